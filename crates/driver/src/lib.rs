@@ -1,0 +1,42 @@
+//! `strata-driver` holds Strata's command-line tools: `strata-opt` (parse MLIR, run a textual
+//! pipeline of upstream and Rust passes, print the result, check diagnostics) and, as the
+//! pipeline grows, `strata` (import, compile, run, plan). It is the only crate that knows
+//! every dialect and pass: [`context`] assembles them. It holds no compiler logic of its own.
+
+pub mod expect;
+pub mod opt;
+
+use strata_ir::{StrataContext, Result};
+
+/// Every Strata dialect, in load order.
+pub const DIALECTS: &[strata_ir::DialectDef] = &[strata_dialect_sg::DIALECT];
+
+/// A context with every upstream dialect and pass and every Strata dialect and pass.
+pub fn context() -> Result<StrataContext> {
+    StrataContext::new(DIALECTS)
+}
+
+unsafe extern "C" {
+    /// `mlir::printRegisteredPasses()`: MLIR's C API has no way to enumerate registered
+    /// passes, so `--list-passes` calls the C++ function (it prints to LLVM's stdout).
+    #[link_name = "_ZN4mlir21printRegisteredPassesEv"]
+    fn mlir_print_registered_passes();
+}
+
+/// Prints Strata's passes, then every upstream MLIR pass, to standard output.
+pub fn list_passes(strata: &StrataContext) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "Strata passes:\n{}", strata.passes().describe());
+    let _ = writeln!(stdout, "Upstream MLIR passes:");
+    let _ = stdout.flush();
+    drop(stdout);
+    unsafe { mlir_print_registered_passes() };
+}
+
+/// Sends `tracing` output to standard error, filtered by `filter` (default: warnings).
+pub fn init_logging(filter: Option<&str>) {
+    let filter = tracing_subscriber::EnvFilter::try_new(filter.unwrap_or("warn"))
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).without_time().try_init();
+}

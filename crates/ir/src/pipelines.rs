@@ -1,0 +1,35 @@
+//! Named pipelines: a name that stands for a list of passes inside `builtin.module(...)`.
+//!
+//! A named pipeline may appear wherever a pass may appear directly under `builtin.module`:
+//! `builtin.module(sg-verify,strata-bufferize,strata-lower-to-llvm)`. The pass manager splices
+//! its passes in place, so timing, IR printing and verification see each pass.
+
+/// A named pipeline.
+#[derive(Clone, Copy, Debug)]
+pub struct NamedPipeline {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// The passes, written as the inside of `builtin.module(...)`.
+    pub passes: &'static str,
+}
+
+/// Tensors to buffers: one-shot bufferization across function boundaries, results turned
+/// into caller-provided out-params, deallocations made explicit.
+pub const BUFFERIZE: NamedPipeline = NamedPipeline {
+    name: "strata-bufferize",
+    summary: "Bufferize linalg-on-tensors: one-shot across functions, results as out-params, explicit deallocs",
+    passes: "one-shot-bufferize{bufferize-function-boundaries=true function-boundary-type-conversion=identity-layout-map},\
+buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},\
+buffer-deallocation-pipeline,canonicalize",
+};
+
+/// Buffers to the LLVM dialect through plain loops (no tiling or vectorisation yet).
+pub const LOWER_TO_LLVM: NamedPipeline = NamedPipeline {
+    name: "strata-lower-to-llvm",
+    summary: "Lower linalg/memref/arith/scf on buffers to the LLVM dialect via loops",
+    passes: "func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf,expand-strided-metadata,\
+finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
+};
+
+/// The named pipelines every Strata context knows.
+pub const BUILTIN: &[NamedPipeline] = &[BUFFERIZE, LOWER_TO_LLVM];

@@ -1,0 +1,103 @@
+// The `sg` ("strata graph") dialect: ONNX-level tensor ops with static shapes.
+//
+// Structure lives here (operand, result and attribute names and kinds); IRDL loads it into
+// the MLIR context at run time. What IRDL cannot express (shape relations, attribute ranges)
+// is checked by the Rust verifier in `src/verify.rs`. `build.rs` reads this file and
+// generates the typed Rust builders and accessors, so adding an op is one entry here (plus
+// its shape rule in `verify.rs` when it has one).
+//
+// Each constraint variable is its own `irdl.base` unless two slots must have the same type:
+// an SSA constraint value is a unification variable.
+irdl.dialect @sg {
+  // 2-D convolution, NCHW input, FCHW filter (C = input channels / group).
+  // pads = [top, left, bottom, right]; group >= 1 divides C and F.
+  irdl.operation @conv2d {
+    %input = irdl.base "!builtin.tensor"
+    %filter = irdl.base "!builtin.tensor"
+    %bias = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %strides = irdl.base "#builtin.dense_array"
+    %pads = irdl.base "#builtin.dense_array"
+    %dilations = irdl.base "#builtin.dense_array"
+    %group = irdl.base "#builtin.integer"
+    irdl.operands(input: %input, filter: %filter, bias: optional %bias)
+    irdl.results(output: %output)
+    irdl.attributes {"strides" = %strides, "pads" = %pads, "dilations" = %dilations, "group" = %group}
+  }
+
+  // Matrix product with NumPy semantics: batch dimensions broadcast.
+  irdl.operation @matmul {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // Elementwise sum with ONNX (NumPy) broadcasting.
+  irdl.operation @add {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // max(x, 0); result type equals operand type.
+  irdl.operation @relu {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // e^x; result type equals operand type.
+  irdl.operation @exp {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // Strided slice over every dimension: starts/ends/steps have one entry per dimension,
+  // already clamped to the shape (the importer normalises ONNX's axes and negative indices).
+  irdl.operation @slice {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %starts = irdl.base "#builtin.dense_array"
+    %ends = irdl.base "#builtin.dense_array"
+    %steps = irdl.base "#builtin.dense_array"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+    irdl.attributes {"starts" = %starts, "ends" = %ends, "steps" = %steps}
+  }
+
+  // Dimension permutation: output dim i = input dim perm[i].
+  irdl.operation @transpose {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %perm = irdl.base "#builtin.dense_array"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+    irdl.attributes {"perm" = %perm}
+  }
+
+  // Same elements, new static shape (given by the result type).
+  irdl.operation @reshape {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+  }
+
+  // Strided view of the operand's storage (row-major, in elements): element [i0, i1, ...]
+  // of the result is storage[offset + sum(i_k * strides[k])]. Shares storage: no copy.
+  irdl.operation @view {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %offset = irdl.base "#builtin.integer"
+    %sizes = irdl.base "#builtin.dense_array"
+    %strides = irdl.base "#builtin.dense_array"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+    irdl.attributes {"offset" = %offset, "sizes" = %sizes, "strides" = %strides}
+  }
+}

@@ -1,0 +1,76 @@
+//! `sg-compose-transposes`: folds chains of `sg.transpose`.
+//!
+//! `transpose(transpose(x, p1), p2)` becomes `transpose(x, q)` with `q[i] = p1[p2[i]]`, and a
+//! transpose whose permutation is the identity is replaced by its operand. An inner transpose
+//! left without users is erased. Values are unchanged: only the order of index mapping is
+//! composed.
+
+use crate::Transpose;
+use melior::ir::operation::{OperationLike, OperationRef, OperationResult, WalkOrder, WalkResult};
+use melior::ir::{BlockLike, Value, ValueLike};
+use mlir_sys::{mlirOperationDestroy, mlirValueGetFirstUse, mlirValueReplaceAllUsesOfWith, MlirOperation};
+use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+
+pub static INFO: PassInfo = PassInfo {
+    name: "sg-compose-transposes",
+    summary: "Compose chains of sg.transpose and drop identity transposes",
+    anchor: "func.func",
+    options: &[],
+    statistics: &[
+        StatisticInfo { name: "composed", help: "Transpose pairs composed into one" },
+        StatisticInfo { name: "erased", help: "Identity or dead transposes erased" },
+    ],
+};
+
+pub fn create(_: &PassOptions) -> Box<dyn Pass> {
+    Box::new(ComposeTransposes)
+}
+
+struct ComposeTransposes;
+
+impl Pass for ComposeTransposes {
+    fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        let mut transposes: Vec<MlirOperation> = Vec::new();
+        func.walk(WalkOrder::PreOrder, |op| {
+            if Transpose::cast(op).is_some() {
+                transposes.push(op.to_raw());
+            }
+            WalkResult::Advance
+        });
+        let context = cx.strata().mlir();
+        for raw in transposes {
+            let outer = Transpose::cast(unsafe { OperationRef::from_raw(raw) }).expect("collected transposes");
+            let Some(perm) = outer.perm() else { continue };
+            let inner = OperationResult::try_from(outer.input()).ok().and_then(|r| Transpose::cast(r.owner()));
+            let (source, perm) = match inner.and_then(|inner| Some((inner, inner.perm()?))) {
+                Some((inner, inner_perm)) => {
+                    cx.bump("composed", 1);
+                    (inner.input(), perm.iter().map(|&p| inner_perm[p as usize]).collect::<Vec<_>>())
+                }
+                None => (outer.input(), perm),
+            };
+            let is_identity = perm.iter().enumerate().all(|(i, &p)| p == i as i64);
+            let replacement: Value = if is_identity {
+                source
+            } else if inner.is_some() {
+                let block = outer.op().block().expect("transposes live in blocks");
+                let built = Transpose::build(context, outer.op().location(), source, &perm, outer.output().r#type());
+                block.insert_operation_before(outer.op(), built).result(0).expect("one result").into()
+            } else {
+                continue;
+            };
+            unsafe {
+                mlirValueReplaceAllUsesOfWith(outer.output().to_raw(), replacement.to_raw());
+                mlirOperationDestroy(raw);
+            }
+            cx.bump("erased", 1);
+            if let Some(inner) = inner {
+                if unsafe { mlirValueGetFirstUse(inner.output().to_raw()) }.ptr.is_null() {
+                    unsafe { mlirOperationDestroy(inner.op().to_raw()) };
+                    cx.bump("erased", 1);
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,12 @@
+//! The `sg` dialect's Rust passes, one per file.
+
+pub mod compose_transposes;
+pub mod verify;
+
+use strata_ir::PassRegistry;
+
+/// Registers every pass of this module.
+pub fn register(registry: &mut PassRegistry) {
+    registry.register(&verify::INFO, verify::create);
+    registry.register(&compose_transposes::INFO, compose_transposes::create);
+}
