@@ -54,6 +54,11 @@ pub struct OptArgs {
     #[arg(long = "irdl-file", value_name = "FILE")]
     pub irdl_files: Vec<PathBuf>,
 
+    /// Do not run Strata's dialect verifiers after parsing (MLIR's verifier still runs).
+    /// Unsafe: passes may then see invalid IR. For testing verifier passes.
+    #[arg(long = "mlir-very-unsafe-disable-verifier-on-parsing")]
+    pub no_verify_on_parse: bool,
+
     /// Allow operations of unregistered dialects.
     #[arg(long = "allow-unregistered-dialect")]
     pub allow_unregistered: bool,
@@ -139,7 +144,7 @@ fn run_inner(args: &OptArgs) -> Result<i32, String> {
     let mut outputs = Vec::new();
     let mut failed = false;
     let mut timing = Vec::new();
-    let mut statistics = String::new();
+    let mut statistics = strata_ir::RunReport::default();
     for chunk in &chunks {
         let result = process(strata, args, &name, chunk, pass_manager.as_mut(), &mut timing, &mut statistics);
         if args.verify_diagnostics {
@@ -180,8 +185,8 @@ fn run_inner(args: &OptArgs) -> Result<i32, String> {
     if args.timing {
         eprint!("{}", render_report(&timing));
     }
-    if args.pass_statistics && !statistics.is_empty() {
-        eprint!("{statistics}");
+    if args.pass_statistics && !statistics.statistics.is_empty() {
+        eprint!("{}", statistics.render_statistics());
     }
     Ok(i32::from(failed))
 }
@@ -193,18 +198,20 @@ fn process<'c>(
     chunk: &str,
     pass_manager: Option<&mut PassManager<'c>>,
     timing: &mut Vec<TimingNode>,
-    statistics: &mut String,
+    statistics: &mut strata_ir::RunReport,
 ) -> Result<String, IrError> {
     let start = Instant::now();
-    let parsed = strata.parse(chunk, name);
+    let parsed = if args.no_verify_on_parse {
+        strata.parse_without_dialect_verifiers(chunk, name)
+    } else {
+        strata.parse(chunk, name)
+    };
     timing.push(TimingNode::leaf("Parser", start.elapsed()));
     let mut module = parsed?;
     if let Some(pm) = pass_manager {
         let report = pm.run(&mut module, &mut io::stderr())?;
         timing.extend(report.timing.iter().cloned());
-        if !report.statistics.is_empty() {
-            statistics.push_str(&report.render_statistics());
-        }
+        statistics.absorb_statistics(&report);
     }
     let mut flags = OperationPrintingFlags::new();
     if args.print_op_generic {

@@ -54,6 +54,21 @@ pub struct RunReport {
 }
 
 impl RunReport {
+    /// Adds `other`'s statistics to this report's, summing counters of the same pass at the
+    /// same nesting (as MLIR's list display does across a whole run).
+    pub fn absorb_statistics(&mut self, other: &RunReport) {
+        for (pass, path, values) in &other.statistics {
+            match self.statistics.iter_mut().find(|(p, q, _)| p == pass && q == path) {
+                Some((_, _, mine)) => {
+                    for ((_, _, total), (_, _, value)) in mine.iter_mut().zip(values) {
+                        *total += value;
+                    }
+                }
+                None => self.statistics.push((pass.clone(), path.clone(), values.clone())),
+            }
+        }
+    }
+
     /// The statistics in the layout of MLIR's `-mlir-pass-statistics` (list display).
     pub fn render_statistics(&self) -> String {
         let rule = "===-------------------------------------------------------------------------===";

@@ -26,51 +26,48 @@ pub fn verify_op(op: OperationRef<'_, '_>, errors: &mut Vec<Diagnostic>) {
     let mut problems = Vec::new();
     check_types(op, &mut problems);
     if problems.is_empty() {
-        let result = if let Some(conv) = Conv2d::cast(op) {
-            conv2d(conv, &mut problems)
-        } else if let Some(matmul) = Matmul::cast(op) {
-            let (lhs, rhs, out) = (shape(matmul.lhs()), shape(matmul.rhs()), shape(matmul.output()));
-            check_matmul(&lhs, &rhs, &out, &mut problems);
-            Some(())
-        } else if let Some(add) = Add::cast(op) {
-            let (lhs, rhs, out) = (shape(add.lhs()), shape(add.rhs()), shape(add.output()));
-            match broadcast(&lhs, &rhs) {
-                Some(expected) if expected != out => problems.push(format!(
-                    "result shape {} does not match the broadcast of the operands, {}",
-                    dims(&out),
-                    dims(&expected)
-                )),
-                None => problems.push(format!("operand shapes {} and {} do not broadcast", dims(&lhs), dims(&rhs))),
-                _ => {}
-            }
-            Some(())
-        } else if let Some(slice) = Slice::cast(op) {
-            check_slice(slice, &mut problems)
-        } else if let Some(transpose) = Transpose::cast(op) {
-            check_transpose(transpose, &mut problems)
-        } else if let Some(reshape) = Reshape::cast(op) {
-            let (input, output) = (shape(reshape.input()), shape(reshape.output()));
-            if numel(&input) != numel(&output) {
-                problems.push(format!(
-                    "cannot reshape {} ({} elements) to {} ({} elements)",
-                    dims(&input),
-                    numel(&input),
-                    dims(&output),
-                    numel(&output)
-                ));
-            }
-            Some(())
-        } else if let Some(view) = View::cast(op) {
-            check_view(view, &mut problems)
-        } else {
-            Some(())
-        };
-        let _ = result;
+        check_shapes(op, &mut problems);
     }
     let location = SourceLoc::from_mlir(op.location());
     let name = op_name(op);
     for problem in problems {
         errors.push(Diagnostic::error(location.clone(), format!("'{name}' op {problem}")));
+    }
+}
+
+fn check_shapes(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
+    if let Some(conv) = Conv2d::cast(op) {
+        check_conv2d(conv, problems);
+    } else if let Some(matmul) = Matmul::cast(op) {
+        check_matmul(&shape(matmul.lhs()), &shape(matmul.rhs()), &shape(matmul.output()), problems);
+    } else if let Some(add) = Add::cast(op) {
+        let (lhs, rhs, out) = (shape(add.lhs()), shape(add.rhs()), shape(add.output()));
+        match broadcast(&lhs, &rhs) {
+            Some(expected) if expected != out => problems.push(format!(
+                "result shape {} does not match the broadcast of the operands, {}",
+                dims(&out),
+                dims(&expected)
+            )),
+            None => problems.push(format!("operand shapes {} and {} do not broadcast", dims(&lhs), dims(&rhs))),
+            _ => {}
+        }
+    } else if let Some(slice) = Slice::cast(op) {
+        check_slice(slice, problems);
+    } else if let Some(transpose) = Transpose::cast(op) {
+        check_transpose(transpose, problems);
+    } else if let Some(reshape) = Reshape::cast(op) {
+        let (input, output) = (shape(reshape.input()), shape(reshape.output()));
+        if numel(&input) != numel(&output) {
+            problems.push(format!(
+                "cannot reshape {} ({} elements) to {} ({} elements)",
+                dims(&input),
+                numel(&input),
+                dims(&output),
+                numel(&output)
+            ));
+        }
+    } else if let Some(view) = View::cast(op) {
+        check_view(view, problems);
     }
 }
 
@@ -95,8 +92,9 @@ fn element(ty: Type<'_>) -> Option<Type<'_>> {
 
 fn check_types(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
     let mut first_element: Option<String> = None;
-    let values = op.operands().map(|v| ("operand", v.r#type())).chain(op.results().map(|r| ("result", r.r#type())));
-    for (index, (what, ty)) in values.enumerate() {
+    let operands = op.operands().enumerate().map(|(i, v)| ("operand", i, v.r#type()));
+    let results = op.results().enumerate().map(|(i, r)| ("result", i, r.r#type()));
+    for (what, index, ty) in operands.chain(results) {
         if static_shape(ty).is_none() {
             problems.push(format!(
                 "{what} #{index} must be a ranked tensor with a static shape, but has type {ty} (sg requires static shapes)"
@@ -114,7 +112,7 @@ fn check_types(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
     }
 }
 
-fn conv2d(conv: Conv2d<'_, '_>, problems: &mut Vec<String>) -> Option<()> {
+fn check_conv2d(conv: Conv2d<'_, '_>, problems: &mut Vec<String>) -> Option<()> {
     let (input, filter, output) = (shape(conv.input()), shape(conv.filter()), shape(conv.output()));
     let attr = |name: &str, value: Option<Vec<i64>>, problems: &mut Vec<String>| {
         if value.is_none() {

@@ -1,0 +1,132 @@
+// Every error the sg verifier (IRDL + Rust) reports, with its exact message.
+// RUN: strata-opt %s --split-input-file --verify-diagnostics
+
+func.func @conv_bad_channels(%x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  // expected-error@+1 {{'sg.conv2d' op filter has 2 input channels but input has 3 channels in 1 group(s) (expected 3)}}
+  %0 = "sg.conv2d"(%x, %w) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return %0 : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+func.func @conv_bad_output(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32> {
+  // expected-error@+1 {{'sg.conv2d' op result shape [1x4x8x8] does not match the convolution, [1x4x6x6]}}
+  %0 = "sg.conv2d"(%x, %w) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  return %0 : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// All problems of one op are reported, not just the first.
+func.func @conv_bad_attributes(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  // expected-error@+3 {{'sg.conv2d' op 'strides' must be 2 positive values, got [0, 1]}}
+  // expected-error@+2 {{'sg.conv2d' op 'pads' must be 4 non-negative values [top, left, bottom, right], got [-1, 0, 0, 0]}}
+  // expected-error@+1 {{'sg.conv2d' op 'group' must be >= 1, got 0}}
+  %0 = "sg.conv2d"(%x, %w) {strides = array<i64: 0, 1>, pads = array<i64: -1, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 0 : i64} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return %0 : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+func.func @conv_missing_attribute(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  // expected-error@+1 {{'sg.conv2d' op attribute "group" is expected but not provided}}
+  %0 = "sg.conv2d"(%x, %w) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return %0 : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+func.func @matmul_contraction(%a: tensor<4x8xf32>, %b: tensor<7x5xf32>) -> tensor<4x5xf32> {
+  // expected-error@+1 {{'sg.matmul' op contraction sizes differ: [4x8] x [7x5]}}
+  %0 = "sg.matmul"(%a, %b) : (tensor<4x8xf32>, tensor<7x5xf32>) -> tensor<4x5xf32>
+  return %0 : tensor<4x5xf32>
+}
+
+// -----
+
+func.func @add_no_broadcast(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'sg.add' op operand shapes [2x3] and [3x2] do not broadcast}}
+  %0 = "sg.add"(%a, %b) : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @add_mixed_types(%a: tensor<2x3xf32>, %b: tensor<2x3xf16>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'sg.add' op element types differ: f32 and f16 (insert an explicit cast)}}
+  %0 = "sg.add"(%a, %b) : (tensor<2x3xf32>, tensor<2x3xf16>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @relu_type_change(%x: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error@+1 {{expected 'tensor<4xf32>' but got 'tensor<4xf16>'}}
+  %0 = "sg.relu"(%x) : (tensor<4xf32>) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+func.func @dynamic_shape(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error@+2 {{'sg.exp' op operand #0 must be a ranked tensor with a static shape, but has type tensor<?x4xf32> (sg requires static shapes)}}
+  // expected-error@+1 {{'sg.exp' op result #0 must be a ranked tensor with a static shape}}
+  %0 = "sg.exp"(%x) : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @slice_out_of_range(%x: tensor<16x32xf32>) -> tensor<9x18xf32> {
+  // expected-error@+1 {{'sg.slice' op dimension 1: need 0 <= start <= end <= 32, got start 2, end 40}}
+  %0 = "sg.slice"(%x) {starts = array<i64: 1, 2>, ends = array<i64: 10, 40>, steps = array<i64: 1, 1>} : (tensor<16x32xf32>) -> tensor<9x18xf32>
+  return %0 : tensor<9x18xf32>
+}
+
+// -----
+
+func.func @slice_wrong_result(%x: tensor<16x32xf32>) -> tensor<9x9xf32> {
+  // expected-error@+1 {{'sg.slice' op result shape [9x9] does not match the slice, [9x18]}}
+  %0 = "sg.slice"(%x) {starts = array<i64: 1, 2>, ends = array<i64: 10, 20>, steps = array<i64: 1, 1>} : (tensor<16x32xf32>) -> tensor<9x9xf32>
+  return %0 : tensor<9x9xf32>
+}
+
+// -----
+
+func.func @transpose_not_a_permutation(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'sg.transpose' op 'perm' [0, 0] is not a permutation of 0..2}}
+  %0 = "sg.transpose"(%x) {perm = array<i64: 0, 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @reshape_count(%x: tensor<2x3xf32>) -> tensor<7xf32> {
+  // expected-error@+1 {{'sg.reshape' op cannot reshape [2x3] (6 elements) to [7] (7 elements)}}
+  %0 = "sg.reshape"(%x) : (tensor<2x3xf32>) -> tensor<7xf32>
+  return %0 : tensor<7xf32>
+}
+
+// -----
+
+func.func @view_out_of_bounds(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error@+1 {{'sg.view' op reads element 16 but the operand [4x4] holds only 16 elements}}
+  %0 = "sg.view"(%x) {offset = 1 : i64, sizes = array<i64: 4, 4>, strides = array<i64: 4, 1>} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @view_sizes_mismatch(%x: tensor<4x4xf32>) -> tensor<2x2xf32> {
+  // expected-error@+1 {{'sg.view' op 'sizes' [2, 3] must equal the result shape [2x2]}}
+  %0 = "sg.view"(%x) {offset = 0 : i64, sizes = array<i64: 2, 3>, strides = array<i64: 4, 1>} : (tensor<4x4xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @unknown_op(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{unregistered operation 'sg.softmax' found in dialect ('sg') that does not allow unknown operations}}
+  %0 = "sg.softmax"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
