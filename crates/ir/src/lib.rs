@@ -12,7 +12,11 @@ pub mod pass;
 pub mod pass_manager;
 pub mod pipeline;
 pub mod pipelines;
+pub mod rewrite;
 pub mod timing;
+
+#[cfg(test)]
+mod tests;
 
 pub use context::{DialectDef, StrataContext, VerifyFn};
 pub use diagnostics::{Diagnostic, DiagnosticSink, Severity, SourceLoc, SourceMap};

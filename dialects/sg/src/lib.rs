@@ -15,6 +15,9 @@ use strata_ir::{DialectDef, PassRegistry};
 pub mod passes;
 pub mod verify;
 
+#[cfg(test)]
+mod tests;
+
 include!(concat!(env!("OUT_DIR"), "/ops.rs"));
 
 /// The IRDL source of the dialect.

@@ -6,9 +6,9 @@
 //! composed.
 
 use crate::Transpose;
-use melior::ir::operation::{OperationLike, OperationRef, OperationResult, WalkOrder, WalkResult};
+use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{BlockLike, Value, ValueLike};
-use mlir_sys::{mlirOperationDestroy, mlirValueGetFirstUse, mlirValueReplaceAllUsesOfWith, MlirOperation};
+use strata_ir::rewrite::{collect, defining_op, erase_if_unused, replace_op};
 use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
 pub static INFO: PassInfo = PassInfo {
@@ -30,18 +30,10 @@ struct ComposeTransposes;
 
 impl Pass for ComposeTransposes {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let mut transposes: Vec<MlirOperation> = Vec::new();
-        func.walk(WalkOrder::PreOrder, |op| {
-            if Transpose::cast(op).is_some() {
-                transposes.push(op.to_raw());
-            }
-            WalkResult::Advance
-        });
-        let context = cx.strata().mlir();
-        for raw in transposes {
+        for raw in collect(func, |op| Transpose::cast(op).is_some()) {
             let outer = Transpose::cast(unsafe { OperationRef::from_raw(raw) }).expect("collected transposes");
             let Some(perm) = outer.perm() else { continue };
-            let inner = OperationResult::try_from(outer.input()).ok().and_then(|r| Transpose::cast(r.owner()));
+            let inner = defining_op(outer.input()).and_then(Transpose::cast);
             let (source, perm) = match inner.and_then(|inner| Some((inner, inner.perm()?))) {
                 Some((inner, inner_perm)) => {
                     cx.bump("composed", 1);
@@ -54,21 +46,16 @@ impl Pass for ComposeTransposes {
                 source
             } else if inner.is_some() {
                 let block = outer.op().block().expect("transposes live in blocks");
-                let built = Transpose::build(context, outer.op().location(), source, &perm, outer.output().r#type());
+                let built = Transpose::build(cx.strata().mlir(), outer.op().location(), source, &perm, outer.output().r#type());
                 block.insert_operation_before(outer.op(), built).result(0).expect("one result").into()
             } else {
                 continue;
             };
-            unsafe {
-                mlirValueReplaceAllUsesOfWith(outer.output().to_raw(), replacement.to_raw());
-                mlirOperationDestroy(raw);
-            }
+            // Safety: `outer` and `inner` are not used after they are erased.
+            unsafe { replace_op(outer.op(), replacement) };
             cx.bump("erased", 1);
-            if let Some(inner) = inner {
-                if unsafe { mlirValueGetFirstUse(inner.output().to_raw()) }.ptr.is_null() {
-                    unsafe { mlirOperationDestroy(inner.op().to_raw()) };
-                    cx.bump("erased", 1);
-                }
+            if inner.is_some_and(|inner| unsafe { erase_if_unused(inner.op()) }) {
+                cx.bump("erased", 1);
             }
         }
         Ok(())

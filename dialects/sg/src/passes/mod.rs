@@ -1,6 +1,7 @@
 //! The `sg` dialect's Rust passes, one per file.
 
 pub mod compose_transposes;
+pub mod fold_reshapes;
 pub mod verify;
 
 use strata_ir::PassRegistry;
@@ -9,4 +10,5 @@ use strata_ir::PassRegistry;
 pub fn register(registry: &mut PassRegistry) {
     registry.register(&verify::INFO, verify::create);
     registry.register(&compose_transposes::INFO, compose_transposes::create);
+    registry.register(&fold_reshapes::INFO, fold_reshapes::create);
 }

@@ -1,0 +1,55 @@
+//! Small IR-mutation helpers over MLIR's C API for Rust passes (melior has no use-list API).
+//!
+//! Erasing an op frees it: every `OperationRef` to it, or to ops nested in it, dangles
+//! afterwards. That is why the erasing helpers are `unsafe`.
+
+use melior::ir::operation::{OperationLike, OperationRef, OperationResult, WalkOrder, WalkResult};
+use melior::ir::{Value, ValueLike};
+use mlir_sys::{mlirOperationDestroy, mlirValueGetFirstUse, mlirValueReplaceAllUsesOfWith, MlirOperation};
+
+/// Every op nested in `root` (pre-order) for which `select` holds, as raw handles so they
+/// outlive the walk. Collect first, then rewrite: a walk must not see ops erased under it.
+pub fn collect(root: OperationRef<'_, '_>, mut select: impl FnMut(OperationRef<'_, '_>) -> bool) -> Vec<MlirOperation> {
+    let mut found = Vec::new();
+    root.walk(WalkOrder::PreOrder, |op| {
+        if select(op) {
+            found.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    found
+}
+
+/// The op that defines `value`, or `None` for a block argument.
+pub fn defining_op<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    OperationResult::try_from(value).ok().map(|result| result.owner())
+}
+
+/// Whether anything uses `value`.
+pub fn has_uses(value: Value<'_, '_>) -> bool {
+    !unsafe { mlirValueGetFirstUse(value.to_raw()) }.ptr.is_null()
+}
+
+/// Replaces every use of `op`'s single result by `replacement`, then erases `op`.
+///
+/// # Safety
+/// `op` is freed; no reference to it or to anything nested in it may be used afterwards.
+pub unsafe fn replace_op(op: OperationRef<'_, '_>, replacement: Value<'_, '_>) {
+    let result = op.result(0).expect("replace_op needs an op with one result");
+    unsafe {
+        mlirValueReplaceAllUsesOfWith(result.to_raw(), replacement.to_raw());
+        mlirOperationDestroy(op.to_raw());
+    }
+}
+
+/// Erases `op` if none of its results is used; returns whether it did.
+///
+/// # Safety
+/// When it returns `true`, `op` is freed (see [`replace_op`]).
+pub unsafe fn erase_if_unused(op: OperationRef<'_, '_>) -> bool {
+    if op.results().any(|result| has_uses(result.into())) {
+        return false;
+    }
+    unsafe { mlirOperationDestroy(op.to_raw()) };
+    true
+}

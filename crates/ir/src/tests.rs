@@ -1,0 +1,165 @@
+//! Tests of the public API against real MLIR: parsing, typed errors, Rust passes in
+//! pipelines, verification after each pass.
+
+use crate::*;
+use melior::ir::operation::{OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult};
+
+const TOY: DialectDef = DialectDef {
+    name: "toy",
+    irdl_path: "<test>",
+    irdl: r#"irdl.dialect @toy {
+  irdl.operation @twice {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+}"#,
+    verify: Some(verify_toy),
+    register_passes,
+};
+
+/// A Rust verifier: `toy.twice` must not take a rank-0 tensor.
+fn verify_toy(op: OperationRef<'_, '_>, errors: &mut Vec<Diagnostic>) {
+    if op.operand(0).is_ok_and(|v| melior::ir::ValueLike::r#type(&v).to_string() == "tensor<f32>") {
+        errors.push(Diagnostic::error(SourceLoc::from_mlir(op.location()), "'toy.twice' op needs rank >= 1"));
+    }
+}
+
+static COUNT: PassInfo = PassInfo {
+    name: "toy-count",
+    summary: "Counts toy ops",
+    anchor: "func.func",
+    options: &[OptionInfo { name: "fail-if-more-than", kind: OptionKind::Int, default: "100", help: "limit" }],
+    statistics: &[StatisticInfo { name: "ops", help: "toy ops seen" }],
+};
+
+static BREAK: PassInfo =
+    PassInfo { name: "toy-break", summary: "Sets an invalid attribute", anchor: "func.func", options: &[], statistics: &[] };
+
+fn register_passes(registry: &mut PassRegistry) {
+    registry.register(&COUNT, |options| Box::new(Count { limit: options.int("fail-if-more-than") }));
+    registry.register(&BREAK, |_| Box::new(Break));
+}
+
+struct Count {
+    limit: i64,
+}
+
+impl Pass for Count {
+    fn run(&mut self, op: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        let mut seen = 0;
+        op.walk(WalkOrder::PreOrder, |nested| {
+            seen += u64::from(nested.name().as_string_ref().as_str() == Ok("toy.twice"));
+            WalkResult::Advance
+        });
+        cx.bump("ops", seen);
+        if seen as i64 > self.limit {
+            cx.emit_op_error(op, format!("has {seen} toy ops, more than {}", self.limit));
+            return Err(PassFailed);
+        }
+        Ok(())
+    }
+}
+
+/// Makes the function's type attribute invalid, so verification after it must fail.
+struct Break;
+
+impl Pass for Break {
+    fn run(&mut self, op: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        let bad = melior::ir::Attribute::parse(cx.strata().mlir(), "42 : i32").expect("valid attribute");
+        unsafe { melior::ir::operation::OperationRefMut::from_raw(op.to_raw()) }.set_attribute("function_type", bad);
+        Ok(())
+    }
+}
+
+const TWO_OPS: &str = r#"func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "toy.twice"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = "toy.twice"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}"#;
+
+#[test]
+fn parse_errors_are_typed_and_located() {
+    let strata = StrataContext::new(&[TOY]).unwrap();
+    let error = strata.parse("func.func @f() {\n  return %x\n}", "bad.mlir").err().unwrap();
+    assert_eq!(error.kind(), ErrorKind::InvalidInput);
+    let diagnostic = &error.diagnostics()[0];
+    assert_eq!(diagnostic.severity, Severity::Error);
+    assert_eq!(diagnostic.location.file_line_col(), Some(("bad.mlir", 2, 12)));
+    assert_eq!(diagnostic.message, "expected ':'");
+}
+
+#[test]
+fn dialect_verifiers_run_after_parsing() {
+    let strata = StrataContext::new(&[TOY]).unwrap();
+    let text = "func.func @f(%x: tensor<f32>) -> tensor<f32> {\n  %0 = \"toy.twice\"(%x) : (tensor<f32>) -> tensor<f32>\n  return %0 : tensor<f32>\n}";
+    let error = strata.parse(text, "t.mlir").err().unwrap();
+    assert_eq!(error.diagnostics()[0].message, "'toy.twice' op needs rank >= 1");
+    assert_eq!(error.diagnostics()[0].location.file_line_col(), Some(("t.mlir", 2, 8)));
+    assert!(strata.parse_without_dialect_verifiers(text, "t.mlir").is_ok());
+}
+
+#[test]
+fn rust_and_upstream_passes_share_one_pipeline() {
+    let strata = StrataContext::new(&[TOY]).unwrap();
+    let mut module = strata.parse(TWO_OPS, "t.mlir").unwrap();
+    let mut pm = PassManager::parse(&strata, "builtin.module(func.func(cse,toy-count),canonicalize)", Default::default()).unwrap();
+    let report = pm.run(&mut module, &mut std::io::sink()).unwrap();
+    assert_eq!(report.statistics, vec![("toy-count".to_owned(), "builtin.module > func.func".to_owned(), vec![("ops", "toy ops seen", 2)])]);
+    let names: Vec<_> = report.timing.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, ["'func.func' Pipeline", "canonicalize"]);
+    assert_eq!(report.timing[0].children.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(), ["cse", "toy-count"]);
+}
+
+#[test]
+fn rust_pass_options_and_failures() {
+    let strata = StrataContext::new(&[TOY]).unwrap();
+    let mut module = strata.parse(TWO_OPS, "t.mlir").unwrap();
+    let mut pm = PassManager::parse(&strata, "builtin.module(func.func(toy-count{fail-if-more-than=1}))", Default::default()).unwrap();
+    match pm.run(&mut module, &mut std::io::sink()) {
+        Err(IrError::PassFailed { pass, diagnostics }) => {
+            assert_eq!(pass, "toy-count{fail-if-more-than=1}");
+            assert_eq!(diagnostics[0].message, "'func.func' op has 2 toy ops, more than 1");
+            assert_eq!(diagnostics[0].location.file_line_col(), Some(("t.mlir", 1, 1)));
+        }
+        other => panic!("expected a pass failure, got {other:?}"),
+    }
+    let bad_value = PassManager::parse(&strata, "builtin.module(func.func(toy-count{fail-if-more-than=lots}))", Default::default());
+    match bad_value {
+        Err(IrError::Pipeline(e)) => assert_eq!(e.message, "option 'fail-if-more-than' expects an integer, got 'lots'"),
+        other => panic!("expected a pipeline error, got {:?}", other.err()),
+    }
+}
+
+#[test]
+fn verification_after_each_pass_catches_broken_ir() {
+    let strata = StrataContext::new(&[TOY]).unwrap();
+    let mut module = strata.parse(TWO_OPS, "t.mlir").unwrap();
+    let mut pm = PassManager::parse(&strata, "builtin.module(func.func(toy-break),canonicalize)", Default::default()).unwrap();
+    match pm.run(&mut module, &mut std::io::sink()) {
+        Err(IrError::Verification { after, diagnostics }) => {
+            assert_eq!(after, "toy-break");
+            assert!(!diagnostics.is_empty());
+        }
+        other => panic!("expected a verification error, got {other:?}"),
+    }
+}
+
+#[test]
+fn named_pipelines_expand_in_place() {
+    let strata = StrataContext::new(&[]).unwrap();
+    let pm = PassManager::parse(&strata, "builtin.module(cse,strata-lower-to-llvm)", Default::default()).unwrap();
+    assert_eq!(pm.pipeline().to_string(), "builtin.module(cse,strata-lower-to-llvm)");
+    assert!(pm.expanded().to_string().starts_with("builtin.module(cse,func.func(convert-linalg-to-loops),lower-affine,"));
+    let nested = PassManager::parse(&strata, "builtin.module(func.func(strata-lower-to-llvm))", Default::default());
+    assert!(matches!(nested, Err(IrError::Pipeline(e)) if e.message.contains("runs on 'builtin.module' but is nested under 'func.func'")));
+}
+
+#[test]
+fn bad_irdl_is_a_dialect_load_error() {
+    let broken = DialectDef { irdl: "irdl.dialect @x { irdl.operation @y { irdl.operands(a: %undefined) } }", ..TOY };
+    match StrataContext::new(&[broken]) {
+        Err(error @ IrError::DialectLoad { .. }) => assert_eq!(error.kind(), ErrorKind::Internal),
+        other => panic!("expected a dialect load error, got {:?}", other.err()),
+    }
+}
