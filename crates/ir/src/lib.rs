@@ -8,6 +8,7 @@
 pub mod context;
 pub mod diagnostics;
 pub mod error;
+pub mod ods;
 pub mod pass;
 pub mod pass_manager;
 pub mod pipeline;
