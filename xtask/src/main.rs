@@ -37,6 +37,25 @@ enum Task {
     },
     /// Set up, then lower the bundled example to the LLVM dialect with `strata-opt`.
     Demo,
+    /// Run a benchmark (release build) and print its comparison table.
+    Bench {
+        #[command(subcommand)]
+        which: Bench,
+    },
+}
+
+#[derive(Subcommand)]
+enum Bench {
+    /// Every planning strategy on every instance of ../shared/bench/planner and on synthetic
+    /// 1k/10k/100k-buffer traces: bytes, ratio to the bound, time.
+    Plan {
+        /// Exact-solver budget per instance, in milliseconds.
+        #[arg(long, default_value_t = 1000)]
+        budget_ms: u64,
+        /// Only instances whose name contains this.
+        #[arg(long)]
+        filter: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -60,6 +79,14 @@ fn main() -> ExitCode {
             cargo(&args, env)
         }),
         Task::Demo => setup::run().and_then(|()| demo()),
+        Task::Bench { which: Bench::Plan { budget_ms, filter } } => {
+            let budget = budget_ms.to_string();
+            let mut args = vec!["bench", "-p", "strata-plan", "--bench", "plan", "--", "--budget-ms", budget.as_str()];
+            if let Some(filter) = &filter {
+                args.extend(["--filter", filter.as_str()]);
+            }
+            cargo(&args, &[])
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,6 +5,7 @@
 
 pub mod expect;
 pub mod opt;
+pub mod plan_cmd;
 
 use strata_ir::{StrataContext, Result};
 

@@ -1,0 +1,27 @@
+//! `strata`: the compiler driver. Subcommands grow with the pipeline; today: `plan`.
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "strata", version, about = "The Strata deep-learning compiler")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Plan buffers into one arena at static offsets and report the plan.
+    Plan(strata_driver::plan_cmd::PlanArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Plan(args) => strata_driver::plan_cmd::run(args),
+    };
+    if let Err(message) = result {
+        eprintln!("{message}");
+        std::process::exit(1);
+    }
+}

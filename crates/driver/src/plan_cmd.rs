@@ -1,0 +1,84 @@
+//! `strata plan FILE`: plan buffers into one arena and report the plan.
+//!
+//! FILE is a MiniMalloc CSV (`id,lower,upper,size`) or memref-level MLIR (the buffers of the
+//! `memref.alloc`s of each function, with the `plan-arena` pass's liveness).
+
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+use strata_plan::report::{plan, render_svg, render_table, Strategy};
+use strata_plan::{Budget, Problem};
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// A MiniMalloc CSV file or a memref-level `.mlir` file.
+    pub file: PathBuf,
+    /// Strategy to run (default: every strategy, side by side). See `--list-strategies`.
+    #[arg(long)]
+    pub strategy: Option<String>,
+    /// Time budget of the exact solver, in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    pub budget_ms: u64,
+    /// Write the plan of the chosen (or best) strategy as JSON.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Draw the memory timeline of the chosen (or best) strategy as SVG.
+    #[arg(long, value_name = "PATH")]
+    pub svg: Option<PathBuf>,
+    /// List the strategies and exit.
+    #[arg(long)]
+    pub list_strategies: bool,
+}
+
+pub fn run(args: &PlanArgs) -> Result<(), String> {
+    if args.list_strategies {
+        for name in Strategy::names() {
+            println!("{name}");
+        }
+        return Ok(());
+    }
+    let problems = load(&args.file)?;
+    let strategies = match &args.strategy {
+        Some(name) => vec![Strategy::parse(name).map_err(|e| format!("error: {e}"))?],
+        None => Strategy::all(),
+    };
+    let budget = Budget { nodes: u64::MAX, time: Some(Duration::from_millis(args.budget_ms)) };
+    for (name, problem) in &problems {
+        let classes = problem.buffers.iter().filter(|b| b.class.in_arena()).count();
+        println!("{name}: {} buffers ({classes} in the arena)", problem.buffers.len());
+        let mut reports = Vec::new();
+        for &strategy in &strategies {
+            reports.push(plan(problem, strategy, budget).map_err(|e| format!("error: {name}: {e}"))?);
+        }
+        print!("{}", render_table(&reports));
+        for class in &reports[0].classes {
+            println!("  {:<10} {:>6} buffers {:>12} bytes{}", class.class.as_str(), class.buffers, class.bytes, if class.class.in_arena() { " (arena)" } else { "" });
+        }
+        let best = reports.iter().min_by_key(|r| (r.arena_bytes, !r.optimal)).expect("at least one strategy");
+        if problems.len() > 1 && (args.json.is_some() || args.svg.is_some()) {
+            return Err("error: --json/--svg need an input with one function".into());
+        }
+        if let Some(path) = &args.json {
+            std::fs::write(path, best.to_json()).map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+        }
+        if let Some(path) = &args.svg {
+            std::fs::write(path, render_svg(best)).map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+fn load(path: &std::path::Path) -> Result<Vec<(String, Problem)>, String> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("csv") => {
+            let problem = Problem::from_csv_path(path).map_err(|e| format!("error: {e}"))?;
+            Ok(vec![(path.display().to_string(), problem)])
+        }
+        Some("onnx") => Err(format!(
+            "error: {}: planning a model needs the ONNX importer and the lowering to memref, which are not built yet; \
+             pass a MiniMalloc CSV or memref-level MLIR",
+            path.display()
+        )),
+        _ => Err(format!("error: {}: expected a .csv (MiniMalloc) file", path.display())),
+    }
+}

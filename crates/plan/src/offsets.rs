@@ -1,0 +1,186 @@
+//! Offset strategies: every arena buffer gets a byte offset in one arena.
+//!
+//! Buffers joined by in-place partnerships are planned as one *item* (same offset, lifetime
+//! the union), so every strategy honours them by construction.
+
+use crate::objects::{ObjectStrategy, SharedObjects};
+use crate::problem::{align_up, Problem};
+
+/// Offsets of the arena buffers (`None` for other classes) and the arena size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OffsetPlan {
+    pub offsets: Vec<Option<u64>>,
+    pub arena: u64,
+}
+
+/// A group of buffers that must share one offset.
+#[derive(Clone, Debug)]
+pub struct Item {
+    pub members: Vec<usize>,
+    pub lower: u64,
+    pub upper: u64,
+    pub size: u64,
+    pub align: u64,
+}
+
+/// The items of a problem: in-place chains merged (union-find), arena buffers only.
+pub fn items(problem: &Problem) -> Vec<Item> {
+    let n = problem.buffers.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    for (i, b) in problem.buffers.iter().enumerate() {
+        if let Some(p) = b.inplace {
+            let (a, c) = (root(&mut parent, i), root(&mut parent, p));
+            parent[a.max(c)] = a.min(c);
+        }
+    }
+    let mut by_root: std::collections::BTreeMap<usize, Item> = std::collections::BTreeMap::new();
+    for i in problem.arena_buffers() {
+        let b = &problem.buffers[i];
+        let r = root(&mut parent, i);
+        let item = by_root.entry(r).or_insert(Item { members: Vec::new(), lower: b.lower, upper: b.upper, size: 0, align: 1 });
+        item.members.push(i);
+        item.lower = item.lower.min(b.lower);
+        item.upper = item.upper.max(b.upper);
+        item.size = item.size.max(b.size);
+        item.align = item.align.max(b.align);
+    }
+    by_root.into_values().collect()
+}
+
+impl OffsetPlan {
+    /// Expands per-item offsets to per-buffer offsets.
+    pub fn from_items(problem: &Problem, items: &[Item], item_offsets: &[u64]) -> OffsetPlan {
+        let mut offsets = vec![None; problem.buffers.len()];
+        let mut arena = 0;
+        for (item, &offset) in items.iter().zip(item_offsets) {
+            for &m in &item.members {
+                offsets[m] = Some(offset);
+            }
+            arena = arena.max(offset + item.size);
+        }
+        OffsetPlan { offsets, arena }
+    }
+}
+
+/// The offset strategies by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OffsetStrategy {
+    /// TFLite/XLA: largest first, each into the best-fitting gap among buffers live at the
+    /// same time, else on top.
+    GreedyBySize,
+    /// Ops by breadth (live bytes) descending, their buffers by size descending, best fit.
+    GreedyByBreadth,
+    /// A shared-object plan laid out object after object.
+    Objects(ObjectStrategy),
+}
+
+impl OffsetStrategy {
+    pub fn name(self) -> String {
+        match self {
+            OffsetStrategy::GreedyBySize => "greedy-by-size".into(),
+            OffsetStrategy::GreedyByBreadth => "greedy-by-breadth".into(),
+            OffsetStrategy::Objects(s) => format!("objects:{}", s.name()),
+        }
+    }
+
+    pub fn run(self, problem: &Problem) -> OffsetPlan {
+        let items = items(problem);
+        match self {
+            OffsetStrategy::GreedyBySize => {
+                let mut order: Vec<usize> = (0..items.len()).collect();
+                order.sort_by_key(|&k| (std::cmp::Reverse(items[k].size), std::cmp::Reverse(items[k].upper - items[k].lower), k));
+                OffsetPlan::from_items(problem, &items, &best_fit(&items, &order))
+            }
+            OffsetStrategy::GreedyByBreadth => {
+                OffsetPlan::from_items(problem, &items, &best_fit(&items, &breadth_order(&items)))
+            }
+            OffsetStrategy::Objects(strategy) => objects_to_offsets(problem, &strategy.run(problem)),
+        }
+    }
+}
+
+/// Items ordered by the breadth of the op they are live at: ops by total live size
+/// descending, items of each op by size descending, each item at its first appearance.
+fn breadth_order(items: &[Item]) -> Vec<usize> {
+    let mut events: Vec<(u64, i128)> = items.iter().flat_map(|i| [(i.lower, i.size as i128), (i.upper, -(i.size as i128))]).collect();
+    events.sort_by_key(|&(t, d)| (t, d > 0));
+    let mut breadth_at: Vec<(u64, u64)> = Vec::new(); // (time, live bytes after the events at time)
+    let mut load = 0i128;
+    for (index, &(t, d)) in events.iter().enumerate() {
+        load += d;
+        if events.get(index + 1).is_none_or(|&(next, _)| next != t) {
+            breadth_at.push((t, load as u64));
+        }
+    }
+    let mut ops: Vec<(u64, u64)> = breadth_at.into_iter().filter(|&(_, b)| b > 0).collect();
+    ops.sort_by_key(|&(t, b)| (std::cmp::Reverse(b), t));
+    let mut by_lower: Vec<usize> = (0..items.len()).collect();
+    by_lower.sort_by_key(|&k| items[k].lower);
+    let mut seen = vec![false; items.len()];
+    let mut order = Vec::with_capacity(items.len());
+    for (t, _) in ops {
+        let end = by_lower.partition_point(|&k| items[k].lower <= t);
+        let mut live: Vec<usize> = by_lower[..end].iter().copied().filter(|&k| !seen[k] && items[k].upper > t).collect();
+        live.sort_by_key(|&k| (std::cmp::Reverse(items[k].size), k));
+        for k in live {
+            seen[k] = true;
+            order.push(k);
+        }
+    }
+    order.extend((0..items.len()).filter(|&k| !seen[k]));
+    order
+}
+
+/// Places items in `order`, each at the smallest gap that fits among the already placed
+/// items live at the same time (sorted by offset), or on top of them.
+pub fn best_fit(items: &[Item], order: &[usize]) -> Vec<u64> {
+    let mut index = crate::time_index::TimeIndex::new(items.iter().flat_map(|i| [i.lower, i.upper]));
+    let mut offsets = vec![0u64; items.len()];
+    let mut placed_overlaps: Vec<(u64, u64)> = Vec::new();
+    for &k in order {
+        let item = &items[k];
+        placed_overlaps.clear();
+        index.query(item.lower, item.upper, |other| placed_overlaps.push((offsets[other], items[other].size)));
+        placed_overlaps.sort_unstable();
+        let (mut end, mut best): (u64, Option<(u64, u64)>) = (0, None);
+        for &(offset, size) in &placed_overlaps {
+            let candidate = align_up(end, item.align);
+            if offset >= candidate + item.size {
+                let gap = offset - candidate;
+                if best.is_none_or(|(_, g)| gap < g) {
+                    best = Some((candidate, gap));
+                }
+            }
+            end = end.max(offset + size);
+        }
+        offsets[k] = best.map_or_else(|| align_up(end, item.align), |(o, _)| o);
+        index.insert(k, item.lower, item.upper);
+    }
+    offsets
+}
+
+/// Lays objects out end to end (each aligned to the largest alignment of its buffers).
+pub fn objects_to_offsets(problem: &Problem, objects: &SharedObjects) -> OffsetPlan {
+    let mut align = vec![1u64; objects.object_sizes.len()];
+    for (i, object) in objects.object_of.iter().enumerate() {
+        if let Some(o) = object {
+            align[*o] = align[*o].max(problem.buffers[i].align);
+        }
+    }
+    let mut base = Vec::with_capacity(objects.object_sizes.len());
+    let mut end = 0;
+    for (o, &size) in objects.object_sizes.iter().enumerate() {
+        let start = align_up(end, align[o]);
+        base.push(start);
+        end = start + size;
+    }
+    let offsets = objects.object_of.iter().map(|o| o.map(|o| base[o])).collect();
+    OffsetPlan { offsets, arena: end }
+}

@@ -1,0 +1,249 @@
+//! Running a strategy by name, validating its plan, and reporting it: a table row, JSON, and
+//! an SVG memory timeline (x: op index, y: offset, one rectangle per buffer).
+
+use crate::bounds::{max_load, shared_objects_bound};
+use crate::exact::{self, Budget};
+use crate::objects::ObjectStrategy;
+use crate::offsets::{objects_to_offsets, OffsetPlan, OffsetStrategy};
+use crate::problem::{MemoryClass, Problem};
+use crate::validate::{validate_objects, validate_offsets};
+use crate::PlanError;
+use std::time::Instant;
+
+/// Every strategy, by its command-line name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// A shared-object strategy; the arena lays its objects end to end.
+    Objects(ObjectStrategy),
+    /// A greedy offset strategy.
+    Offsets(OffsetStrategy),
+    /// The exact solver.
+    Exact,
+}
+
+impl Strategy {
+    pub fn all() -> Vec<Strategy> {
+        let mut all: Vec<Strategy> = ObjectStrategy::ALL.iter().map(|&s| Strategy::Objects(s)).collect();
+        all.push(Strategy::Offsets(OffsetStrategy::GreedyBySize));
+        all.push(Strategy::Offsets(OffsetStrategy::GreedyByBreadth));
+        all.push(Strategy::Exact);
+        all
+    }
+
+    pub fn name(self) -> String {
+        match self {
+            Strategy::Objects(s) => s.name().to_owned(),
+            Strategy::Offsets(OffsetStrategy::GreedyBySize) => "offsets-greedy-by-size".into(),
+            Strategy::Offsets(OffsetStrategy::GreedyByBreadth) => "offsets-greedy-by-breadth".into(),
+            Strategy::Offsets(OffsetStrategy::Objects(s)) => s.name().to_owned(),
+            Strategy::Exact => "exact".into(),
+        }
+    }
+
+    pub fn names() -> Vec<String> {
+        Strategy::all().into_iter().map(Strategy::name).collect()
+    }
+
+    pub fn parse(name: &str) -> Result<Strategy, PlanError> {
+        Strategy::all().into_iter().find(|s| s.name() == name).ok_or_else(|| PlanError::UnknownStrategy(name.to_owned()))
+    }
+}
+
+/// A validated plan with its bounds and measurements.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct PlanReport {
+    pub strategy: String,
+    pub arena_bytes: u64,
+    /// Max-load bound (or the better bound the exact solver proved).
+    pub lower_bound: u64,
+    /// Whether `arena_bytes` is proved optimal.
+    pub optimal: bool,
+    pub time_ms: f64,
+    /// For shared-object strategies: total object bytes and the positional-maxima bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objects_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objects_bound: Option<u64>,
+    /// Bytes per memory class (constants and I/O are outside the arena).
+    pub classes: Vec<ClassTotal>,
+    pub buffers: Vec<BufferPlacement>,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ClassTotal {
+    pub class: MemoryClass,
+    pub buffers: usize,
+    pub bytes: u64,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BufferPlacement {
+    pub id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    pub size: u64,
+    pub lower: u64,
+    pub upper: u64,
+    pub class: MemoryClass,
+}
+
+impl PlanReport {
+    /// Relative distance to the lower bound.
+    pub fn gap(&self) -> f64 {
+        if self.lower_bound == 0 { 0.0 } else { (self.arena_bytes as f64 - self.lower_bound as f64) / self.lower_bound as f64 }
+    }
+
+    /// The offsets of the plan, per buffer.
+    pub fn offsets(&self) -> Vec<Option<u64>> {
+        self.buffers.iter().map(|b| b.offset).collect()
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("reports serialise")
+    }
+}
+
+/// Runs `strategy`, validates the plan, and reports it.
+pub fn plan(problem: &Problem, strategy: Strategy, budget: Budget) -> Result<PlanReport, PlanError> {
+    problem.check()?;
+    let start = Instant::now();
+    let bound = max_load(problem);
+    let invalid = |violations| PlanError::InvalidPlan { strategy: strategy.name(), violations };
+    let (offsets, lower_bound, optimal, objects): (OffsetPlan, u64, bool, Option<(u64, u64)>) = match strategy {
+        Strategy::Objects(s) => {
+            let objects = s.run(problem);
+            validate_objects(problem, &objects).map_err(invalid)?;
+            let offsets = objects_to_offsets(problem, &objects);
+            let optimal = offsets.arena == bound;
+            (offsets, bound, optimal, Some((objects.total(), shared_objects_bound(problem))))
+        }
+        Strategy::Offsets(s) => {
+            let offsets = s.run(problem);
+            let optimal = offsets.arena == bound;
+            (offsets, bound, optimal, None)
+        }
+        Strategy::Exact => {
+            let result = exact::solve(problem, budget);
+            (result.plan, result.lower_bound, result.optimal, None)
+        }
+    };
+    let time_ms = start.elapsed().as_secs_f64() * 1000.0;
+    validate_offsets(problem, &offsets).map_err(invalid)?;
+    let mut classes: Vec<ClassTotal> = Vec::new();
+    for b in &problem.buffers {
+        match classes.iter_mut().find(|c| c.class == b.class) {
+            Some(total) => {
+                total.buffers += 1;
+                total.bytes += b.size;
+            }
+            None => classes.push(ClassTotal { class: b.class, buffers: 1, bytes: b.size }),
+        }
+    }
+    classes.sort_by_key(|c| c.class);
+    let buffers = problem
+        .buffers
+        .iter()
+        .zip(&offsets.offsets)
+        .map(|(b, &offset)| BufferPlacement { id: b.id.clone(), offset, size: b.size, lower: b.lower, upper: b.upper, class: b.class })
+        .collect();
+    Ok(PlanReport {
+        strategy: strategy.name(),
+        arena_bytes: offsets.arena,
+        lower_bound,
+        optimal,
+        time_ms,
+        objects_bytes: objects.map(|o| o.0),
+        objects_bound: objects.map(|o| o.1),
+        classes,
+        buffers,
+    })
+}
+
+/// A fixed-width table of reports (one row each).
+pub fn render_table(reports: &[PlanReport]) -> String {
+    let mut out = format!(
+        "{:<26} {:>12} {:>12} {:>8} {:>8} {:>10} {:>14}\n",
+        "strategy", "arena bytes", "lower bound", "gap", "optimal", "time ms", "objects/bound"
+    );
+    for r in reports {
+        let objects = match (r.objects_bytes, r.objects_bound) {
+            (Some(o), Some(b)) => format!("{o}/{b}"),
+            _ => "-".into(),
+        };
+        out.push_str(&format!(
+            "{:<26} {:>12} {:>12} {:>7.2}% {:>8} {:>10.3} {:>14}\n",
+            r.strategy,
+            r.arena_bytes,
+            r.lower_bound,
+            100.0 * r.gap(),
+            if r.optimal { "proved" } else { "-" },
+            r.time_ms,
+            objects
+        ));
+    }
+    out
+}
+
+/// The memory-timeline picture: x is the op index, y the offset; one rectangle per arena
+/// buffer, coloured by class, with a tooltip naming the buffer, its size and lifetime.
+pub fn render_svg(report: &PlanReport) -> String {
+    use svg::node::element::{Line, Rectangle, Text, Title};
+    use svg::Document;
+    let (width, height, margin) = (1000.0, 600.0, 50.0);
+    let horizon = report.buffers.iter().map(|b| b.upper).max().unwrap_or(1).max(1) as f64;
+    let top = report.arena_bytes.max(1) as f64;
+    let x = |t: u64| margin + (width - 2.0 * margin) * t as f64 / horizon;
+    let y = |o: u64| height - margin - (height - 2.0 * margin) * o as f64 / top;
+    let mut document = Document::new()
+        .set("viewBox", (0, 0, width, height))
+        .set("width", width)
+        .set("height", height)
+        .set("font-family", "sans-serif")
+        .set("font-size", 12);
+    document = document.add(
+        Text::new(format!(
+            "{}: arena {} B, lower bound {} B ({:+.2}%)",
+            report.strategy,
+            report.arena_bytes,
+            report.lower_bound,
+            100.0 * report.gap()
+        ))
+        .set("x", margin)
+        .set("y", 25),
+    );
+    for (x1, y1, x2, y2) in [(margin, height - margin, width - margin, height - margin), (margin, margin, margin, height - margin)] {
+        document = document.add(Line::new().set("x1", x1).set("y1", y1).set("x2", x2).set("y2", y2).set("stroke", "black"));
+    }
+    document = document
+        .add(Text::new("op index").set("x", width / 2.0).set("y", height - 15.0))
+        .add(Text::new("offset").set("x", 5).set("y", margin - 8.0));
+    for b in &report.buffers {
+        let Some(offset) = b.offset else { continue };
+        let colour = match b.class {
+            MemoryClass::Activation => "#4e79a7",
+            MemoryClass::Workspace => "#f28e2b",
+            MemoryClass::Io => "#59a14f",
+            MemoryClass::Constant => "#bab0ac",
+        };
+        let rect = Rectangle::new()
+            .set("x", x(b.lower))
+            .set("y", y(offset + b.size))
+            .set("width", (x(b.upper) - x(b.lower)).max(0.5))
+            .set("height", (y(offset) - y(offset + b.size)).max(0.5))
+            .set("fill", colour)
+            .set("fill-opacity", 0.8)
+            .set("stroke", "white")
+            .set("stroke-width", 0.5)
+            .add(Title::new(format!(
+                "{} ({}): {} bytes at offset {}, live in ops [{}, {})",
+                b.id,
+                b.class.as_str(),
+                b.size,
+                offset,
+                b.lower,
+                b.upper
+            )));
+        document = document.add(rect);
+    }
+    document.to_string()
+}

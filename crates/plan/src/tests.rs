@@ -1,0 +1,222 @@
+//! Facts the strategies must reproduce, and properties every plan must have.
+
+use crate::bounds::{max_load, positional_maxima, shared_objects_bound};
+use crate::exact::{solve, Budget};
+use crate::objects::ObjectStrategy;
+use crate::offsets::{OffsetPlan, OffsetStrategy};
+use crate::problem::{Buffer, Problem};
+use crate::report::{plan, Strategy};
+use crate::validate::{validate_objects, validate_offsets};
+use proptest::prelude::*;
+
+/// TFLite's ComplexRecords (closed intervals there; half-open here).
+const COMPLEX_RECORDS: &str = "id,lower,upper,size\n0,0,2,32\n1,1,5,32\n2,2,6,8\n3,3,6,16\n4,4,6,8\n5,5,8,64\n6,6,9,8\n7,7,9,8\n8,8,10,16\n";
+
+/// The figure-1 example of Pisarchyk & Lee (2020).
+const PISARCHYK: &str = "id,lower,upper,size\n0,0,2,32\n1,1,5,28\n2,2,6,36\n3,3,6,16\n4,4,6,8\n5,5,8,64\n6,6,9,10\n7,7,9,40\n";
+
+fn nodes_only(nodes: u64) -> Budget {
+    Budget { nodes, time: None }
+}
+
+#[test]
+fn tflite_complex_records_facts() {
+    let problem = Problem::from_csv(COMPLEX_RECORDS).unwrap();
+    let totals: Vec<(&str, u64)> = ObjectStrategy::ALL
+        .iter()
+        .map(|&s| {
+            let objects = s.run(&problem);
+            validate_objects(&problem, &objects).unwrap();
+            (s.name(), objects.total())
+        })
+        .collect();
+    assert_eq!(
+        totals,
+        [
+            ("naive", 192),
+            ("equality", 160),
+            ("greedy-in-order", 120),
+            ("greedy-by-breadth", 128),
+            ("greedy-by-size", 112),
+            ("greedy-best", 112),
+            ("min-cost-flow", 112),
+        ]
+    );
+    assert_eq!(positional_maxima(&problem), [64, 32, 8, 8]);
+    assert_eq!(shared_objects_bound(&problem), 112);
+    let offsets = OffsetStrategy::GreedyBySize.run(&problem);
+    validate_offsets(&problem, &offsets).unwrap();
+    assert_eq!(offsets.arena, 96);
+    assert_eq!(max_load(&problem), 96);
+}
+
+#[test]
+fn pisarchyk_figure_one() {
+    let problem = Problem::from_csv(PISARCHYK).unwrap();
+    assert_eq!(max_load(&problem), 124);
+    assert_eq!(shared_objects_bound(&problem), 128);
+    assert_eq!(OffsetStrategy::GreedyBySize.run(&problem).arena, 124);
+}
+
+#[test]
+fn every_strategy_yields_a_valid_plan_through_the_report() {
+    let problem = Problem::from_csv(COMPLEX_RECORDS).unwrap();
+    for strategy in Strategy::all() {
+        let report = plan(&problem, strategy, nodes_only(100_000)).unwrap();
+        assert!(report.arena_bytes >= report.lower_bound, "{}", report.strategy);
+        assert_eq!(report.buffers.len(), 9);
+    }
+    let exact = plan(&problem, Strategy::Exact, nodes_only(100_000)).unwrap();
+    assert!(exact.optimal);
+    assert_eq!(exact.arena_bytes, 96);
+}
+
+#[test]
+fn exact_solves_the_minimalloc_example() {
+    // MiniMalloc's examples/input.12.csv: capacity 12, bound 12.
+    let text = "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n";
+    let problem = Problem::from_csv(text).unwrap();
+    let result = solve(&problem, nodes_only(10_000));
+    assert!(result.optimal);
+    assert_eq!(result.plan.arena, 12);
+    validate_offsets(&problem, &result.plan).unwrap();
+}
+
+#[test]
+fn exact_proves_a_bound_gap() {
+    // Three mutually overlapping buffers of 2 plus one of 3 that overlaps only the first two
+    // in a staggered way: the max-load bound is not achievable.
+    let text = "id,lower,upper,size\na,0,2,2\nb,1,3,2\nc,2,4,2\nd,0,4,1\n";
+    let problem = Problem::from_csv(text).unwrap();
+    let result = solve(&problem, nodes_only(100_000));
+    validate_offsets(&problem, &result.plan).unwrap();
+    assert!(result.optimal);
+    assert_eq!(max_load(&problem), 5);
+    assert_eq!(result.plan.arena, 5);
+}
+
+#[test]
+fn csv_errors_name_the_line() {
+    let error = Problem::from_csv("id,lower,upper,size\n0,0,2,32\n1,4,x,8\n").unwrap_err();
+    assert_eq!(error.to_string(), "<text>:3: upper 'x' is not a non-negative integer");
+    let error = Problem::from_csv("id,lower,upper,size\n0,5,5,32\n").unwrap_err();
+    assert_eq!(error.to_string(), "buffer '0': empty lifetime [5, 5)");
+    let error = Problem::from_csv("id,lower,size\n0,5,32\n").unwrap_err();
+    assert!(error.to_string().contains("no 'upper' (or 'end') column"));
+    // `end` is inclusive.
+    let problem = Problem::from_csv("buffer,start,end,size\nx,0,1,8\n").unwrap();
+    assert_eq!(problem.buffers[0].upper, 2);
+}
+
+#[test]
+fn validator_catches_each_kind_of_violation() {
+    let mut problem = Problem::new(vec![Buffer::new("a", 0, 4, 8), Buffer::new("b", 2, 6, 8), Buffer::new("c", 6, 8, 8)]);
+    problem.buffers[2].align = 16;
+    let bad = OffsetPlan { offsets: vec![Some(0), Some(4), Some(8)], arena: 12 };
+    let violations = validate_offsets(&problem, &bad).unwrap_err();
+    let text: Vec<&str> = violations.iter().map(|v| v.0.as_str()).collect();
+    assert_eq!(
+        text,
+        [
+            "buffer 'c' at 8 breaks its alignment 16",
+            "buffer 'c' [8, 16) ends past the arena (12)",
+            "buffers 'b' [4, 12) and 'a' [0, 8) are live at the same time and overlap",
+        ]
+    );
+    // In-place partners may share exactly one offset, nothing else.
+    problem.buffers[1].inplace = Some(0);
+    let shared = OffsetPlan { offsets: vec![Some(0), Some(0), Some(16)], arena: 24 };
+    assert!(validate_offsets(&problem, &shared).is_ok());
+    let shifted = OffsetPlan { offsets: vec![Some(0), Some(4), Some(16)], arena: 24 };
+    assert!(validate_offsets(&problem, &shifted).is_err());
+}
+
+#[test]
+fn inplace_chains_share_one_offset() {
+    let mut problem = Problem::new(vec![Buffer::new("x", 0, 3, 64), Buffer::new("y", 2, 5, 64), Buffer::new("z", 4, 7, 64), Buffer::new("w", 1, 6, 32)]);
+    problem.buffers[1].inplace = Some(0);
+    problem.buffers[2].inplace = Some(1);
+    for strategy in [OffsetStrategy::GreedyBySize, OffsetStrategy::GreedyByBreadth] {
+        let plan = strategy.run(&problem);
+        validate_offsets(&problem, &plan).unwrap();
+        assert_eq!(plan.offsets[0], plan.offsets[1]);
+        assert_eq!(plan.offsets[1], plan.offsets[2]);
+        assert_eq!(plan.arena, 96);
+    }
+}
+
+/// Instances built backwards from a perfect packing: a `width` × `height` rectangle of
+/// (time × bytes) cut recursively into buffers (guillotine cuts), so the optimum is exactly
+/// `height` and the max-load bound equals it.
+fn tiling(width: u64, height: u64, cuts: Vec<(bool, u64)>) -> (Problem, Vec<u64>) {
+    let mut pieces = vec![(0u64, width, 0u64, height)]; // (lower, upper, offset, size)
+    for (vertical, at) in cuts {
+        let index = (at as usize) % pieces.len();
+        let (l, u, o, s) = pieces[index];
+        if vertical && u - l >= 2 {
+            let mid = l + 1 + at % (u - l - 1);
+            pieces[index] = (l, mid, o, s);
+            pieces.push((mid, u, o, s));
+        } else if !vertical && s >= 2 {
+            let mid = 1 + at % (s - 1);
+            pieces[index] = (l, u, o, mid);
+            pieces.push((l, u, o + mid, s - mid));
+        }
+    }
+    let buffers = pieces.iter().enumerate().map(|(i, &(l, u, _, s))| Buffer::new(i.to_string(), l, u, s)).collect();
+    (Problem::new(buffers), pieces.iter().map(|p| p.2).collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+
+    /// The known packing validates; moving any buffer onto a live neighbour is caught.
+    #[test]
+    fn validator_accepts_perfect_tilings_and_rejects_collisions(
+        width in 2u64..40, height in 2u64..64,
+        cuts in prop::collection::vec((any::<bool>(), 0u64..1000), 1..30),
+        victim in 0usize..1000,
+    ) {
+        let (problem, offsets) = tiling(width, height, cuts);
+        let plan = OffsetPlan { offsets: offsets.iter().map(|&o| Some(o)).collect(), arena: height };
+        prop_assert!(validate_offsets(&problem, &plan).is_ok());
+        prop_assert_eq!(max_load(&problem), height);
+        let n = problem.buffers.len();
+        let v = victim % n;
+        if let Some(other) = (0..n).find(|&o| o != v && problem.buffers[o].overlaps_in_time(&problem.buffers[v])) {
+            let mut moved = plan.clone();
+            moved.offsets[v] = moved.offsets[other];
+            prop_assert!(validate_offsets(&problem, &moved).is_err());
+        }
+    }
+
+    /// Every strategy's plan validates, and no plan beats the bounds.
+    #[test]
+    fn strategies_are_valid_on_random_instances(
+        records in prop::collection::vec((0u64..30, 1u64..10, 1u64..100), 1..40),
+    ) {
+        let buffers = records.iter().enumerate().map(|(i, &(l, w, s))| Buffer::new(i.to_string(), l, l + w, s)).collect();
+        let problem = Problem::new(buffers);
+        let bound = max_load(&problem);
+        for strategy in Strategy::all() {
+            let report = plan(&problem, strategy, nodes_only(20_000)).unwrap();
+            prop_assert!(report.arena_bytes >= bound);
+            if let Some(objects) = report.objects_bytes {
+                prop_assert!(objects >= shared_objects_bound(&problem));
+            }
+        }
+    }
+
+    /// The exact solver finds the optimum of perfect tilings.
+    #[test]
+    fn exact_finds_perfect_tilings(
+        width in 2u64..12, height in 2u64..24,
+        cuts in prop::collection::vec((any::<bool>(), 0u64..1000), 1..10),
+    ) {
+        let (problem, _) = tiling(width, height, cuts);
+        let result = solve(&problem, nodes_only(1_000_000));
+        prop_assert!(validate_offsets(&problem, &result.plan).is_ok());
+        prop_assert!(result.optimal);
+        prop_assert_eq!(result.plan.arena, height);
+    }
+}

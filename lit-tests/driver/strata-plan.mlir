@@ -1,0 +1,44 @@
+// `strata plan` on a MiniMalloc CSV: every strategy side by side, JSON and SVG reports,
+// and clear errors. (TFLite's ComplexRecords: shared objects 192/160/120/128/112/112/112,
+// offsets 96 = the bound.)
+// RUN: strata plan %S/inputs/complex_records.csv --budget-ms=100 | FileCheck %s
+// RUN: strata plan %S/inputs/complex_records.csv --strategy=exact --json=%t.json --svg=%t.svg && FileCheck %s --check-prefix=JSON < %t.json && FileCheck %s --check-prefix=SVG < %t.svg
+// RUN: not strata plan %S/inputs/complex_records.csv --strategy=best 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// RUN: not strata plan %S/inputs/bad-records.csv 2>&1 | FileCheck %s --check-prefix=RECORDS
+// RUN: not strata plan %S/inputs/model.onnx 2>&1 | FileCheck %s --check-prefix=MODEL
+
+// CHECK: complex_records.csv: 9 buffers (9 in the arena)
+// CHECK-NEXT: strategy arena bytes lower bound gap optimal time ms objects/bound
+// CHECK-NEXT: naive 192 96 100.00% - {{[0-9.]+}} 192/112
+// CHECK-NEXT: equality 160 96 66.67% - {{[0-9.]+}} 160/112
+// CHECK-NEXT: greedy-in-order 120 96 25.00% - {{[0-9.]+}} 120/112
+// CHECK-NEXT: greedy-by-breadth 128 96 33.33% - {{[0-9.]+}} 128/112
+// CHECK-NEXT: greedy-by-size 112 96 16.67% - {{[0-9.]+}} 112/112
+// CHECK-NEXT: greedy-best 112 96 16.67% - {{[0-9.]+}} 112/112
+// CHECK-NEXT: min-cost-flow 112 96 16.67% - {{[0-9.]+}} 112/112
+// CHECK-NEXT: offsets-greedy-by-size 96 96 0.00% proved {{[0-9.]+}} -
+// CHECK-NEXT: offsets-greedy-by-breadth 96 96 0.00% proved {{[0-9.]+}} -
+// CHECK-NEXT: exact 96 96 0.00% proved {{[0-9.]+}} -
+// CHECK-NEXT: activation 9 buffers 192 bytes (arena)
+
+// JSON: "strategy": "exact",
+// JSON-NEXT: "arena_bytes": 96,
+// JSON-NEXT: "lower_bound": 96,
+// JSON-NEXT: "optimal": true,
+// JSON-NEXT: "time_ms":
+// JSON: "buffers": [
+// JSON-NEXT: {
+// JSON-NEXT: "id": "0",
+// JSON-NEXT: "offset": {{[0-9]+}},
+// JSON-NEXT: "size": 32,
+// JSON-NEXT: "lower": 0,
+// JSON-NEXT: "upper": 2,
+// JSON-NEXT: "class": "activation"
+
+// SVG: <svg
+// SVG: exact: arena 96 B, lower bound 96 B (+0.00%)
+// SVG-COUNT-9: <title>{{[0-9]}} (activation): {{[0-9]+}} bytes at offset {{[0-9]+}}, live in ops [{{[0-9]+}}, {{[0-9]+}})</title>
+
+// STRATEGY: error: unknown strategy 'best' (known: naive, equality, greedy-in-order, greedy-by-breadth, greedy-by-size, greedy-best, min-cost-flow, offsets-greedy-by-size, offsets-greedy-by-breadth, exact)
+// RECORDS: error: {{.*}}bad-records.csv:3: upper 'x' is not a non-negative integer
+// MODEL: error: {{.*}}model.onnx: planning a model needs the ONNX importer
