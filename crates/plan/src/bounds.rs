@@ -24,19 +24,39 @@ pub fn max_load(problem: &Problem) -> u64 {
 /// Positional maximums (TFLite): `pm[i]` is the largest i-th largest size over all times.
 /// Their sum bounds any shared-object plan from below.
 pub fn positional_maxima(problem: &Problem) -> Vec<u64> {
-    let arena: Vec<_> = problem.buffers.iter().filter(|b| b.class.in_arena()).collect();
-    let mut times: Vec<u64> = arena.iter().map(|b| b.lower).collect();
-    times.sort_unstable();
-    times.dedup();
+    // Sweep the start times (a maximum of the live set occurs at one); the live sizes are
+    // kept in a sorted multiset. Cost: the sum of the live-set sizes at start times.
+    let mut starts: Vec<(u64, u64)> = Vec::new();
+    let mut ends: Vec<(u64, u64)> = Vec::new();
+    for b in problem.buffers.iter().filter(|b| b.class.in_arena()) {
+        starts.push((b.lower, b.size));
+        ends.push((b.upper, b.size));
+    }
+    starts.sort_unstable();
+    ends.sort_unstable();
+    let mut live: std::collections::BTreeMap<u64, usize> = std::collections::BTreeMap::new();
     let mut maxima: Vec<u64> = Vec::new();
-    for t in times {
-        let mut live: Vec<u64> = arena.iter().filter(|b| b.lower <= t && t < b.upper).map(|b| b.size).collect();
-        live.sort_unstable_by(|a, b| b.cmp(a));
-        for (i, size) in live.into_iter().enumerate() {
+    let (mut s, mut e) = (0, 0);
+    while s < starts.len() {
+        let t = starts[s].0;
+        while e < ends.len() && ends[e].0 <= t {
+            let count = live.get_mut(&ends[e].1).expect("ended buffers were live");
+            *count -= 1;
+            if *count == 0 {
+                live.remove(&ends[e].1);
+            }
+            e += 1;
+        }
+        while s < starts.len() && starts[s].0 == t {
+            *live.entry(starts[s].1).or_insert(0) += 1;
+            s += 1;
+        }
+        let sizes = live.iter().rev().flat_map(|(&size, &count)| std::iter::repeat_n(size, count));
+        for (i, size) in sizes.enumerate() {
             if i == maxima.len() {
                 maxima.push(size);
-            } else {
-                maxima[i] = maxima[i].max(size);
+            } else if maxima[i] < size {
+                maxima[i] = size;
             }
         }
     }

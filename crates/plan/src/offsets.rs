@@ -108,34 +108,44 @@ impl OffsetStrategy {
 
 /// Items ordered by the breadth of the op they are live at: ops by total live size
 /// descending, items of each op by size descending, each item at its first appearance.
+/// Computed per item as the maximum breadth over its lifetime (a sparse-table range query),
+/// which is the first op in that order to contain it.
 fn breadth_order(items: &[Item]) -> Vec<usize> {
     let mut events: Vec<(u64, i128)> = items.iter().flat_map(|i| [(i.lower, i.size as i128), (i.upper, -(i.size as i128))]).collect();
     events.sort_by_key(|&(t, d)| (t, d > 0));
-    let mut breadth_at: Vec<(u64, u64)> = Vec::new(); // (time, live bytes after the events at time)
+    let mut ops: Vec<(u64, u64)> = Vec::new(); // (time, live bytes from this time on)
     let mut load = 0i128;
     for (index, &(t, d)) in events.iter().enumerate() {
         load += d;
         if events.get(index + 1).is_none_or(|&(next, _)| next != t) {
-            breadth_at.push((t, load as u64));
+            ops.push((t, load as u64));
         }
     }
-    let mut ops: Vec<(u64, u64)> = breadth_at.into_iter().filter(|&(_, b)| b > 0).collect();
-    ops.sort_by_key(|&(t, b)| (std::cmp::Reverse(b), t));
-    let mut by_lower: Vec<usize> = (0..items.len()).collect();
-    by_lower.sort_by_key(|&k| items[k].lower);
-    let mut seen = vec![false; items.len()];
-    let mut order = Vec::with_capacity(items.len());
-    for (t, _) in ops {
-        let end = by_lower.partition_point(|&k| items[k].lower <= t);
-        let mut live: Vec<usize> = by_lower[..end].iter().copied().filter(|&k| !seen[k] && items[k].upper > t).collect();
-        live.sort_by_key(|&k| (std::cmp::Reverse(items[k].size), k));
-        for k in live {
-            seen[k] = true;
-            order.push(k);
-        }
+    // Sparse table of the best op (largest breadth, then earliest) over ranges of ops.
+    let better = |a: usize, b: usize| if (ops[b].1, std::cmp::Reverse(b)) > (ops[a].1, std::cmp::Reverse(a)) { b } else { a };
+    let mut table: Vec<Vec<usize>> = vec![(0..ops.len()).collect()];
+    let mut width = 1;
+    while 2 * width <= ops.len() {
+        let previous = table.last().expect("level 0 exists");
+        let level = (0..=ops.len() - 2 * width).map(|i| better(previous[i], previous[i + width])).collect();
+        table.push(level);
+        width *= 2;
     }
-    order.extend((0..items.len()).filter(|&k| !seen[k]));
-    order
+    let best_op = |from: usize, to: usize| {
+        let level = (usize::BITS - 1 - (to - from).leading_zeros()) as usize;
+        better(table[level][from], table[level][to - (1 << level)])
+    };
+    let position = |t: u64| ops.partition_point(|&(time, _)| time < t);
+    let mut keyed: Vec<((std::cmp::Reverse<u64>, usize, std::cmp::Reverse<u64>, usize), usize)> = items
+        .iter()
+        .enumerate()
+        .map(|(k, item)| {
+            let op = best_op(position(item.lower), position(item.upper));
+            ((std::cmp::Reverse(ops[op].1), op, std::cmp::Reverse(item.size), k), k)
+        })
+        .collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, k)| k).collect()
 }
 
 /// Places items in `order`, each at the smallest gap that fits among the already placed
