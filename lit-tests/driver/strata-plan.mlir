@@ -6,6 +6,7 @@
 // RUN: not strata plan %S/inputs/complex_records.csv --strategy=best 2>&1 | FileCheck %s --check-prefix=STRATEGY
 // RUN: not strata plan %S/inputs/bad-records.csv 2>&1 | FileCheck %s --check-prefix=RECORDS
 // RUN: not strata plan %S/inputs/model.onnx 2>&1 | FileCheck %s --check-prefix=MODEL
+// RUN: strata plan %S/../passes/plan-arena.mlir --strategy=exact 2>&1 | FileCheck %s --check-prefix=MLIR
 
 // CHECK: complex_records.csv: 9 buffers (9 in the arena)
 // CHECK-NEXT: strategy arena bytes lower bound gap optimal time ms objects/bound
@@ -42,3 +43,10 @@
 // STRATEGY: error: unknown strategy 'best' (known: naive, equality, greedy-in-order, greedy-by-breadth, greedy-by-size, greedy-best, min-cost-flow, offsets-greedy-by-size, offsets-greedy-by-breadth, exact)
 // RECORDS: error: {{.*}}bad-records.csv:3: upper 'x' is not a non-negative integer
 // MODEL: error: {{.*}}model.onnx: planning a model needs the ONNX importer
+
+// MLIR: note: "unplannable": not planned: {{.*}}plan-arena.mlir":{{[0-9]+}}:8): dynamic sizes or symbols
+// MLIR: note: "unplannable": not planned: %alloc#0 {{.*}}: escapes through the function's results
+// MLIR: plan-arena.mlir @mlp: 3 buffers (3 in the arena)
+// MLIR: exact 512 512 0.00% proved
+// MLIR: plan-arena.mlir @views_and_loops: 3 buffers (3 in the arena)
+// MLIR: exact 2048 2048 0.00% proved

@@ -14,7 +14,9 @@ pub const DIALECTS: &[strata_ir::DialectDef] = &[strata_dialect_sg::DIALECT];
 
 /// A context with every upstream dialect and pass and every Strata dialect and pass.
 pub fn context() -> Result<StrataContext> {
-    StrataContext::new(DIALECTS)
+    let mut strata = StrataContext::new(DIALECTS)?;
+    strata_plan_arena::register(strata.passes_mut());
+    Ok(strata)
 }
 
 unsafe extern "C" {

@@ -25,6 +25,9 @@ pub struct PlanArgs {
     /// Draw the memory timeline of the chosen (or best) strategy as SVG.
     #[arg(long, value_name = "PATH")]
     pub svg: Option<PathBuf>,
+    /// Byte alignment of every buffer, for `.mlir` input.
+    #[arg(long, default_value_t = 64)]
+    pub alignment: u64,
     /// List the strategies and exit.
     #[arg(long)]
     pub list_strategies: bool,
@@ -37,7 +40,10 @@ pub fn run(args: &PlanArgs) -> Result<(), String> {
         }
         return Ok(());
     }
-    let problems = load(&args.file)?;
+    if !args.alignment.is_power_of_two() {
+        return Err(format!("error: --alignment {} is not a power of two", args.alignment));
+    }
+    let problems = load(&args.file, args.alignment)?;
     let strategies = match &args.strategy {
         Some(name) => vec![Strategy::parse(name).map_err(|e| format!("error: {e}"))?],
         None => Strategy::all(),
@@ -68,8 +74,37 @@ pub fn run(args: &PlanArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn load(path: &std::path::Path) -> Result<Vec<(String, Problem)>, String> {
+fn load(path: &std::path::Path, alignment: u64) -> Result<Vec<(String, Problem)>, String> {
     match path.extension().and_then(|e| e.to_str()) {
+        Some("mlir") => {
+            use melior::ir::operation::OperationLike;
+            use melior::ir::BlockLike;
+            let text = std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+            let strata = crate::context().map_err(|e| e.to_string())?;
+            let name = path.display().to_string();
+            let mut sources = strata_ir::SourceMap::default();
+            sources.add(&name, &text);
+            let module = strata.parse(&text, &name).map_err(|e| e.render(&sources))?;
+            let mut problems = Vec::new();
+            let mut op = module.body().first_operation();
+            while let Some(func) = op {
+                if strata_ir::ods::op_name(func) == "func.func" {
+                    let symbol = func.attribute("sym_name").map(|a| a.to_string()).unwrap_or_default();
+                    let analysis = strata_plan_arena::analyze(func, alignment);
+                    for reason in &analysis.skipped {
+                        eprintln!("note: {symbol}: not planned: {reason}");
+                    }
+                    if !analysis.problem.buffers.is_empty() {
+                        problems.push((format!("{name} @{}", symbol.trim_matches('"')), analysis.problem));
+                    }
+                }
+                op = func.next_in_block();
+            }
+            if problems.is_empty() {
+                return Err(format!("error: {name}: no function with static memref.alloc buffers to plan (bufferize first)"));
+            }
+            Ok(problems)
+        }
         Some("csv") => {
             let problem = Problem::from_csv_path(path).map_err(|e| format!("error: {e}"))?;
             Ok(vec![(path.display().to_string(), problem)])
@@ -79,6 +114,6 @@ fn load(path: &std::path::Path) -> Result<Vec<(String, Problem)>, String> {
              pass a MiniMalloc CSV or memref-level MLIR",
             path.display()
         )),
-        _ => Err(format!("error: {}: expected a .csv (MiniMalloc) file", path.display())),
+        _ => Err(format!("error: {}: expected a .csv (MiniMalloc) or .mlir (memref-level) file", path.display())),
     }
 }

@@ -3,13 +3,13 @@
 use crate::problem::Problem;
 
 /// The max-load bound for offsets: the largest total size live at one time (arena buffers
-/// only). No offset assignment can use less. Sizes count as given (alignment padding can
-/// make the optimum larger).
+/// only, in-place partners counted once since they may share). No offset assignment can use
+/// less. Sizes count as given (alignment padding can make the optimum larger).
 pub fn max_load(problem: &Problem) -> u64 {
     let mut events: Vec<(u64, i128)> = Vec::new();
-    for b in problem.buffers.iter().filter(|b| b.class.in_arena()) {
-        events.push((b.lower, b.size as i128));
-        events.push((b.upper, -(b.size as i128)));
+    for item in crate::offsets::items(problem) {
+        events.push((item.lower, item.size as i128));
+        events.push((item.upper, -(item.size as i128)));
     }
     // Ends before starts at the same time: lifetimes are half-open.
     events.sort_by_key(|&(t, delta)| (t, delta > 0));

@@ -123,12 +123,15 @@ fn validator_catches_each_kind_of_violation() {
             "buffers 'b' [4, 12) and 'a' [0, 8) are live at the same time and overlap",
         ]
     );
-    // In-place partners may share exactly one offset, nothing else.
+    // In-place partners may share exactly one offset when they meet at one op, nothing else.
     problem.buffers[1].inplace = Some(0);
+    problem.buffers[1].lower = 3;
     let shared = OffsetPlan { offsets: vec![Some(0), Some(0), Some(16)], arena: 24 };
     assert!(validate_offsets(&problem, &shared).is_ok());
     let shifted = OffsetPlan { offsets: vec![Some(0), Some(4), Some(16)], arena: 24 };
     assert!(validate_offsets(&problem, &shifted).is_err());
+    problem.buffers[1].lower = 2; // overlapping for two ops: not an in-place pair any more
+    assert!(validate_offsets(&problem, &shared).is_err());
 }
 
 #[test]
@@ -136,6 +139,7 @@ fn inplace_chains_share_one_offset() {
     let mut problem = Problem::new(vec![Buffer::new("x", 0, 3, 64), Buffer::new("y", 2, 5, 64), Buffer::new("z", 4, 7, 64), Buffer::new("w", 1, 6, 32)]);
     problem.buffers[1].inplace = Some(0);
     problem.buffers[2].inplace = Some(1);
+    assert_eq!(max_load(&problem), 96, "partners count once");
     for strategy in [OffsetStrategy::GreedyBySize, OffsetStrategy::GreedyByBreadth] {
         let plan = strategy.run(&problem);
         validate_offsets(&problem, &plan).unwrap();

@@ -6,7 +6,8 @@
 //! - every offset is a multiple of the buffer's alignment;
 //! - every buffer fits in the arena (`offset + size <= arena`);
 //! - two buffers live at the same time never overlap in memory, except in-place partners
-//!   placed at exactly the same offset;
+//!   placed at exactly the same offset whose lifetimes meet at one op (the input's last use
+//!   is the op that produces the output);
 //! - for shared-object plans: buffers of one object never live at the same time and every
 //!   object is at least as large as its buffers.
 
@@ -19,8 +20,11 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation(pub String);
 
+/// Whether `a` and `b` are in-place partners whose lifetimes meet at exactly one op.
 fn partners(problem: &Problem, a: usize, b: usize) -> bool {
-    let linked = |x: usize, y: usize| problem.buffers[x].inplace == Some(y);
+    let linked = |out: usize, input: usize| {
+        problem.buffers[out].inplace == Some(input) && problem.buffers[input].upper == problem.buffers[out].lower + 1
+    };
     linked(a, b) || linked(b, a)
 }
 

@@ -1,0 +1,255 @@
+//! Liveness of a function's static allocations, as a `strata_plan::Problem`.
+//!
+//! - Time is the index of the entry-block op: a use anywhere inside op k (a loop body, say)
+//!   counts at k, so a buffer used in a loop stays live for the whole loop.
+//! - A buffer is live from its first use (its memory is not observed before that: an
+//!   allocation is uninitialised) to its last use; creating a view is not a use.
+//! - Planned: `memref.alloc` ops in the function's entry block with a static shape, identity
+//!   layout and a known element width. Others are left alone (and counted).
+//! - View-like ops (`subview`, `view`, `reinterpret_cast`, `expand_shape`, `collapse_shape`,
+//!   `transpose`, `cast`) alias their source: their uses extend the base buffer's lifetime.
+//! - A buffer that reaches the function's terminator escapes and is not planned.
+//! - `memref.dealloc` is not a use; the deallocs of planned buffers are returned for removal.
+//! - In-place candidates: an elementwise `linalg.generic` (all loops parallel, identity
+//!   maps) or named elementwise op whose input buffer dies at it may write into that input:
+//!   the output gets the input as in-place partner (same size required).
+
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::r#type::MemRefType;
+use melior::ir::attribute::AttributeLike;
+use melior::ir::{BlockLike, RegionLike, ShapedTypeLike, ValueLike};
+use mlir_sys::{MlirOperation, MlirValue};
+use std::collections::BTreeMap;
+use strata_plan::{Buffer, Problem};
+
+const VIEW_LIKE: &[&str] = &[
+    "memref.subview",
+    "memref.view",
+    "memref.reinterpret_cast",
+    "memref.expand_shape",
+    "memref.collapse_shape",
+    "memref.transpose",
+    "memref.cast",
+];
+
+const ELEMENTWISE: &[&str] = &[
+    "linalg.add", "linalg.sub", "linalg.mul", "linalg.div", "linalg.max", "linalg.min", "linalg.exp", "linalg.log",
+    "linalg.abs", "linalg.negf", "linalg.sqrt", "linalg.tanh", "linalg.erf", "linalg.floor", "linalg.ceil",
+    "linalg.reciprocal", "linalg.rsqrt", "linalg.square", "linalg.copy",
+];
+
+/// What [`analyze`] found in one function.
+pub struct Analysis {
+    pub problem: Problem,
+    /// The `memref.alloc` of each buffer of `problem`, in the same order.
+    pub allocs: Vec<MlirOperation>,
+    /// The deallocs of planned buffers.
+    pub deallocs: Vec<MlirOperation>,
+    /// Allocations left alone, with the reason.
+    pub skipped: Vec<String>,
+}
+
+fn name(op: OperationRef<'_, '_>) -> String {
+    strata_ir::ods::op_name(op)
+}
+
+/// Byte width of a memref element type, if it is a plain scalar.
+fn element_bytes(element: &str) -> Option<u64> {
+    match element {
+        "i1" | "i8" => Some(1),
+        "i16" | "f16" | "bf16" => Some(2),
+        "i32" | "f32" => Some(4),
+        "i64" | "f64" | "index" => Some(8),
+        _ => None,
+    }
+}
+
+/// The byte size of an alloc's static, identity-layout memref, or why it cannot be planned.
+fn static_size(op: OperationRef<'_, '_>) -> Result<u64, String> {
+    if op.operand_count() != 0 {
+        return Err("dynamic sizes or symbols".into());
+    }
+    let ty = MemRefType::try_from(op.result(0).map_err(|e| e.to_string())?.r#type()).map_err(|_| "not a memref".to_owned())?;
+    let layout = ty.layout().to_raw();
+    let identity = unsafe {
+        mlir_sys::mlirAttributeIsAAffineMap(layout) && mlir_sys::mlirAffineMapIsIdentity(mlir_sys::mlirAffineMapAttrGetValue(layout))
+    };
+    if !identity {
+        return Err(format!("non-identity layout {}", ty.layout()));
+    }
+    if ty.memory_space().is_some() {
+        return Err("non-default memory space".into());
+    }
+    let element = ty.element().to_string();
+    let bytes = element_bytes(&element).ok_or_else(|| format!("element type {element}"))?;
+    let mut count = 1u64;
+    for i in 0..ty.rank() {
+        match ty.dim_size(i).map_err(|e| e.to_string())? {
+            melior::ir::r#type::DimSize::Static(n) => count *= n as u64,
+            _ => return Err("dynamic shape".into()),
+        }
+    }
+    Ok(count * bytes)
+}
+
+struct Walk {
+    /// Buffer index of each value that aliases a candidate buffer.
+    alias: BTreeMap<usize, usize>,
+    /// First and last use (entry-block op containing the use) per buffer.
+    first_use: Vec<u64>,
+    last_use: Vec<u64>,
+    escapes: Vec<bool>,
+    deallocs: Vec<(usize, MlirOperation)>,
+    /// (entry-block index, op) of elementwise ops, for in-place detection.
+    elementwise: Vec<(u64, MlirOperation)>,
+}
+
+fn key(value: MlirValue) -> usize {
+    value.ptr as usize
+}
+
+/// Records the uses of `op` and everything nested in it at time `top` (the index of the
+/// entry-block op that contains it).
+fn visit(op: OperationRef<'_, '_>, walk: &mut Walk, top: u64, nested: bool, uses: &mut Vec<(usize, u64)>) {
+    let op_name = name(op);
+    let used: Vec<usize> = op.operands().filter_map(|v| walk.alias.get(&key(v.to_raw())).copied()).collect();
+    if op_name == "memref.dealloc" {
+        walk.deallocs.extend(used.iter().map(|&buffer| (buffer, op.to_raw())));
+    } else {
+        let is_terminator = !nested && op.next_in_block().is_none();
+        let is_view = VIEW_LIKE.contains(&op_name.as_str());
+        for &buffer in &used {
+            walk.escapes[buffer] |= is_terminator;
+            if !is_view {
+                uses.push((buffer, top));
+            }
+        }
+        if is_view {
+            if let Some(&buffer) = op.operand(0).ok().and_then(|v| walk.alias.get(&key(v.to_raw()))) {
+                for result in op.results() {
+                    walk.alias.insert(key(result.to_raw()), buffer);
+                }
+            }
+        }
+        if !nested && is_elementwise(op, &op_name) {
+            walk.elementwise.push((top, op.to_raw()));
+        }
+    }
+    for region in op.regions() {
+        let mut block = region.first_block();
+        while let Some(b) = block {
+            let mut child = b.first_operation();
+            while let Some(c) = child {
+                visit(c, walk, top, true, uses);
+                child = c.next_in_block();
+            }
+            block = b.next_in_region();
+        }
+    }
+}
+
+fn is_elementwise(op: OperationRef<'_, '_>, op_name: &str) -> bool {
+    if ELEMENTWISE.contains(&op_name) {
+        return true;
+    }
+    if op_name != "linalg.generic" {
+        return false;
+    }
+    let parallel = op.attribute("iterator_types").map(|a| a.to_string()).is_ok_and(|t| !t.contains("reduction"));
+    let identity = op.attribute("indexing_maps").map(|a| a.to_string()).is_ok_and(|maps| {
+        maps.split("affine_map<").skip(1).all(|m| {
+            let (dims, results) = m.split_once(" -> ").unwrap_or(("", ""));
+            dims.trim_start_matches('(').trim_end_matches(')') == results.trim_start_matches('(').split(')').next().unwrap_or("")
+        })
+    });
+    parallel && identity
+}
+
+/// Analyses `func` (a `func.func`); `alignment` applies to every buffer.
+pub fn analyze(func: OperationRef<'_, '_>, alignment: u64) -> Analysis {
+    let mut buffers = Vec::new();
+    let mut allocs = Vec::new();
+    let mut skipped = Vec::new();
+    let mut walk = Walk { alias: BTreeMap::new(), first_use: Vec::new(), last_use: Vec::new(), escapes: Vec::new(), deallocs: Vec::new(), elementwise: Vec::new() };
+    let Some(body) = func.region(0).ok().and_then(|r| r.first_block()) else {
+        return Analysis { problem: Problem::default(), allocs, deallocs: Vec::new(), skipped };
+    };
+    let mut uses: Vec<(usize, u64)> = Vec::new();
+    let mut op = body.first_operation();
+    let mut number = 0u64;
+    while let Some(current) = op {
+        if name(current) == "memref.alloc" {
+            match static_size(current) {
+                Ok(size) => {
+                    let index = buffers.len();
+                    let result = current.result(0).expect("alloc has a result");
+                    walk.alias.insert(key(result.to_raw()), index);
+                    walk.first_use.push(u64::MAX);
+                    walk.last_use.push(number);
+                    walk.escapes.push(false);
+                    let mut buffer = Buffer::new(format!("%alloc#{index} at {}", current.location()), number, number + 1, size);
+                    buffer.align = alignment;
+                    buffers.push(buffer);
+                    allocs.push(current.to_raw());
+                }
+                Err(reason) => skipped.push(format!("{}: {reason}", current.location())),
+            }
+        }
+        visit(current, &mut walk, number, false, &mut uses);
+        op = current.next_in_block();
+        number += 1;
+    }
+    for (buffer, time) in uses {
+        walk.first_use[buffer] = walk.first_use[buffer].min(time);
+        walk.last_use[buffer] = walk.last_use[buffer].max(time);
+    }
+    for (index, buffer) in buffers.iter_mut().enumerate() {
+        // An unused buffer still gets a one-op lifetime at its allocation.
+        buffer.lower = walk.first_use[index].min(buffer.lower.max(walk.last_use[index]));
+        buffer.upper = walk.last_use[index] + 1;
+    }
+    // In-place partners: output buffer produced at an elementwise op where an input dies.
+    let operand_buffer = |value: MlirValue| walk.alias.get(&key(value)).copied();
+    for &(number, raw) in &walk.elementwise {
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let operands: Vec<MlirValue> = op.operands().map(|v| v.to_raw()).collect();
+        let Some(&last) = operands.last() else { continue };
+        let (Some(output), inputs) = (operand_buffer(last), &operands[..operands.len() - 1]) else { continue };
+        if buffers[output].inplace.is_some() || walk.alias.get(&key(last)).is_none() {
+            continue;
+        }
+        for &input in inputs {
+            let Some(input) = operand_buffer(input) else { continue };
+            let dies_here = buffers[input].upper == number + 1;
+            let starts_here = buffers[output].lower == number;
+            if input != output && dies_here && starts_here && buffers[input].size == buffers[output].size && !walk.escapes[input] {
+                buffers[output].inplace = Some(input);
+                break;
+            }
+        }
+    }
+    let mut keep: Vec<usize> = (0..buffers.len()).filter(|&i| !walk.escapes[i]).collect();
+    for &i in &keep {
+        if let Some(p) = buffers[i].inplace {
+            if walk.escapes[p] {
+                buffers[i].inplace = None;
+            }
+        }
+    }
+    for i in (0..buffers.len()).filter(|&i| walk.escapes[i]) {
+        skipped.push(format!("{}: escapes through the function's results", buffers[i].id));
+    }
+    // Renumber in-place partners to the kept indices.
+    let position: BTreeMap<usize, usize> = keep.iter().enumerate().map(|(new, &old)| (old, new)).collect();
+    let planned: Vec<Buffer> = keep
+        .iter()
+        .map(|&i| {
+            let mut b = buffers[i].clone();
+            b.inplace = b.inplace.and_then(|p| position.get(&p).copied());
+            b
+        })
+        .collect();
+    let deallocs = walk.deallocs.iter().filter(|(b, _)| position.contains_key(b)).map(|&(_, d)| d).collect();
+    let allocs = keep.drain(..).map(|i| allocs[i]).collect();
+    Analysis { problem: Problem::new(planned), allocs, deallocs, skipped }
+}

@@ -1,0 +1,151 @@
+//! `plan-arena`: every planned `memref.alloc` of a function becomes a `memref.view` of one
+//! arena argument at a constant offset; the deallocs of planned buffers go away.
+//!
+//! The entry block gains a last argument `memref<Nxi8>` (the arena of the ABI), and the
+//! function records `strata.arena_bytes`, `strata.arena_alignment`,
+//! `strata.arena_lower_bound` and `strata.arena_strategy`. Every plan passes the validator
+//! of `strata-plan` before the IR is touched.
+
+use crate::analyze::analyze;
+use melior::ir::attribute::{IntegerAttribute, StringAttribute, TypeAttribute};
+use melior::ir::operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef, OperationRefMut};
+use melior::ir::r#type::{FunctionType, IntegerType, MemRefType};
+use melior::ir::{Attribute, BlockLike, Identifier, RegionLike, Type, ValueLike};
+use std::time::Duration;
+use strata_ir::{OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_plan::report::{plan, Strategy};
+use strata_plan::Budget;
+
+/// The strategy names `strata-plan` knows (checked against it by a test).
+pub const STRATEGIES: &[&str] = &[
+    "naive",
+    "equality",
+    "greedy-in-order",
+    "greedy-by-breadth",
+    "greedy-by-size",
+    "greedy-best",
+    "min-cost-flow",
+    "offsets-greedy-by-size",
+    "offsets-greedy-by-breadth",
+    "exact",
+];
+
+pub static INFO: PassInfo = PassInfo {
+    name: "plan-arena",
+    summary: "Place the static memref.allocs of a function into one arena argument at constant offsets",
+    anchor: "func.func",
+    options: &[
+        OptionInfo { name: "strategy", kind: OptionKind::Enum(STRATEGIES), default: "exact", help: "planning strategy" },
+        OptionInfo { name: "alignment", kind: OptionKind::Int, default: "64", help: "byte alignment of every buffer (a power of two)" },
+        OptionInfo { name: "budget-ms", kind: OptionKind::Int, default: "1000", help: "time budget of the exact solver" },
+    ],
+    statistics: &[
+        StatisticInfo { name: "buffers-planned", help: "Allocations placed in the arena" },
+        StatisticInfo { name: "buffers-skipped", help: "Allocations left alone (dynamic, escaping, nested, unknown element type)" },
+        StatisticInfo { name: "in-place-pairs", help: "Buffers sharing memory with a dying input" },
+        StatisticInfo { name: "arena-bytes", help: "Arena size" },
+        StatisticInfo { name: "lower-bound-bytes", help: "Max-load lower bound on the arena size" },
+        StatisticInfo { name: "naive-bytes", help: "Bytes without reuse (sum of planned buffers)" },
+    ],
+};
+
+pub fn create(options: &PassOptions) -> Box<dyn Pass> {
+    Box::new(PlanArena {
+        strategy: options.string("strategy").to_owned(),
+        alignment: options.int("alignment"),
+        budget_ms: options.int("budget-ms"),
+    })
+}
+
+struct PlanArena {
+    strategy: String,
+    alignment: i64,
+    budget_ms: i64,
+}
+
+impl Pass for PlanArena {
+    fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        if self.alignment <= 0 || !(self.alignment as u64).is_power_of_two() {
+            cx.emit_op_error(func, format!("plan-arena: alignment {} is not a positive power of two", self.alignment));
+            return Err(PassFailed);
+        }
+        if func.region(0).ok().and_then(|r| r.first_block()).is_none() {
+            return Ok(()); // a declaration
+        }
+        let analysis = analyze(func, self.alignment as u64);
+        cx.bump("buffers-skipped", analysis.skipped.len() as u64);
+        if analysis.problem.buffers.is_empty() {
+            return Ok(());
+        }
+        let strategy = Strategy::parse(&self.strategy).expect("the option only admits known strategies");
+        let budget = Budget { nodes: u64::MAX, time: Some(Duration::from_millis(self.budget_ms.max(0) as u64)) };
+        let report = match plan(&analysis.problem, strategy, budget) {
+            Ok(report) => report,
+            Err(error) => {
+                cx.emit_op_error(func, format!("plan-arena: {error}"));
+                return Err(PassFailed);
+            }
+        };
+        let offsets = report.offsets();
+        let inplace = analysis.problem.buffers.iter().enumerate().filter(|(i, b)| b.inplace.is_some_and(|p| offsets[p] == offsets[*i])).count();
+        cx.bump("buffers-planned", analysis.problem.buffers.len() as u64);
+        cx.bump("in-place-pairs", inplace as u64);
+        cx.bump("arena-bytes", report.arena_bytes);
+        cx.bump("lower-bound-bytes", report.lower_bound);
+        cx.bump("naive-bytes", analysis.problem.buffers.iter().map(|b| b.size).sum());
+
+        let context = cx.strata().mlir();
+        let location = func.location();
+        let i8 = IntegerType::new(context, 8).into();
+        let arena_type: Type = MemRefType::new(i8, &[report.arena_bytes as i64], None, None).into();
+        let body = func.region(0).expect("checked above").first_block().expect("checked above");
+        let arena = body.add_argument(arena_type, location);
+        let mut func_mut = unsafe { OperationRefMut::from_raw(func.to_raw()) };
+        let Ok(function_type) = func.attribute("function_type").and_then(|a| Ok(FunctionType::try_from(TypeAttribute::try_from(a)?.value())?)) else {
+            cx.emit_op_error(func, "plan-arena: the function has no function_type");
+            return Err(PassFailed);
+        };
+        let mut inputs: Vec<Type> = (0..function_type.input_count()).map(|i| function_type.input(i).expect("counted")).collect();
+        inputs.push(arena_type);
+        let results: Vec<Type> = (0..function_type.result_count()).map(|i| function_type.result(i).expect("counted")).collect();
+        func_mut.set_attribute("function_type", TypeAttribute::new(FunctionType::new(context, &inputs, &results).into()).into());
+        let i64_attr = |v: u64| -> Attribute { IntegerAttribute::new(IntegerType::new(context, 64).into(), v as i64).into() };
+        func_mut.set_attribute("strata.arena_bytes", i64_attr(report.arena_bytes));
+        func_mut.set_attribute("strata.arena_alignment", i64_attr(self.alignment as u64));
+        func_mut.set_attribute("strata.arena_lower_bound", i64_attr(report.lower_bound));
+        func_mut.set_attribute("strata.arena_strategy", StringAttribute::new(context, &report.strategy).into());
+
+        let index = Type::index(context);
+        for (k, &raw) in analysis.allocs.iter().enumerate() {
+            let alloc = unsafe { OperationRef::from_raw(raw) };
+            let offset = offsets[k].expect("every planned buffer has an offset");
+            let result = alloc.result(0).expect("alloc result");
+            let constant = OperationBuilder::new("arith.constant", alloc.location())
+                .add_attributes(&[(Identifier::new(context, "value"), IntegerAttribute::new(index, offset as i64).into())])
+                .add_results(&[index])
+                .build()
+                .expect("valid arith.constant");
+            let constant = body.insert_operation_before(alloc, constant);
+            let view = OperationBuilder::new("memref.view", alloc.location())
+                .add_operands(&[arena, constant.result(0).expect("one result").into()])
+                .add_results(&[result.r#type()])
+                .build()
+                .expect("valid memref.view");
+            let view = body.insert_operation_before(alloc, view);
+            // Safety: the alloc is not used after this.
+            unsafe { strata_ir::rewrite::replace_op(alloc, view.result(0).expect("one result").into()) };
+        }
+        for &raw in &analysis.deallocs {
+            unsafe { mlir_sys::mlirOperationDestroy(raw) };
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn strategy_names_match_the_planner() {
+        assert_eq!(super::STRATEGIES.iter().map(|s| s.to_string()).collect::<Vec<_>>(), strata_plan::report::Strategy::names());
+    }
+}

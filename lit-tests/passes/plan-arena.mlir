@@ -1,0 +1,95 @@
+// plan-arena: static allocations become views of one arena argument at constant offsets.
+// RUN: strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena))' | FileCheck %s
+// RUN: strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena{strategy=naive alignment=128}))' | FileCheck %s --check-prefix=NAIVE
+// RUN: strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena),strata-lower-to-llvm)' | FileCheck %s --check-prefix=LLVM
+// RUN: not strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena{alignment=3}))' 2>&1 | FileCheck %s --check-prefix=ALIGN
+// RUN: not strata-opt %s -p 'builtin.module(func.func(plan-arena{strategy=best}))' 2>&1 | FileCheck %s --check-prefix=STRATEGY
+
+// The bufferized two-layer MLP of docs/examples: %h (matmul result) dies at the add that
+// produces %a, so %a is written in place (offset 0); %z lives throughout (offset 256).
+// CHECK-LABEL: func.func @mlp
+// CHECK-SAME: memref<4x8xf32>, %[[ARENA:[a-z0-9]+]]: memref<512xi8>)
+// CHECK-SAME: strata.arena_alignment = 64 : i64, strata.arena_bytes = 512 : i64, strata.arena_lower_bound = 512 : i64, strata.arena_strategy = "exact"
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK-DAG: %[[A:.*]] = memref.view %[[ARENA]][%[[C0]]][] : memref<512xi8> to memref<4x16xf32>
+// CHECK-DAG: %[[Z:.*]] = memref.view %[[ARENA]][%[[C256]]][] : memref<512xi8> to memref<4x16xf32>
+// CHECK-DAG: %[[H:.*]] = memref.view %[[ARENA]][%c0{{.*}}][] : memref<512xi8> to memref<4x16xf32>
+// CHECK: linalg.add ins(%[[H]], %{{.*}} : memref<4x16xf32>, memref<4x16xf32>) outs(%[[A]] : memref<4x16xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+
+// Without reuse: three buffers of 256 bytes, each aligned to 128.
+// NAIVE-LABEL: func.func @mlp
+// NAIVE-SAME: memref<768xi8>
+// NAIVE-SAME: strata.arena_alignment = 128 : i64, strata.arena_bytes = 768 : i64, strata.arena_lower_bound = 512 : i64, strata.arena_strategy = "naive"
+
+// LLVM-LABEL: llvm.func @mlp
+// LLVM: llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// LLVM-NOT: llvm.call @malloc
+func.func @mlp(%x: memref<4x8xf32>, %w1: memref<8x16xf32>, %b1: memref<4x16xf32>, %w2: memref<16x8xf32>, %out: memref<4x8xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %a = memref.alloc() {alignment = 64 : i64} : memref<4x16xf32>
+  %z = memref.alloc() {alignment = 64 : i64} : memref<4x16xf32>
+  linalg.fill ins(%cst : f32) outs(%z : memref<4x16xf32>)
+  %h = memref.alloc() {alignment = 64 : i64} : memref<4x16xf32>
+  memref.copy %z, %h : memref<4x16xf32> to memref<4x16xf32>
+  linalg.matmul ins(%x, %w1 : memref<4x8xf32>, memref<8x16xf32>) outs(%h : memref<4x16xf32>)
+  linalg.add ins(%h, %b1 : memref<4x16xf32>, memref<4x16xf32>) outs(%a : memref<4x16xf32>)
+  linalg.max ins(%a, %z : memref<4x16xf32>, memref<4x16xf32>) outs(%a : memref<4x16xf32>)
+  linalg.fill ins(%cst : f32) outs(%out : memref<4x8xf32>)
+  linalg.matmul ins(%a, %w2 : memref<4x16xf32>, memref<16x8xf32>) outs(%out : memref<4x8xf32>)
+  memref.dealloc %a : memref<4x16xf32>
+  memref.dealloc %z : memref<4x16xf32>
+  memref.dealloc %h : memref<4x16xf32>
+  return
+}
+
+// -----
+
+// A view keeps its base alive, and a buffer used inside a loop is live for the whole loop:
+// %big is read through %sub inside the loop, so it cannot give its 1024 bytes to %acc
+// (without the view rule the arena would be 1536 bytes; with it, 2048 = the bound).
+// CHECK-LABEL: func.func @views_and_loops
+// CHECK-SAME: strata.arena_bytes = 2048 : i64, strata.arena_lower_bound = 2048 : i64
+// CHECK-DAG: memref.view %{{.*}}[%{{.*}}][] : memref<2048xi8> to memref<16x16xf32>
+// CHECK-DAG: memref.view %{{.*}}[%{{.*}}][] : memref<2048xi8> to memref<8x16xf32>
+// CHECK-DAG: memref.view %{{.*}}[%{{.*}}][] : memref<2048xi8> to memref<8x16xf32>
+// CHECK: scf.for
+
+// The arena replaces every malloc of @mlp (checked up to the next function).
+// LLVM-LABEL: llvm.func @views_and_loops
+func.func @views_and_loops(%in: memref<16x16xf32>, %out: memref<8x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %big = memref.alloc() : memref<16x16xf32>
+  memref.copy %in, %big : memref<16x16xf32> to memref<16x16xf32>
+  %sub = memref.subview %big[0, 0] [8, 16] [1, 1] : memref<16x16xf32> to memref<8x16xf32, strided<[16, 1]>>
+  %t = memref.alloc() : memref<8x16xf32>
+  linalg.copy ins(%sub : memref<8x16xf32, strided<[16, 1]>>) outs(%t : memref<8x16xf32>)
+  %acc = memref.alloc() : memref<8x16xf32>
+  scf.for %i = %c0 to %c4 step %c1 {
+    linalg.add ins(%t, %sub : memref<8x16xf32>, memref<8x16xf32, strided<[16, 1]>>) outs(%acc : memref<8x16xf32>)
+  }
+  memref.copy %acc, %out : memref<8x16xf32> to memref<8x16xf32>
+  return
+}
+
+// -----
+
+// Not planned: a returned buffer (it escapes) and a dynamic one.
+// CHECK-LABEL: func.func @unplannable
+// CHECK-SAME: (%[[N:.*]]: index) -> memref<4xf32> {
+// CHECK: memref.alloc() : memref<4xf32>
+// CHECK: memref.alloc(%[[N]]) : memref<?xf32>
+func.func @unplannable(%n: index) -> memref<4xf32> {
+  %r = memref.alloc() : memref<4xf32>
+  %d = memref.alloc(%n) : memref<?xf32>
+  memref.dealloc %d : memref<?xf32>
+  return %r : memref<4xf32>
+}
+
+// ALIGN: error: 'func.func' op plan-arena: alignment 3 is not a positive power of two
+// STRATEGY: error: invalid pass pipeline at column 26: option 'strategy' expects one of naive, equality, greedy-in-order, greedy-by-breadth, greedy-by-size, greedy-best, min-cost-flow, offsets-greedy-by-size, offsets-greedy-by-breadth, exact, got 'best'
