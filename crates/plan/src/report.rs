@@ -216,7 +216,10 @@ pub fn render_svg(report: &PlanReport) -> String {
     }
     document = document
         .add(Text::new("op index").set("x", width / 2.0).set("y", height - 15.0))
-        .add(Text::new("offset").set("x", 5).set("y", margin - 8.0));
+        .add(Text::new("offset").set("x", 5).set("y", margin - 8.0))
+        .add(Text::new("0").set("x", margin).set("y", height - margin + 15.0))
+        .add(Text::new(format!("{}", horizon as u64)).set("x", width - margin).set("y", height - margin + 15.0).set("text-anchor", "end"))
+        .add(Text::new(format!("{} B", report.arena_bytes)).set("x", margin + 4.0).set("y", margin + 12.0));
     for b in &report.buffers {
         let Some(offset) = b.offset else { continue };
         let colour = match b.class {
