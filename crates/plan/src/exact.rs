@@ -60,9 +60,13 @@ struct Search<'a> {
     neighbours: Vec<Vec<usize>>,
     rank: Vec<usize>,
     floor: Vec<u64>,
+    /// Each item's current skyline offset (aligned max floor over its sections), kept up to
+    /// date incrementally: placing an item only raises its time neighbours.
+    off: Vec<u64>,
     unplaced_bytes: Vec<u64>,
     placed: Vec<bool>,
     offsets: Vec<u64>,
+    scratch: Vec<i32>,
     nodes: u64,
     node_limit: u64,
     deadline: Option<Instant>,
@@ -70,9 +74,38 @@ struct Search<'a> {
 }
 
 impl Search<'_> {
-    fn offset_of(&self, i: usize) -> u64 {
+    /// Places item `i` at `offset`; returns the undo record for [`Search::unplace`].
+    fn place(&mut self, i: usize, offset: u64) -> (Vec<u64>, Vec<(usize, u64)>) {
         let (a, b) = self.span[i];
-        align_up(self.floor[a..b].iter().copied().max().unwrap_or(0), self.items[i].align)
+        let saved_floor = self.floor[a..b].to_vec();
+        let top = offset + self.items[i].size;
+        for s in a..b {
+            self.floor[s] = top;
+            self.unplaced_bytes[s] -= self.items[i].size;
+        }
+        let mut saved_off = Vec::new();
+        for &j in &self.neighbours[i] {
+            let raised = align_up(top, self.items[j].align);
+            if !self.placed[j] && self.off[j] < raised {
+                saved_off.push((j, self.off[j]));
+                self.off[j] = raised;
+            }
+        }
+        self.placed[i] = true;
+        self.offsets[i] = offset;
+        (saved_floor, saved_off)
+    }
+
+    fn unplace(&mut self, i: usize, (saved_floor, saved_off): (Vec<u64>, Vec<(usize, u64)>)) {
+        let (a, b) = self.span[i];
+        for s in a..b {
+            self.floor[s] = saved_floor[s - a];
+            self.unplaced_bytes[s] += self.items[i].size;
+        }
+        for (j, old) in saved_off.into_iter().rev() {
+            self.off[j] = old;
+        }
+        self.placed[i] = false;
     }
 
     /// Places every item of `active` (all unplaced), or fails. `last` is the (offset, rank)
@@ -92,13 +125,13 @@ impl Search<'_> {
         // by (offset, rank) after it, whatever the interleaving.
         let groups = self.components(active);
         if groups.len() > 1 {
-            let saved = (self.floor.clone(), self.unplaced_bytes.clone());
+            let saved = (self.floor.clone(), self.unplaced_bytes.clone(), self.off.clone());
             for group in &groups {
                 if !self.dfs(group, last) {
                     for &i in active {
                         self.placed[i] = false;
                     }
-                    (self.floor, self.unplaced_bytes) = saved;
+                    (self.floor, self.unplaced_bytes, self.off) = saved;
                     return false;
                 }
             }
@@ -108,7 +141,7 @@ impl Search<'_> {
         // Dominance: the lowest top an item that may be placed now can reach.
         let mut min_height = u64::MAX;
         for &i in active {
-            let offset = self.offset_of(i);
+            let offset = self.off[i];
             if offset + self.items[i].size > self.capacity {
                 return false;
             }
@@ -143,25 +176,13 @@ impl Search<'_> {
         candidates.sort_unstable();
         let mut rest: Vec<usize> = Vec::with_capacity(active.len());
         for (offset, rank, i) in candidates {
-            let (a, b) = self.span[i];
-            let saved: Vec<u64> = self.floor[a..b].to_vec();
-            let top = offset + self.items[i].size;
-            for s in a..b {
-                self.floor[s] = top;
-                self.unplaced_bytes[s] -= self.items[i].size;
-            }
-            self.placed[i] = true;
-            self.offsets[i] = offset;
+            let undo = self.place(i, offset);
             rest.clear();
             rest.extend(active.iter().copied().filter(|&j| j != i));
             if self.dfs(&rest, (offset, rank)) {
                 return true;
             }
-            self.placed[i] = false;
-            for s in a..b {
-                self.floor[s] = saved[s - a];
-                self.unplaced_bytes[s] += self.items[i].size;
-            }
+            self.unplace(i, undo);
             if self.out_of_budget {
                 return false;
             }
@@ -173,8 +194,35 @@ impl Search<'_> {
         false
     }
 
-    /// `active` split into groups whose section spans do not touch.
-    fn components(&self, active: &[usize]) -> Vec<Vec<usize>> {
+    /// `active` split into groups whose section spans do not touch: a coverage sweep over
+    /// the sections finds the uncovered gaps (no sorting on the common, unsplit path).
+    fn components(&mut self, active: &[usize]) -> Vec<Vec<usize>> {
+        let first = active.iter().map(|&i| self.span[i].0).min().unwrap_or(0);
+        let end = active.iter().map(|&i| self.span[i].1).max().unwrap_or(0);
+        // Items crossing each inner section boundary k: those with a < k < b. A boundary
+        // nobody crosses separates independent groups.
+        let ends = &mut self.scratch;
+        ends.clear();
+        ends.resize(end - first + 1, 0);
+        let mut starts = vec![0i32; end - first + 1];
+        for &i in active {
+            let (a, b) = self.span[i];
+            starts[a - first] += 1;
+            ends[b - first] += 1;
+        }
+        let mut live = 0i32; // items with a < k and b >= k, for boundary k
+        let mut split = false;
+        for k in 1..end - first {
+            live += starts[k - 1];
+            live -= ends[k - 1];
+            if live - ends[k] == 0 {
+                split = true;
+                break;
+            }
+        }
+        if !split {
+            return vec![active.to_vec()];
+        }
         let mut order: Vec<usize> = active.to_vec();
         order.sort_unstable_by_key(|&i| self.span[i]);
         let mut groups: Vec<Vec<usize>> = Vec::new();
@@ -266,9 +314,11 @@ fn decide(items: &[Item], capacity: u64, budget: &mut Budget, deadline: Option<I
                 neighbours: neighbours.clone(),
                 rank: rank.clone(),
                 floor: vec![0; section_items.len()],
+                off: vec![0; items.len()],
                 unplaced_bytes: unplaced_bytes.clone(),
                 placed: vec![false; items.len()],
                 offsets: vec![0; items.len()],
+                scratch: Vec::new(),
                 nodes: 0,
                 node_limit: limit.min(remaining),
                 deadline,
