@@ -90,7 +90,7 @@ fn load(path: &std::path::Path, alignment: u64) -> Result<Vec<(String, Problem)>
             while let Some(func) = op {
                 if strata_ir::ods::op_name(func) == "func.func" {
                     let symbol = func.attribute("sym_name").map(|a| a.to_string()).unwrap_or_default();
-                    let analysis = strata_plan_arena::analyze(func, alignment);
+                    let analysis = strata_plan_arena::analyze(func, alignment, false).map_err(|e| format!("error: {e}"))?;
                     for reason in &analysis.skipped {
                         eprintln!("note: {symbol}: not planned: {reason}");
                     }

@@ -10,6 +10,10 @@
 //!   `transpose`, `cast`) alias their source: their uses extend the base buffer's lifetime.
 //! - A buffer that reaches the function's terminator escapes and is not planned.
 //! - `memref.dealloc` is not a use; the deallocs of planned buffers are returned for removal.
+//! - Parallel-aware (optional): the op dependency DAG over entry-block ops has an edge for
+//!   every SSA def-use and, per memory object (allocation or memref argument, through its
+//!   views), between its consecutive users in program order (every use counted as a write:
+//!   conservative), so sharing memory never orders ops the program leaves independent.
 //! - In-place candidates: an elementwise `linalg.generic` (all loops parallel, identity
 //!   maps) or named elementwise op whose input buffer dies at it may write into that input:
 //!   the output gets the input as in-place partner (same size required).
@@ -102,6 +106,15 @@ struct Walk {
     deallocs: Vec<(usize, MlirOperation)>,
     /// (entry-block index, op) of elementwise ops, for in-place detection.
     elementwise: Vec<(u64, MlirOperation)>,
+    /// Memory object of each memref value (allocations, arguments and their views).
+    memory: BTreeMap<usize, usize>,
+    memories: usize,
+    /// (memory object, entry-block index) of every use, in program order.
+    touches: Vec<(usize, u64)>,
+    /// Entry-block index defining each value.
+    defined_at: BTreeMap<usize, u64>,
+    /// SSA dependencies (from, to) between entry-block ops.
+    edges: Vec<(usize, usize)>,
 }
 
 fn key(value: MlirValue) -> usize {
@@ -112,6 +125,29 @@ fn key(value: MlirValue) -> usize {
 /// entry-block op that contains it).
 fn visit(op: OperationRef<'_, '_>, walk: &mut Walk, top: u64, nested: bool, uses: &mut Vec<(usize, u64)>) {
     let op_name = name(op);
+    for operand in op.operands() {
+        let value = key(operand.to_raw());
+        if let Some(&from) = walk.defined_at.get(&value) {
+            if from < top {
+                walk.edges.push((from as usize, top as usize));
+            }
+        }
+        if let Some(&memory) = walk.memory.get(&value) {
+            walk.touches.push((memory, top));
+            if VIEW_LIKE.contains(&op_name.as_str()) {
+                for result in op.results() {
+                    walk.memory.insert(key(result.to_raw()), memory);
+                }
+            }
+        }
+    }
+    for result in op.results() {
+        walk.defined_at.insert(key(result.to_raw()), top);
+        if op_name == "memref.alloc" || op_name == "memref.alloca" {
+            walk.memory.insert(key(result.to_raw()), walk.memories);
+            walk.memories += 1;
+        }
+    }
     let used: Vec<usize> = op.operands().filter_map(|v| walk.alias.get(&key(v.to_raw())).copied()).collect();
     if op_name == "memref.dealloc" {
         walk.deallocs.extend(used.iter().map(|&buffer| (buffer, op.to_raw())));
@@ -165,15 +201,35 @@ fn is_elementwise(op: OperationRef<'_, '_>, op_name: &str) -> bool {
     parallel && identity
 }
 
-/// Analyses `func` (a `func.func`); `alignment` applies to every buffer.
-pub fn analyze(func: OperationRef<'_, '_>, alignment: u64) -> Analysis {
+/// Analyses `func` (a `func.func`); `alignment` applies to every buffer. With
+/// `parallel_aware`, the problem carries the op dependency DAG.
+pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool) -> Result<Analysis, String> {
     let mut buffers = Vec::new();
     let mut allocs = Vec::new();
     let mut skipped = Vec::new();
-    let mut walk = Walk { alias: BTreeMap::new(), first_use: Vec::new(), last_use: Vec::new(), escapes: Vec::new(), deallocs: Vec::new(), elementwise: Vec::new() };
-    let Some(body) = func.region(0).ok().and_then(|r| r.first_block()) else {
-        return Analysis { problem: Problem::default(), allocs, deallocs: Vec::new(), skipped };
+    let mut walk = Walk {
+        alias: BTreeMap::new(),
+        first_use: Vec::new(),
+        last_use: Vec::new(),
+        escapes: Vec::new(),
+        deallocs: Vec::new(),
+        elementwise: Vec::new(),
+        memory: BTreeMap::new(),
+        memories: 0,
+        touches: Vec::new(),
+        defined_at: BTreeMap::new(),
+        edges: Vec::new(),
     };
+    let Some(body) = func.region(0).ok().and_then(|r| r.first_block()) else {
+        return Ok(Analysis { problem: Problem::default(), allocs, deallocs: Vec::new(), skipped });
+    };
+    for index in 0..body.argument_count() {
+        let argument = body.argument(index).expect("counted");
+        if MemRefType::try_from(argument.r#type()).is_ok() {
+            walk.memory.insert(key(argument.to_raw()), walk.memories);
+            walk.memories += 1;
+        }
+    }
     let mut uses: Vec<(usize, u64)> = Vec::new();
     let mut op = body.first_operation();
     let mut number = 0u64;
@@ -251,5 +307,20 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64) -> Analysis {
         .collect();
     let deallocs = walk.deallocs.iter().filter(|(b, _)| position.contains_key(b)).map(|&(_, d)| d).collect();
     let allocs = keep.drain(..).map(|i| allocs[i]).collect();
-    Analysis { problem: Problem::new(planned), allocs, deallocs, skipped }
+    let mut problem = Problem::new(planned);
+    if parallel_aware {
+        let mut edges = walk.edges;
+        let mut last_touch: BTreeMap<usize, u64> = BTreeMap::new();
+        for &(memory, time) in &walk.touches {
+            if let Some(previous) = last_touch.insert(memory, time) {
+                if previous < time {
+                    edges.push((previous as usize, time as usize));
+                }
+            }
+        }
+        edges.sort_unstable();
+        edges.dedup();
+        problem.dag = Some(strata_plan::OpDag::new(number as usize, &edges).map_err(|e| e.to_string())?);
+    }
+    Ok(Analysis { problem, allocs, deallocs, skipped })
 }

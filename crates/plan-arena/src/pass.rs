@@ -38,6 +38,12 @@ pub static INFO: PassInfo = PassInfo {
         OptionInfo { name: "strategy", kind: OptionKind::Enum(STRATEGIES), default: "exact", help: "planning strategy" },
         OptionInfo { name: "alignment", kind: OptionKind::Int, default: "64", help: "byte alignment of every buffer (a power of two)" },
         OptionInfo { name: "budget-ms", kind: OptionKind::Int, default: "1000", help: "time budget of the exact solver" },
+        OptionInfo {
+            name: "parallel-aware",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "share memory only between buffers whose uses the dependency graph already orders",
+        },
     ],
     statistics: &[
         StatisticInfo { name: "buffers-planned", help: "Allocations placed in the arena" },
@@ -54,6 +60,7 @@ pub fn create(options: &PassOptions) -> Box<dyn Pass> {
         strategy: options.string("strategy").to_owned(),
         alignment: options.int("alignment"),
         budget_ms: options.int("budget-ms"),
+        parallel_aware: options.bool("parallel-aware"),
     })
 }
 
@@ -61,6 +68,7 @@ struct PlanArena {
     strategy: String,
     alignment: i64,
     budget_ms: i64,
+    parallel_aware: bool,
 }
 
 impl Pass for PlanArena {
@@ -72,7 +80,13 @@ impl Pass for PlanArena {
         if func.region(0).ok().and_then(|r| r.first_block()).is_none() {
             return Ok(()); // a declaration
         }
-        let analysis = analyze(func, self.alignment as u64);
+        let analysis = match analyze(func, self.alignment as u64, self.parallel_aware) {
+            Ok(analysis) => analysis,
+            Err(error) => {
+                cx.emit_op_error(func, format!("plan-arena: {error}"));
+                return Err(PassFailed);
+            }
+        };
         cx.bump("buffers-skipped", analysis.skipped.len() as u64);
         if analysis.problem.buffers.is_empty() {
             return Ok(());

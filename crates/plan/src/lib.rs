@@ -7,6 +7,7 @@
 //! [`Problem`]s and back.
 
 pub mod bounds;
+pub mod dag;
 pub mod exact;
 mod flow;
 pub mod objects;
@@ -19,6 +20,7 @@ pub mod validate;
 pub use exact::{Budget, ExactResult};
 pub use objects::{ObjectStrategy, SharedObjects};
 pub use offsets::{OffsetPlan, OffsetStrategy};
+pub use dag::OpDag;
 pub use problem::{Buffer, MemoryClass, Problem};
 pub use report::{plan, PlanReport, Strategy};
 pub use validate::Violation;
@@ -34,6 +36,8 @@ pub enum PlanError {
     InvalidBuffer { id: String, message: String },
     #[error("unknown strategy '{0}' (known: {known})", known = Strategy::names().join(", "))]
     UnknownStrategy(String),
+    #[error("unsupported: {0}")]
+    Unsupported(String),
     #[error("internal error: strategy '{strategy}' produced an invalid plan:\n{}", .violations.iter().map(|v| format!("  {}", v.0)).collect::<Vec<_>>().join("\n"))]
     InvalidPlan { strategy: String, violations: Vec<Violation> },
 }

@@ -96,10 +96,10 @@ impl OffsetStrategy {
             OffsetStrategy::GreedyBySize => {
                 let mut order: Vec<usize> = (0..items.len()).collect();
                 order.sort_by_key(|&k| (std::cmp::Reverse(items[k].size), std::cmp::Reverse(items[k].upper - items[k].lower), k));
-                OffsetPlan::from_items(problem, &items, &best_fit(&items, &order))
+                OffsetPlan::from_items(problem, &items, &best_fit(&items, &order, problem.dag.as_ref()))
             }
             OffsetStrategy::GreedyByBreadth => {
-                OffsetPlan::from_items(problem, &items, &best_fit(&items, &breadth_order(&items)))
+                OffsetPlan::from_items(problem, &items, &best_fit(&items, &breadth_order(&items), problem.dag.as_ref()))
             }
             OffsetStrategy::Objects(strategy) => objects_to_offsets(problem, &strategy.run(problem)),
         }
@@ -149,15 +149,28 @@ fn breadth_order(items: &[Item]) -> Vec<usize> {
 }
 
 /// Places items in `order`, each at the smallest gap that fits among the already placed
-/// items live at the same time (sorted by offset), or on top of them.
-pub fn best_fit(items: &[Item], order: &[usize]) -> Vec<u64> {
+/// items it conflicts with (sorted by offset), or on top of them. Items conflict when they
+/// are live at the same time or, with a `dag` (parallel-aware), when it does not order them.
+pub fn best_fit(items: &[Item], order: &[usize], dag: Option<&crate::dag::OpDag>) -> Vec<u64> {
     let mut index = crate::time_index::TimeIndex::new(items.iter().flat_map(|i| [i.lower, i.upper]));
     let mut offsets = vec![0u64; items.len()];
     let mut placed_overlaps: Vec<(u64, u64)> = Vec::new();
+    let mut placed: Vec<usize> = Vec::new();
     for &k in order {
         let item = &items[k];
         placed_overlaps.clear();
-        index.query(item.lower, item.upper, |other| placed_overlaps.push((offsets[other], items[other].size)));
+        match dag {
+            None => index.query(item.lower, item.upper, |other| placed_overlaps.push((offsets[other], items[other].size))),
+            Some(dag) => {
+                for &other in &placed {
+                    let o: &Item = &items[other];
+                    let overlap = o.lower < item.upper && item.lower < o.upper;
+                    if overlap || !dag.may_share((item.lower, item.upper), (o.lower, o.upper)) {
+                        placed_overlaps.push((offsets[other], o.size));
+                    }
+                }
+            }
+        }
         placed_overlaps.sort_unstable();
         let (mut end, mut best): (u64, Option<(u64, u64)>) = (0, None);
         for &(offset, size) in &placed_overlaps {
@@ -172,6 +185,9 @@ pub fn best_fit(items: &[Item], order: &[usize]) -> Vec<u64> {
         }
         offsets[k] = best.map_or_else(|| align_up(end, item.align), |(o, _)| o);
         index.insert(k, item.lower, item.upper);
+        if dag.is_some() {
+            placed.push(k);
+        }
     }
     offsets
 }

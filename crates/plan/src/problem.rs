@@ -68,11 +68,14 @@ pub struct Problem {
     pub buffers: Vec<Buffer>,
     /// The capacity the instance was published with (from a MiniMalloc file name), if any.
     pub capacity: Option<u64>,
+    /// With a dependency DAG, planning is parallel-aware: memory is shared only between
+    /// buffers whose uses the DAG already orders (see [`crate::dag`]).
+    pub dag: Option<crate::dag::OpDag>,
 }
 
 impl Problem {
     pub fn new(buffers: Vec<Buffer>) -> Self {
-        Problem { buffers, capacity: None }
+        Problem { buffers, capacity: None, dag: None }
     }
 
     /// Checks sizes, lifetimes, alignments and in-place partners.
@@ -170,6 +173,13 @@ impl Problem {
             writer.write_record(&row).expect("in-memory write");
         }
         String::from_utf8(writer.into_inner().expect("in-memory write")).expect("csv is utf-8")
+    }
+
+    /// Whether buffers `a` and `b` may never share memory: their lifetimes intersect, or
+    /// (parallel-aware) the DAG does not order them.
+    pub fn conflict(&self, a: usize, b: usize) -> bool {
+        let (x, y) = (&self.buffers[a], &self.buffers[b]);
+        x.overlaps_in_time(y) || self.dag.as_ref().is_some_and(|dag| !dag.may_share((x.lower, x.upper), (y.lower, y.upper)))
     }
 
     /// Indices of the buffers that go into the arena.

@@ -149,6 +149,38 @@ fn inplace_chains_share_one_offset() {
     }
 }
 
+#[test]
+fn parallel_aware_reuse_follows_dependencies() {
+    // Diamond: op 0 produces a; ops 1 and 2 read a and produce b and c independently; op 3
+    // reads b and c. Without the DAG, c (produced at 2) may reuse b's memory only if b died,
+    // which it has not; the interesting pair is a buffer d that dies at op 1 and e produced
+    // at op 2: by time they may share, but op 2 does not depend on op 1.
+    let buffers = vec![
+        Buffer::new("a", 0, 3, 64),
+        Buffer::new("d", 0, 2, 64),
+        Buffer::new("e", 2, 4, 64),
+        Buffer::new("b", 1, 4, 32),
+    ];
+    let mut problem = Problem::new(buffers);
+    let sequential = OffsetStrategy::GreedyBySize.run(&problem);
+    validate_offsets(&problem, &sequential).unwrap();
+    assert_eq!(sequential.offsets[1], sequential.offsets[2], "d and e share without a DAG");
+    problem.dag = Some(crate::OpDag::new(4, &[(0, 1), (0, 2), (1, 3), (2, 3)]).unwrap());
+    assert!(validate_offsets(&problem, &sequential).is_err(), "the validator sees the false dependency");
+    for strategy in [OffsetStrategy::GreedyBySize, OffsetStrategy::GreedyByBreadth] {
+        let aware = strategy.run(&problem);
+        validate_offsets(&problem, &aware).unwrap();
+        assert_ne!(aware.offsets[1], aware.offsets[2]);
+    }
+    let error = plan(&problem, Strategy::Exact, nodes_only(1000)).unwrap_err();
+    assert!(error.to_string().contains("strategy 'exact' is not parallel-aware"), "{error}");
+    // With a chain 0 -> 1 -> 2 -> 3 the sharing is legal again.
+    problem.dag = Some(crate::OpDag::new(4, &[(0, 1), (1, 2), (2, 3)]).unwrap());
+    let chained = OffsetStrategy::GreedyBySize.run(&problem);
+    validate_offsets(&problem, &chained).unwrap();
+    assert_eq!(chained.offsets[1], chained.offsets[2]);
+}
+
 /// Instances built backwards from a perfect packing: a `width` × `height` rectangle of
 /// (time × bytes) cut recursively into buffers (guillotine cuts), so the optimum is exactly
 /// `height` and the max-load bound equals it.

@@ -8,6 +8,8 @@
 //! - two buffers live at the same time never overlap in memory, except in-place partners
 //!   placed at exactly the same offset whose lifetimes meet at one op (the input's last use
 //!   is the op that produces the output);
+//! - parallel-aware problems (with a DAG): buffers the DAG does not order never overlap in
+//!   memory either, even when their lifetimes are disjoint;
 //! - for shared-object plans: buffers of one object never live at the same time and every
 //!   object is at least as large as its buffers.
 
@@ -91,6 +93,22 @@ pub fn validate_offsets(problem: &Problem, plan: &OffsetPlan) -> Result<(), Vec<
             }
         }
         live.insert((offset, i), end);
+    }
+    if let Some(dag) = &problem.dag {
+        let placed: Vec<usize> = (0..problem.buffers.len()).filter(|&i| plan.offsets[i].is_some() && problem.buffers[i].size > 0).collect();
+        for (k, &a) in placed.iter().enumerate() {
+            for &b in &placed[k + 1..] {
+                let (x, y) = (&problem.buffers[a], &problem.buffers[b]);
+                let (oa, ob) = (plan.offsets[a].unwrap_or(0), plan.offsets[b].unwrap_or(0));
+                let memory = oa < ob + y.size && ob < oa + x.size;
+                if memory && !x.overlaps_in_time(y) && !dag.may_share((x.lower, x.upper), (y.lower, y.upper)) {
+                    violations.push(Violation(format!(
+                        "buffers '{}' and '{}' share memory but the dependency graph does not order their uses",
+                        x.id, y.id
+                    )));
+                }
+            }
+        }
     }
     if violations.is_empty() { Ok(()) } else { Err(violations) }
 }
