@@ -277,9 +277,17 @@ fn preorders(items: &[Item], span: &[(usize, usize)], section_items: &[Vec<usize
     ]
 }
 
+/// Where a decision run's restart schedule stopped, so a later run at the same capacity
+/// resumes there instead of repeating the small limits.
+#[derive(Clone, Copy, Default)]
+struct Resume {
+    capacity: u64,
+    limit: u64,
+}
+
 /// Decides whether the items fit under `capacity`, restarting over the preorders with
 /// doubling node limits until `budget` is spent.
-fn decide(items: &[Item], capacity: u64, budget: &mut Budget, deadline: Option<Instant>, used: &mut u64) -> Outcome {
+fn decide(items: &[Item], capacity: u64, budget: &mut Budget, deadline: Option<Instant>, used: &mut u64, resume: &mut Resume) -> Outcome {
     if items.is_empty() {
         return Outcome::Found(Vec::new());
     }
@@ -301,7 +309,12 @@ fn decide(items: &[Item], capacity: u64, budget: &mut Budget, deadline: Option<I
     }
     let unplaced_bytes: Vec<u64> = section_items.iter().map(|list| list.iter().map(|&i| items[i].size).sum()).collect();
     let mut limit = 2 * items.len() as u64;
+    if resume.capacity == capacity {
+        limit = limit.max(resume.limit);
+    }
+    *resume = Resume { capacity, limit };
     loop {
+        resume.limit = limit;
         for rank in &orders {
             let remaining = budget.nodes.saturating_sub(*used);
             if remaining == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
@@ -351,12 +364,45 @@ pub fn solve(problem: &Problem, mut budget: Budget) -> ExactResult {
         .min_by_key(|p| p.arena)
         .expect("two strategies");
     let mut used = 0u64;
-    let mut low = lower_bound;
+    let mut proved_low = lower_bound; // certified: every smaller capacity is infeasible
+    let mut resume = Resume::default();
+    // Phase 0 (nine tenths of the budget): the tight bound, which most instances meet.
+    if best.arena > lower_bound {
+        let probe_deadline = deadline.map(|d| start + (d - start) * 9 / 10);
+        let mut probe = Budget { nodes: budget.nodes / 10 * 9, time: None };
+        match decide(&items, lower_bound, &mut probe, probe_deadline, &mut used, &mut resume) {
+            Outcome::Found(offsets) => best = OffsetPlan::from_items(problem, &items, &offsets),
+            Outcome::Infeasible => proved_low = lower_bound + 1,
+            Outcome::OutOfBudget => {}
+        }
+    }
+    // Phase 1 (the last tenth): improve from above. Probes bisect between a heuristic
+    // floor and the best plan; a probe that runs out of its share raises the floor (it says
+    // nothing about feasibility, so the certified bound is left alone).
+    let mut floor = lower_bound;
+    let phase_one_end = deadline;
+    let phase_one_nodes = budget.nodes;
+    while best.arena > floor + 1 && phase_one_end.is_none_or(|e| Instant::now() < e) && used < phase_one_nodes {
+        let capacity = floor + (best.arena - 1 - floor) / 2;
+        let now = Instant::now();
+        let probe_deadline = phase_one_end.map(|e| now + e.saturating_duration_since(now) / 3);
+        let probe_nodes = used + (phase_one_nodes - used) / 3 + 1;
+        match decide(&items, capacity, &mut Budget { nodes: probe_nodes, time: None }, probe_deadline, &mut used, &mut Resume::default()) {
+            Outcome::Found(offsets) => best = OffsetPlan::from_items(problem, &items, &offsets),
+            Outcome::Infeasible => {
+                proved_low = proved_low.max(capacity + 1);
+                floor = capacity + 1;
+            }
+            Outcome::OutOfBudget => floor = capacity + 1,
+        }
+    }
+    // Phase 2 (whatever is left, e.g. on a node budget): bisection between the certified
+    // bound and the best plan.
+    let mut low = proved_low;
     let mut proved = best.arena <= low;
     while !proved && low < best.arena {
-        // Try the bound first (most instances are tight), then bisect.
-        let capacity = if low == lower_bound { low } else { low + (best.arena - 1 - low) / 2 };
-        match decide(&items, capacity, &mut budget, deadline, &mut used) {
+        let capacity = low + (best.arena - 1 - low) / 2;
+        match decide(&items, capacity, &mut budget, deadline, &mut used, &mut resume) {
             Outcome::Found(offsets) => {
                 let plan = OffsetPlan::from_items(problem, &items, &offsets);
                 debug_assert!(plan.arena <= capacity);
