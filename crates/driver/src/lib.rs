@@ -4,6 +4,7 @@
 //! every dialect and pass: [`context`] assembles them. It holds no compiler logic of its own.
 
 pub mod expect;
+pub mod import_cmd;
 pub mod opt;
 pub mod plan_cmd;
 

@@ -1,4 +1,4 @@
-//! `strata`: the compiler driver. Subcommands grow with the pipeline; today: `plan`.
+//! `strata`: the compiler driver. Subcommands grow with the pipeline; today: `import`, `plan`.
 
 use clap::{Parser, Subcommand};
 
@@ -11,6 +11,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Import an ONNX model into the sg dialect and print it.
+    Import(strata_driver::import_cmd::ImportArgs),
     /// Plan buffers into one arena at static offsets and report the plan.
     Plan(strata_driver::plan_cmd::PlanArgs),
 }
@@ -18,6 +20,7 @@ enum Command {
 fn main() {
     let cli = Cli::parse();
     let result = match &cli.command {
+        Command::Import(args) => strata_driver::import_cmd::run(args),
         Command::Plan(args) => strata_driver::plan_cmd::run(args),
     };
     if let Err(message) = result {

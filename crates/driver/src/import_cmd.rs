@@ -1,0 +1,53 @@
+//! `strata import model.onnx [-o out.mlir] [--input-shape name=1x3x224x224]`: ONNX to `sg`.
+
+use clap::Args;
+use melior::ir::operation::{OperationLike, OperationPrintingFlags};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use strata_frontend::{import, ImportOptions};
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The ONNX model.
+    pub model: PathBuf,
+    /// Output file (default: standard output).
+    #[arg(short = 'o', value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Static shape for an input with symbolic dimensions: `name=1x3x224x224` (repeatable).
+    #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = parse_input_shape)]
+    pub input_shapes: Vec<(String, Vec<i64>)>,
+    /// Print locations (each op's ONNX node name and index).
+    #[arg(long = "mlir-print-debuginfo")]
+    pub print_debuginfo: bool,
+}
+
+/// Parses `name=1x3x224x224`.
+pub fn parse_input_shape(text: &str) -> Result<(String, Vec<i64>), String> {
+    let (name, dims) = text.split_once('=').ok_or_else(|| format!("expected NAME=DIMS (like x=1x3x224x224), got '{text}'"))?;
+    let dims = dims
+        .split('x')
+        .map(|d| d.parse::<i64>().ok().filter(|&d| d >= 0).ok_or_else(|| format!("'{d}' in '{text}' is not a dimension")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((name.to_owned(), dims))
+}
+
+pub fn run(args: &ImportArgs) -> Result<(), String> {
+    let file = args.model.display().to_string();
+    let bytes = std::fs::read(&args.model).map_err(|e| format!("error: cannot read {file}: {e}"))?;
+    let strata = crate::context().map_err(|e| e.to_string())?;
+    let options = ImportOptions {
+        file_name: file,
+        base_dir: args.model.parent().map(PathBuf::from),
+        input_shapes: args.input_shapes.iter().cloned().collect::<BTreeMap<_, _>>(),
+    };
+    let module = import(&strata, &bytes, &options).map_err(|e| format!("error: {e}"))?;
+    let flags = OperationPrintingFlags::new().enable_debug_info(args.print_debuginfo, false);
+    let text = module.as_operation().to_string_with_flags(flags).map_err(|e| format!("error: cannot print the module: {e}"))? + "\n";
+    match &args.output {
+        Some(path) => std::fs::write(path, text).map_err(|e| format!("error: cannot write {}: {e}", path.display())),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}

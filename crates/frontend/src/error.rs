@@ -1,0 +1,39 @@
+//! Import errors: each names the node (index, name, op type) or the input concerned.
+
+use std::collections::BTreeMap;
+
+#[derive(Debug, thiserror::Error)]
+pub enum FrontendError {
+    #[error("{file}: not a valid ONNX model: {message}")]
+    Malformed { file: String, message: String },
+
+    #[error("{file}: {message}")]
+    Opset { file: String, message: String },
+
+    /// Every unsupported op type with the nodes that use it, in one error.
+    #[error("{file}: unsupported operators (nothing was imported):\n{}", list(.ops))]
+    Unsupported { file: String, ops: BTreeMap<String, Vec<String>> },
+
+    #[error("{file}: input '{input}' has a symbolic or unknown dimension {dim}: pass its shape with --input-shape {input}=1x3x224x224 (for example)")]
+    SymbolicShape { file: String, input: String, dim: String },
+
+    #[error("{file}: node #{index} '{name}' ({op_type}): {message}")]
+    Node { file: String, index: usize, name: String, op_type: String, message: String },
+
+    #[error("{file}: {message}")]
+    Graph { file: String, message: String },
+
+    #[error("{file}: the imported module is invalid (an importer bug):\n{source}")]
+    Invalid { file: String, source: strata_ir::IrError },
+}
+
+fn list(ops: &BTreeMap<String, Vec<String>>) -> String {
+    ops.iter()
+        .map(|(op, nodes)| {
+            let shown: Vec<&str> = nodes.iter().take(5).map(String::as_str).collect();
+            let more = if nodes.len() > 5 { format!(" and {} more", nodes.len() - 5) } else { String::new() };
+            format!("  {op}: {} node(s): {}{more}", nodes.len(), shown.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,502 @@
+//! ONNX `ModelProto` → `sg` module.
+
+use crate::error::FrontendError;
+use crate::onnx::{self, tensor_proto::DataType, AttributeProto, ModelProto, NodeProto, TensorProto};
+use crate::shapes;
+use melior::ir::attribute::TypeAttribute;
+use melior::ir::operation::OperationBuilder;
+use melior::ir::r#type::{FunctionType, RankedTensorType};
+use melior::ir::{Attribute, Block, BlockLike, Identifier, Location, Module, Region, RegionLike, Type, TypeLike, Value, ValueLike};
+use mlir_sys::{MlirAttribute, MlirValue};
+use prost::Message;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use strata_dialect_sg as sg;
+use strata_ir::StrataContext;
+
+/// How to import.
+#[derive(Clone, Debug, Default)]
+pub struct ImportOptions {
+    /// The model's file name, used in locations and messages.
+    pub file_name: String,
+    /// Directory of the model, for external tensor data.
+    pub base_dir: Option<PathBuf>,
+    /// Shapes for inputs with symbolic or unknown dimensions.
+    pub input_shapes: BTreeMap<String, Vec<i64>>,
+}
+
+/// The ONNX operators this importer maps to `sg`.
+pub fn supported_ops() -> &'static [&'static str] {
+    &["Add", "Constant", "Conv", "Dropout", "Exp", "Flatten", "Identity", "MatMul", "Relu", "Reshape", "Slice", "Transpose"]
+}
+
+/// A constant known at import time (initializer or `Constant` node).
+struct Constant {
+    shape: Vec<i64>,
+    dtype: DataType,
+    /// Little-endian element bytes.
+    bytes: Vec<u8>,
+    /// The materialised `arith.constant`, once an op needs it as a value.
+    value: Option<MlirValue>,
+}
+
+enum Entry {
+    Value { value: MlirValue, shape: Vec<i64>, dtype: DataType },
+    Constant(Constant),
+}
+
+struct Importer<'c> {
+    strata: &'c StrataContext,
+    file: String,
+    base_dir: Option<PathBuf>,
+    values: BTreeMap<String, Entry>,
+    resources: usize,
+}
+
+/// Imports ONNX model bytes into a verified module with one function, `@main`.
+pub fn import<'c>(strata: &'c StrataContext, bytes: &[u8], options: &ImportOptions) -> Result<Module<'c>, FrontendError> {
+    let file = options.file_name.clone();
+    let model = ModelProto::decode(bytes).map_err(|e| FrontendError::Malformed { file: file.clone(), message: e.to_string() })?;
+    let graph = model.graph.as_ref().ok_or_else(|| FrontendError::Malformed { file: file.clone(), message: "the model has no graph".into() })?;
+    check_opsets(&model, &file)?;
+    let mut unsupported: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (index, node) in graph.node.iter().enumerate() {
+        let domain_ok = matches!(node.domain(), "" | "ai.onnx");
+        if !domain_ok || !supported_ops().contains(&node.op_type()) {
+            let op = if domain_ok { node.op_type().to_owned() } else { format!("{}::{}", node.domain(), node.op_type()) };
+            unsupported.entry(op).or_default().push(node_name(node, index));
+        }
+    }
+    if !unsupported.is_empty() {
+        return Err(FrontendError::Unsupported { file, ops: unsupported });
+    }
+    let mut importer = Importer { strata, file: file.clone(), base_dir: options.base_dir.clone(), values: BTreeMap::new(), resources: 0 };
+    let context = strata.mlir();
+    for tensor in &graph.initializer {
+        let constant = importer.constant(tensor).map_err(|message| FrontendError::Graph { file: file.clone(), message })?;
+        importer.values.insert(tensor.name().to_owned(), Entry::Constant(constant));
+    }
+    // Graph inputs (those that are not initializers) become function arguments.
+    let mut argument_types = Vec::new();
+    let mut argument_names = Vec::new();
+    for input in &graph.input {
+        if importer.values.contains_key(input.name()) {
+            continue;
+        }
+        let (shape, dtype) = input_shape(input, options, &file)?;
+        argument_types.push(tensor_type(context, &shape, dtype).map_err(|message| FrontendError::Graph { file: file.clone(), message })?);
+        argument_names.push((input.name().to_owned(), shape, dtype));
+    }
+    let location = Location::new(context, &file, 0, 0);
+    let block = Block::new(&argument_types.iter().map(|&t| (t, location)).collect::<Vec<_>>());
+    for (index, (name, shape, dtype)) in argument_names.into_iter().enumerate() {
+        let value: Value = block.argument(index).expect("one argument per input").into();
+        importer.values.insert(name, Entry::Value { value: value.to_raw(), shape, dtype });
+    }
+    for (index, node) in graph.node.iter().enumerate() {
+        importer.node(&block, node, index).map_err(|message| FrontendError::Node {
+            file: file.clone(),
+            index,
+            name: node_name(node, index),
+            op_type: node.op_type().to_owned(),
+            message,
+        })?;
+    }
+    let mut results = Vec::new();
+    let mut result_types = Vec::new();
+    for output in &graph.output {
+        let value = importer
+            .use_value(&block, output.name(), location)
+            .map_err(|message| FrontendError::Graph { file: file.clone(), message: format!("graph output '{}': {message}", output.name()) })?;
+        result_types.push(unsafe { Value::from_raw(value) }.r#type());
+        results.push(value);
+    }
+    let returned: Vec<Value> = results.iter().map(|&v| unsafe { Value::from_raw(v) }).collect();
+    block.append_operation(melior::dialect::func::r#return(&returned, location));
+    let region = Region::new();
+    region.append_block(block);
+    let function = melior::dialect::func::func(
+        context,
+        melior::ir::attribute::StringAttribute::new(context, "main"),
+        TypeAttribute::new(FunctionType::new(context, &argument_types, &result_types).into()),
+        region,
+        &[],
+        location,
+    );
+    let module = Module::new(location);
+    module.body().append_operation(function);
+    strata.verify(module.as_operation()).map_err(|diagnostics| FrontendError::Invalid { file, source: strata_ir::IrError::Verification { after: "import".into(), diagnostics } })?;
+    Ok(module)
+}
+
+fn check_opsets(model: &ModelProto, file: &str) -> Result<(), FrontendError> {
+    for opset in &model.opset_import {
+        if matches!(opset.domain(), "" | "ai.onnx") && !(13..=21).contains(&opset.version()) {
+            return Err(FrontendError::Opset {
+                file: file.to_owned(),
+                message: format!("default-domain opset {} is not supported (Strata imports opsets 13 to 21; convert the model with onnx.version_converter)", opset.version()),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn node_name(node: &NodeProto, index: usize) -> String {
+    if node.name().is_empty() { format!("{}#{index}", node.op_type()) } else { node.name().to_owned() }
+}
+
+fn input_shape(input: &onnx::ValueInfoProto, options: &ImportOptions, file: &str) -> Result<(Vec<i64>, DataType), FrontendError> {
+    let graph_error = |message: String| FrontendError::Graph { file: file.to_owned(), message };
+    let tensor = match input.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+        Some(onnx::type_proto::Value::TensorType(tensor)) => tensor,
+        _ => return Err(graph_error(format!("input '{}' is not a tensor", input.name()))),
+    };
+    let dtype = DataType::try_from(tensor.elem_type()).map_err(|_| graph_error(format!("input '{}' has an unknown element type", input.name())))?;
+    if let Some(shape) = options.input_shapes.get(input.name()) {
+        return Ok((shape.clone(), dtype));
+    }
+    let dims = tensor.shape.as_ref().map(|s| s.dim.as_slice()).unwrap_or_default();
+    if tensor.shape.is_none() {
+        return Err(FrontendError::SymbolicShape { file: file.to_owned(), input: input.name().to_owned(), dim: "(no shape)".into() });
+    }
+    dims.iter()
+        .map(|d| match &d.value {
+            Some(onnx::tensor_shape_proto::dimension::Value::DimValue(v)) if *v >= 0 => Ok(*v),
+            Some(onnx::tensor_shape_proto::dimension::Value::DimParam(p)) => {
+                Err(FrontendError::SymbolicShape { file: file.to_owned(), input: input.name().to_owned(), dim: format!("'{p}'") })
+            }
+            _ => Err(FrontendError::SymbolicShape { file: file.to_owned(), input: input.name().to_owned(), dim: "(unknown)".into() }),
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(|shape| (shape, dtype))
+}
+
+fn element(context: &melior::Context, dtype: DataType) -> Result<Type<'_>, String> {
+    let name = match dtype {
+        DataType::Float => "f32",
+        DataType::Float16 => "f16",
+        DataType::Bfloat16 => "bf16",
+        DataType::Double => "f64",
+        DataType::Int64 => "i64",
+        DataType::Int32 => "i32",
+        DataType::Int8 => "i8",
+        DataType::Bool => "i1",
+        other => return Err(format!("element type {} is not supported yet", other.as_str_name())),
+    };
+    Ok(Type::parse(context, name).expect("builtin scalar type"))
+}
+
+fn element_bytes(dtype: DataType) -> usize {
+    match dtype {
+        DataType::Double | DataType::Int64 => 8,
+        DataType::Float | DataType::Int32 => 4,
+        DataType::Float16 | DataType::Bfloat16 => 2,
+        _ => 1,
+    }
+}
+
+fn tensor_type<'c>(context: &'c melior::Context, shape: &[i64], dtype: DataType) -> Result<Type<'c>, String> {
+    let dims: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
+    Ok(RankedTensorType::new(&dims, element(context, dtype)?, None).into())
+}
+
+fn attribute<'n>(node: &'n NodeProto, name: &str) -> Option<&'n AttributeProto> {
+    node.attribute.iter().find(|a| a.name() == name)
+}
+
+fn ints(node: &NodeProto, name: &str) -> Option<Vec<i64>> {
+    attribute(node, name).map(|a| a.ints.clone())
+}
+
+fn int(node: &NodeProto, name: &str, default: i64) -> i64 {
+    attribute(node, name).map_or(default, |a| a.i())
+}
+
+unsafe extern "C" fn free_blob(user_data: *mut std::ffi::c_void, _: *const std::ffi::c_void, _: usize, _: usize) {
+    drop(unsafe { Box::from_raw(user_data as *mut Vec<u64>) });
+}
+
+impl Importer<'_> {
+    /// Reads a tensor's element bytes (raw, typed fields, or an external file).
+    fn constant(&self, tensor: &TensorProto) -> Result<Constant, String> {
+        let dtype = DataType::try_from(tensor.data_type()).map_err(|_| format!("tensor '{}' has an unknown data type", tensor.name()))?;
+        let shape = tensor.dims.clone();
+        if shape.iter().any(|&d| d < 0) {
+            return Err(format!("tensor '{}' has a negative dimension in {shape:?}", tensor.name()));
+        }
+        let count = shape
+            .iter()
+            .try_fold(1i64, |n, &d| n.checked_mul(d))
+            .filter(|&n| n <= (1 << 40))
+            .ok_or_else(|| format!("tensor '{}' has an impossible size {shape:?}", tensor.name()))?;
+        let bytes: Vec<u8> = if tensor.data_location() == onnx::tensor_proto::DataLocation::External {
+            let entry = |key: &str| tensor.external_data.iter().find(|e| e.key() == key).map(|e| e.value().to_owned());
+            let location = entry("location").ok_or_else(|| format!("tensor '{}' is external but names no location", tensor.name()))?;
+            let path = self.base_dir.clone().unwrap_or_default().join(&location);
+            let data = std::fs::read(&path).map_err(|e| format!("tensor '{}': cannot read external data {}: {e}", tensor.name(), path.display()))?;
+            let offset: usize = entry("offset").and_then(|o| o.parse().ok()).unwrap_or(0);
+            let length: usize = entry("length").and_then(|l| l.parse().ok()).unwrap_or(data.len().saturating_sub(offset));
+            data.get(offset..offset + length).ok_or_else(|| format!("tensor '{}': external data {} is too short", tensor.name(), path.display()))?.to_vec()
+        } else if tensor.raw_data.is_some() {
+            tensor.raw_data().to_vec()
+        } else {
+            match dtype {
+                DataType::Float => tensor.float_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
+                DataType::Double => tensor.double_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
+                DataType::Int64 => tensor.int64_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
+                DataType::Int32 => tensor.int32_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
+                DataType::Int8 | DataType::Bool => tensor.int32_data.iter().map(|&v| v as u8).collect(),
+                DataType::Float16 | DataType::Bfloat16 => tensor.int32_data.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect(),
+                other => return Err(format!("tensor '{}': element type {} is not supported yet", tensor.name(), other.as_str_name())),
+            }
+        };
+        if bytes.len() != count as usize * element_bytes(dtype) {
+            return Err(format!("tensor '{}' has {} bytes of data for shape {shape:?}", tensor.name(), bytes.len()));
+        }
+        Ok(Constant { shape, dtype, bytes, value: None })
+    }
+
+    /// The integer values of a constant operand (shape arguments are folded at import).
+    fn constant_ints(&self, name: &str) -> Result<Vec<i64>, String> {
+        match self.values.get(name) {
+            Some(Entry::Constant(c)) if c.dtype == DataType::Int64 => {
+                Ok(c.bytes.chunks_exact(8).map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes"))).collect())
+            }
+            Some(Entry::Constant(c)) if c.dtype == DataType::Int32 => {
+                Ok(c.bytes.chunks_exact(4).map(|b| i32::from_le_bytes(b.try_into().expect("4 bytes")) as i64).collect())
+            }
+            Some(_) => Err(format!("'{name}' must be a constant integer tensor (computed shapes are not folded yet)")),
+            None => Err(format!("'{name}' is not defined before its use")),
+        }
+    }
+
+    fn shape_of(&self, name: &str) -> Result<(Vec<i64>, DataType), String> {
+        match self.values.get(name) {
+            Some(Entry::Value { shape, dtype, .. }) => Ok((shape.clone(), *dtype)),
+            Some(Entry::Constant(c)) => Ok((c.shape.clone(), c.dtype)),
+            None => Err(format!("operand '{name}' is not defined before its use")),
+        }
+    }
+
+    /// The SSA value of `name`, materialising a constant as `arith.constant dense_resource`.
+    fn use_value(&mut self, block: &Block, name: &str, location: Location) -> Result<MlirValue, String> {
+        let context = self.strata.mlir();
+        let resources = self.resources;
+        let entry = self.values.get_mut(name).ok_or_else(|| format!("'{name}' is not defined before its use"))?;
+        match entry {
+            Entry::Value { value, .. } => Ok(*value),
+            Entry::Constant(constant) => {
+                if let Some(value) = constant.value {
+                    return Ok(value);
+                }
+                let ty = tensor_type(context, &constant.shape, constant.dtype)?;
+                let words = constant.bytes.len().div_ceil(8);
+                let mut blob = Box::new(vec![0u64; words]);
+                unsafe { std::ptr::copy_nonoverlapping(constant.bytes.as_ptr(), blob.as_mut_ptr().cast::<u8>(), constant.bytes.len()) };
+                let resource: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+                let resource = format!("{resource}_{resources}");
+                let data = blob.as_mut_ptr().cast::<std::ffi::c_void>();
+                let length = constant.bytes.len();
+                let raw: MlirAttribute = unsafe {
+                    mlir_sys::mlirUnmanagedDenseResourceElementsAttrGet(
+                        ty.to_raw(),
+                        melior::StringRef::new(&resource).to_raw(),
+                        data,
+                        length,
+                        8,
+                        false,
+                        Some(free_blob),
+                        Box::into_raw(blob).cast(),
+                    )
+                };
+                let attribute = unsafe { Attribute::from_raw(raw) };
+                let op = OperationBuilder::new("arith.constant", location)
+                    .add_attributes(&[(Identifier::new(context, "value"), attribute)])
+                    .add_results(&[ty])
+                    .build()
+                    .map_err(|e| e.to_string())?;
+                let op = block.append_operation(op);
+                let value: Value = op.result(0).expect("one result").into();
+                constant.value = Some(value.to_raw());
+                self.resources += 1;
+                Ok(value.to_raw())
+            }
+        }
+    }
+
+    fn define(&mut self, node: &NodeProto, op: melior::ir::operation::OperationRef<'_, '_>, shape: Vec<i64>, dtype: DataType) {
+        let value: Value = op.result(0).expect("one result").into();
+        self.values.insert(node.output[0].clone(), Entry::Value { value: value.to_raw(), shape, dtype });
+    }
+
+    fn node(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let location = Location::name(context, &node_name(node, index), Location::new(context, &self.file, index, 0));
+        let input = |k: usize| node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str);
+        let need = |k: usize| input(k).ok_or_else(|| format!("input #{k} is missing"));
+        if node.output.is_empty() {
+            return Err("the node has no output".into());
+        }
+        match node.op_type() {
+            "Constant" => {
+                let tensor = attribute(node, "value").and_then(|a| a.t.as_ref()).ok_or("only the 'value' form of Constant is supported")?;
+                let constant = self.constant(tensor)?;
+                self.values.insert(node.output[0].clone(), Entry::Constant(constant));
+            }
+            "Identity" | "Dropout" => {
+                // Dropout is the identity at inference; its optional mask output is not supported.
+                if node.op_type() == "Dropout" && node.output.iter().skip(1).any(|o| !o.is_empty()) {
+                    return Err("the mask output of Dropout is not supported".into());
+                }
+                let source = need(0)?;
+                let entry = match self.values.get(source).ok_or_else(|| format!("'{source}' is not defined before its use"))? {
+                    Entry::Value { value, shape, dtype } => Entry::Value { value: *value, shape: shape.clone(), dtype: *dtype },
+                    Entry::Constant(c) => Entry::Constant(Constant { shape: c.shape.clone(), dtype: c.dtype, bytes: c.bytes.clone(), value: c.value }),
+                };
+                self.values.insert(node.output[0].clone(), entry);
+            }
+            "Relu" | "Exp" => {
+                let (shape, dtype) = self.shape_of(need(0)?)?;
+                let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+                let ty = tensor_type(context, &shape, dtype)?;
+                let op = if node.op_type() == "Relu" { sg::Relu::build(context, location, x, ty) } else { sg::Exp::build(context, location, x, ty) };
+                let op = block.append_operation(op);
+                self.define(node, op, shape, dtype);
+            }
+            "Add" => {
+                let ((a, dtype), (b, other)) = (self.shape_of(need(0)?)?, self.shape_of(need(1)?)?);
+                if dtype != other {
+                    return Err(format!("operand types differ: {} and {}", dtype.as_str_name(), other.as_str_name()));
+                }
+                let shape = sg::verify::broadcast(&a, &b).ok_or_else(|| format!("shapes {a:?} and {b:?} do not broadcast"))?;
+                let lhs = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+                let rhs = unsafe { Value::from_raw(self.use_value(block, need(1)?, location)?) };
+                let op = block.append_operation(sg::Add::build(context, location, lhs, rhs, tensor_type(context, &shape, dtype)?));
+                self.define(node, op, shape, dtype);
+            }
+            "MatMul" => {
+                let ((a, dtype), (b, _)) = (self.shape_of(need(0)?)?, self.shape_of(need(1)?)?);
+                if a.len() < 2 || b.len() < 2 {
+                    return Err(format!("1-D MatMul operands are not supported yet (shapes {a:?} and {b:?})"));
+                }
+                if a[a.len() - 1] != b[b.len() - 2] {
+                    return Err(format!("contraction sizes differ: {a:?} x {b:?}"));
+                }
+                let mut shape = sg::verify::broadcast(&a[..a.len() - 2], &b[..b.len() - 2]).ok_or_else(|| format!("batch dims of {a:?} and {b:?} do not broadcast"))?;
+                shape.extend([a[a.len() - 2], b[b.len() - 1]]);
+                let lhs = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+                let rhs = unsafe { Value::from_raw(self.use_value(block, need(1)?, location)?) };
+                let op = block.append_operation(sg::Matmul::build(context, location, lhs, rhs, tensor_type(context, &shape, dtype)?));
+                self.define(node, op, shape, dtype);
+            }
+            "Conv" => self.conv(block, node, location)?,
+            "Transpose" => {
+                let (shape, dtype) = self.shape_of(need(0)?)?;
+                let perm = ints(node, "perm").unwrap_or_else(|| (0..shape.len() as i64).rev().collect());
+                let mut seen = vec![false; shape.len()];
+                if perm.len() != shape.len() || perm.iter().any(|&p| p < 0 || p as usize >= shape.len() || std::mem::replace(&mut seen[p as usize], true)) {
+                    return Err(format!("perm {perm:?} is not a permutation of the {} dimensions", shape.len()));
+                }
+                let out: Vec<i64> = perm.iter().map(|&p| shape[p as usize]).collect();
+                let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+                let op = block.append_operation(sg::Transpose::build(context, location, x, &perm, tensor_type(context, &out, dtype)?));
+                self.define(node, op, out, dtype);
+            }
+            "Reshape" | "Flatten" => {
+                let (shape, dtype) = self.shape_of(need(0)?)?;
+                let out = if node.op_type() == "Reshape" {
+                    shapes::reshape(&shape, &self.constant_ints(need(1)?)?, int(node, "allowzero", 0) != 0)?
+                } else {
+                    let rank = shape.len() as i64;
+                    let axis = int(node, "axis", 1);
+                    let axis = if axis < 0 { axis + rank } else { axis };
+                    if !(0..=rank).contains(&axis) {
+                        return Err(format!("axis {axis} is out of range for rank {rank}"));
+                    }
+                    let (head, tail) = shape.split_at(axis as usize);
+                    vec![head.iter().product(), tail.iter().product()]
+                };
+                let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+                let op = block.append_operation(sg::Reshape::build(context, location, x, tensor_type(context, &out, dtype)?));
+                self.define(node, op, out, dtype);
+            }
+            "Slice" => {
+                let (shape, dtype) = self.shape_of(need(0)?)?;
+                let starts = self.constant_ints(need(1)?)?;
+                let ends = self.constant_ints(need(2)?)?;
+                let axes = input(3).map(|n| self.constant_ints(n)).transpose()?;
+                let steps = input(4).map(|n| self.constant_ints(n)).transpose()?;
+                let (s, e, st) = shapes::slice(&shape, &starts, &ends, axes.as_deref(), steps.as_deref())?;
+                let out: Vec<i64> = (0..shape.len()).map(|d| (e[d] - s[d] + st[d] - 1) / st[d]).collect();
+                let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+                let op = block.append_operation(sg::Slice::build(context, location, x, &s, &e, &st, tensor_type(context, &out, dtype)?));
+                self.define(node, op, out, dtype);
+            }
+            other => return Err(format!("operator {other} is not supported")),
+        }
+        Ok(())
+    }
+
+    fn conv(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let input = |k: usize| node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str);
+        let (x_name, w_name) = (input(0).ok_or("input #0 is missing")?, input(1).ok_or("input #1 is missing")?);
+        let ((x, dtype), (w, _)) = (self.shape_of(x_name)?, self.shape_of(w_name)?);
+        if x.len() != 4 || w.len() != 4 {
+            return Err(format!("only 2-D convolutions (rank-4 input and weight) are supported, got {x:?} and {w:?}"));
+        }
+        let strides = ints(node, "strides").unwrap_or_else(|| vec![1, 1]);
+        let dilations = ints(node, "dilations").unwrap_or_else(|| vec![1, 1]);
+        let group = int(node, "group", 1);
+        if let Some(kernel) = ints(node, "kernel_shape") {
+            if kernel != w[2..] {
+                return Err(format!("kernel_shape {kernel:?} does not match the weight {w:?}"));
+            }
+        }
+        if strides.len() != 2 || dilations.len() != 2 || strides.iter().chain(&dilations).any(|&v| v <= 0) {
+            return Err(format!("strides {strides:?} and dilations {dilations:?} must be 2 positive values each"));
+        }
+        let auto_pad = attribute(node, "auto_pad").map(|a| String::from_utf8_lossy(a.s()).into_owned()).unwrap_or_else(|| "NOTSET".into());
+        // ONNX pads: [top, left, bottom, right] = [x1_begin, x2_begin, x1_end, x2_end].
+        let pads = match auto_pad.as_str() {
+            "NOTSET" => ints(node, "pads").unwrap_or_else(|| vec![0; 4]),
+            "VALID" => vec![0; 4],
+            "SAME_UPPER" | "SAME_LOWER" => {
+                let upper = auto_pad == "SAME_UPPER";
+                let (t, b) = shapes::same_pads(x[2], w[2], strides[0], dilations[0], upper);
+                let (l, r) = shapes::same_pads(x[3], w[3], strides[1], dilations[1], upper);
+                vec![t, l, b, r]
+            }
+            other => return Err(format!("auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER")),
+        };
+        if pads.len() != 4 || pads.iter().any(|&p| p < 0) {
+            return Err(format!("pads {pads:?} must be 4 non-negative values"));
+        }
+        if group < 1 || x[1] % group != 0 || w[0] % group != 0 || w[1] * group != x[1] {
+            return Err(format!("group {group} does not fit input channels {} and weight {w:?}", x[1]));
+        }
+        let out = vec![
+            x[0],
+            w[0],
+            shapes::conv_out(x[2], w[2], pads[0], pads[2], strides[0], dilations[0]),
+            shapes::conv_out(x[3], w[3], pads[1], pads[3], strides[1], dilations[1]),
+        ];
+        let bias = match input(2) {
+            Some(name) => {
+                let (b, _) = self.shape_of(name)?;
+                if b != [w[0]] {
+                    return Err(format!("bias shape {b:?} must be [{}]", w[0]));
+                }
+                Some(self.use_value(block, name, location)?)
+            }
+            None => None,
+        };
+        let xv = unsafe { Value::from_raw(self.use_value(block, x_name, location)?) };
+        let wv = unsafe { Value::from_raw(self.use_value(block, w_name, location)?) };
+        let bv = bias.map(|b| unsafe { Value::from_raw(b) });
+        let op = sg::Conv2d::build(context, location, xv, wv, bv, &strides, &pads, &dilations, group, tensor_type(context, &out, dtype)?);
+        let op = block.append_operation(op);
+        self.define(node, op, out, dtype);
+        Ok(())
+    }
+}

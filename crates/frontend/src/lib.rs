@@ -1,0 +1,20 @@
+//! `strata-frontend` imports ONNX models into the `sg` dialect: protobuf decoded by prost
+//! (types generated from ONNX's own `onnx.proto` by the pure-Rust `protox` compiler), static
+//! shapes inferred for every value, weights attached as `dense_resource` blobs (never inline
+//! text), every node located as `loc("<node name>"("model.onnx":<node index>:0))`. It never
+//! lowers or optimises: it produces `sg` and nothing else.
+
+pub mod error;
+mod import;
+pub mod onnx {
+    //! The ONNX protobuf types (generated).
+    #![allow(clippy::all, missing_docs)]
+    include!(concat!(env!("OUT_DIR"), "/onnx.rs"));
+}
+mod shapes;
+
+#[cfg(test)]
+mod tests;
+
+pub use error::FrontendError;
+pub use import::{import, supported_ops, ImportOptions};

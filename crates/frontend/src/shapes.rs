@@ -1,0 +1,90 @@
+//! Static shape rules of the imported ops (ONNX semantics), as plain functions.
+
+/// Output spatial size of a convolution along one axis.
+pub fn conv_out(input: i64, kernel: i64, pad_begin: i64, pad_end: i64, stride: i64, dilation: i64) -> i64 {
+    let extent = input + pad_begin + pad_end - dilation * (kernel - 1) - 1;
+    if extent < 0 { 0 } else { extent / stride + 1 }
+}
+
+/// ONNX `auto_pad` SAME_UPPER / SAME_LOWER padding for one axis: (begin, end).
+pub fn same_pads(input: i64, kernel: i64, stride: i64, dilation: i64, upper: bool) -> (i64, i64) {
+    let out = (input + stride - 1) / stride;
+    let total = ((out - 1) * stride + dilation * (kernel - 1) + 1 - input).max(0);
+    if upper { (total / 2, total - total / 2) } else { (total - total / 2, total / 2) }
+}
+
+/// Resolves an ONNX Reshape target: `0` copies the input dim (unless `allowzero`), one `-1`
+/// is inferred from the element count.
+pub fn reshape(input: &[i64], target: &[i64], allowzero: bool) -> Result<Vec<i64>, String> {
+    let count: i64 = input.iter().product();
+    let mut out: Vec<i64> = Vec::with_capacity(target.len());
+    let mut infer = None;
+    for (i, &d) in target.iter().enumerate() {
+        match d {
+            0 if !allowzero => out.push(*input.get(i).ok_or_else(|| format!("shape entry {i} is 0 but the input has rank {}", input.len()))?),
+            -1 if infer.is_none() => {
+                infer = Some(i);
+                out.push(1);
+            }
+            -1 => return Err("more than one -1 in the target shape".into()),
+            d if d < 0 => return Err(format!("invalid target dimension {d}")),
+            d => out.push(d),
+        }
+    }
+    let known: i64 = out.iter().product();
+    if let Some(i) = infer {
+        if known == 0 || count % known != 0 {
+            return Err(format!("cannot infer -1: {count} elements do not divide into {known}"));
+        }
+        out[i] = count / known;
+    }
+    if out.iter().product::<i64>() != count {
+        return Err(format!("cannot reshape {input:?} ({count} elements) to {out:?}"));
+    }
+    Ok(out)
+}
+
+/// Normalises ONNX Slice parameters to per-dimension (starts, ends, steps), clamped to the
+/// shape. Only positive steps are handled.
+pub fn slice(shape: &[i64], starts: &[i64], ends: &[i64], axes: Option<&[i64]>, steps: Option<&[i64]>) -> Result<(Vec<i64>, Vec<i64>, Vec<i64>), String> {
+    let rank = shape.len() as i64;
+    let axes: Vec<i64> = axes.map_or_else(|| (0..starts.len() as i64).collect(), <[i64]>::to_vec);
+    if starts.len() != ends.len() || axes.len() != starts.len() || steps.is_some_and(|s| s.len() != starts.len()) {
+        return Err("starts, ends, axes and steps must have the same length".into());
+    }
+    let (mut s, mut e, mut st): (Vec<i64>, Vec<i64>, Vec<i64>) = (vec![0; shape.len()], shape.to_vec(), vec![1; shape.len()]);
+    for (k, &axis) in axes.iter().enumerate() {
+        let axis = if axis < 0 { axis + rank } else { axis };
+        if !(0..rank).contains(&axis) {
+            return Err(format!("axis {} is out of range for rank {rank}", axes[k]));
+        }
+        let a = axis as usize;
+        let step = steps.map_or(1, |s| s[k]);
+        if step <= 0 {
+            return Err(format!("step {step} on axis {axis}: only positive steps are supported"));
+        }
+        let dim = shape[a];
+        let clamp = |v: i64| (if v < 0 { v + dim } else { v }).clamp(0, dim);
+        s[a] = clamp(starts[k]);
+        e[a] = clamp(ends[k]).max(s[a]);
+        st[a] = step;
+    }
+    Ok((s, e, st))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules() {
+        assert_eq!(conv_out(224, 7, 3, 3, 2, 1), 112);
+        assert_eq!(same_pads(5, 3, 2, 1, true), (1, 1));
+        assert_eq!(same_pads(4, 3, 2, 1, true), (0, 1));
+        assert_eq!(same_pads(4, 3, 2, 1, false), (1, 0));
+        assert_eq!(reshape(&[2, 3, 4], &[0, -1], false).unwrap(), vec![2, 12]);
+        assert!(reshape(&[2, 3], &[4, -1], false).is_err());
+        assert_eq!(slice(&[10, 20], &[1, -5], &[100, 20], Some(&[0, 1]), None).unwrap(), (vec![1, 15], vec![10, 20], vec![1, 1]));
+        assert!(slice(&[4], &[3], &[0], None, Some(&[-1])).is_err());
+    }
+}

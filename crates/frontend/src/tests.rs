@@ -1,0 +1,49 @@
+//! Robustness: whatever the bytes, import returns a value or an error, never panics.
+
+use crate::{import, ImportOptions};
+use proptest::prelude::*;
+use strata_ir::StrataContext;
+
+fn context() -> StrataContext {
+    StrataContext::new(&[strata_dialect_sg::DIALECT]).unwrap()
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../lit-tests/frontend/inputs").join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn every_truncation_of_a_model_fails_cleanly() {
+    let strata = context();
+    let bytes = fixture("conv_relu.onnx");
+    let options = ImportOptions { file_name: "conv_relu.onnx".into(), ..Default::default() };
+    assert!(import(&strata, &bytes, &options).is_ok());
+    let mut errors = 0;
+    for length in 0..bytes.len() {
+        errors += usize::from(import(&strata, &bytes[..length], &options).is_err());
+    }
+    assert!(errors > bytes.len() / 2, "most truncations are invalid models");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
+        let strata = context();
+        let _ = import(&strata, &bytes, &ImportOptions { file_name: "fuzz.onnx".into(), ..Default::default() });
+    }
+
+    /// Flipping bytes of a real model (structure mostly intact) reaches deeper code paths.
+    #[test]
+    fn mutated_models_never_panic(flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8)) {
+        let strata = context();
+        let mut bytes = fixture("layout.onnx");
+        for (index, value) in flips {
+            let i = index.index(bytes.len());
+            bytes[i] = value;
+        }
+        let _ = import(&strata, &bytes, &ImportOptions { file_name: "mutated.onnx".into(), ..Default::default() });
+    }
+}

@@ -1,0 +1,134 @@
+"""Generates the tiny ONNX fixtures of lit-tests/frontend (checked in beside this script).
+
+Run from this directory with the pinned package: `pip install onnx==1.17.0 && python3
+make_fixtures.py`. Weights are random with a fixed seed, so the files are reproducible.
+"""
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+rng = np.random.default_rng(0)
+
+
+def tensor(name, shape):
+    return numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
+
+
+def ints(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def save(graph, path, opset=17, extra_opsets=()):
+    opsets = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, 1) for d in extra_opsets]
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="strata-fixtures")
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+
+
+# Conv (bias, pads, stride 2) -> Relu -> Add (broadcast per-channel) -> Exp; a depthwise conv
+# with auto_pad SAME_UPPER.
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv0", pads=[1, 1, 1, 1], strides=[2, 2]),
+            helper.make_node("Relu", ["c"], ["r"], name="relu0"),
+            helper.make_node("Conv", ["r", "dw"], ["d"], name="dwconv", group=4, auto_pad="SAME_UPPER"),
+            helper.make_node("Add", ["d", "shift"], ["a"], name="add0"),
+            helper.make_node("Exp", ["a"], ["y"], name="exp0"),
+        ],
+        "conv_relu",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 4, 4])],
+        [tensor("w", [4, 3, 3, 3]), tensor("b", [4]), tensor("dw", [4, 1, 3, 3]), tensor("shift", [1, 4, 1, 1])],
+    ),
+    "conv_relu.onnx",
+)
+
+# Slice -> Transpose -> Reshape (constant shape, -1) -> MatMul with a weight; Flatten,
+# Identity, Dropout and a Constant node.
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["s"], name="slice0"),
+            helper.make_node("Transpose", ["s"], ["t"], name="transpose0", perm=[0, 2, 1]),
+            helper.make_node("Constant", [], ["shape"], name="shape0", value=ints("shape_value", [0, -1])),
+            helper.make_node("Reshape", ["t", "shape"], ["r"], name="reshape0"),
+            helper.make_node("MatMul", ["r", "w"], ["m"], name="matmul0"),
+            helper.make_node("Identity", ["m"], ["i"], name="identity0"),
+            helper.make_node("Dropout", ["i"], ["o"], name="dropout0"),
+            helper.make_node("Flatten", ["o"], ["y"], name="flatten0", axis=1),
+        ],
+        "layout",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16, 32])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 5])],
+        [ints("starts", [1, 2]), ints("ends", [10, -2]), ints("axes", [1, 2]), tensor("w", [252, 5])],
+    ),
+    "layout.onnx",
+)
+
+# Unsupported operators, several nodes each, one in a custom domain.
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Softmax", ["x"], ["a"], name="softmax0"),
+            helper.make_node("Relu", ["a"], ["b"], name="relu0"),
+            helper.make_node("Softmax", ["b"], ["c"], name="softmax1"),
+            helper.make_node("Gelu", ["c"], ["d"], name="gelu0", domain="com.example"),
+            helper.make_node("Sigmoid", ["d"], ["y"]),
+        ],
+        "unsupported",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])],
+    ),
+    "unsupported.onnx",
+    extra_opsets=["com.example"],
+)
+
+# A symbolic batch dimension.
+save(
+    helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu0")],
+        "symbolic",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4])],
+    ),
+    "symbolic.onnx",
+)
+
+# An opset outside 13..21.
+save(
+    helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu0")],
+        "old",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])],
+    ),
+    "opset9.onnx",
+    opset=9,
+)
+
+# Inconsistent shapes: MatMul contraction mismatch.
+save(
+    helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm_bad")],
+        "bad_shapes",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 5])],
+        [tensor("w", [4, 5])],
+    ),
+    "bad_shapes.onnx",
+)
+
+# Weights in an external data file.
+graph = helper.make_graph(
+    [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm_external")],
+    "external",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32])],
+    [tensor("w", [64, 32])],
+)
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="strata-fixtures")
+onnx.save(model, "external.onnx", save_as_external_data=True, all_tensors_to_one_file=True, location="external.weights", size_threshold=0)
+
+with open("malformed.onnx", "wb") as f:
+    f.write(b"\x0a\xff\xff\xff\xff\x0f this is not protobuf")

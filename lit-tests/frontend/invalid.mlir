@@ -1,0 +1,32 @@
+// Every import error: one error listing all unsupported ops with their nodes, symbolic
+// shapes with the --input-shape hint, opsets, malformed protobuf, inconsistent shapes (with
+// the node's index, name and op type), bad --input-shape text. Never a panic.
+// RUN: not strata import %S/inputs/unsupported.onnx 2>&1 | FileCheck %s --check-prefix=UNSUPPORTED
+// RUN: not strata import %S/inputs/symbolic.onnx 2>&1 | FileCheck %s --check-prefix=SYMBOLIC
+// RUN: strata import %S/inputs/symbolic.onnx --input-shape x=3x4 | FileCheck %s --check-prefix=FIXED
+// RUN: not strata import %S/inputs/opset9.onnx 2>&1 | FileCheck %s --check-prefix=OPSET
+// RUN: not strata import %S/inputs/malformed.onnx 2>&1 | FileCheck %s --check-prefix=MALFORMED
+// RUN: not strata import %S/inputs/bad_shapes.onnx 2>&1 | FileCheck %s --check-prefix=SHAPES
+// RUN: not strata import %S/inputs/symbolic.onnx --input-shape x=3xq 2>&1 | FileCheck %s --check-prefix=FLAG
+// RUN: not strata import %S/inputs/missing.onnx 2>&1 | FileCheck %s --check-prefix=MISSING
+
+// UNSUPPORTED: error: {{.*}}unsupported.onnx: unsupported operators (nothing was imported):
+// UNSUPPORTED-NEXT: Sigmoid: 1 node(s): Sigmoid#4
+// UNSUPPORTED-NEXT: Softmax: 2 node(s): softmax0, softmax1
+// UNSUPPORTED-NEXT: com.example::Gelu: 1 node(s): gelu0
+// UNSUPPORTED-NOT: panicked
+
+// SYMBOLIC: error: {{.*}}symbolic.onnx: input 'x' has a symbolic or unknown dimension 'batch': pass its shape with --input-shape x=1x3x224x224 (for example)
+
+// FIXED: func.func @main(%{{.*}}: tensor<3x4xf32>) -> tensor<3x4xf32>
+// FIXED: "sg.relu"
+
+// OPSET: error: {{.*}}opset9.onnx: default-domain opset 9 is not supported (Strata imports opsets 13 to 21; convert the model with onnx.version_converter)
+
+// MALFORMED: error: {{.*}}malformed.onnx: not a valid ONNX model: failed to decode Protobuf message
+
+// SHAPES: error: {{.*}}bad_shapes.onnx: node #0 'mm_bad' (MatMul): contraction sizes differ: [2, 3] x [4, 5]
+
+// FLAG: error: invalid value 'x=3xq' for '--input-shape <NAME=DIMS>': 'q' in 'x=3xq' is not a dimension
+
+// MISSING: error: cannot read {{.*}}missing.onnx: No such file or directory
