@@ -22,7 +22,8 @@ struct Cli {
 enum Task {
     /// Install (as root) or list (otherwise) the system packages Strata needs, then check them.
     Setup,
-    /// Set up, then run every test: unit tests, lit tests, tidy checks.
+    /// Set up, then run every test: unit tests, lit tests, tidy checks, and the import of
+    /// every ONNX node-test case (fails on any panic).
     Test {
         /// Extra arguments for `cargo test` (after `--`).
         #[arg(last = true)]
@@ -37,6 +38,12 @@ enum Task {
     },
     /// Set up, then lower the bundled example to the LLVM dialect with `strata-opt`.
     Demo,
+    /// Generate ONNX's node tests once (pinned onnx, into target/onnx-node-tests) and import
+    /// every case: a table per op type of imported / unsupported / failed.
+    OnnxTests {
+        /// Only cases whose directory name contains this.
+        filter: Option<String>,
+    },
     /// Run a benchmark (release build) and print its comparison table.
     Bench {
         #[command(subcommand)]
@@ -68,7 +75,8 @@ fn main() -> ExitCode {
                 args.push("--");
                 args.extend(rest.iter().map(String::as_str));
             }
-            cargo(&args, &[])
+            cargo(&args, &[])?;
+            onnx_tests(None)
         }),
         Task::Lit { filter, bless } => setup::run().and_then(|()| {
             let mut args = vec!["test", "-p", "strata-driver", "--test", "lit"];
@@ -79,6 +87,7 @@ fn main() -> ExitCode {
             cargo(&args, env)
         }),
         Task::Demo => setup::run().and_then(|()| demo()),
+        Task::OnnxTests { filter } => setup::run().and_then(|()| onnx_tests(filter.as_deref())),
         Task::Bench { which: Bench::Plan { budget_ms, filter } } => {
             let budget = budget_ms.to_string();
             let mut args = vec!["bench", "-p", "strata-plan", "--bench", "plan", "--", "--budget-ms", budget.as_str()];
@@ -138,4 +147,42 @@ fn demo() -> Result<(), String> {
     } else {
         Err(format!("strata-opt failed ({status})"))
     }
+}
+
+/// The onnx release whose node tests are the conformance suite (1884 cases).
+const ONNX_VERSION: &str = "1.23.2";
+
+fn onnx_tests(filter: Option<&str>) -> Result<(), String> {
+    let cache = root().join("target/onnx-node-tests");
+    let cases = cache.join("cases");
+    let stamp = cases.join("COMPLETE");
+    if !std::fs::read_to_string(&stamp).is_ok_and(|s| s.contains(ONNX_VERSION)) {
+        let site = cache.join("python");
+        eprintln!("xtask: installing onnx=={ONNX_VERSION} into {}", site.display());
+        let status = Command::new("python3")
+            .args(["-m", "pip", "install", "--quiet", "--upgrade", "--target"])
+            .arg(&site)
+            .arg(format!("onnx=={ONNX_VERSION}"))
+            .status()
+            .map_err(|e| format!("cannot run python3 -m pip: {e} (install python3 and pip)"))?;
+        if !status.success() {
+            return Err(format!("pip install onnx=={ONNX_VERSION} failed ({status})"));
+        }
+        let _ = std::fs::remove_dir_all(&cases);
+        let status = Command::new("python3")
+            .arg(root().join("xtask/scripts/onnx_node_tests.py"))
+            .arg(&cases)
+            .env("PYTHONPATH", &site)
+            .status()
+            .map_err(|e| format!("cannot run python3: {e}"))?;
+        if !status.success() {
+            return Err(format!("generating the node tests failed ({status})"));
+        }
+    }
+    let cases = cases.display().to_string();
+    let mut args = vec!["run", "--quiet", "-p", "strata-driver", "--bin", "strata-conformance", "--", cases.as_str()];
+    if let Some(filter) = filter {
+        args.push(filter);
+    }
+    cargo(&args, &[])
 }

@@ -27,6 +27,18 @@ pub enum FrontendError {
     Invalid { file: String, source: strata_ir::IrError },
 }
 
+impl FrontendError {
+    /// Whether the model is valid but uses something Strata does not import yet (a clean
+    /// "unsupported" error rather than a rejection of the model or an importer bug).
+    pub fn is_unsupported(&self) -> bool {
+        match self {
+            FrontendError::Unsupported { .. } | FrontendError::Opset { .. } => true,
+            FrontendError::Node { message, .. } | FrontendError::Graph { message, .. } => message.starts_with("unsupported:") || message.contains(": unsupported:"),
+            _ => false,
+        }
+    }
+}
+
 fn list(ops: &BTreeMap<String, Vec<String>>) -> String {
     ops.iter()
         .map(|(op, nodes)| {

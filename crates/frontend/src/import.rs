@@ -129,12 +129,21 @@ pub fn import<'c>(strata: &'c StrataContext, bytes: &[u8], options: &ImportOptio
     Ok(module)
 }
 
+/// The default-domain opsets Strata imports. Versions of the supported ops introduced after
+/// opset 21 (up to 28, onnx 1.23) only widen their element types.
+pub const OPSETS: std::ops::RangeInclusive<i64> = 13..=28;
+
 fn check_opsets(model: &ModelProto, file: &str) -> Result<(), FrontendError> {
     for opset in &model.opset_import {
-        if matches!(opset.domain(), "" | "ai.onnx") && !(13..=21).contains(&opset.version()) {
+        if matches!(opset.domain(), "" | "ai.onnx") && !OPSETS.contains(&opset.version()) {
             return Err(FrontendError::Opset {
                 file: file.to_owned(),
-                message: format!("default-domain opset {} is not supported (Strata imports opsets 13 to 21; convert the model with onnx.version_converter)", opset.version()),
+                message: format!(
+                    "default-domain opset {} is not supported (Strata imports opsets {} to {}; convert the model with onnx.version_converter)",
+                    opset.version(),
+                    OPSETS.start(),
+                    OPSETS.end()
+                ),
             });
         }
     }
@@ -149,7 +158,7 @@ fn input_shape(input: &onnx::ValueInfoProto, options: &ImportOptions, file: &str
     let graph_error = |message: String| FrontendError::Graph { file: file.to_owned(), message };
     let tensor = match input.r#type.as_ref().and_then(|t| t.value.as_ref()) {
         Some(onnx::type_proto::Value::TensorType(tensor)) => tensor,
-        _ => return Err(graph_error(format!("input '{}' is not a tensor", input.name()))),
+        _ => return Err(graph_error(format!("unsupported: input '{}' is not a tensor (sequence, map and optional inputs are not imported)", input.name()))),
     };
     let dtype = DataType::try_from(tensor.elem_type()).map_err(|_| graph_error(format!("input '{}' has an unknown element type", input.name())))?;
     if let Some(shape) = options.input_shapes.get(input.name()) {
@@ -179,18 +188,23 @@ fn element(context: &melior::Context, dtype: DataType) -> Result<Type<'_>, Strin
         DataType::Double => "f64",
         DataType::Int64 => "i64",
         DataType::Int32 => "i32",
+        DataType::Int16 => "i16",
         DataType::Int8 => "i8",
+        DataType::Uint64 => "ui64",
+        DataType::Uint32 => "ui32",
+        DataType::Uint16 => "ui16",
+        DataType::Uint8 => "ui8",
         DataType::Bool => "i1",
-        other => return Err(format!("element type {} is not supported yet", other.as_str_name())),
+        other => return Err(format!("unsupported: element type {}", other.as_str_name())),
     };
     Ok(Type::parse(context, name).expect("builtin scalar type"))
 }
 
 fn element_bytes(dtype: DataType) -> usize {
     match dtype {
-        DataType::Double | DataType::Int64 => 8,
-        DataType::Float | DataType::Int32 => 4,
-        DataType::Float16 | DataType::Bfloat16 => 2,
+        DataType::Double | DataType::Int64 | DataType::Uint64 => 8,
+        DataType::Float | DataType::Int32 | DataType::Uint32 => 4,
+        DataType::Float16 | DataType::Bfloat16 | DataType::Int16 | DataType::Uint16 => 2,
         _ => 1,
     }
 }
@@ -245,9 +259,13 @@ impl Importer<'_> {
                 DataType::Double => tensor.double_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
                 DataType::Int64 => tensor.int64_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
                 DataType::Int32 => tensor.int32_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
-                DataType::Int8 | DataType::Bool => tensor.int32_data.iter().map(|&v| v as u8).collect(),
-                DataType::Float16 | DataType::Bfloat16 => tensor.int32_data.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect(),
-                other => return Err(format!("tensor '{}': element type {} is not supported yet", tensor.name(), other.as_str_name())),
+                DataType::Uint64 => tensor.uint64_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
+                DataType::Uint32 => tensor.uint64_data.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect(),
+                DataType::Int8 | DataType::Uint8 | DataType::Bool => tensor.int32_data.iter().map(|&v| v as u8).collect(),
+                DataType::Float16 | DataType::Bfloat16 | DataType::Int16 | DataType::Uint16 => {
+                    tensor.int32_data.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect()
+                }
+                other => return Err(format!("unsupported: tensor '{}' has element type {}", tensor.name(), other.as_str_name())),
             }
         };
         if bytes.len() != count as usize * element_bytes(dtype) {
@@ -265,7 +283,7 @@ impl Importer<'_> {
             Some(Entry::Constant(c)) if c.dtype == DataType::Int32 => {
                 Ok(c.bytes.chunks_exact(4).map(|b| i32::from_le_bytes(b.try_into().expect("4 bytes")) as i64).collect())
             }
-            Some(_) => Err(format!("'{name}' must be a constant integer tensor (computed shapes are not folded yet)")),
+            Some(_) => Err(format!("unsupported: '{name}' must be a constant integer tensor (computed shapes are not folded yet)")),
             None => Err(format!("'{name}' is not defined before its use")),
         }
     }
@@ -339,14 +357,14 @@ impl Importer<'_> {
         }
         match node.op_type() {
             "Constant" => {
-                let tensor = attribute(node, "value").and_then(|a| a.t.as_ref()).ok_or("only the 'value' form of Constant is supported")?;
+                let tensor = attribute(node, "value").and_then(|a| a.t.as_ref()).ok_or("unsupported: only the 'value' form of Constant")?;
                 let constant = self.constant(tensor)?;
                 self.values.insert(node.output[0].clone(), Entry::Constant(constant));
             }
             "Identity" | "Dropout" => {
                 // Dropout is the identity at inference; its optional mask output is not supported.
                 if node.op_type() == "Dropout" && node.output.iter().skip(1).any(|o| !o.is_empty()) {
-                    return Err("the mask output of Dropout is not supported".into());
+                    return Err("unsupported: the mask output of Dropout".into());
                 }
                 let source = need(0)?;
                 let entry = match self.values.get(source).ok_or_else(|| format!("'{source}' is not defined before its use"))? {
@@ -377,7 +395,7 @@ impl Importer<'_> {
             "MatMul" => {
                 let ((a, dtype), (b, _)) = (self.shape_of(need(0)?)?, self.shape_of(need(1)?)?);
                 if a.len() < 2 || b.len() < 2 {
-                    return Err(format!("1-D MatMul operands are not supported yet (shapes {a:?} and {b:?})"));
+                    return Err(format!("unsupported: 1-D MatMul operands (shapes {a:?} and {b:?})"));
                 }
                 if a[a.len() - 1] != b[b.len() - 2] {
                     return Err(format!("contraction sizes differ: {a:?} x {b:?}"));
@@ -443,7 +461,7 @@ impl Importer<'_> {
         let (x_name, w_name) = (input(0).ok_or("input #0 is missing")?, input(1).ok_or("input #1 is missing")?);
         let ((x, dtype), (w, _)) = (self.shape_of(x_name)?, self.shape_of(w_name)?);
         if x.len() != 4 || w.len() != 4 {
-            return Err(format!("only 2-D convolutions (rank-4 input and weight) are supported, got {x:?} and {w:?}"));
+            return Err(format!("unsupported: only 2-D convolutions (rank-4 input and weight), got {x:?} and {w:?}"));
         }
         let strides = ints(node, "strides").unwrap_or_else(|| vec![1, 1]);
         let dilations = ints(node, "dilations").unwrap_or_else(|| vec![1, 1]);

@@ -17,4 +17,4 @@ mod shapes;
 mod tests;
 
 pub use error::FrontendError;
-pub use import::{import, supported_ops, ImportOptions};
+pub use import::{import, supported_ops, ImportOptions, OPSETS};

@@ -61,7 +61,7 @@ pub fn slice(shape: &[i64], starts: &[i64], ends: &[i64], axes: Option<&[i64]>, 
         let a = axis as usize;
         let step = steps.map_or(1, |s| s[k]);
         if step <= 0 {
-            return Err(format!("step {step} on axis {axis}: only positive steps are supported"));
+            return Err(format!("unsupported: step {step} on axis {axis} (only positive steps)"));
         }
         let dim = shape[a];
         let clamp = |v: i64| (if v < 0 { v + dim } else { v }).clamp(0, dim);
