@@ -43,6 +43,116 @@ irdl.dialect @sg {
     irdl.results(output: %output)
   }
 
+  // Elementwise difference with ONNX (NumPy) broadcasting.
+  irdl.operation @sub {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // Elementwise product with ONNX (NumPy) broadcasting.
+  irdl.operation @mul {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // Elementwise quotient (integer division truncates) with ONNX (NumPy) broadcasting.
+  irdl.operation @div {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // Elementwise power lhs^rhs with ONNX (NumPy) broadcasting.
+  irdl.operation @pow {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // Elementwise maximum with ONNX (NumPy) broadcasting.
+  irdl.operation @max {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // Elementwise minimum with ONNX (NumPy) broadcasting.
+  irdl.operation @min {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // -x; result type equals operand type.
+  irdl.operation @neg {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // |x|; result type equals operand type.
+  irdl.operation @abs {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // 1/x; result type equals operand type.
+  irdl.operation @reciprocal {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // square root; result type equals operand type.
+  irdl.operation @sqrt {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // natural logarithm; result type equals operand type.
+  irdl.operation @log {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // error function; result type equals operand type.
+  irdl.operation @erf {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // hyperbolic tangent; result type equals operand type.
+  irdl.operation @tanh {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // 1 / (1 + e^-x); result type equals operand type.
+  irdl.operation @sigmoid {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
   // max(x, 0); result type equals operand type.
   irdl.operation @relu {
     %t = irdl.base "!builtin.tensor"

@@ -11,8 +11,8 @@
 // RUN: not strata import %S/inputs/missing.onnx 2>&1 | FileCheck %s --check-prefix=MISSING
 
 // UNSUPPORTED: error: {{.*}}unsupported.onnx: unsupported operators (nothing was imported):
-// UNSUPPORTED-NEXT: Sigmoid: 1 node(s): Sigmoid#4
 // UNSUPPORTED-NEXT: Softmax: 2 node(s): softmax0, softmax1
+// UNSUPPORTED-NEXT: Softsign: 1 node(s): Softsign#4
 // UNSUPPORTED-NEXT: com.example::Gelu: 1 node(s): gelu0
 // UNSUPPORTED-NOT: panicked
 

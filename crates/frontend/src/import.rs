@@ -27,7 +27,10 @@ pub struct ImportOptions {
 
 /// The ONNX operators this importer maps to `sg`.
 pub fn supported_ops() -> &'static [&'static str] {
-    &["Add", "Constant", "Conv", "Dropout", "Exp", "Flatten", "Identity", "MatMul", "Relu", "Reshape", "Slice", "Transpose"]
+    &[
+        "Abs", "Add", "Constant", "Conv", "Div", "Dropout", "Erf", "Exp", "Flatten", "Identity", "Log", "MatMul", "Max", "Min",
+        "Mul", "Neg", "Pow", "Reciprocal", "Relu", "Reshape", "Sigmoid", "Slice", "Sqrt", "Sub", "Sum", "Tanh", "Transpose",
+    ]
 }
 
 /// A constant known at import time (initializer or `Constant` node).
@@ -373,24 +376,60 @@ impl Importer<'_> {
                 };
                 self.values.insert(node.output[0].clone(), entry);
             }
-            "Relu" | "Exp" => {
+            "Relu" | "Exp" | "Neg" | "Abs" | "Reciprocal" | "Sqrt" | "Log" | "Erf" | "Tanh" | "Sigmoid" => {
                 let (shape, dtype) = self.shape_of(need(0)?)?;
                 let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
                 let ty = tensor_type(context, &shape, dtype)?;
-                let op = if node.op_type() == "Relu" { sg::Relu::build(context, location, x, ty) } else { sg::Exp::build(context, location, x, ty) };
+                let op = match node.op_type() {
+                    "Relu" => sg::Relu::build(context, location, x, ty),
+                    "Exp" => sg::Exp::build(context, location, x, ty),
+                    "Neg" => sg::Neg::build(context, location, x, ty),
+                    "Abs" => sg::Abs::build(context, location, x, ty),
+                    "Reciprocal" => sg::Reciprocal::build(context, location, x, ty),
+                    "Sqrt" => sg::Sqrt::build(context, location, x, ty),
+                    "Log" => sg::Log::build(context, location, x, ty),
+                    "Erf" => sg::Erf::build(context, location, x, ty),
+                    "Tanh" => sg::Tanh::build(context, location, x, ty),
+                    _ => sg::Sigmoid::build(context, location, x, ty),
+                };
                 let op = block.append_operation(op);
                 self.define(node, op, shape, dtype);
             }
-            "Add" => {
-                let ((a, dtype), (b, other)) = (self.shape_of(need(0)?)?, self.shape_of(need(1)?)?);
-                if dtype != other {
-                    return Err(format!("operand types differ: {} and {}", dtype.as_str_name(), other.as_str_name()));
+            // Binary with broadcasting; N-ary Max, Min and Sum become a left-to-right chain of
+            // binary ops (the documented decomposition).
+            "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Max" | "Min" | "Sum" => {
+                let names: Vec<&str> = node.input.iter().map(String::as_str).filter(|n| !n.is_empty()).collect();
+                let binary = matches!(node.op_type(), "Add" | "Sub" | "Mul" | "Div" | "Pow");
+                if names.is_empty() || (binary && names.len() != 2) {
+                    return Err(format!("expected {} inputs, got {}", if binary { "2" } else { "at least 1" }, names.len()));
                 }
-                let shape = sg::verify::broadcast(&a, &b).ok_or_else(|| format!("shapes {a:?} and {b:?} do not broadcast"))?;
-                let lhs = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
-                let rhs = unsafe { Value::from_raw(self.use_value(block, need(1)?, location)?) };
-                let op = block.append_operation(sg::Add::build(context, location, lhs, rhs, tensor_type(context, &shape, dtype)?));
-                self.define(node, op, shape, dtype);
+                let (mut shape, dtype) = self.shape_of(names[0])?;
+                let mut acc = self.use_value(block, names[0], location)?;
+                for name in &names[1..] {
+                    let (other, other_type) = self.shape_of(name)?;
+                    if other_type != dtype && node.op_type() != "Pow" {
+                        return Err(format!("operand types differ: {} and {}", dtype.as_str_name(), other_type.as_str_name()));
+                    }
+                    if other_type != dtype {
+                        return Err(format!("unsupported: Pow with exponent type {} differing from the base type {}", other_type.as_str_name(), dtype.as_str_name()));
+                    }
+                    shape = sg::verify::broadcast(&shape, &other).ok_or_else(|| format!("shapes {shape:?} and {other:?} do not broadcast"))?;
+                    let lhs = unsafe { Value::from_raw(acc) };
+                    let rhs = unsafe { Value::from_raw(self.use_value(block, name, location)?) };
+                    let ty = tensor_type(context, &shape, dtype)?;
+                    let op = match node.op_type() {
+                        "Add" | "Sum" => sg::Add::build(context, location, lhs, rhs, ty),
+                        "Sub" => sg::Sub::build(context, location, lhs, rhs, ty),
+                        "Mul" => sg::Mul::build(context, location, lhs, rhs, ty),
+                        "Div" => sg::Div::build(context, location, lhs, rhs, ty),
+                        "Pow" => sg::Pow::build(context, location, lhs, rhs, ty),
+                        "Max" => sg::Max::build(context, location, lhs, rhs, ty),
+                        _ => sg::Min::build(context, location, lhs, rhs, ty),
+                    };
+                    let value: Value = block.append_operation(op).result(0).expect("one result").into();
+                    acc = value.to_raw();
+                }
+                self.values.insert(node.output[0].clone(), Entry::Value { value: acc, shape, dtype });
             }
             "MatMul" => {
                 let ((a, dtype), (b, _)) = (self.shape_of(need(0)?)?, self.shape_of(need(1)?)?);

@@ -7,7 +7,8 @@
 //!   `pads` 4 entries >= 0; `group` >= 1 divides input and output channels; filter channels =
 //!   input channels / group; bias (if any) is `[F]`; output shape follows the conv formula;
 //! - `matmul`: both ranks >= 2, contraction sizes agree, batch dims broadcast, output shape;
-//! - `add`: operand shapes broadcast (ONNX/NumPy rules) to the output shape;
+//! - `add`, `sub`, `mul`, `div`, `pow`, `max`, `min`: operand shapes broadcast (ONNX/NumPy
+//!   rules) to the output shape;
 //! - `slice`: `starts`/`ends`/`steps` have one entry per dim, steps > 0,
 //!   0 <= start <= end <= dim, output dim = ceil((end - start) / step);
 //! - `transpose`: `perm` is a permutation of the dims and the output shape is permuted;
@@ -15,11 +16,14 @@
 //! - `view`: `sizes`/`strides` match the output rank, output shape = sizes, offset >= 0,
 //!   strides >= 0, and every addressed element lies inside the operand's storage.
 
-use crate::{op_name, Add, Conv2d, Matmul, Reshape, Slice, Transpose, View};
+use crate::{op_name, Conv2d, Matmul, Reshape, Slice, Transpose, View};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::RankedTensorType;
 use melior::ir::{ShapedTypeLike, Type, Value, ValueLike};
 use strata_ir::{Diagnostic, SourceLoc};
+
+/// The binary elementwise ops with ONNX broadcasting.
+pub const BROADCASTING: &[&str] = &["sg.add", "sg.sub", "sg.mul", "sg.div", "sg.pow", "sg.max", "sg.min"];
 
 /// Checks one `sg` op; pushes one diagnostic per problem.
 pub fn verify_op(op: OperationRef<'_, '_>, errors: &mut Vec<Diagnostic>) {
@@ -40,8 +44,9 @@ fn check_shapes(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
         check_conv2d(conv, problems);
     } else if let Some(matmul) = Matmul::cast(op) {
         check_matmul(&shape(matmul.lhs()), &shape(matmul.rhs()), &shape(matmul.output()), problems);
-    } else if let Some(add) = Add::cast(op) {
-        let (lhs, rhs, out) = (shape(add.lhs()), shape(add.rhs()), shape(add.output()));
+    } else if BROADCASTING.contains(&op_name(op).as_str()) {
+        let operand = |i: usize| shape(op.operand(i).expect("IRDL guarantees two operands"));
+        let (lhs, rhs, out) = (operand(0), operand(1), shape(op.result(0).expect("IRDL guarantees a result").into()));
         match broadcast(&lhs, &rhs) {
             Some(expected) if expected != out => problems.push(format!(
                 "result shape {} does not match the broadcast of the operands, {}",

@@ -74,7 +74,7 @@ save(
             helper.make_node("Relu", ["a"], ["b"], name="relu0"),
             helper.make_node("Softmax", ["b"], ["c"], name="softmax1"),
             helper.make_node("Gelu", ["c"], ["d"], name="gelu0", domain="com.example"),
-            helper.make_node("Sigmoid", ["d"], ["y"]),
+            helper.make_node("Softsign", ["d"], ["y"]),
         ],
         "unsupported",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
@@ -129,6 +129,27 @@ graph = helper.make_graph(
 )
 model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="strata-fixtures")
 onnx.save(model, "external.onnx", save_as_external_data=True, all_tensors_to_one_file=True, location="external.weights", size_threshold=0)
+
+# Elementwise unary and broadcasting binary ops, and N-ary Sum/Max (decomposed into chains).
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Sub", ["x", "bias"], ["a"], name="sub0"),
+            helper.make_node("Mul", ["a", "a"], ["b"], name="mul0"),
+            helper.make_node("Div", ["b", "scale"], ["c"], name="div0"),
+            helper.make_node("Sqrt", ["c"], ["d"], name="sqrt0"),
+            helper.make_node("Tanh", ["d"], ["e"], name="tanh0"),
+            helper.make_node("Sum", ["e", "x", "bias"], ["f"], name="sum0"),
+            helper.make_node("Max", ["f", "e"], ["g"], name="max0"),
+            helper.make_node("Sigmoid", ["g"], ["y"], name="sigmoid0"),
+        ],
+        "elementwise",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4])],
+        [tensor("bias", [4]), tensor("scale", [3, 1])],
+    ),
+    "elementwise.onnx",
+)
 
 with open("malformed.onnx", "wb") as f:
     f.write(b"\x0a\xff\xff\xff\xff\x0f this is not protobuf")
