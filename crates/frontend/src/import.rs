@@ -28,8 +28,9 @@ pub struct ImportOptions {
 /// The ONNX operators this importer maps to `sg`.
 pub fn supported_ops() -> &'static [&'static str] {
     &[
-        "Abs", "Add", "Constant", "Conv", "Div", "Dropout", "Erf", "Exp", "Flatten", "Identity", "Log", "MatMul", "Max", "Min",
-        "Mul", "Neg", "Pow", "Reciprocal", "Relu", "Reshape", "Sigmoid", "Slice", "Sqrt", "Sub", "Sum", "Tanh", "Transpose",
+        "Abs", "Add", "Constant", "Conv", "Div", "Dropout", "Erf", "Exp", "Flatten", "Gemm", "Identity", "Log", "MatMul", "Max",
+        "Min", "Mul", "Neg", "Pow", "Reciprocal", "Relu", "Reshape", "Sigmoid", "Slice", "Sqrt", "Squeeze", "Sub", "Sum", "Tanh",
+        "Transpose", "Unsqueeze",
     ]
 }
 
@@ -165,6 +166,7 @@ fn input_shape(input: &onnx::ValueInfoProto, options: &ImportOptions, file: &str
     };
     let dtype = DataType::try_from(tensor.elem_type()).map_err(|_| graph_error(format!("input '{}' has an unknown element type", input.name())))?;
     if let Some(shape) = options.input_shapes.get(input.name()) {
+        shapes::numel(shape).map_err(|message| graph_error(format!("--input-shape {}: {message}", input.name())))?;
         return Ok((shape.clone(), dtype));
     }
     let dims = tensor.shape.as_ref().map(|s| s.dim.as_slice()).unwrap_or_default();
@@ -180,7 +182,10 @@ fn input_shape(input: &onnx::ValueInfoProto, options: &ImportOptions, file: &str
             _ => Err(FrontendError::SymbolicShape { file: file.to_owned(), input: input.name().to_owned(), dim: "(unknown)".into() }),
         })
         .collect::<Result<Vec<_>, _>>()
-        .map(|shape| (shape, dtype))
+        .and_then(|shape| {
+            shapes::numel(&shape).map_err(|message| graph_error(format!("input '{}': {message}", input.name())))?;
+            Ok((shape, dtype))
+        })
 }
 
 fn element(context: &melior::Context, dtype: DataType) -> Result<Type<'_>, String> {
@@ -447,6 +452,26 @@ impl Importer<'_> {
                 self.define(node, op, shape, dtype);
             }
             "Conv" => self.conv(block, node, location)?,
+            "Gemm" => self.gemm(block, node, location)?,
+            // Squeeze and Unsqueeze are reshapes (on a constant, folded: same bytes, new shape).
+            "Squeeze" | "Unsqueeze" => {
+                let (shape, dtype) = self.shape_of(need(0)?)?;
+                let axes = match input(1) {
+                    Some(name) => Some(self.constant_ints(name)?),
+                    None => ints(node, "axes"),
+                };
+                let out = if node.op_type() == "Squeeze" { shapes::squeeze(&shape, axes.as_deref())? } else {
+                    shapes::unsqueeze(&shape, &axes.ok_or("Unsqueeze needs axes")?)?
+                };
+                if let Some(Entry::Constant(c)) = self.values.get(need(0)?) {
+                    let folded = Constant { shape: out, dtype, bytes: c.bytes.clone(), value: None };
+                    self.values.insert(node.output[0].clone(), Entry::Constant(folded));
+                    return Ok(());
+                }
+                let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+                let op = block.append_operation(sg::Reshape::build(context, location, x, tensor_type(context, &out, dtype)?));
+                self.define(node, op, out, dtype);
+            }
             "Transpose" => {
                 let (shape, dtype) = self.shape_of(need(0)?)?;
                 let perm = ints(node, "perm").unwrap_or_else(|| (0..shape.len() as i64).rev().collect());
@@ -471,7 +496,7 @@ impl Importer<'_> {
                         return Err(format!("axis {axis} is out of range for rank {rank}"));
                     }
                     let (head, tail) = shape.split_at(axis as usize);
-                    vec![head.iter().product(), tail.iter().product()]
+                    vec![shapes::numel(head)?, shapes::numel(tail)?]
                 };
                 let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
                 let op = block.append_operation(sg::Reshape::build(context, location, x, tensor_type(context, &out, dtype)?));
@@ -494,6 +519,70 @@ impl Importer<'_> {
         Ok(())
     }
 
+    /// Gemm: `alpha * A' * B' + beta * C` as (transpose), matmul, (mul by alpha), add
+    /// (C scaled by beta); A' and B' are A and B transposed when transA / transB is set.
+    fn gemm(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let input = |k: usize| node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str);
+        let (a_name, b_name) = (input(0).ok_or("input #0 is missing")?, input(1).ok_or("input #1 is missing")?);
+        let ((a, dtype), (b, _)) = (self.shape_of(a_name)?, self.shape_of(b_name)?);
+        if a.len() != 2 || b.len() != 2 {
+            return Err(format!("A and B must be matrices, got {a:?} and {b:?}"));
+        }
+        let alpha = attribute(node, "alpha").map_or(1.0, |a| a.f());
+        let beta = attribute(node, "beta").map_or(1.0, |a| a.f());
+        let operand = |name: &str, shape: &[i64], transpose: bool, this: &mut Self| -> Result<(MlirValue, Vec<i64>), String> {
+            let value = this.use_value(block, name, location)?;
+            if !transpose {
+                return Ok((value, shape.to_vec()));
+            }
+            let out = vec![shape[1], shape[0]];
+            let op = sg::Transpose::build(context, location, unsafe { Value::from_raw(value) }, &[1, 0], tensor_type(context, &out, dtype)?);
+            let value: Value = block.append_operation(op).result(0).expect("one result").into();
+            Ok((value.to_raw(), out))
+        };
+        let (a_value, a) = operand(a_name, &a, int(node, "transA", 0) != 0, self)?;
+        let (b_value, b) = operand(b_name, &b, int(node, "transB", 0) != 0, self)?;
+        if a[1] != b[0] {
+            return Err(format!("contraction sizes differ: {a:?} x {b:?}"));
+        }
+        let shape = vec![a[0], b[1]];
+        let ty = tensor_type(context, &shape, dtype)?;
+        let product = sg::Matmul::build(context, location, unsafe { Value::from_raw(a_value) }, unsafe { Value::from_raw(b_value) }, ty);
+        let mut result: Value = block.append_operation(product).result(0).expect("one result").into();
+        if alpha != 1.0 {
+            let scale = self.scalar(block, &format!("{}_alpha", node.name()), alpha, dtype, location)?;
+            let op = sg::Mul::build(context, location, result, unsafe { Value::from_raw(scale) }, ty);
+            result = block.append_operation(op).result(0).expect("one result").into();
+        }
+        if let Some(c_name) = input(2) {
+            let (c, _) = self.shape_of(c_name)?;
+            let out = sg::verify::broadcast(&shape, &c).filter(|s| *s == shape).ok_or_else(|| format!("C {c:?} does not broadcast to {shape:?}"))?;
+            let mut c_value = unsafe { Value::from_raw(self.use_value(block, c_name, location)?) };
+            if beta != 1.0 {
+                let scale = self.scalar(block, &format!("{}_beta", node.name()), beta, dtype, location)?;
+                let op = sg::Mul::build(context, location, c_value, unsafe { Value::from_raw(scale) }, tensor_type(context, &c, dtype)?);
+                c_value = block.append_operation(op).result(0).expect("one result").into();
+            }
+            let op = sg::Add::build(context, location, result, c_value, tensor_type(context, &out, dtype)?);
+            result = block.append_operation(op).result(0).expect("one result").into();
+        }
+        self.values.insert(node.output[0].clone(), Entry::Value { value: result.to_raw(), shape, dtype });
+        Ok(())
+    }
+
+    /// A rank-0 constant holding `value` (float element types only).
+    fn scalar(&mut self, block: &Block, label: &str, value: f32, dtype: DataType, location: Location) -> Result<MlirValue, String> {
+        let bytes = match dtype {
+            DataType::Float => value.to_le_bytes().to_vec(),
+            DataType::Double => (value as f64).to_le_bytes().to_vec(),
+            other => return Err(format!("unsupported: scaling a {} tensor by a float attribute", other.as_str_name())),
+        };
+        let name = format!("{label}.{}", self.values.len());
+        self.values.insert(name.clone(), Entry::Constant(Constant { shape: Vec::new(), dtype, bytes, value: None }));
+        self.use_value(block, &name, location)
+    }
+
     fn conv(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
         let context = self.strata.mlir();
         let input = |k: usize| node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str);
@@ -510,8 +599,8 @@ impl Importer<'_> {
                 return Err(format!("kernel_shape {kernel:?} does not match the weight {w:?}"));
             }
         }
-        if strides.len() != 2 || dilations.len() != 2 || strides.iter().chain(&dilations).any(|&v| v <= 0) {
-            return Err(format!("strides {strides:?} and dilations {dilations:?} must be 2 positive values each"));
+        if strides.len() != 2 || dilations.len() != 2 || strides.iter().chain(&dilations).any(|&v| v <= 0 || v > 1 << 31) {
+            return Err(format!("strides {strides:?} and dilations {dilations:?} must be 2 positive values (below 2^31) each"));
         }
         let auto_pad = attribute(node, "auto_pad").map(|a| String::from_utf8_lossy(a.s()).into_owned()).unwrap_or_else(|| "NOTSET".into());
         // ONNX pads: [top, left, bottom, right] = [x1_begin, x2_begin, x1_end, x2_end].
@@ -529,7 +618,11 @@ impl Importer<'_> {
         if pads.len() != 4 || pads.iter().any(|&p| p < 0) {
             return Err(format!("pads {pads:?} must be 4 non-negative values"));
         }
-        if group < 1 || x[1] % group != 0 || w[0] % group != 0 || w[1] * group != x[1] {
+        const LIMIT: i64 = 1 << 31;
+        if strides.iter().chain(&dilations).chain(&pads).any(|&v| v > LIMIT) {
+            return Err(format!("unsupported: strides {strides:?}, dilations {dilations:?} or pads {pads:?} beyond 2^31"));
+        }
+        if group < 1 || group > x[1] || x[1] % group != 0 || w[0] % group != 0 || w[1].checked_mul(group) != Some(x[1]) {
             return Err(format!("group {group} does not fit input channels {} and weight {w:?}", x[1]));
         }
         let out = vec![

@@ -1,5 +1,14 @@
 //! Static shape rules of the imported ops (ONNX semantics), as plain functions.
 
+/// Element count of a shape, refusing overflow and absurd sizes (more than 2^40 elements).
+pub fn numel(shape: &[i64]) -> Result<i64, String> {
+    shape
+        .iter()
+        .try_fold(1i64, |n, &d| if d < 0 { None } else { n.checked_mul(d) })
+        .filter(|&n| n <= 1 << 40)
+        .ok_or_else(|| format!("unsupported: shape {shape:?} is negative or too large"))
+}
+
 /// Output spatial size of a convolution along one axis.
 pub fn conv_out(input: i64, kernel: i64, pad_begin: i64, pad_end: i64, stride: i64, dilation: i64) -> i64 {
     let extent = input + pad_begin + pad_end - dilation * (kernel - 1) - 1;
@@ -16,7 +25,7 @@ pub fn same_pads(input: i64, kernel: i64, stride: i64, dilation: i64, upper: boo
 /// Resolves an ONNX Reshape target: `0` copies the input dim (unless `allowzero`), one `-1`
 /// is inferred from the element count.
 pub fn reshape(input: &[i64], target: &[i64], allowzero: bool) -> Result<Vec<i64>, String> {
-    let count: i64 = input.iter().product();
+    let count = numel(input)?;
     let mut out: Vec<i64> = Vec::with_capacity(target.len());
     let mut infer = None;
     for (i, &d) in target.iter().enumerate() {
@@ -31,14 +40,14 @@ pub fn reshape(input: &[i64], target: &[i64], allowzero: bool) -> Result<Vec<i64
             d => out.push(d),
         }
     }
-    let known: i64 = out.iter().product();
+    let known = numel(&out)?;
     if let Some(i) = infer {
         if known == 0 || count % known != 0 {
             return Err(format!("cannot infer -1: {count} elements do not divide into {known}"));
         }
         out[i] = count / known;
     }
-    if out.iter().product::<i64>() != count {
+    if numel(&out)? != count {
         return Err(format!("cannot reshape {input:?} ({count} elements) to {out:?}"));
     }
     Ok(out)
@@ -72,6 +81,40 @@ pub fn slice(shape: &[i64], starts: &[i64], ends: &[i64], axes: Option<&[i64]>, 
     Ok((s, e, st))
 }
 
+/// ONNX Squeeze: removes the listed size-1 axes, or every size-1 axis when none are given.
+pub fn squeeze(shape: &[i64], axes: Option<&[i64]>) -> Result<Vec<i64>, String> {
+    let rank = shape.len() as i64;
+    let axes: Vec<usize> = match axes {
+        None => (0..shape.len()).filter(|&a| shape[a] == 1).collect(),
+        Some(axes) => axes
+            .iter()
+            .map(|&a| {
+                let n = if a < 0 { a + rank } else { a };
+                if !(0..rank).contains(&n) {
+                    return Err(format!("axis {a} is out of range for rank {rank}"));
+                }
+                if shape[n as usize] != 1 {
+                    return Err(format!("axis {a} has size {}, not 1", shape[n as usize]));
+                }
+                Ok(n as usize)
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    Ok(shape.iter().enumerate().filter(|(i, _)| !axes.contains(i)).map(|(_, &d)| d).collect())
+}
+
+/// ONNX Unsqueeze: inserts size-1 axes at the listed positions of the output.
+pub fn unsqueeze(shape: &[i64], axes: &[i64]) -> Result<Vec<i64>, String> {
+    let rank = (shape.len() + axes.len()) as i64;
+    let mut positions: Vec<i64> = axes.iter().map(|&a| if a < 0 { a + rank } else { a }).collect();
+    positions.sort_unstable();
+    if positions.iter().any(|&a| !(0..rank).contains(&a)) || positions.windows(2).any(|w| w[0] == w[1]) {
+        return Err(format!("axes {axes:?} are out of range or repeated for output rank {rank}"));
+    }
+    let mut dims = shape.iter();
+    Ok((0..rank).map(|i| if positions.binary_search(&i).is_ok() { 1 } else { *dims.next().expect("counted") }).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,5 +129,10 @@ mod tests {
         assert!(reshape(&[2, 3], &[4, -1], false).is_err());
         assert_eq!(slice(&[10, 20], &[1, -5], &[100, 20], Some(&[0, 1]), None).unwrap(), (vec![1, 15], vec![10, 20], vec![1, 1]));
         assert!(slice(&[4], &[3], &[0], None, Some(&[-1])).is_err());
+        assert_eq!(squeeze(&[1, 3, 1, 5], None).unwrap(), vec![3, 5]);
+        assert_eq!(squeeze(&[1, 3, 1, 5], Some(&[-2])).unwrap(), vec![1, 3, 5]);
+        assert!(squeeze(&[1, 3], Some(&[1])).is_err());
+        assert_eq!(unsqueeze(&[3, 4], &[0, -1]).unwrap(), vec![1, 3, 4, 1]);
+        assert!(unsqueeze(&[3], &[0, 0]).is_err());
     }
 }

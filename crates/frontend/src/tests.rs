@@ -27,7 +27,7 @@ fn every_truncation_of_a_model_fails_cleanly() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1000, .. ProptestConfig::default() })]
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..512)) {

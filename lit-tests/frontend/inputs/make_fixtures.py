@@ -151,5 +151,22 @@ save(
     "elementwise.onnx",
 )
 
+# Gemm (transB, alpha, beta) as transpose + matmul + scaling + add; Unsqueeze of a constant
+# (folded) and Squeeze of a value (a reshape).
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Gemm", ["x", "w", "c"], ["g"], name="gemm0", transB=1, alpha=0.5, beta=2.0),
+            helper.make_node("Unsqueeze", ["g", "axes"], ["u"], name="unsqueeze0"),
+            helper.make_node("Squeeze", ["u", "axes"], ["y"], name="squeeze0"),
+        ],
+        "gemm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 5])],
+        [tensor("w", [5, 8]), tensor("c", [5]), ints("axes", [0])],
+    ),
+    "gemm.onnx",
+)
+
 with open("malformed.onnx", "wb") as f:
     f.write(b"\x0a\xff\xff\xff\xff\x0f this is not protobuf")
