@@ -1,4 +1,4 @@
-//! Compiles ONNX's `onnx.proto` (vendored from the onnx 1.17.0 package, Apache-2.0) into
+//! Compiles ONNX's `onnx.proto` (vendored from the onnx 1.23.2 package, Apache-2.0) into
 //! Rust types with prost. `protox` is a pure-Rust protobuf compiler: no `protoc` needed.
 fn main() {
     println!("cargo::rerun-if-changed=proto/onnx.proto");

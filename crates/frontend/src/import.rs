@@ -2,6 +2,7 @@
 
 use crate::error::FrontendError;
 use crate::onnx::{self, tensor_proto::DataType, AttributeProto, ModelProto, NodeProto, TensorProto};
+use crate::fold::Folded;
 use crate::shapes;
 use melior::ir::attribute::TypeAttribute;
 use melior::ir::operation::OperationBuilder;
@@ -28,9 +29,9 @@ pub struct ImportOptions {
 /// The ONNX operators this importer maps to `sg`.
 pub fn supported_ops() -> &'static [&'static str] {
     &[
-        "Abs", "Add", "Constant", "Conv", "Div", "Dropout", "Erf", "Exp", "Flatten", "Gemm", "Identity", "Log", "MatMul", "Max",
-        "Min", "Mul", "Neg", "Pow", "Reciprocal", "Relu", "Reshape", "Sigmoid", "Slice", "Sqrt", "Squeeze", "Sub", "Sum", "Tanh",
-        "Transpose", "Unsqueeze",
+        "Abs", "Add", "Cast", "Concat", "Constant", "ConstantOfShape", "Conv", "Div", "Dropout", "Erf", "Exp", "Flatten",
+        "Gather", "Gemm", "Identity", "Log", "MatMul", "Max", "Min", "Mul", "Neg", "Pow", "Range", "Reciprocal", "Relu",
+        "Reshape", "Shape", "Sigmoid", "Size", "Slice", "Sqrt", "Squeeze", "Sub", "Sum", "Tanh", "Transpose", "Unsqueeze",
     ]
 }
 
@@ -208,15 +209,6 @@ fn element(context: &melior::Context, dtype: DataType) -> Result<Type<'_>, Strin
     Ok(Type::parse(context, name).expect("builtin scalar type"))
 }
 
-fn element_bytes(dtype: DataType) -> usize {
-    match dtype {
-        DataType::Double | DataType::Int64 | DataType::Uint64 => 8,
-        DataType::Float | DataType::Int32 | DataType::Uint32 => 4,
-        DataType::Float16 | DataType::Bfloat16 | DataType::Int16 | DataType::Uint16 => 2,
-        _ => 1,
-    }
-}
-
 fn tensor_type<'c>(context: &'c melior::Context, shape: &[i64], dtype: DataType) -> Result<Type<'c>, String> {
     let dims: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
     Ok(RankedTensorType::new(&dims, element(context, dtype)?, None).into())
@@ -276,7 +268,7 @@ impl Importer<'_> {
                 other => return Err(format!("unsupported: tensor '{}' has element type {}", tensor.name(), other.as_str_name())),
             }
         };
-        if bytes.len() != count as usize * element_bytes(dtype) {
+        if bytes.len() != count as usize * crate::fold::width(dtype) {
             return Err(format!("tensor '{}' has {} bytes of data for shape {shape:?}", tensor.name(), bytes.len()));
         }
         Ok(Constant { shape, dtype, bytes, value: None })
@@ -294,6 +286,77 @@ impl Importer<'_> {
             Some(_) => Err(format!("unsupported: '{name}' must be a constant integer tensor (computed shapes are not folded yet)")),
             None => Err(format!("'{name}' is not defined before its use")),
         }
+    }
+
+    /// The constant `name` (an initializer, a `Constant` node or a folded result), if it is one.
+    fn folded(&self, name: &str) -> Option<Folded> {
+        match self.values.get(name) {
+            Some(Entry::Constant(c)) => Some(Folded { shape: c.shape.clone(), dtype: c.dtype, bytes: c.bytes.clone() }),
+            _ => None,
+        }
+    }
+
+    fn define_constant(&mut self, node: &NodeProto, folded: Folded) {
+        let Folded { shape, dtype, bytes } = folded;
+        self.values.insert(node.output[0].clone(), Entry::Constant(Constant { shape, dtype, bytes, value: None }));
+    }
+
+    /// Folds shape subgraphs; `Ok(true)` when the node became a constant.
+    fn fold(&mut self, node: &NodeProto) -> Result<bool, String> {
+        let inputs: Vec<&str> = node.input.iter().map(String::as_str).collect();
+        let constant = |k: usize| -> Result<Folded, String> {
+            let name = inputs.get(k).filter(|n| !n.is_empty()).ok_or_else(|| format!("input #{k} is missing"))?;
+            self.folded(name).ok_or_else(|| {
+                format!("unsupported: {} of values computed at run time (only constant folding is implemented)", node.op_type())
+            })
+        };
+        let folded = match node.op_type() {
+            "Shape" | "Size" => {
+                let (shape, _) = self.shape_of(inputs.first().ok_or("input #0 is missing")?)?;
+                if node.op_type() == "Size" {
+                    Folded::from_i64(Vec::new(), &[crate::shapes::numel(&shape)?])
+                } else {
+                    let rank = shape.len() as i64;
+                    let clamp = |v: i64| (if v < 0 { v + rank } else { v }).clamp(0, rank) as usize;
+                    let (start, end) = (clamp(int(node, "start", 0)), clamp(int(node, "end", rank)));
+                    let dims = if start < end { &shape[start..end] } else { &[][..] };
+                    Folded::from_i64(vec![dims.len() as i64], dims)
+                }
+            }
+            "Gather" => crate::fold::gather(&constant(0)?, &constant(1)?, int(node, "axis", 0))?,
+            "Concat" => {
+                let parts: Vec<Folded> = (0..inputs.len()).map(constant).collect::<Result<_, _>>()?;
+                let axis = attribute(node, "axis").map(|a| a.i()).ok_or("Concat needs an axis")?;
+                crate::fold::concat(&parts.iter().collect::<Vec<_>>(), axis)?
+            }
+            "Cast" => {
+                let to = DataType::try_from(int(node, "to", 0) as i32).map_err(|_| "unsupported: Cast to a data type unknown to this importer".to_owned())?;
+                crate::fold::cast(&constant(0)?, to)?
+            }
+            "ConstantOfShape" => {
+                let value = match attribute(node, "value").and_then(|a| a.t.as_ref()) {
+                    Some(t) => {
+                        let c = self.constant(t)?;
+                        Some(Folded { shape: c.shape, dtype: c.dtype, bytes: c.bytes })
+                    }
+                    None => None,
+                };
+                crate::fold::constant_of_shape(&constant(0)?, value.as_ref())?
+            }
+            "Range" => crate::fold::range(&constant(0)?, &constant(1)?, &constant(2)?)?,
+            "Add" | "Sub" | "Mul" | "Div" => {
+                let (Some(a), Some(b)) = (inputs.first().and_then(|n| self.folded(n)), inputs.get(1).and_then(|n| self.folded(n))) else {
+                    return Ok(false);
+                };
+                match crate::fold::arithmetic(node.op_type(), &a, &b) {
+                    Some(result) => result?,
+                    None => return Ok(false),
+                }
+            }
+            _ => return Ok(false),
+        };
+        self.define_constant(node, folded);
+        Ok(true)
     }
 
     fn shape_of(&self, name: &str) -> Result<(Vec<i64>, DataType), String> {
@@ -362,6 +425,9 @@ impl Importer<'_> {
         let need = |k: usize| input(k).ok_or_else(|| format!("input #{k} is missing"));
         if node.output.is_empty() {
             return Err("the node has no output".into());
+        }
+        if self.fold(node)? {
+            return Ok(());
         }
         match node.op_type() {
             "Constant" => {
@@ -498,6 +564,11 @@ impl Importer<'_> {
                     let (head, tail) = shape.split_at(axis as usize);
                     vec![shapes::numel(head)?, shapes::numel(tail)?]
                 };
+                if let Some(mut folded) = self.folded(need(0)?) {
+                    folded.shape = out;
+                    self.define_constant(node, folded);
+                    return Ok(());
+                }
                 let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
                 let op = block.append_operation(sg::Reshape::build(context, location, x, tensor_type(context, &out, dtype)?));
                 self.define(node, op, out, dtype);
@@ -510,6 +581,10 @@ impl Importer<'_> {
                 let steps = input(4).map(|n| self.constant_ints(n)).transpose()?;
                 let (s, e, st) = shapes::slice(&shape, &starts, &ends, axes.as_deref(), steps.as_deref())?;
                 let out: Vec<i64> = (0..shape.len()).map(|d| (e[d] - s[d] + st[d] - 1) / st[d]).collect();
+                if let Some(data) = self.folded(need(0)?) {
+                    self.define_constant(node, crate::fold::slice(&data, &s, &e, &st)?);
+                    return Ok(());
+                }
                 let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
                 let op = block.append_operation(sg::Slice::build(context, location, x, &s, &e, &st, tensor_type(context, &out, dtype)?));
                 self.define(node, op, out, dtype);

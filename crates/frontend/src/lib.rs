@@ -5,6 +5,7 @@
 //! lowers or optimises: it produces `sg` and nothing else.
 
 pub mod error;
+mod fold;
 mod import;
 pub mod onnx {
     //! The ONNX protobuf types (generated).

@@ -168,5 +168,36 @@ save(
     "gemm.onnx",
 )
 
+# A PyTorch-style shape subgraph folded at import: Shape -> Gather -> Unsqueeze -> Concat ->
+# Reshape; Slice of a shape -> ConstantOfShape; Range -> Cast; Size.
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Shape", ["x"], ["s"], name="shape0"),
+            helper.make_node("Gather", ["s", "zero"], ["batch"], name="gather0", axis=0),
+            helper.make_node("Unsqueeze", ["batch", "axes0"], ["batch1"], name="unsqueeze0"),
+            helper.make_node("Concat", ["batch1", "minus_one"], ["target"], name="concat0", axis=0),
+            helper.make_node("Reshape", ["x", "target"], ["y"], name="reshape0"),
+            helper.make_node("Slice", ["s", "two", "four"], ["tail"], name="slice0"),
+            helper.make_node("ConstantOfShape", ["tail"], ["ones"], name="ones0",
+                             value=numpy_helper.from_array(np.array([1.0], dtype=np.float32), "one")),
+            helper.make_node("Add", ["x", "ones"], ["w"], name="add0"),
+            helper.make_node("Size", ["x"], ["n"], name="size0"),
+            helper.make_node("Range", ["zero", "eight", "one_i"], ["r"], name="range0"),
+            helper.make_node("Cast", ["r"], ["rf"], name="cast0", to=TensorProto.FLOAT),
+            helper.make_node("Mul", ["w", "rf"], ["z"], name="mul0"),
+        ],
+        "shape_subgraph",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 192]),
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 3, 8, 8]),
+         helper.make_tensor_value_info("n", TensorProto.INT64, [])],
+        [numpy_helper.from_array(np.array(0, dtype=np.int64), "zero"), ints("axes0", [0]), ints("minus_one", [-1]),
+         ints("two", [2]), ints("four", [4]), numpy_helper.from_array(np.array(8, dtype=np.int64), "eight"),
+         numpy_helper.from_array(np.array(1, dtype=np.int64), "one_i")],
+    ),
+    "shape_subgraph.onnx",
+)
+
 with open("malformed.onnx", "wb") as f:
     f.write(b"\x0a\xff\xff\xff\xff\x0f this is not protobuf")

@@ -1,0 +1,240 @@
+//! Constant folding at import: shape subgraphs (`Shape → Gather → Concat → Reshape`, as
+//! PyTorch exports them) become constants, so every shape is static.
+//!
+//! Folded: `Shape`, `Size` (of any value: shapes are static), and `Gather`, `Concat`, `Cast`,
+//! `ConstantOfShape`, `Range`, integer `Add`/`Sub`/`Mul`/`Div` when every input is a constant.
+//! Gather and Concat move whole elements as bytes, so they work for every element type.
+
+use crate::onnx::tensor_proto::DataType;
+use crate::shapes::numel;
+
+/// A constant tensor: shape, element type, little-endian bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Folded {
+    pub shape: Vec<i64>,
+    pub dtype: DataType,
+    pub bytes: Vec<u8>,
+}
+
+pub fn width(dtype: DataType) -> usize {
+    match dtype {
+        DataType::Double | DataType::Int64 | DataType::Uint64 => 8,
+        DataType::Float | DataType::Int32 | DataType::Uint32 => 4,
+        DataType::Float16 | DataType::Bfloat16 | DataType::Int16 | DataType::Uint16 => 2,
+        _ => 1,
+    }
+}
+
+impl Folded {
+    pub fn from_i64(shape: Vec<i64>, values: &[i64]) -> Folded {
+        Folded { shape, dtype: DataType::Int64, bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect() }
+    }
+
+    /// The values as i64 (integer and boolean types).
+    pub fn ints(&self) -> Result<Vec<i64>, String> {
+        let chunks = self.bytes.chunks_exact(width(self.dtype));
+        Ok(match self.dtype {
+            DataType::Int64 => chunks.map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes"))).collect(),
+            DataType::Int32 => chunks.map(|b| i32::from_le_bytes(b.try_into().expect("4 bytes")) as i64).collect(),
+            DataType::Int16 => chunks.map(|b| i16::from_le_bytes(b.try_into().expect("2 bytes")) as i64).collect(),
+            DataType::Int8 => chunks.map(|b| b[0] as i8 as i64).collect(),
+            DataType::Uint8 | DataType::Bool => chunks.map(|b| b[0] as i64).collect(),
+            other => return Err(format!("unsupported: folding integers of type {}", other.as_str_name())),
+        })
+    }
+
+    /// The values as f64 (any numeric type).
+    fn floats(&self) -> Result<Vec<f64>, String> {
+        let chunks = self.bytes.chunks_exact(width(self.dtype));
+        Ok(match self.dtype {
+            DataType::Float => chunks.map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")) as f64).collect(),
+            DataType::Double => chunks.map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes"))).collect(),
+            _ => self.ints()?.into_iter().map(|v| v as f64).collect(),
+        })
+    }
+
+    fn scalar(&self, what: &str) -> Result<f64, String> {
+        match self.floats()?.as_slice() {
+            [v] => Ok(*v),
+            _ => Err(format!("{what} must hold one value, it has shape {:?}", self.shape)),
+        }
+    }
+}
+
+/// `Gather(data, indices, axis)`.
+pub fn gather(data: &Folded, indices: &Folded, axis: i64) -> Result<Folded, String> {
+    let rank = data.shape.len() as i64;
+    let axis = if axis < 0 { axis + rank } else { axis };
+    if !(0..rank).contains(&axis) {
+        return Err(format!("axis {axis} is out of range for rank {rank}"));
+    }
+    let a = axis as usize;
+    let (outer, dim, inner) = (numel(&data.shape[..a])? as usize, data.shape[a], numel(&data.shape[a + 1..])? as usize);
+    let w = width(data.dtype);
+    let mut bytes = Vec::new();
+    let picks: Vec<usize> = indices
+        .ints()?
+        .into_iter()
+        .map(|i| {
+            let j = if i < 0 { i + dim } else { i };
+            if (0..dim).contains(&j) { Ok(j as usize) } else { Err(format!("index {i} is out of range for dimension {dim}")) }
+        })
+        .collect::<Result<_, _>>()?;
+    for o in 0..outer {
+        for &j in &picks {
+            let start = ((o * dim as usize + j) * inner) * w;
+            bytes.extend_from_slice(&data.bytes[start..start + inner * w]);
+        }
+    }
+    let mut shape = data.shape[..a].to_vec();
+    shape.extend(&indices.shape);
+    shape.extend(&data.shape[a + 1..]);
+    Ok(Folded { shape, dtype: data.dtype, bytes })
+}
+
+/// A strided slice with normalised per-dimension starts, ends and (positive) steps.
+pub fn slice(data: &Folded, starts: &[i64], ends: &[i64], steps: &[i64]) -> Result<Folded, String> {
+    let rank = data.shape.len();
+    let out: Vec<i64> = (0..rank).map(|d| (ends[d] - starts[d] + steps[d] - 1) / steps[d]).collect();
+    let w = width(data.dtype);
+    let mut strides = vec![1i64; rank];
+    for d in (0..rank.saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * data.shape[d + 1];
+    }
+    let count = numel(&out)? as usize;
+    let mut bytes = Vec::with_capacity(count * w);
+    let mut index = vec![0i64; rank];
+    for _ in 0..count {
+        let source: i64 = (0..rank).map(|d| (starts[d] + index[d] * steps[d]) * strides[d]).sum();
+        let at = source as usize * w;
+        bytes.extend_from_slice(&data.bytes[at..at + w]);
+        for d in (0..rank).rev() {
+            index[d] += 1;
+            if index[d] < out[d] {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+    Ok(Folded { shape: out, dtype: data.dtype, bytes })
+}
+
+/// `Concat(inputs, axis)`.
+pub fn concat(inputs: &[&Folded], axis: i64) -> Result<Folded, String> {
+    let first = inputs.first().ok_or("Concat needs at least one input")?;
+    let rank = first.shape.len() as i64;
+    let axis = if axis < 0 { axis + rank } else { axis };
+    if !(0..rank).contains(&axis) {
+        return Err(format!("axis {axis} is out of range for rank {rank}"));
+    }
+    let a = axis as usize;
+    for input in inputs {
+        let same = input.shape.len() == first.shape.len()
+            && input.dtype == first.dtype
+            && input.shape.iter().zip(&first.shape).enumerate().all(|(d, (x, y))| d == a || x == y);
+        if !same {
+            return Err(format!("Concat inputs {:?} and {:?} do not match outside axis {axis}", first.shape, input.shape));
+        }
+    }
+    let w = width(first.dtype);
+    let outer = numel(&first.shape[..a])? as usize;
+    let mut bytes = Vec::new();
+    for o in 0..outer {
+        for input in inputs {
+            let chunk = numel(&input.shape[a..])? as usize * w;
+            bytes.extend_from_slice(&input.bytes[o * chunk..(o + 1) * chunk]);
+        }
+    }
+    let mut shape = first.shape.clone();
+    shape[a] = inputs.iter().map(|i| i.shape[a]).sum();
+    Ok(Folded { shape, dtype: first.dtype, bytes })
+}
+
+/// `Cast(input, to)` between integer and float types.
+pub fn cast(input: &Folded, to: DataType) -> Result<Folded, String> {
+    let bytes: Vec<u8> = match to {
+        DataType::Int64 => input.floats()?.into_iter().flat_map(|v| (v as i64).to_le_bytes()).collect(),
+        DataType::Int32 => input.floats()?.into_iter().flat_map(|v| (v as i32).to_le_bytes()).collect(),
+        DataType::Float => input.floats()?.into_iter().flat_map(|v| (v as f32).to_le_bytes()).collect(),
+        DataType::Double => input.floats()?.into_iter().flat_map(|v| v.to_le_bytes()).collect(),
+        DataType::Bool => input.floats()?.into_iter().map(|v| u8::from(v != 0.0)).collect(),
+        other => return Err(format!("unsupported: folding a Cast to {}", other.as_str_name())),
+    };
+    Ok(Folded { shape: input.shape.clone(), dtype: to, bytes })
+}
+
+/// `ConstantOfShape(shape)` filled with the one element of `value` (default float 0).
+pub fn constant_of_shape(shape: &Folded, value: Option<&Folded>) -> Result<Folded, String> {
+    let dims = shape.ints()?;
+    let count = numel(&dims)? as usize;
+    let fill = value.cloned().unwrap_or(Folded { shape: vec![1], dtype: DataType::Float, bytes: 0f32.to_le_bytes().to_vec() });
+    if fill.bytes.len() != width(fill.dtype) {
+        return Err("the value of ConstantOfShape must hold one element".into());
+    }
+    Ok(Folded { shape: dims, dtype: fill.dtype, bytes: fill.bytes.repeat(count) })
+}
+
+/// `Range(start, limit, delta)`.
+pub fn range(start: &Folded, limit: &Folded, delta: &Folded) -> Result<Folded, String> {
+    let (s, l, d) = (start.scalar("start")?, limit.scalar("limit")?, delta.scalar("delta")?);
+    if d == 0.0 {
+        return Err("delta is 0".into());
+    }
+    let count = ((l - s) / d).ceil().max(0.0);
+    if count > (1u64 << 32) as f64 {
+        return Err(format!("unsupported: Range of {count} elements"));
+    }
+    let values: Vec<f64> = (0..count as i64).map(|k| s + k as f64 * d).collect();
+    let as_float = Folded { shape: vec![values.len() as i64], dtype: DataType::Double, bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect() };
+    cast(&as_float, start.dtype)
+}
+
+/// Integer `Add`/`Sub`/`Mul`/`Div` of two constants with equal shapes or a one-element
+/// operand. `None` when this case is not folded (the op is then computed at run time).
+pub fn arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, String>> {
+    if a.dtype != b.dtype || !matches!(a.dtype, DataType::Int64 | DataType::Int32) {
+        return None;
+    }
+    let (x, y) = (a.ints().ok()?, b.ints().ok()?);
+    let shape = if a.shape == b.shape || y.len() == 1 { a.shape.clone() } else if x.len() == 1 { b.shape.clone() } else { return None };
+    let n = x.len().max(y.len());
+    let pick = |v: &[i64], i: usize| if v.len() == 1 { v[0] } else { v[i] };
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let (p, q) = (pick(&x, i), pick(&y, i));
+        out.push(match op {
+            "Add" => p.checked_add(q),
+            "Sub" => p.checked_sub(q),
+            "Mul" => p.checked_mul(q),
+            _ if q == 0 => return Some(Err("integer division by zero in a constant".into())),
+            _ => p.checked_div(q),
+        }?);
+    }
+    let folded = Folded::from_i64(shape, &out);
+    Some(if a.dtype == DataType::Int32 { cast(&folded, DataType::Int32) } else { Ok(folded) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shape_subgraph_pieces() {
+        let shape = Folded::from_i64(vec![4], &[2, 3, 8, 8]);
+        let picked = gather(&shape, &Folded::from_i64(vec![2], &[0, -3]), 0).unwrap();
+        assert_eq!(picked.ints().unwrap(), vec![2, 3]);
+        let joined = concat(&[&picked, &Folded::from_i64(vec![1], &[-1])], 0).unwrap();
+        assert_eq!((joined.shape.clone(), joined.ints().unwrap()), (vec![3], vec![2, 3, -1]));
+        let matrix = Folded::from_i64(vec![2, 3], &[1, 2, 3, 4, 5, 6]);
+        assert_eq!(gather(&matrix, &Folded::from_i64(vec![], &[2]), 1).unwrap().ints().unwrap(), vec![3, 6]);
+        assert_eq!(concat(&[&matrix, &matrix], 1).unwrap().ints().unwrap(), vec![1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6]);
+        assert_eq!(range(&Folded::from_i64(vec![], &[1]), &Folded::from_i64(vec![], &[10]), &Folded::from_i64(vec![], &[3])).unwrap().ints().unwrap(), vec![1, 4, 7]);
+        let zeros = constant_of_shape(&Folded::from_i64(vec![2], &[2, 2]), None).unwrap();
+        assert_eq!((zeros.dtype, zeros.bytes.len()), (DataType::Float, 16));
+        assert_eq!(arithmetic("Mul", &picked, &Folded::from_i64(vec![], &[4])).unwrap().unwrap().ints().unwrap(), vec![8, 12]);
+        assert!(arithmetic("Div", &picked, &Folded::from_i64(vec![], &[0])).unwrap().is_err());
+        assert!(gather(&shape, &Folded::from_i64(vec![1], &[4]), 0).is_err());
+        assert_eq!(slice(&shape, &[1], &[4], &[2]).unwrap().ints().unwrap(), vec![3, 8]);
+        assert_eq!(slice(&matrix, &[0, 1], &[2, 3], &[1, 1]).unwrap().ints().unwrap(), vec![2, 3, 5, 6]);
+    }
+}
