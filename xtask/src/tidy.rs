@@ -10,31 +10,19 @@
 //! it lives in the lit harness (`crates/driver/tests/lit.rs`).
 
 use crate::root;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 const MAX_LINES: usize = 1000;
 
 fn rust_files() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for dir in ["crates", "dialects", "xtask"] {
-        walk(&root().join(dir), &mut files);
-    }
+    let mut files: Vec<PathBuf> = ["crates", "dialects", "xtask"]
+        .iter()
+        .flat_map(|dir| walkdir::WalkDir::new(root().join(dir)).into_iter().filter_entry(|e| e.file_name() != "target").flatten())
+        .map(|e| e.into_path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .collect();
     files.sort();
     files
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            if path.file_name().is_some_and(|n| n != "target" && n != "fuzz-target") {
-                walk(&path, out);
-            }
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 fn crate_dirs() -> Vec<PathBuf> {

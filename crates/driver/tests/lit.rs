@@ -44,18 +44,10 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
+/// Every `.mlir` file under `dir`, skipping `snapshots/` and `inputs/` folders.
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            if path.file_name().is_some_and(|n| n != "snapshots" && n != "inputs") {
-                collect(&path, out);
-            }
-        } else if path.extension().is_some_and(|e| e == "mlir") {
-            out.push(path);
-        }
-    }
+    let walk = walkdir::WalkDir::new(dir).into_iter().filter_entry(|e| !(e.file_type().is_dir() && matches!(e.file_name().to_str(), Some("snapshots" | "inputs"))));
+    out.extend(walk.flatten().map(|e| e.into_path()).filter(|p| p.extension().is_some_and(|e| e == "mlir")));
 }
 
 enum Command_ {

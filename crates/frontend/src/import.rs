@@ -529,14 +529,7 @@ impl Importer<'_> {
                 let out = if node.op_type() == "Squeeze" { shapes::squeeze(&shape, axes.as_deref())? } else {
                     shapes::unsqueeze(&shape, &axes.ok_or("Unsqueeze needs axes")?)?
                 };
-                if let Some(Entry::Constant(c)) = self.values.get(need(0)?) {
-                    let folded = Constant { shape: out, dtype, bytes: c.bytes.clone(), value: None };
-                    self.values.insert(node.output[0].clone(), Entry::Constant(folded));
-                    return Ok(());
-                }
-                let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
-                let op = block.append_operation(sg::Reshape::build(context, location, x, tensor_type(context, &out, dtype)?));
-                self.define(node, op, out, dtype);
+                self.reshape_to(block, node, need(0)?, out, dtype, location)?;
             }
             "Transpose" => {
                 let (shape, dtype) = self.shape_of(need(0)?)?;
@@ -564,14 +557,7 @@ impl Importer<'_> {
                     let (head, tail) = shape.split_at(axis as usize);
                     vec![shapes::numel(head)?, shapes::numel(tail)?]
                 };
-                if let Some(mut folded) = self.folded(need(0)?) {
-                    folded.shape = out;
-                    self.define_constant(node, folded);
-                    return Ok(());
-                }
-                let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
-                let op = block.append_operation(sg::Reshape::build(context, location, x, tensor_type(context, &out, dtype)?));
-                self.define(node, op, out, dtype);
+                self.reshape_to(block, node, need(0)?, out, dtype, location)?;
             }
             "Slice" => {
                 let (shape, dtype) = self.shape_of(need(0)?)?;
@@ -591,6 +577,21 @@ impl Importer<'_> {
             }
             other => return Err(format!("operator {other} is not supported")),
         }
+        Ok(())
+    }
+
+    /// `input` reshaped to `out`: a constant is folded (same bytes, new shape), a value gets
+    /// an `sg.reshape`.
+    fn reshape_to(&mut self, block: &Block, node: &NodeProto, input: &str, out: Vec<i64>, dtype: DataType, location: Location) -> Result<(), String> {
+        if let Some(mut folded) = self.folded(input) {
+            folded.shape = out;
+            self.define_constant(node, folded);
+            return Ok(());
+        }
+        let context = self.strata.mlir();
+        let x = unsafe { Value::from_raw(self.use_value(block, input, location)?) };
+        let op = block.append_operation(sg::Reshape::build(context, location, x, tensor_type(context, &out, dtype)?));
+        self.define(node, op, out, dtype);
         Ok(())
     }
 
