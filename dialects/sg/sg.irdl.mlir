@@ -167,6 +167,127 @@ irdl.dialect @sg {
     irdl.results(output: %t)
   }
 
+  // min(max(x, min), max).
+  irdl.operation @clip {
+    %t = irdl.base "!builtin.tensor"
+    %min = irdl.base "#builtin.float"
+    %max = irdl.base "#builtin.float"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+    irdl.attributes {"min" = %min, "max" = %max}
+  }
+
+  // x if x >= 0 else alpha * x.
+  irdl.operation @leaky_relu {
+    %t = irdl.base "!builtin.tensor"
+    %alpha = irdl.base "#builtin.float"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+    irdl.attributes {"alpha" = %alpha}
+  }
+
+  // max(0, min(1, alpha * x + beta)).
+  irdl.operation @hard_sigmoid {
+    %t = irdl.base "!builtin.tensor"
+    %alpha = irdl.base "#builtin.float"
+    %beta = irdl.base "#builtin.float"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+    irdl.attributes {"alpha" = %alpha, "beta" = %beta}
+  }
+
+  // x * max(0, min(1, x / 6 + 1 / 2)).
+  irdl.operation @hard_swish {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // x * Phi(x): approximate = 0 uses erf, 1 the tanh approximation.
+  irdl.operation @gelu {
+    %t = irdl.base "!builtin.tensor"
+    %approximate = irdl.base "#builtin.integer"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+    irdl.attributes {"approximate" = %approximate}
+  }
+
+  // exp(x) / sum(exp(x)) along `axis` (non-negative, below the rank).
+  irdl.operation @softmax {
+    %t = irdl.base "!builtin.tensor"
+    %axis = irdl.base "#builtin.integer"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+    irdl.attributes {"axis" = %axis}
+  }
+
+  // log(softmax(x)) along `axis`.
+  irdl.operation @log_softmax {
+    %t = irdl.base "!builtin.tensor"
+    %axis = irdl.base "#builtin.integer"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+    irdl.attributes {"axis" = %axis}
+  }
+
+  // Normalises over dimensions axis..rank: (x - mean) / sqrt(var + epsilon) * scale + bias;
+  // scale and bias have the normalised shape; the result has the input's type.
+  irdl.operation @layer_norm {
+    %input = irdl.base "!builtin.tensor"
+    %scale = irdl.base "!builtin.tensor"
+    %bias = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %axis = irdl.base "#builtin.integer"
+    %epsilon = irdl.base "#builtin.float"
+    irdl.operands(input: %input, scale: %scale, bias: optional %bias)
+    irdl.results(output: %output)
+    irdl.attributes {"axis" = %axis, "epsilon" = %epsilon}
+  }
+
+  // Mean over all spatial dimensions of an N x C x ... input: N x C x 1 x ... x 1.
+  irdl.operation @global_average_pool {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+  }
+
+  // Maximum over all spatial dimensions: N x C x 1 x ... x 1.
+  irdl.operation @global_max_pool {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+  }
+
+  // 2-D max pooling of NCHW; pads = [top, left, bottom, right]; ceil_mode 0 or 1.
+  irdl.operation @max_pool {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %kernel = irdl.base "#builtin.dense_array"
+    %strides = irdl.base "#builtin.dense_array"
+    %pads = irdl.base "#builtin.dense_array"
+    %dilations = irdl.base "#builtin.dense_array"
+    %ceil = irdl.base "#builtin.integer"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+    irdl.attributes {"kernel" = %kernel, "strides" = %strides, "pads" = %pads, "dilations" = %dilations, "ceil_mode" = %ceil}
+  }
+
+  // 2-D average pooling of NCHW; count_include_pad 0 or 1 says whether padding counts.
+  irdl.operation @average_pool {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %kernel = irdl.base "#builtin.dense_array"
+    %strides = irdl.base "#builtin.dense_array"
+    %pads = irdl.base "#builtin.dense_array"
+    %ceil = irdl.base "#builtin.integer"
+    %count = irdl.base "#builtin.integer"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+    irdl.attributes {"kernel" = %kernel, "strides" = %strides, "pads" = %pads, "ceil_mode" = %ceil, "count_include_pad" = %count}
+  }
+
   // Strided slice over every dimension: starts/ends/steps have one entry per dimension,
   // already clamped to the shape (the importer normalises ONNX's axes and negative indices).
   irdl.operation @slice {

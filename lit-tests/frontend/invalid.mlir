@@ -11,7 +11,7 @@
 // RUN: not strata import %S/inputs/missing.onnx 2>&1 | FileCheck %s --check-prefix=MISSING
 
 // UNSUPPORTED: error: {{.*}}unsupported.onnx: unsupported operators (nothing was imported):
-// UNSUPPORTED-NEXT: Softmax: 2 node(s): softmax0, softmax1
+// UNSUPPORTED-NEXT: Hardmax: 2 node(s): hardmax0, hardmax1
 // UNSUPPORTED-NEXT: Softsign: 1 node(s): Softsign#4
 // UNSUPPORTED-NEXT: com.example::Gelu: 1 node(s): gelu0
 // UNSUPPORTED-NOT: panicked

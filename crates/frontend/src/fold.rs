@@ -44,7 +44,7 @@ impl Folded {
     }
 
     /// The values as f64 (any numeric type).
-    fn floats(&self) -> Result<Vec<f64>, String> {
+    pub fn floats(&self) -> Result<Vec<f64>, String> {
         let chunks = self.bytes.chunks_exact(width(self.dtype));
         Ok(match self.dtype {
             DataType::Float => chunks.map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")) as f64).collect(),
@@ -53,7 +53,7 @@ impl Folded {
         })
     }
 
-    fn scalar(&self, what: &str) -> Result<f64, String> {
+    pub fn scalar(&self, what: &str) -> Result<f64, String> {
         match self.floats()?.as_slice() {
             [v] => Ok(*v),
             _ => Err(format!("{what} must hold one value, it has shape {:?}", self.shape)),

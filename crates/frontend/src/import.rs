@@ -29,32 +29,34 @@ pub struct ImportOptions {
 /// The ONNX operators this importer maps to `sg`.
 pub fn supported_ops() -> &'static [&'static str] {
     &[
-        "Abs", "Add", "Cast", "Concat", "Constant", "ConstantOfShape", "Conv", "Div", "Dropout", "Erf", "Exp", "Flatten",
-        "Gather", "Gemm", "Identity", "Log", "MatMul", "Max", "Min", "Mul", "Neg", "Pow", "Range", "Reciprocal", "Relu",
-        "Reshape", "Shape", "Sigmoid", "Size", "Slice", "Sqrt", "Squeeze", "Sub", "Sum", "Tanh", "Transpose", "Unsqueeze",
+        "Abs", "Add", "AveragePool", "BatchNormalization", "Cast", "Clip", "Concat", "Constant", "ConstantOfShape", "Conv",
+        "Div", "Dropout", "Erf", "Exp", "Flatten", "Gather", "Gelu", "Gemm", "GlobalAveragePool", "GlobalMaxPool",
+        "HardSigmoid", "HardSwish", "Identity", "LayerNormalization", "LeakyRelu", "Log", "LogSoftmax", "MatMul", "Max",
+        "MaxPool", "Min", "Mul", "Neg", "Pow", "Range", "Reciprocal", "Relu", "Reshape", "Shape", "Sigmoid", "Size", "Slice",
+        "Softmax", "Sqrt", "Squeeze", "Sub", "Sum", "Tanh", "Transpose", "Unsqueeze",
     ]
 }
 
 /// A constant known at import time (initializer or `Constant` node).
-struct Constant {
-    shape: Vec<i64>,
-    dtype: DataType,
+pub(crate) struct Constant {
+    pub(crate) shape: Vec<i64>,
+    pub(crate) dtype: DataType,
     /// Little-endian element bytes.
-    bytes: Vec<u8>,
+    pub(crate) bytes: Vec<u8>,
     /// The materialised `arith.constant`, once an op needs it as a value.
-    value: Option<MlirValue>,
+    pub(crate) value: Option<MlirValue>,
 }
 
-enum Entry {
+pub(crate) enum Entry {
     Value { value: MlirValue, shape: Vec<i64>, dtype: DataType },
     Constant(Constant),
 }
 
-struct Importer<'c> {
-    strata: &'c StrataContext,
+pub(crate) struct Importer<'c> {
+    pub(crate) strata: &'c StrataContext,
     file: String,
     base_dir: Option<PathBuf>,
-    values: BTreeMap<String, Entry>,
+    pub(crate) values: BTreeMap<String, Entry>,
     resources: usize,
 }
 
@@ -155,7 +157,7 @@ fn check_opsets(model: &ModelProto, file: &str) -> Result<(), FrontendError> {
     Ok(())
 }
 
-fn node_name(node: &NodeProto, index: usize) -> String {
+pub(crate) fn node_name(node: &NodeProto, index: usize) -> String {
     if node.name().is_empty() { format!("{}#{index}", node.op_type()) } else { node.name().to_owned() }
 }
 
@@ -209,20 +211,20 @@ fn element(context: &melior::Context, dtype: DataType) -> Result<Type<'_>, Strin
     Ok(Type::parse(context, name).expect("builtin scalar type"))
 }
 
-fn tensor_type<'c>(context: &'c melior::Context, shape: &[i64], dtype: DataType) -> Result<Type<'c>, String> {
+pub(crate) fn tensor_type<'c>(context: &'c melior::Context, shape: &[i64], dtype: DataType) -> Result<Type<'c>, String> {
     let dims: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
     Ok(RankedTensorType::new(&dims, element(context, dtype)?, None).into())
 }
 
-fn attribute<'n>(node: &'n NodeProto, name: &str) -> Option<&'n AttributeProto> {
+pub(crate) fn attribute<'n>(node: &'n NodeProto, name: &str) -> Option<&'n AttributeProto> {
     node.attribute.iter().find(|a| a.name() == name)
 }
 
-fn ints(node: &NodeProto, name: &str) -> Option<Vec<i64>> {
+pub(crate) fn ints(node: &NodeProto, name: &str) -> Option<Vec<i64>> {
     attribute(node, name).map(|a| a.ints.clone())
 }
 
-fn int(node: &NodeProto, name: &str, default: i64) -> i64 {
+pub(crate) fn int(node: &NodeProto, name: &str, default: i64) -> i64 {
     attribute(node, name).map_or(default, |a| a.i())
 }
 
@@ -232,7 +234,7 @@ unsafe extern "C" fn free_blob(user_data: *mut std::ffi::c_void, _: *const std::
 
 impl Importer<'_> {
     /// Reads a tensor's element bytes (raw, typed fields, or an external file).
-    fn constant(&self, tensor: &TensorProto) -> Result<Constant, String> {
+    pub(crate) fn constant(&self, tensor: &TensorProto) -> Result<Constant, String> {
         let dtype = DataType::try_from(tensor.data_type()).map_err(|_| format!("tensor '{}' has an unknown data type", tensor.name()))?;
         let shape = tensor.dims.clone();
         if shape.iter().any(|&d| d < 0) {
@@ -289,14 +291,14 @@ impl Importer<'_> {
     }
 
     /// The constant `name` (an initializer, a `Constant` node or a folded result), if it is one.
-    fn folded(&self, name: &str) -> Option<Folded> {
+    pub(crate) fn folded(&self, name: &str) -> Option<Folded> {
         match self.values.get(name) {
             Some(Entry::Constant(c)) => Some(Folded { shape: c.shape.clone(), dtype: c.dtype, bytes: c.bytes.clone() }),
             _ => None,
         }
     }
 
-    fn define_constant(&mut self, node: &NodeProto, folded: Folded) {
+    pub(crate) fn define_constant(&mut self, node: &NodeProto, folded: Folded) {
         let Folded { shape, dtype, bytes } = folded;
         self.values.insert(node.output[0].clone(), Entry::Constant(Constant { shape, dtype, bytes, value: None }));
     }
@@ -359,7 +361,7 @@ impl Importer<'_> {
         Ok(true)
     }
 
-    fn shape_of(&self, name: &str) -> Result<(Vec<i64>, DataType), String> {
+    pub(crate) fn shape_of(&self, name: &str) -> Result<(Vec<i64>, DataType), String> {
         match self.values.get(name) {
             Some(Entry::Value { shape, dtype, .. }) => Ok((shape.clone(), *dtype)),
             Some(Entry::Constant(c)) => Ok((c.shape.clone(), c.dtype)),
@@ -368,7 +370,7 @@ impl Importer<'_> {
     }
 
     /// The SSA value of `name`, materialising a constant as `arith.constant dense_resource`.
-    fn use_value(&mut self, block: &Block, name: &str, location: Location) -> Result<MlirValue, String> {
+    pub(crate) fn use_value(&mut self, block: &Block, name: &str, location: Location) -> Result<MlirValue, String> {
         let context = self.strata.mlir();
         let resources = self.resources;
         let entry = self.values.get_mut(name).ok_or_else(|| format!("'{name}' is not defined before its use"))?;
@@ -413,7 +415,7 @@ impl Importer<'_> {
         }
     }
 
-    fn define(&mut self, node: &NodeProto, op: melior::ir::operation::OperationRef<'_, '_>, shape: Vec<i64>, dtype: DataType) {
+    pub(crate) fn define(&mut self, node: &NodeProto, op: melior::ir::operation::OperationRef<'_, '_>, shape: Vec<i64>, dtype: DataType) {
         let value: Value = op.result(0).expect("one result").into();
         self.values.insert(node.output[0].clone(), Entry::Value { value: value.to_raw(), shape, dtype });
     }
@@ -518,6 +520,92 @@ impl Importer<'_> {
                 self.define(node, op, shape, dtype);
             }
             "Conv" => self.conv(block, node, location)?,
+            "MaxPool" | "AveragePool" => self.pool(block, node, location)?,
+            "BatchNormalization" => self.batch_norm(block, node, location)?,
+            "Clip" | "LeakyRelu" | "HardSigmoid" | "HardSwish" | "Gelu" | "Softmax" | "LogSoftmax" | "GlobalAveragePool" | "GlobalMaxPool" => {
+                let (shape, dtype) = self.shape_of(need(0)?)?;
+                if !matches!(dtype, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16) {
+                    return Err(format!("unsupported: {} of {} tensors", node.op_type(), dtype.as_str_name()));
+                }
+                let rank = shape.len() as i64;
+                let axis = || {
+                    let a = int(node, "axis", -1);
+                    let a = if a < 0 { a + rank } else { a };
+                    if (0..rank).contains(&a) { Ok(a) } else { Err(format!("axis {} is out of range for rank {rank}", int(node, "axis", -1))) }
+                };
+                let float = |name: &str, default: f32| attribute(node, name).map_or(default, |a| a.f()) as f64;
+                let mut out = shape.clone();
+                if node.op_type().starts_with("Global") {
+                    if shape.len() < 3 {
+                        return Err(format!("expects an N x C x spatial input, got {shape:?}"));
+                    }
+                    out[2..].iter_mut().for_each(|d| *d = 1);
+                }
+                let bound = |k: usize, this: &Self| -> Result<Option<f64>, String> {
+                    match input(k) {
+                        Some(name) => Ok(Some(this.folded(name).ok_or_else(|| format!("unsupported: Clip bound '{name}' computed at run time"))?.scalar("a Clip bound")?)),
+                        None => Ok(None),
+                    }
+                };
+                let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+                let ty = tensor_type(context, &out, dtype)?;
+                let op = match node.op_type() {
+                    "Clip" => {
+                        let min = bound(1, self)?.unwrap_or_else(|| float("min", f32::NEG_INFINITY));
+                        let max = bound(2, self)?.unwrap_or_else(|| float("max", f32::INFINITY));
+                        sg::Clip::build(context, location, x, min, max, ty)
+                    }
+                    "LeakyRelu" => sg::LeakyRelu::build(context, location, x, float("alpha", 0.01), ty),
+                    "HardSigmoid" => sg::HardSigmoid::build(context, location, x, float("alpha", 0.2), float("beta", 0.5), ty),
+                    "HardSwish" => sg::HardSwish::build(context, location, x, ty),
+                    "Gelu" => {
+                        let approximate = attribute(node, "approximate").map(|a| String::from_utf8_lossy(a.s()).into_owned());
+                        let tanh = match approximate.as_deref() {
+                            None | Some("none") => 0,
+                            Some("tanh") => 1,
+                            Some(other) => return Err(format!("approximate '{other}' is not 'none' or 'tanh'")),
+                        };
+                        sg::Gelu::build(context, location, x, tanh, ty)
+                    }
+                    "Softmax" => sg::Softmax::build(context, location, x, axis()?, ty),
+                    "LogSoftmax" => sg::LogSoftmax::build(context, location, x, axis()?, ty),
+                    "GlobalAveragePool" => sg::GlobalAveragePool::build(context, location, x, ty),
+                    _ => sg::GlobalMaxPool::build(context, location, x, ty),
+                };
+                let op = block.append_operation(op);
+                self.define(node, op, out, dtype);
+            }
+            "LayerNormalization" => {
+                if node.output.iter().skip(1).any(|o| !o.is_empty()) {
+                    return Err("unsupported: the Mean and InvStdDev outputs of LayerNormalization".into());
+                }
+                let (shape, dtype) = self.shape_of(need(0)?)?;
+                let rank = shape.len() as i64;
+                let axis = int(node, "axis", -1);
+                let axis = if axis < 0 { axis + rank } else { axis };
+                if !(0..rank).contains(&axis) {
+                    return Err(format!("axis {} is out of range for rank {rank}", int(node, "axis", -1)));
+                }
+                let normalised = &shape[axis as usize..];
+                for k in [1, 2] {
+                    if let Some(name) = input(k) {
+                        let (s, _) = self.shape_of(name)?;
+                        if s != normalised {
+                            return Err(format!("unsupported: {} shape {s:?} other than the normalised shape {normalised:?}", if k == 1 { "scale" } else { "bias" }));
+                        }
+                    }
+                }
+                let epsilon = attribute(node, "epsilon").map_or(1e-5, |a| a.f()) as f64;
+                let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+                let scale = unsafe { Value::from_raw(self.use_value(block, need(1)?, location)?) };
+                let bias = match input(2) {
+                    Some(name) => Some(unsafe { Value::from_raw(self.use_value(block, name, location)?) }),
+                    None => None,
+                };
+                let ty = tensor_type(context, &shape, dtype)?;
+                let op = block.append_operation(sg::LayerNorm::build(context, location, x, scale, bias, axis, epsilon, ty));
+                self.define(node, op, shape, dtype);
+            }
             "Gemm" => self.gemm(block, node, location)?,
             // Squeeze and Unsqueeze are reshapes (on a constant, folded: same bytes, new shape).
             "Squeeze" | "Unsqueeze" => {
@@ -591,137 +679,6 @@ impl Importer<'_> {
         let context = self.strata.mlir();
         let x = unsafe { Value::from_raw(self.use_value(block, input, location)?) };
         let op = block.append_operation(sg::Reshape::build(context, location, x, tensor_type(context, &out, dtype)?));
-        self.define(node, op, out, dtype);
-        Ok(())
-    }
-
-    /// Gemm: `alpha * A' * B' + beta * C` as (transpose), matmul, (mul by alpha), add
-    /// (C scaled by beta); A' and B' are A and B transposed when transA / transB is set.
-    fn gemm(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
-        let context = self.strata.mlir();
-        let input = |k: usize| node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str);
-        let (a_name, b_name) = (input(0).ok_or("input #0 is missing")?, input(1).ok_or("input #1 is missing")?);
-        let ((a, dtype), (b, _)) = (self.shape_of(a_name)?, self.shape_of(b_name)?);
-        if a.len() != 2 || b.len() != 2 {
-            return Err(format!("A and B must be matrices, got {a:?} and {b:?}"));
-        }
-        let alpha = attribute(node, "alpha").map_or(1.0, |a| a.f());
-        let beta = attribute(node, "beta").map_or(1.0, |a| a.f());
-        let operand = |name: &str, shape: &[i64], transpose: bool, this: &mut Self| -> Result<(MlirValue, Vec<i64>), String> {
-            let value = this.use_value(block, name, location)?;
-            if !transpose {
-                return Ok((value, shape.to_vec()));
-            }
-            let out = vec![shape[1], shape[0]];
-            let op = sg::Transpose::build(context, location, unsafe { Value::from_raw(value) }, &[1, 0], tensor_type(context, &out, dtype)?);
-            let value: Value = block.append_operation(op).result(0).expect("one result").into();
-            Ok((value.to_raw(), out))
-        };
-        let (a_value, a) = operand(a_name, &a, int(node, "transA", 0) != 0, self)?;
-        let (b_value, b) = operand(b_name, &b, int(node, "transB", 0) != 0, self)?;
-        if a[1] != b[0] {
-            return Err(format!("contraction sizes differ: {a:?} x {b:?}"));
-        }
-        let shape = vec![a[0], b[1]];
-        let ty = tensor_type(context, &shape, dtype)?;
-        let product = sg::Matmul::build(context, location, unsafe { Value::from_raw(a_value) }, unsafe { Value::from_raw(b_value) }, ty);
-        let mut result: Value = block.append_operation(product).result(0).expect("one result").into();
-        if alpha != 1.0 {
-            let scale = self.scalar(block, &format!("{}_alpha", node.name()), alpha, dtype, location)?;
-            let op = sg::Mul::build(context, location, result, unsafe { Value::from_raw(scale) }, ty);
-            result = block.append_operation(op).result(0).expect("one result").into();
-        }
-        if let Some(c_name) = input(2) {
-            let (c, _) = self.shape_of(c_name)?;
-            let out = sg::verify::broadcast(&shape, &c).filter(|s| *s == shape).ok_or_else(|| format!("C {c:?} does not broadcast to {shape:?}"))?;
-            let mut c_value = unsafe { Value::from_raw(self.use_value(block, c_name, location)?) };
-            if beta != 1.0 {
-                let scale = self.scalar(block, &format!("{}_beta", node.name()), beta, dtype, location)?;
-                let op = sg::Mul::build(context, location, c_value, unsafe { Value::from_raw(scale) }, tensor_type(context, &c, dtype)?);
-                c_value = block.append_operation(op).result(0).expect("one result").into();
-            }
-            let op = sg::Add::build(context, location, result, c_value, tensor_type(context, &out, dtype)?);
-            result = block.append_operation(op).result(0).expect("one result").into();
-        }
-        self.values.insert(node.output[0].clone(), Entry::Value { value: result.to_raw(), shape, dtype });
-        Ok(())
-    }
-
-    /// A rank-0 constant holding `value` (float element types only).
-    fn scalar(&mut self, block: &Block, label: &str, value: f32, dtype: DataType, location: Location) -> Result<MlirValue, String> {
-        let bytes = match dtype {
-            DataType::Float => value.to_le_bytes().to_vec(),
-            DataType::Double => (value as f64).to_le_bytes().to_vec(),
-            other => return Err(format!("unsupported: scaling a {} tensor by a float attribute", other.as_str_name())),
-        };
-        let name = format!("{label}.{}", self.values.len());
-        self.values.insert(name.clone(), Entry::Constant(Constant { shape: Vec::new(), dtype, bytes, value: None }));
-        self.use_value(block, &name, location)
-    }
-
-    fn conv(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
-        let context = self.strata.mlir();
-        let input = |k: usize| node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str);
-        let (x_name, w_name) = (input(0).ok_or("input #0 is missing")?, input(1).ok_or("input #1 is missing")?);
-        let ((x, dtype), (w, _)) = (self.shape_of(x_name)?, self.shape_of(w_name)?);
-        if x.len() != 4 || w.len() != 4 {
-            return Err(format!("unsupported: only 2-D convolutions (rank-4 input and weight), got {x:?} and {w:?}"));
-        }
-        let strides = ints(node, "strides").unwrap_or_else(|| vec![1, 1]);
-        let dilations = ints(node, "dilations").unwrap_or_else(|| vec![1, 1]);
-        let group = int(node, "group", 1);
-        if let Some(kernel) = ints(node, "kernel_shape") {
-            if kernel != w[2..] {
-                return Err(format!("kernel_shape {kernel:?} does not match the weight {w:?}"));
-            }
-        }
-        if strides.len() != 2 || dilations.len() != 2 || strides.iter().chain(&dilations).any(|&v| v <= 0 || v > 1 << 31) {
-            return Err(format!("strides {strides:?} and dilations {dilations:?} must be 2 positive values (below 2^31) each"));
-        }
-        let auto_pad = attribute(node, "auto_pad").map(|a| String::from_utf8_lossy(a.s()).into_owned()).unwrap_or_else(|| "NOTSET".into());
-        // ONNX pads: [top, left, bottom, right] = [x1_begin, x2_begin, x1_end, x2_end].
-        let pads = match auto_pad.as_str() {
-            "NOTSET" => ints(node, "pads").unwrap_or_else(|| vec![0; 4]),
-            "VALID" => vec![0; 4],
-            "SAME_UPPER" | "SAME_LOWER" => {
-                let upper = auto_pad == "SAME_UPPER";
-                let (t, b) = shapes::same_pads(x[2], w[2], strides[0], dilations[0], upper);
-                let (l, r) = shapes::same_pads(x[3], w[3], strides[1], dilations[1], upper);
-                vec![t, l, b, r]
-            }
-            other => return Err(format!("auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER")),
-        };
-        if pads.len() != 4 || pads.iter().any(|&p| p < 0) {
-            return Err(format!("pads {pads:?} must be 4 non-negative values"));
-        }
-        const LIMIT: i64 = 1 << 31;
-        if strides.iter().chain(&dilations).chain(&pads).any(|&v| v > LIMIT) {
-            return Err(format!("unsupported: strides {strides:?}, dilations {dilations:?} or pads {pads:?} beyond 2^31"));
-        }
-        if group < 1 || group > x[1] || x[1] % group != 0 || w[0] % group != 0 || w[1].checked_mul(group) != Some(x[1]) {
-            return Err(format!("group {group} does not fit input channels {} and weight {w:?}", x[1]));
-        }
-        let out = vec![
-            x[0],
-            w[0],
-            shapes::conv_out(x[2], w[2], pads[0], pads[2], strides[0], dilations[0]),
-            shapes::conv_out(x[3], w[3], pads[1], pads[3], strides[1], dilations[1]),
-        ];
-        let bias = match input(2) {
-            Some(name) => {
-                let (b, _) = self.shape_of(name)?;
-                if b != [w[0]] {
-                    return Err(format!("bias shape {b:?} must be [{}]", w[0]));
-                }
-                Some(self.use_value(block, name, location)?)
-            }
-            None => None,
-        };
-        let xv = unsafe { Value::from_raw(self.use_value(block, x_name, location)?) };
-        let wv = unsafe { Value::from_raw(self.use_value(block, w_name, location)?) };
-        let bv = bias.map(|b| unsafe { Value::from_raw(b) });
-        let op = sg::Conv2d::build(context, location, xv, wv, bv, &strides, &pads, &dilations, group, tensor_type(context, &out, dtype)?);
-        let op = block.append_operation(op);
         self.define(node, op, out, dtype);
         Ok(())
     }

@@ -13,10 +13,18 @@
 //!   0 <= start <= end <= dim, output dim = ceil((end - start) / step);
 //! - `transpose`: `perm` is a permutation of the dims and the output shape is permuted;
 //! - `reshape`: element counts agree;
+//! - `softmax`, `log_softmax`: 0 <= axis < rank; `clip`: min <= max; `gelu`: approximate is
+//!   0 or 1;
+//! - `layer_norm`: 0 <= axis < rank, epsilon > 0, scale (and bias) have the shape of the
+//!   normalised dimensions, the result has the input's type;
+//! - `global_average_pool`, `global_max_pool`: rank >= 3, result N x C x 1 x ... x 1;
+//! - `max_pool`, `average_pool`: rank-4 NCHW, kernel/strides/dilations 2 positive values,
+//!   pads 4 non-negative values smaller than the kernel, ceil_mode (and count_include_pad)
+//!   0 or 1, result shape by the pooling formula;
 //! - `view`: `sizes`/`strides` match the output rank, output shape = sizes, offset >= 0,
 //!   strides >= 0, and every addressed element lies inside the operand's storage.
 
-use crate::{op_name, Conv2d, Matmul, Reshape, Slice, Transpose, View};
+use crate::{op_name, AveragePool, Clip, Conv2d, Gelu, LayerNorm, LogSoftmax, Matmul, MaxPool, Reshape, Slice, Softmax, Transpose, View};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::RankedTensorType;
 use melior::ir::{ShapedTypeLike, Type, Value, ValueLike};
@@ -73,6 +81,120 @@ fn check_shapes(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
         }
     } else if let Some(view) = View::cast(op) {
         check_view(view, problems);
+    } else {
+        check_nn(op, problems);
+    }
+}
+
+/// Normalisation, activation and pooling ops.
+fn check_nn(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
+    let rank = |v: Value<'_, '_>| shape(v).len() as i64;
+    if let Some(axis) = Softmax::cast(op).map(|s| (s.axis(), rank(s.input()))).or_else(|| LogSoftmax::cast(op).map(|s| (s.axis(), rank(s.input())))) {
+        match axis {
+            (Some(a), r) if (0..r).contains(&a) => {}
+            (Some(a), r) => problems.push(format!("'axis' {a} must be in 0..{r}")),
+            (None, _) => problems.push("'axis' must be an integer".into()),
+        }
+    } else if let Some(clip) = Clip::cast(op) {
+        if let (Some(min), Some(max)) = (clip.min(), clip.max()) {
+            if min > max {
+                problems.push(format!("'min' {min} is greater than 'max' {max}"));
+            }
+        } else {
+            problems.push("attributes 'min' and 'max' must be floats".into());
+        }
+    } else if let Some(gelu) = Gelu::cast(op) {
+        if !matches!(gelu.approximate(), Some(0 | 1)) {
+            problems.push("'approximate' must be 0 (erf) or 1 (tanh)".into());
+        }
+    } else if let Some(norm) = LayerNorm::cast(op) {
+        let (input, output) = (shape(norm.input()), shape(norm.output()));
+        let r = input.len() as i64;
+        let Some(axis) = norm.axis().filter(|a| (0..r).contains(a)) else {
+            problems.push(format!("'axis' must be an integer in 0..{r}"));
+            return;
+        };
+        if !norm.epsilon().is_some_and(|e| e > 0.0) {
+            problems.push("'epsilon' must be a positive float".into());
+        }
+        let normalised = &input[axis as usize..];
+        for (what, value) in [("scale", Some(norm.scale())), ("bias", norm.bias())] {
+            if let Some(value) = value {
+                if shape(value) != normalised {
+                    problems.push(format!("{what} shape {} must be the normalised shape {}", dims(&shape(value)), dims(normalised)));
+                }
+            }
+        }
+        if output != input || norm.output().r#type() != norm.input().r#type() {
+            problems.push("result type must equal the input type".into());
+        }
+    } else if matches!(op_name(op).as_str(), "sg.global_average_pool" | "sg.global_max_pool") {
+        let input = shape(op.operand(0).expect("IRDL guarantees the operand"));
+        let output = shape(op.result(0).expect("IRDL guarantees the result").into());
+        if input.len() < 3 {
+            problems.push(format!("expects an N x C x spatial input of rank >= 3, got {}", dims(&input)));
+            return;
+        }
+        let mut expected = input[..2].to_vec();
+        expected.resize(input.len(), 1);
+        if output != expected {
+            problems.push(format!("result shape {} must be {}", dims(&output), dims(&expected)));
+        }
+    } else if let Some(pool) = MaxPool::cast(op) {
+        let attributes = (pool.kernel(), pool.strides(), pool.pads(), pool.dilations(), pool.ceil_mode());
+        if let (Some(k), Some(s), Some(p), Some(d), Some(c)) = attributes {
+            check_pool(shape(pool.input()), shape(pool.output()), (&k, &s, &p, &d, c), problems);
+        } else {
+            problems.push("attributes kernel, strides, pads, dilations (arrays) and ceil_mode (integer) are required".into());
+        }
+    } else if let Some(pool) = AveragePool::cast(op) {
+        if !matches!(pool.count_include_pad(), Some(0 | 1)) {
+            problems.push("'count_include_pad' must be 0 or 1".into());
+        }
+        if let (Some(k), Some(s), Some(p), Some(c)) = (pool.kernel(), pool.strides(), pool.pads(), pool.ceil_mode()) {
+            check_pool(shape(pool.input()), shape(pool.output()), (&k, &s, &p, &[1, 1], c), problems);
+        } else {
+            problems.push("attributes kernel, strides, pads (arrays) and ceil_mode (integer) are required".into());
+        }
+    }
+}
+
+/// Output size of pooling (and convolution) along one axis; `ceil` rounds the window count
+/// up (ONNX ceil_mode).
+pub fn pool_out(input: i64, kernel: i64, pad_begin: i64, pad_end: i64, stride: i64, dilation: i64, ceil: bool) -> i64 {
+    let extent = input + pad_begin + pad_end - dilation * (kernel - 1) - 1;
+    if extent < 0 {
+        return 0;
+    }
+    if ceil { (extent + stride - 1) / stride + 1 } else { extent / stride + 1 }
+}
+
+fn check_pool(input: Vec<i64>, output: Vec<i64>, (k, s, p, d, ceil): (&[i64], &[i64], &[i64], &[i64], i64), problems: &mut Vec<String>) {
+    if input.len() != 4 || output.len() != 4 {
+        problems.push(format!("expects rank-4 NCHW input and result, got {} and {}", dims(&input), dims(&output)));
+        return;
+    }
+    let pairs_ok = |v: &[i64]| v.len() == 2 && v.iter().all(|&x| x > 0);
+    if !pairs_ok(k) || !pairs_ok(s) || !pairs_ok(d) {
+        problems.push(format!("kernel {}, strides {} and dilations {} must be 2 positive values each", list(k), list(s), list(d)));
+        return;
+    }
+    if p.len() != 4 || p.iter().enumerate().any(|(i, &x)| x < 0 || x >= k[i % 2]) {
+        problems.push(format!("pads {} must be 4 non-negative values smaller than the kernel", list(p)));
+        return;
+    }
+    if !matches!(ceil, 0 | 1) {
+        problems.push(format!("'ceil_mode' must be 0 or 1, got {ceil}"));
+        return;
+    }
+    let expected = [
+        input[0],
+        input[1],
+        pool_out(input[2], k[0], p[0], p[2], s[0], d[0], ceil == 1),
+        pool_out(input[3], k[1], p[1], p[3], s[1], d[1], ceil == 1),
+    ];
+    if output != expected {
+        problems.push(format!("result shape {} does not match the pooling, {}", dims(&output), dims(&expected)));
     }
 }
 

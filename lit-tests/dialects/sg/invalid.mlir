@@ -126,7 +126,47 @@ func.func @view_sizes_mismatch(%x: tensor<4x4xf32>) -> tensor<2x2xf32> {
 // -----
 
 func.func @unknown_op(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{unregistered operation 'sg.softmax' found in dialect ('sg') that does not allow unknown operations}}
-  %0 = "sg.softmax"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error@+1 {{unregistered operation 'sg.frobnicate' found in dialect ('sg') that does not allow unknown operations}}
+  %0 = "sg.frobnicate"(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @softmax_axis(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'sg.softmax' op 'axis' 2 must be in 0..2}}
+  %0 = "sg.softmax"(%x) {axis = 2 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @clip_bounds(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'sg.clip' op 'min' 6 is greater than 'max' 0}}
+  %0 = "sg.clip"(%x) {min = 6.0 : f64, max = 0.0 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @layer_norm_scale(%x: tensor<2x5x16xf32>, %s: tensor<5x16xf32>) -> tensor<2x5x16xf32> {
+  // expected-error@+1 {{'sg.layer_norm' op scale shape [5x16] must be the normalised shape [16]}}
+  %0 = "sg.layer_norm"(%x, %s) {axis = 2 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x5x16xf32>, tensor<5x16xf32>) -> tensor<2x5x16xf32>
+  return %0 : tensor<2x5x16xf32>
+}
+
+// -----
+
+func.func @pool_shape(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x3x3xf32> {
+  // expected-error@+1 {{'sg.max_pool' op result shape [1x4x3x3] does not match the pooling, [1x4x4x4]}}
+  %0 = "sg.max_pool"(%x) {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = 0 : i64} : (tensor<1x4x8x8xf32>) -> tensor<1x4x3x3xf32>
+  return %0 : tensor<1x4x3x3xf32>
+}
+
+// -----
+
+func.func @global_pool(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x1xf32> {
+  // expected-error@+1 {{'sg.global_average_pool' op result shape [1x4x8x1] must be [1x4x1x1]}}
+  %0 = "sg.global_average_pool"(%x) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x1xf32>
+  return %0 : tensor<1x4x8x1xf32>
 }

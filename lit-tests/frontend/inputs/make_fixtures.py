@@ -70,9 +70,9 @@ save(
 save(
     helper.make_graph(
         [
-            helper.make_node("Softmax", ["x"], ["a"], name="softmax0"),
+            helper.make_node("Hardmax", ["x"], ["a"], name="hardmax0"),
             helper.make_node("Relu", ["a"], ["b"], name="relu0"),
-            helper.make_node("Softmax", ["b"], ["c"], name="softmax1"),
+            helper.make_node("Hardmax", ["b"], ["c"], name="hardmax1"),
             helper.make_node("Gelu", ["c"], ["d"], name="gelu0", domain="com.example"),
             helper.make_node("Softsign", ["d"], ["y"]),
         ],
@@ -197,6 +197,46 @@ save(
          numpy_helper.from_array(np.array(1, dtype=np.int64), "one_i")],
     ),
     "shape_subgraph.onnx",
+)
+
+# A MobileNet-style block: Conv -> BatchNormalization (folded into a multiply-add) -> Clip
+# (ReLU6) -> MaxPool -> HardSwish -> AveragePool -> GlobalAveragePool -> Flatten -> Gemm ->
+# Softmax; and LeakyRelu, HardSigmoid, Gelu, LayerNormalization, LogSoftmax on a side input.
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Conv", ["x", "w"], ["c"], name="conv0", pads=[1, 1, 1, 1]),
+            helper.make_node("BatchNormalization", ["c", "gamma", "beta", "mean", "var"], ["bn"], name="bn0", epsilon=1e-3),
+            helper.make_node("Clip", ["bn", "zero_f", "six"], ["r6"], name="relu6"),
+            helper.make_node("MaxPool", ["r6"], ["mp"], name="maxpool0", kernel_shape=[2, 2], strides=[2, 2]),
+            helper.make_node("HardSwish", ["mp"], ["hs"], name="hswish0"),
+            helper.make_node("AveragePool", ["hs"], ["ap"], name="avgpool0", kernel_shape=[3, 3], pads=[1, 1, 1, 1], count_include_pad=1),
+            helper.make_node("GlobalAveragePool", ["ap"], ["gap"], name="gap0"),
+            helper.make_node("Flatten", ["gap"], ["flat"], name="flatten0"),
+            helper.make_node("Gemm", ["flat", "fc", "fc_bias"], ["logits"], name="fc0", transB=1),
+            helper.make_node("Softmax", ["logits"], ["y"], name="softmax0", axis=-1),
+            helper.make_node("LeakyRelu", ["t"], ["t1"], name="leaky0", alpha=0.1),
+            helper.make_node("HardSigmoid", ["t1"], ["t2"], name="hsig0"),
+            helper.make_node("Gelu", ["t2"], ["t3"], name="gelu0", approximate="tanh"),
+            helper.make_node("LayerNormalization", ["t3", "ln_scale", "ln_bias"], ["t4"], name="ln0", axis=-1, epsilon=1e-6),
+            helper.make_node("LogSoftmax", ["t4"], ["z"], name="logsoftmax0", axis=1),
+        ],
+        "nn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8]),
+         helper.make_tensor_value_info("t", TensorProto.FLOAT, [2, 5, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10]),
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 5, 16])],
+        [tensor("w", [4, 3, 3, 3]),
+         numpy_helper.from_array(np.array([1.0, 2.0, 0.5, 1.0], dtype=np.float32), "gamma"),
+         numpy_helper.from_array(np.array([0.0, 1.0, 0.0, -1.0], dtype=np.float32), "beta"),
+         numpy_helper.from_array(np.array([0.0, 0.5, 1.0, 0.0], dtype=np.float32), "mean"),
+         numpy_helper.from_array(np.array([0.999, 3.999, 0.249, 1.0 - 1e-3], dtype=np.float32), "var"),
+         numpy_helper.from_array(np.array(0.0, dtype=np.float32), "zero_f"),
+         numpy_helper.from_array(np.array(6.0, dtype=np.float32), "six"),
+         tensor("fc", [10, 4]), tensor("fc_bias", [10]), tensor("ln_scale", [16]), tensor("ln_bias", [16])],
+    ),
+    "nn.onnx",
+    opset=20,
 )
 
 with open("malformed.onnx", "wb") as f:

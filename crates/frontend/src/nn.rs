@@ -1,0 +1,246 @@
+//! The neural-network operators of the importer: convolution, pooling, batch
+//! normalisation (folded into a per-channel multiply-add) and Gemm (decomposed).
+
+use crate::import::{attribute, int, ints, node_name, tensor_type, Constant, Entry, Importer};
+use crate::onnx::{tensor_proto::DataType, NodeProto};
+use crate::shapes;
+use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
+use mlir_sys::MlirValue;
+use strata_dialect_sg as sg;
+
+impl Importer<'_> {
+    /// MaxPool and AveragePool (2-D).
+    pub(crate) fn pool(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+        let context = self.strata.mlir();
+        if node.output.iter().skip(1).any(|o| !o.is_empty()) {
+            return Err("unsupported: the Indices output of MaxPool".into());
+        }
+        let name = node.input.first().filter(|n| !n.is_empty()).ok_or("input #0 is missing")?.clone();
+        let (x, dtype) = self.shape_of(&name)?;
+        let kernel = ints(node, "kernel_shape").ok_or("kernel_shape is required")?;
+        if x.len() != 4 || kernel.len() != 2 {
+            return Err(format!("unsupported: only 2-D pooling of NCHW input, got input {x:?} and kernel {kernel:?}"));
+        }
+        let strides = ints(node, "strides").unwrap_or_else(|| vec![1, 1]);
+        let dilations = ints(node, "dilations").unwrap_or_else(|| vec![1, 1]);
+        if int(node, "storage_order", 0) != 0 {
+            return Err("unsupported: storage_order 1 (column major)".into());
+        }
+        if kernel.iter().chain(&strides).chain(&dilations).any(|&v| v <= 0 || v > 1 << 31) || strides.len() != 2 || dilations.len() != 2 {
+            return Err(format!("kernel {kernel:?}, strides {strides:?} and dilations {dilations:?} must be 2 positive values each"));
+        }
+        let ceil = int(node, "ceil_mode", 0);
+        let auto_pad = attribute(node, "auto_pad").map(|a| String::from_utf8_lossy(a.s()).into_owned()).unwrap_or_else(|| "NOTSET".into());
+        let pads = match auto_pad.as_str() {
+            "NOTSET" => ints(node, "pads").unwrap_or_else(|| vec![0; 4]),
+            "VALID" => vec![0; 4],
+            "SAME_UPPER" | "SAME_LOWER" => {
+                let upper = auto_pad == "SAME_UPPER";
+                let (t, b) = shapes::same_pads(x[2], kernel[0], strides[0], dilations[0], upper);
+                let (l, r) = shapes::same_pads(x[3], kernel[1], strides[1], dilations[1], upper);
+                vec![t, l, b, r]
+            }
+            other => return Err(format!("auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER")),
+        };
+        if pads.len() != 4 || pads.iter().enumerate().any(|(i, &p)| p < 0 || p >= kernel[i % 2]) {
+            return Err(format!("pads {pads:?} must be 4 non-negative values smaller than the kernel"));
+        }
+        let out = vec![
+            x[0],
+            x[1],
+            sg::verify::pool_out(x[2], kernel[0], pads[0], pads[2], strides[0], dilations[0], ceil == 1),
+            sg::verify::pool_out(x[3], kernel[1], pads[1], pads[3], strides[1], dilations[1], ceil == 1),
+        ];
+        let xv = unsafe { Value::from_raw(self.use_value(block, &name, location)?) };
+        let ty = tensor_type(context, &out, dtype)?;
+        let op = if node.op_type() == "MaxPool" {
+            sg::MaxPool::build(context, location, xv, &kernel, &strides, &pads, &dilations, ceil, ty)
+        } else {
+            if dilations != [1, 1] {
+                return Err("unsupported: dilated AveragePool".into());
+            }
+            sg::AveragePool::build(context, location, xv, &kernel, &strides, &pads, ceil, int(node, "count_include_pad", 0), ty)
+        };
+        let op = block.append_operation(op);
+        self.define(node, op, out, dtype);
+        Ok(())
+    }
+
+    /// BatchNormalization (inference) with constant parameters, as `x * s + t` where
+    /// `s = scale / sqrt(var + epsilon)` and `t = bias - mean * s` are folded per channel.
+    pub(crate) fn batch_norm(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+        let context = self.strata.mlir();
+        if int(node, "training_mode", 0) != 0 || node.output.iter().skip(1).any(|o| !o.is_empty()) {
+            return Err("unsupported: BatchNormalization in training mode".into());
+        }
+        let names: Vec<&str> = node.input.iter().map(String::as_str).collect();
+        if names.len() != 5 || names.iter().any(|n| n.is_empty()) {
+            return Err("expects 5 inputs: X, scale, B, input_mean, input_var".into());
+        }
+        let (x, dtype) = self.shape_of(names[0])?;
+        if dtype != DataType::Float || x.len() < 2 {
+            return Err(format!("unsupported: BatchNormalization of {} input of rank {}", dtype.as_str_name(), x.len()));
+        }
+        let channels = x[1] as usize;
+        let mut params = Vec::new();
+        for name in &names[1..] {
+            let folded = self.folded(name).ok_or_else(|| format!("unsupported: BatchNormalization parameter '{name}' computed at run time"))?;
+            let values = folded.floats()?;
+            if values.len() != channels {
+                return Err(format!("parameter '{name}' has {} values for {channels} channels", values.len()));
+            }
+            params.push(values);
+        }
+        let epsilon = attribute(node, "epsilon").map_or(1e-5, |a| a.f()) as f64;
+        let scale: Vec<f32> = (0..channels).map(|c| (params[0][c] / (params[3][c] + epsilon).sqrt()) as f32).collect();
+        let shift: Vec<f32> = (0..channels).map(|c| (params[1][c] - params[2][c] * scale[c] as f64) as f32).collect();
+        let mut channel_shape = vec![x[1]];
+        channel_shape.resize(x.len() - 1, 1);
+        let base = node_name(node, 0);
+        let constant = |label: &str, values: &[f32], this: &mut Self| {
+            let name = format!("{base}_{label}.{}", this.values.len());
+            let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            this.values.insert(name.clone(), Entry::Constant(Constant { shape: channel_shape.clone(), dtype, bytes, value: None }));
+            this.use_value(block, &name, location)
+        };
+        let s = unsafe { Value::from_raw(constant("scale", &scale, self)?) };
+        let t = unsafe { Value::from_raw(constant("shift", &shift, self)?) };
+        let xv = unsafe { Value::from_raw(self.use_value(block, names[0], location)?) };
+        let ty = tensor_type(context, &x, dtype)?;
+        let scaled: Value = block.append_operation(sg::Mul::build(context, location, xv, s, ty)).result(0).expect("one result").into();
+        let op = block.append_operation(sg::Add::build(context, location, scaled, t, ty));
+        self.define(node, op, x, dtype);
+        Ok(())
+    }
+
+    /// Gemm: `alpha * A' * B' + beta * C` as (transpose), matmul, (mul by alpha), add
+    /// (C scaled by beta); A' and B' are A and B transposed when transA / transB is set.
+    pub(crate) fn gemm(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let input = |k: usize| node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str);
+        let (a_name, b_name) = (input(0).ok_or("input #0 is missing")?, input(1).ok_or("input #1 is missing")?);
+        let ((a, dtype), (b, _)) = (self.shape_of(a_name)?, self.shape_of(b_name)?);
+        if a.len() != 2 || b.len() != 2 {
+            return Err(format!("A and B must be matrices, got {a:?} and {b:?}"));
+        }
+        let alpha = attribute(node, "alpha").map_or(1.0, |a| a.f());
+        let beta = attribute(node, "beta").map_or(1.0, |a| a.f());
+        let operand = |name: &str, shape: &[i64], transpose: bool, this: &mut Self| -> Result<(MlirValue, Vec<i64>), String> {
+            let value = this.use_value(block, name, location)?;
+            if !transpose {
+                return Ok((value, shape.to_vec()));
+            }
+            let out = vec![shape[1], shape[0]];
+            let op = sg::Transpose::build(context, location, unsafe { Value::from_raw(value) }, &[1, 0], tensor_type(context, &out, dtype)?);
+            let value: Value = block.append_operation(op).result(0).expect("one result").into();
+            Ok((value.to_raw(), out))
+        };
+        let (a_value, a) = operand(a_name, &a, int(node, "transA", 0) != 0, self)?;
+        let (b_value, b) = operand(b_name, &b, int(node, "transB", 0) != 0, self)?;
+        if a[1] != b[0] {
+            return Err(format!("contraction sizes differ: {a:?} x {b:?}"));
+        }
+        let shape = vec![a[0], b[1]];
+        let ty = tensor_type(context, &shape, dtype)?;
+        let product = sg::Matmul::build(context, location, unsafe { Value::from_raw(a_value) }, unsafe { Value::from_raw(b_value) }, ty);
+        let mut result: Value = block.append_operation(product).result(0).expect("one result").into();
+        if alpha != 1.0 {
+            let scale = self.scalar(block, &format!("{}_alpha", node.name()), alpha, dtype, location)?;
+            let op = sg::Mul::build(context, location, result, unsafe { Value::from_raw(scale) }, ty);
+            result = block.append_operation(op).result(0).expect("one result").into();
+        }
+        if let Some(c_name) = input(2) {
+            let (c, _) = self.shape_of(c_name)?;
+            let out = sg::verify::broadcast(&shape, &c).filter(|s| *s == shape).ok_or_else(|| format!("C {c:?} does not broadcast to {shape:?}"))?;
+            let mut c_value = unsafe { Value::from_raw(self.use_value(block, c_name, location)?) };
+            if beta != 1.0 {
+                let scale = self.scalar(block, &format!("{}_beta", node.name()), beta, dtype, location)?;
+                let op = sg::Mul::build(context, location, c_value, unsafe { Value::from_raw(scale) }, tensor_type(context, &c, dtype)?);
+                c_value = block.append_operation(op).result(0).expect("one result").into();
+            }
+            let op = sg::Add::build(context, location, result, c_value, tensor_type(context, &out, dtype)?);
+            result = block.append_operation(op).result(0).expect("one result").into();
+        }
+        self.values.insert(node.output[0].clone(), Entry::Value { value: result.to_raw(), shape, dtype });
+        Ok(())
+    }
+
+    /// A rank-0 constant holding `value` (float element types only).
+    fn scalar(&mut self, block: &Block, label: &str, value: f32, dtype: DataType, location: Location) -> Result<MlirValue, String> {
+        let bytes = match dtype {
+            DataType::Float => value.to_le_bytes().to_vec(),
+            DataType::Double => (value as f64).to_le_bytes().to_vec(),
+            other => return Err(format!("unsupported: scaling a {} tensor by a float attribute", other.as_str_name())),
+        };
+        let name = format!("{label}.{}", self.values.len());
+        self.values.insert(name.clone(), Entry::Constant(Constant { shape: Vec::new(), dtype, bytes, value: None }));
+        self.use_value(block, &name, location)
+    }
+
+    pub(crate) fn conv(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let input = |k: usize| node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str);
+        let (x_name, w_name) = (input(0).ok_or("input #0 is missing")?, input(1).ok_or("input #1 is missing")?);
+        let ((x, dtype), (w, _)) = (self.shape_of(x_name)?, self.shape_of(w_name)?);
+        if x.len() != 4 || w.len() != 4 {
+            return Err(format!("unsupported: only 2-D convolutions (rank-4 input and weight), got {x:?} and {w:?}"));
+        }
+        let strides = ints(node, "strides").unwrap_or_else(|| vec![1, 1]);
+        let dilations = ints(node, "dilations").unwrap_or_else(|| vec![1, 1]);
+        let group = int(node, "group", 1);
+        if let Some(kernel) = ints(node, "kernel_shape") {
+            if kernel != w[2..] {
+                return Err(format!("kernel_shape {kernel:?} does not match the weight {w:?}"));
+            }
+        }
+        if strides.len() != 2 || dilations.len() != 2 || strides.iter().chain(&dilations).any(|&v| v <= 0 || v > 1 << 31) {
+            return Err(format!("strides {strides:?} and dilations {dilations:?} must be 2 positive values (below 2^31) each"));
+        }
+        let auto_pad = attribute(node, "auto_pad").map(|a| String::from_utf8_lossy(a.s()).into_owned()).unwrap_or_else(|| "NOTSET".into());
+        // ONNX pads: [top, left, bottom, right] = [x1_begin, x2_begin, x1_end, x2_end].
+        let pads = match auto_pad.as_str() {
+            "NOTSET" => ints(node, "pads").unwrap_or_else(|| vec![0; 4]),
+            "VALID" => vec![0; 4],
+            "SAME_UPPER" | "SAME_LOWER" => {
+                let upper = auto_pad == "SAME_UPPER";
+                let (t, b) = shapes::same_pads(x[2], w[2], strides[0], dilations[0], upper);
+                let (l, r) = shapes::same_pads(x[3], w[3], strides[1], dilations[1], upper);
+                vec![t, l, b, r]
+            }
+            other => return Err(format!("auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER")),
+        };
+        if pads.len() != 4 || pads.iter().any(|&p| p < 0) {
+            return Err(format!("pads {pads:?} must be 4 non-negative values"));
+        }
+        const LIMIT: i64 = 1 << 31;
+        if strides.iter().chain(&dilations).chain(&pads).any(|&v| v > LIMIT) {
+            return Err(format!("unsupported: strides {strides:?}, dilations {dilations:?} or pads {pads:?} beyond 2^31"));
+        }
+        if group < 1 || group > x[1] || x[1] % group != 0 || w[0] % group != 0 || w[1].checked_mul(group) != Some(x[1]) {
+            return Err(format!("group {group} does not fit input channels {} and weight {w:?}", x[1]));
+        }
+        let out = vec![
+            x[0],
+            w[0],
+            shapes::conv_out(x[2], w[2], pads[0], pads[2], strides[0], dilations[0]),
+            shapes::conv_out(x[3], w[3], pads[1], pads[3], strides[1], dilations[1]),
+        ];
+        let bias = match input(2) {
+            Some(name) => {
+                let (b, _) = self.shape_of(name)?;
+                if b != [w[0]] {
+                    return Err(format!("bias shape {b:?} must be [{}]", w[0]));
+                }
+                Some(self.use_value(block, name, location)?)
+            }
+            None => None,
+        };
+        let xv = unsafe { Value::from_raw(self.use_value(block, x_name, location)?) };
+        let wv = unsafe { Value::from_raw(self.use_value(block, w_name, location)?) };
+        let bv = bias.map(|b| unsafe { Value::from_raw(b) });
+        let op = sg::Conv2d::build(context, location, xv, wv, bv, &strides, &pads, &dilations, group, tensor_type(context, &out, dtype)?);
+        let op = block.append_operation(op);
+        self.define(node, op, out, dtype);
+        Ok(())
+    }
+}
