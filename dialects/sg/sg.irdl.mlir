@@ -288,6 +288,27 @@ irdl.dialect @sg {
     irdl.attributes {"kernel" = %kernel, "strides" = %strides, "pads" = %pads, "ceil_mode" = %ceil, "count_include_pad" = %count}
   }
 
+  // Takes entries of `data` along `axis` at integer `indices` (embedding lookup):
+  // result shape = data[:axis] + indices + data[axis+1:]; negative indices count from the end.
+  irdl.operation @gather {
+    %data = irdl.base "!builtin.tensor"
+    %indices = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %axis = irdl.base "#builtin.integer"
+    irdl.operands(data: %data, indices: %indices)
+    irdl.results(output: %output)
+    irdl.attributes {"axis" = %axis}
+  }
+
+  // Element type conversion (same shape): floats round to nearest, float to integer
+  // truncates toward zero, to i1 tests "not zero".
+  irdl.operation @cast {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+  }
+
   // Strided slice over every dimension: starts/ends/steps have one entry per dimension,
   // already clamped to the shape (the importer normalises ONNX's axes and negative indices).
   irdl.operation @slice {

@@ -44,6 +44,9 @@ enum Task {
         /// Only cases whose directory name contains this.
         filter: Option<String>,
     },
+    /// Generate the model zoo once (pinned onnx, into target/zoo), then import every model
+    /// and check that its sg text re-parses to the same text.
+    Zoo,
     /// Run a benchmark (release build) and print its comparison table.
     Bench {
         #[command(subcommand)]
@@ -76,7 +79,8 @@ fn main() -> ExitCode {
                 args.extend(rest.iter().map(String::as_str));
             }
             cargo(&args, &[])?;
-            onnx_tests(None)
+            onnx_tests(None)?;
+            zoo()
         }),
         Task::Lit { filter, bless } => setup::run().and_then(|()| {
             let mut args = vec!["test", "-p", "strata-driver", "--test", "lit"];
@@ -87,6 +91,7 @@ fn main() -> ExitCode {
             cargo(&args, env)
         }),
         Task::Demo => setup::run().and_then(|()| demo()),
+        Task::Zoo => setup::run().and_then(|()| zoo()),
         Task::OnnxTests { filter } => setup::run().and_then(|()| onnx_tests(filter.as_deref())),
         Task::Bench { which: Bench::Plan { budget_ms, filter } } => {
             let budget = budget_ms.to_string();
@@ -152,22 +157,33 @@ fn demo() -> Result<(), String> {
 /// The onnx release whose node tests are the conformance suite (1884 cases).
 const ONNX_VERSION: &str = "1.23.2";
 
+/// A directory with the pinned onnx package (installed on first use), for PYTHONPATH.
+fn onnx_python() -> Result<PathBuf, String> {
+    let site = root().join("target/python-onnx");
+    let stamp = site.join(format!("STRATA-onnx-{ONNX_VERSION}"));
+    if stamp.exists() {
+        return Ok(site);
+    }
+    eprintln!("xtask: installing onnx=={ONNX_VERSION} into {}", site.display());
+    let status = Command::new("python3")
+        .args(["-m", "pip", "install", "--quiet", "--upgrade", "--target"])
+        .arg(&site)
+        .arg(format!("onnx=={ONNX_VERSION}"))
+        .status()
+        .map_err(|e| format!("cannot run python3 -m pip: {e} (install python3 and pip)"))?;
+    if !status.success() {
+        return Err(format!("pip install onnx=={ONNX_VERSION} failed ({status})"));
+    }
+    std::fs::write(&stamp, "").map_err(|e| e.to_string())?;
+    Ok(site)
+}
+
 fn onnx_tests(filter: Option<&str>) -> Result<(), String> {
     let cache = root().join("target/onnx-node-tests");
     let cases = cache.join("cases");
     let stamp = cases.join("COMPLETE");
     if !std::fs::read_to_string(&stamp).is_ok_and(|s| s.contains(ONNX_VERSION)) {
-        let site = cache.join("python");
-        eprintln!("xtask: installing onnx=={ONNX_VERSION} into {}", site.display());
-        let status = Command::new("python3")
-            .args(["-m", "pip", "install", "--quiet", "--upgrade", "--target"])
-            .arg(&site)
-            .arg(format!("onnx=={ONNX_VERSION}"))
-            .status()
-            .map_err(|e| format!("cannot run python3 -m pip: {e} (install python3 and pip)"))?;
-        if !status.success() {
-            return Err(format!("pip install onnx=={ONNX_VERSION} failed ({status})"));
-        }
+        let site = onnx_python()?;
         let _ = std::fs::remove_dir_all(&cases);
         let status = Command::new("python3")
             .arg(root().join("xtask/scripts/onnx_node_tests.py"))
@@ -185,4 +201,42 @@ fn onnx_tests(filter: Option<&str>) -> Result<(), String> {
         args.push(filter);
     }
     cargo(&args, &[])
+}
+
+/// Generates the zoo once, then imports every model and checks the round trip
+/// `strata import` -> `strata-opt` is byte-identical.
+fn zoo() -> Result<(), String> {
+    let dir = root().join("target/zoo");
+    let models = ["mobilenetv2", "resnet18", "bert_tiny"];
+    let script = root().join("xtask/scripts/zoo.py");
+    let stamp = dir.join("COMPLETE");
+    let current = std::fs::read_to_string(&script).map_err(|e| e.to_string())?;
+    if std::fs::read_to_string(&stamp).ok().as_deref() != Some(current.as_str()) {
+        let site = onnx_python()?;
+        let status = Command::new("python3").arg(&script).arg(&dir).env("PYTHONPATH", &site).status().map_err(|e| format!("cannot run python3: {e}"))?;
+        if !status.success() {
+            return Err(format!("generating the zoo failed ({status})"));
+        }
+        std::fs::write(&stamp, current).map_err(|e| e.to_string())?;
+    }
+    cargo(&["build", "--quiet", "-p", "strata-driver", "--bin", "strata", "--bin", "strata-opt"], &[])?;
+    let bin = root().join("target/debug");
+    for model in models {
+        let onnx = dir.join(format!("{model}.onnx"));
+        let (sg, again) = (dir.join(format!("{model}.sg.mlir")), dir.join(format!("{model}.rt.mlir")));
+        let start = std::time::Instant::now();
+        let imported = Command::new(bin.join("strata")).arg("import").arg(&onnx).arg("-o").arg(&sg).status().map_err(|e| e.to_string())?;
+        let import_time = start.elapsed();
+        let reparsed = Command::new(bin.join("strata-opt")).arg(&sg).arg("-o").arg(&again).status().map_err(|e| e.to_string())?;
+        if !imported.success() || !reparsed.success() {
+            return Err(format!("{model}: import ({imported}) or re-parse ({reparsed}) failed"));
+        }
+        let (a, b) = (std::fs::read(&sg).map_err(|e| e.to_string())?, std::fs::read(&again).map_err(|e| e.to_string())?);
+        if a != b {
+            return Err(format!("{model}: the sg text does not round-trip through strata-opt ({} vs {} bytes)", a.len(), b.len()));
+        }
+        let ops = String::from_utf8_lossy(&a).matches("\"sg.").count();
+        println!("zoo: {model}: imported in {:.2} s, {ops} sg ops, {} MB of text, round trip identical", import_time.as_secs_f64(), a.len() / 1_000_000);
+    }
+    Ok(())
 }

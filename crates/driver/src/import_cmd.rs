@@ -42,7 +42,10 @@ pub fn run(args: &ImportArgs) -> Result<(), String> {
     };
     let module = import(&strata, &bytes, &options).map_err(|e| format!("error: {e}"))?;
     let flags = OperationPrintingFlags::new().enable_debug_info(args.print_debuginfo, false);
-    let text = module.as_operation().to_string_with_flags(flags).map_err(|e| format!("error: cannot print the module: {e}"))? + "\n";
+    let mut text = module.as_operation().to_string_with_flags(flags).map_err(|e| format!("error: cannot print the module: {e}"))?;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
     match &args.output {
         Some(path) => std::fs::write(path, text).map_err(|e| format!("error: cannot write {}: {e}", path.display())),
         None => {

@@ -325,7 +325,10 @@ impl Importer<'_> {
                     Folded::from_i64(vec![dims.len() as i64], dims)
                 }
             }
-            "Gather" => crate::fold::gather(&constant(0)?, &constant(1)?, int(node, "axis", 0))?,
+            "Gather" => match (inputs.first().and_then(|n| self.folded(n)), inputs.get(1).and_then(|n| self.folded(n))) {
+                (Some(data), Some(indices)) => crate::fold::gather(&data, &indices, int(node, "axis", 0))?,
+                _ => return Ok(false), // a run-time gather: sg.gather
+            },
             "Concat" => {
                 let parts: Vec<Folded> = (0..inputs.len()).map(constant).collect::<Result<_, _>>()?;
                 let axis = attribute(node, "axis").map(|a| a.i()).ok_or("Concat needs an axis")?;
@@ -333,7 +336,10 @@ impl Importer<'_> {
             }
             "Cast" => {
                 let to = DataType::try_from(int(node, "to", 0) as i32).map_err(|_| "unsupported: Cast to a data type unknown to this importer".to_owned())?;
-                crate::fold::cast(&constant(0)?, to)?
+                match inputs.first().and_then(|n| self.folded(n)) {
+                    Some(input) => crate::fold::cast(&input, to)?,
+                    None => return Ok(false), // a run-time cast: sg.cast
+                }
             }
             "ConstantOfShape" => {
                 let value = match attribute(node, "value").and_then(|a| a.t.as_ref()) {
@@ -520,6 +526,33 @@ impl Importer<'_> {
                 self.define(node, op, shape, dtype);
             }
             "Conv" => self.conv(block, node, location)?,
+            "Cast" => {
+                let (shape, _) = self.shape_of(need(0)?)?;
+                let to = DataType::try_from(int(node, "to", 0) as i32).map_err(|_| "unsupported: Cast to an unknown data type".to_owned())?;
+                let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+                let op = block.append_operation(sg::Cast::build(context, location, x, tensor_type(context, &shape, to)?));
+                self.define(node, op, shape, to);
+            }
+            "Gather" => {
+                let ((data, dtype), (indices, index_type)) = (self.shape_of(need(0)?)?, self.shape_of(need(1)?)?);
+                if !matches!(index_type, DataType::Int64 | DataType::Int32) {
+                    return Err(format!("indices must be int64 or int32, got {}", index_type.as_str_name()));
+                }
+                let rank = data.len() as i64;
+                let axis = int(node, "axis", 0);
+                let axis = if axis < 0 { axis + rank } else { axis };
+                if !(0..rank).contains(&axis) {
+                    return Err(format!("axis {} is out of range for rank {rank}", int(node, "axis", 0)));
+                }
+                let a = axis as usize;
+                let mut out = data[..a].to_vec();
+                out.extend(&indices);
+                out.extend(&data[a + 1..]);
+                let d = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+                let i = unsafe { Value::from_raw(self.use_value(block, need(1)?, location)?) };
+                let op = block.append_operation(sg::Gather::build(context, location, d, i, axis, tensor_type(context, &out, dtype)?));
+                self.define(node, op, out, dtype);
+            }
             "MaxPool" | "AveragePool" => self.pool(block, node, location)?,
             "BatchNormalization" => self.batch_norm(block, node, location)?,
             "Clip" | "LeakyRelu" | "HardSigmoid" | "HardSwish" | "Gelu" | "Softmax" | "LogSoftmax" | "GlobalAveragePool" | "GlobalMaxPool" => {

@@ -2,7 +2,9 @@
 //!
 //! Invariants checked (every problem of an op is reported, not just the first):
 //! - every operand and result is a ranked tensor with a static shape;
-//! - operands and results of one op share an element type;
+//! - operands and results of one op share an element type (`gather`: data and result do,
+//!   indices are integers; `cast`: none do, its shapes agree);
+//! - `gather`: 0 <= axis < rank of data, result shape = data[:axis] + indices + data[axis+1:];
 //! - `conv2d`: NCHW input and FCHW filter of rank 4; `strides`, `dilations` have 2 entries > 0,
 //!   `pads` 4 entries >= 0; `group` >= 1 divides input and output channels; filter channels =
 //!   input channels / group; bias (if any) is `[F]`; output shape follows the conv formula;
@@ -24,7 +26,7 @@
 //! - `view`: `sizes`/`strides` match the output rank, output shape = sizes, offset >= 0,
 //!   strides >= 0, and every addressed element lies inside the operand's storage.
 
-use crate::{op_name, AveragePool, Clip, Conv2d, Gelu, LayerNorm, LogSoftmax, Matmul, MaxPool, Reshape, Slice, Softmax, Transpose, View};
+use crate::{op_name, AveragePool, Clip, Conv2d, Gather, Gelu, LayerNorm, LogSoftmax, Matmul, MaxPool, Reshape, Slice, Softmax, Transpose, View};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::RankedTensorType;
 use melior::ir::{ShapedTypeLike, Type, Value, ValueLike};
@@ -81,6 +83,23 @@ fn check_shapes(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
         }
     } else if let Some(view) = View::cast(op) {
         check_view(view, problems);
+    } else if let Some(gather) = Gather::cast(op) {
+        let (data, indices, output) = (shape(gather.data()), shape(gather.indices()), shape(gather.output()));
+        let index_type = element(gather.indices().r#type()).map(|t| t.to_string()).unwrap_or_default();
+        if !matches!(index_type.as_str(), "i64" | "i32") {
+            problems.push(format!("indices must be i64 or i32, got {index_type}"));
+        }
+        let Some(axis) = gather.axis().filter(|a| (0..data.len() as i64).contains(a)) else {
+            problems.push(format!("'axis' must be an integer in 0..{}", data.len()));
+            return;
+        };
+        let a = axis as usize;
+        let mut expected = data[..a].to_vec();
+        expected.extend(&indices);
+        expected.extend(&data[a + 1..]);
+        if output != expected {
+            problems.push(format!("result shape {} does not match the gather, {}", dims(&output), dims(&expected)));
+        }
     } else {
         check_nn(op, problems);
     }
@@ -219,7 +238,23 @@ fn element(ty: Type<'_>) -> Option<Type<'_>> {
 
 fn check_types(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
     let mut first_element: Option<String> = None;
-    let operands = op.operands().enumerate().map(|(i, v)| ("operand", i, v.r#type()));
+    let name = op_name(op);
+    let mixed = name == "sg.gather";
+    let operands = op.operands().enumerate().filter(|(i, _)| !(mixed && *i == 1)).map(|(i, v)| ("operand", i, v.r#type()));
+    if name == "sg.cast" {
+        for (what, ty) in [("operand", op.operand(0).map(|v| v.r#type())), ("result", op.result(0).map(|r| r.r#type()))] {
+            if ty.ok().and_then(static_shape).is_none() {
+                problems.push(format!("{what} #0 must be a ranked tensor with a static shape (sg requires static shapes)"));
+            }
+        }
+        if problems.is_empty() {
+            let (input, output) = (shape(op.operand(0).expect("checked")), shape(op.result(0).expect("checked").into()));
+            if input != output {
+                problems.push(format!("result shape {} must equal the operand shape {}", dims(&output), dims(&input)));
+            }
+        }
+        return;
+    }
     let results = op.results().enumerate().map(|(i, r)| ("result", i, r.r#type()));
     for (what, index, ty) in operands.chain(results) {
         if static_shape(ty).is_none() {
