@@ -309,6 +309,85 @@ irdl.dialect @sg {
     irdl.results(output: %output)
   }
 
+  // Two tensors joined along `axis` (other dimensions equal). ONNX's N-ary Concat is a
+  // left-to-right chain of these: IRDL binds one type to all elements of a variadic operand,
+  // so differently shaped inputs cannot share one variadic slot.
+  irdl.operation @concat {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %axis = irdl.base "#builtin.integer"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+    irdl.attributes {"axis" = %axis}
+  }
+
+  // The sum over the sorted, distinct `axes`; keepdims = 1 keeps them as size 1.
+  irdl.operation @reduce_sum {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %axes = irdl.base "#builtin.dense_array"
+    %keepdims = irdl.base "#builtin.integer"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+    irdl.attributes {"axes" = %axes, "keepdims" = %keepdims}
+  }
+
+  // The mean over the sorted, distinct `axes`; keepdims = 1 keeps them as size 1.
+  irdl.operation @reduce_mean {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %axes = irdl.base "#builtin.dense_array"
+    %keepdims = irdl.base "#builtin.integer"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+    irdl.attributes {"axes" = %axes, "keepdims" = %keepdims}
+  }
+
+  // The maximum over the sorted, distinct `axes`; keepdims = 1 keeps them as size 1.
+  irdl.operation @reduce_max {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %axes = irdl.base "#builtin.dense_array"
+    %keepdims = irdl.base "#builtin.integer"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+    irdl.attributes {"axes" = %axes, "keepdims" = %keepdims}
+  }
+
+  // The minimum over the sorted, distinct `axes`; keepdims = 1 keeps them as size 1.
+  irdl.operation @reduce_min {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %axes = irdl.base "#builtin.dense_array"
+    %keepdims = irdl.base "#builtin.integer"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+    irdl.attributes {"axes" = %axes, "keepdims" = %keepdims}
+  }
+
+  // The product over the sorted, distinct `axes`; keepdims = 1 keeps them as size 1.
+  irdl.operation @reduce_prod {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %axes = irdl.base "#builtin.dense_array"
+    %keepdims = irdl.base "#builtin.integer"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+    irdl.attributes {"axes" = %axes, "keepdims" = %keepdims}
+  }
+
+  // The square root of the sum of squares over the sorted, distinct `axes`; keepdims = 1 keeps them as size 1.
+  irdl.operation @reduce_l2 {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %axes = irdl.base "#builtin.dense_array"
+    %keepdims = irdl.base "#builtin.integer"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+    irdl.attributes {"axes" = %axes, "keepdims" = %keepdims}
+  }
+
   // Strided slice over every dimension: starts/ends/steps have one entry per dimension,
   // already clamped to the shape (the importer normalises ONNX's axes and negative indices).
   irdl.operation @slice {

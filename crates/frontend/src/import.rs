@@ -33,7 +33,8 @@ pub fn supported_ops() -> &'static [&'static str] {
         "Div", "Dropout", "Erf", "Exp", "Flatten", "Gather", "Gelu", "Gemm", "GlobalAveragePool", "GlobalMaxPool",
         "HardSigmoid", "HardSwish", "Identity", "LayerNormalization", "LeakyRelu", "Log", "LogSoftmax", "MatMul", "Max",
         "MaxPool", "Min", "Mul", "Neg", "Pow", "Range", "Reciprocal", "Relu", "Reshape", "Shape", "Sigmoid", "Size", "Slice",
-        "Softmax", "Sqrt", "Squeeze", "Sub", "Sum", "Tanh", "Transpose", "Unsqueeze",
+        "ReduceL2", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "Softmax", "Split", "Sqrt", "Squeeze",
+        "Sub", "Sum", "Tanh", "Transpose", "Unsqueeze",
     ]
 }
 
@@ -277,7 +278,7 @@ impl Importer<'_> {
     }
 
     /// The integer values of a constant operand (shape arguments are folded at import).
-    fn constant_ints(&self, name: &str) -> Result<Vec<i64>, String> {
+    pub(crate) fn constant_ints(&self, name: &str) -> Result<Vec<i64>, String> {
         match self.values.get(name) {
             Some(Entry::Constant(c)) if c.dtype == DataType::Int64 => {
                 Ok(c.bytes.chunks_exact(8).map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes"))).collect())
@@ -330,6 +331,9 @@ impl Importer<'_> {
                 _ => return Ok(false), // a run-time gather: sg.gather
             },
             "Concat" => {
+                if inputs.iter().any(|n| !n.is_empty() && self.folded(n).is_none()) {
+                    return Ok(false); // a run-time concatenation: a chain of sg.concat
+                }
                 let parts: Vec<Folded> = (0..inputs.len()).map(constant).collect::<Result<_, _>>()?;
                 let axis = attribute(node, "axis").map(|a| a.i()).ok_or("Concat needs an axis")?;
                 crate::fold::concat(&parts.iter().collect::<Vec<_>>(), axis)?
@@ -526,6 +530,9 @@ impl Importer<'_> {
                 self.define(node, op, shape, dtype);
             }
             "Conv" => self.conv(block, node, location)?,
+            "Concat" => self.concat_values(block, node, location)?,
+            "Split" => self.split(block, node, location)?,
+            "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL2" => self.reduce(block, node, location)?,
             "Cast" => {
                 let (shape, _) = self.shape_of(need(0)?)?;
                 let to = DataType::try_from(int(node, "to", 0) as i32).map_err(|_| "unsupported: Cast to an unknown data type".to_owned())?;

@@ -7,6 +7,7 @@
 pub mod error;
 mod fold;
 mod import;
+mod layout;
 mod nn;
 pub mod onnx {
     //! The ONNX protobuf types (generated).

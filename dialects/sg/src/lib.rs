@@ -8,6 +8,7 @@
 use strata_ir::{DialectDef, PassRegistry};
 
 pub use strata_ir::ods::op_name;
+use strata_ir::ods::{i64_array as ods_i64_array, integer as ods_integer};
 
 pub mod passes;
 pub mod verify;

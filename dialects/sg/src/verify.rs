@@ -4,6 +4,10 @@
 //! - every operand and result is a ranked tensor with a static shape;
 //! - operands and results of one op share an element type (`gather`: data and result do,
 //!   indices are integers; `cast`: none do, its shapes agree);
+//! - `concat`: equal ranks, 0 <= axis < rank, equal dimensions except `axis`, whose result
+//!   size is the sum;
+//! - `reduce_*`: axes sorted, distinct, in range; keepdims 0 or 1; the result shape drops the
+//!   axes (or keeps them as 1);
 //! - `gather`: 0 <= axis < rank of data, result shape = data[:axis] + indices + data[axis+1:];
 //! - `conv2d`: NCHW input and FCHW filter of rank 4; `strides`, `dilations` have 2 entries > 0,
 //!   `pads` 4 entries >= 0; `group` >= 1 divides input and output channels; filter channels =
@@ -26,7 +30,7 @@
 //! - `view`: `sizes`/`strides` match the output rank, output shape = sizes, offset >= 0,
 //!   strides >= 0, and every addressed element lies inside the operand's storage.
 
-use crate::{op_name, AveragePool, Clip, Conv2d, Gather, Gelu, LayerNorm, LogSoftmax, Matmul, MaxPool, Reshape, Slice, Softmax, Transpose, View};
+use crate::{op_name, AveragePool, Clip, Concat, Conv2d, Gather, Gelu, LayerNorm, LogSoftmax, Matmul, MaxPool, Reshape, Slice, Softmax, Transpose, View};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::RankedTensorType;
 use melior::ir::{ShapedTypeLike, Type, Value, ValueLike};
@@ -83,6 +87,45 @@ fn check_shapes(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
         }
     } else if let Some(view) = View::cast(op) {
         check_view(view, problems);
+    } else if let Some(concat) = Concat::cast(op) {
+        let (lhs, rhs, out) = (shape(concat.lhs()), shape(concat.rhs()), shape(concat.output()));
+        let Some(axis) = concat.axis().filter(|a| (0..lhs.len() as i64).contains(a)) else {
+            problems.push(format!("'axis' must be an integer in 0..{}", lhs.len()));
+            return;
+        };
+        let a = axis as usize;
+        let compatible = lhs.len() == rhs.len() && (0..lhs.len()).all(|d| d == a || lhs[d] == rhs[d]);
+        if !compatible {
+            problems.push(format!("operands {} and {} differ outside axis {axis}", dims(&lhs), dims(&rhs)));
+            return;
+        }
+        let mut expected = lhs.clone();
+        expected[a] += rhs[a];
+        if out != expected {
+            problems.push(format!("result shape {} does not match the concatenation, {}", dims(&out), dims(&expected)));
+        }
+    } else if op_name(op).starts_with("sg.reduce_") {
+        let input = shape(op.operand(0).expect("IRDL guarantees the operand"));
+        let output = shape(op.result(0).expect("IRDL guarantees the result").into());
+        let (Some(axes), Some(keep)) = (crate::ods_i64_array(op, "axes"), crate::ods_integer(op, "keepdims")) else {
+            problems.push("attributes 'axes' (array<i64: ...>) and 'keepdims' (integer) are required".into());
+            return;
+        };
+        let r = input.len() as i64;
+        if axes.windows(2).any(|w| w[0] >= w[1]) || axes.iter().any(|a| !(0..r).contains(a)) || !matches!(keep, 0 | 1) {
+            problems.push(format!("'axes' {} must be sorted, distinct and in 0..{r}, and 'keepdims' 0 or 1", list(&axes)));
+            return;
+        }
+        let expected: Vec<i64> = (0..input.len())
+            .filter_map(|d| match (axes.contains(&(d as i64)), keep) {
+                (false, _) => Some(input[d]),
+                (true, 1) => Some(1),
+                (true, _) => None,
+            })
+            .collect();
+        if output != expected {
+            problems.push(format!("result shape {} does not match the reduction, {}", dims(&output), dims(&expected)));
+        }
     } else if let Some(gather) = Gather::cast(op) {
         let (data, indices, output) = (shape(gather.data()), shape(gather.indices()), shape(gather.output()));
         let index_type = element(gather.indices().r#type()).map(|t| t.to_string()).unwrap_or_default();

@@ -170,3 +170,27 @@ func.func @global_pool(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x1xf32> {
   %0 = "sg.global_average_pool"(%x) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x1xf32>
   return %0 : tensor<1x4x8x1xf32>
 }
+
+// -----
+
+func.func @concat_mismatch(%a: tensor<2x3xf32>, %b: tensor<3x3xf32>) -> tensor<5x3xf32> {
+  // expected-error@+1 {{'sg.concat' op operands [2x3] and [3x3] differ outside axis 1}}
+  %0 = "sg.concat"(%a, %b) {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<5x3xf32>
+  return %0 : tensor<5x3xf32>
+}
+
+// -----
+
+func.func @reduce_axes(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'sg.reduce_sum' op 'axes' [1, 1] must be sorted, distinct and in 0..2, and 'keepdims' 0 or 1}}
+  %0 = "sg.reduce_sum"(%x) {axes = array<i64: 1, 1>, keepdims = 0 : i64} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @gather_indices(%t: tensor<10x4xf32>, %i: tensor<3xf32>) -> tensor<3x4xf32> {
+  // expected-error@+1 {{'sg.gather' op indices must be i64 or i32, got f32}}
+  %0 = "sg.gather"(%t, %i) {axis = 0 : i64} : (tensor<10x4xf32>, tensor<3xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}

@@ -239,5 +239,26 @@ save(
     opset=20,
 )
 
+# Concat of a value and a constant (a chain of sg.concat), Split into uneven parts (slices),
+# ReduceMean over constant-input axes without keepdims, ReduceMax over constant-input axes.
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Concat", ["x", "pad", "x"], ["c"], name="concat0", axis=1),
+            helper.make_node("Split", ["c", "sizes"], ["p0", "p1", "p2"], name="split0", axis=1),
+            helper.make_node("ReduceMean", ["p1", "mean_axes"], ["m"], name="mean0", keepdims=0),
+            helper.make_node("ReduceMax", ["p2", "max_axes"], ["y"], name="max0", keepdims=1),
+        ],
+        "layout2",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+        [helper.make_tensor_value_info("p0", TensorProto.FLOAT, [2, 2, 4]),
+         helper.make_tensor_value_info("m", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 4])],
+        [tensor("pad", [2, 1, 4]), ints("sizes", [2, 2, 3]), ints("max_axes", [0, 1]), ints("mean_axes", [1, -1])],
+    ),
+    "layout2.onnx",
+    opset=18,
+)
+
 with open("malformed.onnx", "wb") as f:
     f.write(b"\x0a\xff\xff\xff\xff\x0f this is not protobuf")

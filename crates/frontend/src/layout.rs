@@ -1,0 +1,140 @@
+//! Layout and reduction operators of the importer: Concat (a chain of binary `sg.concat`),
+//! Split (one `sg.slice` per output, folded on constants) and the Reduce family.
+
+use crate::fold::Folded;
+use crate::import::{attribute, int, ints, tensor_type, Constant, Entry, Importer};
+use crate::onnx::NodeProto;
+use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
+use strata_dialect_sg as sg;
+
+impl Importer<'_> {
+    /// ONNX Concat of run-time values: a left-to-right chain of `sg.concat`.
+    pub(crate) fn concat_values(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let names: Vec<&str> = node.input.iter().map(String::as_str).filter(|n| !n.is_empty()).collect();
+        let (mut shape, dtype) = self.shape_of(names.first().ok_or("Concat needs an input")?)?;
+        let rank = shape.len() as i64;
+        let axis = attribute(node, "axis").map(|a| a.i()).ok_or("Concat needs an axis")?;
+        let axis = if axis < 0 { axis + rank } else { axis };
+        if !(0..rank).contains(&axis) {
+            return Err(format!("axis {axis} is out of range for rank {rank}"));
+        }
+        let mut acc = self.use_value(block, names[0], location)?;
+        for name in &names[1..] {
+            let (other, other_type) = self.shape_of(name)?;
+            if other_type != dtype || other.len() != shape.len() || (0..shape.len()).any(|d| d != axis as usize && other[d] != shape[d]) {
+                return Err(format!("input '{name}' {other:?} does not match {shape:?} outside axis {axis}"));
+            }
+            shape[axis as usize] += other[axis as usize];
+            let lhs = unsafe { Value::from_raw(acc) };
+            let rhs = unsafe { Value::from_raw(self.use_value(block, name, location)?) };
+            let op = sg::Concat::build(context, location, lhs, rhs, axis, tensor_type(context, &shape, dtype)?);
+            let value: Value = block.append_operation(op).result(0).expect("one result").into();
+            acc = value.to_raw();
+        }
+        self.values.insert(node.output[0].clone(), Entry::Value { value: acc, shape, dtype });
+        Ok(())
+    }
+
+    /// ONNX Split: one `sg.slice` per output (folded when the input is a constant).
+    pub(crate) fn split(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let input = |k: usize| node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str);
+        let need = |k: usize| input(k).ok_or_else(|| format!("input #{k} is missing"));
+        let (shape, dtype) = self.shape_of(need(0)?)?;
+        let rank = shape.len() as i64;
+        let axis = int(node, "axis", 0);
+        let axis = if axis < 0 { axis + rank } else { axis };
+        if !(0..rank).contains(&axis) {
+            return Err(format!("axis {axis} is out of range for rank {rank}"));
+        }
+        let dim = shape[axis as usize];
+        let outputs = node.output.len() as i64;
+        let sizes = match input(1) {
+            Some(name) => self.constant_ints(name)?,
+            None => match ints(node, "split") {
+                Some(sizes) => sizes,
+                None => {
+                    let n = int(node, "num_outputs", outputs);
+                    let chunk = (dim + n - 1) / n.max(1);
+                    (0..n).map(|k| chunk.min(dim - k * chunk).max(0)).collect()
+                }
+            },
+        };
+        if sizes.len() as i64 != outputs || sizes.iter().any(|&s| s < 0) || sizes.iter().sum::<i64>() != dim {
+            return Err(format!("split sizes {sizes:?} do not divide dimension {dim} into {outputs} outputs"));
+        }
+        let mut start = 0;
+        for (k, &size) in sizes.iter().enumerate() {
+            let mut starts = vec![0; shape.len()];
+            let mut ends = shape.clone();
+            starts[axis as usize] = start;
+            ends[axis as usize] = start + size;
+            let steps = vec![1; shape.len()];
+            let mut out = shape.clone();
+            out[axis as usize] = size;
+            start += size;
+            let output = node.output[k].clone();
+            if output.is_empty() {
+                continue;
+            }
+            if let Some(data) = self.folded(need(0)?) {
+                let Folded { shape, dtype, bytes } = crate::fold::slice(&data, &starts, &ends, &steps)?;
+                self.values.insert(output, Entry::Constant(Constant { shape, dtype, bytes, value: None }));
+                continue;
+            }
+            let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+            let op = block.append_operation(sg::Slice::build(context, location, x, &starts, &ends, &steps, tensor_type(context, &out, dtype)?));
+            let value: Value = op.result(0).expect("one result").into();
+            self.values.insert(output, Entry::Value { value: value.to_raw(), shape: out, dtype });
+        }
+        Ok(())
+    }
+
+    /// ONNX ReduceSum/Mean/Max/Min/Prod/L2 with axes from the attribute or a constant input.
+    pub(crate) fn reduce(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let input = |k: usize| node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str);
+        let need = |k: usize| input(k).ok_or_else(|| format!("input #{k} is missing"));
+        let (shape, dtype) = self.shape_of(need(0)?)?;
+        let rank = shape.len() as i64;
+        let given = match input(1) {
+            Some(name) => Some(self.constant_ints(name)?),
+            None => ints(node, "axes"),
+        };
+        let keep = int(node, "keepdims", 1);
+        let mut axes: Vec<i64> = match given.filter(|a| !a.is_empty()) {
+            Some(axes) => axes.iter().map(|&a| if a < 0 { a + rank } else { a }).collect(),
+            None if int(node, "noop_with_empty_axes", 0) != 0 => {
+                let entry = match self.values.get(need(0)?).expect("checked by shape_of") {
+                    Entry::Value { value, shape, dtype } => Entry::Value { value: *value, shape: shape.clone(), dtype: *dtype },
+                    Entry::Constant(c) => Entry::Constant(Constant { shape: c.shape.clone(), dtype: c.dtype, bytes: c.bytes.clone(), value: c.value }),
+                };
+                self.values.insert(node.output[0].clone(), entry);
+                return Ok(());
+            }
+            None => (0..rank).collect(),
+        };
+        axes.sort_unstable();
+        axes.dedup();
+        if axes.iter().any(|a| !(0..rank).contains(a)) {
+            return Err(format!("axes {axes:?} are out of range for rank {rank}"));
+        }
+        let out: Vec<i64> = (0..shape.len())
+            .filter_map(|d| if !axes.contains(&(d as i64)) { Some(shape[d]) } else if keep != 0 { Some(1) } else { None })
+            .collect();
+        let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+        let (ty, keep) = (tensor_type(context, &out, dtype)?, i64::from(keep != 0));
+        let op = match node.op_type() {
+            "ReduceSum" => sg::ReduceSum::build(context, location, x, &axes, keep, ty),
+            "ReduceMean" => sg::ReduceMean::build(context, location, x, &axes, keep, ty),
+            "ReduceMax" => sg::ReduceMax::build(context, location, x, &axes, keep, ty),
+            "ReduceMin" => sg::ReduceMin::build(context, location, x, &axes, keep, ty),
+            "ReduceProd" => sg::ReduceProd::build(context, location, x, &axes, keep, ty),
+            _ => sg::ReduceL2::build(context, location, x, &axes, keep, ty),
+        };
+        let op = block.append_operation(op);
+        self.define(node, op, out, dtype);
+        Ok(())
+    }
+}
