@@ -388,6 +388,92 @@ irdl.dialect @sg {
     irdl.attributes {"axes" = %axes, "keepdims" = %keepdims}
   }
 
+  // lhs == rhs elementwise with broadcasting; the result is i1.
+  irdl.operation @equal {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // lhs < rhs elementwise with broadcasting; the result is i1.
+  irdl.operation @less {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // lhs > rhs elementwise with broadcasting; the result is i1.
+  irdl.operation @greater {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // Logical negation of an i1 tensor.
+  irdl.operation @not {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // condition ? lhs : rhs elementwise, the three operands broadcast together.
+  irdl.operation @where {
+    %condition = irdl.base "!builtin.tensor"
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(condition: %condition, lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // Broadcast of the operand to the result shape (ONNX Expand).
+  irdl.operation @expand {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+  }
+
+  // The operand repeated `repeats[d]` times along each dimension d.
+  irdl.operation @tile {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %repeats = irdl.base "#builtin.dense_array"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+    irdl.attributes {"repeats" = %repeats}
+  }
+
+  // Padding: pads = [begin_0, ..., begin_n, end_0, ..., end_n] (non-negative); mode 0 fills
+  // with `value`, 1 reflects (pads below the dimension), 2 repeats the edge.
+  irdl.operation @pad {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %pads = irdl.base "#builtin.dense_array"
+    %mode = irdl.base "#builtin.integer"
+    %value = irdl.base "#builtin.float"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+    irdl.attributes {"pads" = %pads, "mode" = %mode, "value" = %value}
+  }
+
+  // Normalises each (N, C) plane of an N x C x ... input, then scale[C] and bias[C].
+  irdl.operation @instance_norm {
+    %t = irdl.base "!builtin.tensor"
+    %scale = irdl.base "!builtin.tensor"
+    %bias = irdl.base "!builtin.tensor"
+    %epsilon = irdl.base "#builtin.float"
+    irdl.operands(input: %t, scale: %scale, bias: %bias)
+    irdl.results(output: %t)
+    irdl.attributes {"epsilon" = %epsilon}
+  }
+
   // Strided slice over every dimension: starts/ends/steps have one entry per dimension,
   // already clamped to the shape (the importer normalises ONNX's axes and negative indices).
   irdl.operation @slice {

@@ -30,9 +30,10 @@ pub struct ImportOptions {
 pub fn supported_ops() -> &'static [&'static str] {
     &[
         "Abs", "Add", "AveragePool", "BatchNormalization", "Cast", "Clip", "Concat", "Constant", "ConstantOfShape", "Conv",
-        "Div", "Dropout", "Erf", "Exp", "Flatten", "Gather", "Gelu", "Gemm", "GlobalAveragePool", "GlobalMaxPool",
-        "HardSigmoid", "HardSwish", "Identity", "LayerNormalization", "LeakyRelu", "Log", "LogSoftmax", "MatMul", "Max",
-        "MaxPool", "Min", "Mul", "Neg", "Pow", "Range", "Reciprocal", "Relu", "Reshape", "Shape", "Sigmoid", "Size", "Slice",
+        "Div", "Dropout", "Equal", "Erf", "Exp", "Expand", "Flatten", "Gather", "Gelu", "Gemm", "GlobalAveragePool",
+        "GlobalMaxPool", "Greater", "HardSigmoid", "HardSwish", "Identity", "InstanceNormalization", "LayerNormalization",
+        "LeakyRelu", "Less", "Log", "LogSoftmax", "MatMul", "Max", "MaxPool", "Min", "Mul", "Neg", "Not", "Pad", "Pow",
+        "Range", "Reciprocal", "Relu", "Reshape", "Shape", "Sigmoid", "Size", "Slice", "Tile", "Where",
         "ReduceL2", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "Softmax", "Split", "Sqrt", "Squeeze",
         "Sub", "Sum", "Tanh", "Transpose", "Unsqueeze",
     ]
@@ -531,6 +532,9 @@ impl Importer<'_> {
             }
             "Conv" => self.conv(block, node, location)?,
             "Concat" => self.concat_values(block, node, location)?,
+            "Equal" | "Less" | "Greater" | "Not" | "Where" => self.logic(block, node, location)?,
+            "Expand" | "Tile" | "Pad" => self.replicate(block, node, location)?,
+            "InstanceNormalization" => self.instance_norm(block, node, location)?,
             "Split" => self.split(block, node, location)?,
             "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL2" => self.reduce(block, node, location)?,
             "Cast" => {

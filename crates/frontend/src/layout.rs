@@ -1,9 +1,10 @@
-//! Layout and reduction operators of the importer: Concat (a chain of binary `sg.concat`),
-//! Split (one `sg.slice` per output, folded on constants) and the Reduce family.
+//! Layout, selection and reduction operators of the importer: Concat (a chain of binary
+//! `sg.concat`), Split (one `sg.slice` per output, folded on constants), the Reduce family,
+//! comparisons, Not and Where, and Expand, Tile and Pad.
 
 use crate::fold::Folded;
 use crate::import::{attribute, int, ints, tensor_type, Constant, Entry, Importer};
-use crate::onnx::NodeProto;
+use crate::onnx::{tensor_proto::DataType, NodeProto};
 use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
 use strata_dialect_sg as sg;
 
@@ -132,6 +133,117 @@ impl Importer<'_> {
             "ReduceMin" => sg::ReduceMin::build(context, location, x, &axes, keep, ty),
             "ReduceProd" => sg::ReduceProd::build(context, location, x, &axes, keep, ty),
             _ => sg::ReduceL2::build(context, location, x, &axes, keep, ty),
+        };
+        let op = block.append_operation(op);
+        self.define(node, op, out, dtype);
+        Ok(())
+    }
+
+    /// Equal, Less, Greater (i1 results), Not and Where, with broadcasting.
+    pub(crate) fn logic(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let names: Vec<&str> = node.input.iter().map(String::as_str).collect();
+        let arity = if node.op_type() == "Not" { 1 } else if node.op_type() == "Where" { 3 } else { 2 };
+        if names.len() != arity || names.iter().any(|n| n.is_empty()) {
+            return Err(format!("expects {arity} inputs"));
+        }
+        let typed: Vec<(Vec<i64>, DataType)> = names.iter().map(|n| self.shape_of(n)).collect::<Result<_, _>>()?;
+        let shape = typed.iter().try_fold(Vec::new(), |acc, (s, _)| sg::verify::broadcast(&acc, s)).ok_or("operand shapes do not broadcast")?;
+        let result_type = match node.op_type() {
+            "Not" => {
+                if typed[0].1 != DataType::Bool {
+                    return Err(format!("Not needs a BOOL input, got {}", typed[0].1.as_str_name()));
+                }
+                DataType::Bool
+            }
+            "Where" => {
+                if typed[0].1 != DataType::Bool || typed[1].1 != typed[2].1 {
+                    return Err("Where needs a BOOL condition and branches of one type".into());
+                }
+                typed[1].1
+            }
+            _ => {
+                if typed[0].1 != typed[1].1 {
+                    return Err(format!("operand types differ: {} and {}", typed[0].1.as_str_name(), typed[1].1.as_str_name()));
+                }
+                DataType::Bool
+            }
+        };
+        let values: Vec<Value> = names.iter().map(|n| self.use_value(block, n, location).map(|v| unsafe { Value::from_raw(v) })).collect::<Result<_, _>>()?;
+        let ty = tensor_type(context, &shape, result_type)?;
+        let op = match node.op_type() {
+            "Equal" => sg::Equal::build(context, location, values[0], values[1], ty),
+            "Less" => sg::Less::build(context, location, values[0], values[1], ty),
+            "Greater" => sg::Greater::build(context, location, values[0], values[1], ty),
+            "Not" => sg::Not::build(context, location, values[0], ty),
+            _ => sg::Where::build(context, location, values[0], values[1], values[2], ty),
+        };
+        let op = block.append_operation(op);
+        self.define(node, op, shape, result_type);
+        Ok(())
+    }
+
+    /// Expand (broadcast to a constant shape), Tile (constant repeats) and Pad (constant
+    /// pads; modes constant, reflect, edge).
+    pub(crate) fn replicate(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let input = |k: usize| node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str);
+        let need = |k: usize| input(k).ok_or_else(|| format!("input #{k} is missing"));
+        let (shape, dtype) = self.shape_of(need(0)?)?;
+        let rank = shape.len();
+        let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+        let (op, out) = match node.op_type() {
+            "Expand" => {
+                let target = self.constant_ints(need(1)?)?;
+                let out = sg::verify::broadcast(&shape, &target).ok_or_else(|| format!("{shape:?} does not broadcast with {target:?}"))?;
+                (sg::Expand::build(context, location, x, tensor_type(context, &out, dtype)?), out)
+            }
+            "Tile" => {
+                let repeats = self.constant_ints(need(1)?)?;
+                if repeats.len() != rank || repeats.iter().any(|&r| r < 1) {
+                    return Err(format!("repeats {repeats:?} must be {rank} positive values"));
+                }
+                let out: Vec<i64> = shape.iter().zip(&repeats).map(|(d, r)| d * r).collect();
+                crate::shapes::numel(&out)?;
+                (sg::Tile::build(context, location, x, &repeats, tensor_type(context, &out, dtype)?), out)
+            }
+            _ => {
+                let given = match input(1) {
+                    Some(name) => self.constant_ints(name)?,
+                    None => ints(node, "pads").ok_or("Pad needs pads")?,
+                };
+                let axes: Vec<usize> = match input(3) {
+                    Some(name) => self.constant_ints(name)?.iter().map(|&a| (if a < 0 { a + rank as i64 } else { a }) as usize).collect(),
+                    None => (0..rank).collect(),
+                };
+                if given.len() != 2 * axes.len() || axes.iter().any(|&a| a >= rank) {
+                    return Err(format!("pads {given:?} do not match axes {axes:?} of rank {rank}"));
+                }
+                if given.iter().any(|&p| p < 0) {
+                    return Err(format!("unsupported: negative pads {given:?} (cropping)"));
+                }
+                let mut pads = vec![0; 2 * rank];
+                for (k, &a) in axes.iter().enumerate() {
+                    pads[a] = given[k];
+                    pads[a + rank] = given[k + axes.len()];
+                }
+                let mode = match attribute(node, "mode").map(|a| String::from_utf8_lossy(a.s()).into_owned()).as_deref() {
+                    None | Some("constant") => 0,
+                    Some("reflect") => 1,
+                    Some("edge") => 2,
+                    Some(other) => return Err(format!("unsupported: pad mode '{other}'")),
+                };
+                let value = match input(2) {
+                    Some(name) => self.folded(name).ok_or_else(|| format!("unsupported: pad value '{name}' computed at run time"))?.scalar("the pad value")?,
+                    None => 0.0,
+                };
+                let out: Vec<i64> = (0..rank).map(|d| shape[d] + pads[d] + pads[d + rank]).collect();
+                if mode == 1 && (0..rank).any(|d| pads[d] >= shape[d] || pads[d + rank] >= shape[d]) {
+                    return Err(format!("reflect pads {pads:?} must be smaller than the dimensions {shape:?}"));
+                }
+                crate::shapes::numel(&out)?;
+                (sg::Pad::build(context, location, x, &pads, mode, value, tensor_type(context, &out, dtype)?), out)
+            }
         };
         let op = block.append_operation(op);
         self.define(node, op, out, dtype);

@@ -243,4 +243,29 @@ impl Importer<'_> {
         self.define(node, op, out, dtype);
         Ok(())
     }
+
+    /// InstanceNormalization over each (N, C) plane, then per-channel scale and bias.
+    pub(crate) fn instance_norm(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let names: Vec<&str> = node.input.iter().map(String::as_str).collect();
+        if names.len() != 3 || names.iter().any(|n| n.is_empty()) {
+            return Err("expects 3 inputs: input, scale, B".into());
+        }
+        let (x, dtype) = self.shape_of(names[0])?;
+        if x.len() < 3 {
+            return Err(format!("expects an N x C x spatial input, got {x:?}"));
+        }
+        for name in &names[1..] {
+            let (s, _) = self.shape_of(name)?;
+            if s != [x[1]] {
+                return Err(format!("'{name}' must have shape [{}], got {s:?}", x[1]));
+            }
+        }
+        let epsilon = attribute(node, "epsilon").map_or(1e-5, |a| a.f()) as f64;
+        let values: Vec<Value> = names.iter().map(|n| self.use_value(block, n, location).map(|v| unsafe { Value::from_raw(v) })).collect::<Result<_, _>>()?;
+        let op = sg::InstanceNorm::build(context, location, values[0], values[1], values[2], epsilon, tensor_type(context, &x, dtype)?);
+        let op = block.append_operation(op);
+        self.define(node, op, x, dtype);
+        Ok(())
+    }
 }

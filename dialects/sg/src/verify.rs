@@ -4,6 +4,13 @@
 //! - every operand and result is a ranked tensor with a static shape;
 //! - operands and results of one op share an element type (`gather`: data and result do,
 //!   indices are integers; `cast`: none do, its shapes agree);
+//! - `equal`, `less`, `greater`: operands of one element type broadcast to the result, which
+//!   is i1; `not`: i1; `where`: an i1 condition, both branches of the result's element type,
+//!   all three broadcast to the result;
+//! - `expand`: the operand broadcasts to the result shape; `tile`: one positive repeat per
+//!   dimension, result = operand * repeats; `pad`: 2 x rank non-negative pads, mode 0..=2,
+//!   reflect pads below the dimension, result = operand + pads;
+//! - `instance_norm`: rank >= 3, scale and bias [C], epsilon > 0;
 //! - `concat`: equal ranks, 0 <= axis < rank, equal dimensions except `axis`, whose result
 //!   size is the sum;
 //! - `reduce_*`: axes sorted, distinct, in range; keepdims 0 or 1; the result shape drops the
@@ -30,7 +37,7 @@
 //! - `view`: `sizes`/`strides` match the output rank, output shape = sizes, offset >= 0,
 //!   strides >= 0, and every addressed element lies inside the operand's storage.
 
-use crate::{op_name, AveragePool, Clip, Concat, Conv2d, Gather, Gelu, LayerNorm, LogSoftmax, Matmul, MaxPool, Reshape, Slice, Softmax, Transpose, View};
+use crate::{op_name, AveragePool, Clip, Concat, Conv2d, Expand, Gather, InstanceNorm, Pad, Tile, Gelu, LayerNorm, LogSoftmax, Matmul, MaxPool, Reshape, Slice, Softmax, Transpose, View};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::RankedTensorType;
 use melior::ir::{ShapedTypeLike, Type, Value, ValueLike};
@@ -126,6 +133,54 @@ fn check_shapes(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
         if output != expected {
             problems.push(format!("result shape {} does not match the reduction, {}", dims(&output), dims(&expected)));
         }
+    } else if let Some(expand) = Expand::cast(op) {
+        let (input, output) = (shape(expand.input()), shape(expand.output()));
+        if broadcast(&input, &output).as_ref() != Some(&output) {
+            problems.push(format!("operand {} does not broadcast to the result {}", dims(&input), dims(&output)));
+        }
+    } else if let Some(tile) = Tile::cast(op) {
+        let (input, output) = (shape(tile.input()), shape(tile.output()));
+        match tile.repeats() {
+            Some(r) if r.len() == input.len() && r.iter().all(|&x| x > 0) => {
+                let expected: Vec<i64> = input.iter().zip(&r).map(|(d, k)| d * k).collect();
+                if output != expected {
+                    problems.push(format!("result shape {} does not match the tiling, {}", dims(&output), dims(&expected)));
+                }
+            }
+            _ => problems.push(format!("'repeats' must hold {} positive values", input.len())),
+        }
+    } else if let Some(pad) = Pad::cast(op) {
+        let (input, output) = (shape(pad.input()), shape(pad.output()));
+        let (Some(pads), Some(mode)) = (pad.pads(), pad.mode()) else {
+            problems.push("attributes 'pads', 'mode' and 'value' are required".into());
+            return;
+        };
+        let r = input.len();
+        if pads.len() != 2 * r || pads.iter().any(|&p| p < 0) || !(0..=2).contains(&mode) {
+            problems.push(format!("'pads' must be {} non-negative values and 'mode' 0, 1 or 2", 2 * r));
+            return;
+        }
+        if mode == 1 && (0..r).any(|d| pads[d] >= input[d] || pads[d + r] >= input[d]) {
+            problems.push(format!("reflect pads {} must be smaller than the dimensions {}", list(&pads), dims(&input)));
+        }
+        let expected: Vec<i64> = (0..r).map(|d| input[d] + pads[d] + pads[d + r]).collect();
+        if output != expected {
+            problems.push(format!("result shape {} does not match the padding, {}", dims(&output), dims(&expected)));
+        }
+    } else if let Some(norm) = InstanceNorm::cast(op) {
+        let input = shape(norm.input());
+        if input.len() < 3 {
+            problems.push(format!("expects an N x C x spatial input, got {}", dims(&input)));
+            return;
+        }
+        for (what, value) in [("scale", norm.scale()), ("bias", norm.bias())] {
+            if shape(value) != [input[1]] {
+                problems.push(format!("{what} must have shape [{}], got {}", input[1], dims(&shape(value))));
+            }
+        }
+        if !norm.epsilon().is_some_and(|e| e > 0.0) {
+            problems.push("'epsilon' must be a positive float".into());
+        }
     } else if let Some(gather) = Gather::cast(op) {
         let (data, indices, output) = (shape(gather.data()), shape(gather.indices()), shape(gather.output()));
         let index_type = element(gather.indices().r#type()).map(|t| t.to_string()).unwrap_or_default();
@@ -145,6 +200,50 @@ fn check_shapes(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
         }
     } else {
         check_nn(op, problems);
+    }
+}
+
+/// Comparisons, `not` and `where`: shapes broadcast, element types as documented above.
+fn check_logic(op: OperationRef<'_, '_>, name: &str, problems: &mut Vec<String>) {
+    let types: Vec<Type> = op.operands().map(|v| v.r#type()).chain(op.results().map(|r| r.r#type())).collect();
+    let shapes: Option<Vec<Vec<i64>>> = types.iter().map(|&t| static_shape(t)).collect();
+    let Some(shapes) = shapes else {
+        problems.push("operands and result must be ranked tensors with static shapes (sg requires static shapes)".into());
+        return;
+    };
+    let elements: Vec<String> = types.iter().map(|&t| element(t).map(|e| e.to_string()).unwrap_or_default()).collect();
+    let (inputs, result) = shapes.split_at(shapes.len() - 1);
+    let result_element = elements.last().cloned().unwrap_or_default();
+    match name {
+        "sg.not" => {
+            if result_element != "i1" {
+                problems.push(format!("operand and result must be i1 tensors, got {result_element}"));
+            }
+        }
+        "sg.where" => {
+            if elements[0] != "i1" {
+                problems.push(format!("the condition must be an i1 tensor, got {}", elements[0]));
+            }
+            if elements[1] != result_element || elements[2] != result_element {
+                problems.push(format!("both branches must have the result's element type {result_element}, got {} and {}", elements[1], elements[2]));
+            }
+        }
+        _ => {
+            if elements[0] != elements[1] {
+                problems.push(format!("operand element types differ: {} and {}", elements[0], elements[1]));
+            }
+            if result_element != "i1" {
+                problems.push(format!("the result must be an i1 tensor, got {result_element}"));
+            }
+        }
+    }
+    let expected = inputs.iter().try_fold(Vec::new(), |acc, s| broadcast(&acc, s));
+    match expected {
+        Some(expected) if expected != result[0] => {
+            problems.push(format!("result shape {} does not match the broadcast of the operands, {}", dims(&result[0]), dims(&expected)))
+        }
+        None => problems.push("operand shapes do not broadcast".into()),
+        _ => {}
     }
 }
 
@@ -282,6 +381,10 @@ fn element(ty: Type<'_>) -> Option<Type<'_>> {
 fn check_types(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
     let mut first_element: Option<String> = None;
     let name = op_name(op);
+    if matches!(name.as_str(), "sg.equal" | "sg.less" | "sg.greater" | "sg.where" | "sg.not") {
+        check_logic(op, &name, problems);
+        return;
+    }
     let mixed = name == "sg.gather";
     let operands = op.operands().enumerate().filter(|(i, _)| !(mixed && *i == 1)).map(|(i, v)| ("operand", i, v.r#type()));
     if name == "sg.cast" {

@@ -194,3 +194,19 @@ func.func @gather_indices(%t: tensor<10x4xf32>, %i: tensor<3xf32>) -> tensor<3x4
   %0 = "sg.gather"(%t, %i) {axis = 0 : i64} : (tensor<10x4xf32>, tensor<3xf32>) -> tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
 }
+
+// -----
+
+func.func @compare_result(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'sg.less' op the result must be an i1 tensor, got f32}}
+  %0 = "sg.less"(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @pad_reflect(%x: tensor<2x3xf32>) -> tensor<2x9xf32> {
+  // expected-error@+1 {{'sg.pad' op reflect pads [0, 3, 0, 3] must be smaller than the dimensions [2x3]}}
+  %0 = "sg.pad"(%x) {pads = array<i64: 0, 3, 0, 3>, mode = 1 : i64, value = 0.0 : f64} : (tensor<2x3xf32>) -> tensor<2x9xf32>
+  return %0 : tensor<2x9xf32>
+}

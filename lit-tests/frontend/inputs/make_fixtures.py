@@ -260,5 +260,29 @@ save(
     opset=18,
 )
 
+# Comparisons, Not and Where; Expand, Tile and Pad (reflect) with constant operands;
+# InstanceNormalization.
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Greater", ["x", "zero"], ["pos"], name="greater0"),
+            helper.make_node("Less", ["x", "zero"], ["neg"], name="less0"),
+            helper.make_node("Equal", ["pos", "neg"], ["same"], name="equal0"),
+            helper.make_node("Not", ["same"], ["differ"], name="not0"),
+            helper.make_node("Where", ["differ", "x", "zero"], ["w"], name="where0"),
+            helper.make_node("Expand", ["w", "shape"], ["e"], name="expand0"),
+            helper.make_node("Tile", ["e", "repeats"], ["t"], name="tile0"),
+            helper.make_node("Pad", ["t", "pads"], ["p"], name="pad0", mode="reflect"),
+            helper.make_node("InstanceNormalization", ["p", "scale", "bias"], ["y"], name="inorm0", epsilon=1e-3),
+        ],
+        "logic",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 10])],
+        [numpy_helper.from_array(np.array(0.0, dtype=np.float32), "zero"), ints("shape", [2, 1, 1]),
+         ints("repeats", [1, 1, 2]), ints("pads", [0, 0, 1, 0, 0, 1]), tensor("scale", [3]), tensor("bias", [3])],
+    ),
+    "logic.onnx",
+)
+
 with open("malformed.onnx", "wb") as f:
     f.write(b"\x0a\xff\xff\xff\xff\x0f this is not protobuf")
