@@ -16,6 +16,10 @@ pub struct ImportArgs {
     /// Static shape for an input with symbolic dimensions: `name=1x3x224x224` (repeatable).
     #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = parse_input_shape)]
     pub input_shapes: Vec<(String, Vec<i64>)>,
+    /// Fix an input's value at compile time from a serialized ONNX TensorProto (`.pb`, as in
+    /// ONNX test data): `name=path.pb` (repeatable). The input becomes a constant.
+    #[arg(long = "freeze-input", value_name = "NAME=FILE.pb")]
+    pub frozen_inputs: Vec<String>,
     /// Print locations (each op's ONNX node name and index).
     #[arg(long = "mlir-print-debuginfo")]
     pub print_debuginfo: bool,
@@ -35,10 +39,19 @@ pub fn run(args: &ImportArgs) -> Result<(), String> {
     let file = args.model.display().to_string();
     let bytes = std::fs::read(&args.model).map_err(|e| format!("error: cannot read {file}: {e}"))?;
     let strata = crate::context().map_err(|e| e.to_string())?;
+    let mut frozen_inputs = BTreeMap::new();
+    for spec in &args.frozen_inputs {
+        let (name, path) = spec.split_once('=').ok_or_else(|| format!("error: --freeze-input expects NAME=FILE.pb, got '{spec}'"))?;
+        let bytes = std::fs::read(path).map_err(|e| format!("error: cannot read {path}: {e}"))?;
+        let tensor = <strata_frontend::onnx::TensorProto as prost::Message>::decode(bytes.as_slice())
+            .map_err(|e| format!("error: {path} is not a serialized ONNX TensorProto: {e}"))?;
+        frozen_inputs.insert(name.to_owned(), tensor);
+    }
     let options = ImportOptions {
         file_name: file,
         base_dir: args.model.parent().map(PathBuf::from),
         input_shapes: args.input_shapes.iter().cloned().collect::<BTreeMap<_, _>>(),
+        frozen_inputs,
     };
     let module = import(&strata, &bytes, &options).map_err(|e| format!("error: {e}"))?;
     let flags = OperationPrintingFlags::new().enable_debug_info(args.print_debuginfo, false);

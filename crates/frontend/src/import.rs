@@ -24,6 +24,9 @@ pub struct ImportOptions {
     pub base_dir: Option<PathBuf>,
     /// Shapes for inputs with symbolic or unknown dimensions.
     pub input_shapes: BTreeMap<String, Vec<i64>>,
+    /// Inputs whose values are fixed at compile time (shape operands, say): they become
+    /// constants and are no longer arguments of `@main`.
+    pub frozen_inputs: BTreeMap<String, TensorProto>,
 }
 
 /// The ONNX operators this importer maps to `sg`.
@@ -81,9 +84,12 @@ pub fn import<'c>(strata: &'c StrataContext, bytes: &[u8], options: &ImportOptio
     }
     let mut importer = Importer { strata, file: file.clone(), base_dir: options.base_dir.clone(), values: BTreeMap::new(), resources: 0 };
     let context = strata.mlir();
-    for tensor in &graph.initializer {
+    for (name, tensor) in graph.initializer.iter().map(|t| (t.name(), t)).chain(options.frozen_inputs.iter().map(|(n, t)| (n.as_str(), t))) {
         let constant = importer.constant(tensor).map_err(|message| FrontendError::Graph { file: file.clone(), message })?;
-        importer.values.insert(tensor.name().to_owned(), Entry::Constant(constant));
+        importer.values.insert(name.to_owned(), Entry::Constant(constant));
+    }
+    if let Some(unknown) = options.frozen_inputs.keys().find(|name| !graph.input.iter().any(|i| i.name() == name.as_str())) {
+        return Err(FrontendError::Graph { file, message: format!("cannot freeze '{unknown}': the graph has no input of that name") });
     }
     // Graph inputs (those that are not initializers) become function arguments.
     let mut argument_types = Vec::new();

@@ -284,5 +284,20 @@ save(
     "logic.onnx",
 )
 
+# Reshape whose target shape is a graph input (as ONNX node tests write it): importable only
+# with --freeze-input shape=reshape_shape.pb.
+save(
+    helper.make_graph(
+        [helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape0")],
+        "reshape_input",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6]),
+         helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])],
+    ),
+    "reshape_input.onnx",
+)
+with open("reshape_shape.pb", "wb") as f:
+    f.write(ints("shape", [3, 4]).SerializeToString())
+
 with open("malformed.onnx", "wb") as f:
     f.write(b"\x0a\xff\xff\xff\xff\x0f this is not protobuf")
