@@ -16,6 +16,11 @@ pub mod onnx {
 }
 mod shapes;
 
+/// The entry point of the fuzz target (`fuzz/fuzz_targets/import.rs`) and of the corpus
+/// regression test.
+#[doc(hidden)]
+pub mod fuzzing;
+
 #[cfg(test)]
 mod tests;
 

@@ -26,6 +26,19 @@ fn every_truncation_of_a_model_fails_cleanly() {
     assert!(errors > bytes.len() / 2, "most truncations are invalid models");
 }
 
+/// The fuzz corpus (seeds and anything the fuzzer saved) replays cleanly: a regression test
+/// that runs in CI without the nightly toolchain cargo-fuzz needs.
+#[test]
+fn fuzz_corpus_replays_cleanly() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/import");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).flatten() {
+        crate::fuzzing::import_bytes(&std::fs::read(entry.path()).unwrap());
+        count += 1;
+    }
+    assert!(count >= 10, "the corpus has only {count} inputs");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1000, .. ProptestConfig::default() })]
 
