@@ -8,6 +8,17 @@
 use crate::onnx::tensor_proto::DataType;
 use crate::shapes::numel;
 
+/// The largest constant folding may create (elements): a model may not make the compiler
+/// allocate without bound.
+pub const FOLD_LIMIT: i64 = 1 << 24;
+
+fn check_limit(count: i64, what: &str) -> Result<(), String> {
+    if count > FOLD_LIMIT {
+        return Err(format!("unsupported: folding {what} of {count} elements (the limit is {FOLD_LIMIT})"));
+    }
+    Ok(())
+}
+
 /// A constant tensor: shape, element type, little-endian bytes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Folded {
@@ -166,7 +177,9 @@ pub fn cast(input: &Folded, to: DataType) -> Result<Folded, String> {
 /// `ConstantOfShape(shape)` filled with the one element of `value` (default float 0).
 pub fn constant_of_shape(shape: &Folded, value: Option<&Folded>) -> Result<Folded, String> {
     let dims = shape.ints()?;
-    let count = numel(&dims)? as usize;
+    let count = numel(&dims)?;
+    check_limit(count, "ConstantOfShape")?;
+    let count = count as usize;
     let fill = value.cloned().unwrap_or(Folded { shape: vec![1], dtype: DataType::Float, bytes: 0f32.to_le_bytes().to_vec() });
     if fill.bytes.len() != width(fill.dtype) {
         return Err("the value of ConstantOfShape must hold one element".into());
@@ -181,8 +194,8 @@ pub fn range(start: &Folded, limit: &Folded, delta: &Folded) -> Result<Folded, S
         return Err("delta is 0".into());
     }
     let count = ((l - s) / d).ceil().max(0.0);
-    if count > (1u64 << 32) as f64 {
-        return Err(format!("unsupported: Range of {count} elements"));
+    if !count.is_finite() || count > FOLD_LIMIT as f64 {
+        return Err(format!("unsupported: folding Range of {count} elements (the limit is {FOLD_LIMIT})"));
     }
     let values: Vec<f64> = (0..count as i64).map(|k| s + k as f64 * d).collect();
     let as_float = Folded { shape: vec![values.len() as i64], dtype: DataType::Double, bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect() };
@@ -234,6 +247,9 @@ mod tests {
         assert_eq!(arithmetic("Mul", &picked, &Folded::from_i64(vec![], &[4])).unwrap().unwrap().ints().unwrap(), vec![8, 12]);
         assert!(arithmetic("Div", &picked, &Folded::from_i64(vec![], &[0])).unwrap().is_err());
         assert!(gather(&shape, &Folded::from_i64(vec![1], &[4]), 0).is_err());
+        let huge = Folded::from_i64(vec![], &[1 << 30]);
+        assert!(range(&Folded::from_i64(vec![], &[0]), &huge, &Folded::from_i64(vec![], &[1])).unwrap_err().contains("limit"));
+        assert!(constant_of_shape(&Folded::from_i64(vec![2], &[1 << 20, 1 << 10]), None).unwrap_err().contains("limit"));
         assert_eq!(slice(&shape, &[1], &[4], &[2]).unwrap().ints().unwrap(), vec![3, 8]);
         assert_eq!(slice(&matrix, &[0, 1], &[2, 3], &[1, 1]).unwrap().ints().unwrap(), vec![2, 3, 5, 6]);
     }

@@ -245,14 +245,7 @@ impl Importer<'_> {
     pub(crate) fn constant(&self, tensor: &TensorProto) -> Result<Constant, String> {
         let dtype = DataType::try_from(tensor.data_type()).map_err(|_| format!("tensor '{}' has an unknown data type", tensor.name()))?;
         let shape = tensor.dims.clone();
-        if shape.iter().any(|&d| d < 0) {
-            return Err(format!("tensor '{}' has a negative dimension in {shape:?}", tensor.name()));
-        }
-        let count = shape
-            .iter()
-            .try_fold(1i64, |n, &d| n.checked_mul(d))
-            .filter(|&n| n <= (1 << 40))
-            .ok_or_else(|| format!("tensor '{}' has an impossible size {shape:?}", tensor.name()))?;
+        let count = shapes::numel(&shape).map_err(|e| format!("tensor '{}': {e}", tensor.name()))?;
         let bytes: Vec<u8> = if tensor.data_location() == onnx::tensor_proto::DataLocation::External {
             let entry = |key: &str| tensor.external_data.iter().find(|e| e.key() == key).map(|e| e.value().to_owned());
             let location = entry("location").ok_or_else(|| format!("tensor '{}' is external but names no location", tensor.name()))?;

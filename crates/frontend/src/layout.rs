@@ -57,12 +57,16 @@ impl Importer<'_> {
                 Some(sizes) => sizes,
                 None => {
                     let n = int(node, "num_outputs", outputs);
+                    if n != outputs {
+                        return Err(format!("num_outputs {n} differs from the {outputs} outputs of the node"));
+                    }
                     let chunk = (dim + n - 1) / n.max(1);
                     (0..n).map(|k| chunk.min(dim - k * chunk).max(0)).collect()
                 }
             },
         };
-        if sizes.len() as i64 != outputs || sizes.iter().any(|&s| s < 0) || sizes.iter().sum::<i64>() != dim {
+        let total = sizes.iter().try_fold(0i64, |sum, &s| if s < 0 { None } else { sum.checked_add(s) });
+        if sizes.len() as i64 != outputs || total != Some(dim) {
             return Err(format!("split sizes {sizes:?} do not divide dimension {dim} into {outputs} outputs"));
         }
         let mut start = 0;
@@ -203,7 +207,7 @@ impl Importer<'_> {
                 if repeats.len() != rank || repeats.iter().any(|&r| r < 1) {
                     return Err(format!("repeats {repeats:?} must be {rank} positive values"));
                 }
-                let out: Vec<i64> = shape.iter().zip(&repeats).map(|(d, r)| d * r).collect();
+                let out: Vec<i64> = shape.iter().zip(&repeats).map(|(d, r)| d.checked_mul(*r).unwrap_or(i64::MAX)).collect();
                 crate::shapes::numel(&out)?;
                 (sg::Tile::build(context, location, x, &repeats, tensor_type(context, &out, dtype)?), out)
             }
@@ -237,7 +241,7 @@ impl Importer<'_> {
                     Some(name) => self.folded(name).ok_or_else(|| format!("unsupported: pad value '{name}' computed at run time"))?.scalar("the pad value")?,
                     None => 0.0,
                 };
-                let out: Vec<i64> = (0..rank).map(|d| shape[d] + pads[d] + pads[d + rank]).collect();
+                let out: Vec<i64> = (0..rank).map(|d| shape[d].saturating_add(pads[d]).saturating_add(pads[d + rank])).collect();
                 if mode == 1 && (0..rank).any(|d| pads[d] >= shape[d] || pads[d + rank] >= shape[d]) {
                     return Err(format!("reflect pads {pads:?} must be smaller than the dimensions {shape:?}"));
                 }

@@ -1,10 +1,11 @@
 //! Static shape rules of the imported ops (ONNX semantics), as plain functions.
 
-/// Element count of a shape, refusing overflow and absurd sizes (more than 2^40 elements).
+/// Element count of a shape, refusing negative dimensions and absurd sizes (a dimension or
+/// the count above 2^40), so that later shape arithmetic cannot overflow.
 pub fn numel(shape: &[i64]) -> Result<i64, String> {
     shape
         .iter()
-        .try_fold(1i64, |n, &d| if d < 0 { None } else { n.checked_mul(d) })
+        .try_fold(1i64, |n, &d| if !(0..=1 << 40).contains(&d) { None } else { n.checked_mul(d) })
         .filter(|&n| n <= 1 << 40)
         .ok_or_else(|| format!("unsupported: shape {shape:?} is negative or too large"))
 }
@@ -73,10 +74,11 @@ pub fn slice(shape: &[i64], starts: &[i64], ends: &[i64], axes: Option<&[i64]>, 
             return Err(format!("unsupported: step {step} on axis {axis} (only positive steps)"));
         }
         let dim = shape[a];
-        let clamp = |v: i64| (if v < 0 { v + dim } else { v }).clamp(0, dim);
+        let clamp = |v: i64| (if v < 0 { v.saturating_add(dim) } else { v }).clamp(0, dim);
         s[a] = clamp(starts[k]);
         e[a] = clamp(ends[k]).max(s[a]);
-        st[a] = step;
+        // A step beyond the dimension takes one element, as the dimension + 1 would.
+        st[a] = step.min(dim.max(1));
     }
     Ok((s, e, st))
 }
