@@ -74,12 +74,7 @@ impl Folded {
 
 /// `Gather(data, indices, axis)`.
 pub fn gather(data: &Folded, indices: &Folded, axis: i64) -> Result<Folded, String> {
-    let rank = data.shape.len() as i64;
-    let axis = if axis < 0 { axis + rank } else { axis };
-    if !(0..rank).contains(&axis) {
-        return Err(format!("axis {axis} is out of range for rank {rank}"));
-    }
-    let a = axis as usize;
+    let a = crate::shapes::axis(axis, data.shape.len() as i64)?;
     let (outer, dim, inner) = (numel(&data.shape[..a])? as usize, data.shape[a], numel(&data.shape[a + 1..])? as usize);
     let w = width(data.dtype);
     let mut bytes = Vec::new();
@@ -133,18 +128,13 @@ pub fn slice(data: &Folded, starts: &[i64], ends: &[i64], steps: &[i64]) -> Resu
 /// `Concat(inputs, axis)`.
 pub fn concat(inputs: &[&Folded], axis: i64) -> Result<Folded, String> {
     let first = inputs.first().ok_or("Concat needs at least one input")?;
-    let rank = first.shape.len() as i64;
-    let axis = if axis < 0 { axis + rank } else { axis };
-    if !(0..rank).contains(&axis) {
-        return Err(format!("axis {axis} is out of range for rank {rank}"));
-    }
-    let a = axis as usize;
+    let a = crate::shapes::axis(axis, first.shape.len() as i64)?;
     for input in inputs {
         let same = input.shape.len() == first.shape.len()
             && input.dtype == first.dtype
             && input.shape.iter().zip(&first.shape).enumerate().all(|(d, (x, y))| d == a || x == y);
         if !same {
-            return Err(format!("Concat inputs {:?} and {:?} do not match outside axis {axis}", first.shape, input.shape));
+            return Err(format!("Concat inputs {:?} and {:?} do not match outside axis {a}", first.shape, input.shape));
         }
     }
     let w = width(first.dtype);

@@ -548,13 +548,8 @@ impl Importer<'_> {
                 if !matches!(index_type, DataType::Int64 | DataType::Int32) {
                     return Err(format!("indices must be int64 or int32, got {}", index_type.as_str_name()));
                 }
-                let rank = data.len() as i64;
-                let axis = int(node, "axis", 0);
-                let axis = if axis < 0 { axis + rank } else { axis };
-                if !(0..rank).contains(&axis) {
-                    return Err(format!("axis {} is out of range for rank {rank}", int(node, "axis", 0)));
-                }
-                let a = axis as usize;
+                let a = shapes::axis(int(node, "axis", 0), data.len() as i64)?;
+                let axis = a as i64;
                 let mut out = data[..a].to_vec();
                 out.extend(&indices);
                 out.extend(&data[a + 1..]);
@@ -571,11 +566,7 @@ impl Importer<'_> {
                     return Err(format!("unsupported: {} of {} tensors", node.op_type(), dtype.as_str_name()));
                 }
                 let rank = shape.len() as i64;
-                let axis = || {
-                    let a = int(node, "axis", -1);
-                    let a = if a < 0 { a + rank } else { a };
-                    if (0..rank).contains(&a) { Ok(a) } else { Err(format!("axis {} is out of range for rank {rank}", int(node, "axis", -1))) }
-                };
+                let axis = || shapes::axis(int(node, "axis", -1), rank).map(|a| a as i64);
                 let float = |name: &str, default: f32| attribute(node, name).map_or(default, |a| a.f()) as f64;
                 let mut out = shape.clone();
                 if node.op_type().starts_with("Global") {
@@ -623,12 +614,7 @@ impl Importer<'_> {
                     return Err("unsupported: the Mean and InvStdDev outputs of LayerNormalization".into());
                 }
                 let (shape, dtype) = self.shape_of(need(0)?)?;
-                let rank = shape.len() as i64;
-                let axis = int(node, "axis", -1);
-                let axis = if axis < 0 { axis + rank } else { axis };
-                if !(0..rank).contains(&axis) {
-                    return Err(format!("axis {} is out of range for rank {rank}", int(node, "axis", -1)));
-                }
+                let axis = shapes::axis(int(node, "axis", -1), shape.len() as i64)? as i64;
                 let normalised = &shape[axis as usize..];
                 for k in [1, 2] {
                     if let Some(name) = input(k) {

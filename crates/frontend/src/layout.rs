@@ -14,12 +14,7 @@ impl Importer<'_> {
         let context = self.strata.mlir();
         let names: Vec<&str> = node.input.iter().map(String::as_str).filter(|n| !n.is_empty()).collect();
         let (mut shape, dtype) = self.shape_of(names.first().ok_or("Concat needs an input")?)?;
-        let rank = shape.len() as i64;
-        let axis = attribute(node, "axis").map(|a| a.i()).ok_or("Concat needs an axis")?;
-        let axis = if axis < 0 { axis + rank } else { axis };
-        if !(0..rank).contains(&axis) {
-            return Err(format!("axis {axis} is out of range for rank {rank}"));
-        }
+        let axis = crate::shapes::axis(attribute(node, "axis").map(|a| a.i()).ok_or("Concat needs an axis")?, shape.len() as i64)? as i64;
         let mut acc = self.use_value(block, names[0], location)?;
         for name in &names[1..] {
             let (other, other_type) = self.shape_of(name)?;
@@ -43,12 +38,7 @@ impl Importer<'_> {
         let input = |k: usize| node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str);
         let need = |k: usize| input(k).ok_or_else(|| format!("input #{k} is missing"));
         let (shape, dtype) = self.shape_of(need(0)?)?;
-        let rank = shape.len() as i64;
-        let axis = int(node, "axis", 0);
-        let axis = if axis < 0 { axis + rank } else { axis };
-        if !(0..rank).contains(&axis) {
-            return Err(format!("axis {axis} is out of range for rank {rank}"));
-        }
+        let axis = crate::shapes::axis(int(node, "axis", 0), shape.len() as i64)? as i64;
         let dim = shape[axis as usize];
         let outputs = node.output.len() as i64;
         let sizes = match input(1) {

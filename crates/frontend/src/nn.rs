@@ -8,6 +8,23 @@ use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
 use mlir_sys::MlirValue;
 use strata_dialect_sg as sg;
 
+/// The 2-D padding of a windowed op (Conv, MaxPool, AveragePool) from `pads` or `auto_pad`,
+/// as ONNX orders it: [top, left, bottom, right] = [x1_begin, x2_begin, x1_end, x2_end].
+fn window_pads(node: &NodeProto, input: [i64; 2], kernel: [i64; 2], strides: &[i64], dilations: &[i64]) -> Result<Vec<i64>, String> {
+    let auto_pad = attribute(node, "auto_pad").map(|a| String::from_utf8_lossy(a.s()).into_owned()).unwrap_or_else(|| "NOTSET".into());
+    Ok(match auto_pad.as_str() {
+        "NOTSET" => ints(node, "pads").unwrap_or_else(|| vec![0; 4]),
+        "VALID" => vec![0; 4],
+        "SAME_UPPER" | "SAME_LOWER" => {
+            let upper = auto_pad == "SAME_UPPER";
+            let (t, b) = shapes::same_pads(input[0], kernel[0], strides[0], dilations[0], upper);
+            let (l, r) = shapes::same_pads(input[1], kernel[1], strides[1], dilations[1], upper);
+            vec![t, l, b, r]
+        }
+        other => return Err(format!("auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER")),
+    })
+}
+
 impl Importer<'_> {
     /// MaxPool and AveragePool (2-D).
     pub(crate) fn pool(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
@@ -30,18 +47,7 @@ impl Importer<'_> {
             return Err(format!("kernel {kernel:?}, strides {strides:?} and dilations {dilations:?} must be 2 positive values each"));
         }
         let ceil = int(node, "ceil_mode", 0);
-        let auto_pad = attribute(node, "auto_pad").map(|a| String::from_utf8_lossy(a.s()).into_owned()).unwrap_or_else(|| "NOTSET".into());
-        let pads = match auto_pad.as_str() {
-            "NOTSET" => ints(node, "pads").unwrap_or_else(|| vec![0; 4]),
-            "VALID" => vec![0; 4],
-            "SAME_UPPER" | "SAME_LOWER" => {
-                let upper = auto_pad == "SAME_UPPER";
-                let (t, b) = shapes::same_pads(x[2], kernel[0], strides[0], dilations[0], upper);
-                let (l, r) = shapes::same_pads(x[3], kernel[1], strides[1], dilations[1], upper);
-                vec![t, l, b, r]
-            }
-            other => return Err(format!("auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER")),
-        };
+        let pads = window_pads(node, [x[2], x[3]], [kernel[0], kernel[1]], &strides, &dilations)?;
         if pads.len() != 4 || pads.iter().enumerate().any(|(i, &p)| p < 0 || p >= kernel[i % 2]) {
             return Err(format!("pads {pads:?} must be 4 non-negative values smaller than the kernel"));
         }
@@ -196,19 +202,7 @@ impl Importer<'_> {
         if strides.len() != 2 || dilations.len() != 2 || strides.iter().chain(&dilations).any(|&v| v <= 0 || v > 1 << 31) {
             return Err(format!("strides {strides:?} and dilations {dilations:?} must be 2 positive values (below 2^31) each"));
         }
-        let auto_pad = attribute(node, "auto_pad").map(|a| String::from_utf8_lossy(a.s()).into_owned()).unwrap_or_else(|| "NOTSET".into());
-        // ONNX pads: [top, left, bottom, right] = [x1_begin, x2_begin, x1_end, x2_end].
-        let pads = match auto_pad.as_str() {
-            "NOTSET" => ints(node, "pads").unwrap_or_else(|| vec![0; 4]),
-            "VALID" => vec![0; 4],
-            "SAME_UPPER" | "SAME_LOWER" => {
-                let upper = auto_pad == "SAME_UPPER";
-                let (t, b) = shapes::same_pads(x[2], w[2], strides[0], dilations[0], upper);
-                let (l, r) = shapes::same_pads(x[3], w[3], strides[1], dilations[1], upper);
-                vec![t, l, b, r]
-            }
-            other => return Err(format!("auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER")),
-        };
+        let pads = window_pads(node, [x[2], x[3]], [w[2], w[3]], &strides, &dilations)?;
         if pads.len() != 4 || pads.iter().any(|&p| p < 0) {
             return Err(format!("pads {pads:?} must be 4 non-negative values"));
         }

@@ -1,5 +1,12 @@
 //! Static shape rules of the imported ops (ONNX semantics), as plain functions.
 
+/// An ONNX axis of a rank-`rank` tensor (negative counts from the end) as an index in
+/// `0..rank`, or an error naming the axis.
+pub fn axis(axis: i64, rank: i64) -> Result<usize, String> {
+    let normalised = if axis < 0 { axis + rank } else { axis };
+    if (0..rank).contains(&normalised) { Ok(normalised as usize) } else { Err(format!("axis {axis} is out of range for rank {rank}")) }
+}
+
 /// Element count of a shape, refusing negative dimensions and absurd sizes (a dimension or
 /// the count above 2^40), so that later shape arithmetic cannot overflow.
 pub fn numel(shape: &[i64]) -> Result<i64, String> {
@@ -64,14 +71,10 @@ pub fn slice(shape: &[i64], starts: &[i64], ends: &[i64], axes: Option<&[i64]>, 
     }
     let (mut s, mut e, mut st): (Vec<i64>, Vec<i64>, Vec<i64>) = (vec![0; shape.len()], shape.to_vec(), vec![1; shape.len()]);
     for (k, &axis) in axes.iter().enumerate() {
-        let axis = if axis < 0 { axis + rank } else { axis };
-        if !(0..rank).contains(&axis) {
-            return Err(format!("axis {} is out of range for rank {rank}", axes[k]));
-        }
-        let a = axis as usize;
+        let a = self::axis(axis, rank)?;
         let step = steps.map_or(1, |s| s[k]);
         if step <= 0 {
-            return Err(format!("unsupported: step {step} on axis {axis} (only positive steps)"));
+            return Err(format!("unsupported: step {step} on axis {a} (only positive steps)"));
         }
         let dim = shape[a];
         let clamp = |v: i64| (if v < 0 { v.saturating_add(dim) } else { v }).clamp(0, dim);
@@ -91,14 +94,11 @@ pub fn squeeze(shape: &[i64], axes: Option<&[i64]>) -> Result<Vec<i64>, String> 
         Some(axes) => axes
             .iter()
             .map(|&a| {
-                let n = if a < 0 { a + rank } else { a };
-                if !(0..rank).contains(&n) {
-                    return Err(format!("axis {a} is out of range for rank {rank}"));
+                let n = axis(a, rank)?;
+                if shape[n] != 1 {
+                    return Err(format!("axis {a} has size {}, not 1", shape[n]));
                 }
-                if shape[n as usize] != 1 {
-                    return Err(format!("axis {a} has size {}, not 1", shape[n as usize]));
-                }
-                Ok(n as usize)
+                Ok(n)
             })
             .collect::<Result<_, _>>()?,
     };
