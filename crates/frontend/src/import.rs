@@ -279,15 +279,10 @@ impl Importer<'_> {
 
     /// The integer values of a constant operand (shape arguments are folded at import).
     pub(crate) fn constant_ints(&self, name: &str) -> Result<Vec<i64>, String> {
-        match self.values.get(name) {
-            Some(Entry::Constant(c)) if c.dtype == DataType::Int64 => {
-                Ok(c.bytes.chunks_exact(8).map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes"))).collect())
-            }
-            Some(Entry::Constant(c)) if c.dtype == DataType::Int32 => {
-                Ok(c.bytes.chunks_exact(4).map(|b| i32::from_le_bytes(b.try_into().expect("4 bytes")) as i64).collect())
-            }
-            Some(_) => Err(format!("unsupported: '{name}' must be a constant integer tensor (computed shapes are not folded yet)")),
-            None => Err(format!("'{name}' is not defined before its use")),
+        match (self.values.get(name), self.folded(name)) {
+            (_, Some(c)) if matches!(c.dtype, DataType::Int64 | DataType::Int32) => c.ints(),
+            (Some(_), _) => Err(format!("unsupported: '{name}' must be a constant integer tensor (computed shapes are not folded yet)")),
+            (None, _) => Err(format!("'{name}' is not defined before its use")),
         }
     }
 
