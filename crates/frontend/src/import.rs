@@ -224,6 +224,16 @@ pub(crate) fn tensor_type<'c>(context: &'c melior::Context, shape: &[i64], dtype
     Ok(RankedTensorType::new(&dims, element(context, dtype)?, None).into())
 }
 
+/// Input `k` of `node`, if given (ONNX writes an omitted optional input as "").
+pub(crate) fn operand(node: &NodeProto, k: usize) -> Option<&str> {
+    node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str)
+}
+
+/// Input `k` of `node`, which the operator requires.
+pub(crate) fn required(node: &NodeProto, k: usize) -> Result<&str, String> {
+    operand(node, k).ok_or_else(|| format!("input #{k} is missing"))
+}
+
 pub(crate) fn attribute<'n>(node: &'n NodeProto, name: &str) -> Option<&'n AttributeProto> {
     node.attribute.iter().find(|a| a.name() == name)
 }
@@ -428,8 +438,6 @@ impl Importer<'_> {
     fn node(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), String> {
         let context = self.strata.mlir();
         let location = Location::name(context, &node_name(node, index), Location::new(context, &self.file, index, 0));
-        let input = |k: usize| node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str);
-        let need = |k: usize| input(k).ok_or_else(|| format!("input #{k} is missing"));
         if node.output.is_empty() {
             return Err("the node has no output".into());
         }
@@ -447,7 +455,7 @@ impl Importer<'_> {
                 if node.op_type() == "Dropout" && node.output.iter().skip(1).any(|o| !o.is_empty()) {
                     return Err("unsupported: the mask output of Dropout".into());
                 }
-                let source = need(0)?;
+                let source = required(node, 0)?;
                 let entry = match self.values.get(source).ok_or_else(|| format!("'{source}' is not defined before its use"))? {
                     Entry::Value { value, shape, dtype } => Entry::Value { value: *value, shape: shape.clone(), dtype: *dtype },
                     Entry::Constant(c) => Entry::Constant(Constant { shape: c.shape.clone(), dtype: c.dtype, bytes: c.bytes.clone(), value: c.value }),
@@ -455,8 +463,8 @@ impl Importer<'_> {
                 self.values.insert(node.output[0].clone(), entry);
             }
             "Relu" | "Exp" | "Neg" | "Abs" | "Reciprocal" | "Sqrt" | "Log" | "Erf" | "Tanh" | "Sigmoid" => {
-                let (shape, dtype) = self.shape_of(need(0)?)?;
-                let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+                let (shape, dtype) = self.shape_of(required(node, 0)?)?;
+                let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
                 let ty = tensor_type(context, &shape, dtype)?;
                 let op = match node.op_type() {
                     "Relu" => sg::Relu::build(context, location, x, ty),
@@ -510,7 +518,7 @@ impl Importer<'_> {
                 self.values.insert(node.output[0].clone(), Entry::Value { value: acc, shape, dtype });
             }
             "MatMul" => {
-                let ((a, dtype), (b, _)) = (self.shape_of(need(0)?)?, self.shape_of(need(1)?)?);
+                let ((a, dtype), (b, _)) = (self.shape_of(required(node, 0)?)?, self.shape_of(required(node, 1)?)?);
                 if a.len() < 2 || b.len() < 2 {
                     return Err(format!("unsupported: 1-D MatMul operands (shapes {a:?} and {b:?})"));
                 }
@@ -519,8 +527,8 @@ impl Importer<'_> {
                 }
                 let mut shape = sg::verify::broadcast(&a[..a.len() - 2], &b[..b.len() - 2]).ok_or_else(|| format!("batch dims of {a:?} and {b:?} do not broadcast"))?;
                 shape.extend([a[a.len() - 2], b[b.len() - 1]]);
-                let lhs = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
-                let rhs = unsafe { Value::from_raw(self.use_value(block, need(1)?, location)?) };
+                let lhs = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
+                let rhs = unsafe { Value::from_raw(self.use_value(block, required(node, 1)?, location)?) };
                 let op = block.append_operation(sg::Matmul::build(context, location, lhs, rhs, tensor_type(context, &shape, dtype)?));
                 self.define(node, op, shape, dtype);
             }
@@ -532,14 +540,14 @@ impl Importer<'_> {
             "Split" => self.split(block, node, location)?,
             "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL2" => self.reduce(block, node, location)?,
             "Cast" => {
-                let (shape, _) = self.shape_of(need(0)?)?;
+                let (shape, _) = self.shape_of(required(node, 0)?)?;
                 let to = DataType::try_from(int(node, "to", 0) as i32).map_err(|_| "unsupported: Cast to an unknown data type".to_owned())?;
-                let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+                let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
                 let op = block.append_operation(sg::Cast::build(context, location, x, tensor_type(context, &shape, to)?));
                 self.define(node, op, shape, to);
             }
             "Gather" => {
-                let ((data, dtype), (indices, index_type)) = (self.shape_of(need(0)?)?, self.shape_of(need(1)?)?);
+                let ((data, dtype), (indices, index_type)) = (self.shape_of(required(node, 0)?)?, self.shape_of(required(node, 1)?)?);
                 if !matches!(index_type, DataType::Int64 | DataType::Int32) {
                     return Err(format!("indices must be int64 or int32, got {}", index_type.as_str_name()));
                 }
@@ -548,15 +556,15 @@ impl Importer<'_> {
                 let mut out = data[..a].to_vec();
                 out.extend(&indices);
                 out.extend(&data[a + 1..]);
-                let d = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
-                let i = unsafe { Value::from_raw(self.use_value(block, need(1)?, location)?) };
+                let d = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
+                let i = unsafe { Value::from_raw(self.use_value(block, required(node, 1)?, location)?) };
                 let op = block.append_operation(sg::Gather::build(context, location, d, i, axis, tensor_type(context, &out, dtype)?));
                 self.define(node, op, out, dtype);
             }
             "MaxPool" | "AveragePool" => self.pool(block, node, location)?,
             "BatchNormalization" => self.batch_norm(block, node, location)?,
             "Clip" | "LeakyRelu" | "HardSigmoid" | "HardSwish" | "Gelu" | "Softmax" | "LogSoftmax" | "GlobalAveragePool" | "GlobalMaxPool" => {
-                let (shape, dtype) = self.shape_of(need(0)?)?;
+                let (shape, dtype) = self.shape_of(required(node, 0)?)?;
                 if !matches!(dtype, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16) {
                     return Err(format!("unsupported: {} of {} tensors", node.op_type(), dtype.as_str_name()));
                 }
@@ -571,12 +579,12 @@ impl Importer<'_> {
                     out[2..].iter_mut().for_each(|d| *d = 1);
                 }
                 let bound = |k: usize, this: &Self| -> Result<Option<f64>, String> {
-                    match input(k) {
+                    match operand(node, k) {
                         Some(name) => Ok(Some(this.folded(name).ok_or_else(|| format!("unsupported: Clip bound '{name}' computed at run time"))?.scalar("a Clip bound")?)),
                         None => Ok(None),
                     }
                 };
-                let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+                let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
                 let ty = tensor_type(context, &out, dtype)?;
                 let op = match node.op_type() {
                     "Clip" => {
@@ -608,11 +616,11 @@ impl Importer<'_> {
                 if node.output.iter().skip(1).any(|o| !o.is_empty()) {
                     return Err("unsupported: the Mean and InvStdDev outputs of LayerNormalization".into());
                 }
-                let (shape, dtype) = self.shape_of(need(0)?)?;
+                let (shape, dtype) = self.shape_of(required(node, 0)?)?;
                 let axis = shapes::axis(int(node, "axis", -1), shape.len() as i64)? as i64;
                 let normalised = &shape[axis as usize..];
                 for k in [1, 2] {
-                    if let Some(name) = input(k) {
+                    if let Some(name) = operand(node, k) {
                         let (s, _) = self.shape_of(name)?;
                         if s != normalised {
                             return Err(format!("unsupported: {} shape {s:?} other than the normalised shape {normalised:?}", if k == 1 { "scale" } else { "bias" }));
@@ -620,9 +628,9 @@ impl Importer<'_> {
                     }
                 }
                 let epsilon = attribute(node, "epsilon").map_or(1e-5, |a| a.f()) as f64;
-                let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
-                let scale = unsafe { Value::from_raw(self.use_value(block, need(1)?, location)?) };
-                let bias = match input(2) {
+                let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
+                let scale = unsafe { Value::from_raw(self.use_value(block, required(node, 1)?, location)?) };
+                let bias = match operand(node, 2) {
                     Some(name) => Some(unsafe { Value::from_raw(self.use_value(block, name, location)?) }),
                     None => None,
                 };
@@ -633,32 +641,32 @@ impl Importer<'_> {
             "Gemm" => self.gemm(block, node, location)?,
             // Squeeze and Unsqueeze are reshapes (on a constant, folded: same bytes, new shape).
             "Squeeze" | "Unsqueeze" => {
-                let (shape, dtype) = self.shape_of(need(0)?)?;
-                let axes = match input(1) {
+                let (shape, dtype) = self.shape_of(required(node, 0)?)?;
+                let axes = match operand(node, 1) {
                     Some(name) => Some(self.constant_ints(name)?),
                     None => ints(node, "axes"),
                 };
                 let out = if node.op_type() == "Squeeze" { shapes::squeeze(&shape, axes.as_deref())? } else {
                     shapes::unsqueeze(&shape, &axes.ok_or("Unsqueeze needs axes")?)?
                 };
-                self.reshape_to(block, node, need(0)?, out, dtype, location)?;
+                self.reshape_to(block, node, required(node, 0)?, out, dtype, location)?;
             }
             "Transpose" => {
-                let (shape, dtype) = self.shape_of(need(0)?)?;
+                let (shape, dtype) = self.shape_of(required(node, 0)?)?;
                 let perm = ints(node, "perm").unwrap_or_else(|| (0..shape.len() as i64).rev().collect());
                 let mut seen = vec![false; shape.len()];
                 if perm.len() != shape.len() || perm.iter().any(|&p| p < 0 || p as usize >= shape.len() || std::mem::replace(&mut seen[p as usize], true)) {
                     return Err(format!("perm {perm:?} is not a permutation of the {} dimensions", shape.len()));
                 }
                 let out: Vec<i64> = perm.iter().map(|&p| shape[p as usize]).collect();
-                let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+                let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
                 let op = block.append_operation(sg::Transpose::build(context, location, x, &perm, tensor_type(context, &out, dtype)?));
                 self.define(node, op, out, dtype);
             }
             "Reshape" | "Flatten" => {
-                let (shape, dtype) = self.shape_of(need(0)?)?;
+                let (shape, dtype) = self.shape_of(required(node, 0)?)?;
                 let out = if node.op_type() == "Reshape" {
-                    shapes::reshape(&shape, &self.constant_ints(need(1)?)?, int(node, "allowzero", 0) != 0)?
+                    shapes::reshape(&shape, &self.constant_ints(required(node, 1)?)?, int(node, "allowzero", 0) != 0)?
                 } else {
                     let rank = shape.len() as i64;
                     let axis = int(node, "axis", 1);
@@ -669,21 +677,21 @@ impl Importer<'_> {
                     let (head, tail) = shape.split_at(axis as usize);
                     vec![shapes::numel(head)?, shapes::numel(tail)?]
                 };
-                self.reshape_to(block, node, need(0)?, out, dtype, location)?;
+                self.reshape_to(block, node, required(node, 0)?, out, dtype, location)?;
             }
             "Slice" => {
-                let (shape, dtype) = self.shape_of(need(0)?)?;
-                let starts = self.constant_ints(need(1)?)?;
-                let ends = self.constant_ints(need(2)?)?;
-                let axes = input(3).map(|n| self.constant_ints(n)).transpose()?;
-                let steps = input(4).map(|n| self.constant_ints(n)).transpose()?;
+                let (shape, dtype) = self.shape_of(required(node, 0)?)?;
+                let starts = self.constant_ints(required(node, 1)?)?;
+                let ends = self.constant_ints(required(node, 2)?)?;
+                let axes = operand(node, 3).map(|n| self.constant_ints(n)).transpose()?;
+                let steps = operand(node, 4).map(|n| self.constant_ints(n)).transpose()?;
                 let (s, e, st) = shapes::slice(&shape, &starts, &ends, axes.as_deref(), steps.as_deref())?;
                 let out: Vec<i64> = (0..shape.len()).map(|d| (e[d] - s[d] + st[d] - 1) / st[d]).collect();
-                if let Some(data) = self.folded(need(0)?) {
+                if let Some(data) = self.folded(required(node, 0)?) {
                     self.define_constant(node, crate::fold::slice(&data, &s, &e, &st)?);
                     return Ok(());
                 }
-                let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+                let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
                 let op = block.append_operation(sg::Slice::build(context, location, x, &s, &e, &st, tensor_type(context, &out, dtype)?));
                 self.define(node, op, out, dtype);
             }

@@ -3,7 +3,7 @@
 //! comparisons, Not and Where, and Expand, Tile and Pad.
 
 use crate::fold::Folded;
-use crate::import::{attribute, int, ints, tensor_type, Constant, Entry, Importer};
+use crate::import::{attribute, int, ints, operand, required, tensor_type, Constant, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
 use strata_dialect_sg as sg;
@@ -35,13 +35,11 @@ impl Importer<'_> {
     /// ONNX Split: one `sg.slice` per output (folded when the input is a constant).
     pub(crate) fn split(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
         let context = self.strata.mlir();
-        let input = |k: usize| node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str);
-        let need = |k: usize| input(k).ok_or_else(|| format!("input #{k} is missing"));
-        let (shape, dtype) = self.shape_of(need(0)?)?;
+        let (shape, dtype) = self.shape_of(required(node, 0)?)?;
         let axis = crate::shapes::axis(int(node, "axis", 0), shape.len() as i64)? as i64;
         let dim = shape[axis as usize];
         let outputs = node.output.len() as i64;
-        let sizes = match input(1) {
+        let sizes = match operand(node, 1) {
             Some(name) => self.constant_ints(name)?,
             None => match ints(node, "split") {
                 Some(sizes) => sizes,
@@ -73,12 +71,12 @@ impl Importer<'_> {
             if output.is_empty() {
                 continue;
             }
-            if let Some(data) = self.folded(need(0)?) {
+            if let Some(data) = self.folded(required(node, 0)?) {
                 let Folded { shape, dtype, bytes } = crate::fold::slice(&data, &starts, &ends, &steps)?;
                 self.values.insert(output, Entry::Constant(Constant { shape, dtype, bytes, value: None }));
                 continue;
             }
-            let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+            let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
             let op = block.append_operation(sg::Slice::build(context, location, x, &starts, &ends, &steps, tensor_type(context, &out, dtype)?));
             let value: Value = op.result(0).expect("one result").into();
             self.values.insert(output, Entry::Value { value: value.to_raw(), shape: out, dtype });
@@ -89,11 +87,9 @@ impl Importer<'_> {
     /// ONNX ReduceSum/Mean/Max/Min/Prod/L2 with axes from the attribute or a constant input.
     pub(crate) fn reduce(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
         let context = self.strata.mlir();
-        let input = |k: usize| node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str);
-        let need = |k: usize| input(k).ok_or_else(|| format!("input #{k} is missing"));
-        let (shape, dtype) = self.shape_of(need(0)?)?;
+        let (shape, dtype) = self.shape_of(required(node, 0)?)?;
         let rank = shape.len() as i64;
-        let given = match input(1) {
+        let given = match operand(node, 1) {
             Some(name) => Some(self.constant_ints(name)?),
             None => ints(node, "axes"),
         };
@@ -101,7 +97,7 @@ impl Importer<'_> {
         let mut axes: Vec<i64> = match given.filter(|a| !a.is_empty()) {
             Some(axes) => axes.iter().map(|&a| if a < 0 { a + rank } else { a }).collect(),
             None if int(node, "noop_with_empty_axes", 0) != 0 => {
-                let entry = match self.values.get(need(0)?).expect("checked by shape_of") {
+                let entry = match self.values.get(required(node, 0)?).expect("checked by shape_of") {
                     Entry::Value { value, shape, dtype } => Entry::Value { value: *value, shape: shape.clone(), dtype: *dtype },
                     Entry::Constant(c) => Entry::Constant(Constant { shape: c.shape.clone(), dtype: c.dtype, bytes: c.bytes.clone(), value: c.value }),
                 };
@@ -118,7 +114,7 @@ impl Importer<'_> {
         let out: Vec<i64> = (0..shape.len())
             .filter_map(|d| if !axes.contains(&(d as i64)) { Some(shape[d]) } else if keep != 0 { Some(1) } else { None })
             .collect();
-        let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+        let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
         let (ty, keep) = (tensor_type(context, &out, dtype)?, i64::from(keep != 0));
         let op = match node.op_type() {
             "ReduceSum" => sg::ReduceSum::build(context, location, x, &axes, keep, ty),
@@ -181,19 +177,17 @@ impl Importer<'_> {
     /// pads; modes constant, reflect, edge).
     pub(crate) fn replicate(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
         let context = self.strata.mlir();
-        let input = |k: usize| node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str);
-        let need = |k: usize| input(k).ok_or_else(|| format!("input #{k} is missing"));
-        let (shape, dtype) = self.shape_of(need(0)?)?;
+        let (shape, dtype) = self.shape_of(required(node, 0)?)?;
         let rank = shape.len();
-        let x = unsafe { Value::from_raw(self.use_value(block, need(0)?, location)?) };
+        let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
         let (op, out) = match node.op_type() {
             "Expand" => {
-                let target = self.constant_ints(need(1)?)?;
+                let target = self.constant_ints(required(node, 1)?)?;
                 let out = sg::verify::broadcast(&shape, &target).ok_or_else(|| format!("{shape:?} does not broadcast with {target:?}"))?;
                 (sg::Expand::build(context, location, x, tensor_type(context, &out, dtype)?), out)
             }
             "Tile" => {
-                let repeats = self.constant_ints(need(1)?)?;
+                let repeats = self.constant_ints(required(node, 1)?)?;
                 if repeats.len() != rank || repeats.iter().any(|&r| r < 1) {
                     return Err(format!("repeats {repeats:?} must be {rank} positive values"));
                 }
@@ -202,11 +196,11 @@ impl Importer<'_> {
                 (sg::Tile::build(context, location, x, &repeats, tensor_type(context, &out, dtype)?), out)
             }
             _ => {
-                let given = match input(1) {
+                let given = match operand(node, 1) {
                     Some(name) => self.constant_ints(name)?,
                     None => ints(node, "pads").ok_or("Pad needs pads")?,
                 };
-                let axes: Vec<usize> = match input(3) {
+                let axes: Vec<usize> = match operand(node, 3) {
                     Some(name) => self.constant_ints(name)?.iter().map(|&a| (if a < 0 { a + rank as i64 } else { a }) as usize).collect(),
                     None => (0..rank).collect(),
                 };
@@ -227,7 +221,7 @@ impl Importer<'_> {
                     Some("edge") => 2,
                     Some(other) => return Err(format!("unsupported: pad mode '{other}'")),
                 };
-                let value = match input(2) {
+                let value = match operand(node, 2) {
                     Some(name) => self.folded(name).ok_or_else(|| format!("unsupported: pad value '{name}' computed at run time"))?.scalar("the pad value")?,
                     None => 0.0,
                 };

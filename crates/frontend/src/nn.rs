@@ -1,7 +1,7 @@
 //! The neural-network operators of the importer: convolution, pooling, batch
 //! normalisation (folded into a per-channel multiply-add) and Gemm (decomposed).
 
-use crate::import::{attribute, int, ints, node_name, tensor_type, Constant, Entry, Importer};
+use crate::import::{attribute, int, ints, node_name, operand, required, tensor_type, Constant, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use crate::shapes;
 use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
@@ -32,7 +32,7 @@ impl Importer<'_> {
         if node.output.iter().skip(1).any(|o| !o.is_empty()) {
             return Err("unsupported: the Indices output of MaxPool".into());
         }
-        let name = node.input.first().filter(|n| !n.is_empty()).ok_or("input #0 is missing")?.clone();
+        let name = required(node, 0)?.to_owned();
         let (x, dtype) = self.shape_of(&name)?;
         let kernel = ints(node, "kernel_shape").ok_or("kernel_shape is required")?;
         if x.len() != 4 || kernel.len() != 2 {
@@ -123,15 +123,14 @@ impl Importer<'_> {
     /// (C scaled by beta); A' and B' are A and B transposed when transA / transB is set.
     pub(crate) fn gemm(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
         let context = self.strata.mlir();
-        let input = |k: usize| node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str);
-        let (a_name, b_name) = (input(0).ok_or("input #0 is missing")?, input(1).ok_or("input #1 is missing")?);
+        let (a_name, b_name) = (required(node, 0)?, required(node, 1)?);
         let ((a, dtype), (b, _)) = (self.shape_of(a_name)?, self.shape_of(b_name)?);
         if a.len() != 2 || b.len() != 2 {
             return Err(format!("A and B must be matrices, got {a:?} and {b:?}"));
         }
         let alpha = attribute(node, "alpha").map_or(1.0, |a| a.f());
         let beta = attribute(node, "beta").map_or(1.0, |a| a.f());
-        let operand = |name: &str, shape: &[i64], transpose: bool, this: &mut Self| -> Result<(MlirValue, Vec<i64>), String> {
+        let maybe_transposed = |name: &str, shape: &[i64], transpose: bool, this: &mut Self| -> Result<(MlirValue, Vec<i64>), String> {
             let value = this.use_value(block, name, location)?;
             if !transpose {
                 return Ok((value, shape.to_vec()));
@@ -141,8 +140,8 @@ impl Importer<'_> {
             let value: Value = block.append_operation(op).result(0).expect("one result").into();
             Ok((value.to_raw(), out))
         };
-        let (a_value, a) = operand(a_name, &a, int(node, "transA", 0) != 0, self)?;
-        let (b_value, b) = operand(b_name, &b, int(node, "transB", 0) != 0, self)?;
+        let (a_value, a) = maybe_transposed(a_name, &a, int(node, "transA", 0) != 0, self)?;
+        let (b_value, b) = maybe_transposed(b_name, &b, int(node, "transB", 0) != 0, self)?;
         if a[1] != b[0] {
             return Err(format!("contraction sizes differ: {a:?} x {b:?}"));
         }
@@ -155,7 +154,7 @@ impl Importer<'_> {
             let op = sg::Mul::build(context, location, result, unsafe { Value::from_raw(scale) }, ty);
             result = block.append_operation(op).result(0).expect("one result").into();
         }
-        if let Some(c_name) = input(2) {
+        if let Some(c_name) = operand(node, 2) {
             let (c, _) = self.shape_of(c_name)?;
             let out = sg::verify::broadcast(&shape, &c).filter(|s| *s == shape).ok_or_else(|| format!("C {c:?} does not broadcast to {shape:?}"))?;
             let mut c_value = unsafe { Value::from_raw(self.use_value(block, c_name, location)?) };
@@ -185,8 +184,7 @@ impl Importer<'_> {
 
     pub(crate) fn conv(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
         let context = self.strata.mlir();
-        let input = |k: usize| node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str);
-        let (x_name, w_name) = (input(0).ok_or("input #0 is missing")?, input(1).ok_or("input #1 is missing")?);
+        let (x_name, w_name) = (required(node, 0)?, required(node, 1)?);
         let ((x, dtype), (w, _)) = (self.shape_of(x_name)?, self.shape_of(w_name)?);
         if x.len() != 4 || w.len() != 4 {
             return Err(format!("unsupported: only 2-D convolutions (rank-4 input and weight), got {x:?} and {w:?}"));
@@ -219,7 +217,7 @@ impl Importer<'_> {
             shapes::conv_out(x[2], w[2], pads[0], pads[2], strides[0], dilations[0]),
             shapes::conv_out(x[3], w[3], pads[1], pads[3], strides[1], dilations[1]),
         ];
-        let bias = match input(2) {
+        let bias = match operand(node, 2) {
             Some(name) => {
                 let (b, _) = self.shape_of(name)?;
                 if b != [w[0]] {
