@@ -155,8 +155,9 @@ fn run_inner(args: &OptArgs) -> Result<i32, String> {
                 Ok(_) => Vec::new(),
                 Err(error) => error.diagnostics().to_vec(),
             };
-            if let Err(IrError::Pipeline(_) | IrError::Internal(_)) = &result {
-                eprint!("{}", result.as_ref().err().map(|e| e.render(&sources)).unwrap_or_default());
+            // Errors that are not diagnostics of the input cannot be expected: report them.
+            if let Err(error @ (IrError::Pipeline(_) | IrError::Internal(_))) = &result {
+                eprint!("{}", error.render(&sources));
                 failed = true;
             }
             let failures = expect::check(&name, &expectations, &diagnostics);

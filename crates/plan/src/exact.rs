@@ -380,13 +380,11 @@ pub fn solve(problem: &Problem, mut budget: Budget) -> ExactResult {
     // floor and the best plan; a probe that runs out of its share raises the floor (it says
     // nothing about feasibility, so the certified bound is left alone).
     let mut floor = lower_bound;
-    let phase_one_end = deadline;
-    let phase_one_nodes = budget.nodes;
-    while best.arena > floor + 1 && phase_one_end.is_none_or(|e| Instant::now() < e) && used < phase_one_nodes {
+    while best.arena > floor + 1 && deadline.is_none_or(|e| Instant::now() < e) && used < budget.nodes {
         let capacity = floor + (best.arena - 1 - floor) / 2;
         let now = Instant::now();
-        let probe_deadline = phase_one_end.map(|e| now + e.saturating_duration_since(now) / 3);
-        let probe_nodes = used + (phase_one_nodes - used) / 3 + 1;
+        let probe_deadline = deadline.map(|e| now + e.saturating_duration_since(now) / 3);
+        let probe_nodes = used + (budget.nodes - used) / 3 + 1;
         match decide(&items, capacity, &mut Budget { nodes: probe_nodes, time: None }, probe_deadline, &mut used, &mut Resume::default()) {
             Outcome::Found(offsets) => best = OffsetPlan::from_items(problem, &items, &offsets),
             Outcome::Infeasible => {
