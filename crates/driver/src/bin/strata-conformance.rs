@@ -11,7 +11,7 @@
 use prost::Message;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use strata_frontend::onnx::{tensor_proto::DataType, ModelProto, TensorProto};
+use strata_frontend::onnx::{tensor_proto::DataType, GraphProto, ModelProto, TensorProto};
 use strata_frontend::{import, ImportOptions};
 
 #[derive(Default)]
@@ -24,8 +24,7 @@ struct Row {
 }
 
 /// The integer-typed graph inputs of a case with their values from `test_data_set_0`.
-fn integer_inputs(case: &Path, model: &[u8]) -> BTreeMap<String, TensorProto> {
-    let Some(graph) = ModelProto::decode(model).ok().and_then(|m| m.graph) else { return BTreeMap::new() };
+fn integer_inputs(case: &Path, graph: &GraphProto) -> BTreeMap<String, TensorProto> {
     let initializers: Vec<&str> = graph.initializer.iter().map(|t| t.name()).collect();
     let inputs = graph.input.iter().filter(|i| !initializers.contains(&i.name()));
     let mut frozen = BTreeMap::new();
@@ -52,34 +51,27 @@ fn main() {
         .collect();
     cases.sort();
     // The op a case tests: its single node's type; an `_expanded` case counts for the op of
-    // the case it expands.
+    // the case it expands, which sorts (and so is seen) before it.
     let mut op_of: BTreeMap<String, String> = BTreeMap::new();
-    for case in &cases {
-        let name = case.file_name().unwrap_or_default().to_string_lossy().into_owned();
-        let bytes = std::fs::read(case.join("model.onnx")).unwrap_or_default();
-        let op = ModelProto::decode(bytes.as_slice())
-            .ok()
-            .and_then(|m| m.graph)
-            .map(|g| if g.node.len() == 1 { g.node[0].op_type().to_owned() } else { String::new() })
-            .unwrap_or_default();
-        op_of.insert(name, op);
-    }
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
     let mut failures: Vec<String> = Vec::new();
     for case in &cases {
         let name = case.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let bytes = std::fs::read(case.join("model.onnx")).unwrap_or_default();
+        let graph = ModelProto::decode(bytes.as_slice()).ok().and_then(|m| m.graph);
+        let single = graph.as_ref().filter(|g| g.node.len() == 1).map(|g| g.node[0].op_type().to_owned());
+        op_of.insert(name.clone(), single.clone().unwrap_or_default());
         let base = name.trim_end_matches("_expanded").trim_end_matches("_expanded_ver18");
-        let op = match op_of.get(&name).filter(|o| !o.is_empty()) {
-            Some(op) => op.clone(),
+        let op = match single {
+            Some(op) => op,
             None => op_of.get(base).filter(|o| !o.is_empty()).cloned().unwrap_or_else(|| "(multi-node)".into()),
         };
         let row = rows.entry(op).or_default();
         row.cases += 1;
-        let bytes = std::fs::read(case.join("model.onnx")).unwrap_or_default();
         let options = ImportOptions {
             file_name: format!("{name}/model.onnx"),
             base_dir: Some(case.clone()),
-            frozen_inputs: integer_inputs(case, &bytes),
+            frozen_inputs: graph.as_ref().map(|g| integer_inputs(case, g)).unwrap_or_default(),
             ..Default::default()
         };
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| import(&strata, &bytes, &options).map(|_| ())));
