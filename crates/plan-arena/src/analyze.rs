@@ -97,8 +97,8 @@ fn static_size(op: OperationRef<'_, '_>) -> Result<u64, String> {
 }
 
 struct Walk {
-    /// Buffer index of each value that aliases a candidate buffer.
-    alias: BTreeMap<usize, usize>,
+    /// Buffer index (in the problem) of each planned allocation's memory object.
+    planned: BTreeMap<usize, usize>,
     /// First and last use (entry-block op containing the use) per buffer.
     first_use: Vec<u64>,
     last_use: Vec<u64>,
@@ -119,6 +119,13 @@ struct Walk {
 
 fn key(value: MlirValue) -> usize {
     value.ptr as usize
+}
+
+impl Walk {
+    /// The planned buffer `value` is (a view of), if any.
+    fn buffer(&self, value: MlirValue) -> Option<usize> {
+        self.memory.get(&key(value)).and_then(|memory| self.planned.get(memory)).copied()
+    }
 }
 
 /// Records the uses of `op` and everything nested in it at time `top` (the index of the
@@ -148,7 +155,7 @@ fn visit(op: OperationRef<'_, '_>, walk: &mut Walk, top: u64, nested: bool, uses
             walk.memories += 1;
         }
     }
-    let used: Vec<usize> = op.operands().filter_map(|v| walk.alias.get(&key(v.to_raw())).copied()).collect();
+    let used: Vec<usize> = op.operands().filter_map(|v| walk.buffer(v.to_raw())).collect();
     if op_name == "memref.dealloc" {
         walk.deallocs.extend(used.iter().map(|&buffer| (buffer, op.to_raw())));
     } else {
@@ -158,13 +165,6 @@ fn visit(op: OperationRef<'_, '_>, walk: &mut Walk, top: u64, nested: bool, uses
             walk.escapes[buffer] |= is_terminator;
             if !is_view {
                 uses.push((buffer, top));
-            }
-        }
-        if is_view {
-            if let Some(&buffer) = op.operand(0).ok().and_then(|v| walk.alias.get(&key(v.to_raw()))) {
-                for result in op.results() {
-                    walk.alias.insert(key(result.to_raw()), buffer);
-                }
             }
         }
         if !nested && is_elementwise(op, &op_name) {
@@ -208,7 +208,7 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
     let mut allocs = Vec::new();
     let mut skipped = Vec::new();
     let mut walk = Walk {
-        alias: BTreeMap::new(),
+        planned: BTreeMap::new(),
         first_use: Vec::new(),
         last_use: Vec::new(),
         escapes: Vec::new(),
@@ -234,12 +234,12 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
     let mut op = body.first_operation();
     let mut number = 0u64;
     while let Some(current) = op {
+        let mut planned = None;
         if name(current) == "memref.alloc" {
             match static_size(current) {
                 Ok(size) => {
                     let index = buffers.len();
-                    let result = current.result(0).expect("alloc has a result");
-                    walk.alias.insert(key(result.to_raw()), index);
+                    planned = Some(index);
                     walk.first_use.push(u64::MAX);
                     walk.last_use.push(number);
                     walk.escapes.push(false);
@@ -252,6 +252,11 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
             }
         }
         visit(current, &mut walk, number, false, &mut uses);
+        if let Some(index) = planned {
+            // `visit` gave the allocation its memory object.
+            let result = current.result(0).expect("alloc has a result");
+            walk.planned.insert(walk.memory[&key(result.to_raw())], index);
+        }
         op = current.next_in_block();
         number += 1;
     }
@@ -265,17 +270,16 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
         buffer.upper = walk.last_use[index] + 1;
     }
     // In-place partners: output buffer produced at an elementwise op where an input dies.
-    let operand_buffer = |value: MlirValue| walk.alias.get(&key(value)).copied();
     for &(number, raw) in &walk.elementwise {
         let op = unsafe { OperationRef::from_raw(raw) };
         let operands: Vec<MlirValue> = op.operands().map(|v| v.to_raw()).collect();
         let Some(&last) = operands.last() else { continue };
-        let (Some(output), inputs) = (operand_buffer(last), &operands[..operands.len() - 1]) else { continue };
-        if buffers[output].inplace.is_some() || walk.alias.get(&key(last)).is_none() {
+        let (Some(output), inputs) = (walk.buffer(last), &operands[..operands.len() - 1]) else { continue };
+        if buffers[output].inplace.is_some() {
             continue;
         }
         for &input in inputs {
-            let Some(input) = operand_buffer(input) else { continue };
+            let Some(input) = walk.buffer(input) else { continue };
             let dies_here = buffers[input].upper == number + 1;
             let starts_here = buffers[output].lower == number;
             if input != output && dies_here && starts_here && buffers[input].size == buffers[output].size && !walk.escapes[input] {
