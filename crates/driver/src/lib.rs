@@ -17,6 +17,7 @@ pub const DIALECTS: &[strata_ir::DialectDef] = &[strata_dialect_sg::DIALECT];
 pub fn context() -> Result<StrataContext> {
     let mut strata = StrataContext::new(DIALECTS)?;
     strata_plan_arena::register(strata.passes_mut());
+    strata_lower::register(strata.passes_mut());
     Ok(strata)
 }
 

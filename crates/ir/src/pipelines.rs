@@ -31,5 +31,15 @@ pub const LOWER_TO_LLVM: NamedPipeline = NamedPipeline {
 finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
 };
 
+/// Buffers to the LLVM dialect for the host: loops, math through LLVM intrinsics or libm
+/// (`erff`, `tanhf`, ...), and functions taking bare pointers (the ABI of compiled models).
+pub const HOST_TO_LLVM: NamedPipeline = NamedPipeline {
+    name: "strata-host-to-llvm",
+    summary: "Lower linalg/memref/math on buffers to the LLVM dialect with bare-pointer function arguments",
+    passes: "func.func(convert-linalg-to-loops),expand-strided-metadata,lower-affine,convert-scf-to-cf,\
+convert-math-to-llvm,convert-math-to-libm,finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},\
+convert-to-llvm,reconcile-unrealized-casts",
+};
+
 /// The named pipelines every Strata context knows.
-pub const BUILTIN: &[NamedPipeline] = &[BUFFERIZE, LOWER_TO_LLVM];
+pub const BUILTIN: &[NamedPipeline] = &[BUFFERIZE, LOWER_TO_LLVM, HOST_TO_LLVM];

@@ -53,3 +53,39 @@ pub unsafe fn erase_if_unused(op: OperationRef<'_, '_>) -> bool {
     unsafe { mlirOperationDestroy(op.to_raw()) };
     true
 }
+
+/// Inlines a copy of `function`'s single-block body in place of `op`: the body's arguments
+/// become `op`'s operands, the values its terminator returns replace `op`'s results, and every
+/// inlined op (nested ones included) takes `op`'s location. `op` is erased; `function` is
+/// left untouched.
+///
+/// # Safety
+/// `op` is freed (see [`replace_op`]). `function` must be a function-like op with one block
+/// whose terminator returns one value per result of `op`, taking one argument per operand.
+pub unsafe fn inline_call(function: MlirOperation, op: OperationRef<'_, '_>) {
+    use mlir_sys::*;
+    unsafe {
+        let copy = mlirOperationClone(function);
+        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(copy, 0));
+        for i in 0..mlirBlockGetNumArguments(block) {
+            mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(block, i), op.operand(i as usize).expect("one operand per argument").to_raw());
+        }
+        let location = op.location().to_raw();
+        let terminator = mlirBlockGetTerminator(block);
+        let mut current = mlirBlockGetFirstOperation(block);
+        while current.ptr != terminator.ptr {
+            let next = mlirOperationGetNextInBlock(current);
+            mlirOperationMoveBefore(current, op.to_raw());
+            OperationRef::from_raw(current).walk(WalkOrder::PreOrder, |nested| {
+                mlirOperationSetLocation(nested.to_raw(), location);
+                WalkResult::Advance
+            });
+            current = next;
+        }
+        for i in 0..mlirOperationGetNumResults(op.to_raw()) {
+            mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op.to_raw(), i), mlirOperationGetOperand(terminator, i));
+        }
+        mlirOperationDestroy(op.to_raw());
+        mlirOperationDestroy(copy);
+    }
+}

@@ -1,0 +1,82 @@
+//! The model's C entry point, added in the LLVM dialect so every later stage (LLVM IR,
+//! assembly, object, JIT) sees it:
+//!
+//! ```c
+//! void strata_<name>_run(const uint8_t *weights, uint8_t *arena,
+//!                        const void *const *inputs, void *const *outputs);
+//! ```
+//!
+//! It loads each input and output pointer and calls the lowered model function (renamed
+//! `strata_<name>_main`, internal, so LLVM inlines it), whose bare-pointer arguments are the
+//! inputs, the outputs, then the arena when the model has intermediates. Weights are compiled
+//! into the object's read-only data today, so `weights` is reserved (pass null).
+
+use crate::CodegenError;
+use melior::ir::attribute::{Attribute, AttributeLike, StringAttribute};
+use melior::ir::operation::OperationLike;
+use melior::StringRef;
+use melior::ir::{BlockLike, Module, RegionLike};
+use strata_ir::StrataContext;
+
+/// How many inputs and outputs the model function takes.
+#[derive(Clone, Copy, Debug)]
+pub struct EntrySignature {
+    pub inputs: usize,
+    pub outputs: usize,
+}
+
+/// Wraps `function` of the LLVM-dialect `module` in `strata_<name>_run`; returns that symbol.
+pub fn add_entry(strata: &StrataContext, module: &Module<'_>, function: &str, name: &str, signature: EntrySignature) -> Result<String, CodegenError> {
+    let context = strata.mlir();
+    let mut target = None;
+    let mut op = module.body().first_operation();
+    while let Some(current) = op {
+        if current.name().as_string_ref().as_str() == Ok("llvm.func")
+            && current.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).is_some_and(|s| s.value() == function)
+        {
+            target = Some(current);
+        }
+        op = current.next_in_block();
+    }
+    let target = target.ok_or_else(|| CodegenError::MissingFunction(function.to_owned()))?;
+    let arguments = target.region(0).ok().and_then(|r| r.first_block()).map_or(0, |b| b.argument_count());
+    let plain = signature.inputs + signature.outputs;
+    let arena = match arguments {
+        n if n == plain => false,
+        n if n == plain + 1 => true,
+        found => return Err(CodegenError::Signature { found, expected: format!("{plain} or {}", plain + 1) }),
+    };
+    let inner = format!("strata_{name}_main");
+    let entry = format!("strata_{name}_run");
+    let set = |name: &str, value: Attribute<'_>| unsafe { mlir_sys::mlirOperationSetAttributeByName(target.to_raw(), StringRef::new(name).to_raw(), value.to_raw()) };
+    set("sym_name", StringAttribute::new(context, &inner).into());
+    let internal = Attribute::parse(context, "#llvm.linkage<internal>").ok_or_else(|| CodegenError::Entry("cannot build the internal linkage attribute".into()))?;
+    set("linkage", internal);
+
+    let mut body = String::new();
+    let mut operands = Vec::new();
+    for (list, count, prefix) in [("%inputs", signature.inputs, "i"), ("%outputs", signature.outputs, "o")] {
+        for index in 0..count {
+            body += &format!("    %{prefix}p{index} = llvm.getelementptr {list}[{index}] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr\n");
+            body += &format!("    %{prefix}{index} = llvm.load %{prefix}p{index} : !llvm.ptr -> !llvm.ptr\n");
+            operands.push(format!("%{prefix}{index}"));
+        }
+    }
+    if arena {
+        operands.push("%arena".into());
+    }
+    let types = vec!["!llvm.ptr"; operands.len()].join(", ");
+    let text = format!(
+        "module {{\n  llvm.func @{inner}({types})\n  llvm.func @{entry}(%weights: !llvm.ptr, %arena: !llvm.ptr, %inputs: !llvm.ptr, %outputs: !llvm.ptr) {{\n{body}    llvm.call @{inner}({}) : ({types}) -> ()\n    llvm.return\n  }}\n}}\n",
+        operands.join(", ")
+    );
+    let wrapper = strata.parse(&text, "entry point").map_err(|e| CodegenError::Entry(e.to_string()))?;
+    let declaration = wrapper.body().first_operation().ok_or_else(|| CodegenError::Entry("empty wrapper module".into()))?;
+    let function = declaration.next_in_block().ok_or_else(|| CodegenError::Entry("no wrapper function".into()))?;
+    // Safety: the wrapper function moves from the parsed module (dropped below) to `module`.
+    unsafe {
+        mlir_sys::mlirOperationRemoveFromParent(function.to_raw());
+        mlir_sys::mlirBlockAppendOwnedOperation(module.body().to_raw(), function.to_raw());
+    }
+    Ok(entry)
+}

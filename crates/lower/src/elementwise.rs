@@ -1,0 +1,229 @@
+//! Elementwise sg ops as one `linalg.generic` each, operands broadcast by their indexing maps
+//! (NumPy rules: a size-1 dimension that broadcasts reads index 0), and the scalar arithmetic
+//! they share with the other kernels.
+
+use crate::kernel::{Body, Elem, Iter, Kernel, Map, TensorTy};
+
+/// A scalar operation on values of one element type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binary {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    Max,
+    Min,
+    Equal,
+    Less,
+    Greater,
+}
+
+/// `lhs op rhs` on scalars of type `elem` (the comparisons give `i1`).
+pub fn binary(b: &mut Body, op: Binary, lhs: &str, rhs: &str, elem: &Elem) -> Result<String, String> {
+    let (float, int) = match op {
+        Binary::Add => ("arith.addf", "arith.addi"),
+        Binary::Sub => ("arith.subf", "arith.subi"),
+        Binary::Mul => ("arith.mulf", "arith.muli"),
+        Binary::Div => ("arith.divf", "arith.divsi"),
+        Binary::Pow => ("math.powf", "math.ipowi"),
+        Binary::Max => ("arith.maximumf", "arith.maxsi"),
+        Binary::Min => ("arith.minimumf", "arith.minsi"),
+        Binary::Equal => ("arith.cmpf oeq,", "arith.cmpi eq,"),
+        Binary::Less => ("arith.cmpf olt,", "arith.cmpi slt,"),
+        Binary::Greater => ("arith.cmpf ogt,", "arith.cmpi sgt,"),
+    };
+    if elem.is_float() {
+        if op == Binary::Pow && elem.bits() < 32 {
+            let (l, r) = (widen(b, lhs, elem), widen(b, rhs, elem));
+            let p = b.emit(format_args!("math.powf {l}, {r} : f32"));
+            return Ok(narrow(b, &p, elem));
+        }
+        Ok(b.emit(format_args!("{float} {lhs}, {rhs} : {elem}")))
+    } else if elem.is_int() || (elem.is_bool() && matches!(op, Binary::Equal)) {
+        Ok(b.emit(format_args!("{int} {lhs}, {rhs} : {elem}")))
+    } else if elem.is_bool() && matches!(op, Binary::Max | Binary::Add) {
+        Ok(b.emit(format_args!("arith.ori {lhs}, {rhs} : i1")))
+    } else if elem.is_bool() && matches!(op, Binary::Min | Binary::Mul) {
+        Ok(b.emit(format_args!("arith.andi {lhs}, {rhs} : i1")))
+    } else {
+        Err(elem.unsupported(&format!("{op:?}")))
+    }
+}
+
+/// f16/bf16 values go through f32 for math functions that have no half-precision lowering.
+fn widen(b: &mut Body, x: &str, elem: &Elem) -> String {
+    if elem.bits() < 32 { b.emit(format_args!("arith.extf {x} : {elem} to f32")) } else { x.to_string() }
+}
+
+fn narrow(b: &mut Body, x: &str, elem: &Elem) -> String {
+    if elem.bits() < 32 { b.emit(format_args!("arith.truncf {x} : f32 to {elem}")) } else { x.to_string() }
+}
+
+/// `math.<name>(x)` on a float of type `elem`, through f32 for half precision.
+pub fn math(b: &mut Body, name: &str, x: &str, elem: &Elem) -> Result<String, String> {
+    if !elem.is_float() {
+        return Err(elem.unsupported(name));
+    }
+    let wide = widen(b, x, elem);
+    let ty = if elem.bits() < 32 { "f32" } else { elem.0.as_str() };
+    let y = b.emit(format_args!("math.{name} {wide} : {ty}"));
+    Ok(narrow(b, &y, elem))
+}
+
+/// A scalar constant of type `elem`.
+pub fn lit(b: &mut Body, value: f64, elem: &Elem) -> String {
+    b.constant(&elem.literal(value), elem)
+}
+
+/// The result of one elementwise op over every kernel argument, broadcast to `out`.
+pub fn map(
+    k: &mut Kernel,
+    args: usize,
+    out: &TensorTy,
+    f: impl FnOnce(&mut Body, &[String]) -> Result<String, String>,
+) -> Result<String, String> {
+    let init = k.empty(out);
+    let names: Vec<String> = (0..args).map(|i| k.arg(i)).collect();
+    let types: Vec<TensorTy> = (0..args).map(|i| k.arg_type(i).clone()).collect();
+    let inputs: Vec<(&str, &TensorTy, Map)> =
+        names.iter().zip(&types).map(|(n, t)| (n.as_str(), t, Map::broadcast(&t.shape, &out.shape))).collect();
+    let mut failure = None;
+    let result = k.generic(&inputs, (&init, out, Map::identity(out.rank())), &vec![Iter::Parallel; out.rank()], |b, a| {
+        f(b, a).unwrap_or_else(|e| {
+            failure = Some(e);
+            "%out".into()
+        })
+    });
+    failure.map_or(Ok(result), Err)
+}
+
+/// The unary elementwise ops, by sg op name.
+pub fn unary(b: &mut Body, op: &str, x: &str, elem: &Elem, attr: &dyn Fn(&str) -> f64) -> Result<String, String> {
+    let float_only = |what: &str| if elem.is_float() { Ok(()) } else { Err(elem.unsupported(what)) };
+    match op {
+        "sg.neg" if elem.is_float() => Ok(b.emit(format_args!("arith.negf {x} : {elem}"))),
+        "sg.neg" if elem.is_int() => {
+            let zero = lit(b, 0.0, elem);
+            Ok(b.emit(format_args!("arith.subi {zero}, {x} : {elem}")))
+        }
+        "sg.abs" if elem.is_float() => Ok(b.emit(format_args!("math.absf {x} : {elem}"))),
+        "sg.abs" if elem.is_int() => Ok(b.emit(format_args!("math.absi {x} : {elem}"))),
+        "sg.relu" => {
+            let zero = lit(b, 0.0, elem);
+            binary(b, Binary::Max, x, &zero, elem)
+        }
+        "sg.reciprocal" => {
+            float_only("reciprocal")?;
+            let one = lit(b, 1.0, elem);
+            Ok(b.emit(format_args!("arith.divf {one}, {x} : {elem}")))
+        }
+        "sg.exp" => math(b, "exp", x, elem),
+        "sg.sqrt" => math(b, "sqrt", x, elem),
+        "sg.log" => math(b, "log", x, elem),
+        "sg.erf" => math(b, "erf", x, elem),
+        "sg.tanh" => math(b, "tanh", x, elem),
+        "sg.sigmoid" => {
+            float_only("sigmoid")?;
+            let neg = b.emit(format_args!("arith.negf {x} : {elem}"));
+            let e = math(b, "exp", &neg, elem)?;
+            let one = lit(b, 1.0, elem);
+            let den = b.emit(format_args!("arith.addf {one}, {e} : {elem}"));
+            Ok(b.emit(format_args!("arith.divf {one}, {den} : {elem}")))
+        }
+        "sg.not" if elem.is_bool() => {
+            let t = b.constant("true", elem);
+            Ok(b.emit(format_args!("arith.xori {x}, {t} : i1")))
+        }
+        "sg.clip" => {
+            // Floats clamp even to infinite bounds (a no-op); integers skip an absent bound.
+            let mut y = x.to_string();
+            for (bound, op) in [(attr("min"), Binary::Max), (attr("max"), Binary::Min)] {
+                if bound.is_finite() || elem.is_float() {
+                    let c = lit(b, bound, elem);
+                    y = binary(b, op, &y, &c, elem)?;
+                }
+            }
+            Ok(y)
+        }
+        "sg.leaky_relu" => {
+            float_only("leaky_relu")?;
+            let zero = lit(b, 0.0, elem);
+            let alpha = lit(b, attr("alpha"), elem);
+            let scaled = b.emit(format_args!("arith.mulf {alpha}, {x} : {elem}"));
+            let negative = b.emit(format_args!("arith.cmpf olt, {x}, {zero} : {elem}"));
+            Ok(b.emit(format_args!("arith.select {negative}, {scaled}, {x} : {elem}")))
+        }
+        "sg.hard_sigmoid" | "sg.hard_swish" => {
+            float_only("hard_sigmoid")?;
+            let (alpha, beta) = if op == "sg.hard_swish" { (1.0 / 6.0, 0.5) } else { (attr("alpha"), attr("beta")) };
+            let a = lit(b, alpha, elem);
+            let c = lit(b, beta, elem);
+            let ax = b.emit(format_args!("arith.mulf {a}, {x} : {elem}"));
+            let t = b.emit(format_args!("arith.addf {ax}, {c} : {elem}"));
+            let one = lit(b, 1.0, elem);
+            let zero = lit(b, 0.0, elem);
+            let lo = b.emit(format_args!("arith.minimumf {t}, {one} : {elem}"));
+            let s = b.emit(format_args!("arith.maximumf {lo}, {zero} : {elem}"));
+            Ok(if op == "sg.hard_swish" { b.emit(format_args!("arith.mulf {x}, {s} : {elem}")) } else { s })
+        }
+        "sg.gelu" => {
+            float_only("gelu")?;
+            let half = lit(b, 0.5, elem);
+            let one = lit(b, 1.0, elem);
+            let inner = if attr("approximate") == 0.0 {
+                let r = lit(b, std::f64::consts::FRAC_1_SQRT_2, elem);
+                let s = b.emit(format_args!("arith.mulf {x}, {r} : {elem}"));
+                math(b, "erf", &s, elem)?
+            } else {
+                let c = lit(b, 0.044715, elem);
+                let k = lit(b, (2.0 / std::f64::consts::PI).sqrt(), elem);
+                let x2 = b.emit(format_args!("arith.mulf {x}, {x} : {elem}"));
+                let x3 = b.emit(format_args!("arith.mulf {x2}, {x} : {elem}"));
+                let cx3 = b.emit(format_args!("arith.mulf {c}, {x3} : {elem}"));
+                let sum = b.emit(format_args!("arith.addf {x}, {cx3} : {elem}"));
+                let arg = b.emit(format_args!("arith.mulf {k}, {sum} : {elem}"));
+                math(b, "tanh", &arg, elem)?
+            };
+            let onep = b.emit(format_args!("arith.addf {one}, {inner} : {elem}"));
+            let hx = b.emit(format_args!("arith.mulf {half}, {x} : {elem}"));
+            Ok(b.emit(format_args!("arith.mulf {hx}, {onep} : {elem}")))
+        }
+        _ => Err(elem.unsupported(op)),
+    }
+}
+
+/// Converts scalar `x` from `from` to `to` (ONNX Cast: floats round to nearest, float to
+/// integer truncates toward zero, anything to bool tests "not zero").
+pub fn cast(b: &mut Body, x: &str, from: &Elem, to: &Elem) -> Result<String, String> {
+    if from == to {
+        return Ok(x.to_string());
+    }
+    let unsupported = || Err(format!("unsupported: cast from {from} to {to} is not lowered"));
+    Ok(match (from.is_float(), from.is_bool(), to.is_float(), to.is_bool()) {
+        (true, _, true, _) if from.bits() < to.bits() => b.emit(format_args!("arith.extf {x} : {from} to {to}")),
+        (true, _, true, _) if from.bits() > to.bits() => b.emit(format_args!("arith.truncf {x} : {from} to {to}")),
+        (true, _, true, _) => {
+            // f16 <-> bf16: through f32.
+            let wide = b.emit(format_args!("arith.extf {x} : {from} to f32"));
+            b.emit(format_args!("arith.truncf {wide} : f32 to {to}"))
+        }
+        (true, _, _, true) => {
+            let zero = lit(b, 0.0, from);
+            b.emit(format_args!("arith.cmpf une, {x}, {zero} : {from}"))
+        }
+        (true, _, false, false) if to.is_int() => b.emit(format_args!("arith.fptosi {x} : {from} to {to}")),
+        (false, true, true, _) => b.emit(format_args!("arith.uitofp {x} : i1 to {to}")),
+        (false, true, false, false) if to.is_int() => b.emit(format_args!("arith.extui {x} : i1 to {to}")),
+        (false, false, true, _) if from.is_int() => b.emit(format_args!("arith.sitofp {x} : {from} to {to}")),
+        (false, false, _, true) if from.is_int() => {
+            let zero = lit(b, 0.0, from);
+            b.emit(format_args!("arith.cmpi ne, {x}, {zero} : {from}"))
+        }
+        (false, false, false, false) if from.is_int() && to.is_int() => {
+            let op = if from.bits() < to.bits() { "arith.extsi" } else { "arith.trunci" };
+            b.emit(format_args!("{op} {x} : {from} to {to}"))
+        }
+        _ => return unsupported(),
+    })
+}

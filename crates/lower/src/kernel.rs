@@ -1,0 +1,317 @@
+//! A small builder for the MLIR text of one lowered op: a private `func.func` whose arguments
+//! are the sg op's operands and whose result is its result, written with linalg, tensor,
+//! arith and math ops. `sg-to-linalg` parses each distinct kernel once and splices its body
+//! in place of every op that produced it.
+//!
+//! Values are named `%vN` in the function body and `%sN` inside `linalg.generic` bodies, so
+//! nested builders never clash.
+
+use std::fmt::{self, Write};
+
+/// Element type of a tensor, by its MLIR spelling (`f32`, `i64`, `i1`, `ui8`, ...).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Elem(pub String);
+
+impl Elem {
+    pub fn new(name: impl Into<String>) -> Self {
+        Elem(name.into())
+    }
+    pub fn is_float(&self) -> bool {
+        matches!(self.0.as_str(), "f16" | "bf16" | "f32" | "f64")
+    }
+    pub fn is_bool(&self) -> bool {
+        self.0 == "i1"
+    }
+    /// Signless integers other than `i1` (ONNX's signed integers).
+    pub fn is_int(&self) -> bool {
+        self.0.starts_with('i') && !self.is_bool()
+    }
+    pub fn bits(&self) -> u32 {
+        match self.0.as_str() {
+            "bf16" => 16,
+            name => name.trim_start_matches(|c: char| c.is_ascii_alphabetic()).parse().unwrap_or(0),
+        }
+    }
+    /// The error for an element type a kernel does not handle.
+    pub fn unsupported(&self, what: &str) -> String {
+        format!("unsupported: {what} on element type {} is not lowered (supported: f16, bf16, f32, f64, signless integers, i1)", self.0)
+    }
+
+    /// A literal of this type for `value` (integers truncate toward zero; `i1` is "not zero").
+    pub fn literal(&self, value: f64) -> String {
+        if self.is_float() {
+            float_literal(value, self)
+        } else if self.is_bool() {
+            (value != 0.0).to_string()
+        } else {
+            let (lo, hi) = (self.lowest().parse::<i64>().unwrap_or(i64::MIN), self.highest().parse::<i64>().unwrap_or(i64::MAX));
+            format!("{}", (value.trunc() as i64).clamp(lo, hi))
+        }
+    }
+
+    /// The lowest value of this type (`-inf` for floats): the identity of `max`.
+    pub fn lowest(&self) -> String {
+        if self.is_float() {
+            float_literal(f64::NEG_INFINITY, self)
+        } else if self.is_bool() {
+            "false".into()
+        } else {
+            format!("{}", if self.bits() >= 64 { i64::MIN } else { -(1i64 << (self.bits() - 1)) })
+        }
+    }
+
+    /// The highest value of this type (`+inf` for floats): the identity of `min`.
+    pub fn highest(&self) -> String {
+        if self.is_float() {
+            float_literal(f64::INFINITY, self)
+        } else if self.is_bool() {
+            "true".into()
+        } else {
+            format!("{}", if self.bits() >= 64 { i64::MAX } else { (1i64 << (self.bits() - 1)) - 1 })
+        }
+    }
+}
+
+impl fmt::Display for Elem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A float literal MLIR parses back to the same value of type `elem`: decimal when finite
+/// (`1.5e0`), the bit pattern for infinities and NaN.
+fn float_literal(value: f64, elem: &Elem) -> String {
+    if value.is_finite() {
+        let text = format!("{value:e}");
+        return if text.contains('.') { text } else { text.replacen('e', ".0e", 1) };
+    }
+    let bits: u64 = match elem.0.as_str() {
+        "f64" => value.to_bits(),
+        "f32" => u64::from((value as f32).to_bits()),
+        "f16" => u64::from(half::f16::from_f64(value).to_bits()),
+        _ => u64::from(half::bf16::from_f64(value).to_bits()),
+    };
+    format!("{bits:#x}")
+}
+
+/// A ranked tensor type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorTy {
+    pub shape: Vec<i64>,
+    pub elem: Elem,
+}
+
+impl TensorTy {
+    pub fn new(shape: Vec<i64>, elem: Elem) -> Self {
+        TensorTy { shape, elem }
+    }
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+    pub fn numel(&self) -> i64 {
+        self.shape.iter().product()
+    }
+    /// The same shape with another element type.
+    pub fn with_elem(&self, elem: &Elem) -> TensorTy {
+        TensorTy { shape: self.shape.clone(), elem: elem.clone() }
+    }
+    /// The same element type with another shape.
+    pub fn with_shape(&self, shape: Vec<i64>) -> TensorTy {
+        TensorTy { shape, elem: self.elem.clone() }
+    }
+}
+
+impl fmt::Display for TensorTy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("tensor<")?;
+        for dim in &self.shape {
+            write!(f, "{dim}x")?;
+        }
+        write!(f, "{}>", self.elem)
+    }
+}
+
+/// Iterator kind of a `linalg.generic` loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Iter {
+    Parallel,
+    Reduction,
+}
+
+/// An affine map over a generic's loops `d0..dN`, given as its result expressions.
+#[derive(Clone, Debug)]
+pub struct Map(pub Vec<String>);
+
+impl Map {
+    /// `(d0, ..., dN-1) -> (d0, ..., dN-1)`.
+    pub fn identity(rank: usize) -> Map {
+        Map((0..rank).map(|d| format!("d{d}")).collect())
+    }
+    /// The loops listed in `dims`, in order.
+    pub fn dims(dims: impl IntoIterator<Item = usize>) -> Map {
+        Map(dims.into_iter().map(|d| format!("d{d}")).collect())
+    }
+    /// The map reading an operand of shape `shape` broadcast (NumPy rules, right-aligned)
+    /// to `out`: size-1 dimensions that broadcast read index 0.
+    pub fn broadcast(shape: &[i64], out: &[i64]) -> Map {
+        let lead = out.len() - shape.len();
+        Map(shape
+            .iter()
+            .enumerate()
+            .map(|(k, &size)| if size == 1 && out[lead + k] != 1 { "0".to_string() } else { format!("d{}", lead + k) })
+            .collect())
+    }
+    fn render(&self, loops: usize) -> String {
+        let dims: Vec<String> = (0..loops).map(|d| format!("d{d}")).collect();
+        format!("affine_map<({}) -> ({})>", dims.join(", "), self.0.join(", "))
+    }
+}
+
+/// The body of one kernel function under construction.
+pub struct Kernel {
+    args: Vec<TensorTy>,
+    text: String,
+    next: usize,
+    result: Option<(String, TensorTy)>,
+}
+
+impl Kernel {
+    pub fn new(args: Vec<TensorTy>) -> Self {
+        Kernel { args, text: String::new(), next: 0, result: None }
+    }
+
+    /// Argument `index` (an sg operand).
+    pub fn arg(&self, index: usize) -> String {
+        format!("%a{index}")
+    }
+
+    pub fn arg_type(&self, index: usize) -> &TensorTy {
+        &self.args[index]
+    }
+
+    /// Emits `%vN = <rhs>` and returns `%vN`.
+    pub fn emit(&mut self, rhs: impl fmt::Display) -> String {
+        let name = format!("%v{}", self.next);
+        self.next += 1;
+        let _ = writeln!(self.text, "    {name} = {rhs}");
+        name
+    }
+
+    pub fn constant(&mut self, literal: &str, elem: &Elem) -> String {
+        self.emit(format_args!("arith.constant {literal} : {elem}"))
+    }
+
+    pub fn index(&mut self, value: i64) -> String {
+        self.emit(format_args!("arith.constant {value} : index"))
+    }
+
+    pub fn empty(&mut self, ty: &TensorTy) -> String {
+        self.emit(format_args!("tensor.empty() : {ty}"))
+    }
+
+    /// A new tensor of type `ty` filled with `literal`.
+    pub fn filled(&mut self, literal: &str, ty: &TensorTy) -> String {
+        let scalar = self.constant(literal, &ty.elem);
+        let empty = self.empty(ty);
+        self.emit(format_args!("linalg.fill ins({scalar} : {}) outs({empty} : {ty}) -> {ty}", ty.elem))
+    }
+
+    /// A `linalg.generic` with one result. `body` gets the block arguments (inputs, then the
+    /// output) and returns the yielded value.
+    pub fn generic(
+        &mut self,
+        inputs: &[(&str, &TensorTy, Map)],
+        output: (&str, &TensorTy, Map),
+        iterators: &[Iter],
+        body: impl FnOnce(&mut Body, &[String]) -> String,
+    ) -> String {
+        let loops = iterators.len();
+        let maps: Vec<String> = inputs.iter().map(|(_, _, m)| m.render(loops)).chain([output.2.render(loops)]).collect();
+        let iterators: Vec<&str> = iterators.iter().map(|i| if *i == Iter::Parallel { "\"parallel\"" } else { "\"reduction\"" }).collect();
+        let ins: Vec<&str> = inputs.iter().map(|(v, _, _)| *v).collect();
+        let in_types: Vec<String> = inputs.iter().map(|(_, t, _)| t.to_string()).collect();
+        let mut block = Body { text: String::new(), next: 0 };
+        let mut args: Vec<String> = Vec::new();
+        let mut params: Vec<String> = Vec::new();
+        for (k, (_, ty, _)) in inputs.iter().enumerate() {
+            args.push(format!("%in{k}"));
+            params.push(format!("%in{k}: {}", ty.elem));
+        }
+        args.push("%out".into());
+        params.push(format!("%out: {}", output.1.elem));
+        let yielded = body(&mut block, &args);
+        let ins_clause = if inputs.is_empty() { String::new() } else { format!(" ins({} : {})", ins.join(", "), in_types.join(", ")) };
+        self.emit(format_args!(
+            "linalg.generic {{indexing_maps = [{}], iterator_types = [{}]}}{ins_clause} outs({} : {}) {{\n    ^bb0({}):\n{}      linalg.yield {yielded} : {}\n    }} -> {}",
+            maps.join(", "),
+            iterators.join(", "),
+            output.0,
+            output.1,
+            params.join(", "),
+            block.text,
+            output.1.elem,
+            output.1,
+        ))
+    }
+
+    /// Sets the value the kernel returns.
+    pub fn set_result(&mut self, value: String, ty: TensorTy) {
+        self.result = Some((value, ty));
+    }
+
+    /// The kernel as a private function named `name`.
+    pub fn function(&self, name: &str) -> String {
+        let params: Vec<String> = self.args.iter().enumerate().map(|(i, t)| format!("%a{i}: {t}")).collect();
+        let (result, ty) = self.result.as_ref().expect("set_result before function");
+        format!("  func.func private @{name}({}) -> {ty} {{\n{}    return {result} : {ty}\n  }}\n", params.join(", "), self.text)
+    }
+}
+
+/// The scalar body of a `linalg.generic`.
+pub struct Body {
+    text: String,
+    next: usize,
+}
+
+impl Body {
+    /// Emits `%sN = <rhs>` and returns `%sN`.
+    pub fn emit(&mut self, rhs: impl fmt::Display) -> String {
+        let name = format!("%s{}", self.next);
+        self.next += 1;
+        let _ = writeln!(self.text, "      {name} = {rhs}");
+        name
+    }
+
+    pub fn constant(&mut self, literal: &str, elem: &Elem) -> String {
+        self.emit(format_args!("arith.constant {literal} : {elem}"))
+    }
+
+    /// The current iteration index of loop `dim`.
+    pub fn index(&mut self, dim: usize) -> String {
+        self.emit(format_args!("linalg.index {dim} : index"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_literals_parse_back() {
+        let f32 = Elem::new("f32");
+        assert_eq!(f32.literal(1.0), "1.0e0");
+        assert_eq!(f32.literal(-0.25), "-2.5e-1");
+        assert_eq!(f32.lowest(), "0xff800000");
+        assert_eq!(Elem::new("f16").highest(), "0x7c00");
+        assert_eq!(Elem::new("i8").lowest(), "-128");
+        assert_eq!(Elem::new("i64").highest(), i64::MAX.to_string());
+        assert_eq!(Elem::new("i32").literal(-2.7), "-2");
+    }
+
+    #[test]
+    fn broadcast_maps_read_index_zero() {
+        assert_eq!(Map::broadcast(&[4, 1, 1], &[2, 4, 5, 5]).0, ["d1", "0", "0"]);
+        assert_eq!(Map::broadcast(&[1], &[1]).0, ["d0"]);
+        assert_eq!(TensorTy::new(vec![], Elem::new("f32")).to_string(), "tensor<f32>");
+    }
+}

@@ -1,0 +1,193 @@
+//! Data-movement sg ops: reshape, transpose, slice, concat, gather, expand, tile, pad, view.
+//! Reshapes and contiguous slices become tensor ops that bufferize to memref views (no copy);
+//! the rest are `linalg` ops or `linalg.generic`s that compute their source index.
+
+use crate::kernel::{Iter, Kernel, Map, TensorTy};
+
+/// `value` (of type `from`) reshaped to `to` (same element count, row-major order):
+/// `tensor.collapse_shape` to one dimension, then `tensor.expand_shape`.
+pub fn reshape(k: &mut Kernel, value: &str, from: &TensorTy, to: &TensorTy) -> String {
+    if from.shape == to.shape {
+        return value.to_string();
+    }
+    let mut current = value.to_string();
+    let flat = TensorTy::new(vec![from.numel()], from.elem.clone());
+    let mut current_ty = from.clone();
+    if from.rank() != 1 {
+        let groups = if from.rank() == 0 { String::new() } else { format!("[{}]", (0..from.rank()).map(|d| d.to_string()).collect::<Vec<_>>().join(", ")) };
+        let target = if to.rank() == 0 { to.clone() } else { flat.clone() };
+        current = k.emit(format_args!("tensor.collapse_shape {current} [{groups}] : {from} into {target}"));
+        current_ty = target;
+    }
+    if current_ty.shape != to.shape {
+        let groups = if current_ty.rank() == 0 { String::new() } else { format!("[{}]", (0..to.rank()).map(|d| d.to_string()).collect::<Vec<_>>().join(", ")) };
+        let sizes: Vec<String> = to.shape.iter().map(i64::to_string).collect();
+        current = k.emit(format_args!("tensor.expand_shape {current} [{groups}] output_shape [{}] : {current_ty} into {to}", sizes.join(", ")));
+    }
+    current
+}
+
+pub fn transpose(k: &mut Kernel, perm: &[i64], out: &TensorTy) -> String {
+    let init = k.empty(out);
+    let input = k.arg(0);
+    let in_ty = k.arg_type(0).clone();
+    let perm: Vec<String> = perm.iter().map(i64::to_string).collect();
+    k.emit(format_args!("linalg.transpose ins({input} : {in_ty}) outs({init} : {out}) permutation = [{}]", perm.join(", ")))
+}
+
+/// Positive steps: `tensor.extract_slice` (a strided view after bufferization). A negative
+/// step reads `start + i * step` through a `linalg.generic`.
+pub fn slice(k: &mut Kernel, starts: &[i64], steps: &[i64], out: &TensorTy) -> String {
+    let input = k.arg(0);
+    let in_ty = k.arg_type(0).clone();
+    let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+    if steps.iter().all(|&s| s > 0) {
+        return k.emit(format_args!(
+            "tensor.extract_slice {input}[{}] [{}] [{}] : {in_ty} to {out}",
+            list(starts),
+            list(&out.shape),
+            list(steps)
+        ));
+    }
+    gather_by_index(k, out, |b, d| {
+        let i = b.index(d);
+        let step = b.emit(format_args!("arith.constant {} : index", steps[d]));
+        let start = b.emit(format_args!("arith.constant {} : index", starts[d]));
+        let offset = b.emit(format_args!("arith.muli {i}, {step} : index"));
+        b.emit(format_args!("arith.addi {start}, {offset} : index"))
+    })
+}
+
+/// A `linalg.generic` over `out` whose element is `arg0[index(b, d) for each input dim d]`.
+fn gather_by_index(k: &mut Kernel, out: &TensorTy, index: impl Fn(&mut crate::kernel::Body, usize) -> String) -> String {
+    let init = k.empty(out);
+    let input = k.arg(0);
+    let in_ty = k.arg_type(0).clone();
+    k.generic(&[], (&init, out, Map::identity(out.rank())), &vec![Iter::Parallel; out.rank()], |b, _| {
+        let indices: Vec<String> = (0..in_ty.rank()).map(|d| index(b, d)).collect();
+        b.emit(format_args!("tensor.extract {input}[{}] : {in_ty}", indices.join(", ")))
+    })
+}
+
+/// Two tensors joined along `axis`: two `tensor.insert_slice`s into one result.
+pub fn concat(k: &mut Kernel, axis: usize, out: &TensorTy) -> String {
+    let init = k.empty(out);
+    let (lhs, rhs) = (k.arg(0), k.arg(1));
+    let (lhs_ty, rhs_ty) = (k.arg_type(0).clone(), k.arg_type(1).clone());
+    let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+    let ones = vec![1; out.rank()];
+    let zeros = vec![0; out.rank()];
+    let mut offsets = zeros.clone();
+    offsets[axis] = lhs_ty.shape[axis];
+    let first = k.emit(format_args!(
+        "tensor.insert_slice {lhs} into {init}[{}] [{}] [{}] : {lhs_ty} into {out}",
+        list(&zeros),
+        list(&lhs_ty.shape),
+        list(&ones)
+    ));
+    k.emit(format_args!(
+        "tensor.insert_slice {rhs} into {first}[{}] [{}] [{}] : {rhs_ty} into {out}",
+        list(&offsets),
+        list(&rhs_ty.shape),
+        list(&ones)
+    ))
+}
+
+/// `data` gathered along `axis` at `indices`; negative indices count from the end and
+/// out-of-range ones are clamped (ONNX leaves them undefined; Strata never reads outside).
+pub fn gather(k: &mut Kernel, axis: usize, out: &TensorTy) -> String {
+    let init = k.empty(out);
+    let (data, indices) = (k.arg(0), k.arg(1));
+    let (data_ty, idx_ty) = (k.arg_type(0).clone(), k.arg_type(1).clone());
+    let q = idx_ty.rank();
+    let dim = data_ty.shape[axis];
+    k.generic(&[(&indices, &idx_ty, Map::dims(axis..axis + q))], (&init, out, Map::identity(out.rank())), &vec![Iter::Parallel; out.rank()], |b, a| {
+        let raw = b.emit(format_args!("arith.index_cast {} : {} to index", a[0], idx_ty.elem));
+        let zero = b.emit("arith.constant 0 : index");
+        let size = b.emit(format_args!("arith.constant {dim} : index"));
+        let last = b.emit(format_args!("arith.constant {} : index", (dim - 1).max(0)));
+        let wrapped = b.emit(format_args!("arith.addi {raw}, {size} : index"));
+        let negative = b.emit(format_args!("arith.cmpi slt, {raw}, {zero} : index"));
+        let index = b.emit(format_args!("arith.select {negative}, {wrapped}, {raw} : index"));
+        let low = b.emit(format_args!("arith.maxsi {index}, {zero} : index"));
+        let index = b.emit(format_args!("arith.minsi {low}, {last} : index"));
+        let coords: Vec<String> = (0..data_ty.rank())
+            .map(|d| if d < axis { b.index(d) } else if d == axis { index.clone() } else { b.index(d + q - 1) })
+            .collect();
+        b.emit(format_args!("tensor.extract {data}[{}] : {data_ty}", coords.join(", ")))
+    })
+}
+
+/// Broadcast to the result shape.
+pub fn expand(k: &mut Kernel, out: &TensorTy) -> String {
+    let init = k.empty(out);
+    let input = k.arg(0);
+    let in_ty = k.arg_type(0).clone();
+    k.generic(&[(&input, &in_ty, Map::broadcast(&in_ty.shape, &out.shape))], (&init, out, Map::identity(out.rank())), &vec![Iter::Parallel; out.rank()], |_, a| a[0].clone())
+}
+
+/// Each dimension repeated: element `i` reads `i mod size`.
+pub fn tile(k: &mut Kernel, out: &TensorTy) -> String {
+    let in_ty = k.arg_type(0).clone();
+    gather_by_index(k, out, |b, d| {
+        let i = b.index(d);
+        let size = b.emit(format_args!("arith.constant {} : index", in_ty.shape[d]));
+        b.emit(format_args!("arith.remui {i}, {size} : index"))
+    })
+}
+
+/// Padding: mode 0 is `tensor.pad` with `value`; 1 (reflect) and 2 (edge) compute the source
+/// index of every element.
+pub fn pad(k: &mut Kernel, pads: &[i64], mode: i64, value: f64, out: &TensorTy) -> String {
+    let rank = out.rank();
+    let in_ty = k.arg_type(0).clone();
+    if mode == 0 {
+        let input = k.arg(0);
+        let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+        let fill = k.constant(&in_ty.elem.literal(value), &in_ty.elem);
+        let idx: Vec<String> = (0..rank).map(|d| format!("%i{d}: index")).collect();
+        return k.emit(format_args!(
+            "tensor.pad {input} low[{}] high[{}] {{\n    ^bb0({}):\n      tensor.yield {fill} : {}\n    }} : {in_ty} to {out}",
+            list(&pads[..rank]),
+            list(&pads[rank..]),
+            idx.join(", "),
+            in_ty.elem
+        ));
+    }
+    gather_by_index(k, out, |b, d| {
+        let i = b.index(d);
+        let begin = b.emit(format_args!("arith.constant {} : index", pads[d]));
+        let zero = b.emit("arith.constant 0 : index");
+        let last = b.emit(format_args!("arith.constant {} : index", in_ty.shape[d] - 1));
+        let shifted = b.emit(format_args!("arith.subi {i}, {begin} : index"));
+        if mode == 2 {
+            let low = b.emit(format_args!("arith.maxsi {shifted}, {zero} : index"));
+            return b.emit(format_args!("arith.minsi {low}, {last} : index"));
+        }
+        // Reflect: -j below the start, 2 * last - j past the end.
+        let mirrored = b.emit(format_args!("arith.subi {zero}, {shifted} : index"));
+        let below = b.emit(format_args!("arith.maxsi {shifted}, {mirrored} : index"));
+        let twice = b.emit(format_args!("arith.addi {last}, {last} : index"));
+        let folded = b.emit(format_args!("arith.subi {twice}, {below} : index"));
+        b.emit(format_args!("arith.minsi {below}, {folded} : index"))
+    })
+}
+
+/// `storage[offset + sum(i_k * strides[k])]` of the operand's row-major storage.
+pub fn view(k: &mut Kernel, offset: i64, strides: &[i64], out: &TensorTy) -> String {
+    let in_ty = k.arg_type(0).clone();
+    let input = k.arg(0);
+    let flat_ty = TensorTy::new(vec![in_ty.numel()], in_ty.elem.clone());
+    let flat = reshape(k, &input, &in_ty, &flat_ty);
+    let init = k.empty(out);
+    k.generic(&[], (&init, out, Map::identity(out.rank())), &vec![Iter::Parallel; out.rank()], |b, _| {
+        let mut linear = b.emit(format_args!("arith.constant {offset} : index"));
+        for (d, &stride) in strides.iter().enumerate() {
+            let i = b.index(d);
+            let s = b.emit(format_args!("arith.constant {stride} : index"));
+            let term = b.emit(format_args!("arith.muli {i}, {s} : index"));
+            linear = b.emit(format_args!("arith.addi {linear}, {term} : index"));
+        }
+        b.emit(format_args!("tensor.extract {flat}[{linear}] : {flat_ty}"))
+    })
+}

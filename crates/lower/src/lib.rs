@@ -1,0 +1,24 @@
+//! `strata-lower` lowers the `sg` dialect out of the graph level: `sg-to-linalg` turns every
+//! sg op into linalg named ops (convolutions, matmuls, pooling, transposes) or
+//! `linalg.generic`s (elementwise with broadcasting, reductions, softmax, normalisations),
+//! plus `tensor` ops for reshapes, slices and padding, all on tensors. Bufferization
+//! (upstream one-shot) then gives each result its own buffer and turns reshapes and slices into
+//! memref views.
+//!
+//! The kernels are written by small builders ([`kernel`]) that produce MLIR text, so each
+//! lowering reads like the IR it makes; [`ops`] maps each sg op to its builder.
+
+pub mod copy_to_linalg;
+pub mod elementwise;
+pub mod kernel;
+pub mod layout;
+pub mod nn;
+pub mod ops;
+pub mod reduce;
+pub mod sg_to_linalg;
+
+/// Registers the lowering passes.
+pub fn register(registry: &mut strata_ir::PassRegistry) {
+    registry.register(&sg_to_linalg::INFO, sg_to_linalg::create);
+    registry.register(&copy_to_linalg::INFO, copy_to_linalg::create);
+}

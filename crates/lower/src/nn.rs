@@ -1,0 +1,193 @@
+//! Convolution, matrix product and windowed pooling, as linalg named ops where one exists:
+//! `conv_2d_nchw_fchw`, `depthwise_conv_2d_nchw_chw`, `conv_2d_ngchw_gfchw` (other groups),
+//! `matmul`, `batch_matmul`, `pooling_nchw_max` / `pooling_nchw_sum`. Padding is an explicit
+//! `tensor.pad`; the accumulator starts as the broadcast bias (or zero).
+
+use crate::kernel::{Elem, Iter, Kernel, Map, TensorTy};
+use crate::layout::reshape;
+
+fn list(values: &[i64]) -> String {
+    values.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// `input` padded on H and W by `[top, left, bottom, right]` with `fill`.
+fn pad_hw(k: &mut Kernel, input: &str, ty: &TensorTy, pads: [i64; 4], fill: &str) -> (String, TensorTy) {
+    if pads.iter().all(|&p| p == 0) {
+        return (input.to_string(), ty.clone());
+    }
+    let out = ty.with_shape(vec![ty.shape[0], ty.shape[1], ty.shape[2] + pads[0] + pads[2], ty.shape[3] + pads[1] + pads[3]]);
+    let value = k.constant(fill, &ty.elem);
+    let padded = k.emit(format_args!(
+        "tensor.pad {input} low[0, 0, {}, {}] high[0, 0, {}, {}] {{\n    ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n      tensor.yield {value} : {}\n    }} : {ty} to {out}",
+        pads[0], pads[1], pads[2], pads[3], ty.elem
+    ));
+    (padded, out)
+}
+
+/// High padding so that every window of the result fits: ceil_mode windows may run past the
+/// padded input (they only see the pad value there).
+fn fitting_pads(ty: &TensorTy, out: &TensorTy, kernel: &[i64], strides: &[i64], pads: &[i64], dilations: &[i64]) -> [i64; 4] {
+    let need = |axis: usize| (out.shape[2 + axis] - 1) * strides[axis] + (kernel[axis] - 1) * dilations[axis] + 1;
+    let high = |axis: usize| pads[2 + axis].max(need(axis) - ty.shape[2 + axis] - pads[axis]);
+    [pads[0], pads[1], high(0), high(1)]
+}
+
+pub fn conv2d(k: &mut Kernel, strides: &[i64], pads: &[i64], dilations: &[i64], group: i64, has_bias: bool, out: &TensorTy) -> Result<String, String> {
+    let x_ty = k.arg_type(0).clone();
+    let w_ty = k.arg_type(1).clone();
+    let elem = x_ty.elem.clone();
+    if !elem.is_float() {
+        return Err(elem.unsupported("conv2d"));
+    }
+    let x = k.arg(0);
+    let w = k.arg(1);
+    let kernel = [w_ty.shape[2], w_ty.shape[3]];
+    let pads = fitting_pads(&x_ty, out, &kernel, strides, pads, dilations);
+    let (xp, xp_ty) = pad_hw(k, &x, &x_ty, pads, &elem.literal(0.0));
+    let init = if has_bias {
+        let (bias, bias_ty) = (k.arg(2), k.arg_type(2).clone());
+        let empty = k.empty(out);
+        k.generic(&[(&bias, &bias_ty, Map::dims([1]))], (&empty, out, Map::identity(4)), &[Iter::Parallel; 4], |_, a| a[0].clone())
+    } else {
+        k.filled(&elem.literal(0.0), out)
+    };
+    let attrs = format!("{{dilations = dense<[{}]> : tensor<2xi64>, strides = dense<[{}]> : tensor<2xi64>}}", list(dilations), list(strides));
+    let (channels, filters) = (x_ty.shape[1], w_ty.shape[0]);
+    if group == 1 {
+        return Ok(k.emit(format_args!("linalg.conv_2d_nchw_fchw {attrs} ins({xp}, {w} : {xp_ty}, {w_ty}) outs({init} : {out}) -> {out}")));
+    }
+    if group == channels && filters == channels {
+        let wc_ty = w_ty.with_shape(vec![filters, kernel[0], kernel[1]]);
+        let wc = k.emit(format_args!("tensor.collapse_shape {w} [[0, 1], [2], [3]] : {w_ty} into {wc_ty}"));
+        return Ok(k.emit(format_args!("linalg.depthwise_conv_2d_nchw_chw {attrs} ins({xp}, {wc} : {xp_ty}, {wc_ty}) outs({init} : {out}) -> {out}")));
+    }
+    let g = group;
+    let xg_ty = xp_ty.with_shape(vec![xp_ty.shape[0], g, channels / g, xp_ty.shape[2], xp_ty.shape[3]]);
+    let wg_ty = w_ty.with_shape(vec![g, filters / g, w_ty.shape[1], kernel[0], kernel[1]]);
+    let og_ty = out.with_shape(vec![out.shape[0], g, filters / g, out.shape[2], out.shape[3]]);
+    let xg = k.emit(format_args!("tensor.expand_shape {xp} [[0], [1, 2], [3], [4]] output_shape [{}] : {xp_ty} into {xg_ty}", list(&xg_ty.shape)));
+    let wg = k.emit(format_args!("tensor.expand_shape {w} [[0, 1], [2], [3], [4]] output_shape [{}] : {w_ty} into {wg_ty}", list(&wg_ty.shape)));
+    let og = k.emit(format_args!("tensor.expand_shape {init} [[0], [1, 2], [3], [4]] output_shape [{}] : {out} into {og_ty}", list(&og_ty.shape)));
+    let conv = k.emit(format_args!("linalg.conv_2d_ngchw_gfchw {attrs} ins({xg}, {wg} : {xg_ty}, {wg_ty}) outs({og} : {og_ty}) -> {og_ty}"));
+    Ok(k.emit(format_args!("tensor.collapse_shape {conv} [[0], [1, 2], [3], [4]] : {og_ty} into {out}")))
+}
+
+/// NumPy matmul: `linalg.matmul` for 2-D operands (and for a 2-D right operand, with the
+/// left's batch dimensions folded into M), `linalg.batch_matmul` for equal batch
+/// dimensions, and a contraction `linalg.generic` when batch dimensions broadcast.
+pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, String> {
+    let (a_ty, b_ty) = (k.arg_type(0).clone(), k.arg_type(1).clone());
+    let elem = a_ty.elem.clone();
+    if !(elem.is_float() || elem.is_int()) {
+        return Err(elem.unsupported("matmul"));
+    }
+    let (a, b) = (k.arg(0), k.arg(1));
+    let zero = elem.literal(0.0);
+    let (ra, rb, ro) = (a_ty.rank(), b_ty.rank(), out.rank());
+    let (m, kk, n) = (a_ty.shape[ra - 2], a_ty.shape[ra - 1], b_ty.shape[rb - 1]);
+    if rb == 2 {
+        let batch: i64 = a_ty.shape[..ra - 2].iter().product();
+        let a2_ty = a_ty.with_shape(vec![batch * m, kk]);
+        let o2_ty = out.with_shape(vec![batch * m, n]);
+        let a2 = reshape(k, &a, &a_ty, &a2_ty);
+        let acc = k.filled(&zero, &o2_ty);
+        let product = k.emit(format_args!("linalg.matmul ins({a2}, {b} : {a2_ty}, {b_ty}) outs({acc} : {o2_ty}) -> {o2_ty}"));
+        return Ok(reshape(k, &product, &o2_ty, out));
+    }
+    if ra == rb && a_ty.shape[..ra - 2] == b_ty.shape[..rb - 2] {
+        let batch: i64 = a_ty.shape[..ra - 2].iter().product();
+        let a3_ty = a_ty.with_shape(vec![batch, m, kk]);
+        let b3_ty = b_ty.with_shape(vec![batch, kk, n]);
+        let o3_ty = out.with_shape(vec![batch, m, n]);
+        let a3 = reshape(k, &a, &a_ty, &a3_ty);
+        let b3 = reshape(k, &b, &b_ty, &b3_ty);
+        let acc = k.filled(&zero, &o3_ty);
+        let product = k.emit(format_args!("linalg.batch_matmul ins({a3}, {b3} : {a3_ty}, {b3_ty}) outs({acc} : {o3_ty}) -> {o3_ty}"));
+        return Ok(reshape(k, &product, &o3_ty, out));
+    }
+    // Loops: the result's dimensions, then the contraction dimension.
+    let red = ro;
+    let operand_map = |ty: &TensorTy, row: String, col: String| {
+        let lead = ro - ty.rank();
+        let mut exprs: Vec<String> = (0..ty.rank() - 2)
+            .map(|d| if ty.shape[d] == 1 && out.shape[lead + d] != 1 { "0".to_string() } else { format!("d{}", lead + d) })
+            .collect();
+        exprs.push(row);
+        exprs.push(col);
+        Map(exprs)
+    };
+    let a_map = operand_map(&a_ty, format!("d{}", ro - 2), format!("d{red}"));
+    let b_map = operand_map(&b_ty, format!("d{red}"), format!("d{}", ro - 1));
+    let acc = k.filled(&zero, out);
+    let mut iterators = vec![Iter::Parallel; ro];
+    iterators.push(Iter::Reduction);
+    let (mul, add) = if elem.is_float() { ("arith.mulf", "arith.addf") } else { ("arith.muli", "arith.addi") };
+    Ok(k.generic(&[(&a, &a_ty, a_map), (&b, &b_ty, b_map)], (&acc, out, Map::dims(0..ro)), &iterators, |bd, v| {
+        let p = bd.emit(format_args!("{mul} {}, {} : {elem}", v[0], v[1]));
+        bd.emit(format_args!("{add} {}, {p} : {elem}", v[2]))
+    }))
+}
+
+pub fn max_pool(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &[i64], dilations: &[i64], out: &TensorTy) -> Result<String, String> {
+    let ty = k.arg_type(0).clone();
+    let elem = ty.elem.clone();
+    if !(elem.is_float() || elem.is_int()) {
+        return Err(elem.unsupported("max_pool"));
+    }
+    let x = k.arg(0);
+    let pads = fitting_pads(&ty, out, kernel, strides, pads, dilations);
+    let (xp, xp_ty) = pad_hw(k, &x, &ty, pads, &elem.lowest());
+    let window_ty = TensorTy::new(kernel.to_vec(), elem.clone());
+    let window = k.empty(&window_ty);
+    let init = k.filled(&elem.lowest(), out);
+    Ok(k.emit(format_args!(
+        "linalg.pooling_nchw_max {{dilations = dense<[{}]> : tensor<2xi64>, strides = dense<[{}]> : tensor<2xi64>}} ins({xp}, {window} : {xp_ty}, {window_ty}) outs({init} : {out}) -> {out}",
+        list(dilations),
+        list(strides)
+    )))
+}
+
+/// Average pooling: a sum pool over the zero-padded input, divided by the number of window
+/// elements inside the input (or inside input + pads when `count_include_pad`).
+pub fn average_pool(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &[i64], count_include_pad: bool, out: &TensorTy) -> Result<String, String> {
+    let ty = k.arg_type(0).clone();
+    let elem: Elem = ty.elem.clone();
+    if !elem.is_float() {
+        return Err(elem.unsupported("average_pool"));
+    }
+    let x = k.arg(0);
+    let ones = [1, 1];
+    let padded = fitting_pads(&ty, out, kernel, strides, pads, &ones);
+    let (xp, xp_ty) = pad_hw(k, &x, &ty, padded, &elem.literal(0.0));
+    let window_ty = TensorTy::new(kernel.to_vec(), elem.clone());
+    let window = k.empty(&window_ty);
+    let init = k.filled(&elem.literal(0.0), out);
+    let sum = k.emit(format_args!(
+        "linalg.pooling_nchw_sum {{dilations = dense<1> : tensor<2xi64>, strides = dense<[{}]> : tensor<2xi64>}} ins({xp}, {window} : {xp_ty}, {window_ty}) outs({init} : {out}) -> {out}",
+        list(strides)
+    ));
+    let empty = k.empty(out);
+    Ok(k.generic(&[(&sum, out, Map::identity(4))], (&empty, out, Map::identity(4)), &[Iter::Parallel; 4], |b, a| {
+        let mut count = String::new();
+        for axis in 0..2 {
+            // The window [start, start + kernel) clipped to the counted range [lo, hi).
+            let (lo, hi) = if count_include_pad { (-pads[axis], ty.shape[2 + axis] + pads[2 + axis]) } else { (0, ty.shape[2 + axis]) };
+            let i = b.index(2 + axis);
+            let stride = b.emit(format_args!("arith.constant {} : index", strides[axis]));
+            let begin = b.emit(format_args!("arith.constant {} : index", pads[axis]));
+            let scaled = b.emit(format_args!("arith.muli {i}, {stride} : index"));
+            let start = b.emit(format_args!("arith.subi {scaled}, {begin} : index"));
+            let size = b.emit(format_args!("arith.constant {} : index", kernel[axis]));
+            let end = b.emit(format_args!("arith.addi {start}, {size} : index"));
+            let lo = b.emit(format_args!("arith.constant {lo} : index"));
+            let hi = b.emit(format_args!("arith.constant {hi} : index"));
+            let first = b.emit(format_args!("arith.maxsi {start}, {lo} : index"));
+            let last = b.emit(format_args!("arith.minsi {end}, {hi} : index"));
+            let extent = b.emit(format_args!("arith.subi {last}, {first} : index"));
+            count = if count.is_empty() { extent } else { b.emit(format_args!("arith.muli {count}, {extent} : index")) };
+        }
+        let wide = b.emit(format_args!("arith.index_cast {count} : index to i64"));
+        let divisor = b.emit(format_args!("arith.sitofp {wide} : i64 to {elem}"));
+        b.emit(format_args!("arith.divf {}, {divisor} : {elem}", a[0]))
+    }))
+}

@@ -1,0 +1,186 @@
+//! Reductions: `reduce_*`, global pools, softmax and the normalisations (layer, instance).
+//! Each reduction is a `linalg.generic` with reduction loops into a fill of the identity;
+//! statistics are kept in the input's element type.
+
+use crate::elementwise::{binary, lit, math, Binary};
+use crate::kernel::{Elem, Iter, Kernel, Map, TensorTy};
+use crate::layout::reshape;
+
+/// What a reduction accumulates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    Sum,
+    Mean,
+    Max,
+    Min,
+    Prod,
+    L2,
+}
+
+/// `value` (type `ty`) reduced over the dimensions where `reduced` holds, without keeping
+/// them. Returns the value and its type.
+pub fn reduce(k: &mut Kernel, value: &str, ty: &TensorTy, reduced: &[bool], how: Reduction) -> Result<(String, TensorTy), String> {
+    let elem = &ty.elem;
+    if matches!(how, Reduction::Mean | Reduction::L2) && !elem.is_float() {
+        return Err(elem.unsupported(&format!("{how:?} reduction")));
+    }
+    let kept: Vec<usize> = (0..ty.rank()).filter(|&d| !reduced[d]).collect();
+    let out = ty.with_shape(kept.iter().map(|&d| ty.shape[d]).collect());
+    let identity = match how {
+        Reduction::Sum | Reduction::Mean | Reduction::L2 => elem.literal(0.0),
+        Reduction::Prod => elem.literal(1.0),
+        Reduction::Max => elem.lowest(),
+        Reduction::Min => elem.highest(),
+    };
+    let init = k.filled(&identity, &out);
+    let iterators: Vec<Iter> = reduced.iter().map(|&r| if r { Iter::Reduction } else { Iter::Parallel }).collect();
+    let mut failure = None;
+    let acc = k.generic(&[(value, ty, Map::identity(ty.rank()))], (&init, &out, Map::dims(kept.clone())), &iterators, |b, a| {
+        let step = match how {
+            Reduction::Sum | Reduction::Mean => binary(b, Binary::Add, &a[1], &a[0], elem),
+            Reduction::Max => binary(b, Binary::Max, &a[1], &a[0], elem),
+            Reduction::Min => binary(b, Binary::Min, &a[1], &a[0], elem),
+            Reduction::Prod => binary(b, Binary::Mul, &a[1], &a[0], elem),
+            Reduction::L2 => binary(b, Binary::Mul, &a[0], &a[0], elem).and_then(|sq| binary(b, Binary::Add, &a[1], &sq, elem)),
+        };
+        step.unwrap_or_else(|e| {
+            failure = Some(e);
+            "%out".into()
+        })
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let count: i64 = (0..ty.rank()).filter(|&d| reduced[d]).map(|d| ty.shape[d]).product();
+    let result = match how {
+        Reduction::Mean => pointwise(k, &acc, &out, |b, x| {
+            let n = lit(b, count as f64, &out.elem);
+            Ok(b.emit(format_args!("arith.divf {x}, {n} : {}", out.elem)))
+        })?,
+        Reduction::L2 => pointwise(k, &acc, &out, |b, x| math(b, "sqrt", x, &out.elem))?,
+        _ => acc,
+    };
+    Ok((result, out))
+}
+
+/// `f` applied to every element of `value` (type `ty`).
+fn pointwise(k: &mut Kernel, value: &str, ty: &TensorTy, f: impl FnOnce(&mut crate::kernel::Body, &str) -> Result<String, String>) -> Result<String, String> {
+    let init = k.empty(ty);
+    let mut failure = None;
+    let result = k.generic(&[(value, ty, Map::identity(ty.rank()))], (&init, ty, Map::identity(ty.rank())), &vec![Iter::Parallel; ty.rank()], |b, a| {
+        f(b, &a[0]).unwrap_or_else(|e| {
+            failure = Some(e);
+            "%out".into()
+        })
+    });
+    failure.map_or(Ok(result), Err)
+}
+
+/// `reduce_*` with sorted, distinct `axes`; `keepdims` reshapes to the result type.
+pub fn reduce_op(k: &mut Kernel, axes: &[i64], how: Reduction, out: &TensorTy) -> Result<String, String> {
+    let ty = k.arg_type(0).clone();
+    let input = k.arg(0);
+    let reduced: Vec<bool> = (0..ty.rank()).map(|d| axes.contains(&(d as i64))).collect();
+    let (value, value_ty) = reduce(k, &input, &ty, &reduced, how)?;
+    Ok(reshape(k, &value, &value_ty, out))
+}
+
+/// Global average / max pool: a reduction over every dimension after N and C.
+pub fn global_pool(k: &mut Kernel, how: Reduction, out: &TensorTy) -> Result<String, String> {
+    let axes: Vec<i64> = (2..k.arg_type(0).rank() as i64).collect();
+    reduce_op(k, &axes, how, out)
+}
+
+/// Softmax or log-softmax along `axis`: the maximum, the sum of `exp(x - max)` (one
+/// generic), then the normalised value.
+pub fn softmax(k: &mut Kernel, axis: usize, log: bool) -> Result<String, String> {
+    let ty = k.arg_type(0).clone();
+    let elem = ty.elem.clone();
+    if !elem.is_float() {
+        return Err(elem.unsupported("softmax"));
+    }
+    let input = k.arg(0);
+    let reduced: Vec<bool> = (0..ty.rank()).map(|d| d == axis).collect();
+    let (max, max_ty) = reduce(k, &input, &ty, &reduced, Reduction::Max)?;
+    let kept = Map::dims((0..ty.rank()).filter(|&d| d != axis));
+    let zero = k.filled(&elem.literal(0.0), &max_ty);
+    let iterators: Vec<Iter> = reduced.iter().map(|&r| if r { Iter::Reduction } else { Iter::Parallel }).collect();
+    let mut failure: Option<String> = None;
+    let sum = k.generic(&[(&input, &ty, Map::identity(ty.rank())), (&max, &max_ty, kept.clone())], (&zero, &max_ty, kept.clone()), &iterators, |b, a| {
+        let shifted = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
+        match math(b, "exp", &shifted, &elem) {
+            Ok(e) => b.emit(format_args!("arith.addf {}, {e} : {elem}", a[2])),
+            Err(e) => {
+                failure = Some(e);
+                "%out".into()
+            }
+        }
+    });
+    let init = k.empty(&ty);
+    let result = k.generic(
+        &[(&input, &ty, Map::identity(ty.rank())), (&max, &max_ty, kept.clone()), (&sum, &max_ty, kept)],
+        (&init, &ty, Map::identity(ty.rank())),
+        &vec![Iter::Parallel; ty.rank()],
+        |b, a| {
+            let shifted = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
+            let value = if log {
+                math(b, "log", &a[2], &elem).map(|l| b.emit(format_args!("arith.subf {shifted}, {l} : {elem}")))
+            } else {
+                math(b, "exp", &shifted, &elem).map(|e| b.emit(format_args!("arith.divf {e}, {} : {elem}", a[2])))
+            };
+            value.unwrap_or_else(|e| {
+                failure = Some(e);
+                "%out".into()
+            })
+        },
+    );
+    failure.map_or(Ok(result), Err)
+}
+
+/// `(x - mean) / sqrt(var + epsilon) * scale + bias` with the statistics over the dimensions
+/// where `reduced` holds. `scale` and `bias` are kernel arguments read through `param_map`.
+pub fn normalize(k: &mut Kernel, reduced: &[bool], epsilon: f64, scale: usize, bias: Option<usize>, param_map: Map) -> Result<String, String> {
+    let ty = k.arg_type(0).clone();
+    let elem: Elem = ty.elem.clone();
+    if !elem.is_float() {
+        return Err(elem.unsupported("normalisation"));
+    }
+    let input = k.arg(0);
+    let (mean, stat_ty) = reduce(k, &input, &ty, reduced, Reduction::Mean)?;
+    let kept: Vec<usize> = (0..ty.rank()).filter(|&d| !reduced[d]).collect();
+    let count: i64 = (0..ty.rank()).filter(|&d| reduced[d]).map(|d| ty.shape[d]).product();
+    let zero = k.filled(&elem.literal(0.0), &stat_ty);
+    let iterators: Vec<Iter> = reduced.iter().map(|&r| if r { Iter::Reduction } else { Iter::Parallel }).collect();
+    let squares = k.generic(&[(&input, &ty, Map::identity(ty.rank())), (&mean, &stat_ty, Map::dims(kept.clone()))], (&zero, &stat_ty, Map::dims(kept.clone())), &iterators, |b, a| {
+        let d = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
+        let sq = b.emit(format_args!("arith.mulf {d}, {d} : {elem}"));
+        b.emit(format_args!("arith.addf {}, {sq} : {elem}", a[2]))
+    });
+    let rstd = pointwise(k, &squares, &stat_ty, |b, x| {
+        let n = lit(b, count as f64, &elem);
+        let eps = lit(b, epsilon, &elem);
+        let var = b.emit(format_args!("arith.divf {x}, {n} : {elem}"));
+        let shifted = b.emit(format_args!("arith.addf {var}, {eps} : {elem}"));
+        let root = math(b, "sqrt", &shifted, &elem)?;
+        let one = lit(b, 1.0, &elem);
+        Ok(b.emit(format_args!("arith.divf {one}, {root} : {elem}")))
+    })?;
+    let (scale_name, scale_ty) = (k.arg(scale), k.arg_type(scale).clone());
+    let mut inputs: Vec<(String, TensorTy, Map)> = vec![
+        (input.clone(), ty.clone(), Map::identity(ty.rank())),
+        (mean, stat_ty.clone(), Map::dims(kept.clone())),
+        (rstd, stat_ty.clone(), Map::dims(kept)),
+        (scale_name, scale_ty, param_map.clone()),
+    ];
+    if let Some(bias) = bias {
+        inputs.push((k.arg(bias), k.arg_type(bias).clone(), param_map));
+    }
+    let refs: Vec<(&str, &TensorTy, Map)> = inputs.iter().map(|(n, t, m)| (n.as_str(), t, m.clone())).collect();
+    let init = k.empty(&ty);
+    Ok(k.generic(&refs, (&init, &ty, Map::identity(ty.rank())), &vec![Iter::Parallel; ty.rank()], |b, a| {
+        let centered = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
+        let normed = b.emit(format_args!("arith.mulf {centered}, {} : {elem}", a[2]));
+        let scaled = b.emit(format_args!("arith.mulf {normed}, {} : {elem}", a[3]));
+        if bias.is_some() { b.emit(format_args!("arith.addf {scaled}, {} : {elem}", a[4])) } else { scaled }
+    }))
+}
