@@ -3,6 +3,8 @@
 //! pipeline grows, `strata` (import, compile, run, plan). It is the only crate that knows
 //! every dialect and pass: [`context`] assembles them. It holds no compiler logic of its own.
 
+pub mod compile;
+pub mod compile_cmd;
 pub mod expect;
 pub mod import_cmd;
 pub mod opt;

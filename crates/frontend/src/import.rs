@@ -94,6 +94,7 @@ pub fn import<'c>(strata: &'c StrataContext, bytes: &[u8], options: &ImportOptio
     // Graph inputs (those that are not initializers) become function arguments.
     let mut argument_types = Vec::new();
     let mut argument_names = Vec::new();
+    let mut input_names = Vec::new();
     for input in &graph.input {
         if importer.values.contains_key(input.name()) {
             continue;
@@ -101,6 +102,7 @@ pub fn import<'c>(strata: &'c StrataContext, bytes: &[u8], options: &ImportOptio
         let (shape, dtype) = input_shape(input, options, &file)?;
         argument_types.push(tensor_type(context, &shape, dtype).map_err(|message| FrontendError::Graph { file: file.clone(), message })?);
         argument_names.push((input.name().to_owned(), shape, dtype));
+        input_names.push(input.name().to_owned());
     }
     let location = Location::new(context, &file, 0, 0);
     let block = Block::new(&argument_types.iter().map(|&t| (t, location)).collect::<Vec<_>>());
@@ -135,7 +137,10 @@ pub fn import<'c>(strata: &'c StrataContext, bytes: &[u8], options: &ImportOptio
         melior::ir::attribute::StringAttribute::new(context, "main"),
         TypeAttribute::new(FunctionType::new(context, &argument_types, &result_types).into()),
         region,
-        &[],
+        &[
+            (Identifier::new(context, "strata.input_names"), names_attribute(context, &input_names)),
+            (Identifier::new(context, "strata.output_names"), names_attribute(context, &graph.output.iter().map(|o| o.name().to_owned()).collect::<Vec<_>>())),
+        ],
         location,
     );
     let module = Module::new(location);
@@ -163,6 +168,12 @@ fn check_opsets(model: &ModelProto, file: &str) -> Result<(), FrontendError> {
         }
     }
     Ok(())
+}
+
+/// The ONNX names of the graph inputs or outputs, kept on the function for the runtime.
+fn names_attribute<'c>(context: &'c melior::Context, names: &[String]) -> melior::ir::Attribute<'c> {
+    let names: Vec<melior::ir::Attribute> = names.iter().map(|n| melior::ir::attribute::StringAttribute::new(context, n).into()).collect();
+    melior::ir::attribute::ArrayAttribute::new(context, &names).into()
 }
 
 pub(crate) fn node_name(node: &NodeProto, index: usize) -> String {

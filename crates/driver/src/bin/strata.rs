@@ -1,4 +1,4 @@
-//! `strata`: the compiler driver. Subcommands grow with the pipeline; today: `import`, `plan`.
+//! `strata`: the compiler driver. Subcommands: `import`, `compile`, `run`, `plan`.
 
 use clap::{Parser, Subcommand};
 
@@ -13,6 +13,10 @@ struct Cli {
 enum Command {
     /// Import an ONNX model into the sg dialect and print it.
     Import(strata_driver::import_cmd::ImportArgs),
+    /// Compile an ONNX model and print or write a stage (`--emit`).
+    Compile(strata_driver::compile_cmd::CompileArgs),
+    /// Compile an ONNX model in memory, run it on `.npy` inputs, write `.npy` outputs.
+    Run(strata_driver::compile_cmd::RunArgs),
     /// Plan buffers into one arena at static offsets and report the plan.
     Plan(strata_driver::plan_cmd::PlanArgs),
 }
@@ -22,6 +26,8 @@ fn main() {
     let result = match &cli.command {
         Command::Import(args) => strata_driver::import_cmd::run(args),
         Command::Plan(args) => strata_driver::plan_cmd::run(args),
+        Command::Compile(args) => strata_driver::compile_cmd::run_compile(args),
+        Command::Run(args) => strata_driver::compile_cmd::run_run(args),
     };
     if let Err(message) = result {
         eprintln!("{message}");

@@ -1,0 +1,165 @@
+//! The compilation pipeline, stage by stage: ONNX → `sg` → optimised `sg` → linalg on tensors
+//! → buffers planned into one arena → LLVM dialect with the entry point → (LLVM IR, assembly,
+//! object, or JIT). Each stage is a textual pipeline of registered passes, so
+//! `strata-opt --pass-pipeline=...` reproduces any step.
+
+use melior::ir::attribute::{ArrayAttribute, IntegerAttribute, StringAttribute, TypeAttribute};
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::r#type::FunctionType;
+use melior::ir::{BlockLike, Module};
+use std::time::{Duration, Instant};
+use strata_frontend::{import, ImportOptions};
+use strata_ir::{PassManager, PassManagerOptions, SourceMap, StrataContext};
+use strata_runtime::{DType, Signature, TensorSpec};
+
+/// Where compilation stops (what `--emit` prints).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+pub enum Stage {
+    /// The imported graph (`sg` on tensors).
+    Sg,
+    /// After the graph-level passes.
+    SgOpt,
+    /// linalg/tensor/arith on tensors.
+    Linalg,
+    /// Buffers, planned into one arena.
+    Memref,
+    /// The LLVM dialect, with the entry point.
+    LlvmDialect,
+    /// Optimised LLVM IR for the host.
+    LlvmIr,
+    /// Host assembly.
+    Asm,
+    /// Host object file.
+    Obj,
+}
+
+/// The stages' pipelines.
+pub const SG_OPT: &str = "builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize)";
+pub const LINALG: &str = "builtin.module(func.func(sg-to-linalg),canonicalize,cse)";
+pub const LLVM: &str = "builtin.module(strata-host-to-llvm)";
+
+/// The memref stage: bufferize, then plan every intermediate into one arena.
+pub fn memref_pipeline(strategy: &str) -> String {
+    format!("builtin.module(strata-bufferize,func.func(memref-copy-to-linalg,plan-arena{{strategy={strategy}}}),canonicalize)")
+}
+
+/// Compilation settings.
+#[derive(Clone, Debug)]
+pub struct CompileOptions {
+    pub import: ImportOptions,
+    /// The model's name in symbols: `strata_<name>_run`.
+    pub name: String,
+    /// The arena planning strategy (see `strata plan --help`).
+    pub strategy: String,
+    /// Verify the IR after every pass.
+    pub verify_each: bool,
+}
+
+/// A module compiled up to some stage, with what the runtime needs to know.
+pub struct Compiled<'c> {
+    pub module: Module<'c>,
+    pub signature: Signature,
+    /// The entry-point symbol (set at the LLVM-dialect stage).
+    pub entry: Option<String>,
+    /// Wall time of each stage reached.
+    pub timings: Vec<(&'static str, Duration)>,
+    /// The arena plan's lower bound in bytes (set at the memref stage).
+    pub arena_lower_bound: Option<usize>,
+}
+
+/// Compiles ONNX bytes up to `stop` (stages from `LlvmDialect` on all stop at the LLVM dialect;
+/// `strata_codegen` takes it from there). `progress` is told each stage's name.
+pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOptions, stop: Stage, progress: &mut dyn FnMut(&str)) -> Result<Compiled<'c>, String> {
+    let mut timings = Vec::new();
+    let start = Instant::now();
+    progress("import");
+    let mut module = import(strata, bytes, &options.import).map_err(|e| format!("error: {e}"))?;
+    timings.push(("import", start.elapsed()));
+    let signature = signature(main_function(&module)?)?;
+    let mut compiled = Compiled { module, signature, entry: None, timings, arena_lower_bound: None };
+    let stages: [(Stage, &str, String); 4] = [
+        (Stage::SgOpt, "sg-opt", SG_OPT.to_string()),
+        (Stage::Linalg, "lower", LINALG.to_string()),
+        (Stage::Memref, "bufferize+plan", memref_pipeline(&options.strategy)),
+        (Stage::LlvmDialect, "to-llvm", LLVM.to_string()),
+    ];
+    for (stage, name, pipeline) in stages {
+        if stop < stage {
+            return Ok(compiled);
+        }
+        progress(name);
+        let start = Instant::now();
+        module = compiled.module;
+        let options_pm = PassManagerOptions { verify_each: options.verify_each, ..PassManagerOptions::default() };
+        let mut pm = PassManager::parse(strata, &pipeline, options_pm).map_err(|e| e.render(&SourceMap::default()))?;
+        pm.run(&mut module, &mut std::io::stderr()).map_err(|e| e.render(&SourceMap::default()))?;
+        compiled.module = module;
+        if stage == Stage::Memref {
+            let main = main_function(&compiled.module)?;
+            let int = |name: &str| main.attribute(name).ok().and_then(|a| IntegerAttribute::try_from(a).ok()).map(|a| a.value() as usize);
+            compiled.signature.arena_bytes = int("strata.arena_bytes").unwrap_or(0);
+            compiled.signature.arena_alignment = int("strata.arena_alignment").unwrap_or(1);
+            compiled.arena_lower_bound = int("strata.arena_lower_bound");
+        }
+        if stage == Stage::LlvmDialect {
+            let sig = strata_codegen::EntrySignature { inputs: compiled.signature.inputs.len(), outputs: compiled.signature.outputs.len() };
+            let entry = strata_codegen::add_entry(strata, &compiled.module, "main", &options.name, sig).map_err(|e| format!("error: {e}"))?;
+            compiled.entry = Some(entry);
+        }
+        compiled.timings.push((name, start.elapsed()));
+    }
+    Ok(compiled)
+}
+
+/// The model function `@main` (func or llvm dialect).
+fn main_function<'c, 'a>(module: &'a Module<'c>) -> Result<OperationRef<'c, 'a>, String> {
+    let mut op = module.body().first_operation();
+    while let Some(current) = op {
+        if current.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).is_some_and(|s| s.value() == "main") {
+            return Ok(current);
+        }
+        op = current.next_in_block();
+    }
+    Err("error: the module has no @main function".into())
+}
+
+/// The inputs and outputs of the imported `@main`: names from the importer's
+/// `strata.input_names` / `strata.output_names`, types from the signature.
+fn signature(main: OperationRef<'_, '_>) -> Result<Signature, String> {
+    let ty = main.attribute("function_type").ok().and_then(|a| TypeAttribute::try_from(a).ok()).map(|a| a.value());
+    let ty = ty.and_then(|t| FunctionType::try_from(t).ok()).ok_or("error: @main has no function type")?;
+    let names = |attr: &str, count: usize, prefix: &str| -> Vec<String> {
+        let array = main.attribute(attr).ok().and_then(|a| ArrayAttribute::try_from(a).ok());
+        (0..count)
+            .map(|i| {
+                array.and_then(|a| a.element(i).ok()).and_then(|e| StringAttribute::try_from(e).ok()).map_or(format!("{prefix}{i}"), |s| s.value().to_owned())
+            })
+            .collect()
+    };
+    let spec = |name: String, t: melior::ir::Type<'_>| -> Result<TensorSpec, String> {
+        let tensor = strata_lower::ops::tensor_type(t).map_err(|e| format!("error: '{name}': {e}"))?;
+        let dtype = DType::from_mlir(&tensor.elem.0).ok_or_else(|| format!("error: '{name}' has element type {} which the runtime does not support", tensor.elem))?;
+        Ok(TensorSpec { name, dtype, shape: tensor.shape.iter().map(|&d| d as usize).collect() })
+    };
+    let input_names = names("strata.input_names", ty.input_count(), "input");
+    let output_names = names("strata.output_names", ty.result_count(), "output");
+    Ok(Signature {
+        inputs: input_names.into_iter().enumerate().map(|(i, n)| spec(n, ty.input(i).expect("counted"))).collect::<Result<_, _>>()?,
+        outputs: output_names.into_iter().enumerate().map(|(i, n)| spec(n, ty.result(i).expect("counted"))).collect::<Result<_, _>>()?,
+        arena_bytes: 0,
+        arena_alignment: 1,
+    })
+}
+
+/// Compiles to a runnable model (JIT at O3 for the host).
+pub fn compile_model(strata: &StrataContext, bytes: &[u8], options: &CompileOptions, progress: &mut dyn FnMut(&str)) -> Result<(strata_runtime::Model, Vec<(&'static str, Duration)>, Option<usize>), String> {
+    let compiled = compile(strata, bytes, options, Stage::LlvmDialect, progress)?;
+    progress("jit");
+    let start = Instant::now();
+    let jit = strata_codegen::Jit::new(strata, &compiled.module, 3).map_err(|e| format!("error: {e}"))?;
+    let entry = compiled.entry.clone().expect("set at the LLVM-dialect stage");
+    let model = strata_runtime::Model::new(jit, &entry, compiled.signature.clone()).map_err(|e| format!("error: {e}"))?;
+    let mut timings = compiled.timings;
+    timings.push(("jit", start.elapsed()));
+    Ok((model, timings, compiled.arena_lower_bound))
+}

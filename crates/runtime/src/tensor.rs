@@ -1,0 +1,278 @@
+//! Tensors at the ABI: a dtype, a shape and 64-byte-aligned row-major bytes, with `ndarray`
+//! views for the Rust API and `.npy` files (through `npyz`) for the command line.
+
+use crate::RuntimeError;
+use ndarray::{ArrayD, ArrayViewD, IxDyn};
+use npyz::WriterBuilder as _;
+use std::fmt;
+use std::path::Path;
+
+/// Element types a compiled model can take or return.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DType {
+    F16,
+    BF16,
+    F32,
+    F64,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    Bool,
+}
+
+impl DType {
+    /// From an MLIR element type (`f32`, `i64`, `ui8`, `i1`, ...).
+    pub fn from_mlir(name: &str) -> Option<DType> {
+        Some(match name {
+            "f16" => DType::F16,
+            "bf16" => DType::BF16,
+            "f32" => DType::F32,
+            "f64" => DType::F64,
+            "i8" => DType::I8,
+            "i16" => DType::I16,
+            "i32" => DType::I32,
+            "i64" => DType::I64,
+            "ui8" => DType::U8,
+            "ui16" => DType::U16,
+            "ui32" => DType::U32,
+            "ui64" => DType::U64,
+            "i1" => DType::Bool,
+            _ => return None,
+        })
+    }
+
+    /// Bytes per element (`i1` is stored as one byte).
+    pub fn size(self) -> usize {
+        match self {
+            DType::I8 | DType::U8 | DType::Bool => 1,
+            DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 2,
+            DType::F32 | DType::I32 | DType::U32 => 4,
+            DType::F64 | DType::I64 | DType::U64 => 8,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
+            DType::F16 => "float16",
+            DType::BF16 => "bfloat16",
+            DType::F32 => "float32",
+            DType::F64 => "float64",
+            DType::I8 => "int8",
+            DType::I16 => "int16",
+            DType::I32 => "int32",
+            DType::I64 => "int64",
+            DType::U8 => "uint8",
+            DType::U16 => "uint16",
+            DType::U32 => "uint32",
+            DType::U64 => "uint64",
+            DType::Bool => "bool",
+        };
+        f.write_str(name)
+    }
+}
+
+/// A Rust element type with a [`DType`].
+pub trait Element: Copy + 'static {
+    const DTYPE: DType;
+}
+
+macro_rules! element {
+    ($($t:ty => $d:ident),*) => { $(impl Element for $t { const DTYPE: DType = DType::$d; })* };
+}
+element!(f32 => F32, f64 => F64, i8 => I8, i16 => I16, i32 => I32, i64 => I64, u8 => U8, u16 => U16, u32 => U32, u64 => U64, bool => Bool, half::f16 => F16, half::bf16 => BF16);
+
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Block([u8; 64]);
+
+/// Zeroed bytes aligned to 64 (what vector loads and the arena plan assume).
+#[derive(Clone)]
+pub struct AlignedBytes {
+    blocks: Vec<Block>,
+    len: usize,
+}
+
+impl AlignedBytes {
+    pub fn zeroed(len: usize) -> Self {
+        AlignedBytes { blocks: vec![Block([0; 64]); len.div_ceil(64)], len }
+    }
+    pub fn as_slice(&self) -> &[u8] {
+        // Safety: `blocks` holds at least `len` initialised bytes.
+        unsafe { std::slice::from_raw_parts(self.blocks.as_ptr().cast(), self.len) }
+    }
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        unsafe { std::slice::from_raw_parts_mut(self.blocks.as_mut_ptr().cast(), self.len) }
+    }
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.blocks.as_mut_ptr().cast()
+    }
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// A dense row-major tensor.
+#[derive(Clone)]
+pub struct Tensor {
+    dtype: DType,
+    shape: Vec<usize>,
+    bytes: AlignedBytes,
+}
+
+impl fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Tensor({} {:?})", self.dtype, self.shape)
+    }
+}
+
+impl Tensor {
+    pub fn zeros(dtype: DType, shape: &[usize]) -> Tensor {
+        let count: usize = shape.iter().product();
+        Tensor { dtype, shape: shape.to_vec(), bytes: AlignedBytes::zeroed(count * dtype.size()) }
+    }
+
+    /// A tensor from raw little-endian row-major bytes.
+    pub fn from_bytes(dtype: DType, shape: &[usize], bytes: &[u8]) -> Result<Tensor, RuntimeError> {
+        let mut tensor = Tensor::zeros(dtype, shape);
+        if bytes.len() != tensor.bytes.len() {
+            return Err(RuntimeError::Data(format!("{} bytes do not hold a {dtype} tensor of shape {shape:?} ({} bytes)", bytes.len(), tensor.bytes.len())));
+        }
+        tensor.bytes.as_mut_slice().copy_from_slice(bytes);
+        Ok(tensor)
+    }
+
+    pub fn from_array<T: Element>(array: &ArrayD<T>) -> Tensor {
+        let values: Vec<T> = array.iter().copied().collect();
+        let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), values.len() * T::DTYPE.size()) };
+        Tensor::from_bytes(T::DTYPE, array.shape(), bytes).expect("sizes agree by construction")
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    pub fn bytes(&self) -> &[u8] {
+        self.bytes.as_slice()
+    }
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.bytes.as_mut_ptr()
+    }
+
+    /// An `ndarray` view, if `T` is the tensor's element type.
+    pub fn view<T: Element>(&self) -> Option<ArrayViewD<'_, T>> {
+        if T::DTYPE != self.dtype {
+            return None;
+        }
+        // Safety: the bytes are aligned to 64 and hold `len` values of `T` (bools are 0 or 1).
+        let values = unsafe { std::slice::from_raw_parts(self.bytes.as_slice().as_ptr().cast::<T>(), self.len()) };
+        ArrayViewD::from_shape(IxDyn(&self.shape), values).ok()
+    }
+
+    /// Every element as `f64` (for comparisons and summaries).
+    pub fn to_f64(&self) -> Vec<f64> {
+        fn read<T: Element>(t: &Tensor, f: impl Fn(T) -> f64) -> Vec<f64> {
+            t.view::<T>().expect("dtype checked").iter().map(|&v| f(v)).collect()
+        }
+        match self.dtype {
+            DType::F16 => read(self, |v: half::f16| v.to_f64()),
+            DType::BF16 => read(self, |v: half::bf16| v.to_f64()),
+            DType::F32 => read(self, |v: f32| v as f64),
+            DType::F64 => read(self, |v: f64| v),
+            DType::I8 => read(self, |v: i8| v as f64),
+            DType::I16 => read(self, |v: i16| v as f64),
+            DType::I32 => read(self, |v: i32| v as f64),
+            DType::I64 => read(self, |v: i64| v as f64),
+            DType::U8 => read(self, |v: u8| v as f64),
+            DType::U16 => read(self, |v: u16| v as f64),
+            DType::U32 => read(self, |v: u32| v as f64),
+            DType::U64 => read(self, |v: u64| v as f64),
+            DType::Bool => self.bytes().iter().map(|&b| f64::from(b != 0)).collect(),
+        }
+    }
+
+    /// Reads a `.npy` file (C order).
+    pub fn read_npy(path: &Path) -> Result<Tensor, RuntimeError> {
+        let error = |e: std::io::Error| RuntimeError::Npy(format!("{}: {e}", path.display()));
+        let file = std::fs::File::open(path).map_err(error)?;
+        let npy = npyz::NpyFile::new(std::io::BufReader::new(file)).map_err(error)?;
+        if npy.order() == npyz::Order::Fortran {
+            return Err(RuntimeError::Npy(format!("{}: Fortran-order arrays are not supported; save with numpy.ascontiguousarray", path.display())));
+        }
+        let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
+        let npyz::DType::Plain(ty) = npy.dtype() else {
+            return Err(RuntimeError::Npy(format!("{}: structured arrays are not tensors", path.display())));
+        };
+        use npyz::TypeChar::{Bool, Float, Int, Uint};
+        fn load<T: Element + npyz::Deserialize, R: std::io::Read>(npy: npyz::NpyFile<R>, shape: &[usize]) -> std::io::Result<Tensor> {
+            let values: Vec<T> = npy.into_vec()?;
+            let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), values.len() * T::DTYPE.size()) };
+            Ok(Tensor::from_bytes(T::DTYPE, shape, bytes).expect("npyz read the declared shape"))
+        }
+        match (ty.type_char(), ty.size_field()) {
+            (Float, 2) => load::<half::f16, _>(npy, &shape),
+            (Float, 4) => load::<f32, _>(npy, &shape),
+            (Float, 8) => load::<f64, _>(npy, &shape),
+            (Int, 1) => load::<i8, _>(npy, &shape),
+            (Int, 2) => load::<i16, _>(npy, &shape),
+            (Int, 4) => load::<i32, _>(npy, &shape),
+            (Int, 8) => load::<i64, _>(npy, &shape),
+            (Uint, 1) => load::<u8, _>(npy, &shape),
+            (Uint, 2) => load::<u16, _>(npy, &shape),
+            (Uint, 4) => load::<u32, _>(npy, &shape),
+            (Uint, 8) => load::<u64, _>(npy, &shape),
+            (Bool, 1) => load::<bool, _>(npy, &shape),
+            _ => return Err(RuntimeError::Npy(format!("{}: element type '{ty}' is not supported", path.display()))),
+        }
+        .map_err(error)
+    }
+
+    /// Writes the tensor as a `.npy` file.
+    pub fn write_npy(&self, path: &Path) -> Result<(), RuntimeError> {
+        let error = |e: std::io::Error| RuntimeError::Npy(format!("{}: {e}", path.display()));
+        fn store<T: Element + npyz::Serialize + npyz::AutoSerialize>(t: &Tensor, w: impl std::io::Write) -> std::io::Result<()> {
+            let shape: Vec<u64> = t.shape.iter().map(|&d| d as u64).collect();
+            let mut writer = npyz::WriteOptions::<T>::new().default_dtype().shape(&shape).writer(w).begin_nd()?;
+            writer.extend(t.view::<T>().expect("dtype checked").iter().copied())?;
+            writer.finish()
+        }
+        let file = std::io::BufWriter::new(std::fs::File::create(path).map_err(error)?);
+        match self.dtype {
+            DType::F16 => store::<half::f16>(self, file),
+            DType::F32 => store::<f32>(self, file),
+            DType::F64 => store::<f64>(self, file),
+            DType::I8 => store::<i8>(self, file),
+            DType::I16 => store::<i16>(self, file),
+            DType::I32 => store::<i32>(self, file),
+            DType::I64 => store::<i64>(self, file),
+            DType::U8 => store::<u8>(self, file),
+            DType::U16 => store::<u16>(self, file),
+            DType::U32 => store::<u32>(self, file),
+            DType::U64 => store::<u64>(self, file),
+            DType::Bool => store::<bool>(self, file),
+            DType::BF16 => return Err(RuntimeError::Npy(format!("{}: NumPy has no bfloat16; cast the output to float32", path.display()))),
+        }
+        .map_err(error)
+    }
+}
