@@ -32,6 +32,9 @@ def main(out):
         directory = os.path.join(out, case.name)
         os.makedirs(directory, exist_ok=True)
         onnx.save(case.model, os.path.join(directory, "model.onnx"))
+        # The case's own tolerances (ONNX's runner defaults: rtol 1e-3, atol 1e-7).
+        with open(os.path.join(directory, "tolerance.txt"), "w") as f:
+            f.write(f"{case.rtol} {case.atol}\n")
         for index, (inputs, outputs) in enumerate(case.data_sets or []):
             data = os.path.join(directory, f"test_data_set_{index}")
             os.makedirs(data, exist_ok=True)
@@ -46,7 +49,7 @@ def main(out):
                     with open(os.path.join(data, f"{kind}_{j}.pb"), "wb") as f:
                         f.write(proto.SerializeToString())
     with open(os.path.join(out, "COMPLETE"), "w") as f:
-        f.write(f"{len(cases)} cases from onnx {onnx.__version__}\n")
+        f.write(f"{len(cases)} cases from onnx {onnx.__version__}, format 2\n")
     print(f"wrote {len(cases)} node test cases (onnx {onnx.__version__}) to {out}")
 
 

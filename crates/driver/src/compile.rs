@@ -43,6 +43,29 @@ pub fn memref_pipeline(strategy: &str) -> String {
     format!("builtin.module(strata-bufferize,func.func(memref-copy-to-linalg,plan-arena{{strategy={strategy}}}),canonicalize)")
 }
 
+/// Why compilation stopped.
+#[derive(Debug)]
+pub struct CompileError {
+    /// The rendered diagnostic(s).
+    pub message: String,
+    /// The model uses something Strata does not support yet (as opposed to invalid input or
+    /// a Strata bug).
+    pub unsupported: bool,
+}
+
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<String> for CompileError {
+    fn from(message: String) -> Self {
+        let unsupported = message.contains("unsupported:");
+        CompileError { message, unsupported }
+    }
+}
+
 /// Compilation settings.
 #[derive(Clone, Debug)]
 pub struct CompileOptions {
@@ -69,13 +92,17 @@ pub struct Compiled<'c> {
 
 /// Compiles ONNX bytes up to `stop` (stages from `LlvmDialect` on all stop at the LLVM dialect;
 /// `strata_codegen` takes it from there). `progress` is told each stage's name.
-pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOptions, stop: Stage, progress: &mut dyn FnMut(&str)) -> Result<Compiled<'c>, String> {
+pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOptions, stop: Stage, progress: &mut dyn FnMut(&str)) -> Result<Compiled<'c>, CompileError> {
     let mut timings = Vec::new();
     let start = Instant::now();
     progress("import");
-    let mut module = import(strata, bytes, &options.import).map_err(|e| format!("error: {e}"))?;
+    let mut module = import(strata, bytes, &options.import).map_err(|e| CompileError { message: format!("error: {e}"), unsupported: e.is_unsupported() })?;
     timings.push(("import", start.elapsed()));
     let signature = signature(main_function(&module)?)?;
+    if let Some(empty) = signature.inputs.iter().chain(&signature.outputs).find(|t| t.shape.contains(&0)) {
+        // MLIR's bare-pointer calling convention rejects zero-sized memrefs at the boundary.
+        return Err(CompileError { message: format!("error: unsupported: '{}' has no elements ({:?}); empty model inputs and outputs are not supported", empty.name, empty.shape), unsupported: true });
+    }
     let mut compiled = Compiled { module, signature, entry: None, timings, arena_lower_bound: None };
     let stages: [(Stage, &str, String); 4] = [
         (Stage::SgOpt, "sg-opt", SG_OPT.to_string()),
@@ -152,7 +179,7 @@ fn signature(main: OperationRef<'_, '_>) -> Result<Signature, String> {
 }
 
 /// Compiles to a runnable model (JIT at O3 for the host).
-pub fn compile_model(strata: &StrataContext, bytes: &[u8], options: &CompileOptions, progress: &mut dyn FnMut(&str)) -> Result<(strata_runtime::Model, Vec<(&'static str, Duration)>, Option<usize>), String> {
+pub fn compile_model(strata: &StrataContext, bytes: &[u8], options: &CompileOptions, progress: &mut dyn FnMut(&str)) -> Result<(strata_runtime::Model, Vec<(&'static str, Duration)>, Option<usize>), CompileError> {
     let compiled = compile(strata, bytes, options, Stage::LlvmDialect, progress)?;
     progress("jit");
     let start = Instant::now();

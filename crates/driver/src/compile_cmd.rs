@@ -96,7 +96,7 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), String> {
     let bytes = args.model.read()?;
     let options = args.model.options();
     let mut progress = Progress::new();
-    let compiled = compile(&strata, &bytes, &options, args.emit, &mut |s| progress.stage(s))?;
+    let compiled = compile(&strata, &bytes, &options, args.emit, &mut |s| progress.stage(s)).map_err(|e| e.message)?;
     let output: Vec<u8> = match args.emit {
         Stage::Sg | Stage::SgOpt | Stage::Linalg | Stage::Memref | Stage::LlvmDialect => {
             let mut text = compiled.module.as_operation().to_string();
@@ -150,7 +150,7 @@ pub fn run_run(args: &RunArgs) -> Result<(), String> {
     let bytes = args.model.read()?;
     let options = args.model.options();
     let mut progress = Progress::new();
-    let (mut model, timings, lower_bound) = compile_model(&strata, &bytes, &options, &mut |s| progress.stage(s))?;
+    let (mut model, timings, lower_bound) = compile_model(&strata, &bytes, &options, &mut |s| progress.stage(s)).map_err(|e| e.message)?;
     drop(progress);
     let mut given = BTreeMap::new();
     for spec in &args.inputs {

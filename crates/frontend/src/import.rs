@@ -257,6 +257,28 @@ pub(crate) fn int(node: &NodeProto, name: &str, default: i64) -> i64 {
     attribute(node, name).map_or(default, |a| a.i())
 }
 
+/// The element bytes of a tensor stored in the model (raw or typed fields), little-endian and
+/// row-major; external data is read by the importer.
+pub fn inline_bytes(tensor: &TensorProto, dtype: DataType) -> Result<Vec<u8>, String> {
+    Ok(if tensor.raw_data.is_some() {
+        tensor.raw_data().to_vec()
+    } else {
+        match dtype {
+            DataType::Float => tensor.float_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
+            DataType::Double => tensor.double_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
+            DataType::Int64 => tensor.int64_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
+            DataType::Int32 => tensor.int32_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
+            DataType::Uint64 => tensor.uint64_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
+            DataType::Uint32 => tensor.uint64_data.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect(),
+            DataType::Int8 | DataType::Uint8 | DataType::Bool => tensor.int32_data.iter().map(|&v| v as u8).collect(),
+            DataType::Float16 | DataType::Bfloat16 | DataType::Int16 | DataType::Uint16 => {
+                tensor.int32_data.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect()
+            }
+            other => return Err(format!("unsupported: tensor '{}' has element type {}", tensor.name(), other.as_str_name())),
+        }
+    })
+}
+
 unsafe extern "C" fn free_blob(user_data: *mut std::ffi::c_void, _: *const std::ffi::c_void, _: usize, _: usize) {
     drop(unsafe { Box::from_raw(user_data as *mut Vec<u64>) });
 }
@@ -275,22 +297,8 @@ impl Importer<'_> {
             let offset: usize = entry("offset").and_then(|o| o.parse().ok()).unwrap_or(0);
             let length: usize = entry("length").and_then(|l| l.parse().ok()).unwrap_or(data.len().saturating_sub(offset));
             data.get(offset..offset + length).ok_or_else(|| format!("tensor '{}': external data {} is too short", tensor.name(), path.display()))?.to_vec()
-        } else if tensor.raw_data.is_some() {
-            tensor.raw_data().to_vec()
         } else {
-            match dtype {
-                DataType::Float => tensor.float_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
-                DataType::Double => tensor.double_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
-                DataType::Int64 => tensor.int64_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
-                DataType::Int32 => tensor.int32_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
-                DataType::Uint64 => tensor.uint64_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
-                DataType::Uint32 => tensor.uint64_data.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect(),
-                DataType::Int8 | DataType::Uint8 | DataType::Bool => tensor.int32_data.iter().map(|&v| v as u8).collect(),
-                DataType::Float16 | DataType::Bfloat16 | DataType::Int16 | DataType::Uint16 => {
-                    tensor.int32_data.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect()
-                }
-                other => return Err(format!("unsupported: tensor '{}' has element type {}", tensor.name(), other.as_str_name())),
-            }
+            inline_bytes(tensor, dtype)?
         };
         if bytes.len() != count as usize * crate::fold::width(dtype) {
             return Err(format!("tensor '{}' has {} bytes of data for shape {shape:?}", tensor.name(), bytes.len()));
@@ -426,7 +434,15 @@ impl Importer<'_> {
                         Box::into_raw(blob).cast(),
                     )
                 };
-                let attribute = unsafe { Attribute::from_raw(raw) };
+                // Empty and one-element tensors are plain `dense<...>`: MLIR 22's LLVM
+                // translation divides by zero on an empty dense_resource, and lowering a
+                // rank-0 memref.global asks a dense_resource for elements it cannot iterate.
+                let count: i64 = constant.shape.iter().product();
+                let attribute = if count <= 1 {
+                    unsafe { Attribute::from_raw(mlir_sys::mlirDenseElementsAttrRawBufferGet(ty.to_raw(), length, constant.bytes.as_ptr().cast())) }
+                } else {
+                    unsafe { Attribute::from_raw(raw) }
+                };
                 let op = OperationBuilder::new("arith.constant", location)
                     .add_attributes(&[(Identifier::new(context, "value"), attribute)])
                     .add_results(&[ty])
@@ -465,6 +481,13 @@ impl Importer<'_> {
                 // Dropout is the identity at inference; its optional mask output is not supported.
                 if node.op_type() == "Dropout" && node.output.iter().skip(1).any(|o| !o.is_empty()) {
                     return Err("unsupported: the mask output of Dropout".into());
+                }
+                // Training mode draws a random mask: only a constant `false` is the identity.
+                if let Some(mode) = node.input.get(2).filter(|m| node.op_type() == "Dropout" && !m.is_empty()) {
+                    let training = self.folded(mode).map(|c| c.bytes.iter().any(|&b| b != 0));
+                    if training != Some(false) {
+                        return Err("unsupported: Dropout in training mode (a random mask; only training_mode = false is supported)".into());
+                    }
                 }
                 let source = required(node, 0)?;
                 let entry = match self.values.get(source).ok_or_else(|| format!("'{source}' is not defined before its use"))? {

@@ -25,4 +25,4 @@ pub mod fuzzing;
 mod tests;
 
 pub use error::FrontendError;
-pub use import::{import, supported_ops, ImportOptions, OPSETS};
+pub use import::{import, inline_bytes, supported_ops, ImportOptions, OPSETS};

@@ -198,7 +198,7 @@ impl Kernel {
     }
 
     pub fn constant(&mut self, literal: &str, elem: &Elem) -> String {
-        self.emit(format_args!("arith.constant {literal} : {elem}"))
+        self.emit(constant_rhs(literal, elem))
     }
 
     pub fn index(&mut self, value: i64) -> String {
@@ -267,6 +267,11 @@ impl Kernel {
     }
 }
 
+/// `arith.constant` of a literal (booleans are spelled `true`/`false`, without a type).
+fn constant_rhs(literal: &str, elem: &Elem) -> String {
+    if elem.is_bool() { format!("arith.constant {literal}") } else { format!("arith.constant {literal} : {elem}") }
+}
+
 /// The scalar body of a `linalg.generic`.
 pub struct Body {
     text: String,
@@ -283,7 +288,7 @@ impl Body {
     }
 
     pub fn constant(&mut self, literal: &str, elem: &Elem) -> String {
-        self.emit(format_args!("arith.constant {literal} : {elem}"))
+        self.emit(constant_rhs(literal, elem))
     }
 
     /// The current iteration index of loop `dim`.

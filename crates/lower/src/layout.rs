@@ -10,19 +10,22 @@ pub fn reshape(k: &mut Kernel, value: &str, from: &TensorTy, to: &TensorTy) -> S
     if from.shape == to.shape {
         return value.to_string();
     }
-    let mut current = value.to_string();
-    let flat = TensorTy::new(vec![from.numel()], from.elem.clone());
-    let mut current_ty = from.clone();
-    if from.rank() != 1 {
-        let groups = if from.rank() == 0 { String::new() } else { format!("[{}]", (0..from.rank()).map(|d| d.to_string()).collect::<Vec<_>>().join(", ")) };
-        let target = if to.rank() == 0 { to.clone() } else { flat.clone() };
-        current = k.emit(format_args!("tensor.collapse_shape {current} [{groups}] : {from} into {target}"));
-        current_ty = target;
+    let all = |rank: usize| format!("[{}]", (0..rank).map(|d| d.to_string()).collect::<Vec<_>>().join(", "));
+    let sizes = |ty: &TensorTy| ty.shape.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+    // Rank 0 <-> all-ones shapes: an empty reassociation.
+    if from.rank() == 0 {
+        return k.emit(format_args!("tensor.expand_shape {value} [] output_shape [{}] : {from} into {to}", sizes(to)));
     }
-    if current_ty.shape != to.shape {
-        let groups = if current_ty.rank() == 0 { String::new() } else { format!("[{}]", (0..to.rank()).map(|d| d.to_string()).collect::<Vec<_>>().join(", ")) };
-        let sizes: Vec<String> = to.shape.iter().map(i64::to_string).collect();
-        current = k.emit(format_args!("tensor.expand_shape {current} [{groups}] output_shape [{}] : {current_ty} into {to}", sizes.join(", ")));
+    if to.rank() == 0 {
+        return k.emit(format_args!("tensor.collapse_shape {value} [] : {from} into {to}"));
+    }
+    let flat = TensorTy::new(vec![from.numel()], from.elem.clone());
+    let mut current = value.to_string();
+    if from.rank() > 1 {
+        current = k.emit(format_args!("tensor.collapse_shape {current} [{}] : {from} into {flat}", all(from.rank())));
+    }
+    if to.rank() > 1 {
+        current = k.emit(format_args!("tensor.expand_shape {current} [{}] output_shape [{}] : {flat} into {to}", all(to.rank()), sizes(to)));
     }
     current
 }
@@ -42,6 +45,9 @@ pub fn slice(k: &mut Kernel, starts: &[i64], steps: &[i64], out: &TensorTy) -> S
     let in_ty = k.arg_type(0).clone();
     let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
     if steps.iter().all(|&s| s > 0) {
+        // An empty result may start anywhere (even past the end); extract_slice wants 0.
+        let starts: Vec<i64> = if out.numel() == 0 { vec![0; starts.len()] } else { starts.to_vec() };
+        let starts = starts.as_slice();
         return k.emit(format_args!(
             "tensor.extract_slice {input}[{}] [{}] [{}] : {in_ty} to {out}",
             list(starts),
@@ -79,6 +85,16 @@ pub fn concat(k: &mut Kernel, axis: usize, out: &TensorTy) -> String {
     let zeros = vec![0; out.rank()];
     let mut offsets = zeros.clone();
     offsets[axis] = lhs_ty.shape[axis];
+    // An empty operand adds nothing (and an insert at the end of the axis is out of bounds).
+    if rhs_ty.numel() == 0 && lhs_ty.numel() == 0 {
+        return init;
+    }
+    if rhs_ty.numel() == 0 {
+        return k.emit(format_args!("tensor.insert_slice {lhs} into {init}[{}] [{}] [{}] : {lhs_ty} into {out}", list(&zeros), list(&lhs_ty.shape), list(&ones)));
+    }
+    if lhs_ty.numel() == 0 {
+        return k.emit(format_args!("tensor.insert_slice {rhs} into {init}[{}] [{}] [{}] : {rhs_ty} into {out}", list(&zeros), list(&rhs_ty.shape), list(&ones)));
+    }
     let first = k.emit(format_args!(
         "tensor.insert_slice {lhs} into {init}[{}] [{}] [{}] : {lhs_ty} into {out}",
         list(&zeros),

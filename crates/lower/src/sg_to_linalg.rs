@@ -36,15 +36,15 @@ impl Pass for SgToLinalg {
         let mut modules = Vec::new();
         let mut by_text: BTreeMap<String, usize> = BTreeMap::new();
         let mut uses = Vec::new();
-        let mut failed = false;
+        // Reported after the loop: parsing a kernel resets the context's diagnostic sink.
+        let mut errors = Vec::new();
         for raw in collect(func, |op| strata_ir::ods::op_name(op).starts_with("sg.")) {
             let op = unsafe { OperationRef::from_raw(raw) };
             let kernel = match ops::kernel(op) {
                 Ok(Some(kernel)) => kernel,
                 Ok(None) => continue,
                 Err(message) => {
-                    cx.emit_op_error(op, message);
-                    failed = true;
+                    errors.push((raw, message));
                     continue;
                 }
             };
@@ -58,15 +58,17 @@ impl Pass for SgToLinalg {
                         modules.len() - 1
                     }
                     Err(error) => {
-                        cx.emit_op_error(op, format!("internal error: the linalg kernel of this op does not parse (a Strata bug; please report it):\n{error}\n{text}"));
-                        failed = true;
+                        errors.push((raw, format!("internal error: the linalg kernel of this op does not parse (a Strata bug; please report it):\n{error}\n{text}")));
                         continue;
                     }
                 },
             };
             uses.push((raw, index));
         }
-        if failed {
+        if !errors.is_empty() {
+            for (raw, message) in errors {
+                cx.emit_op_error(unsafe { OperationRef::from_raw(raw) }, message);
+            }
             return Err(PassFailed);
         }
         for (raw, index) in uses {

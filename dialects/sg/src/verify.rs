@@ -327,7 +327,12 @@ pub fn pool_out(input: i64, kernel: i64, pad_begin: i64, pad_end: i64, stride: i
     if extent < 0 {
         return 0;
     }
-    if ceil { (extent + stride - 1) / stride + 1 } else { extent / stride + 1 }
+    if !ceil {
+        return extent / stride + 1;
+    }
+    // ceil_mode drops a last window that would start inside the end padding (ONNX, PyTorch).
+    let out = (extent + stride - 1) / stride + 1;
+    if (out - 1) * stride >= input + pad_begin { out - 1 } else { out }
 }
 
 fn check_pool(input: Vec<i64>, output: Vec<i64>, (k, s, p, d, ceil): (&[i64], &[i64], &[i64], &[i64], i64), problems: &mut Vec<String>) {

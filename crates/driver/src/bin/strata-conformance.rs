@@ -1,47 +1,166 @@
-//! `strata-conformance DIR`: imports every ONNX node-test case under DIR (as written by
-//! `cargo xtask onnx-tests`) and prints, per op type, how many cases imported and verified,
-//! ended with a clean "unsupported" error, or failed. Writes the failures to
-//! `DIR/../import-report.md`. Exit status 1 if any case panicked.
+//! `strata-conformance DIR [FILTER]`: compiles and runs every ONNX node-test case under DIR (as
+//! written by `cargo xtask onnx-tests`) and compares each output with the expected one, at
+//! the case's own tolerance (`tolerance.txt`: rtol atol; ONNX's defaults are 1e-3 and 1e-7;
+//! integers and booleans must match exactly). Prints, per op type, how many cases passed,
+//! mismatched (with the largest error), ended with a clean "unsupported" error (import or
+//! lowering), or failed; writes every non-passing case with its cause to
+//! `DIR/../conformance-report.md`. Exit status 1 if any case panicked.
 //!
 //! Integer inputs (shape operands such as Reshape's shape or Slice's starts, in node tests
 //! graph inputs with test data) are frozen to the values of the case's first data set, as a
-//! static-shape compiler must; floating-point inputs stay run-time arguments. Import is the
-//! bar for now; execution joins when lowering exists.
+//! static-shape compiler must; the other inputs stay run-time arguments.
 
 use prost::Message;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use strata_driver::compile::{compile_model, CompileOptions};
 use strata_frontend::onnx::{tensor_proto::DataType, GraphProto, ModelProto, TensorProto};
-use strata_frontend::{import, ImportOptions};
+use strata_frontend::{inline_bytes, supported_ops, ImportOptions};
+use strata_runtime::{DType, Tensor};
 
 #[derive(Default)]
 struct Row {
     cases: usize,
-    imported: usize,
+    passed: usize,
+    mismatched: usize,
     unsupported: usize,
     failed: usize,
     panicked: usize,
 }
 
+enum Outcome {
+    Passed,
+    Mismatch(String),
+    Unsupported(String),
+    Failed(String),
+}
+
+/// The graph inputs that are not initializers, in order.
+fn runtime_inputs(graph: &GraphProto) -> Vec<String> {
+    let initializers: Vec<&str> = graph.initializer.iter().map(|t| t.name()).collect();
+    graph.input.iter().filter(|i| !initializers.contains(&i.name())).map(|i| i.name().to_owned()).collect()
+}
+
+fn read_proto(path: &Path) -> Option<TensorProto> {
+    std::fs::read(path).ok().and_then(|b| TensorProto::decode(b.as_slice()).ok())
+}
+
 /// The integer-typed graph inputs of a case with their values from `test_data_set_0`.
 fn integer_inputs(case: &Path, graph: &GraphProto) -> BTreeMap<String, TensorProto> {
-    let initializers: Vec<&str> = graph.initializer.iter().map(|t| t.name()).collect();
-    let inputs = graph.input.iter().filter(|i| !initializers.contains(&i.name()));
     let mut frozen = BTreeMap::new();
-    for (index, input) in inputs.enumerate() {
-        let path = case.join("test_data_set_0").join(format!("input_{index}.pb"));
-        let Some(tensor) = std::fs::read(&path).ok().and_then(|b| TensorProto::decode(b.as_slice()).ok()) else { continue };
-        let integer = matches!(DataType::try_from(tensor.data_type()), Ok(DataType::Int64 | DataType::Int32));
-        if integer {
-            frozen.insert(input.name().to_owned(), tensor);
+    for (index, name) in runtime_inputs(graph).into_iter().enumerate() {
+        let Some(tensor) = read_proto(&case.join("test_data_set_0").join(format!("input_{index}.pb"))) else { continue };
+        if matches!(DataType::try_from(tensor.data_type()), Ok(DataType::Int64 | DataType::Int32)) {
+            frozen.insert(name, tensor);
         }
     }
     frozen
 }
 
+fn to_tensor(proto: &TensorProto) -> Result<Tensor, String> {
+    let data_type = DataType::try_from(proto.data_type()).map_err(|_| "unknown data type".to_string())?;
+    let dtype = match data_type {
+        DataType::Float => DType::F32,
+        DataType::Double => DType::F64,
+        DataType::Float16 => DType::F16,
+        DataType::Bfloat16 => DType::BF16,
+        DataType::Int8 => DType::I8,
+        DataType::Int16 => DType::I16,
+        DataType::Int32 => DType::I32,
+        DataType::Int64 => DType::I64,
+        DataType::Uint8 => DType::U8,
+        DataType::Uint16 => DType::U16,
+        DataType::Uint32 => DType::U32,
+        DataType::Uint64 => DType::U64,
+        DataType::Bool => DType::Bool,
+        other => return Err(format!("unsupported: test data of type {}", other.as_str_name())),
+    };
+    let bytes = inline_bytes(proto, data_type)?;
+    let shape: Vec<usize> = proto.dims.iter().map(|&d| d as usize).collect();
+    Tensor::from_bytes(dtype, &shape, &bytes).map_err(|e| e.to_string())
+}
+
+/// `None` when `actual` matches `expected`; otherwise what differs.
+fn compare(actual: &Tensor, expected: &Tensor, rtol: f64, atol: f64) -> Option<String> {
+    if actual.dtype() != expected.dtype() || actual.shape() != expected.shape() {
+        return Some(format!("got {} {:?}, expected {} {:?}", actual.dtype(), actual.shape(), expected.dtype(), expected.shape()));
+    }
+    let exact = !expected.dtype().is_float();
+    let (mut worst, mut worst_at, mut bad) = (0.0f64, 0usize, 0usize);
+    for (i, (a, e)) in actual.to_f64().into_iter().zip(expected.to_f64()).enumerate() {
+        let ok = if exact { a == e } else if e.is_nan() { a.is_nan() } else if e.is_infinite() { a == e } else { (a - e).abs() <= atol + rtol * e.abs() };
+        if !ok {
+            bad += 1;
+            let error = if a.is_nan() { f64::INFINITY } else { (a - e).abs() };
+            if error >= worst {
+                worst = error;
+                worst_at = i;
+            }
+        }
+    }
+    (bad > 0).then(|| format!("{bad} of {} elements differ; max |error| {worst:e} at flat index {worst_at} (rtol {rtol}, atol {atol})", actual.len()))
+}
+
+fn run_case(strata: &strata_ir::StrataContext, case: &Path, name: &str, bytes: &[u8], graph: &GraphProto) -> Outcome {
+    let frozen = integer_inputs(case, graph);
+    let options = CompileOptions {
+        import: ImportOptions { file_name: format!("{name}/model.onnx"), base_dir: Some(case.to_path_buf()), frozen_inputs: frozen.clone(), ..Default::default() },
+        name: "case".into(),
+        strategy: "exact".into(),
+        verify_each: true,
+    };
+    let (mut model, _, _) = match compile_model(strata, bytes, &options, &mut |_| {}) {
+        Ok(compiled) => compiled,
+        Err(error) if error.unsupported => return Outcome::Unsupported(error.message),
+        Err(error) => return Outcome::Failed(error.message),
+    };
+    let (rtol, atol) = std::fs::read_to_string(case.join("tolerance.txt"))
+        .ok()
+        .and_then(|t| {
+            let mut parts = t.split_whitespace().map(|p| p.parse::<f64>().ok());
+            Some((parts.next()??, parts.next()??))
+        })
+        .unwrap_or((1e-3, 1e-7));
+    let names = runtime_inputs(graph);
+    let mut sets: Vec<PathBuf> = std::fs::read_dir(case).into_iter().flatten().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    sets.sort();
+    for set in &sets {
+        let mut inputs = Vec::new();
+        for spec in &model.signature().inputs {
+            let Some(index) = names.iter().position(|n| *n == spec.name) else { return Outcome::Failed(format!("input '{}' is not a graph input", spec.name)) };
+            let Some(proto) = read_proto(&set.join(format!("input_{index}.pb"))) else {
+                return Outcome::Unsupported(format!("unsupported: input {index} of {} is not a tensor", set.display()));
+            };
+            match to_tensor(&proto) {
+                Ok(t) => inputs.push(t),
+                Err(e) => return Outcome::Unsupported(e),
+            }
+        }
+        let outputs = match model.run(&inputs) {
+            Ok(outputs) => outputs,
+            Err(e) => return Outcome::Failed(e.to_string()),
+        };
+        for (index, actual) in outputs.iter().enumerate() {
+            let Some(proto) = read_proto(&set.join(format!("output_{index}.pb"))) else {
+                return Outcome::Unsupported(format!("unsupported: output {index} of {} is not a tensor", set.display()));
+            };
+            let expected = match to_tensor(&proto) {
+                Ok(t) => t,
+                Err(e) => return Outcome::Unsupported(e),
+            };
+            if let Some(difference) = compare(actual, &expected, rtol, atol) {
+                return Outcome::Mismatch(format!("output {index}: {difference}"));
+            }
+        }
+    }
+    Outcome::Passed
+}
+
 fn main() {
     let dir = PathBuf::from(std::env::args().nth(1).expect("usage: strata-conformance DIR [FILTER]"));
     let filter = std::env::args().nth(2).unwrap_or_default();
+    // STRATA_CONFORMANCE_TRACE=1 names each case before running it (to find a crashing one).
+    let trace = std::env::var_os("STRATA_CONFORMANCE_TRACE").is_some();
     let strata = strata_driver::context().unwrap_or_else(|e| panic!("{e}"));
     let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
@@ -54,61 +173,76 @@ fn main() {
     // the case it expands, which sorts (and so is seen) before it.
     let mut op_of: BTreeMap<String, String> = BTreeMap::new();
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
-    let mut failures: Vec<String> = Vec::new();
+    let mut problems: Vec<String> = Vec::new();
     for case in &cases {
         let name = case.file_name().unwrap_or_default().to_string_lossy().into_owned();
         let bytes = std::fs::read(case.join("model.onnx")).unwrap_or_default();
-        let graph = ModelProto::decode(bytes.as_slice()).ok().and_then(|m| m.graph);
-        let single = graph.as_ref().filter(|g| g.node.len() == 1).map(|g| g.node[0].op_type().to_owned());
+        let graph = ModelProto::decode(bytes.as_slice()).ok().and_then(|m| m.graph).unwrap_or_default();
+        let single = (graph.node.len() == 1).then(|| graph.node[0].op_type().to_owned());
         op_of.insert(name.clone(), single.clone().unwrap_or_default());
         let base = name.trim_end_matches("_expanded").trim_end_matches("_expanded_ver18");
         let op = match single {
             Some(op) => op,
             None => op_of.get(base).filter(|o| !o.is_empty()).cloned().unwrap_or_else(|| "(multi-node)".into()),
         };
-        let row = rows.entry(op).or_default();
+        if trace {
+            eprintln!("case {name}");
+        }
+        let row = rows.entry(op.clone()).or_default();
         row.cases += 1;
-        let options = ImportOptions {
-            file_name: format!("{name}/model.onnx"),
-            base_dir: Some(case.clone()),
-            frozen_inputs: graph.as_ref().map(|g| integer_inputs(case, g)).unwrap_or_default(),
-            ..Default::default()
-        };
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| import(&strata, &bytes, &options).map(|_| ())));
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(&strata, case, &name, &bytes, &graph)));
+        let one_line = |s: &str| s.replace('\n', " ").chars().take(400).collect::<String>();
         match outcome {
-            Ok(Ok(())) => row.imported += 1,
-            Ok(Err(e)) if e.is_unsupported() => row.unsupported += 1,
-            Ok(Err(e)) => {
+            Ok(Outcome::Passed) => row.passed += 1,
+            Ok(Outcome::Mismatch(m)) => {
+                row.mismatched += 1;
+                problems.push(format!("- {op} `{name}`: MISMATCH {}", one_line(&m)));
+            }
+            Ok(Outcome::Unsupported(m)) => {
+                row.unsupported += 1;
+                if supported_ops().contains(&op.as_str()) {
+                    problems.push(format!("- {op} `{name}`: unsupported: {}", one_line(m.split("unsupported:").nth(1).unwrap_or(&m).trim())));
+                }
+            }
+            Ok(Outcome::Failed(m)) => {
                 row.failed += 1;
-                failures.push(format!("- `{name}`: {}", e.to_string().replace('\n', " ")));
+                problems.push(format!("- {op} `{name}`: FAILED {}", one_line(&m)));
             }
             Err(_) => {
                 row.panicked += 1;
-                failures.push(format!("- `{name}`: PANIC"));
+                problems.push(format!("- {op} `{name}`: PANIC"));
             }
         }
     }
-    let mut table = format!("{:<28} {:>6} {:>9} {:>12} {:>7} {:>8}\n", "op", "cases", "imported", "unsupported", "failed", "panics");
-    let mut total = Row::default();
+    let header = format!("{:<24} {:>6} {:>7} {:>9} {:>12} {:>7} {:>7}\n", "op", "cases", "passed", "mismatch", "unsupported", "failed", "panics");
+    let mut table = header.clone();
+    let (mut total, mut listed) = (Row::default(), Row::default());
     for (op, row) in &rows {
-        if row.imported + row.failed + row.panicked > 0 {
-            table.push_str(&format!("{op:<28} {:>6} {:>9} {:>12} {:>7} {:>8}\n", row.cases, row.imported, row.unsupported, row.failed, row.panicked));
+        if row.unsupported < row.cases {
+            table.push_str(&format!("{op:<24} {:>6} {:>7} {:>9} {:>12} {:>7} {:>7}\n", row.cases, row.passed, row.mismatched, row.unsupported, row.failed, row.panicked));
         }
-        total.cases += row.cases;
-        total.imported += row.imported;
-        total.unsupported += row.unsupported;
-        total.failed += row.failed;
-        total.panicked += row.panicked;
+        for sum in [&mut total].into_iter().chain(supported_ops().contains(&op.as_str()).then_some(&mut listed)) {
+            sum.cases += row.cases;
+            sum.passed += row.passed;
+            sum.mismatched += row.mismatched;
+            sum.unsupported += row.unsupported;
+            sum.failed += row.failed;
+            sum.panicked += row.panicked;
+        }
     }
-    let others = rows.values().filter(|r| r.imported + r.failed + r.panicked == 0).count();
+    let others = rows.values().filter(|r| r.unsupported == r.cases).count();
     table.push_str(&format!("({others} more op types: every case a clean unsupported error)\n"));
-    table.push_str(&format!(
-        "{:<28} {:>6} {:>9} {:>12} {:>7} {:>8}\n",
-        "total", total.cases, total.imported, total.unsupported, total.failed, total.panicked
-    ));
+    for (label, sum) in [("listed ops", &listed), ("total", &total)] {
+        table.push_str(&format!("{label:<24} {:>6} {:>7} {:>9} {:>12} {:>7} {:>7}\n", sum.cases, sum.passed, sum.mismatched, sum.unsupported, sum.failed, sum.panicked));
+    }
+    let rate = 100.0 * listed.passed as f64 / listed.cases.max(1) as f64;
+    table.push_str(&format!("listed ops (the importer's op list): {rate:.1}% of cases pass numerically\n"));
     print!("{table}");
-    let report = dir.parent().unwrap_or(Path::new(".")).join("import-report.md");
-    let text = format!("# ONNX node tests: import\n\n```\n{table}```\n\n## Failures\n\n{}\n", failures.join("\n"));
+    let report = dir.parent().unwrap_or(Path::new(".")).join("conformance-report.md");
+    let text = format!(
+        "# ONNX node tests: compile, run, compare\n\n```\n{table}```\n\n## Cases of listed ops that do not pass, and every mismatch or failure\n\n{}\n",
+        problems.join("\n")
+    );
     if let Err(e) = std::fs::write(&report, text) {
         eprintln!("cannot write {}: {e}", report.display());
     } else {
