@@ -10,9 +10,8 @@
 // CHECK-NEXT: %[[W:.*]] = "sg.add"(%[[X]], %[[ONES]])
 // CHECK-NEXT: %[[R:.*]] = arith.constant dense_resource<rf_{{[0-9]+}}> : tensor<8xf32>
 // CHECK-NEXT: %[[Z:.*]] = "sg.mul"(%[[W]], %[[R]])
-// CHECK-NEXT: %[[N:.*]] = arith.constant dense_resource<n_{{[0-9]+}}> : tensor<i64>
+// CHECK-NEXT: %[[N:.*]] = arith.constant dense<384> : tensor<i64>
 // CHECK-NEXT: return %[[Y]], %[[Z]], %[[N]]
-// 64 ones (f32 1.0 = 0x3F800000), 0..7 as floats, and the size 384 = 0x180.
+// 64 ones (f32 1.0 = 0x3F800000) and 0..7 as floats (the scalar size is inline above).
 // CHECK: ones_{{[0-9]+}}: "0x08000000{{(0000803F)+}}"
 // CHECK: rf_{{[0-9]+}}: "0x08000000000000000000803F0000004000004040000080400000A0400000C0400000E040"
-// CHECK: n_{{[0-9]+}}: "0x080000008001000000000000"

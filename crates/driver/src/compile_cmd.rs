@@ -140,6 +140,14 @@ pub struct RunArgs {
     /// Where to write each output as `<name>.npy` (default: only print the summary).
     #[arg(long = "output-dir", value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
+    /// Compare an output with a reference `.npy`: `name=ref.npy` (repeatable); exits with an
+    /// error when any element differs by more than `atol + rtol * |ref|`.
+    #[arg(long = "expect", value_name = "NAME=FILE.npy")]
+    pub expect: Vec<String>,
+    #[arg(long, default_value_t = 1e-4)]
+    pub rtol: f64,
+    #[arg(long, default_value_t = 1e-5)]
+    pub atol: f64,
     /// Run this many times and report the median latency.
     #[arg(long, default_value_t = 1)]
     pub repeat: usize,
@@ -178,6 +186,32 @@ pub fn run_run(args: &RunArgs) -> Result<(), String> {
     }
     latencies.sort();
     print_summary(&signature, &outputs, &timings, lower_bound, latencies[latencies.len() / 2]);
+    let mut mismatches = Vec::new();
+    for spec in &args.expect {
+        let (name, path) = spec.split_once('=').ok_or_else(|| format!("error: --expect expects NAME=FILE.npy, got '{spec}'"))?;
+        let index = signature.outputs.iter().position(|o| o.name == name).ok_or_else(|| format!("error: the model has no output '{name}'"))?;
+        let reference = Tensor::read_npy(Path::new(path)).map_err(|e| format!("error: {e}"))?;
+        let actual = &outputs[index];
+        if reference.shape() != actual.shape() {
+            return Err(format!("error: output '{name}' has shape {:?}, the reference {:?}", actual.shape(), reference.shape()));
+        }
+        let (mut worst, mut relative, mut bad) = (0.0f64, 0.0f64, 0usize);
+        for (a, e) in actual.to_f64().into_iter().zip(reference.to_f64()) {
+            let error = (a - e).abs();
+            if !(error <= args.atol + args.rtol * e.abs()) {
+                bad += 1;
+            }
+            worst = worst.max(error);
+            relative = relative.max(error / e.abs().max(f64::MIN_POSITIVE));
+        }
+        println!("expect '{name}': max |error| {worst:.3e}, max relative {relative:.3e}, {bad} of {} outside atol {} + rtol {}", actual.len(), args.atol, args.rtol);
+        if bad > 0 {
+            mismatches.push(name.to_owned());
+        }
+    }
+    if !mismatches.is_empty() {
+        return Err(format!("error: outputs differ from their references: {}", mismatches.join(", ")));
+    }
     if let Some(dir) = &args.output_dir {
         std::fs::create_dir_all(dir).map_err(|e| format!("error: cannot create {}: {e}", dir.display()))?;
         for (spec, tensor) in signature.outputs.iter().zip(&outputs) {

@@ -1,0 +1,113 @@
+// sg-to-linalg lowers each sg op to linalg named ops or generics on tensors, inlined where
+// the op was (with its location).
+// RUN: strata-opt %s --split-input-file -p 'builtin.module(func.func(sg-to-linalg))' | FileCheck %s
+
+// Broadcasting reads a size-1 dimension at index 0.
+// CHECK: #[[BCAST:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>
+// CHECK-LABEL: func.func @add_broadcast
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x4x5x5xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[BCAST]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// CHECK-SAME: outs(%[[E]] : tensor<2x4x5x5xf32>)
+// CHECK: arith.addf
+// CHECK-NOT: sg.
+func.func @add_broadcast(%x: tensor<2x4x5x5xf32>, %b: tensor<4x1x1xf32>) -> tensor<2x4x5x5xf32> {
+  %0 = "sg.add"(%x, %b) : (tensor<2x4x5x5xf32>, tensor<4x1x1xf32>) -> tensor<2x4x5x5xf32>
+  return %0 : tensor<2x4x5x5xf32>
+}
+
+// -----
+
+// Convolution: explicit padding, the accumulator starts as the broadcast bias.
+// CHECK-LABEL: func.func @conv_bias
+// CHECK: %[[P:.*]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: %[[ACC:.*]] = linalg.generic
+// CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[P]], %{{.*}} : tensor<1x3x10x10xf32>, tensor<4x3x3x3xf32>) outs(%[[ACC]] : tensor<1x4x4x4xf32>)
+func.func @conv_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x4x4xf32> {
+  %0 = "sg.conv2d"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// Depthwise (group = channels = filters) and other groups use their own named ops.
+// CHECK-LABEL: func.func @grouped
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] : tensor<4x1x3x3xf32> into tensor<4x3x3xf32>
+// CHECK: linalg.depthwise_conv_2d_nchw_chw
+// CHECK: tensor.expand_shape %{{.*}} output_shape [1, 2, 2, 6, 6] : tensor<1x4x6x6xf32> into tensor<1x2x2x6x6xf32>
+// CHECK: linalg.conv_2d_ngchw_gfchw
+func.func @grouped(%x: tensor<1x4x6x6xf32>, %dw: tensor<4x1x3x3xf32>, %g: tensor<4x2x3x3xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) {
+  %0 = "sg.conv2d"(%x, %dw) {dilations = array<i64: 1, 1>, group = 4 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x6x6xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32>
+  %1 = "sg.conv2d"(%x, %g) {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
+  return %0, %1 : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// Matmul: a 2-D right operand folds the left's batch into M; equal batches use
+// batch_matmul; broadcast batches a contraction generic.
+// CHECK-LABEL: func.func @matmuls
+// CHECK: tensor.collapse_shape %{{.*}} : tensor<2x3x8xf32> into tensor<48xf32>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<6x8xf32>, tensor<8x5xf32>)
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<2x3x8xf32>, tensor<2x8x5xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]
+func.func @matmuls(%a: tensor<2x3x8xf32>, %w: tensor<8x5xf32>, %b: tensor<2x8x5xf32>, %c: tensor<2x1x3x8xf32>, %d: tensor<4x8x5xf32>) -> (tensor<2x3x5xf32>, tensor<2x3x5xf32>, tensor<2x4x3x5xf32>) {
+  %0 = "sg.matmul"(%a, %w) : (tensor<2x3x8xf32>, tensor<8x5xf32>) -> tensor<2x3x5xf32>
+  %1 = "sg.matmul"(%a, %b) : (tensor<2x3x8xf32>, tensor<2x8x5xf32>) -> tensor<2x3x5xf32>
+  %2 = "sg.matmul"(%c, %d) : (tensor<2x1x3x8xf32>, tensor<4x8x5xf32>) -> tensor<2x4x3x5xf32>
+  return %0, %1, %2 : tensor<2x3x5xf32>, tensor<2x3x5xf32>, tensor<2x4x3x5xf32>
+}
+
+// -----
+
+// Reductions fill the identity, reduce, and reshape for keepdims; mean divides.
+// CHECK-LABEL: func.func @reduce_mean
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction"]
+// CHECK: arith.divf
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2]] output_shape [2, 1, 1] : tensor<2xf32> into tensor<2x1x1xf32>
+func.func @reduce_mean(%x: tensor<2x3x4xf32>) -> tensor<2x1x1xf32> {
+  %0 = "sg.reduce_mean"(%x) {axes = array<i64: 1, 2>, keepdims = 1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x1x1xf32>
+  return %0 : tensor<2x1x1xf32>
+}
+
+// -----
+
+// Softmax: the maximum, the sum of exp(x - max), then exp(x - max) / sum.
+// CHECK-LABEL: func.func @softmax
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: math.exp
+// CHECK: arith.divf
+func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %0 = "sg.softmax"(%x) {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// Layout ops: transpose and contiguous slices are linalg/tensor ops (views after
+// bufferization); gather reads through tensor.extract with clamped indices.
+// CHECK-LABEL: func.func @layout
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x3xf32>) outs(%{{.*}} : tensor<3x2xf32>) permutation = [1, 0]
+// CHECK: tensor.extract_slice %{{.*}}[0, 1] [2, 2] [1, 1] : tensor<2x3xf32> to tensor<2x2xf32>
+// CHECK: arith.index_cast
+// CHECK: arith.minsi
+// CHECK: tensor.extract %{{.*}} : tensor<2x3xf32>
+func.func @layout(%x: tensor<2x3xf32>, %i: tensor<4xi64>) -> (tensor<3x2xf32>, tensor<2x2xf32>, tensor<2x4xf32>) {
+  %0 = "sg.transpose"(%x) {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = "sg.slice"(%x) {starts = array<i64: 0, 1>, ends = array<i64: 2, 3>, steps = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<2x2xf32>
+  %2 = "sg.gather"(%x, %i) {axis = 1 : i64} : (tensor<2x3xf32>, tensor<4xi64>) -> tensor<2x4xf32>
+  return %0, %1, %2 : tensor<3x2xf32>, tensor<2x2xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// Identical ops share one parsed kernel; each use is inlined.
+// CHECK-LABEL: func.func @shared
+// CHECK-COUNT-2: math.tanh
+func.func @shared(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "sg.tanh"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = "sg.tanh"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
