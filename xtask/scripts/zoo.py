@@ -157,9 +157,29 @@ def bert_tiny(path, layers=2, hidden=128, heads=2, intermediate=512, seq=128, vo
            [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, seq, hidden])], path, "bert_tiny")
 
 
+def pattern(count):
+    """A deterministic input pattern, exact in float32 (so any tool can regenerate it)."""
+    return ((np.arange(count, dtype=np.int64) * 7919) % 255).astype(np.float32) / np.float32(127.5) - np.float32(1.0)
+
+
+def write_inputs(out):
+    """Fixed inputs for each model: <out>/<model>.inputs/<input>.npy (checked against the
+    ONNX Runtime references in xtask/zoo-reference, made by zoo_reference.py)."""
+    image = pattern(3 * 224 * 224).reshape(1, 3, 224, 224)
+    ids = ((np.arange(128, dtype=np.int64) * 7919) % 30522).reshape(1, 128)
+    mask = (np.arange(128, dtype=np.int64) < 100).astype(np.int64).reshape(1, 128)
+    for model, inputs in (("mobilenetv2", {"input": image}), ("resnet18", {"input": image}),
+                          ("bert_tiny", {"input_ids": ids, "attention_mask": mask})):
+        directory = os.path.join(out, f"{model}.inputs")
+        os.makedirs(directory, exist_ok=True)
+        for name, value in inputs.items():
+            np.save(os.path.join(directory, f"{name}.npy"), value)
+
+
 if __name__ == "__main__":
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     mobilenetv2(os.path.join(out, "mobilenetv2.onnx"))
     resnet18(os.path.join(out, "resnet18.onnx"))
     bert_tiny(os.path.join(out, "bert_tiny.onnx"))
+    write_inputs(out)

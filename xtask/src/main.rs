@@ -237,6 +237,38 @@ fn zoo() -> Result<(), String> {
         }
         let ops = String::from_utf8_lossy(&a).matches("\"sg.").count();
         println!("zoo: {model}: imported in {:.2} s, {ops} sg ops, {} MB of text, round trip identical", import_time.as_secs_f64(), a.len() / 1_000_000);
+        run_against_reference(&bin, &dir, model)?;
+    }
+    Ok(())
+}
+
+/// Compiles and runs `model` on its fixed inputs and compares every output with ONNX
+/// Runtime's, checked in under `xtask/zoo-reference` (made by `scripts/zoo_reference.py`).
+fn run_against_reference(bin: &std::path::Path, dir: &std::path::Path, model: &str) -> Result<(), String> {
+    let mut command = Command::new(bin.join("strata"));
+    command.arg("run").arg(dir.join(format!("{model}.onnx"))).args(["--rtol", "1e-4", "--atol", "1e-4"]);
+    let inputs = std::fs::read_dir(dir.join(format!("{model}.inputs"))).map_err(|e| format!("{model}: no inputs: {e}"))?;
+    let mut inputs: Vec<_> = inputs.flatten().map(|e| e.path()).collect();
+    inputs.sort();
+    for path in inputs {
+        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
+        command.arg("--input").arg(format!("{name}={}", path.display()));
+    }
+    let references = root().join("xtask/zoo-reference");
+    let mut found = 0;
+    for entry in std::fs::read_dir(&references).map_err(|e| format!("{}: {e}", references.display()))?.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        if let Some(output) = file.strip_prefix(&format!("{model}.")).and_then(|f| f.strip_suffix(".npy")) {
+            command.arg("--expect").arg(format!("{output}={}", entry.path().display()));
+            found += 1;
+        }
+    }
+    if found == 0 {
+        return Err(format!("{model}: no reference outputs in {}", references.display()));
+    }
+    let status = command.status().map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err(format!("{model}: the compiled model does not match ONNX Runtime ({status})"));
     }
     Ok(())
 }

@@ -195,16 +195,22 @@ pub fn run_run(args: &RunArgs) -> Result<(), String> {
         if reference.shape() != actual.shape() {
             return Err(format!("error: output '{name}' has shape {:?}, the reference {:?}", actual.shape(), reference.shape()));
         }
-        let (mut worst, mut relative, mut bad) = (0.0f64, 0.0f64, 0usize);
+        let (mut worst, mut largest, mut bad) = (0.0f64, 0.0f64, 0usize);
         for (a, e) in actual.to_f64().into_iter().zip(reference.to_f64()) {
             let error = (a - e).abs();
             if !(error <= args.atol + args.rtol * e.abs()) {
                 bad += 1;
             }
             worst = worst.max(error);
-            relative = relative.max(error / e.abs().max(f64::MIN_POSITIVE));
+            largest = largest.max(e.abs());
         }
-        println!("expect '{name}': max |error| {worst:.3e}, max relative {relative:.3e}, {bad} of {} outside atol {} + rtol {}", actual.len(), args.atol, args.rtol);
+        let relative = worst / largest.max(f64::MIN_POSITIVE);
+        println!(
+            "expect '{name}': max |error| {worst:.3e} ({relative:.3e} of max |ref|), {bad} of {} outside atol {} + rtol {}",
+            actual.len(),
+            args.atol,
+            args.rtol
+        );
         if bad > 0 {
             mismatches.push(name.to_owned());
         }

@@ -1,0 +1,32 @@
+"""Makes the ONNX Runtime reference outputs of the zoo models (dev tooling, run once by hand;
+the results are checked in so CI needs no ONNX Runtime):
+
+    pip install --target /tmp/ort onnxruntime
+    PYTHONPATH=/tmp/ort python3 xtask/scripts/zoo_reference.py target/zoo xtask/zoo-reference
+
+Reads <zoo>/<model>.onnx and <zoo>/<model>.inputs/*.npy (written by zoo.py), runs ONNX
+Runtime with one thread, writes <out>/<model>.<output>.npy and prints the versions used.
+"""
+import glob
+import os
+import sys
+
+import numpy as np
+import onnxruntime as ort
+
+
+def main(zoo, out):
+    os.makedirs(out, exist_ok=True)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    for model in ("mobilenetv2", "resnet18", "bert_tiny"):
+        session = ort.InferenceSession(os.path.join(zoo, f"{model}.onnx"), options, providers=["CPUExecutionProvider"])
+        feeds = {os.path.basename(p)[:-4]: np.load(p) for p in glob.glob(os.path.join(zoo, f"{model}.inputs", "*.npy"))}
+        for info, value in zip(session.get_outputs(), session.run(None, feeds)):
+            np.save(os.path.join(out, f"{model}.{info.name}.npy"), value)
+            print(f"{model}.{info.name}: {value.shape} max |y| {np.abs(value).max():.4g}")
+    print(f"onnxruntime {ort.__version__}, numpy {np.__version__}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
