@@ -66,6 +66,16 @@ enum Bench {
         #[arg(long)]
         filter: Option<String>,
     },
+    /// Latency of each zoo model compiled by Strata against ONNX Runtime (pinned, one
+    /// thread), measured in the same run on the same inputs: medians and their ratio.
+    Run {
+        /// Timed runs per model and runtime.
+        #[arg(long, default_value_t = 20)]
+        repeats: usize,
+        /// Only models whose name contains this.
+        #[arg(long)]
+        filter: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -101,6 +111,7 @@ fn main() -> ExitCode {
             }
             cargo(&args, &[])
         }
+        Task::Bench { which: Bench::Run { repeats, filter } } => setup::run().and_then(|()| bench_run(repeats, filter.as_deref())),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -239,6 +250,71 @@ fn zoo() -> Result<(), String> {
         println!("zoo: {model}: imported in {:.2} s, {ops} sg ops, {} MB of text, round trip identical", import_time.as_secs_f64(), a.len() / 1_000_000);
         run_against_reference(&bin, &dir, model)?;
     }
+    Ok(())
+}
+
+/// The ONNX Runtime used as the latency baseline (dev tooling only, never a dependency).
+const ORT_VERSION: &str = "1.32.0";
+
+fn ort_python() -> Result<PathBuf, String> {
+    let site = root().join("target/python-ort");
+    let stamp = site.join(format!("STRATA-onnxruntime-{ORT_VERSION}"));
+    if !stamp.exists() {
+        eprintln!("xtask: installing onnxruntime=={ORT_VERSION} into {}", site.display());
+        let status = Command::new("python3")
+            .args(["-m", "pip", "install", "--quiet", "--upgrade", "--target"])
+            .arg(&site)
+            .arg(format!("onnxruntime=={ORT_VERSION}"))
+            .status()
+            .map_err(|e| format!("cannot run python3 -m pip: {e}"))?;
+        if !status.success() {
+            return Err(format!("pip install onnxruntime=={ORT_VERSION} failed ({status})"));
+        }
+        std::fs::write(&stamp, "").map_err(|e| e.to_string())?;
+    }
+    Ok(site)
+}
+
+/// The number after `prefix` on the line of `text` that starts with it.
+fn number_after(text: &str, prefix: &str) -> Option<f64> {
+    text.lines().find_map(|l| l.strip_prefix(prefix)).and_then(|rest| rest.split_whitespace().next()).and_then(|n| n.parse().ok())
+}
+
+fn bench_run(repeats: usize, filter: Option<&str>) -> Result<(), String> {
+    zoo()?;
+    let site = ort_python()?;
+    let dir = root().join("target/zoo");
+    let bin = root().join("target/debug/strata");
+    let mut rows = Vec::new();
+    for model in ["mobilenetv2", "resnet18", "bert_tiny"].into_iter().filter(|m| filter.is_none_or(|f| m.contains(f))) {
+        let inputs = dir.join(format!("{model}.inputs"));
+        let mut command = Command::new(&bin);
+        command.arg("run").arg(dir.join(format!("{model}.onnx"))).arg("--repeat").arg(repeats.to_string());
+        let mut files: Vec<_> = std::fs::read_dir(&inputs).map_err(|e| e.to_string())?.flatten().map(|e| e.path()).collect();
+        files.sort();
+        for path in files {
+            command.arg("--input").arg(format!("{}={}", path.file_stem().and_then(|s| s.to_str()).unwrap_or_default(), path.display()));
+        }
+        let strata = command.output().map_err(|e| e.to_string())?;
+        let strata_text = String::from_utf8_lossy(&strata.stdout).into_owned();
+        let strata_ms = number_after(&strata_text, "run: ").ok_or_else(|| format!("{model}: strata run failed: {}", String::from_utf8_lossy(&strata.stderr)))?;
+        let arena = number_after(&strata_text, "arena: ").unwrap_or(0.0);
+        let ort = Command::new("python3")
+            .arg(root().join("xtask/scripts/bench_ort.py"))
+            .arg(dir.join(format!("{model}.onnx")))
+            .arg(&inputs)
+            .arg(repeats.to_string())
+            .env("PYTHONPATH", &site)
+            .output()
+            .map_err(|e| e.to_string())?;
+        let ort_ms = number_after(&String::from_utf8_lossy(&ort.stdout), "median_ms ").ok_or_else(|| format!("{model}: ONNX Runtime failed: {}", String::from_utf8_lossy(&ort.stderr)))?;
+        rows.push((model, strata_ms, ort_ms, arena));
+    }
+    println!("\n{:<14} {:>14} {:>14} {:>16} {:>12}", "model", "strata ms", "ORT 1T ms", "strata / ORT", "arena MB");
+    for (model, strata_ms, ort_ms, arena) in rows {
+        println!("{model:<14} {strata_ms:>14.3} {ort_ms:>14.3} {:>15.2}x {:>12.2}", strata_ms / ort_ms, arena / 1e6);
+    }
+    println!("(medians of {repeats} runs each, same inputs, same machine, one run of this command)");
     Ok(())
 }
 
