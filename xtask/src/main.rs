@@ -36,7 +36,9 @@ enum Task {
         #[arg(long)]
         bless: bool,
     },
-    /// Set up, then lower the bundled example to the LLVM dialect with `strata-opt`.
+    /// Set up, then the main job on a real model: MobileNetV2 (generated once by a pinned step)
+    /// planned (every strategy against the lower bound), compiled, run on its fixed input and
+    /// checked against ONNX Runtime, with the output summary and timings.
     Demo,
     /// Generate ONNX's node tests once (pinned onnx, into target/onnx-node-tests) and import
     /// every case: a table per op type of imported / unsupported / failed.
@@ -143,26 +145,45 @@ fn cargo(args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
     }
 }
 
-/// The pipeline the demo runs: a Strata Rust pass between upstream passes, then the named
-/// lowering pipelines.
-const DEMO_PIPELINE: &str = "builtin.module(canonicalize,sg-verify,strata-bufferize,strata-lower-to-llvm)";
-
 fn demo() -> Result<(), String> {
-    cargo(&["build", "-p", "strata-driver", "--bin", "strata-opt"], &[])?;
-    let example = root().join("docs/examples/mlp.mlir");
-    let binary = root().join("target/debug/strata-opt");
-    eprintln!("xtask: strata-opt {} --pass-pipeline='{DEMO_PIPELINE}' --mlir-timing", example.display());
-    let status = Command::new(&binary)
-        .arg(&example)
-        .arg(format!("--pass-pipeline={DEMO_PIPELINE}"))
-        .arg("--mlir-timing")
-        .status()
-        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("strata-opt failed ({status})"))
+    let dir = ensure_zoo()?;
+    cargo(&["build", "--quiet", "-p", "strata-driver", "--bin", "strata", "--bin", "strata-opt"], &[])?;
+    let strata = root().join("target/debug/strata");
+    let model = dir.join("mobilenetv2.onnx");
+    let run = |args: &[&std::ffi::OsStr]| -> Result<(), String> {
+        let shown: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        eprintln!("\nxtask: strata {}", shown.join(" "));
+        let status = Command::new(&strata).args(args).status().map_err(|e| format!("cannot run {}: {e}", strata.display()))?;
+        if status.success() { Ok(()) } else { Err(format!("strata {} failed ({status})", shown.join(" "))) }
+    };
+    // The memory plan: every strategy on the model's buffers (linalg, bufferized by
+    // strata-opt with the compiler's own pipeline, not yet planned), against the lower bound.
+    let linalg = dir.join("mobilenetv2.linalg.mlir");
+    let memref = dir.join("mobilenetv2.buffers.mlir");
+    run(&["compile".as_ref(), model.as_os_str(), "--emit=linalg".as_ref(), "-o".as_ref(), linalg.as_os_str()])?;
+    let pipeline = "builtin.module(strata-bufferize,func.func(memref-copy-to-linalg))";
+    eprintln!("\nxtask: strata-opt {} -p '{pipeline}' -o {}", linalg.display(), memref.display());
+    let status = Command::new(root().join("target/debug/strata-opt")).arg(&linalg).args(["-p", pipeline, "-o"]).arg(&memref).status().map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err(format!("strata-opt failed ({status})"));
     }
+    run(&["plan".as_ref(), memref.as_os_str()])?;
+    // Compile in memory, run on the fixed input, check against ONNX Runtime's output.
+    let input = format!("input={}", dir.join("mobilenetv2.inputs/input.npy").display());
+    let expect = format!("fc_276={}", root().join("xtask/zoo-reference/mobilenetv2.fc_276.npy").display());
+    let out = dir.join("mobilenetv2.out");
+    run(&[
+        "run".as_ref(),
+        model.as_os_str(),
+        "--input".as_ref(),
+        input.as_ref(),
+        "--expect".as_ref(),
+        expect.as_ref(),
+        "--repeat".as_ref(),
+        "5".as_ref(),
+        "--output-dir".as_ref(),
+        out.as_os_str(),
+    ])
 }
 
 /// The onnx release whose node tests are the conformance suite (1884 cases).
@@ -214,11 +235,9 @@ fn onnx_tests(filter: Option<&str>) -> Result<(), String> {
     cargo(&args, &[])
 }
 
-/// Generates the zoo once, then imports every model and checks the round trip
-/// `strata import` -> `strata-opt` is byte-identical.
-fn zoo() -> Result<(), String> {
+/// Generates the zoo (models and their fixed inputs) once per version of `zoo.py`.
+fn ensure_zoo() -> Result<PathBuf, String> {
     let dir = root().join("target/zoo");
-    let models = ["mobilenetv2", "resnet18", "bert_tiny"];
     let script = root().join("xtask/scripts/zoo.py");
     let stamp = dir.join("COMPLETE");
     let current = std::fs::read_to_string(&script).map_err(|e| e.to_string())?;
@@ -230,6 +249,14 @@ fn zoo() -> Result<(), String> {
         }
         std::fs::write(&stamp, current).map_err(|e| e.to_string())?;
     }
+    Ok(dir)
+}
+
+/// Generates the zoo once, then imports every model and checks the round trip
+/// `strata import` -> `strata-opt` is byte-identical.
+fn zoo() -> Result<(), String> {
+    let dir = ensure_zoo()?;
+    let models = ["mobilenetv2", "resnet18", "bert_tiny"];
     cargo(&["build", "--quiet", "-p", "strata-driver", "--bin", "strata", "--bin", "strata-opt"], &[])?;
     let bin = root().join("target/debug");
     for model in models {
