@@ -7,7 +7,10 @@ use inkwell::context::Context;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine};
 use inkwell::OptimizationLevel;
-use melior::ir::Module;
+use melior::ir::attribute::{Attribute, AttributeLike, StringAttribute};
+use melior::ir::operation::OperationLike;
+use melior::ir::{BlockLike, Module, RegionLike};
+use melior::StringRef;
 
 /// What to produce.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +33,36 @@ pub fn host_machine() -> Result<TargetMachine, CodegenError> {
     target
         .create_target_machine(&triple, cpu.to_str().unwrap_or("generic"), features.to_str().unwrap_or(""), OptimizationLevel::Aggressive, RelocMode::PIC, CodeModel::Default)
         .ok_or_else(|| CodegenError::Llvm(format!("no target machine for {}", triple.as_str().to_string_lossy())))
+}
+
+/// Extra x86 tuning for Strata's loop nests: LLVM's AVX-512 cost model vectorises strided
+/// loops with gathers and scatters, which made MobileNetV2 3.8x slower (182 ms against 48 ms,
+/// Zen 4, one thread) than vectorising only contiguous loops.
+pub const TUNING: &[&str] = &["+prefer-no-gather", "+prefer-no-scatter"];
+
+/// Marks every function of `module` (LLVM dialect) with the host's CPU and features plus
+/// [`TUNING`], as `target_cpu` / `target_features`. LLVM's per-function subtarget then
+/// governs vectorisation the same way in the JIT and in emitted objects.
+pub fn set_host_target(context: &melior::Context, module: &Module<'_>) -> Result<(), CodegenError> {
+    Target::initialize_native(&InitializationConfig::default()).map_err(CodegenError::Llvm)?;
+    let cpu = TargetMachine::get_host_cpu_name().to_str().unwrap_or("generic").to_owned();
+    let host = TargetMachine::get_host_cpu_features().to_str().unwrap_or("").to_owned();
+    let features: Vec<String> = host.split(',').filter(|f| !f.is_empty()).map(str::to_owned).chain(TUNING.iter().map(|f| f.to_string())).collect();
+    let quoted: Vec<String> = features.iter().map(|f| format!("\"{f}\"")).collect();
+    let features = Attribute::parse(context, &format!("#llvm.target_features<[{}]>", quoted.join(", ")))
+        .ok_or_else(|| CodegenError::Llvm("cannot build the target_features attribute".into()))?;
+    let cpu = StringAttribute::new(context, &cpu);
+    let mut op = module.body().first_operation();
+    while let Some(current) = op {
+        if current.name().as_string_ref().as_str() == Ok("llvm.func") && current.region(0).ok().and_then(|r| r.first_block()).is_some() {
+            unsafe {
+                mlir_sys::mlirOperationSetAttributeByName(current.to_raw(), StringRef::new("target_cpu").to_raw(), cpu.to_raw());
+                mlir_sys::mlirOperationSetAttributeByName(current.to_raw(), StringRef::new("target_features").to_raw(), features.to_raw());
+            }
+        }
+        op = current.next_in_block();
+    }
+    Ok(())
 }
 
 /// Translates, optimises and emits `module` (LLVM dialect).

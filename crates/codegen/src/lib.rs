@@ -13,7 +13,7 @@ pub mod host;
 pub mod jit;
 
 pub use entry::{add_entry, EntrySignature};
-pub use host::{emit, Emit};
+pub use host::{emit, set_host_target, Emit};
 pub use jit::Jit;
 
 /// Why code generation failed.

@@ -38,9 +38,11 @@ pub const SG_OPT: &str = "builtin.module(sg-verify,func.func(sg-compose-transpos
 pub const LINALG: &str = "builtin.module(func.func(sg-to-linalg),canonicalize,cse)";
 pub const LLVM: &str = "builtin.module(strata-host-to-llvm)";
 
-/// The memref stage: bufferize, then plan every intermediate into one arena.
-pub fn memref_pipeline(strategy: &str) -> String {
-    format!("builtin.module(strata-bufferize,func.func(memref-copy-to-linalg,plan-arena{{strategy={strategy}}}),canonicalize)")
+/// The memref stage: the host loop schedule (unless `schedule` is off), bufferization, then
+/// every intermediate planned into one arena.
+pub fn memref_pipeline(strategy: &str, schedule: bool) -> String {
+    let schedule = if schedule { "strata-cpu-schedule," } else { "" };
+    format!("builtin.module({schedule}strata-bufferize,func.func(memref-copy-to-linalg,plan-arena{{strategy={strategy}}}),canonicalize)")
 }
 
 /// Why compilation stopped.
@@ -76,6 +78,9 @@ pub struct CompileOptions {
     pub strategy: String,
     /// Verify the IR after every pass.
     pub verify_each: bool,
+    /// Apply the host loop schedule (`strata-cpu-schedule`); off gives MLIR's default loop
+    /// order (the baseline of `cargo xtask bench run`).
+    pub schedule: bool,
 }
 
 /// A module compiled up to some stage, with what the runtime needs to know.
@@ -107,7 +112,7 @@ pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOpt
     let stages: [(Stage, &str, String); 4] = [
         (Stage::SgOpt, "sg-opt", SG_OPT.to_string()),
         (Stage::Linalg, "lower", LINALG.to_string()),
-        (Stage::Memref, "bufferize+plan", memref_pipeline(&options.strategy)),
+        (Stage::Memref, "bufferize+plan", memref_pipeline(&options.strategy, options.schedule)),
         (Stage::LlvmDialect, "to-llvm", LLVM.to_string()),
     ];
     for (stage, name, pipeline) in stages {
@@ -131,6 +136,7 @@ pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOpt
         if stage == Stage::LlvmDialect {
             let sig = strata_codegen::EntrySignature { inputs: compiled.signature.inputs.len(), outputs: compiled.signature.outputs.len() };
             let entry = strata_codegen::add_entry(strata, &compiled.module, "main", &options.name, sig).map_err(|e| format!("error: {e}"))?;
+            strata_codegen::set_host_target(strata.mlir(), &compiled.module).map_err(|e| format!("error: {e}"))?;
             compiled.entry = Some(entry);
         }
         compiled.timings.push((name, start.elapsed()));

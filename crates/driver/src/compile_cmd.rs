@@ -28,6 +28,9 @@ pub struct ModelArgs {
     /// Skip verifying the IR after every pass (faster compiles).
     #[arg(long)]
     pub no_verify_each: bool,
+    /// Skip the host loop schedule (MLIR's default loop order; a baseline for benchmarks).
+    #[arg(long)]
+    pub no_schedule: bool,
 }
 
 impl ModelArgs {
@@ -44,6 +47,7 @@ impl ModelArgs {
             name,
             strategy: self.strategy.clone(),
             verify_each: !self.no_verify_each,
+            schedule: !self.no_schedule,
         }
     }
 

@@ -9,6 +9,7 @@
 //! lowering reads like the IR it makes; [`ops`] maps each sg op to its builder.
 
 pub mod copy_to_linalg;
+pub mod cpu_schedule;
 pub mod elementwise;
 pub mod kernel;
 pub mod layout;
@@ -21,4 +22,5 @@ pub mod sg_to_linalg;
 pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&sg_to_linalg::INFO, sg_to_linalg::create);
     registry.register(&copy_to_linalg::INFO, copy_to_linalg::create);
+    registry.register(&cpu_schedule::INFO, cpu_schedule::create);
 }

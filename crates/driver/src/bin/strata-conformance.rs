@@ -108,6 +108,7 @@ fn run_case(strata: &strata_ir::StrataContext, case: &Path, name: &str, bytes: &
         name: "case".into(),
         strategy: "exact".into(),
         verify_each: true,
+        schedule: true,
     };
     let (mut model, _, _) = match compile_model(strata, bytes, &options, &mut |_| {}) {
         Ok(compiled) => compiled,
