@@ -315,17 +315,21 @@ fn bench_run(repeats: usize, filter: Option<&str>) -> Result<(), String> {
     let mut rows = Vec::new();
     for model in ["mobilenetv2", "resnet18", "bert_tiny"].into_iter().filter(|m| filter.is_none_or(|f| m.contains(f))) {
         let inputs = dir.join(format!("{model}.inputs"));
-        let mut command = Command::new(&bin);
-        command.arg("run").arg(dir.join(format!("{model}.onnx"))).arg("--repeat").arg(repeats.to_string());
         let mut files: Vec<_> = std::fs::read_dir(&inputs).map_err(|e| e.to_string())?.flatten().map(|e| e.path()).collect();
         files.sort();
-        for path in files {
-            command.arg("--input").arg(format!("{}={}", path.file_stem().and_then(|s| s.to_str()).unwrap_or_default(), path.display()));
-        }
-        let strata = command.output().map_err(|e| e.to_string())?;
-        let strata_text = String::from_utf8_lossy(&strata.stdout).into_owned();
-        let strata_ms = number_after(&strata_text, "run: ").ok_or_else(|| format!("{model}: strata run failed: {}", String::from_utf8_lossy(&strata.stderr)))?;
-        let arena = number_after(&strata_text, "arena: ").unwrap_or(0.0);
+        let strata = |extra: &[&str]| -> Result<(f64, f64), String> {
+            let mut command = Command::new(&bin);
+            command.arg("run").arg(dir.join(format!("{model}.onnx"))).arg("--repeat").arg(repeats.to_string()).arg("--no-verify-each").args(extra);
+            for path in &files {
+                command.arg("--input").arg(format!("{}={}", path.file_stem().and_then(|s| s.to_str()).unwrap_or_default(), path.display()));
+            }
+            let output = command.output().map_err(|e| e.to_string())?;
+            let text = String::from_utf8_lossy(&output.stdout).into_owned();
+            let ms = number_after(&text, "run: ").ok_or_else(|| format!("{model}: strata run failed: {}", String::from_utf8_lossy(&output.stderr)))?;
+            Ok((ms, number_after(&text, "arena: ").unwrap_or(0.0)))
+        };
+        let (strata_ms, arena) = strata(&[])?;
+        let (naive_ms, _) = strata(&["--no-schedule"])?;
         let ort = Command::new("python3")
             .arg(root().join("xtask/scripts/bench_ort.py"))
             .arg(dir.join(format!("{model}.onnx")))
@@ -335,11 +339,19 @@ fn bench_run(repeats: usize, filter: Option<&str>) -> Result<(), String> {
             .output()
             .map_err(|e| e.to_string())?;
         let ort_ms = number_after(&String::from_utf8_lossy(&ort.stdout), "median_ms ").ok_or_else(|| format!("{model}: ONNX Runtime failed: {}", String::from_utf8_lossy(&ort.stderr)))?;
-        rows.push((model, strata_ms, ort_ms, arena));
+        rows.push((model, strata_ms, naive_ms, ort_ms, arena));
     }
-    println!("\n{:<14} {:>14} {:>14} {:>16} {:>12}", "model", "strata ms", "ORT 1T ms", "strata / ORT", "arena MB");
-    for (model, strata_ms, ort_ms, arena) in rows {
-        println!("{model:<14} {strata_ms:>14.3} {ort_ms:>14.3} {:>15.2}x {:>12.2}", strata_ms / ort_ms, arena / 1e6);
+    println!(
+        "\n{:<14} {:>12} {:>18} {:>12} {:>14} {:>18} {:>10}",
+        "model", "strata ms", "unscheduled ms", "ORT 1T ms", "strata / ORT", "unscheduled / ORT", "arena MB"
+    );
+    for (model, strata_ms, naive_ms, ort_ms, arena) in rows {
+        println!(
+            "{model:<14} {strata_ms:>12.3} {naive_ms:>18.3} {ort_ms:>12.3} {:>13.2}x {:>17.2}x {:>10.2}",
+            strata_ms / ort_ms,
+            naive_ms / ort_ms,
+            arena / 1e6
+        );
     }
     println!("(medians of {repeats} runs each, same inputs, same machine, one run of this command)");
     Ok(())
