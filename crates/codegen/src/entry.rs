@@ -28,17 +28,9 @@ pub struct EntrySignature {
 /// Wraps `function` of the LLVM-dialect `module` in `strata_<name>_run`; returns that symbol.
 pub fn add_entry(strata: &StrataContext, module: &Module<'_>, function: &str, name: &str, signature: EntrySignature) -> Result<String, CodegenError> {
     let context = strata.mlir();
-    let mut target = None;
-    let mut op = module.body().first_operation();
-    while let Some(current) = op {
-        if current.name().as_string_ref().as_str() == Ok("llvm.func")
-            && current.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).is_some_and(|s| s.value() == function)
-        {
-            target = Some(current);
-        }
-        op = current.next_in_block();
-    }
-    let target = target.ok_or_else(|| CodegenError::MissingFunction(function.to_owned()))?;
+    let target = strata_ir::rewrite::find_symbol(module, function)
+        .filter(|op| op.name().as_string_ref().as_str() == Ok("llvm.func"))
+        .ok_or_else(|| CodegenError::MissingFunction(function.to_owned()))?;
     let arguments = target.region(0).ok().and_then(|r| r.first_block()).map_or(0, |b| b.argument_count());
     let plain = signature.inputs + signature.outputs;
     let arena = match arguments {

@@ -6,7 +6,7 @@
 use melior::ir::attribute::{ArrayAttribute, IntegerAttribute, StringAttribute, TypeAttribute};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::FunctionType;
-use melior::ir::{BlockLike, Module};
+use melior::ir::Module;
 use std::time::{Duration, Instant};
 use strata_frontend::{import, ImportOptions};
 use strata_ir::{PassManager, PassManagerOptions, SourceMap, StrataContext};
@@ -146,14 +146,7 @@ pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOpt
 
 /// The model function `@main` (func or llvm dialect).
 fn main_function<'c, 'a>(module: &'a Module<'c>) -> Result<OperationRef<'c, 'a>, String> {
-    let mut op = module.body().first_operation();
-    while let Some(current) = op {
-        if current.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).is_some_and(|s| s.value() == "main") {
-            return Ok(current);
-        }
-        op = current.next_in_block();
-    }
-    Err("error: the module has no @main function".into())
+    strata_ir::rewrite::find_symbol(module, "main").ok_or_else(|| "error: the module has no @main function".into())
 }
 
 /// The inputs and outputs of the imported `@main`: names from the importer's

@@ -76,7 +76,7 @@ struct Progress {
 
 impl Progress {
     fn new() -> Self {
-        let bar = ProgressBar::with_draw_target(Some(9), ProgressDrawTarget::hidden());
+        let bar = ProgressBar::with_draw_target(Some(6), ProgressDrawTarget::hidden());
         bar.set_style(ProgressStyle::with_template("{spinner} compiling [{bar:20}] {msg} ({elapsed})").unwrap_or_else(|_| ProgressStyle::default_bar()));
         Progress { bar, start: Instant::now() }
     }

@@ -89,3 +89,17 @@ pub unsafe fn inline_call(function: MlirOperation, op: OperationRef<'_, '_>) {
         mlirOperationDestroy(copy);
     }
 }
+
+/// The op directly in `module`'s body whose `sym_name` is `name`.
+pub fn find_symbol<'c, 'a>(module: &'a melior::ir::Module<'c>, name: &str) -> Option<OperationRef<'c, 'a>> {
+    use melior::ir::attribute::StringAttribute;
+    use melior::ir::BlockLike;
+    let mut op = module.body().first_operation();
+    while let Some(current) = op {
+        if current.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).is_some_and(|s| s.value() == name) {
+            return Some(current);
+        }
+        op = current.next_in_block();
+    }
+    None
+}

@@ -3,8 +3,8 @@
 //! MLIR's `memrefCopy` runtime function, which compiled models must not depend on.
 
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::{BlockLike, ValueLike};
-use std::collections::BTreeMap;
+use crate::kernel::KernelCache;
+use melior::ir::ValueLike;
 use strata_ir::rewrite::{collect, inline_call};
 use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
@@ -25,25 +25,20 @@ struct CopyToLinalg;
 impl Pass for CopyToLinalg {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let strata = cx.strata();
-        let mut kernels = BTreeMap::new();
+        let mut kernels = KernelCache::default();
         for raw in collect(func, |op| strata_ir::ods::op_name(op) == "memref.copy") {
             let op = unsafe { OperationRef::from_raw(raw) };
             let (source, target) = (op.operand(0).expect("memref.copy has a source").r#type(), op.operand(1).expect("and a target").r#type());
             let text = format!(
                 "func.func private @copy(%a: {source}, %b: {target}) {{\n  linalg.copy ins(%a : {source}) outs(%b : {target})\n  return\n}}\n"
             );
-            if !kernels.contains_key(&text) {
-                match strata.parse(&text, "memref-copy-to-linalg kernel") {
-                    Ok(module) => {
-                        kernels.insert(text.clone(), module);
-                    }
-                    Err(error) => {
-                        cx.emit_op_error(op, format!("internal error: cannot build a linalg.copy for this copy: {error}"));
-                        return Err(PassFailed);
-                    }
+            let function = match kernels.function(strata, &text, "memref-copy-to-linalg kernel") {
+                Ok(function) => function,
+                Err(error) => {
+                    cx.emit_op_error(op, format!("internal error: cannot build a linalg.copy for this copy: {error}"));
+                    return Err(PassFailed);
                 }
-            }
-            let function = kernels[&text].body().first_operation().expect("one function").to_raw();
+            };
             // Safety: `op` is not used after it is replaced.
             unsafe { inline_call(function, op) };
             cx.bump("copies", 1);

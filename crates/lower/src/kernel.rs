@@ -111,10 +111,6 @@ impl TensorTy {
     pub fn numel(&self) -> i64 {
         self.shape.iter().product()
     }
-    /// The same shape with another element type.
-    pub fn with_elem(&self, elem: &Elem) -> TensorTy {
-        TensorTy { shape: self.shape.clone(), elem: elem.clone() }
-    }
     /// The same element type with another shape.
     pub fn with_shape(&self, shape: Vec<i64>) -> TensorTy {
         TensorTy { shape, elem: self.elem.clone() }
@@ -199,10 +195,6 @@ impl Kernel {
 
     pub fn constant(&mut self, literal: &str, elem: &Elem) -> String {
         self.emit(constant_rhs(literal, elem))
-    }
-
-    pub fn index(&mut self, value: i64) -> String {
-        self.emit(format_args!("arith.constant {value} : index"))
     }
 
     pub fn empty(&mut self, ty: &TensorTy) -> String {
@@ -318,5 +310,33 @@ mod tests {
         assert_eq!(Map::broadcast(&[4, 1, 1], &[2, 4, 5, 5]).0, ["d1", "0", "0"]);
         assert_eq!(Map::broadcast(&[1], &[1]).0, ["d0"]);
         assert_eq!(TensorTy::new(vec![], Elem::new("f32")).to_string(), "tensor<f32>");
+    }
+}
+
+/// Kernels parsed once per distinct text: each is a module holding one function, ready for
+/// [`strata_ir::rewrite::inline_call`].
+#[derive(Default)]
+pub struct KernelCache<'c> {
+    modules: std::collections::BTreeMap<String, melior::ir::Module<'c>>,
+}
+
+impl<'c> KernelCache<'c> {
+    /// The function parsed from `text` (a module with one function), parsing it on first use.
+    pub fn function(&mut self, strata: &'c strata_ir::StrataContext, text: &str, source: &str) -> strata_ir::Result<mlir_sys::MlirOperation> {
+        use melior::ir::BlockLike;
+        if !self.modules.contains_key(text) {
+            self.modules.insert(text.to_owned(), strata.parse(text, source)?);
+        }
+        let module = &self.modules[text];
+        Ok(module.body().first_operation().expect("a kernel module holds its function").to_raw())
+    }
+
+    /// How many distinct kernels were parsed.
+    pub fn len(&self) -> usize {
+        self.modules.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.modules.is_empty()
     }
 }

@@ -6,10 +6,9 @@
 //! parsed once per distinct kernel, and inlined in place of every op that needs it, with the
 //! op's location. An op without a lowering is reported at its location and fails the pass.
 
+use crate::kernel::KernelCache;
 use crate::ops;
 use melior::ir::operation::OperationRef;
-use melior::ir::BlockLike;
-use std::collections::BTreeMap;
 use strata_ir::rewrite::{collect, inline_call};
 use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
@@ -33,8 +32,7 @@ struct SgToLinalg;
 impl Pass for SgToLinalg {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let strata = cx.strata();
-        let mut modules = Vec::new();
-        let mut by_text: BTreeMap<String, usize> = BTreeMap::new();
+        let mut kernels = KernelCache::default();
         let mut uses = Vec::new();
         // Reported after the loop: parsing a kernel resets the context's diagnostic sink.
         let mut errors = Vec::new();
@@ -49,21 +47,10 @@ impl Pass for SgToLinalg {
                 }
             };
             let text = format!("module {{\n{}}}\n", kernel.function("kernel"));
-            let index = match by_text.get(&text) {
-                Some(&index) => index,
-                None => match strata.parse(&text, "sg-to-linalg kernel") {
-                    Ok(module) => {
-                        modules.push(module);
-                        by_text.insert(text, modules.len() - 1);
-                        modules.len() - 1
-                    }
-                    Err(error) => {
-                        errors.push((raw, format!("internal error: the linalg kernel of this op does not parse (a Strata bug; please report it):\n{error}\n{text}")));
-                        continue;
-                    }
-                },
-            };
-            uses.push((raw, index));
+            match kernels.function(strata, &text, "sg-to-linalg kernel") {
+                Ok(function) => uses.push((raw, function)),
+                Err(error) => errors.push((raw, format!("internal error: the linalg kernel of this op does not parse (a Strata bug; please report it):\n{error}\n{text}"))),
+            }
         }
         if !errors.is_empty() {
             for (raw, message) in errors {
@@ -71,13 +58,12 @@ impl Pass for SgToLinalg {
             }
             return Err(PassFailed);
         }
-        for (raw, index) in uses {
-            let function = modules[index].body().first_operation().expect("the kernel module holds the kernel").to_raw();
+        for (raw, function) in uses {
             // Safety: `raw` is an op of this function, visited once and not used afterwards.
             unsafe { inline_call(function, OperationRef::from_raw(raw)) };
             cx.bump("lowered", 1);
         }
-        cx.bump("kernels", modules.len() as u64);
+        cx.bump("kernels", kernels.len() as u64);
         Ok(())
     }
 }
