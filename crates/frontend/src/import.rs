@@ -32,7 +32,7 @@ pub struct ImportOptions {
 /// The ONNX operators this importer maps to `sg`.
 pub fn supported_ops() -> &'static [&'static str] {
     &[
-        "Abs", "Add", "AveragePool", "BatchNormalization", "Cast", "Clip", "Concat", "Constant", "ConstantOfShape", "Conv",
+        "Abs", "Add", "AveragePool", "BatchNormalization", "Cast", "CastLike", "Clip", "Concat", "Constant", "ConstantOfShape", "Conv",
         "Div", "Dropout", "Equal", "Erf", "Exp", "Expand", "Flatten", "Gather", "Gelu", "Gemm", "GlobalAveragePool",
         "GlobalMaxPool", "Greater", "HardSigmoid", "HardSwish", "Identity", "InstanceNormalization", "LayerNormalization",
         "LeakyRelu", "Less", "Log", "LogSoftmax", "MatMul", "Max", "MaxPool", "Min", "Mul", "Neg", "Not", "Pad", "Pow",
@@ -306,6 +306,14 @@ impl Importer<'_> {
         Ok(Constant { shape, dtype, bytes, value: None })
     }
 
+    /// The element type a Cast (attribute `to`) or CastLike (the second input's type) makes.
+    fn cast_target(&self, node: &NodeProto) -> Result<DataType, String> {
+        if node.op_type() == "CastLike" {
+            return Ok(self.shape_of(required(node, 1)?)?.1);
+        }
+        DataType::try_from(int(node, "to", 0) as i32).map_err(|_| "unsupported: Cast to a data type unknown to this importer".to_owned())
+    }
+
     /// The integer values of a constant operand (shape arguments are folded at import).
     pub(crate) fn constant_ints(&self, name: &str) -> Result<Vec<i64>, String> {
         match (self.values.get(name), self.folded(name)) {
@@ -362,8 +370,8 @@ impl Importer<'_> {
                 let axis = attribute(node, "axis").map(|a| a.i()).ok_or("Concat needs an axis")?;
                 crate::fold::concat(&parts.iter().collect::<Vec<_>>(), axis)?
             }
-            "Cast" => {
-                let to = DataType::try_from(int(node, "to", 0) as i32).map_err(|_| "unsupported: Cast to a data type unknown to this importer".to_owned())?;
+            "Cast" | "CastLike" => {
+                let to = self.cast_target(node)?;
                 match inputs.first().and_then(|n| self.folded(n)) {
                     Some(input) => crate::fold::cast(&input, to)?,
                     None => return Ok(false), // a run-time cast: sg.cast
@@ -573,9 +581,9 @@ impl Importer<'_> {
             "InstanceNormalization" => self.instance_norm(block, node, location)?,
             "Split" => self.split(block, node, location)?,
             "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL2" => self.reduce(block, node, location)?,
-            "Cast" => {
+            "Cast" | "CastLike" => {
                 let (shape, _) = self.shape_of(required(node, 0)?)?;
-                let to = DataType::try_from(int(node, "to", 0) as i32).map_err(|_| "unsupported: Cast to an unknown data type".to_owned())?;
+                let to = self.cast_target(node)?;
                 let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
                 let op = block.append_operation(sg::Cast::build(context, location, x, tensor_type(context, &shape, to)?));
                 self.define(node, op, shape, to);

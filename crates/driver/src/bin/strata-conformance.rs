@@ -15,8 +15,19 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use strata_driver::compile::{compile_model, CompileOptions};
 use strata_frontend::onnx::{tensor_proto::DataType, GraphProto, ModelProto, TensorProto};
-use strata_frontend::{inline_bytes, supported_ops, ImportOptions};
+use strata_frontend::{inline_bytes, ImportOptions};
 use strata_runtime::{DType, Tensor};
+
+/// The op types of the ONNX-import issue's list: "listed ops" in the report are these (some,
+/// like ConvTranspose and Resize, are not imported yet and count as not passing).
+const LISTED: &[&str] = &[
+    "Conv", "ConvTranspose", "MatMul", "Gemm", "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Neg", "Abs", "Reciprocal", "Sqrt",
+    "Exp", "Log", "Erf", "Tanh", "Sigmoid", "Relu", "LeakyRelu", "Clip", "HardSigmoid", "HardSwish", "Gelu", "Softmax", "LogSoftmax",
+    "LayerNormalization", "BatchNormalization", "InstanceNormalization", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
+    "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2", "Reshape", "Flatten", "Transpose", "Slice", "Squeeze",
+    "Unsqueeze", "Concat", "Split", "Expand", "Gather", "Where", "Equal", "Less", "Greater", "Not", "Cast", "Identity", "Dropout", "Pad",
+    "Resize", "Tile", "Shape", "Size", "ConstantOfShape", "Range",
+];
 
 #[derive(Default)]
 struct Row {
@@ -201,7 +212,7 @@ fn main() {
             }
             Ok(Outcome::Unsupported(m)) => {
                 row.unsupported += 1;
-                if supported_ops().contains(&op.as_str()) {
+                if LISTED.contains(&op.as_str()) {
                     problems.push(format!("- {op} `{name}`: unsupported: {}", one_line(m.split("unsupported:").nth(1).unwrap_or(&m).trim())));
                 }
             }
@@ -222,7 +233,7 @@ fn main() {
         if row.unsupported < row.cases {
             table.push_str(&format!("{op:<24} {:>6} {:>7} {:>9} {:>12} {:>7} {:>7}\n", row.cases, row.passed, row.mismatched, row.unsupported, row.failed, row.panicked));
         }
-        for sum in [&mut total].into_iter().chain(supported_ops().contains(&op.as_str()).then_some(&mut listed)) {
+        for sum in [&mut total].into_iter().chain(LISTED.contains(&op.as_str()).then_some(&mut listed)) {
             sum.cases += row.cases;
             sum.passed += row.passed;
             sum.mismatched += row.mismatched;
@@ -237,7 +248,7 @@ fn main() {
         table.push_str(&format!("{label:<24} {:>6} {:>7} {:>9} {:>12} {:>7} {:>7}\n", sum.cases, sum.passed, sum.mismatched, sum.unsupported, sum.failed, sum.panicked));
     }
     let rate = 100.0 * listed.passed as f64 / listed.cases.max(1) as f64;
-    table.push_str(&format!("listed ops (the importer's op list): {rate:.1}% of cases pass numerically\n"));
+    table.push_str(&format!("listed ops (the ONNX-import issue's list): {rate:.1}% of cases pass numerically\n"));
     print!("{table}");
     let report = dir.parent().unwrap_or(Path::new(".")).join("conformance-report.md");
     let text = format!(
