@@ -111,3 +111,18 @@ func.func @shared(%x: tensor<4xf32>) -> tensor<4xf32> {
   %1 = "sg.tanh"(%0) : (tensor<4xf32>) -> tensor<4xf32>
   return %1 : tensor<4xf32>
 }
+
+// -----
+
+// Unsigned elements: tensors keep ui8; scalars are cast to signless for unsigned arithmetic.
+// CHECK-LABEL: func.func @unsigned
+// CHECK: ^bb0(%[[X:.*]]: ui8, %[[Y:.*]]: ui8, %{{.*}}: ui8):
+// CHECK: %[[XS:.*]] = builtin.unrealized_conversion_cast %[[X]] : ui8 to i8
+// CHECK: %[[YS:.*]] = builtin.unrealized_conversion_cast %[[Y]] : ui8 to i8
+// CHECK: %[[Q:.*]] = arith.divui %[[XS]], %[[YS]] : i8
+// CHECK: %[[QU:.*]] = builtin.unrealized_conversion_cast %[[Q]] : i8 to ui8
+// CHECK: linalg.yield %[[QU]] : ui8
+func.func @unsigned(%x: tensor<4xui8>, %y: tensor<4xui8>) -> tensor<4xui8> {
+  %0 = "sg.div"(%x, %y) : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  return %0 : tensor<4xui8>
+}

@@ -164,7 +164,7 @@ fn signature(main: OperationRef<'_, '_>) -> Result<Signature, String> {
     };
     let spec = |name: String, t: melior::ir::Type<'_>| -> Result<TensorSpec, String> {
         let tensor = strata_lower::ops::tensor_type(t).map_err(|e| format!("error: '{name}': {e}"))?;
-        let dtype = DType::from_mlir(&tensor.elem.0).ok_or_else(|| format!("error: '{name}' has element type {} which the runtime does not support", tensor.elem))?;
+        let dtype = DType::from_mlir(&tensor.elem.storage()).ok_or_else(|| format!("error: '{name}' has element type {} which the runtime does not support", tensor.elem.storage()))?;
         Ok(TensorSpec { name, dtype, shape: tensor.shape.iter().map(|&d| d as usize).collect() })
     };
     let input_names = names("strata.input_names", ty.input_count(), "input");

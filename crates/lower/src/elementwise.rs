@@ -40,6 +40,15 @@ pub fn binary(b: &mut Body, op: Binary, lhs: &str, rhs: &str, elem: &Elem) -> Re
             return Ok(narrow(b, &p, elem));
         }
         Ok(b.emit(format_args!("{float} {lhs}, {rhs} : {elem}")))
+    } else if elem.is_int() && elem.unsigned && matches!(op, Binary::Div | Binary::Max | Binary::Min | Binary::Less | Binary::Greater) {
+        let unsigned = match op {
+            Binary::Div => "arith.divui",
+            Binary::Max => "arith.maxui",
+            Binary::Min => "arith.minui",
+            Binary::Less => "arith.cmpi ult,",
+            _ => "arith.cmpi ugt,",
+        };
+        Ok(b.emit(format_args!("{unsigned} {lhs}, {rhs} : {elem}")))
     } else if elem.is_int() || (elem.is_bool() && matches!(op, Binary::Equal)) {
         Ok(b.emit(format_args!("{int} {lhs}, {rhs} : {elem}")))
     } else if elem.is_bool() && matches!(op, Binary::Max | Binary::Add) {
@@ -66,7 +75,7 @@ pub fn math(b: &mut Body, name: &str, x: &str, elem: &Elem) -> Result<String, St
         return Err(elem.unsupported(name));
     }
     let wide = widen(b, x, elem);
-    let ty = if elem.bits() < 32 { "f32" } else { elem.0.as_str() };
+    let ty = if elem.bits() < 32 { "f32" } else { elem.name.as_str() };
     let y = b.emit(format_args!("math.{name} {wide} : {ty}"));
     Ok(narrow(b, &y, elem))
 }
@@ -108,6 +117,7 @@ pub fn unary(b: &mut Body, op: &str, x: &str, elem: &Elem, attr: &dyn Fn(&str) -
             Ok(b.emit(format_args!("arith.subi {zero}, {x} : {elem}")))
         }
         "sg.abs" if elem.is_float() => Ok(b.emit(format_args!("math.absf {x} : {elem}"))),
+        "sg.abs" if elem.is_int() && elem.unsigned => Ok(x.to_string()),
         "sg.abs" if elem.is_int() => Ok(b.emit(format_args!("math.absi {x} : {elem}"))),
         "sg.relu" => {
             let zero = lit(b, 0.0, elem);
@@ -212,16 +222,25 @@ pub fn cast(b: &mut Body, x: &str, from: &Elem, to: &Elem) -> Result<String, Str
             let zero = lit(b, 0.0, from);
             b.emit(format_args!("arith.cmpf une, {x}, {zero} : {from}"))
         }
-        (true, _, false, false) if to.is_int() => b.emit(format_args!("arith.fptosi {x} : {from} to {to}")),
+        (true, _, false, false) if to.is_int() => {
+            let op = if to.unsigned { "arith.fptoui" } else { "arith.fptosi" };
+            b.emit(format_args!("{op} {x} : {from} to {to}"))
+        }
         (false, true, true, _) => b.emit(format_args!("arith.uitofp {x} : i1 to {to}")),
         (false, true, false, false) if to.is_int() => b.emit(format_args!("arith.extui {x} : i1 to {to}")),
-        (false, false, true, _) if from.is_int() => b.emit(format_args!("arith.sitofp {x} : {from} to {to}")),
+        (false, false, true, _) if from.is_int() => {
+            let op = if from.unsigned { "arith.uitofp" } else { "arith.sitofp" };
+            b.emit(format_args!("{op} {x} : {from} to {to}"))
+        }
         (false, false, _, true) if from.is_int() => {
             let zero = lit(b, 0.0, from);
             b.emit(format_args!("arith.cmpi ne, {x}, {zero} : {from}"))
         }
         (false, false, false, false) if from.is_int() && to.is_int() => {
-            let op = if from.bits() < to.bits() { "arith.extsi" } else { "arith.trunci" };
+            if from.bits() == to.bits() {
+                return Ok(x.to_string()); // ui8 <-> i8: the same bits
+            }
+            let op = if from.bits() > to.bits() { "arith.trunci" } else if from.unsigned { "arith.extui" } else { "arith.extsi" };
             b.emit(format_args!("{op} {x} : {from} to {to}"))
         }
         _ => return unsupported(),

@@ -8,33 +8,49 @@
 
 use std::fmt::{self, Write};
 
-/// Element type of a tensor, by its MLIR spelling (`f32`, `i64`, `i1`, `ui8`, ...).
+/// Element type of a tensor. Scalar arithmetic is signless (`arith` takes no other integers):
+/// an unsigned ONNX type (`ui8`) is the signless `i8` with `unsigned` set, which picks the
+/// unsigned operations (`divui`, `maxui`, `cmpi ult`, `uitofp`, ...). Tensors keep the stored
+/// type (`tensor<4xui8>`); scalars cross between the two with
+/// `builtin.unrealized_conversion_cast`, which vanishes once both are LLVM's `i8`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Elem(pub String);
+pub struct Elem {
+    /// The signless spelling (`f32`, `i64`, `i8` for `ui8`, `i1`).
+    pub name: String,
+    pub unsigned: bool,
+}
 
 impl Elem {
     pub fn new(name: impl Into<String>) -> Self {
-        Elem(name.into())
+        let name = name.into();
+        match name.strip_prefix('u') {
+            Some(signless) if signless.starts_with('i') => Elem { name: signless.to_owned(), unsigned: true },
+            _ => Elem { name, unsigned: false },
+        }
+    }
+    /// The spelling of the stored type (`ui8` for unsigned).
+    pub fn storage(&self) -> String {
+        if self.unsigned { format!("u{}", self.name) } else { self.name.clone() }
     }
     pub fn is_float(&self) -> bool {
-        matches!(self.0.as_str(), "f16" | "bf16" | "f32" | "f64")
+        matches!(self.name.as_str(), "f16" | "bf16" | "f32" | "f64")
     }
     pub fn is_bool(&self) -> bool {
-        self.0 == "i1"
+        self.name == "i1"
     }
     /// Signless integers other than `i1` (ONNX's signed integers).
     pub fn is_int(&self) -> bool {
-        self.0.starts_with('i') && !self.is_bool()
+        self.name.starts_with('i') && !self.is_bool()
     }
     pub fn bits(&self) -> u32 {
-        match self.0.as_str() {
+        match self.name.as_str() {
             "bf16" => 16,
             name => name.trim_start_matches(|c: char| c.is_ascii_alphabetic()).parse().unwrap_or(0),
         }
     }
     /// The error for an element type a kernel does not handle.
     pub fn unsupported(&self, what: &str) -> String {
-        format!("unsupported: {what} on element type {} is not lowered (supported: f16, bf16, f32, f64, signless integers, i1)", self.0)
+        format!("unsupported: {what} on element type {} is not lowered (supported: f16, bf16, f32, f64, integers, i1)", self.storage())
     }
 
     /// A literal of this type for `value` (integers truncate toward zero; `i1` is "not zero").
@@ -44,6 +60,13 @@ impl Elem {
         } else if self.is_bool() {
             (value != 0.0).to_string()
         } else {
+            if self.unsigned {
+                // Clamped to [0, 2^bits - 1], written as the signless bit pattern.
+                let max = if self.bits() >= 64 { u64::MAX } else { (1u64 << self.bits()) - 1 };
+                let v = (value.trunc().max(0.0) as u64).min(max);
+                let signed = if self.bits() >= 64 { v as i64 } else if v >= 1u64 << (self.bits() - 1) { v as i64 - (1i64 << self.bits()) } else { v as i64 };
+                return signed.to_string();
+            }
             let (lo, hi) = (self.lowest().parse::<i64>().unwrap_or(i64::MIN), self.highest().parse::<i64>().unwrap_or(i64::MAX));
             format!("{}", (value.trunc() as i64).clamp(lo, hi))
         }
@@ -55,6 +78,8 @@ impl Elem {
             float_literal(f64::NEG_INFINITY, self)
         } else if self.is_bool() {
             "false".into()
+        } else if self.unsigned {
+            "0".into()
         } else {
             format!("{}", if self.bits() >= 64 { i64::MIN } else { -(1i64 << (self.bits() - 1)) })
         }
@@ -66,6 +91,9 @@ impl Elem {
             float_literal(f64::INFINITY, self)
         } else if self.is_bool() {
             "true".into()
+        } else if self.unsigned {
+            // All ones: the bit pattern of the unsigned maximum in the signless type.
+            "-1".into()
         } else {
             format!("{}", if self.bits() >= 64 { i64::MAX } else { (1i64 << (self.bits() - 1)) - 1 })
         }
@@ -74,7 +102,7 @@ impl Elem {
 
 impl fmt::Display for Elem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.name)
     }
 }
 
@@ -85,7 +113,7 @@ fn float_literal(value: f64, elem: &Elem) -> String {
         let text = format!("{value:e}");
         return if text.contains('.') { text } else { text.replacen('e', ".0e", 1) };
     }
-    let bits: u64 = match elem.0.as_str() {
+    let bits: u64 = match elem.name.as_str() {
         "f64" => value.to_bits(),
         "f32" => u64::from((value as f32).to_bits()),
         "f16" => u64::from(half::f16::from_f64(value).to_bits()),
@@ -123,7 +151,7 @@ impl fmt::Display for TensorTy {
         for dim in &self.shape {
             write!(f, "{dim}x")?;
         }
-        write!(f, "{}>", self.elem)
+        write!(f, "{}>", self.elem.storage())
     }
 }
 
@@ -201,11 +229,17 @@ impl Kernel {
         self.emit(format_args!("tensor.empty() : {ty}"))
     }
 
+    /// A scalar constant of the stored element type (cast from signless when unsigned).
+    pub fn stored_constant(&mut self, literal: &str, elem: &Elem) -> String {
+        let scalar = self.constant(literal, elem);
+        if elem.unsigned { self.emit(format_args!("builtin.unrealized_conversion_cast {scalar} : {elem} to {}", elem.storage())) } else { scalar }
+    }
+
     /// A new tensor of type `ty` filled with `literal`.
     pub fn filled(&mut self, literal: &str, ty: &TensorTy) -> String {
-        let scalar = self.constant(literal, &ty.elem);
+        let scalar = self.stored_constant(literal, &ty.elem);
         let empty = self.empty(ty);
-        self.emit(format_args!("linalg.fill ins({scalar} : {}) outs({empty} : {ty}) -> {ty}", ty.elem))
+        self.emit(format_args!("linalg.fill ins({scalar} : {}) outs({empty} : {ty}) -> {ty}", ty.elem.storage()))
     }
 
     /// A `linalg.generic` with one result. `body` gets the block arguments (inputs, then the
@@ -226,12 +260,13 @@ impl Kernel {
         let mut args: Vec<String> = Vec::new();
         let mut params: Vec<String> = Vec::new();
         for (k, (_, ty, _)) in inputs.iter().enumerate() {
-            args.push(format!("%in{k}"));
-            params.push(format!("%in{k}: {}", ty.elem));
+            args.push(block.from_storage(&format!("%in{k}"), &ty.elem));
+            params.push(format!("%in{k}: {}", ty.elem.storage()));
         }
-        args.push("%out".into());
-        params.push(format!("%out: {}", output.1.elem));
+        args.push(block.from_storage("%out", &output.1.elem));
+        params.push(format!("%out: {}", output.1.elem.storage()));
         let yielded = body(&mut block, &args);
+        let yielded = block.to_storage(&yielded, &output.1.elem);
         let ins_clause = if inputs.is_empty() { String::new() } else { format!(" ins({} : {})", ins.join(", "), in_types.join(", ")) };
         self.emit(format_args!(
             "linalg.generic {{indexing_maps = [{}], iterator_types = [{}]}}{ins_clause} outs({} : {}) {{\n    ^bb0({}):\n{}      linalg.yield {yielded} : {}\n    }} -> {}",
@@ -241,7 +276,7 @@ impl Kernel {
             output.1,
             params.join(", "),
             block.text,
-            output.1.elem,
+            output.1.elem.storage(),
             output.1,
         ))
     }
@@ -281,6 +316,16 @@ impl Body {
 
     pub fn constant(&mut self, literal: &str, elem: &Elem) -> String {
         self.emit(constant_rhs(literal, elem))
+    }
+
+    /// `value` of the stored type as its signless twin (unsigned elements only).
+    pub fn from_storage(&mut self, value: &str, elem: &Elem) -> String {
+        if elem.unsigned { self.emit(format_args!("builtin.unrealized_conversion_cast {value} : {} to {elem}", elem.storage())) } else { value.to_string() }
+    }
+
+    /// A signless `value` as the stored type (unsigned elements only).
+    pub fn to_storage(&mut self, value: &str, elem: &Elem) -> String {
+        if elem.unsigned { self.emit(format_args!("builtin.unrealized_conversion_cast {value} : {elem} to {}", elem.storage())) } else { value.to_string() }
     }
 
     /// The current iteration index of loop `dim`.

@@ -71,7 +71,8 @@ fn gather_by_index(k: &mut Kernel, out: &TensorTy, index: impl Fn(&mut crate::ke
     let in_ty = k.arg_type(0).clone();
     k.generic(&[], (&init, out, Map::identity(out.rank())), &vec![Iter::Parallel; out.rank()], |b, _| {
         let indices: Vec<String> = (0..in_ty.rank()).map(|d| index(b, d)).collect();
-        b.emit(format_args!("tensor.extract {input}[{}] : {in_ty}", indices.join(", ")))
+        let value = b.emit(format_args!("tensor.extract {input}[{}] : {in_ty}", indices.join(", ")));
+        b.from_storage(&value, &in_ty.elem)
     })
 }
 
@@ -130,7 +131,8 @@ pub fn gather(k: &mut Kernel, axis: usize, out: &TensorTy) -> String {
         let coords: Vec<String> = (0..data_ty.rank())
             .map(|d| if d < axis { b.index(d) } else if d == axis { index.clone() } else { b.index(d + q - 1) })
             .collect();
-        b.emit(format_args!("tensor.extract {data}[{}] : {data_ty}", coords.join(", ")))
+        let value = b.emit(format_args!("tensor.extract {data}[{}] : {data_ty}", coords.join(", ")));
+        b.from_storage(&value, &data_ty.elem)
     })
 }
 
@@ -160,14 +162,14 @@ pub fn pad(k: &mut Kernel, pads: &[i64], mode: i64, value: f64, out: &TensorTy) 
     if mode == 0 {
         let input = k.arg(0);
         let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
-        let fill = k.constant(&in_ty.elem.literal(value), &in_ty.elem);
+        let fill = k.stored_constant(&in_ty.elem.literal(value), &in_ty.elem);
         let idx: Vec<String> = (0..rank).map(|d| format!("%i{d}: index")).collect();
         return k.emit(format_args!(
             "tensor.pad {input} low[{}] high[{}] {{\n    ^bb0({}):\n      tensor.yield {fill} : {}\n    }} : {in_ty} to {out}",
             list(&pads[..rank]),
             list(&pads[rank..]),
             idx.join(", "),
-            in_ty.elem
+            in_ty.elem.storage()
         ));
     }
     gather_by_index(k, out, |b, d| {
@@ -204,6 +206,7 @@ pub fn view(k: &mut Kernel, offset: i64, strides: &[i64], out: &TensorTy) -> Str
             let term = b.emit(format_args!("arith.muli {i}, {s} : index"));
             linear = b.emit(format_args!("arith.addi {linear}, {term} : index"));
         }
-        b.emit(format_args!("tensor.extract {flat}[{linear}] : {flat_ty}"))
+        let value = b.emit(format_args!("tensor.extract {flat}[{linear}] : {flat_ty}"));
+        b.from_storage(&value, &flat_ty.elem)
     })
 }

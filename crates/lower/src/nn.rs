@@ -78,7 +78,7 @@ pub fn conv2d(k: &mut Kernel, strides: &[i64], pads: &[i64], dilations: &[i64], 
 pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, String> {
     let (a_ty, b_ty) = (k.arg_type(0).clone(), k.arg_type(1).clone());
     let elem = a_ty.elem.clone();
-    if !(elem.is_float() || elem.is_int()) {
+    if !(elem.is_float() || elem.is_int()) || elem.unsigned {
         return Err(elem.unsupported("matmul"));
     }
     let (a, b) = (k.arg(0), k.arg(1));
@@ -131,7 +131,7 @@ pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, String> {
 pub fn max_pool(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &[i64], dilations: &[i64], out: &TensorTy) -> Result<String, String> {
     let ty = k.arg_type(0).clone();
     let elem = ty.elem.clone();
-    if !(elem.is_float() || elem.is_int()) {
+    if !(elem.is_float() || elem.is_int()) || elem.unsigned {
         return Err(elem.unsupported("max_pool"));
     }
     let x = k.arg(0);
