@@ -199,7 +199,11 @@ pub fn arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, Str
         return None;
     }
     let (x, y) = (a.ints().ok()?, b.ints().ok()?);
-    let shape = if a.shape == b.shape || y.len() == 1 { a.shape.clone() } else if x.len() == 1 { b.shape.clone() } else { return None };
+    // Equal shapes, or one side a single element (any rank): NumPy broadcasting.
+    if a.shape != b.shape && x.len() != 1 && y.len() != 1 {
+        return None;
+    }
+    let shape = strata_dialect_sg::verify::broadcast(&a.shape, &b.shape)?;
     let n = x.len().max(y.len());
     let pick = |v: &[i64], i: usize| if v.len() == 1 { v[0] } else { v[i] };
     let mut out = Vec::with_capacity(n);

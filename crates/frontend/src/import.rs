@@ -388,6 +388,15 @@ impl Importer<'_> {
                 crate::fold::constant_of_shape(&constant(0)?, value.as_ref())?
             }
             "Range" => crate::fold::range(&constant(0)?, &constant(1)?, &constant(2)?)?,
+            "Neg" => {
+                // Shape arithmetic (as in ONNX's own function expansions): integers only.
+                let Some(a) = inputs.first().and_then(|n| self.folded(n)).filter(|a| matches!(a.dtype, DataType::Int64 | DataType::Int32)) else {
+                    return Ok(false);
+                };
+                let negated: Vec<i64> = a.ints()?.iter().map(|v| v.checked_neg().ok_or("integer overflow negating a constant")).collect::<Result<_, _>>()?;
+                let folded = Folded::from_i64(a.shape.clone(), &negated);
+                if a.dtype == DataType::Int32 { crate::fold::cast(&folded, DataType::Int32)? } else { folded }
+            }
             "Add" | "Sub" | "Mul" | "Div" => {
                 let (Some(a), Some(b)) = (inputs.first().and_then(|n| self.folded(n)), inputs.get(1).and_then(|n| self.folded(n))) else {
                     return Ok(false);
