@@ -664,9 +664,6 @@ impl Importer<'_> {
                 self.define(node, op, out, dtype);
             }
             "LayerNormalization" => {
-                if node.output.iter().skip(1).any(|o| !o.is_empty()) {
-                    return Err("unsupported: the Mean and InvStdDev outputs of LayerNormalization".into());
-                }
                 let (shape, dtype) = self.shape_of(required(node, 0)?)?;
                 let axis = shapes::axis(int(node, "axis", -1), shape.len() as i64)? as i64;
                 let normalised = &shape[axis as usize..];
@@ -687,7 +684,8 @@ impl Importer<'_> {
                 };
                 let ty = tensor_type(context, &shape, dtype)?;
                 let op = block.append_operation(sg::LayerNorm::build(context, location, x, scale, bias, axis, epsilon, ty));
-                self.define(node, op, shape, dtype);
+                self.define(node, op, shape.clone(), dtype);
+                self.layer_norm_statistics(block, node, x, &shape, dtype, axis as usize, epsilon as f32, location)?;
             }
             "Gemm" => self.gemm(block, node, location)?,
             // Squeeze and Unsqueeze are reshapes (on a constant, folded: same bytes, new shape).

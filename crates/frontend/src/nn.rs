@@ -170,6 +170,42 @@ impl Importer<'_> {
         Ok(())
     }
 
+    /// LayerNormalization's optional outputs: Mean (output 1) and InvStdDev (output 2) over
+    /// dimensions `axis..`, kept as size 1, as `reduce_mean`, `sub`, `mul`, `add`, `sqrt` and
+    /// `reciprocal` in the input's type (which must be the stash type, float by default).
+    pub(crate) fn layer_norm_statistics(&mut self, block: &Block, node: &NodeProto, x: Value, shape: &[i64], dtype: DataType, axis: usize, epsilon: f32, location: Location) -> Result<(), String> {
+        let wanted = |k: usize| node.output.get(k).filter(|o| !o.is_empty()).cloned();
+        let (mean_name, inv_name) = (wanted(1), wanted(2));
+        if mean_name.is_none() && inv_name.is_none() {
+            return Ok(());
+        }
+        let stash = DataType::try_from(int(node, "stash_type", 1) as i32).unwrap_or(DataType::Float);
+        if stash != dtype {
+            return Err(format!("unsupported: Mean and InvStdDev in stash type {} for a {} input", stash.as_str_name(), dtype.as_str_name()));
+        }
+        let context = self.strata.mlir();
+        let axes: Vec<i64> = (axis as i64..shape.len() as i64).collect();
+        let stat_shape: Vec<i64> = shape.iter().enumerate().map(|(d, &n)| if d < axis { n } else { 1 }).collect();
+        let (full, stat) = (tensor_type(context, shape, dtype)?, tensor_type(context, &stat_shape, dtype)?);
+        fn result<'c, 'a>(op: melior::ir::operation::OperationRef<'c, 'a>) -> Value<'c, 'a> {
+            op.result(0).expect("one result").into()
+        }
+        let mean = result(block.append_operation(sg::ReduceMean::build(context, location, x, &axes, 1, stat)));
+        let centered = result(block.append_operation(sg::Sub::build(context, location, x, mean, full)));
+        let squares = result(block.append_operation(sg::Mul::build(context, location, centered, centered, full)));
+        let variance = result(block.append_operation(sg::ReduceMean::build(context, location, squares, &axes, 1, stat)));
+        let eps = unsafe { Value::from_raw(self.scalar(block, &format!("{}_epsilon", node.name()), epsilon, dtype, location)?) };
+        let shifted = result(block.append_operation(sg::Add::build(context, location, variance, eps, stat)));
+        let root = result(block.append_operation(sg::Sqrt::build(context, location, shifted, stat)));
+        let inverse = result(block.append_operation(sg::Reciprocal::build(context, location, root, stat)));
+        for (name, value) in [(mean_name, mean), (inv_name, inverse)] {
+            if let Some(name) = name {
+                self.values.insert(name, Entry::Value { value: value.to_raw(), shape: stat_shape.clone(), dtype });
+            }
+        }
+        Ok(())
+    }
+
     /// A rank-0 constant holding `value` (float element types only).
     fn scalar(&mut self, block: &Block, label: &str, value: f32, dtype: DataType, location: Location) -> Result<MlirValue, String> {
         let bytes = match dtype {
