@@ -306,6 +306,35 @@ impl Importer<'_> {
         Ok(Constant { shape, dtype, bytes, value: None })
     }
 
+    /// Whether a Clip has a bound computed at run time or integer elements: then it is
+    /// `max(x, min)` and `min(., max)` on tensors instead of `sg.clip` with float attributes.
+    fn clip_needs_tensors(&self, node: &NodeProto) -> Result<bool, String> {
+        let (_, dtype) = self.shape_of(required(node, 0)?)?;
+        let float = matches!(dtype, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16);
+        Ok(!float || [1, 2].iter().any(|&k| operand(node, k).is_some_and(|name| self.folded(name).is_none())))
+    }
+
+    fn clip_with_tensors(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let (shape, dtype) = self.shape_of(required(node, 0)?)?;
+        let ty = tensor_type(context, &shape, dtype)?;
+        let mut y = self.use_value(block, required(node, 0)?, location)?;
+        for k in [1, 2] {
+            let Some(name) = operand(node, k) else { continue };
+            let (bound, bound_type) = self.shape_of(name)?;
+            if bound_type != dtype || !bound.is_empty() {
+                return Err(format!("Clip bound '{name}' must be a scalar of the input's type, got {} {bound:?}", bound_type.as_str_name()));
+            }
+            let b = unsafe { Value::from_raw(self.use_value(block, name, location)?) };
+            let x = unsafe { Value::from_raw(y) };
+            let op = if k == 1 { sg::Max::build(context, location, x, b, ty) } else { sg::Min::build(context, location, x, b, ty) };
+            let value: Value = block.append_operation(op).result(0).expect("one result").into();
+            y = value.to_raw();
+        }
+        self.values.insert(node.output[0].clone(), Entry::Value { value: y, shape, dtype });
+        Ok(())
+    }
+
     /// The element type a Cast (attribute `to`) or CastLike (the second input's type) makes.
     fn cast_target(&self, node: &NodeProto) -> Result<DataType, String> {
         if node.op_type() == "CastLike" {
@@ -451,11 +480,15 @@ impl Importer<'_> {
                         Box::into_raw(blob).cast(),
                     )
                 };
-                // Empty and one-element tensors are plain `dense<...>`: MLIR 22's LLVM
+                // Empty, one-element and boolean tensors are plain `dense<...>`: MLIR 22's LLVM
                 // translation divides by zero on an empty dense_resource, and lowering a
                 // rank-0 memref.global asks a dense_resource for elements it cannot iterate.
                 let count: i64 = constant.shape.iter().product();
-                let attribute = if count <= 1 {
+                // Booleans too: LLVM translation has no conversion for an i1 dense_resource.
+                let attribute = if constant.dtype == DataType::Bool {
+                    let flags: Vec<i32> = constant.bytes.iter().map(|&b| i32::from(b != 0)).collect();
+                    unsafe { Attribute::from_raw(mlir_sys::mlirDenseElementsAttrBoolGet(ty.to_raw(), flags.len() as isize, flags.as_ptr())) }
+                } else if count <= 1 {
                     unsafe { Attribute::from_raw(mlir_sys::mlirDenseElementsAttrRawBufferGet(ty.to_raw(), length, constant.bytes.as_ptr().cast())) }
                 } else {
                     unsafe { Attribute::from_raw(raw) }
@@ -490,21 +523,34 @@ impl Importer<'_> {
         }
         match node.op_type() {
             "Constant" => {
-                let tensor = attribute(node, "value").and_then(|a| a.t.as_ref()).ok_or("unsupported: only the 'value' form of Constant")?;
-                let constant = self.constant(tensor)?;
+                let constant = match (attribute(node, "value").and_then(|a| a.t.as_ref()), node.attribute.first()) {
+                    (Some(tensor), _) => self.constant(tensor)?,
+                    (None, Some(a)) if a.name() == "value_float" => Constant { shape: vec![], dtype: DataType::Float, bytes: a.f().to_le_bytes().to_vec(), value: None },
+                    (None, Some(a)) if a.name() == "value_floats" => {
+                        Constant { shape: vec![a.floats.len() as i64], dtype: DataType::Float, bytes: a.floats.iter().flat_map(|f| f.to_le_bytes()).collect(), value: None }
+                    }
+                    (None, Some(a)) if a.name() == "value_int" => Constant { shape: vec![], dtype: DataType::Int64, bytes: a.i().to_le_bytes().to_vec(), value: None },
+                    (None, Some(a)) if a.name() == "value_ints" => {
+                        Constant { shape: vec![a.ints.len() as i64], dtype: DataType::Int64, bytes: a.ints.iter().flat_map(|i| i.to_le_bytes()).collect(), value: None }
+                    }
+                    _ => return Err("unsupported: Constant without a value, value_float(s) or value_int(s) attribute (strings and sparse tensors)".into()),
+                };
                 self.values.insert(node.output[0].clone(), Entry::Constant(constant));
             }
             "Identity" | "Dropout" => {
-                // Dropout is the identity at inference; its optional mask output is not supported.
-                if node.op_type() == "Dropout" && node.output.iter().skip(1).any(|o| !o.is_empty()) {
-                    return Err("unsupported: the mask output of Dropout".into());
-                }
+                // Dropout is the identity at inference.
                 // Training mode draws a random mask: only a constant `false` is the identity.
                 if let Some(mode) = node.input.get(2).filter(|m| node.op_type() == "Dropout" && !m.is_empty()) {
                     let training = self.folded(mode).map(|c| c.bytes.iter().any(|&b| b != 0));
                     if training != Some(false) {
                         return Err("unsupported: Dropout in training mode (a random mask; only training_mode = false is supported)".into());
                     }
+                }
+                // At inference the mask keeps everything: a constant of `true`s.
+                if let Some(mask) = node.output.get(1).filter(|m| node.op_type() == "Dropout" && !m.is_empty()) {
+                    let (shape, _) = self.shape_of(required(node, 0)?)?;
+                    let count = shapes::numel(&shape)? as usize;
+                    self.values.insert(mask.clone(), Entry::Constant(Constant { shape, dtype: DataType::Bool, bytes: vec![1; count], value: None }));
                 }
                 let source = required(node, 0)?;
                 let entry = match self.values.get(source).ok_or_else(|| format!("'{source}' is not defined before its use"))? {
@@ -614,6 +660,7 @@ impl Importer<'_> {
             }
             "MaxPool" | "AveragePool" => self.pool(block, node, location)?,
             "BatchNormalization" => self.batch_norm(block, node, location)?,
+            "Clip" if self.clip_needs_tensors(node)? => self.clip_with_tensors(block, node, location)?,
             "Clip" | "LeakyRelu" | "HardSigmoid" | "HardSwish" | "Gelu" | "Softmax" | "LogSoftmax" | "GlobalAveragePool" | "GlobalMaxPool" => {
                 let (shape, dtype) = self.shape_of(required(node, 0)?)?;
                 if !matches!(dtype, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16) {
