@@ -14,6 +14,12 @@ from onnx.backend.test.case.node import collect_testcases
 
 
 def proto_of(value, name):
+    if isinstance(value, onnx.TensorProto):
+        # Cases whose element types NumPy lacks (bfloat16, float8, int4, ...) carry protos.
+        proto = onnx.TensorProto()
+        proto.CopyFrom(value)
+        proto.name = name
+        return proto
     if isinstance(value, np.ndarray) or np.isscalar(value):
         return numpy_helper.from_array(np.asarray(value), name)
     if isinstance(value, list):
@@ -49,7 +55,7 @@ def main(out):
                     with open(os.path.join(data, f"{kind}_{j}.pb"), "wb") as f:
                         f.write(proto.SerializeToString())
     with open(os.path.join(out, "COMPLETE"), "w") as f:
-        f.write(f"{len(cases)} cases from onnx {onnx.__version__}, format 2\n")
+        f.write(f"{len(cases)} cases from onnx {onnx.__version__}, format 3\n")
     print(f"wrote {len(cases)} node test cases (onnx {onnx.__version__}) to {out}")
 
 

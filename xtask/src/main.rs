@@ -214,7 +214,7 @@ fn onnx_tests(filter: Option<&str>) -> Result<(), String> {
     let cache = root().join("target/onnx-node-tests");
     let cases = cache.join("cases");
     let stamp = cases.join("COMPLETE");
-    if !std::fs::read_to_string(&stamp).is_ok_and(|s| s.contains(ONNX_VERSION) && s.contains("format 2")) {
+    if !std::fs::read_to_string(&stamp).is_ok_and(|s| s.contains(ONNX_VERSION) && s.contains("format 3")) {
         let site = onnx_python()?;
         let _ = std::fs::remove_dir_all(&cases);
         let status = Command::new("python3")
