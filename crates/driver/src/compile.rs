@@ -104,9 +104,10 @@ pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOpt
     let mut module = import(strata, bytes, &options.import).map_err(|e| CompileError { message: format!("error: {e}"), unsupported: e.is_unsupported() })?;
     timings.push(("import", start.elapsed()));
     let signature = signature(main_function(&module)?)?;
-    if let Some(empty) = signature.inputs.iter().chain(&signature.outputs).find(|t| t.shape.contains(&0)) {
-        // MLIR's bare-pointer calling convention rejects zero-sized memrefs at the boundary.
-        return Err(CompileError { message: format!("error: unsupported: '{}' has no elements ({:?}); empty model inputs and outputs are not supported", empty.name, empty.shape), unsupported: true });
+    if let Some(empty) = signature.outputs.iter().find(|t| t.shape.contains(&0)) {
+        // MLIR's bare-pointer calling convention rejects zero-sized memrefs at the boundary
+        // (empty inputs are constants: the importer never makes them arguments).
+        return Err(CompileError { message: format!("error: unsupported: output '{}' has no elements ({:?}); empty model outputs are not supported", empty.name, empty.shape), unsupported: true });
     }
     let mut compiled = Compiled { module, signature, entry: None, timings, arena_lower_bound: None };
     let stages: [(Stage, &str, String); 4] = [

@@ -100,6 +100,12 @@ pub fn import<'c>(strata: &'c StrataContext, bytes: &[u8], options: &ImportOptio
             continue;
         }
         let (shape, dtype) = input_shape(input, options, &file)?;
+        if shape.contains(&0) {
+            // An input without elements carries no data: it is a constant (only its type and
+            // shape can matter), not an argument.
+            importer.values.insert(input.name().to_owned(), Entry::Constant(Constant { shape, dtype, bytes: Vec::new(), value: None }));
+            continue;
+        }
         argument_types.push(tensor_type(context, &shape, dtype).map_err(|message| FrontendError::Graph { file: file.clone(), message })?);
         argument_names.push((input.name().to_owned(), shape, dtype));
         input_names.push(input.name().to_owned());
