@@ -191,20 +191,25 @@ const ONNX_VERSION: &str = "1.23.2";
 
 /// A directory with the pinned onnx package (installed on first use), for PYTHONPATH.
 fn onnx_python() -> Result<PathBuf, String> {
-    let site = root().join("target/python-onnx");
-    let stamp = site.join(format!("STRATA-onnx-{ONNX_VERSION}"));
+    pip_site("target/python-onnx", "onnx", ONNX_VERSION)
+}
+
+/// `package==version` pip-installed once into `dir` (under the repository root), for PYTHONPATH.
+fn pip_site(dir: &str, package: &str, version: &str) -> Result<PathBuf, String> {
+    let site = root().join(dir);
+    let stamp = site.join(format!("STRATA-{package}-{version}"));
     if stamp.exists() {
         return Ok(site);
     }
-    eprintln!("xtask: installing onnx=={ONNX_VERSION} into {}", site.display());
+    eprintln!("xtask: installing {package}=={version} into {}", site.display());
     let status = Command::new("python3")
         .args(["-m", "pip", "install", "--quiet", "--upgrade", "--target"])
         .arg(&site)
-        .arg(format!("onnx=={ONNX_VERSION}"))
+        .arg(format!("{package}=={version}"))
         .status()
         .map_err(|e| format!("cannot run python3 -m pip: {e} (install python3 and pip)"))?;
     if !status.success() {
-        return Err(format!("pip install onnx=={ONNX_VERSION} failed ({status})"));
+        return Err(format!("pip install {package}=={version} failed ({status})"));
     }
     std::fs::write(&stamp, "").map_err(|e| e.to_string())?;
     Ok(site)
@@ -284,22 +289,7 @@ fn zoo() -> Result<(), String> {
 const ORT_VERSION: &str = "1.32.0";
 
 fn ort_python() -> Result<PathBuf, String> {
-    let site = root().join("target/python-ort");
-    let stamp = site.join(format!("STRATA-onnxruntime-{ORT_VERSION}"));
-    if !stamp.exists() {
-        eprintln!("xtask: installing onnxruntime=={ORT_VERSION} into {}", site.display());
-        let status = Command::new("python3")
-            .args(["-m", "pip", "install", "--quiet", "--upgrade", "--target"])
-            .arg(&site)
-            .arg(format!("onnxruntime=={ORT_VERSION}"))
-            .status()
-            .map_err(|e| format!("cannot run python3 -m pip: {e}"))?;
-        if !status.success() {
-            return Err(format!("pip install onnxruntime=={ORT_VERSION} failed ({status})"));
-        }
-        std::fs::write(&stamp, "").map_err(|e| e.to_string())?;
-    }
-    Ok(site)
+    pip_site("target/python-ort", "onnxruntime", ORT_VERSION)
 }
 
 /// The number after `prefix` on the line of `text` that starts with it.
