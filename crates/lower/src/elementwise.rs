@@ -97,14 +97,7 @@ pub fn map(
     let types: Vec<TensorTy> = (0..args).map(|i| k.arg_type(i).clone()).collect();
     let inputs: Vec<(&str, &TensorTy, Map)> =
         names.iter().zip(&types).map(|(n, t)| (n.as_str(), t, Map::broadcast(&t.shape, &out.shape))).collect();
-    let mut failure = None;
-    let result = k.generic(&inputs, (&init, out, Map::identity(out.rank())), &vec![Iter::Parallel; out.rank()], |b, a| {
-        f(b, a).unwrap_or_else(|e| {
-            failure = Some(e);
-            "%out".into()
-        })
-    });
-    failure.map_or(Ok(result), Err)
+    k.try_generic(&inputs, (&init, out, Map::identity(out.rank())), &vec![Iter::Parallel; out.rank()], f)
 }
 
 /// The unary elementwise ops, by sg op name.

@@ -3,8 +3,8 @@
 //! arith and math ops. `sg-to-linalg` parses each distinct kernel once and splices its body
 //! in place of every op that produced it.
 //!
-//! Values are named `%vN` in the function body and `%sN` inside `linalg.generic` bodies, so
-//! nested builders never clash.
+//! Values are named `%vN` in the function body and `%sN` inside `linalg.generic` bodies (one
+//! [`Body`] emitter each), so nested builders never clash.
 
 use std::fmt::{self, Write};
 
@@ -162,6 +162,13 @@ pub enum Iter {
     Reduction,
 }
 
+impl Iter {
+    /// One iterator per dimension: a reduction where `reduced` holds.
+    pub fn reducing(reduced: &[bool]) -> Vec<Iter> {
+        reduced.iter().map(|&r| if r { Iter::Reduction } else { Iter::Parallel }).collect()
+    }
+}
+
 /// An affine map over a generic's loops `d0..dN`, given as its result expressions.
 #[derive(Clone, Debug)]
 pub struct Map(pub Vec<String>);
@@ -194,14 +201,13 @@ impl Map {
 /// The body of one kernel function under construction.
 pub struct Kernel {
     args: Vec<TensorTy>,
-    text: String,
-    next: usize,
+    code: Body,
     result: Option<(String, TensorTy)>,
 }
 
 impl Kernel {
     pub fn new(args: Vec<TensorTy>) -> Self {
-        Kernel { args, text: String::new(), next: 0, result: None }
+        Kernel { args, code: Body::new("%v", "    "), result: None }
     }
 
     /// Argument `index` (an sg operand).
@@ -215,14 +221,11 @@ impl Kernel {
 
     /// Emits `%vN = <rhs>` and returns `%vN`.
     pub fn emit(&mut self, rhs: impl fmt::Display) -> String {
-        let name = format!("%v{}", self.next);
-        self.next += 1;
-        let _ = writeln!(self.text, "    {name} = {rhs}");
-        name
+        self.code.emit(rhs)
     }
 
     pub fn constant(&mut self, literal: &str, elem: &Elem) -> String {
-        self.emit(constant_rhs(literal, elem))
+        self.code.constant(literal, elem)
     }
 
     pub fn empty(&mut self, ty: &TensorTy) -> String {
@@ -231,8 +234,8 @@ impl Kernel {
 
     /// A scalar constant of the stored element type (cast from signless when unsigned).
     pub fn stored_constant(&mut self, literal: &str, elem: &Elem) -> String {
-        let scalar = self.constant(literal, elem);
-        if elem.unsigned { self.emit(format_args!("builtin.unrealized_conversion_cast {scalar} : {elem} to {}", elem.storage())) } else { scalar }
+        let scalar = self.code.constant(literal, elem);
+        self.code.to_storage(&scalar, elem)
     }
 
     /// A new tensor of type `ty` filled with `literal`.
@@ -256,7 +259,7 @@ impl Kernel {
         let iterators: Vec<&str> = iterators.iter().map(|i| if *i == Iter::Parallel { "\"parallel\"" } else { "\"reduction\"" }).collect();
         let ins: Vec<&str> = inputs.iter().map(|(v, _, _)| *v).collect();
         let in_types: Vec<String> = inputs.iter().map(|(_, t, _)| t.to_string()).collect();
-        let mut block = Body { text: String::new(), next: 0 };
+        let mut block = Body::new("%s", "      ");
         let mut args: Vec<String> = Vec::new();
         let mut params: Vec<String> = Vec::new();
         for (k, (_, ty, _)) in inputs.iter().enumerate() {
@@ -281,6 +284,24 @@ impl Kernel {
         ))
     }
 
+    /// [`Kernel::generic`] whose body may fail (an element type it cannot handle).
+    pub fn try_generic(
+        &mut self,
+        inputs: &[(&str, &TensorTy, Map)],
+        output: (&str, &TensorTy, Map),
+        iterators: &[Iter],
+        body: impl FnOnce(&mut Body, &[String]) -> Result<String, String>,
+    ) -> Result<String, String> {
+        let mut failure = None;
+        let result = self.generic(inputs, output, iterators, |b, a| {
+            body(b, a).unwrap_or_else(|e| {
+                failure = Some(e);
+                "%out".into()
+            })
+        });
+        failure.map_or(Ok(result), Err)
+    }
+
     /// Sets the value the kernel returns.
     pub fn set_result(&mut self, value: String, ty: TensorTy) {
         self.result = Some((value, ty));
@@ -290,7 +311,7 @@ impl Kernel {
     pub fn function(&self, name: &str) -> String {
         let params: Vec<String> = self.args.iter().enumerate().map(|(i, t)| format!("%a{i}: {t}")).collect();
         let (result, ty) = self.result.as_ref().expect("set_result before function");
-        format!("  func.func private @{name}({}) -> {ty} {{\n{}    return {result} : {ty}\n  }}\n", params.join(", "), self.text)
+        format!("  func.func private @{name}({}) -> {ty} {{\n{}    return {result} : {ty}\n  }}\n", params.join(", "), self.code.text)
     }
 }
 
@@ -299,18 +320,25 @@ fn constant_rhs(literal: &str, elem: &Elem) -> String {
     if elem.is_bool() { format!("arith.constant {literal}") } else { format!("arith.constant {literal} : {elem}") }
 }
 
-/// The scalar body of a `linalg.generic`.
+/// A sequence of ops under construction: a kernel's function body (values `%vN`) or the
+/// scalar body of a `linalg.generic` (values `%sN`, so the two never clash).
 pub struct Body {
     text: String,
     next: usize,
+    prefix: &'static str,
+    indent: &'static str,
 }
 
 impl Body {
-    /// Emits `%sN = <rhs>` and returns `%sN`.
+    fn new(prefix: &'static str, indent: &'static str) -> Self {
+        Body { text: String::new(), next: 0, prefix, indent }
+    }
+
+    /// Emits `<prefix>N = <rhs>` and returns the value's name.
     pub fn emit(&mut self, rhs: impl fmt::Display) -> String {
-        let name = format!("%s{}", self.next);
+        let name = format!("{}{}", self.prefix, self.next);
         self.next += 1;
-        let _ = writeln!(self.text, "      {name} = {rhs}");
+        let _ = writeln!(self.text, "{}{name} = {rhs}", self.indent);
         name
     }
 

@@ -33,24 +33,13 @@ pub fn reduce(k: &mut Kernel, value: &str, ty: &TensorTy, reduced: &[bool], how:
         Reduction::Min => elem.highest(),
     };
     let init = k.filled(&identity, &out);
-    let iterators: Vec<Iter> = reduced.iter().map(|&r| if r { Iter::Reduction } else { Iter::Parallel }).collect();
-    let mut failure = None;
-    let acc = k.generic(&[(value, ty, Map::identity(ty.rank()))], (&init, &out, Map::dims(kept.clone())), &iterators, |b, a| {
-        let step = match how {
-            Reduction::Sum | Reduction::Mean => binary(b, Binary::Add, &a[1], &a[0], elem),
-            Reduction::Max => binary(b, Binary::Max, &a[1], &a[0], elem),
-            Reduction::Min => binary(b, Binary::Min, &a[1], &a[0], elem),
-            Reduction::Prod => binary(b, Binary::Mul, &a[1], &a[0], elem),
-            Reduction::L2 => binary(b, Binary::Mul, &a[0], &a[0], elem).and_then(|sq| binary(b, Binary::Add, &a[1], &sq, elem)),
-        };
-        step.unwrap_or_else(|e| {
-            failure = Some(e);
-            "%out".into()
-        })
-    });
-    if let Some(e) = failure {
-        return Err(e);
-    }
+    let acc = k.try_generic(&[(value, ty, Map::identity(ty.rank()))], (&init, &out, Map::dims(kept.clone())), &Iter::reducing(reduced), |b, a| match how {
+        Reduction::Sum | Reduction::Mean => binary(b, Binary::Add, &a[1], &a[0], elem),
+        Reduction::Max => binary(b, Binary::Max, &a[1], &a[0], elem),
+        Reduction::Min => binary(b, Binary::Min, &a[1], &a[0], elem),
+        Reduction::Prod => binary(b, Binary::Mul, &a[1], &a[0], elem),
+        Reduction::L2 => binary(b, Binary::Mul, &a[0], &a[0], elem).and_then(|sq| binary(b, Binary::Add, &a[1], &sq, elem)),
+    })?;
     let count: i64 = (0..ty.rank()).filter(|&d| reduced[d]).map(|d| ty.shape[d]).product();
     let result = match how {
         Reduction::Mean => pointwise(k, &acc, &out, |b, x| {
@@ -66,14 +55,7 @@ pub fn reduce(k: &mut Kernel, value: &str, ty: &TensorTy, reduced: &[bool], how:
 /// `f` applied to every element of `value` (type `ty`).
 fn pointwise(k: &mut Kernel, value: &str, ty: &TensorTy, f: impl FnOnce(&mut crate::kernel::Body, &str) -> Result<String, String>) -> Result<String, String> {
     let init = k.empty(ty);
-    let mut failure = None;
-    let result = k.generic(&[(value, ty, Map::identity(ty.rank()))], (&init, ty, Map::identity(ty.rank())), &vec![Iter::Parallel; ty.rank()], |b, a| {
-        f(b, &a[0]).unwrap_or_else(|e| {
-            failure = Some(e);
-            "%out".into()
-        })
-    });
-    failure.map_or(Ok(result), Err)
+    k.try_generic(&[(value, ty, Map::identity(ty.rank()))], (&init, ty, Map::identity(ty.rank())), &vec![Iter::Parallel; ty.rank()], |b, a| f(b, &a[0]))
 }
 
 /// `reduce_*` with sorted, distinct `axes`; `keepdims` reshapes to the result type.
@@ -104,37 +86,26 @@ pub fn softmax(k: &mut Kernel, axis: usize, log: bool) -> Result<String, String>
     let (max, max_ty) = reduce(k, &input, &ty, &reduced, Reduction::Max)?;
     let kept = Map::dims((0..ty.rank()).filter(|&d| d != axis));
     let zero = k.filled(&elem.literal(0.0), &max_ty);
-    let iterators: Vec<Iter> = reduced.iter().map(|&r| if r { Iter::Reduction } else { Iter::Parallel }).collect();
-    let mut failure: Option<String> = None;
-    let sum = k.generic(&[(&input, &ty, Map::identity(ty.rank())), (&max, &max_ty, kept.clone())], (&zero, &max_ty, kept.clone()), &iterators, |b, a| {
+    let inputs = [(input.as_str(), &ty, Map::identity(ty.rank())), (max.as_str(), &max_ty, kept.clone())];
+    let sum = k.try_generic(&inputs, (&zero, &max_ty, kept.clone()), &Iter::reducing(&reduced), |b, a| {
         let shifted = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
-        match math(b, "exp", &shifted, &elem) {
-            Ok(e) => b.emit(format_args!("arith.addf {}, {e} : {elem}", a[2])),
-            Err(e) => {
-                failure = Some(e);
-                "%out".into()
-            }
-        }
-    });
+        let e = math(b, "exp", &shifted, &elem)?;
+        Ok(b.emit(format_args!("arith.addf {}, {e} : {elem}", a[2])))
+    })?;
     let init = k.empty(&ty);
-    let result = k.generic(
+    k.try_generic(
         &[(&input, &ty, Map::identity(ty.rank())), (&max, &max_ty, kept.clone()), (&sum, &max_ty, kept)],
         (&init, &ty, Map::identity(ty.rank())),
         &vec![Iter::Parallel; ty.rank()],
         |b, a| {
             let shifted = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
-            let value = if log {
+            if log {
                 math(b, "log", &a[2], &elem).map(|l| b.emit(format_args!("arith.subf {shifted}, {l} : {elem}")))
             } else {
                 math(b, "exp", &shifted, &elem).map(|e| b.emit(format_args!("arith.divf {e}, {} : {elem}", a[2])))
-            };
-            value.unwrap_or_else(|e| {
-                failure = Some(e);
-                "%out".into()
-            })
+            }
         },
-    );
-    failure.map_or(Ok(result), Err)
+    )
 }
 
 /// `(x - mean) / sqrt(var + epsilon) * scale + bias` with the statistics over the dimensions
@@ -150,7 +121,7 @@ pub fn normalize(k: &mut Kernel, reduced: &[bool], epsilon: f64, scale: usize, b
     let kept: Vec<usize> = (0..ty.rank()).filter(|&d| !reduced[d]).collect();
     let count: i64 = (0..ty.rank()).filter(|&d| reduced[d]).map(|d| ty.shape[d]).product();
     let zero = k.filled(&elem.literal(0.0), &stat_ty);
-    let iterators: Vec<Iter> = reduced.iter().map(|&r| if r { Iter::Reduction } else { Iter::Parallel }).collect();
+    let iterators = Iter::reducing(reduced);
     let squares = k.generic(&[(&input, &ty, Map::identity(ty.rank())), (&mean, &stat_ty, Map::dims(kept.clone()))], (&zero, &stat_ty, Map::dims(kept.clone())), &iterators, |b, a| {
         let d = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
         let sq = b.emit(format_args!("arith.mulf {d}, {d} : {elem}"));

@@ -156,9 +156,14 @@ impl Tensor {
     }
 
     pub fn from_array<T: Element>(array: &ArrayD<T>) -> Tensor {
-        let values: Vec<T> = array.iter().copied().collect();
+        Tensor::from_values(array.shape(), &array.iter().copied().collect::<Vec<T>>())
+    }
+
+    /// A tensor of `shape` holding `values` in row-major order (as many as the shape has).
+    fn from_values<T: Element>(shape: &[usize], values: &[T]) -> Tensor {
+        // Safety: `Element` types are plain numbers (bools are 0 or 1), `size` bytes each.
         let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), values.len() * T::DTYPE.size()) };
-        Tensor::from_bytes(T::DTYPE, array.shape(), bytes).expect("sizes agree by construction")
+        Tensor::from_bytes(T::DTYPE, shape, bytes).expect("one value per element")
     }
 
     pub fn dtype(&self) -> DType {
@@ -226,9 +231,7 @@ impl Tensor {
         };
         use npyz::TypeChar::{Bool, Float, Int, Uint};
         fn load<T: Element + npyz::Deserialize, R: std::io::Read>(npy: npyz::NpyFile<R>, shape: &[usize]) -> std::io::Result<Tensor> {
-            let values: Vec<T> = npy.into_vec()?;
-            let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), values.len() * T::DTYPE.size()) };
-            Ok(Tensor::from_bytes(T::DTYPE, shape, bytes).expect("npyz read the declared shape"))
+            Ok(Tensor::from_values(shape, &npy.into_vec::<T>()?))
         }
         match (ty.type_char(), ty.size_field()) {
             (Float, 2) => load::<half::f16, _>(npy, &shape),
