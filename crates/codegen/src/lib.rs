@@ -6,15 +6,21 @@
 //!   context), runs LLVM's `default<O3>` pipeline for the host CPU (its name and features),
 //!   and writes LLVM IR, assembly or an object file;
 //! - [`jit`] runs the same module in MLIR's ORC-based execution engine (which also optimises
-//!   at O3 for the detected host) and hands out the entry point.
+//!   at O3 for the detected host) and hands out the entry point;
+//! - [`nvptx`] compiles the NVVM-lowered `gpu.module`s into one PTX text (libdevice linked
+//!   for math functions);
+//! - [`weights`] writes the bytes of the weights blob that `plan-weights` laid out.
 
 pub mod entry;
 pub mod host;
 pub mod jit;
+pub mod nvptx;
+pub mod weights;
 
 pub use entry::{add_entry, EntrySignature};
 pub use host::{emit, set_host_target, Emit};
 pub use jit::Jit;
+pub use nvptx::{emit_ptx, PtxOptions};
 
 /// Why code generation failed.
 #[derive(Debug, thiserror::Error)]

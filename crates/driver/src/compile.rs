@@ -31,12 +31,29 @@ pub enum Stage {
     Asm,
     /// Host object file.
     Obj,
+    /// Host shared object with the C entry point (plus a C header and a manifest beside it).
+    So,
+    /// NVVM kernels in `gpu.module`s, with the host function's launches (`--target=nvptx`).
+    Gpu,
+    /// PTX text (plus a launch manifest and the weights blob beside it; `--target=nvptx`).
+    Ptx,
+}
+
+/// What the compiled code runs on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Target {
+    /// The host CPU (JIT, object, shared object).
+    #[default]
+    Host,
+    /// NVIDIA GPUs: PTX kernels and a launch manifest.
+    Nvptx,
 }
 
 /// The stages' pipelines.
 pub const SG_OPT: &str = "builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize)";
 pub const LINALG: &str = "builtin.module(func.func(sg-to-linalg),canonicalize,cse)";
 pub const LLVM: &str = "builtin.module(strata-host-to-llvm)";
+pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 
 /// The memref stage: the host loop schedule (unless `schedule` is off), bufferization, then
 /// every intermediate planned into one arena.
@@ -81,6 +98,8 @@ pub struct CompileOptions {
     /// Apply the host loop schedule (`strata-cpu-schedule`); off gives MLIR's default loop
     /// order (the baseline of `cargo xtask bench run`).
     pub schedule: bool,
+    /// What the code runs on.
+    pub target: Target,
 }
 
 /// A module compiled up to some stage, with what the runtime needs to know.
@@ -95,8 +114,9 @@ pub struct Compiled<'c> {
     pub arena_lower_bound: Option<usize>,
 }
 
-/// Compiles ONNX bytes up to `stop` (stages from `LlvmDialect` on all stop at the LLVM dialect;
-/// `strata_codegen` takes it from there). `progress` is told each stage's name.
+/// Compiles ONNX bytes up to `stop` (host stages from `LlvmDialect` on all stop at the LLVM
+/// dialect, GPU stages at `Gpu`; `strata_codegen` takes it from there). `progress` is told each
+/// stage's name.
 pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOptions, stop: Stage, progress: &mut dyn FnMut(&str)) -> Result<Compiled<'c>, CompileError> {
     let mut timings = Vec::new();
     let start = Instant::now();
@@ -110,11 +130,17 @@ pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOpt
         return Err(CompileError { message: format!("error: unsupported: output '{}' has no elements ({:?}); empty model outputs are not supported", empty.name, empty.shape), unsupported: true });
     }
     let mut compiled = Compiled { module, signature, entry: None, timings, arena_lower_bound: None };
+    let gpu = options.target == Target::Nvptx;
+    if gpu != matches!(stop, Stage::Gpu | Stage::Ptx) && stop > Stage::Memref {
+        let target = if gpu { "nvptx (--emit=gpu or ptx)" } else { "host (--emit=llvm-dialect, llvm-ir, asm, obj or so)" };
+        return Err(CompileError { message: format!("error: --emit={stop:?} is not a stage of target {target}").to_lowercase(), unsupported: false });
+    }
     let stages: [(Stage, &str, String); 4] = [
         (Stage::SgOpt, "sg-opt", SG_OPT.to_string()),
         (Stage::Linalg, "lower", LINALG.to_string()),
-        (Stage::Memref, "bufferize+plan", memref_pipeline(&options.strategy, options.schedule)),
-        (Stage::LlvmDialect, "to-llvm", LLVM.to_string()),
+        // The host loop schedule only helps CPUs.
+        (Stage::Memref, "bufferize+plan", memref_pipeline(&options.strategy, options.schedule && !gpu)),
+        if gpu { (Stage::Gpu, "to-gpu", GPU.to_string()) } else { (Stage::LlvmDialect, "to-llvm", LLVM.to_string()) },
     ];
     for (stage, name, pipeline) in stages {
         if stop < stage {
@@ -185,7 +211,14 @@ pub fn compile_model(strata: &StrataContext, bytes: &[u8], options: &CompileOpti
     let start = Instant::now();
     let jit = strata_codegen::Jit::new(strata, &compiled.module, 3).map_err(|e| format!("error: {e}"))?;
     let entry = compiled.entry.clone().expect("set at the LLVM-dialect stage");
-    let model = strata_runtime::Model::new(jit, &entry, compiled.signature.clone()).map_err(|e| format!("error: {e}"))?;
+    let address = jit.lookup(&entry).map_err(|e| format!("error: {e}"))?;
+    // Safety: `entry` is the entry point `add_entry` generated for this signature, in code the
+    // JIT keeps alive (moved into the model); the weights are compiled in.
+    let model = unsafe {
+        let entry = std::mem::transmute::<*mut (), strata_runtime::EntryFn>(address);
+        strata_runtime::Model::from_entry(entry, Box::new(jit), compiled.signature.clone(), &[])
+    }
+    .map_err(|e| format!("error: {e}"))?;
     let mut timings = compiled.timings;
     timings.push(("jit", start.elapsed()));
     Ok((model, timings, compiled.arena_lower_bound))

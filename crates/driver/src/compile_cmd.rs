@@ -1,11 +1,12 @@
 //! `strata compile model.onnx --emit=STAGE [-o out]` and
 //! `strata run model.onnx --input name=x.npy ... --output-dir out/`.
 
-use crate::compile::{compile, compile_model, CompileOptions, Stage};
+use crate::artifact::ArtifactPaths;
+use crate::compile::{compile, compile_model, CompileOptions, Stage, Target};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use strata_codegen::Emit;
 use strata_frontend::ImportOptions;
@@ -48,6 +49,7 @@ impl ModelArgs {
             strategy: self.strategy.clone(),
             verify_each: !self.no_verify_each,
             schedule: !self.no_schedule,
+            target: Target::Host,
         }
     }
 
@@ -60,12 +62,39 @@ impl ModelArgs {
 pub struct CompileArgs {
     #[command(flatten)]
     pub model: ModelArgs,
-    /// What to produce.
-    #[arg(long, value_enum, default_value = "obj")]
-    pub emit: Stage,
-    /// Output file (default: standard output for text, `<model>.o` for objects).
+    /// What to produce (default: from the output's extension: .so, .o, .s, .ll, .ptx;
+    /// otherwise `obj` for the host and `ptx` for nvptx).
+    #[arg(long, value_enum)]
+    pub emit: Option<Stage>,
+    /// What the code runs on.
+    #[arg(long, value_enum, default_value = "host")]
+    pub target: Target,
+    /// The NVIDIA architecture for `--target=nvptx` (`sm_80`, `sm_90`, ...).
+    #[arg(long, default_value = "sm_80")]
+    pub chip: String,
+    /// Output file (default: standard output for text, `<model>.o` / `<model>.ptx` /
+    /// `lib<model>.so` for binaries). Artifacts that run (`so`, `ptx`) get a manifest
+    /// `<stem>.json` beside them, and a C header `<stem>.h` (so) or a weights blob
+    /// `<stem>.weights.bin` (ptx).
     #[arg(short = 'o', value_name = "PATH")]
     pub output: Option<PathBuf>,
+}
+
+impl CompileArgs {
+    /// The stage to stop at: `--emit`, else the output's extension, else the target's binary.
+    fn stage(&self) -> Stage {
+        if let Some(stage) = self.emit {
+            return stage;
+        }
+        let extension = self.output.as_ref().and_then(|p| p.extension()).and_then(|e| e.to_str()).unwrap_or("");
+        match (self.target, extension) {
+            (Target::Host, "so") => Stage::So,
+            (Target::Host, "s") => Stage::Asm,
+            (Target::Host, "ll") => Stage::LlvmIr,
+            (Target::Host, _) => Stage::Obj,
+            (Target::Nvptx, _) => Stage::Ptx,
+        }
+    }
 }
 
 /// A progress bar on standard error that appears once a compile has taken a second.
@@ -98,11 +127,18 @@ impl Drop for Progress {
 pub fn run_compile(args: &CompileArgs) -> Result<(), String> {
     let strata = crate::context().map_err(|e| e.to_string())?;
     let bytes = args.model.read()?;
-    let options = args.model.options();
+    let mut options = args.model.options();
+    options.target = args.target;
+    let stage = args.stage();
     let mut progress = Progress::new();
-    let compiled = compile(&strata, &bytes, &options, args.emit, &mut |s| progress.stage(s)).map_err(|e| e.message)?;
-    let output: Vec<u8> = match args.emit {
-        Stage::Sg | Stage::SgOpt | Stage::Linalg | Stage::Memref | Stage::LlvmDialect => {
+    let compiled = compile(&strata, &bytes, &options, stage, &mut |s| progress.stage(s)).map_err(|e| e.message)?;
+    let default_path = |extension: &str| {
+        let stem = args.model.model.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
+        let file = if extension == "so" { format!("lib{stem}.so") } else { format!("{stem}.{extension}") };
+        args.model.model.with_file_name(file)
+    };
+    let output: Vec<u8> = match stage {
+        Stage::Sg | Stage::SgOpt | Stage::Linalg | Stage::Memref | Stage::LlvmDialect | Stage::Gpu => {
             let mut text = compiled.module.as_operation().to_string();
             if !text.ends_with('\n') {
                 text.push('\n');
@@ -111,18 +147,32 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), String> {
         }
         Stage::LlvmIr | Stage::Asm | Stage::Obj => {
             progress.stage("codegen");
-            let what = match args.emit {
+            let what = match stage {
                 Stage::LlvmIr => Emit::LlvmIr,
                 Stage::Asm => Emit::Assembly,
                 _ => Emit::Object,
             };
             strata_codegen::emit(&compiled.module, what).map_err(|e| format!("error: {e}"))?
         }
+        Stage::So | Stage::Ptx => {
+            progress.stage("codegen");
+            let main = args.output.clone().unwrap_or_else(|| default_path(if stage == Stage::So { "so" } else { "ptx" }));
+            let paths = ArtifactPaths::for_output(&main);
+            let manifest = if stage == Stage::So {
+                crate::artifact::write_host(&compiled, &options.name, &paths)?
+            } else {
+                crate::artifact::write_gpu(&strata, &compiled, &options.name, &args.chip, &paths)?
+            };
+            drop(progress);
+            let extra = if stage == Stage::So { format!(", header {}", paths.header.display()) } else { format!(", {} kernels, weights {} B", manifest.kernels.len(), manifest.weights_bytes) };
+            eprintln!("wrote {} (manifest {}{extra})", paths.main.display(), paths.manifest.display());
+            return Ok(());
+        }
     };
     drop(progress);
-    let path = match (&args.output, args.emit) {
+    let path = match (&args.output, stage) {
         (Some(path), _) => Some(path.clone()),
-        (None, Stage::Obj) => Some(args.model.model.with_extension("o")),
+        (None, Stage::Obj) => Some(default_path("o")),
         (None, _) => None,
     };
     match path {
@@ -155,32 +205,68 @@ pub struct RunArgs {
     /// Run this many times and report the median latency.
     #[arg(long, default_value_t = 1)]
     pub repeat: usize,
+    /// Where to run: the host CPU (JIT), or the first CUDA GPU (PTX, through the CUDA driver).
+    #[arg(long, value_enum, default_value = "host")]
+    pub device: Device,
+    /// The NVIDIA architecture to compile for with `--device=cuda`.
+    #[arg(long, default_value = "sm_80")]
+    pub chip: String,
+}
+
+/// Where `strata run` runs a model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Device {
+    Host,
+    Cuda,
+}
+
+/// `strata run --device=cuda`: compiles to PTX in a scratch folder, loads it on the GPU and
+/// runs it; the latency is GPU time (CUDA events) per run.
+fn run_cuda(args: &RunArgs) -> Result<(), String> {
+    let strata = crate::context().map_err(|e| e.to_string())?;
+    let bytes = args.model.read()?;
+    let mut options = args.model.options();
+    options.target = Target::Nvptx;
+    let mut progress = Progress::new();
+    let compiled = compile(&strata, &bytes, &options, Stage::Gpu, &mut |s| progress.stage(s)).map_err(|e| e.message)?;
+    progress.stage("ptx");
+    let dir = std::env::temp_dir().join(format!("strata-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("error: cannot create {}: {e}", dir.display()))?;
+    let paths = ArtifactPaths::for_output(&dir.join(format!("{}.ptx", options.name)));
+    let written = crate::artifact::write_gpu(&strata, &compiled, &options.name, &args.chip, &paths);
+    drop(progress);
+    let loaded = written.and_then(|_| strata_runtime::cuda::CudaModel::load(&paths.manifest).map_err(|e| format!("error: {e}")));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut model = loaded?;
+    let signature = model.signature().clone();
+    let inputs = strata_runtime::cli::read_inputs(&signature, &args.inputs)?;
+    let outputs = model.run(&inputs).map_err(|e| format!("error: {e}"))?;
+    let gpu_ms = model.time(args.repeat).map_err(|e| format!("error: {e}"))?;
+    strata_runtime::cli::print_outputs(&signature, &outputs);
+    println!("device: {}, {} kernel launches per run", model.device, model.launches());
+    println!("arena: {} B, alignment {}", signature.arena_bytes, signature.arena_alignment);
+    let stages: Vec<String> = compiled.timings.iter().map(|(name, d)| format!("{name} {:.1} ms", d.as_secs_f64() * 1e3)).collect();
+    println!("compile: {}", stages.join(", "));
+    println!("run: {gpu_ms:.3} ms (GPU time, median of {})", args.repeat.max(1));
+    strata_runtime::cli::check_expectations(&signature, &outputs, &args.expect, args.rtol, args.atol)?;
+    if let Some(dir) = &args.output_dir {
+        strata_runtime::cli::write_outputs(&signature, &outputs, dir)?;
+    }
+    Ok(())
 }
 
 pub fn run_run(args: &RunArgs) -> Result<(), String> {
+    if args.device == Device::Cuda {
+        return run_cuda(args);
+    }
     let strata = crate::context().map_err(|e| e.to_string())?;
     let bytes = args.model.read()?;
     let options = args.model.options();
     let mut progress = Progress::new();
     let (mut model, timings, lower_bound) = compile_model(&strata, &bytes, &options, &mut |s| progress.stage(s)).map_err(|e| e.message)?;
     drop(progress);
-    let mut given = BTreeMap::new();
-    for spec in &args.inputs {
-        let (name, path) = spec.split_once('=').ok_or_else(|| format!("error: --input expects NAME=FILE.npy, got '{spec}'"))?;
-        given.insert(name.to_owned(), PathBuf::from(path));
-    }
     let signature = model.signature().clone();
-    let mut inputs = Vec::new();
-    for spec in &signature.inputs {
-        let path = given.remove(&spec.name).ok_or_else(|| {
-            format!("error: input '{}' ({} {:?}) is missing: pass --input {}=FILE.npy", spec.name, spec.dtype, spec.shape, spec.name)
-        })?;
-        inputs.push(Tensor::read_npy(&path).map_err(|e| format!("error: {e}"))?);
-    }
-    if let Some(extra) = given.keys().next() {
-        let known: Vec<&str> = signature.inputs.iter().map(|s| s.name.as_str()).collect();
-        return Err(format!("error: the model has no input '{extra}' (its inputs: {})", known.join(", ")));
-    }
+    let inputs = strata_runtime::cli::read_inputs(&signature, &args.inputs)?;
     let mut outputs = model.run(&inputs).map_err(|e| format!("error: {e}"))?;
     let mut latencies = Vec::new();
     for _ in 0..args.repeat {
@@ -190,56 +276,15 @@ pub fn run_run(args: &RunArgs) -> Result<(), String> {
     }
     latencies.sort();
     print_summary(&signature, &outputs, &timings, lower_bound, latencies[latencies.len() / 2]);
-    let mut mismatches = Vec::new();
-    for spec in &args.expect {
-        let (name, path) = spec.split_once('=').ok_or_else(|| format!("error: --expect expects NAME=FILE.npy, got '{spec}'"))?;
-        let index = signature.outputs.iter().position(|o| o.name == name).ok_or_else(|| format!("error: the model has no output '{name}'"))?;
-        let reference = Tensor::read_npy(Path::new(path)).map_err(|e| format!("error: {e}"))?;
-        let actual = &outputs[index];
-        if reference.shape() != actual.shape() {
-            return Err(format!("error: output '{name}' has shape {:?}, the reference {:?}", actual.shape(), reference.shape()));
-        }
-        let (mut worst, mut largest, mut bad) = (0.0f64, 0.0f64, 0usize);
-        for (a, e) in actual.to_f64().into_iter().zip(reference.to_f64()) {
-            let error = (a - e).abs();
-            if !(error <= args.atol + args.rtol * e.abs()) {
-                bad += 1;
-            }
-            worst = worst.max(error);
-            largest = largest.max(e.abs());
-        }
-        let relative = worst / largest.max(f64::MIN_POSITIVE);
-        println!(
-            "expect '{name}': max |error| {worst:.3e} ({relative:.3e} of max |ref|), {bad} of {} outside atol {} + rtol {}",
-            actual.len(),
-            args.atol,
-            args.rtol
-        );
-        if bad > 0 {
-            mismatches.push(name.to_owned());
-        }
-    }
-    if !mismatches.is_empty() {
-        return Err(format!("error: outputs differ from their references: {}", mismatches.join(", ")));
-    }
+    strata_runtime::cli::check_expectations(&signature, &outputs, &args.expect, args.rtol, args.atol)?;
     if let Some(dir) = &args.output_dir {
-        std::fs::create_dir_all(dir).map_err(|e| format!("error: cannot create {}: {e}", dir.display()))?;
-        for (spec, tensor) in signature.outputs.iter().zip(&outputs) {
-            let file: String = spec.name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
-            tensor.write_npy(&Path::new(dir).join(format!("{file}.npy"))).map_err(|e| format!("error: {e}"))?;
-        }
+        strata_runtime::cli::write_outputs(&signature, &outputs, dir)?;
     }
     Ok(())
 }
 
 fn print_summary(signature: &strata_runtime::Signature, outputs: &[Tensor], timings: &[(&str, Duration)], lower_bound: Option<usize>, latency: Duration) {
-    for (spec, tensor) in signature.outputs.iter().zip(outputs) {
-        let values = tensor.to_f64();
-        let (min, max) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
-        let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
-        let argmax = values.iter().enumerate().fold((0, f64::NEG_INFINITY), |best, (i, &v)| if v > best.1 { (i, v) } else { best }).0;
-        println!("output '{}': {} {:?}  min {min:.6}  max {max:.6}  mean {mean:.6}  argmax {argmax}", spec.name, spec.dtype, spec.shape);
-    }
+    strata_runtime::cli::print_outputs(signature, outputs);
     let bound = lower_bound.map_or(String::new(), |b| format!(" (lower bound {b} B)"));
     println!("arena: {} B, alignment {}{bound}", signature.arena_bytes, signature.arena_alignment);
     let stages: Vec<String> = timings.iter().map(|(name, d)| format!("{name} {:.1} ms", d.as_secs_f64() * 1e3)).collect();

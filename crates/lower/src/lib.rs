@@ -11,6 +11,7 @@
 pub mod copy_to_linalg;
 pub mod cpu_schedule;
 pub mod elementwise;
+pub mod gpu_map;
 pub mod kernel;
 pub mod layout;
 pub mod nn;
@@ -23,4 +24,5 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&sg_to_linalg::INFO, sg_to_linalg::create);
     registry.register(&copy_to_linalg::INFO, copy_to_linalg::create);
     registry.register(&cpu_schedule::INFO, cpu_schedule::create);
+    registry.register(&gpu_map::INFO, gpu_map::create);
 }

@@ -57,9 +57,11 @@ fn name(op: OperationRef<'_, '_>) -> String {
     strata_ir::ods::op_name(op)
 }
 
-/// Byte width of a memref element type, if it is a plain scalar.
+/// Byte width of a memref element type, if it is a plain scalar (booleans take a byte, as
+/// in LLVM's memory layout).
 fn element_bytes(element: &str) -> Option<u64> {
-    match element {
+    let element = element.strip_prefix("ui").or_else(|| element.strip_prefix("si")).map_or(element.to_owned(), |bits| format!("i{bits}"));
+    match element.as_str() {
         "i1" | "i8" => Some(1),
         "i16" | "f16" | "bf16" => Some(2),
         "i32" | "f32" => Some(4),
@@ -68,12 +70,10 @@ fn element_bytes(element: &str) -> Option<u64> {
     }
 }
 
-/// The byte size of an alloc's static, identity-layout memref, or why it cannot be planned.
-fn static_size(op: OperationRef<'_, '_>) -> Result<u64, String> {
-    if op.operand_count() != 0 {
-        return Err("dynamic sizes or symbols".into());
-    }
-    let ty = MemRefType::try_from(op.result(0).map_err(|e| e.to_string())?.r#type()).map_err(|_| "not a memref".to_owned())?;
+/// The byte size of a static, identity-layout memref type in the default memory space, or
+/// why it has none.
+pub fn memref_bytes(ty: melior::ir::Type<'_>) -> Result<u64, String> {
+    let ty = MemRefType::try_from(ty).map_err(|_| "not a memref".to_owned())?;
     let layout = ty.layout().to_raw();
     let identity = unsafe {
         mlir_sys::mlirAttributeIsAAffineMap(layout) && mlir_sys::mlirAffineMapIsIdentity(mlir_sys::mlirAffineMapAttrGetValue(layout))
@@ -94,6 +94,14 @@ fn static_size(op: OperationRef<'_, '_>) -> Result<u64, String> {
         }
     }
     Ok(count * bytes)
+}
+
+/// The byte size of an alloc's static, identity-layout memref, or why it cannot be planned.
+fn static_size(op: OperationRef<'_, '_>) -> Result<u64, String> {
+    if op.operand_count() != 0 {
+        return Err("dynamic sizes or symbols".into());
+    }
+    memref_bytes(op.result(0).map_err(|e| e.to_string())?.r#type())
 }
 
 struct Walk {

@@ -6,10 +6,12 @@
 
 pub mod analyze;
 pub mod pass;
+pub mod weights;
 
 pub use analyze::{analyze, Analysis};
 
-/// Registers the `plan-arena` pass.
+/// Registers the `plan-arena` and `plan-weights` passes.
 pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&pass::INFO, pass::create);
+    registry.register(&weights::INFO, weights::create);
 }

@@ -10,7 +10,7 @@ use crate::analyze::analyze;
 use melior::ir::attribute::{IntegerAttribute, StringAttribute, TypeAttribute};
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef, OperationRefMut};
 use melior::ir::r#type::{FunctionType, IntegerType, MemRefType};
-use melior::ir::{Attribute, BlockLike, Identifier, RegionLike, Type, ValueLike};
+use melior::ir::{Attribute, BlockLike, Identifier, RegionLike, Type, Value, ValueLike};
 use std::time::Duration;
 use strata_ir::{OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 use strata_plan::report::{plan, Strategy};
@@ -109,51 +109,67 @@ impl Pass for PlanArena {
         cx.bump("naive-bytes", analysis.problem.buffers.iter().map(|b| b.size).sum());
 
         let context = cx.strata().mlir();
-        let location = func.location();
         let i8 = IntegerType::new(context, 8).into();
         let arena_type: Type = MemRefType::new(i8, &[report.arena_bytes as i64], None, None).into();
-        let body = func.region(0).expect("checked above").first_block().expect("checked above");
-        let arena = body.add_argument(arena_type, location);
-        let mut func_mut = unsafe { OperationRefMut::from_raw(func.to_raw()) };
-        let Ok(function_type) = func.attribute("function_type").and_then(|a| Ok(FunctionType::try_from(TypeAttribute::try_from(a)?.value())?)) else {
-            cx.emit_op_error(func, "plan-arena: the function has no function_type");
+        let Some((arena, position)) = append_argument(context, func, arena_type) else {
+            cx.emit_op_error(func, "plan-arena: the function has no body or no function_type");
             return Err(PassFailed);
         };
-        let mut inputs: Vec<Type> = (0..function_type.input_count()).map(|i| function_type.input(i).expect("counted")).collect();
-        inputs.push(arena_type);
-        let results: Vec<Type> = (0..function_type.result_count()).map(|i| function_type.result(i).expect("counted")).collect();
-        func_mut.set_attribute("function_type", TypeAttribute::new(FunctionType::new(context, &inputs, &results).into()).into());
+        let mut func_mut = unsafe { OperationRefMut::from_raw(func.to_raw()) };
         let i64_attr = |v: u64| -> Attribute { IntegerAttribute::new(IntegerType::new(context, 64).into(), v as i64).into() };
+        func_mut.set_attribute("strata.arena_arg", i64_attr(position as u64));
         func_mut.set_attribute("strata.arena_bytes", i64_attr(report.arena_bytes));
         func_mut.set_attribute("strata.arena_alignment", i64_attr(self.alignment as u64));
         func_mut.set_attribute("strata.arena_lower_bound", i64_attr(report.lower_bound));
         func_mut.set_attribute("strata.arena_strategy", StringAttribute::new(context, &report.strategy).into());
 
-        let index = Type::index(context);
         for (k, &raw) in analysis.allocs.iter().enumerate() {
             let alloc = unsafe { OperationRef::from_raw(raw) };
             let offset = offsets[k].expect("every planned buffer has an offset");
-            let result = alloc.result(0).expect("alloc result");
-            let constant = OperationBuilder::new("arith.constant", alloc.location())
-                .add_attributes(&[(Identifier::new(context, "value"), IntegerAttribute::new(index, offset as i64).into())])
-                .add_results(&[index])
-                .build()
-                .expect("valid arith.constant");
-            let constant = body.insert_operation_before(alloc, constant);
-            let view = OperationBuilder::new("memref.view", alloc.location())
-                .add_operands(&[arena, constant.result(0).expect("one result").into()])
-                .add_results(&[result.r#type()])
-                .build()
-                .expect("valid memref.view");
-            let view = body.insert_operation_before(alloc, view);
+            let view = view_before(context, alloc, arena, offset, alloc.result(0).expect("alloc result").r#type());
             // Safety: the alloc is not used after this.
-            unsafe { strata_ir::rewrite::replace_op(alloc, view.result(0).expect("one result").into()) };
+            unsafe { strata_ir::rewrite::replace_op(alloc, view) };
         }
         for &raw in &analysis.deallocs {
             unsafe { mlir_sys::mlirOperationDestroy(raw) };
         }
         Ok(())
     }
+}
+
+/// Appends an argument of type `ty` to `func`'s entry block and function type; returns it
+/// and its position (`None` without a body or function type).
+pub fn append_argument<'c, 'a>(context: &'c melior::Context, func: OperationRef<'c, 'a>, ty: Type<'c>) -> Option<(Value<'c, 'a>, usize)> {
+    let body = func.region(0).ok()?.first_block()?;
+    let function_type = func.attribute("function_type").ok().and_then(|a| TypeAttribute::try_from(a).ok()).and_then(|a| FunctionType::try_from(a.value()).ok())?;
+    let mut inputs: Vec<Type> = (0..function_type.input_count()).map(|i| function_type.input(i).expect("counted")).collect();
+    inputs.push(ty);
+    let results: Vec<Type> = (0..function_type.result_count()).map(|i| function_type.result(i).expect("counted")).collect();
+    let mut func_mut = unsafe { OperationRefMut::from_raw(func.to_raw()) };
+    func_mut.set_attribute("function_type", TypeAttribute::new(FunctionType::new(context, &inputs, &results).into()).into());
+    let argument = body.add_argument(ty, func.location());
+    // Safety: the block outlives this borrow; the value lives as long as the block.
+    Some((unsafe { Value::from_raw(argument.to_raw()) }, inputs.len() - 1))
+}
+
+/// Inserts `arith.constant offset` and `memref.view base[offset] : ... to ty` before `op`
+/// (in the same block); returns the view.
+pub fn view_before<'c, 'a>(context: &'c melior::Context, op: OperationRef<'c, 'a>, base: Value<'c, 'a>, offset: u64, ty: Type<'c>) -> Value<'c, 'a> {
+    let index = Type::index(context);
+    let block = op.block().expect("the op is in a block");
+    let constant = OperationBuilder::new("arith.constant", op.location())
+        .add_attributes(&[(Identifier::new(context, "value"), IntegerAttribute::new(index, offset as i64).into())])
+        .add_results(&[index])
+        .build()
+        .expect("valid arith.constant");
+    let constant = block.insert_operation_before(op, constant);
+    let view = OperationBuilder::new("memref.view", op.location())
+        .add_operands(&[base, constant.result(0).expect("one result").into()])
+        .add_results(&[ty])
+        .build()
+        .expect("valid memref.view");
+    let view = block.insert_operation_before(op, view);
+    unsafe { Value::from_raw(view.result(0).expect("one result").to_raw()) }
 }
 
 #[cfg(test)]

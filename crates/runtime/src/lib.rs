@@ -1,13 +1,26 @@
-//! `strata-runtime` runs compiled models: a [`Model`] owns the JIT-compiled code, its arena
-//! (one allocation, sized and aligned by the memory plan) and its [`Signature`], checks the
-//! inputs against it, and calls the entry point of DESIGN.md's ABI:
-//! `strata_<name>_run(weights, arena, inputs, outputs)`.
+//! `strata-runtime` runs compiled models, without the compiler: it links no MLIR or LLVM.
+//!
+//! - A [`Model`] owns host code (JIT-compiled by the driver, or a shared object loaded from
+//!   its [`Manifest`]), its arena (one allocation, sized and aligned by the memory plan), its
+//!   weights blob and its [`Signature`]; it checks the inputs and calls the entry point of
+//!   DESIGN.md's ABI: `strata_<name>_run(weights, arena, inputs, outputs)`.
+//! - With the `cuda` feature, [`cuda::CudaModel`] runs a PTX artifact: one device allocation
+//!   for the arena, one for the weights, kernels launched in the manifest's order through the
+//!   CUDA driver API (`libcuda` is loaded at run time, so building needs no CUDA).
+//! - [`compare`] checks outputs against references with ONNX's tolerance rule.
 
+pub mod cli;
+pub mod compare;
+#[cfg(feature = "cuda")]
+pub mod cuda;
+pub mod manifest;
 pub mod tensor;
 
+pub use compare::{compare, Comparison};
+pub use manifest::{KernelArg, Launch, Manifest};
 pub use tensor::{AlignedBytes, DType, Element, Tensor};
 
-use strata_codegen::Jit;
+use std::path::Path;
 
 /// Why running a model failed.
 #[derive(Debug, thiserror::Error)]
@@ -20,8 +33,10 @@ pub enum RuntimeError {
     Data(String),
     #[error("{0}")]
     Npy(String),
-    #[error(transparent)]
-    Codegen(#[from] strata_codegen::CodegenError),
+    #[error("{0}")]
+    Load(String),
+    #[error("CUDA: {0}")]
+    Cuda(String),
 }
 
 /// One input or output at the ABI.
@@ -42,27 +57,49 @@ pub struct Signature {
     pub arena_alignment: usize,
 }
 
-type EntryFn = unsafe extern "C" fn(*const u8, *mut u8, *const *const u8, *const *mut u8);
+/// The C entry point of DESIGN.md's ABI: `strata_<name>_run(weights, arena, inputs, outputs)`.
+pub type EntryFn = unsafe extern "C" fn(*const u8, *mut u8, *const *const u8, *const *mut u8);
 
-/// A compiled, runnable model.
+/// A compiled, runnable host model.
 pub struct Model {
     entry: EntryFn,
     signature: Signature,
     arena: AlignedBytes,
-    // Declared last: the code `entry` points into is freed when the JIT drops.
-    _jit: Jit,
+    weights: AlignedBytes,
+    // Declared last: the code `entry` points into is freed when this drops.
+    _code: Box<dyn std::any::Any>,
 }
 
 impl Model {
-    /// The model whose entry point is `symbol` in `jit`.
-    pub fn new(jit: Jit, symbol: &str, signature: Signature) -> Result<Model, RuntimeError> {
+    /// The model whose entry point is `entry`, in code that `code` keeps alive (a JIT, a
+    /// loaded library). `weights` is the blob passed as the ABI's `weights` (empty when the
+    /// code holds its weights itself).
+    ///
+    /// # Safety
+    /// `entry` must be a Strata entry point compiled for exactly `signature` (and for these
+    /// weights), valid while `code` lives.
+    pub unsafe fn from_entry(entry: EntryFn, code: Box<dyn std::any::Any>, signature: Signature, weights: &[u8]) -> Result<Model, RuntimeError> {
         if signature.arena_alignment > 64 {
             return Err(RuntimeError::Data(format!("arena alignment {} is above the runtime's 64 bytes", signature.arena_alignment)));
         }
-        let address = jit.lookup(symbol)?;
-        // Safety: the symbol is the entry point `strata_codegen::add_entry` generated.
-        let entry: EntryFn = unsafe { std::mem::transmute::<*mut (), EntryFn>(address) };
-        Ok(Model { entry, arena: AlignedBytes::zeroed(signature.arena_bytes), signature, _jit: jit })
+        let mut blob = AlignedBytes::zeroed(weights.len());
+        blob.as_mut_slice().copy_from_slice(weights);
+        Ok(Model { entry, arena: AlignedBytes::zeroed(signature.arena_bytes), weights: blob, signature, _code: code })
+    }
+
+    /// Loads a host shared object compiled by `strata compile --target=host -o lib.so`,
+    /// described by its manifest (`lib.json` beside it).
+    pub fn load(manifest: &Path) -> Result<Model, RuntimeError> {
+        let (manifest, dir) = Manifest::read(manifest)?;
+        let library = manifest.library.as_ref().ok_or_else(|| RuntimeError::Load(format!("manifest of '{}' names no host library (is it a GPU artifact? use the CUDA runtime)", manifest.name)))?;
+        let path = dir.join(library);
+        // Safety: loading a library runs its initialisers; a Strata-compiled object has none
+        // beyond the C runtime's.
+        let library = unsafe { libloading::Library::new(&path) }.map_err(|e| RuntimeError::Load(format!("cannot load {}: {e}", path.display())))?;
+        let entry: EntryFn = unsafe { *library.get::<EntryFn>(manifest.entry.as_bytes()).map_err(|e| RuntimeError::Load(format!("{} has no '{}': {e}", path.display(), manifest.entry)))? };
+        let weights = manifest.read_weights(&dir)?;
+        // Safety: the library was compiled with this manifest's signature.
+        unsafe { Model::from_entry(entry, Box::new(library), manifest.signature(), &weights) }
     }
 
     pub fn signature(&self) -> &Signature {
@@ -79,11 +116,24 @@ impl Model {
     /// Runs the model writing into `outputs` (made with [`Model::run`] or matching the
     /// signature): no allocation, for benchmarks.
     pub fn run_into(&mut self, inputs: &[Tensor], outputs: &mut [Tensor]) -> Result<(), RuntimeError> {
-        let expected = &self.signature.inputs;
-        if inputs.len() != expected.len() {
-            return Err(RuntimeError::InputCount { expected: expected.len(), found: inputs.len() });
+        self.signature.check(inputs, outputs)?;
+        let input_pointers: Vec<*const u8> = inputs.iter().map(|t| t.bytes().as_ptr()).collect();
+        let output_pointers: Vec<*mut u8> = outputs.iter_mut().map(|t| t.as_mut_ptr()).collect();
+        let weights = if self.weights.is_empty() { std::ptr::null() } else { self.weights.as_slice().as_ptr() };
+        // Safety: every buffer has the size and alignment the compiled code expects (checked
+        // above), the arena has the planned size, and the code only touches these buffers.
+        unsafe { (self.entry)(weights, self.arena.as_mut_ptr(), input_pointers.as_ptr(), output_pointers.as_ptr()) };
+        Ok(())
+    }
+}
+
+impl Signature {
+    /// Checks `inputs` and `outputs` against the signature (count, dtype, shape).
+    pub fn check(&self, inputs: &[Tensor], outputs: &[Tensor]) -> Result<(), RuntimeError> {
+        if inputs.len() != self.inputs.len() {
+            return Err(RuntimeError::InputCount { expected: self.inputs.len(), found: inputs.len() });
         }
-        for (index, (tensor, spec)) in inputs.iter().zip(expected).enumerate() {
+        for (index, (tensor, spec)) in inputs.iter().zip(&self.inputs).enumerate() {
             if tensor.dtype() != spec.dtype || tensor.shape() != spec.shape.as_slice() {
                 return Err(RuntimeError::Input {
                     index,
@@ -92,16 +142,14 @@ impl Model {
                 });
             }
         }
-        for (tensor, spec) in outputs.iter().zip(&self.signature.outputs) {
-            if tensor.dtype() != spec.dtype || tensor.shape() != spec.shape.as_slice() || outputs.len() != self.signature.outputs.len() {
+        if outputs.len() != self.outputs.len() {
+            return Err(RuntimeError::Data(format!("the model has {} outputs, {} buffers were given", self.outputs.len(), outputs.len())));
+        }
+        for (tensor, spec) in outputs.iter().zip(&self.outputs) {
+            if tensor.dtype() != spec.dtype || tensor.shape() != spec.shape.as_slice() {
                 return Err(RuntimeError::Data(format!("output '{}' must be {} {:?}", spec.name, spec.dtype, spec.shape)));
             }
         }
-        let input_pointers: Vec<*const u8> = inputs.iter().map(|t| t.bytes().as_ptr()).collect();
-        let output_pointers: Vec<*mut u8> = outputs.iter_mut().map(|t| t.as_mut_ptr()).collect();
-        // Safety: every buffer has the size and alignment the compiled code expects (checked
-        // above), the arena has the planned size, and the code only touches these buffers.
-        unsafe { (self.entry)(std::ptr::null(), self.arena.as_mut_ptr(), input_pointers.as_ptr(), output_pointers.as_ptr()) };
         Ok(())
     }
 }

@@ -46,6 +46,11 @@ impl DType {
         })
     }
 
+    /// From the name [`Display`](fmt::Display) writes (`float32`, `int64`, `bool`, ...).
+    pub fn from_name(name: &str) -> Option<DType> {
+        ALL.iter().copied().find(|d| d.to_string() == name)
+    }
+
     /// Bytes per element (`i1` is stored as one byte).
     pub fn size(self) -> usize {
         match self {
@@ -60,6 +65,22 @@ impl DType {
         matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
     }
 }
+
+const ALL: [DType; 13] = [
+    DType::F16,
+    DType::BF16,
+    DType::F32,
+    DType::F64,
+    DType::I8,
+    DType::I16,
+    DType::I32,
+    DType::I64,
+    DType::U8,
+    DType::U16,
+    DType::U32,
+    DType::U64,
+    DType::Bool,
+];
 
 impl fmt::Display for DType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -120,6 +120,7 @@ fn run_case(strata: &strata_ir::StrataContext, case: &Path, name: &str, bytes: &
         strategy: "exact".into(),
         verify_each: true,
         schedule: true,
+        target: Default::default(),
     };
     let (mut model, _, _) = match compile_model(strata, bytes, &options, &mut |_| {}) {
         Ok(compiled) => compiled,

@@ -1,0 +1,146 @@
+//! `plan-weights`: the weights and constants of a module move into one blob at static
+//! offsets, the `weights` argument of the ABI (DESIGN.md).
+//!
+//! Every constant `memref.global` that a function reads through `memref.get_global` gets an
+//! offset (aligned to `alignment`, or to the global's own alignment when larger) recorded as
+//! `strata.weights_offset` on the global; the module records `strata.weights_bytes` and
+//! `strata.weights_alignment`. In each function that reads weights, every `get_global`
+//! becomes `memref.view %weights[offset]` of a new last argument `memref<Nxi8>`, whose
+//! position the function records as `strata.weights_arg`. The globals stay in the module
+//! (unreferenced), so the code generator can write the blob's bytes from their values.
+
+use crate::analyze::memref_bytes;
+use crate::pass::{append_argument, view_before};
+use melior::ir::attribute::{FlatSymbolRefAttribute, IntegerAttribute, StringAttribute};
+use melior::ir::operation::{OperationLike, OperationMutLike, OperationRef, OperationRefMut};
+use melior::ir::r#type::{IntegerType, MemRefType};
+use melior::ir::{Attribute, BlockLike, RegionLike, Type, ValueLike};
+use std::collections::BTreeMap;
+use strata_ir::rewrite::collect;
+use strata_ir::{OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+
+pub static INFO: PassInfo = PassInfo {
+    name: "plan-weights",
+    summary: "Place the constant memref.globals a module reads into one weights blob (a function argument) at static offsets",
+    anchor: "builtin.module",
+    options: &[OptionInfo { name: "alignment", kind: OptionKind::Int, default: "64", help: "byte alignment of every constant in the blob (a power of two)" }],
+    statistics: &[
+        StatisticInfo { name: "constants", help: "constant globals placed in the blob" },
+        StatisticInfo { name: "weights-bytes", help: "size of the blob" },
+    ],
+};
+
+pub fn create(options: &PassOptions) -> Box<dyn Pass> {
+    Box::new(PlanWeights { alignment: options.int("alignment") })
+}
+
+struct PlanWeights {
+    alignment: i64,
+}
+
+/// Rounds `value` up to a multiple of `alignment` (a power of two).
+fn align(value: u64, alignment: u64) -> u64 {
+    (value + alignment - 1) & !(alignment - 1)
+}
+
+impl Pass for PlanWeights {
+    fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        if self.alignment <= 0 || (self.alignment & (self.alignment - 1)) != 0 {
+            cx.emit_op_error(module, format!("plan-weights: alignment {} is not a positive power of two", self.alignment));
+            return Err(PassFailed);
+        }
+        let context = cx.strata().mlir();
+        let symbol = |op: OperationRef<'_, '_>, name: &str| op.attribute(name).ok().and_then(|a| FlatSymbolRefAttribute::try_from(a).ok()).map(|s| s.value().to_owned());
+        let Some(body) = module.region(0).ok().and_then(|r| r.first_block()) else {
+            return Ok(());
+        };
+        // The constant globals, by name.
+        let mut globals = BTreeMap::new();
+        let mut op = body.first_operation();
+        while let Some(current) = op {
+            if strata_ir::ods::op_name(current) == "memref.global" && current.attribute("constant").is_ok() && current.attribute("initial_value").is_ok() {
+                if let Some(name) = current.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()) {
+                    globals.insert(name.value().to_owned(), current.to_raw());
+                }
+            }
+            op = current.next_in_block();
+        }
+        // Offsets, in order of first use.
+        let reads = collect(module, |op| strata_ir::ods::op_name(op) == "memref.get_global");
+        let mut offsets: BTreeMap<String, u64> = BTreeMap::new();
+        let mut end = 0u64;
+        for &raw in &reads {
+            let read = unsafe { OperationRef::from_raw(raw) };
+            let Some(name) = symbol(read, "name") else { continue };
+            let Some(&global) = globals.get(&name) else { continue };
+            if offsets.contains_key(&name) {
+                continue;
+            }
+            let global = unsafe { OperationRef::from_raw(global) };
+            let ty = read.result(0).expect("get_global has a result").r#type();
+            let bytes = match memref_bytes(ty) {
+                Ok(bytes) => bytes,
+                Err(why) => {
+                    cx.emit_op_error(global, format!("plan-weights: constant @{name} cannot be placed in the weights blob: {why}"));
+                    return Err(PassFailed);
+                }
+            };
+            let own = global.attribute("alignment").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).map_or(1, |a| a.value().max(1) as u64);
+            let offset = align(end, own.max(self.alignment as u64));
+            offsets.insert(name, offset);
+            end = offset + bytes;
+        }
+        if offsets.is_empty() {
+            return Ok(());
+        }
+        let total = align(end, self.alignment as u64);
+        let i64_attr = |v: u64| -> Attribute { IntegerAttribute::new(IntegerType::new(context, 64).into(), v as i64).into() };
+        for (name, &offset) in &offsets {
+            let mut global = unsafe { OperationRefMut::from_raw(globals[name]) };
+            global.set_attribute("strata.weights_offset", i64_attr(offset));
+        }
+        let mut module_mut = unsafe { OperationRefMut::from_raw(module.to_raw()) };
+        module_mut.set_attribute("strata.weights_bytes", i64_attr(total));
+        module_mut.set_attribute("strata.weights_alignment", i64_attr(self.alignment as u64));
+        cx.bump("constants", offsets.len() as u64);
+        cx.bump("weights-bytes", total);
+
+        // Each function that reads weights gets the blob argument.
+        let blob_type: Type = MemRefType::new(IntegerType::new(context, 8).into(), &[total as i64], None, None).into();
+        let mut functions: Vec<(mlir_sys::MlirOperation, Vec<mlir_sys::MlirOperation>)> = Vec::new();
+        for &raw in &reads {
+            let read = unsafe { OperationRef::from_raw(raw) };
+            if !symbol(read, "name").is_some_and(|n| offsets.contains_key(&n)) {
+                continue;
+            }
+            let mut parent = unsafe { mlir_sys::mlirOperationGetParentOperation(raw) };
+            while !parent.ptr.is_null() && strata_ir::ods::op_name(unsafe { OperationRef::from_raw(parent) }) != "func.func" {
+                parent = unsafe { mlir_sys::mlirOperationGetParentOperation(parent) };
+            }
+            if parent.ptr.is_null() {
+                cx.emit_op_error(read, "plan-weights: a constant is read outside a func.func");
+                return Err(PassFailed);
+            }
+            match functions.iter_mut().find(|(f, _)| f.ptr == parent.ptr) {
+                Some((_, list)) => list.push(raw),
+                None => functions.push((parent, vec![raw])),
+            }
+        }
+        for (func, reads) in functions {
+            let func = unsafe { OperationRef::from_raw(func) };
+            let Some((blob, position)) = append_argument(context, func, blob_type) else {
+                cx.emit_op_error(func, "plan-weights: the function has no body or no function_type");
+                return Err(PassFailed);
+            };
+            unsafe { OperationRefMut::from_raw(func.to_raw()) }.set_attribute("strata.weights_arg", i64_attr(position as u64));
+            for raw in reads {
+                let read = unsafe { OperationRef::from_raw(raw) };
+                let offset = offsets[&symbol(read, "name").expect("checked above")];
+                let view = view_before(context, read, blob, offset, read.result(0).expect("one result").r#type());
+                // Safety: the get_global is not used after this.
+                unsafe { strata_ir::rewrite::replace_op(read, view) };
+            }
+        }
+        Ok(())
+    }
+}
