@@ -43,14 +43,16 @@ convert-to-llvm,reconcile-unrealized-casts",
 
 /// Planned buffers to NVVM kernels: weights into one blob argument (`plan-weights`), linalg
 /// to parallel loops, one `gpu.launch` per loop nest with views and constants sunk into it
-/// (`strata-gpu-map`), kernels outlined, then each `gpu.module` lowered to NVVM with
+/// (`strata-gpu-map`), integer powers as software functions (`convert-math-to-funcs`, which
+/// outlining copies into the kernels that call them), kernels outlined, then each
+/// `gpu.module` lowered to NVVM with
 /// bare-pointer kernel parameters: every kernel takes base pointers (arena, weights, inputs,
 /// outputs) and addresses its buffers at constant offsets from them.
 pub const GPU_TO_NVVM: NamedPipeline = NamedPipeline {
     name: "strata-gpu-to-nvvm",
     summary: "Lower planned linalg/memref to NVVM kernels (gpu.launch per loop nest, outlined, bare-pointer parameters)",
     passes: "plan-weights,func.func(convert-linalg-to-parallel-loops,strata-gpu-map),canonicalize,gpu-launch-sink-index-computations,\
-gpu-kernel-outlining,gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,\
+convert-math-to-funcs,gpu-kernel-outlining,gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,\
 convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true},canonicalize,cse,reconcile-unrealized-casts),canonicalize",
 };
 

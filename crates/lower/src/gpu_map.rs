@@ -96,8 +96,9 @@ impl Pass for GpuMap {
             } else if matches!(name.as_str(), "memref.alloc" | "memref.alloca" | "memref.dealloc") {
                 cx.emit_op_error(unsafe { OperationRef::from_raw(current) }, format!("strata-gpu-map: '{name}' on the host is not supported on the GPU path; every buffer must be planned into the arena (plan-arena) first"));
                 return Err(PassFailed);
-            } else if name == "gpu.launch" || sinkable(&name) {
-                // Already a kernel, or cloned into the kernels that use it.
+            } else if name == "gpu.launch" || (sinkable(&name) && !uses_any(current, &serial)) {
+                // Already a kernel, or cloned into the kernels that use it. (Arithmetic on a
+                // value loaded by serial code belongs to that serial code.)
             } else {
                 serial.push(current);
             }
@@ -314,6 +315,15 @@ gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%t
         unsafe { mlirOperationMoveBefore(op, terminator) };
     }
     Ok(launch)
+}
+
+/// Whether an operand of `op` is a result of one of `ops`.
+fn uses_any(op: MlirOperation, ops: &[MlirOperation]) -> bool {
+    (0..unsafe { mlirOperationGetNumOperands(op) }).any(|i| {
+        let value = unsafe { mlirOperationGetOperand(op, i) };
+        let result = unsafe { mlirValueIsAOpResult(value) };
+        result && ops.iter().any(|o| o.ptr == unsafe { mlirOpResultGetOwner(value) }.ptr)
+    })
 }
 
 /// Whether `op` is nested (at any depth) inside `ancestor`.

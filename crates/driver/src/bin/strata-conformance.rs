@@ -6,6 +6,10 @@
 //! lowering), or failed; writes every non-passing case with its cause to
 //! `DIR/../conformance-report.md`. Exit status 1 if any case panicked.
 //!
+//! With `--bundle OUT`, each case is compiled for the GPU instead (`--chip`, default sm_80) and
+//! written with its first data set as a bundle under OUT for `strata-exec check OUT` on a
+//! machine with a GPU; "passed" then means "bundled".
+//!
 //! Integer inputs (shape operands such as Reshape's shape or Slice's starts, in node tests
 //! graph inputs with test data) are frozen to the values of the case's first data set, as a
 //! static-shape compiler must; the other inputs stay run-time arguments.
@@ -13,10 +17,11 @@
 use prost::Message;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use strata_driver::compile::{compile_model, CompileOptions};
+use strata_driver::artifact::{write_gpu, ArtifactPaths};
+use strata_driver::compile::{compile, compile_model, CompileOptions, Stage, Target};
 use strata_frontend::onnx::{tensor_proto::DataType, GraphProto, ModelProto, TensorProto};
 use strata_frontend::{inline_bytes, ImportOptions};
-use strata_runtime::{DType, Tensor};
+use strata_runtime::{compare, DType, Tensor};
 
 /// The op types of the ONNX-import issue's list: "listed ops" in the report are these (some,
 /// like ConvTranspose and Resize, are not imported yet and count as not passing).
@@ -92,86 +97,144 @@ fn to_tensor(proto: &TensorProto) -> Result<Tensor, String> {
 }
 
 /// `None` when `actual` matches `expected`; otherwise what differs.
-fn compare(actual: &Tensor, expected: &Tensor, rtol: f64, atol: f64) -> Option<String> {
-    if actual.dtype() != expected.dtype() || actual.shape() != expected.shape() {
-        return Some(format!("got {} {:?}, expected {} {:?}", actual.dtype(), actual.shape(), expected.dtype(), expected.shape()));
-    }
-    let exact = !expected.dtype().is_float();
-    let (mut worst, mut worst_at, mut bad) = (0.0f64, 0usize, 0usize);
-    for (i, (a, e)) in actual.to_f64().into_iter().zip(expected.to_f64()).enumerate() {
-        let ok = if exact { a == e } else if e.is_nan() { a.is_nan() } else if e.is_infinite() { a == e } else { (a - e).abs() <= atol + rtol * e.abs() };
-        if !ok {
-            bad += 1;
-            let error = if a.is_nan() { f64::INFINITY } else { (a - e).abs() };
-            if error >= worst {
-                worst = error;
-                worst_at = i;
-            }
-        }
-    }
-    (bad > 0).then(|| format!("{bad} of {} elements differ; max |error| {worst:e} at flat index {worst_at} (rtol {rtol}, atol {atol})", actual.len()))
-}
-
-fn run_case(strata: &strata_ir::StrataContext, case: &Path, name: &str, bytes: &[u8], graph: &GraphProto) -> Outcome {
-    let frozen = integer_inputs(case, graph);
-    let options = CompileOptions {
-        import: ImportOptions { file_name: format!("{name}/model.onnx"), base_dir: Some(case.to_path_buf()), frozen_inputs: frozen.clone(), ..Default::default() },
-        name: "case".into(),
-        strategy: "exact".into(),
-        verify_each: true,
-        schedule: true,
-        target: Default::default(),
-    };
-    let (mut model, _, _) = match compile_model(strata, bytes, &options, &mut |_| {}) {
-        Ok(compiled) => compiled,
-        Err(error) if error.unsupported => return Outcome::Unsupported(error.message),
-        Err(error) => return Outcome::Failed(error.message),
-    };
-    let (rtol, atol) = std::fs::read_to_string(case.join("tolerance.txt"))
+/// The case's tolerance (`tolerance.txt`: rtol atol), or ONNX's defaults.
+fn tolerance(case: &Path) -> (f64, f64) {
+    std::fs::read_to_string(case.join("tolerance.txt"))
         .ok()
         .and_then(|t| {
             let mut parts = t.split_whitespace().map(|p| p.parse::<f64>().ok());
             Some((parts.next()??, parts.next()??))
         })
-        .unwrap_or((1e-3, 1e-7));
-    let names = runtime_inputs(graph);
+        .unwrap_or((1e-3, 1e-7))
+}
+
+/// The data sets (`test_data_set_*`) of a case, in order.
+fn data_sets(case: &Path) -> Vec<PathBuf> {
     let mut sets: Vec<PathBuf> = std::fs::read_dir(case).into_iter().flatten().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
     sets.sort();
-    for set in &sets {
-        let mut inputs = Vec::new();
-        for spec in &model.signature().inputs {
-            let Some(index) = names.iter().position(|n| *n == spec.name) else { return Outcome::Failed(format!("input '{}' is not a graph input", spec.name)) };
-            let Some(proto) = read_proto(&set.join(format!("input_{index}.pb"))) else {
-                return Outcome::Unsupported(format!("unsupported: input {index} of {} is not a tensor", set.display()));
-            };
-            match to_tensor(&proto) {
-                Ok(t) => inputs.push(t),
-                Err(e) => return Outcome::Unsupported(e),
-            }
-        }
+    sets
+}
+
+/// The run-time inputs of a data set, in the order of `signature`.
+fn read_inputs(set: &Path, signature: &strata_runtime::Signature, graph: &GraphProto) -> Result<Vec<Tensor>, Outcome> {
+    let names = runtime_inputs(graph);
+    let mut inputs = Vec::new();
+    for spec in &signature.inputs {
+        let Some(index) = names.iter().position(|n| *n == spec.name) else { return Err(Outcome::Failed(format!("input '{}' is not a graph input", spec.name))) };
+        let Some(proto) = read_proto(&set.join(format!("input_{index}.pb"))) else {
+            return Err(Outcome::Unsupported(format!("unsupported: input {index} of {} is not a tensor", set.display())));
+        };
+        inputs.push(to_tensor(&proto).map_err(Outcome::Unsupported)?);
+    }
+    Ok(inputs)
+}
+
+/// The expected outputs of a data set.
+fn read_expected(set: &Path, count: usize) -> Result<Vec<Tensor>, Outcome> {
+    (0..count)
+        .map(|index| {
+            let proto = read_proto(&set.join(format!("output_{index}.pb"))).ok_or_else(|| Outcome::Unsupported(format!("unsupported: output {index} of {} is not a tensor", set.display())))?;
+            to_tensor(&proto).map_err(Outcome::Unsupported)
+        })
+        .collect()
+}
+
+fn options(case: &Path, name: &str, graph: &GraphProto, target: Target) -> CompileOptions {
+    CompileOptions {
+        import: ImportOptions { file_name: format!("{name}/model.onnx"), base_dir: Some(case.to_path_buf()), frozen_inputs: integer_inputs(case, graph), ..Default::default() },
+        name: "case".into(),
+        strategy: "exact".into(),
+        verify_each: true,
+        schedule: true,
+        target,
+    }
+}
+
+fn run_case(strata: &strata_ir::StrataContext, case: &Path, name: &str, bytes: &[u8], graph: &GraphProto) -> Outcome {
+    let (mut model, _, _) = match compile_model(strata, bytes, &options(case, name, graph, Target::Host), &mut |_| {}) {
+        Ok(compiled) => compiled,
+        Err(error) if error.unsupported => return Outcome::Unsupported(error.message),
+        Err(error) => return Outcome::Failed(error.message),
+    };
+    let (rtol, atol) = tolerance(case);
+    for set in &data_sets(case) {
+        let inputs = match read_inputs(set, model.signature(), graph) {
+            Ok(inputs) => inputs,
+            Err(outcome) => return outcome,
+        };
         let outputs = match model.run(&inputs) {
             Ok(outputs) => outputs,
             Err(e) => return Outcome::Failed(e.to_string()),
         };
-        for (index, actual) in outputs.iter().enumerate() {
-            let Some(proto) = read_proto(&set.join(format!("output_{index}.pb"))) else {
-                return Outcome::Unsupported(format!("unsupported: output {index} of {} is not a tensor", set.display()));
-            };
-            let expected = match to_tensor(&proto) {
-                Ok(t) => t,
-                Err(e) => return Outcome::Unsupported(e),
-            };
-            if let Some(difference) = compare(actual, &expected, rtol, atol) {
-                return Outcome::Mismatch(format!("output {index}: {difference}"));
+        let expected = match read_expected(set, outputs.len()) {
+            Ok(expected) => expected,
+            Err(outcome) => return outcome,
+        };
+        for (index, (actual, expected)) in outputs.iter().zip(&expected).enumerate() {
+            let comparison = compare(actual, expected, rtol, atol);
+            if !comparison.passed() {
+                return Outcome::Mismatch(format!("output {index}: {}", comparison.describe(rtol, atol)));
             }
         }
     }
     Outcome::Passed
 }
 
+/// Compiles a case for the GPU and writes it as a bundle for `strata-exec check`:
+/// `<out>/<case>/model.{ptx,json,weights.bin}`, the first data set's inputs and expected
+/// outputs as `.npy`, `tolerance.txt` and `op.txt`. `Passed` means "bundled".
+fn bundle_case(strata: &strata_ir::StrataContext, case: &Path, name: &str, bytes: &[u8], graph: &GraphProto, out: &Path, chip: &str, op: &str) -> Outcome {
+    let options = options(case, name, graph, Target::Nvptx);
+    let compiled = match compile(strata, bytes, &options, Stage::Gpu, &mut |_| {}) {
+        Ok(compiled) => compiled,
+        Err(error) if error.unsupported => return Outcome::Unsupported(error.message),
+        Err(error) => return Outcome::Failed(error.message),
+    };
+    let Some(set) = data_sets(case).into_iter().next() else { return Outcome::Unsupported("unsupported: the case has no data set".into()) };
+    let inputs = match read_inputs(&set, &compiled.signature, graph) {
+        Ok(inputs) => inputs,
+        Err(outcome) => return outcome,
+    };
+    let expected = match read_expected(&set, compiled.signature.outputs.len()) {
+        Ok(expected) => expected,
+        Err(outcome) => return outcome,
+    };
+    let dir = out.join(name);
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        return Outcome::Failed(format!("cannot create {}: {e}", dir.display()));
+    }
+    let paths = ArtifactPaths::for_output(&dir.join("model.ptx"));
+    if let Err(e) = write_gpu(strata, &compiled, "case", chip, &paths) {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Outcome::Failed(e);
+    }
+    let (rtol, atol) = tolerance(case);
+    let mut written = std::fs::write(dir.join("tolerance.txt"), format!("{rtol} {atol}\n")).map_err(|e| e.to_string());
+    written = written.and_then(|_| std::fs::write(dir.join("op.txt"), format!("{op}\n")).map_err(|e| e.to_string()));
+    for (i, tensor) in inputs.iter().enumerate() {
+        written = written.and_then(|_| tensor.write_npy(&dir.join(format!("input_{i}.npy"))).map_err(|e| e.to_string()));
+    }
+    for (i, tensor) in expected.iter().enumerate() {
+        written = written.and_then(|_| tensor.write_npy(&dir.join(format!("expected_{i}.npy"))).map_err(|e| e.to_string()));
+    }
+    match written {
+        Ok(()) => Outcome::Passed,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            Outcome::Unsupported(format!("unsupported: the case's data cannot be written as .npy: {e}"))
+        }
+    }
+}
+
 fn main() {
-    let dir = PathBuf::from(std::env::args().nth(1).expect("usage: strata-conformance DIR [FILTER]"));
-    let filter = std::env::args().nth(2).unwrap_or_default();
+    let usage = "usage: strata-conformance DIR [FILTER] [--bundle OUT [--chip sm_80]]";
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let bundle = flag("--bundle").map(PathBuf::from);
+    let chip = flag("--chip").unwrap_or_else(|| "sm_80".into());
+    let positional: Vec<&String> = args.iter().enumerate().filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--"))).map(|(_, a)| a).collect();
+    let dir = PathBuf::from(positional.first().expect(usage));
+    let filter = positional.get(1).map(|s| s.to_string()).unwrap_or_default();
     // STRATA_CONFORMANCE_TRACE=1 names each case before running it (to find a crashing one).
     let trace = std::env::var_os("STRATA_CONFORMANCE_TRACE").is_some();
     let strata = strata_driver::context().unwrap_or_else(|e| panic!("{e}"));
@@ -203,7 +266,10 @@ fn main() {
         }
         let row = rows.entry(op.clone()).or_default();
         row.cases += 1;
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(&strata, case, &name, &bytes, &graph)));
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &bundle {
+            None => run_case(&strata, case, &name, &bytes, &graph),
+            Some(out) => bundle_case(&strata, case, &name, &bytes, &graph, out, &chip, &op),
+        }));
         let one_line = |s: &str| s.replace('\n', " ").chars().take(400).collect::<String>();
         match outcome {
             Ok(Outcome::Passed) => row.passed += 1,
@@ -251,7 +317,11 @@ fn main() {
     let rate = 100.0 * listed.passed as f64 / listed.cases.max(1) as f64;
     table.push_str(&format!("listed ops (the ONNX-import issue's list): {rate:.1}% of cases pass numerically\n"));
     print!("{table}");
-    let report = dir.parent().unwrap_or(Path::new(".")).join("conformance-report.md");
+    // In bundle mode "passed" means compiled and written for `strata-exec check`.
+    let report = match &bundle {
+        Some(out) => out.join("bundle-report.md"),
+        None => dir.parent().unwrap_or(Path::new(".")).join("conformance-report.md"),
+    };
     let text = format!(
         "# ONNX node tests: compile, run, compare\n\n```\n{table}```\n\n## Cases of listed ops that do not pass, and every mismatch or failure\n\n{}\n",
         problems.join("\n")
