@@ -37,6 +37,6 @@
 
 // EXEC: output 'y': float32 [1, 4, 4, 4]
 // EXEC: arena: 1200 B, alignment 64 (lower bound 1200 B)
-// EXEC: expect 'y': max |error| {{.*}} of max |ref|), 0 of 64 outside
+// EXEC: expect 'y': 0 of 64 elements outside atol {{.*}}; max |error|
 
 // MISSING: error: input 'x' (float32 [1, 3, 8, 8]) is missing: pass --input x=FILE.npy

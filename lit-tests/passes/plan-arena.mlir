@@ -9,7 +9,7 @@
 // produces %a, so %a is written in place (offset 0); %z lives throughout (offset 256).
 // CHECK-LABEL: func.func @mlp
 // CHECK-SAME: memref<4x8xf32>, %[[ARENA:[a-z0-9]+]]: memref<512xi8>)
-// CHECK-SAME: strata.arena_alignment = 64 : i64, strata.arena_bytes = 512 : i64, strata.arena_lower_bound = 512 : i64, strata.arena_strategy = "exact"
+// CHECK-SAME: strata.arena_alignment = 64 : i64, strata.arena_arg = 5 : i64, strata.arena_bytes = 512 : i64, strata.arena_lower_bound = 512 : i64, strata.arena_strategy = "exact"
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
 // CHECK-DAG: %[[A:.*]] = memref.view %[[ARENA]][%[[C0]]][] : memref<512xi8> to memref<4x16xf32>
@@ -23,7 +23,7 @@
 // Without reuse: three buffers of 256 bytes, each aligned to 128.
 // NAIVE-LABEL: func.func @mlp
 // NAIVE-SAME: memref<768xi8>
-// NAIVE-SAME: strata.arena_alignment = 128 : i64, strata.arena_bytes = 768 : i64, strata.arena_lower_bound = 512 : i64, strata.arena_strategy = "naive"
+// NAIVE-SAME: strata.arena_alignment = 128 : i64, strata.arena_arg = 5 : i64, strata.arena_bytes = 768 : i64, strata.arena_lower_bound = 512 : i64, strata.arena_strategy = "naive"
 
 // LLVM-LABEL: llvm.func @mlp
 // LLVM: llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8

@@ -85,6 +85,8 @@ fn main() -> ExitCode {
     let result = match cli.task {
         Task::Setup => setup::run(),
         Task::Test { rest } => setup::run().and_then(|()| {
+            // The lit tests run strata-exec, a binary of another package.
+            cargo(&["build", "--quiet", "-p", "strata-exec"], &[])?;
             let mut args = vec!["test", "--workspace"];
             if !rest.is_empty() {
                 args.push("--");
@@ -95,6 +97,7 @@ fn main() -> ExitCode {
             zoo()
         }),
         Task::Lit { filter, bless } => setup::run().and_then(|()| {
+            cargo(&["build", "--quiet", "-p", "strata-exec"], &[])?;
             let mut args = vec!["test", "-p", "strata-driver", "--test", "lit"];
             if let Some(filter) = &filter {
                 args.extend(["--", filter.as_str()]);
@@ -240,6 +243,39 @@ fn onnx_tests(filter: Option<&str>) -> Result<(), String> {
     cargo(&args, &[])
 }
 
+/// The CUDA release whose libdevice (NVIDIA's math library as LLVM bitcode) kernels link:
+/// taken from the `nvidia-cuda-nvcc-cu12` wheel on PyPI, so no CUDA install is needed.
+const LIBDEVICE_WHEEL: &str = "nvidia-cuda-nvcc-cu12==12.9.86";
+
+/// `target/cuda-libdevice/libdevice.10.bc`, fetched once (what `STRATA_LIBDEVICE` points to).
+pub fn ensure_libdevice() -> Result<PathBuf, String> {
+    let dir = root().join("target/cuda-libdevice");
+    let bitcode = dir.join("libdevice.10.bc");
+    let stamp = dir.join(format!("STRATA-{LIBDEVICE_WHEEL}"));
+    if bitcode.is_file() && stamp.exists() {
+        return Ok(bitcode);
+    }
+    eprintln!("xtask: fetching libdevice from {LIBDEVICE_WHEEL} into {}", dir.display());
+    let wheels = dir.join("wheel");
+    let status = Command::new("python3")
+        .args(["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--platform", "manylinux2014_x86_64", "--platform", "manylinux_2_17_x86_64", "-d"])
+        .arg(&wheels)
+        .arg(LIBDEVICE_WHEEL)
+        .status()
+        .map_err(|e| format!("cannot run python3 -m pip: {e} (install python3 and pip)"))?;
+    if !status.success() {
+        return Err(format!("pip download {LIBDEVICE_WHEEL} failed ({status})"));
+    }
+    let extract = "import sys, zipfile, glob\nz = zipfile.ZipFile(glob.glob(sys.argv[1] + '/*.whl')[0])\nopen(sys.argv[2], 'wb').write(z.read('nvidia/cuda_nvcc/nvvm/libdevice/libdevice.10.bc'))\n";
+    let status = Command::new("python3").args(["-c", extract]).arg(&wheels).arg(&bitcode).status().map_err(|e| format!("cannot run python3: {e}"))?;
+    if !status.success() {
+        return Err(format!("extracting libdevice from the wheel failed ({status})"));
+    }
+    let _ = std::fs::remove_dir_all(&wheels);
+    std::fs::write(&stamp, "").map_err(|e| e.to_string())?;
+    Ok(bitcode)
+}
+
 /// Generates the zoo (models and their fixed inputs) once per version of `zoo.py`.
 fn ensure_zoo() -> Result<PathBuf, String> {
     let dir = root().join("target/zoo");
@@ -263,7 +299,15 @@ fn zoo() -> Result<(), String> {
     let dir = ensure_zoo()?;
     let models = ["mobilenetv2", "resnet18", "bert_tiny"];
     cargo(&["build", "--quiet", "-p", "strata-driver", "--bin", "strata", "--bin", "strata-opt"], &[])?;
+    cargo(&["build", "--quiet", "-p", "strata-exec"], &[])?;
     let bin = root().join("target/debug");
+    let libdevice = ensure_libdevice()?;
+    let gpu = Command::new(bin.join("strata-exec")).arg("probe").output().map_err(|e| e.to_string())?;
+    let gpu_missing = match gpu.status.code() {
+        Some(0) => None,
+        Some(3) => Some(String::from_utf8_lossy(&gpu.stdout).trim().to_owned()),
+        _ => return Err(format!("strata-exec probe failed: {}", String::from_utf8_lossy(&gpu.stderr))),
+    };
     for model in models {
         let onnx = dir.join(format!("{model}.onnx"));
         let (sg, again) = (dir.join(format!("{model}.sg.mlir")), dir.join(format!("{model}.rt.mlir")));
@@ -281,7 +325,121 @@ fn zoo() -> Result<(), String> {
         let ops = String::from_utf8_lossy(&a).matches("\"sg.").count();
         println!("zoo: {model}: imported in {:.2} s, {ops} sg ops, {} MB of text, round trip identical", import_time.as_secs_f64(), a.len() / 1_000_000);
         run_against_reference(&bin, &dir, model)?;
+        gpu_artifact(&bin, &dir, model, &libdevice, gpu_missing.as_deref())?;
     }
+    aot_example(&bin, &dir)
+}
+
+/// `--input name=file.npy` for every fixed input of a zoo model, and `--expect` for every ONNX
+/// Runtime reference output.
+fn zoo_io(dir: &std::path::Path, model: &str) -> Result<Vec<String>, String> {
+    let mut args = Vec::new();
+    let inputs = std::fs::read_dir(dir.join(format!("{model}.inputs"))).map_err(|e| format!("{model}: no inputs: {e}"))?;
+    let mut inputs: Vec<_> = inputs.flatten().map(|e| e.path()).collect();
+    inputs.sort();
+    for path in inputs {
+        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
+        args.extend(["--input".to_owned(), format!("{name}={}", path.display())]);
+    }
+    let references = root().join("xtask/zoo-reference");
+    for entry in std::fs::read_dir(&references).map_err(|e| format!("{}: {e}", references.display()))?.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        if let Some(output) = file.strip_prefix(&format!("{model}.")).and_then(|f| f.strip_suffix(".npy")) {
+            args.extend(["--expect".to_owned(), format!("{output}={}", entry.path().display())]);
+        }
+    }
+    if !args.iter().any(|a| a == "--expect") {
+        return Err(format!("{model}: no reference outputs in {}", references.display()));
+    }
+    Ok(args)
+}
+
+/// Compiles a zoo model to PTX (LLVM's NVPTX backend must accept every kernel module), and runs
+/// it on the GPU against ONNX Runtime's outputs when one is present (skipped, saying why,
+/// otherwise).
+fn gpu_artifact(bin: &std::path::Path, dir: &std::path::Path, model: &str, libdevice: &std::path::Path, gpu_missing: Option<&str>) -> Result<(), String> {
+    let out = dir.join("gpu");
+    std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+    let ptx = out.join(format!("{model}.ptx"));
+    let start = std::time::Instant::now();
+    let status = Command::new(bin.join("strata"))
+        .args(["compile", "--target=nvptx", "--no-verify-each"])
+        .arg(dir.join(format!("{model}.onnx")))
+        .arg("-o")
+        .arg(&ptx)
+        .env("STRATA_LIBDEVICE", libdevice)
+        .status()
+        .map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err(format!("{model}: compiling to PTX failed ({status})"));
+    }
+    let text = std::fs::read_to_string(&ptx).map_err(|e| e.to_string())?;
+    println!("zoo: {model}: PTX in {:.1} s, {} kernels, {} KB", start.elapsed().as_secs_f64(), text.matches(".entry ").count(), text.len() / 1000);
+    match gpu_missing {
+        Some(why) => println!("zoo: {model}: GPU run skipped ({why})"),
+        None => {
+            let status = Command::new(bin.join("strata-exec"))
+                .arg("run")
+                .arg(out.join(format!("{model}.json")))
+                .args(zoo_io(dir, model)?)
+                .args(["--rtol", "1e-4", "--atol", "1e-4", "--repeat", "20"])
+                .status()
+                .map_err(|e| e.to_string())?;
+            if !status.success() {
+                return Err(format!("{model}: on the GPU, the model does not match ONNX Runtime ({status})"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The ahead-of-time path: MobileNetV2 as a shared object, called from the C program in
+/// docs/examples, must give exactly what `strata run` gives.
+fn aot_example(bin: &std::path::Path, dir: &std::path::Path) -> Result<(), String> {
+    let out = dir.join("aot");
+    std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+    let library = out.join("libmobilenetv2.so");
+    let run = |command: &mut Command, what: &str| -> Result<(), String> {
+        let status = command.status().map_err(|e| format!("{what}: {e}"))?;
+        if status.success() { Ok(()) } else { Err(format!("{what} failed ({status})")) }
+    };
+    run(Command::new(bin.join("strata")).args(["compile", "--no-verify-each"]).arg(dir.join("mobilenetv2.onnx")).arg("-o").arg(&library), "strata compile -o libmobilenetv2.so")?;
+    let program = out.join("mobilenetv2");
+    let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    run(
+        Command::new(&compiler)
+            .args(["-O2", "-Wall", "-Werror"])
+            .arg(root().join("docs/examples/mobilenetv2.c"))
+            .arg("-I")
+            .arg(&out)
+            .arg("-L")
+            .arg(&out)
+            .args(["-lmobilenetv2", "-Wl,-rpath,$ORIGIN", "-o"])
+            .arg(&program),
+        "compiling docs/examples/mobilenetv2.c",
+    )?;
+    let logits = out.join("logits.npy");
+    run(Command::new(&program).arg(dir.join("mobilenetv2.inputs/input.npy")).arg(&logits), "the C example")?;
+    // The C program's output must equal the JIT's bit for bit, and the shared object loaded by
+    // strata-exec must give it too.
+    run(
+        Command::new(bin.join("strata"))
+            .args(["run", "--no-verify-each", "--rtol", "0", "--atol", "0"])
+            .arg(dir.join("mobilenetv2.onnx"))
+            .arg(format!("--input=input={}", dir.join("mobilenetv2.inputs/input.npy").display()))
+            .arg(format!("--expect=fc_276={}", logits.display())),
+        "strata run against the C example's output",
+    )?;
+    run(
+        Command::new(bin.join("strata-exec"))
+            .arg("run")
+            .arg(out.join("mobilenetv2.json"))
+            .arg(format!("--input=input={}", dir.join("mobilenetv2.inputs/input.npy").display()))
+            .arg(format!("--expect=fc_276={}", logits.display()))
+            .args(["--rtol", "0", "--atol", "0", "--repeat", "1"]),
+        "strata-exec on the shared object",
+    )?;
+    println!("zoo: mobilenetv2: shared object + C header, called from C: identical to strata run");
     Ok(())
 }
 
@@ -350,28 +508,13 @@ fn bench_run(repeats: usize, filter: Option<&str>) -> Result<(), String> {
 /// Compiles and runs `model` on its fixed inputs and compares every output with ONNX
 /// Runtime's, checked in under `xtask/zoo-reference` (made by `scripts/zoo_reference.py`).
 fn run_against_reference(bin: &std::path::Path, dir: &std::path::Path, model: &str) -> Result<(), String> {
-    let mut command = Command::new(bin.join("strata"));
-    command.arg("run").arg(dir.join(format!("{model}.onnx"))).args(["--rtol", "1e-4", "--atol", "1e-4"]);
-    let inputs = std::fs::read_dir(dir.join(format!("{model}.inputs"))).map_err(|e| format!("{model}: no inputs: {e}"))?;
-    let mut inputs: Vec<_> = inputs.flatten().map(|e| e.path()).collect();
-    inputs.sort();
-    for path in inputs {
-        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
-        command.arg("--input").arg(format!("{name}={}", path.display()));
-    }
-    let references = root().join("xtask/zoo-reference");
-    let mut found = 0;
-    for entry in std::fs::read_dir(&references).map_err(|e| format!("{}: {e}", references.display()))?.flatten() {
-        let file = entry.file_name().to_string_lossy().into_owned();
-        if let Some(output) = file.strip_prefix(&format!("{model}.")).and_then(|f| f.strip_suffix(".npy")) {
-            command.arg("--expect").arg(format!("{output}={}", entry.path().display()));
-            found += 1;
-        }
-    }
-    if found == 0 {
-        return Err(format!("{model}: no reference outputs in {}", references.display()));
-    }
-    let status = command.status().map_err(|e| e.to_string())?;
+    let status = Command::new(bin.join("strata"))
+        .arg("run")
+        .arg(dir.join(format!("{model}.onnx")))
+        .args(["--rtol", "1e-4", "--atol", "1e-4"])
+        .args(zoo_io(dir, model)?)
+        .status()
+        .map_err(|e| e.to_string())?;
     if !status.success() {
         return Err(format!("{model}: the compiled model does not match ONNX Runtime ({status})"));
     }

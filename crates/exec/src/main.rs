@@ -4,6 +4,7 @@
 //! - `strata-exec run model.json --input x=in.npy [--expect y=ref.npy] [--output-dir out]
 //!   [--repeat N]`: loads the artifact its manifest describes (a host shared object, or PTX on
 //!   the first CUDA GPU), runs it and prints a summary.
+//! - `strata-exec probe`: whether a CUDA GPU can be used here (exit status 0) or why not (3).
 //! - `strata-exec check DIR`: runs every case bundle under DIR (`<case>/model.json`, inputs
 //!   `input_<i>.npy`, references `expected_<i>.npy`, `tolerance.txt` with rtol and atol, and
 //!   `op.txt` naming the op), as written by `strata-conformance --bundle`, and prints the pass
@@ -43,6 +44,8 @@ enum Command {
         #[arg(long, default_value_t = 10)]
         repeat: usize,
     },
+    /// Say whether a CUDA GPU can be used here (exit status 0), or why not (exit status 3).
+    Probe,
     /// Run every case bundle under a folder and report the pass rate per op.
     Check {
         dir: PathBuf,
@@ -187,6 +190,16 @@ fn main() {
     let args = Args::parse();
     let result = match &args.command {
         Command::Run { manifest, inputs, expect, rtol, atol, output_dir, repeat } => run(manifest, inputs, expect, *rtol, *atol, output_dir.as_deref(), *repeat),
+        Command::Probe => match strata_runtime::cuda::unavailable() {
+            None => {
+                println!("CUDA GPU available");
+                Ok(())
+            }
+            Some(why) => {
+                println!("no CUDA GPU: {why}");
+                std::process::exit(3);
+            }
+        },
         Command::Check { dir, report } => check(dir, report.as_deref()).and_then(|all| if all { Ok(()) } else { Err("error: some cases did not pass".into()) }),
     };
     if let Err(message) = result {

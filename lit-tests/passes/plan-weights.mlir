@@ -1,0 +1,19 @@
+// plan-weights: the constant globals a function reads move into one weights blob argument at
+// static offsets (each global keeps its value and records its offset for the code generator).
+// RUN: strata-opt %S/inputs/gpu-planned.mlir -p 'builtin.module(plan-weights)' | FileCheck %s --check-prefix=WEIGHTS
+// RUN: strata-opt %S/inputs/gpu-planned.mlir -p 'builtin.module(plan-weights{alignment=128})' | FileCheck %s --check-prefix=ALIGN
+// RUN: not strata-opt %S/inputs/gpu-planned.mlir -p 'builtin.module(plan-weights{alignment=3})' 2>&1 | FileCheck %s --check-prefix=BAD
+
+// The weights blob: 256 bytes of @weight, then @bias at 256, padded to 320.
+// WEIGHTS: module attributes {strata.weights_alignment = 64 : i64, strata.weights_bytes = 320 : i64}
+// WEIGHTS: @bias {{.*}}strata.weights_offset = 256 : i64
+// WEIGHTS: @weight {{.*}}strata.weights_offset = 0 : i64
+// WEIGHTS: func.func @main(%arg0: memref<4x8xf32>, %arg1: memref<8x4xf32>, %arg2: memref<256xi8>, %arg3: memref<320xi8>) attributes {strata.arena_arg = 2 : i64, strata.weights_arg = 3 : i64}
+// WEIGHTS-DAG: memref.view %arg3[{{.*}} : memref<320xi8> to memref<8x8xf32>
+// WEIGHTS-DAG: memref.view %arg3[{{.*}} : memref<320xi8> to memref<8xf32>
+// WEIGHTS-NOT: memref.get_global
+
+// ALIGN: strata.weights_alignment = 128 : i64, strata.weights_bytes = 384 : i64
+// ALIGN: @bias {{.*}}strata.weights_offset = 256 : i64
+
+// BAD: plan-weights: alignment 3 is not a positive power of two
