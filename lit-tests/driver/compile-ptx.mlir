@@ -2,13 +2,16 @@
 // manifest and the weights blob; `--target=host -o lib.so` a shared object with a C header and
 // a manifest that strata-exec runs like `strata run`. The kernels of the layout fixture
 // (slice, transpose and reshape as views, a matmul) address every buffer as a base parameter
-// plus an immediate offset: no per-buffer pointer parameters.
+// plus an immediate offset: no per-buffer pointer parameters. Exp (conv_relu) comes from
+// libdevice (`STRATA_LIBDEVICE`, set by the harness to what `cargo xtask` fetched).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: strata compile %S/../frontend/inputs/layout.onnx --target=nvptx --chip=sm_90 -o %t/layout.ptx 2>&1 | FileCheck %s --check-prefix=WROTE
 // RUN: FileCheck %s --check-prefix=PTX < %t/layout.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/layout.json
 // RUN: strata compile %S/../frontend/inputs/gemm.onnx --target=nvptx -o %t/gemm.ptx 2>&1 | FileCheck %s --check-prefix=GEMM
 // RUN: FileCheck %s --check-prefix=GEMMPTX < %t/gemm.ptx
+// RUN: strata compile %S/../frontend/inputs/conv_relu.onnx --target=nvptx -o %t/conv_relu.ptx
+// RUN: FileCheck %s --check-prefix=CONV < %t/conv_relu.ptx
 // RUN: strata compile %S/../frontend/inputs/layout.onnx --target=nvptx --emit=gpu | FileCheck %s --check-prefix=GPU
 // RUN: not strata compile %S/../frontend/inputs/layout.onnx --target=nvptx --emit=obj 2>&1 | FileCheck %s --check-prefix=STAGE
 // RUN: strata compile %S/../frontend/inputs/conv_relu.onnx -o %t/libconv_relu.so 2>&1 | FileCheck %s --check-prefix=SO
@@ -43,6 +46,15 @@
 // GEMM: wrote {{.*}}gemm.ptx
 // GEMMPTX: .target sm_80
 // GEMMPTX: .visible .entry main_kernel(
+
+// Convolutions (the window loops inside the thread), the ReLU, and Exp through
+// libdevice, inlined: no calls remain, only the hardware's ex2.approx.
+// CONV: .target sm_80
+// CONV: .visible .entry main_kernel(
+// CONV: .param .u64 .ptr .align 1 main_kernel_param_0
+// CONV-NOT: call
+// CONV: ex2.approx
+// CONV-NOT: call
 
 // GPU: gpu.container_module
 // GPU: gpu.launch_func @main_kernel::@main_kernel

@@ -85,8 +85,10 @@ fn main() -> ExitCode {
     let result = match cli.task {
         Task::Setup => setup::run(),
         Task::Test { rest } => setup::run().and_then(|()| {
-            // The lit tests run strata-exec, a binary of another package.
+            // The lit tests run strata-exec, a binary of another package, and compile kernels
+            // that need libdevice.
             cargo(&["build", "--quiet", "-p", "strata-exec"], &[])?;
+            ensure_libdevice()?;
             let mut args = vec!["test", "--workspace"];
             if !rest.is_empty() {
                 args.push("--");
@@ -98,6 +100,7 @@ fn main() -> ExitCode {
         }),
         Task::Lit { filter, bless } => setup::run().and_then(|()| {
             cargo(&["build", "--quiet", "-p", "strata-exec"], &[])?;
+            ensure_libdevice()?;
             let mut args = vec!["test", "-p", "strata-driver", "--test", "lit"];
             if let Some(filter) = &filter {
                 args.extend(["--", filter.as_str()]);

@@ -147,11 +147,15 @@ fn shell(command: &str) -> Result<std::process::Output, Failed> {
         llvm_bin().display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    Command::new("bash")
-        .args(["-o", "pipefail", "-c", command])
-        .env("PATH", path)
-        .current_dir(repo_root())
-        .output()
+    let mut bash = Command::new("bash");
+    bash.args(["-o", "pipefail", "-c", command]).env("PATH", path).current_dir(repo_root());
+    // NVIDIA's libdevice for kernels that call math functions, as `cargo xtask` fetches it
+    // (unless the environment names one already).
+    let libdevice = repo_root().join("target/cuda-libdevice/libdevice.10.bc");
+    if std::env::var_os("STRATA_LIBDEVICE").is_none() && libdevice.is_file() {
+        bash.env("STRATA_LIBDEVICE", libdevice);
+    }
+    bash.output()
         .map_err(|e| format!("cannot run bash: {e}").into())
 }
 
