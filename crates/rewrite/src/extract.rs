@@ -1,0 +1,298 @@
+//! Memory-aware, DAG-aware extraction, and the in-place validator.
+//!
+//! Each node has a cost vector ([`Metrics`]: allocations, bytes allocated, bytes copied,
+//! launches, bytes a view keeps alive), weighed into one number by [`Weights`]. Extraction is
+//! greedy over the DAG: a class's candidate cost is the sum over the *set* of classes its
+//! choice needs (a shared producer counts once), improved to a fixpoint. In-place writes are
+//! then checked on the extracted program under a reader-first schedule; a write that clobbers
+//! a value still to be read is banned and extraction runs again.
+
+use crate::egraph::{index, value, Info, Sg, SgGraph, Storage};
+use crate::program::Program;
+use egg::{Id, Language};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What a program costs (before/after reports use the same fields).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Metrics {
+    /// Buffers created (graph inputs included, constants not).
+    pub allocations: u64,
+    pub bytes_allocated: u64,
+    /// Bytes moved by copies (materialising movement ops, contiguity copies).
+    pub bytes_copied: u64,
+    /// Kernels launched (a fused kernel is one).
+    pub launches: u64,
+    /// Bytes of base buffers that views keep alive beyond what they show.
+    pub bytes_retained: u64,
+}
+
+impl std::ops::AddAssign for Metrics {
+    fn add_assign(&mut self, o: Metrics) {
+        self.allocations += o.allocations;
+        self.bytes_allocated += o.bytes_allocated;
+        self.bytes_copied += o.bytes_copied;
+        self.launches += o.launches;
+        self.bytes_retained += o.bytes_retained;
+    }
+}
+
+/// How the metrics weigh into one cost (in bytes).
+#[derive(Clone, Copy, Debug)]
+pub struct Weights {
+    pub allocation: f64,
+    pub byte_allocated: f64,
+    pub byte_copied: f64,
+    pub launch: f64,
+    pub byte_retained: f64,
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        // A launch costs about as much as moving 4 KiB; an allocation 64 bytes of bookkeeping.
+        // Retained bytes are charged a sixteenth: the base is usually live anyway (it was just
+        // computed), and a copy to release it early costs a launch and its own buffer.
+        Weights { allocation: 64.0, byte_allocated: 1.0, byte_copied: 1.0, launch: 4096.0, byte_retained: 1.0 / 16.0 }
+    }
+}
+
+impl Weights {
+    pub fn cost(&self, m: &Metrics) -> f64 {
+        self.allocation * m.allocations as f64
+            + self.byte_allocated * m.bytes_allocated as f64
+            + self.byte_copied * m.bytes_copied as f64
+            + self.launch * m.launches as f64
+            + self.byte_retained * m.bytes_retained as f64
+    }
+}
+
+/// What one node costs on its own.
+pub fn node_metrics(egraph: &SgGraph, class: Id, node: &Sg) -> Metrics {
+    let bytes = match &egraph[class].data {
+        Info::Value(v) => v.bytes(),
+        _ => 0,
+    };
+    let fresh = Metrics { allocations: 1, bytes_allocated: bytes, launches: 1, ..Metrics::default() };
+    match node {
+        Sg::Num(_) | Sg::Const(_) | Sg::Out(_) => Metrics::default(),
+        Sg::In(_) => Metrics { allocations: 1, bytes_allocated: bytes, ..Metrics::default() },
+        Sg::Kernel(_) | Sg::Ew(_) => fresh,
+        Sg::Move(_) | Sg::Contig(_) => Metrics { bytes_copied: bytes, ..fresh },
+        Sg::EwInPlace(_) => Metrics { launches: 1, ..Metrics::default() },
+        Sg::View([x, _]) => Metrics { bytes_retained: value(egraph, *x).bytes().saturating_sub(bytes), ..Metrics::default() },
+    }
+}
+
+/// One step of an extracted program, in schedule order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// Graph node `node` (an input or constant).
+    Input { node: usize },
+    Constant { node: usize },
+    /// Graph node `node`'s kernel on earlier steps.
+    Kernel { node: usize, args: Vec<usize> },
+    /// Graph node `node`'s movement op, materialised.
+    Move { node: usize, arg: usize },
+    /// A fused elementwise kernel; `in_place`: written into `args[0]`'s storage.
+    Fused { program: Program, args: Vec<usize>, in_place: bool },
+    /// A strided view of step `base`'s buffer.
+    View { base: usize, layout: crate::layout::Layout },
+    /// A contiguous copy of a step.
+    Copy { arg: usize },
+}
+
+/// An extracted program: steps in a valid schedule, the outputs (step indices), per step its
+/// shape and element size, and its cost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Extracted {
+    pub steps: Vec<Step>,
+    pub shapes: Vec<(Vec<i64>, u64)>,
+    pub outputs: Vec<usize>,
+    pub metrics: Metrics,
+}
+
+/// Greedy DAG extraction from `root`, never choosing a node in `banned`.
+fn choose(egraph: &SgGraph, root: Id, weights: &Weights, banned: &BTreeSet<(Id, Sg)>) -> Option<BTreeMap<Id, Sg>> {
+    // Per class: the chosen node, and the cost of every class its choice needs.
+    let mut best: BTreeMap<Id, (f64, Sg, BTreeMap<Id, f64>)> = BTreeMap::new();
+    let classes: Vec<Id> = egraph.classes().map(|c| c.id).collect();
+    // Passes until nothing improves (a chain listed against its order needs one per link).
+    for _pass in 0..classes.len() + 2 {
+        let mut changed = false;
+        for &class in &classes {
+            for node in &egraph[class].nodes {
+                if banned.contains(&(class, node.clone())) {
+                    continue;
+                }
+                let mut needed: BTreeMap<Id, f64> = BTreeMap::new();
+                let mut ready = true;
+                for child in node.children() {
+                    let child = egraph.find(*child);
+                    if matches!(egraph[child].data, Info::Index(_)) {
+                        continue;
+                    }
+                    match best.get(&child) {
+                        Some((_, _, set)) => needed.extend(set.iter().map(|(k, v)| (*k, *v))),
+                        None => {
+                            ready = false;
+                            break;
+                        }
+                    }
+                }
+                if !ready || needed.contains_key(&class) {
+                    continue;
+                }
+                needed.insert(class, weights.cost(&node_metrics(egraph, class, node)));
+                let total: f64 = needed.values().sum();
+                let better = best.get(&class).is_none_or(|(cost, _, _)| total < cost - 1e-9);
+                if better {
+                    best.insert(class, (total, node.clone(), needed));
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let root = egraph.find(root);
+    best.get(&root)?;
+    Some(best.into_iter().map(|(c, (_, n, _))| (c, n)).collect())
+}
+
+/// The classes reachable from `root` through the chosen nodes, children first.
+fn reachable(egraph: &SgGraph, root: Id, choice: &BTreeMap<Id, Sg>) -> Vec<Id> {
+    let mut order = Vec::new();
+    let mut seen = BTreeSet::new();
+    fn visit(egraph: &SgGraph, c: Id, choice: &BTreeMap<Id, Sg>, seen: &mut BTreeSet<Id>, order: &mut Vec<Id>) {
+        let c = egraph.find(c);
+        if matches!(egraph[c].data, Info::Index(_)) || !seen.insert(c) {
+            return;
+        }
+        for child in choice[&c].children() {
+            visit(egraph, *child, choice, seen, order);
+        }
+        order.push(c);
+    }
+    visit(egraph, root, choice, &mut seen, &mut order);
+    order
+}
+
+/// Operand classes of a chosen node (tensor children only).
+fn operands(egraph: &SgGraph, node: &Sg) -> Vec<Id> {
+    node.children().iter().map(|c| egraph.find(*c)).filter(|c| !matches!(egraph[*c].data, Info::Index(_))).collect()
+}
+
+/// A schedule of `classes` (children before parents) that runs readers before in-place
+/// writers when it can, and the first in-place write that clobbers a value read later (or an
+/// output) under it.
+fn schedule(egraph: &SgGraph, root: Id, classes: &[Id], choice: &BTreeMap<Id, Sg>) -> (Vec<Id>, Option<Id>) {
+    let pending: BTreeSet<Id> = classes.iter().copied().filter(|&c| c != root).collect();
+    let mut done: BTreeSet<Id> = BTreeSet::new();
+    let mut order = Vec::new();
+    let mut remaining = pending;
+    while !remaining.is_empty() {
+        let ready: Vec<Id> = remaining.iter().copied().filter(|c| operands(egraph, &choice[c]).iter().all(|o| done.contains(o))).collect();
+        // Readers first: anything but an in-place write, else the first write.
+        let next = ready.iter().copied().find(|c| !matches!(choice[c], Sg::EwInPlace(_))).or_else(|| ready.first().copied());
+        let Some(next) = next else { break };
+        remaining.remove(&next);
+        done.insert(next);
+        order.push(next);
+    }
+    // Simulate storage versions: a value is readable while its storage still holds it.
+    let storage_of = |c: Id| -> Id {
+        match &value(egraph, c).storage {
+            Storage::Fresh => c,
+            Storage::Alias { base, .. } => egraph.find(*base),
+        }
+    };
+    let mut holds: BTreeMap<Id, Id> = BTreeMap::new(); // storage -> the class whose value it holds (writers)
+    let mut version_of: BTreeMap<Id, Option<Id>> = BTreeMap::new(); // class -> writer that produced the storage state it shows
+    for &c in &order {
+        let node = &choice[&c];
+        if let Sg::View([x, _]) = node {
+            // A view reads nothing: it names its base's value, whenever it is scheduled.
+            let shown = version_of.get(&egraph.find(*x)).copied().flatten();
+            version_of.insert(c, shown);
+            continue;
+        }
+        for o in operands(egraph, node) {
+            let s = storage_of(o);
+            if holds.get(&s).copied() != version_of.get(&o).copied().flatten() {
+                return (order, holds.get(&s).copied());
+            }
+        }
+        let s = storage_of(c);
+        match node {
+            Sg::EwInPlace(_) => {
+                holds.insert(s, c);
+                version_of.insert(c, Some(c));
+            }
+            _ => {
+                version_of.insert(c, holds.get(&s).copied());
+            }
+        }
+    }
+    if let Some(Sg::Out(outputs)) = choice.get(&egraph.find(root)) {
+        for o in outputs.iter().map(|o| egraph.find(*o)) {
+            let s = storage_of(o);
+            if holds.get(&s).copied() != version_of.get(&o).copied().flatten() {
+                return (order, holds.get(&s).copied());
+            }
+        }
+    }
+    (order, None)
+}
+
+/// Extracts the cheapest valid program; returns it with the number of in-place writes the
+/// validator refused (each refusal bans one node and extracts again).
+pub fn extract(egraph: &SgGraph, root: Id, weights: &Weights, max_repairs: usize) -> Result<(Extracted, usize), String> {
+    let mut banned: BTreeSet<(Id, Sg)> = BTreeSet::new();
+    for round in 0..=max_repairs {
+        let choice = choose(egraph, root, weights, &banned).ok_or("no program can be extracted (every choice is banned or cyclic)")?;
+        let root = egraph.find(root);
+        let classes = reachable(egraph, root, &choice);
+        let (order, conflict) = schedule(egraph, root, &classes, &choice);
+        if let Some(writer) = conflict {
+            banned.insert((writer, choice[&writer].clone()));
+            continue;
+        }
+        return Ok((program(egraph, root, &order, &choice), round));
+    }
+    Err(format!("in-place repair did not converge in {max_repairs} rounds"))
+}
+
+fn program(egraph: &SgGraph, root: Id, order: &[Id], choice: &BTreeMap<Id, Sg>) -> Extracted {
+    let mut position: BTreeMap<Id, usize> = BTreeMap::new();
+    let mut steps = Vec::new();
+    let mut shapes = Vec::new();
+    let mut metrics = Metrics::default();
+    for &c in order {
+        let node = &choice[&c];
+        metrics += node_metrics(egraph, c, node);
+        let at = |id: &Id| position[&egraph.find(*id)];
+        let step = match node {
+            Sg::In([n]) => Step::Input { node: index(egraph, *n) },
+            Sg::Const([n]) => Step::Constant { node: index(egraph, *n) },
+            Sg::Kernel(args) => Step::Kernel { node: index(egraph, args[0]), args: args[1..].iter().map(at).collect() },
+            Sg::Move([n, x]) => Step::Move { node: index(egraph, *n), arg: at(x) },
+            Sg::Ew(args) | Sg::EwInPlace(args) => Step::Fused {
+                program: egraph.analysis.programs[index(egraph, args[0])].clone(),
+                args: args[1..].iter().map(at).collect(),
+                in_place: matches!(node, Sg::EwInPlace(_)),
+            },
+            Sg::View([x, l]) => Step::View { base: at(x), layout: egraph.analysis.layouts[index(egraph, *l)].clone() },
+            Sg::Contig([v]) => Step::Copy { arg: at(v) },
+            Sg::Num(_) | Sg::Out(_) => continue,
+        };
+        let v = value(egraph, c);
+        position.insert(c, steps.len());
+        steps.push(step);
+        shapes.push((v.shape.clone(), v.elem_bytes));
+    }
+    let outputs = match &choice[&root] {
+        Sg::Out(outputs) => outputs.iter().map(|o| position[&egraph.find(*o)]).collect(),
+        _ => Vec::new(),
+    };
+    Extracted { steps, shapes, outputs, metrics }
+}

@@ -1,0 +1,180 @@
+//! The plain-data tensor graph the optimiser reads (built from `sg` by the MLIR adapter, or
+//! by hand in tests): nodes in topological order, each with an op, its inputs, its result
+//! shape and element size.
+
+/// An elementwise operation (a fused kernel's step).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EwOp {
+    Relu,
+    Exp,
+    Neg,
+    Abs,
+    Sigmoid,
+    Tanh,
+    Sqrt,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Max,
+    Min,
+}
+
+impl EwOp {
+    pub fn arity(self) -> usize {
+        match self {
+            EwOp::Relu | EwOp::Exp | EwOp::Neg | EwOp::Abs | EwOp::Sigmoid | EwOp::Tanh | EwOp::Sqrt => 1,
+            _ => 2,
+        }
+    }
+
+    /// The kebab-case name (also the `sg` op's name without its dialect prefix).
+    pub fn name(self) -> &'static str {
+        match self {
+            EwOp::Relu => "relu",
+            EwOp::Exp => "exp",
+            EwOp::Neg => "neg",
+            EwOp::Abs => "abs",
+            EwOp::Sigmoid => "sigmoid",
+            EwOp::Tanh => "tanh",
+            EwOp::Sqrt => "sqrt",
+            EwOp::Add => "add",
+            EwOp::Sub => "sub",
+            EwOp::Mul => "mul",
+            EwOp::Div => "div",
+            EwOp::Max => "max",
+            EwOp::Min => "min",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<EwOp> {
+        use EwOp::*;
+        [Relu, Exp, Neg, Abs, Sigmoid, Tanh, Sqrt, Add, Sub, Mul, Div, Max, Min].into_iter().find(|op| op.name() == name)
+    }
+
+    /// Evaluates the op on f32 values (the reference semantics of the interpreter).
+    pub fn eval(self, a: f32, b: f32) -> f32 {
+        match self {
+            EwOp::Relu => a.max(0.0),
+            EwOp::Exp => a.exp(),
+            EwOp::Neg => -a,
+            EwOp::Abs => a.abs(),
+            EwOp::Sigmoid => 1.0 / (1.0 + (-a).exp()),
+            EwOp::Tanh => a.tanh(),
+            EwOp::Sqrt => a.sqrt(),
+            EwOp::Add => a + b,
+            EwOp::Sub => a - b,
+            EwOp::Mul => a * b,
+            EwOp::Div => a / b,
+            EwOp::Max => a.max(b),
+            EwOp::Min => a.min(b),
+        }
+    }
+}
+
+/// What a node computes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// Graph input `i` (caller-owned storage: never written).
+    Input(usize),
+    /// Constant `i` (read-only storage).
+    Constant(usize),
+    /// An opaque kernel (convolution, matmul, reduction, ...): reads contiguous inputs, writes
+    /// a new contiguous buffer. `name` is for reports; the adapter keeps the real op.
+    Kernel(String),
+    /// Elementwise over inputs of the result's shape.
+    Elementwise(EwOp),
+    /// `x[starts[k] :: steps[k]]` along every axis, the result's shape giving the extents.
+    Slice { starts: Vec<i64>, steps: Vec<i64> },
+    /// Axes permuted: result axis `k` is input axis `perm[k]`.
+    Transpose { perm: Vec<usize> },
+    /// The same elements in row-major order, the result's shape.
+    Reshape,
+    /// NumPy broadcasting to the result's shape (right-aligned; size-1 axes repeat).
+    Broadcast,
+}
+
+impl Op {
+    /// Whether the op only moves data (a view candidate).
+    pub fn is_movement(&self) -> bool {
+        matches!(self, Op::Slice { .. } | Op::Transpose { .. } | Op::Reshape | Op::Broadcast)
+    }
+}
+
+/// One node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub op: Op,
+    pub inputs: Vec<usize>,
+    pub shape: Vec<i64>,
+    /// Bytes per element.
+    pub elem_bytes: u64,
+}
+
+impl Node {
+    pub fn elements(&self) -> i64 {
+        self.shape.iter().product()
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.elements().max(0) as u64 * self.elem_bytes
+    }
+}
+
+/// A graph: nodes in topological order (inputs before users), and the outputs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Graph {
+    pub nodes: Vec<Node>,
+    pub outputs: Vec<usize>,
+}
+
+impl Graph {
+    /// Appends a node; returns its index.
+    pub fn add(&mut self, op: Op, inputs: &[usize], shape: &[i64], elem_bytes: u64) -> usize {
+        self.nodes.push(Node { op, inputs: inputs.to_vec(), shape: shape.to_vec(), elem_bytes });
+        self.nodes.len() - 1
+    }
+
+    /// How many nodes read each node (outputs count as readers).
+    pub fn uses(&self) -> Vec<u32> {
+        let mut uses = vec![0u32; self.nodes.len()];
+        for node in &self.nodes {
+            for &input in &node.inputs {
+                uses[input] += 1;
+            }
+        }
+        for &output in &self.outputs {
+            uses[output] += 1;
+        }
+        uses
+    }
+
+    /// Checks structure: inputs before users, arities, output indices.
+    pub fn validate(&self) -> Result<(), String> {
+        for (i, node) in self.nodes.iter().enumerate() {
+            if let Some(&bad) = node.inputs.iter().find(|&&j| j >= i) {
+                return Err(format!("node {i} reads node {bad}, which does not come before it"));
+            }
+            let arity = match &node.op {
+                Op::Input(_) | Op::Constant(_) => Some(0),
+                Op::Kernel(_) => None,
+                Op::Elementwise(op) => Some(op.arity()),
+                _ => Some(1),
+            };
+            if let Some(arity) = arity {
+                if node.inputs.len() != arity {
+                    return Err(format!("node {i} ({:?}) takes {arity} inputs, has {}", node.op, node.inputs.len()));
+                }
+            }
+            if let Op::Elementwise(_) = node.op {
+                if let Some(&j) = node.inputs.iter().find(|&&j| self.nodes[j].shape != node.shape) {
+                    return Err(format!("elementwise node {i} reads node {j} of shape {:?}, not {:?} (broadcast it first)", self.nodes[j].shape, node.shape));
+                }
+            }
+        }
+        if let Some(&bad) = self.outputs.iter().find(|&&o| o >= self.nodes.len()) {
+            return Err(format!("output {bad} is not a node"));
+        }
+        Ok(())
+    }
+}

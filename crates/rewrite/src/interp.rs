@@ -1,0 +1,128 @@
+//! A reference interpreter, for tests: runs a [`Graph`] with every value in its own contiguous
+//! buffer, and an [`Extracted`] program with real storage sharing (views read their base's
+//! buffer, in-place kernels write element by element into their target's buffer, in
+//! row-major order, as a generated kernel would). Opaque kernels compute a fixed, deterministic
+//! function of their contiguous operands, so both sides agree on them.
+
+use crate::extract::{Extracted, Step};
+use crate::graph::{Graph, Op};
+use crate::layout::Layout;
+
+/// An opaque kernel's stand-in: element `j` mixes element `j mod len` of every operand.
+fn kernel(operands: &[Vec<f32>], elements: usize) -> Vec<f32> {
+    (0..elements)
+        .map(|j| {
+            let mut acc = (j % 7) as f32 * 0.25;
+            for (a, operand) in operands.iter().enumerate() {
+                if !operand.is_empty() {
+                    acc += operand[j % operand.len()] * (1.0 + a as f32) * 0.5;
+                }
+            }
+            acc
+        })
+        .collect()
+}
+
+/// Every multi-index of `shape`, row-major.
+fn indices(shape: &[i64]) -> Vec<Vec<i64>> {
+    let count: i64 = shape.iter().product();
+    let mut all = Vec::with_capacity(count.max(0) as usize);
+    let mut at = vec![0i64; shape.len()];
+    for _ in 0..count {
+        all.push(at.clone());
+        for k in (0..shape.len()).rev() {
+            at[k] += 1;
+            if at[k] < shape[k] {
+                break;
+            }
+            at[k] = 0;
+        }
+    }
+    all
+}
+
+/// The values of `layout` over `storage`, row-major.
+fn read(storage: &[f32], layout: &Layout) -> Vec<f32> {
+    indices(&layout.shape).iter().map(|i| storage[layout.index(i) as usize]).collect()
+}
+
+/// Runs the graph on `inputs` (by input index) and `constants` (by constant index); returns
+/// the outputs, row-major.
+pub fn run_graph(graph: &Graph, inputs: &[Vec<f32>], constants: &[Vec<f32>]) -> Vec<Vec<f32>> {
+    let mut values: Vec<Vec<f32>> = Vec::with_capacity(graph.nodes.len());
+    for node in &graph.nodes {
+        let arg = |k: usize| &values[node.inputs[k]];
+        let elements = node.elements().max(0) as usize;
+        let value = match &node.op {
+            Op::Input(i) => inputs[*i].clone(),
+            Op::Constant(i) => constants[*i].clone(),
+            Op::Kernel(_) => kernel(&node.inputs.iter().map(|&i| values[i].clone()).collect::<Vec<_>>(), elements),
+            Op::Elementwise(op) => (0..elements).map(|j| op.eval(arg(0)[j], node.inputs.get(1).map_or(0.0, |_| arg(1)[j]))).collect(),
+            op => {
+                let source = &graph.nodes[node.inputs[0]];
+                let layout = Layout::contiguous(&source.shape).apply(op, &node.shape).expect("movement ops are views of a contiguous buffer");
+                read(arg(0), &layout)
+            }
+        };
+        values.push(value);
+    }
+    graph.outputs.iter().map(|&o| values[o].clone()).collect()
+}
+
+/// Runs an extracted program of `graph` with shared storage; returns the outputs, row-major.
+pub fn run_extracted(graph: &Graph, program: &Extracted, inputs: &[Vec<f32>], constants: &[Vec<f32>]) -> Vec<Vec<f32>> {
+    let mut buffers: Vec<Vec<f32>> = Vec::new();
+    // Per step: (buffer, layout over it).
+    let mut placed: Vec<(usize, Layout)> = Vec::with_capacity(program.steps.len());
+    let value = |buffers: &Vec<Vec<f32>>, placed: &Vec<(usize, Layout)>, step: usize| read(&buffers[placed[step].0], &placed[step].1);
+    for (s, step) in program.steps.iter().enumerate() {
+        let shape = &program.shapes[s].0;
+        let elements = shape.iter().product::<i64>().max(0) as usize;
+        let fresh = |buffers: &mut Vec<Vec<f32>>, data: Vec<f32>| {
+            buffers.push(data);
+            (buffers.len() - 1, Layout::contiguous(shape))
+        };
+        let place = match step {
+            Step::Input { node } => {
+                let Op::Input(i) = graph.nodes[*node].op else { unreachable!("an input step names an input node") };
+                fresh(&mut buffers, inputs[i].clone())
+            }
+            Step::Constant { node } => {
+                let Op::Constant(i) = graph.nodes[*node].op else { unreachable!("a constant step names a constant node") };
+                fresh(&mut buffers, constants[i].clone())
+            }
+            Step::Kernel { args, .. } => {
+                let operands: Vec<Vec<f32>> = args.iter().map(|&a| value(&buffers, &placed, a)).collect();
+                fresh(&mut buffers, kernel(&operands, elements))
+            }
+            Step::Move { node, arg } => {
+                let layout = Layout::contiguous(&program.shapes[*arg].0).apply(&graph.nodes[*node].op, shape).expect("movement op of a contiguous buffer");
+                let data = read(&value(&buffers, &placed, *arg), &layout);
+                fresh(&mut buffers, data)
+            }
+            Step::Copy { arg } => {
+                let data = value(&buffers, &placed, *arg);
+                fresh(&mut buffers, data)
+            }
+            Step::View { base, layout } => (placed[*base].0, layout.clone()),
+            Step::Fused { program: p, args, in_place } => {
+                if *in_place {
+                    // Element by element, reading every operand then writing the target.
+                    let (target, layout) = placed[args[0]].clone();
+                    for index in indices(shape) {
+                        let operands: Vec<f32> = args.iter().map(|&a| buffers[placed[a].0][placed[a].1.index(&index) as usize]).collect();
+                        let result = p.eval(&operands);
+                        buffers[target][layout.index(&index) as usize] = result;
+                    }
+                    (target, layout)
+                } else {
+                    let operands: Vec<Vec<f32>> = args.iter().map(|&a| value(&buffers, &placed, a)).collect();
+                    let data = (0..elements).map(|j| p.eval(&operands.iter().map(|o| o[j]).collect::<Vec<_>>())).collect();
+                    fresh(&mut buffers, data)
+                }
+            }
+        };
+        placed.push(place);
+    }
+    program.outputs.iter().map(|&o| value(&buffers, &placed, o)).collect()
+}

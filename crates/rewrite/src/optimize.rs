@@ -1,0 +1,171 @@
+//! Saturation under a node budget, then extraction and the report.
+
+use crate::egraph::{build, Sg, SgGraph};
+use crate::extract::{extract, Extracted, Metrics, Weights};
+use crate::graph::{Graph, Op};
+use crate::rules::{Action, RULES};
+use egg::Id;
+use std::collections::BTreeMap;
+
+/// Bounds on the search (counts, not wall time, so results are reproducible).
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Rule iterations at most.
+    pub iterations: usize,
+    /// E-nodes at most: checked before every action, inside an iteration, so the graph never
+    /// grows past it.
+    pub nodes: usize,
+    /// In-place repairs (ban and re-extract) at most.
+    pub repairs: usize,
+}
+
+impl Limits {
+    /// Room for the rules on a graph of `nodes` nodes: at most 4 e-nodes per input node (plus
+    /// a constant for tiny graphs).
+    pub fn for_graph(nodes: usize) -> Limits {
+        Limits { iterations: 32, nodes: 4 * nodes + 64, repairs: 8 }
+    }
+}
+
+/// Why saturation stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    Saturated,
+    IterationLimit,
+    NodeLimit,
+}
+
+/// The outcome of [`optimize`].
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub program: Extracted,
+    /// The input graph as it is (every node its own buffer and launch).
+    pub before: Metrics,
+    pub after: Metrics,
+    /// Actions that changed the e-graph, per rule.
+    pub rules_fired: BTreeMap<&'static str, usize>,
+    pub iterations: usize,
+    pub stop: Stop,
+    pub enodes: usize,
+    pub eclasses: usize,
+    /// In-place writes the validator refused.
+    pub repairs: usize,
+}
+
+/// What the unrewritten graph costs: every node a new buffer, every non-input node a launch,
+/// every movement op a copy.
+pub fn baseline(graph: &Graph) -> Metrics {
+    let mut m = Metrics::default();
+    for node in &graph.nodes {
+        match node.op {
+            Op::Constant(_) => {}
+            Op::Input(_) => {
+                m.allocations += 1;
+                m.bytes_allocated += node.bytes();
+            }
+            ref op => {
+                m.allocations += 1;
+                m.bytes_allocated += node.bytes();
+                m.launches += 1;
+                if op.is_movement() {
+                    m.bytes_copied += node.bytes();
+                }
+            }
+        }
+    }
+    m
+}
+
+/// Applies one action; returns whether the e-graph changed.
+fn apply(egraph: &mut SgGraph, action: Action) -> bool {
+    let before = egraph.total_number_of_nodes();
+    let (class, new) = match action {
+        Action::Equal { class, node } => (class, egraph.add(node)),
+        Action::CopyOfView { class, base, layout } => {
+            let l = egraph.analysis.layout(layout);
+            let l = egraph.add(Sg::Num(l as i64));
+            let view = egraph.add(Sg::View([base, l]));
+            (class, egraph.add(Sg::Contig([view])))
+        }
+        Action::InPlace { class, program, operands } => {
+            let p = egraph.analysis.program(program);
+            let p = egraph.add(Sg::Num(p as i64));
+            let write = egraph.add(Sg::EwInPlace(std::iter::once(p).chain(operands).collect()));
+            // The written value is the class's value: it has the same readers.
+            let (uses, sink) = match &egraph[class].data {
+                crate::egraph::Info::Value(v) => (v.uses, v.sink),
+                _ => (0, true),
+            };
+            if let crate::egraph::Info::Value(v) = &mut egraph[write].data {
+                v.uses = v.uses.max(uses);
+                v.sink = sink;
+            }
+            (class, egraph.add(Sg::Contig([write])))
+        }
+        Action::Fused { class, program, operands, in_place } => {
+            let p = egraph.analysis.program(program);
+            let p = egraph.add(Sg::Num(p as i64));
+            let args: Box<[Id]> = std::iter::once(p).chain(operands).collect();
+            (class, egraph.add(if in_place { Sg::EwInPlace(args) } else { Sg::Ew(args) }))
+        }
+    };
+    let merged = egraph.union(class, new);
+    merged || egraph.total_number_of_nodes() != before
+}
+
+/// The saturated e-graph of `graph`: its root, the rules fired, the iterations run and why it
+/// stopped.
+pub fn saturate(graph: &Graph, limits: &Limits) -> (SgGraph, Id, BTreeMap<&'static str, usize>, usize, Stop) {
+    let (mut egraph, _classes, root) = build(graph);
+    let mut rules_fired: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut stop = Stop::IterationLimit;
+    let mut iterations = 0;
+    'outer: for _ in 0..limits.iterations {
+        iterations += 1;
+        let classes: Vec<Id> = egraph.classes().map(|c| c.id).collect();
+        let mut actions: Vec<(&'static str, Action)> = Vec::new();
+        for rule in RULES {
+            for &class in &classes {
+                actions.extend((rule.apply)(&egraph, class).into_iter().map(|a| (rule.name, a)));
+            }
+        }
+        let mut changed = false;
+        for (name, action) in actions {
+            // An action adds at most three nodes: stop before it could pass the budget.
+            if egraph.total_number_of_nodes() + 3 > limits.nodes {
+                stop = Stop::NodeLimit;
+                egraph.rebuild();
+                break 'outer;
+            }
+            if apply(&mut egraph, action) {
+                changed = true;
+                *rules_fired.entry(name).or_default() += 1;
+            }
+        }
+        egraph.rebuild();
+        if !changed {
+            stop = Stop::Saturated;
+            break;
+        }
+    }
+    (egraph, root, rules_fired, iterations, stop)
+}
+
+/// Optimises `graph`: builds the e-graph, runs the rules to saturation or a limit, extracts
+/// the cheapest program whose in-place writes are legal.
+pub fn optimize(graph: &Graph, limits: &Limits, weights: &Weights) -> Result<Outcome, String> {
+    graph.validate()?;
+    let (egraph, root, rules_fired, iterations, stop) = saturate(graph, limits);
+    let (program, repairs) = extract(&egraph, root, weights, limits.repairs)?;
+    Ok(Outcome {
+        before: baseline(graph),
+        after: program.metrics,
+        program,
+        rules_fired,
+        iterations,
+        stop,
+        enodes: egraph.total_number_of_nodes(),
+        eclasses: egraph.number_of_classes(),
+        repairs,
+    })
+}

@@ -1,0 +1,227 @@
+//! The rewrite rules (listed with why each is sound in `RULES.md`). Each rule looks at one
+//! e-class and proposes [`Action`]s; [`crate::optimize`] applies them. Rules are semantic
+//! (they read the analysis and the side tables), so they are plain functions rather than
+//! egg patterns: egg's patterns cannot match variadic nodes or compute layouts.
+
+use crate::egraph::{index, placement, value, Sg, SgGraph, Storage};
+use crate::graph::Op;
+use crate::layout::Layout;
+use egg::Id;
+
+/// A change a rule proposes.
+#[derive(Clone, Debug)]
+pub enum Action {
+    /// Add `node` to class `class`.
+    Equal { class: Id, node: Sg },
+    /// Add `(contig (view base layout))` to `class`.
+    CopyOfView { class: Id, base: Id, layout: Layout },
+    /// Add `(contig (ew! program operands...))` to `class`.
+    InPlace { class: Id, program: crate::program::Program, operands: Vec<Id> },
+    /// Add a fused `(ew program operands...)` (or `ew!`) to `class`.
+    Fused { class: Id, program: crate::program::Program, operands: Vec<Id>, in_place: bool },
+}
+
+/// A rule: its kebab-case name and what it proposes for one class.
+pub struct Rule {
+    pub name: &'static str,
+    pub apply: fn(&SgGraph, Id) -> Vec<Action>,
+}
+
+/// Every rule, in the order they run within an iteration.
+pub const RULES: &[Rule] = &[
+    Rule { name: "slice-to-view", apply: |g, c| movement_to_view(g, c, |op| matches!(op, Op::Slice { .. })) },
+    Rule { name: "transpose-to-view", apply: |g, c| movement_to_view(g, c, |op| matches!(op, Op::Transpose { .. })) },
+    Rule { name: "reshape-to-view", apply: |g, c| movement_to_view(g, c, |op| matches!(op, Op::Reshape)) },
+    Rule { name: "expand-to-view", apply: |g, c| movement_to_view(g, c, |op| matches!(op, Op::Broadcast)) },
+    Rule { name: "elementwise-reads-strided", apply: elementwise_reads_strided },
+    Rule { name: "fuse-elementwise", apply: fuse_elementwise },
+    Rule { name: "elementwise-in-place", apply: elementwise_in_place },
+    Rule { name: "output-any-layout", apply: output_any_layout },
+];
+
+/// The nodes of class `c`.
+fn nodes(egraph: &SgGraph, c: Id) -> impl Iterator<Item = &Sg> {
+    egraph[c].nodes.iter()
+}
+
+/// `(move n x)` → `(contig (view base layout))`: a slice, transpose, reshape or broadcast of
+/// `x` equals a contiguous copy of a strided view of `x`'s storage, and of the storage `x` was
+/// itself copied from when `x`'s class holds such a copy ("view-through-copy": the view of a
+/// view composes into one layout).
+fn movement_to_view(egraph: &SgGraph, class: Id, kind: fn(&Op) -> bool) -> Vec<Action> {
+    let mut actions = Vec::new();
+    for node in nodes(egraph, class) {
+        let Sg::Move([n, x]) = node else { continue };
+        let graph_node = &egraph.analysis.graph.nodes[index(egraph, *n)];
+        if !kind(&graph_node.op) {
+            continue;
+        }
+        let mut sources = vec![placement(egraph, *x)];
+        for inner in nodes(egraph, *x) {
+            // Only through a view: it shows its base's value. An in-place result lives in
+            // another value's storage, and a view of that storage would show the other value.
+            if let Sg::Contig([v]) = inner {
+                if nodes(egraph, *v).any(|n| matches!(n, Sg::View(_))) {
+                    sources.push(placement(egraph, *v));
+                }
+            }
+        }
+        for (base, layout) in sources {
+            if let Some(layout) = layout.apply(&graph_node.op, &graph_node.shape) {
+                actions.push(Action::CopyOfView { class, base, layout });
+            }
+        }
+    }
+    actions
+}
+
+/// The aliased (strided) values whose copy class `c` holds: `c = (contig v)`.
+fn strided_sources(egraph: &SgGraph, c: Id) -> Vec<Id> {
+    nodes(egraph, c)
+        .filter_map(|n| match n {
+            Sg::Contig([v]) if matches!(value(egraph, *v).storage, Storage::Alias { .. }) => Some(*v),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `(ew p .. (contig v) ..)` → `(ew p .. v ..)`: elementwise kernels read any layout, so they
+/// need no contiguous copy. (For `ew!`, not the written operand: that would change where the
+/// result lives.)
+fn elementwise_reads_strided(egraph: &SgGraph, class: Id) -> Vec<Action> {
+    let mut actions = Vec::new();
+    for node in nodes(egraph, class) {
+        let (args, in_place) = match node {
+            Sg::Ew(args) => (args, false),
+            Sg::EwInPlace(args) => (args, true),
+            _ => continue,
+        };
+        for k in 1..args.len() {
+            if in_place && k == 1 {
+                continue;
+            }
+            for v in strided_sources(egraph, args[k]) {
+                let mut new = args.to_vec();
+                new[k] = v;
+                let node = if in_place { Sg::EwInPlace(new.into()) } else { Sg::Ew(new.into()) };
+                actions.push(Action::Equal { class, node });
+            }
+        }
+    }
+    actions
+}
+
+/// The most-fused elementwise producer in class `c`: (program, operands, in place).
+fn producer(egraph: &SgGraph, c: Id) -> Option<(usize, Vec<Id>, bool)> {
+    nodes(egraph, c)
+        .filter_map(|n| match n {
+            Sg::Ew(args) => Some((index(egraph, args[0]), args[1..].to_vec(), false)),
+            Sg::EwInPlace(args) => Some((index(egraph, args[0]), args[1..].to_vec(), true)),
+            _ => None,
+        })
+        .max_by_key(|(p, operands, in_place)| (egraph.analysis.programs[*p].steps.len(), !*in_place, std::cmp::Reverse(operands.clone())))
+}
+
+/// `(ew p .. t ..)` with `t = (ew q xs)` read only here → `(ew p∘q .. xs ..)`: one kernel
+/// computes both, reading `q`'s operands (the flat program applies `q`'s steps then `p`'s, in
+/// the same order, so results are bit-identical). The rule fuses transitively at once, so each
+/// class gets one maximal fused node (linear growth on chains; fusing every prefix separately
+/// grows quadratically, see the notes). For `ew!`, the written operand fuses only with an
+/// in-place producer writing the same storage.
+fn fuse_elementwise(egraph: &SgGraph, class: Id) -> Vec<Action> {
+    let mut actions = Vec::new();
+    for node in nodes(egraph, class) {
+        let (args, in_place) = match node {
+            Sg::Ew(args) => (args, false),
+            Sg::EwInPlace(args) => (args, true),
+            _ => continue,
+        };
+        let mut program = egraph.analysis.programs[index(egraph, args[0])].clone();
+        let mut operands: Vec<Id> = args[1..].iter().map(|&a| egraph.find(a)).collect();
+        let mut fused = false;
+        // Bounded: a program of this many steps is long enough for one kernel.
+        while program.steps.len() < 256 {
+            let next = (0..operands.len()).find_map(|k| {
+                let t = operands[k];
+                if value(egraph, t).uses != 1 || t == egraph.find(class) {
+                    return None;
+                }
+                let (q, inner, producer_in_place) = producer(egraph, t)?;
+                (!(in_place && k == 0 && !producer_in_place)).then_some((k, q, inner))
+            });
+            let Some((k, q, inner)) = next else { break };
+            let inner: Vec<Id> = inner.iter().map(|&a| egraph.find(a)).collect();
+            (program, operands) = program.compose(&operands, k, &egraph.analysis.programs[q], &inner);
+            fused = true;
+        }
+        if fused {
+            actions.push(Action::Fused { class, program, operands, in_place });
+        }
+    }
+    actions
+}
+
+/// `(ew p x ..)` → `(contig (ew! p x ..))`: the result may be written over operand `x` (any
+/// operand, moved first), which is then no longer available. Proposed for the most-fused
+/// kernel of a value where fusion ends (an output, or a value not read by exactly one
+/// elementwise op); it is legal only if nothing reads
+/// `x`'s old contents afterwards, which the validator checks on the extracted program (it
+/// depends on the schedule). Never into graph inputs or constants, into a layout where two
+/// indices share an element (a broadcast), across element sizes, or when another operand
+/// shows the same storage in a different layout (it would read overwritten elements).
+fn elementwise_in_place(egraph: &SgGraph, class: Id) -> Vec<Action> {
+    let mut actions = Vec::new();
+    let crate::egraph::Info::Value(result) = &egraph[class].data else { return actions };
+    if result.storage != Storage::Fresh || !result.sink {
+        return actions;
+    }
+    // Only the class's most-fused kernel (the others are never the cheapest).
+    let most = nodes(egraph, class).filter_map(|n| match n {
+        Sg::Ew(args) => Some(egraph.analysis.programs[index(egraph, args[0])].steps.len()),
+        _ => None,
+    }).max();
+    for node in nodes(egraph, class) {
+        let Sg::Ew(args) = node else { continue };
+        if Some(egraph.analysis.programs[index(egraph, args[0])].steps.len()) != most {
+            continue;
+        }
+        let program = &egraph.analysis.programs[index(egraph, args[0])];
+        let operands = &args[1..];
+        for k in 0..operands.len() {
+            let target = value(egraph, operands[k]);
+            if target.read_only || target.shape != result.shape || target.elem_bytes != result.elem_bytes {
+                continue;
+            }
+            let (storage, layout) = placement(egraph, operands[k]);
+            if layout.has_repeats() {
+                continue;
+            }
+            // Another operand showing the same storage in another layout would read elements
+            // the kernel has already overwritten.
+            if operands.iter().enumerate().any(|(i, &o)| i != k && placement(egraph, o).0 == storage && placement(egraph, o).1 != layout) {
+                continue;
+            }
+            let mut moved = vec![operands[k]];
+            moved.extend(operands.iter().enumerate().filter(|&(i, _)| i != k).map(|(_, &o)| o));
+            actions.push(Action::InPlace { class, program: program.with_input_first(k), operands: moved });
+        }
+    }
+    actions
+}
+
+/// `(out .. (contig v) ..)` → `(out .. v ..)`: an output is read in any layout (the caller's
+/// copy out, or the next graph's input).
+fn output_any_layout(egraph: &SgGraph, class: Id) -> Vec<Action> {
+    let mut actions = Vec::new();
+    for node in nodes(egraph, class) {
+        let Sg::Out(outputs) = node else { continue };
+        for k in 0..outputs.len() {
+            for v in strided_sources(egraph, outputs[k]) {
+                let mut new = outputs.to_vec();
+                new[k] = v;
+                actions.push(Action::Equal { class, node: Sg::Out(new.into()) });
+            }
+        }
+    }
+    actions
+}

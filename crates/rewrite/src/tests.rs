@@ -1,0 +1,201 @@
+use crate::interp::{run_extracted, run_graph};
+use crate::*;
+use proptest::prelude::*;
+
+const F32: u64 = 4;
+
+/// The seed example: x1 = input; x2 = conv(x1); x3 = x2[1:10, 2:20]; x4 = x3ᵀ; x5 = relu(x4);
+/// x6 = exp(x5). Returns the graph and the node indices x1..x6.
+fn seed() -> (Graph, [usize; 6]) {
+    let mut g = Graph::default();
+    let x1 = g.add(Op::Input(0), &[], &[64, 64], F32);
+    let x2 = g.add(Op::Kernel("conv".into()), &[x1], &[64, 128], F32);
+    let x3 = g.add(Op::Slice { starts: vec![1, 2], steps: vec![1, 1] }, &[x2], &[9, 18], F32);
+    let x4 = g.add(Op::Transpose { perm: vec![1, 0] }, &[x3], &[18, 9], F32);
+    let x5 = g.add(Op::Elementwise(EwOp::Relu), &[x4], &[18, 9], F32);
+    let x6 = g.add(Op::Elementwise(EwOp::Exp), &[x5], &[18, 9], F32);
+    (g, [x1, x2, x3, x4, x5, x6])
+}
+
+fn run(g: &Graph) -> Outcome {
+    optimize(g, &Limits::for_graph(g.nodes.len()), &Weights::default()).expect("optimizes")
+}
+
+/// Same outputs, bit for bit, as the unrewritten graph on pseudo-random inputs.
+fn assert_same_values(g: &Graph, outcome: &Outcome) {
+    let inputs: Vec<Vec<f32>> = g
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.op, Op::Input(_)))
+        .map(|n| (0..n.elements()).map(|i| ((i * 37 % 23) as f32 - 11.0) * 0.125).collect())
+        .collect();
+    let want = run_graph(g, &inputs, &[]);
+    let got = run_extracted(g, &outcome.program, &inputs, &[]);
+    let bits = |v: &Vec<Vec<f32>>| v.iter().map(|o| o.iter().map(|x| x.to_bits()).collect::<Vec<_>>()).collect::<Vec<_>>();
+    assert_eq!(bits(&got), bits(&want), "program {:#?}", outcome.program.steps);
+}
+
+#[test]
+fn seed_chain_needs_two_buffers_and_two_launches() {
+    let (mut g, [.., x6]) = seed();
+    g.outputs = vec![x6];
+    let outcome = run(&g);
+    assert_eq!((outcome.before.allocations, outcome.before.launches), (6, 5));
+    assert_eq!(outcome.before.bytes_copied, 2 * 9 * 18 * 4);
+    assert_eq!((outcome.after.allocations, outcome.after.launches, outcome.after.bytes_copied), (2, 2, 0), "{:#?}", outcome.program.steps);
+    // relu and exp fused, written in place through the transposed slice view of x2.
+    let fused: Vec<&Step> = outcome.program.steps.iter().filter(|s| matches!(s, Step::Fused { .. })).collect();
+    assert_eq!(fused.len(), 1);
+    let Step::Fused { program, in_place, .. } = fused[0] else { unreachable!() };
+    assert_eq!((program.describe().as_str(), *in_place), ("relu(i0) exp(s0)", true));
+    assert!(outcome.program.steps.iter().any(|s| matches!(s, Step::View { layout, .. } if layout.strides == vec![1, 128] && layout.offset == 130)));
+    assert_same_values(&g, &outcome);
+}
+
+#[test]
+fn a_second_reader_of_the_slice_keeps_the_write_in_place() {
+    let (mut g, [_, _, x3, _, _, x6]) = seed();
+    let x7 = g.add(Op::Elementwise(EwOp::Neg), &[x3], &[9, 18], F32);
+    g.outputs = vec![x6, x7];
+    let outcome = run(&g);
+    assert_eq!((outcome.before.allocations, outcome.before.launches), (7, 6));
+    assert_eq!((outcome.after.allocations, outcome.after.launches, outcome.after.bytes_copied), (3, 3, 0), "{:#?}", outcome.program.steps);
+    assert!(outcome.program.steps.iter().any(|s| matches!(s, Step::Fused { in_place: true, .. })));
+    assert_same_values(&g, &outcome);
+}
+
+#[test]
+fn an_output_is_never_overwritten() {
+    let (mut g, [_, x2, .., x6]) = seed();
+    g.outputs = vec![x6, x2];
+    let outcome = run(&g);
+    assert_eq!((outcome.before.allocations, outcome.before.launches), (6, 5));
+    assert_eq!((outcome.after.allocations, outcome.after.launches, outcome.after.bytes_copied), (3, 2, 0), "{:#?}", outcome.program.steps);
+    assert!(outcome.program.steps.iter().all(|s| !matches!(s, Step::Fused { in_place: true, .. })));
+    assert!(outcome.repairs >= 1, "the in-place choice was refused by the validator");
+    assert_same_values(&g, &outcome);
+}
+
+#[test]
+fn a_conv_after_the_transpose_reads_one_gathered_copy() {
+    let (mut g, [_, _, _, x4, ..]) = seed();
+    g.nodes.truncate(4);
+    let x5 = g.add(Op::Kernel("conv2".into()), &[x4], &[18, 9], F32);
+    g.outputs = vec![x5];
+    let outcome = run(&g);
+    assert_eq!((outcome.before.allocations, outcome.before.launches, outcome.before.bytes_copied), (5, 4, 2 * 648));
+    assert_eq!((outcome.after.allocations, outcome.after.launches, outcome.after.bytes_copied), (4, 3, 648), "{:#?}", outcome.program.steps);
+    assert_same_values(&g, &outcome);
+}
+
+#[test]
+fn a_long_elementwise_chain_stays_small() {
+    let mut g = Graph::default();
+    let mut x = g.add(Op::Input(0), &[], &[32, 32], F32);
+    x = g.add(Op::Kernel("k".into()), &[x], &[32, 32], F32);
+    let ops = [EwOp::Relu, EwOp::Exp, EwOp::Neg, EwOp::Tanh];
+    for i in 0..200 {
+        x = g.add(Op::Elementwise(ops[i % ops.len()]), &[x], &[32, 32], F32);
+    }
+    g.outputs = vec![x];
+    let outcome = run(&g);
+    assert!(outcome.enodes <= 5000, "{} e-nodes", outcome.enodes);
+    assert!(outcome.enodes <= 4 * g.nodes.len() + 64);
+    // The whole chain is one kernel written in place over the kernel's result.
+    assert_eq!((outcome.after.allocations, outcome.after.launches), (2, 2), "{:?}", outcome.stop);
+    assert_same_values(&g, &outcome);
+}
+
+/// A small deterministic generator (SplitMix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// A random graph of movement and elementwise ops over a kernel's result.
+fn random_graph(seed: u64) -> Graph {
+    let mut rng = Rng(seed);
+    let mut g = Graph::default();
+    let dims = [1 + rng.below(5) as i64, 1 + rng.below(6) as i64, 1 + rng.below(4) as i64];
+    let x = g.add(Op::Input(0), &[], &dims, F32);
+    let mut values = vec![g.add(Op::Kernel("k".into()), &[x], &dims, F32)];
+    for _ in 0..(3 + rng.below(8)) {
+        let a = values[rng.below(values.len() as u64) as usize];
+        let shape = g.nodes[a].shape.clone();
+        let node = match rng.below(7) {
+            0 => {
+                let starts: Vec<i64> = shape.iter().map(|&n| rng.below(n as u64) as i64).collect();
+                let steps: Vec<i64> = shape.iter().map(|_| 1 + rng.below(2) as i64).collect();
+                let out: Vec<i64> = shape.iter().zip(&starts).zip(&steps).map(|((n, s), k)| (n - s + k - 1) / k).collect();
+                g.add(Op::Slice { starts, steps }, &[a], &out, F32)
+            }
+            1 => {
+                let mut perm: Vec<usize> = (0..shape.len()).collect();
+                perm.rotate_left(1 + rng.below(shape.len() as u64 - 1).min(shape.len() as u64 - 1) as usize);
+                let out: Vec<i64> = perm.iter().map(|&p| shape[p]).collect();
+                g.add(Op::Transpose { perm }, &[a], &out, F32)
+            }
+            2 => {
+                // Merge the last two axes, or split the first off a 1.
+                let out = if rng.below(2) == 0 { vec![shape[0], shape[1] * shape[2]] } else { shape.clone() };
+                let out = if out.len() == 2 { vec![out[0], out[1], 1] } else { out };
+                g.add(Op::Reshape, &[a], &out, F32)
+            }
+            3 => {
+                let mut out = shape.clone();
+                let axis = rng.below(3) as usize;
+                if shape[axis] != 1 {
+                    continue;
+                }
+                out[axis] = 3;
+                g.add(Op::Broadcast, &[a], &out, F32)
+            }
+            4 | 5 => {
+                let ops = [EwOp::Relu, EwOp::Exp, EwOp::Neg, EwOp::Sigmoid];
+                g.add(Op::Elementwise(ops[rng.below(4) as usize]), &[a], &shape, F32)
+            }
+            _ => {
+                let same: Vec<usize> = values.iter().copied().filter(|&v| g.nodes[v].shape == shape).collect();
+                let b = same[rng.below(same.len() as u64) as usize];
+                let ops = [EwOp::Add, EwOp::Mul, EwOp::Sub, EwOp::Max];
+                g.add(Op::Elementwise(ops[rng.below(4) as usize]), &[a, b], &shape, F32)
+            }
+        };
+        values.push(node);
+    }
+    let last = *values.last().expect("a value");
+    g.outputs = vec![last];
+    if rng.below(2) == 0 {
+        let extra = values[rng.below(values.len() as u64) as usize];
+        if extra != last {
+            g.outputs.push(extra);
+        }
+    }
+    g
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Every rewrite preserves values bit for bit (views and in-place exactly; fusion applies
+    /// the same operations in the same order), and never costs more than the unrewritten graph.
+    #[test]
+    fn rewritten_programs_compute_the_same_values(seed in any::<u64>()) {
+        let g = random_graph(seed);
+        let outcome = run(&g);
+        assert_same_values(&g, &outcome);
+        let w = Weights::default();
+        prop_assert!(w.cost(&outcome.after) <= w.cost(&outcome.before) + 1e-6, "{:?} vs {:?}", outcome.after, outcome.before);
+        prop_assert!(outcome.enodes <= 4 * g.nodes.len() + 64);
+    }
+}
