@@ -19,6 +19,9 @@ pub enum Stage {
     Sg,
     /// After the graph-level passes.
     SgOpt,
+    /// What the e-graph optimiser (fusion, views, in-place) makes of the optimised graph:
+    /// allocations, launches, bytes copied and retained, before and after.
+    RewriteReport,
     /// linalg/tensor/arith on tensors.
     Linalg,
     /// Buffers, planned into one arena.

@@ -78,6 +78,9 @@ pub struct CompileArgs {
     /// `<stem>.weights.bin` (ptx).
     #[arg(short = 'o', value_name = "PATH")]
     pub output: Option<PathBuf>,
+    /// With `--emit=rewrite-report`: also write the report as JSON here.
+    #[arg(long = "report-json", value_name = "PATH")]
+    pub report_json: Option<PathBuf>,
 }
 
 impl CompileArgs {
@@ -142,6 +145,20 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), String> {
             let mut text = compiled.module.as_operation().to_string();
             if !text.ends_with('\n') {
                 text.push('\n');
+            }
+            text.into_bytes()
+        }
+        Stage::RewriteReport => {
+            progress.stage("rewrite");
+            let main = strata_ir::rewrite::find_symbol(&compiled.module, "main").ok_or("error: the module has no @main function")?;
+            let graph = strata_rewrite_sg::graph_of(main).map_err(|e| format!("error: rewrite-report: {e}"))?;
+            let start = Instant::now();
+            let limits = strata_rewrite::Limits::for_graph(graph.nodes.len());
+            let outcome = strata_rewrite::optimize(&graph, &limits, &strata_rewrite::Weights::default()).map_err(|e| format!("error: rewrite-report: {e}"))?;
+            let (text, json) = strata_rewrite_sg::report(&graph, &outcome, start.elapsed());
+            if let Some(path) = &args.report_json {
+                let pretty = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+                std::fs::write(path, pretty + "\n").map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
             }
             text.into_bytes()
         }

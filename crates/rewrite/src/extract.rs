@@ -110,48 +110,52 @@ pub struct Extracted {
     pub metrics: Metrics,
 }
 
-/// Greedy DAG extraction from `root`, never choosing a node in `banned`.
+/// Greedy DAG extraction from `root`, never choosing a node in `banned`. A worklist of
+/// classes: when a class's best choice improves, its parents are looked at again.
 fn choose(egraph: &SgGraph, root: Id, weights: &Weights, banned: &BTreeSet<(Id, Sg)>) -> Option<BTreeMap<Id, Sg>> {
-    // Per class: the chosen node, and the cost of every class its choice needs.
-    let mut best: BTreeMap<Id, (f64, Sg, BTreeMap<Id, f64>)> = BTreeMap::new();
-    let classes: Vec<Id> = egraph.classes().map(|c| c.id).collect();
-    // Passes until nothing improves (a chain listed against its order needs one per link).
-    for _pass in 0..classes.len() + 2 {
-        let mut changed = false;
-        for &class in &classes {
-            for node in &egraph[class].nodes {
-                if banned.contains(&(class, node.clone())) {
-                    continue;
-                }
-                let mut needed: BTreeMap<Id, f64> = BTreeMap::new();
-                let mut ready = true;
-                for child in node.children() {
-                    let child = egraph.find(*child);
-                    if matches!(egraph[child].data, Info::Index(_)) {
-                        continue;
-                    }
-                    match best.get(&child) {
-                        Some((_, _, set)) => needed.extend(set.iter().map(|(k, v)| (*k, *v))),
-                        None => {
-                            ready = false;
-                            break;
-                        }
-                    }
-                }
-                if !ready || needed.contains_key(&class) {
-                    continue;
-                }
-                needed.insert(class, weights.cost(&node_metrics(egraph, class, node)));
-                let total: f64 = needed.values().sum();
-                let better = best.get(&class).is_none_or(|(cost, _, _)| total < cost - 1e-9);
-                if better {
-                    best.insert(class, (total, node.clone(), needed));
-                    changed = true;
+    // Per class: the chosen node, its total cost, and the cost of every class it needs.
+    let mut best: BTreeMap<Id, (f64, Sg, std::rc::Rc<BTreeMap<Id, f64>>)> = BTreeMap::new();
+    let mut queue: std::collections::VecDeque<Id> = egraph.classes().map(|c| c.id).collect();
+    let mut queued: BTreeSet<Id> = queue.iter().copied().collect();
+    while let Some(class) = queue.pop_front() {
+        queued.remove(&class);
+        if matches!(egraph[class].data, Info::Index(_)) {
+            continue;
+        }
+        let mut improved = false;
+        for node in &egraph[class].nodes {
+            if banned.contains(&(class, node.clone())) {
+                continue;
+            }
+            let children: Vec<Id> = node.children().iter().map(|c| egraph.find(*c)).filter(|c| !matches!(egraph[*c].data, Info::Index(_))).collect();
+            let Some(sets) = children.iter().map(|c| best.get(c).map(|b| b.2.clone())).collect::<Option<Vec<_>>>() else { continue };
+            // The union of the children's needs (a shared class counted once).
+            let mut needed: BTreeMap<Id, f64> = match sets.iter().max_by_key(|s| s.len()) {
+                Some(largest) => (**largest).clone(),
+                None => BTreeMap::new(),
+            };
+            for set in &sets {
+                for (k, v) in set.iter() {
+                    needed.entry(*k).or_insert(*v);
                 }
             }
+            if needed.contains_key(&class) {
+                continue;
+            }
+            needed.insert(class, weights.cost(&node_metrics(egraph, class, node)));
+            let total: f64 = needed.values().sum();
+            if best.get(&class).is_none_or(|(cost, _, _)| total < cost - 1e-9) {
+                best.insert(class, (total, node.clone(), std::rc::Rc::new(needed)));
+                improved = true;
+            }
         }
-        if !changed {
-            break;
+        if improved {
+            for parent in egraph[class].parents() {
+                let parent = egraph.find(parent);
+                if queued.insert(parent) {
+                    queue.push_back(parent);
+                }
+            }
         }
     }
     let root = egraph.find(root);

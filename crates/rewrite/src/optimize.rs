@@ -4,7 +4,7 @@ use crate::egraph::{build, Sg, SgGraph};
 use crate::extract::{extract, Extracted, Metrics, Weights};
 use crate::graph::{Graph, Op};
 use crate::rules::{Action, RULES};
-use egg::Id;
+use egg::{Id, Language};
 use std::collections::BTreeMap;
 
 /// Bounds on the search (counts, not wall time, so results are reproducible).
@@ -15,15 +15,18 @@ pub struct Limits {
     /// E-nodes at most: checked before every action, inside an iteration, so the graph never
     /// grows past it.
     pub nodes: usize,
+    /// E-nodes at most as a multiple of the e-graph built from the input graph.
+    pub growth: usize,
     /// In-place repairs (ban and re-extract) at most.
     pub repairs: usize,
 }
 
 impl Limits {
-    /// Room for the rules on a graph of `nodes` nodes: at most 4 e-nodes per input node (plus
-    /// a constant for tiny graphs).
+    /// Room for the rules on a graph of `nodes` nodes: at most 4 times the e-graph of the
+    /// input (which has about two e-nodes per graph node: the node and its table index), and
+    /// 8 e-nodes per graph node in any case.
     pub fn for_graph(nodes: usize) -> Limits {
-        Limits { iterations: 32, nodes: 4 * nodes + 64, repairs: 8 }
+        Limits { iterations: 32, nodes: 8 * nodes + 64, growth: 4, repairs: 8 }
     }
 }
 
@@ -117,28 +120,33 @@ fn apply(egraph: &mut SgGraph, action: Action) -> bool {
 /// stopped.
 pub fn saturate(graph: &Graph, limits: &Limits) -> (SgGraph, Id, BTreeMap<&'static str, usize>, usize, Stop) {
     let (mut egraph, _classes, root) = build(graph);
+    let budget = limits.nodes.min(limits.growth.saturating_mul(egraph.total_number_of_nodes()));
     let mut rules_fired: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut stop = Stop::IterationLimit;
     let mut iterations = 0;
+    // The classes to look at: all at first, then those an iteration touched and their readers.
+    let mut dirty: Vec<Id> = egraph.classes().map(|c| c.id).collect();
     'outer: for _ in 0..limits.iterations {
         iterations += 1;
-        let classes: Vec<Id> = egraph.classes().map(|c| c.id).collect();
         let mut actions: Vec<(&'static str, Action)> = Vec::new();
         for rule in RULES {
-            for &class in &classes {
+            for &class in &dirty {
                 actions.extend((rule.apply)(&egraph, class).into_iter().map(|a| (rule.name, a)));
             }
         }
         let mut changed = false;
+        let mut touched: Vec<Id> = Vec::new();
         for (name, action) in actions {
             // An action adds at most three nodes: stop before it could pass the budget.
-            if egraph.total_number_of_nodes() + 3 > limits.nodes {
+            if egraph.total_number_of_nodes() + 3 > budget {
                 stop = Stop::NodeLimit;
                 egraph.rebuild();
                 break 'outer;
             }
+            let class = action.class();
             if apply(&mut egraph, action) {
                 changed = true;
+                touched.push(class);
                 *rules_fired.entry(name).or_default() += 1;
             }
         }
@@ -147,6 +155,18 @@ pub fn saturate(graph: &Graph, limits: &Limits) -> (SgGraph, Id, BTreeMap<&'stat
             stop = Stop::Saturated;
             break;
         }
+        let mut next: std::collections::BTreeSet<Id> = std::collections::BTreeSet::new();
+        for class in touched {
+            let class = egraph.find(class);
+            next.insert(class);
+            // Readers of a changed class may match now, and so may the classes it reads (a
+            // strided source appears in them through `contig`).
+            next.extend(egraph[class].parents().map(|p| egraph.find(p)));
+            for node in &egraph[class].nodes {
+                next.extend(node.children().iter().map(|c| egraph.find(*c)));
+            }
+        }
+        dirty = next.into_iter().collect();
     }
     (egraph, root, rules_fired, iterations, stop)
 }

@@ -21,6 +21,15 @@ pub enum Action {
     Fused { class: Id, program: crate::program::Program, operands: Vec<Id>, in_place: bool },
 }
 
+impl Action {
+    /// The class the action adds to.
+    pub fn class(&self) -> Id {
+        match self {
+            Action::Equal { class, .. } | Action::CopyOfView { class, .. } | Action::InPlace { class, .. } | Action::Fused { class, .. } => *class,
+        }
+    }
+}
+
 /// A rule: its kebab-case name and what it proposes for one class.
 pub struct Rule {
     pub name: &'static str,
@@ -101,6 +110,15 @@ fn elementwise_reads_strided(egraph: &SgGraph, class: Id) -> Vec<Action> {
                 continue;
             }
             for v in strided_sources(egraph, args[k]) {
+                // An in-place kernel must not read its target's storage through another layout
+                // (it would read elements it has already overwritten).
+                if in_place {
+                    let (target, target_layout) = placement(egraph, args[1]);
+                    let (storage, layout) = placement(egraph, v);
+                    if storage == target && layout != target_layout {
+                        continue;
+                    }
+                }
                 let mut new = args.to_vec();
                 new[k] = v;
                 let node = if in_place { Sg::EwInPlace(new.into()) } else { Sg::Ew(new.into()) };
@@ -124,12 +142,17 @@ fn producer(egraph: &SgGraph, c: Id) -> Option<(usize, Vec<Id>, bool)> {
 
 /// `(ew p .. t ..)` with `t = (ew q xs)` read only here → `(ew p∘q .. xs ..)`: one kernel
 /// computes both, reading `q`'s operands (the flat program applies `q`'s steps then `p`'s, in
-/// the same order, so results are bit-identical). The rule fuses transitively at once, so each
-/// class gets one maximal fused node (linear growth on chains; fusing every prefix separately
-/// grows quadratically, see the notes). For `ew!`, the written operand fuses only with an
+/// the same order, so results are bit-identical). The rule fuses transitively at once, and only
+/// at values where fusion ends, so a fused region gets one maximal fused node (linear growth
+/// on chains; fusing every prefix separately grows quadratically, see the notes). For `ew!`, the written operand fuses only with an
 /// in-place producer writing the same storage.
 fn fuse_elementwise(egraph: &SgGraph, class: Id) -> Vec<Action> {
     let mut actions = Vec::new();
+    // Only where fusion ends: a value read once by an elementwise op vanishes into its
+    // reader's kernel, which fuses through it.
+    if !matches!(&egraph[class].data, crate::egraph::Info::Value(v) if v.sink) {
+        return actions;
+    }
     for node in nodes(egraph, class) {
         let (args, in_place) = match node {
             Sg::Ew(args) => (args, false),

@@ -1,0 +1,151 @@
+//! `strata-rewrite-sg` is the MLIR adapter of `strata-rewrite`: it reads an `sg` function as
+//! a plain [`Graph`] (block arguments are inputs, constants are constants, the elementwise
+//! ops with implicit broadcasting become explicit broadcasts plus elementwise nodes, slice /
+//! transpose / reshape / expand are movement nodes, every other op is an opaque kernel) and
+//! reports what the e-graph optimiser makes of it (`strata compile --emit=rewrite-report`).
+//! Decisions are all `strata-rewrite`'s; this crate only reads IR.
+
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
+use melior::ir::TypeLike;
+use melior::ir::{BlockLike, RegionLike, Type, ValueLike};
+use mlir_sys::MlirValue;
+use std::collections::BTreeMap;
+use strata_rewrite::{EwOp, Graph, Op, Outcome};
+
+/// Shape and element bytes of a static ranked tensor type.
+fn tensor(ty: Type<'_>) -> Result<(Vec<i64>, u64), String> {
+    let t = RankedTensorType::try_from(ty).map_err(|_| format!("expected a ranked tensor, got {ty}"))?;
+    let shape = (0..t.rank())
+        .map(|i| match t.dim_size(i) {
+            Ok(melior::ir::r#type::DimSize::Static(n)) => Ok(n as i64),
+            _ => Err(format!("dimension {i} of {ty} is not static")),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let element = t.element();
+    let bits = unsafe {
+        if mlir_sys::mlirTypeIsAInteger(element.to_raw()) {
+            mlir_sys::mlirIntegerTypeGetWidth(element.to_raw()) as u64
+        } else if mlir_sys::mlirTypeIsAFloat(element.to_raw()) {
+            mlir_sys::mlirFloatTypeGetWidth(element.to_raw()) as u64
+        } else {
+            return Err(format!("element type {element} has no size"));
+        }
+    };
+    Ok((shape, bits.div_ceil(8).max(1)))
+}
+
+/// The graph of `func` (an `sg` function on tensors).
+pub fn graph_of(func: OperationRef<'_, '_>) -> Result<Graph, String> {
+    let block = func.region(0).ok().and_then(|r| r.first_block()).ok_or("the function has no body")?;
+    let mut graph = Graph::default();
+    let mut node_of: BTreeMap<usize, usize> = BTreeMap::new();
+    let key = |v: MlirValue| v.ptr as usize;
+    for i in 0..block.argument_count() {
+        let arg = block.argument(i).map_err(|e| e.to_string())?;
+        let (shape, bytes) = tensor(arg.r#type())?;
+        let n = graph.add(Op::Input(i), &[], &shape, bytes);
+        node_of.insert(key(arg.to_raw()), n);
+    }
+    let mut constants = 0;
+    let mut op = block.first_operation();
+    while let Some(current) = op {
+        op = current.next_in_block();
+        let name = strata_ir::ods::op_name(current);
+        if name == "func.return" {
+            for operand in current.operands() {
+                let n = *node_of.get(&key(operand.to_raw())).ok_or("a returned value is not defined in the function")?;
+                graph.outputs.push(n);
+            }
+            continue;
+        }
+        if current.result_count() != 1 {
+            return Err(format!("'{name}' has {} results; the e-graph handles single-result ops", current.result_count()));
+        }
+        let result = current.result(0).map_err(|e| e.to_string())?;
+        let (shape, bytes) = tensor(result.r#type())?;
+        let mut inputs = Vec::new();
+        for operand in current.operands() {
+            inputs.push(*node_of.get(&key(operand.to_raw())).ok_or_else(|| format!("'{name}' reads a value defined outside the function's top level"))?);
+        }
+        let ints = |attr: &str| strata_ir::ods::i64_array(current, attr).ok_or_else(|| format!("'{name}' lacks '{attr}'"));
+        let elementwise = EwOp::from_name(name.strip_prefix("sg.").unwrap_or(""));
+        let n = match (name.as_str(), elementwise) {
+            ("arith.constant", _) => {
+                constants += 1;
+                graph.add(Op::Constant(constants - 1), &[], &shape, bytes)
+            }
+            (_, Some(ew)) if inputs.len() == ew.arity() => {
+                // Implicit broadcasting becomes an explicit broadcast (a view candidate).
+                let operands: Vec<usize> = inputs
+                    .iter()
+                    .map(|&i| if graph.nodes[i].shape == shape { i } else { graph.add(Op::Broadcast, &[i], &shape, graph.nodes[i].elem_bytes) })
+                    .collect();
+                if operands.iter().any(|&i| graph.nodes[i].elem_bytes != bytes) {
+                    graph.add(Op::Kernel(name.clone()), &inputs, &shape, bytes)
+                } else {
+                    graph.add(Op::Elementwise(ew), &operands, &shape, bytes)
+                }
+            }
+            ("sg.slice", _) => graph.add(Op::Slice { starts: ints("starts")?, steps: ints("steps")? }, &inputs, &shape, bytes),
+            ("sg.transpose", _) => graph.add(Op::Transpose { perm: ints("perm")?.into_iter().map(|p| p as usize).collect() }, &inputs, &shape, bytes),
+            ("sg.reshape", _) => graph.add(Op::Reshape, &inputs, &shape, bytes),
+            ("sg.expand", _) => graph.add(Op::Broadcast, &inputs, &shape, bytes),
+            _ => graph.add(Op::Kernel(name.clone()), &inputs, &shape, bytes),
+        };
+        node_of.insert(key(result.to_raw()), n);
+    }
+    graph.validate()?;
+    Ok(graph)
+}
+
+/// The report of `strata compile --emit=rewrite-report`: text, and JSON with the keys
+/// `before` and `after` (each `allocations`, `bytes_allocated`, `launches`, `bytes_copied`,
+/// `bytes_retained`), `rules_fired`, `enodes`, `eclasses`, `graph_nodes`, `iterations`,
+/// `stop`, `repairs`, `time_ms`.
+pub fn report(graph: &Graph, outcome: &Outcome, time: std::time::Duration) -> (String, serde_json::Value) {
+    let metrics = |m: &strata_rewrite::Metrics| {
+        serde_json::json!({
+            "allocations": m.allocations,
+            "bytes_allocated": m.bytes_allocated,
+            "launches": m.launches,
+            "bytes_copied": m.bytes_copied,
+            "bytes_retained": m.bytes_retained,
+        })
+    };
+    let json = serde_json::json!({
+        "before": metrics(&outcome.before),
+        "after": metrics(&outcome.after),
+        "rules_fired": outcome.rules_fired,
+        "graph_nodes": graph.nodes.len(),
+        "enodes": outcome.enodes,
+        "eclasses": outcome.eclasses,
+        "iterations": outcome.iterations,
+        "stop": format!("{:?}", outcome.stop),
+        "repairs": outcome.repairs,
+        "time_ms": time.as_secs_f64() * 1e3,
+    });
+    let (b, a) = (&outcome.before, &outcome.after);
+    let row = |name: &str, x: u64, y: u64| format!("{name:<16} {x:>12} {y:>12}\n");
+    let mut text = format!("{:<16} {:>12} {:>12}\n", "", "before", "after");
+    text += &row("allocations", b.allocations, a.allocations);
+    text += &row("bytes allocated", b.bytes_allocated, a.bytes_allocated);
+    text += &row("launches", b.launches, a.launches);
+    text += &row("bytes copied", b.bytes_copied, a.bytes_copied);
+    text += &row("bytes retained", b.bytes_retained, a.bytes_retained);
+    let fired: Vec<String> = outcome.rules_fired.iter().map(|(r, n)| format!("{r} {n}")).collect();
+    text += &format!("rules fired: {}\n", if fired.is_empty() { "none".into() } else { fired.join(", ") });
+    text += &format!(
+        "e-graph: {} e-nodes in {} classes from {} graph nodes ({:.1}x), {} iterations ({:?}), {} in-place repairs, {:.2} ms ({:.2} ms per 1000 nodes)\n",
+        outcome.enodes,
+        outcome.eclasses,
+        graph.nodes.len(),
+        outcome.enodes as f64 / graph.nodes.len().max(1) as f64,
+        outcome.iterations,
+        outcome.stop,
+        outcome.repairs,
+        time.as_secs_f64() * 1e3,
+        time.as_secs_f64() * 1e6 / graph.nodes.len().max(1) as f64
+    );
+    (text, json)
+}
