@@ -133,6 +133,32 @@ pub fn report(graph: &Graph, outcome: &Outcome, time: std::time::Duration) -> (S
     text += &row("launches", b.launches, a.launches);
     text += &row("bytes copied", b.bytes_copied, a.bytes_copied);
     text += &row("bytes retained", b.bytes_retained, a.bytes_retained);
+    text += "program:\n";
+    for (i, step) in outcome.program.steps.iter().enumerate() {
+        use strata_rewrite::Step;
+        let name = |node: usize| match &graph.nodes[node].op {
+            Op::Kernel(name) => name.clone(),
+            op => format!("{op:?}").split([' ', '{', '(']).next().unwrap_or("?").to_lowercase(),
+        };
+        let line = match step {
+            Step::Input { node } => format!("input (node {node})"),
+            Step::Constant { node } => format!("constant (node {node})"),
+            Step::Kernel { node, args } => format!("{}({})", name(*node), args.iter().map(|a| format!("%{a}")).collect::<Vec<_>>().join(", ")),
+            Step::Move { node, arg } => format!("{} %{arg} (copy)", name(*node)),
+            Step::Fused { program, args, in_place } => {
+                let list = args.iter().map(|a| format!("%{a}")).collect::<Vec<_>>().join(", ");
+                match in_place {
+                    true => format!("fused! [{}] ({list}), written over %{}", program.describe(), args[0]),
+                    false => format!("fused [{}] ({list})", program.describe()),
+                }
+            }
+            Step::View { base, layout } => format!("view %{base} shape {:?} strides {:?} offset {}", layout.shape, layout.strides, layout.offset),
+            Step::Copy { arg } => format!("copy %{arg}"),
+        };
+        text += &format!("  %{i} = {line}\n");
+    }
+    let outputs: Vec<String> = outcome.program.outputs.iter().map(|o| format!("%{o}")).collect();
+    text += &format!("  return {}\n", outputs.join(", "));
     let fired: Vec<String> = outcome.rules_fired.iter().map(|(r, n)| format!("{r} {n}")).collect();
     text += &format!("rules fired: {}\n", if fired.is_empty() { "none".into() } else { fired.join(", ") });
     text += &format!(

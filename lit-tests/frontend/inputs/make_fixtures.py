@@ -301,3 +301,31 @@ with open("reshape_shape.pb", "wb") as f:
 
 with open("malformed.onnx", "wb") as f:
     f.write(b"\x0a\xff\xff\xff\xff\x0f this is not protobuf")
+
+# The e-graph issue's seed example and its variants (own generator, so this part reproduces
+# alone): x2 = conv(x1); x3 = x2[..., 1:10, 2:14]; x4 = x3 transposed (last two axes);
+# x5 = relu(x4); x6 = exp(x5).
+seed_rng = np.random.default_rng(1)
+seed_w = numpy_helper.from_array(seed_rng.standard_normal([8, 4, 3, 3]).astype(np.float32), "w")
+seed_slice = [ints("starts", [1, 2]), ints("ends", [10, 14]), ints("axes", [2, 3])]
+
+
+def seed_graph(name, tail, outputs):
+    nodes = [
+        helper.make_node("Conv", ["x1", "w"], ["x2"], name="conv", pads=[1, 1, 1, 1]),
+        helper.make_node("Slice", ["x2", "starts", "ends", "axes"], ["x3"], name="slice"),
+        helper.make_node("Transpose", ["x3"], ["x4"], name="transpose", perm=[0, 1, 3, 2]),
+    ] + tail
+    return helper.make_graph(nodes, name, [helper.make_tensor_value_info("x1", TensorProto.FLOAT, [1, 4, 16, 16])],
+                             [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in outputs], [seed_w] + seed_slice)
+
+
+relu_exp = [helper.make_node("Relu", ["x4"], ["x5"], name="relu"), helper.make_node("Exp", ["x5"], ["x6"], name="exp")]
+save(seed_graph("seed_views", relu_exp, [("x6", [1, 8, 12, 9])]), "seed_views.onnx")
+save(seed_graph("seed_views_reader", relu_exp + [helper.make_node("Neg", ["x3"], ["x7"], name="neg")],
+                [("x6", [1, 8, 12, 9]), ("x7", [1, 8, 9, 12])]), "seed_views_reader.onnx")
+save(seed_graph("seed_views_output", relu_exp, [("x6", [1, 8, 12, 9]), ("x2", [1, 8, 16, 16])]), "seed_views_output.onnx")
+seed_w2 = numpy_helper.from_array(seed_rng.standard_normal([8, 8, 1, 1]).astype(np.float32), "w2")
+g = seed_graph("seed_views_conv", [helper.make_node("Conv", ["x4", "w2"], ["x5"], name="conv2")], [("x5", [1, 8, 12, 9])])
+g.initializer.append(seed_w2)
+save(g, "seed_views_conv.onnx")
