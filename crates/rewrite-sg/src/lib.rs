@@ -69,7 +69,13 @@ pub fn graph_of(func: OperationRef<'_, '_>) -> Result<Graph, String> {
             inputs.push(*node_of.get(&key(operand.to_raw())).ok_or_else(|| format!("'{name}' reads a value defined outside the function's top level"))?);
         }
         let ints = |attr: &str| strata_ir::ods::i64_array(current, attr).ok_or_else(|| format!("'{name}' lacks '{attr}'"));
-        let elementwise = EwOp::from_name(name.strip_prefix("sg.").unwrap_or(""));
+        let float = |attr: &str| strata_ir::ods::float(current, attr).map(|v| v as f32);
+        let elementwise = match name.as_str() {
+            "sg.clip" => float("min").zip(float("max")).map(|(lo, hi)| EwOp::clip(lo, hi)),
+            "sg.leaky_relu" => float("alpha").map(|a| EwOp::LeakyRelu { alpha: a.to_bits() }),
+            "sg.hard_sigmoid" => float("alpha").zip(float("beta")).map(|(a, b)| EwOp::HardSigmoid { alpha: a.to_bits(), beta: b.to_bits() }),
+            _ => EwOp::from_name(name.strip_prefix("sg.").unwrap_or("")),
+        };
         let n = match (name.as_str(), elementwise) {
             ("arith.constant", _) => {
                 constants += 1;

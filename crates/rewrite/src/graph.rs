@@ -18,17 +18,31 @@ pub enum EwOp {
     Div,
     Max,
     Min,
+    /// `min(max(x, lo), hi)`, bounds as f32 bits (so the op stays `Ord` and hashable).
+    Clip { lo: u32, hi: u32 },
+    /// `x if x >= 0 else alpha * x`.
+    LeakyRelu { alpha: u32 },
+    /// `max(0, min(1, alpha * x + beta))`.
+    HardSigmoid { alpha: u32, beta: u32 },
+    /// `x * max(0, min(1, x / 6 + 1 / 2))`.
+    HardSwish,
+    Reciprocal,
+    Log,
 }
 
 impl EwOp {
+    /// `Clip` with f32 bounds.
+    pub fn clip(lo: f32, hi: f32) -> EwOp {
+        EwOp::Clip { lo: lo.to_bits(), hi: hi.to_bits() }
+    }
     pub fn arity(self) -> usize {
         match self {
-            EwOp::Relu | EwOp::Exp | EwOp::Neg | EwOp::Abs | EwOp::Sigmoid | EwOp::Tanh | EwOp::Sqrt => 1,
-            _ => 2,
+            EwOp::Add | EwOp::Sub | EwOp::Mul | EwOp::Div | EwOp::Max | EwOp::Min => 2,
+            _ => 1,
         }
     }
 
-    /// The kebab-case name (also the `sg` op's name without its dialect prefix).
+    /// The `sg` op's name without its dialect prefix (parameters not included).
     pub fn name(self) -> &'static str {
         match self {
             EwOp::Relu => "relu",
@@ -44,12 +58,19 @@ impl EwOp {
             EwOp::Div => "div",
             EwOp::Max => "max",
             EwOp::Min => "min",
+            EwOp::Clip { .. } => "clip",
+            EwOp::LeakyRelu { .. } => "leaky_relu",
+            EwOp::HardSigmoid { .. } => "hard_sigmoid",
+            EwOp::HardSwish => "hard_swish",
+            EwOp::Reciprocal => "reciprocal",
+            EwOp::Log => "log",
         }
     }
 
     pub fn from_name(name: &str) -> Option<EwOp> {
         use EwOp::*;
-        [Relu, Exp, Neg, Abs, Sigmoid, Tanh, Sqrt, Add, Sub, Mul, Div, Max, Min].into_iter().find(|op| op.name() == name)
+        // Ops with parameters are made by their constructors.
+        [Relu, Exp, Neg, Abs, Sigmoid, Tanh, Sqrt, Add, Sub, Mul, Div, Max, Min, HardSwish, Reciprocal, Log].into_iter().find(|op| op.name() == name)
     }
 
     /// Evaluates the op on f32 values (the reference semantics of the interpreter).
@@ -68,6 +89,12 @@ impl EwOp {
             EwOp::Div => a / b,
             EwOp::Max => a.max(b),
             EwOp::Min => a.min(b),
+            EwOp::Clip { lo, hi } => a.max(f32::from_bits(lo)).min(f32::from_bits(hi)),
+            EwOp::LeakyRelu { alpha } => if a >= 0.0 { a } else { f32::from_bits(alpha) * a },
+            EwOp::HardSigmoid { alpha, beta } => (f32::from_bits(alpha) * a + f32::from_bits(beta)).min(1.0).max(0.0),
+            EwOp::HardSwish => a * (a / 6.0 + 0.5).min(1.0).max(0.0),
+            EwOp::Reciprocal => 1.0 / a,
+            EwOp::Log => a.ln(),
         }
     }
 }

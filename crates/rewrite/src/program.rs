@@ -106,7 +106,13 @@ impl Program {
                     Arg::Input(i) => format!("i{i}"),
                     Arg::Step(s) => format!("s{s}"),
                 }).collect();
-                format!("{}({})", op.name(), args.join(","))
+                let params = match *op {
+                    EwOp::Clip { lo, hi } => format!("<{},{}>", f32::from_bits(lo), f32::from_bits(hi)),
+                    EwOp::LeakyRelu { alpha } => format!("<{}>", f32::from_bits(alpha)),
+                    EwOp::HardSigmoid { alpha, beta } => format!("<{},{}>", f32::from_bits(alpha), f32::from_bits(beta)),
+                    _ => String::new(),
+                };
+                format!("{}{params}({})", op.name(), args.join(","))
             })
             .collect::<Vec<_>>()
             .join(" ")

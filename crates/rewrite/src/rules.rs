@@ -43,6 +43,7 @@ pub const RULES: &[Rule] = &[
     Rule { name: "reshape-to-view", apply: |g, c| movement_to_view(g, c, |op| matches!(op, Op::Reshape)) },
     Rule { name: "expand-to-view", apply: |g, c| movement_to_view(g, c, |op| matches!(op, Op::Broadcast)) },
     Rule { name: "elementwise-reads-strided", apply: elementwise_reads_strided },
+    Rule { name: "kernel-reads-contiguous-alias", apply: kernel_reads_contiguous_alias },
     Rule { name: "fuse-elementwise", apply: fuse_elementwise },
     Rule { name: "elementwise-in-place", apply: elementwise_in_place },
     Rule { name: "output-any-layout", apply: output_any_layout },
@@ -123,6 +124,27 @@ fn elementwise_reads_strided(egraph: &SgGraph, class: Id) -> Vec<Action> {
                 new[k] = v;
                 let node = if in_place { Sg::EwInPlace(new.into()) } else { Sg::Ew(new.into()) };
                 actions.push(Action::Equal { class, node });
+            }
+        }
+    }
+    actions
+}
+
+/// `(kernel n .. (contig v) ..)` → `(kernel n .. v ..)` when `v`'s layout is exactly a
+/// contiguous buffer (an in-place result over a whole buffer, a reshape view): a kernel that
+/// needs contiguous input can read it where it is.
+fn kernel_reads_contiguous_alias(egraph: &SgGraph, class: Id) -> Vec<Action> {
+    let mut actions = Vec::new();
+    for node in nodes(egraph, class) {
+        let Sg::Kernel(args) = node else { continue };
+        for k in 1..args.len() {
+            for v in strided_sources(egraph, args[k]) {
+                let (_, layout) = placement(egraph, v);
+                if layout.is_contiguous() {
+                    let mut new = args.to_vec();
+                    new[k] = v;
+                    actions.push(Action::Equal { class, node: Sg::Kernel(new.into()) });
+                }
             }
         }
     }

@@ -163,8 +163,8 @@ fn random_graph(seed: u64) -> Graph {
                 g.add(Op::Broadcast, &[a], &out, F32)
             }
             4 | 5 => {
-                let ops = [EwOp::Relu, EwOp::Exp, EwOp::Neg, EwOp::Sigmoid];
-                g.add(Op::Elementwise(ops[rng.below(4) as usize]), &[a], &shape, F32)
+                let ops = [EwOp::Relu, EwOp::Exp, EwOp::Neg, EwOp::Sigmoid, EwOp::clip(0.0, 6.0), EwOp::HardSwish];
+                g.add(Op::Elementwise(ops[rng.below(6) as usize]), &[a], &shape, F32)
             }
             _ => {
                 let same: Vec<usize> = values.iter().copied().filter(|&v| g.nodes[v].shape == shape).collect();
