@@ -125,6 +125,7 @@ pub fn report(graph: &Graph, outcome: &Outcome, time: std::time::Duration) -> (S
         "rules_fired": outcome.rules_fired,
         "graph_nodes": graph.nodes.len(),
         "enodes": outcome.enodes,
+        "initial_enodes": outcome.initial_enodes,
         "eclasses": outcome.eclasses,
         "iterations": outcome.iterations,
         "stop": format!("{:?}", outcome.stop),
@@ -168,11 +169,12 @@ pub fn report(graph: &Graph, outcome: &Outcome, time: std::time::Duration) -> (S
     let fired: Vec<String> = outcome.rules_fired.iter().map(|(r, n)| format!("{r} {n}")).collect();
     text += &format!("rules fired: {}\n", if fired.is_empty() { "none".into() } else { fired.join(", ") });
     text += &format!(
-        "e-graph: {} e-nodes in {} classes from {} graph nodes ({:.1}x), {} iterations ({:?}), {} in-place repairs, {:.2} ms ({:.2} ms per 1000 nodes)\n",
+        "e-graph: {} e-nodes in {} classes from {} graph nodes ({:.1}x the input's {} e-nodes), {} iterations ({:?}), {} in-place repairs, {:.2} ms ({:.2} ms per 1000 nodes)\n",
         outcome.enodes,
         outcome.eclasses,
         graph.nodes.len(),
-        outcome.enodes as f64 / graph.nodes.len().max(1) as f64,
+        outcome.enodes as f64 / outcome.initial_enodes.max(1) as f64,
+        outcome.initial_enodes,
         outcome.iterations,
         outcome.stop,
         outcome.repairs,

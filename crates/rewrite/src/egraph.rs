@@ -95,6 +95,8 @@ pub struct Tables {
     layout_index: BTreeMap<Layout, usize>,
     /// Graph nodes that are outputs.
     pub outputs: Vec<usize>,
+    /// E-nodes right after [`build`] (the growth budget's base).
+    pub initial_enodes: usize,
 }
 
 impl Tables {

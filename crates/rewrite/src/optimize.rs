@@ -50,6 +50,8 @@ pub struct Outcome {
     pub iterations: usize,
     pub stop: Stop,
     pub enodes: usize,
+    /// E-nodes of the e-graph built from the input, before any rule.
+    pub initial_enodes: usize,
     pub eclasses: usize,
     /// In-place writes the validator refused.
     pub repairs: usize,
@@ -120,6 +122,7 @@ fn apply(egraph: &mut SgGraph, action: Action) -> bool {
 /// stopped.
 pub fn saturate(graph: &Graph, limits: &Limits) -> (SgGraph, Id, BTreeMap<&'static str, usize>, usize, Stop) {
     let (mut egraph, _classes, root) = build(graph);
+    egraph.analysis.initial_enodes = egraph.total_number_of_nodes();
     let budget = limits.nodes.min(limits.growth.saturating_mul(egraph.total_number_of_nodes()));
     let mut rules_fired: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut stop = Stop::IterationLimit;
@@ -185,6 +188,7 @@ pub fn optimize(graph: &Graph, limits: &Limits, weights: &Weights) -> Result<Out
         iterations,
         stop,
         enodes: egraph.total_number_of_nodes(),
+        initial_enodes: egraph.analysis.initial_enodes,
         eclasses: egraph.number_of_classes(),
         repairs,
     })
