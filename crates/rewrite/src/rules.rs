@@ -95,36 +95,38 @@ fn strided_sources(egraph: &SgGraph, c: Id) -> Vec<Id> {
         .collect()
 }
 
+/// Every copy of `args` with one operand at a position in `from..` replaced by a strided
+/// value whose copy that operand's class holds (`(contig v)` → `v`), when `keep(v)` agrees.
+fn read_through_copies(egraph: &SgGraph, args: &[Id], from: usize, keep: impl Fn(Id) -> bool) -> Vec<Box<[Id]>> {
+    let mut variants = Vec::new();
+    for k in from..args.len() {
+        for v in strided_sources(egraph, args[k]).into_iter().filter(|&v| keep(v)) {
+            let mut new = args.to_vec();
+            new[k] = v;
+            variants.push(new.into());
+        }
+    }
+    variants
+}
+
 /// `(ew p .. (contig v) ..)` → `(ew p .. v ..)`: elementwise kernels read any layout, so they
 /// need no contiguous copy. (For `ew!`, not the written operand: that would change where the
-/// result lives.)
+/// result lives; nor a view of the written storage in another layout: the kernel would read
+/// elements it has already overwritten.)
 fn elementwise_reads_strided(egraph: &SgGraph, class: Id) -> Vec<Action> {
     let mut actions = Vec::new();
     for node in nodes(egraph, class) {
-        let (args, in_place) = match node {
-            Sg::Ew(args) => (args, false),
-            Sg::EwInPlace(args) => (args, true),
-            _ => continue,
-        };
-        for k in 1..args.len() {
-            if in_place && k == 1 {
-                continue;
+        match node {
+            Sg::Ew(args) => actions.extend(read_through_copies(egraph, args, 1, |_| true).into_iter().map(|new| Action::Equal { class, node: Sg::Ew(new) })),
+            Sg::EwInPlace(args) => {
+                let target = placement(egraph, args[1]);
+                let keep = |v: Id| {
+                    let source = placement(egraph, v);
+                    source.0 != target.0 || source.1 == target.1
+                };
+                actions.extend(read_through_copies(egraph, args, 2, keep).into_iter().map(|new| Action::Equal { class, node: Sg::EwInPlace(new) }));
             }
-            for v in strided_sources(egraph, args[k]) {
-                // An in-place kernel must not read its target's storage through another layout
-                // (it would read elements it has already overwritten).
-                if in_place {
-                    let (target, target_layout) = placement(egraph, args[1]);
-                    let (storage, layout) = placement(egraph, v);
-                    if storage == target && layout != target_layout {
-                        continue;
-                    }
-                }
-                let mut new = args.to_vec();
-                new[k] = v;
-                let node = if in_place { Sg::EwInPlace(new.into()) } else { Sg::Ew(new.into()) };
-                actions.push(Action::Equal { class, node });
-            }
+            _ => {}
         }
     }
     actions
@@ -136,16 +138,9 @@ fn elementwise_reads_strided(egraph: &SgGraph, class: Id) -> Vec<Action> {
 fn kernel_reads_contiguous_alias(egraph: &SgGraph, class: Id) -> Vec<Action> {
     let mut actions = Vec::new();
     for node in nodes(egraph, class) {
-        let Sg::Kernel(args) = node else { continue };
-        for k in 1..args.len() {
-            for v in strided_sources(egraph, args[k]) {
-                let (_, layout) = placement(egraph, v);
-                if layout.is_contiguous() {
-                    let mut new = args.to_vec();
-                    new[k] = v;
-                    actions.push(Action::Equal { class, node: Sg::Kernel(new.into()) });
-                }
-            }
+        if let Sg::Kernel(args) = node {
+            let contiguous = |v: Id| placement(egraph, v).1.is_contiguous();
+            actions.extend(read_through_copies(egraph, args, 1, contiguous).into_iter().map(|new| Action::Equal { class, node: Sg::Kernel(new) }));
         }
     }
     actions
@@ -259,13 +254,8 @@ fn elementwise_in_place(egraph: &SgGraph, class: Id) -> Vec<Action> {
 fn output_any_layout(egraph: &SgGraph, class: Id) -> Vec<Action> {
     let mut actions = Vec::new();
     for node in nodes(egraph, class) {
-        let Sg::Out(outputs) = node else { continue };
-        for k in 0..outputs.len() {
-            for v in strided_sources(egraph, outputs[k]) {
-                let mut new = outputs.to_vec();
-                new[k] = v;
-                actions.push(Action::Equal { class, node: Sg::Out(new.into()) });
-            }
+        if let Sg::Out(outputs) = node {
+            actions.extend(read_through_copies(egraph, outputs, 0, |_| true).into_iter().map(|new| Action::Equal { class, node: Sg::Out(new) }));
         }
     }
     actions
