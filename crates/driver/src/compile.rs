@@ -54,6 +54,8 @@ pub enum Target {
 
 /// The stages' pipelines.
 pub const SG_OPT: &str = "builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize)";
+/// The graph-level stage with the e-graph optimiser (the default; `--no-egraph` drops it).
+pub const SG_OPT_EGRAPH: &str = "builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize,func.func(sg-egraph-optimize))";
 pub const LINALG: &str = "builtin.module(func.func(sg-to-linalg),canonicalize,cse)";
 pub const LLVM: &str = "builtin.module(strata-host-to-llvm)";
 pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
@@ -102,6 +104,8 @@ pub struct CompileOptions {
     /// order (the baseline of `cargo xtask bench run`).
     pub schedule: bool,
     /// What the code runs on.
+    /// Rewrite the graph with the e-graph optimiser (fusion, views, in-place) before lowering.
+    pub egraph: bool,
     pub target: Target,
 }
 
@@ -139,7 +143,8 @@ pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOpt
         return Err(CompileError { message: format!("error: --emit={stop:?} is not a stage of target {target}").to_lowercase(), unsupported: false });
     }
     let stages: [(Stage, &str, String); 4] = [
-        (Stage::SgOpt, "sg-opt", SG_OPT.to_string()),
+        // The rewrite report shows what the optimiser would do, on the graph before it.
+        (Stage::SgOpt, "sg-opt", if options.egraph && stop != Stage::RewriteReport { SG_OPT_EGRAPH } else { SG_OPT }.to_string()),
         (Stage::Linalg, "lower", LINALG.to_string()),
         // The host loop schedule only helps CPUs.
         (Stage::Memref, "bufferize+plan", memref_pipeline(&options.strategy, options.schedule && !gpu)),

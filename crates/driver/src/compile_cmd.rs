@@ -32,6 +32,10 @@ pub struct ModelArgs {
     /// Skip the host loop schedule (MLIR's default loop order; a baseline for benchmarks).
     #[arg(long)]
     pub no_schedule: bool,
+    /// Skip the e-graph optimiser (`sg-egraph-optimize`: fused elementwise kernels reading
+    /// strided views instead of copies, in-place writes), lowering one kernel per op.
+    #[arg(long)]
+    pub no_egraph: bool,
 }
 
 impl ModelArgs {
@@ -50,6 +54,7 @@ impl ModelArgs {
             verify_each: !self.no_verify_each,
             schedule: !self.no_schedule,
             target: Target::Host,
+            egraph: !self.no_egraph,
         }
     }
 

@@ -21,6 +21,7 @@ pub fn context() -> Result<StrataContext> {
     let mut strata = StrataContext::new(DIALECTS)?;
     strata_plan_arena::register(strata.passes_mut());
     strata_lower::register(strata.passes_mut());
+    strata_rewrite_sg::register(strata.passes_mut());
     Ok(strata)
 }
 

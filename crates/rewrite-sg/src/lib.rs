@@ -5,6 +5,8 @@
 //! reports what the e-graph optimiser makes of it (`strata compile --emit=rewrite-report`).
 //! Decisions are all `strata-rewrite`'s; this crate only reads IR.
 
+pub mod pass;
+
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
 use melior::ir::TypeLike;
@@ -12,6 +14,11 @@ use melior::ir::{BlockLike, RegionLike, Type, ValueLike};
 use mlir_sys::MlirValue;
 use std::collections::BTreeMap;
 use strata_rewrite::{EwOp, Graph, Op, Outcome};
+
+/// Registers `sg-egraph-optimize`.
+pub fn register(registry: &mut strata_ir::PassRegistry) {
+    registry.register(&pass::INFO, pass::create);
+}
 
 /// Shape and element bytes of a static ranked tensor type.
 fn tensor(ty: Type<'_>) -> Result<(Vec<i64>, u64), String> {
@@ -35,10 +42,22 @@ fn tensor(ty: Type<'_>) -> Result<(Vec<i64>, u64), String> {
     Ok((shape, bits.div_ceil(8).max(1)))
 }
 
+/// The element type of a tensor type, as text.
+fn element_of(ty: Type<'_>) -> Option<String> {
+    RankedTensorType::try_from(ty).ok().map(|t| t.element().to_string())
+}
+
 /// The graph of `func` (an `sg` function on tensors).
 pub fn graph_of(func: OperationRef<'_, '_>) -> Result<Graph, String> {
+    graph_with_values(func).map(|(graph, _)| graph)
+}
+
+/// The graph of `func`, with the IR value each graph node stands for (`None` for the
+/// broadcasts made explicit, which have no value of their own).
+pub fn graph_with_values(func: OperationRef<'_, '_>) -> Result<(Graph, Vec<Option<MlirValue>>), String> {
     let block = func.region(0).ok().and_then(|r| r.first_block()).ok_or("the function has no body")?;
     let mut graph = Graph::default();
+    let mut values: Vec<Option<MlirValue>> = Vec::new();
     let mut node_of: BTreeMap<usize, usize> = BTreeMap::new();
     let key = |v: MlirValue| v.ptr as usize;
     for i in 0..block.argument_count() {
@@ -46,6 +65,7 @@ pub fn graph_of(func: OperationRef<'_, '_>) -> Result<Graph, String> {
         let (shape, bytes) = tensor(arg.r#type())?;
         let n = graph.add(Op::Input(i), &[], &shape, bytes);
         node_of.insert(key(arg.to_raw()), n);
+        values.push(Some(arg.to_raw()));
     }
     let mut constants = 0;
     let mut op = block.first_operation();
@@ -81,17 +101,13 @@ pub fn graph_of(func: OperationRef<'_, '_>) -> Result<Graph, String> {
                 constants += 1;
                 graph.add(Op::Constant(constants - 1), &[], &shape, bytes)
             }
-            (_, Some(ew)) if inputs.len() == ew.arity() => {
+            (_, Some(ew)) if inputs.len() == ew.arity() && current.operands().all(|o| element_of(o.r#type()) == element_of(result.r#type())) => {
                 // Implicit broadcasting becomes an explicit broadcast (a view candidate).
                 let operands: Vec<usize> = inputs
                     .iter()
                     .map(|&i| if graph.nodes[i].shape == shape { i } else { graph.add(Op::Broadcast, &[i], &shape, graph.nodes[i].elem_bytes) })
                     .collect();
-                if operands.iter().any(|&i| graph.nodes[i].elem_bytes != bytes) {
-                    graph.add(Op::Kernel(name.clone()), &inputs, &shape, bytes)
-                } else {
-                    graph.add(Op::Elementwise(ew), &operands, &shape, bytes)
-                }
+                graph.add(Op::Elementwise(ew), &operands, &shape, bytes)
             }
             ("sg.slice", _) => graph.add(Op::Slice { starts: ints("starts")?, steps: ints("steps")? }, &inputs, &shape, bytes),
             ("sg.transpose", _) => graph.add(Op::Transpose { perm: ints("perm")?.into_iter().map(|p| p as usize).collect() }, &inputs, &shape, bytes),
@@ -100,9 +116,11 @@ pub fn graph_of(func: OperationRef<'_, '_>) -> Result<Graph, String> {
             _ => graph.add(Op::Kernel(name.clone()), &inputs, &shape, bytes),
         };
         node_of.insert(key(result.to_raw()), n);
+        values.resize(graph.nodes.len(), None);
+        values[n] = Some(result.to_raw());
     }
     graph.validate()?;
-    Ok(graph)
+    Ok((graph, values))
 }
 
 /// The report of `strata compile --emit=rewrite-report`: text, and JSON with the keys

@@ -97,6 +97,8 @@ pub struct Tables {
     pub outputs: Vec<usize>,
     /// E-nodes right after [`build`] (the growth budget's base).
     pub initial_enodes: usize,
+    /// The class each graph node started in (canonicalise with `find`).
+    pub origins: Vec<Id>,
 }
 
 impl Tables {
@@ -247,6 +249,7 @@ pub fn build(graph: &Graph) -> (SgGraph, Vec<Id>, Id) {
         }
         classes.push(id);
     }
+    egraph.analysis.origins = classes.clone();
     let outputs: Box<[Id]> = graph.outputs.iter().map(|&o| classes[o]).collect();
     let root = egraph.add(Sg::Out(outputs));
     egraph.rebuild();

@@ -186,30 +186,53 @@ fn operands(egraph: &SgGraph, node: &Sg) -> Vec<Id> {
     node.children().iter().map(|c| egraph.find(*c)).filter(|c| !matches!(egraph[*c].data, Info::Index(_))).collect()
 }
 
-/// A schedule of `classes` (children before parents) that runs readers before in-place
-/// writers when it can, and the first in-place write that clobbers a value read later (or an
+/// A schedule of `classes` (children before parents) in the input's order, running the
+/// readers of a storage before an in-place write over it when it can, and the first in-place write that clobbers a value read later (or an
 /// output) under it.
 fn schedule(egraph: &SgGraph, root: Id, classes: &[Id], choice: &BTreeMap<Id, Sg>) -> (Vec<Id>, Option<Id>) {
-    let pending: BTreeSet<Id> = classes.iter().copied().filter(|&c| c != root).collect();
-    let mut done: BTreeSet<Id> = BTreeSet::new();
-    let mut order = Vec::new();
-    let mut remaining = pending;
-    while !remaining.is_empty() {
-        let ready: Vec<Id> = remaining.iter().copied().filter(|c| operands(egraph, &choice[c]).iter().all(|o| done.contains(o))).collect();
-        // Readers first: anything but an in-place write, else the first write.
-        let next = ready.iter().copied().find(|c| !matches!(choice[c], Sg::EwInPlace(_))).or_else(|| ready.first().copied());
-        let Some(next) = next else { break };
-        remaining.remove(&next);
-        done.insert(next);
-        order.push(next);
-    }
-    // Simulate storage versions: a value is readable while its storage still holds it.
     let storage_of = |c: Id| -> Id {
         match &value(egraph, c).storage {
             Storage::Fresh => c,
             Storage::Alias { base, .. } => egraph.find(*base),
         }
     };
+    // Each class's place in the input graph: its earliest graph node, or for a class the rules
+    // made (a view, an in-place result), the latest place among what it reads.
+    let mut place: BTreeMap<Id, usize> = BTreeMap::new();
+    for (n, &origin) in egraph.analysis.origins.iter().enumerate() {
+        place.entry(egraph.find(origin)).or_insert(n);
+    }
+    for &c in classes {
+        if !place.contains_key(&c) {
+            let latest = operands(egraph, &choice[&c]).iter().filter_map(|o| place.get(o)).max().copied().unwrap_or(0);
+            place.insert(c, latest);
+        }
+    }
+    let mut remaining: BTreeSet<Id> = classes.iter().copied().filter(|&c| c != root).collect();
+    let mut done: BTreeSet<Id> = BTreeSet::new();
+    let mut order = Vec::new();
+    while !remaining.is_empty() {
+        let ready: Vec<Id> = remaining.iter().copied().filter(|c| operands(egraph, &choice[c]).iter().all(|o| done.contains(o))).collect();
+        // The ready class earliest in the input graph (its order is what the memory plan was
+        // measured on), except that an in-place write waits for the ready readers of the
+        // storage it overwrites.
+        let Some(&oldest) = ready.iter().min_by_key(|c| (place[c], **c)) else { break };
+        let next = match choice[&oldest] {
+            Sg::EwInPlace(_) => {
+                let written = storage_of(oldest);
+                ready
+                    .iter()
+                    .copied()
+                    .find(|&r| !matches!(choice[&r], Sg::EwInPlace(_)) && operands(egraph, &choice[&r]).iter().any(|&o| storage_of(o) == written))
+                    .unwrap_or(oldest)
+            }
+            _ => oldest,
+        };
+        remaining.remove(&next);
+        done.insert(next);
+        order.push(next);
+    }
+    // Simulate storage versions: a value is readable while its storage still holds it.
     let mut holds: BTreeMap<Id, Id> = BTreeMap::new(); // storage -> the class whose value it holds (writers)
     let mut version_of: BTreeMap<Id, Option<Id>> = BTreeMap::new(); // class -> writer that produced the storage state it shows
     for &c in &order {

@@ -147,6 +147,7 @@ fn options(case: &Path, name: &str, graph: &GraphProto, target: Target) -> Compi
         verify_each: true,
         schedule: true,
         target,
+        egraph: true,
     }
 }
 
