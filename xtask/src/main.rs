@@ -481,6 +481,7 @@ fn bench_run(repeats: usize, filter: Option<&str>) -> Result<(), String> {
         };
         let (strata_ms, arena) = strata(&[])?;
         let (naive_ms, _) = strata(&["--no-schedule"])?;
+        let (unfused_ms, unfused_arena) = strata(&["--no-egraph"])?;
         let ort = Command::new("python3")
             .arg(root().join("xtask/scripts/bench_ort.py"))
             .arg(dir.join(format!("{model}.onnx")))
@@ -490,18 +491,20 @@ fn bench_run(repeats: usize, filter: Option<&str>) -> Result<(), String> {
             .output()
             .map_err(|e| e.to_string())?;
         let ort_ms = number_after(&String::from_utf8_lossy(&ort.stdout), "median_ms ").ok_or_else(|| format!("{model}: ONNX Runtime failed: {}", String::from_utf8_lossy(&ort.stderr)))?;
-        rows.push((model, strata_ms, naive_ms, ort_ms, arena));
+        rows.push((model, strata_ms, naive_ms, unfused_ms, ort_ms, arena, unfused_arena));
     }
     println!(
-        "\n{:<14} {:>12} {:>18} {:>12} {:>14} {:>18} {:>10}",
-        "model", "strata ms", "unscheduled ms", "ORT 1T ms", "strata / ORT", "unscheduled / ORT", "arena MB"
+        "\n{:<14} {:>10} {:>15} {:>14} {:>10} {:>13} {:>18} {:>16} {:>10} {:>17}",
+        "model", "strata ms", "unscheduled ms", "no e-graph ms", "ORT 1T ms", "strata / ORT", "unscheduled / ORT", "no e-graph / ORT", "arena MB", "no e-graph arena"
     );
-    for (model, strata_ms, naive_ms, ort_ms, arena) in rows {
+    for (model, strata_ms, naive_ms, unfused_ms, ort_ms, arena, unfused_arena) in rows {
         println!(
-            "{model:<14} {strata_ms:>12.3} {naive_ms:>18.3} {ort_ms:>12.3} {:>13.2}x {:>17.2}x {:>10.2}",
+            "{model:<14} {strata_ms:>10.3} {naive_ms:>15.3} {unfused_ms:>14.3} {ort_ms:>10.3} {:>12.2}x {:>17.2}x {:>15.2}x {:>10.2} {:>17.2}",
             strata_ms / ort_ms,
             naive_ms / ort_ms,
-            arena / 1e6
+            unfused_ms / ort_ms,
+            arena / 1e6,
+            unfused_arena / 1e6
         );
     }
     println!("(medians of {repeats} runs each, same inputs, same machine, one run of this command)");

@@ -6,6 +6,7 @@
 //! Decisions are all `strata-rewrite`'s; this crate only reads IR.
 
 pub mod pass;
+pub mod phases;
 
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
@@ -15,9 +16,12 @@ use mlir_sys::MlirValue;
 use std::collections::BTreeMap;
 use strata_rewrite::{EwOp, Graph, Op, Outcome};
 
-/// Registers `sg-egraph-optimize`.
+/// Registers `sg-egraph-optimize` and the phased passes.
 pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&pass::INFO, pass::create);
+    registry.register(&phases::VIEWS, phases::create_views);
+    registry.register(&phases::FUSE, phases::create_fuse);
+    registry.register(&phases::INPLACE, phases::create_inplace);
 }
 
 /// Shape and element bytes of a static ranked tensor type.

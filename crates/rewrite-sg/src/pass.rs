@@ -36,16 +36,19 @@ pub static INFO: PassInfo = PassInfo {
         StatisticInfo { name: "launches-after", help: "kernels after" },
         StatisticInfo { name: "allocations-before", help: "buffers before" },
         StatisticInfo { name: "allocations-after", help: "buffers after" },
-        StatisticInfo { name: "fused-kernels", help: "linalg.generics made of fused elementwise programs" },
+        StatisticInfo { name: "fused-kernels", help: "elementwise programs (fused or single) emitted as one linalg.generic each" },
         StatisticInfo { name: "in-place-kernels", help: "fused kernels written over an operand" },
     ],
 };
 
 pub fn create(_: &PassOptions) -> Box<dyn Pass> {
-    Box::new(EgraphOptimize)
+    Box::new(EgraphOptimize { only: None })
 }
 
-struct EgraphOptimize;
+/// The pass, with all rules or only some (the phased passes).
+pub struct EgraphOptimize {
+    pub only: Option<&'static [&'static str]>,
+}
 
 fn name_of(op: MlirOperation) -> String {
     strata_ir::ods::op_name(unsafe { OperationRef::from_raw(op) })
@@ -60,7 +63,8 @@ impl Pass for EgraphOptimize {
                 return Err(PassFailed);
             }
         };
-        let outcome = match optimize(&graph, &Limits::for_graph(graph.nodes.len()), &Weights::default()) {
+        let limits = Limits { only: self.only, ..Limits::for_graph(graph.nodes.len()) };
+        let outcome = match optimize(&graph, &limits, &Weights::default()) {
             Ok(outcome) => outcome,
             Err(why) => {
                 cx.emit_op_error(func, format!("sg-egraph-optimize: {why}"));

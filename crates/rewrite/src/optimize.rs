@@ -19,6 +19,8 @@ pub struct Limits {
     pub growth: usize,
     /// In-place repairs (ban and re-extract) at most.
     pub repairs: usize,
+    /// Run only these rules (by name); `None`: all of them.
+    pub only: Option<&'static [&'static str]>,
 }
 
 impl Limits {
@@ -26,7 +28,7 @@ impl Limits {
     /// input (which has about two e-nodes per graph node: the node and its table index), and
     /// 8 e-nodes per graph node in any case.
     pub fn for_graph(nodes: usize) -> Limits {
-        Limits { iterations: 32, nodes: 8 * nodes + 64, growth: 4, repairs: 8 }
+        Limits { iterations: 32, nodes: 8 * nodes + 64, growth: 4, repairs: 8, only: None }
     }
 }
 
@@ -132,7 +134,7 @@ pub fn saturate(graph: &Graph, limits: &Limits) -> (SgGraph, Id, BTreeMap<&'stat
     'outer: for _ in 0..limits.iterations {
         iterations += 1;
         let mut actions: Vec<(&'static str, Action)> = Vec::new();
-        for rule in RULES {
+        for rule in RULES.iter().filter(|r| limits.only.is_none_or(|only| only.contains(&r.name))) {
             for &class in &dirty {
                 actions.extend((rule.apply)(&egraph, class).into_iter().map(|a| (rule.name, a)));
             }

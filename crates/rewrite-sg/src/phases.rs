@@ -1,0 +1,48 @@
+//! The phased passes: `sg-egraph-optimize` with only one family of rules, runnable on their
+//! own (views, then fusion, then in-place, or any order), each rebuilding the function from
+//! its extraction.
+
+use crate::pass::EgraphOptimize;
+use strata_ir::{Pass, PassInfo, PassOptions};
+
+const STATISTICS: &[strata_ir::StatisticInfo] = crate::pass::INFO.statistics;
+
+pub static VIEWS: PassInfo = PassInfo {
+    name: "sg-convert-to-views",
+    summary: "Slices, transposes, reshapes and broadcasts as strided views read in place (e-graph, view rules only)",
+    anchor: "func.func",
+    options: &[],
+    statistics: STATISTICS,
+};
+
+pub static FUSE: PassInfo = PassInfo {
+    name: "sg-fuse-elementwise",
+    summary: "Chains of single-reader elementwise ops as one kernel each (e-graph, fusion rule only)",
+    anchor: "func.func",
+    options: &[],
+    statistics: STATISTICS,
+};
+
+pub static INPLACE: PassInfo = PassInfo {
+    name: "sg-inplace",
+    summary: "Elementwise results written over a dying operand (e-graph, in-place rules only)",
+    anchor: "func.func",
+    options: &[],
+    statistics: STATISTICS,
+};
+
+const VIEW_RULES: &[&str] = &["slice-to-view", "transpose-to-view", "reshape-to-view", "expand-to-view", "elementwise-reads-strided", "kernel-reads-contiguous-alias", "output-any-layout"];
+const FUSE_RULES: &[&str] = &["fuse-elementwise"];
+const INPLACE_RULES: &[&str] = &["elementwise-in-place", "kernel-reads-contiguous-alias", "output-any-layout"];
+
+pub fn create_views(_: &PassOptions) -> Box<dyn Pass> {
+    Box::new(EgraphOptimize { only: Some(VIEW_RULES) })
+}
+
+pub fn create_fuse(_: &PassOptions) -> Box<dyn Pass> {
+    Box::new(EgraphOptimize { only: Some(FUSE_RULES) })
+}
+
+pub fn create_inplace(_: &PassOptions) -> Box<dyn Pass> {
+    Box::new(EgraphOptimize { only: Some(INPLACE_RULES) })
+}
