@@ -191,7 +191,7 @@ pub fn report(graph: &Graph, outcome: &Outcome, time: std::time::Duration) -> (S
     let fired: Vec<String> = outcome.rules_fired.iter().map(|(r, n)| format!("{r} {n}")).collect();
     text += &format!("rules fired: {}\n", if fired.is_empty() { "none".into() } else { fired.join(", ") });
     text += &format!(
-        "e-graph: {} e-nodes in {} classes from {} graph nodes ({:.1}x the input's {} e-nodes), {} iterations ({:?}), {} in-place repairs, {:.2} ms ({:.2} ms per 1000 nodes)\n",
+        "e-graph: {} e-nodes in {} classes from {} graph nodes ({:.1}x the input's {} e-nodes), {} iterations ({:?}), {} in-place repairs, {:.2} ms ({:.2} ms per 1000 nodes; saturation {:.2} ms, extraction {:.2} ms)\n",
         outcome.enodes,
         outcome.eclasses,
         graph.nodes.len(),
@@ -201,7 +201,9 @@ pub fn report(graph: &Graph, outcome: &Outcome, time: std::time::Duration) -> (S
         outcome.stop,
         outcome.repairs,
         time.as_secs_f64() * 1e3,
-        time.as_secs_f64() * 1e6 / graph.nodes.len().max(1) as f64
+        time.as_secs_f64() * 1e6 / graph.nodes.len().max(1) as f64,
+        outcome.saturate_time.as_secs_f64() * 1e3,
+        outcome.extract_time.as_secs_f64() * 1e3
     );
     (text, json)
 }

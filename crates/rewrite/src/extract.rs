@@ -113,54 +113,91 @@ pub struct Extracted {
 /// Greedy DAG extraction from `root`, never choosing a node in `banned`. A worklist of
 /// classes: when a class's best choice improves, its parents are looked at again.
 fn choose(egraph: &SgGraph, root: Id, weights: &Weights, banned: &BTreeSet<(Id, Sg)>) -> Option<BTreeMap<Id, Sg>> {
-    // Per class: the chosen node, its total cost, and the cost of every class it needs.
-    let mut best: BTreeMap<Id, (f64, Sg, std::rc::Rc<BTreeMap<Id, f64>>)> = BTreeMap::new();
+    /// A class's best choice: its total cost, the node, and the cost of every class it needs
+    /// (sorted by class index, so unions are linear merges).
+    struct Best {
+        total: f64,
+        node: Sg,
+        needed: std::rc::Rc<Vec<(usize, f64)>>,
+    }
+    let slots = egraph.classes().map(|c| usize::from(c.id)).max().map_or(0, |m| m + 1);
+    let mut best: Vec<Option<Best>> = (0..slots).map(|_| None).collect();
     let mut queue: std::collections::VecDeque<Id> = egraph.classes().map(|c| c.id).collect();
-    let mut queued: BTreeSet<Id> = queue.iter().copied().collect();
+    let mut queued = vec![true; slots];
+    let merge = |a: &[(usize, f64)], b: &[(usize, f64)]| -> Vec<(usize, f64)> {
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].0.cmp(&b[j].0) {
+                std::cmp::Ordering::Less => { out.push(a[i]); i += 1; }
+                std::cmp::Ordering::Greater => { out.push(b[j]); j += 1; }
+                std::cmp::Ordering::Equal => { out.push(a[i]); i += 1; j += 1; }
+            }
+        }
+        out.extend_from_slice(&a[i..]);
+        out.extend_from_slice(&b[j..]);
+        out
+    };
     while let Some(class) = queue.pop_front() {
-        queued.remove(&class);
+        let slot = usize::from(class);
+        queued[slot] = false;
         if matches!(egraph[class].data, Info::Index(_)) {
             continue;
         }
         let mut improved = false;
         for node in &egraph[class].nodes {
-            if banned.contains(&(class, node.clone())) {
+            if !banned.is_empty() && banned.contains(&(class, node.clone())) {
                 continue;
             }
-            let children: Vec<Id> = node.children().iter().map(|c| egraph.find(*c)).filter(|c| !matches!(egraph[*c].data, Info::Index(_))).collect();
-            let Some(sets) = children.iter().map(|c| best.get(c).map(|b| b.2.clone())).collect::<Option<Vec<_>>>() else { continue };
-            // The union of the children's needs (a shared class counted once).
-            let mut needed: BTreeMap<Id, f64> = match sets.iter().max_by_key(|s| s.len()) {
-                Some(largest) => (**largest).clone(),
-                None => BTreeMap::new(),
-            };
-            for set in &sets {
-                for (k, v) in set.iter() {
-                    needed.entry(*k).or_insert(*v);
+            let mut needed: Option<std::rc::Rc<Vec<(usize, f64)>>> = None;
+            let mut ready = true;
+            for child in node.children() {
+                let child = egraph.find(*child);
+                if matches!(egraph[child].data, Info::Index(_)) {
+                    continue;
+                }
+                match &best[usize::from(child)] {
+                    Some(b) => {
+                        needed = Some(match needed {
+                            None => b.needed.clone(),
+                            Some(so_far) if std::rc::Rc::ptr_eq(&so_far, &b.needed) => so_far,
+                            Some(so_far) => std::rc::Rc::new(merge(&so_far, &b.needed)),
+                        });
+                    }
+                    None => {
+                        ready = false;
+                        break;
+                    }
                 }
             }
-            if needed.contains_key(&class) {
+            if !ready {
                 continue;
             }
-            needed.insert(class, weights.cost(&node_metrics(egraph, class, node)));
-            let total: f64 = needed.values().sum();
-            if best.get(&class).is_none_or(|(cost, _, _)| total < cost - 1e-9) {
-                best.insert(class, (total, node.clone(), std::rc::Rc::new(needed)));
+            let needed = needed.map_or_else(Vec::new, |n| (*n).clone());
+            if needed.binary_search_by_key(&slot, |e| e.0).is_ok() {
+                continue;
+            }
+            let own = weights.cost(&node_metrics(egraph, class, node));
+            let total: f64 = needed.iter().map(|e| e.1).sum::<f64>() + own;
+            if best[slot].as_ref().is_none_or(|b| total < b.total - 1e-9) {
+                let needed = merge(&needed, &[(slot, own)]);
+                best[slot] = Some(Best { total, node: node.clone(), needed: std::rc::Rc::new(needed) });
                 improved = true;
             }
         }
         if improved {
             for parent in egraph[class].parents() {
                 let parent = egraph.find(parent);
-                if queued.insert(parent) {
+                if !queued[usize::from(parent)] {
+                    queued[usize::from(parent)] = true;
                     queue.push_back(parent);
                 }
             }
         }
     }
     let root = egraph.find(root);
-    best.get(&root)?;
-    Some(best.into_iter().map(|(c, (_, n, _))| (c, n)).collect())
+    best[usize::from(root)].as_ref()?;
+    Some(egraph.classes().filter_map(|c| best[usize::from(c.id)].take().map(|b| (c.id, b.node))).collect())
 }
 
 /// The classes reachable from `root` through the chosen nodes, children first.
@@ -196,11 +233,25 @@ fn schedule(egraph: &SgGraph, root: Id, classes: &[Id], choice: &BTreeMap<Id, Sg
             Storage::Alias { base, .. } => egraph.find(*base),
         }
     };
-    // Each class's place in the input graph: its earliest graph node, or for a class the rules
-    // made (a view, an in-place result), the latest place among what it reads.
+    // Each class's place in the input graph: its earliest graph node; for a class the rules
+    // made (an in-place result, a view), the earliest place of what reads it, else the latest
+    // place among what it reads.
     let mut place: BTreeMap<Id, usize> = BTreeMap::new();
     for (n, &origin) in egraph.analysis.origins.iter().enumerate() {
         place.entry(egraph.find(origin)).or_insert(n);
+    }
+    let mut users: BTreeMap<Id, Vec<Id>> = BTreeMap::new();
+    for &c in classes {
+        for o in operands(egraph, &choice[&c]) {
+            users.entry(o).or_default().push(c);
+        }
+    }
+    for &c in classes.iter().rev() {
+        if !place.contains_key(&c) {
+            if let Some(p) = users.get(&c).into_iter().flatten().filter_map(|u| place.get(u)).min().copied() {
+                place.insert(c, p);
+            }
+        }
     }
     for &c in classes {
         if !place.contains_key(&c) {
@@ -216,7 +267,9 @@ fn schedule(egraph: &SgGraph, root: Id, classes: &[Id], choice: &BTreeMap<Id, Sg
         // The ready class earliest in the input graph (its order is what the memory plan was
         // measured on), except that an in-place write waits for the ready readers of the
         // storage it overwrites.
-        let Some(&oldest) = ready.iter().min_by_key(|c| (place[c], **c)) else { break };
+        // Views cost nothing and enable readers: as soon as they can.
+        let view = ready.iter().copied().find(|c| matches!(choice[c], Sg::View(_)));
+        let Some(&oldest) = view.as_ref().or_else(|| ready.iter().min_by_key(|c| (place[c], **c))) else { break };
         let next = match choice[&oldest] {
             Sg::EwInPlace(_) => {
                 let written = storage_of(oldest);

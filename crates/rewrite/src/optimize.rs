@@ -57,6 +57,9 @@ pub struct Outcome {
     pub eclasses: usize,
     /// In-place writes the validator refused.
     pub repairs: usize,
+    /// Time spent saturating and extracting.
+    pub saturate_time: std::time::Duration,
+    pub extract_time: std::time::Duration,
 }
 
 /// What the unrewritten graph costs: every node a new buffer, every non-input node a launch,
@@ -81,6 +84,24 @@ pub fn baseline(graph: &Graph) -> Metrics {
         }
     }
     m
+}
+
+/// The input graph itself as a program (every node its own step, in order): what extraction
+/// must never be worse than.
+pub fn as_program(graph: &Graph) -> Extracted {
+    let steps = graph
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(n, node)| match &node.op {
+            Op::Input(_) => crate::extract::Step::Input { node: n },
+            Op::Constant(_) => crate::extract::Step::Constant { node: n },
+            Op::Kernel(_) => crate::extract::Step::Kernel { node: n, args: node.inputs.clone() },
+            Op::Elementwise(op) => crate::extract::Step::Fused { program: crate::program::Program::single(*op), args: node.inputs.clone(), in_place: false },
+            _ => crate::extract::Step::Move { node: n, arg: node.inputs[0] },
+        })
+        .collect();
+    Extracted { steps, shapes: graph.nodes.iter().map(|n| (n.shape.clone(), n.elem_bytes)).collect(), outputs: graph.outputs.clone(), metrics: baseline(graph) }
 }
 
 /// Applies one action; returns whether the e-graph changed.
@@ -180,8 +201,15 @@ pub fn saturate(graph: &Graph, limits: &Limits) -> (SgGraph, Id, BTreeMap<&'stat
 /// the cheapest program whose in-place writes are legal.
 pub fn optimize(graph: &Graph, limits: &Limits, weights: &Weights) -> Result<Outcome, String> {
     graph.validate()?;
+    let start = std::time::Instant::now();
     let (egraph, root, rules_fired, iterations, stop) = saturate(graph, limits);
-    let (program, repairs) = extract(&egraph, root, weights, limits.repairs)?;
+    let saturate_time = start.elapsed();
+    let (mut program, repairs) = extract(&egraph, root, weights, limits.repairs)?;
+    // Greedy extraction is a heuristic: never return something worse than the input.
+    if weights.cost(&program.metrics) > weights.cost(&baseline(graph)) {
+        program = as_program(graph);
+    }
+    let extract_time = start.elapsed() - saturate_time;
     Ok(Outcome {
         before: baseline(graph),
         after: program.metrics,
@@ -193,5 +221,7 @@ pub fn optimize(graph: &Graph, limits: &Limits, weights: &Weights) -> Result<Out
         initial_enodes: egraph.analysis.initial_enodes,
         eclasses: egraph.number_of_classes(),
         repairs,
+        saturate_time,
+        extract_time,
     })
 }

@@ -95,13 +95,20 @@ fn strided_sources(egraph: &SgGraph, c: Id) -> Vec<Id> {
         .collect()
 }
 
-/// Every copy of `args` with one operand at a position in `from..` replaced by a strided
-/// value whose copy that operand's class holds (`(contig v)` → `v`), when `keep(v)` agrees.
+/// Copies of `args` whose operands at positions `from..` read through their copies: each
+/// operand whose class holds `(contig v)` (with `keep(v)`) is replaced by `v`, all at once
+/// (reading in place is never worse than reading a copy, and one variant instead of one per
+/// subset keeps the e-graph small), plus one variant per further source of an operand.
 fn read_through_copies(egraph: &SgGraph, args: &[Id], from: usize, keep: impl Fn(Id) -> bool) -> Vec<Box<[Id]>> {
-    let mut variants = Vec::new();
-    for k in from..args.len() {
-        for v in strided_sources(egraph, args[k]).into_iter().filter(|&v| keep(v)) {
-            let mut new = args.to_vec();
+    let sources: Vec<Vec<Id>> = args.iter().enumerate().map(|(k, &a)| if k < from { Vec::new() } else { strided_sources(egraph, a).into_iter().filter(|&v| keep(v)).collect() }).collect();
+    if sources.iter().all(Vec::is_empty) {
+        return Vec::new();
+    }
+    let all: Vec<Id> = args.iter().zip(&sources).map(|(&a, s)| s.first().copied().unwrap_or(a)).collect();
+    let mut variants: Vec<Box<[Id]>> = vec![all.clone().into()];
+    for (k, s) in sources.iter().enumerate() {
+        for &v in s.iter().skip(1) {
+            let mut new = all.clone();
             new[k] = v;
             variants.push(new.into());
         }
@@ -254,8 +261,16 @@ fn elementwise_in_place(egraph: &SgGraph, class: Id) -> Vec<Action> {
 fn output_any_layout(egraph: &SgGraph, class: Id) -> Vec<Action> {
     let mut actions = Vec::new();
     for node in nodes(egraph, class) {
+        // One output at a time: which outputs can be read in place depends on the in-place
+        // writes the validator accepts, so every combination must stay available.
         if let Sg::Out(outputs) = node {
-            actions.extend(read_through_copies(egraph, outputs, 0, |_| true).into_iter().map(|new| Action::Equal { class, node: Sg::Out(new) }));
+            for k in 0..outputs.len() {
+                for v in strided_sources(egraph, outputs[k]) {
+                    let mut new = outputs.to_vec();
+                    new[k] = v;
+                    actions.push(Action::Equal { class, node: Sg::Out(new.into()) });
+                }
+            }
         }
     }
     actions

@@ -202,34 +202,3 @@ proptest! {
         prop_assert!(outcome.enodes <= 4 * crate::egraph::build(&g).0.total_number_of_nodes());
     }
 }
-
-#[test]
-#[ignore]
-fn profile_chain() {
-    let mut g = Graph::default();
-    let mut x = g.add(Op::Input(0), &[], &[32, 32], F32);
-    x = g.add(Op::Kernel("k".into()), &[x], &[32, 32], F32);
-    for i in 0..200 {
-        x = g.add(Op::Elementwise([EwOp::Relu, EwOp::Exp][i % 2]), &[x], &[32, 32], F32);
-    }
-    g.outputs = vec![x];
-    let limits = Limits::for_graph(g.nodes.len());
-    let t = std::time::Instant::now();
-    let (e, root, fired, iters, stop) = crate::optimize::saturate(&g, &limits);
-    let t1 = t.elapsed();
-    let (_p, _r) = crate::extract::extract(&e, root, &Weights::default(), 8).unwrap();
-    eprintln!("saturate {:?} ({iters} iterations, {stop:?}, {fired:?}), extract {:?}", t1, t.elapsed() - t1);
-}
-
-#[test]
-#[ignore]
-fn debug_failing_seed() {
-    let seed: u64 = std::env::var("SEED").unwrap().parse().unwrap();
-    let g = random_graph(seed);
-    let outcome = run(&g);
-    for (i, n) in g.nodes.iter().enumerate() { eprintln!("n{i}: {:?} {:?} {:?}", n.op, n.inputs, n.shape); }
-    eprintln!("outputs {:?}", g.outputs);
-    for (i, s) in outcome.program.steps.iter().enumerate() { eprintln!("{i}: {s:?} {:?}", outcome.program.shapes[i].0); }
-    eprintln!("outputs {:?}", outcome.program.outputs);
-    assert_same_values(&g, &outcome);
-}
