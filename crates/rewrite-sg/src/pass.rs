@@ -240,6 +240,13 @@ impl Rebuild<'_, '_, '_> {
             match view {
                 None => inputs.push((arg, ty.clone(), Map::identity(rank))),
                 Some(layout) => {
+                    // On the base's own axes when the view is a per-axis slice / transpose /
+                    // broadcast of it (vectorises like any projected map), else over the
+                    // collapsed base.
+                    if let Some(exprs) = per_axis_map(&ty.shape, layout) {
+                        inputs.push((arg, ty.clone(), Map(exprs)));
+                        continue;
+                    }
                     let flat = TensorTy::new(vec![ty.numel()], ty.elem.clone());
                     let collapsed = strata_lower::layout::reshape(&mut k, &arg, ty, &flat);
                     let mut expr = layout.offset.to_string();
@@ -288,6 +295,48 @@ impl Rebuild<'_, '_, '_> {
         self.cx.bump("fused-kernels", 1);
         Ok(unsafe { mlir_sys::mlirOperationGetResult(previous, 0) })
     }
+}
+
+/// The view `layout` of a contiguous tensor of shape `base` as one affine expression per base
+/// axis (`d_k * step + start`, or a constant `start`), when each view axis walks one base axis
+/// (or none: a broadcast) and no base axis is walked twice.
+fn per_axis_map(base: &[i64], layout: &Layout) -> Option<Vec<String>> {
+    let strides = strata_rewrite::layout::contiguous_strides(base);
+    // The starts: the offset in row-major digits.
+    let mut rest = layout.offset;
+    let mut starts = vec![0i64; base.len()];
+    for j in 0..base.len() {
+        if strides[j] > 0 && base[j] > 1 {
+            starts[j] = rest / strides[j];
+            rest -= starts[j] * strides[j];
+        }
+    }
+    if rest != 0 || starts.iter().zip(base).any(|(&s, &n)| s < 0 || s >= n.max(1)) {
+        return None;
+    }
+    let mut walked: Vec<Option<(usize, i64)>> = vec![None; base.len()];
+    for (k, (&size, &stride)) in layout.shape.iter().zip(&layout.strides).enumerate() {
+        if size == 1 || stride == 0 {
+            continue;
+        }
+        // The base axis with the largest stride that divides this one.
+        let j = (0..base.len()).filter(|&j| base[j] > 1 && walked[j].is_none() && stride % strides[j] == 0).max_by_key(|&j| strides[j])?;
+        let step = stride / strides[j];
+        let last = starts[j] + (size - 1) * step;
+        if !(0..base[j]).contains(&starts[j]) || !(0..base[j]).contains(&last) {
+            return None;
+        }
+        walked[j] = Some((k, step));
+    }
+    Some(
+        (0..base.len())
+            .map(|j| match walked[j] {
+                Some((k, 1)) if starts[j] == 0 => format!("d{k}"),
+                Some((k, step)) => format!("d{k} * {step} + {}", starts[j]),
+                None => starts[j].to_string(),
+            })
+            .collect(),
+    )
 }
 
 /// The scalar body of a fused program: its steps on the block arguments (the operands).
