@@ -326,6 +326,10 @@ fn per_axis_map(base: &[i64], layout: &Layout) -> Option<Vec<String>> {
         if !(0..base[j]).contains(&starts[j]) || !(0..base[j]).contains(&last) {
             return None;
         }
+        // `d_k` alone tells linalg the axis has the loop's extent: only for a whole axis.
+        if step == 1 && starts[j] == 0 && size != base[j] {
+            return None;
+        }
         walked[j] = Some((k, step));
     }
     Some(
@@ -377,4 +381,55 @@ fn body(b: &mut Body, program: &Program, args: &[String], elem: &Elem) -> Result
         results.push(result);
     }
     results.last().cloned().ok_or_else(|| "an empty program".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::per_axis_map;
+    use strata_rewrite::layout::Layout;
+    use strata_rewrite::Op;
+
+    /// Evaluates a per-axis map (`d3 * 2 + 1`, `d0`, `5`) at `at`.
+    fn eval(expr: &str, at: &[i64]) -> i64 {
+        expr.split(" + ")
+            .map(|term| match term.split_once(" * ") {
+                Some((d, c)) => at[d[1..].parse::<usize>().unwrap()] * c.parse::<i64>().unwrap(),
+                None if term.starts_with('d') => at[term[1..].parse::<usize>().unwrap()],
+                None => term.parse().unwrap(),
+            })
+            .sum()
+    }
+
+    #[test]
+    fn per_axis_maps_address_the_same_elements() {
+        let base = [2i64, 6, 5];
+        let contiguous = Layout::contiguous(&base);
+        let views = [
+            (Op::Slice { starts: vec![1, 2, 0], steps: vec![1, 2, 1] }, vec![1, 2, 5]),
+            (Op::Transpose { perm: vec![2, 0, 1] }, vec![5, 2, 6]),
+            (Op::Slice { starts: vec![0, 0, 0], steps: vec![1, 1, 1] }, vec![2, 3, 5]),
+        ];
+        let mut mapped = 0;
+        for (op, shape) in views {
+            let layout = contiguous.apply(&op, &shape).unwrap();
+            let Some(exprs) = per_axis_map(&base, &layout) else { continue };
+            mapped += 1;
+            let strides = strata_rewrite::layout::contiguous_strides(&base);
+            for i in 0..shape[0] {
+                for j in 0..shape[1] {
+                    for k in 0..shape[2] {
+                        let at = [i, j, k];
+                        let index: Vec<i64> = exprs.iter().map(|e| eval(e, &at)).collect();
+                        assert!(index.iter().zip(&base).all(|(&x, &n)| (0..n).contains(&x)), "{exprs:?} leaves the base at {at:?}");
+                        let address: i64 = index.iter().zip(&strides).map(|(x, s)| x * s).sum();
+                        assert_eq!(address, layout.index(&at), "{exprs:?} at {at:?}");
+                    }
+                }
+            }
+        }
+        assert_eq!(mapped, 2, "the slice with steps and the transpose map per axis; a partial axis from 0 does not");
+        // A broadcast of a per-channel bias reads it on its own axis.
+        let bias = Layout::contiguous(&[4, 1, 1]).apply(&Op::Broadcast, &[1, 4, 3, 3]).unwrap();
+        assert_eq!(per_axis_map(&[4, 1, 1], &bias).unwrap(), vec!["d1", "0", "0"]);
+    }
 }
