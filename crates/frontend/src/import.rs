@@ -594,17 +594,33 @@ impl Importer<'_> {
                 }
                 let (mut shape, dtype) = self.shape_of(names[0])?;
                 let mut acc = self.use_value(block, names[0], location)?;
+                // Pow's exponent may have another type (ONNX: the result has the base's type):
+                // a float base takes the exponent cast to it; an integer base is raised in the
+                // exponent's float type and cast back (truncating, as ONNX's reference does).
+                let mut result_cast = None;
                 for name in &names[1..] {
                     let (other, other_type) = self.shape_of(name)?;
                     if other_type != dtype && node.op_type() != "Pow" {
                         return Err(format!("operand types differ: {} and {}", dtype.as_str_name(), other_type.as_str_name()));
                     }
+                    let mut rhs_raw = self.use_value(block, name, location)?;
+                    let mut compute = dtype;
                     if other_type != dtype {
-                        return Err(format!("unsupported: Pow with exponent type {} differing from the base type {}", other_type.as_str_name(), dtype.as_str_name()));
+                        let float = |t: DataType| matches!(t, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16);
+                        if float(dtype) {
+                            rhs_raw = self.cast_value(block, rhs_raw, &other, dtype, location)?;
+                        } else if float(other_type) {
+                            acc = self.cast_value(block, acc, &shape, other_type, location)?;
+                            compute = other_type;
+                            result_cast = Some(dtype);
+                        } else {
+                            return Err(format!("unsupported: Pow with integer exponent type {} differing from the integer base type {}", other_type.as_str_name(), dtype.as_str_name()));
+                        }
                     }
                     shape = sg::verify::broadcast(&shape, &other).ok_or_else(|| format!("shapes {shape:?} and {other:?} do not broadcast"))?;
                     let lhs = unsafe { Value::from_raw(acc) };
-                    let rhs = unsafe { Value::from_raw(self.use_value(block, name, location)?) };
+                    let rhs = unsafe { Value::from_raw(rhs_raw) };
+                    let dtype = compute;
                     let ty = tensor_type(context, &shape, dtype)?;
                     let op = match node.op_type() {
                         "Add" | "Sum" => sg::Add::build(context, location, lhs, rhs, ty),
@@ -618,22 +634,51 @@ impl Importer<'_> {
                     let value: Value = block.append_operation(op).result(0).expect("one result").into();
                     acc = value.to_raw();
                 }
+                if let Some(back) = result_cast {
+                    acc = self.cast_value(block, acc, &shape, back, location)?;
+                }
                 self.values.insert(node.output[0].clone(), Entry::Value { value: acc, shape, dtype });
             }
             "MatMul" => {
                 let ((a, dtype), (b, _)) = (self.shape_of(required(node, 0)?)?, self.shape_of(required(node, 1)?)?);
-                if a.len() < 2 || b.len() < 2 {
-                    return Err(format!("unsupported: 1-D MatMul operands (shapes {a:?} and {b:?})"));
+                if a.is_empty() || b.is_empty() {
+                    return Err(format!("MatMul operands must have at least one dimension (shapes {a:?} and {b:?})"));
                 }
+                // NumPy semantics for 1-D operands: a vector on the left is a row [1, K], on the
+                // right a column [K, 1]; the added dimension is dropped from the result.
+                let mut lhs_raw = self.use_value(block, required(node, 0)?, location)?;
+                let mut rhs_raw = self.use_value(block, required(node, 1)?, location)?;
+                let (a2, b2) = (if a.len() == 1 { vec![1, a[0]] } else { a.clone() }, if b.len() == 1 { vec![b[0], 1] } else { b.clone() });
+                if a.len() == 1 {
+                    lhs_raw = self.reshape_value(block, lhs_raw, &a2, dtype, location)?;
+                }
+                if b.len() == 1 {
+                    rhs_raw = self.reshape_value(block, rhs_raw, &b2, dtype, location)?;
+                }
+                let (a, b) = (a2, b2);
                 if a[a.len() - 1] != b[b.len() - 2] {
                     return Err(format!("contraction sizes differ: {a:?} x {b:?}"));
                 }
                 let mut shape = sg::verify::broadcast(&a[..a.len() - 2], &b[..b.len() - 2]).ok_or_else(|| format!("batch dims of {a:?} and {b:?} do not broadcast"))?;
                 shape.extend([a[a.len() - 2], b[b.len() - 1]]);
-                let lhs = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
-                let rhs = unsafe { Value::from_raw(self.use_value(block, required(node, 1)?, location)?) };
+                let lhs = unsafe { Value::from_raw(lhs_raw) };
+                let rhs = unsafe { Value::from_raw(rhs_raw) };
                 let op = block.append_operation(sg::Matmul::build(context, location, lhs, rhs, tensor_type(context, &shape, dtype)?));
-                self.define(node, op, shape, dtype);
+                let (vector_lhs, vector_rhs) = (self.shape_of(required(node, 0)?)?.0.len() == 1, self.shape_of(required(node, 1)?)?.0.len() == 1);
+                if vector_lhs || vector_rhs {
+                    let product: Value = op.result(0).expect("one result").into();
+                    let mut out = shape.clone();
+                    if vector_rhs {
+                        out.pop();
+                    }
+                    if vector_lhs {
+                        out.remove(out.len() - 1 - usize::from(!vector_rhs));
+                    }
+                    let value = self.reshape_value(block, product.to_raw(), &out, dtype, location)?;
+                    self.values.insert(node.output[0].clone(), Entry::Value { value, shape: out, dtype });
+                } else {
+                    self.define(node, op, shape, dtype);
+                }
             }
             "Conv" => self.conv(block, node, location)?,
             "Concat" => self.concat_values(block, node, location)?,
@@ -800,6 +845,24 @@ impl Importer<'_> {
             other => return Err(format!("operator {other} is not supported")),
         }
         Ok(())
+    }
+
+    /// `value` cast to `to` (an `sg.cast`).
+    fn cast_value(&mut self, block: &Block, value: MlirValue, shape: &[i64], to: DataType, location: Location) -> Result<MlirValue, String> {
+        let context = self.strata.mlir();
+        let x = unsafe { Value::from_raw(value) };
+        let op = block.append_operation(sg::Cast::build(context, location, x, tensor_type(context, shape, to)?));
+        let result: Value = op.result(0).expect("one result").into();
+        Ok(result.to_raw())
+    }
+
+    /// `value` reshaped to `shape` (an `sg.reshape`).
+    fn reshape_value(&mut self, block: &Block, value: MlirValue, shape: &[i64], dtype: DataType, location: Location) -> Result<MlirValue, String> {
+        let context = self.strata.mlir();
+        let x = unsafe { Value::from_raw(value) };
+        let op = block.append_operation(sg::Reshape::build(context, location, x, tensor_type(context, shape, dtype)?));
+        let result: Value = op.result(0).expect("one result").into();
+        Ok(result.to_raw())
     }
 
     /// `input` reshaped to `out`: a constant is folded (same bytes, new shape), a value gets

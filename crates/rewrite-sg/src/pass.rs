@@ -197,7 +197,10 @@ impl Rebuild<'_, '_, '_> {
         let base_value = unsafe { melior::ir::Value::from_raw(base) };
         let elem = strata_lower::ops::tensor_type(base_value.r#type())?.elem;
         let ty = Type::parse(context, &TensorTy::new(layout.shape.clone(), elem).to_string()).ok_or("cannot build the view's type")?;
-        let array = |v: &[i64]| Attribute::parse(context, &format!("array<i64: {}>", v.iter().map(i64::to_string).collect::<Vec<_>>().join(", "))).ok_or("cannot build an array attribute");
+        let array = |v: &[i64]| {
+            let text = if v.is_empty() { "array<i64>".to_owned() } else { format!("array<i64: {}>", v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")) };
+            Attribute::parse(context, &text).ok_or("cannot build an array attribute")
+        };
         let location = self.func.location();
         let op = OperationBuilder::new("sg.view", location)
             .add_operands(&[base_value])
