@@ -274,18 +274,20 @@ irdl.dialect @sg {
     irdl.attributes {"kernel" = %kernel, "strides" = %strides, "pads" = %pads, "dilations" = %dilations, "ceil_mode" = %ceil}
   }
 
-  // 2-D average pooling of NCHW; count_include_pad 0 or 1 says whether padding counts.
+  // 2-D average pooling of NCHW; count_include_pad 0 or 1 says whether padding counts; the
+  // divisor counts the window's (dilated) taps that fall inside the counted range.
   irdl.operation @average_pool {
     %input = irdl.base "!builtin.tensor"
     %output = irdl.base "!builtin.tensor"
     %kernel = irdl.base "#builtin.dense_array"
     %strides = irdl.base "#builtin.dense_array"
     %pads = irdl.base "#builtin.dense_array"
+    %dilations = irdl.base "#builtin.dense_array"
     %ceil = irdl.base "#builtin.integer"
     %count = irdl.base "#builtin.integer"
     irdl.operands(input: %input)
     irdl.results(output: %output)
-    irdl.attributes {"kernel" = %kernel, "strides" = %strides, "pads" = %pads, "ceil_mode" = %ceil, "count_include_pad" = %count}
+    irdl.attributes {"kernel" = %kernel, "strides" = %strides, "pads" = %pads, "dilations" = %dilations, "ceil_mode" = %ceil, "count_include_pad" = %count}
   }
 
   // Takes entries of `data` along `axis` at integer `indices` (embedding lookup):

@@ -15,7 +15,7 @@
 // CHECK: %[[R6:.*]] = "sg.clip"(%[[B]]) {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64}
 // CHECK: %[[MP:.*]] = "sg.max_pool"(%[[R6]]) {ceil_mode = 0 : i64, dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
 // CHECK: %[[HS:.*]] = "sg.hard_swish"(%[[MP]])
-// CHECK: %[[AP:.*]] = "sg.average_pool"(%[[HS]]) {ceil_mode = 0 : i64, count_include_pad = 1 : i64, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+// CHECK: %[[AP:.*]] = "sg.average_pool"(%[[HS]]) {ceil_mode = 0 : i64, count_include_pad = 1 : i64, dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
 // CHECK: %[[G:.*]] = "sg.global_average_pool"(%[[AP]]) : (tensor<1x4x4x4xf32>) -> tensor<1x4x1x1xf32>
 // CHECK: "sg.reshape"(%[[G]]) : (tensor<1x4x1x1xf32>) -> tensor<1x4xf32>
 // CHECK: "sg.matmul"

@@ -32,14 +32,30 @@ pub struct ImportOptions {
 /// The ONNX operators this importer maps to `sg`.
 pub fn supported_ops() -> &'static [&'static str] {
     &[
-        "Abs", "Add", "AveragePool", "BatchNormalization", "Cast", "CastLike", "Clip", "Concat", "Constant", "ConstantOfShape", "Conv",
+        "Abs", "Add", "AveragePool", "BatchNormalization", "Cast", "CastLike", "Clip", "Concat", "Constant", "ConstantOfShape", "Conv", "ConvTranspose",
         "Div", "Dropout", "Equal", "Erf", "Exp", "Expand", "Flatten", "Gather", "Gelu", "Gemm", "GlobalAveragePool",
         "GlobalMaxPool", "Greater", "HardSigmoid", "HardSwish", "Identity", "InstanceNormalization", "LayerNormalization",
         "LeakyRelu", "Less", "Log", "LogSoftmax", "MatMul", "Max", "MaxPool", "Min", "Mul", "Neg", "Not", "Pad", "Pow",
-        "Range", "Reciprocal", "Relu", "Reshape", "Shape", "Sigmoid", "Size", "Slice", "Tile", "Where",
+        "Range", "Reciprocal", "Relu", "Reshape", "Resize", "Shape", "Sigmoid", "Size", "Slice", "Tile", "Where",
         "ReduceL2", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "Softmax", "Split", "Sqrt", "Squeeze",
         "Sub", "Sum", "Tanh", "Transpose", "Unsqueeze",
     ]
+}
+
+/// The inputs of an ONNX operator that a static-shape compiler needs as constants: they decide
+/// the output's shape or the positions it reads (Reshape's shape, Resize's roi/scales/sizes,
+/// Slice's starts ...). Tools that feed node tests freeze graph inputs used in these positions.
+pub fn shape_operands(op_type: &str) -> &'static [usize] {
+    match op_type {
+        "Reshape" | "Expand" | "Tile" | "Squeeze" | "Unsqueeze" | "Split" | "TopK" => &[1],
+        "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => &[1],
+        "Slice" => &[1, 2, 3, 4],
+        "Pad" => &[1, 3],
+        "Resize" => &[1, 2, 3],
+        "ConstantOfShape" => &[0],
+        "Range" => &[0, 1, 2],
+        _ => &[],
+    }
 }
 
 /// A constant known at import time (initializer or `Constant` node).
@@ -681,6 +697,7 @@ impl Importer<'_> {
                 }
             }
             "Conv" => self.conv(block, node, location)?,
+            "ConvTranspose" => self.conv_transpose(block, node, location)?,
             "Concat" => self.concat_values(block, node, location)?,
             "Equal" | "Less" | "Greater" | "Not" | "Where" => self.logic(block, node, location)?,
             "Expand" | "Tile" | "Pad" => self.replicate(block, node, location)?,
@@ -710,6 +727,7 @@ impl Importer<'_> {
                 self.define(node, op, out, dtype);
             }
             "MaxPool" | "AveragePool" => self.pool(block, node, location)?,
+            "Resize" => self.resize(block, node, location)?,
             "BatchNormalization" => self.batch_norm(block, node, location)?,
             "Clip" if self.clip_needs_tensors(node)? => self.clip_with_tensors(block, node, location)?,
             "Clip" | "LeakyRelu" | "HardSigmoid" | "HardSwish" | "Gelu" | "Softmax" | "LogSoftmax" | "GlobalAveragePool" | "GlobalMaxPool" => {

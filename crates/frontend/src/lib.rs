@@ -9,6 +9,8 @@ mod fold;
 mod import;
 mod layout;
 mod nn;
+mod resize;
+mod conv_transpose;
 pub mod onnx {
     //! The ONNX protobuf types (generated).
     #![allow(clippy::all, missing_docs)]
@@ -25,4 +27,4 @@ pub mod fuzzing;
 mod tests;
 
 pub use error::FrontendError;
-pub use import::{import, inline_bytes, supported_ops, ImportOptions, OPSETS};
+pub use import::{import, inline_bytes, shape_operands, supported_ops, ImportOptions, OPSETS};

@@ -26,7 +26,9 @@ fn window_pads(node: &NodeProto, input: [i64; 2], kernel: [i64; 2], strides: &[i
 }
 
 impl Importer<'_> {
-    /// MaxPool and AveragePool (2-D).
+    /// MaxPool and AveragePool: 2-D as one `sg` pool; 1-D as 2-D over a unit width; 3-D as two
+    /// 2-D pools, (H, W) per depth slice and then depth (a box window is separable: a maximum
+    /// of maxima; a sum divided by the product of the per-axis counts of counted elements).
     pub(crate) fn pool(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
         let context = self.strata.mlir();
         if node.output.iter().skip(1).any(|o| !o.is_empty()) {
@@ -35,40 +37,82 @@ impl Importer<'_> {
         let name = required(node, 0)?.to_owned();
         let (x, dtype) = self.shape_of(&name)?;
         let kernel = ints(node, "kernel_shape").ok_or("kernel_shape is required")?;
-        if x.len() != 4 || kernel.len() != 2 {
-            return Err(format!("unsupported: only 2-D pooling of NCHW input, got input {x:?} and kernel {kernel:?}"));
+        let spatial = kernel.len();
+        if x.len() != spatial + 2 || !(1..=3).contains(&spatial) {
+            return Err(format!("unsupported: pooling of input {x:?} with kernel {kernel:?} (1-D, 2-D and 3-D pooling of N x C x spatial input)"));
         }
-        let strides = ints(node, "strides").unwrap_or_else(|| vec![1, 1]);
-        let dilations = ints(node, "dilations").unwrap_or_else(|| vec![1, 1]);
+        let strides = ints(node, "strides").unwrap_or_else(|| vec![1; spatial]);
+        let dilations = ints(node, "dilations").unwrap_or_else(|| vec![1; spatial]);
         if int(node, "storage_order", 0) != 0 {
             return Err("unsupported: storage_order 1 (column major)".into());
         }
-        if kernel.iter().chain(&strides).chain(&dilations).any(|&v| v <= 0 || v > 1 << 31) || strides.len() != 2 || dilations.len() != 2 {
-            return Err(format!("kernel {kernel:?}, strides {strides:?} and dilations {dilations:?} must be 2 positive values each"));
+        if kernel.iter().chain(&strides).chain(&dilations).any(|&v| v <= 0 || v > 1 << 31) || strides.len() != spatial || dilations.len() != spatial {
+            return Err(format!("kernel {kernel:?}, strides {strides:?} and dilations {dilations:?} must be {spatial} positive values each"));
         }
         let ceil = int(node, "ceil_mode", 0);
-        let pads = window_pads(node, [x[2], x[3]], [kernel[0], kernel[1]], &strides, &dilations)?;
-        if pads.len() != 4 || pads.iter().enumerate().any(|(i, &p)| p < 0 || p >= kernel[i % 2]) {
-            return Err(format!("pads {pads:?} must be 4 non-negative values smaller than the kernel"));
-        }
-        let out = vec![
-            x[0],
-            x[1],
-            sg::verify::pool_out(x[2], kernel[0], pads[0], pads[2], strides[0], dilations[0], ceil == 1),
-            sg::verify::pool_out(x[3], kernel[1], pads[1], pads[3], strides[1], dilations[1], ceil == 1),
-        ];
-        let xv = unsafe { Value::from_raw(self.use_value(block, &name, location)?) };
-        let ty = tensor_type(context, &out, dtype)?;
-        let op = if node.op_type() == "MaxPool" {
-            sg::MaxPool::build(context, location, xv, &kernel, &strides, &pads, &dilations, ceil, ty)
-        } else {
-            if dilations != [1, 1] {
-                return Err("unsupported: dilated AveragePool".into());
+        let pads = match spatial {
+            2 => window_pads(node, [x[2], x[3]], [kernel[0], kernel[1]], &strides, &dilations)?,
+            _ => {
+                let auto_pad = attribute(node, "auto_pad").map(|a| String::from_utf8_lossy(a.s()).into_owned()).unwrap_or_else(|| "NOTSET".into());
+                match auto_pad.as_str() {
+                    "NOTSET" => ints(node, "pads").unwrap_or_else(|| vec![0; 2 * spatial]),
+                    "VALID" => vec![0; 2 * spatial],
+                    "SAME_UPPER" | "SAME_LOWER" => {
+                        let same: Vec<(i64, i64)> = (0..spatial).map(|i| shapes::same_pads(x[2 + i], kernel[i], strides[i], dilations[i], auto_pad == "SAME_UPPER")).collect();
+                        same.iter().map(|p| p.0).chain(same.iter().map(|p| p.1)).collect()
+                    }
+                    other => return Err(format!("auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER")),
+                }
             }
-            sg::AveragePool::build(context, location, xv, &kernel, &strides, &pads, ceil, int(node, "count_include_pad", 0), ty)
         };
-        let op = block.append_operation(op);
-        self.define(node, op, out, dtype);
+        if pads.len() != 2 * spatial || pads.iter().enumerate().any(|(i, &p)| p < 0 || p >= kernel[i % spatial] * dilations[i % spatial]) {
+            return Err(format!("pads {pads:?} must be {} non-negative values smaller than the (dilated) kernel", 2 * spatial));
+        }
+        let max = node.op_type() == "MaxPool";
+        let count_include_pad = int(node, "count_include_pad", 0);
+        let out: Vec<i64> = x[..2].iter().copied().chain((0..spatial).map(|i| sg::verify::pool_out(x[2 + i], kernel[i], pads[i], pads[spatial + i], strides[i], dilations[i], ceil == 1))).collect();
+        if out.iter().any(|&d| d < 1) {
+            return Err(format!("the pooled output {out:?} would be empty"));
+        }
+        let xv = unsafe { Value::from_raw(self.use_value(block, &name, location)?) };
+        let ty = |shape: &[i64]| tensor_type(context, shape, dtype);
+        let reshape = |v: Value<'_, '_>, shape: &[i64]| -> Result<MlirValue, String> {
+            let op = block.append_operation(sg::Reshape::build(context, location, v, ty(shape)?));
+            Ok(op.result(0).expect("one result").to_raw())
+        };
+        // One 2-D pool of a 4-D value along its last two axes.
+        let pool2d = |v: Value<'_, '_>, shape: &[i64], k: [i64; 2], s: [i64; 2], p: [i64; 4], d: [i64; 2]| -> Result<(MlirValue, Vec<i64>), String> {
+            let o = vec![
+                shape[0],
+                shape[1],
+                sg::verify::pool_out(shape[2], k[0], p[0], p[2], s[0], d[0], ceil == 1),
+                sg::verify::pool_out(shape[3], k[1], p[1], p[3], s[1], d[1], ceil == 1),
+            ];
+            let op = if max {
+                sg::MaxPool::build(context, location, v, &k, &s, &p, &d, ceil, ty(&o)?)
+            } else {
+                sg::AveragePool::build(context, location, v, &k, &s, &p, &d, ceil, count_include_pad, ty(&o)?)
+            };
+            Ok((block.append_operation(op).result(0).expect("one result").to_raw(), o))
+        };
+        let result = match spatial {
+            2 => pool2d(xv, &x, [kernel[0], kernel[1]], [strides[0], strides[1]], [pads[0], pads[1], pads[2], pads[3]], [dilations[0], dilations[1]])?.0,
+            1 => {
+                let lifted = unsafe { Value::from_raw(reshape(xv, &[x[0], x[1], x[2], 1])?) };
+                let (pooled, _) = pool2d(lifted, &[x[0], x[1], x[2], 1], [kernel[0], 1], [strides[0], 1], [pads[0], 0, pads[1], 0], [dilations[0], 1])?;
+                reshape(unsafe { Value::from_raw(pooled) }, &out)?
+            }
+            _ => {
+                let planes = [x[0], x[1] * x[2], x[3], x[4]];
+                let flat = unsafe { Value::from_raw(reshape(xv, &planes)?) };
+                let (hw, o) = pool2d(flat, &planes, [kernel[1], kernel[2]], [strides[1], strides[2]], [pads[1], pads[2], pads[4], pads[5]], [dilations[1], dilations[2]])?;
+                let depth = [x[0], x[1], x[2], o[2] * o[3]];
+                let deep = unsafe { Value::from_raw(reshape(Value::from_raw(hw), &depth)?) };
+                let (pooled, _) = pool2d(deep, &depth, [kernel[0], 1], [strides[0], 1], [pads[0], 0, pads[3], 0], [dilations[0], 1])?;
+                reshape(unsafe { Value::from_raw(pooled) }, &out)?
+            }
+        };
+        self.values.insert(node.output[0].clone(), Entry::Value { value: result, shape: out, dtype });
         Ok(())
     }
 

@@ -143,6 +143,9 @@ impl TensorTy {
     pub fn with_shape(&self, shape: Vec<i64>) -> TensorTy {
         TensorTy { shape, elem: self.elem.clone() }
     }
+    pub fn with_elem(&self, elem: Elem) -> TensorTy {
+        TensorTy { shape: self.shape.clone(), elem }
+    }
 }
 
 impl fmt::Display for TensorTy {

@@ -131,59 +131,95 @@ pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, String> {
 pub fn max_pool(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &[i64], dilations: &[i64], out: &TensorTy) -> Result<String, String> {
     let ty = k.arg_type(0).clone();
     let elem = ty.elem.clone();
-    if !(elem.is_float() || elem.is_int()) || elem.unsigned {
+    if !(elem.is_float() || elem.is_int()) {
         return Err(elem.unsupported("max_pool"));
     }
     let x = k.arg(0);
-    let pads = fitting_pads(&ty, out, kernel, strides, pads, dilations);
-    let (xp, xp_ty) = pad_hw(k, &x, &ty, pads, &elem.lowest());
+    if elem.unsigned {
+        // Unsigned order is signed order with the sign bit flipped: flip, pool signed, flip back.
+        let signed = Elem::new(elem.name.clone());
+        let sign = signed.literal(-(2f64.powi(signed.bits() as i32 - 1)));
+        let flip = |k: &mut Kernel, value: &str, from: &TensorTy, to: &TensorTy| {
+            let empty = k.empty(to);
+            let rank = from.rank();
+            k.generic(&[(value, from, Map::identity(rank))], (&empty, to, Map::identity(rank)), &vec![Iter::Parallel; rank], |b, a| {
+                // The generic hands over and takes signless scalars.
+                let sign = b.constant(&sign, &signed);
+                b.emit(format_args!("arith.xori {}, {sign} : {signed}", a[0]))
+            })
+        };
+        let (signed_in, signed_out) = (ty.with_elem(signed.clone()), out.with_elem(signed.clone()));
+        let flipped = flip(k, &x, &ty, &signed_in);
+        let pooled = signed_max_pool(k, &flipped, &signed_in, kernel, strides, pads, dilations, &signed_out);
+        return Ok(flip(k, &pooled, &signed_out, out));
+    }
+    Ok(signed_max_pool(k, &x, &ty, kernel, strides, pads, dilations, out))
+}
+
+/// `linalg.pooling_nchw_max` over the input padded with the type's lowest value (signed order).
+fn signed_max_pool(k: &mut Kernel, x: &str, ty: &TensorTy, kernel: &[i64], strides: &[i64], pads: &[i64], dilations: &[i64], out: &TensorTy) -> String {
+    let elem = ty.elem.clone();
+    let pads = fitting_pads(ty, out, kernel, strides, pads, dilations);
+    let (xp, xp_ty) = pad_hw(k, x, ty, pads, &elem.lowest());
     let window_ty = TensorTy::new(kernel.to_vec(), elem.clone());
     let window = k.empty(&window_ty);
     let init = k.filled(&elem.lowest(), out);
-    Ok(k.emit(format_args!(
+    k.emit(format_args!(
         "linalg.pooling_nchw_max {{dilations = dense<[{}]> : tensor<2xi64>, strides = dense<[{}]> : tensor<2xi64>}} ins({xp}, {window} : {xp_ty}, {window_ty}) outs({init} : {out}) -> {out}",
         list(dilations),
         list(strides)
-    )))
+    ))
 }
 
 /// Average pooling: a sum pool over the zero-padded input, divided by the number of window
-/// elements inside the input (or inside input + pads when `count_include_pad`).
-pub fn average_pool(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &[i64], count_include_pad: bool, out: &TensorTy) -> Result<String, String> {
+/// taps (dilated) inside the input (or inside input + pads when `count_include_pad`).
+pub fn average_pool(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &[i64], dilations: &[i64], count_include_pad: bool, out: &TensorTy) -> Result<String, String> {
     let ty = k.arg_type(0).clone();
     let elem: Elem = ty.elem.clone();
     if !elem.is_float() {
         return Err(elem.unsupported("average_pool"));
     }
     let x = k.arg(0);
-    let ones = [1, 1];
-    let padded = fitting_pads(&ty, out, kernel, strides, pads, &ones);
+    let padded = fitting_pads(&ty, out, kernel, strides, pads, dilations);
     let (xp, xp_ty) = pad_hw(k, &x, &ty, padded, &elem.literal(0.0));
     let window_ty = TensorTy::new(kernel.to_vec(), elem.clone());
     let window = k.empty(&window_ty);
     let init = k.filled(&elem.literal(0.0), out);
     let sum = k.emit(format_args!(
-        "linalg.pooling_nchw_sum {{dilations = dense<1> : tensor<2xi64>, strides = dense<[{}]> : tensor<2xi64>}} ins({xp}, {window} : {xp_ty}, {window_ty}) outs({init} : {out}) -> {out}",
+        "linalg.pooling_nchw_sum {{dilations = dense<[{}]> : tensor<2xi64>, strides = dense<[{}]> : tensor<2xi64>}} ins({xp}, {window} : {xp_ty}, {window_ty}) outs({init} : {out}) -> {out}",
+        list(dilations),
         list(strides)
     ));
     let empty = k.empty(out);
     Ok(k.generic(&[(&sum, out, Map::identity(4))], (&empty, out, Map::identity(4)), &[Iter::Parallel; 4], |b, a| {
         let mut count = String::new();
         for axis in 0..2 {
-            // The window [start, start + kernel) clipped to the counted range [lo, hi).
+            // Taps start + t*d for t in [0, kernel) that fall in the counted range [lo, hi):
+            // t from ceil((lo - start) / d) (at least 0) to floor((hi - 1 - start) / d) (at most
+            // kernel - 1); both divisions are on non-negative numerators.
             let (lo, hi) = if count_include_pad { (-pads[axis], ty.shape[2 + axis] + pads[2 + axis]) } else { (0, ty.shape[2 + axis]) };
+            let c = |b: &mut crate::kernel::Body, v: i64| b.emit(format_args!("arith.constant {v} : index"));
             let i = b.index(2 + axis);
-            let stride = b.emit(format_args!("arith.constant {} : index", strides[axis]));
-            let begin = b.emit(format_args!("arith.constant {} : index", pads[axis]));
+            let stride = c(b, strides[axis]);
+            let begin = c(b, pads[axis]);
             let scaled = b.emit(format_args!("arith.muli {i}, {stride} : index"));
             let start = b.emit(format_args!("arith.subi {scaled}, {begin} : index"));
-            let size = b.emit(format_args!("arith.constant {} : index", kernel[axis]));
-            let end = b.emit(format_args!("arith.addi {start}, {size} : index"));
-            let lo = b.emit(format_args!("arith.constant {lo} : index"));
-            let hi = b.emit(format_args!("arith.constant {hi} : index"));
-            let first = b.emit(format_args!("arith.maxsi {start}, {lo} : index"));
-            let last = b.emit(format_args!("arith.minsi {end}, {hi} : index"));
-            let extent = b.emit(format_args!("arith.subi {last}, {first} : index"));
+            let (lo, hi, zero, one, minus_one) = (c(b, lo), c(b, hi), c(b, 0), c(b, 1), c(b, -1));
+            let (d, d_less_one, last_tap) = (c(b, dilations[axis]), c(b, dilations[axis] - 1), c(b, kernel[axis] - 1));
+            let before = b.emit(format_args!("arith.subi {lo}, {start} : index"));
+            let before = b.emit(format_args!("arith.maxsi {before}, {zero} : index"));
+            let rounded = b.emit(format_args!("arith.addi {before}, {d_less_one} : index"));
+            let first = b.emit(format_args!("arith.divsi {rounded}, {d} : index"));
+            let top = b.emit(format_args!("arith.subi {hi}, {start} : index"));
+            let top = b.emit(format_args!("arith.subi {top}, {one} : index"));
+            let top = b.emit(format_args!("arith.maxsi {top}, {minus_one} : index"));
+            let shifted = b.emit(format_args!("arith.addi {top}, {d} : index"));
+            let last = b.emit(format_args!("arith.divsi {shifted}, {d} : index"));
+            let last = b.emit(format_args!("arith.subi {last}, {one} : index"));
+            let last = b.emit(format_args!("arith.minsi {last}, {last_tap} : index"));
+            let span = b.emit(format_args!("arith.subi {last}, {first} : index"));
+            let span = b.emit(format_args!("arith.addi {span}, {one} : index"));
+            let extent = b.emit(format_args!("arith.maxsi {span}, {zero} : index"));
             count = if count.is_empty() { extent } else { b.emit(format_args!("arith.muli {count}, {extent} : index")) };
         }
         let wide = b.emit(format_args!("arith.index_cast {count} : index to i64"));

@@ -32,7 +32,7 @@
 //!   normalised dimensions, the result has the input's type;
 //! - `global_average_pool`, `global_max_pool`: rank >= 3, result N x C x 1 x ... x 1;
 //! - `max_pool`, `average_pool`: rank-4 NCHW, kernel/strides/dilations 2 positive values,
-//!   pads 4 non-negative values smaller than the kernel, ceil_mode (and count_include_pad)
+//!   pads 4 non-negative values smaller than the dilated kernel, ceil_mode (and count_include_pad)
 //!   0 or 1, result shape by the pooling formula;
 //! - `view`: `sizes`/`strides` match the output rank, output shape = sizes, offset >= 0,
 //!   strides >= 0, and every addressed element lies inside the operand's storage.
@@ -312,10 +312,10 @@ fn check_nn(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
         if !matches!(pool.count_include_pad(), Some(0 | 1)) {
             problems.push("'count_include_pad' must be 0 or 1".into());
         }
-        if let (Some(k), Some(s), Some(p), Some(c)) = (pool.kernel(), pool.strides(), pool.pads(), pool.ceil_mode()) {
-            check_pool(shape(pool.input()), shape(pool.output()), (&k, &s, &p, &[1, 1], c), problems);
+        if let (Some(k), Some(s), Some(p), Some(d), Some(c)) = (pool.kernel(), pool.strides(), pool.pads(), pool.dilations(), pool.ceil_mode()) {
+            check_pool(shape(pool.input()), shape(pool.output()), (&k, &s, &p, &d, c), problems);
         } else {
-            problems.push("attributes kernel, strides, pads (arrays) and ceil_mode (integer) are required".into());
+            problems.push("attributes kernel, strides, pads, dilations (arrays) and ceil_mode (integer) are required".into());
         }
     }
 }
@@ -345,8 +345,8 @@ fn check_pool(input: Vec<i64>, output: Vec<i64>, (k, s, p, d, ceil): (&[i64], &[
         problems.push(format!("kernel {}, strides {} and dilations {} must be 2 positive values each", list(k), list(s), list(d)));
         return;
     }
-    if p.len() != 4 || p.iter().enumerate().any(|(i, &x)| x < 0 || x >= k[i % 2]) {
-        problems.push(format!("pads {} must be 4 non-negative values smaller than the kernel", list(p)));
+    if p.len() != 4 || p.iter().enumerate().any(|(i, &x)| x < 0 || x >= k[i % 2] * d[i % 2]) {
+        problems.push(format!("pads {} must be 4 non-negative values smaller than the dilated kernel", list(p)));
         return;
     }
     if !matches!(ceil, 0 | 1) {

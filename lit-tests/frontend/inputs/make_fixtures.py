@@ -329,3 +329,30 @@ seed_w2 = numpy_helper.from_array(seed_rng.standard_normal([8, 8, 1, 1]).astype(
 g = seed_graph("seed_views_conv", [helper.make_node("Conv", ["x4", "w2"], ["x5"], name="conv2")], [("x5", [1, 8, 12, 9])])
 g.initializer.append(seed_w2)
 save(g, "seed_views_conv.onnx")
+
+# Resize (linear, half_pixel, x2; nearest to a size), ConvTranspose (stride 2, pads 1,
+# output_padding 1) and a 3-D MaxPool (two 2-D pools), with their own generator.
+resize_rng = np.random.default_rng(2)
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Resize", ["x", "", "scales"], ["up"], name="resize_linear", mode="linear"),
+            helper.make_node("Resize", ["x", "", "", "sizes"], ["near"], name="resize_nearest", mode="nearest",
+                             coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+            helper.make_node("ConvTranspose", ["x", "wt", "bt"], ["deconv"], name="deconv", strides=[2, 2],
+                             pads=[1, 1, 1, 1], output_padding=[1, 1]),
+            helper.make_node("Reshape", ["x", "shape5"], ["x5"], name="to_3d"),
+            helper.make_node("MaxPool", ["x5"], ["pool3d"], name="pool3d", kernel_shape=[2, 2, 2], strides=[1, 2, 2]),
+        ],
+        "resize_deconv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 4])],
+        [helper.make_tensor_value_info("up", TensorProto.FLOAT, [1, 2, 8, 8]),
+         helper.make_tensor_value_info("near", TensorProto.FLOAT, [1, 2, 6, 6]),
+         helper.make_tensor_value_info("deconv", TensorProto.FLOAT, [1, 3, 8, 8]),
+         helper.make_tensor_value_info("pool3d", TensorProto.FLOAT, [1, 1, 1, 2, 2])],
+        [numpy_helper.from_array(np.array([1, 1, 2, 2], dtype=np.float32), "scales"), ints("sizes", [1, 2, 6, 6]),
+         numpy_helper.from_array(resize_rng.standard_normal([2, 3, 3, 3]).astype(np.float32), "wt"),
+         numpy_helper.from_array(resize_rng.standard_normal([3]).astype(np.float32), "bt"), ints("shape5", [1, 1, 2, 4, 4])],
+    ),
+    "resize_deconv.onnx",
+)

@@ -10,9 +10,10 @@
 //! written with its first data set as a bundle under OUT for `strata-exec check OUT` on a
 //! machine with a GPU; "passed" then means "bundled".
 //!
-//! Integer inputs (shape operands such as Reshape's shape or Slice's starts, in node tests
-//! graph inputs with test data) are frozen to the values of the case's first data set, as a
-//! static-shape compiler must; the other inputs stay run-time arguments.
+//! Shape operands (integer inputs such as Reshape's shape or Slice's starts, and inputs read in
+//! a shape position such as Resize's scales; in node tests graph inputs with test data) are
+//! frozen to the values of the case's first data set, as a static-shape compiler must; the
+//! other inputs stay run-time arguments.
 
 use prost::Message;
 use std::collections::BTreeMap;
@@ -61,12 +62,16 @@ fn read_proto(path: &Path) -> Option<TensorProto> {
     std::fs::read(path).ok().and_then(|b| TensorProto::decode(b.as_slice()).ok())
 }
 
-/// The integer-typed graph inputs of a case with their values from `test_data_set_0`.
-fn integer_inputs(case: &Path, graph: &GraphProto) -> BTreeMap<String, TensorProto> {
+/// The graph inputs of a case that a static-shape compiler needs as constants, with their
+/// values from `test_data_set_0`: integer inputs (shape operands in node tests) and inputs
+/// that a node reads in a shape position (`strata_frontend::shape_operands`: Resize's scales,
+/// Range's bounds ...).
+fn shape_inputs(case: &Path, graph: &GraphProto) -> BTreeMap<String, TensorProto> {
+    let in_shape_position = |name: &str| graph.node.iter().any(|n| strata_frontend::shape_operands(n.op_type()).iter().any(|&k| n.input.get(k).is_some_and(|i| i == name)));
     let mut frozen = BTreeMap::new();
     for (index, name) in runtime_inputs(graph).into_iter().enumerate() {
         let Some(tensor) = read_proto(&case.join("test_data_set_0").join(format!("input_{index}.pb"))) else { continue };
-        if matches!(DataType::try_from(tensor.data_type()), Ok(DataType::Int64 | DataType::Int32)) {
+        if matches!(DataType::try_from(tensor.data_type()), Ok(DataType::Int64 | DataType::Int32)) || in_shape_position(&name) {
             frozen.insert(name, tensor);
         }
     }
@@ -141,7 +146,7 @@ fn read_expected(set: &Path, count: usize) -> Result<Vec<Tensor>, Outcome> {
 
 fn options(case: &Path, name: &str, graph: &GraphProto, target: Target) -> CompileOptions {
     CompileOptions {
-        import: ImportOptions { file_name: format!("{name}/model.onnx"), base_dir: Some(case.to_path_buf()), frozen_inputs: integer_inputs(case, graph), ..Default::default() },
+        import: ImportOptions { file_name: format!("{name}/model.onnx"), base_dir: Some(case.to_path_buf()), frozen_inputs: shape_inputs(case, graph), ..Default::default() },
         name: "case".into(),
         strategy: "exact".into(),
         verify_each: true,

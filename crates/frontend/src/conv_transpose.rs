@@ -1,0 +1,462 @@
+//! ConvTranspose (1-D and 2-D; groups, strides, dilations, pads, output_padding, output_shape,
+//! auto_pad), decomposed into a stride-1 convolution:
+//!
+//! `y[o] = Σ_k x[i] w[k]` over `o = i*s + k*d - pad_begin` equals a convolution (dilation `d`,
+//! stride 1) of `x` with `s - 1` zeros inserted between neighbours, padded by
+//! `d*(K-1) - pad_begin` before and `d*(K-1) - pad_end + output_padding` after (cropped where
+//! negative), with the kernel flipped and its channel axes swapped per group
+//! (`[C_in, C_out/g, k..]` to `[C_out, C_in/g, k..]`). Zero insertion is a reshape to
+//! `[.., H, 1, W, 1]`, a pad of the unit axes to `s` and a reshape back. A constant kernel is
+//! rearranged here, at import time; a run-time one by reshape, transpose and reversing gathers.
+//!
+//! The zero-inserted input costs `s^d` times the multiply-adds of a direct transposed
+//! convolution; a scatter-free direct lowering (one strided convolution per output phase) is
+//! the faster form and a later step.
+
+use crate::import::{
+    attribute, int, ints, node_name, operand, required, tensor_type, Constant, Entry, Importer,
+};
+use crate::onnx::{tensor_proto::DataType, NodeProto};
+use crate::shapes;
+use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
+use strata_dialect_sg as sg;
+
+/// Explicit begin and end paddings `[b0, b1, .., e0, e1, ..]` of a transposed convolution and its
+/// output spatial sizes.
+pub(crate) fn transposed_geometry(
+    input: &[i64],
+    kernel: &[i64],
+    strides: &[i64],
+    dilations: &[i64],
+    output_padding: &[i64],
+    pads: Option<&[i64]>,
+    output_shape: Option<&[i64]>,
+    same_upper: bool,
+) -> (Vec<i64>, Vec<i64>) {
+    let n = input.len();
+    let full = |i: usize| {
+        strides[i] * (input[i] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1
+    };
+    let pads: Vec<i64> = match (pads, output_shape) {
+        (Some(p), _) => p.to_vec(),
+        (None, target) => {
+            let target: Vec<i64> = target.map_or_else(
+                || (0..n).map(|i| input[i] * strides[i]).collect(),
+                <[i64]>::to_vec,
+            );
+            let total: Vec<i64> = (0..n).map(|i| full(i) - target[i]).collect();
+            let half = |t: i64| t.div_euclid(2);
+            let (begin, end): (Vec<i64>, Vec<i64>) = total
+                .iter()
+                .map(|&t| {
+                    if same_upper {
+                        (half(t), t - half(t))
+                    } else {
+                        (t - half(t), half(t))
+                    }
+                })
+                .unzip();
+            begin.into_iter().chain(end).collect()
+        }
+    };
+    let out = (0..n).map(|i| full(i) - pads[i] - pads[i + n]).collect();
+    (pads, out)
+}
+
+/// A `[C_in, C_out/g, k..]` kernel as `[C_out, C_in/g, k..]` with every spatial axis reversed,
+/// element by element (`width` bytes each).
+pub(crate) fn rearranged_kernel(bytes: &[u8], shape: &[i64], group: i64, width: usize) -> Vec<u8> {
+    let (c_in, c_out_g) = (shape[0], shape[1]);
+    let c_in_g = c_in / group;
+    let spatial: Vec<i64> = shape[2..].to_vec();
+    let plane: i64 = spatial.iter().product();
+    let mut out = vec![0u8; bytes.len()];
+    for g in 0..group {
+        for ci in 0..c_in_g {
+            for co in 0..c_out_g {
+                for k in 0..plane {
+                    // The flipped spatial index of k.
+                    let (mut rest, mut flipped, mut stride) = (k, 0, 1);
+                    for &extent in spatial.iter().rev() {
+                        let digit = rest % extent;
+                        rest /= extent;
+                        flipped += (extent - 1 - digit) * stride;
+                        stride *= extent;
+                    }
+                    let src = (((g * c_in_g + ci) * c_out_g + co) * plane + k) as usize * width;
+                    let dst =
+                        (((g * c_out_g + co) * c_in_g + ci) * plane + flipped) as usize * width;
+                    out[dst..dst + width].copy_from_slice(&bytes[src..src + width]);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Appends a one-result op and returns its result.
+fn append1<'c, 'a>(block: &'a Block<'c>, op: melior::ir::Operation<'c>) -> Value<'c, 'a> {
+    block
+        .append_operation(op)
+        .result(0)
+        .expect("one result")
+        .into()
+}
+
+impl Importer<'_> {
+    pub(crate) fn conv_transpose(
+        &mut self,
+        block: &Block,
+        node: &NodeProto,
+        location: Location,
+    ) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let (x_name, w_name) = (required(node, 0)?.to_owned(), required(node, 1)?.to_owned());
+        let ((x, dtype), (w, _)) = (self.shape_of(&x_name)?, self.shape_of(&w_name)?);
+        let spatial = x.len().saturating_sub(2);
+        if !(1..=2).contains(&spatial) {
+            return Err(format!(
+                "unsupported: {spatial}-D ConvTranspose (1-D and 2-D are supported), input {x:?}"
+            ));
+        }
+        if w.len() != x.len() {
+            return Err(format!(
+                "weight {w:?} must have the input's rank {}",
+                x.len()
+            ));
+        }
+        let group = int(node, "group", 1);
+        if group < 1 || x[1] % group != 0 || w[0] != x[1] {
+            return Err(format!("group {group} does not fit input channels {} and weight {w:?} ([C_in, C_out/group, k..])", x[1]));
+        }
+        let kernel = w[2..].to_vec();
+        if let Some(k) = ints(node, "kernel_shape") {
+            if k != kernel {
+                return Err(format!(
+                    "kernel_shape {k:?} does not match the weight {w:?}"
+                ));
+            }
+        }
+        let list = |name: &str, default: i64, len: usize| -> Result<Vec<i64>, String> {
+            let v = ints(node, name).unwrap_or_else(|| vec![default; len]);
+            if v.len() != len {
+                return Err(format!("{name} {v:?} must have {len} values"));
+            }
+            Ok(v)
+        };
+        let strides = list("strides", 1, spatial)?;
+        let dilations = list("dilations", 1, spatial)?;
+        let output_padding = list("output_padding", 0, spatial)?;
+        if strides
+            .iter()
+            .chain(&dilations)
+            .any(|&v| v < 1 || v > 1 << 20)
+            || output_padding.iter().any(|&v| v < 0 || v > 1 << 20)
+        {
+            return Err(format!("strides {strides:?}, dilations {dilations:?} must be positive and output_padding {output_padding:?} non-negative"));
+        }
+        let auto_pad = attribute(node, "auto_pad").map_or_else(
+            || "NOTSET".to_owned(),
+            |a| String::from_utf8_lossy(a.s()).into_owned(),
+        );
+        let explicit = ints(node, "pads");
+        let output_shape = ints(node, "output_shape").map(|s| {
+            if s.len() == x.len() {
+                s[2..].to_vec()
+            } else {
+                s
+            }
+        });
+        let pads = match auto_pad.as_str() {
+            "NOTSET" if output_shape.is_some() && explicit.is_none() => None,
+            "NOTSET" => Some(explicit.unwrap_or_else(|| vec![0; 2 * spatial])),
+            "VALID" => Some(vec![0; 2 * spatial]),
+            "SAME_UPPER" | "SAME_LOWER" => None,
+            other => {
+                return Err(format!(
+                    "auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER"
+                ))
+            }
+        };
+        if pads
+            .as_ref()
+            .is_some_and(|p| p.len() != 2 * spatial || p.iter().any(|&v| v.abs() > 1 << 20))
+            || output_shape.as_ref().is_some_and(|s| s.len() != spatial)
+        {
+            return Err(format!(
+                "pads {pads:?} and output_shape {output_shape:?} must have {} and {spatial} values",
+                2 * spatial
+            ));
+        }
+        let (pads, out_spatial) = transposed_geometry(
+            &x[2..],
+            &kernel,
+            &strides,
+            &dilations,
+            &output_padding,
+            pads.as_deref(),
+            output_shape.as_deref(),
+            auto_pad == "SAME_UPPER",
+        );
+        if out_spatial.iter().any(|&d| d < 1) {
+            return Err(format!(
+                "the output would have spatial size {out_spatial:?} (pads {pads:?})"
+            ));
+        }
+        let c_out = w[1] * group;
+        let mut out = vec![x[0], c_out];
+        out.extend(&out_spatial);
+        shapes::numel(&out)?;
+
+        // Everything below works on 2-D: a 1-D problem gets a trailing unit axis.
+        let lift = |v: &[i64], fill: i64| -> Vec<i64> {
+            let mut v = v.to_vec();
+            if spatial == 1 {
+                v.push(fill);
+            }
+            v
+        };
+        let (x4, k2) = (lift(&x, 1), lift(&kernel, 1));
+        let (s2, d2) = (lift(&strides, 1), lift(&dilations, 1));
+        let pads2 = if spatial == 1 {
+            vec![pads[0], 0, pads[1], 0]
+        } else {
+            pads.clone()
+        };
+        let ty = |shape: &[i64]| tensor_type(context, shape, dtype);
+        let base = node_name(node, 0);
+
+        // The kernel, rearranged.
+        let w2_shape = vec![c_out, x[1] / group, k2[0], k2[1]];
+        let wv = match self.folded(&w_name) {
+            Some(folded) => {
+                let width = folded.bytes.len() / shapes::numel(&w)?.max(1) as usize;
+                let bytes = rearranged_kernel(&folded.bytes, &w, group, width);
+                let name = format!("{base}_kernel.{}", self.values.len());
+                self.values.insert(
+                    name.clone(),
+                    Entry::Constant(Constant {
+                        shape: w2_shape.clone(),
+                        dtype,
+                        bytes,
+                        value: None,
+                    }),
+                );
+                unsafe { Value::from_raw(self.use_value(block, &name, location)?) }
+            }
+            None => {
+                let mut v = unsafe { Value::from_raw(self.use_value(block, &w_name, location)?) };
+                let grouped = vec![group, x[1] / group, w[1], k2[0], k2[1]];
+                v = append1(
+                    block,
+                    sg::Reshape::build(context, location, v, ty(&grouped)?),
+                );
+                let swapped = vec![group, w[1], x[1] / group, k2[0], k2[1]];
+                v = append1(
+                    block,
+                    sg::Transpose::build(context, location, v, &[0, 2, 1, 3, 4], ty(&swapped)?),
+                );
+                v = append1(
+                    block,
+                    sg::Reshape::build(context, location, v, ty(&w2_shape)?),
+                );
+                for axis in [2usize, 3] {
+                    let extent = w2_shape[axis];
+                    if extent > 1 {
+                        let reversed: Vec<u8> = (0..extent)
+                            .rev()
+                            .flat_map(|i: i64| i.to_le_bytes())
+                            .collect();
+                        let name = format!("{base}_flip{axis}.{}", self.values.len());
+                        self.values.insert(
+                            name.clone(),
+                            Entry::Constant(Constant {
+                                shape: vec![extent],
+                                dtype: DataType::Int64,
+                                bytes: reversed,
+                                value: None,
+                            }),
+                        );
+                        let indices =
+                            unsafe { Value::from_raw(self.use_value(block, &name, location)?) };
+                        v = append1(
+                            block,
+                            sg::Gather::build(
+                                context,
+                                location,
+                                v,
+                                indices,
+                                axis as i64,
+                                ty(&w2_shape)?,
+                            ),
+                        );
+                    }
+                }
+                v
+            }
+        };
+
+        // The input: lifted, zeros inserted, padded or cropped.
+        let mut xv = unsafe { Value::from_raw(self.use_value(block, &x_name, location)?) };
+        if spatial == 1 {
+            xv = append1(block, sg::Reshape::build(context, location, xv, ty(&x4)?));
+        }
+        let mut current = x4.clone();
+        if s2.iter().any(|&s| s > 1) {
+            let unit = vec![x4[0], x4[1], x4[2], 1, x4[3], 1];
+            xv = append1(block, sg::Reshape::build(context, location, xv, ty(&unit)?));
+            let spread = vec![x4[0], x4[1], x4[2], s2[0], x4[3], s2[1]];
+            let pad = [0, 0, 0, 0, 0, 0, 0, 0, 0, s2[0] - 1, 0, s2[1] - 1];
+            xv = append1(
+                block,
+                sg::Pad::build(context, location, xv, &pad, 0, 0.0, ty(&spread)?),
+            );
+            current = vec![x4[0], x4[1], x4[2] * s2[0], x4[3] * s2[1]];
+            xv = append1(
+                block,
+                sg::Reshape::build(context, location, xv, ty(&current)?),
+            );
+        }
+        // Wanted paddings around the zero-inserted input ((in-1)*s+1 long; `current` already
+        // ends in s-1 zeros).
+        let begin: Vec<i64> = (0..2).map(|i| d2[i] * (k2[i] - 1) - pads2[i]).collect();
+        let end: Vec<i64> = (0..2)
+            .map(|i| {
+                d2[i] * (k2[i] - 1) - pads2[i + 2] + if i < spatial { output_padding[i] } else { 0 }
+                    - (s2[i] - 1)
+            })
+            .collect();
+        if begin.iter().chain(&end).any(|&p| p < 0) {
+            let starts: Vec<i64> = vec![0, 0, (-begin[0]).max(0), (-begin[1]).max(0)];
+            let ends: Vec<i64> = vec![
+                current[0],
+                current[1],
+                current[2] - (-end[0]).max(0),
+                current[3] - (-end[1]).max(0),
+            ];
+            if ends[2] <= starts[2] || ends[3] <= starts[3] {
+                return Err(format!("pads {pads:?} crop away the whole input"));
+            }
+            let cropped: Vec<i64> = (0..4).map(|i| ends[i] - starts[i]).collect();
+            xv = append1(
+                block,
+                sg::Slice::build(
+                    context,
+                    location,
+                    xv,
+                    &starts,
+                    &ends,
+                    &[1, 1, 1, 1],
+                    ty(&cropped)?,
+                ),
+            );
+            current = cropped;
+        }
+        if begin.iter().chain(&end).any(|&p| p > 0) {
+            let pad = [
+                0,
+                0,
+                begin[0].max(0),
+                begin[1].max(0),
+                0,
+                0,
+                end[0].max(0),
+                end[1].max(0),
+            ];
+            let padded: Vec<i64> = (0..4).map(|i| current[i] + pad[i] + pad[i + 4]).collect();
+            xv = append1(
+                block,
+                sg::Pad::build(context, location, xv, &pad, 0, 0.0, ty(&padded)?),
+            );
+            current = padded;
+        }
+        let bias = match operand(node, 2) {
+            Some(name) => {
+                let (b, _) = self.shape_of(name)?;
+                if b != [c_out] {
+                    return Err(format!("bias shape {b:?} must be [{c_out}]"));
+                }
+                Some(unsafe { Value::from_raw(self.use_value(block, name, location)?) })
+            }
+            None => None,
+        };
+        let out4 = lift(&out, 1);
+        debug_assert_eq!(current[2] - d2[0] * (k2[0] - 1), out4[2]);
+        let conv = sg::Conv2d::build(
+            context,
+            location,
+            xv,
+            wv,
+            bias,
+            &[1, 1],
+            &[0, 0, 0, 0],
+            &d2,
+            group,
+            ty(&out4)?,
+        );
+        let mut y = append1(block, conv);
+        if spatial == 1 {
+            y = append1(block, sg::Reshape::build(context, location, y, ty(&out)?));
+        }
+        self.values.insert(
+            node.output[0].clone(),
+            Entry::Value {
+                value: y.to_raw(),
+                shape: out,
+                dtype,
+            },
+        );
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_follows_the_onnx_formulas() {
+        // test_convtranspose_output_shape: 3x3 input, 3x3 kernel, strides [3, 2], output [10, 8].
+        let (pads, out) = transposed_geometry(
+            &[3, 3],
+            &[3, 3],
+            &[3, 2],
+            &[1, 1],
+            &[0, 0],
+            None,
+            Some(&[10, 8]),
+            false,
+        );
+        assert_eq!(out, [10, 8]);
+        assert_eq!(pads, [0, 0, -1, -1]);
+        // Plain: (3-1)*1 + 3 = 5.
+        assert_eq!(
+            transposed_geometry(&[3], &[3], &[1], &[1], &[0], Some(&[0, 0]), None, false).1,
+            [5]
+        );
+        // SAME_UPPER keeps in * stride.
+        assert_eq!(
+            transposed_geometry(
+                &[3, 3],
+                &[3, 3],
+                &[2, 2],
+                &[1, 1],
+                &[0, 0],
+                None,
+                None,
+                true
+            )
+            .1,
+            [6, 6]
+        );
+    }
+
+    #[test]
+    fn kernel_is_flipped_and_transposed_per_group() {
+        // [C_in = 2, C_out/g = 1, 2] with 2 groups: each group's kernel is reversed in place.
+        let bytes: Vec<u8> = vec![1, 2, 3, 4];
+        assert_eq!(rearranged_kernel(&bytes, &[2, 1, 2], 2, 1), [2, 1, 4, 3]);
+        // One group, [C_in = 2, C_out = 1, 1]: becomes [C_out = 1, C_in = 2, 1].
+        assert_eq!(rearranged_kernel(&[7, 8], &[2, 1, 1], 1, 1), [7, 8]);
+    }
+}

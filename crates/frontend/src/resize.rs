@@ -1,0 +1,656 @@
+//! Resize (opset 13-19: nearest, linear and cubic; antialias, `axes`,
+//! `keep_aspect_ratio_policy`, every coordinate transformation mode, `exclude_outside` and
+//! `tf_crop_and_resize` extrapolation), decomposed per resized axis.
+//!
+//! Interpolation is separable: resizing an N-D tensor is one 1-D resampling per axis, and a
+//! 1-D resampling with static sizes is a table computed here, at import time: for each output
+//! position, `n` source indices (clamped, which is ONNX's edge padding) and `n` weights. An axis
+//! then becomes `gather(x, indices[out, n], axis)`, a multiply by the weights (broadcast over the
+//! other axes) and a `reduce_sum` over the `n` taps; nearest mode is a single gather. Positions
+//! that `tf_crop_and_resize` places outside the input get zero weights plus the extrapolation
+//! value. The tables follow ONNX's reference implementation (`onnx/reference/ops/op_resize.py`).
+
+use crate::import::{
+    attribute, int, node_name, operand, required, tensor_type, Constant, Entry, Importer,
+};
+use crate::onnx::{tensor_proto::DataType, NodeProto};
+use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
+use strata_dialect_sg as sg;
+
+/// How output coordinates map to input coordinates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Transform {
+    HalfPixel,
+    HalfPixelSymmetric,
+    PytorchHalfPixel,
+    AlignCorners,
+    Asymmetric,
+    TfCropAndResize,
+}
+
+/// The interpolation kernel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Kernel {
+    /// Nearest neighbour with the rounding of `nearest_mode`.
+    Nearest(NearestMode),
+    Linear {
+        antialias: bool,
+    },
+    Cubic {
+        a: f64,
+        antialias: bool,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum NearestMode {
+    RoundPreferFloor,
+    RoundPreferCeil,
+    Floor,
+    Ceil,
+}
+
+/// One axis's resampling: for output position `o`, `Σ_k weights[o][k] * x[indices[o][k]]`,
+/// or `extrapolation` where `outside[o]` (tf_crop_and_resize only).
+#[derive(Debug, PartialEq)]
+pub(crate) struct AxisPlan {
+    pub(crate) indices: Vec<Vec<i64>>,
+    pub(crate) weights: Vec<Vec<f64>>,
+    pub(crate) outside: Vec<bool>,
+}
+
+/// The weights of the kernel for a fractional position `ratio` in (0, 1] ("1" for an exact
+/// input position: ONNX prefers the left neighbour) at a resize `scale`.
+fn coefficients(kernel: Kernel, ratio: f64, scale: f64) -> Vec<f64> {
+    match kernel {
+        Kernel::Nearest(mode) => {
+            let right = if ratio.fract() == 0.0 {
+                true
+            } else {
+                match mode {
+                    NearestMode::RoundPreferFloor => ratio > 0.5,
+                    NearestMode::RoundPreferCeil => ratio >= 0.5,
+                    NearestMode::Floor => false,
+                    NearestMode::Ceil => true,
+                }
+            };
+            if right {
+                vec![0.0, 1.0]
+            } else {
+                vec![1.0, 0.0]
+            }
+        }
+        Kernel::Linear { antialias: false } => vec![1.0 - ratio, ratio],
+        Kernel::Linear { antialias: true } => {
+            let scale = scale.min(1.0);
+            let start = (-1.0 / scale).floor() as i64 + 1;
+            let footprint = 2 - 2 * start;
+            let raw: Vec<f64> = (start..start + footprint)
+                .map(|i| (1.0 - ((i as f64 - ratio) * scale).abs()).clamp(0.0, 1.0))
+                .collect();
+            normalised(raw)
+        }
+        Kernel::Cubic {
+            a,
+            antialias: false,
+        } => {
+            let (r, s) = (ratio, 1.0 - ratio);
+            vec![
+                ((a * (r + 1.0) - 5.0 * a) * (r + 1.0) + 8.0 * a) * (r + 1.0) - 4.0 * a,
+                ((a + 2.0) * r - (a + 3.0)) * r * r + 1.0,
+                ((a + 2.0) * s - (a + 3.0)) * s * s + 1.0,
+                ((a * (s + 1.0) - 5.0 * a) * (s + 1.0) + 8.0 * a) * (s + 1.0) - 4.0 * a,
+            ]
+        }
+        Kernel::Cubic { a, antialias: true } => {
+            let scale = scale.min(1.0);
+            let weight = |x: f64| {
+                let x = x.abs();
+                let (x2, x3) = (x * x, x * x * x);
+                if x <= 1.0 {
+                    (a + 2.0) * x3 - (a + 3.0) * x2 + 1.0
+                } else if x < 2.0 {
+                    a * x3 - 5.0 * a * x2 + 8.0 * a * x - 4.0 * a
+                } else {
+                    0.0
+                }
+            };
+            let start = (-2.0 / scale).floor() as i64 + 1;
+            let end = 2 - start;
+            normalised(
+                (start..end)
+                    .map(|i| weight(scale * (i as f64 - ratio)))
+                    .collect(),
+            )
+        }
+    }
+}
+
+fn normalised(raw: Vec<f64>) -> Vec<f64> {
+    let sum: f64 = raw.iter().sum();
+    raw.into_iter().map(|c| c / sum).collect()
+}
+
+/// The resampling of one axis from `input` to `output` positions at `scale` (which differs
+/// from output/input when the sizes were rounded); `roi` is the axis's [start, end] for
+/// tf_crop_and_resize.
+pub(crate) fn axis_plan(
+    input: i64,
+    output: i64,
+    scale: f64,
+    transform: Transform,
+    kernel: Kernel,
+    roi: (f64, f64),
+    exclude_outside: bool,
+) -> AxisPlan {
+    let (input_f, output_f) = (input as f64, scale * input as f64);
+    let mut plan = AxisPlan {
+        indices: Vec::new(),
+        weights: Vec::new(),
+        outside: Vec::new(),
+    };
+    for o in 0..output {
+        let y = o as f64;
+        let mut outside = false;
+        let x = match transform {
+            Transform::AlignCorners if output_f == 1.0 => 0.0,
+            Transform::AlignCorners => y * (input_f - 1.0) / (output_f - 1.0),
+            Transform::Asymmetric => y / scale,
+            Transform::TfCropAndResize => {
+                let x = if output_f == 1.0 {
+                    (roi.1 - roi.0) * (input_f - 1.0) / 2.0
+                } else {
+                    y * (roi.1 - roi.0) * (input_f - 1.0) / (output_f - 1.0)
+                };
+                let x = x + roi.0 * (input_f - 1.0);
+                outside = x < 0.0 || x > input_f - 1.0;
+                x
+            }
+            Transform::PytorchHalfPixel if output_f == 1.0 => -0.5,
+            Transform::PytorchHalfPixel | Transform::HalfPixel => (y + 0.5) / scale - 0.5,
+            Transform::HalfPixelSymmetric => {
+                let adjustment = output as f64 / output_f;
+                let offset = input_f / 2.0 * (1.0 - adjustment);
+                offset + (y + 0.5) / scale - 0.5
+            }
+        };
+        let floor = x.floor();
+        let ratio = if x == floor { 1.0 } else { x - floor };
+        let mut weights = coefficients(kernel, ratio, scale);
+        let n = weights.len() as i64;
+        // The n input positions nearest to x, ties to the smaller index (in ONNX's
+        // edge-padded coordinates, shifted back).
+        let pad = (n + 1) / 2;
+        let padded = x + pad as f64;
+        let p = padded.floor();
+        let frac = padded - p;
+        let offset = if n % 2 == 0 {
+            if frac == 0.0 {
+                -(n / 2)
+            } else {
+                -(n / 2) + 1
+            }
+        } else {
+            let base = -((n - 1) / 2);
+            if frac <= 0.5 {
+                base
+            } else {
+                base + 1
+            }
+        };
+        let start = p as i64 + offset - pad;
+        let raw: Vec<i64> = (start..start + n).collect();
+        if exclude_outside {
+            for (w, &i) in weights.iter_mut().zip(&raw) {
+                if i < 0 || i >= input {
+                    *w = 0.0;
+                }
+            }
+            let sum: f64 = weights.iter().sum();
+            let sum = if sum == 0.0 { 1.0 } else { sum };
+            weights.iter_mut().for_each(|w| *w /= sum);
+        }
+        plan.indices
+            .push(raw.into_iter().map(|i| i.clamp(0, input - 1)).collect());
+        plan.weights.push(weights);
+        plan.outside.push(outside);
+    }
+    plan
+}
+
+/// The string attribute `name`, or `default`.
+fn text(node: &NodeProto, name: &str, default: &str) -> String {
+    attribute(node, name).map_or_else(
+        || default.to_owned(),
+        |a| String::from_utf8_lossy(a.s()).into_owned(),
+    )
+}
+
+/// Little-endian bytes of `values` in a float element type.
+fn float_bytes(values: &[f64], dtype: DataType) -> Vec<u8> {
+    match dtype {
+        DataType::Double => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+        _ => values
+            .iter()
+            .flat_map(|&v| (v as f32).to_le_bytes())
+            .collect(),
+    }
+}
+
+impl Importer<'_> {
+    /// Resize, as one gather (nearest) or gather-multiply-sum (linear, cubic) per resized axis.
+    pub(crate) fn resize(
+        &mut self,
+        block: &Block,
+        node: &NodeProto,
+        location: Location,
+    ) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let x_name = required(node, 0)?.to_owned();
+        let (shape, dtype) = self.shape_of(&x_name)?;
+        let rank = shape.len();
+        let mode = text(node, "mode", "nearest");
+        let antialias = int(node, "antialias", 0) != 0;
+        let kernel = match mode.as_str() {
+            "nearest" => Kernel::Nearest(match text(node, "nearest_mode", "round_prefer_floor").as_str() {
+                "round_prefer_floor" => NearestMode::RoundPreferFloor,
+                "round_prefer_ceil" => NearestMode::RoundPreferCeil,
+                "floor" => NearestMode::Floor,
+                "ceil" => NearestMode::Ceil,
+                other => return Err(format!("nearest_mode '{other}' is not one of round_prefer_floor, round_prefer_ceil, floor, ceil")),
+            }),
+            "linear" => Kernel::Linear { antialias },
+            "cubic" => Kernel::Cubic { a: attribute(node, "cubic_coeff_a").map_or(-0.75, |a| a.f() as f64), antialias },
+            other => return Err(format!("mode '{other}' is not one of nearest, linear, cubic")),
+        };
+        if antialias && mode == "nearest" {
+            return Err("antialias is not defined for nearest mode".into());
+        }
+        let transform = match text(node, "coordinate_transformation_mode", "half_pixel").as_str() {
+            "half_pixel" => Transform::HalfPixel,
+            "half_pixel_symmetric" => Transform::HalfPixelSymmetric,
+            "pytorch_half_pixel" => Transform::PytorchHalfPixel,
+            "align_corners" => Transform::AlignCorners,
+            "asymmetric" => Transform::Asymmetric,
+            "tf_crop_and_resize" => Transform::TfCropAndResize,
+            other => {
+                return Err(format!(
+                    "coordinate_transformation_mode '{other}' is not supported"
+                ))
+            }
+        };
+        let interpolating = !matches!(kernel, Kernel::Nearest(_));
+        if interpolating && !matches!(dtype, DataType::Float | DataType::Double) {
+            return Err(format!(
+                "unsupported: {mode} Resize of a {} tensor (float and double are supported)",
+                dtype.as_str_name()
+            ));
+        }
+        let axes: Vec<usize> = match attribute(node, "axes") {
+            Some(a) => a
+                .ints
+                .iter()
+                .map(|&d| crate::shapes::axis(d, rank as i64))
+                .collect::<Result<_, _>>()?,
+            None => (0..rank).collect(),
+        };
+        if (1..axes.len()).any(|i| axes[..i].contains(&axes[i])) {
+            return Err(format!("axes {axes:?} repeat an axis"));
+        }
+        // Shape operands: constants after folding (a static-shape compiler needs them).
+        let constant = |this: &Self, k: usize| -> Result<Option<Vec<f64>>, String> {
+            match operand(node, k) {
+                None => Ok(None),
+                Some(name) => {
+                    let folded = this.folded(name).ok_or_else(|| format!("unsupported: Resize input '{name}' computed at run time (roi, scales and sizes must be constants)"))?;
+                    let values = folded.floats()?;
+                    Ok((!values.is_empty()).then_some(values))
+                }
+            }
+        };
+        let (roi, scales, sizes) = (constant(self, 1)?, constant(self, 2)?, constant(self, 3)?);
+        let mut scale = vec![1.0; rank];
+        let mut out = shape.clone();
+        match (scales, sizes) {
+            (Some(_), Some(_)) => return Err("only one of scales and sizes may be given".into()),
+            (None, None) => return Err("one of scales and sizes is required".into()),
+            (Some(scales), None) => {
+                if scales.len() != axes.len()
+                    || scales.iter().any(|&s| !(s > 0.0) || !s.is_finite())
+                {
+                    return Err(format!(
+                        "scales {scales:?} must be {} positive values",
+                        axes.len()
+                    ));
+                }
+                for (&a, &s) in axes.iter().zip(&scales) {
+                    scale[a] = s;
+                    out[a] = (s * shape[a] as f64) as i64;
+                }
+            }
+            (None, Some(sizes)) => {
+                if sizes.len() != axes.len() || sizes.iter().any(|&s| s < 1.0) {
+                    return Err(format!(
+                        "sizes {sizes:?} must be {} positive values",
+                        axes.len()
+                    ));
+                }
+                for (&a, &s) in axes.iter().zip(&sizes) {
+                    scale[a] = s / shape[a] as f64;
+                    out[a] = s as i64;
+                }
+                let policy = text(node, "keep_aspect_ratio_policy", "stretch");
+                let chosen = match policy.as_str() {
+                    "stretch" => None,
+                    "not_larger" => axes.iter().map(|&a| scale[a]).reduce(f64::min),
+                    "not_smaller" => axes.iter().map(|&a| scale[a]).reduce(f64::max),
+                    other => return Err(format!("keep_aspect_ratio_policy '{other}' is not one of stretch, not_larger, not_smaller")),
+                };
+                if let Some(s) = chosen {
+                    for &a in &axes {
+                        scale[a] = s;
+                        out[a] = (s * shape[a] as f64 + 0.5) as i64;
+                    }
+                }
+            }
+        }
+        if out.iter().any(|&d| d < 1 || d > 1 << 31) {
+            return Err(format!(
+                "unsupported: output shape {out:?} (every dimension must be in 1..2^31)"
+            ));
+        }
+        let roi_of = |i: usize| {
+            roi.as_ref().map_or((0.0, 1.0), |r| {
+                (
+                    r.get(i).copied().unwrap_or(0.0),
+                    r.get(axes.len() + i).copied().unwrap_or(1.0),
+                )
+            })
+        };
+        if let Some(r) = &roi {
+            if transform == Transform::TfCropAndResize && r.len() != 2 * axes.len() {
+                return Err(format!("roi {r:?} must have 2 x {} values", axes.len()));
+            }
+        }
+        let extrapolation = attribute(node, "extrapolation_value").map_or(0.0, |a| a.f() as f64);
+        let exclude_outside = int(node, "exclude_outside", 0) != 0;
+        let base = node_name(node, 0);
+        let mut value = unsafe { Value::from_raw(self.use_value(block, &x_name, location)?) };
+        let mut current = shape.clone();
+        for (i, &a) in axes.iter().enumerate() {
+            let crop = if transform == Transform::TfCropAndResize {
+                roi_of(i)
+            } else {
+                (0.0, 1.0)
+            };
+            let identity = (scale[a] - 1.0).abs() < 1e-9
+                && out[a] == shape[a]
+                && (crop.0.abs() < 1e-9 && (crop.1 - 1.0).abs() < 1e-9);
+            if identity {
+                continue;
+            }
+            let plan = axis_plan(
+                shape[a],
+                out[a],
+                scale[a],
+                transform,
+                kernel,
+                crop,
+                exclude_outside,
+            );
+            let any_outside = plan.outside.iter().any(|&o| o);
+            let trailing = rank - a - 1;
+            let constant = |label: &str,
+                            shape: Vec<i64>,
+                            dtype: DataType,
+                            bytes: Vec<u8>,
+                            this: &mut Self|
+             -> Result<Value, String> {
+                let name = format!("{base}_{label}{a}.{}", this.values.len());
+                this.values.insert(
+                    name.clone(),
+                    Entry::Constant(Constant {
+                        shape,
+                        dtype,
+                        bytes,
+                        value: None,
+                    }),
+                );
+                Ok(unsafe { Value::from_raw(this.use_value(block, &name, location)?) })
+            };
+            let mut resized = current.clone();
+            resized[a] = out[a];
+            if !interpolating && !any_outside {
+                // One gather: the neighbour with weight 1.
+                let chosen: Vec<i64> = plan
+                    .indices
+                    .iter()
+                    .zip(&plan.weights)
+                    .map(|(i, w)| if w[0] >= w[1] { i[0] } else { i[1] })
+                    .collect();
+                let indices = constant(
+                    "indices",
+                    vec![out[a]],
+                    DataType::Int64,
+                    chosen.iter().flat_map(|v| v.to_le_bytes()).collect(),
+                    self,
+                )?;
+                let op = sg::Gather::build(
+                    context,
+                    location,
+                    value,
+                    indices,
+                    a as i64,
+                    tensor_type(context, &resized, dtype)?,
+                );
+                value = block
+                    .append_operation(op)
+                    .result(0)
+                    .expect("one result")
+                    .into();
+                current = resized;
+                continue;
+            }
+            if !matches!(dtype, DataType::Float | DataType::Double) {
+                return Err(format!(
+                    "unsupported: tf_crop_and_resize extrapolation of a {} tensor",
+                    dtype.as_str_name()
+                ));
+            }
+            let taps = plan.weights[0].len() as i64;
+            let weights: Vec<f64> = plan
+                .weights
+                .iter()
+                .zip(&plan.outside)
+                .flat_map(|(w, &outside)| w.iter().map(move |&c| if outside { 0.0 } else { c }))
+                .collect();
+            let indices: Vec<u8> = plan
+                .indices
+                .iter()
+                .flatten()
+                .flat_map(|v| v.to_le_bytes())
+                .collect();
+            let indices = constant(
+                "indices",
+                vec![out[a], taps],
+                DataType::Int64,
+                indices,
+                self,
+            )?;
+            let mut gathered_shape = current[..a].to_vec();
+            gathered_shape.extend([out[a], taps]);
+            gathered_shape.extend(&current[a + 1..]);
+            let gathered_type = tensor_type(context, &gathered_shape, dtype)?;
+            let gathered: Value = block
+                .append_operation(sg::Gather::build(
+                    context,
+                    location,
+                    value,
+                    indices,
+                    a as i64,
+                    gathered_type,
+                ))
+                .result(0)
+                .expect("one result")
+                .into();
+            let mut weight_shape = vec![out[a], taps];
+            weight_shape.extend(std::iter::repeat_n(1, trailing));
+            let w = constant(
+                "weights",
+                weight_shape,
+                dtype,
+                float_bytes(&weights, dtype),
+                self,
+            )?;
+            let weighted: Value = block
+                .append_operation(sg::Mul::build(
+                    context,
+                    location,
+                    gathered,
+                    w,
+                    gathered_type,
+                ))
+                .result(0)
+                .expect("one result")
+                .into();
+            let resized_type = tensor_type(context, &resized, dtype)?;
+            value = block
+                .append_operation(sg::ReduceSum::build(
+                    context,
+                    location,
+                    weighted,
+                    &[a as i64 + 1],
+                    0,
+                    resized_type,
+                ))
+                .result(0)
+                .expect("one result")
+                .into();
+            if any_outside && extrapolation != 0.0 {
+                let extra: Vec<f64> = plan
+                    .outside
+                    .iter()
+                    .map(|&o| if o { extrapolation } else { 0.0 })
+                    .collect();
+                let mut extra_shape = vec![out[a]];
+                extra_shape.extend(std::iter::repeat_n(1, trailing));
+                let e = constant(
+                    "extrapolation",
+                    extra_shape,
+                    dtype,
+                    float_bytes(&extra, dtype),
+                    self,
+                )?;
+                value = block
+                    .append_operation(sg::Add::build(context, location, value, e, resized_type))
+                    .result(0)
+                    .expect("one result")
+                    .into();
+            }
+            current = resized;
+        }
+        // An identity along every axis leaves the input itself (as ONNX's Identity does).
+        self.values.insert(
+            node.output[0].clone(),
+            Entry::Value {
+                value: value.to_raw(),
+                shape: current,
+                dtype,
+            },
+        );
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_upsample_doubles_each_index() {
+        // 2 -> 4, asymmetric, floor: 0 0 1 1.
+        let plan = axis_plan(
+            2,
+            4,
+            2.0,
+            Transform::Asymmetric,
+            Kernel::Nearest(NearestMode::Floor),
+            (0.0, 1.0),
+            false,
+        );
+        let chosen: Vec<i64> = plan
+            .indices
+            .iter()
+            .zip(&plan.weights)
+            .map(|(i, w)| if w[0] >= w[1] { i[0] } else { i[1] })
+            .collect();
+        assert_eq!(chosen, [0, 0, 1, 1]);
+    }
+
+    #[test]
+    fn linear_half_pixel_matches_the_reference_values() {
+        // ONNX's test_resize_upsample_scales_linear, one axis: 2 -> 4 at scale 2.
+        // x_ori = (o + 0.5) / 2 - 0.5 = -0.25, 0.25, 0.75, 1.25 (indices clamped at the edges).
+        let plan = axis_plan(
+            2,
+            4,
+            2.0,
+            Transform::HalfPixel,
+            Kernel::Linear { antialias: false },
+            (0.0, 1.0),
+            false,
+        );
+        let values = [1.0, 2.0];
+        let out: Vec<f64> = plan
+            .indices
+            .iter()
+            .zip(&plan.weights)
+            .map(|(i, w)| i.iter().zip(w).map(|(&i, &w)| w * values[i as usize]).sum())
+            .collect();
+        assert_eq!(out, [1.0, 1.25, 1.75, 2.0]);
+    }
+
+    #[test]
+    fn cubic_weights_sum_to_one_and_crop_extrapolates() {
+        let plan = axis_plan(
+            4,
+            3,
+            0.75,
+            Transform::HalfPixel,
+            Kernel::Cubic {
+                a: -0.75,
+                antialias: false,
+            },
+            (0.0, 1.0),
+            false,
+        );
+        for w in &plan.weights {
+            assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{w:?}");
+        }
+        let crop = axis_plan(
+            4,
+            3,
+            0.75,
+            Transform::TfCropAndResize,
+            Kernel::Linear { antialias: false },
+            (0.4, 1.2),
+            false,
+        );
+        assert_eq!(crop.outside, [false, false, true]);
+    }
+
+    #[test]
+    fn antialias_widens_the_kernel_when_downsampling() {
+        let plan = axis_plan(
+            8,
+            4,
+            0.5,
+            Transform::HalfPixel,
+            Kernel::Linear { antialias: true },
+            (0.0, 1.0),
+            false,
+        );
+        assert_eq!(plan.weights[0].len(), 4);
+        assert!(plan.indices.iter().flatten().all(|&i| (0..8).contains(&i)));
+    }
+}
