@@ -21,7 +21,7 @@
 // FIXED: func.func @main(%{{.*}}: tensor<3x4xf32>) -> tensor<3x4xf32>
 // FIXED: "sg.relu"
 
-// OPSET: error: {{.*}}opset9.onnx: default-domain opset 9 is not supported (Strata imports opsets 13 to 28; convert the model with onnx.version_converter)
+// OPSET: error: {{.*}}opset9.onnx: default-domain opset 9: Relu 'relu0' has an older definition there than the one Strata implements (opset 13 and later); convert the model with onnx.version_converter to opset 13
 
 // MALFORMED: error: {{.*}}malformed.onnx: not a valid ONNX model: failed to decode Protobuf message
 

@@ -126,3 +126,81 @@ func.func @unsigned(%x: tensor<4xui8>, %y: tensor<4xui8>) -> tensor<4xui8> {
   %0 = "sg.div"(%x, %y) : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
   return %0 : tensor<4xui8>
 }
+
+// -----
+
+// Casts to a float8 format: round to nearest even at the format's precision (math.roundeven
+// of |x| scaled by a power of two), then the code, its sign and the bit pattern of the type.
+// Saturating (the default) clamps codes past 0x7E (448) to 0x7E; with saturate = 0 they
+// become the NaN code 0x7F.
+// CHECK-LABEL: func.func @cast_to_float8
+// CHECK: linalg.generic
+// CHECK: math.roundeven %{{.*}} : f32
+// CHECK: %[[MAX:.*]] = arith.constant 126 : i32
+// CHECK: %[[OVER:.*]] = arith.cmpi sgt, %{{.*}}, %[[MAX]] : i32
+// CHECK: arith.select %[[OVER]], %[[MAX]], %{{.*}} : i32
+// CHECK: arith.trunci %{{.*}} : i32 to i8
+// CHECK: arith.bitcast %{{.*}} : i8 to f8E4M3FN
+// CHECK: -> tensor<2x3xf8E4M3FN>
+// CHECK: linalg.generic
+// CHECK: %[[MAX2:.*]] = arith.constant 126 : i32
+// CHECK: %[[NAN:.*]] = arith.constant 127 : i32
+// CHECK: arith.select %{{.*}}, %[[NAN]], %{{.*}} : i32
+func.func @cast_to_float8(%x: tensor<2x3xf32>) -> (tensor<2x3xf8E4M3FN>, tensor<2x3xf8E4M3FN>) {
+  %0 = "sg.cast"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf8E4M3FN>
+  %1 = "sg.cast"(%x) {saturate = 0 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf8E4M3FN>
+  return %0, %1 : tensor<2x3xf8E4M3FN>, tensor<2x3xf8E4M3FN>
+}
+
+// -----
+
+// From float8 E5M2: fields as integers, normal values assembled as f32 bits, subnormals
+// scaled, the all-ones exponent as infinity or NaN.
+// CHECK-LABEL: func.func @cast_from_float8
+// CHECK: arith.bitcast %{{.*}} : f8E5M2 to i8
+// CHECK: arith.extui %{{.*}} : i8 to i32
+// CHECK: arith.bitcast %{{.*}} : i32 to f32
+// CHECK: arith.constant 0x7F800000 : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @cast_from_float8(%x: tensor<4xf8E5M2>) -> tensor<4xf16> {
+  %0 = "sg.cast"(%x) : (tensor<4xf8E5M2>) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+// Floats to int4 truncate toward zero and wrap (through i32).
+// CHECK-LABEL: func.func @cast_to_int4
+// CHECK: arith.fptosi %{{.*}} : f32 to i32
+// CHECK: arith.trunci %{{.*}} : i32 to i4
+func.func @cast_to_int4(%x: tensor<5xf32>) -> tensor<5xi4> {
+  %0 = "sg.cast"(%x) : (tensor<5xf32>) -> tensor<5xi4>
+  return %0 : tensor<5xi4>
+}
+
+// -----
+
+// Unsigned max pooling: the sign bit flipped (unsigned order becomes signed order), a signed
+// pool, flipped back.
+// CHECK-LABEL: func.func @max_pool_unsigned
+// CHECK: arith.xori %{{.*}}, %{{.*}} : i8
+// CHECK: -> tensor<1x1x4x4xi8>
+// CHECK: linalg.pooling_nchw_max
+// CHECK: arith.xori
+// CHECK: -> tensor<1x1x2x2xui8>
+func.func @max_pool_unsigned(%x: tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8> {
+  %0 = "sg.max_pool"(%x) {ceil_mode = 0 : i64, dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8>
+  return %0 : tensor<1x1x2x2xui8>
+}
+
+// -----
+
+// Dilated average pooling: a dilated sum pool, divided by the count of taps inside the input.
+// CHECK-LABEL: func.func @average_pool_dilated
+// CHECK: linalg.pooling_nchw_sum {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+// CHECK: arith.divsi
+// CHECK: arith.divf
+func.func @average_pool_dilated(%x: tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32> {
+  %0 = "sg.average_pool"(%x) {ceil_mode = 0 : i64, count_include_pad = 0 : i64, dilations = array<i64: 2, 2>, kernel = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
+  return %0 : tensor<1x1x6x6xf32>
+}

@@ -18,11 +18,13 @@ use melior::StringRef;
 use melior::ir::{BlockLike, Module, RegionLike};
 use strata_ir::StrataContext;
 
-/// How many inputs and outputs the model function takes.
-#[derive(Clone, Copy, Debug)]
+/// How many inputs and outputs the model has; `empty_outputs` (indices) have no elements and
+/// are not arguments of the model function: their pointer slots are ignored.
+#[derive(Clone, Debug)]
 pub struct EntrySignature {
     pub inputs: usize,
     pub outputs: usize,
+    pub empty_outputs: Vec<usize>,
 }
 
 /// Wraps `function` of the LLVM-dialect `module` in `strata_<name>_run`; returns that symbol.
@@ -32,7 +34,7 @@ pub fn add_entry(strata: &StrataContext, module: &Module<'_>, function: &str, na
         .filter(|op| op.name().as_string_ref().as_str() == Ok("llvm.func"))
         .ok_or_else(|| CodegenError::MissingFunction(function.to_owned()))?;
     let arguments = target.region(0).ok().and_then(|r| r.first_block()).map_or(0, |b| b.argument_count());
-    let plain = signature.inputs + signature.outputs;
+    let plain = signature.inputs + signature.outputs - signature.empty_outputs.len();
     let arena = match arguments {
         n if n == plain => false,
         n if n == plain + 1 => true,
@@ -49,6 +51,9 @@ pub fn add_entry(strata: &StrataContext, module: &Module<'_>, function: &str, na
     let mut operands = Vec::new();
     for (list, count, prefix) in [("%inputs", signature.inputs, "i"), ("%outputs", signature.outputs, "o")] {
         for index in 0..count {
+            if prefix == "o" && signature.empty_outputs.contains(&index) {
+                continue;
+            }
             body += &format!("    %{prefix}p{index} = llvm.getelementptr {list}[{index}] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr\n");
             body += &format!("    %{prefix}{index} = llvm.load %{prefix}p{index} : !llvm.ptr -> !llvm.ptr\n");
             operands.push(format!("%{prefix}{index}"));

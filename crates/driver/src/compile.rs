@@ -4,9 +4,9 @@
 //! `strata-opt --pass-pipeline=...` reproduces any step.
 
 use melior::ir::attribute::{ArrayAttribute, IntegerAttribute, StringAttribute, TypeAttribute};
-use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
 use melior::ir::r#type::FunctionType;
-use melior::ir::Module;
+use melior::ir::{attribute::AttributeLike, BlockLike, Module, RegionLike, Value, ValueLike};
 use std::time::{Duration, Instant};
 use strata_frontend::{import, ImportOptions};
 use strata_ir::{PassManager, PassManagerOptions, SourceMap, StrataContext};
@@ -131,10 +131,16 @@ pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOpt
     let mut module = import(strata, bytes, &options.import).map_err(|e| CompileError { message: format!("error: {e}"), unsupported: e.is_unsupported() })?;
     timings.push(("import", start.elapsed()));
     let signature = signature(main_function(&module)?)?;
-    if let Some(empty) = signature.outputs.iter().find(|t| t.shape.contains(&0)) {
-        // MLIR's bare-pointer calling convention rejects zero-sized memrefs at the boundary
-        // (empty inputs are constants: the importer never makes them arguments).
-        return Err(CompileError { message: format!("error: unsupported: output '{}' has no elements ({:?}); empty model outputs are not supported", empty.name, empty.shape), unsupported: true });
+    // MLIR's bare-pointer calling convention rejects zero-sized memrefs at the boundary, and an
+    // empty output carries no data: it leaves @main (the ABI keeps its pointer slot, unused).
+    // Empty inputs are constants: the importer never makes them arguments.
+    let empty_outputs: Vec<usize> = signature.outputs.iter().enumerate().filter(|(_, t)| t.shape.contains(&0)).map(|(i, _)| i).collect();
+    if !empty_outputs.is_empty() {
+        if options.target == Target::Nvptx {
+            let empty = &signature.outputs[empty_outputs[0]];
+            return Err(CompileError { message: format!("error: unsupported: output '{}' has no elements ({:?}); the GPU target has no empty outputs yet", empty.name, empty.shape), unsupported: true });
+        }
+        drop_results(strata.mlir(), main_function(&module)?, &empty_outputs).map_err(|e| CompileError { message: format!("error: {e}"), unsupported: false })?;
     }
     let mut compiled = Compiled { module, signature, entry: None, timings, arena_lower_bound: None };
     let gpu = options.target == Target::Nvptx;
@@ -169,7 +175,8 @@ pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOpt
             compiled.arena_lower_bound = int("strata.arena_lower_bound");
         }
         if stage == Stage::LlvmDialect {
-            let sig = strata_codegen::EntrySignature { inputs: compiled.signature.inputs.len(), outputs: compiled.signature.outputs.len() };
+            let empty_outputs: Vec<usize> = compiled.signature.outputs.iter().enumerate().filter(|(_, t)| t.shape.contains(&0)).map(|(i, _)| i).collect();
+            let sig = strata_codegen::EntrySignature { inputs: compiled.signature.inputs.len(), outputs: compiled.signature.outputs.len(), empty_outputs };
             let entry = strata_codegen::add_entry(strata, &compiled.module, "main", &options.name, sig).map_err(|e| format!("error: {e}"))?;
             strata_codegen::set_host_target(strata.mlir(), &compiled.module).map_err(|e| format!("error: {e}"))?;
             compiled.entry = Some(entry);
@@ -177,6 +184,37 @@ pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOpt
         compiled.timings.push((name, start.elapsed()));
     }
     Ok(compiled)
+}
+
+/// Removes results `drop` from the `func.func` `main` (its return and type), then erases the ops
+/// left without users at the function's top level (sg ops count as side-effecting upstream).
+fn drop_results(context: &melior::Context, main: OperationRef<'_, '_>, drop: &[usize]) -> Result<(), String> {
+    let block = main.region(0).ok().and_then(|r| r.first_block()).ok_or("@main has no body")?;
+    let terminator = block.terminator().ok_or("@main has no terminator")?;
+    let kept: Vec<Value> = terminator.operands().enumerate().filter(|(i, _)| !drop.contains(i)).map(|(_, v)| v).collect();
+    let ty = main.attribute("function_type").ok().and_then(|a| TypeAttribute::try_from(a).ok()).and_then(|a| FunctionType::try_from(a.value()).ok()).ok_or("@main has no function type")?;
+    let inputs: Vec<melior::ir::Type> = (0..ty.input_count()).map(|i| ty.input(i).expect("counted")).collect();
+    let results: Vec<melior::ir::Type> = kept.iter().map(|v| v.r#type()).collect();
+    let new_type = FunctionType::new(context, &inputs, &results);
+    let ret = OperationBuilder::new("func.return", terminator.location()).add_operands(&kept).build().map_err(|e| e.to_string())?;
+    block.insert_operation_before(terminator, ret);
+    // Safety: the old terminator is not used again; erased ops are looked up afresh each round.
+    unsafe {
+        mlir_sys::mlirOperationDestroy(terminator.to_raw());
+        mlir_sys::mlirOperationSetAttributeByName(main.to_raw(), melior::StringRef::new("function_type").to_raw(), TypeAttribute::new(new_type.into()).to_raw());
+        let mut erased = true;
+        while erased {
+            erased = false;
+            let mut op = block.first_operation();
+            while let Some(current) = op {
+                op = current.next_in_block();
+                if current.next_in_block().is_some() && strata_ir::rewrite::erase_if_unused(current) {
+                    erased = true;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The model function `@main` (func or llvm dialect).

@@ -5,7 +5,7 @@ use crate::onnx::{self, tensor_proto::DataType, AttributeProto, ModelProto, Node
 use crate::fold::Folded;
 use crate::shapes;
 use melior::ir::attribute::TypeAttribute;
-use melior::ir::operation::OperationBuilder;
+use melior::ir::operation::{OperationBuilder, OperationMutLike};
 use melior::ir::r#type::{FunctionType, RankedTensorType};
 use melior::ir::{Attribute, Block, BlockLike, Identifier, Location, Module, Region, RegionLike, Type, TypeLike, Value, ValueLike};
 use mlir_sys::{MlirAttribute, MlirValue};
@@ -172,12 +172,53 @@ pub fn import<'c>(strata: &'c StrataContext, bytes: &[u8], options: &ImportOptio
 }
 
 /// The default-domain opsets Strata imports. Versions of the supported ops introduced after
-/// opset 21 (up to 28, onnx 1.23) only widen their element types.
+/// opset 21 (up to 28, onnx 1.23) only widen their element types. An older opset imports when
+/// every op it uses still has its opset-13 definition there ([`opset_13_since`]).
 pub const OPSETS: std::ops::RangeInclusive<i64> = 13..=28;
+
+/// The first opset whose definition of `op` is the one Strata implements for opset 13 (from
+/// `onnx.defs.get_schema(op, 13).since_version`; ops introduced later: their first version).
+/// Dropout is the identity at inference in every version since 7.
+fn opset_13_since(op: &str) -> Option<i64> {
+    Some(match op {
+        "GlobalAveragePool" | "GlobalMaxPool" | "Not" => 1,
+        "HardSigmoid" | "InstanceNormalization" | "LeakyRelu" => 6,
+        "Dropout" => 7,
+        "BatchNormalization" | "ConstantOfShape" | "Where" => 9,
+        "AveragePool" | "Conv" | "ConvTranspose" | "Range" => 11,
+        "MaxPool" => 12,
+        "HardSwish" => 14,
+        "CastLike" => 15,
+        "LayerNormalization" => 17,
+        "Gelu" => 20,
+        op if supported_ops().contains(&op) => 13,
+        _ => return None,
+    })
+}
 
 fn check_opsets(model: &ModelProto, file: &str) -> Result<(), FrontendError> {
     for opset in &model.opset_import {
-        if matches!(opset.domain(), "" | "ai.onnx") && !OPSETS.contains(&opset.version()) {
+        if !matches!(opset.domain(), "" | "ai.onnx") {
+            continue;
+        }
+        let version = opset.version();
+        if (1..*OPSETS.start()).contains(&version) {
+            // Older: every op must still have its opset-13 definition at this opset.
+            let graph = model.graph.as_ref();
+            let old = graph.into_iter().flat_map(|g| g.node.iter()).filter(|n| matches!(n.domain(), "" | "ai.onnx")).find(|n| opset_13_since(n.op_type()).is_some_and(|since| version < since));
+            let Some(node) = old else { continue };
+            return Err(FrontendError::Opset {
+                file: file.to_owned(),
+                message: format!(
+                    "default-domain opset {version}: {} '{}' has an older definition there than the one Strata implements (opset {} and later); convert the model with onnx.version_converter to opset {}",
+                    node.op_type(),
+                    node.name(),
+                    opset_13_since(node.op_type()).unwrap_or(13),
+                    OPSETS.start()
+                ),
+            });
+        }
+        if !OPSETS.contains(&version) {
             return Err(FrontendError::Opset {
                 file: file.to_owned(),
                 message: format!(
@@ -247,6 +288,15 @@ fn element(context: &melior::Context, dtype: DataType) -> Result<Type<'_>, Strin
         DataType::Uint16 => "ui16",
         DataType::Uint8 => "ui8",
         DataType::Bool => "i1",
+        DataType::Int4 => "i4",
+        DataType::Uint4 => "ui4",
+        DataType::Int2 => "i2",
+        DataType::Uint2 => "ui2",
+        DataType::Float8e4m3fn => "f8E4M3FN",
+        DataType::Float8e4m3fnuz => "f8E4M3FNUZ",
+        DataType::Float8e5m2 => "f8E5M2",
+        DataType::Float8e5m2fnuz => "f8E5M2FNUZ",
+        DataType::Float4e2m1 => "f4E2M1FN",
         other => return Err(format!("unsupported: element type {}", other.as_str_name())),
     };
     Ok(Type::parse(context, name).expect("builtin scalar type"))
@@ -281,7 +331,25 @@ pub(crate) fn int(node: &NodeProto, name: &str, default: i64) -> i64 {
 
 /// The element bytes of a tensor stored in the model (raw or typed fields), little-endian and
 /// row-major; external data is read by the importer.
+/// Little-endian element bytes of a tensor's inline data. Sub-byte types (int4, uint4,
+/// float4, int2, uint2), which ONNX packs two or four to a byte (low bits first), come out one
+/// element per byte, zero-extended (how LLVM stores an `i4` or `i2`).
 pub fn inline_bytes(tensor: &TensorProto, dtype: DataType) -> Result<Vec<u8>, String> {
+    let sub_byte = match dtype {
+        DataType::Int4 | DataType::Uint4 | DataType::Float4e2m1 => Some(4),
+        DataType::Int2 | DataType::Uint2 => Some(2),
+        _ => None,
+    };
+    if let Some(bits) = sub_byte {
+        let packed: Vec<u8> = if tensor.raw_data.is_some() { tensor.raw_data().to_vec() } else { tensor.int32_data.iter().map(|&v| v as u8).collect() };
+        let count = tensor.dims.iter().try_fold(1usize, |n, &d| usize::try_from(d).ok().and_then(|d| n.checked_mul(d))).ok_or_else(|| format!("tensor '{}' has invalid dimensions {:?}", tensor.name(), tensor.dims))?;
+        let per_byte = 8 / bits;
+        if packed.len() < count.div_ceil(per_byte) {
+            return Err(format!("tensor '{}' holds {} bytes, too few for {count} {}-bit values", tensor.name(), packed.len(), bits));
+        }
+        let mask = (1u8 << bits) - 1;
+        return Ok((0..count).map(|i| (packed[i / per_byte] >> (bits * (i % per_byte))) & mask).collect());
+    }
     Ok(if tensor.raw_data.is_some() {
         tensor.raw_data().to_vec()
     } else {
@@ -292,7 +360,9 @@ pub fn inline_bytes(tensor: &TensorProto, dtype: DataType) -> Result<Vec<u8>, St
             DataType::Int32 => tensor.int32_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
             DataType::Uint64 => tensor.uint64_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
             DataType::Uint32 => tensor.uint64_data.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect(),
-            DataType::Int8 | DataType::Uint8 | DataType::Bool => tensor.int32_data.iter().map(|&v| v as u8).collect(),
+            DataType::Int8 | DataType::Uint8 | DataType::Bool | DataType::Float8e4m3fn | DataType::Float8e4m3fnuz | DataType::Float8e5m2 | DataType::Float8e5m2fnuz => {
+                tensor.int32_data.iter().map(|&v| v as u8).collect()
+            }
             DataType::Float16 | DataType::Bfloat16 | DataType::Int16 | DataType::Uint16 => {
                 tensor.int32_data.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect()
             }
@@ -708,7 +778,13 @@ impl Importer<'_> {
                 let (shape, _) = self.shape_of(required(node, 0)?)?;
                 let to = self.cast_target(node)?;
                 let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
-                let op = block.append_operation(sg::Cast::build(context, location, x, tensor_type(context, &shape, to)?));
+                let mut cast = sg::Cast::build(context, location, x, tensor_type(context, &shape, to)?);
+                let float8 = matches!(to, DataType::Float8e4m3fn | DataType::Float8e4m3fnuz | DataType::Float8e5m2 | DataType::Float8e5m2fnuz);
+                if float8 && int(node, "saturate", 1) == 0 {
+                    // Out-of-range values become infinity / NaN (a discardable attribute; absent means 1).
+                    cast.set_attribute("saturate", Attribute::parse(context, "0 : i64").expect("an integer attribute"));
+                }
+                let op = block.append_operation(cast);
                 self.define(node, op, shape, to);
             }
             "Gather" => {

@@ -221,11 +221,50 @@ impl Importer<'_> {
                     Some("edge") => 2,
                     Some(other) => return Err(format!("unsupported: pad mode '{other}'")),
                 };
+                // A run-time pad value (constant mode): pad with zeros, then select the value
+                // where a constant mask marks the padding.
+                let runtime_value = operand(node, 2).filter(|name| self.folded(name).is_none()).map(str::to_owned);
                 let value = match operand(node, 2) {
-                    Some(name) => self.folded(name).ok_or_else(|| format!("unsupported: pad value '{name}' computed at run time"))?.scalar("the pad value")?,
-                    None => 0.0,
+                    Some(name) if runtime_value.is_none() => self.folded(name).ok_or_else(|| format!("unsupported: pad value '{name}' computed at run time"))?.scalar("the pad value")?,
+                    _ => 0.0,
                 };
                 let out: Vec<i64> = (0..rank).map(|d| shape[d].saturating_add(pads[d]).saturating_add(pads[d + rank])).collect();
+                if let Some(value_name) = runtime_value {
+                    if mode != 0 {
+                        return Err("the pad value only applies to constant mode".into());
+                    }
+                    let (value_shape, value_type) = self.shape_of(&value_name)?;
+                    if value_type != dtype || value_shape.iter().product::<i64>() != 1 {
+                        return Err(format!("the pad value '{value_name}' must be one {} value, got {} {value_shape:?}", dtype.as_str_name(), value_type.as_str_name()));
+                    }
+                    let count = crate::shapes::numel(&out)? as usize;
+                    let mut mask = vec![0u8; count];
+                    for (flat, m) in mask.iter_mut().enumerate() {
+                        let mut rest = flat as i64;
+                        let mut inside = true;
+                        for d in (0..rank).rev() {
+                            let i = rest % out[d];
+                            rest /= out[d];
+                            inside &= i >= pads[d] && i < pads[d] + shape[d];
+                        }
+                        *m = u8::from(!inside);
+                    }
+                    let padded = block.append_operation(sg::Pad::build(context, location, x, &pads, 0, 0.0, tensor_type(context, &out, dtype)?));
+                    let padded: Value = padded.result(0).expect("one result").into();
+                    let mask_name = format!("{}_padding.{}", crate::import::node_name(node, 0), self.values.len());
+                    self.values.insert(mask_name.clone(), Entry::Constant(Constant { shape: out.clone(), dtype: DataType::Bool, bytes: mask, value: None }));
+                    let mask = unsafe { Value::from_raw(self.use_value(block, &mask_name, location)?) };
+                    let fill = unsafe { Value::from_raw(self.use_value(block, &value_name, location)?) };
+                    let fill = if value_shape.is_empty() {
+                        fill
+                    } else {
+                        let op = block.append_operation(sg::Reshape::build(context, location, fill, tensor_type(context, &[], dtype)?));
+                        op.result(0).expect("one result").into()
+                    };
+                    let op = block.append_operation(sg::Where::build(context, location, mask, fill, padded, tensor_type(context, &out, dtype)?));
+                    self.define(node, op, out, dtype);
+                    return Ok(());
+                }
                 if mode == 1 && (0..rank).any(|d| pads[d] >= shape[d] || pads[d + rank] >= shape[d]) {
                     return Err(format!("reflect pads {pads:?} must be smaller than the dimensions {shape:?}"));
                 }

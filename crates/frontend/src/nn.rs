@@ -132,6 +132,9 @@ impl Importer<'_> {
             return Err(format!("unsupported: BatchNormalization of {} input of rank {}", dtype.as_str_name(), x.len()));
         }
         let channels = x[1] as usize;
+        if names[1..].iter().any(|n| self.folded(n).is_none()) {
+            return self.batch_norm_at_run_time(block, node, &names, &x, dtype, location);
+        }
         let mut params = Vec::new();
         for name in &names[1..] {
             let folded = self.folded(name).ok_or_else(|| format!("unsupported: BatchNormalization parameter '{name}' computed at run time"))?;
@@ -160,6 +163,44 @@ impl Importer<'_> {
         let scaled: Value = block.append_operation(sg::Mul::build(context, location, xv, s, ty)).result(0).expect("one result").into();
         let op = block.append_operation(sg::Add::build(context, location, scaled, t, ty));
         self.define(node, op, x, dtype);
+        Ok(())
+    }
+
+    /// BatchNormalization whose parameters are run-time values: `s = scale / sqrt(var + epsilon)`
+    /// and `t = bias - mean * s` computed by `sg` ops on the [C] vectors, reshaped to
+    /// [C, 1, ..] and applied as `x * s + t`.
+    fn batch_norm_at_run_time(&mut self, block: &Block, node: &NodeProto, names: &[&str], x: &[i64], dtype: DataType, location: Location) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let channels = x[1];
+        let mut params = Vec::new();
+        for name in &names[1..] {
+            let (shape, param_type) = self.shape_of(name)?;
+            if shape != [channels] || param_type != dtype {
+                return Err(format!("parameter '{name}' must be {} [{channels}], got {} {shape:?}", dtype.as_str_name(), param_type.as_str_name()));
+            }
+            params.push(unsafe { Value::from_raw(self.use_value(block, name, location)?) });
+        }
+        let epsilon = attribute(node, "epsilon").map_or(1e-5, |a| a.f());
+        let vector = tensor_type(context, &[channels], dtype)?;
+        fn result<'c, 'a>(op: melior::ir::operation::OperationRef<'c, 'a>) -> Value<'c, 'a> {
+            op.result(0).expect("one result").into()
+        }
+        let eps = unsafe { Value::from_raw(self.scalar(block, &format!("{}_epsilon", node.name()), epsilon, dtype, location)?) };
+        let shifted = result(block.append_operation(sg::Add::build(context, location, params[3], eps, vector)));
+        let root = result(block.append_operation(sg::Sqrt::build(context, location, shifted, vector)));
+        let s = result(block.append_operation(sg::Div::build(context, location, params[0], root, vector)));
+        let ms = result(block.append_operation(sg::Mul::build(context, location, params[2], s, vector)));
+        let t = result(block.append_operation(sg::Sub::build(context, location, params[1], ms, vector)));
+        let mut channel_shape = vec![channels];
+        channel_shape.resize(x.len() - 1, 1);
+        let per_channel = tensor_type(context, &channel_shape, dtype)?;
+        let s = result(block.append_operation(sg::Reshape::build(context, location, s, per_channel)));
+        let t = result(block.append_operation(sg::Reshape::build(context, location, t, per_channel)));
+        let xv = unsafe { Value::from_raw(self.use_value(block, names[0], location)?) };
+        let ty = tensor_type(context, x, dtype)?;
+        let scaled = result(block.append_operation(sg::Mul::build(context, location, xv, s, ty)));
+        let op = block.append_operation(sg::Add::build(context, location, scaled, t, ty));
+        self.define(node, op, x.to_vec(), dtype);
         Ok(())
     }
 

@@ -199,8 +199,25 @@ pub fn unary(b: &mut Body, op: &str, x: &str, elem: &Elem, attr: &dyn Fn(&str) -
 /// Converts scalar `x` from `from` to `to` (ONNX Cast: floats round to nearest, float to
 /// integer truncates toward zero, anything to bool tests "not zero").
 pub fn cast(b: &mut Body, x: &str, from: &Elem, to: &Elem) -> Result<String, String> {
+    cast_saturating(b, x, from, to, true)
+}
+
+/// [`cast`], with ONNX's `saturate` for float8 targets (out-of-range values become the largest
+/// finite value, else infinity or NaN). Small floats (float8, float4) go through f32
+/// ([`crate::minifloat`]); floats to integers narrower than 8 bits truncate toward zero and
+/// wrap, as ONNX's reference does.
+pub fn cast_saturating(b: &mut Body, x: &str, from: &Elem, to: &Elem, saturate: bool) -> Result<String, String> {
     if from == to {
         return Ok(x.to_string());
+    }
+    let f32 = Elem::new("f32");
+    if let Some(format) = crate::minifloat::format(&from.name) {
+        let wide = crate::minifloat::decode(b, x, &format);
+        return cast_saturating(b, &wide, &f32, to, saturate);
+    }
+    if let Some(format) = crate::minifloat::format(&to.name) {
+        let wide = cast_saturating(b, x, from, &f32, saturate)?;
+        return Ok(crate::minifloat::encode(b, &wide, &format, saturate));
     }
     let unsupported = || Err(format!("unsupported: cast from {from} to {to} is not lowered"));
     Ok(match (from.is_float(), from.is_bool(), to.is_float(), to.is_bool()) {
@@ -214,6 +231,10 @@ pub fn cast(b: &mut Body, x: &str, from: &Elem, to: &Elem) -> Result<String, Str
         (true, _, _, true) => {
             let zero = lit(b, 0.0, from);
             b.emit(format_args!("arith.cmpf une, {x}, {zero} : {from}"))
+        }
+        (true, _, false, false) if to.is_int() && to.bits() < 8 => {
+            let wide = b.emit(format_args!("arith.fptosi {x} : {from} to i32"));
+            b.emit(format_args!("arith.trunci {wide} : i32 to {to}"))
         }
         (true, _, false, false) if to.is_int() => {
             let op = if to.unsigned { "arith.fptoui" } else { "arith.fptosi" };

@@ -43,6 +43,9 @@ impl Elem {
         self.name.starts_with('i') && !self.is_bool()
     }
     pub fn bits(&self) -> u32 {
+        if let Some(format) = crate::minifloat::format(&self.name) {
+            return format.bits();
+        }
         match self.name.as_str() {
             "bf16" => 16,
             name => name.trim_start_matches(|c: char| c.is_ascii_alphabetic()).parse().unwrap_or(0),

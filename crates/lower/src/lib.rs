@@ -14,6 +14,7 @@ pub mod elementwise;
 pub mod gpu_map;
 pub mod kernel;
 pub mod layout;
+pub mod minifloat;
 pub mod nn;
 pub mod ops;
 pub mod reduce;

@@ -52,7 +52,12 @@ pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Kernel>, String> {
             elementwise::map(&mut k, 2, &out, |b, a| elementwise::binary(b, op, &a[0], &a[1], &elem))?
         }
         "sg.where" => elementwise::map(&mut k, 3, &out, |b, a| Ok(b.emit(format_args!("arith.select {}, {}, {} : {}", a[0], a[1], a[2], out.elem))))?,
-        "sg.cast" => elementwise::map(&mut k, 1, &out, |b, a| elementwise::cast(b, &a[0], &elem, &out.elem))?,
+        "sg.cast" => {
+            // `saturate = 0` (a discardable attribute; ONNX's default is 1): float8 values out of
+            // range become infinity or NaN instead of the largest finite value.
+            let saturate = integer(op, "saturate").unwrap_or(1) != 0;
+            elementwise::map(&mut k, 1, &out, |b, a| elementwise::cast_saturating(b, &a[0], &elem, &out.elem, saturate))?
+        }
         "sg.neg" | "sg.abs" | "sg.relu" | "sg.reciprocal" | "sg.exp" | "sg.sqrt" | "sg.log" | "sg.erf" | "sg.tanh" | "sg.sigmoid" | "sg.not"
         | "sg.clip" | "sg.leaky_relu" | "sg.hard_sigmoid" | "sg.hard_swish" | "sg.gelu" => {
             let attr = |a: &str| if a == "approximate" { integer(op, a).unwrap_or(0) as f64 } else { real(a) };

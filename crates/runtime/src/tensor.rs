@@ -23,6 +23,17 @@ pub enum DType {
     U32,
     U64,
     Bool,
+    /// Sub-byte integers, one element per byte (the low bits; ONNX packs them in files).
+    I4,
+    U4,
+    I2,
+    U2,
+    /// Small floats, one element per byte (the low bits for float4).
+    F8E4M3FN,
+    F8E4M3FNUZ,
+    F8E5M2,
+    F8E5M2FNUZ,
+    F4E2M1,
 }
 
 impl DType {
@@ -42,6 +53,15 @@ impl DType {
             "ui32" => DType::U32,
             "ui64" => DType::U64,
             "i1" => DType::Bool,
+            "i4" => DType::I4,
+            "ui4" => DType::U4,
+            "i2" => DType::I2,
+            "ui2" => DType::U2,
+            "f8E4M3FN" => DType::F8E4M3FN,
+            "f8E4M3FNUZ" => DType::F8E4M3FNUZ,
+            "f8E5M2" => DType::F8E5M2,
+            "f8E5M2FNUZ" => DType::F8E5M2FNUZ,
+            "f4E2M1FN" => DType::F4E2M1,
             _ => return None,
         })
     }
@@ -55,6 +75,7 @@ impl DType {
     pub fn size(self) -> usize {
         match self {
             DType::I8 | DType::U8 | DType::Bool => 1,
+            DType::I4 | DType::U4 | DType::I2 | DType::U2 | DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ | DType::F4E2M1 => 1,
             DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 2,
             DType::F32 | DType::I32 | DType::U32 => 4,
             DType::F64 | DType::I64 | DType::U64 => 8,
@@ -62,11 +83,34 @@ impl DType {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64 | DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ | DType::F4E2M1)
     }
 }
 
-const ALL: [DType; 13] = [
+/// The value of a small-float code: (exponent bits, mantissa bits, bias, FNUZ, IEEE infinities).
+fn small_float(code: u8, (e, m, bias, fnuz, infinities): (u32, u32, i32, bool, bool)) -> f64 {
+    let code = u32::from(code) & ((1 << (1 + e + m)) - 1);
+    let (sign, exponent, mantissa) = ((code >> (e + m)) & 1, (code >> m) & ((1 << e) - 1), code & ((1 << m) - 1));
+    let all_ones = exponent == (1 << e) - 1;
+    if fnuz && code == 1 << (e + m) {
+        return f64::NAN;
+    }
+    if infinities && all_ones {
+        return if mantissa != 0 { f64::NAN } else if sign == 1 { f64::NEG_INFINITY } else { f64::INFINITY };
+    }
+    // E4M3FN: the all-ones magnitude is NaN (float4 has none).
+    if !fnuz && !infinities && e == 4 && all_ones && mantissa == (1 << m) - 1 {
+        return f64::NAN;
+    }
+    let magnitude = if exponent == 0 {
+        f64::from(mantissa) * 2f64.powi(1 - bias - m as i32)
+    } else {
+        (1.0 + f64::from(mantissa) / f64::from(1 << m)) * 2f64.powi(exponent as i32 - bias)
+    };
+    if sign == 1 { -magnitude } else { magnitude }
+}
+
+const ALL: [DType; 22] = [
     DType::F16,
     DType::BF16,
     DType::F32,
@@ -80,6 +124,15 @@ const ALL: [DType; 13] = [
     DType::U32,
     DType::U64,
     DType::Bool,
+    DType::I4,
+    DType::U4,
+    DType::I2,
+    DType::U2,
+    DType::F8E4M3FN,
+    DType::F8E4M3FNUZ,
+    DType::F8E5M2,
+    DType::F8E5M2FNUZ,
+    DType::F4E2M1,
 ];
 
 impl fmt::Display for DType {
@@ -98,6 +151,15 @@ impl fmt::Display for DType {
             DType::U32 => "uint32",
             DType::U64 => "uint64",
             DType::Bool => "bool",
+            DType::I4 => "int4",
+            DType::U4 => "uint4",
+            DType::I2 => "int2",
+            DType::U2 => "uint2",
+            DType::F8E4M3FN => "float8e4m3fn",
+            DType::F8E4M3FNUZ => "float8e4m3fnuz",
+            DType::F8E5M2 => "float8e5m2",
+            DType::F8E5M2FNUZ => "float8e5m2fnuz",
+            DType::F4E2M1 => "float4e2m1",
         };
         f.write_str(name)
     }
@@ -235,6 +297,16 @@ impl Tensor {
             DType::U32 => read(self, |v: u32| v as f64),
             DType::U64 => read(self, |v: u64| v as f64),
             DType::Bool => self.bytes().iter().map(|&b| f64::from(b != 0)).collect(),
+            // Sub-byte integers: the low bits, sign-extended for the signed ones.
+            DType::I4 => self.bytes().iter().map(|&b| f64::from(((b << 4) as i8) >> 4)).collect(),
+            DType::U4 => self.bytes().iter().map(|&b| f64::from(b & 0xF)).collect(),
+            DType::I2 => self.bytes().iter().map(|&b| f64::from(((b << 6) as i8) >> 6)).collect(),
+            DType::U2 => self.bytes().iter().map(|&b| f64::from(b & 0x3)).collect(),
+            DType::F8E4M3FN => self.bytes().iter().map(|&b| small_float(b, (4, 3, 7, false, false))).collect(),
+            DType::F8E4M3FNUZ => self.bytes().iter().map(|&b| small_float(b, (4, 3, 8, true, false))).collect(),
+            DType::F8E5M2 => self.bytes().iter().map(|&b| small_float(b, (5, 2, 15, false, true))).collect(),
+            DType::F8E5M2FNUZ => self.bytes().iter().map(|&b| small_float(b, (5, 2, 16, true, false))).collect(),
+            DType::F4E2M1 => self.bytes().iter().map(|&b| small_float(b, (2, 1, 1, false, false))).collect(),
         }
     }
 
@@ -296,7 +368,30 @@ impl Tensor {
             DType::U64 => store::<u64>(self, file),
             DType::Bool => store::<bool>(self, file),
             DType::BF16 => return Err(RuntimeError::Npy(format!("{}: NumPy has no bfloat16; cast the output to float32", path.display()))),
+            other => return Err(RuntimeError::Npy(format!("{}: NumPy has no {other}; cast the output to float32 or a whole-byte integer", path.display()))),
         }
         .map_err(error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_floats_decode_to_the_known_values() {
+        let value = |dtype, code: u8| Tensor::from_bytes(dtype, &[1], &[code]).unwrap().to_f64()[0];
+        assert_eq!(value(DType::F8E4M3FN, 0x7E), 448.0);
+        assert!(value(DType::F8E4M3FN, 0xFF).is_nan());
+        assert_eq!(value(DType::F8E4M3FN, 0x01), 2f64.powi(-9));
+        assert_eq!(value(DType::F8E4M3FNUZ, 0x7F), 240.0);
+        assert!(value(DType::F8E4M3FNUZ, 0x80).is_nan());
+        assert_eq!(value(DType::F8E5M2, 0x7B), 57344.0);
+        assert_eq!(value(DType::F8E5M2, 0xFC), f64::NEG_INFINITY);
+        assert_eq!(value(DType::F8E5M2FNUZ, 0x7F), 57344.0);
+        assert_eq!(value(DType::F4E2M1, 0x7), 6.0);
+        assert_eq!(value(DType::F4E2M1, 0xF), -6.0);
+        assert_eq!(value(DType::I4, 0x9), -7.0);
+        assert_eq!(value(DType::U2, 0x3), 3.0);
     }
 }

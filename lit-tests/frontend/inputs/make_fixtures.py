@@ -95,7 +95,7 @@ save(
     "symbolic.onnx",
 )
 
-# An opset outside 13..21.
+# An old opset whose Relu (version 6) is not the opset-13 definition.
 save(
     helper.make_graph(
         [helper.make_node("Relu", ["x"], ["y"], name="relu0")],

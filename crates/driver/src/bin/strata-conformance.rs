@@ -94,6 +94,15 @@ fn to_tensor(proto: &TensorProto) -> Result<Tensor, String> {
         DataType::Uint32 => DType::U32,
         DataType::Uint64 => DType::U64,
         DataType::Bool => DType::Bool,
+        DataType::Int4 => DType::I4,
+        DataType::Uint4 => DType::U4,
+        DataType::Int2 => DType::I2,
+        DataType::Uint2 => DType::U2,
+        DataType::Float8e4m3fn => DType::F8E4M3FN,
+        DataType::Float8e4m3fnuz => DType::F8E4M3FNUZ,
+        DataType::Float8e5m2 => DType::F8E5M2,
+        DataType::Float8e5m2fnuz => DType::F8E5M2FNUZ,
+        DataType::Float4e2m1 => DType::F4E2M1,
         other => return Err(format!("unsupported: test data of type {}", other.as_str_name())),
     };
     let bytes = inline_bytes(proto, data_type)?;
