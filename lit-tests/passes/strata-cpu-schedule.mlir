@@ -30,3 +30,12 @@ func.func @matmuls(%a: tensor<4x32xf32>, %b: tensor<32x64xf32>, %c: tensor<4x64x
   %1 = linalg.matmul ins(%a, %d : tensor<4x32xf32>, tensor<32x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %0, %1 : tensor<4x64xf32>, tensor<4x8xf32>
 }
+
+// A matmul whose rows are a multiple of 8 and columns a multiple of 32 stays a named op,
+// marked for strata-cpu-vectorize (register-tiled and vectorised after bufferization).
+// CHECK-LABEL: func.func @vectorizable
+// CHECK: linalg.matmul {strata.loop_order = "vectorize"}
+func.func @vectorizable(%a: tensor<8x32xf32>, %b: tensor<32x64xf32>, %c: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<8x32xf32>, tensor<32x64xf32>) outs(%c : tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}

@@ -63,8 +63,8 @@ pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 /// The memref stage: the host loop schedule (unless `schedule` is off), bufferization, then
 /// every intermediate planned into one arena.
 pub fn memref_pipeline(strategy: &str, schedule: bool) -> String {
-    let schedule = if schedule { "strata-cpu-schedule," } else { "" };
-    format!("builtin.module({schedule}strata-bufferize,func.func(memref-copy-to-linalg,plan-arena{{strategy={strategy}}}),canonicalize)")
+    let (schedule, vectorize) = if schedule { ("strata-cpu-schedule,", "strata-cpu-vectorize,") } else { ("", "") };
+    format!("builtin.module({schedule}strata-bufferize,func.func(memref-copy-to-linalg,plan-arena{{strategy={strategy}}}),{vectorize}canonicalize)")
 }
 
 /// Why compilation stopped.

@@ -36,8 +36,8 @@ finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
 pub const HOST_TO_LLVM: NamedPipeline = NamedPipeline {
     name: "strata-host-to-llvm",
     summary: "Lower linalg/memref/math on buffers to the LLVM dialect with bare-pointer function arguments",
-    passes: "func.func(convert-linalg-to-loops),expand-strided-metadata,lower-affine,convert-scf-to-cf,\
-convert-math-to-funcs,convert-math-to-llvm,convert-math-to-libm,finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},\
+    passes: "func.func(convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops),expand-strided-metadata,lower-affine,convert-scf-to-cf,\
+convert-vector-to-llvm,convert-math-to-funcs,convert-math-to-llvm,convert-math-to-libm,finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},\
 convert-to-llvm,reconcile-unrealized-casts",
 };
 

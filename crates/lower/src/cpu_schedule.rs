@@ -11,6 +11,7 @@
 use crate::ops::tensor_type;
 use melior::ir::attribute::{AttributeLike, StringAttribute};
 use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::r#type::ShapedTypeLike;
 use melior::ir::ValueLike;
 use melior::StringRef;
 use strata_ir::rewrite::collect;
@@ -56,39 +57,133 @@ struct CpuSchedule;
 impl Pass for CpuSchedule {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let strata = cx.strata();
-        let mark = StringAttribute::new(strata.mlir(), "reduction_outer");
-        for raw in collect(module, |op| reduction_outer(op)) {
-            unsafe { mlir_sys::mlirOperationSetDiscardableAttributeByName(raw, StringRef::new("strata.loop_order").to_raw(), mark.to_raw()) };
-        }
-        // Wrapped, so that the script's own (attributed) module is an op that can move.
-        let script = match strata.parse(&format!("module {{\n{SCHEDULE}\n}}"), "schedules/cpu-loop-order.mlir") {
-            Ok(script) => script,
-            Err(error) => {
-                cx.emit_op_error(module, format!("internal error: the schedule does not parse: {error}"));
-                return Err(PassFailed);
+        for (value, select) in [("vectorize", vectorizable as fn(OperationRef<'_, '_>) -> bool), ("reduction_outer", |op| !vectorizable(op) && reduction_outer(op))] {
+            let mark = StringAttribute::new(strata.mlir(), value);
+            for raw in collect(module, select) {
+                unsafe { mlir_sys::mlirOperationSetDiscardableAttributeByName(raw, StringRef::new("strata.loop_order").to_raw(), mark.to_raw()) };
             }
-        };
-        let Some(schedule) = script.body().first_operation() else {
-            cx.emit_op_error(module, "internal error: the schedule is empty");
+        }
+        apply_script(module, cx, SCHEDULE, "schedules/cpu-loop-order.mlir", "the host schedule")
+    }
+}
+
+/// Whether `op` is a matmul the vectorising schedule handles: static f32, rows a multiple of
+/// 8 and columns a multiple of 32 (the register block; no partial blocks).
+pub fn vectorizable(op: OperationRef<'_, '_>) -> bool {
+    if strata_ir::ods::op_name(op) != "linalg.matmul" {
+        return false;
+    }
+    let out = op.operand(2).ok().and_then(|v| tensor_type(v.r#type()).ok());
+    out.is_some_and(|t| t.elem.name == "f32" && t.shape.len() == 2 && t.shape[0] > 0 && t.shape[0] % 8 == 0 && t.shape[1] > 0 && t.shape[1] % 32 == 0)
+}
+
+/// Appends `text` (a `transform.with_named_sequence` module) to `module`, runs MLIR's
+/// transform interpreter on `module`, and removes the script again.
+fn apply_script(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, text: &str, file: &str, what: &str) -> Result<(), PassFailed> {
+    let strata = cx.strata();
+    // Wrapped, so that the script's own (attributed) module is an op that can move.
+    let script = match strata.parse(&format!("module {{\n{text}\n}}"), file) {
+        Ok(script) => script,
+        Err(error) => {
+            cx.emit_op_error(module, format!("internal error: {file} does not parse: {error}"));
             return Err(PassFailed);
-        };
-        let body = unsafe { mlir_sys::mlirRegionGetFirstBlock(mlir_sys::mlirOperationGetRegion(module.to_raw(), 0)) };
-        let schedule = schedule.to_raw();
-        // Safety: the schedule op moves from `script` into the payload module and is erased
-        // from there below; `script` is dropped empty.
-        unsafe {
-            mlir_sys::mlirOperationRemoveFromParent(schedule);
-            mlir_sys::mlirBlockAppendOwnedOperation(body, schedule);
         }
-        let pm = MlirPassManager::new(strata.mlir());
-        let parsed = melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), "builtin.module(transform-interpreter)");
-        let outcome = parsed.is_ok() && unsafe { mlir_sys::mlirPassManagerRunOnOp(pm.to_raw(), module.to_raw()) }.value != 0;
-        unsafe { mlir_sys::mlirOperationDestroy(schedule) };
-        if outcome {
-            Ok(())
-        } else {
-            cx.emit_op_error(module, "the host schedule failed to apply (see the diagnostics above)");
-            Err(PassFailed)
+    };
+    let Some(schedule) = script.body().first_operation() else {
+        cx.emit_op_error(module, format!("internal error: {file} is empty"));
+        return Err(PassFailed);
+    };
+    let body = unsafe { mlir_sys::mlirRegionGetFirstBlock(mlir_sys::mlirOperationGetRegion(module.to_raw(), 0)) };
+    let schedule = schedule.to_raw();
+    // Safety: the schedule op moves from `script` into the payload module and is erased
+    // from there below; `script` is dropped empty.
+    unsafe {
+        mlir_sys::mlirOperationRemoveFromParent(schedule);
+        mlir_sys::mlirBlockAppendOwnedOperation(body, schedule);
+    }
+    let pm = MlirPassManager::new(strata.mlir());
+    let parsed = melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), "builtin.module(transform-interpreter)");
+    let outcome = parsed.is_ok() && unsafe { mlir_sys::mlirPassManagerRunOnOp(pm.to_raw(), module.to_raw()) }.value != 0;
+    unsafe { mlir_sys::mlirOperationDestroy(schedule) };
+    if outcome {
+        Ok(())
+    } else {
+        cx.emit_op_error(module, format!("{what} failed to apply (see the diagnostics above)"));
+        Err(PassFailed)
+    }
+}
+
+/// The vectorising script (memref level).
+pub const VECTORIZE: &str = include_str!("../schedules/cpu-vectorize.mlir");
+
+pub static VECTORIZE_INFO: PassInfo = PassInfo {
+    name: "strata-cpu-vectorize",
+    summary: "Tile and vectorise the matmuls strata-cpu-schedule marked (a transform-dialect script on buffers)",
+    anchor: "builtin.module",
+    options: &[],
+    statistics: &[],
+};
+
+pub fn create_vectorize(_: &PassOptions) -> Box<dyn Pass> {
+    Box::new(CpuVectorize)
+}
+
+struct CpuVectorize;
+
+/// Cache tile sizes for an `m x n x k` matmul: the whole dimension up to 64 / 128 / 256, else
+/// the largest of those and their halves that divides it (`m` is a multiple of 8 and `n` of 32
+/// when marked), so every tile is whole and vectorises with static shapes.
+pub fn cache_tiles(m: i64, n: i64, k: i64) -> [i64; 3] {
+    let pick = |extent: i64, largest: i64| if extent <= largest { extent } else { (0..).map(|s| largest >> s).find(|&t| t <= 1 || extent % t == 0).unwrap_or(1) };
+    [pick(m, 64), pick(n, 128), pick(k, 256)]
+}
+
+impl Pass for CpuVectorize {
+    fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        let marked = collect(module, |op| op.attribute("strata.loop_order").ok().and_then(|a| StringAttribute::try_from(a).ok()).is_some_and(|s| s.value() == "vectorize"));
+        // One tiling per distinct size, matched by a `strata.cache_tiles` mark.
+        let mut sizes: Vec<[i64; 3]> = Vec::new();
+        for &raw in &marked {
+            let op = unsafe { OperationRef::from_raw(raw) };
+            let dims = |i: usize| op.operand(i).ok().and_then(|v| melior::ir::r#type::MemRefType::try_from(v.r#type()).ok()).map(|t| (0..t.rank()).map(|d| t.dim_size(d).ok().and_then(|s| if let melior::ir::r#type::DimSize::Static(n) = s { Some(n as i64) } else { None })).collect::<Option<Vec<i64>>>());
+            let (Some(Some(a)), Some(Some(c))) = (dims(0), dims(2)) else {
+                cx.emit_op_error(op, "internal error: a matmul marked for vectorisation lacks static memref operands");
+                return Err(PassFailed);
+            };
+            let tiles = cache_tiles(c[0], c[1], a[1]);
+            if !sizes.contains(&tiles) {
+                sizes.push(tiles);
+            }
+            let mark = StringAttribute::new(cx.strata().mlir(), &format!("{}x{}x{}", tiles[0], tiles[1], tiles[2]));
+            unsafe { mlir_sys::mlirOperationSetDiscardableAttributeByName(raw, StringRef::new("strata.cache_tiles").to_raw(), mark.to_raw()) };
         }
+        if sizes.is_empty() {
+            return Ok(());
+        }
+        let mut tiling = String::new();
+        for (i, [m, n, k]) in sizes.iter().enumerate() {
+            tiling += &format!(
+                "    %mm{i} = transform.structured.match ops{{[\"linalg.matmul\"]}} attributes{{strata.cache_tiles = \"{m}x{n}x{k}\"}} in %root : (!transform.any_op) -> !transform.any_op\n\
+    %c{i}, %cl{i}:3 = transform.structured.tile_using_for %mm{i} tile_sizes [{m}, {n}, {k}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n\
+    %r{i}, %rl{i}:3 = transform.structured.tile_using_for %c{i} tile_sizes [8, 32, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n\
+    transform.structured.vectorize %r{i} : !transform.any_op\n"
+            );
+        }
+        let script = VECTORIZE.replace("    // TILES\n", &tiling);
+        apply_script(module, cx, &script, "schedules/cpu-vectorize.mlir", "the vectorising schedule")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cache_tiles;
+
+    #[test]
+    fn cache_tiles_divide_the_shape() {
+        assert_eq!(cache_tiles(128, 512, 128), [64, 128, 128]);
+        assert_eq!(cache_tiles(16, 64, 48), [16, 64, 48]);
+        assert_eq!(cache_tiles(72, 160, 384), [8, 32, 128]);
+        assert_eq!(cache_tiles(8, 96, 7), [8, 96, 7]);
+        assert_eq!(cache_tiles(24, 32, 1024), [24, 32, 256]);
     }
 }

@@ -25,5 +25,6 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&sg_to_linalg::INFO, sg_to_linalg::create);
     registry.register(&copy_to_linalg::INFO, copy_to_linalg::create);
     registry.register(&cpu_schedule::INFO, cpu_schedule::create);
+    registry.register(&cpu_schedule::VECTORIZE_INFO, cpu_schedule::create_vectorize);
     registry.register(&gpu_map::INFO, gpu_map::create);
 }
