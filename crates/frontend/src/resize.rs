@@ -59,6 +59,13 @@ pub(crate) struct AxisPlan {
     pub(crate) outside: Vec<bool>,
 }
 
+impl AxisPlan {
+    /// Nearest mode: per output position, the one source index of weight 1.
+    pub(crate) fn nearest(&self) -> Vec<i64> {
+        self.indices.iter().zip(&self.weights).map(|(i, w)| if w[0] >= w[1] { i[0] } else { i[1] }).collect()
+    }
+}
+
 /// The weights of the kernel for a fractional position `ratio` in (0, 1] ("1" for an exact
 /// input position: ONNX prefers the left neighbour) at a resize `scale`.
 fn coefficients(kernel: Kernel, ratio: f64, scale: f64) -> Vec<f64> {
@@ -422,12 +429,7 @@ impl Importer<'_> {
             resized[a] = out[a];
             if !interpolating && !any_outside {
                 // One gather: the neighbour with weight 1.
-                let chosen: Vec<i64> = plan
-                    .indices
-                    .iter()
-                    .zip(&plan.weights)
-                    .map(|(i, w)| if w[0] >= w[1] { i[0] } else { i[1] })
-                    .collect();
+                let chosen = plan.nearest();
                 let indices = constant(
                     "indices",
                     vec![out[a]],
@@ -578,13 +580,7 @@ mod tests {
             (0.0, 1.0),
             false,
         );
-        let chosen: Vec<i64> = plan
-            .indices
-            .iter()
-            .zip(&plan.weights)
-            .map(|(i, w)| if w[0] >= w[1] { i[0] } else { i[1] })
-            .collect();
-        assert_eq!(chosen, [0, 0, 1, 1]);
+        assert_eq!(plan.nearest(), [0, 0, 1, 1]);
     }
 
     #[test]
