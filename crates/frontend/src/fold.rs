@@ -60,6 +60,8 @@ impl Folded {
         Ok(match self.dtype {
             DataType::Float => chunks.map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")) as f64).collect(),
             DataType::Double => chunks.map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes"))).collect(),
+            DataType::Float16 => chunks.map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f64()).collect(),
+            DataType::Bfloat16 => chunks.map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f64()).collect(),
             _ => self.ints()?.into_iter().map(|v| v as f64).collect(),
         })
     }
@@ -158,6 +160,8 @@ pub fn cast(input: &Folded, to: DataType) -> Result<Folded, String> {
         DataType::Int32 => input.floats()?.into_iter().flat_map(|v| (v as i32).to_le_bytes()).collect(),
         DataType::Float => input.floats()?.into_iter().flat_map(|v| (v as f32).to_le_bytes()).collect(),
         DataType::Double => input.floats()?.into_iter().flat_map(|v| v.to_le_bytes()).collect(),
+        DataType::Float16 => input.floats()?.into_iter().flat_map(|v| half::f16::from_f64(v).to_le_bytes()).collect(),
+        DataType::Bfloat16 => input.floats()?.into_iter().flat_map(|v| half::bf16::from_f64(v).to_le_bytes()).collect(),
         DataType::Bool => input.floats()?.into_iter().map(|v| u8::from(v != 0.0)).collect(),
         other => return Err(format!("unsupported: folding a Cast to {}", other.as_str_name())),
     };
