@@ -134,13 +134,13 @@ pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOpt
     // MLIR's bare-pointer calling convention rejects zero-sized memrefs at the boundary, and an
     // empty output carries no data: it leaves @main (the ABI keeps its pointer slot, unused).
     // Empty inputs are constants: the importer never makes them arguments.
-    let empty_outputs: Vec<usize> = signature.outputs.iter().enumerate().filter(|(_, t)| t.shape.contains(&0)).map(|(i, _)| i).collect();
-    if !empty_outputs.is_empty() {
+    let empty = empty_outputs(&signature);
+    if !empty.is_empty() {
         if options.target == Target::Nvptx {
-            let empty = &signature.outputs[empty_outputs[0]];
-            return Err(CompileError { message: format!("error: unsupported: output '{}' has no elements ({:?}); the GPU target has no empty outputs yet", empty.name, empty.shape), unsupported: true });
+            let output = &signature.outputs[empty[0]];
+            return Err(CompileError { message: format!("error: unsupported: output '{}' has no elements ({:?}); the GPU target has no empty outputs yet", output.name, output.shape), unsupported: true });
         }
-        drop_results(strata.mlir(), main_function(&module)?, &empty_outputs).map_err(|e| CompileError { message: format!("error: {e}"), unsupported: false })?;
+        drop_results(strata.mlir(), main_function(&module)?, &empty).map_err(|e| CompileError { message: format!("error: {e}"), unsupported: false })?;
     }
     let mut compiled = Compiled { module, signature, entry: None, timings, arena_lower_bound: None };
     let gpu = options.target == Target::Nvptx;
@@ -175,8 +175,7 @@ pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOpt
             compiled.arena_lower_bound = int("strata.arena_lower_bound");
         }
         if stage == Stage::LlvmDialect {
-            let empty_outputs: Vec<usize> = compiled.signature.outputs.iter().enumerate().filter(|(_, t)| t.shape.contains(&0)).map(|(i, _)| i).collect();
-            let sig = strata_codegen::EntrySignature { inputs: compiled.signature.inputs.len(), outputs: compiled.signature.outputs.len(), empty_outputs };
+            let sig = strata_codegen::EntrySignature { inputs: compiled.signature.inputs.len(), outputs: compiled.signature.outputs.len(), empty_outputs: empty.clone() };
             let entry = strata_codegen::add_entry(strata, &compiled.module, "main", &options.name, sig).map_err(|e| format!("error: {e}"))?;
             strata_codegen::set_host_target(strata.mlir(), &compiled.module).map_err(|e| format!("error: {e}"))?;
             compiled.entry = Some(entry);
@@ -184,6 +183,11 @@ pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOpt
         compiled.timings.push((name, start.elapsed()));
     }
     Ok(compiled)
+}
+
+/// The indices of the outputs with no elements (they are not results of the compiled `@main`).
+fn empty_outputs(signature: &Signature) -> Vec<usize> {
+    signature.outputs.iter().enumerate().filter(|(_, t)| t.shape.contains(&0)).map(|(i, _)| i).collect()
 }
 
 /// Removes results `drop` from the `func.func` `main` (its return and type), then erases the ops

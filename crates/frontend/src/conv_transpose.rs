@@ -14,7 +14,7 @@
 //! the faster form and a later step.
 
 use crate::import::{
-    attribute, int, ints, node_name, operand, required, tensor_type, Constant, Entry, Importer,
+    attribute, int, ints, node_name, operand, required, tensor_type, Entry, Importer,
 };
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use crate::shapes;
@@ -232,17 +232,8 @@ impl Importer<'_> {
             Some(folded) => {
                 let width = folded.bytes.len() / shapes::numel(&w)?.max(1) as usize;
                 let bytes = rearranged_kernel(&folded.bytes, &w, group, width);
-                let name = format!("{base}_kernel.{}", self.values.len());
-                self.values.insert(
-                    name.clone(),
-                    Entry::Constant(Constant {
-                        shape: w2_shape.clone(),
-                        dtype,
-                        bytes,
-                        value: None,
-                    }),
-                );
-                unsafe { Value::from_raw(self.use_value(block, &name, location)?) }
+                let kernel = self.new_constant(block, &format!("{base}_kernel"), w2_shape.clone(), dtype, bytes, location)?;
+                unsafe { Value::from_raw(kernel) }
             }
             None => {
                 let mut v = unsafe { Value::from_raw(self.use_value(block, &w_name, location)?) };
@@ -267,18 +258,8 @@ impl Importer<'_> {
                             .rev()
                             .flat_map(|i: i64| i.to_le_bytes())
                             .collect();
-                        let name = format!("{base}_flip{axis}.{}", self.values.len());
-                        self.values.insert(
-                            name.clone(),
-                            Entry::Constant(Constant {
-                                shape: vec![extent],
-                                dtype: DataType::Int64,
-                                bytes: reversed,
-                                value: None,
-                            }),
-                        );
-                        let indices =
-                            unsafe { Value::from_raw(self.use_value(block, &name, location)?) };
+                        let flip = self.new_constant(block, &format!("{base}_flip{axis}"), vec![extent], DataType::Int64, reversed, location)?;
+                        let indices = unsafe { Value::from_raw(flip) };
                         v = append1(
                             block,
                             sg::Gather::build(

@@ -599,6 +599,14 @@ impl Importer<'_> {
         }
     }
 
+    /// A new constant named `label.<n>` (unique) from little-endian element `bytes`, as an SSA
+    /// value (the constants an operator's decomposition computes at import).
+    pub(crate) fn new_constant(&mut self, block: &Block, label: &str, shape: Vec<i64>, dtype: DataType, bytes: Vec<u8>, location: Location) -> Result<MlirValue, String> {
+        let name = format!("{label}.{}", self.values.len());
+        self.values.insert(name.clone(), Entry::Constant(Constant { shape, dtype, bytes, value: None }));
+        self.use_value(block, &name, location)
+    }
+
     pub(crate) fn define(&mut self, node: &NodeProto, op: melior::ir::operation::OperationRef<'_, '_>, shape: Vec<i64>, dtype: DataType) {
         let value: Value = op.result(0).expect("one result").into();
         self.values.insert(node.output[0].clone(), Entry::Value { value: value.to_raw(), shape, dtype });

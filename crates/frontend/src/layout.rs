@@ -251,9 +251,8 @@ impl Importer<'_> {
                     }
                     let padded = block.append_operation(sg::Pad::build(context, location, x, &pads, 0, 0.0, tensor_type(context, &out, dtype)?));
                     let padded: Value = padded.result(0).expect("one result").into();
-                    let mask_name = format!("{}_padding.{}", crate::import::node_name(node, 0), self.values.len());
-                    self.values.insert(mask_name.clone(), Entry::Constant(Constant { shape: out.clone(), dtype: DataType::Bool, bytes: mask, value: None }));
-                    let mask = unsafe { Value::from_raw(self.use_value(block, &mask_name, location)?) };
+                    let label = format!("{}_padding", crate::import::node_name(node, 0));
+                    let mask = unsafe { Value::from_raw(self.new_constant(block, &label, out.clone(), DataType::Bool, mask, location)?) };
                     let fill = unsafe { Value::from_raw(self.use_value(block, &value_name, location)?) };
                     let fill = if value_shape.is_empty() {
                         fill

@@ -1,7 +1,7 @@
 //! The neural-network operators of the importer: convolution, pooling, batch
 //! normalisation (folded into a per-channel multiply-add) and Gemm (decomposed).
 
-use crate::import::{attribute, int, ints, node_name, operand, required, tensor_type, Constant, Entry, Importer};
+use crate::import::{attribute, int, ints, node_name, operand, required, tensor_type, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use crate::shapes;
 use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
@@ -151,10 +151,8 @@ impl Importer<'_> {
         channel_shape.resize(x.len() - 1, 1);
         let base = node_name(node, 0);
         let constant = |label: &str, values: &[f32], this: &mut Self| {
-            let name = format!("{base}_{label}.{}", this.values.len());
             let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-            this.values.insert(name.clone(), Entry::Constant(Constant { shape: channel_shape.clone(), dtype, bytes, value: None }));
-            this.use_value(block, &name, location)
+            this.new_constant(block, &format!("{base}_{label}"), channel_shape.clone(), dtype, bytes, location)
         };
         let s = unsafe { Value::from_raw(constant("scale", &scale, self)?) };
         let t = unsafe { Value::from_raw(constant("shift", &shift, self)?) };
@@ -298,9 +296,7 @@ impl Importer<'_> {
             DataType::Double => (value as f64).to_le_bytes().to_vec(),
             other => return Err(format!("unsupported: scaling a {} tensor by a float attribute", other.as_str_name())),
         };
-        let name = format!("{label}.{}", self.values.len());
-        self.values.insert(name.clone(), Entry::Constant(Constant { shape: Vec::new(), dtype, bytes, value: None }));
-        self.use_value(block, &name, location)
+        self.new_constant(block, label, Vec::new(), dtype, bytes, location)
     }
 
     pub(crate) fn conv(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {

@@ -11,7 +11,7 @@
 //! value. The tables follow ONNX's reference implementation (`onnx/reference/ops/op_resize.py`).
 
 use crate::import::{
-    attribute, int, node_name, operand, required, tensor_type, Constant, Entry, Importer,
+    attribute, int, node_name, operand, required, tensor_type, Entry, Importer,
 };
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
@@ -407,23 +407,9 @@ impl Importer<'_> {
             );
             let any_outside = plan.outside.iter().any(|&o| o);
             let trailing = rank - a - 1;
-            let constant = |label: &str,
-                            shape: Vec<i64>,
-                            dtype: DataType,
-                            bytes: Vec<u8>,
-                            this: &mut Self|
-             -> Result<Value, String> {
-                let name = format!("{base}_{label}{a}.{}", this.values.len());
-                this.values.insert(
-                    name.clone(),
-                    Entry::Constant(Constant {
-                        shape,
-                        dtype,
-                        bytes,
-                        value: None,
-                    }),
-                );
-                Ok(unsafe { Value::from_raw(this.use_value(block, &name, location)?) })
+            let constant = |label: &str, shape: Vec<i64>, dtype: DataType, bytes: Vec<u8>, this: &mut Self| -> Result<Value, String> {
+                let value = this.new_constant(block, &format!("{base}_{label}{a}"), shape, dtype, bytes, location)?;
+                Ok(unsafe { Value::from_raw(value) })
             };
             let mut resized = current.clone();
             resized[a] = out[a];

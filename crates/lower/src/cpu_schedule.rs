@@ -11,7 +11,6 @@
 use crate::ops::tensor_type;
 use melior::ir::attribute::{AttributeLike, StringAttribute};
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::r#type::ShapedTypeLike;
 use melior::ir::ValueLike;
 use melior::StringRef;
 use strata_ir::rewrite::collect;
@@ -145,8 +144,8 @@ impl Pass for CpuVectorize {
         let mut sizes: Vec<[i64; 3]> = Vec::new();
         for &raw in &marked {
             let op = unsafe { OperationRef::from_raw(raw) };
-            let dims = |i: usize| op.operand(i).ok().and_then(|v| melior::ir::r#type::MemRefType::try_from(v.r#type()).ok()).map(|t| (0..t.rank()).map(|d| t.dim_size(d).ok().and_then(|s| if let melior::ir::r#type::DimSize::Static(n) = s { Some(n as i64) } else { None })).collect::<Option<Vec<i64>>>());
-            let (Some(Some(a)), Some(Some(c))) = (dims(0), dims(2)) else {
+            let dims = |i: usize| op.operand(i).ok().and_then(|v| crate::ops::static_shape(v.r#type()).ok());
+            let (Some(a), Some(c)) = (dims(0), dims(2)) else {
                 cx.emit_op_error(op, "internal error: a matmul marked for vectorisation lacks static memref operands");
                 return Err(PassFailed);
             };

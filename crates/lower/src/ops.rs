@@ -5,20 +5,32 @@ use crate::kernel::{Elem, Kernel, TensorTy};
 use crate::reduce::Reduction;
 use crate::{layout, nn, reduce};
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::r#type::{DimSize, RankedTensorType, ShapedTypeLike};
+use melior::ir::r#type::{DimSize, MemRefType, RankedTensorType, ShapedTypeLike};
 use melior::ir::{Type, ValueLike};
 use strata_ir::ods::{float, i64_array, integer, op_name};
 
 /// The tensor type of a value, or why it cannot be lowered.
 pub fn tensor_type(ty: Type<'_>) -> Result<TensorTy, String> {
     let tensor = RankedTensorType::try_from(ty).map_err(|_| format!("expected a ranked tensor, got {ty}"))?;
-    let shape = (0..tensor.rank())
-        .map(|i| match tensor.dim_size(i) {
+    Ok(TensorTy::new(static_dims(&tensor, ty)?, Elem::new(tensor.element().to_string())))
+}
+
+/// The static shape of a ranked tensor or memref type, or why it has none.
+pub fn static_shape(ty: Type<'_>) -> Result<Vec<i64>, String> {
+    if let Ok(tensor) = RankedTensorType::try_from(ty) {
+        return static_dims(&tensor, ty);
+    }
+    let memref = MemRefType::try_from(ty).map_err(|_| format!("expected a ranked tensor or memref, got {ty}"))?;
+    static_dims(&memref, ty)
+}
+
+fn static_dims<'c>(shaped: &impl ShapedTypeLike<'c>, ty: Type<'_>) -> Result<Vec<i64>, String> {
+    (0..shaped.rank())
+        .map(|i| match shaped.dim_size(i) {
             Ok(DimSize::Static(n)) => Ok(n as i64),
             _ => Err(format!("dimension {i} of {ty} is not static")),
         })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(TensorTy::new(shape, Elem::new(tensor.element().to_string())))
+        .collect()
 }
 
 /// The lowered kernel of `op` as function text named `name`, or `None` when `op` is not an
