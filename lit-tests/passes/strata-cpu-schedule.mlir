@@ -1,22 +1,23 @@
 // strata-cpu-schedule interchanges the loops of the ops whose shapes favour reductions
 // outside (marked strata.loop_order = "reduction_outer", which generalize drops) with the transform script in
 // crates/lower/schedules; the others keep MLIR's order, and the script leaves no trace.
-// RUN: strata-opt %s -p 'builtin.module(strata-cpu-schedule)' | FileCheck %s
+// RUN: strata-opt %s -p 'builtin.module(strata-cpu-schedule{vector-lanes=16})' | FileCheck %s
 
 // CHECK-LABEL: func.func @convs
 // Depthwise: (n, c, kh, kw, oh, ow).
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction", "parallel", "parallel"]
-// A 1x1 convolution over 16 channels keeps its dot product innermost (a named op).
+// Convolutions with filter counts that no vector register divides keep the loop order:
+// a 1x1 convolution over 16 channels keeps its dot product innermost (a named op).
 // CHECK: linalg.conv_2d_nchw_fchw
 // CHECK-NOT: strata.loop_order
 // A 3x3 convolution over 16 channels (144 per output): (n, f, c, kh, kw, oh, ow).
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction", "parallel", "parallel"]
-func.func @convs(%x: tensor<1x16x10x10xf32>, %dw: tensor<16x3x3xf32>, %pw: tensor<8x16x1x1xf32>, %w: tensor<8x16x3x3xf32>,
-                 %a: tensor<1x16x8x8xf32>, %b: tensor<1x8x10x10xf32>, %c: tensor<1x8x8x8xf32>) -> (tensor<1x16x8x8xf32>, tensor<1x8x10x10xf32>, tensor<1x8x8x8xf32>) {
+func.func @convs(%x: tensor<1x16x10x10xf32>, %dw: tensor<16x3x3xf32>, %pw: tensor<6x16x1x1xf32>, %w: tensor<6x16x3x3xf32>,
+                 %a: tensor<1x16x8x8xf32>, %b: tensor<1x6x10x10xf32>, %c: tensor<1x6x8x8xf32>) -> (tensor<1x16x8x8xf32>, tensor<1x6x10x10xf32>, tensor<1x6x8x8xf32>) {
   %0 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %dw : tensor<1x16x10x10xf32>, tensor<16x3x3xf32>) outs(%a : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
-  %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %pw : tensor<1x16x10x10xf32>, tensor<8x16x1x1xf32>) outs(%b : tensor<1x8x10x10xf32>) -> tensor<1x8x10x10xf32>
-  %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x16x10x10xf32>, tensor<8x16x3x3xf32>) outs(%c : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
-  return %0, %1, %2 : tensor<1x16x8x8xf32>, tensor<1x8x10x10xf32>, tensor<1x8x8x8xf32>
+  %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %pw : tensor<1x16x10x10xf32>, tensor<6x16x1x1xf32>) outs(%b : tensor<1x6x10x10xf32>) -> tensor<1x6x10x10xf32>
+  %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x16x10x10xf32>, tensor<6x16x3x3xf32>) outs(%c : tensor<1x6x8x8xf32>) -> tensor<1x6x8x8xf32>
+  return %0, %1, %2 : tensor<1x16x8x8xf32>, tensor<1x6x10x10xf32>, tensor<1x6x8x8xf32>
 }
 
 // CHECK-LABEL: func.func @matmuls
@@ -38,4 +39,61 @@ func.func @matmuls(%a: tensor<4x32xf32>, %b: tensor<32x64xf32>, %c: tensor<4x64x
 func.func @vectorizable(%a: tensor<8x32xf32>, %b: tensor<32x64xf32>, %c: tensor<8x64xf32>) -> tensor<8x64xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<8x32xf32>, tensor<32x64xf32>) outs(%c : tensor<8x64xf32>) -> tensor<8x64xf32>
   return %0 : tensor<8x64xf32>
+}
+
+// A convolution whose filter count divides into vector registers is register-blocked
+// (crates/lower/src/conv_lanes.rs): its constant filter is transposed at compile time to
+// C x KH x KW x F (a new weight), the padding becomes a fill and an insert (so tiling does not
+// pull it into the loops), and the tiles hold 8 output positions x 32 filters (AVX-512: 16
+// registers of accumulators) seeded by the bias, which is fused into the tile. The reduction
+// steps one (c, kh, kw) at a time with the accumulator in registers: one broadcast input
+// vector, one filter vector, a fused multiply-add.
+// CHECK-LABEL: func.func @blocked
+// CHECK-DAG: %[[W:.*]] = arith.constant dense_resource<conv_filter_chwf{{.*}}> : tensor<4x3x3x32xf32>
+// CHECK-DAG: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x10x10xf32>)
+// CHECK-DAG: %[[PADDED:.*]] = tensor.insert_slice %arg0 into %[[FILL]][0, 0, 1, 1] [1, 4, 8, 8] [1, 1, 1, 1]
+// CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1
+// CHECK: vector.transfer_read %{{.*}} : tensor<32xf32>, vector<32x8xf32>
+// CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (vector<8x32xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
+// CHECK: vector.transfer_read %{{.*}} : tensor<8xf32>, vector<8x32xf32>
+// CHECK: vector.transfer_read %{{.*}} : tensor<32xf32>, vector<8x32xf32>
+// CHECK: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : vector<8x32xf32>
+// CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<contract> : vector<8x32xf32>
+// CHECK: vector.transfer_write %[[ACC]]
+// CHECK-NOT: linalg.conv_2d
+// CHECK-NOT: linalg.generic
+func.func @blocked(%x: tensor<1x4x8x8xf32>, %bias: tensor<32xf32>) -> tensor<1x32x8x8xf32> {
+  %w = arith.constant dense<0.5> : tensor<32x4x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
+  %e = tensor.empty() : tensor<1x32x8x8xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : tensor<32xf32>) outs(%e : tensor<1x32x8x8xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  } -> tensor<1x32x8x8xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x4x10x10xf32>, tensor<32x4x3x3xf32>) outs(%init : tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
+  return %0 : tensor<1x32x8x8xf32>
+}
+
+// Strides: the input is viewed as (position, phase) per spatial axis (an expand_shape, no
+// copy; 7 rows rounded up to 8 by a zero-filled copy), so that every tap reads its positions at
+// unit step. A run-time filter is transposed in the kernel, outside the tile loops.
+// CHECK-LABEL: func.func @strided
+// CHECK-DAG: linalg.transpose ins(%arg1 : tensor<16x8x3x3xf32>) outs(%{{.*}} : tensor<8x3x3x16xf32>) permutation = [1, 2, 3, 0]
+// CHECK-DAG: tensor.insert_slice %arg0 into %{{.*}}[0, 0, 0, 0] [1, 8, 7, 7] [1, 1, 1, 1] : tensor<1x8x7x7xf32> into tensor<1x8x8x8xf32>
+// CHECK-DAG: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3], [4, 5]] output_shape [1, 8, 4, 2, 4, 2] : tensor<1x8x8x8xf32> into tensor<1x8x4x2x4x2xf32>
+// CHECK: scf.for
+// CHECK: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : vector<3x3x16xf32>
+// CHECK-NOT: linalg.conv_2d
+func.func @strided(%x: tensor<1x8x7x7xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<1x16x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x3x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x3x3xf32>) -> tensor<1x16x3x3xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x7x7xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x3x3xf32>) -> tensor<1x16x3x3xf32>
+  return %0 : tensor<1x16x3x3xf32>
 }

@@ -8,7 +8,7 @@ use melior::ir::attribute::TypeAttribute;
 use melior::ir::operation::{OperationBuilder, OperationMutLike};
 use melior::ir::r#type::{FunctionType, RankedTensorType};
 use melior::ir::{Attribute, Block, BlockLike, Identifier, Location, Module, Region, RegionLike, Type, TypeLike, Value, ValueLike};
-use mlir_sys::{MlirAttribute, MlirValue};
+use mlir_sys::MlirValue;
 use prost::Message;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -371,10 +371,6 @@ pub fn inline_bytes(tensor: &TensorProto, dtype: DataType) -> Result<Vec<u8>, St
     })
 }
 
-unsafe extern "C" fn free_blob(user_data: *mut std::ffi::c_void, _: *const std::ffi::c_void, _: usize, _: usize) {
-    drop(unsafe { Box::from_raw(user_data as *mut Vec<u64>) });
-}
-
 impl Importer<'_> {
     /// Reads a tensor's element bytes (raw, typed fields, or an external file).
     pub(crate) fn constant(&self, tensor: &TensorProto) -> Result<Constant, String> {
@@ -553,25 +549,9 @@ impl Importer<'_> {
                     return Ok(value);
                 }
                 let ty = tensor_type(context, &constant.shape, constant.dtype)?;
-                let words = constant.bytes.len().div_ceil(8);
-                let mut blob = Box::new(vec![0u64; words]);
-                unsafe { std::ptr::copy_nonoverlapping(constant.bytes.as_ptr(), blob.as_mut_ptr().cast::<u8>(), constant.bytes.len()) };
                 let resource: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
                 let resource = format!("{resource}_{resources}");
-                let data = blob.as_mut_ptr().cast::<std::ffi::c_void>();
                 let length = constant.bytes.len();
-                let raw: MlirAttribute = unsafe {
-                    mlir_sys::mlirUnmanagedDenseResourceElementsAttrGet(
-                        ty.to_raw(),
-                        melior::StringRef::new(&resource).to_raw(),
-                        data,
-                        length,
-                        8,
-                        false,
-                        Some(free_blob),
-                        Box::into_raw(blob).cast(),
-                    )
-                };
                 // Empty, one-element and boolean tensors are plain `dense<...>`: MLIR 22's LLVM
                 // translation divides by zero on an empty dense_resource, and lowering a
                 // rank-0 memref.global asks a dense_resource for elements it cannot iterate.
@@ -583,7 +563,7 @@ impl Importer<'_> {
                 } else if count <= 1 {
                     unsafe { Attribute::from_raw(mlir_sys::mlirDenseElementsAttrRawBufferGet(ty.to_raw(), length, constant.bytes.as_ptr().cast())) }
                 } else {
-                    unsafe { Attribute::from_raw(raw) }
+                    unsafe { Attribute::from_raw(strata_ir::resource::dense_resource(ty.to_raw(), &resource, &constant.bytes)) }
                 };
                 let op = OperationBuilder::new("arith.constant", location)
                     .add_attributes(&[(Identifier::new(context, "value"), attribute)])

@@ -13,6 +13,7 @@ pub mod pass;
 pub mod pass_manager;
 pub mod pipeline;
 pub mod pipelines;
+pub mod resource;
 pub mod rewrite;
 pub mod timing;
 

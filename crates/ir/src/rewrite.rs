@@ -63,12 +63,22 @@ pub unsafe fn erase_if_unused(op: OperationRef<'_, '_>) -> bool {
 /// `op` is freed (see [`replace_op`]). `function` must be a function-like op with one block
 /// whose terminator returns one value per result of `op`, taking one argument per operand.
 pub unsafe fn inline_call(function: MlirOperation, op: OperationRef<'_, '_>) {
+    let operands: Vec<mlir_sys::MlirValue> = op.operands().map(|v| v.to_raw()).collect();
+    unsafe { inline_call_with(function, op, &operands) }
+}
+
+/// [`inline_call`] with the body's arguments bound to `operands` instead of `op`'s own.
+///
+/// # Safety
+/// As [`inline_call`]; `operands` holds one value per argument of `function`, each defined
+/// before `op`.
+pub unsafe fn inline_call_with(function: MlirOperation, op: OperationRef<'_, '_>, operands: &[mlir_sys::MlirValue]) {
     use mlir_sys::*;
     unsafe {
         let copy = mlirOperationClone(function);
         let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(copy, 0));
         for i in 0..mlirBlockGetNumArguments(block) {
-            mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(block, i), op.operand(i as usize).expect("one operand per argument").to_raw());
+            mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(block, i), operands[i as usize]);
         }
         let location = op.location().to_raw();
         let terminator = mlirBlockGetTerminator(block);

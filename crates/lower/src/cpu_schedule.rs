@@ -16,7 +16,8 @@ use melior::StringRef;
 use strata_ir::rewrite::collect;
 use melior::ir::BlockLike;
 use melior::pass::PassManager as MlirPassManager;
-use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions};
+use crate::conv_lanes::Registers;
+use strata_ir::{OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
 /// The schedule script.
 pub const SCHEDULE: &str = include_str!("../schedules/cpu-loop-order.mlir");
@@ -41,20 +42,35 @@ pub fn reduction_outer(op: OperationRef<'_, '_>) -> bool {
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-cpu-schedule",
-    summary: "Apply the host loop-order schedule (a transform-dialect script) with MLIR's transform interpreter",
+    summary: "Apply the host schedule (transform-dialect scripts, MLIR's transform interpreter): register-blocked vectorised convolutions, loop order for the rest",
     anchor: "builtin.module",
-    options: &[],
-    statistics: &[],
+    options: &[OptionInfo {
+        name: "vector-lanes",
+        kind: OptionKind::Int,
+        default: "0",
+        help: "f32 lanes of a vector register for the convolutions' register blocks: 16 (AVX-512, 32 registers), 8 (AVX, 16 registers), 4; 0 = this machine's",
+    }],
+    statistics: &[StatisticInfo { name: "convolutions", help: "Convolutions register-blocked and vectorised" }],
 };
 
-pub fn create(_: &PassOptions) -> Box<dyn Pass> {
-    Box::new(CpuSchedule)
+pub fn create(options: &PassOptions) -> Box<dyn Pass> {
+    let registers = match options.int("vector-lanes") {
+        16 => Registers { accumulators: 24, lanes: 16 },
+        8 => Registers { accumulators: 12, lanes: 8 },
+        lanes if lanes > 0 => Registers { accumulators: 12, lanes },
+        _ => Registers::host(),
+    };
+    Box::new(CpuSchedule { registers })
 }
 
-struct CpuSchedule;
+struct CpuSchedule {
+    registers: Registers,
+}
 
 impl Pass for CpuSchedule {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        let (convs, count) = crate::conv_lanes::rewrite(module, cx, self.registers)?;
+        cx.bump("convolutions", count as u64);
         let strata = cx.strata();
         for (value, select) in [("vectorize", vectorizable as fn(OperationRef<'_, '_>) -> bool), ("reduction_outer", |op| !vectorizable(op) && reduction_outer(op))] {
             let mark = StringAttribute::new(strata.mlir(), value);
@@ -62,8 +78,41 @@ impl Pass for CpuSchedule {
                 unsafe { mlir_sys::mlirOperationSetDiscardableAttributeByName(raw, StringRef::new("strata.loop_order").to_raw(), mark.to_raw()) };
             }
         }
-        apply_script(module, cx, SCHEDULE, "schedules/cpu-loop-order.mlir", "the host schedule")
+        apply_script(module, cx, SCHEDULE, "schedules/cpu-loop-order.mlir", "the host schedule")?;
+        if convs.is_empty() {
+            return Ok(());
+        }
+        apply_script(module, cx, &conv_script(&convs), "schedules/cpu-conv.mlir", "the convolution schedule")
     }
+}
+
+/// The convolution script (tensor level).
+pub const CONV: &str = include_str!("../schedules/cpu-conv.mlir");
+
+/// [`CONV`] with one tiling per distinct convolution block.
+pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
+    let (mut tiling, mut fold, mut vectorize) = (String::new(), String::new(), String::new());
+    for (i, block) in blocks.iter().enumerate() {
+        let [th, tw, tf] = block.tiles;
+        let (label, interchange) = (block.label(), if block.filters_outer { " interchange [0, 3, 1, 2, 4, 5, 6]" } else { "" });
+        tiling += &format!(
+            "    %cv{i} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes{{strata.conv_tiles = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n\
+    %ct{i}, %cl{i}:4 = transform.structured.fuse %cv{i} tile_sizes [1, {th}, {tw}, {tf}, 0, 0, 0]{interchange} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n\
+    %cr{i}, %crl{i}:3 = transform.structured.tile_using_for %ct{i} tile_sizes [0, 0, 0, 0, 1, 1, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n"
+        );
+        fold += &format!(
+            "    %cp{i} = transform.get_parent_op %crl{i}#0 : (!transform.any_op) -> !transform.any_op\n\
+    transform.foreach %cp{i} : !transform.any_op {{\n\
+    ^bb0(%tile: !transform.any_op):\n\
+      transform.apply_patterns to %tile {{\n\
+        transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices\n\
+        transform.apply_patterns.canonicalization\n\
+      }} : !transform.any_op\n\
+    }}\n"
+        );
+        vectorize += &format!("    transform.structured.vectorize %cr{i} : !transform.any_op\n");
+    }
+    CONV.replace("    // CONVS\n", &tiling).replace("    // FOLD", &format!("{fold}    // FOLD")).replace("    // VECTORIZE\n", &vectorize)
 }
 
 /// Whether `op` is a matmul the vectorising schedule handles: static f32, rows a multiple of
@@ -156,10 +205,12 @@ impl Pass for CpuVectorize {
             let mark = StringAttribute::new(cx.strata().mlir(), &format!("{}x{}x{}", tiles[0], tiles[1], tiles[2]));
             unsafe { mlir_sys::mlirOperationSetDiscardableAttributeByName(raw, StringRef::new("strata.cache_tiles").to_raw(), mark.to_raw()) };
         }
-        if sizes.is_empty() {
+        // The convolutions were vectorised on tensors (`strata-cpu-schedule`); their vectors
+        // are lowered here with the matmuls'.
+        if sizes.is_empty() && collect(module, |op| strata_ir::ods::op_name(op).starts_with("vector.")).is_empty() {
             return Ok(());
         }
-        let mut tiling = String::new();
+        let (mut tiling, mut fold) = (String::new(), String::new());
         for (i, [m, n, k]) in sizes.iter().enumerate() {
             tiling += &format!(
                 "    %mm{i} = transform.structured.match ops{{[\"linalg.matmul\"]}} attributes{{strata.cache_tiles = \"{m}x{n}x{k}\"}} in %root : (!transform.any_op) -> !transform.any_op\n\
@@ -167,8 +218,16 @@ impl Pass for CpuVectorize {
     %r{i}, %rl{i}:3 = transform.structured.tile_using_for %c{i} tile_sizes [8, 32, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n\
     transform.structured.vectorize %r{i} : !transform.any_op\n"
             );
+            fold += &format!(
+                "    transform.apply_patterns to %cl{i}#0 {{\n\
+      transform.apply_patterns.vector.reduction_to_contract\n\
+      transform.apply_patterns.vector.transfer_permutation_patterns\n\
+      transform.apply_patterns.memref.fold_memref_alias_ops\n\
+      transform.apply_patterns.canonicalization\n\
+    }} : !transform.any_op\n"
+            );
         }
-        let script = VECTORIZE.replace("    // TILES\n", &tiling);
+        let script = VECTORIZE.replace("    // TILES\n", &tiling).replace("    // FOLD", &format!("{fold}    // FOLD"));
         apply_script(module, cx, &script, "schedules/cpu-vectorize.mlir", "the vectorising schedule")
     }
 }

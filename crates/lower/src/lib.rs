@@ -8,6 +8,7 @@
 //! The kernels are written by small builders ([`kernel`]) that produce MLIR text, so each
 //! lowering reads like the IR it makes; [`ops`] maps each sg op to its builder.
 
+pub mod conv_lanes;
 pub mod copy_to_linalg;
 pub mod cpu_schedule;
 pub mod elementwise;

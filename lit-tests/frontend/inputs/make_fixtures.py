@@ -356,3 +356,50 @@ save(
     ),
     "resize_deconv.onnx",
 )
+
+# Register-blocked host convolutions (crates/lower/src/conv_lanes.rs): a run-time filter with
+# stride 2, dilation 2 and pads; a constant 1x1 filter with bias; a strided 1x1 without pads
+# on an odd size (rounded up to whole strides). The expected outputs are computed here in
+# float64 (numpy), beside the inputs, for lit-tests/driver/conv-blocked.mlir.
+blocked_rng = np.random.default_rng(3)
+
+
+def conv_reference(x, w, b=None, stride=1, dilation=1, pad=0):
+    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    f, _, kh, kw = w.shape
+    oh = (x.shape[2] - dilation * (kh - 1) - 1) // stride + 1
+    ow = (x.shape[3] - dilation * (kw - 1) - 1) // stride + 1
+    y = np.zeros((x.shape[0], f, oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            patch = x[:, :, i * dilation:i * dilation + stride * (oh - 1) + 1:stride, j * dilation:j * dilation + stride * (ow - 1) + 1:stride]
+            y += np.einsum("nchw,fc->nfhw", patch, w[:, :, i, j].astype(np.float64))
+    return y if b is None else y + b.astype(np.float64)[None, :, None, None]
+
+
+blocked_x = blocked_rng.standard_normal([1, 8, 11, 11]).astype(np.float32)
+blocked_w = blocked_rng.standard_normal([16, 8, 3, 3]).astype(np.float32)
+blocked_w1 = blocked_rng.standard_normal([32, 16, 1, 1]).astype(np.float32)
+blocked_b1 = blocked_rng.standard_normal([32]).astype(np.float32)
+blocked_w2 = blocked_rng.standard_normal([8, 8, 1, 1]).astype(np.float32)
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Conv", ["x", "w"], ["y1"], name="dilated", strides=[2, 2], dilations=[2, 2], pads=[2, 2, 2, 2]),
+            helper.make_node("Conv", ["y1", "w1", "b1"], ["y2"], name="pointwise"),
+            helper.make_node("Conv", ["x", "w2"], ["y3"], name="strided_1x1", strides=[2, 2]),
+        ],
+        "conv_blocked",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 11, 11]),
+         helper.make_tensor_value_info("w", TensorProto.FLOAT, [16, 8, 3, 3])],
+        [helper.make_tensor_value_info("y1", TensorProto.FLOAT, [1, 16, 6, 6]),
+         helper.make_tensor_value_info("y2", TensorProto.FLOAT, [1, 32, 6, 6]),
+         helper.make_tensor_value_info("y3", TensorProto.FLOAT, [1, 8, 6, 6])],
+        [numpy_helper.from_array(blocked_w1, "w1"), numpy_helper.from_array(blocked_b1, "b1"), numpy_helper.from_array(blocked_w2, "w2")],
+    ),
+    "conv_blocked.onnx",
+)
+blocked_y1 = conv_reference(blocked_x, blocked_w, stride=2, dilation=2, pad=2)
+for name, value in [("x", blocked_x), ("w", blocked_w), ("y1", blocked_y1), ("y2", conv_reference(blocked_y1, blocked_w1, blocked_b1)),
+                    ("y3", conv_reference(blocked_x, blocked_w2, stride=2))]:
+    np.save(f"../../driver/inputs/conv_blocked_{name}.npy", value.astype(np.float32))

@@ -1,0 +1,47 @@
+//! Weights as `dense_resource` blobs: made from bytes (the importer's weights, constants that
+//! passes rewrite at compile time) and read back as values.
+
+use mlir_sys::{MlirAttribute, MlirType};
+
+/// Frees a blob made by [`dense_resource`] when MLIR drops it.
+unsafe extern "C" fn free_blob(user_data: *mut std::ffi::c_void, _: *const std::ffi::c_void, _: usize, _: usize) {
+    drop(unsafe { Box::from_raw(user_data as *mut Vec<u64>) });
+}
+
+/// A `dense_resource` elements attribute of type `ty` holding a copy of `bytes` (8-byte
+/// aligned; MLIR owns the copy and frees it with the context). `name` is the resource key's
+/// stem; MLIR makes it unique in the context.
+pub fn dense_resource(ty: MlirType, name: &str, bytes: &[u8]) -> MlirAttribute {
+    let mut blob = Box::new(vec![0u64; bytes.len().div_ceil(8)]);
+    // Safety: the blob holds at least `bytes.len()` bytes.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), blob.as_mut_ptr().cast::<u8>(), bytes.len()) };
+    let data = blob.as_mut_ptr().cast::<std::ffi::c_void>();
+    // Safety: `data` stays valid until MLIR calls `free_blob` with the box it came from.
+    unsafe { mlir_sys::mlirUnmanagedDenseResourceElementsAttrGet(ty, melior::StringRef::new(name).to_raw(), data, bytes.len(), 8, false, Some(free_blob), Box::into_raw(blob).cast()) }
+}
+
+/// The `f32` elements of a dense or `dense_resource` elements attribute (a splat expanded),
+/// or `None` for any other attribute or element type.
+pub fn f32_values(attr: MlirAttribute) -> Option<Vec<f32>> {
+    use mlir_sys::*;
+    unsafe {
+        if !mlirAttributeIsAElements(attr) {
+            return None;
+        }
+        let ty = mlirAttributeGetType(attr);
+        if !mlirTypeIsAF32(mlirShapedTypeGetElementType(ty)) || !mlirShapedTypeHasStaticShape(ty) {
+            return None;
+        }
+        let count = mlirElementsAttrGetNumElements(attr) as isize;
+        if mlirAttributeIsADenseResourceElements(attr) {
+            return Some((0..count).map(|i| mlirDenseFloatResourceElementsAttrGetValue(attr, i)).collect());
+        }
+        if mlirAttributeIsADenseFPElements(attr) {
+            if mlirDenseElementsAttrIsSplat(attr) {
+                return Some(vec![mlirDenseElementsAttrGetFloatSplatValue(attr); count as usize]);
+            }
+            return Some((0..count).map(|i| mlirDenseElementsAttrGetFloatValue(attr, i)).collect());
+        }
+        None
+    }
+}

@@ -1,0 +1,418 @@
+//! Host convolutions with the output channels in the SIMD lanes (part of
+//! `strata-cpu-schedule`, on tensors before bufferization).
+//!
+//! A `linalg.conv_2d_nchw_fchw` in f32 becomes a `linalg.generic` over `(n, oh, ow, f, c, kh,
+//! kw)` that reads its filter as `C x KH x KW x F`: a constant filter is transposed once, at
+//! compile time, into a new weight; any other filter by a `linalg.transpose` in the kernel.
+//! `schedules/cpu-conv.mlir` then tiles it into register blocks of `th x tw` output positions
+//! by `tf` filters, steps the reduction one `(c, kh, kw)` at a time, and vectorises: each step
+//! broadcasts `th * tw` input values, loads `tf` contiguous filter values and does
+//! `th * tw` fused multiply-adds of `vector<tf x f32>` into accumulators that stay in
+//! registers for the whole reduction. Unlike a spatial vector (`ow` in the lanes, recipe 2 of
+//! ../shared/notes/cpu-codegen.md), this needs no spatial size to be a multiple of the vector
+//! width: ResNet's 28, 14 and 7 and MobileNetV2's 112 ... 7 all tile exactly. The bias (or zero)
+//! initialisation is fused into the tile, and the padded input is written in
+//! destination-passing style so that tiling never pulls the padding copy into the loops.
+
+use crate::ops::tensor_type;
+use melior::ir::attribute::AttributeLike;
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::{BlockLike, RegionLike, ValueLike};
+use melior::StringRef;
+use mlir_sys::{MlirOperation, MlirValue};
+use std::collections::HashMap;
+use strata_ir::rewrite::{collect, defining_op, inline_call_with};
+use strata_ir::{PassContext, PassFailed};
+
+/// The host's vector registers, for the register blocking: how many may hold accumulators
+/// and how many f32 lanes each has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Registers {
+    pub accumulators: i64,
+    pub lanes: i64,
+}
+
+impl Registers {
+    /// The machine this process runs on (the host target compiles for it): AVX-512 has 32
+    /// registers of 16 lanes, AVX 16 of 8; three quarters hold accumulators, the rest the
+    /// broadcast inputs and the filter vectors.
+    pub fn host() -> Registers {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                return Registers { accumulators: 24, lanes: 16 };
+            }
+            if std::arch::is_x86_feature_detected!("avx") {
+                return Registers { accumulators: 12, lanes: 8 };
+            }
+        }
+        Registers { accumulators: 24, lanes: 4 }
+    }
+}
+
+/// The register block `[th, tw, tf]` for an `oh x ow` output with `f` filters: `tf` filters
+/// (two registers' worth when `f` allows, else 1.5, 1 or half a register), and as many
+/// output positions as the accumulators allow, `tw` dividing `ow` and `th` dividing `oh` so
+/// that every tile is whole. `None` when `f` is not a multiple of half a register.
+pub fn conv_tiles(oh: i64, ow: i64, f: i64, registers: Registers) -> Option<[i64; 3]> {
+    let lanes = registers.lanes;
+    let tf = [2 * lanes, lanes * 3 / 2, lanes, lanes / 2].into_iter().find(|&t| t >= 4 && f % t == 0)?;
+    let positions = (registers.accumulators / ((tf + lanes - 1) / lanes)).max(1);
+    let divisor = |extent: i64, most: i64| (1..=most.max(1)).rev().find(|d| extent % d == 0).unwrap_or(1);
+    let tw = divisor(ow, positions);
+    let th = divisor(oh, positions / tw);
+    Some([th, tw, tf])
+}
+
+/// How one convolution is tiled: its register block and the order of the tile loops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConvBlock {
+    /// `[th, tw, tf]` (see [`conv_tiles`]).
+    pub tiles: [i64; 3],
+    /// Filter blocks outermost (then output rows and columns): when the filter is larger than
+    /// the input, so each filter block is read from the cache for every output position
+    /// instead of the whole filter streaming from memory once per position block.
+    pub filters_outer: bool,
+}
+
+impl ConvBlock {
+    /// The `strata.conv_tiles` mark: `THxTWxTF`, `f` appended for filters outermost.
+    pub fn label(&self) -> String {
+        let [th, tw, tf] = self.tiles;
+        format!("{th}x{tw}x{tf}{}", if self.filters_outer { "f" } else { "" })
+    }
+}
+
+/// One convolution to rewrite.
+struct Plan {
+    conv: MlirOperation,
+    block: ConvBlock,
+}
+
+/// Rewrites every f32 `linalg.conv_2d_nchw_fchw` in `module` that has a register block (see
+/// [`conv_tiles`]) into the filter-lane generic, marked `strata.conv_tiles` (see [`ConvBlock::label`]),
+/// with its initialisation marked `strata.conv_init`. Returns the distinct blocks used and how
+/// many convolutions were rewritten.
+pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers: Registers) -> Result<(Vec<ConvBlock>, usize), PassFailed> {
+    let strata = cx.strata();
+    let mut plans = Vec::new();
+    for raw in collect(module, |op| strata_ir::ods::op_name(op) == "linalg.conv_2d_nchw_fchw") {
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let ty = |i: usize| op.operand(i).ok().and_then(|v| tensor_type(v.r#type()).ok());
+        let (Some(x), Some(w), Some(out)) = (ty(0), ty(1), ty(2)) else { continue };
+        let static_f32 = |t: &crate::kernel::TensorTy| t.elem.name == "f32" && t.rank() == 4 && t.shape.iter().all(|&d| d > 0);
+        if !(static_f32(&x) && static_f32(&w) && static_f32(&out)) {
+            continue;
+        }
+        if let Some(tiles) = conv_tiles(out.shape[2], out.shape[3], out.shape[1], registers) {
+            plans.push(Plan { conv: raw, block: ConvBlock { tiles, filters_outer: w.numel() > x.numel() } });
+        }
+    }
+    let mut blocks: Vec<ConvBlock> = Vec::new();
+    let count = plans.len();
+    // Filters transposed at compile time, by their constant op (shared weights once).
+    let mut transposed: HashMap<usize, MlirValue> = HashMap::new();
+    let mut kernels = crate::kernel::KernelCache::default();
+    for plan in plans {
+        let op = unsafe { OperationRef::from_raw(plan.conv) };
+        let operand = |i: usize| op.operand(i).expect("a convolution has three operands");
+        let (x, w, init) = (operand(0), operand(1), operand(2));
+        let (x_ty, w_ty, out) = (tensor_type(x.r#type()).unwrap(), tensor_type(w.r#type()).unwrap(), tensor_type(init.r#type()).unwrap());
+        let [f, c, kh, kw] = [w_ty.shape[0], w_ty.shape[1], w_ty.shape[2], w_ty.shape[3]];
+        let wt_ty = w_ty.with_shape(vec![c, kh, kw, f]);
+        let strides = int_pair(op, "strides").map(|s| s.max(1));
+        let dilations = int_pair(op, "dilations").map(|d| d.max(1));
+        // The filter: a constant transposed now, or a transpose in the kernel.
+        let constant = defining_op(w).filter(|d| strata_ir::ods::op_name(*d) == "arith.constant");
+        let filter = constant.and_then(|d| {
+            let key = d.to_raw().ptr as usize;
+            if let Some(&value) = transposed.get(&key) {
+                return Some(value);
+            }
+            let values = strata_ir::resource::f32_values(d.attribute("value").ok()?.to_raw())?;
+            let mut chwf = vec![0f32; values.len()];
+            let (fs, cs) = (c * kh * kw, kh * kw);
+            for fi in 0..f {
+                for ci in 0..c {
+                    for k in 0..kh * kw {
+                        chwf[((ci * kh * kw + k) * f + fi) as usize] = values[(fi * fs + ci * cs + k) as usize];
+                    }
+                }
+            }
+            let value = new_f32_constant(op, &wt_ty, &chwf);
+            transposed.insert(key, value);
+            Some(value)
+        });
+        // A padded input is rebuilt in destination-passing style (fill, then insert the
+        // source), which tiling cannot fuse into the loops.
+        let pad = defining_op(x).and_then(Pad::of);
+        let source = pad.as_ref().map_or(x, |p| p.source);
+        let mut operands = vec![source.to_raw(), filter.unwrap_or(w.to_raw())];
+        let mut args = vec![tensor_type(source.r#type()).unwrap(), if filter.is_some() { wt_ty.clone() } else { w_ty.clone() }];
+        // The initialisation, rebuilt in the kernel (marked, so the schedule fuses and
+        // vectorises this conv's own copy): zero/constant fill, or the broadcast bias.
+        let init_kind = defining_op(init).and_then(|d| Init::of(d));
+        match &init_kind {
+            Some(Init::Bias(bias)) => {
+                args.push(tensor_type(bias_value(*bias).r#type()).unwrap());
+                operands.push(bias_value(*bias).to_raw());
+            }
+            Some(Init::Fill(_)) => {}
+            None => {
+                args.push(out.clone());
+                operands.push(init.to_raw());
+            }
+        }
+        let mut k = crate::kernel::Kernel::new(args);
+        // The input, padded (and rounded up to whole strides where an axis is split below)
+        // in a copy. Strides are then taken out of the input map, axis by axis, so that once
+        // the window loops are single steps every tap reads its positions at unit step:
+        // - dilation a multiple of the stride (or a one-tap window): a strided slice (row
+        //   `oh * s + kh * d` is row `oh + kh * (d / s)` of every s-th row);
+        // - otherwise the axis splits into (position, phase) (an expand_shape): row
+        //   `oh * s + kh * d` is phase `(kh * d) mod s` of position `oh + (kh * d) floordiv s`.
+        // Both are views: no copy.
+        let [sh, sw] = strides;
+        let [dh, dw] = dilations;
+        let split = [sh > 1 && dh % sh != 0 && kh > 1, sw > 1 && dw % sw != 0 && kw > 1];
+        let round = |extent: i64, stride: i64, split: bool| if split { (extent + stride - 1) / stride * stride } else { extent };
+        let rounded = x_ty.with_shape(vec![x_ty.shape[0], x_ty.shape[1], round(x_ty.shape[2], sh, split[0]), round(x_ty.shape[3], sw, split[1])]);
+        let input = if pad.is_some() || rounded != x_ty {
+            let (value, low) = pad.as_ref().map_or(("0.0".to_string(), vec![0; 4]), |p| (p.value.clone(), p.low.clone()));
+            let value = k.constant(&value, &x_ty.elem);
+            let empty = k.empty(&rounded);
+            let filled = k.emit(format_args!("linalg.fill ins({value} : f32) outs({empty} : {rounded}) -> {rounded}"));
+            let sizes: Vec<String> = k.arg_type(0).shape.iter().map(i64::to_string).collect();
+            let offsets: Vec<String> = low.iter().map(i64::to_string).collect();
+            let (source, source_ty) = (k.arg(0), k.arg_type(0).clone());
+            k.emit(format_args!("tensor.insert_slice {source} into {filled}[{}] [{}] [1, 1, 1, 1] : {source_ty} into {rounded}", offsets.join(", "), sizes.join(", ")))
+        } else {
+            k.arg(0)
+        };
+        let steps = [if split[0] { 1 } else { sh }, if split[1] { 1 } else { sw }];
+        let (input, mut input_ty) = if steps == [1, 1] {
+            (input, rounded.clone())
+        } else {
+            let ty = rounded.with_shape(vec![rounded.shape[0], rounded.shape[1], (rounded.shape[2] + steps[0] - 1) / steps[0], (rounded.shape[3] + steps[1] - 1) / steps[1]]);
+            let sizes: Vec<String> = ty.shape.iter().map(i64::to_string).collect();
+            (k.emit(format_args!("tensor.extract_slice {input}[0, 0, 0, 0] [{}] [1, 1, {}, {}] : {rounded} to {ty}", sizes.join(", "), steps[0], steps[1])), ty)
+        };
+        let mut axes = Vec::new();
+        let (mut groups, mut shape) = (vec!["[0]".to_string(), "[1]".to_string()], input_ty.shape[..2].to_vec());
+        for (axis, (o, kv, s, d)) in [("oh", "kh", sh, dh), ("ow", "kw", sw, dw)].into_iter().enumerate() {
+            let extent = input_ty.shape[2 + axis];
+            if split[axis] {
+                axes.push(format!("{o} + ({kv} * {d}) floordiv {s}, ({kv} * {d}) mod {s}"));
+                groups.push(format!("[{}, {}]", shape.len(), shape.len() + 1));
+                shape.extend([extent / s, s]);
+            } else {
+                axes.push(format!("{o} + {kv} * {}", d / steps[axis]));
+                groups.push(format!("[{}]", shape.len()));
+                shape.push(extent);
+            }
+        }
+        let input = if split.contains(&true) {
+            let phased = input_ty.with_shape(shape);
+            let sizes: Vec<String> = phased.shape.iter().map(i64::to_string).collect();
+            let expanded = k.emit(format_args!("tensor.expand_shape {input} [{}] output_shape [{}] : {input_ty} into {phased}", groups.join(", "), sizes.join(", ")));
+            input_ty = phased;
+            expanded
+        } else {
+            input
+        };
+        let input_map = format!("n, c, {}", axes.join(", "));
+        let wt = if filter.is_some() {
+            k.arg(1)
+        } else {
+            let empty = k.empty(&wt_ty);
+            k.emit(format_args!("linalg.transpose ins({} : {w_ty}) outs({empty} : {wt_ty}) permutation = [1, 2, 3, 0]", k.arg(1)))
+        };
+        let start = match &init_kind {
+            Some(Init::Fill(literal)) => {
+                let scalar = k.constant(literal, &out.elem);
+                let empty = k.empty(&out);
+                k.emit(format_args!("linalg.fill {{strata.conv_init}} ins({scalar} : f32) outs({empty} : {out}) -> {out}"))
+            }
+            Some(Init::Bias(_)) => {
+                let empty = k.empty(&out);
+                let (bias, bias_ty) = (k.arg(2), k.arg_type(2).clone());
+                k.emit(format_args!(
+                    "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"], strata.conv_init}} ins({bias} : {bias_ty}) outs({empty} : {out}) {{\n    ^bb0(%b: f32, %o: f32):\n      linalg.yield %b : f32\n    }} -> {out}"
+                ))
+            }
+            None => k.arg(2),
+        };
+        let label = plan.block.label();
+        // `transform.structured.fuse` pulls every tileable producer into the tile loops, up
+        // the whole graph; a cast (to the same type: canonicalization drops it right after)
+        // stops it at the convolution's inputs.
+        let input = k.emit(format_args!("tensor.cast {input} : {input_ty} to {input_ty}"));
+        let wt = k.emit(format_args!("tensor.cast {wt} : {wt_ty} to {wt_ty}"));
+        let result = k.emit(format_args!(
+            "linalg.generic {{indexing_maps = [affine_map<(n, oh, ow, f, c, kh, kw) -> ({input_map})>, affine_map<(n, oh, ow, f, c, kh, kw) -> (c, kh, kw, f)>, affine_map<(n, oh, ow, f, c, kh, kw) -> (n, f, oh, ow)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\", \"reduction\", \"reduction\", \"reduction\"], strata.conv_tiles = \"{label}\"}} ins({input}, {wt} : {input_ty}, {}) outs({start} : {out}) {{\n    ^bb0(%i: f32, %w: f32, %acc: f32):\n      %m = arith.mulf %i, %w fastmath<contract> : f32\n      %s = arith.addf %acc, %m fastmath<contract> : f32\n      linalg.yield %s : f32\n    }} -> {out}",
+            wt_ty
+        ));
+        k.set_result(result, out);
+        let text = format!("module {{\n{}}}\n", k.function("kernel"));
+        let function = match kernels.function(strata, &text, "strata-cpu-schedule convolution") {
+            Ok(function) => function,
+            Err(error) => {
+                cx.emit_op_error(op, format!("internal error: the vectorised convolution kernel does not parse (a Strata bug; please report it):\n{error}\n{text}"));
+                return Err(PassFailed);
+            }
+        };
+        // Safety: `op` is a convolution of this module, rewritten once; the operands are
+        // defined before it (the new filter constant is inserted right before it).
+        unsafe { inline_call_with(function, op, &operands) };
+        if !blocks.contains(&plan.block) {
+            blocks.push(plan.block);
+        }
+    }
+    Ok((blocks, count))
+}
+
+/// A `tensor.pad` with static amounts and a float constant as the padding value.
+struct Pad<'c, 'a> {
+    source: melior::ir::Value<'c, 'a>,
+    low: Vec<i64>,
+    value: String,
+}
+
+impl<'c, 'a> Pad<'c, 'a> {
+    fn of(op: OperationRef<'c, 'a>) -> Option<Pad<'c, 'a>> {
+        if strata_ir::ods::op_name(op) != "tensor.pad" || op.operand_count() != 1 {
+            return None;
+        }
+        let low = dense_i64_array(op, "static_low")?;
+        let high = dense_i64_array(op, "static_high")?;
+        if low.iter().chain(&high).any(|&p| p < 0) {
+            return None;
+        }
+        let region = op.region(0).ok()?;
+        let yielded = region.first_block()?.terminator()?.operand(0).ok()?;
+        let value = float_constant(defining_op(yielded)?)?;
+        Some(Pad { source: op.operand(0).ok()?, low, value })
+    }
+}
+
+/// The literal of an `arith.constant` float scalar.
+fn float_constant(op: OperationRef<'_, '_>) -> Option<String> {
+    if strata_ir::ods::op_name(op) != "arith.constant" {
+        return None;
+    }
+    let value = op.attribute("value").ok()?.to_raw();
+    // Safety: read only after checking that it is a float attribute.
+    let number = unsafe {
+        if !mlir_sys::mlirAttributeIsAFloat(value) {
+            return None;
+        }
+        mlir_sys::mlirFloatAttrGetValueDouble(value)
+    };
+    Some(crate::kernel::Elem::new("f32").literal(number))
+}
+
+/// A `DenseI64ArrayAttr` of `op` (a dynamic entry makes it `None`).
+fn dense_i64_array(op: OperationRef<'_, '_>, name: &str) -> Option<Vec<i64>> {
+    let attr = op.attribute(name).ok()?.to_raw();
+    // Safety: read only after checking the attribute kind.
+    unsafe {
+        if !mlir_sys::mlirAttributeIsADenseI64Array(attr) {
+            return None;
+        }
+        let values: Vec<i64> = (0..mlir_sys::mlirDenseArrayGetNumElements(attr)).map(|i| mlir_sys::mlirDenseI64ArrayGetElement(attr, i)).collect();
+        values.iter().all(|&v| v != i64::MIN).then_some(values)
+    }
+}
+
+/// How a convolution's accumulator starts.
+enum Init<'c, 'a> {
+    /// `linalg.fill` of a float constant (its literal).
+    Fill(String),
+    /// The per-filter bias broadcast (a `linalg.generic` reading a `F` tensor at `d1`).
+    Bias(OperationRef<'c, 'a>),
+}
+
+impl<'c, 'a> Init<'c, 'a> {
+    fn of(op: OperationRef<'c, 'a>) -> Option<Init<'c, 'a>> {
+        match strata_ir::ods::op_name(op).as_str() {
+            "linalg.fill" => Some(Init::Fill(float_constant(defining_op(op.operand(0).ok()?)?)?)),
+            "linalg.generic" => {
+                let input = tensor_type(op.operand(0).ok()?.r#type()).ok()?;
+                let region = op.region(0).ok()?;
+                let block = region.first_block()?;
+                let yield_op = block.first_operation()?;
+                let forwards = strata_ir::ods::op_name(yield_op) == "linalg.yield" && yield_op.operand(0).ok()?.to_raw().ptr == block.argument(0).ok()?.to_raw().ptr;
+                let maps = op.attribute("indexing_maps").ok()?.to_string();
+                let bias_map = maps.starts_with("[affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]");
+                (op.operand_count() == 2 && input.rank() == 1 && forwards && bias_map).then_some(Init::Bias(op))
+            }
+            _ => None,
+        }
+    }
+}
+
+fn bias_value<'c, 'a>(generic: OperationRef<'c, 'a>) -> melior::ir::Value<'c, 'a> {
+    generic.operand(0).expect("checked by Init::of")
+}
+
+/// A two-element integer attribute of `op` (`strides`, `dilations`), 1s when absent.
+fn int_pair(op: OperationRef<'_, '_>, name: &str) -> [i64; 2] {
+    let Ok(attr) = op.attribute(name) else { return [1, 1] };
+    // Safety: read only when it is a dense integer attribute of two elements.
+    unsafe {
+        let raw = attr.to_raw();
+        if !mlir_sys::mlirAttributeIsADenseIntElements(raw) || mlir_sys::mlirElementsAttrGetNumElements(raw) != 2 {
+            return [1, 1];
+        }
+        if mlir_sys::mlirDenseElementsAttrIsSplat(raw) {
+            let v = mlir_sys::mlirDenseElementsAttrGetInt64SplatValue(raw);
+            return [v, v];
+        }
+        [mlir_sys::mlirDenseElementsAttrGetInt64Value(raw, 0), mlir_sys::mlirDenseElementsAttrGetInt64Value(raw, 1)]
+    }
+}
+
+/// A new `arith.constant` holding `values` (a `dense_resource` weight) right before `before`.
+fn new_f32_constant(before: OperationRef<'_, '_>, ty: &crate::kernel::TensorTy, values: &[f32]) -> MlirValue {
+    use mlir_sys::*;
+    unsafe {
+        let context = mlirOperationGetContext(before.to_raw());
+        let text = ty.to_string();
+        let tensor = mlirTypeParseGet(context, StringRef::new(&text).to_raw());
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let attr = strata_ir::resource::dense_resource(tensor, "conv_filter_chwf", &bytes);
+        let name = StringRef::new("arith.constant");
+        let mut state = mlirOperationStateGet(name.to_raw(), mlirOperationGetLocation(before.to_raw()));
+        let value_id = mlirIdentifierGet(context, StringRef::new("value").to_raw());
+        let named = mlirNamedAttributeGet(value_id, attr);
+        mlirOperationStateAddAttributes(&mut state, 1, &named);
+        mlirOperationStateAddResults(&mut state, 1, &tensor);
+        let constant = mlirOperationCreate(&mut state);
+        mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before.to_raw()), before.to_raw(), constant);
+        mlirOperationGetResult(constant, 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{conv_tiles, Registers};
+
+    const AVX512: Registers = Registers { accumulators: 24, lanes: 16 };
+    const AVX2: Registers = Registers { accumulators: 12, lanes: 8 };
+
+    #[test]
+    fn register_blocks_divide_the_output() {
+        // ResNet-18's stages: 8 or 7 positions x 32 filters (16 zmm accumulators or 14).
+        assert_eq!(conv_tiles(56, 56, 64, AVX512), Some([1, 8, 32]));
+        assert_eq!(conv_tiles(28, 28, 128, AVX512), Some([1, 7, 32]));
+        assert_eq!(conv_tiles(7, 7, 512, AVX512), Some([1, 7, 32]));
+        // MobileNetV2: 24 filters are 1.5 registers; 16 filters leave room for 16 positions.
+        assert_eq!(conv_tiles(56, 56, 24, AVX512), Some([1, 8, 24]));
+        assert_eq!(conv_tiles(112, 112, 16, AVX512), Some([1, 16, 16]));
+        // Small outputs take rows too; odd filter counts are not blocked.
+        assert_eq!(conv_tiles(4, 3, 32, AVX512), Some([4, 3, 32]));
+        assert_eq!(conv_tiles(8, 8, 30, AVX512), None);
+        // AVX2: 16 registers of 8 lanes.
+        assert_eq!(conv_tiles(56, 56, 64, AVX2), Some([1, 4, 16]));
+    }
+}

@@ -1,0 +1,15 @@
+// The host's register-blocked convolutions (strata-cpu-schedule; crates/lower/src/conv_lanes.rs)
+// compute what float64 numpy does: a run-time filter (transposed in the kernel) with stride 2,
+// dilation 2 and pads; a constant 1x1 filter (transposed at compile time) with bias; a strided
+// 1x1 convolution without pads on an odd size. References: lit-tests/frontend/inputs/make_fixtures.py.
+// RUN: strata run %S/../frontend/inputs/conv_blocked.onnx --input x=%S/inputs/conv_blocked_x.npy --input w=%S/inputs/conv_blocked_w.npy --expect y1=%S/inputs/conv_blocked_y1.npy --expect y2=%S/inputs/conv_blocked_y2.npy --expect y3=%S/inputs/conv_blocked_y3.npy | FileCheck %s
+// RUN: strata compile %S/../frontend/inputs/conv_blocked.onnx --emit=memref | FileCheck --check-prefix=MEMREF %s
+
+// CHECK: expect 'y1': 0 of 576 elements outside
+// CHECK: expect 'y2': 0 of 1152 elements outside
+// CHECK: expect 'y3': 0 of 288 elements outside
+
+// All three are vectorised: no convolution op is left, and the filter-lane fused multiply-adds
+// are there.
+// MEMREF-NOT: linalg.conv_2d
+// MEMREF: fastmath<contract> : vector<
