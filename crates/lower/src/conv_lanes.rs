@@ -20,7 +20,7 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{BlockLike, RegionLike, ValueLike};
 use melior::StringRef;
 use mlir_sys::{MlirOperation, MlirValue};
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use strata_ir::rewrite::{collect, defining_op, inline_call_with};
 use strata_ir::{PassContext, PassFailed};
 
@@ -111,7 +111,7 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
     let mut blocks: Vec<ConvBlock> = Vec::new();
     let count = plans.len();
     // Filters transposed at compile time, by their constant op (shared weights once).
-    let mut transposed: HashMap<usize, MlirValue> = HashMap::new();
+    let mut transposed: BTreeMap<usize, MlirValue> = BTreeMap::new();
     let mut kernels = crate::kernel::KernelCache::default();
     for plan in plans {
         let op = unsafe { OperationRef::from_raw(plan.conv) };
