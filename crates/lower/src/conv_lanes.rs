@@ -14,6 +14,7 @@
 //! initialisation is fused into the tile, and the padded input is written in
 //! destination-passing style so that tiling never pulls the padding copy into the loops.
 
+use crate::nn::list;
 use crate::ops::tensor_type;
 use melior::ir::attribute::AttributeLike;
 use melior::ir::operation::{OperationLike, OperationRef};
@@ -33,20 +34,28 @@ pub struct Registers {
 }
 
 impl Registers {
+    /// `registers` vector registers of `lanes` f32 lanes each; three quarters hold
+    /// accumulators, the rest the broadcast inputs and the filter vectors.
+    pub const fn new(registers: i64, lanes: i64) -> Registers {
+        Registers { accumulators: registers * 3 / 4, lanes }
+    }
+
     /// The machine this process runs on (the host target compiles for it): AVX-512 has 32
-    /// registers of 16 lanes, AVX 16 of 8; three quarters hold accumulators, the rest the
-    /// broadcast inputs and the filter vectors.
+    /// registers of 16 lanes, AVX 16 of 8, SSE 16 of 4; other architectures are taken as 32
+    /// of 4 (AArch64's NEON).
     pub fn host() -> Registers {
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx512f") {
-                return Registers { accumulators: 24, lanes: 16 };
+                return Registers::new(32, 16);
             }
             if std::arch::is_x86_feature_detected!("avx") {
-                return Registers { accumulators: 12, lanes: 8 };
+                return Registers::new(16, 8);
             }
+            Registers::new(16, 4)
         }
-        Registers { accumulators: 24, lanes: 4 }
+        #[cfg(not(target_arch = "x86_64"))]
+        Registers::new(32, 4)
     }
 }
 
@@ -62,6 +71,18 @@ pub fn conv_tiles(oh: i64, ow: i64, f: i64, registers: Registers) -> Option<[i64
     let tw = divisor(ow, positions);
     let th = divisor(oh, positions / tw);
     Some([th, tw, tf])
+}
+
+/// A filter `F x C x K` (K = KH * KW, row-major) rearranged to `C x K x F`: the filters of one
+/// (c, kh, kw) tap contiguous, one vector load per tap.
+fn filter_chwf(values: &[f32], [f, c, k]: [i64; 3]) -> Vec<f32> {
+    let mut chwf = vec![0f32; values.len()];
+    for fi in 0..f {
+        for tap in 0..c * k {
+            chwf[(tap * f + fi) as usize] = values[(fi * c * k + tap) as usize];
+        }
+    }
+    chwf
 }
 
 /// How one convolution is tiled: its register block and the order of the tile loops.
@@ -130,16 +151,7 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
                 return Some(value);
             }
             let values = strata_ir::resource::f32_values(d.attribute("value").ok()?.to_raw())?;
-            let mut chwf = vec![0f32; values.len()];
-            let (fs, cs) = (c * kh * kw, kh * kw);
-            for fi in 0..f {
-                for ci in 0..c {
-                    for k in 0..kh * kw {
-                        chwf[((ci * kh * kw + k) * f + fi) as usize] = values[(fi * fs + ci * cs + k) as usize];
-                    }
-                }
-            }
-            let value = new_f32_constant(op, &wt_ty, &chwf);
+            let value = new_f32_constant(op, &wt_ty, &filter_chwf(&values, [f, c, kh * kw]));
             transposed.insert(key, value);
             Some(value)
         });
@@ -179,13 +191,9 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
         let rounded = x_ty.with_shape(vec![x_ty.shape[0], x_ty.shape[1], round(x_ty.shape[2], sh, split[0]), round(x_ty.shape[3], sw, split[1])]);
         let input = if pad.is_some() || rounded != x_ty {
             let (value, low) = pad.as_ref().map_or(("0.0".to_string(), vec![0; 4]), |p| (p.value.clone(), p.low.clone()));
-            let value = k.constant(&value, &x_ty.elem);
-            let empty = k.empty(&rounded);
-            let filled = k.emit(format_args!("linalg.fill ins({value} : f32) outs({empty} : {rounded}) -> {rounded}"));
-            let sizes: Vec<String> = k.arg_type(0).shape.iter().map(i64::to_string).collect();
-            let offsets: Vec<String> = low.iter().map(i64::to_string).collect();
+            let filled = k.filled(&value, &rounded);
             let (source, source_ty) = (k.arg(0), k.arg_type(0).clone());
-            k.emit(format_args!("tensor.insert_slice {source} into {filled}[{}] [{}] [1, 1, 1, 1] : {source_ty} into {rounded}", offsets.join(", "), sizes.join(", ")))
+            k.emit(format_args!("tensor.insert_slice {source} into {filled}[{}] [{}] [1, 1, 1, 1] : {source_ty} into {rounded}", list(&low), list(&source_ty.shape)))
         } else {
             k.arg(0)
         };
@@ -194,8 +202,7 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
             (input, rounded.clone())
         } else {
             let ty = rounded.with_shape(vec![rounded.shape[0], rounded.shape[1], (rounded.shape[2] + steps[0] - 1) / steps[0], (rounded.shape[3] + steps[1] - 1) / steps[1]]);
-            let sizes: Vec<String> = ty.shape.iter().map(i64::to_string).collect();
-            (k.emit(format_args!("tensor.extract_slice {input}[0, 0, 0, 0] [{}] [1, 1, {}, {}] : {rounded} to {ty}", sizes.join(", "), steps[0], steps[1])), ty)
+            (k.emit(format_args!("tensor.extract_slice {input}[0, 0, 0, 0] [{}] [1, 1, {}, {}] : {rounded} to {ty}", list(&ty.shape), steps[0], steps[1])), ty)
         };
         let mut axes = Vec::new();
         let (mut groups, mut shape) = (vec!["[0]".to_string(), "[1]".to_string()], input_ty.shape[..2].to_vec());
@@ -213,8 +220,7 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
         }
         let input = if split.contains(&true) {
             let phased = input_ty.with_shape(shape);
-            let sizes: Vec<String> = phased.shape.iter().map(i64::to_string).collect();
-            let expanded = k.emit(format_args!("tensor.expand_shape {input} [{}] output_shape [{}] : {input_ty} into {phased}", groups.join(", "), sizes.join(", ")));
+            let expanded = k.emit(format_args!("tensor.expand_shape {input} [{}] output_shape [{}] : {input_ty} into {phased}", groups.join(", "), list(&phased.shape)));
             input_ty = phased;
             expanded
         } else {
@@ -395,10 +401,17 @@ fn new_f32_constant(before: OperationRef<'_, '_>, ty: &crate::kernel::TensorTy, 
 
 #[cfg(test)]
 mod tests {
-    use super::{conv_tiles, Registers};
+    use super::{conv_tiles, filter_chwf, Registers};
 
-    const AVX512: Registers = Registers { accumulators: 24, lanes: 16 };
-    const AVX2: Registers = Registers { accumulators: 12, lanes: 8 };
+    const AVX512: Registers = Registers::new(32, 16);
+    const AVX2: Registers = Registers::new(16, 8);
+
+    #[test]
+    fn filters_go_to_the_last_axis() {
+        // 2 filters x 1 channel x 3 taps: w[f][t] = 10 f + t.
+        let w = [0.0, 1.0, 2.0, 10.0, 11.0, 12.0];
+        assert_eq!(filter_chwf(&w, [2, 1, 3]), vec![0.0, 10.0, 1.0, 11.0, 2.0, 12.0]);
+    }
 
     #[test]
     fn register_blocks_divide_the_output() {

@@ -48,16 +48,15 @@ pub static INFO: PassInfo = PassInfo {
         name: "vector-lanes",
         kind: OptionKind::Int,
         default: "0",
-        help: "f32 lanes of a vector register for the convolutions' register blocks: 16 (AVX-512, 32 registers), 8 (AVX, 16 registers), 4; 0 = this machine's",
+        help: "f32 lanes of a vector register for the convolutions' register blocks: 16 (AVX-512: 32 registers), other counts 16 registers (8: AVX, 4: SSE); 0 = this machine's",
     }],
     statistics: &[StatisticInfo { name: "convolutions", help: "Convolutions register-blocked and vectorised" }],
 };
 
 pub fn create(options: &PassOptions) -> Box<dyn Pass> {
     let registers = match options.int("vector-lanes") {
-        16 => Registers { accumulators: 24, lanes: 16 },
-        8 => Registers { accumulators: 12, lanes: 8 },
-        lanes if lanes > 0 => Registers { accumulators: 12, lanes },
+        16 => Registers::new(32, 16),
+        lanes if lanes > 0 => Registers::new(16, lanes),
         _ => Registers::host(),
     };
     Box::new(CpuSchedule { registers })

@@ -6,7 +6,8 @@
 use crate::kernel::{Elem, Iter, Kernel, Map, TensorTy};
 use crate::layout::reshape;
 
-fn list(values: &[i64]) -> String {
+/// `values` comma-separated, for shapes, offsets and attributes in kernel text.
+pub(crate) fn list(values: &[i64]) -> String {
     values.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
 }
 
