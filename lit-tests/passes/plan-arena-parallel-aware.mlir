@@ -3,11 +3,12 @@
 // does not depend on op 2 (the two halves are independent), so sharing would serialise them.
 // RUN: strata-opt %s -p 'builtin.module(func.func(plan-arena{strategy=offsets-greedy-by-size}))' | FileCheck %s --check-prefix=SEQ
 // RUN: strata-opt %s -p 'builtin.module(func.func(plan-arena{strategy=offsets-greedy-by-size parallel-aware=true}))' | FileCheck %s --check-prefix=PAR
-// RUN: not strata-opt %s -p 'builtin.module(func.func(plan-arena{parallel-aware=true}))' 2>&1 | FileCheck %s --check-prefix=EXACT
+// Every strategy is parallel-aware, the default exact solver included.
+// RUN: strata-opt %s -p 'builtin.module(func.func(plan-arena{parallel-aware=true}))' | FileCheck %s --check-prefix=PAR
+// RUN: strata-opt %s -p 'builtin.module(func.func(plan-arena{strategy=min-cost-flow parallel-aware=true}))' | FileCheck %s --check-prefix=PAR
 
 // SEQ: strata.arena_bytes = 256 : i64
 // PAR: strata.arena_bytes = 512 : i64
-// EXACT: error: 'func.func' op plan-arena: unsupported: strategy 'exact' is not parallel-aware; use offsets-greedy-by-size, offsets-greedy-by-breadth or naive
 func.func @halves(%out1: memref<64xf32>, %out2: memref<64xf32>) {
   %cst = arith.constant 1.0 : f32
   %t1 = memref.alloc() : memref<64xf32>

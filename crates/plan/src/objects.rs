@@ -3,7 +3,9 @@
 //! Each strategy assigns every arena buffer to an object; buffers of one object never live at
 //! the same time; an object is as large as its largest buffer. The total is the sum of object
 //! sizes. Semantics follow TFLite's `memory_management` (closed intervals there, half-open
-//! here); ties are broken by buffer index so results are deterministic.
+//! here); ties are broken by buffer index so results are deterministic. With a dependency
+//! DAG (parallel-aware planning) an object is reused only by a buffer whose producer depends
+//! on the last use of the object's buffers, as TFLite's reallocation graph restricts it.
 
 use crate::bounds::positional_maxima;
 use crate::problem::Problem;
@@ -104,13 +106,15 @@ pub fn naive(problem: &Problem) -> SharedObjects {
     plan
 }
 
-/// Sweeps buffers by first use. Objects whose last buffer has died return to a pool; a
-/// buffer takes a pooled object only of exactly its size, or else a new object. `pick`
-/// chooses from the free objects (size, object) and returns the one to reuse.
-fn sweep(problem: &Problem, mut pick: impl FnMut(&BTreeSet<(u64, usize)>, u64) -> Option<(u64, usize)>) -> SharedObjects {
+/// Sweeps buffers by first use. Objects whose last buffer has died return to a pool; `pick`
+/// chooses from the free objects (size, object) those `usable` allows (with a DAG, only
+/// objects whose last buffer's uses the DAG orders before this buffer) and returns the one to
+/// reuse, or none for a new object.
+fn sweep(problem: &Problem, mut pick: impl FnMut(&BTreeSet<(u64, usize)>, u64, &dyn Fn(usize) -> bool) -> Option<(u64, usize)>) -> SharedObjects {
     let mut plan = SharedObjects::new(problem.buffers.len());
     let mut in_use: BTreeSet<(u64, usize)> = BTreeSet::new(); // (upper of current buffer, object)
     let mut free: BTreeSet<(u64, usize)> = BTreeSet::new(); // (object size, object)
+    let mut last_of: Vec<usize> = Vec::new(); // per object, its latest buffer
     for i in by_first_use(problem) {
         let b = &problem.buffers[i];
         while let Some(&(upper, object)) = in_use.first() {
@@ -120,11 +124,16 @@ fn sweep(problem: &Problem, mut pick: impl FnMut(&BTreeSet<(u64, usize)>, u64) -
             in_use.pop_first();
             free.insert((plan.object_sizes[object], object));
         }
-        let chosen = pick(&free, b.size);
+        let usable = |object: usize| !problem.conflict(last_of[object], i);
+        let chosen = pick(&free, b.size, &usable);
         if let Some(entry) = chosen {
             free.remove(&entry);
         }
         let object = plan.assign(i, chosen.map(|(_, o)| o), b.size);
+        if object == last_of.len() {
+            last_of.push(i);
+        }
+        last_of[object] = i;
         in_use.insert((b.upper, object));
     }
     plan
@@ -132,15 +141,15 @@ fn sweep(problem: &Problem, mut pick: impl FnMut(&BTreeSet<(u64, usize)>, u64) -
 
 /// Reuses a released object only when its size equals the buffer's.
 pub fn equality(problem: &Problem) -> SharedObjects {
-    sweep(problem, |free, size| free.range((size, 0)..=(size, usize::MAX)).next().copied())
+    sweep(problem, |free, size, usable| free.range((size, 0)..=(size, usize::MAX)).find(|&&(_, o)| usable(o)).copied())
 }
 
 /// Reuses the released object closest in size: the smallest one at least as large, or the
 /// largest smaller one (which then grows) when that is closer.
 pub fn greedy_in_order(problem: &Problem) -> SharedObjects {
-    sweep(problem, |free, size| {
-        let larger = free.range((size, 0)..).next().copied();
-        let smaller = free.range(..(size, 0)).next_back().copied();
+    sweep(problem, |free, size, usable| {
+        let larger = free.range((size, 0)..).find(|&&(_, o)| usable(o)).copied();
+        let smaller = free.range(..(size, 0)).rev().find(|&&(_, o)| usable(o)).copied();
         match (larger, smaller) {
             (Some(l), Some(s)) => Some(if size - s.0 < l.0 - size { s } else { l }),
             (l, s) => l.or(s),
@@ -149,25 +158,26 @@ pub fn greedy_in_order(problem: &Problem) -> SharedObjects {
 }
 
 /// Lifetimes assigned to each object, for conflict checks.
-struct ObjectUses {
+struct ObjectUses<'a> {
+    problem: &'a Problem,
     intervals: Vec<Vec<(u64, u64)>>,
 }
 
-impl ObjectUses {
+impl ObjectUses<'_> {
     fn conflicts(&self, object: usize, lower: u64, upper: u64) -> bool {
-        self.intervals[object].iter().any(|&(l, u)| l < upper && lower < u)
+        self.intervals[object].iter().any(|&other| self.problem.lifetimes_conflict(other, (lower, upper)))
     }
 
     /// Time distance to the nearest buffer of `object`, or `None` on a conflict.
     fn distance(&self, object: usize, lower: u64, upper: u64) -> Option<u64> {
         let mut best = u64::MAX;
         for &(l, u) in &self.intervals[object] {
-            if u <= lower {
-                best = best.min(lower - u + 1);
-            } else if upper <= l {
-                best = best.min(l - upper + 1);
-            } else {
+            if self.problem.lifetimes_conflict((l, u), (lower, upper)) {
                 return None;
+            } else if u <= lower {
+                best = best.min(lower - u + 1);
+            } else {
+                best = best.min(l - upper + 1);
             }
         }
         Some(best)
@@ -192,7 +202,7 @@ pub fn greedy_by_breadth(problem: &Problem) -> SharedObjects {
         .collect();
     profiles.sort_by_key(|&(breadth, t, _)| (std::cmp::Reverse(breadth), t));
     let mut plan = SharedObjects::new(problem.buffers.len());
-    let mut uses = ObjectUses { intervals: Vec::new() };
+    let mut uses = ObjectUses { problem, intervals: Vec::new() };
     for (_, _, live) in profiles {
         for i in live {
             if plan.object_of[i].is_some() {
@@ -238,7 +248,7 @@ pub fn greedy_by_size(problem: &Problem) -> SharedObjects {
         .map(|&i| maxima.iter().take_while(|&&m| m >= problem.buffers[i].size).count().saturating_sub(1))
         .collect();
     let mut plan = SharedObjects::new(problem.buffers.len());
-    let mut uses = ObjectUses { intervals: Vec::new() };
+    let mut uses = ObjectUses { problem, intervals: Vec::new() };
     // (distance, object) of the nearest compatible object, per arena buffer.
     let mut nearest: Vec<Option<(u64, usize)>> = vec![None; arena.len()];
     let mut assigned = vec![false; arena.len()];
@@ -286,7 +296,7 @@ pub fn min_cost_flow(problem: &Problem) -> SharedObjects {
     for j in 0..n {
         for i in 0..n {
             let (bj, bi) = (&problem.buffers[order[j]], &problem.buffers[order[i]]);
-            if bj.upper <= bi.lower {
+            if bj.upper <= bi.lower && !problem.conflict(order[j], order[i]) {
                 let edge = graph.add_edge(j, n + i, 1, bi.size.saturating_sub(bj.size) as i64);
                 reuse_edges.push((edge, j, i));
             }

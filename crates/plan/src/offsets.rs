@@ -23,7 +23,8 @@ pub struct Item {
     pub align: u64,
 }
 
-/// The items of a problem: in-place chains merged (union-find), arena buffers only.
+/// The items of a problem: in-place chains merged (union-find), arena buffers only, in
+/// the order of their lowest buffer index.
 pub fn items(problem: &Problem) -> Vec<Item> {
     let n = problem.buffers.len();
     let mut parent: Vec<usize> = (0..n).collect();
@@ -40,18 +41,26 @@ pub fn items(problem: &Problem) -> Vec<Item> {
             parent[a.max(c)] = a.min(c);
         }
     }
-    let mut by_root: std::collections::BTreeMap<usize, Item> = std::collections::BTreeMap::new();
+    let mut item_of_root = vec![usize::MAX; n];
+    let mut items: Vec<Item> = Vec::new();
     for i in problem.arena_buffers() {
         let b = &problem.buffers[i];
         let r = root(&mut parent, i);
-        let item = by_root.entry(r).or_insert(Item { members: Vec::new(), lower: b.lower, upper: b.upper, size: 0, align: 1 });
+        if item_of_root[r] == usize::MAX {
+            item_of_root[r] = items.len();
+            items.push(Item { members: Vec::new(), lower: b.lower, upper: b.upper, size: 0, align: 1 });
+        }
+        let item = &mut items[item_of_root[r]];
         item.members.push(i);
         item.lower = item.lower.min(b.lower);
         item.upper = item.upper.max(b.upper);
         item.size = item.size.max(b.size);
         item.align = item.align.max(b.align);
     }
-    by_root.into_values().collect()
+    // Roots are the lowest index of their set, but a set's first arena buffer may come after
+    // another set's: order by root.
+    items.sort_by_key(|item| item.members.iter().map(|&m| root(&mut parent, m)).next());
+    items
 }
 
 impl OffsetPlan {
@@ -152,7 +161,8 @@ fn breadth_order(items: &[Item]) -> Vec<usize> {
 /// items it conflicts with (sorted by offset), or on top of them. Items conflict when they
 /// are live at the same time or, with a `dag` (parallel-aware), when it does not order them.
 pub fn best_fit(items: &[Item], order: &[usize], dag: Option<&crate::dag::OpDag>) -> Vec<u64> {
-    let mut index = crate::time_index::TimeIndex::new(items.iter().flat_map(|i| [i.lower, i.upper]));
+    let lifetimes: Vec<(u64, u64)> = items.iter().map(|i| (i.lower, i.upper)).collect();
+    let mut index = crate::time_index::TimeIndex::new(&lifetimes);
     let mut offsets = vec![0u64; items.len()];
     let mut placed_overlaps: Vec<(u64, u64)> = Vec::new();
     let mut placed: Vec<usize> = Vec::new();
@@ -160,7 +170,7 @@ pub fn best_fit(items: &[Item], order: &[usize], dag: Option<&crate::dag::OpDag>
         let item = &items[k];
         placed_overlaps.clear();
         match dag {
-            None => index.query(item.lower, item.upper, |other| placed_overlaps.push((offsets[other], items[other].size))),
+            None => index.query(k, |other| placed_overlaps.push((offsets[other], items[other].size))),
             Some(dag) => {
                 for &other in &placed {
                     let o: &Item = &items[other];
@@ -184,7 +194,7 @@ pub fn best_fit(items: &[Item], order: &[usize], dag: Option<&crate::dag::OpDag>
             end = end.max(offset + size);
         }
         offsets[k] = best.map_or_else(|| align_up(end, item.align), |(o, _)| o);
-        index.insert(k, item.lower, item.upper);
+        index.insert(k);
         if dag.is_some() {
             placed.push(k);
         }

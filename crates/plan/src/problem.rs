@@ -179,7 +179,13 @@ impl Problem {
     /// (parallel-aware) the DAG does not order them.
     pub fn conflict(&self, a: usize, b: usize) -> bool {
         let (x, y) = (&self.buffers[a], &self.buffers[b]);
-        x.overlaps_in_time(y) || self.dag.as_ref().is_some_and(|dag| !dag.may_share((x.lower, x.upper), (y.lower, y.upper)))
+        self.lifetimes_conflict((x.lower, x.upper), (y.lower, y.upper))
+    }
+
+    /// Whether buffers with these half-open lifetimes may never share memory (see
+    /// [`Problem::conflict`]).
+    pub fn lifetimes_conflict(&self, (l1, u1): (u64, u64), (l2, u2): (u64, u64)) -> bool {
+        (l1 < u2 && l2 < u1) || self.dag.as_ref().is_some_and(|dag| !dag.may_share((l1, u1), (l2, u2)))
     }
 
     /// Indices of the buffers that go into the arena.

@@ -106,16 +106,6 @@ impl PlanReport {
 /// Runs `strategy`, validates the plan, and reports it.
 pub fn plan(problem: &Problem, strategy: Strategy, budget: Budget) -> Result<PlanReport, PlanError> {
     problem.check()?;
-    let parallel_aware = matches!(
-        strategy,
-        Strategy::Objects(ObjectStrategy::Naive) | Strategy::Offsets(OffsetStrategy::GreedyBySize | OffsetStrategy::GreedyByBreadth)
-    );
-    if problem.dag.is_some() && !parallel_aware {
-        return Err(PlanError::Unsupported(format!(
-            "strategy '{}' is not parallel-aware; use offsets-greedy-by-size, offsets-greedy-by-breadth or naive",
-            strategy.name()
-        )));
-    }
     let start = Instant::now();
     let bound = max_load(problem);
     let invalid = |violations| PlanError::InvalidPlan { strategy: strategy.name(), violations };

@@ -172,8 +172,14 @@ fn parallel_aware_reuse_follows_dependencies() {
         validate_offsets(&problem, &aware).unwrap();
         assert_ne!(aware.offsets[1], aware.offsets[2]);
     }
-    let error = plan(&problem, Strategy::Exact, nodes_only(1000)).unwrap_err();
-    assert!(error.to_string().contains("strategy 'exact' is not parallel-aware"), "{error}");
+    // Every strategy honours the DAG (the report validates each plan against it).
+    for strategy in Strategy::all() {
+        let report = plan(&problem, strategy, nodes_only(100_000)).unwrap();
+        assert_ne!(report.buffers[1].offset, report.buffers[2].offset, "{}", report.strategy);
+    }
+    let exact = solve(&problem, nodes_only(100_000));
+    assert!(exact.optimal);
+    assert_eq!(exact.plan.arena, 224, "d and e apart: a + d + e + b");
     // With a chain 0 -> 1 -> 2 -> 3 the sharing is legal again.
     problem.dag = Some(crate::OpDag::new(4, &[(0, 1), (1, 2), (2, 3)]).unwrap());
     let chained = OffsetStrategy::GreedyBySize.run(&problem);
@@ -203,8 +209,83 @@ fn tiling(width: u64, height: u64, cuts: Vec<(bool, u64)>) -> (Problem, Vec<u64>
     (Problem::new(buffers), pieces.iter().map(|p| p.2).collect())
 }
 
+/// The optimum by brute force: every order of the buffers, each placed on the highest
+/// (aligned) top of the buffers placed before it that it conflicts with. Placing an optimal
+/// packing's buffers in the order of their offsets this way never raises one, so the best
+/// order reaches the optimum.
+fn brute_force_optimum(problem: &Problem) -> u64 {
+    fn go(problem: &Problem, offsets: &mut Vec<Option<u64>>, placed: usize, height: u64, best: &mut u64) {
+        let n = problem.buffers.len();
+        if height >= *best {
+            return;
+        }
+        if placed == n {
+            *best = height;
+            return;
+        }
+        for i in 0..n {
+            if offsets[i].is_some() {
+                continue;
+            }
+            let b = &problem.buffers[i];
+            let floor = (0..n)
+                .filter_map(|j| offsets[j].filter(|_| problem.conflict(i, j)).map(|o| o + problem.buffers[j].size))
+                .max()
+                .unwrap_or(0);
+            let offset = crate::problem::align_up(floor, b.align);
+            offsets[i] = Some(offset);
+            go(problem, offsets, placed + 1, height.max(offset + b.size), best);
+            offsets[i] = None;
+        }
+    }
+    let mut best = u64::MAX;
+    go(problem, &mut vec![None; problem.buffers.len()], 0, 0, &mut best);
+    best
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+
+    /// The exact solver proves the brute-force optimum on small random instances, with
+    /// alignments.
+    #[test]
+    fn exact_matches_brute_force(
+        records in prop::collection::vec((0u64..8, 1u64..6, 1u64..12, 0u32..4), 1..7),
+    ) {
+        let buffers: Vec<Buffer> = records
+            .iter()
+            .enumerate()
+            .map(|(i, &(l, w, s, a))| Buffer { align: 1 << a, ..Buffer::new(i.to_string(), l, l + w, s) })
+            .collect();
+        let problem = Problem::new(buffers);
+        let result = solve(&problem, nodes_only(1_000_000));
+        prop_assert!(validate_offsets(&problem, &result.plan).is_ok());
+        prop_assert!(result.optimal);
+        prop_assert_eq!(result.plan.arena, brute_force_optimum(&problem));
+    }
+
+    /// Parallel-aware planning on random DAGs: every strategy's plan validates against the
+    /// DAG, and the exact solver proves the brute-force optimum.
+    #[test]
+    fn parallel_aware_plans_on_random_dags(
+        records in prop::collection::vec((0u64..8, 1u64..6, 1u64..12), 1..7),
+        edges in prop::collection::vec((0usize..14, 0usize..14), 0..30),
+    ) {
+        let buffers: Vec<Buffer> = records.iter().enumerate().map(|(i, &(l, w, s))| Buffer::new(i.to_string(), l, l + w, s)).collect();
+        let mut problem = Problem::new(buffers);
+        let ops = problem.horizon() as usize;
+        // Every buffer's users depend on its producer; the rest of the edges are random.
+        let mut dag_edges: Vec<(usize, usize)> = problem.buffers.iter().flat_map(|b| (b.lower + 1..b.upper).map(move |u| (b.lower as usize, u as usize))).collect();
+        dag_edges.extend(edges.iter().map(|&(a, b)| (a.min(b), a.max(b))).filter(|&(a, b)| a < b && b < ops));
+        problem.dag = Some(crate::OpDag::new(ops, &dag_edges).unwrap());
+        for strategy in Strategy::all() {
+            prop_assert!(plan(&problem, strategy, nodes_only(100_000)).is_ok(), "{}", strategy.name());
+        }
+        let result = solve(&problem, nodes_only(1_000_000));
+        prop_assert!(validate_offsets(&problem, &result.plan).is_ok());
+        prop_assert!(result.optimal);
+        prop_assert_eq!(result.plan.arena, brute_force_optimum(&problem));
+    }
 
     /// The known packing validates; moving any buffer onto a live neighbour is caught.
     #[test]

@@ -1,57 +1,59 @@
-//! A segment tree over time: which placed items overlap a lifetime `[lower, upper)`.
+//! A segment tree over time: which inserted lifetimes overlap a lifetime `[lower, upper)`.
 //!
-//! Each inserted lifetime is stored at its O(log T) canonical nodes; a query visits the
-//! nodes that intersect it and reports each item once. With the short lifetimes of DL
-//! graphs this keeps greedy placement near O(n log n).
+//! The lifetimes are known up front (one per id), so their end points are ranked once and
+//! each id's leaf range is stored. An inserted lifetime is kept at its O(log T) canonical
+//! nodes; a query walks the ancestors of its leaves bottom-up, level by level, and reports
+//! each id once. With the short lifetimes of DL graphs this keeps greedy placement near
+//! O(n log n).
 
 pub struct TimeIndex {
-    times: Vec<u64>,
+    /// Per id, its leaf range `[first, last)`.
+    leaves_of: Vec<(usize, usize)>,
     nodes: Vec<Vec<usize>>,
     leaves: usize,
+    /// The highest level (0 = leaves) at which anything is stored: queries stop there.
+    top: u32,
     stamp: Vec<u32>,
     epoch: u32,
 }
 
 impl TimeIndex {
-    /// An empty index over the given time points (every lower and upper that will be used).
-    pub fn new(points: impl IntoIterator<Item = u64>) -> Self {
-        let mut times: Vec<u64> = points.into_iter().collect();
-        times.sort_unstable();
-        times.dedup();
-        let leaves = times.len().saturating_sub(1).max(1).next_power_of_two();
-        TimeIndex { times, nodes: vec![Vec::new(); 2 * leaves], leaves, stamp: Vec::new(), epoch: 0 }
+    /// An empty index for the lifetimes `[lower, upper)` of ids `0..lifetimes.len()`.
+    pub fn new(lifetimes: &[(u64, u64)]) -> Self {
+        let mut points: Vec<u64> = lifetimes.iter().flat_map(|&(l, u)| [l, u]).collect();
+        points.sort_unstable();
+        points.dedup();
+        let position = |t: u64| points.partition_point(|&p| p < t);
+        let leaves_of: Vec<(usize, usize)> = lifetimes.iter().map(|&(l, u)| (position(l), position(u))).collect();
+        let leaves = points.len().saturating_sub(1).max(1).next_power_of_two();
+        TimeIndex { leaves_of, nodes: vec![Vec::new(); 2 * leaves], leaves, top: 0, stamp: vec![0; lifetimes.len()], epoch: 0 }
     }
 
-    fn leaf_range(&self, lower: u64, upper: u64) -> (usize, usize) {
-        let position = |t: u64| self.times.binary_search(&t).expect("time points are registered up front");
-        (position(lower), position(upper))
-    }
-
-    /// Adds item `id` with lifetime `[lower, upper)`.
-    pub fn insert(&mut self, id: usize, lower: u64, upper: u64) {
-        let (mut l, mut r) = self.leaf_range(lower, upper);
-        l += self.leaves;
-        r += self.leaves;
+    /// Adds id `id` with its lifetime.
+    pub fn insert(&mut self, id: usize) {
+        let (l, r) = self.leaves_of[id];
+        let (mut l, mut r) = (l + self.leaves, r + self.leaves);
+        let mut level = 0;
         while l < r {
             if l & 1 == 1 {
                 self.nodes[l].push(id);
+                self.top = self.top.max(level);
                 l += 1;
             }
             if r & 1 == 1 {
                 r -= 1;
                 self.nodes[r].push(id);
+                self.top = self.top.max(level);
             }
             l >>= 1;
             r >>= 1;
-        }
-        if self.stamp.len() <= id {
-            self.stamp.resize(id + 1, 0);
+            level += 1;
         }
     }
 
-    /// Calls `found` once for every inserted item whose lifetime overlaps `[lower, upper)`.
-    pub fn query(&mut self, lower: u64, upper: u64, mut found: impl FnMut(usize)) {
-        let (l, r) = self.leaf_range(lower, upper);
+    /// Calls `found` once for every inserted id whose lifetime overlaps id `of`'s.
+    pub fn query(&mut self, of: usize, mut found: impl FnMut(usize)) {
+        let (l, r) = self.leaves_of[of];
         if l >= r {
             return;
         }
@@ -60,23 +62,20 @@ impl TimeIndex {
             self.stamp.iter_mut().for_each(|s| *s = 0);
             self.epoch = 1;
         }
-        self.visit(1, 0, self.leaves, l, r, &mut found);
-    }
-
-    fn visit(&mut self, node: usize, from: usize, to: usize, l: usize, r: usize, found: &mut impl FnMut(usize)) {
-        if to <= l || r <= from {
-            return;
-        }
-        for &id in &self.nodes[node] {
-            if self.stamp[id] != self.epoch {
-                self.stamp[id] = self.epoch;
-                found(id);
+        // A stored lifetime overlaps the query iff it is kept at an ancestor of one of the
+        // query's leaves: walk those ancestors level by level.
+        let (mut first, mut last) = (l + self.leaves, r - 1 + self.leaves);
+        for _ in 0..=self.top {
+            for node in first..=last {
+                for &id in &self.nodes[node] {
+                    if self.stamp[id] != self.epoch {
+                        self.stamp[id] = self.epoch;
+                        found(id);
+                    }
+                }
             }
-        }
-        if to - from > 1 {
-            let mid = (from + to) / 2;
-            self.visit(2 * node, from, mid, l, r, found);
-            self.visit(2 * node + 1, mid, to, l, r, found);
+            first >>= 1;
+            last >>= 1;
         }
     }
 }
@@ -87,16 +86,18 @@ mod tests {
 
     #[test]
     fn reports_exactly_the_overlapping_lifetimes() {
-        let lifetimes = [(0u64, 3u64), (2, 5), (5, 9), (1, 9), (7, 8)];
-        let mut index = TimeIndex::new(lifetimes.iter().flat_map(|&(l, u)| [l, u]).chain([4, 6]));
-        for (id, &(l, u)) in lifetimes.iter().enumerate() {
-            index.insert(id, l, u);
+        let stored = [(0u64, 3u64), (2, 5), (5, 9), (1, 9), (7, 8)];
+        let queries = [(0, 1), (3, 5), (5, 7), (4, 6), (8, 9), (0, 9)];
+        let all: Vec<(u64, u64)> = stored.iter().chain(&queries).copied().collect();
+        let mut index = TimeIndex::new(&all);
+        for id in 0..stored.len() {
+            index.insert(id);
         }
-        for (ql, qu) in [(0, 1), (3, 5), (5, 7), (4, 6), (8, 9), (0, 9)] {
+        for (q, &(ql, qu)) in queries.iter().enumerate() {
             let mut got = Vec::new();
-            index.query(ql, qu, |id| got.push(id));
+            index.query(stored.len() + q, |id| got.push(id));
             got.sort();
-            let want: Vec<usize> = (0..lifetimes.len()).filter(|&i| lifetimes[i].0 < qu && ql < lifetimes[i].1).collect();
+            let want: Vec<usize> = (0..stored.len()).filter(|&i| stored[i].0 < qu && ql < stored[i].1).collect();
             assert_eq!(got, want, "query [{ql}, {qu})");
         }
     }

@@ -10,8 +10,8 @@
 //!   is the op that produces the output);
 //! - parallel-aware problems (with a DAG): buffers the DAG does not order never overlap in
 //!   memory either, even when their lifetimes are disjoint;
-//! - for shared-object plans: buffers of one object never live at the same time and every
-//!   object is at least as large as its buffers.
+//! - for shared-object plans: buffers of one object never live at the same time (nor, with a
+//!   DAG, unordered by it) and every object is at least as large as its buffers.
 
 use crate::objects::SharedObjects;
 use crate::offsets::OffsetPlan;
@@ -137,6 +137,19 @@ pub fn validate_objects(problem: &Problem, plan: &SharedObjects) -> Result<(), V
             let (a, b) = (&problem.buffers[pair[0]], &problem.buffers[pair[1]]);
             if a.upper > b.lower {
                 violations.push(Violation(format!("object {o} holds '{}' and '{}', which are live at the same time", a.id, b.id)));
+            }
+        }
+        if let Some(dag) = &problem.dag {
+            for (k, &x) in list.iter().enumerate() {
+                for &y in &list[k + 1..] {
+                    let (a, b) = (&problem.buffers[x], &problem.buffers[y]);
+                    if !a.overlaps_in_time(b) && !dag.may_share((a.lower, a.upper), (b.lower, b.upper)) {
+                        violations.push(Violation(format!(
+                            "object {o} holds '{}' and '{}', whose uses the dependency graph does not order",
+                            a.id, b.id
+                        )));
+                    }
+                }
             }
         }
     }

@@ -1,0 +1,570 @@
+//! The decision search of the exact solver: do the items fit under a capacity `C`?
+//!
+//! Search space: *canonical* (gravity) packings, where each item sits on the highest item
+//! below it in time: the `floor` of the sections (maximal time spans with a fixed live set)
+//! it spans. Every feasible packing can be compacted into one, so the search is complete.
+//! A node picks the next item in (offset, rank) order, as MiniMalloc does. Pruning:
+//! - canonical order: placements along a path have non-decreasing (offset, rank), so an
+//!   item left below the frontier needs a new support above it (its *lift*: the lowest top a
+//!   time neighbour placed at or above the frontier can give it), and if no neighbour is left
+//!   it can never be placed;
+//! - dominance: an item whose offset is at or above the lowest top any unplaced item could
+//!   reach is not placed now (that item fits below it and would be placed first);
+//! - section inference: in every section, `max(floor, frontier, lowest earliest start of its
+//!   unplaced items) + unplaced bytes` must fit under `C`, and a candidate whose offset would
+//!   already waste too much of some section is not tried;
+//! - hatless pruning: when the item just tried overlaps no unplaced item, its placement is
+//!   independent of the rest, so if its subtree failed the node fails;
+//! - dynamic decomposition: unplaced items that share no section are independent
+//!   sub-problems, solved one after the other;
+//! - nogoods: a failed state (its unplaced items, the floors of their sections, the frontier
+//!   and the items excluded at the frontier's offset) is remembered with the capacity it
+//!   failed at; a later visit at a capacity no larger fails at once. The table is shared by
+//!   every restart and every capacity of one solve: a failure is a fact about the state, not
+//!   about the order that reached it.
+
+use crate::dag::OpDag;
+use crate::offsets::Item;
+use crate::problem::align_up;
+use std::collections::HashMap; // tidy: hash-lookup-only (the nogood table is never iterated)
+use std::hash::{BuildHasherDefault, Hasher};
+use std::time::Instant;
+
+/// Static data of an instance: sections, who is live where, who overlaps whom.
+pub(super) struct Instance<'a> {
+    pub items: &'a [Item],
+    /// Per item, its section range `[first, last)`.
+    pub span: Vec<(usize, usize)>,
+    /// Per section, the items (of non-zero size) live in it.
+    pub covering: Vec<Vec<usize>>,
+    /// Per item, the items it may not share memory with: those it overlaps in time and, in
+    /// parallel-aware planning, those the DAG does not order with it.
+    neighbours: Vec<Vec<usize>>,
+    /// Per item, the neighbours it does not overlap in time (parallel-aware planning only):
+    /// they tie sub-problems that time alone would separate.
+    unordered: Vec<Vec<usize>>,
+    /// Whether any item has an unordered neighbour.
+    tied: bool,
+    /// Random keys of the items (unplaced; excluded at the frontier).
+    zobrist: Vec<(u128, u128)>,
+}
+
+impl<'a> Instance<'a> {
+    pub fn new(items: &'a [Item], dag: Option<&OpDag>) -> Self {
+        let mut points: Vec<u64> = items.iter().flat_map(|i| [i.lower, i.upper]).collect();
+        points.sort_unstable();
+        points.dedup();
+        let position = |t: u64| points.binary_search(&t).expect("registered point");
+        let span: Vec<(usize, usize)> = items.iter().map(|i| (position(i.lower), position(i.upper))).collect();
+        let mut covering = vec![Vec::new(); points.len().saturating_sub(1)];
+        for (k, &(a, b)) in span.iter().enumerate() {
+            if items[k].size > 0 {
+                for list in &mut covering[a..b] {
+                    list.push(k);
+                }
+            }
+        }
+        let mut neighbours = vec![Vec::new(); items.len()];
+        for list in &covering {
+            for &a in list {
+                neighbours[a].extend(list.iter().copied().filter(|&b| b != a));
+            }
+        }
+        let mut unordered = vec![Vec::new(); items.len()];
+        if let Some(dag) = dag {
+            for a in 0..items.len() {
+                for b in a + 1..items.len() {
+                    let (x, y) = (&items[a], &items[b]);
+                    let overlap = x.lower < y.upper && y.lower < x.upper;
+                    if !overlap && x.size > 0 && y.size > 0 && !dag.may_share((x.lower, x.upper), (y.lower, y.upper)) {
+                        unordered[a].push(b);
+                        unordered[b].push(a);
+                        neighbours[a].push(b);
+                        neighbours[b].push(a);
+                    }
+                }
+            }
+        }
+        for list in &mut neighbours {
+            list.sort_unstable();
+            list.dedup();
+        }
+        let zobrist = (0..items.len() as u64).map(|i| (hash128(1, i, 0), hash128(2, i, 0))).collect();
+        let tied = unordered.iter().any(|list| !list.is_empty());
+        Instance { items, span, covering, neighbours, unordered, tied, zobrist }
+    }
+
+    pub fn sections(&self) -> usize {
+        self.covering.len()
+    }
+}
+
+/// The keys are already uniformly random: hashing them again would only cost time.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u128(&mut self, key: u128) {
+        self.0 = key as u64;
+    }
+}
+
+/// Failed states, each with the largest capacity it failed at.
+#[derive(Default)]
+pub(super) struct Nogoods {
+    failed: HashMap<u128, u64, BuildHasherDefault<KeyHasher>>, // tidy: hash-lookup-only
+}
+
+/// Entries beyond this are not recorded (about 64 MB).
+const MAX_NOGOODS: usize = 1 << 21;
+
+impl Nogoods {
+    fn fails(&self, key: u128, capacity: u64) -> bool {
+        self.failed.get(&key).is_some_and(|&c| c >= capacity)
+    }
+
+    fn record(&mut self, key: u128, capacity: u64) {
+        if self.failed.len() < MAX_NOGOODS || self.failed.contains_key(&key) {
+            let entry = self.failed.entry(key).or_insert(capacity);
+            *entry = (*entry).max(capacity);
+        }
+    }
+}
+
+/// Two independent 64-bit mixes of `(a, b, c)` (splitmix64 finalisers), as one 128-bit key.
+fn hash128(a: u64, b: u64, c: u64) -> u128 {
+    fn mix(mut z: u64) -> u64 {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    let x = mix(a ^ mix(b.wrapping_add(0x9e37_79b9_7f4a_7c15) ^ mix(c)));
+    let y = mix(a.rotate_left(17) ^ 0x5851_f42d_4c95_7f2d ^ mix(b ^ mix(c.wrapping_add(0x2545_f491_4f6c_dd1d))));
+    (u128::from(x) << 64) | u128::from(y)
+}
+
+/// The key term of section `s` at floor `floor`.
+fn section_key(s: usize, floor: u64) -> u128 {
+    hash128(3, s as u64, floor)
+}
+
+pub(super) enum Outcome {
+    Found(Vec<u64>),
+    Infeasible,
+    OutOfBudget,
+}
+
+/// One decision run: a capacity, a static order (ranks), limits.
+pub(super) struct Search<'a, 'b> {
+    inst: &'b Instance<'a>,
+    capacity: u64,
+    rank: &'b [usize],
+    nogoods: &'b mut Nogoods,
+    /// Per section, the top of the highest placed item (0 if none).
+    floor: Vec<u64>,
+    unplaced_bytes: Vec<u64>,
+    unplaced_count: Vec<u32>,
+    /// `cuts[k]`: unplaced items crossing the boundary between sections `k - 1` and `k`.
+    cuts: Vec<u32>,
+    /// Each item's gravity offset: its alignment over the highest floor of its sections.
+    gravity: Vec<u64>,
+    placed: Vec<bool>,
+    offsets: Vec<u64>,
+    /// Key of every unplaced item and of the floor of every section with unplaced items.
+    hash: u128,
+    /// Undo logs of [`Search::place`]: old floors, old gravity offsets.
+    floor_log: Vec<u64>,
+    gravity_log: Vec<(usize, u64)>,
+    /// Scratch: per item, its earliest start; per section, the last node that marked it as
+    /// its own (tied instances only).
+    earliest: Vec<u64>,
+    section_epoch: Vec<u64>,
+    epoch: u64,
+    nodes: u64,
+    node_limit: u64,
+    deadline: Option<Instant>,
+    out_of_budget: bool,
+}
+
+/// Where the undo logs stood before a placement.
+#[derive(Clone, Copy)]
+struct Mark {
+    floors: usize,
+    gravity: usize,
+}
+
+/// A copy of the mutable state, restored when a decomposed sub-problem fails.
+struct Snapshot {
+    floor: Vec<u64>,
+    unplaced_bytes: Vec<u64>,
+    unplaced_count: Vec<u32>,
+    cuts: Vec<u32>,
+    gravity: Vec<u64>,
+    placed: Vec<bool>,
+    hash: u128,
+    mark: Mark,
+}
+
+impl<'a, 'b> Search<'a, 'b> {
+    pub fn new(inst: &'b Instance<'a>, capacity: u64, rank: &'b [usize], nogoods: &'b mut Nogoods, node_limit: u64, deadline: Option<Instant>) -> Self {
+        let sections = inst.sections();
+        let n = inst.items.len();
+        let mut unplaced_bytes = vec![0; sections];
+        let mut unplaced_count = vec![0; sections];
+        let mut hash = 0;
+        for (s, list) in inst.covering.iter().enumerate() {
+            unplaced_bytes[s] = list.iter().map(|&i| inst.items[i].size).sum();
+            unplaced_count[s] = list.len() as u32;
+            if !list.is_empty() {
+                hash ^= section_key(s, 0);
+            }
+        }
+        let mut cuts = vec![0; sections + 1];
+        for (i, &(a, b)) in inst.span.iter().enumerate() {
+            if inst.items[i].size > 0 {
+                hash ^= inst.zobrist[i].0;
+                for cut in &mut cuts[a + 1..b] {
+                    *cut += 1;
+                }
+            }
+        }
+        Search {
+            inst,
+            capacity,
+            rank,
+            nogoods,
+            floor: vec![0; sections],
+            unplaced_bytes,
+            unplaced_count,
+            cuts,
+            gravity: vec![0; n],
+            placed: vec![false; n],
+            offsets: vec![0; n],
+            hash,
+            floor_log: Vec::new(),
+            gravity_log: Vec::new(),
+            earliest: vec![0; n],
+            section_epoch: vec![0; sections],
+            epoch: 0,
+            nodes: 0,
+            node_limit,
+            deadline,
+            out_of_budget: false,
+        }
+    }
+
+    /// Runs the search over every item of non-zero size; returns the outcome and the nodes.
+    pub fn run(mut self) -> (Outcome, u64) {
+        let items = self.inst.items;
+        let all: Vec<usize> = (0..items.len()).filter(|&i| items[i].size > 0).collect();
+        if self.unplaced_bytes.iter().any(|&b| b > self.capacity) {
+            return (Outcome::Infeasible, 0);
+        }
+        let found = all.is_empty() || self.dfs(&all, (0, 0), 0, self.range(&all));
+        let outcome = if found {
+            Outcome::Found(self.offsets)
+        } else if self.out_of_budget {
+            Outcome::OutOfBudget
+        } else {
+            Outcome::Infeasible
+        };
+        (outcome, self.nodes)
+    }
+
+    fn mark(&self) -> Mark {
+        Mark { floors: self.floor_log.len(), gravity: self.gravity_log.len() }
+    }
+
+    /// Places `i` at `offset`. Returns `None` (nothing changed) if a time neighbour's gravity
+    /// offset would no longer fit under the capacity.
+    fn place(&mut self, i: usize, offset: u64) -> Option<Mark> {
+        let items = self.inst.items;
+        let top = offset + items[i].size;
+        for &j in &self.inst.neighbours[i] {
+            if !self.placed[j] && align_up(top, items[j].align).max(self.gravity[j]) + items[j].size > self.capacity {
+                return None;
+            }
+        }
+        let mark = self.mark();
+        let (a, b) = self.inst.span[i];
+        for s in a..b {
+            self.floor_log.push(self.floor[s]);
+            self.hash ^= section_key(s, self.floor[s]);
+            self.floor[s] = top;
+            self.unplaced_bytes[s] -= items[i].size;
+            self.unplaced_count[s] -= 1;
+            if self.unplaced_count[s] > 0 {
+                self.hash ^= section_key(s, top);
+            }
+        }
+        for cut in &mut self.cuts[a + 1..b] {
+            *cut -= 1;
+        }
+        for &j in &self.inst.neighbours[i] {
+            let raised = align_up(top, items[j].align);
+            if !self.placed[j] && self.gravity[j] < raised {
+                self.gravity_log.push((j, self.gravity[j]));
+                self.gravity[j] = raised;
+            }
+        }
+        self.hash ^= self.inst.zobrist[i].0;
+        self.placed[i] = true;
+        self.offsets[i] = offset;
+        Some(mark)
+    }
+
+    fn unplace(&mut self, i: usize, mark: Mark) {
+        let items = self.inst.items;
+        let (a, b) = self.inst.span[i];
+        for s in (a..b).rev() {
+            if self.unplaced_count[s] > 0 {
+                self.hash ^= section_key(s, self.floor[s]);
+            }
+            self.floor[s] = self.floor_log.pop().expect("logged floor");
+            self.hash ^= section_key(s, self.floor[s]);
+            self.unplaced_bytes[s] += items[i].size;
+            self.unplaced_count[s] += 1;
+        }
+        debug_assert_eq!(self.floor_log.len(), mark.floors);
+        for cut in &mut self.cuts[a + 1..b] {
+            *cut += 1;
+        }
+        while self.gravity_log.len() > mark.gravity {
+            let (j, old) = self.gravity_log.pop().expect("logged gravity");
+            self.gravity[j] = old;
+        }
+        self.hash ^= self.inst.zobrist[i].0;
+        self.placed[i] = false;
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            floor: self.floor.clone(),
+            unplaced_bytes: self.unplaced_bytes.clone(),
+            unplaced_count: self.unplaced_count.clone(),
+            cuts: self.cuts.clone(),
+            gravity: self.gravity.clone(),
+            placed: self.placed.clone(),
+            hash: self.hash,
+            mark: self.mark(),
+        }
+    }
+
+    fn restore(&mut self, snapshot: Snapshot) {
+        self.floor = snapshot.floor;
+        self.unplaced_bytes = snapshot.unplaced_bytes;
+        self.unplaced_count = snapshot.unplaced_count;
+        self.cuts = snapshot.cuts;
+        self.gravity = snapshot.gravity;
+        self.placed = snapshot.placed;
+        self.hash = snapshot.hash;
+        self.floor_log.truncate(snapshot.mark.floors);
+        self.gravity_log.truncate(snapshot.mark.gravity);
+    }
+
+    /// The key of the sub-problem of `group`, computed from scratch.
+    fn group_key(&self, group: &[usize]) -> u128 {
+        let (first, end) = self.range(group);
+        let mut key = 0;
+        for &i in group {
+            key ^= self.inst.zobrist[i].0;
+        }
+        for s in first..end {
+            if self.unplaced_count[s] > 0 {
+                key ^= section_key(s, self.floor[s]);
+            }
+        }
+        key
+    }
+
+    fn range(&self, active: &[usize]) -> (usize, usize) {
+        let span = &self.inst.span;
+        let first = active.iter().map(|&i| span[i].0).min().unwrap_or(0);
+        let end = active.iter().map(|&i| span[i].1).max().unwrap_or(0);
+        (first, end)
+    }
+
+    /// Places every item of `active` (all unplaced), or fails. `last` is the (offset, rank)
+    /// of the previous placement on this path: later placements never go below it. The
+    /// sub-problem's key is `self.hash ^ mask` (`mask` cancels what lies outside it).
+    fn dfs(&mut self, active: &[usize], last: (u64, usize), mask: u128, range: (usize, usize)) -> bool {
+        if active.is_empty() {
+            return true;
+        }
+        self.nodes += 1;
+        if self.nodes >= self.node_limit || (self.nodes % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d)) {
+            self.out_of_budget = true;
+            return false;
+        }
+        let (mut first, mut end) = range;
+        while self.unplaced_count[first] == 0 {
+            first += 1;
+        }
+        while self.unplaced_count[end - 1] == 0 {
+            end -= 1;
+        }
+        if (first + 1..end).any(|k| self.cuts[k] == 0) {
+            let groups = self.groups(active);
+            if groups.len() > 1 {
+                return self.decompose(&groups, last);
+            }
+        }
+        let items = self.inst.items;
+        let capacity = self.capacity;
+        // Earliest starts, dominance height, and the items excluded at the frontier.
+        let mut key = self.hash ^ mask ^ hash128(4, last.0, 0);
+        let mut min_height = u64::MAX;
+        for &i in active {
+            let g = self.gravity[i];
+            let earliest = if (g, self.rank[i]) >= last {
+                min_height = min_height.min(g + items[i].size);
+                g
+            } else {
+                if g == last.0 {
+                    key ^= self.inst.zobrist[i].1;
+                }
+                let neighbours = &self.inst.neighbours[i];
+                let lift = neighbours.iter().filter(|&&j| !self.placed[j]).map(|&j| self.gravity[j].max(last.0) + items[j].size).min();
+                match lift {
+                    Some(top) => align_up(top, items[i].align),
+                    None => return false,
+                }
+            };
+            if earliest + items[i].size > capacity {
+                return false;
+            }
+            self.earliest[i] = earliest;
+        }
+        if self.nogoods.fails(key, capacity) {
+            return false;
+        }
+        // Section inference: some unplaced item must be able to start low enough in every
+        // section. `highest` is the largest offset the next placement may take without
+        // wasting too much of some section.
+        let mut highest = u64::MAX;
+        if self.inst.tied {
+            // Tied groups need not be contiguous in time: mark the sections this one covers.
+            self.epoch += 1;
+            for &i in active {
+                let (a, b) = self.inst.span[i];
+                self.section_epoch[a..b].fill(self.epoch);
+            }
+        }
+        for s in first..end {
+            if self.unplaced_count[s] == 0 || (self.inst.tied && self.section_epoch[s] != self.epoch) {
+                continue;
+            }
+            let limit = capacity.saturating_sub(self.unplaced_bytes[s]);
+            let supported = self.inst.covering[s].iter().any(|&i| !self.placed[i] && self.earliest[i] <= limit);
+            if !supported || self.floor[s].max(last.0) > limit {
+                return false;
+            }
+            highest = highest.min(limit);
+        }
+        let mut candidates: Vec<(u64, usize, usize)> = active
+            .iter()
+            .filter(|&&i| {
+                let g = self.gravity[i];
+                g < min_height && g <= highest && (g, self.rank[i]) >= last
+            })
+            .map(|&i| (self.gravity[i], self.rank[i], i))
+            .collect();
+        candidates.sort_unstable();
+        let mut rest: Vec<usize> = Vec::with_capacity(active.len());
+        let explored = !candidates.is_empty();
+        for (offset, rank, i) in candidates {
+            let Some(mark) = self.place(i, offset) else { continue };
+            rest.clear();
+            rest.extend(active.iter().copied().filter(|&j| j != i));
+            if self.dfs(&rest, (offset, rank), mask, (first, end)) {
+                return true;
+            }
+            self.unplace(i, mark);
+            if self.out_of_budget {
+                return false;
+            }
+            // Hatless: nothing unplaced overlaps i, so its placement did not cause the failure.
+            if self.inst.neighbours[i].iter().all(|&j| self.placed[j]) {
+                break;
+            }
+        }
+        if explored && !self.out_of_budget {
+            self.nogoods.record(key, capacity);
+        }
+        false
+    }
+
+    /// `active` split into groups that share no section and, in parallel-aware planning,
+    /// no DAG conflict.
+    fn groups(&self, active: &[usize]) -> Vec<Vec<usize>> {
+        let span = &self.inst.span;
+        let mut order: Vec<usize> = active.to_vec();
+        order.sort_unstable_by_key(|&i| span[i]);
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        let mut reach = 0;
+        for i in order {
+            let (a, b) = span[i];
+            match groups.last_mut() {
+                Some(group) if a < reach => group.push(i),
+                _ => groups.push(vec![i]),
+            }
+            reach = reach.max(b);
+        }
+        if groups.len() > 1 && active.iter().any(|&i| !self.inst.unordered[i].is_empty()) {
+            // Merge groups tied by unordered pairs (union-find over group indices).
+            let mut group_of = vec![usize::MAX; self.inst.items.len()];
+            for (g, group) in groups.iter().enumerate() {
+                for &i in group {
+                    group_of[i] = g;
+                }
+            }
+            let mut parent: Vec<usize> = (0..groups.len()).collect();
+            fn root(parent: &mut [usize], mut x: usize) -> usize {
+                while parent[x] != x {
+                    parent[x] = parent[parent[x]];
+                    x = parent[x];
+                }
+                x
+            }
+            for &i in active {
+                for &j in &self.inst.unordered[i] {
+                    if !self.placed[j] && group_of[j] != usize::MAX {
+                        let (a, b) = (root(&mut parent, group_of[i]), root(&mut parent, group_of[j]));
+                        parent[a.max(b)] = a.min(b);
+                    }
+                }
+            }
+            let mut merged: Vec<Vec<usize>> = vec![Vec::new(); groups.len()];
+            for (g, group) in groups.into_iter().enumerate() {
+                merged[root(&mut parent, g)].extend(group);
+            }
+            groups = merged.into_iter().filter(|g| !g.is_empty()).collect();
+        }
+        groups
+    }
+
+    /// Solves independent groups one after the other; each keeps the canonical frontier
+    /// `last` (a canonical completion orders every group's items by (offset, rank) after it,
+    /// whatever the interleaving).
+    fn decompose(&mut self, groups: &[Vec<usize>], last: (u64, usize)) -> bool {
+        let snapshot = self.snapshot();
+        for group in groups {
+            let mask = self.hash ^ self.group_key(group);
+            if !self.dfs(group, last, mask, self.range(group)) {
+                self.restore(snapshot);
+                return false;
+            }
+        }
+        true
+    }
+}
