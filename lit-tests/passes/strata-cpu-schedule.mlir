@@ -2,6 +2,7 @@
 // outside (marked strata.loop_order = "reduction_outer", which generalize drops) with the transform script in
 // crates/lower/schedules; the others keep MLIR's order, and the script leaves no trace.
 // RUN: strata-opt %s -p 'builtin.module(strata-cpu-schedule{vector-lanes=16})' | FileCheck %s
+// RUN: strata-opt %s -p 'builtin.module(strata-cpu-schedule{vector-lanes=8})' | FileCheck %s --check-prefix=AVX2
 
 // CHECK-LABEL: func.func @convs
 // Depthwise: (n, c, kh, kw, oh, ow).
@@ -96,4 +97,23 @@ func.func @strided(%x: tensor<1x8x7x7xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x3x3xf32>) -> tensor<1x16x3x3xf32>
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x7x7xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x3x3xf32>) -> tensor<1x16x3x3xf32>
   return %0 : tensor<1x16x3x3xf32>
+}
+
+// AVX2 (8 lanes, 12 accumulators): a 13 x 13 output (prime, above the register count) takes
+// tiles of one position by 16 filters. Folding unit dimensions turns the tile's bias
+// broadcast into a plain copy of the bias slice, which canonicalization removes: the
+// accumulator starts from the bias vector, and the schedule still applies.
+// AVX2-LABEL: func.func @one_position
+// AVX2: vector.transfer_read %{{.*}} : tensor<16xf32>, vector<16xf32>
+// AVX2: scf.for
+// AVX2: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : vector<16xf32>
+// AVX2-NOT: linalg.generic
+func.func @one_position(%x: tensor<1x8x13x13xf32>, %w: tensor<64x8x1x1xf32>, %bias: tensor<64xf32>) -> tensor<1x64x13x13xf32> {
+  %e = tensor.empty() : tensor<1x64x13x13xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : tensor<64xf32>) outs(%e : tensor<1x64x13x13xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  } -> tensor<1x64x13x13xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x13x13xf32>, tensor<64x8x1x1xf32>) outs(%init : tensor<1x64x13x13xf32>) -> tensor<1x64x13x13xf32>
+  return %0 : tensor<1x64x13x13xf32>
 }

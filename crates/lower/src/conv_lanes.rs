@@ -60,17 +60,27 @@ impl Registers {
 }
 
 /// The register block `[th, tw, tf]` for an `oh x ow` output with `f` filters: `tf` filters
-/// (two registers' worth when `f` allows, else 1.5, 1 or half a register), and as many
-/// output positions as the accumulators allow, `tw` dividing `ow` and `th` dividing `oh` so
-/// that every tile is whole. `None` when `f` is not a multiple of half a register.
+/// (two registers' worth, 1.5, 1 or half a register, dividing `f`), and as many output
+/// positions as the accumulators allow, `tw` dividing `ow` and `th` dividing `oh` so that every
+/// tile is whole. Of the filter widths, the one that keeps the most accumulators busy (FMAs per
+/// reduction step), the wider on a tie: a 7 x 7 output with 160 filters on AVX2 takes 7
+/// positions x 8 filters (7 FMAs a step), not 1 position x 16 filters (2). `None` when `f` is not
+/// a multiple of half a register.
 pub fn conv_tiles(oh: i64, ow: i64, f: i64, registers: Registers) -> Option<[i64; 3]> {
     let lanes = registers.lanes;
-    let tf = [2 * lanes, lanes * 3 / 2, lanes, lanes / 2].into_iter().find(|&t| t >= 4 && f % t == 0)?;
-    let positions = (registers.accumulators / ((tf + lanes - 1) / lanes)).max(1);
     let divisor = |extent: i64, most: i64| (1..=most.max(1)).rev().find(|d| extent % d == 0).unwrap_or(1);
-    let tw = divisor(ow, positions);
-    let th = divisor(oh, positions / tw);
-    Some([th, tw, tf])
+    [2 * lanes, lanes * 3 / 2, lanes, lanes / 2]
+        .into_iter()
+        .filter(|&tf| tf >= 4 && f % tf == 0)
+        .map(|tf| {
+            let vectors = (tf + lanes - 1) / lanes;
+            let positions = (registers.accumulators / vectors).max(1);
+            let tw = divisor(ow, positions);
+            let th = divisor(oh, positions / tw);
+            (th * tw * vectors, tf, [th, tw, tf])
+        })
+        .max_by_key(|&(fmas, tf, _)| (fmas, tf))
+        .map(|(_, _, tiles)| tiles)
 }
 
 /// A filter `F x C x K` (K = KH * KW, row-major) rearranged to `C x K x F`: the filters of one
@@ -425,7 +435,10 @@ mod tests {
         // Small outputs take rows too; odd filter counts are not blocked.
         assert_eq!(conv_tiles(4, 3, 32, AVX512), Some([4, 3, 32]));
         assert_eq!(conv_tiles(8, 8, 30, AVX512), None);
-        // AVX2: 16 registers of 8 lanes.
+        // AVX2: 16 registers of 8 lanes. A prime 7 x 7 output cannot take two rows of 16
+        // filters' accumulators; 7 positions of 8 filters keep more registers busy.
         assert_eq!(conv_tiles(56, 56, 64, AVX2), Some([1, 4, 16]));
+        assert_eq!(conv_tiles(7, 7, 160, AVX2), Some([1, 7, 8]));
+        assert_eq!(conv_tiles(13, 13, 64, AVX2), Some([1, 1, 16]), "a prime extent above the register count: one position");
     }
 }

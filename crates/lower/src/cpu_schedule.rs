@@ -109,9 +109,15 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
       }} : !transform.any_op\n\
     }}\n"
         );
-        vectorize += &format!("    transform.structured.vectorize %cr{i} : !transform.any_op\n");
+        vectorize += &format!(
+            "    transform.foreach %cp{i} : !transform.any_op {{\n\
+    ^bb0(%tile: !transform.any_op):\n\
+      %ops = transform.structured.match ops{{[\"linalg.generic\", \"linalg.fill\"]}} in %tile : (!transform.any_op) -> !transform.any_op\n\
+      transform.structured.vectorize %ops : !transform.any_op\n\
+    }}\n"
+        );
     }
-    CONV.replace("    // CONVS\n", &tiling).replace("    // FOLD", &format!("{fold}    // FOLD")).replace("    // VECTORIZE\n", &vectorize)
+    CONV.replace("    // CONVS\n", &tiling).replace("    // FOLD", &format!("{fold}    // FOLD")).replace("    // VECTORIZE", &format!("{vectorize}    // VECTORIZE"))
 }
 
 /// Whether `op` is a matmul the vectorising schedule handles: static f32, rows a multiple of
