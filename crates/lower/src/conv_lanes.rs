@@ -104,13 +104,19 @@ pub struct ConvBlock {
     /// the input, so each filter block is read from the cache for every output position
     /// instead of the whole filter streaming from memory once per position block.
     pub filters_outer: bool,
+    /// The result goes only to an elementwise epilogue (a generic marked `strata.epilogue` by
+    /// `sg-egraph-optimize`): the schedule tiles the epilogue and computes each convolution
+    /// tile inside it, so the epilogue runs on the accumulators and the convolution's own
+    /// result never reaches memory.
+    pub epilogue: bool,
 }
 
 impl ConvBlock {
-    /// The `strata.conv_tiles` mark: `THxTWxTF`, `f` appended for filters outermost.
+    /// The `strata.conv_tiles` mark: `THxTWxTF`, `f` appended for filters outermost, `e` for
+    /// an epilogue (the epilogue carries the same label as `strata.conv_epilogue`).
     pub fn label(&self) -> String {
         let [th, tw, tf] = self.tiles;
-        format!("{th}x{tw}x{tf}{}", if self.filters_outer { "f" } else { "" })
+        format!("{th}x{tw}x{tf}{}{}", if self.filters_outer { "f" } else { "" }, if self.epilogue { "e" } else { "" })
     }
 }
 
@@ -118,6 +124,72 @@ impl ConvBlock {
 struct Plan {
     conv: MlirOperation,
     block: ConvBlock,
+    /// Its epilogue generic, if its result goes to one.
+    epilogue: Option<MlirOperation>,
+}
+
+/// The epilogue generic that is the only reader of `conv`'s result, if any: a
+/// `linalg.generic` marked `strata.epilogue` whose result has the convolution's type.
+fn epilogue_of(conv: OperationRef<'_, '_>) -> Option<MlirOperation> {
+    let result = conv.result(0).ok()?;
+    let mut user: Option<MlirOperation> = None;
+    // Safety: walking the use list of a live value.
+    unsafe {
+        let mut using = mlir_sys::mlirValueGetFirstUse(result.to_raw());
+        while !using.ptr.is_null() {
+            let owner = mlir_sys::mlirOpOperandGetOwner(using);
+            if user.is_some_and(|u| u.ptr != owner.ptr) {
+                return None;
+            }
+            user = Some(owner);
+            using = mlir_sys::mlirOpOperandGetNextUse(using);
+        }
+    }
+    let user = user?;
+    let op = unsafe { OperationRef::from_raw(user) };
+    let marked = strata_ir::ods::op_name(op) == "linalg.generic" && op.attribute("strata.epilogue").is_ok();
+    let same_type = op.result(0).ok().is_some_and(|r| r.r#type() == result.r#type()) && op.result_count() == 1;
+    // The epilogue belongs to the kernel it is written over (its first input and its output):
+    // another convolution it reads (a residual branch) is just an operand.
+    let is = |i: usize| op.operand(i).ok().is_some_and(|v| v.to_raw().ptr == result.to_raw().ptr);
+    let owner = op.operand_count() >= 2 && is(0) && is(op.operand_count() - 1);
+    (marked && same_type && owner).then_some(user)
+}
+
+/// Prepares an epilogue for the schedule: marks it with the convolution's `label`, gives it a
+/// fresh `tensor.empty` output (it was written over the convolution's result, which is now
+/// computed tile by tile inside it), and puts a same-type `tensor.cast` on its other operands
+/// so that `transform.structured.fuse` stops there instead of pulling their producers into
+/// the tiles (canonicalization drops the casts afterwards).
+fn prepare_epilogue(epilogue: MlirOperation, conv_result: MlirValue, label: &str, cx: &PassContext<'_>) {
+    use mlir_sys::*;
+    let context = cx.strata().mlir();
+    let op = unsafe { OperationRef::from_raw(epilogue) };
+    let count = op.operand_count();
+    let mark = melior::ir::attribute::StringAttribute::new(context, label);
+    // Safety: `epilogue` is a live generic with one output (its last operand); the new ops
+    // are inserted right before it and their results replace its operands.
+    unsafe {
+        mlirOperationSetDiscardableAttributeByName(epilogue, StringRef::new("strata.conv_epilogue").to_raw(), mark.to_raw());
+        let insert = |name: &str, operands: &[MlirValue], ty: MlirType| -> MlirValue {
+            let name = StringRef::new(name);
+            let mut state = mlirOperationStateGet(name.to_raw(), mlirOperationGetLocation(epilogue));
+            mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
+            mlirOperationStateAddResults(&mut state, 1, &ty);
+            let new = mlirOperationCreate(&mut state);
+            mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(epilogue), epilogue, new);
+            mlirOperationGetResult(new, 0)
+        };
+        for i in 0..count - 1 {
+            let operand = mlirOperationGetOperand(epilogue, i as isize);
+            if operand.ptr != conv_result.ptr {
+                let cast = insert("tensor.cast", &[operand], mlirValueGetType(operand));
+                mlirOperationSetOperand(epilogue, i as isize, cast);
+            }
+        }
+        let empty = insert("tensor.empty", &[], mlirValueGetType(conv_result));
+        mlirOperationSetOperand(epilogue, count as isize - 1, empty);
+    }
 }
 
 /// Rewrites every f32 `linalg.conv_2d_nchw_fchw` in `module` that has a register block (see
@@ -136,7 +208,8 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
             continue;
         }
         if let Some(tiles) = conv_tiles(out.shape[2], out.shape[3], out.shape[1], registers) {
-            plans.push(Plan { conv: raw, block: ConvBlock { tiles, filters_outer: w.numel() > x.numel() } });
+            let epilogue = epilogue_of(op);
+            plans.push(Plan { conv: raw, block: ConvBlock { tiles, filters_outer: w.numel() > x.numel(), epilogue: epilogue.is_some() }, epilogue });
         }
     }
     let mut blocks: Vec<ConvBlock> = Vec::new();
@@ -280,6 +353,14 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
         // Safety: `op` is a convolution of this module, rewritten once; the operands are
         // defined before it (the new filter constant is inserted right before it).
         unsafe { inline_call_with(function, op, &operands) };
+        if let Some(epilogue) = plan.epilogue {
+            // The inlined kernel's result: the epilogue's first operand that is not a cast.
+            let result = (0..unsafe { mlir_sys::mlirOperationGetNumOperands(epilogue) } - 1)
+                .map(|i| unsafe { mlir_sys::mlirOperationGetOperand(epilogue, i) })
+                .find(|v| defining_op(unsafe { melior::ir::Value::from_raw(*v) }).is_some_and(|d| d.attribute("strata.conv_tiles").is_ok()))
+                .expect("the epilogue reads the convolution");
+            prepare_epilogue(epilogue, result, &label, cx);
+        }
         if !blocks.contains(&plan.block) {
             blocks.push(plan.block);
         }

@@ -90,15 +90,32 @@ pub const CONV: &str = include_str!("../schedules/cpu-conv.mlir");
 
 /// [`CONV`] with one tiling per distinct convolution block.
 pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
-    let (mut tiling, mut fold, mut vectorize) = (String::new(), String::new(), String::new());
+    let (mut tiling, mut epilogues, mut fold, mut vectorize) = (String::new(), String::new(), String::new(), String::new());
     for (i, block) in blocks.iter().enumerate() {
         let [th, tw, tf] = block.tiles;
-        let (label, interchange) = (block.label(), if block.filters_outer { " interchange [0, 3, 1, 2, 4, 5, 6]" } else { "" });
-        tiling += &format!(
-            "    %cv{i} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes{{strata.conv_tiles = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n\
-    %ct{i}, %cl{i}:4 = transform.structured.fuse %cv{i} tile_sizes [1, {th}, {tw}, {tf}, 0, 0, 0]{interchange} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n\
-    %cr{i}, %crl{i}:3 = transform.structured.tile_using_for %ct{i} tile_sizes [0, 0, 0, 0, 1, 1, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n"
+        let label = block.label();
+        let reduction = format!(
+            "    %cr{i}, %crl{i}:3 = transform.structured.tile_using_for %cv{i} tile_sizes [0, 0, 0, 0, 1, 1, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n"
         );
+        let matched = format!("    %cv{i} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes{{strata.conv_tiles = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n");
+        if block.epilogue {
+            // The epilogue's loops are (n, f, oh, ow): tiled by the convolution's block in the
+            // convolution's loop order.
+            let interchange = if block.filters_outer { "" } else { " interchange [0, 2, 3, 1]" };
+            tiling += &format!(
+                "    %ev{i} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes{{strata.conv_epilogue = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n\
+    %et{i}, %el{i}:4 = transform.structured.fuse %ev{i} tile_sizes [1, {tf}, {th}, {tw}]{interchange} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n"
+            );
+            epilogues += &matched;
+            epilogues += &reduction;
+        } else {
+            let interchange = if block.filters_outer { " interchange [0, 3, 1, 2, 4, 5, 6]" } else { "" };
+            tiling += &matched;
+            tiling += &format!(
+                "    %ct{i}, %cl{i}:4 = transform.structured.fuse %cv{i} tile_sizes [1, {th}, {tw}, {tf}, 0, 0, 0]{interchange} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n"
+            );
+            tiling += &reduction.replace(&format!("%cv{i} tile_sizes"), &format!("%ct{i} tile_sizes"));
+        }
         fold += &format!(
             "    %cp{i} = transform.get_parent_op %crl{i}#0 : (!transform.any_op) -> !transform.any_op\n\
     transform.foreach %cp{i} : !transform.any_op {{\n\
@@ -117,7 +134,10 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
     }}\n"
         );
     }
-    CONV.replace("    // CONVS\n", &tiling).replace("    // FOLD", &format!("{fold}    // FOLD")).replace("    // VECTORIZE", &format!("{vectorize}    // VECTORIZE"))
+    CONV.replace("    // CONVS\n", &tiling)
+        .replace("    // EPILOGUES", &format!("{epilogues}    // EPILOGUES"))
+        .replace("    // FOLD", &format!("{fold}    // FOLD"))
+        .replace("    // VECTORIZE", &format!("{vectorize}    // VECTORIZE"))
 }
 
 /// Whether `op` is a matmul the vectorising schedule handles: static f32, rows a multiple of

@@ -51,6 +51,19 @@ fn element_of(ty: Type<'_>) -> Option<String> {
     RankedTensorType::try_from(ty).ok().map(|t| t.element().to_string())
 }
 
+/// Whether the lowering runs an elementwise epilogue inside this kernel: an f32 convolution
+/// (one group) that `strata-cpu-schedule` register-blocks on this host (see
+/// `strata_lower::conv_lanes`), which applies the epilogue to each result tile in registers.
+fn takes_epilogue(op: OperationRef<'_, '_>, shape: &[i64]) -> bool {
+    let f32_result = op.result(0).ok().and_then(|r| element_of(r.r#type())).is_some_and(|e| e == "f32");
+    let one_group = strata_ir::ods::integer(op, "group") == Some(1);
+    strata_ir::ods::op_name(op) == "sg.conv2d"
+        && f32_result
+        && one_group
+        && shape.len() == 4
+        && strata_lower::conv_lanes::conv_tiles(shape[2], shape[3], shape[1], strata_lower::conv_lanes::Registers::host()).is_some()
+}
+
 /// The graph of `func` (an `sg` function on tensors).
 pub fn graph_of(func: OperationRef<'_, '_>) -> Result<Graph, String> {
     graph_with_values(func).map(|(graph, _)| graph)
@@ -117,7 +130,13 @@ pub fn graph_with_values(func: OperationRef<'_, '_>) -> Result<(Graph, Vec<Optio
             ("sg.transpose", _) => graph.add(Op::Transpose { perm: ints("perm")?.into_iter().map(|p| p as usize).collect() }, &inputs, &shape, bytes),
             ("sg.reshape", _) => graph.add(Op::Reshape, &inputs, &shape, bytes),
             ("sg.expand", _) => graph.add(Op::Broadcast, &inputs, &shape, bytes),
-            _ => graph.add(Op::Kernel(name.clone()), &inputs, &shape, bytes),
+            _ => {
+                let n = graph.add(Op::Kernel(name.clone()), &inputs, &shape, bytes);
+                if takes_epilogue(current, &shape) {
+                    graph.epilogue_kernels.insert(n);
+                }
+                n
+            }
         };
         node_of.insert(key(result.to_raw()), n);
         values.resize(graph.nodes.len(), None);
@@ -173,6 +192,13 @@ pub fn report(graph: &Graph, outcome: &Outcome, time: std::time::Duration) -> (S
             Step::Input { node } => format!("input (node {node})"),
             Step::Constant { node } => format!("constant (node {node})"),
             Step::Kernel { node, args } => format!("{}({})", name(*node), args.iter().map(|a| format!("%{a}")).collect::<Vec<_>>().join(", ")),
+            Step::Epilogue { node, args, program, extras } => format!(
+                "{}({}) then [{}] ({})",
+                name(*node),
+                args.iter().map(|a| format!("%{a}")).collect::<Vec<_>>().join(", "),
+                program.describe(),
+                std::iter::once("result".to_string()).chain(extras.iter().map(|a| format!("%{a}"))).collect::<Vec<_>>().join(", ")
+            ),
             Step::Move { node, arg } => format!("{} %{arg} (copy)", name(*node)),
             Step::Fused { program, args, in_place } => {
                 let list = args.iter().map(|a| format!("%{a}")).collect::<Vec<_>>().join(", ");

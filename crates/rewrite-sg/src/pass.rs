@@ -8,13 +8,17 @@
 //!   copied: the generic reads the view's base directly through an affine map
 //!   `offset + Σ d_k · stride_k` over the collapsed base. An in-place kernel writes into its
 //!   first operand (`outs` is that tensor), so one-shot bufferization reuses its buffer.
+//! - A kernel with an epilogue is the original kernel followed by the epilogue's generic,
+//!   written over the kernel's result (its only reader) and marked `strata.epilogue`: the host
+//!   schedule fuses it into the kernel's tiles (`strata_lower::conv_lanes`); elsewhere it runs
+//!   as an in-place kernel.
 //! - A view that a kernel, a movement op or an output needs as a tensor is `sg.view` (its
 //!   lowering gathers).
 //!
 //! The function computes the same values; `sg-to-linalg` lowers what remains.
 
 use crate::graph_with_values;
-use melior::ir::attribute::{Attribute, IntegerAttribute};
+use melior::ir::attribute::{Attribute, AttributeLike, IntegerAttribute};
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
 use melior::ir::r#type::IntegerType;
 use melior::ir::{BlockLike, Identifier, RegionLike, Type, ValueLike};
@@ -38,6 +42,7 @@ pub static INFO: PassInfo = PassInfo {
         StatisticInfo { name: "allocations-after", help: "buffers after" },
         StatisticInfo { name: "fused-kernels", help: "elementwise programs (fused or single) emitted as one linalg.generic each" },
         StatisticInfo { name: "in-place-kernels", help: "fused kernels written over an operand" },
+        StatisticInfo { name: "epilogues", help: "elementwise programs run by the kernel that feeds them (a generic marked strata.epilogue over the kernel's result)" },
     ],
 };
 
@@ -81,6 +86,13 @@ impl Pass for EgraphOptimize {
             PassFailed
         })
     }
+}
+
+/// An operand of a fused kernel: an earlier step's value, or an IR value made for this one.
+#[derive(Clone, Copy)]
+enum Operand {
+    Step(usize),
+    Value(MlirValue),
 }
 
 struct Rebuild<'a, 'p, 'c> {
@@ -138,7 +150,19 @@ impl Rebuild<'_, '_, '_> {
                 // Made when something needs it as a tensor.
                 Step::View { .. } => None,
                 Step::Copy { arg } => Some(self.tensor(*arg)?),
-                Step::Fused { program, args, in_place } => Some(self.fused(s, program, args, *in_place)?),
+                Step::Fused { program, args, in_place } => {
+                    let operands: Vec<Operand> = args.iter().map(|&a| Operand::Step(a)).collect();
+                    Some(self.fused(s, program, &operands, *in_place, false)?)
+                }
+                Step::Epilogue { node, args, program, extras } => {
+                    // The kernel, then the program over its result written in place and marked:
+                    // the host schedule runs it on each result tile inside the kernel.
+                    let kernel_operands = args.iter().map(|&a| self.tensor(a)).collect::<Result<Vec<_>, _>>()?;
+                    let kernel = self.keep(*node, &kernel_operands)?;
+                    let operands: Vec<Operand> = std::iter::once(Operand::Value(kernel)).chain(extras.iter().map(|&a| Operand::Step(a))).collect();
+                    self.cx.bump("epilogues", 1);
+                    Some(self.fused(s, program, &operands, true, true)?)
+                }
             };
             self.tensors[s] = value;
         }
@@ -217,16 +241,21 @@ impl Rebuild<'_, '_, '_> {
     }
 
     /// One `linalg.generic` for a fused program; view operands are read through their base.
-    fn fused(&mut self, s: usize, program: &Program, args: &[usize], in_place: bool) -> Result<MlirValue, String> {
+    /// `epilogue`: the generic is a kernel's epilogue (its first operand the kernel's result),
+    /// marked `strata.epilogue`.
+    fn fused(&mut self, s: usize, program: &Program, args: &[Operand], in_place: bool, epilogue: bool) -> Result<MlirValue, String> {
         let (shape, _) = &self.program.shapes[s];
         // Each operand: its tensor (a view's base) and how the kernel indexes it.
         let mut operands: Vec<MlirValue> = Vec::new();
         let mut types: Vec<TensorTy> = Vec::new();
         let mut views: Vec<Option<Layout>> = Vec::new();
-        for &a in args {
-            let (value, layout) = match &self.program.steps[a] {
-                Step::View { base, layout } if self.tensors[a].is_none() => (self.tensor(*base)?, Some(layout.clone())),
-                _ => (self.tensor(a)?, None),
+        for arg in args {
+            let (value, layout) = match *arg {
+                Operand::Value(value) => (value, None),
+                Operand::Step(a) => match &self.program.steps[a] {
+                    Step::View { base, layout } if self.tensors[a].is_none() => (self.tensor(*base)?, Some(layout.clone())),
+                    _ => (self.tensor(a)?, None),
+                },
             };
             let ty = strata_lower::ops::tensor_type(unsafe { melior::ir::Value::from_raw(value) }.r#type())?;
             operands.push(value);
@@ -264,7 +293,7 @@ impl Rebuild<'_, '_, '_> {
         // buffer: at tensor level that would be a copy), which bufferization then reuses.
         let written = in_place && views[0].is_none();
         let init = if written { k.arg(0) } else { k.empty(&out) };
-        if written {
+        if written && !epilogue {
             self.cx.bump("in-place-kernels", 1);
         }
         let refs: Vec<(&str, &TensorTy, Map)> = inputs.iter().map(|(v, t, m)| (v.as_str(), t, m.clone())).collect();
@@ -295,7 +324,12 @@ impl Rebuild<'_, '_, '_> {
         if name_of(previous) != "linalg.generic" {
             return Err(format!("internal error: the fused kernel ends in '{}'", name_of(previous)));
         }
-        self.cx.bump("fused-kernels", 1);
+        if epilogue {
+            let unit = Attribute::parse(context, "unit").ok_or("cannot build a unit attribute")?;
+            unsafe { mlir_sys::mlirOperationSetDiscardableAttributeByName(previous, melior::StringRef::new("strata.epilogue").to_raw(), unit.to_raw()) };
+        } else {
+            self.cx.bump("fused-kernels", 1);
+        }
         Ok(unsafe { mlir_sys::mlirOperationGetResult(previous, 0) })
     }
 }

@@ -17,7 +17,7 @@ pub static VIEWS: PassInfo = PassInfo {
 
 pub static FUSE: PassInfo = PassInfo {
     name: "sg-fuse-elementwise",
-    summary: "Chains of single-reader elementwise ops as one kernel each (e-graph, fusion rule only)",
+    summary: "Chains of single-reader elementwise ops as one kernel each, run by the convolution that feeds them when it can (e-graph, fusion rules only)",
     anchor: "func.func",
     options: &[],
     statistics: STATISTICS,
@@ -32,7 +32,7 @@ pub static INPLACE: PassInfo = PassInfo {
 };
 
 const VIEW_RULES: &[&str] = &["slice-to-view", "transpose-to-view", "reshape-to-view", "expand-to-view", "elementwise-reads-strided", "kernel-reads-contiguous-alias", "output-any-layout"];
-const FUSE_RULES: &[&str] = &["fuse-elementwise"];
+const FUSE_RULES: &[&str] = &["fuse-elementwise", "fuse-epilogue"];
 const INPLACE_RULES: &[&str] = &["elementwise-in-place", "kernel-reads-contiguous-alias", "output-any-layout"];
 
 pub fn create_views(_: &PassOptions) -> Box<dyn Pass> {

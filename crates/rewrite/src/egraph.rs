@@ -23,6 +23,11 @@ define_language! {
         // `(kernel n args...)`: graph node `n`'s opaque kernel on contiguous operands; a new
         // contiguous buffer.
         "kernel" = Kernel(Box<[Id]>),
+        // `(kernel+ n p args... extras...)`: graph node `n`'s kernel (its operands come first,
+        // as many as the node has) with elementwise program `p` applied to its result in the
+        // same launch: `p`'s input 0 is the kernel's result, inputs 1.. the extras (any
+        // layout). A new contiguous buffer; the kernel's own result never exists.
+        "kernel+" = KernelEpilogue(Box<[Id]>),
         // `(move n x)`: graph node `n`'s movement op (slice, transpose, ...) as a copy into a new
         // contiguous buffer.
         "move" = Move([Id; 2]),
@@ -178,6 +183,11 @@ impl Analysis<Sg> for Tables {
             Sg::In([n]) => fresh(egraph, node_of(egraph, *n), true),
             Sg::Const([n]) => fresh(egraph, node_of(egraph, *n), true),
             Sg::Kernel(args) => fresh(egraph, node_of(egraph, args[0]), false),
+            Sg::KernelEpilogue(args) => match fresh(egraph, node_of(egraph, args[0]), false) {
+                // The value of the class it joins (an elementwise result): learnt on merge.
+                Info::Value(v) => Info::Value(Value { uses: 0, sink: true, ..v }),
+                other => other,
+            },
             Sg::Move([n, _]) => fresh(egraph, node_of(egraph, *n), false),
             Sg::Ew(args) => {
                 // Shape of the first operand (elementwise operands share the result's shape).

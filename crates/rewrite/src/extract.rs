@@ -75,7 +75,7 @@ pub fn node_metrics(egraph: &SgGraph, class: Id, node: &Sg) -> Metrics {
     match node {
         Sg::Num(_) | Sg::Const(_) | Sg::Out(_) => Metrics::default(),
         Sg::In(_) => Metrics { allocations: 1, bytes_allocated: bytes, ..Metrics::default() },
-        Sg::Kernel(_) | Sg::Ew(_) => fresh,
+        Sg::Kernel(_) | Sg::KernelEpilogue(_) | Sg::Ew(_) => fresh,
         Sg::Move(_) | Sg::Contig(_) => Metrics { bytes_copied: bytes, ..fresh },
         Sg::EwInPlace(_) => Metrics { launches: 1, ..Metrics::default() },
         Sg::View([x, _]) => Metrics { bytes_retained: value(egraph, *x).bytes().saturating_sub(bytes), ..Metrics::default() },
@@ -90,6 +90,9 @@ pub enum Step {
     Constant { node: usize },
     /// Graph node `node`'s kernel on earlier steps.
     Kernel { node: usize, args: Vec<usize> },
+    /// Graph node `node`'s kernel with `program` applied to its result in the same launch
+    /// (input 0: the kernel's result, inputs 1..: `extras`).
+    Epilogue { node: usize, args: Vec<usize>, program: Program, extras: Vec<usize> },
     /// Graph node `node`'s movement op, materialised.
     Move { node: usize, arg: usize },
     /// A fused elementwise kernel; `in_place`: written into `args[0]`'s storage.
@@ -355,6 +358,17 @@ fn program(egraph: &SgGraph, root: Id, order: &[Id], choice: &BTreeMap<Id, Sg>) 
             Sg::In([n]) => Step::Input { node: index(egraph, *n) },
             Sg::Const([n]) => Step::Constant { node: index(egraph, *n) },
             Sg::Kernel(args) => Step::Kernel { node: index(egraph, args[0]), args: args[1..].iter().map(at).collect() },
+            Sg::KernelEpilogue(args) => {
+                let node = index(egraph, args[0]);
+                let arity = egraph.analysis.graph.nodes[node].inputs.len();
+                let (kernel, extras) = args[2..].split_at(arity);
+                Step::Epilogue {
+                    node,
+                    args: kernel.iter().map(at).collect(),
+                    program: egraph.analysis.programs[index(egraph, args[1])].clone(),
+                    extras: extras.iter().map(at).collect(),
+                }
+            }
             Sg::Move([n, x]) => Step::Move { node: index(egraph, *n), arg: at(x) },
             Sg::Ew(args) | Sg::EwInPlace(args) => Step::Fused {
                 program: egraph.analysis.programs[index(egraph, args[0])].clone(),

@@ -153,6 +153,10 @@ impl Node {
 pub struct Graph {
     pub nodes: Vec<Node>,
     pub outputs: Vec<usize>,
+    /// The kernels (node indices) that can run an elementwise epilogue on their result in the
+    /// same launch (a convolution's bias and activation): the lowering applies it to each
+    /// result tile while it is still in registers.
+    pub epilogue_kernels: std::collections::BTreeSet<usize>,
 }
 
 impl Graph {
@@ -201,6 +205,9 @@ impl Graph {
         }
         if let Some(&bad) = self.outputs.iter().find(|&&o| o >= self.nodes.len()) {
             return Err(format!("output {bad} is not a node"));
+        }
+        if let Some(&bad) = self.epilogue_kernels.iter().find(|&&k| !matches!(self.nodes.get(k).map(|n| &n.op), Some(Op::Kernel(_)))) {
+            return Err(format!("node {bad} takes an epilogue but is not a kernel"));
         }
         Ok(())
     }

@@ -95,6 +95,13 @@ pub fn run_extracted(graph: &Graph, program: &Extracted, inputs: &[Vec<f32>], co
                 let operands: Vec<Vec<f32>> = args.iter().map(|&a| value(&buffers, &placed, a)).collect();
                 fresh(&mut buffers, kernel(&operands, elements))
             }
+            Step::Epilogue { args, program: p, extras, .. } => {
+                let operands: Vec<Vec<f32>> = args.iter().map(|&a| value(&buffers, &placed, a)).collect();
+                let result = kernel(&operands, elements);
+                let extras: Vec<Vec<f32>> = extras.iter().map(|&a| value(&buffers, &placed, a)).collect();
+                let data = (0..elements).map(|j| p.eval(&std::iter::once(result[j]).chain(extras.iter().map(|e| e[j])).collect::<Vec<_>>())).collect();
+                fresh(&mut buffers, data)
+            }
             Step::Move { node, arg } => {
                 let layout = Layout::contiguous(&program.shapes[*arg].0).apply(&graph.nodes[*node].op, shape).expect("movement op of a contiguous buffer");
                 let data = read(&value(&buffers, &placed, *arg), &layout);

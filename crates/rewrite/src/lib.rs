@@ -2,7 +2,7 @@
 //! in-place execution jointly**, by a memory-aware cost model. No MLIR here: the core works on
 //! a plain [`Graph`] so it tests and benchmarks without linking MLIR.
 //!
-//! - [`egraph`]: the language (`in`, `const`, `kernel`, `move`, `ew`, `ew!`, `view`,
+//! - [`egraph`]: the language (`in`, `const`, `kernel`, `kernel+`, `move`, `ew`, `ew!`, `view`,
 //!   `contig`, `out`) and the analysis (shape, layout, storage owner, read-only, readers). An
 //!   e-class is one value in one layout and storage: a view is never merged with a copy.
 //! - [`rules`]: the rewrite rules (`RULES.md` says why each is sound).

@@ -130,6 +130,13 @@ fn apply(egraph: &mut SgGraph, action: Action) -> bool {
             }
             (class, egraph.add(Sg::Contig([write])))
         }
+        Action::Epilogue { class, node, kernel_args, program, extras } => {
+            let n = egraph.add(Sg::Num(node as i64));
+            let p = egraph.analysis.program(program);
+            let p = egraph.add(Sg::Num(p as i64));
+            let args: Box<[Id]> = [n, p].into_iter().chain(kernel_args).chain(extras).collect();
+            (class, egraph.add(Sg::KernelEpilogue(args)))
+        }
         Action::Fused { class, program, operands, in_place } => {
             let p = egraph.analysis.program(program);
             let p = egraph.add(Sg::Num(p as i64));

@@ -19,13 +19,15 @@ pub enum Action {
     InPlace { class: Id, program: crate::program::Program, operands: Vec<Id> },
     /// Add a fused `(ew program operands...)` (or `ew!`) to `class`.
     Fused { class: Id, program: crate::program::Program, operands: Vec<Id>, in_place: bool },
+    /// Add `(kernel+ node program kernel_args... extras...)` to `class`.
+    Epilogue { class: Id, node: usize, kernel_args: Vec<Id>, program: crate::program::Program, extras: Vec<Id> },
 }
 
 impl Action {
     /// The class the action adds to.
     pub fn class(&self) -> Id {
         match self {
-            Action::Equal { class, .. } | Action::CopyOfView { class, .. } | Action::InPlace { class, .. } | Action::Fused { class, .. } => *class,
+            Action::Equal { class, .. } | Action::CopyOfView { class, .. } | Action::InPlace { class, .. } | Action::Fused { class, .. } | Action::Epilogue { class, .. } => *class,
         }
     }
 }
@@ -45,6 +47,7 @@ pub const RULES: &[Rule] = &[
     Rule { name: "elementwise-reads-strided", apply: elementwise_reads_strided },
     Rule { name: "kernel-reads-contiguous-alias", apply: kernel_reads_contiguous_alias },
     Rule { name: "fuse-elementwise", apply: fuse_elementwise },
+    Rule { name: "fuse-epilogue", apply: fuse_epilogue },
     Rule { name: "elementwise-in-place", apply: elementwise_in_place },
     Rule { name: "output-any-layout", apply: output_any_layout },
 ];
@@ -208,6 +211,55 @@ fn fuse_elementwise(egraph: &SgGraph, class: Id) -> Vec<Action> {
     actions
 }
 
+/// The most-fused elementwise kernels of class `c`: `(program, operands)` of its `ew` nodes
+/// with the most steps (the others are never the cheapest).
+fn most_fused(egraph: &SgGraph, c: Id) -> Vec<(usize, &[Id])> {
+    let kernels: Vec<(usize, &[Id])> = nodes(egraph, c)
+        .filter_map(|n| match n {
+            Sg::Ew(args) => Some((index(egraph, args[0]), &args[1..])),
+            _ => None,
+        })
+        .collect();
+    let most = kernels.iter().map(|(p, _)| egraph.analysis.programs[*p].steps.len()).max();
+    kernels.into_iter().filter(|(p, _)| Some(egraph.analysis.programs[*p].steps.len()) == most).collect()
+}
+
+/// `(ew p .. t ..)` with `t = (kernel n args)` read only here, `n` a kernel that takes an
+/// epilogue → `(kernel+ n p' args.. others..)`: the kernel applies the program to its result
+/// tiles before storing them, so `t` never exists (one launch and one buffer fewer). The
+/// program is the same (its input `t` moved first), so the values are bit-identical.
+/// Proposed for the most-fused kernel of a value where fusion ends.
+fn fuse_epilogue(egraph: &SgGraph, class: Id) -> Vec<Action> {
+    let mut actions = Vec::new();
+    let crate::egraph::Info::Value(result) = &egraph[class].data else { return actions };
+    if result.storage != Storage::Fresh || !result.sink {
+        return actions;
+    }
+    let graph = &egraph.analysis.graph;
+    for (p, operands) in most_fused(egraph, class) {
+        for (k, &t) in operands.iter().enumerate() {
+            let t = egraph.find(t);
+            let v = value(egraph, t);
+            if v.uses != 1 || v.storage != Storage::Fresh || v.shape != result.shape || v.elem_bytes != result.elem_bytes || t == egraph.find(class) {
+                continue;
+            }
+            for node in nodes(egraph, t) {
+                let Sg::Kernel(args) = node else { continue };
+                let n = index(egraph, args[0]);
+                if !graph.epilogue_kernels.contains(&n) {
+                    continue;
+                }
+                let extras: Vec<Id> = operands.iter().enumerate().filter(|&(i, _)| i != k).map(|(_, &o)| egraph.find(o)).collect();
+                // The extras are read while the kernel runs: none may be the kernel's own
+                // result (fusion merged duplicates, so `t` appears once).
+                let program = egraph.analysis.programs[p].with_input_first(k);
+                actions.push(Action::Epilogue { class, node: n, kernel_args: args[1..].to_vec(), program, extras });
+            }
+        }
+    }
+    actions
+}
+
 /// `(ew p x ..)` → `(contig (ew! p x ..))`: the result may be written over operand `x` (any
 /// operand, moved first), which is then no longer available. Proposed for the most-fused
 /// kernel of a value where fusion ends (an output, or a value not read by exactly one
@@ -223,17 +275,8 @@ fn elementwise_in_place(egraph: &SgGraph, class: Id) -> Vec<Action> {
         return actions;
     }
     // Only the class's most-fused kernel (the others are never the cheapest).
-    let most = nodes(egraph, class).filter_map(|n| match n {
-        Sg::Ew(args) => Some(egraph.analysis.programs[index(egraph, args[0])].steps.len()),
-        _ => None,
-    }).max();
-    for node in nodes(egraph, class) {
-        let Sg::Ew(args) = node else { continue };
-        if Some(egraph.analysis.programs[index(egraph, args[0])].steps.len()) != most {
-            continue;
-        }
-        let program = &egraph.analysis.programs[index(egraph, args[0])];
-        let operands = &args[1..];
+    for (p, operands) in most_fused(egraph, class) {
+        let program = &egraph.analysis.programs[p];
         for k in 0..operands.len() {
             let target = value(egraph, operands[k]);
             if target.read_only || target.shape != result.shape || target.elem_bytes != result.elem_bytes {

@@ -23,14 +23,19 @@ fn run(g: &Graph) -> Outcome {
 
 /// Same outputs, bit for bit, as the unrewritten graph on pseudo-random inputs.
 fn assert_same_values(g: &Graph, outcome: &Outcome) {
+    assert_same_values_with(g, outcome, &[]);
+}
+
+/// [`assert_same_values`] with these constants.
+fn assert_same_values_with(g: &Graph, outcome: &Outcome, constants: &[Vec<f32>]) {
     let inputs: Vec<Vec<f32>> = g
         .nodes
         .iter()
         .filter(|n| matches!(n.op, Op::Input(_)))
         .map(|n| (0..n.elements()).map(|i| ((i * 37 % 23) as f32 - 11.0) * 0.125).collect())
         .collect();
-    let want = run_graph(g, &inputs, &[]);
-    let got = run_extracted(g, &outcome.program, &inputs, &[]);
+    let want = run_graph(g, &inputs, constants);
+    let got = run_extracted(g, &outcome.program, &inputs, constants);
     let bits = |v: &Vec<Vec<f32>>| v.iter().map(|o| o.iter().map(|x| x.to_bits()).collect::<Vec<_>>()).collect::<Vec<_>>();
     assert_eq!(bits(&got), bits(&want), "program {:#?}", outcome.program.steps);
 }
@@ -108,6 +113,39 @@ fn a_long_elementwise_chain_stays_small() {
     assert_same_values(&g, &outcome);
 }
 
+#[test]
+fn a_conv_epilogue_takes_scale_and_activation() {
+    // x -> conv -> * per-column scale (a broadcast constant) -> clip(0, 6): one launch.
+    let mut g = Graph::default();
+    let x = g.add(Op::Input(0), &[], &[8, 16], F32);
+    let conv = g.add(Op::Kernel("conv".into()), &[x], &[8, 16], F32);
+    let scale = g.add(Op::Constant(0), &[], &[1, 16], F32);
+    let wide = g.add(Op::Broadcast, &[scale], &[8, 16], F32);
+    let scaled = g.add(Op::Elementwise(EwOp::Mul), &[conv, wide], &[8, 16], F32);
+    let relu6 = g.add(Op::Elementwise(EwOp::clip(0.0, 6.0)), &[scaled], &[8, 16], F32);
+    g.outputs = vec![relu6];
+    // Without the epilogue: the conv's buffer, the fused kernel written over it.
+    let outcome = run(&g);
+    assert_eq!((outcome.after.allocations, outcome.after.launches), (2, 2), "{:#?}", outcome.program.steps);
+    g.epilogue_kernels.insert(conv);
+    let outcome = run(&g);
+    assert_eq!((outcome.before.allocations, outcome.before.launches), (5, 4));
+    assert_eq!((outcome.after.allocations, outcome.after.launches, outcome.after.bytes_copied), (2, 1, 0), "{:#?}", outcome.program.steps);
+    let Some(Step::Epilogue { program, extras, .. }) = outcome.program.steps.iter().find(|s| matches!(s, Step::Epilogue { .. })) else {
+        panic!("no epilogue: {:#?}", outcome.program.steps)
+    };
+    assert_eq!(program.describe(), "mul(i0,i1) clip<0,6>(s0)");
+    assert!(matches!(outcome.program.steps[extras[0]], Step::View { .. }), "the scale is read through its broadcast view");
+    assert!(outcome.rules_fired.contains_key("fuse-epilogue"));
+    let constants = vec![(0..16).map(|i| i as f32 * 0.5).collect::<Vec<f32>>()];
+    assert_same_values_with(&g, &outcome, &constants);
+    // A kernel result that is also an output must exist: no epilogue.
+    g.outputs.push(conv);
+    let outcome = run(&g);
+    assert!(outcome.program.steps.iter().all(|s| !matches!(s, Step::Epilogue { .. })), "{:#?}", outcome.program.steps);
+    assert_same_values_with(&g, &outcome, &constants);
+}
+
 /// A small deterministic generator (SplitMix64).
 struct Rng(u64);
 
@@ -130,11 +168,29 @@ fn random_graph(seed: u64) -> Graph {
     let mut g = Graph::default();
     let dims = [1 + rng.below(5) as i64, 1 + rng.below(6) as i64, 1 + rng.below(4) as i64];
     let x = g.add(Op::Input(0), &[], &dims, F32);
-    let mut values = vec![g.add(Op::Kernel("k".into()), &[x], &dims, F32)];
+    let first = g.add(Op::Kernel("k".into()), &[x], &dims, F32);
+    if rng.below(2) == 0 {
+        g.epilogue_kernels.insert(first);
+    }
+    let mut values = vec![first];
     for _ in 0..(3 + rng.below(8)) {
         let a = values[rng.below(values.len() as u64) as usize];
         let shape = g.nodes[a].shape.clone();
-        let node = match rng.below(7) {
+        let node = match rng.below(8) {
+            7 => {
+                // Another kernel, which may take an epilogue.
+                let k = g.add(Op::Kernel("k2".into()), &[a], &shape, F32);
+                if rng.below(2) == 0 {
+                    g.epilogue_kernels.insert(k);
+                }
+                if rng.below(2) == 0 {
+                    // Often followed by an activation, as convolutions are.
+                    values.push(k);
+                    g.add(Op::Elementwise(EwOp::clip(0.0, 6.0)), &[k], &shape, F32)
+                } else {
+                    k
+                }
+            }
             0 => {
                 let starts: Vec<i64> = shape.iter().map(|&n| rng.below(n as u64) as i64).collect();
                 let steps: Vec<i64> = shape.iter().map(|_| 1 + rng.below(2) as i64).collect();
@@ -201,4 +257,24 @@ proptest! {
         prop_assert!(outcome.enodes <= 8 * g.nodes.len() + 64);
         prop_assert!(outcome.enodes <= 4 * crate::egraph::build(&g).0.total_number_of_nodes());
     }
+}
+
+/// The property test's generator reaches epilogues, in-place writes and views (so it checks
+/// them).
+#[test]
+fn random_graphs_reach_every_kind_of_step() {
+    let (mut epilogues, mut in_place, mut views) = (0, 0, 0);
+    for seed in 0..300 {
+        let g = random_graph(seed);
+        let outcome = run(&g);
+        for step in &outcome.program.steps {
+            match step {
+                Step::Epilogue { .. } => epilogues += 1,
+                Step::Fused { in_place: true, .. } => in_place += 1,
+                Step::View { .. } => views += 1,
+                _ => {}
+            }
+        }
+    }
+    assert!(epilogues > 20 && in_place > 20 && views > 20, "epilogues {epilogues}, in place {in_place}, views {views}");
 }
