@@ -31,12 +31,13 @@ pub const LOWER_TO_LLVM: NamedPipeline = NamedPipeline {
 finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
 };
 
-/// Buffers to the LLVM dialect for the host: loops, math through LLVM intrinsics or libm
-/// (`erff`, `tanhf`, ...), and functions taking bare pointers (the ABI of compiled models).
+/// Buffers to the LLVM dialect for the host: bf16 truncations as integer arithmetic (no
+/// runtime-library call), loops, math through LLVM intrinsics or libm (`erff`, `tanhf`, ...),
+/// and functions taking bare pointers (the ABI of compiled models).
 pub const HOST_TO_LLVM: NamedPipeline = NamedPipeline {
     name: "strata-host-to-llvm",
     summary: "Lower linalg/memref/math on buffers to the LLVM dialect with bare-pointer function arguments",
-    passes: "func.func(convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops),expand-strided-metadata,lower-affine,convert-scf-to-cf,\
+    passes: "func.func(strata-expand-bf16,convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops),expand-strided-metadata,lower-affine,convert-scf-to-cf,\
 convert-vector-to-llvm,convert-math-to-funcs,convert-math-to-llvm,convert-math-to-libm,finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},\
 convert-to-llvm,reconcile-unrealized-casts",
 };

@@ -8,6 +8,7 @@
 //! The kernels are written by small builders ([`kernel`]) that produce MLIR text, so each
 //! lowering reads like the IR it makes; [`ops`] maps each sg op to its builder.
 
+pub mod bf16;
 pub mod conv_lanes;
 pub mod copy_to_linalg;
 pub mod cpu_schedule;
@@ -25,6 +26,7 @@ pub mod sg_to_linalg;
 pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&sg_to_linalg::INFO, sg_to_linalg::create);
     registry.register(&copy_to_linalg::INFO, copy_to_linalg::create);
+    registry.register(&bf16::INFO, bf16::create);
     registry.register(&cpu_schedule::INFO, cpu_schedule::create);
     registry.register(&cpu_schedule::VECTORIZE_INFO, cpu_schedule::create_vectorize);
     registry.register(&gpu_map::INFO, gpu_map::create);
