@@ -242,6 +242,7 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
         // source), which tiling cannot fuse into the loops.
         let pad = defining_op(x).and_then(Pad::of);
         let source = pad.as_ref().map_or(x, |p| p.source);
+        let source_value = source;
         let mut operands = vec![source.to_raw(), filter.unwrap_or(w.to_raw())];
         let mut args = vec![tensor_type(source.r#type()).unwrap(), if filter.is_some() { wt_ty.clone() } else { w_ty.clone() }];
         // The initialisation, rebuilt in the kernel (marked, so the schedule fuses and
@@ -274,9 +275,25 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
         let rounded = x_ty.with_shape(vec![x_ty.shape[0], x_ty.shape[1], round(x_ty.shape[2], sh, split[0]), round(x_ty.shape[3], sw, split[1])]);
         let input = if pad.is_some() || rounded != x_ty {
             let (value, low) = pad.as_ref().map_or(("0.0".to_string(), vec![0; 4]), |p| (p.value.clone(), p.low.clone()));
-            let filled = k.filled(&value, &rounded);
             let (source, source_ty) = (k.arg(0), k.arg_type(0).clone());
-            k.emit(format_args!("tensor.insert_slice {source} into {filled}[{}] [{}] [1, 1, 1, 1] : {source_ty} into {rounded}", list(&low), list(&source_ty.shape)))
+            // The source read only here (the pad, if any, dies with the convolution): fill +
+            // insert, so that its producer can write into the padded buffer
+            // (`eliminate-empty-tensors`). Read elsewhere too: a plain pad, a copy (the padded
+            // buffer would otherwise live as long as the source's other readers).
+            let only_here = crate::pad_in_place::single_use(source_value) && (pad.is_none() || crate::pad_in_place::single_use(x));
+            if only_here {
+                let filled = k.filled(&value, &rounded);
+                k.emit(format_args!("tensor.insert_slice {source} into {filled}[{}] [{}] [1, 1, 1, 1] : {source_ty} into {rounded}", list(&low), list(&source_ty.shape)))
+            } else {
+                let scalar = k.constant(&value, &rounded.elem);
+                let high: Vec<i64> = (0..4).map(|d| rounded.shape[d] - low[d] - source_ty.shape[d]).collect();
+                k.emit(format_args!(
+                    "tensor.pad {source} low[{}] high[{}] {{\n    ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n      tensor.yield {scalar} : {}\n    }} : {source_ty} to {rounded}",
+                    list(&low),
+                    list(&high),
+                    rounded.elem.storage()
+                ))
+            }
         } else {
             k.arg(0)
         };
@@ -318,9 +335,14 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
         };
         let start = match &init_kind {
             Some(Init::Fill(literal)) => {
+                // A generic rather than linalg.fill: in the tile its unit dimensions fold like
+                // the convolution's, so the vectorised initial value forwards straight into the
+                // accumulators (a fill's 4-D write does not, and its tensor would be kept).
                 let scalar = k.constant(literal, &out.elem);
                 let empty = k.empty(&out);
-                k.emit(format_args!("linalg.fill {{strata.conv_init}} ins({scalar} : f32) outs({empty} : {out}) -> {out}"))
+                k.emit(format_args!(
+                    "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"], strata.conv_init}} outs({empty} : {out}) {{\n    ^bb0(%o: f32):\n      linalg.yield {scalar} : f32\n    }} -> {out}"
+                ))
             }
             Some(Init::Bias(_)) => {
                 let empty = k.empty(&out);
@@ -368,15 +390,16 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
     Ok((blocks, count))
 }
 
-/// A `tensor.pad` with static amounts and a float constant as the padding value.
-struct Pad<'c, 'a> {
-    source: melior::ir::Value<'c, 'a>,
-    low: Vec<i64>,
-    value: String,
+/// A `tensor.pad` of floats with static amounts and a constant as the padding value.
+pub(crate) struct Pad<'c, 'a> {
+    pub source: melior::ir::Value<'c, 'a>,
+    pub low: Vec<i64>,
+    /// The padding value, a literal of the source's element type.
+    pub value: String,
 }
 
 impl<'c, 'a> Pad<'c, 'a> {
-    fn of(op: OperationRef<'c, 'a>) -> Option<Pad<'c, 'a>> {
+    pub fn of(op: OperationRef<'c, 'a>) -> Option<Pad<'c, 'a>> {
         if strata_ir::ods::op_name(op) != "tensor.pad" || op.operand_count() != 1 {
             return None;
         }
@@ -387,13 +410,18 @@ impl<'c, 'a> Pad<'c, 'a> {
         }
         let region = op.region(0).ok()?;
         let yielded = region.first_block()?.terminator()?.operand(0).ok()?;
-        let value = float_constant(defining_op(yielded)?)?;
-        Some(Pad { source: op.operand(0).ok()?, low, value })
+        let source = op.operand(0).ok()?;
+        let elem = tensor_type(source.r#type()).ok()?.elem;
+        let value = float_constant(defining_op(yielded)?, &elem)?;
+        Some(Pad { source, low, value })
     }
 }
 
-/// The literal of an `arith.constant` float scalar.
-fn float_constant(op: OperationRef<'_, '_>) -> Option<String> {
+/// The literal of an `arith.constant` float scalar, as an `elem` (a float type).
+fn float_constant(op: OperationRef<'_, '_>, elem: &crate::kernel::Elem) -> Option<String> {
+    if !elem.is_float() {
+        return None;
+    }
     if strata_ir::ods::op_name(op) != "arith.constant" {
         return None;
     }
@@ -405,7 +433,7 @@ fn float_constant(op: OperationRef<'_, '_>) -> Option<String> {
         }
         mlir_sys::mlirFloatAttrGetValueDouble(value)
     };
-    Some(crate::kernel::Elem::new("f32").literal(number))
+    Some(elem.literal(number))
 }
 
 /// A `DenseI64ArrayAttr` of `op` (a dynamic entry makes it `None`).
@@ -432,7 +460,7 @@ enum Init<'c, 'a> {
 impl<'c, 'a> Init<'c, 'a> {
     fn of(op: OperationRef<'c, 'a>) -> Option<Init<'c, 'a>> {
         match strata_ir::ods::op_name(op).as_str() {
-            "linalg.fill" => Some(Init::Fill(float_constant(defining_op(op.operand(0).ok()?)?)?)),
+            "linalg.fill" => Some(Init::Fill(float_constant(defining_op(op.operand(0).ok()?)?, &crate::kernel::Elem::new("f32"))?)),
             "linalg.generic" => {
                 let input = tensor_type(op.operand(0).ok()?.r#type()).ok()?;
                 let region = op.region(0).ok()?;

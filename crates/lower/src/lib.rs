@@ -19,6 +19,7 @@ pub mod layout;
 pub mod minifloat;
 pub mod nn;
 pub mod ops;
+pub mod pad_in_place;
 pub mod reduce;
 pub mod sg_to_linalg;
 
@@ -26,6 +27,7 @@ pub mod sg_to_linalg;
 pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&sg_to_linalg::INFO, sg_to_linalg::create);
     registry.register(&copy_to_linalg::INFO, copy_to_linalg::create);
+    registry.register(&pad_in_place::INFO, pad_in_place::create);
     registry.register(&bf16::INFO, bf16::create);
     registry.register(&cpu_schedule::INFO, cpu_schedule::create);
     registry.register(&cpu_schedule::VECTORIZE_INFO, cpu_schedule::create_vectorize);

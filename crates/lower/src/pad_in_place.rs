@@ -1,0 +1,86 @@
+//! `strata-pad-in-place`: a padded value whose source has no other reader is produced inside
+//! its padded buffer.
+//!
+//! Each `tensor.pad` with static amounts and a constant padding value, whose source is read by
+//! nothing else, becomes `linalg.fill` of a new padded tensor plus `tensor.insert_slice` of the
+//! source into it. `eliminate-empty-tensors` (the first pass of `strata-bufferize`) then lets
+//! the source's producer write straight into the padded buffer's interior, so the source and
+//! its padded copy never exist side by side: MobileNetV2's peak (an expanded activation plus
+//! its padded copy for the depthwise convolution) drops by the activation.
+//!
+//! A source with other readers keeps its `tensor.pad`: its padded buffer would have to live
+//! from the producer to the last of those readers, which costs more memory than the copy.
+
+use crate::conv_lanes::Pad;
+use crate::kernel::{Kernel, KernelCache};
+use crate::nn::list;
+use crate::ops::tensor_type;
+use melior::ir::operation::OperationRef;
+use melior::ir::ValueLike;
+use strata_ir::rewrite::{collect, inline_call};
+use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+
+pub static INFO: PassInfo = PassInfo {
+    name: "strata-pad-in-place",
+    summary: "Pads whose source has no other reader become fill + insert_slice, so that the source is produced inside its padded buffer",
+    anchor: "func.func",
+    options: &[],
+    statistics: &[
+        StatisticInfo { name: "pads-in-place", help: "tensor.pad ops rewritten as fill + insert_slice" },
+        StatisticInfo { name: "pads-kept", help: "tensor.pad ops kept (their source has other readers, or the padding is not a constant)" },
+    ],
+};
+
+pub fn create(_: &PassOptions) -> Box<dyn Pass> {
+    Box::new(PadInPlace)
+}
+
+struct PadInPlace;
+
+/// Whether `value` has exactly one use.
+pub(crate) fn single_use(value: melior::ir::Value<'_, '_>) -> bool {
+    // Safety: reading the use list of a live value.
+    unsafe {
+        let first = mlir_sys::mlirValueGetFirstUse(value.to_raw());
+        !first.ptr.is_null() && mlir_sys::mlirOpOperandGetNextUse(first).ptr.is_null()
+    }
+}
+
+impl Pass for PadInPlace {
+    fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        let strata = cx.strata();
+        let mut kernels = KernelCache::default();
+        for raw in collect(func, |op| strata_ir::ods::op_name(op) == "tensor.pad") {
+            let op = unsafe { OperationRef::from_raw(raw) };
+            let pad = Pad::of(op).filter(|p| single_use(p.source));
+            let types = op.result(0).ok().and_then(|r| tensor_type(r.r#type()).ok()).zip(pad.as_ref().and_then(|p| tensor_type(p.source.r#type()).ok()));
+            let (Some(pad), Some((out, source))) = (pad, types) else {
+                cx.bump("pads-kept", 1);
+                continue;
+            };
+            let mut k = Kernel::new(vec![source.clone()]);
+            let filled = k.filled(&pad.value, &out);
+            let ones = vec![1; source.rank()];
+            let result = k.emit(format_args!(
+                "tensor.insert_slice {} into {filled}[{}] [{}] [{}] : {source} into {out}",
+                k.arg(0),
+                list(&pad.low),
+                list(&source.shape),
+                list(&ones)
+            ));
+            k.set_result(result, out);
+            let text = format!("module {{\n{}}}\n", k.function("pad"));
+            let function = match kernels.function(strata, &text, "strata-pad-in-place kernel") {
+                Ok(function) => function,
+                Err(error) => {
+                    cx.emit_op_error(op, format!("internal error: the padding kernel does not parse (a Strata bug; please report it):\n{error}\n{text}"));
+                    return Err(PassFailed);
+                }
+            };
+            // Safety: `op` is a pad of this function, replaced once and not used afterwards.
+            unsafe { inline_call(function, op) };
+            cx.bump("pads-in-place", 1);
+        }
+        Ok(())
+    }
+}
