@@ -68,6 +68,14 @@ enum Bench {
         #[arg(long)]
         filter: Option<String>,
     },
+    /// The e-graph optimiser on the zoo models' graphs (written by `strata compile
+    /// --emit=rewrite-report --graph-json`) and a 200-op chain: e-nodes, growth, saturation and
+    /// extraction time, time per 1000 graph nodes, allocations and launches saved.
+    Egraph {
+        /// Runs per graph (medians reported).
+        #[arg(long, default_value_t = 20)]
+        repeats: usize,
+    },
     /// Latency of each zoo model compiled by Strata against ONNX Runtime (pinned, one
     /// thread), measured in the same run on the same inputs: medians and their ratio.
     Run {
@@ -120,6 +128,7 @@ fn main() -> ExitCode {
             cargo(&args, &[])
         }
         Task::Bench { which: Bench::Run { repeats, filter } } => setup::run().and_then(|()| bench_run(repeats, filter.as_deref())),
+        Task::Bench { which: Bench::Egraph { repeats } } => setup::run().and_then(|()| bench_egraph(repeats)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -456,6 +465,30 @@ fn ort_python() -> Result<PathBuf, String> {
 /// The number after `prefix` on the line of `text` that starts with it.
 fn number_after(text: &str, prefix: &str) -> Option<f64> {
     text.lines().find_map(|l| l.strip_prefix(prefix)).and_then(|rest| rest.split_whitespace().next()).and_then(|n| n.parse().ok())
+}
+
+fn bench_egraph(repeats: usize) -> Result<(), String> {
+    let dir = ensure_zoo()?;
+    cargo(&["build", "--quiet", "-p", "strata-driver", "--bin", "strata"], &[])?;
+    let mut graphs = Vec::new();
+    for model in ["mobilenetv2", "resnet18", "bert_tiny"] {
+        let graph = dir.join(format!("{model}.graph.json"));
+        let status = Command::new(root().join("target/debug/strata"))
+            .arg("compile")
+            .arg(dir.join(format!("{model}.onnx")))
+            .args(["--emit=rewrite-report", "-o", "/dev/null", "--graph-json"])
+            .arg(&graph)
+            .status()
+            .map_err(|e| e.to_string())?;
+        if !status.success() {
+            return Err(format!("{model}: strata compile --emit=rewrite-report failed ({status})"));
+        }
+        graphs.push(graph.display().to_string());
+    }
+    let repeats = repeats.to_string();
+    let mut args = vec!["bench", "-p", "strata-rewrite", "--bench", "egraph", "--", "--repeats", repeats.as_str()];
+    args.extend(graphs.iter().map(String::as_str));
+    cargo(&args, &[])
 }
 
 fn bench_run(repeats: usize, filter: Option<&str>) -> Result<(), String> {

@@ -86,6 +86,10 @@ pub struct CompileArgs {
     /// With `--emit=rewrite-report`: also write the report as JSON here.
     #[arg(long = "report-json", value_name = "PATH")]
     pub report_json: Option<PathBuf>,
+    /// With `--emit=rewrite-report`: also write the graph the optimiser read, as JSON (input
+    /// of the `egraph` benchmark, which needs no MLIR).
+    #[arg(long = "graph-json", value_name = "PATH")]
+    pub graph_json: Option<PathBuf>,
 }
 
 impl CompileArgs {
@@ -161,6 +165,9 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), String> {
             let limits = strata_rewrite::Limits::for_graph(graph.nodes.len());
             let outcome = strata_rewrite::optimize(&graph, &limits, &strata_rewrite::Weights::default()).map_err(|e| format!("error: rewrite-report: {e}"))?;
             let (text, json) = strata_rewrite_sg::report(&graph, &outcome, start.elapsed());
+            if let Some(path) = &args.graph_json {
+                std::fs::write(path, graph.to_json() + "\n").map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+            }
             if let Some(path) = &args.report_json {
                 let pretty = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
                 std::fs::write(path, pretty + "\n").map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;

@@ -113,34 +113,61 @@ pub struct Extracted {
     pub metrics: Metrics,
 }
 
+/// A set of classes (by slot), as bits.
+#[derive(Clone, PartialEq, Eq)]
+struct ClassSet(Vec<u64>);
+
+impl ClassSet {
+    fn empty(slots: usize) -> ClassSet {
+        ClassSet(vec![0; slots.div_ceil(64)])
+    }
+
+    fn contains(&self, slot: usize) -> bool {
+        self.0[slot / 64] >> (slot % 64) & 1 == 1
+    }
+
+    fn insert(&mut self, slot: usize) {
+        self.0[slot / 64] |= 1 << (slot % 64);
+    }
+
+    fn union_with(&mut self, other: &ClassSet) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a |= b;
+        }
+    }
+
+    /// The sum of `cost` over the set.
+    fn total(&self, cost: &[f64]) -> f64 {
+        let mut sum = 0.0;
+        for (w, &word) in self.0.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                sum += cost[w * 64 + bits.trailing_zeros() as usize];
+                bits &= bits - 1;
+            }
+        }
+        sum
+    }
+}
+
 /// Greedy DAG extraction from `root`, never choosing a node in `banned`. A worklist of
-/// classes: when a class's best choice improves, its parents are looked at again.
+/// classes: when a class's best choice improves, its parents are looked at again. A
+/// candidate's cost is the sum of the own costs of the set of classes its choice needs (a
+/// shared producer counts once), kept as a bit set per class.
 fn choose(egraph: &SgGraph, root: Id, weights: &Weights, banned: &BTreeSet<(Id, Sg)>) -> Option<BTreeMap<Id, Sg>> {
-    /// A class's best choice: its total cost, the node, and the cost of every class it needs
-    /// (sorted by class index, so unions are linear merges).
+    /// A class's best choice: its total cost, the node, and every class it needs (itself
+    /// included).
     struct Best {
         total: f64,
         node: Sg,
-        needed: std::rc::Rc<Vec<(usize, f64)>>,
+        needed: std::rc::Rc<ClassSet>,
     }
     let slots = egraph.classes().map(|c| usize::from(c.id)).max().map_or(0, |m| m + 1);
     let mut best: Vec<Option<Best>> = (0..slots).map(|_| None).collect();
+    // The own cost of each class's current best node.
+    let mut own_cost = vec![0.0f64; slots];
     let mut queue: std::collections::VecDeque<Id> = egraph.classes().map(|c| c.id).collect();
     let mut queued = vec![true; slots];
-    let merge = |a: &[(usize, f64)], b: &[(usize, f64)]| -> Vec<(usize, f64)> {
-        let mut out = Vec::with_capacity(a.len() + b.len());
-        let (mut i, mut j) = (0, 0);
-        while i < a.len() && j < b.len() {
-            match a[i].0.cmp(&b[j].0) {
-                std::cmp::Ordering::Less => { out.push(a[i]); i += 1; }
-                std::cmp::Ordering::Greater => { out.push(b[j]); j += 1; }
-                std::cmp::Ordering::Equal => { out.push(a[i]); i += 1; j += 1; }
-            }
-        }
-        out.extend_from_slice(&a[i..]);
-        out.extend_from_slice(&b[j..]);
-        out
-    };
     while let Some(class) = queue.pop_front() {
         let slot = usize::from(class);
         queued[slot] = false;
@@ -152,7 +179,7 @@ fn choose(egraph: &SgGraph, root: Id, weights: &Weights, banned: &BTreeSet<(Id, 
             if !banned.is_empty() && banned.contains(&(class, node.clone())) {
                 continue;
             }
-            let mut needed: Option<std::rc::Rc<Vec<(usize, f64)>>> = None;
+            let mut needed: Option<std::rc::Rc<ClassSet>> = None;
             let mut ready = true;
             for child in node.children() {
                 let child = egraph.find(*child);
@@ -163,8 +190,12 @@ fn choose(egraph: &SgGraph, root: Id, weights: &Weights, banned: &BTreeSet<(Id, 
                     Some(b) => {
                         needed = Some(match needed {
                             None => b.needed.clone(),
-                            Some(so_far) if std::rc::Rc::ptr_eq(&so_far, &b.needed) => so_far,
-                            Some(so_far) => std::rc::Rc::new(merge(&so_far, &b.needed)),
+                            Some(so_far) if std::rc::Rc::ptr_eq(&so_far, &b.needed) || *so_far == *b.needed => so_far,
+                            Some(so_far) => {
+                                let mut merged = (*so_far).clone();
+                                merged.union_with(&b.needed);
+                                std::rc::Rc::new(merged)
+                            }
                         });
                     }
                     None => {
@@ -176,15 +207,16 @@ fn choose(egraph: &SgGraph, root: Id, weights: &Weights, banned: &BTreeSet<(Id, 
             if !ready {
                 continue;
             }
-            let needed = needed.map_or_else(Vec::new, |n| (*n).clone());
-            if needed.binary_search_by_key(&slot, |e| e.0).is_ok() {
+            if needed.as_ref().is_some_and(|n| n.contains(slot)) {
                 continue;
             }
             let own = weights.cost(&node_metrics(egraph, class, node));
-            let total: f64 = needed.iter().map(|e| e.1).sum::<f64>() + own;
+            let total = needed.as_ref().map_or(0.0, |n| n.total(&own_cost)) + own;
             if best[slot].as_ref().is_none_or(|b| total < b.total - 1e-9) {
-                let needed = merge(&needed, &[(slot, own)]);
-                best[slot] = Some(Best { total, node: node.clone(), needed: std::rc::Rc::new(needed) });
+                let mut set = needed.map_or_else(|| ClassSet::empty(slots), |n| (*n).clone());
+                set.insert(slot);
+                own_cost[slot] = own;
+                best[slot] = Some(Best { total, node: node.clone(), needed: std::rc::Rc::new(set) });
                 improved = true;
             }
         }
@@ -262,31 +294,52 @@ fn schedule(egraph: &SgGraph, root: Id, classes: &[Id], choice: &BTreeMap<Id, Sg
             place.insert(c, latest);
         }
     }
-    let mut remaining: BTreeSet<Id> = classes.iter().copied().filter(|&c| c != root).collect();
-    let mut done: BTreeSet<Id> = BTreeSet::new();
+    // Kahn's algorithm over the operands; `ready` in class order (the rules below pick the
+    // first match in it), `by_place` for the earliest-in-the-input choice.
+    let inputs: BTreeMap<Id, Vec<Id>> = classes.iter().map(|&c| (c, operands(egraph, &choice[&c]))).collect();
+    let mut pending: BTreeMap<Id, usize> = BTreeMap::new();
+    let mut ready: BTreeSet<Id> = BTreeSet::new();
+    let mut by_place: BTreeSet<(usize, Id)> = BTreeSet::new();
+    for &c in classes.iter().filter(|&&c| c != root) {
+        let count = inputs[&c].len();
+        pending.insert(c, count);
+        if count == 0 {
+            ready.insert(c);
+            by_place.insert((place[&c], c));
+        }
+    }
     let mut order = Vec::new();
-    while !remaining.is_empty() {
-        let ready: Vec<Id> = remaining.iter().copied().filter(|c| operands(egraph, &choice[c]).iter().all(|o| done.contains(o))).collect();
+    while !ready.is_empty() {
         // The ready class earliest in the input graph (its order is what the memory plan was
         // measured on), except that an in-place write waits for the ready readers of the
         // storage it overwrites.
         // Views cost nothing and enable readers: as soon as they can.
         let view = ready.iter().copied().find(|c| matches!(choice[c], Sg::View(_)));
-        let Some(&oldest) = view.as_ref().or_else(|| ready.iter().min_by_key(|c| (place[c], **c))) else { break };
+        let Some(oldest) = view.or_else(|| by_place.first().map(|&(_, c)| c)) else { break };
         let next = match choice[&oldest] {
             Sg::EwInPlace(_) => {
                 let written = storage_of(oldest);
                 ready
                     .iter()
                     .copied()
-                    .find(|&r| !matches!(choice[&r], Sg::EwInPlace(_)) && operands(egraph, &choice[&r]).iter().any(|&o| storage_of(o) == written))
+                    .find(|&r| !matches!(choice[&r], Sg::EwInPlace(_)) && inputs[&r].iter().any(|&o| storage_of(o) == written))
                     .unwrap_or(oldest)
             }
             _ => oldest,
         };
-        remaining.remove(&next);
-        done.insert(next);
+        ready.remove(&next);
+        by_place.remove(&(place[&next], next));
         order.push(next);
+        // `users` names a user once per operand position that reads `next`.
+        for &user in users.get(&next).into_iter().flatten() {
+            if let Some(count) = pending.get_mut(&user) {
+                *count -= 1;
+                if *count == 0 {
+                    ready.insert(user);
+                    by_place.insert((place[&user], user));
+                }
+            }
+        }
     }
     // Simulate storage versions: a value is readable while its storage still holds it.
     let mut holds: BTreeMap<Id, Id> = BTreeMap::new(); // storage -> the class whose value it holds (writers)

@@ -3,7 +3,7 @@
 //! shape and element size.
 
 /// An elementwise operation (a fused kernel's step).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub enum EwOp {
     Relu,
     Exp,
@@ -100,7 +100,7 @@ impl EwOp {
 }
 
 /// What a node computes.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Op {
     /// Graph input `i` (caller-owned storage: never written).
     Input(usize),
@@ -129,7 +129,7 @@ impl Op {
 }
 
 /// One node.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Node {
     pub op: Op,
     pub inputs: Vec<usize>,
@@ -148,8 +148,10 @@ impl Node {
     }
 }
 
-/// A graph: nodes in topological order (inputs before users), and the outputs.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// A graph: nodes in topological order (inputs before users), and the outputs. It reads and
+/// writes as JSON ([`Graph::to_json`], [`Graph::from_json`]) so that graphs taken from real
+/// models can be optimised without MLIR (the `egraph` benchmark).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Graph {
     pub nodes: Vec<Node>,
     pub outputs: Vec<usize>,
@@ -160,6 +162,17 @@ pub struct Graph {
 }
 
 impl Graph {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("graphs serialise")
+    }
+
+    /// Reads a graph written by [`Graph::to_json`], and checks it.
+    pub fn from_json(text: &str) -> Result<Graph, String> {
+        let graph: Graph = serde_json::from_str(text).map_err(|e| format!("not a graph: {e}"))?;
+        graph.validate()?;
+        Ok(graph)
+    }
+
     /// Appends a node; returns its index.
     pub fn add(&mut self, op: Op, inputs: &[usize], shape: &[i64], elem_bytes: u64) -> usize {
         self.nodes.push(Node { op, inputs: inputs.to_vec(), shape: shape.to_vec(), elem_bytes });

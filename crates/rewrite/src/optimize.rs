@@ -106,9 +106,16 @@ pub fn as_program(graph: &Graph) -> Extracted {
 
 /// Applies one action; returns whether the e-graph changed.
 fn apply(egraph: &mut SgGraph, action: Action) -> bool {
-    let before = egraph.total_number_of_nodes();
+    // The hashcons's size (O(1)): egg's total_number_of_nodes walks every class.
+    let before = egraph.total_size();
     let (class, new) = match action {
-        Action::Equal { class, node } => (class, egraph.add(node)),
+        Action::Equal { class, node } => {
+            // Rules propose what they see on every visit; most of it is already there.
+            if egraph.lookup(node.clone()).is_some_and(|id| egraph.find(id) == egraph.find(class)) {
+                return false;
+            }
+            (class, egraph.add(node))
+        }
         Action::CopyOfView { class, base, layout } => {
             let l = egraph.analysis.layout(layout);
             let l = egraph.add(Sg::Num(l as i64));
@@ -145,7 +152,7 @@ fn apply(egraph: &mut SgGraph, action: Action) -> bool {
         }
     };
     let merged = egraph.union(class, new);
-    merged || egraph.total_number_of_nodes() != before
+    merged || egraph.total_size() != before
 }
 
 /// The saturated e-graph of `graph`: its root, the rules fired, the iterations run and why it
@@ -171,7 +178,7 @@ pub fn saturate(graph: &Graph, limits: &Limits) -> (SgGraph, Id, BTreeMap<&'stat
         let mut touched: Vec<Id> = Vec::new();
         for (name, action) in actions {
             // An action adds at most three nodes: stop before it could pass the budget.
-            if egraph.total_number_of_nodes() + 3 > budget {
+            if egraph.total_size() + 3 > budget {
                 stop = Stop::NodeLimit;
                 egraph.rebuild();
                 break 'outer;
@@ -232,3 +239,4 @@ pub fn optimize(graph: &Graph, limits: &Limits, weights: &Weights) -> Result<Out
         extract_time,
     })
 }
+

@@ -131,8 +131,8 @@ fn elementwise_reads_strided(egraph: &SgGraph, class: Id) -> Vec<Action> {
             Sg::EwInPlace(args) => {
                 let target = placement(egraph, args[1]);
                 let keep = |v: Id| {
-                    let source = placement(egraph, v);
-                    source.0 != target.0 || source.1 == target.1
+                    let (storage, layout) = placement(egraph, v);
+                    storage != target.0 || layout == target.1
                 };
                 actions.extend(read_through_copies(egraph, args, 2, keep).into_iter().map(|new| Action::Equal { class, node: Sg::EwInPlace(new) }));
             }
@@ -157,14 +157,17 @@ fn kernel_reads_contiguous_alias(egraph: &SgGraph, class: Id) -> Vec<Action> {
 }
 
 /// The most-fused elementwise producer in class `c`: (program, operands, in place).
-fn producer(egraph: &SgGraph, c: Id) -> Option<(usize, Vec<Id>, bool)> {
+fn producer(egraph: &SgGraph, c: Id) -> Option<(usize, &[Id], bool)> {
     nodes(egraph, c)
         .filter_map(|n| match n {
-            Sg::Ew(args) => Some((index(egraph, args[0]), args[1..].to_vec(), false)),
-            Sg::EwInPlace(args) => Some((index(egraph, args[0]), args[1..].to_vec(), true)),
+            Sg::Ew(args) => Some((index(egraph, args[0]), &args[1..], false)),
+            Sg::EwInPlace(args) => Some((index(egraph, args[0]), &args[1..], true)),
             _ => None,
         })
-        .max_by_key(|(p, operands, in_place)| (egraph.analysis.programs[*p].steps.len(), !*in_place, std::cmp::Reverse(operands.clone())))
+        .max_by(|(p, a, x), (q, b, y)| {
+            let key = |p: usize, in_place: bool| (egraph.analysis.programs[p].steps.len(), !in_place);
+            key(*p, *x).cmp(&key(*q, *y)).then_with(|| b.cmp(a))
+        })
 }
 
 /// `(ew p .. t ..)` with `t = (ew q xs)` read only here → `(ew p∘q .. xs ..)`: one kernel
@@ -180,10 +183,23 @@ fn fuse_elementwise(egraph: &SgGraph, class: Id) -> Vec<Action> {
     if !matches!(&egraph[class].data, crate::egraph::Info::Value(v) if v.sink) {
         return actions;
     }
+    // Only from the class's most-fused kernels (per kind): fusing a less-fused one again
+    // reaches a program the class already has (the operand variants that read views come
+    // from `elementwise-reads-strided` on the fused kernel itself).
+    let steps = |args: &[Id]| egraph.analysis.programs[index(egraph, args[0])].steps.len();
+    let most = |in_place: bool| {
+        nodes(egraph, class)
+            .filter_map(|n| match (n, in_place) {
+                (Sg::Ew(args), false) | (Sg::EwInPlace(args), true) => Some(steps(args)),
+                _ => None,
+            })
+            .max()
+    };
+    let (most_ew, most_in_place) = (most(false), most(true));
     for node in nodes(egraph, class) {
         let (args, in_place) = match node {
-            Sg::Ew(args) => (args, false),
-            Sg::EwInPlace(args) => (args, true),
+            Sg::Ew(args) if Some(steps(args)) == most_ew => (args, false),
+            Sg::EwInPlace(args) if Some(steps(args)) == most_in_place => (args, true),
             _ => continue,
         };
         let mut program = egraph.analysis.programs[index(egraph, args[0])].clone();
@@ -236,6 +252,11 @@ fn fuse_epilogue(egraph: &SgGraph, class: Id) -> Vec<Action> {
         return actions;
     }
     let graph = &egraph.analysis.graph;
+    // Per kernel result it could absorb, two program variants: the one that copies the least
+    // (it reads views in place) and the one that copies the most (its reads leave the in-place
+    // writes around it legal); the validator's verdict decides between them at extraction.
+    // Every variant would make the e-graph grow with the product of the variants.
+    let mut extremes: std::collections::BTreeMap<Id, [(usize, usize, &[Id]); 2]> = std::collections::BTreeMap::new();
     for (p, operands) in most_fused(egraph, class) {
         for (k, &t) in operands.iter().enumerate() {
             let t = egraph.find(t);
@@ -243,21 +264,39 @@ fn fuse_epilogue(egraph: &SgGraph, class: Id) -> Vec<Action> {
             if v.uses != 1 || v.storage != Storage::Fresh || v.shape != result.shape || v.elem_bytes != result.elem_bytes || t == egraph.find(class) {
                 continue;
             }
-            for node in nodes(egraph, t) {
-                let Sg::Kernel(args) = node else { continue };
-                let n = index(egraph, args[0]);
-                if !graph.epilogue_kernels.contains(&n) {
-                    continue;
-                }
-                let extras: Vec<Id> = operands.iter().enumerate().filter(|&(i, _)| i != k).map(|(_, &o)| egraph.find(o)).collect();
-                // The extras are read while the kernel runs: none may be the kernel's own
-                // result (fusion merged duplicates, so `t` appears once).
-                let program = egraph.analysis.programs[p].with_input_first(k);
-                actions.push(Action::Epilogue { class, node: n, kernel_args: args[1..].to_vec(), program, extras });
+            let cost = copies(egraph, operands);
+            let entry = extremes.entry(t).or_insert([(p, k, operands); 2]);
+            if cost < copies(egraph, entry[0].2) {
+                entry[0] = (p, k, operands);
+            }
+            if cost > copies(egraph, entry[1].2) {
+                entry[1] = (p, k, operands);
             }
         }
     }
+    let best = extremes.into_iter().flat_map(|(t, [least, most])| if least == most { vec![(t, least)] } else { vec![(t, least), (t, most)] });
+    for (t, (p, k, operands)) in best {
+        // Every variant of the kernel: which of its aliased operands the in-place validator
+        // accepts depends on the schedule, so each stays available.
+        for node in nodes(egraph, t) {
+            let Sg::Kernel(args) = node else { continue };
+            if !graph.epilogue_kernels.contains(&index(egraph, args[0])) {
+                continue;
+            }
+            // The extras are read while the kernel runs: none is the kernel's own result
+            // (fusion merged duplicate operands, so `t` appears once).
+            let extras: Vec<Id> = operands.iter().enumerate().filter(|&(i, _)| i != k).map(|(_, &o)| egraph.find(o)).collect();
+            let program = egraph.analysis.programs[p].with_input_first(k);
+            actions.push(Action::Epilogue { class, node: index(egraph, args[0]), kernel_args: args[1..].to_vec(), program, extras });
+        }
+    }
     actions
+}
+
+/// How many of `operands` are contiguous copies of a strided value (classes holding
+/// `(contig v)` with `v` an alias).
+fn copies(egraph: &SgGraph, operands: &[Id]) -> usize {
+    operands.iter().filter(|&&o| !strided_sources(egraph, o).is_empty()).count()
 }
 
 /// `(ew p x ..)` → `(contig (ew! p x ..))`: the result may be written over operand `x` (any
@@ -277,18 +316,19 @@ fn elementwise_in_place(egraph: &SgGraph, class: Id) -> Vec<Action> {
     // Only the class's most-fused kernel (the others are never the cheapest).
     for (p, operands) in most_fused(egraph, class) {
         let program = &egraph.analysis.programs[p];
+        let placements: Vec<(Id, crate::layout::Layout)> = operands.iter().map(|&o| placement(egraph, o)).collect();
         for k in 0..operands.len() {
             let target = value(egraph, operands[k]);
             if target.read_only || target.shape != result.shape || target.elem_bytes != result.elem_bytes {
                 continue;
             }
-            let (storage, layout) = placement(egraph, operands[k]);
+            let (storage, layout) = &placements[k];
             if layout.has_repeats() {
                 continue;
             }
             // Another operand showing the same storage in another layout would read elements
             // the kernel has already overwritten.
-            if operands.iter().enumerate().any(|(i, &o)| i != k && placement(egraph, o).0 == storage && placement(egraph, o).1 != layout) {
+            if placements.iter().enumerate().any(|(i, (s, l))| i != k && s == storage && l != layout) {
                 continue;
             }
             let mut moved = vec![operands[k]];
