@@ -10,7 +10,7 @@
 use crate::kernel::KernelCache;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
-use strata_ir::rewrite::{collect, inline_call};
+use strata_ir::rewrite::collect;
 use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
 pub static INFO: PassInfo = PassInfo {
@@ -68,7 +68,6 @@ fn kernel(source: &str) -> Option<String> {
 
 impl Pass for ExpandBf16 {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let strata = cx.strata();
         let mut kernels = KernelCache::default();
         let to_bf16 = |ty: String| ty == "bf16" || (ty.starts_with("vector<") && ty.ends_with("xbf16>"));
         let truncations = collect(func, |op| strata_ir::ods::op_name(op) == "arith.truncf" && op.result(0).is_ok_and(|r| to_bf16(r.r#type().to_string())));
@@ -76,15 +75,8 @@ impl Pass for ExpandBf16 {
             let op = unsafe { OperationRef::from_raw(raw) };
             let source = op.operand(0).expect("truncf has an operand").r#type().to_string();
             let Some(text) = kernel(&source) else { continue };
-            let function = match kernels.function(strata, &text, "strata-expand-bf16 kernel") {
-                Ok(function) => function,
-                Err(error) => {
-                    cx.emit_op_error(op, format!("internal error: the bf16 truncation kernel does not parse (a Strata bug; please report it):\n{error}\n{text}"));
-                    return Err(PassFailed);
-                }
-            };
             // Safety: `op` is replaced once and not used afterwards.
-            unsafe { inline_call(function, op) };
+            unsafe { kernels.replace_op(cx, op, &text, "bf16 truncation kernel")? };
             cx.bump("truncations", 1);
         }
         Ok(())

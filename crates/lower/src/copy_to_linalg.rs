@@ -5,7 +5,7 @@
 use melior::ir::operation::{OperationLike, OperationRef};
 use crate::kernel::KernelCache;
 use melior::ir::ValueLike;
-use strata_ir::rewrite::{collect, inline_call};
+use strata_ir::rewrite::collect;
 use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
 pub static INFO: PassInfo = PassInfo {
@@ -24,7 +24,6 @@ struct CopyToLinalg;
 
 impl Pass for CopyToLinalg {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let strata = cx.strata();
         let mut kernels = KernelCache::default();
         for raw in collect(func, |op| strata_ir::ods::op_name(op) == "memref.copy") {
             let op = unsafe { OperationRef::from_raw(raw) };
@@ -32,15 +31,8 @@ impl Pass for CopyToLinalg {
             let text = format!(
                 "func.func private @copy(%a: {source}, %b: {target}) {{\n  linalg.copy ins(%a : {source}) outs(%b : {target})\n  return\n}}\n"
             );
-            let function = match kernels.function(strata, &text, "memref-copy-to-linalg kernel") {
-                Ok(function) => function,
-                Err(error) => {
-                    cx.emit_op_error(op, format!("internal error: cannot build a linalg.copy for this copy: {error}"));
-                    return Err(PassFailed);
-                }
-            };
             // Safety: `op` is not used after it is replaced.
-            unsafe { inline_call(function, op) };
+            unsafe { kernels.replace_op(cx, op, &text, "linalg.copy kernel for this copy")? };
             cx.bump("copies", 1);
         }
         Ok(())

@@ -410,6 +410,25 @@ impl<'c> KernelCache<'c> {
         Ok(module.body().first_operation().expect("a kernel module holds its function").to_raw())
     }
 
+    /// Replaces `op` by the function parsed from `text`, inlined with `op`'s operands as its
+    /// arguments and its results taking `op`'s uses; a kernel that does not parse is reported
+    /// at `op` as an internal error (`what` names the kernel).
+    ///
+    /// # Safety
+    /// `op` must not be used after this call.
+    pub unsafe fn replace_op(&mut self, cx: &mut strata_ir::PassContext<'c>, op: melior::ir::operation::OperationRef<'_, '_>, text: &str, what: &str) -> Result<(), strata_ir::PassFailed> {
+        match self.function(cx.strata(), text, what) {
+            Ok(function) => {
+                unsafe { strata_ir::rewrite::inline_call(function, op) };
+                Ok(())
+            }
+            Err(error) => {
+                cx.emit_op_error(op, format!("internal error: the {what} does not parse (a Strata bug; please report it):\n{error}\n{text}"));
+                Err(strata_ir::PassFailed)
+            }
+        }
+    }
+
     /// How many distinct kernels were parsed.
     pub fn len(&self) -> usize {
         self.modules.len()

@@ -17,7 +17,7 @@ use crate::nn::list;
 use crate::ops::tensor_type;
 use melior::ir::operation::OperationRef;
 use melior::ir::ValueLike;
-use strata_ir::rewrite::{collect, inline_call};
+use strata_ir::rewrite::collect;
 use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
 pub static INFO: PassInfo = PassInfo {
@@ -48,7 +48,6 @@ pub(crate) fn single_use(value: melior::ir::Value<'_, '_>) -> bool {
 
 impl Pass for PadInPlace {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let strata = cx.strata();
         let mut kernels = KernelCache::default();
         for raw in collect(func, |op| strata_ir::ods::op_name(op) == "tensor.pad") {
             let op = unsafe { OperationRef::from_raw(raw) };
@@ -70,15 +69,8 @@ impl Pass for PadInPlace {
             ));
             k.set_result(result, out);
             let text = format!("module {{\n{}}}\n", k.function("pad"));
-            let function = match kernels.function(strata, &text, "strata-pad-in-place kernel") {
-                Ok(function) => function,
-                Err(error) => {
-                    cx.emit_op_error(op, format!("internal error: the padding kernel does not parse (a Strata bug; please report it):\n{error}\n{text}"));
-                    return Err(PassFailed);
-                }
-            };
             // Safety: `op` is a pad of this function, replaced once and not used afterwards.
-            unsafe { inline_call(function, op) };
+            unsafe { kernels.replace_op(cx, op, &text, "padding kernel")? };
             cx.bump("pads-in-place", 1);
         }
         Ok(())
