@@ -60,9 +60,9 @@ pub const LINALG: &str = "builtin.module(func.func(sg-to-linalg),canonicalize,cs
 pub const LLVM: &str = "builtin.module(strata-host-to-llvm)";
 pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 
-/// The memref stage, in three parts: the host loop schedule (unless `schedule` is off);
-/// bufferization and arena planning, done twice (see [`PADS_IN_PLACE`]) to keep the smaller
-/// arena; then the vectorised kernels lowered (host).
+/// The memref stage runs in three parts (`memref_stage`): this host loop schedule (unless
+/// `schedule` is off); bufferization and arena planning, done twice ([`plan_pipeline`]) to
+/// keep the smaller arena; then [`after_plan_pipeline`].
 pub fn schedule_pipeline(schedule: bool) -> Option<&'static str> {
     schedule.then_some("builtin.module(strata-cpu-schedule)")
 }

@@ -30,6 +30,25 @@ pub fn has_uses(value: Value<'_, '_>) -> bool {
     !unsafe { mlirValueGetFirstUse(value.to_raw()) }.ptr.is_null()
 }
 
+/// The op owning each use of `value`, one entry per use (an op using it twice appears twice).
+pub fn users(value: Value<'_, '_>) -> Vec<MlirOperation> {
+    let mut owners = Vec::new();
+    // Safety: reading the use list of a live value.
+    unsafe {
+        let mut using = mlirValueGetFirstUse(value.to_raw());
+        while !using.ptr.is_null() {
+            owners.push(mlir_sys::mlirOpOperandGetOwner(using));
+            using = mlir_sys::mlirOpOperandGetNextUse(using);
+        }
+    }
+    owners
+}
+
+/// Whether `value` has exactly one use.
+pub fn single_use(value: Value<'_, '_>) -> bool {
+    users(value).len() == 1
+}
+
 /// Replaces every use of `op`'s single result by `replacement`, then erases `op`.
 ///
 /// # Safety

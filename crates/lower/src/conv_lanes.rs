@@ -22,7 +22,7 @@ use melior::ir::{BlockLike, RegionLike, ValueLike};
 use melior::StringRef;
 use mlir_sys::{MlirOperation, MlirValue};
 use std::collections::BTreeMap;
-use strata_ir::rewrite::{collect, defining_op, inline_call_with};
+use strata_ir::rewrite::{collect, defining_op, inline_call_with, single_use};
 use strata_ir::{PassContext, PassFailed};
 
 /// The host's vector registers, for the register blocking: how many may hold accumulators
@@ -132,20 +132,11 @@ struct Plan {
 /// `linalg.generic` marked `strata.epilogue` whose result has the convolution's type.
 fn epilogue_of(conv: OperationRef<'_, '_>) -> Option<MlirOperation> {
     let result = conv.result(0).ok()?;
-    let mut user: Option<MlirOperation> = None;
-    // Safety: walking the use list of a live value.
-    unsafe {
-        let mut using = mlir_sys::mlirValueGetFirstUse(result.to_raw());
-        while !using.ptr.is_null() {
-            let owner = mlir_sys::mlirOpOperandGetOwner(using);
-            if user.is_some_and(|u| u.ptr != owner.ptr) {
-                return None;
-            }
-            user = Some(owner);
-            using = mlir_sys::mlirOpOperandGetNextUse(using);
-        }
+    let users = strata_ir::rewrite::users(result.into());
+    let user = *users.first()?;
+    if users.iter().any(|u| u.ptr != user.ptr) {
+        return None;
     }
-    let user = user?;
     let op = unsafe { OperationRef::from_raw(user) };
     let marked = strata_ir::ods::op_name(op) == "linalg.generic" && op.attribute("strata.epilogue").is_ok();
     let same_type = op.result(0).ok().is_some_and(|r| r.r#type() == result.r#type()) && op.result_count() == 1;
@@ -171,24 +162,38 @@ fn prepare_epilogue(epilogue: MlirOperation, conv_result: MlirValue, label: &str
     // are inserted right before it and their results replace its operands.
     unsafe {
         mlirOperationSetDiscardableAttributeByName(epilogue, StringRef::new("strata.conv_epilogue").to_raw(), mark.to_raw());
-        let insert = |name: &str, operands: &[MlirValue], ty: MlirType| -> MlirValue {
-            let name = StringRef::new(name);
-            let mut state = mlirOperationStateGet(name.to_raw(), mlirOperationGetLocation(epilogue));
-            mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
-            mlirOperationStateAddResults(&mut state, 1, &ty);
-            let new = mlirOperationCreate(&mut state);
-            mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(epilogue), epilogue, new);
-            mlirOperationGetResult(new, 0)
-        };
         for i in 0..count - 1 {
             let operand = mlirOperationGetOperand(epilogue, i as isize);
             if operand.ptr != conv_result.ptr {
-                let cast = insert("tensor.cast", &[operand], mlirValueGetType(operand));
+                let cast = insert_before(epilogue, "tensor.cast", &[operand], mlirValueGetType(operand), None);
                 mlirOperationSetOperand(epilogue, i as isize, cast);
             }
         }
-        let empty = insert("tensor.empty", &[], mlirValueGetType(conv_result));
+        let empty = insert_before(epilogue, "tensor.empty", &[], mlirValueGetType(conv_result), None);
         mlirOperationSetOperand(epilogue, count as isize - 1, empty);
+    }
+}
+
+/// A new op `name` with `operands`, one result of type `result` and optionally a `value`
+/// attribute, inserted right before `before`; its result.
+///
+/// # Safety
+/// `before` must be a live op in a block, and the operands defined before it.
+unsafe fn insert_before(before: MlirOperation, name: &str, operands: &[MlirValue], result: mlir_sys::MlirType, value: Option<mlir_sys::MlirAttribute>) -> MlirValue {
+    use mlir_sys::*;
+    unsafe {
+        let context = mlirOperationGetContext(before);
+        let name = StringRef::new(name);
+        let mut state = mlirOperationStateGet(name.to_raw(), mlirOperationGetLocation(before));
+        mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
+        mlirOperationStateAddResults(&mut state, 1, &result);
+        if let Some(value) = value {
+            let named = mlirNamedAttributeGet(mlirIdentifierGet(context, StringRef::new("value").to_raw()), value);
+            mlirOperationStateAddAttributes(&mut state, 1, &named);
+        }
+        let new = mlirOperationCreate(&mut state);
+        mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, new);
+        mlirOperationGetResult(new, 0)
     }
 }
 
@@ -242,7 +247,11 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
         // source), which tiling cannot fuse into the loops.
         let pad = defining_op(x).and_then(Pad::of);
         let source = pad.as_ref().map_or(x, |p| p.source);
-        let source_value = source;
+        // The source read only here (the pad, if any, dies with the convolution): padded by
+        // fill + insert, so that its producer can write into the padded buffer
+        // (`eliminate-empty-tensors`). Read elsewhere too: a plain pad, a copy (the padded
+        // buffer would otherwise live as long as the source's other readers).
+        let only_here = single_use(source) && (pad.is_none() || single_use(x));
         let mut operands = vec![source.to_raw(), filter.unwrap_or(w.to_raw())];
         let mut args = vec![tensor_type(source.r#type()).unwrap(), if filter.is_some() { wt_ty.clone() } else { w_ty.clone() }];
         // The initialisation, rebuilt in the kernel (marked, so the schedule fuses and
@@ -275,16 +284,10 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
         let rounded = x_ty.with_shape(vec![x_ty.shape[0], x_ty.shape[1], round(x_ty.shape[2], sh, split[0]), round(x_ty.shape[3], sw, split[1])]);
         let input = if pad.is_some() || rounded != x_ty {
             let (value, low) = pad.as_ref().map_or(("0.0".to_string(), vec![0; 4]), |p| (p.value.clone(), p.low.clone()));
-            let (source, source_ty) = (k.arg(0), k.arg_type(0).clone());
-            // The source read only here (the pad, if any, dies with the convolution): fill +
-            // insert, so that its producer can write into the padded buffer
-            // (`eliminate-empty-tensors`). Read elsewhere too: a plain pad, a copy (the padded
-            // buffer would otherwise live as long as the source's other readers).
-            let only_here = crate::pad_in_place::single_use(source_value) && (pad.is_none() || crate::pad_in_place::single_use(x));
             if only_here {
-                let filled = k.filled(&value, &rounded);
-                k.emit(format_args!("tensor.insert_slice {source} into {filled}[{}] [{}] [1, 1, 1, 1] : {source_ty} into {rounded}", list(&low), list(&source_ty.shape)))
+                k.padded_into_filled(0, &value, &low, &rounded)
             } else {
+                let (source, source_ty) = (k.arg(0), k.arg_type(0).clone());
                 let scalar = k.constant(&value, &rounded.elem);
                 let high: Vec<i64> = (0..4).map(|d| rounded.shape[d] - low[d] - source_ty.shape[d]).collect();
                 k.emit(format_args!(
@@ -506,15 +509,7 @@ fn new_f32_constant(before: OperationRef<'_, '_>, ty: &crate::kernel::TensorTy, 
         let tensor = mlirTypeParseGet(context, StringRef::new(&text).to_raw());
         let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
         let attr = strata_ir::resource::dense_resource(tensor, "conv_filter_chwf", &bytes);
-        let name = StringRef::new("arith.constant");
-        let mut state = mlirOperationStateGet(name.to_raw(), mlirOperationGetLocation(before.to_raw()));
-        let value_id = mlirIdentifierGet(context, StringRef::new("value").to_raw());
-        let named = mlirNamedAttributeGet(value_id, attr);
-        mlirOperationStateAddAttributes(&mut state, 1, &named);
-        mlirOperationStateAddResults(&mut state, 1, &tensor);
-        let constant = mlirOperationCreate(&mut state);
-        mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before.to_raw()), before.to_raw(), constant);
-        mlirOperationGetResult(constant, 0)
+        insert_before(before.to_raw(), "arith.constant", &[], tensor, Some(attr))
     }
 }
 

@@ -94,9 +94,10 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
     for (i, block) in blocks.iter().enumerate() {
         let [th, tw, tf] = block.tiles;
         let label = block.label();
-        let reduction = format!(
-            "    %cr{i}, %crl{i}:3 = transform.structured.tile_using_for %cv{i} tile_sizes [0, 0, 0, 0, 1, 1, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n"
-        );
+        // The reduction loops of `tiled` (the convolution's tile), one (c, kh, kw) a step.
+        let reduction = |tiled: &str| {
+            format!("    %cr{i}, %crl{i}:3 = transform.structured.tile_using_for {tiled} tile_sizes [0, 0, 0, 0, 1, 1, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n")
+        };
         let matched = format!("    %cv{i} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes{{strata.conv_tiles = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n");
         if block.epilogue {
             // The epilogue's loops are (n, f, oh, ow): tiled by the convolution's block in the
@@ -107,14 +108,14 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
     %et{i}, %el{i}:4 = transform.structured.fuse %ev{i} tile_sizes [1, {tf}, {th}, {tw}]{interchange} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n"
             );
             epilogues += &matched;
-            epilogues += &reduction;
+            epilogues += &reduction(&format!("%cv{i}"));
         } else {
             let interchange = if block.filters_outer { " interchange [0, 3, 1, 2, 4, 5, 6]" } else { "" };
             tiling += &matched;
             tiling += &format!(
                 "    %ct{i}, %cl{i}:4 = transform.structured.fuse %cv{i} tile_sizes [1, {th}, {tw}, {tf}, 0, 0, 0]{interchange} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n"
             );
-            tiling += &reduction.replace(&format!("%cv{i} tile_sizes"), &format!("%ct{i} tile_sizes"));
+            tiling += &reduction(&format!("%ct{i}"));
         }
         fold += &format!(
             "    %cp{i} = transform.get_parent_op %crl{i}#0 : (!transform.any_op) -> !transform.any_op\n\

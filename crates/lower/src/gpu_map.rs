@@ -297,13 +297,10 @@ fn wrap_serial(strata: &strata_ir::StrataContext, ops: &[MlirOperation]) -> Resu
     for &op in ops {
         let op_ref = unsafe { OperationRef::from_raw(op) };
         for result in op_ref.results() {
-            let mut used = unsafe { mlirValueGetFirstUse(result.to_raw()) };
-            while !used.ptr.is_null() {
-                let owner = unsafe { mlirOpOperandGetOwner(used) };
+            for owner in strata_ir::rewrite::users(result.into()) {
                 if !ops.iter().any(|&o| o.ptr == owner.ptr || is_inside(owner, o)) {
                     return Err(format!("'{}' computes a value that host code uses after it; that cannot run on the GPU path", name_of(op)));
                 }
-                used = unsafe { mlirOpOperandGetNextUse(used) };
             }
         }
     }

@@ -251,6 +251,17 @@ impl Kernel {
         self.emit(format_args!("linalg.fill ins({scalar} : {}) outs({empty} : {ty}) -> {ty}", ty.elem.storage()))
     }
 
+    /// Argument `arg` inserted at offsets `low` into a new tensor of type `ty` filled with
+    /// `literal` (a pad in destination-passing style: the argument's producer may then write
+    /// into the filled tensor, see `eliminate-empty-tensors`).
+    pub fn padded_into_filled(&mut self, arg: usize, literal: &str, low: &[i64], ty: &TensorTy) -> String {
+        let filled = self.filled(literal, ty);
+        let (source, source_ty) = (self.arg(arg), self.arg_type(arg).clone());
+        let ones = vec![1; source_ty.rank()];
+        let list = crate::nn::list;
+        self.emit(format_args!("tensor.insert_slice {source} into {filled}[{}] [{}] [{}] : {source_ty} into {ty}", list(low), list(&source_ty.shape), list(&ones)))
+    }
+
     /// A `linalg.generic` with one result. `body` gets the block arguments (inputs, then the
     /// output) and returns the yielded value.
     pub fn generic(

@@ -3,8 +3,9 @@
 //!
 //! Each `tensor.pad` with static amounts and a constant padding value, whose source is read by
 //! nothing else, becomes `linalg.fill` of a new padded tensor plus `tensor.insert_slice` of the
-//! source into it. `eliminate-empty-tensors` (the first pass of `strata-bufferize`) then lets
-//! the source's producer write straight into the padded buffer's interior, so the source and
+//! source into it. `eliminate-empty-tensors` (run after it by the driver's planning pipeline)
+//! then lets the source's producer write straight into the padded buffer's interior, so the
+//! source and
 //! its padded copy never exist side by side: MobileNetV2's peak (an expanded activation plus
 //! its padded copy for the depthwise convolution) drops by the activation.
 //!
@@ -13,11 +14,10 @@
 
 use crate::conv_lanes::Pad;
 use crate::kernel::{Kernel, KernelCache};
-use crate::nn::list;
 use crate::ops::tensor_type;
 use melior::ir::operation::OperationRef;
 use melior::ir::ValueLike;
-use strata_ir::rewrite::collect;
+use strata_ir::rewrite::{collect, single_use};
 use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
 pub static INFO: PassInfo = PassInfo {
@@ -37,15 +37,6 @@ pub fn create(_: &PassOptions) -> Box<dyn Pass> {
 
 struct PadInPlace;
 
-/// Whether `value` has exactly one use.
-pub(crate) fn single_use(value: melior::ir::Value<'_, '_>) -> bool {
-    // Safety: reading the use list of a live value.
-    unsafe {
-        let first = mlir_sys::mlirValueGetFirstUse(value.to_raw());
-        !first.ptr.is_null() && mlir_sys::mlirOpOperandGetNextUse(first).ptr.is_null()
-    }
-}
-
 impl Pass for PadInPlace {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let mut kernels = KernelCache::default();
@@ -57,16 +48,8 @@ impl Pass for PadInPlace {
                 cx.bump("pads-kept", 1);
                 continue;
             };
-            let mut k = Kernel::new(vec![source.clone()]);
-            let filled = k.filled(&pad.value, &out);
-            let ones = vec![1; source.rank()];
-            let result = k.emit(format_args!(
-                "tensor.insert_slice {} into {filled}[{}] [{}] [{}] : {source} into {out}",
-                k.arg(0),
-                list(&pad.low),
-                list(&source.shape),
-                list(&ones)
-            ));
+            let mut k = Kernel::new(vec![source]);
+            let result = k.padded_into_filled(0, &pad.value, &pad.low, &out);
             k.set_result(result, out);
             let text = format!("module {{\n{}}}\n", k.function("pad"));
             // Safety: `op` is a pad of this function, replaced once and not used afterwards.

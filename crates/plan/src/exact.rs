@@ -70,13 +70,12 @@ const PORTFOLIO: [&[Key]; 4] = [
 /// The orders of [`PORTFOLIO`] as ranks (lower rank = earlier); ties go to the item index.
 fn preorders(inst: &Instance) -> Vec<Vec<usize>> {
     let items = inst.items;
-    let totals: Vec<u64> = inst.covering.iter().map(|list| list.iter().map(|&i| items[i].size).sum()).collect();
     let value = |key: Key, i: usize| -> u128 {
         let width = u128::from(items[i].upper - items[i].lower);
         match key {
             Key::Area => width * u128::from(items[i].size),
             Key::Width => width,
-            Key::Total => u128::from(totals[inst.span[i].0..inst.span[i].1].iter().copied().max().unwrap_or(0)),
+            Key::Total => u128::from(inst.totals[inst.span[i].0..inst.span[i].1].iter().copied().max().unwrap_or(0)),
         }
     };
     let rank_by = |keys: &[Key]| {
@@ -106,7 +105,11 @@ struct Solver<'a> {
     nogoods: Nogoods,
 }
 
-impl Solver<'_> {
+impl<'a> Solver<'a> {
+    fn new(inst: Instance<'a>) -> Self {
+        Solver { orders: preorders(&inst), inst, nogoods: Nogoods::default() }
+    }
+
     /// Decides whether the items fit under `capacity`, restarting over the preorders with
     /// doubling node limits until `budget` is spent.
     fn decide(&mut self, capacity: u64, budget: &mut Budget, deadline: Option<Instant>, used: &mut u64, resume: &mut Resume) -> Outcome {
@@ -142,8 +145,7 @@ pub fn solve(problem: &Problem, mut budget: Budget) -> ExactResult {
     let start = Instant::now();
     let deadline = budget.time.map(|t| start + t);
     let items = items(problem);
-    let inst = Instance::new(&items, problem.dag.as_ref());
-    let mut solver = Solver { orders: preorders(&inst), inst, nogoods: Nogoods::default() };
+    let mut solver = Solver::new(Instance::new(&items, problem.dag.as_ref()));
     let lower_bound = crate::bounds::max_load(problem);
     // Upper bound: the better greedy.
     let mut best = [OffsetStrategy::GreedyBySize, OffsetStrategy::GreedyByBreadth]
@@ -204,29 +206,3 @@ pub fn solve(problem: &Problem, mut budget: Budget) -> ExactResult {
     ExactResult { optimal: proved, lower_bound: low.max(lower_bound), nodes: used, plan: best }
 }
 
-/// The answer to the decision problem: do the arena buffers fit under a capacity?
-#[derive(Clone, Debug)]
-pub enum Fit {
-    /// A plan within the capacity.
-    Yes(OffsetPlan),
-    /// Proved impossible.
-    No,
-    /// The budget ran out first.
-    Unknown,
-}
-
-/// Decides whether `problem`'s arena buffers fit under `capacity` (MiniMalloc's decision
-/// problem), within `budget`. Returns the answer and the search nodes spent.
-pub fn fits(problem: &Problem, capacity: u64, budget: Budget) -> (Fit, u64) {
-    let deadline = budget.time.map(|t| Instant::now() + t);
-    let items = items(problem);
-    let inst = Instance::new(&items, problem.dag.as_ref());
-    let mut solver = Solver { orders: preorders(&inst), inst, nogoods: Nogoods::default() };
-    let mut used = 0;
-    let fit = match solver.decide(capacity, &mut budget.clone(), deadline, &mut used, &mut Resume::default()) {
-        Outcome::Found(offsets) => Fit::Yes(OffsetPlan::from_items(problem, &items, &offsets)),
-        Outcome::Infeasible => Fit::No,
-        Outcome::OutOfBudget => Fit::Unknown,
-    };
-    (fit, used)
-}

@@ -24,7 +24,7 @@ pub struct Item {
 }
 
 /// The items of a problem: in-place chains merged (union-find), arena buffers only, in
-/// the order of their lowest buffer index.
+/// the order of their roots (the lowest buffer index of each chain).
 pub fn items(problem: &Problem) -> Vec<Item> {
     let n = problem.buffers.len();
     let mut parent: Vec<usize> = (0..n).collect();
@@ -42,15 +42,15 @@ pub fn items(problem: &Problem) -> Vec<Item> {
         }
     }
     let mut item_of_root = vec![usize::MAX; n];
-    let mut items: Vec<Item> = Vec::new();
+    let mut items: Vec<(usize, Item)> = Vec::new(); // (root, item)
     for i in problem.arena_buffers() {
         let b = &problem.buffers[i];
         let r = root(&mut parent, i);
         if item_of_root[r] == usize::MAX {
             item_of_root[r] = items.len();
-            items.push(Item { members: Vec::new(), lower: b.lower, upper: b.upper, size: 0, align: 1 });
+            items.push((r, Item { members: Vec::new(), lower: b.lower, upper: b.upper, size: 0, align: 1 }));
         }
-        let item = &mut items[item_of_root[r]];
+        let item = &mut items[item_of_root[r]].1;
         item.members.push(i);
         item.lower = item.lower.min(b.lower);
         item.upper = item.upper.max(b.upper);
@@ -59,8 +59,8 @@ pub fn items(problem: &Problem) -> Vec<Item> {
     }
     // Roots are the lowest index of their set, but a set's first arena buffer may come after
     // another set's: order by root.
-    items.sort_by_key(|item| item.members.iter().map(|&m| root(&mut parent, m)).next());
-    items
+    items.sort_by_key(|&(r, _)| r);
+    items.into_iter().map(|(_, item)| item).collect()
 }
 
 impl OffsetPlan {

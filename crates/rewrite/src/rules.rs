@@ -186,24 +186,10 @@ fn fuse_elementwise(egraph: &SgGraph, class: Id) -> Vec<Action> {
     // Only from the class's most-fused kernels (per kind): fusing a less-fused one again
     // reaches a program the class already has (the operand variants that read views come
     // from `elementwise-reads-strided` on the fused kernel itself).
-    let steps = |args: &[Id]| egraph.analysis.programs[index(egraph, args[0])].steps.len();
-    let most = |in_place: bool| {
-        nodes(egraph, class)
-            .filter_map(|n| match (n, in_place) {
-                (Sg::Ew(args), false) | (Sg::EwInPlace(args), true) => Some(steps(args)),
-                _ => None,
-            })
-            .max()
-    };
-    let (most_ew, most_in_place) = (most(false), most(true));
-    for node in nodes(egraph, class) {
-        let (args, in_place) = match node {
-            Sg::Ew(args) if Some(steps(args)) == most_ew => (args, false),
-            Sg::EwInPlace(args) if Some(steps(args)) == most_in_place => (args, true),
-            _ => continue,
-        };
-        let mut program = egraph.analysis.programs[index(egraph, args[0])].clone();
-        let mut operands: Vec<Id> = args[1..].iter().map(|&a| egraph.find(a)).collect();
+    let kernels = most_fused_of_kind(egraph, class, false).into_iter().map(|k| (k, false)).chain(most_fused_of_kind(egraph, class, true).into_iter().map(|k| (k, true)));
+    for ((p, args), in_place) in kernels {
+        let mut program = egraph.analysis.programs[p].clone();
+        let mut operands: Vec<Id> = args.iter().map(|&a| egraph.find(a)).collect();
         let mut fused = false;
         // Bounded: a program of this many steps is long enough for one kernel.
         while program.steps.len() < 256 {
@@ -230,9 +216,14 @@ fn fuse_elementwise(egraph: &SgGraph, class: Id) -> Vec<Action> {
 /// The most-fused elementwise kernels of class `c`: `(program, operands)` of its `ew` nodes
 /// with the most steps (the others are never the cheapest).
 fn most_fused(egraph: &SgGraph, c: Id) -> Vec<(usize, &[Id])> {
+    most_fused_of_kind(egraph, c, false)
+}
+
+/// [`most_fused`] among the `ew` nodes (`in_place` false) or the `ew!` nodes (true).
+fn most_fused_of_kind(egraph: &SgGraph, c: Id, in_place: bool) -> Vec<(usize, &[Id])> {
     let kernels: Vec<(usize, &[Id])> = nodes(egraph, c)
-        .filter_map(|n| match n {
-            Sg::Ew(args) => Some((index(egraph, args[0]), &args[1..])),
+        .filter_map(|n| match (n, in_place) {
+            (Sg::Ew(args), false) | (Sg::EwInPlace(args), true) => Some((index(egraph, args[0]), &args[1..])),
             _ => None,
         })
         .collect();
@@ -256,38 +247,39 @@ fn fuse_epilogue(egraph: &SgGraph, class: Id) -> Vec<Action> {
     // (it reads views in place) and the one that copies the most (its reads leave the in-place
     // writes around it legal); the validator's verdict decides between them at extraction.
     // Every variant would make the e-graph grow with the product of the variants.
-    let mut extremes: std::collections::BTreeMap<Id, [(usize, usize, &[Id]); 2]> = std::collections::BTreeMap::new();
+    // (copies, program, position of t, operands), least and most copies.
+    let mut extremes: std::collections::BTreeMap<Id, [(usize, usize, usize, &[Id]); 2]> = std::collections::BTreeMap::new();
     for (p, operands) in most_fused(egraph, class) {
+        let cost = copies(egraph, operands);
         for (k, &t) in operands.iter().enumerate() {
             let t = egraph.find(t);
             let v = value(egraph, t);
             if v.uses != 1 || v.storage != Storage::Fresh || v.shape != result.shape || v.elem_bytes != result.elem_bytes || t == egraph.find(class) {
                 continue;
             }
-            let cost = copies(egraph, operands);
-            let entry = extremes.entry(t).or_insert([(p, k, operands); 2]);
-            if cost < copies(egraph, entry[0].2) {
-                entry[0] = (p, k, operands);
+            let candidate = (cost, p, k, operands);
+            let entry = extremes.entry(t).or_insert([candidate; 2]);
+            if cost < entry[0].0 {
+                entry[0] = candidate;
             }
-            if cost > copies(egraph, entry[1].2) {
-                entry[1] = (p, k, operands);
+            if cost > entry[1].0 {
+                entry[1] = candidate;
             }
         }
     }
     let best = extremes.into_iter().flat_map(|(t, [least, most])| if least == most { vec![(t, least)] } else { vec![(t, least), (t, most)] });
-    for (t, (p, k, operands)) in best {
+    for (t, (_, p, k, operands)) in best {
+        // The extras are read while the kernel runs: none is the kernel's own result (fusion
+        // merged duplicate operands, so `t` appears once).
+        let extras: Vec<Id> = operands.iter().enumerate().filter(|&(i, _)| i != k).map(|(_, &o)| egraph.find(o)).collect();
+        let program = egraph.analysis.programs[p].with_input_first(k);
         // Every variant of the kernel: which of its aliased operands the in-place validator
         // accepts depends on the schedule, so each stays available.
         for node in nodes(egraph, t) {
             let Sg::Kernel(args) = node else { continue };
-            if !graph.epilogue_kernels.contains(&index(egraph, args[0])) {
-                continue;
+            if graph.epilogue_kernels.contains(&index(egraph, args[0])) {
+                actions.push(Action::Epilogue { class, node: index(egraph, args[0]), kernel_args: args[1..].to_vec(), program: program.clone(), extras: extras.clone() });
             }
-            // The extras are read while the kernel runs: none is the kernel's own result
-            // (fusion merged duplicate operands, so `t` appears once).
-            let extras: Vec<Id> = operands.iter().enumerate().filter(|&(i, _)| i != k).map(|(_, &o)| egraph.find(o)).collect();
-            let program = egraph.analysis.programs[p].with_input_first(k);
-            actions.push(Action::Epilogue { class, node: index(egraph, args[0]), kernel_args: args[1..].to_vec(), program, extras });
         }
     }
     actions

@@ -47,6 +47,12 @@ pub(super) struct Instance<'a> {
     tied: bool,
     /// Random keys of the items (unplaced; excluded at the frontier).
     zobrist: Vec<(u128, u128)>,
+    /// The state before any placement, which every decision run starts from: per section the
+    /// bytes and items live in it, per section boundary the items crossing it, and the key.
+    pub totals: Vec<u64>,
+    counts: Vec<u32>,
+    cuts: Vec<u32>,
+    key: u128,
 }
 
 impl<'a> Instance<'a> {
@@ -89,9 +95,26 @@ impl<'a> Instance<'a> {
             list.sort_unstable();
             list.dedup();
         }
-        let zobrist = (0..items.len() as u64).map(|i| (hash128(1, i, 0), hash128(2, i, 0))).collect();
+        let zobrist: Vec<(u128, u128)> = (0..items.len() as u64).map(|i| (hash128(1, i, 0), hash128(2, i, 0))).collect();
         let tied = unordered.iter().any(|list| !list.is_empty());
-        Instance { items, span, covering, neighbours, unordered, tied, zobrist }
+        let totals = covering.iter().map(|list| list.iter().map(|&i| items[i].size).sum()).collect();
+        let counts = covering.iter().map(|list| list.len() as u32).collect();
+        let mut key = 0;
+        for (s, list) in covering.iter().enumerate() {
+            if !list.is_empty() {
+                key ^= section_key(s, 0);
+            }
+        }
+        let mut cuts = vec![0; covering.len() + 1];
+        for (i, &(a, b)) in span.iter().enumerate() {
+            if items[i].size > 0 {
+                key ^= zobrist[i].0;
+                for cut in &mut cuts[a + 1..b] {
+                    *cut += 1;
+                }
+            }
+        }
+        Instance { items, span, covering, neighbours, unordered, tied, zobrist, totals, counts, cuts, key }
     }
 
     pub fn sections(&self) -> usize {
@@ -219,38 +242,19 @@ impl<'a, 'b> Search<'a, 'b> {
     pub fn new(inst: &'b Instance<'a>, capacity: u64, rank: &'b [usize], nogoods: &'b mut Nogoods, node_limit: u64, deadline: Option<Instant>) -> Self {
         let sections = inst.sections();
         let n = inst.items.len();
-        let mut unplaced_bytes = vec![0; sections];
-        let mut unplaced_count = vec![0; sections];
-        let mut hash = 0;
-        for (s, list) in inst.covering.iter().enumerate() {
-            unplaced_bytes[s] = list.iter().map(|&i| inst.items[i].size).sum();
-            unplaced_count[s] = list.len() as u32;
-            if !list.is_empty() {
-                hash ^= section_key(s, 0);
-            }
-        }
-        let mut cuts = vec![0; sections + 1];
-        for (i, &(a, b)) in inst.span.iter().enumerate() {
-            if inst.items[i].size > 0 {
-                hash ^= inst.zobrist[i].0;
-                for cut in &mut cuts[a + 1..b] {
-                    *cut += 1;
-                }
-            }
-        }
         Search {
             inst,
             capacity,
             rank,
             nogoods,
             floor: vec![0; sections],
-            unplaced_bytes,
-            unplaced_count,
-            cuts,
+            unplaced_bytes: inst.totals.clone(),
+            unplaced_count: inst.counts.clone(),
+            cuts: inst.cuts.clone(),
             gravity: vec![0; n],
             placed: vec![false; n],
             offsets: vec![0; n],
-            hash,
+            hash: inst.key,
             floor_log: Vec::new(),
             gravity_log: Vec::new(),
             earliest: vec![0; n],
