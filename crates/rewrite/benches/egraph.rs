@@ -5,7 +5,8 @@
 //! 1000 graph nodes (median, and the fastest run: this machine's timings are noisy), and what
 //! the choice saves (allocations, launches).
 //!
-//! Arguments: graph JSON files; `--repeats N` (default 20).
+//! Arguments: graph JSON files; `--repeats N` (default 20); `--no-chain` leaves the chain out
+//! (to count one graph's instructions under callgrind).
 
 use std::time::{Duration, Instant};
 use strata_rewrite::{optimize, EwOp, Graph, Limits, Op, Weights};
@@ -31,10 +32,12 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let mut repeats = 20usize;
     let mut graphs: Vec<(String, Graph)> = Vec::new();
+    let mut with_chain = true;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--repeats" => repeats = args.next().and_then(|v| v.parse().ok()).expect("--repeats N"),
             "--bench" => {}
+            "--no-chain" => with_chain = false,
             path => {
                 let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
                 let name = std::path::Path::new(path).file_name().map_or(path.to_owned(), |n| n.to_string_lossy().trim_end_matches(".graph.json").to_owned());
@@ -42,7 +45,9 @@ fn main() {
             }
         }
     }
-    graphs.push(("chain-200".into(), chain(200)));
+    if with_chain {
+        graphs.push(("chain-200".into(), chain(200)));
+    }
     println!(
         "{:<14} {:>6} {:>8} {:>7} {:>12} {:>12} {:>16} {:>15} {:>15}",
         "graph", "nodes", "e-nodes", "growth", "saturate ms", "extract ms", "ms/1000 (best)", "allocations", "launches"

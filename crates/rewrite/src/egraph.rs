@@ -9,7 +9,7 @@ use crate::graph::{Graph, Op};
 use crate::layout::Layout;
 use crate::program::Program;
 use egg::{define_language, Analysis, DidMerge, EGraph, Id};
-use std::collections::BTreeMap;
+use std::collections::HashMap; // tidy: hash-lookup-only (the interning indexes are never iterated)
 
 // Tensor programs with storage made explicit (egg's macro takes no doc comments on variants).
 define_language! {
@@ -95,9 +95,11 @@ pub struct Tables {
     /// Per graph node: fusion ends there (see [`Value::sink`]).
     pub sinks: Vec<bool>,
     pub programs: Vec<Program>,
-    program_index: BTreeMap<Program, usize>,
+    program_index: HashMap<Program, usize>, // tidy: hash-lookup-only
+    /// `(p, k)` → the index of `programs[p].with_input_first(k)`.
+    first_index: HashMap<(usize, usize), usize>, // tidy: hash-lookup-only
     pub layouts: Vec<Layout>,
-    layout_index: BTreeMap<Layout, usize>,
+    layout_index: HashMap<Layout, usize>, // tidy: hash-lookup-only
     /// Graph nodes that are outputs.
     pub outputs: Vec<usize>,
     /// E-nodes right after [`build`] (the growth budget's base).
@@ -131,6 +133,20 @@ impl Tables {
         self.programs.len() - 1
     }
 
+    /// The index of program `p` with its input `k` moved first (see
+    /// [`Program::with_input_first`]), added if new; remembered, as rules ask again and again.
+    pub fn program_with_input_first(&mut self, p: usize, k: usize) -> usize {
+        if k == 0 {
+            return p;
+        }
+        if let Some(&i) = self.first_index.get(&(p, k)) {
+            return i;
+        }
+        let i = self.program(self.programs[p].with_input_first(k));
+        self.first_index.insert((p, k), i);
+        i
+    }
+
     /// The index of `layout`, added if new.
     pub fn layout(&mut self, layout: Layout) -> usize {
         if let Some(&i) = self.layout_index.get(&layout) {
@@ -162,10 +178,59 @@ pub fn index(egraph: &SgGraph, id: Id) -> usize {
 
 /// The layout of a value over its storage: (storage owner, layout).
 pub fn placement(egraph: &SgGraph, id: Id) -> (Id, Layout) {
+    let (base, layout) = place(egraph, id);
+    (base, layout.to_layout())
+}
+
+/// A layout borrowed from the analysis: a whole contiguous buffer of a shape, or a table entry.
+/// Equality is the layouts' (a table entry that is exactly a whole buffer equals `Whole`).
+#[derive(Clone, Copy, Debug)]
+pub enum LayoutRef<'a> {
+    Whole(&'a [i64]),
+    Strided(&'a Layout),
+}
+
+impl LayoutRef<'_> {
+    pub fn to_layout(self) -> Layout {
+        match self {
+            LayoutRef::Whole(shape) => Layout::contiguous(shape),
+            LayoutRef::Strided(l) => l.clone(),
+        }
+    }
+
+    /// Whether it is exactly a contiguous buffer's row-major layout (size-1 axes ignored).
+    pub fn is_contiguous(self) -> bool {
+        match self {
+            LayoutRef::Whole(_) => true,
+            LayoutRef::Strided(l) => l.is_contiguous(),
+        }
+    }
+
+    pub fn has_repeats(self) -> bool {
+        match self {
+            // Row-major strides are never 0.
+            LayoutRef::Whole(_) => false,
+            LayoutRef::Strided(l) => l.has_repeats(),
+        }
+    }
+}
+
+impl PartialEq for LayoutRef<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (*self, *other) {
+            (LayoutRef::Whole(a), LayoutRef::Whole(b)) => a == b,
+            (LayoutRef::Strided(a), LayoutRef::Strided(b)) => a == b,
+            (LayoutRef::Whole(shape), LayoutRef::Strided(l)) | (LayoutRef::Strided(l), LayoutRef::Whole(shape)) => l.is_whole(shape),
+        }
+    }
+}
+
+/// [`placement`] without copying the layout: (storage owner, layout).
+pub fn place(egraph: &SgGraph, id: Id) -> (Id, LayoutRef<'_>) {
     let v = value(egraph, id);
     match &v.storage {
-        Storage::Fresh => (egraph.find(id), Layout::contiguous(&v.shape)),
-        Storage::Alias { base, layout } => (egraph.find(*base), egraph.analysis.layouts[*layout].clone()),
+        Storage::Fresh => (egraph.find(id), LayoutRef::Whole(&v.shape)),
+        Storage::Alias { base, layout } => (egraph.find(*base), LayoutRef::Strided(&egraph.analysis.layouts[*layout])),
     }
 }
 

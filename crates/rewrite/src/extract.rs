@@ -130,36 +130,31 @@ impl ClassSet {
         self.0[slot / 64] |= 1 << (slot % 64);
     }
 
-    fn union_with(&mut self, other: &ClassSet) {
-        for (a, b) in self.0.iter_mut().zip(&other.0) {
-            *a |= b;
-        }
-    }
-
-    /// The sum of `cost` over the set.
-    fn total(&self, cost: &[f64]) -> f64 {
+    /// Adds `other`'s members; returns the sum of `cost` over the members that were new.
+    fn union_with(&mut self, other: &ClassSet, cost: &[f64]) -> f64 {
         let mut sum = 0.0;
-        for (w, &word) in self.0.iter().enumerate() {
-            let mut bits = word;
-            while bits != 0 {
-                sum += cost[w * 64 + bits.trailing_zeros() as usize];
-                bits &= bits - 1;
+        for (w, (a, &b)) in self.0.iter_mut().zip(&other.0).enumerate() {
+            let mut new = b & !*a;
+            *a |= b;
+            while new != 0 {
+                sum += cost[w * 64 + new.trailing_zeros() as usize];
+                new &= new - 1;
             }
         }
         sum
     }
 }
 
-/// Greedy DAG extraction from `root`, never choosing a node in `banned`. A worklist of
-/// classes: when a class's best choice improves, its parents are looked at again. A
-/// candidate's cost is the sum of the own costs of the set of classes its choice needs (a
-/// shared producer counts once), kept as a bit set per class.
-fn choose(egraph: &SgGraph, root: Id, weights: &Weights, banned: &BTreeSet<(Id, Sg)>) -> Option<BTreeMap<Id, Sg>> {
-    /// A class's best choice: its total cost, the node, and every class it needs (itself
-    /// included).
+/// Greedy DAG extraction from `root`, never choosing a node in `banned` (class, index of the
+/// node in the class). A worklist of classes: when a class's best choice improves, its parents
+/// are looked at again. A candidate's cost is the sum of the own costs of the set of classes
+/// its choice needs (a shared producer counts once), kept as a bit set per class.
+fn choose<'a>(egraph: &'a SgGraph, root: Id, weights: &Weights, banned: &BTreeSet<(Id, usize)>) -> Option<BTreeMap<Id, &'a Sg>> {
+    /// A class's best choice: its total cost, the node (its index in the class), and every
+    /// class it needs (itself included).
     struct Best {
         total: f64,
-        node: Sg,
+        node: usize,
         needed: std::rc::Rc<ClassSet>,
     }
     let slots = egraph.classes().map(|c| usize::from(c.id)).max().map_or(0, |m| m + 1);
@@ -168,6 +163,8 @@ fn choose(egraph: &SgGraph, root: Id, weights: &Weights, banned: &BTreeSet<(Id, 
     let mut own_cost = vec![0.0f64; slots];
     let mut queue: std::collections::VecDeque<Id> = egraph.classes().map(|c| c.id).collect();
     let mut queued = vec![true; slots];
+    // The union of a candidate's children's sets, when they differ (reused, never shrunk).
+    let mut scratch = ClassSet::empty(slots);
     while let Some(class) = queue.pop_front() {
         let slot = usize::from(class);
         queued[slot] = false;
@@ -175,48 +172,54 @@ fn choose(egraph: &SgGraph, root: Id, weights: &Weights, banned: &BTreeSet<(Id, 
             continue;
         }
         let mut improved = false;
-        for node in &egraph[class].nodes {
-            if !banned.is_empty() && banned.contains(&(class, node.clone())) {
+        for (i, node) in egraph[class].nodes.iter().enumerate() {
+            if !banned.is_empty() && banned.contains(&(class, i)) {
                 continue;
             }
-            let mut needed: Option<std::rc::Rc<ClassSet>> = None;
+            // The children's best choices: the first one's set, and whether others differ
+            // (then `scratch` holds the union).
+            let mut first: Option<&Best> = None;
+            let mut merged = false;
+            // The cost of the classes the other children add to the first one's set.
+            let mut added = 0.0;
             let mut ready = true;
             for child in node.children() {
                 let child = egraph.find(*child);
                 if matches!(egraph[child].data, Info::Index(_)) {
                     continue;
                 }
-                match &best[usize::from(child)] {
-                    Some(b) => {
-                        needed = Some(match needed {
-                            None => b.needed.clone(),
-                            Some(so_far) if std::rc::Rc::ptr_eq(&so_far, &b.needed) || *so_far == *b.needed => so_far,
-                            Some(so_far) => {
-                                let mut merged = (*so_far).clone();
-                                merged.union_with(&b.needed);
-                                std::rc::Rc::new(merged)
-                            }
-                        });
-                    }
-                    None => {
-                        ready = false;
-                        break;
+                let Some(b) = &best[usize::from(child)] else {
+                    ready = false;
+                    break;
+                };
+                match first {
+                    None => first = Some(b),
+                    Some(f) if std::rc::Rc::ptr_eq(&f.needed, &b.needed) => {}
+                    Some(f) => {
+                        if !merged {
+                            scratch.0.copy_from_slice(&f.needed.0);
+                            merged = true;
+                        }
+                        added += scratch.union_with(&b.needed, &own_cost);
                     }
                 }
             }
             if !ready {
                 continue;
             }
-            if needed.as_ref().is_some_and(|n| n.contains(slot)) {
+            let needed: Option<&ClassSet> = if merged { Some(&scratch) } else { first.map(|f| &*f.needed) };
+            if needed.is_some_and(|n| n.contains(slot)) {
                 continue;
             }
             let own = weights.cost(&node_metrics(egraph, class, node));
-            let total = needed.as_ref().map_or(0.0, |n| n.total(&own_cost)) + own;
+            // A class's total is the sum over its set: the first child's, plus what the
+            // others add.
+            let total = own + first.map_or(0.0, |f| f.total) + added;
             if best[slot].as_ref().is_none_or(|b| total < b.total - 1e-9) {
-                let mut set = needed.map_or_else(|| ClassSet::empty(slots), |n| (*n).clone());
+                let mut set = needed.map_or_else(|| ClassSet::empty(slots), ClassSet::clone);
                 set.insert(slot);
                 own_cost[slot] = own;
-                best[slot] = Some(Best { total, node: node.clone(), needed: std::rc::Rc::new(set) });
+                best[slot] = Some(Best { total, node: i, needed: std::rc::Rc::new(set) });
                 improved = true;
             }
         }
@@ -232,14 +235,14 @@ fn choose(egraph: &SgGraph, root: Id, weights: &Weights, banned: &BTreeSet<(Id, 
     }
     let root = egraph.find(root);
     best[usize::from(root)].as_ref()?;
-    Some(egraph.classes().filter_map(|c| best[usize::from(c.id)].take().map(|b| (c.id, b.node))).collect())
+    Some(egraph.classes().filter_map(|c| best[usize::from(c.id)].as_ref().map(|b| (c.id, &c.nodes[b.node]))).collect())
 }
 
 /// The classes reachable from `root` through the chosen nodes, children first.
-fn reachable(egraph: &SgGraph, root: Id, choice: &BTreeMap<Id, Sg>) -> Vec<Id> {
+fn reachable(egraph: &SgGraph, root: Id, choice: &BTreeMap<Id, &Sg>) -> Vec<Id> {
     let mut order = Vec::new();
     let mut seen = BTreeSet::new();
-    fn visit(egraph: &SgGraph, c: Id, choice: &BTreeMap<Id, Sg>, seen: &mut BTreeSet<Id>, order: &mut Vec<Id>) {
+    fn visit(egraph: &SgGraph, c: Id, choice: &BTreeMap<Id, &Sg>, seen: &mut BTreeSet<Id>, order: &mut Vec<Id>) {
         let c = egraph.find(c);
         if matches!(egraph[c].data, Info::Index(_)) || !seen.insert(c) {
             return;
@@ -261,7 +264,7 @@ fn operands(egraph: &SgGraph, node: &Sg) -> Vec<Id> {
 /// A schedule of `classes` (children before parents) in the input's order, running the
 /// readers of a storage before an in-place write over it when it can, and the first in-place write that clobbers a value read later (or an
 /// output) under it.
-fn schedule(egraph: &SgGraph, root: Id, classes: &[Id], choice: &BTreeMap<Id, Sg>) -> (Vec<Id>, Option<Id>) {
+fn schedule(egraph: &SgGraph, root: Id, classes: &[Id], choice: &BTreeMap<Id, &Sg>) -> (Vec<Id>, Option<Id>) {
     let storage_of = |c: Id| -> Id {
         match &value(egraph, c).storage {
             Storage::Fresh => c,
@@ -383,14 +386,15 @@ fn schedule(egraph: &SgGraph, root: Id, classes: &[Id], choice: &BTreeMap<Id, Sg
 /// Extracts the cheapest valid program; returns it with the number of in-place writes the
 /// validator refused (each refusal bans one node and extracts again).
 pub fn extract(egraph: &SgGraph, root: Id, weights: &Weights, max_repairs: usize) -> Result<(Extracted, usize), String> {
-    let mut banned: BTreeSet<(Id, Sg)> = BTreeSet::new();
+    let mut banned: BTreeSet<(Id, usize)> = BTreeSet::new();
     for round in 0..=max_repairs {
         let choice = choose(egraph, root, weights, &banned).ok_or("no program can be extracted (every choice is banned or cyclic)")?;
         let root = egraph.find(root);
         let classes = reachable(egraph, root, &choice);
         let (order, conflict) = schedule(egraph, root, &classes, &choice);
         if let Some(writer) = conflict {
-            banned.insert((writer, choice[&writer].clone()));
+            let at = egraph[writer].nodes.iter().position(|n| std::ptr::eq(n, choice[&writer])).expect("a chosen node is in its class");
+            banned.insert((writer, at));
             continue;
         }
         return Ok((program(egraph, root, &order, &choice), round));
@@ -398,7 +402,7 @@ pub fn extract(egraph: &SgGraph, root: Id, weights: &Weights, max_repairs: usize
     Err(format!("in-place repair did not converge in {max_repairs} rounds"))
 }
 
-fn program(egraph: &SgGraph, root: Id, order: &[Id], choice: &BTreeMap<Id, Sg>) -> Extracted {
+fn program(egraph: &SgGraph, root: Id, order: &[Id], choice: &BTreeMap<Id, &Sg>) -> Extracted {
     let mut position: BTreeMap<Id, usize> = BTreeMap::new();
     let mut steps = Vec::new();
     let mut shapes = Vec::new();

@@ -34,6 +34,21 @@ impl Layout {
         self.offset == 0 && self.shape.iter().zip(&self.strides).zip(contiguous_strides(&self.shape)).all(|((&n, &s), c)| n == 1 || s == c)
     }
 
+    /// Whether it equals `Layout::contiguous(shape)` (without building it).
+    pub fn is_whole(&self, shape: &[i64]) -> bool {
+        if self.offset != 0 || self.shape != shape {
+            return false;
+        }
+        let mut stride = 1i64;
+        for k in (0..shape.len()).rev() {
+            if self.strides[k] != stride {
+                return false;
+            }
+            stride *= shape[k].max(1);
+        }
+        true
+    }
+
     /// Whether two different indices can name the same element (a broadcast): such a layout
     /// must never be written.
     pub fn has_repeats(&self) -> bool {
@@ -134,6 +149,8 @@ mod tests {
         let t = slice.apply(&Op::Transpose { perm: vec![1, 0] }, &[18, 9]).unwrap();
         assert_eq!((t.offset, t.strides.clone()), (34, vec![1, 32]));
         assert!(!t.is_contiguous());
+        assert!(base.is_whole(&[16, 32]) && !slice.is_whole(&[9, 18]) && !base.is_whole(&[32, 16]));
+        assert!(Layout::contiguous(&[3, 0, 2]).is_whole(&[3, 0, 2]));
         let b = Layout::contiguous(&[1, 4]).apply(&Op::Broadcast, &[3, 1, 4]).unwrap();
         assert_eq!((b.strides[0], b.strides[2]), (0, 1));
         assert!(b.has_repeats());

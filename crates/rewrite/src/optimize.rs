@@ -4,7 +4,7 @@ use crate::egraph::{build, Sg, SgGraph};
 use crate::extract::{extract, Extracted, Metrics, Weights};
 use crate::graph::{Graph, Op};
 use crate::rules::{Action, RULES};
-use egg::{Id, Language};
+use egg::Id;
 use std::collections::BTreeMap;
 
 /// Bounds on the search (counts, not wall time, so results are reproducible).
@@ -104,26 +104,27 @@ pub fn as_program(graph: &Graph) -> Extracted {
     Extracted { steps, shapes: graph.nodes.iter().map(|n| (n.shape.clone(), n.elem_bytes)).collect(), outputs: graph.outputs.clone(), metrics: baseline(graph) }
 }
 
-/// Applies one action; returns whether the e-graph changed.
-fn apply(egraph: &mut SgGraph, action: Action) -> bool {
+/// Applies one action; returns whether the e-graph changed, and the class of the value node it
+/// made under a `contig` (a view or an in-place write; the rules look at its nodes too).
+fn apply(egraph: &mut SgGraph, action: Action) -> (bool, Option<Id>) {
     // The hashcons's size (O(1)): egg's total_number_of_nodes walks every class.
     let before = egraph.total_size();
-    let (class, new) = match action {
+    let (class, new, inner) = match action {
         Action::Equal { class, node } => {
             // Rules propose what they see on every visit; most of it is already there.
             if egraph.lookup(node.clone()).is_some_and(|id| egraph.find(id) == egraph.find(class)) {
-                return false;
+                return (false, None);
             }
-            (class, egraph.add(node))
+            (class, egraph.add(node), None)
         }
         Action::CopyOfView { class, base, layout } => {
             let l = egraph.analysis.layout(layout);
             let l = egraph.add(Sg::Num(l as i64));
             let view = egraph.add(Sg::View([base, l]));
-            (class, egraph.add(Sg::Contig([view])))
+            (class, egraph.add(Sg::Contig([view])), Some(view))
         }
-        Action::InPlace { class, program, operands } => {
-            let p = egraph.analysis.program(program);
+        Action::InPlace { class, program, first, operands } => {
+            let p = egraph.analysis.program_with_input_first(program, first);
             let p = egraph.add(Sg::Num(p as i64));
             let write = egraph.add(Sg::EwInPlace(std::iter::once(p).chain(operands).collect()));
             // The written value is the class's value: it has the same readers.
@@ -135,24 +136,24 @@ fn apply(egraph: &mut SgGraph, action: Action) -> bool {
                 v.uses = v.uses.max(uses);
                 v.sink = sink;
             }
-            (class, egraph.add(Sg::Contig([write])))
+            (class, egraph.add(Sg::Contig([write])), Some(write))
         }
-        Action::Epilogue { class, node, kernel_args, program, extras } => {
+        Action::Epilogue { class, node, kernel_args, program, first, extras } => {
             let n = egraph.add(Sg::Num(node as i64));
-            let p = egraph.analysis.program(program);
+            let p = egraph.analysis.program_with_input_first(program, first);
             let p = egraph.add(Sg::Num(p as i64));
-            let args: Box<[Id]> = [n, p].into_iter().chain(kernel_args).chain(extras).collect();
-            (class, egraph.add(Sg::KernelEpilogue(args)))
+            let args: Box<[Id]> = [n, p].into_iter().chain(kernel_args.iter().copied()).chain(extras.iter().copied()).collect();
+            (class, egraph.add(Sg::KernelEpilogue(args)), None)
         }
         Action::Fused { class, program, operands, in_place } => {
             let p = egraph.analysis.program(program);
             let p = egraph.add(Sg::Num(p as i64));
             let args: Box<[Id]> = std::iter::once(p).chain(operands).collect();
-            (class, egraph.add(if in_place { Sg::EwInPlace(args) } else { Sg::Ew(args) }))
+            (class, egraph.add(if in_place { Sg::EwInPlace(args) } else { Sg::Ew(args) }), None)
         }
     };
     let merged = egraph.union(class, new);
-    merged || egraph.total_size() != before
+    (merged || egraph.total_size() != before, inner)
 }
 
 /// The saturated e-graph of `graph`: its root, the rules fired, the iterations run and why it
@@ -176,6 +177,8 @@ pub fn saturate(graph: &Graph, limits: &Limits) -> (SgGraph, Id, BTreeMap<&'stat
         }
         let mut changed = false;
         let mut touched: Vec<Id> = Vec::new();
+        // Value classes the actions made under a `contig` (views, in-place writes).
+        let mut made: Vec<Id> = Vec::new();
         for (name, action) in actions {
             // An action adds at most three nodes: stop before it could pass the budget.
             if egraph.total_size() + 3 > budget {
@@ -184,9 +187,11 @@ pub fn saturate(graph: &Graph, limits: &Limits) -> (SgGraph, Id, BTreeMap<&'stat
                 break 'outer;
             }
             let class = action.class();
-            if apply(&mut egraph, action) {
+            let (fired, inner) = apply(&mut egraph, action);
+            if fired {
                 changed = true;
                 touched.push(class);
+                made.extend(inner);
                 *rules_fired.entry(name).or_default() += 1;
             }
         }
@@ -195,18 +200,22 @@ pub fn saturate(graph: &Graph, limits: &Limits) -> (SgGraph, Id, BTreeMap<&'stat
             stop = Stop::Saturated;
             break;
         }
-        let mut next: std::collections::BTreeSet<Id> = std::collections::BTreeSet::new();
+        dirty.clear();
+        // A class is touched once per action that changed it: expand each once.
+        let mut touched: Vec<Id> = touched.into_iter().map(|c| egraph.find(c)).collect();
+        touched.sort_unstable();
+        touched.dedup();
         for class in touched {
-            let class = egraph.find(class);
-            next.insert(class);
-            // Readers of a changed class may match now, and so may the classes it reads (a
-            // strided source appears in them through `contig`).
-            next.extend(egraph[class].parents().map(|p| egraph.find(p)));
-            for node in &egraph[class].nodes {
-                next.extend(node.children().iter().map(|c| egraph.find(*c)));
-            }
+            dirty.push(class);
+            // Readers of a changed class may match now (every rule reads a class and its
+            // operands' classes).
+            dirty.extend(egraph[class].parents().map(|p| egraph.find(p)));
         }
-        dirty = next.into_iter().collect();
+        // So may the values made under a `contig` (an in-place write's operands may be read
+        // through their copies).
+        dirty.extend(made.into_iter().map(|c| egraph.find(c)));
+        dirty.sort_unstable();
+        dirty.dedup();
     }
     (egraph, root, rules_fired, iterations, stop)
 }

@@ -3,7 +3,7 @@
 //! (they read the analysis and the side tables), so they are plain functions rather than
 //! egg patterns: egg's patterns cannot match variadic nodes or compute layouts.
 
-use crate::egraph::{index, placement, value, Sg, SgGraph, Storage};
+use crate::egraph::{index, place, placement, value, Sg, SgGraph, Storage};
 use crate::graph::Op;
 use crate::layout::Layout;
 use egg::Id;
@@ -15,12 +15,14 @@ pub enum Action {
     Equal { class: Id, node: Sg },
     /// Add `(contig (view base layout))` to `class`.
     CopyOfView { class: Id, base: Id, layout: Layout },
-    /// Add `(contig (ew! program operands...))` to `class`.
-    InPlace { class: Id, program: crate::program::Program, operands: Vec<Id> },
+    /// Add `(contig (ew! p' operands...))` to `class`, `p'` being program `program` (a table
+    /// index) with its input `first` moved to position 0.
+    InPlace { class: Id, program: usize, first: usize, operands: Vec<Id> },
     /// Add a fused `(ew program operands...)` (or `ew!`) to `class`.
     Fused { class: Id, program: crate::program::Program, operands: Vec<Id>, in_place: bool },
-    /// Add `(kernel+ node program kernel_args... extras...)` to `class`.
-    Epilogue { class: Id, node: usize, kernel_args: Vec<Id>, program: crate::program::Program, extras: Vec<Id> },
+    /// Add `(kernel+ node p' kernel_args... extras...)` to `class`, `p'` being program
+    /// `program` (a table index) with its input `first` moved to position 0.
+    Epilogue { class: Id, node: usize, kernel_args: Box<[Id]>, program: usize, first: usize, extras: Box<[Id]> },
 }
 
 impl Action {
@@ -89,13 +91,11 @@ fn movement_to_view(egraph: &SgGraph, class: Id, kind: fn(&Op) -> bool) -> Vec<A
 }
 
 /// The aliased (strided) values whose copy class `c` holds: `c = (contig v)`.
-fn strided_sources(egraph: &SgGraph, c: Id) -> Vec<Id> {
-    nodes(egraph, c)
-        .filter_map(|n| match n {
-            Sg::Contig([v]) if matches!(value(egraph, *v).storage, Storage::Alias { .. }) => Some(*v),
-            _ => None,
-        })
-        .collect()
+fn strided_sources(egraph: &SgGraph, c: Id) -> impl Iterator<Item = Id> + '_ {
+    nodes(egraph, c).filter_map(move |n| match n {
+        Sg::Contig([v]) if matches!(value(egraph, *v).storage, Storage::Alias { .. }) => Some(*v),
+        _ => None,
+    })
 }
 
 /// Copies of `args` whose operands at positions `from..` read through their copies: each
@@ -103,10 +103,11 @@ fn strided_sources(egraph: &SgGraph, c: Id) -> Vec<Id> {
 /// (reading in place is never worse than reading a copy, and one variant instead of one per
 /// subset keeps the e-graph small), plus one variant per further source of an operand.
 fn read_through_copies(egraph: &SgGraph, args: &[Id], from: usize, keep: impl Fn(Id) -> bool) -> Vec<Box<[Id]>> {
-    let sources: Vec<Vec<Id>> = args.iter().enumerate().map(|(k, &a)| if k < from { Vec::new() } else { strided_sources(egraph, a).into_iter().filter(|&v| keep(v)).collect() }).collect();
-    if sources.iter().all(Vec::is_empty) {
+    // Most operands are no copies: look before allocating.
+    if !args[from.min(args.len())..].iter().any(|&a| strided_sources(egraph, a).any(&keep)) {
         return Vec::new();
     }
+    let sources: Vec<Vec<Id>> = args.iter().enumerate().map(|(k, &a)| if k < from { Vec::new() } else { strided_sources(egraph, a).filter(|&v| keep(v)).collect() }).collect();
     let all: Vec<Id> = args.iter().zip(&sources).map(|(&a, s)| s.first().copied().unwrap_or(a)).collect();
     let mut variants: Vec<Box<[Id]>> = vec![all.clone().into()];
     for (k, s) in sources.iter().enumerate() {
@@ -129,9 +130,9 @@ fn elementwise_reads_strided(egraph: &SgGraph, class: Id) -> Vec<Action> {
         match node {
             Sg::Ew(args) => actions.extend(read_through_copies(egraph, args, 1, |_| true).into_iter().map(|new| Action::Equal { class, node: Sg::Ew(new) })),
             Sg::EwInPlace(args) => {
-                let target = placement(egraph, args[1]);
+                let target = place(egraph, args[1]);
                 let keep = |v: Id| {
-                    let (storage, layout) = placement(egraph, v);
+                    let (storage, layout) = place(egraph, v);
                     storage != target.0 || layout == target.1
                 };
                 actions.extend(read_through_copies(egraph, args, 2, keep).into_iter().map(|new| Action::Equal { class, node: Sg::EwInPlace(new) }));
@@ -149,7 +150,7 @@ fn kernel_reads_contiguous_alias(egraph: &SgGraph, class: Id) -> Vec<Action> {
     let mut actions = Vec::new();
     for node in nodes(egraph, class) {
         if let Sg::Kernel(args) = node {
-            let contiguous = |v: Id| placement(egraph, v).1.is_contiguous();
+            let contiguous = |v: Id| place(egraph, v).1.is_contiguous();
             actions.extend(read_through_copies(egraph, args, 1, contiguous).into_iter().map(|new| Action::Equal { class, node: Sg::Kernel(new) }));
         }
     }
@@ -187,20 +188,26 @@ fn fuse_elementwise(egraph: &SgGraph, class: Id) -> Vec<Action> {
     // reaches a program the class already has (the operand variants that read views come
     // from `elementwise-reads-strided` on the fused kernel itself).
     let kernels = most_fused_of_kind(egraph, class, false).into_iter().map(|k| (k, false)).chain(most_fused_of_kind(egraph, class, true).into_iter().map(|k| (k, true)));
+    // Operand `k` (a class) fuses into the kernel: read only there, with an elementwise
+    // producer (for the written operand of `ew!`, an in-place one).
+    let fusable = |k: usize, t: Id, in_place: bool| -> Option<(usize, &[Id])> {
+        if value(egraph, t).uses != 1 || t == egraph.find(class) {
+            return None;
+        }
+        let (q, inner, producer_in_place) = producer(egraph, t)?;
+        (!(in_place && k == 0 && !producer_in_place)).then_some((q, inner))
+    };
     for ((p, args), in_place) in kernels {
+        // Most kernels are fused already: look before copying the program.
+        if !args.iter().enumerate().any(|(k, &a)| fusable(k, egraph.find(a), in_place).is_some()) {
+            continue;
+        }
         let mut program = egraph.analysis.programs[p].clone();
         let mut operands: Vec<Id> = args.iter().map(|&a| egraph.find(a)).collect();
         let mut fused = false;
         // Bounded: a program of this many steps is long enough for one kernel.
         while program.steps.len() < 256 {
-            let next = (0..operands.len()).find_map(|k| {
-                let t = operands[k];
-                if value(egraph, t).uses != 1 || t == egraph.find(class) {
-                    return None;
-                }
-                let (q, inner, producer_in_place) = producer(egraph, t)?;
-                (!(in_place && k == 0 && !producer_in_place)).then_some((k, q, inner))
-            });
+            let next = (0..operands.len()).find_map(|k| fusable(k, operands[k], in_place).map(|(q, inner)| (k, q, inner)));
             let Some((k, q, inner)) = next else { break };
             let inner: Vec<Id> = inner.iter().map(|&a| egraph.find(a)).collect();
             (program, operands) = program.compose(&operands, k, &egraph.analysis.programs[q], &inner);
@@ -271,14 +278,13 @@ fn fuse_epilogue(egraph: &SgGraph, class: Id) -> Vec<Action> {
     for (t, (_, p, k, operands)) in best {
         // The extras are read while the kernel runs: none is the kernel's own result (fusion
         // merged duplicate operands, so `t` appears once).
-        let extras: Vec<Id> = operands.iter().enumerate().filter(|&(i, _)| i != k).map(|(_, &o)| egraph.find(o)).collect();
-        let program = egraph.analysis.programs[p].with_input_first(k);
+        let extras: Box<[Id]> = operands.iter().enumerate().filter(|&(i, _)| i != k).map(|(_, &o)| egraph.find(o)).collect();
         // Every variant of the kernel: which of its aliased operands the in-place validator
         // accepts depends on the schedule, so each stays available.
         for node in nodes(egraph, t) {
             let Sg::Kernel(args) = node else { continue };
             if graph.epilogue_kernels.contains(&index(egraph, args[0])) {
-                actions.push(Action::Epilogue { class, node: index(egraph, args[0]), kernel_args: args[1..].to_vec(), program: program.clone(), extras: extras.clone() });
+                actions.push(Action::Epilogue { class, node: index(egraph, args[0]), kernel_args: args[1..].into(), program: p, first: k, extras: extras.clone() });
             }
         }
     }
@@ -288,7 +294,7 @@ fn fuse_epilogue(egraph: &SgGraph, class: Id) -> Vec<Action> {
 /// How many of `operands` are contiguous copies of a strided value (classes holding
 /// `(contig v)` with `v` an alias).
 fn copies(egraph: &SgGraph, operands: &[Id]) -> usize {
-    operands.iter().filter(|&&o| !strided_sources(egraph, o).is_empty()).count()
+    operands.iter().filter(|&&o| strided_sources(egraph, o).next().is_some()).count()
 }
 
 /// `(ew p x ..)` → `(contig (ew! p x ..))`: the result may be written over operand `x` (any
@@ -307,8 +313,7 @@ fn elementwise_in_place(egraph: &SgGraph, class: Id) -> Vec<Action> {
     }
     // Only the class's most-fused kernel (the others are never the cheapest).
     for (p, operands) in most_fused(egraph, class) {
-        let program = &egraph.analysis.programs[p];
-        let placements: Vec<(Id, crate::layout::Layout)> = operands.iter().map(|&o| placement(egraph, o)).collect();
+        let placements: Vec<(Id, crate::egraph::LayoutRef)> = operands.iter().map(|&o| place(egraph, o)).collect();
         for k in 0..operands.len() {
             let target = value(egraph, operands[k]);
             if target.read_only || target.shape != result.shape || target.elem_bytes != result.elem_bytes {
@@ -325,7 +330,7 @@ fn elementwise_in_place(egraph: &SgGraph, class: Id) -> Vec<Action> {
             }
             let mut moved = vec![operands[k]];
             moved.extend(operands.iter().enumerate().filter(|&(i, _)| i != k).map(|(_, &o)| o));
-            actions.push(Action::InPlace { class, program: program.with_input_first(k), operands: moved });
+            actions.push(Action::InPlace { class, program: p, first: k, operands: moved });
         }
     }
     actions
