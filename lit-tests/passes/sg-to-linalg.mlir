@@ -94,11 +94,19 @@ func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // CHECK: arith.index_cast
 // CHECK: arith.minsi
 // CHECK: tensor.extract %{{.*}} : tensor<2x3xf32>
-func.func @layout(%x: tensor<2x3xf32>, %i: tensor<4xi64>) -> (tensor<3x2xf32>, tensor<2x2xf32>, tensor<2x4xf32>) {
+// A slice walking an axis down (rows reversed, columns from the last by -2) gathers
+// `start + i * step` per axis.
+// CHECK: %[[DOWN:.*]] = arith.constant -2 : index
+// CHECK: %[[LAST:.*]] = arith.constant 2 : index
+// CHECK: %[[OFF:.*]] = arith.muli %{{.*}}, %[[DOWN]] : index
+// CHECK: arith.addi %[[LAST]], %[[OFF]] : index
+// CHECK: tensor.extract %{{.*}} : tensor<2x3xf32>
+func.func @layout(%x: tensor<2x3xf32>, %i: tensor<4xi64>) -> (tensor<3x2xf32>, tensor<2x2xf32>, tensor<2x4xf32>, tensor<2x2xf32>) {
   %0 = "sg.transpose"(%x) {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
   %1 = "sg.slice"(%x) {starts = array<i64: 0, 1>, ends = array<i64: 2, 3>, steps = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<2x2xf32>
   %2 = "sg.gather"(%x, %i) {axis = 1 : i64} : (tensor<2x3xf32>, tensor<4xi64>) -> tensor<2x4xf32>
-  return %0, %1, %2 : tensor<3x2xf32>, tensor<2x2xf32>, tensor<2x4xf32>
+  %3 = "sg.slice"(%x) {starts = array<i64: 1, 2>, ends = array<i64: -1, -1>, steps = array<i64: -1, -2>} : (tensor<2x3xf32>) -> tensor<2x2xf32>
+  return %0, %1, %2, %3 : tensor<3x2xf32>, tensor<2x2xf32>, tensor<2x4xf32>, tensor<2x2xf32>
 }
 
 // -----

@@ -100,10 +100,10 @@ pub fn gather(data: &Folded, indices: &Folded, axis: i64) -> Result<Folded, Stri
     Ok(Folded { shape, dtype: data.dtype, bytes })
 }
 
-/// A strided slice with normalised per-dimension starts, ends and (positive) steps.
+/// A strided slice with normalised per-dimension starts, ends and (non-zero) steps.
 pub fn slice(data: &Folded, starts: &[i64], ends: &[i64], steps: &[i64]) -> Result<Folded, String> {
     let rank = data.shape.len();
-    let out: Vec<i64> = (0..rank).map(|d| (ends[d] - starts[d] + steps[d] - 1) / steps[d]).collect();
+    let out: Vec<i64> = (0..rank).map(|d| strata_dialect_sg::verify::slice_len(starts[d], ends[d], steps[d])).collect();
     let w = width(data.dtype);
     let mut strides = vec![1i64; rank];
     for d in (0..rank.saturating_sub(1)).rev() {
@@ -250,5 +250,7 @@ mod tests {
         assert!(constant_of_shape(&Folded::from_i64(vec![2], &[1 << 20, 1 << 10]), None).unwrap_err().contains("limit"));
         assert_eq!(slice(&shape, &[1], &[4], &[2]).unwrap().ints().unwrap(), vec![3, 8]);
         assert_eq!(slice(&matrix, &[0, 1], &[2, 3], &[1, 1]).unwrap().ints().unwrap(), vec![2, 3, 5, 6]);
+        // Rows reversed, every other column from the last.
+        assert_eq!(slice(&matrix, &[1, 2], &[-1, -1], &[-1, -2]).unwrap().ints().unwrap(), vec![6, 4, 3, 1]);
     }
 }

@@ -915,7 +915,7 @@ impl Importer<'_> {
                 let axes = operand(node, 3).map(|n| self.constant_ints(n)).transpose()?;
                 let steps = operand(node, 4).map(|n| self.constant_ints(n)).transpose()?;
                 let (s, e, st) = shapes::slice(&shape, &starts, &ends, axes.as_deref(), steps.as_deref())?;
-                let out: Vec<i64> = (0..shape.len()).map(|d| (e[d] - s[d] + st[d] - 1) / st[d]).collect();
+                let out: Vec<i64> = (0..shape.len()).map(|d| sg::verify::slice_len(s[d], e[d], st[d])).collect();
                 if let Some(data) = self.folded(required(node, 0)?) {
                     self.define_constant(node, crate::fold::slice(&data, &s, &e, &st)?);
                     return Ok(());

@@ -62,7 +62,9 @@ pub fn reshape(input: &[i64], target: &[i64], allowzero: bool) -> Result<Vec<i64
 }
 
 /// Normalises ONNX Slice parameters to per-dimension (starts, ends, steps), clamped to the
-/// shape. Only positive steps are handled.
+/// shape as ONNX says: for a positive step, starts and ends into [0, dim]; for a negative one
+/// (walking down), starts into [0, dim - 1] and ends into [-1, dim - 1], -1 meaning "past the
+/// first element". Result dims: `strata_dialect_sg::verify::slice_len`.
 pub fn slice(shape: &[i64], starts: &[i64], ends: &[i64], axes: Option<&[i64]>, steps: Option<&[i64]>) -> Result<(Vec<i64>, Vec<i64>, Vec<i64>), String> {
     let rank = shape.len() as i64;
     let axes: Vec<i64> = axes.map_or_else(|| (0..starts.len() as i64).collect(), <[i64]>::to_vec);
@@ -73,15 +75,23 @@ pub fn slice(shape: &[i64], starts: &[i64], ends: &[i64], axes: Option<&[i64]>, 
     for (k, &axis) in axes.iter().enumerate() {
         let a = self::axis(axis, rank)?;
         let step = steps.map_or(1, |s| s[k]);
-        if step <= 0 {
-            return Err(format!("unsupported: step {step} on axis {a} (only positive steps)"));
+        if step == 0 {
+            return Err(format!("step 0 on axis {a} (a step must not be 0)"));
         }
         let dim = shape[a];
-        let clamp = |v: i64| (if v < 0 { v.saturating_add(dim) } else { v }).clamp(0, dim);
-        s[a] = clamp(starts[k]);
-        e[a] = clamp(ends[k]).max(s[a]);
-        // A step beyond the dimension takes one element, as the dimension + 1 would.
-        st[a] = step.min(dim.max(1));
+        let wrap = |v: i64| if v < 0 { v.saturating_add(dim) } else { v };
+        if step > 0 {
+            s[a] = wrap(starts[k]).clamp(0, dim);
+            e[a] = wrap(ends[k]).clamp(0, dim).max(s[a]);
+            // A step beyond the dimension takes one element, as the dimension + 1 would.
+            st[a] = step.min(dim.max(1));
+        } else if dim == 0 {
+            (s[a], e[a], st[a]) = (0, 0, -1);
+        } else {
+            s[a] = wrap(starts[k]).clamp(0, dim - 1);
+            e[a] = wrap(ends[k]).clamp(-1, dim - 1).min(s[a]);
+            st[a] = step.max(-dim);
+        }
     }
     Ok((s, e, st))
 }
@@ -130,7 +140,12 @@ mod tests {
         assert_eq!(reshape(&[2, 3, 4], &[0, -1], false).unwrap(), vec![2, 12]);
         assert!(reshape(&[2, 3], &[4, -1], false).is_err());
         assert_eq!(slice(&[10, 20], &[1, -5], &[100, 20], Some(&[0, 1]), None).unwrap(), (vec![1, 15], vec![10, 20], vec![1, 1]));
-        assert!(slice(&[4], &[3], &[0], None, Some(&[-1])).is_err());
+        // Walking down: a start past the end clamps to the last element, an end before the
+        // first to -1 ("past the first").
+        assert_eq!(slice(&[10], &[20], &[i64::MIN], None, Some(&[-3])).unwrap(), (vec![9], vec![-1], vec![-3]));
+        assert_eq!(slice(&[10], &[-2], &[1], None, Some(&[-1])).unwrap(), (vec![8], vec![1], vec![-1]));
+        assert!(slice(&[10], &[0], &[5], None, Some(&[0])).is_err());
+        assert_eq!(slice(&[4], &[3], &[0], None, Some(&[-1])).unwrap(), (vec![3], vec![0], vec![-1]));
         assert_eq!(squeeze(&[1, 3, 1, 5], None).unwrap(), vec![3, 5]);
         assert_eq!(squeeze(&[1, 3, 1, 5], Some(&[-2])).unwrap(), vec![1, 3, 5]);
         assert!(squeeze(&[1, 3], Some(&[1])).is_err());

@@ -65,7 +65,9 @@ impl Layout {
     pub fn apply(&self, op: &Op, shape: &[i64]) -> Option<Layout> {
         match op {
             Op::Slice { starts, steps } => {
-                if starts.len() != self.shape.len() || steps.len() != self.shape.len() || shape.len() != self.shape.len() || steps.iter().any(|&s| s == 0) {
+                // A negative step (walking an axis down) would need a negative stride: views
+                // have none, so such a slice stays a copy.
+                if starts.len() != self.shape.len() || steps.len() != self.shape.len() || shape.len() != self.shape.len() || steps.iter().any(|&s| s <= 0) {
                     return None;
                 }
                 let offset = self.offset + starts.iter().zip(&self.strides).map(|(a, s)| a * s).sum::<i64>();
@@ -149,6 +151,7 @@ mod tests {
         let t = slice.apply(&Op::Transpose { perm: vec![1, 0] }, &[18, 9]).unwrap();
         assert_eq!((t.offset, t.strides.clone()), (34, vec![1, 32]));
         assert!(!t.is_contiguous());
+        assert!(base.apply(&Op::Slice { starts: vec![15, 0], steps: vec![-1, 1] }, &[16, 32]).is_none());
         assert!(base.is_whole(&[16, 32]) && !slice.is_whole(&[9, 18]) && !base.is_whole(&[32, 16]));
         assert!(Layout::contiguous(&[3, 0, 2]).is_whole(&[3, 0, 2]));
         let b = Layout::contiguous(&[1, 4]).apply(&Op::Broadcast, &[3, 1, 4]).unwrap();

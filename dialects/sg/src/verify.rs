@@ -22,8 +22,9 @@
 //! - `matmul`: both ranks >= 2, contraction sizes agree, batch dims broadcast, output shape;
 //! - `add`, `sub`, `mul`, `div`, `pow`, `max`, `min`: operand shapes broadcast (ONNX/NumPy
 //!   rules) to the output shape;
-//! - `slice`: `starts`/`ends`/`steps` have one entry per dim, steps > 0,
-//!   0 <= start <= end <= dim, output dim = ceil((end - start) / step);
+//! - `slice`: `starts`/`ends`/`steps` have one entry per dim, steps != 0; a positive step
+//!   needs 0 <= start <= end <= dim, a negative one -1 <= end <= start < dim (walking down);
+//!   output dim = [`slice_len`];
 //! - `transpose`: `perm` is a permutation of the dims and the output shape is permuted;
 //! - `reshape`: element counts agree;
 //! - `softmax`, `log_softmax`: 0 <= axis < rank; `clip`: min <= max; `gelu`: approximate is
@@ -537,18 +538,25 @@ fn check_slice(slice: Slice<'_, '_>, problems: &mut Vec<String>) -> Option<()> {
     let mut expected = Vec::with_capacity(rank);
     for d in 0..rank {
         let (start, end, step) = (starts[d], ends[d], steps[d]);
-        if step <= 0 {
-            problems.push(format!("step {step} of dimension {d} must be positive"));
+        if step == 0 {
+            problems.push(format!("step of dimension {d} must not be 0"));
             return None;
         }
-        if !(0 <= start && start <= end && end <= input[d]) {
+        if step > 0 && !(0 <= start && start <= end && end <= input[d]) {
             problems.push(format!(
                 "dimension {d}: need 0 <= start <= end <= {}, got start {start}, end {end}",
                 input[d]
             ));
             return None;
         }
-        expected.push((end - start + step - 1) / step);
+        if step < 0 && !(-1 <= end && end <= start && (start < input[d] || start == end)) {
+            problems.push(format!(
+                "dimension {d} (negative step): need -1 <= end <= start < {}, got start {start}, end {end}",
+                input[d]
+            ));
+            return None;
+        }
+        expected.push(slice_len(start, end, step));
     }
     if output != expected {
         problems.push(format!("result shape {} does not match the slice, {}", dims(&output), dims(&expected)));
@@ -612,6 +620,18 @@ fn check_view(view: View<'_, '_>, problems: &mut Vec<String>) -> Option<()> {
 }
 
 /// ONNX/NumPy broadcasting of two shapes; `None` when they do not broadcast.
+/// How many elements a slice from `start` towards `end` (exclusive) by `step` takes:
+/// ceil((end - start) / step) for a positive step, ceil((start - end) / -step) for a negative
+/// one, and never less than 0.
+pub fn slice_len(start: i64, end: i64, step: i64) -> i64 {
+    let (distance, step) = if step > 0 { (end - start, step) } else { (start - end, -step) };
+    if distance <= 0 || step <= 0 {
+        0
+    } else {
+        (distance + step - 1) / step
+    }
+}
+
 pub fn broadcast(a: &[i64], b: &[i64]) -> Option<Vec<i64>> {
     let rank = a.len().max(b.len());
     let at = |s: &[i64], i: usize| if i + s.len() >= rank { s[i + s.len() - rank] } else { 1 };

@@ -85,6 +85,14 @@ func.func @slice_out_of_range(%x: tensor<16x32xf32>) -> tensor<9x18xf32> {
 
 // -----
 
+func.func @slice_down_out_of_range(%x: tensor<16x32xf32>) -> tensor<16x16xf32> {
+  // expected-error@+1 {{'sg.slice' op dimension 1 (negative step): need -1 <= end <= start < 32, got start 32, end -1}}
+  %0 = "sg.slice"(%x) {starts = array<i64: 0, 32>, ends = array<i64: 16, -1>, steps = array<i64: 1, -2>} : (tensor<16x32xf32>) -> tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
+}
+
+// -----
+
 func.func @slice_wrong_result(%x: tensor<16x32xf32>) -> tensor<9x9xf32> {
   // expected-error@+1 {{'sg.slice' op result shape [9x9] does not match the slice, [9x18]}}
   %0 = "sg.slice"(%x) {starts = array<i64: 1, 2>, ends = array<i64: 10, 20>, steps = array<i64: 1, 1>} : (tensor<16x32xf32>) -> tensor<9x9xf32>
