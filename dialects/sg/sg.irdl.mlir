@@ -453,7 +453,8 @@ irdl.dialect @sg {
   }
 
   // Padding: pads = [begin_0, ..., begin_n, end_0, ..., end_n] (non-negative); mode 0 fills
-  // with `value`, 1 reflects (pads below the dimension), 2 repeats the edge.
+  // with `value`, 1 reflects (pads below the dimension), 2 repeats the edge, 3 wraps around
+  // (index modulo the dimension).
   irdl.operation @pad {
     %input = irdl.base "!builtin.tensor"
     %output = irdl.base "!builtin.tensor"

@@ -111,6 +111,24 @@ func.func @layout(%x: tensor<2x3xf32>, %i: tensor<4xi64>) -> (tensor<3x2xf32>, t
 
 // -----
 
+// Wrap padding reads (i + lift) mod n on a padded axis (here 2 before on 3: lift 1), and an
+// axis without padding reads where it writes.
+// CHECK-LABEL: func.func @pad_wrap
+// CHECK: linalg.generic
+// CHECK: %[[I0:.*]] = linalg.index 0 : index
+// CHECK: %[[I1:.*]] = linalg.index 1 : index
+// CHECK: %[[LIFT:.*]] = arith.constant 1 : index
+// CHECK: %[[N:.*]] = arith.constant 3 : index
+// CHECK: %[[L:.*]] = arith.addi %[[I1]], %[[LIFT]] : index
+// CHECK: %[[J:.*]] = arith.remui %[[L]], %[[N]] : index
+// CHECK: tensor.extract %{{.*}}[%[[I0]], %[[J]]] : tensor<2x3xf32>
+func.func @pad_wrap(%x: tensor<2x3xf32>) -> tensor<2x9xf32> {
+  %0 = "sg.pad"(%x) {pads = array<i64: 0, 2, 0, 4>, mode = 3 : i64, value = 0.0 : f64} : (tensor<2x3xf32>) -> tensor<2x9xf32>
+  return %0 : tensor<2x9xf32>
+}
+
+// -----
+
 // Identical ops share one parsed kernel; each use is inlined.
 // CHECK-LABEL: func.func @shared
 // CHECK-COUNT-2: math.tanh

@@ -219,7 +219,8 @@ impl Importer<'_> {
                     None | Some("constant") => 0,
                     Some("reflect") => 1,
                     Some("edge") => 2,
-                    Some(other) => return Err(format!("unsupported: pad mode '{other}'")),
+                    Some("wrap") => 3,
+                    Some(other) => return Err(format!("unsupported: pad mode '{other}' (constant, reflect, edge and wrap are)")),
                 };
                 // A run-time pad value (constant mode): pad with zeros, then select the value
                 // where a constant mask marks the padding.
@@ -266,6 +267,9 @@ impl Importer<'_> {
                 }
                 if mode == 1 && (0..rank).any(|d| pads[d] >= shape[d] || pads[d + rank] >= shape[d]) {
                     return Err(format!("reflect pads {pads:?} must be smaller than the dimensions {shape:?}"));
+                }
+                if mode != 0 && (0..rank).any(|d| shape[d] == 0 && pads[d] + pads[d + rank] > 0) {
+                    return Err(format!("pads {pads:?} extend an empty dimension of {shape:?}: edge, reflect and wrap need elements to repeat"));
                 }
                 crate::shapes::numel(&out)?;
                 (sg::Pad::build(context, location, x, &pads, mode, value, tensor_type(context, &out, dtype)?), out)

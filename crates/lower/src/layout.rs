@@ -154,8 +154,8 @@ pub fn tile(k: &mut Kernel, out: &TensorTy) -> String {
     })
 }
 
-/// Padding: mode 0 is `tensor.pad` with `value`; 1 (reflect) and 2 (edge) compute the source
-/// index of every element.
+/// Padding: mode 0 is `tensor.pad` with `value`; 1 (reflect), 2 (edge) and 3 (wrap) compute
+/// the source index of every element.
 pub fn pad(k: &mut Kernel, pads: &[i64], mode: i64, value: f64, out: &TensorTy) -> String {
     let rank = out.rank();
     let in_ty = k.arg_type(0).clone();
@@ -174,6 +174,18 @@ pub fn pad(k: &mut Kernel, pads: &[i64], mode: i64, value: f64, out: &TensorTy) 
     }
     gather_by_index(k, out, |b, d| {
         let i = b.index(d);
+        if pads[d] == 0 && pads[d + rank] == 0 {
+            // An axis without padding reads where it writes.
+            return i;
+        }
+        if mode == 3 {
+            // Wrap: (i - begin) mod n, kept non-negative by adding a multiple of n first.
+            let n = in_ty.shape[d].max(1);
+            let lift = b.emit(format_args!("arith.constant {} : index", (n - pads[d] % n) % n));
+            let size = b.emit(format_args!("arith.constant {n} : index"));
+            let lifted = b.emit(format_args!("arith.addi {i}, {lift} : index"));
+            return b.emit(format_args!("arith.remui {lifted}, {size} : index"));
+        }
         let begin = b.emit(format_args!("arith.constant {} : index", pads[d]));
         let zero = b.emit("arith.constant 0 : index");
         let last = b.emit(format_args!("arith.constant {} : index", in_ty.shape[d] - 1));

@@ -8,7 +8,7 @@
 //!   is i1; `not`: i1; `where`: an i1 condition, both branches of the result's element type,
 //!   all three broadcast to the result;
 //! - `expand`: the operand broadcasts to the result shape; `tile`: one positive repeat per
-//!   dimension, result = operand * repeats; `pad`: 2 x rank non-negative pads, mode 0..=2,
+//!   dimension, result = operand * repeats; `pad`: 2 x rank non-negative pads, mode 0..=3,
 //!   reflect pads below the dimension, result = operand + pads;
 //! - `instance_norm`: rank >= 3, scale and bias [C], epsilon > 0;
 //! - `concat`: equal ranks, 0 <= axis < rank, equal dimensions except `axis`, whose result
@@ -157,9 +157,12 @@ fn check_shapes(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
             return;
         };
         let r = input.len();
-        if pads.len() != 2 * r || pads.iter().any(|&p| p < 0) || !(0..=2).contains(&mode) {
-            problems.push(format!("'pads' must be {} non-negative values and 'mode' 0, 1 or 2", 2 * r));
+        if pads.len() != 2 * r || pads.iter().any(|&p| p < 0) || !(0..=3).contains(&mode) {
+            problems.push(format!("'pads' must be {} non-negative values and 'mode' 0, 1, 2 or 3", 2 * r));
             return;
+        }
+        if mode != 0 && (0..r).any(|d| input[d] == 0 && pads[d] + pads[d + r] > 0) {
+            problems.push(format!("an empty dimension of {} cannot be padded from its own elements (mode {mode})", dims(&input)));
         }
         if mode == 1 && (0..r).any(|d| pads[d] >= input[d] || pads[d + r] >= input[d]) {
             problems.push(format!("reflect pads {} must be smaller than the dimensions {}", list(&pads), dims(&input)));

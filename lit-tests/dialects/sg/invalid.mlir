@@ -213,6 +213,14 @@ func.func @compare_result(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32>
 
 // -----
 
+func.func @pad_wrap_empty(%x: tensor<2x0xf32>) -> tensor<2x2xf32> {
+  // expected-error@+1 {{'sg.pad' op an empty dimension of [2x0] cannot be padded from its own elements (mode 3)}}
+  %0 = "sg.pad"(%x) {pads = array<i64: 0, 1, 0, 1>, mode = 3 : i64, value = 0.0 : f64} : (tensor<2x0xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
 func.func @pad_reflect(%x: tensor<2x3xf32>) -> tensor<2x9xf32> {
   // expected-error@+1 {{'sg.pad' op reflect pads [0, 3, 0, 3] must be smaller than the dimensions [2x3]}}
   %0 = "sg.pad"(%x) {pads = array<i64: 0, 3, 0, 3>, mode = 1 : i64, value = 0.0 : f64} : (tensor<2x3xf32>) -> tensor<2x9xf32>
