@@ -274,6 +274,26 @@ irdl.dialect @sg {
     irdl.attributes {"kernel" = %kernel, "strides" = %strides, "pads" = %pads, "dilations" = %dilations, "ceil_mode" = %ceil}
   }
 
+  // ONNX MaxPool's Indices for the same windows as @max_pool: per window, where its first
+  // maximum in window order lies in the whole N x C x H x W input (padding not counted):
+  // ((n * C + c) * H + h) * W + w for storage_order 0 (row major), (n * C + c) * H * W +
+  // w * H + h for 1 (column major). `values` is the @max_pool result of those windows; the
+  // result has its shape, with i64 elements.
+  irdl.operation @max_pool_indices {
+    %input = irdl.base "!builtin.tensor"
+    %values = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %kernel = irdl.base "#builtin.dense_array"
+    %strides = irdl.base "#builtin.dense_array"
+    %pads = irdl.base "#builtin.dense_array"
+    %dilations = irdl.base "#builtin.dense_array"
+    %ceil = irdl.base "#builtin.integer"
+    %order = irdl.base "#builtin.integer"
+    irdl.operands(input: %input, values: %values)
+    irdl.results(output: %output)
+    irdl.attributes {"kernel" = %kernel, "strides" = %strides, "pads" = %pads, "dilations" = %dilations, "ceil_mode" = %ceil, "storage_order" = %order}
+  }
+
   // 2-D average pooling of NCHW; count_include_pad 0 or 1 says whether padding counts; the
   // divisor counts the window's (dilated) taps that fall inside the counted range.
   irdl.operation @average_pool {

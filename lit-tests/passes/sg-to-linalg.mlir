@@ -221,6 +221,29 @@ func.func @max_pool_unsigned(%x: tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8> {
 
 // -----
 
+// MaxPool's Indices: one reduction over the window's taps (d4, d5) of the padded input,
+// keeping the smallest row-major index of a tap inside the input equal to the maximum; then,
+// column major, each plane's position renumbered as w * H + h.
+// CHECK: #[[TAP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
+// CHECK: #[[WINDOW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+// CHECK: #[[TAPS:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
+// CHECK-LABEL: func.func @max_pool_indices
+// CHECK: %[[POOLED:.*]] = linalg.pooling_nchw_max
+// CHECK: linalg.generic {indexing_maps = [#[[TAP]], #[[WINDOW]], #[[TAPS]], #[[WINDOW]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}}, %[[POOLED]], %{{.*}} :
+// CHECK: arith.cmpf oeq
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : i64
+// CHECK: arith.minsi
+// CHECK: linalg.generic
+// CHECK: arith.divsi
+// CHECK: arith.remsi
+func.func @max_pool_indices(%x: tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xi64> {
+  %0 = "sg.max_pool"(%x) {ceil_mode = 0 : i64, dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32>
+  %1 = "sg.max_pool_indices"(%x, %0) {ceil_mode = 0 : i64, dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, storage_order = 1 : i64, strides = array<i64: 2, 2>} : (tensor<1x1x5x5xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xi64>
+  return %1 : tensor<1x1x3x3xi64>
+}
+
+// -----
+
 // Dilated average pooling: a dilated sum pool, divided by the count of taps inside the input.
 // CHECK-LABEL: func.func @average_pool_dilated
 // CHECK: linalg.pooling_nchw_sum {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}

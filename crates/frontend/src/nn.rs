@@ -29,11 +29,11 @@ impl Importer<'_> {
     /// MaxPool and AveragePool: 2-D as one `sg` pool; 1-D as 2-D over a unit width; 3-D as two
     /// 2-D pools, (H, W) per depth slice and then depth (a box window is separable: a maximum
     /// of maxima; a sum divided by the product of the per-axis counts of counted elements).
+    /// MaxPool's Indices (1-D and 2-D) are an `sg.max_pool_indices` beside the pool.
     pub(crate) fn pool(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
         let context = self.strata.mlir();
-        if node.output.iter().skip(1).any(|o| !o.is_empty()) {
-            return Err("unsupported: the Indices output of MaxPool".into());
-        }
+        // MaxPool's optional second output: where each maximum came from.
+        let indices = node.output.get(1).filter(|o| !o.is_empty() && node.op_type() == "MaxPool").cloned();
         let name = required(node, 0)?.to_owned();
         let (x, dtype) = self.shape_of(&name)?;
         let kernel = ints(node, "kernel_shape").ok_or("kernel_shape is required")?;
@@ -43,8 +43,10 @@ impl Importer<'_> {
         }
         let strides = ints(node, "strides").unwrap_or_else(|| vec![1; spatial]);
         let dilations = ints(node, "dilations").unwrap_or_else(|| vec![1; spatial]);
-        if int(node, "storage_order", 0) != 0 {
-            return Err("unsupported: storage_order 1 (column major)".into());
+        // Only the Indices depend on it.
+        let storage_order = int(node, "storage_order", 0);
+        if !(0..=1).contains(&storage_order) {
+            return Err(format!("storage_order {storage_order} is not 0 (row major) or 1 (column major)"));
         }
         if kernel.iter().chain(&strides).chain(&dilations).any(|&v| v <= 0 || v > 1 << 31) || strides.len() != spatial || dilations.len() != spatial {
             return Err(format!("kernel {kernel:?}, strides {strides:?} and dilations {dilations:?} must be {spatial} positive values each"));
@@ -69,6 +71,9 @@ impl Importer<'_> {
             return Err(format!("pads {pads:?} must be {} non-negative values smaller than the (dilated) kernel", 2 * spatial));
         }
         let max = node.op_type() == "MaxPool";
+        if indices.is_some() && spatial == 3 {
+            return Err("unsupported: the Indices output of a 3-D MaxPool (1-D and 2-D have it)".into());
+        }
         let count_include_pad = int(node, "count_include_pad", 0);
         let out: Vec<i64> = x[..2].iter().copied().chain((0..spatial).map(|i| sg::verify::pool_out(x[2 + i], kernel[i], pads[i], pads[spatial + i], strides[i], dilations[i], ceil == 1))).collect();
         if out.iter().any(|&d| d < 1) {
@@ -80,8 +85,14 @@ impl Importer<'_> {
             let op = block.append_operation(sg::Reshape::build(context, location, v, ty(shape)?));
             Ok(op.result(0).expect("one result").to_raw())
         };
-        // One 2-D pool of a 4-D value along its last two axes.
-        let pool2d = |v: Value<'_, '_>, shape: &[i64], k: [i64; 2], s: [i64; 2], p: [i64; 4], d: [i64; 2]| -> Result<(MlirValue, Vec<i64>), String> {
+        // The Indices of a 2-D max pool of `v`, given its result `pooled`.
+        let indices2d = |v: Value<'_, '_>, pooled: MlirValue, o: &[i64], k: [i64; 2], s: [i64; 2], p: [i64; 4], d: [i64; 2]| -> Result<MlirValue, String> {
+            let pooled = unsafe { Value::from_raw(pooled) };
+            let op = sg::MaxPoolIndices::build(context, location, v, pooled, &k, &s, &p, &d, ceil, storage_order, tensor_type(context, o, DataType::Int64)?);
+            Ok(block.append_operation(op).result(0).expect("one result").to_raw())
+        };
+        // One 2-D pool of a 4-D value along its last two axes (and its Indices when asked).
+        let pool2d = |v: Value<'_, '_>, shape: &[i64], k: [i64; 2], s: [i64; 2], p: [i64; 4], d: [i64; 2]| -> Result<(MlirValue, Vec<i64>, Option<MlirValue>), String> {
             let o = vec![
                 shape[0],
                 shape[1],
@@ -93,25 +104,41 @@ impl Importer<'_> {
             } else {
                 sg::AveragePool::build(context, location, v, &k, &s, &p, &d, ceil, count_include_pad, ty(&o)?)
             };
-            Ok((block.append_operation(op).result(0).expect("one result").to_raw(), o))
+            let pooled = block.append_operation(op).result(0).expect("one result").to_raw();
+            let where_from = if indices.is_some() { Some(indices2d(v, pooled, &o, k, s, p, d)?) } else { None };
+            Ok((pooled, o, where_from))
         };
-        let result = match spatial {
-            2 => pool2d(xv, &x, [kernel[0], kernel[1]], [strides[0], strides[1]], [pads[0], pads[1], pads[2], pads[3]], [dilations[0], dilations[1]])?.0,
+        let (result, where_from) = match spatial {
+            2 => {
+                let (pooled, _, where_from) = pool2d(xv, &x, [kernel[0], kernel[1]], [strides[0], strides[1]], [pads[0], pads[1], pads[2], pads[3]], [dilations[0], dilations[1]])?;
+                (pooled, where_from)
+            }
             1 => {
+                // Over a unit width, the 2-D flat index (n, c, l, 0) is the 1-D one.
                 let lifted = unsafe { Value::from_raw(reshape(xv, &[x[0], x[1], x[2], 1])?) };
-                let (pooled, _) = pool2d(lifted, &[x[0], x[1], x[2], 1], [kernel[0], 1], [strides[0], 1], [pads[0], 0, pads[1], 0], [dilations[0], 1])?;
-                reshape(unsafe { Value::from_raw(pooled) }, &out)?
+                let (pooled, _, where_from) = pool2d(lifted, &[x[0], x[1], x[2], 1], [kernel[0], 1], [strides[0], 1], [pads[0], 0, pads[1], 0], [dilations[0], 1])?;
+                let where_from = match where_from {
+                    Some(i) => {
+                        let op = block.append_operation(sg::Reshape::build(context, location, unsafe { Value::from_raw(i) }, tensor_type(context, &out, DataType::Int64)?));
+                        Some(op.result(0).expect("one result").to_raw())
+                    }
+                    None => None,
+                };
+                (reshape(unsafe { Value::from_raw(pooled) }, &out)?, where_from)
             }
             _ => {
                 let planes = [x[0], x[1] * x[2], x[3], x[4]];
                 let flat = unsafe { Value::from_raw(reshape(xv, &planes)?) };
-                let (hw, o) = pool2d(flat, &planes, [kernel[1], kernel[2]], [strides[1], strides[2]], [pads[1], pads[2], pads[4], pads[5]], [dilations[1], dilations[2]])?;
+                let (hw, o, _) = pool2d(flat, &planes, [kernel[1], kernel[2]], [strides[1], strides[2]], [pads[1], pads[2], pads[4], pads[5]], [dilations[1], dilations[2]])?;
                 let depth = [x[0], x[1], x[2], o[2] * o[3]];
                 let deep = unsafe { Value::from_raw(reshape(Value::from_raw(hw), &depth)?) };
-                let (pooled, _) = pool2d(deep, &depth, [kernel[0], 1], [strides[0], 1], [pads[0], 0, pads[3], 0], [dilations[0], 1])?;
-                reshape(unsafe { Value::from_raw(pooled) }, &out)?
+                let (pooled, _, _) = pool2d(deep, &depth, [kernel[0], 1], [strides[0], 1], [pads[0], 0, pads[3], 0], [dilations[0], 1])?;
+                (reshape(unsafe { Value::from_raw(pooled) }, &out)?, None)
             }
         };
+        if let (Some(name), Some(value)) = (indices, where_from) {
+            self.values.insert(name, Entry::Value { value, shape: out.clone(), dtype: DataType::Int64 });
+        }
         self.values.insert(node.output[0].clone(), Entry::Value { value: result, shape: out, dtype });
         Ok(())
     }

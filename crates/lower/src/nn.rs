@@ -157,6 +157,95 @@ pub fn max_pool(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &[i64], d
     Ok(signed_max_pool(k, &x, &ty, kernel, strides, pads, dilations, out))
 }
 
+/// MaxPool's Indices: per window, the smallest row-major index into the N x C x H x W input
+/// (padding not counted) of an element equal to the window's maximum (`values`, operand 1):
+/// the first maximum in window order, as ONNX and ONNX Runtime take it. One reduction over
+/// the window's taps; taps in the padding never count. A window whose maximum is NaN has no
+/// equal element and reports i64::MAX. `column_major` (storage_order 1) then renumbers each
+/// plane's position as w * H + h.
+pub fn max_pool_indices(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &[i64], dilations: &[i64], column_major: bool, out: &TensorTy) -> Result<String, String> {
+    let ty = k.arg_type(0).clone();
+    let elem = ty.elem.clone();
+    if !(elem.is_float() || elem.is_int()) {
+        return Err(elem.unsupported("max_pool_indices"));
+    }
+    let (x, values, values_ty) = (k.arg(0), k.arg(1), k.arg_type(1).clone());
+    let fitted = fitting_pads(&ty, &values_ty, kernel, strides, pads, dilations);
+    // Padded taps are excluded by position, so any fill would do: the pool's own (the lowest
+    // value) lets the two share the padded input.
+    let fill = if elem.unsigned { elem.literal(0.0) } else { elem.lowest() };
+    let (xp, xp_ty) = pad_hw(k, &x, &ty, fitted, &fill);
+    let window_ty = TensorTy::new(kernel.to_vec(), elem.clone());
+    let window = k.empty(&window_ty);
+    let init = k.filled(&i64::MAX.to_string(), out);
+    let tap = |axis: usize| format!("d{} * {} + d{} * {}", 2 + axis, strides[axis], 4 + axis, dilations[axis]);
+    let inputs = [
+        (xp.as_str(), &xp_ty, Map(vec!["d0".into(), "d1".into(), tap(0), tap(1)])),
+        (values.as_str(), &values_ty, Map::dims([0, 1, 2, 3])),
+        (window.as_str(), &window_ty, Map::dims([4, 5])),
+    ];
+    let iterators = [Iter::Parallel, Iter::Parallel, Iter::Parallel, Iter::Parallel, Iter::Reduction, Iter::Reduction];
+    let (channels, height, width) = (ty.shape[1], ty.shape[2], ty.shape[3]);
+    let row_major = k.generic(&inputs, (&init, out, Map::identity(4)), &iterators, |b, a| {
+        let equal = if elem.is_float() { b.emit(format_args!("arith.cmpf oeq, {}, {} : {elem}", a[0], a[1])) } else { b.emit(format_args!("arith.cmpi eq, {}, {} : {elem}", a[0], a[1])) };
+        let mut inside = equal;
+        let mut position = Vec::new();
+        for axis in 0..2 {
+            let (o, t) = (b.index(2 + axis), b.index(4 + axis));
+            let stride = b.emit(format_args!("arith.constant {} : index", strides[axis]));
+            let dilation = b.emit(format_args!("arith.constant {} : index", dilations[axis]));
+            let begin = b.emit(format_args!("arith.constant {} : index", pads[axis]));
+            let from = b.emit(format_args!("arith.muli {o}, {stride} : index"));
+            let step = b.emit(format_args!("arith.muli {t}, {dilation} : index"));
+            let padded = b.emit(format_args!("arith.addi {from}, {step} : index"));
+            // The tap in input coordinates; inside when begin <= padded < begin + extent.
+            let at = b.emit(format_args!("arith.subi {padded}, {begin} : index"));
+            let end = b.emit(format_args!("arith.constant {} : index", pads[axis] + [height, width][axis]));
+            let low = b.emit(format_args!("arith.cmpi sge, {padded}, {begin} : index"));
+            let high = b.emit(format_args!("arith.cmpi slt, {padded}, {end} : index"));
+            let both = b.emit(format_args!("arith.andi {low}, {high} : i1"));
+            inside = b.emit(format_args!("arith.andi {inside}, {both} : i1"));
+            position.push(at);
+        }
+        // ((n * C + c) * H + h) * W + w
+        let (n, c) = (b.index(0), b.index(1));
+        let (cs, hs, ws) = (b.emit(format_args!("arith.constant {channels} : index")), b.emit(format_args!("arith.constant {height} : index")), b.emit(format_args!("arith.constant {width} : index")));
+        let nc = b.emit(format_args!("arith.muli {n}, {cs} : index"));
+        let nc = b.emit(format_args!("arith.addi {nc}, {c} : index"));
+        let nch = b.emit(format_args!("arith.muli {nc}, {hs} : index"));
+        let nch = b.emit(format_args!("arith.addi {nch}, {} : index", position[0]));
+        let flat = b.emit(format_args!("arith.muli {nch}, {ws} : index"));
+        let flat = b.emit(format_args!("arith.addi {flat}, {} : index", position[1]));
+        let flat = b.emit(format_args!("arith.index_cast {flat} : index to i64"));
+        let none = b.emit(format_args!("arith.constant {} : i64", i64::MAX));
+        let candidate = b.emit(format_args!("arith.select {inside}, {flat}, {none} : i64"));
+        b.emit(format_args!("arith.minsi {}, {candidate} : i64", a[3]))
+    });
+    if !column_major {
+        return Ok(row_major);
+    }
+    // The first maximum is the smallest row-major index; renumber it column major.
+    let empty = k.empty(out);
+    Ok(k.generic(&[(&row_major, out, Map::identity(4))], (&empty, out, Map::identity(4)), &[Iter::Parallel; 4], |b, a| {
+        let i = a[0].clone();
+        let plane = b.emit(format_args!("arith.constant {} : i64", height * width));
+        let w_size = b.emit(format_args!("arith.constant {width} : i64"));
+        let h_size = b.emit(format_args!("arith.constant {height} : i64"));
+        let base = b.emit(format_args!("arith.divsi {i}, {plane} : i64"));
+        let base = b.emit(format_args!("arith.muli {base}, {plane} : i64"));
+        let within = b.emit(format_args!("arith.subi {i}, {base} : i64"));
+        let h = b.emit(format_args!("arith.divsi {within}, {w_size} : i64"));
+        let w = b.emit(format_args!("arith.remsi {within}, {w_size} : i64"));
+        let wh = b.emit(format_args!("arith.muli {w}, {h_size} : i64"));
+        let moved = b.emit(format_args!("arith.addi {wh}, {h} : i64"));
+        let moved = b.emit(format_args!("arith.addi {base}, {moved} : i64"));
+        // A window without an equal element keeps its marker.
+        let none = b.emit(format_args!("arith.constant {} : i64", i64::MAX));
+        let found = b.emit(format_args!("arith.cmpi ne, {i}, {none} : i64"));
+        b.emit(format_args!("arith.select {found}, {moved}, {none} : i64"))
+    }))
+}
+
 /// `linalg.pooling_nchw_max` over the input padded with the type's lowest value (signed order).
 fn signed_max_pool(k: &mut Kernel, x: &str, ty: &TensorTy, kernel: &[i64], strides: &[i64], pads: &[i64], dilations: &[i64], out: &TensorTy) -> String {
     let elem = ty.elem.clone();

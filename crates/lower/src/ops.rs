@@ -78,6 +78,7 @@ pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Kernel>, String> {
         "sg.conv2d" => nn::conv2d(&mut k, &ints("strides")?, &ints("pads")?, &ints("dilations")?, int("group")?, op.operand_count() > 2, &out)?,
         "sg.matmul" => nn::matmul(&mut k, &out)?,
         "sg.max_pool" => nn::max_pool(&mut k, &ints("kernel")?, &ints("strides")?, &ints("pads")?, &ints("dilations")?, &out)?,
+        "sg.max_pool_indices" => nn::max_pool_indices(&mut k, &ints("kernel")?, &ints("strides")?, &ints("pads")?, &ints("dilations")?, int("storage_order")? != 0, &out)?,
         "sg.average_pool" => nn::average_pool(&mut k, &ints("kernel")?, &ints("strides")?, &ints("pads")?, &ints("dilations")?, int("count_include_pad")? != 0, &out)?,
         "sg.global_average_pool" => reduce::global_pool(&mut k, Reduction::Mean, &out)?,
         "sg.global_max_pool" => reduce::global_pool(&mut k, Reduction::Max, &out)?,

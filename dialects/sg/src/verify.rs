@@ -32,13 +32,15 @@
 //! - `layer_norm`: 0 <= axis < rank, epsilon > 0, scale (and bias) have the shape of the
 //!   normalised dimensions, the result has the input's type;
 //! - `global_average_pool`, `global_max_pool`: rank >= 3, result N x C x 1 x ... x 1;
+//! - `max_pool_indices`: as `max_pool` for its input and `values`; the result has the values'
+//!   shape and i64 elements;
 //! - `max_pool`, `average_pool`: rank-4 NCHW, kernel/strides/dilations 2 positive values,
 //!   pads 4 non-negative values smaller than the dilated kernel, ceil_mode (and count_include_pad)
 //!   0 or 1, result shape by the pooling formula;
 //! - `view`: `sizes`/`strides` match the output rank, output shape = sizes, offset >= 0,
 //!   strides >= 0, and every addressed element lies inside the operand's storage.
 
-use crate::{op_name, AveragePool, Clip, Concat, Conv2d, Expand, Gather, InstanceNorm, Pad, Tile, Gelu, LayerNorm, LogSoftmax, Matmul, MaxPool, Reshape, Slice, Softmax, Transpose, View};
+use crate::{op_name, AveragePool, Clip, Concat, Conv2d, Expand, Gather, InstanceNorm, Pad, Tile, Gelu, LayerNorm, LogSoftmax, Matmul, MaxPool, MaxPoolIndices, Reshape, Slice, Softmax, Transpose, View};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::RankedTensorType;
 use melior::ir::{ShapedTypeLike, Type, Value, ValueLike};
@@ -312,6 +314,24 @@ fn check_nn(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
         } else {
             problems.push("attributes kernel, strides, pads, dilations (arrays) and ceil_mode (integer) are required".into());
         }
+    } else if let Some(pool) = MaxPoolIndices::cast(op) {
+        let attributes = (pool.kernel(), pool.strides(), pool.pads(), pool.dilations(), pool.ceil_mode());
+        let (values, output) = (shape(pool.values()), shape(pool.output()));
+        if let (Some(k), Some(s), Some(p), Some(d), Some(c)) = attributes {
+            check_pool(shape(pool.input()), values.clone(), (&k, &s, &p, &d, c), problems);
+        } else {
+            problems.push("attributes kernel, strides, pads, dilations (arrays) and ceil_mode (integer) are required".into());
+        }
+        if output != values {
+            problems.push(format!("result shape {} must be the pooled values' {}", dims(&output), dims(&values)));
+        }
+        if !matches!(pool.storage_order(), Some(0 | 1)) {
+            problems.push("'storage_order' must be 0 (row major) or 1 (column major)".into());
+        }
+        let name = |v: Value<'_, '_>| element(v.r#type()).map(|e| e.to_string()).unwrap_or_default();
+        if name(pool.output().into()) != "i64" || static_shape(pool.output().r#type()).is_none() {
+            problems.push(format!("the result must be a static i64 tensor, got {}", pool.output().r#type()));
+        }
     } else if let Some(pool) = AveragePool::cast(op) {
         if !matches!(pool.count_include_pad(), Some(0 | 1)) {
             problems.push("'count_include_pad' must be 0 or 1".into());
@@ -396,6 +416,8 @@ fn check_types(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
     }
     let mixed = name == "sg.gather";
     let operands = op.operands().enumerate().filter(|(i, _)| !(mixed && *i == 1)).map(|(i, v)| ("operand", i, v.r#type()));
+    // Indices (i64) of the operands' elements: the result's type is its own verifier's.
+    let index_result = name == "sg.max_pool_indices";
     if name == "sg.cast" {
         for (what, ty) in [("operand", op.operand(0).map(|v| v.r#type())), ("result", op.result(0).map(|r| r.r#type()))] {
             if ty.ok().and_then(static_shape).is_none() {
@@ -410,7 +432,7 @@ fn check_types(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
         }
         return;
     }
-    let results = op.results().enumerate().map(|(i, r)| ("result", i, r.r#type()));
+    let results = op.results().enumerate().filter(|_| !index_result).map(|(i, r)| ("result", i, r.r#type()));
     for (what, index, ty) in operands.chain(results) {
         if static_shape(ty).is_none() {
             problems.push(format!(

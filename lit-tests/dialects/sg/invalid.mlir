@@ -213,6 +213,14 @@ func.func @compare_result(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32>
 
 // -----
 
+func.func @max_pool_indices_type(%x: tensor<1x1x4x4xf32>, %y: tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xi32> {
+  // expected-error@+1 {{'sg.max_pool_indices' op the result must be a static i64 tensor, got tensor<1x1x2x2xi32>}}
+  %0 = "sg.max_pool_indices"(%x, %y) {ceil_mode = 0 : i64, dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, storage_order = 0 : i64, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xi32>
+  return %0 : tensor<1x1x2x2xi32>
+}
+
+// -----
+
 func.func @pad_wrap_empty(%x: tensor<2x0xf32>) -> tensor<2x2xf32> {
   // expected-error@+1 {{'sg.pad' op an empty dimension of [2x0] cannot be padded from its own elements (mode 3)}}
   %0 = "sg.pad"(%x) {pads = array<i64: 0, 1, 0, 1>, mode = 3 : i64, value = 0.0 : f64} : (tensor<2x0xf32>) -> tensor<2x2xf32>

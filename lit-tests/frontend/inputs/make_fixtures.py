@@ -403,3 +403,61 @@ blocked_y1 = conv_reference(blocked_x, blocked_w, stride=2, dilation=2, pad=2)
 for name, value in [("x", blocked_x), ("w", blocked_w), ("y1", blocked_y1), ("y2", conv_reference(blocked_y1, blocked_w1, blocked_b1)),
                     ("y3", conv_reference(blocked_x, blocked_w2, stride=2))]:
     np.save(f"../../driver/inputs/conv_blocked_{name}.npy", value.astype(np.float32))
+
+# MaxPool with its Indices output: 2-D column major (storage_order 1) with pads, 2-D row major
+# with overlapping windows, and 1-D. Values rounded to halves, so windows hold ties (the first
+# maximum in window order wins). Expected outputs computed here, for
+# lit-tests/driver/maxpool-indices.mlir.
+pool_rng = np.random.default_rng(4)
+pool_x = (np.round(pool_rng.standard_normal([1, 2, 5, 5]) * 2) / 2).astype(np.float32)
+pool_s = (np.round(pool_rng.standard_normal([1, 2, 7]) * 2) / 2).astype(np.float32)
+
+
+def maxpool_reference(x, kernel, stride, pads, column_major=False):
+    """Max pooling with ONNX's Indices: the flat input index of each window's first maximum."""
+    n_, c_, h_, w_ = x.shape
+    oh = (h_ + pads[0] + pads[2] - kernel[0]) // stride[0] + 1
+    ow = (w_ + pads[1] + pads[3] - kernel[1]) // stride[1] + 1
+    y = np.zeros((n_, c_, oh, ow), dtype=np.float32)
+    indices = np.zeros((n_, c_, oh, ow), dtype=np.int64)
+    for n in range(n_):
+        for c in range(c_):
+            for i in range(oh):
+                for j in range(ow):
+                    best, at = -np.inf, -1
+                    for a in range(kernel[0]):
+                        for b in range(kernel[1]):
+                            h, w = i * stride[0] - pads[0] + a, j * stride[1] - pads[1] + b
+                            if 0 <= h < h_ and 0 <= w < w_ and x[n, c, h, w] > best:
+                                best = x[n, c, h, w]
+                                at = (n * c_ + c) * h_ * w_ + (w * h_ + h if column_major else h * w_ + w)
+                    y[n, c, i, j], indices[n, c, i, j] = best, at
+    return y, indices
+
+
+save(
+    helper.make_graph(
+        [
+            helper.make_node("MaxPool", ["x"], ["y_cm", "i_cm"], name="pool_column_major", kernel_shape=[3, 3], strides=[2, 2],
+                             pads=[1, 1, 1, 1], storage_order=1),
+            helper.make_node("MaxPool", ["x"], ["y_rm", "i_rm"], name="pool_row_major", kernel_shape=[2, 2]),
+            helper.make_node("MaxPool", ["s"], ["y_1d", "i_1d"], name="pool_1d", kernel_shape=[3], strides=[2], pads=[1, 1]),
+        ],
+        "maxpool_indices",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 5, 5]),
+         helper.make_tensor_value_info("s", TensorProto.FLOAT, [1, 2, 7])],
+        [helper.make_tensor_value_info("y_cm", TensorProto.FLOAT, [1, 2, 3, 3]),
+         helper.make_tensor_value_info("i_cm", TensorProto.INT64, [1, 2, 3, 3]),
+         helper.make_tensor_value_info("y_rm", TensorProto.FLOAT, [1, 2, 4, 4]),
+         helper.make_tensor_value_info("i_rm", TensorProto.INT64, [1, 2, 4, 4]),
+         helper.make_tensor_value_info("y_1d", TensorProto.FLOAT, [1, 2, 4]),
+         helper.make_tensor_value_info("i_1d", TensorProto.INT64, [1, 2, 4])],
+    ),
+    "maxpool_indices.onnx",
+)
+pool_y_cm, pool_i_cm = maxpool_reference(pool_x, [3, 3], [2, 2], [1, 1, 1, 1], column_major=True)
+pool_y_rm, pool_i_rm = maxpool_reference(pool_x, [2, 2], [1, 1], [0, 0, 0, 0])
+pool_y_1d, pool_i_1d = maxpool_reference(pool_s[..., None], [3, 1], [2, 1], [1, 0, 1, 0])
+for name, value in [("x", pool_x), ("s", pool_s), ("y_cm", pool_y_cm), ("i_cm", pool_i_cm), ("y_rm", pool_y_rm), ("i_rm", pool_i_rm),
+                    ("y_1d", pool_y_1d[..., 0]), ("i_1d", pool_i_1d[..., 0])]:
+    np.save(f"../../driver/inputs/maxpool_{name}.npy", value)
