@@ -44,7 +44,9 @@ pub fn supported_ops() -> &'static [&'static str] {
 
 /// The inputs of an ONNX operator that a static-shape compiler needs as constants: they decide
 /// the output's shape or the positions it reads (Reshape's shape, Resize's roi/scales/sizes,
-/// Slice's starts ...). Tools that feed node tests freeze graph inputs used in these positions.
+/// Slice's starts ...), or which computation runs (Dropout's ratio and training mode: the
+/// identity, or a random mask). Tools that feed node tests freeze graph inputs used in these
+/// positions.
 pub fn shape_operands(op_type: &str) -> &'static [usize] {
     match op_type {
         "Reshape" | "Expand" | "Tile" | "Squeeze" | "Unsqueeze" | "Split" | "TopK" => &[1],
@@ -54,6 +56,7 @@ pub fn shape_operands(op_type: &str) -> &'static [usize] {
         "Resize" => &[1, 2, 3],
         "ConstantOfShape" => &[0],
         "Range" => &[0, 1, 2],
+        "Dropout" => &[1, 2],
         _ => &[],
     }
 }
@@ -618,15 +621,19 @@ impl Importer<'_> {
                 self.values.insert(node.output[0].clone(), Entry::Constant(constant));
             }
             "Identity" | "Dropout" => {
-                // Dropout is the identity at inference.
-                // Training mode draws a random mask: only a constant `false` is the identity.
+                // Dropout is the identity at inference, and in training mode with ratio 0 (the
+                // mask keeps everything). Otherwise training mode draws a random mask.
                 if let Some(mode) = node.input.get(2).filter(|m| node.op_type() == "Dropout" && !m.is_empty()) {
                     let training = self.folded(mode).map(|c| c.bytes.iter().any(|&b| b != 0));
-                    if training != Some(false) {
-                        return Err("unsupported: Dropout in training mode (a random mask; only training_mode = false is supported)".into());
+                    let ratio = match operand(node, 1) {
+                        Some(name) => self.folded(name).map(|r| r.scalar("the dropout ratio")).transpose()?,
+                        None => Some(0.5),
+                    };
+                    if training != Some(false) && ratio != Some(0.0) {
+                        return Err("unsupported: Dropout in training mode with a ratio other than a constant 0 (a random mask); training_mode = false, or ratio 0, is the identity".into());
                     }
                 }
-                // At inference the mask keeps everything: a constant of `true`s.
+                // The mask keeps everything: a constant of `true`s.
                 if let Some(mask) = node.output.get(1).filter(|m| node.op_type() == "Dropout" && !m.is_empty()) {
                     let (shape, _) = self.shape_of(required(node, 0)?)?;
                     let count = shapes::numel(&shape)? as usize;

@@ -1,5 +1,6 @@
 //! The neural-network operators of the importer: convolution, pooling, batch
-//! normalisation (folded into a per-channel multiply-add) and Gemm (decomposed).
+//! normalisation (folded into a per-channel multiply-add; in training mode from the batch's
+//! own statistics) and Gemm (decomposed).
 
 use crate::import::{attribute, int, ints, node_name, operand, required, tensor_type, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
@@ -147,9 +148,6 @@ impl Importer<'_> {
     /// `s = scale / sqrt(var + epsilon)` and `t = bias - mean * s` are folded per channel.
     pub(crate) fn batch_norm(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
         let context = self.strata.mlir();
-        if int(node, "training_mode", 0) != 0 || node.output.iter().skip(1).any(|o| !o.is_empty()) {
-            return Err("unsupported: BatchNormalization in training mode".into());
-        }
         let names: Vec<&str> = node.input.iter().map(String::as_str).collect();
         if names.len() != 5 || names.iter().any(|n| n.is_empty()) {
             return Err("expects 5 inputs: X, scale, B, input_mean, input_var".into());
@@ -158,9 +156,19 @@ impl Importer<'_> {
         if dtype != DataType::Float || x.len() < 2 {
             return Err(format!("unsupported: BatchNormalization of {} input of rank {}", dtype.as_str_name(), x.len()));
         }
+        let training = int(node, "training_mode", 0) != 0;
+        if training || node.output.iter().skip(1).any(|o| !o.is_empty()) {
+            if !training {
+                return Err("running_mean and running_var are outputs only in training mode (training_mode = 1)".into());
+            }
+            return self.batch_norm_training(block, node, &names, &x, dtype, location);
+        }
         let channels = x[1] as usize;
         if names[1..].iter().any(|n| self.folded(n).is_none()) {
-            return self.batch_norm_at_run_time(block, node, &names, &x, dtype, location);
+            let params = self.channel_params(block, &names[1..], x[1], dtype, location)?;
+            let y = self.normalize(block, node, names[0], &params, &x, dtype, location)?;
+            self.values.insert(node.output[0].clone(), Entry::Value { value: y, shape: x, dtype });
+            return Ok(());
         }
         let mut params = Vec::new();
         for name in &names[1..] {
@@ -191,20 +199,26 @@ impl Importer<'_> {
         Ok(())
     }
 
-    /// BatchNormalization whose parameters are run-time values: `s = scale / sqrt(var + epsilon)`
-    /// and `t = bias - mean * s` computed by `sg` ops on the [C] vectors, reshaped to
-    /// [C, 1, ..] and applied as `x * s + t`.
-    fn batch_norm_at_run_time(&mut self, block: &Block, node: &NodeProto, names: &[&str], x: &[i64], dtype: DataType, location: Location) -> Result<(), String> {
-        let context = self.strata.mlir();
-        let channels = x[1];
+    /// Per-channel parameters `names` (each [C] of `dtype`) as values.
+    fn channel_params(&mut self, block: &Block, names: &[&str], channels: i64, dtype: DataType, location: Location) -> Result<Vec<MlirValue>, String> {
         let mut params = Vec::new();
-        for name in &names[1..] {
+        for name in names {
             let (shape, param_type) = self.shape_of(name)?;
             if shape != [channels] || param_type != dtype {
                 return Err(format!("parameter '{name}' must be {} [{channels}], got {} {shape:?}", dtype.as_str_name(), param_type.as_str_name()));
             }
-            params.push(unsafe { Value::from_raw(self.use_value(block, name, location)?) });
+            params.push(self.use_value(block, name, location)?);
         }
+        Ok(params)
+    }
+
+    /// BatchNormalization with run-time [C] parameters `[scale, bias, mean, var]`:
+    /// `s = scale / sqrt(var + epsilon)` and `t = bias - mean * s` computed by `sg` ops,
+    /// reshaped to [C, 1, ..] and applied to `x` (named) as `x * s + t`. Returns the result.
+    fn normalize(&mut self, block: &Block, node: &NodeProto, x_name: &str, params: &[MlirValue], x: &[i64], dtype: DataType, location: Location) -> Result<MlirValue, String> {
+        let context = self.strata.mlir();
+        let params: Vec<Value> = params.iter().map(|&p| unsafe { Value::from_raw(p) }).collect();
+        let channels = x[1];
         let epsilon = attribute(node, "epsilon").map_or(1e-5, |a| a.f());
         let vector = tensor_type(context, &[channels], dtype)?;
         fn result<'c, 'a>(op: melior::ir::operation::OperationRef<'c, 'a>) -> Value<'c, 'a> {
@@ -221,11 +235,48 @@ impl Importer<'_> {
         let per_channel = tensor_type(context, &channel_shape, dtype)?;
         let s = result(block.append_operation(sg::Reshape::build(context, location, s, per_channel)));
         let t = result(block.append_operation(sg::Reshape::build(context, location, t, per_channel)));
-        let xv = unsafe { Value::from_raw(self.use_value(block, names[0], location)?) };
+        let xv = unsafe { Value::from_raw(self.use_value(block, x_name, location)?) };
         let ty = tensor_type(context, x, dtype)?;
         let scaled = result(block.append_operation(sg::Mul::build(context, location, xv, s, ty)));
-        let op = block.append_operation(sg::Add::build(context, location, scaled, t, ty));
-        self.define(node, op, x.to_vec(), dtype);
+        Ok(result(block.append_operation(sg::Add::build(context, location, scaled, t, ty))).to_raw())
+    }
+
+    /// BatchNormalization in training mode: normalised by the batch's own per-channel mean and
+    /// (population) variance over every axis but 1, which also update the running statistics:
+    /// `running = input * momentum + current * (1 - momentum)` (outputs 1 and 2, optional).
+    fn batch_norm_training(&mut self, block: &Block, node: &NodeProto, names: &[&str], x: &[i64], dtype: DataType, location: Location) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let channels = x[1];
+        let params = self.channel_params(block, &names[1..], channels, dtype, location)?;
+        let momentum = attribute(node, "momentum").map_or(0.9, |a| a.f());
+        let axes: Vec<i64> = (0..x.len() as i64).filter(|&a| a != 1).collect();
+        let vector = tensor_type(context, &[channels], dtype)?;
+        let mut channel_shape = vec![channels];
+        channel_shape.resize(x.len() - 1, 1);
+        let per_channel = tensor_type(context, &channel_shape, dtype)?;
+        let ty = tensor_type(context, x, dtype)?;
+        fn result<'c, 'a>(op: melior::ir::operation::OperationRef<'c, 'a>) -> Value<'c, 'a> {
+            op.result(0).expect("one result").into()
+        }
+        let xv = unsafe { Value::from_raw(self.use_value(block, names[0], location)?) };
+        let mean = result(block.append_operation(sg::ReduceMean::build(context, location, xv, &axes, 0, vector)));
+        let mean_c = result(block.append_operation(sg::Reshape::build(context, location, mean, per_channel)));
+        let centered = result(block.append_operation(sg::Sub::build(context, location, xv, mean_c, ty)));
+        let squared = result(block.append_operation(sg::Mul::build(context, location, centered, centered, ty)));
+        let var = result(block.append_operation(sg::ReduceMean::build(context, location, squared, &axes, 0, vector)));
+        let y = self.normalize(block, node, names[0], &[params[0], params[1], mean.to_raw(), var.to_raw()], x, dtype, location)?;
+        self.values.insert(node.output[0].clone(), Entry::Value { value: y, shape: x.to_vec(), dtype });
+        let base = node_name(node, 0);
+        let keep = unsafe { Value::from_raw(self.scalar(block, &format!("{base}_momentum"), momentum, dtype, location)?) };
+        let take = unsafe { Value::from_raw(self.scalar(block, &format!("{base}_one_minus_momentum"), 1.0 - momentum, dtype, location)?) };
+        for (k, (running, current)) in [(params[2], mean), (params[3], var)].into_iter().enumerate() {
+            let Some(output) = node.output.get(1 + k).filter(|o| !o.is_empty()) else { continue };
+            let running = unsafe { Value::from_raw(running) };
+            let kept = result(block.append_operation(sg::Mul::build(context, location, running, keep, vector)));
+            let taken = result(block.append_operation(sg::Mul::build(context, location, current, take, vector)));
+            let updated = result(block.append_operation(sg::Add::build(context, location, kept, taken, vector)));
+            self.values.insert(output.clone(), Entry::Value { value: updated.to_raw(), shape: vec![channels], dtype });
+        }
         Ok(())
     }
 

@@ -461,3 +461,26 @@ pool_y_1d, pool_i_1d = maxpool_reference(pool_s[..., None], [3, 1], [2, 1], [1, 
 for name, value in [("x", pool_x), ("s", pool_s), ("y_cm", pool_y_cm), ("i_cm", pool_i_cm), ("y_rm", pool_y_rm), ("i_rm", pool_i_rm),
                     ("y_1d", pool_y_1d[..., 0]), ("i_1d", pool_i_1d[..., 0])]:
     np.save(f"../../driver/inputs/maxpool_{name}.npy", value)
+
+# Training-mode BatchNormalization (batch statistics, running mean and variance as outputs)
+# and a training-mode Dropout with ratio 0 (the identity, its mask all true).
+training_rng = np.random.default_rng(5)
+save(
+    helper.make_graph(
+        [
+            helper.make_node("BatchNormalization", ["x", "scale", "bias", "mean", "var"], ["y", "running_mean", "running_var"],
+                             name="bn_train", training_mode=1, momentum=0.8),
+            helper.make_node("Dropout", ["y", "ratio", "training"], ["z", "mask"], name="dropout_train"),
+        ],
+        "training",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4, 4])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 3, 4, 4]),
+         helper.make_tensor_value_info("mask", TensorProto.BOOL, [2, 3, 4, 4]),
+         helper.make_tensor_value_info("running_mean", TensorProto.FLOAT, [3]),
+         helper.make_tensor_value_info("running_var", TensorProto.FLOAT, [3])],
+        [numpy_helper.from_array(training_rng.standard_normal([3]).astype(np.float32), name) for name in ["scale", "bias", "mean"]]
+        + [numpy_helper.from_array(training_rng.uniform(0.5, 2.0, [3]).astype(np.float32), "var"),
+           numpy_helper.from_array(np.array(0.0, dtype=np.float32), "ratio"), numpy_helper.from_array(np.array(True), "training")],
+    ),
+    "training.onnx",
+)
