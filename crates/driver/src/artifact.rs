@@ -161,7 +161,7 @@ fn c_type(dtype: strata_runtime::DType) -> &'static str {
         U8 | Bool => "uint8_t",
         // One element per byte: sub-byte integers in the low bits, small floats as their code.
         I4 | I2 => "int8_t",
-        U4 | U2 | F8E4M3FN | F8E4M3FNUZ | F8E5M2 | F8E5M2FNUZ | F4E2M1 => "uint8_t",
+        U4 | U2 | F8E4M3FN | F8E4M3FNUZ | F8E5M2 | F8E5M2FNUZ | F4E2M1 | F8E8M0 => "uint8_t",
         U32 => "uint32_t",
         U64 => "uint64_t",
     }

@@ -300,6 +300,7 @@ fn element(context: &melior::Context, dtype: DataType) -> Result<Type<'_>, Strin
         DataType::Float8e5m2 => "f8E5M2",
         DataType::Float8e5m2fnuz => "f8E5M2FNUZ",
         DataType::Float4e2m1 => "f4E2M1FN",
+        DataType::Float8e8m0 => "f8E8M0FNU",
         other => return Err(format!("unsupported: element type {}", other.as_str_name())),
     };
     Ok(Type::parse(context, name).expect("builtin scalar type"))
@@ -363,7 +364,7 @@ pub fn inline_bytes(tensor: &TensorProto, dtype: DataType) -> Result<Vec<u8>, St
             DataType::Int32 => tensor.int32_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
             DataType::Uint64 => tensor.uint64_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
             DataType::Uint32 => tensor.uint64_data.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect(),
-            DataType::Int8 | DataType::Uint8 | DataType::Bool | DataType::Float8e4m3fn | DataType::Float8e4m3fnuz | DataType::Float8e5m2 | DataType::Float8e5m2fnuz => {
+            DataType::Int8 | DataType::Uint8 | DataType::Bool | DataType::Float8e4m3fn | DataType::Float8e4m3fnuz | DataType::Float8e5m2 | DataType::Float8e5m2fnuz | DataType::Float8e8m0 => {
                 tensor.int32_data.iter().map(|&v| v as u8).collect()
             }
             DataType::Float16 | DataType::Bfloat16 | DataType::Int16 | DataType::Uint16 => {
@@ -774,10 +775,23 @@ impl Importer<'_> {
                 let to = self.cast_target(node)?;
                 let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
                 let mut cast = sg::Cast::build(context, location, x, tensor_type(context, &shape, to)?);
-                let float8 = matches!(to, DataType::Float8e4m3fn | DataType::Float8e4m3fnuz | DataType::Float8e5m2 | DataType::Float8e5m2fnuz);
+                let float8 = matches!(to, DataType::Float8e4m3fn | DataType::Float8e4m3fnuz | DataType::Float8e5m2 | DataType::Float8e5m2fnuz | DataType::Float8e8m0);
                 if float8 && int(node, "saturate", 1) == 0 {
                     // Out-of-range values become infinity / NaN (a discardable attribute; absent means 1).
                     cast.set_attribute("saturate", Attribute::parse(context, "0 : i64").expect("an integer attribute"));
+                }
+                if to == DataType::Float8e8m0 {
+                    // How a value between two powers of two rounds (a discardable attribute:
+                    // 0 up, the default; 1 down; 2 nearest).
+                    let mode = match attribute(node, "round_mode").map(|a| String::from_utf8_lossy(a.s()).into_owned()).as_deref() {
+                        None | Some("up") => 0,
+                        Some("down") => 1,
+                        Some("nearest") => 2,
+                        Some(other) => return Err(format!("round_mode '{other}' is not one of up, down, nearest")),
+                    };
+                    if mode != 0 {
+                        cast.set_attribute("round_mode", Attribute::parse(context, &format!("{mode} : i64")).expect("an integer attribute"));
+                    }
                 }
                 let op = block.append_operation(cast);
                 self.define(node, op, shape, to);

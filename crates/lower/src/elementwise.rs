@@ -199,25 +199,33 @@ pub fn unary(b: &mut Body, op: &str, x: &str, elem: &Elem, attr: &dyn Fn(&str) -
 /// Converts scalar `x` from `from` to `to` (ONNX Cast: floats round to nearest, float to
 /// integer truncates toward zero, anything to bool tests "not zero").
 pub fn cast(b: &mut Body, x: &str, from: &Elem, to: &Elem) -> Result<String, String> {
-    cast_saturating(b, x, from, to, true)
+    cast_saturating(b, x, from, to, true, crate::minifloat::E8M0Rounding::Up)
 }
 
 /// [`cast`], with ONNX's `saturate` for float8 targets (out-of-range values become the largest
-/// finite value, else infinity or NaN). Small floats (float8, float4) go through f32
+/// finite value, else infinity or NaN) and `round_mode` for float8 E8M0 targets. Small floats (float8, float4) go through f32
 /// ([`crate::minifloat`]); floats to integers narrower than 8 bits truncate toward zero and
 /// wrap, as ONNX's reference does.
-pub fn cast_saturating(b: &mut Body, x: &str, from: &Elem, to: &Elem, saturate: bool) -> Result<String, String> {
+pub fn cast_saturating(b: &mut Body, x: &str, from: &Elem, to: &Elem, saturate: bool, rounding: crate::minifloat::E8M0Rounding) -> Result<String, String> {
     if from == to {
         return Ok(x.to_string());
     }
     let f32 = Elem::new("f32");
     if let Some(format) = crate::minifloat::format(&from.name) {
         let wide = crate::minifloat::decode(b, x, &format);
-        return cast_saturating(b, &wide, &f32, to, saturate);
+        return cast_saturating(b, &wide, &f32, to, saturate, rounding);
+    }
+    if from.name == crate::minifloat::E8M0 {
+        let wide = crate::minifloat::decode_e8m0(b, x);
+        return cast_saturating(b, &wide, &f32, to, saturate, rounding);
     }
     if let Some(format) = crate::minifloat::format(&to.name) {
-        let wide = cast_saturating(b, x, from, &f32, saturate)?;
+        let wide = cast_saturating(b, x, from, &f32, saturate, rounding)?;
         return Ok(crate::minifloat::encode(b, &wide, &format, saturate));
+    }
+    if to.name == crate::minifloat::E8M0 {
+        let wide = cast_saturating(b, x, from, &f32, saturate, rounding)?;
+        return Ok(crate::minifloat::encode_e8m0(b, &wide, saturate, rounding));
     }
     let unsupported = || Err(format!("unsupported: cast from {from} to {to} is not lowered"));
     Ok(match (from.is_float(), from.is_bool(), to.is_float(), to.is_bool()) {

@@ -48,6 +48,7 @@ impl Elem {
         }
         match self.name.as_str() {
             "bf16" => 16,
+            crate::minifloat::E8M0 => 8,
             name => name.trim_start_matches(|c: char| c.is_ascii_alphabetic()).parse().unwrap_or(0),
         }
     }

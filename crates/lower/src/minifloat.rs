@@ -13,6 +13,10 @@
 //!   Codes past the largest finite value saturate (ONNX `saturate=1`, and always for float4)
 //!   or become the format's infinity / NaN. Matches ONNX's reference (ml_dtypes), including
 //!   FNUZ's unsigned zero and float4's NaN (negative zero).
+//!
+//! float8 E8M0 (`f8E8M0FNU`: an unsigned power of two, 2^(code - 127), NaN at 0xFF) has no
+//! sign or mantissa and its own rounding modes ([`E8M0Rounding`]): [`decode_e8m0`] and
+//! [`encode_e8m0`], following ONNX's `to_float8e8m0`.
 
 use crate::kernel::Body;
 
@@ -54,6 +58,93 @@ pub const FORMATS: [Format; 5] = [
 /// The format of an MLIR element type name, if it is one of the small floats.
 pub fn format(name: &str) -> Option<Format> {
     FORMATS.iter().copied().find(|f| f.name == name)
+}
+
+/// The MLIR name of float8 E8M0.
+pub const E8M0: &str = "f8E8M0FNU";
+
+/// How a value between two powers of two becomes float8 E8M0 (ONNX Cast's `round_mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum E8M0Rounding {
+    /// Away from zero: any fraction takes the next power (the default).
+    Up,
+    /// Toward zero: the exponent as it is.
+    Down,
+    /// To the nearer power, ties up (ONNX's guard/round/sticky rule).
+    Nearest,
+}
+
+impl E8M0Rounding {
+    /// From the `round_mode` attribute's code (0 up, 1 down, 2 nearest).
+    pub fn from_code(code: i64) -> Option<E8M0Rounding> {
+        match code {
+            0 => Some(E8M0Rounding::Up),
+            1 => Some(E8M0Rounding::Down),
+            2 => Some(E8M0Rounding::Nearest),
+            _ => None,
+        }
+    }
+}
+
+/// `x` (f8E8M0FNU) as f32: 2^(code - 127); code 0 is the f32 subnormal 2^-127; 0xFF is NaN.
+pub fn decode_e8m0(b: &mut Body, x: &str) -> String {
+    let raw = b.emit(format_args!("arith.bitcast {x} : {E8M0} to i8"));
+    let code = b.emit(format_args!("arith.extui {raw} : i8 to i32"));
+    let c23 = int(b, 23, "i32");
+    let normal_bits = b.emit(format_args!("arith.shli {code}, {c23} : i32"));
+    let zero = int(b, 0, "i32");
+    let is_zero = b.emit(format_args!("arith.cmpi eq, {code}, {zero} : i32"));
+    let smallest = int(b, 0x0040_0000, "i32");
+    let bits = b.emit(format_args!("arith.select {is_zero}, {smallest}, {normal_bits} : i32"));
+    let value = b.emit(format_args!("arith.bitcast {bits} : i32 to f32"));
+    let all_ones = int(b, 0xFF, "i32");
+    let is_nan = b.emit(format_args!("arith.cmpi eq, {code}, {all_ones} : i32"));
+    let nan = b.emit("arith.constant 0x7FC00000 : f32");
+    b.emit(format_args!("arith.select {is_nan}, {nan}, {value} : f32"))
+}
+
+/// `x` (f32) as f8E8M0FNU: the f32 exponent field (the sign is dropped), plus one when
+/// `rounding` says the fraction goes up; NaN and infinities become 0xFF. With `saturate`, the
+/// largest exponent (0xFE) never rounds up into NaN.
+pub fn encode_e8m0(b: &mut Body, x: &str, saturate: bool, rounding: E8M0Rounding) -> String {
+    let bits = b.emit(format_args!("arith.bitcast {x} : f32 to i32"));
+    let c23 = int(b, 23, "i32");
+    let shifted = b.emit(format_args!("arith.shrui {bits}, {c23} : i32"));
+    let byte = int(b, 0xFF, "i32");
+    let exponent = b.emit(format_args!("arith.andi {shifted}, {byte} : i32"));
+    let special = b.emit(format_args!("arith.cmpi eq, {exponent}, {byte} : i32"));
+    let bit_set = |b: &mut Body, mask: i64| {
+        let m = int(b, mask, "i32");
+        let masked = b.emit(format_args!("arith.andi {bits}, {m} : i32"));
+        let zero = int(b, 0, "i32");
+        b.emit(format_args!("arith.cmpi ne, {masked}, {zero} : i32"))
+    };
+    let up = match rounding {
+        E8M0Rounding::Down => None,
+        E8M0Rounding::Up => Some(bit_set(b, 0x7F_FFFF)),
+        E8M0Rounding::Nearest => {
+            // Guard bit, and then round, sticky or a "least significant" bit (a normal value).
+            let guard = bit_set(b, 0x40_0000);
+            let rest = bit_set(b, 0x3F_FFFF);
+            let zero = int(b, 0, "i32");
+            let normal = b.emit(format_args!("arith.cmpi ugt, {exponent}, {zero} : i32"));
+            let either = b.emit(format_args!("arith.ori {rest}, {normal} : i1"));
+            Some(b.emit(format_args!("arith.andi {guard}, {either} : i1")))
+        }
+    };
+    let mut code = exponent.clone();
+    if let Some(mut up) = up {
+        if saturate {
+            let top = int(b, 0xFE, "i32");
+            let below_top = b.emit(format_args!("arith.cmpi ne, {exponent}, {top} : i32"));
+            up = b.emit(format_args!("arith.andi {up}, {below_top} : i1"));
+        }
+        let step = b.emit(format_args!("arith.extui {up} : i1 to i32"));
+        code = b.emit(format_args!("arith.addi {exponent}, {step} : i32"));
+    }
+    let code = b.emit(format_args!("arith.select {special}, {byte}, {code} : i32"));
+    let narrow = b.emit(format_args!("arith.trunci {code} : i32 to i8"));
+    b.emit(format_args!("arith.bitcast {narrow} : i8 to {E8M0}"))
 }
 
 fn int(b: &mut Body, value: i64, ty: &str) -> String {

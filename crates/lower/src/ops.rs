@@ -68,7 +68,10 @@ pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Kernel>, String> {
             // `saturate = 0` (a discardable attribute; ONNX's default is 1): float8 values out of
             // range become infinity or NaN instead of the largest finite value.
             let saturate = integer(op, "saturate").unwrap_or(1) != 0;
-            elementwise::map(&mut k, 1, &out, |b, a| elementwise::cast_saturating(b, &a[0], &elem, &out.elem, saturate))?
+            // `round_mode` (discardable; float8 E8M0 targets): 0 up (absent), 1 down, 2 nearest.
+            let code = integer(op, "round_mode").unwrap_or(0);
+            let rounding = crate::minifloat::E8M0Rounding::from_code(code).ok_or_else(|| format!("'sg.cast' round_mode {code} is not 0 (up), 1 (down) or 2 (nearest)"))?;
+            elementwise::map(&mut k, 1, &out, |b, a| elementwise::cast_saturating(b, &a[0], &elem, &out.elem, saturate, rounding))?
         }
         "sg.neg" | "sg.abs" | "sg.relu" | "sg.reciprocal" | "sg.exp" | "sg.sqrt" | "sg.log" | "sg.erf" | "sg.tanh" | "sg.sigmoid" | "sg.not"
         | "sg.clip" | "sg.leaky_relu" | "sg.hard_sigmoid" | "sg.hard_swish" | "sg.gelu" => {

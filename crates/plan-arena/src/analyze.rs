@@ -63,7 +63,7 @@ fn element_bytes(element: &str) -> Option<u64> {
     let element = element.strip_prefix("ui").or_else(|| element.strip_prefix("si")).map_or(element.to_owned(), |bits| format!("i{bits}"));
     match element.as_str() {
         // Sub-byte integers and small floats take a byte each (LLVM's store size).
-        "i1" | "i2" | "i4" | "i8" | "f8E4M3FN" | "f8E4M3FNUZ" | "f8E5M2" | "f8E5M2FNUZ" | "f4E2M1FN" => Some(1),
+        "i1" | "i2" | "i4" | "i8" | "f8E4M3FN" | "f8E4M3FNUZ" | "f8E5M2" | "f8E5M2FNUZ" | "f4E2M1FN" | "f8E8M0FNU" => Some(1),
         "i16" | "f16" | "bf16" => Some(2),
         "i32" | "f32" => Some(4),
         "i64" | "f64" | "index" => Some(8),

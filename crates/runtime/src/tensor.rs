@@ -34,6 +34,8 @@ pub enum DType {
     F8E5M2,
     F8E5M2FNUZ,
     F4E2M1,
+    /// Exponent only (unsigned, bias 127): the value 2^(code - 127), NaN at 0xFF.
+    F8E8M0,
 }
 
 impl DType {
@@ -62,6 +64,7 @@ impl DType {
             "f8E5M2" => DType::F8E5M2,
             "f8E5M2FNUZ" => DType::F8E5M2FNUZ,
             "f4E2M1FN" => DType::F4E2M1,
+            "f8E8M0FNU" => DType::F8E8M0,
             _ => return None,
         })
     }
@@ -75,7 +78,7 @@ impl DType {
     pub fn size(self) -> usize {
         match self {
             DType::I8 | DType::U8 | DType::Bool => 1,
-            DType::I4 | DType::U4 | DType::I2 | DType::U2 | DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ | DType::F4E2M1 => 1,
+            DType::I4 | DType::U4 | DType::I2 | DType::U2 | DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ | DType::F4E2M1 | DType::F8E8M0 => 1,
             DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 2,
             DType::F32 | DType::I32 | DType::U32 => 4,
             DType::F64 | DType::I64 | DType::U64 => 8,
@@ -83,7 +86,7 @@ impl DType {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64 | DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ | DType::F4E2M1)
+        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64 | DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ | DType::F4E2M1 | DType::F8E8M0)
     }
 }
 
@@ -110,7 +113,7 @@ fn small_float(code: u8, (e, m, bias, fnuz, infinities): (u32, u32, i32, bool, b
     if sign == 1 { -magnitude } else { magnitude }
 }
 
-const ALL: [DType; 22] = [
+const ALL: [DType; 23] = [
     DType::F16,
     DType::BF16,
     DType::F32,
@@ -133,6 +136,7 @@ const ALL: [DType; 22] = [
     DType::F8E5M2,
     DType::F8E5M2FNUZ,
     DType::F4E2M1,
+    DType::F8E8M0,
 ];
 
 impl fmt::Display for DType {
@@ -160,6 +164,7 @@ impl fmt::Display for DType {
             DType::F8E5M2 => "float8e5m2",
             DType::F8E5M2FNUZ => "float8e5m2fnuz",
             DType::F4E2M1 => "float4e2m1",
+            DType::F8E8M0 => "float8e8m0",
         };
         f.write_str(name)
     }
@@ -307,6 +312,7 @@ impl Tensor {
             DType::F8E5M2 => self.bytes().iter().map(|&b| small_float(b, (5, 2, 15, false, true))).collect(),
             DType::F8E5M2FNUZ => self.bytes().iter().map(|&b| small_float(b, (5, 2, 16, true, false))).collect(),
             DType::F4E2M1 => self.bytes().iter().map(|&b| small_float(b, (2, 1, 1, false, false))).collect(),
+            DType::F8E8M0 => self.bytes().iter().map(|&b| if b == 0xFF { f64::NAN } else { 2f64.powi(i32::from(b) - 127) }).collect(),
         }
     }
 
@@ -382,6 +388,8 @@ mod tests {
     fn small_floats_decode_to_the_known_values() {
         let value = |dtype, code: u8| Tensor::from_bytes(dtype, &[1], &[code]).unwrap().to_f64()[0];
         assert_eq!(value(DType::F8E4M3FN, 0x7E), 448.0);
+        assert_eq!((value(DType::F8E8M0, 127), value(DType::F8E8M0, 0)), (1.0, 2f64.powi(-127)));
+        assert!(value(DType::F8E8M0, 0xFF).is_nan());
         assert!(value(DType::F8E4M3FN, 0xFF).is_nan());
         assert_eq!(value(DType::F8E4M3FN, 0x01), 2f64.powi(-9));
         assert_eq!(value(DType::F8E4M3FNUZ, 0x7F), 240.0);

@@ -1,7 +1,9 @@
 """Generates the tiny ONNX fixtures of lit-tests/frontend (checked in beside this script).
 
-Run from this directory with the pinned package: `pip install onnx==1.17.0 && python3
-make_fixtures.py`. Weights are random with a fixed seed, so the files are reproducible.
+Run from this directory with the onnx package `cargo xtask onnx-tests` pins (1.23.2, in
+target/python-onnx: `PYTHONPATH=../../../target/python-onnx python3 make_fixtures.py`; the
+fixtures before MaxPool's Indices were written with 1.17.0, and newer versions write other
+header bytes for them). Weights are random with a fixed seed, so the files are reproducible.
 """
 import numpy as np
 import onnx
@@ -484,3 +486,40 @@ save(
     ),
     "training.onnx",
 )
+
+# float8 E8M0 casts with each round_mode (up, down, nearest), read back as float32: values
+# between powers of two (guard, round and sticky bits), a subnormal, the top exponent (which
+# saturates instead of rounding into NaN) and a negative value (the sign is dropped). The
+# reference follows ONNX's Cast definition (opset 24), for lit-tests/driver/cast-e8m0.mlir.
+e8m0_x = np.array([0.0, 0.124, 0.25, 0.3, 0.375, 0.376, 1.0, 1.5, 1.75, 3.0, 1e-40, 3e38, -2.5, 6.0], dtype=np.float32)
+
+
+def e8m0_reference(x, mode):
+    bits = x.view(np.uint32)
+    exponent = ((bits >> 23) & 0xFF).astype(np.int64)
+    if mode == "up":
+        up = (bits & 0x7FFFFF) != 0
+    elif mode == "down":
+        up = np.zeros(x.shape, dtype=bool)
+    else:
+        up = ((bits & 0x400000) != 0) & (((bits & 0x3FFFFF) != 0) | (exponent > 0))
+    code = exponent + (up & (exponent != 0xFE))
+    return np.where(code == 0, np.float32(2.0 ** -127), np.ldexp(1.0, code - 127)).astype(np.float32)
+
+
+save(
+    helper.make_graph(
+        [node for mode in ["up", "down", "nearest"] for node in [
+            helper.make_node("Cast", ["x"], [f"e_{mode}"], name=f"to_e8m0_{mode}", to=TensorProto.FLOAT8E8M0, round_mode=mode),
+            helper.make_node("Cast", [f"e_{mode}"], [f"y_{mode}"], name=f"from_e8m0_{mode}", to=TensorProto.FLOAT),
+        ]],
+        "cast_e8m0",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [14])],
+        [helper.make_tensor_value_info(f"y_{mode}", TensorProto.FLOAT, [14]) for mode in ["up", "down", "nearest"]],
+    ),
+    "cast_e8m0.onnx",
+    opset=24,
+)
+np.save("../../driver/inputs/e8m0_x.npy", e8m0_x)
+for mode in ["up", "down", "nearest"]:
+    np.save(f"../../driver/inputs/e8m0_y_{mode}.npy", e8m0_reference(e8m0_x, mode))

@@ -103,6 +103,7 @@ fn to_tensor(proto: &TensorProto) -> Result<Tensor, String> {
         DataType::Float8e5m2 => DType::F8E5M2,
         DataType::Float8e5m2fnuz => DType::F8E5M2FNUZ,
         DataType::Float4e2m1 => DType::F4E2M1,
+        DataType::Float8e8m0 => DType::F8E8M0,
         other => return Err(format!("unsupported: test data of type {}", other.as_str_name())),
     };
     let bytes = inline_bytes(proto, data_type)?;
