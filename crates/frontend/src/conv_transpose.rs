@@ -1,18 +1,19 @@
-//! ConvTranspose (1-D and 2-D; groups, strides, dilations, pads, output_padding, output_shape,
-//! auto_pad), decomposed into a stride-1 convolution:
+//! ConvTranspose (1-D, 2-D and 3-D; groups, strides, dilations, pads, output_padding,
+//! output_shape, auto_pad), decomposed into a stride-1 convolution (`conv.rs`):
 //!
 //! `y[o] = Σ_k x[i] w[k]` over `o = i*s + k*d - pad_begin` equals a convolution (dilation `d`,
 //! stride 1) of `x` with `s - 1` zeros inserted between neighbours, padded by
 //! `d*(K-1) - pad_begin` before and `d*(K-1) - pad_end + output_padding` after (cropped where
 //! negative), with the kernel flipped and its channel axes swapped per group
 //! (`[C_in, C_out/g, k..]` to `[C_out, C_in/g, k..]`). Zero insertion is a reshape to
-//! `[.., H, 1, W, 1]`, a pad of the unit axes to `s` and a reshape back. A constant kernel is
+//! `[.., H, 1, W, 1, ..]`, a pad of the unit axes to `s` and a reshape back. A constant kernel is
 //! rearranged here, at import time; a run-time one by reshape, transpose and reversing gathers.
 //!
 //! The zero-inserted input costs `s^d` times the multiply-adds of a direct transposed
 //! convolution; a scatter-free direct lowering (one strided convolution per output phase) is
 //! the faster form and a later step.
 
+use crate::conv::{Geometry, Kernel};
 use crate::import::{
     attribute, int, ints, node_name, operand, required, tensor_type, Entry, Importer,
 };
@@ -114,9 +115,9 @@ impl Importer<'_> {
         let (x_name, w_name) = (required(node, 0)?.to_owned(), required(node, 1)?.to_owned());
         let ((x, dtype), (w, _)) = (self.shape_of(&x_name)?, self.shape_of(&w_name)?);
         let spatial = x.len().saturating_sub(2);
-        if !(1..=2).contains(&spatial) {
+        if !(1..=3).contains(&spatial) {
             return Err(format!(
-                "unsupported: {spatial}-D ConvTranspose (1-D and 2-D are supported), input {x:?}"
+                "unsupported: {spatial}-D ConvTranspose (1-D, 2-D and 3-D are supported), input {x:?}"
             ));
         }
         if w.len() != x.len() {
@@ -207,148 +208,87 @@ impl Importer<'_> {
         let mut out = vec![x[0], c_out];
         out.extend(&out_spatial);
         shapes::numel(&out)?;
-
-        // Everything below works on 2-D: a 1-D problem gets a trailing unit axis.
-        let lift = |v: &[i64], fill: i64| -> Vec<i64> {
-            let mut v = v.to_vec();
-            if spatial == 1 {
-                v.push(fill);
-            }
-            v
-        };
-        let (x4, k2) = (lift(&x, 1), lift(&kernel, 1));
-        let (s2, d2) = (lift(&strides, 1), lift(&dilations, 1));
-        let pads2 = if spatial == 1 {
-            vec![pads[0], 0, pads[1], 0]
-        } else {
-            pads.clone()
-        };
         let ty = |shape: &[i64]| tensor_type(context, shape, dtype);
         let base = node_name(node, 0);
 
-        // The kernel, rearranged.
-        let w2_shape = vec![c_out, x[1] / group, k2[0], k2[1]];
-        let wv = match self.folded(&w_name) {
+        // The kernel, rearranged to [C_out, C_in/g, k..] and flipped.
+        let mut w2_shape = vec![c_out, x[1] / group];
+        w2_shape.extend(&kernel);
+        let kernel_value = match self.folded(&w_name) {
             Some(folded) => {
                 let width = folded.bytes.len() / shapes::numel(&w)?.max(1) as usize;
-                let bytes = rearranged_kernel(&folded.bytes, &w, group, width);
-                let kernel = self.new_constant(block, &format!("{base}_kernel"), w2_shape.clone(), dtype, bytes, location)?;
-                unsafe { Value::from_raw(kernel) }
+                Kernel::Bytes { bytes: rearranged_kernel(&folded.bytes, &w, group, width), label: base.clone() }
             }
             None => {
                 let mut v = unsafe { Value::from_raw(self.use_value(block, &w_name, location)?) };
-                let grouped = vec![group, x[1] / group, w[1], k2[0], k2[1]];
-                v = append1(
-                    block,
-                    sg::Reshape::build(context, location, v, ty(&grouped)?),
-                );
-                let swapped = vec![group, w[1], x[1] / group, k2[0], k2[1]];
-                v = append1(
-                    block,
-                    sg::Transpose::build(context, location, v, &[0, 2, 1, 3, 4], ty(&swapped)?),
-                );
-                v = append1(
-                    block,
-                    sg::Reshape::build(context, location, v, ty(&w2_shape)?),
-                );
-                for axis in [2usize, 3] {
+                let mut grouped = vec![group, x[1] / group, w[1]];
+                grouped.extend(&kernel);
+                v = append1(block, sg::Reshape::build(context, location, v, ty(&grouped)?));
+                let mut swapped = vec![group, w[1], x[1] / group];
+                swapped.extend(&kernel);
+                let mut perm = vec![0, 2, 1];
+                perm.extend(3..3 + spatial as i64);
+                v = append1(block, sg::Transpose::build(context, location, v, &perm, ty(&swapped)?));
+                v = append1(block, sg::Reshape::build(context, location, v, ty(&w2_shape)?));
+                for axis in 2..2 + spatial {
                     let extent = w2_shape[axis];
                     if extent > 1 {
-                        let reversed: Vec<u8> = (0..extent)
-                            .rev()
-                            .flat_map(|i: i64| i.to_le_bytes())
-                            .collect();
+                        let reversed: Vec<u8> = (0..extent).rev().flat_map(|i: i64| i.to_le_bytes()).collect();
                         let flip = self.new_constant(block, &format!("{base}_flip{axis}"), vec![extent], DataType::Int64, reversed, location)?;
                         let indices = unsafe { Value::from_raw(flip) };
-                        v = append1(
-                            block,
-                            sg::Gather::build(
-                                context,
-                                location,
-                                v,
-                                indices,
-                                axis as i64,
-                                ty(&w2_shape)?,
-                            ),
-                        );
+                        v = append1(block, sg::Gather::build(context, location, v, indices, axis as i64, ty(&w2_shape)?));
                     }
                 }
-                v
+                Kernel::Value(v.to_raw())
             }
         };
 
-        // The input: lifted, zeros inserted, padded or cropped.
+        // The input: zeros inserted (each spatial axis [.., n, 1, ..] padded to [.., n, s, ..]),
+        // then padded or cropped.
         let mut xv = unsafe { Value::from_raw(self.use_value(block, &x_name, location)?) };
-        if spatial == 1 {
-            xv = append1(block, sg::Reshape::build(context, location, xv, ty(&x4)?));
-        }
-        let mut current = x4.clone();
-        if s2.iter().any(|&s| s > 1) {
-            let unit = vec![x4[0], x4[1], x4[2], 1, x4[3], 1];
+        let mut current = x.clone();
+        if strides.iter().any(|&s| s > 1) {
+            let mut unit = vec![x[0], x[1]];
+            let mut spread = vec![x[0], x[1]];
+            let mut pad = vec![0; 2 + 2 * spatial];
+            for i in 0..spatial {
+                unit.extend([x[2 + i], 1]);
+                spread.extend([x[2 + i], strides[i]]);
+                pad[3 + 2 * i] = strides[i] - 1;
+            }
+            // Begin pads are all 0: the high pads follow them.
+            let mut spread_pads = vec![0; spread.len()];
+            spread_pads.extend(pad);
             xv = append1(block, sg::Reshape::build(context, location, xv, ty(&unit)?));
-            let spread = vec![x4[0], x4[1], x4[2], s2[0], x4[3], s2[1]];
-            let pad = [0, 0, 0, 0, 0, 0, 0, 0, 0, s2[0] - 1, 0, s2[1] - 1];
-            xv = append1(
-                block,
-                sg::Pad::build(context, location, xv, &pad, 0, 0.0, ty(&spread)?),
-            );
-            current = vec![x4[0], x4[1], x4[2] * s2[0], x4[3] * s2[1]];
-            xv = append1(
-                block,
-                sg::Reshape::build(context, location, xv, ty(&current)?),
-            );
+            xv = append1(block, sg::Pad::build(context, location, xv, &spread_pads, 0, 0.0, ty(&spread)?));
+            current = vec![x[0], x[1]];
+            current.extend((0..spatial).map(|i| x[2 + i] * strides[i]));
+            xv = append1(block, sg::Reshape::build(context, location, xv, ty(&current)?));
         }
         // Wanted paddings around the zero-inserted input ((in-1)*s+1 long; `current` already
         // ends in s-1 zeros).
-        let begin: Vec<i64> = (0..2).map(|i| d2[i] * (k2[i] - 1) - pads2[i]).collect();
-        let end: Vec<i64> = (0..2)
-            .map(|i| {
-                d2[i] * (k2[i] - 1) - pads2[i + 2] + if i < spatial { output_padding[i] } else { 0 }
-                    - (s2[i] - 1)
-            })
-            .collect();
+        let begin: Vec<i64> = (0..spatial).map(|i| dilations[i] * (kernel[i] - 1) - pads[i]).collect();
+        let end: Vec<i64> = (0..spatial).map(|i| dilations[i] * (kernel[i] - 1) - pads[i + spatial] + output_padding[i] - (strides[i] - 1)).collect();
         if begin.iter().chain(&end).any(|&p| p < 0) {
-            let starts: Vec<i64> = vec![0, 0, (-begin[0]).max(0), (-begin[1]).max(0)];
-            let ends: Vec<i64> = vec![
-                current[0],
-                current[1],
-                current[2] - (-end[0]).max(0),
-                current[3] - (-end[1]).max(0),
-            ];
-            if ends[2] <= starts[2] || ends[3] <= starts[3] {
+            let mut starts = vec![0, 0];
+            starts.extend(begin.iter().map(|&b| (-b).max(0)));
+            let mut ends = vec![current[0], current[1]];
+            ends.extend((0..spatial).map(|i| current[2 + i] - (-end[i]).max(0)));
+            if (2..2 + spatial).any(|i| ends[i] <= starts[i]) {
                 return Err(format!("pads {pads:?} crop away the whole input"));
             }
-            let cropped: Vec<i64> = (0..4).map(|i| ends[i] - starts[i]).collect();
-            xv = append1(
-                block,
-                sg::Slice::build(
-                    context,
-                    location,
-                    xv,
-                    &starts,
-                    &ends,
-                    &[1, 1, 1, 1],
-                    ty(&cropped)?,
-                ),
-            );
+            let cropped: Vec<i64> = (0..current.len()).map(|i| ends[i] - starts[i]).collect();
+            xv = append1(block, sg::Slice::build(context, location, xv, &starts, &ends, &vec![1; current.len()], ty(&cropped)?));
             current = cropped;
         }
         if begin.iter().chain(&end).any(|&p| p > 0) {
-            let pad = [
-                0,
-                0,
-                begin[0].max(0),
-                begin[1].max(0),
-                0,
-                0,
-                end[0].max(0),
-                end[1].max(0),
-            ];
-            let padded: Vec<i64> = (0..4).map(|i| current[i] + pad[i] + pad[i + 4]).collect();
-            xv = append1(
-                block,
-                sg::Pad::build(context, location, xv, &pad, 0, 0.0, ty(&padded)?),
-            );
+            let mut pad = vec![0, 0];
+            pad.extend(begin.iter().map(|&b| b.max(0)));
+            pad.extend([0, 0]);
+            pad.extend(end.iter().map(|&e| e.max(0)));
+            let rank = current.len();
+            let padded: Vec<i64> = (0..rank).map(|i| current[i] + pad[i] + pad[i + rank]).collect();
+            xv = append1(block, sg::Pad::build(context, location, xv, &pad, 0, 0.0, ty(&padded)?));
             current = padded;
         }
         let bias = match operand(node, 2) {
@@ -357,36 +297,16 @@ impl Importer<'_> {
                 if b != [c_out] {
                     return Err(format!("bias shape {b:?} must be [{c_out}]"));
                 }
-                Some(unsafe { Value::from_raw(self.use_value(block, name, location)?) })
+                Some(self.use_value(block, name, location)?)
             }
             None => None,
         };
-        let out4 = lift(&out, 1);
-        debug_assert_eq!(current[2] - d2[0] * (k2[0] - 1), out4[2]);
-        let conv = sg::Conv2d::build(
-            context,
-            location,
-            xv,
-            wv,
-            bias,
-            &[1, 1],
-            &[0, 0, 0, 0],
-            &d2,
-            group,
-            ty(&out4)?,
-        );
-        let mut y = append1(block, conv);
-        if spatial == 1 {
-            y = append1(block, sg::Reshape::build(context, location, y, ty(&out)?));
-        }
-        self.values.insert(
-            node.output[0].clone(),
-            Entry::Value {
-                value: y.to_raw(),
-                shape: out,
-                dtype,
-            },
-        );
+        // A stride-1 convolution without padding over the prepared input.
+        let (ones, zeros) = (vec![1; spatial], vec![0; 2 * spatial]);
+        let geometry = Geometry { strides: &ones, pads: &zeros, dilations: &dilations, group };
+        let (y, shape) = self.conv_nd(block, location, xv.to_raw(), &current, kernel_value, &w2_shape, bias, &geometry, dtype)?;
+        debug_assert_eq!(shape, out);
+        self.values.insert(node.output[0].clone(), Entry::Value { value: y, shape: out, dtype });
         Ok(())
     }
 }

@@ -4,27 +4,9 @@
 
 use crate::import::{attribute, int, ints, node_name, operand, required, tensor_type, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
-use crate::shapes;
 use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
 use mlir_sys::MlirValue;
 use strata_dialect_sg as sg;
-
-/// The 2-D padding of a windowed op (Conv, MaxPool, AveragePool) from `pads` or `auto_pad`,
-/// as ONNX orders it: [top, left, bottom, right] = [x1_begin, x2_begin, x1_end, x2_end].
-fn window_pads(node: &NodeProto, input: [i64; 2], kernel: [i64; 2], strides: &[i64], dilations: &[i64]) -> Result<Vec<i64>, String> {
-    let auto_pad = attribute(node, "auto_pad").map(|a| String::from_utf8_lossy(a.s()).into_owned()).unwrap_or_else(|| "NOTSET".into());
-    Ok(match auto_pad.as_str() {
-        "NOTSET" => ints(node, "pads").unwrap_or_else(|| vec![0; 4]),
-        "VALID" => vec![0; 4],
-        "SAME_UPPER" | "SAME_LOWER" => {
-            let upper = auto_pad == "SAME_UPPER";
-            let (t, b) = shapes::same_pads(input[0], kernel[0], strides[0], dilations[0], upper);
-            let (l, r) = shapes::same_pads(input[1], kernel[1], strides[1], dilations[1], upper);
-            vec![t, l, b, r]
-        }
-        other => return Err(format!("auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER")),
-    })
-}
 
 impl Importer<'_> {
     /// MaxPool and AveragePool: 2-D as one `sg` pool; 1-D as 2-D over a unit width; 3-D as two
@@ -53,21 +35,7 @@ impl Importer<'_> {
             return Err(format!("kernel {kernel:?}, strides {strides:?} and dilations {dilations:?} must be {spatial} positive values each"));
         }
         let ceil = int(node, "ceil_mode", 0);
-        let pads = match spatial {
-            2 => window_pads(node, [x[2], x[3]], [kernel[0], kernel[1]], &strides, &dilations)?,
-            _ => {
-                let auto_pad = attribute(node, "auto_pad").map(|a| String::from_utf8_lossy(a.s()).into_owned()).unwrap_or_else(|| "NOTSET".into());
-                match auto_pad.as_str() {
-                    "NOTSET" => ints(node, "pads").unwrap_or_else(|| vec![0; 2 * spatial]),
-                    "VALID" => vec![0; 2 * spatial],
-                    "SAME_UPPER" | "SAME_LOWER" => {
-                        let same: Vec<(i64, i64)> = (0..spatial).map(|i| shapes::same_pads(x[2 + i], kernel[i], strides[i], dilations[i], auto_pad == "SAME_UPPER")).collect();
-                        same.iter().map(|p| p.0).chain(same.iter().map(|p| p.1)).collect()
-                    }
-                    other => return Err(format!("auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER")),
-                }
-            }
-        };
+        let pads = crate::conv::window_pads(node, &x[2..], &kernel, &strides, &dilations)?;
         if pads.len() != 2 * spatial || pads.iter().enumerate().any(|(i, &p)| p < 0 || p >= kernel[i % spatial] * dilations[i % spatial]) {
             return Err(format!("pads {pads:?} must be {} non-negative values smaller than the (dilated) kernel", 2 * spatial));
         }
@@ -375,60 +343,6 @@ impl Importer<'_> {
             other => return Err(format!("unsupported: scaling a {} tensor by a float attribute", other.as_str_name())),
         };
         self.new_constant(block, label, Vec::new(), dtype, bytes, location)
-    }
-
-    pub(crate) fn conv(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
-        let context = self.strata.mlir();
-        let (x_name, w_name) = (required(node, 0)?, required(node, 1)?);
-        let ((x, dtype), (w, _)) = (self.shape_of(x_name)?, self.shape_of(w_name)?);
-        if x.len() != 4 || w.len() != 4 {
-            return Err(format!("unsupported: only 2-D convolutions (rank-4 input and weight), got {x:?} and {w:?}"));
-        }
-        let strides = ints(node, "strides").unwrap_or_else(|| vec![1, 1]);
-        let dilations = ints(node, "dilations").unwrap_or_else(|| vec![1, 1]);
-        let group = int(node, "group", 1);
-        if let Some(kernel) = ints(node, "kernel_shape") {
-            if kernel != w[2..] {
-                return Err(format!("kernel_shape {kernel:?} does not match the weight {w:?}"));
-            }
-        }
-        if strides.len() != 2 || dilations.len() != 2 || strides.iter().chain(&dilations).any(|&v| v <= 0 || v > 1 << 31) {
-            return Err(format!("strides {strides:?} and dilations {dilations:?} must be 2 positive values (below 2^31) each"));
-        }
-        let pads = window_pads(node, [x[2], x[3]], [w[2], w[3]], &strides, &dilations)?;
-        if pads.len() != 4 || pads.iter().any(|&p| p < 0) {
-            return Err(format!("pads {pads:?} must be 4 non-negative values"));
-        }
-        const LIMIT: i64 = 1 << 31;
-        if strides.iter().chain(&dilations).chain(&pads).any(|&v| v > LIMIT) {
-            return Err(format!("unsupported: strides {strides:?}, dilations {dilations:?} or pads {pads:?} beyond 2^31"));
-        }
-        if group < 1 || group > x[1] || x[1] % group != 0 || w[0] % group != 0 || w[1].checked_mul(group) != Some(x[1]) {
-            return Err(format!("group {group} does not fit input channels {} and weight {w:?}", x[1]));
-        }
-        let out = vec![
-            x[0],
-            w[0],
-            shapes::conv_out(x[2], w[2], pads[0], pads[2], strides[0], dilations[0]),
-            shapes::conv_out(x[3], w[3], pads[1], pads[3], strides[1], dilations[1]),
-        ];
-        let bias = match operand(node, 2) {
-            Some(name) => {
-                let (b, _) = self.shape_of(name)?;
-                if b != [w[0]] {
-                    return Err(format!("bias shape {b:?} must be [{}]", w[0]));
-                }
-                Some(self.use_value(block, name, location)?)
-            }
-            None => None,
-        };
-        let xv = unsafe { Value::from_raw(self.use_value(block, x_name, location)?) };
-        let wv = unsafe { Value::from_raw(self.use_value(block, w_name, location)?) };
-        let bv = bias.map(|b| unsafe { Value::from_raw(b) });
-        let op = sg::Conv2d::build(context, location, xv, wv, bv, &strides, &pads, &dilations, group, tensor_type(context, &out, dtype)?);
-        let op = block.append_operation(op);
-        self.define(node, op, out, dtype);
-        Ok(())
     }
 
     /// InstanceNormalization over each (N, C) plane, then per-channel scale and bias.

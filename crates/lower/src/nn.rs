@@ -45,37 +45,42 @@ pub fn conv2d(k: &mut Kernel, strides: &[i64], pads: &[i64], dilations: &[i64], 
     let kernel = [w_ty.shape[2], w_ty.shape[3]];
     let pads = fitting_pads(&x_ty, out, &kernel, strides, pads, dilations);
     let (xp, xp_ty) = pad_hw(k, &x, &x_ty, pads, &elem.literal(0.0));
+    // Half-precision convolutions accumulate in f32 (the named ops promote their operands to
+    // the accumulator's type), rounded once at the end.
+    let acc = if elem.bits() < 32 { out.with_elem(Elem::new("f32")) } else { out.clone() };
     let init = if has_bias {
         let (bias, bias_ty) = (k.arg(2), k.arg_type(2).clone());
-        let empty = k.empty(out);
-        k.generic(&[(&bias, &bias_ty, Map::dims([1]))], (&empty, out, Map::identity(4)), &[Iter::Parallel; 4], |_, a| a[0].clone())
+        let empty = k.empty(&acc);
+        k.try_generic(&[(&bias, &bias_ty, Map::dims([1]))], (&empty, &acc, Map::identity(4)), &[Iter::Parallel; 4], |b, a| crate::elementwise::cast(b, &a[0], &elem, &acc.elem))?
     } else {
-        k.filled(&elem.literal(0.0), out)
+        k.filled(&acc.elem.literal(0.0), &acc)
     };
     let attrs = format!("{{dilations = dense<[{}]> : tensor<2xi64>, strides = dense<[{}]> : tensor<2xi64>}}", list(dilations), list(strides));
     let (channels, filters) = (x_ty.shape[1], w_ty.shape[0]);
-    if group == 1 {
-        return Ok(k.emit(format_args!("linalg.conv_2d_nchw_fchw {attrs} ins({xp}, {w} : {xp_ty}, {w_ty}) outs({init} : {out}) -> {out}")));
-    }
-    if group == channels && filters == channels {
+    let conv = if group == 1 {
+        k.emit(format_args!("linalg.conv_2d_nchw_fchw {attrs} ins({xp}, {w} : {xp_ty}, {w_ty}) outs({init} : {acc}) -> {acc}"))
+    } else if group == channels && filters == channels {
         let wc_ty = w_ty.with_shape(vec![filters, kernel[0], kernel[1]]);
         let wc = k.emit(format_args!("tensor.collapse_shape {w} [[0, 1], [2], [3]] : {w_ty} into {wc_ty}"));
-        return Ok(k.emit(format_args!("linalg.depthwise_conv_2d_nchw_chw {attrs} ins({xp}, {wc} : {xp_ty}, {wc_ty}) outs({init} : {out}) -> {out}")));
+        k.emit(format_args!("linalg.depthwise_conv_2d_nchw_chw {attrs} ins({xp}, {wc} : {xp_ty}, {wc_ty}) outs({init} : {acc}) -> {acc}"))
+    } else {
+        let g = group;
+        let xg_ty = xp_ty.with_shape(vec![xp_ty.shape[0], g, channels / g, xp_ty.shape[2], xp_ty.shape[3]]);
+        let wg_ty = w_ty.with_shape(vec![g, filters / g, w_ty.shape[1], kernel[0], kernel[1]]);
+        let og_ty = acc.with_shape(vec![acc.shape[0], g, filters / g, acc.shape[2], acc.shape[3]]);
+        let xg = k.emit(format_args!("tensor.expand_shape {xp} [[0], [1, 2], [3], [4]] output_shape [{}] : {xp_ty} into {xg_ty}", list(&xg_ty.shape)));
+        let wg = k.emit(format_args!("tensor.expand_shape {w} [[0, 1], [2], [3], [4]] output_shape [{}] : {w_ty} into {wg_ty}", list(&wg_ty.shape)));
+        let og = k.emit(format_args!("tensor.expand_shape {init} [[0], [1, 2], [3], [4]] output_shape [{}] : {acc} into {og_ty}", list(&og_ty.shape)));
+        let conv = k.emit(format_args!("linalg.conv_2d_ngchw_gfchw {attrs} ins({xg}, {wg} : {xg_ty}, {wg_ty}) outs({og} : {og_ty}) -> {og_ty}"));
+        k.emit(format_args!("tensor.collapse_shape {conv} [[0], [1, 2], [3], [4]] : {og_ty} into {acc}"))
+    };
+    if acc.elem == out.elem {
+        return Ok(conv);
     }
-    let g = group;
-    let xg_ty = xp_ty.with_shape(vec![xp_ty.shape[0], g, channels / g, xp_ty.shape[2], xp_ty.shape[3]]);
-    let wg_ty = w_ty.with_shape(vec![g, filters / g, w_ty.shape[1], kernel[0], kernel[1]]);
-    let og_ty = out.with_shape(vec![out.shape[0], g, filters / g, out.shape[2], out.shape[3]]);
-    let xg = k.emit(format_args!("tensor.expand_shape {xp} [[0], [1, 2], [3], [4]] output_shape [{}] : {xp_ty} into {xg_ty}", list(&xg_ty.shape)));
-    let wg = k.emit(format_args!("tensor.expand_shape {w} [[0, 1], [2], [3], [4]] output_shape [{}] : {w_ty} into {wg_ty}", list(&wg_ty.shape)));
-    let og = k.emit(format_args!("tensor.expand_shape {init} [[0], [1, 2], [3], [4]] output_shape [{}] : {out} into {og_ty}", list(&og_ty.shape)));
-    let conv = k.emit(format_args!("linalg.conv_2d_ngchw_gfchw {attrs} ins({xg}, {wg} : {xg_ty}, {wg_ty}) outs({og} : {og_ty}) -> {og_ty}"));
-    Ok(k.emit(format_args!("tensor.collapse_shape {conv} [[0], [1, 2], [3], [4]] : {og_ty} into {out}")))
+    let empty = k.empty(out);
+    k.try_generic(&[(&conv, &acc, Map::identity(4))], (&empty, out, Map::identity(4)), &[Iter::Parallel; 4], |b, a| crate::elementwise::cast(b, &a[0], &acc.elem, &out.elem))
 }
 
-/// NumPy matmul: `linalg.matmul` for 2-D operands (and for a 2-D right operand, with the
-/// left's batch dimensions folded into M), `linalg.batch_matmul` for equal batch
-/// dimensions, and a contraction `linalg.generic` when batch dimensions broadcast.
 pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, String> {
     let (a_ty, b_ty) = (k.arg_type(0).clone(), k.arg_type(1).clone());
     let elem = a_ty.elem.clone();

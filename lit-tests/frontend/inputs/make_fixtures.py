@@ -523,3 +523,73 @@ save(
 np.save("../../driver/inputs/e8m0_x.npy", e8m0_x)
 for mode in ["up", "down", "nearest"]:
     np.save(f"../../driver/inputs/e8m0_y_{mode}.npy", e8m0_reference(e8m0_x, mode))
+
+# Convolutions beyond 2-D: a 1-D Conv (stride 2, dilation 2, SAME_UPPER), a grouped 3-D Conv
+# (stride 2 in depth, pads, bias) and a 3-D ConvTranspose (strides 2x1x2, pads, output_padding)
+# with its kernel a run-time input. References computed directly here in float64, for
+# lit-tests/driver/conv-nd.mlir.
+nd_rng = np.random.default_rng(6)
+
+
+def conv_nd_reference(x, w, b, strides, pads, dilations, group):
+    spatial = x.ndim - 2
+    out_size = [(x.shape[2 + i] + pads[i] + pads[spatial + i] - dilations[i] * (w.shape[2 + i] - 1) - 1) // strides[i] + 1 for i in range(spatial)]
+    y = np.zeros([x.shape[0], w.shape[0]] + out_size)
+    cg, fg = x.shape[1] // group, w.shape[0] // group
+    for o in np.ndindex(*out_size):
+        for k in np.ndindex(*w.shape[2:]):
+            at = [o[i] * strides[i] + k[i] * dilations[i] - pads[i] for i in range(spatial)]
+            if all(0 <= at[i] < x.shape[2 + i] for i in range(spatial)):
+                for g in range(group):
+                    patch = x[(slice(None), slice(g * cg, (g + 1) * cg)) + tuple(at)].astype(np.float64)
+                    kernel = w[(slice(g * fg, (g + 1) * fg), slice(None)) + tuple(k)].astype(np.float64)
+                    y[(slice(None), slice(g * fg, (g + 1) * fg)) + tuple(o)] += patch @ kernel.T
+    if b is not None:
+        y += b.reshape([1, -1] + [1] * spatial)
+    return y
+
+
+def conv_transpose_reference(x, w, strides, pads, output_padding, dilations):
+    spatial = x.ndim - 2
+    full = [strides[i] * (x.shape[2 + i] - 1) + output_padding[i] + (w.shape[2 + i] - 1) * dilations[i] + 1 for i in range(spatial)]
+    y = np.zeros([x.shape[0], w.shape[1]] + full)
+    for i in np.ndindex(*x.shape[2:]):
+        for k in np.ndindex(*w.shape[2:]):
+            o = tuple(i[a] * strides[a] + k[a] * dilations[a] for a in range(spatial))
+            y[(slice(None), slice(None)) + o] += x[(slice(None), slice(None)) + i].astype(np.float64) @ w[(slice(None), slice(None)) + k].astype(np.float64)
+    crop = tuple(slice(pads[a], full[a] - pads[spatial + a]) for a in range(spatial))
+    return y[(slice(None), slice(None)) + crop]
+
+
+nd_x1 = nd_rng.standard_normal([2, 3, 9]).astype(np.float32)
+nd_w1 = nd_rng.standard_normal([4, 3, 3]).astype(np.float32)
+nd_x3 = nd_rng.standard_normal([1, 4, 5, 6, 5]).astype(np.float32)
+nd_w3 = nd_rng.standard_normal([6, 2, 3, 2, 3]).astype(np.float32)
+nd_b3 = nd_rng.standard_normal([6]).astype(np.float32)
+nd_xt = nd_rng.standard_normal([1, 2, 3, 4, 3]).astype(np.float32)
+nd_wt = nd_rng.standard_normal([2, 3, 2, 3, 3]).astype(np.float32)
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Conv", ["x1", "w1"], ["y1"], name="conv1d", strides=[2], dilations=[2], auto_pad="SAME_UPPER"),
+            helper.make_node("Conv", ["x3", "w3", "b3"], ["y3"], name="conv3d", strides=[2, 1, 2], pads=[1, 0, 1, 1, 1, 0], group=2),
+            helper.make_node("ConvTranspose", ["xt", "wt"], ["yt"], name="deconv3d", strides=[2, 1, 2], pads=[1, 0, 1, 0, 1, 0],
+                             output_padding=[1, 0, 1]),
+        ],
+        "conv_nd",
+        [helper.make_tensor_value_info("x1", TensorProto.FLOAT, [2, 3, 9]),
+         helper.make_tensor_value_info("x3", TensorProto.FLOAT, [1, 4, 5, 6, 5]),
+         helper.make_tensor_value_info("xt", TensorProto.FLOAT, [1, 2, 3, 4, 3]),
+         helper.make_tensor_value_info("wt", TensorProto.FLOAT, [2, 3, 2, 3, 3])],
+        [helper.make_tensor_value_info("y1", TensorProto.FLOAT, [2, 4, 5]),
+         helper.make_tensor_value_info("y3", TensorProto.FLOAT, [1, 6, 3, 6, 2]),
+         helper.make_tensor_value_info("yt", TensorProto.FLOAT, [1, 3, 6, 5, 7])],
+        [numpy_helper.from_array(nd_w1, "w1"), numpy_helper.from_array(nd_w3, "w3"), numpy_helper.from_array(nd_b3, "b3")],
+    ),
+    "conv_nd.onnx",
+)
+nd_y1 = conv_nd_reference(nd_x1, nd_w1, None, [2], [2, 2], [2], 1)
+nd_y3 = conv_nd_reference(nd_x3, nd_w3, nd_b3, [2, 1, 2], [1, 0, 1, 1, 1, 0], [1, 1, 1], 2)
+nd_yt = conv_transpose_reference(nd_xt, nd_wt, [2, 1, 2], [1, 0, 1, 0, 1, 0], [1, 0, 1], [1, 1, 1])
+for name, value in [("x1", nd_x1), ("x3", nd_x3), ("xt", nd_xt), ("wt", nd_wt), ("y1", nd_y1), ("y3", nd_y3), ("yt", nd_yt)]:
+    np.save(f"../../driver/inputs/conv_nd_{name}.npy", value.astype(np.float32))
