@@ -97,6 +97,20 @@ irdl.dialect @sg {
     irdl.results(output: %output)
   }
 
+  // The smallest integral value >= x (floats; integers unchanged); result type equals operand type.
+  irdl.operation @ceil {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // The largest integral value <= x (floats; integers unchanged); result type equals operand type.
+  irdl.operation @floor {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
   // -x; result type equals operand type.
   irdl.operation @neg {
     %t = irdl.base "!builtin.tensor"

@@ -196,9 +196,14 @@ pub fn range(start: &Folded, limit: &Folded, delta: &Folded) -> Result<Folded, S
     cast(&as_float, start.dtype)
 }
 
-/// Integer `Add`/`Sub`/`Mul`/`Div` of two constants with equal shapes or a one-element
-/// operand. `None` when this case is not folded (the op is then computed at run time).
+/// `Add`/`Sub`/`Mul`/`Div` of two constants with equal shapes or a one-element operand:
+/// integers exactly (overflow and division by zero are errors), floats in their own precision
+/// (f32 and f64 natively; f16 and bf16 in f32, rounded once, as their run-time kernels do).
+/// `None` when this case is not folded (the op is then computed at run time).
 pub fn arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, String>> {
+    if a.dtype == b.dtype && matches!(a.dtype, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16) {
+        return float_arithmetic(op, a, b);
+    }
     if a.dtype != b.dtype || !matches!(a.dtype, DataType::Int64 | DataType::Int32) {
         return None;
     }
@@ -223,6 +228,60 @@ pub fn arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, Str
     }
     let folded = Folded::from_i64(shape, &out);
     Some(if a.dtype == DataType::Int32 { cast(&folded, DataType::Int32) } else { Ok(folded) })
+}
+
+fn float_arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, String>> {
+    let (x, y) = (a.floats().ok()?, b.floats().ok()?);
+    if a.shape != b.shape && x.len() != 1 && y.len() != 1 {
+        return None;
+    }
+    let shape = strata_dialect_sg::verify::broadcast(&a.shape, &b.shape)?;
+    let n = x.len().max(y.len());
+    let pick = |v: &[f64], i: usize| if v.len() == 1 { v[0] } else { v[i] };
+    let values: Vec<f64> = (0..n)
+        .map(|i| {
+            let (p, q) = (pick(&x, i), pick(&y, i));
+            if a.dtype == DataType::Double {
+                match op {
+                    "Add" => p + q,
+                    "Sub" => p - q,
+                    "Mul" => p * q,
+                    _ => p / q,
+                }
+            } else {
+                // Operands are exact in f32; one f32 operation, then the cast rounds once more
+                // for f16 / bf16.
+                let (p, q) = (p as f32, q as f32);
+                f64::from(match op {
+                    "Add" => p + q,
+                    "Sub" => p - q,
+                    "Mul" => p * q,
+                    _ => p / q,
+                })
+            }
+        })
+        .collect();
+    let wide = Folded { shape, dtype: DataType::Double, bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect() };
+    Some(cast(&wide, a.dtype))
+}
+
+/// `Ceil`, `Floor`, `Relu`, `Abs` or `Neg` of a float constant (exact in its own type), or
+/// `None` for other ops and types.
+pub fn float_unary(op: &str, a: &Folded) -> Option<Result<Folded, String>> {
+    if !matches!(a.dtype, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16) {
+        return None;
+    }
+    let f: fn(f64) -> f64 = match op {
+        "Ceil" => f64::ceil,
+        "Floor" => f64::floor,
+        "Relu" => |v| if v < 0.0 { 0.0 } else { v },
+        "Abs" => f64::abs,
+        "Neg" => |v| -v,
+        _ => return None,
+    };
+    let values: Vec<f64> = a.floats().ok()?.into_iter().map(f).collect();
+    let wide = Folded { shape: a.shape.clone(), dtype: DataType::Double, bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect() };
+    Some(cast(&wide, a.dtype))
 }
 
 #[cfg(test)]
@@ -252,5 +311,12 @@ mod tests {
         assert_eq!(slice(&matrix, &[0, 1], &[2, 3], &[1, 1]).unwrap().ints().unwrap(), vec![2, 3, 5, 6]);
         // Rows reversed, every other column from the last.
         assert_eq!(slice(&matrix, &[1, 2], &[-1, -1], &[-1, -2]).unwrap().ints().unwrap(), vec![6, 4, 3, 1]);
+        // Floats fold in their own precision: 0.1 + 0.2 in f32 is not 0.3 in f64.
+        let f32s = |v: &[f32]| Folded { shape: vec![v.len() as i64], dtype: DataType::Float, bytes: v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+        let sum = arithmetic("Add", &f32s(&[0.1]), &f32s(&[0.2])).unwrap().unwrap().floats().unwrap();
+        assert_eq!(sum, vec![f64::from(0.1f32 + 0.2f32)]);
+        let ceiled = float_unary("Ceil", &f32s(&[2.5, -2.5])).unwrap().unwrap().floats().unwrap();
+        assert_eq!(ceiled, vec![3.0, -2.0]);
+        assert!(float_unary("Exp", &f32s(&[1.0])).is_none());
     }
 }

@@ -32,10 +32,10 @@ pub struct ImportOptions {
 /// The ONNX operators this importer maps to `sg`.
 pub fn supported_ops() -> &'static [&'static str] {
     &[
-        "Abs", "Add", "AveragePool", "BatchNormalization", "Cast", "CastLike", "Clip", "Concat", "Constant", "ConstantOfShape", "Conv", "ConvTranspose",
-        "Div", "Dropout", "Equal", "Erf", "Exp", "Expand", "Flatten", "Gather", "Gelu", "Gemm", "GlobalAveragePool",
+        "Abs", "Add", "AveragePool", "BatchNormalization", "Cast", "CastLike", "Ceil", "Clip", "Concat", "Constant", "ConstantOfShape", "Conv", "ConvTranspose",
+        "Div", "Dropout", "Equal", "Erf", "Exp", "Expand", "Flatten", "Floor", "Gather", "Gelu", "Gemm", "GlobalAveragePool",
         "GlobalMaxPool", "Greater", "HardSigmoid", "HardSwish", "Identity", "InstanceNormalization", "LayerNormalization",
-        "LeakyRelu", "Less", "Log", "LogSoftmax", "MatMul", "Max", "MaxPool", "Min", "Mul", "Neg", "Not", "Pad", "Pow",
+        "LeakyRelu", "Less", "Log", "LogSoftmax", "Loop", "MatMul", "Max", "MaxPool", "Min", "Mul", "Neg", "Not", "Pad", "Pow",
         "Range", "Reciprocal", "Relu", "Reshape", "Resize", "Shape", "Sigmoid", "Size", "Slice", "Tile", "Where",
         "ReduceL2", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "Softmax", "Split", "Sqrt", "Squeeze",
         "Sub", "Sum", "Tanh", "Transpose", "Unsqueeze",
@@ -57,6 +57,8 @@ pub fn shape_operands(op_type: &str) -> &'static [usize] {
         "ConstantOfShape" => &[0],
         "Range" => &[0, 1, 2],
         "Dropout" => &[1, 2],
+        // The trip count and the condition: how often the body runs (scan outputs' length).
+        "Loop" => &[0, 1],
         _ => &[],
     }
 }
@@ -82,6 +84,24 @@ pub(crate) struct Importer<'c> {
     base_dir: Option<PathBuf>,
     pub(crate) values: BTreeMap<String, Entry>,
     resources: usize,
+    /// Body nodes imported by unrolled Loops so far (bounded: nested loops multiply).
+    pub(crate) unrolled_nodes: usize,
+}
+
+/// Every node of `graph` and of the graphs in its nodes' attributes (a Loop's body) whose op
+/// is not imported, by op type, named `prefix` + node name.
+fn collect_unsupported(graph: &crate::onnx::GraphProto, prefix: &str, unsupported: &mut BTreeMap<String, Vec<String>>) {
+    for (index, node) in graph.node.iter().enumerate() {
+        let domain_ok = matches!(node.domain(), "" | "ai.onnx");
+        let name = format!("{prefix}{}", node_name(node, index));
+        if !domain_ok || !supported_ops().contains(&node.op_type()) {
+            let op = if domain_ok { node.op_type().to_owned() } else { format!("{}::{}", node.domain(), node.op_type()) };
+            unsupported.entry(op).or_default().push(name.clone());
+        }
+        for body in node.attribute.iter().filter_map(|a| a.g.as_ref()) {
+            collect_unsupported(body, &format!("{name}/"), unsupported);
+        }
+    }
 }
 
 /// Imports ONNX model bytes into a verified module with one function, `@main`.
@@ -91,17 +111,11 @@ pub fn import<'c>(strata: &'c StrataContext, bytes: &[u8], options: &ImportOptio
     let graph = model.graph.as_ref().ok_or_else(|| FrontendError::Malformed { file: file.clone(), message: "the model has no graph".into() })?;
     check_opsets(&model, &file)?;
     let mut unsupported: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for (index, node) in graph.node.iter().enumerate() {
-        let domain_ok = matches!(node.domain(), "" | "ai.onnx");
-        if !domain_ok || !supported_ops().contains(&node.op_type()) {
-            let op = if domain_ok { node.op_type().to_owned() } else { format!("{}::{}", node.domain(), node.op_type()) };
-            unsupported.entry(op).or_default().push(node_name(node, index));
-        }
-    }
+    collect_unsupported(graph, "", &mut unsupported);
     if !unsupported.is_empty() {
         return Err(FrontendError::Unsupported { file, ops: unsupported });
     }
-    let mut importer = Importer { strata, file: file.clone(), base_dir: options.base_dir.clone(), values: BTreeMap::new(), resources: 0 };
+    let mut importer = Importer { strata, file: file.clone(), base_dir: options.base_dir.clone(), values: BTreeMap::new(), resources: 0, unrolled_nodes: 0 };
     let context = strata.mlir();
     for (name, tensor) in graph.initializer.iter().map(|t| (t.name(), t)).chain(options.frozen_inputs.iter().map(|(n, t)| (n.as_str(), t))) {
         let constant = importer.constant(tensor).map_err(|message| FrontendError::Graph { file: file.clone(), message })?;
@@ -188,7 +202,7 @@ fn opset_13_since(op: &str) -> Option<i64> {
         "HardSigmoid" | "InstanceNormalization" | "LeakyRelu" => 6,
         "Dropout" => 7,
         "BatchNormalization" | "ConstantOfShape" | "Where" => 9,
-        "AveragePool" | "Conv" | "ConvTranspose" | "Range" => 11,
+        "AveragePool" | "Conv" | "ConvTranspose" | "Loop" | "Range" => 11,
         "MaxPool" => 12,
         "HardSwish" => 14,
         "CastLike" => 15,
@@ -510,13 +524,24 @@ impl Importer<'_> {
             }
             "Range" => crate::fold::range(&constant(0)?, &constant(1)?, &constant(2)?)?,
             "Neg" => {
-                // Shape arithmetic (as in ONNX's own function expansions): integers only.
-                let Some(a) = inputs.first().and_then(|n| self.folded(n)).filter(|a| matches!(a.dtype, DataType::Int64 | DataType::Int32)) else {
+                let Some(a) = inputs.first().and_then(|n| self.folded(n)) else { return Ok(false) };
+                if let Some(result) = crate::fold::float_unary("Neg", &a) {
+                    self.define_constant(node, result?);
+                    return Ok(true);
+                }
+                if !matches!(a.dtype, DataType::Int64 | DataType::Int32) {
                     return Ok(false);
-                };
+                }
                 let negated: Vec<i64> = a.ints()?.iter().map(|v| v.checked_neg().ok_or("integer overflow negating a constant")).collect::<Result<_, _>>()?;
                 let folded = Folded::from_i64(a.shape.clone(), &negated);
                 if a.dtype == DataType::Int32 { crate::fold::cast(&folded, DataType::Int32)? } else { folded }
+            }
+            "Ceil" | "Floor" | "Relu" | "Abs" => {
+                let Some(a) = inputs.first().and_then(|n| self.folded(n)) else { return Ok(false) };
+                match crate::fold::float_unary(node.op_type(), &a) {
+                    Some(result) => result?,
+                    None => return Ok(false),
+                }
             }
             "Add" | "Sub" | "Mul" | "Div" => {
                 let (Some(a), Some(b)) = (inputs.first().and_then(|n| self.folded(n)), inputs.get(1).and_then(|n| self.folded(n))) else {
@@ -596,7 +621,18 @@ impl Importer<'_> {
         self.values.insert(node.output[0].clone(), Entry::Value { value: value.to_raw(), shape, dtype });
     }
 
-    fn node(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), String> {
+    /// `to` names the same value (or constant) as `from`.
+    pub(crate) fn alias(&mut self, from: &str, to: String) -> Result<(), String> {
+        let entry = match self.values.get(from).ok_or_else(|| format!("'{from}' is not defined before its use"))? {
+            Entry::Value { value, shape, dtype } => Entry::Value { value: *value, shape: shape.clone(), dtype: *dtype },
+            Entry::Constant(c) => Entry::Constant(Constant { shape: c.shape.clone(), dtype: c.dtype, bytes: c.bytes.clone(), value: c.value }),
+        };
+        self.values.insert(to, entry);
+        Ok(())
+    }
+
+    /// Imports one node (`index`: its position in the model's graph, for its location).
+    pub(crate) fn node(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), String> {
         let context = self.strata.mlir();
         let location = Location::name(context, &node_name(node, index), Location::new(context, &self.file, index, 0));
         if node.output.is_empty() {
@@ -640,14 +676,9 @@ impl Importer<'_> {
                     let count = shapes::numel(&shape)? as usize;
                     self.values.insert(mask.clone(), Entry::Constant(Constant { shape, dtype: DataType::Bool, bytes: vec![1; count], value: None }));
                 }
-                let source = required(node, 0)?;
-                let entry = match self.values.get(source).ok_or_else(|| format!("'{source}' is not defined before its use"))? {
-                    Entry::Value { value, shape, dtype } => Entry::Value { value: *value, shape: shape.clone(), dtype: *dtype },
-                    Entry::Constant(c) => Entry::Constant(Constant { shape: c.shape.clone(), dtype: c.dtype, bytes: c.bytes.clone(), value: c.value }),
-                };
-                self.values.insert(node.output[0].clone(), entry);
+                self.alias(required(node, 0)?, node.output[0].clone())?;
             }
-            "Relu" | "Exp" | "Neg" | "Abs" | "Reciprocal" | "Sqrt" | "Log" | "Erf" | "Tanh" | "Sigmoid" => {
+            "Relu" | "Exp" | "Neg" | "Abs" | "Reciprocal" | "Sqrt" | "Log" | "Erf" | "Tanh" | "Sigmoid" | "Ceil" | "Floor" => {
                 let (shape, dtype) = self.shape_of(required(node, 0)?)?;
                 let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
                 let ty = tensor_type(context, &shape, dtype)?;
@@ -661,6 +692,8 @@ impl Importer<'_> {
                     "Log" => sg::Log::build(context, location, x, ty),
                     "Erf" => sg::Erf::build(context, location, x, ty),
                     "Tanh" => sg::Tanh::build(context, location, x, ty),
+                    "Ceil" => sg::Ceil::build(context, location, x, ty),
+                    "Floor" => sg::Floor::build(context, location, x, ty),
                     _ => sg::Sigmoid::build(context, location, x, ty),
                 };
                 let op = block.append_operation(op);
@@ -812,6 +845,7 @@ impl Importer<'_> {
                 self.define(node, op, out, dtype);
             }
             "MaxPool" | "AveragePool" => self.pool(block, node, location)?,
+            "Loop" => self.unrolled_loop(block, node, index)?,
             "Resize" => self.resize(block, node, location)?,
             "BatchNormalization" => self.batch_norm(block, node, location)?,
             "Clip" if self.clip_needs_tensors(node)? => self.clip_with_tensors(block, node, location)?,

@@ -10,6 +10,7 @@ mod import;
 mod layout;
 mod nn;
 mod resize;
+mod control;
 mod conv;
 mod conv_transpose;
 pub mod onnx {

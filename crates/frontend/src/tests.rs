@@ -48,11 +48,12 @@ proptest! {
         let _ = import(&strata, &bytes, &ImportOptions { file_name: "fuzz.onnx".into(), ..Default::default() });
     }
 
-    /// Flipping bytes of a real model (structure mostly intact) reaches deeper code paths.
+    /// Flipping bytes of a real model (structure mostly intact) reaches deeper code paths: a
+    /// plain graph, and one with a Loop body (unrolled at import).
     #[test]
-    fn mutated_models_never_panic(flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8)) {
+    fn mutated_models_never_panic(model in prop::sample::select(vec!["layout.onnx", "loop.onnx"]), flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8)) {
         let strata = context();
-        let mut bytes = fixture("layout.onnx");
+        let mut bytes = fixture(model);
         for (index, value) in flips {
             let i = index.index(bytes.len());
             bytes[i] = value;

@@ -121,6 +121,9 @@ pub fn unary(b: &mut Body, op: &str, x: &str, elem: &Elem, attr: &dyn Fn(&str) -
             let one = lit(b, 1.0, elem);
             Ok(b.emit(format_args!("arith.divf {one}, {x} : {elem}")))
         }
+        "sg.ceil" | "sg.floor" if !elem.is_float() => Ok(x.to_string()),
+        "sg.ceil" => math(b, "ceil", x, elem),
+        "sg.floor" => math(b, "floor", x, elem),
         "sg.exp" => math(b, "exp", x, elem),
         "sg.sqrt" => math(b, "sqrt", x, elem),
         "sg.log" => math(b, "log", x, elem),

@@ -73,7 +73,7 @@ pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Kernel>, String> {
             let rounding = crate::minifloat::E8M0Rounding::from_code(code).ok_or_else(|| format!("'sg.cast' round_mode {code} is not 0 (up), 1 (down) or 2 (nearest)"))?;
             elementwise::map(&mut k, 1, &out, |b, a| elementwise::cast_saturating(b, &a[0], &elem, &out.elem, saturate, rounding))?
         }
-        "sg.neg" | "sg.abs" | "sg.relu" | "sg.reciprocal" | "sg.exp" | "sg.sqrt" | "sg.log" | "sg.erf" | "sg.tanh" | "sg.sigmoid" | "sg.not"
+        "sg.neg" | "sg.abs" | "sg.ceil" | "sg.floor" | "sg.relu" | "sg.reciprocal" | "sg.exp" | "sg.sqrt" | "sg.log" | "sg.erf" | "sg.tanh" | "sg.sigmoid" | "sg.not"
         | "sg.clip" | "sg.leaky_relu" | "sg.hard_sigmoid" | "sg.hard_swish" | "sg.gelu" => {
             let attr = |a: &str| if a == "approximate" { integer(op, a).unwrap_or(0) as f64 } else { real(a) };
             elementwise::map(&mut k, 1, &out, |b, a| elementwise::unary(b, &name, &a[0], &elem, &attr))?

@@ -593,3 +593,53 @@ nd_y3 = conv_nd_reference(nd_x3, nd_w3, nd_b3, [2, 1, 2], [1, 0, 1, 1, 1, 0], [1
 nd_yt = conv_transpose_reference(nd_xt, nd_wt, [2, 1, 2], [1, 0, 1, 0, 1, 0], [1, 0, 1], [1, 1, 1])
 for name, value in [("x1", nd_x1), ("x3", nd_x3), ("xt", nd_xt), ("wt", nd_wt), ("y1", nd_y1), ("y3", nd_y3), ("yt", nd_yt)]:
     np.save(f"../../driver/inputs/conv_nd_{name}.npy", value.astype(np.float32))
+
+# A Loop unrolled at import: trip count 3 (a constant), the condition true; the body adds the
+# outer-scope input to the carried value and scans carried * iteration number; Ceil and Floor
+# of the input at run time. Expected outputs for lit-tests/driver/loop.mlir.
+loop_x = np.array([0.5, -1.25], dtype=np.float32)
+loop_body = helper.make_graph(
+    [
+        helper.make_node("Identity", ["cond"], ["cond_out"], name="keep_going"),
+        helper.make_node("Add", ["acc", "x"], ["acc_out"], name="accumulate"),
+        helper.make_node("Cast", ["i"], ["i_f"], name="number", to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["acc", "i_f"], ["scan"], name="scaled"),
+    ],
+    "loop_body",
+    [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+     helper.make_tensor_value_info("acc", TensorProto.FLOAT, [2])],
+    [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [2]),
+     helper.make_tensor_value_info("scan", TensorProto.FLOAT, [2])],
+)
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Loop", ["trips", "true", "x"], ["acc_final", "scans"], name="unrolled", body=loop_body),
+            helper.make_node("Ceil", ["x"], ["up"], name="ceil"),
+            helper.make_node("Floor", ["x"], ["down"], name="floor"),
+        ],
+        "loop",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("acc_final", TensorProto.FLOAT, [2]), helper.make_tensor_value_info("scans", TensorProto.FLOAT, [3, 2]),
+         helper.make_tensor_value_info("up", TensorProto.FLOAT, [2]), helper.make_tensor_value_info("down", TensorProto.FLOAT, [2])],
+        [ints("trips", 3), numpy_helper.from_array(np.array(True), "true")],
+    ),
+    "loop.onnx",
+)
+loop_acc, loop_scans = loop_x.copy(), []
+for i in range(3):
+    loop_scans.append(loop_acc * np.float32(i))
+    loop_acc = loop_acc + loop_x
+for name, value in [("x", loop_x), ("acc_final", loop_acc), ("scans", np.stack(loop_scans)), ("up", np.ceil(loop_x)), ("down", np.floor(loop_x))]:
+    np.save(f"../../driver/inputs/loop_{name}.npy", value.astype(np.float32))
+# The same Loop with its trip count a run-time input: an error naming it.
+save(
+    helper.make_graph(
+        [helper.make_node("Loop", ["trips", "true", "x"], ["acc_final", "scans"], name="unrolled", body=loop_body)],
+        "loop_runtime",
+        [helper.make_tensor_value_info("trips", TensorProto.INT64, []), helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("acc_final", TensorProto.FLOAT, [2]), helper.make_tensor_value_info("scans", TensorProto.FLOAT, [3, 2])],
+        [numpy_helper.from_array(np.array(True), "true")],
+    ),
+    "loop_runtime.onnx",
+)

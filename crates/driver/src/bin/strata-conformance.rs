@@ -16,7 +16,7 @@
 //! other inputs stay run-time arguments.
 
 use prost::Message;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use strata_driver::artifact::{write_gpu, ArtifactPaths};
 use strata_driver::compile::{compile, compile_model, CompileOptions, Stage, Target};
@@ -64,10 +64,20 @@ fn read_proto(path: &Path) -> Option<TensorProto> {
 
 /// The graph inputs of a case that a static-shape compiler needs as constants, with their
 /// values from `test_data_set_0`: integer inputs (shape operands in node tests) and inputs
-/// that a node reads in a shape position (`strata_frontend::shape_operands`: Resize's scales,
-/// Range's bounds ...).
+/// that a shape position depends on (`strata_frontend::shape_operands`: Resize's scales,
+/// Range's bounds, a Loop's trip count ...), directly or through the nodes that compute it
+/// (ONNX's function expansions compute a trip count from the inputs).
 fn shape_inputs(case: &Path, graph: &GraphProto) -> BTreeMap<String, TensorProto> {
-    let in_shape_position = |name: &str| graph.node.iter().any(|n| strata_frontend::shape_operands(n.op_type()).iter().any(|&k| n.input.get(k).is_some_and(|i| i == name)));
+    let mut needed: BTreeSet<&str> = BTreeSet::new();
+    // Nodes are in topological order: walking them backwards sees every consumer first.
+    for n in graph.node.iter().rev() {
+        let positions = strata_frontend::shape_operands(n.op_type());
+        needed.extend(positions.iter().filter_map(|&k| n.input.get(k)).map(String::as_str));
+        if n.output.iter().any(|o| needed.contains(o.as_str())) {
+            needed.extend(n.input.iter().map(String::as_str));
+        }
+    }
+    let in_shape_position = |name: &str| needed.contains(name);
     let mut frozen = BTreeMap::new();
     for (index, name) in runtime_inputs(graph).into_iter().enumerate() {
         let Some(tensor) = read_proto(&case.join("test_data_set_0").join(format!("input_{index}.pb"))) else { continue };
