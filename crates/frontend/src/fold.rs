@@ -207,17 +207,9 @@ pub fn arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, Str
     if a.dtype != b.dtype || !matches!(a.dtype, DataType::Int64 | DataType::Int32) {
         return None;
     }
-    let (x, y) = (a.ints().ok()?, b.ints().ok()?);
-    // Equal shapes, or one side a single element (any rank): NumPy broadcasting.
-    if a.shape != b.shape && x.len() != 1 && y.len() != 1 {
-        return None;
-    }
-    let shape = strata_dialect_sg::verify::broadcast(&a.shape, &b.shape)?;
-    let n = x.len().max(y.len());
-    let pick = |v: &[i64], i: usize| if v.len() == 1 { v[0] } else { v[i] };
-    let mut out = Vec::with_capacity(n);
-    for i in 0..n {
-        let (p, q) = (pick(&x, i), pick(&y, i));
+    let (shape, pairs) = operand_pairs(a, b, &a.ints().ok()?, &b.ints().ok()?)?;
+    let mut out = Vec::with_capacity(pairs.len());
+    for (p, q) in pairs {
         out.push(match op {
             "Add" => p.checked_add(q),
             "Sub" => p.checked_sub(q),
@@ -230,17 +222,23 @@ pub fn arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, Str
     Some(if a.dtype == DataType::Int32 { cast(&folded, DataType::Int32) } else { Ok(folded) })
 }
 
-fn float_arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, String>> {
-    let (x, y) = (a.floats().ok()?, b.floats().ok()?);
+/// The result shape and the element pairs of a binary op on `a` and `b` (values `x`, `y`):
+/// equal shapes, or one side a single element (any rank: NumPy broadcasting); `None`
+/// otherwise (not folded).
+fn operand_pairs<T: Copy>(a: &Folded, b: &Folded, x: &[T], y: &[T]) -> Option<(Vec<i64>, Vec<(T, T)>)> {
     if a.shape != b.shape && x.len() != 1 && y.len() != 1 {
         return None;
     }
     let shape = strata_dialect_sg::verify::broadcast(&a.shape, &b.shape)?;
-    let n = x.len().max(y.len());
-    let pick = |v: &[f64], i: usize| if v.len() == 1 { v[0] } else { v[i] };
-    let values: Vec<f64> = (0..n)
-        .map(|i| {
-            let (p, q) = (pick(&x, i), pick(&y, i));
+    let pick = |v: &[T], i: usize| if v.len() == 1 { v[0] } else { v[i] };
+    Some((shape, (0..x.len().max(y.len())).map(|i| (pick(x, i), pick(y, i))).collect()))
+}
+
+fn float_arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, String>> {
+    let (shape, pairs) = operand_pairs(a, b, &a.floats().ok()?, &b.floats().ok()?)?;
+    let values: Vec<f64> = pairs
+        .into_iter()
+        .map(|(p, q)| {
             if a.dtype == DataType::Double {
                 match op {
                     "Add" => p + q,

@@ -29,40 +29,6 @@ pub struct ImportOptions {
     pub frozen_inputs: BTreeMap<String, TensorProto>,
 }
 
-/// The ONNX operators this importer maps to `sg`.
-pub fn supported_ops() -> &'static [&'static str] {
-    &[
-        "Abs", "Add", "AveragePool", "BatchNormalization", "Cast", "CastLike", "Ceil", "Clip", "Concat", "Constant", "ConstantOfShape", "Conv", "ConvTranspose",
-        "Div", "Dropout", "Equal", "Erf", "Exp", "Expand", "Flatten", "Floor", "Gather", "Gelu", "Gemm", "GlobalAveragePool",
-        "GlobalMaxPool", "Greater", "HardSigmoid", "HardSwish", "Identity", "InstanceNormalization", "LayerNormalization",
-        "LeakyRelu", "Less", "Log", "LogSoftmax", "Loop", "MatMul", "Max", "MaxPool", "Min", "Mul", "Neg", "Not", "Pad", "Pow",
-        "Range", "Reciprocal", "Relu", "Reshape", "Resize", "Shape", "Sigmoid", "Size", "Slice", "Tile", "Where",
-        "ReduceL2", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "Softmax", "Split", "Sqrt", "Squeeze",
-        "Sub", "Sum", "Tanh", "Transpose", "Unsqueeze",
-    ]
-}
-
-/// The inputs of an ONNX operator that a static-shape compiler needs as constants: they decide
-/// the output's shape or the positions it reads (Reshape's shape, Resize's roi/scales/sizes,
-/// Slice's starts ...), or which computation runs (Dropout's ratio and training mode: the
-/// identity, or a random mask). Tools that feed node tests freeze graph inputs used in these
-/// positions.
-pub fn shape_operands(op_type: &str) -> &'static [usize] {
-    match op_type {
-        "Reshape" | "Expand" | "Tile" | "Squeeze" | "Unsqueeze" | "Split" | "TopK" => &[1],
-        "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => &[1],
-        "Slice" => &[1, 2, 3, 4],
-        "Pad" => &[1, 3],
-        "Resize" => &[1, 2, 3],
-        "ConstantOfShape" => &[0],
-        "Range" => &[0, 1, 2],
-        "Dropout" => &[1, 2],
-        // The trip count and the condition: how often the body runs (scan outputs' length).
-        "Loop" => &[0, 1],
-        _ => &[],
-    }
-}
-
 /// A constant known at import time (initializer or `Constant` node).
 pub(crate) struct Constant {
     pub(crate) shape: Vec<i64>,
@@ -88,30 +54,14 @@ pub(crate) struct Importer<'c> {
     pub(crate) unrolled_nodes: usize,
 }
 
-/// Every node of `graph` and of the graphs in its nodes' attributes (a Loop's body) whose op
-/// is not imported, by op type, named `prefix` + node name.
-fn collect_unsupported(graph: &crate::onnx::GraphProto, prefix: &str, unsupported: &mut BTreeMap<String, Vec<String>>) {
-    for (index, node) in graph.node.iter().enumerate() {
-        let domain_ok = matches!(node.domain(), "" | "ai.onnx");
-        let name = format!("{prefix}{}", node_name(node, index));
-        if !domain_ok || !supported_ops().contains(&node.op_type()) {
-            let op = if domain_ok { node.op_type().to_owned() } else { format!("{}::{}", node.domain(), node.op_type()) };
-            unsupported.entry(op).or_default().push(name.clone());
-        }
-        for body in node.attribute.iter().filter_map(|a| a.g.as_ref()) {
-            collect_unsupported(body, &format!("{name}/"), unsupported);
-        }
-    }
-}
-
 /// Imports ONNX model bytes into a verified module with one function, `@main`.
 pub fn import<'c>(strata: &'c StrataContext, bytes: &[u8], options: &ImportOptions) -> Result<Module<'c>, FrontendError> {
     let file = options.file_name.clone();
     let model = ModelProto::decode(bytes).map_err(|e| FrontendError::Malformed { file: file.clone(), message: e.to_string() })?;
     let graph = model.graph.as_ref().ok_or_else(|| FrontendError::Malformed { file: file.clone(), message: "the model has no graph".into() })?;
-    check_opsets(&model, &file)?;
+    crate::support::check_opsets(&model, &file)?;
     let mut unsupported: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    collect_unsupported(graph, "", &mut unsupported);
+    crate::support::collect_unsupported(graph, "", &mut unsupported);
     if !unsupported.is_empty() {
         return Err(FrontendError::Unsupported { file, ops: unsupported });
     }
@@ -186,68 +136,6 @@ pub fn import<'c>(strata: &'c StrataContext, bytes: &[u8], options: &ImportOptio
     module.body().append_operation(function);
     strata.verify(module.as_operation()).map_err(|diagnostics| FrontendError::Invalid { file, source: strata_ir::IrError::Verification { after: "import".into(), diagnostics } })?;
     Ok(module)
-}
-
-/// The default-domain opsets Strata imports. Versions of the supported ops introduced after
-/// opset 21 (up to 28, onnx 1.23) only widen their element types. An older opset imports when
-/// every op it uses still has its opset-13 definition there ([`opset_13_since`]).
-pub const OPSETS: std::ops::RangeInclusive<i64> = 13..=28;
-
-/// The first opset whose definition of `op` is the one Strata implements for opset 13 (from
-/// `onnx.defs.get_schema(op, 13).since_version`; ops introduced later: their first version).
-/// Dropout is the identity at inference in every version since 7.
-fn opset_13_since(op: &str) -> Option<i64> {
-    Some(match op {
-        "GlobalAveragePool" | "GlobalMaxPool" | "Not" => 1,
-        "HardSigmoid" | "InstanceNormalization" | "LeakyRelu" => 6,
-        "Dropout" => 7,
-        "BatchNormalization" | "ConstantOfShape" | "Where" => 9,
-        "AveragePool" | "Conv" | "ConvTranspose" | "Loop" | "Range" => 11,
-        "MaxPool" => 12,
-        "HardSwish" => 14,
-        "CastLike" => 15,
-        "LayerNormalization" => 17,
-        "Gelu" => 20,
-        op if supported_ops().contains(&op) => 13,
-        _ => return None,
-    })
-}
-
-fn check_opsets(model: &ModelProto, file: &str) -> Result<(), FrontendError> {
-    for opset in &model.opset_import {
-        if !matches!(opset.domain(), "" | "ai.onnx") {
-            continue;
-        }
-        let version = opset.version();
-        if (1..*OPSETS.start()).contains(&version) {
-            // Older: every op must still have its opset-13 definition at this opset.
-            let graph = model.graph.as_ref();
-            let old = graph.into_iter().flat_map(|g| g.node.iter()).filter(|n| matches!(n.domain(), "" | "ai.onnx")).find(|n| opset_13_since(n.op_type()).is_some_and(|since| version < since));
-            let Some(node) = old else { continue };
-            return Err(FrontendError::Opset {
-                file: file.to_owned(),
-                message: format!(
-                    "default-domain opset {version}: {} '{}' has an older definition there than the one Strata implements (opset {} and later); convert the model with onnx.version_converter to opset {}",
-                    node.op_type(),
-                    node.name(),
-                    opset_13_since(node.op_type()).unwrap_or(13),
-                    OPSETS.start()
-                ),
-            });
-        }
-        if !OPSETS.contains(&version) {
-            return Err(FrontendError::Opset {
-                file: file.to_owned(),
-                message: format!(
-                    "default-domain opset {} is not supported (Strata imports opsets {} to {}; convert the model with onnx.version_converter)",
-                    opset.version(),
-                    OPSETS.start(),
-                    OPSETS.end()
-                ),
-            });
-        }
-    }
-    Ok(())
 }
 
 /// The ONNX names of the graph inputs or outputs, kept on the function for the runtime.

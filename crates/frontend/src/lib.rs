@@ -19,6 +19,7 @@ pub mod onnx {
     include!(concat!(env!("OUT_DIR"), "/onnx.rs"));
 }
 mod shapes;
+mod support;
 
 /// The entry point of the fuzz target (`fuzz/fuzz_targets/import.rs`) and of the corpus
 /// regression test.
@@ -29,4 +30,5 @@ pub mod fuzzing;
 mod tests;
 
 pub use error::FrontendError;
-pub use import::{import, inline_bytes, shape_operands, supported_ops, ImportOptions, OPSETS};
+pub use import::{import, inline_bytes, ImportOptions};
+pub use support::{shape_operands, supported_ops, OPSETS};
