@@ -12,8 +12,9 @@
 //!   written over the kernel's result (its only reader) and marked `strata.epilogue`: the host
 //!   schedule fuses it into the kernel's tiles (`strata_lower::conv_lanes`); elsewhere it runs
 //!   as an in-place kernel.
-//! - A view that a kernel, a movement op or an output needs as a tensor is `sg.view` (its
-//!   lowering gathers).
+//! - A view that a kernel, a movement op or an output needs as a tensor is a reshape and a
+//!   transpose when it shows a whole buffer with its axes permuted (they lower to vectorised
+//!   copies), else `sg.view` (its lowering gathers).
 //!
 //! The function computes the same values; `sg-to-linalg` lowers what remains.
 
@@ -43,6 +44,7 @@ pub static INFO: PassInfo = PassInfo {
         StatisticInfo { name: "fused-kernels", help: "elementwise programs (fused or single) emitted as one linalg.generic each" },
         StatisticInfo { name: "in-place-kernels", help: "fused kernels written over an operand" },
         StatisticInfo { name: "epilogues", help: "elementwise programs run by the kernel that feeds them (a generic marked strata.epilogue over the kernel's result)" },
+        StatisticInfo { name: "views-as-transposes", help: "views of a whole buffer with permuted axes made tensors by a reshape and a transpose, not a gather" },
     ],
 };
 
@@ -219,13 +221,36 @@ impl Rebuild<'_, '_, '_> {
     fn view(&mut self, base: MlirValue, layout: &Layout) -> Result<MlirValue, String> {
         let context = self.cx.strata().mlir();
         let base_value = unsafe { melior::ir::Value::from_raw(base) };
-        let elem = strata_lower::ops::tensor_type(base_value.r#type())?.elem;
-        let ty = Type::parse(context, &TensorTy::new(layout.shape.clone(), elem).to_string()).ok_or("cannot build the view's type")?;
+        let base_ty = strata_lower::ops::tensor_type(base_value.r#type())?;
+        let elem = base_ty.elem.clone();
+        let ty = Type::parse(context, &TensorTy::new(layout.shape.clone(), elem.clone()).to_string()).ok_or("cannot build the view's type")?;
         let array = |v: &[i64]| {
             let text = if v.is_empty() { "array<i64>".to_owned() } else { format!("array<i64: {}>", v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")) };
             Attribute::parse(context, &text).ok_or("cannot build an array attribute")
         };
         let location = self.func.location();
+        // A whole buffer with its axes permuted (an attention head split or merge): a reshape
+        // and a transpose, which lower to vectorised copies, instead of a gather.
+        if let Some((shape, perm)) = layout.as_permuted_reshape(base_ty.numel()) {
+            let mut value = base;
+            if shape != base_ty.shape {
+                let reshaped_ty = Type::parse(context, &TensorTy::new(shape.clone(), elem.clone()).to_string()).ok_or("cannot build the reshape's type")?;
+                let op = OperationBuilder::new("sg.reshape", location).add_operands(&[unsafe { melior::ir::Value::from_raw(value) }]).add_results(&[reshaped_ty]).build().map_err(|e| e.to_string())?;
+                value = unsafe { mlir_sys::mlirOperationGetResult(self.insert(op), 0) };
+            }
+            if perm.iter().enumerate().any(|(k, &p)| k != p) {
+                let perm: Vec<i64> = perm.iter().map(|&p| p as i64).collect();
+                let op = OperationBuilder::new("sg.transpose", location)
+                    .add_operands(&[unsafe { melior::ir::Value::from_raw(value) }])
+                    .add_attributes(&[(Identifier::new(context, "perm"), array(&perm)?)])
+                    .add_results(&[ty])
+                    .build()
+                    .map_err(|e| e.to_string())?;
+                value = unsafe { mlir_sys::mlirOperationGetResult(self.insert(op), 0) };
+            }
+            self.cx.bump("views-as-transposes", 1);
+            return Ok(value);
+        }
         let op = OperationBuilder::new("sg.view", location)
             .add_operands(&[base_value])
             .add_attributes(&[

@@ -49,6 +49,33 @@ impl Layout {
         true
     }
 
+    /// When the layout is a whole contiguous buffer of `elements` elements with its axes
+    /// permuted (a reshape, then a transpose: an attention head split or merge): the reshaped
+    /// shape and the permutation, such that `transpose(reshape(base, shape), perm)` is this
+    /// view (`perm[k]`: the reshaped axis that result axis `k` reads). Unit axes go last in
+    /// the reshaped shape.
+    pub fn as_permuted_reshape(&self, elements: i64) -> Option<(Vec<i64>, Vec<usize>)> {
+        if self.offset != 0 || self.elements() != elements || elements == 0 {
+            return None;
+        }
+        let mut order: Vec<usize> = (0..self.shape.len()).filter(|&k| self.shape[k] != 1).collect();
+        order.sort_by_key(|&k| std::cmp::Reverse(self.strides[k]));
+        let mut stride = 1i64;
+        for &k in order.iter().rev() {
+            if self.strides[k] != stride {
+                return None;
+            }
+            stride *= self.shape[k];
+        }
+        order.extend((0..self.shape.len()).filter(|&k| self.shape[k] == 1));
+        let shape = order.iter().map(|&k| self.shape[k]).collect();
+        let mut perm = vec![0; order.len()];
+        for (position, &k) in order.iter().enumerate() {
+            perm[k] = position;
+        }
+        Some((shape, perm))
+    }
+
     /// Whether two different indices can name the same element (a broadcast): such a layout
     /// must never be written.
     pub fn has_repeats(&self) -> bool {
@@ -152,6 +179,13 @@ mod tests {
         assert_eq!((t.offset, t.strides.clone()), (34, vec![1, 32]));
         assert!(!t.is_contiguous());
         assert!(base.apply(&Op::Slice { starts: vec![15, 0], steps: vec![-1, 1] }, &[16, 32]).is_none());
+        // An attention head split: [B=2, S=3, H*D=4*5] reshaped to [2, 3, 4, 5] and transposed
+        // to [2, 4, 3, 5] is a permuted whole buffer; a slice is not.
+        let split = Layout::contiguous(&[2, 3, 20]).apply(&Op::Reshape, &[2, 3, 4, 5]).unwrap().apply(&Op::Transpose { perm: vec![0, 2, 1, 3] }, &[2, 4, 3, 5]).unwrap();
+        assert_eq!(split.as_permuted_reshape(120), Some((vec![2, 3, 4, 5], vec![0, 2, 1, 3])));
+        assert_eq!(Layout::contiguous(&[1, 6]).apply(&Op::Transpose { perm: vec![1, 0] }, &[6, 1]).unwrap().as_permuted_reshape(6), Some((vec![6, 1], vec![0, 1])));
+        assert!(slice.as_permuted_reshape(16 * 32).is_none());
+        assert!(t.as_permuted_reshape(16 * 32).is_none());
         assert!(base.is_whole(&[16, 32]) && !slice.is_whole(&[9, 18]) && !base.is_whole(&[32, 16]));
         assert!(Layout::contiguous(&[3, 0, 2]).is_whole(&[3, 0, 2]));
         let b = Layout::contiguous(&[1, 4]).apply(&Op::Broadcast, &[3, 1, 4]).unwrap();
