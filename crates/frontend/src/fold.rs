@@ -226,6 +226,11 @@ pub fn arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, Str
 /// equal shapes, or one side a single element (any rank: NumPy broadcasting); `None`
 /// otherwise (not folded).
 fn operand_pairs<T: Copy>(a: &Folded, b: &Folded, x: &[T], y: &[T]) -> Option<(Vec<i64>, Vec<(T, T)>)> {
+    // Values that do not fill their shape (an input without data) are not folded.
+    let fills = |f: &Folded, v: &[T]| numel(&f.shape).is_ok_and(|n| n == v.len() as i64);
+    if !fills(a, x) || !fills(b, y) || x.is_empty() || y.is_empty() {
+        return None;
+    }
     if a.shape != b.shape && x.len() != 1 && y.len() != 1 {
         return None;
     }
