@@ -24,8 +24,8 @@ use strata_frontend::onnx::{tensor_proto::DataType, GraphProto, ModelProto, Tens
 use strata_frontend::{inline_bytes, ImportOptions};
 use strata_runtime::{compare, DType, Tensor};
 
-/// The op types of the ONNX-import issue's list: "listed ops" in the report are these (some,
-/// like ConvTranspose and Resize, are not imported yet and count as not passing).
+/// The op types of the ONNX-import issue's list: "listed ops" in the report are these (a case
+/// named after one of them that does not pass counts against the list).
 const LISTED: &[&str] = &[
     "Conv", "ConvTranspose", "MatMul", "Gemm", "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Neg", "Abs", "Reciprocal", "Sqrt",
     "Exp", "Log", "Erf", "Tanh", "Sigmoid", "Relu", "LeakyRelu", "Clip", "HardSigmoid", "HardSwish", "Gelu", "Softmax", "LogSoftmax",
