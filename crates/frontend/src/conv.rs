@@ -48,7 +48,8 @@ pub(crate) struct Geometry<'g> {
     pub(crate) group: i64,
 }
 
-fn append1<'c, 'a>(block: &'a Block<'c>, op: melior::ir::Operation<'c>) -> Value<'c, 'a> {
+/// Appends a one-result op and returns its result.
+pub(crate) fn append1<'c, 'a>(block: &'a Block<'c>, op: melior::ir::Operation<'c>) -> Value<'c, 'a> {
     block.append_operation(op).result(0).expect("one result").into()
 }
 

@@ -13,13 +13,13 @@
 //! convolution; a scatter-free direct lowering (one strided convolution per output phase) is
 //! the faster form and a later step.
 
-use crate::conv::{Geometry, Kernel};
+use crate::conv::{append1, Geometry, Kernel};
 use crate::import::{
     attribute, int, ints, node_name, operand, required, tensor_type, Entry, Importer,
 };
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use crate::shapes;
-use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
+use melior::ir::{Block, Location, Value, ValueLike};
 use strata_dialect_sg as sg;
 
 /// Explicit begin and end paddings `[b0, b1, .., e0, e1, ..]` of a transposed convolution and its
@@ -93,15 +93,6 @@ pub(crate) fn rearranged_kernel(bytes: &[u8], shape: &[i64], group: i64, width: 
         }
     }
     out
-}
-
-/// Appends a one-result op and returns its result.
-fn append1<'c, 'a>(block: &'a Block<'c>, op: melior::ir::Operation<'c>) -> Value<'c, 'a> {
-    block
-        .append_operation(op)
-        .result(0)
-        .expect("one result")
-        .into()
 }
 
 impl Importer<'_> {

@@ -280,7 +280,7 @@ fn schedule(egraph: &SgGraph, root: Id, classes: &[Id], choice: &BTreeMap<Id, &S
     }
     let mut users: BTreeMap<Id, Vec<Id>> = BTreeMap::new();
     for &c in classes {
-        for o in operands(egraph, &choice[&c]) {
+        for o in operands(egraph, choice[&c]) {
             users.entry(o).or_default().push(c);
         }
     }
@@ -293,13 +293,13 @@ fn schedule(egraph: &SgGraph, root: Id, classes: &[Id], choice: &BTreeMap<Id, &S
     }
     for &c in classes {
         if !place.contains_key(&c) {
-            let latest = operands(egraph, &choice[&c]).iter().filter_map(|o| place.get(o)).max().copied().unwrap_or(0);
+            let latest = operands(egraph, choice[&c]).iter().filter_map(|o| place.get(o)).max().copied().unwrap_or(0);
             place.insert(c, latest);
         }
     }
     // Kahn's algorithm over the operands; `ready` in class order (the rules below pick the
     // first match in it), `by_place` for the earliest-in-the-input choice.
-    let inputs: BTreeMap<Id, Vec<Id>> = classes.iter().map(|&c| (c, operands(egraph, &choice[&c]))).collect();
+    let inputs: BTreeMap<Id, Vec<Id>> = classes.iter().map(|&c| (c, operands(egraph, choice[&c]))).collect();
     let mut pending: BTreeMap<Id, usize> = BTreeMap::new();
     let mut ready: BTreeSet<Id> = BTreeSet::new();
     let mut by_place: BTreeSet<(usize, Id)> = BTreeSet::new();

@@ -329,7 +329,7 @@ fn check_nn(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
             problems.push("'storage_order' must be 0 (row major) or 1 (column major)".into());
         }
         let name = |v: Value<'_, '_>| element(v.r#type()).map(|e| e.to_string()).unwrap_or_default();
-        if name(pool.output().into()) != "i64" || static_shape(pool.output().r#type()).is_none() {
+        if name(pool.output()) != "i64" || static_shape(pool.output().r#type()).is_none() {
             problems.push(format!("the result must be a static i64 tensor, got {}", pool.output().r#type()));
         }
     } else if let Some(pool) = AveragePool::cast(op) {
