@@ -244,6 +244,20 @@ func.func @max_pool_indices(%x: tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xi64> {
 
 // -----
 
+// Half-precision products accumulate in f32, rounded once: a convolution and a matmul.
+// CHECK-LABEL: func.func @half_accumulates_in_f32
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x5x5xf16>, tensor<3x2x3x3xf16>) outs(%{{.*}} : tensor<1x3x3x3xf32>)
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x8xf16>, tensor<8x5xf16>) outs(%{{.*}} : tensor<4x5xf32>)
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @half_accumulates_in_f32(%x: tensor<1x2x5x5xf16>, %w: tensor<3x2x3x3xf16>, %a: tensor<4x8xf16>, %b: tensor<8x5xf16>) -> (tensor<1x3x3x3xf16>, tensor<4x5xf16>) {
+  %0 = "sg.conv2d"(%x, %w) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x5x5xf16>, tensor<3x2x3x3xf16>) -> tensor<1x3x3x3xf16>
+  %1 = "sg.matmul"(%a, %b) : (tensor<4x8xf16>, tensor<8x5xf16>) -> tensor<4x5xf16>
+  return %0, %1 : tensor<1x3x3x3xf16>, tensor<4x5xf16>
+}
+
+// -----
+
 // Dilated average pooling: a dilated sum pool, divided by the count of taps inside the input.
 // CHECK-LABEL: func.func @average_pool_dilated
 // CHECK: linalg.pooling_nchw_sum {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}

@@ -147,8 +147,10 @@ pub fn vectorizable(op: OperationRef<'_, '_>) -> bool {
     if strata_ir::ods::op_name(op) != "linalg.matmul" {
         return false;
     }
+    // Every operand f32 (a half-precision matmul accumulating in f32 is not this schedule's).
+    let f32_operands = (0..3).all(|i| op.operand(i).ok().and_then(|v| tensor_type(v.r#type()).ok()).is_some_and(|t| t.elem.name == "f32"));
     let out = op.operand(2).ok().and_then(|v| tensor_type(v.r#type()).ok());
-    out.is_some_and(|t| t.elem.name == "f32" && t.shape.len() == 2 && t.shape[0] > 0 && t.shape[0] % 8 == 0 && t.shape[1] > 0 && t.shape[1] % 32 == 0)
+    f32_operands && out.is_some_and(|t| t.shape.len() == 2 && t.shape[0] > 0 && t.shape[0] % 8 == 0 && t.shape[1] > 0 && t.shape[1] % 32 == 0)
 }
 
 /// Appends `text` (a `transform.with_named_sequence` module) to `module`, runs MLIR's

@@ -87,51 +87,62 @@ pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, String> {
     if !(elem.is_float() || elem.is_int()) || elem.unsigned {
         return Err(elem.unsupported("matmul"));
     }
+    // Half-precision products accumulate in f32 (the named ops promote their operands to the
+    // accumulator's type), rounded once at the end, as for convolutions.
+    let result = if elem.is_float() && elem.bits() < 32 { out.with_elem(Elem::new("f32")) } else { out.clone() };
+    let acc_elem = result.elem.clone();
     let (a, b) = (k.arg(0), k.arg(1));
-    let zero = elem.literal(0.0);
+    let zero = acc_elem.literal(0.0);
     let (ra, rb, ro) = (a_ty.rank(), b_ty.rank(), out.rank());
     let (m, kk, n) = (a_ty.shape[ra - 2], a_ty.shape[ra - 1], b_ty.shape[rb - 1]);
-    if rb == 2 {
+    let product = if rb == 2 {
         let batch: i64 = a_ty.shape[..ra - 2].iter().product();
         let a2_ty = a_ty.with_shape(vec![batch * m, kk]);
-        let o2_ty = out.with_shape(vec![batch * m, n]);
+        let o2_ty = result.with_shape(vec![batch * m, n]);
         let a2 = reshape(k, &a, &a_ty, &a2_ty);
         let acc = k.filled(&zero, &o2_ty);
         let product = k.emit(format_args!("linalg.matmul ins({a2}, {b} : {a2_ty}, {b_ty}) outs({acc} : {o2_ty}) -> {o2_ty}"));
-        return Ok(reshape(k, &product, &o2_ty, out));
-    }
-    if ra == rb && a_ty.shape[..ra - 2] == b_ty.shape[..rb - 2] {
+        reshape(k, &product, &o2_ty, &result)
+    } else if ra == rb && a_ty.shape[..ra - 2] == b_ty.shape[..rb - 2] {
         let batch: i64 = a_ty.shape[..ra - 2].iter().product();
         let a3_ty = a_ty.with_shape(vec![batch, m, kk]);
         let b3_ty = b_ty.with_shape(vec![batch, kk, n]);
-        let o3_ty = out.with_shape(vec![batch, m, n]);
+        let o3_ty = result.with_shape(vec![batch, m, n]);
         let a3 = reshape(k, &a, &a_ty, &a3_ty);
         let b3 = reshape(k, &b, &b_ty, &b3_ty);
         let acc = k.filled(&zero, &o3_ty);
         let product = k.emit(format_args!("linalg.batch_matmul ins({a3}, {b3} : {a3_ty}, {b3_ty}) outs({acc} : {o3_ty}) -> {o3_ty}"));
-        return Ok(reshape(k, &product, &o3_ty, out));
-    }
-    // Loops: the result's dimensions, then the contraction dimension.
-    let red = ro;
-    let operand_map = |ty: &TensorTy, row: String, col: String| {
-        let lead = ro - ty.rank();
-        let mut exprs: Vec<String> = (0..ty.rank() - 2)
-            .map(|d| if ty.shape[d] == 1 && out.shape[lead + d] != 1 { "0".to_string() } else { format!("d{}", lead + d) })
-            .collect();
-        exprs.push(row);
-        exprs.push(col);
-        Map(exprs)
+        reshape(k, &product, &o3_ty, &result)
+    } else {
+        // Loops: the result's dimensions, then the contraction dimension.
+        let red = ro;
+        let operand_map = |ty: &TensorTy, row: String, col: String| {
+            let lead = ro - ty.rank();
+            let mut exprs: Vec<String> = (0..ty.rank() - 2)
+                .map(|d| if ty.shape[d] == 1 && out.shape[lead + d] != 1 { "0".to_string() } else { format!("d{}", lead + d) })
+                .collect();
+            exprs.push(row);
+            exprs.push(col);
+            Map(exprs)
+        };
+        let a_map = operand_map(&a_ty, format!("d{}", ro - 2), format!("d{red}"));
+        let b_map = operand_map(&b_ty, format!("d{red}"), format!("d{}", ro - 1));
+        let acc = k.filled(&zero, &result);
+        let mut iterators = vec![Iter::Parallel; ro];
+        iterators.push(Iter::Reduction);
+        let (mul, add) = if elem.is_float() { ("arith.mulf", "arith.addf") } else { ("arith.muli", "arith.addi") };
+        k.try_generic(&[(&a, &a_ty, a_map), (&b, &b_ty, b_map)], (&acc, &result, Map::dims(0..ro)), &iterators, |bd, v| {
+            let x = crate::elementwise::cast(bd, &v[0], &elem, &acc_elem)?;
+            let y = crate::elementwise::cast(bd, &v[1], &elem, &acc_elem)?;
+            let p = bd.emit(format_args!("{mul} {x}, {y} : {acc_elem}"));
+            Ok(bd.emit(format_args!("{add} {}, {p} : {acc_elem}", v[2])))
+        })?
     };
-    let a_map = operand_map(&a_ty, format!("d{}", ro - 2), format!("d{red}"));
-    let b_map = operand_map(&b_ty, format!("d{red}"), format!("d{}", ro - 1));
-    let acc = k.filled(&zero, out);
-    let mut iterators = vec![Iter::Parallel; ro];
-    iterators.push(Iter::Reduction);
-    let (mul, add) = if elem.is_float() { ("arith.mulf", "arith.addf") } else { ("arith.muli", "arith.addi") };
-    Ok(k.generic(&[(&a, &a_ty, a_map), (&b, &b_ty, b_map)], (&acc, out, Map::dims(0..ro)), &iterators, |bd, v| {
-        let p = bd.emit(format_args!("{mul} {}, {} : {elem}", v[0], v[1]));
-        bd.emit(format_args!("{add} {}, {p} : {elem}", v[2]))
-    }))
+    if result.elem == out.elem {
+        return Ok(product);
+    }
+    let empty = k.empty(out);
+    k.try_generic(&[(&product, &result, Map::identity(ro))], (&empty, out, Map::identity(ro)), &vec![Iter::Parallel; ro], |b, a| crate::elementwise::cast(b, &a[0], &acc_elem, &out.elem))
 }
 
 pub fn max_pool(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &[i64], dilations: &[i64], out: &TensorTy) -> Result<String, String> {
