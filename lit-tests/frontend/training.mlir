@@ -5,11 +5,12 @@
 // RUN: strata import %S/inputs/training.onnx | strata-opt | FileCheck %s
 
 // CHECK-LABEL: func.func @main(%arg0: tensor<2x3x4x4xf32>)
-// CHECK: %[[MEAN:.*]] = "sg.reduce_mean"(%arg0) {axes = array<i64: 0, 2, 3>, keepdims = 0 : i64} : (tensor<2x3x4x4xf32>) -> tensor<3xf32>
-// CHECK: %[[MEANC:.*]] = "sg.reshape"(%[[MEAN]]) : (tensor<3xf32>) -> tensor<3x1x1xf32>
-// CHECK: %[[CENTERED:.*]] = "sg.sub"(%arg0, %[[MEANC]])
+// CHECK: %[[MEANK:.*]] = "sg.reduce_mean"(%arg0) {axes = array<i64: 0, 2, 3>, keepdims = 1 : i64} : (tensor<2x3x4x4xf32>) -> tensor<1x3x1x1xf32>
+// CHECK: %[[CENTERED:.*]] = "sg.sub"(%arg0, %[[MEANK]])
 // CHECK: %[[SQUARED:.*]] = "sg.mul"(%[[CENTERED]], %[[CENTERED]])
-// CHECK: %[[VAR:.*]] = "sg.reduce_mean"(%[[SQUARED]]) {axes = array<i64: 0, 2, 3>, keepdims = 0 : i64}
+// CHECK: %[[VARK:.*]] = "sg.reduce_mean"(%[[SQUARED]]) {axes = array<i64: 0, 2, 3>, keepdims = 1 : i64} : (tensor<2x3x4x4xf32>) -> tensor<1x3x1x1xf32>
+// CHECK: %[[MEAN:.*]] = "sg.reshape"(%[[MEANK]]) : (tensor<1x3x1x1xf32>) -> tensor<3xf32>
+// CHECK: %[[VAR:.*]] = "sg.reshape"(%[[VARK]]) : (tensor<1x3x1x1xf32>) -> tensor<3xf32>
 // CHECK: "sg.add"(%[[VAR]], %{{.*}}) : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
 // CHECK: %[[Y:.*]] = "sg.add"(%{{.*}}, %{{.*}}) : (tensor<2x3x4x4xf32>, tensor<3x1x1xf32>) -> tensor<2x3x4x4xf32>
 // CHECK: %[[KEEP:.*]] = arith.constant dense<8.000000e-01> : tensor<f32>

@@ -33,10 +33,10 @@ pub(crate) fn window_pads(node: &NodeProto, input: &[i64], kernel: &[i64], strid
     })
 }
 
-/// A convolution's kernel `[F, C/group, k..]`: constant bytes (sliced at import time for 3-D)
-/// or a run-time value.
+/// A convolution's kernel `[F, C/group, k..]`: a constant (sliced at import time for 3-D),
+/// named after `label`, or a run-time value.
 pub(crate) enum Kernel {
-    Bytes { bytes: Vec<u8>, label: String },
+    Constant { folded: Folded, label: String },
     Value(MlirValue),
 }
 
@@ -92,7 +92,7 @@ impl Importer<'_> {
         };
         let xv = self.use_value(block, x_name, location)?;
         let kernel = match self.folded(w_name) {
-            Some(Folded { bytes, .. }) if spatial == 3 => Kernel::Bytes { bytes, label: crate::import::node_name(node, 0) },
+            Some(folded) if spatial == 3 => Kernel::Constant { folded, label: crate::import::node_name(node, 0) },
             _ => Kernel::Value(self.use_value(block, w_name, location)?),
         };
         let geometry = Geometry { strides: &strides, pads: &pads, dilations: &dilations, group };
@@ -125,7 +125,7 @@ impl Importer<'_> {
             match kernel {
                 Kernel::Value(v) if shape == ws => Ok(v),
                 Kernel::Value(v) => reshape(v, shape),
-                Kernel::Bytes { bytes, label } => this.new_constant(block, &format!("{label}_kernel"), shape.to_vec(), dtype, bytes, location),
+                Kernel::Constant { folded, label } => this.new_constant(block, &format!("{label}_kernel"), shape.to_vec(), dtype, folded.bytes, location),
             }
         };
         match spatial {
@@ -169,11 +169,9 @@ impl Importer<'_> {
                             let tap = sg::Slice::build(context, location, unsafe { Value::from_raw(*v) }, &[0, 0, kd, 0, 0], &[ws[0], ws[1], kd + 1, ws[3], ws[4]], &[1, 1, 1, 1, 1], ty(&[ws[0], ws[1], 1, ws[3], ws[4]])?);
                             reshape(append1(block, tap).to_raw(), &tap_shape)?
                         }
-                        Kernel::Bytes { bytes, label } => {
-                            let width = bytes.len() / shapes::numel(ws)?.max(1) as usize;
-                            let plane = (ws[3] * ws[4]) as usize * width;
-                            let tap: Vec<u8> = bytes.chunks(ws[2] as usize * plane).flat_map(|filter| filter[kd as usize * plane..(kd as usize + 1) * plane].iter().copied()).collect();
-                            self.new_constant(block, &format!("{label}_kernel_d{kd}"), tap_shape.to_vec(), dtype, tap, location)?
+                        Kernel::Constant { folded, label } => {
+                            let tap = crate::fold::slice(folded, &[0, 0, kd, 0, 0], &[ws[0], ws[1], kd + 1, ws[3], ws[4]], &[1; 5])?;
+                            self.new_constant(block, &format!("{label}_kernel_d{kd}"), tap_shape.to_vec(), dtype, tap.bytes, location)?
                         }
                     };
                     let y = conv2d(slices, w, if kd == 0 { bias } else { None }, &out4, [g.strides[1], g.strides[2]], [g.pads[1], g.pads[2], g.pads[4], g.pads[5]], [g.dilations[1], g.dilations[2]])?;

@@ -208,7 +208,7 @@ impl Importer<'_> {
         let kernel_value = match self.folded(&w_name) {
             Some(folded) => {
                 let width = folded.bytes.len() / shapes::numel(&w)?.max(1) as usize;
-                Kernel::Bytes { bytes: rearranged_kernel(&folded.bytes, &w, group, width), label: base.clone() }
+                Kernel::Constant { folded: crate::fold::Folded { shape: w2_shape.clone(), dtype, bytes: rearranged_kernel(&folded.bytes, &w, group, width) }, label: base.clone() }
             }
             None => {
                 let mut v = unsafe { Value::from_raw(self.use_value(block, &w_name, location)?) };

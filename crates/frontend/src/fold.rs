@@ -241,29 +241,16 @@ fn operand_pairs<T: Copy>(a: &Folded, b: &Folded, x: &[T], y: &[T]) -> Option<(V
 
 fn float_arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, String>> {
     let (shape, pairs) = operand_pairs(a, b, &a.floats().ok()?, &b.floats().ok()?)?;
-    let values: Vec<f64> = pairs
-        .into_iter()
-        .map(|(p, q)| {
-            if a.dtype == DataType::Double {
-                match op {
-                    "Add" => p + q,
-                    "Sub" => p - q,
-                    "Mul" => p * q,
-                    _ => p / q,
-                }
-            } else {
-                // Operands are exact in f32; one f32 operation, then the cast rounds once more
-                // for f16 / bf16.
-                let (p, q) = (p as f32, q as f32);
-                f64::from(match op {
-                    "Add" => p + q,
-                    "Sub" => p - q,
-                    "Mul" => p * q,
-                    _ => p / q,
-                })
-            }
-        })
-        .collect();
+    fn apply<T: std::ops::Add<Output = T> + std::ops::Sub<Output = T> + std::ops::Mul<Output = T> + std::ops::Div<Output = T>>(op: &str, p: T, q: T) -> T {
+        match op {
+            "Add" => p + q,
+            "Sub" => p - q,
+            "Mul" => p * q,
+            _ => p / q,
+        }
+    }
+    // f16 / bf16 operands are exact in f32: one f32 operation, then the cast rounds once more.
+    let values: Vec<f64> = pairs.into_iter().map(|(p, q)| if a.dtype == DataType::Double { apply(op, p, q) } else { f64::from(apply(op, p as f32, q as f32)) }).collect();
     let wide = Folded { shape, dtype: DataType::Double, bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect() };
     Some(cast(&wide, a.dtype))
 }

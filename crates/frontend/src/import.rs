@@ -411,23 +411,16 @@ impl Importer<'_> {
                 crate::fold::constant_of_shape(&constant(0)?, value.as_ref())?
             }
             "Range" => crate::fold::range(&constant(0)?, &constant(1)?, &constant(2)?)?,
-            "Neg" => {
-                let Some(a) = inputs.first().and_then(|n| self.folded(n)) else { return Ok(false) };
-                if let Some(result) = crate::fold::float_unary("Neg", &a) {
-                    self.define_constant(node, result?);
-                    return Ok(true);
-                }
-                if !matches!(a.dtype, DataType::Int64 | DataType::Int32) {
-                    return Ok(false);
-                }
-                let negated: Vec<i64> = a.ints()?.iter().map(|v| v.checked_neg().ok_or("integer overflow negating a constant")).collect::<Result<_, _>>()?;
-                let folded = Folded::from_i64(a.shape.clone(), &negated);
-                if a.dtype == DataType::Int32 { crate::fold::cast(&folded, DataType::Int32)? } else { folded }
-            }
-            "Ceil" | "Floor" | "Relu" | "Abs" => {
+            "Neg" | "Ceil" | "Floor" | "Relu" | "Abs" => {
                 let Some(a) = inputs.first().and_then(|n| self.folded(n)) else { return Ok(false) };
                 match crate::fold::float_unary(node.op_type(), &a) {
                     Some(result) => result?,
+                    // Shape arithmetic (as in ONNX's own function expansions) negates integers.
+                    None if node.op_type() == "Neg" && matches!(a.dtype, DataType::Int64 | DataType::Int32) => {
+                        let negated: Vec<i64> = a.ints()?.iter().map(|v| v.checked_neg().ok_or("integer overflow negating a constant")).collect::<Result<_, _>>()?;
+                        let folded = Folded::from_i64(a.shape.clone(), &negated);
+                        if a.dtype == DataType::Int32 { crate::fold::cast(&folded, DataType::Int32)? } else { folded }
+                    }
                     None => return Ok(false),
                 }
             }

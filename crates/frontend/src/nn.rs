@@ -2,11 +2,24 @@
 //! normalisation (folded into a per-channel multiply-add; in training mode from the batch's
 //! own statistics) and Gemm (decomposed).
 
+use crate::conv::append1;
 use crate::import::{attribute, int, ints, node_name, operand, required, tensor_type, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
 use mlir_sys::MlirValue;
 use strata_dialect_sg as sg;
+
+/// The mean and the population variance of `x` (shape `shape`) over `axes`, kept as size 1,
+/// with their shape: `reduce_mean(x)`, then `reduce_mean((x - mean)^2)`.
+fn moments<'c, 'a>(context: &'c melior::Context, block: &'a Block<'c>, location: Location<'c>, x: Value<'c, 'a>, shape: &[i64], axes: &[i64], dtype: DataType) -> Result<(Value<'c, 'a>, Value<'c, 'a>, Vec<i64>), String> {
+    let kept: Vec<i64> = shape.iter().enumerate().map(|(d, &n)| if axes.contains(&(d as i64)) { 1 } else { n }).collect();
+    let (full, stat) = (tensor_type(context, shape, dtype)?, tensor_type(context, &kept, dtype)?);
+    let mean = append1(block, sg::ReduceMean::build(context, location, x, axes, 1, stat));
+    let centered = append1(block, sg::Sub::build(context, location, x, mean, full));
+    let squares = append1(block, sg::Mul::build(context, location, centered, centered, full));
+    let variance = append1(block, sg::ReduceMean::build(context, location, squares, axes, 1, stat));
+    Ok((mean, variance, kept))
+}
 
 impl Importer<'_> {
     /// MaxPool and AveragePool: 2-D as one `sg` pool; 1-D as 2-D over a unit width; 3-D as two
@@ -189,24 +202,21 @@ impl Importer<'_> {
         let channels = x[1];
         let epsilon = attribute(node, "epsilon").map_or(1e-5, |a| a.f());
         let vector = tensor_type(context, &[channels], dtype)?;
-        fn result<'c, 'a>(op: melior::ir::operation::OperationRef<'c, 'a>) -> Value<'c, 'a> {
-            op.result(0).expect("one result").into()
-        }
         let eps = unsafe { Value::from_raw(self.scalar(block, &format!("{}_epsilon", node.name()), epsilon, dtype, location)?) };
-        let shifted = result(block.append_operation(sg::Add::build(context, location, params[3], eps, vector)));
-        let root = result(block.append_operation(sg::Sqrt::build(context, location, shifted, vector)));
-        let s = result(block.append_operation(sg::Div::build(context, location, params[0], root, vector)));
-        let ms = result(block.append_operation(sg::Mul::build(context, location, params[2], s, vector)));
-        let t = result(block.append_operation(sg::Sub::build(context, location, params[1], ms, vector)));
+        let shifted = append1(block, sg::Add::build(context, location, params[3], eps, vector));
+        let root = append1(block, sg::Sqrt::build(context, location, shifted, vector));
+        let s = append1(block, sg::Div::build(context, location, params[0], root, vector));
+        let ms = append1(block, sg::Mul::build(context, location, params[2], s, vector));
+        let t = append1(block, sg::Sub::build(context, location, params[1], ms, vector));
         let mut channel_shape = vec![channels];
         channel_shape.resize(x.len() - 1, 1);
         let per_channel = tensor_type(context, &channel_shape, dtype)?;
-        let s = result(block.append_operation(sg::Reshape::build(context, location, s, per_channel)));
-        let t = result(block.append_operation(sg::Reshape::build(context, location, t, per_channel)));
+        let s = append1(block, sg::Reshape::build(context, location, s, per_channel));
+        let t = append1(block, sg::Reshape::build(context, location, t, per_channel));
         let xv = unsafe { Value::from_raw(self.use_value(block, x_name, location)?) };
         let ty = tensor_type(context, x, dtype)?;
-        let scaled = result(block.append_operation(sg::Mul::build(context, location, xv, s, ty)));
-        Ok(result(block.append_operation(sg::Add::build(context, location, scaled, t, ty))).to_raw())
+        let scaled = append1(block, sg::Mul::build(context, location, xv, s, ty));
+        Ok(append1(block, sg::Add::build(context, location, scaled, t, ty)).to_raw())
     }
 
     /// BatchNormalization in training mode: normalised by the batch's own per-channel mean and
@@ -219,19 +229,10 @@ impl Importer<'_> {
         let momentum = attribute(node, "momentum").map_or(0.9, |a| a.f());
         let axes: Vec<i64> = (0..x.len() as i64).filter(|&a| a != 1).collect();
         let vector = tensor_type(context, &[channels], dtype)?;
-        let mut channel_shape = vec![channels];
-        channel_shape.resize(x.len() - 1, 1);
-        let per_channel = tensor_type(context, &channel_shape, dtype)?;
-        let ty = tensor_type(context, x, dtype)?;
-        fn result<'c, 'a>(op: melior::ir::operation::OperationRef<'c, 'a>) -> Value<'c, 'a> {
-            op.result(0).expect("one result").into()
-        }
         let xv = unsafe { Value::from_raw(self.use_value(block, names[0], location)?) };
-        let mean = result(block.append_operation(sg::ReduceMean::build(context, location, xv, &axes, 0, vector)));
-        let mean_c = result(block.append_operation(sg::Reshape::build(context, location, mean, per_channel)));
-        let centered = result(block.append_operation(sg::Sub::build(context, location, xv, mean_c, ty)));
-        let squared = result(block.append_operation(sg::Mul::build(context, location, centered, centered, ty)));
-        let var = result(block.append_operation(sg::ReduceMean::build(context, location, squared, &axes, 0, vector)));
+        let (kept_mean, kept_var, _) = moments(context, block, location, xv, x, &axes, dtype)?;
+        let mean = append1(block, sg::Reshape::build(context, location, kept_mean, vector));
+        let var = append1(block, sg::Reshape::build(context, location, kept_var, vector));
         let y = self.normalize(block, node, names[0], &[params[0], params[1], mean.to_raw(), var.to_raw()], x, dtype, location)?;
         self.values.insert(node.output[0].clone(), Entry::Value { value: y, shape: x.to_vec(), dtype });
         let base = node_name(node, 0);
@@ -240,9 +241,9 @@ impl Importer<'_> {
         for (k, (running, current)) in [(params[2], mean), (params[3], var)].into_iter().enumerate() {
             let Some(output) = node.output.get(1 + k).filter(|o| !o.is_empty()) else { continue };
             let running = unsafe { Value::from_raw(running) };
-            let kept = result(block.append_operation(sg::Mul::build(context, location, running, keep, vector)));
-            let taken = result(block.append_operation(sg::Mul::build(context, location, current, take, vector)));
-            let updated = result(block.append_operation(sg::Add::build(context, location, kept, taken, vector)));
+            let kept = append1(block, sg::Mul::build(context, location, running, keep, vector));
+            let taken = append1(block, sg::Mul::build(context, location, current, take, vector));
+            let updated = append1(block, sg::Add::build(context, location, kept, taken, vector));
             self.values.insert(output.clone(), Entry::Value { value: updated.to_raw(), shape: vec![channels], dtype });
         }
         Ok(())
@@ -314,19 +315,12 @@ impl Importer<'_> {
         }
         let context = self.strata.mlir();
         let axes: Vec<i64> = (axis as i64..shape.len() as i64).collect();
-        let stat_shape: Vec<i64> = shape.iter().enumerate().map(|(d, &n)| if d < axis { n } else { 1 }).collect();
-        let (full, stat) = (tensor_type(context, shape, dtype)?, tensor_type(context, &stat_shape, dtype)?);
-        fn result<'c, 'a>(op: melior::ir::operation::OperationRef<'c, 'a>) -> Value<'c, 'a> {
-            op.result(0).expect("one result").into()
-        }
-        let mean = result(block.append_operation(sg::ReduceMean::build(context, location, x, &axes, 1, stat)));
-        let centered = result(block.append_operation(sg::Sub::build(context, location, x, mean, full)));
-        let squares = result(block.append_operation(sg::Mul::build(context, location, centered, centered, full)));
-        let variance = result(block.append_operation(sg::ReduceMean::build(context, location, squares, &axes, 1, stat)));
+        let (mean, variance, stat_shape) = moments(context, block, location, x, shape, &axes, dtype)?;
+        let stat = tensor_type(context, &stat_shape, dtype)?;
         let eps = unsafe { Value::from_raw(self.scalar(block, &format!("{}_epsilon", node.name()), epsilon, dtype, location)?) };
-        let shifted = result(block.append_operation(sg::Add::build(context, location, variance, eps, stat)));
-        let root = result(block.append_operation(sg::Sqrt::build(context, location, shifted, stat)));
-        let inverse = result(block.append_operation(sg::Reciprocal::build(context, location, root, stat)));
+        let shifted = append1(block, sg::Add::build(context, location, variance, eps, stat));
+        let root = append1(block, sg::Sqrt::build(context, location, shifted, stat));
+        let inverse = append1(block, sg::Reciprocal::build(context, location, root, stat));
         for (name, value) in [(mean_name, mean), (inv_name, inverse)] {
             if let Some(name) = name {
                 self.values.insert(name, Entry::Value { value: value.to_raw(), shape: stat_shape.clone(), dtype });

@@ -45,9 +45,7 @@ pub fn conv2d(k: &mut Kernel, strides: &[i64], pads: &[i64], dilations: &[i64], 
     let kernel = [w_ty.shape[2], w_ty.shape[3]];
     let pads = fitting_pads(&x_ty, out, &kernel, strides, pads, dilations);
     let (xp, xp_ty) = pad_hw(k, &x, &x_ty, pads, &elem.literal(0.0));
-    // Half-precision convolutions accumulate in f32 (the named ops promote their operands to
-    // the accumulator's type), rounded once at the end.
-    let acc = if elem.bits() < 32 { out.with_elem(Elem::new("f32")) } else { out.clone() };
+    let acc = accumulator(out);
     let init = if has_bias {
         let (bias, bias_ty) = (k.arg(2), k.arg_type(2).clone());
         let empty = k.empty(&acc);
@@ -74,11 +72,22 @@ pub fn conv2d(k: &mut Kernel, strides: &[i64], pads: &[i64], dilations: &[i64], 
         let conv = k.emit(format_args!("linalg.conv_2d_ngchw_gfchw {attrs} ins({xg}, {wg} : {xg_ty}, {wg_ty}) outs({og} : {og_ty}) -> {og_ty}"));
         k.emit(format_args!("tensor.collapse_shape {conv} [[0], [1, 2], [3], [4]] : {og_ty} into {acc}"))
     };
+    rounded(k, conv, &acc, out)
+}
+
+/// The accumulator of a product into `out`: f32 for half-precision floats (the named ops
+/// promote their operands to the accumulator's type), else `out` itself.
+fn accumulator(out: &TensorTy) -> TensorTy {
+    if out.elem.is_float() && out.elem.bits() < 32 { out.with_elem(Elem::new("f32")) } else { out.clone() }
+}
+
+/// `value` (of type `acc`) as `out`: rounded once when the accumulator is wider.
+fn rounded(k: &mut Kernel, value: String, acc: &TensorTy, out: &TensorTy) -> Result<String, String> {
     if acc.elem == out.elem {
-        return Ok(conv);
+        return Ok(value);
     }
-    let empty = k.empty(out);
-    k.try_generic(&[(&conv, &acc, Map::identity(4))], (&empty, out, Map::identity(4)), &[Iter::Parallel; 4], |b, a| crate::elementwise::cast(b, &a[0], &acc.elem, &out.elem))
+    let (empty, rank) = (k.empty(out), out.rank());
+    k.try_generic(&[(&value, acc, Map::identity(rank))], (&empty, out, Map::identity(rank)), &vec![Iter::Parallel; rank], |b, a| crate::elementwise::cast(b, &a[0], &acc.elem, &out.elem))
 }
 
 pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, String> {
@@ -87,9 +96,8 @@ pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, String> {
     if !(elem.is_float() || elem.is_int()) || elem.unsigned {
         return Err(elem.unsupported("matmul"));
     }
-    // Half-precision products accumulate in f32 (the named ops promote their operands to the
-    // accumulator's type), rounded once at the end, as for convolutions.
-    let result = if elem.is_float() && elem.bits() < 32 { out.with_elem(Elem::new("f32")) } else { out.clone() };
+    // Half-precision products accumulate in f32, rounded once at the end.
+    let result = accumulator(out);
     let acc_elem = result.elem.clone();
     let (a, b) = (k.arg(0), k.arg(1));
     let zero = acc_elem.literal(0.0);
@@ -138,11 +146,7 @@ pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, String> {
             Ok(bd.emit(format_args!("{add} {}, {p} : {acc_elem}", v[2])))
         })?
     };
-    if result.elem == out.elem {
-        return Ok(product);
-    }
-    let empty = k.empty(out);
-    k.try_generic(&[(&product, &result, Map::identity(ro))], (&empty, out, Map::identity(ro)), &vec![Iter::Parallel; ro], |b, a| crate::elementwise::cast(b, &a[0], &acc_elem, &out.elem))
+    rounded(k, product, &result, out)
 }
 
 pub fn max_pool(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &[i64], dilations: &[i64], out: &TensorTy) -> Result<String, String> {
