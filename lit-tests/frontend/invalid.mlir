@@ -1,6 +1,8 @@
 // Every import error: one error listing all unsupported ops with their nodes, symbolic
 // shapes with the --input-shape hint, opsets, malformed protobuf, inconsistent shapes (with
-// the node's index, name and op type), bad --input-shape text. Never a panic.
+// the node's index, name and op type), bad --input-shape text, and the unsupported corners of
+// newer operators (random dropout masks, 3-D pooling indices, an unknown E8M0 rounding, running
+// statistics outside training mode). Never a panic.
 // RUN: not strata import %S/inputs/unsupported.onnx 2>&1 | FileCheck %s --check-prefix=UNSUPPORTED
 // RUN: not strata import %S/inputs/symbolic.onnx 2>&1 | FileCheck %s --check-prefix=SYMBOLIC
 // RUN: strata import %S/inputs/symbolic.onnx --input-shape x=3x4 | FileCheck %s --check-prefix=FIXED
@@ -9,6 +11,10 @@
 // RUN: not strata import %S/inputs/bad_shapes.onnx 2>&1 | FileCheck %s --check-prefix=SHAPES
 // RUN: not strata import %S/inputs/symbolic.onnx --input-shape x=3xq 2>&1 | FileCheck %s --check-prefix=FLAG
 // RUN: not strata import %S/inputs/missing.onnx 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not strata import %S/inputs/invalid_dropout.onnx 2>&1 | FileCheck %s --check-prefix=DROPOUT
+// RUN: not strata import %S/inputs/invalid_pool_indices.onnx 2>&1 | FileCheck %s --check-prefix=INDICES
+// RUN: not strata import %S/inputs/invalid_round_mode.onnx 2>&1 | FileCheck %s --check-prefix=ROUNDING
+// RUN: not strata import %S/inputs/invalid_bn_running.onnx 2>&1 | FileCheck %s --check-prefix=RUNNING
 
 // UNSUPPORTED: error: {{.*}}unsupported.onnx: unsupported operators (nothing was imported):
 // UNSUPPORTED-NEXT: Hardmax: 2 node(s): hardmax0, hardmax1
@@ -30,3 +36,11 @@
 // FLAG: error: invalid value 'x=3xq' for '--input-shape <NAME=DIMS>': 'q' in 'x=3xq' is not a dimension
 
 // MISSING: error: cannot read {{.*}}missing.onnx: No such file or directory
+
+// DROPOUT: error: {{.*}}invalid_dropout.onnx: node #0 'dropout_random' (Dropout): unsupported: Dropout in training mode with a ratio other than a constant 0 (a random mask); training_mode = false, or ratio 0, is the identity
+
+// INDICES: error: {{.*}}invalid_pool_indices.onnx: node #0 'pool3d' (MaxPool): unsupported: the Indices output of a 3-D MaxPool (1-D and 2-D have it)
+
+// ROUNDING: error: {{.*}}invalid_round_mode.onnx: node #0 'cast_e8m0' (Cast): round_mode 'sideways' is not one of up, down, nearest
+
+// RUNNING: error: {{.*}}invalid_bn_running.onnx: node #0 'bn_inference' (BatchNormalization): running_mean and running_var are outputs only in training mode (training_mode = 1)

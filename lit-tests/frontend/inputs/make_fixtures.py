@@ -643,3 +643,25 @@ save(
     ),
     "loop_runtime.onnx",
 )
+
+# One error each, for lit-tests/frontend/invalid.mlir: a training-mode Dropout with a random
+# mask, the Indices of a 3-D MaxPool, an unknown E8M0 round_mode, BatchNormalization's running
+# statistics outside training mode.
+for name, nodes, inputs, outputs, inits in [
+    ("invalid_dropout", [helper.make_node("Dropout", ["x", "ratio", "training"], ["y"], name="dropout_random")],
+     [("x", [2, 3])], [("y", TensorProto.FLOAT, [2, 3])],
+     [numpy_helper.from_array(np.array(0.5, dtype=np.float32), "ratio"), numpy_helper.from_array(np.array(True), "training")]),
+    ("invalid_pool_indices", [helper.make_node("MaxPool", ["x"], ["y", "i"], name="pool3d", kernel_shape=[2, 2, 2])],
+     [("x", [1, 1, 4, 4, 4])], [("y", TensorProto.FLOAT, [1, 1, 3, 3, 3]), ("i", TensorProto.INT64, [1, 1, 3, 3, 3])], []),
+    ("invalid_round_mode", [helper.make_node("Cast", ["x"], ["y"], name="cast_e8m0", to=TensorProto.FLOAT8E8M0, round_mode="sideways")],
+     [("x", [4])], [("y", TensorProto.FLOAT8E8M0, [4])], []),
+    ("invalid_bn_running", [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "rm", "rv"], name="bn_inference")],
+     [("x", [1, 2, 3])], [("y", TensorProto.FLOAT, [1, 2, 3]), ("rm", TensorProto.FLOAT, [2]), ("rv", TensorProto.FLOAT, [2])],
+     [numpy_helper.from_array(np.ones(2, dtype=np.float32), n) for n in ["s", "b", "m", "v"]]),
+]:
+    save(
+        helper.make_graph(nodes, name, [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+                          [helper.make_tensor_value_info(n, t, s) for n, t, s in outputs], inits),
+        f"{name}.onnx",
+        opset=24,
+    )
