@@ -127,7 +127,9 @@ fn main() -> ExitCode {
             }
             cargo(&args, &[])
         }
-        Task::Bench { which: Bench::Run { repeats, filter } } => setup::run().and_then(|()| bench_run(repeats, filter.as_deref())),
+        Task::Bench { which: Bench::Run { repeats, filter } } => {
+            setup::run().and_then(|()| bench_run(repeats, filter.as_deref()))
+        }
         Task::Bench { which: Bench::Egraph { repeats } } => setup::run().and_then(|()| bench_egraph(repeats)),
     };
     match result {
@@ -168,8 +170,13 @@ fn demo() -> Result<(), String> {
     let run = |args: &[&std::ffi::OsStr]| -> Result<(), String> {
         let shown: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
         eprintln!("\nxtask: strata {}", shown.join(" "));
-        let status = Command::new(&strata).args(args).status().map_err(|e| format!("cannot run {}: {e}", strata.display()))?;
-        if status.success() { Ok(()) } else { Err(format!("strata {} failed ({status})", shown.join(" "))) }
+        let status =
+            Command::new(&strata).args(args).status().map_err(|e| format!("cannot run {}: {e}", strata.display()))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!("strata {} failed ({status})", shown.join(" ")))
+        }
     };
     // The memory plan: every strategy on the model's buffers (linalg, bufferized by
     // strata-opt with the compiler's own pipeline, not yet planned), against the lower bound.
@@ -178,7 +185,12 @@ fn demo() -> Result<(), String> {
     run(&["compile".as_ref(), model.as_os_str(), "--emit=linalg".as_ref(), "-o".as_ref(), linalg.as_os_str()])?;
     let pipeline = "builtin.module(strata-bufferize,func.func(memref-copy-to-linalg))";
     eprintln!("\nxtask: strata-opt {} -p '{pipeline}' -o {}", linalg.display(), memref.display());
-    let status = Command::new(root().join("target/debug/strata-opt")).arg(&linalg).args(["-p", pipeline, "-o"]).arg(&memref).status().map_err(|e| e.to_string())?;
+    let status = Command::new(root().join("target/debug/strata-opt"))
+        .arg(&linalg)
+        .args(["-p", pipeline, "-o"])
+        .arg(&memref)
+        .status()
+        .map_err(|e| e.to_string())?;
     if !status.success() {
         return Err(format!("strata-opt failed ({status})"));
     }
@@ -270,7 +282,19 @@ pub fn ensure_libdevice() -> Result<PathBuf, String> {
     eprintln!("xtask: fetching libdevice from {LIBDEVICE_WHEEL} into {}", dir.display());
     let wheels = dir.join("wheel");
     let status = Command::new("python3")
-        .args(["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--platform", "manylinux2014_x86_64", "--platform", "manylinux_2_17_x86_64", "-d"])
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--platform",
+            "manylinux2014_x86_64",
+            "--platform",
+            "manylinux_2_17_x86_64",
+            "-d",
+        ])
         .arg(&wheels)
         .arg(LIBDEVICE_WHEEL)
         .status()
@@ -279,7 +303,12 @@ pub fn ensure_libdevice() -> Result<PathBuf, String> {
         return Err(format!("pip download {LIBDEVICE_WHEEL} failed ({status})"));
     }
     let extract = "import sys, zipfile, glob\nz = zipfile.ZipFile(glob.glob(sys.argv[1] + '/*.whl')[0])\nopen(sys.argv[2], 'wb').write(z.read('nvidia/cuda_nvcc/nvvm/libdevice/libdevice.10.bc'))\n";
-    let status = Command::new("python3").args(["-c", extract]).arg(&wheels).arg(&bitcode).status().map_err(|e| format!("cannot run python3: {e}"))?;
+    let status = Command::new("python3")
+        .args(["-c", extract])
+        .arg(&wheels)
+        .arg(&bitcode)
+        .status()
+        .map_err(|e| format!("cannot run python3: {e}"))?;
     if !status.success() {
         return Err(format!("extracting libdevice from the wheel failed ({status})"));
     }
@@ -296,7 +325,12 @@ fn ensure_zoo() -> Result<PathBuf, String> {
     let current = std::fs::read_to_string(&script).map_err(|e| e.to_string())?;
     if std::fs::read_to_string(&stamp).ok().as_deref() != Some(current.as_str()) {
         let site = onnx_python()?;
-        let status = Command::new("python3").arg(&script).arg(&dir).env("PYTHONPATH", &site).status().map_err(|e| format!("cannot run python3: {e}"))?;
+        let status = Command::new("python3")
+            .arg(&script)
+            .arg(&dir)
+            .env("PYTHONPATH", &site)
+            .status()
+            .map_err(|e| format!("cannot run python3: {e}"))?;
         if !status.success() {
             return Err(format!("generating the zoo failed ({status})"));
         }
@@ -324,18 +358,34 @@ fn zoo() -> Result<(), String> {
         let onnx = dir.join(format!("{model}.onnx"));
         let (sg, again) = (dir.join(format!("{model}.sg.mlir")), dir.join(format!("{model}.rt.mlir")));
         let start = std::time::Instant::now();
-        let imported = Command::new(bin.join("strata")).arg("import").arg(&onnx).arg("-o").arg(&sg).status().map_err(|e| e.to_string())?;
+        let imported = Command::new(bin.join("strata"))
+            .arg("import")
+            .arg(&onnx)
+            .arg("-o")
+            .arg(&sg)
+            .status()
+            .map_err(|e| e.to_string())?;
         let import_time = start.elapsed();
-        let reparsed = Command::new(bin.join("strata-opt")).arg(&sg).arg("-o").arg(&again).status().map_err(|e| e.to_string())?;
+        let reparsed =
+            Command::new(bin.join("strata-opt")).arg(&sg).arg("-o").arg(&again).status().map_err(|e| e.to_string())?;
         if !imported.success() || !reparsed.success() {
             return Err(format!("{model}: import ({imported}) or re-parse ({reparsed}) failed"));
         }
-        let (a, b) = (std::fs::read(&sg).map_err(|e| e.to_string())?, std::fs::read(&again).map_err(|e| e.to_string())?);
+        let (a, b) =
+            (std::fs::read(&sg).map_err(|e| e.to_string())?, std::fs::read(&again).map_err(|e| e.to_string())?);
         if a != b {
-            return Err(format!("{model}: the sg text does not round-trip through strata-opt ({} vs {} bytes)", a.len(), b.len()));
+            return Err(format!(
+                "{model}: the sg text does not round-trip through strata-opt ({} vs {} bytes)",
+                a.len(),
+                b.len()
+            ));
         }
         let ops = String::from_utf8_lossy(&a).matches("\"sg.").count();
-        println!("zoo: {model}: imported in {:.2} s, {ops} sg ops, {} MB of text, round trip identical", import_time.as_secs_f64(), a.len() / 1_000_000);
+        println!(
+            "zoo: {model}: imported in {:.2} s, {ops} sg ops, {} MB of text, round trip identical",
+            import_time.as_secs_f64(),
+            a.len() / 1_000_000
+        );
         run_against_reference(&bin, &dir, model)?;
         gpu_artifact(&bin, &dir, model, &libdevice, gpu_missing.as_deref())?;
     }
@@ -346,7 +396,8 @@ fn zoo() -> Result<(), String> {
 /// Runtime reference output.
 fn zoo_io(dir: &std::path::Path, model: &str) -> Result<Vec<String>, String> {
     let mut args = Vec::new();
-    let inputs = std::fs::read_dir(dir.join(format!("{model}.inputs"))).map_err(|e| format!("{model}: no inputs: {e}"))?;
+    let inputs =
+        std::fs::read_dir(dir.join(format!("{model}.inputs"))).map_err(|e| format!("{model}: no inputs: {e}"))?;
     let mut inputs: Vec<_> = inputs.flatten().map(|e| e.path()).collect();
     inputs.sort();
     for path in inputs {
@@ -369,7 +420,13 @@ fn zoo_io(dir: &std::path::Path, model: &str) -> Result<Vec<String>, String> {
 /// Compiles a zoo model to PTX (LLVM's NVPTX backend must accept every kernel module), and runs
 /// it on the GPU against ONNX Runtime's outputs when one is present (skipped, saying why,
 /// otherwise).
-fn gpu_artifact(bin: &std::path::Path, dir: &std::path::Path, model: &str, libdevice: &std::path::Path, gpu_missing: Option<&str>) -> Result<(), String> {
+fn gpu_artifact(
+    bin: &std::path::Path,
+    dir: &std::path::Path,
+    model: &str,
+    libdevice: &std::path::Path,
+    gpu_missing: Option<&str>,
+) -> Result<(), String> {
     let out = dir.join("gpu");
     std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
     let ptx = out.join(format!("{model}.ptx"));
@@ -386,7 +443,12 @@ fn gpu_artifact(bin: &std::path::Path, dir: &std::path::Path, model: &str, libde
         return Err(format!("{model}: compiling to PTX failed ({status})"));
     }
     let text = std::fs::read_to_string(&ptx).map_err(|e| e.to_string())?;
-    println!("zoo: {model}: PTX in {:.1} s, {} kernels, {} KB", start.elapsed().as_secs_f64(), text.matches(".entry ").count(), text.len() / 1000);
+    println!(
+        "zoo: {model}: PTX in {:.1} s, {} kernels, {} KB",
+        start.elapsed().as_secs_f64(),
+        text.matches(".entry ").count(),
+        text.len() / 1000
+    );
     match gpu_missing {
         Some(why) => println!("zoo: {model}: GPU run skipped ({why})"),
         None => {
@@ -413,9 +475,20 @@ fn aot_example(bin: &std::path::Path, dir: &std::path::Path) -> Result<(), Strin
     let library = out.join("libmobilenetv2.so");
     let run = |command: &mut Command, what: &str| -> Result<(), String> {
         let status = command.status().map_err(|e| format!("{what}: {e}"))?;
-        if status.success() { Ok(()) } else { Err(format!("{what} failed ({status})")) }
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!("{what} failed ({status})"))
+        }
     };
-    run(Command::new(bin.join("strata")).args(["compile", "--no-verify-each"]).arg(dir.join("mobilenetv2.onnx")).arg("-o").arg(&library), "strata compile -o libmobilenetv2.so")?;
+    run(
+        Command::new(bin.join("strata"))
+            .args(["compile", "--no-verify-each"])
+            .arg(dir.join("mobilenetv2.onnx"))
+            .arg("-o")
+            .arg(&library),
+        "strata compile -o libmobilenetv2.so",
+    )?;
     let program = out.join("mobilenetv2");
     let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     run(
@@ -464,7 +537,10 @@ fn ort_python() -> Result<PathBuf, String> {
 
 /// The number after `prefix` on the line of `text` that starts with it.
 fn number_after(text: &str, prefix: &str) -> Option<f64> {
-    text.lines().find_map(|l| l.strip_prefix(prefix)).and_then(|rest| rest.split_whitespace().next()).and_then(|n| n.parse().ok())
+    text.lines()
+        .find_map(|l| l.strip_prefix(prefix))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
 }
 
 fn bench_egraph(repeats: usize) -> Result<(), String> {
@@ -499,17 +575,29 @@ fn bench_run(repeats: usize, filter: Option<&str>) -> Result<(), String> {
     let mut rows = Vec::new();
     for model in ["mobilenetv2", "resnet18", "bert_tiny"].into_iter().filter(|m| filter.is_none_or(|f| m.contains(f))) {
         let inputs = dir.join(format!("{model}.inputs"));
-        let mut files: Vec<_> = std::fs::read_dir(&inputs).map_err(|e| e.to_string())?.flatten().map(|e| e.path()).collect();
+        let mut files: Vec<_> =
+            std::fs::read_dir(&inputs).map_err(|e| e.to_string())?.flatten().map(|e| e.path()).collect();
         files.sort();
         let strata = |extra: &[&str]| -> Result<(f64, f64), String> {
             let mut command = Command::new(&bin);
-            command.arg("run").arg(dir.join(format!("{model}.onnx"))).arg("--repeat").arg(repeats.to_string()).arg("--no-verify-each").args(extra);
+            command
+                .arg("run")
+                .arg(dir.join(format!("{model}.onnx")))
+                .arg("--repeat")
+                .arg(repeats.to_string())
+                .arg("--no-verify-each")
+                .args(extra);
             for path in &files {
-                command.arg("--input").arg(format!("{}={}", path.file_stem().and_then(|s| s.to_str()).unwrap_or_default(), path.display()));
+                command.arg("--input").arg(format!(
+                    "{}={}",
+                    path.file_stem().and_then(|s| s.to_str()).unwrap_or_default(),
+                    path.display()
+                ));
             }
             let output = command.output().map_err(|e| e.to_string())?;
             let text = String::from_utf8_lossy(&output.stdout).into_owned();
-            let ms = number_after(&text, "run: ").ok_or_else(|| format!("{model}: strata run failed: {}", String::from_utf8_lossy(&output.stderr)))?;
+            let ms = number_after(&text, "run: ")
+                .ok_or_else(|| format!("{model}: strata run failed: {}", String::from_utf8_lossy(&output.stderr)))?;
             Ok((ms, number_after(&text, "arena: ").unwrap_or(0.0)))
         };
         let (strata_ms, arena) = strata(&[])?;
@@ -523,12 +611,22 @@ fn bench_run(repeats: usize, filter: Option<&str>) -> Result<(), String> {
             .env("PYTHONPATH", &site)
             .output()
             .map_err(|e| e.to_string())?;
-        let ort_ms = number_after(&String::from_utf8_lossy(&ort.stdout), "median_ms ").ok_or_else(|| format!("{model}: ONNX Runtime failed: {}", String::from_utf8_lossy(&ort.stderr)))?;
+        let ort_ms = number_after(&String::from_utf8_lossy(&ort.stdout), "median_ms ")
+            .ok_or_else(|| format!("{model}: ONNX Runtime failed: {}", String::from_utf8_lossy(&ort.stderr)))?;
         rows.push((model, strata_ms, naive_ms, unfused_ms, ort_ms, arena, unfused_arena));
     }
     println!(
         "\n{:<14} {:>10} {:>15} {:>14} {:>10} {:>13} {:>18} {:>16} {:>10} {:>17}",
-        "model", "strata ms", "unscheduled ms", "no e-graph ms", "ORT 1T ms", "strata / ORT", "unscheduled / ORT", "no e-graph / ORT", "arena MB", "no e-graph arena"
+        "model",
+        "strata ms",
+        "unscheduled ms",
+        "no e-graph ms",
+        "ORT 1T ms",
+        "strata / ORT",
+        "unscheduled / ORT",
+        "no e-graph / ORT",
+        "arena MB",
+        "no e-graph arena"
     );
     for (model, strata_ms, naive_ms, unfused_ms, ort_ms, arena, unfused_arena) in rows {
         println!(

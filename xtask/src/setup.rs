@@ -59,9 +59,14 @@ fn check() -> Result<(), String> {
     if !version.starts_with("22.") {
         return Err(format!("{} reports version '{version}', Strata needs LLVM 22.x", llvm_config.display()));
     }
-    let required = ["bin/FileCheck", "bin/not", "bin/mlir-opt", "lib/libMLIRIR.a", "lib/libMLIRCAPIIR.a", "include/mlir-c/IR.h"];
-    let absent: Vec<String> =
-        required.iter().map(|p| Path::new(LLVM_PREFIX).join(p)).filter(|p| !p.exists()).map(|p| p.display().to_string()).collect();
+    let required =
+        ["bin/FileCheck", "bin/not", "bin/mlir-opt", "lib/libMLIRIR.a", "lib/libMLIRCAPIIR.a", "include/mlir-c/IR.h"];
+    let absent: Vec<String> = required
+        .iter()
+        .map(|p| Path::new(LLVM_PREFIX).join(p))
+        .filter(|p| !p.exists())
+        .map(|p| p.display().to_string())
+        .collect();
     if !absent.is_empty() {
         return Err(format!("LLVM {version} is installed but these are missing: {}", absent.join(", ")));
     }

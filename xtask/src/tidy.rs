@@ -17,7 +17,9 @@ const MAX_LINES: usize = 1000;
 fn rust_files() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = ["crates", "dialects", "xtask"]
         .iter()
-        .flat_map(|dir| walkdir::WalkDir::new(root().join(dir)).into_iter().filter_entry(|e| e.file_name() != "target").flatten())
+        .flat_map(|dir| {
+            walkdir::WalkDir::new(root().join(dir)).into_iter().filter_entry(|e| e.file_name() != "target").flatten()
+        })
         .map(|e| e.into_path())
         .filter(|p| p.extension().is_some_and(|e| e == "rs"))
         .collect();

@@ -14,8 +14,8 @@
 use crate::CodegenError;
 use melior::ir::attribute::{Attribute, AttributeLike, StringAttribute};
 use melior::ir::operation::OperationLike;
-use melior::StringRef;
 use melior::ir::{BlockLike, Module, RegionLike};
+use melior::StringRef;
 use strata_ir::StrataContext;
 
 /// How many inputs and outputs the model has; `empty_outputs` (indices) have no elements and
@@ -28,7 +28,13 @@ pub struct EntrySignature {
 }
 
 /// Wraps `function` of the LLVM-dialect `module` in `strata_<name>_run`; returns that symbol.
-pub fn add_entry(strata: &StrataContext, module: &Module<'_>, function: &str, name: &str, signature: EntrySignature) -> Result<String, CodegenError> {
+pub fn add_entry(
+    strata: &StrataContext,
+    module: &Module<'_>,
+    function: &str,
+    name: &str,
+    signature: EntrySignature,
+) -> Result<String, CodegenError> {
     let context = strata.mlir();
     let target = strata_ir::rewrite::find_symbol(module, function)
         .filter(|op| op.name().as_string_ref().as_str() == Ok("llvm.func"))
@@ -42,9 +48,12 @@ pub fn add_entry(strata: &StrataContext, module: &Module<'_>, function: &str, na
     };
     let inner = format!("strata_{name}_main");
     let entry = format!("strata_{name}_run");
-    let set = |name: &str, value: Attribute<'_>| unsafe { mlir_sys::mlirOperationSetAttributeByName(target.to_raw(), StringRef::new(name).to_raw(), value.to_raw()) };
+    let set = |name: &str, value: Attribute<'_>| unsafe {
+        mlir_sys::mlirOperationSetAttributeByName(target.to_raw(), StringRef::new(name).to_raw(), value.to_raw())
+    };
     set("sym_name", StringAttribute::new(context, &inner).into());
-    let internal = Attribute::parse(context, "#llvm.linkage<internal>").ok_or_else(|| CodegenError::Entry("cannot build the internal linkage attribute".into()))?;
+    let internal = Attribute::parse(context, "#llvm.linkage<internal>")
+        .ok_or_else(|| CodegenError::Entry("cannot build the internal linkage attribute".into()))?;
     set("linkage", internal);
 
     let mut body = String::new();
@@ -54,7 +63,9 @@ pub fn add_entry(strata: &StrataContext, module: &Module<'_>, function: &str, na
             if prefix == "o" && signature.empty_outputs.contains(&index) {
                 continue;
             }
-            body += &format!("    %{prefix}p{index} = llvm.getelementptr {list}[{index}] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr\n");
+            body += &format!(
+                "    %{prefix}p{index} = llvm.getelementptr {list}[{index}] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr\n"
+            );
             body += &format!("    %{prefix}{index} = llvm.load %{prefix}p{index} : !llvm.ptr -> !llvm.ptr\n");
             operands.push(format!("%{prefix}{index}"));
         }
@@ -68,7 +79,8 @@ pub fn add_entry(strata: &StrataContext, module: &Module<'_>, function: &str, na
         operands.join(", ")
     );
     let wrapper = strata.parse(&text, "entry point").map_err(|e| CodegenError::Entry(e.to_string()))?;
-    let declaration = wrapper.body().first_operation().ok_or_else(|| CodegenError::Entry("empty wrapper module".into()))?;
+    let declaration =
+        wrapper.body().first_operation().ok_or_else(|| CodegenError::Entry("empty wrapper module".into()))?;
     let function = declaration.next_in_block().ok_or_else(|| CodegenError::Entry("no wrapper function".into()))?;
     // Safety: the wrapper function moves from the parsed module (dropped below) to `module`.
     unsafe {

@@ -31,7 +31,14 @@ pub fn host_machine() -> Result<TargetMachine, CodegenError> {
     let cpu = TargetMachine::get_host_cpu_name();
     let features = TargetMachine::get_host_cpu_features();
     target
-        .create_target_machine(&triple, cpu.to_str().unwrap_or("generic"), features.to_str().unwrap_or(""), OptimizationLevel::Aggressive, RelocMode::PIC, CodeModel::Default)
+        .create_target_machine(
+            &triple,
+            cpu.to_str().unwrap_or("generic"),
+            features.to_str().unwrap_or(""),
+            OptimizationLevel::Aggressive,
+            RelocMode::PIC,
+            CodeModel::Default,
+        )
         .ok_or_else(|| CodegenError::Llvm(format!("no target machine for {}", triple.as_str().to_string_lossy())))
 }
 
@@ -47,17 +54,32 @@ pub fn set_host_target(context: &melior::Context, module: &Module<'_>) -> Result
     Target::initialize_native(&InitializationConfig::default()).map_err(CodegenError::Llvm)?;
     let cpu = TargetMachine::get_host_cpu_name().to_str().unwrap_or("generic").to_owned();
     let host = TargetMachine::get_host_cpu_features().to_str().unwrap_or("").to_owned();
-    let features: Vec<String> = host.split(',').filter(|f| !f.is_empty()).map(str::to_owned).chain(TUNING.iter().map(|f| f.to_string())).collect();
+    let features: Vec<String> = host
+        .split(',')
+        .filter(|f| !f.is_empty())
+        .map(str::to_owned)
+        .chain(TUNING.iter().map(|f| f.to_string()))
+        .collect();
     let quoted: Vec<String> = features.iter().map(|f| format!("\"{f}\"")).collect();
     let features = Attribute::parse(context, &format!("#llvm.target_features<[{}]>", quoted.join(", ")))
         .ok_or_else(|| CodegenError::Llvm("cannot build the target_features attribute".into()))?;
     let cpu = StringAttribute::new(context, &cpu);
     let mut op = module.body().first_operation();
     while let Some(current) = op {
-        if current.name().as_string_ref().as_str() == Ok("llvm.func") && current.region(0).ok().and_then(|r| r.first_block()).is_some() {
+        if current.name().as_string_ref().as_str() == Ok("llvm.func")
+            && current.region(0).ok().and_then(|r| r.first_block()).is_some()
+        {
             unsafe {
-                mlir_sys::mlirOperationSetAttributeByName(current.to_raw(), StringRef::new("target_cpu").to_raw(), cpu.to_raw());
-                mlir_sys::mlirOperationSetAttributeByName(current.to_raw(), StringRef::new("target_features").to_raw(), features.to_raw());
+                mlir_sys::mlirOperationSetAttributeByName(
+                    current.to_raw(),
+                    StringRef::new("target_cpu").to_raw(),
+                    cpu.to_raw(),
+                );
+                mlir_sys::mlirOperationSetAttributeByName(
+                    current.to_raw(),
+                    StringRef::new("target_features").to_raw(),
+                    features.to_raw(),
+                );
             }
         }
         op = current.next_in_block();
@@ -71,19 +93,26 @@ pub fn emit(module: &Module<'_>, what: Emit) -> Result<Vec<u8>, CodegenError> {
     let context = Context::create();
     let raw = unsafe { mlir_sys::mlirTranslateModuleToLLVMIR(module.as_operation().to_raw(), context.raw() as *mut _) };
     if raw.is_null() {
-        return Err(CodegenError::Translate("mlirTranslateModuleToLLVMIR returned nothing (an op outside the LLVM dialect?)".into()));
+        return Err(CodegenError::Translate(
+            "mlirTranslateModuleToLLVMIR returned nothing (an op outside the LLVM dialect?)".into(),
+        ));
     }
     // Safety: the translated module is new, owned by us and lives in `context`.
     let llvm = unsafe { inkwell::module::Module::new(raw as *mut _) };
     llvm.set_triple(&machine.get_triple());
     llvm.set_data_layout(&machine.get_target_data().get_data_layout());
     llvm.verify().map_err(|e| CodegenError::Llvm(format!("invalid LLVM IR after translation: {e}")))?;
-    llvm.run_passes("default<O3>", &machine, PassBuilderOptions::create()).map_err(|e| CodegenError::Llvm(e.to_string()))?;
+    llvm.run_passes("default<O3>", &machine, PassBuilderOptions::create())
+        .map_err(|e| CodegenError::Llvm(e.to_string()))?;
     Ok(match what {
         Emit::LlvmIr => llvm.print_to_string().to_bytes().to_vec(),
         Emit::Assembly | Emit::Object => {
             let kind = if what == Emit::Assembly { FileType::Assembly } else { FileType::Object };
-            machine.write_to_memory_buffer(&llvm, kind).map_err(|e| CodegenError::Llvm(e.to_string()))?.as_slice().to_vec()
+            machine
+                .write_to_memory_buffer(&llvm, kind)
+                .map_err(|e| CodegenError::Llvm(e.to_string()))?
+                .as_slice()
+                .to_vec()
         }
     })
 }

@@ -19,7 +19,11 @@ impl Jit {
         let raw = unsafe { mlirExecutionEngineCreate(module.to_raw(), opt_level, 0, std::ptr::null(), false, false) };
         if raw.ptr.is_null() {
             let messages: Vec<String> = strata.sink().take().iter().map(|d| d.to_string()).collect();
-            return Err(CodegenError::Jit(if messages.is_empty() { "no diagnostic (is the module fully in the LLVM dialect?)".into() } else { messages.join("\n") }));
+            return Err(CodegenError::Jit(if messages.is_empty() {
+                "no diagnostic (is the module fully in the LLVM dialect?)".into()
+            } else {
+                messages.join("\n")
+            }));
         }
         Ok(Jit { raw })
     }
@@ -27,7 +31,11 @@ impl Jit {
     /// The address of `symbol`.
     pub fn lookup(&self, symbol: &str) -> Result<*mut (), CodegenError> {
         let address = unsafe { mlirExecutionEngineLookup(self.raw, StringRef::new(symbol).to_raw()) } as *mut ();
-        if address.is_null() { Err(CodegenError::Symbol(symbol.to_owned())) } else { Ok(address) }
+        if address.is_null() {
+            Err(CodegenError::Symbol(symbol.to_owned()))
+        } else {
+            Ok(address)
+        }
     }
 }
 

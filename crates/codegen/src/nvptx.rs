@@ -44,7 +44,10 @@ impl PtxOptions {
     /// that chip needs at least (7.0 for sm_80, 7.8 for sm_90), and the libdevice found by
     /// [`find_libdevice`].
     pub fn for_chip(chip: &str) -> Result<PtxOptions, CodegenError> {
-        let sm: u32 = chip.strip_prefix("sm_").map(|s| s.trim_end_matches(['a', 'f'])).and_then(|s| s.parse().ok()).ok_or_else(|| CodegenError::Llvm(format!("'{chip}' is not an NVIDIA architecture (expected sm_80, sm_90, ...)")))?;
+        let sm: u32 =
+            chip.strip_prefix("sm_").map(|s| s.trim_end_matches(['a', 'f'])).and_then(|s| s.parse().ok()).ok_or_else(
+                || CodegenError::Llvm(format!("'{chip}' is not an NVIDIA architecture (expected sm_80, sm_90, ...)")),
+            )?;
         let ptx = match sm {
             0..=75 => "+ptx63",
             76..=86 => "+ptx71",
@@ -75,7 +78,14 @@ fn machine(options: &PtxOptions) -> Result<TargetMachine, CodegenError> {
     let triple = TargetTriple::create(TRIPLE);
     let target = Target::from_triple(&triple).map_err(|e| CodegenError::Llvm(e.to_string()))?;
     target
-        .create_target_machine(&triple, &options.chip, &options.features, OptimizationLevel::Aggressive, RelocMode::Default, CodeModel::Default)
+        .create_target_machine(
+            &triple,
+            &options.chip,
+            &options.features,
+            OptimizationLevel::Aggressive,
+            RelocMode::Default,
+            CodeModel::Default,
+        )
         .ok_or_else(|| CodegenError::Llvm(format!("no NVPTX target machine for {} {}", options.chip, options.features)))
 }
 
@@ -91,24 +101,34 @@ pub fn emit_ptx(module: &Module<'_>, options: &PtxOptions) -> Result<(String, Ve
         if current.name().as_string_ref().as_str() == Ok("gpu.module") {
             let raw = unsafe { mlir_sys::mlirTranslateModuleToLLVMIR(current.to_raw(), context.raw() as *mut _) };
             if raw.is_null() {
-                return Err(CodegenError::Translate("a gpu.module did not translate to LLVM IR (is it lowered to NVVM?)".into()));
+                return Err(CodegenError::Translate(
+                    "a gpu.module did not translate to LLVM IR (is it lowered to NVVM?)".into(),
+                ));
             }
             // Safety: the translated module is new, owned by us and lives in `context`.
             let kernels = unsafe { inkwell::module::Module::new(raw as *mut _) };
             // Outlining names every kernel after its function (`main_kernel`); the gpu.module's
             // own symbol is unique, so the kernel takes that name (what launches refer to).
-            let symbol = current.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned()).unwrap_or_default();
+            let symbol = current
+                .attribute("sym_name")
+                .ok()
+                .and_then(|a| StringAttribute::try_from(a).ok())
+                .map(|s| s.value().to_owned())
+                .unwrap_or_default();
             for function in kernels.get_functions().filter(|f| f.get_call_conventions() == PTX_KERNEL) {
                 function.as_global_value().set_name(&symbol);
             }
             match &linked {
                 None => linked = Some(kernels),
-                Some(all) => all.link_in_module(kernels).map_err(|e| CodegenError::Llvm(format!("linking kernels: {e}")))?,
+                Some(all) => {
+                    all.link_in_module(kernels).map_err(|e| CodegenError::Llvm(format!("linking kernels: {e}")))?
+                }
             }
         }
         op = current.next_in_block();
     }
-    let llvm = linked.ok_or_else(|| CodegenError::Translate("the module has no gpu.module (nothing runs on the GPU)".into()))?;
+    let llvm = linked
+        .ok_or_else(|| CodegenError::Translate("the module has no gpu.module (nothing runs on the GPU)".into()))?;
     llvm.set_triple(&machine.get_triple());
     llvm.set_data_layout(&machine.get_target_data().get_data_layout());
 
@@ -125,7 +145,8 @@ pub fn emit_ptx(module: &Module<'_>, options: &PtxOptions) -> Result<(String, Ve
     let calls = missing(&llvm);
     if calls.iter().any(|name| name.starts_with("__nv_")) {
         let path = options.libdevice.as_deref().ok_or_else(|| no_libdevice(&calls, None))?;
-        let library = inkwell::module::Module::parse_bitcode_from_path(path, &context).map_err(|e| no_libdevice(&calls, Some((path, e.to_string()))))?;
+        let library = inkwell::module::Module::parse_bitcode_from_path(path, &context)
+            .map_err(|e| no_libdevice(&calls, Some((path, e.to_string()))))?;
         library.set_triple(&machine.get_triple());
         library.set_data_layout(&machine.get_target_data().get_data_layout());
         llvm.link_in_module(library).map_err(|e| CodegenError::Llvm(format!("linking libdevice: {e}")))?;
@@ -143,14 +164,27 @@ pub fn emit_ptx(module: &Module<'_>, options: &PtxOptions) -> Result<(String, Ve
         }
     }
     llvm.verify().map_err(|e| CodegenError::Llvm(format!("invalid LLVM IR after translation: {e}")))?;
-    llvm.run_passes("default<O3>", &machine, PassBuilderOptions::create()).map_err(|e| CodegenError::Llvm(e.to_string()))?;
-    let used = |f: &inkwell::values::FunctionValue<'_>| !unsafe { inkwell::llvm_sys::core::LLVMGetFirstUse(f.as_value_ref()) }.is_null();
-    let left: Vec<String> = llvm.get_functions().filter(|f| f.count_basic_blocks() == 0 && used(f)).map(|f| f.get_name().to_string_lossy().into_owned()).filter(|n| !n.starts_with("llvm.")).collect();
+    llvm.run_passes("default<O3>", &machine, PassBuilderOptions::create())
+        .map_err(|e| CodegenError::Llvm(e.to_string()))?;
+    let used = |f: &inkwell::values::FunctionValue<'_>| {
+        !unsafe { inkwell::llvm_sys::core::LLVMGetFirstUse(f.as_value_ref()) }.is_null()
+    };
+    let left: Vec<String> = llvm
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() == 0 && used(f))
+        .map(|f| f.get_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with("llvm."))
+        .collect();
     if !left.is_empty() {
-        return Err(CodegenError::Llvm(format!("after optimisation the kernels still call undefined functions: {}", left.join(", "))));
+        return Err(CodegenError::Llvm(format!(
+            "after optimisation the kernels still call undefined functions: {}",
+            left.join(", ")
+        )));
     }
-    let ptx = machine.write_to_memory_buffer(&llvm, FileType::Assembly).map_err(|e| CodegenError::Llvm(e.to_string()))?;
-    let ptx = String::from_utf8(ptx.as_slice().to_vec()).map_err(|_| CodegenError::Llvm("the NVPTX backend wrote non-UTF-8 PTX".into()))?;
+    let ptx =
+        machine.write_to_memory_buffer(&llvm, FileType::Assembly).map_err(|e| CodegenError::Llvm(e.to_string()))?;
+    let ptx = String::from_utf8(ptx.as_slice().to_vec())
+        .map_err(|_| CodegenError::Llvm("the NVPTX backend wrote non-UTF-8 PTX".into()))?;
     Ok((ptx, kernels))
 }
 

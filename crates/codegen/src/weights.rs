@@ -29,7 +29,9 @@ unsafe extern "C" {
 
 /// The weights blob of `module` (empty when it has none).
 pub fn blob(strata: &StrataContext, module: &Module<'_>) -> Result<Vec<u8>, CodegenError> {
-    let int = |op: melior::ir::operation::OperationRef<'_, '_>, name: &str| op.attribute(name).ok().and_then(|a| IntegerAttribute::try_from(a).ok()).map(|a| a.value() as u64);
+    let int = |op: melior::ir::operation::OperationRef<'_, '_>, name: &str| {
+        op.attribute(name).ok().and_then(|a| IntegerAttribute::try_from(a).ok()).map(|a| a.value() as u64)
+    };
     let Some(size) = int(module.as_operation(), "strata.weights_bytes") else {
         return Ok(Vec::new());
     };
@@ -38,18 +40,35 @@ pub fn blob(strata: &StrataContext, module: &Module<'_>) -> Result<Vec<u8>, Code
     let mut op = module.body().first_operation();
     while let Some(current) = op {
         if let Some(offset) = int(current, "strata.weights_offset") {
-            let name = current.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_owned()).unwrap_or_default();
+            let name = current
+                .attribute("sym_name")
+                .ok()
+                .and_then(|a| StringAttribute::try_from(a).ok())
+                .map(|s| s.value().to_owned())
+                .unwrap_or_default();
             offsets.insert(name, offset);
             // Safety: the clone is new and handed to the scratch module's body.
-            unsafe { mlir_sys::mlirBlockAppendOwnedOperation(scratch.body().to_raw(), mlir_sys::mlirOperationClone(current.to_raw())) };
+            unsafe {
+                mlir_sys::mlirBlockAppendOwnedOperation(
+                    scratch.body().to_raw(),
+                    mlir_sys::mlirOperationClone(current.to_raw()),
+                )
+            };
         }
         op = current.next_in_block();
     }
     let mut scratch = scratch;
-    let mut pm = strata_ir::PassManager::parse(strata, "builtin.module(finalize-memref-to-llvm)", strata_ir::PassManagerOptions::default()).map_err(|e| CodegenError::Translate(e.to_string()))?;
-    pm.run(&mut scratch, &mut std::io::sink()).map_err(|e| CodegenError::Translate(format!("lowering the weights: {e}")))?;
+    let mut pm = strata_ir::PassManager::parse(
+        strata,
+        "builtin.module(finalize-memref-to-llvm)",
+        strata_ir::PassManagerOptions::default(),
+    )
+    .map_err(|e| CodegenError::Translate(e.to_string()))?;
+    pm.run(&mut scratch, &mut std::io::sink())
+        .map_err(|e| CodegenError::Translate(format!("lowering the weights: {e}")))?;
     let context = Context::create();
-    let raw = unsafe { mlir_sys::mlirTranslateModuleToLLVMIR(scratch.as_operation().to_raw(), context.raw() as *mut _) };
+    let raw =
+        unsafe { mlir_sys::mlirTranslateModuleToLLVMIR(scratch.as_operation().to_raw(), context.raw() as *mut _) };
     if raw.is_null() {
         return Err(CodegenError::Translate("the weights did not translate to LLVM IR".into()));
     }
@@ -58,18 +77,26 @@ pub fn blob(strata: &StrataContext, module: &Module<'_>) -> Result<Vec<u8>, Code
     let layout = TargetData::create("e-i64:64-i128:128-v16:16-v32:32-n16:32:64");
     let mut bytes = vec![0u8; size as usize];
     for (name, offset) in offsets {
-        let global = llvm.get_global(&name).ok_or_else(|| CodegenError::Translate(format!("weights: @{name} vanished in translation")))?;
+        let global = llvm
+            .get_global(&name)
+            .ok_or_else(|| CodegenError::Translate(format!("weights: @{name} vanished in translation")))?;
         let init = unsafe { LLVMGetInitializer(global.as_value_ref()) };
         if init.is_null() {
             return Err(CodegenError::Translate(format!("weights: @{name} has no value")));
         }
-        unsafe { write_constant(init, layout.as_mut_ptr(), &mut bytes, offset as usize) }.map_err(|e| CodegenError::Translate(format!("weights: @{name}: {e}")))?;
+        unsafe { write_constant(init, layout.as_mut_ptr(), &mut bytes, offset as usize) }
+            .map_err(|e| CodegenError::Translate(format!("weights: @{name}: {e}")))?;
     }
     Ok(bytes)
 }
 
 /// Writes the in-memory bytes of the constant `value` at `at`.
-unsafe fn write_constant(value: LLVMValueRef, layout: LLVMTargetDataRef, out: &mut [u8], at: usize) -> Result<(), String> {
+unsafe fn write_constant(
+    value: LLVMValueRef,
+    layout: LLVMTargetDataRef,
+    out: &mut [u8],
+    at: usize,
+) -> Result<(), String> {
     unsafe {
         let ty = LLVMTypeOf(value);
         let size = LLVMABISizeOfType(layout, ty) as usize;
@@ -79,7 +106,10 @@ unsafe fn write_constant(value: LLVMValueRef, layout: LLVMTargetDataRef, out: &m
             let data = LLVMGetRawDataValues(value, &mut length);
             let raw = std::slice::from_raw_parts(data.cast::<u8>(), length);
             slot[..length.min(size)].copy_from_slice(&raw[..length.min(size)]);
-        } else if !LLVMIsAConstantAggregateZero(value).is_null() || !LLVMIsAUndefValue(value).is_null() || !LLVMIsAPoisonValue(value).is_null() {
+        } else if !LLVMIsAConstantAggregateZero(value).is_null()
+            || !LLVMIsAUndefValue(value).is_null()
+            || !LLVMIsAPoisonValue(value).is_null()
+        {
             slot.fill(0);
         } else if !LLVMIsAConstantArray(value).is_null() {
             let element = LLVMABISizeOfType(layout, LLVMGetElementType(ty)) as usize;

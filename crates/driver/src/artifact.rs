@@ -26,7 +26,12 @@ impl ArtifactPaths {
         let stem = main.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
         let stem = stem.strip_prefix("lib").filter(|_| main.extension().is_some_and(|e| e == "so")).unwrap_or(stem);
         let beside = |suffix: &str| main.with_file_name(format!("{stem}{suffix}"));
-        ArtifactPaths { main: main.to_path_buf(), manifest: beside(".json"), weights: beside(".weights.bin"), header: beside(".h") }
+        ArtifactPaths {
+            main: main.to_path_buf(),
+            manifest: beside(".json"),
+            weights: beside(".weights.bin"),
+            header: beside(".h"),
+        }
     }
 }
 
@@ -68,7 +73,8 @@ fn constant(value: melior::ir::Value<'_, '_>) -> Option<i64> {
 /// The kernel launches of the GPU-lowered `@main`, in order, with each kernel parameter
 /// mapped to its ABI buffer.
 pub fn launches(compiled: &Compiled<'_>) -> Result<Vec<Launch>, String> {
-    let main = strata_ir::rewrite::find_symbol(&compiled.module, "main").ok_or("error: the module has no @main function")?;
+    let main =
+        strata_ir::rewrite::find_symbol(&compiled.module, "main").ok_or("error: the module has no @main function")?;
     let inputs = compiled.signature.inputs.len();
     let outputs = compiled.signature.outputs.len();
     let arena = int_attribute(main, "strata.arena_arg");
@@ -81,7 +87,9 @@ pub fn launches(compiled: &Compiled<'_>) -> Result<Vec<Launch>, String> {
         let name = strata_ir::ods::op_name(current);
         if name != "gpu.launch_func" {
             if !matches!(name.as_str(), "func.return" | "arith.constant") && !name.starts_with("memref.") {
-                return Err(format!("error: internal: '{name}' is left on the host after GPU lowering; only kernel launches may remain"));
+                return Err(format!(
+                    "error: internal: '{name}' is left on the host after GPU lowering; only kernel launches may remain"
+                ));
             }
             continue;
         }
@@ -91,18 +99,23 @@ pub fn launches(compiled: &Compiled<'_>) -> Result<Vec<Launch>, String> {
         let kernel = root.as_str().map_err(|_| "error: internal: kernel name is not UTF-8")?.to_owned();
         // Operand segments: async deps, grid x/y/z, block x/y/z, cluster x/y/z, dynamic shared
         // memory, kernel operands, async object.
-        let segments = current.attribute("operandSegmentSizes").map_err(|_| "error: internal: gpu.launch_func without operand segments")?;
+        let segments = current
+            .attribute("operandSegmentSizes")
+            .map_err(|_| "error: internal: gpu.launch_func without operand segments")?;
         let sizes: Vec<usize> = (0..unsafe { mlir_sys::mlirDenseArrayGetNumElements(segments.to_raw()) })
             .map(|i| unsafe { mlir_sys::mlirDenseI32ArrayGetElement(segments.to_raw(), i) } as usize)
             .collect();
         if sizes.len() < 12 || sizes[0] != 0 || sizes[7..11].iter().any(|&n| n != 0) {
             return Err(format!("error: internal: launch of {kernel} uses async tokens, clusters or dynamic shared memory, which the CUDA runtime does not support"));
         }
-        let operand = |i: usize| current.operand(i).map_err(|_| format!("error: internal: launch of {kernel} lacks operand {i}"));
+        let operand =
+            |i: usize| current.operand(i).map_err(|_| format!("error: internal: launch of {kernel} lacks operand {i}"));
         let dims = |first: usize| -> Result<[u32; 3], String> {
             let mut out = [0u32; 3];
             for (k, slot) in out.iter_mut().enumerate() {
-                *slot = constant(operand(first + k)?).and_then(|v| u32::try_from(v).ok()).ok_or_else(|| format!("error: launch of {kernel}: grid and block sizes must be constants"))?;
+                *slot = constant(operand(first + k)?)
+                    .and_then(|v| u32::try_from(v).ok())
+                    .ok_or_else(|| format!("error: launch of {kernel}: grid and block sizes must be constants"))?;
             }
             Ok(out)
         };
@@ -119,7 +132,11 @@ pub fn launches(compiled: &Compiled<'_>) -> Result<Vec<Launch>, String> {
                 p if p < inputs + outputs => KernelArg::Output(p - inputs),
                 p if Some(p as i64) == arena => KernelArg::Arena,
                 p if Some(p as i64) == weights => KernelArg::Weights,
-                p => return Err(format!("error: internal: kernel {kernel} takes argument {p} of @main, which is no ABI buffer")),
+                p => {
+                    return Err(format!(
+                        "error: internal: kernel {kernel} takes argument {p} of @main, which is no ABI buffer"
+                    ))
+                }
             });
         }
         launches.push(Launch { kernel, grid, block, args });
@@ -129,7 +146,13 @@ pub fn launches(compiled: &Compiled<'_>) -> Result<Vec<Launch>, String> {
 
 /// Writes `<stem>.ptx`, `<stem>.json` and `<stem>.weights.bin` for a module compiled to the
 /// `Gpu` stage; returns the manifest.
-pub fn write_gpu(strata: &StrataContext, compiled: &Compiled<'_>, name: &str, chip: &str, paths: &ArtifactPaths) -> Result<Manifest, String> {
+pub fn write_gpu(
+    strata: &StrataContext,
+    compiled: &Compiled<'_>,
+    name: &str,
+    chip: &str,
+    paths: &ArtifactPaths,
+) -> Result<Manifest, String> {
     let options = strata_codegen::PtxOptions::for_chip(chip).map_err(|e| format!("error: {e}"))?;
     let (ptx, _) = strata_codegen::emit_ptx(&compiled.module, &options).map_err(|e| format!("error: {e}"))?;
     let weights = strata_codegen::weights::blob(strata, &compiled.module).map_err(|e| format!("error: {e}"))?;
@@ -140,7 +163,8 @@ pub fn write_gpu(strata: &StrataContext, compiled: &Compiled<'_>, name: &str, ch
     manifest.weights_bytes = weights.len();
     if !weights.is_empty() {
         manifest.weights = Some(file_name(&paths.weights));
-        std::fs::write(&paths.weights, &weights).map_err(|e| format!("error: cannot write {}: {e}", paths.weights.display()))?;
+        std::fs::write(&paths.weights, &weights)
+            .map_err(|e| format!("error: cannot write {}: {e}", paths.weights.display()))?;
     }
     std::fs::write(&paths.main, ptx).map_err(|e| format!("error: cannot write {}: {e}", paths.main.display()))?;
     manifest.write(&paths.manifest).map_err(|e| format!("error: {e}"))?;
@@ -204,18 +228,21 @@ void strata_{name}_run(const uint8_t *weights, uint8_t *arena, const void *const
 /// Writes a host shared object (linked by the system C compiler driver `cc -shared`), its C
 /// header and its manifest, for a module compiled to the LLVM-dialect stage.
 pub fn write_host(compiled: &Compiled<'_>, name: &str, paths: &ArtifactPaths) -> Result<Manifest, String> {
-    let object = strata_codegen::emit(&compiled.module, strata_codegen::Emit::Object).map_err(|e| format!("error: {e}"))?;
+    let object =
+        strata_codegen::emit(&compiled.module, strata_codegen::Emit::Object).map_err(|e| format!("error: {e}"))?;
     let temp = paths.main.with_extension("strata-tmp.o");
     std::fs::write(&temp, object).map_err(|e| format!("error: cannot write {}: {e}", temp.display()))?;
     let linker = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let status = std::process::Command::new(&linker).arg("-shared").arg("-o").arg(&paths.main).arg(&temp).arg("-lm").status();
+    let status =
+        std::process::Command::new(&linker).arg("-shared").arg("-o").arg(&paths.main).arg(&temp).arg("-lm").status();
     let _ = std::fs::remove_file(&temp);
     match status {
         Ok(s) if s.success() => {}
         Ok(s) => return Err(format!("error: linking {} with `{linker} -shared` failed ({s})", paths.main.display())),
         Err(e) => return Err(format!("error: cannot run the linker `{linker}` (set CC to a C compiler driver): {e}")),
     }
-    std::fs::write(&paths.header, c_header(name, &compiled.signature)).map_err(|e| format!("error: cannot write {}: {e}", paths.header.display()))?;
+    std::fs::write(&paths.header, c_header(name, &compiled.signature))
+        .map_err(|e| format!("error: cannot write {}: {e}", paths.header.display()))?;
     let mut manifest = base_manifest(name, "host", &compiled.signature);
     manifest.entry = compiled.entry.clone().unwrap_or_else(|| format!("strata_{name}_run"));
     manifest.library = Some(file_name(&paths.main));

@@ -79,7 +79,11 @@ pub fn plan_pipeline(strategy: &str, pads_in_place: bool) -> String {
 
 /// After planning: the host's vectorised kernels (unless the schedule is off), then cleanup.
 pub fn after_plan_pipeline(schedule: bool) -> &'static str {
-    if schedule { "builtin.module(strata-cpu-vectorize,canonicalize)" } else { "builtin.module(canonicalize)" }
+    if schedule {
+        "builtin.module(strata-cpu-vectorize,canonicalize)"
+    } else {
+        "builtin.module(canonicalize)"
+    }
 }
 
 /// Why compilation stopped.
@@ -139,11 +143,18 @@ pub struct Compiled<'c> {
 /// Compiles ONNX bytes up to `stop` (host stages from `LlvmDialect` on all stop at the LLVM
 /// dialect, GPU stages at `Gpu`; `strata_codegen` takes it from there). `progress` is told each
 /// stage's name.
-pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOptions, stop: Stage, progress: &mut dyn FnMut(&str)) -> Result<Compiled<'c>, CompileError> {
+pub fn compile<'c>(
+    strata: &'c StrataContext,
+    bytes: &[u8],
+    options: &CompileOptions,
+    stop: Stage,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Compiled<'c>, CompileError> {
     let mut timings = Vec::new();
     let start = Instant::now();
     progress("import");
-    let mut module = import(strata, bytes, &options.import).map_err(|e| CompileError { message: format!("error: {e}"), unsupported: e.is_unsupported() })?;
+    let mut module = import(strata, bytes, &options.import)
+        .map_err(|e| CompileError { message: format!("error: {e}"), unsupported: e.is_unsupported() })?;
     timings.push(("import", start.elapsed()));
     let signature = signature(main_function(&module)?)?;
     // MLIR's bare-pointer calling convention rejects zero-sized memrefs at the boundary, and an
@@ -153,19 +164,34 @@ pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOpt
     if !empty.is_empty() {
         if options.target == Target::Nvptx {
             let output = &signature.outputs[empty[0]];
-            return Err(CompileError { message: format!("error: unsupported: output '{}' has no elements ({:?}); the GPU target has no empty outputs yet", output.name, output.shape), unsupported: true });
+            return Err(CompileError {
+                message: format!(
+                    "error: unsupported: output '{}' has no elements ({:?}); the GPU target has no empty outputs yet",
+                    output.name, output.shape
+                ),
+                unsupported: true,
+            });
         }
-        drop_results(strata.mlir(), main_function(&module)?, &empty).map_err(|e| CompileError { message: format!("error: {e}"), unsupported: false })?;
+        drop_results(strata.mlir(), main_function(&module)?, &empty)
+            .map_err(|e| CompileError { message: format!("error: {e}"), unsupported: false })?;
     }
     let mut compiled = Compiled { module, signature, entry: None, timings, arena_lower_bound: None };
     let gpu = options.target == Target::Nvptx;
     if gpu != matches!(stop, Stage::Gpu | Stage::Ptx) && stop > Stage::Memref {
-        let target = if gpu { "nvptx (--emit=gpu or ptx)" } else { "host (--emit=llvm-dialect, llvm-ir, asm, obj or so)" };
-        return Err(CompileError { message: format!("error: --emit={stop:?} is not a stage of target {target}").to_lowercase(), unsupported: false });
+        let target =
+            if gpu { "nvptx (--emit=gpu or ptx)" } else { "host (--emit=llvm-dialect, llvm-ir, asm, obj or so)" };
+        return Err(CompileError {
+            message: format!("error: --emit={stop:?} is not a stage of target {target}").to_lowercase(),
+            unsupported: false,
+        });
     }
     let stages: [(Stage, &str, String); 4] = [
         // The rewrite report shows what the optimiser would do, on the graph before it.
-        (Stage::SgOpt, "sg-opt", if options.egraph && stop != Stage::RewriteReport { SG_OPT_EGRAPH } else { SG_OPT }.to_string()),
+        (
+            Stage::SgOpt,
+            "sg-opt",
+            if options.egraph && stop != Stage::RewriteReport { SG_OPT_EGRAPH } else { SG_OPT }.to_string(),
+        ),
         (Stage::Linalg, "lower", LINALG.to_string()),
         // Several pipelines (see `memref_stage`); the host loop schedule only helps CPUs.
         (Stage::Memref, "bufferize+plan", String::new()),
@@ -186,14 +212,21 @@ pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOpt
         compiled.module = module;
         if stage == Stage::Memref {
             let main = main_function(&compiled.module)?;
-            let int = |name: &str| main.attribute(name).ok().and_then(|a| IntegerAttribute::try_from(a).ok()).map(|a| a.value() as usize);
+            let int = |name: &str| {
+                main.attribute(name).ok().and_then(|a| IntegerAttribute::try_from(a).ok()).map(|a| a.value() as usize)
+            };
             compiled.signature.arena_bytes = int("strata.arena_bytes").unwrap_or(0);
             compiled.signature.arena_alignment = int("strata.arena_alignment").unwrap_or(1);
             compiled.arena_lower_bound = int("strata.arena_lower_bound");
         }
         if stage == Stage::LlvmDialect {
-            let sig = strata_codegen::EntrySignature { inputs: compiled.signature.inputs.len(), outputs: compiled.signature.outputs.len(), empty_outputs: empty.clone() };
-            let entry = strata_codegen::add_entry(strata, &compiled.module, "main", &options.name, sig).map_err(|e| format!("error: {e}"))?;
+            let sig = strata_codegen::EntrySignature {
+                inputs: compiled.signature.inputs.len(),
+                outputs: compiled.signature.outputs.len(),
+                empty_outputs: empty.clone(),
+            };
+            let entry = strata_codegen::add_entry(strata, &compiled.module, "main", &options.name, sig)
+                .map_err(|e| format!("error: {e}"))?;
             strata_codegen::set_host_target(strata.mlir(), &compiled.module).map_err(|e| format!("error: {e}"))?;
             compiled.entry = Some(entry);
         }
@@ -202,7 +235,12 @@ pub fn compile<'c>(strata: &'c StrataContext, bytes: &[u8], options: &CompileOpt
     Ok(compiled)
 }
 
-fn run_pipeline<'c>(strata: &'c StrataContext, module: &mut Module<'c>, pipeline: &str, verify_each: bool) -> Result<(), String> {
+fn run_pipeline<'c>(
+    strata: &'c StrataContext,
+    module: &mut Module<'c>,
+    pipeline: &str,
+    verify_each: bool,
+) -> Result<(), String> {
     let options = PassManagerOptions { verify_each, ..PassManagerOptions::default() };
     let mut pm = PassManager::parse(strata, pipeline, options).map_err(|e| e.render(&SourceMap::default()))?;
     pm.run(module, &mut std::io::stderr()).map(|_| ()).map_err(|e| e.render(&SourceMap::default()))
@@ -217,12 +255,19 @@ fn arena_bytes(module: &Module<'_>) -> Option<i64> {
 /// The memref stage: schedule, then plan with pads produced in place and without (on a copy),
 /// keep the smaller arena (pads in place on a tie: they also save the copies), then lower the
 /// vectorised kernels.
-fn memref_stage<'c>(strata: &'c StrataContext, mut module: Module<'c>, options: &CompileOptions, schedule: bool) -> Result<Module<'c>, String> {
+fn memref_stage<'c>(
+    strata: &'c StrataContext,
+    mut module: Module<'c>,
+    options: &CompileOptions,
+    schedule: bool,
+) -> Result<Module<'c>, String> {
     if let Some(pipeline) = schedule_pipeline(schedule) {
         run_pipeline(strata, &mut module, pipeline, options.verify_each)?;
     }
     // Safety: the clone is a new, owned module operation.
-    let copy = unsafe { melior::ir::operation::Operation::from_raw(mlir_sys::mlirOperationClone(module.as_operation().to_raw())) };
+    let copy = unsafe {
+        melior::ir::operation::Operation::from_raw(mlir_sys::mlirOperationClone(module.as_operation().to_raw()))
+    };
     let mut plain = Module::from_operation(copy).ok_or("error: cannot copy the module")?;
     run_pipeline(strata, &mut module, &plan_pipeline(&options.strategy, true), options.verify_each)?;
     run_pipeline(strata, &mut plain, &plan_pipeline(&options.strategy, false), options.verify_each)?;
@@ -244,17 +289,30 @@ fn empty_outputs(signature: &Signature) -> Vec<usize> {
 fn drop_results(context: &melior::Context, main: OperationRef<'_, '_>, drop: &[usize]) -> Result<(), String> {
     let block = main.region(0).ok().and_then(|r| r.first_block()).ok_or("@main has no body")?;
     let terminator = block.terminator().ok_or("@main has no terminator")?;
-    let kept: Vec<Value> = terminator.operands().enumerate().filter(|(i, _)| !drop.contains(i)).map(|(_, v)| v).collect();
-    let ty = main.attribute("function_type").ok().and_then(|a| TypeAttribute::try_from(a).ok()).and_then(|a| FunctionType::try_from(a.value()).ok()).ok_or("@main has no function type")?;
+    let kept: Vec<Value> =
+        terminator.operands().enumerate().filter(|(i, _)| !drop.contains(i)).map(|(_, v)| v).collect();
+    let ty = main
+        .attribute("function_type")
+        .ok()
+        .and_then(|a| TypeAttribute::try_from(a).ok())
+        .and_then(|a| FunctionType::try_from(a.value()).ok())
+        .ok_or("@main has no function type")?;
     let inputs: Vec<melior::ir::Type> = (0..ty.input_count()).map(|i| ty.input(i).expect("counted")).collect();
     let results: Vec<melior::ir::Type> = kept.iter().map(|v| v.r#type()).collect();
     let new_type = FunctionType::new(context, &inputs, &results);
-    let ret = OperationBuilder::new("func.return", terminator.location()).add_operands(&kept).build().map_err(|e| e.to_string())?;
+    let ret = OperationBuilder::new("func.return", terminator.location())
+        .add_operands(&kept)
+        .build()
+        .map_err(|e| e.to_string())?;
     block.insert_operation_before(terminator, ret);
     // Safety: the old terminator is not used again; erased ops are looked up afresh each round.
     unsafe {
         mlir_sys::mlirOperationDestroy(terminator.to_raw());
-        mlir_sys::mlirOperationSetAttributeByName(main.to_raw(), melior::StringRef::new("function_type").to_raw(), TypeAttribute::new(new_type.into()).to_raw());
+        mlir_sys::mlirOperationSetAttributeByName(
+            main.to_raw(),
+            melior::StringRef::new("function_type").to_raw(),
+            TypeAttribute::new(new_type.into()).to_raw(),
+        );
         let mut erased = true;
         while erased {
             erased = false;
@@ -284,27 +342,45 @@ fn signature(main: OperationRef<'_, '_>) -> Result<Signature, String> {
         let array = main.attribute(attr).ok().and_then(|a| ArrayAttribute::try_from(a).ok());
         (0..count)
             .map(|i| {
-                array.and_then(|a| a.element(i).ok()).and_then(|e| StringAttribute::try_from(e).ok()).map_or(format!("{prefix}{i}"), |s| s.value().to_owned())
+                array
+                    .and_then(|a| a.element(i).ok())
+                    .and_then(|e| StringAttribute::try_from(e).ok())
+                    .map_or(format!("{prefix}{i}"), |s| s.value().to_owned())
             })
             .collect()
     };
     let spec = |name: String, t: melior::ir::Type<'_>| -> Result<TensorSpec, String> {
         let tensor = strata_lower::ops::tensor_type(t).map_err(|e| format!("error: '{name}': {e}"))?;
-        let dtype = DType::from_mlir(&tensor.elem.storage()).ok_or_else(|| format!("error: '{name}' has element type {} which the runtime does not support", tensor.elem.storage()))?;
+        let dtype = DType::from_mlir(&tensor.elem.storage()).ok_or_else(|| {
+            format!("error: '{name}' has element type {} which the runtime does not support", tensor.elem.storage())
+        })?;
         Ok(TensorSpec { name, dtype, shape: tensor.shape.iter().map(|&d| d as usize).collect() })
     };
     let input_names = names("strata.input_names", ty.input_count(), "input");
     let output_names = names("strata.output_names", ty.result_count(), "output");
     Ok(Signature {
-        inputs: input_names.into_iter().enumerate().map(|(i, n)| spec(n, ty.input(i).expect("counted"))).collect::<Result<_, _>>()?,
-        outputs: output_names.into_iter().enumerate().map(|(i, n)| spec(n, ty.result(i).expect("counted"))).collect::<Result<_, _>>()?,
+        inputs: input_names
+            .into_iter()
+            .enumerate()
+            .map(|(i, n)| spec(n, ty.input(i).expect("counted")))
+            .collect::<Result<_, _>>()?,
+        outputs: output_names
+            .into_iter()
+            .enumerate()
+            .map(|(i, n)| spec(n, ty.result(i).expect("counted")))
+            .collect::<Result<_, _>>()?,
         arena_bytes: 0,
         arena_alignment: 1,
     })
 }
 
 /// Compiles to a runnable model (JIT at O3 for the host).
-pub fn compile_model(strata: &StrataContext, bytes: &[u8], options: &CompileOptions, progress: &mut dyn FnMut(&str)) -> Result<(strata_runtime::Model, Vec<(&'static str, Duration)>, Option<usize>), CompileError> {
+pub fn compile_model(
+    strata: &StrataContext,
+    bytes: &[u8],
+    options: &CompileOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(strata_runtime::Model, Vec<(&'static str, Duration)>, Option<usize>), CompileError> {
     let compiled = compile(strata, bytes, options, Stage::LlvmDialect, progress)?;
     progress("jit");
     let start = Instant::now();

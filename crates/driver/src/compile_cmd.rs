@@ -41,7 +41,10 @@ pub struct ModelArgs {
 impl ModelArgs {
     fn options(&self) -> CompileOptions {
         let stem = self.model.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
-        let name: String = self.name.clone().unwrap_or_else(|| stem.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect());
+        let name: String = self
+            .name
+            .clone()
+            .unwrap_or_else(|| stem.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect());
         CompileOptions {
             import: ImportOptions {
                 file_name: self.model.display().to_string(),
@@ -118,11 +121,17 @@ struct Progress {
 impl Progress {
     fn new() -> Self {
         let bar = ProgressBar::with_draw_target(Some(6), ProgressDrawTarget::hidden());
-        bar.set_style(ProgressStyle::with_template("{spinner} compiling [{bar:20}] {msg} ({elapsed})").unwrap_or_else(|_| ProgressStyle::default_bar()));
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} compiling [{bar:20}] {msg} ({elapsed})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
         Progress { bar, start: Instant::now() }
     }
     fn stage(&mut self, name: &str) {
-        if self.bar.is_hidden() && self.start.elapsed() > Duration::from_secs(1) && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        if self.bar.is_hidden()
+            && self.start.elapsed() > Duration::from_secs(1)
+            && std::io::IsTerminal::is_terminal(&std::io::stderr())
+        {
             self.bar.set_draw_target(ProgressDrawTarget::stderr());
         }
         self.bar.set_message(name.to_owned());
@@ -159,18 +168,22 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), String> {
         }
         Stage::RewriteReport => {
             progress.stage("rewrite");
-            let main = strata_ir::rewrite::find_symbol(&compiled.module, "main").ok_or("error: the module has no @main function")?;
+            let main = strata_ir::rewrite::find_symbol(&compiled.module, "main")
+                .ok_or("error: the module has no @main function")?;
             let graph = strata_rewrite_sg::graph_of(main).map_err(|e| format!("error: rewrite-report: {e}"))?;
             let start = Instant::now();
             let limits = strata_rewrite::Limits::for_graph(graph.nodes.len());
-            let outcome = strata_rewrite::optimize(&graph, &limits, &strata_rewrite::Weights::default()).map_err(|e| format!("error: rewrite-report: {e}"))?;
+            let outcome = strata_rewrite::optimize(&graph, &limits, &strata_rewrite::Weights::default())
+                .map_err(|e| format!("error: rewrite-report: {e}"))?;
             let (text, json) = strata_rewrite_sg::report(&graph, &outcome, start.elapsed());
             if let Some(path) = &args.graph_json {
-                std::fs::write(path, graph.to_json() + "\n").map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+                std::fs::write(path, graph.to_json() + "\n")
+                    .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
             }
             if let Some(path) = &args.report_json {
                 let pretty = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
-                std::fs::write(path, pretty + "\n").map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+                std::fs::write(path, pretty + "\n")
+                    .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
             }
             text.into_bytes()
         }
@@ -185,7 +198,8 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), String> {
         }
         Stage::So | Stage::Ptx => {
             progress.stage("codegen");
-            let main = args.output.clone().unwrap_or_else(|| default_path(if stage == Stage::So { "so" } else { "ptx" }));
+            let main =
+                args.output.clone().unwrap_or_else(|| default_path(if stage == Stage::So { "so" } else { "ptx" }));
             let paths = ArtifactPaths::for_output(&main);
             let manifest = if stage == Stage::So {
                 crate::artifact::write_host(&compiled, &options.name, &paths)?
@@ -193,7 +207,11 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), String> {
                 crate::artifact::write_gpu(&strata, &compiled, &options.name, &args.chip, &paths)?
             };
             drop(progress);
-            let extra = if stage == Stage::So { format!(", header {}", paths.header.display()) } else { format!(", {} kernels, weights {} B", manifest.kernels.len(), manifest.weights_bytes) };
+            let extra = if stage == Stage::So {
+                format!(", header {}", paths.header.display())
+            } else {
+                format!(", {} kernels, weights {} B", manifest.kernels.len(), manifest.weights_bytes)
+            };
             eprintln!("wrote {} (manifest {}{extra})", paths.main.display(), paths.manifest.display());
             return Ok(());
         }
@@ -264,7 +282,8 @@ fn run_cuda(args: &RunArgs) -> Result<(), String> {
     let paths = ArtifactPaths::for_output(&dir.join(format!("{}.ptx", options.name)));
     let written = crate::artifact::write_gpu(&strata, &compiled, &options.name, &args.chip, &paths);
     drop(progress);
-    let loaded = written.and_then(|_| strata_runtime::cuda::CudaModel::load(&paths.manifest).map_err(|e| format!("error: {e}")));
+    let loaded =
+        written.and_then(|_| strata_runtime::cuda::CudaModel::load(&paths.manifest).map_err(|e| format!("error: {e}")));
     let _ = std::fs::remove_dir_all(&dir);
     let mut model = loaded?;
     let signature = model.signature().clone();
@@ -274,7 +293,8 @@ fn run_cuda(args: &RunArgs) -> Result<(), String> {
     strata_runtime::cli::print_outputs(&signature, &outputs);
     println!("device: {}, {} kernel launches per run", model.device, model.launches());
     println!("arena: {} B, alignment {}", signature.arena_bytes, signature.arena_alignment);
-    let stages: Vec<String> = compiled.timings.iter().map(|(name, d)| format!("{name} {:.1} ms", d.as_secs_f64() * 1e3)).collect();
+    let stages: Vec<String> =
+        compiled.timings.iter().map(|(name, d)| format!("{name} {:.1} ms", d.as_secs_f64() * 1e3)).collect();
     println!("compile: {}", stages.join(", "));
     println!("run: {gpu_ms:.3} ms (GPU time, median of {})", args.repeat.max(1));
     strata_runtime::cli::check_expectations(&signature, &outputs, &args.expect, args.rtol, args.atol)?;
@@ -292,7 +312,8 @@ pub fn run_run(args: &RunArgs) -> Result<(), String> {
     let bytes = args.model.read()?;
     let options = args.model.options();
     let mut progress = Progress::new();
-    let (mut model, timings, lower_bound) = compile_model(&strata, &bytes, &options, &mut |s| progress.stage(s)).map_err(|e| e.message)?;
+    let (mut model, timings, lower_bound) =
+        compile_model(&strata, &bytes, &options, &mut |s| progress.stage(s)).map_err(|e| e.message)?;
     drop(progress);
     let signature = model.signature().clone();
     let inputs = strata_runtime::cli::read_inputs(&signature, &args.inputs)?;
@@ -312,11 +333,18 @@ pub fn run_run(args: &RunArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn print_summary(signature: &strata_runtime::Signature, outputs: &[Tensor], timings: &[(&str, Duration)], lower_bound: Option<usize>, latency: Duration) {
+fn print_summary(
+    signature: &strata_runtime::Signature,
+    outputs: &[Tensor],
+    timings: &[(&str, Duration)],
+    lower_bound: Option<usize>,
+    latency: Duration,
+) {
     strata_runtime::cli::print_outputs(signature, outputs);
     let bound = lower_bound.map_or(String::new(), |b| format!(" (lower bound {b} B)"));
     println!("arena: {} B, alignment {}{bound}", signature.arena_bytes, signature.arena_alignment);
-    let stages: Vec<String> = timings.iter().map(|(name, d)| format!("{name} {:.1} ms", d.as_secs_f64() * 1e3)).collect();
+    let stages: Vec<String> =
+        timings.iter().map(|(name, d)| format!("{name} {:.1} ms", d.as_secs_f64() * 1e3)).collect();
     println!("compile: {}", stages.join(", "));
     println!("run: {:.3} ms (median)", latency.as_secs_f64() * 1e3);
 }

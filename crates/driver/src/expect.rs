@@ -95,7 +95,10 @@ pub fn check(file: &str, expectations: &[Expectation], diagnostics: &[Diagnostic
             _ => None,
         };
         let found = expectations.iter().enumerate().position(|(i, e)| {
-            !matched[i] && Some(e.line) == line && e.severity == diagnostic.severity && diagnostic.message.contains(&e.text)
+            !matched[i]
+                && Some(e.line) == line
+                && e.severity == diagnostic.severity
+                && diagnostic.message.contains(&e.text)
         });
         match found {
             Some(i) => matched[i] = true,
@@ -135,7 +138,12 @@ mod tests {
         let lines: Vec<_> = got.iter().map(|e| (e.severity, e.line, e.text.as_str())).collect();
         assert_eq!(
             lines,
-            [(Severity::Error, 3, "boom"), (Severity::Warning, 3, "w"), (Severity::Note, 1, "n"), (Severity::Remark, 3, "r")]
+            [
+                (Severity::Error, 3, "boom"),
+                (Severity::Warning, 3, "w"),
+                (Severity::Note, 1, "n"),
+                (Severity::Remark, 3, "r")
+            ]
         );
     }
 
@@ -148,8 +156,13 @@ mod tests {
 
     #[test]
     fn reports_both_directions() {
-        let expectations = parse_expectations("x // expected-error {{bad thing}}\ny // expected-error {{never}}").unwrap();
-        let failures = check("t.mlir", &expectations, &[at(1, Severity::Error, "a bad thing happened"), at(2, Severity::Warning, "w")]);
+        let expectations =
+            parse_expectations("x // expected-error {{bad thing}}\ny // expected-error {{never}}").unwrap();
+        let failures = check(
+            "t.mlir",
+            &expectations,
+            &[at(1, Severity::Error, "a bad thing happened"), at(2, Severity::Warning, "w")],
+        );
         assert_eq!(failures.len(), 2, "{failures:?}");
         assert!(failures[0].contains("unexpected warning: w"));
         assert!(failures[1].contains("expected error \"never\" was not produced"));

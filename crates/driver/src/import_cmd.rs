@@ -27,10 +27,13 @@ pub struct ImportArgs {
 
 /// Parses `name=1x3x224x224`.
 pub fn parse_input_shape(text: &str) -> Result<(String, Vec<i64>), String> {
-    let (name, dims) = text.split_once('=').ok_or_else(|| format!("expected NAME=DIMS (like x=1x3x224x224), got '{text}'"))?;
+    let (name, dims) =
+        text.split_once('=').ok_or_else(|| format!("expected NAME=DIMS (like x=1x3x224x224), got '{text}'"))?;
     let dims = dims
         .split('x')
-        .map(|d| d.parse::<i64>().ok().filter(|&d| d >= 0).ok_or_else(|| format!("'{d}' in '{text}' is not a dimension")))
+        .map(|d| {
+            d.parse::<i64>().ok().filter(|&d| d >= 0).ok_or_else(|| format!("'{d}' in '{text}' is not a dimension"))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     Ok((name.to_owned(), dims))
 }
@@ -41,7 +44,8 @@ pub fn run(args: &ImportArgs) -> Result<(), String> {
     let strata = crate::context().map_err(|e| e.to_string())?;
     let mut frozen_inputs = BTreeMap::new();
     for spec in &args.frozen_inputs {
-        let (name, path) = spec.split_once('=').ok_or_else(|| format!("error: --freeze-input expects NAME=FILE.pb, got '{spec}'"))?;
+        let (name, path) =
+            spec.split_once('=').ok_or_else(|| format!("error: --freeze-input expects NAME=FILE.pb, got '{spec}'"))?;
         let bytes = std::fs::read(path).map_err(|e| format!("error: cannot read {path}: {e}"))?;
         let tensor = <strata_frontend::onnx::TensorProto as prost::Message>::decode(bytes.as_slice())
             .map_err(|e| format!("error: {path} is not a serialized ONNX TensorProto: {e}"))?;
@@ -55,7 +59,10 @@ pub fn run(args: &ImportArgs) -> Result<(), String> {
     };
     let module = import(&strata, &bytes, &options).map_err(|e| format!("error: {e}"))?;
     let flags = OperationPrintingFlags::new().enable_debug_info(args.print_debuginfo, false);
-    let mut text = module.as_operation().to_string_with_flags(flags).map_err(|e| format!("error: cannot print the module: {e}"))?;
+    let mut text = module
+        .as_operation()
+        .to_string_with_flags(flags)
+        .map_err(|e| format!("error: cannot print the module: {e}"))?;
     if !text.ends_with('\n') {
         text.push('\n');
     }

@@ -11,7 +11,7 @@ pub mod import_cmd;
 pub mod opt;
 pub mod plan_cmd;
 
-use strata_ir::{StrataContext, Result};
+use strata_ir::{Result, StrataContext};
 
 /// Every Strata dialect, in load order.
 pub const DIALECTS: &[strata_ir::DialectDef] = &[strata_dialect_sg::DIALECT];

@@ -108,7 +108,8 @@ fn run_inner(args: &OptArgs) -> Result<i32, String> {
     let strata = crate::context().map_err(|e| e.render(&SourceMap::default()))?;
     strata.mlir().set_allow_unregistered_dialects(args.allow_unregistered);
     for file in &args.irdl_files {
-        let text = std::fs::read_to_string(file).map_err(|e| format!("error: cannot read {}: {e}\n", file.display()))?;
+        let text =
+            std::fs::read_to_string(file).map_err(|e| format!("error: cannot read {}: {e}\n", file.display()))?;
         let name = file.display().to_string();
         let mut sources = SourceMap::default();
         sources.add(&name, &text);
@@ -149,7 +150,10 @@ fn run_inner(args: &OptArgs) -> Result<i32, String> {
         let result = process(strata, args, &name, chunk, pass_manager.as_mut(), &mut timing, &mut statistics);
         if args.verify_diagnostics {
             let expectations = expect::parse_expectations(chunk).map_err(|errors| {
-                errors.iter().map(|(line, m)| format!("{name}:{line}: error: malformed directive: {m}\n")).collect::<String>()
+                errors
+                    .iter()
+                    .map(|(line, m)| format!("{name}:{line}: error: malformed directive: {m}\n"))
+                    .collect::<String>()
             })?;
             let diagnostics = match &result {
                 Ok(_) => Vec::new(),
@@ -262,7 +266,10 @@ fn read_input(input: &str) -> Result<(String, String), String> {
 fn write_output(output: &str, text: &str) -> Result<(), String> {
     if output == "-" {
         let mut stdout = io::stdout().lock();
-        stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush()).map_err(|e| format!("error: cannot write output: {e}\n"))
+        stdout
+            .write_all(text.as_bytes())
+            .and_then(|_| stdout.flush())
+            .map_err(|e| format!("error: cannot write output: {e}\n"))
     } else {
         std::fs::write(output, text).map_err(|e| format!("error: cannot write '{output}': {e}\n"))
     }

@@ -58,7 +58,13 @@ pub fn run(args: &PlanArgs) -> Result<(), String> {
         }
         print!("{}", render_table(&reports));
         for class in &reports[0].classes {
-            println!("  {:<10} {:>6} buffers {:>12} bytes{}", class.class.as_str(), class.buffers, class.bytes, if class.class.in_arena() { " (arena)" } else { "" });
+            println!(
+                "  {:<10} {:>6} buffers {:>12} bytes{}",
+                class.class.as_str(),
+                class.buffers,
+                class.bytes,
+                if class.class.in_arena() { " (arena)" } else { "" }
+            );
         }
         let best = reports.iter().min_by_key(|r| (r.arena_bytes, !r.optimal)).expect("at least one strategy");
         if problems.len() > 1 && (args.json.is_some() || args.svg.is_some()) {
@@ -68,7 +74,8 @@ pub fn run(args: &PlanArgs) -> Result<(), String> {
             std::fs::write(path, best.to_json()).map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
         }
         if let Some(path) = &args.svg {
-            std::fs::write(path, render_svg(best)).map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+            std::fs::write(path, render_svg(best))
+                .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
         }
     }
     Ok(())
@@ -79,7 +86,8 @@ fn load(path: &std::path::Path, alignment: u64) -> Result<Vec<(String, Problem)>
         Some("mlir") => {
             use melior::ir::operation::OperationLike;
             use melior::ir::BlockLike;
-            let text = std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
             let strata = crate::context().map_err(|e| e.to_string())?;
             let name = path.display().to_string();
             let mut sources = strata_ir::SourceMap::default();
@@ -90,7 +98,8 @@ fn load(path: &std::path::Path, alignment: u64) -> Result<Vec<(String, Problem)>
             while let Some(func) = op {
                 if strata_ir::ods::op_name(func) == "func.func" {
                     let symbol = func.attribute("sym_name").map(|a| a.to_string()).unwrap_or_default();
-                    let analysis = strata_plan_arena::analyze(func, alignment, false).map_err(|e| format!("error: {e}"))?;
+                    let analysis =
+                        strata_plan_arena::analyze(func, alignment, false).map_err(|e| format!("error: {e}"))?;
                     for reason in &analysis.skipped {
                         eprintln!("note: {symbol}: not planned: {reason}");
                     }
@@ -101,7 +110,9 @@ fn load(path: &std::path::Path, alignment: u64) -> Result<Vec<(String, Problem)>
                 op = func.next_in_block();
             }
             if problems.is_empty() {
-                return Err(format!("error: {name}: no function with static memref.alloc buffers to plan (bufferize first)"));
+                return Err(format!(
+                    "error: {name}: no function with static memref.alloc buffers to plan (bufferize first)"
+                ));
             }
             Ok(problems)
         }

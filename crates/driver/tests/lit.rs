@@ -46,7 +46,9 @@ fn main() {
 
 /// Every `.mlir` file under `dir`, skipping `snapshots/` and `inputs/` folders.
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let walk = walkdir::WalkDir::new(dir).into_iter().filter_entry(|e| !(e.file_type().is_dir() && matches!(e.file_name().to_str(), Some("snapshots" | "inputs"))));
+    let walk = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_entry(|e| !(e.file_type().is_dir() && matches!(e.file_name().to_str(), Some("snapshots" | "inputs"))));
     out.extend(walk.flatten().map(|e| e.into_path()).filter(|p| p.extension().is_some_and(|e| e == "mlir")));
 }
 
@@ -108,10 +110,10 @@ fn run_file(path: &Path) -> Result<(), Failed> {
     let stem = path.file_stem().expect("file name").to_string_lossy().into_owned();
     let dir = path.parent().expect("in a directory");
     let subst = |command: &str| {
-        command
-            .replace("%s", &path.display().to_string())
-            .replace("%S", &dir.display().to_string())
-            .replace("%t", &scratch.join(format!("{}.tmp", path.display().to_string().replace('/', "_"))).display().to_string())
+        command.replace("%s", &path.display().to_string()).replace("%S", &dir.display().to_string()).replace(
+            "%t",
+            &scratch.join(format!("{}.tmp", path.display().to_string().replace('/', "_"))).display().to_string(),
+        )
     };
     for command in commands {
         match command {
@@ -155,8 +157,7 @@ fn shell(command: &str) -> Result<std::process::Output, Failed> {
     if std::env::var_os("STRATA_LIBDEVICE").is_none() && libdevice.is_file() {
         bash.env("STRATA_LIBDEVICE", libdevice);
     }
-    bash.output()
-        .map_err(|e| format!("cannot run bash: {e}").into())
+    bash.output().map_err(|e| format!("cannot run bash: {e}").into())
 }
 
 fn failure(kind: &str, command: &str, output: &std::process::Output) -> String {

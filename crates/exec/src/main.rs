@@ -106,7 +106,15 @@ impl Loaded {
     }
 }
 
-fn run(manifest: &Path, inputs: &[String], expect: &[String], rtol: f64, atol: f64, output_dir: Option<&Path>, repeat: usize) -> Result<(), String> {
+fn run(
+    manifest: &Path,
+    inputs: &[String],
+    expect: &[String],
+    rtol: f64,
+    atol: f64,
+    output_dir: Option<&Path>,
+    repeat: usize,
+) -> Result<(), String> {
     let mut model = Loaded::load(manifest)?;
     let signature = model.signature().clone();
     let inputs = cli::read_inputs(&signature, inputs)?;
@@ -128,7 +136,10 @@ fn run(manifest: &Path, inputs: &[String], expect: &[String], rtol: f64, atol: f
 fn check_case(case: &Path) -> Result<Option<String>, String> {
     let mut model = Loaded::load(&case.join("model.json"))?;
     let signature = model.signature().clone();
-    let inputs = (0..signature.inputs.len()).map(|i| Tensor::read_npy(&case.join(format!("input_{i}.npy")))).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
+    let inputs = (0..signature.inputs.len())
+        .map(|i| Tensor::read_npy(&case.join(format!("input_{i}.npy"))))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
     let outputs = model.run(&inputs)?;
     let tolerance = std::fs::read_to_string(case.join("tolerance.txt")).unwrap_or_default();
     let mut parts = tolerance.split_whitespace().filter_map(|p| p.parse::<f64>().ok());
@@ -144,13 +155,19 @@ fn check_case(case: &Path) -> Result<Option<String>, String> {
 }
 
 fn check(dir: &Path, report: Option<&Path>) -> Result<bool, String> {
-    let mut cases: Vec<PathBuf> = std::fs::read_dir(dir).map_err(|e| format!("error: cannot read {}: {e}", dir.display()))?.flatten().map(|e| e.path()).filter(|p| p.join("model.json").is_file()).collect();
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("error: cannot read {}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("model.json").is_file())
+        .collect();
     cases.sort();
     let mut rows: BTreeMap<String, [usize; 4]> = BTreeMap::new();
     let mut problems = Vec::new();
     for case in &cases {
         let name = case.file_name().unwrap_or_default().to_string_lossy().into_owned();
-        let op = std::fs::read_to_string(case.join("op.txt")).map(|s| s.trim().to_owned()).unwrap_or_else(|_| "?".into());
+        let op =
+            std::fs::read_to_string(case.join("op.txt")).map(|s| s.trim().to_owned()).unwrap_or_else(|_| "?".into());
         let row = rows.entry(op.clone()).or_default();
         row[0] += 1;
         match check_case(case) {
@@ -189,7 +206,9 @@ fn check(dir: &Path, report: Option<&Path>) -> Result<bool, String> {
 fn main() {
     let args = Args::parse();
     let result = match &args.command {
-        Command::Run { manifest, inputs, expect, rtol, atol, output_dir, repeat } => run(manifest, inputs, expect, *rtol, *atol, output_dir.as_deref(), *repeat),
+        Command::Run { manifest, inputs, expect, rtol, atol, output_dir, repeat } => {
+            run(manifest, inputs, expect, *rtol, *atol, output_dir.as_deref(), *repeat)
+        }
         Command::Probe => match strata_runtime::cuda::unavailable() {
             None => {
                 println!("CUDA GPU available");
@@ -200,7 +219,13 @@ fn main() {
                 std::process::exit(3);
             }
         },
-        Command::Check { dir, report } => check(dir, report.as_deref()).and_then(|all| if all { Ok(()) } else { Err("error: some cases did not pass".into()) }),
+        Command::Check { dir, report } => check(dir, report.as_deref()).and_then(|all| {
+            if all {
+                Ok(())
+            } else {
+                Err("error: some cases did not pass".into())
+            }
+        }),
     };
     if let Err(message) = result {
         eprintln!("{message}");

@@ -20,7 +20,8 @@ pub(crate) const MAX_UNROLLED_NODES: usize = 1 << 18;
 
 impl Importer<'_> {
     pub(crate) fn unrolled_loop(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), String> {
-        let body = attribute(node, "body").and_then(|a| a.g.as_ref()).ok_or("Loop needs a 'body' graph attribute")?.clone();
+        let body =
+            attribute(node, "body").and_then(|a| a.g.as_ref()).ok_or("Loop needs a 'body' graph attribute")?.clone();
         let carried_in: Vec<String> = node.input.iter().skip(2).cloned().collect();
         let carried_count = carried_in.len();
         if body.input.len() != 2 + carried_count || body.output.len() < 1 + carried_count {
@@ -42,9 +43,15 @@ impl Importer<'_> {
             None => true,
         };
         let limit = match trips {
-            Some(n) if n > MAX_ITERATIONS => return Err(format!("unsupported: a Loop of {n} iterations (unrolled at import: at most {MAX_ITERATIONS})")),
+            Some(n) if n > MAX_ITERATIONS => {
+                return Err(format!(
+                    "unsupported: a Loop of {n} iterations (unrolled at import: at most {MAX_ITERATIONS})"
+                ))
+            }
             Some(n) => n.max(0),
-            None if operand(node, 1).is_none() => return Err("a Loop without trip count or condition never ends".into()),
+            None if operand(node, 1).is_none() => {
+                return Err("a Loop without trip count or condition never ends".into())
+            }
             None => MAX_ITERATIONS + 1,
         };
         let prefix = node_name(node, index);
@@ -60,10 +67,21 @@ impl Importer<'_> {
             let bound = |name: &str| format!("{scope}/{name}");
             // The iteration number and the condition, as constants.
             let number = bound(body.input[0].name());
-            self.values.insert(number.clone(), Entry::Constant(Constant { shape: vec![], dtype: DataType::Int64, bytes: iteration.to_le_bytes().to_vec(), value: None }));
+            self.values.insert(
+                number.clone(),
+                Entry::Constant(Constant {
+                    shape: vec![],
+                    dtype: DataType::Int64,
+                    bytes: iteration.to_le_bytes().to_vec(),
+                    value: None,
+                }),
+            );
             names.insert(body.input[0].name().to_owned(), number);
             let condition = bound(body.input[1].name());
-            self.values.insert(condition.clone(), Entry::Constant(Constant { shape: vec![], dtype: DataType::Bool, bytes: vec![1], value: None }));
+            self.values.insert(
+                condition.clone(),
+                Entry::Constant(Constant { shape: vec![], dtype: DataType::Bool, bytes: vec![1], value: None }),
+            );
             names.insert(body.input[1].name().to_owned(), condition);
             for (k, input) in body.input.iter().skip(2).enumerate() {
                 let name = bound(input.name());
@@ -100,7 +118,19 @@ impl Importer<'_> {
                 Ok(names.get(output).cloned().unwrap_or_else(|| output.to_owned()))
             };
             let condition = result(0)?;
-            running = self.folded(&condition).ok_or_else(|| format!("unsupported: the Loop's condition '{}' is computed at run time (a Loop is unrolled at import)", body.output[0].name()))?.ints()?.first().copied().unwrap_or(0) != 0;
+            running = self
+                .folded(&condition)
+                .ok_or_else(|| {
+                    format!(
+                        "unsupported: the Loop's condition '{}' is computed at run time (a Loop is unrolled at import)",
+                        body.output[0].name()
+                    )
+                })?
+                .ints()?
+                .first()
+                .copied()
+                .unwrap_or(0)
+                != 0;
             carried = (0..carried_count).map(|k| result(1 + k)).collect::<Result<_, _>>()?;
             for (j, scan) in scans.iter_mut().enumerate() {
                 scan.push(result(1 + carried_count + j)?);
@@ -119,16 +149,42 @@ impl Importer<'_> {
             }
             // Each iteration's value gets a leading unit axis; the values are concatenated.
             let axes = format!("{prefix}/scan{j}/axes");
-            self.values.insert(axes.clone(), Entry::Constant(Constant { shape: vec![1], dtype: DataType::Int64, bytes: 0i64.to_le_bytes().to_vec(), value: None }));
+            self.values.insert(
+                axes.clone(),
+                Entry::Constant(Constant {
+                    shape: vec![1],
+                    dtype: DataType::Int64,
+                    bytes: 0i64.to_le_bytes().to_vec(),
+                    value: None,
+                }),
+            );
             let mut lifted = Vec::new();
             for (i, value) in scan.iter().enumerate() {
                 let name = format!("{prefix}/scan{j}/{i}");
-                let unsqueeze = NodeProto { op_type: Some("Unsqueeze".into()), input: vec![value.clone(), axes.clone()], output: vec![name.clone()], name: Some(name.clone()), ..NodeProto::default() };
+                let unsqueeze = NodeProto {
+                    op_type: Some("Unsqueeze".into()),
+                    input: vec![value.clone(), axes.clone()],
+                    output: vec![name.clone()],
+                    name: Some(name.clone()),
+                    ..NodeProto::default()
+                };
                 self.node(block, &unsqueeze, index)?;
                 lifted.push(name);
             }
-            let axis = AttributeProto { name: Some("axis".into()), i: Some(0), r#type: Some(crate::onnx::attribute_proto::AttributeType::Int as i32), ..AttributeProto::default() };
-            let concat = NodeProto { op_type: Some("Concat".into()), input: lifted, output: vec![output.clone()], name: Some(format!("{prefix}/scan{j}")), attribute: vec![axis], ..NodeProto::default() };
+            let axis = AttributeProto {
+                name: Some("axis".into()),
+                i: Some(0),
+                r#type: Some(crate::onnx::attribute_proto::AttributeType::Int as i32),
+                ..AttributeProto::default()
+            };
+            let concat = NodeProto {
+                op_type: Some("Concat".into()),
+                input: lifted,
+                output: vec![output.clone()],
+                name: Some(format!("{prefix}/scan{j}")),
+                attribute: vec![axis],
+                ..NodeProto::default()
+            };
             self.node(block, &concat, index)?;
         }
         Ok(())

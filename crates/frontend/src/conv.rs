@@ -19,14 +19,24 @@ use strata_dialect_sg as sg;
 
 /// The padding `[begin.., end..]` of a windowed op (Conv, ConvTranspose's forward form,
 /// MaxPool, AveragePool) from `pads` or `auto_pad`, for any number of spatial axes.
-pub(crate) fn window_pads(node: &NodeProto, input: &[i64], kernel: &[i64], strides: &[i64], dilations: &[i64]) -> Result<Vec<i64>, String> {
-    let auto_pad = attribute(node, "auto_pad").map(|a| String::from_utf8_lossy(a.s()).into_owned()).unwrap_or_else(|| "NOTSET".into());
+pub(crate) fn window_pads(
+    node: &NodeProto,
+    input: &[i64],
+    kernel: &[i64],
+    strides: &[i64],
+    dilations: &[i64],
+) -> Result<Vec<i64>, String> {
+    let auto_pad = attribute(node, "auto_pad")
+        .map(|a| String::from_utf8_lossy(a.s()).into_owned())
+        .unwrap_or_else(|| "NOTSET".into());
     let spatial = input.len();
     Ok(match auto_pad.as_str() {
         "NOTSET" => ints(node, "pads").unwrap_or_else(|| vec![0; 2 * spatial]),
         "VALID" => vec![0; 2 * spatial],
         "SAME_UPPER" | "SAME_LOWER" => {
-            let same: Vec<(i64, i64)> = (0..spatial).map(|i| shapes::same_pads(input[i], kernel[i], strides[i], dilations[i], auto_pad == "SAME_UPPER")).collect();
+            let same: Vec<(i64, i64)> = (0..spatial)
+                .map(|i| shapes::same_pads(input[i], kernel[i], strides[i], dilations[i], auto_pad == "SAME_UPPER"))
+                .collect();
             same.iter().map(|p| p.0).chain(same.iter().map(|p| p.1)).collect()
         }
         other => return Err(format!("auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER")),
@@ -70,14 +80,20 @@ impl Importer<'_> {
                 return Err(format!("kernel_shape {kernel:?} does not match the weight {w:?}"));
             }
         }
-        if strides.len() != spatial || dilations.len() != spatial || strides.iter().chain(&dilations).any(|&v| v <= 0 || v > 1 << 31) {
-            return Err(format!("strides {strides:?} and dilations {dilations:?} must be {spatial} positive values (below 2^31) each"));
+        if strides.len() != spatial
+            || dilations.len() != spatial
+            || strides.iter().chain(&dilations).any(|&v| v <= 0 || v > 1 << 31)
+        {
+            return Err(format!(
+                "strides {strides:?} and dilations {dilations:?} must be {spatial} positive values (below 2^31) each"
+            ));
         }
         let pads = window_pads(node, &x[2..], &w[2..], &strides, &dilations)?;
         if pads.len() != 2 * spatial || pads.iter().any(|&p| !(0..=1 << 31).contains(&p)) {
             return Err(format!("pads {pads:?} must be {} non-negative values (below 2^31)", 2 * spatial));
         }
-        if group < 1 || group > x[1] || x[1] % group != 0 || w[0] % group != 0 || w[1].checked_mul(group) != Some(x[1]) {
+        if group < 1 || group > x[1] || x[1] % group != 0 || w[0] % group != 0 || w[1].checked_mul(group) != Some(x[1])
+        {
             return Err(format!("group {group} does not fit input channels {} and weight {w:?}", x[1]));
         }
         let bias = match operand(node, 2) {
@@ -104,53 +120,110 @@ impl Importer<'_> {
     /// The convolution of `x` (shape `xs`) with `kernel` (shape `ws`) and an optional [F]
     /// bias; returns the result and its shape.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn conv_nd(&mut self, block: &Block, location: Location, x: MlirValue, xs: &[i64], kernel: Kernel, ws: &[i64], bias: Option<MlirValue>, g: &Geometry, dtype: DataType) -> Result<(MlirValue, Vec<i64>), String> {
+    pub(crate) fn conv_nd(
+        &mut self,
+        block: &Block,
+        location: Location,
+        x: MlirValue,
+        xs: &[i64],
+        kernel: Kernel,
+        ws: &[i64],
+        bias: Option<MlirValue>,
+        g: &Geometry,
+        dtype: DataType,
+    ) -> Result<(MlirValue, Vec<i64>), String> {
         let context = self.strata.mlir();
         let spatial = xs.len() - 2;
         let mut out = vec![xs[0], ws[0]];
-        out.extend((0..spatial).map(|i| shapes::conv_out(xs[2 + i], ws[2 + i], g.pads[i], g.pads[spatial + i], g.strides[i], g.dilations[i])));
+        out.extend((0..spatial).map(|i| {
+            shapes::conv_out(xs[2 + i], ws[2 + i], g.pads[i], g.pads[spatial + i], g.strides[i], g.dilations[i])
+        }));
         shapes::numel(&out)?;
         if out[2..].iter().any(|&d| d < 1) {
             return Err(format!("the convolution's output {out:?} would be empty"));
         }
         let ty = |shape: &[i64]| tensor_type(context, shape, dtype);
         let reshape = |v: MlirValue, shape: &[i64]| -> Result<MlirValue, String> {
-            Ok(append1(block, sg::Reshape::build(context, location, unsafe { Value::from_raw(v) }, ty(shape)?)).to_raw())
+            Ok(append1(block, sg::Reshape::build(context, location, unsafe { Value::from_raw(v) }, ty(shape)?))
+                .to_raw())
         };
-        let conv2d = |x: MlirValue, w: MlirValue, bias: Option<MlirValue>, out: &[i64], strides: [i64; 2], pads: [i64; 4], dilations: [i64; 2]| -> Result<MlirValue, String> {
-            let op = sg::Conv2d::build(context, location, unsafe { Value::from_raw(x) }, unsafe { Value::from_raw(w) }, bias.map(|b| unsafe { Value::from_raw(b) }), &strides, &pads, &dilations, g.group, ty(out)?);
+        let conv2d = |x: MlirValue,
+                      w: MlirValue,
+                      bias: Option<MlirValue>,
+                      out: &[i64],
+                      strides: [i64; 2],
+                      pads: [i64; 4],
+                      dilations: [i64; 2]|
+         -> Result<MlirValue, String> {
+            let op = sg::Conv2d::build(
+                context,
+                location,
+                unsafe { Value::from_raw(x) },
+                unsafe { Value::from_raw(w) },
+                bias.map(|b| unsafe { Value::from_raw(b) }),
+                &strides,
+                &pads,
+                &dilations,
+                g.group,
+                ty(out)?,
+            );
             Ok(append1(block, op).to_raw())
         };
         let materialise = |this: &mut Self, kernel: Kernel, shape: &[i64]| -> Result<MlirValue, String> {
             match kernel {
                 Kernel::Value(v) if shape == ws => Ok(v),
                 Kernel::Value(v) => reshape(v, shape),
-                Kernel::Constant { folded, label } => this.new_constant(block, &format!("{label}_kernel"), shape.to_vec(), dtype, folded.bytes, location),
+                Kernel::Constant { folded, label } => {
+                    this.new_constant(block, &format!("{label}_kernel"), shape.to_vec(), dtype, folded.bytes, location)
+                }
             }
         };
         match spatial {
             2 => {
                 let w = materialise(self, kernel, ws)?;
-                let y = conv2d(x, w, bias, &out, [g.strides[0], g.strides[1]], [g.pads[0], g.pads[1], g.pads[2], g.pads[3]], [g.dilations[0], g.dilations[1]])?;
+                let y = conv2d(
+                    x,
+                    w,
+                    bias,
+                    &out,
+                    [g.strides[0], g.strides[1]],
+                    [g.pads[0], g.pads[1], g.pads[2], g.pads[3]],
+                    [g.dilations[0], g.dilations[1]],
+                )?;
                 Ok((y, out))
             }
             1 => {
                 let w = materialise(self, kernel, &[ws[0], ws[1], ws[2], 1])?;
                 let x = reshape(x, &[xs[0], xs[1], xs[2], 1])?;
                 let out4 = [out[0], out[1], out[2], 1];
-                let y = conv2d(x, w, bias, &out4, [g.strides[0], 1], [g.pads[0], 0, g.pads[1], 0], [g.dilations[0], 1])?;
+                let y =
+                    conv2d(x, w, bias, &out4, [g.strides[0], 1], [g.pads[0], 0, g.pads[1], 0], [g.dilations[0], 1])?;
                 Ok((reshape(y, &out)?, out))
             }
             _ => {
                 // Depth next to the batch, padded: [N, D + pads, C, H, W].
                 let (n, c, depth) = (xs[0], xs[1], xs[2]);
                 let moved = [n, depth, c, xs[3], xs[4]];
-                let mut xv = append1(block, sg::Transpose::build(context, location, unsafe { Value::from_raw(x) }, &[0, 2, 1, 3, 4], ty(&moved)?)).to_raw();
+                let mut xv = append1(
+                    block,
+                    sg::Transpose::build(
+                        context,
+                        location,
+                        unsafe { Value::from_raw(x) },
+                        &[0, 2, 1, 3, 4],
+                        ty(&moved)?,
+                    ),
+                )
+                .to_raw();
                 let padded_depth = depth + g.pads[0] + g.pads[3];
                 if g.pads[0] + g.pads[3] > 0 {
                     let pads = [0, g.pads[0], 0, 0, 0, 0, g.pads[3], 0, 0, 0];
                     let padded = [n, padded_depth, c, xs[3], xs[4]];
-                    xv = append1(block, sg::Pad::build(context, location, unsafe { Value::from_raw(xv) }, &pads, 0, 0.0, ty(&padded)?)).to_raw();
+                    xv = append1(
+                        block,
+                        sg::Pad::build(context, location, unsafe { Value::from_raw(xv) }, &pads, 0, 0.0, ty(&padded)?),
+                    )
+                    .to_raw();
                 }
                 let od = out[2];
                 let planes = [n * od, c, xs[3], xs[4]];
@@ -162,27 +235,83 @@ impl Importer<'_> {
                     let start = kd * g.dilations[0];
                     let end = start + (od - 1) * g.strides[0] + 1;
                     let taken = [n, od, c, xs[3], xs[4]];
-                    let slice = sg::Slice::build(context, location, unsafe { Value::from_raw(xv) }, &[0, start, 0, 0, 0], &[n, end, c, xs[3], xs[4]], &[1, g.strides[0], 1, 1, 1], ty(&taken)?);
+                    let slice = sg::Slice::build(
+                        context,
+                        location,
+                        unsafe { Value::from_raw(xv) },
+                        &[0, start, 0, 0, 0],
+                        &[n, end, c, xs[3], xs[4]],
+                        &[1, g.strides[0], 1, 1, 1],
+                        ty(&taken)?,
+                    );
                     let slices = reshape(append1(block, slice).to_raw(), &planes)?;
                     let w = match &kernel {
                         Kernel::Value(v) => {
-                            let tap = sg::Slice::build(context, location, unsafe { Value::from_raw(*v) }, &[0, 0, kd, 0, 0], &[ws[0], ws[1], kd + 1, ws[3], ws[4]], &[1, 1, 1, 1, 1], ty(&[ws[0], ws[1], 1, ws[3], ws[4]])?);
+                            let tap = sg::Slice::build(
+                                context,
+                                location,
+                                unsafe { Value::from_raw(*v) },
+                                &[0, 0, kd, 0, 0],
+                                &[ws[0], ws[1], kd + 1, ws[3], ws[4]],
+                                &[1, 1, 1, 1, 1],
+                                ty(&[ws[0], ws[1], 1, ws[3], ws[4]])?,
+                            );
                             reshape(append1(block, tap).to_raw(), &tap_shape)?
                         }
                         Kernel::Constant { folded, label } => {
-                            let tap = crate::fold::slice(folded, &[0, 0, kd, 0, 0], &[ws[0], ws[1], kd + 1, ws[3], ws[4]], &[1; 5])?;
-                            self.new_constant(block, &format!("{label}_kernel_d{kd}"), tap_shape.to_vec(), dtype, tap.bytes, location)?
+                            let tap = crate::fold::slice(
+                                folded,
+                                &[0, 0, kd, 0, 0],
+                                &[ws[0], ws[1], kd + 1, ws[3], ws[4]],
+                                &[1; 5],
+                            )?;
+                            self.new_constant(
+                                block,
+                                &format!("{label}_kernel_d{kd}"),
+                                tap_shape.to_vec(),
+                                dtype,
+                                tap.bytes,
+                                location,
+                            )?
                         }
                     };
-                    let y = conv2d(slices, w, if kd == 0 { bias } else { None }, &out4, [g.strides[1], g.strides[2]], [g.pads[1], g.pads[2], g.pads[4], g.pads[5]], [g.dilations[1], g.dilations[2]])?;
+                    let y = conv2d(
+                        slices,
+                        w,
+                        if kd == 0 { bias } else { None },
+                        &out4,
+                        [g.strides[1], g.strides[2]],
+                        [g.pads[1], g.pads[2], g.pads[4], g.pads[5]],
+                        [g.dilations[1], g.dilations[2]],
+                    )?;
                     sum = Some(match sum {
                         None => y,
-                        Some(s) => append1(block, sg::Add::build(context, location, unsafe { Value::from_raw(s) }, unsafe { Value::from_raw(y) }, ty(&out4)?)).to_raw(),
+                        Some(s) => append1(
+                            block,
+                            sg::Add::build(
+                                context,
+                                location,
+                                unsafe { Value::from_raw(s) },
+                                unsafe { Value::from_raw(y) },
+                                ty(&out4)?,
+                            ),
+                        )
+                        .to_raw(),
                     });
                 }
                 let sum = sum.ok_or("a 3-D kernel with no depth")?;
                 let deep = reshape(sum, &[n, od, out[1], out[3], out[4]])?;
-                let y = append1(block, sg::Transpose::build(context, location, unsafe { Value::from_raw(deep) }, &[0, 2, 1, 3, 4], ty(&out)?)).to_raw();
+                let y = append1(
+                    block,
+                    sg::Transpose::build(
+                        context,
+                        location,
+                        unsafe { Value::from_raw(deep) },
+                        &[0, 2, 1, 3, 4],
+                        ty(&out)?,
+                    ),
+                )
+                .to_raw();
                 Ok((y, out))
             }
         }

@@ -14,9 +14,7 @@
 //! the faster form and a later step.
 
 use crate::conv::{append1, Geometry, Kernel};
-use crate::import::{
-    attribute, int, ints, node_name, operand, required, tensor_type, Entry, Importer,
-};
+use crate::import::{attribute, int, ints, node_name, operand, required, tensor_type, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use crate::shapes;
 use melior::ir::{Block, Location, Value, ValueLike};
@@ -35,28 +33,16 @@ pub(crate) fn transposed_geometry(
     same_upper: bool,
 ) -> (Vec<i64>, Vec<i64>) {
     let n = input.len();
-    let full = |i: usize| {
-        strides[i] * (input[i] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1
-    };
+    let full = |i: usize| strides[i] * (input[i] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1;
     let pads: Vec<i64> = match (pads, output_shape) {
         (Some(p), _) => p.to_vec(),
         (None, target) => {
-            let target: Vec<i64> = target.map_or_else(
-                || (0..n).map(|i| input[i] * strides[i]).collect(),
-                <[i64]>::to_vec,
-            );
+            let target: Vec<i64> =
+                target.map_or_else(|| (0..n).map(|i| input[i] * strides[i]).collect(), <[i64]>::to_vec);
             let total: Vec<i64> = (0..n).map(|i| full(i) - target[i]).collect();
             let half = |t: i64| t.div_euclid(2);
-            let (begin, end): (Vec<i64>, Vec<i64>) = total
-                .iter()
-                .map(|&t| {
-                    if same_upper {
-                        (half(t), t - half(t))
-                    } else {
-                        (t - half(t), half(t))
-                    }
-                })
-                .unzip();
+            let (begin, end): (Vec<i64>, Vec<i64>) =
+                total.iter().map(|&t| if same_upper { (half(t), t - half(t)) } else { (t - half(t), half(t)) }).unzip();
             begin.into_iter().chain(end).collect()
         }
     };
@@ -85,8 +71,7 @@ pub(crate) fn rearranged_kernel(bytes: &[u8], shape: &[i64], group: i64, width: 
                         stride *= extent;
                     }
                     let src = (((g * c_in_g + ci) * c_out_g + co) * plane + k) as usize * width;
-                    let dst =
-                        (((g * c_out_g + co) * c_in_g + ci) * plane + flipped) as usize * width;
+                    let dst = (((g * c_out_g + co) * c_in_g + ci) * plane + flipped) as usize * width;
                     out[dst..dst + width].copy_from_slice(&bytes[src..src + width]);
                 }
             }
@@ -96,12 +81,7 @@ pub(crate) fn rearranged_kernel(bytes: &[u8], shape: &[i64], group: i64, width: 
 }
 
 impl Importer<'_> {
-    pub(crate) fn conv_transpose(
-        &mut self,
-        block: &Block,
-        node: &NodeProto,
-        location: Location,
-    ) -> Result<(), String> {
+    pub(crate) fn conv_transpose(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
         let context = self.strata.mlir();
         let (x_name, w_name) = (required(node, 0)?.to_owned(), required(node, 1)?.to_owned());
         let ((x, dtype), (w, _)) = (self.shape_of(&x_name)?, self.shape_of(&w_name)?);
@@ -112,21 +92,19 @@ impl Importer<'_> {
             ));
         }
         if w.len() != x.len() {
-            return Err(format!(
-                "weight {w:?} must have the input's rank {}",
-                x.len()
-            ));
+            return Err(format!("weight {w:?} must have the input's rank {}", x.len()));
         }
         let group = int(node, "group", 1);
         if group < 1 || x[1] % group != 0 || w[0] != x[1] {
-            return Err(format!("group {group} does not fit input channels {} and weight {w:?} ([C_in, C_out/group, k..])", x[1]));
+            return Err(format!(
+                "group {group} does not fit input channels {} and weight {w:?} ([C_in, C_out/group, k..])",
+                x[1]
+            ));
         }
         let kernel = w[2..].to_vec();
         if let Some(k) = ints(node, "kernel_shape") {
             if k != kernel {
-                return Err(format!(
-                    "kernel_shape {k:?} does not match the weight {w:?}"
-                ));
+                return Err(format!("kernel_shape {k:?} does not match the weight {w:?}"));
             }
         }
         let list = |name: &str, default: i64, len: usize| -> Result<Vec<i64>, String> {
@@ -139,40 +117,23 @@ impl Importer<'_> {
         let strides = list("strides", 1, spatial)?;
         let dilations = list("dilations", 1, spatial)?;
         let output_padding = list("output_padding", 0, spatial)?;
-        if strides
-            .iter()
-            .chain(&dilations)
-            .any(|&v| v < 1 || v > 1 << 20)
+        if strides.iter().chain(&dilations).any(|&v| v < 1 || v > 1 << 20)
             || output_padding.iter().any(|&v| v < 0 || v > 1 << 20)
         {
             return Err(format!("strides {strides:?}, dilations {dilations:?} must be positive and output_padding {output_padding:?} non-negative"));
         }
-        let auto_pad = attribute(node, "auto_pad").map_or_else(
-            || "NOTSET".to_owned(),
-            |a| String::from_utf8_lossy(a.s()).into_owned(),
-        );
+        let auto_pad = attribute(node, "auto_pad")
+            .map_or_else(|| "NOTSET".to_owned(), |a| String::from_utf8_lossy(a.s()).into_owned());
         let explicit = ints(node, "pads");
-        let output_shape = ints(node, "output_shape").map(|s| {
-            if s.len() == x.len() {
-                s[2..].to_vec()
-            } else {
-                s
-            }
-        });
+        let output_shape = ints(node, "output_shape").map(|s| if s.len() == x.len() { s[2..].to_vec() } else { s });
         let pads = match auto_pad.as_str() {
             "NOTSET" if output_shape.is_some() && explicit.is_none() => None,
             "NOTSET" => Some(explicit.unwrap_or_else(|| vec![0; 2 * spatial])),
             "VALID" => Some(vec![0; 2 * spatial]),
             "SAME_UPPER" | "SAME_LOWER" => None,
-            other => {
-                return Err(format!(
-                    "auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER"
-                ))
-            }
+            other => return Err(format!("auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER")),
         };
-        if pads
-            .as_ref()
-            .is_some_and(|p| p.len() != 2 * spatial || p.iter().any(|&v| v.abs() > 1 << 20))
+        if pads.as_ref().is_some_and(|p| p.len() != 2 * spatial || p.iter().any(|&v| v.abs() > 1 << 20))
             || output_shape.as_ref().is_some_and(|s| s.len() != spatial)
         {
             return Err(format!(
@@ -191,9 +152,7 @@ impl Importer<'_> {
             auto_pad == "SAME_UPPER",
         );
         if out_spatial.iter().any(|&d| d < 1) {
-            return Err(format!(
-                "the output would have spatial size {out_spatial:?} (pads {pads:?})"
-            ));
+            return Err(format!("the output would have spatial size {out_spatial:?} (pads {pads:?})"));
         }
         let c_out = w[1] * group;
         let mut out = vec![x[0], c_out];
@@ -208,7 +167,14 @@ impl Importer<'_> {
         let kernel_value = match self.folded(&w_name) {
             Some(folded) => {
                 let width = folded.bytes.len() / shapes::numel(&w)?.max(1) as usize;
-                Kernel::Constant { folded: crate::fold::Folded { shape: w2_shape.clone(), dtype, bytes: rearranged_kernel(&folded.bytes, &w, group, width) }, label: base.clone() }
+                Kernel::Constant {
+                    folded: crate::fold::Folded {
+                        shape: w2_shape.clone(),
+                        dtype,
+                        bytes: rearranged_kernel(&folded.bytes, &w, group, width),
+                    },
+                    label: base.clone(),
+                }
             }
             None => {
                 let mut v = unsafe { Value::from_raw(self.use_value(block, &w_name, location)?) };
@@ -225,9 +191,19 @@ impl Importer<'_> {
                     let extent = w2_shape[axis];
                     if extent > 1 {
                         let reversed: Vec<u8> = (0..extent).rev().flat_map(|i: i64| i.to_le_bytes()).collect();
-                        let flip = self.new_constant(block, &format!("{base}_flip{axis}"), vec![extent], DataType::Int64, reversed, location)?;
+                        let flip = self.new_constant(
+                            block,
+                            &format!("{base}_flip{axis}"),
+                            vec![extent],
+                            DataType::Int64,
+                            reversed,
+                            location,
+                        )?;
                         let indices = unsafe { Value::from_raw(flip) };
-                        v = append1(block, sg::Gather::build(context, location, v, indices, axis as i64, ty(&w2_shape)?));
+                        v = append1(
+                            block,
+                            sg::Gather::build(context, location, v, indices, axis as i64, ty(&w2_shape)?),
+                        );
                     }
                 }
                 Kernel::Value(v.to_raw())
@@ -259,7 +235,9 @@ impl Importer<'_> {
         // Wanted paddings around the zero-inserted input ((in-1)*s+1 long; `current` already
         // ends in s-1 zeros).
         let begin: Vec<i64> = (0..spatial).map(|i| dilations[i] * (kernel[i] - 1) - pads[i]).collect();
-        let end: Vec<i64> = (0..spatial).map(|i| dilations[i] * (kernel[i] - 1) - pads[i + spatial] + output_padding[i] - (strides[i] - 1)).collect();
+        let end: Vec<i64> = (0..spatial)
+            .map(|i| dilations[i] * (kernel[i] - 1) - pads[i + spatial] + output_padding[i] - (strides[i] - 1))
+            .collect();
         if begin.iter().chain(&end).any(|&p| p < 0) {
             let mut starts = vec![0, 0];
             starts.extend(begin.iter().map(|&b| (-b).max(0)));
@@ -269,7 +247,10 @@ impl Importer<'_> {
                 return Err(format!("pads {pads:?} crop away the whole input"));
             }
             let cropped: Vec<i64> = (0..current.len()).map(|i| ends[i] - starts[i]).collect();
-            xv = append1(block, sg::Slice::build(context, location, xv, &starts, &ends, &vec![1; current.len()], ty(&cropped)?));
+            xv = append1(
+                block,
+                sg::Slice::build(context, location, xv, &starts, &ends, &vec![1; current.len()], ty(&cropped)?),
+            );
             current = cropped;
         }
         if begin.iter().chain(&end).any(|&p| p > 0) {
@@ -295,7 +276,8 @@ impl Importer<'_> {
         // A stride-1 convolution without padding over the prepared input.
         let (ones, zeros) = (vec![1; spatial], vec![0; 2 * spatial]);
         let geometry = Geometry { strides: &ones, pads: &zeros, dilations: &dilations, group };
-        let (y, shape) = self.conv_nd(block, location, xv.to_raw(), &current, kernel_value, &w2_shape, bias, &geometry, dtype)?;
+        let (y, shape) =
+            self.conv_nd(block, location, xv.to_raw(), &current, kernel_value, &w2_shape, bias, &geometry, dtype)?;
         debug_assert_eq!(shape, out);
         self.values.insert(node.output[0].clone(), Entry::Value { value: y, shape: out, dtype });
         Ok(())
@@ -309,38 +291,13 @@ mod tests {
     #[test]
     fn geometry_follows_the_onnx_formulas() {
         // test_convtranspose_output_shape: 3x3 input, 3x3 kernel, strides [3, 2], output [10, 8].
-        let (pads, out) = transposed_geometry(
-            &[3, 3],
-            &[3, 3],
-            &[3, 2],
-            &[1, 1],
-            &[0, 0],
-            None,
-            Some(&[10, 8]),
-            false,
-        );
+        let (pads, out) = transposed_geometry(&[3, 3], &[3, 3], &[3, 2], &[1, 1], &[0, 0], None, Some(&[10, 8]), false);
         assert_eq!(out, [10, 8]);
         assert_eq!(pads, [0, 0, -1, -1]);
         // Plain: (3-1)*1 + 3 = 5.
-        assert_eq!(
-            transposed_geometry(&[3], &[3], &[1], &[1], &[0], Some(&[0, 0]), None, false).1,
-            [5]
-        );
+        assert_eq!(transposed_geometry(&[3], &[3], &[1], &[1], &[0], Some(&[0, 0]), None, false).1, [5]);
         // SAME_UPPER keeps in * stride.
-        assert_eq!(
-            transposed_geometry(
-                &[3, 3],
-                &[3, 3],
-                &[2, 2],
-                &[1, 1],
-                &[0, 0],
-                None,
-                None,
-                true
-            )
-            .1,
-            [6, 6]
-        );
+        assert_eq!(transposed_geometry(&[3, 3], &[3, 3], &[2, 2], &[1, 1], &[0, 0], None, None, true).1, [6, 6]);
     }
 
     #[test]

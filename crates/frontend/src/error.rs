@@ -33,7 +33,9 @@ impl FrontendError {
     pub fn is_unsupported(&self) -> bool {
         match self {
             FrontendError::Unsupported { .. } | FrontendError::Opset { .. } => true,
-            FrontendError::Node { message, .. } | FrontendError::Graph { message, .. } => message.starts_with("unsupported:") || message.contains(": unsupported:"),
+            FrontendError::Node { message, .. } | FrontendError::Graph { message, .. } => {
+                message.starts_with("unsupported:") || message.contains(": unsupported:")
+            }
             _ => false,
         }
     }

@@ -85,7 +85,11 @@ pub fn gather(data: &Folded, indices: &Folded, axis: i64) -> Result<Folded, Stri
         .into_iter()
         .map(|i| {
             let j = if i < 0 { i + dim } else { i };
-            if (0..dim).contains(&j) { Ok(j as usize) } else { Err(format!("index {i} is out of range for dimension {dim}")) }
+            if (0..dim).contains(&j) {
+                Ok(j as usize)
+            } else {
+                Err(format!("index {i} is out of range for dimension {dim}"))
+            }
         })
         .collect::<Result<_, _>>()?;
     for o in 0..outer {
@@ -174,7 +178,8 @@ pub fn constant_of_shape(shape: &Folded, value: Option<&Folded>) -> Result<Folde
     let count = numel(&dims)?;
     check_limit(count, "ConstantOfShape")?;
     let count = count as usize;
-    let fill = value.cloned().unwrap_or(Folded { shape: vec![1], dtype: DataType::Float, bytes: 0f32.to_le_bytes().to_vec() });
+    let fill =
+        value.cloned().unwrap_or(Folded { shape: vec![1], dtype: DataType::Float, bytes: 0f32.to_le_bytes().to_vec() });
     if fill.bytes.len() != width(fill.dtype) {
         return Err("the value of ConstantOfShape must hold one element".into());
     }
@@ -192,7 +197,11 @@ pub fn range(start: &Folded, limit: &Folded, delta: &Folded) -> Result<Folded, S
         return Err(format!("unsupported: folding Range of {count} elements (the limit is {FOLD_LIMIT})"));
     }
     let values: Vec<f64> = (0..count as i64).map(|k| s + k as f64 * d).collect();
-    let as_float = Folded { shape: vec![values.len() as i64], dtype: DataType::Double, bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect() };
+    let as_float = Folded {
+        shape: vec![values.len() as i64],
+        dtype: DataType::Double,
+        bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+    };
     cast(&as_float, start.dtype)
 }
 
@@ -201,7 +210,9 @@ pub fn range(start: &Folded, limit: &Folded, delta: &Folded) -> Result<Folded, S
 /// (f32 and f64 natively; f16 and bf16 in f32, rounded once, as their run-time kernels do).
 /// `None` when this case is not folded (the op is then computed at run time).
 pub fn arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, String>> {
-    if a.dtype == b.dtype && matches!(a.dtype, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16) {
+    if a.dtype == b.dtype
+        && matches!(a.dtype, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16)
+    {
         return float_arithmetic(op, a, b);
     }
     if a.dtype != b.dtype || !matches!(a.dtype, DataType::Int64 | DataType::Int32) {
@@ -241,7 +252,13 @@ fn operand_pairs<T: Copy>(a: &Folded, b: &Folded, x: &[T], y: &[T]) -> Option<(V
 
 fn float_arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, String>> {
     let (shape, pairs) = operand_pairs(a, b, &a.floats().ok()?, &b.floats().ok()?)?;
-    fn apply<T: std::ops::Add<Output = T> + std::ops::Sub<Output = T> + std::ops::Mul<Output = T> + std::ops::Div<Output = T>>(op: &str, p: T, q: T) -> T {
+    fn apply<
+        T: std::ops::Add<Output = T> + std::ops::Sub<Output = T> + std::ops::Mul<Output = T> + std::ops::Div<Output = T>,
+    >(
+        op: &str,
+        p: T,
+        q: T,
+    ) -> T {
         match op {
             "Add" => p + q,
             "Sub" => p - q,
@@ -250,7 +267,18 @@ fn float_arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, S
         }
     }
     // f16 / bf16 operands are exact in f32: one f32 operation, then the cast rounds once more.
-    let values: Vec<f64> = pairs.into_iter().map(|(p, q)| if a.dtype == DataType::Double { apply(op, p, q) } else { f64::from(apply(op, p as f32, q as f32)) }).collect();
+    let values: Vec<f64> = pairs
+        .into_iter()
+        .map(
+            |(p, q)| {
+                if a.dtype == DataType::Double {
+                    apply(op, p, q)
+                } else {
+                    f64::from(apply(op, p as f32, q as f32))
+                }
+            },
+        )
+        .collect();
     let wide = Folded { shape, dtype: DataType::Double, bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect() };
     Some(cast(&wide, a.dtype))
 }
@@ -270,7 +298,11 @@ pub fn float_unary(op: &str, a: &Folded) -> Option<Result<Folded, String>> {
         _ => return None,
     };
     let values: Vec<f64> = a.floats().ok()?.into_iter().map(f).collect();
-    let wide = Folded { shape: a.shape.clone(), dtype: DataType::Double, bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect() };
+    let wide = Folded {
+        shape: a.shape.clone(),
+        dtype: DataType::Double,
+        bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+    };
     Some(cast(&wide, a.dtype))
 }
 
@@ -288,21 +320,38 @@ mod tests {
         let matrix = Folded::from_i64(vec![2, 3], &[1, 2, 3, 4, 5, 6]);
         assert_eq!(gather(&matrix, &Folded::from_i64(vec![], &[2]), 1).unwrap().ints().unwrap(), vec![3, 6]);
         assert_eq!(concat(&[&matrix, &matrix], 1).unwrap().ints().unwrap(), vec![1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6]);
-        assert_eq!(range(&Folded::from_i64(vec![], &[1]), &Folded::from_i64(vec![], &[10]), &Folded::from_i64(vec![], &[3])).unwrap().ints().unwrap(), vec![1, 4, 7]);
+        assert_eq!(
+            range(&Folded::from_i64(vec![], &[1]), &Folded::from_i64(vec![], &[10]), &Folded::from_i64(vec![], &[3]))
+                .unwrap()
+                .ints()
+                .unwrap(),
+            vec![1, 4, 7]
+        );
         let zeros = constant_of_shape(&Folded::from_i64(vec![2], &[2, 2]), None).unwrap();
         assert_eq!((zeros.dtype, zeros.bytes.len()), (DataType::Float, 16));
-        assert_eq!(arithmetic("Mul", &picked, &Folded::from_i64(vec![], &[4])).unwrap().unwrap().ints().unwrap(), vec![8, 12]);
+        assert_eq!(
+            arithmetic("Mul", &picked, &Folded::from_i64(vec![], &[4])).unwrap().unwrap().ints().unwrap(),
+            vec![8, 12]
+        );
         assert!(arithmetic("Div", &picked, &Folded::from_i64(vec![], &[0])).unwrap().is_err());
         assert!(gather(&shape, &Folded::from_i64(vec![1], &[4]), 0).is_err());
         let huge = Folded::from_i64(vec![], &[1 << 30]);
-        assert!(range(&Folded::from_i64(vec![], &[0]), &huge, &Folded::from_i64(vec![], &[1])).unwrap_err().contains("limit"));
-        assert!(constant_of_shape(&Folded::from_i64(vec![2], &[1 << 20, 1 << 10]), None).unwrap_err().contains("limit"));
+        assert!(range(&Folded::from_i64(vec![], &[0]), &huge, &Folded::from_i64(vec![], &[1]))
+            .unwrap_err()
+            .contains("limit"));
+        assert!(constant_of_shape(&Folded::from_i64(vec![2], &[1 << 20, 1 << 10]), None)
+            .unwrap_err()
+            .contains("limit"));
         assert_eq!(slice(&shape, &[1], &[4], &[2]).unwrap().ints().unwrap(), vec![3, 8]);
         assert_eq!(slice(&matrix, &[0, 1], &[2, 3], &[1, 1]).unwrap().ints().unwrap(), vec![2, 3, 5, 6]);
         // Rows reversed, every other column from the last.
         assert_eq!(slice(&matrix, &[1, 2], &[-1, -1], &[-1, -2]).unwrap().ints().unwrap(), vec![6, 4, 3, 1]);
         // Floats fold in their own precision: 0.1 + 0.2 in f32 is not 0.3 in f64.
-        let f32s = |v: &[f32]| Folded { shape: vec![v.len() as i64], dtype: DataType::Float, bytes: v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+        let f32s = |v: &[f32]| Folded {
+            shape: vec![v.len() as i64],
+            dtype: DataType::Float,
+            bytes: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        };
         let sum = arithmetic("Add", &f32s(&[0.1]), &f32s(&[0.2])).unwrap().unwrap().floats().unwrap();
         assert_eq!(sum, vec![f64::from(0.1f32 + 0.2f32)]);
         let ceiled = float_unary("Ceil", &f32s(&[2.5, -2.5])).unwrap().unwrap().floats().unwrap();

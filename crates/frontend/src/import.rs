@@ -1,13 +1,15 @@
 //! ONNX `ModelProto` → `sg` module.
 
 use crate::error::FrontendError;
-use crate::onnx::{self, tensor_proto::DataType, AttributeProto, ModelProto, NodeProto, TensorProto};
 use crate::fold::Folded;
+use crate::onnx::{self, tensor_proto::DataType, AttributeProto, ModelProto, NodeProto, TensorProto};
 use crate::shapes;
 use melior::ir::attribute::TypeAttribute;
 use melior::ir::operation::{OperationBuilder, OperationMutLike};
 use melior::ir::r#type::{FunctionType, RankedTensorType};
-use melior::ir::{Attribute, Block, BlockLike, Identifier, Location, Module, Region, RegionLike, Type, TypeLike, Value, ValueLike};
+use melior::ir::{
+    Attribute, Block, BlockLike, Identifier, Location, Module, Region, RegionLike, Type, TypeLike, Value, ValueLike,
+};
 use mlir_sys::MlirValue;
 use prost::Message;
 use std::collections::BTreeMap;
@@ -55,24 +57,50 @@ pub(crate) struct Importer<'c> {
 }
 
 /// Imports ONNX model bytes into a verified module with one function, `@main`.
-pub fn import<'c>(strata: &'c StrataContext, bytes: &[u8], options: &ImportOptions) -> Result<Module<'c>, FrontendError> {
+pub fn import<'c>(
+    strata: &'c StrataContext,
+    bytes: &[u8],
+    options: &ImportOptions,
+) -> Result<Module<'c>, FrontendError> {
     let file = options.file_name.clone();
-    let model = ModelProto::decode(bytes).map_err(|e| FrontendError::Malformed { file: file.clone(), message: e.to_string() })?;
-    let graph = model.graph.as_ref().ok_or_else(|| FrontendError::Malformed { file: file.clone(), message: "the model has no graph".into() })?;
+    let model = ModelProto::decode(bytes)
+        .map_err(|e| FrontendError::Malformed { file: file.clone(), message: e.to_string() })?;
+    let graph = model
+        .graph
+        .as_ref()
+        .ok_or_else(|| FrontendError::Malformed { file: file.clone(), message: "the model has no graph".into() })?;
     crate::support::check_opsets(&model, &file)?;
     let mut unsupported: BTreeMap<String, Vec<String>> = BTreeMap::new();
     crate::support::collect_unsupported(graph, "", &mut unsupported);
     if !unsupported.is_empty() {
         return Err(FrontendError::Unsupported { file, ops: unsupported });
     }
-    let mut importer = Importer { strata, file: file.clone(), base_dir: options.base_dir.clone(), values: BTreeMap::new(), resources: 0, unrolled_nodes: 0 };
+    let mut importer = Importer {
+        strata,
+        file: file.clone(),
+        base_dir: options.base_dir.clone(),
+        values: BTreeMap::new(),
+        resources: 0,
+        unrolled_nodes: 0,
+    };
     let context = strata.mlir();
-    for (name, tensor) in graph.initializer.iter().map(|t| (t.name(), t)).chain(options.frozen_inputs.iter().map(|(n, t)| (n.as_str(), t))) {
-        let constant = importer.constant(tensor).map_err(|message| FrontendError::Graph { file: file.clone(), message })?;
+    for (name, tensor) in graph
+        .initializer
+        .iter()
+        .map(|t| (t.name(), t))
+        .chain(options.frozen_inputs.iter().map(|(n, t)| (n.as_str(), t)))
+    {
+        let constant =
+            importer.constant(tensor).map_err(|message| FrontendError::Graph { file: file.clone(), message })?;
         importer.values.insert(name.to_owned(), Entry::Constant(constant));
     }
-    if let Some(unknown) = options.frozen_inputs.keys().find(|name| !graph.input.iter().any(|i| i.name() == name.as_str())) {
-        return Err(FrontendError::Graph { file, message: format!("cannot freeze '{unknown}': the graph has no input of that name") });
+    if let Some(unknown) =
+        options.frozen_inputs.keys().find(|name| !graph.input.iter().any(|i| i.name() == name.as_str()))
+    {
+        return Err(FrontendError::Graph {
+            file,
+            message: format!("cannot freeze '{unknown}': the graph has no input of that name"),
+        });
     }
     // Graph inputs (those that are not initializers) become function arguments.
     let mut argument_types = Vec::new();
@@ -86,10 +114,16 @@ pub fn import<'c>(strata: &'c StrataContext, bytes: &[u8], options: &ImportOptio
         if shape.contains(&0) {
             // An input without elements carries no data: it is a constant (only its type and
             // shape can matter), not an argument.
-            importer.values.insert(input.name().to_owned(), Entry::Constant(Constant { shape, dtype, bytes: Vec::new(), value: None }));
+            importer.values.insert(
+                input.name().to_owned(),
+                Entry::Constant(Constant { shape, dtype, bytes: Vec::new(), value: None }),
+            );
             continue;
         }
-        argument_types.push(tensor_type(context, &shape, dtype).map_err(|message| FrontendError::Graph { file: file.clone(), message })?);
+        argument_types.push(
+            tensor_type(context, &shape, dtype)
+                .map_err(|message| FrontendError::Graph { file: file.clone(), message })?,
+        );
         argument_names.push((input.name().to_owned(), shape, dtype));
         input_names.push(input.name().to_owned());
     }
@@ -111,9 +145,10 @@ pub fn import<'c>(strata: &'c StrataContext, bytes: &[u8], options: &ImportOptio
     let mut results = Vec::new();
     let mut result_types = Vec::new();
     for output in &graph.output {
-        let value = importer
-            .use_value(&block, output.name(), location)
-            .map_err(|message| FrontendError::Graph { file: file.clone(), message: format!("graph output '{}': {message}", output.name()) })?;
+        let value = importer.use_value(&block, output.name(), location).map_err(|message| FrontendError::Graph {
+            file: file.clone(),
+            message: format!("graph output '{}': {message}", output.name()),
+        })?;
         result_types.push(unsafe { Value::from_raw(value) }.r#type());
         results.push(value);
     }
@@ -128,48 +163,79 @@ pub fn import<'c>(strata: &'c StrataContext, bytes: &[u8], options: &ImportOptio
         region,
         &[
             (Identifier::new(context, "strata.input_names"), names_attribute(context, &input_names)),
-            (Identifier::new(context, "strata.output_names"), names_attribute(context, &graph.output.iter().map(|o| o.name().to_owned()).collect::<Vec<_>>())),
+            (
+                Identifier::new(context, "strata.output_names"),
+                names_attribute(context, &graph.output.iter().map(|o| o.name().to_owned()).collect::<Vec<_>>()),
+            ),
         ],
         location,
     );
     let module = Module::new(location);
     module.body().append_operation(function);
-    strata.verify(module.as_operation()).map_err(|diagnostics| FrontendError::Invalid { file, source: strata_ir::IrError::Verification { after: "import".into(), diagnostics } })?;
+    strata.verify(module.as_operation()).map_err(|diagnostics| FrontendError::Invalid {
+        file,
+        source: strata_ir::IrError::Verification { after: "import".into(), diagnostics },
+    })?;
     Ok(module)
 }
 
 /// The ONNX names of the graph inputs or outputs, kept on the function for the runtime.
 fn names_attribute<'c>(context: &'c melior::Context, names: &[String]) -> melior::ir::Attribute<'c> {
-    let names: Vec<melior::ir::Attribute> = names.iter().map(|n| melior::ir::attribute::StringAttribute::new(context, n).into()).collect();
+    let names: Vec<melior::ir::Attribute> =
+        names.iter().map(|n| melior::ir::attribute::StringAttribute::new(context, n).into()).collect();
     melior::ir::attribute::ArrayAttribute::new(context, &names).into()
 }
 
 pub(crate) fn node_name(node: &NodeProto, index: usize) -> String {
-    if node.name().is_empty() { format!("{}#{index}", node.op_type()) } else { node.name().to_owned() }
+    if node.name().is_empty() {
+        format!("{}#{index}", node.op_type())
+    } else {
+        node.name().to_owned()
+    }
 }
 
-fn input_shape(input: &onnx::ValueInfoProto, options: &ImportOptions, file: &str) -> Result<(Vec<i64>, DataType), FrontendError> {
+fn input_shape(
+    input: &onnx::ValueInfoProto,
+    options: &ImportOptions,
+    file: &str,
+) -> Result<(Vec<i64>, DataType), FrontendError> {
     let graph_error = |message: String| FrontendError::Graph { file: file.to_owned(), message };
     let tensor = match input.r#type.as_ref().and_then(|t| t.value.as_ref()) {
         Some(onnx::type_proto::Value::TensorType(tensor)) => tensor,
-        _ => return Err(graph_error(format!("unsupported: input '{}' is not a tensor (sequence, map and optional inputs are not imported)", input.name()))),
+        _ => {
+            return Err(graph_error(format!(
+                "unsupported: input '{}' is not a tensor (sequence, map and optional inputs are not imported)",
+                input.name()
+            )))
+        }
     };
-    let dtype = DataType::try_from(tensor.elem_type()).map_err(|_| graph_error(format!("input '{}' has an unknown element type", input.name())))?;
+    let dtype = DataType::try_from(tensor.elem_type())
+        .map_err(|_| graph_error(format!("input '{}' has an unknown element type", input.name())))?;
     if let Some(shape) = options.input_shapes.get(input.name()) {
         shapes::numel(shape).map_err(|message| graph_error(format!("--input-shape {}: {message}", input.name())))?;
         return Ok((shape.clone(), dtype));
     }
     let dims = tensor.shape.as_ref().map(|s| s.dim.as_slice()).unwrap_or_default();
     if tensor.shape.is_none() {
-        return Err(FrontendError::SymbolicShape { file: file.to_owned(), input: input.name().to_owned(), dim: "(no shape)".into() });
+        return Err(FrontendError::SymbolicShape {
+            file: file.to_owned(),
+            input: input.name().to_owned(),
+            dim: "(no shape)".into(),
+        });
     }
     dims.iter()
         .map(|d| match &d.value {
             Some(onnx::tensor_shape_proto::dimension::Value::DimValue(v)) if *v >= 0 => Ok(*v),
-            Some(onnx::tensor_shape_proto::dimension::Value::DimParam(p)) => {
-                Err(FrontendError::SymbolicShape { file: file.to_owned(), input: input.name().to_owned(), dim: format!("'{p}'") })
-            }
-            _ => Err(FrontendError::SymbolicShape { file: file.to_owned(), input: input.name().to_owned(), dim: "(unknown)".into() }),
+            Some(onnx::tensor_shape_proto::dimension::Value::DimParam(p)) => Err(FrontendError::SymbolicShape {
+                file: file.to_owned(),
+                input: input.name().to_owned(),
+                dim: format!("'{p}'"),
+            }),
+            _ => Err(FrontendError::SymbolicShape {
+                file: file.to_owned(),
+                input: input.name().to_owned(),
+                dim: "(unknown)".into(),
+            }),
         })
         .collect::<Result<Vec<_>, _>>()
         .and_then(|shape| {
@@ -208,7 +274,11 @@ fn element(context: &melior::Context, dtype: DataType) -> Result<Type<'_>, Strin
     Ok(Type::parse(context, name).expect("builtin scalar type"))
 }
 
-pub(crate) fn tensor_type<'c>(context: &'c melior::Context, shape: &[i64], dtype: DataType) -> Result<Type<'c>, String> {
+pub(crate) fn tensor_type<'c>(
+    context: &'c melior::Context,
+    shape: &[i64],
+    dtype: DataType,
+) -> Result<Type<'c>, String> {
     let dims: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
     Ok(RankedTensorType::new(&dims, element(context, dtype)?, None).into())
 }
@@ -247,11 +317,24 @@ pub fn inline_bytes(tensor: &TensorProto, dtype: DataType) -> Result<Vec<u8>, St
         _ => None,
     };
     if let Some(bits) = sub_byte {
-        let packed: Vec<u8> = if tensor.raw_data.is_some() { tensor.raw_data().to_vec() } else { tensor.int32_data.iter().map(|&v| v as u8).collect() };
-        let count = tensor.dims.iter().try_fold(1usize, |n, &d| usize::try_from(d).ok().and_then(|d| n.checked_mul(d))).ok_or_else(|| format!("tensor '{}' has invalid dimensions {:?}", tensor.name(), tensor.dims))?;
+        let packed: Vec<u8> = if tensor.raw_data.is_some() {
+            tensor.raw_data().to_vec()
+        } else {
+            tensor.int32_data.iter().map(|&v| v as u8).collect()
+        };
+        let count = tensor
+            .dims
+            .iter()
+            .try_fold(1usize, |n, &d| usize::try_from(d).ok().and_then(|d| n.checked_mul(d)))
+            .ok_or_else(|| format!("tensor '{}' has invalid dimensions {:?}", tensor.name(), tensor.dims))?;
         let per_byte = 8 / bits;
         if packed.len() < count.div_ceil(per_byte) {
-            return Err(format!("tensor '{}' holds {} bytes, too few for {count} {}-bit values", tensor.name(), packed.len(), bits));
+            return Err(format!(
+                "tensor '{}' holds {} bytes, too few for {count} {}-bit values",
+                tensor.name(),
+                packed.len(),
+                bits
+            ));
         }
         let mask = (1u8 << bits) - 1;
         return Ok((0..count).map(|i| (packed[i / per_byte] >> (bits * (i % per_byte))) & mask).collect());
@@ -266,13 +349,20 @@ pub fn inline_bytes(tensor: &TensorProto, dtype: DataType) -> Result<Vec<u8>, St
             DataType::Int32 => tensor.int32_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
             DataType::Uint64 => tensor.uint64_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
             DataType::Uint32 => tensor.uint64_data.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect(),
-            DataType::Int8 | DataType::Uint8 | DataType::Bool | DataType::Float8e4m3fn | DataType::Float8e4m3fnuz | DataType::Float8e5m2 | DataType::Float8e5m2fnuz | DataType::Float8e8m0 => {
-                tensor.int32_data.iter().map(|&v| v as u8).collect()
-            }
+            DataType::Int8
+            | DataType::Uint8
+            | DataType::Bool
+            | DataType::Float8e4m3fn
+            | DataType::Float8e4m3fnuz
+            | DataType::Float8e5m2
+            | DataType::Float8e5m2fnuz
+            | DataType::Float8e8m0 => tensor.int32_data.iter().map(|&v| v as u8).collect(),
             DataType::Float16 | DataType::Bfloat16 | DataType::Int16 | DataType::Uint16 => {
                 tensor.int32_data.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect()
             }
-            other => return Err(format!("unsupported: tensor '{}' has element type {}", tensor.name(), other.as_str_name())),
+            other => {
+                return Err(format!("unsupported: tensor '{}' has element type {}", tensor.name(), other.as_str_name()))
+            }
         }
     })
 }
@@ -280,17 +370,24 @@ pub fn inline_bytes(tensor: &TensorProto, dtype: DataType) -> Result<Vec<u8>, St
 impl Importer<'_> {
     /// Reads a tensor's element bytes (raw, typed fields, or an external file).
     pub(crate) fn constant(&self, tensor: &TensorProto) -> Result<Constant, String> {
-        let dtype = DataType::try_from(tensor.data_type()).map_err(|_| format!("tensor '{}' has an unknown data type", tensor.name()))?;
+        let dtype = DataType::try_from(tensor.data_type())
+            .map_err(|_| format!("tensor '{}' has an unknown data type", tensor.name()))?;
         let shape = tensor.dims.clone();
         let count = shapes::numel(&shape).map_err(|e| format!("tensor '{}': {e}", tensor.name()))?;
         let bytes: Vec<u8> = if tensor.data_location() == onnx::tensor_proto::DataLocation::External {
             let entry = |key: &str| tensor.external_data.iter().find(|e| e.key() == key).map(|e| e.value().to_owned());
-            let location = entry("location").ok_or_else(|| format!("tensor '{}' is external but names no location", tensor.name()))?;
+            let location = entry("location")
+                .ok_or_else(|| format!("tensor '{}' is external but names no location", tensor.name()))?;
             let path = self.base_dir.clone().unwrap_or_default().join(&location);
-            let data = std::fs::read(&path).map_err(|e| format!("tensor '{}': cannot read external data {}: {e}", tensor.name(), path.display()))?;
+            let data = std::fs::read(&path).map_err(|e| {
+                format!("tensor '{}': cannot read external data {}: {e}", tensor.name(), path.display())
+            })?;
             let offset: usize = entry("offset").and_then(|o| o.parse().ok()).unwrap_or(0);
-            let length: usize = entry("length").and_then(|l| l.parse().ok()).unwrap_or(data.len().saturating_sub(offset));
-            data.get(offset..offset + length).ok_or_else(|| format!("tensor '{}': external data {} is too short", tensor.name(), path.display()))?.to_vec()
+            let length: usize =
+                entry("length").and_then(|l| l.parse().ok()).unwrap_or(data.len().saturating_sub(offset));
+            data.get(offset..offset + length)
+                .ok_or_else(|| format!("tensor '{}': external data {} is too short", tensor.name(), path.display()))?
+                .to_vec()
         } else {
             inline_bytes(tensor, dtype)?
         };
@@ -317,11 +414,18 @@ impl Importer<'_> {
             let Some(name) = operand(node, k) else { continue };
             let (bound, bound_type) = self.shape_of(name)?;
             if bound_type != dtype || !bound.is_empty() {
-                return Err(format!("Clip bound '{name}' must be a scalar of the input's type, got {} {bound:?}", bound_type.as_str_name()));
+                return Err(format!(
+                    "Clip bound '{name}' must be a scalar of the input's type, got {} {bound:?}",
+                    bound_type.as_str_name()
+                ));
             }
             let b = unsafe { Value::from_raw(self.use_value(block, name, location)?) };
             let x = unsafe { Value::from_raw(y) };
-            let op = if k == 1 { sg::Max::build(context, location, x, b, ty) } else { sg::Min::build(context, location, x, b, ty) };
+            let op = if k == 1 {
+                sg::Max::build(context, location, x, b, ty)
+            } else {
+                sg::Min::build(context, location, x, b, ty)
+            };
             let value: Value = block.append_operation(op).result(0).expect("one result").into();
             y = value.to_raw();
         }
@@ -334,14 +438,17 @@ impl Importer<'_> {
         if node.op_type() == "CastLike" {
             return Ok(self.shape_of(required(node, 1)?)?.1);
         }
-        DataType::try_from(int(node, "to", 0) as i32).map_err(|_| "unsupported: Cast to a data type unknown to this importer".to_owned())
+        DataType::try_from(int(node, "to", 0) as i32)
+            .map_err(|_| "unsupported: Cast to a data type unknown to this importer".to_owned())
     }
 
     /// The integer values of a constant operand (shape arguments are folded at import).
     pub(crate) fn constant_ints(&self, name: &str) -> Result<Vec<i64>, String> {
         match (self.values.get(name), self.folded(name)) {
             (_, Some(c)) if matches!(c.dtype, DataType::Int64 | DataType::Int32) => c.ints(),
-            (Some(_), _) => Err(format!("unsupported: '{name}' must be a constant integer tensor (computed shapes are not folded yet)")),
+            (Some(_), _) => Err(format!(
+                "unsupported: '{name}' must be a constant integer tensor (computed shapes are not folded yet)"
+            )),
             (None, _) => Err(format!("'{name}' is not defined before its use")),
         }
     }
@@ -365,7 +472,10 @@ impl Importer<'_> {
         let constant = |k: usize| -> Result<Folded, String> {
             let name = inputs.get(k).filter(|n| !n.is_empty()).ok_or_else(|| format!("input #{k} is missing"))?;
             self.folded(name).ok_or_else(|| {
-                format!("unsupported: {} of values computed at run time (only constant folding is implemented)", node.op_type())
+                format!(
+                    "unsupported: {} of values computed at run time (only constant folding is implemented)",
+                    node.op_type()
+                )
             })
         };
         let folded = match node.op_type() {
@@ -381,7 +491,8 @@ impl Importer<'_> {
                     Folded::from_i64(vec![dims.len() as i64], dims)
                 }
             }
-            "Gather" => match (inputs.first().and_then(|n| self.folded(n)), inputs.get(1).and_then(|n| self.folded(n))) {
+            "Gather" => match (inputs.first().and_then(|n| self.folded(n)), inputs.get(1).and_then(|n| self.folded(n)))
+            {
                 (Some(data), Some(indices)) => crate::fold::gather(&data, &indices, int(node, "axis", 0))?,
                 _ => return Ok(false), // a run-time gather: sg.gather
             },
@@ -417,15 +528,25 @@ impl Importer<'_> {
                     Some(result) => result?,
                     // Shape arithmetic (as in ONNX's own function expansions) negates integers.
                     None if node.op_type() == "Neg" && matches!(a.dtype, DataType::Int64 | DataType::Int32) => {
-                        let negated: Vec<i64> = a.ints()?.iter().map(|v| v.checked_neg().ok_or("integer overflow negating a constant")).collect::<Result<_, _>>()?;
+                        let negated: Vec<i64> = a
+                            .ints()?
+                            .iter()
+                            .map(|v| v.checked_neg().ok_or("integer overflow negating a constant"))
+                            .collect::<Result<_, _>>()?;
                         let folded = Folded::from_i64(a.shape.clone(), &negated);
-                        if a.dtype == DataType::Int32 { crate::fold::cast(&folded, DataType::Int32)? } else { folded }
+                        if a.dtype == DataType::Int32 {
+                            crate::fold::cast(&folded, DataType::Int32)?
+                        } else {
+                            folded
+                        }
                     }
                     None => return Ok(false),
                 }
             }
             "Add" | "Sub" | "Mul" | "Div" => {
-                let (Some(a), Some(b)) = (inputs.first().and_then(|n| self.folded(n)), inputs.get(1).and_then(|n| self.folded(n))) else {
+                let (Some(a), Some(b)) =
+                    (inputs.first().and_then(|n| self.folded(n)), inputs.get(1).and_then(|n| self.folded(n)))
+                else {
                     return Ok(false);
                 };
                 match crate::fold::arithmetic(node.op_type(), &a, &b) {
@@ -469,11 +590,29 @@ impl Importer<'_> {
                 // Booleans too: LLVM translation has no conversion for an i1 dense_resource.
                 let attribute = if constant.dtype == DataType::Bool {
                     let flags: Vec<i32> = constant.bytes.iter().map(|&b| i32::from(b != 0)).collect();
-                    unsafe { Attribute::from_raw(mlir_sys::mlirDenseElementsAttrBoolGet(ty.to_raw(), flags.len() as isize, flags.as_ptr())) }
+                    unsafe {
+                        Attribute::from_raw(mlir_sys::mlirDenseElementsAttrBoolGet(
+                            ty.to_raw(),
+                            flags.len() as isize,
+                            flags.as_ptr(),
+                        ))
+                    }
                 } else if count <= 1 {
-                    unsafe { Attribute::from_raw(mlir_sys::mlirDenseElementsAttrRawBufferGet(ty.to_raw(), length, constant.bytes.as_ptr().cast())) }
+                    unsafe {
+                        Attribute::from_raw(mlir_sys::mlirDenseElementsAttrRawBufferGet(
+                            ty.to_raw(),
+                            length,
+                            constant.bytes.as_ptr().cast(),
+                        ))
+                    }
                 } else {
-                    unsafe { Attribute::from_raw(strata_ir::resource::dense_resource(ty.to_raw(), &resource, &constant.bytes)) }
+                    unsafe {
+                        Attribute::from_raw(strata_ir::resource::dense_resource(
+                            ty.to_raw(),
+                            &resource,
+                            &constant.bytes,
+                        ))
+                    }
                 };
                 let op = OperationBuilder::new("arith.constant", location)
                     .add_attributes(&[(Identifier::new(context, "value"), attribute)])
@@ -491,13 +630,27 @@ impl Importer<'_> {
 
     /// A new constant named `label.<n>` (unique) from little-endian element `bytes`, as an SSA
     /// value (the constants an operator's decomposition computes at import).
-    pub(crate) fn new_constant(&mut self, block: &Block, label: &str, shape: Vec<i64>, dtype: DataType, bytes: Vec<u8>, location: Location) -> Result<MlirValue, String> {
+    pub(crate) fn new_constant(
+        &mut self,
+        block: &Block,
+        label: &str,
+        shape: Vec<i64>,
+        dtype: DataType,
+        bytes: Vec<u8>,
+        location: Location,
+    ) -> Result<MlirValue, String> {
         let name = format!("{label}.{}", self.values.len());
         self.values.insert(name.clone(), Entry::Constant(Constant { shape, dtype, bytes, value: None }));
         self.use_value(block, &name, location)
     }
 
-    pub(crate) fn define(&mut self, node: &NodeProto, op: melior::ir::operation::OperationRef<'_, '_>, shape: Vec<i64>, dtype: DataType) {
+    pub(crate) fn define(
+        &mut self,
+        node: &NodeProto,
+        op: melior::ir::operation::OperationRef<'_, '_>,
+        shape: Vec<i64>,
+        dtype: DataType,
+    ) {
         let value: Value = op.result(0).expect("one result").into();
         self.values.insert(node.output[0].clone(), Entry::Value { value: value.to_raw(), shape, dtype });
     }
@@ -506,7 +659,12 @@ impl Importer<'_> {
     pub(crate) fn alias(&mut self, from: &str, to: String) -> Result<(), String> {
         let entry = match self.values.get(from).ok_or_else(|| format!("'{from}' is not defined before its use"))? {
             Entry::Value { value, shape, dtype } => Entry::Value { value: *value, shape: shape.clone(), dtype: *dtype },
-            Entry::Constant(c) => Entry::Constant(Constant { shape: c.shape.clone(), dtype: c.dtype, bytes: c.bytes.clone(), value: c.value }),
+            Entry::Constant(c) => Entry::Constant(Constant {
+                shape: c.shape.clone(),
+                dtype: c.dtype,
+                bytes: c.bytes.clone(),
+                value: c.value,
+            }),
         };
         self.values.insert(to, entry);
         Ok(())
@@ -555,11 +713,15 @@ impl Importer<'_> {
                 if let Some(mask) = node.output.get(1).filter(|m| node.op_type() == "Dropout" && !m.is_empty()) {
                     let (shape, _) = self.shape_of(required(node, 0)?)?;
                     let count = shapes::numel(&shape)? as usize;
-                    self.values.insert(mask.clone(), Entry::Constant(Constant { shape, dtype: DataType::Bool, bytes: vec![1; count], value: None }));
+                    self.values.insert(
+                        mask.clone(),
+                        Entry::Constant(Constant { shape, dtype: DataType::Bool, bytes: vec![1; count], value: None }),
+                    );
                 }
                 self.alias(required(node, 0)?, node.output[0].clone())?;
             }
-            "Relu" | "Exp" | "Neg" | "Abs" | "Reciprocal" | "Sqrt" | "Log" | "Erf" | "Tanh" | "Sigmoid" | "Ceil" | "Floor" => {
+            "Relu" | "Exp" | "Neg" | "Abs" | "Reciprocal" | "Sqrt" | "Log" | "Erf" | "Tanh" | "Sigmoid" | "Ceil"
+            | "Floor" => {
                 let (shape, dtype) = self.shape_of(required(node, 0)?)?;
                 let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
                 let ty = tensor_type(context, &shape, dtype)?;
@@ -586,7 +748,11 @@ impl Importer<'_> {
                 let names: Vec<&str> = node.input.iter().map(String::as_str).filter(|n| !n.is_empty()).collect();
                 let binary = matches!(node.op_type(), "Add" | "Sub" | "Mul" | "Div" | "Pow");
                 if names.is_empty() || (binary && names.len() != 2) {
-                    return Err(format!("expected {} inputs, got {}", if binary { "2" } else { "at least 1" }, names.len()));
+                    return Err(format!(
+                        "expected {} inputs, got {}",
+                        if binary { "2" } else { "at least 1" },
+                        names.len()
+                    ));
                 }
                 let (mut shape, dtype) = self.shape_of(names[0])?;
                 let mut acc = self.use_value(block, names[0], location)?;
@@ -597,12 +763,18 @@ impl Importer<'_> {
                 for name in &names[1..] {
                     let (other, other_type) = self.shape_of(name)?;
                     if other_type != dtype && node.op_type() != "Pow" {
-                        return Err(format!("operand types differ: {} and {}", dtype.as_str_name(), other_type.as_str_name()));
+                        return Err(format!(
+                            "operand types differ: {} and {}",
+                            dtype.as_str_name(),
+                            other_type.as_str_name()
+                        ));
                     }
                     let mut rhs_raw = self.use_value(block, name, location)?;
                     let mut compute = dtype;
                     if other_type != dtype {
-                        let float = |t: DataType| matches!(t, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16);
+                        let float = |t: DataType| {
+                            matches!(t, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16)
+                        };
                         if float(dtype) {
                             rhs_raw = self.cast_value(block, rhs_raw, &other, dtype, location)?;
                         } else if float(other_type) {
@@ -613,7 +785,8 @@ impl Importer<'_> {
                             return Err(format!("unsupported: Pow with integer exponent type {} differing from the integer base type {}", other_type.as_str_name(), dtype.as_str_name()));
                         }
                     }
-                    shape = sg::verify::broadcast(&shape, &other).ok_or_else(|| format!("shapes {shape:?} and {other:?} do not broadcast"))?;
+                    shape = sg::verify::broadcast(&shape, &other)
+                        .ok_or_else(|| format!("shapes {shape:?} and {other:?} do not broadcast"))?;
                     let lhs = unsafe { Value::from_raw(acc) };
                     let rhs = unsafe { Value::from_raw(rhs_raw) };
                     let dtype = compute;
@@ -644,7 +817,10 @@ impl Importer<'_> {
                 // right a column [K, 1]; the added dimension is dropped from the result.
                 let mut lhs_raw = self.use_value(block, required(node, 0)?, location)?;
                 let mut rhs_raw = self.use_value(block, required(node, 1)?, location)?;
-                let (a2, b2) = (if a.len() == 1 { vec![1, a[0]] } else { a.clone() }, if b.len() == 1 { vec![b[0], 1] } else { b.clone() });
+                let (a2, b2) = (
+                    if a.len() == 1 { vec![1, a[0]] } else { a.clone() },
+                    if b.len() == 1 { vec![b[0], 1] } else { b.clone() },
+                );
                 if a.len() == 1 {
                     lhs_raw = self.reshape_value(block, lhs_raw, &a2, dtype, location)?;
                 }
@@ -655,12 +831,20 @@ impl Importer<'_> {
                 if a[a.len() - 1] != b[b.len() - 2] {
                     return Err(format!("contraction sizes differ: {a:?} x {b:?}"));
                 }
-                let mut shape = sg::verify::broadcast(&a[..a.len() - 2], &b[..b.len() - 2]).ok_or_else(|| format!("batch dims of {a:?} and {b:?} do not broadcast"))?;
+                let mut shape = sg::verify::broadcast(&a[..a.len() - 2], &b[..b.len() - 2])
+                    .ok_or_else(|| format!("batch dims of {a:?} and {b:?} do not broadcast"))?;
                 shape.extend([a[a.len() - 2], b[b.len() - 1]]);
                 let lhs = unsafe { Value::from_raw(lhs_raw) };
                 let rhs = unsafe { Value::from_raw(rhs_raw) };
-                let op = block.append_operation(sg::Matmul::build(context, location, lhs, rhs, tensor_type(context, &shape, dtype)?));
-                let (vector_lhs, vector_rhs) = (self.shape_of(required(node, 0)?)?.0.len() == 1, self.shape_of(required(node, 1)?)?.0.len() == 1);
+                let op = block.append_operation(sg::Matmul::build(
+                    context,
+                    location,
+                    lhs,
+                    rhs,
+                    tensor_type(context, &shape, dtype)?,
+                ));
+                let (vector_lhs, vector_rhs) =
+                    (self.shape_of(required(node, 0)?)?.0.len() == 1, self.shape_of(required(node, 1)?)?.0.len() == 1);
                 if vector_lhs || vector_rhs {
                     let product: Value = op.result(0).expect("one result").into();
                     let mut out = shape.clone();
@@ -683,13 +867,22 @@ impl Importer<'_> {
             "Expand" | "Tile" | "Pad" => self.replicate(block, node, location)?,
             "InstanceNormalization" => self.instance_norm(block, node, location)?,
             "Split" => self.split(block, node, location)?,
-            "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL2" => self.reduce(block, node, location)?,
+            "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL2" => {
+                self.reduce(block, node, location)?
+            }
             "Cast" | "CastLike" => {
                 let (shape, _) = self.shape_of(required(node, 0)?)?;
                 let to = self.cast_target(node)?;
                 let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
                 let mut cast = sg::Cast::build(context, location, x, tensor_type(context, &shape, to)?);
-                let float8 = matches!(to, DataType::Float8e4m3fn | DataType::Float8e4m3fnuz | DataType::Float8e5m2 | DataType::Float8e5m2fnuz | DataType::Float8e8m0);
+                let float8 = matches!(
+                    to,
+                    DataType::Float8e4m3fn
+                        | DataType::Float8e4m3fnuz
+                        | DataType::Float8e5m2
+                        | DataType::Float8e5m2fnuz
+                        | DataType::Float8e8m0
+                );
                 if float8 && int(node, "saturate", 1) == 0 {
                     // Out-of-range values become infinity / NaN (a discardable attribute; absent means 1).
                     cast.set_attribute("saturate", Attribute::parse(context, "0 : i64").expect("an integer attribute"));
@@ -697,21 +890,28 @@ impl Importer<'_> {
                 if to == DataType::Float8e8m0 {
                     // How a value between two powers of two rounds (a discardable attribute:
                     // 0 up, the default; 1 down; 2 nearest).
-                    let mode = match attribute(node, "round_mode").map(|a| String::from_utf8_lossy(a.s()).into_owned()).as_deref() {
+                    let mode = match attribute(node, "round_mode")
+                        .map(|a| String::from_utf8_lossy(a.s()).into_owned())
+                        .as_deref()
+                    {
                         None | Some("up") => 0,
                         Some("down") => 1,
                         Some("nearest") => 2,
                         Some(other) => return Err(format!("round_mode '{other}' is not one of up, down, nearest")),
                     };
                     if mode != 0 {
-                        cast.set_attribute("round_mode", Attribute::parse(context, &format!("{mode} : i64")).expect("an integer attribute"));
+                        cast.set_attribute(
+                            "round_mode",
+                            Attribute::parse(context, &format!("{mode} : i64")).expect("an integer attribute"),
+                        );
                     }
                 }
                 let op = block.append_operation(cast);
                 self.define(node, op, shape, to);
             }
             "Gather" => {
-                let ((data, dtype), (indices, index_type)) = (self.shape_of(required(node, 0)?)?, self.shape_of(required(node, 1)?)?);
+                let ((data, dtype), (indices, index_type)) =
+                    (self.shape_of(required(node, 0)?)?, self.shape_of(required(node, 1)?)?);
                 if !matches!(index_type, DataType::Int64 | DataType::Int32) {
                     return Err(format!("indices must be int64 or int32, got {}", index_type.as_str_name()));
                 }
@@ -722,7 +922,14 @@ impl Importer<'_> {
                 out.extend(&data[a + 1..]);
                 let d = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
                 let i = unsafe { Value::from_raw(self.use_value(block, required(node, 1)?, location)?) };
-                let op = block.append_operation(sg::Gather::build(context, location, d, i, axis, tensor_type(context, &out, dtype)?));
+                let op = block.append_operation(sg::Gather::build(
+                    context,
+                    location,
+                    d,
+                    i,
+                    axis,
+                    tensor_type(context, &out, dtype)?,
+                ));
                 self.define(node, op, out, dtype);
             }
             "MaxPool" | "AveragePool" => self.pool(block, node, location)?,
@@ -730,7 +937,8 @@ impl Importer<'_> {
             "Resize" => self.resize(block, node, location)?,
             "BatchNormalization" => self.batch_norm(block, node, location)?,
             "Clip" if self.clip_needs_tensors(node)? => self.clip_with_tensors(block, node, location)?,
-            "Clip" | "LeakyRelu" | "HardSigmoid" | "HardSwish" | "Gelu" | "Softmax" | "LogSoftmax" | "GlobalAveragePool" | "GlobalMaxPool" => {
+            "Clip" | "LeakyRelu" | "HardSigmoid" | "HardSwish" | "Gelu" | "Softmax" | "LogSoftmax"
+            | "GlobalAveragePool" | "GlobalMaxPool" => {
                 let (shape, dtype) = self.shape_of(required(node, 0)?)?;
                 if !matches!(dtype, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16) {
                     return Err(format!("unsupported: {} of {} tensors", node.op_type(), dtype.as_str_name()));
@@ -747,7 +955,11 @@ impl Importer<'_> {
                 }
                 let bound = |k: usize, this: &Self| -> Result<Option<f64>, String> {
                     match operand(node, k) {
-                        Some(name) => Ok(Some(this.folded(name).ok_or_else(|| format!("unsupported: Clip bound '{name}' computed at run time"))?.scalar("a Clip bound")?)),
+                        Some(name) => Ok(Some(
+                            this.folded(name)
+                                .ok_or_else(|| format!("unsupported: Clip bound '{name}' computed at run time"))?
+                                .scalar("a Clip bound")?,
+                        )),
                         None => Ok(None),
                     }
                 };
@@ -760,10 +972,13 @@ impl Importer<'_> {
                         sg::Clip::build(context, location, x, min, max, ty)
                     }
                     "LeakyRelu" => sg::LeakyRelu::build(context, location, x, float("alpha", 0.01), ty),
-                    "HardSigmoid" => sg::HardSigmoid::build(context, location, x, float("alpha", 0.2), float("beta", 0.5), ty),
+                    "HardSigmoid" => {
+                        sg::HardSigmoid::build(context, location, x, float("alpha", 0.2), float("beta", 0.5), ty)
+                    }
                     "HardSwish" => sg::HardSwish::build(context, location, x, ty),
                     "Gelu" => {
-                        let approximate = attribute(node, "approximate").map(|a| String::from_utf8_lossy(a.s()).into_owned());
+                        let approximate =
+                            attribute(node, "approximate").map(|a| String::from_utf8_lossy(a.s()).into_owned());
                         let tanh = match approximate.as_deref() {
                             None | Some("none") => 0,
                             Some("tanh") => 1,
@@ -787,7 +1002,10 @@ impl Importer<'_> {
                     if let Some(name) = operand(node, k) {
                         let (s, _) = self.shape_of(name)?;
                         if s != normalised {
-                            return Err(format!("unsupported: {} shape {s:?} other than the normalised shape {normalised:?}", if k == 1 { "scale" } else { "bias" }));
+                            return Err(format!(
+                                "unsupported: {} shape {s:?} other than the normalised shape {normalised:?}",
+                                if k == 1 { "scale" } else { "bias" }
+                            ));
                         }
                     }
                 }
@@ -799,7 +1017,8 @@ impl Importer<'_> {
                     None => None,
                 };
                 let ty = tensor_type(context, &shape, dtype)?;
-                let op = block.append_operation(sg::LayerNorm::build(context, location, x, scale, bias, axis, epsilon, ty));
+                let op =
+                    block.append_operation(sg::LayerNorm::build(context, location, x, scale, bias, axis, epsilon, ty));
                 self.define(node, op, shape.clone(), dtype);
                 self.layer_norm_statistics(block, node, x, &shape, dtype, axis as usize, epsilon as f32, location)?;
             }
@@ -811,7 +1030,9 @@ impl Importer<'_> {
                     Some(name) => Some(self.constant_ints(name)?),
                     None => ints(node, "axes"),
                 };
-                let out = if node.op_type() == "Squeeze" { shapes::squeeze(&shape, axes.as_deref())? } else {
+                let out = if node.op_type() == "Squeeze" {
+                    shapes::squeeze(&shape, axes.as_deref())?
+                } else {
                     shapes::unsqueeze(&shape, &axes.ok_or("Unsqueeze needs axes")?)?
                 };
                 self.reshape_to(block, node, required(node, 0)?, out, dtype, location)?;
@@ -820,12 +1041,22 @@ impl Importer<'_> {
                 let (shape, dtype) = self.shape_of(required(node, 0)?)?;
                 let perm = ints(node, "perm").unwrap_or_else(|| (0..shape.len() as i64).rev().collect());
                 let mut seen = vec![false; shape.len()];
-                if perm.len() != shape.len() || perm.iter().any(|&p| p < 0 || p as usize >= shape.len() || std::mem::replace(&mut seen[p as usize], true)) {
+                if perm.len() != shape.len()
+                    || perm
+                        .iter()
+                        .any(|&p| p < 0 || p as usize >= shape.len() || std::mem::replace(&mut seen[p as usize], true))
+                {
                     return Err(format!("perm {perm:?} is not a permutation of the {} dimensions", shape.len()));
                 }
                 let out: Vec<i64> = perm.iter().map(|&p| shape[p as usize]).collect();
                 let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
-                let op = block.append_operation(sg::Transpose::build(context, location, x, &perm, tensor_type(context, &out, dtype)?));
+                let op = block.append_operation(sg::Transpose::build(
+                    context,
+                    location,
+                    x,
+                    &perm,
+                    tensor_type(context, &out, dtype)?,
+                ));
                 self.define(node, op, out, dtype);
             }
             "Reshape" | "Flatten" => {
@@ -857,7 +1088,15 @@ impl Importer<'_> {
                     return Ok(());
                 }
                 let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
-                let op = block.append_operation(sg::Slice::build(context, location, x, &s, &e, &st, tensor_type(context, &out, dtype)?));
+                let op = block.append_operation(sg::Slice::build(
+                    context,
+                    location,
+                    x,
+                    &s,
+                    &e,
+                    &st,
+                    tensor_type(context, &out, dtype)?,
+                ));
                 self.define(node, op, out, dtype);
             }
             other => return Err(format!("operator {other} is not supported")),
@@ -866,7 +1105,14 @@ impl Importer<'_> {
     }
 
     /// `value` cast to `to` (an `sg.cast`).
-    fn cast_value(&mut self, block: &Block, value: MlirValue, shape: &[i64], to: DataType, location: Location) -> Result<MlirValue, String> {
+    fn cast_value(
+        &mut self,
+        block: &Block,
+        value: MlirValue,
+        shape: &[i64],
+        to: DataType,
+        location: Location,
+    ) -> Result<MlirValue, String> {
         let context = self.strata.mlir();
         let x = unsafe { Value::from_raw(value) };
         let op = block.append_operation(sg::Cast::build(context, location, x, tensor_type(context, shape, to)?));
@@ -875,7 +1121,14 @@ impl Importer<'_> {
     }
 
     /// `value` reshaped to `shape` (an `sg.reshape`).
-    fn reshape_value(&mut self, block: &Block, value: MlirValue, shape: &[i64], dtype: DataType, location: Location) -> Result<MlirValue, String> {
+    fn reshape_value(
+        &mut self,
+        block: &Block,
+        value: MlirValue,
+        shape: &[i64],
+        dtype: DataType,
+        location: Location,
+    ) -> Result<MlirValue, String> {
         let context = self.strata.mlir();
         let x = unsafe { Value::from_raw(value) };
         let op = block.append_operation(sg::Reshape::build(context, location, x, tensor_type(context, shape, dtype)?));
@@ -885,7 +1138,15 @@ impl Importer<'_> {
 
     /// `input` reshaped to `out`: a constant is folded (same bytes, new shape), a value gets
     /// an `sg.reshape`.
-    fn reshape_to(&mut self, block: &Block, node: &NodeProto, input: &str, out: Vec<i64>, dtype: DataType, location: Location) -> Result<(), String> {
+    fn reshape_to(
+        &mut self,
+        block: &Block,
+        node: &NodeProto,
+        input: &str,
+        out: Vec<i64>,
+        dtype: DataType,
+        location: Location,
+    ) -> Result<(), String> {
         if let Some(mut folded) = self.folded(input) {
             folded.shape = out;
             self.define_constant(node, folded);

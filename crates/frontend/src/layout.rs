@@ -14,11 +14,17 @@ impl Importer<'_> {
         let context = self.strata.mlir();
         let names: Vec<&str> = node.input.iter().map(String::as_str).filter(|n| !n.is_empty()).collect();
         let (mut shape, dtype) = self.shape_of(names.first().ok_or("Concat needs an input")?)?;
-        let axis = crate::shapes::axis(attribute(node, "axis").map(|a| a.i()).ok_or("Concat needs an axis")?, shape.len() as i64)? as i64;
+        let axis = crate::shapes::axis(
+            attribute(node, "axis").map(|a| a.i()).ok_or("Concat needs an axis")?,
+            shape.len() as i64,
+        )? as i64;
         let mut acc = self.use_value(block, names[0], location)?;
         for name in &names[1..] {
             let (other, other_type) = self.shape_of(name)?;
-            if other_type != dtype || other.len() != shape.len() || (0..shape.len()).any(|d| d != axis as usize && other[d] != shape[d]) {
+            if other_type != dtype
+                || other.len() != shape.len()
+                || (0..shape.len()).any(|d| d != axis as usize && other[d] != shape[d])
+            {
                 return Err(format!("input '{name}' {other:?} does not match {shape:?} outside axis {axis}"));
             }
             shape[axis as usize] += other[axis as usize];
@@ -77,7 +83,15 @@ impl Importer<'_> {
                 continue;
             }
             let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
-            let op = block.append_operation(sg::Slice::build(context, location, x, &starts, &ends, &steps, tensor_type(context, &out, dtype)?));
+            let op = block.append_operation(sg::Slice::build(
+                context,
+                location,
+                x,
+                &starts,
+                &ends,
+                &steps,
+                tensor_type(context, &out, dtype)?,
+            ));
             let value: Value = op.result(0).expect("one result").into();
             self.values.insert(output, Entry::Value { value: value.to_raw(), shape: out, dtype });
         }
@@ -98,8 +112,15 @@ impl Importer<'_> {
             Some(axes) => axes.iter().map(|&a| if a < 0 { a + rank } else { a }).collect(),
             None if int(node, "noop_with_empty_axes", 0) != 0 => {
                 let entry = match self.values.get(required(node, 0)?).expect("checked by shape_of") {
-                    Entry::Value { value, shape, dtype } => Entry::Value { value: *value, shape: shape.clone(), dtype: *dtype },
-                    Entry::Constant(c) => Entry::Constant(Constant { shape: c.shape.clone(), dtype: c.dtype, bytes: c.bytes.clone(), value: c.value }),
+                    Entry::Value { value, shape, dtype } => {
+                        Entry::Value { value: *value, shape: shape.clone(), dtype: *dtype }
+                    }
+                    Entry::Constant(c) => Entry::Constant(Constant {
+                        shape: c.shape.clone(),
+                        dtype: c.dtype,
+                        bytes: c.bytes.clone(),
+                        value: c.value,
+                    }),
                 };
                 self.values.insert(node.output[0].clone(), entry);
                 return Ok(());
@@ -112,7 +133,15 @@ impl Importer<'_> {
             return Err(format!("axes {axes:?} are out of range for rank {rank}"));
         }
         let out: Vec<i64> = (0..shape.len())
-            .filter_map(|d| if !axes.contains(&(d as i64)) { Some(shape[d]) } else if keep != 0 { Some(1) } else { None })
+            .filter_map(|d| {
+                if !axes.contains(&(d as i64)) {
+                    Some(shape[d])
+                } else if keep != 0 {
+                    Some(1)
+                } else {
+                    None
+                }
+            })
             .collect();
         let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
         let (ty, keep) = (tensor_type(context, &out, dtype)?, i64::from(keep != 0));
@@ -133,12 +162,21 @@ impl Importer<'_> {
     pub(crate) fn logic(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
         let context = self.strata.mlir();
         let names: Vec<&str> = node.input.iter().map(String::as_str).collect();
-        let arity = if node.op_type() == "Not" { 1 } else if node.op_type() == "Where" { 3 } else { 2 };
+        let arity = if node.op_type() == "Not" {
+            1
+        } else if node.op_type() == "Where" {
+            3
+        } else {
+            2
+        };
         if names.len() != arity || names.iter().any(|n| n.is_empty()) {
             return Err(format!("expects {arity} inputs"));
         }
         let typed: Vec<(Vec<i64>, DataType)> = names.iter().map(|n| self.shape_of(n)).collect::<Result<_, _>>()?;
-        let shape = typed.iter().try_fold(Vec::new(), |acc, (s, _)| sg::verify::broadcast(&acc, s)).ok_or("operand shapes do not broadcast")?;
+        let shape = typed
+            .iter()
+            .try_fold(Vec::new(), |acc, (s, _)| sg::verify::broadcast(&acc, s))
+            .ok_or("operand shapes do not broadcast")?;
         let result_type = match node.op_type() {
             "Not" => {
                 if typed[0].1 != DataType::Bool {
@@ -154,12 +192,19 @@ impl Importer<'_> {
             }
             _ => {
                 if typed[0].1 != typed[1].1 {
-                    return Err(format!("operand types differ: {} and {}", typed[0].1.as_str_name(), typed[1].1.as_str_name()));
+                    return Err(format!(
+                        "operand types differ: {} and {}",
+                        typed[0].1.as_str_name(),
+                        typed[1].1.as_str_name()
+                    ));
                 }
                 DataType::Bool
             }
         };
-        let values: Vec<Value> = names.iter().map(|n| self.use_value(block, n, location).map(|v| unsafe { Value::from_raw(v) })).collect::<Result<_, _>>()?;
+        let values: Vec<Value> = names
+            .iter()
+            .map(|n| self.use_value(block, n, location).map(|v| unsafe { Value::from_raw(v) }))
+            .collect::<Result<_, _>>()?;
         let ty = tensor_type(context, &shape, result_type)?;
         let op = match node.op_type() {
             "Equal" => sg::Equal::build(context, location, values[0], values[1], ty),
@@ -183,7 +228,8 @@ impl Importer<'_> {
         let (op, out) = match node.op_type() {
             "Expand" => {
                 let target = self.constant_ints(required(node, 1)?)?;
-                let out = sg::verify::broadcast(&shape, &target).ok_or_else(|| format!("{shape:?} does not broadcast with {target:?}"))?;
+                let out = sg::verify::broadcast(&shape, &target)
+                    .ok_or_else(|| format!("{shape:?} does not broadcast with {target:?}"))?;
                 (sg::Expand::build(context, location, x, tensor_type(context, &out, dtype)?), out)
             }
             "Tile" => {
@@ -191,7 +237,8 @@ impl Importer<'_> {
                 if repeats.len() != rank || repeats.iter().any(|&r| r < 1) {
                     return Err(format!("repeats {repeats:?} must be {rank} positive values"));
                 }
-                let out: Vec<i64> = shape.iter().zip(&repeats).map(|(d, r)| d.checked_mul(*r).unwrap_or(i64::MAX)).collect();
+                let out: Vec<i64> =
+                    shape.iter().zip(&repeats).map(|(d, r)| d.checked_mul(*r).unwrap_or(i64::MAX)).collect();
                 crate::shapes::numel(&out)?;
                 (sg::Tile::build(context, location, x, &repeats, tensor_type(context, &out, dtype)?), out)
             }
@@ -201,7 +248,11 @@ impl Importer<'_> {
                     None => ints(node, "pads").ok_or("Pad needs pads")?,
                 };
                 let axes: Vec<usize> = match operand(node, 3) {
-                    Some(name) => self.constant_ints(name)?.iter().map(|&a| (if a < 0 { a + rank as i64 } else { a }) as usize).collect(),
+                    Some(name) => self
+                        .constant_ints(name)?
+                        .iter()
+                        .map(|&a| (if a < 0 { a + rank as i64 } else { a }) as usize)
+                        .collect(),
                     None => (0..rank).collect(),
                 };
                 if given.len() != 2 * axes.len() || axes.iter().any(|&a| a >= rank) {
@@ -215,28 +266,39 @@ impl Importer<'_> {
                     pads[a] = given[k];
                     pads[a + rank] = given[k + axes.len()];
                 }
-                let mode = match attribute(node, "mode").map(|a| String::from_utf8_lossy(a.s()).into_owned()).as_deref() {
+                let mode = match attribute(node, "mode").map(|a| String::from_utf8_lossy(a.s()).into_owned()).as_deref()
+                {
                     None | Some("constant") => 0,
                     Some("reflect") => 1,
                     Some("edge") => 2,
                     Some("wrap") => 3,
-                    Some(other) => return Err(format!("unsupported: pad mode '{other}' (constant, reflect, edge and wrap are)")),
+                    Some(other) => {
+                        return Err(format!("unsupported: pad mode '{other}' (constant, reflect, edge and wrap are)"))
+                    }
                 };
                 // A run-time pad value (constant mode): pad with zeros, then select the value
                 // where a constant mask marks the padding.
                 let runtime_value = operand(node, 2).filter(|name| self.folded(name).is_none()).map(str::to_owned);
                 let value = match operand(node, 2) {
-                    Some(name) if runtime_value.is_none() => self.folded(name).ok_or_else(|| format!("unsupported: pad value '{name}' computed at run time"))?.scalar("the pad value")?,
+                    Some(name) if runtime_value.is_none() => self
+                        .folded(name)
+                        .ok_or_else(|| format!("unsupported: pad value '{name}' computed at run time"))?
+                        .scalar("the pad value")?,
                     _ => 0.0,
                 };
-                let out: Vec<i64> = (0..rank).map(|d| shape[d].saturating_add(pads[d]).saturating_add(pads[d + rank])).collect();
+                let out: Vec<i64> =
+                    (0..rank).map(|d| shape[d].saturating_add(pads[d]).saturating_add(pads[d + rank])).collect();
                 if let Some(value_name) = runtime_value {
                     if mode != 0 {
                         return Err("the pad value only applies to constant mode".into());
                     }
                     let (value_shape, value_type) = self.shape_of(&value_name)?;
                     if value_type != dtype || value_shape.iter().product::<i64>() != 1 {
-                        return Err(format!("the pad value '{value_name}' must be one {} value, got {} {value_shape:?}", dtype.as_str_name(), value_type.as_str_name()));
+                        return Err(format!(
+                            "the pad value '{value_name}' must be one {} value, got {} {value_shape:?}",
+                            dtype.as_str_name(),
+                            value_type.as_str_name()
+                        ));
                     }
                     let count = crate::shapes::numel(&out)? as usize;
                     let mut mask = vec![0u8; count];
@@ -250,18 +312,47 @@ impl Importer<'_> {
                         }
                         *m = u8::from(!inside);
                     }
-                    let padded = block.append_operation(sg::Pad::build(context, location, x, &pads, 0, 0.0, tensor_type(context, &out, dtype)?));
+                    let padded = block.append_operation(sg::Pad::build(
+                        context,
+                        location,
+                        x,
+                        &pads,
+                        0,
+                        0.0,
+                        tensor_type(context, &out, dtype)?,
+                    ));
                     let padded: Value = padded.result(0).expect("one result").into();
                     let label = format!("{}_padding", crate::import::node_name(node, 0));
-                    let mask = unsafe { Value::from_raw(self.new_constant(block, &label, out.clone(), DataType::Bool, mask, location)?) };
+                    let mask = unsafe {
+                        Value::from_raw(self.new_constant(
+                            block,
+                            &label,
+                            out.clone(),
+                            DataType::Bool,
+                            mask,
+                            location,
+                        )?)
+                    };
                     let fill = unsafe { Value::from_raw(self.use_value(block, &value_name, location)?) };
                     let fill = if value_shape.is_empty() {
                         fill
                     } else {
-                        let op = block.append_operation(sg::Reshape::build(context, location, fill, tensor_type(context, &[], dtype)?));
+                        let op = block.append_operation(sg::Reshape::build(
+                            context,
+                            location,
+                            fill,
+                            tensor_type(context, &[], dtype)?,
+                        ));
                         op.result(0).expect("one result").into()
                     };
-                    let op = block.append_operation(sg::Where::build(context, location, mask, fill, padded, tensor_type(context, &out, dtype)?));
+                    let op = block.append_operation(sg::Where::build(
+                        context,
+                        location,
+                        mask,
+                        fill,
+                        padded,
+                        tensor_type(context, &out, dtype)?,
+                    ));
                     self.define(node, op, out, dtype);
                     return Ok(());
                 }

@@ -4,15 +4,15 @@
 //! text), every node located as `loc("<node name>"("model.onnx":<node index>:0))`. It never
 //! lowers or optimises: it produces `sg` and nothing else.
 
+mod control;
+mod conv;
+mod conv_transpose;
 pub mod error;
 mod fold;
 mod import;
 mod layout;
 mod nn;
 mod resize;
-mod control;
-mod conv;
-mod conv_transpose;
 pub mod onnx {
     //! The ONNX protobuf types (generated).
     #![allow(clippy::all, missing_docs)]

@@ -11,8 +11,17 @@ use strata_dialect_sg as sg;
 
 /// The mean and the population variance of `x` (shape `shape`) over `axes`, kept as size 1,
 /// with their shape: `reduce_mean(x)`, then `reduce_mean((x - mean)^2)`.
-fn moments<'c, 'a>(context: &'c melior::Context, block: &'a Block<'c>, location: Location<'c>, x: Value<'c, 'a>, shape: &[i64], axes: &[i64], dtype: DataType) -> Result<(Value<'c, 'a>, Value<'c, 'a>, Vec<i64>), String> {
-    let kept: Vec<i64> = shape.iter().enumerate().map(|(d, &n)| if axes.contains(&(d as i64)) { 1 } else { n }).collect();
+fn moments<'c, 'a>(
+    context: &'c melior::Context,
+    block: &'a Block<'c>,
+    location: Location<'c>,
+    x: Value<'c, 'a>,
+    shape: &[i64],
+    axes: &[i64],
+    dtype: DataType,
+) -> Result<(Value<'c, 'a>, Value<'c, 'a>, Vec<i64>), String> {
+    let kept: Vec<i64> =
+        shape.iter().enumerate().map(|(d, &n)| if axes.contains(&(d as i64)) { 1 } else { n }).collect();
     let (full, stat) = (tensor_type(context, shape, dtype)?, tensor_type(context, &kept, dtype)?);
     let mean = append1(block, sg::ReduceMean::build(context, location, x, axes, 1, stat));
     let centered = append1(block, sg::Sub::build(context, location, x, mean, full));
@@ -44,20 +53,42 @@ impl Importer<'_> {
         if !(0..=1).contains(&storage_order) {
             return Err(format!("storage_order {storage_order} is not 0 (row major) or 1 (column major)"));
         }
-        if kernel.iter().chain(&strides).chain(&dilations).any(|&v| v <= 0 || v > 1 << 31) || strides.len() != spatial || dilations.len() != spatial {
+        if kernel.iter().chain(&strides).chain(&dilations).any(|&v| v <= 0 || v > 1 << 31)
+            || strides.len() != spatial
+            || dilations.len() != spatial
+        {
             return Err(format!("kernel {kernel:?}, strides {strides:?} and dilations {dilations:?} must be {spatial} positive values each"));
         }
         let ceil = int(node, "ceil_mode", 0);
         let pads = crate::conv::window_pads(node, &x[2..], &kernel, &strides, &dilations)?;
-        if pads.len() != 2 * spatial || pads.iter().enumerate().any(|(i, &p)| p < 0 || p >= kernel[i % spatial] * dilations[i % spatial]) {
-            return Err(format!("pads {pads:?} must be {} non-negative values smaller than the (dilated) kernel", 2 * spatial));
+        if pads.len() != 2 * spatial
+            || pads.iter().enumerate().any(|(i, &p)| p < 0 || p >= kernel[i % spatial] * dilations[i % spatial])
+        {
+            return Err(format!(
+                "pads {pads:?} must be {} non-negative values smaller than the (dilated) kernel",
+                2 * spatial
+            ));
         }
         let max = node.op_type() == "MaxPool";
         if indices.is_some() && spatial == 3 {
             return Err("unsupported: the Indices output of a 3-D MaxPool (1-D and 2-D have it)".into());
         }
         let count_include_pad = int(node, "count_include_pad", 0);
-        let out: Vec<i64> = x[..2].iter().copied().chain((0..spatial).map(|i| sg::verify::pool_out(x[2 + i], kernel[i], pads[i], pads[spatial + i], strides[i], dilations[i], ceil == 1))).collect();
+        let out: Vec<i64> = x[..2]
+            .iter()
+            .copied()
+            .chain((0..spatial).map(|i| {
+                sg::verify::pool_out(
+                    x[2 + i],
+                    kernel[i],
+                    pads[i],
+                    pads[spatial + i],
+                    strides[i],
+                    dilations[i],
+                    ceil == 1,
+                )
+            }))
+            .collect();
         if out.iter().any(|&d| d < 1) {
             return Err(format!("the pooled output {out:?} would be empty"));
         }
@@ -68,13 +99,38 @@ impl Importer<'_> {
             Ok(op.result(0).expect("one result").to_raw())
         };
         // The Indices of a 2-D max pool of `v`, given its result `pooled`.
-        let indices2d = |v: Value<'_, '_>, pooled: MlirValue, o: &[i64], k: [i64; 2], s: [i64; 2], p: [i64; 4], d: [i64; 2]| -> Result<MlirValue, String> {
+        let indices2d = |v: Value<'_, '_>,
+                         pooled: MlirValue,
+                         o: &[i64],
+                         k: [i64; 2],
+                         s: [i64; 2],
+                         p: [i64; 4],
+                         d: [i64; 2]|
+         -> Result<MlirValue, String> {
             let pooled = unsafe { Value::from_raw(pooled) };
-            let op = sg::MaxPoolIndices::build(context, location, v, pooled, &k, &s, &p, &d, ceil, storage_order, tensor_type(context, o, DataType::Int64)?);
+            let op = sg::MaxPoolIndices::build(
+                context,
+                location,
+                v,
+                pooled,
+                &k,
+                &s,
+                &p,
+                &d,
+                ceil,
+                storage_order,
+                tensor_type(context, o, DataType::Int64)?,
+            );
             Ok(block.append_operation(op).result(0).expect("one result").to_raw())
         };
         // One 2-D pool of a 4-D value along its last two axes (and its Indices when asked).
-        let pool2d = |v: Value<'_, '_>, shape: &[i64], k: [i64; 2], s: [i64; 2], p: [i64; 4], d: [i64; 2]| -> Result<(MlirValue, Vec<i64>, Option<MlirValue>), String> {
+        let pool2d = |v: Value<'_, '_>,
+                      shape: &[i64],
+                      k: [i64; 2],
+                      s: [i64; 2],
+                      p: [i64; 4],
+                      d: [i64; 2]|
+         -> Result<(MlirValue, Vec<i64>, Option<MlirValue>), String> {
             let o = vec![
                 shape[0],
                 shape[1],
@@ -92,16 +148,35 @@ impl Importer<'_> {
         };
         let (result, where_from) = match spatial {
             2 => {
-                let (pooled, _, where_from) = pool2d(xv, &x, [kernel[0], kernel[1]], [strides[0], strides[1]], [pads[0], pads[1], pads[2], pads[3]], [dilations[0], dilations[1]])?;
+                let (pooled, _, where_from) = pool2d(
+                    xv,
+                    &x,
+                    [kernel[0], kernel[1]],
+                    [strides[0], strides[1]],
+                    [pads[0], pads[1], pads[2], pads[3]],
+                    [dilations[0], dilations[1]],
+                )?;
                 (pooled, where_from)
             }
             1 => {
                 // Over a unit width, the 2-D flat index (n, c, l, 0) is the 1-D one.
                 let lifted = unsafe { Value::from_raw(reshape(xv, &[x[0], x[1], x[2], 1])?) };
-                let (pooled, _, where_from) = pool2d(lifted, &[x[0], x[1], x[2], 1], [kernel[0], 1], [strides[0], 1], [pads[0], 0, pads[1], 0], [dilations[0], 1])?;
+                let (pooled, _, where_from) = pool2d(
+                    lifted,
+                    &[x[0], x[1], x[2], 1],
+                    [kernel[0], 1],
+                    [strides[0], 1],
+                    [pads[0], 0, pads[1], 0],
+                    [dilations[0], 1],
+                )?;
                 let where_from = match where_from {
                     Some(i) => {
-                        let op = block.append_operation(sg::Reshape::build(context, location, unsafe { Value::from_raw(i) }, tensor_type(context, &out, DataType::Int64)?));
+                        let op = block.append_operation(sg::Reshape::build(
+                            context,
+                            location,
+                            unsafe { Value::from_raw(i) },
+                            tensor_type(context, &out, DataType::Int64)?,
+                        ));
                         Some(op.result(0).expect("one result").to_raw())
                     }
                     None => None,
@@ -111,10 +186,18 @@ impl Importer<'_> {
             _ => {
                 let planes = [x[0], x[1] * x[2], x[3], x[4]];
                 let flat = unsafe { Value::from_raw(reshape(xv, &planes)?) };
-                let (hw, o, _) = pool2d(flat, &planes, [kernel[1], kernel[2]], [strides[1], strides[2]], [pads[1], pads[2], pads[4], pads[5]], [dilations[1], dilations[2]])?;
+                let (hw, o, _) = pool2d(
+                    flat,
+                    &planes,
+                    [kernel[1], kernel[2]],
+                    [strides[1], strides[2]],
+                    [pads[1], pads[2], pads[4], pads[5]],
+                    [dilations[1], dilations[2]],
+                )?;
                 let depth = [x[0], x[1], x[2], o[2] * o[3]];
                 let deep = unsafe { Value::from_raw(reshape(Value::from_raw(hw), &depth)?) };
-                let (pooled, _, _) = pool2d(deep, &depth, [kernel[0], 1], [strides[0], 1], [pads[0], 0, pads[3], 0], [dilations[0], 1])?;
+                let (pooled, _, _) =
+                    pool2d(deep, &depth, [kernel[0], 1], [strides[0], 1], [pads[0], 0, pads[3], 0], [dilations[0], 1])?;
                 (reshape(unsafe { Value::from_raw(pooled) }, &out)?, None)
             }
         };
@@ -135,7 +218,11 @@ impl Importer<'_> {
         }
         let (x, dtype) = self.shape_of(names[0])?;
         if dtype != DataType::Float || x.len() < 2 {
-            return Err(format!("unsupported: BatchNormalization of {} input of rank {}", dtype.as_str_name(), x.len()));
+            return Err(format!(
+                "unsupported: BatchNormalization of {} input of rank {}",
+                dtype.as_str_name(),
+                x.len()
+            ));
         }
         let training = int(node, "training_mode", 0) != 0;
         if training || node.output.iter().skip(1).any(|o| !o.is_empty()) {
@@ -153,7 +240,9 @@ impl Importer<'_> {
         }
         let mut params = Vec::new();
         for name in &names[1..] {
-            let folded = self.folded(name).ok_or_else(|| format!("unsupported: BatchNormalization parameter '{name}' computed at run time"))?;
+            let folded = self
+                .folded(name)
+                .ok_or_else(|| format!("unsupported: BatchNormalization parameter '{name}' computed at run time"))?;
             let values = folded.floats()?;
             if values.len() != channels {
                 return Err(format!("parameter '{name}' has {} values for {channels} channels", values.len()));
@@ -174,19 +263,31 @@ impl Importer<'_> {
         let t = unsafe { Value::from_raw(constant("shift", &shift, self)?) };
         let xv = unsafe { Value::from_raw(self.use_value(block, names[0], location)?) };
         let ty = tensor_type(context, &x, dtype)?;
-        let scaled: Value = block.append_operation(sg::Mul::build(context, location, xv, s, ty)).result(0).expect("one result").into();
+        let scaled: Value =
+            block.append_operation(sg::Mul::build(context, location, xv, s, ty)).result(0).expect("one result").into();
         let op = block.append_operation(sg::Add::build(context, location, scaled, t, ty));
         self.define(node, op, x, dtype);
         Ok(())
     }
 
     /// Per-channel parameters `names` (each [C] of `dtype`) as values.
-    fn channel_params(&mut self, block: &Block, names: &[&str], channels: i64, dtype: DataType, location: Location) -> Result<Vec<MlirValue>, String> {
+    fn channel_params(
+        &mut self,
+        block: &Block,
+        names: &[&str],
+        channels: i64,
+        dtype: DataType,
+        location: Location,
+    ) -> Result<Vec<MlirValue>, String> {
         let mut params = Vec::new();
         for name in names {
             let (shape, param_type) = self.shape_of(name)?;
             if shape != [channels] || param_type != dtype {
-                return Err(format!("parameter '{name}' must be {} [{channels}], got {} {shape:?}", dtype.as_str_name(), param_type.as_str_name()));
+                return Err(format!(
+                    "parameter '{name}' must be {} [{channels}], got {} {shape:?}",
+                    dtype.as_str_name(),
+                    param_type.as_str_name()
+                ));
             }
             params.push(self.use_value(block, name, location)?);
         }
@@ -196,13 +297,24 @@ impl Importer<'_> {
     /// BatchNormalization with run-time [C] parameters `[scale, bias, mean, var]`:
     /// `s = scale / sqrt(var + epsilon)` and `t = bias - mean * s` computed by `sg` ops,
     /// reshaped to [C, 1, ..] and applied to `x` (named) as `x * s + t`. Returns the result.
-    fn normalize(&mut self, block: &Block, node: &NodeProto, x_name: &str, params: &[MlirValue], x: &[i64], dtype: DataType, location: Location) -> Result<MlirValue, String> {
+    fn normalize(
+        &mut self,
+        block: &Block,
+        node: &NodeProto,
+        x_name: &str,
+        params: &[MlirValue],
+        x: &[i64],
+        dtype: DataType,
+        location: Location,
+    ) -> Result<MlirValue, String> {
         let context = self.strata.mlir();
         let params: Vec<Value> = params.iter().map(|&p| unsafe { Value::from_raw(p) }).collect();
         let channels = x[1];
         let epsilon = attribute(node, "epsilon").map_or(1e-5, |a| a.f());
         let vector = tensor_type(context, &[channels], dtype)?;
-        let eps = unsafe { Value::from_raw(self.scalar(block, &format!("{}_epsilon", node.name()), epsilon, dtype, location)?) };
+        let eps = unsafe {
+            Value::from_raw(self.scalar(block, &format!("{}_epsilon", node.name()), epsilon, dtype, location)?)
+        };
         let shifted = append1(block, sg::Add::build(context, location, params[3], eps, vector));
         let root = append1(block, sg::Sqrt::build(context, location, shifted, vector));
         let s = append1(block, sg::Div::build(context, location, params[0], root, vector));
@@ -222,7 +334,15 @@ impl Importer<'_> {
     /// BatchNormalization in training mode: normalised by the batch's own per-channel mean and
     /// (population) variance over every axis but 1, which also update the running statistics:
     /// `running = input * momentum + current * (1 - momentum)` (outputs 1 and 2, optional).
-    fn batch_norm_training(&mut self, block: &Block, node: &NodeProto, names: &[&str], x: &[i64], dtype: DataType, location: Location) -> Result<(), String> {
+    fn batch_norm_training(
+        &mut self,
+        block: &Block,
+        node: &NodeProto,
+        names: &[&str],
+        x: &[i64],
+        dtype: DataType,
+        location: Location,
+    ) -> Result<(), String> {
         let context = self.strata.mlir();
         let channels = x[1];
         let params = self.channel_params(block, &names[1..], channels, dtype, location)?;
@@ -233,11 +353,28 @@ impl Importer<'_> {
         let (kept_mean, kept_var, _) = moments(context, block, location, xv, x, &axes, dtype)?;
         let mean = append1(block, sg::Reshape::build(context, location, kept_mean, vector));
         let var = append1(block, sg::Reshape::build(context, location, kept_var, vector));
-        let y = self.normalize(block, node, names[0], &[params[0], params[1], mean.to_raw(), var.to_raw()], x, dtype, location)?;
+        let y = self.normalize(
+            block,
+            node,
+            names[0],
+            &[params[0], params[1], mean.to_raw(), var.to_raw()],
+            x,
+            dtype,
+            location,
+        )?;
         self.values.insert(node.output[0].clone(), Entry::Value { value: y, shape: x.to_vec(), dtype });
         let base = node_name(node, 0);
-        let keep = unsafe { Value::from_raw(self.scalar(block, &format!("{base}_momentum"), momentum, dtype, location)?) };
-        let take = unsafe { Value::from_raw(self.scalar(block, &format!("{base}_one_minus_momentum"), 1.0 - momentum, dtype, location)?) };
+        let keep =
+            unsafe { Value::from_raw(self.scalar(block, &format!("{base}_momentum"), momentum, dtype, location)?) };
+        let take = unsafe {
+            Value::from_raw(self.scalar(
+                block,
+                &format!("{base}_one_minus_momentum"),
+                1.0 - momentum,
+                dtype,
+                location,
+            )?)
+        };
         for (k, (running, current)) in [(params[2], mean), (params[3], var)].into_iter().enumerate() {
             let Some(output) = node.output.get(1 + k).filter(|o| !o.is_empty()) else { continue };
             let running = unsafe { Value::from_raw(running) };
@@ -260,16 +397,23 @@ impl Importer<'_> {
         }
         let alpha = attribute(node, "alpha").map_or(1.0, |a| a.f());
         let beta = attribute(node, "beta").map_or(1.0, |a| a.f());
-        let maybe_transposed = |name: &str, shape: &[i64], transpose: bool, this: &mut Self| -> Result<(MlirValue, Vec<i64>), String> {
-            let value = this.use_value(block, name, location)?;
-            if !transpose {
-                return Ok((value, shape.to_vec()));
-            }
-            let out = vec![shape[1], shape[0]];
-            let op = sg::Transpose::build(context, location, unsafe { Value::from_raw(value) }, &[1, 0], tensor_type(context, &out, dtype)?);
-            let value: Value = block.append_operation(op).result(0).expect("one result").into();
-            Ok((value.to_raw(), out))
-        };
+        let maybe_transposed =
+            |name: &str, shape: &[i64], transpose: bool, this: &mut Self| -> Result<(MlirValue, Vec<i64>), String> {
+                let value = this.use_value(block, name, location)?;
+                if !transpose {
+                    return Ok((value, shape.to_vec()));
+                }
+                let out = vec![shape[1], shape[0]];
+                let op = sg::Transpose::build(
+                    context,
+                    location,
+                    unsafe { Value::from_raw(value) },
+                    &[1, 0],
+                    tensor_type(context, &out, dtype)?,
+                );
+                let value: Value = block.append_operation(op).result(0).expect("one result").into();
+                Ok((value.to_raw(), out))
+            };
         let (a_value, a) = maybe_transposed(a_name, &a, int(node, "transA", 0) != 0, self)?;
         let (b_value, b) = maybe_transposed(b_name, &b, int(node, "transB", 0) != 0, self)?;
         if a[1] != b[0] {
@@ -277,7 +421,13 @@ impl Importer<'_> {
         }
         let shape = vec![a[0], b[1]];
         let ty = tensor_type(context, &shape, dtype)?;
-        let product = sg::Matmul::build(context, location, unsafe { Value::from_raw(a_value) }, unsafe { Value::from_raw(b_value) }, ty);
+        let product = sg::Matmul::build(
+            context,
+            location,
+            unsafe { Value::from_raw(a_value) },
+            unsafe { Value::from_raw(b_value) },
+            ty,
+        );
         let mut result: Value = block.append_operation(product).result(0).expect("one result").into();
         if alpha != 1.0 {
             let scale = self.scalar(block, &format!("{}_alpha", node.name()), alpha, dtype, location)?;
@@ -286,11 +436,19 @@ impl Importer<'_> {
         }
         if let Some(c_name) = operand(node, 2) {
             let (c, _) = self.shape_of(c_name)?;
-            let out = sg::verify::broadcast(&shape, &c).filter(|s| *s == shape).ok_or_else(|| format!("C {c:?} does not broadcast to {shape:?}"))?;
+            let out = sg::verify::broadcast(&shape, &c)
+                .filter(|s| *s == shape)
+                .ok_or_else(|| format!("C {c:?} does not broadcast to {shape:?}"))?;
             let mut c_value = unsafe { Value::from_raw(self.use_value(block, c_name, location)?) };
             if beta != 1.0 {
                 let scale = self.scalar(block, &format!("{}_beta", node.name()), beta, dtype, location)?;
-                let op = sg::Mul::build(context, location, c_value, unsafe { Value::from_raw(scale) }, tensor_type(context, &c, dtype)?);
+                let op = sg::Mul::build(
+                    context,
+                    location,
+                    c_value,
+                    unsafe { Value::from_raw(scale) },
+                    tensor_type(context, &c, dtype)?,
+                );
                 c_value = block.append_operation(op).result(0).expect("one result").into();
             }
             let op = sg::Add::build(context, location, result, c_value, tensor_type(context, &out, dtype)?);
@@ -303,7 +461,17 @@ impl Importer<'_> {
     /// LayerNormalization's optional outputs: Mean (output 1) and InvStdDev (output 2) over
     /// dimensions `axis..`, kept as size 1, as `reduce_mean`, `sub`, `mul`, `add`, `sqrt` and
     /// `reciprocal` in the input's type (which must be the stash type, float by default).
-    pub(crate) fn layer_norm_statistics(&mut self, block: &Block, node: &NodeProto, x: Value, shape: &[i64], dtype: DataType, axis: usize, epsilon: f32, location: Location) -> Result<(), String> {
+    pub(crate) fn layer_norm_statistics(
+        &mut self,
+        block: &Block,
+        node: &NodeProto,
+        x: Value,
+        shape: &[i64],
+        dtype: DataType,
+        axis: usize,
+        epsilon: f32,
+        location: Location,
+    ) -> Result<(), String> {
         let wanted = |k: usize| node.output.get(k).filter(|o| !o.is_empty()).cloned();
         let (mean_name, inv_name) = (wanted(1), wanted(2));
         if mean_name.is_none() && inv_name.is_none() {
@@ -311,13 +479,19 @@ impl Importer<'_> {
         }
         let stash = DataType::try_from(int(node, "stash_type", 1) as i32).unwrap_or(DataType::Float);
         if stash != dtype {
-            return Err(format!("unsupported: Mean and InvStdDev in stash type {} for a {} input", stash.as_str_name(), dtype.as_str_name()));
+            return Err(format!(
+                "unsupported: Mean and InvStdDev in stash type {} for a {} input",
+                stash.as_str_name(),
+                dtype.as_str_name()
+            ));
         }
         let context = self.strata.mlir();
         let axes: Vec<i64> = (axis as i64..shape.len() as i64).collect();
         let (mean, variance, stat_shape) = moments(context, block, location, x, shape, &axes, dtype)?;
         let stat = tensor_type(context, &stat_shape, dtype)?;
-        let eps = unsafe { Value::from_raw(self.scalar(block, &format!("{}_epsilon", node.name()), epsilon, dtype, location)?) };
+        let eps = unsafe {
+            Value::from_raw(self.scalar(block, &format!("{}_epsilon", node.name()), epsilon, dtype, location)?)
+        };
         let shifted = append1(block, sg::Add::build(context, location, variance, eps, stat));
         let root = append1(block, sg::Sqrt::build(context, location, shifted, stat));
         let inverse = append1(block, sg::Reciprocal::build(context, location, root, stat));
@@ -330,7 +504,14 @@ impl Importer<'_> {
     }
 
     /// A rank-0 constant holding `value` (float element types only).
-    fn scalar(&mut self, block: &Block, label: &str, value: f32, dtype: DataType, location: Location) -> Result<MlirValue, String> {
+    fn scalar(
+        &mut self,
+        block: &Block,
+        label: &str,
+        value: f32,
+        dtype: DataType,
+        location: Location,
+    ) -> Result<MlirValue, String> {
         let bytes = match dtype {
             DataType::Float => value.to_le_bytes().to_vec(),
             DataType::Double => (value as f64).to_le_bytes().to_vec(),
@@ -357,8 +538,19 @@ impl Importer<'_> {
             }
         }
         let epsilon = attribute(node, "epsilon").map_or(1e-5, |a| a.f()) as f64;
-        let values: Vec<Value> = names.iter().map(|n| self.use_value(block, n, location).map(|v| unsafe { Value::from_raw(v) })).collect::<Result<_, _>>()?;
-        let op = sg::InstanceNorm::build(context, location, values[0], values[1], values[2], epsilon, tensor_type(context, &x, dtype)?);
+        let values: Vec<Value> = names
+            .iter()
+            .map(|n| self.use_value(block, n, location).map(|v| unsafe { Value::from_raw(v) }))
+            .collect::<Result<_, _>>()?;
+        let op = sg::InstanceNorm::build(
+            context,
+            location,
+            values[0],
+            values[1],
+            values[2],
+            epsilon,
+            tensor_type(context, &x, dtype)?,
+        );
         let op = block.append_operation(op);
         self.define(node, op, x, dtype);
         Ok(())

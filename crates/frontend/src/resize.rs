@@ -10,9 +10,7 @@
 //! that `tf_crop_and_resize` places outside the input get zero weights plus the extrapolation
 //! value. The tables follow ONNX's reference implementation (`onnx/reference/ops/op_resize.py`).
 
-use crate::import::{
-    attribute, int, node_name, operand, required, tensor_type, Entry, Importer,
-};
+use crate::import::{attribute, int, node_name, operand, required, tensor_type, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
 use strata_dialect_sg as sg;
@@ -97,10 +95,7 @@ fn coefficients(kernel: Kernel, ratio: f64, scale: f64) -> Vec<f64> {
                 .collect();
             normalised(raw)
         }
-        Kernel::Cubic {
-            a,
-            antialias: false,
-        } => {
+        Kernel::Cubic { a, antialias: false } => {
             let (r, s) = (ratio, 1.0 - ratio);
             vec![
                 ((a * (r + 1.0) - 5.0 * a) * (r + 1.0) + 8.0 * a) * (r + 1.0) - 4.0 * a,
@@ -124,11 +119,7 @@ fn coefficients(kernel: Kernel, ratio: f64, scale: f64) -> Vec<f64> {
             };
             let start = (-2.0 / scale).floor() as i64 + 1;
             let end = 2 - start;
-            normalised(
-                (start..end)
-                    .map(|i| weight(scale * (i as f64 - ratio)))
-                    .collect(),
-            )
+            normalised((start..end).map(|i| weight(scale * (i as f64 - ratio))).collect())
         }
     }
 }
@@ -151,11 +142,7 @@ pub(crate) fn axis_plan(
     exclude_outside: bool,
 ) -> AxisPlan {
     let (input_f, output_f) = (input as f64, scale * input as f64);
-    let mut plan = AxisPlan {
-        indices: Vec::new(),
-        weights: Vec::new(),
-        outside: Vec::new(),
-    };
+    let mut plan = AxisPlan { indices: Vec::new(), weights: Vec::new(), outside: Vec::new() };
     for o in 0..output {
         let y = o as f64;
         let mut outside = false;
@@ -217,8 +204,7 @@ pub(crate) fn axis_plan(
             let sum = if sum == 0.0 { 1.0 } else { sum };
             weights.iter_mut().for_each(|w| *w /= sum);
         }
-        plan.indices
-            .push(raw.into_iter().map(|i| i.clamp(0, input - 1)).collect());
+        plan.indices.push(raw.into_iter().map(|i| i.clamp(0, input - 1)).collect());
         plan.weights.push(weights);
         plan.outside.push(outside);
     }
@@ -227,31 +213,20 @@ pub(crate) fn axis_plan(
 
 /// The string attribute `name`, or `default`.
 fn text(node: &NodeProto, name: &str, default: &str) -> String {
-    attribute(node, name).map_or_else(
-        || default.to_owned(),
-        |a| String::from_utf8_lossy(a.s()).into_owned(),
-    )
+    attribute(node, name).map_or_else(|| default.to_owned(), |a| String::from_utf8_lossy(a.s()).into_owned())
 }
 
 /// Little-endian bytes of `values` in a float element type.
 fn float_bytes(values: &[f64], dtype: DataType) -> Vec<u8> {
     match dtype {
         DataType::Double => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
-        _ => values
-            .iter()
-            .flat_map(|&v| (v as f32).to_le_bytes())
-            .collect(),
+        _ => values.iter().flat_map(|&v| (v as f32).to_le_bytes()).collect(),
     }
 }
 
 impl Importer<'_> {
     /// Resize, as one gather (nearest) or gather-multiply-sum (linear, cubic) per resized axis.
-    pub(crate) fn resize(
-        &mut self,
-        block: &Block,
-        node: &NodeProto,
-        location: Location,
-    ) -> Result<(), String> {
+    pub(crate) fn resize(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
         let context = self.strata.mlir();
         let x_name = required(node, 0)?.to_owned();
         let (shape, dtype) = self.shape_of(&x_name)?;
@@ -264,7 +239,11 @@ impl Importer<'_> {
                 "round_prefer_ceil" => NearestMode::RoundPreferCeil,
                 "floor" => NearestMode::Floor,
                 "ceil" => NearestMode::Ceil,
-                other => return Err(format!("nearest_mode '{other}' is not one of round_prefer_floor, round_prefer_ceil, floor, ceil")),
+                other => {
+                    return Err(format!(
+                        "nearest_mode '{other}' is not one of round_prefer_floor, round_prefer_ceil, floor, ceil"
+                    ))
+                }
             }),
             "linear" => Kernel::Linear { antialias },
             "cubic" => Kernel::Cubic { a: attribute(node, "cubic_coeff_a").map_or(-0.75, |a| a.f() as f64), antialias },
@@ -280,11 +259,7 @@ impl Importer<'_> {
             "align_corners" => Transform::AlignCorners,
             "asymmetric" => Transform::Asymmetric,
             "tf_crop_and_resize" => Transform::TfCropAndResize,
-            other => {
-                return Err(format!(
-                    "coordinate_transformation_mode '{other}' is not supported"
-                ))
-            }
+            other => return Err(format!("coordinate_transformation_mode '{other}' is not supported")),
         };
         let interpolating = !matches!(kernel, Kernel::Nearest(_));
         if interpolating && !matches!(dtype, DataType::Float | DataType::Double) {
@@ -294,11 +269,7 @@ impl Importer<'_> {
             ));
         }
         let axes: Vec<usize> = match attribute(node, "axes") {
-            Some(a) => a
-                .ints
-                .iter()
-                .map(|&d| crate::shapes::axis(d, rank as i64))
-                .collect::<Result<_, _>>()?,
+            Some(a) => a.ints.iter().map(|&d| crate::shapes::axis(d, rank as i64)).collect::<Result<_, _>>()?,
             None => (0..rank).collect(),
         };
         if (1..axes.len()).any(|i| axes[..i].contains(&axes[i])) {
@@ -322,13 +293,8 @@ impl Importer<'_> {
             (Some(_), Some(_)) => return Err("only one of scales and sizes may be given".into()),
             (None, None) => return Err("one of scales and sizes is required".into()),
             (Some(scales), None) => {
-                if scales.len() != axes.len()
-                    || scales.iter().any(|&s| !(s > 0.0) || !s.is_finite())
-                {
-                    return Err(format!(
-                        "scales {scales:?} must be {} positive values",
-                        axes.len()
-                    ));
+                if scales.len() != axes.len() || scales.iter().any(|&s| !(s > 0.0) || !s.is_finite()) {
+                    return Err(format!("scales {scales:?} must be {} positive values", axes.len()));
                 }
                 for (&a, &s) in axes.iter().zip(&scales) {
                     scale[a] = s;
@@ -337,10 +303,7 @@ impl Importer<'_> {
             }
             (None, Some(sizes)) => {
                 if sizes.len() != axes.len() || sizes.iter().any(|&s| s < 1.0) {
-                    return Err(format!(
-                        "sizes {sizes:?} must be {} positive values",
-                        axes.len()
-                    ));
+                    return Err(format!("sizes {sizes:?} must be {} positive values", axes.len()));
                 }
                 for (&a, &s) in axes.iter().zip(&sizes) {
                     scale[a] = s / shape[a] as f64;
@@ -351,7 +314,11 @@ impl Importer<'_> {
                     "stretch" => None,
                     "not_larger" => axes.iter().map(|&a| scale[a]).reduce(f64::min),
                     "not_smaller" => axes.iter().map(|&a| scale[a]).reduce(f64::max),
-                    other => return Err(format!("keep_aspect_ratio_policy '{other}' is not one of stretch, not_larger, not_smaller")),
+                    other => {
+                        return Err(format!(
+                            "keep_aspect_ratio_policy '{other}' is not one of stretch, not_larger, not_smaller"
+                        ))
+                    }
                 };
                 if let Some(s) = chosen {
                     for &a in &axes {
@@ -362,16 +329,11 @@ impl Importer<'_> {
             }
         }
         if out.iter().any(|&d| d < 1 || d > 1 << 31) {
-            return Err(format!(
-                "unsupported: output shape {out:?} (every dimension must be in 1..2^31)"
-            ));
+            return Err(format!("unsupported: output shape {out:?} (every dimension must be in 1..2^31)"));
         }
         let roi_of = |i: usize| {
             roi.as_ref().map_or((0.0, 1.0), |r| {
-                (
-                    r.get(i).copied().unwrap_or(0.0),
-                    r.get(axes.len() + i).copied().unwrap_or(1.0),
-                )
+                (r.get(i).copied().unwrap_or(0.0), r.get(axes.len() + i).copied().unwrap_or(1.0))
             })
         };
         if let Some(r) = &roi {
@@ -385,29 +347,22 @@ impl Importer<'_> {
         let mut value = unsafe { Value::from_raw(self.use_value(block, &x_name, location)?) };
         let mut current = shape.clone();
         for (i, &a) in axes.iter().enumerate() {
-            let crop = if transform == Transform::TfCropAndResize {
-                roi_of(i)
-            } else {
-                (0.0, 1.0)
-            };
+            let crop = if transform == Transform::TfCropAndResize { roi_of(i) } else { (0.0, 1.0) };
             let identity = (scale[a] - 1.0).abs() < 1e-9
                 && out[a] == shape[a]
                 && (crop.0.abs() < 1e-9 && (crop.1 - 1.0).abs() < 1e-9);
             if identity {
                 continue;
             }
-            let plan = axis_plan(
-                shape[a],
-                out[a],
-                scale[a],
-                transform,
-                kernel,
-                crop,
-                exclude_outside,
-            );
+            let plan = axis_plan(shape[a], out[a], scale[a], transform, kernel, crop, exclude_outside);
             let any_outside = plan.outside.iter().any(|&o| o);
             let trailing = rank - a - 1;
-            let constant = |label: &str, shape: Vec<i64>, dtype: DataType, bytes: Vec<u8>, this: &mut Self| -> Result<Value, String> {
+            let constant = |label: &str,
+                            shape: Vec<i64>,
+                            dtype: DataType,
+                            bytes: Vec<u8>,
+                            this: &mut Self|
+             -> Result<Value, String> {
                 let value = this.new_constant(block, &format!("{base}_{label}{a}"), shape, dtype, bytes, location)?;
                 Ok(unsafe { Value::from_raw(value) })
             };
@@ -431,11 +386,7 @@ impl Importer<'_> {
                     a as i64,
                     tensor_type(context, &resized, dtype)?,
                 );
-                value = block
-                    .append_operation(op)
-                    .result(0)
-                    .expect("one result")
-                    .into();
+                value = block.append_operation(op).result(0).expect("one result").into();
                 current = resized;
                 continue;
             }
@@ -452,83 +403,36 @@ impl Importer<'_> {
                 .zip(&plan.outside)
                 .flat_map(|(w, &outside)| w.iter().map(move |&c| if outside { 0.0 } else { c }))
                 .collect();
-            let indices: Vec<u8> = plan
-                .indices
-                .iter()
-                .flatten()
-                .flat_map(|v| v.to_le_bytes())
-                .collect();
-            let indices = constant(
-                "indices",
-                vec![out[a], taps],
-                DataType::Int64,
-                indices,
-                self,
-            )?;
+            let indices: Vec<u8> = plan.indices.iter().flatten().flat_map(|v| v.to_le_bytes()).collect();
+            let indices = constant("indices", vec![out[a], taps], DataType::Int64, indices, self)?;
             let mut gathered_shape = current[..a].to_vec();
             gathered_shape.extend([out[a], taps]);
             gathered_shape.extend(&current[a + 1..]);
             let gathered_type = tensor_type(context, &gathered_shape, dtype)?;
             let gathered: Value = block
-                .append_operation(sg::Gather::build(
-                    context,
-                    location,
-                    value,
-                    indices,
-                    a as i64,
-                    gathered_type,
-                ))
+                .append_operation(sg::Gather::build(context, location, value, indices, a as i64, gathered_type))
                 .result(0)
                 .expect("one result")
                 .into();
             let mut weight_shape = vec![out[a], taps];
             weight_shape.extend(std::iter::repeat_n(1, trailing));
-            let w = constant(
-                "weights",
-                weight_shape,
-                dtype,
-                float_bytes(&weights, dtype),
-                self,
-            )?;
+            let w = constant("weights", weight_shape, dtype, float_bytes(&weights, dtype), self)?;
             let weighted: Value = block
-                .append_operation(sg::Mul::build(
-                    context,
-                    location,
-                    gathered,
-                    w,
-                    gathered_type,
-                ))
+                .append_operation(sg::Mul::build(context, location, gathered, w, gathered_type))
                 .result(0)
                 .expect("one result")
                 .into();
             let resized_type = tensor_type(context, &resized, dtype)?;
             value = block
-                .append_operation(sg::ReduceSum::build(
-                    context,
-                    location,
-                    weighted,
-                    &[a as i64 + 1],
-                    0,
-                    resized_type,
-                ))
+                .append_operation(sg::ReduceSum::build(context, location, weighted, &[a as i64 + 1], 0, resized_type))
                 .result(0)
                 .expect("one result")
                 .into();
             if any_outside && extrapolation != 0.0 {
-                let extra: Vec<f64> = plan
-                    .outside
-                    .iter()
-                    .map(|&o| if o { extrapolation } else { 0.0 })
-                    .collect();
+                let extra: Vec<f64> = plan.outside.iter().map(|&o| if o { extrapolation } else { 0.0 }).collect();
                 let mut extra_shape = vec![out[a]];
                 extra_shape.extend(std::iter::repeat_n(1, trailing));
-                let e = constant(
-                    "extrapolation",
-                    extra_shape,
-                    dtype,
-                    float_bytes(&extra, dtype),
-                    self,
-                )?;
+                let e = constant("extrapolation", extra_shape, dtype, float_bytes(&extra, dtype), self)?;
                 value = block
                     .append_operation(sg::Add::build(context, location, value, e, resized_type))
                     .result(0)
@@ -538,14 +442,7 @@ impl Importer<'_> {
             current = resized;
         }
         // An identity along every axis leaves the input itself (as ONNX's Identity does).
-        self.values.insert(
-            node.output[0].clone(),
-            Entry::Value {
-                value: value.to_raw(),
-                shape: current,
-                dtype,
-            },
-        );
+        self.values.insert(node.output[0].clone(), Entry::Value { value: value.to_raw(), shape: current, dtype });
         Ok(())
     }
 }
@@ -557,15 +454,7 @@ mod tests {
     #[test]
     fn nearest_upsample_doubles_each_index() {
         // 2 -> 4, asymmetric, floor: 0 0 1 1.
-        let plan = axis_plan(
-            2,
-            4,
-            2.0,
-            Transform::Asymmetric,
-            Kernel::Nearest(NearestMode::Floor),
-            (0.0, 1.0),
-            false,
-        );
+        let plan = axis_plan(2, 4, 2.0, Transform::Asymmetric, Kernel::Nearest(NearestMode::Floor), (0.0, 1.0), false);
         assert_eq!(plan.nearest(), [0, 0, 1, 1]);
     }
 
@@ -573,15 +462,7 @@ mod tests {
     fn linear_half_pixel_matches_the_reference_values() {
         // ONNX's test_resize_upsample_scales_linear, one axis: 2 -> 4 at scale 2.
         // x_ori = (o + 0.5) / 2 - 0.5 = -0.25, 0.25, 0.75, 1.25 (indices clamped at the edges).
-        let plan = axis_plan(
-            2,
-            4,
-            2.0,
-            Transform::HalfPixel,
-            Kernel::Linear { antialias: false },
-            (0.0, 1.0),
-            false,
-        );
+        let plan = axis_plan(2, 4, 2.0, Transform::HalfPixel, Kernel::Linear { antialias: false }, (0.0, 1.0), false);
         let values = [1.0, 2.0];
         let out: Vec<f64> = plan
             .indices
@@ -599,39 +480,21 @@ mod tests {
             3,
             0.75,
             Transform::HalfPixel,
-            Kernel::Cubic {
-                a: -0.75,
-                antialias: false,
-            },
+            Kernel::Cubic { a: -0.75, antialias: false },
             (0.0, 1.0),
             false,
         );
         for w in &plan.weights {
             assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{w:?}");
         }
-        let crop = axis_plan(
-            4,
-            3,
-            0.75,
-            Transform::TfCropAndResize,
-            Kernel::Linear { antialias: false },
-            (0.4, 1.2),
-            false,
-        );
+        let crop =
+            axis_plan(4, 3, 0.75, Transform::TfCropAndResize, Kernel::Linear { antialias: false }, (0.4, 1.2), false);
         assert_eq!(crop.outside, [false, false, true]);
     }
 
     #[test]
     fn antialias_widens_the_kernel_when_downsampling() {
-        let plan = axis_plan(
-            8,
-            4,
-            0.5,
-            Transform::HalfPixel,
-            Kernel::Linear { antialias: true },
-            (0.0, 1.0),
-            false,
-        );
+        let plan = axis_plan(8, 4, 0.5, Transform::HalfPixel, Kernel::Linear { antialias: true }, (0.0, 1.0), false);
         assert_eq!(plan.weights[0].len(), 4);
         assert!(plan.indices.iter().flatten().all(|&i| (0..8).contains(&i)));
     }

@@ -4,7 +4,11 @@
 /// `0..rank`, or an error naming the axis.
 pub fn axis(axis: i64, rank: i64) -> Result<usize, String> {
     let normalised = if axis < 0 { axis + rank } else { axis };
-    if (0..rank).contains(&normalised) { Ok(normalised as usize) } else { Err(format!("axis {axis} is out of range for rank {rank}")) }
+    if (0..rank).contains(&normalised) {
+        Ok(normalised as usize)
+    } else {
+        Err(format!("axis {axis} is out of range for rank {rank}"))
+    }
 }
 
 /// Element count of a shape, refusing negative dimensions and absurd sizes (a dimension or
@@ -20,14 +24,22 @@ pub fn numel(shape: &[i64]) -> Result<i64, String> {
 /// Output spatial size of a convolution along one axis.
 pub fn conv_out(input: i64, kernel: i64, pad_begin: i64, pad_end: i64, stride: i64, dilation: i64) -> i64 {
     let extent = input + pad_begin + pad_end - dilation * (kernel - 1) - 1;
-    if extent < 0 { 0 } else { extent / stride + 1 }
+    if extent < 0 {
+        0
+    } else {
+        extent / stride + 1
+    }
 }
 
 /// ONNX `auto_pad` SAME_UPPER / SAME_LOWER padding for one axis: (begin, end).
 pub fn same_pads(input: i64, kernel: i64, stride: i64, dilation: i64, upper: bool) -> (i64, i64) {
     let out = (input + stride - 1) / stride;
     let total = ((out - 1) * stride + dilation * (kernel - 1) + 1 - input).max(0);
-    if upper { (total / 2, total - total / 2) } else { (total - total / 2, total / 2) }
+    if upper {
+        (total / 2, total - total / 2)
+    } else {
+        (total - total / 2, total / 2)
+    }
 }
 
 /// Resolves an ONNX Reshape target: `0` copies the input dim (unless `allowzero`), one `-1`
@@ -38,7 +50,9 @@ pub fn reshape(input: &[i64], target: &[i64], allowzero: bool) -> Result<Vec<i64
     let mut infer = None;
     for (i, &d) in target.iter().enumerate() {
         match d {
-            0 if !allowzero => out.push(*input.get(i).ok_or_else(|| format!("shape entry {i} is 0 but the input has rank {}", input.len()))?),
+            0 if !allowzero => out.push(
+                *input.get(i).ok_or_else(|| format!("shape entry {i} is 0 but the input has rank {}", input.len()))?,
+            ),
             -1 if infer.is_none() => {
                 infer = Some(i);
                 out.push(1);
@@ -65,13 +79,20 @@ pub fn reshape(input: &[i64], target: &[i64], allowzero: bool) -> Result<Vec<i64
 /// shape as ONNX says: for a positive step, starts and ends into [0, dim]; for a negative one
 /// (walking down), starts into [0, dim - 1] and ends into [-1, dim - 1], -1 meaning "past the
 /// first element". Result dims: `strata_dialect_sg::verify::slice_len`.
-pub fn slice(shape: &[i64], starts: &[i64], ends: &[i64], axes: Option<&[i64]>, steps: Option<&[i64]>) -> Result<(Vec<i64>, Vec<i64>, Vec<i64>), String> {
+pub fn slice(
+    shape: &[i64],
+    starts: &[i64],
+    ends: &[i64],
+    axes: Option<&[i64]>,
+    steps: Option<&[i64]>,
+) -> Result<(Vec<i64>, Vec<i64>, Vec<i64>), String> {
     let rank = shape.len() as i64;
     let axes: Vec<i64> = axes.map_or_else(|| (0..starts.len() as i64).collect(), <[i64]>::to_vec);
     if starts.len() != ends.len() || axes.len() != starts.len() || steps.is_some_and(|s| s.len() != starts.len()) {
         return Err("starts, ends, axes and steps must have the same length".into());
     }
-    let (mut s, mut e, mut st): (Vec<i64>, Vec<i64>, Vec<i64>) = (vec![0; shape.len()], shape.to_vec(), vec![1; shape.len()]);
+    let (mut s, mut e, mut st): (Vec<i64>, Vec<i64>, Vec<i64>) =
+        (vec![0; shape.len()], shape.to_vec(), vec![1; shape.len()]);
     for (k, &axis) in axes.iter().enumerate() {
         let a = self::axis(axis, rank)?;
         let step = steps.map_or(1, |s| s[k]);
@@ -124,7 +145,9 @@ pub fn unsqueeze(shape: &[i64], axes: &[i64]) -> Result<Vec<i64>, String> {
         return Err(format!("axes {axes:?} are out of range or repeated for output rank {rank}"));
     }
     let mut dims = shape.iter();
-    Ok((0..rank).map(|i| if positions.binary_search(&i).is_ok() { 1 } else { *dims.next().expect("counted") }).collect())
+    Ok((0..rank)
+        .map(|i| if positions.binary_search(&i).is_ok() { 1 } else { *dims.next().expect("counted") })
+        .collect())
 }
 
 #[cfg(test)]
@@ -139,7 +162,10 @@ mod tests {
         assert_eq!(same_pads(4, 3, 2, 1, false), (1, 0));
         assert_eq!(reshape(&[2, 3, 4], &[0, -1], false).unwrap(), vec![2, 12]);
         assert!(reshape(&[2, 3], &[4, -1], false).is_err());
-        assert_eq!(slice(&[10, 20], &[1, -5], &[100, 20], Some(&[0, 1]), None).unwrap(), (vec![1, 15], vec![10, 20], vec![1, 1]));
+        assert_eq!(
+            slice(&[10, 20], &[1, -5], &[100, 20], Some(&[0, 1]), None).unwrap(),
+            (vec![1, 15], vec![10, 20], vec![1, 1])
+        );
         // Walking down: a start past the end clamps to the last element, an end before the
         // first to -1 ("past the first").
         assert_eq!(slice(&[10], &[20], &[i64::MIN], None, Some(&[-3])).unwrap(), (vec![9], vec![-1], vec![-3]));

@@ -10,13 +10,78 @@ use std::collections::BTreeMap;
 /// The ONNX operators this importer maps to `sg`.
 pub fn supported_ops() -> &'static [&'static str] {
     &[
-        "Abs", "Add", "AveragePool", "BatchNormalization", "Cast", "CastLike", "Ceil", "Clip", "Concat", "Constant", "ConstantOfShape", "Conv", "ConvTranspose",
-        "Div", "Dropout", "Equal", "Erf", "Exp", "Expand", "Flatten", "Floor", "Gather", "Gelu", "Gemm", "GlobalAveragePool",
-        "GlobalMaxPool", "Greater", "HardSigmoid", "HardSwish", "Identity", "InstanceNormalization", "LayerNormalization",
-        "LeakyRelu", "Less", "Log", "LogSoftmax", "Loop", "MatMul", "Max", "MaxPool", "Min", "Mul", "Neg", "Not", "Pad", "Pow",
-        "Range", "Reciprocal", "Relu", "Reshape", "Resize", "Shape", "Sigmoid", "Size", "Slice", "Tile", "Where",
-        "ReduceL2", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "Softmax", "Split", "Sqrt", "Squeeze",
-        "Sub", "Sum", "Tanh", "Transpose", "Unsqueeze",
+        "Abs",
+        "Add",
+        "AveragePool",
+        "BatchNormalization",
+        "Cast",
+        "CastLike",
+        "Ceil",
+        "Clip",
+        "Concat",
+        "Constant",
+        "ConstantOfShape",
+        "Conv",
+        "ConvTranspose",
+        "Div",
+        "Dropout",
+        "Equal",
+        "Erf",
+        "Exp",
+        "Expand",
+        "Flatten",
+        "Floor",
+        "Gather",
+        "Gelu",
+        "Gemm",
+        "GlobalAveragePool",
+        "GlobalMaxPool",
+        "Greater",
+        "HardSigmoid",
+        "HardSwish",
+        "Identity",
+        "InstanceNormalization",
+        "LayerNormalization",
+        "LeakyRelu",
+        "Less",
+        "Log",
+        "LogSoftmax",
+        "Loop",
+        "MatMul",
+        "Max",
+        "MaxPool",
+        "Min",
+        "Mul",
+        "Neg",
+        "Not",
+        "Pad",
+        "Pow",
+        "Range",
+        "Reciprocal",
+        "Relu",
+        "Reshape",
+        "Resize",
+        "Shape",
+        "Sigmoid",
+        "Size",
+        "Slice",
+        "Tile",
+        "Where",
+        "ReduceL2",
+        "ReduceMax",
+        "ReduceMean",
+        "ReduceMin",
+        "ReduceProd",
+        "ReduceSum",
+        "Softmax",
+        "Split",
+        "Sqrt",
+        "Squeeze",
+        "Sub",
+        "Sum",
+        "Tanh",
+        "Transpose",
+        "Unsqueeze",
     ]
 }
 
@@ -28,7 +93,8 @@ pub fn supported_ops() -> &'static [&'static str] {
 pub fn shape_operands(op_type: &str) -> &'static [usize] {
     match op_type {
         "Reshape" | "Expand" | "Tile" | "Squeeze" | "Unsqueeze" | "Split" | "TopK" => &[1],
-        "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => &[1],
+        "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2"
+        | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => &[1],
         "Slice" => &[1, 2, 3, 4],
         "Pad" => &[1, 3],
         "Resize" => &[1, 2, 3],
@@ -75,7 +141,11 @@ pub(crate) fn check_opsets(model: &ModelProto, file: &str) -> Result<(), Fronten
         if (1..*OPSETS.start()).contains(&version) {
             // Older: every op must still have its opset-13 definition at this opset.
             let graph = model.graph.as_ref();
-            let old = graph.into_iter().flat_map(|g| g.node.iter()).filter(|n| matches!(n.domain(), "" | "ai.onnx")).find(|n| opset_13_since(n.op_type()).is_some_and(|since| version < since));
+            let old = graph
+                .into_iter()
+                .flat_map(|g| g.node.iter())
+                .filter(|n| matches!(n.domain(), "" | "ai.onnx"))
+                .find(|n| opset_13_since(n.op_type()).is_some_and(|since| version < since));
             let Some(node) = old else { continue };
             return Err(FrontendError::Opset {
                 file: file.to_owned(),
@@ -105,12 +175,17 @@ pub(crate) fn check_opsets(model: &ModelProto, file: &str) -> Result<(), Fronten
 
 /// Every node of `graph` and of the graphs in its nodes' attributes (a Loop's body) whose op
 /// is not imported, by op type, named `prefix` + node name.
-pub(crate) fn collect_unsupported(graph: &crate::onnx::GraphProto, prefix: &str, unsupported: &mut BTreeMap<String, Vec<String>>) {
+pub(crate) fn collect_unsupported(
+    graph: &crate::onnx::GraphProto,
+    prefix: &str,
+    unsupported: &mut BTreeMap<String, Vec<String>>,
+) {
     for (index, node) in graph.node.iter().enumerate() {
         let domain_ok = matches!(node.domain(), "" | "ai.onnx");
         let name = format!("{prefix}{}", node_name(node, index));
         if !domain_ok || !supported_ops().contains(&node.op_type()) {
-            let op = if domain_ok { node.op_type().to_owned() } else { format!("{}::{}", node.domain(), node.op_type()) };
+            let op =
+                if domain_ok { node.op_type().to_owned() } else { format!("{}::{}", node.domain(), node.op_type()) };
             unsupported.entry(op).or_default().push(name.clone());
         }
         for body in node.attribute.iter().filter_map(|a| a.g.as_ref()) {
@@ -118,4 +193,3 @@ pub(crate) fn collect_unsupported(graph: &crate::onnx::GraphProto, prefix: &str,
         }
     }
 }
-

@@ -113,8 +113,7 @@ impl StrataContext {
     /// `mlir-opt` does. The module is verified, Strata's dialect verifiers included.
     pub fn parse(&self, text: &str, file: &str) -> Result<Module<'_>> {
         let module = self.parse_module(text, file)?;
-        self.verify(module.as_operation())
-            .map_err(|diagnostics| IrError::Parse { diagnostics })?;
+        self.verify(module.as_operation()).map_err(|diagnostics| IrError::Parse { diagnostics })?;
         Ok(module)
     }
 
@@ -126,9 +125,7 @@ impl StrataContext {
 
     fn parse_module(&self, text: &str, file: &str) -> Result<Module<'_>> {
         self.sink.take();
-        let raw = unsafe {
-            mlirModuleCreateParse(self.context.to_raw(), StringRef::new(text).to_raw())
-        };
+        let raw = unsafe { mlirModuleCreateParse(self.context.to_raw(), StringRef::new(text).to_raw()) };
         let mut diagnostics = self.sink.take();
         // MLIR names a parsed string buffer "-"; report the real file instead.
         for diagnostic in &mut diagnostics {

@@ -209,7 +209,8 @@ impl PassRegistry {
 
     /// Registers a pass. Panics if the name is taken (two passes with one name is a bug).
     pub fn register(&mut self, info: &'static PassInfo, factory: PassFactory) {
-        let taken = self.pipelines.contains_key(info.name) || self.passes.insert(info.name, PassEntry { info, factory }).is_some();
+        let taken = self.pipelines.contains_key(info.name)
+            || self.passes.insert(info.name, PassEntry { info, factory }).is_some();
         assert!(!taken, "name '{}' registered twice", info.name);
     }
 

@@ -131,8 +131,9 @@ impl<'c> PassManager<'c> {
                         if !spec.options.is_empty() {
                             return Err(error(format!("named pipeline '{}' takes no options", named.name)));
                         }
-                        let inner = Pipeline::parse(&format!("builtin.module({})", named.passes))
-                            .map_err(|e| error(format!("named pipeline '{}' is malformed: {}", named.name, e.message)))?;
+                        let inner = Pipeline::parse(&format!("builtin.module({})", named.passes)).map_err(|e| {
+                            error(format!("named pipeline '{}' is malformed: {}", named.name, e.message))
+                        })?;
                         // Named pipelines may use other named pipelines.
                         elements.extend(Self::expand(strata, inner, text)?.elements);
                     }
@@ -178,7 +179,9 @@ impl<'c> PassManager<'c> {
                 let parsed = PassOptions::parse(info, &spec.options).map_err(|m| error(spec.column, m))?;
                 StepKind::Rust { entry: *entry, pass: (entry.factory)(&parsed) }
             } else {
-                StepKind::Upstream(upstream_step(strata, &pipeline.anchor, &path, spec).map_err(|m| error(spec.column, m))?)
+                StepKind::Upstream(
+                    upstream_step(strata, &pipeline.anchor, &path, spec).map_err(|m| error(spec.column, m))?,
+                )
             };
             steps.push(Step { path, spec: spec.clone(), kind });
         }
@@ -213,7 +216,11 @@ impl<'c> PassManager<'c> {
             let outcome = match &mut step.kind {
                 StepKind::Upstream(pm) => pm.run(module).map_err(|_| ()),
                 StepKind::Rust { entry, pass } => {
-                    let mut cx = PassContext { strata: self.strata, info: entry.info, statistics: vec![0; entry.info.statistics.len()] };
+                    let mut cx = PassContext {
+                        strata: self.strata,
+                        info: entry.info,
+                        statistics: vec![0; entry.info.statistics.len()],
+                    };
                     let targets = collect_targets(module.as_operation(), &step.path);
                     let mut failed = false;
                     for target in targets {
@@ -221,10 +228,20 @@ impl<'c> PassManager<'c> {
                         failed |= pass.run(op, &mut cx).is_err();
                     }
                     if !entry.info.statistics.is_empty() {
-                        let stats = entry.info.statistics.iter().zip(&cx.statistics).map(|(s, v)| (s.name, s.help, *v)).collect();
+                        let stats = entry
+                            .info
+                            .statistics
+                            .iter()
+                            .zip(&cx.statistics)
+                            .map(|(s, v)| (s.name, s.help, *v))
+                            .collect();
                         report.statistics.push((step.spec.name.clone(), anchors.clone(), stats));
                     }
-                    if failed { Err(()) } else { Ok(()) }
+                    if failed {
+                        Err(())
+                    } else {
+                        Ok(())
+                    }
                 }
             };
             let elapsed = start.elapsed();
@@ -236,7 +253,10 @@ impl<'c> PassManager<'c> {
                 if self.options.print_ir_after_failure || self.options.print_ir_after_all {
                     print_ir(dump, &format!("IR Dump After {display} Failed"), module);
                 }
-                return Err(IrError::PassFailed { pass: display, diagnostics: with_fallback(diagnostics, &step.spec.name) });
+                return Err(IrError::PassFailed {
+                    pass: display,
+                    diagnostics: with_fallback(diagnostics, &step.spec.name),
+                });
             }
             if self.options.print_ir_after_all {
                 print_ir(dump, &format!("IR Dump After {display}"), module);
@@ -269,11 +289,15 @@ fn print_ir(dump: &mut dyn Write, title: &str, module: &Module<'_>) {
 }
 
 /// A single-pass MLIR pass manager nested under `path`.
-fn upstream_step<'c>(strata: &'c StrataContext, root: &str, path: &[String], spec: &PassSpec) -> std::result::Result<MlirPassManager<'c>, String> {
+fn upstream_step<'c>(
+    strata: &'c StrataContext,
+    root: &str,
+    path: &[String],
+    spec: &PassSpec,
+) -> std::result::Result<MlirPassManager<'c>, String> {
     let context = strata.mlir().to_raw();
-    let pm = unsafe {
-        MlirPassManager::from_raw(mlirPassManagerCreateOnOperation(context, StringRef::new(root).to_raw()))
-    };
+    let pm =
+        unsafe { MlirPassManager::from_raw(mlirPassManagerCreateOnOperation(context, StringRef::new(root).to_raw())) };
     // Strata verifies after each pass itself (with the dialects' Rust verifiers too).
     pm.enable_verifier(false);
     let mut opm = pm.as_operation_pass_manager();
@@ -305,7 +329,10 @@ fn upstream_step<'c>(strata: &'c StrataContext, root: &str, path: &[String], spe
             message = format!("{printed} ({message})");
         }
         return Err(if message.contains("does not refer to a registered pass") {
-            format!("unknown pass '{}': it is neither a Strata pass nor an upstream MLIR pass (see --list-passes)", spec.name)
+            format!(
+                "unknown pass '{}': it is neither a Strata pass nor an upstream MLIR pass (see --list-passes)",
+                spec.name
+            )
         } else if message.is_empty() {
             format!("invalid options for pass '{}'", spec.name)
         } else {

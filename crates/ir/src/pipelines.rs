@@ -18,7 +18,8 @@ pub struct NamedPipeline {
 pub const BUFFERIZE: NamedPipeline = NamedPipeline {
     name: "strata-bufferize",
     summary: "Bufferize linalg-on-tensors: one-shot across functions, results as out-params, explicit deallocs",
-    passes: "one-shot-bufferize{bufferize-function-boundaries=true function-boundary-type-conversion=identity-layout-map},\
+    passes:
+        "one-shot-bufferize{bufferize-function-boundaries=true function-boundary-type-conversion=identity-layout-map},\
 buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},\
 buffer-deallocation-pipeline,canonicalize",
 };

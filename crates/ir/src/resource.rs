@@ -17,7 +17,18 @@ pub fn dense_resource(ty: MlirType, name: &str, bytes: &[u8]) -> MlirAttribute {
     unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), blob.as_mut_ptr().cast::<u8>(), bytes.len()) };
     let data = blob.as_mut_ptr().cast::<std::ffi::c_void>();
     // Safety: `data` stays valid until MLIR calls `free_blob` with the box it came from.
-    unsafe { mlir_sys::mlirUnmanagedDenseResourceElementsAttrGet(ty, melior::StringRef::new(name).to_raw(), data, bytes.len(), 8, false, Some(free_blob), Box::into_raw(blob).cast()) }
+    unsafe {
+        mlir_sys::mlirUnmanagedDenseResourceElementsAttrGet(
+            ty,
+            melior::StringRef::new(name).to_raw(),
+            data,
+            bytes.len(),
+            8,
+            false,
+            Some(free_blob),
+            Box::into_raw(blob).cast(),
+        )
+    }
 }
 
 /// The `f32` elements of a dense or `dense_resource` elements attribute (a splat expanded),

@@ -112,7 +112,10 @@ pub unsafe fn inline_call_with(function: MlirOperation, op: OperationRef<'_, '_>
             current = next;
         }
         for i in 0..mlirOperationGetNumResults(op.to_raw()) {
-            mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op.to_raw(), i), mlirOperationGetOperand(terminator, i));
+            mlirValueReplaceAllUsesOfWith(
+                mlirOperationGetResult(op.to_raw(), i),
+                mlirOperationGetOperand(terminator, i),
+            );
         }
         mlirOperationDestroy(op.to_raw());
         mlirOperationDestroy(copy);
@@ -125,7 +128,12 @@ pub fn find_symbol<'c, 'a>(module: &'a melior::ir::Module<'c>, name: &str) -> Op
     use melior::ir::BlockLike;
     let mut op = module.body().first_operation();
     while let Some(current) = op {
-        if current.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()).is_some_and(|s| s.value() == name) {
+        if current
+            .attribute("sym_name")
+            .ok()
+            .and_then(|a| StringAttribute::try_from(a).ok())
+            .is_some_and(|s| s.value() == name)
+        {
             return Some(current);
         }
         op = current.next_in_block();

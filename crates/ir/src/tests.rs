@@ -33,8 +33,13 @@ static COUNT: PassInfo = PassInfo {
     statistics: &[StatisticInfo { name: "ops", help: "toy ops seen" }],
 };
 
-static BREAK: PassInfo =
-    PassInfo { name: "toy-break", summary: "Sets an invalid attribute", anchor: "func.func", options: &[], statistics: &[] };
+static BREAK: PassInfo = PassInfo {
+    name: "toy-break",
+    summary: "Sets an invalid attribute",
+    anchor: "func.func",
+    options: &[],
+    statistics: &[],
+};
 
 fn register_passes(registry: &mut PassRegistry) {
     registry.register(&COUNT, |options| Box::new(Count { limit: options.int("fail-if-more-than") }));
@@ -103,9 +108,14 @@ fn dialect_verifiers_run_after_parsing() {
 fn rust_and_upstream_passes_share_one_pipeline() {
     let strata = StrataContext::new(&[TOY]).unwrap();
     let mut module = strata.parse(TWO_OPS, "t.mlir").unwrap();
-    let mut pm = PassManager::parse(&strata, "builtin.module(func.func(cse,toy-count),canonicalize)", Default::default()).unwrap();
+    let mut pm =
+        PassManager::parse(&strata, "builtin.module(func.func(cse,toy-count),canonicalize)", Default::default())
+            .unwrap();
     let report = pm.run(&mut module, &mut std::io::sink()).unwrap();
-    assert_eq!(report.statistics, vec![("toy-count".to_owned(), "builtin.module > func.func".to_owned(), vec![("ops", "toy ops seen", 2)])]);
+    assert_eq!(
+        report.statistics,
+        vec![("toy-count".to_owned(), "builtin.module > func.func".to_owned(), vec![("ops", "toy ops seen", 2)])]
+    );
     let names: Vec<_> = report.timing.iter().map(|n| n.name.as_str()).collect();
     assert_eq!(names, ["'func.func' Pipeline", "canonicalize"]);
     assert_eq!(report.timing[0].children.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(), ["cse", "toy-count"]);
@@ -115,7 +125,9 @@ fn rust_and_upstream_passes_share_one_pipeline() {
 fn rust_pass_options_and_failures() {
     let strata = StrataContext::new(&[TOY]).unwrap();
     let mut module = strata.parse(TWO_OPS, "t.mlir").unwrap();
-    let mut pm = PassManager::parse(&strata, "builtin.module(func.func(toy-count{fail-if-more-than=1}))", Default::default()).unwrap();
+    let mut pm =
+        PassManager::parse(&strata, "builtin.module(func.func(toy-count{fail-if-more-than=1}))", Default::default())
+            .unwrap();
     match pm.run(&mut module, &mut std::io::sink()) {
         Err(IrError::PassFailed { pass, diagnostics }) => {
             assert_eq!(pass, "toy-count{fail-if-more-than=1}");
@@ -124,7 +136,8 @@ fn rust_pass_options_and_failures() {
         }
         other => panic!("expected a pass failure, got {other:?}"),
     }
-    let bad_value = PassManager::parse(&strata, "builtin.module(func.func(toy-count{fail-if-more-than=lots}))", Default::default());
+    let bad_value =
+        PassManager::parse(&strata, "builtin.module(func.func(toy-count{fail-if-more-than=lots}))", Default::default());
     match bad_value {
         Err(IrError::Pipeline(e)) => assert_eq!(e.message, "option 'fail-if-more-than' expects an integer, got 'lots'"),
         other => panic!("expected a pipeline error, got {:?}", other.err()),
@@ -135,7 +148,8 @@ fn rust_pass_options_and_failures() {
 fn verification_after_each_pass_catches_broken_ir() {
     let strata = StrataContext::new(&[TOY]).unwrap();
     let mut module = strata.parse(TWO_OPS, "t.mlir").unwrap();
-    let mut pm = PassManager::parse(&strata, "builtin.module(func.func(toy-break),canonicalize)", Default::default()).unwrap();
+    let mut pm =
+        PassManager::parse(&strata, "builtin.module(func.func(toy-break),canonicalize)", Default::default()).unwrap();
     match pm.run(&mut module, &mut std::io::sink()) {
         Err(IrError::Verification { after, diagnostics }) => {
             assert_eq!(after, "toy-break");
@@ -150,9 +164,14 @@ fn named_pipelines_expand_in_place() {
     let strata = StrataContext::new(&[]).unwrap();
     let pm = PassManager::parse(&strata, "builtin.module(cse,strata-lower-to-llvm)", Default::default()).unwrap();
     assert_eq!(pm.pipeline().to_string(), "builtin.module(cse,strata-lower-to-llvm)");
-    assert!(pm.expanded().to_string().starts_with("builtin.module(cse,func.func(convert-linalg-to-loops),lower-affine,"));
+    assert!(pm
+        .expanded()
+        .to_string()
+        .starts_with("builtin.module(cse,func.func(convert-linalg-to-loops),lower-affine,"));
     let nested = PassManager::parse(&strata, "builtin.module(func.func(strata-lower-to-llvm))", Default::default());
-    assert!(matches!(nested, Err(IrError::Pipeline(e)) if e.message.contains("runs on 'builtin.module' but is nested under 'func.func'")));
+    assert!(
+        matches!(nested, Err(IrError::Pipeline(e)) if e.message.contains("runs on 'builtin.module' but is nested under 'func.func'"))
+    );
 }
 
 #[test]

@@ -141,7 +141,11 @@ fn generate(dialect: &str, ops: &[Op]) -> String {
     s.push_str("use ::strata_ir::melior::Context;\n");
     s.push_str("#[allow(unused_imports)]\nuse ::strata_ir::ods::{float, i64_array, integer, op_name};\n\n");
     let names: Vec<String> = ops.iter().map(|o| format!("\"{dialect}.{}\"", o.name)).collect();
-    let _ = writeln!(s, "/// Every op of the dialect, by full name.\npub const OP_NAMES: &[&str] = &[{}];\n", names.join(", "));
+    let _ = writeln!(
+        s,
+        "/// Every op of the dialect, by full name.\npub const OP_NAMES: &[&str] = &[{}];\n",
+        names.join(", ")
+    );
     for op in ops {
         let ty = camel(&op.name);
         for line in &op.doc {
@@ -151,7 +155,8 @@ fn generate(dialect: &str, ops: &[Op]) -> String {
         let _ = writeln!(s, "impl<'c, 'a> {ty}<'c, 'a> {{");
         let _ = writeln!(s, "    /// The full op name.\n    pub const NAME: &'static str = \"{dialect}.{}\";", op.name);
         let _ = writeln!(s, "    /// Wraps `op` if it is a `{dialect}.{}`.\n    pub fn cast(op: OperationRef<'c, 'a>) -> Option<Self> {{ (op_name(op) == Self::NAME).then_some(Self {{ op }}) }}", op.name);
-        let _ = writeln!(s, "    /// The wrapped operation.\n    pub fn op(&self) -> OperationRef<'c, 'a> {{ self.op }}");
+        let _ =
+            writeln!(s, "    /// The wrapped operation.\n    pub fn op(&self) -> OperationRef<'c, 'a> {{ self.op }}");
         let required = op.operands.iter().filter(|o| !o.optional).count();
         for (index, slot) in op.operands.iter().enumerate() {
             if slot.optional {
@@ -194,7 +199,10 @@ fn generate(dialect: &str, ops: &[Op]) -> String {
             match attr.kind {
                 AttrKind::I64Array => {
                     params.push(format!("{ident}: &[i64]"));
-                    attrs.push(format!("(Identifier::new(context, \"{}\"), DenseI64ArrayAttribute::new(context, {ident}).into())", attr.name));
+                    attrs.push(format!(
+                        "(Identifier::new(context, \"{}\"), DenseI64ArrayAttribute::new(context, {ident}).into())",
+                        attr.name
+                    ));
                 }
                 AttrKind::Integer => {
                     params.push(format!("{ident}: i64"));
@@ -210,9 +218,20 @@ fn generate(dialect: &str, ops: &[Op]) -> String {
             params.push(format!("{}_type: Type<'c>", slot.name));
         }
         let results: Vec<String> = op.results.iter().map(|r| format!("{}_type", r.name)).collect();
-        let _ = writeln!(s, "    /// Builds a `{dialect}.{}` (not inserted, not verified: call the dialect verifier).", op.name);
-        let _ = writeln!(s, "    #[allow(clippy::too_many_arguments)]\n    pub fn build({}) -> Operation<'c> {{", params.join(", "));
-        let _ = writeln!(s, "        let _ = context;\n        #[allow(unused_mut)] let mut operands: Vec<Value<'c, '_>> = Vec::new();");
+        let _ = writeln!(
+            s,
+            "    /// Builds a `{dialect}.{}` (not inserted, not verified: call the dialect verifier).",
+            op.name
+        );
+        let _ = writeln!(
+            s,
+            "    #[allow(clippy::too_many_arguments)]\n    pub fn build({}) -> Operation<'c> {{",
+            params.join(", ")
+        );
+        let _ = writeln!(
+            s,
+            "        let _ = context;\n        #[allow(unused_mut)] let mut operands: Vec<Value<'c, '_>> = Vec::new();"
+        );
         for line in operands {
             let _ = writeln!(s, "        {line}");
         }
@@ -248,7 +267,12 @@ mod tests {
         assert!(code.contains("pub fn factor(&self) -> Option<i64>"), "{code}");
         assert!(code.contains("pub fn axes(&self) -> Option<Vec<i64>>"), "{code}");
         assert!(code.contains("pub fn epsilon(&self) -> Option<f64>"), "{code}");
-        assert!(code.contains("bias: Option<Value<'c, '_>>, factor: i64, axes: &[i64], epsilon: f64, output_type: Type<'c>"), "{code}");
+        assert!(
+            code.contains(
+                "bias: Option<Value<'c, '_>>, factor: i64, axes: &[i64], epsilon: f64, output_type: Type<'c>"
+            ),
+            "{code}"
+        );
     }
 
     #[test]

@@ -38,8 +38,19 @@ fn with_element(ty: &str, elem: &str) -> Option<String> {
 
 /// The kernel: `%x` of type `source` (f32 or a vector of f32) to bf16.
 fn kernel(source: &str) -> Option<String> {
-    let (i32t, i16t, bf16t, i1t) = (with_element(source, "i32")?, with_element(source, "i16")?, with_element(source, "bf16")?, with_element(source, "i1")?);
-    let splat = |value: &str, ty: &str| if ty.starts_with("vector<") { format!("dense<{value}> : {ty}") } else { format!("{value} : {ty}") };
+    let (i32t, i16t, bf16t, i1t) = (
+        with_element(source, "i32")?,
+        with_element(source, "i16")?,
+        with_element(source, "bf16")?,
+        with_element(source, "i1")?,
+    );
+    let splat = |value: &str, ty: &str| {
+        if ty.starts_with("vector<") {
+            format!("dense<{value}> : {ty}")
+        } else {
+            format!("{value} : {ty}")
+        }
+    };
     Some(format!(
         "func.func private @trunc(%x: {source}) -> {bf16t} {{
   %c16 = arith.constant {c16}
@@ -70,7 +81,9 @@ impl Pass for ExpandBf16 {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let mut kernels = KernelCache::default();
         let to_bf16 = |ty: String| ty == "bf16" || (ty.starts_with("vector<") && ty.ends_with("xbf16>"));
-        let truncations = collect(func, |op| strata_ir::ods::op_name(op) == "arith.truncf" && op.result(0).is_ok_and(|r| to_bf16(r.r#type().to_string())));
+        let truncations = collect(func, |op| {
+            strata_ir::ods::op_name(op) == "arith.truncf" && op.result(0).is_ok_and(|r| to_bf16(r.r#type().to_string()))
+        });
         for raw in truncations {
             let op = unsafe { OperationRef::from_raw(raw) };
             let source = op.operand(0).expect("truncf has an operand").r#type().to_string();

@@ -161,7 +161,11 @@ fn prepare_epilogue(epilogue: MlirOperation, conv_result: MlirValue, label: &str
     // Safety: `epilogue` is a live generic with one output (its last operand); the new ops
     // are inserted right before it and their results replace its operands.
     unsafe {
-        mlirOperationSetDiscardableAttributeByName(epilogue, StringRef::new("strata.conv_epilogue").to_raw(), mark.to_raw());
+        mlirOperationSetDiscardableAttributeByName(
+            epilogue,
+            StringRef::new("strata.conv_epilogue").to_raw(),
+            mark.to_raw(),
+        );
         for i in 0..count - 1 {
             let operand = mlirOperationGetOperand(epilogue, i as isize);
             if operand.ptr != conv_result.ptr {
@@ -179,7 +183,13 @@ fn prepare_epilogue(epilogue: MlirOperation, conv_result: MlirValue, label: &str
 ///
 /// # Safety
 /// `before` must be a live op in a block, and the operands defined before it.
-unsafe fn insert_before(before: MlirOperation, name: &str, operands: &[MlirValue], result: mlir_sys::MlirType, value: Option<mlir_sys::MlirAttribute>) -> MlirValue {
+unsafe fn insert_before(
+    before: MlirOperation,
+    name: &str,
+    operands: &[MlirValue],
+    result: mlir_sys::MlirType,
+    value: Option<mlir_sys::MlirAttribute>,
+) -> MlirValue {
     use mlir_sys::*;
     unsafe {
         let context = mlirOperationGetContext(before);
@@ -201,20 +211,29 @@ unsafe fn insert_before(before: MlirOperation, name: &str, operands: &[MlirValue
 /// [`conv_tiles`]) into the filter-lane generic, marked `strata.conv_tiles` (see [`ConvBlock::label`]),
 /// with its initialisation marked `strata.conv_init`. Returns the distinct blocks used and how
 /// many convolutions were rewritten.
-pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers: Registers) -> Result<(Vec<ConvBlock>, usize), PassFailed> {
+pub fn rewrite(
+    module: OperationRef<'_, '_>,
+    cx: &mut PassContext<'_>,
+    registers: Registers,
+) -> Result<(Vec<ConvBlock>, usize), PassFailed> {
     let strata = cx.strata();
     let mut plans = Vec::new();
     for raw in collect(module, |op| strata_ir::ods::op_name(op) == "linalg.conv_2d_nchw_fchw") {
         let op = unsafe { OperationRef::from_raw(raw) };
         let ty = |i: usize| op.operand(i).ok().and_then(|v| tensor_type(v.r#type()).ok());
         let (Some(x), Some(w), Some(out)) = (ty(0), ty(1), ty(2)) else { continue };
-        let static_f32 = |t: &crate::kernel::TensorTy| t.elem.name == "f32" && t.rank() == 4 && t.shape.iter().all(|&d| d > 0);
+        let static_f32 =
+            |t: &crate::kernel::TensorTy| t.elem.name == "f32" && t.rank() == 4 && t.shape.iter().all(|&d| d > 0);
         if !(static_f32(&x) && static_f32(&w) && static_f32(&out)) {
             continue;
         }
         if let Some(tiles) = conv_tiles(out.shape[2], out.shape[3], out.shape[1], registers) {
             let epilogue = epilogue_of(op);
-            plans.push(Plan { conv: raw, block: ConvBlock { tiles, filters_outer: w.numel() > x.numel(), epilogue: epilogue.is_some() }, epilogue });
+            plans.push(Plan {
+                conv: raw,
+                block: ConvBlock { tiles, filters_outer: w.numel() > x.numel(), epilogue: epilogue.is_some() },
+                epilogue,
+            });
         }
     }
     let mut blocks: Vec<ConvBlock> = Vec::new();
@@ -226,7 +245,8 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
         let op = unsafe { OperationRef::from_raw(plan.conv) };
         let operand = |i: usize| op.operand(i).expect("a convolution has three operands");
         let (x, w, init) = (operand(0), operand(1), operand(2));
-        let (x_ty, w_ty, out) = (tensor_type(x.r#type()).unwrap(), tensor_type(w.r#type()).unwrap(), tensor_type(init.r#type()).unwrap());
+        let (x_ty, w_ty, out) =
+            (tensor_type(x.r#type()).unwrap(), tensor_type(w.r#type()).unwrap(), tensor_type(init.r#type()).unwrap());
         let [f, c, kh, kw] = [w_ty.shape[0], w_ty.shape[1], w_ty.shape[2], w_ty.shape[3]];
         let wt_ty = w_ty.with_shape(vec![c, kh, kw, f]);
         let strides = int_pair(op, "strides").map(|s| s.max(1));
@@ -253,7 +273,8 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
         // buffer would otherwise live as long as the source's other readers).
         let only_here = single_use(source) && (pad.is_none() || single_use(x));
         let mut operands = vec![source.to_raw(), filter.unwrap_or(w.to_raw())];
-        let mut args = vec![tensor_type(source.r#type()).unwrap(), if filter.is_some() { wt_ty.clone() } else { w_ty.clone() }];
+        let mut args =
+            vec![tensor_type(source.r#type()).unwrap(), if filter.is_some() { wt_ty.clone() } else { w_ty.clone() }];
         // The initialisation, rebuilt in the kernel (marked, so the schedule fuses and
         // vectorises this conv's own copy): zero/constant fill, or the broadcast bias.
         let init_kind = defining_op(init).and_then(|d| Init::of(d));
@@ -280,10 +301,22 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
         let [sh, sw] = strides;
         let [dh, dw] = dilations;
         let split = [sh > 1 && dh % sh != 0 && kh > 1, sw > 1 && dw % sw != 0 && kw > 1];
-        let round = |extent: i64, stride: i64, split: bool| if split { (extent + stride - 1) / stride * stride } else { extent };
-        let rounded = x_ty.with_shape(vec![x_ty.shape[0], x_ty.shape[1], round(x_ty.shape[2], sh, split[0]), round(x_ty.shape[3], sw, split[1])]);
+        let round = |extent: i64, stride: i64, split: bool| {
+            if split {
+                (extent + stride - 1) / stride * stride
+            } else {
+                extent
+            }
+        };
+        let rounded = x_ty.with_shape(vec![
+            x_ty.shape[0],
+            x_ty.shape[1],
+            round(x_ty.shape[2], sh, split[0]),
+            round(x_ty.shape[3], sw, split[1]),
+        ]);
         let input = if pad.is_some() || rounded != x_ty {
-            let (value, low) = pad.as_ref().map_or(("0.0".to_string(), vec![0; 4]), |p| (p.value.clone(), p.low.clone()));
+            let (value, low) =
+                pad.as_ref().map_or(("0.0".to_string(), vec![0; 4]), |p| (p.value.clone(), p.low.clone()));
             if only_here {
                 k.padded_into_filled(0, &value, &low, &rounded)
             } else {
@@ -304,8 +337,21 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
         let (input, mut input_ty) = if steps == [1, 1] {
             (input, rounded.clone())
         } else {
-            let ty = rounded.with_shape(vec![rounded.shape[0], rounded.shape[1], (rounded.shape[2] + steps[0] - 1) / steps[0], (rounded.shape[3] + steps[1] - 1) / steps[1]]);
-            (k.emit(format_args!("tensor.extract_slice {input}[0, 0, 0, 0] [{}] [1, 1, {}, {}] : {rounded} to {ty}", list(&ty.shape), steps[0], steps[1])), ty)
+            let ty = rounded.with_shape(vec![
+                rounded.shape[0],
+                rounded.shape[1],
+                (rounded.shape[2] + steps[0] - 1) / steps[0],
+                (rounded.shape[3] + steps[1] - 1) / steps[1],
+            ]);
+            (
+                k.emit(format_args!(
+                    "tensor.extract_slice {input}[0, 0, 0, 0] [{}] [1, 1, {}, {}] : {rounded} to {ty}",
+                    list(&ty.shape),
+                    steps[0],
+                    steps[1]
+                )),
+                ty,
+            )
         };
         let mut axes = Vec::new();
         let (mut groups, mut shape) = (vec!["[0]".to_string(), "[1]".to_string()], input_ty.shape[..2].to_vec());
@@ -323,7 +369,11 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
         }
         let input = if split.contains(&true) {
             let phased = input_ty.with_shape(shape);
-            let expanded = k.emit(format_args!("tensor.expand_shape {input} [{}] output_shape [{}] : {input_ty} into {phased}", groups.join(", "), list(&phased.shape)));
+            let expanded = k.emit(format_args!(
+                "tensor.expand_shape {input} [{}] output_shape [{}] : {input_ty} into {phased}",
+                groups.join(", "),
+                list(&phased.shape)
+            ));
             input_ty = phased;
             expanded
         } else {
@@ -334,7 +384,10 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
             k.arg(1)
         } else {
             let empty = k.empty(&wt_ty);
-            k.emit(format_args!("linalg.transpose ins({} : {w_ty}) outs({empty} : {wt_ty}) permutation = [1, 2, 3, 0]", k.arg(1)))
+            k.emit(format_args!(
+                "linalg.transpose ins({} : {w_ty}) outs({empty} : {wt_ty}) permutation = [1, 2, 3, 0]",
+                k.arg(1)
+            ))
         };
         let start = match &init_kind {
             Some(Init::Fill(literal)) => {
@@ -382,7 +435,10 @@ pub fn rewrite(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers
             // The inlined kernel's result: the epilogue's first operand that is not a cast.
             let result = (0..unsafe { mlir_sys::mlirOperationGetNumOperands(epilogue) } - 1)
                 .map(|i| unsafe { mlir_sys::mlirOperationGetOperand(epilogue, i) })
-                .find(|v| defining_op(unsafe { melior::ir::Value::from_raw(*v) }).is_some_and(|d| d.attribute("strata.conv_tiles").is_ok()))
+                .find(|v| {
+                    defining_op(unsafe { melior::ir::Value::from_raw(*v) })
+                        .is_some_and(|d| d.attribute("strata.conv_tiles").is_ok())
+                })
                 .expect("the epilogue reads the convolution");
             prepare_epilogue(epilogue, result, &label, cx);
         }
@@ -447,7 +503,9 @@ fn dense_i64_array(op: OperationRef<'_, '_>, name: &str) -> Option<Vec<i64>> {
         if !mlir_sys::mlirAttributeIsADenseI64Array(attr) {
             return None;
         }
-        let values: Vec<i64> = (0..mlir_sys::mlirDenseArrayGetNumElements(attr)).map(|i| mlir_sys::mlirDenseI64ArrayGetElement(attr, i)).collect();
+        let values: Vec<i64> = (0..mlir_sys::mlirDenseArrayGetNumElements(attr))
+            .map(|i| mlir_sys::mlirDenseI64ArrayGetElement(attr, i))
+            .collect();
         values.iter().all(|&v| v != i64::MIN).then_some(values)
     }
 }
@@ -463,15 +521,20 @@ enum Init<'c, 'a> {
 impl<'c, 'a> Init<'c, 'a> {
     fn of(op: OperationRef<'c, 'a>) -> Option<Init<'c, 'a>> {
         match strata_ir::ods::op_name(op).as_str() {
-            "linalg.fill" => Some(Init::Fill(float_constant(defining_op(op.operand(0).ok()?)?, &crate::kernel::Elem::new("f32"))?)),
+            "linalg.fill" => {
+                Some(Init::Fill(float_constant(defining_op(op.operand(0).ok()?)?, &crate::kernel::Elem::new("f32"))?))
+            }
             "linalg.generic" => {
                 let input = tensor_type(op.operand(0).ok()?.r#type()).ok()?;
                 let region = op.region(0).ok()?;
                 let block = region.first_block()?;
                 let yield_op = block.first_operation()?;
-                let forwards = strata_ir::ods::op_name(yield_op) == "linalg.yield" && yield_op.operand(0).ok()?.to_raw().ptr == block.argument(0).ok()?.to_raw().ptr;
+                let forwards = strata_ir::ods::op_name(yield_op) == "linalg.yield"
+                    && yield_op.operand(0).ok()?.to_raw().ptr == block.argument(0).ok()?.to_raw().ptr;
                 let maps = op.attribute("indexing_maps").ok()?.to_string();
-                let bias_map = maps.starts_with("[affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]");
+                let bias_map = maps.starts_with(
+                    "[affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]",
+                );
                 (op.operand_count() == 2 && input.rank() == 1 && forwards && bias_map).then_some(Init::Bias(op))
             }
             _ => None,
@@ -543,6 +606,10 @@ mod tests {
         // filters' accumulators; 7 positions of 8 filters keep more registers busy.
         assert_eq!(conv_tiles(56, 56, 64, AVX2), Some([1, 4, 16]));
         assert_eq!(conv_tiles(7, 7, 160, AVX2), Some([1, 7, 8]));
-        assert_eq!(conv_tiles(13, 13, 64, AVX2), Some([1, 1, 16]), "a prime extent above the register count: one position");
+        assert_eq!(
+            conv_tiles(13, 13, 64, AVX2),
+            Some([1, 1, 16]),
+            "a prime extent above the register count: one position"
+        );
     }
 }

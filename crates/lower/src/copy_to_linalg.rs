@@ -2,8 +2,8 @@
 //! strided views (padding, concatenation, results) lower to plain loops instead of calls to
 //! MLIR's `memrefCopy` runtime function, which compiled models must not depend on.
 
-use melior::ir::operation::{OperationLike, OperationRef};
 use crate::kernel::KernelCache;
+use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
 use strata_ir::rewrite::collect;
 use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
@@ -27,7 +27,10 @@ impl Pass for CopyToLinalg {
         let mut kernels = KernelCache::default();
         for raw in collect(func, |op| strata_ir::ods::op_name(op) == "memref.copy") {
             let op = unsafe { OperationRef::from_raw(raw) };
-            let (source, target) = (op.operand(0).expect("memref.copy has a source").r#type(), op.operand(1).expect("and a target").r#type());
+            let (source, target) = (
+                op.operand(0).expect("memref.copy has a source").r#type(),
+                op.operand(1).expect("and a target").r#type(),
+            );
             let text = format!(
                 "func.func private @copy(%a: {source}, %b: {target}) {{\n  linalg.copy ins(%a : {source}) outs(%b : {target})\n  return\n}}\n"
             );

@@ -8,15 +8,15 @@
 //! The pass appends the script as a nested `transform.with_named_sequence` module, runs
 //! `transform-interpreter` on the module, and removes the script again.
 
+use crate::conv_lanes::Registers;
 use crate::ops::tensor_type;
 use melior::ir::attribute::{AttributeLike, StringAttribute};
 use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::BlockLike;
 use melior::ir::ValueLike;
+use melior::pass::PassManager as MlirPassManager;
 use melior::StringRef;
 use strata_ir::rewrite::collect;
-use melior::ir::BlockLike;
-use melior::pass::PassManager as MlirPassManager;
-use crate::conv_lanes::Registers;
 use strata_ir::{OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
 /// The schedule script.
@@ -34,8 +34,12 @@ pub fn reduction_outer(op: OperationRef<'_, '_>) -> bool {
     match name.as_str() {
         "linalg.depthwise_conv_2d_nchw_chw" | "linalg.pooling_nchw_max" | "linalg.pooling_nchw_sum" => true,
         // Filter: F x C/g x KH x KW, or G x F/g x C/g x KH x KW.
-        "linalg.conv_2d_nchw_fchw" | "linalg.conv_2d_ngchw_gfchw" => shape(1).is_some_and(|filter| filter.iter().rev().take(3).product::<i64>() >= 64),
-        "linalg.matmul" | "linalg.batch_matmul" => shape(2).and_then(|out| out.last().copied()).is_some_and(|n| n >= 32),
+        "linalg.conv_2d_nchw_fchw" | "linalg.conv_2d_ngchw_gfchw" => {
+            shape(1).is_some_and(|filter| filter.iter().rev().take(3).product::<i64>() >= 64)
+        }
+        "linalg.matmul" | "linalg.batch_matmul" => {
+            shape(2).and_then(|out| out.last().copied()).is_some_and(|n| n >= 32)
+        }
         _ => false,
     }
 }
@@ -71,10 +75,19 @@ impl Pass for CpuSchedule {
         let (convs, count) = crate::conv_lanes::rewrite(module, cx, self.registers)?;
         cx.bump("convolutions", count as u64);
         let strata = cx.strata();
-        for (value, select) in [("vectorize", vectorizable as fn(OperationRef<'_, '_>) -> bool), ("reduction_outer", |op| !vectorizable(op) && reduction_outer(op))] {
+        for (value, select) in [
+            ("vectorize", vectorizable as fn(OperationRef<'_, '_>) -> bool),
+            ("reduction_outer", |op| !vectorizable(op) && reduction_outer(op)),
+        ] {
             let mark = StringAttribute::new(strata.mlir(), value);
             for raw in collect(module, select) {
-                unsafe { mlir_sys::mlirOperationSetDiscardableAttributeByName(raw, StringRef::new("strata.loop_order").to_raw(), mark.to_raw()) };
+                unsafe {
+                    mlir_sys::mlirOperationSetDiscardableAttributeByName(
+                        raw,
+                        StringRef::new("strata.loop_order").to_raw(),
+                        mark.to_raw(),
+                    )
+                };
             }
         }
         apply_script(module, cx, SCHEDULE, "schedules/cpu-loop-order.mlir", "the host schedule")?;
@@ -90,7 +103,8 @@ pub const CONV: &str = include_str!("../schedules/cpu-conv.mlir");
 
 /// [`CONV`] with one tiling per distinct convolution block.
 pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
-    let (mut tiling, mut epilogues, mut fold, mut vectorize) = (String::new(), String::new(), String::new(), String::new());
+    let (mut tiling, mut epilogues, mut fold, mut vectorize) =
+        (String::new(), String::new(), String::new(), String::new());
     for (i, block) in blocks.iter().enumerate() {
         let [th, tw, tf] = block.tiles;
         let label = block.label();
@@ -148,14 +162,24 @@ pub fn vectorizable(op: OperationRef<'_, '_>) -> bool {
         return false;
     }
     // Every operand f32 (a half-precision matmul accumulating in f32 is not this schedule's).
-    let f32_operands = (0..3).all(|i| op.operand(i).ok().and_then(|v| tensor_type(v.r#type()).ok()).is_some_and(|t| t.elem.name == "f32"));
+    let f32_operands = (0..3)
+        .all(|i| op.operand(i).ok().and_then(|v| tensor_type(v.r#type()).ok()).is_some_and(|t| t.elem.name == "f32"));
     let out = op.operand(2).ok().and_then(|v| tensor_type(v.r#type()).ok());
-    f32_operands && out.is_some_and(|t| t.shape.len() == 2 && t.shape[0] > 0 && t.shape[0] % 8 == 0 && t.shape[1] > 0 && t.shape[1] % 32 == 0)
+    f32_operands
+        && out.is_some_and(|t| {
+            t.shape.len() == 2 && t.shape[0] > 0 && t.shape[0] % 8 == 0 && t.shape[1] > 0 && t.shape[1] % 32 == 0
+        })
 }
 
 /// Appends `text` (a `transform.with_named_sequence` module) to `module`, runs MLIR's
 /// transform interpreter on `module`, and removes the script again.
-fn apply_script(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, text: &str, file: &str, what: &str) -> Result<(), PassFailed> {
+fn apply_script(
+    module: OperationRef<'_, '_>,
+    cx: &mut PassContext<'_>,
+    text: &str,
+    file: &str,
+    what: &str,
+) -> Result<(), PassFailed> {
     let strata = cx.strata();
     // Wrapped, so that the script's own (attributed) module is an op that can move.
     let script = match strata.parse(&format!("module {{\n{text}\n}}"), file) {
@@ -178,8 +202,10 @@ fn apply_script(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, text: &s
         mlir_sys::mlirBlockAppendOwnedOperation(body, schedule);
     }
     let pm = MlirPassManager::new(strata.mlir());
-    let parsed = melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), "builtin.module(transform-interpreter)");
-    let outcome = parsed.is_ok() && unsafe { mlir_sys::mlirPassManagerRunOnOp(pm.to_raw(), module.to_raw()) }.value != 0;
+    let parsed =
+        melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), "builtin.module(transform-interpreter)");
+    let outcome =
+        parsed.is_ok() && unsafe { mlir_sys::mlirPassManagerRunOnOp(pm.to_raw(), module.to_raw()) }.value != 0;
     unsafe { mlir_sys::mlirOperationDestroy(schedule) };
     if outcome {
         Ok(())
@@ -210,13 +236,24 @@ struct CpuVectorize;
 /// the largest of those and their halves that divides it (`m` is a multiple of 8 and `n` of 32
 /// when marked), so every tile is whole and vectorises with static shapes.
 pub fn cache_tiles(m: i64, n: i64, k: i64) -> [i64; 3] {
-    let pick = |extent: i64, largest: i64| if extent <= largest { extent } else { (0..).map(|s| largest >> s).find(|&t| t <= 1 || extent % t == 0).unwrap_or(1) };
+    let pick = |extent: i64, largest: i64| {
+        if extent <= largest {
+            extent
+        } else {
+            (0..).map(|s| largest >> s).find(|&t| t <= 1 || extent % t == 0).unwrap_or(1)
+        }
+    };
     [pick(m, 64), pick(n, 128), pick(k, 256)]
 }
 
 impl Pass for CpuVectorize {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let marked = collect(module, |op| op.attribute("strata.loop_order").ok().and_then(|a| StringAttribute::try_from(a).ok()).is_some_and(|s| s.value() == "vectorize"));
+        let marked = collect(module, |op| {
+            op.attribute("strata.loop_order")
+                .ok()
+                .and_then(|a| StringAttribute::try_from(a).ok())
+                .is_some_and(|s| s.value() == "vectorize")
+        });
         // One tiling per distinct size, matched by a `strata.cache_tiles` mark.
         let mut sizes: Vec<[i64; 3]> = Vec::new();
         for &raw in &marked {
@@ -231,7 +268,13 @@ impl Pass for CpuVectorize {
                 sizes.push(tiles);
             }
             let mark = StringAttribute::new(cx.strata().mlir(), &format!("{}x{}x{}", tiles[0], tiles[1], tiles[2]));
-            unsafe { mlir_sys::mlirOperationSetDiscardableAttributeByName(raw, StringRef::new("strata.cache_tiles").to_raw(), mark.to_raw()) };
+            unsafe {
+                mlir_sys::mlirOperationSetDiscardableAttributeByName(
+                    raw,
+                    StringRef::new("strata.cache_tiles").to_raw(),
+                    mark.to_raw(),
+                )
+            };
         }
         // The convolutions were vectorised on tensors (`strata-cpu-schedule`); their vectors
         // are lowered here with the matmuls'.

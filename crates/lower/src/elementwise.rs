@@ -40,7 +40,10 @@ pub fn binary(b: &mut Body, op: Binary, lhs: &str, rhs: &str, elem: &Elem) -> Re
             return Ok(narrow(b, &p, elem));
         }
         Ok(b.emit(format_args!("{float} {lhs}, {rhs} : {elem}")))
-    } else if elem.is_int() && elem.unsigned && matches!(op, Binary::Div | Binary::Max | Binary::Min | Binary::Less | Binary::Greater) {
+    } else if elem.is_int()
+        && elem.unsigned
+        && matches!(op, Binary::Div | Binary::Max | Binary::Min | Binary::Less | Binary::Greater)
+    {
         let unsigned = match op {
             Binary::Div => "arith.divui",
             Binary::Max => "arith.maxui",
@@ -62,11 +65,19 @@ pub fn binary(b: &mut Body, op: Binary, lhs: &str, rhs: &str, elem: &Elem) -> Re
 
 /// f16/bf16 values go through f32 for math functions that have no half-precision lowering.
 fn widen(b: &mut Body, x: &str, elem: &Elem) -> String {
-    if elem.bits() < 32 { b.emit(format_args!("arith.extf {x} : {elem} to f32")) } else { x.to_string() }
+    if elem.bits() < 32 {
+        b.emit(format_args!("arith.extf {x} : {elem} to f32"))
+    } else {
+        x.to_string()
+    }
 }
 
 fn narrow(b: &mut Body, x: &str, elem: &Elem) -> String {
-    if elem.bits() < 32 { b.emit(format_args!("arith.truncf {x} : f32 to {elem}")) } else { x.to_string() }
+    if elem.bits() < 32 {
+        b.emit(format_args!("arith.truncf {x} : f32 to {elem}"))
+    } else {
+        x.to_string()
+    }
 }
 
 /// `math.<name>(x)` on a float of type `elem`, through f32 for half precision.
@@ -209,7 +220,14 @@ pub fn cast(b: &mut Body, x: &str, from: &Elem, to: &Elem) -> Result<String, Str
 /// finite value, else infinity or NaN) and `round_mode` for float8 E8M0 targets. Small floats (float8, float4) go through f32
 /// ([`crate::minifloat`]); floats to integers narrower than 8 bits truncate toward zero and
 /// wrap, as ONNX's reference does.
-pub fn cast_saturating(b: &mut Body, x: &str, from: &Elem, to: &Elem, saturate: bool, rounding: crate::minifloat::E8M0Rounding) -> Result<String, String> {
+pub fn cast_saturating(
+    b: &mut Body,
+    x: &str,
+    from: &Elem,
+    to: &Elem,
+    saturate: bool,
+    rounding: crate::minifloat::E8M0Rounding,
+) -> Result<String, String> {
     if from == to {
         return Ok(x.to_string());
     }
@@ -265,7 +283,13 @@ pub fn cast_saturating(b: &mut Body, x: &str, from: &Elem, to: &Elem, saturate: 
             if from.bits() == to.bits() {
                 return Ok(x.to_string()); // ui8 <-> i8: the same bits
             }
-            let op = if from.bits() > to.bits() { "arith.trunci" } else if from.unsigned { "arith.extui" } else { "arith.extsi" };
+            let op = if from.bits() > to.bits() {
+                "arith.trunci"
+            } else if from.unsigned {
+                "arith.extui"
+            } else {
+                "arith.extsi"
+            };
             b.emit(format_args!("{op} {x} : {from} to {to}"))
         }
         _ => return unsupported(),

@@ -74,7 +74,10 @@ enum Group {
 impl Pass for GpuMap {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         if self.block_size <= 0 || self.block_size % 32 != 0 || self.block_size > 1024 {
-            cx.emit_op_error(func, format!("strata-gpu-map: block-size {} is not a multiple of 32 in 32..=1024", self.block_size));
+            cx.emit_op_error(
+                func,
+                format!("strata-gpu-map: block-size {} is not a multiple of 32 in 32..=1024", self.block_size),
+            );
             return Err(PassFailed);
         }
         let block = unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(func.to_raw(), 0)) };
@@ -127,7 +130,10 @@ impl Pass for GpuMap {
                         launch
                     }
                     Err(message) => {
-                        cx.emit_op_error(unsafe { OperationRef::from_raw(ops[0]) }, format!("strata-gpu-map: {message}"));
+                        cx.emit_op_error(
+                            unsafe { OperationRef::from_raw(ops[0]) },
+                            format!("strata-gpu-map: {message}"),
+                        );
                         return Err(PassFailed);
                     }
                 },
@@ -157,8 +163,14 @@ fn constant_index(value: MlirValue) -> Option<i64> {
 /// Parses a `func.func @skeleton` holding some constants and one `gpu.launch` whose body is
 /// `prefix` then `scf.if`-guarded or plain code, and moves everything before the `return` in
 /// front of `anchor`. Returns the launch.
-fn insert_skeleton(strata: &strata_ir::StrataContext, text: &str, anchor: MlirOperation) -> Result<MlirOperation, String> {
-    let module = strata.parse(text, "strata-gpu-map skeleton").map_err(|e| format!("internal error: skeleton does not parse: {e}"))?;
+fn insert_skeleton(
+    strata: &strata_ir::StrataContext,
+    text: &str,
+    anchor: MlirOperation,
+) -> Result<MlirOperation, String> {
+    let module = strata
+        .parse(text, "strata-gpu-map skeleton")
+        .map_err(|e| format!("internal error: skeleton does not parse: {e}"))?;
     let mut launch = None;
     unsafe {
         let function = mlirBlockGetFirstOperation(mlirModuleGetBody(module.to_raw()));
@@ -184,15 +196,23 @@ fn launch_body(launch: MlirOperation) -> MlirBlock {
 
 impl GpuMap {
     /// The launch replacing the nest `op` (`None` when it has no iterations and is erased).
-    fn map_parallel(&self, strata: &strata_ir::StrataContext, op: MlirOperation) -> Result<Option<MlirOperation>, String> {
+    fn map_parallel(
+        &self,
+        strata: &strata_ir::StrataContext,
+        op: MlirOperation,
+    ) -> Result<Option<MlirOperation>, String> {
         let parallel = unsafe { OperationRef::from_raw(op) };
         let operands: Vec<MlirValue> = parallel.operands().map(|v| v.to_raw()).collect();
         if parallel.result_count() != 0 || operands.len() % 3 != 0 {
-            return Err("only scf.parallel without reductions can be mapped (run convert-linalg-to-parallel-loops first)".into());
+            return Err(
+                "only scf.parallel without reductions can be mapped (run convert-linalg-to-parallel-loops first)"
+                    .into(),
+            );
         }
         let rank = operands.len() / 3;
         let constants: Option<Vec<i64>> = operands.iter().map(|&v| constant_index(v)).collect();
-        let constants = constants.ok_or("the loop bounds are not constants (dynamic shapes are not supported on the GPU path)")?;
+        let constants =
+            constants.ok_or("the loop bounds are not constants (dynamic shapes are not supported on the GPU path)")?;
         let (lower, upper, step) = (&constants[..rank], &constants[rank..2 * rank], &constants[2 * rank..]);
         if step.iter().any(|&s| s <= 0) {
             return Err("a loop step is not positive".into());
@@ -232,7 +252,10 @@ impl GpuMap {
             code += &format!("        %e{k} = arith.constant {} : index\n", extents[k]);
             code += &format!("        %r{k} = arith.remui %rest{}, %e{k} : index\n", level + 1);
             code += &format!("        %rest{level} = arith.divui %rest{}, %e{k} : index\n", level + 1);
-            code += &format!("        %s{k} = arith.constant {} : index\n        %l{k} = arith.constant {} : index\n", step[k], lower[k]);
+            code += &format!(
+                "        %s{k} = arith.constant {} : index\n        %l{k} = arith.constant {} : index\n",
+                step[k], lower[k]
+            );
             code += &format!("        %m{k} = arith.muli %r{k}, %s{k} : index\n");
             index_of[k] = format!("%m{k}");
         }
@@ -254,7 +277,8 @@ scf.if %in {{\n{code}      }}\n    gpu.terminator\n  }}\n  return\n}}\n"
             let then = block_ops(mlirRegionGetFirstBlock(mlirOperationGetRegion(guard, 0)));
             let yield_op = then[then.len() - 1];
             // The induction variables: the last `rank` ops before the yield, in loop order.
-            let new_ivs: Vec<MlirValue> = then[then.len() - 1 - rank..then.len() - 1].iter().map(|&op| mlirOperationGetResult(op, 0)).collect();
+            let new_ivs: Vec<MlirValue> =
+                then[then.len() - 1 - rank..then.len() - 1].iter().map(|&op| mlirOperationGetResult(op, 0)).collect();
             for (old, new) in ivs.iter().zip(&new_ivs) {
                 mlirValueReplaceAllUsesOfWith(*old, *new);
             }
@@ -299,7 +323,10 @@ fn wrap_serial(strata: &strata_ir::StrataContext, ops: &[MlirOperation]) -> Resu
         for result in op_ref.results() {
             for owner in strata_ir::rewrite::users(result.into()) {
                 if !ops.iter().any(|&o| o.ptr == owner.ptr || is_inside(owner, o)) {
-                    return Err(format!("'{}' computes a value that host code uses after it; that cannot run on the GPU path", name_of(op)));
+                    return Err(format!(
+                        "'{}' computes a value that host code uses after it; that cannot run on the GPU path",
+                        name_of(op)
+                    ));
                 }
             }
         }
@@ -360,7 +387,14 @@ fn sink_into(launch: MlirOperation) -> usize {
 
 /// The in-kernel replacement for `value`, cloning its defining op (and its operands'
 /// defining ops first) when it is sinkable and defined outside `launch`.
-fn sink_value(value: MlirValue, launch: MlirOperation, body: MlirBlock, insert_before: MlirOperation, clones: &mut Vec<(MlirValue, MlirValue)>, count: &mut usize) -> Option<MlirValue> {
+fn sink_value(
+    value: MlirValue,
+    launch: MlirOperation,
+    body: MlirBlock,
+    insert_before: MlirOperation,
+    clones: &mut Vec<(MlirValue, MlirValue)>,
+    count: &mut usize,
+) -> Option<MlirValue> {
     if let Some(&(_, new)) = clones.iter().find(|(old, _)| old.ptr == value.ptr) {
         return Some(new);
     }
@@ -369,11 +403,17 @@ fn sink_value(value: MlirValue, launch: MlirOperation, body: MlirBlock, insert_b
             return None;
         }
         let definer = mlirOpResultGetOwner(value);
-        if definer.ptr == launch.ptr || is_inside(definer, launch) || !sinkable(&name_of(definer)) || mlirOperationGetNumRegions(definer) != 0 {
+        if definer.ptr == launch.ptr
+            || is_inside(definer, launch)
+            || !sinkable(&name_of(definer))
+            || mlirOperationGetNumRegions(definer) != 0
+        {
             return None;
         }
         let operands = mlirOperationGetNumOperands(definer);
-        let sunk_operands: Vec<Option<MlirValue>> = (0..operands).map(|i| sink_value(mlirOperationGetOperand(definer, i), launch, body, insert_before, clones, count)).collect();
+        let sunk_operands: Vec<Option<MlirValue>> = (0..operands)
+            .map(|i| sink_value(mlirOperationGetOperand(definer, i), launch, body, insert_before, clones, count))
+            .collect();
         let clone = mlirOperationClone(definer);
         for (i, sunk) in sunk_operands.into_iter().enumerate() {
             if let Some(sunk) = sunk {

@@ -30,7 +30,11 @@ impl Elem {
     }
     /// The spelling of the stored type (`ui8` for unsigned).
     pub fn storage(&self) -> String {
-        if self.unsigned { format!("u{}", self.name) } else { self.name.clone() }
+        if self.unsigned {
+            format!("u{}", self.name)
+        } else {
+            self.name.clone()
+        }
     }
     pub fn is_float(&self) -> bool {
         matches!(self.name.as_str(), "f16" | "bf16" | "f32" | "f64")
@@ -54,7 +58,10 @@ impl Elem {
     }
     /// The error for an element type a kernel does not handle.
     pub fn unsupported(&self, what: &str) -> String {
-        format!("unsupported: {what} on element type {} is not lowered (supported: f16, bf16, f32, f64, integers, i1)", self.storage())
+        format!(
+            "unsupported: {what} on element type {} is not lowered (supported: f16, bf16, f32, f64, integers, i1)",
+            self.storage()
+        )
     }
 
     /// A literal of this type for `value` (integers truncate toward zero; `i1` is "not zero").
@@ -68,10 +75,17 @@ impl Elem {
                 // Clamped to [0, 2^bits - 1], written as the signless bit pattern.
                 let max = if self.bits() >= 64 { u64::MAX } else { (1u64 << self.bits()) - 1 };
                 let v = (value.trunc().max(0.0) as u64).min(max);
-                let signed = if self.bits() >= 64 { v as i64 } else if v >= 1u64 << (self.bits() - 1) { v as i64 - (1i64 << self.bits()) } else { v as i64 };
+                let signed = if self.bits() >= 64 {
+                    v as i64
+                } else if v >= 1u64 << (self.bits() - 1) {
+                    v as i64 - (1i64 << self.bits())
+                } else {
+                    v as i64
+                };
                 return signed.to_string();
             }
-            let (lo, hi) = (self.lowest().parse::<i64>().unwrap_or(i64::MIN), self.highest().parse::<i64>().unwrap_or(i64::MAX));
+            let (lo, hi) =
+                (self.lowest().parse::<i64>().unwrap_or(i64::MIN), self.highest().parse::<i64>().unwrap_or(i64::MAX));
             format!("{}", (value.trunc() as i64).clamp(lo, hi))
         }
     }
@@ -260,7 +274,12 @@ impl Kernel {
         let (source, source_ty) = (self.arg(arg), self.arg_type(arg).clone());
         let ones = vec![1; source_ty.rank()];
         let list = crate::nn::list;
-        self.emit(format_args!("tensor.insert_slice {source} into {filled}[{}] [{}] [{}] : {source_ty} into {ty}", list(low), list(&source_ty.shape), list(&ones)))
+        self.emit(format_args!(
+            "tensor.insert_slice {source} into {filled}[{}] [{}] [{}] : {source_ty} into {ty}",
+            list(low),
+            list(&source_ty.shape),
+            list(&ones)
+        ))
     }
 
     /// A `linalg.generic` with one result. `body` gets the block arguments (inputs, then the
@@ -273,8 +292,10 @@ impl Kernel {
         body: impl FnOnce(&mut Body, &[String]) -> String,
     ) -> String {
         let loops = iterators.len();
-        let maps: Vec<String> = inputs.iter().map(|(_, _, m)| m.render(loops)).chain([output.2.render(loops)]).collect();
-        let iterators: Vec<&str> = iterators.iter().map(|i| if *i == Iter::Parallel { "\"parallel\"" } else { "\"reduction\"" }).collect();
+        let maps: Vec<String> =
+            inputs.iter().map(|(_, _, m)| m.render(loops)).chain([output.2.render(loops)]).collect();
+        let iterators: Vec<&str> =
+            iterators.iter().map(|i| if *i == Iter::Parallel { "\"parallel\"" } else { "\"reduction\"" }).collect();
         let ins: Vec<&str> = inputs.iter().map(|(v, _, _)| *v).collect();
         let in_types: Vec<String> = inputs.iter().map(|(_, t, _)| t.to_string()).collect();
         let mut block = Body::new("%s", "      ");
@@ -288,7 +309,11 @@ impl Kernel {
         params.push(format!("%out: {}", output.1.elem.storage()));
         let yielded = body(&mut block, &args);
         let yielded = block.to_storage(&yielded, &output.1.elem);
-        let ins_clause = if inputs.is_empty() { String::new() } else { format!(" ins({} : {})", ins.join(", "), in_types.join(", ")) };
+        let ins_clause = if inputs.is_empty() {
+            String::new()
+        } else {
+            format!(" ins({} : {})", ins.join(", "), in_types.join(", "))
+        };
         self.emit(format_args!(
             "linalg.generic {{indexing_maps = [{}], iterator_types = [{}]}}{ins_clause} outs({} : {}) {{\n    ^bb0({}):\n{}      linalg.yield {yielded} : {}\n    }} -> {}",
             maps.join(", "),
@@ -329,13 +354,21 @@ impl Kernel {
     pub fn function(&self, name: &str) -> String {
         let params: Vec<String> = self.args.iter().enumerate().map(|(i, t)| format!("%a{i}: {t}")).collect();
         let (result, ty) = self.result.as_ref().expect("set_result before function");
-        format!("  func.func private @{name}({}) -> {ty} {{\n{}    return {result} : {ty}\n  }}\n", params.join(", "), self.code.text)
+        format!(
+            "  func.func private @{name}({}) -> {ty} {{\n{}    return {result} : {ty}\n  }}\n",
+            params.join(", "),
+            self.code.text
+        )
     }
 }
 
 /// `arith.constant` of a literal (booleans are spelled `true`/`false`, without a type).
 fn constant_rhs(literal: &str, elem: &Elem) -> String {
-    if elem.is_bool() { format!("arith.constant {literal}") } else { format!("arith.constant {literal} : {elem}") }
+    if elem.is_bool() {
+        format!("arith.constant {literal}")
+    } else {
+        format!("arith.constant {literal} : {elem}")
+    }
 }
 
 /// A sequence of ops under construction: a kernel's function body (values `%vN`) or the
@@ -366,12 +399,20 @@ impl Body {
 
     /// `value` of the stored type as its signless twin (unsigned elements only).
     pub fn from_storage(&mut self, value: &str, elem: &Elem) -> String {
-        if elem.unsigned { self.emit(format_args!("builtin.unrealized_conversion_cast {value} : {} to {elem}", elem.storage())) } else { value.to_string() }
+        if elem.unsigned {
+            self.emit(format_args!("builtin.unrealized_conversion_cast {value} : {} to {elem}", elem.storage()))
+        } else {
+            value.to_string()
+        }
     }
 
     /// A signless `value` as the stored type (unsigned elements only).
     pub fn to_storage(&mut self, value: &str, elem: &Elem) -> String {
-        if elem.unsigned { self.emit(format_args!("builtin.unrealized_conversion_cast {value} : {elem} to {}", elem.storage())) } else { value.to_string() }
+        if elem.unsigned {
+            self.emit(format_args!("builtin.unrealized_conversion_cast {value} : {elem} to {}", elem.storage()))
+        } else {
+            value.to_string()
+        }
     }
 
     /// The current iteration index of loop `dim`.
@@ -413,7 +454,12 @@ pub struct KernelCache<'c> {
 
 impl<'c> KernelCache<'c> {
     /// The function parsed from `text` (a module with one function), parsing it on first use.
-    pub fn function(&mut self, strata: &'c strata_ir::StrataContext, text: &str, source: &str) -> strata_ir::Result<mlir_sys::MlirOperation> {
+    pub fn function(
+        &mut self,
+        strata: &'c strata_ir::StrataContext,
+        text: &str,
+        source: &str,
+    ) -> strata_ir::Result<mlir_sys::MlirOperation> {
         use melior::ir::BlockLike;
         if !self.modules.contains_key(text) {
             self.modules.insert(text.to_owned(), strata.parse(text, source)?);
@@ -428,14 +474,25 @@ impl<'c> KernelCache<'c> {
     ///
     /// # Safety
     /// `op` must not be used after this call.
-    pub unsafe fn replace_op(&mut self, cx: &mut strata_ir::PassContext<'c>, op: melior::ir::operation::OperationRef<'_, '_>, text: &str, what: &str) -> Result<(), strata_ir::PassFailed> {
+    pub unsafe fn replace_op(
+        &mut self,
+        cx: &mut strata_ir::PassContext<'c>,
+        op: melior::ir::operation::OperationRef<'_, '_>,
+        text: &str,
+        what: &str,
+    ) -> Result<(), strata_ir::PassFailed> {
         match self.function(cx.strata(), text, what) {
             Ok(function) => {
                 unsafe { strata_ir::rewrite::inline_call(function, op) };
                 Ok(())
             }
             Err(error) => {
-                cx.emit_op_error(op, format!("internal error: the {what} does not parse (a Strata bug; please report it):\n{error}\n{text}"));
+                cx.emit_op_error(
+                    op,
+                    format!(
+                        "internal error: the {what} does not parse (a Strata bug; please report it):\n{error}\n{text}"
+                    ),
+                );
                 Err(strata_ir::PassFailed)
             }
         }

@@ -25,7 +25,11 @@ pub fn reshape(k: &mut Kernel, value: &str, from: &TensorTy, to: &TensorTy) -> S
         current = k.emit(format_args!("tensor.collapse_shape {current} [{}] : {from} into {flat}", all(from.rank())));
     }
     if to.rank() > 1 {
-        current = k.emit(format_args!("tensor.expand_shape {current} [{}] output_shape [{}] : {flat} into {to}", all(to.rank()), sizes(to)));
+        current = k.emit(format_args!(
+            "tensor.expand_shape {current} [{}] output_shape [{}] : {flat} into {to}",
+            all(to.rank()),
+            sizes(to)
+        ));
     }
     current
 }
@@ -35,7 +39,10 @@ pub fn transpose(k: &mut Kernel, perm: &[i64], out: &TensorTy) -> String {
     let input = k.arg(0);
     let in_ty = k.arg_type(0).clone();
     let perm: Vec<String> = perm.iter().map(i64::to_string).collect();
-    k.emit(format_args!("linalg.transpose ins({input} : {in_ty}) outs({init} : {out}) permutation = [{}]", perm.join(", ")))
+    k.emit(format_args!(
+        "linalg.transpose ins({input} : {in_ty}) outs({init} : {out}) permutation = [{}]",
+        perm.join(", ")
+    ))
 }
 
 /// Positive steps: `tensor.extract_slice` (a strided view after bufferization). A negative
@@ -65,7 +72,11 @@ pub fn slice(k: &mut Kernel, starts: &[i64], steps: &[i64], out: &TensorTy) -> S
 }
 
 /// A `linalg.generic` over `out` whose element is `arg0[index(b, d) for each input dim d]`.
-fn gather_by_index(k: &mut Kernel, out: &TensorTy, index: impl Fn(&mut crate::kernel::Body, usize) -> String) -> String {
+fn gather_by_index(
+    k: &mut Kernel,
+    out: &TensorTy,
+    index: impl Fn(&mut crate::kernel::Body, usize) -> String,
+) -> String {
     let init = k.empty(out);
     let input = k.arg(0);
     let in_ty = k.arg_type(0).clone();
@@ -91,10 +102,20 @@ pub fn concat(k: &mut Kernel, axis: usize, out: &TensorTy) -> String {
         return init;
     }
     if rhs_ty.numel() == 0 {
-        return k.emit(format_args!("tensor.insert_slice {lhs} into {init}[{}] [{}] [{}] : {lhs_ty} into {out}", list(&zeros), list(&lhs_ty.shape), list(&ones)));
+        return k.emit(format_args!(
+            "tensor.insert_slice {lhs} into {init}[{}] [{}] [{}] : {lhs_ty} into {out}",
+            list(&zeros),
+            list(&lhs_ty.shape),
+            list(&ones)
+        ));
     }
     if lhs_ty.numel() == 0 {
-        return k.emit(format_args!("tensor.insert_slice {rhs} into {init}[{}] [{}] [{}] : {rhs_ty} into {out}", list(&zeros), list(&rhs_ty.shape), list(&ones)));
+        return k.emit(format_args!(
+            "tensor.insert_slice {rhs} into {init}[{}] [{}] [{}] : {rhs_ty} into {out}",
+            list(&zeros),
+            list(&rhs_ty.shape),
+            list(&ones)
+        ));
     }
     let first = k.emit(format_args!(
         "tensor.insert_slice {lhs} into {init}[{}] [{}] [{}] : {lhs_ty} into {out}",
@@ -118,22 +139,35 @@ pub fn gather(k: &mut Kernel, axis: usize, out: &TensorTy) -> String {
     let (data_ty, idx_ty) = (k.arg_type(0).clone(), k.arg_type(1).clone());
     let q = idx_ty.rank();
     let dim = data_ty.shape[axis];
-    k.generic(&[(&indices, &idx_ty, Map::dims(axis..axis + q))], (&init, out, Map::identity(out.rank())), &vec![Iter::Parallel; out.rank()], |b, a| {
-        let raw = b.emit(format_args!("arith.index_cast {} : {} to index", a[0], idx_ty.elem));
-        let zero = b.emit("arith.constant 0 : index");
-        let size = b.emit(format_args!("arith.constant {dim} : index"));
-        let last = b.emit(format_args!("arith.constant {} : index", (dim - 1).max(0)));
-        let wrapped = b.emit(format_args!("arith.addi {raw}, {size} : index"));
-        let negative = b.emit(format_args!("arith.cmpi slt, {raw}, {zero} : index"));
-        let index = b.emit(format_args!("arith.select {negative}, {wrapped}, {raw} : index"));
-        let low = b.emit(format_args!("arith.maxsi {index}, {zero} : index"));
-        let index = b.emit(format_args!("arith.minsi {low}, {last} : index"));
-        let coords: Vec<String> = (0..data_ty.rank())
-            .map(|d| if d < axis { b.index(d) } else if d == axis { index.clone() } else { b.index(d + q - 1) })
-            .collect();
-        let value = b.emit(format_args!("tensor.extract {data}[{}] : {data_ty}", coords.join(", ")));
-        b.from_storage(&value, &data_ty.elem)
-    })
+    k.generic(
+        &[(&indices, &idx_ty, Map::dims(axis..axis + q))],
+        (&init, out, Map::identity(out.rank())),
+        &vec![Iter::Parallel; out.rank()],
+        |b, a| {
+            let raw = b.emit(format_args!("arith.index_cast {} : {} to index", a[0], idx_ty.elem));
+            let zero = b.emit("arith.constant 0 : index");
+            let size = b.emit(format_args!("arith.constant {dim} : index"));
+            let last = b.emit(format_args!("arith.constant {} : index", (dim - 1).max(0)));
+            let wrapped = b.emit(format_args!("arith.addi {raw}, {size} : index"));
+            let negative = b.emit(format_args!("arith.cmpi slt, {raw}, {zero} : index"));
+            let index = b.emit(format_args!("arith.select {negative}, {wrapped}, {raw} : index"));
+            let low = b.emit(format_args!("arith.maxsi {index}, {zero} : index"));
+            let index = b.emit(format_args!("arith.minsi {low}, {last} : index"));
+            let coords: Vec<String> = (0..data_ty.rank())
+                .map(|d| {
+                    if d < axis {
+                        b.index(d)
+                    } else if d == axis {
+                        index.clone()
+                    } else {
+                        b.index(d + q - 1)
+                    }
+                })
+                .collect();
+            let value = b.emit(format_args!("tensor.extract {data}[{}] : {data_ty}", coords.join(", ")));
+            b.from_storage(&value, &data_ty.elem)
+        },
+    )
 }
 
 /// Broadcast to the result shape.
@@ -141,7 +175,12 @@ pub fn expand(k: &mut Kernel, out: &TensorTy) -> String {
     let init = k.empty(out);
     let input = k.arg(0);
     let in_ty = k.arg_type(0).clone();
-    k.generic(&[(&input, &in_ty, Map::broadcast(&in_ty.shape, &out.shape))], (&init, out, Map::identity(out.rank())), &vec![Iter::Parallel; out.rank()], |_, a| a[0].clone())
+    k.generic(
+        &[(&input, &in_ty, Map::broadcast(&in_ty.shape, &out.shape))],
+        (&init, out, Map::identity(out.rank())),
+        &vec![Iter::Parallel; out.rank()],
+        |_, a| a[0].clone(),
+    )
 }
 
 /// Each dimension repeated: element `i` reads `i mod size`.

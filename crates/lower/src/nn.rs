@@ -16,7 +16,8 @@ fn pad_hw(k: &mut Kernel, input: &str, ty: &TensorTy, pads: [i64; 4], fill: &str
     if pads.iter().all(|&p| p == 0) {
         return (input.to_string(), ty.clone());
     }
-    let out = ty.with_shape(vec![ty.shape[0], ty.shape[1], ty.shape[2] + pads[0] + pads[2], ty.shape[3] + pads[1] + pads[3]]);
+    let out =
+        ty.with_shape(vec![ty.shape[0], ty.shape[1], ty.shape[2] + pads[0] + pads[2], ty.shape[3] + pads[1] + pads[3]]);
     let value = k.constant(fill, &ty.elem);
     let padded = k.emit(format_args!(
         "tensor.pad {input} low[0, 0, {}, {}] high[0, 0, {}, {}] {{\n    ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n      tensor.yield {value} : {}\n    }} : {ty} to {out}",
@@ -27,13 +28,28 @@ fn pad_hw(k: &mut Kernel, input: &str, ty: &TensorTy, pads: [i64; 4], fill: &str
 
 /// High padding so that every window of the result fits: ceil_mode windows may run past the
 /// padded input (they only see the pad value there).
-fn fitting_pads(ty: &TensorTy, out: &TensorTy, kernel: &[i64], strides: &[i64], pads: &[i64], dilations: &[i64]) -> [i64; 4] {
+fn fitting_pads(
+    ty: &TensorTy,
+    out: &TensorTy,
+    kernel: &[i64],
+    strides: &[i64],
+    pads: &[i64],
+    dilations: &[i64],
+) -> [i64; 4] {
     let need = |axis: usize| (out.shape[2 + axis] - 1) * strides[axis] + (kernel[axis] - 1) * dilations[axis] + 1;
     let high = |axis: usize| pads[2 + axis].max(need(axis) - ty.shape[2 + axis] - pads[axis]);
     [pads[0], pads[1], high(0), high(1)]
 }
 
-pub fn conv2d(k: &mut Kernel, strides: &[i64], pads: &[i64], dilations: &[i64], group: i64, has_bias: bool, out: &TensorTy) -> Result<String, String> {
+pub fn conv2d(
+    k: &mut Kernel,
+    strides: &[i64],
+    pads: &[i64],
+    dilations: &[i64],
+    group: i64,
+    has_bias: bool,
+    out: &TensorTy,
+) -> Result<String, String> {
     let x_ty = k.arg_type(0).clone();
     let w_ty = k.arg_type(1).clone();
     let elem = x_ty.elem.clone();
@@ -49,14 +65,25 @@ pub fn conv2d(k: &mut Kernel, strides: &[i64], pads: &[i64], dilations: &[i64], 
     let init = if has_bias {
         let (bias, bias_ty) = (k.arg(2), k.arg_type(2).clone());
         let empty = k.empty(&acc);
-        k.try_generic(&[(&bias, &bias_ty, Map::dims([1]))], (&empty, &acc, Map::identity(4)), &[Iter::Parallel; 4], |b, a| crate::elementwise::cast(b, &a[0], &elem, &acc.elem))?
+        k.try_generic(
+            &[(&bias, &bias_ty, Map::dims([1]))],
+            (&empty, &acc, Map::identity(4)),
+            &[Iter::Parallel; 4],
+            |b, a| crate::elementwise::cast(b, &a[0], &elem, &acc.elem),
+        )?
     } else {
         k.filled(&acc.elem.literal(0.0), &acc)
     };
-    let attrs = format!("{{dilations = dense<[{}]> : tensor<2xi64>, strides = dense<[{}]> : tensor<2xi64>}}", list(dilations), list(strides));
+    let attrs = format!(
+        "{{dilations = dense<[{}]> : tensor<2xi64>, strides = dense<[{}]> : tensor<2xi64>}}",
+        list(dilations),
+        list(strides)
+    );
     let (channels, filters) = (x_ty.shape[1], w_ty.shape[0]);
     let conv = if group == 1 {
-        k.emit(format_args!("linalg.conv_2d_nchw_fchw {attrs} ins({xp}, {w} : {xp_ty}, {w_ty}) outs({init} : {acc}) -> {acc}"))
+        k.emit(format_args!(
+            "linalg.conv_2d_nchw_fchw {attrs} ins({xp}, {w} : {xp_ty}, {w_ty}) outs({init} : {acc}) -> {acc}"
+        ))
     } else if group == channels && filters == channels {
         let wc_ty = w_ty.with_shape(vec![filters, kernel[0], kernel[1]]);
         let wc = k.emit(format_args!("tensor.collapse_shape {w} [[0, 1], [2], [3]] : {w_ty} into {wc_ty}"));
@@ -66,10 +93,21 @@ pub fn conv2d(k: &mut Kernel, strides: &[i64], pads: &[i64], dilations: &[i64], 
         let xg_ty = xp_ty.with_shape(vec![xp_ty.shape[0], g, channels / g, xp_ty.shape[2], xp_ty.shape[3]]);
         let wg_ty = w_ty.with_shape(vec![g, filters / g, w_ty.shape[1], kernel[0], kernel[1]]);
         let og_ty = acc.with_shape(vec![acc.shape[0], g, filters / g, acc.shape[2], acc.shape[3]]);
-        let xg = k.emit(format_args!("tensor.expand_shape {xp} [[0], [1, 2], [3], [4]] output_shape [{}] : {xp_ty} into {xg_ty}", list(&xg_ty.shape)));
-        let wg = k.emit(format_args!("tensor.expand_shape {w} [[0, 1], [2], [3], [4]] output_shape [{}] : {w_ty} into {wg_ty}", list(&wg_ty.shape)));
-        let og = k.emit(format_args!("tensor.expand_shape {init} [[0], [1, 2], [3], [4]] output_shape [{}] : {acc} into {og_ty}", list(&og_ty.shape)));
-        let conv = k.emit(format_args!("linalg.conv_2d_ngchw_gfchw {attrs} ins({xg}, {wg} : {xg_ty}, {wg_ty}) outs({og} : {og_ty}) -> {og_ty}"));
+        let xg = k.emit(format_args!(
+            "tensor.expand_shape {xp} [[0], [1, 2], [3], [4]] output_shape [{}] : {xp_ty} into {xg_ty}",
+            list(&xg_ty.shape)
+        ));
+        let wg = k.emit(format_args!(
+            "tensor.expand_shape {w} [[0, 1], [2], [3], [4]] output_shape [{}] : {w_ty} into {wg_ty}",
+            list(&wg_ty.shape)
+        ));
+        let og = k.emit(format_args!(
+            "tensor.expand_shape {init} [[0], [1, 2], [3], [4]] output_shape [{}] : {acc} into {og_ty}",
+            list(&og_ty.shape)
+        ));
+        let conv = k.emit(format_args!(
+            "linalg.conv_2d_ngchw_gfchw {attrs} ins({xg}, {wg} : {xg_ty}, {wg_ty}) outs({og} : {og_ty}) -> {og_ty}"
+        ));
         k.emit(format_args!("tensor.collapse_shape {conv} [[0], [1, 2], [3], [4]] : {og_ty} into {acc}"))
     };
     rounded(k, conv, &acc, out)
@@ -78,7 +116,11 @@ pub fn conv2d(k: &mut Kernel, strides: &[i64], pads: &[i64], dilations: &[i64], 
 /// The accumulator of a product into `out`: f32 for half-precision floats (the named ops
 /// promote their operands to the accumulator's type), else `out` itself.
 fn accumulator(out: &TensorTy) -> TensorTy {
-    if out.elem.is_float() && out.elem.bits() < 32 { out.with_elem(Elem::new("f32")) } else { out.clone() }
+    if out.elem.is_float() && out.elem.bits() < 32 {
+        out.with_elem(Elem::new("f32"))
+    } else {
+        out.clone()
+    }
 }
 
 /// `value` (of type `acc`) as `out`: rounded once when the accumulator is wider.
@@ -87,7 +129,12 @@ fn rounded(k: &mut Kernel, value: String, acc: &TensorTy, out: &TensorTy) -> Res
         return Ok(value);
     }
     let (empty, rank) = (k.empty(out), out.rank());
-    k.try_generic(&[(&value, acc, Map::identity(rank))], (&empty, out, Map::identity(rank)), &vec![Iter::Parallel; rank], |b, a| crate::elementwise::cast(b, &a[0], &acc.elem, &out.elem))
+    k.try_generic(
+        &[(&value, acc, Map::identity(rank))],
+        (&empty, out, Map::identity(rank)),
+        &vec![Iter::Parallel; rank],
+        |b, a| crate::elementwise::cast(b, &a[0], &acc.elem, &out.elem),
+    )
 }
 
 pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, String> {
@@ -109,7 +156,8 @@ pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, String> {
         let o2_ty = result.with_shape(vec![batch * m, n]);
         let a2 = reshape(k, &a, &a_ty, &a2_ty);
         let acc = k.filled(&zero, &o2_ty);
-        let product = k.emit(format_args!("linalg.matmul ins({a2}, {b} : {a2_ty}, {b_ty}) outs({acc} : {o2_ty}) -> {o2_ty}"));
+        let product =
+            k.emit(format_args!("linalg.matmul ins({a2}, {b} : {a2_ty}, {b_ty}) outs({acc} : {o2_ty}) -> {o2_ty}"));
         reshape(k, &product, &o2_ty, &result)
     } else if ra == rb && a_ty.shape[..ra - 2] == b_ty.shape[..rb - 2] {
         let batch: i64 = a_ty.shape[..ra - 2].iter().product();
@@ -119,7 +167,9 @@ pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, String> {
         let a3 = reshape(k, &a, &a_ty, &a3_ty);
         let b3 = reshape(k, &b, &b_ty, &b3_ty);
         let acc = k.filled(&zero, &o3_ty);
-        let product = k.emit(format_args!("linalg.batch_matmul ins({a3}, {b3} : {a3_ty}, {b3_ty}) outs({acc} : {o3_ty}) -> {o3_ty}"));
+        let product = k.emit(format_args!(
+            "linalg.batch_matmul ins({a3}, {b3} : {a3_ty}, {b3_ty}) outs({acc} : {o3_ty}) -> {o3_ty}"
+        ));
         reshape(k, &product, &o3_ty, &result)
     } else {
         // Loops: the result's dimensions, then the contraction dimension.
@@ -127,7 +177,13 @@ pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, String> {
         let operand_map = |ty: &TensorTy, row: String, col: String| {
             let lead = ro - ty.rank();
             let mut exprs: Vec<String> = (0..ty.rank() - 2)
-                .map(|d| if ty.shape[d] == 1 && out.shape[lead + d] != 1 { "0".to_string() } else { format!("d{}", lead + d) })
+                .map(|d| {
+                    if ty.shape[d] == 1 && out.shape[lead + d] != 1 {
+                        "0".to_string()
+                    } else {
+                        format!("d{}", lead + d)
+                    }
+                })
                 .collect();
             exprs.push(row);
             exprs.push(col);
@@ -139,17 +195,29 @@ pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, String> {
         let mut iterators = vec![Iter::Parallel; ro];
         iterators.push(Iter::Reduction);
         let (mul, add) = if elem.is_float() { ("arith.mulf", "arith.addf") } else { ("arith.muli", "arith.addi") };
-        k.try_generic(&[(&a, &a_ty, a_map), (&b, &b_ty, b_map)], (&acc, &result, Map::dims(0..ro)), &iterators, |bd, v| {
-            let x = crate::elementwise::cast(bd, &v[0], &elem, &acc_elem)?;
-            let y = crate::elementwise::cast(bd, &v[1], &elem, &acc_elem)?;
-            let p = bd.emit(format_args!("{mul} {x}, {y} : {acc_elem}"));
-            Ok(bd.emit(format_args!("{add} {}, {p} : {acc_elem}", v[2])))
-        })?
+        k.try_generic(
+            &[(&a, &a_ty, a_map), (&b, &b_ty, b_map)],
+            (&acc, &result, Map::dims(0..ro)),
+            &iterators,
+            |bd, v| {
+                let x = crate::elementwise::cast(bd, &v[0], &elem, &acc_elem)?;
+                let y = crate::elementwise::cast(bd, &v[1], &elem, &acc_elem)?;
+                let p = bd.emit(format_args!("{mul} {x}, {y} : {acc_elem}"));
+                Ok(bd.emit(format_args!("{add} {}, {p} : {acc_elem}", v[2])))
+            },
+        )?
     };
     rounded(k, product, &result, out)
 }
 
-pub fn max_pool(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &[i64], dilations: &[i64], out: &TensorTy) -> Result<String, String> {
+pub fn max_pool(
+    k: &mut Kernel,
+    kernel: &[i64],
+    strides: &[i64],
+    pads: &[i64],
+    dilations: &[i64],
+    out: &TensorTy,
+) -> Result<String, String> {
     let ty = k.arg_type(0).clone();
     let elem = ty.elem.clone();
     if !(elem.is_float() || elem.is_int()) {
@@ -163,11 +231,16 @@ pub fn max_pool(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &[i64], d
         let flip = |k: &mut Kernel, value: &str, from: &TensorTy, to: &TensorTy| {
             let empty = k.empty(to);
             let rank = from.rank();
-            k.generic(&[(value, from, Map::identity(rank))], (&empty, to, Map::identity(rank)), &vec![Iter::Parallel; rank], |b, a| {
-                // The generic hands over and takes signless scalars.
-                let sign = b.constant(&sign, &signed);
-                b.emit(format_args!("arith.xori {}, {sign} : {signed}", a[0]))
-            })
+            k.generic(
+                &[(value, from, Map::identity(rank))],
+                (&empty, to, Map::identity(rank)),
+                &vec![Iter::Parallel; rank],
+                |b, a| {
+                    // The generic hands over and takes signless scalars.
+                    let sign = b.constant(&sign, &signed);
+                    b.emit(format_args!("arith.xori {}, {sign} : {signed}", a[0]))
+                },
+            )
         };
         let (signed_in, signed_out) = (ty.with_elem(signed.clone()), out.with_elem(signed.clone()));
         let flipped = flip(k, &x, &ty, &signed_in);
@@ -183,7 +256,15 @@ pub fn max_pool(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &[i64], d
 /// the window's taps; taps in the padding never count. A window whose maximum is NaN has no
 /// equal element and reports i64::MAX. `column_major` (storage_order 1) then renumbers each
 /// plane's position as w * H + h.
-pub fn max_pool_indices(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &[i64], dilations: &[i64], column_major: bool, out: &TensorTy) -> Result<String, String> {
+pub fn max_pool_indices(
+    k: &mut Kernel,
+    kernel: &[i64],
+    strides: &[i64],
+    pads: &[i64],
+    dilations: &[i64],
+    column_major: bool,
+    out: &TensorTy,
+) -> Result<String, String> {
     let ty = k.arg_type(0).clone();
     let elem = ty.elem.clone();
     if !(elem.is_float() || elem.is_int()) {
@@ -207,7 +288,11 @@ pub fn max_pool_indices(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &
     let iterators = [Iter::Parallel, Iter::Parallel, Iter::Parallel, Iter::Parallel, Iter::Reduction, Iter::Reduction];
     let (channels, height, width) = (ty.shape[1], ty.shape[2], ty.shape[3]);
     let row_major = k.generic(&inputs, (&init, out, Map::identity(4)), &iterators, |b, a| {
-        let equal = if elem.is_float() { b.emit(format_args!("arith.cmpf oeq, {}, {} : {elem}", a[0], a[1])) } else { b.emit(format_args!("arith.cmpi eq, {}, {} : {elem}", a[0], a[1])) };
+        let equal = if elem.is_float() {
+            b.emit(format_args!("arith.cmpf oeq, {}, {} : {elem}", a[0], a[1]))
+        } else {
+            b.emit(format_args!("arith.cmpi eq, {}, {} : {elem}", a[0], a[1]))
+        };
         let mut inside = equal;
         let mut position = Vec::new();
         for axis in 0..2 {
@@ -229,7 +314,11 @@ pub fn max_pool_indices(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &
         }
         // ((n * C + c) * H + h) * W + w
         let (n, c) = (b.index(0), b.index(1));
-        let (cs, hs, ws) = (b.emit(format_args!("arith.constant {channels} : index")), b.emit(format_args!("arith.constant {height} : index")), b.emit(format_args!("arith.constant {width} : index")));
+        let (cs, hs, ws) = (
+            b.emit(format_args!("arith.constant {channels} : index")),
+            b.emit(format_args!("arith.constant {height} : index")),
+            b.emit(format_args!("arith.constant {width} : index")),
+        );
         let nc = b.emit(format_args!("arith.muli {n}, {cs} : index"));
         let nc = b.emit(format_args!("arith.addi {nc}, {c} : index"));
         let nch = b.emit(format_args!("arith.muli {nc}, {hs} : index"));
@@ -246,28 +335,42 @@ pub fn max_pool_indices(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &
     }
     // The first maximum is the smallest row-major index; renumber it column major.
     let empty = k.empty(out);
-    Ok(k.generic(&[(&row_major, out, Map::identity(4))], (&empty, out, Map::identity(4)), &[Iter::Parallel; 4], |b, a| {
-        let i = a[0].clone();
-        let plane = b.emit(format_args!("arith.constant {} : i64", height * width));
-        let w_size = b.emit(format_args!("arith.constant {width} : i64"));
-        let h_size = b.emit(format_args!("arith.constant {height} : i64"));
-        let base = b.emit(format_args!("arith.divsi {i}, {plane} : i64"));
-        let base = b.emit(format_args!("arith.muli {base}, {plane} : i64"));
-        let within = b.emit(format_args!("arith.subi {i}, {base} : i64"));
-        let h = b.emit(format_args!("arith.divsi {within}, {w_size} : i64"));
-        let w = b.emit(format_args!("arith.remsi {within}, {w_size} : i64"));
-        let wh = b.emit(format_args!("arith.muli {w}, {h_size} : i64"));
-        let moved = b.emit(format_args!("arith.addi {wh}, {h} : i64"));
-        let moved = b.emit(format_args!("arith.addi {base}, {moved} : i64"));
-        // A window without an equal element keeps its marker.
-        let none = b.emit(format_args!("arith.constant {} : i64", i64::MAX));
-        let found = b.emit(format_args!("arith.cmpi ne, {i}, {none} : i64"));
-        b.emit(format_args!("arith.select {found}, {moved}, {none} : i64"))
-    }))
+    Ok(k.generic(
+        &[(&row_major, out, Map::identity(4))],
+        (&empty, out, Map::identity(4)),
+        &[Iter::Parallel; 4],
+        |b, a| {
+            let i = a[0].clone();
+            let plane = b.emit(format_args!("arith.constant {} : i64", height * width));
+            let w_size = b.emit(format_args!("arith.constant {width} : i64"));
+            let h_size = b.emit(format_args!("arith.constant {height} : i64"));
+            let base = b.emit(format_args!("arith.divsi {i}, {plane} : i64"));
+            let base = b.emit(format_args!("arith.muli {base}, {plane} : i64"));
+            let within = b.emit(format_args!("arith.subi {i}, {base} : i64"));
+            let h = b.emit(format_args!("arith.divsi {within}, {w_size} : i64"));
+            let w = b.emit(format_args!("arith.remsi {within}, {w_size} : i64"));
+            let wh = b.emit(format_args!("arith.muli {w}, {h_size} : i64"));
+            let moved = b.emit(format_args!("arith.addi {wh}, {h} : i64"));
+            let moved = b.emit(format_args!("arith.addi {base}, {moved} : i64"));
+            // A window without an equal element keeps its marker.
+            let none = b.emit(format_args!("arith.constant {} : i64", i64::MAX));
+            let found = b.emit(format_args!("arith.cmpi ne, {i}, {none} : i64"));
+            b.emit(format_args!("arith.select {found}, {moved}, {none} : i64"))
+        },
+    ))
 }
 
 /// `linalg.pooling_nchw_max` over the input padded with the type's lowest value (signed order).
-fn signed_max_pool(k: &mut Kernel, x: &str, ty: &TensorTy, kernel: &[i64], strides: &[i64], pads: &[i64], dilations: &[i64], out: &TensorTy) -> String {
+fn signed_max_pool(
+    k: &mut Kernel,
+    x: &str,
+    ty: &TensorTy,
+    kernel: &[i64],
+    strides: &[i64],
+    pads: &[i64],
+    dilations: &[i64],
+    out: &TensorTy,
+) -> String {
     let elem = ty.elem.clone();
     let pads = fitting_pads(ty, out, kernel, strides, pads, dilations);
     let (xp, xp_ty) = pad_hw(k, x, ty, pads, &elem.lowest());
@@ -283,7 +386,15 @@ fn signed_max_pool(k: &mut Kernel, x: &str, ty: &TensorTy, kernel: &[i64], strid
 
 /// Average pooling: a sum pool over the zero-padded input, divided by the number of window
 /// taps (dilated) inside the input (or inside input + pads when `count_include_pad`).
-pub fn average_pool(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &[i64], dilations: &[i64], count_include_pad: bool, out: &TensorTy) -> Result<String, String> {
+pub fn average_pool(
+    k: &mut Kernel,
+    kernel: &[i64],
+    strides: &[i64],
+    pads: &[i64],
+    dilations: &[i64],
+    count_include_pad: bool,
+    out: &TensorTy,
+) -> Result<String, String> {
     let ty = k.arg_type(0).clone();
     let elem: Elem = ty.elem.clone();
     if !elem.is_float() {
@@ -307,7 +418,11 @@ pub fn average_pool(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &[i64
             // Taps start + t*d for t in [0, kernel) that fall in the counted range [lo, hi):
             // t from ceil((lo - start) / d) (at least 0) to floor((hi - 1 - start) / d) (at most
             // kernel - 1); both divisions are on non-negative numerators.
-            let (lo, hi) = if count_include_pad { (-pads[axis], ty.shape[2 + axis] + pads[2 + axis]) } else { (0, ty.shape[2 + axis]) };
+            let (lo, hi) = if count_include_pad {
+                (-pads[axis], ty.shape[2 + axis] + pads[2 + axis])
+            } else {
+                (0, ty.shape[2 + axis])
+            };
             let c = |b: &mut crate::kernel::Body, v: i64| b.emit(format_args!("arith.constant {v} : index"));
             let i = b.index(2 + axis);
             let stride = c(b, strides[axis]);
@@ -330,7 +445,8 @@ pub fn average_pool(k: &mut Kernel, kernel: &[i64], strides: &[i64], pads: &[i64
             let span = b.emit(format_args!("arith.subi {last}, {first} : index"));
             let span = b.emit(format_args!("arith.addi {span}, {one} : index"));
             let extent = b.emit(format_args!("arith.maxsi {span}, {zero} : index"));
-            count = if count.is_empty() { extent } else { b.emit(format_args!("arith.muli {count}, {extent} : index")) };
+            count =
+                if count.is_empty() { extent } else { b.emit(format_args!("arith.muli {count}, {extent} : index")) };
         }
         let wide = b.emit(format_args!("arith.index_cast {count} : index to i64"));
         let divisor = b.emit(format_args!("arith.sitofp {wide} : i64 to {elem}"));

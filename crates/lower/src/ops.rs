@@ -40,7 +40,9 @@ pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Kernel>, String> {
     if !name.starts_with("sg.") {
         return Ok(None);
     }
-    let args = (0..op.operand_count()).map(|i| tensor_type(op.operand(i).expect("counted").r#type())).collect::<Result<Vec<_>, _>>()?;
+    let args = (0..op.operand_count())
+        .map(|i| tensor_type(op.operand(i).expect("counted").r#type()))
+        .collect::<Result<Vec<_>, _>>()?;
     let out = tensor_type(op.result(0).map_err(|_| format!("'{name}' has no result"))?.r#type())?;
     let ints = |attr: &str| i64_array(op, attr).ok_or_else(|| format!("'{name}' lacks its '{attr}' attribute"));
     let int = |attr: &str| integer(op, attr).ok_or_else(|| format!("'{name}' lacks its '{attr}' attribute"));
@@ -48,7 +50,8 @@ pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Kernel>, String> {
     let elem = args.first().map(|t| t.elem.clone()).unwrap_or_else(|| out.elem.clone());
     let mut k = Kernel::new(args);
     let result = match name.as_str() {
-        "sg.add" | "sg.sub" | "sg.mul" | "sg.div" | "sg.pow" | "sg.max" | "sg.min" | "sg.equal" | "sg.less" | "sg.greater" => {
+        "sg.add" | "sg.sub" | "sg.mul" | "sg.div" | "sg.pow" | "sg.max" | "sg.min" | "sg.equal" | "sg.less"
+        | "sg.greater" => {
             let op = match name.as_str() {
                 "sg.add" => Binary::Add,
                 "sg.sub" => Binary::Sub,
@@ -63,26 +66,58 @@ pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Kernel>, String> {
             };
             elementwise::map(&mut k, 2, &out, |b, a| elementwise::binary(b, op, &a[0], &a[1], &elem))?
         }
-        "sg.where" => elementwise::map(&mut k, 3, &out, |b, a| Ok(b.emit(format_args!("arith.select {}, {}, {} : {}", a[0], a[1], a[2], out.elem))))?,
+        "sg.where" => elementwise::map(&mut k, 3, &out, |b, a| {
+            Ok(b.emit(format_args!("arith.select {}, {}, {} : {}", a[0], a[1], a[2], out.elem)))
+        })?,
         "sg.cast" => {
             // `saturate = 0` (a discardable attribute; ONNX's default is 1): float8 values out of
             // range become infinity or NaN instead of the largest finite value.
             let saturate = integer(op, "saturate").unwrap_or(1) != 0;
             // `round_mode` (discardable; float8 E8M0 targets): 0 up (absent), 1 down, 2 nearest.
             let code = integer(op, "round_mode").unwrap_or(0);
-            let rounding = crate::minifloat::E8M0Rounding::from_code(code).ok_or_else(|| format!("'sg.cast' round_mode {code} is not 0 (up), 1 (down) or 2 (nearest)"))?;
-            elementwise::map(&mut k, 1, &out, |b, a| elementwise::cast_saturating(b, &a[0], &elem, &out.elem, saturate, rounding))?
+            let rounding = crate::minifloat::E8M0Rounding::from_code(code)
+                .ok_or_else(|| format!("'sg.cast' round_mode {code} is not 0 (up), 1 (down) or 2 (nearest)"))?;
+            elementwise::map(&mut k, 1, &out, |b, a| {
+                elementwise::cast_saturating(b, &a[0], &elem, &out.elem, saturate, rounding)
+            })?
         }
-        "sg.neg" | "sg.abs" | "sg.ceil" | "sg.floor" | "sg.relu" | "sg.reciprocal" | "sg.exp" | "sg.sqrt" | "sg.log" | "sg.erf" | "sg.tanh" | "sg.sigmoid" | "sg.not"
-        | "sg.clip" | "sg.leaky_relu" | "sg.hard_sigmoid" | "sg.hard_swish" | "sg.gelu" => {
+        "sg.neg" | "sg.abs" | "sg.ceil" | "sg.floor" | "sg.relu" | "sg.reciprocal" | "sg.exp" | "sg.sqrt"
+        | "sg.log" | "sg.erf" | "sg.tanh" | "sg.sigmoid" | "sg.not" | "sg.clip" | "sg.leaky_relu"
+        | "sg.hard_sigmoid" | "sg.hard_swish" | "sg.gelu" => {
             let attr = |a: &str| if a == "approximate" { integer(op, a).unwrap_or(0) as f64 } else { real(a) };
             elementwise::map(&mut k, 1, &out, |b, a| elementwise::unary(b, &name, &a[0], &elem, &attr))?
         }
-        "sg.conv2d" => nn::conv2d(&mut k, &ints("strides")?, &ints("pads")?, &ints("dilations")?, int("group")?, op.operand_count() > 2, &out)?,
+        "sg.conv2d" => nn::conv2d(
+            &mut k,
+            &ints("strides")?,
+            &ints("pads")?,
+            &ints("dilations")?,
+            int("group")?,
+            op.operand_count() > 2,
+            &out,
+        )?,
         "sg.matmul" => nn::matmul(&mut k, &out)?,
-        "sg.max_pool" => nn::max_pool(&mut k, &ints("kernel")?, &ints("strides")?, &ints("pads")?, &ints("dilations")?, &out)?,
-        "sg.max_pool_indices" => nn::max_pool_indices(&mut k, &ints("kernel")?, &ints("strides")?, &ints("pads")?, &ints("dilations")?, int("storage_order")? != 0, &out)?,
-        "sg.average_pool" => nn::average_pool(&mut k, &ints("kernel")?, &ints("strides")?, &ints("pads")?, &ints("dilations")?, int("count_include_pad")? != 0, &out)?,
+        "sg.max_pool" => {
+            nn::max_pool(&mut k, &ints("kernel")?, &ints("strides")?, &ints("pads")?, &ints("dilations")?, &out)?
+        }
+        "sg.max_pool_indices" => nn::max_pool_indices(
+            &mut k,
+            &ints("kernel")?,
+            &ints("strides")?,
+            &ints("pads")?,
+            &ints("dilations")?,
+            int("storage_order")? != 0,
+            &out,
+        )?,
+        "sg.average_pool" => nn::average_pool(
+            &mut k,
+            &ints("kernel")?,
+            &ints("strides")?,
+            &ints("pads")?,
+            &ints("dilations")?,
+            int("count_include_pad")? != 0,
+            &out,
+        )?,
         "sg.global_average_pool" => reduce::global_pool(&mut k, Reduction::Mean, &out)?,
         "sg.global_max_pool" => reduce::global_pool(&mut k, Reduction::Max, &out)?,
         "sg.reduce_sum" | "sg.reduce_mean" | "sg.reduce_max" | "sg.reduce_min" | "sg.reduce_prod" | "sg.reduce_l2" => {

@@ -43,7 +43,11 @@ impl Pass for PadInPlace {
         for raw in collect(func, |op| strata_ir::ods::op_name(op) == "tensor.pad") {
             let op = unsafe { OperationRef::from_raw(raw) };
             let pad = Pad::of(op).filter(|p| single_use(p.source));
-            let types = op.result(0).ok().and_then(|r| tensor_type(r.r#type()).ok()).zip(pad.as_ref().and_then(|p| tensor_type(p.source.r#type()).ok()));
+            let types = op
+                .result(0)
+                .ok()
+                .and_then(|r| tensor_type(r.r#type()).ok())
+                .zip(pad.as_ref().and_then(|p| tensor_type(p.source.r#type()).ok()));
             let (Some(pad), Some((out, source))) = (pad, types) else {
                 cx.bump("pads-kept", 1);
                 continue;

@@ -19,7 +19,13 @@ pub enum Reduction {
 
 /// `value` (type `ty`) reduced over the dimensions where `reduced` holds, without keeping
 /// them. Returns the value and its type.
-pub fn reduce(k: &mut Kernel, value: &str, ty: &TensorTy, reduced: &[bool], how: Reduction) -> Result<(String, TensorTy), String> {
+pub fn reduce(
+    k: &mut Kernel,
+    value: &str,
+    ty: &TensorTy,
+    reduced: &[bool],
+    how: Reduction,
+) -> Result<(String, TensorTy), String> {
     let elem = &ty.elem;
     if matches!(how, Reduction::Mean | Reduction::L2) && !elem.is_float() {
         return Err(elem.unsupported(&format!("{how:?} reduction")));
@@ -33,13 +39,20 @@ pub fn reduce(k: &mut Kernel, value: &str, ty: &TensorTy, reduced: &[bool], how:
         Reduction::Min => elem.highest(),
     };
     let init = k.filled(&identity, &out);
-    let acc = k.try_generic(&[(value, ty, Map::identity(ty.rank()))], (&init, &out, Map::dims(kept.clone())), &Iter::reducing(reduced), |b, a| match how {
-        Reduction::Sum | Reduction::Mean => binary(b, Binary::Add, &a[1], &a[0], elem),
-        Reduction::Max => binary(b, Binary::Max, &a[1], &a[0], elem),
-        Reduction::Min => binary(b, Binary::Min, &a[1], &a[0], elem),
-        Reduction::Prod => binary(b, Binary::Mul, &a[1], &a[0], elem),
-        Reduction::L2 => binary(b, Binary::Mul, &a[0], &a[0], elem).and_then(|sq| binary(b, Binary::Add, &a[1], &sq, elem)),
-    })?;
+    let acc = k.try_generic(
+        &[(value, ty, Map::identity(ty.rank()))],
+        (&init, &out, Map::dims(kept.clone())),
+        &Iter::reducing(reduced),
+        |b, a| match how {
+            Reduction::Sum | Reduction::Mean => binary(b, Binary::Add, &a[1], &a[0], elem),
+            Reduction::Max => binary(b, Binary::Max, &a[1], &a[0], elem),
+            Reduction::Min => binary(b, Binary::Min, &a[1], &a[0], elem),
+            Reduction::Prod => binary(b, Binary::Mul, &a[1], &a[0], elem),
+            Reduction::L2 => {
+                binary(b, Binary::Mul, &a[0], &a[0], elem).and_then(|sq| binary(b, Binary::Add, &a[1], &sq, elem))
+            }
+        },
+    )?;
     let count: i64 = (0..ty.rank()).filter(|&d| reduced[d]).map(|d| ty.shape[d]).product();
     let result = match how {
         Reduction::Mean => pointwise(k, &acc, &out, |b, x| {
@@ -53,9 +66,19 @@ pub fn reduce(k: &mut Kernel, value: &str, ty: &TensorTy, reduced: &[bool], how:
 }
 
 /// `f` applied to every element of `value` (type `ty`).
-fn pointwise(k: &mut Kernel, value: &str, ty: &TensorTy, f: impl FnOnce(&mut crate::kernel::Body, &str) -> Result<String, String>) -> Result<String, String> {
+fn pointwise(
+    k: &mut Kernel,
+    value: &str,
+    ty: &TensorTy,
+    f: impl FnOnce(&mut crate::kernel::Body, &str) -> Result<String, String>,
+) -> Result<String, String> {
     let init = k.empty(ty);
-    k.try_generic(&[(value, ty, Map::identity(ty.rank()))], (&init, ty, Map::identity(ty.rank())), &vec![Iter::Parallel; ty.rank()], |b, a| f(b, &a[0]))
+    k.try_generic(
+        &[(value, ty, Map::identity(ty.rank()))],
+        (&init, ty, Map::identity(ty.rank())),
+        &vec![Iter::Parallel; ty.rank()],
+        |b, a| f(b, &a[0]),
+    )
 }
 
 /// `reduce_*` with sorted, distinct `axes`; `keepdims` reshapes to the result type.
@@ -110,7 +133,14 @@ pub fn softmax(k: &mut Kernel, axis: usize, log: bool) -> Result<String, String>
 
 /// `(x - mean) / sqrt(var + epsilon) * scale + bias` with the statistics over the dimensions
 /// where `reduced` holds. `scale` and `bias` are kernel arguments read through `param_map`.
-pub fn normalize(k: &mut Kernel, reduced: &[bool], epsilon: f64, scale: usize, bias: Option<usize>, param_map: Map) -> Result<String, String> {
+pub fn normalize(
+    k: &mut Kernel,
+    reduced: &[bool],
+    epsilon: f64,
+    scale: usize,
+    bias: Option<usize>,
+    param_map: Map,
+) -> Result<String, String> {
     let ty = k.arg_type(0).clone();
     let elem: Elem = ty.elem.clone();
     if !elem.is_float() {
@@ -122,11 +152,16 @@ pub fn normalize(k: &mut Kernel, reduced: &[bool], epsilon: f64, scale: usize, b
     let count: i64 = (0..ty.rank()).filter(|&d| reduced[d]).map(|d| ty.shape[d]).product();
     let zero = k.filled(&elem.literal(0.0), &stat_ty);
     let iterators = Iter::reducing(reduced);
-    let squares = k.generic(&[(&input, &ty, Map::identity(ty.rank())), (&mean, &stat_ty, Map::dims(kept.clone()))], (&zero, &stat_ty, Map::dims(kept.clone())), &iterators, |b, a| {
-        let d = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
-        let sq = b.emit(format_args!("arith.mulf {d}, {d} : {elem}"));
-        b.emit(format_args!("arith.addf {}, {sq} : {elem}", a[2]))
-    });
+    let squares = k.generic(
+        &[(&input, &ty, Map::identity(ty.rank())), (&mean, &stat_ty, Map::dims(kept.clone()))],
+        (&zero, &stat_ty, Map::dims(kept.clone())),
+        &iterators,
+        |b, a| {
+            let d = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
+            let sq = b.emit(format_args!("arith.mulf {d}, {d} : {elem}"));
+            b.emit(format_args!("arith.addf {}, {sq} : {elem}", a[2]))
+        },
+    );
     let rstd = pointwise(k, &squares, &stat_ty, |b, x| {
         let n = lit(b, count as f64, &elem);
         let eps = lit(b, epsilon, &elem);
@@ -152,6 +187,10 @@ pub fn normalize(k: &mut Kernel, reduced: &[bool], epsilon: f64, scale: usize, b
         let centered = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
         let normed = b.emit(format_args!("arith.mulf {centered}, {} : {elem}", a[2]));
         let scaled = b.emit(format_args!("arith.mulf {normed}, {} : {elem}", a[3]));
-        if bias.is_some() { b.emit(format_args!("arith.addf {scaled}, {} : {elem}", a[4])) } else { scaled }
+        if bias.is_some() {
+            b.emit(format_args!("arith.addf {scaled}, {} : {elem}", a[4]))
+        } else {
+            scaled
+        }
     }))
 }

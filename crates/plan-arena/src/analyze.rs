@@ -18,9 +18,9 @@
 //!   maps) or named elementwise op whose input buffer dies at it may write into that input:
 //!   the output gets the input as in-place partner (same size required).
 
+use melior::ir::attribute::AttributeLike;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::MemRefType;
-use melior::ir::attribute::AttributeLike;
 use melior::ir::{BlockLike, RegionLike, ShapedTypeLike, ValueLike};
 use mlir_sys::{MlirOperation, MlirValue};
 use std::collections::BTreeMap;
@@ -37,9 +37,25 @@ const VIEW_LIKE: &[&str] = &[
 ];
 
 const ELEMENTWISE: &[&str] = &[
-    "linalg.add", "linalg.sub", "linalg.mul", "linalg.div", "linalg.max", "linalg.min", "linalg.exp", "linalg.log",
-    "linalg.abs", "linalg.negf", "linalg.sqrt", "linalg.tanh", "linalg.erf", "linalg.floor", "linalg.ceil",
-    "linalg.reciprocal", "linalg.rsqrt", "linalg.square", "linalg.copy",
+    "linalg.add",
+    "linalg.sub",
+    "linalg.mul",
+    "linalg.div",
+    "linalg.max",
+    "linalg.min",
+    "linalg.exp",
+    "linalg.log",
+    "linalg.abs",
+    "linalg.negf",
+    "linalg.sqrt",
+    "linalg.tanh",
+    "linalg.erf",
+    "linalg.floor",
+    "linalg.ceil",
+    "linalg.reciprocal",
+    "linalg.rsqrt",
+    "linalg.square",
+    "linalg.copy",
 ];
 
 /// What [`analyze`] found in one function.
@@ -60,10 +76,15 @@ fn name(op: OperationRef<'_, '_>) -> String {
 /// Byte width of a memref element type, if it is a plain scalar (booleans take a byte, as
 /// in LLVM's memory layout).
 fn element_bytes(element: &str) -> Option<u64> {
-    let element = element.strip_prefix("ui").or_else(|| element.strip_prefix("si")).map_or(element.to_owned(), |bits| format!("i{bits}"));
+    let element = element
+        .strip_prefix("ui")
+        .or_else(|| element.strip_prefix("si"))
+        .map_or(element.to_owned(), |bits| format!("i{bits}"));
     match element.as_str() {
         // Sub-byte integers and small floats take a byte each (LLVM's store size).
-        "i1" | "i2" | "i4" | "i8" | "f8E4M3FN" | "f8E4M3FNUZ" | "f8E5M2" | "f8E5M2FNUZ" | "f4E2M1FN" | "f8E8M0FNU" => Some(1),
+        "i1" | "i2" | "i4" | "i8" | "f8E4M3FN" | "f8E4M3FNUZ" | "f8E5M2" | "f8E5M2FNUZ" | "f4E2M1FN" | "f8E8M0FNU" => {
+            Some(1)
+        }
         "i16" | "f16" | "bf16" => Some(2),
         "i32" | "f32" => Some(4),
         "i64" | "f64" | "index" => Some(8),
@@ -77,7 +98,8 @@ pub fn memref_bytes(ty: melior::ir::Type<'_>) -> Result<u64, String> {
     let ty = MemRefType::try_from(ty).map_err(|_| "not a memref".to_owned())?;
     let layout = ty.layout().to_raw();
     let identity = unsafe {
-        mlir_sys::mlirAttributeIsAAffineMap(layout) && mlir_sys::mlirAffineMapIsIdentity(mlir_sys::mlirAffineMapAttrGetValue(layout))
+        mlir_sys::mlirAttributeIsAAffineMap(layout)
+            && mlir_sys::mlirAffineMapIsIdentity(mlir_sys::mlirAffineMapAttrGetValue(layout))
     };
     if !identity {
         return Err(format!("non-identity layout {}", ty.layout()));
@@ -204,7 +226,8 @@ fn is_elementwise(op: OperationRef<'_, '_>, op_name: &str) -> bool {
     let identity = op.attribute("indexing_maps").map(|a| a.to_string()).is_ok_and(|maps| {
         maps.split("affine_map<").skip(1).all(|m| {
             let (dims, results) = m.split_once(" -> ").unwrap_or(("", ""));
-            dims.trim_start_matches('(').trim_end_matches(')') == results.trim_start_matches('(').split(')').next().unwrap_or("")
+            dims.trim_start_matches('(').trim_end_matches(')')
+                == results.trim_start_matches('(').split(')').next().unwrap_or("")
         })
     });
     parallel && identity
@@ -252,7 +275,8 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
                     walk.first_use.push(u64::MAX);
                     walk.last_use.push(number);
                     walk.escapes.push(false);
-                    let mut buffer = Buffer::new(format!("%alloc#{index} at {}", current.location()), number, number + 1, size);
+                    let mut buffer =
+                        Buffer::new(format!("%alloc#{index} at {}", current.location()), number, number + 1, size);
                     buffer.align = alignment;
                     buffers.push(buffer);
                     allocs.push(current.to_raw());
@@ -291,7 +315,12 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
             let Some(input) = walk.buffer(input) else { continue };
             let dies_here = buffers[input].upper == number + 1;
             let starts_here = buffers[output].lower == number;
-            if input != output && dies_here && starts_here && buffers[input].size == buffers[output].size && !walk.escapes[input] {
+            if input != output
+                && dies_here
+                && starts_here
+                && buffers[input].size == buffers[output].size
+                && !walk.escapes[input]
+            {
                 buffers[output].inplace = Some(input);
                 break;
             }

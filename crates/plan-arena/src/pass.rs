@@ -35,9 +35,24 @@ pub static INFO: PassInfo = PassInfo {
     summary: "Place the static memref.allocs of a function into one arena argument at constant offsets",
     anchor: "func.func",
     options: &[
-        OptionInfo { name: "strategy", kind: OptionKind::Enum(STRATEGIES), default: "exact", help: "planning strategy" },
-        OptionInfo { name: "alignment", kind: OptionKind::Int, default: "64", help: "byte alignment of every buffer (a power of two)" },
-        OptionInfo { name: "budget-ms", kind: OptionKind::Int, default: "1000", help: "time budget of the exact solver" },
+        OptionInfo {
+            name: "strategy",
+            kind: OptionKind::Enum(STRATEGIES),
+            default: "exact",
+            help: "planning strategy",
+        },
+        OptionInfo {
+            name: "alignment",
+            kind: OptionKind::Int,
+            default: "64",
+            help: "byte alignment of every buffer (a power of two)",
+        },
+        OptionInfo {
+            name: "budget-ms",
+            kind: OptionKind::Int,
+            default: "1000",
+            help: "time budget of the exact solver",
+        },
         OptionInfo {
             name: "parallel-aware",
             kind: OptionKind::Bool,
@@ -47,7 +62,10 @@ pub static INFO: PassInfo = PassInfo {
     ],
     statistics: &[
         StatisticInfo { name: "buffers-planned", help: "Allocations placed in the arena" },
-        StatisticInfo { name: "buffers-skipped", help: "Allocations left alone (dynamic, escaping, nested, unknown element type)" },
+        StatisticInfo {
+            name: "buffers-skipped",
+            help: "Allocations left alone (dynamic, escaping, nested, unknown element type)",
+        },
         StatisticInfo { name: "in-place-pairs", help: "Buffers sharing memory with a dying input" },
         StatisticInfo { name: "arena-bytes", help: "Arena size" },
         StatisticInfo { name: "lower-bound-bytes", help: "Max-load lower bound on the arena size" },
@@ -101,7 +119,13 @@ impl Pass for PlanArena {
             }
         };
         let offsets = report.offsets();
-        let inplace = analysis.problem.buffers.iter().enumerate().filter(|(i, b)| b.inplace.is_some_and(|p| offsets[p] == offsets[*i])).count();
+        let inplace = analysis
+            .problem
+            .buffers
+            .iter()
+            .enumerate()
+            .filter(|(i, b)| b.inplace.is_some_and(|p| offsets[p] == offsets[*i]))
+            .count();
         cx.bump("buffers-planned", analysis.problem.buffers.len() as u64);
         cx.bump("in-place-pairs", inplace as u64);
         cx.bump("arena-bytes", report.arena_bytes);
@@ -116,7 +140,8 @@ impl Pass for PlanArena {
             return Err(PassFailed);
         };
         let mut func_mut = unsafe { OperationRefMut::from_raw(func.to_raw()) };
-        let i64_attr = |v: u64| -> Attribute { IntegerAttribute::new(IntegerType::new(context, 64).into(), v as i64).into() };
+        let i64_attr =
+            |v: u64| -> Attribute { IntegerAttribute::new(IntegerType::new(context, 64).into(), v as i64).into() };
         func_mut.set_attribute("strata.arena_arg", i64_attr(position as u64));
         func_mut.set_attribute("strata.arena_bytes", i64_attr(report.arena_bytes));
         func_mut.set_attribute("strata.arena_alignment", i64_attr(self.alignment as u64));
@@ -139,14 +164,27 @@ impl Pass for PlanArena {
 
 /// Appends an argument of type `ty` to `func`'s entry block and function type; returns it
 /// and its position (`None` without a body or function type).
-pub fn append_argument<'c, 'a>(context: &'c melior::Context, func: OperationRef<'c, 'a>, ty: Type<'c>) -> Option<(Value<'c, 'a>, usize)> {
+pub fn append_argument<'c, 'a>(
+    context: &'c melior::Context,
+    func: OperationRef<'c, 'a>,
+    ty: Type<'c>,
+) -> Option<(Value<'c, 'a>, usize)> {
     let body = func.region(0).ok()?.first_block()?;
-    let function_type = func.attribute("function_type").ok().and_then(|a| TypeAttribute::try_from(a).ok()).and_then(|a| FunctionType::try_from(a.value()).ok())?;
-    let mut inputs: Vec<Type> = (0..function_type.input_count()).map(|i| function_type.input(i).expect("counted")).collect();
+    let function_type = func
+        .attribute("function_type")
+        .ok()
+        .and_then(|a| TypeAttribute::try_from(a).ok())
+        .and_then(|a| FunctionType::try_from(a.value()).ok())?;
+    let mut inputs: Vec<Type> =
+        (0..function_type.input_count()).map(|i| function_type.input(i).expect("counted")).collect();
     inputs.push(ty);
-    let results: Vec<Type> = (0..function_type.result_count()).map(|i| function_type.result(i).expect("counted")).collect();
+    let results: Vec<Type> =
+        (0..function_type.result_count()).map(|i| function_type.result(i).expect("counted")).collect();
     let mut func_mut = unsafe { OperationRefMut::from_raw(func.to_raw()) };
-    func_mut.set_attribute("function_type", TypeAttribute::new(FunctionType::new(context, &inputs, &results).into()).into());
+    func_mut.set_attribute(
+        "function_type",
+        TypeAttribute::new(FunctionType::new(context, &inputs, &results).into()).into(),
+    );
     let argument = body.add_argument(ty, func.location());
     // Safety: the block outlives this borrow; the value lives as long as the block.
     Some((unsafe { Value::from_raw(argument.to_raw()) }, inputs.len() - 1))
@@ -154,7 +192,13 @@ pub fn append_argument<'c, 'a>(context: &'c melior::Context, func: OperationRef<
 
 /// Inserts `arith.constant offset` and `memref.view base[offset] : ... to ty` before `op`
 /// (in the same block); returns the view.
-pub fn view_before<'c, 'a>(context: &'c melior::Context, op: OperationRef<'c, 'a>, base: Value<'c, 'a>, offset: u64, ty: Type<'c>) -> Value<'c, 'a> {
+pub fn view_before<'c, 'a>(
+    context: &'c melior::Context,
+    op: OperationRef<'c, 'a>,
+    base: Value<'c, 'a>,
+    offset: u64,
+    ty: Type<'c>,
+) -> Value<'c, 'a> {
     let index = Type::index(context);
     let block = op.block().expect("the op is in a block");
     let constant = OperationBuilder::new("arith.constant", op.location())
@@ -176,6 +220,9 @@ pub fn view_before<'c, 'a>(context: &'c melior::Context, op: OperationRef<'c, 'a
 mod tests {
     #[test]
     fn strategy_names_match_the_planner() {
-        assert_eq!(super::STRATEGIES.iter().map(|s| s.to_string()).collect::<Vec<_>>(), strata_plan::report::Strategy::names());
+        assert_eq!(
+            super::STRATEGIES.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            strata_plan::report::Strategy::names()
+        );
     }
 }

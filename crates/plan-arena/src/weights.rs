@@ -21,9 +21,15 @@ use strata_ir::{OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo,
 
 pub static INFO: PassInfo = PassInfo {
     name: "plan-weights",
-    summary: "Place the constant memref.globals a module reads into one weights blob (a function argument) at static offsets",
+    summary:
+        "Place the constant memref.globals a module reads into one weights blob (a function argument) at static offsets",
     anchor: "builtin.module",
-    options: &[OptionInfo { name: "alignment", kind: OptionKind::Int, default: "64", help: "byte alignment of every constant in the blob (a power of two)" }],
+    options: &[OptionInfo {
+        name: "alignment",
+        kind: OptionKind::Int,
+        default: "64",
+        help: "byte alignment of every constant in the blob (a power of two)",
+    }],
     statistics: &[
         StatisticInfo { name: "constants", help: "constant globals placed in the blob" },
         StatisticInfo { name: "weights-bytes", help: "size of the blob" },
@@ -46,11 +52,16 @@ fn align(value: u64, alignment: u64) -> u64 {
 impl Pass for PlanWeights {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         if self.alignment <= 0 || (self.alignment & (self.alignment - 1)) != 0 {
-            cx.emit_op_error(module, format!("plan-weights: alignment {} is not a positive power of two", self.alignment));
+            cx.emit_op_error(
+                module,
+                format!("plan-weights: alignment {} is not a positive power of two", self.alignment),
+            );
             return Err(PassFailed);
         }
         let context = cx.strata().mlir();
-        let symbol = |op: OperationRef<'_, '_>, name: &str| op.attribute(name).ok().and_then(|a| FlatSymbolRefAttribute::try_from(a).ok()).map(|s| s.value().to_owned());
+        let symbol = |op: OperationRef<'_, '_>, name: &str| {
+            op.attribute(name).ok().and_then(|a| FlatSymbolRefAttribute::try_from(a).ok()).map(|s| s.value().to_owned())
+        };
         let Some(body) = module.region(0).ok().and_then(|r| r.first_block()) else {
             return Ok(());
         };
@@ -58,7 +69,10 @@ impl Pass for PlanWeights {
         let mut globals = BTreeMap::new();
         let mut op = body.first_operation();
         while let Some(current) = op {
-            if strata_ir::ods::op_name(current) == "memref.global" && current.attribute("constant").is_ok() && current.attribute("initial_value").is_ok() {
+            if strata_ir::ods::op_name(current) == "memref.global"
+                && current.attribute("constant").is_ok()
+                && current.attribute("initial_value").is_ok()
+            {
                 if let Some(name) = current.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()) {
                     globals.insert(name.value().to_owned(), current.to_raw());
                 }
@@ -81,11 +95,18 @@ impl Pass for PlanWeights {
             let bytes = match memref_bytes(ty) {
                 Ok(bytes) => bytes,
                 Err(why) => {
-                    cx.emit_op_error(global, format!("plan-weights: constant @{name} cannot be placed in the weights blob: {why}"));
+                    cx.emit_op_error(
+                        global,
+                        format!("plan-weights: constant @{name} cannot be placed in the weights blob: {why}"),
+                    );
                     return Err(PassFailed);
                 }
             };
-            let own = global.attribute("alignment").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).map_or(1, |a| a.value().max(1) as u64);
+            let own = global
+                .attribute("alignment")
+                .ok()
+                .and_then(|a| IntegerAttribute::try_from(a).ok())
+                .map_or(1, |a| a.value().max(1) as u64);
             let offset = align(end, own.max(self.alignment as u64));
             offsets.insert(name, offset);
             end = offset + bytes;
@@ -94,7 +115,8 @@ impl Pass for PlanWeights {
             return Ok(());
         }
         let total = align(end, self.alignment as u64);
-        let i64_attr = |v: u64| -> Attribute { IntegerAttribute::new(IntegerType::new(context, 64).into(), v as i64).into() };
+        let i64_attr =
+            |v: u64| -> Attribute { IntegerAttribute::new(IntegerType::new(context, 64).into(), v as i64).into() };
         for (name, &offset) in &offsets {
             let mut global = unsafe { OperationRefMut::from_raw(globals[name]) };
             global.set_attribute("strata.weights_offset", i64_attr(offset));
@@ -114,7 +136,9 @@ impl Pass for PlanWeights {
                 continue;
             }
             let mut parent = unsafe { mlir_sys::mlirOperationGetParentOperation(raw) };
-            while !parent.ptr.is_null() && strata_ir::ods::op_name(unsafe { OperationRef::from_raw(parent) }) != "func.func" {
+            while !parent.ptr.is_null()
+                && strata_ir::ods::op_name(unsafe { OperationRef::from_raw(parent) }) != "func.func"
+            {
                 parent = unsafe { mlir_sys::mlirOperationGetParentOperation(parent) };
             }
             if parent.ptr.is_null() {
@@ -132,7 +156,8 @@ impl Pass for PlanWeights {
                 cx.emit_op_error(func, "plan-weights: the function has no body or no function_type");
                 return Err(PassFailed);
             };
-            unsafe { OperationRefMut::from_raw(func.to_raw()) }.set_attribute("strata.weights_arg", i64_attr(position as u64));
+            unsafe { OperationRefMut::from_raw(func.to_raw()) }
+                .set_attribute("strata.weights_arg", i64_attr(position as u64));
             for raw in reads {
                 let read = unsafe { OperationRef::from_raw(raw) };
                 let offset = offsets[&symbol(read, "name").expect("checked above")];

@@ -24,13 +24,17 @@ impl OpDag {
     /// numbered in a topological (program) order.
     pub fn new(ops: usize, edges: &[(usize, usize)]) -> Result<OpDag, PlanError> {
         if ops > MAX_OPS {
-            return Err(PlanError::Unsupported(format!("parallel-aware planning handles up to {MAX_OPS} ops, this graph has {ops}")));
+            return Err(PlanError::Unsupported(format!(
+                "parallel-aware planning handles up to {MAX_OPS} ops, this graph has {ops}"
+            )));
         }
         let words = ops.div_ceil(64);
         let mut successors = vec![Vec::new(); ops];
         for &(from, to) in edges {
             if from >= to || to >= ops {
-                return Err(PlanError::Unsupported(format!("dependency {from} -> {to} is not forward in op order 0..{ops}")));
+                return Err(PlanError::Unsupported(format!(
+                    "dependency {from} -> {to} is not forward in op order 0..{ops}"
+                )));
             }
             successors[from].push(to);
         }

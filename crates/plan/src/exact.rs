@@ -112,7 +112,14 @@ impl<'a> Solver<'a> {
 
     /// Decides whether the items fit under `capacity`, restarting over the preorders with
     /// doubling node limits until `budget` is spent.
-    fn decide(&mut self, capacity: u64, budget: &mut Budget, deadline: Option<Instant>, used: &mut u64, resume: &mut Resume) -> Outcome {
+    fn decide(
+        &mut self,
+        capacity: u64,
+        budget: &mut Budget,
+        deadline: Option<Instant>,
+        used: &mut u64,
+        resume: &mut Resume,
+    ) -> Outcome {
         if self.inst.items.is_empty() {
             return Outcome::Found(Vec::new());
         }
@@ -177,7 +184,13 @@ pub fn solve(problem: &Problem, mut budget: Budget) -> ExactResult {
         let now = Instant::now();
         let probe_deadline = phase_end.map(|e| now + e.saturating_duration_since(now) / 3);
         let probe_nodes = used + (phase_nodes - used) / 3 + 1;
-        match solver.decide(capacity, &mut Budget { nodes: probe_nodes, time: None }, probe_deadline, &mut used, &mut Resume::default()) {
+        match solver.decide(
+            capacity,
+            &mut Budget { nodes: probe_nodes, time: None },
+            probe_deadline,
+            &mut used,
+            &mut Resume::default(),
+        ) {
             Outcome::Found(offsets) => best = OffsetPlan::from_items(problem, &items, &offsets),
             Outcome::Infeasible => {
                 proved_low = proved_low.max(capacity + 1);
@@ -205,4 +218,3 @@ pub fn solve(problem: &Problem, mut budget: Budget) -> ExactResult {
     }
     ExactResult { optimal: proved, lower_bound: low.max(lower_bound), nodes: used, plan: best }
 }
-

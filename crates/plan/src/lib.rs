@@ -17,10 +17,10 @@ pub mod report;
 mod time_index;
 pub mod validate;
 
+pub use dag::OpDag;
 pub use exact::{Budget, ExactResult};
 pub use objects::{ObjectStrategy, SharedObjects};
 pub use offsets::{OffsetPlan, OffsetStrategy};
-pub use dag::OpDag;
 pub use problem::{Buffer, MemoryClass, Problem};
 pub use report::{plan, PlanReport, Strategy};
 pub use validate::Violation;

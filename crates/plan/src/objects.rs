@@ -83,7 +83,11 @@ impl ObjectStrategy {
             ObjectStrategy::GreedyBySize => greedy_by_size(problem),
             ObjectStrategy::GreedyBest => {
                 let (a, b) = (greedy_by_size(problem), greedy_by_breadth(problem));
-                if b.total() < a.total() { b } else { a }
+                if b.total() < a.total() {
+                    b
+                } else {
+                    a
+                }
             }
             ObjectStrategy::MinCostFlow => min_cost_flow(problem),
         }
@@ -110,7 +114,10 @@ pub fn naive(problem: &Problem) -> SharedObjects {
 /// chooses from the free objects (size, object) those `usable` allows (with a DAG, only
 /// objects whose last buffer's uses the DAG orders before this buffer) and returns the one to
 /// reuse, or none for a new object.
-fn sweep(problem: &Problem, mut pick: impl FnMut(&BTreeSet<(u64, usize)>, u64, &dyn Fn(usize) -> bool) -> Option<(u64, usize)>) -> SharedObjects {
+fn sweep(
+    problem: &Problem,
+    mut pick: impl FnMut(&BTreeSet<(u64, usize)>, u64, &dyn Fn(usize) -> bool) -> Option<(u64, usize)>,
+) -> SharedObjects {
     let mut plan = SharedObjects::new(problem.buffers.len());
     let mut in_use: BTreeSet<(u64, usize)> = BTreeSet::new(); // (upper of current buffer, object)
     let mut free: BTreeSet<(u64, usize)> = BTreeSet::new(); // (object size, object)
@@ -195,7 +202,11 @@ pub fn greedy_by_breadth(problem: &Problem) -> SharedObjects {
     let mut profiles: Vec<(u64, u64, Vec<usize>)> = times
         .iter()
         .map(|&t| {
-            let mut live: Vec<usize> = arena.iter().copied().filter(|&i| problem.buffers[i].lower <= t && t < problem.buffers[i].upper).collect();
+            let mut live: Vec<usize> = arena
+                .iter()
+                .copied()
+                .filter(|&i| problem.buffers[i].lower <= t && t < problem.buffers[i].upper)
+                .collect();
             live.sort_by_key(|&i| (std::cmp::Reverse(problem.buffers[i].size), i));
             (live.iter().map(|&i| problem.buffers[i].size).sum(), t, live)
         })

@@ -104,7 +104,9 @@ impl OffsetStrategy {
         match self {
             OffsetStrategy::GreedyBySize => {
                 let mut order: Vec<usize> = (0..items.len()).collect();
-                order.sort_by_key(|&k| (std::cmp::Reverse(items[k].size), std::cmp::Reverse(items[k].upper - items[k].lower), k));
+                order.sort_by_key(|&k| {
+                    (std::cmp::Reverse(items[k].size), std::cmp::Reverse(items[k].upper - items[k].lower), k)
+                });
                 OffsetPlan::from_items(problem, &items, &best_fit(&items, &order, problem.dag.as_ref()))
             }
             OffsetStrategy::GreedyByBreadth => {
@@ -120,7 +122,8 @@ impl OffsetStrategy {
 /// Computed per item as the maximum breadth over its lifetime (a sparse-table range query),
 /// which is the first op in that order to contain it.
 fn breadth_order(items: &[Item]) -> Vec<usize> {
-    let mut events: Vec<(u64, i128)> = items.iter().flat_map(|i| [(i.lower, i.size as i128), (i.upper, -(i.size as i128))]).collect();
+    let mut events: Vec<(u64, i128)> =
+        items.iter().flat_map(|i| [(i.lower, i.size as i128), (i.upper, -(i.size as i128))]).collect();
     events.sort_by_key(|&(t, d)| (t, d > 0));
     let mut ops: Vec<(u64, u64)> = Vec::new(); // (time, live bytes from this time on)
     let mut load = 0i128;
@@ -131,7 +134,8 @@ fn breadth_order(items: &[Item]) -> Vec<usize> {
         }
     }
     // Sparse table of the best op (largest breadth, then earliest) over ranges of ops.
-    let better = |a: usize, b: usize| if (ops[b].1, std::cmp::Reverse(b)) > (ops[a].1, std::cmp::Reverse(a)) { b } else { a };
+    let better =
+        |a: usize, b: usize| if (ops[b].1, std::cmp::Reverse(b)) > (ops[a].1, std::cmp::Reverse(a)) { b } else { a };
     let mut table: Vec<Vec<usize>> = vec![(0..ops.len()).collect()];
     let mut width = 1;
     while 2 * width <= ops.len() {

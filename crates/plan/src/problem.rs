@@ -104,7 +104,8 @@ impl Problem {
     /// `start` for lower, `buffer`/`buffer_id` for id, `end` as an inclusive upper) and
     /// optionally `alignment`. The capacity is taken from a file name like `A.1048576.csv`.
     pub fn from_csv_path(path: &Path) -> Result<Problem, PlanError> {
-        let text = std::fs::read_to_string(path).map_err(|e| PlanError::Io { path: path.display().to_string(), message: e.to_string() })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| PlanError::Io { path: path.display().to_string(), message: e.to_string() })?;
         let mut problem = Problem::from_csv(&text).map_err(|e| match e {
             PlanError::Csv { line, message, .. } => PlanError::Csv { file: path.display().to_string(), line, message },
             other => other,

@@ -45,7 +45,10 @@ impl Strategy {
     }
 
     pub fn parse(name: &str) -> Result<Strategy, PlanError> {
-        Strategy::all().into_iter().find(|s| s.name() == name).ok_or_else(|| PlanError::UnknownStrategy(name.to_owned()))
+        Strategy::all()
+            .into_iter()
+            .find(|s| s.name() == name)
+            .ok_or_else(|| PlanError::UnknownStrategy(name.to_owned()))
     }
 }
 
@@ -90,7 +93,11 @@ pub struct BufferPlacement {
 impl PlanReport {
     /// Relative distance to the lower bound.
     pub fn gap(&self) -> f64 {
-        if self.lower_bound == 0 { 0.0 } else { (self.arena_bytes as f64 - self.lower_bound as f64) / self.lower_bound as f64 }
+        if self.lower_bound == 0 {
+            0.0
+        } else {
+            (self.arena_bytes as f64 - self.lower_bound as f64) / self.lower_bound as f64
+        }
     }
 
     /// The offsets of the plan, per buffer.
@@ -144,7 +151,14 @@ pub fn plan(problem: &Problem, strategy: Strategy, budget: Budget) -> Result<Pla
         .buffers
         .iter()
         .zip(&offsets.offsets)
-        .map(|(b, &offset)| BufferPlacement { id: b.id.clone(), offset, size: b.size, lower: b.lower, upper: b.upper, class: b.class })
+        .map(|(b, &offset)| BufferPlacement {
+            id: b.id.clone(),
+            offset,
+            size: b.size,
+            lower: b.lower,
+            upper: b.upper,
+            class: b.class,
+        })
         .collect();
     Ok(PlanReport {
         strategy: strategy.name(),
@@ -211,14 +225,22 @@ pub fn render_svg(report: &PlanReport) -> String {
         .set("x", margin)
         .set("y", 25),
     );
-    for (x1, y1, x2, y2) in [(margin, height - margin, width - margin, height - margin), (margin, margin, margin, height - margin)] {
-        document = document.add(Line::new().set("x1", x1).set("y1", y1).set("x2", x2).set("y2", y2).set("stroke", "black"));
+    for (x1, y1, x2, y2) in
+        [(margin, height - margin, width - margin, height - margin), (margin, margin, margin, height - margin)]
+    {
+        document =
+            document.add(Line::new().set("x1", x1).set("y1", y1).set("x2", x2).set("y2", y2).set("stroke", "black"));
     }
     document = document
         .add(Text::new("op index").set("x", width / 2.0).set("y", height - 15.0))
         .add(Text::new("offset").set("x", 5).set("y", margin - 8.0))
         .add(Text::new("0").set("x", margin).set("y", height - margin + 15.0))
-        .add(Text::new(format!("{}", horizon as u64)).set("x", width - margin).set("y", height - margin + 15.0).set("text-anchor", "end"))
+        .add(
+            Text::new(format!("{}", horizon as u64))
+                .set("x", width - margin)
+                .set("y", height - margin + 15.0)
+                .set("text-anchor", "end"),
+        )
         .add(Text::new(format!("{} B", report.arena_bytes)).set("x", margin + 4.0).set("y", margin + 12.0));
     for b in &report.buffers {
         let Some(offset) = b.offset else { continue };

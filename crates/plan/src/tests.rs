@@ -10,10 +10,12 @@ use crate::validate::{validate_objects, validate_offsets};
 use proptest::prelude::*;
 
 /// TFLite's ComplexRecords (closed intervals there; half-open here).
-const COMPLEX_RECORDS: &str = "id,lower,upper,size\n0,0,2,32\n1,1,5,32\n2,2,6,8\n3,3,6,16\n4,4,6,8\n5,5,8,64\n6,6,9,8\n7,7,9,8\n8,8,10,16\n";
+const COMPLEX_RECORDS: &str =
+    "id,lower,upper,size\n0,0,2,32\n1,1,5,32\n2,2,6,8\n3,3,6,16\n4,4,6,8\n5,5,8,64\n6,6,9,8\n7,7,9,8\n8,8,10,16\n";
 
 /// The figure-1 example of Pisarchyk & Lee (2020).
-const PISARCHYK: &str = "id,lower,upper,size\n0,0,2,32\n1,1,5,28\n2,2,6,36\n3,3,6,16\n4,4,6,8\n5,5,8,64\n6,6,9,10\n7,7,9,40\n";
+const PISARCHYK: &str =
+    "id,lower,upper,size\n0,0,2,32\n1,1,5,28\n2,2,6,36\n3,3,6,16\n4,4,6,8\n5,5,8,64\n6,6,9,10\n7,7,9,40\n";
 
 fn nodes_only(nodes: u64) -> Budget {
     Budget { nodes, time: None }
@@ -110,7 +112,8 @@ fn csv_errors_name_the_line() {
 
 #[test]
 fn validator_catches_each_kind_of_violation() {
-    let mut problem = Problem::new(vec![Buffer::new("a", 0, 4, 8), Buffer::new("b", 2, 6, 8), Buffer::new("c", 6, 8, 8)]);
+    let mut problem =
+        Problem::new(vec![Buffer::new("a", 0, 4, 8), Buffer::new("b", 2, 6, 8), Buffer::new("c", 6, 8, 8)]);
     problem.buffers[2].align = 16;
     let bad = OffsetPlan { offsets: vec![Some(0), Some(4), Some(8)], arena: 12 };
     let violations = validate_offsets(&problem, &bad).unwrap_err();
@@ -136,7 +139,12 @@ fn validator_catches_each_kind_of_violation() {
 
 #[test]
 fn inplace_chains_share_one_offset() {
-    let mut problem = Problem::new(vec![Buffer::new("x", 0, 3, 64), Buffer::new("y", 2, 5, 64), Buffer::new("z", 4, 7, 64), Buffer::new("w", 1, 6, 32)]);
+    let mut problem = Problem::new(vec![
+        Buffer::new("x", 0, 3, 64),
+        Buffer::new("y", 2, 5, 64),
+        Buffer::new("z", 4, 7, 64),
+        Buffer::new("w", 1, 6, 32),
+    ]);
     problem.buffers[1].inplace = Some(0);
     problem.buffers[2].inplace = Some(1);
     assert_eq!(max_load(&problem), 96, "partners count once");

@@ -26,7 +26,14 @@ impl TimeIndex {
         let position = |t: u64| points.partition_point(|&p| p < t);
         let leaves_of: Vec<(usize, usize)> = lifetimes.iter().map(|&(l, u)| (position(l), position(u))).collect();
         let leaves = points.len().saturating_sub(1).max(1).next_power_of_two();
-        TimeIndex { leaves_of, nodes: vec![Vec::new(); 2 * leaves], leaves, top: 0, stamp: vec![0; lifetimes.len()], epoch: 0 }
+        TimeIndex {
+            leaves_of,
+            nodes: vec![Vec::new(); 2 * leaves],
+            leaves,
+            top: 0,
+            stamp: vec![0; lifetimes.len()],
+            epoch: 0,
+        }
     }
 
     /// Adds id `id` with its lifetime.

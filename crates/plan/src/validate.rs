@@ -40,10 +40,13 @@ pub fn validate_offsets(problem: &Problem, plan: &OffsetPlan) -> Result<(), Vec<
     for (i, b) in problem.buffers.iter().enumerate() {
         match (b.class.in_arena(), plan.offsets[i]) {
             (true, None) => violations.push(Violation(format!("buffer '{}' has no offset", b.id))),
-            (false, Some(_)) => violations.push(Violation(format!("buffer '{}' is not an arena buffer but has an offset", b.id))),
+            (false, Some(_)) => {
+                violations.push(Violation(format!("buffer '{}' is not an arena buffer but has an offset", b.id)))
+            }
             (true, Some(offset)) => {
                 if offset % b.align != 0 {
-                    violations.push(Violation(format!("buffer '{}' at {offset} breaks its alignment {}", b.id, b.align)));
+                    violations
+                        .push(Violation(format!("buffer '{}' at {offset} breaks its alignment {}", b.id, b.align)));
                 }
                 if offset + b.size > plan.arena {
                     violations.push(Violation(format!(
@@ -72,9 +75,7 @@ pub fn validate_offsets(problem: &Problem, plan: &OffsetPlan) -> Result<(), Vec<
             continue;
         }
         let end = offset + problem.buffers[i].size;
-        let clash = |other: usize, other_offset: u64| {
-            !(partners(problem, i, other) && other_offset == offset)
-        };
+        let clash = |other: usize, other_offset: u64| !(partners(problem, i, other) && other_offset == offset);
         let mut report = |other: usize, other_offset: u64, other_end: u64| {
             violations.push(Violation(format!(
                 "buffers '{}' [{offset}, {end}) and '{}' [{other_offset}, {other_end}) are live at the same time and overlap",
@@ -84,7 +85,8 @@ pub fn validate_offsets(problem: &Problem, plan: &OffsetPlan) -> Result<(), Vec<
         let before = live.range(..=(offset, usize::MAX)).next_back().map(|(&(o, b), &e)| (o, b, e));
         let after = live.range((offset, usize::MAX)..).next().map(|(&(o, b), &e)| (o, b, e));
         // Every live buffer at the same offset (in-place partners may stack there).
-        let mut same: Vec<(u64, usize, u64)> = live.range((offset, 0)..=(offset, usize::MAX)).map(|(&(o, b), &e)| (o, b, e)).collect();
+        let mut same: Vec<(u64, usize, u64)> =
+            live.range((offset, 0)..=(offset, usize::MAX)).map(|(&(o, b), &e)| (o, b, e)).collect();
         same.extend(before.filter(|&(o, _, _)| o != offset));
         same.extend(after.filter(|&(o, _, _)| o != offset));
         for (o, b, e) in same {
@@ -95,7 +97,8 @@ pub fn validate_offsets(problem: &Problem, plan: &OffsetPlan) -> Result<(), Vec<
         live.insert((offset, i), end);
     }
     if let Some(dag) = &problem.dag {
-        let placed: Vec<usize> = (0..problem.buffers.len()).filter(|&i| plan.offsets[i].is_some() && problem.buffers[i].size > 0).collect();
+        let placed: Vec<usize> =
+            (0..problem.buffers.len()).filter(|&i| plan.offsets[i].is_some() && problem.buffers[i].size > 0).collect();
         for (k, &a) in placed.iter().enumerate() {
             for &b in &placed[k + 1..] {
                 let (x, y) = (&problem.buffers[a], &problem.buffers[b]);
@@ -110,7 +113,11 @@ pub fn validate_offsets(problem: &Problem, plan: &OffsetPlan) -> Result<(), Vec<
             }
         }
     }
-    if violations.is_empty() { Ok(()) } else { Err(violations) }
+    if violations.is_empty() {
+        Ok(())
+    } else {
+        Err(violations)
+    }
 }
 
 /// Checks a shared-object plan.
@@ -120,14 +127,21 @@ pub fn validate_objects(problem: &Problem, plan: &SharedObjects) -> Result<(), V
     for (i, b) in problem.buffers.iter().enumerate() {
         match (b.class.in_arena(), plan.object_of.get(i).copied().flatten()) {
             (true, None) => violations.push(Violation(format!("buffer '{}' has no object", b.id))),
-            (true, Some(o)) if o >= plan.object_sizes.len() => violations.push(Violation(format!("buffer '{}' names object {o}, which does not exist", b.id))),
+            (true, Some(o)) if o >= plan.object_sizes.len() => {
+                violations.push(Violation(format!("buffer '{}' names object {o}, which does not exist", b.id)))
+            }
             (true, Some(o)) => {
                 if plan.object_sizes[o] < b.size {
-                    violations.push(Violation(format!("object {o} ({} bytes) is smaller than buffer '{}' ({})", plan.object_sizes[o], b.id, b.size)));
+                    violations.push(Violation(format!(
+                        "object {o} ({} bytes) is smaller than buffer '{}' ({})",
+                        plan.object_sizes[o], b.id, b.size
+                    )));
                 }
                 members[o].push(i);
             }
-            (false, Some(_)) => violations.push(Violation(format!("buffer '{}' is not an arena buffer but has an object", b.id))),
+            (false, Some(_)) => {
+                violations.push(Violation(format!("buffer '{}' is not an arena buffer but has an object", b.id)))
+            }
             (false, None) => {}
         }
     }
@@ -136,7 +150,10 @@ pub fn validate_objects(problem: &Problem, plan: &SharedObjects) -> Result<(), V
         for pair in list.windows(2) {
             let (a, b) = (&problem.buffers[pair[0]], &problem.buffers[pair[1]]);
             if a.upper > b.lower {
-                violations.push(Violation(format!("object {o} holds '{}' and '{}', which are live at the same time", a.id, b.id)));
+                violations.push(Violation(format!(
+                    "object {o} holds '{}' and '{}', which are live at the same time",
+                    a.id, b.id
+                )));
             }
         }
         if let Some(dag) = &problem.dag {
@@ -153,5 +170,9 @@ pub fn validate_objects(problem: &Problem, plan: &SharedObjects) -> Result<(), V
             }
         }
     }
-    if violations.is_empty() { Ok(()) } else { Err(violations) }
+    if violations.is_empty() {
+        Ok(())
+    } else {
+        Err(violations)
+    }
 }

@@ -61,7 +61,13 @@ fn takes_epilogue(op: OperationRef<'_, '_>, shape: &[i64]) -> bool {
         && f32_result
         && one_group
         && shape.len() == 4
-        && strata_lower::conv_lanes::conv_tiles(shape[2], shape[3], shape[1], strata_lower::conv_lanes::Registers::host()).is_some()
+        && strata_lower::conv_lanes::conv_tiles(
+            shape[2],
+            shape[3],
+            shape[1],
+            strata_lower::conv_lanes::Registers::host(),
+        )
+        .is_some()
 }
 
 /// The graph of `func` (an `sg` function on tensors).
@@ -91,26 +97,37 @@ pub fn graph_with_values(func: OperationRef<'_, '_>) -> Result<(Graph, Vec<Optio
         let name = strata_ir::ods::op_name(current);
         if name == "func.return" {
             for operand in current.operands() {
-                let n = *node_of.get(&key(operand.to_raw())).ok_or("a returned value is not defined in the function")?;
+                let n =
+                    *node_of.get(&key(operand.to_raw())).ok_or("a returned value is not defined in the function")?;
                 graph.outputs.push(n);
             }
             continue;
         }
         if current.result_count() != 1 {
-            return Err(format!("'{name}' has {} results; the e-graph handles single-result ops", current.result_count()));
+            return Err(format!(
+                "'{name}' has {} results; the e-graph handles single-result ops",
+                current.result_count()
+            ));
         }
         let result = current.result(0).map_err(|e| e.to_string())?;
         let (shape, bytes) = tensor(result.r#type())?;
         let mut inputs = Vec::new();
         for operand in current.operands() {
-            inputs.push(*node_of.get(&key(operand.to_raw())).ok_or_else(|| format!("'{name}' reads a value defined outside the function's top level"))?);
+            inputs.push(
+                *node_of
+                    .get(&key(operand.to_raw()))
+                    .ok_or_else(|| format!("'{name}' reads a value defined outside the function's top level"))?,
+            );
         }
-        let ints = |attr: &str| strata_ir::ods::i64_array(current, attr).ok_or_else(|| format!("'{name}' lacks '{attr}'"));
+        let ints =
+            |attr: &str| strata_ir::ods::i64_array(current, attr).ok_or_else(|| format!("'{name}' lacks '{attr}'"));
         let float = |attr: &str| strata_ir::ods::float(current, attr).map(|v| v as f32);
         let elementwise = match name.as_str() {
             "sg.clip" => float("min").zip(float("max")).map(|(lo, hi)| EwOp::clip(lo, hi)),
             "sg.leaky_relu" => float("alpha").map(|a| EwOp::LeakyRelu { alpha: a.to_bits() }),
-            "sg.hard_sigmoid" => float("alpha").zip(float("beta")).map(|(a, b)| EwOp::HardSigmoid { alpha: a.to_bits(), beta: b.to_bits() }),
+            "sg.hard_sigmoid" => float("alpha")
+                .zip(float("beta"))
+                .map(|(a, b)| EwOp::HardSigmoid { alpha: a.to_bits(), beta: b.to_bits() }),
             _ => EwOp::from_name(name.strip_prefix("sg.").unwrap_or("")),
         };
         let n = match (name.as_str(), elementwise) {
@@ -118,16 +135,32 @@ pub fn graph_with_values(func: OperationRef<'_, '_>) -> Result<(Graph, Vec<Optio
                 constants += 1;
                 graph.add(Op::Constant(constants - 1), &[], &shape, bytes)
             }
-            (_, Some(ew)) if inputs.len() == ew.arity() && current.operands().all(|o| element_of(o.r#type()) == element_of(result.r#type())) => {
+            (_, Some(ew))
+                if inputs.len() == ew.arity()
+                    && current.operands().all(|o| element_of(o.r#type()) == element_of(result.r#type())) =>
+            {
                 // Implicit broadcasting becomes an explicit broadcast (a view candidate).
                 let operands: Vec<usize> = inputs
                     .iter()
-                    .map(|&i| if graph.nodes[i].shape == shape { i } else { graph.add(Op::Broadcast, &[i], &shape, graph.nodes[i].elem_bytes) })
+                    .map(|&i| {
+                        if graph.nodes[i].shape == shape {
+                            i
+                        } else {
+                            graph.add(Op::Broadcast, &[i], &shape, graph.nodes[i].elem_bytes)
+                        }
+                    })
                     .collect();
                 graph.add(Op::Elementwise(ew), &operands, &shape, bytes)
             }
-            ("sg.slice", _) => graph.add(Op::Slice { starts: ints("starts")?, steps: ints("steps")? }, &inputs, &shape, bytes),
-            ("sg.transpose", _) => graph.add(Op::Transpose { perm: ints("perm")?.into_iter().map(|p| p as usize).collect() }, &inputs, &shape, bytes),
+            ("sg.slice", _) => {
+                graph.add(Op::Slice { starts: ints("starts")?, steps: ints("steps")? }, &inputs, &shape, bytes)
+            }
+            ("sg.transpose", _) => graph.add(
+                Op::Transpose { perm: ints("perm")?.into_iter().map(|p| p as usize).collect() },
+                &inputs,
+                &shape,
+                bytes,
+            ),
             ("sg.reshape", _) => graph.add(Op::Reshape, &inputs, &shape, bytes),
             ("sg.expand", _) => graph.add(Op::Broadcast, &inputs, &shape, bytes),
             _ => {
@@ -191,13 +224,18 @@ pub fn report(graph: &Graph, outcome: &Outcome, time: std::time::Duration) -> (S
         let line = match step {
             Step::Input { node } => format!("input (node {node})"),
             Step::Constant { node } => format!("constant (node {node})"),
-            Step::Kernel { node, args } => format!("{}({})", name(*node), args.iter().map(|a| format!("%{a}")).collect::<Vec<_>>().join(", ")),
+            Step::Kernel { node, args } => {
+                format!("{}({})", name(*node), args.iter().map(|a| format!("%{a}")).collect::<Vec<_>>().join(", "))
+            }
             Step::Epilogue { node, args, program, extras } => format!(
                 "{}({}) then [{}] ({})",
                 name(*node),
                 args.iter().map(|a| format!("%{a}")).collect::<Vec<_>>().join(", "),
                 program.describe(),
-                std::iter::once("result".to_string()).chain(extras.iter().map(|a| format!("%{a}"))).collect::<Vec<_>>().join(", ")
+                std::iter::once("result".to_string())
+                    .chain(extras.iter().map(|a| format!("%{a}")))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             Step::Move { node, arg } => format!("{} %{arg} (copy)", name(*node)),
             Step::Fused { program, args, in_place } => {
@@ -207,7 +245,9 @@ pub fn report(graph: &Graph, outcome: &Outcome, time: std::time::Duration) -> (S
                     false => format!("fused [{}] ({list})", program.describe()),
                 }
             }
-            Step::View { base, layout } => format!("view %{base} shape {:?} strides {:?} offset {}", layout.shape, layout.strides, layout.offset),
+            Step::View { base, layout } => {
+                format!("view %{base} shape {:?} strides {:?} offset {}", layout.shape, layout.strides, layout.offset)
+            }
             Step::Copy { arg } => format!("copy %{arg}"),
         };
         text += &format!("  %{i} = {line}\n");

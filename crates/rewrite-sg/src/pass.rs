@@ -82,7 +82,14 @@ impl Pass for EgraphOptimize {
         cx.bump("launches-after", outcome.after.launches);
         cx.bump("allocations-before", outcome.before.allocations);
         cx.bump("allocations-after", outcome.after.allocations);
-        let mut rebuild = Rebuild { cx, func, values: &values, program: &outcome.program, kernels: KernelCache::default(), tensors: Vec::new() };
+        let mut rebuild = Rebuild {
+            cx,
+            func,
+            values: &values,
+            program: &outcome.program,
+            kernels: KernelCache::default(),
+            tensors: Vec::new(),
+        };
         rebuild.run().map_err(|why| {
             rebuild.cx.emit_op_error(func, format!("sg-egraph-optimize: {why}"));
             PassFailed
@@ -144,7 +151,9 @@ impl Rebuild<'_, '_, '_> {
                         None => {
                             let from = &self.program.shapes[*arg].0;
                             let to = &self.program.shapes[s].0;
-                            let layout = Layout::contiguous(from).apply(&strata_rewrite::Op::Broadcast, to).ok_or("internal error: an explicit broadcast is not a view")?;
+                            let layout = Layout::contiguous(from)
+                                .apply(&strata_rewrite::Op::Broadcast, to)
+                                .ok_or("internal error: an explicit broadcast is not a view")?;
                             Some(self.view(operand, &layout)?)
                         }
                     }
@@ -161,7 +170,9 @@ impl Rebuild<'_, '_, '_> {
                     // the host schedule runs it on each result tile inside the kernel.
                     let kernel_operands = args.iter().map(|&a| self.tensor(a)).collect::<Result<Vec<_>, _>>()?;
                     let kernel = self.keep(*node, &kernel_operands)?;
-                    let operands: Vec<Operand> = std::iter::once(Operand::Value(kernel)).chain(extras.iter().map(|&a| Operand::Step(a))).collect();
+                    let operands: Vec<Operand> = std::iter::once(Operand::Value(kernel))
+                        .chain(extras.iter().map(|&a| Operand::Step(a)))
+                        .collect();
                     self.cx.bump("epilogues", 1);
                     Some(self.fused(s, program, &operands, true, true)?)
                 }
@@ -177,7 +188,9 @@ impl Rebuild<'_, '_, '_> {
         }
         // The original ops nothing reads any more (replaced or fused away), last first.
         for &op in originals.iter().rev() {
-            let unused = (0..unsafe { mlir_sys::mlirOperationGetNumResults(op) }).all(|r| unsafe { mlir_sys::mlirValueGetFirstUse(mlir_sys::mlirOperationGetResult(op, r)) }.ptr.is_null());
+            let unused = (0..unsafe { mlir_sys::mlirOperationGetNumResults(op) }).all(|r| {
+                unsafe { mlir_sys::mlirValueGetFirstUse(mlir_sys::mlirOperationGetResult(op, r)) }.ptr.is_null()
+            });
             if unused {
                 unsafe { mlir_sys::mlirOperationDestroy(op) };
             }
@@ -223,9 +236,14 @@ impl Rebuild<'_, '_, '_> {
         let base_value = unsafe { melior::ir::Value::from_raw(base) };
         let base_ty = strata_lower::ops::tensor_type(base_value.r#type())?;
         let elem = base_ty.elem.clone();
-        let ty = Type::parse(context, &TensorTy::new(layout.shape.clone(), elem.clone()).to_string()).ok_or("cannot build the view's type")?;
+        let ty = Type::parse(context, &TensorTy::new(layout.shape.clone(), elem.clone()).to_string())
+            .ok_or("cannot build the view's type")?;
         let array = |v: &[i64]| {
-            let text = if v.is_empty() { "array<i64>".to_owned() } else { format!("array<i64: {}>", v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")) };
+            let text = if v.is_empty() {
+                "array<i64>".to_owned()
+            } else {
+                format!("array<i64: {}>", v.iter().map(i64::to_string).collect::<Vec<_>>().join(", "))
+            };
             Attribute::parse(context, &text).ok_or("cannot build an array attribute")
         };
         let location = self.func.location();
@@ -234,8 +252,13 @@ impl Rebuild<'_, '_, '_> {
         if let Some((shape, perm)) = layout.as_permuted_reshape(base_ty.numel()) {
             let mut value = base;
             if shape != base_ty.shape {
-                let reshaped_ty = Type::parse(context, &TensorTy::new(shape.clone(), elem.clone()).to_string()).ok_or("cannot build the reshape's type")?;
-                let op = OperationBuilder::new("sg.reshape", location).add_operands(&[unsafe { melior::ir::Value::from_raw(value) }]).add_results(&[reshaped_ty]).build().map_err(|e| e.to_string())?;
+                let reshaped_ty = Type::parse(context, &TensorTy::new(shape.clone(), elem.clone()).to_string())
+                    .ok_or("cannot build the reshape's type")?;
+                let op = OperationBuilder::new("sg.reshape", location)
+                    .add_operands(&[unsafe { melior::ir::Value::from_raw(value) }])
+                    .add_results(&[reshaped_ty])
+                    .build()
+                    .map_err(|e| e.to_string())?;
                 value = unsafe { mlir_sys::mlirOperationGetResult(self.insert(op), 0) };
             }
             if perm.iter().enumerate().any(|(k, &p)| k != p) {
@@ -254,7 +277,10 @@ impl Rebuild<'_, '_, '_> {
         let op = OperationBuilder::new("sg.view", location)
             .add_operands(&[base_value])
             .add_attributes(&[
-                (Identifier::new(context, "offset"), IntegerAttribute::new(IntegerType::new(context, 64).into(), layout.offset).into()),
+                (
+                    Identifier::new(context, "offset"),
+                    IntegerAttribute::new(IntegerType::new(context, 64).into(), layout.offset).into(),
+                ),
                 (Identifier::new(context, "sizes"), array(&layout.shape)?),
                 (Identifier::new(context, "strides"), array(&layout.strides)?),
             ])
@@ -268,7 +294,14 @@ impl Rebuild<'_, '_, '_> {
     /// One `linalg.generic` for a fused program; view operands are read through their base.
     /// `epilogue`: the generic is a kernel's epilogue (its first operand the kernel's result),
     /// marked `strata.epilogue`.
-    fn fused(&mut self, s: usize, program: &Program, args: &[Operand], in_place: bool, epilogue: bool) -> Result<MlirValue, String> {
+    fn fused(
+        &mut self,
+        s: usize,
+        program: &Program,
+        args: &[Operand],
+        in_place: bool,
+        epilogue: bool,
+    ) -> Result<MlirValue, String> {
         let (shape, _) = &self.program.shapes[s];
         // Each operand: its tensor (a view's base) and how the kernel indexes it.
         let mut operands: Vec<MlirValue> = Vec::new();
@@ -278,7 +311,9 @@ impl Rebuild<'_, '_, '_> {
             let (value, layout) = match *arg {
                 Operand::Value(value) => (value, None),
                 Operand::Step(a) => match &self.program.steps[a] {
-                    Step::View { base, layout } if self.tensors[a].is_none() => (self.tensor(*base)?, Some(layout.clone())),
+                    Step::View { base, layout } if self.tensors[a].is_none() => {
+                        (self.tensor(*base)?, Some(layout.clone()))
+                    }
                     _ => (self.tensor(a)?, None),
                 },
             };
@@ -322,11 +357,17 @@ impl Rebuild<'_, '_, '_> {
             self.cx.bump("in-place-kernels", 1);
         }
         let refs: Vec<(&str, &TensorTy, Map)> = inputs.iter().map(|(v, t, m)| (v.as_str(), t, m.clone())).collect();
-        let result = k.try_generic(&refs, (&init, &out, Map::identity(rank)), &vec![Iter::Parallel; rank], |b, block_args| body(b, program, block_args, &elem))?;
+        let result =
+            k.try_generic(&refs, (&init, &out, Map::identity(rank)), &vec![Iter::Parallel; rank], |b, block_args| {
+                body(b, program, block_args, &elem)
+            })?;
         k.set_result(result, out.clone());
         let text = format!("module {{\n{}}}\n", k.function("fused"));
         let strata = self.cx.strata();
-        let function = self.kernels.function(strata, &text, "sg-egraph-optimize kernel").map_err(|e| format!("internal error: a fused kernel does not parse: {e}"))?;
+        let function = self
+            .kernels
+            .function(strata, &text, "sg-egraph-optimize kernel")
+            .map_err(|e| format!("internal error: a fused kernel does not parse: {e}"))?;
         // A placeholder with the kernel's operands and result, replaced by the kernel's body.
         let context = strata.mlir();
         let result_type = Type::parse(context, &out.to_string()).ok_or("cannot build the kernel's type")?;
@@ -351,7 +392,13 @@ impl Rebuild<'_, '_, '_> {
         }
         if epilogue {
             let unit = Attribute::parse(context, "unit").ok_or("cannot build a unit attribute")?;
-            unsafe { mlir_sys::mlirOperationSetDiscardableAttributeByName(previous, melior::StringRef::new("strata.epilogue").to_raw(), unit.to_raw()) };
+            unsafe {
+                mlir_sys::mlirOperationSetDiscardableAttributeByName(
+                    previous,
+                    melior::StringRef::new("strata.epilogue").to_raw(),
+                    unit.to_raw(),
+                )
+            };
         } else {
             self.cx.bump("fused-kernels", 1);
         }
@@ -382,7 +429,9 @@ fn per_axis_map(base: &[i64], layout: &Layout) -> Option<Vec<String>> {
             continue;
         }
         // The base axis with the largest stride that divides this one.
-        let j = (0..base.len()).filter(|&j| base[j] > 1 && walked[j].is_none() && stride % strides[j] == 0).max_by_key(|&j| strides[j])?;
+        let j = (0..base.len())
+            .filter(|&j| base[j] > 1 && walked[j].is_none() && stride % strides[j] == 0)
+            .max_by_key(|&j| strides[j])?;
         let step = stride / strides[j];
         let last = starts[j] + (size - 1) * step;
         if !(0..base[j]).contains(&starts[j]) || !(0..base[j]).contains(&last) {
@@ -432,7 +481,9 @@ fn body(b: &mut Body, program: &Program, args: &[String], elem: &Elem) -> Result
                     match (*op, name) {
                         (EwOp::Clip { lo, .. }, "min") => f32::from_bits(lo) as f64,
                         (EwOp::Clip { hi, .. }, "max") => f32::from_bits(hi) as f64,
-                        (EwOp::LeakyRelu { alpha }, "alpha") | (EwOp::HardSigmoid { alpha, .. }, "alpha") => f32::from_bits(alpha) as f64,
+                        (EwOp::LeakyRelu { alpha }, "alpha") | (EwOp::HardSigmoid { alpha, .. }, "alpha") => {
+                            f32::from_bits(alpha) as f64
+                        }
                         (EwOp::HardSigmoid { beta, .. }, "beta") => f32::from_bits(beta) as f64,
                         _ => 0.0,
                     }
@@ -482,7 +533,10 @@ mod tests {
                     for k in 0..shape[2] {
                         let at = [i, j, k];
                         let index: Vec<i64> = exprs.iter().map(|e| eval(e, &at)).collect();
-                        assert!(index.iter().zip(&base).all(|(&x, &n)| (0..n).contains(&x)), "{exprs:?} leaves the base at {at:?}");
+                        assert!(
+                            index.iter().zip(&base).all(|(&x, &n)| (0..n).contains(&x)),
+                            "{exprs:?} leaves the base at {at:?}"
+                        );
                         let address: i64 = index.iter().zip(&strides).map(|(x, s)| x * s).sum();
                         assert_eq!(address, layout.index(&at), "{exprs:?} at {at:?}");
                     }

@@ -31,7 +31,15 @@ pub static INPLACE: PassInfo = PassInfo {
     statistics: STATISTICS,
 };
 
-const VIEW_RULES: &[&str] = &["slice-to-view", "transpose-to-view", "reshape-to-view", "expand-to-view", "elementwise-reads-strided", "kernel-reads-contiguous-alias", "output-any-layout"];
+const VIEW_RULES: &[&str] = &[
+    "slice-to-view",
+    "transpose-to-view",
+    "reshape-to-view",
+    "expand-to-view",
+    "elementwise-reads-strided",
+    "kernel-reads-contiguous-alias",
+    "output-any-layout",
+];
 const FUSE_RULES: &[&str] = &["fuse-elementwise", "fuse-epilogue"];
 const INPLACE_RULES: &[&str] = &["elementwise-in-place", "kernel-reads-contiguous-alias", "output-any-layout"];
 

@@ -40,7 +40,9 @@ fn main() {
             "--no-chain" => with_chain = false,
             path => {
                 let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
-                let name = std::path::Path::new(path).file_name().map_or(path.to_owned(), |n| n.to_string_lossy().trim_end_matches(".graph.json").to_owned());
+                let name = std::path::Path::new(path)
+                    .file_name()
+                    .map_or(path.to_owned(), |n| n.to_string_lossy().trim_end_matches(".graph.json").to_owned());
                 graphs.push((name, Graph::from_json(&text).unwrap_or_else(|e| panic!("{path}: {e}"))));
             }
         }

@@ -220,7 +220,9 @@ impl PartialEq for LayoutRef<'_> {
         match (*self, *other) {
             (LayoutRef::Whole(a), LayoutRef::Whole(b)) => a == b,
             (LayoutRef::Strided(a), LayoutRef::Strided(b)) => a == b,
-            (LayoutRef::Whole(shape), LayoutRef::Strided(l)) | (LayoutRef::Strided(l), LayoutRef::Whole(shape)) => l.is_whole(shape),
+            (LayoutRef::Whole(shape), LayoutRef::Strided(l)) | (LayoutRef::Strided(l), LayoutRef::Whole(shape)) => {
+                l.is_whole(shape)
+            }
         }
     }
 }
@@ -241,7 +243,14 @@ impl Analysis<Sg> for Tables {
         let node_of = |egraph: &SgGraph, id: Id| index(egraph, id);
         let fresh = |egraph: &SgGraph, n: usize, read_only: bool| {
             let node = &egraph.analysis.graph.nodes[n];
-            Info::Value(Value { shape: node.shape.clone(), elem_bytes: node.elem_bytes, storage: Storage::Fresh, read_only, uses: egraph.analysis.uses[n], sink: egraph.analysis.sinks[n] })
+            Info::Value(Value {
+                shape: node.shape.clone(),
+                elem_bytes: node.elem_bytes,
+                storage: Storage::Fresh,
+                read_only,
+                uses: egraph.analysis.uses[n],
+                sink: egraph.analysis.sinks[n],
+            })
         };
         match enode {
             Sg::Num(n) => Info::Index(*n),
@@ -269,7 +278,13 @@ impl Analysis<Sg> for Tables {
                 let base = value(egraph, *x).clone();
                 let layout = index(egraph, *l);
                 let shape = egraph.analysis.layouts[layout].shape.clone();
-                Info::Value(Value { shape, storage: Storage::Alias { base: egraph.find(*x), layout }, uses: 0, sink: true, ..base })
+                Info::Value(Value {
+                    shape,
+                    storage: Storage::Alias { base: egraph.find(*x), layout },
+                    uses: 0,
+                    sink: true,
+                    ..base
+                })
             }
             Sg::Contig([v]) => {
                 let v = value(egraph, *v).clone();
@@ -282,8 +297,16 @@ impl Analysis<Sg> for Tables {
     fn merge(&mut self, a: &mut Info, b: Info) -> DidMerge {
         match (a, b) {
             (Info::Value(a), Info::Value(b)) => {
-                debug_assert_eq!((&a.shape, a.elem_bytes), (&b.shape, b.elem_bytes), "a rule merged values of different shapes");
-                debug_assert_eq!(std::mem::discriminant(&a.storage), std::mem::discriminant(&b.storage), "a rule merged a view with a buffer");
+                debug_assert_eq!(
+                    (&a.shape, a.elem_bytes),
+                    (&b.shape, b.elem_bytes),
+                    "a rule merged values of different shapes"
+                );
+                debug_assert_eq!(
+                    std::mem::discriminant(&a.storage),
+                    std::mem::discriminant(&b.storage),
+                    "a rule merged a view with a buffer"
+                );
                 let (uses, sink) = (a.uses.max(b.uses), a.sink && b.sink);
                 let changed = (uses != a.uses || sink != a.sink, uses != b.uses || sink != b.sink);
                 a.uses = uses;
@@ -314,7 +337,9 @@ pub fn build(graph: &Graph) -> (SgGraph, Vec<Id>, Id) {
                 let p = egraph.add(Sg::Num(program as i64));
                 egraph.add(Sg::Ew(std::iter::once(p).chain(args).collect()))
             }
-            Op::Slice { .. } | Op::Transpose { .. } | Op::Reshape | Op::Broadcast => egraph.add(Sg::Move([index, args[0]])),
+            Op::Slice { .. } | Op::Transpose { .. } | Op::Reshape | Op::Broadcast => {
+                egraph.add(Sg::Move([index, args[0]]))
+            }
         };
         // Elementwise classes learn their reader count here (their make() cannot see the node).
         let (uses, sink) = (egraph.analysis.uses[n], egraph.analysis.sinks[n]);

@@ -78,7 +78,9 @@ pub fn node_metrics(egraph: &SgGraph, class: Id, node: &Sg) -> Metrics {
         Sg::Kernel(_) | Sg::KernelEpilogue(_) | Sg::Ew(_) => fresh,
         Sg::Move(_) | Sg::Contig(_) => Metrics { bytes_copied: bytes, ..fresh },
         Sg::EwInPlace(_) => Metrics { launches: 1, ..Metrics::default() },
-        Sg::View([x, _]) => Metrics { bytes_retained: value(egraph, *x).bytes().saturating_sub(bytes), ..Metrics::default() },
+        Sg::View([x, _]) => {
+            Metrics { bytes_retained: value(egraph, *x).bytes().saturating_sub(bytes), ..Metrics::default() }
+        }
     }
 }
 
@@ -86,21 +88,45 @@ pub fn node_metrics(egraph: &SgGraph, class: Id, node: &Sg) -> Metrics {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Step {
     /// Graph node `node` (an input or constant).
-    Input { node: usize },
-    Constant { node: usize },
+    Input {
+        node: usize,
+    },
+    Constant {
+        node: usize,
+    },
     /// Graph node `node`'s kernel on earlier steps.
-    Kernel { node: usize, args: Vec<usize> },
+    Kernel {
+        node: usize,
+        args: Vec<usize>,
+    },
     /// Graph node `node`'s kernel with `program` applied to its result in the same launch
     /// (input 0: the kernel's result, inputs 1..: `extras`).
-    Epilogue { node: usize, args: Vec<usize>, program: Program, extras: Vec<usize> },
+    Epilogue {
+        node: usize,
+        args: Vec<usize>,
+        program: Program,
+        extras: Vec<usize>,
+    },
     /// Graph node `node`'s movement op, materialised.
-    Move { node: usize, arg: usize },
+    Move {
+        node: usize,
+        arg: usize,
+    },
     /// A fused elementwise kernel; `in_place`: written into `args[0]`'s storage.
-    Fused { program: Program, args: Vec<usize>, in_place: bool },
+    Fused {
+        program: Program,
+        args: Vec<usize>,
+        in_place: bool,
+    },
     /// A strided view of step `base`'s buffer.
-    View { base: usize, layout: crate::layout::Layout },
+    View {
+        base: usize,
+        layout: crate::layout::Layout,
+    },
     /// A contiguous copy of a step.
-    Copy { arg: usize },
+    Copy {
+        arg: usize,
+    },
 }
 
 /// An extracted program: steps in a valid schedule, the outputs (step indices), per step its
@@ -149,7 +175,12 @@ impl ClassSet {
 /// node in the class). A worklist of classes: when a class's best choice improves, its parents
 /// are looked at again. A candidate's cost is the sum of the own costs of the set of classes
 /// its choice needs (a shared producer counts once), kept as a bit set per class.
-fn choose<'a>(egraph: &'a SgGraph, root: Id, weights: &Weights, banned: &BTreeSet<(Id, usize)>) -> Option<BTreeMap<Id, &'a Sg>> {
+fn choose<'a>(
+    egraph: &'a SgGraph,
+    root: Id,
+    weights: &Weights,
+    banned: &BTreeSet<(Id, usize)>,
+) -> Option<BTreeMap<Id, &'a Sg>> {
     /// A class's best choice: its total cost, the node (its index in the class), and every
     /// class it needs (itself included).
     struct Best {
@@ -325,7 +356,9 @@ fn schedule(egraph: &SgGraph, root: Id, classes: &[Id], choice: &BTreeMap<Id, &S
                 ready
                     .iter()
                     .copied()
-                    .find(|&r| !matches!(choice[&r], Sg::EwInPlace(_)) && inputs[&r].iter().any(|&o| storage_of(o) == written))
+                    .find(|&r| {
+                        !matches!(choice[&r], Sg::EwInPlace(_)) && inputs[&r].iter().any(|&o| storage_of(o) == written)
+                    })
                     .unwrap_or(oldest)
             }
             _ => oldest,
@@ -385,15 +418,25 @@ fn schedule(egraph: &SgGraph, root: Id, classes: &[Id], choice: &BTreeMap<Id, &S
 
 /// Extracts the cheapest valid program; returns it with the number of in-place writes the
 /// validator refused (each refusal bans one node and extracts again).
-pub fn extract(egraph: &SgGraph, root: Id, weights: &Weights, max_repairs: usize) -> Result<(Extracted, usize), String> {
+pub fn extract(
+    egraph: &SgGraph,
+    root: Id,
+    weights: &Weights,
+    max_repairs: usize,
+) -> Result<(Extracted, usize), String> {
     let mut banned: BTreeSet<(Id, usize)> = BTreeSet::new();
     for round in 0..=max_repairs {
-        let choice = choose(egraph, root, weights, &banned).ok_or("no program can be extracted (every choice is banned or cyclic)")?;
+        let choice = choose(egraph, root, weights, &banned)
+            .ok_or("no program can be extracted (every choice is banned or cyclic)")?;
         let root = egraph.find(root);
         let classes = reachable(egraph, root, &choice);
         let (order, conflict) = schedule(egraph, root, &classes, &choice);
         if let Some(writer) = conflict {
-            let at = egraph[writer].nodes.iter().position(|n| std::ptr::eq(n, choice[&writer])).expect("a chosen node is in its class");
+            let at = egraph[writer]
+                .nodes
+                .iter()
+                .position(|n| std::ptr::eq(n, choice[&writer]))
+                .expect("a chosen node is in its class");
             banned.insert((writer, at));
             continue;
         }

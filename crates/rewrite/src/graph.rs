@@ -19,11 +19,19 @@ pub enum EwOp {
     Max,
     Min,
     /// `min(max(x, lo), hi)`, bounds as f32 bits (so the op stays `Ord` and hashable).
-    Clip { lo: u32, hi: u32 },
+    Clip {
+        lo: u32,
+        hi: u32,
+    },
     /// `x if x >= 0 else alpha * x`.
-    LeakyRelu { alpha: u32 },
+    LeakyRelu {
+        alpha: u32,
+    },
     /// `max(0, min(1, alpha * x + beta))`.
-    HardSigmoid { alpha: u32, beta: u32 },
+    HardSigmoid {
+        alpha: u32,
+        beta: u32,
+    },
     /// `x * max(0, min(1, x / 6 + 1 / 2))`.
     HardSwish,
     Reciprocal,
@@ -70,7 +78,9 @@ impl EwOp {
     pub fn from_name(name: &str) -> Option<EwOp> {
         use EwOp::*;
         // Ops with parameters are made by their constructors.
-        [Relu, Exp, Neg, Abs, Sigmoid, Tanh, Sqrt, Add, Sub, Mul, Div, Max, Min, HardSwish, Reciprocal, Log].into_iter().find(|op| op.name() == name)
+        [Relu, Exp, Neg, Abs, Sigmoid, Tanh, Sqrt, Add, Sub, Mul, Div, Max, Min, HardSwish, Reciprocal, Log]
+            .into_iter()
+            .find(|op| op.name() == name)
     }
 
     /// Evaluates the op on f32 values (the reference semantics of the interpreter).
@@ -90,7 +100,13 @@ impl EwOp {
             EwOp::Max => a.max(b),
             EwOp::Min => a.min(b),
             EwOp::Clip { lo, hi } => a.max(f32::from_bits(lo)).min(f32::from_bits(hi)),
-            EwOp::LeakyRelu { alpha } => if a >= 0.0 { a } else { f32::from_bits(alpha) * a },
+            EwOp::LeakyRelu { alpha } => {
+                if a >= 0.0 {
+                    a
+                } else {
+                    f32::from_bits(alpha) * a
+                }
+            }
             EwOp::HardSigmoid { alpha, beta } => (f32::from_bits(alpha) * a + f32::from_bits(beta)).min(1.0).max(0.0),
             EwOp::HardSwish => a * (a / 6.0 + 0.5).min(1.0).max(0.0),
             EwOp::Reciprocal => 1.0 / a,
@@ -212,14 +228,19 @@ impl Graph {
             }
             if let Op::Elementwise(_) = node.op {
                 if let Some(&j) = node.inputs.iter().find(|&&j| self.nodes[j].shape != node.shape) {
-                    return Err(format!("elementwise node {i} reads node {j} of shape {:?}, not {:?} (broadcast it first)", self.nodes[j].shape, node.shape));
+                    return Err(format!(
+                        "elementwise node {i} reads node {j} of shape {:?}, not {:?} (broadcast it first)",
+                        self.nodes[j].shape, node.shape
+                    ));
                 }
             }
         }
         if let Some(&bad) = self.outputs.iter().find(|&&o| o >= self.nodes.len()) {
             return Err(format!("output {bad} is not a node"));
         }
-        if let Some(&bad) = self.epilogue_kernels.iter().find(|&&k| !matches!(self.nodes.get(k).map(|n| &n.op), Some(Op::Kernel(_)))) {
+        if let Some(&bad) =
+            self.epilogue_kernels.iter().find(|&&k| !matches!(self.nodes.get(k).map(|n| &n.op), Some(Op::Kernel(_))))
+        {
             return Err(format!("node {bad} takes an epilogue but is not a kernel"));
         }
         Ok(())

@@ -57,10 +57,14 @@ pub fn run_graph(graph: &Graph, inputs: &[Vec<f32>], constants: &[Vec<f32>]) -> 
             Op::Input(i) => inputs[*i].clone(),
             Op::Constant(i) => constants[*i].clone(),
             Op::Kernel(_) => kernel(&node.inputs.iter().map(|&i| values[i].clone()).collect::<Vec<_>>(), elements),
-            Op::Elementwise(op) => (0..elements).map(|j| op.eval(arg(0)[j], node.inputs.get(1).map_or(0.0, |_| arg(1)[j]))).collect(),
+            Op::Elementwise(op) => {
+                (0..elements).map(|j| op.eval(arg(0)[j], node.inputs.get(1).map_or(0.0, |_| arg(1)[j]))).collect()
+            }
             op => {
                 let source = &graph.nodes[node.inputs[0]];
-                let layout = Layout::contiguous(&source.shape).apply(op, &node.shape).expect("movement ops are views of a contiguous buffer");
+                let layout = Layout::contiguous(&source.shape)
+                    .apply(op, &node.shape)
+                    .expect("movement ops are views of a contiguous buffer");
                 read(arg(0), &layout)
             }
         };
@@ -74,7 +78,9 @@ pub fn run_extracted(graph: &Graph, program: &Extracted, inputs: &[Vec<f32>], co
     let mut buffers: Vec<Vec<f32>> = Vec::new();
     // Per step: (buffer, layout over it).
     let mut placed: Vec<(usize, Layout)> = Vec::with_capacity(program.steps.len());
-    let value = |buffers: &Vec<Vec<f32>>, placed: &Vec<(usize, Layout)>, step: usize| read(&buffers[placed[step].0], &placed[step].1);
+    let value = |buffers: &Vec<Vec<f32>>, placed: &Vec<(usize, Layout)>, step: usize| {
+        read(&buffers[placed[step].0], &placed[step].1)
+    };
     for (s, step) in program.steps.iter().enumerate() {
         let shape = &program.shapes[s].0;
         let elements = shape.iter().product::<i64>().max(0) as usize;
@@ -88,7 +94,9 @@ pub fn run_extracted(graph: &Graph, program: &Extracted, inputs: &[Vec<f32>], co
                 fresh(&mut buffers, inputs[i].clone())
             }
             Step::Constant { node } => {
-                let Op::Constant(i) = graph.nodes[*node].op else { unreachable!("a constant step names a constant node") };
+                let Op::Constant(i) = graph.nodes[*node].op else {
+                    unreachable!("a constant step names a constant node")
+                };
                 fresh(&mut buffers, constants[i].clone())
             }
             Step::Kernel { args, .. } => {
@@ -99,11 +107,15 @@ pub fn run_extracted(graph: &Graph, program: &Extracted, inputs: &[Vec<f32>], co
                 let operands: Vec<Vec<f32>> = args.iter().map(|&a| value(&buffers, &placed, a)).collect();
                 let result = kernel(&operands, elements);
                 let extras: Vec<Vec<f32>> = extras.iter().map(|&a| value(&buffers, &placed, a)).collect();
-                let data = (0..elements).map(|j| p.eval(&std::iter::once(result[j]).chain(extras.iter().map(|e| e[j])).collect::<Vec<_>>())).collect();
+                let data = (0..elements)
+                    .map(|j| p.eval(&std::iter::once(result[j]).chain(extras.iter().map(|e| e[j])).collect::<Vec<_>>()))
+                    .collect();
                 fresh(&mut buffers, data)
             }
             Step::Move { node, arg } => {
-                let layout = Layout::contiguous(&program.shapes[*arg].0).apply(&graph.nodes[*node].op, shape).expect("movement op of a contiguous buffer");
+                let layout = Layout::contiguous(&program.shapes[*arg].0)
+                    .apply(&graph.nodes[*node].op, shape)
+                    .expect("movement op of a contiguous buffer");
                 let data = read(&value(&buffers, &placed, *arg), &layout);
                 fresh(&mut buffers, data)
             }
@@ -117,14 +129,16 @@ pub fn run_extracted(graph: &Graph, program: &Extracted, inputs: &[Vec<f32>], co
                     // Element by element, reading every operand then writing the target.
                     let (target, layout) = placed[args[0]].clone();
                     for index in indices(shape) {
-                        let operands: Vec<f32> = args.iter().map(|&a| buffers[placed[a].0][placed[a].1.index(&index) as usize]).collect();
+                        let operands: Vec<f32> =
+                            args.iter().map(|&a| buffers[placed[a].0][placed[a].1.index(&index) as usize]).collect();
                         let result = p.eval(&operands);
                         buffers[target][layout.index(&index) as usize] = result;
                     }
                     (target, layout)
                 } else {
                     let operands: Vec<Vec<f32>> = args.iter().map(|&a| value(&buffers, &placed, a)).collect();
-                    let data = (0..elements).map(|j| p.eval(&operands.iter().map(|o| o[j]).collect::<Vec<_>>())).collect();
+                    let data =
+                        (0..elements).map(|j| p.eval(&operands.iter().map(|o| o[j]).collect::<Vec<_>>())).collect();
                     fresh(&mut buffers, data)
                 }
             }

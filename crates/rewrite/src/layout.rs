@@ -31,7 +31,13 @@ impl Layout {
 
     /// Whether it is exactly a contiguous buffer's row-major layout (size-1 axes ignored).
     pub fn is_contiguous(&self) -> bool {
-        self.offset == 0 && self.shape.iter().zip(&self.strides).zip(contiguous_strides(&self.shape)).all(|((&n, &s), c)| n == 1 || s == c)
+        self.offset == 0
+            && self
+                .shape
+                .iter()
+                .zip(&self.strides)
+                .zip(contiguous_strides(&self.shape))
+                .all(|((&n, &s), c)| n == 1 || s == c)
     }
 
     /// Whether it equals `Layout::contiguous(shape)` (without building it).
@@ -94,7 +100,11 @@ impl Layout {
             Op::Slice { starts, steps } => {
                 // A negative step (walking an axis down) would need a negative stride: views
                 // have none, so such a slice stays a copy.
-                if starts.len() != self.shape.len() || steps.len() != self.shape.len() || shape.len() != self.shape.len() || steps.iter().any(|&s| s <= 0) {
+                if starts.len() != self.shape.len()
+                    || steps.len() != self.shape.len()
+                    || shape.len() != self.shape.len()
+                    || steps.iter().any(|&s| s <= 0)
+                {
                     return None;
                 }
                 let offset = self.offset + starts.iter().zip(&self.strides).map(|(a, s)| a * s).sum::<i64>();
@@ -105,7 +115,11 @@ impl Layout {
                 if perm.len() != self.shape.len() || perm.iter().any(|&p| p >= self.shape.len()) {
                     return None;
                 }
-                Some(Layout { shape: perm.iter().map(|&p| self.shape[p]).collect(), strides: perm.iter().map(|&p| self.strides[p]).collect(), offset: self.offset })
+                Some(Layout {
+                    shape: perm.iter().map(|&p| self.shape[p]).collect(),
+                    strides: perm.iter().map(|&p| self.strides[p]).collect(),
+                    offset: self.offset,
+                })
             }
             Op::Broadcast => {
                 let extra = shape.len().checked_sub(self.shape.len())?;
@@ -124,7 +138,11 @@ impl Layout {
                 if self.elements() != shape.iter().product::<i64>() {
                     return None;
                 }
-                reshape_strides(&self.shape, &self.strides, shape).map(|strides| Layout { shape: shape.to_vec(), strides, offset: self.offset })
+                reshape_strides(&self.shape, &self.strides, shape).map(|strides| Layout {
+                    shape: shape.to_vec(),
+                    strides,
+                    offset: self.offset,
+                })
             }
             _ => None,
         }
@@ -181,9 +199,19 @@ mod tests {
         assert!(base.apply(&Op::Slice { starts: vec![15, 0], steps: vec![-1, 1] }, &[16, 32]).is_none());
         // An attention head split: [B=2, S=3, H*D=4*5] reshaped to [2, 3, 4, 5] and transposed
         // to [2, 4, 3, 5] is a permuted whole buffer; a slice is not.
-        let split = Layout::contiguous(&[2, 3, 20]).apply(&Op::Reshape, &[2, 3, 4, 5]).unwrap().apply(&Op::Transpose { perm: vec![0, 2, 1, 3] }, &[2, 4, 3, 5]).unwrap();
+        let split = Layout::contiguous(&[2, 3, 20])
+            .apply(&Op::Reshape, &[2, 3, 4, 5])
+            .unwrap()
+            .apply(&Op::Transpose { perm: vec![0, 2, 1, 3] }, &[2, 4, 3, 5])
+            .unwrap();
         assert_eq!(split.as_permuted_reshape(120), Some((vec![2, 3, 4, 5], vec![0, 2, 1, 3])));
-        assert_eq!(Layout::contiguous(&[1, 6]).apply(&Op::Transpose { perm: vec![1, 0] }, &[6, 1]).unwrap().as_permuted_reshape(6), Some((vec![6, 1], vec![0, 1])));
+        assert_eq!(
+            Layout::contiguous(&[1, 6])
+                .apply(&Op::Transpose { perm: vec![1, 0] }, &[6, 1])
+                .unwrap()
+                .as_permuted_reshape(6),
+            Some((vec![6, 1], vec![0, 1]))
+        );
         assert!(slice.as_permuted_reshape(16 * 32).is_none());
         assert!(t.as_permuted_reshape(16 * 32).is_none());
         assert!(base.is_whole(&[16, 32]) && !slice.is_whole(&[9, 18]) && !base.is_whole(&[32, 16]));

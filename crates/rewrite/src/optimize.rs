@@ -97,11 +97,20 @@ pub fn as_program(graph: &Graph) -> Extracted {
             Op::Input(_) => crate::extract::Step::Input { node: n },
             Op::Constant(_) => crate::extract::Step::Constant { node: n },
             Op::Kernel(_) => crate::extract::Step::Kernel { node: n, args: node.inputs.clone() },
-            Op::Elementwise(op) => crate::extract::Step::Fused { program: crate::program::Program::single(*op), args: node.inputs.clone(), in_place: false },
+            Op::Elementwise(op) => crate::extract::Step::Fused {
+                program: crate::program::Program::single(*op),
+                args: node.inputs.clone(),
+                in_place: false,
+            },
             _ => crate::extract::Step::Move { node: n, arg: node.inputs[0] },
         })
         .collect();
-    Extracted { steps, shapes: graph.nodes.iter().map(|n| (n.shape.clone(), n.elem_bytes)).collect(), outputs: graph.outputs.clone(), metrics: baseline(graph) }
+    Extracted {
+        steps,
+        shapes: graph.nodes.iter().map(|n| (n.shape.clone(), n.elem_bytes)).collect(),
+        outputs: graph.outputs.clone(),
+        metrics: baseline(graph),
+    }
 }
 
 /// Applies one action; returns whether the e-graph changed, and the class of the value node it
@@ -142,7 +151,8 @@ fn apply(egraph: &mut SgGraph, action: Action) -> (bool, Option<Id>) {
             let n = egraph.add(Sg::Num(node as i64));
             let p = egraph.analysis.program_with_input_first(program, first);
             let p = egraph.add(Sg::Num(p as i64));
-            let args: Box<[Id]> = [n, p].into_iter().chain(kernel_args.iter().copied()).chain(extras.iter().copied()).collect();
+            let args: Box<[Id]> =
+                [n, p].into_iter().chain(kernel_args.iter().copied()).chain(extras.iter().copied()).collect();
             (class, egraph.add(Sg::KernelEpilogue(args)), None)
         }
         Action::Fused { class, program, operands, in_place } => {
@@ -248,4 +258,3 @@ pub fn optimize(graph: &Graph, limits: &Limits, weights: &Weights) -> Result<Out
         extract_time,
     })
 }
-

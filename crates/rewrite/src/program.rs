@@ -29,7 +29,13 @@ impl Program {
     /// `outer[..k] ++ inner ++ outer[k+1..]`; then inputs that name the same value (equal
     /// entries of that list) are merged, keeping first occurrences. Returns the program and
     /// its operand list.
-    pub fn compose<T: Copy + PartialEq>(&self, outer: &[T], k: usize, producer: &Program, inner: &[T]) -> (Program, Vec<T>) {
+    pub fn compose<T: Copy + PartialEq>(
+        &self,
+        outer: &[T],
+        k: usize,
+        producer: &Program,
+        inner: &[T],
+    ) -> (Program, Vec<T>) {
         let mut operands: Vec<T> = Vec::new();
         operands.extend_from_slice(&outer[..k]);
         operands.extend_from_slice(inner);
@@ -37,17 +43,35 @@ impl Program {
         // Input i of the outer program, and of the producer, in the spliced operand list.
         let outer_input = |i: usize| if i < k { i } else { i - 1 + inner.len() };
         let inner_input = |i: usize| k + i;
-        let mut steps: Vec<(EwOp, Vec<Arg>)> = producer.steps.iter().map(|(op, args)| (*op, args.iter().map(|a| match *a {
-            Arg::Input(i) => Arg::Input(inner_input(i)),
-            step => step,
-        }).collect())).collect();
+        let mut steps: Vec<(EwOp, Vec<Arg>)> = producer
+            .steps
+            .iter()
+            .map(|(op, args)| {
+                (
+                    *op,
+                    args.iter()
+                        .map(|a| match *a {
+                            Arg::Input(i) => Arg::Input(inner_input(i)),
+                            step => step,
+                        })
+                        .collect(),
+                )
+            })
+            .collect();
         let produced = Arg::Step(producer.steps.len() - 1);
         let shift = producer.steps.len();
-        steps.extend(self.steps.iter().map(|(op, args)| (*op, args.iter().map(|a| match *a {
-            Arg::Input(i) if i == k => produced,
-            Arg::Input(i) => Arg::Input(outer_input(i)),
-            Arg::Step(s) => Arg::Step(s + shift),
-        }).collect())));
+        steps.extend(self.steps.iter().map(|(op, args)| {
+            (
+                *op,
+                args.iter()
+                    .map(|a| match *a {
+                        Arg::Input(i) if i == k => produced,
+                        Arg::Input(i) => Arg::Input(outer_input(i)),
+                        Arg::Step(s) => Arg::Step(s + shift),
+                    })
+                    .collect(),
+            )
+        }));
         // Merge duplicate operands.
         let mut unique: Vec<T> = Vec::new();
         let mut map = Vec::with_capacity(operands.len());
@@ -72,13 +96,32 @@ impl Program {
 
     /// The same program with input `k` moved to position 0 (the others keep their order).
     pub fn with_input_first(&self, k: usize) -> Program {
-        let position = |i: usize| if i == k { 0 } else if i < k { i + 1 } else { i };
+        let position = |i: usize| {
+            if i == k {
+                0
+            } else if i < k {
+                i + 1
+            } else {
+                i
+            }
+        };
         Program {
             inputs: self.inputs,
-            steps: self.steps.iter().map(|(op, args)| (*op, args.iter().map(|a| match *a {
-                Arg::Input(i) => Arg::Input(position(i)),
-                step => step,
-            }).collect())).collect(),
+            steps: self
+                .steps
+                .iter()
+                .map(|(op, args)| {
+                    (
+                        *op,
+                        args.iter()
+                            .map(|a| match *a {
+                                Arg::Input(i) => Arg::Input(position(i)),
+                                step => step,
+                            })
+                            .collect(),
+                    )
+                })
+                .collect(),
         }
     }
 
@@ -102,14 +145,19 @@ impl Program {
         self.steps
             .iter()
             .map(|(op, args)| {
-                let args: Vec<String> = args.iter().map(|a| match a {
-                    Arg::Input(i) => format!("i{i}"),
-                    Arg::Step(s) => format!("s{s}"),
-                }).collect();
+                let args: Vec<String> = args
+                    .iter()
+                    .map(|a| match a {
+                        Arg::Input(i) => format!("i{i}"),
+                        Arg::Step(s) => format!("s{s}"),
+                    })
+                    .collect();
                 let params = match *op {
                     EwOp::Clip { lo, hi } => format!("<{},{}>", f32::from_bits(lo), f32::from_bits(hi)),
                     EwOp::LeakyRelu { alpha } => format!("<{}>", f32::from_bits(alpha)),
-                    EwOp::HardSigmoid { alpha, beta } => format!("<{},{}>", f32::from_bits(alpha), f32::from_bits(beta)),
+                    EwOp::HardSigmoid { alpha, beta } => {
+                        format!("<{},{}>", f32::from_bits(alpha), f32::from_bits(beta))
+                    }
                     _ => String::new(),
                 };
                 format!("{}{params}({})", op.name(), args.join(","))
@@ -131,7 +179,8 @@ mod tests {
         assert_eq!(p.describe(), "relu(i0) exp(s0)");
         assert_eq!(p.eval(&[-1.0]), 1.0);
         // add(t, y) with t = mul(x, y): y is one operand.
-        let (q, operands) = Program::single(EwOp::Add).compose(&['t', 'y'], 0, &Program::single(EwOp::Mul), &['x', 'y']);
+        let (q, operands) =
+            Program::single(EwOp::Add).compose(&['t', 'y'], 0, &Program::single(EwOp::Mul), &['x', 'y']);
         assert_eq!(operands, vec!['x', 'y']);
         assert_eq!(q.describe(), "mul(i0,i1) add(s0,i1)");
         assert_eq!(q.eval(&[2.0, 3.0]), 9.0);

@@ -29,7 +29,11 @@ impl Action {
     /// The class the action adds to.
     pub fn class(&self) -> Id {
         match self {
-            Action::Equal { class, .. } | Action::CopyOfView { class, .. } | Action::InPlace { class, .. } | Action::Fused { class, .. } | Action::Epilogue { class, .. } => *class,
+            Action::Equal { class, .. }
+            | Action::CopyOfView { class, .. }
+            | Action::InPlace { class, .. }
+            | Action::Fused { class, .. }
+            | Action::Epilogue { class, .. } => *class,
         }
     }
 }
@@ -107,7 +111,11 @@ fn read_through_copies(egraph: &SgGraph, args: &[Id], from: usize, keep: impl Fn
     if !args[from.min(args.len())..].iter().any(|&a| strided_sources(egraph, a).any(&keep)) {
         return Vec::new();
     }
-    let sources: Vec<Vec<Id>> = args.iter().enumerate().map(|(k, &a)| if k < from { Vec::new() } else { strided_sources(egraph, a).filter(|&v| keep(v)).collect() }).collect();
+    let sources: Vec<Vec<Id>> = args
+        .iter()
+        .enumerate()
+        .map(|(k, &a)| if k < from { Vec::new() } else { strided_sources(egraph, a).filter(|&v| keep(v)).collect() })
+        .collect();
     let all: Vec<Id> = args.iter().zip(&sources).map(|(&a, s)| s.first().copied().unwrap_or(a)).collect();
     let mut variants: Vec<Box<[Id]>> = vec![all.clone().into()];
     for (k, s) in sources.iter().enumerate() {
@@ -128,14 +136,22 @@ fn elementwise_reads_strided(egraph: &SgGraph, class: Id) -> Vec<Action> {
     let mut actions = Vec::new();
     for node in nodes(egraph, class) {
         match node {
-            Sg::Ew(args) => actions.extend(read_through_copies(egraph, args, 1, |_| true).into_iter().map(|new| Action::Equal { class, node: Sg::Ew(new) })),
+            Sg::Ew(args) => actions.extend(
+                read_through_copies(egraph, args, 1, |_| true)
+                    .into_iter()
+                    .map(|new| Action::Equal { class, node: Sg::Ew(new) }),
+            ),
             Sg::EwInPlace(args) => {
                 let target = place(egraph, args[1]);
                 let keep = |v: Id| {
                     let (storage, layout) = place(egraph, v);
                     storage != target.0 || layout == target.1
                 };
-                actions.extend(read_through_copies(egraph, args, 2, keep).into_iter().map(|new| Action::Equal { class, node: Sg::EwInPlace(new) }));
+                actions.extend(
+                    read_through_copies(egraph, args, 2, keep)
+                        .into_iter()
+                        .map(|new| Action::Equal { class, node: Sg::EwInPlace(new) }),
+                );
             }
             _ => {}
         }
@@ -151,7 +167,11 @@ fn kernel_reads_contiguous_alias(egraph: &SgGraph, class: Id) -> Vec<Action> {
     for node in nodes(egraph, class) {
         if let Sg::Kernel(args) = node {
             let contiguous = |v: Id| place(egraph, v).1.is_contiguous();
-            actions.extend(read_through_copies(egraph, args, 1, contiguous).into_iter().map(|new| Action::Equal { class, node: Sg::Kernel(new) }));
+            actions.extend(
+                read_through_copies(egraph, args, 1, contiguous)
+                    .into_iter()
+                    .map(|new| Action::Equal { class, node: Sg::Kernel(new) }),
+            );
         }
     }
     actions
@@ -187,7 +207,10 @@ fn fuse_elementwise(egraph: &SgGraph, class: Id) -> Vec<Action> {
     // Only from the class's most-fused kernels (per kind): fusing a less-fused one again
     // reaches a program the class already has (the operand variants that read views come
     // from `elementwise-reads-strided` on the fused kernel itself).
-    let kernels = most_fused_of_kind(egraph, class, false).into_iter().map(|k| (k, false)).chain(most_fused_of_kind(egraph, class, true).into_iter().map(|k| (k, true)));
+    let kernels = most_fused_of_kind(egraph, class, false)
+        .into_iter()
+        .map(|k| (k, false))
+        .chain(most_fused_of_kind(egraph, class, true).into_iter().map(|k| (k, true)));
     // Operand `k` (a class) fuses into the kernel: read only there, with an elementwise
     // producer (for the written operand of `ew!`, an in-place one).
     let fusable = |k: usize, t: Id, in_place: bool| -> Option<(usize, &[Id])> {
@@ -207,7 +230,8 @@ fn fuse_elementwise(egraph: &SgGraph, class: Id) -> Vec<Action> {
         let mut fused = false;
         // Bounded: a program of this many steps is long enough for one kernel.
         while program.steps.len() < 256 {
-            let next = (0..operands.len()).find_map(|k| fusable(k, operands[k], in_place).map(|(q, inner)| (k, q, inner)));
+            let next =
+                (0..operands.len()).find_map(|k| fusable(k, operands[k], in_place).map(|(q, inner)| (k, q, inner)));
             let Some((k, q, inner)) = next else { break };
             let inner: Vec<Id> = inner.iter().map(|&a| egraph.find(a)).collect();
             (program, operands) = program.compose(&operands, k, &egraph.analysis.programs[q], &inner);
@@ -255,13 +279,19 @@ fn fuse_epilogue(egraph: &SgGraph, class: Id) -> Vec<Action> {
     // writes around it legal); the validator's verdict decides between them at extraction.
     // Every variant would make the e-graph grow with the product of the variants.
     // (copies, program, position of t, operands), least and most copies.
-    let mut extremes: std::collections::BTreeMap<Id, [(usize, usize, usize, &[Id]); 2]> = std::collections::BTreeMap::new();
+    let mut extremes: std::collections::BTreeMap<Id, [(usize, usize, usize, &[Id]); 2]> =
+        std::collections::BTreeMap::new();
     for (p, operands) in most_fused(egraph, class) {
         let cost = copies(egraph, operands);
         for (k, &t) in operands.iter().enumerate() {
             let t = egraph.find(t);
             let v = value(egraph, t);
-            if v.uses != 1 || v.storage != Storage::Fresh || v.shape != result.shape || v.elem_bytes != result.elem_bytes || t == egraph.find(class) {
+            if v.uses != 1
+                || v.storage != Storage::Fresh
+                || v.shape != result.shape
+                || v.elem_bytes != result.elem_bytes
+                || t == egraph.find(class)
+            {
                 continue;
             }
             let candidate = (cost, p, k, operands);
@@ -274,17 +304,28 @@ fn fuse_epilogue(egraph: &SgGraph, class: Id) -> Vec<Action> {
             }
         }
     }
-    let best = extremes.into_iter().flat_map(|(t, [least, most])| if least == most { vec![(t, least)] } else { vec![(t, least), (t, most)] });
+    let best =
+        extremes
+            .into_iter()
+            .flat_map(|(t, [least, most])| if least == most { vec![(t, least)] } else { vec![(t, least), (t, most)] });
     for (t, (_, p, k, operands)) in best {
         // The extras are read while the kernel runs: none is the kernel's own result (fusion
         // merged duplicate operands, so `t` appears once).
-        let extras: Box<[Id]> = operands.iter().enumerate().filter(|&(i, _)| i != k).map(|(_, &o)| egraph.find(o)).collect();
+        let extras: Box<[Id]> =
+            operands.iter().enumerate().filter(|&(i, _)| i != k).map(|(_, &o)| egraph.find(o)).collect();
         // Every variant of the kernel: which of its aliased operands the in-place validator
         // accepts depends on the schedule, so each stays available.
         for node in nodes(egraph, t) {
             let Sg::Kernel(args) = node else { continue };
             if graph.epilogue_kernels.contains(&index(egraph, args[0])) {
-                actions.push(Action::Epilogue { class, node: index(egraph, args[0]), kernel_args: args[1..].into(), program: p, first: k, extras: extras.clone() });
+                actions.push(Action::Epilogue {
+                    class,
+                    node: index(egraph, args[0]),
+                    kernel_args: args[1..].into(),
+                    program: p,
+                    first: k,
+                    extras: extras.clone(),
+                });
             }
         }
     }

@@ -36,7 +36,8 @@ fn assert_same_values_with(g: &Graph, outcome: &Outcome, constants: &[Vec<f32>])
         .collect();
     let want = run_graph(g, &inputs, constants);
     let got = run_extracted(g, &outcome.program, &inputs, constants);
-    let bits = |v: &Vec<Vec<f32>>| v.iter().map(|o| o.iter().map(|x| x.to_bits()).collect::<Vec<_>>()).collect::<Vec<_>>();
+    let bits =
+        |v: &Vec<Vec<f32>>| v.iter().map(|o| o.iter().map(|x| x.to_bits()).collect::<Vec<_>>()).collect::<Vec<_>>();
     assert_eq!(bits(&got), bits(&want), "program {:#?}", outcome.program.steps);
 }
 
@@ -47,13 +48,22 @@ fn seed_chain_needs_two_buffers_and_two_launches() {
     let outcome = run(&g);
     assert_eq!((outcome.before.allocations, outcome.before.launches), (6, 5));
     assert_eq!(outcome.before.bytes_copied, 2 * 9 * 18 * 4);
-    assert_eq!((outcome.after.allocations, outcome.after.launches, outcome.after.bytes_copied), (2, 2, 0), "{:#?}", outcome.program.steps);
+    assert_eq!(
+        (outcome.after.allocations, outcome.after.launches, outcome.after.bytes_copied),
+        (2, 2, 0),
+        "{:#?}",
+        outcome.program.steps
+    );
     // relu and exp fused, written in place through the transposed slice view of x2.
     let fused: Vec<&Step> = outcome.program.steps.iter().filter(|s| matches!(s, Step::Fused { .. })).collect();
     assert_eq!(fused.len(), 1);
     let Step::Fused { program, in_place, .. } = fused[0] else { unreachable!() };
     assert_eq!((program.describe().as_str(), *in_place), ("relu(i0) exp(s0)", true));
-    assert!(outcome.program.steps.iter().any(|s| matches!(s, Step::View { layout, .. } if layout.strides == vec![1, 128] && layout.offset == 130)));
+    assert!(outcome
+        .program
+        .steps
+        .iter()
+        .any(|s| matches!(s, Step::View { layout, .. } if layout.strides == vec![1, 128] && layout.offset == 130)));
     assert_same_values(&g, &outcome);
 }
 
@@ -64,7 +74,12 @@ fn a_second_reader_of_the_slice_keeps_the_write_in_place() {
     g.outputs = vec![x6, x7];
     let outcome = run(&g);
     assert_eq!((outcome.before.allocations, outcome.before.launches), (7, 6));
-    assert_eq!((outcome.after.allocations, outcome.after.launches, outcome.after.bytes_copied), (3, 3, 0), "{:#?}", outcome.program.steps);
+    assert_eq!(
+        (outcome.after.allocations, outcome.after.launches, outcome.after.bytes_copied),
+        (3, 3, 0),
+        "{:#?}",
+        outcome.program.steps
+    );
     assert!(outcome.program.steps.iter().any(|s| matches!(s, Step::Fused { in_place: true, .. })));
     assert_same_values(&g, &outcome);
 }
@@ -75,7 +90,12 @@ fn an_output_is_never_overwritten() {
     g.outputs = vec![x6, x2];
     let outcome = run(&g);
     assert_eq!((outcome.before.allocations, outcome.before.launches), (6, 5));
-    assert_eq!((outcome.after.allocations, outcome.after.launches, outcome.after.bytes_copied), (3, 2, 0), "{:#?}", outcome.program.steps);
+    assert_eq!(
+        (outcome.after.allocations, outcome.after.launches, outcome.after.bytes_copied),
+        (3, 2, 0),
+        "{:#?}",
+        outcome.program.steps
+    );
     assert!(outcome.program.steps.iter().all(|s| !matches!(s, Step::Fused { in_place: true, .. })));
     assert!(outcome.repairs >= 1, "the in-place choice was refused by the validator");
     assert_same_values(&g, &outcome);
@@ -89,7 +109,12 @@ fn a_conv_after_the_transpose_reads_one_gathered_copy() {
     g.outputs = vec![x5];
     let outcome = run(&g);
     assert_eq!((outcome.before.allocations, outcome.before.launches, outcome.before.bytes_copied), (5, 4, 2 * 648));
-    assert_eq!((outcome.after.allocations, outcome.after.launches, outcome.after.bytes_copied), (4, 3, 648), "{:#?}", outcome.program.steps);
+    assert_eq!(
+        (outcome.after.allocations, outcome.after.launches, outcome.after.bytes_copied),
+        (4, 3, 648),
+        "{:#?}",
+        outcome.program.steps
+    );
     assert_same_values(&g, &outcome);
 }
 
@@ -130,12 +155,22 @@ fn a_conv_epilogue_takes_scale_and_activation() {
     g.epilogue_kernels.insert(conv);
     let outcome = run(&g);
     assert_eq!((outcome.before.allocations, outcome.before.launches), (5, 4));
-    assert_eq!((outcome.after.allocations, outcome.after.launches, outcome.after.bytes_copied), (2, 1, 0), "{:#?}", outcome.program.steps);
-    let Some(Step::Epilogue { program, extras, .. }) = outcome.program.steps.iter().find(|s| matches!(s, Step::Epilogue { .. })) else {
+    assert_eq!(
+        (outcome.after.allocations, outcome.after.launches, outcome.after.bytes_copied),
+        (2, 1, 0),
+        "{:#?}",
+        outcome.program.steps
+    );
+    let Some(Step::Epilogue { program, extras, .. }) =
+        outcome.program.steps.iter().find(|s| matches!(s, Step::Epilogue { .. }))
+    else {
         panic!("no epilogue: {:#?}", outcome.program.steps)
     };
     assert_eq!(program.describe(), "mul(i0,i1) clip<0,6>(s0)");
-    assert!(matches!(outcome.program.steps[extras[0]], Step::View { .. }), "the scale is read through its broadcast view");
+    assert!(
+        matches!(outcome.program.steps[extras[0]], Step::View { .. }),
+        "the scale is read through its broadcast view"
+    );
     assert!(outcome.rules_fired.contains_key("fuse-epilogue"));
     let constants = vec![(0..16).map(|i| i as f32 * 0.5).collect::<Vec<f32>>()];
     assert_same_values_with(&g, &outcome, &constants);
@@ -194,7 +229,8 @@ fn random_graph(seed: u64) -> Graph {
             0 => {
                 let starts: Vec<i64> = shape.iter().map(|&n| rng.below(n as u64) as i64).collect();
                 let steps: Vec<i64> = shape.iter().map(|_| 1 + rng.below(2) as i64).collect();
-                let out: Vec<i64> = shape.iter().zip(&starts).zip(&steps).map(|((n, s), k)| (n - s + k - 1) / k).collect();
+                let out: Vec<i64> =
+                    shape.iter().zip(&starts).zip(&steps).map(|((n, s), k)| (n - s + k - 1) / k).collect();
                 g.add(Op::Slice { starts, steps }, &[a], &out, F32)
             }
             1 => {

@@ -10,12 +10,18 @@ use std::path::{Path, PathBuf};
 pub fn read_inputs(signature: &Signature, specs: &[String]) -> Result<Vec<Tensor>, String> {
     let mut given = BTreeMap::new();
     for spec in specs {
-        let (name, path) = spec.split_once('=').ok_or_else(|| format!("error: --input expects NAME=FILE.npy, got '{spec}'"))?;
+        let (name, path) =
+            spec.split_once('=').ok_or_else(|| format!("error: --input expects NAME=FILE.npy, got '{spec}'"))?;
         given.insert(name.to_owned(), PathBuf::from(path));
     }
     let mut inputs = Vec::new();
     for spec in &signature.inputs {
-        let path = given.remove(&spec.name).ok_or_else(|| format!("error: input '{}' ({} {:?}) is missing: pass --input {}=FILE.npy", spec.name, spec.dtype, spec.shape, spec.name))?;
+        let path = given.remove(&spec.name).ok_or_else(|| {
+            format!(
+                "error: input '{}' ({} {:?}) is missing: pass --input {}=FILE.npy",
+                spec.name, spec.dtype, spec.shape, spec.name
+            )
+        })?;
         inputs.push(Tensor::read_npy(&path).map_err(|e| format!("error: {e}"))?);
     }
     if let Some(extra) = given.keys().next() {
@@ -27,11 +33,22 @@ pub fn read_inputs(signature: &Signature, specs: &[String]) -> Result<Vec<Tensor
 
 /// Compares outputs with `name=ref.npy` references, printing one line each; an error names
 /// the outputs outside `atol + rtol * |ref|`.
-pub fn check_expectations(signature: &Signature, outputs: &[Tensor], specs: &[String], rtol: f64, atol: f64) -> Result<(), String> {
+pub fn check_expectations(
+    signature: &Signature,
+    outputs: &[Tensor],
+    specs: &[String],
+    rtol: f64,
+    atol: f64,
+) -> Result<(), String> {
     let mut mismatches = Vec::new();
     for spec in specs {
-        let (name, path) = spec.split_once('=').ok_or_else(|| format!("error: --expect expects NAME=FILE.npy, got '{spec}'"))?;
-        let index = signature.outputs.iter().position(|o| o.name == name).ok_or_else(|| format!("error: the model has no output '{name}'"))?;
+        let (name, path) =
+            spec.split_once('=').ok_or_else(|| format!("error: --expect expects NAME=FILE.npy, got '{spec}'"))?;
+        let index = signature
+            .outputs
+            .iter()
+            .position(|o| o.name == name)
+            .ok_or_else(|| format!("error: the model has no output '{name}'"))?;
         let reference = Tensor::read_npy(Path::new(path)).map_err(|e| format!("error: {e}"))?;
         let comparison = compare(&outputs[index], &reference, rtol, atol);
         println!("expect '{name}': {}", comparison.describe(rtol, atol));
@@ -50,7 +67,11 @@ pub fn check_expectations(signature: &Signature, outputs: &[Tensor], specs: &[St
 pub fn write_outputs(signature: &Signature, outputs: &[Tensor], dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("error: cannot create {}: {e}", dir.display()))?;
     for (spec, tensor) in signature.outputs.iter().zip(outputs) {
-        let file: String = spec.name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+        let file: String = spec
+            .name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+            .collect();
         tensor.write_npy(&dir.join(format!("{file}.npy"))).map_err(|e| format!("error: {e}"))?;
     }
     Ok(())
@@ -62,7 +83,14 @@ pub fn print_outputs(signature: &Signature, outputs: &[Tensor]) {
         let values = tensor.to_f64();
         let (min, max) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
         let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
-        let argmax = values.iter().enumerate().fold((0, f64::NEG_INFINITY), |best, (i, &v)| if v > best.1 { (i, v) } else { best }).0;
-        println!("output '{}': {} {:?}  min {min:.6}  max {max:.6}  mean {mean:.6}  argmax {argmax}", spec.name, spec.dtype, spec.shape);
+        let argmax = values
+            .iter()
+            .enumerate()
+            .fold((0, f64::NEG_INFINITY), |best, (i, &v)| if v > best.1 { (i, v) } else { best })
+            .0;
+        println!(
+            "output '{}': {} {:?}  min {min:.6}  max {max:.6}  mean {mean:.6}  argmax {argmax}",
+            spec.name, spec.dtype, spec.shape
+        );
     }
 }

@@ -32,15 +32,25 @@ impl Comparison {
         }
         let relative = self.max_error / self.max_reference.max(f64::MIN_POSITIVE);
         let at = self.worst_at.map_or(String::new(), |i| format!(", worst at flat index {i}"));
-        format!("{} of {} elements outside atol {atol} + rtol {rtol}; max |error| {:.3e} ({relative:.3e} of max |ref|){at}", self.bad, self.count, self.max_error)
+        format!(
+            "{} of {} elements outside atol {atol} + rtol {rtol}; max |error| {:.3e} ({relative:.3e} of max |ref|){at}",
+            self.bad, self.count, self.max_error
+        )
     }
 }
 
 /// Compares `actual` with `expected`.
 pub fn compare(actual: &Tensor, expected: &Tensor, rtol: f64, atol: f64) -> Comparison {
-    let mut result = Comparison { bad: 0, count: actual.len(), max_error: 0.0, worst_at: None, max_reference: 0.0, mismatch: None };
+    let mut result =
+        Comparison { bad: 0, count: actual.len(), max_error: 0.0, worst_at: None, max_reference: 0.0, mismatch: None };
     if actual.dtype() != expected.dtype() || actual.shape() != expected.shape() {
-        result.mismatch = Some(format!("got {} {:?}, expected {} {:?}", actual.dtype(), actual.shape(), expected.dtype(), expected.shape()));
+        result.mismatch = Some(format!(
+            "got {} {:?}, expected {} {:?}",
+            actual.dtype(),
+            actual.shape(),
+            expected.dtype(),
+            expected.shape()
+        ));
         return result;
     }
     let exact = !expected.dtype().is_float();
@@ -55,7 +65,13 @@ pub fn compare(actual: &Tensor, expected: &Tensor, rtol: f64, atol: f64) -> Comp
         } else {
             (a - e).abs() <= atol + rtol * e.abs()
         };
-        let error = if a.is_nan() != e.is_nan() { f64::INFINITY } else if ok && !(a - e).is_finite() { 0.0 } else { (a - e).abs() };
+        let error = if a.is_nan() != e.is_nan() {
+            f64::INFINITY
+        } else if ok && !(a - e).is_finite() {
+            0.0
+        } else {
+            (a - e).abs()
+        };
         result.max_error = result.max_error.max(error);
         if e.is_finite() {
             result.max_reference = result.max_reference.max(e.abs());

@@ -95,8 +95,11 @@ impl CudaModel {
         if let Some(why) = unavailable() {
             return Err(RuntimeError::Cuda(why));
         }
-        let ptx_file = manifest.ptx.as_ref().ok_or_else(|| RuntimeError::Load(format!("manifest of '{}' names no PTX (is it a host artifact?)", manifest.name)))?;
-        let ptx = std::fs::read_to_string(dir.join(ptx_file)).map_err(|e| RuntimeError::Load(format!("cannot read {}: {e}", dir.join(ptx_file).display())))?;
+        let ptx_file = manifest.ptx.as_ref().ok_or_else(|| {
+            RuntimeError::Load(format!("manifest of '{}' names no PTX (is it a host artifact?)", manifest.name))
+        })?;
+        let ptx = std::fs::read_to_string(dir.join(ptx_file))
+            .map_err(|e| RuntimeError::Load(format!("cannot read {}: {e}", dir.join(ptx_file).display())))?;
         let weights = manifest.read_weights(&dir)?;
         let context = CudaContext::new(0).map_err(error("creating a context on GPU 0"))?;
         let (major, minor) = context.compute_capability().map_err(error("reading the compute capability"))?;
@@ -104,11 +107,17 @@ impl CudaModel {
         let stream = context.default_stream();
         let text = CString::new(ptx).map_err(|_| RuntimeError::Load("the PTX contains a NUL byte".into()))?;
         // Safety: a NUL-terminated PTX image; the driver JIT-compiles it.
-        let module = unsafe { cu::module::load_data(text.as_ptr().cast()) }.map_err(error(&format!("loading the PTX of '{}' (compiled for {})", manifest.name, manifest.chip.as_deref().unwrap_or("?"))))?;
+        let module = unsafe { cu::module::load_data(text.as_ptr().cast()) }.map_err(error(&format!(
+            "loading the PTX of '{}' (compiled for {})",
+            manifest.name,
+            manifest.chip.as_deref().unwrap_or("?")
+        )))?;
         let mut kernels = Vec::with_capacity(manifest.kernels.len());
         for launch in &manifest.kernels {
-            let name = CString::new(launch.kernel.clone()).map_err(|_| RuntimeError::Load("a kernel name contains a NUL byte".into()))?;
-            let function = unsafe { cu::module::get_function(module, name) }.map_err(error(&format!("finding kernel '{}'", launch.kernel)))?;
+            let name = CString::new(launch.kernel.clone())
+                .map_err(|_| RuntimeError::Load("a kernel name contains a NUL byte".into()))?;
+            let function = unsafe { cu::module::get_function(module, name) }
+                .map_err(error(&format!("finding kernel '{}'", launch.kernel)))?;
             kernels.push((function, launch.clone()));
         }
         let signature = manifest.signature();
@@ -126,11 +135,25 @@ impl CudaModel {
                     KernelArg::Arena | KernelArg::Weights => true,
                 };
                 if !valid {
-                    return Err(RuntimeError::Load(format!("kernel '{}' takes {arg:?}, which the signature does not have", launch.kernel)));
+                    return Err(RuntimeError::Load(format!(
+                        "kernel '{}' takes {arg:?}, which the signature does not have",
+                        launch.kernel
+                    )));
                 }
             }
         }
-        Ok(CudaModel { signature, kernels, arena, weights: weights_buffer, inputs, outputs, module, stream, context, device })
+        Ok(CudaModel {
+            signature,
+            kernels,
+            arena,
+            weights: weights_buffer,
+            inputs,
+            outputs,
+            module,
+            stream,
+            context,
+            device,
+        })
     }
 
     pub fn signature(&self) -> &Signature {
@@ -165,14 +188,16 @@ impl CudaModel {
             // Safety: the kernel's parameters are exactly these pointers (bare-pointer
             // convention, checked against the signature at load), each to a live allocation
             // of the size the kernel was compiled for.
-            unsafe { cu::launch_kernel(*function, grid, block, 0, self.cu_stream(), &mut params) }.map_err(error(&format!("launching '{}'", launch.kernel)))?;
+            unsafe { cu::launch_kernel(*function, grid, block, 0, self.cu_stream(), &mut params) }
+                .map_err(error(&format!("launching '{}'", launch.kernel)))?;
         }
         Ok(())
     }
 
     /// Runs the model on `inputs` (in signature order) and returns its outputs.
     pub fn run(&mut self, inputs: &[Tensor]) -> Result<Vec<Tensor>, RuntimeError> {
-        let mut outputs: Vec<Tensor> = self.signature.outputs.iter().map(|o| Tensor::zeros(o.dtype, &o.shape)).collect();
+        let mut outputs: Vec<Tensor> =
+            self.signature.outputs.iter().map(|o| Tensor::zeros(o.dtype, &o.shape)).collect();
         self.signature.check(inputs, &outputs)?;
         self.context.bind_to_thread().map_err(error("binding the context"))?;
         for (buffer, tensor) in self.inputs.iter().zip(inputs) {

@@ -78,9 +78,17 @@ impl Model {
     /// # Safety
     /// `entry` must be a Strata entry point compiled for exactly `signature` (and for these
     /// weights), valid while `code` lives.
-    pub unsafe fn from_entry(entry: EntryFn, code: Box<dyn std::any::Any>, signature: Signature, weights: &[u8]) -> Result<Model, RuntimeError> {
+    pub unsafe fn from_entry(
+        entry: EntryFn,
+        code: Box<dyn std::any::Any>,
+        signature: Signature,
+        weights: &[u8],
+    ) -> Result<Model, RuntimeError> {
         if signature.arena_alignment > 64 {
-            return Err(RuntimeError::Data(format!("arena alignment {} is above the runtime's 64 bytes", signature.arena_alignment)));
+            return Err(RuntimeError::Data(format!(
+                "arena alignment {} is above the runtime's 64 bytes",
+                signature.arena_alignment
+            )));
         }
         let mut blob = AlignedBytes::zeroed(weights.len());
         blob.as_mut_slice().copy_from_slice(weights);
@@ -91,12 +99,22 @@ impl Model {
     /// described by its manifest (`lib.json` beside it).
     pub fn load(manifest: &Path) -> Result<Model, RuntimeError> {
         let (manifest, dir) = Manifest::read(manifest)?;
-        let library = manifest.library.as_ref().ok_or_else(|| RuntimeError::Load(format!("manifest of '{}' names no host library (is it a GPU artifact? use the CUDA runtime)", manifest.name)))?;
+        let library = manifest.library.as_ref().ok_or_else(|| {
+            RuntimeError::Load(format!(
+                "manifest of '{}' names no host library (is it a GPU artifact? use the CUDA runtime)",
+                manifest.name
+            ))
+        })?;
         let path = dir.join(library);
         // Safety: loading a library runs its initialisers; a Strata-compiled object has none
         // beyond the C runtime's.
-        let library = unsafe { libloading::Library::new(&path) }.map_err(|e| RuntimeError::Load(format!("cannot load {}: {e}", path.display())))?;
-        let entry: EntryFn = unsafe { *library.get::<EntryFn>(manifest.entry.as_bytes()).map_err(|e| RuntimeError::Load(format!("{} has no '{}': {e}", path.display(), manifest.entry)))? };
+        let library = unsafe { libloading::Library::new(&path) }
+            .map_err(|e| RuntimeError::Load(format!("cannot load {}: {e}", path.display())))?;
+        let entry: EntryFn = unsafe {
+            *library
+                .get::<EntryFn>(manifest.entry.as_bytes())
+                .map_err(|e| RuntimeError::Load(format!("{} has no '{}': {e}", path.display(), manifest.entry)))?
+        };
         let weights = manifest.read_weights(&dir)?;
         // Safety: the library was compiled with this manifest's signature.
         unsafe { Model::from_entry(entry, Box::new(library), manifest.signature(), &weights) }
@@ -108,7 +126,8 @@ impl Model {
 
     /// Runs the model on `inputs` (in signature order) and returns its outputs.
     pub fn run(&mut self, inputs: &[Tensor]) -> Result<Vec<Tensor>, RuntimeError> {
-        let mut outputs: Vec<Tensor> = self.signature.outputs.iter().map(|o| Tensor::zeros(o.dtype, &o.shape)).collect();
+        let mut outputs: Vec<Tensor> =
+            self.signature.outputs.iter().map(|o| Tensor::zeros(o.dtype, &o.shape)).collect();
         self.run_into(inputs, &mut outputs)?;
         Ok(outputs)
     }
@@ -138,16 +157,29 @@ impl Signature {
                 return Err(RuntimeError::Input {
                     index,
                     name: spec.name.clone(),
-                    message: format!("expected {} {:?}, got {} {:?}", spec.dtype, spec.shape, tensor.dtype(), tensor.shape()),
+                    message: format!(
+                        "expected {} {:?}, got {} {:?}",
+                        spec.dtype,
+                        spec.shape,
+                        tensor.dtype(),
+                        tensor.shape()
+                    ),
                 });
             }
         }
         if outputs.len() != self.outputs.len() {
-            return Err(RuntimeError::Data(format!("the model has {} outputs, {} buffers were given", self.outputs.len(), outputs.len())));
+            return Err(RuntimeError::Data(format!(
+                "the model has {} outputs, {} buffers were given",
+                self.outputs.len(),
+                outputs.len()
+            )));
         }
         for (tensor, spec) in outputs.iter().zip(&self.outputs) {
             if tensor.dtype() != spec.dtype || tensor.shape() != spec.shape.as_slice() {
-                return Err(RuntimeError::Data(format!("output '{}' must be {} {:?}", spec.name, spec.dtype, spec.shape)));
+                return Err(RuntimeError::Data(format!(
+                    "output '{}' must be {} {:?}",
+                    spec.name, spec.dtype, spec.shape
+                )));
             }
         }
         Ok(())

@@ -76,7 +76,8 @@ impl TensorEntry {
     }
 
     fn spec(&self) -> Result<TensorSpec, RuntimeError> {
-        let dtype = DType::from_name(&self.dtype).ok_or_else(|| RuntimeError::Load(format!("'{}' has unknown element type '{}'", self.name, self.dtype)))?;
+        let dtype = DType::from_name(&self.dtype)
+            .ok_or_else(|| RuntimeError::Load(format!("'{}' has unknown element type '{}'", self.name, self.dtype)))?;
         Ok(TensorSpec { name: self.name.clone(), dtype, shape: self.shape.clone() })
     }
 }
@@ -84,8 +85,10 @@ impl TensorEntry {
 impl Manifest {
     /// Reads a manifest; returns it with the folder its relative paths start from.
     pub fn read(path: &Path) -> Result<(Manifest, PathBuf), RuntimeError> {
-        let text = std::fs::read_to_string(path).map_err(|e| RuntimeError::Load(format!("cannot read {}: {e}", path.display())))?;
-        let manifest: Manifest = serde_json::from_str(&text).map_err(|e| RuntimeError::Load(format!("{} is not a Strata manifest: {e}", path.display())))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| RuntimeError::Load(format!("cannot read {}: {e}", path.display())))?;
+        let manifest: Manifest = serde_json::from_str(&text)
+            .map_err(|e| RuntimeError::Load(format!("{} is not a Strata manifest: {e}", path.display())))?;
         // Validate the element types now, so a bad manifest fails at load.
         for entry in manifest.inputs.iter().chain(&manifest.outputs) {
             entry.spec()?;
@@ -96,7 +99,8 @@ impl Manifest {
     /// Writes the manifest as pretty JSON.
     pub fn write(&self, path: &Path) -> Result<(), RuntimeError> {
         let text = serde_json::to_string_pretty(self).map_err(|e| RuntimeError::Data(e.to_string()))?;
-        std::fs::write(path, text + "\n").map_err(|e| RuntimeError::Data(format!("cannot write {}: {e}", path.display())))
+        std::fs::write(path, text + "\n")
+            .map_err(|e| RuntimeError::Data(format!("cannot write {}: {e}", path.display())))
     }
 
     /// The signature (inputs, outputs, arena) the manifest describes.
@@ -113,9 +117,15 @@ impl Manifest {
     pub fn read_weights(&self, dir: &Path) -> Result<Vec<u8>, RuntimeError> {
         let Some(file) = &self.weights else { return Ok(Vec::new()) };
         let path = dir.join(file);
-        let bytes = std::fs::read(&path).map_err(|e| RuntimeError::Load(format!("cannot read the weights {}: {e}", path.display())))?;
+        let bytes = std::fs::read(&path)
+            .map_err(|e| RuntimeError::Load(format!("cannot read the weights {}: {e}", path.display())))?;
         if bytes.len() != self.weights_bytes {
-            return Err(RuntimeError::Load(format!("{} has {} bytes, the manifest says {}", path.display(), bytes.len(), self.weights_bytes)));
+            return Err(RuntimeError::Load(format!(
+                "{} has {} bytes, the manifest says {}",
+                path.display(),
+                bytes.len(),
+                self.weights_bytes
+            )));
         }
         Ok(bytes)
     }

@@ -78,7 +78,16 @@ impl DType {
     pub fn size(self) -> usize {
         match self {
             DType::I8 | DType::U8 | DType::Bool => 1,
-            DType::I4 | DType::U4 | DType::I2 | DType::U2 | DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ | DType::F4E2M1 | DType::F8E8M0 => 1,
+            DType::I4
+            | DType::U4
+            | DType::I2
+            | DType::U2
+            | DType::F8E4M3FN
+            | DType::F8E4M3FNUZ
+            | DType::F8E5M2
+            | DType::F8E5M2FNUZ
+            | DType::F4E2M1
+            | DType::F8E8M0 => 1,
             DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 2,
             DType::F32 | DType::I32 | DType::U32 => 4,
             DType::F64 | DType::I64 | DType::U64 => 8,
@@ -86,7 +95,19 @@ impl DType {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64 | DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ | DType::F4E2M1 | DType::F8E8M0)
+        matches!(
+            self,
+            DType::F16
+                | DType::BF16
+                | DType::F32
+                | DType::F64
+                | DType::F8E4M3FN
+                | DType::F8E4M3FNUZ
+                | DType::F8E5M2
+                | DType::F8E5M2FNUZ
+                | DType::F4E2M1
+                | DType::F8E8M0
+        )
     }
 }
 
@@ -99,7 +120,13 @@ fn small_float(code: u8, (e, m, bias, fnuz, infinities): (u32, u32, i32, bool, b
         return f64::NAN;
     }
     if infinities && all_ones {
-        return if mantissa != 0 { f64::NAN } else if sign == 1 { f64::NEG_INFINITY } else { f64::INFINITY };
+        return if mantissa != 0 {
+            f64::NAN
+        } else if sign == 1 {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
     }
     // E4M3FN: the all-ones magnitude is NaN (float4 has none).
     if !fnuz && !infinities && e == 4 && all_ones && mantissa == (1 << m) - 1 {
@@ -110,7 +137,11 @@ fn small_float(code: u8, (e, m, bias, fnuz, infinities): (u32, u32, i32, bool, b
     } else {
         (1.0 + f64::from(mantissa) / f64::from(1 << m)) * 2f64.powi(exponent as i32 - bias)
     };
-    if sign == 1 { -magnitude } else { magnitude }
+    if sign == 1 {
+        -magnitude
+    } else {
+        magnitude
+    }
 }
 
 const ALL: [DType; 23] = [
@@ -237,7 +268,11 @@ impl Tensor {
     pub fn from_bytes(dtype: DType, shape: &[usize], bytes: &[u8]) -> Result<Tensor, RuntimeError> {
         let mut tensor = Tensor::zeros(dtype, shape);
         if bytes.len() != tensor.bytes.len() {
-            return Err(RuntimeError::Data(format!("{} bytes do not hold a {dtype} tensor of shape {shape:?} ({} bytes)", bytes.len(), tensor.bytes.len())));
+            return Err(RuntimeError::Data(format!(
+                "{} bytes do not hold a {dtype} tensor of shape {shape:?} ({} bytes)",
+                bytes.len(),
+                tensor.bytes.len()
+            )));
         }
         tensor.bytes.as_mut_slice().copy_from_slice(bytes);
         Ok(tensor)
@@ -312,7 +347,9 @@ impl Tensor {
             DType::F8E5M2 => self.bytes().iter().map(|&b| small_float(b, (5, 2, 15, false, true))).collect(),
             DType::F8E5M2FNUZ => self.bytes().iter().map(|&b| small_float(b, (5, 2, 16, true, false))).collect(),
             DType::F4E2M1 => self.bytes().iter().map(|&b| small_float(b, (2, 1, 1, false, false))).collect(),
-            DType::F8E8M0 => self.bytes().iter().map(|&b| if b == 0xFF { f64::NAN } else { 2f64.powi(i32::from(b) - 127) }).collect(),
+            DType::F8E8M0 => {
+                self.bytes().iter().map(|&b| if b == 0xFF { f64::NAN } else { 2f64.powi(i32::from(b) - 127) }).collect()
+            }
         }
     }
 
@@ -322,14 +359,20 @@ impl Tensor {
         let file = std::fs::File::open(path).map_err(error)?;
         let npy = npyz::NpyFile::new(std::io::BufReader::new(file)).map_err(error)?;
         if npy.order() == npyz::Order::Fortran {
-            return Err(RuntimeError::Npy(format!("{}: Fortran-order arrays are not supported; save with numpy.ascontiguousarray", path.display())));
+            return Err(RuntimeError::Npy(format!(
+                "{}: Fortran-order arrays are not supported; save with numpy.ascontiguousarray",
+                path.display()
+            )));
         }
         let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
         let npyz::DType::Plain(ty) = npy.dtype() else {
             return Err(RuntimeError::Npy(format!("{}: structured arrays are not tensors", path.display())));
         };
         use npyz::TypeChar::{Bool, Float, Int, Uint};
-        fn load<T: Element + npyz::Deserialize, R: std::io::Read>(npy: npyz::NpyFile<R>, shape: &[usize]) -> std::io::Result<Tensor> {
+        fn load<T: Element + npyz::Deserialize, R: std::io::Read>(
+            npy: npyz::NpyFile<R>,
+            shape: &[usize],
+        ) -> std::io::Result<Tensor> {
             Ok(Tensor::from_values(shape, &npy.into_vec::<T>()?))
         }
         match (ty.type_char(), ty.size_field()) {
@@ -353,7 +396,10 @@ impl Tensor {
     /// Writes the tensor as a `.npy` file.
     pub fn write_npy(&self, path: &Path) -> Result<(), RuntimeError> {
         let error = |e: std::io::Error| RuntimeError::Npy(format!("{}: {e}", path.display()));
-        fn store<T: Element + npyz::Serialize + npyz::AutoSerialize>(t: &Tensor, w: impl std::io::Write) -> std::io::Result<()> {
+        fn store<T: Element + npyz::Serialize + npyz::AutoSerialize>(
+            t: &Tensor,
+            w: impl std::io::Write,
+        ) -> std::io::Result<()> {
             let shape: Vec<u64> = t.shape.iter().map(|&d| d as u64).collect();
             let mut writer = npyz::WriteOptions::<T>::new().default_dtype().shape(&shape).writer(w).begin_nd()?;
             writer.extend(t.view::<T>().expect("dtype checked").iter().copied())?;
@@ -373,8 +419,18 @@ impl Tensor {
             DType::U32 => store::<u32>(self, file),
             DType::U64 => store::<u64>(self, file),
             DType::Bool => store::<bool>(self, file),
-            DType::BF16 => return Err(RuntimeError::Npy(format!("{}: NumPy has no bfloat16; cast the output to float32", path.display()))),
-            other => return Err(RuntimeError::Npy(format!("{}: NumPy has no {other}; cast the output to float32 or a whole-byte integer", path.display()))),
+            DType::BF16 => {
+                return Err(RuntimeError::Npy(format!(
+                    "{}: NumPy has no bfloat16; cast the output to float32",
+                    path.display()
+                )))
+            }
+            other => {
+                return Err(RuntimeError::Npy(format!(
+                    "{}: NumPy has no {other}; cast the output to float32 or a whole-byte integer",
+                    path.display()
+                )))
+            }
         }
         .map_err(error)
     }

@@ -23,7 +23,8 @@ fn typed_builders_and_accessors_round_trip() {
     let context = strata.mlir();
     let t = |text: &str| Type::parse(context, text).unwrap();
     let location = Location::new(context, "built.mlir", 1, 1);
-    let (x, w, b, y) = (t("tensor<1x3x8x8xf32>"), t("tensor<4x3x3x3xf32>"), t("tensor<4xf32>"), t("tensor<1x4x8x8xf32>"));
+    let (x, w, b, y) =
+        (t("tensor<1x3x8x8xf32>"), t("tensor<4x3x3x3xf32>"), t("tensor<4xf32>"), t("tensor<1x4x8x8xf32>"));
     let block = Block::new(&[(x, location), (w, location), (b, location)]);
     let conv = block.append_operation(Conv2d::build(
         context,
@@ -72,7 +73,8 @@ fn builders_do_not_hide_verifier_errors() {
     let input = Type::parse(context, "tensor<2x3xf32>").unwrap();
     let block = Block::new(&[(input, location)]);
     let wrong = Type::parse(context, "tensor<2x3xf32>").unwrap();
-    let op = block.append_operation(Transpose::build(context, location, block.argument(0).unwrap().into(), &[1, 0], wrong));
+    let op =
+        block.append_operation(Transpose::build(context, location, block.argument(0).unwrap().into(), &[1, 0], wrong));
     let mut errors = Vec::new();
     crate::verify::verify_op(op, &mut errors);
     assert_eq!(errors.len(), 1);

@@ -40,7 +40,10 @@
 //! - `view`: `sizes`/`strides` match the output rank, output shape = sizes, offset >= 0,
 //!   strides >= 0, and every addressed element lies inside the operand's storage.
 
-use crate::{op_name, AveragePool, Clip, Concat, Conv2d, Expand, Gather, InstanceNorm, Pad, Tile, Gelu, LayerNorm, LogSoftmax, Matmul, MaxPool, MaxPoolIndices, Reshape, Slice, Softmax, Transpose, View};
+use crate::{
+    op_name, AveragePool, Clip, Concat, Conv2d, Expand, Gather, Gelu, InstanceNorm, LayerNorm, LogSoftmax, Matmul,
+    MaxPool, MaxPoolIndices, Pad, Reshape, Slice, Softmax, Tile, Transpose, View,
+};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::RankedTensorType;
 use melior::ir::{ShapedTypeLike, Type, Value, ValueLike};
@@ -123,7 +126,8 @@ fn check_shapes(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
         };
         let r = input.len() as i64;
         if axes.windows(2).any(|w| w[0] >= w[1]) || axes.iter().any(|a| !(0..r).contains(a)) || !matches!(keep, 0 | 1) {
-            problems.push(format!("'axes' {} must be sorted, distinct and in 0..{r}, and 'keepdims' 0 or 1", list(&axes)));
+            problems
+                .push(format!("'axes' {} must be sorted, distinct and in 0..{r}, and 'keepdims' 0 or 1", list(&axes)));
             return;
         }
         let expected: Vec<i64> = (0..input.len())
@@ -147,7 +151,11 @@ fn check_shapes(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
             Some(r) if r.len() == input.len() && r.iter().all(|&x| x > 0) => {
                 let expected: Vec<i64> = input.iter().zip(&r).map(|(d, k)| d * k).collect();
                 if output != expected {
-                    problems.push(format!("result shape {} does not match the tiling, {}", dims(&output), dims(&expected)));
+                    problems.push(format!(
+                        "result shape {} does not match the tiling, {}",
+                        dims(&output),
+                        dims(&expected)
+                    ));
                 }
             }
             _ => problems.push(format!("'repeats' must hold {} positive values", input.len())),
@@ -164,7 +172,10 @@ fn check_shapes(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
             return;
         }
         if mode != 0 && (0..r).any(|d| input[d] == 0 && pads[d] + pads[d + r] > 0) {
-            problems.push(format!("an empty dimension of {} cannot be padded from its own elements (mode {mode})", dims(&input)));
+            problems.push(format!(
+                "an empty dimension of {} cannot be padded from its own elements (mode {mode})",
+                dims(&input)
+            ));
         }
         if mode == 1 && (0..r).any(|d| pads[d] >= input[d] || pads[d + r] >= input[d]) {
             problems.push(format!("reflect pads {} must be smaller than the dimensions {}", list(&pads), dims(&input)));
@@ -214,7 +225,8 @@ fn check_logic(op: OperationRef<'_, '_>, name: &str, problems: &mut Vec<String>)
     let types: Vec<Type> = op.operands().map(|v| v.r#type()).chain(op.results().map(|r| r.r#type())).collect();
     let shapes: Option<Vec<Vec<i64>>> = types.iter().map(|&t| static_shape(t)).collect();
     let Some(shapes) = shapes else {
-        problems.push("operands and result must be ranked tensors with static shapes (sg requires static shapes)".into());
+        problems
+            .push("operands and result must be ranked tensors with static shapes (sg requires static shapes)".into());
         return;
     };
     let elements: Vec<String> = types.iter().map(|&t| element(t).map(|e| e.to_string()).unwrap_or_default()).collect();
@@ -231,7 +243,10 @@ fn check_logic(op: OperationRef<'_, '_>, name: &str, problems: &mut Vec<String>)
                 problems.push(format!("the condition must be an i1 tensor, got {}", elements[0]));
             }
             if elements[1] != result_element || elements[2] != result_element {
-                problems.push(format!("both branches must have the result's element type {result_element}, got {} and {}", elements[1], elements[2]));
+                problems.push(format!(
+                    "both branches must have the result's element type {result_element}, got {} and {}",
+                    elements[1], elements[2]
+                ));
             }
         }
         _ => {
@@ -245,9 +260,11 @@ fn check_logic(op: OperationRef<'_, '_>, name: &str, problems: &mut Vec<String>)
     }
     let expected = inputs.iter().try_fold(Vec::new(), |acc, s| broadcast(&acc, s));
     match expected {
-        Some(expected) if expected != result[0] => {
-            problems.push(format!("result shape {} does not match the broadcast of the operands, {}", dims(&result[0]), dims(&expected)))
-        }
+        Some(expected) if expected != result[0] => problems.push(format!(
+            "result shape {} does not match the broadcast of the operands, {}",
+            dims(&result[0]),
+            dims(&expected)
+        )),
         None => problems.push("operand shapes do not broadcast".into()),
         _ => {}
     }
@@ -256,7 +273,10 @@ fn check_logic(op: OperationRef<'_, '_>, name: &str, problems: &mut Vec<String>)
 /// Normalisation, activation and pooling ops.
 fn check_nn(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
     let rank = |v: Value<'_, '_>| shape(v).len() as i64;
-    if let Some(axis) = Softmax::cast(op).map(|s| (s.axis(), rank(s.input()))).or_else(|| LogSoftmax::cast(op).map(|s| (s.axis(), rank(s.input())))) {
+    if let Some(axis) = Softmax::cast(op)
+        .map(|s| (s.axis(), rank(s.input())))
+        .or_else(|| LogSoftmax::cast(op).map(|s| (s.axis(), rank(s.input()))))
+    {
         match axis {
             (Some(a), r) if (0..r).contains(&a) => {}
             (Some(a), r) => problems.push(format!("'axis' {a} must be in 0..{r}")),
@@ -288,7 +308,11 @@ fn check_nn(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
         for (what, value) in [("scale", Some(norm.scale())), ("bias", norm.bias())] {
             if let Some(value) = value {
                 if shape(value) != normalised {
-                    problems.push(format!("{what} shape {} must be the normalised shape {}", dims(&shape(value)), dims(normalised)));
+                    problems.push(format!(
+                        "{what} shape {} must be the normalised shape {}",
+                        dims(&shape(value)),
+                        dims(normalised)
+                    ));
                 }
             }
         }
@@ -312,7 +336,9 @@ fn check_nn(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
         if let (Some(k), Some(s), Some(p), Some(d), Some(c)) = attributes {
             check_pool(shape(pool.input()), shape(pool.output()), (&k, &s, &p, &d, c), problems);
         } else {
-            problems.push("attributes kernel, strides, pads, dilations (arrays) and ceil_mode (integer) are required".into());
+            problems.push(
+                "attributes kernel, strides, pads, dilations (arrays) and ceil_mode (integer) are required".into(),
+            );
         }
     } else if let Some(pool) = MaxPoolIndices::cast(op) {
         let attributes = (pool.kernel(), pool.strides(), pool.pads(), pool.dilations(), pool.ceil_mode());
@@ -320,7 +346,9 @@ fn check_nn(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
         if let (Some(k), Some(s), Some(p), Some(d), Some(c)) = attributes {
             check_pool(shape(pool.input()), values.clone(), (&k, &s, &p, &d, c), problems);
         } else {
-            problems.push("attributes kernel, strides, pads, dilations (arrays) and ceil_mode (integer) are required".into());
+            problems.push(
+                "attributes kernel, strides, pads, dilations (arrays) and ceil_mode (integer) are required".into(),
+            );
         }
         if output != values {
             problems.push(format!("result shape {} must be the pooled values' {}", dims(&output), dims(&values)));
@@ -336,10 +364,14 @@ fn check_nn(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
         if !matches!(pool.count_include_pad(), Some(0 | 1)) {
             problems.push("'count_include_pad' must be 0 or 1".into());
         }
-        if let (Some(k), Some(s), Some(p), Some(d), Some(c)) = (pool.kernel(), pool.strides(), pool.pads(), pool.dilations(), pool.ceil_mode()) {
+        if let (Some(k), Some(s), Some(p), Some(d), Some(c)) =
+            (pool.kernel(), pool.strides(), pool.pads(), pool.dilations(), pool.ceil_mode())
+        {
             check_pool(shape(pool.input()), shape(pool.output()), (&k, &s, &p, &d, c), problems);
         } else {
-            problems.push("attributes kernel, strides, pads, dilations (arrays) and ceil_mode (integer) are required".into());
+            problems.push(
+                "attributes kernel, strides, pads, dilations (arrays) and ceil_mode (integer) are required".into(),
+            );
         }
     }
 }
@@ -356,17 +388,31 @@ pub fn pool_out(input: i64, kernel: i64, pad_begin: i64, pad_end: i64, stride: i
     }
     // ceil_mode drops a last window that would start inside the end padding (ONNX, PyTorch).
     let out = (extent + stride - 1) / stride + 1;
-    if (out - 1) * stride >= input + pad_begin { out - 1 } else { out }
+    if (out - 1) * stride >= input + pad_begin {
+        out - 1
+    } else {
+        out
+    }
 }
 
-fn check_pool(input: Vec<i64>, output: Vec<i64>, (k, s, p, d, ceil): (&[i64], &[i64], &[i64], &[i64], i64), problems: &mut Vec<String>) {
+fn check_pool(
+    input: Vec<i64>,
+    output: Vec<i64>,
+    (k, s, p, d, ceil): (&[i64], &[i64], &[i64], &[i64], i64),
+    problems: &mut Vec<String>,
+) {
     if input.len() != 4 || output.len() != 4 {
         problems.push(format!("expects rank-4 NCHW input and result, got {} and {}", dims(&input), dims(&output)));
         return;
     }
     let pairs_ok = |v: &[i64]| v.len() == 2 && v.iter().all(|&x| x > 0);
     if !pairs_ok(k) || !pairs_ok(s) || !pairs_ok(d) {
-        problems.push(format!("kernel {}, strides {} and dilations {} must be 2 positive values each", list(k), list(s), list(d)));
+        problems.push(format!(
+            "kernel {}, strides {} and dilations {} must be 2 positive values each",
+            list(k),
+            list(s),
+            list(d)
+        ));
         return;
     }
     if p.len() != 4 || p.iter().enumerate().any(|(i, &x)| x < 0 || x >= k[i % 2] * d[i % 2]) {
@@ -415,17 +461,21 @@ fn check_types(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
         return;
     }
     let mixed = name == "sg.gather";
-    let operands = op.operands().enumerate().filter(|(i, _)| !(mixed && *i == 1)).map(|(i, v)| ("operand", i, v.r#type()));
+    let operands =
+        op.operands().enumerate().filter(|(i, _)| !(mixed && *i == 1)).map(|(i, v)| ("operand", i, v.r#type()));
     // Indices (i64) of the operands' elements: the result's type is its own verifier's.
     let index_result = name == "sg.max_pool_indices";
     if name == "sg.cast" {
-        for (what, ty) in [("operand", op.operand(0).map(|v| v.r#type())), ("result", op.result(0).map(|r| r.r#type()))] {
+        for (what, ty) in [("operand", op.operand(0).map(|v| v.r#type())), ("result", op.result(0).map(|r| r.r#type()))]
+        {
             if ty.ok().and_then(static_shape).is_none() {
-                problems.push(format!("{what} #0 must be a ranked tensor with a static shape (sg requires static shapes)"));
+                problems
+                    .push(format!("{what} #0 must be a ranked tensor with a static shape (sg requires static shapes)"));
             }
         }
         if problems.is_empty() {
-            let (input, output) = (shape(op.operand(0).expect("checked")), shape(op.result(0).expect("checked").into()));
+            let (input, output) =
+                (shape(op.operand(0).expect("checked")), shape(op.result(0).expect("checked").into()));
             if input != output {
                 problems.push(format!("result shape {} must equal the operand shape {}", dims(&output), dims(&input)));
             }
@@ -513,7 +563,11 @@ fn check_conv2d(conv: Conv2d<'_, '_>, problems: &mut Vec<String>) -> Option<()> 
     }
     let spatial = |i: usize| {
         let extent = input[2 + i] + pads[i] + pads[i + 2] - dilations[i] * (filter[2 + i] - 1) - 1;
-        if extent < 0 { 0 } else { extent / strides[i] + 1 }
+        if extent < 0 {
+            0
+        } else {
+            extent / strides[i] + 1
+        }
     };
     let expected = [input[0], features, spatial(0), spatial(1)];
     if output != expected {
@@ -568,10 +622,8 @@ fn check_slice(slice: Slice<'_, '_>, problems: &mut Vec<String>) -> Option<()> {
             return None;
         }
         if step > 0 && !(0 <= start && start <= end && end <= input[d]) {
-            problems.push(format!(
-                "dimension {d}: need 0 <= start <= end <= {}, got start {start}, end {end}",
-                input[d]
-            ));
+            problems
+                .push(format!("dimension {d}: need 0 <= start <= end <= {}, got start {start}, end {end}", input[d]));
             return None;
         }
         if step < 0 && !(-1 <= end && end <= start && (start < input[d] || start == end)) {
@@ -597,7 +649,9 @@ fn check_transpose(transpose: Transpose<'_, '_>, problems: &mut Vec<String>) -> 
     };
     let mut seen = vec![false; input.len()];
     let is_permutation = perm.len() == input.len()
-        && perm.iter().all(|&p| usize::try_from(p).ok().and_then(|p| seen.get_mut(p)).is_some_and(|s| !std::mem::replace(s, true)));
+        && perm.iter().all(|&p| {
+            usize::try_from(p).ok().and_then(|p| seen.get_mut(p)).is_some_and(|s| !std::mem::replace(s, true))
+        });
     if !is_permutation {
         problems.push(format!("'perm' {} is not a permutation of 0..{}", list(&perm), input.len()));
         return None;

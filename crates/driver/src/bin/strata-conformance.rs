@@ -27,12 +27,73 @@ use strata_runtime::{compare, DType, Tensor};
 /// The op types of the ONNX-import issue's list: "listed ops" in the report are these (a case
 /// named after one of them that does not pass counts against the list).
 const LISTED: &[&str] = &[
-    "Conv", "ConvTranspose", "MatMul", "Gemm", "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Neg", "Abs", "Reciprocal", "Sqrt",
-    "Exp", "Log", "Erf", "Tanh", "Sigmoid", "Relu", "LeakyRelu", "Clip", "HardSigmoid", "HardSwish", "Gelu", "Softmax", "LogSoftmax",
-    "LayerNormalization", "BatchNormalization", "InstanceNormalization", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
-    "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2", "Reshape", "Flatten", "Transpose", "Slice", "Squeeze",
-    "Unsqueeze", "Concat", "Split", "Expand", "Gather", "Where", "Equal", "Less", "Greater", "Not", "Cast", "Identity", "Dropout", "Pad",
-    "Resize", "Tile", "Shape", "Size", "ConstantOfShape", "Range",
+    "Conv",
+    "ConvTranspose",
+    "MatMul",
+    "Gemm",
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Pow",
+    "Max",
+    "Min",
+    "Sum",
+    "Neg",
+    "Abs",
+    "Reciprocal",
+    "Sqrt",
+    "Exp",
+    "Log",
+    "Erf",
+    "Tanh",
+    "Sigmoid",
+    "Relu",
+    "LeakyRelu",
+    "Clip",
+    "HardSigmoid",
+    "HardSwish",
+    "Gelu",
+    "Softmax",
+    "LogSoftmax",
+    "LayerNormalization",
+    "BatchNormalization",
+    "InstanceNormalization",
+    "MaxPool",
+    "AveragePool",
+    "GlobalAveragePool",
+    "GlobalMaxPool",
+    "ReduceMean",
+    "ReduceSum",
+    "ReduceMax",
+    "ReduceMin",
+    "ReduceProd",
+    "ReduceL2",
+    "Reshape",
+    "Flatten",
+    "Transpose",
+    "Slice",
+    "Squeeze",
+    "Unsqueeze",
+    "Concat",
+    "Split",
+    "Expand",
+    "Gather",
+    "Where",
+    "Equal",
+    "Less",
+    "Greater",
+    "Not",
+    "Cast",
+    "Identity",
+    "Dropout",
+    "Pad",
+    "Resize",
+    "Tile",
+    "Shape",
+    "Size",
+    "ConstantOfShape",
+    "Range",
 ];
 
 #[derive(Default)]
@@ -80,8 +141,12 @@ fn shape_inputs(case: &Path, graph: &GraphProto) -> BTreeMap<String, TensorProto
     let in_shape_position = |name: &str| needed.contains(name);
     let mut frozen = BTreeMap::new();
     for (index, name) in runtime_inputs(graph).into_iter().enumerate() {
-        let Some(tensor) = read_proto(&case.join("test_data_set_0").join(format!("input_{index}.pb"))) else { continue };
-        if matches!(DataType::try_from(tensor.data_type()), Ok(DataType::Int64 | DataType::Int32)) || in_shape_position(&name) {
+        let Some(tensor) = read_proto(&case.join("test_data_set_0").join(format!("input_{index}.pb"))) else {
+            continue;
+        };
+        if matches!(DataType::try_from(tensor.data_type()), Ok(DataType::Int64 | DataType::Int32))
+            || in_shape_position(&name)
+        {
             frozen.insert(name, tensor);
         }
     }
@@ -135,7 +200,8 @@ fn tolerance(case: &Path) -> (f64, f64) {
 
 /// The data sets (`test_data_set_*`) of a case, in order.
 fn data_sets(case: &Path) -> Vec<PathBuf> {
-    let mut sets: Vec<PathBuf> = std::fs::read_dir(case).into_iter().flatten().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    let mut sets: Vec<PathBuf> =
+        std::fs::read_dir(case).into_iter().flatten().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
     sets.sort();
     sets
 }
@@ -145,9 +211,14 @@ fn read_inputs(set: &Path, signature: &strata_runtime::Signature, graph: &GraphP
     let names = runtime_inputs(graph);
     let mut inputs = Vec::new();
     for spec in &signature.inputs {
-        let Some(index) = names.iter().position(|n| *n == spec.name) else { return Err(Outcome::Failed(format!("input '{}' is not a graph input", spec.name))) };
+        let Some(index) = names.iter().position(|n| *n == spec.name) else {
+            return Err(Outcome::Failed(format!("input '{}' is not a graph input", spec.name)));
+        };
         let Some(proto) = read_proto(&set.join(format!("input_{index}.pb"))) else {
-            return Err(Outcome::Unsupported(format!("unsupported: input {index} of {} is not a tensor", set.display())));
+            return Err(Outcome::Unsupported(format!(
+                "unsupported: input {index} of {} is not a tensor",
+                set.display()
+            )));
         };
         inputs.push(to_tensor(&proto).map_err(Outcome::Unsupported)?);
     }
@@ -158,7 +229,9 @@ fn read_inputs(set: &Path, signature: &strata_runtime::Signature, graph: &GraphP
 fn read_expected(set: &Path, count: usize) -> Result<Vec<Tensor>, Outcome> {
     (0..count)
         .map(|index| {
-            let proto = read_proto(&set.join(format!("output_{index}.pb"))).ok_or_else(|| Outcome::Unsupported(format!("unsupported: output {index} of {} is not a tensor", set.display())))?;
+            let proto = read_proto(&set.join(format!("output_{index}.pb"))).ok_or_else(|| {
+                Outcome::Unsupported(format!("unsupported: output {index} of {} is not a tensor", set.display()))
+            })?;
             to_tensor(&proto).map_err(Outcome::Unsupported)
         })
         .collect()
@@ -166,7 +239,12 @@ fn read_expected(set: &Path, count: usize) -> Result<Vec<Tensor>, Outcome> {
 
 fn options(case: &Path, name: &str, graph: &GraphProto, target: Target) -> CompileOptions {
     CompileOptions {
-        import: ImportOptions { file_name: format!("{name}/model.onnx"), base_dir: Some(case.to_path_buf()), frozen_inputs: shape_inputs(case, graph), ..Default::default() },
+        import: ImportOptions {
+            file_name: format!("{name}/model.onnx"),
+            base_dir: Some(case.to_path_buf()),
+            frozen_inputs: shape_inputs(case, graph),
+            ..Default::default()
+        },
         name: "case".into(),
         strategy: "exact".into(),
         verify_each: true,
@@ -209,14 +287,25 @@ fn run_case(strata: &strata_ir::StrataContext, case: &Path, name: &str, bytes: &
 /// Compiles a case for the GPU and writes it as a bundle for `strata-exec check`:
 /// `<out>/<case>/model.{ptx,json,weights.bin}`, the first data set's inputs and expected
 /// outputs as `.npy`, `tolerance.txt` and `op.txt`. `Passed` means "bundled".
-fn bundle_case(strata: &strata_ir::StrataContext, case: &Path, name: &str, bytes: &[u8], graph: &GraphProto, out: &Path, chip: &str, op: &str) -> Outcome {
+fn bundle_case(
+    strata: &strata_ir::StrataContext,
+    case: &Path,
+    name: &str,
+    bytes: &[u8],
+    graph: &GraphProto,
+    out: &Path,
+    chip: &str,
+    op: &str,
+) -> Outcome {
     let options = options(case, name, graph, Target::Nvptx);
     let compiled = match compile(strata, bytes, &options, Stage::Gpu, &mut |_| {}) {
         Ok(compiled) => compiled,
         Err(error) if error.unsupported => return Outcome::Unsupported(error.message),
         Err(error) => return Outcome::Failed(error.message),
     };
-    let Some(set) = data_sets(case).into_iter().next() else { return Outcome::Unsupported("unsupported: the case has no data set".into()) };
+    let Some(set) = data_sets(case).into_iter().next() else {
+        return Outcome::Unsupported("unsupported: the case has no data set".into());
+    };
     let inputs = match read_inputs(&set, &compiled.signature, graph) {
         Ok(inputs) => inputs,
         Err(outcome) => return outcome,
@@ -238,10 +327,12 @@ fn bundle_case(strata: &strata_ir::StrataContext, case: &Path, name: &str, bytes
     let mut written = std::fs::write(dir.join("tolerance.txt"), format!("{rtol} {atol}\n")).map_err(|e| e.to_string());
     written = written.and_then(|_| std::fs::write(dir.join("op.txt"), format!("{op}\n")).map_err(|e| e.to_string()));
     for (i, tensor) in inputs.iter().enumerate() {
-        written = written.and_then(|_| tensor.write_npy(&dir.join(format!("input_{i}.npy"))).map_err(|e| e.to_string()));
+        written =
+            written.and_then(|_| tensor.write_npy(&dir.join(format!("input_{i}.npy"))).map_err(|e| e.to_string()));
     }
     for (i, tensor) in expected.iter().enumerate() {
-        written = written.and_then(|_| tensor.write_npy(&dir.join(format!("expected_{i}.npy"))).map_err(|e| e.to_string()));
+        written =
+            written.and_then(|_| tensor.write_npy(&dir.join(format!("expected_{i}.npy"))).map_err(|e| e.to_string()));
     }
     match written {
         Ok(()) => Outcome::Passed,
@@ -258,7 +349,12 @@ fn main() {
     let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let bundle = flag("--bundle").map(PathBuf::from);
     let chip = flag("--chip").unwrap_or_else(|| "sm_80".into());
-    let positional: Vec<&String> = args.iter().enumerate().filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--"))).map(|(_, a)| a).collect();
+    let positional: Vec<&String> = args
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--")))
+        .map(|(_, a)| a)
+        .collect();
     let dir = PathBuf::from(positional.first().expect(usage));
     let filter = positional.get(1).map(|s| s.to_string()).unwrap_or_default();
     // STRATA_CONFORMANCE_TRACE=1 names each case before running it (to find a crashing one).
@@ -306,7 +402,10 @@ fn main() {
             Ok(Outcome::Unsupported(m)) => {
                 row.unsupported += 1;
                 if LISTED.contains(&op.as_str()) {
-                    problems.push(format!("- {op} `{name}`: unsupported: {}", one_line(m.split("unsupported:").nth(1).unwrap_or(&m).trim())));
+                    problems.push(format!(
+                        "- {op} `{name}`: unsupported: {}",
+                        one_line(m.split("unsupported:").nth(1).unwrap_or(&m).trim())
+                    ));
                 }
             }
             Ok(Outcome::Failed(m)) => {
@@ -319,12 +418,18 @@ fn main() {
             }
         }
     }
-    let header = format!("{:<24} {:>6} {:>7} {:>9} {:>12} {:>7} {:>7}\n", "op", "cases", "passed", "mismatch", "unsupported", "failed", "panics");
+    let header = format!(
+        "{:<24} {:>6} {:>7} {:>9} {:>12} {:>7} {:>7}\n",
+        "op", "cases", "passed", "mismatch", "unsupported", "failed", "panics"
+    );
     let mut table = header.clone();
     let (mut total, mut listed) = (Row::default(), Row::default());
     for (op, row) in &rows {
         if row.unsupported < row.cases {
-            table.push_str(&format!("{op:<24} {:>6} {:>7} {:>9} {:>12} {:>7} {:>7}\n", row.cases, row.passed, row.mismatched, row.unsupported, row.failed, row.panicked));
+            table.push_str(&format!(
+                "{op:<24} {:>6} {:>7} {:>9} {:>12} {:>7} {:>7}\n",
+                row.cases, row.passed, row.mismatched, row.unsupported, row.failed, row.panicked
+            ));
         }
         for sum in [&mut total].into_iter().chain(LISTED.contains(&op.as_str()).then_some(&mut listed)) {
             sum.cases += row.cases;
@@ -338,7 +443,10 @@ fn main() {
     let others = rows.values().filter(|r| r.unsupported == r.cases).count();
     table.push_str(&format!("({others} more op types: every case a clean unsupported error)\n"));
     for (label, sum) in [("listed ops", &listed), ("total", &total)] {
-        table.push_str(&format!("{label:<24} {:>6} {:>7} {:>9} {:>12} {:>7} {:>7}\n", sum.cases, sum.passed, sum.mismatched, sum.unsupported, sum.failed, sum.panicked));
+        table.push_str(&format!(
+            "{label:<24} {:>6} {:>7} {:>9} {:>12} {:>7} {:>7}\n",
+            sum.cases, sum.passed, sum.mismatched, sum.unsupported, sum.failed, sum.panicked
+        ));
     }
     let rate = 100.0 * listed.passed as f64 / listed.cases.max(1) as f64;
     table.push_str(&format!("listed ops (the ONNX-import issue's list): {rate:.1}% of cases pass numerically\n"));

@@ -95,7 +95,8 @@ impl<'a> Instance<'a> {
             list.sort_unstable();
             list.dedup();
         }
-        let zobrist: Vec<(u128, u128)> = (0..items.len() as u64).map(|i| (hash128(1, i, 0), hash128(2, i, 0))).collect();
+        let zobrist: Vec<(u128, u128)> =
+            (0..items.len() as u64).map(|i| (hash128(1, i, 0), hash128(2, i, 0))).collect();
         let tied = unordered.iter().any(|list| !list.is_empty());
         let totals = covering.iter().map(|list| list.iter().map(|&i| items[i].size).sum()).collect();
         let counts = covering.iter().map(|list| list.len() as u32).collect();
@@ -239,7 +240,14 @@ struct Snapshot {
 }
 
 impl<'a, 'b> Search<'a, 'b> {
-    pub fn new(inst: &'b Instance<'a>, capacity: u64, rank: &'b [usize], nogoods: &'b mut Nogoods, node_limit: u64, deadline: Option<Instant>) -> Self {
+    pub fn new(
+        inst: &'b Instance<'a>,
+        capacity: u64,
+        rank: &'b [usize],
+        nogoods: &'b mut Nogoods,
+        node_limit: u64,
+        deadline: Option<Instant>,
+    ) -> Self {
         let sections = inst.sections();
         let n = inst.items.len();
         Search {
@@ -406,7 +414,9 @@ impl<'a, 'b> Search<'a, 'b> {
             return true;
         }
         self.nodes += 1;
-        if self.nodes >= self.node_limit || (self.nodes % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d)) {
+        if self.nodes >= self.node_limit
+            || (self.nodes % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d))
+        {
             self.out_of_budget = true;
             return false;
         }
@@ -438,7 +448,11 @@ impl<'a, 'b> Search<'a, 'b> {
                     key ^= self.inst.zobrist[i].1;
                 }
                 let neighbours = &self.inst.neighbours[i];
-                let lift = neighbours.iter().filter(|&&j| !self.placed[j]).map(|&j| self.gravity[j].max(last.0) + items[j].size).min();
+                let lift = neighbours
+                    .iter()
+                    .filter(|&&j| !self.placed[j])
+                    .map(|&j| self.gravity[j].max(last.0) + items[j].size)
+                    .min();
                 match lift {
                     Some(top) => align_up(top, items[i].align),
                     None => return false,

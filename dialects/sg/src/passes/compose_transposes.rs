@@ -46,7 +46,8 @@ impl Pass for ComposeTransposes {
                 source
             } else if inner.is_some() {
                 let block = outer.op().block().expect("transposes live in blocks");
-                let built = Transpose::build(cx.strata().mlir(), outer.op().location(), source, &perm, outer.output().r#type());
+                let built =
+                    Transpose::build(cx.strata().mlir(), outer.op().location(), source, &perm, outer.output().r#type());
                 block.insert_operation_before(outer.op(), built).result(0).expect("one result").into()
             } else {
                 continue;

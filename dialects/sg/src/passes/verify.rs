@@ -36,6 +36,10 @@ impl Pass for SgVerify {
         for error in errors {
             cx.strata().sink().push(error);
         }
-        if failed { Err(PassFailed) } else { Ok(()) }
+        if failed {
+            Err(PassFailed)
+        } else {
+            Ok(())
+        }
     }
 }
