@@ -5,7 +5,9 @@
 //! `ConstantOfShape`, `Range`, integer `Add`/`Sub`/`Mul`/`Div` when every input is a constant.
 //! Gather and Concat move whole elements as bytes, so they work for every element type.
 
+use crate::import::{attribute, int, Importer};
 use crate::onnx::tensor_proto::DataType;
+use crate::onnx::NodeProto;
 use crate::shapes::numel;
 
 /// The largest constant folding may create (elements): a model may not make the compiler
@@ -233,10 +235,13 @@ pub fn arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, Str
     Some(if a.dtype == DataType::Int32 { cast(&folded, DataType::Int32) } else { Ok(folded) })
 }
 
+/// A result shape and the operand pairs of each of its elements.
+type Pairs<T> = (Vec<i64>, Vec<(T, T)>);
+
 /// The result shape and the element pairs of a binary op on `a` and `b` (values `x`, `y`):
 /// equal shapes, or one side a single element (any rank: NumPy broadcasting); `None`
 /// otherwise (not folded).
-fn operand_pairs<T: Copy>(a: &Folded, b: &Folded, x: &[T], y: &[T]) -> Option<(Vec<i64>, Vec<(T, T)>)> {
+fn operand_pairs<T: Copy>(a: &Folded, b: &Folded, x: &[T], y: &[T]) -> Option<Pairs<T>> {
     // Values that do not fill their shape (an input without data) are not folded.
     let fills = |f: &Folded, v: &[T]| numel(&f.shape).is_ok_and(|n| n == v.len() as i64);
     if !fills(a, x) || !fills(b, y) || x.is_empty() || y.is_empty() {
@@ -304,6 +309,102 @@ pub fn float_unary(op: &str, a: &Folded) -> Option<Result<Folded, String>> {
         bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect(),
     };
     Some(cast(&wide, a.dtype))
+}
+
+impl Importer<'_> {
+    /// Folds shape subgraphs; `Ok(true)` when the node became a constant.
+    pub(crate) fn fold(&mut self, node: &NodeProto) -> Result<bool, String> {
+        let inputs: Vec<&str> = node.input.iter().map(String::as_str).collect();
+        let constant = |k: usize| -> Result<Folded, String> {
+            let name = inputs.get(k).filter(|n| !n.is_empty()).ok_or_else(|| format!("input #{k} is missing"))?;
+            self.folded(name).ok_or_else(|| {
+                format!(
+                    "unsupported: {} of values computed at run time (only constant folding is implemented)",
+                    node.op_type()
+                )
+            })
+        };
+        let folded = match node.op_type() {
+            "Shape" | "Size" => {
+                let (shape, _) = self.shape_of(inputs.first().ok_or("input #0 is missing")?)?;
+                if node.op_type() == "Size" {
+                    Folded::from_i64(Vec::new(), &[crate::shapes::numel(&shape)?])
+                } else {
+                    let rank = shape.len() as i64;
+                    let clamp = |v: i64| (if v < 0 { v + rank } else { v }).clamp(0, rank) as usize;
+                    let (start, end) = (clamp(int(node, "start", 0)), clamp(int(node, "end", rank)));
+                    let dims = if start < end { &shape[start..end] } else { &[][..] };
+                    Folded::from_i64(vec![dims.len() as i64], dims)
+                }
+            }
+            "Gather" => match (inputs.first().and_then(|n| self.folded(n)), inputs.get(1).and_then(|n| self.folded(n)))
+            {
+                (Some(data), Some(indices)) => crate::fold::gather(&data, &indices, int(node, "axis", 0))?,
+                _ => return Ok(false), // a run-time gather: sg.gather
+            },
+            "Concat" => {
+                if inputs.iter().any(|n| !n.is_empty() && self.folded(n).is_none()) {
+                    return Ok(false); // a run-time concatenation: a chain of sg.concat
+                }
+                let parts: Vec<Folded> = (0..inputs.len()).map(constant).collect::<Result<_, _>>()?;
+                let axis = attribute(node, "axis").map(|a| a.i()).ok_or("Concat needs an axis")?;
+                crate::fold::concat(&parts.iter().collect::<Vec<_>>(), axis)?
+            }
+            "Cast" | "CastLike" => {
+                let to = self.cast_target(node)?;
+                match inputs.first().and_then(|n| self.folded(n)) {
+                    Some(input) => crate::fold::cast(&input, to)?,
+                    None => return Ok(false), // a run-time cast: sg.cast
+                }
+            }
+            "ConstantOfShape" => {
+                let value = match attribute(node, "value").and_then(|a| a.t.as_ref()) {
+                    Some(t) => {
+                        let c = self.constant(t)?;
+                        Some(Folded { shape: c.shape, dtype: c.dtype, bytes: c.bytes })
+                    }
+                    None => None,
+                };
+                crate::fold::constant_of_shape(&constant(0)?, value.as_ref())?
+            }
+            "Range" => crate::fold::range(&constant(0)?, &constant(1)?, &constant(2)?)?,
+            "Neg" | "Ceil" | "Floor" | "Relu" | "Abs" => {
+                let Some(a) = inputs.first().and_then(|n| self.folded(n)) else { return Ok(false) };
+                match crate::fold::float_unary(node.op_type(), &a) {
+                    Some(result) => result?,
+                    // Shape arithmetic (as in ONNX's own function expansions) negates integers.
+                    None if node.op_type() == "Neg" && matches!(a.dtype, DataType::Int64 | DataType::Int32) => {
+                        let negated: Vec<i64> = a
+                            .ints()?
+                            .iter()
+                            .map(|v| v.checked_neg().ok_or("integer overflow negating a constant"))
+                            .collect::<Result<_, _>>()?;
+                        let folded = Folded::from_i64(a.shape.clone(), &negated);
+                        if a.dtype == DataType::Int32 {
+                            crate::fold::cast(&folded, DataType::Int32)?
+                        } else {
+                            folded
+                        }
+                    }
+                    None => return Ok(false),
+                }
+            }
+            "Add" | "Sub" | "Mul" | "Div" => {
+                let (Some(a), Some(b)) =
+                    (inputs.first().and_then(|n| self.folded(n)), inputs.get(1).and_then(|n| self.folded(n)))
+                else {
+                    return Ok(false);
+                };
+                match crate::fold::arithmetic(node.op_type(), &a, &b) {
+                    Some(result) => result?,
+                    None => return Ok(false),
+                }
+            }
+            _ => return Ok(false),
+        };
+        self.define_constant(node, folded);
+        Ok(true)
+    }
 }
 
 #[cfg(test)]

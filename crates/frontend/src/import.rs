@@ -6,9 +6,9 @@ use crate::onnx::{self, tensor_proto::DataType, AttributeProto, ModelProto, Node
 use crate::shapes;
 use melior::ir::attribute::TypeAttribute;
 use melior::ir::operation::{OperationBuilder, OperationMutLike};
-use melior::ir::r#type::{FunctionType, RankedTensorType};
+use melior::ir::r#type::FunctionType;
 use melior::ir::{
-    Attribute, Block, BlockLike, Identifier, Location, Module, Region, RegionLike, Type, TypeLike, Value, ValueLike,
+    Attribute, Block, BlockLike, Identifier, Location, Module, Region, RegionLike, TypeLike, Value, ValueLike,
 };
 use mlir_sys::MlirValue;
 use prost::Message;
@@ -16,6 +16,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use strata_dialect_sg as sg;
 use strata_ir::StrataContext;
+
+pub use crate::tensor::inline_bytes;
+pub(crate) use crate::tensor::tensor_type;
 
 /// How to import.
 #[derive(Clone, Debug, Default)]
@@ -49,7 +52,7 @@ pub(crate) enum Entry {
 pub(crate) struct Importer<'c> {
     pub(crate) strata: &'c StrataContext,
     file: String,
-    base_dir: Option<PathBuf>,
+    pub(crate) base_dir: Option<PathBuf>,
     pub(crate) values: BTreeMap<String, Entry>,
     resources: usize,
     /// Body nodes imported by unrolled Loops so far (bounded: nested loops multiply).
@@ -244,45 +247,6 @@ fn input_shape(
         })
 }
 
-fn element(context: &melior::Context, dtype: DataType) -> Result<Type<'_>, String> {
-    let name = match dtype {
-        DataType::Float => "f32",
-        DataType::Float16 => "f16",
-        DataType::Bfloat16 => "bf16",
-        DataType::Double => "f64",
-        DataType::Int64 => "i64",
-        DataType::Int32 => "i32",
-        DataType::Int16 => "i16",
-        DataType::Int8 => "i8",
-        DataType::Uint64 => "ui64",
-        DataType::Uint32 => "ui32",
-        DataType::Uint16 => "ui16",
-        DataType::Uint8 => "ui8",
-        DataType::Bool => "i1",
-        DataType::Int4 => "i4",
-        DataType::Uint4 => "ui4",
-        DataType::Int2 => "i2",
-        DataType::Uint2 => "ui2",
-        DataType::Float8e4m3fn => "f8E4M3FN",
-        DataType::Float8e4m3fnuz => "f8E4M3FNUZ",
-        DataType::Float8e5m2 => "f8E5M2",
-        DataType::Float8e5m2fnuz => "f8E5M2FNUZ",
-        DataType::Float4e2m1 => "f4E2M1FN",
-        DataType::Float8e8m0 => "f8E8M0FNU",
-        other => return Err(format!("unsupported: element type {}", other.as_str_name())),
-    };
-    Ok(Type::parse(context, name).expect("builtin scalar type"))
-}
-
-pub(crate) fn tensor_type<'c>(
-    context: &'c melior::Context,
-    shape: &[i64],
-    dtype: DataType,
-) -> Result<Type<'c>, String> {
-    let dims: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
-    Ok(RankedTensorType::new(&dims, element(context, dtype)?, None).into())
-}
-
 /// Input `k` of `node`, if given (ONNX writes an omitted optional input as "").
 pub(crate) fn operand(node: &NodeProto, k: usize) -> Option<&str> {
     node.input.get(k).filter(|n| !n.is_empty()).map(String::as_str)
@@ -305,98 +269,7 @@ pub(crate) fn int(node: &NodeProto, name: &str, default: i64) -> i64 {
     attribute(node, name).map_or(default, |a| a.i())
 }
 
-/// The element bytes of a tensor stored in the model (raw or typed fields), little-endian and
-/// row-major; external data is read by the importer.
-/// Little-endian element bytes of a tensor's inline data. Sub-byte types (int4, uint4,
-/// float4, int2, uint2), which ONNX packs two or four to a byte (low bits first), come out one
-/// element per byte, zero-extended (how LLVM stores an `i4` or `i2`).
-pub fn inline_bytes(tensor: &TensorProto, dtype: DataType) -> Result<Vec<u8>, String> {
-    let sub_byte = match dtype {
-        DataType::Int4 | DataType::Uint4 | DataType::Float4e2m1 => Some(4),
-        DataType::Int2 | DataType::Uint2 => Some(2),
-        _ => None,
-    };
-    if let Some(bits) = sub_byte {
-        let packed: Vec<u8> = if tensor.raw_data.is_some() {
-            tensor.raw_data().to_vec()
-        } else {
-            tensor.int32_data.iter().map(|&v| v as u8).collect()
-        };
-        let count = tensor
-            .dims
-            .iter()
-            .try_fold(1usize, |n, &d| usize::try_from(d).ok().and_then(|d| n.checked_mul(d)))
-            .ok_or_else(|| format!("tensor '{}' has invalid dimensions {:?}", tensor.name(), tensor.dims))?;
-        let per_byte = 8 / bits;
-        if packed.len() < count.div_ceil(per_byte) {
-            return Err(format!(
-                "tensor '{}' holds {} bytes, too few for {count} {}-bit values",
-                tensor.name(),
-                packed.len(),
-                bits
-            ));
-        }
-        let mask = (1u8 << bits) - 1;
-        return Ok((0..count).map(|i| (packed[i / per_byte] >> (bits * (i % per_byte))) & mask).collect());
-    }
-    Ok(if tensor.raw_data.is_some() {
-        tensor.raw_data().to_vec()
-    } else {
-        match dtype {
-            DataType::Float => tensor.float_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
-            DataType::Double => tensor.double_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
-            DataType::Int64 => tensor.int64_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
-            DataType::Int32 => tensor.int32_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
-            DataType::Uint64 => tensor.uint64_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
-            DataType::Uint32 => tensor.uint64_data.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect(),
-            DataType::Int8
-            | DataType::Uint8
-            | DataType::Bool
-            | DataType::Float8e4m3fn
-            | DataType::Float8e4m3fnuz
-            | DataType::Float8e5m2
-            | DataType::Float8e5m2fnuz
-            | DataType::Float8e8m0 => tensor.int32_data.iter().map(|&v| v as u8).collect(),
-            DataType::Float16 | DataType::Bfloat16 | DataType::Int16 | DataType::Uint16 => {
-                tensor.int32_data.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect()
-            }
-            other => {
-                return Err(format!("unsupported: tensor '{}' has element type {}", tensor.name(), other.as_str_name()))
-            }
-        }
-    })
-}
-
 impl Importer<'_> {
-    /// Reads a tensor's element bytes (raw, typed fields, or an external file).
-    pub(crate) fn constant(&self, tensor: &TensorProto) -> Result<Constant, String> {
-        let dtype = DataType::try_from(tensor.data_type())
-            .map_err(|_| format!("tensor '{}' has an unknown data type", tensor.name()))?;
-        let shape = tensor.dims.clone();
-        let count = shapes::numel(&shape).map_err(|e| format!("tensor '{}': {e}", tensor.name()))?;
-        let bytes: Vec<u8> = if tensor.data_location() == onnx::tensor_proto::DataLocation::External {
-            let entry = |key: &str| tensor.external_data.iter().find(|e| e.key() == key).map(|e| e.value().to_owned());
-            let location = entry("location")
-                .ok_or_else(|| format!("tensor '{}' is external but names no location", tensor.name()))?;
-            let path = self.base_dir.clone().unwrap_or_default().join(&location);
-            let data = std::fs::read(&path).map_err(|e| {
-                format!("tensor '{}': cannot read external data {}: {e}", tensor.name(), path.display())
-            })?;
-            let offset: usize = entry("offset").and_then(|o| o.parse().ok()).unwrap_or(0);
-            let length: usize =
-                entry("length").and_then(|l| l.parse().ok()).unwrap_or(data.len().saturating_sub(offset));
-            data.get(offset..offset + length)
-                .ok_or_else(|| format!("tensor '{}': external data {} is too short", tensor.name(), path.display()))?
-                .to_vec()
-        } else {
-            inline_bytes(tensor, dtype)?
-        };
-        if bytes.len() != count as usize * crate::fold::width(dtype) {
-            return Err(format!("tensor '{}' has {} bytes of data for shape {shape:?}", tensor.name(), bytes.len()));
-        }
-        Ok(Constant { shape, dtype, bytes, value: None })
-    }
-
     /// Whether a Clip has a bound computed at run time or integer elements: then it is
     /// `max(x, min)` and `min(., max)` on tensors instead of `sg.clip` with float attributes.
     fn clip_needs_tensors(&self, node: &NodeProto) -> Result<bool, String> {
@@ -434,7 +307,7 @@ impl Importer<'_> {
     }
 
     /// The element type a Cast (attribute `to`) or CastLike (the second input's type) makes.
-    fn cast_target(&self, node: &NodeProto) -> Result<DataType, String> {
+    pub(crate) fn cast_target(&self, node: &NodeProto) -> Result<DataType, String> {
         if node.op_type() == "CastLike" {
             return Ok(self.shape_of(required(node, 1)?)?.1);
         }
@@ -464,100 +337,6 @@ impl Importer<'_> {
     pub(crate) fn define_constant(&mut self, node: &NodeProto, folded: Folded) {
         let Folded { shape, dtype, bytes } = folded;
         self.values.insert(node.output[0].clone(), Entry::Constant(Constant { shape, dtype, bytes, value: None }));
-    }
-
-    /// Folds shape subgraphs; `Ok(true)` when the node became a constant.
-    fn fold(&mut self, node: &NodeProto) -> Result<bool, String> {
-        let inputs: Vec<&str> = node.input.iter().map(String::as_str).collect();
-        let constant = |k: usize| -> Result<Folded, String> {
-            let name = inputs.get(k).filter(|n| !n.is_empty()).ok_or_else(|| format!("input #{k} is missing"))?;
-            self.folded(name).ok_or_else(|| {
-                format!(
-                    "unsupported: {} of values computed at run time (only constant folding is implemented)",
-                    node.op_type()
-                )
-            })
-        };
-        let folded = match node.op_type() {
-            "Shape" | "Size" => {
-                let (shape, _) = self.shape_of(inputs.first().ok_or("input #0 is missing")?)?;
-                if node.op_type() == "Size" {
-                    Folded::from_i64(Vec::new(), &[crate::shapes::numel(&shape)?])
-                } else {
-                    let rank = shape.len() as i64;
-                    let clamp = |v: i64| (if v < 0 { v + rank } else { v }).clamp(0, rank) as usize;
-                    let (start, end) = (clamp(int(node, "start", 0)), clamp(int(node, "end", rank)));
-                    let dims = if start < end { &shape[start..end] } else { &[][..] };
-                    Folded::from_i64(vec![dims.len() as i64], dims)
-                }
-            }
-            "Gather" => match (inputs.first().and_then(|n| self.folded(n)), inputs.get(1).and_then(|n| self.folded(n)))
-            {
-                (Some(data), Some(indices)) => crate::fold::gather(&data, &indices, int(node, "axis", 0))?,
-                _ => return Ok(false), // a run-time gather: sg.gather
-            },
-            "Concat" => {
-                if inputs.iter().any(|n| !n.is_empty() && self.folded(n).is_none()) {
-                    return Ok(false); // a run-time concatenation: a chain of sg.concat
-                }
-                let parts: Vec<Folded> = (0..inputs.len()).map(constant).collect::<Result<_, _>>()?;
-                let axis = attribute(node, "axis").map(|a| a.i()).ok_or("Concat needs an axis")?;
-                crate::fold::concat(&parts.iter().collect::<Vec<_>>(), axis)?
-            }
-            "Cast" | "CastLike" => {
-                let to = self.cast_target(node)?;
-                match inputs.first().and_then(|n| self.folded(n)) {
-                    Some(input) => crate::fold::cast(&input, to)?,
-                    None => return Ok(false), // a run-time cast: sg.cast
-                }
-            }
-            "ConstantOfShape" => {
-                let value = match attribute(node, "value").and_then(|a| a.t.as_ref()) {
-                    Some(t) => {
-                        let c = self.constant(t)?;
-                        Some(Folded { shape: c.shape, dtype: c.dtype, bytes: c.bytes })
-                    }
-                    None => None,
-                };
-                crate::fold::constant_of_shape(&constant(0)?, value.as_ref())?
-            }
-            "Range" => crate::fold::range(&constant(0)?, &constant(1)?, &constant(2)?)?,
-            "Neg" | "Ceil" | "Floor" | "Relu" | "Abs" => {
-                let Some(a) = inputs.first().and_then(|n| self.folded(n)) else { return Ok(false) };
-                match crate::fold::float_unary(node.op_type(), &a) {
-                    Some(result) => result?,
-                    // Shape arithmetic (as in ONNX's own function expansions) negates integers.
-                    None if node.op_type() == "Neg" && matches!(a.dtype, DataType::Int64 | DataType::Int32) => {
-                        let negated: Vec<i64> = a
-                            .ints()?
-                            .iter()
-                            .map(|v| v.checked_neg().ok_or("integer overflow negating a constant"))
-                            .collect::<Result<_, _>>()?;
-                        let folded = Folded::from_i64(a.shape.clone(), &negated);
-                        if a.dtype == DataType::Int32 {
-                            crate::fold::cast(&folded, DataType::Int32)?
-                        } else {
-                            folded
-                        }
-                    }
-                    None => return Ok(false),
-                }
-            }
-            "Add" | "Sub" | "Mul" | "Div" => {
-                let (Some(a), Some(b)) =
-                    (inputs.first().and_then(|n| self.folded(n)), inputs.get(1).and_then(|n| self.folded(n)))
-                else {
-                    return Ok(false);
-                };
-                match crate::fold::arithmetic(node.op_type(), &a, &b) {
-                    Some(result) => result?,
-                    None => return Ok(false),
-                }
-            }
-            _ => return Ok(false),
-        };
-        self.define_constant(node, folded);
-        Ok(true)
     }
 
     pub(crate) fn shape_of(&self, name: &str) -> Result<(Vec<i64>, DataType), String> {
@@ -1020,7 +799,7 @@ impl Importer<'_> {
                 let op =
                     block.append_operation(sg::LayerNorm::build(context, location, x, scale, bias, axis, epsilon, ty));
                 self.define(node, op, shape.clone(), dtype);
-                self.layer_norm_statistics(block, node, x, &shape, dtype, axis as usize, epsilon as f32, location)?;
+                self.layer_norm_statistics(block, node, (x, &shape, dtype), (axis as usize, epsilon as f32), location)?;
             }
             "Gemm" => self.gemm(block, node, location)?,
             // Squeeze and Unsqueeze are reshapes (on a constant, folded: same bytes, new shape).

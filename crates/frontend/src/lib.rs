@@ -20,6 +20,7 @@ pub mod onnx {
 }
 mod shapes;
 mod support;
+mod tensor;
 
 /// The entry point of the fuzz target (`fuzz/fuzz_targets/import.rs`) and of the corpus
 /// regression test.

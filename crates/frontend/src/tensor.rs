@@ -1,0 +1,136 @@
+//! ONNX tensors: element types as MLIR types, and the bytes of initializers and constants
+//! (inline, typed fields, or external files).
+
+use crate::import::{Constant, Importer};
+use crate::onnx::{self, tensor_proto::DataType, TensorProto};
+use crate::shapes;
+use melior::ir::r#type::RankedTensorType;
+use melior::ir::Type;
+
+fn element(context: &melior::Context, dtype: DataType) -> Result<Type<'_>, String> {
+    let name = match dtype {
+        DataType::Float => "f32",
+        DataType::Float16 => "f16",
+        DataType::Bfloat16 => "bf16",
+        DataType::Double => "f64",
+        DataType::Int64 => "i64",
+        DataType::Int32 => "i32",
+        DataType::Int16 => "i16",
+        DataType::Int8 => "i8",
+        DataType::Uint64 => "ui64",
+        DataType::Uint32 => "ui32",
+        DataType::Uint16 => "ui16",
+        DataType::Uint8 => "ui8",
+        DataType::Bool => "i1",
+        DataType::Int4 => "i4",
+        DataType::Uint4 => "ui4",
+        DataType::Int2 => "i2",
+        DataType::Uint2 => "ui2",
+        DataType::Float8e4m3fn => "f8E4M3FN",
+        DataType::Float8e4m3fnuz => "f8E4M3FNUZ",
+        DataType::Float8e5m2 => "f8E5M2",
+        DataType::Float8e5m2fnuz => "f8E5M2FNUZ",
+        DataType::Float4e2m1 => "f4E2M1FN",
+        DataType::Float8e8m0 => "f8E8M0FNU",
+        other => return Err(format!("unsupported: element type {}", other.as_str_name())),
+    };
+    Ok(Type::parse(context, name).expect("builtin scalar type"))
+}
+
+pub fn tensor_type<'c>(context: &'c melior::Context, shape: &[i64], dtype: DataType) -> Result<Type<'c>, String> {
+    let dims: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
+    Ok(RankedTensorType::new(&dims, element(context, dtype)?, None).into())
+}
+
+/// The element bytes of a tensor stored in the model (raw or typed fields), little-endian and
+/// row-major; external data is read by the importer.
+/// Little-endian element bytes of a tensor's inline data. Sub-byte types (int4, uint4,
+/// float4, int2, uint2), which ONNX packs two or four to a byte (low bits first), come out one
+/// element per byte, zero-extended (how LLVM stores an `i4` or `i2`).
+pub fn inline_bytes(tensor: &TensorProto, dtype: DataType) -> Result<Vec<u8>, String> {
+    let sub_byte = match dtype {
+        DataType::Int4 | DataType::Uint4 | DataType::Float4e2m1 => Some(4),
+        DataType::Int2 | DataType::Uint2 => Some(2),
+        _ => None,
+    };
+    if let Some(bits) = sub_byte {
+        let packed: Vec<u8> = if tensor.raw_data.is_some() {
+            tensor.raw_data().to_vec()
+        } else {
+            tensor.int32_data.iter().map(|&v| v as u8).collect()
+        };
+        let count = tensor
+            .dims
+            .iter()
+            .try_fold(1usize, |n, &d| usize::try_from(d).ok().and_then(|d| n.checked_mul(d)))
+            .ok_or_else(|| format!("tensor '{}' has invalid dimensions {:?}", tensor.name(), tensor.dims))?;
+        let per_byte = 8 / bits;
+        if packed.len() < count.div_ceil(per_byte) {
+            return Err(format!(
+                "tensor '{}' holds {} bytes, too few for {count} {}-bit values",
+                tensor.name(),
+                packed.len(),
+                bits
+            ));
+        }
+        let mask = (1u8 << bits) - 1;
+        return Ok((0..count).map(|i| (packed[i / per_byte] >> (bits * (i % per_byte))) & mask).collect());
+    }
+    Ok(if tensor.raw_data.is_some() {
+        tensor.raw_data().to_vec()
+    } else {
+        match dtype {
+            DataType::Float => tensor.float_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
+            DataType::Double => tensor.double_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
+            DataType::Int64 => tensor.int64_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
+            DataType::Int32 => tensor.int32_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
+            DataType::Uint64 => tensor.uint64_data.iter().flat_map(|f| f.to_le_bytes()).collect(),
+            DataType::Uint32 => tensor.uint64_data.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect(),
+            DataType::Int8
+            | DataType::Uint8
+            | DataType::Bool
+            | DataType::Float8e4m3fn
+            | DataType::Float8e4m3fnuz
+            | DataType::Float8e5m2
+            | DataType::Float8e5m2fnuz
+            | DataType::Float8e8m0 => tensor.int32_data.iter().map(|&v| v as u8).collect(),
+            DataType::Float16 | DataType::Bfloat16 | DataType::Int16 | DataType::Uint16 => {
+                tensor.int32_data.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect()
+            }
+            other => {
+                return Err(format!("unsupported: tensor '{}' has element type {}", tensor.name(), other.as_str_name()))
+            }
+        }
+    })
+}
+
+impl Importer<'_> {
+    /// Reads a tensor's element bytes (raw, typed fields, or an external file).
+    pub(crate) fn constant(&self, tensor: &TensorProto) -> Result<Constant, String> {
+        let dtype = DataType::try_from(tensor.data_type())
+            .map_err(|_| format!("tensor '{}' has an unknown data type", tensor.name()))?;
+        let shape = tensor.dims.clone();
+        let count = shapes::numel(&shape).map_err(|e| format!("tensor '{}': {e}", tensor.name()))?;
+        let bytes: Vec<u8> = if tensor.data_location() == onnx::tensor_proto::DataLocation::External {
+            let entry = |key: &str| tensor.external_data.iter().find(|e| e.key() == key).map(|e| e.value().to_owned());
+            let location = entry("location")
+                .ok_or_else(|| format!("tensor '{}' is external but names no location", tensor.name()))?;
+            let path = self.base_dir.clone().unwrap_or_default().join(&location);
+            let data = std::fs::read(&path).map_err(|e| {
+                format!("tensor '{}': cannot read external data {}: {e}", tensor.name(), path.display())
+            })?;
+            let offset: usize = entry("offset").and_then(|o| o.parse().ok()).unwrap_or(0);
+            let length: usize =
+                entry("length").and_then(|l| l.parse().ok()).unwrap_or(data.len().saturating_sub(offset));
+            data.get(offset..offset + length)
+                .ok_or_else(|| format!("tensor '{}': external data {} is too short", tensor.name(), path.display()))?
+                .to_vec()
+        } else {
+            inline_bytes(tensor, dtype)?
+        };
+        if bytes.len() != count as usize * crate::fold::width(dtype) {
+            return Err(format!("tensor '{}' has {} bytes of data for shape {shape:?}", tensor.name(), bytes.len()));
+        }
+        Ok(Constant { shape, dtype, bytes, value: None })
+    }
+}
