@@ -138,6 +138,8 @@ pub struct Compiled<'c> {
     pub timings: Vec<(&'static str, Duration)>,
     /// The arena plan's lower bound in bytes (set at the memref stage).
     pub arena_lower_bound: Option<usize>,
+    /// Warnings of the passes that ran (an optimisation that fell back, say), rendered.
+    pub warnings: Vec<String>,
 }
 
 /// Compiles ONNX bytes up to `stop` (host stages from `LlvmDialect` on all stop at the LLVM
@@ -175,7 +177,8 @@ pub fn compile<'c>(
         drop_results(strata.mlir(), main_function(&module)?, &empty)
             .map_err(|e| CompileError { message: format!("error: {e}"), unsupported: false })?;
     }
-    let mut compiled = Compiled { module, signature, entry: None, timings, arena_lower_bound: None };
+    let mut compiled =
+        Compiled { module, signature, entry: None, timings, arena_lower_bound: None, warnings: Vec::new() };
     let gpu = options.target == Target::Nvptx;
     if gpu != matches!(stop, Stage::Gpu | Stage::Ptx) && stop > Stage::Memref {
         let target =
@@ -204,10 +207,11 @@ pub fn compile<'c>(
         progress(name);
         let start = Instant::now();
         module = compiled.module;
+        let warnings = &mut compiled.warnings;
         if stage == Stage::Memref {
-            module = memref_stage(strata, module, options, options.schedule && !gpu)?;
+            module = memref_stage(strata, module, options, options.schedule && !gpu, warnings)?;
         } else {
-            run_pipeline(strata, &mut module, &pipeline, options.verify_each)?;
+            run_pipeline(strata, &mut module, &pipeline, options.verify_each, warnings)?;
         }
         compiled.module = module;
         if stage == Stage::Memref {
@@ -240,10 +244,13 @@ fn run_pipeline<'c>(
     module: &mut Module<'c>,
     pipeline: &str,
     verify_each: bool,
+    warnings: &mut Vec<String>,
 ) -> Result<(), String> {
     let options = PassManagerOptions { verify_each, ..PassManagerOptions::default() };
     let mut pm = PassManager::parse(strata, pipeline, options).map_err(|e| e.render(&SourceMap::default()))?;
-    pm.run(module, &mut std::io::stderr()).map(|_| ()).map_err(|e| e.render(&SourceMap::default()))
+    let report = pm.run(module, &mut std::io::stderr()).map_err(|e| e.render(&SourceMap::default()))?;
+    warnings.extend(report.warnings.iter().map(|w| w.render(&SourceMap::default())));
+    Ok(())
 }
 
 /// The arena size a planned module's `@main` records.
@@ -260,22 +267,42 @@ fn memref_stage<'c>(
     mut module: Module<'c>,
     options: &CompileOptions,
     schedule: bool,
+    warnings: &mut Vec<String>,
 ) -> Result<Module<'c>, String> {
     if let Some(pipeline) = schedule_pipeline(schedule) {
-        run_pipeline(strata, &mut module, pipeline, options.verify_each)?;
+        run_pipeline(strata, &mut module, pipeline, options.verify_each, warnings)?;
     }
     // Safety: the clone is a new, owned module operation.
     let copy = unsafe {
         melior::ir::operation::Operation::from_raw(mlir_sys::mlirOperationClone(module.as_operation().to_raw()))
     };
     let mut plain = Module::from_operation(copy).ok_or("error: cannot copy the module")?;
-    run_pipeline(strata, &mut module, &plan_pipeline(&options.strategy, true), options.verify_each)?;
-    run_pipeline(strata, &mut plain, &plan_pipeline(&options.strategy, false), options.verify_each)?;
+    let (mut in_place_warnings, mut plain_warnings) = (Vec::new(), Vec::new());
+    run_pipeline(
+        strata,
+        &mut module,
+        &plan_pipeline(&options.strategy, true),
+        options.verify_each,
+        &mut in_place_warnings,
+    )?;
+    run_pipeline(
+        strata,
+        &mut plain,
+        &plan_pipeline(&options.strategy, false),
+        options.verify_each,
+        &mut plain_warnings,
+    )?;
     let mut chosen = match (arena_bytes(&module), arena_bytes(&plain)) {
-        (Some(in_place), Some(copied)) if copied < in_place => plain,
-        _ => module,
+        (Some(in_place), Some(copied)) if copied < in_place => {
+            warnings.append(&mut plain_warnings);
+            plain
+        }
+        _ => {
+            warnings.append(&mut in_place_warnings);
+            module
+        }
     };
-    run_pipeline(strata, &mut chosen, after_plan_pipeline(schedule), options.verify_each)?;
+    run_pipeline(strata, &mut chosen, after_plan_pipeline(schedule), options.verify_each, warnings)?;
     Ok(chosen)
 }
 
@@ -374,13 +401,24 @@ fn signature(main: OperationRef<'_, '_>) -> Result<Signature, String> {
     })
 }
 
+/// A model compiled in memory, ready to run.
+pub struct JitModel {
+    pub model: strata_runtime::Model,
+    /// Wall time of each stage, the JIT's last.
+    pub timings: Vec<(&'static str, Duration)>,
+    /// The arena plan's lower bound in bytes.
+    pub arena_lower_bound: Option<usize>,
+    /// Rendered warnings of the passes (see [`Compiled::warnings`]).
+    pub warnings: Vec<String>,
+}
+
 /// Compiles to a runnable model (JIT at O3 for the host).
 pub fn compile_model(
     strata: &StrataContext,
     bytes: &[u8],
     options: &CompileOptions,
     progress: &mut dyn FnMut(&str),
-) -> Result<(strata_runtime::Model, Vec<(&'static str, Duration)>, Option<usize>), CompileError> {
+) -> Result<JitModel, CompileError> {
     let compiled = compile(strata, bytes, options, Stage::LlvmDialect, progress)?;
     progress("jit");
     let start = Instant::now();
@@ -396,5 +434,5 @@ pub fn compile_model(
     .map_err(|e| format!("error: {e}"))?;
     let mut timings = compiled.timings;
     timings.push(("jit", start.elapsed()));
-    Ok((model, timings, compiled.arena_lower_bound))
+    Ok(JitModel { model, timings, arena_lower_bound: compiled.arena_lower_bound, warnings: compiled.warnings })
 }

@@ -137,6 +137,11 @@ impl Progress {
         self.bar.set_message(name.to_owned());
         self.bar.inc(1);
     }
+
+    /// Prints the compile's warnings above the bar.
+    fn warn(&self, warnings: &[String]) {
+        self.bar.suspend(|| warnings.iter().for_each(|w| eprint!("{w}")));
+    }
 }
 
 impl Drop for Progress {
@@ -153,6 +158,7 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), String> {
     let stage = args.stage();
     let mut progress = Progress::new();
     let compiled = compile(&strata, &bytes, &options, stage, &mut |s| progress.stage(s)).map_err(|e| e.message)?;
+    progress.warn(&compiled.warnings);
     let default_path = |extension: &str| {
         let stem = args.model.model.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
         let file = if extension == "so" { format!("lib{stem}.so") } else { format!("{stem}.{extension}") };
@@ -276,6 +282,7 @@ fn run_cuda(args: &RunArgs) -> Result<(), String> {
     options.target = Target::Nvptx;
     let mut progress = Progress::new();
     let compiled = compile(&strata, &bytes, &options, Stage::Gpu, &mut |s| progress.stage(s)).map_err(|e| e.message)?;
+    progress.warn(&compiled.warnings);
     progress.stage("ptx");
     let dir = std::env::temp_dir().join(format!("strata-run-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("error: cannot create {}: {e}", dir.display()))?;
@@ -312,8 +319,9 @@ pub fn run_run(args: &RunArgs) -> Result<(), String> {
     let bytes = args.model.read()?;
     let options = args.model.options();
     let mut progress = Progress::new();
-    let (mut model, timings, lower_bound) =
-        compile_model(&strata, &bytes, &options, &mut |s| progress.stage(s)).map_err(|e| e.message)?;
+    let compiled = compile_model(&strata, &bytes, &options, &mut |s| progress.stage(s)).map_err(|e| e.message)?;
+    progress.warn(&compiled.warnings);
+    let (mut model, timings, lower_bound) = (compiled.model, compiled.timings, compiled.arena_lower_bound);
     drop(progress);
     let signature = model.signature().clone();
     let inputs = strata_runtime::cli::read_inputs(&signature, &args.inputs)?;

@@ -147,7 +147,12 @@ fn run_inner(args: &OptArgs) -> Result<i32, String> {
     let mut timing = Vec::new();
     let mut statistics = strata_ir::RunReport::default();
     for chunk in &chunks {
-        let result = process(strata, args, &name, chunk, pass_manager.as_mut(), &mut timing, &mut statistics);
+        // This chunk's timing, statistics and warnings.
+        let mut report = strata_ir::RunReport::default();
+        let result = process(strata, args, &name, chunk, pass_manager.as_mut(), &mut report);
+        timing.append(&mut report.timing);
+        statistics.absorb_statistics(&report);
+        let warnings = report.warnings;
         if args.verify_diagnostics {
             let expectations = expect::parse_expectations(chunk).map_err(|errors| {
                 errors
@@ -155,10 +160,10 @@ fn run_inner(args: &OptArgs) -> Result<i32, String> {
                     .map(|(line, m)| format!("{name}:{line}: error: malformed directive: {m}\n"))
                     .collect::<String>()
             })?;
-            let diagnostics = match &result {
-                Ok(_) => Vec::new(),
-                Err(error) => error.diagnostics().to_vec(),
-            };
+            let mut diagnostics = warnings;
+            if let Err(error) = &result {
+                diagnostics.extend(error.diagnostics().iter().cloned());
+            }
             // Errors that are not diagnostics of the input cannot be expected: report them.
             if let Err(error @ (IrError::Pipeline(_) | IrError::Internal(_))) = &result {
                 eprint!("{}", error.render(&sources));
@@ -173,6 +178,7 @@ fn run_inner(args: &OptArgs) -> Result<i32, String> {
                 outputs.push(output);
             }
         } else {
+            eprint!("{}", strata_ir::render_all(&warnings, &sources));
             match result {
                 Ok(output) => outputs.push(output),
                 Err(error) => {
@@ -202,8 +208,7 @@ fn process<'c>(
     name: &str,
     chunk: &str,
     pass_manager: Option<&mut PassManager<'c>>,
-    timing: &mut Vec<TimingNode>,
-    statistics: &mut strata_ir::RunReport,
+    report: &mut strata_ir::RunReport,
 ) -> Result<String, IrError> {
     let start = Instant::now();
     let parsed = if args.no_verify_on_parse {
@@ -211,12 +216,13 @@ fn process<'c>(
     } else {
         strata.parse(chunk, name)
     };
-    timing.push(TimingNode::leaf("Parser", start.elapsed()));
+    report.timing.push(TimingNode::leaf("Parser", start.elapsed()));
     let mut module = parsed?;
     if let Some(pm) = pass_manager {
-        let report = pm.run(&mut module, &mut io::stderr())?;
-        timing.extend(report.timing.iter().cloned());
-        statistics.absorb_statistics(&report);
+        let run = pm.run(&mut module, &mut io::stderr())?;
+        report.timing.extend(run.timing);
+        report.statistics = run.statistics;
+        report.warnings = run.warnings;
     }
     let mut flags = OperationPrintingFlags::new();
     if args.print_op_generic {

@@ -21,7 +21,7 @@ pub mod timing;
 mod tests;
 
 pub use context::{DialectDef, StrataContext, VerifyFn};
-pub use diagnostics::{Diagnostic, DiagnosticSink, Severity, SourceLoc, SourceMap};
+pub use diagnostics::{render_all, Diagnostic, DiagnosticSink, Severity, SourceLoc, SourceMap};
 pub use error::{ErrorKind, IrError, PipelineError, Result};
 pub use pass::{
     OptionInfo, OptionKind, Pass, PassContext, PassEntry, PassFailed, PassInfo, PassOptions, PassRegistry,

@@ -2,7 +2,7 @@
 //! makes them available by name in textual pipelines.
 
 use crate::context::StrataContext;
-use crate::diagnostics::{Diagnostic, SourceLoc};
+use crate::diagnostics::{Diagnostic, Severity, SourceLoc};
 use indexmap::IndexMap;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::Location;
@@ -143,6 +143,8 @@ pub struct PassContext<'s> {
     pub(crate) strata: &'s StrataContext,
     pub(crate) info: &'static PassInfo,
     pub(crate) statistics: Vec<u64>,
+    /// Warnings the pass reported (kept here: nested parses drain the context's sink).
+    pub(crate) warnings: Vec<Diagnostic>,
 }
 
 impl<'s> PassContext<'s> {
@@ -160,6 +162,14 @@ impl<'s> PassContext<'s> {
     pub fn emit_op_error(&self, op: OperationRef<'_, '_>, message: impl fmt::Display) {
         let name = op.name().as_string_ref().as_str().unwrap_or("?").to_owned();
         self.emit_error(op.location(), format!("'{name}' op {message}"));
+    }
+
+    /// Reports a warning at `op`'s location: the pass succeeded but could not do all it meant
+    /// to (a fallback). The pass manager hands warnings to the caller in its `RunReport`.
+    pub fn emit_op_warning(&mut self, op: OperationRef<'_, '_>, message: impl fmt::Display) {
+        let name = op.name().as_string_ref().as_str().unwrap_or("?").to_owned();
+        let location = SourceLoc::from_mlir(op.location());
+        self.warnings.push(Diagnostic::new(Severity::Warning, location, format!("'{name}' op {message}")));
     }
 
     /// Adds `amount` to the declared statistic `name`. Panics on an undeclared name (a pass bug).

@@ -44,13 +44,18 @@ impl Default for PassManagerOptions {
     }
 }
 
+/// One statistic of a pass: (name, help, value).
+pub type Statistic = (&'static str, &'static str, u64);
+
 /// What a run measured.
 #[derive(Clone, Debug, Default)]
 pub struct RunReport {
     /// Wall time per pass, nested like the pipeline.
     pub timing: Vec<TimingNode>,
-    /// Each Rust pass's statistics: (pass, anchor path, [(statistic, help, value)]).
-    pub statistics: Vec<(String, String, Vec<(&'static str, &'static str, u64)>)>,
+    /// Each Rust pass's statistics: (pass, anchor path, its statistics).
+    pub statistics: Vec<(String, String, Vec<Statistic>)>,
+    /// Warnings and remarks of passes that succeeded (a fallback taken, say), in order.
+    pub warnings: Vec<Diagnostic>,
 }
 
 impl RunReport {
@@ -98,8 +103,10 @@ struct Step<'c> {
 /// A validated pipeline, ready to run on modules.
 pub struct PassManager<'c> {
     strata: &'c StrataContext,
-    written: Pipeline,
+    /// As written (named pipelines not expanded).
     pipeline: Pipeline,
+    /// As it runs (named pipelines expanded).
+    expanded: Pipeline,
     steps: Vec<Step<'c>>,
     options: PassManagerOptions,
 }
@@ -159,12 +166,11 @@ impl<'c> PassManager<'c> {
                 ),
             ));
         }
-        let written = pipeline;
-        let pipeline = Self::expand(strata, written.clone(), text)?;
+        let expanded = Self::expand(strata, pipeline.clone(), text)?;
         let mut steps = Vec::new();
-        for (path, spec) in pipeline.flatten() {
+        for (path, spec) in expanded.flatten() {
             let path: Vec<String> = path[1..].iter().map(|s| s.to_string()).collect();
-            let innermost = path.last().map_or(pipeline.anchor.as_str(), String::as_str);
+            let innermost = path.last().map_or(expanded.anchor.as_str(), String::as_str);
             let kind = if let Some(entry) = strata.passes().get(&spec.name) {
                 let info = entry.info;
                 if info.anchor != "any" && info.anchor != innermost {
@@ -180,22 +186,22 @@ impl<'c> PassManager<'c> {
                 StepKind::Rust { entry: *entry, pass: (entry.factory)(&parsed) }
             } else {
                 StepKind::Upstream(
-                    upstream_step(strata, &pipeline.anchor, &path, spec).map_err(|m| error(spec.column, m))?,
+                    upstream_step(strata, &expanded.anchor, &path, spec).map_err(|m| error(spec.column, m))?,
                 )
             };
             steps.push(Step { path, spec: spec.clone(), kind });
         }
-        Ok(PassManager { strata, written, pipeline, steps, options })
+        Ok(PassManager { strata, pipeline, expanded, steps, options })
     }
 
     /// The pipeline as written (named pipelines not expanded).
     pub fn pipeline(&self) -> &Pipeline {
-        &self.written
+        &self.pipeline
     }
 
     /// The pipeline that runs (named pipelines expanded).
     pub fn expanded(&self) -> &Pipeline {
-        &self.pipeline
+        &self.expanded
     }
 
     /// Runs every step on `module`. IR dumps go to `dump` (the driver passes stderr).
@@ -203,7 +209,7 @@ impl<'c> PassManager<'c> {
         let mut report = RunReport::default();
         for step in &mut self.steps {
             let display = step.spec.to_string();
-            let anchors = std::iter::once(self.pipeline.anchor.as_str())
+            let anchors = std::iter::once(self.expanded.anchor.as_str())
                 .chain(step.path.iter().map(String::as_str))
                 .collect::<Vec<_>>()
                 .join(" > ");
@@ -220,6 +226,7 @@ impl<'c> PassManager<'c> {
                         strata: self.strata,
                         info: entry.info,
                         statistics: vec![0; entry.info.statistics.len()],
+                        warnings: Vec::new(),
                     };
                     let targets = collect_targets(module.as_operation(), &step.path);
                     let mut failed = false;
@@ -237,6 +244,7 @@ impl<'c> PassManager<'c> {
                             .collect();
                         report.statistics.push((step.spec.name.clone(), anchors.clone(), stats));
                     }
+                    report.warnings.append(&mut cx.warnings);
                     if failed {
                         Err(())
                     } else {
@@ -258,6 +266,7 @@ impl<'c> PassManager<'c> {
                     diagnostics: with_fallback(diagnostics, &step.spec.name),
                 });
             }
+            report.warnings.extend(diagnostics);
             if self.options.print_ir_after_all {
                 print_ir(dump, &format!("IR Dump After {display}"), module);
             }

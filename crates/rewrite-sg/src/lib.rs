@@ -203,7 +203,8 @@ pub fn report(graph: &Graph, outcome: &Outcome, time: std::time::Duration) -> (S
         "eclasses": outcome.eclasses,
         "iterations": outcome.iterations,
         "stop": format!("{:?}", outcome.stop),
-        "repairs": outcome.repairs,
+        "repairs": outcome.repairs.refused,
+        "in_place_dropped": outcome.repairs.dropped_in_place,
         "time_ms": time.as_secs_f64() * 1e3,
     });
     let (b, a) = (&outcome.before, &outcome.after);
@@ -265,11 +266,14 @@ pub fn report(graph: &Graph, outcome: &Outcome, time: std::time::Duration) -> (S
         outcome.initial_enodes,
         outcome.iterations,
         outcome.stop,
-        outcome.repairs,
+        outcome.repairs.refused,
         time.as_secs_f64() * 1e3,
         time.as_secs_f64() * 1e6 / graph.nodes.len().max(1) as f64,
         outcome.saturate_time.as_secs_f64() * 1e3,
         outcome.extract_time.as_secs_f64() * 1e3
     );
+    if outcome.repairs.dropped_in_place {
+        text += "in-place writes dropped: the validator's refusals did not converge, so the program writes nothing in place\n";
+    }
     (text, json)
 }

@@ -63,21 +63,42 @@ fn name_of(op: MlirOperation) -> String {
 
 impl Pass for EgraphOptimize {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let (graph, values) = match graph_with_values(func) {
-            Ok(found) => found,
-            Err(why) => {
-                cx.emit_op_error(func, format!("sg-egraph-optimize: {why}"));
-                return Err(PassFailed);
+        // An optimisation never fails a compile: when anything goes wrong the function stays
+        // as it was, and the caller hears why.
+        if let Err(why) = self.optimize(func, cx) {
+            cx.emit_op_warning(func, format!("sg-egraph-optimize: {why}; the function is left unoptimised"));
+        }
+        Ok(())
+    }
+}
+
+impl EgraphOptimize {
+    /// Optimises a copy of `func` and, when every step succeeded, moves its body into `func`.
+    fn optimize(&self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), String> {
+        // Safety: the clone is a new operation owned here until it is destroyed below.
+        let copy = unsafe { OperationRef::from_raw(mlir_sys::mlirOperationClone(func.to_raw())) };
+        let rebuilt = self.rebuild(copy, cx);
+        unsafe {
+            if rebuilt.is_ok() {
+                let (into, from) =
+                    (func.region(0).map_err(|e| e.to_string())?, copy.region(0).map_err(|e| e.to_string())?);
+                mlir_sys::mlirRegionTakeBody(into.to_raw(), from.to_raw());
             }
-        };
+            mlir_sys::mlirOperationDestroy(copy.to_raw());
+        }
+        rebuilt
+    }
+
+    fn rebuild(&self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), String> {
+        let (graph, values) = graph_with_values(func)?;
         let limits = Limits { only: self.only, ..Limits::for_graph(graph.nodes.len()) };
-        let outcome = match optimize(&graph, &limits, &Weights::default()) {
-            Ok(outcome) => outcome,
-            Err(why) => {
-                cx.emit_op_error(func, format!("sg-egraph-optimize: {why}"));
-                return Err(PassFailed);
-            }
-        };
+        let outcome = optimize(&graph, &limits, &Weights::default())?;
+        if outcome.repairs.dropped_in_place {
+            cx.emit_op_warning(
+                func,
+                "sg-egraph-optimize: the in-place choices did not validate after the repair limit; no value is written in place",
+            );
+        }
         cx.bump("launches-before", outcome.before.launches);
         cx.bump("launches-after", outcome.after.launches);
         cx.bump("allocations-before", outcome.before.allocations);
@@ -90,10 +111,7 @@ impl Pass for EgraphOptimize {
             kernels: KernelCache::default(),
             tensors: Vec::new(),
         };
-        rebuild.run().map_err(|why| {
-            rebuild.cx.emit_op_error(func, format!("sg-egraph-optimize: {why}"));
-            PassFailed
-        })
+        rebuild.run()
     }
 }
 

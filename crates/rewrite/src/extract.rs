@@ -416,17 +416,55 @@ fn schedule(egraph: &SgGraph, root: Id, classes: &[Id], choice: &BTreeMap<Id, &S
     (order, None)
 }
 
-/// Extracts the cheapest valid program; returns it with the number of in-place writes the
-/// validator refused (each refusal bans one node and extracts again).
+/// How extraction made the program valid.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Repairs {
+    /// In-place writes the validator refused (each refusal bans one node and extracts again).
+    pub refused: usize,
+    /// The refusals did not converge within the limit: every in-place write was dropped and
+    /// the program extracted once more without any (always valid: only in-place writes make
+    /// storage versions).
+    pub dropped_in_place: bool,
+}
+
+/// Extracts the cheapest valid program; returns it with what the validator refused.
 pub fn extract(
     egraph: &SgGraph,
     root: Id,
     weights: &Weights,
     max_repairs: usize,
-) -> Result<(Extracted, usize), String> {
+) -> Result<(Extracted, Repairs), String> {
     let mut banned: BTreeSet<(Id, usize)> = BTreeSet::new();
+    if let Some(found) = extract_with(egraph, root, weights, max_repairs, &mut banned)? {
+        return Ok(found);
+    }
+    // The refusals did not converge: no in-place writes at all.
+    for class in egraph.classes() {
+        for (at, node) in class.nodes.iter().enumerate() {
+            if matches!(node, Sg::EwInPlace(_)) {
+                banned.insert((class.id, at));
+            }
+        }
+    }
+    match extract_with(egraph, root, weights, 0, &mut banned)? {
+        Some((program, repairs)) => {
+            Ok((program, Repairs { refused: max_repairs + repairs.refused, dropped_in_place: true }))
+        }
+        None => Err("the program without in-place writes failed the storage validator (a bug)".into()),
+    }
+}
+
+/// Extraction with the validator's refusals added to `banned`, at most `max_repairs` of them;
+/// `None` when the last extraction was still refused.
+fn extract_with(
+    egraph: &SgGraph,
+    root: Id,
+    weights: &Weights,
+    max_repairs: usize,
+    banned: &mut BTreeSet<(Id, usize)>,
+) -> Result<Option<(Extracted, Repairs)>, String> {
     for round in 0..=max_repairs {
-        let choice = choose(egraph, root, weights, &banned)
+        let choice = choose(egraph, root, weights, banned)
             .ok_or("no program can be extracted (every choice is banned or cyclic)")?;
         let root = egraph.find(root);
         let classes = reachable(egraph, root, &choice);
@@ -440,9 +478,10 @@ pub fn extract(
             banned.insert((writer, at));
             continue;
         }
-        return Ok((program(egraph, root, &order, &choice), round));
+        let repairs = Repairs { refused: round, dropped_in_place: false };
+        return Ok(Some((program(egraph, root, &order, &choice), repairs)));
     }
-    Err(format!("in-place repair did not converge in {max_repairs} rounds"))
+    Ok(None)
 }
 
 fn program(egraph: &SgGraph, root: Id, order: &[Id], choice: &BTreeMap<Id, &Sg>) -> Extracted {

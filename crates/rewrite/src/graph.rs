@@ -107,8 +107,8 @@ impl EwOp {
                     f32::from_bits(alpha) * a
                 }
             }
-            EwOp::HardSigmoid { alpha, beta } => (f32::from_bits(alpha) * a + f32::from_bits(beta)).min(1.0).max(0.0),
-            EwOp::HardSwish => a * (a / 6.0 + 0.5).min(1.0).max(0.0),
+            EwOp::HardSigmoid { alpha, beta } => (f32::from_bits(alpha) * a + f32::from_bits(beta)).clamp(0.0, 1.0),
+            EwOp::HardSwish => a * (a / 6.0 + 0.5).clamp(0.0, 1.0),
             EwOp::Reciprocal => 1.0 / a,
             EwOp::Log => a.ln(),
         }

@@ -22,7 +22,7 @@ pub mod optimize;
 pub mod program;
 pub mod rules;
 
-pub use extract::{Extracted, Metrics, Step, Weights};
+pub use extract::{Extracted, Metrics, Repairs, Step, Weights};
 pub use graph::{EwOp, Graph, Node, Op};
 pub use optimize::{baseline, optimize, Limits, Outcome, Stop};
 pub use program::Program;

@@ -55,8 +55,8 @@ pub struct Outcome {
     /// E-nodes of the e-graph built from the input, before any rule.
     pub initial_enodes: usize,
     pub eclasses: usize,
-    /// In-place writes the validator refused.
-    pub repairs: usize,
+    /// In-place writes the validator refused, and whether they were all dropped.
+    pub repairs: crate::extract::Repairs,
     /// Time spent saturating and extracting.
     pub saturate_time: std::time::Duration,
     pub extract_time: std::time::Duration,

@@ -279,8 +279,8 @@ fn fuse_epilogue(egraph: &SgGraph, class: Id) -> Vec<Action> {
     // writes around it legal); the validator's verdict decides between them at extraction.
     // Every variant would make the e-graph grow with the product of the variants.
     // (copies, program, position of t, operands), least and most copies.
-    let mut extremes: std::collections::BTreeMap<Id, [(usize, usize, usize, &[Id]); 2]> =
-        std::collections::BTreeMap::new();
+    type Variant<'o> = (usize, usize, usize, &'o [Id]);
+    let mut extremes: std::collections::BTreeMap<Id, [Variant; 2]> = std::collections::BTreeMap::new();
     for (p, operands) in most_fused(egraph, class) {
         let cost = copies(egraph, operands);
         for (k, &t) in operands.iter().enumerate() {

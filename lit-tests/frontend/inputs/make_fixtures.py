@@ -665,3 +665,30 @@ for name, nodes, inputs, outputs, inits in [
         f"{name}.onnx",
         opset=24,
     )
+
+# A DenseNet-style block (issue #20): ten layers of `t = Relu(cat); c = Conv1x1(t);
+# cat = Concat(cat, c)` on a [1, 2, 2, 2] input. The e-graph's in-place choices do not validate
+# within its repair limit here; it drops them and still optimises (lit-tests/passes/
+# sg-egraph-fallback.mlir).
+dense_rng = np.random.default_rng(20)
+dense_nodes, dense_inits, cat, channels = [], [], "x", 2
+for i in range(10):
+    dense_inits.append(numpy_helper.from_array(dense_rng.standard_normal((2, channels, 1, 1)).astype(np.float32), f"w{i}"))
+    dense_nodes += [
+        helper.make_node("Relu", [cat], [f"t{i}"], name=f"relu{i}"),
+        helper.make_node("Conv", [f"t{i}", f"w{i}"], [f"c{i}"], name=f"conv{i}"),
+        helper.make_node("Concat", [cat, f"c{i}"], [f"cat{i}"], name=f"concat{i}", axis=1),
+    ]
+    cat, channels = f"cat{i}", channels + 2
+save(
+    helper.make_graph(dense_nodes, "dense_block", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 2, 2])],
+                      [helper.make_tensor_value_info(cat, TensorProto.FLOAT, [1, channels, 2, 2])], dense_inits),
+    "dense_block.onnx",
+)
+dense_x = dense_rng.standard_normal((1, 2, 2, 2)).astype(np.float32)
+np.save("../../driver/inputs/dense_block_x.npy", dense_x)
+dense_y = dense_x.astype(np.float64)
+for w in dense_inits:
+    conv = np.einsum("fc,nchw->nfhw", numpy_helper.to_array(w)[:, :, 0, 0].astype(np.float64), np.maximum(dense_y, 0))
+    dense_y = np.concatenate([dense_y, conv], axis=1)
+np.save("../../driver/inputs/dense_block_y.npy", dense_y.astype(np.float32))
