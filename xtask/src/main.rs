@@ -22,8 +22,9 @@ struct Cli {
 enum Task {
     /// Install (as root) or list (otherwise) the system packages Strata needs, then check them.
     Setup,
-    /// Set up, then run every test: unit tests, lit tests, tidy checks, and the import of
-    /// every ONNX node-test case (fails on any panic).
+    /// Set up, then run every test: `cargo fmt --check`, clippy with `-D warnings`, unit
+    /// tests, lit tests, tidy checks, and the import of every ONNX node-test case (fails on any
+    /// panic).
     Test {
         /// Extra arguments for `cargo test` (after `--`).
         #[arg(last = true)]
@@ -93,6 +94,9 @@ fn main() -> ExitCode {
     let result = match cli.task {
         Task::Setup => setup::run(),
         Task::Test { rest } => setup::run().and_then(|()| {
+            // House style first: one formatting, and clippy with warnings as errors.
+            cargo(&["fmt", "--all", "--check"], &[])?;
+            cargo(&["clippy", "--workspace", "--all-targets", "--quiet", "--", "-D", "warnings"], &[])?;
             // The lit tests run strata-exec, a binary of another package, and compile kernels
             // that need libdevice.
             cargo(&["build", "--quiet", "-p", "strata-exec"], &[])?;

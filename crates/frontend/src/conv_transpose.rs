@@ -22,16 +22,23 @@ use strata_dialect_sg as sg;
 
 /// Explicit begin and end paddings `[b0, b1, .., e0, e1, ..]` of a transposed convolution and its
 /// output spatial sizes.
+/// The per-axis attributes of a transposed convolution.
+#[derive(Clone, Copy)]
+pub(crate) struct Transposed<'a> {
+    pub kernel: &'a [i64],
+    pub strides: &'a [i64],
+    pub dilations: &'a [i64],
+    pub output_padding: &'a [i64],
+}
+
 pub(crate) fn transposed_geometry(
     input: &[i64],
-    kernel: &[i64],
-    strides: &[i64],
-    dilations: &[i64],
-    output_padding: &[i64],
+    conv: Transposed,
     pads: Option<&[i64]>,
     output_shape: Option<&[i64]>,
     same_upper: bool,
 ) -> (Vec<i64>, Vec<i64>) {
+    let Transposed { kernel, strides, dilations, output_padding } = conv;
     let n = input.len();
     let full = |i: usize| strides[i] * (input[i] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1;
     let pads: Vec<i64> = match (pads, output_shape) {
@@ -117,8 +124,8 @@ impl Importer<'_> {
         let strides = list("strides", 1, spatial)?;
         let dilations = list("dilations", 1, spatial)?;
         let output_padding = list("output_padding", 0, spatial)?;
-        if strides.iter().chain(&dilations).any(|&v| v < 1 || v > 1 << 20)
-            || output_padding.iter().any(|&v| v < 0 || v > 1 << 20)
+        if strides.iter().chain(&dilations).any(|&v| !(1..=1 << 20).contains(&v))
+            || output_padding.iter().any(|&v| !(0..=1 << 20).contains(&v))
         {
             return Err(format!("strides {strides:?}, dilations {dilations:?} must be positive and output_padding {output_padding:?} non-negative"));
         }
@@ -141,16 +148,10 @@ impl Importer<'_> {
                 2 * spatial
             ));
         }
-        let (pads, out_spatial) = transposed_geometry(
-            &x[2..],
-            &kernel,
-            &strides,
-            &dilations,
-            &output_padding,
-            pads.as_deref(),
-            output_shape.as_deref(),
-            auto_pad == "SAME_UPPER",
-        );
+        let geometry =
+            Transposed { kernel: &kernel, strides: &strides, dilations: &dilations, output_padding: &output_padding };
+        let (pads, out_spatial) =
+            transposed_geometry(&x[2..], geometry, pads.as_deref(), output_shape.as_deref(), auto_pad == "SAME_UPPER");
         if out_spatial.iter().any(|&d| d < 1) {
             return Err(format!("the output would have spatial size {out_spatial:?} (pads {pads:?})"));
         }
@@ -288,16 +289,26 @@ impl Importer<'_> {
 mod tests {
     use super::*;
 
+    fn conv<'a>(
+        kernel: &'a [i64],
+        strides: &'a [i64],
+        dilations: &'a [i64],
+        output_padding: &'a [i64],
+    ) -> Transposed<'a> {
+        Transposed { kernel, strides, dilations, output_padding }
+    }
+
     #[test]
     fn geometry_follows_the_onnx_formulas() {
         // test_convtranspose_output_shape: 3x3 input, 3x3 kernel, strides [3, 2], output [10, 8].
-        let (pads, out) = transposed_geometry(&[3, 3], &[3, 3], &[3, 2], &[1, 1], &[0, 0], None, Some(&[10, 8]), false);
+        let (pads, out) =
+            transposed_geometry(&[3, 3], conv(&[3, 3], &[3, 2], &[1, 1], &[0, 0]), None, Some(&[10, 8]), false);
         assert_eq!(out, [10, 8]);
         assert_eq!(pads, [0, 0, -1, -1]);
         // Plain: (3-1)*1 + 3 = 5.
-        assert_eq!(transposed_geometry(&[3], &[3], &[1], &[1], &[0], Some(&[0, 0]), None, false).1, [5]);
+        assert_eq!(transposed_geometry(&[3], conv(&[3], &[1], &[1], &[0]), Some(&[0, 0]), None, false).1, [5]);
         // SAME_UPPER keeps in * stride.
-        assert_eq!(transposed_geometry(&[3, 3], &[3, 3], &[2, 2], &[1, 1], &[0, 0], None, None, true).1, [6, 6]);
+        assert_eq!(transposed_geometry(&[3, 3], conv(&[3, 3], &[2, 2], &[1, 1], &[0, 0]), None, None, true).1, [6, 6]);
     }
 
     #[test]

@@ -234,7 +234,7 @@ impl Importer<'_> {
         let channels = x[1] as usize;
         if names[1..].iter().any(|n| self.folded(n).is_none()) {
             let params = self.channel_params(block, &names[1..], x[1], dtype, location)?;
-            let y = self.normalize(block, node, names[0], &params, &x, dtype, location)?;
+            let y = self.normalize(block, node, (names[0], &x, dtype), &params, location)?;
             self.values.insert(node.output[0].clone(), Entry::Value { value: y, shape: x, dtype });
             return Ok(());
         }
@@ -296,17 +296,17 @@ impl Importer<'_> {
 
     /// BatchNormalization with run-time [C] parameters `[scale, bias, mean, var]`:
     /// `s = scale / sqrt(var + epsilon)` and `t = bias - mean * s` computed by `sg` ops,
-    /// reshaped to [C, 1, ..] and applied to `x` (named) as `x * s + t`. Returns the result.
+    /// reshaped to [C, 1, ..] and applied to `input` (its name, shape and type) as `x * s + t`.
+    /// Returns the result.
     fn normalize(
         &mut self,
         block: &Block,
         node: &NodeProto,
-        x_name: &str,
+        input: (&str, &[i64], DataType),
         params: &[MlirValue],
-        x: &[i64],
-        dtype: DataType,
         location: Location,
     ) -> Result<MlirValue, String> {
+        let (x_name, x, dtype) = input;
         let context = self.strata.mlir();
         let params: Vec<Value> = params.iter().map(|&p| unsafe { Value::from_raw(p) }).collect();
         let channels = x[1];
@@ -353,15 +353,8 @@ impl Importer<'_> {
         let (kept_mean, kept_var, _) = moments(context, block, location, xv, x, &axes, dtype)?;
         let mean = append1(block, sg::Reshape::build(context, location, kept_mean, vector));
         let var = append1(block, sg::Reshape::build(context, location, kept_var, vector));
-        let y = self.normalize(
-            block,
-            node,
-            names[0],
-            &[params[0], params[1], mean.to_raw(), var.to_raw()],
-            x,
-            dtype,
-            location,
-        )?;
+        let stats = [params[0], params[1], mean.to_raw(), var.to_raw()];
+        let y = self.normalize(block, node, (names[0], x, dtype), &stats, location)?;
         self.values.insert(node.output[0].clone(), Entry::Value { value: y, shape: x.to_vec(), dtype });
         let base = node_name(node, 0);
         let keep =
@@ -461,17 +454,16 @@ impl Importer<'_> {
     /// LayerNormalization's optional outputs: Mean (output 1) and InvStdDev (output 2) over
     /// dimensions `axis..`, kept as size 1, as `reduce_mean`, `sub`, `mul`, `add`, `sqrt` and
     /// `reciprocal` in the input's type (which must be the stash type, float by default).
+    /// `input` is the normalised value with its shape and type.
     pub(crate) fn layer_norm_statistics(
         &mut self,
         block: &Block,
         node: &NodeProto,
-        x: Value,
-        shape: &[i64],
-        dtype: DataType,
-        axis: usize,
-        epsilon: f32,
+        input: (Value, &[i64], DataType),
+        (axis, epsilon): (usize, f32),
         location: Location,
     ) -> Result<(), String> {
+        let (x, shape, dtype) = input;
         let wanted = |k: usize| node.output.get(k).filter(|o| !o.is_empty()).cloned();
         let (mean_name, inv_name) = (wanted(1), wanted(2));
         if mean_name.is_none() && inv_name.is_none() {

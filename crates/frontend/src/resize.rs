@@ -293,7 +293,7 @@ impl Importer<'_> {
             (Some(_), Some(_)) => return Err("only one of scales and sizes may be given".into()),
             (None, None) => return Err("one of scales and sizes is required".into()),
             (Some(scales), None) => {
-                if scales.len() != axes.len() || scales.iter().any(|&s| !(s > 0.0) || !s.is_finite()) {
+                if scales.len() != axes.len() || scales.iter().any(|&s| s.is_nan() || s <= 0.0 || !s.is_finite()) {
                     return Err(format!("scales {scales:?} must be {} positive values", axes.len()));
                 }
                 for (&a, &s) in axes.iter().zip(&scales) {
@@ -328,7 +328,7 @@ impl Importer<'_> {
                 }
             }
         }
-        if out.iter().any(|&d| d < 1 || d > 1 << 31) {
+        if out.iter().any(|&d| !(1..=1 << 31).contains(&d)) {
             return Err(format!("unsupported: output shape {out:?} (every dimension must be in 1..2^31)"));
         }
         let roi_of = |i: usize| {

@@ -75,6 +75,9 @@ pub fn reshape(input: &[i64], target: &[i64], allowzero: bool) -> Result<Vec<i64
     Ok(out)
 }
 
+/// Per-dimension starts, ends and steps of a slice.
+pub type SliceBounds = (Vec<i64>, Vec<i64>, Vec<i64>);
+
 /// Normalises ONNX Slice parameters to per-dimension (starts, ends, steps), clamped to the
 /// shape as ONNX says: for a positive step, starts and ends into [0, dim]; for a negative one
 /// (walking down), starts into [0, dim - 1] and ends into [-1, dim - 1], -1 meaning "past the
@@ -85,7 +88,7 @@ pub fn slice(
     ends: &[i64],
     axes: Option<&[i64]>,
     steps: Option<&[i64]>,
-) -> Result<(Vec<i64>, Vec<i64>, Vec<i64>), String> {
+) -> Result<SliceBounds, String> {
     let rank = shape.len() as i64;
     let axes: Vec<i64> = axes.map_or_else(|| (0..starts.len() as i64).collect(), <[i64]>::to_vec);
     if starts.len() != ends.len() || axes.len() != starts.len() || steps.is_some_and(|s| s.len() != starts.len()) {

@@ -7,10 +7,8 @@
 //! never links MLIR: build scripts stay fast.
 //!
 //! ```no_run
-//! // build.rs of a dialect crate:
-//! fn main() {
-//!     strata_irdl_gen::build("toy.irdl.mlir");
-//! }
+//! // In the dialect crate's build.rs, `fn main`:
+//! strata_irdl_gen::build("toy.irdl.mlir");
 //! // lib.rs: pub mod ops { include!(concat!(env!("OUT_DIR"), "/ops.rs")); }
 //! ```
 
@@ -152,7 +150,7 @@ fn generate(dialect: &str, ops: &[Op]) -> String {
             let _ = writeln!(s, "/// {line}");
         }
         let _ = writeln!(s, "#[derive(Clone, Copy)]\npub struct {ty}<'c, 'a> {{ op: OperationRef<'c, 'a> }}\n");
-        let _ = writeln!(s, "impl<'c, 'a> {ty}<'c, 'a> {{");
+        let _ = writeln!(s, "#[allow(clippy::self_named_constructors)]\nimpl<'c, 'a> {ty}<'c, 'a> {{");
         let _ = writeln!(s, "    /// The full op name.\n    pub const NAME: &'static str = \"{dialect}.{}\";", op.name);
         let _ = writeln!(s, "    /// Wraps `op` if it is a `{dialect}.{}`.\n    pub fn cast(op: OperationRef<'c, 'a>) -> Option<Self> {{ (op_name(op) == Self::NAME).then_some(Self {{ op }}) }}", op.name);
         let _ =
@@ -183,14 +181,16 @@ fn generate(dialect: &str, ops: &[Op]) -> String {
         }
         // Builder.
         let mut params = vec!["context: &'c Context".to_owned(), "location: Location<'c>".to_owned()];
-        let mut operands = Vec::new();
+        // Required operands in a `vec!`, then the optional one (at most one, and last).
+        let mut required = Vec::new();
+        let mut optional = None;
         for slot in &op.operands {
             if slot.optional {
                 params.push(format!("{}: Option<Value<'c, '_>>", slot.name));
-                operands.push(format!("operands.extend({});", slot.name));
+                optional = Some(slot.name.clone());
             } else {
                 params.push(format!("{}: Value<'c, '_>", slot.name));
-                operands.push(format!("operands.push({});", slot.name));
+                required.push(slot.name.clone());
             }
         }
         let mut attrs = Vec::new();
@@ -228,12 +228,15 @@ fn generate(dialect: &str, ops: &[Op]) -> String {
             "    #[allow(clippy::too_many_arguments)]\n    pub fn build({}) -> Operation<'c> {{",
             params.join(", ")
         );
-        let _ = writeln!(
-            s,
-            "        let _ = context;\n        #[allow(unused_mut)] let mut operands: Vec<Value<'c, '_>> = Vec::new();"
-        );
-        for line in operands {
-            let _ = writeln!(s, "        {line}");
+        let _ = writeln!(s, "        let _ = context;");
+        match &optional {
+            Some(name) => {
+                let _ = writeln!(s, "        let mut operands: Vec<Value<'c, '_>> = vec![{}];", required.join(", "));
+                let _ = writeln!(s, "        operands.extend({name});");
+            }
+            None => {
+                let _ = writeln!(s, "        let operands: Vec<Value<'c, '_>> = vec![{}];", required.join(", "));
+            }
         }
         let _ = writeln!(s, "        OperationBuilder::new(Self::NAME, location).add_operands(&operands).add_results(&[{}]).add_attributes(&[{}]).build().expect(\"valid operation state\")", results.join(", "), attrs.join(", "));
         let _ = writeln!(s, "    }}\n}}\n");

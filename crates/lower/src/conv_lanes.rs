@@ -277,7 +277,7 @@ pub fn rewrite(
             vec![tensor_type(source.r#type()).unwrap(), if filter.is_some() { wt_ty.clone() } else { w_ty.clone() }];
         // The initialisation, rebuilt in the kernel (marked, so the schedule fuses and
         // vectorises this conv's own copy): zero/constant fill, or the broadcast bias.
-        let init_kind = defining_op(init).and_then(|d| Init::of(d));
+        let init_kind = defining_op(init).and_then(Init::of);
         match &init_kind {
             Some(Init::Bias(bias)) => {
                 args.push(tensor_type(bias_value(*bias).r#type()).unwrap());

@@ -203,7 +203,7 @@ impl GpuMap {
     ) -> Result<Option<MlirOperation>, String> {
         let parallel = unsafe { OperationRef::from_raw(op) };
         let operands: Vec<MlirValue> = parallel.operands().map(|v| v.to_raw()).collect();
-        if parallel.result_count() != 0 || operands.len() % 3 != 0 {
+        if parallel.result_count() != 0 || !operands.len().is_multiple_of(3) {
             return Err(
                 "only scf.parallel without reductions can be mapped (run convert-linalg-to-parallel-loops first)"
                     .into(),
@@ -259,8 +259,8 @@ impl GpuMap {
             code += &format!("        %m{k} = arith.muli %r{k}, %s{k} : index\n");
             index_of[k] = format!("%m{k}");
         }
-        for k in 0..rank {
-            code += &format!("        %iv{k} = arith.addi {}, %l{k} : index\n", index_of[k]);
+        for (k, index) in index_of.iter().enumerate() {
+            code += &format!("        %iv{k} = arith.addi {index}, %l{k} : index\n");
         }
         let text = format!(
             "func.func @skeleton() {{\n  %c1 = arith.constant 1 : index\n  %grid = arith.constant {blocks} : index\n  %block = arith.constant {threads} : index\n  \

@@ -26,19 +26,25 @@ fn pad_hw(k: &mut Kernel, input: &str, ty: &TensorTy, pads: [i64; 4], fill: &str
     (padded, out)
 }
 
-/// High padding so that every window of the result fits: ceil_mode windows may run past the
-/// padded input (they only see the pad value there).
-fn fitting_pads(
-    ty: &TensorTy,
-    out: &TensorTy,
-    kernel: &[i64],
-    strides: &[i64],
-    pads: &[i64],
-    dilations: &[i64],
-) -> [i64; 4] {
-    let need = |axis: usize| (out.shape[2 + axis] - 1) * strides[axis] + (kernel[axis] - 1) * dilations[axis] + 1;
-    let high = |axis: usize| pads[2 + axis].max(need(axis) - ty.shape[2 + axis] - pads[axis]);
-    [pads[0], pads[1], high(0), high(1)]
+/// The windows of a 2-D pooling: kernel size, strides, dilations (two entries each) and pads
+/// `[top, left, bottom, right]`.
+#[derive(Clone, Copy, Debug)]
+pub struct Window<'a> {
+    pub kernel: &'a [i64],
+    pub strides: &'a [i64],
+    pub pads: &'a [i64],
+    pub dilations: &'a [i64],
+}
+
+impl Window<'_> {
+    /// High padding so that every window of the result fits: ceil_mode windows may run past the
+    /// padded input (they only see the pad value there).
+    fn fitting_pads(&self, ty: &TensorTy, out: &TensorTy) -> [i64; 4] {
+        let Window { kernel, strides, pads, dilations } = *self;
+        let need = |axis: usize| (out.shape[2 + axis] - 1) * strides[axis] + (kernel[axis] - 1) * dilations[axis] + 1;
+        let high = |axis: usize| pads[2 + axis].max(need(axis) - ty.shape[2 + axis] - pads[axis]);
+        [pads[0], pads[1], high(0), high(1)]
+    }
 }
 
 pub fn conv2d(
@@ -59,7 +65,7 @@ pub fn conv2d(
     let x = k.arg(0);
     let w = k.arg(1);
     let kernel = [w_ty.shape[2], w_ty.shape[3]];
-    let pads = fitting_pads(&x_ty, out, &kernel, strides, pads, dilations);
+    let pads = Window { kernel: &kernel, strides, pads, dilations }.fitting_pads(&x_ty, out);
     let (xp, xp_ty) = pad_hw(k, &x, &x_ty, pads, &elem.literal(0.0));
     let acc = accumulator(out);
     let init = if has_bias {
@@ -210,14 +216,7 @@ pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, String> {
     rounded(k, product, &result, out)
 }
 
-pub fn max_pool(
-    k: &mut Kernel,
-    kernel: &[i64],
-    strides: &[i64],
-    pads: &[i64],
-    dilations: &[i64],
-    out: &TensorTy,
-) -> Result<String, String> {
+pub fn max_pool(k: &mut Kernel, window: Window, out: &TensorTy) -> Result<String, String> {
     let ty = k.arg_type(0).clone();
     let elem = ty.elem.clone();
     if !(elem.is_float() || elem.is_int()) {
@@ -244,10 +243,10 @@ pub fn max_pool(
         };
         let (signed_in, signed_out) = (ty.with_elem(signed.clone()), out.with_elem(signed.clone()));
         let flipped = flip(k, &x, &ty, &signed_in);
-        let pooled = signed_max_pool(k, &flipped, &signed_in, kernel, strides, pads, dilations, &signed_out);
+        let pooled = signed_max_pool(k, &flipped, &signed_in, window, &signed_out);
         return Ok(flip(k, &pooled, &signed_out, out));
     }
-    Ok(signed_max_pool(k, &x, &ty, kernel, strides, pads, dilations, out))
+    Ok(signed_max_pool(k, &x, &ty, window, out))
 }
 
 /// MaxPool's Indices: per window, the smallest row-major index into the N x C x H x W input
@@ -256,22 +255,15 @@ pub fn max_pool(
 /// the window's taps; taps in the padding never count. A window whose maximum is NaN has no
 /// equal element and reports i64::MAX. `column_major` (storage_order 1) then renumbers each
 /// plane's position as w * H + h.
-pub fn max_pool_indices(
-    k: &mut Kernel,
-    kernel: &[i64],
-    strides: &[i64],
-    pads: &[i64],
-    dilations: &[i64],
-    column_major: bool,
-    out: &TensorTy,
-) -> Result<String, String> {
+pub fn max_pool_indices(k: &mut Kernel, window: Window, column_major: bool, out: &TensorTy) -> Result<String, String> {
+    let Window { kernel, strides, pads, dilations } = window;
     let ty = k.arg_type(0).clone();
     let elem = ty.elem.clone();
     if !(elem.is_float() || elem.is_int()) {
         return Err(elem.unsupported("max_pool_indices"));
     }
     let (x, values, values_ty) = (k.arg(0), k.arg(1), k.arg_type(1).clone());
-    let fitted = fitting_pads(&ty, &values_ty, kernel, strides, pads, dilations);
+    let fitted = window.fitting_pads(&ty, &values_ty);
     // Padded taps are excluded by position, so any fill would do: the pool's own (the lowest
     // value) lets the two share the padded input.
     let fill = if elem.unsigned { elem.literal(0.0) } else { elem.lowest() };
@@ -361,18 +353,10 @@ pub fn max_pool_indices(
 }
 
 /// `linalg.pooling_nchw_max` over the input padded with the type's lowest value (signed order).
-fn signed_max_pool(
-    k: &mut Kernel,
-    x: &str,
-    ty: &TensorTy,
-    kernel: &[i64],
-    strides: &[i64],
-    pads: &[i64],
-    dilations: &[i64],
-    out: &TensorTy,
-) -> String {
+fn signed_max_pool(k: &mut Kernel, x: &str, ty: &TensorTy, window: Window, out: &TensorTy) -> String {
+    let Window { kernel, strides, dilations, .. } = window;
     let elem = ty.elem.clone();
-    let pads = fitting_pads(ty, out, kernel, strides, pads, dilations);
+    let pads = window.fitting_pads(ty, out);
     let (xp, xp_ty) = pad_hw(k, x, ty, pads, &elem.lowest());
     let window_ty = TensorTy::new(kernel.to_vec(), elem.clone());
     let window = k.empty(&window_ty);
@@ -386,22 +370,15 @@ fn signed_max_pool(
 
 /// Average pooling: a sum pool over the zero-padded input, divided by the number of window
 /// taps (dilated) inside the input (or inside input + pads when `count_include_pad`).
-pub fn average_pool(
-    k: &mut Kernel,
-    kernel: &[i64],
-    strides: &[i64],
-    pads: &[i64],
-    dilations: &[i64],
-    count_include_pad: bool,
-    out: &TensorTy,
-) -> Result<String, String> {
+pub fn average_pool(k: &mut Kernel, window: Window, count_include_pad: bool, out: &TensorTy) -> Result<String, String> {
+    let Window { kernel, strides, pads, dilations } = window;
     let ty = k.arg_type(0).clone();
     let elem: Elem = ty.elem.clone();
     if !elem.is_float() {
         return Err(elem.unsupported("average_pool"));
     }
     let x = k.arg(0);
-    let padded = fitting_pads(&ty, out, kernel, strides, pads, dilations);
+    let padded = window.fitting_pads(&ty, out);
     let (xp, xp_ty) = pad_hw(k, &x, &ty, padded, &elem.literal(0.0));
     let window_ty = TensorTy::new(kernel.to_vec(), elem.clone());
     let window = k.empty(&window_ty);

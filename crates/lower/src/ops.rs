@@ -97,27 +97,16 @@ pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Kernel>, String> {
             &out,
         )?,
         "sg.matmul" => nn::matmul(&mut k, &out)?,
-        "sg.max_pool" => {
-            nn::max_pool(&mut k, &ints("kernel")?, &ints("strides")?, &ints("pads")?, &ints("dilations")?, &out)?
+        "sg.max_pool" | "sg.max_pool_indices" | "sg.average_pool" => {
+            let (kernel, strides, pads, dilations) =
+                (ints("kernel")?, ints("strides")?, ints("pads")?, ints("dilations")?);
+            let window = nn::Window { kernel: &kernel, strides: &strides, pads: &pads, dilations: &dilations };
+            match name.as_str() {
+                "sg.max_pool" => nn::max_pool(&mut k, window, &out)?,
+                "sg.max_pool_indices" => nn::max_pool_indices(&mut k, window, int("storage_order")? != 0, &out)?,
+                _ => nn::average_pool(&mut k, window, int("count_include_pad")? != 0, &out)?,
+            }
         }
-        "sg.max_pool_indices" => nn::max_pool_indices(
-            &mut k,
-            &ints("kernel")?,
-            &ints("strides")?,
-            &ints("pads")?,
-            &ints("dilations")?,
-            int("storage_order")? != 0,
-            &out,
-        )?,
-        "sg.average_pool" => nn::average_pool(
-            &mut k,
-            &ints("kernel")?,
-            &ints("strides")?,
-            &ints("pads")?,
-            &ints("dilations")?,
-            int("count_include_pad")? != 0,
-            &out,
-        )?,
         "sg.global_average_pool" => reduce::global_pool(&mut k, Reduction::Mean, &out)?,
         "sg.global_max_pool" => reduce::global_pool(&mut k, Reduction::Max, &out)?,
         "sg.reduce_sum" | "sg.reduce_mean" | "sg.reduce_max" | "sg.reduce_min" | "sg.reduce_prod" | "sg.reduce_l2" => {

@@ -112,7 +112,7 @@ pub fn memref_bytes(ty: melior::ir::Type<'_>) -> Result<u64, String> {
     let mut count = 1u64;
     for i in 0..ty.rank() {
         match ty.dim_size(i).map_err(|e| e.to_string())? {
-            melior::ir::r#type::DimSize::Static(n) => count *= n as u64,
+            melior::ir::r#type::DimSize::Static(n) => count *= n,
             _ => return Err("dynamic shape".into()),
         }
     }

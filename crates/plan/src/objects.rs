@@ -297,8 +297,8 @@ pub fn min_cost_flow(problem: &Problem) -> SharedObjects {
     let n = order.len();
     let (source, sink) = (2 * n, 2 * n + 1);
     let mut graph = crate::flow::Graph::new(2 * n + 2);
-    for k in 0..n {
-        let size = problem.buffers[order[k]].size;
+    for (k, &buffer) in order.iter().enumerate() {
+        let size = problem.buffers[buffer].size;
         graph.add_edge(source, k, 1, 0);
         graph.add_edge(n + k, sink, 1, 0);
         graph.add_edge(source, n + k, 1, size as i64);

@@ -149,16 +149,18 @@ fn breadth_order(items: &[Item]) -> Vec<usize> {
         better(table[level][from], table[level][to - (1 << level)])
     };
     let position = |t: u64| ops.partition_point(|&(time, _)| time < t);
-    let mut keyed: Vec<((std::cmp::Reverse<u64>, usize, std::cmp::Reverse<u64>, usize), usize)> = items
+    use std::cmp::Reverse;
+    // Largest breadth first, then by op, then largest item first; `k` keeps it deterministic.
+    let mut keyed: Vec<(Reverse<u64>, usize, Reverse<u64>, usize)> = items
         .iter()
         .enumerate()
         .map(|(k, item)| {
             let op = best_op(position(item.lower), position(item.upper));
-            ((std::cmp::Reverse(ops[op].1), op, std::cmp::Reverse(item.size), k), k)
+            (Reverse(ops[op].1), op, Reverse(item.size), k)
         })
         .collect();
     keyed.sort_unstable();
-    keyed.into_iter().map(|(_, k)| k).collect()
+    keyed.into_iter().map(|(.., k)| k).collect()
 }
 
 /// Places items in `order`, each at the smallest gap that fits among the already placed

@@ -254,9 +254,18 @@ fn options(case: &Path, name: &str, graph: &GraphProto, target: Target) -> Compi
     }
 }
 
-fn run_case(strata: &strata_ir::StrataContext, case: &Path, name: &str, bytes: &[u8], graph: &GraphProto) -> Outcome {
-    let (mut model, _, _) = match compile_model(strata, bytes, &options(case, name, graph, Target::Host), &mut |_| {}) {
-        Ok(compiled) => compiled,
+/// One node-test case: its directory, name, model bytes and graph.
+struct Case<'a> {
+    path: &'a Path,
+    name: &'a str,
+    bytes: &'a [u8],
+    graph: &'a GraphProto,
+}
+
+fn run_case(strata: &strata_ir::StrataContext, case: &Case) -> Outcome {
+    let Case { path: case, name, bytes, graph } = *case;
+    let mut model = match compile_model(strata, bytes, &options(case, name, graph, Target::Host), &mut |_| {}) {
+        Ok(compiled) => compiled.model,
         Err(error) if error.unsupported => return Outcome::Unsupported(error.message),
         Err(error) => return Outcome::Failed(error.message),
     };
@@ -287,16 +296,8 @@ fn run_case(strata: &strata_ir::StrataContext, case: &Path, name: &str, bytes: &
 /// Compiles a case for the GPU and writes it as a bundle for `strata-exec check`:
 /// `<out>/<case>/model.{ptx,json,weights.bin}`, the first data set's inputs and expected
 /// outputs as `.npy`, `tolerance.txt` and `op.txt`. `Passed` means "bundled".
-fn bundle_case(
-    strata: &strata_ir::StrataContext,
-    case: &Path,
-    name: &str,
-    bytes: &[u8],
-    graph: &GraphProto,
-    out: &Path,
-    chip: &str,
-    op: &str,
-) -> Outcome {
+fn bundle_case(strata: &strata_ir::StrataContext, case: &Case, out: &Path, chip: &str, op: &str) -> Outcome {
+    let Case { path: case, name, bytes, graph } = *case;
     let options = options(case, name, graph, Target::Nvptx);
     let compiled = match compile(strata, bytes, &options, Stage::Gpu, &mut |_| {}) {
         Ok(compiled) => compiled,
@@ -388,9 +389,10 @@ fn main() {
         }
         let row = rows.entry(op.clone()).or_default();
         row.cases += 1;
+        let this = Case { path: case, name: &name, bytes: &bytes, graph: &graph };
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &bundle {
-            None => run_case(&strata, case, &name, &bytes, &graph),
-            Some(out) => bundle_case(&strata, case, &name, &bytes, &graph, out, &chip, &op),
+            None => run_case(&strata, &this),
+            Some(out) => bundle_case(&strata, &this, out, &chip, &op),
         }));
         let one_line = |s: &str| s.replace('\n', " ").chars().take(400).collect::<String>();
         match outcome {

@@ -415,7 +415,7 @@ impl<'a, 'b> Search<'a, 'b> {
         }
         self.nodes += 1;
         if self.nodes >= self.node_limit
-            || (self.nodes % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d))
+            || (self.nodes.is_multiple_of(1024) && self.deadline.is_some_and(|d| Instant::now() >= d))
         {
             self.out_of_budget = true;
             return false;
