@@ -1,4 +1,5 @@
-//! Generates the typed Rust API of the `sg` dialect from `sg.irdl.mlir`.
+//! Generates the typed MLIR API of the `sg` dialect (`ops.rs`) from `sg.irdl.mlir`; the op
+//! table it uses comes from `strata-sg-kinds`, generated from the same file.
 fn main() {
-    strata_irdl_gen::build("sg.irdl.mlir");
+    strata_irdl_gen::build_ops("sg.irdl.mlir");
 }

@@ -7,7 +7,16 @@
 // its shape rule in `verify.rs` when it has one).
 //
 // Each constraint variable is its own `irdl.base` unless two slots must have the same type:
-// an SSA constraint value is a unification variable.
+// an SSA constraint value is a unification variable (also across a variadic operand's values).
+//
+// `strata-irdl-gen` also reads two kinds of comment lines. `// traits: <class>` above an op
+// gives its class: `elementwise` (operands broadcast to the result; each result element a
+// scalar function of the operands' elements, parameterised by the op's attributes; variants
+// `(compare)` with an i1 result, `(select)` with an i1 first operand, `(bool)` all i1),
+// `reduction` (over `axes`, with `keepdims`) or `view` (the result's elements are the
+// operand's, moved). `// irdl.optional_attributes {...}` inside an op declares attributes that
+// may be absent (IRDL makes every declared attribute required); the Rust verifier checks their
+// kind when present.
 irdl.dialect @sg {
   // 2-D convolution, NCHW input, FCHW filter (C = input channels / group).
   // pads = [top, left, bottom, right]; group >= 1 divides C and F.
@@ -35,6 +44,7 @@ irdl.dialect @sg {
   }
 
   // Elementwise sum with ONNX (NumPy) broadcasting.
+  // traits: elementwise
   irdl.operation @add {
     %lhs = irdl.base "!builtin.tensor"
     %rhs = irdl.base "!builtin.tensor"
@@ -44,6 +54,7 @@ irdl.dialect @sg {
   }
 
   // Elementwise difference with ONNX (NumPy) broadcasting.
+  // traits: elementwise
   irdl.operation @sub {
     %lhs = irdl.base "!builtin.tensor"
     %rhs = irdl.base "!builtin.tensor"
@@ -53,6 +64,7 @@ irdl.dialect @sg {
   }
 
   // Elementwise product with ONNX (NumPy) broadcasting.
+  // traits: elementwise
   irdl.operation @mul {
     %lhs = irdl.base "!builtin.tensor"
     %rhs = irdl.base "!builtin.tensor"
@@ -62,6 +74,7 @@ irdl.dialect @sg {
   }
 
   // Elementwise quotient (integer division truncates) with ONNX (NumPy) broadcasting.
+  // traits: elementwise
   irdl.operation @div {
     %lhs = irdl.base "!builtin.tensor"
     %rhs = irdl.base "!builtin.tensor"
@@ -71,6 +84,7 @@ irdl.dialect @sg {
   }
 
   // Elementwise power lhs^rhs with ONNX (NumPy) broadcasting.
+  // traits: elementwise
   irdl.operation @pow {
     %lhs = irdl.base "!builtin.tensor"
     %rhs = irdl.base "!builtin.tensor"
@@ -80,6 +94,7 @@ irdl.dialect @sg {
   }
 
   // Elementwise maximum with ONNX (NumPy) broadcasting.
+  // traits: elementwise
   irdl.operation @max {
     %lhs = irdl.base "!builtin.tensor"
     %rhs = irdl.base "!builtin.tensor"
@@ -89,6 +104,7 @@ irdl.dialect @sg {
   }
 
   // Elementwise minimum with ONNX (NumPy) broadcasting.
+  // traits: elementwise
   irdl.operation @min {
     %lhs = irdl.base "!builtin.tensor"
     %rhs = irdl.base "!builtin.tensor"
@@ -98,6 +114,7 @@ irdl.dialect @sg {
   }
 
   // The smallest integral value >= x (floats; integers unchanged); result type equals operand type.
+  // traits: elementwise
   irdl.operation @ceil {
     %t = irdl.base "!builtin.tensor"
     irdl.operands(input: %t)
@@ -105,6 +122,7 @@ irdl.dialect @sg {
   }
 
   // The largest integral value <= x (floats; integers unchanged); result type equals operand type.
+  // traits: elementwise
   irdl.operation @floor {
     %t = irdl.base "!builtin.tensor"
     irdl.operands(input: %t)
@@ -112,6 +130,7 @@ irdl.dialect @sg {
   }
 
   // -x; result type equals operand type.
+  // traits: elementwise
   irdl.operation @neg {
     %t = irdl.base "!builtin.tensor"
     irdl.operands(input: %t)
@@ -119,6 +138,7 @@ irdl.dialect @sg {
   }
 
   // |x|; result type equals operand type.
+  // traits: elementwise
   irdl.operation @abs {
     %t = irdl.base "!builtin.tensor"
     irdl.operands(input: %t)
@@ -126,6 +146,7 @@ irdl.dialect @sg {
   }
 
   // 1/x; result type equals operand type.
+  // traits: elementwise
   irdl.operation @reciprocal {
     %t = irdl.base "!builtin.tensor"
     irdl.operands(input: %t)
@@ -133,6 +154,7 @@ irdl.dialect @sg {
   }
 
   // square root; result type equals operand type.
+  // traits: elementwise
   irdl.operation @sqrt {
     %t = irdl.base "!builtin.tensor"
     irdl.operands(input: %t)
@@ -140,6 +162,7 @@ irdl.dialect @sg {
   }
 
   // natural logarithm; result type equals operand type.
+  // traits: elementwise
   irdl.operation @log {
     %t = irdl.base "!builtin.tensor"
     irdl.operands(input: %t)
@@ -147,6 +170,7 @@ irdl.dialect @sg {
   }
 
   // error function; result type equals operand type.
+  // traits: elementwise
   irdl.operation @erf {
     %t = irdl.base "!builtin.tensor"
     irdl.operands(input: %t)
@@ -154,6 +178,7 @@ irdl.dialect @sg {
   }
 
   // hyperbolic tangent; result type equals operand type.
+  // traits: elementwise
   irdl.operation @tanh {
     %t = irdl.base "!builtin.tensor"
     irdl.operands(input: %t)
@@ -161,6 +186,7 @@ irdl.dialect @sg {
   }
 
   // 1 / (1 + e^-x); result type equals operand type.
+  // traits: elementwise
   irdl.operation @sigmoid {
     %t = irdl.base "!builtin.tensor"
     irdl.operands(input: %t)
@@ -168,6 +194,7 @@ irdl.dialect @sg {
   }
 
   // max(x, 0); result type equals operand type.
+  // traits: elementwise
   irdl.operation @relu {
     %t = irdl.base "!builtin.tensor"
     irdl.operands(input: %t)
@@ -175,6 +202,7 @@ irdl.dialect @sg {
   }
 
   // e^x; result type equals operand type.
+  // traits: elementwise
   irdl.operation @exp {
     %t = irdl.base "!builtin.tensor"
     irdl.operands(input: %t)
@@ -182,6 +210,7 @@ irdl.dialect @sg {
   }
 
   // min(max(x, min), max).
+  // traits: elementwise
   irdl.operation @clip {
     %t = irdl.base "!builtin.tensor"
     %min = irdl.base "#builtin.float"
@@ -192,6 +221,7 @@ irdl.dialect @sg {
   }
 
   // x if x >= 0 else alpha * x.
+  // traits: elementwise
   irdl.operation @leaky_relu {
     %t = irdl.base "!builtin.tensor"
     %alpha = irdl.base "#builtin.float"
@@ -201,6 +231,7 @@ irdl.dialect @sg {
   }
 
   // max(0, min(1, alpha * x + beta)).
+  // traits: elementwise
   irdl.operation @hard_sigmoid {
     %t = irdl.base "!builtin.tensor"
     %alpha = irdl.base "#builtin.float"
@@ -211,6 +242,7 @@ irdl.dialect @sg {
   }
 
   // x * max(0, min(1, x / 6 + 1 / 2)).
+  // traits: elementwise
   irdl.operation @hard_swish {
     %t = irdl.base "!builtin.tensor"
     irdl.operands(input: %t)
@@ -218,6 +250,7 @@ irdl.dialect @sg {
   }
 
   // x * Phi(x): approximate = 0 uses erf, 1 the tanh approximation.
+  // traits: elementwise
   irdl.operation @gelu {
     %t = irdl.base "!builtin.tensor"
     %approximate = irdl.base "#builtin.integer"
@@ -337,12 +370,16 @@ irdl.dialect @sg {
   }
 
   // Element type conversion (same shape): floats round to nearest, float to integer
-  // truncates toward zero, to i1 tests "not zero".
+  // truncates toward zero, to i1 tests "not zero". Float8 targets: `saturate` 0 makes values
+  // out of range infinity or NaN (absent or 1: the largest finite value); float8 E8M0
+  // targets: `round_mode` 0 up (absent), 1 down, 2 nearest.
   irdl.operation @cast {
     %input = irdl.base "!builtin.tensor"
     %output = irdl.base "!builtin.tensor"
+    %flag = irdl.base "#builtin.integer"
     irdl.operands(input: %input)
     irdl.results(output: %output)
+    // irdl.optional_attributes {"saturate" = %flag, "round_mode" = %flag}
   }
 
   // Two tensors joined along `axis` (other dimensions equal). ONNX's N-ary Concat is a
@@ -359,6 +396,7 @@ irdl.dialect @sg {
   }
 
   // The sum over the sorted, distinct `axes`; keepdims = 1 keeps them as size 1.
+  // traits: reduction
   irdl.operation @reduce_sum {
     %input = irdl.base "!builtin.tensor"
     %output = irdl.base "!builtin.tensor"
@@ -370,6 +408,7 @@ irdl.dialect @sg {
   }
 
   // The mean over the sorted, distinct `axes`; keepdims = 1 keeps them as size 1.
+  // traits: reduction
   irdl.operation @reduce_mean {
     %input = irdl.base "!builtin.tensor"
     %output = irdl.base "!builtin.tensor"
@@ -381,6 +420,7 @@ irdl.dialect @sg {
   }
 
   // The maximum over the sorted, distinct `axes`; keepdims = 1 keeps them as size 1.
+  // traits: reduction
   irdl.operation @reduce_max {
     %input = irdl.base "!builtin.tensor"
     %output = irdl.base "!builtin.tensor"
@@ -392,6 +432,7 @@ irdl.dialect @sg {
   }
 
   // The minimum over the sorted, distinct `axes`; keepdims = 1 keeps them as size 1.
+  // traits: reduction
   irdl.operation @reduce_min {
     %input = irdl.base "!builtin.tensor"
     %output = irdl.base "!builtin.tensor"
@@ -403,6 +444,7 @@ irdl.dialect @sg {
   }
 
   // The product over the sorted, distinct `axes`; keepdims = 1 keeps them as size 1.
+  // traits: reduction
   irdl.operation @reduce_prod {
     %input = irdl.base "!builtin.tensor"
     %output = irdl.base "!builtin.tensor"
@@ -414,6 +456,7 @@ irdl.dialect @sg {
   }
 
   // The square root of the sum of squares over the sorted, distinct `axes`; keepdims = 1 keeps them as size 1.
+  // traits: reduction
   irdl.operation @reduce_l2 {
     %input = irdl.base "!builtin.tensor"
     %output = irdl.base "!builtin.tensor"
@@ -425,6 +468,7 @@ irdl.dialect @sg {
   }
 
   // lhs == rhs elementwise with broadcasting; the result is i1.
+  // traits: elementwise(compare)
   irdl.operation @equal {
     %lhs = irdl.base "!builtin.tensor"
     %rhs = irdl.base "!builtin.tensor"
@@ -434,6 +478,7 @@ irdl.dialect @sg {
   }
 
   // lhs < rhs elementwise with broadcasting; the result is i1.
+  // traits: elementwise(compare)
   irdl.operation @less {
     %lhs = irdl.base "!builtin.tensor"
     %rhs = irdl.base "!builtin.tensor"
@@ -443,6 +488,7 @@ irdl.dialect @sg {
   }
 
   // lhs > rhs elementwise with broadcasting; the result is i1.
+  // traits: elementwise(compare)
   irdl.operation @greater {
     %lhs = irdl.base "!builtin.tensor"
     %rhs = irdl.base "!builtin.tensor"
@@ -452,6 +498,7 @@ irdl.dialect @sg {
   }
 
   // Logical negation of an i1 tensor.
+  // traits: elementwise(bool)
   irdl.operation @not {
     %t = irdl.base "!builtin.tensor"
     irdl.operands(input: %t)
@@ -459,6 +506,7 @@ irdl.dialect @sg {
   }
 
   // condition ? lhs : rhs elementwise, the three operands broadcast together.
+  // traits: elementwise(select)
   irdl.operation @where {
     %condition = irdl.base "!builtin.tensor"
     %lhs = irdl.base "!builtin.tensor"
@@ -469,6 +517,7 @@ irdl.dialect @sg {
   }
 
   // Broadcast of the operand to the result shape (ONNX Expand).
+  // traits: view
   irdl.operation @expand {
     %input = irdl.base "!builtin.tensor"
     %output = irdl.base "!builtin.tensor"
@@ -513,6 +562,7 @@ irdl.dialect @sg {
 
   // Strided slice over every dimension: starts/ends/steps have one entry per dimension,
   // already clamped to the shape (the importer normalises ONNX's axes and negative indices).
+  // traits: view
   irdl.operation @slice {
     %input = irdl.base "!builtin.tensor"
     %output = irdl.base "!builtin.tensor"
@@ -525,6 +575,7 @@ irdl.dialect @sg {
   }
 
   // Dimension permutation: output dim i = input dim perm[i].
+  // traits: view
   irdl.operation @transpose {
     %input = irdl.base "!builtin.tensor"
     %output = irdl.base "!builtin.tensor"
@@ -535,6 +586,7 @@ irdl.dialect @sg {
   }
 
   // Same elements, new static shape (given by the result type).
+  // traits: view
   irdl.operation @reshape {
     %input = irdl.base "!builtin.tensor"
     %output = irdl.base "!builtin.tensor"
@@ -544,6 +596,7 @@ irdl.dialect @sg {
 
   // Strided view of the operand's storage (row-major, in elements): element [i0, i1, ...]
   // of the result is storage[offset + sum(i_k * strides[k])]. Shares storage: no copy.
+  // traits: view
   irdl.operation @view {
     %input = irdl.base "!builtin.tensor"
     %output = irdl.base "!builtin.tensor"
@@ -553,5 +606,23 @@ irdl.dialect @sg {
     irdl.operands(input: %input)
     irdl.results(output: %output)
     irdl.attributes {"offset" = %offset, "sizes" = %sizes, "strides" = %strides}
+  }
+
+  // A fused elementwise kernel: `program`, the flat steps of `strata_sg_kinds::Program` in
+  // text ("mul(i0,i1) add(s0,i2) clip<0.0,6.0>(s1)": input `iK` is operand K, `sK` the result
+  // of step K, the last step's is the result), computes each result element from the operands'
+  // elements at the same index. Every operand has the result's type; an operand that is an
+  // `sg.view` of a larger buffer is read through the view's base (the lowering folds the view
+  // into the kernel's indexing, no copy). `in_place` = 1: the result is written into operand
+  // 0's storage (its last reader). `epilogue` = 1: operand 0 is a kernel's result and the
+  // program its epilogue, which the host schedule runs inside the kernel's tiles.
+  irdl.operation @fused {
+    %t = irdl.base "!builtin.tensor"
+    %program = irdl.base "#builtin.string"
+    %flag = irdl.base "#builtin.integer"
+    irdl.operands(inputs: variadic %t)
+    irdl.results(output: %t)
+    irdl.attributes {"program" = %program}
+    // irdl.optional_attributes {"in_place" = %flag, "epilogue" = %flag}
   }
 }

@@ -1,22 +1,23 @@
 // sg-egraph-optimize: the e-graph's choice applied to the IR. The seed example with a second
 // reader (inputs/seed-views-reader.sg.mlir, `strata import` of
 // frontend/inputs/seed_views_reader.onnx): the slice and the transpose are no copies any more;
-// each fused kernel reads the conv's output in place through an affine map on its own axes
-// (rows from 1, columns from 2; transposed for relu/exp), relu and exp in one generic.
-// RUN: strata-opt %S/inputs/seed-views-reader.sg.mlir -p 'builtin.module(func.func(sg-egraph-optimize))' --mlir-pass-statistics 2>&1 | FileCheck %s
-// RUN: strata-opt %S/inputs/seed-views-reader.sg.mlir -p 'builtin.module(func.func(sg-egraph-optimize),func.func(sg-to-linalg),strata-bufferize,func.func(memref-copy-to-linalg,plan-arena))' | FileCheck %s --check-prefix=PLAN
+// relu and exp are one fused kernel.
+// RUN: strata-opt %S/inputs/seed-views-reader.sg.mlir -p 'builtin.module(func.func(sg-egraph-optimize{vector-lanes=16}))' --mlir-pass-statistics 2>&1 | FileCheck %s
+// RUN: strata-opt %S/inputs/seed-views-reader.sg.mlir -p 'builtin.module(func.func(sg-egraph-optimize{vector-lanes=16}))' | strata-opt | FileCheck %s --check-prefix=ROUNDTRIP
+// RUN: strata-opt %S/inputs/seed-views-reader.sg.mlir -p 'builtin.module(func.func(sg-egraph-optimize{vector-lanes=16},sg-to-linalg))' --mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=LINALG
+// RUN: strata-opt %S/inputs/seed-views-reader.sg.mlir -p 'builtin.module(func.func(sg-egraph-optimize{vector-lanes=16}),func.func(sg-to-linalg),strata-bufferize,func.func(memref-copy-to-linalg,plan-arena))' | FileCheck %s --check-prefix=PLAN
 
-// CHECK-DAG: #[[NEG:.*]] = affine_map<(d0, d1, d2, d3) -> (0, d1, d2 + 1, d3 + 2)>
-// CHECK-DAG: #[[T:.*]] = affine_map<(d0, d1, d2, d3) -> (0, d1, d3 + 1, d2 + 2)>
+// The optimised function is sg only: each fused program reads a strided view of the conv's
+// output (rows from 1, columns from 2; transposed for relu/exp).
 // CHECK-LABEL: func.func @main
 // CHECK: %[[CONV:.*]] = "sg.conv2d"
 // CHECK-NOT: sg.slice
 // CHECK-NOT: sg.transpose
-// CHECK: linalg.generic {indexing_maps = [#[[NEG]], #{{[a-z0-9]+}}]{{.*}}ins(%[[CONV]] : tensor<1x8x16x16xf32>)
-// CHECK: arith.negf
-// CHECK: linalg.generic {indexing_maps = [#[[T]], #{{[a-z0-9]+}}]{{.*}}ins(%[[CONV]] : tensor<1x8x16x16xf32>)
-// CHECK: arith.maximumf
-// CHECK-NEXT: math.exp
+// CHECK: %[[V1:.*]] = "sg.view"(%[[CONV]]) {offset = 18 : i64, sizes = array<i64: 1, 8, 9, 12>, strides = array<i64: 2048, 256, 16, 1>}
+// CHECK: "sg.fused"(%[[V1]]) {program = "neg(i0)"}
+// CHECK: %[[V2:.*]] = "sg.view"(%[[CONV]]) {offset = 18 : i64, sizes = array<i64: 1, 8, 12, 9>, strides = array<i64: 2048, 256, 1, 16>}
+// CHECK: "sg.fused"(%[[V2]]) {program = "relu(i0) exp(s0)"}
+// CHECK-NOT: linalg.
 // CHECK-NOT: "sg.relu"
 // CHECK-NOT: "sg.exp"
 // CHECK: (S) 6 launches-before
@@ -24,6 +25,21 @@
 // CHECK: (S) 7 allocations-before
 // CHECK: (S) 3 allocations-after
 // CHECK: (S) 2 fused-kernels
+
+// The optimised function prints and re-parses (and verifies) as it is.
+// ROUNDTRIP: "sg.fused"({{.*}}) {program = "relu(i0) exp(s0)"}
+
+// Lowered, each fused kernel reads the conv's output in place through an affine map on its own
+// axes; the views are not computed.
+// LINALG-DAG: #[[NEG:.*]] = affine_map<(d0, d1, d2, d3) -> (0, d1, d2 + 1, d3 + 2)>
+// LINALG-DAG: #[[T:.*]] = affine_map<(d0, d1, d2, d3) -> (0, d1, d3 + 1, d2 + 2)>
+// LINALG: linalg.generic {indexing_maps = [#[[NEG]], #{{[a-z0-9]+}}]{{.*}}ins(%[[CONV:.*]] : tensor<1x8x16x16xf32>)
+// LINALG: arith.negf
+// LINALG: linalg.generic {indexing_maps = [#[[T]], #{{[a-z0-9]+}}]{{.*}}ins(%[[CONV]] : tensor<1x8x16x16xf32>)
+// LINALG: arith.maximumf
+// LINALG-NEXT: math.exp
+// LINALG-NOT: "sg.
+// LINALG: (S) 2 views-folded
 
 // After lowering and planning, the only intermediates are the conv's padded input and its
 // output: the two fused kernels read the conv's buffer where it is and write the outputs.

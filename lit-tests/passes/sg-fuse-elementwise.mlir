@@ -5,8 +5,8 @@
 // CHECK-LABEL: func.func @main
 // CHECK: "sg.slice"
 // CHECK: "sg.transpose"
-// CHECK: linalg.generic
-// CHECK: arith.maximumf
-// CHECK-NEXT: math.exp
+// CHECK: "sg.fused"(%{{.*}}) {program = "relu(i0) exp(s0)"}
+// CHECK: "sg.fused"(%{{.*}}) {program = "neg(i0)"}
+// CHECK-NOT: linalg.
 // CHECK: (S) 6 launches-before
 // CHECK: (S) 5 launches-after

@@ -54,8 +54,26 @@ pub enum Target {
 
 /// The stages' pipelines.
 pub const SG_OPT: &str = "builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize)";
-/// The graph-level stage with the e-graph optimiser (the default; `--no-egraph` drops it).
-pub const SG_OPT_EGRAPH: &str = "builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize,func.func(sg-egraph-optimize))";
+
+/// The graph-level stage with the e-graph optimiser, told the target (the host's vector lanes
+/// decide which convolutions run their epilogues in registers).
+pub fn sg_opt_egraph_pipeline(target: Target) -> String {
+    let target = match target {
+        Target::Host => format!("target=host vector-lanes={}", strata_target::Registers::host().lanes),
+        Target::Nvptx => "target=nvptx".to_owned(),
+    };
+    format!(
+        "builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize,func.func(sg-egraph-optimize{{{target}}}))"
+    )
+}
+
+/// What the e-graph optimiser is told of `target` (as [`sg_opt_egraph_pipeline`] tells it).
+pub fn egraph_target(target: Target) -> strata_rewrite_sg::Target {
+    match target {
+        Target::Host => strata_rewrite_sg::Target { registers: Some(strata_target::Registers::host()) },
+        Target::Nvptx => strata_rewrite_sg::Target { registers: None },
+    }
+}
 pub const LINALG: &str = "builtin.module(func.func(sg-to-linalg),canonicalize,cse)";
 pub const LLVM: &str = "builtin.module(strata-host-to-llvm)";
 pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
@@ -193,7 +211,11 @@ pub fn compile<'c>(
         (
             Stage::SgOpt,
             "sg-opt",
-            if options.egraph && stop != Stage::RewriteReport { SG_OPT_EGRAPH } else { SG_OPT }.to_string(),
+            if options.egraph && stop != Stage::RewriteReport {
+                sg_opt_egraph_pipeline(options.target)
+            } else {
+                SG_OPT.to_string()
+            },
         ),
         (Stage::Linalg, "lower", LINALG.to_string()),
         // Several pipelines (see `memref_stage`); the host loop schedule only helps CPUs.

@@ -176,7 +176,8 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), String> {
             progress.stage("rewrite");
             let main = strata_ir::rewrite::find_symbol(&compiled.module, "main")
                 .ok_or("error: the module has no @main function")?;
-            let graph = strata_rewrite_sg::graph_of(main).map_err(|e| format!("error: rewrite-report: {e}"))?;
+            let target = crate::compile::egraph_target(options.target);
+            let graph = strata_rewrite_sg::graph_of(main, target).map_err(|e| format!("error: rewrite-report: {e}"))?;
             let start = Instant::now();
             let limits = strata_rewrite::Limits::for_graph(graph.nodes.len());
             let outcome = strata_rewrite::optimize(&graph, &limits, &strata_rewrite::Weights::default())

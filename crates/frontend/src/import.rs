@@ -5,7 +5,7 @@ use crate::fold::Folded;
 use crate::onnx::{self, tensor_proto::DataType, AttributeProto, ModelProto, NodeProto, TensorProto};
 use crate::shapes;
 use melior::ir::attribute::TypeAttribute;
-use melior::ir::operation::{OperationBuilder, OperationMutLike};
+use melior::ir::operation::OperationBuilder;
 use melior::ir::r#type::FunctionType;
 use melior::ir::{
     Attribute, Block, BlockLike, Identifier, Location, Module, Region, RegionLike, TypeLike, Value, ValueLike,
@@ -653,7 +653,6 @@ impl Importer<'_> {
                 let (shape, _) = self.shape_of(required(node, 0)?)?;
                 let to = self.cast_target(node)?;
                 let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
-                let mut cast = sg::Cast::build(context, location, x, tensor_type(context, &shape, to)?);
                 let float8 = matches!(
                     to,
                     DataType::Float8e4m3fn
@@ -662,29 +661,23 @@ impl Importer<'_> {
                         | DataType::Float8e5m2fnuz
                         | DataType::Float8e8m0
                 );
-                if float8 && int(node, "saturate", 1) == 0 {
-                    // Out-of-range values become infinity / NaN (a discardable attribute; absent means 1).
-                    cast.set_attribute("saturate", Attribute::parse(context, "0 : i64").expect("an integer attribute"));
-                }
-                if to == DataType::Float8e8m0 {
-                    // How a value between two powers of two rounds (a discardable attribute:
-                    // 0 up, the default; 1 down; 2 nearest).
-                    let mode = match attribute(node, "round_mode")
-                        .map(|a| String::from_utf8_lossy(a.s()).into_owned())
-                        .as_deref()
+                // Out-of-range float8 values become infinity / NaN with saturate = 0 (absent: 1).
+                let saturate = (float8 && int(node, "saturate", 1) == 0).then_some(0);
+                // How a value between two powers of two rounds to float8 E8M0 (0 up, the
+                // default and absent; 1 down; 2 nearest).
+                let round_mode = if to == DataType::Float8e8m0 {
+                    match attribute(node, "round_mode").map(|a| String::from_utf8_lossy(a.s()).into_owned()).as_deref()
                     {
-                        None | Some("up") => 0,
-                        Some("down") => 1,
-                        Some("nearest") => 2,
+                        None | Some("up") => None,
+                        Some("down") => Some(1),
+                        Some("nearest") => Some(2),
                         Some(other) => return Err(format!("round_mode '{other}' is not one of up, down, nearest")),
-                    };
-                    if mode != 0 {
-                        cast.set_attribute(
-                            "round_mode",
-                            Attribute::parse(context, &format!("{mode} : i64")).expect("an integer attribute"),
-                        );
                     }
-                }
+                } else {
+                    None
+                };
+                let cast =
+                    sg::Cast::build(context, location, x, saturate, round_mode, tensor_type(context, &shape, to)?);
                 let op = block.append_operation(cast);
                 self.define(node, op, shape, to);
             }
@@ -894,7 +887,8 @@ impl Importer<'_> {
     ) -> Result<MlirValue, String> {
         let context = self.strata.mlir();
         let x = unsafe { Value::from_raw(value) };
-        let op = block.append_operation(sg::Cast::build(context, location, x, tensor_type(context, shape, to)?));
+        let op =
+            block.append_operation(sg::Cast::build(context, location, x, None, None, tensor_type(context, shape, to)?));
         let result: Value = op.result(0).expect("one result").into();
         Ok(result.to_raw())
     }

@@ -59,8 +59,7 @@ pub static INFO: PassInfo = PassInfo {
 
 pub fn create(options: &PassOptions) -> Box<dyn Pass> {
     let registers = match options.int("vector-lanes") {
-        16 => Registers::new(32, 16),
-        lanes if lanes > 0 => Registers::new(16, lanes),
+        lanes if lanes > 0 => Registers::for_lanes(lanes),
         _ => Registers::host(),
     };
     Box::new(CpuSchedule { registers })

@@ -3,6 +3,7 @@
 //! they share with the other kernels.
 
 use crate::kernel::{Body, Elem, Iter, Kernel, Map, TensorTy};
+use strata_dialect_sg::{Arg, Elementwise, Program, ScalarOp};
 
 /// A scalar operation on values of one element type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,51 +112,70 @@ pub fn map(
     k.try_generic(&inputs, (&init, out, Map::identity(out.rank())), &vec![Iter::Parallel; out.rank()], f)
 }
 
-/// The unary elementwise ops, by sg op name.
-pub fn unary(b: &mut Body, op: &str, x: &str, elem: &Elem, attr: &dyn Fn(&str) -> f64) -> Result<String, String> {
-    let float_only = |what: &str| if elem.is_float() { Ok(()) } else { Err(elem.unsupported(what)) };
-    match op {
-        "sg.neg" if elem.is_float() => Ok(b.emit(format_args!("arith.negf {x} : {elem}"))),
-        "sg.neg" if elem.is_int() => {
+/// The scalar body of elementwise op `op` (its parameters included) on `args`, scalars of type
+/// `elem` (the operands'; for `where`, its branches'). One arm per elementwise op: adding an
+/// elementwise op to the IRDL file is a compile error here until it has its body.
+pub fn scalar(b: &mut Body, op: ScalarOp, args: &[String], elem: &Elem) -> Result<String, String> {
+    let x = args[0].as_str();
+    let name = op.kind.name();
+    let float_only = || if elem.is_float() { Ok(()) } else { Err(elem.unsupported(name)) };
+    let param = |i: usize| op.params.get(i);
+    let binary_op = |which: Binary, b: &mut Body| binary(b, which, &args[0], &args[1], elem);
+    match op.kind {
+        Elementwise::Add => binary_op(Binary::Add, b),
+        Elementwise::Sub => binary_op(Binary::Sub, b),
+        Elementwise::Mul => binary_op(Binary::Mul, b),
+        Elementwise::Div => binary_op(Binary::Div, b),
+        Elementwise::Pow => binary_op(Binary::Pow, b),
+        Elementwise::Max => binary_op(Binary::Max, b),
+        Elementwise::Min => binary_op(Binary::Min, b),
+        Elementwise::Equal => binary_op(Binary::Equal, b),
+        Elementwise::Less => binary_op(Binary::Less, b),
+        Elementwise::Greater => binary_op(Binary::Greater, b),
+        Elementwise::Where => Ok(b.emit(format_args!("arith.select {}, {}, {} : {elem}", args[0], args[1], args[2]))),
+        Elementwise::Neg if elem.is_float() => Ok(b.emit(format_args!("arith.negf {x} : {elem}"))),
+        Elementwise::Neg if elem.is_int() => {
             let zero = lit(b, 0.0, elem);
             Ok(b.emit(format_args!("arith.subi {zero}, {x} : {elem}")))
         }
-        "sg.abs" if elem.is_float() => Ok(b.emit(format_args!("math.absf {x} : {elem}"))),
-        "sg.abs" if elem.is_int() && elem.unsigned => Ok(x.to_string()),
-        "sg.abs" if elem.is_int() => Ok(b.emit(format_args!("math.absi {x} : {elem}"))),
-        "sg.relu" => {
+        Elementwise::Abs if elem.is_float() => Ok(b.emit(format_args!("math.absf {x} : {elem}"))),
+        Elementwise::Abs if elem.is_int() && elem.unsigned => Ok(x.to_string()),
+        Elementwise::Abs if elem.is_int() => Ok(b.emit(format_args!("math.absi {x} : {elem}"))),
+        Elementwise::Neg | Elementwise::Abs => Err(elem.unsupported(name)),
+        Elementwise::Relu => {
             let zero = lit(b, 0.0, elem);
             binary(b, Binary::Max, x, &zero, elem)
         }
-        "sg.reciprocal" => {
-            float_only("reciprocal")?;
+        Elementwise::Reciprocal => {
+            float_only()?;
             let one = lit(b, 1.0, elem);
             Ok(b.emit(format_args!("arith.divf {one}, {x} : {elem}")))
         }
-        "sg.ceil" | "sg.floor" if !elem.is_float() => Ok(x.to_string()),
-        "sg.ceil" => math(b, "ceil", x, elem),
-        "sg.floor" => math(b, "floor", x, elem),
-        "sg.exp" => math(b, "exp", x, elem),
-        "sg.sqrt" => math(b, "sqrt", x, elem),
-        "sg.log" => math(b, "log", x, elem),
-        "sg.erf" => math(b, "erf", x, elem),
-        "sg.tanh" => math(b, "tanh", x, elem),
-        "sg.sigmoid" => {
-            float_only("sigmoid")?;
+        Elementwise::Ceil | Elementwise::Floor if !elem.is_float() => Ok(x.to_string()),
+        Elementwise::Ceil => math(b, "ceil", x, elem),
+        Elementwise::Floor => math(b, "floor", x, elem),
+        Elementwise::Exp => math(b, "exp", x, elem),
+        Elementwise::Sqrt => math(b, "sqrt", x, elem),
+        Elementwise::Log => math(b, "log", x, elem),
+        Elementwise::Erf => math(b, "erf", x, elem),
+        Elementwise::Tanh => math(b, "tanh", x, elem),
+        Elementwise::Sigmoid => {
+            float_only()?;
             let neg = b.emit(format_args!("arith.negf {x} : {elem}"));
             let e = math(b, "exp", &neg, elem)?;
             let one = lit(b, 1.0, elem);
             let den = b.emit(format_args!("arith.addf {one}, {e} : {elem}"));
             Ok(b.emit(format_args!("arith.divf {one}, {den} : {elem}")))
         }
-        "sg.not" if elem.is_bool() => {
+        Elementwise::Not if elem.is_bool() => {
             let t = b.constant("true", elem);
             Ok(b.emit(format_args!("arith.xori {x}, {t} : i1")))
         }
-        "sg.clip" => {
+        Elementwise::Not => Err(elem.unsupported(name)),
+        Elementwise::Clip => {
             // Floats clamp even to infinite bounds (a no-op); integers skip an absent bound.
             let mut y = x.to_string();
-            for (bound, op) in [(attr("min"), Binary::Max), (attr("max"), Binary::Min)] {
+            for (bound, op) in [(param(0), Binary::Max), (param(1), Binary::Min)] {
                 if bound.is_finite() || elem.is_float() {
                     let c = lit(b, bound, elem);
                     y = binary(b, op, &y, &c, elem)?;
@@ -163,17 +183,18 @@ pub fn unary(b: &mut Body, op: &str, x: &str, elem: &Elem, attr: &dyn Fn(&str) -
             }
             Ok(y)
         }
-        "sg.leaky_relu" => {
-            float_only("leaky_relu")?;
+        Elementwise::LeakyRelu => {
+            float_only()?;
             let zero = lit(b, 0.0, elem);
-            let alpha = lit(b, attr("alpha"), elem);
+            let alpha = lit(b, param(0), elem);
             let scaled = b.emit(format_args!("arith.mulf {alpha}, {x} : {elem}"));
             let negative = b.emit(format_args!("arith.cmpf olt, {x}, {zero} : {elem}"));
             Ok(b.emit(format_args!("arith.select {negative}, {scaled}, {x} : {elem}")))
         }
-        "sg.hard_sigmoid" | "sg.hard_swish" => {
-            float_only("hard_sigmoid")?;
-            let (alpha, beta) = if op == "sg.hard_swish" { (1.0 / 6.0, 0.5) } else { (attr("alpha"), attr("beta")) };
+        Elementwise::HardSigmoid | Elementwise::HardSwish => {
+            float_only()?;
+            let swish = op.kind == Elementwise::HardSwish;
+            let (alpha, beta) = if swish { (1.0 / 6.0, 0.5) } else { (param(0), param(1)) };
             let a = lit(b, alpha, elem);
             let c = lit(b, beta, elem);
             let ax = b.emit(format_args!("arith.mulf {a}, {x} : {elem}"));
@@ -182,13 +203,13 @@ pub fn unary(b: &mut Body, op: &str, x: &str, elem: &Elem, attr: &dyn Fn(&str) -
             let zero = lit(b, 0.0, elem);
             let lo = b.emit(format_args!("arith.minimumf {t}, {one} : {elem}"));
             let s = b.emit(format_args!("arith.maximumf {lo}, {zero} : {elem}"));
-            Ok(if op == "sg.hard_swish" { b.emit(format_args!("arith.mulf {x}, {s} : {elem}")) } else { s })
+            Ok(if swish { b.emit(format_args!("arith.mulf {x}, {s} : {elem}")) } else { s })
         }
-        "sg.gelu" => {
-            float_only("gelu")?;
+        Elementwise::Gelu => {
+            float_only()?;
             let half = lit(b, 0.5, elem);
             let one = lit(b, 1.0, elem);
-            let inner = if attr("approximate") == 0.0 {
+            let inner = if param(0) == 0.0 {
                 let r = lit(b, std::f64::consts::FRAC_1_SQRT_2, elem);
                 let s = b.emit(format_args!("arith.mulf {x}, {r} : {elem}"));
                 math(b, "erf", &s, elem)?
@@ -206,8 +227,24 @@ pub fn unary(b: &mut Body, op: &str, x: &str, elem: &Elem, attr: &dyn Fn(&str) -
             let hx = b.emit(format_args!("arith.mulf {half}, {x} : {elem}"));
             Ok(b.emit(format_args!("arith.mulf {hx}, {onep} : {elem}")))
         }
-        _ => Err(elem.unsupported(op)),
     }
+}
+
+/// The scalar body of a fused program: its steps on `args` (the operands), of type `elem`.
+pub fn program(b: &mut Body, program: &Program, args: &[String], elem: &Elem) -> Result<String, String> {
+    let mut results: Vec<String> = Vec::with_capacity(program.steps.len());
+    for (op, operands) in &program.steps {
+        let values: Vec<String> = operands
+            .iter()
+            .map(|a| match *a {
+                Arg::Input(i) => args[i].clone(),
+                Arg::Step(s) => results[s].clone(),
+            })
+            .collect();
+        let value = scalar(b, *op, &values, elem)?;
+        results.push(value);
+    }
+    results.last().cloned().ok_or_else(|| "an empty program".into())
 }
 
 /// Converts scalar `x` from `from` to `to` (ONNX Cast: floats round to nearest, float to

@@ -291,6 +291,19 @@ impl Kernel {
         iterators: &[Iter],
         body: impl FnOnce(&mut Body, &[String]) -> String,
     ) -> String {
+        self.generic_with_attributes("", inputs, output, iterators, body)
+    }
+
+    /// [`Kernel::generic`] carrying extra (discardable) attributes, `attributes` the inside of
+    /// their dictionary (`strata.epilogue`), or none when empty.
+    pub fn generic_with_attributes(
+        &mut self,
+        attributes: &str,
+        inputs: &[(&str, &TensorTy, Map)],
+        output: (&str, &TensorTy, Map),
+        iterators: &[Iter],
+        body: impl FnOnce(&mut Body, &[String]) -> String,
+    ) -> String {
         let loops = iterators.len();
         let maps: Vec<String> =
             inputs.iter().map(|(_, _, m)| m.render(loops)).chain([output.2.render(loops)]).collect();
@@ -314,8 +327,9 @@ impl Kernel {
         } else {
             format!(" ins({} : {})", ins.join(", "), in_types.join(", "))
         };
+        let attrs_clause = if attributes.is_empty() { String::new() } else { format!(" attrs = {{{attributes}}}") };
         self.emit(format_args!(
-            "linalg.generic {{indexing_maps = [{}], iterator_types = [{}]}}{ins_clause} outs({} : {}) {{\n    ^bb0({}):\n{}      linalg.yield {yielded} : {}\n    }} -> {}",
+            "linalg.generic {{indexing_maps = [{}], iterator_types = [{}]}}{ins_clause} outs({} : {}){attrs_clause} {{\n    ^bb0({}):\n{}      linalg.yield {yielded} : {}\n    }} -> {}",
             maps.join(", "),
             iterators.join(", "),
             output.0,
@@ -335,8 +349,20 @@ impl Kernel {
         iterators: &[Iter],
         body: impl FnOnce(&mut Body, &[String]) -> Result<String, String>,
     ) -> Result<String, String> {
+        self.try_generic_with_attributes("", inputs, output, iterators, body)
+    }
+
+    /// [`Kernel::try_generic`] with extra attributes (see [`Kernel::generic_with_attributes`]).
+    pub fn try_generic_with_attributes(
+        &mut self,
+        attributes: &str,
+        inputs: &[(&str, &TensorTy, Map)],
+        output: (&str, &TensorTy, Map),
+        iterators: &[Iter],
+        body: impl FnOnce(&mut Body, &[String]) -> Result<String, String>,
+    ) -> Result<String, String> {
         let mut failure = None;
-        let result = self.generic(inputs, output, iterators, |b, a| {
+        let result = self.generic_with_attributes(attributes, inputs, output, iterators, |b, a| {
             body(b, a).unwrap_or_else(|e| {
                 failure = Some(e);
                 "%out".into()

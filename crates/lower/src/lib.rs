@@ -13,6 +13,7 @@ pub mod conv_lanes;
 pub mod copy_to_linalg;
 pub mod cpu_schedule;
 pub mod elementwise;
+pub mod fused;
 pub mod gpu_map;
 pub mod kernel;
 pub mod layout;

@@ -1,13 +1,13 @@
-//! The kernel of each sg op: which builder lowers it, with which attributes.
+//! The kernel of each sg op: which builder lowers it, with which attributes. One exhaustive
+//! `match` on [`SgOp`]: a new op does not compile until it has a lowering (or says why not).
 
-use crate::elementwise::{self, Binary};
 use crate::kernel::{Elem, Kernel, TensorTy};
 use crate::reduce::Reduction;
-use crate::{layout, nn, reduce};
+use crate::{elementwise, fused, layout, nn, reduce};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::{DimSize, MemRefType, RankedTensorType, ShapedTypeLike};
 use melior::ir::{Type, ValueLike};
-use strata_ir::ods::{float, i64_array, integer, op_name};
+use strata_dialect_sg::{Elementwise, SgOp};
 
 /// The tensor type of a value, or why it cannot be lowered.
 pub fn tensor_type(ty: Type<'_>) -> Result<TensorTy, String> {
@@ -33,113 +33,83 @@ fn static_dims<'c>(shaped: &impl ShapedTypeLike<'c>, ty: Type<'_>) -> Result<Vec
         .collect()
 }
 
-/// The lowered kernel of `op` as function text named `name`, or `None` when `op` is not an
-/// sg op. `Err` says why an sg op cannot be lowered.
-pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Kernel>, String> {
-    let name = op_name(op);
-    if !name.starts_with("sg.") {
-        return Ok(None);
-    }
+/// An op's kernel, and whether it takes [`crate::fused::operands`] (its view operands'
+/// bases) instead of the op's own operands.
+pub struct Lowered {
+    pub kernel: Kernel,
+    pub reads_view_bases: bool,
+}
+
+/// The lowered kernel of `op`, or `None` when `op` is not an sg op. `Err` says why an sg op
+/// cannot be lowered (an `unsupported:` message for element types without a lowering).
+pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Lowered>, String> {
+    let Some(sg) = SgOp::of(op) else { return Ok(None) };
     let args = (0..op.operand_count())
         .map(|i| tensor_type(op.operand(i).expect("counted").r#type()))
         .collect::<Result<Vec<_>, _>>()?;
-    let out = tensor_type(op.result(0).map_err(|_| format!("'{name}' has no result"))?.r#type())?;
-    let ints = |attr: &str| i64_array(op, attr).ok_or_else(|| format!("'{name}' lacks its '{attr}' attribute"));
-    let int = |attr: &str| integer(op, attr).ok_or_else(|| format!("'{name}' lacks its '{attr}' attribute"));
-    let real = |attr: &str| float(op, attr).unwrap_or(0.0);
+    let out = tensor_type(op.result(0).map_err(|_| format!("'{}' has no result", sg.kind().full_name()))?.r#type())?;
     let elem = args.first().map(|t| t.elem.clone()).unwrap_or_else(|| out.elem.clone());
     let mut k = Kernel::new(args);
-    let result = match name.as_str() {
-        "sg.add" | "sg.sub" | "sg.mul" | "sg.div" | "sg.pow" | "sg.max" | "sg.min" | "sg.equal" | "sg.less"
-        | "sg.greater" => {
-            let op = match name.as_str() {
-                "sg.add" => Binary::Add,
-                "sg.sub" => Binary::Sub,
-                "sg.mul" => Binary::Mul,
-                "sg.div" => Binary::Div,
-                "sg.pow" => Binary::Pow,
-                "sg.max" => Binary::Max,
-                "sg.min" => Binary::Min,
-                "sg.equal" => Binary::Equal,
-                "sg.less" => Binary::Less,
-                _ => Binary::Greater,
-            };
-            elementwise::map(&mut k, 2, &out, |b, a| elementwise::binary(b, op, &a[0], &a[1], &elem))?
+    let result = match sg {
+        SgOp::Elementwise(e) => {
+            let scalar = e.scalar();
+            // `where` computes in its branches' type, the others in their operands'.
+            let elem = if e.kind() == Elementwise::Where { out.elem.clone() } else { elem };
+            elementwise::map(&mut k, e.kind().arity(), &out, |b, a| elementwise::scalar(b, scalar, a, &elem))?
         }
-        "sg.where" => elementwise::map(&mut k, 3, &out, |b, a| {
-            Ok(b.emit(format_args!("arith.select {}, {}, {} : {}", a[0], a[1], a[2], out.elem)))
-        })?,
-        "sg.cast" => {
-            // `saturate = 0` (a discardable attribute; ONNX's default is 1): float8 values out of
-            // range become infinity or NaN instead of the largest finite value.
-            let saturate = integer(op, "saturate").unwrap_or(1) != 0;
-            // `round_mode` (discardable; float8 E8M0 targets): 0 up (absent), 1 down, 2 nearest.
-            let code = integer(op, "round_mode").unwrap_or(0);
+        SgOp::Cast(cast) => {
+            // ONNX's defaults: saturate (float8 targets), round up (float8 E8M0 targets).
+            let saturate = cast.saturate().unwrap_or(1) != 0;
+            let code = cast.round_mode().unwrap_or(0);
             let rounding = crate::minifloat::E8M0Rounding::from_code(code)
                 .ok_or_else(|| format!("'sg.cast' round_mode {code} is not 0 (up), 1 (down) or 2 (nearest)"))?;
             elementwise::map(&mut k, 1, &out, |b, a| {
                 elementwise::cast_saturating(b, &a[0], &elem, &out.elem, saturate, rounding)
             })?
         }
-        "sg.neg" | "sg.abs" | "sg.ceil" | "sg.floor" | "sg.relu" | "sg.reciprocal" | "sg.exp" | "sg.sqrt"
-        | "sg.log" | "sg.erf" | "sg.tanh" | "sg.sigmoid" | "sg.not" | "sg.clip" | "sg.leaky_relu"
-        | "sg.hard_sigmoid" | "sg.hard_swish" | "sg.gelu" => {
-            let attr = |a: &str| if a == "approximate" { integer(op, a).unwrap_or(0) as f64 } else { real(a) };
-            elementwise::map(&mut k, 1, &out, |b, a| elementwise::unary(b, &name, &a[0], &elem, &attr))?
+        SgOp::Conv2d(c) => {
+            nn::conv2d(&mut k, &c.strides(), &c.pads(), &c.dilations(), c.group(), c.bias().is_some(), &out)?
         }
-        "sg.conv2d" => nn::conv2d(
-            &mut k,
-            &ints("strides")?,
-            &ints("pads")?,
-            &ints("dilations")?,
-            int("group")?,
-            op.operand_count() > 2,
-            &out,
-        )?,
-        "sg.matmul" => nn::matmul(&mut k, &out)?,
-        "sg.max_pool" | "sg.max_pool_indices" | "sg.average_pool" => {
-            let (kernel, strides, pads, dilations) =
-                (ints("kernel")?, ints("strides")?, ints("pads")?, ints("dilations")?);
+        SgOp::Matmul(_) => nn::matmul(&mut k, &out)?,
+        SgOp::MaxPool(p) => {
+            let (kernel, strides, pads, dilations) = (p.kernel(), p.strides(), p.pads(), p.dilations());
             let window = nn::Window { kernel: &kernel, strides: &strides, pads: &pads, dilations: &dilations };
-            match name.as_str() {
-                "sg.max_pool" => nn::max_pool(&mut k, window, &out)?,
-                "sg.max_pool_indices" => nn::max_pool_indices(&mut k, window, int("storage_order")? != 0, &out)?,
-                _ => nn::average_pool(&mut k, window, int("count_include_pad")? != 0, &out)?,
-            }
+            nn::max_pool(&mut k, window, &out)?
         }
-        "sg.global_average_pool" => reduce::global_pool(&mut k, Reduction::Mean, &out)?,
-        "sg.global_max_pool" => reduce::global_pool(&mut k, Reduction::Max, &out)?,
-        "sg.reduce_sum" | "sg.reduce_mean" | "sg.reduce_max" | "sg.reduce_min" | "sg.reduce_prod" | "sg.reduce_l2" => {
-            let how = match name.as_str() {
-                "sg.reduce_sum" => Reduction::Sum,
-                "sg.reduce_mean" => Reduction::Mean,
-                "sg.reduce_max" => Reduction::Max,
-                "sg.reduce_min" => Reduction::Min,
-                "sg.reduce_prod" => Reduction::Prod,
-                _ => Reduction::L2,
-            };
-            reduce::reduce_op(&mut k, &ints("axes")?, how, &out)?
+        SgOp::MaxPoolIndices(p) => {
+            let (kernel, strides, pads, dilations) = (p.kernel(), p.strides(), p.pads(), p.dilations());
+            let window = nn::Window { kernel: &kernel, strides: &strides, pads: &pads, dilations: &dilations };
+            nn::max_pool_indices(&mut k, window, p.storage_order() != 0, &out)?
         }
-        "sg.softmax" | "sg.log_softmax" => reduce::softmax(&mut k, int("axis")? as usize, name == "sg.log_softmax")?,
-        "sg.layer_norm" => {
-            let axis = int("axis")? as usize;
+        SgOp::AveragePool(p) => {
+            let (kernel, strides, pads, dilations) = (p.kernel(), p.strides(), p.pads(), p.dilations());
+            let window = nn::Window { kernel: &kernel, strides: &strides, pads: &pads, dilations: &dilations };
+            nn::average_pool(&mut k, window, p.count_include_pad() != 0, &out)?
+        }
+        SgOp::GlobalAveragePool(_) => reduce::global_pool(&mut k, Reduction::Mean, &out)?,
+        SgOp::GlobalMaxPool(_) => reduce::global_pool(&mut k, Reduction::Max, &out)?,
+        SgOp::Reduction(r) => reduce::reduce_op(&mut k, &r.axes(), r.kind(), &out)?,
+        SgOp::Softmax(s) => reduce::softmax(&mut k, s.axis() as usize, false)?,
+        SgOp::LogSoftmax(s) => reduce::softmax(&mut k, s.axis() as usize, true)?,
+        SgOp::LayerNorm(norm) => {
+            let axis = norm.axis() as usize;
             let rank = out.rank();
             let reduced: Vec<bool> = (0..rank).map(|d| d >= axis).collect();
-            let bias = (op.operand_count() > 2).then_some(2);
-            reduce::normalize(&mut k, &reduced, real("epsilon"), 1, bias, crate::kernel::Map::dims(axis..rank))?
+            let bias = norm.bias().map(|_| 2);
+            reduce::normalize(&mut k, &reduced, norm.epsilon(), 1, bias, crate::kernel::Map::dims(axis..rank))?
         }
-        "sg.instance_norm" => {
+        SgOp::InstanceNorm(norm) => {
             let reduced: Vec<bool> = (0..out.rank()).map(|d| d >= 2).collect();
-            reduce::normalize(&mut k, &reduced, real("epsilon"), 1, Some(2), crate::kernel::Map::dims([1]))?
+            reduce::normalize(&mut k, &reduced, norm.epsilon(), 1, Some(2), crate::kernel::Map::dims([1]))?
         }
-        "sg.gather" => layout::gather(&mut k, int("axis")? as usize, &out),
-        "sg.concat" => layout::concat(&mut k, int("axis")? as usize, &out),
-        "sg.expand" => layout::expand(&mut k, &out),
-        "sg.tile" => layout::tile(&mut k, &out),
-        "sg.pad" => layout::pad(&mut k, &ints("pads")?, int("mode")?, real("value"), &out),
-        "sg.slice" => layout::slice(&mut k, &ints("starts")?, &ints("steps")?, &out),
-        "sg.transpose" => layout::transpose(&mut k, &ints("perm")?, &out),
-        "sg.reshape" => {
+        SgOp::Gather(g) => layout::gather(&mut k, g.axis() as usize, &out),
+        SgOp::Concat(c) => layout::concat(&mut k, c.axis() as usize, &out),
+        SgOp::Expand(_) => layout::expand(&mut k, &out),
+        SgOp::Tile(_) => layout::tile(&mut k, &out),
+        SgOp::Pad(p) => layout::pad(&mut k, &p.pads(), p.mode(), p.value(), &out),
+        SgOp::Slice(s) => layout::slice(&mut k, &s.starts(), &s.steps(), &out),
+        SgOp::Transpose(t) => layout::transpose(&mut k, &t.perm(), &out),
+        SgOp::Reshape(_) => {
             let (input, ty) = (k.arg(0), k.arg_type(0).clone());
             let reshaped = layout::reshape(&mut k, &input, &ty, &out);
             if reshaped == input {
@@ -149,9 +119,10 @@ pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Kernel>, String> {
                 reshaped
             }
         }
-        "sg.view" => layout::view(&mut k, integer(op, "offset").unwrap_or(0), &ints("strides")?, &out),
-        _ => return Err(format!("unsupported: '{name}' has no lowering to linalg yet")),
+        SgOp::View(v) => layout::view(&mut k, v.offset(), &v.strides(), &out),
+        // It reads its view operands through their bases: a kernel of its own.
+        SgOp::Fused(f) => return fused::kernel(f).map(Some),
     };
     k.set_result(result, out);
-    Ok(Some(k))
+    Ok(Some(Lowered { kernel: k, reads_view_bases: false }))
 }

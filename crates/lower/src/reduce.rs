@@ -6,16 +6,9 @@ use crate::elementwise::{binary, lit, math, Binary};
 use crate::kernel::{Elem, Iter, Kernel, Map, TensorTy};
 use crate::layout::reshape;
 
-/// What a reduction accumulates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reduction {
-    Sum,
-    Mean,
-    Max,
-    Min,
-    Prod,
-    L2,
-}
+/// What a reduction accumulates: the dialect's reductions (global pools and the
+/// normalisations use `Mean` and `Max` too).
+pub use strata_dialect_sg::Reduction;
 
 /// `value` (type `ty`) reduced over the dimensions where `reduced` holds, without keeping
 /// them. Returns the value and its type.

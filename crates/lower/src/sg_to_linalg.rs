@@ -5,11 +5,16 @@
 //! Each op's kernel is built as the text of a small private function (see [`crate::kernel`]),
 //! parsed once per distinct kernel, and inlined in place of every op that needs it, with the
 //! op's location. An op without a lowering is reported at its location and fails the pass.
+//! `sg.fused` kernels read their `sg.view` operands through the views' bases
+//! ([`crate::fused`]); a view nothing else reads is then not computed.
 
 use crate::kernel::KernelCache;
 use crate::ops;
 use melior::ir::operation::OperationRef;
-use strata_ir::rewrite::{collect, inline_call};
+use melior::ir::ValueLike;
+use mlir_sys::{MlirOperation, MlirValue};
+use strata_dialect_sg::{Fused, SgOp, View};
+use strata_ir::rewrite::{collect, erase_if_unused, inline_call, inline_call_with};
 use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
 pub static INFO: PassInfo = PassInfo {
@@ -19,6 +24,10 @@ pub static INFO: PassInfo = PassInfo {
     options: &[],
     statistics: &[
         StatisticInfo { name: "lowered", help: "sg ops lowered" },
+        StatisticInfo {
+            name: "views-folded",
+            help: "sg.view ops read only by fused kernels (folded into their indexing)",
+        },
         StatisticInfo { name: "kernels", help: "Distinct kernels built" },
     ],
 };
@@ -33,22 +42,23 @@ impl Pass for SgToLinalg {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let strata = cx.strata();
         let mut kernels = KernelCache::default();
-        let mut uses = Vec::new();
+        // Each op with its kernel and whether the kernel reads the op's view operands' bases.
+        let mut uses: Vec<(MlirOperation, MlirOperation, bool)> = Vec::new();
         // Reported after the loop: parsing a kernel resets the context's diagnostic sink.
         let mut errors = Vec::new();
-        for raw in collect(func, |op| strata_ir::ods::op_name(op).starts_with("sg.")) {
+        for raw in collect(func, |op| SgOp::of(op).is_some()) {
             let op = unsafe { OperationRef::from_raw(raw) };
-            let kernel = match ops::kernel(op) {
-                Ok(Some(kernel)) => kernel,
+            let lowered = match ops::kernel(op) {
+                Ok(Some(lowered)) => lowered,
                 Ok(None) => continue,
                 Err(message) => {
                     errors.push((raw, message));
                     continue;
                 }
             };
-            let text = format!("module {{\n{}}}\n", kernel.function("kernel"));
+            let text = format!("module {{\n{}}}\n", lowered.kernel.function("kernel"));
             match kernels.function(strata, &text, "sg-to-linalg kernel") {
-                Ok(function) => uses.push((raw, function)),
+                Ok(function) => uses.push((raw, function, lowered.reads_view_bases)),
                 Err(error) => errors.push((raw, format!("internal error: the linalg kernel of this op does not parse (a Strata bug; please report it):\n{error}\n{text}"))),
             }
         }
@@ -58,9 +68,25 @@ impl Pass for SgToLinalg {
             }
             return Err(PassFailed);
         }
-        for (raw, function) in uses {
+        // Fused kernels first: they read their view operands through the views' bases, which
+        // can leave a view without readers, and such a view is not computed at all.
+        let fused = |raw: &MlirOperation| Fused::cast(unsafe { OperationRef::from_raw(*raw) }).is_some();
+        let (first, rest): (Vec<_>, Vec<_>) = uses.into_iter().partition(|(raw, ..)| fused(raw));
+        for (raw, function, reads_view_bases) in first.into_iter().chain(rest) {
+            let op = unsafe { OperationRef::from_raw(raw) };
             // Safety: `raw` is an op of this function, visited once and not used afterwards.
-            unsafe { inline_call(function, OperationRef::from_raw(raw)) };
+            if View::cast(op).is_some() && unsafe { erase_if_unused(op) } {
+                cx.bump("views-folded", 1);
+                continue;
+            }
+            // The operands as they are now: ops inlined earlier replaced their results.
+            match Fused::cast(op).filter(|_| reads_view_bases) {
+                Some(fused) => {
+                    let operands: Vec<MlirValue> = crate::fused::operands(fused).iter().map(|v| v.to_raw()).collect();
+                    unsafe { inline_call_with(function, op, &operands) }
+                }
+                None => unsafe { inline_call(function, op) },
+            }
             cx.bump("lowered", 1);
         }
         cx.bump("kernels", kernels.len() as u64);

@@ -14,7 +14,9 @@ use melior::ir::TypeLike;
 use melior::ir::{BlockLike, RegionLike, Type, ValueLike};
 use mlir_sys::MlirValue;
 use std::collections::BTreeMap;
-use strata_rewrite::{EwOp, Graph, Op, Outcome};
+use strata_dialect_sg::SgOp;
+use strata_rewrite::{Graph, Op, Outcome};
+pub use strata_target::Registers;
 
 /// Registers `sg-egraph-optimize` and the phased passes.
 pub fn register(registry: &mut strata_ir::PassRegistry) {
@@ -22,6 +24,15 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&phases::VIEWS, phases::create_views);
     registry.register(&phases::FUSE, phases::create_fuse);
     registry.register(&phases::INPLACE, phases::create_inplace);
+}
+
+/// What the optimiser is told of the target (the pass never reads the compiling machine): the
+/// vector registers the host schedule blocks convolutions in, when the target is a CPU whose
+/// schedule runs epilogues inside those blocks; `None` for the GPU (no kernel takes an
+/// epilogue there).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Target {
+    pub registers: Option<Registers>,
 }
 
 /// Shape and element bytes of a static ranked tensor type.
@@ -52,32 +63,28 @@ fn element_of(ty: Type<'_>) -> Option<String> {
 }
 
 /// Whether the lowering runs an elementwise epilogue inside this kernel: an f32 convolution
-/// (one group) that `strata-cpu-schedule` register-blocks on this host (see
-/// `strata_lower::conv_lanes`), which applies the epilogue to each result tile in registers.
-fn takes_epilogue(op: OperationRef<'_, '_>, shape: &[i64]) -> bool {
-    let f32_result = op.result(0).ok().and_then(|r| element_of(r.r#type())).is_some_and(|e| e == "f32");
-    let one_group = strata_ir::ods::integer(op, "group") == Some(1);
-    strata_ir::ods::op_name(op) == "sg.conv2d"
-        && f32_result
-        && one_group
+/// (one group) that the host schedule register-blocks on `target` (`strata_target::conv_tiles`),
+/// which applies the epilogue to each result tile in registers.
+fn takes_epilogue(op: SgOp<'_, '_>, shape: &[i64], target: Target) -> bool {
+    let (SgOp::Conv2d(conv), Some(registers)) = (op, target.registers) else { return false };
+    let f32_result = element_of(conv.output().r#type()).is_some_and(|e| e == "f32");
+    f32_result
+        && conv.group() == 1
         && shape.len() == 4
-        && strata_lower::conv_lanes::conv_tiles(
-            shape[2],
-            shape[3],
-            shape[1],
-            strata_lower::conv_lanes::Registers::host(),
-        )
-        .is_some()
+        && strata_target::conv_tiles(shape[2], shape[3], shape[1], registers).is_some()
 }
 
 /// The graph of `func` (an `sg` function on tensors).
-pub fn graph_of(func: OperationRef<'_, '_>) -> Result<Graph, String> {
-    graph_with_values(func).map(|(graph, _)| graph)
+pub fn graph_of(func: OperationRef<'_, '_>, target: Target) -> Result<Graph, String> {
+    graph_with_values(func, target).map(|(graph, _)| graph)
 }
 
 /// The graph of `func`, with the IR value each graph node stands for (`None` for the
 /// broadcasts made explicit, which have no value of their own).
-pub fn graph_with_values(func: OperationRef<'_, '_>) -> Result<(Graph, Vec<Option<MlirValue>>), String> {
+pub fn graph_with_values(
+    func: OperationRef<'_, '_>,
+    target: Target,
+) -> Result<(Graph, Vec<Option<MlirValue>>), String> {
     let block = func.region(0).ok().and_then(|r| r.first_block()).ok_or("the function has no body")?;
     let mut graph = Graph::default();
     let mut values: Vec<Option<MlirValue>> = Vec::new();
@@ -119,27 +126,15 @@ pub fn graph_with_values(func: OperationRef<'_, '_>) -> Result<(Graph, Vec<Optio
                     .ok_or_else(|| format!("'{name}' reads a value defined outside the function's top level"))?,
             );
         }
-        let ints =
-            |attr: &str| strata_ir::ods::i64_array(current, attr).ok_or_else(|| format!("'{name}' lacks '{attr}'"));
-        let float = |attr: &str| strata_ir::ods::float(current, attr).map(|v| v as f32);
-        let elementwise = match name.as_str() {
-            "sg.clip" => float("min").zip(float("max")).map(|(lo, hi)| EwOp::clip(lo, hi)),
-            "sg.leaky_relu" => float("alpha").map(|a| EwOp::LeakyRelu { alpha: a.to_bits() }),
-            "sg.hard_sigmoid" => float("alpha")
-                .zip(float("beta"))
-                .map(|(a, b)| EwOp::HardSigmoid { alpha: a.to_bits(), beta: b.to_bits() }),
-            _ => EwOp::from_name(name.strip_prefix("sg.").unwrap_or("")),
-        };
-        let n = match (name.as_str(), elementwise) {
-            ("arith.constant", _) => {
+        let same_type = current.operands().all(|o| element_of(o.r#type()) == element_of(result.r#type()));
+        let n = match SgOp::of(current) {
+            None if name == "arith.constant" => {
                 constants += 1;
                 graph.add(Op::Constant(constants - 1), &[], &shape, bytes)
             }
-            (_, Some(ew))
-                if inputs.len() == ew.arity()
-                    && current.operands().all(|o| element_of(o.r#type()) == element_of(result.r#type())) =>
-            {
-                // Implicit broadcasting becomes an explicit broadcast (a view candidate).
+            // Elementwise ops whose operands and result share one element type are fusable:
+            // implicit broadcasting becomes an explicit broadcast (a view candidate).
+            Some(SgOp::Elementwise(e)) if same_type => {
                 let operands: Vec<usize> = inputs
                     .iter()
                     .map(|&i| {
@@ -150,22 +145,21 @@ pub fn graph_with_values(func: OperationRef<'_, '_>) -> Result<(Graph, Vec<Optio
                         }
                     })
                     .collect();
-                graph.add(Op::Elementwise(ew), &operands, &shape, bytes)
+                graph.add(Op::Elementwise(e.scalar()), &operands, &shape, bytes)
             }
-            ("sg.slice", _) => {
-                graph.add(Op::Slice { starts: ints("starts")?, steps: ints("steps")? }, &inputs, &shape, bytes)
+            Some(SgOp::Slice(slice)) => {
+                graph.add(Op::Slice { starts: slice.starts(), steps: slice.steps() }, &inputs, &shape, bytes)
             }
-            ("sg.transpose", _) => graph.add(
-                Op::Transpose { perm: ints("perm")?.into_iter().map(|p| p as usize).collect() },
-                &inputs,
-                &shape,
-                bytes,
-            ),
-            ("sg.reshape", _) => graph.add(Op::Reshape, &inputs, &shape, bytes),
-            ("sg.expand", _) => graph.add(Op::Broadcast, &inputs, &shape, bytes),
-            _ => {
+            Some(SgOp::Transpose(t)) => {
+                let perm = t.perm().into_iter().map(|p| p as usize).collect();
+                graph.add(Op::Transpose { perm }, &inputs, &shape, bytes)
+            }
+            Some(SgOp::Reshape(_)) => graph.add(Op::Reshape, &inputs, &shape, bytes),
+            Some(SgOp::Expand(_)) => graph.add(Op::Broadcast, &inputs, &shape, bytes),
+            // Everything else (and ops of other dialects) is an opaque kernel.
+            sg => {
                 let n = graph.add(Op::Kernel(name.clone()), &inputs, &shape, bytes);
-                if takes_epilogue(current, &shape) {
+                if sg.is_some_and(|sg| takes_epilogue(sg, &shape, target)) {
                     graph.epilogue_kernels.insert(n);
                 }
                 n
@@ -232,7 +226,7 @@ pub fn report(graph: &Graph, outcome: &Outcome, time: std::time::Duration) -> (S
                 "{}({}) then [{}] ({})",
                 name(*node),
                 args.iter().map(|a| format!("%{a}")).collect::<Vec<_>>().join(", "),
-                program.describe(),
+                program,
                 std::iter::once("result".to_string())
                     .chain(extras.iter().map(|a| format!("%{a}")))
                     .collect::<Vec<_>>()
@@ -242,8 +236,8 @@ pub fn report(graph: &Graph, outcome: &Outcome, time: std::time::Duration) -> (S
             Step::Fused { program, args, in_place } => {
                 let list = args.iter().map(|a| format!("%{a}")).collect::<Vec<_>>().join(", ");
                 match in_place {
-                    true => format!("fused! [{}] ({list}), written over %{}", program.describe(), args[0]),
-                    false => format!("fused [{}] ({list})", program.describe()),
+                    true => format!("fused! [{}] ({list}), written over %{}", program, args[0]),
+                    false => format!("fused [{}] ({list})", program),
                 }
             }
             Step::View { base, layout } => {

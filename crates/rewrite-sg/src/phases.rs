@@ -11,7 +11,7 @@ pub static VIEWS: PassInfo = PassInfo {
     name: "sg-convert-to-views",
     summary: "Slices, transposes, reshapes and broadcasts as strided views read in place (e-graph, view rules only)",
     anchor: "func.func",
-    options: &[],
+    options: crate::pass::OPTIONS,
     statistics: STATISTICS,
 };
 
@@ -19,7 +19,7 @@ pub static FUSE: PassInfo = PassInfo {
     name: "sg-fuse-elementwise",
     summary: "Chains of single-reader elementwise ops as one kernel each, run by the convolution that feeds them when it can (e-graph, fusion rules only)",
     anchor: "func.func",
-    options: &[],
+    options: crate::pass::OPTIONS,
     statistics: STATISTICS,
 };
 
@@ -27,7 +27,7 @@ pub static INPLACE: PassInfo = PassInfo {
     name: "sg-inplace",
     summary: "Elementwise results written over a dying operand (e-graph, in-place rules only)",
     anchor: "func.func",
-    options: &[],
+    options: crate::pass::OPTIONS,
     statistics: STATISTICS,
 };
 
@@ -43,14 +43,14 @@ const VIEW_RULES: &[&str] = &[
 const FUSE_RULES: &[&str] = &["fuse-elementwise", "fuse-epilogue"];
 const INPLACE_RULES: &[&str] = &["elementwise-in-place", "kernel-reads-contiguous-alias", "output-any-layout"];
 
-pub fn create_views(_: &PassOptions) -> Box<dyn Pass> {
-    Box::new(EgraphOptimize { only: Some(VIEW_RULES) })
+pub fn create_views(options: &PassOptions) -> Box<dyn Pass> {
+    Box::new(EgraphOptimize { only: Some(VIEW_RULES), target: crate::pass::target(options) })
 }
 
-pub fn create_fuse(_: &PassOptions) -> Box<dyn Pass> {
-    Box::new(EgraphOptimize { only: Some(FUSE_RULES) })
+pub fn create_fuse(options: &PassOptions) -> Box<dyn Pass> {
+    Box::new(EgraphOptimize { only: Some(FUSE_RULES), target: crate::pass::target(options) })
 }
 
-pub fn create_inplace(_: &PassOptions) -> Box<dyn Pass> {
-    Box::new(EgraphOptimize { only: Some(INPLACE_RULES) })
+pub fn create_inplace(options: &PassOptions) -> Box<dyn Pass> {
+    Box::new(EgraphOptimize { only: Some(INPLACE_RULES), target: crate::pass::target(options) })
 }

@@ -9,13 +9,18 @@
 //! (to count one graph's instructions under callgrind).
 
 use std::time::{Duration, Instant};
-use strata_rewrite::{optimize, EwOp, Graph, Limits, Op, Weights};
+use strata_rewrite::{optimize, Elementwise, Graph, Limits, Op, ScalarOp, Weights};
 
 fn chain(length: usize) -> Graph {
     let mut g = Graph::default();
     let mut x = g.add(Op::Input(0), &[], &[32, 32], 4);
     x = g.add(Op::Kernel("k".into()), &[x], &[32, 32], 4);
-    let ops = [EwOp::Relu, EwOp::Exp, EwOp::Neg, EwOp::Tanh];
+    let ops = [
+        ScalarOp::new(Elementwise::Relu),
+        ScalarOp::new(Elementwise::Exp),
+        ScalarOp::new(Elementwise::Neg),
+        ScalarOp::new(Elementwise::Tanh),
+    ];
     for i in 0..length {
         x = g.add(Op::Elementwise(ops[i % ops.len()]), &[x], &[32, 32], 4);
     }

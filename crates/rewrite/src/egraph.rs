@@ -7,9 +7,9 @@
 
 use crate::graph::{Graph, Op};
 use crate::layout::Layout;
-use crate::program::Program;
 use egg::{define_language, Analysis, DidMerge, EGraph, Id};
 use std::collections::HashMap; // tidy: hash-lookup-only (the interning indexes are never iterated)
+use strata_sg_kinds::Program;
 
 // Tensor programs with storage made explicit (egg's macro takes no doc comments on variants).
 define_language! {

@@ -8,9 +8,9 @@
 //! a value still to be read is banned and extraction runs again.
 
 use crate::egraph::{index, value, Info, Sg, SgGraph, Storage};
-use crate::program::Program;
 use egg::{Id, Language};
 use std::collections::{BTreeMap, BTreeSet};
+use strata_sg_kinds::Program;
 
 /// What a program costs (before/after reports use the same fields).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

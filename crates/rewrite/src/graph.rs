@@ -2,118 +2,7 @@
 //! by hand in tests): nodes in topological order, each with an op, its inputs, its result
 //! shape and element size.
 
-/// An elementwise operation (a fused kernel's step).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
-pub enum EwOp {
-    Relu,
-    Exp,
-    Neg,
-    Abs,
-    Sigmoid,
-    Tanh,
-    Sqrt,
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Max,
-    Min,
-    /// `min(max(x, lo), hi)`, bounds as f32 bits (so the op stays `Ord` and hashable).
-    Clip {
-        lo: u32,
-        hi: u32,
-    },
-    /// `x if x >= 0 else alpha * x`.
-    LeakyRelu {
-        alpha: u32,
-    },
-    /// `max(0, min(1, alpha * x + beta))`.
-    HardSigmoid {
-        alpha: u32,
-        beta: u32,
-    },
-    /// `x * max(0, min(1, x / 6 + 1 / 2))`.
-    HardSwish,
-    Reciprocal,
-    Log,
-}
-
-impl EwOp {
-    /// `Clip` with f32 bounds.
-    pub fn clip(lo: f32, hi: f32) -> EwOp {
-        EwOp::Clip { lo: lo.to_bits(), hi: hi.to_bits() }
-    }
-    pub fn arity(self) -> usize {
-        match self {
-            EwOp::Add | EwOp::Sub | EwOp::Mul | EwOp::Div | EwOp::Max | EwOp::Min => 2,
-            _ => 1,
-        }
-    }
-
-    /// The `sg` op's name without its dialect prefix (parameters not included).
-    pub fn name(self) -> &'static str {
-        match self {
-            EwOp::Relu => "relu",
-            EwOp::Exp => "exp",
-            EwOp::Neg => "neg",
-            EwOp::Abs => "abs",
-            EwOp::Sigmoid => "sigmoid",
-            EwOp::Tanh => "tanh",
-            EwOp::Sqrt => "sqrt",
-            EwOp::Add => "add",
-            EwOp::Sub => "sub",
-            EwOp::Mul => "mul",
-            EwOp::Div => "div",
-            EwOp::Max => "max",
-            EwOp::Min => "min",
-            EwOp::Clip { .. } => "clip",
-            EwOp::LeakyRelu { .. } => "leaky_relu",
-            EwOp::HardSigmoid { .. } => "hard_sigmoid",
-            EwOp::HardSwish => "hard_swish",
-            EwOp::Reciprocal => "reciprocal",
-            EwOp::Log => "log",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<EwOp> {
-        use EwOp::*;
-        // Ops with parameters are made by their constructors.
-        [Relu, Exp, Neg, Abs, Sigmoid, Tanh, Sqrt, Add, Sub, Mul, Div, Max, Min, HardSwish, Reciprocal, Log]
-            .into_iter()
-            .find(|op| op.name() == name)
-    }
-
-    /// Evaluates the op on f32 values (the reference semantics of the interpreter).
-    pub fn eval(self, a: f32, b: f32) -> f32 {
-        match self {
-            EwOp::Relu => a.max(0.0),
-            EwOp::Exp => a.exp(),
-            EwOp::Neg => -a,
-            EwOp::Abs => a.abs(),
-            EwOp::Sigmoid => 1.0 / (1.0 + (-a).exp()),
-            EwOp::Tanh => a.tanh(),
-            EwOp::Sqrt => a.sqrt(),
-            EwOp::Add => a + b,
-            EwOp::Sub => a - b,
-            EwOp::Mul => a * b,
-            EwOp::Div => a / b,
-            EwOp::Max => a.max(b),
-            EwOp::Min => a.min(b),
-            EwOp::Clip { lo, hi } => a.max(f32::from_bits(lo)).min(f32::from_bits(hi)),
-            EwOp::LeakyRelu { alpha } => {
-                if a >= 0.0 {
-                    a
-                } else {
-                    f32::from_bits(alpha) * a
-                }
-            }
-            EwOp::HardSigmoid { alpha, beta } => (f32::from_bits(alpha) * a + f32::from_bits(beta)).clamp(0.0, 1.0),
-            EwOp::HardSwish => a * (a / 6.0 + 0.5).clamp(0.0, 1.0),
-            EwOp::Reciprocal => 1.0 / a,
-            EwOp::Log => a.ln(),
-        }
-    }
-}
+use strata_sg_kinds::ScalarOp;
 
 /// What a node computes.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -125,8 +14,8 @@ pub enum Op {
     /// An opaque kernel (convolution, matmul, reduction, ...): reads contiguous inputs, writes
     /// a new contiguous buffer. `name` is for reports; the adapter keeps the real op.
     Kernel(String),
-    /// Elementwise over inputs of the result's shape.
-    Elementwise(EwOp),
+    /// Elementwise over inputs of the result's shape (written as its text, `clip<0.0,6.0>`).
+    Elementwise(#[serde(with = "scalar_text")] ScalarOp),
     /// `x[starts[k] :: steps[k]]` along every axis, the result's shape giving the extents.
     Slice { starts: Vec<i64>, steps: Vec<i64> },
     /// Axes permuted: result axis `k` is input axis `perm[k]`.
@@ -244,5 +133,19 @@ impl Graph {
             return Err(format!("node {bad} takes an epilogue but is not a kernel"));
         }
         Ok(())
+    }
+}
+
+/// `ScalarOp` in JSON as its text form (`clip<0.0,6.0>`); the table crate has no serde.
+mod scalar_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use strata_sg_kinds::ScalarOp;
+
+    pub fn serialize<S: Serializer>(op: &ScalarOp, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(op)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<ScalarOp, D::Error> {
+        String::deserialize(deserializer)?.parse().map_err(serde::de::Error::custom)
     }
 }

@@ -7,6 +7,56 @@
 use crate::extract::{Extracted, Step};
 use crate::graph::{Graph, Op};
 use crate::layout::Layout;
+use strata_sg_kinds::{Arg, Elementwise, Program, ScalarOp};
+
+/// The reference semantics of the elementwise ops the tests use, in f32. The compiled code's
+/// semantics are the lowering's scalar bodies; this interpreter checks that rewrites move and
+/// share data correctly, which any deterministic scalar function shows.
+pub fn eval(op: ScalarOp, a: f32, b: f32) -> f32 {
+    let p = |i: usize| op.params.get(i) as f32;
+    match op.kind {
+        Elementwise::Relu => a.max(0.0),
+        Elementwise::Exp => a.exp(),
+        Elementwise::Neg => -a,
+        Elementwise::Abs => a.abs(),
+        Elementwise::Sigmoid => 1.0 / (1.0 + (-a).exp()),
+        Elementwise::Tanh => a.tanh(),
+        Elementwise::Sqrt => a.sqrt(),
+        Elementwise::Add => a + b,
+        Elementwise::Sub => a - b,
+        Elementwise::Mul => a * b,
+        Elementwise::Div => a / b,
+        Elementwise::Max => a.max(b),
+        Elementwise::Min => a.min(b),
+        Elementwise::Clip => a.max(p(0)).min(p(1)),
+        Elementwise::LeakyRelu => {
+            if a >= 0.0 {
+                a
+            } else {
+                p(0) * a
+            }
+        }
+        Elementwise::HardSigmoid => (p(0) * a + p(1)).clamp(0.0, 1.0),
+        Elementwise::HardSwish => a * (a / 6.0 + 0.5).clamp(0.0, 1.0),
+        Elementwise::Reciprocal => 1.0 / a,
+        Elementwise::Log => a.ln(),
+        other => panic!("the reference interpreter has no semantics for '{}'", other.name()),
+    }
+}
+
+/// Evaluates a fused program on one element of each input.
+pub fn eval_program(program: &Program, inputs: &[f32]) -> f32 {
+    let mut results: Vec<f32> = Vec::with_capacity(program.steps.len());
+    for (op, args) in &program.steps {
+        let value = |a: &Arg| match *a {
+            Arg::Input(i) => inputs[i],
+            Arg::Step(s) => results[s],
+        };
+        let (a, b) = (value(&args[0]), args.get(1).map_or(0.0, value));
+        results.push(eval(*op, a, b));
+    }
+    *results.last().expect("a program has a step")
+}
 
 /// An opaque kernel's stand-in: element `j` mixes element `j mod len` of every operand.
 fn kernel(operands: &[Vec<f32>], elements: usize) -> Vec<f32> {
@@ -58,7 +108,7 @@ pub fn run_graph(graph: &Graph, inputs: &[Vec<f32>], constants: &[Vec<f32>]) -> 
             Op::Constant(i) => constants[*i].clone(),
             Op::Kernel(_) => kernel(&node.inputs.iter().map(|&i| values[i].clone()).collect::<Vec<_>>(), elements),
             Op::Elementwise(op) => {
-                (0..elements).map(|j| op.eval(arg(0)[j], node.inputs.get(1).map_or(0.0, |_| arg(1)[j]))).collect()
+                (0..elements).map(|j| eval(*op, arg(0)[j], node.inputs.get(1).map_or(0.0, |_| arg(1)[j]))).collect()
             }
             op => {
                 let source = &graph.nodes[node.inputs[0]];
@@ -108,7 +158,12 @@ pub fn run_extracted(graph: &Graph, program: &Extracted, inputs: &[Vec<f32>], co
                 let result = kernel(&operands, elements);
                 let extras: Vec<Vec<f32>> = extras.iter().map(|&a| value(&buffers, &placed, a)).collect();
                 let data = (0..elements)
-                    .map(|j| p.eval(&std::iter::once(result[j]).chain(extras.iter().map(|e| e[j])).collect::<Vec<_>>()))
+                    .map(|j| {
+                        eval_program(
+                            p,
+                            &std::iter::once(result[j]).chain(extras.iter().map(|e| e[j])).collect::<Vec<_>>(),
+                        )
+                    })
                     .collect();
                 fresh(&mut buffers, data)
             }
@@ -131,14 +186,15 @@ pub fn run_extracted(graph: &Graph, program: &Extracted, inputs: &[Vec<f32>], co
                     for index in indices(shape) {
                         let operands: Vec<f32> =
                             args.iter().map(|&a| buffers[placed[a].0][placed[a].1.index(&index) as usize]).collect();
-                        let result = p.eval(&operands);
+                        let result = eval_program(p, &operands);
                         buffers[target][layout.index(&index) as usize] = result;
                     }
                     (target, layout)
                 } else {
                     let operands: Vec<Vec<f32>> = args.iter().map(|&a| value(&buffers, &placed, a)).collect();
-                    let data =
-                        (0..elements).map(|j| p.eval(&operands.iter().map(|o| o[j]).collect::<Vec<_>>())).collect();
+                    let data = (0..elements)
+                        .map(|j| eval_program(p, &operands.iter().map(|o| o[j]).collect::<Vec<_>>()))
+                        .collect();
                     fresh(&mut buffers, data)
                 }
             }

@@ -19,13 +19,12 @@ pub mod graph;
 pub mod interp;
 pub mod layout;
 pub mod optimize;
-pub mod program;
 pub mod rules;
 
 pub use extract::{Extracted, Metrics, Repairs, Step, Weights};
-pub use graph::{EwOp, Graph, Node, Op};
+pub use graph::{Graph, Node, Op};
 pub use optimize::{baseline, optimize, Limits, Outcome, Stop};
-pub use program::Program;
+pub use strata_sg_kinds::{Arg, Elementwise, Program, ScalarOp};
 
 #[cfg(test)]
 mod tests;

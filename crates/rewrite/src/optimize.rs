@@ -98,7 +98,7 @@ pub fn as_program(graph: &Graph) -> Extracted {
             Op::Constant(_) => crate::extract::Step::Constant { node: n },
             Op::Kernel(_) => crate::extract::Step::Kernel { node: n, args: node.inputs.clone() },
             Op::Elementwise(op) => crate::extract::Step::Fused {
-                program: crate::program::Program::single(*op),
+                program: strata_sg_kinds::Program::single(*op),
                 args: node.inputs.clone(),
                 in_place: false,
             },

@@ -19,7 +19,7 @@ pub enum Action {
     /// index) with its input `first` moved to position 0.
     InPlace { class: Id, program: usize, first: usize, operands: Vec<Id> },
     /// Add a fused `(ew program operands...)` (or `ew!`) to `class`.
-    Fused { class: Id, program: crate::program::Program, operands: Vec<Id>, in_place: bool },
+    Fused { class: Id, program: strata_sg_kinds::Program, operands: Vec<Id>, in_place: bool },
     /// Add `(kernel+ node p' kernel_args... extras...)` to `class`, `p'` being program
     /// `program` (a table index) with its input `first` moved to position 0.
     Epilogue { class: Id, node: usize, kernel_args: Box<[Id]>, program: usize, first: usize, extras: Box<[Id]> },

@@ -1,6 +1,7 @@
 use crate::interp::{run_extracted, run_graph};
 use crate::*;
 use proptest::prelude::*;
+use strata_sg_kinds::{Elementwise, ScalarOp};
 
 const F32: u64 = 4;
 
@@ -12,8 +13,8 @@ fn seed() -> (Graph, [usize; 6]) {
     let x2 = g.add(Op::Kernel("conv".into()), &[x1], &[64, 128], F32);
     let x3 = g.add(Op::Slice { starts: vec![1, 2], steps: vec![1, 1] }, &[x2], &[9, 18], F32);
     let x4 = g.add(Op::Transpose { perm: vec![1, 0] }, &[x3], &[18, 9], F32);
-    let x5 = g.add(Op::Elementwise(EwOp::Relu), &[x4], &[18, 9], F32);
-    let x6 = g.add(Op::Elementwise(EwOp::Exp), &[x5], &[18, 9], F32);
+    let x5 = g.add(Op::Elementwise(ScalarOp::new(Elementwise::Relu)), &[x4], &[18, 9], F32);
+    let x6 = g.add(Op::Elementwise(ScalarOp::new(Elementwise::Exp)), &[x5], &[18, 9], F32);
     (g, [x1, x2, x3, x4, x5, x6])
 }
 
@@ -58,7 +59,7 @@ fn seed_chain_needs_two_buffers_and_two_launches() {
     let fused: Vec<&Step> = outcome.program.steps.iter().filter(|s| matches!(s, Step::Fused { .. })).collect();
     assert_eq!(fused.len(), 1);
     let Step::Fused { program, in_place, .. } = fused[0] else { unreachable!() };
-    assert_eq!((program.describe().as_str(), *in_place), ("relu(i0) exp(s0)", true));
+    assert_eq!((program.to_string().as_str(), *in_place), ("relu(i0) exp(s0)", true));
     assert!(outcome
         .program
         .steps
@@ -70,7 +71,7 @@ fn seed_chain_needs_two_buffers_and_two_launches() {
 #[test]
 fn a_second_reader_of_the_slice_keeps_the_write_in_place() {
     let (mut g, [_, _, x3, _, _, x6]) = seed();
-    let x7 = g.add(Op::Elementwise(EwOp::Neg), &[x3], &[9, 18], F32);
+    let x7 = g.add(Op::Elementwise(ScalarOp::new(Elementwise::Neg)), &[x3], &[9, 18], F32);
     g.outputs = vec![x6, x7];
     let outcome = run(&g);
     assert_eq!((outcome.before.allocations, outcome.before.launches), (7, 6));
@@ -123,7 +124,12 @@ fn a_long_elementwise_chain_stays_small() {
     let mut g = Graph::default();
     let mut x = g.add(Op::Input(0), &[], &[32, 32], F32);
     x = g.add(Op::Kernel("k".into()), &[x], &[32, 32], F32);
-    let ops = [EwOp::Relu, EwOp::Exp, EwOp::Neg, EwOp::Tanh];
+    let ops = [
+        ScalarOp::new(Elementwise::Relu),
+        ScalarOp::new(Elementwise::Exp),
+        ScalarOp::new(Elementwise::Neg),
+        ScalarOp::new(Elementwise::Tanh),
+    ];
     for i in 0..200 {
         x = g.add(Op::Elementwise(ops[i % ops.len()]), &[x], &[32, 32], F32);
     }
@@ -146,8 +152,8 @@ fn a_conv_epilogue_takes_scale_and_activation() {
     let conv = g.add(Op::Kernel("conv".into()), &[x], &[8, 16], F32);
     let scale = g.add(Op::Constant(0), &[], &[1, 16], F32);
     let wide = g.add(Op::Broadcast, &[scale], &[8, 16], F32);
-    let scaled = g.add(Op::Elementwise(EwOp::Mul), &[conv, wide], &[8, 16], F32);
-    let relu6 = g.add(Op::Elementwise(EwOp::clip(0.0, 6.0)), &[scaled], &[8, 16], F32);
+    let scaled = g.add(Op::Elementwise(ScalarOp::new(Elementwise::Mul)), &[conv, wide], &[8, 16], F32);
+    let relu6 = g.add(Op::Elementwise(ScalarOp::with(Elementwise::Clip, &[0.0, 6.0])), &[scaled], &[8, 16], F32);
     g.outputs = vec![relu6];
     // Without the epilogue: the conv's buffer, the fused kernel written over it.
     let outcome = run(&g);
@@ -166,7 +172,7 @@ fn a_conv_epilogue_takes_scale_and_activation() {
     else {
         panic!("no epilogue: {:#?}", outcome.program.steps)
     };
-    assert_eq!(program.describe(), "mul(i0,i1) clip<0,6>(s0)");
+    assert_eq!(program.to_string(), "mul(i0,i1) clip<0.0,6.0>(s0)");
     assert!(
         matches!(outcome.program.steps[extras[0]], Step::View { .. }),
         "the scale is read through its broadcast view"
@@ -221,7 +227,7 @@ fn random_graph(seed: u64) -> Graph {
                 if rng.below(2) == 0 {
                     // Often followed by an activation, as convolutions are.
                     values.push(k);
-                    g.add(Op::Elementwise(EwOp::clip(0.0, 6.0)), &[k], &shape, F32)
+                    g.add(Op::Elementwise(ScalarOp::with(Elementwise::Clip, &[0.0, 6.0])), &[k], &shape, F32)
                 } else {
                     k
                 }
@@ -255,13 +261,25 @@ fn random_graph(seed: u64) -> Graph {
                 g.add(Op::Broadcast, &[a], &out, F32)
             }
             4 | 5 => {
-                let ops = [EwOp::Relu, EwOp::Exp, EwOp::Neg, EwOp::Sigmoid, EwOp::clip(0.0, 6.0), EwOp::HardSwish];
+                let ops = [
+                    ScalarOp::new(Elementwise::Relu),
+                    ScalarOp::new(Elementwise::Exp),
+                    ScalarOp::new(Elementwise::Neg),
+                    ScalarOp::new(Elementwise::Sigmoid),
+                    ScalarOp::with(Elementwise::Clip, &[0.0, 6.0]),
+                    ScalarOp::new(Elementwise::HardSwish),
+                ];
                 g.add(Op::Elementwise(ops[rng.below(6) as usize]), &[a], &shape, F32)
             }
             _ => {
                 let same: Vec<usize> = values.iter().copied().filter(|&v| g.nodes[v].shape == shape).collect();
                 let b = same[rng.below(same.len() as u64) as usize];
-                let ops = [EwOp::Add, EwOp::Mul, EwOp::Sub, EwOp::Max];
+                let ops = [
+                    ScalarOp::new(Elementwise::Add),
+                    ScalarOp::new(Elementwise::Mul),
+                    ScalarOp::new(Elementwise::Sub),
+                    ScalarOp::new(Elementwise::Max),
+                ];
                 g.add(Op::Elementwise(ops[rng.below(4) as usize]), &[a, b], &shape, F32)
             }
         };
@@ -288,7 +306,7 @@ fn concat_chains_never_fail_to_optimize() {
         let mut cat = g.add(Op::Input(0), &[], &[1, 2, 2, 2], F32);
         for _ in 0..layers {
             let shape = g.nodes[cat].shape.clone();
-            let t = g.add(Op::Elementwise(EwOp::Relu), &[cat], &shape, F32);
+            let t = g.add(Op::Elementwise(ScalarOp::new(Elementwise::Relu)), &[cat], &shape, F32);
             let c = g.add(Op::Kernel("conv".into()), &[t], &[1, 2, 2, 2], F32);
             let mut joined = shape.clone();
             joined[1] += 2;

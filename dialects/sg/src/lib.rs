@@ -8,7 +8,6 @@
 use strata_ir::{DialectDef, PassRegistry};
 
 pub use strata_ir::ods::op_name;
-use strata_ir::ods::{i64_array as ods_i64_array, integer as ods_integer};
 
 pub mod passes;
 pub mod verify;
@@ -16,7 +15,12 @@ pub mod verify;
 #[cfg(test)]
 mod tests;
 
-/// The typed op API, generated from `sg.irdl.mlir`.
+/// The op table (plain Rust, no MLIR), generated from the same IRDL file.
+pub use strata_sg_kinds as kinds;
+pub use strata_sg_kinds::{Arg, Elementwise, Form, OpKind, Program, Reduction, ScalarOp};
+
+/// The typed op API, generated from `sg.irdl.mlir`: a wrapper per op, [`SgOp`] over all of
+/// them, builders for elementwise ops and reductions.
 pub mod ops {
     include!(concat!(env!("OUT_DIR"), "/ops.rs"));
 }

@@ -32,9 +32,9 @@ impl Pass for ComposeTransposes {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         for raw in collect(func, |op| Transpose::cast(op).is_some()) {
             let outer = Transpose::cast(unsafe { OperationRef::from_raw(raw) }).expect("collected transposes");
-            let Some(perm) = outer.perm() else { continue };
+            let perm = outer.perm();
             let inner = defining_op(outer.input()).and_then(Transpose::cast);
-            let (source, perm) = match inner.and_then(|inner| Some((inner, inner.perm()?))) {
+            let (source, perm) = match inner.map(|inner| (inner, inner.perm())) {
                 Some((inner, inner_perm)) => {
                     cx.bump("composed", 1);
                     (inner.input(), perm.iter().map(|&p| inner_perm[p as usize]).collect::<Vec<_>>())

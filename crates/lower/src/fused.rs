@@ -1,0 +1,197 @@
+//! `sg.fused`: one `linalg.generic` for a fused elementwise program. An operand that is an
+//! `sg.view` of a larger buffer is not copied: the generic reads the view's base directly,
+//! through an affine map on the base's own axes when the view slices, transposes or broadcasts
+//! it axis by axis, else through `offset + Σ d_k · stride_k` over the collapsed base. An
+//! in-place kernel writes into its first operand (`outs` is that tensor), so one-shot
+//! bufferization reuses its buffer; an epilogue's generic is marked `strata.epilogue` for the
+//! host schedule, which runs it inside the tiles of the kernel that produced operand 0.
+
+use crate::kernel::{Iter, Kernel, Map, TensorTy};
+use crate::ops::{tensor_type, Lowered};
+use melior::ir::{Value, ValueLike};
+use strata_dialect_sg::{Fused, Program, View};
+
+/// A view operand: the layout it reads its base with.
+struct Layout {
+    offset: i64,
+    shape: Vec<i64>,
+    strides: Vec<i64>,
+}
+
+/// The values a fused kernel takes: `fused`'s operands, each `sg.view` replaced by its base.
+/// (Read when the kernel is inlined, so they are the values of that moment.)
+pub fn operands<'c, 'a>(fused: Fused<'c, 'a>) -> Vec<Value<'c, 'a>> {
+    fused.inputs().into_iter().map(|v| view_of(v).map_or(v, |view| view.input())).collect()
+}
+
+fn view_of<'c, 'a>(value: Value<'c, 'a>) -> Option<View<'c, 'a>> {
+    strata_ir::rewrite::defining_op(value).and_then(View::cast)
+}
+
+/// The kernel of `fused`, over [`operands`].
+pub fn kernel(fused: Fused<'_, '_>) -> Result<Lowered, String> {
+    let program: Program = fused.program().parse().map_err(|e| format!("'sg.fused' program: {e}"))?;
+    let out = tensor_type(fused.output().r#type())?;
+    let operands = operands(fused);
+    let views: Vec<Option<Layout>> = fused
+        .inputs()
+        .into_iter()
+        .map(|v| view_of(v).map(|view| Layout { offset: view.offset(), shape: view.sizes(), strides: view.strides() }))
+        .collect();
+    let types = operands.iter().map(|v| tensor_type(v.r#type())).collect::<Result<Vec<_>, _>>()?;
+    let elem = out.elem.clone();
+    let mut k = Kernel::new(types.clone());
+    let rank = out.rank();
+    let mut inputs: Vec<(String, TensorTy, Map)> = Vec::new();
+    for (i, (ty, view)) in types.iter().zip(&views).enumerate() {
+        let arg = k.arg(i);
+        match view {
+            None => inputs.push((arg, ty.clone(), Map::identity(rank))),
+            Some(layout) => {
+                // On the base's own axes when the view is a per-axis slice / transpose /
+                // broadcast of it (vectorises like any projected map), else over the
+                // collapsed base.
+                if let Some(exprs) = per_axis_map(&ty.shape, layout) {
+                    inputs.push((arg, ty.clone(), Map(exprs)));
+                    continue;
+                }
+                let flat = TensorTy::new(vec![ty.numel()], ty.elem.clone());
+                let collapsed = crate::layout::reshape(&mut k, &arg, ty, &flat);
+                let mut expr = layout.offset.to_string();
+                for (d, stride) in layout.strides.iter().enumerate() {
+                    expr += &format!(" + d{d} * {stride}");
+                }
+                inputs.push((collapsed, flat, Map(vec![expr])));
+            }
+        }
+    }
+    let epilogue = fused.epilogue() == Some(1);
+    // In place: the output is the first operand's tensor (not a view of another buffer: at
+    // tensor level that would be a copy), which bufferization then reuses. An epilogue always
+    // writes over its kernel's result.
+    let written = (epilogue || fused.in_place() == Some(1)) && views.first().is_some_and(Option::is_none);
+    let init = if written { k.arg(0) } else { k.empty(&out) };
+    let refs: Vec<(&str, &TensorTy, Map)> = inputs.iter().map(|(v, t, m)| (v.as_str(), t, m.clone())).collect();
+    let marker = if epilogue { "strata.epilogue" } else { "" };
+    let result = k.try_generic_with_attributes(
+        marker,
+        &refs,
+        (&init, &out, Map::identity(rank)),
+        &vec![Iter::Parallel; rank],
+        |b, block_args| crate::elementwise::program(b, &program, block_args, &elem),
+    )?;
+    k.set_result(result, out);
+    Ok(Lowered { kernel: k, reads_view_bases: true })
+}
+
+/// Row-major strides of a contiguous tensor of `shape`.
+fn contiguous_strides(shape: &[i64]) -> Vec<i64> {
+    let mut strides = vec![1i64; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1].max(1);
+    }
+    strides
+}
+
+/// The view `layout` of a contiguous tensor of shape `base` as one affine expression per base
+/// axis (`d_k * step + start`, or a constant `start`), when each view axis walks one base axis
+/// (or none: a broadcast) and no base axis is walked twice.
+fn per_axis_map(base: &[i64], layout: &Layout) -> Option<Vec<String>> {
+    let strides = contiguous_strides(base);
+    // The starts: the offset in row-major digits.
+    let mut rest = layout.offset;
+    let mut starts = vec![0i64; base.len()];
+    for j in 0..base.len() {
+        if strides[j] > 0 && base[j] > 1 {
+            starts[j] = rest / strides[j];
+            rest -= starts[j] * strides[j];
+        }
+    }
+    if rest != 0 || starts.iter().zip(base).any(|(&s, &n)| s < 0 || s >= n.max(1)) {
+        return None;
+    }
+    let mut walked: Vec<Option<(usize, i64)>> = vec![None; base.len()];
+    for (k, (&size, &stride)) in layout.shape.iter().zip(&layout.strides).enumerate() {
+        if size == 1 || stride == 0 {
+            continue;
+        }
+        // The base axis with the largest stride that divides this one.
+        let j = (0..base.len())
+            .filter(|&j| base[j] > 1 && walked[j].is_none() && stride % strides[j] == 0)
+            .max_by_key(|&j| strides[j])?;
+        let step = stride / strides[j];
+        let last = starts[j] + (size - 1) * step;
+        if !(0..base[j]).contains(&starts[j]) || !(0..base[j]).contains(&last) {
+            return None;
+        }
+        // `d_k` alone tells linalg the axis has the loop's extent: only for a whole axis.
+        if step == 1 && starts[j] == 0 && size != base[j] {
+            return None;
+        }
+        walked[j] = Some((k, step));
+    }
+    Some(
+        (0..base.len())
+            .map(|j| match walked[j] {
+                Some((k, 1)) if starts[j] == 0 => format!("d{k}"),
+                Some((k, step)) => format!("d{k} * {step} + {}", starts[j]),
+                None => starts[j].to_string(),
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Evaluates a per-axis map (`d3 * 2 + 1`, `d0`, `5`) at `at`.
+    fn eval(expr: &str, at: &[i64]) -> i64 {
+        expr.split(" + ")
+            .map(|term| match term.split_once(" * ") {
+                Some((d, c)) => at[d[1..].parse::<usize>().unwrap()] * c.parse::<i64>().unwrap(),
+                None if term.starts_with('d') => at[term[1..].parse::<usize>().unwrap()],
+                None => term.parse().unwrap(),
+            })
+            .sum()
+    }
+
+    #[test]
+    fn per_axis_maps_address_the_same_elements() {
+        let base = [2i64, 6, 5];
+        let layouts = [
+            // x[1:2, 2:6:2, :]
+            Layout { offset: 40, shape: vec![1, 2, 5], strides: vec![30, 10, 1] },
+            // transposed (2, 0, 1)
+            Layout { offset: 0, shape: vec![5, 2, 6], strides: vec![1, 30, 5] },
+            // x[:, 0:3, :]: a partial axis from 0 cannot be a bare `d1`
+            Layout { offset: 0, shape: vec![2, 3, 5], strides: vec![30, 5, 1] },
+        ];
+        let mut mapped = 0;
+        for layout in &layouts {
+            let Some(exprs) = per_axis_map(&base, layout) else { continue };
+            mapped += 1;
+            let strides = contiguous_strides(&base);
+            let shape = &layout.shape;
+            for i in 0..shape[0] {
+                for j in 0..shape[1] {
+                    for k in 0..shape[2] {
+                        let at = [i, j, k];
+                        let index: Vec<i64> = exprs.iter().map(|e| eval(e, &at)).collect();
+                        assert!(
+                            index.iter().zip(&base).all(|(&x, &n)| (0..n).contains(&x)),
+                            "{exprs:?} leaves the base at {at:?}"
+                        );
+                        let address: i64 = index.iter().zip(&strides).map(|(x, s)| x * s).sum();
+                        let expected = layout.offset + at.iter().zip(&layout.strides).map(|(a, s)| a * s).sum::<i64>();
+                        assert_eq!(address, expected, "{exprs:?} at {at:?}");
+                    }
+                }
+            }
+        }
+        assert_eq!(mapped, 2, "the slice with steps and the transpose map per axis; a partial axis from 0 does not");
+        // A broadcast of a per-channel bias reads it on its own axis.
+        let bias = Layout { offset: 0, shape: vec![1, 4, 3, 3], strides: vec![0, 1, 0, 0] };
+        assert_eq!(per_axis_map(&[4, 1, 1], &bias).unwrap(), vec!["d1", "0", "0"]);
+    }
+}
