@@ -5,6 +5,7 @@
 use crate::fold::Folded;
 use crate::import::{attribute, int, ints, operand, required, tensor_type, Constant, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
+use crate::shapes;
 use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
 use strata_dialect_sg as sg;
 
@@ -158,66 +159,6 @@ impl Importer<'_> {
         Ok(())
     }
 
-    /// Equal, Less, Greater (i1 results), Not and Where, with broadcasting.
-    pub(crate) fn logic(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
-        let context = self.strata.mlir();
-        let names: Vec<&str> = node.input.iter().map(String::as_str).collect();
-        let arity = if node.op_type() == "Not" {
-            1
-        } else if node.op_type() == "Where" {
-            3
-        } else {
-            2
-        };
-        if names.len() != arity || names.iter().any(|n| n.is_empty()) {
-            return Err(format!("expects {arity} inputs"));
-        }
-        let typed: Vec<(Vec<i64>, DataType)> = names.iter().map(|n| self.shape_of(n)).collect::<Result<_, _>>()?;
-        let shape = typed
-            .iter()
-            .try_fold(Vec::new(), |acc, (s, _)| sg::verify::broadcast(&acc, s))
-            .ok_or("operand shapes do not broadcast")?;
-        let result_type = match node.op_type() {
-            "Not" => {
-                if typed[0].1 != DataType::Bool {
-                    return Err(format!("Not needs a BOOL input, got {}", typed[0].1.as_str_name()));
-                }
-                DataType::Bool
-            }
-            "Where" => {
-                if typed[0].1 != DataType::Bool || typed[1].1 != typed[2].1 {
-                    return Err("Where needs a BOOL condition and branches of one type".into());
-                }
-                typed[1].1
-            }
-            _ => {
-                if typed[0].1 != typed[1].1 {
-                    return Err(format!(
-                        "operand types differ: {} and {}",
-                        typed[0].1.as_str_name(),
-                        typed[1].1.as_str_name()
-                    ));
-                }
-                DataType::Bool
-            }
-        };
-        let values: Vec<Value> = names
-            .iter()
-            .map(|n| self.use_value(block, n, location).map(|v| unsafe { Value::from_raw(v) }))
-            .collect::<Result<_, _>>()?;
-        let ty = tensor_type(context, &shape, result_type)?;
-        let op = match node.op_type() {
-            "Equal" => sg::Equal::build(context, location, values[0], values[1], ty),
-            "Less" => sg::Less::build(context, location, values[0], values[1], ty),
-            "Greater" => sg::Greater::build(context, location, values[0], values[1], ty),
-            "Not" => sg::Not::build(context, location, values[0], ty),
-            _ => sg::Where::build(context, location, values[0], values[1], values[2], ty),
-        };
-        let op = block.append_operation(op);
-        self.define(node, op, shape, result_type);
-        Ok(())
-    }
-
     /// Expand (broadcast to a constant shape), Tile (constant repeats) and Pad (constant
     /// pads; modes constant, reflect, edge).
     pub(crate) fn replicate(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
@@ -367,6 +308,97 @@ impl Importer<'_> {
             }
         };
         let op = block.append_operation(op);
+        self.define(node, op, out, dtype);
+        Ok(())
+    }
+}
+
+impl Importer<'_> {
+    /// `Squeeze` and `Unsqueeze`: reshapes (on a constant, folded: same bytes, new shape).
+    pub(crate) fn squeeze(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+        let (shape, dtype) = self.shape_of(required(node, 0)?)?;
+        let axes = match operand(node, 1) {
+            Some(name) => Some(self.constant_ints(name)?),
+            None => ints(node, "axes"),
+        };
+        let out = if node.op_type() == "Squeeze" {
+            shapes::squeeze(&shape, axes.as_deref())?
+        } else {
+            shapes::unsqueeze(&shape, &axes.ok_or("Unsqueeze needs axes")?)?
+        };
+        self.reshape_to(block, node, required(node, 0)?, out, dtype, location)?;
+        Ok(())
+    }
+
+    /// `Transpose` (default: the dimensions reversed).
+    pub(crate) fn transpose(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let (shape, dtype) = self.shape_of(required(node, 0)?)?;
+        let perm = ints(node, "perm").unwrap_or_else(|| (0..shape.len() as i64).rev().collect());
+        let mut seen = vec![false; shape.len()];
+        if perm.len() != shape.len()
+            || perm
+                .iter()
+                .any(|&p| p < 0 || p as usize >= shape.len() || std::mem::replace(&mut seen[p as usize], true))
+        {
+            return Err(format!("perm {perm:?} is not a permutation of the {} dimensions", shape.len()));
+        }
+        let out: Vec<i64> = perm.iter().map(|&p| shape[p as usize]).collect();
+        let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
+        let op = block.append_operation(sg::Transpose::build(
+            context,
+            location,
+            x,
+            &perm,
+            tensor_type(context, &out, dtype)?,
+        ));
+        self.define(node, op, out, dtype);
+        Ok(())
+    }
+
+    /// `Reshape` and `Flatten`.
+    pub(crate) fn reshape(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+        let (shape, dtype) = self.shape_of(required(node, 0)?)?;
+        let out = if node.op_type() == "Reshape" {
+            shapes::reshape(&shape, &self.constant_ints(required(node, 1)?)?, int(node, "allowzero", 0) != 0)?
+        } else {
+            let rank = shape.len() as i64;
+            let axis = int(node, "axis", 1);
+            let axis = if axis < 0 { axis + rank } else { axis };
+            if !(0..=rank).contains(&axis) {
+                return Err(format!("axis {axis} is out of range for rank {rank}"));
+            }
+            let (head, tail) = shape.split_at(axis as usize);
+            vec![shapes::numel(head)?, shapes::numel(tail)?]
+        };
+        self.reshape_to(block, node, required(node, 0)?, out, dtype, location)?;
+        Ok(())
+    }
+
+    /// `Slice` (constant starts, ends, axes and steps; a constant input is folded).
+    pub(crate) fn slice(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let (shape, dtype) = self.shape_of(required(node, 0)?)?;
+        let starts = self.constant_ints(required(node, 1)?)?;
+        let ends = self.constant_ints(required(node, 2)?)?;
+        let axes = operand(node, 3).map(|n| self.constant_ints(n)).transpose()?;
+        let steps = operand(node, 4).map(|n| self.constant_ints(n)).transpose()?;
+        let (s, e, st) = shapes::slice(&shape, &starts, &ends, axes.as_deref(), steps.as_deref())?;
+        let out: Vec<i64> = (0..shape.len()).map(|d| sg::verify::slice_len(s[d], e[d], st[d])).collect();
+        if let Some(data) = self.folded(required(node, 0)?) {
+            self.define_constant(node, crate::fold::slice(&data, &s, &e, &st)?);
+            return Ok(());
+        }
+        let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
+        let op = block.append_operation(sg::Slice::build(
+            context,
+            location,
+            x,
+            &s,
+            &e,
+            &st,
+            tensor_type(context, &out, dtype)?,
+        ));
         self.define(node, op, out, dtype);
         Ok(())
     }

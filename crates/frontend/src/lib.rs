@@ -11,7 +11,9 @@ pub mod error;
 mod fold;
 mod import;
 mod layout;
+mod math;
 mod nn;
+mod ops;
 mod resize;
 pub mod onnx {
     //! The ONNX protobuf types (generated).

@@ -7,82 +7,11 @@ use crate::import::node_name;
 use crate::onnx::ModelProto;
 use std::collections::BTreeMap;
 
-/// The ONNX operators this importer maps to `sg`.
-pub fn supported_ops() -> &'static [&'static str] {
-    &[
-        "Abs",
-        "Add",
-        "AveragePool",
-        "BatchNormalization",
-        "Cast",
-        "CastLike",
-        "Ceil",
-        "Clip",
-        "Concat",
-        "Constant",
-        "ConstantOfShape",
-        "Conv",
-        "ConvTranspose",
-        "Div",
-        "Dropout",
-        "Equal",
-        "Erf",
-        "Exp",
-        "Expand",
-        "Flatten",
-        "Floor",
-        "Gather",
-        "Gelu",
-        "Gemm",
-        "GlobalAveragePool",
-        "GlobalMaxPool",
-        "Greater",
-        "HardSigmoid",
-        "HardSwish",
-        "Identity",
-        "InstanceNormalization",
-        "LayerNormalization",
-        "LeakyRelu",
-        "Less",
-        "Log",
-        "LogSoftmax",
-        "Loop",
-        "MatMul",
-        "Max",
-        "MaxPool",
-        "Min",
-        "Mul",
-        "Neg",
-        "Not",
-        "Pad",
-        "Pow",
-        "Range",
-        "Reciprocal",
-        "Relu",
-        "Reshape",
-        "Resize",
-        "Shape",
-        "Sigmoid",
-        "Size",
-        "Slice",
-        "Tile",
-        "Where",
-        "ReduceL2",
-        "ReduceMax",
-        "ReduceMean",
-        "ReduceMin",
-        "ReduceProd",
-        "ReduceSum",
-        "Softmax",
-        "Split",
-        "Sqrt",
-        "Squeeze",
-        "Sub",
-        "Sum",
-        "Tanh",
-        "Transpose",
-        "Unsqueeze",
-    ]
+/// The ONNX operators this importer maps to `sg` (the names of [`crate::ops::OPS`]), sorted.
+pub fn supported_ops() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = crate::ops::OPS.iter().map(|op| op.name).collect();
+    names.sort_unstable();
+    names
 }
 
 /// The inputs of an ONNX operator that a static-shape compiler needs as constants: they decide
@@ -112,24 +41,10 @@ pub fn shape_operands(op_type: &str) -> &'static [usize] {
 /// every op it uses still has its opset-13 definition there ([`opset_13_since`]).
 pub const OPSETS: std::ops::RangeInclusive<i64> = 13..=28;
 
-/// The first opset whose definition of `op` is the one Strata implements for opset 13 (from
-/// `onnx.defs.get_schema(op, 13).since_version`; ops introduced later: their first version).
-/// Dropout is the identity at inference in every version since 7.
+/// The first opset whose definition of `op` is the one Strata implements (the table's
+/// `since`).
 fn opset_13_since(op: &str) -> Option<i64> {
-    Some(match op {
-        "GlobalAveragePool" | "GlobalMaxPool" | "Not" => 1,
-        "HardSigmoid" | "InstanceNormalization" | "LeakyRelu" => 6,
-        "Dropout" => 7,
-        "BatchNormalization" | "ConstantOfShape" | "Where" => 9,
-        "AveragePool" | "Conv" | "ConvTranspose" | "Loop" | "Range" => 11,
-        "MaxPool" => 12,
-        "HardSwish" => 14,
-        "CastLike" => 15,
-        "LayerNormalization" => 17,
-        "Gelu" => 20,
-        op if supported_ops().contains(&op) => 13,
-        _ => return None,
-    })
+    crate::ops::lookup(op).map(|op| op.since)
 }
 
 pub(crate) fn check_opsets(model: &ModelProto, file: &str) -> Result<(), FrontendError> {
@@ -183,7 +98,7 @@ pub(crate) fn collect_unsupported(
     for (index, node) in graph.node.iter().enumerate() {
         let domain_ok = matches!(node.domain(), "" | "ai.onnx");
         let name = format!("{prefix}{}", node_name(node, index));
-        if !domain_ok || !supported_ops().contains(&node.op_type()) {
+        if !domain_ok || crate::ops::lookup(node.op_type()).is_none() {
             let op =
                 if domain_ok { node.op_type().to_owned() } else { format!("{}::{}", node.domain(), node.op_type()) };
             unsupported.entry(op).or_default().push(name.clone());

@@ -1,0 +1,321 @@
+//! The ONNX operator table: one line per operator, saying how it imports. An elementwise
+//! operator that is one `sg` elementwise op is a single line here (`line("Relu", 6,
+//! Elementwise::Relu, &[])`, with its attributes' defaults as the op's parameters); the others
+//! name their import routine ([`Custom`]), one exhaustive `match` in [`Importer::node`]. The
+//! unsupported-operator check and `supported_ops` read the same table.
+
+use crate::import::{attribute, node_name, tensor_type, Entry, Importer};
+use crate::onnx::{tensor_proto::DataType, NodeProto};
+use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
+use mlir_sys::MlirValue;
+use strata_dialect_sg::{self as sg, Elementwise, Form, ScalarOp};
+
+/// How an ONNX operator imports.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum How {
+    /// One `sg` elementwise op on the node's inputs (broadcast), its parameters the node's
+    /// attributes of these names, with these defaults.
+    Elementwise(Elementwise, &'static [(&'static str, f32)]),
+    /// A left-to-right chain of a binary `sg` elementwise op over one or more inputs (N-ary
+    /// Max, Min, Sum).
+    Chain(Elementwise),
+    /// An import routine of its own.
+    Custom(Custom),
+    /// Folded at import only (shape computations): the node must have constant inputs.
+    Folded,
+}
+
+/// The import routines (see [`Importer::node`] for where each lives).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Custom {
+    Constant,
+    Identity,
+    Arithmetic,
+    MatMul,
+    Conv,
+    ConvTranspose,
+    Concat,
+    Replicate,
+    InstanceNorm,
+    Split,
+    Reduce,
+    Cast,
+    Gather,
+    Pool,
+    Loop,
+    Resize,
+    BatchNorm,
+    Clip,
+    Gelu,
+    Softmax,
+    GlobalPool,
+    LayerNorm,
+    Gemm,
+    Squeeze,
+    Transpose,
+    Reshape,
+    Slice,
+}
+
+/// An ONNX operator Strata imports: its name, the oldest opset whose definition the importer
+/// implements, and how.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OnnxOp {
+    pub name: &'static str,
+    pub since: i64,
+    pub how: How,
+}
+
+const fn line(name: &'static str, since: i64, kind: Elementwise, attributes: &'static [(&'static str, f32)]) -> OnnxOp {
+    OnnxOp { name, since, how: How::Elementwise(kind, attributes) }
+}
+
+const fn custom(name: &'static str, since: i64, routine: Custom) -> OnnxOp {
+    OnnxOp { name, since, how: How::Custom(routine) }
+}
+
+/// Every operator, by name. `since`: from `onnx.defs.get_schema(op, 13).since_version` for the
+/// ops whose opset-13 definition is implemented; ops introduced later, their first version.
+pub(crate) const OPS: &[OnnxOp] = &[
+    // Elementwise, one sg op each.
+    line("Abs", 13, Elementwise::Abs, &[]),
+    line("Ceil", 13, Elementwise::Ceil, &[]),
+    line("Equal", 13, Elementwise::Equal, &[]),
+    line("Erf", 13, Elementwise::Erf, &[]),
+    line("Exp", 13, Elementwise::Exp, &[]),
+    line("Floor", 13, Elementwise::Floor, &[]),
+    line("Greater", 13, Elementwise::Greater, &[]),
+    line("HardSigmoid", 6, Elementwise::HardSigmoid, &[("alpha", 0.2), ("beta", 0.5)]),
+    line("HardSwish", 14, Elementwise::HardSwish, &[]),
+    line("LeakyRelu", 6, Elementwise::LeakyRelu, &[("alpha", 0.01)]),
+    line("Less", 13, Elementwise::Less, &[]),
+    line("Log", 13, Elementwise::Log, &[]),
+    line("Neg", 13, Elementwise::Neg, &[]),
+    line("Not", 1, Elementwise::Not, &[]),
+    line("Reciprocal", 13, Elementwise::Reciprocal, &[]),
+    line("Relu", 13, Elementwise::Relu, &[]),
+    line("Sigmoid", 13, Elementwise::Sigmoid, &[]),
+    line("Sqrt", 13, Elementwise::Sqrt, &[]),
+    line("Tanh", 13, Elementwise::Tanh, &[]),
+    line("Where", 9, Elementwise::Where, &[]),
+    OnnxOp { name: "Max", since: 13, how: How::Chain(Elementwise::Max) },
+    OnnxOp { name: "Min", since: 13, how: How::Chain(Elementwise::Min) },
+    OnnxOp { name: "Sum", since: 13, how: How::Chain(Elementwise::Add) },
+    // Import routines.
+    custom("Add", 13, Custom::Arithmetic),
+    custom("Sub", 13, Custom::Arithmetic),
+    custom("Mul", 13, Custom::Arithmetic),
+    custom("Div", 13, Custom::Arithmetic),
+    custom("Pow", 13, Custom::Arithmetic),
+    custom("AveragePool", 11, Custom::Pool),
+    custom("BatchNormalization", 9, Custom::BatchNorm),
+    custom("Cast", 13, Custom::Cast),
+    custom("CastLike", 15, Custom::Cast),
+    custom("Clip", 13, Custom::Clip),
+    custom("Concat", 13, Custom::Concat),
+    custom("Constant", 13, Custom::Constant),
+    custom("Conv", 11, Custom::Conv),
+    custom("ConvTranspose", 11, Custom::ConvTranspose),
+    // Dropout is the identity at inference in every version since 7.
+    custom("Dropout", 7, Custom::Identity),
+    custom("Expand", 13, Custom::Replicate),
+    custom("Flatten", 13, Custom::Reshape),
+    custom("Gather", 13, Custom::Gather),
+    custom("Gelu", 20, Custom::Gelu),
+    custom("Gemm", 13, Custom::Gemm),
+    custom("GlobalAveragePool", 1, Custom::GlobalPool),
+    custom("GlobalMaxPool", 1, Custom::GlobalPool),
+    custom("Identity", 13, Custom::Identity),
+    custom("InstanceNormalization", 6, Custom::InstanceNorm),
+    custom("LayerNormalization", 17, Custom::LayerNorm),
+    custom("LogSoftmax", 13, Custom::Softmax),
+    custom("Loop", 11, Custom::Loop),
+    custom("MatMul", 13, Custom::MatMul),
+    custom("MaxPool", 12, Custom::Pool),
+    custom("Pad", 13, Custom::Replicate),
+    custom("ReduceL2", 13, Custom::Reduce),
+    custom("ReduceMax", 13, Custom::Reduce),
+    custom("ReduceMean", 13, Custom::Reduce),
+    custom("ReduceMin", 13, Custom::Reduce),
+    custom("ReduceProd", 13, Custom::Reduce),
+    custom("ReduceSum", 13, Custom::Reduce),
+    custom("Reshape", 13, Custom::Reshape),
+    custom("Resize", 13, Custom::Resize),
+    custom("Slice", 13, Custom::Slice),
+    custom("Softmax", 13, Custom::Softmax),
+    custom("Split", 13, Custom::Split),
+    custom("Squeeze", 13, Custom::Squeeze),
+    custom("Tile", 13, Custom::Replicate),
+    custom("Transpose", 13, Custom::Transpose),
+    custom("Unsqueeze", 13, Custom::Squeeze),
+    // Shape computations, folded at import.
+    OnnxOp { name: "ConstantOfShape", since: 9, how: How::Folded },
+    OnnxOp { name: "Range", since: 11, how: How::Folded },
+    OnnxOp { name: "Shape", since: 13, how: How::Folded },
+    OnnxOp { name: "Size", since: 13, how: How::Folded },
+];
+
+/// The table's line for `op_type` (default domain).
+pub(crate) fn lookup(op_type: &str) -> Option<&'static OnnxOp> {
+    OPS.iter().find(|op| op.name == op_type)
+}
+
+impl Importer<'_> {
+    /// Imports one node (`index`: its position in the model's graph, for its location).
+    pub(crate) fn node(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), String> {
+        let context = self.strata.mlir();
+        let location = Location::name(context, &node_name(node, index), Location::new(context, &self.file, index, 0));
+        if node.output.is_empty() {
+            return Err("the node has no output".into());
+        }
+        if self.fold(node)? {
+            return Ok(());
+        }
+        let op = lookup(node.op_type()).ok_or_else(|| format!("operator {} is not supported", node.op_type()))?;
+        match op.how {
+            How::Elementwise(kind, attributes) => {
+                let params: Vec<f64> = attributes
+                    .iter()
+                    .map(|&(name, default)| attribute(node, name).map_or(default, |a| a.f()) as f64)
+                    .collect();
+                let names: Vec<&str> = node.input.iter().map(String::as_str).collect();
+                if names.len() != kind.arity() || names.iter().any(|n| n.is_empty()) {
+                    return Err(format!("expects {} inputs", kind.arity()));
+                }
+                let (value, shape, dtype) = self.elementwise(block, ScalarOp::with(kind, &params), &names, location)?;
+                self.values.insert(node.output[0].clone(), Entry::Value { value, shape, dtype });
+            }
+            How::Chain(kind) => {
+                let names: Vec<&str> = node.input.iter().map(String::as_str).filter(|n| !n.is_empty()).collect();
+                let (first, rest) = names.split_first().ok_or("expects at least 1 input")?;
+                let mut acc = self.typed(block, first, location)?;
+                for name in rest {
+                    let operand = self.typed(block, name, location)?;
+                    acc = self.elementwise_values(block, ScalarOp::new(kind), &[acc, operand], location)?;
+                }
+                let (value, shape, dtype) = acc;
+                self.values.insert(node.output[0].clone(), Entry::Value { value, shape, dtype });
+            }
+            How::Folded => {
+                return Err(format!(
+                    "unsupported: {} of values computed at run time (only constant folding is implemented)",
+                    node.op_type()
+                ))
+            }
+            How::Custom(routine) => match routine {
+                Custom::Constant => self.constant_node(node)?,
+                Custom::Identity => self.identity(node)?,
+                Custom::Arithmetic => self.arithmetic(block, node, location)?,
+                Custom::MatMul => self.matmul(block, node, location)?,
+                Custom::Conv => self.conv(block, node, location)?,
+                Custom::ConvTranspose => self.conv_transpose(block, node, location)?,
+                Custom::Concat => self.concat_values(block, node, location)?,
+                Custom::Replicate => self.replicate(block, node, location)?,
+                Custom::InstanceNorm => self.instance_norm(block, node, location)?,
+                Custom::Split => self.split(block, node, location)?,
+                Custom::Reduce => self.reduce(block, node, location)?,
+                Custom::Cast => self.cast(block, node, location)?,
+                Custom::Gather => self.gather(block, node, location)?,
+                Custom::Pool => self.pool(block, node, location)?,
+                Custom::Loop => self.unrolled_loop(block, node, index)?,
+                Custom::Resize => self.resize(block, node, location)?,
+                Custom::BatchNorm => self.batch_norm(block, node, location)?,
+                Custom::Clip => self.clip(block, node, location)?,
+                Custom::Gelu => self.gelu(block, node, location)?,
+                Custom::Softmax => self.softmax(block, node, location)?,
+                Custom::GlobalPool => self.global_pool(block, node, location)?,
+                Custom::LayerNorm => self.layer_norm(block, node, location)?,
+                Custom::Gemm => self.gemm(block, node, location)?,
+                Custom::Squeeze => self.squeeze(block, node, location)?,
+                Custom::Transpose => self.transpose(block, node, location)?,
+                Custom::Reshape => self.reshape(block, node, location)?,
+                Custom::Slice => self.slice(block, node, location)?,
+            },
+        }
+        Ok(())
+    }
+
+    /// One elementwise `sg` op of `op` on the values `names` (broadcast to their common shape):
+    /// its result, shape and element type. The element types must fit the op's form.
+    pub(crate) fn elementwise(
+        &mut self,
+        block: &Block,
+        op: ScalarOp,
+        names: &[&str],
+        location: Location,
+    ) -> Result<Typed, String> {
+        let operands = names.iter().map(|n| self.typed(block, n, location)).collect::<Result<Vec<_>, _>>()?;
+        self.elementwise_values(block, op, &operands, location)
+    }
+
+    /// [`Importer::elementwise`] on values.
+    pub(crate) fn elementwise_values(
+        &mut self,
+        block: &Block,
+        op: ScalarOp,
+        operands: &[Typed],
+        location: Location,
+    ) -> Result<Typed, String> {
+        let context = self.strata.mlir();
+        let shape =
+            operands.iter().try_fold(Vec::new(), |acc, (_, s, _)| sg::verify::broadcast(&acc, s)).ok_or_else(|| {
+                let shapes: Vec<String> = operands.iter().map(|(_, s, _)| format!("{s:?}")).collect();
+                format!("operand shapes {} do not broadcast", shapes.join(" and "))
+            })?;
+        let types: Vec<DataType> = operands.iter().map(|(_, _, t)| *t).collect();
+        let dtype = result_type(op, &types)?;
+        let values: Vec<Value> = operands.iter().map(|(v, _, _)| unsafe { Value::from_raw(*v) }).collect();
+        let ty = tensor_type(context, &shape, dtype)?;
+        let built = block.append_operation(sg::build_elementwise(context, location, op, &values, ty));
+        let value: Value = built.result(0).expect("one result").into();
+        Ok((value.to_raw(), shape, dtype))
+    }
+
+    /// The value `name` with its shape and element type (a constant is materialised).
+    pub(crate) fn typed(&mut self, block: &Block, name: &str, location: Location) -> Result<Typed, String> {
+        let (shape, dtype) = self.shape_of(name)?;
+        Ok((self.use_value(block, name, location)?, shape, dtype))
+    }
+}
+
+/// A value with its static shape and element type.
+pub(crate) type Typed = (MlirValue, Vec<i64>, DataType);
+
+/// The element type of an elementwise op's result from its operands' (checked against the
+/// op's form).
+pub(crate) fn result_type(op: ScalarOp, operands: &[DataType]) -> Result<DataType, String> {
+    let differ =
+        |a: DataType, b: DataType| format!("operand types differ: {} and {}", a.as_str_name(), b.as_str_name());
+    match op.kind.form() {
+        Form::Same => match operands.iter().find(|&&t| t != operands[0]) {
+            Some(&other) => Err(differ(operands[0], other)),
+            None => Ok(operands[0]),
+        },
+        Form::Compare => match operands.iter().find(|&&t| t != operands[0]) {
+            Some(&other) => Err(differ(operands[0], other)),
+            None => Ok(DataType::Bool),
+        },
+        Form::Select => {
+            if operands[0] != DataType::Bool || operands[1] != operands[2] {
+                return Err(format!(
+                    "{} needs a BOOL condition and branches of one type",
+                    crate::ops::onnx_name(op.kind).unwrap_or("Where")
+                ));
+            }
+            Ok(operands[1])
+        }
+        Form::Bool => match operands.iter().find(|&&t| t != DataType::Bool) {
+            Some(other) => Err(format!(
+                "{} needs BOOL inputs, got {}",
+                crate::ops::onnx_name(op.kind).unwrap_or(op.kind.name()),
+                other.as_str_name()
+            )),
+            None => Ok(DataType::Bool),
+        },
+    }
+}
+
+/// The ONNX operator a table line maps to elementwise op `kind`, if one does.
+pub(crate) fn onnx_name(kind: Elementwise) -> Option<&'static str> {
+    OPS.iter().find(|op| matches!(op.how, How::Elementwise(k, _) if k == kind)).map(|op| op.name)
+}
