@@ -230,6 +230,16 @@ irdl.dialect @sg {
     irdl.attributes {"alpha" = %alpha}
   }
 
+  // x if x >= 0 else alpha * (e^x - 1).
+  // traits: elementwise
+  irdl.operation @elu {
+    %t = irdl.base "!builtin.tensor"
+    %alpha = irdl.base "#builtin.float"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+    irdl.attributes {"alpha" = %alpha}
+  }
+
   // max(0, min(1, alpha * x + beta)).
   // traits: elementwise
   irdl.operation @hard_sigmoid {

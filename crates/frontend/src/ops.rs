@@ -80,6 +80,7 @@ pub(crate) const OPS: &[OnnxOp] = &[
     // Elementwise, one sg op each.
     line("Abs", 13, Elementwise::Abs, &[]),
     line("Ceil", 13, Elementwise::Ceil, &[]),
+    line("Elu", 6, Elementwise::Elu, &[("alpha", 1.0)]),
     line("Equal", 13, Elementwise::Equal, &[]),
     line("Erf", 13, Elementwise::Erf, &[]),
     line("Exp", 13, Elementwise::Exp, &[]),

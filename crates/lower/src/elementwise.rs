@@ -191,6 +191,21 @@ pub fn scalar(b: &mut Body, op: ScalarOp, args: &[String], elem: &Elem) -> Resul
             let negative = b.emit(format_args!("arith.cmpf olt, {x}, {zero} : {elem}"));
             Ok(b.emit(format_args!("arith.select {negative}, {scaled}, {x} : {elem}")))
         }
+        Elementwise::Elu => {
+            // In f32 for half precision, rounded once (as ONNX's reference computes it).
+            float_only()?;
+            let wide = Elem::new(if elem.bits() < 32 { "f32" } else { elem.name.as_str() });
+            let w = widen(b, x, elem);
+            let zero = lit(b, 0.0, &wide);
+            let one = lit(b, 1.0, &wide);
+            let alpha = lit(b, param(0), &wide);
+            let e = b.emit(format_args!("math.exp {w} : {wide}"));
+            let em1 = b.emit(format_args!("arith.subf {e}, {one} : {wide}"));
+            let scaled = b.emit(format_args!("arith.mulf {alpha}, {em1} : {wide}"));
+            let negative = b.emit(format_args!("arith.cmpf olt, {w}, {zero} : {wide}"));
+            let y = b.emit(format_args!("arith.select {negative}, {scaled}, {w} : {wide}"));
+            Ok(narrow(b, &y, elem))
+        }
         Elementwise::HardSigmoid | Elementwise::HardSwish => {
             float_only()?;
             let swish = op.kind == Elementwise::HardSwish;

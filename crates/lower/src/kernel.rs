@@ -39,6 +39,10 @@ impl Elem {
     pub fn is_float(&self) -> bool {
         matches!(self.name.as_str(), "f16" | "bf16" | "f32" | "f64")
     }
+    /// float8 / float4 formats: stored and moved, computed through casts only.
+    pub fn is_small_float(&self) -> bool {
+        crate::minifloat::format(&self.name).is_some() || self.name == crate::minifloat::E8M0
+    }
     pub fn is_bool(&self) -> bool {
         self.name == "i1"
     }
@@ -66,7 +70,8 @@ impl Elem {
 
     /// A literal of this type for `value` (integers truncate toward zero; `i1` is "not zero").
     pub fn literal(&self, value: f64) -> String {
-        if self.is_float() {
+        if self.is_float() || (self.is_small_float() && value.is_finite()) {
+            // MLIR rounds a decimal literal to the small formats itself.
             float_literal(value, self)
         } else if self.is_bool() {
             (value != 0.0).to_string()

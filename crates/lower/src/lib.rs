@@ -24,6 +24,9 @@ pub mod pad_in_place;
 pub mod reduce;
 pub mod sg_to_linalg;
 
+#[cfg(test)]
+mod tests;
+
 /// Registers the lowering passes.
 pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&sg_to_linalg::INFO, sg_to_linalg::create);

@@ -18,10 +18,11 @@ fn pad_hw(k: &mut Kernel, input: &str, ty: &TensorTy, pads: [i64; 4], fill: &str
     }
     let out =
         ty.with_shape(vec![ty.shape[0], ty.shape[1], ty.shape[2] + pads[0] + pads[2], ty.shape[3] + pads[1] + pads[3]]);
-    let value = k.constant(fill, &ty.elem);
+    // The fill in the tensor's stored type (unsigned types are not signless).
+    let value = k.stored_constant(fill, &ty.elem);
     let padded = k.emit(format_args!(
         "tensor.pad {input} low[0, 0, {}, {}] high[0, 0, {}, {}] {{\n    ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n      tensor.yield {value} : {}\n    }} : {ty} to {out}",
-        pads[0], pads[1], pads[2], pads[3], ty.elem
+        pads[0], pads[1], pads[2], pads[3], ty.elem.storage()
     ));
     (padded, out)
 }

@@ -17,7 +17,7 @@ mod tests;
 
 /// The op table (plain Rust, no MLIR), generated from the same IRDL file.
 pub use strata_sg_kinds as kinds;
-pub use strata_sg_kinds::{Arg, Elementwise, Form, OpKind, Program, Reduction, ScalarOp};
+pub use strata_sg_kinds::{Arg, AttrKind, Elementwise, Form, OpKind, Program, Reduction, ScalarOp};
 
 /// The typed op API, generated from `sg.irdl.mlir`: a wrapper per op, [`SgOp`] over all of
 /// them, builders for elementwise ops and reductions.

@@ -1,0 +1,236 @@
+//! Every lowering builder, built and parsed for every element type and rank class it takes.
+//!
+//! For each `sg` op (one exhaustive `match` on [`OpKind`]: a new op needs its samples here) and
+//! each element type, sample ops are verified, lowered with [`crate::ops::kernel`], and the
+//! kernel text parsed by MLIR. A kernel may refuse an element type only with an `unsupported:`
+//! error; a kernel that does not parse fails the test, so "internal error: ... does not parse"
+//! can only appear for a case this test lacks.
+
+use crate::kernel::KernelCache;
+use melior::ir::operation::OperationLike;
+use melior::ir::{BlockLike, RegionLike};
+use strata_dialect_sg::{AttrKind, Elementwise, Form, OpKind, SgOp, DIALECT};
+use strata_ir::StrataContext;
+
+/// The element types the samples take.
+const ELEMENTS: &[&str] = &["f32", "f64", "f16", "bf16", "i64", "i32", "i16", "i8", "ui8", "i1", "f8E4M3FN"];
+
+/// One sample: the op's operand types, result type, attributes (the inside of the dictionary)
+/// and the result.
+struct Sample {
+    operands: Vec<String>,
+    result: String,
+    attributes: String,
+}
+
+fn sample(operands: &[&str], result: &str, attributes: &str) -> Sample {
+    Sample {
+        operands: operands.iter().map(|s| s.to_string()).collect(),
+        result: result.into(),
+        attributes: attributes.into(),
+    }
+}
+
+/// The samples of `kind` with element type `t` (`tensor<...xT>` written with `t`).
+fn samples(kind: OpKind, t: &str) -> Vec<Sample> {
+    let ty = |shape: &str| if shape.is_empty() { format!("tensor<{t}>") } else { format!("tensor<{shape}x{t}>") };
+    if let Some(e) = kind.elementwise() {
+        return elementwise(e, t);
+    }
+    match kind {
+        OpKind::ReduceSum
+        | OpKind::ReduceMean
+        | OpKind::ReduceMax
+        | OpKind::ReduceMin
+        | OpKind::ReduceProd
+        | OpKind::ReduceL2 => vec![
+            sample(&[&ty("2x3x4")], &ty("2x4"), "axes = array<i64: 1>, keepdims = 0 : i64"),
+            sample(&[&ty("2x3x4")], &ty("1x1x1"), "axes = array<i64: 0, 1, 2>, keepdims = 1 : i64"),
+        ],
+        OpKind::Conv2d => {
+            let conv = |group: i64| {
+                format!(
+                    "dilations = array<i64: 1, 1>, group = {group} : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>"
+                )
+            };
+            vec![
+                sample(&[&ty("1x4x5x5"), &ty("2x4x3x3"), &ty("2")], &ty("1x2x5x5"), &conv(1)),
+                sample(&[&ty("1x4x5x5"), &ty("4x2x3x3")], &ty("1x4x5x5"), &conv(2)),
+                sample(&[&ty("1x4x5x5"), &ty("4x1x3x3")], &ty("1x4x5x5"), &conv(4)),
+            ]
+        }
+        OpKind::Matmul => vec![
+            sample(&[&ty("2x3"), &ty("3x4")], &ty("2x4"), ""),
+            sample(&[&ty("2x2x3"), &ty("3x4")], &ty("2x2x4"), ""),
+        ],
+        OpKind::MaxPool | OpKind::AveragePool => {
+            let extra = if kind == OpKind::AveragePool { ", count_include_pad = 0 : i64" } else { "" };
+            vec![sample(&[&ty("1x2x5x5")], &ty("1x2x3x3"), &format!("{}{extra}", window_attributes()))]
+        }
+        OpKind::MaxPoolIndices => vec![sample(
+            &[&ty("1x2x5x5"), &ty("1x2x3x3")],
+            "tensor<1x2x3x3xi64>",
+            &format!("{}, storage_order = 0 : i64", window_attributes()),
+        )],
+        OpKind::GlobalAveragePool | OpKind::GlobalMaxPool => vec![sample(&[&ty("1x2x3x3")], &ty("1x2x1x1"), "")],
+        OpKind::Softmax | OpKind::LogSoftmax => vec![sample(&[&ty("2x3")], &ty("2x3"), "axis = 1 : i64")],
+        OpKind::LayerNorm => vec![
+            sample(&[&ty("2x3"), &ty("3"), &ty("3")], &ty("2x3"), "axis = 1 : i64, epsilon = 1.0e-5 : f64"),
+            sample(&[&ty("2x3x4"), &ty("3x4")], &ty("2x3x4"), "axis = 1 : i64, epsilon = 1.0e-5 : f64"),
+        ],
+        OpKind::InstanceNorm => {
+            vec![sample(&[&ty("1x2x3x3"), &ty("2"), &ty("2")], &ty("1x2x3x3"), "epsilon = 1.0e-5 : f64")]
+        }
+        OpKind::Gather => vec![
+            sample(&[&ty("4x3"), "tensor<2xi64>"], &ty("2x3"), "axis = 0 : i64"),
+            sample(&[&ty("4x3"), "tensor<i32>"], &ty("4"), "axis = 1 : i64"),
+        ],
+        OpKind::Cast => ELEMENTS
+            .iter()
+            .flat_map(|to| {
+                [
+                    sample(&[&ty("5")], &format!("tensor<5x{to}>"), ""),
+                    sample(&[&format!("tensor<5x{to}>")], &ty("5"), ""),
+                ]
+            })
+            .collect(),
+        OpKind::Concat => vec![sample(&[&ty("2x3"), &ty("2x1")], &ty("2x4"), "axis = 1 : i64")],
+        OpKind::Expand => vec![sample(&[&ty("3")], &ty("2x3"), "")],
+        OpKind::Tile => vec![sample(&[&ty("2x3")], &ty("4x3"), "repeats = array<i64: 2, 1>")],
+        OpKind::Pad => (0..4)
+            .map(|mode| {
+                sample(
+                    &[&ty("2x3")],
+                    &ty("4x5"),
+                    &format!("mode = {mode} : i64, pads = array<i64: 1, 1, 1, 1>, value = 0.0 : f64"),
+                )
+            })
+            .collect(),
+        OpKind::Slice => vec![
+            sample(
+                &[&ty("4x5")],
+                &ty("2x2"),
+                "ends = array<i64: 3, 5>, starts = array<i64: 1, 1>, steps = array<i64: 1, 2>",
+            ),
+            sample(
+                &[&ty("4x5")],
+                &ty("2x5"),
+                "ends = array<i64: -1, 5>, starts = array<i64: 3, 0>, steps = array<i64: -2, 1>",
+            ),
+        ],
+        OpKind::Transpose => vec![sample(&[&ty("2x3x4")], &ty("4x2x3"), "perm = array<i64: 2, 0, 1>")],
+        OpKind::Reshape => vec![sample(&[&ty("2x3")], &ty("6"), ""), sample(&[&ty("2x3")], &ty("2x3"), "")],
+        OpKind::View => vec![sample(
+            &[&ty("4x4")],
+            &ty("2x3"),
+            "offset = 1 : i64, sizes = array<i64: 2, 3>, strides = array<i64: 4, 1>",
+        )],
+        OpKind::Fused => {
+            let binary = sample(&[&ty("2x3"), &ty("2x3")], &ty("2x3"), "program = \"mul(i0,i1) relu(s0) neg(s0)\"");
+            let mut in_place = sample(&[&ty("2x3"), &ty("2x3")], &ty("2x3"), "program = \"add(i0,i1)\"");
+            in_place.attributes += ", in_place = 1 : i64";
+            vec![binary, in_place]
+        }
+        // Elementwise ops were handled above; a new op fails here until it has samples.
+        other => panic!("{other:?} has no samples: add them to crates/lower/src/tests.rs"),
+    }
+}
+
+fn window_attributes() -> &'static str {
+    "ceil_mode = 1 : i64, dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>"
+}
+
+/// Elementwise samples: rank 0, a broadcast of ranks 1 and 2, rank 4; the element types the
+/// op's form takes.
+fn elementwise(e: Elementwise, t: &str) -> Vec<Sample> {
+    let params: Vec<String> = e
+        .op()
+        .attributes()
+        .iter()
+        .enumerate()
+        .map(|(i, a)| match a.kind {
+            AttrKind::Float => format!("{} = {:?} : f64", a.name, [-0.5f64, 0.75][i]),
+            _ => format!("{} = {} : i64", a.name, i),
+        })
+        .collect();
+    let attributes = params.join(", ");
+    let (operand, result) = match e.form() {
+        Form::Same => (t.to_owned(), t.to_owned()),
+        Form::Compare => (t.to_owned(), "i1".to_owned()),
+        Form::Select | Form::Bool => (t.to_owned(), t.to_owned()),
+    };
+    if e.form() == Form::Bool && t != "i1" {
+        return Vec::new();
+    }
+    let shapes: [(&[&str], &str); 3] =
+        [(&["", "", ""], ""), (&["2x3", "3", "2x1"], "2x3"), (&["1x2x3x4"; 3], "1x2x3x4")];
+    shapes
+        .iter()
+        .map(|(inputs, out)| {
+            let tensor = |shape: &str, elem: &str| {
+                if shape.is_empty() {
+                    format!("tensor<{elem}>")
+                } else {
+                    format!("tensor<{shape}x{elem}>")
+                }
+            };
+            let operands: Vec<String> = (0..e.arity())
+                .map(|i| tensor(inputs[i], if e.form() == Form::Select && i == 0 { "i1" } else { &operand }))
+                .collect();
+            let refs: Vec<&str> = operands.iter().map(String::as_str).collect();
+            sample(&refs, &tensor(out, &result), &attributes)
+        })
+        .collect()
+}
+
+#[test]
+fn every_lowering_parses_for_every_element_type() {
+    let strata = StrataContext::new(&[DIALECT]).expect("the sg dialect loads");
+    let mut kernels = KernelCache::default();
+    let (mut parsed, mut unsupported) = (0, 0);
+    let mut lowered_kinds = std::collections::BTreeSet::new();
+    for &kind in OpKind::ALL {
+        for &t in ELEMENTS {
+            for (index, s) in samples(kind, t).into_iter().enumerate() {
+                let args: Vec<String> = s.operands.iter().enumerate().map(|(i, ty)| format!("%a{i}: {ty}")).collect();
+                let names: Vec<String> = (0..s.operands.len()).map(|i| format!("%a{i}")).collect();
+                let attributes = if s.attributes.is_empty() { String::new() } else { format!(" {{{}}}", s.attributes) };
+                let text = format!(
+                    "func.func @f({}) -> {} {{\n  %r = \"{}\"({}){attributes} : ({}) -> {}\n  return %r : {}\n}}\n",
+                    args.join(", "),
+                    s.result,
+                    kind.full_name(),
+                    names.join(", "),
+                    s.operands.join(", "),
+                    s.result,
+                    s.result
+                );
+                let case = format!("{} sample {index} on {t}", kind.full_name());
+                let module = strata
+                    .parse(&text, &case)
+                    .unwrap_or_else(|e| panic!("{case}: the sample is invalid:\n{e}\n{text}"));
+                let function = module.body().first_operation().expect("the function");
+                let op = function.region(0).unwrap().first_block().unwrap().first_operation().expect("the sample op");
+                assert!(SgOp::of(op).is_some_and(|sg| sg.kind() == kind), "{case}");
+                match crate::ops::kernel(op) {
+                    Ok(Some(lowered)) => {
+                        let kernel = format!("module {{\n{}}}\n", lowered.kernel.function("kernel"));
+                        if let Err(error) = kernels.function(&strata, &kernel, &case) {
+                            panic!("{case}: the kernel does not parse:\n{error}\n{kernel}");
+                        }
+                        parsed += 1;
+                        lowered_kinds.insert(kind);
+                    }
+                    Ok(None) => panic!("{case}: no kernel for an sg op"),
+                    Err(message) if message.starts_with("unsupported:") => unsupported += 1,
+                    Err(message) => panic!("{case}: {message}"),
+                }
+            }
+        }
+    }
+    // Every op lowers for some element type; the refusals are element types an op does not take
+    // (exp of integers, arithmetic on float8).
+    let missing: Vec<&OpKind> = OpKind::ALL.iter().filter(|k| !lowered_kinds.contains(k)).collect();
+    assert!(missing.is_empty(), "ops without a kernel for any element type: {missing:?}");
+    assert!(parsed > 1000, "{parsed} kernels parsed, {unsupported} unsupported");
+}
