@@ -1,4 +1,4 @@
-// `strata compile --emit=rewrite-report`: what the e-graph optimiser (strata-rewrite) makes of
+// `strata compile --emit=rewrite-report`: what the e-graph optimiser (strata-egraph) makes of
 // the e-graph issue's seed example and its variants (fixtures from make_fixtures.py):
 // x2 = conv(x1); x3 = x2[.., 1:10, 2:14]; x4 = x3 transposed; x5 = relu(x4); x6 = exp(x5).
 // RUN: strata compile %S/../frontend/inputs/seed_views.onnx --emit=rewrite-report --report-json=%t.json | FileCheck %s --check-prefix=SEED

@@ -566,7 +566,7 @@ fn bench_egraph(repeats: usize) -> Result<(), String> {
         graphs.push(graph.display().to_string());
     }
     let repeats = repeats.to_string();
-    let mut args = vec!["bench", "-p", "strata-rewrite", "--bench", "egraph", "--", "--repeats", repeats.as_str()];
+    let mut args = vec!["bench", "-p", "strata-egraph", "--bench", "egraph", "--", "--repeats", repeats.as_str()];
     args.extend(graphs.iter().map(String::as_str));
     cargo(&args, &[])
 }

@@ -59,7 +59,7 @@ pub const SG_OPT: &str = "builtin.module(sg-verify,func.func(sg-compose-transpos
 /// decide which convolutions run their epilogues in registers).
 pub fn sg_opt_egraph_pipeline(target: Target) -> String {
     let target = match target {
-        Target::Host => format!("target=host vector-lanes={}", strata_target::Registers::host().lanes),
+        Target::Host => format!("target=host vector-lanes={}", strata_machine::Registers::host().lanes),
         Target::Nvptx => "target=nvptx".to_owned(),
     };
     format!(
@@ -68,10 +68,10 @@ pub fn sg_opt_egraph_pipeline(target: Target) -> String {
 }
 
 /// What the e-graph optimiser is told of `target` (as [`sg_opt_egraph_pipeline`] tells it).
-pub fn egraph_target(target: Target) -> strata_rewrite_sg::Target {
+pub fn egraph_target(target: Target) -> strata_egraph_mlir::Target {
     match target {
-        Target::Host => strata_rewrite_sg::Target { registers: Some(strata_target::Registers::host()) },
-        Target::Nvptx => strata_rewrite_sg::Target { registers: None },
+        Target::Host => strata_egraph_mlir::Target { registers: Some(strata_machine::Registers::host()) },
+        Target::Nvptx => strata_egraph_mlir::Target { registers: None },
     }
 }
 pub const LINALG: &str = "builtin.module(func.func(sg-to-linalg),canonicalize,cse)";
@@ -246,14 +246,14 @@ pub fn compile<'c>(
             compiled.arena_lower_bound = int("strata.arena_lower_bound");
         }
         if stage == Stage::LlvmDialect {
-            let sig = strata_codegen::EntrySignature {
+            let sig = strata_target_cpu::EntrySignature {
                 inputs: compiled.signature.inputs.len(),
                 outputs: compiled.signature.outputs.len(),
                 empty_outputs: empty.clone(),
             };
-            let entry = strata_codegen::add_entry(strata, &compiled.module, "main", &options.name, sig)
+            let entry = strata_target_cpu::add_entry(strata, &compiled.module, "main", &options.name, sig)
                 .map_err(|e| format!("error: {e}"))?;
-            strata_codegen::set_host_target(strata.mlir(), &compiled.module).map_err(|e| format!("error: {e}"))?;
+            strata_target_cpu::set_host_target(strata.mlir(), &compiled.module).map_err(|e| format!("error: {e}"))?;
             compiled.entry = Some(entry);
         }
         compiled.timings.push((name, start.elapsed()));
@@ -444,7 +444,7 @@ pub fn compile_model(
     let compiled = compile(strata, bytes, options, Stage::LlvmDialect, progress)?;
     progress("jit");
     let start = Instant::now();
-    let jit = strata_codegen::Jit::new(strata, &compiled.module, 3).map_err(|e| format!("error: {e}"))?;
+    let jit = strata_target_cpu::Jit::new(strata, &compiled.module, 3).map_err(|e| format!("error: {e}"))?;
     let entry = compiled.entry.clone().expect("set at the LLVM-dialect stage");
     let address = jit.lookup(&entry).map_err(|e| format!("error: {e}"))?;
     // Safety: `entry` is the entry point `add_entry` generated for this signature, in code the

@@ -1,16 +1,16 @@
 //! `strata compile model.onnx --emit=STAGE [-o out]` and
 //! `strata run model.onnx --input name=x.npy ... --output-dir out/`.
 
-use crate::artifact::ArtifactPaths;
 use crate::compile::{compile, compile_model, CompileOptions, Stage, Target};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use strata_codegen::Emit;
 use strata_frontend::ImportOptions;
+use strata_runtime::manifest::ArtifactPaths;
 use strata_runtime::Tensor;
+use strata_target_cpu::Emit;
 
 /// What both subcommands take to compile a model.
 #[derive(Debug, Args)]
@@ -177,12 +177,13 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), String> {
             let main = strata_ir::rewrite::find_symbol(&compiled.module, "main")
                 .ok_or("error: the module has no @main function")?;
             let target = crate::compile::egraph_target(options.target);
-            let graph = strata_rewrite_sg::graph_of(main, target).map_err(|e| format!("error: rewrite-report: {e}"))?;
+            let graph =
+                strata_egraph_mlir::graph_of(main, target).map_err(|e| format!("error: rewrite-report: {e}"))?;
             let start = Instant::now();
-            let limits = strata_rewrite::Limits::for_graph(graph.nodes.len());
-            let outcome = strata_rewrite::optimize(&graph, &limits, &strata_rewrite::Weights::default())
+            let limits = strata_egraph::Limits::for_graph(graph.nodes.len());
+            let outcome = strata_egraph::optimize(&graph, &limits, &strata_egraph::Weights::default())
                 .map_err(|e| format!("error: rewrite-report: {e}"))?;
-            let (text, json) = strata_rewrite_sg::report(&graph, &outcome, start.elapsed());
+            let (text, json) = strata_egraph_mlir::report(&graph, &outcome, start.elapsed());
             if let Some(path) = &args.graph_json {
                 std::fs::write(path, graph.to_json() + "\n")
                     .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
@@ -201,7 +202,7 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), String> {
                 Stage::Asm => Emit::Assembly,
                 _ => Emit::Object,
             };
-            strata_codegen::emit(&compiled.module, what).map_err(|e| format!("error: {e}"))?
+            strata_target_cpu::emit(&compiled.module, what).map_err(|e| format!("error: {e}"))?
         }
         Stage::So | Stage::Ptx => {
             progress.stage("codegen");
@@ -209,9 +210,23 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), String> {
                 args.output.clone().unwrap_or_else(|| default_path(if stage == Stage::So { "so" } else { "ptx" }));
             let paths = ArtifactPaths::for_output(&main);
             let manifest = if stage == Stage::So {
-                crate::artifact::write_host(&compiled, &options.name, &paths)?
+                let entry = compiled.entry.clone().unwrap_or_else(|| format!("strata_{}_run", options.name));
+                strata_target_cpu::artifact::write(
+                    &compiled.module,
+                    &compiled.signature,
+                    &entry,
+                    &options.name,
+                    &paths,
+                )?
             } else {
-                crate::artifact::write_gpu(&strata, &compiled, &options.name, &args.chip, &paths)?
+                strata_target_nvptx::artifact::write(
+                    &strata,
+                    &compiled.module,
+                    &compiled.signature,
+                    &options.name,
+                    &args.chip,
+                    &paths,
+                )?
             };
             drop(progress);
             let extra = if stage == Stage::So {
@@ -288,7 +303,14 @@ fn run_cuda(args: &RunArgs) -> Result<(), String> {
     let dir = std::env::temp_dir().join(format!("strata-run-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("error: cannot create {}: {e}", dir.display()))?;
     let paths = ArtifactPaths::for_output(&dir.join(format!("{}.ptx", options.name)));
-    let written = crate::artifact::write_gpu(&strata, &compiled, &options.name, &args.chip, &paths);
+    let written = strata_target_nvptx::artifact::write(
+        &strata,
+        &compiled.module,
+        &compiled.signature,
+        &options.name,
+        &args.chip,
+        &paths,
+    );
     drop(progress);
     let loaded =
         written.and_then(|_| strata_runtime::cuda::CudaModel::load(&paths.manifest).map_err(|e| format!("error: {e}")));

@@ -3,7 +3,6 @@
 //! pipeline grows, `strata` (import, compile, run, plan). It is the only crate that knows
 //! every dialect and pass: [`context`] assembles them. It holds no compiler logic of its own.
 
-pub mod artifact;
 pub mod compile;
 pub mod compile_cmd;
 pub mod expect;
@@ -19,9 +18,12 @@ pub const DIALECTS: &[strata_ir::DialectDef] = &[strata_dialect_sg::DIALECT];
 /// A context with every upstream dialect and pass and every Strata dialect and pass.
 pub fn context() -> Result<StrataContext> {
     let mut strata = StrataContext::new(DIALECTS)?;
-    strata_plan_arena::register(strata.passes_mut());
-    strata_lower::register(strata.passes_mut());
-    strata_rewrite_sg::register(strata.passes_mut());
+    let passes = strata.passes_mut();
+    strata_egraph_mlir::register(passes);
+    strata_lower::register(passes);
+    strata_plan_mlir::register(passes);
+    strata_target_cpu::register(passes);
+    strata_target_nvptx::register(passes);
     Ok(strata)
 }
 

@@ -99,7 +99,7 @@ fn load(path: &std::path::Path, alignment: u64) -> Result<Vec<(String, Problem)>
                 if strata_ir::ods::op_name(func) == "func.func" {
                     let symbol = func.attribute("sym_name").map(|a| a.to_string()).unwrap_or_default();
                     let analysis =
-                        strata_plan_arena::analyze(func, alignment, false).map_err(|e| format!("error: {e}"))?;
+                        strata_plan_mlir::analyze(func, alignment, false).map_err(|e| format!("error: {e}"))?;
                     for reason in &analysis.skipped {
                         eprintln!("note: {symbol}: not planned: {reason}");
                     }

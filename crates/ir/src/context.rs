@@ -53,10 +53,7 @@ impl StrataContext {
         register_all_passes();
         let sink = DiagnosticSink::default();
         context.attach_diagnostic_handler(sink.handler());
-        let mut passes = PassRegistry::new();
-        for pipeline in crate::pipelines::BUILTIN {
-            passes.register_pipeline(*pipeline);
-        }
+        let passes = PassRegistry::new();
         let mut strata = StrataContext { sink, dialects: Vec::new(), passes, context };
         for dialect in dialects {
             strata.load_dialect(*dialect)?;

@@ -161,14 +161,19 @@ fn verification_after_each_pass_catches_broken_ir() {
 
 #[test]
 fn named_pipelines_expand_in_place() {
-    let strata = StrataContext::new(&[]).unwrap();
-    let pm = PassManager::parse(&strata, "builtin.module(cse,strata-lower-to-llvm)", Default::default()).unwrap();
-    assert_eq!(pm.pipeline().to_string(), "builtin.module(cse,strata-lower-to-llvm)");
-    assert!(pm
-        .expanded()
-        .to_string()
-        .starts_with("builtin.module(cse,func.func(convert-linalg-to-loops),lower-affine,"));
-    let nested = PassManager::parse(&strata, "builtin.module(func.func(strata-lower-to-llvm))", Default::default());
+    let mut strata = StrataContext::new(&[]).unwrap();
+    strata.passes_mut().register_pipeline(crate::NamedPipeline {
+        name: "test-to-loops",
+        summary: "linalg to loops, then affine and scf out",
+        passes: "func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf",
+    });
+    let pm = PassManager::parse(&strata, "builtin.module(cse,test-to-loops)", Default::default()).unwrap();
+    assert_eq!(pm.pipeline().to_string(), "builtin.module(cse,test-to-loops)");
+    assert_eq!(
+        pm.expanded().to_string(),
+        "builtin.module(cse,func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf)"
+    );
+    let nested = PassManager::parse(&strata, "builtin.module(func.func(test-to-loops))", Default::default());
     assert!(
         matches!(nested, Err(IrError::Pipeline(e)) if e.message.contains("runs on 'builtin.module' but is nested under 'func.func'"))
     );

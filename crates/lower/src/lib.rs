@@ -6,34 +6,26 @@
 //! memref views.
 //!
 //! The kernels are written by small builders ([`kernel`]) that produce MLIR text, so each
-//! lowering reads like the IR it makes; [`ops`] maps each sg op to its builder.
+//! lowering reads like the IR it makes; [`ops`] maps each sg op to its builder (one exhaustive
+//! match on `SgOp`), [`fused`] writes `sg.fused` programs, [`minifloat`] the casts of the small
+//! float formats, [`pads`] recognises the pads the kernels leave. Later stages (bufferization
+//! policy, the targets) reuse the builders. It never schedules, bufferizes or emits code.
 
-pub mod bf16;
-pub mod conv_lanes;
-pub mod copy_to_linalg;
-pub mod cpu_schedule;
 pub mod elementwise;
 pub mod fused;
-pub mod gpu_map;
 pub mod kernel;
 pub mod layout;
 pub mod minifloat;
 pub mod nn;
 pub mod ops;
-pub mod pad_in_place;
+pub mod pads;
 pub mod reduce;
 pub mod sg_to_linalg;
 
 #[cfg(test)]
 mod tests;
 
-/// Registers the lowering passes.
+/// Registers `sg-to-linalg`.
 pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&sg_to_linalg::INFO, sg_to_linalg::create);
-    registry.register(&copy_to_linalg::INFO, copy_to_linalg::create);
-    registry.register(&pad_in_place::INFO, pad_in_place::create);
-    registry.register(&bf16::INFO, bf16::create);
-    registry.register(&cpu_schedule::INFO, cpu_schedule::create);
-    registry.register(&cpu_schedule::VECTORIZE_INFO, cpu_schedule::create_vectorize);
-    registry.register(&gpu_map::INFO, gpu_map::create);
 }

@@ -7,7 +7,7 @@ use crate::kernel::{Elem, Iter, Kernel, Map, TensorTy};
 use crate::layout::reshape;
 
 /// `values` comma-separated, for shapes, offsets and attributes in kernel text.
-pub(crate) fn list(values: &[i64]) -> String {
+pub fn list(values: &[i64]) -> String {
     values.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
 }
 

@@ -41,6 +41,55 @@ pub struct Manifest {
     pub kernels: Vec<Launch>,
 }
 
+impl Manifest {
+    /// A manifest for `signature`, with no files named yet.
+    pub fn new(name: &str, target: &str, signature: &Signature) -> Manifest {
+        Manifest {
+            name: name.to_owned(),
+            target: target.to_owned(),
+            entry: String::new(),
+            library: None,
+            ptx: None,
+            chip: None,
+            inputs: signature.inputs.iter().map(TensorEntry::from_spec).collect(),
+            outputs: signature.outputs.iter().map(TensorEntry::from_spec).collect(),
+            arena_bytes: signature.arena_bytes,
+            arena_alignment: signature.arena_alignment,
+            weights_bytes: 0,
+            weights: None,
+            kernels: Vec::new(),
+        }
+    }
+}
+
+/// The files of an artifact: `<dir>/<stem>.<ext>` plus `<stem>.json` (and
+/// `<stem>.weights.bin`, `<stem>.h`).
+pub struct ArtifactPaths {
+    pub main: PathBuf,
+    pub manifest: PathBuf,
+    pub weights: PathBuf,
+    pub header: PathBuf,
+}
+
+impl ArtifactPaths {
+    pub fn for_output(main: &Path) -> ArtifactPaths {
+        let stem = main.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
+        let stem = stem.strip_prefix("lib").filter(|_| main.extension().is_some_and(|e| e == "so")).unwrap_or(stem);
+        let beside = |suffix: &str| main.with_file_name(format!("{stem}{suffix}"));
+        ArtifactPaths {
+            main: main.to_path_buf(),
+            manifest: beside(".json"),
+            weights: beside(".weights.bin"),
+            header: beside(".h"),
+        }
+    }
+}
+
+/// The file name of `path`, as a manifest names files beside it.
+pub fn file_name(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
 /// One input or output: name, element type (`float32`, `int64`, `bool`, ...), shape.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct TensorEntry {

@@ -18,10 +18,10 @@
 use prost::Message;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use strata_driver::artifact::{write_gpu, ArtifactPaths};
 use strata_driver::compile::{compile, compile_model, CompileOptions, Stage, Target};
 use strata_frontend::onnx::{tensor_proto::DataType, GraphProto, ModelProto, TensorProto};
 use strata_frontend::{inline_bytes, ImportOptions};
+use strata_runtime::manifest::ArtifactPaths;
 use strata_runtime::{compare, DType, Tensor};
 
 /// The op types of the ONNX-import issue's list: "listed ops" in the report are these (a case
@@ -320,7 +320,9 @@ fn bundle_case(strata: &strata_ir::StrataContext, case: &Case, out: &Path, chip:
         return Outcome::Failed(format!("cannot create {}: {e}", dir.display()));
     }
     let paths = ArtifactPaths::for_output(&dir.join("model.ptx"));
-    if let Err(e) = write_gpu(strata, &compiled, "case", chip, &paths) {
+    if let Err(e) =
+        strata_target_nvptx::artifact::write(strata, &compiled.module, &compiled.signature, "case", chip, &paths)
+    {
         let _ = std::fs::remove_dir_all(&dir);
         return Outcome::Failed(e);
     }

@@ -1,0 +1,112 @@
+//! `strata-machine` is what Strata knows of the machines it compiles for, as plain data: the
+//! vector registers of a CPU ([`Registers`], detected once by the driver with
+//! [`Registers::host`]) and how the host schedule blocks a convolution in them
+//! ([`conv_tiles`]). The host schedule (`strata-machine-cpu`) uses the blocking to tile; the
+//! e-graph adapter uses it to know which convolutions can run an elementwise epilogue in their
+//! tiles, without reading the compiling machine. It must never depend on MLIR or on another
+//! Strata crate.
+
+/// The host's vector registers, for the register blocking: how many may hold accumulators
+/// and how many f32 lanes each has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Registers {
+    pub accumulators: i64,
+    pub lanes: i64,
+}
+
+impl Registers {
+    /// `registers` vector registers of `lanes` f32 lanes each; three quarters hold
+    /// accumulators, the rest the broadcast inputs and the filter vectors.
+    pub const fn new(registers: i64, lanes: i64) -> Registers {
+        Registers { accumulators: registers * 3 / 4, lanes }
+    }
+
+    /// The registers of a machine whose vector registers hold `lanes` f32 lanes: 32 of 16
+    /// (AVX-512), else 16 (AVX's 8 lanes, SSE's 4).
+    pub const fn for_lanes(lanes: i64) -> Registers {
+        if lanes >= 16 {
+            Registers::new(32, lanes)
+        } else {
+            Registers::new(16, lanes)
+        }
+    }
+
+    /// The machine this process runs on (the host target compiles for it): AVX-512 has 32
+    /// registers of 16 lanes, AVX 16 of 8, SSE 16 of 4; other architectures are taken as 32
+    /// of 4 (AArch64's NEON).
+    pub fn host() -> Registers {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                return Registers::new(32, 16);
+            }
+            if std::arch::is_x86_feature_detected!("avx") {
+                return Registers::new(16, 8);
+            }
+            Registers::new(16, 4)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        Registers::new(32, 4)
+    }
+}
+
+/// The register block `[th, tw, tf]` for an `oh x ow` output with `f` filters: `tf` filters
+/// (two registers' worth, 1.5, 1 or half a register, dividing `f`), and as many output
+/// positions as the accumulators allow, `tw` dividing `ow` and `th` dividing `oh` so that every
+/// tile is whole. Of the filter widths, the one that keeps the most accumulators busy (FMAs per
+/// reduction step), the wider on a tie: a 7 x 7 output with 160 filters on AVX2 takes 7
+/// positions x 8 filters (7 FMAs a step), not 1 position x 16 filters (2). `None` when `f` is not
+/// a multiple of half a register.
+pub fn conv_tiles(oh: i64, ow: i64, f: i64, registers: Registers) -> Option<[i64; 3]> {
+    let lanes = registers.lanes;
+    let divisor = |extent: i64, most: i64| (1..=most.max(1)).rev().find(|d| extent % d == 0).unwrap_or(1);
+    [2 * lanes, lanes * 3 / 2, lanes, lanes / 2]
+        .into_iter()
+        .filter(|&tf| tf >= 4 && f % tf == 0)
+        .map(|tf| {
+            let vectors = (tf + lanes - 1) / lanes;
+            let positions = (registers.accumulators / vectors).max(1);
+            let tw = divisor(ow, positions);
+            let th = divisor(oh, positions / tw);
+            (th * tw * vectors, tf, [th, tw, tf])
+        })
+        .max_by_key(|&(fmas, tf, _)| (fmas, tf))
+        .map(|(_, _, tiles)| tiles)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{conv_tiles, Registers};
+
+    const AVX512: Registers = Registers::new(32, 16);
+    const AVX2: Registers = Registers::new(16, 8);
+
+    #[test]
+    fn lanes_name_the_register_file() {
+        assert_eq!(Registers::for_lanes(16), AVX512);
+        assert_eq!(Registers::for_lanes(8), AVX2);
+    }
+
+    #[test]
+    fn register_blocks_divide_the_output() {
+        // ResNet-18's stages: 8 or 7 positions x 32 filters (16 zmm accumulators or 14).
+        assert_eq!(conv_tiles(56, 56, 64, AVX512), Some([1, 8, 32]));
+        assert_eq!(conv_tiles(28, 28, 128, AVX512), Some([1, 7, 32]));
+        assert_eq!(conv_tiles(7, 7, 512, AVX512), Some([1, 7, 32]));
+        // MobileNetV2: 24 filters are 1.5 registers; 16 filters leave room for 16 positions.
+        assert_eq!(conv_tiles(56, 56, 24, AVX512), Some([1, 8, 24]));
+        assert_eq!(conv_tiles(112, 112, 16, AVX512), Some([1, 16, 16]));
+        // Small outputs take rows too; odd filter counts are not blocked.
+        assert_eq!(conv_tiles(4, 3, 32, AVX512), Some([4, 3, 32]));
+        assert_eq!(conv_tiles(8, 8, 30, AVX512), None);
+        // AVX2: 16 registers of 8 lanes. A prime 7 x 7 output cannot take two rows of 16
+        // filters' accumulators; 7 positions of 8 filters keep more registers busy.
+        assert_eq!(conv_tiles(56, 56, 64, AVX2), Some([1, 4, 16]));
+        assert_eq!(conv_tiles(7, 7, 160, AVX2), Some([1, 7, 8]));
+        assert_eq!(
+            conv_tiles(13, 13, 64, AVX2),
+            Some([1, 1, 16]),
+            "a prime extent above the register count: one position"
+        );
+    }
+}

@@ -1,0 +1,110 @@
+//! `strata-expand-bf16`: every `arith.truncf` from f32 to bf16 (scalar or vector) becomes
+//! integer arithmetic: round to nearest even on the bit pattern, NaN kept a quiet NaN.
+//!
+//! LLVM lowers the truncation to a call of `__truncsfbf2` on x86 machines without AVX-512 BF16
+//! (a compiler-rt builtin that the JIT's process and the C runtime do not provide), so compiled
+//! code would not load there. MLIR's `arith-expand{include-bf16}` has the same rewrite but also
+//! expands every `maximumf`/`minimumf`, which the kernels use everywhere; this pass rewrites only
+//! the truncations.
+
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::ValueLike;
+use strata_ir::rewrite::collect;
+use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_lower::kernel::KernelCache;
+
+pub static INFO: PassInfo = PassInfo {
+    name: "strata-expand-bf16",
+    summary: "Truncations from f32 to bf16 as integer arithmetic (round to nearest even), so compiled code calls no runtime library for them",
+    anchor: "func.func",
+    options: &[],
+    statistics: &[StatisticInfo { name: "truncations", help: "arith.truncf ops to bf16 rewritten" }],
+};
+
+pub fn create(_: &PassOptions) -> Box<dyn Pass> {
+    Box::new(ExpandBf16)
+}
+
+struct ExpandBf16;
+
+/// `ty` with its element type replaced: `f32` -> `elem`, `vector<4x8xf32>` -> `vector<4x8xelem>`.
+fn with_element(ty: &str, elem: &str) -> Option<String> {
+    if ty == "f32" {
+        return Some(elem.to_owned());
+    }
+    let shape = ty.strip_prefix("vector<")?.strip_suffix("xf32>")?;
+    Some(format!("vector<{shape}x{elem}>"))
+}
+
+/// The kernel: `%x` of type `source` (f32 or a vector of f32) to bf16.
+fn kernel(source: &str) -> Option<String> {
+    let (i32t, i16t, bf16t, i1t) = (
+        with_element(source, "i32")?,
+        with_element(source, "i16")?,
+        with_element(source, "bf16")?,
+        with_element(source, "i1")?,
+    );
+    let splat = |value: &str, ty: &str| {
+        if ty.starts_with("vector<") {
+            format!("dense<{value}> : {ty}")
+        } else {
+            format!("{value} : {ty}")
+        }
+    };
+    Some(format!(
+        "func.func private @trunc(%x: {source}) -> {bf16t} {{
+  %c16 = arith.constant {c16}
+  %c1 = arith.constant {c1}
+  %bias = arith.constant {bias}
+  %qnan = arith.constant {qnan}
+  %bits = arith.bitcast %x : {source} to {i32t}
+  %high = arith.shrui %bits, %c16 : {i32t}
+  %odd = arith.andi %high, %c1 : {i32t}
+  %round = arith.addi %odd, %bias : {i32t}
+  %rounded = arith.addi %bits, %round : {i32t}
+  %top = arith.shrui %rounded, %c16 : {i32t}
+  %narrow = arith.trunci %top : {i32t} to {i16t}
+  %nan = arith.cmpf uno, %x, %x : {source}
+  %chosen = arith.select %nan, %qnan, %narrow : {i1t}, {i16t}
+  %y = arith.bitcast %chosen : {i16t} to {bf16t}
+  return %y : {bf16t}
+}}
+",
+        c16 = splat("16", &i32t),
+        c1 = splat("1", &i32t),
+        bias = splat("32767", &i32t),
+        qnan = splat("32704", &i16t),
+    ))
+}
+
+impl Pass for ExpandBf16 {
+    fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        let mut kernels = KernelCache::default();
+        let to_bf16 = |ty: String| ty == "bf16" || (ty.starts_with("vector<") && ty.ends_with("xbf16>"));
+        let truncations = collect(func, |op| {
+            strata_ir::ods::op_name(op) == "arith.truncf" && op.result(0).is_ok_and(|r| to_bf16(r.r#type().to_string()))
+        });
+        for raw in truncations {
+            let op = unsafe { OperationRef::from_raw(raw) };
+            let source = op.operand(0).expect("truncf has an operand").r#type().to_string();
+            let Some(text) = kernel(&source) else { continue };
+            // Safety: `op` is replaced once and not used afterwards.
+            unsafe { kernels.replace_op(cx, op, &text, "bf16 truncation kernel")? };
+            cx.bump("truncations", 1);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{kernel, with_element};
+
+    #[test]
+    fn types_keep_their_shape() {
+        assert_eq!(with_element("f32", "i32").as_deref(), Some("i32"));
+        assert_eq!(with_element("vector<4x8xf32>", "bf16").as_deref(), Some("vector<4x8xbf16>"));
+        assert_eq!(with_element("f64", "i32"), None);
+        assert!(kernel("vector<8xf32>").unwrap().contains("dense<32767> : vector<8xi32>"));
+    }
+}

@@ -1,0 +1,476 @@
+//! Host convolutions with the output channels in the SIMD lanes (part of
+//! `strata-cpu-schedule`, on tensors before bufferization).
+//!
+//! A `linalg.conv_2d_nchw_fchw` in f32 becomes a `linalg.generic` over `(n, oh, ow, f, c, kh,
+//! kw)` that reads its filter as `C x KH x KW x F`: a constant filter is transposed once, at
+//! compile time, into a new weight; any other filter by a `linalg.transpose` in the kernel.
+//! `schedules/cpu-conv.mlir` then tiles it into register blocks of `th x tw` output positions
+//! by `tf` filters, steps the reduction one `(c, kh, kw)` at a time, and vectorises: each step
+//! broadcasts `th * tw` input values, loads `tf` contiguous filter values and does
+//! `th * tw` fused multiply-adds of `vector<tf x f32>` into accumulators that stay in
+//! registers for the whole reduction. Unlike a spatial vector (`ow` in the lanes, recipe 2 of
+//! ../shared/notes/cpu-codegen.md), this needs no spatial size to be a multiple of the vector
+//! width: ResNet's 28, 14 and 7 and MobileNetV2's 112 ... 7 all tile exactly. The bias (or zero)
+//! initialisation is fused into the tile, and the padded input is written in
+//! destination-passing style so that tiling never pulls the padding copy into the loops.
+
+use melior::ir::attribute::AttributeLike;
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::{BlockLike, RegionLike, ValueLike};
+use melior::StringRef;
+use mlir_sys::{MlirOperation, MlirValue};
+use std::collections::BTreeMap;
+use strata_ir::rewrite::{collect, defining_op, inline_call_with, single_use};
+use strata_ir::{PassContext, PassFailed};
+use strata_lower::kernel::Elem;
+use strata_lower::nn::list;
+use strata_lower::ops::tensor_type;
+use strata_lower::pads::Pad;
+
+pub use strata_machine::{conv_tiles, Registers};
+
+/// A filter `F x C x K` (K = KH * KW, row-major) rearranged to `C x K x F`: the filters of one
+/// (c, kh, kw) tap contiguous, one vector load per tap.
+fn filter_chwf(values: &[f32], [f, c, k]: [i64; 3]) -> Vec<f32> {
+    let mut chwf = vec![0f32; values.len()];
+    for fi in 0..f {
+        for tap in 0..c * k {
+            chwf[(tap * f + fi) as usize] = values[(fi * c * k + tap) as usize];
+        }
+    }
+    chwf
+}
+
+/// How one convolution is tiled: its register block and the order of the tile loops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConvBlock {
+    /// `[th, tw, tf]` (see [`conv_tiles`]).
+    pub tiles: [i64; 3],
+    /// Filter blocks outermost (then output rows and columns): when the filter is larger than
+    /// the input, so each filter block is read from the cache for every output position
+    /// instead of the whole filter streaming from memory once per position block.
+    pub filters_outer: bool,
+    /// The result goes only to an elementwise epilogue (a generic marked `strata.epilogue` by
+    /// `sg-egraph-optimize`): the schedule tiles the epilogue and computes each convolution
+    /// tile inside it, so the epilogue runs on the accumulators and the convolution's own
+    /// result never reaches memory.
+    pub epilogue: bool,
+}
+
+impl ConvBlock {
+    /// The `strata.conv_tiles` mark: `THxTWxTF`, `f` appended for filters outermost, `e` for
+    /// an epilogue (the epilogue carries the same label as `strata.conv_epilogue`).
+    pub fn label(&self) -> String {
+        let [th, tw, tf] = self.tiles;
+        format!("{th}x{tw}x{tf}{}{}", if self.filters_outer { "f" } else { "" }, if self.epilogue { "e" } else { "" })
+    }
+}
+
+/// One convolution to rewrite.
+struct Plan {
+    conv: MlirOperation,
+    block: ConvBlock,
+    /// Its epilogue generic, if its result goes to one.
+    epilogue: Option<MlirOperation>,
+}
+
+/// The epilogue generic that is the only reader of `conv`'s result, if any: a
+/// `linalg.generic` marked `strata.epilogue` whose result has the convolution's type.
+fn epilogue_of(conv: OperationRef<'_, '_>) -> Option<MlirOperation> {
+    let result = conv.result(0).ok()?;
+    let users = strata_ir::rewrite::users(result.into());
+    let user = *users.first()?;
+    if users.iter().any(|u| u.ptr != user.ptr) {
+        return None;
+    }
+    let op = unsafe { OperationRef::from_raw(user) };
+    let marked = strata_ir::ods::op_name(op) == "linalg.generic" && op.attribute("strata.epilogue").is_ok();
+    let same_type = op.result(0).ok().is_some_and(|r| r.r#type() == result.r#type()) && op.result_count() == 1;
+    // The epilogue belongs to the kernel it is written over (its first input and its output):
+    // another convolution it reads (a residual branch) is just an operand.
+    let is = |i: usize| op.operand(i).ok().is_some_and(|v| v.to_raw().ptr == result.to_raw().ptr);
+    let owner = op.operand_count() >= 2 && is(0) && is(op.operand_count() - 1);
+    (marked && same_type && owner).then_some(user)
+}
+
+/// Prepares an epilogue for the schedule: marks it with the convolution's `label`, gives it a
+/// fresh `tensor.empty` output (it was written over the convolution's result, which is now
+/// computed tile by tile inside it), and puts a same-type `tensor.cast` on its other operands
+/// so that `transform.structured.fuse` stops there instead of pulling their producers into
+/// the tiles (canonicalization drops the casts afterwards).
+fn prepare_epilogue(epilogue: MlirOperation, conv_result: MlirValue, label: &str, cx: &PassContext<'_>) {
+    use mlir_sys::*;
+    let context = cx.strata().mlir();
+    let op = unsafe { OperationRef::from_raw(epilogue) };
+    let count = op.operand_count();
+    let mark = melior::ir::attribute::StringAttribute::new(context, label);
+    // Safety: `epilogue` is a live generic with one output (its last operand); the new ops
+    // are inserted right before it and their results replace its operands.
+    unsafe {
+        mlirOperationSetDiscardableAttributeByName(
+            epilogue,
+            StringRef::new("strata.conv_epilogue").to_raw(),
+            mark.to_raw(),
+        );
+        for i in 0..count - 1 {
+            let operand = mlirOperationGetOperand(epilogue, i as isize);
+            if operand.ptr != conv_result.ptr {
+                let cast = insert_before(epilogue, "tensor.cast", &[operand], mlirValueGetType(operand), None);
+                mlirOperationSetOperand(epilogue, i as isize, cast);
+            }
+        }
+        let empty = insert_before(epilogue, "tensor.empty", &[], mlirValueGetType(conv_result), None);
+        mlirOperationSetOperand(epilogue, count as isize - 1, empty);
+    }
+}
+
+/// A new op `name` with `operands`, one result of type `result` and optionally a `value`
+/// attribute, inserted right before `before`; its result.
+///
+/// # Safety
+/// `before` must be a live op in a block, and the operands defined before it.
+unsafe fn insert_before(
+    before: MlirOperation,
+    name: &str,
+    operands: &[MlirValue],
+    result: mlir_sys::MlirType,
+    value: Option<mlir_sys::MlirAttribute>,
+) -> MlirValue {
+    use mlir_sys::*;
+    unsafe {
+        let context = mlirOperationGetContext(before);
+        let name = StringRef::new(name);
+        let mut state = mlirOperationStateGet(name.to_raw(), mlirOperationGetLocation(before));
+        mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
+        mlirOperationStateAddResults(&mut state, 1, &result);
+        if let Some(value) = value {
+            let named = mlirNamedAttributeGet(mlirIdentifierGet(context, StringRef::new("value").to_raw()), value);
+            mlirOperationStateAddAttributes(&mut state, 1, &named);
+        }
+        let new = mlirOperationCreate(&mut state);
+        mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, new);
+        mlirOperationGetResult(new, 0)
+    }
+}
+
+/// Rewrites every f32 `linalg.conv_2d_nchw_fchw` in `module` that has a register block (see
+/// [`conv_tiles`]) into the filter-lane generic, marked `strata.conv_tiles` (see [`ConvBlock::label`]),
+/// with its initialisation marked `strata.conv_init`. Returns the distinct blocks used and how
+/// many convolutions were rewritten.
+pub fn rewrite(
+    module: OperationRef<'_, '_>,
+    cx: &mut PassContext<'_>,
+    registers: Registers,
+) -> Result<(Vec<ConvBlock>, usize), PassFailed> {
+    let strata = cx.strata();
+    let mut plans = Vec::new();
+    for raw in collect(module, |op| strata_ir::ods::op_name(op) == "linalg.conv_2d_nchw_fchw") {
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let ty = |i: usize| op.operand(i).ok().and_then(|v| tensor_type(v.r#type()).ok());
+        let (Some(x), Some(w), Some(out)) = (ty(0), ty(1), ty(2)) else { continue };
+        let static_f32 = |t: &strata_lower::kernel::TensorTy| {
+            t.elem.name == "f32" && t.rank() == 4 && t.shape.iter().all(|&d| d > 0)
+        };
+        if !(static_f32(&x) && static_f32(&w) && static_f32(&out)) {
+            continue;
+        }
+        if let Some(tiles) = conv_tiles(out.shape[2], out.shape[3], out.shape[1], registers) {
+            let epilogue = epilogue_of(op);
+            plans.push(Plan {
+                conv: raw,
+                block: ConvBlock { tiles, filters_outer: w.numel() > x.numel(), epilogue: epilogue.is_some() },
+                epilogue,
+            });
+        }
+    }
+    let mut blocks: Vec<ConvBlock> = Vec::new();
+    let count = plans.len();
+    // Filters transposed at compile time, by their constant op (shared weights once).
+    let mut transposed: BTreeMap<usize, MlirValue> = BTreeMap::new();
+    let mut kernels = strata_lower::kernel::KernelCache::default();
+    for plan in plans {
+        let op = unsafe { OperationRef::from_raw(plan.conv) };
+        let operand = |i: usize| op.operand(i).expect("a convolution has three operands");
+        let (x, w, init) = (operand(0), operand(1), operand(2));
+        let (x_ty, w_ty, out) =
+            (tensor_type(x.r#type()).unwrap(), tensor_type(w.r#type()).unwrap(), tensor_type(init.r#type()).unwrap());
+        let [f, c, kh, kw] = [w_ty.shape[0], w_ty.shape[1], w_ty.shape[2], w_ty.shape[3]];
+        let wt_ty = w_ty.with_shape(vec![c, kh, kw, f]);
+        let strides = int_pair(op, "strides").map(|s| s.max(1));
+        let dilations = int_pair(op, "dilations").map(|d| d.max(1));
+        // The filter: a constant transposed now, or a transpose in the kernel.
+        let constant = defining_op(w).filter(|d| strata_ir::ods::op_name(*d) == "arith.constant");
+        let filter = constant.and_then(|d| {
+            let key = d.to_raw().ptr as usize;
+            if let Some(&value) = transposed.get(&key) {
+                return Some(value);
+            }
+            let values = strata_ir::resource::f32_values(d.attribute("value").ok()?.to_raw())?;
+            let value = new_f32_constant(op, &wt_ty, &filter_chwf(&values, [f, c, kh * kw]));
+            transposed.insert(key, value);
+            Some(value)
+        });
+        // A padded input is rebuilt in destination-passing style (fill, then insert the
+        // source), which tiling cannot fuse into the loops.
+        let pad = defining_op(x).and_then(Pad::of);
+        let source = pad.as_ref().map_or(x, |p| p.source);
+        // The source read only here (the pad, if any, dies with the convolution): padded by
+        // fill + insert, so that its producer can write into the padded buffer
+        // (`eliminate-empty-tensors`). Read elsewhere too: a plain pad, a copy (the padded
+        // buffer would otherwise live as long as the source's other readers).
+        let only_here = single_use(source) && (pad.is_none() || single_use(x));
+        let mut operands = vec![source.to_raw(), filter.unwrap_or(w.to_raw())];
+        let mut args =
+            vec![tensor_type(source.r#type()).unwrap(), if filter.is_some() { wt_ty.clone() } else { w_ty.clone() }];
+        // The initialisation, rebuilt in the kernel (marked, so the schedule fuses and
+        // vectorises this conv's own copy): zero/constant fill, or the broadcast bias.
+        let init_kind = defining_op(init).and_then(Init::of);
+        match &init_kind {
+            Some(Init::Bias(bias)) => {
+                args.push(tensor_type(bias_value(*bias).r#type()).unwrap());
+                operands.push(bias_value(*bias).to_raw());
+            }
+            Some(Init::Fill(_)) => {}
+            None => {
+                args.push(out.clone());
+                operands.push(init.to_raw());
+            }
+        }
+        let mut k = strata_lower::kernel::Kernel::new(args);
+        // The input, padded (and rounded up to whole strides where an axis is split below)
+        // in a copy. Strides are then taken out of the input map, axis by axis, so that once
+        // the window loops are single steps every tap reads its positions at unit step:
+        // - dilation a multiple of the stride (or a one-tap window): a strided slice (row
+        //   `oh * s + kh * d` is row `oh + kh * (d / s)` of every s-th row);
+        // - otherwise the axis splits into (position, phase) (an expand_shape): row
+        //   `oh * s + kh * d` is phase `(kh * d) mod s` of position `oh + (kh * d) floordiv s`.
+        // Both are views: no copy.
+        let [sh, sw] = strides;
+        let [dh, dw] = dilations;
+        let split = [sh > 1 && dh % sh != 0 && kh > 1, sw > 1 && dw % sw != 0 && kw > 1];
+        let round = |extent: i64, stride: i64, split: bool| {
+            if split {
+                (extent + stride - 1) / stride * stride
+            } else {
+                extent
+            }
+        };
+        let rounded = x_ty.with_shape(vec![
+            x_ty.shape[0],
+            x_ty.shape[1],
+            round(x_ty.shape[2], sh, split[0]),
+            round(x_ty.shape[3], sw, split[1]),
+        ]);
+        let input = if pad.is_some() || rounded != x_ty {
+            let (value, low) =
+                pad.as_ref().map_or(("0.0".to_string(), vec![0; 4]), |p| (p.value.clone(), p.low.clone()));
+            if only_here {
+                k.padded_into_filled(0, &value, &low, &rounded)
+            } else {
+                let (source, source_ty) = (k.arg(0), k.arg_type(0).clone());
+                let scalar = k.constant(&value, &rounded.elem);
+                let high: Vec<i64> = (0..4).map(|d| rounded.shape[d] - low[d] - source_ty.shape[d]).collect();
+                k.emit(format_args!(
+                    "tensor.pad {source} low[{}] high[{}] {{\n    ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n      tensor.yield {scalar} : {}\n    }} : {source_ty} to {rounded}",
+                    list(&low),
+                    list(&high),
+                    rounded.elem.storage()
+                ))
+            }
+        } else {
+            k.arg(0)
+        };
+        let steps = [if split[0] { 1 } else { sh }, if split[1] { 1 } else { sw }];
+        let (input, mut input_ty) = if steps == [1, 1] {
+            (input, rounded.clone())
+        } else {
+            let ty = rounded.with_shape(vec![
+                rounded.shape[0],
+                rounded.shape[1],
+                (rounded.shape[2] + steps[0] - 1) / steps[0],
+                (rounded.shape[3] + steps[1] - 1) / steps[1],
+            ]);
+            (
+                k.emit(format_args!(
+                    "tensor.extract_slice {input}[0, 0, 0, 0] [{}] [1, 1, {}, {}] : {rounded} to {ty}",
+                    list(&ty.shape),
+                    steps[0],
+                    steps[1]
+                )),
+                ty,
+            )
+        };
+        let mut axes = Vec::new();
+        let (mut groups, mut shape) = (vec!["[0]".to_string(), "[1]".to_string()], input_ty.shape[..2].to_vec());
+        for (axis, (o, kv, s, d)) in [("oh", "kh", sh, dh), ("ow", "kw", sw, dw)].into_iter().enumerate() {
+            let extent = input_ty.shape[2 + axis];
+            if split[axis] {
+                axes.push(format!("{o} + ({kv} * {d}) floordiv {s}, ({kv} * {d}) mod {s}"));
+                groups.push(format!("[{}, {}]", shape.len(), shape.len() + 1));
+                shape.extend([extent / s, s]);
+            } else {
+                axes.push(format!("{o} + {kv} * {}", d / steps[axis]));
+                groups.push(format!("[{}]", shape.len()));
+                shape.push(extent);
+            }
+        }
+        let input = if split.contains(&true) {
+            let phased = input_ty.with_shape(shape);
+            let expanded = k.emit(format_args!(
+                "tensor.expand_shape {input} [{}] output_shape [{}] : {input_ty} into {phased}",
+                groups.join(", "),
+                list(&phased.shape)
+            ));
+            input_ty = phased;
+            expanded
+        } else {
+            input
+        };
+        let input_map = format!("n, c, {}", axes.join(", "));
+        let wt = if filter.is_some() {
+            k.arg(1)
+        } else {
+            let empty = k.empty(&wt_ty);
+            k.emit(format_args!(
+                "linalg.transpose ins({} : {w_ty}) outs({empty} : {wt_ty}) permutation = [1, 2, 3, 0]",
+                k.arg(1)
+            ))
+        };
+        let start = match &init_kind {
+            Some(Init::Fill(literal)) => {
+                // A generic rather than linalg.fill: in the tile its unit dimensions fold like
+                // the convolution's, so the vectorised initial value forwards straight into the
+                // accumulators (a fill's 4-D write does not, and its tensor would be kept).
+                let scalar = k.constant(literal, &out.elem);
+                let empty = k.empty(&out);
+                k.emit(format_args!(
+                    "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"], strata.conv_init}} outs({empty} : {out}) {{\n    ^bb0(%o: f32):\n      linalg.yield {scalar} : f32\n    }} -> {out}"
+                ))
+            }
+            Some(Init::Bias(_)) => {
+                let empty = k.empty(&out);
+                let (bias, bias_ty) = (k.arg(2), k.arg_type(2).clone());
+                k.emit(format_args!(
+                    "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"], strata.conv_init}} ins({bias} : {bias_ty}) outs({empty} : {out}) {{\n    ^bb0(%b: f32, %o: f32):\n      linalg.yield %b : f32\n    }} -> {out}"
+                ))
+            }
+            None => k.arg(2),
+        };
+        let label = plan.block.label();
+        // `transform.structured.fuse` pulls every tileable producer into the tile loops, up
+        // the whole graph; a cast (to the same type: canonicalization drops it right after)
+        // stops it at the convolution's inputs.
+        let input = k.emit(format_args!("tensor.cast {input} : {input_ty} to {input_ty}"));
+        let wt = k.emit(format_args!("tensor.cast {wt} : {wt_ty} to {wt_ty}"));
+        let result = k.emit(format_args!(
+            "linalg.generic {{indexing_maps = [affine_map<(n, oh, ow, f, c, kh, kw) -> ({input_map})>, affine_map<(n, oh, ow, f, c, kh, kw) -> (c, kh, kw, f)>, affine_map<(n, oh, ow, f, c, kh, kw) -> (n, f, oh, ow)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\", \"reduction\", \"reduction\", \"reduction\"], strata.conv_tiles = \"{label}\"}} ins({input}, {wt} : {input_ty}, {}) outs({start} : {out}) {{\n    ^bb0(%i: f32, %w: f32, %acc: f32):\n      %m = arith.mulf %i, %w fastmath<contract> : f32\n      %s = arith.addf %acc, %m fastmath<contract> : f32\n      linalg.yield %s : f32\n    }} -> {out}",
+            wt_ty
+        ));
+        k.set_result(result, out);
+        let text = format!("module {{\n{}}}\n", k.function("kernel"));
+        let function = match kernels.function(strata, &text, "strata-cpu-schedule convolution") {
+            Ok(function) => function,
+            Err(error) => {
+                cx.emit_op_error(op, format!("internal error: the vectorised convolution kernel does not parse (a Strata bug; please report it):\n{error}\n{text}"));
+                return Err(PassFailed);
+            }
+        };
+        // Safety: `op` is a convolution of this module, rewritten once; the operands are
+        // defined before it (the new filter constant is inserted right before it).
+        unsafe { inline_call_with(function, op, &operands) };
+        if let Some(epilogue) = plan.epilogue {
+            // The inlined kernel's result: the epilogue's first operand that is not a cast.
+            let result = (0..unsafe { mlir_sys::mlirOperationGetNumOperands(epilogue) } - 1)
+                .map(|i| unsafe { mlir_sys::mlirOperationGetOperand(epilogue, i) })
+                .find(|v| {
+                    defining_op(unsafe { melior::ir::Value::from_raw(*v) })
+                        .is_some_and(|d| d.attribute("strata.conv_tiles").is_ok())
+                })
+                .expect("the epilogue reads the convolution");
+            prepare_epilogue(epilogue, result, &label, cx);
+        }
+        if !blocks.contains(&plan.block) {
+            blocks.push(plan.block);
+        }
+    }
+    Ok((blocks, count))
+}
+
+/// How a convolution's accumulator starts.
+enum Init<'c, 'a> {
+    /// `linalg.fill` of a float constant (its literal).
+    Fill(String),
+    /// The per-filter bias broadcast (a `linalg.generic` reading a `F` tensor at `d1`).
+    Bias(OperationRef<'c, 'a>),
+}
+
+impl<'c, 'a> Init<'c, 'a> {
+    fn of(op: OperationRef<'c, 'a>) -> Option<Init<'c, 'a>> {
+        match strata_ir::ods::op_name(op).as_str() {
+            "linalg.fill" => Some(Init::Fill(strata_lower::pads::float_constant(
+                defining_op(op.operand(0).ok()?)?,
+                &Elem::new("f32"),
+            )?)),
+            "linalg.generic" => {
+                let input = tensor_type(op.operand(0).ok()?.r#type()).ok()?;
+                let region = op.region(0).ok()?;
+                let block = region.first_block()?;
+                let yield_op = block.first_operation()?;
+                let forwards = strata_ir::ods::op_name(yield_op) == "linalg.yield"
+                    && yield_op.operand(0).ok()?.to_raw().ptr == block.argument(0).ok()?.to_raw().ptr;
+                let maps = op.attribute("indexing_maps").ok()?.to_string();
+                let bias_map = maps.starts_with(
+                    "[affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]",
+                );
+                (op.operand_count() == 2 && input.rank() == 1 && forwards && bias_map).then_some(Init::Bias(op))
+            }
+            _ => None,
+        }
+    }
+}
+
+fn bias_value<'c, 'a>(generic: OperationRef<'c, 'a>) -> melior::ir::Value<'c, 'a> {
+    generic.operand(0).expect("checked by Init::of")
+}
+
+/// A two-element integer attribute of `op` (`strides`, `dilations`), 1s when absent.
+fn int_pair(op: OperationRef<'_, '_>, name: &str) -> [i64; 2] {
+    let Ok(attr) = op.attribute(name) else { return [1, 1] };
+    // Safety: read only when it is a dense integer attribute of two elements.
+    unsafe {
+        let raw = attr.to_raw();
+        if !mlir_sys::mlirAttributeIsADenseIntElements(raw) || mlir_sys::mlirElementsAttrGetNumElements(raw) != 2 {
+            return [1, 1];
+        }
+        if mlir_sys::mlirDenseElementsAttrIsSplat(raw) {
+            let v = mlir_sys::mlirDenseElementsAttrGetInt64SplatValue(raw);
+            return [v, v];
+        }
+        [mlir_sys::mlirDenseElementsAttrGetInt64Value(raw, 0), mlir_sys::mlirDenseElementsAttrGetInt64Value(raw, 1)]
+    }
+}
+
+/// A new `arith.constant` holding `values` (a `dense_resource` weight) right before `before`.
+fn new_f32_constant(before: OperationRef<'_, '_>, ty: &strata_lower::kernel::TensorTy, values: &[f32]) -> MlirValue {
+    use mlir_sys::*;
+    unsafe {
+        let context = mlirOperationGetContext(before.to_raw());
+        let text = ty.to_string();
+        let tensor = mlirTypeParseGet(context, StringRef::new(&text).to_raw());
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let attr = strata_ir::resource::dense_resource(tensor, "conv_filter_chwf", &bytes);
+        insert_before(before.to_raw(), "arith.constant", &[], tensor, Some(attr))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::filter_chwf;
+
+    #[test]
+    fn filters_go_to_the_last_axis() {
+        // 2 filters x 1 channel x 3 taps: w[f][t] = 10 f + t.
+        let w = [0.0, 1.0, 2.0, 10.0, 11.0, 12.0];
+        assert_eq!(filter_chwf(&w, [2, 1, 3]), vec![0.0, 10.0, 1.0, 11.0, 2.0, 12.0]);
+    }
+}

@@ -1,0 +1,76 @@
+//! `strata-target-cpu` is the host target, from linalg on tensors to runnable code:
+//!
+//! - [`cpu_schedule`]: `strata-cpu-schedule` (convolutions register-blocked in vector registers
+//!   by [`conv_lanes`] and `schedules/cpu-conv.mlir`, loop orders by
+//!   `schedules/cpu-loop-order.mlir`, run by MLIR's transform interpreter) and
+//!   `strata-cpu-vectorize` (the matmuls' register blocks after planning);
+//! - [`bf16`]: `strata-expand-bf16`, f32 to bf16 truncations as integer arithmetic (no runtime
+//!   library call on hosts without AVX-512 BF16);
+//! - the `strata-host-to-llvm` pipeline (planned buffers to the LLVM dialect with bare-pointer
+//!   arguments) and `strata-lower-to-llvm` (the same through plain loops, for tests);
+//! - [`entry`]: the model's C entry point `strata_<name>_run(weights, arena, inputs, outputs)`
+//!   (the ABI of DESIGN.md); [`host`]: LLVM IR, assembly or objects through inkwell at
+//!   `default<O3>` for the host CPU; [`jit`]: MLIR's ORC execution engine; [`artifact`]: the
+//!   shared object, its C header and manifest.
+//!
+//! It never reads sg, and never plans memory: it takes what the lowering and the planner made.
+
+pub mod artifact;
+pub mod bf16;
+pub mod conv_lanes;
+pub mod cpu_schedule;
+pub mod entry;
+pub mod host;
+pub mod jit;
+
+pub use entry::{add_entry, EntrySignature};
+pub use host::{emit, set_host_target, Emit};
+pub use jit::Jit;
+use strata_ir::NamedPipeline;
+
+/// Buffers to the LLVM dialect through plain loops (no tiling or vectorisation yet).
+pub const LOWER_TO_LLVM: NamedPipeline = NamedPipeline {
+    name: "strata-lower-to-llvm",
+    summary: "Lower linalg/memref/arith/scf on buffers to the LLVM dialect via loops",
+    passes: "func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf,expand-strided-metadata,\
+finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
+};
+
+/// Buffers to the LLVM dialect for the host: bf16 truncations as integer arithmetic (no
+/// runtime-library call), loops, math through LLVM intrinsics or libm (`erff`, `tanhf`, ...),
+/// and functions taking bare pointers (the ABI of compiled models).
+pub const HOST_TO_LLVM: NamedPipeline = NamedPipeline {
+    name: "strata-host-to-llvm",
+    summary: "Lower linalg/memref/math on buffers to the LLVM dialect with bare-pointer function arguments",
+    passes: "func.func(strata-expand-bf16,convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops),expand-strided-metadata,lower-affine,convert-scf-to-cf,\
+convert-vector-to-llvm,convert-math-to-funcs,convert-math-to-llvm,convert-math-to-libm,finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},\
+convert-to-llvm,reconcile-unrealized-casts",
+};
+
+/// Registers the host passes and pipelines.
+pub fn register(registry: &mut strata_ir::PassRegistry) {
+    registry.register(&bf16::INFO, bf16::create);
+    registry.register(&cpu_schedule::INFO, cpu_schedule::create);
+    registry.register(&cpu_schedule::VECTORIZE_INFO, cpu_schedule::create_vectorize);
+    registry.register_pipeline(LOWER_TO_LLVM);
+    registry.register_pipeline(HOST_TO_LLVM);
+}
+
+/// Why host code generation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CodegenError {
+    #[error("the module has no function '{0}' to wrap (was it lowered to the LLVM dialect?)")]
+    MissingFunction(String),
+    #[error("the model function has {found} arguments, expected {expected} (inputs, outputs and maybe the arena)")]
+    Signature { found: usize, expected: String },
+    #[error("internal error building the entry point: {0}")]
+    Entry(String),
+    #[error("translation to LLVM IR failed: {0}")]
+    Translate(String),
+    #[error("LLVM: {0}")]
+    Llvm(String),
+    #[error("the JIT could not compile the module: {0}")]
+    Jit(String),
+    #[error("the JIT has no symbol '{0}'")]
+    Symbol(String),
+}
