@@ -78,29 +78,17 @@ pub const LINALG: &str = "builtin.module(func.func(sg-to-linalg),canonicalize,cs
 pub const LLVM: &str = "builtin.module(strata-host-to-llvm)";
 pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 
-/// The memref stage runs in three parts (`memref_stage`): this host loop schedule (unless
-/// `schedule` is off); bufferization and arena planning, done twice ([`plan_pipeline`]) to
-/// keep the smaller arena; then [`after_plan_pipeline`].
-pub fn schedule_pipeline(schedule: bool) -> Option<&'static str> {
-    schedule.then_some("builtin.module(strata-cpu-schedule)")
-}
-
-/// Bufferization and planning with every pad whose source has no other reader produced in
-/// place (`strata-pad-in-place`, `eliminate-empty-tensors`): the padded copies disappear, but a
-/// padded buffer then lives from its source's producer on. Smaller arenas on most models
-/// (MobileNetV2 9.81 -> 6.19 MB); on others a copy late is cheaper than a big buffer early, so
-/// the driver plans both ways and keeps the smaller.
-pub fn plan_pipeline(strategy: &str, pads_in_place: bool) -> String {
-    let pads = if pads_in_place { "func.func(strata-pad-in-place),eliminate-empty-tensors," } else { "" };
-    format!("builtin.module({pads}strata-bufferize,func.func(memref-copy-to-linalg,plan-arena{{strategy={strategy}}}))")
-}
-
-/// After planning: the host's vectorised kernels (unless the schedule is off), then cleanup.
-pub fn after_plan_pipeline(schedule: bool) -> &'static str {
+/// The memref stage: the host schedule (unless `schedule` is off; told the host's vector
+/// lanes), bufferization and arena planning two ways keeping the smaller arena
+/// (`strata-bufferize-and-plan`), the matmuls' register blocks after planning, cleanup.
+pub fn memref_pipeline(strategy: &str, schedule: bool) -> String {
+    let lanes = strata_machine::Registers::host().lanes;
     if schedule {
-        "builtin.module(strata-cpu-vectorize,canonicalize)"
+        format!(
+            "builtin.module(strata-cpu-schedule{{vector-lanes={lanes}}},strata-bufferize-and-plan{{strategy={strategy}}},strata-cpu-vectorize,canonicalize)"
+        )
     } else {
-        "builtin.module(canonicalize)"
+        format!("builtin.module(strata-bufferize-and-plan{{strategy={strategy}}},canonicalize)")
     }
 }
 
@@ -218,8 +206,8 @@ pub fn compile<'c>(
             },
         ),
         (Stage::Linalg, "lower", LINALG.to_string()),
-        // Several pipelines (see `memref_stage`); the host loop schedule only helps CPUs.
-        (Stage::Memref, "bufferize+plan", String::new()),
+        // The host loop schedule only helps CPUs.
+        (Stage::Memref, "bufferize+plan", memref_pipeline(&options.strategy, options.schedule && !gpu)),
         if gpu { (Stage::Gpu, "to-gpu", GPU.to_string()) } else { (Stage::LlvmDialect, "to-llvm", LLVM.to_string()) },
     ];
     for (stage, name, pipeline) in stages {
@@ -229,12 +217,7 @@ pub fn compile<'c>(
         progress(name);
         let start = Instant::now();
         module = compiled.module;
-        let warnings = &mut compiled.warnings;
-        if stage == Stage::Memref {
-            module = memref_stage(strata, module, options, options.schedule && !gpu, warnings)?;
-        } else {
-            run_pipeline(strata, &mut module, &pipeline, options.verify_each, warnings)?;
-        }
+        run_pipeline(strata, &mut module, &pipeline, options.verify_each, &mut compiled.warnings)?;
         compiled.module = module;
         if stage == Stage::Memref {
             let main = main_function(&compiled.module)?;
@@ -273,59 +256,6 @@ fn run_pipeline<'c>(
     let report = pm.run(module, &mut std::io::stderr()).map_err(|e| e.render(&SourceMap::default()))?;
     warnings.extend(report.warnings.iter().map(|w| w.render(&SourceMap::default())));
     Ok(())
-}
-
-/// The arena size a planned module's `@main` records.
-fn arena_bytes(module: &Module<'_>) -> Option<i64> {
-    let main = main_function(module).ok()?;
-    main.attribute("strata.arena_bytes").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).map(|a| a.value())
-}
-
-/// The memref stage: schedule, then plan with pads produced in place and without (on a copy),
-/// keep the smaller arena (pads in place on a tie: they also save the copies), then lower the
-/// vectorised kernels.
-fn memref_stage<'c>(
-    strata: &'c StrataContext,
-    mut module: Module<'c>,
-    options: &CompileOptions,
-    schedule: bool,
-    warnings: &mut Vec<String>,
-) -> Result<Module<'c>, String> {
-    if let Some(pipeline) = schedule_pipeline(schedule) {
-        run_pipeline(strata, &mut module, pipeline, options.verify_each, warnings)?;
-    }
-    // Safety: the clone is a new, owned module operation.
-    let copy = unsafe {
-        melior::ir::operation::Operation::from_raw(mlir_sys::mlirOperationClone(module.as_operation().to_raw()))
-    };
-    let mut plain = Module::from_operation(copy).ok_or("error: cannot copy the module")?;
-    let (mut in_place_warnings, mut plain_warnings) = (Vec::new(), Vec::new());
-    run_pipeline(
-        strata,
-        &mut module,
-        &plan_pipeline(&options.strategy, true),
-        options.verify_each,
-        &mut in_place_warnings,
-    )?;
-    run_pipeline(
-        strata,
-        &mut plain,
-        &plan_pipeline(&options.strategy, false),
-        options.verify_each,
-        &mut plain_warnings,
-    )?;
-    let mut chosen = match (arena_bytes(&module), arena_bytes(&plain)) {
-        (Some(in_place), Some(copied)) if copied < in_place => {
-            warnings.append(&mut plain_warnings);
-            plain
-        }
-        _ => {
-            warnings.append(&mut in_place_warnings);
-            module
-        }
-    };
-    run_pipeline(strata, &mut chosen, after_plan_pipeline(schedule), options.verify_each, warnings)?;
-    Ok(chosen)
 }
 
 /// The indices of the outputs with no elements (they are not results of the compiled `@main`).

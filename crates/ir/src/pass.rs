@@ -172,6 +172,11 @@ impl<'s> PassContext<'s> {
         self.warnings.push(Diagnostic::new(Severity::Warning, location, format!("'{name}' op {message}")));
     }
 
+    /// Reports warnings collected elsewhere (a nested pass manager's).
+    pub fn extend_warnings(&mut self, warnings: Vec<Diagnostic>) {
+        self.warnings.extend(warnings);
+    }
+
     /// Adds `amount` to the declared statistic `name`. Panics on an undeclared name (a pass bug).
     pub fn bump(&mut self, name: &str, amount: u64) {
         let index = self

@@ -140,3 +140,11 @@ pub fn find_symbol<'c, 'a>(module: &'a melior::ir::Module<'c>, name: &str) -> Op
     }
     None
 }
+
+/// Moves `from`'s blocks into `into`, whose own blocks are dropped first (MLIR's
+/// `Region::takeBody`).
+pub fn take_body(into: melior::ir::RegionRef<'_, '_>, from: melior::ir::RegionRef<'_, '_>) {
+    // Safety: both are live regions; MLIR clears `into` before moving `from`'s blocks.
+    use melior::ir::RegionLike;
+    unsafe { mlir_sys::mlirRegionTakeBody(into.to_raw(), from.to_raw()) }
+}

@@ -1,0 +1,28 @@
+// strata-bufferize-and-plan: bufferize and plan the arena with padded values produced in place
+// and without, and keep the smaller arena.
+// RUN: strata-opt %s -p 'builtin.module(func.func(sg-to-linalg),strata-bufferize-and-plan)' --mlir-pass-statistics 2>&1 | FileCheck %s
+// A strided convolution feeding a pool (frontend/inputs/conv_relu.onnx): producing the pool's
+// padded input in place would keep the larger padded buffer alive from the convolution on, so
+// the copy is kept.
+// RUN: strata compile %S/../frontend/inputs/conv_relu.onnx --emit=linalg | strata-opt -p 'builtin.module(strata-bufferize-and-plan)' --mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=COPY
+
+// Relu writes straight into the convolution's padded input: one 18x18 buffer instead of the
+// relu's result and its padded copy. The planned module takes the kept way's body.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: strata.arena_bytes = 10368
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// CHECK-NOT: memref.copy
+// CHECK: (S) 1 pads-in-place
+// CHECK: (S) 10368 arena-bytes
+// CHECK: (S) 18560 other-arena-bytes
+
+// COPY: (S) 0 pads-in-place
+// COPY: (S) 1200 arena-bytes
+// COPY: (S) 1776 other-arena-bytes
+func.func @main(%x: tensor<1x8x16x16xf32>, %w: tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32> {
+  %r = "sg.relu"(%x) : (tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32>
+  %y = "sg.conv2d"(%r, %w) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32>
+  return %y : tensor<1x8x16x16xf32>
+}
