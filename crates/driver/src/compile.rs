@@ -3,10 +3,8 @@
 //! object, or JIT). Each stage is a textual pipeline of registered passes, so
 //! `strata-opt --pass-pipeline=...` reproduces any step.
 
-use melior::ir::attribute::{ArrayAttribute, IntegerAttribute, StringAttribute, TypeAttribute};
-use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
-use melior::ir::r#type::FunctionType;
-use melior::ir::{attribute::AttributeLike, BlockLike, Module, RegionLike, Value, ValueLike};
+use melior::ir::operation::OperationRef;
+use melior::ir::Module;
 use std::time::{Duration, Instant};
 use strata_frontend::{import, ImportOptions};
 use strata_ir::{PassManager, PassManagerOptions, SourceMap, StrataContext};
@@ -161,10 +159,11 @@ pub fn compile<'c>(
     let mut timings = Vec::new();
     let start = Instant::now();
     progress("import");
-    let mut module = import(strata, bytes, &options.import)
+    let imported = import(strata, bytes, &options.import)
         .map_err(|e| CompileError { message: format!("error: {e}"), unsupported: e.is_unsupported() })?;
     timings.push(("import", start.elapsed()));
-    let signature = signature(main_function(&module)?)?;
+    let signature = signature(&imported.interface)?;
+    let mut module = imported.module;
     // MLIR's bare-pointer calling convention rejects zero-sized memrefs at the boundary, and an
     // empty output carries no data: it leaves @main (the ABI keeps its pointer slot, unused).
     // Empty inputs are constants: the importer never makes them arguments.
@@ -180,7 +179,7 @@ pub fn compile<'c>(
                 unsupported: true,
             });
         }
-        drop_results(strata.mlir(), main_function(&module)?, &empty)
+        strata_target_cpu::entry::drop_results(strata.mlir(), main_function(&module)?, &empty)
             .map_err(|e| CompileError { message: format!("error: {e}"), unsupported: false })?;
     }
     let mut compiled =
@@ -221,12 +220,10 @@ pub fn compile<'c>(
         compiled.module = module;
         if stage == Stage::Memref {
             let main = main_function(&compiled.module)?;
-            let int = |name: &str| {
-                main.attribute(name).ok().and_then(|a| IntegerAttribute::try_from(a).ok()).map(|a| a.value() as usize)
-            };
-            compiled.signature.arena_bytes = int("strata.arena_bytes").unwrap_or(0);
-            compiled.signature.arena_alignment = int("strata.arena_alignment").unwrap_or(1);
-            compiled.arena_lower_bound = int("strata.arena_lower_bound");
+            let int = |attribute: strata_ir::attrs::Int| attribute.get(main).map(|v| v as usize);
+            compiled.signature.arena_bytes = int(strata_ir::attrs::ARENA_BYTES).unwrap_or(0);
+            compiled.signature.arena_alignment = int(strata_ir::attrs::ARENA_ALIGNMENT).unwrap_or(1);
+            compiled.arena_lower_bound = int(strata_ir::attrs::ARENA_LOWER_BOUND);
         }
         if stage == Stage::LlvmDialect {
             let sig = strata_target_cpu::EntrySignature {
@@ -263,91 +260,22 @@ fn empty_outputs(signature: &Signature) -> Vec<usize> {
     signature.outputs.iter().enumerate().filter(|(_, t)| t.shape.contains(&0)).map(|(i, _)| i).collect()
 }
 
-/// Removes results `drop` from the `func.func` `main` (its return and type), then erases the ops
-/// left without users at the function's top level (sg ops count as side-effecting upstream).
-fn drop_results(context: &melior::Context, main: OperationRef<'_, '_>, drop: &[usize]) -> Result<(), String> {
-    let block = main.region(0).ok().and_then(|r| r.first_block()).ok_or("@main has no body")?;
-    let terminator = block.terminator().ok_or("@main has no terminator")?;
-    let kept: Vec<Value> =
-        terminator.operands().enumerate().filter(|(i, _)| !drop.contains(i)).map(|(_, v)| v).collect();
-    let ty = main
-        .attribute("function_type")
-        .ok()
-        .and_then(|a| TypeAttribute::try_from(a).ok())
-        .and_then(|a| FunctionType::try_from(a.value()).ok())
-        .ok_or("@main has no function type")?;
-    let inputs: Vec<melior::ir::Type> = (0..ty.input_count()).map(|i| ty.input(i).expect("counted")).collect();
-    let results: Vec<melior::ir::Type> = kept.iter().map(|v| v.r#type()).collect();
-    let new_type = FunctionType::new(context, &inputs, &results);
-    let ret = OperationBuilder::new("func.return", terminator.location())
-        .add_operands(&kept)
-        .build()
-        .map_err(|e| e.to_string())?;
-    block.insert_operation_before(terminator, ret);
-    // Safety: the old terminator is not used again; erased ops are looked up afresh each round.
-    unsafe {
-        mlir_sys::mlirOperationDestroy(terminator.to_raw());
-        mlir_sys::mlirOperationSetAttributeByName(
-            main.to_raw(),
-            melior::StringRef::new("function_type").to_raw(),
-            TypeAttribute::new(new_type.into()).to_raw(),
-        );
-        let mut erased = true;
-        while erased {
-            erased = false;
-            let mut op = block.first_operation();
-            while let Some(current) = op {
-                op = current.next_in_block();
-                if current.next_in_block().is_some() && strata_ir::rewrite::erase_if_unused(current) {
-                    erased = true;
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
 /// The model function `@main` (func or llvm dialect).
 fn main_function<'c, 'a>(module: &'a Module<'c>) -> Result<OperationRef<'c, 'a>, String> {
     strata_ir::rewrite::find_symbol(module, "main").ok_or_else(|| "error: the module has no @main function".into())
 }
 
-/// The inputs and outputs of the imported `@main`: names from the importer's
-/// `strata.input_names` / `strata.output_names`, types from the signature.
-fn signature(main: OperationRef<'_, '_>) -> Result<Signature, String> {
-    let ty = main.attribute("function_type").ok().and_then(|a| TypeAttribute::try_from(a).ok()).map(|a| a.value());
-    let ty = ty.and_then(|t| FunctionType::try_from(t).ok()).ok_or("error: @main has no function type")?;
-    let names = |attr: &str, count: usize, prefix: &str| -> Vec<String> {
-        let array = main.attribute(attr).ok().and_then(|a| ArrayAttribute::try_from(a).ok());
-        (0..count)
-            .map(|i| {
-                array
-                    .and_then(|a| a.element(i).ok())
-                    .and_then(|e| StringAttribute::try_from(e).ok())
-                    .map_or(format!("{prefix}{i}"), |s| s.value().to_owned())
-            })
-            .collect()
-    };
-    let spec = |name: String, t: melior::ir::Type<'_>| -> Result<TensorSpec, String> {
-        let tensor = strata_lower::ops::tensor_type(t).map_err(|e| format!("error: '{name}': {e}"))?;
-        let dtype = DType::from_mlir(&tensor.elem.storage()).ok_or_else(|| {
-            format!("error: '{name}' has element type {} which the runtime does not support", tensor.elem.storage())
+/// The runtime's signature of an imported model (arena fields set at the memref stage).
+fn signature(interface: &strata_frontend::Interface) -> Result<Signature, String> {
+    let spec = |port: &strata_frontend::Port| -> Result<TensorSpec, String> {
+        let dtype = DType::from_mlir(&port.element).ok_or_else(|| {
+            format!("error: '{}' has element type {} which the runtime does not support", port.name, port.element)
         })?;
-        Ok(TensorSpec { name, dtype, shape: tensor.shape.iter().map(|&d| d as usize).collect() })
+        Ok(TensorSpec { name: port.name.clone(), dtype, shape: port.shape.iter().map(|&d| d as usize).collect() })
     };
-    let input_names = names("strata.input_names", ty.input_count(), "input");
-    let output_names = names("strata.output_names", ty.result_count(), "output");
     Ok(Signature {
-        inputs: input_names
-            .into_iter()
-            .enumerate()
-            .map(|(i, n)| spec(n, ty.input(i).expect("counted")))
-            .collect::<Result<_, _>>()?,
-        outputs: output_names
-            .into_iter()
-            .enumerate()
-            .map(|(i, n)| spec(n, ty.result(i).expect("counted")))
-            .collect::<Result<_, _>>()?,
+        inputs: interface.inputs.iter().map(spec).collect::<Result<_, _>>()?,
+        outputs: interface.outputs.iter().map(spec).collect::<Result<_, _>>()?,
         arena_bytes: 0,
         arena_alignment: 1,
     })

@@ -57,7 +57,7 @@ pub fn run(args: &ImportArgs) -> Result<(), String> {
         input_shapes: args.input_shapes.iter().cloned().collect::<BTreeMap<_, _>>(),
         frozen_inputs,
     };
-    let module = import(&strata, &bytes, &options).map_err(|e| format!("error: {e}"))?;
+    let module = import(&strata, &bytes, &options).map_err(|e| format!("error: {e}"))?.module;
     let flags = OperationPrintingFlags::new().enable_debug_info(args.print_debuginfo, false);
     let mut text = module
         .as_operation()

@@ -59,12 +59,37 @@ pub(crate) struct Importer<'c> {
     pub(crate) unrolled_nodes: usize,
 }
 
-/// Imports ONNX model bytes into a verified module with one function, `@main`.
+/// One input or output of the imported model, in `@main`'s order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Port {
+    /// The ONNX name.
+    pub name: String,
+    pub shape: Vec<i64>,
+    /// The MLIR element type (`f32`, `ui8`, `i1`, `f8E4M3FN`, ...).
+    pub element: String,
+}
+
+/// What the imported `@main` takes and returns.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Interface {
+    pub inputs: Vec<Port>,
+    pub outputs: Vec<Port>,
+}
+
+/// A model imported into `sg`.
+pub struct Imported<'c> {
+    /// A verified module with one function, `@main`.
+    pub module: Module<'c>,
+    pub interface: Interface,
+}
+
+/// Imports ONNX model bytes into a verified module with one function, `@main`, and its
+/// interface.
 pub fn import<'c>(
     strata: &'c StrataContext,
     bytes: &[u8],
     options: &ImportOptions,
-) -> Result<Module<'c>, FrontendError> {
+) -> Result<Imported<'c>, FrontendError> {
     let file = options.file_name.clone();
     let model = ModelProto::decode(bytes)
         .map_err(|e| FrontendError::Malformed { file: file.clone(), message: e.to_string() })?;
@@ -145,9 +170,21 @@ pub fn import<'c>(
             message,
         })?;
     }
+    let graph_error = |message: String| FrontendError::Graph { file: file.clone(), message };
+    let port = |name: &str, shape: Vec<i64>, dtype: DataType| -> Result<Port, FrontendError> {
+        let element = crate::tensor::element(context, dtype).map_err(graph_error)?.to_string();
+        Ok(Port { name: name.to_owned(), shape, element })
+    };
+    let mut interface = Interface::default();
+    for name in &input_names {
+        let (shape, dtype) = importer.shape_of(name).map_err(graph_error)?;
+        interface.inputs.push(port(name, shape, dtype)?);
+    }
     let mut results = Vec::new();
     let mut result_types = Vec::new();
     for output in &graph.output {
+        let (shape, dtype) = importer.shape_of(output.name()).map_err(graph_error)?;
+        interface.outputs.push(port(output.name(), shape, dtype)?);
         let value = importer.use_value(&block, output.name(), location).map_err(|message| FrontendError::Graph {
             file: file.clone(),
             message: format!("graph output '{}': {message}", output.name()),
@@ -164,29 +201,20 @@ pub fn import<'c>(
         melior::ir::attribute::StringAttribute::new(context, "main"),
         TypeAttribute::new(FunctionType::new(context, &argument_types, &result_types).into()),
         region,
-        &[
-            (Identifier::new(context, "strata.input_names"), names_attribute(context, &input_names)),
-            (
-                Identifier::new(context, "strata.output_names"),
-                names_attribute(context, &graph.output.iter().map(|o| o.name().to_owned()).collect::<Vec<_>>()),
-            ),
-        ],
+        &[],
         location,
     );
     let module = Module::new(location);
-    module.body().append_operation(function);
+    let function = module.body().append_operation(function);
+    // The ONNX names, for readers of the IR and tools that start from sg text.
+    strata_ir::attrs::INPUT_NAMES.set(function, &input_names);
+    let output_names: Vec<String> = interface.outputs.iter().map(|p| p.name.clone()).collect();
+    strata_ir::attrs::OUTPUT_NAMES.set(function, &output_names);
     strata.verify(module.as_operation()).map_err(|diagnostics| FrontendError::Invalid {
         file,
         source: strata_ir::IrError::Verification { after: "import".into(), diagnostics },
     })?;
-    Ok(module)
-}
-
-/// The ONNX names of the graph inputs or outputs, kept on the function for the runtime.
-fn names_attribute<'c>(context: &'c melior::Context, names: &[String]) -> melior::ir::Attribute<'c> {
-    let names: Vec<melior::ir::Attribute> =
-        names.iter().map(|n| melior::ir::attribute::StringAttribute::new(context, n).into()).collect();
-    melior::ir::attribute::ArrayAttribute::new(context, &names).into()
+    Ok(Imported { module, interface })
 }
 
 pub(crate) fn node_name(node: &NodeProto, index: usize) -> String {

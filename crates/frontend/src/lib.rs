@@ -33,5 +33,5 @@ pub mod fuzzing;
 mod tests;
 
 pub use error::FrontendError;
-pub use import::{import, inline_bytes, ImportOptions};
+pub use import::{import, inline_bytes, ImportOptions, Imported, Interface, Port};
 pub use support::{shape_operands, supported_ops, OPSETS};

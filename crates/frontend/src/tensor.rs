@@ -7,7 +7,7 @@ use crate::shapes;
 use melior::ir::r#type::RankedTensorType;
 use melior::ir::Type;
 
-fn element(context: &melior::Context, dtype: DataType) -> Result<Type<'_>, String> {
+pub(crate) fn element(context: &melior::Context, dtype: DataType) -> Result<Type<'_>, String> {
     let name = match dtype {
         DataType::Float => "f32",
         DataType::Float16 => "f16",

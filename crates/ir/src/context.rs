@@ -155,19 +155,23 @@ impl StrataContext {
         let mut errors = Vec::new();
         let verifiers: Vec<(&str, VerifyFn)> =
             self.dialects.iter().filter_map(|d| d.verify.map(|v| (d.name, v))).collect();
-        if !verifiers.is_empty() {
-            op.walk(WalkOrder::PreOrder, |nested| {
-                let name = nested.name();
-                let name = name.as_string_ref().as_str().unwrap_or("");
-                let namespace = name.split('.').next().unwrap_or("");
-                for (dialect, verify) in &verifiers {
-                    if *dialect == namespace {
-                        verify(nested, &mut errors);
-                    }
+        op.walk(WalkOrder::PreOrder, |nested| {
+            let name = nested.name();
+            let name = name.as_string_ref().as_str().unwrap_or("");
+            let namespace = name.split('.').next().unwrap_or("");
+            for (dialect, verify) in &verifiers {
+                if *dialect == namespace {
+                    verify(nested, &mut errors);
                 }
-                WalkResult::Advance
-            });
-        }
+            }
+            let mut problems = Vec::new();
+            crate::attrs::verify(nested, &mut problems);
+            for problem in problems {
+                errors
+                    .push(Diagnostic::error(SourceLoc::from_mlir(nested.location()), format!("'{name}' op {problem}")));
+            }
+            WalkResult::Advance
+        });
         if errors.is_empty() {
             Ok(())
         } else {

@@ -3,8 +3,10 @@
 //! captures MLIR's diagnostics into typed Rust values ([`Diagnostic`], [`IrError`]) instead of
 //! printing them, and runs textual pass pipelines that mix upstream MLIR passes and Rust
 //! passes ([`PassManager`]). It knows no particular dialect: dialects plug in through
-//! [`DialectDef`].
+//! [`DialectDef`]. The `strata.*` attributes stages hand each other are declared in [`attrs`]
+//! and checked whenever IR is verified.
 
+pub mod attrs;
 pub mod context;
 pub mod diagnostics;
 pub mod error;

@@ -72,7 +72,7 @@ pub fn kernel(fused: Fused<'_, '_>) -> Result<Lowered, String> {
     let written = (epilogue || fused.in_place() == Some(1)) && views.first().is_some_and(Option::is_none);
     let init = if written { k.arg(0) } else { k.empty(&out) };
     let refs: Vec<(&str, &TensorTy, Map)> = inputs.iter().map(|(v, t, m)| (v.as_str(), t, m.clone())).collect();
-    let marker = if epilogue { "strata.epilogue" } else { "" };
+    let marker = if epilogue { strata_ir::attrs::EPILOGUE.in_dictionary() } else { "" };
     let result = k.try_generic_with_attributes(
         marker,
         &refs,

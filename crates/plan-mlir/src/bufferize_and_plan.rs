@@ -14,7 +14,6 @@
 //! `strata.arena_bytes` (the first on a tie: it also saves the copies). Warnings of either way
 //! are reported; a failure of either fails the pass.
 
-use melior::ir::attribute::IntegerAttribute;
 use melior::ir::operation::{Operation, OperationLike, OperationRef};
 use melior::ir::Module;
 use strata_ir::{
@@ -105,5 +104,5 @@ impl Pass for BufferizeAndPlan {
 /// The arena size a planned module's `@main` records.
 fn arena_bytes(module: &Module<'_>) -> Option<i64> {
     let main = strata_ir::rewrite::find_symbol(module, "main")?;
-    main.attribute("strata.arena_bytes").ok().and_then(|a| IntegerAttribute::try_from(a).ok()).map(|a| a.value())
+    strata_ir::attrs::ARENA_BYTES.get(main)
 }

@@ -7,12 +7,12 @@
 //! of `strata-plan` before the IR is touched.
 
 use crate::analyze::analyze;
-use melior::ir::attribute::{IntegerAttribute, StringAttribute, TypeAttribute};
+use melior::ir::attribute::{IntegerAttribute, TypeAttribute};
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef, OperationRefMut};
 use melior::ir::r#type::{FunctionType, IntegerType, MemRefType};
-use melior::ir::{Attribute, BlockLike, Identifier, RegionLike, Type, Value, ValueLike};
+use melior::ir::{BlockLike, Identifier, RegionLike, Type, Value, ValueLike};
 use std::time::Duration;
-use strata_ir::{OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_ir::{attrs, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 use strata_plan::report::{plan, Strategy};
 use strata_plan::Budget;
 
@@ -139,14 +139,11 @@ impl Pass for PlanArena {
             cx.emit_op_error(func, "plan-arena: the function has no body or no function_type");
             return Err(PassFailed);
         };
-        let mut func_mut = unsafe { OperationRefMut::from_raw(func.to_raw()) };
-        let i64_attr =
-            |v: u64| -> Attribute { IntegerAttribute::new(IntegerType::new(context, 64).into(), v as i64).into() };
-        func_mut.set_attribute("strata.arena_arg", i64_attr(position as u64));
-        func_mut.set_attribute("strata.arena_bytes", i64_attr(report.arena_bytes));
-        func_mut.set_attribute("strata.arena_alignment", i64_attr(self.alignment as u64));
-        func_mut.set_attribute("strata.arena_lower_bound", i64_attr(report.lower_bound));
-        func_mut.set_attribute("strata.arena_strategy", StringAttribute::new(context, &report.strategy).into());
+        attrs::ARENA_ARG.set(func, position as i64);
+        attrs::ARENA_BYTES.set(func, report.arena_bytes as i64);
+        attrs::ARENA_ALIGNMENT.set(func, self.alignment as i64);
+        attrs::ARENA_LOWER_BOUND.set(func, report.lower_bound as i64);
+        attrs::ARENA_STRATEGY.set(func, &report.strategy);
 
         for (k, &raw) in analysis.allocs.iter().enumerate() {
             let alloc = unsafe { OperationRef::from_raw(raw) };

@@ -12,12 +12,12 @@
 use crate::analyze::memref_bytes;
 use crate::pass::{append_argument, view_before};
 use melior::ir::attribute::{FlatSymbolRefAttribute, IntegerAttribute, StringAttribute};
-use melior::ir::operation::{OperationLike, OperationMutLike, OperationRef, OperationRefMut};
+use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::{IntegerType, MemRefType};
-use melior::ir::{Attribute, BlockLike, RegionLike, Type, ValueLike};
+use melior::ir::{BlockLike, RegionLike, Type, ValueLike};
 use std::collections::BTreeMap;
 use strata_ir::rewrite::collect;
-use strata_ir::{OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_ir::{attrs, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
 pub static INFO: PassInfo = PassInfo {
     name: "plan-weights",
@@ -115,15 +115,11 @@ impl Pass for PlanWeights {
             return Ok(());
         }
         let total = align(end, self.alignment as u64);
-        let i64_attr =
-            |v: u64| -> Attribute { IntegerAttribute::new(IntegerType::new(context, 64).into(), v as i64).into() };
         for (name, &offset) in &offsets {
-            let mut global = unsafe { OperationRefMut::from_raw(globals[name]) };
-            global.set_attribute("strata.weights_offset", i64_attr(offset));
+            attrs::WEIGHTS_OFFSET.set(unsafe { OperationRef::from_raw(globals[name]) }, offset as i64);
         }
-        let mut module_mut = unsafe { OperationRefMut::from_raw(module.to_raw()) };
-        module_mut.set_attribute("strata.weights_bytes", i64_attr(total));
-        module_mut.set_attribute("strata.weights_alignment", i64_attr(self.alignment as u64));
+        attrs::WEIGHTS_BYTES.set(module, total as i64);
+        attrs::WEIGHTS_ALIGNMENT.set(module, self.alignment as i64);
         cx.bump("constants", offsets.len() as u64);
         cx.bump("weights-bytes", total);
 
@@ -156,8 +152,7 @@ impl Pass for PlanWeights {
                 cx.emit_op_error(func, "plan-weights: the function has no body or no function_type");
                 return Err(PassFailed);
             };
-            unsafe { OperationRefMut::from_raw(func.to_raw()) }
-                .set_attribute("strata.weights_arg", i64_attr(position as u64));
+            attrs::WEIGHTS_ARG.set(func, position as i64);
             for raw in reads {
                 let read = unsafe { OperationRef::from_raw(raw) };
                 let offset = offsets[&symbol(read, "name").expect("checked above")];

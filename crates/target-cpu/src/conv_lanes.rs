@@ -21,7 +21,7 @@ use melior::StringRef;
 use mlir_sys::{MlirOperation, MlirValue};
 use std::collections::BTreeMap;
 use strata_ir::rewrite::{collect, defining_op, inline_call_with, single_use};
-use strata_ir::{PassContext, PassFailed};
+use strata_ir::{attrs, PassContext, PassFailed};
 use strata_lower::kernel::Elem;
 use strata_lower::nn::list;
 use strata_lower::ops::tensor_type;
@@ -84,7 +84,7 @@ fn epilogue_of(conv: OperationRef<'_, '_>) -> Option<MlirOperation> {
         return None;
     }
     let op = unsafe { OperationRef::from_raw(user) };
-    let marked = strata_ir::ods::op_name(op) == "linalg.generic" && op.attribute("strata.epilogue").is_ok();
+    let marked = strata_ir::ods::op_name(op) == "linalg.generic" && attrs::EPILOGUE.is_set(op);
     let same_type = op.result(0).ok().is_some_and(|r| r.r#type() == result.r#type()) && op.result_count() == 1;
     // The epilogue belongs to the kernel it is written over (its first input and its output):
     // another convolution it reads (a residual branch) is just an operand.
@@ -98,20 +98,14 @@ fn epilogue_of(conv: OperationRef<'_, '_>) -> Option<MlirOperation> {
 /// computed tile by tile inside it), and puts a same-type `tensor.cast` on its other operands
 /// so that `transform.structured.fuse` stops there instead of pulling their producers into
 /// the tiles (canonicalization drops the casts afterwards).
-fn prepare_epilogue(epilogue: MlirOperation, conv_result: MlirValue, label: &str, cx: &PassContext<'_>) {
+fn prepare_epilogue(epilogue: MlirOperation, conv_result: MlirValue, label: &str) {
     use mlir_sys::*;
-    let context = cx.strata().mlir();
     let op = unsafe { OperationRef::from_raw(epilogue) };
     let count = op.operand_count();
-    let mark = melior::ir::attribute::StringAttribute::new(context, label);
+    attrs::CONV_EPILOGUE.set(op, label);
     // Safety: `epilogue` is a live generic with one output (its last operand); the new ops
     // are inserted right before it and their results replace its operands.
     unsafe {
-        mlirOperationSetDiscardableAttributeByName(
-            epilogue,
-            StringRef::new("strata.conv_epilogue").to_raw(),
-            mark.to_raw(),
-        );
         for i in 0..count - 1 {
             let operand = mlirOperationGetOperand(epilogue, i as isize);
             if operand.ptr != conv_result.ptr {
@@ -336,6 +330,8 @@ pub fn rewrite(
                 k.arg(1)
             ))
         };
+        let label = plan.block.label();
+        let (init_mark, tiles_mark) = (attrs::CONV_INIT.in_dictionary(), attrs::CONV_TILES.in_dictionary(&label));
         let start = match &init_kind {
             Some(Init::Fill(literal)) => {
                 // A generic rather than linalg.fill: in the tile its unit dimensions fold like
@@ -344,26 +340,25 @@ pub fn rewrite(
                 let scalar = k.constant(literal, &out.elem);
                 let empty = k.empty(&out);
                 k.emit(format_args!(
-                    "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"], strata.conv_init}} outs({empty} : {out}) {{\n    ^bb0(%o: f32):\n      linalg.yield {scalar} : f32\n    }} -> {out}"
+                    "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"], {init_mark}}} outs({empty} : {out}) {{\n    ^bb0(%o: f32):\n      linalg.yield {scalar} : f32\n    }} -> {out}"
                 ))
             }
             Some(Init::Bias(_)) => {
                 let empty = k.empty(&out);
                 let (bias, bias_ty) = (k.arg(2), k.arg_type(2).clone());
                 k.emit(format_args!(
-                    "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"], strata.conv_init}} ins({bias} : {bias_ty}) outs({empty} : {out}) {{\n    ^bb0(%b: f32, %o: f32):\n      linalg.yield %b : f32\n    }} -> {out}"
+                    "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"], {init_mark}}} ins({bias} : {bias_ty}) outs({empty} : {out}) {{\n    ^bb0(%b: f32, %o: f32):\n      linalg.yield %b : f32\n    }} -> {out}"
                 ))
             }
             None => k.arg(2),
         };
-        let label = plan.block.label();
         // `transform.structured.fuse` pulls every tileable producer into the tile loops, up
         // the whole graph; a cast (to the same type: canonicalization drops it right after)
         // stops it at the convolution's inputs.
         let input = k.emit(format_args!("tensor.cast {input} : {input_ty} to {input_ty}"));
         let wt = k.emit(format_args!("tensor.cast {wt} : {wt_ty} to {wt_ty}"));
         let result = k.emit(format_args!(
-            "linalg.generic {{indexing_maps = [affine_map<(n, oh, ow, f, c, kh, kw) -> ({input_map})>, affine_map<(n, oh, ow, f, c, kh, kw) -> (c, kh, kw, f)>, affine_map<(n, oh, ow, f, c, kh, kw) -> (n, f, oh, ow)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\", \"reduction\", \"reduction\", \"reduction\"], strata.conv_tiles = \"{label}\"}} ins({input}, {wt} : {input_ty}, {}) outs({start} : {out}) {{\n    ^bb0(%i: f32, %w: f32, %acc: f32):\n      %m = arith.mulf %i, %w fastmath<contract> : f32\n      %s = arith.addf %acc, %m fastmath<contract> : f32\n      linalg.yield %s : f32\n    }} -> {out}",
+            "linalg.generic {{indexing_maps = [affine_map<(n, oh, ow, f, c, kh, kw) -> ({input_map})>, affine_map<(n, oh, ow, f, c, kh, kw) -> (c, kh, kw, f)>, affine_map<(n, oh, ow, f, c, kh, kw) -> (n, f, oh, ow)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\", \"reduction\", \"reduction\", \"reduction\"], {tiles_mark}}} ins({input}, {wt} : {input_ty}, {}) outs({start} : {out}) {{\n    ^bb0(%i: f32, %w: f32, %acc: f32):\n      %m = arith.mulf %i, %w fastmath<contract> : f32\n      %s = arith.addf %acc, %m fastmath<contract> : f32\n      linalg.yield %s : f32\n    }} -> {out}",
             wt_ty
         ));
         k.set_result(result, out);
@@ -384,10 +379,10 @@ pub fn rewrite(
                 .map(|i| unsafe { mlir_sys::mlirOperationGetOperand(epilogue, i) })
                 .find(|v| {
                     defining_op(unsafe { melior::ir::Value::from_raw(*v) })
-                        .is_some_and(|d| d.attribute("strata.conv_tiles").is_ok())
+                        .is_some_and(|d| attrs::CONV_TILES.get(d).is_some())
                 })
                 .expect("the epilogue reads the convolution");
-            prepare_epilogue(epilogue, result, &label, cx);
+            prepare_epilogue(epilogue, result, &label);
         }
         if !blocks.contains(&plan.block) {
             blocks.push(plan.block);

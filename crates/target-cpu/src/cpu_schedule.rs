@@ -9,14 +9,12 @@
 //! `transform-interpreter` on the module, and removes the script again.
 
 use crate::conv_lanes::Registers;
-use melior::ir::attribute::{AttributeLike, StringAttribute};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::BlockLike;
 use melior::ir::ValueLike;
 use melior::pass::PassManager as MlirPassManager;
-use melior::StringRef;
 use strata_ir::rewrite::collect;
-use strata_ir::{OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_ir::{attrs, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 use strata_lower::ops::tensor_type;
 
 /// The schedule script.
@@ -73,20 +71,12 @@ impl Pass for CpuSchedule {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let (convs, count) = crate::conv_lanes::rewrite(module, cx, self.registers)?;
         cx.bump("convolutions", count as u64);
-        let strata = cx.strata();
         for (value, select) in [
             ("vectorize", vectorizable as fn(OperationRef<'_, '_>) -> bool),
             ("reduction_outer", |op| !vectorizable(op) && reduction_outer(op)),
         ] {
-            let mark = StringAttribute::new(strata.mlir(), value);
             for raw in collect(module, select) {
-                unsafe {
-                    mlir_sys::mlirOperationSetDiscardableAttributeByName(
-                        raw,
-                        StringRef::new("strata.loop_order").to_raw(),
-                        mark.to_raw(),
-                    )
-                };
+                attrs::LOOP_ORDER.set(unsafe { OperationRef::from_raw(raw) }, value);
             }
         }
         apply_script(module, cx, SCHEDULE, "schedules/cpu-loop-order.mlir", "the host schedule")?;
@@ -247,12 +237,7 @@ pub fn cache_tiles(m: i64, n: i64, k: i64) -> [i64; 3] {
 
 impl Pass for CpuVectorize {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let marked = collect(module, |op| {
-            op.attribute("strata.loop_order")
-                .ok()
-                .and_then(|a| StringAttribute::try_from(a).ok())
-                .is_some_and(|s| s.value() == "vectorize")
-        });
+        let marked = collect(module, |op| attrs::LOOP_ORDER.get(op).is_some_and(|order| order == "vectorize"));
         // One tiling per distinct size, matched by a `strata.cache_tiles` mark.
         let mut sizes: Vec<[i64; 3]> = Vec::new();
         for &raw in &marked {
@@ -266,14 +251,7 @@ impl Pass for CpuVectorize {
             if !sizes.contains(&tiles) {
                 sizes.push(tiles);
             }
-            let mark = StringAttribute::new(cx.strata().mlir(), &format!("{}x{}x{}", tiles[0], tiles[1], tiles[2]));
-            unsafe {
-                mlir_sys::mlirOperationSetDiscardableAttributeByName(
-                    raw,
-                    StringRef::new("strata.cache_tiles").to_raw(),
-                    mark.to_raw(),
-                )
-            };
+            attrs::CACHE_TILES.set(op, &format!("{}x{}x{}", tiles[0], tiles[1], tiles[2]));
         }
         // The convolutions were vectorised on tensors (`strata-cpu-schedule`); their vectors
         // are lowered here with the matmuls'.

@@ -12,9 +12,12 @@
 //! into the object's read-only data today, so `weights` is reserved (pass null).
 
 use crate::CodegenError;
-use melior::ir::attribute::{Attribute, AttributeLike, StringAttribute};
+use melior::ir::attribute::{Attribute, AttributeLike, StringAttribute, TypeAttribute};
 use melior::ir::operation::OperationLike;
+use melior::ir::operation::{OperationBuilder, OperationRef};
+use melior::ir::r#type::FunctionType;
 use melior::ir::{BlockLike, Module, RegionLike};
+use melior::ir::{Value, ValueLike};
 use melior::StringRef;
 use strata_ir::StrataContext;
 
@@ -88,4 +91,48 @@ pub fn add_entry(
         mlir_sys::mlirBlockAppendOwnedOperation(module.body().to_raw(), function.to_raw());
     }
     Ok(entry)
+}
+
+/// Removes results `drop` from the `func.func` `main` (its return and type), then erases the ops
+/// left without users at the function's top level (sg ops count as side-effecting upstream).
+pub fn drop_results(context: &melior::Context, main: OperationRef<'_, '_>, drop: &[usize]) -> Result<(), String> {
+    let block = main.region(0).ok().and_then(|r| r.first_block()).ok_or("@main has no body")?;
+    let terminator = block.terminator().ok_or("@main has no terminator")?;
+    let kept: Vec<Value> =
+        terminator.operands().enumerate().filter(|(i, _)| !drop.contains(i)).map(|(_, v)| v).collect();
+    let ty = main
+        .attribute("function_type")
+        .ok()
+        .and_then(|a| TypeAttribute::try_from(a).ok())
+        .and_then(|a| FunctionType::try_from(a.value()).ok())
+        .ok_or("@main has no function type")?;
+    let inputs: Vec<melior::ir::Type> = (0..ty.input_count()).map(|i| ty.input(i).expect("counted")).collect();
+    let results: Vec<melior::ir::Type> = kept.iter().map(|v| v.r#type()).collect();
+    let new_type = FunctionType::new(context, &inputs, &results);
+    let ret = OperationBuilder::new("func.return", terminator.location())
+        .add_operands(&kept)
+        .build()
+        .map_err(|e| e.to_string())?;
+    block.insert_operation_before(terminator, ret);
+    // Safety: the old terminator is not used again; erased ops are looked up afresh each round.
+    unsafe {
+        mlir_sys::mlirOperationDestroy(terminator.to_raw());
+        mlir_sys::mlirOperationSetAttributeByName(
+            main.to_raw(),
+            melior::StringRef::new("function_type").to_raw(),
+            TypeAttribute::new(new_type.into()).to_raw(),
+        );
+        let mut erased = true;
+        while erased {
+            erased = false;
+            let mut op = block.first_operation();
+            while let Some(current) = op {
+                op = current.next_in_block();
+                if current.next_in_block().is_some() && strata_ir::rewrite::erase_if_unused(current) {
+                    erased = true;
+                }
+            }
+        }
+    }
+    Ok(())
 }

@@ -28,8 +28,8 @@ pub fn launches(module: &Module<'_>, signature: &Signature) -> Result<Vec<Launch
     let main = strata_ir::rewrite::find_symbol(module, "main").ok_or("error: the module has no @main function")?;
     let inputs = signature.inputs.len();
     let outputs = signature.outputs.len();
-    let arena = int_attribute(main, "strata.arena_arg");
-    let weights = int_attribute(main, "strata.weights_arg");
+    let arena = strata_ir::attrs::ARENA_ARG.get(main);
+    let weights = strata_ir::attrs::WEIGHTS_ARG.get(main);
     let body = main.region(0).ok().and_then(|r| r.first_block()).ok_or("error: @main has no body")?;
     let mut launches = Vec::new();
     let mut op = body.first_operation();

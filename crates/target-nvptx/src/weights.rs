@@ -16,7 +16,7 @@ use inkwell::llvm_sys::target::{LLVMABISizeOfType, LLVMTargetDataRef};
 use inkwell::llvm_sys::LLVMTypeKind;
 use inkwell::targets::TargetData;
 use inkwell::values::AsValueRef;
-use melior::ir::attribute::{IntegerAttribute, StringAttribute};
+use melior::ir::attribute::StringAttribute;
 use melior::ir::operation::OperationLike;
 use melior::ir::{BlockLike, Module};
 use std::collections::BTreeMap;
@@ -29,17 +29,14 @@ unsafe extern "C" {
 
 /// The weights blob of `module` (empty when it has none).
 pub fn blob(strata: &StrataContext, module: &Module<'_>) -> Result<Vec<u8>, CodegenError> {
-    let int = |op: melior::ir::operation::OperationRef<'_, '_>, name: &str| {
-        op.attribute(name).ok().and_then(|a| IntegerAttribute::try_from(a).ok()).map(|a| a.value() as u64)
-    };
-    let Some(size) = int(module.as_operation(), "strata.weights_bytes") else {
+    let Some(size) = strata_ir::attrs::WEIGHTS_BYTES.get(module.as_operation()) else {
         return Ok(Vec::new());
     };
     let scratch = strata.parse("module {}", "weights").map_err(|e| CodegenError::Translate(e.to_string()))?;
     let mut offsets = BTreeMap::new();
     let mut op = module.body().first_operation();
     while let Some(current) = op {
-        if let Some(offset) = int(current, "strata.weights_offset") {
+        if let Some(offset) = strata_ir::attrs::WEIGHTS_OFFSET.get(current) {
             let name = current
                 .attribute("sym_name")
                 .ok()

@@ -234,3 +234,59 @@ func.func @pad_reflect(%x: tensor<2x3xf32>) -> tensor<2x9xf32> {
   %0 = "sg.pad"(%x) {pads = array<i64: 0, 3, 0, 3>, mode = 1 : i64, value = 0.0 : f64} : (tensor<2x3xf32>) -> tensor<2x9xf32>
   return %0 : tensor<2x9xf32>
 }
+
+// -----
+
+// Attribute kinds IRDL leaves open are checked from the op table.
+func.func @conv_i32_strides(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  // expected-error@+1 {{'sg.conv2d' op attribute 'strides' must be an array<i64: ...>}}
+  %0 = "sg.conv2d"(%x, %w) {strides = array<i32: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return %0 : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+func.func @cast_saturate_kind(%x: tensor<4xf32>) -> tensor<4xf8E4M3FN> {
+  // expected-error@+1 {{'sg.cast' op attribute 'saturate' must be an integer}}
+  %0 = "sg.cast"(%x) {saturate = "no"} : (tensor<4xf32>) -> tensor<4xf8E4M3FN>
+  return %0 : tensor<4xf8E4M3FN>
+}
+
+// -----
+
+func.func @fused_bad_program(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'sg.fused' op 'program' is not a fused program: step 0: 'relu' takes 1 operands, got 2}}
+  %0 = "sg.fused"(%x) {program = "relu(i0,i0)"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @fused_reads_too_few(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'sg.fused' op 'program' reads 1 inputs but the op has 2 operands}}
+  %0 = "sg.fused"(%x, %y) {program = "relu(i0)"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @fused_mixed_types(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'sg.fused' op 'program' uses less whose operands and result differ in element type}}
+  %0 = "sg.fused"(%x, %y) {program = "less(i0,i1)"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// The strata.* attributes stages hand each other are declared (strata_ir::attrs).
+// expected-error@+1 {{'func.func' op attribute 'strata.arena_bytez' is not a declared strata hand-off}}
+func.func @misspelled_hand_off() attributes {strata.arena_bytez = 64 : i64} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{'func.func' op attribute 'strata.arena_bytes' must be Int, got "64"}}
+func.func @hand_off_of_the_wrong_kind() attributes {strata.arena_bytes = "64"} {
+  return
+}

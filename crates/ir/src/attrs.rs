@@ -1,0 +1,217 @@
+//! The `strata.*` discardable attributes: what one stage leaves on the IR for a later one,
+//! declared once here with their kind and meaning. Stages read and write them only through
+//! these typed declarations; [`verify`] (run by `StrataContext::verify` on every op) rejects an
+//! undeclared `strata.*` attribute or one of the wrong kind, so a misspelled or stale hand-off
+//! fails at the next verification instead of silently meaning nothing.
+
+use melior::ir::attribute::{ArrayAttribute, Attribute, AttributeLike, IntegerAttribute, StringAttribute};
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::r#type::IntegerType;
+
+/// What a hand-off attribute holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Present or absent (`unit`).
+    Flag,
+    /// An integer (`3 : i64`).
+    Int,
+    /// A string.
+    Text,
+    /// An array of strings.
+    Texts,
+}
+
+/// A declared hand-off attribute.
+#[derive(Clone, Copy, Debug)]
+pub struct HandOff {
+    pub name: &'static str,
+    pub kind: Kind,
+    /// Which op carries it, who writes and who reads it.
+    pub doc: &'static str,
+}
+
+/// An integer hand-off.
+#[derive(Clone, Copy, Debug)]
+pub struct Int(pub &'static str);
+
+/// A flag hand-off (a unit attribute).
+#[derive(Clone, Copy, Debug)]
+pub struct Flag(pub &'static str);
+
+/// A string hand-off.
+#[derive(Clone, Copy, Debug)]
+pub struct Text(pub &'static str);
+
+/// A string-array hand-off.
+#[derive(Clone, Copy, Debug)]
+pub struct Texts(pub &'static str);
+
+macro_rules! hand_offs {
+    ($($(#[doc = $doc:literal])+ $id:ident: $ty:ident = $name:literal;)*) => {
+        $($(#[doc = $doc])+ pub const $id: $ty = $ty($name);)*
+
+        /// Every declared hand-off.
+        pub const ALL: &[HandOff] = &[$(HandOff { name: $name, kind: Kind::$ty, doc: concat!($($doc),+) }),*];
+    };
+}
+
+hand_offs! {
+    /// On `@main` (the importer): the ONNX names of the arguments, in order.
+    INPUT_NAMES: Texts = "strata.input_names";
+    /// On `@main` (the importer): the ONNX names of the results, in order.
+    OUTPUT_NAMES: Texts = "strata.output_names";
+    /// On a planned function (`plan-arena`): the position of the arena argument.
+    ARENA_ARG: Int = "strata.arena_arg";
+    /// On a planned function (`plan-arena`): the arena's size in bytes.
+    ARENA_BYTES: Int = "strata.arena_bytes";
+    /// On a planned function (`plan-arena`): the arena's alignment in bytes.
+    ARENA_ALIGNMENT: Int = "strata.arena_alignment";
+    /// On a planned function (`plan-arena`): the plan's lower bound in bytes.
+    ARENA_LOWER_BOUND: Int = "strata.arena_lower_bound";
+    /// On a planned function (`plan-arena`): the strategy that made the plan.
+    ARENA_STRATEGY: Text = "strata.arena_strategy";
+    /// On a function (`plan-weights`): the position of the weights blob argument.
+    WEIGHTS_ARG: Int = "strata.weights_arg";
+    /// On the module (`plan-weights`): the weights blob's size in bytes.
+    WEIGHTS_BYTES: Int = "strata.weights_bytes";
+    /// On the module (`plan-weights`): the weights blob's alignment in bytes.
+    WEIGHTS_ALIGNMENT: Int = "strata.weights_alignment";
+    /// On a constant `memref.global` (`plan-weights`): its offset in the weights blob; the
+    /// GPU artifact writes the blob from them.
+    WEIGHTS_OFFSET: Int = "strata.weights_offset";
+    /// On a `linalg.generic` (`sg-to-linalg`, from `sg.fused` with `epilogue = 1`): the
+    /// epilogue of the kernel that produced its first operand; the host schedule runs it in
+    /// that kernel's tiles.
+    EPILOGUE: Flag = "strata.epilogue";
+    /// On a register-blocked convolution generic (`strata-cpu-schedule`): its block,
+    /// `THxTWxTF` (`f`: filters outermost, `e`: with an epilogue), matched by the generated
+    /// `cpu-conv` script.
+    CONV_TILES: Text = "strata.conv_tiles";
+    /// On an epilogue generic (`strata-cpu-schedule`): the block of its convolution.
+    CONV_EPILOGUE: Text = "strata.conv_epilogue";
+    /// On a blocked convolution's initialisation (`strata-cpu-schedule`): fused into its tiles.
+    CONV_INIT: Flag = "strata.conv_init";
+    /// On a convolution, matmul or pool (`strata-cpu-schedule`): `reduction_outer` or
+    /// `vectorize`, matched by the `cpu-loop-order` and `cpu-vectorize` scripts.
+    LOOP_ORDER: Text = "strata.loop_order";
+    /// On a matmul to vectorise (`strata-cpu-vectorize`): its cache tiles, `MxNxK`.
+    CACHE_TILES: Text = "strata.cache_tiles";
+}
+
+/// Sets a discardable attribute on `op`.
+fn set(op: OperationRef<'_, '_>, name: &str, value: Attribute<'_>) {
+    // Safety: `op` is a live operation; MLIR copies the name.
+    unsafe {
+        mlir_sys::mlirOperationSetDiscardableAttributeByName(
+            op.to_raw(),
+            melior::StringRef::new(name).to_raw(),
+            value.to_raw(),
+        )
+    };
+}
+
+impl Int {
+    pub fn get(self, op: OperationRef<'_, '_>) -> Option<i64> {
+        IntegerAttribute::try_from(op.attribute(self.0).ok()?).ok().map(|a| a.value())
+    }
+
+    pub fn set(self, op: OperationRef<'_, '_>, value: i64) {
+        let context = op.context();
+        let context = unsafe { context.to_ref() };
+        set(op, self.0, IntegerAttribute::new(IntegerType::new(context, 64).into(), value).into());
+    }
+}
+
+impl Flag {
+    pub fn is_set(self, op: OperationRef<'_, '_>) -> bool {
+        op.attribute(self.0).is_ok()
+    }
+
+    pub fn set(self, op: OperationRef<'_, '_>) {
+        let context = unsafe { op.context().to_ref() };
+        set(op, self.0, Attribute::unit(context));
+    }
+}
+
+impl Text {
+    pub fn get(self, op: OperationRef<'_, '_>) -> Option<String> {
+        StringAttribute::try_from(op.attribute(self.0).ok()?).ok().map(|a| a.value().to_owned())
+    }
+
+    pub fn set(self, op: OperationRef<'_, '_>, value: &str) {
+        let context = unsafe { op.context().to_ref() };
+        set(op, self.0, StringAttribute::new(context, value).into());
+    }
+
+    /// The attribute as it is written inside an attribute dictionary (`name = "value"`), for
+    /// IR built as text.
+    pub fn in_dictionary(self, value: &str) -> String {
+        format!("{} = \"{value}\"", self.0)
+    }
+}
+
+impl Texts {
+    pub fn get(self, op: OperationRef<'_, '_>) -> Option<Vec<String>> {
+        let array = ArrayAttribute::try_from(op.attribute(self.0).ok()?).ok()?;
+        (0..array.len())
+            .map(|i| {
+                array.element(i).ok().and_then(|e| StringAttribute::try_from(e).ok()).map(|s| s.value().to_owned())
+            })
+            .collect()
+    }
+
+    pub fn set(self, op: OperationRef<'_, '_>, values: &[String]) {
+        let context = unsafe { op.context().to_ref() };
+        let elements: Vec<Attribute> = values.iter().map(|v| StringAttribute::new(context, v).into()).collect();
+        set(op, self.0, ArrayAttribute::new(context, &elements).into());
+    }
+}
+
+impl Flag {
+    /// The attribute as it is written inside an attribute dictionary, for IR built as text.
+    pub fn in_dictionary(self) -> &'static str {
+        self.0
+    }
+}
+
+/// Checks `op`'s `strata.*` attributes: each must be declared and of its kind. Pushes one
+/// message per problem.
+pub fn verify(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
+    for (identifier, value) in op.attributes() {
+        let Ok(name) = identifier.as_string_ref().as_str() else { continue };
+        if !name.starts_with("strata.") {
+            continue;
+        }
+        let Some(declared) = ALL.iter().find(|h| h.name == name) else {
+            problems.push(format!("attribute '{name}' is not a declared strata hand-off (see strata_ir::attrs)"));
+            continue;
+        };
+        let ok = match declared.kind {
+            Kind::Flag => value.is_unit(),
+            Kind::Int => IntegerAttribute::try_from(value).is_ok(),
+            Kind::Text => StringAttribute::try_from(value).is_ok(),
+            Kind::Texts => ArrayAttribute::try_from(value).is_ok_and(|a| {
+                (0..a.len()).all(|i| a.element(i).ok().is_some_and(|e| StringAttribute::try_from(e).is_ok()))
+            }),
+        };
+        if !ok {
+            problems.push(format!("attribute '{name}' must be {:?}, got {value}", declared.kind));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declarations_are_unique_and_namespaced() {
+        let mut names: Vec<&str> = ALL.iter().map(|h| h.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ALL.len());
+        assert!(ALL.iter().all(|h| h.name.starts_with("strata.") && !h.doc.is_empty()));
+        assert_eq!(ARENA_BYTES.0, "strata.arena_bytes");
+        assert_eq!(LOOP_ORDER.in_dictionary("vectorize"), "strata.loop_order = \"vectorize\"");
+    }
+}
