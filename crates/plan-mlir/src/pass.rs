@@ -141,7 +141,7 @@ impl Pass for PlanArena {
         };
         attrs::ARENA_ARG.set(func, position as i64);
         attrs::ARENA_BYTES.set(func, report.arena_bytes as i64);
-        attrs::ARENA_ALIGNMENT.set(func, self.alignment as i64);
+        attrs::ARENA_ALIGNMENT.set(func, self.alignment);
         attrs::ARENA_LOWER_BOUND.set(func, report.lower_bound as i64);
         attrs::ARENA_STRATEGY.set(func, &report.strategy);
 

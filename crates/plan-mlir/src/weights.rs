@@ -119,7 +119,7 @@ impl Pass for PlanWeights {
             attrs::WEIGHTS_OFFSET.set(unsafe { OperationRef::from_raw(globals[name]) }, offset as i64);
         }
         attrs::WEIGHTS_BYTES.set(module, total as i64);
-        attrs::WEIGHTS_ALIGNMENT.set(module, self.alignment as i64);
+        attrs::WEIGHTS_ALIGNMENT.set(module, self.alignment);
         cx.bump("constants", offsets.len() as u64);
         cx.bump("weights-bytes", total);
 
