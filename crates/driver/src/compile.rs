@@ -7,7 +7,7 @@ use melior::ir::operation::OperationRef;
 use melior::ir::Module;
 use std::time::{Duration, Instant};
 use strata_frontend::{import, ImportOptions};
-use strata_ir::{PassManager, PassManagerOptions, SourceMap, StrataContext};
+use strata_ir::{ErrorKind, PassManager, PassManagerOptions, SourceMap, StrataContext};
 use strata_runtime::{DType, Signature, TensorSpec};
 
 /// Where compilation stops (what `--emit` prints).
@@ -90,26 +90,67 @@ pub fn memref_pipeline(strategy: &str, schedule: bool) -> String {
     }
 }
 
-/// Why compilation stopped.
+/// Why a command failed: the message as printed (rendered diagnostics, `error: ...`) and its
+/// kind, which decides the exit status (`ErrorKind::exit_code`) and how the conformance runner
+/// counts a case.
 #[derive(Debug)]
-pub struct CompileError {
-    /// The rendered diagnostic(s).
+pub struct CommandError {
     pub message: String,
-    /// The model uses something Strata does not support yet (as opposed to invalid input or
-    /// a Strata bug).
-    pub unsupported: bool,
+    pub kind: ErrorKind,
 }
 
-impl std::fmt::Display for CompileError {
+impl CommandError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        CommandError { message: message.into(), kind }
+    }
+
+    /// A file could not be read or written.
+    pub fn io(message: impl Into<String>) -> Self {
+        CommandError::new(ErrorKind::Io, message)
+    }
+
+    /// The model uses something Strata does not support yet (as opposed to invalid input or a
+    /// Strata bug).
+    pub fn is_unsupported(&self) -> bool {
+        self.kind == ErrorKind::Unsupported
+    }
+}
+
+impl std::fmt::Display for CommandError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)
     }
 }
 
-impl From<String> for CompileError {
+/// A message the driver wrote itself (`error: ...`): about the user's input.
+impl From<String> for CommandError {
     fn from(message: String) -> Self {
-        let unsupported = message.contains("unsupported:");
-        CompileError { message, unsupported }
+        CommandError::new(ErrorKind::InvalidInput, message)
+    }
+}
+
+impl From<&str> for CommandError {
+    fn from(message: &str) -> Self {
+        CommandError::new(ErrorKind::InvalidInput, message)
+    }
+}
+
+impl From<strata_ir::Error> for CommandError {
+    fn from(error: strata_ir::Error) -> Self {
+        CommandError::new(error.kind, format!("error: {error}"))
+    }
+}
+
+impl From<strata_ir::IrError> for CommandError {
+    fn from(error: strata_ir::IrError) -> Self {
+        CommandError::new(error.kind(), error.render(&SourceMap::default()))
+    }
+}
+
+impl From<strata_frontend::FrontendError> for CommandError {
+    fn from(error: strata_frontend::FrontendError) -> Self {
+        use strata_ir::HasKind;
+        CommandError::new(error.kind(), format!("error: {error}"))
     }
 }
 
@@ -155,12 +196,11 @@ pub fn compile<'c>(
     options: &CompileOptions,
     stop: Stage,
     progress: &mut dyn FnMut(&str),
-) -> Result<Compiled<'c>, CompileError> {
+) -> Result<Compiled<'c>, CommandError> {
     let mut timings = Vec::new();
     let start = Instant::now();
     progress("import");
-    let imported = import(strata, bytes, &options.import)
-        .map_err(|e| CompileError { message: format!("error: {e}"), unsupported: e.is_unsupported() })?;
+    let imported = import(strata, bytes, &options.import)?;
     timings.push(("import", start.elapsed()));
     let signature = signature(&imported.interface)?;
     let mut module = imported.module;
@@ -171,16 +211,14 @@ pub fn compile<'c>(
     if !empty.is_empty() {
         if options.target == Target::Nvptx {
             let output = &signature.outputs[empty[0]];
-            return Err(CompileError {
-                message: format!(
-                    "error: unsupported: output '{}' has no elements ({:?}); the GPU target has no empty outputs yet",
-                    output.name, output.shape
-                ),
-                unsupported: true,
-            });
+            return Err(strata_ir::Error::unsupported(format!(
+                "output '{}' has no elements ({:?}); the GPU target has no empty outputs yet",
+                output.name, output.shape
+            ))
+            .into());
         }
         strata_target_cpu::entry::drop_results(strata.mlir(), main_function(&module)?, &empty)
-            .map_err(|e| CompileError { message: format!("error: {e}"), unsupported: false })?;
+            .map_err(|e| CommandError::new(ErrorKind::Internal, format!("error: {e}")))?;
     }
     let mut compiled =
         Compiled { module, signature, entry: None, timings, arena_lower_bound: None, warnings: Vec::new() };
@@ -188,10 +226,7 @@ pub fn compile<'c>(
     if gpu != matches!(stop, Stage::Gpu | Stage::Ptx) && stop > Stage::Memref {
         let target =
             if gpu { "nvptx (--emit=gpu or ptx)" } else { "host (--emit=llvm-dialect, llvm-ir, asm, obj or so)" };
-        return Err(CompileError {
-            message: format!("error: --emit={stop:?} is not a stage of target {target}").to_lowercase(),
-            unsupported: false,
-        });
+        return Err(format!("error: --emit={stop:?} is not a stage of target {target}").to_lowercase().into());
     }
     let stages: [(Stage, &str, String); 4] = [
         // The rewrite report shows what the optimiser would do, on the graph before it.
@@ -247,10 +282,10 @@ fn run_pipeline<'c>(
     pipeline: &str,
     verify_each: bool,
     warnings: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), CommandError> {
     let options = PassManagerOptions { verify_each, ..PassManagerOptions::default() };
-    let mut pm = PassManager::parse(strata, pipeline, options).map_err(|e| e.render(&SourceMap::default()))?;
-    let report = pm.run(module, &mut std::io::stderr()).map_err(|e| e.render(&SourceMap::default()))?;
+    let mut pm = PassManager::parse(strata, pipeline, options)?;
+    let report = pm.run(module, &mut std::io::stderr())?;
     warnings.extend(report.warnings.iter().map(|w| w.render(&SourceMap::default())));
     Ok(())
 }
@@ -298,7 +333,7 @@ pub fn compile_model(
     bytes: &[u8],
     options: &CompileOptions,
     progress: &mut dyn FnMut(&str),
-) -> Result<JitModel, CompileError> {
+) -> Result<JitModel, CommandError> {
     let compiled = compile(strata, bytes, options, Stage::LlvmDialect, progress)?;
     progress("jit");
     let start = Instant::now();

@@ -1,13 +1,14 @@
 //! `strata compile model.onnx --emit=STAGE [-o out]` and
 //! `strata run model.onnx --input name=x.npy ... --output-dir out/`.
 
-use crate::compile::{compile, compile_model, CompileOptions, Stage, Target};
+use crate::compile::{compile, compile_model, CommandError, CompileOptions, Stage, Target};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use strata_frontend::ImportOptions;
+use strata_ir::Error;
 use strata_runtime::manifest::ArtifactPaths;
 use strata_runtime::Tensor;
 use strata_target_cpu::Emit;
@@ -150,14 +151,14 @@ impl Drop for Progress {
     }
 }
 
-pub fn run_compile(args: &CompileArgs) -> Result<(), String> {
+pub fn run_compile(args: &CompileArgs) -> Result<(), CommandError> {
     let strata = crate::context().map_err(|e| e.to_string())?;
     let bytes = args.model.read()?;
     let mut options = args.model.options();
     options.target = args.target;
     let stage = args.stage();
     let mut progress = Progress::new();
-    let compiled = compile(&strata, &bytes, &options, stage, &mut |s| progress.stage(s)).map_err(|e| e.message)?;
+    let compiled = compile(&strata, &bytes, &options, stage, &mut |s| progress.stage(s))?;
     progress.warn(&compiled.warnings);
     let default_path = |extension: &str| {
         let stem = args.model.model.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
@@ -245,10 +246,13 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), String> {
         (None, _) => None,
     };
     match path {
-        Some(path) => std::fs::write(&path, output).map_err(|e| format!("error: cannot write {}: {e}", path.display())),
+        Some(path) => std::fs::write(&path, output)
+            .map_err(|e| CommandError::io(format!("error: cannot write {}: {e}", path.display()))),
         None => {
             use std::io::Write;
-            std::io::stdout().write_all(&output).map_err(|e| format!("error: cannot write to standard output: {e}"))
+            std::io::stdout()
+                .write_all(&output)
+                .map_err(|e| CommandError::io(format!("error: cannot write to standard output: {e}")))
         }
     }
 }
@@ -291,13 +295,13 @@ pub enum Device {
 
 /// `strata run --device=cuda`: compiles to PTX in a scratch folder, loads it on the GPU and
 /// runs it; the latency is GPU time (CUDA events) per run.
-fn run_cuda(args: &RunArgs) -> Result<(), String> {
+fn run_cuda(args: &RunArgs) -> Result<(), CommandError> {
     let strata = crate::context().map_err(|e| e.to_string())?;
     let bytes = args.model.read()?;
     let mut options = args.model.options();
     options.target = Target::Nvptx;
     let mut progress = Progress::new();
-    let compiled = compile(&strata, &bytes, &options, Stage::Gpu, &mut |s| progress.stage(s)).map_err(|e| e.message)?;
+    let compiled = compile(&strata, &bytes, &options, Stage::Gpu, &mut |s| progress.stage(s))?;
     progress.warn(&compiled.warnings);
     progress.stage("ptx");
     let dir = std::env::temp_dir().join(format!("strata-run-{}", std::process::id()));
@@ -313,7 +317,7 @@ fn run_cuda(args: &RunArgs) -> Result<(), String> {
     );
     drop(progress);
     let loaded =
-        written.and_then(|_| strata_runtime::cuda::CudaModel::load(&paths.manifest).map_err(|e| format!("error: {e}")));
+        written.and_then(|_| strata_runtime::cuda::CudaModel::load(&paths.manifest).map_err(|e| Error::of(&e)));
     let _ = std::fs::remove_dir_all(&dir);
     let mut model = loaded?;
     let signature = model.signature().clone();
@@ -334,7 +338,7 @@ fn run_cuda(args: &RunArgs) -> Result<(), String> {
     Ok(())
 }
 
-pub fn run_run(args: &RunArgs) -> Result<(), String> {
+pub fn run_run(args: &RunArgs) -> Result<(), CommandError> {
     if args.device == Device::Cuda {
         return run_cuda(args);
     }
@@ -342,7 +346,7 @@ pub fn run_run(args: &RunArgs) -> Result<(), String> {
     let bytes = args.model.read()?;
     let options = args.model.options();
     let mut progress = Progress::new();
-    let compiled = compile_model(&strata, &bytes, &options, &mut |s| progress.stage(s)).map_err(|e| e.message)?;
+    let compiled = compile_model(&strata, &bytes, &options, &mut |s| progress.stage(s))?;
     progress.warn(&compiled.warnings);
     let (mut model, timings, lower_bound) = (compiled.model, compiled.timings, compiled.arena_lower_bound);
     drop(progress);

@@ -1,5 +1,6 @@
 //! `strata import model.onnx [-o out.mlir] [--input-shape name=1x3x224x224]`: ONNX to `sg`.
 
+use crate::compile::CommandError;
 use clap::Args;
 use melior::ir::operation::{OperationLike, OperationPrintingFlags};
 use std::collections::BTreeMap;
@@ -38,7 +39,7 @@ pub fn parse_input_shape(text: &str) -> Result<(String, Vec<i64>), String> {
     Ok((name.to_owned(), dims))
 }
 
-pub fn run(args: &ImportArgs) -> Result<(), String> {
+pub fn run(args: &ImportArgs) -> Result<(), CommandError> {
     let file = args.model.display().to_string();
     let bytes = std::fs::read(&args.model).map_err(|e| format!("error: cannot read {file}: {e}"))?;
     let strata = crate::context().map_err(|e| e.to_string())?;
@@ -67,7 +68,8 @@ pub fn run(args: &ImportArgs) -> Result<(), String> {
         text.push('\n');
     }
     match &args.output {
-        Some(path) => std::fs::write(path, text).map_err(|e| format!("error: cannot write {}: {e}", path.display())),
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| CommandError::io(format!("error: cannot write {}: {e}", path.display()))),
         None => {
             print!("{text}");
             Ok(())

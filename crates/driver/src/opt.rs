@@ -143,7 +143,10 @@ fn run_inner(args: &OptArgs) -> Result<i32, String> {
     let chunks = if args.split_input_file { split(&text) } else { vec![text.clone()] };
 
     let mut outputs = Vec::new();
-    let mut failed = false;
+    // The most severe kind of failure seen (it decides the exit status).
+    let mut failed: Option<strata_ir::ErrorKind> = None;
+    let mut fail =
+        |kind: strata_ir::ErrorKind| failed = Some(failed.map_or(kind, |k: strata_ir::ErrorKind| k.max(kind)));
     let mut timing = Vec::new();
     let mut statistics = strata_ir::RunReport::default();
     for chunk in &chunks {
@@ -167,13 +170,15 @@ fn run_inner(args: &OptArgs) -> Result<i32, String> {
             // Errors that are not diagnostics of the input cannot be expected: report them.
             if let Err(error @ (IrError::Pipeline(_) | IrError::Internal(_))) = &result {
                 eprint!("{}", error.render(&sources));
-                failed = true;
+                fail(error.kind());
             }
             let failures = expect::check(&name, &expectations, &diagnostics);
             for failure in &failures {
                 eprintln!("{failure}");
             }
-            failed |= !failures.is_empty();
+            if !failures.is_empty() {
+                fail(strata_ir::ErrorKind::Verification);
+            }
             if let Ok(output) = result {
                 outputs.push(output);
             }
@@ -183,7 +188,7 @@ fn run_inner(args: &OptArgs) -> Result<i32, String> {
                 Ok(output) => outputs.push(output),
                 Err(error) => {
                     eprint!("{}", error.render(&sources));
-                    failed = true;
+                    fail(error.kind());
                 }
             }
         }
@@ -199,7 +204,7 @@ fn run_inner(args: &OptArgs) -> Result<i32, String> {
     if args.pass_statistics && !statistics.statistics.is_empty() {
         eprint!("{}", statistics.render_statistics());
     }
-    Ok(i32::from(failed))
+    Ok(failed.map_or(0, |kind| kind.exit_code()))
 }
 
 fn process<'c>(

@@ -3,6 +3,7 @@
 //! FILE is a MiniMalloc CSV (`id,lower,upper,size`) or memref-level MLIR (the buffers of the
 //! `memref.alloc`s of each function, with the `plan-arena` pass's liveness).
 
+use crate::compile::CommandError;
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -33,7 +34,7 @@ pub struct PlanArgs {
     pub list_strategies: bool,
 }
 
-pub fn run(args: &PlanArgs) -> Result<(), String> {
+pub fn run(args: &PlanArgs) -> Result<(), CommandError> {
     if args.list_strategies {
         for name in Strategy::names() {
             println!("{name}");
@@ -41,7 +42,7 @@ pub fn run(args: &PlanArgs) -> Result<(), String> {
         return Ok(());
     }
     if !args.alignment.is_power_of_two() {
-        return Err(format!("error: --alignment {} is not a power of two", args.alignment));
+        return Err(format!("error: --alignment {} is not a power of two", args.alignment).into());
     }
     let problems = load(&args.file, args.alignment)?;
     let strategies = match &args.strategy {

@@ -16,6 +16,7 @@ use mlir_sys::MlirValue;
 use std::collections::BTreeMap;
 use strata_dialect_sg::SgOp;
 use strata_egraph::{Graph, Op, Outcome};
+use strata_ir::Error;
 pub use strata_machine::Registers;
 
 /// Registers `sg-egraph-optimize` and the phased passes.
@@ -36,12 +37,12 @@ pub struct Target {
 }
 
 /// Shape and element bytes of a static ranked tensor type.
-fn tensor(ty: Type<'_>) -> Result<(Vec<i64>, u64), String> {
+fn tensor(ty: Type<'_>) -> Result<(Vec<i64>, u64), Error> {
     let t = RankedTensorType::try_from(ty).map_err(|_| format!("expected a ranked tensor, got {ty}"))?;
     let shape = (0..t.rank())
         .map(|i| match t.dim_size(i) {
             Ok(melior::ir::r#type::DimSize::Static(n)) => Ok(n as i64),
-            _ => Err(format!("dimension {i} of {ty} is not static")),
+            _ => Err(Error::unsupported(format!("dimension {i} of {ty} is not static"))),
         })
         .collect::<Result<Vec<_>, _>>()?;
     let element = t.element();
@@ -51,7 +52,7 @@ fn tensor(ty: Type<'_>) -> Result<(Vec<i64>, u64), String> {
         } else if mlir_sys::mlirTypeIsAFloat(element.to_raw()) {
             mlir_sys::mlirFloatTypeGetWidth(element.to_raw()) as u64
         } else {
-            return Err(format!("element type {element} has no size"));
+            return Err(Error::unsupported(format!("element type {element} has no size")));
         }
     };
     Ok((shape, bits.div_ceil(8).max(1)))
@@ -75,16 +76,13 @@ fn takes_epilogue(op: SgOp<'_, '_>, shape: &[i64], target: Target) -> bool {
 }
 
 /// The graph of `func` (an `sg` function on tensors).
-pub fn graph_of(func: OperationRef<'_, '_>, target: Target) -> Result<Graph, String> {
+pub fn graph_of(func: OperationRef<'_, '_>, target: Target) -> Result<Graph, Error> {
     graph_with_values(func, target).map(|(graph, _)| graph)
 }
 
 /// The graph of `func`, with the IR value each graph node stands for (`None` for the
 /// broadcasts made explicit, which have no value of their own).
-pub fn graph_with_values(
-    func: OperationRef<'_, '_>,
-    target: Target,
-) -> Result<(Graph, Vec<Option<MlirValue>>), String> {
+pub fn graph_with_values(func: OperationRef<'_, '_>, target: Target) -> Result<(Graph, Vec<Option<MlirValue>>), Error> {
     let block = func.region(0).ok().and_then(|r| r.first_block()).ok_or("the function has no body")?;
     let mut graph = Graph::default();
     let mut values: Vec<Option<MlirValue>> = Vec::new();
@@ -111,10 +109,10 @@ pub fn graph_with_values(
             continue;
         }
         if current.result_count() != 1 {
-            return Err(format!(
+            return Err(Error::unsupported(format!(
                 "'{name}' has {} results; the e-graph handles single-result ops",
                 current.result_count()
-            ));
+            )));
         }
         let result = current.result(0).map_err(|e| e.to_string())?;
         let (shape, bytes) = tensor(result.r#type())?;

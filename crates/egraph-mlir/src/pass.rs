@@ -26,6 +26,7 @@ use mlir_sys::{MlirOperation, MlirValue};
 use strata_dialect_sg as sg;
 use strata_egraph::layout::Layout;
 use strata_egraph::{optimize, Limits, Program, Step, Weights};
+use strata_ir::Error;
 use strata_ir::{OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 use strata_machine::Registers;
 
@@ -92,7 +93,7 @@ impl Pass for EgraphOptimize {
 
 impl EgraphOptimize {
     /// Optimises a copy of `func` and, when every step succeeded, moves its body into `func`.
-    fn optimize(&self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), String> {
+    fn optimize(&self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), Error> {
         // Safety: the clone is a new operation owned here until it is destroyed below.
         let copy = unsafe { OperationRef::from_raw(mlir_sys::mlirOperationClone(func.to_raw())) };
         let rebuilt = self.rebuild(copy, cx);
@@ -107,7 +108,7 @@ impl EgraphOptimize {
         rebuilt
     }
 
-    fn rebuild(&self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), String> {
+    fn rebuild(&self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), Error> {
         let (graph, values) = graph_with_values(func, self.target)?;
         let limits = Limits { only: self.only, ..Limits::for_graph(graph.nodes.len()) };
         let outcome = optimize(&graph, &limits, &Weights::default())?;
@@ -148,7 +149,7 @@ impl Rebuild<'_, '_, '_> {
         unsafe { mlir_sys::mlirBlockGetTerminator(block.to_raw()) }
     }
 
-    fn run(&mut self) -> Result<(), String> {
+    fn run(&mut self) -> Result<(), Error> {
         let terminator = self.terminator();
         let originals: Vec<MlirOperation> = {
             let block = self.func.region(0).map_err(|e| e.to_string())?.first_block().ok_or("no body")?;
@@ -208,7 +209,7 @@ impl Rebuild<'_, '_, '_> {
         }
         let outputs = self.program.outputs.iter().map(|&o| self.tensor(o)).collect::<Result<Vec<_>, _>>()?;
         if outputs.len() != unsafe { mlir_sys::mlirOperationGetNumOperands(terminator) } as usize {
-            return Err("the program's outputs do not match the function's results".into());
+            return Err(Error::internal("the program's outputs do not match the function's results"));
         }
         for (i, value) in outputs.into_iter().enumerate() {
             unsafe { mlir_sys::mlirOperationSetOperand(terminator, i as isize, value) };
@@ -227,7 +228,7 @@ impl Rebuild<'_, '_, '_> {
 
     /// The original op of graph node `node`, rewired to `operands` (when given) and moved to
     /// the end of the schedule; its result.
-    fn keep(&mut self, node: usize, operands: &[MlirValue]) -> Result<MlirValue, String> {
+    fn keep(&mut self, node: usize, operands: &[MlirValue]) -> Result<MlirValue, Error> {
         let value = self.values[node].ok_or("a kernel without a value")?;
         let op = unsafe { mlir_sys::mlirOpResultGetOwner(value) };
         for (i, &operand) in operands.iter().enumerate() {
@@ -245,12 +246,12 @@ impl Rebuild<'_, '_, '_> {
     }
 
     /// The tensor value of step `s`, making an `sg.view` for a view.
-    fn tensor(&mut self, s: usize) -> Result<MlirValue, String> {
+    fn tensor(&mut self, s: usize) -> Result<MlirValue, Error> {
         if let Some(value) = self.tensors[s] {
             return Ok(value);
         }
         let Step::View { base, layout } = &self.program.steps[s] else {
-            return Err(format!("step {s} has no value"));
+            return Err(Error::from(format!("step {s} has no value")));
         };
         let base = self.tensor(*base)?;
         let value = self.view(base, layout)?;
@@ -258,7 +259,7 @@ impl Rebuild<'_, '_, '_> {
         Ok(value)
     }
 
-    fn view(&mut self, base: MlirValue, layout: &Layout) -> Result<MlirValue, String> {
+    fn view(&mut self, base: MlirValue, layout: &Layout) -> Result<MlirValue, Error> {
         let context = self.cx.strata().mlir();
         let base_value = unsafe { Value::from_raw(base) };
         let base_ty = RankedTensorType::try_from(base_value.r#type()).map_err(|_| "a view of a non-tensor")?;
@@ -287,7 +288,7 @@ impl Rebuild<'_, '_, '_> {
 
     /// An `sg.view` of `base` (a gather if computed on its own; folded into a fused kernel's
     /// indexing when only fused kernels read it).
-    fn fold_view(&mut self, base: MlirValue, layout: &Layout) -> Result<Value<'static, 'static>, String> {
+    fn fold_view(&mut self, base: MlirValue, layout: &Layout) -> Result<Value<'static, 'static>, Error> {
         let context = self.cx.strata().mlir();
         let base_value = unsafe { Value::from_raw(base) };
         let base_ty = RankedTensorType::try_from(base_value.r#type()).map_err(|_| "a view of a non-tensor")?;
@@ -321,7 +322,7 @@ impl Rebuild<'_, '_, '_> {
         args: &[Operand],
         in_place: bool,
         epilogue: bool,
-    ) -> Result<MlirValue, String> {
+    ) -> Result<MlirValue, Error> {
         let mut operands: Vec<Value> = Vec::new();
         let mut first_is_view = false;
         for (i, arg) in args.iter().enumerate() {
@@ -368,12 +369,12 @@ impl Rebuild<'_, '_, '_> {
 }
 
 /// The static shape of a tensor value.
-fn base_shape(value: Value<'_, '_>) -> Result<Vec<i64>, String> {
+fn base_shape(value: Value<'_, '_>) -> Result<Vec<i64>, Error> {
     let ty = RankedTensorType::try_from(value.r#type()).map_err(|_| "not a tensor")?;
     (0..ty.rank())
         .map(|i| match ty.dim_size(i) {
             Ok(melior::ir::r#type::DimSize::Static(n)) => Ok(n as i64),
-            _ => Err("a dynamic dimension".to_owned()),
+            _ => Err(Error::from("a dynamic dimension".to_owned())),
         })
         .collect()
 }

@@ -2,6 +2,7 @@
 //! by hand in tests): nodes in topological order, each with an op, its inputs, its result
 //! shape and element size.
 
+use strata_error::Error;
 use strata_sg_kinds::ScalarOp;
 
 /// What a node computes.
@@ -72,8 +73,8 @@ impl Graph {
     }
 
     /// Reads a graph written by [`Graph::to_json`], and checks it.
-    pub fn from_json(text: &str) -> Result<Graph, String> {
-        let graph: Graph = serde_json::from_str(text).map_err(|e| format!("not a graph: {e}"))?;
+    pub fn from_json(text: &str) -> Result<Graph, Error> {
+        let graph: Graph = serde_json::from_str(text).map_err(|e| Error::invalid_input(format!("not a graph: {e}")))?;
         graph.validate()?;
         Ok(graph)
     }
@@ -99,10 +100,10 @@ impl Graph {
     }
 
     /// Checks structure: inputs before users, arities, output indices.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), Error> {
         for (i, node) in self.nodes.iter().enumerate() {
             if let Some(&bad) = node.inputs.iter().find(|&&j| j >= i) {
-                return Err(format!("node {i} reads node {bad}, which does not come before it"));
+                return Err(Error::invalid_input(format!("node {i} reads node {bad}, which does not come before it")));
             }
             let arity = match &node.op {
                 Op::Input(_) | Op::Constant(_) => Some(0),
@@ -112,25 +113,29 @@ impl Graph {
             };
             if let Some(arity) = arity {
                 if node.inputs.len() != arity {
-                    return Err(format!("node {i} ({:?}) takes {arity} inputs, has {}", node.op, node.inputs.len()));
+                    return Err(Error::invalid_input(format!(
+                        "node {i} ({:?}) takes {arity} inputs, has {}",
+                        node.op,
+                        node.inputs.len()
+                    )));
                 }
             }
             if let Op::Elementwise(_) = node.op {
                 if let Some(&j) = node.inputs.iter().find(|&&j| self.nodes[j].shape != node.shape) {
-                    return Err(format!(
+                    return Err(Error::invalid_input(format!(
                         "elementwise node {i} reads node {j} of shape {:?}, not {:?} (broadcast it first)",
                         self.nodes[j].shape, node.shape
-                    ));
+                    )));
                 }
             }
         }
         if let Some(&bad) = self.outputs.iter().find(|&&o| o >= self.nodes.len()) {
-            return Err(format!("output {bad} is not a node"));
+            return Err(Error::invalid_input(format!("output {bad} is not a node")));
         }
         if let Some(&bad) =
             self.epilogue_kernels.iter().find(|&&k| !matches!(self.nodes.get(k).map(|n| &n.op), Some(Op::Kernel(_))))
         {
-            return Err(format!("node {bad} takes an epilogue but is not a kernel"));
+            return Err(Error::invalid_input(format!("node {bad} takes an epilogue but is not a kernel")));
         }
         Ok(())
     }

@@ -232,12 +232,13 @@ pub fn saturate(graph: &Graph, limits: &Limits) -> (SgGraph, Id, BTreeMap<&'stat
 
 /// Optimises `graph`: builds the e-graph, runs the rules to saturation or a limit, extracts
 /// the cheapest program whose in-place writes are legal.
-pub fn optimize(graph: &Graph, limits: &Limits, weights: &Weights) -> Result<Outcome, String> {
+pub fn optimize(graph: &Graph, limits: &Limits, weights: &Weights) -> Result<Outcome, strata_error::Error> {
     graph.validate()?;
     let start = std::time::Instant::now();
     let (egraph, root, rules_fired, iterations, stop) = saturate(graph, limits);
     let saturate_time = start.elapsed();
-    let (mut program, repairs) = extract(&egraph, root, weights, limits.repairs)?;
+    let (mut program, repairs) =
+        extract(&egraph, root, weights, limits.repairs).map_err(strata_error::Error::internal)?;
     // Greedy extraction is a heuristic: never return something worse than the input.
     if weights.cost(&program.metrics) > weights.cost(&baseline(graph)) {
         program = as_program(graph);

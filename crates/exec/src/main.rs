@@ -14,6 +14,7 @@ use clap::{Parser, Subcommand};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use strata_error::{Error, ErrorKind};
 use strata_runtime::cuda::CudaModel;
 use strata_runtime::{cli, compare, Manifest, Model, Signature, Tensor};
 
@@ -62,14 +63,14 @@ enum Loaded {
 }
 
 impl Loaded {
-    fn load(manifest: &Path) -> Result<Loaded, String> {
-        let (parsed, _) = Manifest::read(manifest).map_err(|e| format!("error: {e}"))?;
+    fn load(manifest: &Path) -> Result<Loaded, Error> {
+        let (parsed, _) = Manifest::read(manifest).map_err(runtime)?;
         match parsed.target.as_str() {
             "host" => Model::load(manifest).map(Loaded::Host),
             "nvptx" => CudaModel::load(manifest).map(|m| Loaded::Cuda(Box::new(m))),
-            other => return Err(format!("error: {}: unknown target '{other}'", manifest.display())),
+            other => return Err(Error::invalid_input(format!("{}: unknown target '{other}'", manifest.display()))),
         }
-        .map_err(|e| format!("error: {e}"))
+        .map_err(runtime)
     }
 
     fn signature(&self) -> &Signature {
@@ -79,24 +80,24 @@ impl Loaded {
         }
     }
 
-    fn run(&mut self, inputs: &[Tensor]) -> Result<Vec<Tensor>, String> {
+    fn run(&mut self, inputs: &[Tensor]) -> Result<Vec<Tensor>, Error> {
         match self {
             Loaded::Host(m) => m.run(inputs),
             Loaded::Cuda(m) => m.run(inputs),
         }
-        .map_err(|e| format!("error: {e}"))
+        .map_err(runtime)
     }
 
     /// Median milliseconds per run: GPU time on CUDA, wall time on the host.
-    fn time(&mut self, inputs: &[Tensor], repeats: usize) -> Result<(f64, &'static str), String> {
+    fn time(&mut self, inputs: &[Tensor], repeats: usize) -> Result<(f64, &'static str), Error> {
         match self {
-            Loaded::Cuda(m) => m.time(repeats).map(|ms| (ms, "GPU time")).map_err(|e| format!("error: {e}")),
+            Loaded::Cuda(m) => m.time(repeats).map(|ms| (ms, "GPU time")).map_err(runtime),
             Loaded::Host(m) => {
-                let mut outputs = m.run(inputs).map_err(|e| format!("error: {e}"))?;
+                let mut outputs = m.run(inputs).map_err(runtime)?;
                 let mut times = Vec::new();
                 for _ in 0..repeats.max(1) {
                     let start = Instant::now();
-                    m.run_into(inputs, &mut outputs).map_err(|e| format!("error: {e}"))?;
+                    m.run_into(inputs, &mut outputs).map_err(runtime)?;
                     times.push(start.elapsed().as_secs_f64() * 1e3);
                 }
                 times.sort_by(f64::total_cmp);
@@ -114,7 +115,7 @@ fn run(
     atol: f64,
     output_dir: Option<&Path>,
     repeat: usize,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let mut model = Loaded::load(manifest)?;
     let signature = model.signature().clone();
     let inputs = cli::read_inputs(&signature, inputs)?;
@@ -133,19 +134,19 @@ fn run(
 }
 
 /// Runs one case bundle: `Ok(None)` passed, `Ok(Some(why))` mismatched, `Err` failed.
-fn check_case(case: &Path) -> Result<Option<String>, String> {
+fn check_case(case: &Path) -> Result<Option<String>, Error> {
     let mut model = Loaded::load(&case.join("model.json"))?;
     let signature = model.signature().clone();
     let inputs = (0..signature.inputs.len())
         .map(|i| Tensor::read_npy(&case.join(format!("input_{i}.npy"))))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
+        .map_err(runtime)?;
     let outputs = model.run(&inputs)?;
     let tolerance = std::fs::read_to_string(case.join("tolerance.txt")).unwrap_or_default();
     let mut parts = tolerance.split_whitespace().filter_map(|p| p.parse::<f64>().ok());
     let (rtol, atol) = (parts.next().unwrap_or(1e-3), parts.next().unwrap_or(1e-7));
     for (i, actual) in outputs.iter().enumerate() {
-        let expected = Tensor::read_npy(&case.join(format!("expected_{i}.npy"))).map_err(|e| e.to_string())?;
+        let expected = Tensor::read_npy(&case.join(format!("expected_{i}.npy"))).map_err(runtime)?;
         let comparison = compare(actual, &expected, rtol, atol);
         if !comparison.passed() {
             return Ok(Some(format!("output {i}: {}", comparison.describe(rtol, atol))));
@@ -154,9 +155,9 @@ fn check_case(case: &Path) -> Result<Option<String>, String> {
     Ok(None)
 }
 
-fn check(dir: &Path, report: Option<&Path>) -> Result<bool, String> {
+fn check(dir: &Path, report: Option<&Path>) -> Result<bool, Error> {
     let mut cases: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("error: cannot read {}: {e}", dir.display()))?
+        .map_err(|e| Error::io(format!("cannot read {}: {e}", dir.display())))?
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.join("model.json").is_file())
@@ -178,7 +179,7 @@ fn check(dir: &Path, report: Option<&Path>) -> Result<bool, String> {
             }
             Err(why) => {
                 row[3] += 1;
-                problems.push(format!("- {op} `{name}`: FAILED {}", why.replace('\n', " ")));
+                problems.push(format!("- {op} `{name}`: FAILED {}", why.to_string().replace('\n', " ")));
             }
         }
     }
@@ -198,7 +199,7 @@ fn check(dir: &Path, report: Option<&Path>) -> Result<bool, String> {
     }
     if let Some(path) = report {
         let text = format!("# Case bundles run by strata-exec\n\n```\n{table}```\n\n{}\n", problems.join("\n"));
-        std::fs::write(path, text).map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+        std::fs::write(path, text).map_err(|e| Error::io(format!("cannot write {}: {e}", path.display())))?;
     }
     Ok(total[1] == total[0])
 }
@@ -223,12 +224,19 @@ fn main() {
             if all {
                 Ok(())
             } else {
-                Err("error: some cases did not pass".into())
+                Err(Error::new(ErrorKind::Verification, "some cases did not pass"))
             }
         }),
     };
-    if let Err(message) = result {
-        eprintln!("{message}");
-        std::process::exit(1);
+    if let Err(error) = result {
+        eprintln!("error: {error}");
+        // 1 invalid input, 3 unsupported, 4 verification (outputs differ), 70 internal, 74 I/O.
+        std::process::exit(error.kind.exit_code());
     }
+}
+
+/// A runtime error with its kind.
+fn runtime(error: strata_runtime::RuntimeError) -> Error {
+    use strata_error::HasKind;
+    Error::new(error.kind(), error.to_string())
 }

@@ -11,6 +11,7 @@ use crate::import::{attribute, node_name, operand, Constant, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, AttributeProto, NodeProto};
 use melior::ir::Block;
 use std::collections::BTreeMap;
+use strata_ir::Error;
 
 /// The most iterations a Loop is unrolled to.
 pub(crate) const MAX_ITERATIONS: i64 = 4096;
@@ -19,7 +20,7 @@ pub(crate) const MAX_ITERATIONS: i64 = 4096;
 pub(crate) const MAX_UNROLLED_NODES: usize = 1 << 18;
 
 impl Importer<'_> {
-    pub(crate) fn unrolled_loop(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), String> {
+    pub(crate) fn unrolled_loop(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
         let body =
             attribute(node, "body").and_then(|a| a.g.as_ref()).ok_or("Loop needs a 'body' graph attribute")?.clone();
         let carried_in: Vec<String> = node.input.iter().skip(2).cloned().collect();
@@ -31,22 +32,34 @@ impl Importer<'_> {
                 body.output.len(),
                 2 + carried_count,
                 1 + carried_count
-            ));
+            ).into());
         }
         let scan_count = body.output.len() - 1 - carried_count;
         let trips = match operand(node, 0) {
-            Some(name) => Some(self.folded(name).ok_or_else(|| format!("unsupported: the trip count '{name}' is computed at run time (a Loop is unrolled at import: freeze the inputs it depends on with --freeze-input)"))?.ints()?.first().copied().ok_or("the trip count is empty")?),
+            Some(name) => Some(self.folded(name).ok_or_else(|| Error::unsupported(format!("the trip count '{name}' is computed at run time (a Loop is unrolled at import: freeze the inputs it depends on with --freeze-input)")))?.ints()?.first().copied().ok_or("the trip count is empty")?),
             None => None,
         };
         let mut running = match operand(node, 1) {
-            Some(name) => self.folded(name).ok_or_else(|| format!("unsupported: the loop condition '{name}' is computed at run time (a Loop is unrolled at import)"))?.ints()?.first().copied().ok_or("the loop condition is empty")? != 0,
+            Some(name) => {
+                self.folded(name)
+                    .ok_or_else(|| {
+                        Error::unsupported(format!(
+                            "the loop condition '{name}' is computed at run time (a Loop is unrolled at import)"
+                        ))
+                    })?
+                    .ints()?
+                    .first()
+                    .copied()
+                    .ok_or("the loop condition is empty")?
+                    != 0
+            }
             None => true,
         };
         let limit = match trips {
             Some(n) if n > MAX_ITERATIONS => {
-                return Err(format!(
-                    "unsupported: a Loop of {n} iterations (unrolled at import: at most {MAX_ITERATIONS})"
-                ))
+                return Err(Error::unsupported(format!(
+                    "a Loop of {n} iterations (unrolled at import: at most {MAX_ITERATIONS})"
+                )))
             }
             Some(n) => n.max(0),
             None if operand(node, 1).is_none() => {
@@ -60,7 +73,9 @@ impl Importer<'_> {
         let mut iteration = 0;
         while running && iteration < limit {
             if iteration == MAX_ITERATIONS {
-                return Err(format!("unsupported: the Loop's condition still holds after {MAX_ITERATIONS} iterations (unrolled at import)"));
+                return Err(Error::unsupported(format!(
+                    "the Loop's condition still holds after {MAX_ITERATIONS} iterations (unrolled at import)"
+                )));
             }
             let scope = format!("{prefix}/{iteration}");
             let mut names: BTreeMap<String, String> = BTreeMap::new();
@@ -96,7 +111,9 @@ impl Importer<'_> {
             }
             self.unrolled_nodes += body.node.len();
             if self.unrolled_nodes > MAX_UNROLLED_NODES {
-                return Err(format!("unsupported: unrolling this Loop (and those around it) would import more than {MAX_UNROLLED_NODES} nodes"));
+                return Err(Error::unsupported(format!(
+                    "unrolling this Loop (and those around it) would import more than {MAX_UNROLLED_NODES} nodes"
+                )));
             }
             for inner in &body.node {
                 let mut renamed = inner.clone();
@@ -113,7 +130,7 @@ impl Importer<'_> {
                 renamed.name = Some(format!("{scope}/{}", inner.name()));
                 self.node(block, &renamed, index)?;
             }
-            let result = |k: usize| -> Result<String, String> {
+            let result = |k: usize| -> Result<String, Error> {
                 let output = body.output[k].name();
                 Ok(names.get(output).cloned().unwrap_or_else(|| output.to_owned()))
             };
@@ -121,10 +138,10 @@ impl Importer<'_> {
             running = self
                 .folded(&condition)
                 .ok_or_else(|| {
-                    format!(
-                        "unsupported: the Loop's condition '{}' is computed at run time (a Loop is unrolled at import)",
+                    Error::unsupported(format!(
+                        "the Loop's condition '{}' is computed at run time (a Loop is unrolled at import)",
                         body.output[0].name()
-                    )
+                    ))
                 })?
                 .ints()?
                 .first()
@@ -145,7 +162,9 @@ impl Importer<'_> {
         for (j, scan) in scans.iter().enumerate() {
             let Some(output) = node.output.get(carried_count + j).filter(|o| !o.is_empty()) else { continue };
             if scan.is_empty() {
-                return Err(format!("unsupported: scan output '{output}' of a Loop that runs no iteration (its element shape is unknown)"));
+                return Err(Error::unsupported(format!(
+                    "scan output '{output}' of a Loop that runs no iteration (its element shape is unknown)"
+                )));
             }
             // Each iteration's value gets a leading unit axis; the values are concatenated.
             let axes = format!("{prefix}/scan{j}/axes");

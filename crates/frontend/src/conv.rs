@@ -16,6 +16,7 @@ use crate::shapes;
 use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
 use mlir_sys::MlirValue;
 use strata_dialect_sg as sg;
+use strata_ir::Error;
 
 /// The padding `[begin.., end..]` of a windowed op (Conv, ConvTranspose's forward form,
 /// MaxPool, AveragePool) from `pads` or `auto_pad`, for any number of spatial axes.
@@ -25,7 +26,7 @@ pub(crate) fn window_pads(
     kernel: &[i64],
     strides: &[i64],
     dilations: &[i64],
-) -> Result<Vec<i64>, String> {
+) -> Result<Vec<i64>, Error> {
     let auto_pad = attribute(node, "auto_pad")
         .map(|a| String::from_utf8_lossy(a.s()).into_owned())
         .unwrap_or_else(|| "NOTSET".into());
@@ -39,7 +40,7 @@ pub(crate) fn window_pads(
                 .collect();
             same.iter().map(|p| p.0).chain(same.iter().map(|p| p.1)).collect()
         }
-        other => return Err(format!("auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER")),
+        other => return Err(format!("auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER").into()),
     })
 }
 
@@ -65,19 +66,19 @@ pub(crate) fn append1<'c, 'a>(block: &'a Block<'c>, op: melior::ir::Operation<'c
 
 impl Importer<'_> {
     /// ONNX Conv (1-D, 2-D, 3-D; groups, pads, strides, dilations, auto_pad, bias).
-    pub(crate) fn conv(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn conv(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let (x_name, w_name) = (required(node, 0)?, required(node, 1)?);
         let ((x, dtype), (w, _)) = (self.shape_of(x_name)?, self.shape_of(w_name)?);
         let spatial = x.len().saturating_sub(2);
         if !(1..=3).contains(&spatial) || w.len() != x.len() {
-            return Err(format!("unsupported: convolution of input {x:?} with weight {w:?} (1-D, 2-D and 3-D: N x C x spatial input, F x C/group x kernel weight)"));
+            return Err(Error::unsupported(format!("convolution of input {x:?} with weight {w:?} (1-D, 2-D and 3-D: N x C x spatial input, F x C/group x kernel weight)")));
         }
         let strides = ints(node, "strides").unwrap_or_else(|| vec![1; spatial]);
         let dilations = ints(node, "dilations").unwrap_or_else(|| vec![1; spatial]);
         let group = int(node, "group", 1);
         if let Some(kernel) = ints(node, "kernel_shape") {
             if kernel != w[2..] {
-                return Err(format!("kernel_shape {kernel:?} does not match the weight {w:?}"));
+                return Err(format!("kernel_shape {kernel:?} does not match the weight {w:?}").into());
             }
         }
         if strides.len() != spatial
@@ -86,21 +87,22 @@ impl Importer<'_> {
         {
             return Err(format!(
                 "strides {strides:?} and dilations {dilations:?} must be {spatial} positive values (below 2^31) each"
-            ));
+            )
+            .into());
         }
         let pads = window_pads(node, &x[2..], &w[2..], &strides, &dilations)?;
         if pads.len() != 2 * spatial || pads.iter().any(|&p| !(0..=1 << 31).contains(&p)) {
-            return Err(format!("pads {pads:?} must be {} non-negative values (below 2^31)", 2 * spatial));
+            return Err(format!("pads {pads:?} must be {} non-negative values (below 2^31)", 2 * spatial).into());
         }
         if group < 1 || group > x[1] || x[1] % group != 0 || w[0] % group != 0 || w[1].checked_mul(group) != Some(x[1])
         {
-            return Err(format!("group {group} does not fit input channels {} and weight {w:?}", x[1]));
+            return Err(format!("group {group} does not fit input channels {} and weight {w:?}", x[1]).into());
         }
         let bias = match operand(node, 2) {
             Some(name) => {
                 let (b, _) = self.shape_of(name)?;
                 if b != [w[0]] {
-                    return Err(format!("bias shape {b:?} must be [{}]", w[0]));
+                    return Err(format!("bias shape {b:?} must be [{}]", w[0]).into());
                 }
                 Some(self.use_value(block, name, location)?)
             }
@@ -131,7 +133,7 @@ impl Importer<'_> {
         bias: Option<MlirValue>,
         g: &Geometry,
         dtype: DataType,
-    ) -> Result<(MlirValue, Vec<i64>), String> {
+    ) -> Result<(MlirValue, Vec<i64>), Error> {
         let context = self.strata.mlir();
         let spatial = xs.len() - 2;
         let mut out = vec![xs[0], ws[0]];
@@ -140,10 +142,10 @@ impl Importer<'_> {
         }));
         shapes::numel(&out)?;
         if out[2..].iter().any(|&d| d < 1) {
-            return Err(format!("the convolution's output {out:?} would be empty"));
+            return Err(format!("the convolution's output {out:?} would be empty").into());
         }
         let ty = |shape: &[i64]| tensor_type(context, shape, dtype);
-        let reshape = |v: MlirValue, shape: &[i64]| -> Result<MlirValue, String> {
+        let reshape = |v: MlirValue, shape: &[i64]| -> Result<MlirValue, Error> {
             Ok(append1(block, sg::Reshape::build(context, location, unsafe { Value::from_raw(v) }, ty(shape)?))
                 .to_raw())
         };
@@ -154,7 +156,7 @@ impl Importer<'_> {
                       strides: [i64; 2],
                       pads: [i64; 4],
                       dilations: [i64; 2]|
-         -> Result<MlirValue, String> {
+         -> Result<MlirValue, Error> {
             let op = sg::Conv2d::build(
                 context,
                 location,
@@ -169,7 +171,7 @@ impl Importer<'_> {
             );
             Ok(append1(block, op).to_raw())
         };
-        let materialise = |this: &mut Self, kernel: Kernel, shape: &[i64]| -> Result<MlirValue, String> {
+        let materialise = |this: &mut Self, kernel: Kernel, shape: &[i64]| -> Result<MlirValue, Error> {
             match kernel {
                 Kernel::Value(v) if shape == ws => Ok(v),
                 Kernel::Value(v) => reshape(v, shape),

@@ -19,6 +19,7 @@ use crate::onnx::{tensor_proto::DataType, NodeProto};
 use crate::shapes;
 use melior::ir::{Block, Location, Value, ValueLike};
 use strata_dialect_sg as sg;
+use strata_ir::Error;
 
 /// Explicit begin and end paddings `[b0, b1, .., e0, e1, ..]` of a transposed convolution and its
 /// output spatial sizes.
@@ -88,36 +89,37 @@ pub(crate) fn rearranged_kernel(bytes: &[u8], shape: &[i64], group: i64, width: 
 }
 
 impl Importer<'_> {
-    pub(crate) fn conv_transpose(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn conv_transpose(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let (x_name, w_name) = (required(node, 0)?.to_owned(), required(node, 1)?.to_owned());
         let ((x, dtype), (w, _)) = (self.shape_of(&x_name)?, self.shape_of(&w_name)?);
         let spatial = x.len().saturating_sub(2);
         if !(1..=3).contains(&spatial) {
-            return Err(format!(
-                "unsupported: {spatial}-D ConvTranspose (1-D, 2-D and 3-D are supported), input {x:?}"
-            ));
+            return Err(Error::unsupported(format!(
+                "{spatial}-D ConvTranspose (1-D, 2-D and 3-D are supported), input {x:?}"
+            )));
         }
         if w.len() != x.len() {
-            return Err(format!("weight {w:?} must have the input's rank {}", x.len()));
+            return Err(format!("weight {w:?} must have the input's rank {}", x.len()).into());
         }
         let group = int(node, "group", 1);
         if group < 1 || x[1] % group != 0 || w[0] != x[1] {
             return Err(format!(
                 "group {group} does not fit input channels {} and weight {w:?} ([C_in, C_out/group, k..])",
                 x[1]
-            ));
+            )
+            .into());
         }
         let kernel = w[2..].to_vec();
         if let Some(k) = ints(node, "kernel_shape") {
             if k != kernel {
-                return Err(format!("kernel_shape {k:?} does not match the weight {w:?}"));
+                return Err(format!("kernel_shape {k:?} does not match the weight {w:?}").into());
             }
         }
-        let list = |name: &str, default: i64, len: usize| -> Result<Vec<i64>, String> {
+        let list = |name: &str, default: i64, len: usize| -> Result<Vec<i64>, Error> {
             let v = ints(node, name).unwrap_or_else(|| vec![default; len]);
             if v.len() != len {
-                return Err(format!("{name} {v:?} must have {len} values"));
+                return Err(format!("{name} {v:?} must have {len} values").into());
             }
             Ok(v)
         };
@@ -127,7 +129,7 @@ impl Importer<'_> {
         if strides.iter().chain(&dilations).any(|&v| !(1..=1 << 20).contains(&v))
             || output_padding.iter().any(|&v| !(0..=1 << 20).contains(&v))
         {
-            return Err(format!("strides {strides:?}, dilations {dilations:?} must be positive and output_padding {output_padding:?} non-negative"));
+            return Err(format!("strides {strides:?}, dilations {dilations:?} must be positive and output_padding {output_padding:?} non-negative").into());
         }
         let auto_pad = attribute(node, "auto_pad")
             .map_or_else(|| "NOTSET".to_owned(), |a| String::from_utf8_lossy(a.s()).into_owned());
@@ -138,7 +140,9 @@ impl Importer<'_> {
             "NOTSET" => Some(explicit.unwrap_or_else(|| vec![0; 2 * spatial])),
             "VALID" => Some(vec![0; 2 * spatial]),
             "SAME_UPPER" | "SAME_LOWER" => None,
-            other => return Err(format!("auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER")),
+            other => {
+                return Err(format!("auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER").into())
+            }
         };
         if pads.as_ref().is_some_and(|p| p.len() != 2 * spatial || p.iter().any(|&v| v.abs() > 1 << 20))
             || output_shape.as_ref().is_some_and(|s| s.len() != spatial)
@@ -146,14 +150,15 @@ impl Importer<'_> {
             return Err(format!(
                 "pads {pads:?} and output_shape {output_shape:?} must have {} and {spatial} values",
                 2 * spatial
-            ));
+            )
+            .into());
         }
         let geometry =
             Transposed { kernel: &kernel, strides: &strides, dilations: &dilations, output_padding: &output_padding };
         let (pads, out_spatial) =
             transposed_geometry(&x[2..], geometry, pads.as_deref(), output_shape.as_deref(), auto_pad == "SAME_UPPER");
         if out_spatial.iter().any(|&d| d < 1) {
-            return Err(format!("the output would have spatial size {out_spatial:?} (pads {pads:?})"));
+            return Err(format!("the output would have spatial size {out_spatial:?} (pads {pads:?})").into());
         }
         let c_out = w[1] * group;
         let mut out = vec![x[0], c_out];
@@ -245,7 +250,7 @@ impl Importer<'_> {
             let mut ends = vec![current[0], current[1]];
             ends.extend((0..spatial).map(|i| current[2 + i] - (-end[i]).max(0)));
             if (2..2 + spatial).any(|i| ends[i] <= starts[i]) {
-                return Err(format!("pads {pads:?} crop away the whole input"));
+                return Err(format!("pads {pads:?} crop away the whole input").into());
             }
             let cropped: Vec<i64> = (0..current.len()).map(|i| ends[i] - starts[i]).collect();
             xv = append1(
@@ -268,7 +273,7 @@ impl Importer<'_> {
             Some(name) => {
                 let (b, _) = self.shape_of(name)?;
                 if b != [c_out] {
-                    return Err(format!("bias shape {b:?} must be [{c_out}]"));
+                    return Err(format!("bias shape {b:?} must be [{c_out}]").into());
                 }
                 Some(self.use_value(block, name, location)?)
             }

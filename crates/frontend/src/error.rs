@@ -1,6 +1,9 @@
-//! Import errors: each names the node (index, name, op type) or the input concerned.
+//! Import errors: each names the node (index, name, op type) or the input concerned, and has a
+//! kind (`strata_ir::ErrorKind`): a malformed model, something Strata does not import, or a
+//! bug of the importer.
 
 use std::collections::BTreeMap;
+use strata_ir::{Error, ErrorKind, HasKind, Location};
 
 #[derive(Debug, thiserror::Error)]
 pub enum FrontendError {
@@ -17,11 +20,11 @@ pub enum FrontendError {
     #[error("{file}: input '{input}' has a symbolic or unknown dimension {dim}: pass its shape with --input-shape {input}=1x3x224x224 (for example)")]
     SymbolicShape { file: String, input: String, dim: String },
 
-    #[error("{file}: node #{index} '{name}' ({op_type}): {message}")]
-    Node { file: String, index: usize, name: String, op_type: String, message: String },
+    #[error("{file}: node #{index} '{name}' ({op_type}): {error}")]
+    Node { file: String, index: usize, name: String, op_type: String, error: Box<Error> },
 
-    #[error("{file}: {message}")]
-    Graph { file: String, message: String },
+    #[error("{file}: {error}")]
+    Graph { file: String, error: Box<Error> },
 
     #[error("{file}: the imported module is invalid (an importer bug):\n{source}")]
     Invalid { file: String, source: strata_ir::IrError },
@@ -31,12 +34,33 @@ impl FrontendError {
     /// Whether the model is valid but uses something Strata does not import yet (a clean
     /// "unsupported" error rather than a rejection of the model or an importer bug).
     pub fn is_unsupported(&self) -> bool {
+        self.kind() == ErrorKind::Unsupported
+    }
+}
+
+impl HasKind for FrontendError {
+    fn kind(&self) -> ErrorKind {
         match self {
-            FrontendError::Unsupported { .. } | FrontendError::Opset { .. } => true,
-            FrontendError::Node { message, .. } | FrontendError::Graph { message, .. } => {
-                message.starts_with("unsupported:") || message.contains(": unsupported:")
+            FrontendError::Malformed { .. } | FrontendError::SymbolicShape { .. } => ErrorKind::InvalidInput,
+            FrontendError::Opset { .. } | FrontendError::Unsupported { .. } => ErrorKind::Unsupported,
+            FrontendError::Node { error, .. } | FrontendError::Graph { error, .. } => error.kind,
+            FrontendError::Invalid { .. } => ErrorKind::Internal,
+        }
+    }
+}
+
+/// The shared error: the node or file as its location.
+impl From<FrontendError> for Error {
+    fn from(error: FrontendError) -> Error {
+        match error {
+            FrontendError::Node { file, index, name, op_type, error } => {
+                error.at(Location::Node { file, index, name, op_type })
             }
-            _ => false,
+            FrontendError::Graph { file, error } => error.at(Location::File(file)),
+            other => {
+                let (kind, message) = (other.kind(), other.to_string());
+                Error::new(kind, message)
+            }
         }
     }
 }

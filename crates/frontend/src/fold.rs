@@ -9,14 +9,15 @@ use crate::import::{attribute, int, Importer};
 use crate::onnx::tensor_proto::DataType;
 use crate::onnx::NodeProto;
 use crate::shapes::numel;
+use strata_ir::Error;
 
 /// The largest constant folding may create (elements): a model may not make the compiler
 /// allocate without bound.
 pub const FOLD_LIMIT: i64 = 1 << 24;
 
-fn check_limit(count: i64, what: &str) -> Result<(), String> {
+fn check_limit(count: i64, what: &str) -> Result<(), Error> {
     if count > FOLD_LIMIT {
-        return Err(format!("unsupported: folding {what} of {count} elements (the limit is {FOLD_LIMIT})"));
+        return Err(Error::unsupported(format!("folding {what} of {count} elements (the limit is {FOLD_LIMIT})")));
     }
     Ok(())
 }
@@ -44,7 +45,7 @@ impl Folded {
     }
 
     /// The values as i64 (integer and boolean types).
-    pub fn ints(&self) -> Result<Vec<i64>, String> {
+    pub fn ints(&self) -> Result<Vec<i64>, Error> {
         let chunks = self.bytes.chunks_exact(width(self.dtype));
         Ok(match self.dtype {
             DataType::Int64 => chunks.map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes"))).collect(),
@@ -52,12 +53,12 @@ impl Folded {
             DataType::Int16 => chunks.map(|b| i16::from_le_bytes(b.try_into().expect("2 bytes")) as i64).collect(),
             DataType::Int8 => chunks.map(|b| b[0] as i8 as i64).collect(),
             DataType::Uint8 | DataType::Bool => chunks.map(|b| b[0] as i64).collect(),
-            other => return Err(format!("unsupported: folding integers of type {}", other.as_str_name())),
+            other => return Err(Error::unsupported(format!("folding integers of type {}", other.as_str_name()))),
         })
     }
 
     /// The values as f64 (any numeric type).
-    pub fn floats(&self) -> Result<Vec<f64>, String> {
+    pub fn floats(&self) -> Result<Vec<f64>, Error> {
         let chunks = self.bytes.chunks_exact(width(self.dtype));
         Ok(match self.dtype {
             DataType::Float => chunks.map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")) as f64).collect(),
@@ -68,16 +69,16 @@ impl Folded {
         })
     }
 
-    pub fn scalar(&self, what: &str) -> Result<f64, String> {
+    pub fn scalar(&self, what: &str) -> Result<f64, Error> {
         match self.floats()?.as_slice() {
             [v] => Ok(*v),
-            _ => Err(format!("{what} must hold one value, it has shape {:?}", self.shape)),
+            _ => Err(format!("{what} must hold one value, it has shape {:?}", self.shape).into()),
         }
     }
 }
 
 /// `Gather(data, indices, axis)`.
-pub fn gather(data: &Folded, indices: &Folded, axis: i64) -> Result<Folded, String> {
+pub fn gather(data: &Folded, indices: &Folded, axis: i64) -> Result<Folded, Error> {
     let a = crate::shapes::axis(axis, data.shape.len() as i64)?;
     let (outer, dim, inner) = (numel(&data.shape[..a])? as usize, data.shape[a], numel(&data.shape[a + 1..])? as usize);
     let w = width(data.dtype);
@@ -90,7 +91,7 @@ pub fn gather(data: &Folded, indices: &Folded, axis: i64) -> Result<Folded, Stri
             if (0..dim).contains(&j) {
                 Ok(j as usize)
             } else {
-                Err(format!("index {i} is out of range for dimension {dim}"))
+                Err(Error::invalid_input(format!("index {i} is out of range for dimension {dim}")))
             }
         })
         .collect::<Result<_, _>>()?;
@@ -107,7 +108,7 @@ pub fn gather(data: &Folded, indices: &Folded, axis: i64) -> Result<Folded, Stri
 }
 
 /// A strided slice with normalised per-dimension starts, ends and (non-zero) steps.
-pub fn slice(data: &Folded, starts: &[i64], ends: &[i64], steps: &[i64]) -> Result<Folded, String> {
+pub fn slice(data: &Folded, starts: &[i64], ends: &[i64], steps: &[i64]) -> Result<Folded, Error> {
     let rank = data.shape.len();
     let out: Vec<i64> = (0..rank).map(|d| strata_dialect_sg::verify::slice_len(starts[d], ends[d], steps[d])).collect();
     let w = width(data.dtype);
@@ -134,7 +135,7 @@ pub fn slice(data: &Folded, starts: &[i64], ends: &[i64], steps: &[i64]) -> Resu
 }
 
 /// `Concat(inputs, axis)`.
-pub fn concat(inputs: &[&Folded], axis: i64) -> Result<Folded, String> {
+pub fn concat(inputs: &[&Folded], axis: i64) -> Result<Folded, Error> {
     let first = inputs.first().ok_or("Concat needs at least one input")?;
     let a = crate::shapes::axis(axis, first.shape.len() as i64)?;
     for input in inputs {
@@ -142,7 +143,9 @@ pub fn concat(inputs: &[&Folded], axis: i64) -> Result<Folded, String> {
             && input.dtype == first.dtype
             && input.shape.iter().zip(&first.shape).enumerate().all(|(d, (x, y))| d == a || x == y);
         if !same {
-            return Err(format!("Concat inputs {:?} and {:?} do not match outside axis {a}", first.shape, input.shape));
+            return Err(
+                format!("Concat inputs {:?} and {:?} do not match outside axis {a}", first.shape, input.shape).into()
+            );
         }
     }
     let w = width(first.dtype);
@@ -160,7 +163,7 @@ pub fn concat(inputs: &[&Folded], axis: i64) -> Result<Folded, String> {
 }
 
 /// `Cast(input, to)` between integer and float types.
-pub fn cast(input: &Folded, to: DataType) -> Result<Folded, String> {
+pub fn cast(input: &Folded, to: DataType) -> Result<Folded, Error> {
     let bytes: Vec<u8> = match to {
         DataType::Int64 => input.floats()?.into_iter().flat_map(|v| (v as i64).to_le_bytes()).collect(),
         DataType::Int32 => input.floats()?.into_iter().flat_map(|v| (v as i32).to_le_bytes()).collect(),
@@ -169,13 +172,13 @@ pub fn cast(input: &Folded, to: DataType) -> Result<Folded, String> {
         DataType::Float16 => input.floats()?.into_iter().flat_map(|v| half::f16::from_f64(v).to_le_bytes()).collect(),
         DataType::Bfloat16 => input.floats()?.into_iter().flat_map(|v| half::bf16::from_f64(v).to_le_bytes()).collect(),
         DataType::Bool => input.floats()?.into_iter().map(|v| u8::from(v != 0.0)).collect(),
-        other => return Err(format!("unsupported: folding a Cast to {}", other.as_str_name())),
+        other => return Err(Error::unsupported(format!("folding a Cast to {}", other.as_str_name()))),
     };
     Ok(Folded { shape: input.shape.clone(), dtype: to, bytes })
 }
 
 /// `ConstantOfShape(shape)` filled with the one element of `value` (default float 0).
-pub fn constant_of_shape(shape: &Folded, value: Option<&Folded>) -> Result<Folded, String> {
+pub fn constant_of_shape(shape: &Folded, value: Option<&Folded>) -> Result<Folded, Error> {
     let dims = shape.ints()?;
     let count = numel(&dims)?;
     check_limit(count, "ConstantOfShape")?;
@@ -189,14 +192,14 @@ pub fn constant_of_shape(shape: &Folded, value: Option<&Folded>) -> Result<Folde
 }
 
 /// `Range(start, limit, delta)`.
-pub fn range(start: &Folded, limit: &Folded, delta: &Folded) -> Result<Folded, String> {
+pub fn range(start: &Folded, limit: &Folded, delta: &Folded) -> Result<Folded, Error> {
     let (s, l, d) = (start.scalar("start")?, limit.scalar("limit")?, delta.scalar("delta")?);
     if d == 0.0 {
         return Err("delta is 0".into());
     }
     let count = ((l - s) / d).ceil().max(0.0);
     if !count.is_finite() || count > FOLD_LIMIT as f64 {
-        return Err(format!("unsupported: folding Range of {count} elements (the limit is {FOLD_LIMIT})"));
+        return Err(Error::unsupported(format!("folding Range of {count} elements (the limit is {FOLD_LIMIT})")));
     }
     let values: Vec<f64> = (0..count as i64).map(|k| s + k as f64 * d).collect();
     let as_float = Folded {
@@ -211,7 +214,7 @@ pub fn range(start: &Folded, limit: &Folded, delta: &Folded) -> Result<Folded, S
 /// integers exactly (overflow and division by zero are errors), floats in their own precision
 /// (f32 and f64 natively; f16 and bf16 in f32, rounded once, as their run-time kernels do).
 /// `None` when this case is not folded (the op is then computed at run time).
-pub fn arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, String>> {
+pub fn arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, Error>> {
     if a.dtype == b.dtype
         && matches!(a.dtype, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16)
     {
@@ -255,7 +258,7 @@ fn operand_pairs<T: Copy>(a: &Folded, b: &Folded, x: &[T], y: &[T]) -> Option<Pa
     Some((shape, (0..x.len().max(y.len())).map(|i| (pick(x, i), pick(y, i))).collect()))
 }
 
-fn float_arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, String>> {
+fn float_arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, Error>> {
     let (shape, pairs) = operand_pairs(a, b, &a.floats().ok()?, &b.floats().ok()?)?;
     fn apply<
         T: std::ops::Add<Output = T> + std::ops::Sub<Output = T> + std::ops::Mul<Output = T> + std::ops::Div<Output = T>,
@@ -290,7 +293,7 @@ fn float_arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, S
 
 /// `Ceil`, `Floor`, `Relu`, `Abs` or `Neg` of a float constant (exact in its own type), or
 /// `None` for other ops and types.
-pub fn float_unary(op: &str, a: &Folded) -> Option<Result<Folded, String>> {
+pub fn float_unary(op: &str, a: &Folded) -> Option<Result<Folded, Error>> {
     if !matches!(a.dtype, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16) {
         return None;
     }
@@ -313,15 +316,15 @@ pub fn float_unary(op: &str, a: &Folded) -> Option<Result<Folded, String>> {
 
 impl Importer<'_> {
     /// Folds shape subgraphs; `Ok(true)` when the node became a constant.
-    pub(crate) fn fold(&mut self, node: &NodeProto) -> Result<bool, String> {
+    pub(crate) fn fold(&mut self, node: &NodeProto) -> Result<bool, Error> {
         let inputs: Vec<&str> = node.input.iter().map(String::as_str).collect();
-        let constant = |k: usize| -> Result<Folded, String> {
+        let constant = |k: usize| -> Result<Folded, Error> {
             let name = inputs.get(k).filter(|n| !n.is_empty()).ok_or_else(|| format!("input #{k} is missing"))?;
             self.folded(name).ok_or_else(|| {
-                format!(
-                    "unsupported: {} of values computed at run time (only constant folding is implemented)",
+                Error::unsupported(format!(
+                    "{} of values computed at run time (only constant folding is implemented)",
                     node.op_type()
-                )
+                ))
             })
         };
         let folded = match node.op_type() {
@@ -439,9 +442,11 @@ mod tests {
         let huge = Folded::from_i64(vec![], &[1 << 30]);
         assert!(range(&Folded::from_i64(vec![], &[0]), &huge, &Folded::from_i64(vec![], &[1]))
             .unwrap_err()
+            .message
             .contains("limit"));
         assert!(constant_of_shape(&Folded::from_i64(vec![2], &[1 << 20, 1 << 10]), None)
             .unwrap_err()
+            .message
             .contains("limit"));
         assert_eq!(slice(&shape, &[1], &[4], &[2]).unwrap().ints().unwrap(), vec![3, 8]);
         assert_eq!(slice(&matrix, &[0, 1], &[2, 3], &[1, 1]).unwrap().ints().unwrap(), vec![2, 3, 5, 6]);

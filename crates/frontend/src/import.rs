@@ -15,6 +15,7 @@ use prost::Message;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use strata_dialect_sg as sg;
+use strata_ir::Error;
 use strata_ir::StrataContext;
 
 pub use crate::tensor::inline_bytes;
@@ -118,8 +119,9 @@ pub fn import<'c>(
         .map(|t| (t.name(), t))
         .chain(options.frozen_inputs.iter().map(|(n, t)| (n.as_str(), t)))
     {
-        let constant =
-            importer.constant(tensor).map_err(|message| FrontendError::Graph { file: file.clone(), message })?;
+        let constant = importer
+            .constant(tensor)
+            .map_err(|error| FrontendError::Graph { file: file.clone(), error: Box::new(error) })?;
         importer.values.insert(name.to_owned(), Entry::Constant(constant));
     }
     if let Some(unknown) =
@@ -127,7 +129,9 @@ pub fn import<'c>(
     {
         return Err(FrontendError::Graph {
             file,
-            message: format!("cannot freeze '{unknown}': the graph has no input of that name"),
+            error: Box::new(Error::invalid_input(format!(
+                "cannot freeze '{unknown}': the graph has no input of that name"
+            ))),
         });
     }
     // Graph inputs (those that are not initializers) become function arguments.
@@ -150,7 +154,7 @@ pub fn import<'c>(
         }
         argument_types.push(
             tensor_type(context, &shape, dtype)
-                .map_err(|message| FrontendError::Graph { file: file.clone(), message })?,
+                .map_err(|error| FrontendError::Graph { file: file.clone(), error: Box::new(error) })?,
         );
         argument_names.push((input.name().to_owned(), shape, dtype));
         input_names.push(input.name().to_owned());
@@ -162,15 +166,15 @@ pub fn import<'c>(
         importer.values.insert(name, Entry::Value { value: value.to_raw(), shape, dtype });
     }
     for (index, node) in graph.node.iter().enumerate() {
-        importer.node(&block, node, index).map_err(|message| FrontendError::Node {
+        importer.node(&block, node, index).map_err(|error| FrontendError::Node {
             file: file.clone(),
             index,
             name: node_name(node, index),
             op_type: node.op_type().to_owned(),
-            message,
+            error: Box::new(error),
         })?;
     }
-    let graph_error = |message: String| FrontendError::Graph { file: file.clone(), message };
+    let graph_error = |error: Error| FrontendError::Graph { file: file.clone(), error: Box::new(error) };
     let port = |name: &str, shape: Vec<i64>, dtype: DataType| -> Result<Port, FrontendError> {
         let element = crate::tensor::element(context, dtype).map_err(graph_error)?.to_string();
         Ok(Port { name: name.to_owned(), shape, element })
@@ -185,9 +189,9 @@ pub fn import<'c>(
     for output in &graph.output {
         let (shape, dtype) = importer.shape_of(output.name()).map_err(graph_error)?;
         interface.outputs.push(port(output.name(), shape, dtype)?);
-        let value = importer.use_value(&block, output.name(), location).map_err(|message| FrontendError::Graph {
+        let value = importer.use_value(&block, output.name(), location).map_err(|error| FrontendError::Graph {
             file: file.clone(),
-            message: format!("graph output '{}': {message}", output.name()),
+            error: Box::new(error.context(format!("graph output '{}'", output.name()))),
         })?;
         result_types.push(unsafe { Value::from_raw(value) }.r#type());
         results.push(value);
@@ -230,20 +234,20 @@ fn input_shape(
     options: &ImportOptions,
     file: &str,
 ) -> Result<(Vec<i64>, DataType), FrontendError> {
-    let graph_error = |message: String| FrontendError::Graph { file: file.to_owned(), message };
+    let graph_error = |error: Error| FrontendError::Graph { file: file.to_owned(), error: Box::new(error) };
     let tensor = match input.r#type.as_ref().and_then(|t| t.value.as_ref()) {
         Some(onnx::type_proto::Value::TensorType(tensor)) => tensor,
         _ => {
-            return Err(graph_error(format!(
-                "unsupported: input '{}' is not a tensor (sequence, map and optional inputs are not imported)",
+            return Err(graph_error(Error::unsupported(format!(
+                "input '{}' is not a tensor (sequence, map and optional inputs are not imported)",
                 input.name()
-            )))
+            ))))
         }
     };
     let dtype = DataType::try_from(tensor.elem_type())
-        .map_err(|_| graph_error(format!("input '{}' has an unknown element type", input.name())))?;
+        .map_err(|_| graph_error(format!("input '{}' has an unknown element type", input.name()).into()))?;
     if let Some(shape) = options.input_shapes.get(input.name()) {
-        shapes::numel(shape).map_err(|message| graph_error(format!("--input-shape {}: {message}", input.name())))?;
+        shapes::numel(shape).map_err(|e| graph_error(e.context(format!("--input-shape {}", input.name()))))?;
         return Ok((shape.clone(), dtype));
     }
     let dims = tensor.shape.as_ref().map(|s| s.dim.as_slice()).unwrap_or_default();
@@ -270,7 +274,7 @@ fn input_shape(
         })
         .collect::<Result<Vec<_>, _>>()
         .and_then(|shape| {
-            shapes::numel(&shape).map_err(|message| graph_error(format!("input '{}': {message}", input.name())))?;
+            shapes::numel(&shape).map_err(|e| graph_error(e.context(format!("input '{}'", input.name()))))?;
             Ok((shape, dtype))
         })
 }
@@ -281,8 +285,8 @@ pub(crate) fn operand(node: &NodeProto, k: usize) -> Option<&str> {
 }
 
 /// Input `k` of `node`, which the operator requires.
-pub(crate) fn required(node: &NodeProto, k: usize) -> Result<&str, String> {
-    operand(node, k).ok_or_else(|| format!("input #{k} is missing"))
+pub(crate) fn required(node: &NodeProto, k: usize) -> Result<&str, Error> {
+    operand(node, k).ok_or_else(|| Error::invalid_input(format!("input #{k} is missing")))
 }
 
 pub(crate) fn attribute<'n>(node: &'n NodeProto, name: &str) -> Option<&'n AttributeProto> {
@@ -300,7 +304,7 @@ pub(crate) fn int(node: &NodeProto, name: &str, default: i64) -> i64 {
 impl Importer<'_> {
     /// Whether a Clip has a bound computed at run time or integer elements: then it is
     /// `max(x, min)` and `min(., max)` on tensors instead of `sg.clip` with float attributes.
-    pub(crate) fn clip_needs_tensors(&self, node: &NodeProto) -> Result<bool, String> {
+    pub(crate) fn clip_needs_tensors(&self, node: &NodeProto) -> Result<bool, Error> {
         let (_, dtype) = self.shape_of(required(node, 0)?)?;
         let float = matches!(dtype, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16);
         Ok(!float || [1, 2].iter().any(|&k| operand(node, k).is_some_and(|name| self.folded(name).is_none())))
@@ -311,7 +315,7 @@ impl Importer<'_> {
         block: &Block,
         node: &NodeProto,
         location: Location,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         let context = self.strata.mlir();
         let (shape, dtype) = self.shape_of(required(node, 0)?)?;
         let ty = tensor_type(context, &shape, dtype)?;
@@ -323,7 +327,8 @@ impl Importer<'_> {
                 return Err(format!(
                     "Clip bound '{name}' must be a scalar of the input's type, got {} {bound:?}",
                     bound_type.as_str_name()
-                ));
+                )
+                .into());
             }
             let b = unsafe { Value::from_raw(self.use_value(block, name, location)?) };
             let x = unsafe { Value::from_raw(y) };
@@ -340,22 +345,22 @@ impl Importer<'_> {
     }
 
     /// The element type a Cast (attribute `to`) or CastLike (the second input's type) makes.
-    pub(crate) fn cast_target(&self, node: &NodeProto) -> Result<DataType, String> {
+    pub(crate) fn cast_target(&self, node: &NodeProto) -> Result<DataType, Error> {
         if node.op_type() == "CastLike" {
             return Ok(self.shape_of(required(node, 1)?)?.1);
         }
         DataType::try_from(int(node, "to", 0) as i32)
-            .map_err(|_| "unsupported: Cast to a data type unknown to this importer".to_owned())
+            .map_err(|_| Error::unsupported("Cast to a data type unknown to this importer"))
     }
 
     /// The integer values of a constant operand (shape arguments are folded at import).
-    pub(crate) fn constant_ints(&self, name: &str) -> Result<Vec<i64>, String> {
+    pub(crate) fn constant_ints(&self, name: &str) -> Result<Vec<i64>, Error> {
         match (self.values.get(name), self.folded(name)) {
             (_, Some(c)) if matches!(c.dtype, DataType::Int64 | DataType::Int32) => c.ints(),
-            (Some(_), _) => Err(format!(
-                "unsupported: '{name}' must be a constant integer tensor (computed shapes are not folded yet)"
-            )),
-            (None, _) => Err(format!("'{name}' is not defined before its use")),
+            (Some(_), _) => Err(Error::unsupported(format!(
+                "'{name}' must be a constant integer tensor (computed shapes are not folded yet)"
+            ))),
+            (None, _) => Err(format!("'{name}' is not defined before its use").into()),
         }
     }
 
@@ -372,16 +377,16 @@ impl Importer<'_> {
         self.values.insert(node.output[0].clone(), Entry::Constant(Constant { shape, dtype, bytes, value: None }));
     }
 
-    pub(crate) fn shape_of(&self, name: &str) -> Result<(Vec<i64>, DataType), String> {
+    pub(crate) fn shape_of(&self, name: &str) -> Result<(Vec<i64>, DataType), Error> {
         match self.values.get(name) {
             Some(Entry::Value { shape, dtype, .. }) => Ok((shape.clone(), *dtype)),
             Some(Entry::Constant(c)) => Ok((c.shape.clone(), c.dtype)),
-            None => Err(format!("operand '{name}' is not defined before its use")),
+            None => Err(format!("operand '{name}' is not defined before its use").into()),
         }
     }
 
     /// The SSA value of `name`, materialising a constant as `arith.constant dense_resource`.
-    pub(crate) fn use_value(&mut self, block: &Block, name: &str, location: Location) -> Result<MlirValue, String> {
+    pub(crate) fn use_value(&mut self, block: &Block, name: &str, location: Location) -> Result<MlirValue, Error> {
         let context = self.strata.mlir();
         let resources = self.resources;
         let entry = self.values.get_mut(name).ok_or_else(|| format!("'{name}' is not defined before its use"))?;
@@ -450,7 +455,7 @@ impl Importer<'_> {
         dtype: DataType,
         bytes: Vec<u8>,
         location: Location,
-    ) -> Result<MlirValue, String> {
+    ) -> Result<MlirValue, Error> {
         let name = format!("{label}.{}", self.values.len());
         self.values.insert(name.clone(), Entry::Constant(Constant { shape, dtype, bytes, value: None }));
         self.use_value(block, &name, location)
@@ -468,7 +473,7 @@ impl Importer<'_> {
     }
 
     /// `to` names the same value (or constant) as `from`.
-    pub(crate) fn alias(&mut self, from: &str, to: String) -> Result<(), String> {
+    pub(crate) fn alias(&mut self, from: &str, to: String) -> Result<(), Error> {
         let entry = match self.values.get(from).ok_or_else(|| format!("'{from}' is not defined before its use"))? {
             Entry::Value { value, shape, dtype } => Entry::Value { value: *value, shape: shape.clone(), dtype: *dtype },
             Entry::Constant(c) => Entry::Constant(Constant {
@@ -490,7 +495,7 @@ impl Importer<'_> {
         shape: &[i64],
         to: DataType,
         location: Location,
-    ) -> Result<MlirValue, String> {
+    ) -> Result<MlirValue, Error> {
         let context = self.strata.mlir();
         let x = unsafe { Value::from_raw(value) };
         let op =
@@ -507,7 +512,7 @@ impl Importer<'_> {
         shape: &[i64],
         dtype: DataType,
         location: Location,
-    ) -> Result<MlirValue, String> {
+    ) -> Result<MlirValue, Error> {
         let context = self.strata.mlir();
         let x = unsafe { Value::from_raw(value) };
         let op = block.append_operation(sg::Reshape::build(context, location, x, tensor_type(context, shape, dtype)?));
@@ -525,7 +530,7 @@ impl Importer<'_> {
         out: Vec<i64>,
         dtype: DataType,
         location: Location,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         if let Some(mut folded) = self.folded(input) {
             folded.shape = out;
             self.define_constant(node, folded);

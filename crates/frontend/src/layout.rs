@@ -8,10 +8,11 @@ use crate::onnx::{tensor_proto::DataType, NodeProto};
 use crate::shapes;
 use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
 use strata_dialect_sg as sg;
+use strata_ir::Error;
 
 impl Importer<'_> {
     /// ONNX Concat of run-time values: a left-to-right chain of `sg.concat`.
-    pub(crate) fn concat_values(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn concat_values(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let names: Vec<&str> = node.input.iter().map(String::as_str).filter(|n| !n.is_empty()).collect();
         let (mut shape, dtype) = self.shape_of(names.first().ok_or("Concat needs an input")?)?;
@@ -26,7 +27,7 @@ impl Importer<'_> {
                 || other.len() != shape.len()
                 || (0..shape.len()).any(|d| d != axis as usize && other[d] != shape[d])
             {
-                return Err(format!("input '{name}' {other:?} does not match {shape:?} outside axis {axis}"));
+                return Err(format!("input '{name}' {other:?} does not match {shape:?} outside axis {axis}").into());
             }
             shape[axis as usize] += other[axis as usize];
             let lhs = unsafe { Value::from_raw(acc) };
@@ -40,7 +41,7 @@ impl Importer<'_> {
     }
 
     /// ONNX Split: one `sg.slice` per output (folded when the input is a constant).
-    pub(crate) fn split(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn split(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let (shape, dtype) = self.shape_of(required(node, 0)?)?;
         let axis = crate::shapes::axis(int(node, "axis", 0), shape.len() as i64)? as i64;
@@ -53,7 +54,7 @@ impl Importer<'_> {
                 None => {
                     let n = int(node, "num_outputs", outputs);
                     if n != outputs {
-                        return Err(format!("num_outputs {n} differs from the {outputs} outputs of the node"));
+                        return Err(format!("num_outputs {n} differs from the {outputs} outputs of the node").into());
                     }
                     let chunk = (dim + n - 1) / n.max(1);
                     (0..n).map(|k| chunk.min(dim - k * chunk).max(0)).collect()
@@ -62,7 +63,7 @@ impl Importer<'_> {
         };
         let total = sizes.iter().try_fold(0i64, |sum, &s| if s < 0 { None } else { sum.checked_add(s) });
         if sizes.len() as i64 != outputs || total != Some(dim) {
-            return Err(format!("split sizes {sizes:?} do not divide dimension {dim} into {outputs} outputs"));
+            return Err(format!("split sizes {sizes:?} do not divide dimension {dim} into {outputs} outputs").into());
         }
         let mut start = 0;
         for (k, &size) in sizes.iter().enumerate() {
@@ -100,7 +101,7 @@ impl Importer<'_> {
     }
 
     /// ONNX ReduceSum/Mean/Max/Min/Prod/L2 with axes from the attribute or a constant input.
-    pub(crate) fn reduce(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn reduce(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let (shape, dtype) = self.shape_of(required(node, 0)?)?;
         let rank = shape.len() as i64;
@@ -131,7 +132,7 @@ impl Importer<'_> {
         axes.sort_unstable();
         axes.dedup();
         if axes.iter().any(|a| !(0..rank).contains(a)) {
-            return Err(format!("axes {axes:?} are out of range for rank {rank}"));
+            return Err(format!("axes {axes:?} are out of range for rank {rank}").into());
         }
         let out: Vec<i64> = (0..shape.len())
             .filter_map(|d| {
@@ -161,7 +162,7 @@ impl Importer<'_> {
 
     /// Expand (broadcast to a constant shape), Tile (constant repeats) and Pad (constant
     /// pads; modes constant, reflect, edge).
-    pub(crate) fn replicate(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn replicate(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let (shape, dtype) = self.shape_of(required(node, 0)?)?;
         let rank = shape.len();
@@ -176,7 +177,7 @@ impl Importer<'_> {
             "Tile" => {
                 let repeats = self.constant_ints(required(node, 1)?)?;
                 if repeats.len() != rank || repeats.iter().any(|&r| r < 1) {
-                    return Err(format!("repeats {repeats:?} must be {rank} positive values"));
+                    return Err(format!("repeats {repeats:?} must be {rank} positive values").into());
                 }
                 let out: Vec<i64> =
                     shape.iter().zip(&repeats).map(|(d, r)| d.checked_mul(*r).unwrap_or(i64::MAX)).collect();
@@ -197,10 +198,10 @@ impl Importer<'_> {
                     None => (0..rank).collect(),
                 };
                 if given.len() != 2 * axes.len() || axes.iter().any(|&a| a >= rank) {
-                    return Err(format!("pads {given:?} do not match axes {axes:?} of rank {rank}"));
+                    return Err(format!("pads {given:?} do not match axes {axes:?} of rank {rank}").into());
                 }
                 if given.iter().any(|&p| p < 0) {
-                    return Err(format!("unsupported: negative pads {given:?} (cropping)"));
+                    return Err(Error::unsupported(format!("negative pads {given:?} (cropping)")));
                 }
                 let mut pads = vec![0; 2 * rank];
                 for (k, &a) in axes.iter().enumerate() {
@@ -214,7 +215,9 @@ impl Importer<'_> {
                     Some("edge") => 2,
                     Some("wrap") => 3,
                     Some(other) => {
-                        return Err(format!("unsupported: pad mode '{other}' (constant, reflect, edge and wrap are)"))
+                        return Err(Error::unsupported(format!(
+                            "pad mode '{other}' (constant, reflect, edge and wrap are)"
+                        )))
                     }
                 };
                 // A run-time pad value (constant mode): pad with zeros, then select the value
@@ -223,7 +226,7 @@ impl Importer<'_> {
                 let value = match operand(node, 2) {
                     Some(name) if runtime_value.is_none() => self
                         .folded(name)
-                        .ok_or_else(|| format!("unsupported: pad value '{name}' computed at run time"))?
+                        .ok_or_else(|| Error::unsupported(format!("pad value '{name}' computed at run time")))?
                         .scalar("the pad value")?,
                     _ => 0.0,
                 };
@@ -239,7 +242,8 @@ impl Importer<'_> {
                             "the pad value '{value_name}' must be one {} value, got {} {value_shape:?}",
                             dtype.as_str_name(),
                             value_type.as_str_name()
-                        ));
+                        )
+                        .into());
                     }
                     let count = crate::shapes::numel(&out)? as usize;
                     let mut mask = vec![0u8; count];
@@ -298,10 +302,10 @@ impl Importer<'_> {
                     return Ok(());
                 }
                 if mode == 1 && (0..rank).any(|d| pads[d] >= shape[d] || pads[d + rank] >= shape[d]) {
-                    return Err(format!("reflect pads {pads:?} must be smaller than the dimensions {shape:?}"));
+                    return Err(format!("reflect pads {pads:?} must be smaller than the dimensions {shape:?}").into());
                 }
                 if mode != 0 && (0..rank).any(|d| shape[d] == 0 && pads[d] + pads[d + rank] > 0) {
-                    return Err(format!("pads {pads:?} extend an empty dimension of {shape:?}: edge, reflect and wrap need elements to repeat"));
+                    return Err(format!("pads {pads:?} extend an empty dimension of {shape:?}: edge, reflect and wrap need elements to repeat").into());
                 }
                 crate::shapes::numel(&out)?;
                 (sg::Pad::build(context, location, x, &pads, mode, value, tensor_type(context, &out, dtype)?), out)
@@ -315,7 +319,7 @@ impl Importer<'_> {
 
 impl Importer<'_> {
     /// `Squeeze` and `Unsqueeze`: reshapes (on a constant, folded: same bytes, new shape).
-    pub(crate) fn squeeze(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn squeeze(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let (shape, dtype) = self.shape_of(required(node, 0)?)?;
         let axes = match operand(node, 1) {
             Some(name) => Some(self.constant_ints(name)?),
@@ -331,7 +335,7 @@ impl Importer<'_> {
     }
 
     /// `Transpose` (default: the dimensions reversed).
-    pub(crate) fn transpose(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn transpose(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let (shape, dtype) = self.shape_of(required(node, 0)?)?;
         let perm = ints(node, "perm").unwrap_or_else(|| (0..shape.len() as i64).rev().collect());
@@ -341,7 +345,7 @@ impl Importer<'_> {
                 .iter()
                 .any(|&p| p < 0 || p as usize >= shape.len() || std::mem::replace(&mut seen[p as usize], true))
         {
-            return Err(format!("perm {perm:?} is not a permutation of the {} dimensions", shape.len()));
+            return Err(format!("perm {perm:?} is not a permutation of the {} dimensions", shape.len()).into());
         }
         let out: Vec<i64> = perm.iter().map(|&p| shape[p as usize]).collect();
         let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
@@ -357,7 +361,7 @@ impl Importer<'_> {
     }
 
     /// `Reshape` and `Flatten`.
-    pub(crate) fn reshape(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn reshape(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let (shape, dtype) = self.shape_of(required(node, 0)?)?;
         let out = if node.op_type() == "Reshape" {
             shapes::reshape(&shape, &self.constant_ints(required(node, 1)?)?, int(node, "allowzero", 0) != 0)?
@@ -366,7 +370,7 @@ impl Importer<'_> {
             let axis = int(node, "axis", 1);
             let axis = if axis < 0 { axis + rank } else { axis };
             if !(0..=rank).contains(&axis) {
-                return Err(format!("axis {axis} is out of range for rank {rank}"));
+                return Err(format!("axis {axis} is out of range for rank {rank}").into());
             }
             let (head, tail) = shape.split_at(axis as usize);
             vec![shapes::numel(head)?, shapes::numel(tail)?]
@@ -376,7 +380,7 @@ impl Importer<'_> {
     }
 
     /// `Slice` (constant starts, ends, axes and steps; a constant input is folded).
-    pub(crate) fn slice(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn slice(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let (shape, dtype) = self.shape_of(required(node, 0)?)?;
         let starts = self.constant_ints(required(node, 1)?)?;

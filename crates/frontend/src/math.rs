@@ -7,28 +7,42 @@ use crate::onnx::{tensor_proto::DataType, NodeProto};
 use crate::shapes;
 use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
 use strata_dialect_sg::{self as sg, Elementwise, ScalarOp};
+use strata_ir::Error;
 
 impl Importer<'_> {
     /// `Constant`: a value, value_float(s) or value_int(s) attribute.
-    pub(crate) fn constant_node(&mut self, node: &NodeProto) -> Result<(), String> {
-        let constant = match (attribute(node, "value").and_then(|a| a.t.as_ref()), node.attribute.first()) {
-            (Some(tensor), _) => self.constant(tensor)?,
-            (None, Some(a)) if a.name() == "value_float" => Constant { shape: vec![], dtype: DataType::Float, bytes: a.f().to_le_bytes().to_vec(), value: None },
-            (None, Some(a)) if a.name() == "value_floats" => {
-                Constant { shape: vec![a.floats.len() as i64], dtype: DataType::Float, bytes: a.floats.iter().flat_map(|f| f.to_le_bytes()).collect(), value: None }
-            }
-            (None, Some(a)) if a.name() == "value_int" => Constant { shape: vec![], dtype: DataType::Int64, bytes: a.i().to_le_bytes().to_vec(), value: None },
-            (None, Some(a)) if a.name() == "value_ints" => {
-                Constant { shape: vec![a.ints.len() as i64], dtype: DataType::Int64, bytes: a.ints.iter().flat_map(|i| i.to_le_bytes()).collect(), value: None }
-            }
-            _ => return Err("unsupported: Constant without a value, value_float(s) or value_int(s) attribute (strings and sparse tensors)".into()),
-        };
+    pub(crate) fn constant_node(&mut self, node: &NodeProto) -> Result<(), Error> {
+        let constant =
+            match (attribute(node, "value").and_then(|a| a.t.as_ref()), node.attribute.first()) {
+                (Some(tensor), _) => self.constant(tensor)?,
+                (None, Some(a)) if a.name() == "value_float" => {
+                    Constant { shape: vec![], dtype: DataType::Float, bytes: a.f().to_le_bytes().to_vec(), value: None }
+                }
+                (None, Some(a)) if a.name() == "value_floats" => Constant {
+                    shape: vec![a.floats.len() as i64],
+                    dtype: DataType::Float,
+                    bytes: a.floats.iter().flat_map(|f| f.to_le_bytes()).collect(),
+                    value: None,
+                },
+                (None, Some(a)) if a.name() == "value_int" => {
+                    Constant { shape: vec![], dtype: DataType::Int64, bytes: a.i().to_le_bytes().to_vec(), value: None }
+                }
+                (None, Some(a)) if a.name() == "value_ints" => Constant {
+                    shape: vec![a.ints.len() as i64],
+                    dtype: DataType::Int64,
+                    bytes: a.ints.iter().flat_map(|i| i.to_le_bytes()).collect(),
+                    value: None,
+                },
+                _ => return Err(Error::unsupported(
+                    "Constant without a value, value_float(s) or value_int(s) attribute (strings and sparse tensors)",
+                )),
+            };
         self.values.insert(node.output[0].clone(), Entry::Constant(constant));
         Ok(())
     }
 
     /// `Identity` and `Dropout` (the identity at inference).
-    pub(crate) fn identity(&mut self, node: &NodeProto) -> Result<(), String> {
+    pub(crate) fn identity(&mut self, node: &NodeProto) -> Result<(), Error> {
         // Dropout is the identity at inference, and in training mode with ratio 0 (the
         // mask keeps everything). Otherwise training mode draws a random mask.
         if let Some(mode) = node.input.get(2).filter(|m| node.op_type() == "Dropout" && !m.is_empty()) {
@@ -38,7 +52,7 @@ impl Importer<'_> {
                 None => Some(0.5),
             };
             if training != Some(false) && ratio != Some(0.0) {
-                return Err("unsupported: Dropout in training mode with a ratio other than a constant 0 (a random mask); training_mode = false, or ratio 0, is the identity".into());
+                return Err(Error::unsupported("Dropout in training mode with a ratio other than a constant 0 (a random mask); training_mode = false, or ratio 0, is the identity"));
             }
         }
         // The mask keeps everything: a constant of `true`s.
@@ -55,11 +69,11 @@ impl Importer<'_> {
     }
 
     /// Add, Sub, Mul, Div and Pow with broadcasting.
-    pub(crate) fn arithmetic(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn arithmetic(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let names: Vec<&str> = node.input.iter().map(String::as_str).filter(|n| !n.is_empty()).collect();
         if names.len() != 2 {
-            return Err(format!("expected 2 inputs, got {}", names.len()));
+            return Err(format!("expected 2 inputs, got {}", names.len()).into());
         }
         let kind = match node.op_type() {
             "Add" => Elementwise::Add,
@@ -77,7 +91,9 @@ impl Importer<'_> {
         for name in &names[1..] {
             let (other, other_type) = self.shape_of(name)?;
             if other_type != dtype && node.op_type() != "Pow" {
-                return Err(format!("operand types differ: {} and {}", dtype.as_str_name(), other_type.as_str_name()));
+                return Err(
+                    format!("operand types differ: {} and {}", dtype.as_str_name(), other_type.as_str_name()).into()
+                );
             }
             let mut rhs_raw = self.use_value(block, name, location)?;
             let mut compute = dtype;
@@ -92,11 +108,11 @@ impl Importer<'_> {
                     compute = other_type;
                     result_cast = Some(dtype);
                 } else {
-                    return Err(format!(
-                        "unsupported: Pow with integer exponent type {} differing from the integer base type {}",
+                    return Err(Error::unsupported(format!(
+                        "Pow with integer exponent type {} differing from the integer base type {}",
                         other_type.as_str_name(),
                         dtype.as_str_name()
-                    ));
+                    )));
                 }
             }
             shape = sg::verify::broadcast(&shape, &other)
@@ -117,11 +133,11 @@ impl Importer<'_> {
     }
 
     /// `MatMul` with NumPy semantics (1-D operands, broadcast batch dimensions).
-    pub(crate) fn matmul(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn matmul(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let ((a, dtype), (b, _)) = (self.shape_of(required(node, 0)?)?, self.shape_of(required(node, 1)?)?);
         if a.is_empty() || b.is_empty() {
-            return Err(format!("MatMul operands must have at least one dimension (shapes {a:?} and {b:?})"));
+            return Err(format!("MatMul operands must have at least one dimension (shapes {a:?} and {b:?})").into());
         }
         // NumPy semantics for 1-D operands: a vector on the left is a row [1, K], on the
         // right a column [K, 1]; the added dimension is dropped from the result.
@@ -139,7 +155,7 @@ impl Importer<'_> {
         }
         let (a, b) = (a2, b2);
         if a[a.len() - 1] != b[b.len() - 2] {
-            return Err(format!("contraction sizes differ: {a:?} x {b:?}"));
+            return Err(format!("contraction sizes differ: {a:?} x {b:?}").into());
         }
         let mut shape = sg::verify::broadcast(&a[..a.len() - 2], &b[..b.len() - 2])
             .ok_or_else(|| format!("batch dims of {a:?} and {b:?} do not broadcast"))?;
@@ -173,7 +189,7 @@ impl Importer<'_> {
     }
 
     /// `Cast` and `CastLike`.
-    pub(crate) fn cast(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn cast(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let (shape, _) = self.shape_of(required(node, 0)?)?;
         let to = self.cast_target(node)?;
@@ -195,7 +211,7 @@ impl Importer<'_> {
                 None | Some("up") => None,
                 Some("down") => Some(1),
                 Some("nearest") => Some(2),
-                Some(other) => return Err(format!("round_mode '{other}' is not one of up, down, nearest")),
+                Some(other) => return Err(format!("round_mode '{other}' is not one of up, down, nearest").into()),
             }
         } else {
             None
@@ -207,12 +223,12 @@ impl Importer<'_> {
     }
 
     /// `Gather` of values computed at run time (constants are folded).
-    pub(crate) fn gather(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn gather(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let ((data, dtype), (indices, index_type)) =
             (self.shape_of(required(node, 0)?)?, self.shape_of(required(node, 1)?)?);
         if !matches!(index_type, DataType::Int64 | DataType::Int32) {
-            return Err(format!("indices must be int64 or int32, got {}", index_type.as_str_name()));
+            return Err(format!("indices must be int64 or int32, got {}", index_type.as_str_name()).into());
         }
         let a = shapes::axis(int(node, "axis", 0), data.len() as i64)?;
         let axis = a as i64;
@@ -234,7 +250,7 @@ impl Importer<'_> {
     }
 
     /// `LayerNormalization`, with its optional Mean and InvStdDev outputs.
-    pub(crate) fn layer_norm(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn layer_norm(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let (shape, dtype) = self.shape_of(required(node, 0)?)?;
         let axis = shapes::axis(int(node, "axis", -1), shape.len() as i64)? as i64;
@@ -243,10 +259,10 @@ impl Importer<'_> {
             if let Some(name) = operand(node, k) {
                 let (s, _) = self.shape_of(name)?;
                 if s != normalised {
-                    return Err(format!(
-                        "unsupported: {} shape {s:?} other than the normalised shape {normalised:?}",
+                    return Err(Error::unsupported(format!(
+                        "{} shape {s:?} other than the normalised shape {normalised:?}",
                         if k == 1 { "scale" } else { "bias" }
-                    ));
+                    )));
                 }
             }
         }
@@ -266,18 +282,18 @@ impl Importer<'_> {
 
     /// `Clip`: float bounds known at import become `sg.clip`; integer tensors and bounds
     /// computed at run time become `max` and `min` on tensors.
-    pub(crate) fn clip(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn clip(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         if self.clip_needs_tensors(node)? {
             return self.clip_with_tensors(block, node, location);
         }
         let context = self.strata.mlir();
         let (shape, dtype) = self.shape_of(required(node, 0)?)?;
         let float = |name: &str, default: f32| attribute(node, name).map_or(default, |a| a.f()) as f64;
-        let bound = |k: usize, this: &Self| -> Result<Option<f64>, String> {
+        let bound = |k: usize, this: &Self| -> Result<Option<f64>, Error> {
             match operand(node, k) {
                 Some(name) => Ok(Some(
                     this.folded(name)
-                        .ok_or_else(|| format!("unsupported: Clip bound '{name}' computed at run time"))?
+                        .ok_or_else(|| Error::unsupported(format!("Clip bound '{name}' computed at run time")))?
                         .scalar("a Clip bound")?,
                 )),
                 None => Ok(None),
@@ -293,12 +309,12 @@ impl Importer<'_> {
     }
 
     /// `Gelu`: exact (erf) or its tanh approximation.
-    pub(crate) fn gelu(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn gelu(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let tanh = match attribute(node, "approximate").map(|a| String::from_utf8_lossy(a.s()).into_owned()).as_deref()
         {
             None | Some("none") => 0.0,
             Some("tanh") => 1.0,
-            Some(other) => return Err(format!("approximate '{other}' is not 'none' or 'tanh'")),
+            Some(other) => return Err(format!("approximate '{other}' is not 'none' or 'tanh'").into()),
         };
         let (value, shape, dtype) =
             self.elementwise(block, ScalarOp::with(Elementwise::Gelu, &[tanh]), &[required(node, 0)?], location)?;
@@ -307,7 +323,7 @@ impl Importer<'_> {
     }
 
     /// `Softmax` and `LogSoftmax` along one axis (float tensors).
-    pub(crate) fn softmax(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn softmax(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let (shape, dtype) = self.float_input(node)?;
         let axis = shapes::axis(int(node, "axis", -1), shape.len() as i64)? as i64;
@@ -324,11 +340,11 @@ impl Importer<'_> {
     }
 
     /// `GlobalAveragePool` and `GlobalMaxPool` of an N x C x spatial float input.
-    pub(crate) fn global_pool(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn global_pool(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let (shape, dtype) = self.float_input(node)?;
         if shape.len() < 3 {
-            return Err(format!("expects an N x C x spatial input, got {shape:?}"));
+            return Err(format!("expects an N x C x spatial input, got {shape:?}").into());
         }
         let mut out = shape.clone();
         out[2..].iter_mut().for_each(|d| *d = 1);
@@ -345,10 +361,10 @@ impl Importer<'_> {
     }
 
     /// Input 0's shape and type, which must be a float type.
-    fn float_input(&self, node: &NodeProto) -> Result<(Vec<i64>, DataType), String> {
+    fn float_input(&self, node: &NodeProto) -> Result<(Vec<i64>, DataType), Error> {
         let (shape, dtype) = self.shape_of(required(node, 0)?)?;
         if !matches!(dtype, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16) {
-            return Err(format!("unsupported: {} of {} tensors", node.op_type(), dtype.as_str_name()));
+            return Err(Error::unsupported(format!("{} of {} tensors", node.op_type(), dtype.as_str_name())));
         }
         Ok((shape, dtype))
     }

@@ -8,6 +8,7 @@ use crate::onnx::{tensor_proto::DataType, NodeProto};
 use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
 use mlir_sys::MlirValue;
 use strata_dialect_sg as sg;
+use strata_ir::Error;
 
 /// The mean and the population variance of `x` (shape `shape`) over `axes`, kept as size 1,
 /// with their shape: `reduce_mean(x)`, then `reduce_mean((x - mean)^2)`.
@@ -19,7 +20,7 @@ fn moments<'c, 'a>(
     shape: &[i64],
     axes: &[i64],
     dtype: DataType,
-) -> Result<(Value<'c, 'a>, Value<'c, 'a>, Vec<i64>), String> {
+) -> Result<(Value<'c, 'a>, Value<'c, 'a>, Vec<i64>), Error> {
     let kept: Vec<i64> =
         shape.iter().enumerate().map(|(d, &n)| if axes.contains(&(d as i64)) { 1 } else { n }).collect();
     let (full, stat) = (tensor_type(context, shape, dtype)?, tensor_type(context, &kept, dtype)?);
@@ -35,7 +36,7 @@ impl Importer<'_> {
     /// 2-D pools, (H, W) per depth slice and then depth (a box window is separable: a maximum
     /// of maxima; a sum divided by the product of the per-axis counts of counted elements).
     /// MaxPool's Indices (1-D and 2-D) are an `sg.max_pool_indices` beside the pool.
-    pub(crate) fn pool(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn pool(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         // MaxPool's optional second output: where each maximum came from.
         let indices = node.output.get(1).filter(|o| !o.is_empty() && node.op_type() == "MaxPool").cloned();
@@ -44,20 +45,22 @@ impl Importer<'_> {
         let kernel = ints(node, "kernel_shape").ok_or("kernel_shape is required")?;
         let spatial = kernel.len();
         if x.len() != spatial + 2 || !(1..=3).contains(&spatial) {
-            return Err(format!("unsupported: pooling of input {x:?} with kernel {kernel:?} (1-D, 2-D and 3-D pooling of N x C x spatial input)"));
+            return Err(Error::unsupported(format!(
+                "pooling of input {x:?} with kernel {kernel:?} (1-D, 2-D and 3-D pooling of N x C x spatial input)"
+            )));
         }
         let strides = ints(node, "strides").unwrap_or_else(|| vec![1; spatial]);
         let dilations = ints(node, "dilations").unwrap_or_else(|| vec![1; spatial]);
         // Only the Indices depend on it.
         let storage_order = int(node, "storage_order", 0);
         if !(0..=1).contains(&storage_order) {
-            return Err(format!("storage_order {storage_order} is not 0 (row major) or 1 (column major)"));
+            return Err(format!("storage_order {storage_order} is not 0 (row major) or 1 (column major)").into());
         }
         if kernel.iter().chain(&strides).chain(&dilations).any(|&v| v <= 0 || v > 1 << 31)
             || strides.len() != spatial
             || dilations.len() != spatial
         {
-            return Err(format!("kernel {kernel:?}, strides {strides:?} and dilations {dilations:?} must be {spatial} positive values each"));
+            return Err(format!("kernel {kernel:?}, strides {strides:?} and dilations {dilations:?} must be {spatial} positive values each").into());
         }
         let ceil = int(node, "ceil_mode", 0);
         let pads = crate::conv::window_pads(node, &x[2..], &kernel, &strides, &dilations)?;
@@ -67,11 +70,12 @@ impl Importer<'_> {
             return Err(format!(
                 "pads {pads:?} must be {} non-negative values smaller than the (dilated) kernel",
                 2 * spatial
-            ));
+            )
+            .into());
         }
         let max = node.op_type() == "MaxPool";
         if indices.is_some() && spatial == 3 {
-            return Err("unsupported: the Indices output of a 3-D MaxPool (1-D and 2-D have it)".into());
+            return Err(Error::unsupported("the Indices output of a 3-D MaxPool (1-D and 2-D have it)"));
         }
         let count_include_pad = int(node, "count_include_pad", 0);
         let out: Vec<i64> = x[..2]
@@ -90,11 +94,11 @@ impl Importer<'_> {
             }))
             .collect();
         if out.iter().any(|&d| d < 1) {
-            return Err(format!("the pooled output {out:?} would be empty"));
+            return Err(format!("the pooled output {out:?} would be empty").into());
         }
         let xv = unsafe { Value::from_raw(self.use_value(block, &name, location)?) };
         let ty = |shape: &[i64]| tensor_type(context, shape, dtype);
-        let reshape = |v: Value<'_, '_>, shape: &[i64]| -> Result<MlirValue, String> {
+        let reshape = |v: Value<'_, '_>, shape: &[i64]| -> Result<MlirValue, Error> {
             let op = block.append_operation(sg::Reshape::build(context, location, v, ty(shape)?));
             Ok(op.result(0).expect("one result").to_raw())
         };
@@ -106,7 +110,7 @@ impl Importer<'_> {
                          s: [i64; 2],
                          p: [i64; 4],
                          d: [i64; 2]|
-         -> Result<MlirValue, String> {
+         -> Result<MlirValue, Error> {
             let pooled = unsafe { Value::from_raw(pooled) };
             let op = sg::MaxPoolIndices::build(
                 context,
@@ -130,7 +134,7 @@ impl Importer<'_> {
                       s: [i64; 2],
                       p: [i64; 4],
                       d: [i64; 2]|
-         -> Result<(MlirValue, Vec<i64>, Option<MlirValue>), String> {
+         -> Result<(MlirValue, Vec<i64>, Option<MlirValue>), Error> {
             let o = vec![
                 shape[0],
                 shape[1],
@@ -210,7 +214,7 @@ impl Importer<'_> {
 
     /// BatchNormalization (inference) with constant parameters, as `x * s + t` where
     /// `s = scale / sqrt(var + epsilon)` and `t = bias - mean * s` are folded per channel.
-    pub(crate) fn batch_norm(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn batch_norm(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let names: Vec<&str> = node.input.iter().map(String::as_str).collect();
         if names.len() != 5 || names.iter().any(|n| n.is_empty()) {
@@ -218,11 +222,11 @@ impl Importer<'_> {
         }
         let (x, dtype) = self.shape_of(names[0])?;
         if dtype != DataType::Float || x.len() < 2 {
-            return Err(format!(
-                "unsupported: BatchNormalization of {} input of rank {}",
+            return Err(Error::unsupported(format!(
+                "BatchNormalization of {} input of rank {}",
                 dtype.as_str_name(),
                 x.len()
-            ));
+            )));
         }
         let training = int(node, "training_mode", 0) != 0;
         if training || node.output.iter().skip(1).any(|o| !o.is_empty()) {
@@ -240,12 +244,12 @@ impl Importer<'_> {
         }
         let mut params = Vec::new();
         for name in &names[1..] {
-            let folded = self
-                .folded(name)
-                .ok_or_else(|| format!("unsupported: BatchNormalization parameter '{name}' computed at run time"))?;
+            let folded = self.folded(name).ok_or_else(|| {
+                Error::unsupported(format!("BatchNormalization parameter '{name}' computed at run time"))
+            })?;
             let values = folded.floats()?;
             if values.len() != channels {
-                return Err(format!("parameter '{name}' has {} values for {channels} channels", values.len()));
+                return Err(format!("parameter '{name}' has {} values for {channels} channels", values.len()).into());
             }
             params.push(values);
         }
@@ -278,7 +282,7 @@ impl Importer<'_> {
         channels: i64,
         dtype: DataType,
         location: Location,
-    ) -> Result<Vec<MlirValue>, String> {
+    ) -> Result<Vec<MlirValue>, Error> {
         let mut params = Vec::new();
         for name in names {
             let (shape, param_type) = self.shape_of(name)?;
@@ -287,7 +291,8 @@ impl Importer<'_> {
                     "parameter '{name}' must be {} [{channels}], got {} {shape:?}",
                     dtype.as_str_name(),
                     param_type.as_str_name()
-                ));
+                )
+                .into());
             }
             params.push(self.use_value(block, name, location)?);
         }
@@ -305,7 +310,7 @@ impl Importer<'_> {
         input: (&str, &[i64], DataType),
         params: &[MlirValue],
         location: Location,
-    ) -> Result<MlirValue, String> {
+    ) -> Result<MlirValue, Error> {
         let (x_name, x, dtype) = input;
         let context = self.strata.mlir();
         let params: Vec<Value> = params.iter().map(|&p| unsafe { Value::from_raw(p) }).collect();
@@ -342,7 +347,7 @@ impl Importer<'_> {
         x: &[i64],
         dtype: DataType,
         location: Location,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         let context = self.strata.mlir();
         let channels = x[1];
         let params = self.channel_params(block, &names[1..], channels, dtype, location)?;
@@ -381,17 +386,17 @@ impl Importer<'_> {
 
     /// Gemm: `alpha * A' * B' + beta * C` as (transpose), matmul, (mul by alpha), add
     /// (C scaled by beta); A' and B' are A and B transposed when transA / transB is set.
-    pub(crate) fn gemm(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn gemm(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let (a_name, b_name) = (required(node, 0)?, required(node, 1)?);
         let ((a, dtype), (b, _)) = (self.shape_of(a_name)?, self.shape_of(b_name)?);
         if a.len() != 2 || b.len() != 2 {
-            return Err(format!("A and B must be matrices, got {a:?} and {b:?}"));
+            return Err(format!("A and B must be matrices, got {a:?} and {b:?}").into());
         }
         let alpha = attribute(node, "alpha").map_or(1.0, |a| a.f());
         let beta = attribute(node, "beta").map_or(1.0, |a| a.f());
         let maybe_transposed =
-            |name: &str, shape: &[i64], transpose: bool, this: &mut Self| -> Result<(MlirValue, Vec<i64>), String> {
+            |name: &str, shape: &[i64], transpose: bool, this: &mut Self| -> Result<(MlirValue, Vec<i64>), Error> {
                 let value = this.use_value(block, name, location)?;
                 if !transpose {
                     return Ok((value, shape.to_vec()));
@@ -410,7 +415,7 @@ impl Importer<'_> {
         let (a_value, a) = maybe_transposed(a_name, &a, int(node, "transA", 0) != 0, self)?;
         let (b_value, b) = maybe_transposed(b_name, &b, int(node, "transB", 0) != 0, self)?;
         if a[1] != b[0] {
-            return Err(format!("contraction sizes differ: {a:?} x {b:?}"));
+            return Err(format!("contraction sizes differ: {a:?} x {b:?}").into());
         }
         let shape = vec![a[0], b[1]];
         let ty = tensor_type(context, &shape, dtype)?;
@@ -462,7 +467,7 @@ impl Importer<'_> {
         input: (Value, &[i64], DataType),
         (axis, epsilon): (usize, f32),
         location: Location,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         let (x, shape, dtype) = input;
         let wanted = |k: usize| node.output.get(k).filter(|o| !o.is_empty()).cloned();
         let (mean_name, inv_name) = (wanted(1), wanted(2));
@@ -471,11 +476,11 @@ impl Importer<'_> {
         }
         let stash = DataType::try_from(int(node, "stash_type", 1) as i32).unwrap_or(DataType::Float);
         if stash != dtype {
-            return Err(format!(
-                "unsupported: Mean and InvStdDev in stash type {} for a {} input",
+            return Err(Error::unsupported(format!(
+                "Mean and InvStdDev in stash type {} for a {} input",
                 stash.as_str_name(),
                 dtype.as_str_name()
-            ));
+            )));
         }
         let context = self.strata.mlir();
         let axes: Vec<i64> = (axis as i64..shape.len() as i64).collect();
@@ -503,17 +508,22 @@ impl Importer<'_> {
         value: f32,
         dtype: DataType,
         location: Location,
-    ) -> Result<MlirValue, String> {
+    ) -> Result<MlirValue, Error> {
         let bytes = match dtype {
             DataType::Float => value.to_le_bytes().to_vec(),
             DataType::Double => (value as f64).to_le_bytes().to_vec(),
-            other => return Err(format!("unsupported: scaling a {} tensor by a float attribute", other.as_str_name())),
+            other => {
+                return Err(Error::unsupported(format!(
+                    "scaling a {} tensor by a float attribute",
+                    other.as_str_name()
+                )))
+            }
         };
         self.new_constant(block, label, Vec::new(), dtype, bytes, location)
     }
 
     /// InstanceNormalization over each (N, C) plane, then per-channel scale and bias.
-    pub(crate) fn instance_norm(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn instance_norm(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let names: Vec<&str> = node.input.iter().map(String::as_str).collect();
         if names.len() != 3 || names.iter().any(|n| n.is_empty()) {
@@ -521,12 +531,12 @@ impl Importer<'_> {
         }
         let (x, dtype) = self.shape_of(names[0])?;
         if x.len() < 3 {
-            return Err(format!("expects an N x C x spatial input, got {x:?}"));
+            return Err(format!("expects an N x C x spatial input, got {x:?}").into());
         }
         for name in &names[1..] {
             let (s, _) = self.shape_of(name)?;
             if s != [x[1]] {
-                return Err(format!("'{name}' must have shape [{}], got {s:?}", x[1]));
+                return Err(format!("'{name}' must have shape [{}], got {s:?}", x[1]).into());
             }
         }
         let epsilon = attribute(node, "epsilon").map_or(1e-5, |a| a.f()) as f64;

@@ -9,6 +9,7 @@ use crate::onnx::{tensor_proto::DataType, NodeProto};
 use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
 use mlir_sys::MlirValue;
 use strata_dialect_sg::{self as sg, Elementwise, Form, ScalarOp};
+use strata_ir::Error;
 
 /// How an ONNX operator imports.
 #[derive(Clone, Copy, Debug)]
@@ -163,7 +164,7 @@ pub(crate) fn lookup(op_type: &str) -> Option<&'static OnnxOp> {
 
 impl Importer<'_> {
     /// Imports one node (`index`: its position in the model's graph, for its location).
-    pub(crate) fn node(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), String> {
+    pub(crate) fn node(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
         let context = self.strata.mlir();
         let location = Location::name(context, &node_name(node, index), Location::new(context, &self.file, index, 0));
         if node.output.is_empty() {
@@ -181,7 +182,7 @@ impl Importer<'_> {
                     .collect();
                 let names: Vec<&str> = node.input.iter().map(String::as_str).collect();
                 if names.len() != kind.arity() || names.iter().any(|n| n.is_empty()) {
-                    return Err(format!("expects {} inputs", kind.arity()));
+                    return Err(format!("expects {} inputs", kind.arity()).into());
                 }
                 let (value, shape, dtype) = self.elementwise(block, ScalarOp::with(kind, &params), &names, location)?;
                 self.values.insert(node.output[0].clone(), Entry::Value { value, shape, dtype });
@@ -198,10 +199,10 @@ impl Importer<'_> {
                 self.values.insert(node.output[0].clone(), Entry::Value { value, shape, dtype });
             }
             How::Folded => {
-                return Err(format!(
-                    "unsupported: {} of values computed at run time (only constant folding is implemented)",
+                return Err(Error::unsupported(format!(
+                    "{} of values computed at run time (only constant folding is implemented)",
                     node.op_type()
-                ))
+                )))
             }
             How::Custom(routine) => match routine {
                 Custom::Constant => self.constant_node(node)?,
@@ -244,7 +245,7 @@ impl Importer<'_> {
         op: ScalarOp,
         names: &[&str],
         location: Location,
-    ) -> Result<Typed, String> {
+    ) -> Result<Typed, Error> {
         let operands = names.iter().map(|n| self.typed(block, n, location)).collect::<Result<Vec<_>, _>>()?;
         self.elementwise_values(block, op, &operands, location)
     }
@@ -256,7 +257,7 @@ impl Importer<'_> {
         op: ScalarOp,
         operands: &[Typed],
         location: Location,
-    ) -> Result<Typed, String> {
+    ) -> Result<Typed, Error> {
         let context = self.strata.mlir();
         let shape =
             operands.iter().try_fold(Vec::new(), |acc, (_, s, _)| sg::verify::broadcast(&acc, s)).ok_or_else(|| {
@@ -273,7 +274,7 @@ impl Importer<'_> {
     }
 
     /// The value `name` with its shape and element type (a constant is materialised).
-    pub(crate) fn typed(&mut self, block: &Block, name: &str, location: Location) -> Result<Typed, String> {
+    pub(crate) fn typed(&mut self, block: &Block, name: &str, location: Location) -> Result<Typed, Error> {
         let (shape, dtype) = self.shape_of(name)?;
         Ok((self.use_value(block, name, location)?, shape, dtype))
     }
@@ -284,9 +285,10 @@ pub(crate) type Typed = (MlirValue, Vec<i64>, DataType);
 
 /// The element type of an elementwise op's result from its operands' (checked against the
 /// op's form).
-pub(crate) fn result_type(op: ScalarOp, operands: &[DataType]) -> Result<DataType, String> {
-    let differ =
-        |a: DataType, b: DataType| format!("operand types differ: {} and {}", a.as_str_name(), b.as_str_name());
+pub(crate) fn result_type(op: ScalarOp, operands: &[DataType]) -> Result<DataType, Error> {
+    let differ = |a: DataType, b: DataType| {
+        Error::invalid_input(format!("operand types differ: {} and {}", a.as_str_name(), b.as_str_name()))
+    };
     match op.kind.form() {
         Form::Same => match operands.iter().find(|&&t| t != operands[0]) {
             Some(&other) => Err(differ(operands[0], other)),
@@ -301,7 +303,8 @@ pub(crate) fn result_type(op: ScalarOp, operands: &[DataType]) -> Result<DataTyp
                 return Err(format!(
                     "{} needs a BOOL condition and branches of one type",
                     crate::ops::onnx_name(op.kind).unwrap_or("Where")
-                ));
+                )
+                .into());
             }
             Ok(operands[1])
         }
@@ -310,7 +313,8 @@ pub(crate) fn result_type(op: ScalarOp, operands: &[DataType]) -> Result<DataTyp
                 "{} needs BOOL inputs, got {}",
                 crate::ops::onnx_name(op.kind).unwrap_or(op.kind.name()),
                 other.as_str_name()
-            )),
+            )
+            .into()),
             None => Ok(DataType::Bool),
         },
     }

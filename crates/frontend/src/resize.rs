@@ -14,6 +14,7 @@ use crate::import::{attribute, int, node_name, operand, required, tensor_type, E
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
 use strata_dialect_sg as sg;
+use strata_ir::Error;
 
 /// How output coordinates map to input coordinates.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -226,7 +227,7 @@ fn float_bytes(values: &[f64], dtype: DataType) -> Vec<u8> {
 
 impl Importer<'_> {
     /// Resize, as one gather (nearest) or gather-multiply-sum (linear, cubic) per resized axis.
-    pub(crate) fn resize(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), String> {
+    pub(crate) fn resize(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let x_name = required(node, 0)?.to_owned();
         let (shape, dtype) = self.shape_of(&x_name)?;
@@ -242,12 +243,13 @@ impl Importer<'_> {
                 other => {
                     return Err(format!(
                         "nearest_mode '{other}' is not one of round_prefer_floor, round_prefer_ceil, floor, ceil"
-                    ))
+                    )
+                    .into())
                 }
             }),
             "linear" => Kernel::Linear { antialias },
             "cubic" => Kernel::Cubic { a: attribute(node, "cubic_coeff_a").map_or(-0.75, |a| a.f() as f64), antialias },
-            other => return Err(format!("mode '{other}' is not one of nearest, linear, cubic")),
+            other => return Err(format!("mode '{other}' is not one of nearest, linear, cubic").into()),
         };
         if antialias && mode == "nearest" {
             return Err("antialias is not defined for nearest mode".into());
@@ -259,28 +261,32 @@ impl Importer<'_> {
             "align_corners" => Transform::AlignCorners,
             "asymmetric" => Transform::Asymmetric,
             "tf_crop_and_resize" => Transform::TfCropAndResize,
-            other => return Err(format!("coordinate_transformation_mode '{other}' is not supported")),
+            other => return Err(format!("coordinate_transformation_mode '{other}' is not supported").into()),
         };
         let interpolating = !matches!(kernel, Kernel::Nearest(_));
         if interpolating && !matches!(dtype, DataType::Float | DataType::Double) {
-            return Err(format!(
-                "unsupported: {mode} Resize of a {} tensor (float and double are supported)",
+            return Err(Error::unsupported(format!(
+                "{mode} Resize of a {} tensor (float and double are supported)",
                 dtype.as_str_name()
-            ));
+            )));
         }
         let axes: Vec<usize> = match attribute(node, "axes") {
             Some(a) => a.ints.iter().map(|&d| crate::shapes::axis(d, rank as i64)).collect::<Result<_, _>>()?,
             None => (0..rank).collect(),
         };
         if (1..axes.len()).any(|i| axes[..i].contains(&axes[i])) {
-            return Err(format!("axes {axes:?} repeat an axis"));
+            return Err(format!("axes {axes:?} repeat an axis").into());
         }
         // Shape operands: constants after folding (a static-shape compiler needs them).
-        let constant = |this: &Self, k: usize| -> Result<Option<Vec<f64>>, String> {
+        let constant = |this: &Self, k: usize| -> Result<Option<Vec<f64>>, Error> {
             match operand(node, k) {
                 None => Ok(None),
                 Some(name) => {
-                    let folded = this.folded(name).ok_or_else(|| format!("unsupported: Resize input '{name}' computed at run time (roi, scales and sizes must be constants)"))?;
+                    let folded = this.folded(name).ok_or_else(|| {
+                        Error::unsupported(format!(
+                            "Resize input '{name}' computed at run time (roi, scales and sizes must be constants)"
+                        ))
+                    })?;
                     let values = folded.floats()?;
                     Ok((!values.is_empty()).then_some(values))
                 }
@@ -294,7 +300,7 @@ impl Importer<'_> {
             (None, None) => return Err("one of scales and sizes is required".into()),
             (Some(scales), None) => {
                 if scales.len() != axes.len() || scales.iter().any(|&s| s.is_nan() || s <= 0.0 || !s.is_finite()) {
-                    return Err(format!("scales {scales:?} must be {} positive values", axes.len()));
+                    return Err(format!("scales {scales:?} must be {} positive values", axes.len()).into());
                 }
                 for (&a, &s) in axes.iter().zip(&scales) {
                     scale[a] = s;
@@ -303,7 +309,7 @@ impl Importer<'_> {
             }
             (None, Some(sizes)) => {
                 if sizes.len() != axes.len() || sizes.iter().any(|&s| s < 1.0) {
-                    return Err(format!("sizes {sizes:?} must be {} positive values", axes.len()));
+                    return Err(format!("sizes {sizes:?} must be {} positive values", axes.len()).into());
                 }
                 for (&a, &s) in axes.iter().zip(&sizes) {
                     scale[a] = s / shape[a] as f64;
@@ -317,7 +323,8 @@ impl Importer<'_> {
                     other => {
                         return Err(format!(
                             "keep_aspect_ratio_policy '{other}' is not one of stretch, not_larger, not_smaller"
-                        ))
+                        )
+                        .into())
                     }
                 };
                 if let Some(s) = chosen {
@@ -329,7 +336,7 @@ impl Importer<'_> {
             }
         }
         if out.iter().any(|&d| !(1..=1 << 31).contains(&d)) {
-            return Err(format!("unsupported: output shape {out:?} (every dimension must be in 1..2^31)"));
+            return Err(Error::unsupported(format!("output shape {out:?} (every dimension must be in 1..2^31)")));
         }
         let roi_of = |i: usize| {
             roi.as_ref().map_or((0.0, 1.0), |r| {
@@ -338,7 +345,7 @@ impl Importer<'_> {
         };
         if let Some(r) = &roi {
             if transform == Transform::TfCropAndResize && r.len() != 2 * axes.len() {
-                return Err(format!("roi {r:?} must have 2 x {} values", axes.len()));
+                return Err(format!("roi {r:?} must have 2 x {} values", axes.len()).into());
             }
         }
         let extrapolation = attribute(node, "extrapolation_value").map_or(0.0, |a| a.f() as f64);
@@ -362,7 +369,7 @@ impl Importer<'_> {
                             dtype: DataType,
                             bytes: Vec<u8>,
                             this: &mut Self|
-             -> Result<Value, String> {
+             -> Result<Value, Error> {
                 let value = this.new_constant(block, &format!("{base}_{label}{a}"), shape, dtype, bytes, location)?;
                 Ok(unsafe { Value::from_raw(value) })
             };
@@ -391,10 +398,10 @@ impl Importer<'_> {
                 continue;
             }
             if !matches!(dtype, DataType::Float | DataType::Double) {
-                return Err(format!(
-                    "unsupported: tf_crop_and_resize extrapolation of a {} tensor",
+                return Err(Error::unsupported(format!(
+                    "tf_crop_and_resize extrapolation of a {} tensor",
                     dtype.as_str_name()
-                ));
+                )));
             }
             let taps = plan.weights[0].len() as i64;
             let weights: Vec<f64> = plan

@@ -1,24 +1,26 @@
 //! Static shape rules of the imported ops (ONNX semantics), as plain functions.
 
+use strata_ir::Error;
+
 /// An ONNX axis of a rank-`rank` tensor (negative counts from the end) as an index in
 /// `0..rank`, or an error naming the axis.
-pub fn axis(axis: i64, rank: i64) -> Result<usize, String> {
+pub fn axis(axis: i64, rank: i64) -> Result<usize, Error> {
     let normalised = if axis < 0 { axis + rank } else { axis };
     if (0..rank).contains(&normalised) {
         Ok(normalised as usize)
     } else {
-        Err(format!("axis {axis} is out of range for rank {rank}"))
+        Err(format!("axis {axis} is out of range for rank {rank}").into())
     }
 }
 
 /// Element count of a shape, refusing negative dimensions and absurd sizes (a dimension or
 /// the count above 2^40), so that later shape arithmetic cannot overflow.
-pub fn numel(shape: &[i64]) -> Result<i64, String> {
+pub fn numel(shape: &[i64]) -> Result<i64, Error> {
     shape
         .iter()
         .try_fold(1i64, |n, &d| if !(0..=1 << 40).contains(&d) { None } else { n.checked_mul(d) })
         .filter(|&n| n <= 1 << 40)
-        .ok_or_else(|| format!("unsupported: shape {shape:?} is negative or too large"))
+        .ok_or_else(|| Error::unsupported(format!("shape {shape:?} is negative or too large")))
 }
 
 /// Output spatial size of a convolution along one axis.
@@ -44,7 +46,7 @@ pub fn same_pads(input: i64, kernel: i64, stride: i64, dilation: i64, upper: boo
 
 /// Resolves an ONNX Reshape target: `0` copies the input dim (unless `allowzero`), one `-1`
 /// is inferred from the element count.
-pub fn reshape(input: &[i64], target: &[i64], allowzero: bool) -> Result<Vec<i64>, String> {
+pub fn reshape(input: &[i64], target: &[i64], allowzero: bool) -> Result<Vec<i64>, Error> {
     let count = numel(input)?;
     let mut out: Vec<i64> = Vec::with_capacity(target.len());
     let mut infer = None;
@@ -58,19 +60,19 @@ pub fn reshape(input: &[i64], target: &[i64], allowzero: bool) -> Result<Vec<i64
                 out.push(1);
             }
             -1 => return Err("more than one -1 in the target shape".into()),
-            d if d < 0 => return Err(format!("invalid target dimension {d}")),
+            d if d < 0 => return Err(format!("invalid target dimension {d}").into()),
             d => out.push(d),
         }
     }
     let known = numel(&out)?;
     if let Some(i) = infer {
         if known == 0 || count % known != 0 {
-            return Err(format!("cannot infer -1: {count} elements do not divide into {known}"));
+            return Err(format!("cannot infer -1: {count} elements do not divide into {known}").into());
         }
         out[i] = count / known;
     }
     if numel(&out)? != count {
-        return Err(format!("cannot reshape {input:?} ({count} elements) to {out:?}"));
+        return Err(format!("cannot reshape {input:?} ({count} elements) to {out:?}").into());
     }
     Ok(out)
 }
@@ -88,7 +90,7 @@ pub fn slice(
     ends: &[i64],
     axes: Option<&[i64]>,
     steps: Option<&[i64]>,
-) -> Result<SliceBounds, String> {
+) -> Result<SliceBounds, Error> {
     let rank = shape.len() as i64;
     let axes: Vec<i64> = axes.map_or_else(|| (0..starts.len() as i64).collect(), <[i64]>::to_vec);
     if starts.len() != ends.len() || axes.len() != starts.len() || steps.is_some_and(|s| s.len() != starts.len()) {
@@ -100,7 +102,7 @@ pub fn slice(
         let a = self::axis(axis, rank)?;
         let step = steps.map_or(1, |s| s[k]);
         if step == 0 {
-            return Err(format!("step 0 on axis {a} (a step must not be 0)"));
+            return Err(format!("step 0 on axis {a} (a step must not be 0)").into());
         }
         let dim = shape[a];
         let wrap = |v: i64| if v < 0 { v.saturating_add(dim) } else { v };
@@ -121,7 +123,7 @@ pub fn slice(
 }
 
 /// ONNX Squeeze: removes the listed size-1 axes, or every size-1 axis when none are given.
-pub fn squeeze(shape: &[i64], axes: Option<&[i64]>) -> Result<Vec<i64>, String> {
+pub fn squeeze(shape: &[i64], axes: Option<&[i64]>) -> Result<Vec<i64>, Error> {
     let rank = shape.len() as i64;
     let axes: Vec<usize> = match axes {
         None => (0..shape.len()).filter(|&a| shape[a] == 1).collect(),
@@ -130,7 +132,7 @@ pub fn squeeze(shape: &[i64], axes: Option<&[i64]>) -> Result<Vec<i64>, String> 
             .map(|&a| {
                 let n = axis(a, rank)?;
                 if shape[n] != 1 {
-                    return Err(format!("axis {a} has size {}, not 1", shape[n]));
+                    return Err(Error::invalid_input(format!("axis {a} has size {}, not 1", shape[n])));
                 }
                 Ok(n)
             })
@@ -140,12 +142,12 @@ pub fn squeeze(shape: &[i64], axes: Option<&[i64]>) -> Result<Vec<i64>, String> 
 }
 
 /// ONNX Unsqueeze: inserts size-1 axes at the listed positions of the output.
-pub fn unsqueeze(shape: &[i64], axes: &[i64]) -> Result<Vec<i64>, String> {
+pub fn unsqueeze(shape: &[i64], axes: &[i64]) -> Result<Vec<i64>, Error> {
     let rank = (shape.len() + axes.len()) as i64;
     let mut positions: Vec<i64> = axes.iter().map(|&a| if a < 0 { a + rank } else { a }).collect();
     positions.sort_unstable();
     if positions.iter().any(|&a| !(0..rank).contains(&a)) || positions.windows(2).any(|w| w[0] == w[1]) {
-        return Err(format!("axes {axes:?} are out of range or repeated for output rank {rank}"));
+        return Err(format!("axes {axes:?} are out of range or repeated for output rank {rank}").into());
     }
     let mut dims = shape.iter();
     Ok((0..rank)

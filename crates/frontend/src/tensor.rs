@@ -6,8 +6,9 @@ use crate::onnx::{self, tensor_proto::DataType, TensorProto};
 use crate::shapes;
 use melior::ir::r#type::RankedTensorType;
 use melior::ir::Type;
+use strata_ir::Error;
 
-pub(crate) fn element(context: &melior::Context, dtype: DataType) -> Result<Type<'_>, String> {
+pub(crate) fn element(context: &melior::Context, dtype: DataType) -> Result<Type<'_>, Error> {
     let name = match dtype {
         DataType::Float => "f32",
         DataType::Float16 => "f16",
@@ -32,12 +33,12 @@ pub(crate) fn element(context: &melior::Context, dtype: DataType) -> Result<Type
         DataType::Float8e5m2fnuz => "f8E5M2FNUZ",
         DataType::Float4e2m1 => "f4E2M1FN",
         DataType::Float8e8m0 => "f8E8M0FNU",
-        other => return Err(format!("unsupported: element type {}", other.as_str_name())),
+        other => return Err(Error::unsupported(format!("element type {}", other.as_str_name()))),
     };
     Ok(Type::parse(context, name).expect("builtin scalar type"))
 }
 
-pub fn tensor_type<'c>(context: &'c melior::Context, shape: &[i64], dtype: DataType) -> Result<Type<'c>, String> {
+pub fn tensor_type<'c>(context: &'c melior::Context, shape: &[i64], dtype: DataType) -> Result<Type<'c>, Error> {
     let dims: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
     Ok(RankedTensorType::new(&dims, element(context, dtype)?, None).into())
 }
@@ -47,7 +48,7 @@ pub fn tensor_type<'c>(context: &'c melior::Context, shape: &[i64], dtype: DataT
 /// Little-endian element bytes of a tensor's inline data. Sub-byte types (int4, uint4,
 /// float4, int2, uint2), which ONNX packs two or four to a byte (low bits first), come out one
 /// element per byte, zero-extended (how LLVM stores an `i4` or `i2`).
-pub fn inline_bytes(tensor: &TensorProto, dtype: DataType) -> Result<Vec<u8>, String> {
+pub fn inline_bytes(tensor: &TensorProto, dtype: DataType) -> Result<Vec<u8>, Error> {
     let sub_byte = match dtype {
         DataType::Int4 | DataType::Uint4 | DataType::Float4e2m1 => Some(4),
         DataType::Int2 | DataType::Uint2 => Some(2),
@@ -71,7 +72,8 @@ pub fn inline_bytes(tensor: &TensorProto, dtype: DataType) -> Result<Vec<u8>, St
                 tensor.name(),
                 packed.len(),
                 bits
-            ));
+            )
+            .into());
         }
         let mask = (1u8 << bits) - 1;
         return Ok((0..count).map(|i| (packed[i / per_byte] >> (bits * (i % per_byte))) & mask).collect());
@@ -98,7 +100,11 @@ pub fn inline_bytes(tensor: &TensorProto, dtype: DataType) -> Result<Vec<u8>, St
                 tensor.int32_data.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect()
             }
             other => {
-                return Err(format!("unsupported: tensor '{}' has element type {}", tensor.name(), other.as_str_name()))
+                return Err(Error::unsupported(format!(
+                    "tensor '{}' has element type {}",
+                    tensor.name(),
+                    other.as_str_name()
+                )))
             }
         }
     })
@@ -106,7 +112,7 @@ pub fn inline_bytes(tensor: &TensorProto, dtype: DataType) -> Result<Vec<u8>, St
 
 impl Importer<'_> {
     /// Reads a tensor's element bytes (raw, typed fields, or an external file).
-    pub(crate) fn constant(&self, tensor: &TensorProto) -> Result<Constant, String> {
+    pub(crate) fn constant(&self, tensor: &TensorProto) -> Result<Constant, Error> {
         let dtype = DataType::try_from(tensor.data_type())
             .map_err(|_| format!("tensor '{}' has an unknown data type", tensor.name()))?;
         let shape = tensor.dims.clone();
@@ -129,7 +135,9 @@ impl Importer<'_> {
             inline_bytes(tensor, dtype)?
         };
         if bytes.len() != count as usize * crate::fold::width(dtype) {
-            return Err(format!("tensor '{}' has {} bytes of data for shape {shape:?}", tensor.name(), bytes.len()));
+            return Err(
+                format!("tensor '{}' has {} bytes of data for shape {shape:?}", tensor.name(), bytes.len()).into()
+            );
         }
         Ok(Constant { shape, dtype, bytes, value: None })
     }

@@ -3,18 +3,7 @@
 use crate::diagnostics::{render_all, Diagnostic, SourceMap};
 use std::fmt;
 
-/// The broad class of an error, so callers can map it to exit codes or retry policies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// The user's input (IR text, pipeline string, option) is malformed.
-    InvalidInput,
-    /// The input is valid but asks for something Strata does not do.
-    Unsupported,
-    /// IR failed verification, or a pass reported failure on valid input.
-    VerificationFailed,
-    /// A bug or an environment problem in Strata itself.
-    Internal,
-}
+pub use strata_error::{Error, ErrorKind, HasKind, Location};
 
 /// A position inside a textual pass pipeline (0-based byte column).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,9 +32,9 @@ pub enum IrError {
     #[error("{0}")]
     Pipeline(PipelineError),
 
-    /// A pass signalled failure.
+    /// A pass signalled failure; `kind` says why (what the pass reported, else verification).
     #[error("pass '{pass}' failed\n{}", render_all(.diagnostics, &SourceMap::default()).trim_end())]
-    PassFailed { pass: String, diagnostics: Vec<Diagnostic> },
+    PassFailed { pass: String, kind: ErrorKind, diagnostics: Vec<Diagnostic> },
 
     /// IR was invalid after a pass (or on input).
     #[error("IR failed verification after '{after}'\n{}", render_all(.diagnostics, &SourceMap::default()).trim_end())]
@@ -65,7 +54,8 @@ impl IrError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             IrError::Parse { .. } | IrError::Pipeline(_) => ErrorKind::InvalidInput,
-            IrError::PassFailed { .. } | IrError::Verification { .. } => ErrorKind::VerificationFailed,
+            IrError::PassFailed { kind, .. } => *kind,
+            IrError::Verification { .. } => ErrorKind::Verification,
             IrError::DialectLoad { .. } | IrError::Internal(_) => ErrorKind::Internal,
         }
     }
@@ -85,7 +75,7 @@ impl IrError {
     pub fn render(&self, sources: &SourceMap) -> String {
         match self {
             IrError::Parse { diagnostics } => render_all(diagnostics, sources),
-            IrError::PassFailed { pass, diagnostics } => {
+            IrError::PassFailed { pass, diagnostics, .. } => {
                 format!("{}error: pass '{pass}' failed\n", render_all(diagnostics, sources))
             }
             IrError::Verification { after, diagnostics } => {
@@ -102,3 +92,17 @@ impl IrError {
 
 /// Result alias for this crate.
 pub type Result<T, E = IrError> = std::result::Result<T, E>;
+
+impl HasKind for IrError {
+    fn kind(&self) -> ErrorKind {
+        IrError::kind(self)
+    }
+}
+
+/// The shared error, with the rendered diagnostics as its message (their own locations and
+/// severities included).
+impl From<IrError> for Error {
+    fn from(error: IrError) -> Error {
+        Error::new(error.kind(), error.render(&SourceMap::default()).trim_end().trim_start_matches("error: "))
+    }
+}

@@ -24,7 +24,7 @@ mod tests;
 
 pub use context::{DialectDef, StrataContext, VerifyFn};
 pub use diagnostics::{render_all, Diagnostic, DiagnosticSink, Severity, SourceLoc, SourceMap};
-pub use error::{ErrorKind, IrError, PipelineError, Result};
+pub use error::{Error, ErrorKind, HasKind, IrError, Location, PipelineError, Result};
 pub use pass::{
     OptionInfo, OptionKind, Pass, PassContext, PassEntry, PassFailed, PassInfo, PassOptions, PassRegistry,
     StatisticInfo,

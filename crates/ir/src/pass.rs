@@ -145,6 +145,8 @@ pub struct PassContext<'s> {
     pub(crate) statistics: Vec<u64>,
     /// Warnings the pass reported (kept here: nested parses drain the context's sink).
     pub(crate) warnings: Vec<Diagnostic>,
+    /// The kind of the failures reported through [`PassContext::fail`] (the most severe).
+    pub(crate) failure: Option<crate::ErrorKind>,
 }
 
 impl<'s> PassContext<'s> {
@@ -156,6 +158,14 @@ impl<'s> PassContext<'s> {
     /// Reports an error at an IR location. The pass should then return `Err(PassFailed)`.
     pub fn emit_error(&self, location: Location<'_>, message: impl Into<String>) {
         self.strata.sink().push(Diagnostic::error(SourceLoc::from_mlir(location), message));
+    }
+
+    /// Reports `error` at `op` (its kind classifies the pass's failure: an unsupported input,
+    /// an invalid one, a Strata bug); returns the marker the pass then returns.
+    pub fn fail(&mut self, op: OperationRef<'_, '_>, error: &crate::Error) -> PassFailed {
+        self.emit_op_error(op, error.labelled());
+        self.failure = Some(self.failure.map_or(error.kind, |kind| kind.max(error.kind)));
+        PassFailed
     }
 
     /// Reports an error at `op`'s location.

@@ -9,7 +9,7 @@
 
 use crate::context::StrataContext;
 use crate::diagnostics::Diagnostic;
-use crate::error::{IrError, PipelineError, Result};
+use crate::error::{ErrorKind, IrError, PipelineError, Result};
 use crate::pass::{Pass, PassContext, PassEntry, PassOptions};
 use crate::pipeline::{Element, PassSpec, Pipeline};
 use crate::timing::TimingNode;
@@ -219,14 +219,16 @@ impl<'c> PassManager<'c> {
             }
             self.strata.sink().take();
             let start = Instant::now();
+            // A failure's kind: what a Rust pass reported through `fail`, else verification.
             let outcome = match &mut step.kind {
-                StepKind::Upstream(pm) => pm.run(module).map_err(|_| ()),
+                StepKind::Upstream(pm) => pm.run(module).map_err(|_| ErrorKind::Verification),
                 StepKind::Rust { entry, pass } => {
                     let mut cx = PassContext {
                         strata: self.strata,
                         info: entry.info,
                         statistics: vec![0; entry.info.statistics.len()],
                         warnings: Vec::new(),
+                        failure: None,
                     };
                     let targets = collect_targets(module.as_operation(), &step.path);
                     let mut failed = false;
@@ -246,7 +248,7 @@ impl<'c> PassManager<'c> {
                     }
                     report.warnings.append(&mut cx.warnings);
                     if failed {
-                        Err(())
+                        Err(cx.failure.unwrap_or(ErrorKind::Verification))
                     } else {
                         Ok(())
                     }
@@ -263,6 +265,7 @@ impl<'c> PassManager<'c> {
                 }
                 return Err(IrError::PassFailed {
                     pass: display,
+                    kind: outcome.err().unwrap_or(ErrorKind::Verification),
                     diagnostics: with_fallback(diagnostics, &step.spec.name),
                 });
             }

@@ -129,7 +129,7 @@ fn rust_pass_options_and_failures() {
         PassManager::parse(&strata, "builtin.module(func.func(toy-count{fail-if-more-than=1}))", Default::default())
             .unwrap();
     match pm.run(&mut module, &mut std::io::sink()) {
-        Err(IrError::PassFailed { pass, diagnostics }) => {
+        Err(IrError::PassFailed { pass, diagnostics, .. }) => {
             assert_eq!(pass, "toy-count{fail-if-more-than=1}");
             assert_eq!(diagnostics[0].message, "'func.func' op has 2 toy ops, more than 1");
             assert_eq!(diagnostics[0].location.file_line_col(), Some(("t.mlir", 1, 1)));

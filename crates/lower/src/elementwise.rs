@@ -4,6 +4,7 @@
 
 use crate::kernel::{Body, Elem, Iter, Kernel, Map, TensorTy};
 use strata_dialect_sg::{Arg, Elementwise, Program, ScalarOp};
+use strata_ir::Error;
 
 /// A scalar operation on values of one element type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,7 +22,7 @@ pub enum Binary {
 }
 
 /// `lhs op rhs` on scalars of type `elem` (the comparisons give `i1`).
-pub fn binary(b: &mut Body, op: Binary, lhs: &str, rhs: &str, elem: &Elem) -> Result<String, String> {
+pub fn binary(b: &mut Body, op: Binary, lhs: &str, rhs: &str, elem: &Elem) -> Result<String, Error> {
     let (float, int) = match op {
         Binary::Add => ("arith.addf", "arith.addi"),
         Binary::Sub => ("arith.subf", "arith.subi"),
@@ -82,7 +83,7 @@ fn narrow(b: &mut Body, x: &str, elem: &Elem) -> String {
 }
 
 /// `math.<name>(x)` on a float of type `elem`, through f32 for half precision.
-pub fn math(b: &mut Body, name: &str, x: &str, elem: &Elem) -> Result<String, String> {
+pub fn math(b: &mut Body, name: &str, x: &str, elem: &Elem) -> Result<String, Error> {
     if !elem.is_float() {
         return Err(elem.unsupported(name));
     }
@@ -102,8 +103,8 @@ pub fn map(
     k: &mut Kernel,
     args: usize,
     out: &TensorTy,
-    f: impl FnOnce(&mut Body, &[String]) -> Result<String, String>,
-) -> Result<String, String> {
+    f: impl FnOnce(&mut Body, &[String]) -> Result<String, Error>,
+) -> Result<String, Error> {
     let init = k.empty(out);
     let names: Vec<String> = (0..args).map(|i| k.arg(i)).collect();
     let types: Vec<TensorTy> = (0..args).map(|i| k.arg_type(i).clone()).collect();
@@ -115,7 +116,7 @@ pub fn map(
 /// The scalar body of elementwise op `op` (its parameters included) on `args`, scalars of type
 /// `elem` (the operands'; for `where`, its branches'). One arm per elementwise op: adding an
 /// elementwise op to the IRDL file is a compile error here until it has its body.
-pub fn scalar(b: &mut Body, op: ScalarOp, args: &[String], elem: &Elem) -> Result<String, String> {
+pub fn scalar(b: &mut Body, op: ScalarOp, args: &[String], elem: &Elem) -> Result<String, Error> {
     let x = args[0].as_str();
     let name = op.kind.name();
     let float_only = || if elem.is_float() { Ok(()) } else { Err(elem.unsupported(name)) };
@@ -246,7 +247,7 @@ pub fn scalar(b: &mut Body, op: ScalarOp, args: &[String], elem: &Elem) -> Resul
 }
 
 /// The scalar body of a fused program: its steps on `args` (the operands), of type `elem`.
-pub fn program(b: &mut Body, program: &Program, args: &[String], elem: &Elem) -> Result<String, String> {
+pub fn program(b: &mut Body, program: &Program, args: &[String], elem: &Elem) -> Result<String, Error> {
     let mut results: Vec<String> = Vec::with_capacity(program.steps.len());
     for (op, operands) in &program.steps {
         let values: Vec<String> = operands
@@ -264,7 +265,7 @@ pub fn program(b: &mut Body, program: &Program, args: &[String], elem: &Elem) ->
 
 /// Converts scalar `x` from `from` to `to` (ONNX Cast: floats round to nearest, float to
 /// integer truncates toward zero, anything to bool tests "not zero").
-pub fn cast(b: &mut Body, x: &str, from: &Elem, to: &Elem) -> Result<String, String> {
+pub fn cast(b: &mut Body, x: &str, from: &Elem, to: &Elem) -> Result<String, Error> {
     cast_saturating(b, x, from, to, true, crate::minifloat::E8M0Rounding::Up)
 }
 
@@ -279,7 +280,7 @@ pub fn cast_saturating(
     to: &Elem,
     saturate: bool,
     rounding: crate::minifloat::E8M0Rounding,
-) -> Result<String, String> {
+) -> Result<String, Error> {
     if from == to {
         return Ok(x.to_string());
     }
@@ -300,7 +301,7 @@ pub fn cast_saturating(
         let wide = cast_saturating(b, x, from, &f32, saturate, rounding)?;
         return Ok(crate::minifloat::encode_e8m0(b, &wide, saturate, rounding));
     }
-    let unsupported = || Err(format!("unsupported: cast from {from} to {to} is not lowered"));
+    let unsupported = || Err(Error::unsupported(format!("cast from {from} to {to} is not lowered")));
     Ok(match (from.is_float(), from.is_bool(), to.is_float(), to.is_bool()) {
         (true, _, true, _) if from.bits() < to.bits() => b.emit(format_args!("arith.extf {x} : {from} to {to}")),
         (true, _, true, _) if from.bits() > to.bits() => b.emit(format_args!("arith.truncf {x} : {from} to {to}")),

@@ -10,6 +10,7 @@ use crate::kernel::{Iter, Kernel, Map, TensorTy};
 use crate::ops::{tensor_type, Lowered};
 use melior::ir::{Value, ValueLike};
 use strata_dialect_sg::{Fused, Program, View};
+use strata_ir::Error;
 
 /// A view operand: the layout it reads its base with.
 struct Layout {
@@ -29,7 +30,7 @@ fn view_of<'c, 'a>(value: Value<'c, 'a>) -> Option<View<'c, 'a>> {
 }
 
 /// The kernel of `fused`, over [`operands`].
-pub fn kernel(fused: Fused<'_, '_>) -> Result<Lowered, String> {
+pub fn kernel(fused: Fused<'_, '_>) -> Result<Lowered, Error> {
     let program: Program = fused.program().parse().map_err(|e| format!("'sg.fused' program: {e}"))?;
     let out = tensor_type(fused.output().r#type())?;
     let operands = operands(fused);

@@ -7,6 +7,7 @@
 //! [`Body`] emitter each), so nested builders never clash.
 
 use std::fmt::{self, Write};
+use strata_ir::Error;
 
 /// Element type of a tensor. Scalar arithmetic is signless (`arith` takes no other integers):
 /// an unsigned ONNX type (`ui8`) is the signless `i8` with `unsigned` set, which picks the
@@ -61,11 +62,11 @@ impl Elem {
         }
     }
     /// The error for an element type a kernel does not handle.
-    pub fn unsupported(&self, what: &str) -> String {
-        format!(
-            "unsupported: {what} on element type {} is not lowered (supported: f16, bf16, f32, f64, integers, i1)",
+    pub fn unsupported(&self, what: &str) -> Error {
+        Error::unsupported(format!(
+            "{what} on element type {} is not lowered (supported: f16, bf16, f32, f64, integers, i1)",
             self.storage()
-        )
+        ))
     }
 
     /// A literal of this type for `value` (integers truncate toward zero; `i1` is "not zero").
@@ -352,8 +353,8 @@ impl Kernel {
         inputs: &[(&str, &TensorTy, Map)],
         output: (&str, &TensorTy, Map),
         iterators: &[Iter],
-        body: impl FnOnce(&mut Body, &[String]) -> Result<String, String>,
-    ) -> Result<String, String> {
+        body: impl FnOnce(&mut Body, &[String]) -> Result<String, Error>,
+    ) -> Result<String, Error> {
         self.try_generic_with_attributes("", inputs, output, iterators, body)
     }
 
@@ -364,8 +365,8 @@ impl Kernel {
         inputs: &[(&str, &TensorTy, Map)],
         output: (&str, &TensorTy, Map),
         iterators: &[Iter],
-        body: impl FnOnce(&mut Body, &[String]) -> Result<String, String>,
-    ) -> Result<String, String> {
+        body: impl FnOnce(&mut Body, &[String]) -> Result<String, Error>,
+    ) -> Result<String, Error> {
         let mut failure = None;
         let result = self.generic_with_attributes(attributes, inputs, output, iterators, |b, a| {
             body(b, a).unwrap_or_else(|e| {
@@ -517,15 +518,12 @@ impl<'c> KernelCache<'c> {
                 unsafe { strata_ir::rewrite::inline_call(function, op) };
                 Ok(())
             }
-            Err(error) => {
-                cx.emit_op_error(
-                    op,
-                    format!(
-                        "internal error: the {what} does not parse (a Strata bug; please report it):\n{error}\n{text}"
-                    ),
-                );
-                Err(strata_ir::PassFailed)
-            }
+            Err(error) => Err(cx.fail(
+                op,
+                &Error::internal(format!(
+                    "the {what} does not parse (a Strata bug; please report it):\n{error}\n{text}"
+                )),
+            )),
         }
     }
 

@@ -5,6 +5,7 @@
 
 use crate::kernel::{Elem, Iter, Kernel, Map, TensorTy};
 use crate::layout::reshape;
+use strata_ir::Error;
 
 /// `values` comma-separated, for shapes, offsets and attributes in kernel text.
 pub fn list(values: &[i64]) -> String {
@@ -56,7 +57,7 @@ pub fn conv2d(
     group: i64,
     has_bias: bool,
     out: &TensorTy,
-) -> Result<String, String> {
+) -> Result<String, Error> {
     let x_ty = k.arg_type(0).clone();
     let w_ty = k.arg_type(1).clone();
     let elem = x_ty.elem.clone();
@@ -131,7 +132,7 @@ fn accumulator(out: &TensorTy) -> TensorTy {
 }
 
 /// `value` (of type `acc`) as `out`: rounded once when the accumulator is wider.
-fn rounded(k: &mut Kernel, value: String, acc: &TensorTy, out: &TensorTy) -> Result<String, String> {
+fn rounded(k: &mut Kernel, value: String, acc: &TensorTy, out: &TensorTy) -> Result<String, Error> {
     if acc.elem == out.elem {
         return Ok(value);
     }
@@ -144,7 +145,7 @@ fn rounded(k: &mut Kernel, value: String, acc: &TensorTy, out: &TensorTy) -> Res
     )
 }
 
-pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, String> {
+pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, Error> {
     let (a_ty, b_ty) = (k.arg_type(0).clone(), k.arg_type(1).clone());
     let elem = a_ty.elem.clone();
     if !(elem.is_float() || elem.is_int()) || elem.unsigned {
@@ -217,7 +218,7 @@ pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, String> {
     rounded(k, product, &result, out)
 }
 
-pub fn max_pool(k: &mut Kernel, window: Window, out: &TensorTy) -> Result<String, String> {
+pub fn max_pool(k: &mut Kernel, window: Window, out: &TensorTy) -> Result<String, Error> {
     let ty = k.arg_type(0).clone();
     let elem = ty.elem.clone();
     if !(elem.is_float() || elem.is_int()) {
@@ -256,7 +257,7 @@ pub fn max_pool(k: &mut Kernel, window: Window, out: &TensorTy) -> Result<String
 /// the window's taps; taps in the padding never count. A window whose maximum is NaN has no
 /// equal element and reports i64::MAX. `column_major` (storage_order 1) then renumbers each
 /// plane's position as w * H + h.
-pub fn max_pool_indices(k: &mut Kernel, window: Window, column_major: bool, out: &TensorTy) -> Result<String, String> {
+pub fn max_pool_indices(k: &mut Kernel, window: Window, column_major: bool, out: &TensorTy) -> Result<String, Error> {
     let Window { kernel, strides, pads, dilations } = window;
     let ty = k.arg_type(0).clone();
     let elem = ty.elem.clone();
@@ -371,7 +372,7 @@ fn signed_max_pool(k: &mut Kernel, x: &str, ty: &TensorTy, window: Window, out: 
 
 /// Average pooling: a sum pool over the zero-padded input, divided by the number of window
 /// taps (dilated) inside the input (or inside input + pads when `count_include_pad`).
-pub fn average_pool(k: &mut Kernel, window: Window, count_include_pad: bool, out: &TensorTy) -> Result<String, String> {
+pub fn average_pool(k: &mut Kernel, window: Window, count_include_pad: bool, out: &TensorTy) -> Result<String, Error> {
     let Window { kernel, strides, pads, dilations } = window;
     let ty = k.arg_type(0).clone();
     let elem: Elem = ty.elem.clone();

@@ -8,15 +8,16 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::{DimSize, MemRefType, RankedTensorType, ShapedTypeLike};
 use melior::ir::{Type, ValueLike};
 use strata_dialect_sg::{Elementwise, SgOp};
+use strata_ir::Error;
 
 /// The tensor type of a value, or why it cannot be lowered.
-pub fn tensor_type(ty: Type<'_>) -> Result<TensorTy, String> {
+pub fn tensor_type(ty: Type<'_>) -> Result<TensorTy, Error> {
     let tensor = RankedTensorType::try_from(ty).map_err(|_| format!("expected a ranked tensor, got {ty}"))?;
     Ok(TensorTy::new(static_dims(&tensor, ty)?, Elem::new(tensor.element().to_string())))
 }
 
 /// The static shape of a ranked tensor or memref type, or why it has none.
-pub fn static_shape(ty: Type<'_>) -> Result<Vec<i64>, String> {
+pub fn static_shape(ty: Type<'_>) -> Result<Vec<i64>, Error> {
     if let Ok(tensor) = RankedTensorType::try_from(ty) {
         return static_dims(&tensor, ty);
     }
@@ -24,11 +25,11 @@ pub fn static_shape(ty: Type<'_>) -> Result<Vec<i64>, String> {
     static_dims(&memref, ty)
 }
 
-fn static_dims<'c>(shaped: &impl ShapedTypeLike<'c>, ty: Type<'_>) -> Result<Vec<i64>, String> {
+fn static_dims<'c>(shaped: &impl ShapedTypeLike<'c>, ty: Type<'_>) -> Result<Vec<i64>, Error> {
     (0..shaped.rank())
         .map(|i| match shaped.dim_size(i) {
             Ok(DimSize::Static(n)) => Ok(n as i64),
-            _ => Err(format!("dimension {i} of {ty} is not static")),
+            _ => Err(Error::invalid_input(format!("dimension {i} of {ty} is not static"))),
         })
         .collect()
 }
@@ -42,7 +43,7 @@ pub struct Lowered {
 
 /// The lowered kernel of `op`, or `None` when `op` is not an sg op. `Err` says why an sg op
 /// cannot be lowered (an `unsupported:` message for element types without a lowering).
-pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Lowered>, String> {
+pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Lowered>, Error> {
     let Some(sg) = SgOp::of(op) else { return Ok(None) };
     let args = (0..op.operand_count())
         .map(|i| tensor_type(op.operand(i).expect("counted").r#type()))

@@ -5,6 +5,7 @@
 use crate::elementwise::{binary, lit, math, Binary};
 use crate::kernel::{Elem, Iter, Kernel, Map, TensorTy};
 use crate::layout::reshape;
+use strata_ir::Error;
 
 /// What a reduction accumulates: the dialect's reductions (global pools and the
 /// normalisations use `Mean` and `Max` too).
@@ -18,7 +19,7 @@ pub fn reduce(
     ty: &TensorTy,
     reduced: &[bool],
     how: Reduction,
-) -> Result<(String, TensorTy), String> {
+) -> Result<(String, TensorTy), Error> {
     let elem = &ty.elem;
     if matches!(how, Reduction::Mean | Reduction::L2) && !elem.is_float() {
         return Err(elem.unsupported(&format!("{how:?} reduction")));
@@ -63,8 +64,8 @@ fn pointwise(
     k: &mut Kernel,
     value: &str,
     ty: &TensorTy,
-    f: impl FnOnce(&mut crate::kernel::Body, &str) -> Result<String, String>,
-) -> Result<String, String> {
+    f: impl FnOnce(&mut crate::kernel::Body, &str) -> Result<String, Error>,
+) -> Result<String, Error> {
     let init = k.empty(ty);
     k.try_generic(
         &[(value, ty, Map::identity(ty.rank()))],
@@ -75,7 +76,7 @@ fn pointwise(
 }
 
 /// `reduce_*` with sorted, distinct `axes`; `keepdims` reshapes to the result type.
-pub fn reduce_op(k: &mut Kernel, axes: &[i64], how: Reduction, out: &TensorTy) -> Result<String, String> {
+pub fn reduce_op(k: &mut Kernel, axes: &[i64], how: Reduction, out: &TensorTy) -> Result<String, Error> {
     let ty = k.arg_type(0).clone();
     let input = k.arg(0);
     let reduced: Vec<bool> = (0..ty.rank()).map(|d| axes.contains(&(d as i64))).collect();
@@ -84,14 +85,14 @@ pub fn reduce_op(k: &mut Kernel, axes: &[i64], how: Reduction, out: &TensorTy) -
 }
 
 /// Global average / max pool: a reduction over every dimension after N and C.
-pub fn global_pool(k: &mut Kernel, how: Reduction, out: &TensorTy) -> Result<String, String> {
+pub fn global_pool(k: &mut Kernel, how: Reduction, out: &TensorTy) -> Result<String, Error> {
     let axes: Vec<i64> = (2..k.arg_type(0).rank() as i64).collect();
     reduce_op(k, &axes, how, out)
 }
 
 /// Softmax or log-softmax along `axis`: the maximum, the sum of `exp(x - max)` (one
 /// generic), then the normalised value.
-pub fn softmax(k: &mut Kernel, axis: usize, log: bool) -> Result<String, String> {
+pub fn softmax(k: &mut Kernel, axis: usize, log: bool) -> Result<String, Error> {
     let ty = k.arg_type(0).clone();
     let elem = ty.elem.clone();
     if !elem.is_float() {
@@ -133,7 +134,7 @@ pub fn normalize(
     scale: usize,
     bias: Option<usize>,
     param_map: Map,
-) -> Result<String, String> {
+) -> Result<String, Error> {
     let ty = k.arg_type(0).clone();
     let elem: Elem = ty.elem.clone();
     if !elem.is_float() {

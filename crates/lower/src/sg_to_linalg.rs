@@ -15,7 +15,7 @@ use melior::ir::ValueLike;
 use mlir_sys::{MlirOperation, MlirValue};
 use strata_dialect_sg::{Fused, SgOp, View};
 use strata_ir::rewrite::{collect, erase_if_unused, inline_call, inline_call_with};
-use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_ir::{Error, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
 pub static INFO: PassInfo = PassInfo {
     name: "sg-to-linalg",
@@ -24,10 +24,7 @@ pub static INFO: PassInfo = PassInfo {
     options: &[],
     statistics: &[
         StatisticInfo { name: "lowered", help: "sg ops lowered" },
-        StatisticInfo {
-            name: "views-folded",
-            help: "sg.view ops read only by fused kernels (folded into their indexing)",
-        },
+        StatisticInfo { name: "views-folded", help: "views read only by fused kernels (folded into their indexing)" },
         StatisticInfo { name: "kernels", help: "Distinct kernels built" },
     ],
 };
@@ -59,12 +56,17 @@ impl Pass for SgToLinalg {
             let text = format!("module {{\n{}}}\n", lowered.kernel.function("kernel"));
             match kernels.function(strata, &text, "sg-to-linalg kernel") {
                 Ok(function) => uses.push((raw, function, lowered.reads_view_bases)),
-                Err(error) => errors.push((raw, format!("internal error: the linalg kernel of this op does not parse (a Strata bug; please report it):\n{error}\n{text}"))),
+                Err(error) => errors.push((
+                    raw,
+                    Error::internal(format!(
+                        "the linalg kernel of this op does not parse (a Strata bug; please report it):\n{error}\n{text}"
+                    )),
+                )),
             }
         }
         if !errors.is_empty() {
-            for (raw, message) in errors {
-                cx.emit_op_error(unsafe { OperationRef::from_raw(raw) }, message);
+            for (raw, error) in errors {
+                cx.fail(unsafe { OperationRef::from_raw(raw) }, &error);
             }
             return Err(PassFailed);
         }

@@ -222,8 +222,8 @@ fn every_lowering_parses_for_every_element_type() {
                         lowered_kinds.insert(kind);
                     }
                     Ok(None) => panic!("{case}: no kernel for an sg op"),
-                    Err(message) if message.starts_with("unsupported:") => unsupported += 1,
-                    Err(message) => panic!("{case}: {message}"),
+                    Err(error) if error.kind == strata_ir::ErrorKind::Unsupported => unsupported += 1,
+                    Err(error) => panic!("{case}: {error}"),
                 }
             }
         }

@@ -24,6 +24,7 @@ use melior::ir::r#type::MemRefType;
 use melior::ir::{BlockLike, RegionLike, ShapedTypeLike, ValueLike};
 use mlir_sys::{MlirOperation, MlirValue};
 use std::collections::BTreeMap;
+use strata_ir::Error;
 use strata_plan::{Buffer, Problem};
 
 const VIEW_LIKE: &[&str] = &[
@@ -94,7 +95,7 @@ fn element_bytes(element: &str) -> Option<u64> {
 
 /// The byte size of a static, identity-layout memref type in the default memory space, or
 /// why it has none.
-pub fn memref_bytes(ty: melior::ir::Type<'_>) -> Result<u64, String> {
+pub fn memref_bytes(ty: melior::ir::Type<'_>) -> Result<u64, Error> {
     let ty = MemRefType::try_from(ty).map_err(|_| "not a memref".to_owned())?;
     let layout = ty.layout().to_raw();
     let identity = unsafe {
@@ -102,10 +103,10 @@ pub fn memref_bytes(ty: melior::ir::Type<'_>) -> Result<u64, String> {
             && mlir_sys::mlirAffineMapIsIdentity(mlir_sys::mlirAffineMapAttrGetValue(layout))
     };
     if !identity {
-        return Err(format!("non-identity layout {}", ty.layout()));
+        return Err(Error::unsupported(format!("non-identity layout {}", ty.layout())));
     }
     if ty.memory_space().is_some() {
-        return Err("non-default memory space".into());
+        return Err(Error::unsupported("non-default memory space"));
     }
     let element = ty.element().to_string();
     let bytes = element_bytes(&element).ok_or_else(|| format!("element type {element}"))?;
@@ -113,16 +114,16 @@ pub fn memref_bytes(ty: melior::ir::Type<'_>) -> Result<u64, String> {
     for i in 0..ty.rank() {
         match ty.dim_size(i).map_err(|e| e.to_string())? {
             melior::ir::r#type::DimSize::Static(n) => count *= n,
-            _ => return Err("dynamic shape".into()),
+            _ => return Err(Error::unsupported("dynamic shape")),
         }
     }
     Ok(count * bytes)
 }
 
 /// The byte size of an alloc's static, identity-layout memref, or why it cannot be planned.
-fn static_size(op: OperationRef<'_, '_>) -> Result<u64, String> {
+fn static_size(op: OperationRef<'_, '_>) -> Result<u64, Error> {
     if op.operand_count() != 0 {
-        return Err("dynamic sizes or symbols".into());
+        return Err(Error::unsupported("dynamic sizes or symbols"));
     }
     memref_bytes(op.result(0).map_err(|e| e.to_string())?.r#type())
 }
@@ -235,7 +236,7 @@ fn is_elementwise(op: OperationRef<'_, '_>, op_name: &str) -> bool {
 
 /// Analyses `func` (a `func.func`); `alignment` applies to every buffer. With
 /// `parallel_aware`, the problem carries the op dependency DAG.
-pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool) -> Result<Analysis, String> {
+pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool) -> Result<Analysis, Error> {
     let mut buffers = Vec::new();
     let mut allocs = Vec::new();
     let mut skipped = Vec::new();
@@ -281,7 +282,7 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
                     buffers.push(buffer);
                     allocs.push(current.to_raw());
                 }
-                Err(reason) => skipped.push(format!("{}: {reason}", current.location())),
+                Err(reason) => skipped.push(format!("{}: {}", current.location(), reason.message)),
             }
         }
         visit(current, &mut walk, number, false, &mut uses);

@@ -42,5 +42,19 @@ pub enum PlanError {
     InvalidPlan { strategy: String, violations: Vec<Violation> },
 }
 
+impl strata_error::HasKind for PlanError {
+    fn kind(&self) -> strata_error::ErrorKind {
+        use strata_error::ErrorKind;
+        match self {
+            PlanError::Io { .. } => ErrorKind::Io,
+            PlanError::Csv { .. } | PlanError::InvalidBuffer { .. } | PlanError::UnknownStrategy(_) => {
+                ErrorKind::InvalidInput
+            }
+            PlanError::Unsupported(_) => ErrorKind::Unsupported,
+            PlanError::InvalidPlan { .. } => ErrorKind::Internal,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

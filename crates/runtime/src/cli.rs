@@ -5,28 +5,33 @@
 use crate::{compare, Signature, Tensor};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use strata_error::Error;
 
 /// The inputs in signature order from `name=file.npy` specs; every input is required.
-pub fn read_inputs(signature: &Signature, specs: &[String]) -> Result<Vec<Tensor>, String> {
+pub fn read_inputs(signature: &Signature, specs: &[String]) -> Result<Vec<Tensor>, Error> {
     let mut given = BTreeMap::new();
     for spec in specs {
-        let (name, path) =
-            spec.split_once('=').ok_or_else(|| format!("error: --input expects NAME=FILE.npy, got '{spec}'"))?;
+        let (name, path) = spec
+            .split_once('=')
+            .ok_or_else(|| Error::invalid_input(format!("--input expects NAME=FILE.npy, got '{spec}'")))?;
         given.insert(name.to_owned(), PathBuf::from(path));
     }
     let mut inputs = Vec::new();
     for spec in &signature.inputs {
         let path = given.remove(&spec.name).ok_or_else(|| {
-            format!(
-                "error: input '{}' ({} {:?}) is missing: pass --input {}=FILE.npy",
+            Error::invalid_input(format!(
+                "input '{}' ({} {:?}) is missing: pass --input {}=FILE.npy",
                 spec.name, spec.dtype, spec.shape, spec.name
-            )
+            ))
         })?;
-        inputs.push(Tensor::read_npy(&path).map_err(|e| format!("error: {e}"))?);
+        inputs.push(Tensor::read_npy(&path).map_err(|e| Error::io(e.to_string()))?);
     }
     if let Some(extra) = given.keys().next() {
         let known: Vec<&str> = signature.inputs.iter().map(|s| s.name.as_str()).collect();
-        return Err(format!("error: the model has no input '{extra}' (its inputs: {})", known.join(", ")));
+        return Err(Error::invalid_input(format!(
+            "the model has no input '{extra}' (its inputs: {})",
+            known.join(", ")
+        )));
     }
     Ok(inputs)
 }
@@ -39,17 +44,18 @@ pub fn check_expectations(
     specs: &[String],
     rtol: f64,
     atol: f64,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let mut mismatches = Vec::new();
     for spec in specs {
-        let (name, path) =
-            spec.split_once('=').ok_or_else(|| format!("error: --expect expects NAME=FILE.npy, got '{spec}'"))?;
+        let (name, path) = spec
+            .split_once('=')
+            .ok_or_else(|| Error::invalid_input(format!("--expect expects NAME=FILE.npy, got '{spec}'")))?;
         let index = signature
             .outputs
             .iter()
             .position(|o| o.name == name)
-            .ok_or_else(|| format!("error: the model has no output '{name}'"))?;
-        let reference = Tensor::read_npy(Path::new(path)).map_err(|e| format!("error: {e}"))?;
+            .ok_or_else(|| Error::invalid_input(format!("the model has no output '{name}'")))?;
+        let reference = Tensor::read_npy(Path::new(path)).map_err(|e| Error::io(e.to_string()))?;
         let comparison = compare(&outputs[index], &reference, rtol, atol);
         println!("expect '{name}': {}", comparison.describe(rtol, atol));
         if !comparison.passed() {
@@ -59,20 +65,23 @@ pub fn check_expectations(
     if mismatches.is_empty() {
         Ok(())
     } else {
-        Err(format!("error: outputs differ from their references: {}", mismatches.join(", ")))
+        Err(Error::new(
+            strata_error::ErrorKind::Verification,
+            format!("outputs differ from their references: {}", mismatches.join(", ")),
+        ))
     }
 }
 
 /// Writes each output as `<dir>/<name>.npy` (the name made file-safe).
-pub fn write_outputs(signature: &Signature, outputs: &[Tensor], dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("error: cannot create {}: {e}", dir.display()))?;
+pub fn write_outputs(signature: &Signature, outputs: &[Tensor], dir: &Path) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("cannot create {}: {e}", dir.display())))?;
     for (spec, tensor) in signature.outputs.iter().zip(outputs) {
         let file: String = spec
             .name
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
             .collect();
-        tensor.write_npy(&dir.join(format!("{file}.npy"))).map_err(|e| format!("error: {e}"))?;
+        tensor.write_npy(&dir.join(format!("{file}.npy"))).map_err(|e| Error::io(e.to_string()))?;
     }
     Ok(())
 }

@@ -39,6 +39,19 @@ pub enum RuntimeError {
     Cuda(String),
 }
 
+impl strata_error::HasKind for RuntimeError {
+    fn kind(&self) -> strata_error::ErrorKind {
+        use strata_error::ErrorKind;
+        match self {
+            RuntimeError::Input { .. } | RuntimeError::InputCount { .. } | RuntimeError::Data(_) => {
+                ErrorKind::InvalidInput
+            }
+            RuntimeError::Npy(_) | RuntimeError::Load(_) => ErrorKind::Io,
+            RuntimeError::Cuda(_) => ErrorKind::Internal,
+        }
+    }
+}
+
 /// One input or output at the ABI.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TensorSpec {

@@ -2,6 +2,7 @@
 //! and its manifest, which `strata-runtime` loads without the compiler.
 
 use melior::ir::Module;
+use strata_ir::Error;
 use strata_runtime::manifest::{file_name, ArtifactPaths};
 use strata_runtime::{Manifest, Signature};
 
@@ -67,24 +68,28 @@ pub fn write(
     entry: &str,
     name: &str,
     paths: &ArtifactPaths,
-) -> Result<Manifest, String> {
-    let object = crate::emit(module, crate::Emit::Object).map_err(|e| format!("error: {e}"))?;
+) -> Result<Manifest, Error> {
+    let object = crate::emit(module, crate::Emit::Object).map_err(|e| Error::of(&e))?;
     let temp = paths.main.with_extension("strata-tmp.o");
-    std::fs::write(&temp, object).map_err(|e| format!("error: cannot write {}: {e}", temp.display()))?;
+    std::fs::write(&temp, object).map_err(|e| format!("cannot write {}: {e}", temp.display()))?;
     let linker = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let status =
         std::process::Command::new(&linker).arg("-shared").arg("-o").arg(&paths.main).arg(&temp).arg("-lm").status();
     let _ = std::fs::remove_file(&temp);
     match status {
         Ok(s) if s.success() => {}
-        Ok(s) => return Err(format!("error: linking {} with `{linker} -shared` failed ({s})", paths.main.display())),
-        Err(e) => return Err(format!("error: cannot run the linker `{linker}` (set CC to a C compiler driver): {e}")),
+        Ok(s) => {
+            return Err(Error::io(format!("linking {} with `{linker} -shared` failed ({s})", paths.main.display())))
+        }
+        Err(e) => {
+            return Err(Error::io(format!("cannot run the linker `{linker}` (set CC to a C compiler driver): {e}")))
+        }
     }
     std::fs::write(&paths.header, c_header(name, signature))
-        .map_err(|e| format!("error: cannot write {}: {e}", paths.header.display()))?;
+        .map_err(|e| format!("cannot write {}: {e}", paths.header.display()))?;
     let mut manifest = Manifest::new(name, "host", signature);
     manifest.entry = entry.to_owned();
     manifest.library = Some(file_name(&paths.main));
-    manifest.write(&paths.manifest).map_err(|e| format!("error: {e}"))?;
+    manifest.write(&paths.manifest).map_err(|e| Error::of(&e))?;
     Ok(manifest)
 }

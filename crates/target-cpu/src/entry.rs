@@ -19,6 +19,7 @@ use melior::ir::r#type::FunctionType;
 use melior::ir::{BlockLike, Module, RegionLike};
 use melior::ir::{Value, ValueLike};
 use melior::StringRef;
+use strata_ir::Error;
 use strata_ir::StrataContext;
 
 /// How many inputs and outputs the model has; `empty_outputs` (indices) have no elements and
@@ -95,7 +96,7 @@ pub fn add_entry(
 
 /// Removes results `drop` from the `func.func` `main` (its return and type), then erases the ops
 /// left without users at the function's top level (sg ops count as side-effecting upstream).
-pub fn drop_results(context: &melior::Context, main: OperationRef<'_, '_>, drop: &[usize]) -> Result<(), String> {
+pub fn drop_results(context: &melior::Context, main: OperationRef<'_, '_>, drop: &[usize]) -> Result<(), Error> {
     let block = main.region(0).ok().and_then(|r| r.first_block()).ok_or("@main has no body")?;
     let terminator = block.terminator().ok_or("@main has no terminator")?;
     let kept: Vec<Value> =

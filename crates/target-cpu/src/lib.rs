@@ -74,3 +74,10 @@ pub enum CodegenError {
     #[error("the JIT has no symbol '{0}'")]
     Symbol(String),
 }
+
+/// Code generation fails only on IR the earlier stages should not have produced.
+impl strata_error::HasKind for CodegenError {
+    fn kind(&self) -> strata_error::ErrorKind {
+        strata_error::ErrorKind::Internal
+    }
+}

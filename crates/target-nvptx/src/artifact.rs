@@ -5,6 +5,7 @@
 use melior::ir::attribute::{AttributeLike, IntegerAttribute};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{BlockLike, Module, RegionLike, ValueLike};
+use strata_ir::Error;
 use strata_ir::StrataContext;
 use strata_runtime::manifest::{file_name, ArtifactPaths};
 use strata_runtime::{KernelArg, Launch, Manifest, Signature};
@@ -24,13 +25,13 @@ fn constant(value: melior::ir::Value<'_, '_>) -> Option<i64> {
 
 /// The kernel launches of the GPU-lowered `@main`, in order, with each kernel parameter
 /// mapped to its ABI buffer.
-pub fn launches(module: &Module<'_>, signature: &Signature) -> Result<Vec<Launch>, String> {
-    let main = strata_ir::rewrite::find_symbol(module, "main").ok_or("error: the module has no @main function")?;
+pub fn launches(module: &Module<'_>, signature: &Signature) -> Result<Vec<Launch>, Error> {
+    let main = strata_ir::rewrite::find_symbol(module, "main").ok_or("the module has no @main function")?;
     let inputs = signature.inputs.len();
     let outputs = signature.outputs.len();
     let arena = strata_ir::attrs::ARENA_ARG.get(main);
     let weights = strata_ir::attrs::WEIGHTS_ARG.get(main);
-    let body = main.region(0).ok().and_then(|r| r.first_block()).ok_or("error: @main has no body")?;
+    let body = main.region(0).ok().and_then(|r| r.first_block()).ok_or("@main has no body")?;
     let mut launches = Vec::new();
     let mut op = body.first_operation();
     while let Some(current) = op {
@@ -38,35 +39,33 @@ pub fn launches(module: &Module<'_>, signature: &Signature) -> Result<Vec<Launch
         let name = strata_ir::ods::op_name(current);
         if name != "gpu.launch_func" {
             if !matches!(name.as_str(), "func.return" | "arith.constant") && !name.starts_with("memref.") {
-                return Err(format!(
-                    "error: internal: '{name}' is left on the host after GPU lowering; only kernel launches may remain"
-                ));
+                return Err(Error::internal(format!(
+                    "'{name}' is left on the host after GPU lowering; only kernel launches may remain"
+                )));
             }
             continue;
         }
-        let kernel = current.attribute("kernel").map_err(|_| "error: internal: gpu.launch_func without a kernel")?;
+        let kernel = current.attribute("kernel").map_err(|_| "gpu.launch_func without a kernel")?;
         // The kernel's module: `@module::@function`.
         let root = unsafe { melior::StringRef::from_raw(mlir_sys::mlirSymbolRefAttrGetRootReference(kernel.to_raw())) };
-        let kernel = root.as_str().map_err(|_| "error: internal: kernel name is not UTF-8")?.to_owned();
+        let kernel = root.as_str().map_err(|_| "kernel name is not UTF-8")?.to_owned();
         // Operand segments: async deps, grid x/y/z, block x/y/z, cluster x/y/z, dynamic shared
         // memory, kernel operands, async object.
-        let segments = current
-            .attribute("operandSegmentSizes")
-            .map_err(|_| "error: internal: gpu.launch_func without operand segments")?;
+        let segments =
+            current.attribute("operandSegmentSizes").map_err(|_| "gpu.launch_func without operand segments")?;
         let sizes: Vec<usize> = (0..unsafe { mlir_sys::mlirDenseArrayGetNumElements(segments.to_raw()) })
             .map(|i| unsafe { mlir_sys::mlirDenseI32ArrayGetElement(segments.to_raw(), i) } as usize)
             .collect();
         if sizes.len() < 12 || sizes[0] != 0 || sizes[7..11].iter().any(|&n| n != 0) {
-            return Err(format!("error: internal: launch of {kernel} uses async tokens, clusters or dynamic shared memory, which the CUDA runtime does not support"));
+            return Err(Error::internal(format!("launch of {kernel} uses async tokens, clusters or dynamic shared memory, which the CUDA runtime does not support")));
         }
-        let operand =
-            |i: usize| current.operand(i).map_err(|_| format!("error: internal: launch of {kernel} lacks operand {i}"));
-        let dims = |first: usize| -> Result<[u32; 3], String> {
+        let operand = |i: usize| current.operand(i).map_err(|_| format!("launch of {kernel} lacks operand {i}"));
+        let dims = |first: usize| -> Result<[u32; 3], Error> {
             let mut out = [0u32; 3];
             for (k, slot) in out.iter_mut().enumerate() {
                 *slot = constant(operand(first + k)?)
                     .and_then(|v| u32::try_from(v).ok())
-                    .ok_or_else(|| format!("error: launch of {kernel}: grid and block sizes must be constants"))?;
+                    .ok_or_else(|| format!("launch of {kernel}: grid and block sizes must be constants"))?;
             }
             Ok(out)
         };
@@ -77,16 +76,16 @@ pub fn launches(module: &Module<'_>, signature: &Signature) -> Result<Vec<Launch
             let value = operand(i)?;
             let position = unsafe { mlir_sys::mlirValueIsABlockArgument(value.to_raw()) }
                 .then(|| unsafe { mlir_sys::mlirBlockArgumentGetArgNumber(value.to_raw()) } as usize)
-                .ok_or_else(|| format!("error: internal: kernel {kernel} takes a value computed on the host ({}); kernels may only take the ABI's buffers", value.r#type()))?;
+                .ok_or_else(|| format!("kernel {kernel} takes a value computed on the host ({}); kernels may only take the ABI's buffers", value.r#type()))?;
             args.push(match position {
                 p if p < inputs => KernelArg::Input(p),
                 p if p < inputs + outputs => KernelArg::Output(p - inputs),
                 p if Some(p as i64) == arena => KernelArg::Arena,
                 p if Some(p as i64) == weights => KernelArg::Weights,
                 p => {
-                    return Err(format!(
-                        "error: internal: kernel {kernel} takes argument {p} of @main, which is no ABI buffer"
-                    ))
+                    return Err(Error::internal(format!(
+                        "kernel {kernel} takes argument {p} of @main, which is no ABI buffer"
+                    )))
                 }
             });
         }
@@ -104,10 +103,10 @@ pub fn write(
     name: &str,
     chip: &str,
     paths: &ArtifactPaths,
-) -> Result<Manifest, String> {
-    let options = crate::PtxOptions::for_chip(chip).map_err(|e| format!("error: {e}"))?;
-    let (ptx, _) = crate::emit_ptx(module, &options).map_err(|e| format!("error: {e}"))?;
-    let weights = crate::weights::blob(strata, module).map_err(|e| format!("error: {e}"))?;
+) -> Result<Manifest, Error> {
+    let options = crate::PtxOptions::for_chip(chip).map_err(|e| Error::invalid_input(e.to_string()))?;
+    let (ptx, _) = crate::emit_ptx(module, &options).map_err(|e| Error::of(&e))?;
+    let weights = crate::weights::blob(strata, module).map_err(|e| Error::of(&e))?;
     let mut manifest = Manifest::new(name, "nvptx", signature);
     manifest.ptx = Some(file_name(&paths.main));
     manifest.chip = Some(chip.to_owned());
@@ -116,9 +115,9 @@ pub fn write(
     if !weights.is_empty() {
         manifest.weights = Some(file_name(&paths.weights));
         std::fs::write(&paths.weights, &weights)
-            .map_err(|e| format!("error: cannot write {}: {e}", paths.weights.display()))?;
+            .map_err(|e| format!("cannot write {}: {e}", paths.weights.display()))?;
     }
-    std::fs::write(&paths.main, ptx).map_err(|e| format!("error: cannot write {}: {e}", paths.main.display()))?;
-    manifest.write(&paths.manifest).map_err(|e| format!("error: {e}"))?;
+    std::fs::write(&paths.main, ptx).map_err(|e| format!("cannot write {}: {e}", paths.main.display()))?;
+    manifest.write(&paths.manifest).map_err(|e| Error::of(&e))?;
     Ok(manifest)
 }

@@ -48,3 +48,10 @@ pub enum CodegenError {
     #[error("LLVM: {0}")]
     Llvm(String),
 }
+
+/// Code generation fails only on IR the earlier stages should not have produced.
+impl strata_error::HasKind for CodegenError {
+    fn kind(&self) -> strata_error::ErrorKind {
+        strata_error::ErrorKind::Internal
+    }
+}

@@ -181,7 +181,7 @@ fn to_tensor(proto: &TensorProto) -> Result<Tensor, String> {
         DataType::Float8e8m0 => DType::F8E8M0,
         other => return Err(format!("unsupported: test data of type {}", other.as_str_name())),
     };
-    let bytes = inline_bytes(proto, data_type)?;
+    let bytes = inline_bytes(proto, data_type).map_err(|e| e.to_string())?;
     let shape: Vec<usize> = proto.dims.iter().map(|&d| d as usize).collect();
     Tensor::from_bytes(dtype, &shape, &bytes).map_err(|e| e.to_string())
 }
@@ -266,7 +266,7 @@ fn run_case(strata: &strata_ir::StrataContext, case: &Case) -> Outcome {
     let Case { path: case, name, bytes, graph } = *case;
     let mut model = match compile_model(strata, bytes, &options(case, name, graph, Target::Host), &mut |_| {}) {
         Ok(compiled) => compiled.model,
-        Err(error) if error.unsupported => return Outcome::Unsupported(error.message),
+        Err(error) if error.is_unsupported() => return Outcome::Unsupported(error.message),
         Err(error) => return Outcome::Failed(error.message),
     };
     let (rtol, atol) = tolerance(case);
@@ -301,7 +301,7 @@ fn bundle_case(strata: &strata_ir::StrataContext, case: &Case, out: &Path, chip:
     let options = options(case, name, graph, Target::Nvptx);
     let compiled = match compile(strata, bytes, &options, Stage::Gpu, &mut |_| {}) {
         Ok(compiled) => compiled,
-        Err(error) if error.unsupported => return Outcome::Unsupported(error.message),
+        Err(error) if error.is_unsupported() => return Outcome::Unsupported(error.message),
         Err(error) => return Outcome::Failed(error.message),
     };
     let Some(set) = data_sets(case).into_iter().next() else {
@@ -324,7 +324,7 @@ fn bundle_case(strata: &strata_ir::StrataContext, case: &Case, out: &Path, chip:
         strata_target_nvptx::artifact::write(strata, &compiled.module, &compiled.signature, "case", chip, &paths)
     {
         let _ = std::fs::remove_dir_all(&dir);
-        return Outcome::Failed(e);
+        return Outcome::Failed(e.to_string());
     }
     let (rtol, atol) = tolerance(case);
     let mut written = std::fs::write(dir.join("tolerance.txt"), format!("{rtol} {atol}\n")).map_err(|e| e.to_string());

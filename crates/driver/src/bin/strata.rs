@@ -29,8 +29,9 @@ fn main() {
         Command::Compile(args) => strata_driver::compile_cmd::run_compile(args),
         Command::Run(args) => strata_driver::compile_cmd::run_run(args),
     };
-    if let Err(message) = result {
-        eprintln!("{message}");
-        std::process::exit(1);
+    if let Err(error) = result {
+        eprintln!("{}", error.message.trim_end());
+        // 1 invalid input, 3 unsupported, 4 verification failed, 70 internal, 74 I/O.
+        std::process::exit(error.kind.exit_code());
     }
 }
