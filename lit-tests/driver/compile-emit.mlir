@@ -4,6 +4,21 @@
 // RUN: strata compile %S/../frontend/inputs/conv_relu.onnx --emit=sg | FileCheck --check-prefix=SG %s
 // RUN: strata compile %S/../frontend/inputs/conv_relu.onnx --emit=sg-opt | FileCheck --check-prefix=SG %s
 // RUN: strata compile %S/../frontend/inputs/conv_relu.onnx --emit=linalg | FileCheck --check-prefix=LINALG %s
+// The optimised graph is still sg (a fused program is an `sg.fused`), and strata-opt
+// re-parses and verifies it.
+// RUN: strata compile %S/../frontend/inputs/conv_relu.onnx --emit=sg-opt | strata-opt | FileCheck --check-prefix=SGOPT %s
+// The GPU's graph stage does not depend on the machine that compiles: told target=nvptx, the
+// optimiser gives no kernel an epilogue whatever the vector lanes (on the host, 8 lanes give
+// conv_relu's 4-filter convolution its ReLU as an epilogue, 16 do not), so AVX2 and AVX-512
+// build machines produce the same GPU graph as `strata compile --target=nvptx`.
+// RUN: strata compile %S/../frontend/inputs/conv_relu.onnx --emit=sg -o %t.sg.mlir
+// RUN: strata-opt %t.sg.mlir -p 'builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize,func.func(sg-egraph-optimize{target=nvptx vector-lanes=8}))' -o %t.gpu8.mlir
+// RUN: strata-opt %t.sg.mlir -p 'builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize,func.func(sg-egraph-optimize{target=nvptx vector-lanes=16}))' -o %t.gpu16.mlir
+// RUN: strata compile %S/../frontend/inputs/conv_relu.onnx --target=nvptx --emit=sg-opt -o %t.gpu.mlir
+// RUN: diff %t.gpu8.mlir %t.gpu16.mlir && diff %t.gpu8.mlir %t.gpu.mlir
+// RUN: FileCheck --check-prefix=GPUSG %s < %t.gpu.mlir
+// RUN: strata-opt %t.sg.mlir -p 'builtin.module(func.func(sg-egraph-optimize{target=host vector-lanes=8}))' | FileCheck --check-prefix=HOST8 %s
+// RUN: strata-opt %t.sg.mlir -p 'builtin.module(func.func(sg-egraph-optimize{target=host vector-lanes=16}))' | FileCheck --check-prefix=HOST16 %s
 // RUN: strata compile %S/../frontend/inputs/conv_relu.onnx --emit=memref | FileCheck --check-prefix=MEMREF %s
 // RUN: strata compile %S/../frontend/inputs/conv_relu.onnx --emit=llvm-dialect | FileCheck --check-prefix=LLVMDIALECT %s
 // RUN: strata compile %S/../frontend/inputs/conv_relu.onnx --emit=llvm-ir | FileCheck --check-prefix=LLVMIR %s
@@ -14,6 +29,15 @@
 
 // SG: func.func @main(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x4x4x4xf32> attributes {strata.input_names = ["x"], strata.output_names = ["y"]}
 // SG: "sg.conv2d"
+
+// SGOPT: "sg.conv2d"
+// SGOPT: "sg.fused"
+// SGOPT-NOT: linalg.
+
+// GPUSG: "sg.fused"(%0) {in_place = 1 : i64, program = "relu(i0)"}
+// GPUSG-NOT: epilogue
+// HOST8: "sg.fused"(%0) {epilogue = 1 : i64, program = "relu(i0)"}
+// HOST16: "sg.fused"(%0) {in_place = 1 : i64, program = "relu(i0)"}
 
 // LINALG: linalg.conv_2d_nchw_fchw
 // LINALG: linalg.depthwise_conv_2d_nchw_chw

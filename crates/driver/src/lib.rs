@@ -27,13 +27,6 @@ pub fn context() -> Result<StrataContext> {
     Ok(strata)
 }
 
-unsafe extern "C" {
-    /// `mlir::printRegisteredPasses()`: MLIR's C API has no way to enumerate registered
-    /// passes, so `--list-passes` calls the C++ function (it prints to LLVM's stdout).
-    #[link_name = "_ZN4mlir21printRegisteredPassesEv"]
-    fn mlir_print_registered_passes();
-}
-
 /// Prints Strata's passes, then every upstream MLIR pass, to standard output.
 pub fn list_passes(strata: &StrataContext) {
     use std::io::Write;
@@ -42,7 +35,7 @@ pub fn list_passes(strata: &StrataContext) {
     let _ = writeln!(stdout, "Upstream MLIR passes:");
     let _ = stdout.flush();
     drop(stdout);
-    unsafe { mlir_print_registered_passes() };
+    strata_ir::pass::print_upstream_passes();
 }
 
 /// Sends `tracing` output to standard error, filtered by `filter` (default: warnings).

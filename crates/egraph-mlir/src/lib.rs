@@ -10,13 +10,12 @@ pub mod phases;
 
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
-use melior::ir::TypeLike;
 use melior::ir::{BlockLike, RegionLike, Type, ValueLike};
-use mlir_sys::MlirValue;
 use std::collections::BTreeMap;
 use strata_dialect_sg::SgOp;
 use strata_egraph::{Graph, Op, Outcome};
 use strata_ir::Error;
+use strata_ir::Val;
 pub use strata_machine::Registers;
 
 /// Registers `sg-egraph-optimize` and the phased passes.
@@ -46,15 +45,8 @@ fn tensor(ty: Type<'_>) -> Result<(Vec<i64>, u64), Error> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     let element = t.element();
-    let bits = unsafe {
-        if mlir_sys::mlirTypeIsAInteger(element.to_raw()) {
-            mlir_sys::mlirIntegerTypeGetWidth(element.to_raw()) as u64
-        } else if mlir_sys::mlirTypeIsAFloat(element.to_raw()) {
-            mlir_sys::mlirFloatTypeGetWidth(element.to_raw()) as u64
-        } else {
-            return Err(Error::unsupported(format!("element type {element} has no size")));
-        }
-    };
+    let bits = strata_ir::handle::bit_width(element)
+        .ok_or_else(|| Error::unsupported(format!("element type {element} has no size")))?;
     Ok((shape, bits.div_ceil(8).max(1)))
 }
 
@@ -82,18 +74,18 @@ pub fn graph_of(func: OperationRef<'_, '_>, target: Target) -> Result<Graph, Err
 
 /// The graph of `func`, with the IR value each graph node stands for (`None` for the
 /// broadcasts made explicit, which have no value of their own).
-pub fn graph_with_values(func: OperationRef<'_, '_>, target: Target) -> Result<(Graph, Vec<Option<MlirValue>>), Error> {
+pub fn graph_with_values(func: OperationRef<'_, '_>, target: Target) -> Result<(Graph, Vec<Option<Val>>), Error> {
     let block = func.region(0).ok().and_then(|r| r.first_block()).ok_or("the function has no body")?;
     let mut graph = Graph::default();
-    let mut values: Vec<Option<MlirValue>> = Vec::new();
+    let mut values: Vec<Option<Val>> = Vec::new();
     let mut node_of: BTreeMap<usize, usize> = BTreeMap::new();
-    let key = |v: MlirValue| v.ptr as usize;
+    let key = |v: Val| v.raw().ptr as usize;
     for i in 0..block.argument_count() {
         let arg = block.argument(i).map_err(|e| e.to_string())?;
         let (shape, bytes) = tensor(arg.r#type())?;
         let n = graph.add(Op::Input(i), &[], &shape, bytes);
-        node_of.insert(key(arg.to_raw()), n);
-        values.push(Some(arg.to_raw()));
+        node_of.insert(key(Val::of(arg)), n);
+        values.push(Some(Val::of(arg)));
     }
     let mut constants = 0;
     let mut op = block.first_operation();
@@ -103,7 +95,7 @@ pub fn graph_with_values(func: OperationRef<'_, '_>, target: Target) -> Result<(
         if name == "func.return" {
             for operand in current.operands() {
                 let n =
-                    *node_of.get(&key(operand.to_raw())).ok_or("a returned value is not defined in the function")?;
+                    *node_of.get(&key(Val::of(operand))).ok_or("a returned value is not defined in the function")?;
                 graph.outputs.push(n);
             }
             continue;
@@ -120,7 +112,7 @@ pub fn graph_with_values(func: OperationRef<'_, '_>, target: Target) -> Result<(
         for operand in current.operands() {
             inputs.push(
                 *node_of
-                    .get(&key(operand.to_raw()))
+                    .get(&key(Val::of(operand)))
                     .ok_or_else(|| format!("'{name}' reads a value defined outside the function's top level"))?,
             );
         }
@@ -163,9 +155,9 @@ pub fn graph_with_values(func: OperationRef<'_, '_>, target: Target) -> Result<(
                 n
             }
         };
-        node_of.insert(key(result.to_raw()), n);
+        node_of.insert(key(Val::of(result)), n);
         values.resize(graph.nodes.len(), None);
-        values[n] = Some(result.to_raw());
+        values[n] = Some(Val::of(result));
     }
     graph.validate()?;
     Ok((graph, values))

@@ -22,11 +22,11 @@ use crate::{graph_with_values, Target};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
 use melior::ir::{BlockLike, RegionLike, Type, Value, ValueLike};
-use mlir_sys::{MlirOperation, MlirValue};
 use strata_dialect_sg as sg;
 use strata_egraph::layout::Layout;
 use strata_egraph::{optimize, Limits, Program, Step, Weights};
 use strata_ir::Error;
+use strata_ir::{Op as IrOp, Val};
 use strata_ir::{OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 use strata_machine::Registers;
 
@@ -94,16 +94,12 @@ impl Pass for EgraphOptimize {
 impl EgraphOptimize {
     /// Optimises a copy of `func` and, when every step succeeded, moves its body into `func`.
     fn optimize(&self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), Error> {
-        // Safety: the clone is a new operation owned here until it is destroyed below.
-        let copy = unsafe { OperationRef::from_raw(mlir_sys::mlirOperationClone(func.to_raw())) };
-        let rebuilt = self.rebuild(copy, cx);
-        unsafe {
-            if rebuilt.is_ok() {
-                let (into, from) =
-                    (func.region(0).map_err(|e| e.to_string())?, copy.region(0).map_err(|e| e.to_string())?);
-                mlir_sys::mlirRegionTakeBody(into.to_raw(), from.to_raw());
-            }
-            mlir_sys::mlirOperationDestroy(copy.to_raw());
+        // The copy is owned here and freed at the end of this scope.
+        let copy = IrOp::of(&func).clone_owned();
+        let rebuilt = self.rebuild(IrOp::of(&copy).get(), cx);
+        if rebuilt.is_ok() {
+            let (into, from) = (func.region(0).map_err(|e| e.to_string())?, copy.region(0).map_err(|e| e.to_string())?);
+            strata_ir::rewrite::take_body(into, from);
         }
         rebuilt
     }
@@ -131,38 +127,26 @@ impl EgraphOptimize {
 #[derive(Clone, Copy)]
 enum Operand {
     Step(usize),
-    Value(MlirValue),
+    Value(Val),
 }
 
 struct Rebuild<'a, 'p, 'c> {
     cx: &'a mut PassContext<'p>,
     func: OperationRef<'c, 'a>,
-    values: &'a [Option<MlirValue>],
+    values: &'a [Option<Val>],
     program: &'a strata_egraph::Extracted,
     /// The tensor value of each step, once made.
-    tensors: Vec<Option<MlirValue>>,
+    tensors: Vec<Option<Val>>,
 }
 
 impl Rebuild<'_, '_, '_> {
-    fn terminator(&self) -> MlirOperation {
-        let block = self.func.region(0).expect("checked by graph_with_values").first_block().expect("a body");
-        unsafe { mlir_sys::mlirBlockGetTerminator(block.to_raw()) }
+    fn terminator(&self) -> IrOp {
+        IrOp::of(&self.func).body(0).and_then(|b| b.terminator()).expect("checked by graph_with_values")
     }
 
     fn run(&mut self) -> Result<(), Error> {
         let terminator = self.terminator();
-        let originals: Vec<MlirOperation> = {
-            let block = self.func.region(0).map_err(|e| e.to_string())?.first_block().ok_or("no body")?;
-            let mut ops = Vec::new();
-            let mut op = block.first_operation();
-            while let Some(current) = op {
-                if current.to_raw().ptr != terminator.ptr {
-                    ops.push(current.to_raw());
-                }
-                op = current.next_in_block();
-            }
-            ops
-        };
+        let originals = IrOp::of(&self.func).body(0).ok_or("no body")?.ops_before_terminator();
         self.tensors = vec![None; self.program.steps.len()];
         for (s, step) in self.program.steps.iter().enumerate() {
             let value = match step {
@@ -208,45 +192,41 @@ impl Rebuild<'_, '_, '_> {
             self.tensors[s] = value;
         }
         let outputs = self.program.outputs.iter().map(|&o| self.tensor(o)).collect::<Result<Vec<_>, _>>()?;
-        if outputs.len() != unsafe { mlir_sys::mlirOperationGetNumOperands(terminator) } as usize {
+        if outputs.len() != terminator.operand_count() {
             return Err(Error::internal("the program's outputs do not match the function's results"));
         }
         for (i, value) in outputs.into_iter().enumerate() {
-            unsafe { mlir_sys::mlirOperationSetOperand(terminator, i as isize, value) };
+            terminator.set_operand(i, value);
         }
         // The original ops nothing reads any more (replaced or fused away), last first.
         for &op in originals.iter().rev() {
-            let unused = (0..unsafe { mlir_sys::mlirOperationGetNumResults(op) }).all(|r| {
-                unsafe { mlir_sys::mlirValueGetFirstUse(mlir_sys::mlirOperationGetResult(op, r)) }.ptr.is_null()
-            });
-            if unused {
-                unsafe { mlir_sys::mlirOperationDestroy(op) };
-            }
+            // Safety: an original op is erased at most once and not used afterwards.
+            unsafe { strata_ir::rewrite::erase_if_unused(op) };
         }
         Ok(())
     }
 
     /// The original op of graph node `node`, rewired to `operands` (when given) and moved to
     /// the end of the schedule; its result.
-    fn keep(&mut self, node: usize, operands: &[MlirValue]) -> Result<MlirValue, Error> {
+    fn keep(&mut self, node: usize, operands: &[Val]) -> Result<Val, Error> {
         let value = self.values[node].ok_or("a kernel without a value")?;
-        let op = unsafe { mlir_sys::mlirOpResultGetOwner(value) };
+        let op = value.owner().ok_or("a kernel's value is not an op result")?;
         for (i, &operand) in operands.iter().enumerate() {
-            unsafe { mlir_sys::mlirOperationSetOperand(op, i as isize, operand) };
+            op.set_operand(i, operand);
         }
-        unsafe { mlir_sys::mlirOperationMoveBefore(op, self.terminator()) };
+        op.move_before(self.terminator());
         Ok(value)
     }
 
     /// Inserts `op` before the terminator (the block takes ownership).
-    fn insert(&self, op: melior::ir::operation::Operation<'_>) -> MlirOperation {
+    fn insert(&self, op: melior::ir::operation::Operation<'_>) -> IrOp {
         let block = self.func.region(0).expect("checked by graph_with_values").first_block().expect("a body");
         let terminator = block.terminator().expect("a terminator");
-        block.insert_operation_before(terminator, op).to_raw()
+        IrOp::of(&block.insert_operation_before(terminator, op))
     }
 
     /// The tensor value of step `s`, making an `sg.view` for a view.
-    fn tensor(&mut self, s: usize) -> Result<MlirValue, Error> {
+    fn tensor(&mut self, s: usize) -> Result<Val, Error> {
         if let Some(value) = self.tensors[s] {
             return Ok(value);
         }
@@ -259,9 +239,9 @@ impl Rebuild<'_, '_, '_> {
         Ok(value)
     }
 
-    fn view(&mut self, base: MlirValue, layout: &Layout) -> Result<MlirValue, Error> {
+    fn view(&mut self, base: Val, layout: &Layout) -> Result<Val, Error> {
         let context = self.cx.strata().mlir();
-        let base_value = unsafe { Value::from_raw(base) };
+        let base_value = base.get();
         let base_ty = RankedTensorType::try_from(base_value.r#type()).map_err(|_| "a view of a non-tensor")?;
         let elem = base_ty.element();
         let numel: i64 = base_shape(base_value)?.iter().product();
@@ -281,16 +261,16 @@ impl Rebuild<'_, '_, '_> {
                 value = self.insert_value(sg::Transpose::build(context, location, value, &perm, tensor(&layout.shape)));
             }
             self.cx.bump("views-as-transposes", 1);
-            return Ok(value.to_raw());
+            return Ok(value.into());
         }
-        Ok(self.fold_view(base, layout)?.to_raw())
+        Ok(self.fold_view(base, layout)?.into())
     }
 
     /// An `sg.view` of `base` (a gather if computed on its own; folded into a fused kernel's
     /// indexing when only fused kernels read it).
-    fn fold_view(&mut self, base: MlirValue, layout: &Layout) -> Result<Value<'static, 'static>, Error> {
+    fn fold_view(&mut self, base: Val, layout: &Layout) -> Result<Value<'static, 'static>, Error> {
         let context = self.cx.strata().mlir();
-        let base_value = unsafe { Value::from_raw(base) };
+        let base_value = base.get();
         let base_ty = RankedTensorType::try_from(base_value.r#type()).map_err(|_| "a view of a non-tensor")?;
         let dims: Vec<u64> = layout.shape.iter().map(|&d| d as u64).collect();
         let ty = RankedTensorType::new(&dims, base_ty.element(), None).into();
@@ -308,8 +288,7 @@ impl Rebuild<'_, '_, '_> {
 
     /// Inserts `op` before the terminator; its result.
     fn insert_value(&self, op: melior::ir::operation::Operation<'_>) -> Value<'static, 'static> {
-        let raw = self.insert(op);
-        unsafe { Value::from_raw(mlir_sys::mlirOperationGetResult(raw, 0)) }
+        self.insert(op).result(0).get()
     }
 
     /// One `sg.fused` for a fused program over `args`: a view step that has no tensor yet is an
@@ -322,19 +301,19 @@ impl Rebuild<'_, '_, '_> {
         args: &[Operand],
         in_place: bool,
         epilogue: bool,
-    ) -> Result<MlirValue, Error> {
+    ) -> Result<Val, Error> {
         let mut operands: Vec<Value> = Vec::new();
         let mut first_is_view = false;
         for (i, arg) in args.iter().enumerate() {
             let value = match *arg {
-                Operand::Value(value) => unsafe { Value::from_raw(value) },
+                Operand::Value(value) => value.get(),
                 Operand::Step(a) => match &self.program.steps[a] {
                     Step::View { base, layout } if self.tensors[a].is_none() => {
                         first_is_view |= i == 0;
                         let base = self.tensor(*base)?;
                         self.fold_view(base, layout)?
                     }
-                    _ => unsafe { Value::from_raw(self.tensor(a)?) },
+                    _ => self.tensor(a)?.get(),
                 },
             };
             operands.push(value);
@@ -364,7 +343,7 @@ impl Rebuild<'_, '_, '_> {
                 self.cx.bump("in-place-kernels", 1);
             }
         }
-        Ok(self.insert_value(op).to_raw())
+        Ok(self.insert_value(op).into())
     }
 }
 

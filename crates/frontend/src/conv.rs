@@ -13,10 +13,10 @@ use crate::fold::Folded;
 use crate::import::{attribute, int, ints, operand, required, tensor_type, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use crate::shapes;
-use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
-use mlir_sys::MlirValue;
+use melior::ir::{Block, BlockLike, Location, Value};
 use strata_dialect_sg as sg;
 use strata_ir::Error;
+use strata_ir::Val;
 
 /// The padding `[begin.., end..]` of a windowed op (Conv, ConvTranspose's forward form,
 /// MaxPool, AveragePool) from `pads` or `auto_pad`, for any number of spatial axes.
@@ -48,7 +48,7 @@ pub(crate) fn window_pads(
 /// named after `label`, or a run-time value.
 pub(crate) enum Kernel {
     Constant { folded: Folded, label: String },
-    Value(MlirValue),
+    Value(Val),
 }
 
 /// A convolution's geometry: per spatial axis, strides and dilations; pads `[begin.., end..]`.
@@ -126,14 +126,14 @@ impl Importer<'_> {
         &mut self,
         block: &Block,
         location: Location,
-        x: MlirValue,
+        x: Val,
         xs: &[i64],
         kernel: Kernel,
         ws: &[i64],
-        bias: Option<MlirValue>,
+        bias: Option<Val>,
         g: &Geometry,
         dtype: DataType,
-    ) -> Result<(MlirValue, Vec<i64>), Error> {
+    ) -> Result<(Val, Vec<i64>), Error> {
         let context = self.strata.mlir();
         let spatial = xs.len() - 2;
         let mut out = vec![xs[0], ws[0]];
@@ -145,33 +145,32 @@ impl Importer<'_> {
             return Err(format!("the convolution's output {out:?} would be empty").into());
         }
         let ty = |shape: &[i64]| tensor_type(context, shape, dtype);
-        let reshape = |v: MlirValue, shape: &[i64]| -> Result<MlirValue, Error> {
-            Ok(append1(block, sg::Reshape::build(context, location, unsafe { Value::from_raw(v) }, ty(shape)?))
-                .to_raw())
+        let reshape = |v: Val, shape: &[i64]| -> Result<Val, Error> {
+            Ok(append1(block, sg::Reshape::build(context, location, v.get(), ty(shape)?)).into())
         };
-        let conv2d = |x: MlirValue,
-                      w: MlirValue,
-                      bias: Option<MlirValue>,
+        let conv2d = |x: Val,
+                      w: Val,
+                      bias: Option<Val>,
                       out: &[i64],
                       strides: [i64; 2],
                       pads: [i64; 4],
                       dilations: [i64; 2]|
-         -> Result<MlirValue, Error> {
+         -> Result<Val, Error> {
             let op = sg::Conv2d::build(
                 context,
                 location,
-                unsafe { Value::from_raw(x) },
-                unsafe { Value::from_raw(w) },
-                bias.map(|b| unsafe { Value::from_raw(b) }),
+                x.get(),
+                w.get(),
+                bias.map(|b| b.get()),
                 &strides,
                 &pads,
                 &dilations,
                 g.group,
                 ty(out)?,
             );
-            Ok(append1(block, op).to_raw())
+            Ok(append1(block, op).into())
         };
-        let materialise = |this: &mut Self, kernel: Kernel, shape: &[i64]| -> Result<MlirValue, Error> {
+        let materialise = |this: &mut Self, kernel: Kernel, shape: &[i64]| -> Result<Val, Error> {
             match kernel {
                 Kernel::Value(v) if shape == ws => Ok(v),
                 Kernel::Value(v) => reshape(v, shape),
@@ -206,32 +205,21 @@ impl Importer<'_> {
                 // Depth next to the batch, padded: [N, D + pads, C, H, W].
                 let (n, c, depth) = (xs[0], xs[1], xs[2]);
                 let moved = [n, depth, c, xs[3], xs[4]];
-                let mut xv = append1(
-                    block,
-                    sg::Transpose::build(
-                        context,
-                        location,
-                        unsafe { Value::from_raw(x) },
-                        &[0, 2, 1, 3, 4],
-                        ty(&moved)?,
-                    ),
-                )
-                .to_raw();
+                let mut xv: Val =
+                    append1(block, sg::Transpose::build(context, location, x.get(), &[0, 2, 1, 3, 4], ty(&moved)?))
+                        .into();
                 let padded_depth = depth + g.pads[0] + g.pads[3];
                 if g.pads[0] + g.pads[3] > 0 {
                     let pads = [0, g.pads[0], 0, 0, 0, 0, g.pads[3], 0, 0, 0];
                     let padded = [n, padded_depth, c, xs[3], xs[4]];
-                    xv = append1(
-                        block,
-                        sg::Pad::build(context, location, unsafe { Value::from_raw(xv) }, &pads, 0, 0.0, ty(&padded)?),
-                    )
-                    .to_raw();
+                    xv =
+                        append1(block, sg::Pad::build(context, location, xv.get(), &pads, 0, 0.0, ty(&padded)?)).into();
                 }
                 let od = out[2];
                 let planes = [n * od, c, xs[3], xs[4]];
                 let out4 = [n * od, out[1], out[3], out[4]];
                 let tap_shape = [ws[0], ws[1], ws[3], ws[4]];
-                let mut sum: Option<MlirValue> = None;
+                let mut sum: Option<Val> = None;
                 for kd in 0..ws[2] {
                     // Depth slices od * stride + kd * dilation, od < out depth.
                     let start = kd * g.dilations[0];
@@ -240,25 +228,25 @@ impl Importer<'_> {
                     let slice = sg::Slice::build(
                         context,
                         location,
-                        unsafe { Value::from_raw(xv) },
+                        xv.get(),
                         &[0, start, 0, 0, 0],
                         &[n, end, c, xs[3], xs[4]],
                         &[1, g.strides[0], 1, 1, 1],
                         ty(&taken)?,
                     );
-                    let slices = reshape(append1(block, slice).to_raw(), &planes)?;
+                    let slices = reshape(append1(block, slice).into(), &planes)?;
                     let w = match &kernel {
                         Kernel::Value(v) => {
                             let tap = sg::Slice::build(
                                 context,
                                 location,
-                                unsafe { Value::from_raw(*v) },
+                                v.get(),
                                 &[0, 0, kd, 0, 0],
                                 &[ws[0], ws[1], kd + 1, ws[3], ws[4]],
                                 &[1, 1, 1, 1, 1],
                                 ty(&[ws[0], ws[1], 1, ws[3], ws[4]])?,
                             );
-                            reshape(append1(block, tap).to_raw(), &tap_shape)?
+                            reshape(append1(block, tap).into(), &tap_shape)?
                         }
                         Kernel::Constant { folded, label } => {
                             let tap = crate::fold::slice(
@@ -288,32 +276,16 @@ impl Importer<'_> {
                     )?;
                     sum = Some(match sum {
                         None => y,
-                        Some(s) => append1(
-                            block,
-                            sg::Add::build(
-                                context,
-                                location,
-                                unsafe { Value::from_raw(s) },
-                                unsafe { Value::from_raw(y) },
-                                ty(&out4)?,
-                            ),
-                        )
-                        .to_raw(),
+                        Some(s) => {
+                            append1(block, sg::Add::build(context, location, s.get(), y.get(), ty(&out4)?)).into()
+                        }
                     });
                 }
                 let sum = sum.ok_or("a 3-D kernel with no depth")?;
                 let deep = reshape(sum, &[n, od, out[1], out[3], out[4]])?;
-                let y = append1(
-                    block,
-                    sg::Transpose::build(
-                        context,
-                        location,
-                        unsafe { Value::from_raw(deep) },
-                        &[0, 2, 1, 3, 4],
-                        ty(&out)?,
-                    ),
-                )
-                .to_raw();
+                let y =
+                    append1(block, sg::Transpose::build(context, location, deep.get(), &[0, 2, 1, 3, 4], ty(&out)?))
+                        .into();
                 Ok((y, out))
             }
         }

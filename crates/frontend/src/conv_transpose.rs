@@ -17,7 +17,7 @@ use crate::conv::{append1, Geometry, Kernel};
 use crate::import::{attribute, int, ints, node_name, operand, required, tensor_type, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use crate::shapes;
-use melior::ir::{Block, Location, Value, ValueLike};
+use melior::ir::{Block, Location};
 use strata_dialect_sg as sg;
 use strata_ir::Error;
 
@@ -183,7 +183,7 @@ impl Importer<'_> {
                 }
             }
             None => {
-                let mut v = unsafe { Value::from_raw(self.use_value(block, &w_name, location)?) };
+                let mut v = self.use_value(block, &w_name, location)?.get();
                 let mut grouped = vec![group, x[1] / group, w[1]];
                 grouped.extend(&kernel);
                 v = append1(block, sg::Reshape::build(context, location, v, ty(&grouped)?));
@@ -205,20 +205,20 @@ impl Importer<'_> {
                             reversed,
                             location,
                         )?;
-                        let indices = unsafe { Value::from_raw(flip) };
+                        let indices = flip.get();
                         v = append1(
                             block,
                             sg::Gather::build(context, location, v, indices, axis as i64, ty(&w2_shape)?),
                         );
                     }
                 }
-                Kernel::Value(v.to_raw())
+                Kernel::Value(v.into())
             }
         };
 
         // The input: zeros inserted (each spatial axis [.., n, 1, ..] padded to [.., n, s, ..]),
         // then padded or cropped.
-        let mut xv = unsafe { Value::from_raw(self.use_value(block, &x_name, location)?) };
+        let mut xv = self.use_value(block, &x_name, location)?.get();
         let mut current = x.clone();
         if strides.iter().any(|&s| s > 1) {
             let mut unit = vec![x[0], x[1]];
@@ -283,7 +283,7 @@ impl Importer<'_> {
         let (ones, zeros) = (vec![1; spatial], vec![0; 2 * spatial]);
         let geometry = Geometry { strides: &ones, pads: &zeros, dilations: &dilations, group };
         let (y, shape) =
-            self.conv_nd(block, location, xv.to_raw(), &current, kernel_value, &w2_shape, bias, &geometry, dtype)?;
+            self.conv_nd(block, location, xv.into(), &current, kernel_value, &w2_shape, bias, &geometry, dtype)?;
         debug_assert_eq!(shape, out);
         self.values.insert(node.output[0].clone(), Entry::Value { value: y, shape: out, dtype });
         Ok(())

@@ -7,16 +7,14 @@ use crate::shapes;
 use melior::ir::attribute::TypeAttribute;
 use melior::ir::operation::OperationBuilder;
 use melior::ir::r#type::FunctionType;
-use melior::ir::{
-    Attribute, Block, BlockLike, Identifier, Location, Module, Region, RegionLike, TypeLike, Value, ValueLike,
-};
-use mlir_sys::MlirValue;
+use melior::ir::{Block, BlockLike, Identifier, Location, Module, Region, RegionLike, Value, ValueLike};
 use prost::Message;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use strata_dialect_sg as sg;
 use strata_ir::Error;
 use strata_ir::StrataContext;
+use strata_ir::Val;
 
 pub use crate::tensor::inline_bytes;
 pub(crate) use crate::tensor::tensor_type;
@@ -42,11 +40,11 @@ pub(crate) struct Constant {
     /// Little-endian element bytes.
     pub(crate) bytes: Vec<u8>,
     /// The materialised `arith.constant`, once an op needs it as a value.
-    pub(crate) value: Option<MlirValue>,
+    pub(crate) value: Option<Val>,
 }
 
 pub(crate) enum Entry {
-    Value { value: MlirValue, shape: Vec<i64>, dtype: DataType },
+    Value { value: Val, shape: Vec<i64>, dtype: DataType },
     Constant(Constant),
 }
 
@@ -163,7 +161,7 @@ pub fn import<'c>(
     let block = Block::new(&argument_types.iter().map(|&t| (t, location)).collect::<Vec<_>>());
     for (index, (name, shape, dtype)) in argument_names.into_iter().enumerate() {
         let value: Value = block.argument(index).expect("one argument per input").into();
-        importer.values.insert(name, Entry::Value { value: value.to_raw(), shape, dtype });
+        importer.values.insert(name, Entry::Value { value: value.into(), shape, dtype });
     }
     for (index, node) in graph.node.iter().enumerate() {
         importer.node(&block, node, index).map_err(|error| FrontendError::Node {
@@ -193,10 +191,10 @@ pub fn import<'c>(
             file: file.clone(),
             error: Box::new(error.context(format!("graph output '{}'", output.name()))),
         })?;
-        result_types.push(unsafe { Value::from_raw(value) }.r#type());
+        result_types.push(value.get().r#type());
         results.push(value);
     }
-    let returned: Vec<Value> = results.iter().map(|&v| unsafe { Value::from_raw(v) }).collect();
+    let returned: Vec<Value> = results.iter().map(|&v| v.get()).collect();
     block.append_operation(melior::dialect::func::r#return(&returned, location));
     let region = Region::new();
     region.append_block(block);
@@ -330,15 +328,15 @@ impl Importer<'_> {
                 )
                 .into());
             }
-            let b = unsafe { Value::from_raw(self.use_value(block, name, location)?) };
-            let x = unsafe { Value::from_raw(y) };
+            let b = self.use_value(block, name, location)?.get();
+            let x = y.get();
             let op = if k == 1 {
                 sg::Max::build(context, location, x, b, ty)
             } else {
                 sg::Min::build(context, location, x, b, ty)
             };
             let value: Value = block.append_operation(op).result(0).expect("one result").into();
-            y = value.to_raw();
+            y = value.into();
         }
         self.values.insert(node.output[0].clone(), Entry::Value { value: y, shape, dtype });
         Ok(())
@@ -386,7 +384,7 @@ impl Importer<'_> {
     }
 
     /// The SSA value of `name`, materialising a constant as `arith.constant dense_resource`.
-    pub(crate) fn use_value(&mut self, block: &Block, name: &str, location: Location) -> Result<MlirValue, Error> {
+    pub(crate) fn use_value(&mut self, block: &Block, name: &str, location: Location) -> Result<Val, Error> {
         let context = self.strata.mlir();
         let resources = self.resources;
         let entry = self.values.get_mut(name).ok_or_else(|| format!("'{name}' is not defined before its use"))?;
@@ -399,37 +397,18 @@ impl Importer<'_> {
                 let ty = tensor_type(context, &constant.shape, constant.dtype)?;
                 let resource: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
                 let resource = format!("{resource}_{resources}");
-                let length = constant.bytes.len();
                 // Empty, one-element and boolean tensors are plain `dense<...>`: MLIR 22's LLVM
                 // translation divides by zero on an empty dense_resource, and lowering a
                 // rank-0 memref.global asks a dense_resource for elements it cannot iterate.
                 let count: i64 = constant.shape.iter().product();
                 // Booleans too: LLVM translation has no conversion for an i1 dense_resource.
                 let attribute = if constant.dtype == DataType::Bool {
-                    let flags: Vec<i32> = constant.bytes.iter().map(|&b| i32::from(b != 0)).collect();
-                    unsafe {
-                        Attribute::from_raw(mlir_sys::mlirDenseElementsAttrBoolGet(
-                            ty.to_raw(),
-                            flags.len() as isize,
-                            flags.as_ptr(),
-                        ))
-                    }
+                    let flags: Vec<bool> = constant.bytes.iter().map(|&b| b != 0).collect();
+                    strata_ir::resource::dense_bools(ty, &flags)
                 } else if count <= 1 {
-                    unsafe {
-                        Attribute::from_raw(mlir_sys::mlirDenseElementsAttrRawBufferGet(
-                            ty.to_raw(),
-                            length,
-                            constant.bytes.as_ptr().cast(),
-                        ))
-                    }
+                    strata_ir::resource::dense_bytes(ty, &constant.bytes)
                 } else {
-                    unsafe {
-                        Attribute::from_raw(strata_ir::resource::dense_resource(
-                            ty.to_raw(),
-                            &resource,
-                            &constant.bytes,
-                        ))
-                    }
+                    strata_ir::resource::dense_resource(ty, &resource, &constant.bytes)
                 };
                 let op = OperationBuilder::new("arith.constant", location)
                     .add_attributes(&[(Identifier::new(context, "value"), attribute)])
@@ -438,9 +417,9 @@ impl Importer<'_> {
                     .map_err(|e| e.to_string())?;
                 let op = block.append_operation(op);
                 let value: Value = op.result(0).expect("one result").into();
-                constant.value = Some(value.to_raw());
+                constant.value = Some(value.into());
                 self.resources += 1;
-                Ok(value.to_raw())
+                Ok(value.into())
             }
         }
     }
@@ -455,7 +434,7 @@ impl Importer<'_> {
         dtype: DataType,
         bytes: Vec<u8>,
         location: Location,
-    ) -> Result<MlirValue, Error> {
+    ) -> Result<Val, Error> {
         let name = format!("{label}.{}", self.values.len());
         self.values.insert(name.clone(), Entry::Constant(Constant { shape, dtype, bytes, value: None }));
         self.use_value(block, &name, location)
@@ -469,7 +448,7 @@ impl Importer<'_> {
         dtype: DataType,
     ) {
         let value: Value = op.result(0).expect("one result").into();
-        self.values.insert(node.output[0].clone(), Entry::Value { value: value.to_raw(), shape, dtype });
+        self.values.insert(node.output[0].clone(), Entry::Value { value: value.into(), shape, dtype });
     }
 
     /// `to` names the same value (or constant) as `from`.
@@ -491,33 +470,33 @@ impl Importer<'_> {
     pub(crate) fn cast_value(
         &mut self,
         block: &Block,
-        value: MlirValue,
+        value: Val,
         shape: &[i64],
         to: DataType,
         location: Location,
-    ) -> Result<MlirValue, Error> {
+    ) -> Result<Val, Error> {
         let context = self.strata.mlir();
-        let x = unsafe { Value::from_raw(value) };
+        let x = value.get();
         let op =
             block.append_operation(sg::Cast::build(context, location, x, None, None, tensor_type(context, shape, to)?));
         let result: Value = op.result(0).expect("one result").into();
-        Ok(result.to_raw())
+        Ok(result.into())
     }
 
     /// `value` reshaped to `shape` (an `sg.reshape`).
     pub(crate) fn reshape_value(
         &mut self,
         block: &Block,
-        value: MlirValue,
+        value: Val,
         shape: &[i64],
         dtype: DataType,
         location: Location,
-    ) -> Result<MlirValue, Error> {
+    ) -> Result<Val, Error> {
         let context = self.strata.mlir();
-        let x = unsafe { Value::from_raw(value) };
+        let x = value.get();
         let op = block.append_operation(sg::Reshape::build(context, location, x, tensor_type(context, shape, dtype)?));
         let result: Value = op.result(0).expect("one result").into();
-        Ok(result.to_raw())
+        Ok(result.into())
     }
 
     /// `input` reshaped to `out`: a constant is folded (same bytes, new shape), a value gets
@@ -537,7 +516,7 @@ impl Importer<'_> {
             return Ok(());
         }
         let context = self.strata.mlir();
-        let x = unsafe { Value::from_raw(self.use_value(block, input, location)?) };
+        let x = self.use_value(block, input, location)?.get();
         let op = block.append_operation(sg::Reshape::build(context, location, x, tensor_type(context, &out, dtype)?));
         self.define(node, op, out, dtype);
         Ok(())

@@ -6,7 +6,7 @@ use crate::fold::Folded;
 use crate::import::{attribute, int, ints, operand, required, tensor_type, Constant, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use crate::shapes;
-use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
+use melior::ir::{Block, BlockLike, Location, Value};
 use strata_dialect_sg as sg;
 use strata_ir::Error;
 
@@ -30,11 +30,11 @@ impl Importer<'_> {
                 return Err(format!("input '{name}' {other:?} does not match {shape:?} outside axis {axis}").into());
             }
             shape[axis as usize] += other[axis as usize];
-            let lhs = unsafe { Value::from_raw(acc) };
-            let rhs = unsafe { Value::from_raw(self.use_value(block, name, location)?) };
+            let lhs = acc.get();
+            let rhs = self.use_value(block, name, location)?.get();
             let op = sg::Concat::build(context, location, lhs, rhs, axis, tensor_type(context, &shape, dtype)?);
             let value: Value = block.append_operation(op).result(0).expect("one result").into();
-            acc = value.to_raw();
+            acc = value.into();
         }
         self.values.insert(node.output[0].clone(), Entry::Value { value: acc, shape, dtype });
         Ok(())
@@ -84,7 +84,7 @@ impl Importer<'_> {
                 self.values.insert(output, Entry::Constant(Constant { shape, dtype, bytes, value: None }));
                 continue;
             }
-            let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
+            let x = (self.use_value(block, required(node, 0)?, location)?).get();
             let op = block.append_operation(sg::Slice::build(
                 context,
                 location,
@@ -95,7 +95,7 @@ impl Importer<'_> {
                 tensor_type(context, &out, dtype)?,
             ));
             let value: Value = op.result(0).expect("one result").into();
-            self.values.insert(output, Entry::Value { value: value.to_raw(), shape: out, dtype });
+            self.values.insert(output, Entry::Value { value: value.into(), shape: out, dtype });
         }
         Ok(())
     }
@@ -145,7 +145,7 @@ impl Importer<'_> {
                 }
             })
             .collect();
-        let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
+        let x = (self.use_value(block, required(node, 0)?, location)?).get();
         let (ty, keep) = (tensor_type(context, &out, dtype)?, i64::from(keep != 0));
         let op = match node.op_type() {
             "ReduceSum" => sg::ReduceSum::build(context, location, x, &axes, keep, ty),
@@ -166,7 +166,7 @@ impl Importer<'_> {
         let context = self.strata.mlir();
         let (shape, dtype) = self.shape_of(required(node, 0)?)?;
         let rank = shape.len();
-        let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
+        let x = (self.use_value(block, required(node, 0)?, location)?).get();
         let (op, out) = match node.op_type() {
             "Expand" => {
                 let target = self.constant_ints(required(node, 1)?)?;
@@ -268,17 +268,8 @@ impl Importer<'_> {
                     ));
                     let padded: Value = padded.result(0).expect("one result").into();
                     let label = format!("{}_padding", crate::import::node_name(node, 0));
-                    let mask = unsafe {
-                        Value::from_raw(self.new_constant(
-                            block,
-                            &label,
-                            out.clone(),
-                            DataType::Bool,
-                            mask,
-                            location,
-                        )?)
-                    };
-                    let fill = unsafe { Value::from_raw(self.use_value(block, &value_name, location)?) };
+                    let mask = self.new_constant(block, &label, out.clone(), DataType::Bool, mask, location)?.get();
+                    let fill = self.use_value(block, &value_name, location)?.get();
                     let fill = if value_shape.is_empty() {
                         fill
                     } else {
@@ -348,7 +339,7 @@ impl Importer<'_> {
             return Err(format!("perm {perm:?} is not a permutation of the {} dimensions", shape.len()).into());
         }
         let out: Vec<i64> = perm.iter().map(|&p| shape[p as usize]).collect();
-        let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
+        let x = (self.use_value(block, required(node, 0)?, location)?).get();
         let op = block.append_operation(sg::Transpose::build(
             context,
             location,
@@ -393,7 +384,7 @@ impl Importer<'_> {
             self.define_constant(node, crate::fold::slice(&data, &s, &e, &st)?);
             return Ok(());
         }
-        let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
+        let x = (self.use_value(block, required(node, 0)?, location)?).get();
         let op = block.append_operation(sg::Slice::build(
             context,
             location,

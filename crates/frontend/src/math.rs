@@ -5,7 +5,7 @@
 use crate::import::{attribute, int, operand, required, tensor_type, Constant, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use crate::shapes;
-use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
+use melior::ir::{Block, BlockLike, Location, Value};
 use strata_dialect_sg::{self as sg, Elementwise, ScalarOp};
 use strata_ir::Error;
 
@@ -117,13 +117,13 @@ impl Importer<'_> {
             }
             shape = sg::verify::broadcast(&shape, &other)
                 .ok_or_else(|| format!("shapes {shape:?} and {other:?} do not broadcast"))?;
-            let lhs = unsafe { Value::from_raw(acc) };
-            let rhs = unsafe { Value::from_raw(rhs_raw) };
+            let lhs = acc.get();
+            let rhs = rhs_raw.get();
             let dtype = compute;
             let ty = tensor_type(context, &shape, dtype)?;
             let op = sg::build_elementwise(context, location, ScalarOp::new(kind), &[lhs, rhs], ty);
             let value: Value = block.append_operation(op).result(0).expect("one result").into();
-            acc = value.to_raw();
+            acc = value.into();
         }
         if let Some(back) = result_cast {
             acc = self.cast_value(block, acc, &shape, back, location)?;
@@ -160,8 +160,8 @@ impl Importer<'_> {
         let mut shape = sg::verify::broadcast(&a[..a.len() - 2], &b[..b.len() - 2])
             .ok_or_else(|| format!("batch dims of {a:?} and {b:?} do not broadcast"))?;
         shape.extend([a[a.len() - 2], b[b.len() - 1]]);
-        let lhs = unsafe { Value::from_raw(lhs_raw) };
-        let rhs = unsafe { Value::from_raw(rhs_raw) };
+        let lhs = lhs_raw.get();
+        let rhs = rhs_raw.get();
         let op = block.append_operation(sg::Matmul::build(
             context,
             location,
@@ -180,7 +180,7 @@ impl Importer<'_> {
             if vector_lhs {
                 out.remove(out.len() - 1 - usize::from(!vector_rhs));
             }
-            let value = self.reshape_value(block, product.to_raw(), &out, dtype, location)?;
+            let value = self.reshape_value(block, product.into(), &out, dtype, location)?;
             self.values.insert(node.output[0].clone(), Entry::Value { value, shape: out, dtype });
         } else {
             self.define(node, op, shape, dtype);
@@ -193,7 +193,7 @@ impl Importer<'_> {
         let context = self.strata.mlir();
         let (shape, _) = self.shape_of(required(node, 0)?)?;
         let to = self.cast_target(node)?;
-        let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
+        let x = (self.use_value(block, required(node, 0)?, location)?).get();
         let float8 = matches!(
             to,
             DataType::Float8e4m3fn
@@ -235,8 +235,8 @@ impl Importer<'_> {
         let mut out = data[..a].to_vec();
         out.extend(&indices);
         out.extend(&data[a + 1..]);
-        let d = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
-        let i = unsafe { Value::from_raw(self.use_value(block, required(node, 1)?, location)?) };
+        let d = (self.use_value(block, required(node, 0)?, location)?).get();
+        let i = (self.use_value(block, required(node, 1)?, location)?).get();
         let op = block.append_operation(sg::Gather::build(
             context,
             location,
@@ -267,10 +267,10 @@ impl Importer<'_> {
             }
         }
         let epsilon = attribute(node, "epsilon").map_or(1e-5, |a| a.f()) as f64;
-        let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
-        let scale = unsafe { Value::from_raw(self.use_value(block, required(node, 1)?, location)?) };
+        let x = (self.use_value(block, required(node, 0)?, location)?).get();
+        let scale = (self.use_value(block, required(node, 1)?, location)?).get();
         let bias = match operand(node, 2) {
-            Some(name) => Some(unsafe { Value::from_raw(self.use_value(block, name, location)?) }),
+            Some(name) => Some(self.use_value(block, name, location)?.get()),
             None => None,
         };
         let ty = tensor_type(context, &shape, dtype)?;
@@ -301,7 +301,7 @@ impl Importer<'_> {
         };
         let min = bound(1, self)?.unwrap_or_else(|| float("min", f32::NEG_INFINITY));
         let max = bound(2, self)?.unwrap_or_else(|| float("max", f32::INFINITY));
-        let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
+        let x = (self.use_value(block, required(node, 0)?, location)?).get();
         let ty = tensor_type(context, &shape, dtype)?;
         let op = block.append_operation(sg::Clip::build(context, location, x, min, max, ty));
         self.define(node, op, shape, dtype);
@@ -327,7 +327,7 @@ impl Importer<'_> {
         let context = self.strata.mlir();
         let (shape, dtype) = self.float_input(node)?;
         let axis = shapes::axis(int(node, "axis", -1), shape.len() as i64)? as i64;
-        let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
+        let x = (self.use_value(block, required(node, 0)?, location)?).get();
         let ty = tensor_type(context, &shape, dtype)?;
         let op = if node.op_type() == "Softmax" {
             sg::Softmax::build(context, location, x, axis, ty)
@@ -348,7 +348,7 @@ impl Importer<'_> {
         }
         let mut out = shape.clone();
         out[2..].iter_mut().for_each(|d| *d = 1);
-        let x = unsafe { Value::from_raw(self.use_value(block, required(node, 0)?, location)?) };
+        let x = (self.use_value(block, required(node, 0)?, location)?).get();
         let ty = tensor_type(context, &out, dtype)?;
         let op = if node.op_type() == "GlobalAveragePool" {
             sg::GlobalAveragePool::build(context, location, x, ty)

@@ -5,10 +5,10 @@
 use crate::conv::append1;
 use crate::import::{attribute, int, ints, node_name, operand, required, tensor_type, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
-use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
-use mlir_sys::MlirValue;
+use melior::ir::{Block, BlockLike, Location, Value};
 use strata_dialect_sg as sg;
 use strata_ir::Error;
+use strata_ir::Val;
 
 /// The mean and the population variance of `x` (shape `shape`) over `axes`, kept as size 1,
 /// with their shape: `reduce_mean(x)`, then `reduce_mean((x - mean)^2)`.
@@ -96,22 +96,22 @@ impl Importer<'_> {
         if out.iter().any(|&d| d < 1) {
             return Err(format!("the pooled output {out:?} would be empty").into());
         }
-        let xv = unsafe { Value::from_raw(self.use_value(block, &name, location)?) };
+        let xv = self.use_value(block, &name, location)?.get();
         let ty = |shape: &[i64]| tensor_type(context, shape, dtype);
-        let reshape = |v: Value<'_, '_>, shape: &[i64]| -> Result<MlirValue, Error> {
+        let reshape = |v: Value<'_, '_>, shape: &[i64]| -> Result<Val, Error> {
             let op = block.append_operation(sg::Reshape::build(context, location, v, ty(shape)?));
-            Ok(op.result(0).expect("one result").to_raw())
+            Ok(op.result(0).expect("one result").into())
         };
         // The Indices of a 2-D max pool of `v`, given its result `pooled`.
         let indices2d = |v: Value<'_, '_>,
-                         pooled: MlirValue,
+                         pooled: Val,
                          o: &[i64],
                          k: [i64; 2],
                          s: [i64; 2],
                          p: [i64; 4],
                          d: [i64; 2]|
-         -> Result<MlirValue, Error> {
-            let pooled = unsafe { Value::from_raw(pooled) };
+         -> Result<Val, Error> {
+            let pooled = pooled.get();
             let op = sg::MaxPoolIndices::build(
                 context,
                 location,
@@ -125,7 +125,7 @@ impl Importer<'_> {
                 storage_order,
                 tensor_type(context, o, DataType::Int64)?,
             );
-            Ok(block.append_operation(op).result(0).expect("one result").to_raw())
+            Ok(block.append_operation(op).result(0).expect("one result").into())
         };
         // One 2-D pool of a 4-D value along its last two axes (and its Indices when asked).
         let pool2d = |v: Value<'_, '_>,
@@ -134,7 +134,7 @@ impl Importer<'_> {
                       s: [i64; 2],
                       p: [i64; 4],
                       d: [i64; 2]|
-         -> Result<(MlirValue, Vec<i64>, Option<MlirValue>), Error> {
+         -> Result<(Val, Vec<i64>, Option<Val>), Error> {
             let o = vec![
                 shape[0],
                 shape[1],
@@ -146,7 +146,7 @@ impl Importer<'_> {
             } else {
                 sg::AveragePool::build(context, location, v, &k, &s, &p, &d, ceil, count_include_pad, ty(&o)?)
             };
-            let pooled = block.append_operation(op).result(0).expect("one result").to_raw();
+            let pooled = block.append_operation(op).result(0).expect("one result").into();
             let where_from = if indices.is_some() { Some(indices2d(v, pooled, &o, k, s, p, d)?) } else { None };
             Ok((pooled, o, where_from))
         };
@@ -164,7 +164,7 @@ impl Importer<'_> {
             }
             1 => {
                 // Over a unit width, the 2-D flat index (n, c, l, 0) is the 1-D one.
-                let lifted = unsafe { Value::from_raw(reshape(xv, &[x[0], x[1], x[2], 1])?) };
+                let lifted = (reshape(xv, &[x[0], x[1], x[2], 1])?).get();
                 let (pooled, _, where_from) = pool2d(
                     lifted,
                     &[x[0], x[1], x[2], 1],
@@ -178,18 +178,18 @@ impl Importer<'_> {
                         let op = block.append_operation(sg::Reshape::build(
                             context,
                             location,
-                            unsafe { Value::from_raw(i) },
+                            i.get(),
                             tensor_type(context, &out, DataType::Int64)?,
                         ));
-                        Some(op.result(0).expect("one result").to_raw())
+                        Some(op.result(0).expect("one result").into())
                     }
                     None => None,
                 };
-                (reshape(unsafe { Value::from_raw(pooled) }, &out)?, where_from)
+                (reshape(pooled.get(), &out)?, where_from)
             }
             _ => {
                 let planes = [x[0], x[1] * x[2], x[3], x[4]];
-                let flat = unsafe { Value::from_raw(reshape(xv, &planes)?) };
+                let flat = (reshape(xv, &planes)?).get();
                 let (hw, o, _) = pool2d(
                     flat,
                     &planes,
@@ -199,10 +199,10 @@ impl Importer<'_> {
                     [dilations[1], dilations[2]],
                 )?;
                 let depth = [x[0], x[1], x[2], o[2] * o[3]];
-                let deep = unsafe { Value::from_raw(reshape(Value::from_raw(hw), &depth)?) };
+                let deep = reshape(hw.get(), &depth)?.get();
                 let (pooled, _, _) =
                     pool2d(deep, &depth, [kernel[0], 1], [strides[0], 1], [pads[0], 0, pads[3], 0], [dilations[0], 1])?;
-                (reshape(unsafe { Value::from_raw(pooled) }, &out)?, None)
+                (reshape(pooled.get(), &out)?, None)
             }
         };
         if let (Some(name), Some(value)) = (indices, where_from) {
@@ -263,9 +263,9 @@ impl Importer<'_> {
             let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
             this.new_constant(block, &format!("{base}_{label}"), channel_shape.clone(), dtype, bytes, location)
         };
-        let s = unsafe { Value::from_raw(constant("scale", &scale, self)?) };
-        let t = unsafe { Value::from_raw(constant("shift", &shift, self)?) };
-        let xv = unsafe { Value::from_raw(self.use_value(block, names[0], location)?) };
+        let s = (constant("scale", &scale, self)?).get();
+        let t = (constant("shift", &shift, self)?).get();
+        let xv = self.use_value(block, names[0], location)?.get();
         let ty = tensor_type(context, &x, dtype)?;
         let scaled: Value =
             block.append_operation(sg::Mul::build(context, location, xv, s, ty)).result(0).expect("one result").into();
@@ -282,7 +282,7 @@ impl Importer<'_> {
         channels: i64,
         dtype: DataType,
         location: Location,
-    ) -> Result<Vec<MlirValue>, Error> {
+    ) -> Result<Vec<Val>, Error> {
         let mut params = Vec::new();
         for name in names {
             let (shape, param_type) = self.shape_of(name)?;
@@ -308,18 +308,16 @@ impl Importer<'_> {
         block: &Block,
         node: &NodeProto,
         input: (&str, &[i64], DataType),
-        params: &[MlirValue],
+        params: &[Val],
         location: Location,
-    ) -> Result<MlirValue, Error> {
+    ) -> Result<Val, Error> {
         let (x_name, x, dtype) = input;
         let context = self.strata.mlir();
-        let params: Vec<Value> = params.iter().map(|&p| unsafe { Value::from_raw(p) }).collect();
+        let params: Vec<Value> = params.iter().map(|&p| p.get()).collect();
         let channels = x[1];
         let epsilon = attribute(node, "epsilon").map_or(1e-5, |a| a.f());
         let vector = tensor_type(context, &[channels], dtype)?;
-        let eps = unsafe {
-            Value::from_raw(self.scalar(block, &format!("{}_epsilon", node.name()), epsilon, dtype, location)?)
-        };
+        let eps = self.scalar(block, &format!("{}_epsilon", node.name()), epsilon, dtype, location)?.get();
         let shifted = append1(block, sg::Add::build(context, location, params[3], eps, vector));
         let root = append1(block, sg::Sqrt::build(context, location, shifted, vector));
         let s = append1(block, sg::Div::build(context, location, params[0], root, vector));
@@ -330,10 +328,10 @@ impl Importer<'_> {
         let per_channel = tensor_type(context, &channel_shape, dtype)?;
         let s = append1(block, sg::Reshape::build(context, location, s, per_channel));
         let t = append1(block, sg::Reshape::build(context, location, t, per_channel));
-        let xv = unsafe { Value::from_raw(self.use_value(block, x_name, location)?) };
+        let xv = self.use_value(block, x_name, location)?.get();
         let ty = tensor_type(context, x, dtype)?;
         let scaled = append1(block, sg::Mul::build(context, location, xv, s, ty));
-        Ok(append1(block, sg::Add::build(context, location, scaled, t, ty)).to_raw())
+        Ok(append1(block, sg::Add::build(context, location, scaled, t, ty)).into())
     }
 
     /// BatchNormalization in training mode: normalised by the batch's own per-channel mean and
@@ -354,32 +352,23 @@ impl Importer<'_> {
         let momentum = attribute(node, "momentum").map_or(0.9, |a| a.f());
         let axes: Vec<i64> = (0..x.len() as i64).filter(|&a| a != 1).collect();
         let vector = tensor_type(context, &[channels], dtype)?;
-        let xv = unsafe { Value::from_raw(self.use_value(block, names[0], location)?) };
+        let xv = self.use_value(block, names[0], location)?.get();
         let (kept_mean, kept_var, _) = moments(context, block, location, xv, x, &axes, dtype)?;
         let mean = append1(block, sg::Reshape::build(context, location, kept_mean, vector));
         let var = append1(block, sg::Reshape::build(context, location, kept_var, vector));
-        let stats = [params[0], params[1], mean.to_raw(), var.to_raw()];
+        let stats = [params[0], params[1], mean.into(), var.into()];
         let y = self.normalize(block, node, (names[0], x, dtype), &stats, location)?;
         self.values.insert(node.output[0].clone(), Entry::Value { value: y, shape: x.to_vec(), dtype });
         let base = node_name(node, 0);
-        let keep =
-            unsafe { Value::from_raw(self.scalar(block, &format!("{base}_momentum"), momentum, dtype, location)?) };
-        let take = unsafe {
-            Value::from_raw(self.scalar(
-                block,
-                &format!("{base}_one_minus_momentum"),
-                1.0 - momentum,
-                dtype,
-                location,
-            )?)
-        };
+        let keep = (self.scalar(block, &format!("{base}_momentum"), momentum, dtype, location)?).get();
+        let take = self.scalar(block, &format!("{base}_one_minus_momentum"), 1.0 - momentum, dtype, location)?.get();
         for (k, (running, current)) in [(params[2], mean), (params[3], var)].into_iter().enumerate() {
             let Some(output) = node.output.get(1 + k).filter(|o| !o.is_empty()) else { continue };
-            let running = unsafe { Value::from_raw(running) };
+            let running = running.get();
             let kept = append1(block, sg::Mul::build(context, location, running, keep, vector));
             let taken = append1(block, sg::Mul::build(context, location, current, take, vector));
             let updated = append1(block, sg::Add::build(context, location, kept, taken, vector));
-            self.values.insert(output.clone(), Entry::Value { value: updated.to_raw(), shape: vec![channels], dtype });
+            self.values.insert(output.clone(), Entry::Value { value: updated.into(), shape: vec![channels], dtype });
         }
         Ok(())
     }
@@ -396,21 +385,16 @@ impl Importer<'_> {
         let alpha = attribute(node, "alpha").map_or(1.0, |a| a.f());
         let beta = attribute(node, "beta").map_or(1.0, |a| a.f());
         let maybe_transposed =
-            |name: &str, shape: &[i64], transpose: bool, this: &mut Self| -> Result<(MlirValue, Vec<i64>), Error> {
+            |name: &str, shape: &[i64], transpose: bool, this: &mut Self| -> Result<(Val, Vec<i64>), Error> {
                 let value = this.use_value(block, name, location)?;
                 if !transpose {
                     return Ok((value, shape.to_vec()));
                 }
                 let out = vec![shape[1], shape[0]];
-                let op = sg::Transpose::build(
-                    context,
-                    location,
-                    unsafe { Value::from_raw(value) },
-                    &[1, 0],
-                    tensor_type(context, &out, dtype)?,
-                );
+                let op =
+                    sg::Transpose::build(context, location, value.get(), &[1, 0], tensor_type(context, &out, dtype)?);
                 let value: Value = block.append_operation(op).result(0).expect("one result").into();
-                Ok((value.to_raw(), out))
+                Ok((value.into(), out))
             };
         let (a_value, a) = maybe_transposed(a_name, &a, int(node, "transA", 0) != 0, self)?;
         let (b_value, b) = maybe_transposed(b_name, &b, int(node, "transB", 0) != 0, self)?;
@@ -419,17 +403,11 @@ impl Importer<'_> {
         }
         let shape = vec![a[0], b[1]];
         let ty = tensor_type(context, &shape, dtype)?;
-        let product = sg::Matmul::build(
-            context,
-            location,
-            unsafe { Value::from_raw(a_value) },
-            unsafe { Value::from_raw(b_value) },
-            ty,
-        );
+        let product = sg::Matmul::build(context, location, a_value.get(), b_value.get(), ty);
         let mut result: Value = block.append_operation(product).result(0).expect("one result").into();
         if alpha != 1.0 {
             let scale = self.scalar(block, &format!("{}_alpha", node.name()), alpha, dtype, location)?;
-            let op = sg::Mul::build(context, location, result, unsafe { Value::from_raw(scale) }, ty);
+            let op = sg::Mul::build(context, location, result, scale.get(), ty);
             result = block.append_operation(op).result(0).expect("one result").into();
         }
         if let Some(c_name) = operand(node, 2) {
@@ -437,22 +415,16 @@ impl Importer<'_> {
             let out = sg::verify::broadcast(&shape, &c)
                 .filter(|s| *s == shape)
                 .ok_or_else(|| format!("C {c:?} does not broadcast to {shape:?}"))?;
-            let mut c_value = unsafe { Value::from_raw(self.use_value(block, c_name, location)?) };
+            let mut c_value = self.use_value(block, c_name, location)?.get();
             if beta != 1.0 {
                 let scale = self.scalar(block, &format!("{}_beta", node.name()), beta, dtype, location)?;
-                let op = sg::Mul::build(
-                    context,
-                    location,
-                    c_value,
-                    unsafe { Value::from_raw(scale) },
-                    tensor_type(context, &c, dtype)?,
-                );
+                let op = sg::Mul::build(context, location, c_value, scale.get(), tensor_type(context, &c, dtype)?);
                 c_value = block.append_operation(op).result(0).expect("one result").into();
             }
             let op = sg::Add::build(context, location, result, c_value, tensor_type(context, &out, dtype)?);
             result = block.append_operation(op).result(0).expect("one result").into();
         }
-        self.values.insert(node.output[0].clone(), Entry::Value { value: result.to_raw(), shape, dtype });
+        self.values.insert(node.output[0].clone(), Entry::Value { value: result.into(), shape, dtype });
         Ok(())
     }
 
@@ -486,15 +458,13 @@ impl Importer<'_> {
         let axes: Vec<i64> = (axis as i64..shape.len() as i64).collect();
         let (mean, variance, stat_shape) = moments(context, block, location, x, shape, &axes, dtype)?;
         let stat = tensor_type(context, &stat_shape, dtype)?;
-        let eps = unsafe {
-            Value::from_raw(self.scalar(block, &format!("{}_epsilon", node.name()), epsilon, dtype, location)?)
-        };
+        let eps = self.scalar(block, &format!("{}_epsilon", node.name()), epsilon, dtype, location)?.get();
         let shifted = append1(block, sg::Add::build(context, location, variance, eps, stat));
         let root = append1(block, sg::Sqrt::build(context, location, shifted, stat));
         let inverse = append1(block, sg::Reciprocal::build(context, location, root, stat));
         for (name, value) in [(mean_name, mean), (inv_name, inverse)] {
             if let Some(name) = name {
-                self.values.insert(name, Entry::Value { value: value.to_raw(), shape: stat_shape.clone(), dtype });
+                self.values.insert(name, Entry::Value { value: value.into(), shape: stat_shape.clone(), dtype });
             }
         }
         Ok(())
@@ -508,7 +478,7 @@ impl Importer<'_> {
         value: f32,
         dtype: DataType,
         location: Location,
-    ) -> Result<MlirValue, Error> {
+    ) -> Result<Val, Error> {
         let bytes = match dtype {
             DataType::Float => value.to_le_bytes().to_vec(),
             DataType::Double => (value as f64).to_le_bytes().to_vec(),
@@ -540,10 +510,8 @@ impl Importer<'_> {
             }
         }
         let epsilon = attribute(node, "epsilon").map_or(1e-5, |a| a.f()) as f64;
-        let values: Vec<Value> = names
-            .iter()
-            .map(|n| self.use_value(block, n, location).map(|v| unsafe { Value::from_raw(v) }))
-            .collect::<Result<_, _>>()?;
+        let values: Vec<Value> =
+            names.iter().map(|n| self.use_value(block, n, location).map(|v| v.get())).collect::<Result<_, _>>()?;
         let op = sg::InstanceNorm::build(
             context,
             location,

@@ -6,10 +6,10 @@
 
 use crate::import::{attribute, node_name, tensor_type, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
-use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
-use mlir_sys::MlirValue;
+use melior::ir::{Block, BlockLike, Location, Value};
 use strata_dialect_sg::{self as sg, Elementwise, Form, ScalarOp};
 use strata_ir::Error;
+use strata_ir::Val;
 
 /// How an ONNX operator imports.
 #[derive(Clone, Copy, Debug)]
@@ -266,11 +266,11 @@ impl Importer<'_> {
             })?;
         let types: Vec<DataType> = operands.iter().map(|(_, _, t)| *t).collect();
         let dtype = result_type(op, &types)?;
-        let values: Vec<Value> = operands.iter().map(|(v, _, _)| unsafe { Value::from_raw(*v) }).collect();
+        let values: Vec<Value> = operands.iter().map(|(v, _, _)| v.get()).collect();
         let ty = tensor_type(context, &shape, dtype)?;
         let built = block.append_operation(sg::build_elementwise(context, location, op, &values, ty));
         let value: Value = built.result(0).expect("one result").into();
-        Ok((value.to_raw(), shape, dtype))
+        Ok((value.into(), shape, dtype))
     }
 
     /// The value `name` with its shape and element type (a constant is materialised).
@@ -281,7 +281,7 @@ impl Importer<'_> {
 }
 
 /// A value with its static shape and element type.
-pub(crate) type Typed = (MlirValue, Vec<i64>, DataType);
+pub(crate) type Typed = (Val, Vec<i64>, DataType);
 
 /// The element type of an elementwise op's result from its operands' (checked against the
 /// op's form).

@@ -12,7 +12,7 @@
 
 use crate::import::{attribute, int, node_name, operand, required, tensor_type, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
-use melior::ir::{Block, BlockLike, Location, Value, ValueLike};
+use melior::ir::{Block, BlockLike, Location, Value};
 use strata_dialect_sg as sg;
 use strata_ir::Error;
 
@@ -351,7 +351,7 @@ impl Importer<'_> {
         let extrapolation = attribute(node, "extrapolation_value").map_or(0.0, |a| a.f() as f64);
         let exclude_outside = int(node, "exclude_outside", 0) != 0;
         let base = node_name(node, 0);
-        let mut value = unsafe { Value::from_raw(self.use_value(block, &x_name, location)?) };
+        let mut value = self.use_value(block, &x_name, location)?.get();
         let mut current = shape.clone();
         for (i, &a) in axes.iter().enumerate() {
             let crop = if transform == Transform::TfCropAndResize { roi_of(i) } else { (0.0, 1.0) };
@@ -371,7 +371,7 @@ impl Importer<'_> {
                             this: &mut Self|
              -> Result<Value, Error> {
                 let value = this.new_constant(block, &format!("{base}_{label}{a}"), shape, dtype, bytes, location)?;
-                Ok(unsafe { Value::from_raw(value) })
+                Ok(value.get())
             };
             let mut resized = current.clone();
             resized[a] = out[a];
@@ -449,7 +449,7 @@ impl Importer<'_> {
             current = resized;
         }
         // An identity along every axis leaves the input itself (as ONNX's Identity does).
-        self.values.insert(node.output[0].clone(), Entry::Value { value: value.to_raw(), shape: current, dtype });
+        self.values.insert(node.output[0].clone(), Entry::Value { value: value.into(), shape: current, dtype });
         Ok(())
     }
 }

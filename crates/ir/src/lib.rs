@@ -10,6 +10,8 @@ pub mod attrs;
 pub mod context;
 pub mod diagnostics;
 pub mod error;
+pub mod handle;
+pub mod llvm;
 pub mod ods;
 pub mod pass;
 pub mod pass_manager;
@@ -25,6 +27,7 @@ mod tests;
 pub use context::{DialectDef, StrataContext, VerifyFn};
 pub use diagnostics::{render_all, Diagnostic, DiagnosticSink, Severity, SourceLoc, SourceMap};
 pub use error::{Error, ErrorKind, HasKind, IrError, Location, PipelineError, Result};
+pub use handle::{Blk, Op, Val};
 pub use pass::{
     OptionInfo, OptionKind, Pass, PassContext, PassEntry, PassFailed, PassInfo, PassOptions, PassRegistry,
     StatisticInfo,

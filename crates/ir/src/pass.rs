@@ -292,3 +292,17 @@ impl PassRegistry {
         out
     }
 }
+
+unsafe extern "C" {
+    /// `mlir::printRegisteredPasses()`: MLIR's C API has no way to enumerate registered
+    /// passes, so `--list-passes` calls the C++ function.
+    #[link_name = "_ZN4mlir21printRegisteredPassesEv"]
+    fn mlir_print_registered_passes();
+}
+
+/// Prints every upstream MLIR pass registered in this process (with its options) to LLVM's
+/// standard output.
+pub fn print_upstream_passes() {
+    // Safety: takes no arguments and only reads MLIR's global pass registry.
+    unsafe { mlir_print_registered_passes() };
+}

@@ -1,75 +1,49 @@
-//! Small IR-mutation helpers over MLIR's C API for Rust passes (melior has no use-list API).
+//! IR-mutation helpers for Rust passes, over the handles of [`crate::handle`] (melior has no
+//! use-list or inlining API).
 //!
-//! Erasing an op frees it: every `OperationRef` to it, or to ops nested in it, dangles
+//! Erasing an op frees it: every handle or reference to it, or to ops nested in it, dangles
 //! afterwards. That is why the erasing helpers are `unsafe`.
 
-use melior::ir::operation::{OperationLike, OperationRef, OperationResult, WalkOrder, WalkResult};
-use melior::ir::{Value, ValueLike};
-use mlir_sys::{mlirOperationDestroy, mlirValueGetFirstUse, mlirValueReplaceAllUsesOfWith, MlirOperation};
+use crate::handle::{Op, Val};
+use melior::ir::attribute::StringAttribute;
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::{BlockLike, RegionLike};
 
-/// Every op nested in `root` (pre-order) for which `select` holds, as raw handles so they
-/// outlive the walk. Collect first, then rewrite: a walk must not see ops erased under it.
-pub fn collect(root: OperationRef<'_, '_>, mut select: impl FnMut(OperationRef<'_, '_>) -> bool) -> Vec<MlirOperation> {
-    let mut found = Vec::new();
-    root.walk(WalkOrder::PreOrder, |op| {
-        if select(op) {
-            found.push(op.to_raw());
-        }
-        WalkResult::Advance
-    });
-    found
+/// Every op nested in `root` (pre-order, `root` included) for which `select` holds.
+/// Collect first, then rewrite: a walk must not see ops erased under it.
+pub fn collect<'c: 'a, 'a>(root: &impl OperationLike<'c, 'a>, select: impl FnMut(Op) -> bool) -> Vec<Op> {
+    Op::of(root).collect(select)
+}
+
+/// Every op nested in `root` named `name` (pre-order).
+pub fn collect_named<'c: 'a, 'a>(root: &impl OperationLike<'c, 'a>, name: &str) -> Vec<Op> {
+    collect(root, |op| op.is(name))
 }
 
 /// The op that defines `value`, or `None` for a block argument.
-pub fn defining_op<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    OperationResult::try_from(value).ok().map(|result| result.owner())
-}
-
-/// Whether anything uses `value`.
-pub fn has_uses(value: Value<'_, '_>) -> bool {
-    !unsafe { mlirValueGetFirstUse(value.to_raw()) }.ptr.is_null()
-}
-
-/// The op owning each use of `value`, one entry per use (an op using it twice appears twice).
-pub fn users(value: Value<'_, '_>) -> Vec<MlirOperation> {
-    let mut owners = Vec::new();
-    // Safety: reading the use list of a live value.
-    unsafe {
-        let mut using = mlirValueGetFirstUse(value.to_raw());
-        while !using.ptr.is_null() {
-            owners.push(mlir_sys::mlirOpOperandGetOwner(using));
-            using = mlir_sys::mlirOpOperandGetNextUse(using);
-        }
-    }
-    owners
-}
-
-/// Whether `value` has exactly one use.
-pub fn single_use(value: Value<'_, '_>) -> bool {
-    users(value).len() == 1
+pub fn defining_op<'c, 'a>(value: melior::ir::Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    melior::ir::operation::OperationResult::try_from(value).ok().map(|result| result.owner())
 }
 
 /// Replaces every use of `op`'s single result by `replacement`, then erases `op`.
 ///
 /// # Safety
-/// `op` is freed; no reference to it or to anything nested in it may be used afterwards.
-pub unsafe fn replace_op(op: OperationRef<'_, '_>, replacement: Value<'_, '_>) {
-    let result = op.result(0).expect("replace_op needs an op with one result");
-    unsafe {
-        mlirValueReplaceAllUsesOfWith(result.to_raw(), replacement.to_raw());
-        mlirOperationDestroy(op.to_raw());
-    }
+/// `op` is freed; no handle or reference to it or to anything nested in it may be used
+/// afterwards.
+pub unsafe fn replace_op(op: Op, replacement: Val) {
+    op.result(0).replace_all_uses_with(replacement);
+    unsafe { op.erase() }
 }
 
 /// Erases `op` if none of its results is used; returns whether it did.
 ///
 /// # Safety
 /// When it returns `true`, `op` is freed (see [`replace_op`]).
-pub unsafe fn erase_if_unused(op: OperationRef<'_, '_>) -> bool {
-    if op.results().any(|result| has_uses(result.into())) {
+pub unsafe fn erase_if_unused(op: Op) -> bool {
+    if op.has_uses() {
         return false;
     }
-    unsafe { mlirOperationDestroy(op.to_raw()) };
+    unsafe { op.erase() };
     true
 }
 
@@ -81,9 +55,8 @@ pub unsafe fn erase_if_unused(op: OperationRef<'_, '_>) -> bool {
 /// # Safety
 /// `op` is freed (see [`replace_op`]). `function` must be a function-like op with one block
 /// whose terminator returns one value per result of `op`, taking one argument per operand.
-pub unsafe fn inline_call(function: MlirOperation, op: OperationRef<'_, '_>) {
-    let operands: Vec<mlir_sys::MlirValue> = op.operands().map(|v| v.to_raw()).collect();
-    unsafe { inline_call_with(function, op, &operands) }
+pub unsafe fn inline_call(function: Op, op: Op) {
+    unsafe { inline_call_with(function, op, &op.operands()) }
 }
 
 /// [`inline_call`] with the body's arguments bound to `operands` instead of `op`'s own.
@@ -91,41 +64,29 @@ pub unsafe fn inline_call(function: MlirOperation, op: OperationRef<'_, '_>) {
 /// # Safety
 /// As [`inline_call`]; `operands` holds one value per argument of `function`, each defined
 /// before `op`.
-pub unsafe fn inline_call_with(function: MlirOperation, op: OperationRef<'_, '_>, operands: &[mlir_sys::MlirValue]) {
-    use mlir_sys::*;
+pub unsafe fn inline_call_with(function: Op, op: Op, operands: &[Val]) {
+    let copy = function.clone_detached();
+    let block = copy.body(0).expect("a kernel function has a body");
+    for (i, &operand) in operands.iter().enumerate().take(block.argument_count()) {
+        block.argument(i).replace_all_uses_with(operand);
+    }
+    let location = op.location();
+    for inlined in block.ops_before_terminator() {
+        inlined.move_before(op);
+        inlined.set_location_deep(location);
+    }
+    let terminator = block.terminator().expect("a kernel body ends in a return");
+    for (i, result) in op.results().into_iter().enumerate() {
+        result.replace_all_uses_with(terminator.operand(i));
+    }
     unsafe {
-        let copy = mlirOperationClone(function);
-        let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(copy, 0));
-        for i in 0..mlirBlockGetNumArguments(block) {
-            mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(block, i), operands[i as usize]);
-        }
-        let location = op.location().to_raw();
-        let terminator = mlirBlockGetTerminator(block);
-        let mut current = mlirBlockGetFirstOperation(block);
-        while current.ptr != terminator.ptr {
-            let next = mlirOperationGetNextInBlock(current);
-            mlirOperationMoveBefore(current, op.to_raw());
-            OperationRef::from_raw(current).walk(WalkOrder::PreOrder, |nested| {
-                mlirOperationSetLocation(nested.to_raw(), location);
-                WalkResult::Advance
-            });
-            current = next;
-        }
-        for i in 0..mlirOperationGetNumResults(op.to_raw()) {
-            mlirValueReplaceAllUsesOfWith(
-                mlirOperationGetResult(op.to_raw(), i),
-                mlirOperationGetOperand(terminator, i),
-            );
-        }
-        mlirOperationDestroy(op.to_raw());
-        mlirOperationDestroy(copy);
+        op.erase();
+        copy.erase();
     }
 }
 
 /// The op directly in `module`'s body whose `sym_name` is `name`.
 pub fn find_symbol<'c, 'a>(module: &'a melior::ir::Module<'c>, name: &str) -> Option<OperationRef<'c, 'a>> {
-    use melior::ir::attribute::StringAttribute;
-    use melior::ir::BlockLike;
     let mut op = module.body().first_operation();
     while let Some(current) = op {
         if current
@@ -145,6 +106,5 @@ pub fn find_symbol<'c, 'a>(module: &'a melior::ir::Module<'c>, name: &str) -> Op
 /// `Region::takeBody`).
 pub fn take_body(into: melior::ir::RegionRef<'_, '_>, from: melior::ir::RegionRef<'_, '_>) {
     // Safety: both are live regions; MLIR clears `into` before moving `from`'s blocks.
-    use melior::ir::RegionLike;
     unsafe { mlir_sys::mlirRegionTakeBody(into.to_raw(), from.to_raw()) }
 }

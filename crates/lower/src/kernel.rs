@@ -491,13 +491,13 @@ impl<'c> KernelCache<'c> {
         strata: &'c strata_ir::StrataContext,
         text: &str,
         source: &str,
-    ) -> strata_ir::Result<mlir_sys::MlirOperation> {
+    ) -> strata_ir::Result<strata_ir::Op> {
         use melior::ir::BlockLike;
         if !self.modules.contains_key(text) {
             self.modules.insert(text.to_owned(), strata.parse(text, source)?);
         }
         let module = &self.modules[text];
-        Ok(module.body().first_operation().expect("a kernel module holds its function").to_raw())
+        Ok(strata_ir::Op::of(&module.body().first_operation().expect("a kernel module holds its function")))
     }
 
     /// Replaces `op` by the function parsed from `text`, inlined with `op`'s operands as its
@@ -515,7 +515,7 @@ impl<'c> KernelCache<'c> {
     ) -> Result<(), strata_ir::PassFailed> {
         match self.function(cx.strata(), text, what) {
             Ok(function) => {
-                unsafe { strata_ir::rewrite::inline_call(function, op) };
+                unsafe { strata_ir::rewrite::inline_call(function, strata_ir::Op::of(&op)) };
                 Ok(())
             }
             Err(error) => Err(cx.fail(

@@ -11,11 +11,9 @@
 use crate::kernel::KernelCache;
 use crate::ops;
 use melior::ir::operation::OperationRef;
-use melior::ir::ValueLike;
-use mlir_sys::{MlirOperation, MlirValue};
 use strata_dialect_sg::{Fused, SgOp, View};
 use strata_ir::rewrite::{collect, erase_if_unused, inline_call, inline_call_with};
-use strata_ir::{Error, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_ir::{Error, Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
 pub static INFO: PassInfo = PassInfo {
     name: "sg-to-linalg",
@@ -40,12 +38,11 @@ impl Pass for SgToLinalg {
         let strata = cx.strata();
         let mut kernels = KernelCache::default();
         // Each op with its kernel and whether the kernel reads the op's view operands' bases.
-        let mut uses: Vec<(MlirOperation, MlirOperation, bool)> = Vec::new();
+        let mut uses: Vec<(Op, Op, bool)> = Vec::new();
         // Reported after the loop: parsing a kernel resets the context's diagnostic sink.
         let mut errors = Vec::new();
-        for raw in collect(func, |op| SgOp::of(op).is_some()) {
-            let op = unsafe { OperationRef::from_raw(raw) };
-            let lowered = match ops::kernel(op) {
+        for raw in collect(&func, |op| SgOp::of(op.get()).is_some()) {
+            let lowered = match ops::kernel(raw.get()) {
                 Ok(Some(lowered)) => lowered,
                 Ok(None) => continue,
                 Err(message) => {
@@ -66,28 +63,28 @@ impl Pass for SgToLinalg {
         }
         if !errors.is_empty() {
             for (raw, error) in errors {
-                cx.fail(unsafe { OperationRef::from_raw(raw) }, &error);
+                cx.fail(raw.get(), &error);
             }
             return Err(PassFailed);
         }
         // Fused kernels first: they read their view operands through the views' bases, which
         // can leave a view without readers, and such a view is not computed at all.
-        let fused = |raw: &MlirOperation| Fused::cast(unsafe { OperationRef::from_raw(*raw) }).is_some();
-        let (first, rest): (Vec<_>, Vec<_>) = uses.into_iter().partition(|(raw, ..)| fused(raw));
+        let (first, rest): (Vec<_>, Vec<_>) = uses.into_iter().partition(|(raw, ..)| Fused::cast(raw.get()).is_some());
         for (raw, function, reads_view_bases) in first.into_iter().chain(rest) {
-            let op = unsafe { OperationRef::from_raw(raw) };
+            let op = raw.get();
             // Safety: `raw` is an op of this function, visited once and not used afterwards.
-            if View::cast(op).is_some() && unsafe { erase_if_unused(op) } {
+            if View::cast(op).is_some() && unsafe { erase_if_unused(raw) } {
                 cx.bump("views-folded", 1);
                 continue;
             }
             // The operands as they are now: ops inlined earlier replaced their results.
             match Fused::cast(op).filter(|_| reads_view_bases) {
                 Some(fused) => {
-                    let operands: Vec<MlirValue> = crate::fused::operands(fused).iter().map(|v| v.to_raw()).collect();
-                    unsafe { inline_call_with(function, op, &operands) }
+                    let operands: Vec<strata_ir::Val> =
+                        crate::fused::operands(fused).into_iter().map(strata_ir::Val::of).collect();
+                    unsafe { inline_call_with(function, raw, &operands) }
                 }
-                None => unsafe { inline_call(function, op) },
+                None => unsafe { inline_call(function, raw) },
             }
             cx.bump("lowered", 1);
         }

@@ -1,7 +1,7 @@
 //! `strata-machine` is what Strata knows of the machines it compiles for, as plain data: the
 //! vector registers of a CPU ([`Registers`], detected once by the driver with
 //! [`Registers::host`]) and how the host schedule blocks a convolution in them
-//! ([`conv_tiles`]). The host schedule (`strata-machine-cpu`) uses the blocking to tile; the
+//! ([`conv_tiles`]). The host schedule (`strata-target-cpu`) uses the blocking to tile; the
 //! e-graph adapter uses it to know which convolutions can run an elementwise epilogue in their
 //! tiles, without reading the compiling machine. It must never depend on MLIR or on another
 //! Strata crate.

@@ -18,13 +18,12 @@
 //!   maps) or named elementwise op whose input buffer dies at it may write into that input:
 //!   the output gets the input as in-place partner (same size required).
 
-use melior::ir::attribute::AttributeLike;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::MemRefType;
 use melior::ir::{BlockLike, RegionLike, ShapedTypeLike, ValueLike};
-use mlir_sys::{MlirOperation, MlirValue};
 use std::collections::BTreeMap;
 use strata_ir::Error;
+use strata_ir::{Op, Val};
 use strata_plan::{Buffer, Problem};
 
 const VIEW_LIKE: &[&str] = &[
@@ -63,9 +62,9 @@ const ELEMENTWISE: &[&str] = &[
 pub struct Analysis {
     pub problem: Problem,
     /// The `memref.alloc` of each buffer of `problem`, in the same order.
-    pub allocs: Vec<MlirOperation>,
+    pub allocs: Vec<Op>,
     /// The deallocs of planned buffers.
-    pub deallocs: Vec<MlirOperation>,
+    pub deallocs: Vec<Op>,
     /// Allocations left alone, with the reason.
     pub skipped: Vec<String>,
 }
@@ -97,12 +96,7 @@ fn element_bytes(element: &str) -> Option<u64> {
 /// why it has none.
 pub fn memref_bytes(ty: melior::ir::Type<'_>) -> Result<u64, Error> {
     let ty = MemRefType::try_from(ty).map_err(|_| "not a memref".to_owned())?;
-    let layout = ty.layout().to_raw();
-    let identity = unsafe {
-        mlir_sys::mlirAttributeIsAAffineMap(layout)
-            && mlir_sys::mlirAffineMapIsIdentity(mlir_sys::mlirAffineMapAttrGetValue(layout))
-    };
-    if !identity {
+    if !strata_ir::handle::is_identity_layout(ty.layout()) {
         return Err(Error::unsupported(format!("non-identity layout {}", ty.layout())));
     }
     if ty.memory_space().is_some() {
@@ -135,9 +129,9 @@ struct Walk {
     first_use: Vec<u64>,
     last_use: Vec<u64>,
     escapes: Vec<bool>,
-    deallocs: Vec<(usize, MlirOperation)>,
+    deallocs: Vec<(usize, Op)>,
     /// (entry-block index, op) of elementwise ops, for in-place detection.
-    elementwise: Vec<(u64, MlirOperation)>,
+    elementwise: Vec<(u64, Op)>,
     /// Memory object of each memref value (allocations, arguments and their views).
     memory: BTreeMap<usize, usize>,
     memories: usize,
@@ -149,13 +143,13 @@ struct Walk {
     edges: Vec<(usize, usize)>,
 }
 
-fn key(value: MlirValue) -> usize {
-    value.ptr as usize
+fn key(value: Val) -> usize {
+    value.raw().ptr as usize
 }
 
 impl Walk {
     /// The planned buffer `value` is (a view of), if any.
-    fn buffer(&self, value: MlirValue) -> Option<usize> {
+    fn buffer(&self, value: Val) -> Option<usize> {
         self.memory.get(&key(value)).and_then(|memory| self.planned.get(memory)).copied()
     }
 }
@@ -165,7 +159,7 @@ impl Walk {
 fn visit(op: OperationRef<'_, '_>, walk: &mut Walk, top: u64, nested: bool, uses: &mut Vec<(usize, u64)>) {
     let op_name = name(op);
     for operand in op.operands() {
-        let value = key(operand.to_raw());
+        let value = key(Val::of(operand));
         if let Some(&from) = walk.defined_at.get(&value) {
             if from < top {
                 walk.edges.push((from as usize, top as usize));
@@ -175,21 +169,21 @@ fn visit(op: OperationRef<'_, '_>, walk: &mut Walk, top: u64, nested: bool, uses
             walk.touches.push((memory, top));
             if VIEW_LIKE.contains(&op_name.as_str()) {
                 for result in op.results() {
-                    walk.memory.insert(key(result.to_raw()), memory);
+                    walk.memory.insert(key(Val::of(result)), memory);
                 }
             }
         }
     }
     for result in op.results() {
-        walk.defined_at.insert(key(result.to_raw()), top);
+        walk.defined_at.insert(key(Val::of(result)), top);
         if op_name == "memref.alloc" || op_name == "memref.alloca" {
-            walk.memory.insert(key(result.to_raw()), walk.memories);
+            walk.memory.insert(key(Val::of(result)), walk.memories);
             walk.memories += 1;
         }
     }
-    let used: Vec<usize> = op.operands().filter_map(|v| walk.buffer(v.to_raw())).collect();
+    let used: Vec<usize> = op.operands().filter_map(|v| walk.buffer(Val::of(v))).collect();
     if op_name == "memref.dealloc" {
-        walk.deallocs.extend(used.iter().map(|&buffer| (buffer, op.to_raw())));
+        walk.deallocs.extend(used.iter().map(|&buffer| (buffer, Op::of(&op))));
     } else {
         let is_terminator = !nested && op.next_in_block().is_none();
         let is_view = VIEW_LIKE.contains(&op_name.as_str());
@@ -200,7 +194,7 @@ fn visit(op: OperationRef<'_, '_>, walk: &mut Walk, top: u64, nested: bool, uses
             }
         }
         if !nested && is_elementwise(op, &op_name) {
-            walk.elementwise.push((top, op.to_raw()));
+            walk.elementwise.push((top, Op::of(&op)));
         }
     }
     for region in op.regions() {
@@ -259,7 +253,7 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
     for index in 0..body.argument_count() {
         let argument = body.argument(index).expect("counted");
         if MemRefType::try_from(argument.r#type()).is_ok() {
-            walk.memory.insert(key(argument.to_raw()), walk.memories);
+            walk.memory.insert(key(Val::of(argument)), walk.memories);
             walk.memories += 1;
         }
     }
@@ -280,7 +274,7 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
                         Buffer::new(format!("%alloc#{index} at {}", current.location()), number, number + 1, size);
                     buffer.align = alignment;
                     buffers.push(buffer);
-                    allocs.push(current.to_raw());
+                    allocs.push(Op::of(&current));
                 }
                 Err(reason) => skipped.push(format!("{}: {}", current.location(), reason.message)),
             }
@@ -289,7 +283,7 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
         if let Some(index) = planned {
             // `visit` gave the allocation its memory object.
             let result = current.result(0).expect("alloc has a result");
-            walk.planned.insert(walk.memory[&key(result.to_raw())], index);
+            walk.planned.insert(walk.memory[&key(Val::of(result))], index);
         }
         op = current.next_in_block();
         number += 1;
@@ -305,8 +299,8 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
     }
     // In-place partners: output buffer produced at an elementwise op where an input dies.
     for &(number, raw) in &walk.elementwise {
-        let op = unsafe { OperationRef::from_raw(raw) };
-        let operands: Vec<MlirValue> = op.operands().map(|v| v.to_raw()).collect();
+        let op = raw.get();
+        let operands: Vec<Val> = op.operands().map(Val::of).collect();
         let Some(&last) = operands.last() else { continue };
         let (Some(output), inputs) = (walk.buffer(last), &operands[..operands.len() - 1]) else { continue };
         if buffers[output].inplace.is_some() {

@@ -14,7 +14,7 @@
 //! `strata.arena_bytes` (the first on a tie: it also saves the copies). Warnings of either way
 //! are reported; a failure of either fails the pass.
 
-use melior::ir::operation::{Operation, OperationLike, OperationRef};
+use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::Module;
 use strata_ir::{
     OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassManager, PassManagerOptions, PassOptions,
@@ -70,8 +70,7 @@ impl Pass for BufferizeAndPlan {
         let strata = cx.strata();
         let mut ways = Vec::new();
         for pads_in_place in [true, false] {
-            // Safety: the clone is a new, owned module operation.
-            let copy = unsafe { Operation::from_raw(mlir_sys::mlirOperationClone(module.to_raw())) };
+            let copy = strata_ir::Op::of(&module).clone_owned();
             let mut copy = Module::from_operation(copy).expect("a clone of a module is a module");
             let options = PassManagerOptions::default();
             let run = PassManager::parse(strata, &self.pipeline(pads_in_place), options)

@@ -25,8 +25,8 @@ struct CopyToLinalg;
 impl Pass for CopyToLinalg {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let mut kernels = KernelCache::default();
-        for raw in collect(func, |op| strata_ir::ods::op_name(op) == "memref.copy") {
-            let op = unsafe { OperationRef::from_raw(raw) };
+        for raw in collect(&func, |op| op.is("memref.copy")) {
+            let op = raw.get();
             let (source, target) = (
                 op.operand(0).expect("memref.copy has a source").r#type(),
                 op.operand(1).expect("and a target").r#type(),

@@ -14,7 +14,7 @@
 
 use melior::ir::operation::OperationRef;
 use melior::ir::ValueLike;
-use strata_ir::rewrite::{collect, single_use};
+use strata_ir::rewrite::collect;
 use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 use strata_lower::kernel::{Kernel, KernelCache};
 use strata_lower::ops::tensor_type;
@@ -40,9 +40,9 @@ struct PadInPlace;
 impl Pass for PadInPlace {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let mut kernels = KernelCache::default();
-        for raw in collect(func, |op| strata_ir::ods::op_name(op) == "tensor.pad") {
-            let op = unsafe { OperationRef::from_raw(raw) };
-            let pad = Pad::of(op).filter(|p| single_use(p.source));
+        for raw in collect(&func, |op| op.is("tensor.pad")) {
+            let op = raw.get();
+            let pad = Pad::of(op).filter(|p| strata_ir::Val::of(p.source).users().len() == 1);
             let types = op
                 .result(0)
                 .ok()

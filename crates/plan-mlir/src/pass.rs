@@ -8,7 +8,7 @@
 
 use crate::analyze::analyze;
 use melior::ir::attribute::{IntegerAttribute, TypeAttribute};
-use melior::ir::operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRef, OperationRefMut};
+use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
 use melior::ir::r#type::{FunctionType, IntegerType, MemRefType};
 use melior::ir::{BlockLike, Identifier, RegionLike, Type, Value, ValueLike};
 use std::time::Duration;
@@ -146,14 +146,15 @@ impl Pass for PlanArena {
         attrs::ARENA_STRATEGY.set(func, &report.strategy);
 
         for (k, &raw) in analysis.allocs.iter().enumerate() {
-            let alloc = unsafe { OperationRef::from_raw(raw) };
+            let alloc = raw.get();
             let offset = offsets[k].expect("every planned buffer has an offset");
             let view = view_before(context, alloc, arena, offset, alloc.result(0).expect("alloc result").r#type());
             // Safety: the alloc is not used after this.
-            unsafe { strata_ir::rewrite::replace_op(alloc, view) };
+            unsafe { strata_ir::rewrite::replace_op(raw, view.into()) };
         }
         for &raw in &analysis.deallocs {
-            unsafe { mlir_sys::mlirOperationDestroy(raw) };
+            // Safety: a dealloc of a planned buffer, erased once.
+            unsafe { raw.erase() };
         }
         Ok(())
     }
@@ -177,14 +178,12 @@ pub fn append_argument<'c, 'a>(
     inputs.push(ty);
     let results: Vec<Type> =
         (0..function_type.result_count()).map(|i| function_type.result(i).expect("counted")).collect();
-    let mut func_mut = unsafe { OperationRefMut::from_raw(func.to_raw()) };
-    func_mut.set_attribute(
+    strata_ir::Op::of(&func).set_attribute(
         "function_type",
         TypeAttribute::new(FunctionType::new(context, &inputs, &results).into()).into(),
     );
     let argument = body.add_argument(ty, func.location());
-    // Safety: the block outlives this borrow; the value lives as long as the block.
-    Some((unsafe { Value::from_raw(argument.to_raw()) }, inputs.len() - 1))
+    Some((strata_ir::Val::of(argument).get(), inputs.len() - 1))
 }
 
 /// Inserts `arith.constant offset` and `memref.view base[offset] : ... to ty` before `op`
@@ -210,7 +209,7 @@ pub fn view_before<'c, 'a>(
         .build()
         .expect("valid memref.view");
     let view = block.insert_operation_before(op, view);
-    unsafe { Value::from_raw(view.result(0).expect("one result").to_raw()) }
+    strata_ir::Val::from(view.result(0).expect("one result")).get()
 }
 
 #[cfg(test)]

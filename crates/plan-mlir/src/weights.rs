@@ -74,23 +74,23 @@ impl Pass for PlanWeights {
                 && current.attribute("initial_value").is_ok()
             {
                 if let Some(name) = current.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()) {
-                    globals.insert(name.value().to_owned(), current.to_raw());
+                    globals.insert(name.value().to_owned(), strata_ir::Op::of(&current));
                 }
             }
             op = current.next_in_block();
         }
         // Offsets, in order of first use.
-        let reads = collect(module, |op| strata_ir::ods::op_name(op) == "memref.get_global");
+        let reads = collect(&module, |op| op.is("memref.get_global"));
         let mut offsets: BTreeMap<String, u64> = BTreeMap::new();
         let mut end = 0u64;
         for &raw in &reads {
-            let read = unsafe { OperationRef::from_raw(raw) };
+            let read = raw.get();
             let Some(name) = symbol(read, "name") else { continue };
             let Some(&global) = globals.get(&name) else { continue };
             if offsets.contains_key(&name) {
                 continue;
             }
-            let global = unsafe { OperationRef::from_raw(global) };
+            let global = global.get();
             let ty = read.result(0).expect("get_global has a result").r#type();
             let bytes = match memref_bytes(ty) {
                 Ok(bytes) => bytes,
@@ -116,7 +116,7 @@ impl Pass for PlanWeights {
         }
         let total = align(end, self.alignment as u64);
         for (name, &offset) in &offsets {
-            attrs::WEIGHTS_OFFSET.set(unsafe { OperationRef::from_raw(globals[name]) }, offset as i64);
+            attrs::WEIGHTS_OFFSET.set(globals[name].get(), offset as i64);
         }
         attrs::WEIGHTS_BYTES.set(module, total as i64);
         attrs::WEIGHTS_ALIGNMENT.set(module, self.alignment);
@@ -125,40 +125,34 @@ impl Pass for PlanWeights {
 
         // Each function that reads weights gets the blob argument.
         let blob_type: Type = MemRefType::new(IntegerType::new(context, 8).into(), &[total as i64], None, None).into();
-        let mut functions: Vec<(mlir_sys::MlirOperation, Vec<mlir_sys::MlirOperation>)> = Vec::new();
+        let mut functions: Vec<(strata_ir::Op, Vec<strata_ir::Op>)> = Vec::new();
         for &raw in &reads {
-            let read = unsafe { OperationRef::from_raw(raw) };
+            let read = raw.get();
             if !symbol(read, "name").is_some_and(|n| offsets.contains_key(&n)) {
                 continue;
             }
-            let mut parent = unsafe { mlir_sys::mlirOperationGetParentOperation(raw) };
-            while !parent.ptr.is_null()
-                && strata_ir::ods::op_name(unsafe { OperationRef::from_raw(parent) }) != "func.func"
-            {
-                parent = unsafe { mlir_sys::mlirOperationGetParentOperation(parent) };
-            }
-            if parent.ptr.is_null() {
+            let Some(parent) = raw.ancestor("func.func") else {
                 cx.emit_op_error(read, "plan-weights: a constant is read outside a func.func");
                 return Err(PassFailed);
-            }
-            match functions.iter_mut().find(|(f, _)| f.ptr == parent.ptr) {
+            };
+            match functions.iter_mut().find(|(f, _)| *f == parent) {
                 Some((_, list)) => list.push(raw),
                 None => functions.push((parent, vec![raw])),
             }
         }
         for (func, reads) in functions {
-            let func = unsafe { OperationRef::from_raw(func) };
+            let func = func.get();
             let Some((blob, position)) = append_argument(context, func, blob_type) else {
                 cx.emit_op_error(func, "plan-weights: the function has no body or no function_type");
                 return Err(PassFailed);
             };
             attrs::WEIGHTS_ARG.set(func, position as i64);
             for raw in reads {
-                let read = unsafe { OperationRef::from_raw(raw) };
+                let read = raw.get();
                 let offset = offsets[&symbol(read, "name").expect("checked above")];
                 let view = view_before(context, read, blob, offset, read.result(0).expect("one result").r#type());
                 // Safety: the get_global is not used after this.
-                unsafe { strata_ir::rewrite::replace_op(read, view) };
+                unsafe { strata_ir::rewrite::replace_op(raw, view.into()) };
             }
         }
         Ok(())

@@ -81,11 +81,11 @@ impl Pass for ExpandBf16 {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let mut kernels = KernelCache::default();
         let to_bf16 = |ty: String| ty == "bf16" || (ty.starts_with("vector<") && ty.ends_with("xbf16>"));
-        let truncations = collect(func, |op| {
-            strata_ir::ods::op_name(op) == "arith.truncf" && op.result(0).is_ok_and(|r| to_bf16(r.r#type().to_string()))
+        let truncations = collect(&func, |op| {
+            op.is("arith.truncf") && op.result_count() == 1 && to_bf16(op.result(0).r#type().to_string())
         });
         for raw in truncations {
-            let op = unsafe { OperationRef::from_raw(raw) };
+            let op = raw.get();
             let source = op.operand(0).expect("truncf has an operand").r#type().to_string();
             let Some(text) = kernel(&source) else { continue };
             // Safety: `op` is replaced once and not used afterwards.

@@ -14,14 +14,13 @@
 //! initialisation is fused into the tile, and the padded input is written in
 //! destination-passing style so that tiling never pulls the padding copy into the loops.
 
-use melior::ir::attribute::AttributeLike;
-use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::{BlockLike, RegionLike, ValueLike};
-use melior::StringRef;
-use mlir_sys::{MlirOperation, MlirValue};
+use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
+use melior::ir::{Attribute, BlockLike, Identifier, RegionLike, Type, ValueLike};
+use melior::Context;
 use std::collections::BTreeMap;
-use strata_ir::rewrite::{collect, defining_op, inline_call_with, single_use};
+use strata_ir::rewrite::{collect, defining_op, inline_call_with};
 use strata_ir::{attrs, PassContext, PassFailed};
+use strata_ir::{Op, Val};
 use strata_lower::kernel::Elem;
 use strata_lower::nn::list;
 use strata_lower::ops::tensor_type;
@@ -68,27 +67,27 @@ impl ConvBlock {
 
 /// One convolution to rewrite.
 struct Plan {
-    conv: MlirOperation,
+    conv: Op,
     block: ConvBlock,
     /// Its epilogue generic, if its result goes to one.
-    epilogue: Option<MlirOperation>,
+    epilogue: Option<Op>,
 }
 
 /// The epilogue generic that is the only reader of `conv`'s result, if any: a
 /// `linalg.generic` marked `strata.epilogue` whose result has the convolution's type.
-fn epilogue_of(conv: OperationRef<'_, '_>) -> Option<MlirOperation> {
+fn epilogue_of(conv: OperationRef<'_, '_>) -> Option<Op> {
     let result = conv.result(0).ok()?;
-    let users = strata_ir::rewrite::users(result.into());
+    let users = Val::of(result).users();
     let user = *users.first()?;
-    if users.iter().any(|u| u.ptr != user.ptr) {
+    if users.iter().any(|&u| u != user) {
         return None;
     }
-    let op = unsafe { OperationRef::from_raw(user) };
+    let op = user.get();
     let marked = strata_ir::ods::op_name(op) == "linalg.generic" && attrs::EPILOGUE.is_set(op);
     let same_type = op.result(0).ok().is_some_and(|r| r.r#type() == result.r#type()) && op.result_count() == 1;
     // The epilogue belongs to the kernel it is written over (its first input and its output):
     // another convolution it reads (a residual branch) is just an operand.
-    let is = |i: usize| op.operand(i).ok().is_some_and(|v| v.to_raw().ptr == result.to_raw().ptr);
+    let is = |i: usize| op.operand(i).ok().is_some_and(|v| Val::of(v) == Val::of(result));
     let owner = op.operand_count() >= 2 && is(0) && is(op.operand_count() - 1);
     (marked && same_type && owner).then_some(user)
 }
@@ -98,53 +97,41 @@ fn epilogue_of(conv: OperationRef<'_, '_>) -> Option<MlirOperation> {
 /// computed tile by tile inside it), and puts a same-type `tensor.cast` on its other operands
 /// so that `transform.structured.fuse` stops there instead of pulling their producers into
 /// the tiles (canonicalization drops the casts afterwards).
-fn prepare_epilogue(epilogue: MlirOperation, conv_result: MlirValue, label: &str) {
-    use mlir_sys::*;
-    let op = unsafe { OperationRef::from_raw(epilogue) };
-    let count = op.operand_count();
-    attrs::CONV_EPILOGUE.set(op, label);
-    // Safety: `epilogue` is a live generic with one output (its last operand); the new ops
-    // are inserted right before it and their results replace its operands.
-    unsafe {
-        for i in 0..count - 1 {
-            let operand = mlirOperationGetOperand(epilogue, i as isize);
-            if operand.ptr != conv_result.ptr {
-                let cast = insert_before(epilogue, "tensor.cast", &[operand], mlirValueGetType(operand), None);
-                mlirOperationSetOperand(epilogue, i as isize, cast);
-            }
+fn prepare_epilogue(context: &Context, epilogue: Op, conv_result: Val, label: &str) {
+    let count = epilogue.operand_count();
+    attrs::CONV_EPILOGUE.set(epilogue.get(), label);
+    // `epilogue` is a generic with one output (its last operand); the new ops are inserted
+    // right before it and their results replace its operands.
+    for i in 0..count - 1 {
+        let operand = epilogue.operand(i);
+        if operand != conv_result {
+            let cast = insert_before(context, epilogue, "tensor.cast", &[operand], operand.r#type(), None);
+            epilogue.set_operand(i, cast);
         }
-        let empty = insert_before(epilogue, "tensor.empty", &[], mlirValueGetType(conv_result), None);
-        mlirOperationSetOperand(epilogue, count as isize - 1, empty);
     }
+    let empty = insert_before(context, epilogue, "tensor.empty", &[], conv_result.r#type(), None);
+    epilogue.set_operand(count - 1, empty);
 }
 
-/// A new op `name` with `operands`, one result of type `result` and optionally a `value`
-/// attribute, inserted right before `before`; its result.
-///
-/// # Safety
-/// `before` must be a live op in a block, and the operands defined before it.
-unsafe fn insert_before(
-    before: MlirOperation,
+/// A new op `name` with `operands` (defined before `before`), one result of type `result` and
+/// optionally a `value` attribute, inserted right before `before`; its result.
+fn insert_before<'c>(
+    context: &'c Context,
+    before: Op,
     name: &str,
-    operands: &[MlirValue],
-    result: mlir_sys::MlirType,
-    value: Option<mlir_sys::MlirAttribute>,
-) -> MlirValue {
-    use mlir_sys::*;
-    unsafe {
-        let context = mlirOperationGetContext(before);
-        let name = StringRef::new(name);
-        let mut state = mlirOperationStateGet(name.to_raw(), mlirOperationGetLocation(before));
-        mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
-        mlirOperationStateAddResults(&mut state, 1, &result);
-        if let Some(value) = value {
-            let named = mlirNamedAttributeGet(mlirIdentifierGet(context, StringRef::new("value").to_raw()), value);
-            mlirOperationStateAddAttributes(&mut state, 1, &named);
-        }
-        let new = mlirOperationCreate(&mut state);
-        mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, new);
-        mlirOperationGetResult(new, 0)
+    operands: &[Val],
+    result: Type<'c>,
+    value: Option<Attribute<'c>>,
+) -> Val {
+    let anchor = before.get();
+    let operands: Vec<melior::ir::Value> = operands.iter().map(|v| v.get()).collect();
+    let mut builder = OperationBuilder::new(name, anchor.location()).add_operands(&operands).add_results(&[result]);
+    if let Some(value) = value {
+        builder = builder.add_attributes(&[(Identifier::new(context, "value"), value)]);
     }
+    let new = builder.build().expect("a valid op");
+    let block = anchor.block().expect("the anchor is in a block");
+    Val::from(block.insert_operation_before(anchor, new).result(0).expect("one result"))
 }
 
 /// Rewrites every f32 `linalg.conv_2d_nchw_fchw` in `module` that has a register block (see
@@ -158,8 +145,8 @@ pub fn rewrite(
 ) -> Result<(Vec<ConvBlock>, usize), PassFailed> {
     let strata = cx.strata();
     let mut plans = Vec::new();
-    for raw in collect(module, |op| strata_ir::ods::op_name(op) == "linalg.conv_2d_nchw_fchw") {
-        let op = unsafe { OperationRef::from_raw(raw) };
+    for raw in collect(&module, |op| op.is("linalg.conv_2d_nchw_fchw")) {
+        let op = raw.get();
         let ty = |i: usize| op.operand(i).ok().and_then(|v| tensor_type(v.r#type()).ok());
         let (Some(x), Some(w), Some(out)) = (ty(0), ty(1), ty(2)) else { continue };
         let static_f32 = |t: &strata_lower::kernel::TensorTy| {
@@ -180,10 +167,10 @@ pub fn rewrite(
     let mut blocks: Vec<ConvBlock> = Vec::new();
     let count = plans.len();
     // Filters transposed at compile time, by their constant op (shared weights once).
-    let mut transposed: BTreeMap<usize, MlirValue> = BTreeMap::new();
+    let mut transposed: BTreeMap<usize, Val> = BTreeMap::new();
     let mut kernels = strata_lower::kernel::KernelCache::default();
     for plan in plans {
-        let op = unsafe { OperationRef::from_raw(plan.conv) };
+        let op = plan.conv.get();
         let operand = |i: usize| op.operand(i).expect("a convolution has three operands");
         let (x, w, init) = (operand(0), operand(1), operand(2));
         let (x_ty, w_ty, out) =
@@ -195,12 +182,12 @@ pub fn rewrite(
         // The filter: a constant transposed now, or a transpose in the kernel.
         let constant = defining_op(w).filter(|d| strata_ir::ods::op_name(*d) == "arith.constant");
         let filter = constant.and_then(|d| {
-            let key = d.to_raw().ptr as usize;
+            let key = Op::of(&d).raw().ptr as usize;
             if let Some(&value) = transposed.get(&key) {
                 return Some(value);
             }
-            let values = strata_ir::resource::f32_values(d.attribute("value").ok()?.to_raw())?;
-            let value = new_f32_constant(op, &wt_ty, &filter_chwf(&values, [f, c, kh * kw]));
+            let values = strata_ir::resource::f32_values(d.attribute("value").ok()?)?;
+            let value = new_f32_constant(strata.mlir(), op, &wt_ty, &filter_chwf(&values, [f, c, kh * kw]));
             transposed.insert(key, value);
             Some(value)
         });
@@ -212,8 +199,9 @@ pub fn rewrite(
         // fill + insert, so that its producer can write into the padded buffer
         // (`eliminate-empty-tensors`). Read elsewhere too: a plain pad, a copy (the padded
         // buffer would otherwise live as long as the source's other readers).
+        let single_use = |v| Val::of(v).users().len() == 1;
         let only_here = single_use(source) && (pad.is_none() || single_use(x));
-        let mut operands = vec![source.to_raw(), filter.unwrap_or(w.to_raw())];
+        let mut operands = vec![Val::of(source), filter.unwrap_or(Val::of(w))];
         let mut args =
             vec![tensor_type(source.r#type()).unwrap(), if filter.is_some() { wt_ty.clone() } else { w_ty.clone() }];
         // The initialisation, rebuilt in the kernel (marked, so the schedule fuses and
@@ -222,12 +210,12 @@ pub fn rewrite(
         match &init_kind {
             Some(Init::Bias(bias)) => {
                 args.push(tensor_type(bias_value(*bias).r#type()).unwrap());
-                operands.push(bias_value(*bias).to_raw());
+                operands.push(Val::of(bias_value(*bias)));
             }
             Some(Init::Fill(_)) => {}
             None => {
                 args.push(out.clone());
-                operands.push(init.to_raw());
+                operands.push(Val::of(init));
             }
         }
         let mut k = strata_lower::kernel::Kernel::new(args);
@@ -372,17 +360,15 @@ pub fn rewrite(
         };
         // Safety: `op` is a convolution of this module, rewritten once; the operands are
         // defined before it (the new filter constant is inserted right before it).
-        unsafe { inline_call_with(function, op, &operands) };
+        unsafe { inline_call_with(function, plan.conv, &operands) };
         if let Some(epilogue) = plan.epilogue {
             // The inlined kernel's result: the epilogue's first operand that is not a cast.
-            let result = (0..unsafe { mlir_sys::mlirOperationGetNumOperands(epilogue) } - 1)
-                .map(|i| unsafe { mlir_sys::mlirOperationGetOperand(epilogue, i) })
-                .find(|v| {
-                    defining_op(unsafe { melior::ir::Value::from_raw(*v) })
-                        .is_some_and(|d| attrs::CONV_TILES.get(d).is_some())
-                })
+            let inputs = epilogue.operand_count() - 1;
+            let result = (0..inputs)
+                .map(|i| epilogue.operand(i))
+                .find(|v| v.owner().is_some_and(|d| attrs::CONV_TILES.get(d.get()).is_some()))
                 .expect("the epilogue reads the convolution");
-            prepare_epilogue(epilogue, result, &label);
+            prepare_epilogue(strata.mlir(), epilogue, result, &label);
         }
         if !blocks.contains(&plan.block) {
             blocks.push(plan.block);
@@ -430,32 +416,23 @@ fn bias_value<'c, 'a>(generic: OperationRef<'c, 'a>) -> melior::ir::Value<'c, 'a
 
 /// A two-element integer attribute of `op` (`strides`, `dilations`), 1s when absent.
 fn int_pair(op: OperationRef<'_, '_>, name: &str) -> [i64; 2] {
-    let Ok(attr) = op.attribute(name) else { return [1, 1] };
-    // Safety: read only when it is a dense integer attribute of two elements.
-    unsafe {
-        let raw = attr.to_raw();
-        if !mlir_sys::mlirAttributeIsADenseIntElements(raw) || mlir_sys::mlirElementsAttrGetNumElements(raw) != 2 {
-            return [1, 1];
-        }
-        if mlir_sys::mlirDenseElementsAttrIsSplat(raw) {
-            let v = mlir_sys::mlirDenseElementsAttrGetInt64SplatValue(raw);
-            return [v, v];
-        }
-        [mlir_sys::mlirDenseElementsAttrGetInt64Value(raw, 0), mlir_sys::mlirDenseElementsAttrGetInt64Value(raw, 1)]
+    match op.attribute(name).ok().and_then(strata_ir::handle::dense_ints).as_deref() {
+        Some(&[a, b]) => [a, b],
+        _ => [1, 1],
     }
 }
 
 /// A new `arith.constant` holding `values` (a `dense_resource` weight) right before `before`.
-fn new_f32_constant(before: OperationRef<'_, '_>, ty: &strata_lower::kernel::TensorTy, values: &[f32]) -> MlirValue {
-    use mlir_sys::*;
-    unsafe {
-        let context = mlirOperationGetContext(before.to_raw());
-        let text = ty.to_string();
-        let tensor = mlirTypeParseGet(context, StringRef::new(&text).to_raw());
-        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        let attr = strata_ir::resource::dense_resource(tensor, "conv_filter_chwf", &bytes);
-        insert_before(before.to_raw(), "arith.constant", &[], tensor, Some(attr))
-    }
+fn new_f32_constant(
+    context: &Context,
+    before: OperationRef<'_, '_>,
+    ty: &strata_lower::kernel::TensorTy,
+    values: &[f32],
+) -> Val {
+    let tensor = Type::parse(context, &ty.to_string()).expect("a tensor type parses");
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let attr = strata_ir::resource::dense_resource(tensor, "conv_filter_chwf", &bytes);
+    insert_before(context, Op::of(&before), "arith.constant", &[], tensor, Some(attr))
 }
 
 #[cfg(test)]

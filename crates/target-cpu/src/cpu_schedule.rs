@@ -12,8 +12,8 @@ use crate::conv_lanes::Registers;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::BlockLike;
 use melior::ir::ValueLike;
-use melior::pass::PassManager as MlirPassManager;
 use strata_ir::rewrite::collect;
+use strata_ir::Op;
 use strata_ir::{attrs, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 use strata_lower::ops::tensor_type;
 
@@ -75,8 +75,8 @@ impl Pass for CpuSchedule {
             ("vectorize", vectorizable as fn(OperationRef<'_, '_>) -> bool),
             ("reduction_outer", |op| !vectorizable(op) && reduction_outer(op)),
         ] {
-            for raw in collect(module, select) {
-                attrs::LOOP_ORDER.set(unsafe { OperationRef::from_raw(raw) }, value);
+            for raw in collect(&module, |op| select(op.get())) {
+                attrs::LOOP_ORDER.set(raw.get(), value);
             }
         }
         apply_script(module, cx, SCHEDULE, "schedules/cpu-loop-order.mlir", "the host schedule")?;
@@ -182,20 +182,18 @@ fn apply_script(
         cx.emit_op_error(module, format!("internal error: {file} is empty"));
         return Err(PassFailed);
     };
-    let body = unsafe { mlir_sys::mlirRegionGetFirstBlock(mlir_sys::mlirOperationGetRegion(module.to_raw(), 0)) };
-    let schedule = schedule.to_raw();
-    // Safety: the schedule op moves from `script` into the payload module and is erased
-    // from there below; `script` is dropped empty.
-    unsafe {
-        mlir_sys::mlirOperationRemoveFromParent(schedule);
-        mlir_sys::mlirBlockAppendOwnedOperation(body, schedule);
-    }
-    let pm = MlirPassManager::new(strata.mlir());
-    let parsed =
-        melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), "builtin.module(transform-interpreter)");
-    let outcome =
-        parsed.is_ok() && unsafe { mlir_sys::mlirPassManagerRunOnOp(pm.to_raw(), module.to_raw()) }.value != 0;
-    unsafe { mlir_sys::mlirOperationDestroy(schedule) };
+    let Some(body) = Op::of(&module).body(0) else {
+        cx.emit_op_error(module, "internal error: the module has no body");
+        return Err(PassFailed);
+    };
+    // The schedule op moves from `script` into the payload module and is erased from there
+    // below; `script` is dropped empty.
+    let schedule = Op::of(&schedule);
+    schedule.detach();
+    body.append(schedule);
+    let outcome = strata_ir::llvm::run_pipeline_on(strata, Op::of(&module), "builtin.module(transform-interpreter)");
+    // Safety: nothing refers to the schedule after it ran.
+    unsafe { schedule.erase() };
     if outcome {
         Ok(())
     } else {
@@ -237,11 +235,11 @@ pub fn cache_tiles(m: i64, n: i64, k: i64) -> [i64; 3] {
 
 impl Pass for CpuVectorize {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let marked = collect(module, |op| attrs::LOOP_ORDER.get(op).is_some_and(|order| order == "vectorize"));
+        let marked = collect(&module, |op| attrs::LOOP_ORDER.get(op.get()).is_some_and(|order| order == "vectorize"));
         // One tiling per distinct size, matched by a `strata.cache_tiles` mark.
         let mut sizes: Vec<[i64; 3]> = Vec::new();
         for &raw in &marked {
-            let op = unsafe { OperationRef::from_raw(raw) };
+            let op = raw.get();
             let dims = |i: usize| op.operand(i).ok().and_then(|v| strata_lower::ops::static_shape(v.r#type()).ok());
             let (Some(a), Some(c)) = (dims(0), dims(2)) else {
                 cx.emit_op_error(op, "internal error: a matmul marked for vectorisation lacks static memref operands");
@@ -255,7 +253,9 @@ impl Pass for CpuVectorize {
         }
         // The convolutions were vectorised on tensors (`strata-cpu-schedule`); their vectors
         // are lowered here with the matmuls'.
-        if sizes.is_empty() && collect(module, |op| strata_ir::ods::op_name(op).starts_with("vector.")).is_empty() {
+        if sizes.is_empty()
+            && collect(&module, |op| strata_ir::ods::op_name(op.get()).starts_with("vector.")).is_empty()
+        {
             return Ok(());
         }
         let (mut tiling, mut fold) = (String::new(), String::new());

@@ -12,13 +12,12 @@
 //! into the object's read-only data today, so `weights` is reserved (pass null).
 
 use crate::CodegenError;
-use melior::ir::attribute::{Attribute, AttributeLike, StringAttribute, TypeAttribute};
+use melior::ir::attribute::{Attribute, StringAttribute, TypeAttribute};
 use melior::ir::operation::OperationLike;
 use melior::ir::operation::{OperationBuilder, OperationRef};
 use melior::ir::r#type::FunctionType;
 use melior::ir::{BlockLike, Module, RegionLike};
 use melior::ir::{Value, ValueLike};
-use melior::StringRef;
 use strata_ir::Error;
 use strata_ir::StrataContext;
 
@@ -52,9 +51,7 @@ pub fn add_entry(
     };
     let inner = format!("strata_{name}_main");
     let entry = format!("strata_{name}_run");
-    let set = |name: &str, value: Attribute<'_>| unsafe {
-        mlir_sys::mlirOperationSetAttributeByName(target.to_raw(), StringRef::new(name).to_raw(), value.to_raw())
-    };
+    let set = |name: &str, value: Attribute<'_>| strata_ir::Op::of(&target).set_attribute(name, value);
     set("sym_name", StringAttribute::new(context, &inner).into());
     let internal = Attribute::parse(context, "#llvm.linkage<internal>")
         .ok_or_else(|| CodegenError::Entry("cannot build the internal linkage attribute".into()))?;
@@ -86,11 +83,10 @@ pub fn add_entry(
     let declaration =
         wrapper.body().first_operation().ok_or_else(|| CodegenError::Entry("empty wrapper module".into()))?;
     let function = declaration.next_in_block().ok_or_else(|| CodegenError::Entry("no wrapper function".into()))?;
-    // Safety: the wrapper function moves from the parsed module (dropped below) to `module`.
-    unsafe {
-        mlir_sys::mlirOperationRemoveFromParent(function.to_raw());
-        mlir_sys::mlirBlockAppendOwnedOperation(module.body().to_raw(), function.to_raw());
-    }
+    // The wrapper function moves from the parsed module (dropped below) to `module`.
+    let function = strata_ir::Op::of(&function);
+    function.detach();
+    strata_ir::Blk::of(&module.body()).append(function);
     Ok(entry)
 }
 
@@ -115,24 +111,17 @@ pub fn drop_results(context: &melior::Context, main: OperationRef<'_, '_>, drop:
         .build()
         .map_err(|e| e.to_string())?;
     block.insert_operation_before(terminator, ret);
-    // Safety: the old terminator is not used again; erased ops are looked up afresh each round.
-    unsafe {
-        mlir_sys::mlirOperationDestroy(terminator.to_raw());
-        mlir_sys::mlirOperationSetAttributeByName(
-            main.to_raw(),
-            melior::StringRef::new("function_type").to_raw(),
-            TypeAttribute::new(new_type.into()).to_raw(),
-        );
-        let mut erased = true;
-        while erased {
-            erased = false;
-            let mut op = block.first_operation();
-            while let Some(current) = op {
-                op = current.next_in_block();
-                if current.next_in_block().is_some() && strata_ir::rewrite::erase_if_unused(current) {
-                    erased = true;
-                }
-            }
+    // Safety: the old terminator is not used again.
+    unsafe { strata_ir::Op::of(&terminator).erase() };
+    strata_ir::Op::of(&main).set_attribute("function_type", TypeAttribute::new(new_type.into()).into());
+    let block = strata_ir::Blk::of(&block);
+    let mut erased = true;
+    while erased {
+        erased = false;
+        // Ops are looked up afresh each round; the terminator is never erased.
+        for op in block.ops_before_terminator().into_iter().rev() {
+            // Safety: an op erased here is not used again.
+            erased |= unsafe { strata_ir::rewrite::erase_if_unused(op) };
         }
     }
     Ok(())

@@ -7,10 +7,9 @@ use inkwell::context::Context;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine};
 use inkwell::OptimizationLevel;
-use melior::ir::attribute::{Attribute, AttributeLike, StringAttribute};
+use melior::ir::attribute::{Attribute, StringAttribute};
 use melior::ir::operation::OperationLike;
 use melior::ir::{BlockLike, Module, RegionLike};
-use melior::StringRef;
 
 /// What to produce.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,18 +68,9 @@ pub fn set_host_target(context: &melior::Context, module: &Module<'_>) -> Result
         if current.name().as_string_ref().as_str() == Ok("llvm.func")
             && current.region(0).ok().and_then(|r| r.first_block()).is_some()
         {
-            unsafe {
-                mlir_sys::mlirOperationSetAttributeByName(
-                    current.to_raw(),
-                    StringRef::new("target_cpu").to_raw(),
-                    cpu.to_raw(),
-                );
-                mlir_sys::mlirOperationSetAttributeByName(
-                    current.to_raw(),
-                    StringRef::new("target_features").to_raw(),
-                    features.to_raw(),
-                );
-            }
+            let function = strata_ir::Op::of(&current);
+            function.set_attribute("target_cpu", cpu.into());
+            function.set_attribute("target_features", features);
         }
         op = current.next_in_block();
     }
@@ -91,12 +81,9 @@ pub fn set_host_target(context: &melior::Context, module: &Module<'_>) -> Result
 pub fn emit(module: &Module<'_>, what: Emit) -> Result<Vec<u8>, CodegenError> {
     let machine = host_machine()?;
     let context = Context::create();
-    let raw = unsafe { mlir_sys::mlirTranslateModuleToLLVMIR(module.as_operation().to_raw(), context.raw() as *mut _) };
-    if raw.is_null() {
-        return Err(CodegenError::Translate(
-            "mlirTranslateModuleToLLVMIR returned nothing (an op outside the LLVM dialect?)".into(),
-        ));
-    }
+    let raw = strata_ir::llvm::translate_module(&module.as_operation(), context.raw().cast()).ok_or_else(|| {
+        CodegenError::Translate("MLIR's translation returned nothing (an op outside the LLVM dialect?)".into())
+    })?;
     // Safety: the translated module is new, owned by us and lives in `context`.
     let llvm = unsafe { inkwell::module::Module::new(raw as *mut _) };
     llvm.set_triple(&machine.get_triple());

@@ -2,7 +2,7 @@
 //! kernel launch of `@main` in order, with its grid, block and which ABI buffer each parameter
 //! is), which `strata-runtime` loads without the compiler.
 
-use melior::ir::attribute::{AttributeLike, IntegerAttribute};
+use melior::ir::attribute::IntegerAttribute;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{BlockLike, Module, RegionLike, ValueLike};
 use strata_ir::Error;
@@ -47,14 +47,15 @@ pub fn launches(module: &Module<'_>, signature: &Signature) -> Result<Vec<Launch
         }
         let kernel = current.attribute("kernel").map_err(|_| "gpu.launch_func without a kernel")?;
         // The kernel's module: `@module::@function`.
-        let root = unsafe { melior::StringRef::from_raw(mlir_sys::mlirSymbolRefAttrGetRootReference(kernel.to_raw())) };
-        let kernel = root.as_str().map_err(|_| "kernel name is not UTF-8")?.to_owned();
+        let kernel = strata_ir::handle::symbol_root(kernel).ok_or("a launch's kernel is not a UTF-8 symbol")?;
         // Operand segments: async deps, grid x/y/z, block x/y/z, cluster x/y/z, dynamic shared
         // memory, kernel operands, async object.
         let segments =
             current.attribute("operandSegmentSizes").map_err(|_| "gpu.launch_func without operand segments")?;
-        let sizes: Vec<usize> = (0..unsafe { mlir_sys::mlirDenseArrayGetNumElements(segments.to_raw()) })
-            .map(|i| unsafe { mlir_sys::mlirDenseI32ArrayGetElement(segments.to_raw(), i) } as usize)
+        let sizes: Vec<usize> = strata_ir::handle::i32_array(segments)
+            .ok_or("gpu.launch_func's operand segments are not an i32 array")?
+            .into_iter()
+            .map(|n| n.max(0) as usize)
             .collect();
         if sizes.len() < 12 || sizes[0] != 0 || sizes[7..11].iter().any(|&n| n != 0) {
             return Err(Error::internal(format!("launch of {kernel} uses async tokens, clusters or dynamic shared memory, which the CUDA runtime does not support")));
@@ -74,9 +75,12 @@ pub fn launches(module: &Module<'_>, signature: &Signature) -> Result<Vec<Launch
         let mut args = Vec::new();
         for i in first..first + sizes[11] {
             let value = operand(i)?;
-            let position = unsafe { mlir_sys::mlirValueIsABlockArgument(value.to_raw()) }
-                .then(|| unsafe { mlir_sys::mlirBlockArgumentGetArgNumber(value.to_raw()) } as usize)
-                .ok_or_else(|| format!("kernel {kernel} takes a value computed on the host ({}); kernels may only take the ABI's buffers", value.r#type()))?;
+            let position = strata_ir::Val::of(value).argument_number().ok_or_else(|| {
+                format!(
+                    "kernel {kernel} takes a value computed on the host ({}); kernels may only take the ABI's buffers",
+                    value.r#type()
+                )
+            })?;
             args.push(match position {
                 p if p < inputs => KernelArg::Input(p),
                 p if p < inputs + outputs => KernelArg::Output(p - inputs),

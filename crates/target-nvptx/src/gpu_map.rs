@@ -16,9 +16,8 @@
 //!   bare-pointer calling convention every buffer address in a kernel is then a base
 //!   parameter plus a constant offset from the plan.
 
-use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::ValueLike;
-use mlir_sys::*;
+use melior::ir::operation::OperationRef;
+use strata_ir::{Blk, Op, Val};
 use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
 pub static INFO: PassInfo = PassInfo {
@@ -61,14 +60,10 @@ fn sinkable(name: &str) -> bool {
         || name.starts_with("index.")
 }
 
-fn name_of(op: MlirOperation) -> String {
-    strata_ir::ods::op_name(unsafe { OperationRef::from_raw(op) })
-}
-
 /// One kernel to build: a parallel nest, or a run of serial top-level ops.
 enum Group {
-    Parallel(MlirOperation),
-    Serial(Vec<MlirOperation>),
+    Parallel(Op),
+    Serial(Vec<Op>),
 }
 
 impl Pass for GpuMap {
@@ -80,24 +75,21 @@ impl Pass for GpuMap {
             );
             return Err(PassFailed);
         }
-        let block = unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(func.to_raw(), 0)) };
-        if block.ptr.is_null() {
+        let Some(block) = Op::of(&func).body(0) else {
             return Ok(());
-        }
+        };
         // Split the body into kernels.
         let mut groups = Vec::new();
         let mut serial = Vec::new();
-        let terminator = unsafe { mlirBlockGetTerminator(block) };
-        let mut current = unsafe { mlirBlockGetFirstOperation(block) };
-        while !current.ptr.is_null() && current.ptr != terminator.ptr {
-            let name = name_of(current);
+        for current in block.ops_before_terminator() {
+            let name = current.name();
             if name == "scf.parallel" {
                 if !serial.is_empty() {
                     groups.push(Group::Serial(std::mem::take(&mut serial)));
                 }
                 groups.push(Group::Parallel(current));
             } else if matches!(name.as_str(), "memref.alloc" | "memref.alloca" | "memref.dealloc") {
-                cx.emit_op_error(unsafe { OperationRef::from_raw(current) }, format!("strata-gpu-map: '{name}' on the host is not supported on the GPU path; every buffer must be planned into the arena (plan-arena) first"));
+                cx.emit_op_error(current.get(), format!("strata-gpu-map: '{name}' on the host is not supported on the GPU path; every buffer must be planned into the arena (plan-arena) first"));
                 return Err(PassFailed);
             } else if name == "gpu.launch" || (sinkable(&name) && !uses_any(current, &serial)) {
                 // Already a kernel, or cloned into the kernels that use it. (Arithmetic on a
@@ -105,7 +97,6 @@ impl Pass for GpuMap {
             } else {
                 serial.push(current);
             }
-            current = unsafe { mlirOperationGetNextInBlock(current) };
         }
         if !serial.is_empty() {
             groups.push(Group::Serial(serial));
@@ -120,7 +111,7 @@ impl Pass for GpuMap {
                     }
                     Ok(None) => continue,
                     Err(message) => {
-                        cx.emit_op_error(unsafe { OperationRef::from_raw(op) }, format!("strata-gpu-map: {message}"));
+                        cx.emit_op_error(op.get(), format!("strata-gpu-map: {message}"));
                         return Err(PassFailed);
                     }
                 },
@@ -130,10 +121,7 @@ impl Pass for GpuMap {
                         launch
                     }
                     Err(message) => {
-                        cx.emit_op_error(
-                            unsafe { OperationRef::from_raw(ops[0]) },
-                            format!("strata-gpu-map: {message}"),
-                        );
+                        cx.emit_op_error(ops[0].get(), format!("strata-gpu-map: {message}"));
                         return Err(PassFailed);
                     }
                 },
@@ -146,64 +134,39 @@ impl Pass for GpuMap {
 }
 
 /// The value of a constant `index` operand.
-fn constant_index(value: MlirValue) -> Option<i64> {
-    unsafe {
-        if !mlirValueIsAOpResult(value) {
-            return None;
-        }
-        let op = mlirOpResultGetOwner(value);
-        if name_of(op) != "arith.constant" {
-            return None;
-        }
-        let attribute = mlirOperationGetAttributeByName(op, melior::StringRef::new("value").to_raw());
-        mlirAttributeIsAInteger(attribute).then(|| mlirIntegerAttrGetValueInt(attribute))
-    }
+fn constant_index(value: Val) -> Option<i64> {
+    value.owner().filter(|op| op.is("arith.constant"))?.int_attribute("value")
 }
 
 /// Parses a `func.func @skeleton` holding some constants and one `gpu.launch` whose body is
 /// `prefix` then `scf.if`-guarded or plain code, and moves everything before the `return` in
 /// front of `anchor`. Returns the launch.
-fn insert_skeleton(
-    strata: &strata_ir::StrataContext,
-    text: &str,
-    anchor: MlirOperation,
-) -> Result<MlirOperation, String> {
+fn insert_skeleton(strata: &strata_ir::StrataContext, text: &str, anchor: Op) -> Result<Op, String> {
     let module = strata
         .parse(text, "strata-gpu-map skeleton")
         .map_err(|e| format!("internal error: skeleton does not parse: {e}"))?;
+    let function = strata_ir::Blk::of(&module.body()).first().ok_or("internal error: an empty skeleton")?;
+    let body = function.body(0).ok_or("internal error: a skeleton without a body")?;
     let mut launch = None;
-    unsafe {
-        let function = mlirBlockGetFirstOperation(mlirModuleGetBody(module.to_raw()));
-        let body = mlirRegionGetFirstBlock(mlirOperationGetRegion(function, 0));
-        let terminator = mlirBlockGetTerminator(body);
-        let mut current = mlirBlockGetFirstOperation(body);
-        while current.ptr != terminator.ptr {
-            let next = mlirOperationGetNextInBlock(current);
-            if name_of(current) == "gpu.launch" {
-                launch = Some(current);
-            }
-            mlirOperationMoveBefore(current, anchor);
-            current = next;
+    for current in body.ops_before_terminator() {
+        if current.is("gpu.launch") {
+            launch = Some(current);
         }
+        current.move_before(anchor);
     }
     launch.ok_or_else(|| "internal error: skeleton without a launch".into())
 }
 
 /// The block of the launch's body (region 0).
-fn launch_body(launch: MlirOperation) -> MlirBlock {
-    unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(launch, 0)) }
+fn launch_body(launch: Op) -> Blk {
+    launch.body(0).expect("a gpu.launch has a body")
 }
 
 impl GpuMap {
     /// The launch replacing the nest `op` (`None` when it has no iterations and is erased).
-    fn map_parallel(
-        &self,
-        strata: &strata_ir::StrataContext,
-        op: MlirOperation,
-    ) -> Result<Option<MlirOperation>, String> {
-        let parallel = unsafe { OperationRef::from_raw(op) };
-        let operands: Vec<MlirValue> = parallel.operands().map(|v| v.to_raw()).collect();
-        if parallel.result_count() != 0 || !operands.len().is_multiple_of(3) {
+    fn map_parallel(&self, strata: &strata_ir::StrataContext, op: Op) -> Result<Option<Op>, String> {
+        let operands = op.operands();
+        if op.result_count() != 0 || !operands.len().is_multiple_of(3) {
             return Err(
                 "only scf.parallel without reductions can be mapped (run convert-linalg-to-parallel-loops first)"
                     .into(),
@@ -219,20 +182,20 @@ impl GpuMap {
         }
         let extents: Vec<i64> = (0..rank).map(|k| ((upper[k] - lower[k]).max(0) + step[k] - 1) / step[k]).collect();
         let total: i64 = extents.iter().product();
-        let body = unsafe { mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)) };
+        let body = op.body(0).ok_or("an scf.parallel without a body")?;
         if total == 0 {
-            unsafe { mlirOperationDestroy(op) };
+            // Safety: the empty nest is not used again.
+            unsafe { op.erase() };
             return Ok(None);
         }
         // Dimension order, outermost first: by where each induction variable indexes the
         // body's last store (later index = faster varying), so neighbouring threads write
         // neighbouring elements.
-        let ivs: Vec<MlirValue> = (0..rank).map(|k| unsafe { mlirBlockGetArgument(body, k as isize) }).collect();
+        let ivs: Vec<Val> = (0..rank).map(|k| body.argument(k)).collect();
         let mut position = vec![-1i64; rank];
-        if let Some(store) = last_store(parallel) {
-            let store = unsafe { OperationRef::from_raw(store) };
-            for (index, operand) in store.operands().skip(2).enumerate() {
-                if let Some(k) = ivs.iter().position(|iv| iv.ptr == operand.to_raw().ptr) {
+        if let Some(store) = last_store(op) {
+            for (index, operand) in store.operands().into_iter().skip(2).enumerate() {
+                if let Some(k) = ivs.iter().position(|&iv| iv == operand) {
                     position[k] = index as i64;
                 }
             }
@@ -270,62 +233,44 @@ gpu.launch blocks(%bx, %by, %bz) in (%gx = %grid, %gy = %c1, %gz = %c1) threads(
 scf.if %in {{\n{code}      }}\n    gpu.terminator\n  }}\n  return\n}}\n"
         );
         let launch = insert_skeleton(strata, &text, op)?;
-        unsafe {
-            // The guarded block: the `scf.if` is the last op before the terminator.
-            let launch_ops = block_ops(launch_body(launch));
-            let guard = launch_ops[launch_ops.len() - 2];
-            let then = block_ops(mlirRegionGetFirstBlock(mlirOperationGetRegion(guard, 0)));
-            let yield_op = then[then.len() - 1];
-            // The induction variables: the last `rank` ops before the yield, in loop order.
-            let new_ivs: Vec<MlirValue> =
-                then[then.len() - 1 - rank..then.len() - 1].iter().map(|&op| mlirOperationGetResult(op, 0)).collect();
-            for (old, new) in ivs.iter().zip(&new_ivs) {
-                mlirValueReplaceAllUsesOfWith(*old, *new);
-            }
-            // Move the loop body (without its `scf.reduce`) into the guard.
-            let old_terminator = mlirBlockGetTerminator(body);
-            let mut current = mlirBlockGetFirstOperation(body);
-            while current.ptr != old_terminator.ptr {
-                let next = mlirOperationGetNextInBlock(current);
-                mlirOperationMoveBefore(current, yield_op);
-                current = next;
-            }
-            mlirOperationDestroy(op);
+        // The guarded block: the `scf.if` is the last op before the terminator.
+        let launch_ops = launch_body(launch).ops();
+        let guard = launch_ops[launch_ops.len() - 2];
+        let then = guard.body(0).ok_or("internal error: the guard has no body")?.ops();
+        let yield_op = then[then.len() - 1];
+        // The induction variables: the last `rank` ops before the yield, in loop order.
+        let new_ivs: Vec<Val> = then[then.len() - 1 - rank..then.len() - 1].iter().map(|op| op.result(0)).collect();
+        for (old, new) in ivs.iter().zip(&new_ivs) {
+            old.replace_all_uses_with(*new);
         }
+        // Move the loop body (without its `scf.reduce`) into the guard.
+        for current in body.ops_before_terminator() {
+            current.move_before(yield_op);
+        }
+        // Safety: the emptied nest is not used again.
+        unsafe { op.erase() };
         Ok(Some(launch))
     }
 }
 
-/// The ops of `block`, in order.
-fn block_ops(block: MlirBlock) -> Vec<MlirOperation> {
-    let mut ops = Vec::new();
-    let mut current = unsafe { mlirBlockGetFirstOperation(block) };
-    while !current.ptr.is_null() {
-        ops.push(current);
-        current = unsafe { mlirOperationGetNextInBlock(current) };
-    }
-    ops
-}
-
 /// The last `memref.store` nested in `op` (pre-order), if any.
-fn last_store(op: OperationRef<'_, '_>) -> Option<MlirOperation> {
-    strata_ir::rewrite::collect(op, |nested| strata_ir::ods::op_name(nested) == "memref.store").last().copied()
+fn last_store(op: Op) -> Option<Op> {
+    op.collect(|nested| nested.is("memref.store")).last().copied()
 }
 
 /// Moves `ops` (consecutive top-level ops) into a one-thread launch placed where they were.
-fn wrap_serial(strata: &strata_ir::StrataContext, ops: &[MlirOperation]) -> Result<MlirOperation, String> {
+fn wrap_serial(strata: &strata_ir::StrataContext, ops: &[Op]) -> Result<Op, String> {
     let Some(&first) = ops.first() else {
         return Err("nothing to launch".into());
     };
     // A value computed here and used by a later top-level op cannot leave the kernel.
     for &op in ops {
-        let op_ref = unsafe { OperationRef::from_raw(op) };
-        for result in op_ref.results() {
-            for owner in strata_ir::rewrite::users(result.into()) {
-                if !ops.iter().any(|&o| o.ptr == owner.ptr || is_inside(owner, o)) {
+        for result in op.results() {
+            for owner in result.users() {
+                if !ops.iter().any(|&o| o == owner || owner.is_inside(o)) {
                     return Err(format!(
                         "'{}' computes a value that host code uses after it; that cannot run on the GPU path",
-                        name_of(op)
+                        op.name()
                     ));
                 }
             }
@@ -334,51 +279,30 @@ fn wrap_serial(strata: &strata_ir::StrataContext, ops: &[MlirOperation]) -> Resu
     let text = "func.func @skeleton() {\n  %c1 = arith.constant 1 : index\n  \
 gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {\n    gpu.terminator\n  }\n  return\n}\n";
     let launch = insert_skeleton(strata, text, first)?;
-    let terminator = unsafe { mlirBlockGetTerminator(launch_body(launch)) };
+    let terminator = launch_body(launch).terminator().ok_or("internal error: a launch without a terminator")?;
     for &op in ops {
-        unsafe { mlirOperationMoveBefore(op, terminator) };
+        op.move_before(terminator);
     }
     Ok(launch)
 }
 
 /// Whether an operand of `op` is a result of one of `ops`.
-fn uses_any(op: MlirOperation, ops: &[MlirOperation]) -> bool {
-    (0..unsafe { mlirOperationGetNumOperands(op) }).any(|i| {
-        let value = unsafe { mlirOperationGetOperand(op, i) };
-        let result = unsafe { mlirValueIsAOpResult(value) };
-        result && ops.iter().any(|o| o.ptr == unsafe { mlirOpResultGetOwner(value) }.ptr)
-    })
-}
-
-/// Whether `op` is nested (at any depth) inside `ancestor`.
-fn is_inside(op: MlirOperation, ancestor: MlirOperation) -> bool {
-    let mut current = unsafe { mlirOperationGetParentOperation(op) };
-    while !current.ptr.is_null() {
-        if current.ptr == ancestor.ptr {
-            return true;
-        }
-        current = unsafe { mlirOperationGetParentOperation(current) };
-    }
-    false
+fn uses_any(op: Op, ops: &[Op]) -> bool {
+    op.operands().into_iter().any(|value| value.owner().is_some_and(|owner| ops.contains(&owner)))
 }
 
 /// Clones into `launch` every sinkable op defined outside it whose results it uses
 /// (transitively), and rewires the uses inside; returns how many ops it cloned.
-fn sink_into(launch: MlirOperation) -> usize {
+fn sink_into(launch: Op) -> usize {
     let body = launch_body(launch);
-    let insert_before = unsafe { mlirBlockGetFirstOperation(body) };
-    let mut clones: Vec<(MlirValue, MlirValue)> = Vec::new();
+    let Some(insert_before) = body.first() else { return 0 };
+    let mut clones: Vec<(Val, Val)> = Vec::new();
     let mut count = 0;
-    let users = strata_ir::rewrite::collect(unsafe { OperationRef::from_raw(launch) }, |_| true);
-    for user in users {
-        if user.ptr == launch.ptr {
-            continue;
-        }
-        let operands = unsafe { mlirOperationGetNumOperands(user) };
-        for index in 0..operands {
-            let value = unsafe { mlirOperationGetOperand(user, index) };
+    for user in launch.collect(|op| op != launch) {
+        for index in 0..user.operand_count() {
+            let value = user.operand(index);
             if let Some(sunk) = sink_value(value, launch, body, insert_before, &mut clones, &mut count) {
-                unsafe { mlirOperationSetOperand(user, index, sunk) };
+                user.set_operand(index, sunk);
             }
         }
     }
@@ -388,43 +312,33 @@ fn sink_into(launch: MlirOperation) -> usize {
 /// The in-kernel replacement for `value`, cloning its defining op (and its operands'
 /// defining ops first) when it is sinkable and defined outside `launch`.
 fn sink_value(
-    value: MlirValue,
-    launch: MlirOperation,
-    body: MlirBlock,
-    insert_before: MlirOperation,
-    clones: &mut Vec<(MlirValue, MlirValue)>,
+    value: Val,
+    launch: Op,
+    body: Blk,
+    insert_before: Op,
+    clones: &mut Vec<(Val, Val)>,
     count: &mut usize,
-) -> Option<MlirValue> {
-    if let Some(&(_, new)) = clones.iter().find(|(old, _)| old.ptr == value.ptr) {
+) -> Option<Val> {
+    if let Some(&(_, new)) = clones.iter().find(|(old, _)| *old == value) {
         return Some(new);
     }
-    unsafe {
-        if !mlirValueIsAOpResult(value) {
-            return None;
-        }
-        let definer = mlirOpResultGetOwner(value);
-        if definer.ptr == launch.ptr
-            || is_inside(definer, launch)
-            || !sinkable(&name_of(definer))
-            || mlirOperationGetNumRegions(definer) != 0
-        {
-            return None;
-        }
-        let operands = mlirOperationGetNumOperands(definer);
-        let sunk_operands: Vec<Option<MlirValue>> = (0..operands)
-            .map(|i| sink_value(mlirOperationGetOperand(definer, i), launch, body, insert_before, clones, count))
-            .collect();
-        let clone = mlirOperationClone(definer);
-        for (i, sunk) in sunk_operands.into_iter().enumerate() {
-            if let Some(sunk) = sunk {
-                mlirOperationSetOperand(clone, i as isize, sunk);
-            }
-        }
-        mlirBlockInsertOwnedOperationBefore(body, insert_before, clone);
-        *count += 1;
-        for r in 0..mlirOperationGetNumResults(definer) {
-            clones.push((mlirOperationGetResult(definer, r), mlirOperationGetResult(clone, r)));
-        }
-        clones.iter().find(|(old, _)| old.ptr == value.ptr).map(|&(_, new)| new)
+    let definer = value.owner()?;
+    if definer == launch || definer.is_inside(launch) || !sinkable(&definer.name()) || definer.region_count() != 0 {
+        return None;
     }
+    let sunk_operands: Vec<Option<Val>> = definer
+        .operands()
+        .into_iter()
+        .map(|operand| sink_value(operand, launch, body, insert_before, clones, count))
+        .collect();
+    let clone = definer.clone_detached();
+    for (i, sunk) in sunk_operands.into_iter().enumerate() {
+        if let Some(sunk) = sunk {
+            clone.set_operand(i, sunk);
+        }
+    }
+    body.insert_before(insert_before, clone);
+    *count += 1;
+    clones.extend(definer.results().into_iter().zip(clone.results()));
+    clones.iter().find(|(old, _)| *old == value).map(|&(_, new)| new)
 }

@@ -99,12 +99,9 @@ pub fn emit_ptx(module: &Module<'_>, options: &PtxOptions) -> Result<(String, Ve
     let mut op = module.body().first_operation();
     while let Some(current) = op {
         if current.name().as_string_ref().as_str() == Ok("gpu.module") {
-            let raw = unsafe { mlir_sys::mlirTranslateModuleToLLVMIR(current.to_raw(), context.raw() as *mut _) };
-            if raw.is_null() {
-                return Err(CodegenError::Translate(
-                    "a gpu.module did not translate to LLVM IR (is it lowered to NVVM?)".into(),
-                ));
-            }
+            let raw = strata_ir::llvm::translate_module(&current, context.raw().cast()).ok_or_else(|| {
+                CodegenError::Translate("a gpu.module did not translate to LLVM IR (is it lowered to NVVM?)".into())
+            })?;
             // Safety: the translated module is new, owned by us and lives in `context`.
             let kernels = unsafe { inkwell::module::Module::new(raw as *mut _) };
             // Outlining names every kernel after its function (`main_kernel`); the gpu.module's

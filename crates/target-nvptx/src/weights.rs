@@ -44,13 +44,7 @@ pub fn blob(strata: &StrataContext, module: &Module<'_>) -> Result<Vec<u8>, Code
                 .map(|s| s.value().to_owned())
                 .unwrap_or_default();
             offsets.insert(name, offset);
-            // Safety: the clone is new and handed to the scratch module's body.
-            unsafe {
-                mlir_sys::mlirBlockAppendOwnedOperation(
-                    scratch.body().to_raw(),
-                    mlir_sys::mlirOperationClone(current.to_raw()),
-                )
-            };
+            strata_ir::Blk::of(&scratch.body()).append(strata_ir::Op::of(&current).clone_detached());
         }
         op = current.next_in_block();
     }
@@ -64,11 +58,8 @@ pub fn blob(strata: &StrataContext, module: &Module<'_>) -> Result<Vec<u8>, Code
     pm.run(&mut scratch, &mut std::io::sink())
         .map_err(|e| CodegenError::Translate(format!("lowering the weights: {e}")))?;
     let context = Context::create();
-    let raw =
-        unsafe { mlir_sys::mlirTranslateModuleToLLVMIR(scratch.as_operation().to_raw(), context.raw() as *mut _) };
-    if raw.is_null() {
-        return Err(CodegenError::Translate("the weights did not translate to LLVM IR".into()));
-    }
+    let raw = strata_ir::llvm::translate_module(&scratch.as_operation(), context.raw().cast())
+        .ok_or_else(|| CodegenError::Translate("the weights did not translate to LLVM IR".into()))?;
     // Safety: the translated module is new, owned by us and lives in `context`.
     let llvm = unsafe { inkwell::module::Module::new(raw as *mut _) };
     let layout = TargetData::create("e-i64:64-i128:128-v16:16-v32:32-n16:32:64");

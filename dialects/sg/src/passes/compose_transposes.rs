@@ -30,8 +30,8 @@ struct ComposeTransposes;
 
 impl Pass for ComposeTransposes {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        for raw in collect(func, |op| Transpose::cast(op).is_some()) {
-            let outer = Transpose::cast(unsafe { OperationRef::from_raw(raw) }).expect("collected transposes");
+        for raw in collect(&func, |op| Transpose::cast(op.get()).is_some()) {
+            let outer = Transpose::cast(raw.get()).expect("collected transposes");
             let perm = outer.perm();
             let inner = defining_op(outer.input()).and_then(Transpose::cast);
             let (source, perm) = match inner.map(|inner| (inner, inner.perm())) {
@@ -53,9 +53,9 @@ impl Pass for ComposeTransposes {
                 continue;
             };
             // Safety: `outer` and `inner` are not used after they are erased.
-            unsafe { replace_op(outer.op(), replacement) };
+            unsafe { replace_op(strata_ir::Op::of(&outer.op()), strata_ir::Val::of(replacement)) };
             cx.bump("erased", 1);
-            if inner.is_some_and(|inner| unsafe { erase_if_unused(inner.op()) }) {
+            if inner.is_some_and(|inner| unsafe { erase_if_unused(strata_ir::Op::of(&inner.op())) }) {
                 cx.bump("erased", 1);
             }
         }

@@ -26,8 +26,8 @@ struct FoldReshapes;
 
 impl Pass for FoldReshapes {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        for raw in collect(func, |op| Reshape::cast(op).is_some()) {
-            let outer = Reshape::cast(unsafe { OperationRef::from_raw(raw) }).expect("collected reshapes");
+        for raw in collect(&func, |op| Reshape::cast(op.get()).is_some()) {
+            let outer = Reshape::cast(raw.get()).expect("collected reshapes");
             let inner = defining_op(outer.input()).and_then(Reshape::cast);
             let source = inner.map_or(outer.input(), |inner| inner.input());
             let replacement: Value = if source.r#type() == outer.output().r#type() {
@@ -40,9 +40,9 @@ impl Pass for FoldReshapes {
                 continue;
             };
             // Safety: `outer` and `inner` are not used after they are erased.
-            unsafe { replace_op(outer.op(), replacement) };
+            unsafe { replace_op(strata_ir::Op::of(&outer.op()), strata_ir::Val::of(replacement)) };
             cx.bump("folded", 1);
-            if inner.is_some_and(|inner| unsafe { erase_if_unused(inner.op()) }) {
+            if inner.is_some_and(|inner| unsafe { erase_if_unused(strata_ir::Op::of(&inner.op())) }) {
                 cx.bump("folded", 1);
             }
         }
