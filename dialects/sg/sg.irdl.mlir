@@ -269,6 +269,338 @@ irdl.dialect @sg {
     irdl.attributes {"approximate" = %approximate}
   }
 
+  // sin(x) (float).
+  // traits: elementwise
+  irdl.operation @sin {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // cos(x) (float).
+  // traits: elementwise
+  irdl.operation @cos {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // tan(x) (float).
+  // traits: elementwise
+  irdl.operation @tan {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // asin(x) (float).
+  // traits: elementwise
+  irdl.operation @asin {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // acos(x) (float).
+  // traits: elementwise
+  irdl.operation @acos {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // atan(x) (float).
+  // traits: elementwise
+  irdl.operation @atan {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // sinh(x) (float).
+  // traits: elementwise
+  irdl.operation @sinh {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // cosh(x) (float).
+  // traits: elementwise
+  irdl.operation @cosh {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // asinh(x) (float).
+  // traits: elementwise
+  irdl.operation @asinh {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // acosh(x) (float).
+  // traits: elementwise
+  irdl.operation @acosh {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // atanh(x) (float).
+  // traits: elementwise
+  irdl.operation @atanh {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // -1, 0 or 1 by the sign of x (0 for NaN's sign-less zero; NaN stays NaN).
+  // traits: elementwise
+  irdl.operation @sign {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // x rounded to the nearest integer, halves to even (float).
+  // traits: elementwise
+  irdl.operation @round {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // log(1 + e^x), computed without overflow (float).
+  // traits: elementwise
+  irdl.operation @softplus {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // x / (1 + |x|) (float).
+  // traits: elementwise
+  irdl.operation @softsign {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // x * tanh(softplus(x)) (float).
+  // traits: elementwise
+  irdl.operation @mish {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // gamma * x if x > 0 else gamma * alpha * (e^x - 1) (float).
+  // traits: elementwise
+  irdl.operation @selu {
+    %t = irdl.base "!builtin.tensor"
+    %alpha = irdl.base "#builtin.float"
+    %gamma = irdl.base "#builtin.float"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+    irdl.attributes {"alpha" = %alpha, "gamma" = %gamma}
+  }
+
+  // max(0, x) + min(0, alpha * (e^(x / alpha) - 1)) (float).
+  // traits: elementwise
+  irdl.operation @celu {
+    %t = irdl.base "!builtin.tensor"
+    %alpha = irdl.base "#builtin.float"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+    irdl.attributes {"alpha" = %alpha}
+  }
+
+  // x if x > alpha else 0 (float).
+  // traits: elementwise
+  irdl.operation @thresholded_relu {
+    %t = irdl.base "!builtin.tensor"
+    %alpha = irdl.base "#builtin.float"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+    irdl.attributes {"alpha" = %alpha}
+  }
+
+  // x + bias if x < -lambd, x - bias if x > lambd, else 0.
+  // traits: elementwise
+  irdl.operation @shrink {
+    %t = irdl.base "!builtin.tensor"
+    %bias = irdl.base "#builtin.float"
+    %lambd = irdl.base "#builtin.float"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+    irdl.attributes {"bias" = %bias, "lambd" = %lambd}
+  }
+
+  // x * sigmoid(alpha * x) (float).
+  // traits: elementwise
+  irdl.operation @swish {
+    %t = irdl.base "!builtin.tensor"
+    %alpha = irdl.base "#builtin.float"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+    irdl.attributes {"alpha" = %alpha}
+  }
+
+  // Whether x is NaN (float input); the result is i1.
+  // traits: elementwise(compare)
+  irdl.operation @is_nan {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+  }
+
+  // Whether x is +infinity (detect_positive != 0) or -infinity (detect_negative != 0); the result is i1.
+  // traits: elementwise(compare)
+  irdl.operation @is_inf {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %detect_negative = irdl.base "#builtin.integer"
+    %detect_positive = irdl.base "#builtin.integer"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+    irdl.attributes {"detect_negative" = %detect_negative, "detect_positive" = %detect_positive}
+  }
+
+  // ~x (integers).
+  // traits: elementwise
+  irdl.operation @bitwise_not {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
+  // lhs & rhs with broadcasting (integers).
+  // traits: elementwise
+  irdl.operation @bitwise_and {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // lhs | rhs with broadcasting (integers).
+  // traits: elementwise
+  irdl.operation @bitwise_or {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // lhs ^ rhs with broadcasting (integers).
+  // traits: elementwise
+  irdl.operation @bitwise_xor {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // lhs << rhs with broadcasting (integers; a shift by a negative amount or by the width or more gives 0).
+  // traits: elementwise
+  irdl.operation @shift_left {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // lhs >> rhs with broadcasting (integers; arithmetic for signed ones; a shift by a negative amount or by
+  // the width or more gives the sign fill: -1 for a negative signed lhs, else 0).
+  // traits: elementwise
+  irdl.operation @shift_right {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // Remainder with broadcasting: fmod = 1 has the dividend's sign (C fmod; floats need it), fmod = 0 the divisor's (integers; Python's %).
+  // traits: elementwise
+  irdl.operation @mod {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %fmod = irdl.base "#builtin.integer"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+    irdl.attributes {"fmod" = %fmod}
+  }
+
+  // lhs if lhs >= 0 else rhs * lhs, rhs (the slope) broadcast to lhs.
+  // traits: elementwise
+  irdl.operation @prelu {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // lhs and rhs with broadcasting (i1).
+  // traits: elementwise(bool)
+  irdl.operation @logical_and {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // lhs or rhs with broadcasting (i1).
+  // traits: elementwise(bool)
+  irdl.operation @logical_or {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // lhs xor rhs with broadcasting (i1).
+  // traits: elementwise(bool)
+  irdl.operation @logical_xor {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // lhs >= rhs elementwise with broadcasting; the result is i1.
+  // traits: elementwise(compare)
+  irdl.operation @greater_or_equal {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
+  // lhs <= rhs elementwise with broadcasting; the result is i1.
+  // traits: elementwise(compare)
+  irdl.operation @less_or_equal {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(output: %output)
+  }
+
   // exp(x) / sum(exp(x)) along `axis` (non-negative, below the rank).
   irdl.operation @softmax {
     %t = irdl.base "!builtin.tensor"

@@ -17,8 +17,8 @@
 // RUN: not strata import %S/inputs/invalid_bn_running.onnx 2>&1 | FileCheck %s --check-prefix=RUNNING
 
 // UNSUPPORTED: error: {{.*}}unsupported.onnx: unsupported operators (nothing was imported):
-// UNSUPPORTED-NEXT: Hardmax: 2 node(s): hardmax0, hardmax1
-// UNSUPPORTED-NEXT: Softsign: 1 node(s): Softsign#4
+// UNSUPPORTED-NEXT: Bernoulli: 2 node(s): bernoulli0, bernoulli1
+// UNSUPPORTED-NEXT: RandomUniformLike: 1 node(s): RandomUniformLike#4
 // UNSUPPORTED-NEXT: com.example::Gelu: 1 node(s): gelu0
 // UNSUPPORTED-NOT: panicked
 

@@ -246,6 +246,10 @@ fn pip_site(dir: &str, package: &str, version: &str) -> Result<PathBuf, String> 
     Ok(site)
 }
 
+/// The data-carrying suites of the onnx wheel (`onnx/backend/test/data/`), run after the node
+/// tests.
+const DATA_SUITES: &[&str] = &["light", "pytorch-converted", "pytorch-operator", "simple"];
+
 fn onnx_tests(filter: Option<&str>) -> Result<(), String> {
     let cache = root().join("target/onnx-node-tests");
     let cases = cache.join("cases");
@@ -263,12 +267,40 @@ fn onnx_tests(filter: Option<&str>) -> Result<(), String> {
             return Err(format!("generating the node tests failed ({status})"));
         }
     }
-    let cases = cases.display().to_string();
-    let mut args = vec!["run", "--quiet", "-p", "strata-driver", "--bin", "strata-conformance", "--", cases.as_str()];
-    if let Some(filter) = filter {
-        args.push(filter);
+    let suites = cache.join("suites");
+    let complete = |suite: &str| {
+        std::fs::read_to_string(suites.join(suite).join("COMPLETE"))
+            .is_ok_and(|s| s.contains(ONNX_VERSION) && s.contains("format 1"))
+    };
+    if !DATA_SUITES.iter().all(|suite| complete(suite)) {
+        let site = onnx_python()?;
+        let status = Command::new("python3")
+            .arg(root().join("xtask/scripts/onnx_data_suites.py"))
+            .arg(&suites)
+            .env("PYTHONPATH", &site)
+            .status()
+            .map_err(|e| format!("cannot run python3: {e}"))?;
+        if !status.success() {
+            return Err(format!("writing the onnx data suites failed ({status})"));
+        }
     }
-    cargo(&args, &[])
+    let conformance = |dir: &Path, suite: Option<&str>| {
+        let dir = dir.display().to_string();
+        let mut args = vec!["run", "--quiet", "-p", "strata-driver", "--bin", "strata-conformance", "--", dir.as_str()];
+        if let Some(filter) = filter {
+            args.push(filter);
+        }
+        if let Some(suite) = suite {
+            args.extend(["--suite", suite]);
+        }
+        cargo(&args, &[])
+    };
+    conformance(&cases, None)?;
+    for suite in DATA_SUITES {
+        eprintln!("\nxtask: onnx test suite `{suite}`");
+        conformance(&suites.join(suite), Some(suite))?;
+    }
+    Ok(())
 }
 
 /// The CUDA release whose libdevice (NVIDIA's math library as LLVM bitcode) kernels link:

@@ -69,6 +69,30 @@ impl Folded {
         })
     }
 
+    /// A rank-0 constant of type `dtype` holding `value` (rounded or truncated to the type).
+    pub fn scalar_of(dtype: DataType, value: f64) -> Result<Folded, Error> {
+        Folded::filled(dtype, vec![], value)
+    }
+
+    /// A constant of type `dtype` and `shape` whose every element is `value`.
+    pub fn filled(dtype: DataType, shape: Vec<i64>, value: f64) -> Result<Folded, Error> {
+        let one: Vec<u8> = match dtype {
+            DataType::Float => (value as f32).to_le_bytes().to_vec(),
+            DataType::Double => value.to_le_bytes().to_vec(),
+            DataType::Float16 => half::f16::from_f64(value).to_le_bytes().to_vec(),
+            DataType::Bfloat16 => half::bf16::from_f64(value).to_le_bytes().to_vec(),
+            DataType::Int64 | DataType::Uint64 => (value as i64).to_le_bytes().to_vec(),
+            DataType::Int32 | DataType::Uint32 => (value as i64 as i32).to_le_bytes().to_vec(),
+            DataType::Int16 | DataType::Uint16 => (value as i64 as i16).to_le_bytes().to_vec(),
+            DataType::Int8 | DataType::Uint8 => vec![value as i64 as u8],
+            DataType::Bool => vec![u8::from(value != 0.0)],
+            other => return Err(Error::unsupported(format!("a constant of type {}", other.as_str_name()))),
+        };
+        let count = numel(&shape)?;
+        check_limit(count, "a filled constant")?;
+        Ok(Folded { shape, dtype, bytes: one.repeat(count as usize) })
+    }
+
     pub fn scalar(&self, what: &str) -> Result<f64, Error> {
         match self.floats()?.as_slice() {
             [v] => Ok(*v),

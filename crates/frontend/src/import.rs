@@ -440,6 +440,19 @@ impl Importer<'_> {
         self.use_value(block, &name, location)
     }
 
+    /// A new constant `folded` materialised in `block`, as a typed value.
+    pub(crate) fn new_constant_typed(
+        &mut self,
+        block: &Block,
+        label: &str,
+        folded: crate::fold::Folded,
+        location: Location,
+    ) -> Result<crate::ops::Typed, Error> {
+        let (shape, dtype) = (folded.shape.clone(), folded.dtype);
+        let value = self.new_constant(block, label, folded.shape, folded.dtype, folded.bytes, location)?;
+        Ok((value, shape, dtype))
+    }
+
     pub(crate) fn define(
         &mut self,
         node: &NodeProto,

@@ -4,7 +4,7 @@
 //! name their import routine ([`Custom`]), one exhaustive `match` in [`Importer::node`]. The
 //! unsupported-operator check and `supported_ops` read the same table.
 
-use crate::import::{attribute, node_name, tensor_type, Entry, Importer};
+use crate::import::{attribute, node_name, required, tensor_type, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use melior::ir::{Block, BlockLike, Location, Value};
 use strata_dialect_sg::{self as sg, Elementwise, Form, ScalarOp};
@@ -56,6 +56,8 @@ pub(crate) enum Custom {
     Transpose,
     Reshape,
     Slice,
+    Mean,
+    BitShift,
 }
 
 /// An ONNX operator Strata imports: its name, the oldest opset whose definition the importer
@@ -100,9 +102,45 @@ pub(crate) const OPS: &[OnnxOp] = &[
     line("Sqrt", 13, Elementwise::Sqrt, &[]),
     line("Tanh", 13, Elementwise::Tanh, &[]),
     line("Where", 9, Elementwise::Where, &[]),
+    line("Sin", 7, Elementwise::Sin, &[]),
+    line("Cos", 7, Elementwise::Cos, &[]),
+    line("Tan", 7, Elementwise::Tan, &[]),
+    line("Asin", 7, Elementwise::Asin, &[]),
+    line("Acos", 7, Elementwise::Acos, &[]),
+    line("Atan", 7, Elementwise::Atan, &[]),
+    line("Sinh", 9, Elementwise::Sinh, &[]),
+    line("Cosh", 9, Elementwise::Cosh, &[]),
+    line("Asinh", 9, Elementwise::Asinh, &[]),
+    line("Acosh", 9, Elementwise::Acosh, &[]),
+    line("Atanh", 9, Elementwise::Atanh, &[]),
+    line("Sign", 9, Elementwise::Sign, &[]),
+    line("Round", 11, Elementwise::Round, &[]),
+    line("Softplus", 1, Elementwise::Softplus, &[]),
+    line("Softsign", 1, Elementwise::Softsign, &[]),
+    line("Mish", 18, Elementwise::Mish, &[]),
+    line("Selu", 1, Elementwise::Selu, &[("alpha", 1.6732632), ("gamma", 1.050701)]),
+    line("Celu", 12, Elementwise::Celu, &[("alpha", 1.0)]),
+    line("ThresholdedRelu", 10, Elementwise::ThresholdedRelu, &[("alpha", 1.0)]),
+    line("Shrink", 9, Elementwise::Shrink, &[("bias", 0.0), ("lambd", 0.5)]),
+    line("Swish", 24, Elementwise::Swish, &[("alpha", 1.0)]),
+    line("IsNaN", 9, Elementwise::IsNan, &[]),
+    line("IsInf", 10, Elementwise::IsInf, &[("detect_negative", 1.0), ("detect_positive", 1.0)]),
+    line("BitwiseNot", 18, Elementwise::BitwiseNot, &[]),
+    line("BitwiseAnd", 18, Elementwise::BitwiseAnd, &[]),
+    line("BitwiseOr", 18, Elementwise::BitwiseOr, &[]),
+    line("BitwiseXor", 18, Elementwise::BitwiseXor, &[]),
+    line("Mod", 10, Elementwise::Mod, &[("fmod", 0.0)]),
+    line("PRelu", 1, Elementwise::Prelu, &[]),
+    line("And", 1, Elementwise::LogicalAnd, &[]),
+    line("Or", 1, Elementwise::LogicalOr, &[]),
+    line("Xor", 1, Elementwise::LogicalXor, &[]),
+    line("GreaterOrEqual", 12, Elementwise::GreaterOrEqual, &[]),
+    line("LessOrEqual", 12, Elementwise::LessOrEqual, &[]),
     OnnxOp { name: "Max", since: 13, how: How::Chain(Elementwise::Max) },
     OnnxOp { name: "Min", since: 13, how: How::Chain(Elementwise::Min) },
     OnnxOp { name: "Sum", since: 13, how: How::Chain(Elementwise::Add) },
+    custom("Mean", 1, Custom::Mean),
+    custom("BitShift", 11, Custom::BitShift),
     // Import routines.
     custom("Add", 13, Custom::Arithmetic),
     custom("Sub", 13, Custom::Arithmetic),
@@ -178,7 +216,7 @@ impl Importer<'_> {
             How::Elementwise(kind, attributes) => {
                 let params: Vec<f64> = attributes
                     .iter()
-                    .map(|&(name, default)| attribute(node, name).map_or(default, |a| a.f()) as f64)
+                    .map(|&(name, default)| attribute(node, name).map_or(default as f64, number))
                     .collect();
                 let names: Vec<&str> = node.input.iter().map(String::as_str).collect();
                 if names.len() != kind.arity() || names.iter().any(|n| n.is_empty()) {
@@ -232,6 +270,17 @@ impl Importer<'_> {
                 Custom::Transpose => self.transpose(block, node, location)?,
                 Custom::Reshape => self.reshape(block, node, location)?,
                 Custom::Slice => self.slice(block, node, location)?,
+                Custom::Mean => self.mean(block, node, location)?,
+                Custom::BitShift => {
+                    let kind = match attribute(node, "direction").map(|a| a.s()) {
+                        Some(b"LEFT") => Elementwise::ShiftLeft,
+                        Some(b"RIGHT") => Elementwise::ShiftRight,
+                        _ => return Err("BitShift needs direction LEFT or RIGHT".into()),
+                    };
+                    let names = [required(node, 0)?, required(node, 1)?];
+                    let (value, shape, dtype) = self.elementwise(block, ScalarOp::new(kind), &names, location)?;
+                    self.values.insert(node.output[0].clone(), Entry::Value { value, shape, dtype });
+                }
             },
         }
         Ok(())
@@ -277,6 +326,36 @@ impl Importer<'_> {
     pub(crate) fn typed(&mut self, block: &Block, name: &str, location: Location) -> Result<Typed, Error> {
         let (shape, dtype) = self.shape_of(name)?;
         Ok((self.use_value(block, name, location)?, shape, dtype))
+    }
+}
+
+/// An int or float attribute's value (ONNX writes flags and modes as ints).
+fn number(a: &crate::onnx::AttributeProto) -> f64 {
+    if a.r#type() == crate::onnx::attribute_proto::AttributeType::Int {
+        a.i() as f64
+    } else {
+        a.f() as f64
+    }
+}
+
+impl Importer<'_> {
+    /// `Mean`: the sum of the inputs (broadcast) divided by their count.
+    pub(crate) fn mean(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
+        let names: Vec<&str> = node.input.iter().map(String::as_str).filter(|n| !n.is_empty()).collect();
+        let (first, rest) = names.split_first().ok_or("expects at least 1 input")?;
+        let mut acc = self.typed(block, first, location)?;
+        for name in rest {
+            let operand = self.typed(block, name, location)?;
+            acc = self.elementwise_values(block, ScalarOp::new(Elementwise::Add), &[acc, operand], location)?;
+        }
+        let dtype = acc.2;
+        let count = crate::fold::Folded::scalar_of(dtype, names.len() as f64)?;
+        let label = format!("{}_count", node.output[0]);
+        let count = self.new_constant_typed(block, &label, count, location)?;
+        let (value, shape, dtype) =
+            self.elementwise_values(block, ScalarOp::new(Elementwise::Div), &[acc, count], location)?;
+        self.values.insert(node.output[0].clone(), Entry::Value { value, shape, dtype });
+        Ok(())
     }
 }
 

@@ -221,6 +221,152 @@ pub fn scalar(b: &mut Body, op: ScalarOp, args: &[String], elem: &Elem) -> Resul
             let s = b.emit(format_args!("arith.maximumf {lo}, {zero} : {elem}"));
             Ok(if swish { b.emit(format_args!("arith.mulf {x}, {s} : {elem}")) } else { s })
         }
+        Elementwise::Sin => math(b, "sin", x, elem),
+        Elementwise::Cos => math(b, "cos", x, elem),
+        Elementwise::Tan => math(b, "tan", x, elem),
+        Elementwise::Asin => math(b, "asin", x, elem),
+        Elementwise::Acos => math(b, "acos", x, elem),
+        Elementwise::Atan => math(b, "atan", x, elem),
+        Elementwise::Sinh => math(b, "sinh", x, elem),
+        Elementwise::Cosh => math(b, "cosh", x, elem),
+        Elementwise::Asinh => math(b, "asinh", x, elem),
+        Elementwise::Acosh => math(b, "acosh", x, elem),
+        Elementwise::Atanh => math(b, "atanh", x, elem),
+        Elementwise::Round if !elem.is_float() => Ok(x.to_string()),
+        Elementwise::Round => math(b, "roundeven", x, elem),
+        Elementwise::Sign if elem.is_float() => {
+            // NaN and zeros are their own sign.
+            let (zero, one, minus) = (lit(b, 0.0, elem), lit(b, 1.0, elem), lit(b, -1.0, elem));
+            let pos = b.emit(format_args!("arith.cmpf ogt, {x}, {zero} : {elem}"));
+            let neg = b.emit(format_args!("arith.cmpf olt, {x}, {zero} : {elem}"));
+            let t = b.emit(format_args!("arith.select {neg}, {minus}, {x} : {elem}"));
+            Ok(b.emit(format_args!("arith.select {pos}, {one}, {t} : {elem}")))
+        }
+        Elementwise::Sign if elem.is_int() => {
+            let (zero, one) = (lit(b, 0.0, elem), lit(b, 1.0, elem));
+            let (gt, lt) = if elem.unsigned { ("ugt", "ult") } else { ("sgt", "slt") };
+            let pos = b.emit(format_args!("arith.cmpi {gt}, {x}, {zero} : {elem}"));
+            let neg = b.emit(format_args!("arith.cmpi {lt}, {x}, {zero} : {elem}"));
+            let minus = b.constant("-1", elem);
+            let t = b.emit(format_args!("arith.select {neg}, {minus}, {zero} : {elem}"));
+            Ok(b.emit(format_args!("arith.select {pos}, {one}, {t} : {elem}")))
+        }
+        Elementwise::Sign => Err(elem.unsupported(name)),
+        Elementwise::Softplus
+        | Elementwise::Softsign
+        | Elementwise::Mish
+        | Elementwise::Selu
+        | Elementwise::Celu
+        | Elementwise::ThresholdedRelu
+        | Elementwise::Shrink
+        | Elementwise::Swish => {
+            float_only()?;
+            // Half precision computes in f32 and rounds once.
+            let wide = Elem::new(if elem.bits() < 32 { "f32" } else { elem.name.as_str() });
+            let w = widen(b, x, elem);
+            let y = activation(b, op, &w, &wide)?;
+            Ok(narrow(b, &y, elem))
+        }
+        Elementwise::IsNan => {
+            float_only()?;
+            Ok(b.emit(format_args!("arith.cmpf uno, {x}, {x} : {elem}")))
+        }
+        Elementwise::IsInf => {
+            float_only()?;
+            let mut found = b.constant("false", &Elem::new("i1"));
+            for (flag, value) in [(param(0), f64::NEG_INFINITY), (param(1), f64::INFINITY)] {
+                if flag != 0.0 {
+                    let inf = lit(b, value, elem);
+                    let hit = b.emit(format_args!("arith.cmpf oeq, {x}, {inf} : {elem}"));
+                    found = b.emit(format_args!("arith.ori {found}, {hit} : i1"));
+                }
+            }
+            Ok(found)
+        }
+        Elementwise::BitwiseNot if elem.is_int() => {
+            let ones = b.constant("-1", elem);
+            Ok(b.emit(format_args!("arith.xori {x}, {ones} : {elem}")))
+        }
+        Elementwise::BitwiseAnd | Elementwise::BitwiseOr | Elementwise::BitwiseXor if elem.is_int() => {
+            let op = match op.kind {
+                Elementwise::BitwiseAnd => "arith.andi",
+                Elementwise::BitwiseOr => "arith.ori",
+                _ => "arith.xori",
+            };
+            Ok(b.emit(format_args!("{op} {}, {} : {elem}", args[0], args[1])))
+        }
+        Elementwise::ShiftLeft | Elementwise::ShiftRight if elem.is_int() => {
+            // Signed right shifts are arithmetic. A shift by a negative amount or by the
+            // width or more (undefined in LLVM) leaves only the sign fill: -1 for a right
+            // shift of a negative value, else 0. (An unsigned compare catches both.)
+            let right = op.kind == Elementwise::ShiftRight;
+            let shift = match (right, elem.unsigned) {
+                (false, _) => "arith.shli",
+                (true, true) => "arith.shrui",
+                (true, false) => "arith.shrsi",
+            };
+            let (x, by) = (&args[0], &args[1]);
+            let shifted = b.emit(format_args!("{shift} {x}, {by} : {elem}"));
+            let width = lit(b, elem.bits() as f64, elem);
+            let too_far = b.emit(format_args!("arith.cmpi uge, {by}, {width} : {elem}"));
+            let zero = lit(b, 0.0, elem);
+            let fill = if right && !elem.unsigned {
+                let minus = b.constant("-1", elem);
+                let negative = b.emit(format_args!("arith.cmpi slt, {x}, {zero} : {elem}"));
+                b.emit(format_args!("arith.select {negative}, {minus}, {zero} : {elem}"))
+            } else {
+                zero
+            };
+            Ok(b.emit(format_args!("arith.select {too_far}, {fill}, {shifted} : {elem}")))
+        }
+        Elementwise::BitwiseNot
+        | Elementwise::BitwiseAnd
+        | Elementwise::BitwiseOr
+        | Elementwise::BitwiseXor
+        | Elementwise::ShiftLeft
+        | Elementwise::ShiftRight => Err(elem.unsupported(name)),
+        Elementwise::Mod => modulo(b, &args[0], &args[1], param(0) != 0.0, elem),
+        Elementwise::Prelu => {
+            let (l, slope) = (&args[0], &args[1]);
+            let zero = lit(b, 0.0, elem);
+            if elem.is_float() {
+                let scaled = b.emit(format_args!("arith.mulf {slope}, {l} : {elem}"));
+                let negative = b.emit(format_args!("arith.cmpf olt, {l}, {zero} : {elem}"));
+                Ok(b.emit(format_args!("arith.select {negative}, {scaled}, {l} : {elem}")))
+            } else if elem.is_int() && !elem.unsigned {
+                let scaled = b.emit(format_args!("arith.muli {slope}, {l} : {elem}"));
+                let negative = b.emit(format_args!("arith.cmpi slt, {l}, {zero} : {elem}"));
+                Ok(b.emit(format_args!("arith.select {negative}, {scaled}, {l} : {elem}")))
+            } else if elem.is_int() {
+                Ok(l.clone())
+            } else {
+                Err(elem.unsupported(name))
+            }
+        }
+        Elementwise::LogicalAnd | Elementwise::LogicalOr | Elementwise::LogicalXor if elem.is_bool() => {
+            let op = match op.kind {
+                Elementwise::LogicalAnd => "arith.andi",
+                Elementwise::LogicalOr => "arith.ori",
+                _ => "arith.xori",
+            };
+            Ok(b.emit(format_args!("{op} {}, {} : i1", args[0], args[1])))
+        }
+        Elementwise::LogicalAnd | Elementwise::LogicalOr | Elementwise::LogicalXor => Err(elem.unsupported(name)),
+        Elementwise::GreaterOrEqual | Elementwise::LessOrEqual => {
+            let greater = op.kind == Elementwise::GreaterOrEqual;
+            let predicate = match (elem.is_float(), elem.unsigned || elem.is_bool(), greater) {
+                (true, _, true) => "arith.cmpf oge,",
+                (true, _, false) => "arith.cmpf ole,",
+                (false, true, true) => "arith.cmpi uge,",
+                (false, true, false) => "arith.cmpi ule,",
+                (false, false, true) => "arith.cmpi sge,",
+                (false, false, false) => "arith.cmpi sle,",
+            };
+            if !(elem.is_float() || elem.is_int() || elem.is_bool()) {
+                return Err(elem.unsupported(name));
+            }
+            Ok(b.emit(format_args!("{predicate} {}, {} : {elem}", args[0], args[1])))
+        }
         Elementwise::Gelu => {
             float_only()?;
             let half = lit(b, 0.5, elem);
@@ -244,6 +390,114 @@ pub fn scalar(b: &mut Body, op: ScalarOp, args: &[String], elem: &Elem) -> Resul
             Ok(b.emit(format_args!("arith.mulf {hx}, {onep} : {elem}")))
         }
     }
+}
+
+/// The smooth activations, on a float `x` of type `elem` (f32 or f64; half precision is
+/// widened by the caller).
+fn activation(b: &mut Body, op: ScalarOp, x: &str, elem: &Elem) -> Result<String, Error> {
+    let param = |i: usize| op.params.get(i);
+    let zero = lit(b, 0.0, elem);
+    let one = lit(b, 1.0, elem);
+    // log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow for large |x|.
+    let softplus = |b: &mut Body, x: &str| {
+        let a = b.emit(format_args!("math.absf {x} : {elem}"));
+        let na = b.emit(format_args!("arith.negf {a} : {elem}"));
+        let e = b.emit(format_args!("math.exp {na} : {elem}"));
+        let l = b.emit(format_args!("math.log1p {e} : {elem}"));
+        let m = b.emit(format_args!("arith.maximumf {x}, {zero} : {elem}"));
+        b.emit(format_args!("arith.addf {m}, {l} : {elem}"))
+    };
+    Ok(match op.kind {
+        Elementwise::Softplus => softplus(b, x),
+        Elementwise::Softsign => {
+            let a = b.emit(format_args!("math.absf {x} : {elem}"));
+            let d = b.emit(format_args!("arith.addf {one}, {a} : {elem}"));
+            b.emit(format_args!("arith.divf {x}, {d} : {elem}"))
+        }
+        Elementwise::Mish => {
+            let sp = softplus(b, x);
+            let t = b.emit(format_args!("math.tanh {sp} : {elem}"));
+            b.emit(format_args!("arith.mulf {x}, {t} : {elem}"))
+        }
+        Elementwise::Selu => {
+            let (alpha, gamma) = (lit(b, param(0), elem), lit(b, param(1), elem));
+            let e = b.emit(format_args!("math.exp {x} : {elem}"));
+            let em1 = b.emit(format_args!("arith.subf {e}, {one} : {elem}"));
+            let neg = b.emit(format_args!("arith.mulf {alpha}, {em1} : {elem}"));
+            let positive = b.emit(format_args!("arith.cmpf ogt, {x}, {zero} : {elem}"));
+            let y = b.emit(format_args!("arith.select {positive}, {x}, {neg} : {elem}"));
+            b.emit(format_args!("arith.mulf {gamma}, {y} : {elem}"))
+        }
+        Elementwise::Celu => {
+            let alpha = lit(b, param(0), elem);
+            let q = b.emit(format_args!("arith.divf {x}, {alpha} : {elem}"));
+            let e = b.emit(format_args!("math.exp {q} : {elem}"));
+            let em1 = b.emit(format_args!("arith.subf {e}, {one} : {elem}"));
+            let neg = b.emit(format_args!("arith.mulf {alpha}, {em1} : {elem}"));
+            let lo = b.emit(format_args!("arith.minimumf {neg}, {zero} : {elem}"));
+            let hi = b.emit(format_args!("arith.maximumf {x}, {zero} : {elem}"));
+            b.emit(format_args!("arith.addf {hi}, {lo} : {elem}"))
+        }
+        Elementwise::ThresholdedRelu => {
+            let alpha = lit(b, param(0), elem);
+            let above = b.emit(format_args!("arith.cmpf ogt, {x}, {alpha} : {elem}"));
+            b.emit(format_args!("arith.select {above}, {x}, {zero} : {elem}"))
+        }
+        Elementwise::Shrink => {
+            let (bias, lambd) = (lit(b, param(0), elem), lit(b, param(1), elem));
+            let minus_lambd = lit(b, -param(1), elem);
+            let below = b.emit(format_args!("arith.cmpf olt, {x}, {minus_lambd} : {elem}"));
+            let above = b.emit(format_args!("arith.cmpf ogt, {x}, {lambd} : {elem}"));
+            let plus = b.emit(format_args!("arith.addf {x}, {bias} : {elem}"));
+            let minus = b.emit(format_args!("arith.subf {x}, {bias} : {elem}"));
+            let t = b.emit(format_args!("arith.select {above}, {minus}, {zero} : {elem}"));
+            b.emit(format_args!("arith.select {below}, {plus}, {t} : {elem}"))
+        }
+        Elementwise::Swish => {
+            let alpha = lit(b, param(0), elem);
+            let ax = b.emit(format_args!("arith.mulf {alpha}, {x} : {elem}"));
+            let n = b.emit(format_args!("arith.negf {ax} : {elem}"));
+            let e = b.emit(format_args!("math.exp {n} : {elem}"));
+            let d = b.emit(format_args!("arith.addf {one}, {e} : {elem}"));
+            b.emit(format_args!("arith.divf {x}, {d} : {elem}"))
+        }
+        other => return Err(format!("internal error: '{}' is not a smooth activation", other.name()).into()),
+    })
+}
+
+/// `lhs mod rhs`: with `fmod` the C remainder (the dividend's sign), else Python's (the
+/// divisor's sign; a non-zero remainder whose sign differs from the divisor's moves by it).
+fn modulo(b: &mut Body, lhs: &str, rhs: &str, fmod: bool, elem: &Elem) -> Result<String, Error> {
+    if elem.is_int() && elem.unsigned {
+        return Ok(b.emit(format_args!("arith.remui {lhs}, {rhs} : {elem}")));
+    }
+    let (wide, l, r) = if elem.is_float() {
+        (Elem::new(if elem.bits() < 32 { "f32" } else { elem.name.as_str() }), widen(b, lhs, elem), widen(b, rhs, elem))
+    } else if elem.is_int() {
+        (elem.clone(), lhs.to_string(), rhs.to_string())
+    } else {
+        return Err(elem.unsupported("mod"));
+    };
+    let float = wide.is_float();
+    let rem = b.emit(format_args!("{} {l}, {r} : {wide}", if float { "arith.remf" } else { "arith.remsi" }));
+    let y = if fmod {
+        rem
+    } else {
+        let zero = lit(b, 0.0, &wide);
+        let (ne, lt, add) = if float {
+            ("arith.cmpf une,", "arith.cmpf olt,", "arith.addf")
+        } else {
+            ("arith.cmpi ne,", "arith.cmpi slt,", "arith.addi")
+        };
+        let nonzero = b.emit(format_args!("{ne} {rem}, {zero} : {wide}"));
+        let rem_negative = b.emit(format_args!("{lt} {rem}, {zero} : {wide}"));
+        let div_negative = b.emit(format_args!("{lt} {r}, {zero} : {wide}"));
+        let differ = b.emit(format_args!("arith.xori {rem_negative}, {div_negative} : i1"));
+        let adjust = b.emit(format_args!("arith.andi {nonzero}, {differ} : i1"));
+        let moved = b.emit(format_args!("{add} {rem}, {r} : {wide}"));
+        b.emit(format_args!("arith.select {adjust}, {moved}, {rem} : {wide}"))
+    };
+    Ok(if float { narrow(b, &y, elem) } else { y })
 }
 
 /// The scalar body of a fused program: its steps on `args` (the operands), of type `elem`.

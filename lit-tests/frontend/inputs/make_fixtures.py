@@ -72,11 +72,11 @@ save(
 save(
     helper.make_graph(
         [
-            helper.make_node("Hardmax", ["x"], ["a"], name="hardmax0"),
+            helper.make_node("Bernoulli", ["x"], ["a"], name="bernoulli0"),
             helper.make_node("Relu", ["a"], ["b"], name="relu0"),
-            helper.make_node("Hardmax", ["b"], ["c"], name="hardmax1"),
+            helper.make_node("Bernoulli", ["b"], ["c"], name="bernoulli1"),
             helper.make_node("Gelu", ["c"], ["d"], name="gelu0", domain="com.example"),
-            helper.make_node("Softsign", ["d"], ["y"]),
+            helper.make_node("RandomUniformLike", ["d"], ["y"]),
         ],
         "unsupported",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],

@@ -6,6 +6,11 @@
 //! lowering), or failed; writes every non-passing case with its cause to
 //! `DIR/../conformance-report.md`. Exit status 1 if any case panicked.
 //!
+//! With `--suite NAME` the directory is one of the data-carrying suites the onnx wheel ships
+//! (`light`, `pytorch-converted`, ...; written in the same layout by `cargo xtask
+//! onnx-tests`): the table has a row per case instead of per op type, and the report is
+//! `DIR/../NAME-report.md`.
+//!
 //! With `--bundle OUT`, each case is compiled for the GPU instead (`--chip`, default sm_80) and
 //! written with its first data set as a bundle under OUT for `strata-exec check OUT` on a
 //! machine with a GPU; "passed" then means "bundled".
@@ -346,12 +351,19 @@ fn bundle_case(strata: &strata_ir::StrataContext, case: &Case, out: &Path, chip:
     }
 }
 
+/// The cause in an unsupported error: the text after its `unsupported:` label (the location
+/// before it is the case's own model).
+fn unsupported_cause(message: &str) -> &str {
+    message.split("unsupported:").nth(1).unwrap_or(message).trim()
+}
+
 fn main() {
-    let usage = "usage: strata-conformance DIR [FILTER] [--bundle OUT [--chip sm_80]]";
+    let usage = "usage: strata-conformance DIR [FILTER] [--suite NAME] [--bundle OUT [--chip sm_80]]";
     let args: Vec<String> = std::env::args().skip(1).collect();
     let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let bundle = flag("--bundle").map(PathBuf::from);
     let chip = flag("--chip").unwrap_or_else(|| "sm_80".into());
+    let suite = flag("--suite");
     let positional: Vec<&String> = args
         .iter()
         .enumerate()
@@ -375,6 +387,8 @@ fn main() {
     let mut op_of: BTreeMap<String, String> = BTreeMap::new();
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
     let mut problems: Vec<String> = Vec::new();
+    // The causes of the other ops' unsupported cases.
+    let mut unsupported: Vec<String> = Vec::new();
     for case in &cases {
         let name = case.file_name().unwrap_or_default().to_string_lossy().into_owned();
         let bytes = std::fs::read(case.join("model.onnx")).unwrap_or_default();
@@ -382,9 +396,10 @@ fn main() {
         let single = (graph.node.len() == 1).then(|| graph.node[0].op_type().to_owned());
         op_of.insert(name.clone(), single.clone().unwrap_or_default());
         let base = name.trim_end_matches("_expanded").trim_end_matches("_expanded_ver18");
-        let op = match single {
-            Some(op) => op,
-            None => op_of.get(base).filter(|o| !o.is_empty()).cloned().unwrap_or_else(|| "(multi-node)".into()),
+        let op = match (&suite, single) {
+            (Some(_), _) => name.trim_start_matches("test_").to_owned(),
+            (None, Some(op)) => op,
+            (None, None) => op_of.get(base).filter(|o| !o.is_empty()).cloned().unwrap_or_else(|| "(multi-node)".into()),
         };
         if trace {
             eprintln!("case {name}");
@@ -405,11 +420,11 @@ fn main() {
             }
             Ok(Outcome::Unsupported(m)) => {
                 row.unsupported += 1;
-                if LISTED.contains(&op.as_str()) {
-                    problems.push(format!(
-                        "- {op} `{name}`: unsupported: {}",
-                        one_line(m.split("unsupported:").nth(1).unwrap_or(&m).trim())
-                    ));
+                let cause = format!("- {op} `{name}`: unsupported: {}", one_line(unsupported_cause(&m)));
+                if LISTED.contains(&op.as_str()) || suite.is_some() {
+                    problems.push(cause);
+                } else {
+                    unsupported.push(cause);
                 }
             }
             Ok(Outcome::Failed(m)) => {
@@ -429,7 +444,7 @@ fn main() {
     let mut table = header.clone();
     let (mut total, mut listed) = (Row::default(), Row::default());
     for (op, row) in &rows {
-        if row.unsupported < row.cases {
+        if row.unsupported < row.cases || suite.is_some() {
             table.push_str(&format!(
                 "{op:<24} {:>6} {:>7} {:>9} {:>12} {:>7} {:>7}\n",
                 row.cases, row.passed, row.mismatched, row.unsupported, row.failed, row.panicked
@@ -445,25 +460,41 @@ fn main() {
         }
     }
     let others = rows.values().filter(|r| r.unsupported == r.cases).count();
-    table.push_str(&format!("({others} more op types: every case a clean unsupported error)\n"));
-    for (label, sum) in [("listed ops", &listed), ("total", &total)] {
+    if suite.is_none() {
+        table.push_str(&format!("({others} more op types: every case a clean unsupported error)\n"));
+    }
+    let sums: &[(&str, &Row)] =
+        if suite.is_some() { &[("total", &total)] } else { &[("listed ops", &listed), ("total", &total)] };
+    for &(label, sum) in sums {
         table.push_str(&format!(
             "{label:<24} {:>6} {:>7} {:>9} {:>12} {:>7} {:>7}\n",
             sum.cases, sum.passed, sum.mismatched, sum.unsupported, sum.failed, sum.panicked
         ));
     }
-    let rate = 100.0 * listed.passed as f64 / listed.cases.max(1) as f64;
-    table.push_str(&format!("listed ops (the ONNX-import issue's list): {rate:.1}% of cases pass numerically\n"));
+    if suite.is_none() {
+        let rate = 100.0 * listed.passed as f64 / listed.cases.max(1) as f64;
+        table.push_str(&format!("listed ops (the ONNX-import issue's list): {rate:.1}% of cases pass numerically\n"));
+    }
     print!("{table}");
     // In bundle mode "passed" means compiled and written for `strata-exec check`.
     let report = match &bundle {
         Some(out) => out.join("bundle-report.md"),
-        None => dir.parent().unwrap_or(Path::new(".")).join("conformance-report.md"),
+        None => dir
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(format!("{}-report.md", suite.as_deref().unwrap_or("conformance"))),
     };
-    let text = format!(
-        "# ONNX node tests: compile, run, compare\n\n```\n{table}```\n\n## Cases of listed ops that do not pass, and every mismatch or failure\n\n{}\n",
-        problems.join("\n")
-    );
+    let text = match &suite {
+        Some(suite) => format!(
+            "# ONNX test suite `{suite}`: compile, run, compare\n\n```\n{table}```\n\n## Every case that does not pass, with its cause\n\n{}\n",
+            problems.join("\n")
+        ),
+        None => format!(
+            "# ONNX node tests: compile, run, compare\n\n```\n{table}```\n\n## Cases of listed ops that do not pass, and every mismatch or failure\n\n{}\n\n## Every other unsupported case, with its cause\n\n{}\n",
+            problems.join("\n"),
+            unsupported.join("\n")
+        ),
+    };
     if let Err(e) = std::fs::write(&report, text) {
         eprintln!("cannot write {}: {e}", report.display());
     } else {

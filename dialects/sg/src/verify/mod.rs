@@ -239,8 +239,8 @@ fn check_elementwise_types(kind: Elementwise, inputs: &[String], result: &str, p
             same_element(&all, problems);
         }
         Form::Compare => {
-            if inputs[0] != inputs[1] {
-                problems.push(format!("operand element types differ: {} and {}", inputs[0], inputs[1]));
+            if let Some(other) = inputs.iter().find(|t| **t != inputs[0]) {
+                problems.push(format!("operand element types differ: {} and {other}", inputs[0]));
             }
             if result != "i1" {
                 problems.push(format!("the result must be an i1 tensor, got {result}"));
