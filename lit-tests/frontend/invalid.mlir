@@ -6,7 +6,7 @@
 // RUN: not strata import %S/inputs/unsupported.onnx 2>&1 | FileCheck %s --check-prefix=UNSUPPORTED
 // RUN: not strata import %S/inputs/symbolic.onnx 2>&1 | FileCheck %s --check-prefix=SYMBOLIC
 // RUN: strata import %S/inputs/symbolic.onnx --input-shape x=3x4 | FileCheck %s --check-prefix=FIXED
-// RUN: not strata import %S/inputs/opset9.onnx 2>&1 | FileCheck %s --check-prefix=OPSET
+// RUN: not strata import %S/inputs/too_old.onnx 2>&1 | FileCheck %s --check-prefix=OPSET
 // RUN: not strata import %S/inputs/malformed.onnx 2>&1 | FileCheck %s --check-prefix=MALFORMED
 // RUN: not strata import %S/inputs/bad_shapes.onnx 2>&1 | FileCheck %s --check-prefix=SHAPES
 // RUN: not strata import %S/inputs/symbolic.onnx --input-shape x=3xq 2>&1 | FileCheck %s --check-prefix=FLAG
@@ -27,7 +27,9 @@
 // FIXED: func.func @main(%{{.*}}: tensor<3x4xf32>) -> tensor<3x4xf32>
 // FIXED: "sg.relu"
 
-// OPSET: error: {{.*}}opset9.onnx: default-domain opset 9: Relu 'relu0' has an older definition there than the one Strata implements (opset 13 and later); convert the model with onnx.version_converter to opset 13
+// OPSET: error: {{.*}}too_old.onnx: default-domain opset 9: these operators have no definition at this opset that Strata imports:
+// OPSET-NEXT: Celu: imported from opset 12 on (1 node(s): celu0)
+// OPSET-NEXT: Mod: imported from opset 10 on (2 node(s): Mod#0, Mod#2)
 
 // MALFORMED: error: {{.*}}malformed.onnx: not a valid ONNX model: failed to decode Protobuf message
 

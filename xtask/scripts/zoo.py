@@ -11,6 +11,49 @@ benchmarks compare like with like:
   sequence 128, vocabulary 30522): Gather embeddings, MatMul+Add, Reshape/Transpose,
   Softmax with an additive attention mask, LayerNormalization, GELU via Erf.
 
+Six small models (a few hundred KB at most), each standing for a class of models users bring as
+their exporters emit them; each draws from its own generator, so the three above stay unchanged:
+
+- crnn_ocr.onnx: a CRNN text recognizer (PaddleOCR / CRNN-style, 1x1x32x128 grey image):
+  Conv -> BatchNormalization -> Relu and MaxPool stages (the last ones 2x1) down to height 1,
+  Squeeze + Transpose to [T=32, N, C], two bidirectional LSTM layers (hidden 48, bias B, no
+  initial states) each followed by Transpose + Reshape [T, 2, N, H] -> [T, N, 2H] as
+  torch.onnx.export writes them, MatMul + Add to 37 classes, LogSoftmax: output `logits`.
+- yolo_detector.onnx: a tiny YOLOv8-backbone / YOLOv5-head detector (1x3x64x64): Conv with
+  folded BatchNorm and SiLU as Sigmoid + Mul, C2f blocks (Split, bottlenecks, Concat), SPPF (three
+  chained MaxPool 5x5 stride 1 + Concat), Resize nearest x2 (roi "", scales input, asymmetric,
+  floor: PyTorch's Upsample) + Concat with the lateral map, a Detect head per scale (Reshape,
+  Transpose, Sigmoid, Split, grid / anchor decoding with Mul, Add, Pow) and a Concat of both
+  scales: `output0` [1, 240, 9] (3 anchors x (8x8 + 4x4) cells, 5 + 4 classes).
+- densenet_block.onnx: DenseNet (1x3x32x32, growth 12): stem Conv, two dense blocks of 4
+  BN-Relu-Conv1x1-BN-Relu-Conv3x3 layers (the first Concats each layer onto the running map,
+  the second Concats all earlier features per layer as torchvision does), a transition
+  (BN-Relu-Conv1x1-AveragePool 2x2), BN-Relu, GlobalAveragePool -> Flatten -> Gemm: `logits`.
+- opset11_cnn.onnx: a small CNN as older exporters (PaddlePaddle's paddle2onnx, torch at opset
+  11) write it, opset 11 and IR version 6, some nodes without names: Pad and Clip with
+  pads / min / max as inputs, Dropout with a ratio attribute, Split with a split attribute,
+  Squeeze / Unsqueeze / ReduceMean / ReduceSum with axes attributes, BatchNormalization-9,
+  Resize-11 (nearest with roi + scales; linear half_pixel with empty scales + sizes), Gemm
+  with a broadcast C: outputs `logits` [1, 10] and `seg` [1, 4, 8, 8], the latter a Softmax-11
+  with axis 1 on a 4-D tensor, so normalised over C*H*W (not over C as from opset 13).
+- nested_if.onnx: a Silero-VAD-like model with nested If on a scalar int64 `sample_rate` that
+  users freeze at compile time (zoo input <out>/nested_if.frozen/sample_rate.pb, 16000):
+  If(sample_rate == 16000) { Conv1d; If(sample_rate > 10000) {Conv1d} else {Mul} } else
+  { If(sample_rate == 8000) {Conv1d} else {Reshape + MatMul + Tanh} }, each branch yielding
+  features [1, 16, 64] and a state [1, 16]; branch weights come both from the outer scope and
+  from branch initializers, shapes and scalars from Constant nodes. Outputs `output` [1, 1]
+  (Conv1d, Sigmoid, ReduceMean) and `state` [1, 16] (straight from the outer If); `audio`
+  [1, 512] is the only run-time input.
+- int8_qdq_cnn.onnx: an int8 CNN in the QDQ form onnxruntime.quantization.quantize_static
+  writes (per-channel, its default int8 activations; same names, types and layout): a
+  QuantizeLinear -> DequantizeLinear pair on every activation with constant scale / zero point,
+  int8 weights with per-channel DequantizeLinear (axis 0) and int32 biases, Relu folded into
+  the Q that follows its producer (zero point -128), a residual Add, GlobalAveragePool, Flatten
+  (reusing its input's scale) and a Gemm head whose output is quantized too: `logits` [1, 10].
+
+Fixed inputs: <out>/<model>.inputs/<input>.npy; inputs frozen at compile time:
+<out>/<model>.frozen/<input>.pb (serialized TensorProto).
+
 Called by `cargo xtask zoo` with the pinned onnx on PYTHONPATH: `python3 zoo.py OUT_DIR`.
 """
 import os
@@ -24,8 +67,9 @@ rng = np.random.default_rng(2024)
 
 
 class Graph:
-    def __init__(self):
+    def __init__(self, generator=None):
         self.nodes, self.inits, self.count = [], [], 0
+        self.rng = rng if generator is None else generator  # the newer models draw from their own
 
     def name(self, prefix):
         self.count += 1
@@ -34,7 +78,7 @@ class Graph:
     def weight(self, shape, fan_in=None, scale=None):
         name = self.name("w")
         std = scale if scale is not None else np.sqrt(2.0 / (fan_in or shape[-1]))
-        self.inits.append(numpy_helper.from_array((rng.standard_normal(shape) * std).astype(np.float32), name))
+        self.inits.append(numpy_helper.from_array((self.rng.standard_normal(shape) * std).astype(np.float32), name))
         return name
 
     def const(self, array, prefix="c"):
@@ -42,10 +86,28 @@ class Graph:
         self.inits.append(numpy_helper.from_array(np.asarray(array), name))
         return name
 
+    def constant(self, array, prefix="constant"):
+        """A Constant node (how torch.onnx.export emits shapes and scalars inside If branches)."""
+        return self.op("Constant", [], prefix, value=numpy_helper.from_array(np.asarray(array)))
+
     def op(self, op_type, inputs, prefix=None, **attrs):
         out = self.name(prefix or op_type.lower())
         self.nodes.append(helper.make_node(op_type, inputs, [out], name=out, **attrs))
         return out
+
+    def ops(self, op_type, inputs, count, prefix=None, **attrs):
+        """A node with `count` outputs (LSTM, Split, If)."""
+        out = self.name(prefix or op_type.lower())
+        outs = [out] + [f"{out}_{i}" for i in range(1, count)]
+        self.nodes.append(helper.make_node(op_type, inputs, outs, name=out, **attrs))
+        return outs
+
+    def rename(self, old, new):
+        """Gives a value the name an exporter's `output_names` would."""
+        for node in self.nodes:
+            node.input[:] = [new if n == old else n for n in node.input]
+            node.output[:] = [new if n == old else n for n in node.output]
+        return new
 
     def conv(self, x, cin, cout, k, stride=1, group=1, bias=True):
         w = self.weight([cout, cin // group, k, k], fan_in=cin // group * k * k)
@@ -55,9 +117,31 @@ class Graph:
     def relu6(self, x):
         return self.op("Clip", [x, self.const(np.float32(0.0), "min"), self.const(np.float32(6.0), "max")], "relu6")
 
-    def save(self, inputs, outputs, path, name):
+    def batch_norm(self, x, channels, epsilon=1e-5):
+        """BatchNormalization with trained-looking statistics (not the identity)."""
+        gamma = self.rng.uniform(0.5, 1.5, channels).astype(np.float32)
+        beta = (self.rng.standard_normal(channels) * 0.1).astype(np.float32)
+        mean = (self.rng.standard_normal(channels) * 0.1).astype(np.float32)
+        var = self.rng.uniform(0.5, 1.5, channels).astype(np.float32)
+        params = [self.const(gamma, "gamma"), self.const(beta, "beta"), self.const(mean, "mean"), self.const(var, "var")]
+        return self.op("BatchNormalization", [x] + params, "bn", epsilon=epsilon)
+
+    def branch(self):
+        """An If branch: its own nodes and initializers, names drawn from the same counter."""
+        child = Graph(self.rng)
+        child.name = self.name
+        return child
+
+    def body(self, name, outputs):
+        """The branch as a GraphProto; `outputs` are (value, shape) pairs, all float32."""
+        infos = [helper.make_tensor_value_info(value, TensorProto.FLOAT, shape) for value, shape in outputs]
+        return helper.make_graph(self.nodes, name, [], infos, self.inits)
+
+    def save(self, inputs, outputs, path, name, opset=17, ir_version=None):
         graph = helper.make_graph(self.nodes, name, inputs, outputs, self.inits)
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="strata-zoo")
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="strata-zoo")
+        if ir_version is not None:
+            model.ir_version = ir_version
         onnx.checker.check_model(model, full_check=True)
         onnx.save(model, path)
         params = sum(int(np.prod(t.dims)) for t in self.inits)
@@ -157,6 +241,285 @@ def bert_tiny(path, layers=2, hidden=128, heads=2, intermediate=512, seq=128, vo
            [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, seq, hidden])], path, "bert_tiny")
 
 
+def crnn_ocr(path, classes=37, hidden=48):
+    g = Graph(np.random.default_rng(20241))
+
+    def conv_bn_relu(x, cin, cout, kernel=(3, 3), pads=(1, 1, 1, 1)):
+        w = g.weight([cout, cin, *kernel], fan_in=cin * kernel[0] * kernel[1])
+        y = g.op("Conv", [x, w], "conv", kernel_shape=list(kernel), pads=list(pads), strides=[1, 1])
+        return g.op("Relu", [g.batch_norm(y, cout)], "relu")
+
+    def pool(x, kernel):
+        return g.op("MaxPool", [x], "maxpool", kernel_shape=kernel, strides=kernel, pads=[0, 0, 0, 0])
+
+    def bilstm(x, cin):  # [T, N, cin] -> [T, N, 2 * hidden], PyTorch's export of a bidirectional layer
+        bound = 1.0 / np.sqrt(hidden)
+        shapes = {"lstm_w": [2, 4 * hidden, cin], "lstm_r": [2, 4 * hidden, hidden], "lstm_b": [2, 8 * hidden]}
+        w, r, b = (g.const(g.rng.uniform(-bound, bound, shape).astype(np.float32), n) for n, shape in shapes.items())
+        y, _, _ = g.ops("LSTM", [x, w, r, b], 3, "lstm", hidden_size=hidden, direction="bidirectional")  # Y [T, 2, N, H]
+        y = g.op("Transpose", [y], "lstm_t", perm=[0, 2, 1, 3])
+        return g.op("Reshape", [y, g.const(np.array([0, 0, -1], np.int64), "shape")], "lstm_merge")
+
+    x = pool(conv_bn_relu("image", 1, 16), [2, 2])      # [1, 16, 16, 64]
+    x = pool(conv_bn_relu(x, 16, 32), [2, 2])           # [1, 32, 8, 32]
+    x = conv_bn_relu(conv_bn_relu(x, 32, 64), 64, 64)
+    x = pool(x, [2, 1])                                 # [1, 64, 4, 32]
+    x = pool(conv_bn_relu(x, 64, 64), [2, 1])           # [1, 64, 2, 32]
+    x = conv_bn_relu(x, 64, 64, kernel=(2, 1), pads=(0, 0, 0, 0))  # [1, 64, 1, 32]
+    x = g.op("Squeeze", [x, g.const(np.array([2], np.int64), "axes")], "squeeze")
+    x = g.op("Transpose", [x], "to_sequence", perm=[2, 0, 1])  # [T=32, N=1, C=64]
+    x = bilstm(bilstm(x, 64), 2 * hidden)
+    x = g.op("Add", [g.op("MatMul", [x, g.weight([2 * hidden, classes], fan_in=2 * hidden)], "matmul"),
+                     g.const(np.zeros(classes, np.float32), "bias")], "dense")
+    out = g.rename(g.op("LogSoftmax", [x], "log_softmax", axis=2), "logits")
+    g.save([helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 1, 32, 128])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [32, 1, classes])], path, "crnn_ocr")
+
+
+def yolo_detector(path, classes=4, anchors=((10, 13, 16, 30, 33, 23), (30, 61, 62, 45, 59, 119))):
+    g = Graph(np.random.default_rng(20242))
+    na, no = len(anchors[0]) // 2, 5 + classes
+
+    def conv(x, cin, cout, k=1, stride=1, silu=True):  # BatchNorm folded into the bias, SiLU = x * Sigmoid(x)
+        w = g.weight([cout, cin, k, k], fan_in=cin * k * k)
+        b = g.const((g.rng.standard_normal(cout) * 0.1).astype(np.float32), "b")
+        y = g.op("Conv", [x, w, b], "conv", dilations=[1, 1], group=1, kernel_shape=[k, k], pads=[k // 2] * 4, strides=[stride, stride])
+        return g.op("Mul", [y, g.op("Sigmoid", [y], "sigmoid")], "silu") if silu else y
+
+    def c2f(x, cin, cout, shortcut=True):  # YOLOv8's C2f with one bottleneck
+        c = cout // 2
+        parts = g.ops("Split", [conv(x, cin, 2 * c), g.const(np.array([c, c], np.int64), "split")], 2, "split", axis=1)
+        y = conv(conv(parts[-1], c, c, 3), c, c, 3)
+        parts.append(g.op("Add", [parts[-1], y], "add") if shortcut else y)
+        return conv(g.op("Concat", parts, "concat", axis=1), 3 * c, cout)
+
+    def sppf(x, cin, cout):
+        pools = [conv(x, cin, cin // 2)]
+        for _ in range(3):
+            pools.append(g.op("MaxPool", [pools[-1]], "maxpool", ceil_mode=0, dilations=[1, 1], kernel_shape=[5, 5], pads=[2, 2, 2, 2], strides=[1, 1]))
+        return conv(g.op("Concat", pools, "concat", axis=1), 2 * cin, cout)
+
+    def detect(x, cin, size, stride, anchor):  # YOLOv5's Detect: [1, na*no, H, W] -> [1, na*H*W, no], boxes in pixels
+        y = g.op("Reshape", [conv(x, cin, na * no, silu=False), g.const(np.array([1, na, no, size, size], np.int64), "shape")], "reshape")
+        y = g.op("Sigmoid", [g.op("Transpose", [y], "transpose", perm=[0, 1, 3, 4, 2])], "sigmoid")
+        xy, wh, conf = g.ops("Split", [y, g.const(np.array([2, 2, no - 4], np.int64), "split")], 3, "split", axis=4)
+        yv, xv = np.meshgrid(np.arange(size, dtype=np.float32), np.arange(size, dtype=np.float32), indexing="ij")
+        grid = np.broadcast_to(np.stack([xv, yv], -1) - np.float32(0.5), (1, na, size, size, 2)).astype(np.float32)
+        anchor_grid = np.broadcast_to(np.array(anchor, np.float32).reshape(1, na, 1, 1, 2), (1, na, size, size, 2)).astype(np.float32)
+        two = g.const(np.float32(2.0), "two")
+        xy = g.op("Mul", [g.op("Add", [g.op("Mul", [xy, two], "mul"), g.const(grid, "grid")], "add"), g.const(np.float32(stride), "stride")], "xy")
+        wh = g.op("Mul", [g.op("Pow", [g.op("Mul", [wh, two], "mul"), two], "pow"), g.const(anchor_grid, "anchor_grid")], "wh")
+        y = g.op("Concat", [xy, wh, conf], "concat", axis=4)
+        return g.op("Reshape", [y, g.const(np.array([1, na * size * size, no], np.int64), "shape")], "reshape")
+
+    x = conv(conv("images", 3, 8, 3, 2), 8, 16, 3, 2)       # [1, 16, 16, 16]
+    p3 = c2f(conv(c2f(x, 16, 16), 16, 32, 3, 2), 32, 32)     # [1, 32, 8, 8]
+    p4 = sppf(c2f(conv(p3, 32, 64, 3, 2), 64, 64), 64, 64)   # [1, 64, 4, 4]
+    up = g.op("Resize", [p4, "", g.const(np.array([1, 1, 2, 2], np.float32), "scales")], "resize",
+              coordinate_transformation_mode="asymmetric", cubic_coeff_a=-0.75, mode="nearest", nearest_mode="floor")
+    h3 = c2f(g.op("Concat", [up, p3], "concat", axis=1), 96, 32, shortcut=False)                             # [1, 32, 8, 8]
+    h4 = c2f(g.op("Concat", [conv(h3, 32, 32, 3, 2), p4], "concat", axis=1), 96, 64, shortcut=False)         # [1, 64, 4, 4]
+    out = g.op("Concat", [detect(h3, 32, 8, 8, anchors[0]), detect(h4, 64, 4, 16, anchors[1])], "concat", axis=1)
+    out = g.rename(out, "output0")
+    g.save([helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, 64, 64])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, na * (64 + 16), no])], path, "yolo_detector")
+
+
+def densenet_block(path, growth=12, layers=4, classes=10):
+    g = Graph(np.random.default_rng(20243))
+
+    def bn_relu_conv(x, cin, cout, k):
+        x = g.op("Relu", [g.batch_norm(x, cin)], "relu")
+        w = g.weight([cout, cin, k, k], fan_in=cin * k * k)
+        return g.op("Conv", [x, w], "conv", kernel_shape=[k, k], pads=[k // 2] * 4, strides=[1, 1])
+
+    def dense_layer(x, cin):
+        return bn_relu_conv(bn_relu_conv(x, cin, 4 * growth, 1), 4 * growth, growth, 3)
+
+    x = g.conv("input", 3, 2 * growth, 3)
+    channels = 2 * growth
+    for _ in range(layers):  # block 1: each new layer's features Concat'ed onto the running map
+        x = g.op("Concat", [x, dense_layer(x, channels)], "concat", axis=1)
+        channels += growth
+    x = bn_relu_conv(x, channels, channels // 2, 1)  # transition
+    channels //= 2
+    x = g.op("AveragePool", [x], "avgpool", kernel_shape=[2, 2], strides=[2, 2], pads=[0, 0, 0, 0])
+    features = [x]
+    for i in range(layers):  # block 2 as torchvision's _DenseLayer: each layer Concats all earlier features
+        inputs = features[0] if i == 0 else g.op("Concat", features, "concat", axis=1)
+        features.append(dense_layer(inputs, channels + i * growth))
+    x = g.op("Concat", features, "concat", axis=1)
+    channels += layers * growth
+    x = g.op("Relu", [g.batch_norm(x, channels)], "relu")
+    out = g.rename(head(g, x, channels, classes), "logits")
+    g.save([helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 32, 32])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes])], path, "densenet_block")
+
+
+def opset11_cnn(path, classes=10):
+    g = Graph(np.random.default_rng(20244))
+
+    def conv(x, cin, cout, k, stride=1, pads=None):
+        w = g.weight([cout, cin, k, k], fan_in=cin * k * k)
+        b = g.const((g.rng.standard_normal(cout) * 0.1).astype(np.float32), "b")
+        return g.op("Conv", [x, w, b], "conv", kernel_shape=[k, k], pads=pads if pads is not None else [k // 2] * 4, strides=[stride, stride])
+
+    def relu6(x):  # Clip-11: min and max as inputs
+        return g.op("Clip", [x, g.const(np.float32(0.0), "min"), g.const(np.float32(6.0), "max")], "clip")
+
+    def pool(x):
+        return g.op("MaxPool", [x], "maxpool", kernel_shape=[2, 2], strides=[2, 2])
+
+    x = g.op("Pad", ["image", g.const(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), "pads"), g.const(np.float32(0.0), "pad_value")], "pad", mode="constant")
+    x = relu6(g.batch_norm(conv(x, 3, 16, 3, pads=[0, 0, 0, 0]), 16))            # [1, 16, 32, 32]
+    x = g.op("Dropout", [x], "dropout", ratio=0.1)
+    left, right = g.ops("Split", [x], 2, "split", axis=1, split=[8, 8])
+    f1 = g.op("Concat", [g.op("Relu", [conv(left, 8, 8, 1)], "relu"), relu6(conv(right, 8, 8, 3))], "concat", axis=1)
+    f2 = g.op("Relu", [g.batch_norm(conv(pool(f1), 16, 32, 3), 32)], "relu")      # [1, 32, 16, 16]
+    up = g.op("Resize", [f2, g.const(np.zeros(0, np.float32), "roi"), g.const(np.array([1, 1, 2, 2], np.float32), "scales")], "resize",
+              coordinate_transformation_mode="asymmetric", mode="nearest", nearest_mode="floor")
+    f1 = g.op("Add", [f1, conv(up, 32, 16, 1)], "add")                               # [1, 16, 32, 32]
+    f3 = conv(pool(f1), 16, 32, 3, stride=2)                                        # [1, 32, 8, 8]
+    seg = g.op("Softmax", [conv(f3, 32, 4, 1)], "softmax", axis=1)                 # Softmax-11: over C*H*W
+    up = g.op("Resize", [f3, g.const(np.zeros(0, np.float32), "roi"), g.const(np.zeros(0, np.float32), "scales"),
+                         g.const(np.array([1, 32, 16, 16], np.int64), "sizes")], "resize",
+              coordinate_transformation_mode="half_pixel", mode="linear")
+    f4 = g.op("Add", [f2, up], "add")                                               # [1, 32, 16, 16]
+    x = g.op("ReduceMean", [f4], "reduce_mean", axes=[2, 3], keepdims=1)            # [1, 32, 1, 1]
+    x = g.op("Unsqueeze", [g.op("Squeeze", [x], "squeeze", axes=[2, 3])], "unsqueeze", axes=[2])  # [1, 32, 1]
+    x = g.op("Flatten", [g.op("ReduceSum", [x], "reduce_sum", axes=[2], keepdims=1)], "flatten", axis=1)
+    fc = g.weight([classes, 32], fan_in=32)
+    out = g.op("Gemm", [x, fc, g.const((g.rng.standard_normal(classes) * 0.1).astype(np.float32), "fc_b")], "fc", alpha=1.0, beta=1.0, transB=1)
+    for node in g.nodes:  # as PaddlePaddle's exporter leaves them
+        if node.op_type in ("Clip", "Dropout", "Squeeze", "Unsqueeze", "Softmax", "Flatten"):
+            node.name = ""
+    g.save([helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 32, 32])],
+           [helper.make_tensor_value_info(g.rename(out, "logits"), TensorProto.FLOAT, [1, classes]),
+            helper.make_tensor_value_info(g.rename(seg, "seg"), TensorProto.FLOAT, [1, 4, 8, 8])],
+           path, "opset11_cnn", opset=11, ir_version=6)
+
+
+def nested_if(path, samples=512, channels=16, frames=64):
+    g = Graph(np.random.default_rng(20245))
+    feature = [1, channels, frames]
+
+    def conv1d(b, x, w, bias, stride, pad):
+        return b.op("Relu", [b.op("Conv", [x, w, bias], "conv", pads=[pad, pad], strides=[stride])], "relu")
+
+    def outputs(b, feat):  # (features [1, C, T], state [1, C]): what every branch yields
+        return [(feat, feature), (b.op("ReduceMax", [feat], "reduce_max", axes=[2], keepdims=0), feature[:2])]
+
+    # Weights of the 16 kHz path are main-graph initializers that the branches capture from the
+    # outer scope; those of the 8 kHz path are initializers of their branch.
+    w16 = g.weight([channels, 1, 16], fan_in=16)
+    b16 = g.const((g.rng.standard_normal(channels) * 0.1).astype(np.float32), "b")
+    w_inner = g.weight([channels, channels, 3], fan_in=channels * 3)
+    b_inner = g.const((g.rng.standard_normal(channels) * 0.1).astype(np.float32), "b")
+
+    then16 = g.branch()  # sample_rate == 16000
+    x = then16.op("Reshape", ["audio", then16.constant(np.array([1, 1, samples], np.int64))], "reshape")
+    x = conv1d(then16, x, w16, b16, 8, 4)
+    deep, shallow = then16.branch(), then16.branch()  # sample_rate > 10000 or not
+    deep_out = conv1d(deep, x, w_inner, b_inner, 1, 1)
+    shallow_out = shallow.op("Mul", [x, shallow.constant(np.float32(0.5))], "mul")
+    cond = then16.op("Greater", ["sample_rate", then16.constant(np.int64(10000))], "greater")
+    feat = then16.op("If", [cond], "if", then_branch=deep.body("wide_band", [(deep_out, feature)]),
+                     else_branch=shallow.body("narrow_band", [(shallow_out, feature)]))
+    then16 = then16.body("sr_16k", outputs(then16, feat))
+
+    else16 = g.branch()  # sample_rate != 16000
+    then8, other = else16.branch(), else16.branch()
+    x = then8.op("Reshape", ["audio", then8.constant(np.array([1, 1, samples], np.int64))], "reshape")
+    w8 = then8.weight([channels, 1, 8], fan_in=8)
+    x = conv1d(then8, x, w8, then8.const((then8.rng.standard_normal(channels) * 0.1).astype(np.float32), "b"), 8, 0)
+    then8 = then8.body("sr_8k", outputs(then8, x))
+    x = other.op("Reshape", ["audio", other.constant(np.array([1, samples // frames, frames], np.int64))], "reshape")
+    x = other.op("Tanh", [other.op("MatMul", [other.weight([channels, samples // frames], fan_in=samples // frames), x], "matmul")], "tanh")
+    other = other.body("sr_other", outputs(other, x))
+    cond = else16.op("Equal", ["sample_rate", else16.constant(np.int64(8000))], "equal")
+    feat, state = else16.ops("If", [cond], 2, "if", then_branch=then8, else_branch=other)
+    else16 = else16.body("sr_not_16k", [(feat, feature), (state, feature[:2])])
+
+    cond = g.op("Equal", ["sample_rate", g.constant(np.int64(16000))], "equal")
+    feat, state = g.ops("If", [cond], 2, "if", then_branch=then16, else_branch=else16)
+    x = g.op("Conv", [feat, g.weight([1, channels, 1], fan_in=channels), g.const(np.zeros(1, np.float32), "b")], "conv", pads=[0, 0], strides=[1])
+    out = g.op("ReduceMean", [g.op("Sigmoid", [x], "sigmoid")], "reduce_mean", axes=[2], keepdims=0)
+    g.save([helper.make_tensor_value_info("audio", TensorProto.FLOAT, [1, samples]),
+            helper.make_tensor_value_info("sample_rate", TensorProto.INT64, [])],
+           [helper.make_tensor_value_info(g.rename(out, "output"), TensorProto.FLOAT, [1, 1]),
+            helper.make_tensor_value_info(g.rename(state, "state"), TensorProto.FLOAT, feature[:2])], path, "nested_if")
+
+
+# Activation ranges of int8_qdq_cnn, measured once with ONNX Runtime on its fixed input (what
+# quantize_static's MinMax calibration computes); a Relu folded into its producer has rmin 0.
+INT8_RANGES = {"input": (-1.0, 0.9922), "/stem/act/Relu_output_0": (0.0, 1.95), "/block/act1/Relu_output_0": (0.0, 2.42),
+               "/block/conv2/Conv_output_0": (-2.96, 2.53), "/block/act2/Relu_output_0": (0.0, 4.37),
+               "/down/act/Relu_output_0": (0.0, 3.67), "/pool/GlobalAveragePool_output_0": (0.0, 1.67), "logits": (-2.18, 1.24)}
+
+
+def int8_qdq_cnn(path, classes=10):
+    g = Graph(np.random.default_rng(20246))
+    weights = []  # the weight and bias DequantizeLinear nodes, which quantize_static puts first
+
+    def node(op_type, inputs, output, name, into=None, **attrs):
+        (g.nodes if into is None else into).append(helper.make_node(op_type, inputs, [output], name=name, **attrs))
+        return output
+
+    def qdq(x, tensor=None, params=None, output=None):  # int8 per tensor, one Q -> DQ pair per tensor
+        tensor = tensor or x
+        params = params or tensor
+        if params == tensor:
+            rmin, rmax = min(INT8_RANGES[tensor][0], 0.0), max(INT8_RANGES[tensor][1], 0.0)
+            scale = np.float32((rmax - rmin) / 255.0)
+            g.inits.append(numpy_helper.from_array(np.array(scale, np.float32), f"{tensor}_scale"))
+            g.inits.append(numpy_helper.from_array(np.array(round(-128.0 - rmin / float(scale)), np.int8), f"{tensor}_zero_point"))
+        q = node("QuantizeLinear", [x, f"{params}_scale", f"{params}_zero_point"], f"{tensor}_QuantizeLinear_Output", f"{tensor}_QuantizeLinear")
+        return node("DequantizeLinear", [q, f"{params}_scale", f"{params}_zero_point"], output or f"{tensor}_DequantizeLinear_Output",
+                    f"{tensor}_DequantizeLinear")
+
+    def scale_of(x):
+        return next(numpy_helper.to_array(t) for t in g.inits if t.name == f"{x}_scale")
+
+    def quantized_weights(layer, x, shape):  # int8 symmetric per output channel (axis 0), int32 bias
+        w = (g.rng.standard_normal(shape) * np.sqrt(2.0 / np.prod(shape[1:]))).astype(np.float32)
+        b = (g.rng.standard_normal(shape[0]) * 0.1).astype(np.float32)
+        w_scale = (np.abs(w).reshape(shape[0], -1).max(axis=1) / np.float32(127.0)).astype(np.float32)
+        b_scale = (scale_of(x) * w_scale).astype(np.float32)
+        w_q = np.clip(np.round(w / w_scale.reshape(-1, *[1] * (len(shape) - 1))), -127, 127).astype(np.int8)
+        for name, array in ((f"{layer}.weight_quantized", w_q), (f"{layer}.weight_scale", w_scale),
+                            (f"{layer}.weight_zero_point", np.zeros(shape[0], np.int8)),
+                            (f"{layer}.bias_quantized", np.round(b / b_scale).astype(np.int32)),
+                            (f"{layer}.bias_quantized_scale", b_scale), (f"{layer}.bias_quantized_zero_point", np.zeros(shape[0], np.int32))):
+            g.inits.append(numpy_helper.from_array(array, name))
+        bias = node("DequantizeLinear", [f"{layer}.bias_quantized", f"{layer}.bias_quantized_scale", f"{layer}.bias_quantized_zero_point"],
+                    f"{layer}.bias", f"{layer}.bias_DequantizeLinear", into=weights, axis=0)
+        weight = node("DequantizeLinear", [f"{layer}.weight_quantized", f"{layer}.weight_scale", f"{layer}.weight_zero_point"],
+                      f"{layer}.weight_DequantizeLinear_Output", f"{layer}.weight_DequantizeLinear", into=weights, axis=0)
+        return weight, bias
+
+    def conv(layer, x, x_dq, cin, cout, output, stride=1):  # output: the Relu's when one is folded into the Q
+        weight, bias = quantized_weights(layer, x, [cout, cin, 3, 3])
+        return node("Conv", [x_dq, weight, bias], output, f"/{layer.replace('.', '/')}/Conv",
+                    dilations=[1, 1], group=1, kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[stride, stride])
+
+    x = "input"
+    x_dq = qdq(x)
+    stem = conv("stem.conv", x, x_dq, 3, 16, "/stem/act/Relu_output_0")
+    stem_dq = qdq(stem)
+    y = conv("block.conv1", stem, stem_dq, 16, 16, "/block/act1/Relu_output_0")
+    y = conv("block.conv2", y, qdq(y), 16, 16, "/block/conv2/Conv_output_0")
+    y = node("Add", [stem_dq, qdq(y)], "/block/act2/Relu_output_0", "/block/Add")  # residual, Relu folded
+    y = conv("down.conv", y, qdq(y), 16, 32, "/down/act/Relu_output_0", stride=2)
+    y = node("GlobalAveragePool", [qdq(y)], "/pool/GlobalAveragePool_output_0", "/pool/GlobalAveragePool")
+    flat = node("Flatten", [qdq(y)], "/Flatten_output_0", "/Flatten", axis=1)
+    weight, bias = quantized_weights("fc", y, [classes, 32])
+    out = node("Gemm", [qdq(flat, params=y), weight, bias], "logits_QuantizeLinear_Input", "/fc/Gemm", alpha=1.0, beta=1.0, transB=1)
+    qdq(out, tensor="logits", output="logits")  # the graph output keeps its name on the last DequantizeLinear
+    g.nodes[:0] = weights
+    g.save([helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 32, 32])],
+           [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, classes])], path, "int8_qdq_cnn")
+
+
 def pattern(count):
     """A deterministic input pattern, exact in float32 (so any tool can regenerate it)."""
     return ((np.arange(count, dtype=np.int64) * 7919) % 255).astype(np.float32) / np.float32(127.5) - np.float32(1.0)
@@ -164,16 +527,28 @@ def pattern(count):
 
 def write_inputs(out):
     """Fixed inputs for each model: <out>/<model>.inputs/<input>.npy (checked against the
-    ONNX Runtime references in xtask/zoo-reference, made by zoo_reference.py)."""
+    ONNX Runtime references in xtask/zoo-reference, made by zoo_reference.py), and the inputs a
+    user freezes at compile time as serialized TensorProtos: <out>/<model>.frozen/<input>.pb."""
     image = pattern(3 * 224 * 224).reshape(1, 3, 224, 224)
     ids = ((np.arange(128, dtype=np.int64) * 7919) % 30522).reshape(1, 128)
     mask = (np.arange(128, dtype=np.int64) < 100).astype(np.int64).reshape(1, 128)
+    small = pattern(3 * 32 * 32).reshape(1, 3, 32, 32)
     for model, inputs in (("mobilenetv2", {"input": image}), ("resnet18", {"input": image}),
-                          ("bert_tiny", {"input_ids": ids, "attention_mask": mask})):
+                          ("bert_tiny", {"input_ids": ids, "attention_mask": mask}),
+                          ("crnn_ocr", {"image": pattern(32 * 128).reshape(1, 1, 32, 128)}),
+                          ("yolo_detector", {"images": pattern(3 * 64 * 64).reshape(1, 3, 64, 64)}),
+                          ("densenet_block", {"input": small}), ("opset11_cnn", {"image": small}),
+                          ("nested_if", {"audio": pattern(512).reshape(1, 512)}), ("int8_qdq_cnn", {"input": small})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
             np.save(os.path.join(directory, f"{name}.npy"), value)
+    for model, inputs in (("nested_if", {"sample_rate": np.array(16000, np.int64)}),):
+        directory = os.path.join(out, f"{model}.frozen")
+        os.makedirs(directory, exist_ok=True)
+        for name, value in inputs.items():
+            with open(os.path.join(directory, f"{name}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(value, name).SerializeToString())
 
 
 if __name__ == "__main__":
@@ -182,4 +557,11 @@ if __name__ == "__main__":
     mobilenetv2(os.path.join(out, "mobilenetv2.onnx"))
     resnet18(os.path.join(out, "resnet18.onnx"))
     bert_tiny(os.path.join(out, "bert_tiny.onnx"))
+    # The models below draw from their own generators: the three above stay byte-identical.
+    crnn_ocr(os.path.join(out, "crnn_ocr.onnx"))
+    yolo_detector(os.path.join(out, "yolo_detector.onnx"))
+    densenet_block(os.path.join(out, "densenet_block.onnx"))
+    opset11_cnn(os.path.join(out, "opset11_cnn.onnx"))
+    nested_if(os.path.join(out, "nested_if.onnx"))
+    int8_qdq_cnn(os.path.join(out, "int8_qdq_cnn.onnx"))
     write_inputs(out)

@@ -2,10 +2,12 @@
 the results are checked in so CI needs no ONNX Runtime):
 
     pip install --target /tmp/ort onnxruntime
-    PYTHONPATH=/tmp/ort python3 xtask/scripts/zoo_reference.py target/zoo xtask/zoo-reference
+    PYTHONPATH=/tmp/ort:target/python-onnx python3 xtask/scripts/zoo_reference.py target/zoo xtask/zoo-reference
 
-Reads <zoo>/<model>.onnx and <zoo>/<model>.inputs/*.npy (written by zoo.py), runs ONNX
-Runtime with one thread, writes <out>/<model>.<output>.npy and prints the versions used.
+Reads <zoo>/<model>.onnx, <zoo>/<model>.inputs/*.npy and the compile-time-frozen inputs
+<zoo>/<model>.frozen/*.pb (serialized TensorProtos, read with the pinned onnx; all written by
+zoo.py), runs ONNX Runtime with one thread on all of them together, writes
+<out>/<model>.<output>.npy for every graph output and prints the versions used.
 """
 import glob
 import os
@@ -13,18 +15,30 @@ import sys
 
 import numpy as np
 import onnxruntime as ort
+from onnx import TensorProto, numpy_helper
+
+MODELS = ("mobilenetv2", "resnet18", "bert_tiny", "crnn_ocr", "yolo_detector", "densenet_block", "opset11_cnn",
+          "nested_if", "int8_qdq_cnn")
+
+
+def frozen(path):
+    tensor = TensorProto()
+    with open(path, "rb") as f:
+        tensor.ParseFromString(f.read())
+    return numpy_helper.to_array(tensor)
 
 
 def main(zoo, out):
     os.makedirs(out, exist_ok=True)
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
-    for model in ("mobilenetv2", "resnet18", "bert_tiny"):
+    for model in MODELS:
         session = ort.InferenceSession(os.path.join(zoo, f"{model}.onnx"), options, providers=["CPUExecutionProvider"])
         feeds = {os.path.basename(p)[:-4]: np.load(p) for p in glob.glob(os.path.join(zoo, f"{model}.inputs", "*.npy"))}
+        feeds.update({os.path.basename(p)[:-3]: frozen(p) for p in glob.glob(os.path.join(zoo, f"{model}.frozen", "*.pb"))})
         for info, value in zip(session.get_outputs(), session.run(None, feeds)):
             np.save(os.path.join(out, f"{model}.{info.name}.npy"), value)
-            print(f"{model}.{info.name}: {value.shape} max |y| {np.abs(value).max():.4g}")
+            print(f"{model}.{info.name}: {value.shape} {value.dtype} max |y| {np.abs(value).max():.4g}")
     print(f"onnxruntime {ort.__version__}, numpy {np.__version__}")
 
 

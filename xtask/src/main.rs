@@ -375,11 +375,31 @@ fn ensure_zoo() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
+/// The zoo (`xtask/scripts/zoo.py`), one model per class of models users bring.
+const ZOO_MODELS: &[&str] =
+    &["mobilenetv2", "resnet18", "bert_tiny", "crnn_ocr", "yolo_detector", "densenet_block", "opset11_cnn"];
+
+/// `--freeze-input name=file.pb` for every input a zoo model fixes at compile time
+/// (`<model>.frozen/<input>.pb`, written by zoo.py).
+fn zoo_frozen(dir: &std::path::Path, model: &str) -> Vec<String> {
+    let mut frozen: Vec<_> = std::fs::read_dir(dir.join(format!("{model}.frozen")))
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    frozen.sort();
+    frozen
+        .into_iter()
+        .flat_map(|path| {
+            let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
+            ["--freeze-input".to_owned(), format!("{name}={}", path.display())]
+        })
+        .collect()
+}
+
 /// Generates the zoo once, then imports every model and checks the round trip
 /// `strata import` -> `strata-opt` is byte-identical.
 fn zoo() -> Result<(), String> {
     let dir = ensure_zoo()?;
-    let models = ["mobilenetv2", "resnet18", "bert_tiny"];
+    let models = ZOO_MODELS;
     cargo(&["build", "--quiet", "-p", "strata-driver", "--bin", "strata", "--bin", "strata-opt"], &[])?;
     cargo(&["build", "--quiet", "-p", "strata-exec"], &[])?;
     let bin = root().join("target/debug");
@@ -397,6 +417,7 @@ fn zoo() -> Result<(), String> {
         let imported = Command::new(bin.join("strata"))
             .arg("import")
             .arg(&onnx)
+            .args(zoo_frozen(&dir, model))
             .arg("-o")
             .arg(&sg)
             .status()
@@ -470,6 +491,7 @@ fn gpu_artifact(
     let status = Command::new(bin.join("strata"))
         .args(["compile", "--target=nvptx", "--no-verify-each"])
         .arg(dir.join(format!("{model}.onnx")))
+        .args(zoo_frozen(dir, model))
         .arg("-o")
         .arg(&ptx)
         .env("STRATA_LIBDEVICE", libdevice)
@@ -685,6 +707,7 @@ fn run_against_reference(bin: &std::path::Path, dir: &std::path::Path, model: &s
         .arg("run")
         .arg(dir.join(format!("{model}.onnx")))
         .args(["--rtol", "1e-4", "--atol", "1e-4"])
+        .args(zoo_frozen(dir, model))
         .args(zoo_io(dir, model)?)
         .status()
         .map_err(|e| e.to_string())?;

@@ -21,6 +21,11 @@ pub struct ModelArgs {
     /// Static shape for an input with symbolic dimensions: `name=1x3x224x224` (repeatable).
     #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = crate::import_cmd::parse_input_shape)]
     pub input_shapes: Vec<(String, Vec<i64>)>,
+    /// Fix an input's value at compile time from a serialized ONNX TensorProto (`.pb`):
+    /// `name=path.pb` (repeatable). The input becomes a constant, so what depends on it folds
+    /// (an `If` on a frozen sample rate keeps only its taken branch).
+    #[arg(long = "freeze-input", value_name = "NAME=FILE.pb")]
+    pub frozen_inputs: Vec<String>,
     /// Arena planning strategy (`exact`, `offsets-greedy-by-size`, `greedy-by-size`, ...).
     #[arg(long, default_value = "exact")]
     pub strategy: String,
@@ -40,18 +45,18 @@ pub struct ModelArgs {
 }
 
 impl ModelArgs {
-    fn options(&self) -> CompileOptions {
+    fn options(&self) -> Result<CompileOptions, CommandError> {
         let stem = self.model.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
         let name: String = self
             .name
             .clone()
             .unwrap_or_else(|| stem.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect());
-        CompileOptions {
+        Ok(CompileOptions {
             import: ImportOptions {
                 file_name: self.model.display().to_string(),
                 base_dir: self.model.parent().map(PathBuf::from),
                 input_shapes: self.input_shapes.iter().cloned().collect::<BTreeMap<_, _>>(),
-                frozen_inputs: BTreeMap::new(),
+                frozen_inputs: crate::import_cmd::read_frozen_inputs(&self.frozen_inputs)?,
             },
             name,
             strategy: self.strategy.clone(),
@@ -59,7 +64,7 @@ impl ModelArgs {
             schedule: !self.no_schedule,
             target: Target::Host,
             egraph: !self.no_egraph,
-        }
+        })
     }
 
     fn read(&self) -> Result<Vec<u8>, String> {
@@ -154,7 +159,7 @@ impl Drop for Progress {
 pub fn run_compile(args: &CompileArgs) -> Result<(), CommandError> {
     let strata = crate::context().map_err(|e| e.to_string())?;
     let bytes = args.model.read()?;
-    let mut options = args.model.options();
+    let mut options = args.model.options()?;
     options.target = args.target;
     let stage = args.stage();
     let mut progress = Progress::new();
@@ -298,7 +303,7 @@ pub enum Device {
 fn run_cuda(args: &RunArgs) -> Result<(), CommandError> {
     let strata = crate::context().map_err(|e| e.to_string())?;
     let bytes = args.model.read()?;
-    let mut options = args.model.options();
+    let mut options = args.model.options()?;
     options.target = Target::Nvptx;
     let mut progress = Progress::new();
     let compiled = compile(&strata, &bytes, &options, Stage::Gpu, &mut |s| progress.stage(s))?;
@@ -344,7 +349,7 @@ pub fn run_run(args: &RunArgs) -> Result<(), CommandError> {
     }
     let strata = crate::context().map_err(|e| e.to_string())?;
     let bytes = args.model.read()?;
-    let options = args.model.options();
+    let options = args.model.options()?;
     let mut progress = Progress::new();
     let compiled = compile_model(&strata, &bytes, &options, &mut |s| progress.stage(s))?;
     progress.warn(&compiled.warnings);

@@ -39,19 +39,27 @@ pub fn parse_input_shape(text: &str) -> Result<(String, Vec<i64>), String> {
     Ok((name.to_owned(), dims))
 }
 
-pub fn run(args: &ImportArgs) -> Result<(), CommandError> {
-    let file = args.model.display().to_string();
-    let bytes = std::fs::read(&args.model).map_err(|e| format!("error: cannot read {file}: {e}"))?;
-    let strata = crate::context().map_err(|e| e.to_string())?;
+/// The tensors of `--freeze-input NAME=FILE.pb` arguments, by input name.
+pub fn read_frozen_inputs(
+    specs: &[String],
+) -> Result<BTreeMap<String, strata_frontend::onnx::TensorProto>, CommandError> {
     let mut frozen_inputs = BTreeMap::new();
-    for spec in &args.frozen_inputs {
+    for spec in specs {
         let (name, path) =
             spec.split_once('=').ok_or_else(|| format!("error: --freeze-input expects NAME=FILE.pb, got '{spec}'"))?;
-        let bytes = std::fs::read(path).map_err(|e| format!("error: cannot read {path}: {e}"))?;
+        let bytes = std::fs::read(path).map_err(|e| CommandError::io(format!("error: cannot read {path}: {e}")))?;
         let tensor = <strata_frontend::onnx::TensorProto as prost::Message>::decode(bytes.as_slice())
             .map_err(|e| format!("error: {path} is not a serialized ONNX TensorProto: {e}"))?;
         frozen_inputs.insert(name.to_owned(), tensor);
     }
+    Ok(frozen_inputs)
+}
+
+pub fn run(args: &ImportArgs) -> Result<(), CommandError> {
+    let file = args.model.display().to_string();
+    let bytes = std::fs::read(&args.model).map_err(|e| format!("error: cannot read {file}: {e}"))?;
+    let strata = crate::context().map_err(|e| e.to_string())?;
+    let frozen_inputs = read_frozen_inputs(&args.frozen_inputs)?;
     let options = ImportOptions {
         file_name: file,
         base_dir: args.model.parent().map(PathBuf::from),

@@ -15,6 +15,10 @@ use strata_ir::Error;
 /// allocate without bound.
 pub const FOLD_LIMIT: i64 = 1 << 24;
 
+/// The largest `ConstantOfShape` folded into a constant (elements); a larger one is a
+/// broadcast of its value, filled at run time, so the compiled code carries no copy of it.
+pub const FILL_LIMIT: i64 = 1 << 16;
+
 fn check_limit(count: i64, what: &str) -> Result<(), Error> {
     if count > FOLD_LIMIT {
         return Err(Error::unsupported(format!("folding {what} of {count} elements (the limit is {FOLD_LIMIT})")));
@@ -385,6 +389,10 @@ impl Importer<'_> {
                 }
             }
             "ConstantOfShape" => {
+                // A large fill is broadcast at run time instead (`large_constant_of_shape`).
+                if numel(&constant(0)?.ints()?)? > FILL_LIMIT {
+                    return Ok(false);
+                }
                 let value = match attribute(node, "value").and_then(|a| a.t.as_ref()) {
                     Some(t) => {
                         let c = self.constant(t)?;

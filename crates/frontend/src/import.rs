@@ -56,6 +56,8 @@ pub(crate) struct Importer<'c> {
     resources: usize,
     /// Body nodes imported by unrolled Loops so far (bounded: nested loops multiply).
     pub(crate) unrolled_nodes: usize,
+    /// The model's default-domain opset: which definition of each operator its nodes use.
+    pub(crate) opset: i64,
 }
 
 /// One input or output of the imported model, in `@main`'s order.
@@ -96,7 +98,7 @@ pub fn import<'c>(
         .graph
         .as_ref()
         .ok_or_else(|| FrontendError::Malformed { file: file.clone(), message: "the model has no graph".into() })?;
-    crate::support::check_opsets(&model, &file)?;
+    let opset = crate::support::check_opsets(&model, &file)?;
     let mut unsupported: BTreeMap<String, Vec<String>> = BTreeMap::new();
     crate::support::collect_unsupported(graph, "", &mut unsupported);
     if !unsupported.is_empty() {
@@ -109,6 +111,7 @@ pub fn import<'c>(
         values: BTreeMap::new(),
         resources: 0,
         unrolled_nodes: 0,
+        opset,
     };
     let context = strata.mlir();
     for (name, tensor) in graph
@@ -438,6 +441,12 @@ impl Importer<'_> {
         let name = format!("{label}.{}", self.values.len());
         self.values.insert(name.clone(), Entry::Constant(Constant { shape, dtype, bytes, value: None }));
         self.use_value(block, &name, location)
+    }
+
+    /// Defines `name` as the constant `folded`.
+    pub(crate) fn define_named_constant(&mut self, name: &str, folded: crate::fold::Folded) {
+        let crate::fold::Folded { shape, dtype, bytes } = folded;
+        self.values.insert(name.to_owned(), Entry::Constant(Constant { shape, dtype, bytes, value: None }));
     }
 
     /// A new constant `folded` materialised in `block`, as a typed value.

@@ -322,20 +322,30 @@ impl Importer<'_> {
         Ok(())
     }
 
-    /// `Softmax` and `LogSoftmax` along one axis (float tensors).
+    /// `Softmax` and `LogSoftmax` along one axis (float tensors). Below opset 13 they normalise
+    /// over every dimension from `axis` on (default 1): the input is viewed as 2-D there.
     pub(crate) fn softmax(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
         let (shape, dtype) = self.float_input(node)?;
-        let axis = shapes::axis(int(node, "axis", -1), shape.len() as i64)? as i64;
-        let x = (self.use_value(block, required(node, 0)?, location)?).get();
-        let ty = tensor_type(context, &shape, dtype)?;
-        let op = if node.op_type() == "Softmax" {
-            sg::Softmax::build(context, location, x, axis, ty)
+        let legacy = self.opset < 13;
+        let axis = shapes::axis(int(node, "axis", if legacy { 1 } else { -1 }), shape.len() as i64)?;
+        let mut x = self.use_value(block, required(node, 0)?, location)?;
+        let (work, axis) = if legacy {
+            let flat = vec![shapes::numel(&shape[..axis])?, shapes::numel(&shape[axis..])?];
+            x = self.reshape_value(block, x, &flat, dtype, location)?;
+            (flat, 1)
         } else {
-            sg::LogSoftmax::build(context, location, x, axis, ty)
+            (shape.clone(), axis as i64)
         };
-        let op = block.append_operation(op);
-        self.define(node, op, shape, dtype);
+        let ty = tensor_type(context, &work, dtype)?;
+        let op = if node.op_type() == "Softmax" {
+            sg::Softmax::build(context, location, x.get(), axis, ty)
+        } else {
+            sg::LogSoftmax::build(context, location, x.get(), axis, ty)
+        };
+        let y: Value = block.append_operation(op).result(0).expect("one result").into();
+        let y = if legacy { self.reshape_value(block, y.into(), &shape, dtype, location)? } else { y.into() };
+        self.values.insert(node.output[0].clone(), Entry::Value { value: y, shape, dtype });
         Ok(())
     }
 

@@ -36,56 +36,68 @@ pub fn shape_operands(op_type: &str) -> &'static [usize] {
     }
 }
 
-/// The default-domain opsets Strata imports. Versions of the supported ops introduced after
-/// opset 21 (up to 28, onnx 1.23) only widen their element types. An older opset imports when
-/// every op it uses still has its opset-13 definition there ([`opset_13_since`]).
-pub const OPSETS: std::ops::RangeInclusive<i64> = 13..=28;
+/// The default-domain opsets Strata imports: every one the pinned onnx package defines. An
+/// operator's older definitions are rewritten into the one its import routine implements
+/// (`crate::legacy`); the table's `since` is the oldest definition Strata takes.
+pub const OPSETS: std::ops::RangeInclusive<i64> = 1..=28;
 
-/// The first opset whose definition of `op` is the one Strata implements (the table's
-/// `since`).
-fn opset_13_since(op: &str) -> Option<i64> {
-    crate::ops::lookup(op).map(|op| op.since)
+/// The model's default-domain opset (the newest one when it names none), after checking that
+/// Strata knows it and that every node (subgraphs included) has a definition there that Strata
+/// imports; all offending nodes are named in one error.
+pub(crate) fn check_opsets(model: &ModelProto, file: &str) -> Result<i64, FrontendError> {
+    let version =
+        model.opset_import.iter().find(|o| matches!(o.domain(), "" | "ai.onnx")).map_or(*OPSETS.end(), |o| o.version());
+    if !OPSETS.contains(&version) {
+        return Err(FrontendError::Opset {
+            file: file.to_owned(),
+            message: format!(
+                "default-domain opset {version} is not one Strata knows (opsets {} to {}, those of onnx 1.23)",
+                OPSETS.start(),
+                OPSETS.end()
+            ),
+        });
+    }
+    let mut too_old: BTreeMap<String, (i64, Vec<String>)> = BTreeMap::new();
+    if let Some(graph) = model.graph.as_ref() {
+        collect_too_old(graph, "", version, &mut too_old);
+    }
+    if too_old.is_empty() {
+        return Ok(version);
+    }
+    let lines: Vec<String> = too_old
+        .iter()
+        .map(|(op, (since, nodes))| {
+            format!("  {op}: imported from opset {since} on ({} node(s): {})", nodes.len(), nodes.join(", "))
+        })
+        .collect();
+    Err(FrontendError::Opset {
+        file: file.to_owned(),
+        message: format!(
+            "default-domain opset {version}: these operators have no definition at this opset that Strata imports:\n{}",
+            lines.join("\n")
+        ),
+    })
 }
 
-pub(crate) fn check_opsets(model: &ModelProto, file: &str) -> Result<(), FrontendError> {
-    for opset in &model.opset_import {
-        if !matches!(opset.domain(), "" | "ai.onnx") {
-            continue;
+/// Nodes (by op type) whose operator's definition at `version` predates the oldest Strata
+/// imports.
+fn collect_too_old(
+    graph: &crate::onnx::GraphProto,
+    prefix: &str,
+    version: i64,
+    found: &mut BTreeMap<String, (i64, Vec<String>)>,
+) {
+    for (index, node) in graph.node.iter().enumerate() {
+        let name = format!("{prefix}{}", node_name(node, index));
+        if matches!(node.domain(), "" | "ai.onnx") {
+            if let Some(op) = crate::ops::lookup(node.op_type()).filter(|op| version < op.since) {
+                found.entry(node.op_type().to_owned()).or_insert((op.since, Vec::new())).1.push(name.clone());
+            }
         }
-        let version = opset.version();
-        if (1..*OPSETS.start()).contains(&version) {
-            // Older: every op must still have its opset-13 definition at this opset.
-            let graph = model.graph.as_ref();
-            let old = graph
-                .into_iter()
-                .flat_map(|g| g.node.iter())
-                .filter(|n| matches!(n.domain(), "" | "ai.onnx"))
-                .find(|n| opset_13_since(n.op_type()).is_some_and(|since| version < since));
-            let Some(node) = old else { continue };
-            return Err(FrontendError::Opset {
-                file: file.to_owned(),
-                message: format!(
-                    "default-domain opset {version}: {} '{}' has an older definition there than the one Strata implements (opset {} and later); convert the model with onnx.version_converter to opset {}",
-                    node.op_type(),
-                    node.name(),
-                    opset_13_since(node.op_type()).unwrap_or(13),
-                    OPSETS.start()
-                ),
-            });
-        }
-        if !OPSETS.contains(&version) {
-            return Err(FrontendError::Opset {
-                file: file.to_owned(),
-                message: format!(
-                    "default-domain opset {} is not supported (Strata imports opsets {} to {}; convert the model with onnx.version_converter)",
-                    opset.version(),
-                    OPSETS.start(),
-                    OPSETS.end()
-                ),
-            });
+        for body in node.attribute.iter().filter_map(|a| a.g.as_ref()) {
+            collect_too_old(body, &format!("{name}/"), version, found);
         }
     }
-    Ok(())
 }
 
 /// Every node of `graph` and of the graphs in its nodes' attributes (a Loop's body) whose op

@@ -20,10 +20,11 @@ def ints(name, values):
     return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
 
 
-def save(graph, path, opset=17, extra_opsets=()):
+def save(graph, path, opset=17, extra_opsets=(), check=True):
     opsets = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, 1) for d in extra_opsets]
     model = helper.make_model(graph, opset_imports=opsets, producer_name="strata-fixtures")
-    onnx.checker.check_model(model)
+    if check:
+        onnx.checker.check_model(model)
     onnx.save(model, path)
 
 
@@ -97,16 +98,52 @@ save(
     "symbolic.onnx",
 )
 
-# An old opset whose Relu (version 6) is not the opset-13 definition.
+# An opset-9 model using operators first defined later (invalid ONNX, so not checked; unnamed
+# nodes are named by op type and index in the error).
 save(
     helper.make_graph(
-        [helper.make_node("Relu", ["x"], ["y"], name="relu0")],
+        [
+            helper.make_node("Mod", ["x", "x"], ["a"]),
+            helper.make_node("Celu", ["a"], ["b"], name="celu0"),
+            helper.make_node("Mod", ["b", "x"], ["y"]),
+        ],
         "old",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])],
     ),
-    "opset9.onnx",
+    "too_old.onnx",
     opset=9,
+    check=False,
+)
+
+# Older operator definitions imported natively (opset 6): Slice's and Pad's attributes, the
+# broadcast/axis attributes of arithmetic, Softmax over every dimension from its axis on, and
+# Upsample (opset 7 form) in a second model.
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Slice", ["x"], ["s"], name="slice0", starts=[0, 1], ends=[2, 3], axes=[0, 2]),
+            helper.make_node("Pad", ["s"], ["p"], name="pad0", pads=[0, 0, 1, 0, 0, 1], value=2.0),
+            helper.make_node("Add", ["p", "bias"], ["a"], name="add0", broadcast=1, axis=1),
+            helper.make_node("Softmax", ["a"], ["y"], name="softmax0", axis=1),
+        ],
+        "legacy",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4])],
+        [numpy_helper.from_array(np.array([1.0, 2.0, 3.0], np.float32), "bias")],
+    ),
+    "legacy.onnx",
+    opset=6,
+)
+save(
+    helper.make_graph(
+        [helper.make_node("Upsample", ["x"], ["y"], name="up0", scales=[1.0, 1.0, 2.0, 2.0], mode="nearest")],
+        "upsample",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 2, 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 4, 4])],
+    ),
+    "upsample7.onnx",
+    opset=7,
 )
 
 # Inconsistent shapes: MatMul contraction mismatch.

@@ -1,0 +1,181 @@
+//! Operators imported as small ONNX subgraphs of operators the importer already has, the way
+//! ONNX defines many operators by a function body: an [`Expansion`] builds the nodes and imports
+//! each through [`Importer::node`] at once (so constant inputs fold, and every node gets the
+//! original node's location), then binds the original outputs.
+
+use crate::fold::Folded;
+use crate::import::{attribute, int, node_name, required, Importer};
+use crate::onnx::{attribute_proto::AttributeType, tensor_proto::DataType, AttributeProto, NodeProto};
+use melior::ir::Block;
+use strata_ir::Error;
+
+/// An attribute for an expansion node.
+pub(crate) fn attr_i(name: &str, value: i64) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Int as i32),
+        i: Some(value),
+        ..Default::default()
+    }
+}
+
+pub(crate) fn attr_ints(name: &str, values: &[i64]) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Ints as i32),
+        ints: values.to_vec(),
+        ..Default::default()
+    }
+}
+
+pub(crate) fn attr_s(name: &str, value: &str) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::String as i32),
+        s: Some(value.as_bytes().to_vec()),
+        ..Default::default()
+    }
+}
+
+/// Builds and imports the nodes that stand for one node.
+pub(crate) struct Expansion<'b> {
+    block: &'b Block<'b>,
+    /// The expanded node's name and index: the prefix of every new value and node.
+    prefix: String,
+    index: usize,
+    count: usize,
+}
+
+impl<'b> Expansion<'b> {
+    pub(crate) fn new(block: &'b Block<'b>, node: &NodeProto, index: usize) -> Expansion<'b> {
+        Expansion { block, prefix: node_name(node, index), index, count: 0 }
+    }
+
+    fn fresh(&mut self, what: &str) -> String {
+        self.count += 1;
+        format!("{}::{what}{}", self.prefix, self.count)
+    }
+
+    /// Imports `op_type(inputs)` with `attributes`; its first output.
+    pub(crate) fn op(
+        &mut self,
+        importer: &mut Importer,
+        op_type: &str,
+        inputs: &[&str],
+        attributes: Vec<AttributeProto>,
+    ) -> Result<String, Error> {
+        Ok(self.op_n(importer, op_type, inputs, attributes, 1)?.remove(0))
+    }
+
+    /// Imports `op_type(inputs)` with `attributes` and `outputs` outputs.
+    pub(crate) fn op_n(
+        &mut self,
+        importer: &mut Importer,
+        op_type: &str,
+        inputs: &[&str],
+        attributes: Vec<AttributeProto>,
+        outputs: usize,
+    ) -> Result<Vec<String>, Error> {
+        let name = self.fresh(op_type);
+        let output: Vec<String> = (0..outputs).map(|k| format!("{name}:{k}")).collect();
+        let node = NodeProto {
+            op_type: Some(op_type.into()),
+            name: Some(name),
+            input: inputs.iter().map(|s| s.to_string()).collect(),
+            output: output.clone(),
+            attribute: attributes,
+            ..Default::default()
+        };
+        importer.node(self.block, &node, self.index)?;
+        Ok(output)
+    }
+
+    /// A new constant.
+    pub(crate) fn constant(&mut self, importer: &mut Importer, value: Folded) -> String {
+        let name = self.fresh("const");
+        importer.define_named_constant(&name, value);
+        name
+    }
+
+    /// A new constant 1-D int64 tensor.
+    pub(crate) fn ints(&mut self, importer: &mut Importer, values: &[i64]) -> String {
+        self.constant(importer, Folded::from_i64(vec![values.len() as i64], values))
+    }
+
+    /// A new rank-0 constant of `dtype`.
+    pub(crate) fn scalar(&mut self, importer: &mut Importer, dtype: DataType, value: f64) -> Result<String, Error> {
+        Ok(self.constant(importer, Folded::scalar_of(dtype, value)?))
+    }
+}
+
+impl Importer<'_> {
+    /// `LRN`: `x / (bias + alpha / size * sum of x^2 over `size` neighbouring channels)^beta`.
+    /// The channel window sum is an average pool (zero padding counted) over a channel-major
+    /// view of `x^2`.
+    pub(crate) fn lrn(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let x = required(node, 0)?;
+        let (shape, dtype) = self.shape_of(x)?;
+        if shape.len() < 3 {
+            return Err(format!("LRN expects an N x C x spatial input, got {shape:?}").into());
+        }
+        let size = int(node, "size", 0);
+        if size < 1 {
+            return Err("LRN needs a positive size".into());
+        }
+        let float = |name: &str, default: f32| attribute(node, name).map_or(default, |a| a.f());
+        let (alpha, beta, bias) = (float("alpha", 1e-4), float("beta", 0.75), float("bias", 1.0));
+        let mut e = Expansion::new(block, node, index);
+        let square = e.op(self, "Mul", &[x, x], vec![])?;
+        let (n, c) = (shape[0], shape[1]);
+        let rest = crate::shapes::numel(&shape[2..])?;
+        let column = e.ints(self, &[n, 1, c, rest]);
+        let column = e.op(self, "Reshape", &[&square, &column], vec![])?;
+        let (low, high) = ((size - 1) / 2, size - 1 - (size - 1) / 2);
+        let average = e.op(
+            self,
+            "AveragePool",
+            &[&column],
+            vec![
+                attr_ints("kernel_shape", &[size, 1]),
+                attr_ints("pads", &[low, 0, high, 0]),
+                attr_i("count_include_pad", 1),
+            ],
+        )?;
+        let back = e.ints(self, &shape);
+        let average = e.op(self, "Reshape", &[&average, &back], vec![])?;
+        let alpha = e.scalar(self, dtype, alpha as f64)?;
+        let scaled = e.op(self, "Mul", &[&average, &alpha], vec![])?;
+        let bias = e.scalar(self, dtype, bias as f64)?;
+        let shifted = e.op(self, "Add", &[&scaled, &bias], vec![])?;
+        let beta = e.scalar(self, dtype, beta as f64)?;
+        let denominator = e.op(self, "Pow", &[&shifted, &beta], vec![])?;
+        let y = e.op(self, "Div", &[x, &denominator], vec![])?;
+        self.alias(&y, node.output[0].clone())
+    }
+
+    /// `ConstantOfShape` too large to fold (its filled value would be materialised at compile
+    /// time): a broadcast of the one value, filled at run time.
+    pub(crate) fn large_constant_of_shape(
+        &mut self,
+        block: &Block,
+        node: &NodeProto,
+        index: usize,
+    ) -> Result<(), Error> {
+        let dims = self.constant_ints(required(node, 0)?)?;
+        let value = match attribute(node, "value").and_then(|a| a.t.as_ref()) {
+            Some(t) => {
+                let c = self.constant(t)?;
+                Folded { shape: vec![], dtype: c.dtype, bytes: c.bytes }
+            }
+            None => Folded::scalar_of(DataType::Float, 0.0)?,
+        };
+        if value.bytes.len() != crate::fold::width(value.dtype) {
+            return Err("the value of ConstantOfShape must hold one element".into());
+        }
+        let mut e = Expansion::new(block, node, index);
+        let one = e.constant(self, value);
+        let shape = e.ints(self, &dims);
+        let y = e.op(self, "Expand", &[&one, &shape], vec![])?;
+        self.alias(&y, node.output[0].clone())
+    }
+}
