@@ -377,7 +377,7 @@ fn ensure_zoo() -> Result<PathBuf, String> {
 
 /// The zoo (`xtask/scripts/zoo.py`), one model per class of models users bring.
 const ZOO_MODELS: &[&str] =
-    &["mobilenetv2", "resnet18", "bert_tiny", "crnn_ocr", "yolo_detector", "densenet_block", "opset11_cnn"];
+    &["mobilenetv2", "resnet18", "bert_tiny", "yolo_detector", "densenet_block", "opset11_cnn", "nested_if"];
 
 /// `--freeze-input name=file.pb` for every input a zoo model fixes at compile time
 /// (`<model>.frozen/<input>.pb`, written by zoo.py).

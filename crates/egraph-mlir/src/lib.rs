@@ -87,6 +87,12 @@ pub fn graph_with_values(func: OperationRef<'_, '_>, target: Target) -> Result<(
         node_of.insert(key(Val::of(arg)), n);
         values.push(Some(Val::of(arg)));
     }
+    if let Some(flow) = strata_ir::Blk::of(&block).ops().into_iter().find(|op| op.region_count() > 0) {
+        return Err(Error::unsupported(format!(
+            "the function has control flow ('{}'); the e-graph optimises straight-line functions only",
+            flow.name()
+        )));
+    }
     let mut constants = 0;
     let mut op = block.first_operation();
     while let Some(current) = op {

@@ -1,17 +1,229 @@
-//! ONNX `Loop` whose trip count and condition are known at import time, unrolled: a static-shape
-//! compiler needs the number of iterations anyway (it is the length of every scan output). Each
-//! iteration imports the body graph again under its own names (`<loop node>/<i>/<name>`; names
-//! from the enclosing graph pass through), binding the iteration number and the condition as
-//! constants and the loop-carried values to the previous iteration's results. Scan outputs are
-//! stacked along a new leading axis (Unsqueeze and Concat, which fold when constant). A
-//! condition computed at run time, more than [`MAX_ITERATIONS`] iterations, or more than
-//! [`MAX_UNROLLED_NODES`] unrolled nodes in all, is a clean error.
+//! Control flow: subgraphs imported in scopes, `If` and `Loop`.
+//!
+//! A subgraph (a branch, a loop body) is imported node by node in a [`Scope`]: the values it
+//! defines get names of their own (`<node>/<branch or iteration>/<name>`) and its inputs and
+//! initializers are bound to values of the enclosing graph; names it does not define resolve
+//! outwards through the enclosing scopes (so a branch nested in a loop body reads the body's
+//! values).
+//!
+//! - `If` whose condition is a constant after folding and freezing imports only the taken
+//!   branch (nested Ifs fold the same way). Otherwise it becomes `scf.if`, each branch imported
+//!   into its region, when both branches yield the same static shapes and types.
+//! - `Loop` whose trip count and condition are known at import time is unrolled: a static-shape
+//!   compiler needs the number of iterations anyway (it is the length of every scan output).
+//!   Each iteration imports the body again, binding the iteration number and the condition as
+//!   constants and the loop-carried values to the previous iteration's results. Scan outputs
+//!   are stacked along a new leading axis (Unsqueeze and Concat, which fold when constant). A
+//!   condition computed at run time, more than [`MAX_ITERATIONS`] iterations, or more than
+//!   [`MAX_UNROLLED_NODES`] unrolled nodes in all, is a clean error.
 
-use crate::import::{attribute, node_name, operand, Constant, Entry, Importer};
-use crate::onnx::{tensor_proto::DataType, AttributeProto, NodeProto};
-use melior::ir::Block;
+use crate::import::{attribute, node_name, operand, tensor_type, Constant, Entry, Importer};
+use crate::onnx::{tensor_proto::DataType, AttributeProto, GraphProto, NodeProto};
+use melior::ir::{Block, BlockLike, Location, Region, RegionLike, Type, Value};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
-use strata_ir::Error;
+use strata_ir::{Error, Val};
+
+/// The names a subgraph being imported defines, and their names in the importer.
+#[derive(Debug, Default)]
+pub(crate) struct Scope {
+    prefix: String,
+    names: BTreeMap<String, String>,
+}
+
+impl Importer<'_> {
+    /// `name` as the importer knows it: the innermost scope that defines it decides.
+    pub(crate) fn resolve<'n>(&self, name: &'n str) -> Cow<'n, str> {
+        for scope in self.scopes.iter().rev() {
+            if let Some(bound) = scope.names.get(name) {
+                return Cow::Owned(bound.clone());
+            }
+        }
+        Cow::Borrowed(name)
+    }
+
+    /// `node` with its inputs resolved and its outputs renamed into the innermost scope
+    /// (borrowed outside subgraphs).
+    pub(crate) fn scoped<'n>(&mut self, node: &'n NodeProto) -> Cow<'n, NodeProto> {
+        if self.scopes.is_empty() {
+            return Cow::Borrowed(node);
+        }
+        let mut renamed = node.clone();
+        for input in renamed.input.iter_mut().filter(|i| !i.is_empty()) {
+            *input = self.resolve(input).into_owned();
+        }
+        let scope = self.scopes.last_mut().expect("checked above");
+        for output in renamed.output.iter_mut().filter(|o| !o.is_empty()) {
+            let bound = format!("{}/{output}", scope.prefix);
+            scope.names.insert(output.clone(), bound.clone());
+            *output = bound;
+        }
+        if let Some(name) = renamed.name.as_mut() {
+            *name = format!("{}/{name}", scope.prefix);
+        }
+        Cow::Owned(renamed)
+    }
+
+    /// Opens a scope named `prefix` whose `bindings` (subgraph name -> importer name) are
+    /// visible to the nodes imported until [`Importer::close_scope`]; the subgraph's
+    /// initializers become constants of the scope.
+    fn open_scope(
+        &mut self,
+        prefix: String,
+        bindings: BTreeMap<String, String>,
+        graph: &GraphProto,
+    ) -> Result<(), Error> {
+        let mut scope = Scope { prefix, names: bindings };
+        for tensor in &graph.initializer {
+            let name = format!("{}/{}", scope.prefix, tensor.name());
+            let constant = self.constant(tensor)?;
+            self.values.insert(name.clone(), Entry::Constant(constant));
+            scope.names.insert(tensor.name().to_owned(), name);
+        }
+        self.scopes.push(scope);
+        Ok(())
+    }
+
+    /// Closes the innermost scope; the importer's names of `outputs` (subgraph names).
+    fn close_scope(&mut self, outputs: &[&str]) -> Vec<String> {
+        let names: Vec<String> = outputs.iter().map(|o| self.resolve(o).into_owned()).collect();
+        self.scopes.pop();
+        names
+    }
+
+    /// Imports every node of `graph` into `block` (in the innermost scope).
+    fn import_graph(&mut self, block: &Block, graph: &GraphProto, index: usize) -> Result<(), Error> {
+        self.unrolled_nodes += graph.node.len();
+        if self.unrolled_nodes > MAX_UNROLLED_NODES {
+            return Err(Error::unsupported(format!(
+                "importing this subgraph (and those around it) would import more than {MAX_UNROLLED_NODES} nodes"
+            )));
+        }
+        for inner in &graph.node {
+            self.node(block, inner, index)?;
+        }
+        Ok(())
+    }
+
+    /// `If`: the taken branch when the condition is a constant, else `scf.if`.
+    pub(crate) fn if_node(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let branch = |name: &str| -> Result<GraphProto, Error> {
+            attribute(node, name)
+                .and_then(|a| a.g.clone())
+                .ok_or_else(|| Error::invalid_input(format!("If needs a '{name}' graph attribute")))
+        };
+        let (then_graph, else_graph) = (branch("then_branch")?, branch("else_branch")?);
+        for graph in [&then_graph, &else_graph] {
+            if graph.output.len() != node.output.len() {
+                return Err(format!(
+                    "a branch yields {} values for the If's {} outputs",
+                    graph.output.len(),
+                    node.output.len()
+                )
+                .into());
+            }
+        }
+        let condition = operand(node, 0).ok_or_else(|| Error::invalid_input("If needs a condition"))?;
+        let prefix = node_name(node, index);
+        if let Some(known) = self.folded(condition) {
+            let taken = known.ints()?.first().copied().ok_or("the If condition is empty")? != 0;
+            let (graph, label) = if taken { (&then_graph, "then") } else { (&else_graph, "else") };
+            self.open_scope(format!("{prefix}/{label}"), BTreeMap::new(), graph)?;
+            let imported = self.import_graph(block, graph, index);
+            let outputs: Vec<&str> = graph.output.iter().map(|o| o.name()).collect();
+            let results = self.close_scope(&outputs);
+            imported?;
+            for (result, output) in results.iter().zip(&node.output) {
+                if !output.is_empty() {
+                    self.alias(result, output.clone())?;
+                }
+            }
+            return Ok(());
+        }
+        self.runtime_if(block, node, index, condition, [&then_graph, &else_graph], &prefix)
+    }
+
+    /// `If` on a condition computed at run time: `scf.if` with each branch in its region.
+    fn runtime_if(
+        &mut self,
+        block: &Block,
+        node: &NodeProto,
+        index: usize,
+        condition: &str,
+        branches: [&GraphProto; 2],
+        prefix: &str,
+    ) -> Result<(), Error> {
+        let context = self.strata.mlir();
+        let location = Location::name(context, prefix, Location::new(context, &self.file, index, 0));
+        let (shape, dtype) = self.shape_of(condition)?;
+        if dtype != DataType::Bool || crate::shapes::numel(&shape)? != 1 {
+            return Err(
+                format!("the If condition must be one BOOL value, got {} {shape:?}", dtype.as_str_name()).into()
+            );
+        }
+        // The condition as an i1 scalar.
+        let cond = self.use_value(block, condition, location)?;
+        let cond = if shape.is_empty() { cond } else { self.reshape_value(block, cond, &[], dtype, location)? };
+        let extract = melior::ir::operation::OperationBuilder::new("tensor.extract", location)
+            .add_operands(&[cond.get()])
+            .add_results(&[melior::ir::r#type::IntegerType::new(context, 1).into()])
+            .build()
+            .map_err(|e| Error::internal(e.to_string()))?;
+        let flag: Value = block.append_operation(extract).result(0).expect("one result").into();
+        // Constants first materialised inside a branch live in its region only.
+        let unmaterialised: Vec<String> = self
+            .values
+            .iter()
+            .filter(|(_, e)| matches!(e, Entry::Constant(Constant { value: None, .. })))
+            .map(|(k, _)| k.clone())
+            .collect();
+        let mut regions = Vec::new();
+        let mut yielded: Vec<Vec<(Vec<i64>, DataType)>> = Vec::new();
+        for (graph, label) in branches.iter().zip(["then", "else"]) {
+            let inner = Block::new(&[]);
+            self.open_scope(format!("{prefix}/{label}"), BTreeMap::new(), graph)?;
+            let imported = self.import_graph(&inner, graph, index);
+            let outputs: Vec<&str> = graph.output.iter().map(|o| o.name()).collect();
+            let results = self.close_scope(&outputs);
+            imported?;
+            let mut values = Vec::new();
+            let mut types = Vec::new();
+            for result in &results {
+                types.push(self.shape_of(result)?);
+                values.push(self.use_value(&inner, result, location)?.get());
+            }
+            inner.append_operation(melior::dialect::scf::r#yield(&values, location));
+            for name in &unmaterialised {
+                if let Some(Entry::Constant(c)) = self.values.get_mut(name) {
+                    c.value = None;
+                }
+            }
+            let region = Region::new();
+            region.append_block(inner);
+            regions.push(region);
+            yielded.push(types);
+        }
+        if yielded[0] != yielded[1] {
+            return Err(Error::unsupported(format!(
+                "the branches yield different shapes or types ({:?} and {:?}); a static-shape compiler needs one",
+                yielded[0], yielded[1]
+            )));
+        }
+        let types: Vec<Type> = yielded[0].iter().map(|(s, t)| tensor_type(context, s, *t)).collect::<Result<_, _>>()?;
+        let else_region = regions.pop().expect("two regions");
+        let then_region = regions.pop().expect("two regions");
+        let op = block.append_operation(melior::dialect::scf::r#if(flag, &types, then_region, else_region, location));
+        for (k, output) in node.output.iter().enumerate() {
+            if output.is_empty() {
+                continue;
+            }
+            let value: Value = op.result(k).map_err(|e| e.to_string())?.into();
+            let (shape, dtype) = yielded[0][k].clone();
+            self.values.insert(output.clone(), Entry::Value { value: Val::from(value), shape, dtype });
+        }
+        Ok(())
+    }
+}
 
 /// The most iterations a Loop is unrolled to.
 pub(crate) const MAX_ITERATIONS: i64 = 4096;
@@ -103,37 +315,12 @@ impl Importer<'_> {
                 self.alias(&carried[k], name.clone())?;
                 names.insert(input.name().to_owned(), name);
             }
-            for tensor in &body.initializer {
-                let name = bound(tensor.name());
-                let constant = self.constant(tensor)?;
-                self.values.insert(name.clone(), Entry::Constant(constant));
-                names.insert(tensor.name().to_owned(), name);
-            }
-            self.unrolled_nodes += body.node.len();
-            if self.unrolled_nodes > MAX_UNROLLED_NODES {
-                return Err(Error::unsupported(format!(
-                    "unrolling this Loop (and those around it) would import more than {MAX_UNROLLED_NODES} nodes"
-                )));
-            }
-            for inner in &body.node {
-                let mut renamed = inner.clone();
-                for input in renamed.input.iter_mut().filter(|i| !i.is_empty()) {
-                    if let Some(name) = names.get(input.as_str()) {
-                        *input = name.clone();
-                    }
-                }
-                for output in renamed.output.iter_mut().filter(|o| !o.is_empty()) {
-                    let name = bound(output);
-                    names.insert(output.clone(), name.clone());
-                    *output = name;
-                }
-                renamed.name = Some(format!("{scope}/{}", inner.name()));
-                self.node(block, &renamed, index)?;
-            }
-            let result = |k: usize| -> Result<String, Error> {
-                let output = body.output[k].name();
-                Ok(names.get(output).cloned().unwrap_or_else(|| output.to_owned()))
-            };
+            self.open_scope(scope.clone(), names, &body)?;
+            let imported = self.import_graph(block, &body, index);
+            let outputs: Vec<&str> = body.output.iter().map(|o| o.name()).collect();
+            let results = self.close_scope(&outputs);
+            imported?;
+            let result = |k: usize| -> Result<String, Error> { Ok(results[k].clone()) };
             let condition = result(0)?;
             running = self
                 .folded(&condition)

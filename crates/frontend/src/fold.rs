@@ -319,6 +319,118 @@ fn float_arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, E
     Some(cast(&wide, a.dtype))
 }
 
+/// For each element of the broadcast result of `shapes` (NumPy rules), the flat index it reads
+/// in each operand; `None` when the shapes do not broadcast or the result is too large.
+fn broadcast_reads(shapes: &[&[i64]]) -> Option<(Vec<i64>, Vec<Vec<usize>>)> {
+    let out = shapes.iter().try_fold(Vec::new(), |acc, s| strata_dialect_sg::verify::broadcast(&acc, s))?;
+    let count = numel(&out).ok()?;
+    if count > FOLD_LIMIT {
+        return None;
+    }
+    let rank = out.len();
+    let reads = shapes
+        .iter()
+        .map(|shape| {
+            // The operand's strides over the result's dimensions (0 where it broadcasts).
+            let offset = rank - shape.len();
+            let mut strides = vec![0usize; rank];
+            let mut stride = 1usize;
+            for d in (0..shape.len()).rev() {
+                if shape[d] != 1 {
+                    strides[offset + d] = stride;
+                }
+                stride *= shape[d] as usize;
+            }
+            (0..count as usize)
+                .map(|flat| {
+                    let (mut rest, mut at) = (flat, 0);
+                    for d in (0..rank).rev() {
+                        let i = rest % out[d] as usize;
+                        rest /= out[d] as usize;
+                        at += i * strides[d];
+                    }
+                    at
+                })
+                .collect()
+        })
+        .collect();
+    Some((out, reads))
+}
+
+/// A comparison (`Equal`, `Less`, `Greater`, `LessOrEqual`, `GreaterOrEqual`), a logical op
+/// (`And`, `Or`, `Xor`, `Not`) or `Where` of constants, with broadcasting: exact in every
+/// element type, so conditions computed from constants and frozen inputs fold. `None` when this
+/// case is not folded.
+pub fn logical(op: &str, operands: &[&Folded]) -> Option<Result<Folded, Error>> {
+    let shapes: Vec<&[i64]> = operands.iter().map(|f| f.shape.as_slice()).collect();
+    let (shape, reads) = broadcast_reads(&shapes)?;
+    let count = reads[0].len();
+    let bools = |f: &Folded| -> Option<Vec<bool>> {
+        (f.dtype == DataType::Bool).then(|| f.bytes.iter().map(|&b| b != 0).collect())
+    };
+    let bytes: Vec<u8> = match op {
+        "Equal" | "Less" | "Greater" | "LessOrEqual" | "GreaterOrEqual" => {
+            let (a, b) = (operands[0], operands[1]);
+            if a.dtype != b.dtype {
+                return None;
+            }
+            // Integers compare exactly as integers, floats as f64 (exact for every float type).
+            let (x, y) = (a.floats().ok()?, b.floats().ok()?);
+            let float = matches!(a.dtype, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16);
+            let (xi, yi) = if float { (None, None) } else { (a.ints().ok(), b.ints().ok()) };
+            (0..count)
+                .map(|i| {
+                    let (p, q) = (reads[0][i], reads[1][i]);
+                    let order = match (&xi, &yi) {
+                        (Some(xi), Some(yi)) => Some(xi[p].cmp(&yi[q])),
+                        _ => x[p].partial_cmp(&y[q]),
+                    };
+                    use std::cmp::Ordering::*;
+                    u8::from(match (op, order) {
+                        (_, None) => false,
+                        ("Equal", Some(o)) => o == Equal,
+                        ("Less", Some(o)) => o == Less,
+                        ("Greater", Some(o)) => o == Greater,
+                        ("LessOrEqual", Some(o)) => o != Greater,
+                        (_, Some(o)) => o != Less,
+                    })
+                })
+                .collect()
+        }
+        "And" | "Or" | "Xor" => {
+            let (a, b) = (bools(operands[0])?, bools(operands[1])?);
+            (0..count)
+                .map(|i| {
+                    let (p, q) = (a[reads[0][i]], b[reads[1][i]]);
+                    u8::from(match op {
+                        "And" => p && q,
+                        "Or" => p || q,
+                        _ => p != q,
+                    })
+                })
+                .collect()
+        }
+        "Not" => bools(operands[0])?.into_iter().map(|v| u8::from(!v)).collect(),
+        "Where" => {
+            let condition = bools(operands[0])?;
+            let (a, b) = (operands[1], operands[2]);
+            if a.dtype != b.dtype {
+                return None;
+            }
+            let w = width(a.dtype);
+            (0..count)
+                .flat_map(|i| {
+                    let (from, at) = if condition[reads[0][i]] { (a, reads[1][i]) } else { (b, reads[2][i]) };
+                    from.bytes[at * w..(at + 1) * w].to_vec()
+                })
+                .collect()
+        }
+        _ => return None,
+    };
+    let dtype = if op == "Where" { operands[1].dtype } else { DataType::Bool };
+    Some(Ok(Folded { shape, dtype, bytes }))
+}
+
 /// `Ceil`, `Floor`, `Relu`, `Abs` or `Neg` of a float constant (exact in its own type), or
 /// `None` for other ops and types.
 pub fn float_unary(op: &str, a: &Folded) -> Option<Result<Folded, Error>> {
@@ -421,6 +533,17 @@ impl Importer<'_> {
                             folded
                         }
                     }
+                    None => return Ok(false),
+                }
+            }
+            "Equal" | "Less" | "Greater" | "LessOrEqual" | "GreaterOrEqual" | "And" | "Or" | "Xor" | "Not"
+            | "Where" => {
+                let operands: Option<Vec<Folded>> =
+                    inputs.iter().map(|n| if n.is_empty() { None } else { self.folded(n) }).collect();
+                let Some(operands) = operands else { return Ok(false) };
+                let refs: Vec<&Folded> = operands.iter().collect();
+                match crate::fold::logical(node.op_type(), &refs) {
+                    Some(result) => result?,
                     None => return Ok(false),
                 }
             }

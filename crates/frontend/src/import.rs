@@ -58,6 +58,8 @@ pub(crate) struct Importer<'c> {
     pub(crate) unrolled_nodes: usize,
     /// The model's default-domain opset: which definition of each operator its nodes use.
     pub(crate) opset: i64,
+    /// The subgraphs being imported, innermost last (see `crate::control`).
+    pub(crate) scopes: Vec<crate::control::Scope>,
 }
 
 /// One input or output of the imported model, in `@main`'s order.
@@ -112,6 +114,7 @@ pub fn import<'c>(
         resources: 0,
         unrolled_nodes: 0,
         opset,
+        scopes: Vec::new(),
     };
     let context = strata.mlir();
     for (name, tensor) in graph

@@ -60,6 +60,7 @@ pub(crate) enum Custom {
     BitShift,
     Lrn,
     ConstantOfShape,
+    If,
 }
 
 /// An ONNX operator Strata imports: its name, the oldest opset whose definition the importer
@@ -173,6 +174,7 @@ pub(crate) const OPS: &[OnnxOp] = &[
     custom("LayerNormalization", 17, Custom::LayerNorm),
     custom("LogSoftmax", 1, Custom::Softmax),
     custom("Loop", 1, Custom::Loop),
+    custom("If", 1, Custom::If),
     custom("MatMul", 1, Custom::MatMul),
     custom("MaxPool", 1, Custom::Pool),
     custom("Pad", 1, Custom::Replicate),
@@ -213,6 +215,7 @@ impl Importer<'_> {
         if node.output.is_empty() {
             return Err("the node has no output".into());
         }
+        let node = &*self.scoped(node);
         let node = &*self.upgrade(block, node, index)?;
         if self.fold(node)? {
             return Ok(());
@@ -264,6 +267,7 @@ impl Importer<'_> {
                 Custom::Gather => self.gather(block, node, location)?,
                 Custom::Pool => self.pool(block, node, location)?,
                 Custom::Loop => self.unrolled_loop(block, node, index)?,
+                Custom::If => self.if_node(block, node, index)?,
                 Custom::Resize => self.resize(block, node, location)?,
                 Custom::BatchNorm => self.batch_norm(block, node, location)?,
                 Custom::Clip => self.clip(block, node, location)?,

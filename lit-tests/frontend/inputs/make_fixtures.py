@@ -729,3 +729,54 @@ for w in dense_inits:
     conv = np.einsum("fc,nchw->nfhw", numpy_helper.to_array(w)[:, :, 0, 0].astype(np.float64), np.maximum(dense_y, 0))
     dense_y = np.concatenate([dense_y, conv], axis=1)
 np.save("../../driver/inputs/dense_block_y.npy", dense_y.astype(np.float32))
+
+# If: a condition on a frozen input folds to the taken branch (nested Ifs too); a condition
+# computed at run time becomes scf.if (both branches yield [2, 3]).
+def branch(name, nodes, outputs, initializers=()):
+    return helper.make_graph(nodes, name, [], outputs, list(initializers))
+
+
+inner = helper.make_node(
+    "If", ["big"], ["inner"], name="inner_if",
+    then_branch=branch("inner_then", [helper.make_node("Relu", ["x"], ["r"], name="relu_then")],
+                       [helper.make_tensor_value_info("r", TensorProto.FLOAT, [2, 3])]),
+    else_branch=branch("inner_else", [helper.make_node("Neg", ["x"], ["n"], name="neg_else")],
+                       [helper.make_tensor_value_info("n", TensorProto.FLOAT, [2, 3])]),
+)
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Equal", ["rate", "sixteen"], ["is16"], name="is16"),
+            helper.make_node("Greater", ["rate", "ten"], ["big"], name="big"),
+            helper.make_node(
+                "If", ["is16"], ["y"], name="outer_if",
+                then_branch=branch("outer_then", [inner], [helper.make_tensor_value_info("inner", TensorProto.FLOAT, [2, 3])]),
+                else_branch=branch("outer_else", [helper.make_node("Exp", ["x"], ["e"], name="exp_else")],
+                                   [helper.make_tensor_value_info("e", TensorProto.FLOAT, [2, 3])]),
+            ),
+            helper.make_node(
+                "If", ["flag"], ["z"], name="runtime_if",
+                then_branch=branch("rt_then", [helper.make_node("Add", ["x", "y"], ["s"], name="add_then")],
+                                   [helper.make_tensor_value_info("s", TensorProto.FLOAT, [2, 3])]),
+                else_branch=branch("rt_else", [helper.make_node("Mul", ["x", "two"], ["m"], name="mul_else")],
+                                   [helper.make_tensor_value_info("m", TensorProto.FLOAT, [2, 3])],
+                                   [numpy_helper.from_array(np.float32(2.0), "two")]),
+            ),
+        ],
+        "if",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("rate", TensorProto.INT64, []),
+         helper.make_tensor_value_info("flag", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 3])],
+        [numpy_helper.from_array(np.int64(16000), "sixteen"), numpy_helper.from_array(np.int64(10000), "ten")],
+    ),
+    "if.onnx",
+)
+with open("if_rate.pb", "wb") as f:
+    f.write(numpy_helper.from_array(np.int64(16000), "rate").SerializeToString())
+if_x = (np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5)
+np.save("../../driver/inputs/if_x.npy", if_x)
+np.save("../../driver/inputs/if_flag_true.npy", np.array(True))
+np.save("../../driver/inputs/if_flag_false.npy", np.array(False))
+np.save("../../driver/inputs/if_z_true.npy", if_x + np.maximum(if_x, 0))
+np.save("../../driver/inputs/if_z_false.npy", if_x * 2)
