@@ -376,8 +376,16 @@ fn ensure_zoo() -> Result<PathBuf, String> {
 }
 
 /// The zoo (`xtask/scripts/zoo.py`), one model per class of models users bring.
-const ZOO_MODELS: &[&str] =
-    &["mobilenetv2", "resnet18", "bert_tiny", "yolo_detector", "densenet_block", "opset11_cnn", "nested_if"];
+const ZOO_MODELS: &[&str] = &[
+    "mobilenetv2",
+    "resnet18",
+    "bert_tiny",
+    "yolo_detector",
+    "densenet_block",
+    "opset11_cnn",
+    "nested_if",
+    "int8_qdq_cnn",
+];
 
 /// `--freeze-input name=file.pb` for every input a zoo model fixes at compile time
 /// (`<model>.frozen/<input>.pb`, written by zoo.py).

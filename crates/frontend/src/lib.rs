@@ -16,6 +16,7 @@ mod legacy;
 mod math;
 mod nn;
 mod ops;
+mod quant;
 mod resize;
 pub mod onnx {
     //! The ONNX protobuf types (generated).

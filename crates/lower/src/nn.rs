@@ -61,7 +61,8 @@ pub fn conv2d(
     let x_ty = k.arg_type(0).clone();
     let w_ty = k.arg_type(1).clone();
     let elem = x_ty.elem.clone();
-    if !elem.is_float() {
+    // Floats, and signed integers (quantized convolutions accumulate in i32).
+    if !(elem.is_float() || (elem.is_int() && !elem.unsigned)) {
         return Err(elem.unsupported("conv2d"));
     }
     let x = k.arg(0);

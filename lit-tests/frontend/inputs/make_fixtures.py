@@ -780,3 +780,37 @@ np.save("../../driver/inputs/if_flag_true.npy", np.array(True))
 np.save("../../driver/inputs/if_flag_false.npy", np.array(False))
 np.save("../../driver/inputs/if_z_true.npy", if_x + np.maximum(if_x, 0))
 np.save("../../driver/inputs/if_z_false.npy", if_x * 2)
+
+# Quantization: QuantizeLinear (per-axis scale, uint8 zero point) then DequantizeLinear, and
+# an int8 QLinearMatMul, with NumPy's reference results.
+q_x = (np.arange(8, dtype=np.float32).reshape(2, 4) - 3.3) * 0.37
+q_scale = np.array([0.05, 0.1], np.float32)
+q_zero = np.array([3, 128], np.uint8)
+q_q = np.clip(np.rint(q_x / q_scale[:, None]).astype(np.int32) + q_zero[:, None], 0, 255).astype(np.uint8)
+q_y = (q_q.astype(np.float32) - q_zero[:, None].astype(np.float32)) * q_scale[:, None]
+mm_b = np.array([[1, -2, 3], [4, 5, -6], [-7, 8, 9], [10, -11, 12]], np.int8)
+mm_acc = np.matmul(q_q.astype(np.int32) - q_zero[0], mm_b.astype(np.int32))
+mm_y = np.clip(np.rint(mm_acc * (np.float32(0.05) * np.float32(0.02) / np.float32(0.01)) + 7), -128, 127).astype(np.int8)
+save(
+    helper.make_graph(
+        [
+            helper.make_node("QuantizeLinear", ["x", "scale", "zero"], ["q"], name="quantize", axis=0),
+            helper.make_node("DequantizeLinear", ["q", "scale", "zero"], ["y"], name="dequantize", axis=0),
+            helper.make_node("QLinearMatMul", ["q", "a_scale", "a_zero", "b", "b_scale", "b_zero", "y_scale", "y_zero"],
+                             ["m"], name="qmatmul"),
+        ],
+        "quant",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4]),
+         helper.make_tensor_value_info("m", TensorProto.INT8, [2, 3])],
+        [numpy_helper.from_array(q_scale, "scale"), numpy_helper.from_array(q_zero, "zero"),
+         numpy_helper.from_array(np.float32(0.05), "a_scale"), numpy_helper.from_array(np.uint8(3), "a_zero"),
+         numpy_helper.from_array(mm_b, "b"), numpy_helper.from_array(np.float32(0.02), "b_scale"),
+         numpy_helper.from_array(np.int8(0), "b_zero"), numpy_helper.from_array(np.float32(0.01), "y_scale"),
+         numpy_helper.from_array(np.int8(7), "y_zero")],
+    ),
+    "quant.onnx",
+)
+np.save("../../driver/inputs/quant_x.npy", q_x)
+np.save("../../driver/inputs/quant_y.npy", q_y)
+np.save("../../driver/inputs/quant_m.npy", mm_y)

@@ -1,0 +1,372 @@
+//! Quantized inference operators, imported as subgraphs of the importer's own operators (see
+//! `crate::expand`), with ONNX's reference arithmetic:
+//!
+//! - `DequantizeLinear`: `(x - zero_point) * scale` in f32 (x and the zero point widened to
+//!   f32), cast to the scale's type (or `output_dtype`); per tensor, per axis, or blocked.
+//! - `QuantizeLinear`: `x / scale` in the input's type (or `precision`), rounded half to even,
+//!   plus the zero point in i32, clamped to the target's range; float8 targets cast with
+//!   `saturate`, float4 targets add the zero point and cast.
+//! - `MatMulInteger`, `ConvInteger`: operands widened to i32 minus their zero points, the
+//!   product accumulated in i32.
+//! - `QLinearMatMul`, `QLinearConv`: the same i32 accumulation (plus the i32 bias), requantized
+//!   in f64 (`acc * (a_scale * b_scale / y_scale)`, as NumPy promotes i32 times f32), rounded
+//!   half to even, plus the output zero point, clamped.
+//! - `DynamicQuantizeLinear`: uint8 with the scale and zero point of the input's range
+//!   (including 0).
+
+use crate::expand::{attr_i, Expansion};
+use crate::import::{attribute, int, operand, required, Importer};
+use crate::onnx::{tensor_proto::DataType, NodeProto};
+use melior::ir::Block;
+use strata_ir::Error;
+
+/// The integer range of a quantized type, or `None` for the float ones.
+fn integer_range(dtype: DataType) -> Option<(i64, i64)> {
+    Some(match dtype {
+        DataType::Uint8 => (0, 255),
+        DataType::Int8 => (-128, 127),
+        DataType::Uint16 => (0, 65535),
+        DataType::Int16 => (-32768, 32767),
+        DataType::Uint4 => (0, 15),
+        DataType::Int4 => (-8, 7),
+        DataType::Uint2 => (0, 3),
+        DataType::Int2 => (-2, 1),
+        DataType::Int32 => (i32::MIN as i64, i32::MAX as i64),
+        _ => return None,
+    })
+}
+
+fn is_float8(dtype: DataType) -> bool {
+    matches!(dtype, DataType::Float8e4m3fn | DataType::Float8e4m3fnuz | DataType::Float8e5m2 | DataType::Float8e5m2fnuz)
+}
+
+impl Importer<'_> {
+    /// `Cast(value) to dtype` (plus `saturate` for float8 targets).
+    fn cast_to(
+        &mut self,
+        e: &mut Expansion,
+        value: &str,
+        dtype: DataType,
+        saturate: Option<i64>,
+    ) -> Result<String, Error> {
+        if self.shape_of(value)?.1 == dtype {
+            return Ok(value.to_owned());
+        }
+        let mut attributes = vec![attr_i("to", dtype as i64)];
+        if let Some(s) = saturate {
+            attributes.push(attr_i("saturate", s));
+        }
+        e.op(self, "Cast", &[value], attributes)
+    }
+
+    /// A scale or zero point shaped to broadcast against an input of shape `shape`: a scalar
+    /// or one-element tensor as a scalar, a 1-D tensor along `axis`, a blocked tensor repeated
+    /// `block` times along `axis` (and cut to the input's length).
+    fn quantization_parameter(
+        &mut self,
+        e: &mut Expansion,
+        value: &str,
+        shape: &[i64],
+        axis: i64,
+        block: i64,
+    ) -> Result<String, Error> {
+        let (p, _) = self.shape_of(value)?;
+        let count = crate::shapes::numel(&p)?;
+        if p.is_empty() {
+            return Ok(value.to_owned());
+        }
+        if count == 1 {
+            let scalar = e.ints(self, &[]);
+            return e.op(self, "Reshape", &[value, &scalar], vec![]);
+        }
+        let axis = crate::shapes::axis(axis, shape.len() as i64)?;
+        if block <= 0 {
+            if p.len() != 1 || p[0] != shape[axis] {
+                return Err(format!(
+                    "a per-axis parameter of shape {p:?} does not match axis {axis} of the input {shape:?}"
+                )
+                .into());
+            }
+            let mut dims = vec![1; shape.len()];
+            dims[axis] = p[0];
+            let dims = e.ints(self, &dims);
+            return e.op(self, "Reshape", &[value, &dims], vec![]);
+        }
+        let blocks = (shape[axis] + block - 1) / block;
+        if p.len() != shape.len() || p[axis] != blocks || (0..p.len()).any(|d| d != axis && p[d] != shape[d]) {
+            return Err(format!(
+                "a blocked parameter of shape {p:?} does not match the input {shape:?} in blocks of {block} along axis {axis}"
+            )
+            .into());
+        }
+        // [.., blocks, ..] -> [.., blocks, 1, ..] -> [.., blocks, block, ..] -> [.., blocks * block, ..].
+        let mut lifted = p.clone();
+        lifted.insert(axis + 1, 1);
+        let lifted_shape = e.ints(self, &lifted);
+        let lifted = e.op(self, "Reshape", &[value, &lifted_shape], vec![])?;
+        let mut wide = p.clone();
+        wide.insert(axis + 1, block);
+        let wide_shape = e.ints(self, &wide);
+        let wide = e.op(self, "Expand", &[&lifted, &wide_shape], vec![])?;
+        let mut flat = p.clone();
+        flat[axis] = blocks * block;
+        let flat_shape = e.ints(self, &flat);
+        let mut repeated = e.op(self, "Reshape", &[&wide, &flat_shape], vec![])?;
+        if blocks * block != shape[axis] {
+            let (starts, ends, axes) = (e.ints(self, &[0]), e.ints(self, &[shape[axis]]), e.ints(self, &[axis as i64]));
+            repeated = e.op(self, "Slice", &[&repeated, &starts, &ends, &axes], vec![])?;
+        }
+        Ok(repeated)
+    }
+
+    /// `DequantizeLinear`.
+    pub(crate) fn dequantize_linear(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let x = required(node, 0)?;
+        let scale = required(node, 1)?;
+        let (shape, x_type) = self.shape_of(x)?;
+        let (_, scale_type) = self.shape_of(scale)?;
+        let out_type = match int(node, "output_dtype", 0) {
+            0 => scale_type,
+            t => DataType::try_from(t as i32).map_err(|_| Error::invalid_input(format!("output_dtype {t}")))?,
+        };
+        let axis = int(node, "axis", 1);
+        let block_size = int(node, "block_size", 0);
+        let mut e = Expansion::new(block, node, index);
+        let wide = self.cast_to(&mut e, x, DataType::Float, None)?;
+        let shifted = match operand(node, 2) {
+            Some(zero) if integer_range(x_type).is_some() => {
+                let zero = self.quantization_parameter(&mut e, zero, &shape, axis, block_size)?;
+                let zero = self.cast_to(&mut e, &zero, DataType::Float, None)?;
+                e.op(self, "Sub", &[&wide, &zero], vec![])?
+            }
+            _ => wide,
+        };
+        let scale = self.quantization_parameter(&mut e, scale, &shape, axis, block_size)?;
+        let scale = self.cast_to(&mut e, &scale, DataType::Float, None)?;
+        let y = e.op(self, "Mul", &[&shifted, &scale], vec![])?;
+        let y = self.cast_to(&mut e, &y, out_type, None)?;
+        self.alias(&y, node.output[0].clone())
+    }
+
+    /// `QuantizeLinear`.
+    pub(crate) fn quantize_linear(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let x = required(node, 0)?;
+        let (shape, x_type) = self.shape_of(x)?;
+        let zero = operand(node, 2);
+        let target = match (zero, int(node, "output_dtype", 0)) {
+            (Some(z), _) => self.shape_of(z)?.1,
+            (None, 0) => DataType::Uint8,
+            (None, t) => DataType::try_from(t as i32).map_err(|_| Error::invalid_input(format!("output_dtype {t}")))?,
+        };
+        let axis = int(node, "axis", 1);
+        let block_size = int(node, "block_size", 0);
+        let mut e = Expansion::new(block, node, index);
+        let compute = match int(node, "precision", 0) {
+            0 => x_type,
+            p => DataType::try_from(p as i32).map_err(|_| Error::invalid_input(format!("precision {p}")))?,
+        };
+        let x = self.cast_to(&mut e, x, compute, None)?;
+        let scale = self.quantization_parameter(&mut e, required(node, 1)?, &shape, axis, block_size)?;
+        let scale = self.cast_to(&mut e, &scale, compute, None)?;
+        let scaled = e.op(self, "Div", &[&x, &scale], vec![])?;
+        let y = if let Some((lo, hi)) = integer_range(target) {
+            let rounded = e.op(self, "Round", &[&scaled], vec![])?;
+            let mut q = self.cast_to(&mut e, &rounded, DataType::Int32, None)?;
+            if let Some(zero) = zero {
+                let zero = self.quantization_parameter(&mut e, zero, &shape, axis, block_size)?;
+                let zero = self.cast_to(&mut e, &zero, DataType::Int32, None)?;
+                q = e.op(self, "Add", &[&q, &zero], vec![])?;
+            }
+            let (lo, hi) = (e.scalar(self, DataType::Int32, lo as f64)?, e.scalar(self, DataType::Int32, hi as f64)?);
+            let q = e.op(self, "Max", &[&q, &lo], vec![])?;
+            let q = e.op(self, "Min", &[&q, &hi], vec![])?;
+            self.cast_to(&mut e, &q, target, None)?
+        } else if is_float8(target) {
+            let saturate = attribute(node, "saturate").map_or(1, |a| a.i());
+            self.cast_to(&mut e, &scaled, target, Some(saturate))?
+        } else if target == DataType::Float4e2m1 {
+            let shifted = match zero {
+                Some(zero) => {
+                    let zero = self.quantization_parameter(&mut e, zero, &shape, axis, block_size)?;
+                    let zero = self.cast_to(&mut e, &zero, compute, None)?;
+                    e.op(self, "Add", &[&scaled, &zero], vec![])?
+                }
+                None => scaled,
+            };
+            self.cast_to(&mut e, &shifted, target, None)?
+        } else {
+            return Err(Error::unsupported(format!("QuantizeLinear to {}", target.as_str_name())));
+        };
+        self.alias(&y, node.output[0].clone())
+    }
+
+    /// `value` widened to i32 minus its zero point `zero` (broadcast along `axis` of `shape` when
+    /// it is 1-D).
+    fn centred(
+        &mut self,
+        e: &mut Expansion,
+        value: &str,
+        zero: Option<&str>,
+        axis: Option<i64>,
+    ) -> Result<String, Error> {
+        let (shape, _) = self.shape_of(value)?;
+        let wide = self.cast_to(e, value, DataType::Int32, None)?;
+        let Some(zero) = zero else { return Ok(wide) };
+        let zero = match axis {
+            Some(axis) => self.quantization_parameter(e, zero, &shape, axis, 0)?,
+            None => zero.to_owned(),
+        };
+        let zero = self.cast_to(e, &zero, DataType::Int32, None)?;
+        e.op(self, "Sub", &[&wide, &zero], vec![])
+    }
+
+    /// `MatMulInteger` and `ConvInteger`: i32 products of zero-point-centred operands. A 1-D
+    /// zero point of A applies per row (MatMul) and of B per column (MatMul) or per output
+    /// channel (Conv).
+    pub(crate) fn integer_product(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let conv = node.op_type() == "ConvInteger";
+        let (a, b) = (required(node, 0)?, required(node, 1)?);
+        let (a_shape, b_shape) = (self.shape_of(a)?.0, self.shape_of(b)?.0);
+        let mut e = Expansion::new(block, node, index);
+        let per = |zero: Option<&str>, this: &Self| -> Result<bool, Error> {
+            Ok(zero
+                .map(|z| this.shape_of(z))
+                .transpose()?
+                .is_some_and(|(s, _)| crate::shapes::numel(&s).unwrap_or(1) > 1))
+        };
+        let (a_zero, b_zero) = (operand(node, 2), operand(node, 3));
+        let a_axis = (!conv && per(a_zero, self)?).then(|| a_shape.len() as i64 - 2);
+        let b_axis = per(b_zero, self)?.then(|| if conv { 0 } else { b_shape.len() as i64 - 1 });
+        let a = self.centred(&mut e, a, a_zero, a_axis)?;
+        let b = self.centred(&mut e, b, b_zero, b_axis)?;
+        let y = if conv {
+            let attributes = conv_attributes(node);
+            e.op(self, "Conv", &[&a, &b], attributes)?
+        } else {
+            e.op(self, "MatMul", &[&a, &b], vec![])?
+        };
+        self.alias(&y, node.output[0].clone())
+    }
+
+    /// `QLinearMatMul` and `QLinearConv`.
+    pub(crate) fn qlinear(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let conv = node.op_type() == "QLinearConv";
+        let input = |k: usize| required(node, k);
+        let (a, a_scale, a_zero, b, b_scale, b_zero, y_scale, y_zero) = (
+            input(0)?,
+            input(1)?,
+            operand(node, 2),
+            input(3)?,
+            input(4)?,
+            operand(node, 5),
+            input(6)?,
+            operand(node, 7),
+        );
+        let b_shape = self.shape_of(b)?.0;
+        let target = match y_zero {
+            Some(z) => self.shape_of(z)?.1,
+            None => self.shape_of(a)?.1,
+        };
+        let (lo, hi) = integer_range(target)
+            .ok_or_else(|| Error::unsupported(format!("{} to {}", node.op_type(), target.as_str_name())))?;
+        let mut e = Expansion::new(block, node, index);
+        let per = |zero: Option<&str>, this: &Self| -> Result<bool, Error> {
+            Ok(zero
+                .map(|z| this.shape_of(z))
+                .transpose()?
+                .is_some_and(|(s, _)| crate::shapes::numel(&s).unwrap_or(1) > 1))
+        };
+        let b_axis = per(b_zero, self)?.then(|| if conv { 0 } else { b_shape.len() as i64 - 1 });
+        let a_c = self.centred(&mut e, a, a_zero, None)?;
+        let b_c = self.centred(&mut e, b, b_zero, b_axis)?;
+        let accumulated = if conv {
+            let attributes = conv_attributes(node);
+            let mut inputs = vec![a_c.as_str(), b_c.as_str()];
+            if let Some(bias) = operand(node, 8) {
+                inputs.push(bias);
+            }
+            e.op(self, "Conv", &inputs, attributes)?
+        } else {
+            e.op(self, "MatMul", &[&a_c, &b_c], vec![])?
+        };
+        // Requantize in f64: acc * (a_scale * b_scale / y_scale), per output channel when the
+        // weight scale is 1-D.
+        let wide = self.cast_to(&mut e, &accumulated, DataType::Double, None)?;
+        let (acc_shape, _) = self.shape_of(&accumulated)?;
+        let channel_axis = if conv { 1 } else { acc_shape.len() as i64 - 1 };
+        let a_scale = self.quantization_parameter(&mut e, a_scale, &acc_shape, channel_axis, 0)?;
+        let b_scale = self.quantization_parameter(&mut e, b_scale, &acc_shape, channel_axis, 0)?;
+        let y_scale = self.quantization_parameter(&mut e, y_scale, &acc_shape, channel_axis, 0)?;
+        // NumPy multiplies the f32 scales in f32, then promotes the product to f64.
+        let ab = e.op(self, "Mul", &[&a_scale, &b_scale], vec![])?;
+        let ratio = e.op(self, "Div", &[&ab, &y_scale], vec![])?;
+        let ratio = self.cast_to(&mut e, &ratio, DataType::Double, None)?;
+        let mut scaled = e.op(self, "Mul", &[&wide, &ratio], vec![])?;
+        if let Some(zero) = y_zero {
+            let zero = self.quantization_parameter(&mut e, zero, &acc_shape, channel_axis, 0)?;
+            let zero = self.cast_to(&mut e, &zero, DataType::Double, None)?;
+            scaled = e.op(self, "Add", &[&scaled, &zero], vec![])?;
+        }
+        let rounded = e.op(self, "Round", &[&scaled], vec![])?;
+        let (lo, hi) = (e.scalar(self, DataType::Double, lo as f64)?, e.scalar(self, DataType::Double, hi as f64)?);
+        let clamped = e.op(self, "Max", &[&rounded, &lo], vec![])?;
+        let clamped = e.op(self, "Min", &[&clamped, &hi], vec![])?;
+        let y = self.cast_to(&mut e, &clamped, target, None)?;
+        self.alias(&y, node.output[0].clone())
+    }
+
+    /// `DynamicQuantizeLinear`: uint8 `y`, `y_scale` = (max(x, 0) - min(x, 0)) / 255 and
+    /// `y_zero_point` = clamp(round(-min(x, 0) / y_scale)).
+    pub(crate) fn dynamic_quantize_linear(
+        &mut self,
+        block: &Block,
+        node: &NodeProto,
+        index: usize,
+    ) -> Result<(), Error> {
+        let x = required(node, 0)?;
+        let (_, dtype) = self.shape_of(x)?;
+        if dtype != DataType::Float {
+            return Err(Error::unsupported(format!("DynamicQuantizeLinear of {}", dtype.as_str_name())));
+        }
+        let mut e = Expansion::new(block, node, index);
+        let keep = vec![attr_i("keepdims", 0)];
+        let high = e.op(self, "ReduceMax", &[x], keep.clone())?;
+        let low = e.op(self, "ReduceMin", &[x], keep)?;
+        let zero = e.scalar(self, DataType::Float, 0.0)?;
+        let high = e.op(self, "Max", &[&high, &zero], vec![])?;
+        let low = e.op(self, "Min", &[&low, &zero], vec![])?;
+        let range = e.op(self, "Sub", &[&high, &low], vec![])?;
+        let levels = e.scalar(self, DataType::Float, 255.0)?;
+        let scale = e.op(self, "Div", &[&range, &levels], vec![])?;
+        let negated = e.op(self, "Sub", &[&zero, &low], vec![])?;
+        let point = e.op(self, "Div", &[&negated, &scale], vec![])?;
+        let point = e.op(self, "Round", &[&point], vec![])?;
+        let (lo, hi) = (e.scalar(self, DataType::Float, 0.0)?, e.scalar(self, DataType::Float, 255.0)?);
+        let point = e.op(self, "Max", &[&point, &lo], vec![])?;
+        let point = e.op(self, "Min", &[&point, &hi], vec![])?;
+        let point = self.cast_to(&mut e, &point, DataType::Uint8, None)?;
+        let quantize = NodeProto {
+            op_type: Some("QuantizeLinear".into()),
+            name: Some(format!("{}::quantize", crate::import::node_name(node, index))),
+            input: vec![x.to_owned(), scale.clone(), point.clone()],
+            output: vec![node.output[0].clone()],
+            ..Default::default()
+        };
+        self.node(block, &quantize, index)?;
+        for (k, value) in [(1, &scale), (2, &point)] {
+            if let Some(output) = node.output.get(k).filter(|o| !o.is_empty()) {
+                self.alias(value, output.clone())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A quantized convolution's attributes, for the plain `Conv` it imports as.
+fn conv_attributes(node: &NodeProto) -> Vec<crate::onnx::AttributeProto> {
+    node.attribute
+        .iter()
+        .filter(|a| matches!(a.name(), "auto_pad" | "dilations" | "group" | "kernel_shape" | "pads" | "strides"))
+        .cloned()
+        .collect()
+}
