@@ -601,6 +601,28 @@ irdl.dialect @sg {
     irdl.results(output: %output)
   }
 
+  // alpha * x + beta (float; the Affine activation of recurrent layers).
+  // traits: elementwise
+  irdl.operation @affine {
+    %t = irdl.base "!builtin.tensor"
+    %alpha = irdl.base "#builtin.float"
+    %beta = irdl.base "#builtin.float"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+    irdl.attributes {"alpha" = %alpha, "beta" = %beta}
+  }
+
+  // alpha * tanh(beta * x) (float; the ScaledTanh activation of recurrent layers).
+  // traits: elementwise
+  irdl.operation @scaled_tanh {
+    %t = irdl.base "!builtin.tensor"
+    %alpha = irdl.base "#builtin.float"
+    %beta = irdl.base "#builtin.float"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+    irdl.attributes {"alpha" = %alpha, "beta" = %beta}
+  }
+
   // exp(x) / sum(exp(x)) along `axis` (non-negative, below the rank).
   irdl.operation @softmax {
     %t = irdl.base "!builtin.tensor"
@@ -966,5 +988,77 @@ irdl.dialect @sg {
     irdl.results(output: %t)
     irdl.attributes {"program" = %program}
     // irdl.optional_attributes {"in_place" = %flag, "epilogue" = %flag}
+  }
+  // Recurrent layers over a sequence (ONNX LSTM, GRU and RNN with layout 0; every operand
+  // given, the importer supplying ONNX's defaults): x [T, N, I], w [D, G*H, I], r [D, G*H, H],
+  // b [D, 2*G*H] (input then recurrent biases), sequence_lens [N] (i32: steps at or past a
+  // sequence's length keep its state and output zeros), initial_h [D, N, H]; G gates (LSTM 4:
+  // i, o, f, c; GRU 3: z, r, h; RNN 1), D directions. direction: 0 forward, 1 reverse, 2 both.
+  // activations: the gate activations per direction, comma-separated elementwise op texts
+  // (`sigmoid,tanh,tanh`). clip (optional): pre-activations are clamped to [-clip, clip].
+  // Results y [T, D, N, H] and y_h [D, N, H] (LSTM also y_c [D, N, H]).
+  irdl.operation @lstm {
+    %x = irdl.base "!builtin.tensor"
+    %w = irdl.base "!builtin.tensor"
+    %r = irdl.base "!builtin.tensor"
+    %b = irdl.base "!builtin.tensor"
+    %lens = irdl.base "!builtin.tensor"
+    %h0 = irdl.base "!builtin.tensor"
+    %c0 = irdl.base "!builtin.tensor"
+    %p = irdl.base "!builtin.tensor"
+    %y = irdl.base "!builtin.tensor"
+    %y_h = irdl.base "!builtin.tensor"
+    %y_c = irdl.base "!builtin.tensor"
+    %hidden = irdl.base "#builtin.integer"
+    %direction = irdl.base "#builtin.integer"
+    %activations = irdl.base "#builtin.string"
+    %input_forget = irdl.base "#builtin.integer"
+    %clip = irdl.base "#builtin.float"
+    irdl.operands(x: %x, w: %w, r: %r, b: %b, sequence_lens: %lens, initial_h: %h0, initial_c: %c0, p: %p)
+    irdl.results(y: %y, y_h: %y_h, y_c: %y_c)
+    irdl.attributes {"hidden_size" = %hidden, "direction" = %direction, "activations" = %activations, "input_forget" = %input_forget}
+    // irdl.optional_attributes {"clip" = %clip}
+  }
+
+  // GRU (see @lstm): gates z, r, h; linear_before_reset != 0 applies the reset gate after
+  // the recurrent product of the hidden gate (and its bias) instead of before it.
+  irdl.operation @gru {
+    %x = irdl.base "!builtin.tensor"
+    %w = irdl.base "!builtin.tensor"
+    %r = irdl.base "!builtin.tensor"
+    %b = irdl.base "!builtin.tensor"
+    %lens = irdl.base "!builtin.tensor"
+    %h0 = irdl.base "!builtin.tensor"
+    %y = irdl.base "!builtin.tensor"
+    %y_h = irdl.base "!builtin.tensor"
+    %hidden = irdl.base "#builtin.integer"
+    %direction = irdl.base "#builtin.integer"
+    %activations = irdl.base "#builtin.string"
+    %linear = irdl.base "#builtin.integer"
+    %clip = irdl.base "#builtin.float"
+    irdl.operands(x: %x, w: %w, r: %r, b: %b, sequence_lens: %lens, initial_h: %h0)
+    irdl.results(y: %y, y_h: %y_h)
+    irdl.attributes {"hidden_size" = %hidden, "direction" = %direction, "activations" = %activations, "linear_before_reset" = %linear}
+    // irdl.optional_attributes {"clip" = %clip}
+  }
+
+  // A simple recurrent layer (see @lstm): one gate.
+  irdl.operation @rnn {
+    %x = irdl.base "!builtin.tensor"
+    %w = irdl.base "!builtin.tensor"
+    %r = irdl.base "!builtin.tensor"
+    %b = irdl.base "!builtin.tensor"
+    %lens = irdl.base "!builtin.tensor"
+    %h0 = irdl.base "!builtin.tensor"
+    %y = irdl.base "!builtin.tensor"
+    %y_h = irdl.base "!builtin.tensor"
+    %hidden = irdl.base "#builtin.integer"
+    %direction = irdl.base "#builtin.integer"
+    %activations = irdl.base "#builtin.string"
+    %clip = irdl.base "#builtin.float"
+    irdl.operands(x: %x, w: %w, r: %r, b: %b, sequence_lens: %lens, initial_h: %h0)
+    irdl.results(y: %y, y_h: %y_h)
+    irdl.attributes {"hidden_size" = %hidden, "direction" = %direction, "activations" = %activations}
+    // irdl.optional_attributes {"clip" = %clip}
   }
 }

@@ -385,6 +385,7 @@ const ZOO_MODELS: &[&str] = &[
     "opset11_cnn",
     "nested_if",
     "int8_qdq_cnn",
+    "crnn_ocr",
 ];
 
 /// `--freeze-input name=file.pb` for every input a zoo model fixes at compile time

@@ -106,11 +106,8 @@ pub fn graph_with_values(func: OperationRef<'_, '_>, target: Target) -> Result<(
             }
             continue;
         }
-        if current.result_count() != 1 {
-            return Err(Error::unsupported(format!(
-                "'{name}' has {} results; the e-graph handles single-result ops",
-                current.result_count()
-            )));
+        if current.result_count() == 0 {
+            return Err(Error::unsupported(format!("'{name}' has no result; the e-graph handles ops with results")));
         }
         let result = current.result(0).map_err(|e| e.to_string())?;
         let (shape, bytes) = tensor(result.r#type())?;
@@ -164,6 +161,16 @@ pub fn graph_with_values(func: OperationRef<'_, '_>, target: Target) -> Result<(
         node_of.insert(key(Val::of(result)), n);
         values.resize(graph.nodes.len(), None);
         values[n] = Some(Val::of(result));
+        // A kernel's further results (an LSTM's final states): opaque nodes reading the kernel's
+        // node, so that they are placed after it; the rebuild keeps them where the kernel is.
+        for k in 1..current.result_count() {
+            let extra = current.result(k).map_err(|e| e.to_string())?;
+            let (shape, bytes) = tensor(extra.r#type())?;
+            let p = graph.add(Op::Kernel(format!("{name}#{k}")), &[n], &shape, bytes);
+            node_of.insert(key(Val::of(extra)), p);
+            values.resize(graph.nodes.len(), None);
+            values[p] = Some(Val::of(extra));
+        }
     }
     graph.validate()?;
     Ok((graph, values))

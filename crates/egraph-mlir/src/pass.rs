@@ -211,6 +211,10 @@ impl Rebuild<'_, '_, '_> {
     fn keep(&mut self, node: usize, operands: &[Val]) -> Result<Val, Error> {
         let value = self.values[node].ok_or("a kernel without a value")?;
         let op = value.owner().ok_or("a kernel's value is not an op result")?;
+        if op.result(0) != value {
+            // A further result of a multi-result kernel: the kernel's own step placed it.
+            return Ok(value);
+        }
         for (i, &operand) in operands.iter().enumerate() {
             op.set_operand(i, operand);
         }

@@ -17,6 +17,7 @@ mod math;
 mod nn;
 mod ops;
 mod quant;
+mod recurrent;
 mod resize;
 pub mod onnx {
     //! The ONNX protobuf types (generated).

@@ -66,6 +66,7 @@ pub(crate) enum Custom {
     DynamicQuantizeLinear,
     IntegerProduct,
     QLinear,
+    Recurrent,
 }
 
 /// An ONNX operator Strata imports: its name, the oldest opset whose definition the importer
@@ -187,6 +188,9 @@ pub(crate) const OPS: &[OnnxOp] = &[
     custom("ConvInteger", 10, Custom::IntegerProduct),
     custom("QLinearMatMul", 10, Custom::QLinear),
     custom("QLinearConv", 10, Custom::QLinear),
+    custom("LSTM", 1, Custom::Recurrent),
+    custom("GRU", 1, Custom::Recurrent),
+    custom("RNN", 1, Custom::Recurrent),
     custom("MatMul", 1, Custom::MatMul),
     custom("MaxPool", 1, Custom::Pool),
     custom("Pad", 1, Custom::Replicate),
@@ -285,6 +289,7 @@ impl Importer<'_> {
                 Custom::DynamicQuantizeLinear => self.dynamic_quantize_linear(block, node, index)?,
                 Custom::IntegerProduct => self.integer_product(block, node, index)?,
                 Custom::QLinear => self.qlinear(block, node, index)?,
+                Custom::Recurrent => self.recurrent(block, node, index)?,
                 Custom::Resize => self.resize(block, node, location)?,
                 Custom::BatchNorm => self.batch_norm(block, node, location)?,
                 Custom::Clip => self.clip(block, node, location)?,

@@ -259,7 +259,9 @@ pub fn scalar(b: &mut Body, op: ScalarOp, args: &[String], elem: &Elem) -> Resul
         | Elementwise::Celu
         | Elementwise::ThresholdedRelu
         | Elementwise::Shrink
-        | Elementwise::Swish => {
+        | Elementwise::Swish
+        | Elementwise::Affine
+        | Elementwise::ScaledTanh => {
             float_only()?;
             // Half precision computes in f32 and rounds once.
             let wide = Elem::new(if elem.bits() < 32 { "f32" } else { elem.name.as_str() });
@@ -460,6 +462,17 @@ fn activation(b: &mut Body, op: ScalarOp, x: &str, elem: &Elem) -> Result<String
             let e = b.emit(format_args!("math.exp {n} : {elem}"));
             let d = b.emit(format_args!("arith.addf {one}, {e} : {elem}"));
             b.emit(format_args!("arith.divf {x}, {d} : {elem}"))
+        }
+        Elementwise::Affine => {
+            let (alpha, beta) = (lit(b, param(0), elem), lit(b, param(1), elem));
+            let ax = b.emit(format_args!("arith.mulf {alpha}, {x} : {elem}"));
+            b.emit(format_args!("arith.addf {ax}, {beta} : {elem}"))
+        }
+        Elementwise::ScaledTanh => {
+            let (alpha, beta) = (lit(b, param(0), elem), lit(b, param(1), elem));
+            let bx = b.emit(format_args!("arith.mulf {beta}, {x} : {elem}"));
+            let t = b.emit(format_args!("math.tanh {bx} : {elem}"));
+            b.emit(format_args!("arith.mulf {alpha}, {t} : {elem}"))
         }
         other => return Err(format!("internal error: '{}' is not a smooth activation", other.name()).into()),
     })

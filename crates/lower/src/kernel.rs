@@ -229,12 +229,12 @@ impl Map {
 pub struct Kernel {
     args: Vec<TensorTy>,
     code: Body,
-    result: Option<(String, TensorTy)>,
+    results: Vec<(String, TensorTy)>,
 }
 
 impl Kernel {
     pub fn new(args: Vec<TensorTy>) -> Self {
-        Kernel { args, code: Body::new("%v", "    "), result: None }
+        Kernel { args, code: Body::new("%v", "    "), results: Vec::new() }
     }
 
     /// Argument `index` (an sg operand).
@@ -379,17 +379,33 @@ impl Kernel {
 
     /// Sets the value the kernel returns.
     pub fn set_result(&mut self, value: String, ty: TensorTy) {
-        self.result = Some((value, ty));
+        self.results = vec![(value, ty)];
+    }
+
+    /// Sets the values the kernel returns (an op with several results).
+    pub fn set_results(&mut self, results: Vec<(String, TensorTy)>) {
+        self.results = results;
+    }
+
+    /// Appends `text` (whole lines, indented by the caller) to the body: ops whose results
+    /// the caller names itself (`%loop:3 = scf.for ...`).
+    pub fn push_lines(&mut self, text: &str) {
+        self.code.text.push_str(text);
     }
 
     /// The kernel as a private function named `name`.
     pub fn function(&self, name: &str) -> String {
+        assert!(!self.results.is_empty(), "set_result before function");
         let params: Vec<String> = self.args.iter().enumerate().map(|(i, t)| format!("%a{i}: {t}")).collect();
-        let (result, ty) = self.result.as_ref().expect("set_result before function");
+        let values: Vec<&str> = self.results.iter().map(|(v, _)| v.as_str()).collect();
+        let types: Vec<String> = self.results.iter().map(|(_, t)| t.to_string()).collect();
+        let signature = if types.len() == 1 { types[0].clone() } else { format!("({})", types.join(", ")) };
         format!(
-            "  func.func private @{name}({}) -> {ty} {{\n{}    return {result} : {ty}\n  }}\n",
+            "  func.func private @{name}({}) -> {signature} {{\n{}    return {} : {}\n  }}\n",
             params.join(", "),
-            self.code.text
+            self.code.text,
+            values.join(", "),
+            types.join(", ")
         )
     }
 }
@@ -413,8 +429,13 @@ pub struct Body {
 }
 
 impl Body {
-    fn new(prefix: &'static str, indent: &'static str) -> Self {
+    pub(crate) fn new(prefix: &'static str, indent: &'static str) -> Self {
         Body { text: String::new(), next: 0, prefix, indent }
+    }
+
+    /// The ops emitted so far.
+    pub(crate) fn text(&self) -> &str {
+        &self.text
     }
 
     /// Emits `<prefix>N = <rhs>` and returns the value's name.

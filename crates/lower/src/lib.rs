@@ -19,6 +19,7 @@ pub mod minifloat;
 pub mod nn;
 pub mod ops;
 pub mod pads;
+pub mod recurrent;
 pub mod reduce;
 pub mod sg_to_linalg;
 

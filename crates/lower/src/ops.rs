@@ -3,7 +3,7 @@
 
 use crate::kernel::{Elem, Kernel, TensorTy};
 use crate::reduce::Reduction;
-use crate::{elementwise, fused, layout, nn, reduce};
+use crate::{elementwise, fused, layout, nn, recurrent, reduce};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::{DimSize, MemRefType, RankedTensorType, ShapedTypeLike};
 use melior::ir::{Type, ValueLike};
@@ -123,7 +123,49 @@ pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Lowered>, Error> {
         SgOp::View(v) => layout::view(&mut k, v.offset(), &v.strides(), &out),
         // It reads its view operands through their bases: a kernel of its own.
         SgOp::Fused(f) => return fused::kernel(f).map(Some),
+        SgOp::Lstm(l) => {
+            let spec = recurrent::Recurrent {
+                cell: recurrent::Cell::Lstm { input_forget: l.input_forget() != 0 },
+                hidden: l.hidden_size(),
+                direction: l.direction(),
+                activations: recurrent::activations(&l.activations())?,
+                clip: l.clip(),
+            };
+            return recurrent_kernel(k, op, &spec);
+        }
+        SgOp::Gru(g) => {
+            let spec = recurrent::Recurrent {
+                cell: recurrent::Cell::Gru { linear_before_reset: g.linear_before_reset() != 0 },
+                hidden: g.hidden_size(),
+                direction: g.direction(),
+                activations: recurrent::activations(&g.activations())?,
+                clip: g.clip(),
+            };
+            return recurrent_kernel(k, op, &spec);
+        }
+        SgOp::Rnn(r) => {
+            let spec = recurrent::Recurrent {
+                cell: recurrent::Cell::Rnn,
+                hidden: r.hidden_size(),
+                direction: r.direction(),
+                activations: recurrent::activations(&r.activations())?,
+                clip: r.clip(),
+            };
+            return recurrent_kernel(k, op, &spec);
+        }
     };
     k.set_result(result, out);
+    Ok(Some(Lowered { kernel: k, reads_view_bases: false }))
+}
+
+/// The kernel of a recurrent op: every result's type, then the loop.
+fn recurrent_kernel(
+    mut k: Kernel,
+    op: OperationRef<'_, '_>,
+    spec: &recurrent::Recurrent,
+) -> Result<Option<Lowered>, Error> {
+    let outs = op.results().map(|r| tensor_type(r.r#type())).collect::<Result<Vec<_>, _>>()?;
+    let values = recurrent::lower(&mut k, spec, &outs)?;
+    k.set_results(values.into_iter().zip(outs).collect());
     Ok(Some(Lowered { kernel: k, reads_view_bases: false }))
 }

@@ -19,14 +19,15 @@ const ELEMENTS: &[&str] = &["f32", "f64", "f16", "bf16", "i64", "i32", "i16", "i
 /// and the result.
 struct Sample {
     operands: Vec<String>,
-    result: String,
+    /// The result types (most ops have one).
+    results: Vec<String>,
     attributes: String,
 }
 
 fn sample(operands: &[&str], result: &str, attributes: &str) -> Sample {
     Sample {
         operands: operands.iter().map(|s| s.to_string()).collect(),
-        result: result.into(),
+        results: vec![result.into()],
         attributes: attributes.into(),
     }
 }
@@ -131,6 +132,32 @@ fn samples(kind: OpKind, t: &str) -> Vec<Sample> {
             in_place.attributes += ", in_place = 1 : i64";
             vec![binary, in_place]
         }
+        OpKind::Lstm | OpKind::Gru | OpKind::Rnn => {
+            let (gates, extra, attributes) = match kind {
+                OpKind::Lstm => {
+                    (4, vec![ty("1x2x5"), ty("1x15")], "activations = \"sigmoid,tanh,tanh\", input_forget = 0 : i64")
+                }
+                OpKind::Gru => (3, vec![], "activations = \"sigmoid,tanh\", linear_before_reset = 0 : i64"),
+                _ => (1, vec![], "activations = \"tanh\""),
+            };
+            let mut operands = vec![
+                ty("3x2x4"),
+                ty(&format!("1x{}x4", gates * 5)),
+                ty(&format!("1x{}x5", gates * 5)),
+                ty(&format!("1x{}", gates * 10)),
+                "tensor<2xi32>".to_owned(),
+                ty("1x2x5"),
+            ];
+            operands.extend(extra);
+            let mut results = vec![ty("3x1x2x5"), ty("1x2x5")];
+            if kind == OpKind::Lstm {
+                results.push(ty("1x2x5"));
+            }
+            let refs: Vec<&str> = operands.iter().map(String::as_str).collect();
+            let mut s = sample(&refs, "", &format!("{attributes}, direction = 1 : i64, hidden_size = 5 : i64"));
+            s.results = results;
+            vec![s]
+        }
         // Elementwise ops were handled above; a new op fails here until it has samples.
         other => panic!("{other:?} has no samples: add them to crates/lower/src/tests.rs"),
     }
@@ -195,15 +222,16 @@ fn every_lowering_parses_for_every_element_type() {
                 let args: Vec<String> = s.operands.iter().enumerate().map(|(i, ty)| format!("%a{i}: {ty}")).collect();
                 let names: Vec<String> = (0..s.operands.len()).map(|i| format!("%a{i}")).collect();
                 let attributes = if s.attributes.is_empty() { String::new() } else { format!(" {{{}}}", s.attributes) };
+                let results = s.results.join(", ");
+                let count = s.results.len();
+                let returned: Vec<String> = (0..count).map(|k| format!("%r#{k}")).collect();
                 let text = format!(
-                    "func.func @f({}) -> {} {{\n  %r = \"{}\"({}){attributes} : ({}) -> {}\n  return %r : {}\n}}\n",
+                    "func.func @f({}) -> ({results}) {{\n  %r:{count} = \"{}\"({}){attributes} : ({}) -> ({results})\n  return {} : {results}\n}}\n",
                     args.join(", "),
-                    s.result,
                     kind.full_name(),
                     names.join(", "),
                     s.operands.join(", "),
-                    s.result,
-                    s.result
+                    returned.join(", ")
                 );
                 let case = format!("{} sample {index} on {t}", kind.full_name());
                 let module = strata

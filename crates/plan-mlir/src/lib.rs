@@ -26,7 +26,7 @@ pub const BUFFERIZE: NamedPipeline = NamedPipeline {
     passes:
         "one-shot-bufferize{bufferize-function-boundaries=true function-boundary-type-conversion=identity-layout-map},\
 buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},\
-buffer-deallocation-pipeline,canonicalize",
+func.func(buffer-loop-hoisting),buffer-deallocation-pipeline,canonicalize",
 };
 
 /// Registers the planning and bufferization-policy passes and `strata-bufferize`.

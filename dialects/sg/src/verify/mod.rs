@@ -117,6 +117,24 @@ fn check_shapes(op: SgOp<'_, '_>, problems: &mut Vec<String>) {
             problems,
         ),
         SgOp::MaxPoolIndices(pool) => nn::check_pool_indices(pool, problems),
+        SgOp::Lstm(l) => nn::check_recurrent(
+            nn::Recurrent { gates: 4, hidden: l.hidden_size(), direction: l.direction(), activations: l.activations() },
+            &[l.x(), l.w(), l.r(), l.b(), l.sequence_lens(), l.initial_h(), l.initial_c(), l.p()],
+            &[l.y(), l.y_h(), l.y_c()],
+            problems,
+        ),
+        SgOp::Gru(g) => nn::check_recurrent(
+            nn::Recurrent { gates: 3, hidden: g.hidden_size(), direction: g.direction(), activations: g.activations() },
+            &[g.x(), g.w(), g.r(), g.b(), g.sequence_lens(), g.initial_h()],
+            &[g.y(), g.y_h()],
+            problems,
+        ),
+        SgOp::Rnn(r) => nn::check_recurrent(
+            nn::Recurrent { gates: 1, hidden: r.hidden_size(), direction: r.direction(), activations: r.activations() },
+            &[r.x(), r.w(), r.r(), r.b(), r.sequence_lens(), r.initial_h()],
+            &[r.y(), r.y_h()],
+            problems,
+        ),
         SgOp::AveragePool(pool) => {
             if !matches!(pool.count_include_pad(), 0 | 1) {
                 problems.push("'count_include_pad' must be 0 or 1".into());
@@ -220,6 +238,15 @@ fn check_types(op: SgOp<'_, '_>, problems: &mut Vec<String>) {
                 problems.push(format!("indices must be i64 or i32, got {}", inputs[1]));
             }
             same_element(&[inputs[0].clone(), result], problems);
+        }
+        SgOp::Lstm(_) | SgOp::Gru(_) | SgOp::Rnn(_) => {
+            // sequence_lens (operand 4) is i32; everything else has one float type.
+            if inputs[4] != "i32" {
+                problems.push(format!("sequence_lens must be i32, got {}", inputs[4]));
+            }
+            let floats: Vec<String> =
+                elements.iter().enumerate().filter(|(k, _)| *k != 4).map(|(_, e)| e.clone()).collect();
+            same_element(&floats, problems);
         }
         SgOp::MaxPoolIndices(_) => {
             if result != "i64" {

@@ -238,3 +238,86 @@ pub(super) fn check_pool(
         problems.push(format!("result shape {} does not match the pooling, {}", dims(&output), dims(&expected)));
     }
 }
+
+/// What a recurrent op's shape rule needs besides its values.
+pub struct Recurrent {
+    /// Gates per step (LSTM 4, GRU 3, RNN 1).
+    pub gates: i64,
+    pub hidden: i64,
+    /// 0 forward, 1 reverse, 2 bidirectional.
+    pub direction: i64,
+    /// The activation texts (comma-separated elementwise ops).
+    pub activations: String,
+}
+
+/// The shapes of `sg.lstm`, `sg.gru` and `sg.rnn` (see the IRDL file): operands x, w, r, b,
+/// sequence_lens, initial_h (LSTM: initial_c, p), results y, y_h (LSTM: y_c).
+pub fn check_recurrent(
+    op: Recurrent,
+    operands: &[melior::ir::Value<'_, '_>],
+    results: &[melior::ir::Value<'_, '_>],
+    problems: &mut Vec<String>,
+) {
+    let Recurrent { gates, hidden: h, direction, activations } = op;
+    if !matches!(direction, 0..=2) {
+        problems.push(format!("'direction' must be 0 (forward), 1 (reverse) or 2 (both), got {direction}"));
+        return;
+    }
+    if h < 1 {
+        problems.push(format!("'hidden_size' must be positive, got {h}"));
+        return;
+    }
+    let d = if direction == 2 { 2 } else { 1 };
+    let x = shape(operands[0]);
+    if x.len() != 3 {
+        problems.push(format!("x must be [T, N, I], got {}", dims(&x)));
+        return;
+    }
+    let (t, n, i) = (x[0], x[1], x[2]);
+    // Activations per direction: LSTM f, g, h; GRU f, g; RNN f.
+    let per_direction = match gates {
+        4 => 3,
+        3 => 2,
+        _ => 1,
+    };
+    let expected: Vec<(&str, Vec<i64>)> = [
+        ("w", vec![d, gates * h, i]),
+        ("r", vec![d, gates * h, h]),
+        ("b", vec![d, 2 * gates * h]),
+        ("sequence_lens", vec![n]),
+        ("initial_h", vec![d, n, h]),
+        ("initial_c", vec![d, n, h]),
+        ("p", vec![d, 3 * h]),
+    ]
+    .into_iter()
+    .take(operands.len() - 1)
+    .collect();
+    for ((name, want), value) in expected.iter().zip(&operands[1..]) {
+        let got = shape(*value);
+        if &got != want {
+            problems.push(format!("{name} must be {}, got {}", dims(want), dims(&got)));
+        }
+    }
+    let outputs = [("y", vec![t, d, n, h]), ("y_h", vec![d, n, h]), ("y_c", vec![d, n, h])];
+    for ((name, want), value) in outputs.iter().zip(results) {
+        let got = shape(*value);
+        if &got != want {
+            problems.push(format!("result {name} must be {}, got {}", dims(want), dims(&got)));
+        }
+    }
+    let parsed: Result<Vec<crate::ScalarOp>, String> = activations.split(',').map(|a| a.trim().parse()).collect();
+    match parsed {
+        Ok(list) if list.len() as i64 == per_direction * d => {
+            if let Some(bad) = list.iter().find(|a| a.arity() != 1) {
+                problems.push(format!("activation '{bad}' is not a unary elementwise op"));
+            }
+        }
+        Ok(list) => problems.push(format!(
+            "'activations' lists {} functions, {} needed ({} per direction)",
+            list.len(),
+            per_direction * d,
+            per_direction
+        )),
+        Err(why) => problems.push(format!("'activations' is not a list of elementwise ops: {why}")),
+    }
+}
