@@ -219,6 +219,12 @@ pub fn constant_of_shape(shape: &Folded, value: Option<&Folded>) -> Result<Folde
     Ok(Folded { shape: dims, dtype: fill.dtype, bytes: fill.bytes.repeat(count) })
 }
 
+/// A constant of `dtype` holding `values` (computed in f64, rounded or truncated once).
+pub fn from_f64(shape: Vec<i64>, dtype: DataType, values: &[f64]) -> Result<Folded, Error> {
+    let wide = Folded { shape, dtype: DataType::Double, bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect() };
+    cast(&wide, dtype)
+}
+
 /// `Range(start, limit, delta)`.
 pub fn range(start: &Folded, limit: &Folded, delta: &Folded) -> Result<Folded, Error> {
     let (s, l, d) = (start.scalar("start")?, limit.scalar("limit")?, delta.scalar("delta")?);
@@ -258,7 +264,12 @@ pub fn arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, Err
             "Add" => p.checked_add(q),
             "Sub" => p.checked_sub(q),
             "Mul" => p.checked_mul(q),
+            "Max" => Some(p.max(q)),
+            "Min" => Some(p.min(q)),
             _ if q == 0 => return Some(Err("integer division by zero in a constant".into())),
+            // C's remainder (the dividend's sign), and Python's (the divisor's sign).
+            "FMod" => p.checked_rem(q),
+            "Mod" => p.checked_rem(q).map(|r| if r != 0 && (r < 0) != (q < 0) { r + q } else { r }),
             _ => p.checked_div(q),
         }?);
     }
@@ -456,6 +467,11 @@ pub fn float_unary(op: &str, a: &Folded) -> Option<Result<Folded, Error>> {
 
 impl Importer<'_> {
     /// Folds shape subgraphs; `Ok(true)` when the node became a constant.
+    /// Whether every named input is a constant of an integer type.
+    fn integer_inputs(&self, inputs: &[&str]) -> bool {
+        inputs.iter().all(|n| self.folded(n).is_some_and(|c| matches!(c.dtype, DataType::Int64 | DataType::Int32)))
+    }
+
     pub(crate) fn fold(&mut self, node: &NodeProto) -> Result<bool, Error> {
         let inputs: Vec<&str> = node.input.iter().map(String::as_str).collect();
         let constant = |k: usize| -> Result<Folded, Error> {
@@ -547,13 +563,18 @@ impl Importer<'_> {
                     None => return Ok(false),
                 }
             }
-            "Add" | "Sub" | "Mul" | "Div" => {
+            "Add" | "Sub" | "Mul" | "Div" | "Max" | "Min" | "Mod" => {
+                let integer_only = matches!(node.op_type(), "Max" | "Min" | "Mod");
+                if inputs.len() != 2 || (integer_only && !self.integer_inputs(&inputs)) {
+                    return Ok(false);
+                }
                 let (Some(a), Some(b)) =
                     (inputs.first().and_then(|n| self.folded(n)), inputs.get(1).and_then(|n| self.folded(n)))
                 else {
                     return Ok(false);
                 };
-                match crate::fold::arithmetic(node.op_type(), &a, &b) {
+                let op = if node.op_type() == "Mod" && int(node, "fmod", 0) != 0 { "FMod" } else { node.op_type() };
+                match crate::fold::arithmetic(op, &a, &b) {
                     Some(result) => result?,
                     None => return Ok(false),
                 }

@@ -28,6 +28,10 @@ pub fn shape_operands(op_type: &str) -> &'static [usize] {
         "Pad" => &[1, 3],
         "Resize" => &[1, 2, 3],
         "ConstantOfShape" => &[0],
+        "OneHot" => &[1],
+        "Trilu" => &[1],
+        "CenterCropPad" => &[1],
+        "HannWindow" | "HammingWindow" | "BlackmanWindow" => &[0],
         "Range" => &[0, 1, 2],
         "Dropout" => &[1, 2],
         // The trip count and the condition: how often the body runs (scan outputs' length).

@@ -814,3 +814,46 @@ save(
 np.save("../../driver/inputs/quant_x.npy", q_x)
 np.save("../../driver/inputs/quant_y.npy", q_y)
 np.save("../../driver/inputs/quant_m.npy", mm_y)
+
+# Composite operators (imported as subgraphs of others) and constant-valued ones, with NumPy's
+# results: ReduceLogSumExp, RMSNormalization, DepthToSpace, Trilu, OneHot and a Hann window.
+c_x = (np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 11.5) / 4
+c_scale = np.array([1.0, 0.5, 2.0, -1.0], np.float32)
+c_idx = np.array([0, 3, -1], np.int64)
+c_lse = np.log(np.sum(np.exp(c_x), axis=2))
+c_rms = c_x / np.sqrt(np.mean(c_x * c_x, axis=2, keepdims=True) + 1e-5) * c_scale
+c_d2s = c_x.reshape(1, 4, 3, 2).reshape(1, 2, 2, 1, 3, 2).transpose(0, 3, 4, 1, 5, 2).reshape(1, 1, 6, 4)
+c_tri = np.triu(c_x, 1)
+c_hot = np.where(np.arange(4)[None, :] == np.where(c_idx < 0, c_idx + 4, c_idx)[:, None], 5.0, -1.0).astype(np.float32)
+c_hann = (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(5) / 5)).astype(np.float32)
+save(
+    helper.make_graph(
+        [
+            helper.make_node("ReduceLogSumExp", ["x", "last"], ["lse"], name="lse", keepdims=0),
+            helper.make_node("RMSNormalization", ["x", "scale"], ["rms"], name="rms", axis=-1),
+            helper.make_node("Reshape", ["x", "nchw"], ["x4"], name="as_nchw"),
+            helper.make_node("DepthToSpace", ["x4"], ["d2s"], name="d2s", blocksize=2, mode="DCR"),
+            helper.make_node("Trilu", ["x", "one"], ["tri"], name="triu", upper=1),
+            helper.make_node("OneHot", ["idx", "depth", "on_off"], ["hot"], name="onehot"),
+            helper.make_node("HannWindow", ["size"], ["hann"], name="hann"),
+        ],
+        "composite",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4]),
+         helper.make_tensor_value_info("idx", TensorProto.INT64, [3])],
+        [helper.make_tensor_value_info("lse", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("rms", TensorProto.FLOAT, [2, 3, 4]),
+         helper.make_tensor_value_info("d2s", TensorProto.FLOAT, [1, 1, 6, 4]),
+         helper.make_tensor_value_info("tri", TensorProto.FLOAT, [2, 3, 4]),
+         helper.make_tensor_value_info("hot", TensorProto.FLOAT, [3, 4]),
+         helper.make_tensor_value_info("hann", TensorProto.FLOAT, [5])],
+        [numpy_helper.from_array(np.array([2], np.int64), "last"), numpy_helper.from_array(c_scale, "scale"),
+         numpy_helper.from_array(np.array([1, 4, 3, 2], np.int64), "nchw"), numpy_helper.from_array(np.int64(1), "one"),
+         numpy_helper.from_array(np.int64(4), "depth"), numpy_helper.from_array(np.array([-1.0, 5.0], np.float32), "on_off"),
+         numpy_helper.from_array(np.int64(5), "size")],
+    ),
+    "composite.onnx",
+    opset=23,
+)
+for name, value in [("x", c_x), ("idx", c_idx), ("lse", c_lse), ("rms", c_rms), ("d2s", c_d2s), ("tri", c_tri),
+                    ("hot", c_hot), ("hann", c_hann)]:
+    np.save(f"../../driver/inputs/composite_{name}.npy", value.astype(np.float32) if value.dtype == np.float64 else value)
