@@ -4,6 +4,7 @@
 //! text), every node located as `loc("<node name>"("model.onnx":<node index>:0))`. It never
 //! lowers or optimises: it produces `sg` and nothing else.
 
+mod attention;
 mod composite;
 mod control;
 mod conv;

@@ -76,6 +76,7 @@ pub(crate) enum Custom {
     OneHot,
     LpPool,
     ConstantOp,
+    Attention,
 }
 
 /// An ONNX operator Strata imports: its name, the oldest opset whose definition the importer
@@ -216,6 +217,7 @@ pub(crate) const OPS: &[OnnxOp] = &[
     custom("HammingWindow", 17, Custom::ConstantOp),
     custom("BlackmanWindow", 17, Custom::ConstantOp),
     custom("EyeLike", 9, Custom::ConstantOp),
+    custom("Attention", 23, Custom::Attention),
     custom("MatMul", 1, Custom::MatMul),
     custom("MaxPool", 1, Custom::Pool),
     custom("Pad", 1, Custom::Replicate),
@@ -324,6 +326,7 @@ impl Importer<'_> {
                 Custom::OneHot => self.one_hot(block, node, index)?,
                 Custom::LpPool => self.lp_pool(block, node, index)?,
                 Custom::ConstantOp => self.constant_op(node)?,
+                Custom::Attention => self.attention(block, node, index)?,
                 Custom::Resize => self.resize(block, node, location)?,
                 Custom::BatchNorm => self.batch_norm(block, node, location)?,
                 Custom::Clip => self.clip(block, node, location)?,

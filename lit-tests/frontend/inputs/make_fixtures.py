@@ -857,3 +857,28 @@ save(
 for name, value in [("x", c_x), ("idx", c_idx), ("lse", c_lse), ("rms", c_rms), ("d2s", c_d2s), ("tri", c_tri),
                     ("hot", c_hot), ("hann", c_hann)]:
     np.save(f"../../driver/inputs/composite_{name}.npy", value.astype(np.float32) if value.dtype == np.float64 else value)
+
+# Attention (opset 23): grouped-query (2 query heads share 1 key/value head), causal, with
+# NumPy's reference result.
+a_q = (np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4) % 7 - 3) / 4
+a_k = (np.arange(12, dtype=np.float32).reshape(1, 1, 3, 4) % 5 - 2) / 3
+a_v = (np.arange(12, dtype=np.float32).reshape(1, 1, 3, 4) % 3 - 1) / 2
+a_scores = np.matmul(a_q, np.repeat(a_k, 2, axis=1).transpose(0, 1, 3, 2)) / np.sqrt(4)
+a_scores = a_scores + np.where(np.arange(3)[None, :] <= np.arange(3)[:, None], 0, -np.inf)
+a_p = np.exp(a_scores - a_scores.max(-1, keepdims=True))
+a_p = a_p / a_p.sum(-1, keepdims=True)
+a_y = np.matmul(a_p, np.repeat(a_v, 2, axis=1)).astype(np.float32)
+save(
+    helper.make_graph(
+        [helper.make_node("Attention", ["q", "k", "v"], ["y"], name="attention", is_causal=1)],
+        "attention",
+        [helper.make_tensor_value_info("q", TensorProto.FLOAT, [1, 2, 3, 4]),
+         helper.make_tensor_value_info("k", TensorProto.FLOAT, [1, 1, 3, 4]),
+         helper.make_tensor_value_info("v", TensorProto.FLOAT, [1, 1, 3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 3, 4])],
+    ),
+    "attention.onnx",
+    opset=23,
+)
+for name, value in [("q", a_q), ("k", a_k), ("v", a_v), ("y", a_y)]:
+    np.save(f"../../driver/inputs/attention_{name}.npy", value)

@@ -1,0 +1,215 @@
+//! ONNX `Attention` (opsets 23-25) as a subgraph, following ONNX's reference: 3-D inputs split
+//! into heads, the past key/value cache concatenated (the present outputs), grouped-query
+//! heads repeated, `(Q * sqrt(scale)) x (K * sqrt(scale))^T`, softcap, an additive bias made
+//! of the attention mask (boolean masks as 0 / -inf, padded with -inf to the key length), the
+//! causal and sliding-window masks (offset by the cache or by `nonpad_kv_seqlen`) and the key
+//! padding mask, the softmax (in `softmax_precision`; fully masked rows give zeros), and the
+//! product with V. `qk_matmul_output_mode` picks which intermediate the fourth output is.
+//! Every mask that depends only on shapes and frozen inputs folds into a constant.
+
+use crate::expand::{attr_i, attr_ints, Expansion};
+use crate::fold::Folded;
+use crate::import::{attribute, int, operand, required, Importer};
+use crate::onnx::{tensor_proto::DataType, NodeProto};
+use melior::ir::Block;
+use strata_ir::Error;
+
+impl Importer<'_> {
+    pub(crate) fn attention(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let (q, k, v) = (required(node, 0)?, required(node, 1)?, required(node, 2)?);
+        let (q_shape, dtype) = self.shape_of(q)?;
+        let rank = q_shape.len();
+        let mut e = Expansion::new(block, node, index);
+        let perm = |e: &mut Expansion, this: &mut Self, x: &str, p: &[i64]| -> Result<String, Error> {
+            e.op(this, "Transpose", &[x], vec![attr_ints("perm", p)])
+        };
+        let reshape = |e: &mut Expansion, this: &mut Self, x: &str, shape: &[i64]| -> Result<String, Error> {
+            let shape = e.ints(this, shape);
+            e.op(this, "Reshape", &[x, &shape], vec![])
+        };
+        // Heads: [B, heads, S, H].
+        let (mut q, mut k, mut v) = (q.to_owned(), k.to_owned(), v.to_owned());
+        if rank == 3 {
+            let heads = |name: &str| {
+                attribute(node, name)
+                    .map(|a| a.i())
+                    .ok_or_else(|| Error::invalid_input(format!("3-D Attention inputs need the '{name}' attribute")))
+            };
+            let (qh, kvh) = (heads("q_num_heads")?, heads("kv_num_heads")?);
+            for (x, h) in [(&mut q, qh), (&mut k, kvh), (&mut v, kvh)] {
+                let (s, _) = self.shape_of(x)?;
+                if h < 1 || s[2] % h != 0 {
+                    return Err(format!("hidden size {} is not a multiple of {h} heads", s[2]).into());
+                }
+                let split = reshape(&mut e, self, x, &[s[0], s[1], h, s[2] / h])?;
+                *x = perm(&mut e, self, &split, &[0, 2, 1, 3])?;
+            }
+        } else if rank != 4 {
+            return Err(format!("Attention inputs must be 3-D or 4-D, got {q_shape:?}").into());
+        }
+        let (q4, _) = self.shape_of(&q)?;
+        let (batch, q_heads, q_len, head) = (q4[0], q4[1], q4[2], q4[3]);
+        // The cache: present = past ++ new.
+        let past = operand(node, 4).map(|p| self.shape_of(p).map(|(s, _)| s[2])).transpose()?;
+        for (x, slot) in [(&mut k, 4), (&mut v, 5)] {
+            if let Some(past) = operand(node, slot) {
+                *x = e.op(self, "Concat", &[past, x], vec![attr_i("axis", 2)])?;
+            }
+        }
+        let (k4, _) = self.shape_of(&k)?;
+        let (kv_heads, kv_len) = (k4[1], k4[2]);
+        // The present key and value: the cache with the new ones, before any head repetition.
+        let present = [k.clone(), v.clone()];
+        let scale = attribute(node, "scale").map_or(1.0 / (head as f64).sqrt(), |a| a.f() as f64);
+        let root = e.scalar(self, dtype, scale.sqrt())?;
+        let neg_inf = e.scalar(self, dtype, f64::NEG_INFINITY)?;
+        let zero = e.scalar(self, dtype, 0.0)?;
+        // The additive bias [.., q_len, kv_len], when any mask applies.
+        let mut bias: Option<String> = None;
+        if let Some(mask) = operand(node, 3) {
+            let (m_shape, m_type) = self.shape_of(mask)?;
+            let mut m = mask.to_owned();
+            let short = kv_len - m_shape.last().copied().unwrap_or(kv_len);
+            if short > 0 {
+                let mut pads = vec![0; 2 * m_shape.len()];
+                pads[2 * m_shape.len() - 1] = short;
+                let pads = e.ints(self, &pads);
+                let fill = if m_type == DataType::Bool {
+                    e.constant(self, Folded::scalar_of(DataType::Bool, 0.0)?)
+                } else {
+                    neg_inf.clone()
+                };
+                m = e.op(self, "Pad", &[&m, &pads, &fill], vec![])?;
+            }
+            if m_type == DataType::Bool {
+                m = e.op(self, "Where", &[&m, &zero, &neg_inf], vec![])?;
+            }
+            bias = Some(m);
+        }
+        let nonpad = operand(node, 6);
+        let nonpad_lengths = match nonpad {
+            Some(name) => Some(
+                self.folded(name)
+                    .ok_or_else(|| Error::unsupported("nonpad_kv_seqlen computed at run time (freeze it)"))?
+                    .ints()?,
+            ),
+            None => None,
+        };
+        // Where query i may look: j - (i + offset) within the causal and window limits; offsets
+        // per batch with nonpad_kv_seqlen, else the cache length.
+        let causal = int(node, "is_causal", 0) != 0;
+        let (left, right) = (int(node, "left_window_size", -1), int(node, "right_window_size", -1));
+        if causal || left >= 0 || right >= 0 {
+            let offsets: Vec<i64> = match (&nonpad_lengths, past) {
+                (Some(lengths), None) => lengths.iter().map(|l| l - q_len).collect(),
+                (_, Some(p)) => vec![p],
+                (None, None) => vec![0],
+            };
+            let per_batch = offsets.len() > 1 || nonpad_lengths.is_some() && past.is_none();
+            let mut values = Vec::new();
+            for offset in &offsets {
+                for i in 0..q_len {
+                    for j in 0..kv_len {
+                        let diff = i + offset - j;
+                        let allowed =
+                            (!causal || diff >= 0) && (left < 0 || diff <= left) && (right < 0 || -diff <= right);
+                        values.push(if allowed { 0.0 } else { f64::NEG_INFINITY });
+                    }
+                }
+            }
+            let shape = if per_batch { vec![offsets.len() as i64, 1, q_len, kv_len] } else { vec![q_len, kv_len] };
+            let limits = e.constant(self, crate::fold::from_f64(shape, dtype, &values)?);
+            bias = Some(match bias {
+                Some(b) => e.op(self, "Add", &[&b, &limits], vec![])?,
+                None => limits,
+            });
+        }
+        if let Some(lengths) = &nonpad_lengths {
+            let values: Vec<f64> = lengths
+                .iter()
+                .flat_map(|&l| (0..kv_len).map(move |j| if j < l { 0.0 } else { f64::NEG_INFINITY }))
+                .collect();
+            let padding = e.constant(self, crate::fold::from_f64(vec![batch, 1, 1, kv_len], dtype, &values)?);
+            bias = Some(match bias {
+                Some(b) => e.op(self, "Add", &[&b, &padding], vec![])?,
+                None => padding,
+            });
+        }
+        // Grouped-query attention: each key/value head serves q_heads / kv_heads query heads.
+        if q_heads != kv_heads && kv_heads > 0 && q_heads % kv_heads == 0 {
+            let group = q_heads / kv_heads;
+            for x in [&mut k, &mut v] {
+                let (s, _) = self.shape_of(x)?;
+                let at = e.ints(self, &[2]);
+                let lifted = e.op(self, "Unsqueeze", &[x, &at], vec![])?;
+                let wide = e.ints(self, &[s[0], s[1], group, s[2], s[3]]);
+                let repeated = e.op(self, "Expand", &[&lifted, &wide], vec![])?;
+                *x = reshape(&mut e, self, &repeated, &[s[0], q_heads, s[2], s[3]])?;
+            }
+        }
+        let qs = e.op(self, "Mul", &[&q, &root], vec![])?;
+        let ks = e.op(self, "Mul", &[&k, &root], vec![])?;
+        let kt = perm(&mut e, self, &ks, &[0, 1, 3, 2])?;
+        let mut scores = e.op(self, "MatMul", &[&qs, &kt], vec![])?;
+        let softcap = attribute(node, "softcap").map_or(0.0, |a| a.f() as f64);
+        if softcap > 0.0 {
+            let cap = e.scalar(self, dtype, softcap)?;
+            let scaled = e.op(self, "Div", &[&scores, &cap], vec![])?;
+            let bounded = e.op(self, "Tanh", &[&scaled], vec![])?;
+            scores = e.op(self, "Mul", &[&bounded, &cap], vec![])?;
+        }
+        let mode = int(node, "qk_matmul_output_mode", 0);
+        let mut qk_output = scores.clone();
+        let biased = match &bias {
+            Some(b) => e.op(self, "Add", &[&scores, b], vec![])?,
+            None => scores,
+        };
+        if mode == 2 {
+            qk_output = biased.clone();
+        }
+        let precision = int(node, "softmax_precision", 0);
+        let soft_input = if precision != 0 && precision != dtype as i64 {
+            e.op(self, "Cast", &[&biased], vec![attr_i("to", precision)])?
+        } else {
+            biased
+        };
+        let mut probabilities = e.op(self, "Softmax", &[&soft_input], vec![attr_i("axis", -1)])?;
+        if precision != 0 && precision != dtype as i64 {
+            probabilities = e.op(self, "Cast", &[&probabilities], vec![attr_i("to", dtype as i64)])?;
+        }
+        // A fully masked row gives zeros (its softmax would divide 0 by 0). A constant bias
+        // (causal and window masks) without such a row needs no guard.
+        let guarded = match bias.as_deref().map(|b| self.folded(b)) {
+            Some(Some(constant)) => {
+                let row = *constant.shape.last().unwrap_or(&1) as usize;
+                let values = constant.floats()?;
+                values.chunks(row.max(1)).any(|r| r.iter().all(|v| *v == f64::NEG_INFINITY))
+            }
+            Some(None) => true,
+            None => false,
+        };
+        if let Some(b) = bias.as_ref().filter(|_| guarded) {
+            let axes = e.ints(self, &[-1]);
+            let row_max = e.op(self, "ReduceMax", &[b, &axes], vec![attr_i("keepdims", 1)])?;
+            let masked =
+                e.op(self, "IsInf", &[&row_max], vec![attr_i("detect_positive", 0), attr_i("detect_negative", 1)])?;
+            probabilities = e.op(self, "Where", &[&masked, &zero, &probabilities], vec![])?;
+        }
+        if mode == 3 {
+            qk_output = probabilities.clone();
+        }
+        let mut y = e.op(self, "MatMul", &[&probabilities, &v], vec![])?;
+        if rank == 3 {
+            let moved = perm(&mut e, self, &y, &[0, 2, 1, 3])?;
+            let (s, _) = self.shape_of(&moved)?;
+            y = reshape(&mut e, self, &moved, &[s[0], s[1], s[2] * s[3]])?;
+        }
+        let [present_key, present_value] = present;
+        for (k, value) in [y, present_key, present_value, qk_output].into_iter().enumerate() {
+            if let Some(output) = node.output.get(k).filter(|o| !o.is_empty()) {
+                self.alias(&value, output.clone())?;
+            }
+        }
+        Ok(())
+    }
+}
