@@ -1061,4 +1061,94 @@ irdl.dialect @sg {
     irdl.attributes {"hidden_size" = %hidden, "direction" = %direction, "activations" = %activations}
     // irdl.optional_attributes {"clip" = %clip}
   }
+  // ONNX GatherElements: output[i] = input[i with axis replaced by indices[i]]; indices (i64
+  // or i32, negative from the end) and the result have one shape.
+  irdl.operation @gather_elements {
+    %input = irdl.base "!builtin.tensor"
+    %indices = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %axis = irdl.base "#builtin.integer"
+    irdl.operands(input: %input, indices: %indices)
+    irdl.results(output: %output)
+    irdl.attributes {"axis" = %axis}
+  }
+
+  // ONNX GatherND with batch_dims: the result takes, for each index tuple (the indices'
+  // last dimension), the slice of input it addresses.
+  irdl.operation @gather_nd {
+    %input = irdl.base "!builtin.tensor"
+    %indices = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %batch = irdl.base "#builtin.integer"
+    irdl.operands(input: %input, indices: %indices)
+    irdl.results(output: %output)
+    irdl.attributes {"batch_dims" = %batch}
+  }
+
+  // ONNX ScatterElements: a copy of input with updates written at indices along axis, in
+  // order; reduction 0 none, 1 add, 2 mul, 3 max, 4 min.
+  irdl.operation @scatter_elements {
+    %input = irdl.base "!builtin.tensor"
+    %indices = irdl.base "!builtin.tensor"
+    %updates = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %axis = irdl.base "#builtin.integer"
+    %reduction = irdl.base "#builtin.integer"
+    irdl.operands(input: %input, indices: %indices, updates: %updates)
+    irdl.results(output: %output)
+    irdl.attributes {"axis" = %axis, "reduction" = %reduction}
+  }
+
+  // ONNX ScatterND: a copy of input with each update slice written where its index tuple
+  // points, in order; reduction as @scatter_elements.
+  irdl.operation @scatter_nd {
+    %input = irdl.base "!builtin.tensor"
+    %indices = irdl.base "!builtin.tensor"
+    %updates = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %reduction = irdl.base "#builtin.integer"
+    irdl.operands(input: %input, indices: %indices, updates: %updates)
+    irdl.results(output: %output)
+    irdl.attributes {"reduction" = %reduction}
+  }
+
+  // The index of the largest (largest = 1) or smallest element along axis (the first one,
+  // or the last with select_last_index = 1); the result is i64, keepdims as a reduction.
+  irdl.operation @arg_extreme {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %axis = irdl.base "#builtin.integer"
+    %keep = irdl.base "#builtin.integer"
+    %last = irdl.base "#builtin.integer"
+    %largest = irdl.base "#builtin.integer"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+    irdl.attributes {"axis" = %axis, "keepdims" = %keep, "select_last_index" = %last, "largest" = %largest}
+  }
+
+  // ONNX CumSum (product = 0) and CumProd (product = 1) along axis; exclusive leaves out the
+  // element itself, reverse accumulates from the end.
+  irdl.operation @cumulative {
+    %t = irdl.base "!builtin.tensor"
+    %axis = irdl.base "#builtin.integer"
+    %exclusive = irdl.base "#builtin.integer"
+    %reverse = irdl.base "#builtin.integer"
+    %product = irdl.base "#builtin.integer"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+    irdl.attributes {"axis" = %axis, "exclusive" = %exclusive, "reverse" = %reverse, "product" = %product}
+  }
+
+  // ONNX Einsum of one or two operands over explicit subscripts (`ij,jk->ik`, no ellipsis:
+  // the importer writes it out, and splits more operands into pairs): the product of the
+  // operands, summed over the letters the output does not list.
+  irdl.operation @einsum {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %equation = irdl.base "#builtin.string"
+    irdl.operands(lhs: %lhs, rhs: optional %rhs)
+    irdl.results(output: %output)
+    irdl.attributes {"equation" = %equation}
+  }
 }

@@ -120,6 +120,86 @@ impl Importer<'_> {
         self.alias(&y, node.output[0].clone())
     }
 
+    /// `MeanVarianceNormalization`: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9) over `axes`
+    /// (ONNX's function body).
+    pub(crate) fn mean_variance_normalization(
+        &mut self,
+        block: &Block,
+        node: &NodeProto,
+        index: usize,
+    ) -> Result<(), Error> {
+        let x = required(node, 0)?;
+        let (_, dtype) = self.shape_of(x)?;
+        let axes = ints(node, "axes").unwrap_or_else(|| vec![0, 2, 3]);
+        let mut e = Expansion::new(block, node, index);
+        let axes = e.ints(self, &axes);
+        let mean = e.op(self, "ReduceMean", &[x, &axes], vec![attr_i("keepdims", 1)])?;
+        let squared = e.op(self, "Mul", &[x, x], vec![])?;
+        let mean_of_square = e.op(self, "ReduceMean", &[&squared, &axes], vec![attr_i("keepdims", 1)])?;
+        let square_of_mean = e.op(self, "Mul", &[&mean, &mean], vec![])?;
+        let variance = e.op(self, "Sub", &[&mean_of_square, &square_of_mean], vec![])?;
+        let deviation = e.op(self, "Sqrt", &[&variance], vec![])?;
+        let epsilon = e.scalar(self, dtype, 1e-9)?;
+        let denominator = e.op(self, "Add", &[&deviation, &epsilon], vec![])?;
+        let centred = e.op(self, "Sub", &[x, &mean], vec![])?;
+        let y = e.op(self, "Div", &[&centred, &denominator], vec![])?;
+        self.alias(&y, node.output[0].clone())
+    }
+
+    /// `GroupNormalization` (opset 21: per-channel scale and bias): statistics over each group
+    /// of `C / num_groups` channels and the spatial dimensions, in f32 for half precision.
+    pub(crate) fn group_normalization(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let (x, scale, bias) = (required(node, 0)?, required(node, 1)?, required(node, 2)?);
+        let (shape, dtype) = self.shape_of(x)?;
+        let groups = int(node, "num_groups", 0);
+        if shape.len() < 2 || groups < 1 || shape[1] % groups != 0 {
+            return Err(format!("num_groups {groups} does not divide the channels of {shape:?}").into());
+        }
+        let (scale_shape, _) = self.shape_of(scale)?;
+        if scale_shape != [shape[1]] {
+            return Err(Error::unsupported(format!(
+                "GroupNormalization scale of shape {scale_shape:?} (opset 21's per-channel scale and bias are imported)"
+            )));
+        }
+        let epsilon = attribute(node, "epsilon").map_or(1e-5, |a| a.f()) as f64;
+        let compute = if matches!(dtype, DataType::Float16 | DataType::Bfloat16) { DataType::Float } else { dtype };
+        let mut e = Expansion::new(block, node, index);
+        let cast = |e: &mut Expansion, this: &mut Self, v: &str, to: DataType| -> Result<String, Error> {
+            if this.shape_of(v)?.1 == to {
+                Ok(v.to_owned())
+            } else {
+                e.op(this, "Cast", &[v], vec![attr_i("to", to as i64)])
+            }
+        };
+        let wide = cast(&mut e, self, x, compute)?;
+        let rest = shapes::numel(&shape[2..])?;
+        let grouped_shape = e.ints(self, &[shape[0], groups, shape[1] / groups * rest]);
+        let grouped = e.op(self, "Reshape", &[&wide, &grouped_shape], vec![])?;
+        let last = e.ints(self, &[2]);
+        let keep = vec![attr_i("keepdims", 1)];
+        let mean = e.op(self, "ReduceMean", &[&grouped, &last], keep.clone())?;
+        let squared = e.op(self, "Mul", &[&grouped, &grouped], vec![])?;
+        let mean_of_square = e.op(self, "ReduceMean", &[&squared, &last], keep)?;
+        let square_of_mean = e.op(self, "Mul", &[&mean, &mean], vec![])?;
+        let variance = e.op(self, "Sub", &[&mean_of_square, &square_of_mean], vec![])?;
+        let eps = e.scalar(self, compute, epsilon)?;
+        let shifted = e.op(self, "Add", &[&variance, &eps], vec![])?;
+        let deviation = e.op(self, "Sqrt", &[&shifted], vec![])?;
+        let centred = e.op(self, "Sub", &[&grouped, &mean], vec![])?;
+        let normalised = e.op(self, "Div", &[&centred, &deviation], vec![])?;
+        let channel_shape = e.ints(self, &[shape[0], shape[1], rest]);
+        let per_channel = e.op(self, "Reshape", &[&normalised, &channel_shape], vec![])?;
+        let per_channel = cast(&mut e, self, &per_channel, dtype)?;
+        let column = e.ints(self, &[1, shape[1], 1]);
+        let scale = e.op(self, "Reshape", &[scale, &column], vec![])?;
+        let bias = e.op(self, "Reshape", &[bias, &column], vec![])?;
+        let scaled = e.op(self, "Mul", &[&scale, &per_channel], vec![])?;
+        let biased = e.op(self, "Add", &[&scaled, &bias], vec![])?;
+        let original = e.ints(self, &shape);
+        let y = e.op(self, "Reshape", &[&biased, &original], vec![])?;
+        self.alias(&y, node.output[0].clone())
+    }
+
     /// `LpNormalization` (p = 1 or 2).
     pub(crate) fn lp_normalization(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
         let x = required(node, 0)?;

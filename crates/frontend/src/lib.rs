@@ -13,6 +13,7 @@ pub mod error;
 mod expand;
 mod fold;
 mod import;
+mod indexing;
 mod layout;
 mod legacy;
 mod math;

@@ -29,6 +29,7 @@ pub fn shape_operands(op_type: &str) -> &'static [usize] {
         "Resize" => &[1, 2, 3],
         "ConstantOfShape" => &[0],
         "OneHot" => &[1],
+        "CumSum" | "CumProd" => &[1],
         "Trilu" => &[1],
         "CenterCropPad" => &[1],
         "HannWindow" | "HammingWindow" | "BlackmanWindow" => &[0],

@@ -219,7 +219,7 @@ impl Map {
             .map(|(k, &size)| if size == 1 && out[lead + k] != 1 { "0".to_string() } else { format!("d{}", lead + k) })
             .collect())
     }
-    fn render(&self, loops: usize) -> String {
+    pub(crate) fn render(&self, loops: usize) -> String {
         let dims: Vec<String> = (0..loops).map(|d| format!("d{d}")).collect();
         format!("affine_map<({}) -> ({})>", dims.join(", "), self.0.join(", "))
     }

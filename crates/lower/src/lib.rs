@@ -13,6 +13,7 @@
 
 pub mod elementwise;
 pub mod fused;
+pub mod indexing;
 pub mod kernel;
 pub mod layout;
 pub mod minifloat;

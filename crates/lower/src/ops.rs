@@ -3,7 +3,7 @@
 
 use crate::kernel::{Elem, Kernel, TensorTy};
 use crate::reduce::Reduction;
-use crate::{elementwise, fused, layout, nn, recurrent, reduce};
+use crate::{elementwise, fused, indexing, layout, nn, recurrent, reduce};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::{DimSize, MemRefType, RankedTensorType, ShapedTypeLike};
 use melior::ir::{Type, ValueLike};
@@ -123,6 +123,25 @@ pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Lowered>, Error> {
         SgOp::View(v) => layout::view(&mut k, v.offset(), &v.strides(), &out),
         // It reads its view operands through their bases: a kernel of its own.
         SgOp::Fused(f) => return fused::kernel(f).map(Some),
+        SgOp::GatherElements(g) => indexing::gather_elements(&mut k, g.axis() as usize, &out),
+        SgOp::GatherNd(g) => indexing::gather_nd(&mut k, g.batch_dims() as usize, &out),
+        SgOp::ScatterElements(s) => indexing::scatter_elements(&mut k, s.axis() as usize, s.reduction())?,
+        SgOp::ScatterNd(s) => indexing::scatter_nd(&mut k, s.reduction())?,
+        SgOp::ArgExtreme(a) => {
+            indexing::arg_extreme(&mut k, a.axis() as usize, a.largest() != 0, a.select_last_index() != 0, &out)?
+        }
+        SgOp::Cumulative(c) => indexing::cumulative(
+            &mut k,
+            c.axis() as usize,
+            c.exclusive() != 0,
+            c.reverse() != 0,
+            c.product() != 0,
+            &out,
+        )?,
+        SgOp::Einsum(e) => {
+            let (operands, output) = strata_dialect_sg::verify::einsum_subscripts(&e.equation())?;
+            indexing::einsum(&mut k, &operands, &output, &out)?
+        }
         SgOp::Lstm(l) => {
             let spec = recurrent::Recurrent {
                 cell: recurrent::Cell::Lstm { input_forget: l.input_forget() != 0 },

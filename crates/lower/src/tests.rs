@@ -132,6 +132,40 @@ fn samples(kind: OpKind, t: &str) -> Vec<Sample> {
             in_place.attributes += ", in_place = 1 : i64";
             vec![binary, in_place]
         }
+        OpKind::GatherElements => vec![sample(&[&ty("3x4"), "tensor<3x2xi64>"], &ty("3x2"), "axis = 1 : i64")],
+        OpKind::GatherNd => vec![
+            sample(&[&ty("2x3x4"), "tensor<2x2xi64>"], &ty("2x4"), "batch_dims = 0 : i64"),
+            sample(&[&ty("2x3x4"), "tensor<2x1xi32>"], &ty("2x4"), "batch_dims = 1 : i64"),
+        ],
+        OpKind::ScatterElements => vec![sample(
+            &[&ty("3x4"), "tensor<2x4xi64>", &ty("2x4")],
+            &ty("3x4"),
+            "axis = 0 : i64, reduction = 1 : i64",
+        )],
+        OpKind::ScatterNd => {
+            vec![sample(&[&ty("4x3"), "tensor<2x1xi64>", &ty("2x3")], &ty("4x3"), "reduction = 0 : i64")]
+        }
+        OpKind::ArgExtreme => vec![
+            sample(
+                &[&ty("3x4")],
+                "tensor<3xi64>",
+                "axis = 1 : i64, keepdims = 0 : i64, largest = 1 : i64, select_last_index = 0 : i64",
+            ),
+            sample(
+                &[&ty("3x4")],
+                "tensor<1x4xi64>",
+                "axis = 0 : i64, keepdims = 1 : i64, largest = 0 : i64, select_last_index = 1 : i64",
+            ),
+        ],
+        OpKind::Cumulative => vec![sample(
+            &[&ty("3x4")],
+            &ty("3x4"),
+            "axis = 1 : i64, exclusive = 0 : i64, product = 0 : i64, reverse = 1 : i64",
+        )],
+        OpKind::Einsum => vec![
+            sample(&[&ty("2x3"), &ty("3x4")], &ty("2x4"), "equation = \"ij,jk->ik\""),
+            sample(&[&ty("3x3")], &ty("3"), "equation = \"ii->i\""),
+        ],
         OpKind::Lstm | OpKind::Gru | OpKind::Rnn => {
             let (gates, extra, attributes) = match kind {
                 OpKind::Lstm => {

@@ -882,3 +882,48 @@ save(
 )
 for name, value in [("q", a_q), ("k", a_k), ("v", a_v), ("y", a_y)]:
     np.save(f"../../driver/inputs/attention_{name}.npy", value)
+
+# Index and axis operators with NumPy's results: GatherElements, ScatterElements (add, a
+# repeated index), ArgMax (last of ties), CumSum (reverse, exclusive), Einsum with an ellipsis,
+# TopK.
+i_x = np.array([[3.0, 1.0, 3.0, 2.0], [0.5, 4.0, 4.0, -1.0], [2.0, 2.0, 0.0, 5.0]], np.float32)
+i_idx = np.array([[3, 0], [1, 1], [-1, 2]], np.int64)
+i_ge = np.take_along_axis(i_x, np.where(i_idx < 0, i_idx + 4, i_idx), axis=1)
+i_sc = i_x.copy()
+for r in range(3):
+    for c in range(2):
+        i_sc[r, np.where(i_idx < 0, i_idx + 4, i_idx)[r, c]] += i_ge[r, c]
+i_am = (3 - np.argmax(i_x[:, ::-1], axis=1)).astype(np.int64)
+i_cs = np.flip(np.cumsum(np.flip(i_x, 1), 1), 1) - i_x
+i_es = np.einsum("...ij,jk->...ik", i_x.reshape(1, 3, 4), i_x.T).astype(np.float32)
+i_order = np.argsort(-i_x, axis=1, kind="stable")[:, :2]
+i_tv, i_ti = np.take_along_axis(i_x, i_order, 1), i_order.astype(np.int64)
+save(
+    helper.make_graph(
+        [
+            helper.make_node("GatherElements", ["x", "idx"], ["ge"], name="gather", axis=1),
+            helper.make_node("ScatterElements", ["x", "idx", "ge"], ["sc"], name="scatter", axis=1, reduction="add"),
+            helper.make_node("ArgMax", ["x"], ["am"], name="argmax", axis=1, keepdims=0, select_last_index=1),
+            helper.make_node("CumSum", ["x", "one"], ["cs"], name="cumsum", reverse=1, exclusive=1),
+            helper.make_node("Reshape", ["x", "batched"], ["xb"], name="batch"),
+            helper.make_node("Transpose", ["x"], ["xt"], name="transpose"),
+            helper.make_node("Einsum", ["xb", "xt"], ["es"], name="einsum", equation="...ij,jk->...ik"),
+            helper.make_node("TopK", ["x", "two"], ["tv", "ti"], name="topk", axis=1),
+        ],
+        "indexing",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
+        [helper.make_tensor_value_info("ge", TensorProto.FLOAT, [3, 2]),
+         helper.make_tensor_value_info("sc", TensorProto.FLOAT, [3, 4]),
+         helper.make_tensor_value_info("am", TensorProto.INT64, [3]),
+         helper.make_tensor_value_info("cs", TensorProto.FLOAT, [3, 4]),
+         helper.make_tensor_value_info("es", TensorProto.FLOAT, [1, 3, 3]),
+         helper.make_tensor_value_info("tv", TensorProto.FLOAT, [3, 2]),
+         helper.make_tensor_value_info("ti", TensorProto.INT64, [3, 2])],
+        [numpy_helper.from_array(i_idx, "idx"), numpy_helper.from_array(np.int64(1), "one"),
+         numpy_helper.from_array(np.array([1, 3, 4], np.int64), "batched"), numpy_helper.from_array(np.array([2], np.int64), "two")],
+    ),
+    "indexing.onnx",
+)
+for name, value in [("x", i_x), ("ge", i_ge), ("sc", i_sc), ("am", i_am), ("cs", i_cs), ("es", i_es), ("tv", i_tv),
+                    ("ti", i_ti)]:
+    np.save(f"../../driver/inputs/indexing_{name}.npy", value)

@@ -2,7 +2,10 @@
 //! view.
 
 use super::{dims, list, numel, shape, slice_len};
-use crate::{Concat, Gather, Pad, ReductionOp, Slice, Tile, Transpose, View};
+use crate::{
+    ArgExtreme, Concat, Einsum, Gather, GatherElements, GatherNd, Pad, ReductionOp, ScatterElements, ScatterNd, Slice,
+    Tile, Transpose, View,
+};
 
 pub(super) fn check_reduction(r: ReductionOp<'_, '_>, problems: &mut Vec<String>) {
     let (input, output) = (shape(r.input()), shape(r.output()));
@@ -191,4 +194,150 @@ pub(super) fn check_view(view: View<'_, '_>, problems: &mut Vec<String>) -> Opti
         }
     }
     Some(())
+}
+
+pub(super) fn check_gather_elements(g: GatherElements<'_, '_>, problems: &mut Vec<String>) {
+    let (input, indices, output) = (shape(g.input()), shape(g.indices()), shape(g.output()));
+    if !(0..input.len() as i64).contains(&g.axis()) {
+        problems.push(format!("'axis' must be an integer in 0..{}", input.len()));
+    }
+    if indices.len() != input.len() {
+        problems.push(format!("indices {} must have the input's rank {}", dims(&indices), input.len()));
+    }
+    if output != indices {
+        problems.push(format!("result shape {} must equal the indices' shape {}", dims(&output), dims(&indices)));
+    }
+}
+
+/// The result shape of GatherND (see the IRDL file), or why there is none.
+pub fn gather_nd_shape(input: &[i64], indices: &[i64], batch: i64) -> Result<Vec<i64>, String> {
+    let b = batch as usize;
+    let (q, r) = (indices.len(), input.len());
+    if batch < 0 || q < 1 || b >= q || b > r || input[..b] != indices[..b] {
+        return Err(format!("batch_dims {batch} does not fit input {} and indices {}", dims(input), dims(indices)));
+    }
+    let k = indices[q - 1];
+    if k < 1 || b + k as usize > r {
+        return Err(format!("index tuples of length {k} do not fit input {} after {batch} batch dims", dims(input)));
+    }
+    let mut out = indices[..q - 1].to_vec();
+    out.extend(&input[b + k as usize..]);
+    Ok(out)
+}
+
+pub(super) fn check_gather_nd(g: GatherNd<'_, '_>, problems: &mut Vec<String>) {
+    let (input, indices, output) = (shape(g.input()), shape(g.indices()), shape(g.output()));
+    match gather_nd_shape(&input, &indices, g.batch_dims()) {
+        Ok(expected) if expected != output => {
+            problems.push(format!("result shape {} does not match the gather, {}", dims(&output), dims(&expected)))
+        }
+        Ok(_) => {}
+        Err(why) => problems.push(why),
+    }
+}
+
+pub(super) fn check_scatter_elements(s: ScatterElements<'_, '_>, problems: &mut Vec<String>) {
+    let (input, indices, updates, output) =
+        (shape(s.input()), shape(s.indices()), shape(s.updates()), shape(s.output()));
+    if !(0..input.len() as i64).contains(&s.axis()) {
+        problems.push(format!("'axis' must be an integer in 0..{}", input.len()));
+    }
+    if indices != updates || indices.len() != input.len() {
+        problems.push(format!(
+            "indices {} and updates {} must have one shape of the input's rank {}",
+            dims(&indices),
+            dims(&updates),
+            input.len()
+        ));
+    }
+    if output != input || !(0..=4).contains(&s.reduction()) {
+        problems.push("the result has the input's shape; 'reduction' is 0 to 4".into());
+    }
+}
+
+pub(super) fn check_scatter_nd(s: ScatterNd<'_, '_>, problems: &mut Vec<String>) {
+    let (input, indices, updates, output) =
+        (shape(s.input()), shape(s.indices()), shape(s.updates()), shape(s.output()));
+    match gather_nd_shape(&input, &indices, 0) {
+        Ok(expected) if expected != updates => problems.push(format!(
+            "updates {} must have the shape the indices address, {}",
+            dims(&updates),
+            dims(&expected)
+        )),
+        Ok(_) => {}
+        Err(why) => problems.push(why),
+    }
+    if output != input || !(0..=4).contains(&s.reduction()) {
+        problems.push("the result has the input's shape; 'reduction' is 0 to 4".into());
+    }
+}
+
+pub(super) fn check_arg_extreme(a: ArgExtreme<'_, '_>, problems: &mut Vec<String>) {
+    let (input, output) = (shape(a.input()), shape(a.output()));
+    let axis = a.axis();
+    if !(0..input.len() as i64).contains(&axis) {
+        problems.push(format!("'axis' must be an integer in 0..{}", input.len()));
+        return;
+    }
+    let mut expected = input.clone();
+    if a.keepdims() != 0 {
+        expected[axis as usize] = 1;
+    } else {
+        expected.remove(axis as usize);
+    }
+    if output != expected {
+        problems.push(format!("result shape {} does not match the reduction, {}", dims(&output), dims(&expected)));
+    }
+}
+
+/// The letters of each operand and of the result of an explicit einsum equation.
+pub fn einsum_subscripts(equation: &str) -> Result<(Vec<Vec<char>>, Vec<char>), String> {
+    let (inputs, output) = equation.split_once("->").ok_or_else(|| format!("einsum '{equation}' has no '->'"))?;
+    let letters = |s: &str| -> Result<Vec<char>, String> {
+        let s = s.trim();
+        if s.chars().all(|c| c.is_ascii_alphabetic()) {
+            Ok(s.chars().collect())
+        } else {
+            Err(format!("einsum subscripts '{s}' are not letters"))
+        }
+    };
+    let operands = inputs.split(',').map(letters).collect::<Result<Vec<_>, _>>()?;
+    Ok((operands, letters(output)?))
+}
+
+pub(super) fn check_einsum(e: Einsum<'_, '_>, problems: &mut Vec<String>) {
+    let mut shapes = vec![shape(e.lhs())];
+    shapes.extend(e.rhs().map(shape));
+    let output = shape(e.output());
+    let (operands, result) = match einsum_subscripts(&e.equation()) {
+        Ok(parsed) => parsed,
+        Err(why) => {
+            problems.push(why);
+            return;
+        }
+    };
+    if operands.len() != shapes.len() {
+        problems.push(format!("the equation has {} operands, the op {}", operands.len(), shapes.len()));
+        return;
+    }
+    let mut sizes = std::collections::BTreeMap::new();
+    for (letters, dims_) in operands.iter().zip(&shapes) {
+        if letters.len() != dims_.len() {
+            problems.push(format!("subscripts of rank {} for an operand of rank {}", letters.len(), dims_.len()));
+            return;
+        }
+        for (&c, &d) in letters.iter().zip(dims_) {
+            if *sizes.entry(c).or_insert(d) != d {
+                problems.push(format!("letter '{c}' has two sizes"));
+            }
+        }
+    }
+    let expected: Option<Vec<i64>> = result.iter().map(|c| sizes.get(c).copied()).collect();
+    match expected {
+        Some(expected) if expected == output => {}
+        Some(expected) => {
+            problems.push(format!("result shape {} does not match the equation, {}", dims(&output), dims(&expected)))
+        }
+        None => problems.push("the result names a letter no operand has".into()),
+    }
 }

@@ -41,6 +41,7 @@
 //!   `max_pool_indices`: its result has the values' shape.
 
 mod layout;
+pub use layout::{einsum_subscripts, gather_nd_shape};
 mod nn;
 
 use crate::{check_attributes, op_name, Elementwise, SgOp};
@@ -117,6 +118,21 @@ fn check_shapes(op: SgOp<'_, '_>, problems: &mut Vec<String>) {
             problems,
         ),
         SgOp::MaxPoolIndices(pool) => nn::check_pool_indices(pool, problems),
+        SgOp::GatherElements(g) => layout::check_gather_elements(g, problems),
+        SgOp::GatherNd(g) => layout::check_gather_nd(g, problems),
+        SgOp::ScatterElements(s) => layout::check_scatter_elements(s, problems),
+        SgOp::ScatterNd(s) => layout::check_scatter_nd(s, problems),
+        SgOp::ArgExtreme(a) => layout::check_arg_extreme(a, problems),
+        SgOp::Cumulative(c) => {
+            let rank = shape(c.input()).len() as i64;
+            if !(0..rank).contains(&c.axis()) {
+                problems.push(format!("'axis' must be an integer in 0..{rank}"));
+            }
+            if shape(c.input()) != shape(c.output()) {
+                problems.push("the result must have the operand's shape".into());
+            }
+        }
+        SgOp::Einsum(e) => layout::check_einsum(e, problems),
         SgOp::Lstm(l) => nn::check_recurrent(
             nn::Recurrent { gates: 4, hidden: l.hidden_size(), direction: l.direction(), activations: l.activations() },
             &[l.x(), l.w(), l.r(), l.b(), l.sequence_lens(), l.initial_h(), l.initial_c(), l.p()],
@@ -238,6 +254,19 @@ fn check_types(op: SgOp<'_, '_>, problems: &mut Vec<String>) {
                 problems.push(format!("indices must be i64 or i32, got {}", inputs[1]));
             }
             same_element(&[inputs[0].clone(), result], problems);
+        }
+        SgOp::GatherElements(_) | SgOp::GatherNd(_) | SgOp::ScatterElements(_) | SgOp::ScatterNd(_) => {
+            if !matches!(inputs[1].as_str(), "i64" | "i32") {
+                problems.push(format!("indices must be i64 or i32, got {}", inputs[1]));
+            }
+            let mut values: Vec<String> = vec![inputs[0].clone(), result.clone()];
+            values.extend(inputs.get(2).cloned());
+            same_element(&values, problems);
+        }
+        SgOp::ArgExtreme(_) => {
+            if result != "i64" {
+                problems.push(format!("the result must be an i64 tensor, got {result}"));
+            }
         }
         SgOp::Lstm(_) | SgOp::Gru(_) | SgOp::Rnn(_) => {
             // sequence_lens (operand 4) is i32; everything else has one float type.

@@ -1,0 +1,330 @@
+//! Kernels that address elements by computed indices or combine along an axis: gathers and
+//! scatters (`gather_elements`, `gather_nd`, `scatter_elements`, `scatter_nd`), `arg_extreme`,
+//! `cumulative` and `einsum`.
+//!
+//! Gathers are one generic over the result whose body reads the index tensor and the input at
+//! the computed position (negative indices count from the end, out-of-range ones are clamped
+//! to the dimension). Scatters copy the input and then visit every update in order with
+//! nested `scf.for` loops, so duplicate indices apply in order (and reductions accumulate), as
+//! ONNX's reference does.
+
+use crate::elementwise::{binary, Binary};
+use crate::kernel::{Body, Elem, Iter, Kernel, Map, TensorTy};
+use std::fmt::Write;
+use strata_ir::Error;
+
+/// `raw` (an index of type `elem`) as an index into a dimension of `size`: negative values
+/// count from the end, then the result is clamped into range.
+fn wrapped_index(b: &mut Body, raw: &str, elem: &Elem, size: i64) -> String {
+    let raw = if elem.name == "index" {
+        raw.to_owned()
+    } else {
+        b.emit(format_args!("arith.index_cast {raw} : {elem} to index"))
+    };
+    let zero = b.emit("arith.constant 0 : index");
+    let dim = b.emit(format_args!("arith.constant {size} : index"));
+    let last = b.emit(format_args!("arith.constant {} : index", (size - 1).max(0)));
+    let wrapped = b.emit(format_args!("arith.addi {raw}, {dim} : index"));
+    let negative = b.emit(format_args!("arith.cmpi slt, {raw}, {zero} : index"));
+    let index = b.emit(format_args!("arith.select {negative}, {wrapped}, {raw} : index"));
+    let low = b.emit(format_args!("arith.maxsi {index}, {zero} : index"));
+    b.emit(format_args!("arith.minsi {low}, {last} : index"))
+}
+
+/// GatherElements along `axis`.
+pub fn gather_elements(k: &mut Kernel, axis: usize, out: &TensorTy) -> String {
+    let init = k.empty(out);
+    let (data, indices) = (k.arg(0), k.arg(1));
+    let (data_ty, idx_ty) = (k.arg_type(0).clone(), k.arg_type(1).clone());
+    let dim = data_ty.shape[axis];
+    k.generic(
+        &[(&indices, &idx_ty, Map::identity(out.rank()))],
+        (&init, out, Map::identity(out.rank())),
+        &vec![Iter::Parallel; out.rank()],
+        |b, a| {
+            let index = wrapped_index(b, &a[0], &idx_ty.elem, dim);
+            let coords: Vec<String> =
+                (0..data_ty.rank()).map(|d| if d == axis { index.clone() } else { b.index(d) }).collect();
+            let value = b.emit(format_args!("tensor.extract {data}[{}] : {data_ty}", coords.join(", ")));
+            b.from_storage(&value, &data_ty.elem)
+        },
+    )
+}
+
+/// GatherND with `batch` leading batch dimensions.
+pub fn gather_nd(k: &mut Kernel, batch: usize, out: &TensorTy) -> String {
+    let init = k.empty(out);
+    let (data, indices) = (k.arg(0), k.arg(1));
+    let (data_ty, idx_ty) = (k.arg_type(0).clone(), k.arg_type(1).clone());
+    let q = idx_ty.rank();
+    let tuple = idx_ty.shape[q - 1] as usize;
+    k.generic(&[], (&init, out, Map::identity(out.rank())), &vec![Iter::Parallel; out.rank()], |b, _| {
+        // Result dims: the indices' leading q - 1 dims, then the input's trailing dims.
+        let lead: Vec<String> = (0..q - 1).map(|d| b.index(d)).collect();
+        let mut coords: Vec<String> = lead[..batch].to_vec();
+        for j in 0..tuple {
+            let position = b.emit(format_args!("arith.constant {j} : index"));
+            let at: Vec<String> = lead.iter().cloned().chain([position]).collect();
+            let raw = b.emit(format_args!("tensor.extract {indices}[{}] : {idx_ty}", at.join(", ")));
+            coords.push(wrapped_index(b, &raw, &idx_ty.elem, data_ty.shape[batch + j]));
+        }
+        for d in batch + tuple..data_ty.rank() {
+            coords.push(b.index(q - 1 + d - batch - tuple));
+        }
+        let value = b.emit(format_args!("tensor.extract {data}[{}] : {data_ty}", coords.join(", ")));
+        b.from_storage(&value, &data_ty.elem)
+    })
+}
+
+/// How a scatter combines an update with the value it lands on.
+fn combine(b: &mut Body, reduction: i64, old: &str, new: &str, elem: &Elem) -> Result<String, Error> {
+    Ok(match reduction {
+        0 => new.to_owned(),
+        1 => binary(b, Binary::Add, old, new, elem)?,
+        2 => binary(b, Binary::Mul, old, new, elem)?,
+        3 => binary(b, Binary::Max, old, new, elem)?,
+        4 => binary(b, Binary::Min, old, new, elem)?,
+        other => return Err(format!("scatter reduction {other} is not 0 to 4").into()),
+    })
+}
+
+/// Nested `scf.for` loops over `shape` carrying a tensor of type `carried` from `init`; `body`
+/// gets the induction variables and the carried value's name and returns the new one's.
+fn nested_loops(
+    k: &mut Kernel,
+    shape: &[i64],
+    init: &str,
+    carried: &TensorTy,
+    body: impl FnOnce(&mut Body, &[String], &str) -> Result<String, Error>,
+) -> Result<String, Error> {
+    let mut text = String::new();
+    let mut b = Body::new("%x", "");
+    let n = shape.len();
+    let ivs: Vec<String> = (0..n).map(|d| format!("%i{d}")).collect();
+    let acc: Vec<String> = (0..=n).map(|d| format!("%t{d}")).collect();
+    let result = body(&mut b, &ivs, &acc[n])?;
+    let c0 = k.emit("arith.constant 0 : index");
+    let c1 = k.emit("arith.constant 1 : index");
+    let bounds: Vec<String> = shape.iter().map(|&s| k.emit(format_args!("arith.constant {s} : index"))).collect();
+    let loop_result = "%scatter".to_owned();
+    for d in 0..n {
+        let indent = "  ".repeat(d + 2);
+        let name = if d == 0 { format!("{loop_result} = ") } else { format!("%r{d} = ") };
+        let _ = writeln!(
+            text,
+            "{indent}{name}scf.for {} = {c0} to {} step {c1} iter_args({} = {}) -> ({carried}) {{",
+            ivs[d],
+            bounds[d],
+            acc[d + 1],
+            if d == 0 { init.to_owned() } else { acc[d].clone() }
+        );
+    }
+    let inner = "  ".repeat(n + 2);
+    for line in b.text().lines() {
+        let _ = writeln!(text, "{inner}{}", line.trim_start());
+    }
+    let _ = writeln!(text, "{inner}scf.yield {result} : {carried}");
+    for d in (0..n).rev() {
+        let indent = "  ".repeat(d + 2);
+        let _ = writeln!(text, "{indent}}}");
+        if d > 0 {
+            let _ = writeln!(text, "{}scf.yield %r{d} : {carried}", "  ".repeat(d + 1));
+        }
+    }
+    k.push_lines(&text);
+    Ok(loop_result)
+}
+
+/// ScatterElements along `axis`.
+pub fn scatter_elements(k: &mut Kernel, axis: usize, reduction: i64) -> Result<String, Error> {
+    let (data, indices, updates) = (k.arg(0), k.arg(1), k.arg(2));
+    let (data_ty, idx_ty, upd_ty) = (k.arg_type(0).clone(), k.arg_type(1).clone(), k.arg_type(2).clone());
+    let elem = data_ty.elem.clone();
+    nested_loops(k, &idx_ty.shape, &data, &data_ty, |b, ivs, t| {
+        let at = ivs.join(", ");
+        let raw = b.emit(format_args!("tensor.extract {indices}[{at}] : {idx_ty}"));
+        let index = wrapped_index(b, &raw, &idx_ty.elem, data_ty.shape[axis]);
+        let coords: Vec<String> =
+            (0..data_ty.rank()).map(|d| if d == axis { index.clone() } else { ivs[d].clone() }).collect();
+        let coords = coords.join(", ");
+        let new = b.emit(format_args!("tensor.extract {updates}[{at}] : {upd_ty}"));
+        let old = b.emit(format_args!("tensor.extract {t}[{coords}] : {data_ty}"));
+        let (old_s, new_s) = (b.from_storage(&old, &elem), b.from_storage(&new, &elem));
+        let value = combine(b, reduction, &old_s, &new_s, &elem)?;
+        let value = b.to_storage(&value, &elem);
+        Ok(b.emit(format_args!("tensor.insert {value} into {t}[{coords}] : {data_ty}")))
+    })
+}
+
+/// ScatterND.
+pub fn scatter_nd(k: &mut Kernel, reduction: i64) -> Result<String, Error> {
+    let (data, indices, updates) = (k.arg(0), k.arg(1), k.arg(2));
+    let (data_ty, idx_ty, upd_ty) = (k.arg_type(0).clone(), k.arg_type(1).clone(), k.arg_type(2).clone());
+    let elem = data_ty.elem.clone();
+    let q = idx_ty.rank();
+    let tuple = idx_ty.shape[q - 1] as usize;
+    nested_loops(k, &upd_ty.shape, &data, &data_ty, |b, ivs, t| {
+        let lead = &ivs[..q - 1];
+        let mut coords = Vec::new();
+        for j in 0..tuple {
+            let position = b.emit(format_args!("arith.constant {j} : index"));
+            let at: Vec<String> = lead.iter().cloned().chain([position]).collect();
+            let raw = b.emit(format_args!("tensor.extract {indices}[{}] : {idx_ty}", at.join(", ")));
+            coords.push(wrapped_index(b, &raw, &idx_ty.elem, data_ty.shape[j]));
+        }
+        coords.extend(ivs[q - 1..].iter().cloned());
+        let coords = coords.join(", ");
+        let new = b.emit(format_args!("tensor.extract {updates}[{}] : {upd_ty}", ivs.join(", ")));
+        let old = b.emit(format_args!("tensor.extract {t}[{coords}] : {data_ty}"));
+        let (old_s, new_s) = (b.from_storage(&old, &elem), b.from_storage(&new, &elem));
+        let value = combine(b, reduction, &old_s, &new_s, &elem)?;
+        let value = b.to_storage(&value, &elem);
+        Ok(b.emit(format_args!("tensor.insert {value} into {t}[{coords}] : {data_ty}")))
+    })
+}
+
+/// The index of the largest (or smallest) element along `axis` (first or last among equal
+/// ones), as i64; `out` has the keepdims shape or not.
+pub fn arg_extreme(k: &mut Kernel, axis: usize, largest: bool, last: bool, out: &TensorTy) -> Result<String, Error> {
+    let ty = k.arg_type(0).clone();
+    let elem = ty.elem.clone();
+    if !(elem.is_float() || elem.is_int()) {
+        return Err(elem.unsupported("argmax/argmin"));
+    }
+    let input = k.arg(0);
+    let kept: Vec<i64> = ty.shape.iter().enumerate().filter(|(d, _)| *d != axis).map(|(_, &s)| s).collect();
+    let values_ty = TensorTy::new(kept.clone(), elem.clone());
+    let index_ty = TensorTy::new(kept, Elem::new("i64"));
+    let start = if largest { elem.lowest() } else { elem.highest() };
+    let values = k.filled(&start, &values_ty);
+    let indices = k.filled("-1", &index_ty);
+    let rank = ty.rank();
+    let kept_map = Map::dims((0..rank).filter(|&d| d != axis));
+    let maps = [Map::identity(rank), kept_map.clone(), kept_map];
+    let maps: Vec<String> = maps.iter().map(|m| m.render(rank)).collect();
+    let iterators: Vec<&str> = (0..rank).map(|d| if d == axis { "\"reduction\"" } else { "\"parallel\"" }).collect();
+    let mut b = Body::new("%s", "      ");
+    let x = b.from_storage("%in0", &elem);
+    let best = b.from_storage("%out0", &elem);
+    let position = b.index(axis);
+    let position = b.emit(format_args!("arith.index_cast {position} : index to i64"));
+    let (float, signed) = (elem.is_float(), !elem.unsigned);
+    let predicate = match (largest, last, float, signed) {
+        (true, false, true, _) => "arith.cmpf ogt,",
+        (true, true, true, _) => "arith.cmpf oge,",
+        (false, false, true, _) => "arith.cmpf olt,",
+        (false, true, true, _) => "arith.cmpf ole,",
+        (true, false, false, true) => "arith.cmpi sgt,",
+        (true, true, false, true) => "arith.cmpi sge,",
+        (false, false, false, true) => "arith.cmpi slt,",
+        (false, true, false, true) => "arith.cmpi sle,",
+        (true, false, false, false) => "arith.cmpi ugt,",
+        (true, true, false, false) => "arith.cmpi uge,",
+        (false, false, false, false) => "arith.cmpi ult,",
+        (false, true, false, false) => "arith.cmpi ule,",
+    };
+    // The first element always wins (the start value may equal it).
+    let better = b.emit(format_args!("{predicate} {x}, {best} : {elem}"));
+    let unset = b.emit("arith.constant -1 : i64");
+    let first = b.emit(format_args!("arith.cmpi eq, %out1, {unset} : i64"));
+    let take = b.emit(format_args!("arith.ori {better}, {first} : i1"));
+    let value = b.emit(format_args!("arith.select {take}, {x}, {best} : {elem}"));
+    let value = b.to_storage(&value, &elem);
+    let index = b.emit(format_args!("arith.select {take}, {position}, %out1 : i64"));
+    let results = "%extreme";
+    k.push_lines(&format!(
+        "    {results}:2 = linalg.generic {{indexing_maps = [{}], iterator_types = [{}]}} ins({input} : {ty}) outs({values}, {indices} : {values_ty}, {index_ty}) {{\n    ^bb0(%in0: {}, %out0: {}, %out1: i64):\n{}      linalg.yield {value}, {index} : {}, i64\n    }} -> ({values_ty}, {index_ty})\n",
+        maps.join(", "),
+        iterators.join(", "),
+        elem.storage(),
+        elem.storage(),
+        b.text(),
+        elem.storage()
+    ));
+    Ok(crate::layout::reshape(k, &format!("{results}#1"), &index_ty, out))
+}
+
+/// CumSum or CumProd along `axis`: out[.., j, ..] combines x[.., i, ..] over i <= j (i < j
+/// when exclusive; i >= j or i > j in reverse).
+pub fn cumulative(
+    k: &mut Kernel,
+    axis: usize,
+    exclusive: bool,
+    reverse: bool,
+    product: bool,
+    out: &TensorTy,
+) -> Result<String, Error> {
+    let ty = k.arg_type(0).clone();
+    let elem = ty.elem.clone();
+    let rank = ty.rank();
+    let input = k.arg(0);
+    let start = k.filled(&elem.literal(if product { 1.0 } else { 0.0 }), out);
+    // Loops: the result's dims, then the summed position (the last loop, a reduction).
+    let source: Vec<usize> = (0..rank).map(|d| if d == axis { rank } else { d }).collect();
+    let mut iterators = vec![Iter::Parallel; rank];
+    iterators.push(Iter::Reduction);
+    let op = if product { Binary::Mul } else { Binary::Add };
+    k.try_generic(&[(&input, &ty, Map::dims(source))], (&start, out, Map::identity(rank)), &iterators, |b, a| {
+        let (j, i) = (b.index(axis), b.index(rank));
+        let predicate = match (reverse, exclusive) {
+            (false, false) => "ule",
+            (false, true) => "ult",
+            (true, false) => "uge",
+            (true, true) => "ugt",
+        };
+        let counts = b.emit(format_args!("arith.cmpi {predicate}, {i}, {j} : index"));
+        let combined = binary(b, op, &a[1], &a[0], &elem)?;
+        Ok(b.emit(format_args!("arith.select {counts}, {combined}, {} : {elem}", a[1])))
+    })
+}
+
+/// Einsum of one or two operands over explicit subscripts: one generic over the output's
+/// letters then the summed ones, multiplying the operands and accumulating (in f32 for half
+/// precision).
+pub fn einsum(k: &mut Kernel, operands: &[Vec<char>], output: &[char], out: &TensorTy) -> Result<String, Error> {
+    let elem = out.elem.clone();
+    if !(elem.is_float() || elem.is_int()) {
+        return Err(elem.unsupported("einsum"));
+    }
+    let mut loops: Vec<char> = output.to_vec();
+    for letters in operands {
+        for &c in letters {
+            if !loops.contains(&c) {
+                loops.push(c);
+            }
+        }
+    }
+    let dim = |c: char| format!("d{}", loops.iter().position(|&l| l == c).expect("every letter is a loop"));
+    let names: Vec<String> = (0..operands.len()).map(|i| k.arg(i)).collect();
+    let types: Vec<TensorTy> = (0..operands.len()).map(|i| k.arg_type(i).clone()).collect();
+    let inputs: Vec<(&str, &TensorTy, Map)> = operands
+        .iter()
+        .enumerate()
+        .map(|(i, letters)| (names[i].as_str(), &types[i], Map(letters.iter().map(|&c| dim(c)).collect())))
+        .collect();
+    let acc_elem = if elem.is_float() && elem.bits() < 32 { Elem::new("f32") } else { elem.clone() };
+    let acc_ty = out.with_elem(acc_elem.clone());
+    let zero = k.filled(&acc_elem.literal(0.0), &acc_ty);
+    let mut iterators = vec![Iter::Parallel; output.len()];
+    iterators.resize(loops.len(), Iter::Reduction);
+    let sum =
+        k.try_generic(&inputs, (&zero, &acc_ty, Map(output.iter().map(|&c| dim(c)).collect())), &iterators, |b, a| {
+            let n = operands.len();
+            let mut product = crate::elementwise::cast(b, &a[0], &elem, &acc_elem)?;
+            for value in &a[1..n] {
+                let wide = crate::elementwise::cast(b, value, &elem, &acc_elem)?;
+                product = binary(b, Binary::Mul, &product, &wide, &acc_elem)?;
+            }
+            binary(b, Binary::Add, &a[n], &product, &acc_elem)
+        })?;
+    if acc_elem == elem {
+        return Ok(sum);
+    }
+    let empty = k.empty(out);
+    k.try_generic(
+        &[(&sum, &acc_ty, Map::identity(out.rank()))],
+        (&empty, out, Map::identity(out.rank())),
+        &vec![Iter::Parallel; out.rank()],
+        |b, a| crate::elementwise::cast(b, &a[0], &acc_elem, &elem),
+    )
+}
