@@ -16,6 +16,7 @@ mod import;
 mod indexing;
 mod layout;
 mod legacy;
+mod loss;
 mod math;
 mod nn;
 mod ops;

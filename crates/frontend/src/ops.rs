@@ -85,6 +85,7 @@ pub(crate) enum Custom {
     Cumulative,
     Einsum,
     TopK,
+    Loss,
 }
 
 /// An ONNX operator Strata imports: its name, the oldest opset whose definition the importer
@@ -241,6 +242,8 @@ pub(crate) const OPS: &[OnnxOp] = &[
     custom("CumProd", 26, Custom::Cumulative),
     custom("Einsum", 12, Custom::Einsum),
     custom("TopK", 1, Custom::TopK),
+    custom("NegativeLogLikelihoodLoss", 12, Custom::Loss),
+    custom("SoftmaxCrossEntropyLoss", 12, Custom::Loss),
     custom("MatMul", 1, Custom::MatMul),
     custom("MaxPool", 1, Custom::Pool),
     custom("Pad", 1, Custom::Replicate),
@@ -358,6 +361,7 @@ impl Importer<'_> {
                 Custom::Cumulative => self.cumulative(block, node, location)?,
                 Custom::Einsum => self.einsum(block, node, index)?,
                 Custom::TopK => self.top_k(block, node, index)?,
+                Custom::Loss => self.loss(block, node, index)?,
                 Custom::Resize => self.resize(block, node, location)?,
                 Custom::BatchNorm => self.batch_norm(block, node, location)?,
                 Custom::Clip => self.clip(block, node, location)?,

@@ -927,3 +927,29 @@ save(
 for name, value in [("x", i_x), ("ge", i_ge), ("sc", i_sc), ("am", i_am), ("cs", i_cs), ("es", i_es), ("tv", i_tv),
                     ("ti", i_ti)]:
     np.save(f"../../driver/inputs/indexing_{name}.npy", value)
+
+# SoftmaxCrossEntropyLoss with class weights and an ignored index (mean over the weights of
+# the counted positions), and its log-probabilities output, with NumPy's results.
+l_x = (np.arange(24, dtype=np.float32).reshape(2, 4, 3) % 5 - 2) / 2
+l_t = np.array([[1, 3, -100], [0, -100, 2]], np.int64)
+l_w = np.array([1.0, 0.5, 2.0, 1.5], np.float32)
+l_lp = l_x - l_x.max(1, keepdims=True)
+l_lp = l_lp - np.log(np.exp(l_lp).sum(1, keepdims=True))
+l_safe = np.where(l_t == -100, 0, l_t)
+l_pick = -np.take_along_axis(l_lp, l_safe[:, None, :], 1)[:, 0, :]
+l_wt = np.where(l_t == -100, 0, l_w[l_safe])
+l_loss = np.array((l_pick * l_wt).sum() / l_wt.sum(), np.float32)
+save(
+    helper.make_graph(
+        [helper.make_node("SoftmaxCrossEntropyLoss", ["x", "t", "w"], ["loss", "lp"], name="sce", ignore_index=-100)],
+        "loss",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4, 3]),
+         helper.make_tensor_value_info("t", TensorProto.INT64, [2, 3])],
+        [helper.make_tensor_value_info("loss", TensorProto.FLOAT, []),
+         helper.make_tensor_value_info("lp", TensorProto.FLOAT, [2, 4, 3])],
+        [numpy_helper.from_array(l_w, "w")],
+    ),
+    "loss.onnx",
+)
+for name, value in [("x", l_x), ("t", l_t), ("loss", l_loss), ("lp", l_lp.astype(np.float32))]:
+    np.save(f"../../driver/inputs/loss_{name}.npy", value)
