@@ -200,6 +200,26 @@ pub fn verify(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
     }
 }
 
+/// Marks every argument of the function `func` `bufferization.writable = false`: One-Shot
+/// Bufferize then never writes into a caller's buffer (a loop carrying an input, say, gets a
+/// copy of it). The arguments of `@main` are the caller's inputs, read-only to the model.
+pub fn read_only_arguments(func: OperationRef<'_, '_>) {
+    let Ok(region) = func.region(0) else { return };
+    let Some(entry) = melior::ir::RegionLike::first_block(&region) else { return };
+    let count = melior::ir::BlockLike::argument_count(&entry);
+    let context = unsafe { func.context().to_ref() };
+    let text = format!("[{}]", vec!["{bufferization.writable = false}"; count].join(", "));
+    let Some(value) = Attribute::parse(context, &text) else { return };
+    // Safety: `func` is a live operation; `arg_attrs` is func.func's inherent attribute.
+    unsafe {
+        mlir_sys::mlirOperationSetAttributeByName(
+            func.to_raw(),
+            melior::StringRef::new("arg_attrs").to_raw(),
+            value.to_raw(),
+        )
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

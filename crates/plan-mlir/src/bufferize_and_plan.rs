@@ -15,7 +15,7 @@
 //! are reported; a failure of either fails the pass.
 
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::Module;
+use melior::ir::{BlockLike, Module, RegionLike};
 use strata_ir::{
     OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassManager, PassManagerOptions, PassOptions,
     SourceMap, StatisticInfo,
@@ -68,7 +68,19 @@ impl BufferizeAndPlan {
 impl Pass for BufferizeAndPlan {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let strata = cx.strata();
+        // The model's inputs are the caller's: bufferization copies rather than writes them.
+        let mut op = module.region(0).ok().and_then(|r| r.first_block()).and_then(|b| b.first_operation());
+        while let Some(current) = op {
+            if current.name().as_string_ref().as_str() == Ok("func.func") {
+                strata_ir::attrs::read_only_arguments(current);
+            }
+            op = current.next_in_block();
+        }
+        // Each way is an optimisation of the other's memory: one that cannot be bufferized (the
+        // in-place pads may leave a conflict One-Shot cannot resolve, in a loop body say) is
+        // dropped, and only both failing fails the pass.
         let mut ways = Vec::new();
+        let mut failures = Vec::new();
         for pads_in_place in [true, false] {
             let copy = strata_ir::Op::of(&module).clone_owned();
             let mut copy = Module::from_operation(copy).expect("a clone of a module is a module");
@@ -76,23 +88,26 @@ impl Pass for BufferizeAndPlan {
             let run = PassManager::parse(strata, &self.pipeline(pads_in_place), options)
                 .and_then(|mut pm| pm.run(&mut copy, &mut std::io::sink()));
             match run {
-                Ok(report) => cx.extend_warnings(report.warnings),
-                Err(error) => {
-                    cx.emit_op_error(module, error.render(&SourceMap::default()).trim_end());
-                    return Err(PassFailed);
+                Ok(report) => {
+                    cx.extend_warnings(report.warnings);
+                    let bytes = arena_bytes(&copy);
+                    ways.push((copy, bytes, pads_in_place));
                 }
+                Err(error) => failures.push(error.render(&SourceMap::default()).trim_end().to_owned()),
             }
-            let bytes = arena_bytes(&copy);
-            ways.push((copy, bytes));
         }
-        let (plain, in_place) = (ways.pop().expect("two ways"), ways.pop().expect("two ways"));
-        let ((kept, kept_bytes), other_bytes, pads_in_place) = match (in_place.1, plain.1) {
-            (Some(a), Some(b)) if b < a => (plain, a, false),
-            (_, b) => (in_place, b.unwrap_or(0), true),
-        };
+        if ways.is_empty() {
+            cx.emit_op_error(module, failures.pop().unwrap_or_default().as_str());
+            return Err(PassFailed);
+        }
+        // The smaller arena; the in-place pads on a tie.
+        ways.sort_by_key(|(_, bytes, in_place)| (bytes.unwrap_or(i64::MAX), !*in_place));
+        let other_bytes = ways.get(1).and_then(|w| w.1).unwrap_or(0);
+        let (kept, kept_bytes, pads_in_place) = ways.swap_remove(0);
         cx.bump("pads-in-place", u64::from(pads_in_place));
         cx.bump("arena-bytes", kept_bytes.unwrap_or(0) as u64);
         cx.bump("other-arena-bytes", other_bytes as u64);
+        drop(ways);
         // The module's body is replaced by the kept copy's (which is then destroyed empty).
         let (into, from) = (module.region(0).expect("a module body"), kept.as_operation().region(0).expect("a body"));
         strata_ir::rewrite::take_body(into, from);
