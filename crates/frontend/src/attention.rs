@@ -213,3 +213,100 @@ impl Importer<'_> {
         Ok(())
     }
 }
+
+impl Importer<'_> {
+    /// `RotaryEmbedding` (opset 23): the first `rotary_embedding_dim` features of every head
+    /// rotated pairwise by the cached angles (`cos`/`sin` gathered at `position_ids` when
+    /// given), halves or interleaved pairs, the rest passed through; following ONNX's
+    /// reference, on `[batch, sequence, heads, head]` (4-D inputs are `[batch, heads,
+    /// sequence, head]`, 3-D ones split into `num_heads`).
+    pub(crate) fn rotary_embedding(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let (x, cos, sin) = (required(node, 0)?, required(node, 1)?, required(node, 2)?);
+        let (shape, _) = self.shape_of(x)?;
+        let mut e = Expansion::new(block, node, index);
+        let reshape = |e: &mut Expansion, this: &mut Self, x: &str, shape: &[i64]| -> Result<String, Error> {
+            let shape = e.ints(this, shape);
+            e.op(this, "Reshape", &[x, &shape], vec![])
+        };
+        let input = match shape[..] {
+            [_, _, _, _] => e.op(self, "Transpose", &[x], vec![attr_ints("perm", &[0, 2, 1, 3])])?,
+            [batch, sequence, hidden] => {
+                let heads = int(node, "num_heads", 0);
+                if heads < 1 || hidden % heads != 0 {
+                    return Err(Error::invalid_input(format!(
+                        "a 3-D input needs num_heads dividing its hidden size {hidden}, got {heads}"
+                    )));
+                }
+                reshape(&mut e, self, x, &[batch, sequence, heads, hidden / heads])?
+            }
+            _ => return Err(Error::invalid_input(format!("the input must be 3-D or 4-D, got {shape:?}"))),
+        };
+        let (four, _) = self.shape_of(&input)?;
+        let head = four[3];
+        let rotary = match int(node, "rotary_embedding_dim", 0) {
+            0 => head,
+            d if d > 0 && d <= head && d % 2 == 0 => d,
+            d => {
+                return Err(Error::invalid_input(format!(
+                    "rotary_embedding_dim {d} must be even and at most the head size {head}"
+                )))
+            }
+        };
+        let half = rotary / 2;
+        let slice = |e: &mut Expansion, this: &mut Self, x: &str, start: i64, end: i64, step: i64| {
+            let (s, en, ax, st) =
+                (e.ints(this, &[start]), e.ints(this, &[end]), e.ints(this, &[-1]), e.ints(this, &[step]));
+            e.op(this, "Slice", &[x, &s, &en, &ax, &st], vec![])
+        };
+        // The angles: [batch, sequence, 1, rotary / 2].
+        let mut angles = Vec::new();
+        for cache in [cos, sin] {
+            let cache = match operand(node, 3) {
+                Some(positions) => e.op(self, "Gather", &[cache, positions], vec![attr_i("axis", 0)])?,
+                None => cache.to_owned(),
+            };
+            let (c, _) = self.shape_of(&cache)?;
+            if c.last() != Some(&half) {
+                return Err(Error::invalid_input(format!(
+                    "the cos/sin cache's last dimension is {:?}; it must be rotary_embedding_dim / 2 = {half}",
+                    c.last()
+                )));
+            }
+            let axes = e.ints(self, &[2]);
+            angles.push(e.op(self, "Unsqueeze", &[&cache, &axes], vec![])?);
+        }
+        let interleaved = int(node, "interleaved", 0) != 0;
+        let rotate = slice(&mut e, self, &input, 0, rotary, 1)?;
+        let (x1, x2) = if interleaved {
+            (slice(&mut e, self, &rotate, 0, rotary, 2)?, slice(&mut e, self, &rotate, 1, rotary, 2)?)
+        } else {
+            (slice(&mut e, self, &rotate, 0, half, 1)?, slice(&mut e, self, &rotate, half, rotary, 1)?)
+        };
+        let (cos, sin) = (&angles[0], &angles[1]);
+        let (c1, s2) = (e.op(self, "Mul", &[cos, &x1], vec![])?, e.op(self, "Mul", &[sin, &x2], vec![])?);
+        let real = e.op(self, "Sub", &[&c1, &s2], vec![])?;
+        let (s1, c2) = (e.op(self, "Mul", &[sin, &x1], vec![])?, e.op(self, "Mul", &[cos, &x2], vec![])?);
+        let imaginary = e.op(self, "Add", &[&s1, &c2], vec![])?;
+        let rotated = if interleaved {
+            let axes = e.ints(self, &[-1]);
+            let real = e.op(self, "Unsqueeze", &[&real, &axes], vec![])?;
+            let imaginary = e.op(self, "Unsqueeze", &[&imaginary, &axes], vec![])?;
+            let pairs = e.op(self, "Concat", &[&real, &imaginary], vec![attr_i("axis", -1)])?;
+            reshape(&mut e, self, &pairs, &[four[0], four[1], four[2], rotary])?
+        } else {
+            e.op(self, "Concat", &[&real, &imaginary], vec![attr_i("axis", -1)])?
+        };
+        let output = if rotary < head {
+            let rest = slice(&mut e, self, &input, rotary, head, 1)?;
+            e.op(self, "Concat", &[&rotated, &rest], vec![attr_i("axis", -1)])?
+        } else {
+            rotated
+        };
+        let output = if shape.len() == 3 {
+            reshape(&mut e, self, &output, &shape)?
+        } else {
+            e.op(self, "Transpose", &[&output], vec![attr_ints("perm", &[0, 2, 1, 3])])?
+        };
+        self.alias(&output, node.output[0].clone())
+    }
+}

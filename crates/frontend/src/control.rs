@@ -1,4 +1,4 @@
-//! Control flow: subgraphs imported in scopes, `If` and `Loop`.
+//! Control flow: subgraphs imported in scopes, `If`, and `Loop` unrolled.
 //!
 //! A subgraph (a branch, a loop body) is imported node by node in a [`Scope`]: the values it
 //! defines get names of their own (`<node>/<branch or iteration>/<name>`) and its inputs and
@@ -9,13 +9,14 @@
 //! - `If` whose condition is a constant after folding and freezing imports only the taken
 //!   branch (nested Ifs fold the same way). Otherwise it becomes `scf.if`, each branch imported
 //!   into its region, when both branches yield the same static shapes and types.
-//! - `Loop` whose trip count and condition are known at import time is unrolled: a static-shape
-//!   compiler needs the number of iterations anyway (it is the length of every scan output).
-//!   Each iteration imports the body again, binding the iteration number and the condition as
-//!   constants and the loop-carried values to the previous iteration's results. Scan outputs
-//!   are stacked along a new leading axis (Unsqueeze and Concat, which fold when constant). A
-//!   condition computed at run time, more than [`MAX_ITERATIONS`] iterations, or more than
-//!   [`MAX_UNROLLED_NODES`] unrolled nodes in all, is a clean error.
+//! - `Loop` is one loop body where it can be (`crate::loops`). Where it cannot (carried values
+//!   that change shape, a body that needs the iteration number as a constant) and its trip
+//!   count and condition are known at import time, it is unrolled here, as is a Loop over
+//!   constants only (so it folds): each iteration imports the body again, binding the
+//!   iteration number and the condition as constants and the loop-carried values to the
+//!   previous iteration's results. Scan outputs are stacked along a new leading axis
+//!   (Unsqueeze and Concat, which fold when constant). More than [`MAX_ITERATIONS`]
+//!   iterations, or more than [`MAX_UNROLLED_NODES`] unrolled nodes in all, is a clean error.
 
 use crate::import::{attribute, node_name, operand, tensor_type, Constant, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, AttributeProto, GraphProto, NodeProto};
@@ -67,7 +68,7 @@ impl Importer<'_> {
     /// Opens a scope named `prefix` whose `bindings` (subgraph name -> importer name) are
     /// visible to the nodes imported until [`Importer::close_scope`]; the subgraph's
     /// initializers become constants of the scope.
-    fn open_scope(
+    pub(crate) fn open_scope(
         &mut self,
         prefix: String,
         bindings: BTreeMap<String, String>,
@@ -85,14 +86,14 @@ impl Importer<'_> {
     }
 
     /// Closes the innermost scope; the importer's names of `outputs` (subgraph names).
-    fn close_scope(&mut self, outputs: &[&str]) -> Vec<String> {
+    pub(crate) fn close_scope(&mut self, outputs: &[&str]) -> Vec<String> {
         let names: Vec<String> = outputs.iter().map(|o| self.resolve(o).into_owned()).collect();
         self.scopes.pop();
         names
     }
 
     /// Imports every node of `graph` into `block` (in the innermost scope).
-    fn import_graph(&mut self, block: &Block, graph: &GraphProto, index: usize) -> Result<(), Error> {
+    pub(crate) fn import_graph(&mut self, block: &Block, graph: &GraphProto, index: usize) -> Result<(), Error> {
         self.unrolled_nodes += graph.node.len();
         if self.unrolled_nodes > MAX_UNROLLED_NODES {
             return Err(Error::unsupported(format!(

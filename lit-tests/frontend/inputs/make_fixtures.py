@@ -953,3 +953,153 @@ save(
 )
 for name, value in [("x", l_x), ("t", l_t), ("loss", l_loss), ("lp", l_lp.astype(np.float32))]:
     np.save(f"../../driver/inputs/loss_{name}.npy", value)
+
+# Loops as one loop body: a run-time trip count and no condition (scf.for to the count), a
+# condition computed by the body (scf.while: double until the sum reaches a limit), and a
+# carried value that grows every iteration (unrolled at import). Scan over a sequence in
+# reverse with a scan output in reverse too. Expected outputs for lit-tests/driver/loop.mlir.
+lf_body = helper.make_graph(
+    [
+        helper.make_node("Identity", ["cond"], ["cond_out"], name="keep"),
+        helper.make_node("Mul", ["acc", "two"], ["doubled"], name="double"),
+        helper.make_node("Add", ["doubled", "x"], ["acc_out"], name="plus_x"),
+    ],
+    "lf_body",
+    [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+     helper.make_tensor_value_info("acc", TensorProto.FLOAT, [2])],
+    [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [2])],
+    [numpy_helper.from_array(np.array(2.0, np.float32), "two")],
+)
+save(
+    helper.make_graph(
+        [helper.make_node("Loop", ["trips", "", "x"], ["acc_final"], name="counted", body=lf_body)],
+        "loop_for",
+        [helper.make_tensor_value_info("trips", TensorProto.INT64, []), helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("acc_final", TensorProto.FLOAT, [2])],
+    ),
+    "loop_for.onnx",
+)
+lf_acc = loop_x.copy()
+for _ in range(5):
+    lf_acc = lf_acc * np.float32(2) + loop_x
+np.save("../../driver/inputs/loop_trips.npy", np.array(5, np.int64))
+np.save("../../driver/inputs/loop_for_acc.npy", lf_acc)
+lw_body = helper.make_graph(
+    [
+        helper.make_node("Mul", ["acc", "two"], ["acc_out"], name="double"),
+        helper.make_node("ReduceSum", ["acc_out"], ["total"], name="total", keepdims=0),
+        helper.make_node("Less", ["total", "limit"], ["cond_out"], name="below"),
+    ],
+    "lw_body",
+    [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+     helper.make_tensor_value_info("acc", TensorProto.FLOAT, [2])],
+    [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [2])],
+    [numpy_helper.from_array(np.array(2.0, np.float32), "two")],
+)
+save(
+    helper.make_graph(
+        [helper.make_node("Loop", ["", "true", "x"], ["acc_final"], name="doubling", body=lw_body)],
+        "loop_while",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2]), helper.make_tensor_value_info("limit", TensorProto.FLOAT, [])],
+        [helper.make_tensor_value_info("acc_final", TensorProto.FLOAT, [2])],
+        [numpy_helper.from_array(np.array(True), "true")],
+    ),
+    "loop_while.onnx",
+)
+lw_acc = np.array([0.5, 0.25], np.float32)
+np.save("../../driver/inputs/loop_while_x.npy", lw_acc)
+np.save("../../driver/inputs/loop_limit.npy", np.array(20.0, np.float32))
+while True:
+    lw_acc = lw_acc * np.float32(2)
+    if not lw_acc.sum() < 20.0:
+        break
+np.save("../../driver/inputs/loop_while_acc.npy", lw_acc)
+lg_body = helper.make_graph(
+    [
+        helper.make_node("Identity", ["cond"], ["cond_out"], name="keep"),
+        helper.make_node("Concat", ["acc", "acc"], ["acc_out"], name="grow", axis=0),
+    ],
+    "lg_body",
+    [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+     helper.make_tensor_value_info("acc", TensorProto.FLOAT, None)],
+    [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, None)],
+)
+save(
+    helper.make_graph(
+        [helper.make_node("Loop", ["trips", "true", "x"], ["acc_final"], name="growing", body=lg_body)],
+        "loop_grow",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("acc_final", TensorProto.FLOAT, [16])],
+        [ints("trips", 3), numpy_helper.from_array(np.array(True), "true")],
+    ),
+    "loop_grow.onnx",
+)
+np.save("../../driver/inputs/loop_grow_acc.npy", np.tile(loop_x, 8))
+sc_body = helper.make_graph(
+    [
+        helper.make_node("Add", ["sum_in", "next"], ["sum_out"], name="accumulate"),
+        helper.make_node("Mul", ["sum_out", "next"], ["scan_out"], name="weigh"),
+    ],
+    "sc_body",
+    [helper.make_tensor_value_info("sum_in", TensorProto.FLOAT, [3]), helper.make_tensor_value_info("next", TensorProto.FLOAT, [3])],
+    [helper.make_tensor_value_info("sum_out", TensorProto.FLOAT, [3]), helper.make_tensor_value_info("scan_out", TensorProto.FLOAT, [3])],
+)
+save(
+    helper.make_graph(
+        [helper.make_node("Scan", ["init", "seq"], ["total", "weighed"], name="scan", body=sc_body, num_scan_inputs=1,
+                          scan_input_axes=[1], scan_input_directions=[1], scan_output_axes=[1], scan_output_directions=[1])],
+        "scan",
+        [helper.make_tensor_value_info("init", TensorProto.FLOAT, [3]), helper.make_tensor_value_info("seq", TensorProto.FLOAT, [3, 4])],
+        [helper.make_tensor_value_info("total", TensorProto.FLOAT, [3]), helper.make_tensor_value_info("weighed", TensorProto.FLOAT, [3, 4])],
+    ),
+    "scan.onnx",
+)
+sc_init = np.array([1.0, -2.0, 0.5], np.float32)
+sc_seq = (np.arange(12, dtype=np.float32).reshape(3, 4) - 5) / 4
+sc_sum, sc_out = sc_init.copy(), np.zeros((3, 4), np.float32)
+for t in reversed(range(4)):
+    sc_sum = sc_sum + sc_seq[:, t]
+    sc_out[:, 3 - (3 - t)] = sc_sum * sc_seq[:, t]
+for name, value in [("init", sc_init), ("seq", sc_seq), ("total", sc_sum), ("weighed", sc_out)]:
+    np.save(f"../../driver/inputs/scan_{name}.npy", value)
+
+# GridSample (bilinear, reflection padding, and bicubic with zeros padding) and RotaryEmbedding
+# (interleaved, partial rotation, position ids), with ONNX's reference results, for
+# lit-tests/frontend/grid-rotary.mlir.
+from onnx.reference import ReferenceEvaluator
+
+gs_x = (np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4) - 10) / 3
+gs_grid = np.linspace(-1.4, 1.3, 1 * 2 * 3 * 2, dtype=np.float32).reshape(1, 2, 3, 2)
+re_x = np.linspace(-1, 1, 2 * 3 * 8, dtype=np.float32).reshape(1, 2, 3, 8)
+re_pos = np.array([[2, 0, 1]], np.int64)
+re_cos = np.cos(np.arange(8, dtype=np.float32).reshape(4, 2) / 3).astype(np.float32)
+re_sin = np.sin(np.arange(8, dtype=np.float32).reshape(4, 2) / 3).astype(np.float32)
+gr_model = helper.make_model(
+    helper.make_graph(
+        [
+            helper.make_node("GridSample", ["x", "grid"], ["linear"], name="linear_reflect", mode="linear",
+                             padding_mode="reflection"),
+            helper.make_node("GridSample", ["x", "grid"], ["cubic"], name="cubic_zeros", mode="cubic",
+                             align_corners=1),
+            helper.make_node("RotaryEmbedding", ["q", "cos", "sin", "pos"], ["rotated"], name="rope", interleaved=1,
+                             rotary_embedding_dim=4),
+        ],
+        "grid_rotary",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3, 4]),
+         helper.make_tensor_value_info("grid", TensorProto.FLOAT, [1, 2, 3, 2]),
+         helper.make_tensor_value_info("q", TensorProto.FLOAT, [1, 2, 3, 8]),
+         helper.make_tensor_value_info("pos", TensorProto.INT64, [1, 3])],
+        [helper.make_tensor_value_info("linear", TensorProto.FLOAT, [1, 2, 2, 3]),
+         helper.make_tensor_value_info("cubic", TensorProto.FLOAT, [1, 2, 2, 3]),
+         helper.make_tensor_value_info("rotated", TensorProto.FLOAT, [1, 2, 3, 8])],
+        [numpy_helper.from_array(re_cos, "cos"), numpy_helper.from_array(re_sin, "sin")],
+    ),
+    opset_imports=[helper.make_opsetid("", 23)],
+    producer_name="strata-fixtures",
+)
+onnx.checker.check_model(gr_model)
+onnx.save(gr_model, "grid_rotary.onnx")
+gr_out = ReferenceEvaluator(gr_model).run(None, {"x": gs_x, "grid": gs_grid, "q": re_x, "pos": re_pos})
+for name, value in [("x", gs_x), ("grid", gs_grid), ("q", re_x), ("pos", re_pos), ("linear", gr_out[0]),
+                    ("cubic", gr_out[1]), ("rotated", gr_out[2])]:
+    np.save(f"../../driver/inputs/grid_rotary_{name}.npy", value)
