@@ -238,8 +238,8 @@ impl Importer<'_> {
         let &[n, c, h, w] = shape.as_slice() else {
             return Err(format!("{} expects an N x C x H x W input, got {shape:?}", node.op_type()).into());
         };
-        if b < 1 {
-            return Err("blocksize must be positive".into());
+        if !(1..=1 << 16).contains(&b) || [n, c, h, w].iter().any(|&d| d > 1 << 40) {
+            return Err(format!("blocksize {b} must be in 1..=65536 (and the input of a sane size)").into());
         }
         let crd = attribute(node, "mode").is_some_and(|a| a.s() == b"CRD");
         let (first, perm, last): (Vec<i64>, &[i64], Vec<i64>) = if node.op_type() == "DepthToSpace" {
@@ -448,5 +448,30 @@ impl Importer<'_> {
         };
         self.define_constant(node, folded);
         Ok(())
+    }
+}
+
+impl Importer<'_> {
+    /// `SwiGLU` (opset 28): `A * sigmoid(alpha * A) * B`, A and B of one shape.
+    pub(crate) fn swiglu(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let (a, b) = (required(node, 0)?, required(node, 1)?);
+        let ((a_shape, dtype), (b_shape, b_type)) = (self.shape_of(a)?, self.shape_of(b)?);
+        if a_shape != b_shape || dtype != b_type {
+            return Err(Error::invalid_input(format!(
+                "A ({a_shape:?}) and B ({b_shape:?}) must have one shape and element type (no broadcasting)"
+            )));
+        }
+        let alpha = crate::import::attribute(node, "alpha").map_or(1.0, |a| a.f() as f64);
+        let mut e = Expansion::new(block, node, index);
+        let scaled = if alpha == 1.0 {
+            a.to_owned()
+        } else {
+            let alpha = e.scalar(self, dtype, alpha)?;
+            e.op(self, "Mul", &[a, &alpha], vec![])?
+        };
+        let gate = e.op(self, "Sigmoid", &[&scaled], vec![])?;
+        let swish = e.op(self, "Mul", &[a, &gate], vec![])?;
+        let output = e.op(self, "Mul", &[&swish, b], vec![])?;
+        self.alias(&output, node.output[0].clone())
     }
 }

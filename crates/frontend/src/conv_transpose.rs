@@ -144,7 +144,7 @@ impl Importer<'_> {
                 return Err(format!("auto_pad '{other}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER").into())
             }
         };
-        if pads.as_ref().is_some_and(|p| p.len() != 2 * spatial || p.iter().any(|&v| v.abs() > 1 << 20))
+        if pads.as_ref().is_some_and(|p| p.len() != 2 * spatial || p.iter().any(|&v| v.unsigned_abs() > 1 << 20))
             || output_shape.as_ref().is_some_and(|s| s.len() != spatial)
         {
             return Err(format!(

@@ -373,6 +373,14 @@ fn broadcast_reads(shapes: &[&[i64]]) -> Option<(Vec<i64>, Vec<Vec<usize>>)> {
 /// element type, so conditions computed from constants and frozen inputs fold. `None` when this
 /// case is not folded.
 pub fn logical(op: &str, operands: &[&Folded]) -> Option<Result<Folded, Error>> {
+    let arity = match op {
+        "Not" => 1,
+        "Where" => 3,
+        _ => 2,
+    };
+    if operands.len() != arity {
+        return Some(Err(Error::invalid_input(format!("{op} takes {arity} operands, got {}", operands.len()))));
+    }
     let shapes: Vec<&[i64]> = operands.iter().map(|f| f.shape.as_slice()).collect();
     let (shape, reads) = broadcast_reads(&shapes)?;
     let count = reads[0].len();

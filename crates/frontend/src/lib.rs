@@ -25,6 +25,7 @@ mod ops;
 mod quant;
 mod recurrent;
 mod resize;
+mod select;
 pub mod onnx {
     //! The ONNX protobuf types (generated).
     #![allow(clippy::all, missing_docs)]

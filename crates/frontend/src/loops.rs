@@ -158,6 +158,16 @@ impl<'c> Importer<'c> {
         let location = Location::name(context, &prefix, Location::new(context, &self.file, index, 0));
         let body = attribute(node, "body").and_then(|a| a.g.as_ref()).ok_or("Loop needs a 'body' graph attribute")?;
         let carried_in: Vec<&str> = node.input.iter().skip(2).map(String::as_str).collect();
+        if body.input.len() != 2 + carried_in.len() || body.output.len() <= carried_in.len() {
+            return Err(Error::invalid_input(format!(
+                "the body takes {} inputs and gives {} outputs; a Loop with {} carried values needs {} inputs (iteration, condition, carried) and at least {} outputs",
+                body.input.len(),
+                body.output.len(),
+                carried_in.len(),
+                2 + carried_in.len(),
+                1 + carried_in.len()
+            )));
+        }
         if carried_in.iter().any(|name| name.is_empty()) {
             return Err("a Loop's carried values cannot be omitted".into());
         }

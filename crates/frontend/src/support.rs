@@ -34,6 +34,9 @@ pub fn shape_operands(op_type: &str) -> &'static [usize] {
         "CenterCropPad" => &[1],
         "HannWindow" | "HammingWindow" | "BlackmanWindow" => &[0],
         "Range" => &[0, 1, 2],
+        // The kept positions, the reversed lengths, the unpooled shape, the grid's size.
+        "Compress" | "ReverseSequence" | "AffineGrid" => &[1],
+        "MaxUnpool" => &[2],
         "Dropout" => &[1, 2],
         // The trip count and the condition: how often the body runs (scan outputs' length).
         "Loop" => &[0, 1],

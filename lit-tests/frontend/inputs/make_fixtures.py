@@ -1103,3 +1103,42 @@ gr_out = ReferenceEvaluator(gr_model).run(None, {"x": gs_x, "grid": gs_grid, "q"
 for name, value in [("x", gs_x), ("grid", gs_grid), ("q", re_x), ("pos", re_pos), ("linear", gr_out[0]),
                     ("cubic", gr_out[1]), ("rotated", gr_out[2])]:
     np.save(f"../../driver/inputs/grid_rotary_{name}.npy", value)
+
+# Positions computed at import: Compress with a constant condition, ReverseSequence with
+# constant lengths, MaxUnpool into a larger output_shape, AffineGrid for a constant size, and
+# SwiGLU; ONNX's reference results, for lit-tests/frontend/select.mlir.
+se_x = np.arange(12, dtype=np.float32).reshape(3, 4) / 4 - 1
+se_pool = np.array([[[[5.0, 6.0], [7.0, 8.0]]]], np.float32)
+se_theta = np.array([[[1.0, 0.2, 0.1], [-0.3, 0.9, 0.0]]], np.float32)
+se_model = helper.make_model(
+    helper.make_graph(
+        [
+            helper.make_node("Compress", ["x", "keep"], ["kept"], name="compress", axis=1),
+            helper.make_node("ReverseSequence", ["x", "lens"], ["reversed"], name="reverse", time_axis=1, batch_axis=0),
+            helper.make_node("MaxUnpool", ["pool", "where", "unpooled_shape"], ["unpooled"], name="unpool",
+                             kernel_shape=[2, 2], strides=[2, 2]),
+            helper.make_node("AffineGrid", ["theta", "size"], ["grid"], name="affine", align_corners=0),
+            helper.make_node("SwiGLU", ["x", "x"], ["gated"], name="swiglu", alpha=1.5),
+        ],
+        "select",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4]),
+         helper.make_tensor_value_info("pool", TensorProto.FLOAT, [1, 1, 2, 2]),
+         helper.make_tensor_value_info("theta", TensorProto.FLOAT, [1, 2, 3])],
+        [helper.make_tensor_value_info("kept", TensorProto.FLOAT, [3, 2]),
+         helper.make_tensor_value_info("reversed", TensorProto.FLOAT, [3, 4]),
+         helper.make_tensor_value_info("unpooled", TensorProto.FLOAT, [1, 1, 5, 5]),
+         helper.make_tensor_value_info("grid", TensorProto.FLOAT, [1, 2, 3, 2]),
+         helper.make_tensor_value_info("gated", TensorProto.FLOAT, [3, 4])],
+        [numpy_helper.from_array(np.array([False, True, False, True]), "keep"),
+         ints("lens", [4, 2, 1]), ints("where", [[[[5, 7], [13, 15]]]]), ints("unpooled_shape", [1, 1, 5, 5]),
+         ints("size", [1, 1, 2, 3])],
+    ),
+    opset_imports=[helper.make_opsetid("", 28)],
+    producer_name="strata-fixtures",
+)
+onnx.checker.check_model(se_model)
+onnx.save(se_model, "select.onnx")
+se_out = ReferenceEvaluator(se_model).run(None, {"x": se_x, "pool": se_pool, "theta": se_theta})
+for name, value in [("x", se_x), ("pool", se_pool), ("theta", se_theta), ("kept", se_out[0]), ("reversed", se_out[1]),
+                    ("unpooled", se_out[2]), ("grid", se_out[3]), ("gated", se_out[4])]:
+    np.save(f"../../driver/inputs/select_{name}.npy", value)
