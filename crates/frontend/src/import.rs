@@ -60,6 +60,8 @@ pub(crate) struct Importer<'c> {
     pub(crate) opset: i64,
     /// The subgraphs being imported, innermost last (see `crate::control`).
     pub(crate) scopes: Vec<crate::control::Scope>,
+    /// Sequences of tensors: their elements' names (see `crate::sequence`).
+    pub(crate) sequences: BTreeMap<String, Vec<String>>,
 }
 
 /// One input or output of the imported model, in `@main`'s order.
@@ -115,6 +117,7 @@ pub fn import<'c>(
         unrolled_nodes: 0,
         opset,
         scopes: Vec::new(),
+        sequences: BTreeMap::new(),
     };
     let context = strata.mlir();
     for (name, tensor) in graph
@@ -385,6 +388,9 @@ impl Importer<'_> {
         match self.values.get(name) {
             Some(Entry::Value { shape, dtype, .. }) => Ok((shape.clone(), *dtype)),
             Some(Entry::Constant(c)) => Ok((c.shape.clone(), c.dtype)),
+            None if self.sequences.contains_key(name) => Err(Error::unsupported(format!(
+                "'{name}' is a sequence, used here as a tensor (sequences are resolved at import: they cannot be graph outputs, If results or run-time loop values)"
+            ))),
             None => Err(format!("operand '{name}' is not defined before its use").into()),
         }
     }
@@ -478,6 +484,11 @@ impl Importer<'_> {
 
     /// `to` names the same value (or constant) as `from`.
     pub(crate) fn alias(&mut self, from: &str, to: String) -> Result<(), Error> {
+        if let Some(elements) = self.sequences.get(from) {
+            let elements = elements.clone();
+            self.sequences.insert(to, elements);
+            return Ok(());
+        }
         let entry = match self.values.get(from).ok_or_else(|| format!("'{from}' is not defined before its use"))? {
             Entry::Value { value, shape, dtype } => Entry::Value { value: *value, shape: shape.clone(), dtype: *dtype },
             Entry::Constant(c) => Entry::Constant(Constant {

@@ -26,6 +26,7 @@ mod quant;
 mod recurrent;
 mod resize;
 mod select;
+mod sequence;
 pub mod onnx {
     //! The ONNX protobuf types (generated).
     #![allow(clippy::all, missing_docs)]

@@ -1142,3 +1142,83 @@ se_out = ReferenceEvaluator(se_model).run(None, {"x": se_x, "pool": se_pool, "th
 for name, value in [("x", se_x), ("pool", se_pool), ("theta", se_theta), ("kept", se_out[0]), ("reversed", se_out[1]),
                     ("unpooled", se_out[2]), ("grid", se_out[3]), ("gated", se_out[4])]:
     np.save(f"../../driver/inputs/select_{name}.npy", value)
+
+# Sequences resolved at import: split into a sequence, erase the last element, a Loop that
+# appends a scaled column per iteration (a carried sequence: unrolled), then stack; and the
+# length. ONNX's reference results, for lit-tests/frontend/sequence.mlir.
+sq_x = np.arange(12, dtype=np.float32).reshape(3, 4) / 2 - 1
+sq_body = helper.make_graph(
+    [
+        helper.make_node("Identity", ["cond"], ["cond_out"], name="keep"),
+        helper.make_node("Cast", ["i"], ["i_f"], name="number", to=TensorProto.FLOAT),
+        helper.make_node("SequenceAt", ["s", "zero"], ["head"], name="head"),
+        helper.make_node("Mul", ["head", "i_f"], ["scaled"], name="scale"),
+        helper.make_node("SequenceInsert", ["s", "scaled"], ["s_out"], name="append"),
+    ],
+    "sq_body",
+    [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+     helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, [3])],
+    [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+     helper.make_tensor_sequence_value_info("s_out", TensorProto.FLOAT, [3])],
+    [ints("zero", 0)],
+)
+sq_model = helper.make_model(
+    helper.make_graph(
+        [
+            helper.make_node("SplitToSequence", ["x"], ["columns"], name="split", axis=1, keepdims=0),
+            helper.make_node("SequenceErase", ["columns", "last"], ["three"], name="erase"),
+            helper.make_node("Loop", ["trips", "true", "three"], ["grown"], name="grow", body=sq_body),
+            helper.make_node("ConcatFromSequence", ["grown"], ["stacked"], name="stack", axis=0, new_axis=1),
+            helper.make_node("SequenceLength", ["grown"], ["count"], name="count"),
+        ],
+        "sequence",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
+        [helper.make_tensor_value_info("stacked", TensorProto.FLOAT, [5, 3]),
+         helper.make_tensor_value_info("count", TensorProto.INT64, [])],
+        [ints("last", -1), ints("trips", 2), numpy_helper.from_array(np.array(True), "true")],
+    ),
+    opset_imports=[helper.make_opsetid("", 17)],
+    producer_name="strata-fixtures",
+)
+onnx.checker.check_model(sq_model)
+onnx.save(sq_model, "sequence.onnx")
+sq_out = ReferenceEvaluator(sq_model).run(None, {"x": sq_x})
+for name, value in [("x", sq_x), ("stacked", sq_out[0]), ("count", np.array(sq_out[1], np.int64))]:
+    np.save(f"../../driver/inputs/sequence_{name}.npy", value)
+
+# A log-mel front-end (STFT with a Hann window, power, MelWeightMatrix, Log) and a DFT round
+# trip (a one-sided forward DFT then its one-sided inverse along axis 1); ONNX's reference
+# results, for lit-tests/frontend/spectral.mlir.
+sp_signal = np.sin(np.arange(64, dtype=np.float32) / 3).reshape(1, 64, 1) + np.float32(0.1)
+sp_window = (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(32) / 32)).astype(np.float32)
+sp_model = helper.make_model(
+    helper.make_graph(
+        [
+            helper.make_node("STFT", ["signal", "step", "window"], ["spectrum"], name="stft", onesided=1),
+            helper.make_node("Mul", ["spectrum", "spectrum"], ["squares"], name="square"),
+            helper.make_node("ReduceSum", ["squares", "last"], ["power"], name="power", keepdims=0),
+            helper.make_node("MelWeightMatrix", ["bins", "length", "rate", "low", "high"], ["filters"], name="mel"),
+            helper.make_node("MatMul", ["power", "filters"], ["mel_power"], name="apply"),
+            helper.make_node("Add", ["mel_power", "floor"], ["floored"], name="floor"),
+            helper.make_node("Log", ["floored"], ["log_mel"], name="log"),
+            helper.make_node("DFT", ["signal", "", "axis"], ["rfft"], name="rfft", onesided=1),
+            helper.make_node("DFT", ["rfft", "", "axis"], ["round_trip"], name="irfft", onesided=1, inverse=1),
+        ],
+        "spectral",
+        [helper.make_tensor_value_info("signal", TensorProto.FLOAT, [1, 64, 1])],
+        [helper.make_tensor_value_info("log_mel", TensorProto.FLOAT, [1, 3, 8]),
+         helper.make_tensor_value_info("rfft", TensorProto.FLOAT, [1, 33, 2]),
+         helper.make_tensor_value_info("round_trip", TensorProto.FLOAT, [1, 64, 1])],
+        [ints("step", 16), numpy_helper.from_array(sp_window, "window"), ints("last", [-1]), ints("bins", 8),
+         ints("length", 32), ints("rate", 16000), numpy_helper.from_array(np.array(0.0, np.float32), "low"),
+         numpy_helper.from_array(np.array(8000.0, np.float32), "high"),
+         numpy_helper.from_array(np.array(1e-6, np.float32), "floor"), ints("axis", 1)],
+    ),
+    opset_imports=[helper.make_opsetid("", 20)],
+    producer_name="strata-fixtures",
+)
+onnx.checker.check_model(sp_model)
+onnx.save(sp_model, "spectral.onnx")
+sp_out = ReferenceEvaluator(sp_model).run(None, {"signal": sp_signal})
+for name, value in [("signal", sp_signal), ("log_mel", sp_out[0]), ("rfft", sp_out[1]), ("round_trip", sp_out[2])]:
+    np.save(f"../../driver/inputs/spectral_{name}.npy", value.astype(np.float32))

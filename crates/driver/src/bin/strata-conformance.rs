@@ -146,6 +146,16 @@ fn shape_inputs(case: &Path, graph: &GraphProto) -> BTreeMap<String, TensorProto
     let in_shape_position = |name: &str| needed.contains(name);
     let mut frozen = BTreeMap::new();
     for (index, name) in runtime_inputs(graph).into_iter().enumerate() {
+        // A sequence's or an optional's data is not a TensorProto.
+        let tensor_typed = graph.input.iter().find(|i| i.name() == name).is_some_and(|i| {
+            matches!(
+                i.r#type.as_ref().and_then(|t| t.value.as_ref()),
+                Some(strata_frontend::onnx::type_proto::Value::TensorType(_))
+            )
+        });
+        if !tensor_typed {
+            continue;
+        }
         let Some(tensor) = read_proto(&case.join("test_data_set_0").join(format!("input_{index}.pb"))) else {
             continue;
         };
@@ -156,6 +166,33 @@ fn shape_inputs(case: &Path, graph: &GraphProto) -> BTreeMap<String, TensorProto
         }
     }
     frozen
+}
+
+/// Static shapes, from `test_data_set_0`, for the runtime inputs whose declared shape has a
+/// symbolic or unknown dimension (as a user passes `--input-shape`).
+fn data_shapes(case: &Path, graph: &GraphProto) -> BTreeMap<String, Vec<i64>> {
+    let mut shapes = BTreeMap::new();
+    for (index, name) in runtime_inputs(graph).into_iter().enumerate() {
+        let declared = graph.input.iter().find(|i| i.name() == name).and_then(|i| i.r#type.as_ref());
+        let tensor_type = declared.and_then(|t| match &t.value {
+            Some(strata_frontend::onnx::type_proto::Value::TensorType(t)) => Some(t),
+            _ => None,
+        });
+        let symbolic = tensor_type.is_some_and(|t| {
+            t.shape.as_ref().is_none_or(|s| {
+                s.dim.iter().any(|d| {
+                    !matches!(d.value, Some(strata_frontend::onnx::tensor_shape_proto::dimension::Value::DimValue(_)))
+                })
+            })
+        });
+        if !symbolic {
+            continue;
+        }
+        if let Some(tensor) = read_proto(&case.join("test_data_set_0").join(format!("input_{index}.pb"))) {
+            shapes.insert(name, tensor.dims.clone());
+        }
+    }
+    shapes
 }
 
 fn to_tensor(proto: &TensorProto) -> Result<Tensor, String> {
@@ -248,7 +285,7 @@ fn options(case: &Path, name: &str, graph: &GraphProto, target: Target) -> Compi
             file_name: format!("{name}/model.onnx"),
             base_dir: Some(case.to_path_buf()),
             frozen_inputs: shape_inputs(case, graph),
-            ..Default::default()
+            input_shapes: data_shapes(case, graph),
         },
         name: "case".into(),
         strategy: "exact".into(),
@@ -360,6 +397,10 @@ fn unsupported_cause(message: &str) -> &str {
 fn main() {
     let usage = "usage: strata-conformance DIR [FILTER] [--suite NAME] [--bundle OUT [--chip sm_80]]";
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.is_empty() || args.iter().any(|a| a == "--help" || a == "-h") {
+        eprintln!("{usage}");
+        std::process::exit(if args.is_empty() { 2 } else { 0 });
+    }
     let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let bundle = flag("--bundle").map(PathBuf::from);
     let chip = flag("--chip").unwrap_or_else(|| "sm_80".into());
