@@ -11,7 +11,7 @@ benchmarks compare like with like:
   sequence 128, vocabulary 30522): Gather embeddings, MatMul+Add, Reshape/Transpose,
   Softmax with an additive attention mask, LayerNormalization, GELU via Erf.
 
-Six small models (a few hundred KB at most), each standing for a class of models users bring as
+Seven small models (a few hundred KB at most), each standing for a class of models users bring as
 their exporters emit them; each draws from its own generator, so the three above stay unchanged:
 
 - crnn_ocr.onnx: a CRNN text recognizer (PaddleOCR / CRNN-style, 1x1x32x128 grey image):
@@ -50,6 +50,15 @@ their exporters emit them; each draws from its own generator, so the three above
   int8 weights with per-channel DequantizeLinear (axis 0) and int32 biases, Relu folded into
   the Q that follows its producer (zero point -128), a residual Add, GlobalAveragePool, Flatten
   (reusing its input's scale) and a Gemm head whose output is quantized too: `logits` [1, 10].
+
+- speech_kws.onnx: a keyword-spotting model with its log-mel front-end inside the graph, as
+  speech toolkits export it (opset 17; 1 s of 16 kHz audio [1, 16000]): Reshape to [1, 16000,
+  1], STFT (frame 400, step 160, a Hann window: 98 frames x 201 one-sided bins), power as
+  ReduceSumSquare over the real/imaginary axis, MelWeightMatrix (40 bins, 20-7600 Hz) and
+  MatMul, Log(x + 1e-6), then Unsqueeze to an image, two Conv -> BatchNormalization -> Relu
+  (the second strided 2x2), Transpose + Reshape to [T=49, N=1, 320], a GRU (hidden 32,
+  linear_before_reset as PyTorch exports), ReduceMean over time and a Gemm to 12 keywords:
+  `logits` [1, 12].
 
 Fixed inputs: <out>/<model>.inputs/<input>.npy; inputs frozen at compile time:
 <out>/<model>.frozen/<input>.pb (serialized TensorProto).
@@ -520,6 +529,41 @@ def int8_qdq_cnn(path, classes=10):
            [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, classes])], path, "int8_qdq_cnn")
 
 
+def speech_kws(path, keywords=12, mels=40, hidden=32):
+    g = Graph(np.random.default_rng(20247))
+    frame, step, samples = 400, 160, 16000
+    x = g.op("Reshape", ["audio", g.const(np.array([1, samples, 1], np.int64), "shape")], "signal")
+    window = g.const((0.5 - 0.5 * np.cos(2 * np.pi * np.arange(frame) / frame)).astype(np.float32), "hann")
+    spectrum = g.op("STFT", [x, g.const(np.array(step, np.int64), "step"), window], "stft", onesided=1)
+    power = g.op("ReduceSumSquare", [spectrum], "power", axes=[-1], keepdims=0)  # [1, 98, 201]
+    filters = g.op("MelWeightMatrix", [g.const(np.array(mels, np.int64), "mels"), g.const(np.array(frame, np.int64), "n_fft"),
+                                       g.const(np.array(16000, np.int64), "rate"), g.const(np.float32(20.0), "low"),
+                                       g.const(np.float32(7600.0), "high")], "mel")
+    mel = g.op("MatMul", [power, filters], "mel_power")
+    log_mel = g.op("Log", [g.op("Add", [mel, g.const(np.float32(1e-6), "floor")], "floored")], "log_mel")
+    image = g.op("Unsqueeze", [log_mel, g.const(np.array([1], np.int64), "axes")], "image")  # [1, 1, 98, 40]
+
+    def conv_bn_relu(x, cin, cout, stride):
+        w = g.weight([cout, cin, 3, 3], fan_in=cin * 9)
+        y = g.op("Conv", [x, w], "conv", kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[stride, stride])
+        return g.op("Relu", [g.batch_norm(y, cout)], "relu")
+
+    x = conv_bn_relu(conv_bn_relu(image, 1, 8, 1), 8, 16, 2)  # [1, 16, 49, 20]
+    x = g.op("Transpose", [x], "to_time", perm=[2, 0, 1, 3])   # [49, 1, 16, 20]
+    x = g.op("Reshape", [x, g.const(np.array([0, 0, -1], np.int64), "shape")], "frames")  # [49, 1, 320]
+    bound = 1.0 / np.sqrt(hidden)
+    w = g.const(g.rng.uniform(-bound, bound, [1, 3 * hidden, 320]).astype(np.float32), "gru_w")
+    r = g.const(g.rng.uniform(-bound, bound, [1, 3 * hidden, hidden]).astype(np.float32), "gru_r")
+    b = g.const(g.rng.uniform(-bound, bound, [1, 6 * hidden]).astype(np.float32), "gru_b")
+    y, _ = g.ops("GRU", [x, w, r, b], 2, "gru", hidden_size=hidden, linear_before_reset=1)  # [49, 1, 1, 32]
+    pooled = g.op("ReduceMean", [y], "pool", axes=[0, 1], keepdims=0)  # [1, 32]
+    out = g.op("Gemm", [pooled, g.weight([keywords, hidden], fan_in=hidden), g.const(np.zeros(keywords, np.float32), "bias")],
+               "gemm", transB=1)
+    out = g.rename(out, "logits")
+    g.save([helper.make_tensor_value_info("audio", TensorProto.FLOAT, [1, samples])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, keywords])], path, "speech_kws")
+
+
 def pattern(count):
     """A deterministic input pattern, exact in float32 (so any tool can regenerate it)."""
     return ((np.arange(count, dtype=np.int64) * 7919) % 255).astype(np.float32) / np.float32(127.5) - np.float32(1.0)
@@ -538,7 +582,8 @@ def write_inputs(out):
                           ("crnn_ocr", {"image": pattern(32 * 128).reshape(1, 1, 32, 128)}),
                           ("yolo_detector", {"images": pattern(3 * 64 * 64).reshape(1, 3, 64, 64)}),
                           ("densenet_block", {"input": small}), ("opset11_cnn", {"image": small}),
-                          ("nested_if", {"audio": pattern(512).reshape(1, 512)}), ("int8_qdq_cnn", {"input": small})):
+                          ("nested_if", {"audio": pattern(512).reshape(1, 512)}), ("int8_qdq_cnn", {"input": small}),
+                          ("speech_kws", {"audio": pattern(16000).reshape(1, 16000) * np.float32(0.25)})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -564,4 +609,5 @@ if __name__ == "__main__":
     opset11_cnn(os.path.join(out, "opset11_cnn.onnx"))
     nested_if(os.path.join(out, "nested_if.onnx"))
     int8_qdq_cnn(os.path.join(out, "int8_qdq_cnn.onnx"))
+    speech_kws(os.path.join(out, "speech_kws.onnx"))
     write_inputs(out)

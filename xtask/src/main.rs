@@ -386,6 +386,7 @@ const ZOO_MODELS: &[&str] = &[
     "nested_if",
     "int8_qdq_cnn",
     "crnn_ocr",
+    "speech_kws",
 ];
 
 /// `--freeze-input name=file.pb` for every input a zoo model fixes at compile time

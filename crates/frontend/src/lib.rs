@@ -27,6 +27,7 @@ mod recurrent;
 mod resize;
 mod select;
 mod sequence;
+mod spectral;
 pub mod onnx {
     //! The ONNX protobuf types (generated).
     #![allow(clippy::all, missing_docs)]

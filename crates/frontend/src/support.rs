@@ -40,6 +40,10 @@ pub fn shape_operands(op_type: &str) -> &'static [usize] {
         // Positions in a sequence and the pieces of a split: sequences are lists at import.
         "SequenceInsert" => &[2],
         "SequenceErase" | "SequenceAt" | "SplitToSequence" => &[1],
+        // The DFT's length and axis, the STFT's step and frame length, the mel filters' sizes.
+        "DFT" => &[1, 2],
+        "STFT" => &[1, 3],
+        "MelWeightMatrix" => &[0, 1, 2, 3, 4],
         "Dropout" => &[1, 2],
         // The trip count and the condition: how often the body runs (scan outputs' length).
         "Loop" => &[0, 1],

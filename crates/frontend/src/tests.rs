@@ -129,7 +129,7 @@ proptest! {
         model in prop::sample::select(vec![
             "legacy.onnx", "if.onnx", "quant.onnx", "composite.onnx", "attention.onnx", "indexing.onnx",
             "loss.onnx", "loop_for.onnx", "loop_while.onnx", "loop_grow.onnx", "scan.onnx", "grid_rotary.onnx",
-            "resize_deconv.onnx", "nn.onnx", "upsample7.onnx", "select.onnx", "sequence.onnx",
+            "resize_deconv.onnx", "nn.onnx", "upsample7.onnx", "select.onnx", "sequence.onnx", "spectral.onnx",
         ]),
         mutations in prop::collection::vec((any::<usize>(), any::<usize>(), mutation(), any::<bool>()), 1..4),
     ) {
