@@ -156,28 +156,10 @@ impl Importer<'_> {
     ) -> Result<(), Error> {
         let context = self.strata.mlir();
         let location = Location::name(context, prefix, Location::new(context, &self.file, index, 0));
-        let (shape, dtype) = self.shape_of(condition)?;
-        if dtype != DataType::Bool || crate::shapes::numel(&shape)? != 1 {
-            return Err(
-                format!("the If condition must be one BOOL value, got {} {shape:?}", dtype.as_str_name()).into()
-            );
-        }
         // The condition as an i1 scalar.
-        let cond = self.use_value(block, condition, location)?;
-        let cond = if shape.is_empty() { cond } else { self.reshape_value(block, cond, &[], dtype, location)? };
-        let extract = melior::ir::operation::OperationBuilder::new("tensor.extract", location)
-            .add_operands(&[cond.get()])
-            .add_results(&[melior::ir::r#type::IntegerType::new(context, 1).into()])
-            .build()
-            .map_err(|e| Error::internal(e.to_string()))?;
-        let flag: Value = block.append_operation(extract).result(0).expect("one result").into();
+        let flag = self.flag_of(block, condition, location)?.get();
         // Constants first materialised inside a branch live in its region only.
-        let unmaterialised: Vec<String> = self
-            .values
-            .iter()
-            .filter(|(_, e)| matches!(e, Entry::Constant(Constant { value: None, .. })))
-            .map(|(k, _)| k.clone())
-            .collect();
+        let unmaterialised = self.unmaterialised_constants();
         let mut regions = Vec::new();
         let mut yielded: Vec<Vec<(Vec<i64>, DataType)>> = Vec::new();
         for (graph, label) in branches.iter().zip(["then", "else"]) {
@@ -194,11 +176,7 @@ impl Importer<'_> {
                 values.push(self.use_value(&inner, result, location)?.get());
             }
             inner.append_operation(melior::dialect::scf::r#yield(&values, location));
-            for name in &unmaterialised {
-                if let Some(Entry::Constant(c)) = self.values.get_mut(name) {
-                    c.value = None;
-                }
-            }
+            self.forget_materialised(&unmaterialised);
             let region = Region::new();
             region.append_block(inner);
             regions.push(region);
@@ -233,20 +211,12 @@ pub(crate) const MAX_ITERATIONS: i64 = 4096;
 pub(crate) const MAX_UNROLLED_NODES: usize = 1 << 18;
 
 impl Importer<'_> {
+    /// A Loop unrolled at import (its body checked against its inputs by `loop_node`).
     pub(crate) fn unrolled_loop(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
         let body =
             attribute(node, "body").and_then(|a| a.g.as_ref()).ok_or("Loop needs a 'body' graph attribute")?.clone();
         let carried_in: Vec<String> = node.input.iter().skip(2).cloned().collect();
         let carried_count = carried_in.len();
-        if body.input.len() != 2 + carried_count || body.output.len() < 1 + carried_count {
-            return Err(format!(
-                "the body takes {} inputs and gives {} outputs; a Loop with {carried_count} carried values needs {} inputs (iteration, condition, carried) and at least {} outputs",
-                body.input.len(),
-                body.output.len(),
-                2 + carried_count,
-                1 + carried_count
-            ).into());
-        }
         let scan_count = body.output.len() - 1 - carried_count;
         let trips = match operand(node, 0) {
             Some(name) => Some(self.folded(name).ok_or_else(|| Error::unsupported(format!("the trip count '{name}' is computed at run time (a Loop is unrolled at import: freeze the inputs it depends on with --freeze-input)")))?.ints()?.first().copied().ok_or("the trip count is empty")?),

@@ -371,6 +371,16 @@ impl Importer<'_> {
         }
     }
 
+    /// The constant `name`, which decides a shape or a position (`what` it is, for the
+    /// error): a value computed at run time is an error that says how to fix it.
+    pub(crate) fn known(&self, name: &str, what: &str) -> Result<Folded, Error> {
+        self.folded(name).ok_or_else(|| {
+            Error::unsupported(format!(
+                "{what} '{name}' is computed at run time; a static-shape compiler needs it at import (freeze the inputs it depends on with --freeze-input)"
+            ))
+        })
+    }
+
     /// The constant `name` (an initializer, a `Constant` node or a folded result), if it is one.
     pub(crate) fn folded(&self, name: &str) -> Option<Folded> {
         match self.values.get(name) {

@@ -21,9 +21,11 @@
 //!   inserts the scan outputs' elements. Opset 8's batched `Scan` is one such `Scan` per batch
 //!   entry, stacked.
 
+use crate::conv::append1;
 use crate::expand::{attr_i, attr_ints, Expansion};
 use crate::import::{attribute, int, ints, node_name, operand, tensor_type, Constant, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, GraphProto, NodeProto};
+use crate::shapes;
 use melior::dialect::arith;
 use melior::ir::attribute::{DenseI32ArrayAttribute, DenseI64ArrayAttribute, IntegerAttribute};
 use melior::ir::operation::OperationBuilder;
@@ -51,6 +53,17 @@ const DYNAMIC: i64 = i64::MIN;
 impl<'c> Importer<'c> {
     /// `Loop`: one structured loop when its body allows, unrolled where it must be.
     pub(crate) fn loop_node(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let body = attribute(node, "body").and_then(|a| a.g.as_ref()).ok_or("Loop needs a 'body' graph attribute")?;
+        let carried = node.input.len().saturating_sub(2);
+        if body.input.len() != 2 + carried || body.output.len() <= carried {
+            return Err(Error::invalid_input(format!(
+                "the body takes {} inputs and gives {} outputs; a Loop with {carried} carried values needs {} inputs (iteration, condition, carried) and at least {} outputs",
+                body.input.len(),
+                body.output.len(),
+                2 + carried,
+                1 + carried
+            )));
+        }
         let known = |importer: &Self, k: usize| -> Result<Option<i64>, Error> {
             match operand(node, k).and_then(|name| importer.folded(name)) {
                 Some(folded) => Ok(Some(folded.ints()?.first().copied().ok_or("an empty trip count or condition")?)),
@@ -84,7 +97,7 @@ impl<'c> Importer<'c> {
 
     /// Constants not yet materialised: those first materialised inside a region must be
     /// materialised again outside it.
-    fn unmaterialised_constants(&self) -> Vec<String> {
+    pub(crate) fn unmaterialised_constants(&self) -> Vec<String> {
         self.values
             .iter()
             .filter(|(_, e)| matches!(e, Entry::Constant(Constant { value: None, .. })))
@@ -92,7 +105,7 @@ impl<'c> Importer<'c> {
             .collect()
     }
 
-    fn forget_materialised(&mut self, names: &[String]) {
+    pub(crate) fn forget_materialised(&mut self, names: &[String]) {
         for name in names {
             if let Some(Entry::Constant(c)) = self.values.get_mut(name) {
                 c.value = None;
@@ -158,16 +171,6 @@ impl<'c> Importer<'c> {
         let location = Location::name(context, &prefix, Location::new(context, &self.file, index, 0));
         let body = attribute(node, "body").and_then(|a| a.g.as_ref()).ok_or("Loop needs a 'body' graph attribute")?;
         let carried_in: Vec<&str> = node.input.iter().skip(2).map(String::as_str).collect();
-        if body.input.len() != 2 + carried_in.len() || body.output.len() <= carried_in.len() {
-            return Err(Error::invalid_input(format!(
-                "the body takes {} inputs and gives {} outputs; a Loop with {} carried values needs {} inputs (iteration, condition, carried) and at least {} outputs",
-                body.input.len(),
-                body.output.len(),
-                carried_in.len(),
-                2 + carried_in.len(),
-                1 + carried_in.len()
-            )));
-        }
         if carried_in.iter().any(|name| name.is_empty()) {
             return Err("a Loop's carried values cannot be omitted".into());
         }
@@ -223,8 +226,6 @@ impl<'c> Importer<'c> {
                 == Some(true);
         let scans: Vec<Shaped> = results[1 + count..].iter().map(|r| self.shape_of(r)).collect::<Result<_, _>>()?;
         let index_type = Type::index(context);
-        let zero = constant_index(block, 0, location);
-        let one = constant_index(block, 1, location);
         let bound = match (operand(node, 0), trips) {
             (Some(_), Some(n)) => Some(constant_index(block, n, location)),
             (Some(name), None) => Some(self.index_of(block, name, location)?.get()),
@@ -268,17 +269,7 @@ impl<'c> Importer<'c> {
                 types.push(ty);
             }
             inner.append_operation(melior::dialect::scf::r#yield(&yielded, location));
-            let region = Region::new();
-            region.append_block(inner);
-            let operands: Vec<Value> = [zero, bound, one].into_iter().chain(init_values).collect();
-            let op = block.append_operation(
-                OperationBuilder::new("scf.for", location)
-                    .add_operands(&operands)
-                    .add_results(&types)
-                    .add_regions([region])
-                    .build()
-                    .map_err(|e| e.to_string())?,
-            );
+            let op = append_for(block, bound, init_values, &types, inner, location)?;
             let shapes: Vec<Shaped> = carried
                 .iter()
                 .cloned()
@@ -333,6 +324,7 @@ impl<'c> Importer<'c> {
         let (before_region, after_region) = (Region::new(), Region::new());
         before_region.append_block(before);
         after_region.append_block(inner);
+        let zero = constant_index(block, 0, location);
         let operands: Vec<Value> = std::iter::once(zero).chain(inits).chain(std::iter::once(condition)).collect();
         let op = block.append_operation(
             OperationBuilder::new("scf.while", location)
@@ -369,11 +361,11 @@ impl<'c> Importer<'c> {
         Ok(append1(block, arith::index_cast(scalar.get(), Type::index(context), location)).into())
     }
 
-    /// The one-element BOOL tensor `name` as an `i1`.
-    fn flag_of(&mut self, block: &Block, name: &str, location: Location<'c>) -> Result<Val, Error> {
+    /// The one-element BOOL tensor `name` (a condition) as an `i1`.
+    pub(crate) fn flag_of(&mut self, block: &Block, name: &str, location: Location<'c>) -> Result<Val, Error> {
         let (_, dtype) = self.shape_of(name)?;
         if dtype != DataType::Bool {
-            return Err(format!("the loop condition '{name}' must be BOOL, got {}", dtype.as_str_name()).into());
+            return Err(format!("the condition '{name}' must be BOOL, got {}", dtype.as_str_name()).into());
         }
         self.scalar_of(block, name, location)
     }
@@ -450,7 +442,7 @@ impl<'c> Importer<'c> {
         let mut length = None;
         for (k, name) in node.input[states..].iter().enumerate() {
             let (shape, dtype) = self.shape_of(name)?;
-            let axis = normalise(input_axes[k], shape.len(), "scan_input_axes")?;
+            let axis = shapes::axis(input_axes[k], shape.len() as i64).map_err(|e| e.context("scan_input_axes"))?;
             if length.is_some_and(|l| l != shape[axis]) {
                 return Err(Error::invalid_input(format!(
                     "scan input '{name}' has {} elements along its axis, the first has {}",
@@ -525,7 +517,8 @@ impl<'c> Importer<'c> {
         let mut shapes: Vec<Shaped> = state_types.clone();
         for j in 0..outputs {
             let (shape, dtype) = self.shape_of(&results[states + j])?;
-            let axis = normalise(output_axes[j], shape.len() + 1, "scan_output_axes")?;
+            let axis =
+                shapes::axis(output_axes[j], shape.len() as i64 + 1).map_err(|e| e.context("scan_output_axes"))?;
             let mut stacked = shape.clone();
             stacked.insert(axis, length);
             let ty = tensor_type(context, &stacked, dtype)?;
@@ -538,22 +531,8 @@ impl<'c> Importer<'c> {
         }
         inner.append_operation(melior::dialect::scf::r#yield(&yielded, location));
         let types: Vec<Type> = shapes.iter().map(|(s, t)| tensor_type(context, s, *t)).collect::<Result<_, _>>()?;
-        let region = Region::new();
-        region.append_block(inner);
-        let (zero, bound, one) = (
-            constant_index(block, 0, location),
-            constant_index(block, length, location),
-            constant_index(block, 1, location),
-        );
-        let operands: Vec<Value> = [zero, bound, one].into_iter().chain(inits).collect();
-        let op = block.append_operation(
-            OperationBuilder::new("scf.for", location)
-                .add_operands(&operands)
-                .add_results(&types)
-                .add_regions([region])
-                .build()
-                .map_err(|e| e.to_string())?,
-        );
+        let bound = constant_index(block, length, location);
+        let op = append_for(block, bound, inits, &types, inner, location)?;
         self.bind_results(node, op, 0, &shapes)
     }
 
@@ -633,20 +612,31 @@ fn into_destination<'c, 'a>(
     Ok(append1(block, op))
 }
 
+/// `scf.for` from 0 to `bound` by 1 over `body` (its arguments: the index, then one per
+/// init), yielding `types`, appended to `block`.
+fn append_for<'c, 'a>(
+    block: &'a Block<'c>,
+    bound: Value<'c, '_>,
+    inits: Vec<Value<'c, '_>>,
+    types: &[Type<'c>],
+    body: Block<'c>,
+    location: Location<'c>,
+) -> Result<melior::ir::operation::OperationRef<'c, 'a>, Error> {
+    let (zero, one) = (constant_index(block, 0, location), constant_index(block, 1, location));
+    let region = Region::new();
+    region.append_block(body);
+    let operands: Vec<Value> = [zero, bound, one].into_iter().chain(inits).collect();
+    let op = OperationBuilder::new("scf.for", location)
+        .add_operands(&operands)
+        .add_results(types)
+        .add_regions([region])
+        .build()
+        .map_err(|e| e.to_string())?;
+    Ok(block.append_operation(op))
+}
+
 fn arg<'c, 'a>(block: &'a Block<'c>, k: usize) -> Result<Value<'c, 'a>, Error> {
     Ok(block.argument(k).map_err(|e| e.to_string())?.into())
-}
-
-fn normalise(axis: i64, rank: usize, what: &str) -> Result<usize, Error> {
-    let rank = rank as i64;
-    if axis < -rank || axis >= rank {
-        return Err(Error::invalid_input(format!("{what} {axis} is out of range for rank {rank}")));
-    }
-    Ok(if axis < 0 { axis + rank } else { axis } as usize)
-}
-
-fn append1<'c, 'a>(block: &'a Block<'c>, op: melior::ir::Operation<'c>) -> Value<'c, 'a> {
-    block.append_operation(op).result(0).expect("one result").into()
 }
 
 fn constant_index<'c, 'a>(block: &'a Block<'c>, value: i64, location: Location<'c>) -> Value<'c, 'a> {

@@ -8,32 +8,21 @@ use crate::expand::{attr_i, attr_ints, Expansion};
 use crate::fold::Folded;
 use crate::import::{int, ints, operand, required, Importer};
 use crate::onnx::NodeProto;
+use crate::shapes;
 use melior::ir::Block;
 use strata_ir::Error;
-
-fn axis_of(axis: i64, rank: usize, what: &str) -> Result<usize, Error> {
-    let r = rank as i64;
-    if axis < -r || axis >= r {
-        return Err(Error::invalid_input(format!("{what} {axis} is out of range for rank {rank}")));
-    }
-    Ok((if axis < 0 { axis + r } else { axis }) as usize)
-}
 
 impl Importer<'_> {
     /// `Compress`: the slices at the positions where the (constant) condition holds.
     pub(crate) fn compress(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
         let (x, condition) = (required(node, 0)?, required(node, 1)?);
-        let kept = self.folded(condition).ok_or_else(|| {
-            Error::unsupported(format!(
-                "the condition '{condition}' is computed at run time, so the output's length is too (freeze it with --freeze-input)"
-            ))
-        })?;
+        let kept = self.known(condition, "the condition")?;
         let kept: Vec<i64> =
             kept.ints()?.iter().enumerate().filter(|(_, &flag)| flag != 0).map(|(i, _)| i as i64).collect();
         let (shape, _) = self.shape_of(x)?;
         let mut e = Expansion::new(block, node, index);
         let (input, axis) = match crate::import::attribute(node, "axis") {
-            Some(a) => (x.to_owned(), axis_of(a.i(), shape.len(), "axis")?),
+            Some(a) => (x.to_owned(), shapes::axis(a.i(), shape.len() as i64)?),
             None => {
                 let flat = e.ints(self, &[-1]);
                 (e.op(self, "Reshape", &[x, &flat], vec![])?, 0)
@@ -61,19 +50,13 @@ impl Importer<'_> {
         if shape.len() < 2 {
             return Err(Error::invalid_input(format!("the input must have rank 2 or more, got {shape:?}")));
         }
-        let time = axis_of(int(node, "time_axis", 0), shape.len(), "time_axis")?;
-        let batch = axis_of(int(node, "batch_axis", 1), shape.len(), "batch_axis")?;
+        let time = shapes::axis(int(node, "time_axis", 0), shape.len() as i64).map_err(|e| e.context("time_axis"))?;
+        let batch =
+            shapes::axis(int(node, "batch_axis", 1), shape.len() as i64).map_err(|e| e.context("batch_axis"))?;
         if time > 1 || batch > 1 || time == batch {
             return Err(Error::invalid_input("time_axis and batch_axis must be 0 and 1, in either order"));
         }
-        let lengths = self
-            .folded(lengths)
-            .ok_or_else(|| {
-                Error::unsupported(format!(
-                    "sequence_lens '{lengths}' is computed at run time (freeze it with --freeze-input)"
-                ))
-            })?
-            .ints()?;
+        let lengths = self.known(lengths, "sequence_lens")?.ints()?;
         let (steps, entries) = (shape[time], shape[batch]);
         if lengths.len() as i64 != entries || lengths.iter().any(|&n| n < 0 || n > steps) {
             return Err(Error::invalid_input(format!(
@@ -133,10 +116,7 @@ impl Importer<'_> {
             inferred.push(n - pads[a] - pads[spatial + a] + kernel[a]);
         }
         let out: Vec<i64> = match operand(node, 2) {
-            Some(name) => self
-                .folded(name)
-                .ok_or_else(|| Error::unsupported(format!("output_shape '{name}' is computed at run time")))?
-                .ints()?,
+            Some(name) => self.known(name, "output_shape")?.ints()?,
             None => inferred.clone(),
         };
         if inferred.iter().any(|&n| n < 1)
@@ -173,10 +153,7 @@ impl Importer<'_> {
     pub(crate) fn affine_grid(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
         let (theta, size) = (required(node, 0)?, required(node, 1)?);
         let (theta_shape, dtype) = self.shape_of(theta)?;
-        let size = self
-            .folded(size)
-            .ok_or_else(|| Error::unsupported(format!("size '{size}' is computed at run time (freeze it)")))?
-            .ints()?;
+        let size = self.known(size, "size")?.ints()?;
         let spatial =
             size.len().checked_sub(2).filter(|k| (2..=3).contains(k)).ok_or_else(|| {
                 Error::invalid_input(format!("size {size:?} must be [N, C, H, W] or [N, C, D, H, W]"))

@@ -28,17 +28,7 @@ impl Importer<'_> {
     /// itself allowed when `end` is set: an insertion at the back).
     fn position(&self, node: &NodeProto, k: usize, len: usize, default: i64, end: bool) -> Result<usize, Error> {
         let position = match operand(node, k) {
-            Some(name) => self
-                .folded(name)
-                .ok_or_else(|| {
-                    Error::unsupported(format!(
-                        "the position '{name}' is computed at run time (freeze it with --freeze-input)"
-                    ))
-                })?
-                .ints()?
-                .first()
-                .copied()
-                .ok_or("the position is empty")?,
+            Some(name) => self.known(name, "the position")?.ints()?.first().copied().ok_or("the position is empty")?,
             None => default,
         };
         let n = len as i64;
@@ -100,11 +90,7 @@ impl Importer<'_> {
                 let rank = self.shape_of(first)?.0.len() as i64;
                 let new_axis = int(node, "new_axis", 0) != 0;
                 let axis = attribute(node, "axis").map(|a| a.i()).ok_or("ConcatFromSequence needs 'axis'")?;
-                let limit = if new_axis { rank + 1 } else { rank };
-                if axis < -limit || axis >= limit {
-                    return Err(Error::invalid_input(format!("axis {axis} is out of range for rank {limit}")));
-                }
-                let axis = if axis < 0 { axis + limit } else { axis };
+                let axis = crate::shapes::axis(axis, if new_axis { rank + 1 } else { rank })? as i64;
                 let mut e = Expansion::new(block, node, index);
                 let parts = if new_axis {
                     let axes = e.ints(self, &[axis]);
@@ -129,24 +115,15 @@ impl Importer<'_> {
     fn split_to_sequence(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
         let x = required(node, 0)?;
         let (shape, _) = self.shape_of(x)?;
-        let rank = shape.len() as i64;
-        let axis = int(node, "axis", 0);
-        if axis < -rank || axis >= rank {
-            return Err(Error::invalid_input(format!("axis {axis} is out of range for rank {rank}")));
-        }
-        let axis = if axis < 0 { axis + rank } else { axis };
+        let axis = crate::shapes::axis(int(node, "axis", 0), shape.len() as i64)? as i64;
         let length = shape[axis as usize];
         let (sizes, squeeze) = match operand(node, 1) {
             None => (vec![1; length.max(0) as usize], int(node, "keepdims", 1) == 0),
             Some(name) => {
-                let split = self.folded(name).ok_or_else(|| {
-                    Error::unsupported(format!(
-                        "split '{name}' is computed at run time (freeze it with --freeze-input)"
-                    ))
-                })?;
+                let split = self.known(name, "split")?;
                 let values = split.ints()?;
                 if split.shape.is_empty() {
-                    let size = values[0];
+                    let size = values.first().copied().ok_or("the split is empty")?;
                     if size < 1 {
                         return Err(Error::invalid_input(format!("split size {size} must be positive")));
                     }

@@ -161,11 +161,7 @@ impl Importer<'_> {
     fn constant_scalar(&self, node: &NodeProto, k: usize, what: &str) -> Result<Option<i64>, Error> {
         match operand(node, k) {
             Some(name) => {
-                let value = self.folded(name).ok_or_else(|| {
-                    Error::unsupported(format!(
-                        "{what} '{name}' is computed at run time (freeze it with --freeze-input)"
-                    ))
-                })?;
+                let value = self.known(name, what)?;
                 Ok(Some(value.ints()?.first().copied().ok_or_else(|| format!("{what} is empty"))?))
             }
             None => Ok(None),
@@ -252,13 +248,7 @@ impl Importer<'_> {
     pub(crate) fn mel_weight_matrix(&mut self, node: &NodeProto) -> Result<(), Error> {
         let scalar = |k: usize, what: &str| -> Result<f64, Error> {
             let name = required(node, k)?;
-            self.folded(name)
-                .ok_or_else(|| {
-                    Error::unsupported(format!(
-                        "{what} '{name}' is computed at run time (freeze it with --freeze-input)"
-                    ))
-                })?
-                .scalar(what)
+            self.known(name, what)?.scalar(what)
         };
         let bins = scalar(0, "num_mel_bins")? as i64;
         let dft_length = scalar(1, "dft_length")? as i64;
