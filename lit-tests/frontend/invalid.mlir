@@ -2,7 +2,8 @@
 // shapes with the --input-shape hint, opsets, malformed protobuf, inconsistent shapes (with
 // the node's index, name and op type), bad --input-shape text, and the unsupported corners of
 // newer operators (random dropout masks, 3-D pooling indices, an unknown E8M0 rounding, running
-// statistics outside training mode). Never a panic.
+// statistics outside training mode, a Compress condition or a growing Loop's trip count
+// computed at run time, a sequence as a graph output). Never a panic.
 // RUN: not strata import %S/inputs/unsupported.onnx 2>&1 | FileCheck %s --check-prefix=UNSUPPORTED
 // RUN: not strata import %S/inputs/symbolic.onnx 2>&1 | FileCheck %s --check-prefix=SYMBOLIC
 // RUN: strata import %S/inputs/symbolic.onnx --input-shape x=3x4 | FileCheck %s --check-prefix=FIXED
@@ -15,6 +16,9 @@
 // RUN: not strata import %S/inputs/invalid_pool_indices.onnx 2>&1 | FileCheck %s --check-prefix=INDICES
 // RUN: not strata import %S/inputs/invalid_round_mode.onnx 2>&1 | FileCheck %s --check-prefix=ROUNDING
 // RUN: not strata import %S/inputs/invalid_bn_running.onnx 2>&1 | FileCheck %s --check-prefix=RUNNING
+// RUN: not strata import %S/inputs/invalid_compress.onnx 2>&1 | FileCheck %s --check-prefix=COMPRESS
+// RUN: not strata import %S/inputs/invalid_sequence_output.onnx 2>&1 | FileCheck %s --check-prefix=SEQUENCE
+// RUN: not strata import %S/inputs/invalid_loop_growing.onnx 2>&1 | FileCheck %s --check-prefix=GROWING
 
 // UNSUPPORTED: error: {{.*}}unsupported.onnx: unsupported operators (nothing was imported):
 // UNSUPPORTED-NEXT: Bernoulli: 2 node(s): bernoulli0, bernoulli1
@@ -46,3 +50,9 @@
 // ROUNDING: error: {{.*}}invalid_round_mode.onnx: node #0 'cast_e8m0' (Cast): round_mode 'sideways' is not one of up, down, nearest
 
 // RUNNING: error: {{.*}}invalid_bn_running.onnx: node #0 'bn_inference' (BatchNormalization): running_mean and running_var are outputs only in training mode (training_mode = 1)
+
+// COMPRESS: error: {{.*}}invalid_compress.onnx: node #0 'compress_runtime' (Compress): unsupported: the condition 'keep' is computed at run time; a static-shape compiler needs it at import (freeze the inputs it depends on with --freeze-input)
+
+// SEQUENCE: error: {{.*}}invalid_sequence_output.onnx: unsupported: 'pieces' is a sequence, used here as a tensor (sequences are resolved at import: they cannot be graph outputs, If results or run-time loop values)
+
+// GROWING: error: {{.*}}invalid_loop_growing.onnx: node #0 'grow_runtime' (Loop): unsupported: carried value 'acc_out' changes from [2] FLOAT to [4] FLOAT in one iteration (such a Loop is unrolled at import, which needs its trip count and condition known then: freeze the inputs they depend on with --freeze-input)

@@ -216,8 +216,10 @@ impl<'c> Importer<'c> {
             let out = self.shape_of(&results[1 + k])?;
             if &out != shaped {
                 return Err(Error::unsupported(format!(
-                    "carried value '{}' changes from {shaped:?} to {out:?} in one iteration",
-                    body.output[1 + k].name()
+                    "carried value '{}' changes from {} to {} in one iteration (such a Loop is unrolled at import, which needs its trip count and condition known then: freeze the inputs they depend on with --freeze-input)",
+                    body.output[1 + k].name(),
+                    describe(shaped),
+                    describe(&out)
                 )));
             }
         }
@@ -492,8 +494,10 @@ impl<'c> Importer<'c> {
             let out = self.shape_of(&results[k])?;
             if &out != shaped {
                 return Err(Error::unsupported(format!(
-                    "state '{}' changes from {shaped:?} to {out:?} in one iteration",
-                    body.output[k].name()
+                    "state '{}' changes from {} to {} in one iteration",
+                    body.output[k].name(),
+                    describe(shaped),
+                    describe(&out)
                 )));
             }
         }
@@ -633,6 +637,11 @@ fn append_for<'c, 'a>(
         .build()
         .map_err(|e| e.to_string())?;
     Ok(block.append_operation(op))
+}
+
+/// `[2, 3] FLOAT`.
+fn describe((shape, dtype): &Shaped) -> String {
+    format!("{shape:?} {}", dtype.as_str_name())
 }
 
 fn arg<'c, 'a>(block: &'a Block<'c>, k: usize) -> Result<Value<'c, 'a>, Error> {

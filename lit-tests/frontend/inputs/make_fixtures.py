@@ -1222,3 +1222,29 @@ onnx.save(sp_model, "spectral.onnx")
 sp_out = ReferenceEvaluator(sp_model).run(None, {"signal": sp_signal})
 for name, value in [("signal", sp_signal), ("log_mel", sp_out[0]), ("rfft", sp_out[1]), ("round_trip", sp_out[2])]:
     np.save(f"../../driver/inputs/spectral_{name}.npy", value.astype(np.float32))
+
+# Errors of the operators added for real models, for lit-tests/frontend/invalid.mlir: Compress
+# on a condition computed at run time, a sequence as a graph output, and a Loop with a run-time
+# trip count whose carried value grows (neither one loop body nor unrollable).
+ie_grow_body = helper.make_graph(
+    [
+        helper.make_node("Identity", ["cond"], ["cond_out"], name="keep"),
+        helper.make_node("Concat", ["acc", "acc"], ["acc_out"], name="grow", axis=0),
+    ],
+    "ie_grow_body",
+    [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+     helper.make_tensor_value_info("acc", TensorProto.FLOAT, None)],
+    [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, None)],
+)
+for name, nodes, inputs, outputs in [
+    ("invalid_compress", [helper.make_node("Compress", ["x", "keep"], ["y"], name="compress_runtime", axis=0)],
+     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4]), helper.make_tensor_value_info("keep", TensorProto.BOOL, [4])],
+     [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]),
+    ("invalid_sequence_output", [helper.make_node("SplitToSequence", ["x"], ["pieces"], name="split_out")],
+     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+     [helper.make_tensor_sequence_value_info("pieces", TensorProto.FLOAT, None)]),
+    ("invalid_loop_growing", [helper.make_node("Loop", ["trips", "", "x"], ["y"], name="grow_runtime", body=ie_grow_body)],
+     [helper.make_tensor_value_info("trips", TensorProto.INT64, []), helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+     [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]),
+]:
+    save(helper.make_graph(nodes, name, inputs, outputs), f"{name}.onnx", opset=17, check=False)
