@@ -3,7 +3,8 @@
 // the node's index, name and op type), bad --input-shape text, and the unsupported corners of
 // newer operators (random dropout masks, 3-D pooling indices, an unknown E8M0 rounding, running
 // statistics outside training mode, a Compress condition or a growing Loop's trip count
-// computed at run time, a sequence as a graph output). Never a panic.
+// computed at run time, a sequence as a graph output), and external data outside the model's
+// directory or past the end of its file (a model file is untrusted). Never a panic.
 // RUN: not strata import %S/inputs/unsupported.onnx 2>&1 | FileCheck %s --check-prefix=UNSUPPORTED
 // RUN: not strata import %S/inputs/symbolic.onnx 2>&1 | FileCheck %s --check-prefix=SYMBOLIC
 // RUN: strata import %S/inputs/symbolic.onnx --input-shape x=3x4 | FileCheck %s --check-prefix=FIXED
@@ -19,6 +20,9 @@
 // RUN: not strata import %S/inputs/invalid_compress.onnx 2>&1 | FileCheck %s --check-prefix=COMPRESS
 // RUN: not strata import %S/inputs/invalid_sequence_output.onnx 2>&1 | FileCheck %s --check-prefix=SEQUENCE
 // RUN: not strata import %S/inputs/invalid_loop_growing.onnx 2>&1 | FileCheck %s --check-prefix=GROWING
+// RUN: not strata import %S/inputs/external_escape.onnx 2>&1 | FileCheck %s --check-prefix=ESCAPE
+// RUN: not strata import %S/inputs/external_absolute.onnx 2>&1 | FileCheck %s --check-prefix=ABSOLUTE
+// RUN: not strata import %S/inputs/external_short.onnx 2>&1 | FileCheck %s --check-prefix=SHORT
 
 // UNSUPPORTED: error: {{.*}}unsupported.onnx: unsupported operators (nothing was imported):
 // UNSUPPORTED-NEXT: Bernoulli: 2 node(s): bernoulli0, bernoulli1
@@ -56,3 +60,7 @@
 // SEQUENCE: error: {{.*}}invalid_sequence_output.onnx: unsupported: 'pieces' is a sequence, used here as a tensor (sequences are resolved at import: they cannot be graph outputs, If results or run-time loop values)
 
 // GROWING: error: {{.*}}invalid_loop_growing.onnx: node #0 'grow_runtime' (Loop): unsupported: carried value 'acc_out' changes from [2] FLOAT to [4] FLOAT in one iteration (such a Loop is unrolled at import, which needs its trip count and condition known then: freeze the inputs they depend on with --freeze-input)
+
+// ESCAPE: error: {{.*}}external_escape.onnx: tensor 'w': external data '../../../../../../etc/passwd': the location must be a path inside the model's directory (no absolute path, no '..')
+// ABSOLUTE: error: {{.*}}external_absolute.onnx: tensor 'w': external data '/etc/passwd': the location must be a path inside the model's directory (no absolute path, no '..')
+// SHORT: error: {{.*}}external_short.onnx: tensor 'w': external data 'external.weights': the file has 81920 bytes, the tensor needs bytes 81910..81926

@@ -121,16 +121,30 @@ impl Importer<'_> {
             let entry = |key: &str| tensor.external_data.iter().find(|e| e.key() == key).map(|e| e.value().to_owned());
             let location = entry("location")
                 .ok_or_else(|| format!("tensor '{}' is external but names no location", tensor.name()))?;
-            let path = self.base_dir.clone().unwrap_or_default().join(&location);
-            let data = std::fs::read(&path).map_err(|e| {
-                format!("tensor '{}': cannot read external data {}: {e}", tensor.name(), path.display())
-            })?;
-            let offset: usize = entry("offset").and_then(|o| o.parse().ok()).unwrap_or(0);
-            let length: usize =
-                entry("length").and_then(|l| l.parse().ok()).unwrap_or(data.len().saturating_sub(offset));
-            data.get(offset..offset + length)
-                .ok_or_else(|| format!("tensor '{}': external data {} is too short", tensor.name(), path.display()))?
-                .to_vec()
+            let expected = count as u64 * crate::fold::width(dtype) as u64;
+            let number = |key: &str| -> Result<Option<u64>, Error> {
+                entry(key)
+                    .map(|v| {
+                        v.parse::<u64>().map_err(|_| {
+                            Error::invalid_input(format!(
+                                "tensor '{}': external data {key} '{v}' is not a size",
+                                tensor.name()
+                            ))
+                        })
+                    })
+                    .transpose()
+            };
+            let (offset, length) = (number("offset")?.unwrap_or(0), number("length")?.unwrap_or(expected));
+            if length != expected {
+                return Err(Error::invalid_input(format!(
+                    "tensor '{}': external data of {length} bytes for shape {shape:?} ({expected} bytes)",
+                    tensor.name()
+                )));
+            }
+            let base = self.base_dir.clone().unwrap_or_else(|| std::path::PathBuf::from("."));
+            read_external(&base, &location, offset, length).map_err(|why| {
+                Error::invalid_input(format!("tensor '{}': external data '{location}': {why}", tensor.name()))
+            })?
         } else {
             inline_bytes(tensor, dtype)?
         };
@@ -140,5 +154,71 @@ impl Importer<'_> {
             );
         }
         Ok(Constant { shape, dtype, bytes, value: None })
+    }
+}
+
+/// `length` bytes at `offset` of the external data file `location`, which must be a regular
+/// file inside `base` (the model's directory, as ONNX Runtime requires): a model file is
+/// untrusted, so an absolute path, a `..` or a symbolic link out of the directory, a device or
+/// a FIFO (which would block the import) is refused, and the size is checked before reading.
+fn read_external(base: &std::path::Path, location: &str, offset: u64, length: u64) -> Result<Vec<u8>, String> {
+    use std::io::{Read, Seek, SeekFrom};
+    use std::path::Component;
+    let relative = std::path::Path::new(location);
+    if relative.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
+        return Err("the location must be a path inside the model's directory (no absolute path, no '..')".into());
+    }
+    let base = base.canonicalize().map_err(|e| format!("the model's directory: {e}"))?;
+    let path = base.join(relative).canonicalize().map_err(|e| e.to_string())?;
+    if !path.starts_with(&base) {
+        return Err(format!("it resolves to {}, outside the model's directory", path.display()));
+    }
+    let metadata = std::fs::metadata(&path).map_err(|e| e.to_string())?;
+    if !metadata.is_file() {
+        return Err("not a regular file".into());
+    }
+    let end = offset.checked_add(length).ok_or("offset + length overflows")?;
+    if end > metadata.len() {
+        return Err(format!("the file has {} bytes, the tensor needs bytes {offset}..{end}", metadata.len()));
+    }
+    let mut file = std::fs::File::open(&path).map_err(|e| e.to_string())?;
+    file.seek(SeekFrom::Start(offset)).map_err(|e| e.to_string())?;
+    let mut bytes = vec![0; length as usize];
+    file.read_exact(&mut bytes).map_err(|e| e.to_string())?;
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_external;
+
+    /// External data stays inside the model's directory: a symbolic link out of it and a FIFO
+    /// (which would block a plain read forever) are refused; a range inside a regular file reads.
+    #[test]
+    fn external_data_is_confined_to_regular_files_in_the_model_directory() {
+        let root = std::env::temp_dir().join(format!("strata-external-{}", std::process::id()));
+        let model = root.join("model");
+        std::fs::create_dir_all(&model).unwrap();
+        std::fs::write(root.join("secret"), b"secret!!").unwrap();
+        std::fs::write(model.join("weights"), [1u8, 2, 3, 4, 5, 6, 7, 8]).unwrap();
+        std::os::unix::fs::symlink(root.join("secret"), model.join("link")).unwrap();
+        let fifo = std::process::Command::new("mkfifo").arg(model.join("fifo")).status().unwrap();
+        assert!(fifo.success());
+
+        assert_eq!(read_external(&model, "weights", 4, 4).unwrap(), vec![5, 6, 7, 8]);
+        assert!(read_external(&model, "./weights", 0, 8).is_ok());
+        let link = read_external(&model, "link", 0, 4).unwrap_err();
+        assert!(link.contains("outside the model's directory"), "{link}");
+        let pipe = read_external(&model, "fifo", 0, 4).unwrap_err();
+        assert!(pipe.contains("not a regular file"), "{pipe}");
+        let short = read_external(&model, "weights", 6, 4).unwrap_err();
+        assert!(short.contains("the file has 8 bytes"), "{short}");
+        let overflow = read_external(&model, "weights", u64::MAX, 2).unwrap_err();
+        assert!(overflow.contains("overflows"), "{overflow}");
+        for escape in ["../secret", "/etc/passwd", "sub/../../secret"] {
+            let error = read_external(&model, escape, 0, 4).unwrap_err();
+            assert!(error.contains("no absolute path, no '..'"), "{escape}: {error}");
+        }
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

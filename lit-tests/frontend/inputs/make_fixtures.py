@@ -1248,3 +1248,20 @@ for name, nodes, inputs, outputs in [
      [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]),
 ]:
     save(helper.make_graph(nodes, name, inputs, outputs), f"{name}.onnx", opset=17, check=False)
+
+# External data a model file must not reach (lit-tests/frontend/invalid.mlir): a location
+# climbing out of the model's directory, an absolute one, and one past the end of the file.
+for name, location, offset in [("external_escape", "../../../../../../etc/passwd", None),
+                               ("external_absolute", "/etc/passwd", None),
+                               ("external_short", "external.weights", "81910")]:
+    w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[4], data_location=TensorProto.EXTERNAL)
+    entries = [("location", location)] + ([("offset", offset)] if offset else [])
+    for key, value in entries:
+        entry = w.external_data.add()
+        entry.key, entry.value = key, value
+    save(
+        helper.make_graph([helper.make_node("Relu", ["w"], ["y"], name="relu_external")], name, [],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])], [w]),
+        f"{name}.onnx",
+        check=False,
+    )
