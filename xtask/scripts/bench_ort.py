@@ -1,6 +1,10 @@
-"""Times ONNX Runtime (CPU, one intra-op thread, all graph optimisations) on one model:
-prints `median_ms <value>`. Called by `cargo xtask bench run` with its pinned onnxruntime on
-PYTHONPATH: `python3 bench_ort.py MODEL.onnx INPUTS_DIR REPEATS`.
+"""Times ONNX Runtime (CPU, all graph optimisations) on one model: prints `median_ms <value>`.
+Called by `cargo xtask bench run` with its pinned onnxruntime on PYTHONPATH:
+`python3 bench_ort.py MODEL.onnx INPUTS_DIR REPEATS THREADS [OUTPUT_DIR]`. THREADS is the
+intra-op thread count, 0 for ONNX Runtime's default (one per core); with OUTPUT_DIR, the
+outputs are written there as `<name>.npy` so the benchmark can check Strata's against them.
+Inputs are INPUTS_DIR/<name>.npy, plus <model>.frozen/<name>.pb beside the model (the inputs
+Strata freezes at compile time; onnx must be on PYTHONPATH to read them).
 """
 import glob
 import os
@@ -11,13 +15,26 @@ import numpy as np
 import onnxruntime as ort
 
 
-def main(model, inputs, repeats):
+def main(model, inputs, repeats, threads, outputs=None):
     options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
+    options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
     feeds = {os.path.basename(p)[:-4]: np.load(p) for p in glob.glob(os.path.join(inputs, "*.npy"))}
-    session.run(None, feeds)
+    frozen = glob.glob(os.path.join(model[: -len(".onnx")] + ".frozen", "*.pb"))
+    if frozen:
+        from onnx import TensorProto, numpy_helper
+
+        for path in frozen:
+            tensor = TensorProto()
+            with open(path, "rb") as f:
+                tensor.ParseFromString(f.read())
+            feeds[os.path.basename(path)[:-3]] = numpy_helper.to_array(tensor)
+    results = session.run(None, feeds)
+    if outputs:
+        os.makedirs(outputs, exist_ok=True)
+        for info, value in zip(session.get_outputs(), results):
+            np.save(os.path.join(outputs, f"{info.name}.npy"), value)
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -27,4 +44,4 @@ def main(model, inputs, repeats):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], int(sys.argv[3]))
+    main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] if len(sys.argv) > 5 else None)

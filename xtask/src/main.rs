@@ -3,6 +3,7 @@
 //! by name, or bless snapshots), `demo` runs the main job on a bundled example. Tidy checks
 //! live in `tidy.rs` and run as ordinary tests.
 
+mod bench;
 mod setup;
 #[cfg(test)]
 mod tidy;
@@ -77,15 +78,19 @@ enum Bench {
         #[arg(long, default_value_t = 20)]
         repeats: usize,
     },
-    /// Latency of each zoo model compiled by Strata against ONNX Runtime (pinned, one
-    /// thread), measured in the same run on the same inputs: medians and their ratio.
+    /// Latency of every zoo model and focused kernel compiled by Strata against ONNX Runtime
+    /// (pinned; one thread and its default threads), measured in the same run on the same
+    /// inputs, outputs checked: medians and their ratios.
     Run {
         /// Timed runs per model and runtime.
         #[arg(long, default_value_t = 20)]
         repeats: usize,
-        /// Only models whose name contains this.
+        /// Only models and kernels whose name contains this.
         #[arg(long)]
         filter: Option<String>,
+        /// Also print each model's hottest kernels (`strata run --profile`).
+        #[arg(long)]
+        profile: bool,
     },
 }
 
@@ -131,8 +136,8 @@ fn main() -> ExitCode {
             }
             cargo(&args, &[])
         }
-        Task::Bench { which: Bench::Run { repeats, filter } } => {
-            setup::run().and_then(|()| bench_run(repeats, filter.as_deref()))
+        Task::Bench { which: Bench::Run { repeats, filter, profile } } => {
+            setup::run().and_then(|()| bench::run(repeats, filter.as_deref(), profile))
         }
         Task::Bench { which: Bench::Egraph { repeats } } => setup::run().and_then(|()| bench_egraph(repeats)),
     };
@@ -633,81 +638,6 @@ fn bench_egraph(repeats: usize) -> Result<(), String> {
     let mut args = vec!["bench", "-p", "strata-egraph", "--bench", "egraph", "--", "--repeats", repeats.as_str()];
     args.extend(graphs.iter().map(String::as_str));
     cargo(&args, &[])
-}
-
-fn bench_run(repeats: usize, filter: Option<&str>) -> Result<(), String> {
-    zoo()?;
-    let site = ort_python()?;
-    let dir = root().join("target/zoo");
-    let bin = root().join("target/debug/strata");
-    let mut rows = Vec::new();
-    for model in ["mobilenetv2", "resnet18", "bert_tiny"].into_iter().filter(|m| filter.is_none_or(|f| m.contains(f))) {
-        let inputs = dir.join(format!("{model}.inputs"));
-        let mut files: Vec<_> =
-            std::fs::read_dir(&inputs).map_err(|e| e.to_string())?.flatten().map(|e| e.path()).collect();
-        files.sort();
-        let strata = |extra: &[&str]| -> Result<(f64, f64), String> {
-            let mut command = Command::new(&bin);
-            command
-                .arg("run")
-                .arg(dir.join(format!("{model}.onnx")))
-                .arg("--repeat")
-                .arg(repeats.to_string())
-                .arg("--no-verify-each")
-                .args(extra);
-            for path in &files {
-                command.arg("--input").arg(format!(
-                    "{}={}",
-                    path.file_stem().and_then(|s| s.to_str()).unwrap_or_default(),
-                    path.display()
-                ));
-            }
-            let output = command.output().map_err(|e| e.to_string())?;
-            let text = String::from_utf8_lossy(&output.stdout).into_owned();
-            let ms = number_after(&text, "run: ")
-                .ok_or_else(|| format!("{model}: strata run failed: {}", String::from_utf8_lossy(&output.stderr)))?;
-            Ok((ms, number_after(&text, "arena: ").unwrap_or(0.0)))
-        };
-        let (strata_ms, arena) = strata(&[])?;
-        let (naive_ms, _) = strata(&["--no-schedule"])?;
-        let (unfused_ms, unfused_arena) = strata(&["--no-egraph"])?;
-        let ort = Command::new("python3")
-            .arg(root().join("xtask/scripts/bench_ort.py"))
-            .arg(dir.join(format!("{model}.onnx")))
-            .arg(&inputs)
-            .arg(repeats.to_string())
-            .env("PYTHONPATH", &site)
-            .output()
-            .map_err(|e| e.to_string())?;
-        let ort_ms = number_after(&String::from_utf8_lossy(&ort.stdout), "median_ms ")
-            .ok_or_else(|| format!("{model}: ONNX Runtime failed: {}", String::from_utf8_lossy(&ort.stderr)))?;
-        rows.push((model, strata_ms, naive_ms, unfused_ms, ort_ms, arena, unfused_arena));
-    }
-    println!(
-        "\n{:<14} {:>10} {:>15} {:>14} {:>10} {:>13} {:>18} {:>16} {:>10} {:>17}",
-        "model",
-        "strata ms",
-        "unscheduled ms",
-        "no e-graph ms",
-        "ORT 1T ms",
-        "strata / ORT",
-        "unscheduled / ORT",
-        "no e-graph / ORT",
-        "arena MB",
-        "no e-graph arena"
-    );
-    for (model, strata_ms, naive_ms, unfused_ms, ort_ms, arena, unfused_arena) in rows {
-        println!(
-            "{model:<14} {strata_ms:>10.3} {naive_ms:>15.3} {unfused_ms:>14.3} {ort_ms:>10.3} {:>12.2}x {:>17.2}x {:>15.2}x {:>10.2} {:>17.2}",
-            strata_ms / ort_ms,
-            naive_ms / ort_ms,
-            unfused_ms / ort_ms,
-            arena / 1e6,
-            unfused_arena / 1e6
-        );
-    }
-    println!("(medians of {repeats} runs each, same inputs, same machine, one run of this command)");
-    Ok(())
 }
 
 /// Compiles and runs `model` on its fixed inputs and compares every output with ONNX

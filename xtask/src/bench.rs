@@ -1,0 +1,239 @@
+//! `cargo xtask bench run`: every zoo model and the focused kernels of
+//! `scripts/bench_kernels.py`, compiled by Strata and run against ONNX Runtime (pinned; one
+//! intra-op thread, and its default of one per core) in the same run, on the same inputs, on
+//! the same machine. Strata's outputs are checked against ONNX Runtime's before its time
+//! counts; `--profile` adds each model's hottest kernels (`strata run --profile`).
+
+use crate::{ensure_zoo, number_after, onnx_python, ort_python, root, zoo_frozen, ZOO_MODELS};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The focused kernels (`scripts/bench_kernels.py`), one operator each.
+const KERNELS: &[&str] = &[
+    "dw3x3_s1",
+    "dw3x3_s2",
+    "dw3x3_s21",
+    "grouped_conv",
+    "conv_transpose_k2s2",
+    "attention_matmul",
+    "softmax",
+    "layernorm",
+    "hardswish_chain",
+];
+
+/// How far Strata's outputs may be from ONNX Runtime's for its time to count (both run f32;
+/// the difference is summation order and approximations of `exp`/`erf`).
+const TOLERANCE: &str = "1e-3";
+
+/// The kernels' models, generated once per version of the script.
+fn ensure_kernels() -> Result<PathBuf, String> {
+    let dir = root().join("target/bench-kernels");
+    let script = root().join("xtask/scripts/bench_kernels.py");
+    let stamp = dir.join("COMPLETE");
+    let current = std::fs::read_to_string(&script).map_err(|e| e.to_string())?;
+    if std::fs::read_to_string(&stamp).ok().as_deref() != Some(current.as_str()) {
+        let status = Command::new("python3")
+            .arg(&script)
+            .arg(&dir)
+            .env("PYTHONPATH", onnx_python()?)
+            .status()
+            .map_err(|e| format!("cannot run python3: {e}"))?;
+        if !status.success() {
+            return Err(format!("generating the benchmark kernels failed ({status})"));
+        }
+        std::fs::write(&stamp, current).map_err(|e| e.to_string())?;
+    }
+    Ok(dir)
+}
+
+/// One measured model or kernel.
+struct Row {
+    name: String,
+    strata_ms: f64,
+    unscheduled_ms: f64,
+    unfused_ms: f64,
+    ort_one_ms: f64,
+    ort_all_ms: f64,
+    arena_bytes: f64,
+    /// Whether Strata's outputs matched ONNX Runtime's.
+    matches: bool,
+    /// `strata run --profile`'s table (with `--profile`).
+    profile: Option<String>,
+}
+
+/// What to run: a model file, its inputs, its frozen inputs.
+struct Case {
+    name: String,
+    model: PathBuf,
+    inputs: PathBuf,
+    frozen: Vec<String>,
+}
+
+impl Case {
+    fn input_args(&self) -> Result<Vec<String>, String> {
+        let mut files: Vec<_> = std::fs::read_dir(&self.inputs)
+            .map_err(|e| format!("{}: {e}", self.name))?
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        files.sort();
+        Ok(files
+            .iter()
+            .flat_map(|path| {
+                let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+                ["--input".to_owned(), format!("{name}={}", path.display())]
+            })
+            .collect())
+    }
+}
+
+/// Times ONNX Runtime on `case` with `threads` intra-op threads (0: its default), writing the
+/// outputs to `outputs` when given.
+fn ort(case: &Case, repeats: usize, threads: usize, outputs: Option<&Path>) -> Result<f64, String> {
+    let mut command = Command::new("python3");
+    command
+        .arg(root().join("xtask/scripts/bench_ort.py"))
+        .arg(&case.model)
+        .arg(&case.inputs)
+        .arg(repeats.to_string())
+        .arg(threads.to_string())
+        .env("PYTHONPATH", std::env::join_paths([ort_python()?, onnx_python()?]).map_err(|e| e.to_string())?);
+    if let Some(dir) = outputs {
+        command.arg(dir);
+    }
+    let output = command.output().map_err(|e| e.to_string())?;
+    number_after(&String::from_utf8_lossy(&output.stdout), "median_ms ")
+        .ok_or_else(|| format!("{}: ONNX Runtime failed: {}", case.name, String::from_utf8_lossy(&output.stderr)))
+}
+
+/// `strata run` on `case` with `extra` flags: its stdout and whether it succeeded.
+fn strata(case: &Case, repeats: usize, extra: &[String]) -> Result<(String, bool), String> {
+    let output = Command::new(root().join("target/debug/strata"))
+        .arg("run")
+        .arg(&case.model)
+        .args(["--repeat", &repeats.to_string(), "--no-verify-each"])
+        .args(&case.frozen)
+        .args(case.input_args()?)
+        .args(extra)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    if number_after(&text, "run: ").is_none() {
+        return Err(format!("{}: strata run failed: {}", case.name, String::from_utf8_lossy(&output.stderr)));
+    }
+    Ok((text, output.status.success()))
+}
+
+fn measure(case: &Case, repeats: usize, profile: bool) -> Result<Row, String> {
+    let references = root().join("target/bench-outputs").join(&case.name);
+    let _ = std::fs::remove_dir_all(&references);
+    let ort_one_ms = ort(case, repeats, 1, Some(&references))?;
+    let ort_all_ms = ort(case, repeats, 0, None)?;
+    let mut expect = vec!["--rtol".to_owned(), TOLERANCE.to_owned(), "--atol".to_owned(), TOLERANCE.to_owned()];
+    let mut outputs: Vec<_> =
+        std::fs::read_dir(&references).map_err(|e| e.to_string())?.flatten().map(|e| e.path()).collect();
+    outputs.sort();
+    for path in outputs {
+        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
+        expect.extend(["--expect".to_owned(), format!("{name}={}", path.display())]);
+    }
+    let (text, matches) = strata(case, repeats, &expect)?;
+    let ms = |text: &str| number_after(text, "run: ").unwrap_or(f64::NAN);
+    let unscheduled = strata(case, repeats, &["--no-schedule".to_owned()])?.0;
+    let unfused = strata(case, repeats, &["--no-egraph".to_owned()])?.0;
+    let profile = if profile {
+        let text = strata(case, repeats, &["--profile".to_owned()])?.0;
+        Some(text.lines().skip_while(|l| !l.starts_with("profile:")).take(12).collect::<Vec<_>>().join("\n"))
+    } else {
+        None
+    };
+    Ok(Row {
+        name: case.name.clone(),
+        strata_ms: ms(&text),
+        unscheduled_ms: ms(&unscheduled),
+        unfused_ms: ms(&unfused),
+        ort_one_ms,
+        ort_all_ms,
+        arena_bytes: number_after(&text, "arena: ").unwrap_or(0.0),
+        matches,
+        profile,
+    })
+}
+
+pub fn run(repeats: usize, filter: Option<&str>, profile: bool) -> Result<(), String> {
+    crate::cargo(&["build", "--quiet", "-p", "strata-driver", "--bin", "strata"], &[])?;
+    let (zoo, kernels) = (ensure_zoo()?, ensure_kernels()?);
+    let case = |dir: &Path, name: &str, frozen: Vec<String>| Case {
+        name: name.to_owned(),
+        model: dir.join(format!("{name}.onnx")),
+        inputs: dir.join(format!("{name}.inputs")),
+        frozen,
+    };
+    let cases = ZOO_MODELS
+        .iter()
+        .map(|m| case(&zoo, m, zoo_frozen(&zoo, m)))
+        .chain(KERNELS.iter().map(|k| case(&kernels, k, Vec::new())))
+        .filter(|c| filter.is_none_or(|f| c.name.contains(f)));
+    print_header();
+    let mut rows = Vec::new();
+    for case in cases {
+        eprintln!("xtask: bench {}", case.name);
+        match measure(&case, repeats, profile) {
+            Ok(row) => {
+                print_row(&row);
+                rows.push(row);
+            }
+            // One case failing does not lose the others' measurements.
+            Err(error) => println!("{:<20} failed: {}", case.name, error.lines().next().unwrap_or_default()),
+        }
+    }
+    print_footer(&rows, repeats);
+    Ok(())
+}
+
+fn print_header() {
+    println!(
+        "{:<20} {:>9} {:>9} {:>9} {:>8} {:>9} {:>8} {:>11} {:>10} {:>9} {:>6}",
+        "model",
+        "strata ms",
+        "ORT 1T ms",
+        "ORT nT ms",
+        "/ORT 1T",
+        "/ORT nT",
+        "no sched",
+        "no e-graph",
+        "unsched ms",
+        "arena MB",
+        "check"
+    );
+}
+
+fn print_row(row: &Row) {
+    println!(
+        "{:<20} {:>9.3} {:>9.3} {:>9.3} {:>7.2}x {:>8.2}x {:>7.2}x {:>10.2}x {:>10.3} {:>9.2} {:>6}",
+        row.name,
+        row.strata_ms,
+        row.ort_one_ms,
+        row.ort_all_ms,
+        row.strata_ms / row.ort_one_ms,
+        row.strata_ms / row.ort_all_ms,
+        row.unscheduled_ms / row.ort_one_ms,
+        row.unfused_ms / row.ort_one_ms,
+        row.unscheduled_ms,
+        row.arena_bytes / 1e6,
+        if row.matches { "ok" } else { "WRONG" }
+    );
+}
+
+fn print_footer(rows: &[Row], repeats: usize) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "(medians of {repeats} runs each, same inputs, same machine, one run of this command; Strata on one \
+         thread; ORT nT: ONNX Runtime's default intra-op threads, {cores} cores here; no sched / no e-graph: \
+         Strata without its loop schedule / e-graph optimiser, over ORT 1T; check: Strata's outputs within \
+         {TOLERANCE} of ONNX Runtime's)"
+    );
+    for row in rows.iter().filter(|r| r.profile.is_some()) {
+        println!("\n{}\n{}", row.name, row.profile.as_deref().unwrap_or_default());
+    }
+}
