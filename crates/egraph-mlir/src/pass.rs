@@ -21,7 +21,7 @@
 use crate::{graph_with_values, Target};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
-use melior::ir::{BlockLike, RegionLike, Type, Value, ValueLike};
+use melior::ir::{Attribute, BlockLike, Location, RegionLike, Type, Value, ValueLike};
 use strata_dialect_sg as sg;
 use strata_egraph::layout::Layout;
 use strata_egraph::{optimize, Limits, Program, Step, Weights};
@@ -118,7 +118,9 @@ impl EgraphOptimize {
         cx.bump("launches-after", outcome.after.launches);
         cx.bump("allocations-before", outcome.before.allocations);
         cx.bump("allocations-after", outcome.after.allocations);
-        let mut rebuild = Rebuild { cx, func, values: &values, program: &outcome.program, tensors: Vec::new() };
+        let location = func.location();
+        let mut rebuild =
+            Rebuild { cx, func, values: &values, program: &outcome.program, tensors: Vec::new(), location };
         rebuild.run()
     }
 }
@@ -137,9 +139,38 @@ struct Rebuild<'a, 'p, 'c> {
     program: &'a strata_egraph::Extracted,
     /// The tensor value of each step, once made.
     tensors: Vec<Option<Val>>,
+    /// Where the ops made for the current step come from: its origin nodes' locations (so a
+    /// fused kernel is named after the ONNX node at its root in diagnostics and profiles).
+    location: Location<'c>,
 }
 
-impl Rebuild<'_, '_, '_> {
+impl<'c> Rebuild<'_, '_, 'c> {
+    /// The location of step `s`: its origin nodes' ops' locations (a kernel with an epilogue:
+    /// the kernel's first), fused when several; the function's when it has none.
+    fn step_location(&self, s: usize) -> Location<'c> {
+        // A kernel with an epilogue is named after both.
+        let kernel = match &self.program.steps[s] {
+            Step::Epilogue { node, .. } => Some(*node),
+            _ => None,
+        };
+        let locations: Vec<Location<'c>> = kernel
+            .iter()
+            .chain(&self.program.origins[s])
+            .filter_map(|&n| self.values.get(n).copied().flatten())
+            .filter_map(|value| value.owner())
+            .map(|op| op.location())
+            .collect();
+        match locations.len() {
+            0 => self.func.location(),
+            1 => locations[0],
+            _ => {
+                // Safety: the context outlives the function being rebuilt.
+                let context = unsafe { self.func.context().to_ref() };
+                Location::fused(context, &locations, Attribute::unit(context))
+            }
+        }
+    }
+
     fn terminator(&self) -> IrOp {
         IrOp::of(&self.func).body(0).and_then(|b| b.terminator()).expect("checked by graph_with_values")
     }
@@ -149,6 +180,7 @@ impl Rebuild<'_, '_, '_> {
         let originals = IrOp::of(&self.func).body(0).ok_or("no body")?.ops_before_terminator();
         self.tensors = vec![None; self.program.steps.len()];
         for (s, step) in self.program.steps.iter().enumerate() {
+            self.location = self.step_location(s);
             let value = match step {
                 Step::Input { node } => Some(self.values[*node].ok_or("an input without a value")?),
                 Step::Constant { node } => Some(self.keep(*node, &[])?),
@@ -249,7 +281,7 @@ impl Rebuild<'_, '_, '_> {
         let base_ty = RankedTensorType::try_from(base_value.r#type()).map_err(|_| "a view of a non-tensor")?;
         let elem = base_ty.element();
         let numel: i64 = base_shape(base_value)?.iter().product();
-        let location = self.func.location();
+        let location = self.location;
         let tensor = |shape: &[i64]| -> Type {
             RankedTensorType::new(&shape.iter().map(|&d| d as u64).collect::<Vec<_>>(), elem, None).into()
         };
@@ -278,15 +310,7 @@ impl Rebuild<'_, '_, '_> {
         let base_ty = RankedTensorType::try_from(base_value.r#type()).map_err(|_| "a view of a non-tensor")?;
         let dims: Vec<u64> = layout.shape.iter().map(|&d| d as u64).collect();
         let ty = RankedTensorType::new(&dims, base_ty.element(), None).into();
-        let op = sg::View::build(
-            context,
-            self.func.location(),
-            base_value,
-            layout.offset,
-            &layout.shape,
-            &layout.strides,
-            ty,
-        );
+        let op = sg::View::build(context, self.location, base_value, layout.offset, &layout.shape, &layout.strides, ty);
         Ok(self.insert_value(op))
     }
 
@@ -332,7 +356,7 @@ impl Rebuild<'_, '_, '_> {
         let written = in_place && !first_is_view;
         let op = sg::Fused::build(
             context,
-            self.func.location(),
+            self.location,
             &operands,
             &program.to_string(),
             (written && !epilogue).then_some(1),

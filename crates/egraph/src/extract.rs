@@ -137,6 +137,9 @@ pub struct Extracted {
     pub shapes: Vec<(Vec<i64>, u64)>,
     pub outputs: Vec<usize>,
     pub metrics: Metrics,
+    /// Per step, the input graph's nodes whose value it computes (a fused kernel: the node at
+    /// its root; empty for a view or copy the optimiser made): what its code is named after.
+    pub origins: Vec<Vec<usize>>,
 }
 
 /// A set of classes (by slot), as bits.
@@ -488,6 +491,11 @@ fn program(egraph: &SgGraph, root: Id, order: &[Id], choice: &BTreeMap<Id, &Sg>)
     let mut position: BTreeMap<Id, usize> = BTreeMap::new();
     let mut steps = Vec::new();
     let mut shapes = Vec::new();
+    let mut nodes_of: BTreeMap<Id, Vec<usize>> = BTreeMap::new();
+    for (n, &class) in egraph.analysis.origins.iter().enumerate() {
+        nodes_of.entry(egraph.find(class)).or_default().push(n);
+    }
+    let mut origins = Vec::new();
     let mut metrics = Metrics::default();
     for &c in order {
         let node = &choice[&c];
@@ -520,6 +528,7 @@ fn program(egraph: &SgGraph, root: Id, order: &[Id], choice: &BTreeMap<Id, &Sg>)
         };
         let v = value(egraph, c);
         position.insert(c, steps.len());
+        origins.push(nodes_of.get(&egraph.find(c)).cloned().unwrap_or_default());
         steps.push(step);
         shapes.push((v.shape.clone(), v.elem_bytes));
     }
@@ -527,5 +536,5 @@ fn program(egraph: &SgGraph, root: Id, order: &[Id], choice: &BTreeMap<Id, &Sg>)
         Sg::Out(outputs) => outputs.iter().map(|o| position[&egraph.find(*o)]).collect(),
         _ => Vec::new(),
     };
-    Extracted { steps, shapes, outputs, metrics }
+    Extracted { steps, shapes, outputs, metrics, origins }
 }

@@ -110,6 +110,7 @@ pub fn as_program(graph: &Graph) -> Extracted {
         shapes: graph.nodes.iter().map(|n| (n.shape.clone(), n.elem_bytes)).collect(),
         outputs: graph.outputs.clone(),
         metrics: baseline(graph),
+        origins: (0..graph.nodes.len()).map(|n| vec![n]).collect(),
     }
 }
 
