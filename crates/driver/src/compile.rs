@@ -78,15 +78,17 @@ pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 
 /// The memref stage: the host schedule (unless `schedule` is off; told the host's vector
 /// lanes), bufferization and arena planning two ways keeping the smaller arena
-/// (`strata-bufferize-and-plan`), the matmuls' register blocks after planning, cleanup.
-pub fn memref_pipeline(strategy: &str, schedule: bool) -> String {
+/// (`strata-bufferize-and-plan`), the matmuls' register blocks after planning, cleanup; with
+/// `profile`, cycle counters around every kernel (`strata-profile-kernels`).
+pub fn memref_pipeline(strategy: &str, schedule: bool, profile: bool) -> String {
     let lanes = strata_machine::Registers::host().lanes;
+    let profile = if profile { ",strata-profile-kernels" } else { "" };
     if schedule {
         format!(
-            "builtin.module(strata-cpu-schedule{{vector-lanes={lanes}}},strata-bufferize-and-plan{{strategy={strategy}}},strata-cpu-vectorize,canonicalize)"
+            "builtin.module(strata-cpu-schedule{{vector-lanes={lanes}}},strata-bufferize-and-plan{{strategy={strategy}}},strata-cpu-vectorize,canonicalize{profile})"
         )
     } else {
-        format!("builtin.module(strata-bufferize-and-plan{{strategy={strategy}}},canonicalize)")
+        format!("builtin.module(strata-bufferize-and-plan{{strategy={strategy}}},canonicalize{profile})")
     }
 }
 
@@ -167,10 +169,12 @@ pub struct CompileOptions {
     /// Apply the host loop schedule (`strata-cpu-schedule`); off gives MLIR's default loop
     /// order (the baseline of `cargo xtask bench run`).
     pub schedule: bool,
-    /// What the code runs on.
     /// Rewrite the graph with the e-graph optimiser (fusion, views, in-place) before lowering.
     pub egraph: bool,
+    /// What the code runs on.
     pub target: Target,
+    /// Time every kernel with cycle counters (`strata-profile-kernels`; host only).
+    pub profile: bool,
 }
 
 /// A module compiled up to some stage, with what the runtime needs to know.
@@ -185,6 +189,9 @@ pub struct Compiled<'c> {
     pub arena_lower_bound: Option<usize>,
     /// Warnings of the passes that ran (an optimisation that fell back, say), rendered.
     pub warnings: Vec<String>,
+    /// With [`CompileOptions::profile`], the label of each kernel counter (set at the memref
+    /// stage): the ONNX nodes' names and the ops timed.
+    pub profile_labels: Vec<String>,
 }
 
 /// Compiles ONNX bytes up to `stop` (host stages from `LlvmDialect` on all stop at the LLVM
@@ -220,8 +227,15 @@ pub fn compile<'c>(
         strata_target_cpu::entry::drop_results(strata.mlir(), main_function(&module)?, &empty)
             .map_err(|e| CommandError::new(ErrorKind::Internal, format!("error: {e}")))?;
     }
-    let mut compiled =
-        Compiled { module, signature, entry: None, timings, arena_lower_bound: None, warnings: Vec::new() };
+    let mut compiled = Compiled {
+        module,
+        signature,
+        entry: None,
+        timings,
+        arena_lower_bound: None,
+        warnings: Vec::new(),
+        profile_labels: Vec::new(),
+    };
     let gpu = options.target == Target::Nvptx;
     if gpu != matches!(stop, Stage::Gpu | Stage::Ptx) && stop > Stage::Memref {
         let target =
@@ -241,7 +255,11 @@ pub fn compile<'c>(
         ),
         (Stage::Linalg, "lower", LINALG.to_string()),
         // The host loop schedule only helps CPUs.
-        (Stage::Memref, "bufferize+plan", memref_pipeline(&options.strategy, options.schedule && !gpu)),
+        (
+            Stage::Memref,
+            "bufferize+plan",
+            memref_pipeline(&options.strategy, options.schedule && !gpu, options.profile && !gpu),
+        ),
         if gpu { (Stage::Gpu, "to-gpu", GPU.to_string()) } else { (Stage::LlvmDialect, "to-llvm", LLVM.to_string()) },
     ];
     for (stage, name, pipeline) in stages {
@@ -259,6 +277,7 @@ pub fn compile<'c>(
             compiled.signature.arena_bytes = int(strata_ir::attrs::ARENA_BYTES).unwrap_or(0);
             compiled.signature.arena_alignment = int(strata_ir::attrs::ARENA_ALIGNMENT).unwrap_or(1);
             compiled.arena_lower_bound = int(strata_ir::attrs::ARENA_LOWER_BOUND);
+            compiled.profile_labels = strata_ir::attrs::PROFILE_KERNELS.get(main).unwrap_or_default();
         }
         if stage == Stage::LlvmDialect {
             let sig = strata_target_cpu::EntrySignature {
@@ -325,6 +344,31 @@ pub struct JitModel {
     pub arena_lower_bound: Option<usize>,
     /// Rendered warnings of the passes (see [`Compiled::warnings`]).
     pub warnings: Vec<String>,
+    /// With [`CompileOptions::profile`], the kernel counters.
+    pub profile: Option<Profile>,
+}
+
+/// The kernel counters of a model compiled with [`CompileOptions::profile`]: ticks of the
+/// cycle counter summed over every run, one counter per label.
+pub struct Profile {
+    pub labels: Vec<String>,
+    /// The counters, in the JIT's memory (alive as long as the model that owns the JIT).
+    ticks: *mut i64,
+}
+
+impl Profile {
+    /// The counters' current values.
+    pub fn read(&self) -> Vec<i64> {
+        // Safety: `ticks` points at `labels.len()` counters in the JIT's data, which the model
+        // keeps alive; the compiled code writes them only while it runs, not now.
+        (0..self.labels.len()).map(|i| unsafe { self.ticks.add(i).read_volatile() }).collect()
+    }
+
+    /// Sets every counter to zero.
+    pub fn reset(&self) {
+        // Safety: as in `read`.
+        (0..self.labels.len()).for_each(|i| unsafe { self.ticks.add(i).write_volatile(0) });
+    }
 }
 
 /// Compiles to a runnable model (JIT at O3 for the host).
@@ -340,6 +384,12 @@ pub fn compile_model(
     let jit = strata_target_cpu::Jit::new(strata, &compiled.module, 3).map_err(|e| format!("error: {e}"))?;
     let entry = compiled.entry.clone().expect("set at the LLVM-dialect stage");
     let address = jit.lookup(&entry).map_err(|e| format!("error: {e}"))?;
+    let profile = if compiled.profile_labels.is_empty() {
+        None
+    } else {
+        let ticks = jit.lookup(strata_target_cpu::profile::TICKS_SYMBOL).map_err(|e| format!("error: {e}"))?;
+        Some(Profile { labels: compiled.profile_labels.clone(), ticks: ticks.cast() })
+    };
     // Safety: `entry` is the entry point `add_entry` generated for this signature, in code the
     // JIT keeps alive (moved into the model); the weights are compiled in.
     let model = unsafe {
@@ -349,5 +399,5 @@ pub fn compile_model(
     .map_err(|e| format!("error: {e}"))?;
     let mut timings = compiled.timings;
     timings.push(("jit", start.elapsed()));
-    Ok(JitModel { model, timings, arena_lower_bound: compiled.arena_lower_bound, warnings: compiled.warnings })
+    Ok(JitModel { model, timings, arena_lower_bound: compiled.arena_lower_bound, warnings: compiled.warnings, profile })
 }

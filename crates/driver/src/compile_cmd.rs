@@ -64,6 +64,7 @@ impl ModelArgs {
             schedule: !self.no_schedule,
             target: Target::Host,
             egraph: !self.no_egraph,
+            profile: false,
         })
     }
 
@@ -289,6 +290,10 @@ pub struct RunArgs {
     /// The NVIDIA architecture to compile for with `--device=cuda`.
     #[arg(long, default_value = "sm_80")]
     pub chip: String,
+    /// Time every kernel of the compiled code (cycle counters around each; x86-64 hosts) and
+    /// print the time per run of each ONNX node's kernels, the hottest first.
+    #[arg(long)]
+    pub profile: bool,
 }
 
 /// Where `strata run` runs a model.
@@ -345,11 +350,21 @@ fn run_cuda(args: &RunArgs) -> Result<(), CommandError> {
 
 pub fn run_run(args: &RunArgs) -> Result<(), CommandError> {
     if args.device == Device::Cuda {
+        if args.profile {
+            return Err("error: --profile times host code; it does not apply to --device=cuda".into());
+        }
         return run_cuda(args);
+    }
+    if args.profile && !cfg!(target_arch = "x86_64") {
+        return Err(CommandError::new(
+            strata_ir::ErrorKind::Unsupported,
+            "error: --profile reads the x86 time-stamp counter; this host is not x86-64",
+        ));
     }
     let strata = crate::context().map_err(|e| e.to_string())?;
     let bytes = args.model.read()?;
-    let options = args.model.options()?;
+    let mut options = args.model.options()?;
+    options.profile = args.profile;
     let mut progress = Progress::new();
     let compiled = compile_model(&strata, &bytes, &options, &mut |s| progress.stage(s))?;
     progress.warn(&compiled.warnings);
@@ -358,19 +373,74 @@ pub fn run_run(args: &RunArgs) -> Result<(), CommandError> {
     let signature = model.signature().clone();
     let inputs = strata_runtime::cli::read_inputs(&signature, &args.inputs)?;
     let mut outputs = model.run(&inputs).map_err(|e| format!("error: {e}"))?;
+    if let Some(profile) = &compiled.profile {
+        profile.reset();
+    }
     let mut latencies = Vec::new();
+    let (wall, ticks) = (Instant::now(), time_stamp());
     for _ in 0..args.repeat {
         let start = Instant::now();
         model.run_into(&inputs, &mut outputs).map_err(|e| format!("error: {e}"))?;
         latencies.push(start.elapsed());
     }
+    let ticks_per_ms = (time_stamp() - ticks) as f64 / (wall.elapsed().as_secs_f64() * 1e3);
     latencies.sort();
-    print_summary(&signature, &outputs, &timings, lower_bound, latencies[latencies.len() / 2]);
+    let median = latencies[latencies.len() / 2];
+    print_summary(&signature, &outputs, &timings, lower_bound, median);
+    if let Some(profile) = &compiled.profile {
+        print_profile(profile, args.repeat, ticks_per_ms, median);
+    }
     strata_runtime::cli::check_expectations(&signature, &outputs, &args.expect, args.rtol, args.atol)?;
     if let Some(dir) = &args.output_dir {
         strata_runtime::cli::write_outputs(&signature, &outputs, dir)?;
     }
     Ok(())
+}
+
+/// The x86 time-stamp counter, which the profile's counters read too (0 elsewhere).
+fn time_stamp() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    // Safety: every x86-64 CPU has RDTSC.
+    return unsafe { std::arch::x86_64::_rdtsc() };
+    #[cfg(not(target_arch = "x86_64"))]
+    0
+}
+
+/// Kernel times per run, the hottest first: the first 25 and what the rest add up to.
+fn print_profile(profile: &crate::compile::Profile, runs: usize, ticks_per_ms: f64, median: Duration) {
+    let ticks = profile.read();
+    let mut rows: Vec<(f64, &str)> = ticks
+        .iter()
+        .zip(&profile.labels)
+        .map(|(&t, label)| (t as f64 / ticks_per_ms / runs.max(1) as f64, label.as_str()))
+        .collect();
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let total: f64 = rows.iter().map(|r| r.0).sum();
+    println!(
+        "profile: {} kernels, {total:.3} ms per run in kernels of {:.3} ms median (mean of {runs} runs; the rest is the \
+         entry point and the timers)",
+        rows.len(),
+        median.as_secs_f64() * 1e3
+    );
+    println!("{:>10} {:>7} {:>7}  kernel (ONNX nodes)  [ops]", "ms", "%", "cum %");
+    let mut cumulative = 0.0;
+    for (ms, label) in rows.iter().take(25) {
+        cumulative += ms;
+        let (nodes, ops) = label.split_once('\t').unwrap_or((label, ""));
+        println!(
+            "{ms:>10.4} {:>6.1}% {:>6.1}%  {nodes}  [{ops}]",
+            100.0 * ms / total.max(f64::MIN_POSITIVE),
+            100.0 * cumulative / total.max(f64::MIN_POSITIVE)
+        );
+    }
+    if rows.len() > 25 {
+        let rest: f64 = rows[25..].iter().map(|r| r.0).sum();
+        println!(
+            "{rest:>10.4} {:>6.1}%          {} more kernels",
+            100.0 * rest / total.max(f64::MIN_POSITIVE),
+            rows.len() - 25
+        );
+    }
 }
 
 fn print_summary(

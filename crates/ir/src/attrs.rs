@@ -96,6 +96,9 @@ hand_offs! {
     LOOP_ORDER: Text = "strata.loop_order";
     /// On a matmul to vectorise (`strata-cpu-vectorize`): its cache tiles, `MxNxK`.
     CACHE_TILES: Text = "strata.cache_tiles";
+    /// On `@main` (`strata-profile-kernels`): each kernel counter's label, `<ONNX nodes>\t<ops
+    /// timed>`, in counter order; read by `strata run --profile`.
+    PROFILE_KERNELS: Texts = "strata.profile_kernels";
 }
 
 /// Sets a discardable attribute on `op`.

@@ -104,6 +104,32 @@ pub fn softmax(k: &mut Kernel, axis: usize, log: bool) -> Result<String, Error> 
     let kept = Map::dims((0..ty.rank()).filter(|&d| d != axis));
     let zero = k.filled(&elem.literal(0.0), &max_ty);
     let inputs = [(input.as_str(), &ty, Map::identity(ty.rank())), (max.as_str(), &max_ty, kept.clone())];
+    if !log {
+        // exp(x - max) once, in a loop of its own (no reduction in it, so it vectorises), then
+        // its sum, then the quotient in place: the same sums as summing exp(x - max) directly.
+        let init = k.empty(&ty);
+        let exps = k.try_generic(
+            &inputs,
+            (&init, &ty, Map::identity(ty.rank())),
+            &vec![Iter::Parallel; ty.rank()],
+            |b, a| {
+                let shifted = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
+                math(b, "exp", &shifted, &elem)
+            },
+        )?;
+        let sum = k.try_generic(
+            &[(&exps, &ty, Map::identity(ty.rank()))],
+            (&zero, &max_ty, kept.clone()),
+            &Iter::reducing(&reduced),
+            |b, a| Ok(b.emit(format_args!("arith.addf {}, {} : {elem}", a[1], a[0]))),
+        )?;
+        return k.try_generic(
+            &[(&sum, &max_ty, kept)],
+            (&exps, &ty, Map::identity(ty.rank())),
+            &vec![Iter::Parallel; ty.rank()],
+            |b, a| Ok(b.emit(format_args!("arith.divf {}, {} : {elem}", a[1], a[0]))),
+        );
+    }
     let sum = k.try_generic(&inputs, (&zero, &max_ty, kept.clone()), &Iter::reducing(&reduced), |b, a| {
         let shifted = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
         let e = math(b, "exp", &shifted, &elem)?;
@@ -116,11 +142,7 @@ pub fn softmax(k: &mut Kernel, axis: usize, log: bool) -> Result<String, Error> 
         &vec![Iter::Parallel; ty.rank()],
         |b, a| {
             let shifted = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
-            if log {
-                math(b, "log", &a[2], &elem).map(|l| b.emit(format_args!("arith.subf {shifted}, {l} : {elem}")))
-            } else {
-                math(b, "exp", &shifted, &elem).map(|e| b.emit(format_args!("arith.divf {e}, {} : {elem}", a[2])))
-            }
+            math(b, "log", &a[2], &elem).map(|l| b.emit(format_args!("arith.subf {shifted}, {l} : {elem}")))
         },
     )
 }

@@ -11,7 +11,8 @@
 //! - [`entry`]: the model's C entry point `strata_<name>_run(weights, arena, inputs, outputs)`
 //!   (the ABI of DESIGN.md); [`host`]: LLVM IR, assembly or objects through inkwell at
 //!   `default<O3>` for the host CPU; [`jit`]: MLIR's ORC execution engine; [`artifact`]: the
-//!   shared object, its C header and manifest.
+//!   shared object, its C header and manifest; [`profile`]: `strata-profile-kernels`, cycle
+//!   counters around every kernel for `strata run --profile`.
 //!
 //! It never reads sg, and never plans memory: it takes what the lowering and the planner made.
 
@@ -20,8 +21,10 @@ pub mod bf16;
 pub mod conv_lanes;
 pub mod cpu_schedule;
 pub mod entry;
+pub mod exp;
 pub mod host;
 pub mod jit;
+pub mod profile;
 
 pub use entry::{add_entry, EntrySignature};
 pub use host::{emit, set_host_target, Emit};
@@ -37,12 +40,12 @@ finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
 };
 
 /// Buffers to the LLVM dialect for the host: bf16 truncations as integer arithmetic (no
-/// runtime-library call), loops, math through LLVM intrinsics or libm (`erff`, `tanhf`, ...),
+/// runtime-library call), f32 `exp` as inline arithmetic (so its loops vectorise), loops, math through LLVM intrinsics or libm (`erff`, `tanhf`, ...),
 /// and functions taking bare pointers (the ABI of compiled models).
 pub const HOST_TO_LLVM: NamedPipeline = NamedPipeline {
     name: "strata-host-to-llvm",
     summary: "Lower linalg/memref/math on buffers to the LLVM dialect with bare-pointer function arguments",
-    passes: "func.func(strata-expand-bf16,convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops),expand-strided-metadata,lower-affine,convert-scf-to-cf,\
+    passes: "func.func(strata-expand-bf16,strata-approximate-exp,convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops),expand-strided-metadata,lower-affine,convert-scf-to-cf,\
 convert-vector-to-llvm,convert-math-to-funcs,convert-math-to-llvm,convert-math-to-libm,finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},\
 convert-to-llvm,reconcile-unrealized-casts",
 };
@@ -50,8 +53,10 @@ convert-to-llvm,reconcile-unrealized-casts",
 /// Registers the host passes and pipelines.
 pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&bf16::INFO, bf16::create);
+    registry.register(&exp::INFO, exp::create);
     registry.register(&cpu_schedule::INFO, cpu_schedule::create);
     registry.register(&cpu_schedule::VECTORIZE_INFO, cpu_schedule::create_vectorize);
+    registry.register(&profile::INFO, profile::create);
     registry.register_pipeline(LOWER_TO_LLVM);
     registry.register_pipeline(HOST_TO_LLVM);
 }

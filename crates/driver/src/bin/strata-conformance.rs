@@ -293,6 +293,7 @@ fn options(case: &Path, name: &str, graph: &GraphProto, target: Target) -> Compi
         schedule: true,
         target,
         egraph: true,
+        profile: false,
     }
 }
 
