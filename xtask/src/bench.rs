@@ -4,7 +4,9 @@
 //! the same machine. Strata's outputs are checked against ONNX Runtime's before its time
 //! counts; `--profile` adds each model's hottest kernels (`strata run --profile`).
 
-use crate::{ensure_zoo, number_after, onnx_python, ort_python, root, zoo_frozen, ZOO_MODELS};
+use crate::{
+    ensure_generated, ensure_zoo, input_args, number_after, onnx_python, ort_python, root, zoo_frozen, ZOO_MODELS,
+};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -24,27 +26,6 @@ const KERNELS: &[&str] = &[
 /// How far Strata's outputs may be from ONNX Runtime's for its time to count (both run f32;
 /// the difference is summation order and approximations of `exp`/`erf`).
 const TOLERANCE: &str = "1e-3";
-
-/// The kernels' models, generated once per version of the script.
-fn ensure_kernels() -> Result<PathBuf, String> {
-    let dir = root().join("target/bench-kernels");
-    let script = root().join("xtask/scripts/bench_kernels.py");
-    let stamp = dir.join("COMPLETE");
-    let current = std::fs::read_to_string(&script).map_err(|e| e.to_string())?;
-    if std::fs::read_to_string(&stamp).ok().as_deref() != Some(current.as_str()) {
-        let status = Command::new("python3")
-            .arg(&script)
-            .arg(&dir)
-            .env("PYTHONPATH", onnx_python()?)
-            .status()
-            .map_err(|e| format!("cannot run python3: {e}"))?;
-        if !status.success() {
-            return Err(format!("generating the benchmark kernels failed ({status})"));
-        }
-        std::fs::write(&stamp, current).map_err(|e| e.to_string())?;
-    }
-    Ok(dir)
-}
 
 /// One measured model or kernel.
 struct Row {
@@ -67,24 +48,6 @@ struct Case {
     model: PathBuf,
     inputs: PathBuf,
     frozen: Vec<String>,
-}
-
-impl Case {
-    fn input_args(&self) -> Result<Vec<String>, String> {
-        let mut files: Vec<_> = std::fs::read_dir(&self.inputs)
-            .map_err(|e| format!("{}: {e}", self.name))?
-            .flatten()
-            .map(|e| e.path())
-            .collect();
-        files.sort();
-        Ok(files
-            .iter()
-            .flat_map(|path| {
-                let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
-                ["--input".to_owned(), format!("{name}={}", path.display())]
-            })
-            .collect())
-    }
 }
 
 /// Times ONNX Runtime on `case` with `threads` intra-op threads (0: its default), writing the
@@ -113,7 +76,7 @@ fn strata(case: &Case, repeats: usize, extra: &[String]) -> Result<(String, bool
         .arg(&case.model)
         .args(["--repeat", &repeats.to_string(), "--no-verify-each"])
         .args(&case.frozen)
-        .args(case.input_args()?)
+        .args(input_args(&case.inputs).map_err(|e| format!("{}: {e}", case.name))?)
         .args(extra)
         .output()
         .map_err(|e| e.to_string())?;
@@ -162,7 +125,10 @@ fn measure(case: &Case, repeats: usize, profile: bool) -> Result<Row, String> {
 
 pub fn run(repeats: usize, filter: Option<&str>, profile: bool) -> Result<(), String> {
     crate::cargo(&["build", "--quiet", "-p", "strata-driver", "--bin", "strata"], &[])?;
-    let (zoo, kernels) = (ensure_zoo()?, ensure_kernels()?);
+    let (zoo, kernels) = (
+        ensure_zoo()?,
+        ensure_generated("xtask/scripts/bench_kernels.py", "target/bench-kernels", "the benchmark kernels")?,
+    );
     let case = |dir: &Path, name: &str, frozen: Vec<String>| Case {
         name: name.to_owned(),
         model: dir.join(format!("{name}.onnx")),

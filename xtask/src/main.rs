@@ -360,8 +360,13 @@ pub fn ensure_libdevice() -> Result<PathBuf, String> {
 
 /// Generates the zoo (models and their fixed inputs) once per version of `zoo.py`.
 fn ensure_zoo() -> Result<PathBuf, String> {
-    let dir = root().join("target/zoo");
-    let script = root().join("xtask/scripts/zoo.py");
+    ensure_generated("xtask/scripts/zoo.py", "target/zoo", "the zoo")
+}
+
+/// `script` (under the repository root) run with the pinned onnx into `dir`, once per version
+/// of the script (its text is the stamp `dir/COMPLETE`); `dir`.
+fn ensure_generated(script: &str, dir: &str, what: &str) -> Result<PathBuf, String> {
+    let (script, dir) = (root().join(script), root().join(dir));
     let stamp = dir.join("COMPLETE");
     let current = std::fs::read_to_string(&script).map_err(|e| e.to_string())?;
     if std::fs::read_to_string(&stamp).ok().as_deref() != Some(current.as_str()) {
@@ -373,7 +378,7 @@ fn ensure_zoo() -> Result<PathBuf, String> {
             .status()
             .map_err(|e| format!("cannot run python3: {e}"))?;
         if !status.success() {
-            return Err(format!("generating the zoo failed ({status})"));
+            return Err(format!("generating {what} failed ({status})"));
         }
         std::fs::write(&stamp, current).map_err(|e| e.to_string())?;
     }
@@ -467,15 +472,7 @@ fn zoo() -> Result<(), String> {
 /// `--input name=file.npy` for every fixed input of a zoo model, and `--expect` for every ONNX
 /// Runtime reference output.
 fn zoo_io(dir: &std::path::Path, model: &str) -> Result<Vec<String>, String> {
-    let mut args = Vec::new();
-    let inputs =
-        std::fs::read_dir(dir.join(format!("{model}.inputs"))).map_err(|e| format!("{model}: no inputs: {e}"))?;
-    let mut inputs: Vec<_> = inputs.flatten().map(|e| e.path()).collect();
-    inputs.sort();
-    for path in inputs {
-        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
-        args.extend(["--input".to_owned(), format!("{name}={}", path.display())]);
-    }
+    let mut args = input_args(&dir.join(format!("{model}.inputs"))).map_err(|e| format!("{model}: no inputs: {e}"))?;
     let references = root().join("xtask/zoo-reference");
     for entry in std::fs::read_dir(&references).map_err(|e| format!("{}: {e}", references.display()))?.flatten() {
         let file = entry.file_name().to_string_lossy().into_owned();
@@ -487,6 +484,19 @@ fn zoo_io(dir: &std::path::Path, model: &str) -> Result<Vec<String>, String> {
         return Err(format!("{model}: no reference outputs in {}", references.display()));
     }
     Ok(args)
+}
+
+/// `--input name=dir/name.npy` for every file in `dir`, in name order.
+fn input_args(dir: &std::path::Path) -> Result<Vec<String>, String> {
+    let mut files: Vec<_> = std::fs::read_dir(dir).map_err(|e| e.to_string())?.flatten().map(|e| e.path()).collect();
+    files.sort();
+    Ok(files
+        .iter()
+        .flat_map(|path| {
+            let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+            ["--input".to_owned(), format!("{name}={}", path.display())]
+        })
+        .collect())
 }
 
 /// Compiles a zoo model to PTX (LLVM's NVPTX backend must accept every kernel module), and runs

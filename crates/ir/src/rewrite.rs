@@ -87,7 +87,13 @@ pub unsafe fn inline_call_with(function: Op, op: Op, operands: &[Val]) {
 
 /// The op directly in `module`'s body whose `sym_name` is `name`.
 pub fn find_symbol<'c, 'a>(module: &'a melior::ir::Module<'c>, name: &str) -> Option<OperationRef<'c, 'a>> {
-    let mut op = module.body().first_operation();
+    find_symbol_in(module.body(), name)
+}
+
+/// The op directly in `block` (a module's body, as a module-anchored pass sees it) whose
+/// `sym_name` is `name`.
+pub fn find_symbol_in<'c, 'a>(block: melior::ir::BlockRef<'c, 'a>, name: &str) -> Option<OperationRef<'c, 'a>> {
+    let mut op = block.first_operation();
     while let Some(current) = op {
         if current
             .attribute("sym_name")

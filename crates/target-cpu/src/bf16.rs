@@ -7,6 +7,7 @@
 //! expands every `maximumf`/`minimumf`, which the kernels use everywhere; this pass rewrites only
 //! the truncations.
 
+use crate::f32_kernel::{splat, with_element};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
 use strata_ir::rewrite::collect;
@@ -27,15 +28,6 @@ pub fn create(_: &PassOptions) -> Box<dyn Pass> {
 
 struct ExpandBf16;
 
-/// `ty` with its element type replaced: `f32` -> `elem`, `vector<4x8xf32>` -> `vector<4x8xelem>`.
-fn with_element(ty: &str, elem: &str) -> Option<String> {
-    if ty == "f32" {
-        return Some(elem.to_owned());
-    }
-    let shape = ty.strip_prefix("vector<")?.strip_suffix("xf32>")?;
-    Some(format!("vector<{shape}x{elem}>"))
-}
-
 /// The kernel: `%x` of type `source` (f32 or a vector of f32) to bf16.
 fn kernel(source: &str) -> Option<String> {
     let (i32t, i16t, bf16t, i1t) = (
@@ -44,13 +36,6 @@ fn kernel(source: &str) -> Option<String> {
         with_element(source, "bf16")?,
         with_element(source, "i1")?,
     );
-    let splat = |value: &str, ty: &str| {
-        if ty.starts_with("vector<") {
-            format!("dense<{value}> : {ty}")
-        } else {
-            format!("{value} : {ty}")
-        }
-    };
     Some(format!(
         "func.func private @trunc(%x: {source}) -> {bf16t} {{
   %c16 = arith.constant {c16}
@@ -98,7 +83,8 @@ impl Pass for ExpandBf16 {
 
 #[cfg(test)]
 mod tests {
-    use super::{kernel, with_element};
+    use super::kernel;
+    use crate::f32_kernel::with_element;
 
     #[test]
     fn types_keep_their_shape() {

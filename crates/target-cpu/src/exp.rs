@@ -10,6 +10,7 @@
 //! products (so `n` from -150 to 128 stays exact, denormal results included). Error at most
 //! 2 ulp on the whole range; `x > 88.72284` gives +inf, `x < -103.97` gives 0, NaN stays NaN.
 
+use crate::f32_kernel::{splat, with_element};
 use melior::ir::operation::OperationRef;
 use melior::ir::ValueLike;
 use strata_ir::rewrite::collect;
@@ -30,25 +31,9 @@ pub fn create(_: &PassOptions) -> Box<dyn Pass> {
 
 struct ApproximateExp;
 
-/// `ty` with its element type replaced: `f32` -> `elem`, `vector<8xf32>` -> `vector<8xelem>`.
-fn with_element(ty: &str, elem: &str) -> Option<String> {
-    if ty == "f32" {
-        return Some(elem.to_owned());
-    }
-    let shape = ty.strip_prefix("vector<")?.strip_suffix("xf32>")?;
-    Some(format!("vector<{shape}x{elem}>"))
-}
-
 /// The kernel: `e^x` for `%x` of type `ty` (f32 or a vector of f32).
 fn kernel(ty: &str) -> Option<String> {
     let (int, flag) = (with_element(ty, "i32")?, with_element(ty, "i1")?);
-    let splat = |value: &str, t: &str| {
-        if t.starts_with("vector<") {
-            format!("dense<{value}> : {t}")
-        } else {
-            format!("{value} : {t}")
-        }
-    };
     let f = |value: &str| splat(value, ty);
     let i = |value: &str| splat(value, &int);
     Some(format!(

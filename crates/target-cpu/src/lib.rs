@@ -22,6 +22,7 @@ pub mod conv_lanes;
 pub mod cpu_schedule;
 pub mod entry;
 pub mod exp;
+mod f32_kernel;
 pub mod host;
 pub mod jit;
 pub mod profile;

@@ -98,15 +98,7 @@ impl Pass for ProfileKernels {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let context = cx.strata().mlir();
         let module_body = module.region(0).ok().and_then(|r| r.first_block()).ok_or(PassFailed)?;
-        let mut main = module_body.first_operation();
-        while let Some(op) = main {
-            let name = op.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok());
-            if op.name().as_string_ref().as_str() == Ok("func.func") && name.is_some_and(|n| n.value() == "main") {
-                break;
-            }
-            main = op.next_in_block();
-        }
-        let Some(main) = main else {
+        let Some(main) = strata_ir::rewrite::find_symbol_in(module_body, "main") else {
             cx.emit_error(module.location(), "strata-profile-kernels: the module has no @main function");
             return Err(PassFailed);
         };
