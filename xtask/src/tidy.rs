@@ -10,6 +10,9 @@
 //!   `docs/architecture.md` documents (its `crate-graph` block), crates marked `[no-mlir]`
 //!   depend on no MLIR or LLVM binding (directly or through another crate), and only
 //!   `strata-ir` depends on `mlir-sys` or names `mlir_sys` (the C API stays behind its facade);
+//! - no `ContextRef::to_ref()` on a temporary (`x.context().to_ref()`): melior's `to_ref` returns
+//!   a reference into the `ContextRef` itself, so it dangles when the temporary is dropped (a
+//!   release-only crash in `mlirStringAttrGet`). Bind the `ContextRef` to a local first.
 //! - no sg op is matched by its name string (`"sg.`) below the dialect: the lowering and the
 //!   adapters match the generated `SgOp` enum.
 //!
@@ -86,6 +89,27 @@ fn no_hash_collections_in_sources() {
         }
     }
     assert!(hits.is_empty(), "use BTreeMap/IndexMap (deterministic order) instead of:\n{}", hits.join("\n"));
+}
+
+#[test]
+fn no_to_ref_on_a_temporary_context() {
+    let mut hits = Vec::new();
+    for path in rust_files() {
+        if path.ends_with("xtask/src/tidy.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        for (index, line) in text.lines().enumerate() {
+            if line.contains(".context().to_ref()") {
+                hits.push(format!("{}:{}: {}", path.display(), index + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        hits.is_empty(),
+        "bind the ContextRef to a local before `to_ref()` (it would dangle):\n{}",
+        hits.join("\n")
+    );
 }
 
 /// Crates that may link MLIR or LLVM bindings only through a workspace crate that is allowed to.

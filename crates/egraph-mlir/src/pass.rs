@@ -165,7 +165,9 @@ impl<'c> Rebuild<'_, '_, 'c> {
             1 => locations[0],
             _ => {
                 // Safety: the context outlives the function being rebuilt.
-                let context = unsafe { self.func.context().to_ref() };
+                // `to_ref` borrows the `ContextRef`: it must outlive `context` (a temporary would dangle).
+                let context_ref = self.func.context();
+                let context = unsafe { context_ref.to_ref() };
                 Location::fused(context, &locations, Attribute::unit(context))
             }
         }

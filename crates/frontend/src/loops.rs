@@ -687,7 +687,9 @@ fn extract_slice<'c, 'a>(
     dtype: DataType,
     location: Location<'c>,
 ) -> Result<Value<'c, 'a>, Error> {
-    let context = unsafe { location.context().to_ref() };
+    // `to_ref` borrows the `ContextRef`: it must outlive `context` (a temporary would dangle).
+    let context_ref = location.context();
+    let context = unsafe { context_ref.to_ref() };
     let mut attributes = slice_attributes(context, full.len(), axis, full);
     attributes.push((
         Identifier::new(context, "operandSegmentSizes"),
@@ -712,7 +714,9 @@ fn insert_slice<'c, 'a>(
     full: &[i64],
     location: Location<'c>,
 ) -> Result<Value<'c, 'a>, Error> {
-    let context = unsafe { location.context().to_ref() };
+    // `to_ref` borrows the `ContextRef`: it must outlive `context` (a temporary would dangle).
+    let context_ref = location.context();
+    let context = unsafe { context_ref.to_ref() };
     let mut attributes = slice_attributes(context, full.len(), axis, full);
     attributes.push((
         Identifier::new(context, "operandSegmentSizes"),

@@ -131,7 +131,9 @@ impl Flag {
     }
 
     pub fn set(self, op: OperationRef<'_, '_>) {
-        let context = unsafe { op.context().to_ref() };
+        // `to_ref` borrows the `ContextRef`: it must outlive `context` (a temporary would dangle).
+        let context_ref = op.context();
+        let context = unsafe { context_ref.to_ref() };
         set(op, self.0, Attribute::unit(context));
     }
 }
@@ -142,7 +144,9 @@ impl Text {
     }
 
     pub fn set(self, op: OperationRef<'_, '_>, value: &str) {
-        let context = unsafe { op.context().to_ref() };
+        // `to_ref` borrows the `ContextRef`: it must outlive `context` (a temporary would dangle).
+        let context_ref = op.context();
+        let context = unsafe { context_ref.to_ref() };
         set(op, self.0, StringAttribute::new(context, value).into());
     }
 
@@ -164,7 +168,9 @@ impl Texts {
     }
 
     pub fn set(self, op: OperationRef<'_, '_>, values: &[String]) {
-        let context = unsafe { op.context().to_ref() };
+        // `to_ref` borrows the `ContextRef`: it must outlive `context` (a temporary would dangle).
+        let context_ref = op.context();
+        let context = unsafe { context_ref.to_ref() };
         let elements: Vec<Attribute> = values.iter().map(|v| StringAttribute::new(context, v).into()).collect();
         set(op, self.0, ArrayAttribute::new(context, &elements).into());
     }
@@ -210,7 +216,9 @@ pub fn read_only_arguments(func: OperationRef<'_, '_>) {
     let Ok(region) = func.region(0) else { return };
     let Some(entry) = melior::ir::RegionLike::first_block(&region) else { return };
     let count = melior::ir::BlockLike::argument_count(&entry);
-    let context = unsafe { func.context().to_ref() };
+    // `to_ref` borrows the `ContextRef`: it must outlive `context` (a temporary would dangle).
+    let context_ref = func.context();
+    let context = unsafe { context_ref.to_ref() };
     let text = format!("[{}]", vec!["{bufferization.writable = false}"; count].join(", "));
     let Some(value) = Attribute::parse(context, &text) else { return };
     // Safety: `func` is a live operation; `arg_attrs` is func.func's inherent attribute.
