@@ -64,7 +64,10 @@ fn takes_epilogue(op: SgOp<'_, '_>, shape: &[i64], target: Target) -> bool {
     f32_result
         && conv.group() == 1
         && shape.len() == 4
-        && strata_machine::conv_tiles(shape[2], shape[3], shape[1], registers).is_some()
+        && tensor(conv.filter().r#type()).is_ok_and(|(w, _)| {
+            let window = w.iter().skip(2).product::<i64>();
+            strata_machine::conv_tiles(shape[2], shape[3], shape[1], window, registers).is_some()
+        })
 }
 
 /// The graph of `func` (an `sg` function on tensors).

@@ -59,7 +59,7 @@ impl BufferizeAndPlan {
     fn pipeline(&self, pads_in_place: bool) -> String {
         let pads = if pads_in_place { "func.func(strata-pad-in-place),eliminate-empty-tensors," } else { "" };
         format!(
-            "builtin.module({pads}strata-bufferize,func.func(memref-copy-to-linalg,plan-arena{{strategy={} budget-ms={}}}))",
+            "builtin.module(func.func(strata-fill-per-destination),{pads}strata-bufferize,func.func(memref-copy-to-linalg,plan-arena{{strategy={} budget-ms={}}}))",
             self.strategy, self.budget_ms
         )
     }

@@ -4,13 +4,14 @@
 //! (the `plan-arena` pass; `plan-weights` lays out the constants the same way). All planning
 //! decisions are made by `strata-plan` on plain data. It also owns the bufferization policy
 //! that decides what there is to plan: the `strata-bufferize` pipeline, pads produced in place
-//! (`strata-pad-in-place`), copies as linalg (`memref-copy-to-linalg`), and the choice between
+//! (`strata-pad-in-place`), one fill per destination (`strata-fill-per-destination`), copies as linalg (`memref-copy-to-linalg`), and the choice between
 //! padding in place and not (`strata-bufferize-and-plan`). It never schedules,
 //! and it never emits code.
 
 pub mod analyze;
 pub mod bufferize_and_plan;
 pub mod copy_to_linalg;
+pub mod fill_per_destination;
 pub mod pad_in_place;
 pub mod pass;
 pub mod weights;
@@ -35,6 +36,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&weights::INFO, weights::create);
     registry.register(&pad_in_place::INFO, pad_in_place::create);
     registry.register(&copy_to_linalg::INFO, copy_to_linalg::create);
+    registry.register(&fill_per_destination::INFO, fill_per_destination::create);
     registry.register(&bufferize_and_plan::INFO, bufferize_and_plan::create);
     registry.register_pipeline(BUFFERIZE);
 }

@@ -155,7 +155,7 @@ pub fn rewrite(
         if !(static_f32(&x) && static_f32(&w) && static_f32(&out)) {
             continue;
         }
-        if let Some(tiles) = conv_tiles(out.shape[2], out.shape[3], out.shape[1], registers) {
+        if let Some(tiles) = conv_tiles(out.shape[2], out.shape[3], out.shape[1], w.shape[2] * w.shape[3], registers) {
             let epilogue = epilogue_of(op);
             plans.push(Plan {
                 conv: raw,

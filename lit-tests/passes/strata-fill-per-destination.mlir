@@ -1,0 +1,83 @@
+// strata-fill-per-destination: a fill of a new tensor that several ops write into (as CSE
+// leaves it) gets one clone per destination, right before it; readers keep the original, and
+// an original nothing reads any more is erased. Bufferized, each destination is filled in its
+// own buffer instead of copying one shared fill that stays live throughout.
+// RUN: strata-opt %s -p 'builtin.module(func.func(strata-fill-per-destination))' --mlir-pass-statistics 2>&1 | FileCheck %s
+// RUN: strata-opt %s -p 'builtin.module(strata-bufferize,func.func(plan-arena))' | FileCheck %s --check-prefix=SHARED
+// RUN: strata-opt %s -p 'builtin.module(func.func(strata-fill-per-destination),strata-bufferize,func.func(plan-arena))' | FileCheck %s --check-prefix=OWN
+
+#id = affine_map<(d0) -> (d0)>
+
+// Two accumulations into zero-filled outputs, and an insert into a zero-filled tensor.
+// CHECK-LABEL: func.func @two_accumulators
+// CHECK-NOT: linalg.fill
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<256xf32>
+// CHECK-NEXT: %[[F1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] : tensor<256xf32>)
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[F1]] : tensor<256xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<256xf32>
+// CHECK-NEXT: %[[F2:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E2]] : tensor<256xf32>)
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[F2]] : tensor<256xf32>)
+// CHECK: %[[E3:.*]] = tensor.empty() : tensor<256xf32>
+// CHECK-NEXT: %[[F3:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E3]] : tensor<256xf32>)
+// CHECK-NEXT: tensor.insert_slice %{{.*}} into %[[F3]][0] [128] [1]
+// CHECK-NOT: linalg.fill
+// CHECK: return
+// Shared, the fill is copied into each destination and lives from the first to the last:
+// SHARED-LABEL: func.func @two_accumulators
+// SHARED-SAME: strata.arena_bytes = 3072
+// SHARED: linalg.fill ins(%{{.*}} : f32) outs(%[[SHARED:.*]] : memref<256xf32>)
+// SHARED-COUNT-2: memref.copy %[[SHARED]], %{{.*}} : memref<256xf32> to memref<256xf32>
+// Cloned, each destination is filled in place, nothing is copied, and the arena is a third
+// smaller.
+// OWN-LABEL: func.func @two_accumulators
+// OWN-SAME: strata.arena_bytes = 2048
+// OWN-COUNT-3: linalg.fill
+// OWN-NOT: memref.copy %{{.*}} : memref<256xf32> to memref<256xf32>
+// OWN: memref.copy %arg3, %arg4
+func.func @two_accumulators(%a: tensor<256xf32>, %b: tensor<256xf32>, %c: tensor<128xf32>, %out: tensor<256xf32>) -> tensor<256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256xf32>) -> tensor<256xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%a : tensor<256xf32>) outs(%f : tensor<256xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %s = arith.addf %i, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<256xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%b, %x : tensor<256xf32>, tensor<256xf32>) outs(%f : tensor<256xf32>) {
+  ^bb0(%i: f32, %j: f32, %o: f32):
+    %s = arith.addf %i, %j : f32
+    %t = arith.addf %s, %o : f32
+    linalg.yield %t : f32
+  } -> tensor<256xf32>
+  %z = tensor.insert_slice %c into %f[0] [128] [1] : tensor<128xf32> into tensor<256xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%y, %z : tensor<256xf32>, tensor<256xf32>) outs(%out : tensor<256xf32>) {
+  ^bb0(%i: f32, %j: f32, %o: f32):
+    %s = arith.addf %i, %j : f32
+    linalg.yield %s : f32
+  } -> tensor<256xf32>
+  return %r : tensor<256xf32>
+}
+
+// A reader keeps the original; the one destination gets its own clone.
+// CHECK-LABEL: func.func @reader_keeps_it
+// CHECK: %[[F:.*]] = linalg.fill
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[F]] : tensor<256xf32>, tensor<256xf32>)
+// CHECK: %[[G:.*]] = linalg.fill
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[G]] : tensor<256xf32>)
+// CHECK: (S) 4 fills-cloned
+func.func @reader_keeps_it(%a: tensor<256xf32>, %out: tensor<256xf32>) -> tensor<256xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<256xf32>
+  %f = linalg.fill ins(%one : f32) outs(%e : tensor<256xf32>) -> tensor<256xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%a, %f : tensor<256xf32>, tensor<256xf32>) outs(%out : tensor<256xf32>) {
+  ^bb0(%i: f32, %j: f32, %o: f32):
+    %s = arith.mulf %i, %j : f32
+    linalg.yield %s : f32
+  } -> tensor<256xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : tensor<256xf32>) outs(%f : tensor<256xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %s = arith.addf %i, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<256xf32>
+  return %y : tensor<256xf32>
+}
