@@ -1,8 +1,9 @@
-// strata-approximate-exp: f32 exp (scalar, in a kernel body, and vector) becomes inline
-// arithmetic: clamp to [-103.97, 88.72], n = floor(x log2(e) + 1/2), a degree-6 polynomial in
-// x - n ln(2), scaled by 2^n as two exponent-field products; +inf above the range, 0 below,
-// NaN kept. Other exps (f64) stay.
-// RUN: strata-opt %s -p 'builtin.module(func.func(strata-approximate-exp))' | FileCheck %s
+// strata-approximate-math: f32 exp, tanh and erf (scalar, in a kernel body, and vector) become
+// inline arithmetic. exp: clamp to [-103.97, 88.72], n = floor(x log2(e) + 1/2), a degree-6
+// polynomial in x - n ln(2), scaled by 2^n as two exponent-field products; +inf above the
+// range, 0 below, NaN kept. tanh and erf: x p(x^2) / q(x^2) with x clamped (tanh to
+// +-7.9053, returning x itself below 4e-4; erf to +-4). Other precisions (f64) stay.
+// RUN: strata-opt %s -p 'builtin.module(func.func(strata-approximate-math))' --mlir-pass-statistics 2>&1 | FileCheck %s
 
 // CHECK-LABEL: func.func @exps
 // CHECK-NOT: math.exp %{{.*}} : f32
@@ -29,4 +30,34 @@ func.func @exps(%x: f32, %v: vector<8xf32>, %d: f64, %t: tensor<4xf32>) -> (f32,
   %b = math.exp %v : vector<8xf32>
   %c = math.exp %d : f64
   return %a, %b, %c, %g : f32, vector<8xf32>, f64, tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @tanh_and_erf
+// CHECK-NOT: math.tanh %{{.*}} : f32
+// CHECK-NOT: math.erf %{{.*}} : vector<16xf32>
+// tanh: clamped, numerator from its highest coefficient down, small x passed through.
+// CHECK: arith.constant 7.90531111 : f32
+// CHECK: arith.minimumf
+// CHECK: arith.maximumf
+// CHECK: arith.constant -2.76076837E-16 : f32
+// CHECK: arith.divf %{{.*}} : f32
+// CHECK: arith.constant 4.000000e-04 : f32
+// CHECK: arith.cmpf olt
+// CHECK: arith.select %{{.*}} : f32
+// erf on vectors: clamped to +-4.
+// CHECK: arith.constant dense<4.000000e+00> : vector<16xf32>
+// CHECK: arith.constant dense<-2.72614237E-10> : vector<16xf32>
+// CHECK: arith.divf %{{.*}} : vector<16xf32>
+// CHECK: math.tanh %{{.*}} : f64
+// CHECK: math.erf %{{.*}} : f64
+// CHECK-LABEL: Pass statistics report
+// CHECK: (S) 3 exps
+// CHECK: (S) 1 tanhs
+// CHECK: (S) 1 erfs
+func.func @tanh_and_erf(%x: f32, %v: vector<16xf32>, %d: f64) -> (f32, vector<16xf32>, f64, f64) {
+  %a = math.tanh %x : f32
+  %b = math.erf %v : vector<16xf32>
+  %c = math.tanh %d : f64
+  %e = math.erf %d : f64
+  return %a, %b, %c, %e : f32, vector<16xf32>, f64, f64
 }

@@ -1,5 +1,5 @@
 //! Type spelling for the scalar-or-vector f32 kernels that `strata-expand-bf16` and
-//! `strata-approximate-exp` write as MLIR text: one kernel text serves `f32` and every
+//! `strata-approximate-math` write as MLIR text: one kernel text serves `f32` and every
 //! `vector<...xf32>`.
 
 /// `ty` with its element type replaced: `f32` -> `elem`, `vector<4x8xf32>` -> `vector<4x8xelem>`;

@@ -5,7 +5,8 @@
 //!   `schedules/cpu-loop-order.mlir`, run by MLIR's transform interpreter) and
 //!   `strata-cpu-vectorize` (the matmuls' register blocks after planning);
 //! - [`bf16`]: `strata-expand-bf16`, f32 to bf16 truncations as integer arithmetic (no runtime
-//!   library call on hosts without AVX-512 BF16);
+//!   library call on hosts without AVX-512 BF16); [`approximate`]: `strata-approximate-math`,
+//!   f32 `exp`, `tanh` and `erf` as inline arithmetic, so their loops vectorise;
 //! - the `strata-host-to-llvm` pipeline (planned buffers to the LLVM dialect with bare-pointer
 //!   arguments) and `strata-lower-to-llvm` (the same through plain loops, for tests);
 //! - [`entry`]: the model's C entry point `strata_<name>_run(weights, arena, inputs, outputs)`
@@ -16,12 +17,12 @@
 //!
 //! It never reads sg, and never plans memory: it takes what the lowering and the planner made.
 
+pub mod approximate;
 pub mod artifact;
 pub mod bf16;
 pub mod conv_lanes;
 pub mod cpu_schedule;
 pub mod entry;
-pub mod exp;
 mod f32_kernel;
 pub mod host;
 pub mod jit;
@@ -41,12 +42,12 @@ finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
 };
 
 /// Buffers to the LLVM dialect for the host: bf16 truncations as integer arithmetic (no
-/// runtime-library call), f32 `exp` as inline arithmetic (so its loops vectorise), loops, math through LLVM intrinsics or libm (`erff`, `tanhf`, ...),
+/// runtime-library call), f32 `exp`, `tanh` and `erf` as inline arithmetic (so their loops vectorise), loops, other math through LLVM intrinsics or libm,
 /// and functions taking bare pointers (the ABI of compiled models).
 pub const HOST_TO_LLVM: NamedPipeline = NamedPipeline {
     name: "strata-host-to-llvm",
     summary: "Lower linalg/memref/math on buffers to the LLVM dialect with bare-pointer function arguments",
-    passes: "func.func(strata-expand-bf16,strata-approximate-exp,convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops),expand-strided-metadata,lower-affine,convert-scf-to-cf,\
+    passes: "func.func(strata-expand-bf16,strata-approximate-math,convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops),expand-strided-metadata,lower-affine,convert-scf-to-cf,\
 convert-vector-to-llvm,convert-math-to-funcs,convert-math-to-llvm,convert-math-to-libm,finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},\
 convert-to-llvm,reconcile-unrealized-casts",
 };
@@ -54,7 +55,7 @@ convert-to-llvm,reconcile-unrealized-casts",
 /// Registers the host passes and pipelines.
 pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&bf16::INFO, bf16::create);
-    registry.register(&exp::INFO, exp::create);
+    registry.register(&approximate::INFO, approximate::create);
     registry.register(&cpu_schedule::INFO, cpu_schedule::create);
     registry.register(&cpu_schedule::VECTORIZE_INFO, cpu_schedule::create_vectorize);
     registry.register(&profile::INFO, profile::create);
