@@ -31,6 +31,8 @@ const TOLERANCE: &str = "1e-3";
 struct Row {
     name: String,
     strata_ms: f64,
+    /// Strata with its default threads (every core).
+    strata_all_ms: f64,
     unscheduled_ms: f64,
     unfused_ms: f64,
     ort_one_ms: f64,
@@ -100,10 +102,12 @@ fn measure(case: &Case, repeats: usize, profile: bool) -> Result<Row, String> {
         let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
         expect.extend(["--expect".to_owned(), format!("{name}={}", path.display())]);
     }
-    let (text, matches) = strata(case, repeats, &expect)?;
+    let one = ["--threads".to_owned(), "1".to_owned()];
+    let (text, matches) = strata(case, repeats, &[&expect[..], &one[..]].concat())?;
+    let (all, all_match) = strata(case, repeats, &expect)?;
     let ms = |text: &str| number_after(text, "run: ").unwrap_or(f64::NAN);
-    let unscheduled = strata(case, repeats, &["--no-schedule".to_owned()])?.0;
-    let unfused = strata(case, repeats, &["--no-egraph".to_owned()])?.0;
+    let unscheduled = strata(case, repeats, &[&["--no-schedule".to_owned()][..], &one[..]].concat())?.0;
+    let unfused = strata(case, repeats, &[&["--no-egraph".to_owned()][..], &one[..]].concat())?.0;
     let profile = if profile {
         let text = strata(case, repeats, &["--profile".to_owned()])?.0;
         Some(text.lines().skip_while(|l| !l.starts_with("profile:")).take(12).collect::<Vec<_>>().join("\n"))
@@ -113,12 +117,13 @@ fn measure(case: &Case, repeats: usize, profile: bool) -> Result<Row, String> {
     Ok(Row {
         name: case.name.clone(),
         strata_ms: ms(&text),
+        strata_all_ms: ms(&all),
         unscheduled_ms: ms(&unscheduled),
         unfused_ms: ms(&unfused),
         ort_one_ms,
         ort_all_ms,
         arena_bytes: number_after(&text, "arena: ").unwrap_or(0.0),
-        matches,
+        matches: matches && all_match,
         profile,
     })
 }
@@ -159,13 +164,15 @@ pub fn run(repeats: usize, filter: Option<&str>, profile: bool) -> Result<(), St
 
 fn print_header() {
     println!(
-        "{:<20} {:>9} {:>9} {:>9} {:>8} {:>9} {:>8} {:>11} {:>10} {:>9} {:>6}",
+        "{:<20} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>11} {:>10} {:>9} {:>6}",
         "model",
-        "strata ms",
+        "1T ms",
         "ORT 1T ms",
+        "nT ms",
         "ORT nT ms",
-        "/ORT 1T",
-        "/ORT nT",
+        "1T/ORT",
+        "nT/ORT",
+        "1T/nT",
         "no sched",
         "no e-graph",
         "unsched ms",
@@ -176,13 +183,15 @@ fn print_header() {
 
 fn print_row(row: &Row) {
     println!(
-        "{:<20} {:>9.3} {:>9.3} {:>9.3} {:>7.2}x {:>8.2}x {:>7.2}x {:>10.2}x {:>10.3} {:>9.2} {:>6}",
+        "{:<20} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>7.2}x {:>7.2}x {:>7.2}x {:>7.2}x {:>10.2}x {:>10.3} {:>9.2} {:>6}",
         row.name,
         row.strata_ms,
         row.ort_one_ms,
+        row.strata_all_ms,
         row.ort_all_ms,
         row.strata_ms / row.ort_one_ms,
-        row.strata_ms / row.ort_all_ms,
+        row.strata_all_ms / row.ort_all_ms,
+        row.strata_ms / row.strata_all_ms,
         row.unscheduled_ms / row.ort_one_ms,
         row.unfused_ms / row.ort_one_ms,
         row.unscheduled_ms,
@@ -194,9 +203,10 @@ fn print_row(row: &Row) {
 fn print_footer(rows: &[Row], repeats: usize) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
-        "(medians of {repeats} runs each, same inputs, same machine, one run of this command; Strata on one \
-         thread; ORT nT: ONNX Runtime's default intra-op threads, {cores} cores here; no sched / no e-graph: \
-         Strata without its loop schedule / e-graph optimiser, over ORT 1T; check: Strata's outputs within \
+        "(medians of {repeats} runs each, same inputs, same machine, one run of this command; 1T: Strata \
+         with --threads 1 and ONNX Runtime with one intra-op thread; nT: both with their default threads, every \
+         core ({cores} here); 1T/nT: Strata's speed-up from threads; no sched / no e-graph: Strata (1T) without \
+         its loop schedule / e-graph optimiser, over ORT 1T; check: Strata's outputs within \
          {TOLERANCE} of ONNX Runtime's)"
     );
     for row in rows.iter().filter(|r| r.profile.is_some()) {

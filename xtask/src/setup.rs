@@ -7,8 +7,9 @@ use std::path::Path;
 use std::process::Command;
 
 /// Debian packages Strata builds and tests with. LLVM/MLIR 22 (libraries, headers, tools
-/// such as FileCheck and `not`), libclang for bindgen (mlir-sys), and the compression and
-/// XML libraries LLVM's static libraries link against.
+/// such as FileCheck and `not`), libclang for bindgen (mlir-sys), LLVM's OpenMP runtime (the
+/// parallel kernels call it), and the compression and XML libraries LLVM's static libraries
+/// link against.
 pub const PACKAGES: &[&str] = &[
     "llvm-22-dev",
     "libmlir-22-dev",
@@ -16,6 +17,7 @@ pub const PACKAGES: &[&str] = &[
     "llvm-22-tools",
     "libclang-22-dev",
     "libpolly-22-dev",
+    "libomp-22-dev",
     "zlib1g-dev",
     "libzstd-dev",
     "libxml2-dev",

@@ -78,18 +78,24 @@ pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 
 /// The memref stage: the host schedule (unless `schedule` is off; told the host's vector
 /// lanes), bufferization and arena planning two ways keeping the smaller arena
-/// (`strata-bufferize-and-plan`), the matmuls' register blocks after planning, cleanup; with
-/// `profile`, cycle counters around every kernel (`strata-profile-kernels`).
-pub fn memref_pipeline(strategy: &str, schedule: bool, profile: bool) -> String {
+/// (`strata-bufferize-and-plan`), the matmuls' register blocks after planning, kernels split
+/// across `threads` (`strata-parallelize`), cleanup; with `profile`, cycle counters around every kernel (`strata-profile-kernels`).
+pub fn memref_pipeline(strategy: &str, schedule: bool, profile: bool, threads: usize) -> String {
     let lanes = strata_machine::Registers::host().lanes;
     let profile = if profile { ",strata-profile-kernels" } else { "" };
+    let parallelize = format!("strata-parallelize{{threads={threads}}}");
     if schedule {
         format!(
-            "builtin.module(strata-cpu-schedule{{vector-lanes={lanes}}},strata-bufferize-and-plan{{strategy={strategy}}},strata-cpu-vectorize,canonicalize{profile})"
+            "builtin.module(strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},strata-bufferize-and-plan{{strategy={strategy}}},strata-cpu-vectorize{{threads={threads}}},{parallelize},canonicalize{profile})"
         )
     } else {
-        format!("builtin.module(strata-bufferize-and-plan{{strategy={strategy}}},canonicalize{profile})")
+        format!("builtin.module(strata-bufferize-and-plan{{strategy={strategy}}},{parallelize},canonicalize{profile})")
     }
+}
+
+/// The threads to compile for when the user names none: every core of this machine.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
 
 /// Why a command failed: the message as printed (rendered diagnostics, `error: ...`) and its
@@ -175,6 +181,9 @@ pub struct CompileOptions {
     pub target: Target,
     /// Time every kernel with cycle counters (`strata-profile-kernels`; host only).
     pub profile: bool,
+    /// Threads the host code is split for (`strata-parallelize` and the schedules' parallel
+    /// tiles, run by OpenMP); 1 compiles sequential code that needs no OpenMP runtime.
+    pub threads: usize,
 }
 
 /// A module compiled up to some stage, with what the runtime needs to know.
@@ -258,7 +267,12 @@ pub fn compile<'c>(
         (
             Stage::Memref,
             "bufferize+plan",
-            memref_pipeline(&options.strategy, options.schedule && !gpu, options.profile && !gpu),
+            memref_pipeline(
+                &options.strategy,
+                options.schedule && !gpu,
+                options.profile && !gpu,
+                if gpu { 1 } else { options.threads },
+            ),
         ),
         if gpu { (Stage::Gpu, "to-gpu", GPU.to_string()) } else { (Stage::LlvmDialect, "to-llvm", LLVM.to_string()) },
     ];

@@ -42,6 +42,10 @@ pub struct ModelArgs {
     /// strided views instead of copies, in-place writes), lowering one kernel per op.
     #[arg(long)]
     pub no_egraph: bool,
+    /// Threads to split the host kernels across (OpenMP; default: every core). 1 compiles
+    /// sequential code that needs no OpenMP runtime. `strata run` also runs on this many.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
 }
 
 impl ModelArgs {
@@ -65,6 +69,7 @@ impl ModelArgs {
             target: Target::Host,
             egraph: !self.no_egraph,
             profile: false,
+            threads: self.threads.map_or_else(crate::compile::default_threads, |n| n as usize),
         })
     }
 
@@ -370,6 +375,9 @@ pub fn run_run(args: &RunArgs) -> Result<(), CommandError> {
     progress.warn(&compiled.warnings);
     let (mut model, timings, lower_bound) = (compiled.model, compiled.timings, compiled.arena_lower_bound);
     drop(progress);
+    if options.threads > 1 {
+        strata_runtime::set_threads(options.threads).map_err(|e| format!("error: {e}"))?;
+    }
     let signature = model.signature().clone();
     let inputs = strata_runtime::cli::read_inputs(&signature, &args.inputs)?;
     let mut outputs = model.run(&inputs).map_err(|e| format!("error: {e}"))?;
@@ -378,7 +386,9 @@ pub fn run_run(args: &RunArgs) -> Result<(), CommandError> {
     }
     let mut latencies = Vec::new();
     let (wall, ticks) = (Instant::now(), time_stamp());
-    for _ in 0..args.repeat {
+    // At least one timed run (`--repeat 0` would leave no median).
+    let runs = args.repeat.max(1);
+    for _ in 0..runs {
         let start = Instant::now();
         model.run_into(&inputs, &mut outputs).map_err(|e| format!("error: {e}"))?;
         latencies.push(start.elapsed());
@@ -388,7 +398,7 @@ pub fn run_run(args: &RunArgs) -> Result<(), CommandError> {
     let median = latencies[latencies.len() / 2];
     print_summary(&signature, &outputs, &timings, lower_bound, median);
     if let Some(profile) = &compiled.profile {
-        print_profile(profile, args.repeat, ticks_per_ms, median);
+        print_profile(profile, runs, ticks_per_ms, median);
     }
     strata_runtime::cli::check_expectations(&signature, &outputs, &args.expect, args.rtol, args.atol)?;
     if let Some(dir) = &args.output_dir {

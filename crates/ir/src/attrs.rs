@@ -84,7 +84,7 @@ hand_offs! {
     /// that kernel's tiles.
     EPILOGUE: Flag = "strata.epilogue";
     /// On a register-blocked convolution generic (`strata-cpu-schedule`): its block,
-    /// `THxTWxTF` (`f`: filters outermost, `e`: with an epilogue), matched by the generated
+    /// `THxTWxTF` (`f`: filters outermost, `e`: with an epilogue, `p`: parallel tiles), matched by the generated
     /// `cpu-conv` script.
     CONV_TILES: Text = "strata.conv_tiles";
     /// On an epilogue generic (`strata-cpu-schedule`): the block of its convolution.
@@ -94,8 +94,12 @@ hand_offs! {
     /// On a convolution, matmul or pool (`strata-cpu-schedule`): `reduction_outer` or
     /// `vectorize`, matched by the `cpu-loop-order` and `cpu-vectorize` scripts.
     LOOP_ORDER: Text = "strata.loop_order";
-    /// On a matmul to vectorise (`strata-cpu-vectorize`): its cache tiles, `MxNxK`.
+    /// On a matmul to vectorise (`strata-cpu-vectorize`): its cache tiles, `MxNxK` (`p`
+    /// appended: its (m, n) tiles run in parallel).
     CACHE_TILES: Text = "strata.cache_tiles";
+    /// On a top-level linalg op (`strata-parallelize`): how many threads split each of its
+    /// loops, `AxBx...` (0: not split), matched by the generated script that tiles it.
+    PARALLEL: Text = "strata.parallel";
     /// On `@main` (`strata-profile-kernels`): each kernel counter's label, `<ONNX nodes>\t<ops
     /// timed>`, in counter order; read by `strata run --profile`.
     PROFILE_KERNELS: Texts = "strata.profile_kernels";

@@ -413,6 +413,35 @@ pub fn symbol_root(attribute: Attribute<'_>) -> Option<String> {
     }
 }
 
+/// For an array of affine maps (a linalg op's `indexing_maps`): for each map, the loop
+/// dimension each of its results reads (`None` where a result is not a plain dimension).
+pub fn map_dims(attribute: Attribute<'_>) -> Option<Vec<Vec<Option<usize>>>> {
+    let raw = attribute.to_raw();
+    // Safety: every accessor is called on an attribute or map of the kind it checks first.
+    unsafe {
+        if !sys::mlirAttributeIsAArray(raw) {
+            return None;
+        }
+        (0..sys::mlirArrayAttrGetNumElements(raw))
+            .map(|i| {
+                let element = sys::mlirArrayAttrGetElement(raw, i);
+                if !sys::mlirAttributeIsAAffineMap(element) {
+                    return None;
+                }
+                let map = sys::mlirAffineMapAttrGetValue(element);
+                Some(
+                    (0..sys::mlirAffineMapGetNumResults(map))
+                        .map(|r| {
+                            let expr = sys::mlirAffineMapGetResult(map, r);
+                            sys::mlirAffineExprIsADim(expr).then(|| sys::mlirAffineDimExprGetPosition(expr) as usize)
+                        })
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+}
+
 /// Whether a memref layout attribute is the identity affine map.
 pub fn is_identity_layout(layout: Attribute<'_>) -> bool {
     let raw = layout.to_raw();

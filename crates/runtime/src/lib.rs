@@ -198,3 +198,42 @@ impl Signature {
         Ok(())
     }
 }
+
+/// LLVM's OpenMP runtime, which the parallel kernels of a model compiled for more than one
+/// thread call (`__kmpc_fork_call`); Debian's `libomp5` package.
+pub const OPENMP_LIBRARY: &str = "libomp.so.5";
+
+/// Loads the OpenMP runtime ([`OPENMP_LIBRARY`]) once; it stays loaded. A clear error where it
+/// is not installed.
+/// Its symbols are global (`RTLD_GLOBAL`): the JIT resolves the compiled code's calls in them.
+pub fn load_openmp() -> Result<&'static libloading::os::unix::Library, RuntimeError> {
+    use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
+    static OPENMP: std::sync::OnceLock<Result<Library, String>> = std::sync::OnceLock::new();
+    // Safety: loading LLVM's OpenMP runtime runs its initialisers, which only set up its state.
+    OPENMP
+        .get_or_init(|| {
+            unsafe { Library::open(Some(OPENMP_LIBRARY), RTLD_NOW | RTLD_GLOBAL) }.map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| {
+            RuntimeError::Load(format!(
+                "cannot load the OpenMP runtime that parallel kernels call ({e}): install Debian's libomp5 \
+                 (`cargo xtask setup` does), or compile with --threads 1"
+            ))
+        })
+}
+
+/// Sets how many threads the parallel kernels of the models run from the calling thread on
+/// use (`omp_set_num_threads`; by default `OMP_NUM_THREADS`, else every core).
+pub fn set_threads(threads: usize) -> Result<(), RuntimeError> {
+    let library = load_openmp()?;
+    let threads = i32::try_from(threads.max(1)).unwrap_or(i32::MAX);
+    // Safety: `omp_set_num_threads(int)` is OpenMP's C API.
+    unsafe {
+        let set = library
+            .get::<unsafe extern "C" fn(i32)>(b"omp_set_num_threads")
+            .map_err(|e| RuntimeError::Load(format!("{OPENMP_LIBRARY} has no omp_set_num_threads: {e}")))?;
+        set(threads);
+    }
+    Ok(())
+}

@@ -60,8 +60,8 @@ void strata_{name}_run(const uint8_t *weights, uint8_t *arena, const void *const
     text
 }
 
-/// Writes a host shared object (linked by the system C compiler driver `cc -shared`), its C
-/// header and its manifest, for a module lowered to the LLVM dialect with entry point `entry`.
+/// Writes a host shared object (linked by the system C compiler driver `cc -shared`; against
+/// LLVM's OpenMP runtime when it has parallel kernels), its C header and its manifest, for a module lowered to the LLVM dialect with entry point `entry`.
 pub fn write(
     module: &Module<'_>,
     signature: &Signature,
@@ -73,8 +73,13 @@ pub fn write(
     let temp = paths.main.with_extension("strata-tmp.o");
     std::fs::write(&temp, object).map_err(|e| format!("cannot write {}: {e}", temp.display()))?;
     let linker = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let status =
-        std::process::Command::new(&linker).arg("-shared").arg("-o").arg(&paths.main).arg(&temp).arg("-lm").status();
+    let mut link = std::process::Command::new(&linker);
+    link.arg("-shared").arg("-o").arg(&paths.main).arg(&temp).arg("-lm");
+    // Parallel kernels call LLVM's OpenMP runtime: a dependency of the shared object.
+    if crate::jit::uses_openmp(module) {
+        link.arg(format!("-l:{}", strata_runtime::OPENMP_LIBRARY));
+    }
+    let status = link.status();
     let _ = std::fs::remove_file(&temp);
     match status {
         Ok(s) if s.success() => {}

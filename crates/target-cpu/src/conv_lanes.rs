@@ -54,14 +54,28 @@ pub struct ConvBlock {
     /// tile inside it, so the epilogue runs on the accumulators and the convolution's own
     /// result never reaches memory.
     pub epilogue: bool,
+    /// Its tiles run in parallel (one `scf.forall`): compiled for several threads, and with
+    /// at least [`PARALLEL_MACS`] multiply-adds.
+    pub parallel: bool,
 }
+
+/// The least multiply-adds for which a convolution or matmul is split across threads (about
+/// 10 us of work on one core: several times a fork and join).
+pub const PARALLEL_MACS: i64 = 1 << 19;
 
 impl ConvBlock {
     /// The `strata.conv_tiles` mark: `THxTWxTF`, `f` appended for filters outermost, `e` for
-    /// an epilogue (the epilogue carries the same label as `strata.conv_epilogue`).
+    /// an epilogue (the epilogue carries the same label as `strata.conv_epilogue`), `p` for
+    /// parallel tiles.
     pub fn label(&self) -> String {
         let [th, tw, tf] = self.tiles;
-        format!("{th}x{tw}x{tf}{}{}", if self.filters_outer { "f" } else { "" }, if self.epilogue { "e" } else { "" })
+        let flag = |set: bool, c: &'static str| if set { c } else { "" };
+        format!(
+            "{th}x{tw}x{tf}{}{}{}",
+            flag(self.filters_outer, "f"),
+            flag(self.epilogue, "e"),
+            flag(self.parallel, "p")
+        )
     }
 }
 
@@ -136,12 +150,13 @@ fn insert_before<'c>(
 
 /// Rewrites every f32 `linalg.conv_2d_nchw_fchw` in `module` that has a register block (see
 /// [`conv_tiles`]) into the filter-lane generic, marked `strata.conv_tiles` (see [`ConvBlock::label`]),
-/// with its initialisation marked `strata.conv_init`. Returns the distinct blocks used and how
-/// many convolutions were rewritten.
+/// with its initialisation marked `strata.conv_init`; with `threads` above 1 the big ones get
+/// parallel tiles. Returns the distinct blocks used and how many convolutions were rewritten.
 pub fn rewrite(
     module: OperationRef<'_, '_>,
     cx: &mut PassContext<'_>,
     registers: Registers,
+    threads: i64,
 ) -> Result<(Vec<ConvBlock>, usize), PassFailed> {
     let strata = cx.strata();
     let mut plans = Vec::new();
@@ -159,7 +174,12 @@ pub fn rewrite(
             let epilogue = epilogue_of(op);
             plans.push(Plan {
                 conv: raw,
-                block: ConvBlock { tiles, filters_outer: w.numel() > x.numel(), epilogue: epilogue.is_some() },
+                block: ConvBlock {
+                    tiles,
+                    filters_outer: w.numel() > x.numel(),
+                    epilogue: epilogue.is_some(),
+                    parallel: threads > 1 && out.numel() * w.shape[1..].iter().product::<i64>() >= PARALLEL_MACS,
+                },
                 epilogue,
             });
         }

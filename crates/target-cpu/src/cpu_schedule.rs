@@ -46,12 +46,15 @@ pub static INFO: PassInfo = PassInfo {
     name: "strata-cpu-schedule",
     summary: "Apply the host schedule (transform-dialect scripts, MLIR's transform interpreter): register-blocked vectorised convolutions, loop order for the rest",
     anchor: "builtin.module",
-    options: &[OptionInfo {
-        name: "vector-lanes",
-        kind: OptionKind::Int,
-        default: "0",
-        help: "f32 lanes of a vector register for the convolutions' register blocks: 16 (AVX-512: 32 registers), other counts 16 registers (8: AVX, 4: SSE); 0 = this machine's",
-    }],
+    options: &[
+        OptionInfo {
+            name: "vector-lanes",
+            kind: OptionKind::Int,
+            default: "0",
+            help: "f32 lanes of a vector register for the convolutions' register blocks: 16 (AVX-512: 32 registers), other counts 16 registers (8: AVX, 4: SSE); 0 = this machine's",
+        },
+        THREADS_OPTION,
+    ],
     statistics: &[StatisticInfo { name: "convolutions", help: "Convolutions register-blocked and vectorised" }],
 };
 
@@ -60,16 +63,26 @@ pub fn create(options: &PassOptions) -> Box<dyn Pass> {
         lanes if lanes > 0 => Registers::for_lanes(lanes),
         _ => Registers::host(),
     };
-    Box::new(CpuSchedule { registers })
+    Box::new(CpuSchedule { registers, threads: options.int("threads") })
 }
+
+/// The `threads` option of the schedules: above 1, the tile loops of the convolutions and
+/// matmuls are one `scf.forall` (run by OpenMP threads) instead of nested `scf.for`s.
+const THREADS_OPTION: OptionInfo = OptionInfo {
+    name: "threads",
+    kind: OptionKind::Int,
+    default: "1",
+    help: "threads the model will run on: above 1, the tile loops are scf.forall (parallel)",
+};
 
 struct CpuSchedule {
     registers: Registers,
+    threads: i64,
 }
 
 impl Pass for CpuSchedule {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let (convs, count) = crate::conv_lanes::rewrite(module, cx, self.registers)?;
+        let (convs, count) = crate::conv_lanes::rewrite(module, cx, self.registers, self.threads)?;
         cx.bump("convolutions", count as u64);
         for (value, select) in [
             ("vectorize", vectorizable as fn(OperationRef<'_, '_>) -> bool),
@@ -90,11 +103,18 @@ impl Pass for CpuSchedule {
 /// The convolution script (tensor level).
 pub const CONV: &str = include_str!("../schedules/cpu-conv.mlir");
 
-/// [`CONV`] with one tiling per distinct convolution block.
+/// [`CONV`] with one tiling per distinct convolution block (parallel blocks: the tile loops
+/// are one `scf.forall`).
 pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
     let (mut tiling, mut epilogues, mut fold, mut vectorize) =
         (String::new(), String::new(), String::new(), String::new());
     for (i, block) in blocks.iter().enumerate() {
+        // The tile loops' results: four nested `scf.for`s, or one `scf.forall`.
+        let (forall, loops, loop_types) = if block.parallel {
+            (" {use_forall}", "", "!transform.any_op")
+        } else {
+            ("", ":4", "!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op")
+        };
         let [th, tw, tf] = block.tiles;
         let label = block.label();
         // The reduction loops of `tiled` (the convolution's tile), one (c, kh, kw) a step.
@@ -108,7 +128,7 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
             let interchange = if block.filters_outer { "" } else { " interchange [0, 2, 3, 1]" };
             tiling += &format!(
                 "    %ev{i} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes{{strata.conv_epilogue = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n\
-    %et{i}, %el{i}:4 = transform.structured.fuse %ev{i} tile_sizes [1, {tf}, {th}, {tw}]{interchange} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n"
+    %et{i}, %el{i}{loops} = transform.structured.fuse %ev{i} tile_sizes [1, {tf}, {th}, {tw}]{interchange}{forall} : (!transform.any_op) -> (!transform.any_op, {loop_types})\n"
             );
             epilogues += &matched;
             epilogues += &reduction(&format!("%cv{i}"));
@@ -116,7 +136,7 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
             let interchange = if block.filters_outer { " interchange [0, 3, 1, 2, 4, 5, 6]" } else { "" };
             tiling += &matched;
             tiling += &format!(
-                "    %ct{i}, %cl{i}:4 = transform.structured.fuse %cv{i} tile_sizes [1, {th}, {tw}, {tf}, 0, 0, 0]{interchange} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n"
+                "    %ct{i}, %cl{i}{loops} = transform.structured.fuse %cv{i} tile_sizes [1, {th}, {tw}, {tf}, 0, 0, 0]{interchange}{forall} : (!transform.any_op) -> (!transform.any_op, {loop_types})\n"
             );
             tiling += &reduction(&format!("%ct{i}"));
         }
@@ -162,7 +182,7 @@ pub fn vectorizable(op: OperationRef<'_, '_>) -> bool {
 
 /// Appends `text` (a `transform.with_named_sequence` module) to `module`, runs MLIR's
 /// transform interpreter on `module`, and removes the script again.
-fn apply_script(
+pub(crate) fn apply_script(
     module: OperationRef<'_, '_>,
     cx: &mut PassContext<'_>,
     text: &str,
@@ -209,15 +229,17 @@ pub static VECTORIZE_INFO: PassInfo = PassInfo {
     name: "strata-cpu-vectorize",
     summary: "Tile and vectorise the matmuls strata-cpu-schedule marked (a transform-dialect script on buffers)",
     anchor: "builtin.module",
-    options: &[],
+    options: &[THREADS_OPTION],
     statistics: &[],
 };
 
-pub fn create_vectorize(_: &PassOptions) -> Box<dyn Pass> {
-    Box::new(CpuVectorize)
+pub fn create_vectorize(options: &PassOptions) -> Box<dyn Pass> {
+    Box::new(CpuVectorize { threads: options.int("threads") })
 }
 
-struct CpuVectorize;
+struct CpuVectorize {
+    threads: i64,
+}
 
 /// Cache tile sizes for an `m x n x k` matmul: the whole dimension up to 64 / 128 / 256, else
 /// the largest of those and their halves that divides it (`m` is a multiple of 8 and `n` of 32
@@ -233,11 +255,17 @@ pub fn cache_tiles(m: i64, n: i64, k: i64) -> [i64; 3] {
     [pick(m, 64), pick(n, 128), pick(k, 256)]
 }
 
+/// The `strata.cache_tiles` mark: `MxNxK`, `p` appended for parallel (m, n) tiles.
+fn cache_label([m, n, k]: [i64; 3], parallel: bool) -> String {
+    format!("{m}x{n}x{k}{}", if parallel { "p" } else { "" })
+}
+
 impl Pass for CpuVectorize {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let marked = collect(&module, |op| attrs::LOOP_ORDER.get(op.get()).is_some_and(|order| order == "vectorize"));
         // One tiling per distinct size, matched by a `strata.cache_tiles` mark.
-        let mut sizes: Vec<[i64; 3]> = Vec::new();
+        // (cache tiles, parallel): the big matmuls' (m, n) tiles run in parallel.
+        let mut sizes: Vec<([i64; 3], bool)> = Vec::new();
         for &raw in &marked {
             let op = raw.get();
             let dims = |i: usize| op.operand(i).ok().and_then(|v| strata_lower::ops::static_shape(v.r#type()).ok());
@@ -246,10 +274,11 @@ impl Pass for CpuVectorize {
                 return Err(PassFailed);
             };
             let tiles = cache_tiles(c[0], c[1], a[1]);
-            if !sizes.contains(&tiles) {
-                sizes.push(tiles);
+            let parallel = self.threads > 1 && c[0] * c[1] * a[1] >= crate::conv_lanes::PARALLEL_MACS;
+            if !sizes.contains(&(tiles, parallel)) {
+                sizes.push((tiles, parallel));
             }
-            attrs::CACHE_TILES.set(op, &format!("{}x{}x{}", tiles[0], tiles[1], tiles[2]));
+            attrs::CACHE_TILES.set(op, &cache_label(tiles, parallel));
         }
         // The convolutions were vectorised on tensors (`strata-cpu-schedule`); their vectors
         // are lowered here with the matmuls'.
@@ -259,10 +288,23 @@ impl Pass for CpuVectorize {
             return Ok(());
         }
         let (mut tiling, mut fold) = (String::new(), String::new());
-        for (i, [m, n, k]) in sizes.iter().enumerate() {
+        for (i, &([m, n, k], parallel)) in sizes.iter().enumerate() {
+            let label = cache_label([m, n, k], parallel);
             tiling += &format!(
-                "    %mm{i} = transform.structured.match ops{{[\"linalg.matmul\"]}} attributes{{strata.cache_tiles = \"{m}x{n}x{k}\"}} in %root : (!transform.any_op) -> !transform.any_op\n\
-    %c{i}, %cl{i}:3 = transform.structured.tile_using_for %mm{i} tile_sizes [{m}, {n}, {k}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n\
+                "    %mm{i} = transform.structured.match ops{{[\"linalg.matmul\"]}} attributes{{strata.cache_tiles = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n"
+            );
+            // The cache tiles: (m, n, k) nested loops, or with threads a parallel (m, n) forall
+            // around the k loop; `%cl{i}#0` is the outermost either way.
+            tiling += &if parallel {
+                format!(
+                    "    %cm{i}, %cl{i}:1 = transform.structured.tile_using_forall %mm{i} tile_sizes [{m}, {n}, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n\
+    %c{i}, %ck{i} = transform.structured.tile_using_for %cm{i} tile_sizes [0, 0, {k}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
+                )
+            } else {
+                format!("    %c{i}, %cl{i}:3 = transform.structured.tile_using_for %mm{i} tile_sizes [{m}, {n}, {k}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n")
+            };
+            tiling += &format!(
+                "\
     %r{i}, %rl{i}:3 = transform.structured.tile_using_for %c{i} tile_sizes [8, 32, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n\
     transform.structured.vectorize %r{i} : !transform.any_op\n"
             );

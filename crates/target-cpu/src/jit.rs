@@ -14,6 +14,11 @@ pub struct Jit {
 impl Jit {
     /// Compiles `module` (LLVM dialect) at `opt_level` (0 to 3).
     pub fn new(strata: &StrataContext, module: &Module<'_>, opt_level: i32) -> Result<Self, CodegenError> {
+        // Parallel kernels (OpenMP worksharing loops) call LLVM's OpenMP runtime: loaded into
+        // the process's global symbols, where the JIT resolves them.
+        if uses_openmp(module) {
+            strata_runtime::load_openmp().map_err(|e| CodegenError::Jit(e.to_string()))?;
+        }
         let engine = ExecutionEngine::new(strata, module, opt_level).map_err(|e| CodegenError::Jit(e.message))?;
         Ok(Jit { engine })
     }
@@ -22,4 +27,9 @@ impl Jit {
     pub fn lookup(&self, symbol: &str) -> Result<*mut (), CodegenError> {
         self.engine.lookup(symbol).ok_or_else(|| CodegenError::Symbol(symbol.to_owned()))
     }
+}
+
+/// Whether `module` (LLVM dialect) has OpenMP regions, whose code calls the OpenMP runtime.
+pub fn uses_openmp(module: &Module<'_>) -> bool {
+    !strata_ir::rewrite::collect(&module.as_operation(), |op| op.is("omp.parallel")).is_empty()
 }

@@ -3,7 +3,8 @@
 //! - [`cpu_schedule`]: `strata-cpu-schedule` (convolutions register-blocked in vector registers
 //!   by [`conv_lanes`] and `schedules/cpu-conv.mlir`, loop orders by
 //!   `schedules/cpu-loop-order.mlir`, run by MLIR's transform interpreter) and
-//!   `strata-cpu-vectorize` (the matmuls' register blocks after planning);
+//!   `strata-cpu-vectorize` (the matmuls' register blocks after planning); [`parallelize`]:
+//!   `strata-parallelize`, kernels split across threads (OpenMP worksharing loops);
 //! - [`bf16`]: `strata-expand-bf16`, f32 to bf16 truncations as integer arithmetic (no runtime
 //!   library call on hosts without AVX-512 BF16); [`approximate`]: `strata-approximate-math`,
 //!   f32 `exp`, `tanh` and `erf` as inline arithmetic, so their loops vectorise;
@@ -26,6 +27,7 @@ pub mod entry;
 mod f32_kernel;
 pub mod host;
 pub mod jit;
+pub mod parallelize;
 pub mod profile;
 
 pub use entry::{add_entry, EntrySignature};
@@ -42,12 +44,15 @@ finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
 };
 
 /// Buffers to the LLVM dialect for the host: bf16 truncations as integer arithmetic (no
-/// runtime-library call), f32 `exp`, `tanh` and `erf` as inline arithmetic (so their loops vectorise), loops, other math through LLVM intrinsics or libm,
+/// runtime-library call), f32 `exp`, `tanh` and `erf` as inline arithmetic (so their loops vectorise), `scf.forall`s
+/// (`strata-parallelize`'s splits and the schedules' parallel tiles) as OpenMP worksharing loops (the team's size
+/// is the OpenMP runtime's: `omp_set_num_threads`, `OMP_NUM_THREADS`), loops, other math through LLVM intrinsics or libm,
 /// and functions taking bare pointers (the ABI of compiled models).
 pub const HOST_TO_LLVM: NamedPipeline = NamedPipeline {
     name: "strata-host-to-llvm",
     summary: "Lower linalg/memref/math on buffers to the LLVM dialect with bare-pointer function arguments",
-    passes: "func.func(strata-expand-bf16,strata-approximate-math,convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops),expand-strided-metadata,lower-affine,convert-scf-to-cf,\
+    passes: "func.func(strata-expand-bf16,strata-approximate-math,scf-forall-to-parallel),convert-scf-to-openmp{num-threads=0},\
+func.func(canonicalize,convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops),expand-strided-metadata,lower-affine,convert-scf-to-cf,\
 convert-vector-to-llvm,convert-math-to-funcs,convert-math-to-llvm,convert-math-to-libm,finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},\
 convert-to-llvm,reconcile-unrealized-casts",
 };
@@ -59,6 +64,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&cpu_schedule::INFO, cpu_schedule::create);
     registry.register(&cpu_schedule::VECTORIZE_INFO, cpu_schedule::create_vectorize);
     registry.register(&profile::INFO, profile::create);
+    registry.register(&parallelize::INFO, parallelize::create);
     registry.register_pipeline(LOWER_TO_LLVM);
     registry.register_pipeline(HOST_TO_LLVM);
 }

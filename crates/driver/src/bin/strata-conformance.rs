@@ -294,6 +294,7 @@ fn options(case: &Path, name: &str, graph: &GraphProto, target: Target) -> Compi
         target,
         egraph: true,
         profile: false,
+        threads: strata_driver::compile::default_threads(),
     }
 }
 

@@ -1,0 +1,164 @@
+//! `strata-parallelize{threads}`: splits the model's top-level linalg kernels (elementwise
+//! programs, softmax, normalisations, pooling, copies, transposes, the convolutions and
+//! matmuls left to loop nests) across `threads` threads, after planning. Each kernel big
+//! enough to pay for a fork (at least [`MIN_ITERATIONS`] loop iterations) is tiled with
+//! `transform.structured.tile_using_forall num_threads` along one parallel loop: its outermost
+//! parallel loop that `threads` divides, or that is at least four times `threads` long, and
+//! that no reduction loop encloses. The
+//! register-blocked convolutions and the vectorised matmuls are already `scf.forall`s over
+//! their tiles (`strata-cpu-schedule` and `strata-cpu-vectorize` with the same `threads`);
+//! `strata-host-to-llvm` turns every `scf.forall` into an OpenMP worksharing loop.
+//!
+//! Splitting only parallel loops keeps every reduction in one thread, in its order: results
+//! are bit-identical for any thread count. The arena is untouched: tiles read and write
+//! disjoint slices of the kernel's own buffers (no per-thread scratch).
+
+use crate::cpu_schedule::apply_script;
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::ValueLike;
+use strata_ir::rewrite::collect;
+use strata_ir::{attrs, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_lower::ops::static_shape;
+
+/// Below this many loop iterations a kernel runs on one thread: a fork and join costs about
+/// as much as 10-20 thousand iterations of a simple elementwise loop.
+pub const MIN_ITERATIONS: i64 = 32768;
+
+pub static INFO: PassInfo = PassInfo {
+    name: "strata-parallelize",
+    summary: "Split the top-level linalg kernels along a parallel loop across threads (scf.forall, after planning)",
+    anchor: "builtin.module",
+    options: &[OptionInfo {
+        name: "threads",
+        kind: OptionKind::Int,
+        default: "1",
+        help: "threads to split each kernel across (1: none)",
+    }],
+    statistics: &[StatisticInfo { name: "kernels", help: "Kernels split across threads" }],
+};
+
+pub fn create(options: &PassOptions) -> Box<dyn Pass> {
+    Box::new(Parallelize { threads: options.int("threads") })
+}
+
+struct Parallelize {
+    threads: i64,
+}
+
+/// A linalg op's loops: extent and whether it is parallel, outermost first. `None` for ops
+/// this pass does not split (dynamic shapes, unknown ops, tensors).
+pub fn loops(op: OperationRef<'_, '_>) -> Option<Vec<(i64, bool)>> {
+    let name = strata_ir::ods::op_name(op);
+    let shape = |i: usize| -> Option<Vec<i64>> {
+        let value = op.operand(i).ok()?;
+        melior::ir::r#type::MemRefType::try_from(value.r#type()).ok()?;
+        static_shape(value.r#type()).ok()
+    };
+    match name.as_str() {
+        // Every loop parallel, one per dimension of the destination (the last operand).
+        "linalg.fill" | "linalg.copy" | "linalg.transpose" | "linalg.broadcast" | "linalg.map" => {
+            let out = shape(op.operand_count().checked_sub(1)?)?;
+            Some(out.into_iter().map(|extent| (extent, true)).collect())
+        }
+        "linalg.generic" => {
+            let iterators = op.attribute("iterator_types").ok()?.to_string();
+            let parallel: Vec<bool> =
+                iterators
+                    .split(',')
+                    .map(|kind| {
+                        if kind.contains("parallel") {
+                            Some(true)
+                        } else {
+                            kind.contains("reduction").then_some(false)
+                        }
+                    })
+                    .collect::<Option<_>>()?;
+            let maps = strata_ir::handle::map_dims(op.attribute("indexing_maps").ok()?)?;
+            let mut extents = vec![None; parallel.len()];
+            for (i, dims) in maps.iter().enumerate() {
+                let shape = shape(i)?;
+                for (dim, extent) in dims.iter().zip(shape) {
+                    if let Some(d) = *dim {
+                        *extents.get_mut(d)? = Some(extent);
+                    }
+                }
+            }
+            extents.into_iter().zip(parallel).map(|(extent, parallel)| Some((extent?, parallel))).collect()
+        }
+        _ => None,
+    }
+}
+
+/// The loop to split `loops` along across `threads`, if the kernel is worth it.
+pub fn split_loop(loops: &[(i64, bool)], threads: i64) -> Option<usize> {
+    if threads <= 1 || loops.iter().map(|&(extent, _)| extent).product::<i64>() < MIN_ITERATIONS {
+        return None;
+    }
+    // Only loops outside every reduction (tiles never split a reduction). Known cost: a loop
+    // nest with its reduction outside a parallel loop (the schedule's `reduction_outer` 1x1
+    // convolutions) vectorises worse once its output is a slice at a dynamic offset (LLVM can
+    // no longer prove it apart from the inputs): DenseNet's 1x1 convolution ran 3.5x slower
+    // on each of two threads, while MobileNetV2's depthwise ones gain; see docs/notes.md.
+    loops.iter().take_while(|&&(extent, parallel)| parallel || extent == 1).position(|&(extent, parallel)| {
+        parallel && extent >= threads && (extent % threads == 0 || extent >= 4 * threads)
+    })
+}
+
+impl Pass for Parallelize {
+    fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        // Kernels: ops directly in a function's body (not inside loops or conditionals, which
+        // a split outer kernel may already run in parallel).
+        let kernels = collect(&module, |op| {
+            op.name().starts_with("linalg.") && op.parent().is_some_and(|parent| parent.is("func.func"))
+        });
+        let mut labels: Vec<String> = Vec::new();
+        for raw in kernels {
+            let op = raw.get();
+            let Some(loops) = loops(op) else { continue };
+            let Some(dim) = split_loop(&loops, self.threads) else { continue };
+            let label: Vec<String> =
+                (0..loops.len()).map(|d| if d == dim { self.threads.to_string() } else { "0".into() }).collect();
+            let label = label.join("x");
+            attrs::PARALLEL.set(op, &label);
+            if !labels.contains(&label) {
+                labels.push(label);
+            }
+            cx.bump("kernels", 1);
+        }
+        if labels.is_empty() {
+            return Ok(());
+        }
+        let mut script = String::from(
+            "module attributes {transform.with_named_sequence} {\n  transform.named_sequence private @__transform_main(%root: !transform.any_op {transform.readonly}) {\n",
+        );
+        for (i, label) in labels.iter().enumerate() {
+            let counts = label.replace('x', ", ");
+            script += &format!(
+                "    %k{i} = transform.structured.match attributes{{strata.parallel = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n\
+    %t{i}, %f{i} = transform.structured.tile_using_forall %k{i} num_threads [{counts}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
+            );
+        }
+        script += "    transform.yield\n  }\n}\n";
+        apply_script(module, cx, &script, "strata-parallelize (generated)", "the thread split")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_loop;
+
+    #[test]
+    fn splits_the_outermost_parallel_loop_that_divides() {
+        // [1, 2, 128, 128] softmax rows: the batch loop is too short, heads divide.
+        assert_eq!(split_loop(&[(1, true), (2, true), (128, true), (128, false)], 2), Some(1));
+        // Never inside a reduction (a pool with its window outside).
+        assert_eq!(split_loop(&[(3, false), (64, true), (56, true), (56, true)], 2), None);
+        assert_eq!(split_loop(&[(1, false), (64, true), (56, true), (56, true)], 2), Some(1));
+        assert_eq!(split_loop(&[(64, true), (3, false), (56, true), (56, true)], 2), Some(0));
+        // Three channels do not divide by two and are short: the rows split.
+        assert_eq!(split_loop(&[(1, true), (3, true), (224, true), (224, true)], 2), Some(2));
+        // Too small to pay for a fork, and one thread.
+        assert_eq!(split_loop(&[(64, true), (64, true)], 2), None);
+        assert_eq!(split_loop(&[(1024, true), (1024, true)], 1), None);
+    }
+}
