@@ -74,8 +74,8 @@ fn no_file_is_too_long() {
     assert!(long.is_empty(), "files over {MAX_LINES} lines (split them): {long:?}");
 }
 
-#[test]
-fn no_hash_collections_in_sources() {
+/// Every line of the Rust sources (this file aside) that `select` picks, as `path:line: text`.
+fn source_lines_where(select: impl Fn(&str) -> bool) -> Vec<String> {
     let mut hits = Vec::new();
     for path in rust_files() {
         if path.ends_with("xtask/src/tidy.rs") {
@@ -83,28 +83,25 @@ fn no_hash_collections_in_sources() {
         }
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         for (index, line) in text.lines().enumerate() {
-            if (line.contains("HashMap") || line.contains("HashSet")) && !line.contains("tidy: hash-lookup-only") {
+            if select(line) {
                 hits.push(format!("{}:{}: {}", path.display(), index + 1, line.trim()));
             }
         }
     }
+    hits
+}
+
+#[test]
+fn no_hash_collections_in_sources() {
+    let hits = source_lines_where(|line| {
+        (line.contains("HashMap") || line.contains("HashSet")) && !line.contains("tidy: hash-lookup-only")
+    });
     assert!(hits.is_empty(), "use BTreeMap/IndexMap (deterministic order) instead of:\n{}", hits.join("\n"));
 }
 
 #[test]
 fn no_to_ref_on_a_temporary_context() {
-    let mut hits = Vec::new();
-    for path in rust_files() {
-        if path.ends_with("xtask/src/tidy.rs") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
-        for (index, line) in text.lines().enumerate() {
-            if line.contains(".context().to_ref()") {
-                hits.push(format!("{}:{}: {}", path.display(), index + 1, line.trim()));
-            }
-        }
-    }
+    let hits = source_lines_where(|line| line.contains(".context().to_ref()"));
     assert!(
         hits.is_empty(),
         "bind the ContextRef to a local before `to_ref()` (it would dangle):\n{}",

@@ -45,11 +45,9 @@ fn is_destination(user: Op, index: usize) -> bool {
     if !name.starts_with("linalg.") {
         return false;
     }
-    let segments = user
-        .attribute("operandSegmentSizes")
-        .and_then(|a| melior::ir::attribute::DenseI32ArrayAttribute::try_from(a).ok())
-        .and_then(|a| a.element(0).ok());
-    segments.is_some_and(|ins| index >= ins as usize)
+    let ins =
+        user.attribute("operandSegmentSizes").and_then(strata_ir::handle::i32_array).and_then(|s| s.first().copied());
+    ins.is_some_and(|ins| index >= ins as usize)
 }
 
 impl Pass for FillPerDestination {
