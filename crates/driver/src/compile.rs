@@ -79,14 +79,15 @@ pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 /// The memref stage: the host schedule (unless `schedule` is off; told the host's vector
 /// lanes), bufferization and arena planning two ways keeping the smaller arena
 /// (`strata-bufferize-and-plan`), the matmuls' register blocks after planning, kernels split
-/// across `threads` (`strata-parallelize`), cleanup; with `profile`, cycle counters around every kernel (`strata-profile-kernels`).
+/// across `threads` (`strata-parallelize`), the elementwise kernels vectorised
+/// (`strata-vectorize-elementwise`), cleanup; with `profile`, cycle counters around every kernel (`strata-profile-kernels`).
 pub fn memref_pipeline(strategy: &str, schedule: bool, profile: bool, threads: usize) -> String {
     let lanes = strata_machine::Registers::host().lanes;
     let profile = if profile { ",strata-profile-kernels" } else { "" };
     let parallelize = format!("strata-parallelize{{threads={threads}}}");
     if schedule {
         format!(
-            "builtin.module(strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},strata-bufferize-and-plan{{strategy={strategy}}},strata-cpu-vectorize{{threads={threads}}},{parallelize},canonicalize{profile})"
+            "builtin.module(strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},strata-bufferize-and-plan{{strategy={strategy}}},strata-cpu-vectorize{{threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},canonicalize{profile})"
         )
     } else {
         format!("builtin.module(strata-bufferize-and-plan{{strategy={strategy}}},{parallelize},canonicalize{profile})")

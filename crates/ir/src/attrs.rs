@@ -100,6 +100,9 @@ hand_offs! {
     /// On a top-level linalg op (`strata-parallelize`): how many threads split each of its
     /// loops, `AxBx...` (0: not split), matched by the generated script that tiles it.
     PARALLEL: Text = "strata.parallel";
+    /// On an elementwise generic (`strata-vectorize-elementwise`): its tile sizes, one vector
+    /// along the innermost loop, `AxBx...` (0: not tiled), matched by the generated script.
+    VECTOR_TILE: Text = "strata.vector_tile";
     /// On `@main` (`strata-profile-kernels`): each kernel counter's label, `<ONNX nodes>\t<ops
     /// timed>`, in counter order; read by `strata run --profile`.
     PROFILE_KERNELS: Texts = "strata.profile_kernels";

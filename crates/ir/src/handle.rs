@@ -413,9 +413,30 @@ pub fn symbol_root(attribute: Attribute<'_>) -> Option<String> {
     }
 }
 
+/// One result of an affine map, as [`map_results`] classifies it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapResult {
+    /// A plain loop dimension.
+    Dim(usize),
+    /// The constant 0 (a unit dimension read at index 0: a broadcast).
+    Zero,
+    /// Anything else (a sum, a product, another constant).
+    Other,
+}
+
 /// For an array of affine maps (a linalg op's `indexing_maps`): for each map, the loop
 /// dimension each of its results reads (`None` where a result is not a plain dimension).
 pub fn map_dims(attribute: Attribute<'_>) -> Option<Vec<Vec<Option<usize>>>> {
+    Some(
+        map_results(attribute)?
+            .into_iter()
+            .map(|map| map.into_iter().map(|r| if let MapResult::Dim(d) = r { Some(d) } else { None }).collect())
+            .collect(),
+    )
+}
+
+/// For an array of affine maps (a linalg op's `indexing_maps`): each map's results classified.
+pub fn map_results(attribute: Attribute<'_>) -> Option<Vec<Vec<MapResult>>> {
     let raw = attribute.to_raw();
     // Safety: every accessor is called on an attribute or map of the kind it checks first.
     unsafe {
@@ -433,7 +454,15 @@ pub fn map_dims(attribute: Attribute<'_>) -> Option<Vec<Vec<Option<usize>>>> {
                     (0..sys::mlirAffineMapGetNumResults(map))
                         .map(|r| {
                             let expr = sys::mlirAffineMapGetResult(map, r);
-                            sys::mlirAffineExprIsADim(expr).then(|| sys::mlirAffineDimExprGetPosition(expr) as usize)
+                            if sys::mlirAffineExprIsADim(expr) {
+                                MapResult::Dim(sys::mlirAffineDimExprGetPosition(expr) as usize)
+                            } else if sys::mlirAffineExprIsAConstant(expr)
+                                && sys::mlirAffineConstantExprGetValue(expr) == 0
+                            {
+                                MapResult::Zero
+                            } else {
+                                MapResult::Other
+                            }
                         })
                         .collect(),
                 )

@@ -29,6 +29,7 @@ pub mod host;
 pub mod jit;
 pub mod parallelize;
 pub mod profile;
+pub mod vectorize_elementwise;
 
 pub use entry::{add_entry, EntrySignature};
 pub use host::{emit, set_host_target, Emit};
@@ -65,6 +66,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&cpu_schedule::VECTORIZE_INFO, cpu_schedule::create_vectorize);
     registry.register(&profile::INFO, profile::create);
     registry.register(&parallelize::INFO, parallelize::create);
+    registry.register(&vectorize_elementwise::INFO, vectorize_elementwise::create);
     registry.register_pipeline(LOWER_TO_LLVM);
     registry.register_pipeline(HOST_TO_LLVM);
 }

@@ -1,0 +1,130 @@
+// strata-vectorize-elementwise{vector-lanes} vectorises the elementwise kernels on buffers
+// (every loop parallel, output in loop order, inputs through projected permutations or unit
+// broadcasts, 8- to 64-bit non-bool element types, an arith/math body without integer
+// division, an innermost loop of at least 4): one tile of `vector-lanes` elements along the
+// innermost loop, the last partial one masked, the loops around it kept rolled in LLVM
+// (`loop_annotation` unroll disable). Everything else is left as it was.
+// RUN: strata-opt %s -p 'builtin.module(strata-vectorize-elementwise{vector-lanes=16})' --mlir-pass-statistics 2>&1 | FileCheck %s
+// RUN: strata-opt %s -p 'builtin.module(strata-vectorize-elementwise{vector-lanes=16},strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#tr2 = affine_map<(d0, d1) -> (d1, d0)>
+#row = affine_map<(d0, d1) -> (d0)>
+#strided = affine_map<(d0, d1) -> (d0, d1 * 2)>
+
+// Batch norm + ReLU with per-channel parameters ([C, 1, 1] read at 0): the channel and row
+// loops stay, the 32-wide rows are two 16-lane vectors.
+// CHECK-LABEL: func.func @bn_relu
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: vector.load {{.*}} : memref<1x1x1x16xf32, {{.*}}>, vector<16xf32>
+// CHECK: arith.mulf {{.*}} : vector<16xf32>
+// CHECK: arith.maximumf {{.*}} : vector<16xf32>
+// CHECK: vector.store {{.*}}, vector<16xf32>
+// CHECK: } {loop_annotation = #{{.*}}}
+// CHECK: } {loop_annotation = #{{.*}}}
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// LLVM-LABEL: llvm.func @bn_relu
+// LLVM: llvm.fmul {{.*}} : vector<16xf32>
+// LLVM: llvm.br {{.*}} {loop_annotation = #{{.*}}}
+func.func @bn_relu(%x: memref<1x24x32x32xf32>, %s: memref<24x1x1xf32>, %b: memref<24x1x1xf32>, %y: memref<1x24x32x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id4, #chan, #chan, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %s, %b : memref<1x24x32x32xf32>, memref<24x1x1xf32>, memref<24x1x1xf32>) outs(%y : memref<1x24x32x32xf32>) {
+  ^bb0(%a: f32, %sc: f32, %bi: f32, %o: f32):
+    %m = arith.mulf %a, %sc : f32
+    %p = arith.addf %m, %bi : f32
+    %r = arith.maximumf %p, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// 56-wide rows with a row broadcast and an i8 -> f32 cast: three full vectors and a masked
+// one of 8 lanes.
+// CHECK-LABEL: func.func @partial
+// CHECK: vector.create_mask
+// CHECK: vector.maskedload {{.*}} : memref<1x?xi8, {{.*}}>, vector<16xi1>, vector<16xi8> into vector<16xi8>
+// CHECK: arith.sitofp {{.*}} : vector<16xi8> to vector<16xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// LLVM-LABEL: llvm.func @partial
+// LLVM: llvm.intr.masked.load
+func.func @partial(%x: memref<4x56xi8>, %r: memref<4xf32>, %y: memref<4x56xf32>) {
+  linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %r : memref<4x56xi8>, memref<4xf32>) outs(%y : memref<4x56xf32>) {
+  ^bb0(%a: i8, %b: f32, %o: f32):
+    %f = arith.sitofp %a : i8 to f32
+    %m = arith.mulf %f, %b : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// A copy (a concatenation's part, a padded interior) is a kernel too.
+// CHECK-LABEL: func.func @copy
+// CHECK: vector.load {{.*}} vector<16xf32>
+// CHECK: vector.store {{.*}} : memref<1x16xf32, strided<[66, 1], offset: ?>>, vector<16xf32>
+// CHECK-NOT: linalg.copy
+// CHECK: return
+func.func @copy(%a: memref<8x64xf32>, %b: memref<8x64xf32, strided<[66, 1], offset: 67>>) {
+  linalg.copy ins(%a : memref<8x64xf32>) outs(%b : memref<8x64xf32, strided<[66, 1], offset: 67>>)
+  return
+}
+
+// Left alone: a bool result (a vector of i1 is bit-packed, the buffer is not), an integer
+// division (masked lanes would divide by the padding zero), a transposed output, a sliced
+// (non-permutation) read, a reduction, rows shorter than 4.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-COUNT-6: linalg.generic
+// CHECK-NOT: vector.
+// CHECK-NOT: strata.vector_tile
+// CHECK: return
+func.func @left_alone(%a: memref<8x64xf32>, %i: memref<8x64xi32>, %c: memref<8x64xi1>, %q: memref<8x64xi32>,
+                      %t: memref<64x8xf32>, %w: memref<8x128xf32>, %s: memref<8xf32>, %n: memref<8x3xf32>, %m: memref<8x3xf32>) {
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<8x64xf32>) outs(%c : memref<8x64xi1>) {
+  ^bb0(%x: f32, %o: i1):
+    %zero = arith.constant 0.0 : f32
+    %p = arith.cmpf ogt, %x, %zero : f32
+    linalg.yield %p : i1
+  }
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%i : memref<8x64xi32>) outs(%q : memref<8x64xi32>) {
+  ^bb0(%x: i32, %o: i32):
+    %seven = arith.constant 7 : i32
+    %d = arith.divsi %seven, %x : i32
+    linalg.yield %d : i32
+  }
+  linalg.generic {indexing_maps = [#id2, #tr2], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<8x64xf32>) outs(%t : memref<64x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  linalg.generic {indexing_maps = [#strided, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%w : memref<8x128xf32>) outs(%a : memref<8x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<8x64xf32>) outs(%s : memref<8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %acc, %x : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%n : memref<8x3xf32>) outs(%m : memref<8x3xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %e = math.exp %x : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+
+// CHECK-LABEL: Pass statistics report
+// CHECK: (S) 3 kernels
+// CHECK: (S) 0 refused
