@@ -96,6 +96,10 @@ enum Bench {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The tasks' `strata run`s share a compile cache inside the repository, not the user's.
+    if std::env::var_os("STRATA_CACHE_DIR").is_none() {
+        std::env::set_var("STRATA_CACHE_DIR", root().join("target/strata-cache"));
+    }
     let result = match cli.task {
         Task::Setup => setup::run(),
         Task::Test { rest } => setup::run().and_then(|()| {
@@ -430,6 +434,8 @@ fn zoo() -> Result<(), String> {
         Some(3) => Some(String::from_utf8_lossy(&gpu.stdout).trim().to_owned()),
         _ => return Err(format!("strata-exec probe failed: {}", String::from_utf8_lossy(&gpu.stderr))),
     };
+    // A fresh compile cache for the runs below (each model runs cold, then cached).
+    let _ = std::fs::remove_dir_all(dir.join("cache"));
     for model in models {
         let onnx = dir.join(format!("{model}.onnx"));
         let (sg, again) = (dir.join(format!("{model}.sg.mlir")), dir.join(format!("{model}.rt.mlir")));
@@ -652,17 +658,32 @@ fn bench_egraph(repeats: usize) -> Result<(), String> {
 
 /// Compiles and runs `model` on its fixed inputs and compares every output with ONNX
 /// Runtime's, checked in under `xtask/zoo-reference` (made by `scripts/zoo_reference.py`).
+/// Runs a zoo model twice through the compile cache (a scratch one under `dir`): the first run
+/// compiles and stores a shared object, the second must load it (`cache: hit`); both must match
+/// ONNX Runtime.
 fn run_against_reference(bin: &std::path::Path, dir: &std::path::Path, model: &str) -> Result<(), String> {
-    let status = Command::new(bin.join("strata"))
-        .arg("run")
-        .arg(dir.join(format!("{model}.onnx")))
-        .args(["--rtol", "1e-4", "--atol", "1e-4"])
-        .args(zoo_frozen(dir, model))
-        .args(zoo_io(dir, model)?)
-        .status()
-        .map_err(|e| e.to_string())?;
-    if !status.success() {
-        return Err(format!("{model}: the compiled model does not match ONNX Runtime ({status})"));
+    for (run, must_hit) in [("cold", false), ("cached", true)] {
+        let output = Command::new(bin.join("strata"))
+            .arg("run")
+            .arg(dir.join(format!("{model}.onnx")))
+            .args(["--rtol", "1e-4", "--atol", "1e-4"])
+            .args(zoo_frozen(dir, model))
+            .args(zoo_io(dir, model)?)
+            .env("STRATA_CACHE_DIR", dir.join("cache"))
+            .output()
+            .map_err(|e| e.to_string())?;
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        print!("{stdout}");
+        eprint!("{}", String::from_utf8_lossy(&output.stderr));
+        if !output.status.success() {
+            return Err(format!("{model} ({run}): the compiled model does not match ONNX Runtime ({})", output.status));
+        }
+        if must_hit != stdout.contains("cache: hit") {
+            return Err(format!(
+                "{model} ({run}): expected the compile cache to {}",
+                if must_hit { "hit" } else { "miss" }
+            ));
+        }
     }
     Ok(())
 }

@@ -361,6 +361,8 @@ pub struct JitModel {
     pub warnings: Vec<String>,
     /// With [`CompileOptions::profile`], the kernel counters.
     pub profile: Option<Profile>,
+    /// Whether the code came from the compile cache ([`compile_model_cached`]).
+    pub cache: Option<CacheUse>,
 }
 
 /// The kernel counters of a model compiled with [`CompileOptions::profile`]: ticks of the
@@ -395,6 +397,11 @@ pub fn compile_model(
 ) -> Result<JitModel, CommandError> {
     let compiled = compile(strata, bytes, options, Stage::LlvmDialect, progress)?;
     progress("jit");
+    jit_compiled(strata, compiled)
+}
+
+/// JIT-compiles a module compiled to the LLVM dialect.
+fn jit_compiled(strata: &StrataContext, compiled: Compiled<'_>) -> Result<JitModel, CommandError> {
     let start = Instant::now();
     let jit = strata_target_cpu::Jit::new(strata, &compiled.module, 3).map_err(|e| format!("error: {e}"))?;
     let entry = compiled.entry.clone().expect("set at the LLVM-dialect stage");
@@ -414,5 +421,91 @@ pub fn compile_model(
     .map_err(|e| format!("error: {e}"))?;
     let mut timings = compiled.timings;
     timings.push(("jit", start.elapsed()));
-    Ok(JitModel { model, timings, arena_lower_bound: compiled.arena_lower_bound, warnings: compiled.warnings, profile })
+    Ok(JitModel {
+        model,
+        timings,
+        arena_lower_bound: compiled.arena_lower_bound,
+        warnings: compiled.warnings,
+        profile,
+        cache: None,
+    })
+}
+
+/// How a run used the compile cache.
+#[derive(Debug)]
+pub enum CacheUse {
+    /// Loaded from this entry: nothing compiled.
+    Hit(std::path::PathBuf),
+    /// Compiled, stored in this entry and loaded from it; `why` a previous entry was unusable.
+    Stored { entry: std::path::PathBuf, replaced: Option<String> },
+    /// Compiled and JIT-run: the entry could not be written (why).
+    Failed(String),
+}
+
+/// [`compile_model`] through the compile cache (`crate::cache`): a hit loads the cached
+/// shared object; a miss compiles to a shared object in a new entry and loads that. When the
+/// entry cannot be written (no C compiler to link, a read-only cache), the model is JIT-compiled
+/// as without the cache: the cache never fails a run. Not for `profile` (its counters live in
+/// the JIT).
+pub fn compile_model_cached(
+    strata: &StrataContext,
+    bytes: &[u8],
+    options: &CompileOptions,
+    cache: &crate::cache::Cache,
+    progress: &mut dyn FnMut(&str),
+) -> Result<JitModel, CommandError> {
+    let start = Instant::now();
+    let host = strata_target_cpu::host::identity();
+    let key = crate::cache::key(bytes, options, &host, &crate::cache::build_identity());
+    let replaced = match cache.lookup(&key) {
+        Ok(hit) => {
+            return Ok(JitModel {
+                model: hit.model,
+                timings: vec![("cache", start.elapsed())],
+                arena_lower_bound: hit.record.arena_lower_bound,
+                warnings: hit.record.warnings,
+                profile: None,
+                cache: Some(CacheUse::Hit(cache.root().join(&key.hex))),
+            });
+        }
+        Err(crate::cache::Miss::Absent) => None,
+        Err(crate::cache::Miss::Corrupt(why)) => Some(why),
+    };
+    let keyed = start.elapsed();
+    let compiled = compile(strata, bytes, options, Stage::LlvmDialect, progress)?;
+    progress("codegen");
+    let codegen = Instant::now();
+    let entry = compiled.entry.clone().unwrap_or_else(|| format!("strata_{}_run", options.name));
+    let inserted = cache.insert(&key, compiled.arena_lower_bound, &compiled.warnings, |dir| {
+        strata_target_cpu::artifact::write(
+            &compiled.module,
+            &compiled.signature,
+            &entry,
+            &options.name,
+            &crate::cache::artifact_paths(dir),
+        )
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+    });
+    match inserted {
+        Ok(hit) => {
+            let mut timings = vec![("cache key", keyed)];
+            timings.extend(compiled.timings.iter().copied());
+            timings.push(("codegen+link+load", codegen.elapsed()));
+            Ok(JitModel {
+                model: hit.model,
+                timings,
+                arena_lower_bound: compiled.arena_lower_bound,
+                warnings: compiled.warnings,
+                profile: None,
+                cache: Some(CacheUse::Stored { entry: cache.root().join(&key.hex), replaced }),
+            })
+        }
+        Err(why) => {
+            progress("jit");
+            let mut model = jit_compiled(strata, compiled)?;
+            model.cache = Some(CacheUse::Failed(why));
+            Ok(model)
+        }
+    }
 }

@@ -1,7 +1,9 @@
 //! `strata compile model.onnx --emit=STAGE [-o out]` and
 //! `strata run model.onnx --input name=x.npy ... --output-dir out/`.
 
-use crate::compile::{compile, compile_model, CommandError, CompileOptions, Stage, Target};
+use crate::compile::{
+    compile, compile_model, compile_model_cached, CacheUse, CommandError, CompileOptions, Stage, Target,
+};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
@@ -299,6 +301,12 @@ pub struct RunArgs {
     /// print the time per run of each ONNX node's kernels, the hottest first.
     #[arg(long)]
     pub profile: bool,
+    /// Compile in memory (JIT) without the compile cache. By default a host run loads the
+    /// shared object an earlier run with the same model, options, compiler and CPU stored in
+    /// `$STRATA_CACHE_DIR` (else `$XDG_CACHE_HOME/strata`, else `~/.cache/strata`; bounded by
+    /// `STRATA_CACHE_MAX_MB`, default 2048), or compiles one and stores it there.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// Where `strata run` runs a model.
@@ -371,8 +379,29 @@ pub fn run_run(args: &RunArgs) -> Result<(), CommandError> {
     let mut options = args.model.options()?;
     options.profile = args.profile;
     let mut progress = Progress::new();
-    let compiled = compile_model(&strata, &bytes, &options, &mut |s| progress.stage(s))?;
+    // The profile's counters are read from the JIT: no cache with --profile.
+    let cache = if args.no_cache || args.profile {
+        None
+    } else {
+        match crate::cache::Cache::open(None) {
+            Ok(cache) => Some(cache),
+            Err(why) => {
+                progress.warn(&[format!("warning: compile cache not used: {why}\n")]);
+                None
+            }
+        }
+    };
+    let compiled = match &cache {
+        Some(cache) => compile_model_cached(&strata, &bytes, &options, cache, &mut |s| progress.stage(s))?,
+        None => compile_model(&strata, &bytes, &options, &mut |s| progress.stage(s))?,
+    };
     progress.warn(&compiled.warnings);
+    if let Some(CacheUse::Failed(why)) = &compiled.cache {
+        progress.warn(&[format!("warning: compile cache not used ({why}); compiled in memory\n")]);
+    }
+    if let Some(CacheUse::Stored { replaced: Some(why), .. }) = &compiled.cache {
+        progress.warn(&[format!("warning: compile cache entry was unusable ({why}); compiled again\n")]);
+    }
     let (mut model, timings, lower_bound) = (compiled.model, compiled.timings, compiled.arena_lower_bound);
     drop(progress);
     if options.threads > 1 {
@@ -397,6 +426,11 @@ pub fn run_run(args: &RunArgs) -> Result<(), CommandError> {
     latencies.sort();
     let median = latencies[latencies.len() / 2];
     print_summary(&signature, &outputs, &timings, lower_bound, median);
+    match &compiled.cache {
+        Some(CacheUse::Hit(entry)) => println!("cache: hit {}", entry.display()),
+        Some(CacheUse::Stored { entry, .. }) => println!("cache: stored {}", entry.display()),
+        _ => {}
+    }
     if let Some(profile) = &compiled.profile {
         print_profile(profile, runs, ticks_per_ms, median);
     }

@@ -3,6 +3,7 @@
 //! pipeline grows, `strata` (import, compile, run, plan). It is the only crate that knows
 //! every dialect and pass: [`context`] assembles them. It holds no compiler logic of its own.
 
+pub mod cache;
 pub mod compile;
 pub mod compile_cmd;
 pub mod expect;

@@ -41,6 +41,18 @@ pub fn host_machine() -> Result<TargetMachine, CodegenError> {
         .ok_or_else(|| CodegenError::Llvm(format!("no target machine for {}", triple.as_str().to_string_lossy())))
 }
 
+/// What code compiled for this host depends on: the triple, the CPU name and its features
+/// (a compile cache keys on it).
+pub fn identity() -> String {
+    let triple = TargetMachine::get_default_triple();
+    format!(
+        "{} {} {}",
+        triple.as_str().to_string_lossy(),
+        TargetMachine::get_host_cpu_name().to_string_lossy(),
+        TargetMachine::get_host_cpu_features().to_string_lossy()
+    )
+}
+
 /// Extra x86 tuning for Strata's loop nests: LLVM's AVX-512 cost model vectorises strided
 /// loops with gathers and scatters, which made MobileNetV2 3.8x slower (182 ms against 48 ms,
 /// Zen 4, one thread) than vectorising only contiguous loops.
