@@ -4,6 +4,7 @@
 //! live in `tidy.rs` and run as ordinary tests.
 
 mod bench;
+mod bench_compile;
 mod setup;
 #[cfg(test)]
 mod tidy;
@@ -92,6 +93,13 @@ enum Bench {
         #[arg(long)]
         profile: bool,
     },
+    /// Compile time of every zoo model (release `strata run`): per stage, in memory (JIT),
+    /// cold and warm through the compile cache, peak RSS, beside IREE's (peers.md).
+    Compile {
+        /// Only models whose name contains this.
+        #[arg(long)]
+        filter: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -144,6 +152,9 @@ fn main() -> ExitCode {
             setup::run().and_then(|()| bench::run(repeats, filter.as_deref(), profile))
         }
         Task::Bench { which: Bench::Egraph { repeats } } => setup::run().and_then(|()| bench_egraph(repeats)),
+        Task::Bench { which: Bench::Compile { filter } } => {
+            setup::run().and_then(|()| bench_compile::run_all(filter.as_deref()))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

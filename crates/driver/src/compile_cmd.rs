@@ -500,5 +500,15 @@ fn print_summary(
     let stages: Vec<String> =
         timings.iter().map(|(name, d)| format!("{name} {:.1} ms", d.as_secs_f64() * 1e3)).collect();
     println!("compile: {}", stages.join(", "));
+    if let Some(bytes) = peak_rss() {
+        println!("memory: peak RSS {:.1} MB (compiler and run)", bytes as f64 / 1e6);
+    }
     println!("run: {:.3} ms (median)", latency.as_secs_f64() * 1e3);
+}
+
+/// The process's peak resident set in bytes (Linux's `VmHWM`; `None` elsewhere).
+fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb * 1024)
 }

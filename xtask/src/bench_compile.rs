@@ -1,0 +1,85 @@
+//! `cargo xtask bench compile`: how long `strata run` (release, default options) takes to
+//! get each zoo model ready, per stage, three ways: in memory without the cache (the JIT), cold
+//! through the compile cache (a shared object built and stored), and warm (loaded from the
+//! cache); with the process's wall time and peak RSS, beside IREE's compile times measured on
+//! this machine (`../shared/notes/peers.md`).
+
+use crate::{cargo, ensure_zoo, input_args, number_after, root, zoo_frozen, ZOO_MODELS};
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+/// IREE's compile seconds on this machine (peers.md: default / tuned flags).
+const IREE: &[(&str, &str)] =
+    &[("mobilenetv2", "16.4 / 10.5"), ("resnet18", "10.3 / 10.0"), ("bert_tiny", "4.5 / 4.9")];
+
+/// The stages `strata run` reports on its `compile:` line, in order.
+const STAGES: &[&str] = &["import", "sg-opt", "lower", "bufferize+plan", "to-llvm", "jit"];
+
+/// One `strata run`: its stdout, wall seconds.
+fn run(bin: &Path, zoo: &Path, model: &str, cache: &Path, extra: &[&str]) -> Result<(String, f64), String> {
+    let start = Instant::now();
+    let output = Command::new(bin)
+        .arg("run")
+        .arg(zoo.join(format!("{model}.onnx")))
+        .args(zoo_frozen(zoo, model))
+        .args(input_args(&zoo.join(format!("{model}.inputs"))).map_err(|e| format!("{model}: {e}"))?)
+        .args(extra)
+        .env("STRATA_CACHE_DIR", cache)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let wall = start.elapsed().as_secs_f64();
+    if !output.status.success() {
+        return Err(format!("{model}: strata run failed: {}", String::from_utf8_lossy(&output.stderr)));
+    }
+    Ok((String::from_utf8_lossy(&output.stdout).into_owned(), wall))
+}
+
+/// Milliseconds of `stage` on the `compile:` line (`stage 12.3 ms`).
+fn stage_ms(text: &str, stage: &str) -> Option<f64> {
+    let line = text.lines().find(|l| l.starts_with("compile: "))?;
+    line.trim_start_matches("compile: ")
+        .split(", ")
+        .find_map(|part| part.strip_suffix(" ms")?.strip_prefix(stage)?.strip_prefix(' ')?.parse().ok())
+}
+
+pub fn run_all(filter: Option<&str>) -> Result<(), String> {
+    cargo(&["build", "--quiet", "--release", "-p", "strata-driver", "--bin", "strata"], &[])?;
+    let zoo = ensure_zoo()?;
+    let bin = root().join("target/release/strata");
+    let cache = root().join("target/bench-compile-cache");
+    println!(
+        "| model | ONNX MB | {} | JIT total s | peak RSS MB | cold .so total s | warm total s | warm lookup ms | IREE s (peers.md) |",
+        STAGES.iter().map(|s| format!("{s} ms")).collect::<Vec<_>>().join(" | ")
+    );
+    println!("|{}", " --- |".repeat(STAGES.len() + 8));
+    for model in ZOO_MODELS.iter().filter(|m| filter.is_none_or(|f| m.contains(f))) {
+        eprintln!("xtask: bench compile {model}");
+        let size = std::fs::metadata(zoo.join(format!("{model}.onnx"))).map_or(0, |m| m.len()) as f64 / 1e6;
+        let measured = (|| -> Result<String, String> {
+            let (jit, jit_wall) = run(&bin, &zoo, model, &cache, &["--no-cache"])?;
+            let _ = std::fs::remove_dir_all(&cache);
+            let (_, cold_wall) = run(&bin, &zoo, model, &cache, &[])?;
+            let (warm, warm_wall) = run(&bin, &zoo, model, &cache, &[])?;
+            let stages: Vec<String> =
+                STAGES.iter().map(|s| stage_ms(&jit, s).map_or("-".into(), |ms| format!("{ms:.0}"))).collect();
+            let rss = number_after(&jit, "memory: peak RSS ").map_or("-".into(), |mb| format!("{mb:.0}"));
+            let lookup = stage_ms(&warm, "cache").map_or("-".into(), |ms| format!("{ms:.1}"));
+            let iree = IREE.iter().find(|(m, _)| m == model).map_or("-", |(_, s)| s);
+            Ok(format!(
+                "| {model} | {size:.1} | {} | {jit_wall:.2} | {rss} | {cold_wall:.2} | {warm_wall:.2} | {lookup} | {iree} |",
+                stages.join(" | ")
+            ))
+        })();
+        match measured {
+            Ok(row) => println!("{row}"),
+            Err(error) => println!("| {model} | failed: {} |", error.lines().next().unwrap_or_default()),
+        }
+    }
+    println!(
+        "\nJIT: `strata run --no-cache` (stages from its `compile:` line; total = the whole process, one \
+         inference included). Cold .so: an empty cache, the artifact built, stored and loaded. Warm: the \
+         same command again (`cache` lookup: key, digest check, dlopen). Release build, default options."
+    );
+    Ok(())
+}
