@@ -227,8 +227,8 @@ impl Cache {
         Miss::Corrupt(why)
     }
 
-    /// Builds an entry for `key` with `write` (which writes the artifact `model.so` + manifest
-    /// into the directory it is given and returns its manifest path), moves it into place and
+    /// Builds an entry for `key` with `write` (which writes the artifact, `model.so` and its
+    /// manifest at [`artifact_paths`], into the directory it is given), moves it into place and
     /// loads it. When another run inserted the key first, its entry is used.
     pub fn insert(
         &self,
