@@ -145,7 +145,10 @@ pub fn key(model: &[u8], options: &CompileOptions, host: &str, build: &str) -> K
     normalized.verify_each = false;
     let mut description =
         format!("format {FORMAT}\nbuild {build}\nhost {host}\noptions {normalized:?}\nmodel {}\n", sha256_hex(model));
-    if let Ok(proto) = onnx::ModelProto::decode(model) {
+    // Every external tensor names its file under the key "location": a model without those
+    // bytes has none, and is not decoded (a warm run's key stays a hash of the bytes).
+    let external = memchr::memmem::find(model, b"location").is_some();
+    if let Some(proto) = external.then(|| onnx::ModelProto::decode(model).ok()).flatten() {
         let base = options.import.base_dir.clone().unwrap_or_default();
         for location in external_locations(&proto) {
             let digest = std::fs::read(base.join(&location)).map_or_else(|_| "missing".into(), |b| sha256_hex(&b));
@@ -256,12 +259,19 @@ impl Cache {
         std::fs::write(temp.path().join(RECORD), text + "\n").map_err(|e| format!("cannot write {RECORD}: {e}"))?;
         let dir = self.entry(key);
         // One step: a reader sees the whole entry or none. A failed rename means another run
-        // put the entry there first (the temporary directory is removed when `temp` drops).
-        if std::fs::rename(temp.path(), &dir).is_ok() {
-            let _ = temp.keep();
+        // put the entry there first (the temporary directory is removed when `temp` drops):
+        // that entry is checked like any other.
+        if std::fs::rename(temp.path(), &dir).is_err() {
+            self.evict(&dir);
+            return self.lookup(key).map_err(|miss| format!("the entry another run wrote does not load: {miss:?}"));
         }
+        let _ = temp.keep();
         self.evict(&dir);
-        self.lookup(key).map_err(|miss| format!("the entry just written does not load: {miss:?}"))
+        // The library was just hashed from these bytes: load it without reading it again.
+        match strata_runtime::Model::load(&dir.join(MANIFEST)) {
+            Ok(model) => Ok(Hit { model, record }),
+            Err(e) => Err(format!("the entry just written does not load: {:?}", self.discard(&dir, e.to_string()))),
+        }
     }
 
     /// Removes least recently used entries (never `keep`) until the cache fits its bound, and
