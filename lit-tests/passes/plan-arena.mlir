@@ -2,6 +2,7 @@
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena))' | FileCheck %s
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena{strategy=naive alignment=128}))' | FileCheck %s --check-prefix=NAIVE
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena),strata-lower-to-llvm)' | FileCheck %s --check-prefix=LLVM
+// RUN: strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena{record-plan=true}))' | FileCheck %s --check-prefix=PLAN
 // RUN: not strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena{alignment=3}))' 2>&1 | FileCheck %s --check-prefix=ALIGN
 // RUN: not strata-opt %s -p 'builtin.module(func.func(plan-arena{strategy=best}))' 2>&1 | FileCheck %s --check-prefix=STRATEGY
 
@@ -24,6 +25,13 @@
 // NAIVE-LABEL: func.func @mlp
 // NAIVE-SAME: memref<768xi8>
 // NAIVE-SAME: strata.arena_alignment = 128 : i64, strata.arena_arg = 5 : i64, strata.arena_bytes = 768 : i64, strata.arena_lower_bound = 512 : i64, strata.arena_strategy = "naive"
+
+// With record-plan, the plan's table (JSON) for the driver: each buffer's op (the first
+// user other than a fill), offset, size and lifetime in entry-block ops.
+// PLAN-LABEL: func.func @mlp
+// PLAN-SAME: strata.arena_plan = "{\22strategy\22:\22exact\22,\22arena_bytes\22:512,\22lower_bound\22:512,\22optimal\22:true,
+// PLAN-SAME: \22buffers\22:[{\22id\22:\22(no ONNX node)\22,\22op\22:\22linalg.add\22,\22offset\22:0,\22size\22:256,\22lower\22:7,\22upper\22:11,
+// PLAN-SAME: {\22id\22:\22(no ONNX node)\22,\22op\22:\22memref.copy\22,\22offset\22:256,\22size\22:256,\22lower\22:3,\22upper\22:9,
 
 // LLVM-LABEL: llvm.func @mlp
 // LLVM: llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8

@@ -68,6 +68,8 @@ pub struct Record {
 pub struct Hit {
     pub model: strata_runtime::Model,
     pub record: Record,
+    /// The arena plan the entry's manifest carries.
+    pub plan: Option<strata_plan::report::PlanReport>,
 }
 
 /// The compile cache in one directory.
@@ -76,14 +78,22 @@ pub struct Cache {
     max_bytes: u64,
 }
 
+/// The model of the entry in `dir`, and the plan its manifest carries.
+fn load(dir: &Path) -> Result<(strata_runtime::Model, Option<strata_plan::report::PlanReport>), String> {
+    let (manifest, dir) = strata_runtime::Manifest::read(&dir.join(MANIFEST)).map_err(|e| e.to_string())?;
+    let model = strata_runtime::Model::from_manifest(&manifest, &dir).map_err(|e| e.to_string())?;
+    Ok((model, manifest.plan))
+}
+
 fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The identity of the running compiler: version, and the executable's path, size and
-/// modification time.
+/// The identity of the running compiler: version, and the path, size and modification time
+/// of the binary that holds this code (the `strata` executable, or the Python extension
+/// module inside a Python process).
 pub fn build_identity() -> String {
-    let exe = std::env::current_exe().ok();
+    let exe = compiler_binary().or_else(|| std::env::current_exe().ok());
     let meta = exe.as_ref().and_then(|path| std::fs::metadata(path).ok());
     let modified = meta
         .as_ref()
@@ -96,6 +106,27 @@ pub fn build_identity() -> String {
         exe.map_or_else(|| "?".into(), |p| p.display().to_string()),
         meta.map_or(0, |m| m.len())
     )
+}
+
+/// The file of the loaded object that contains this function (`dladdr`).
+fn compiler_binary() -> Option<PathBuf> {
+    let mut info = std::mem::MaybeUninit::<libc::Dl_info>::zeroed();
+    let address = compiler_binary as *const libc::c_void;
+    // Safety: `dladdr` fills `info` for an address inside a loaded object and returns non-zero;
+    // `dli_fname` then points at a NUL-terminated path owned by the loader.
+    unsafe {
+        if libc::dladdr(address, info.as_mut_ptr()) == 0 {
+            return None;
+        }
+        let info = info.assume_init();
+        if info.dli_fname.is_null() {
+            return None;
+        }
+        let name = std::ffi::CStr::from_ptr(info.dli_fname);
+        let path = PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(name.to_bytes()));
+        // The main program may be reported by its argv[0]: resolve it.
+        std::fs::canonicalize(&path).ok()
+    }
 }
 
 /// Every external-data location named by a tensor of `model` (graphs, subgraphs, functions).
@@ -210,15 +241,15 @@ impl Cache {
         if sha256_hex(&library) != record.library_sha256 {
             return Err(self.discard(&dir, format!("{LIBRARY} does not match its recorded digest")));
         }
-        let model = match strata_runtime::Model::load(&dir.join(MANIFEST)) {
-            Ok(model) => model,
+        let (model, plan) = match load(&dir) {
+            Ok(loaded) => loaded,
             Err(e) => return Err(self.discard(&dir, format!("the artifact does not load: {e}"))),
         };
         // Most recently used: the eviction order.
         if let Ok(file) = std::fs::File::options().append(true).open(dir.join(RECORD)) {
             let _ = file.set_modified(SystemTime::now());
         }
-        Ok(Hit { model, record })
+        Ok(Hit { model, record, plan })
     }
 
     /// Moves a failed entry aside and deletes it; returns the reason as a miss.
@@ -268,8 +299,8 @@ impl Cache {
         let _ = temp.keep();
         self.evict(&dir);
         // The library was just hashed from these bytes: load it without reading it again.
-        match strata_runtime::Model::load(&dir.join(MANIFEST)) {
-            Ok(model) => Ok(Hit { model, record }),
+        match load(&dir) {
+            Ok((model, plan)) => Ok(Hit { model, record, plan }),
             Err(e) => Err(format!("the entry just written does not load: {:?}", self.discard(&dir, e.to_string()))),
         }
     }

@@ -7,7 +7,9 @@ use melior::ir::operation::OperationRef;
 use melior::ir::Module;
 use std::time::{Duration, Instant};
 use strata_frontend::{import, ImportOptions};
-use strata_ir::{ErrorKind, PassManager, PassManagerOptions, SourceMap, StrataContext};
+pub use strata_ir::ErrorKind;
+use strata_ir::{PassManager, PassManagerOptions, SourceMap, StrataContext};
+use strata_plan::report::PlanReport;
 use strata_runtime::{DType, Signature, TensorSpec};
 
 /// Where compilation stops (what `--emit` prints).
@@ -87,10 +89,12 @@ pub fn memref_pipeline(strategy: &str, schedule: bool, profile: bool, threads: u
     let parallelize = format!("strata-parallelize{{threads={threads}}}");
     if schedule {
         format!(
-            "builtin.module(strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},strata-bufferize-and-plan{{strategy={strategy}}},strata-cpu-vectorize{{threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},canonicalize{profile})"
+            "builtin.module(strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},strata-bufferize-and-plan{{strategy={strategy} record-plan=true}},strata-cpu-vectorize{{threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},canonicalize{profile})"
         )
     } else {
-        format!("builtin.module(strata-bufferize-and-plan{{strategy={strategy}}},{parallelize},canonicalize{profile})")
+        format!(
+            "builtin.module(strata-bufferize-and-plan{{strategy={strategy} record-plan=true}},{parallelize},canonicalize{profile})"
+        )
     }
 }
 
@@ -106,11 +110,25 @@ pub fn default_threads() -> usize {
 pub struct CommandError {
     pub message: String,
     pub kind: ErrorKind,
+    /// The ONNX node the error is about, when the importer knows it.
+    pub node: Option<NodeRef>,
+    /// Every unsupported op type with the nodes that use it (an unsupported-operators error).
+    pub unsupported: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+/// An ONNX node of the model, as errors name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeRef {
+    /// Position in the graph's node list.
+    pub index: usize,
+    /// Its name, or `<op_type>#<index>` where it has none.
+    pub name: String,
+    pub op_type: String,
 }
 
 impl CommandError {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        CommandError { message: message.into(), kind }
+        CommandError { message: message.into(), kind, node: None, unsupported: Default::default() }
     }
 
     /// A file could not be read or written.
@@ -158,8 +176,15 @@ impl From<strata_ir::IrError> for CommandError {
 
 impl From<strata_frontend::FrontendError> for CommandError {
     fn from(error: strata_frontend::FrontendError) -> Self {
+        use strata_frontend::FrontendError;
         use strata_ir::HasKind;
-        CommandError::new(error.kind(), format!("error: {error}"))
+        let mut command = CommandError::new(error.kind(), format!("error: {error}"));
+        match error {
+            FrontendError::Node { index, name, op_type, .. } => command.node = Some(NodeRef { index, name, op_type }),
+            FrontendError::Unsupported { ops, .. } => command.unsupported = ops,
+            _ => {}
+        }
+        command
     }
 }
 
@@ -202,6 +227,8 @@ pub struct Compiled<'c> {
     /// With [`CompileOptions::profile`], the label of each kernel counter (set at the memref
     /// stage): the ONNX nodes' names and the ops timed.
     pub profile_labels: Vec<String>,
+    /// The arena plan, each buffer named by its ONNX nodes (set at the memref stage).
+    pub plan: Option<PlanReport>,
 }
 
 /// Compiles ONNX bytes up to `stop` (host stages from `LlvmDialect` on all stop at the LLVM
@@ -220,6 +247,7 @@ pub fn compile<'c>(
     let imported = import(strata, bytes, &options.import)?;
     timings.push(("import", start.elapsed()));
     let signature = signature(&imported.interface)?;
+    let node_ops = imported.node_ops;
     let mut module = imported.module;
     // MLIR's bare-pointer calling convention rejects zero-sized memrefs at the boundary, and an
     // empty output carries no data: it leaves @main (the ABI keeps its pointer slot, unused).
@@ -245,6 +273,7 @@ pub fn compile<'c>(
         arena_lower_bound: None,
         warnings: Vec::new(),
         profile_labels: Vec::new(),
+        plan: None,
     };
     let gpu = options.target == Target::Nvptx;
     if gpu != matches!(stop, Stage::Gpu | Stage::Ptx) && stop > Stage::Memref {
@@ -293,6 +322,10 @@ pub fn compile<'c>(
             compiled.signature.arena_alignment = int(strata_ir::attrs::ARENA_ALIGNMENT).unwrap_or(1);
             compiled.arena_lower_bound = int(strata_ir::attrs::ARENA_LOWER_BOUND);
             compiled.profile_labels = strata_ir::attrs::PROFILE_KERNELS.get(main).unwrap_or_default();
+            compiled.plan = strata_ir::attrs::ARENA_PLAN
+                .take(main)
+                .and_then(|json| serde_json::from_str(&json).ok())
+                .map(|plan| with_onnx_ops(plan, &node_ops));
         }
         if stage == Stage::LlvmDialect {
             let sig = strata_target_cpu::EntrySignature {
@@ -308,6 +341,28 @@ pub fn compile<'c>(
         compiled.timings.push((name, start.elapsed()));
     }
     Ok(compiled)
+}
+
+/// `plan` with each buffer's op named by its ONNX nodes' op types (`Conv + Relu`), where its
+/// name is a label of node names (see `strata_ir::nodes::label`); the MLIR op otherwise.
+fn with_onnx_ops(mut plan: PlanReport, node_ops: &std::collections::BTreeMap<String, String>) -> PlanReport {
+    for buffer in &mut plan.buffers {
+        let mut types: Vec<&str> = Vec::new();
+        for name in buffer.id.split(" + ") {
+            match node_ops.get(name) {
+                Some(op) if !types.contains(&op.as_str()) => types.push(op),
+                Some(_) => {}
+                None => {
+                    types.clear();
+                    break;
+                }
+            }
+        }
+        if !types.is_empty() {
+            buffer.op = Some(types.join(" + "));
+        }
+    }
+    plan
 }
 
 fn run_pipeline<'c>(
@@ -363,6 +418,8 @@ pub struct JitModel {
     pub profile: Option<Profile>,
     /// Whether the code came from the compile cache ([`compile_model_cached`]).
     pub cache: Option<CacheUse>,
+    /// The arena plan (see [`Compiled::plan`]).
+    pub plan: Option<PlanReport>,
 }
 
 /// The kernel counters of a model compiled with [`CompileOptions::profile`]: ticks of the
@@ -428,6 +485,7 @@ fn jit_compiled(strata: &StrataContext, compiled: Compiled<'_>) -> Result<JitMod
         warnings: compiled.warnings,
         profile,
         cache: None,
+        plan: compiled.plan,
     })
 }
 
@@ -466,6 +524,7 @@ pub fn compile_model_cached(
                 warnings: hit.record.warnings,
                 profile: None,
                 cache: Some(CacheUse::Hit(cache.root().join(&key.hex))),
+                plan: hit.plan,
             });
         }
         Err(crate::cache::Miss::Absent) => None,
@@ -483,6 +542,7 @@ pub fn compile_model_cached(
             &entry,
             &options.name,
             &crate::cache::artifact_paths(dir),
+            compiled.plan.as_ref(),
         )
         .map(|_| ())
         .map_err(|e| e.to_string())
@@ -499,6 +559,7 @@ pub fn compile_model_cached(
                 warnings: compiled.warnings,
                 profile: None,
                 cache: Some(CacheUse::Stored { entry: cache.root().join(&key.hex), replaced }),
+                plan: hit.plan,
             })
         }
         Err(why) => {

@@ -231,6 +231,7 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), CommandError> {
                     &entry,
                     &options.name,
                     &paths,
+                    compiled.plan.as_ref(),
                 )?
             } else {
                 strata_target_nvptx::artifact::write(

@@ -86,6 +86,9 @@ pub struct Imported<'c> {
     /// A verified module with one function, `@main`.
     pub module: Module<'c>,
     pub interface: Interface,
+    /// The op type of each top-level node, by the name its ops' locations carry (reports name
+    /// kernels and buffers by location: `Conv`, `Relu`, ...).
+    pub node_ops: std::collections::BTreeMap<String, String>,
 }
 
 /// Imports ONNX model bytes into a verified module with one function, `@main`, and its
@@ -225,7 +228,13 @@ pub fn import<'c>(
         file,
         source: strata_ir::IrError::Verification { after: "import".into(), diagnostics },
     })?;
-    Ok(Imported { module, interface })
+    let node_ops = graph
+        .node
+        .iter()
+        .enumerate()
+        .map(|(index, node)| (node_name(node, index), node.op_type().to_owned()))
+        .collect();
+    Ok(Imported { module, interface, node_ops })
 }
 
 pub(crate) fn node_name(node: &NodeProto, index: usize) -> String {

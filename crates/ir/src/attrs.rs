@@ -70,6 +70,10 @@ hand_offs! {
     ARENA_LOWER_BOUND: Int = "strata.arena_lower_bound";
     /// On a planned function (`plan-arena`): the strategy that made the plan.
     ARENA_STRATEGY: Text = "strata.arena_strategy";
+    /// On a planned function (`plan-arena`): the plan as `strata_plan::report::PlanReport`
+    /// JSON, each buffer named by its ONNX nodes and the op that writes it first; read by the
+    /// driver into manifests and the Python package's plan table.
+    ARENA_PLAN: Text = "strata.arena_plan";
     /// On a function (`plan-weights`): the position of the weights blob argument.
     WEIGHTS_ARG: Int = "strata.weights_arg";
     /// On the module (`plan-weights`): the weights blob's size in bytes.
@@ -155,6 +159,20 @@ impl Text {
         let context_ref = op.context();
         let context = unsafe { context_ref.to_ref() };
         set(op, self.0, StringAttribute::new(context, value).into());
+    }
+
+    /// Reads and removes the attribute (a hand-off to the driver that the printed IR should
+    /// not carry on).
+    pub fn take(self, op: OperationRef<'_, '_>) -> Option<String> {
+        let value = self.get(op)?;
+        // Safety: `op` is a live operation; MLIR copies the name.
+        unsafe {
+            mlir_sys::mlirOperationRemoveDiscardableAttributeByName(
+                op.to_raw(),
+                melior::StringRef::new(self.0).to_raw(),
+            )
+        };
+        Some(value)
     }
 
     /// The attribute as it is written inside an attribute dictionary (`name = "value"`), for

@@ -67,6 +67,8 @@ pub struct Analysis {
     pub deallocs: Vec<Op>,
     /// Allocations left alone, with the reason.
     pub skipped: Vec<String>,
+    /// Per buffer of `problem`, the entry-block ops that use it, in order.
+    pub use_times: Vec<Vec<u64>>,
 }
 
 fn name(op: OperationRef<'_, '_>) -> String {
@@ -248,7 +250,13 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
         edges: Vec::new(),
     };
     let Some(body) = func.region(0).ok().and_then(|r| r.first_block()) else {
-        return Ok(Analysis { problem: Problem::default(), allocs, deallocs: Vec::new(), skipped });
+        return Ok(Analysis {
+            problem: Problem::default(),
+            allocs,
+            deallocs: Vec::new(),
+            skipped,
+            use_times: Vec::new(),
+        });
     };
     for index in 0..body.argument_count() {
         let argument = body.argument(index).expect("counted");
@@ -288,7 +296,9 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
         op = current.next_in_block();
         number += 1;
     }
+    let mut use_times = vec![Vec::new(); buffers.len()];
     for (buffer, time) in uses {
+        use_times[buffer].push(time);
         walk.first_use[buffer] = walk.first_use[buffer].min(time);
         walk.last_use[buffer] = walk.last_use[buffer].max(time);
     }
@@ -343,6 +353,15 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
         })
         .collect();
     let deallocs = walk.deallocs.iter().filter(|(b, _)| position.contains_key(b)).map(|&(_, d)| d).collect();
+    let use_times = keep
+        .iter()
+        .map(|&i| {
+            let mut times = std::mem::take(&mut use_times[i]);
+            times.sort_unstable();
+            times.dedup();
+            times
+        })
+        .collect();
     let allocs = keep.drain(..).map(|i| allocs[i]).collect();
     let mut problem = Problem::new(planned);
     if parallel_aware {
@@ -359,5 +378,5 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
         edges.dedup();
         problem.dag = Some(strata_plan::OpDag::new(number as usize, &edges).map_err(|e| e.to_string())?);
     }
-    Ok(Analysis { problem, allocs, deallocs, skipped })
+    Ok(Analysis { problem, allocs, deallocs, skipped, use_times })
 }

@@ -38,6 +38,12 @@ pub static INFO: PassInfo = PassInfo {
             default: "1000",
             help: "time budget of the exact solver, per way",
         },
+        OptionInfo {
+            name: "record-plan",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "record the kept plan's table on each function (plan-arena's `record-plan`)",
+        },
     ],
     statistics: &[
         StatisticInfo { name: "pads-in-place", help: "1 when the arena with padded values produced in place was kept" },
@@ -47,20 +53,25 @@ pub static INFO: PassInfo = PassInfo {
 };
 
 pub fn create(options: &PassOptions) -> Box<dyn Pass> {
-    Box::new(BufferizeAndPlan { strategy: options.string("strategy").to_owned(), budget_ms: options.int("budget-ms") })
+    Box::new(BufferizeAndPlan {
+        strategy: options.string("strategy").to_owned(),
+        budget_ms: options.int("budget-ms"),
+        record_plan: options.bool("record-plan"),
+    })
 }
 
 struct BufferizeAndPlan {
     strategy: String,
     budget_ms: i64,
+    record_plan: bool,
 }
 
 impl BufferizeAndPlan {
     fn pipeline(&self, pads_in_place: bool) -> String {
         let pads = if pads_in_place { "func.func(strata-pad-in-place),eliminate-empty-tensors," } else { "" };
         format!(
-            "builtin.module(func.func(strata-fill-per-destination),{pads}strata-bufferize,func.func(memref-copy-to-linalg,plan-arena{{strategy={} budget-ms={}}}))",
-            self.strategy, self.budget_ms
+            "builtin.module(func.func(strata-fill-per-destination),{pads}strata-bufferize,func.func(memref-copy-to-linalg,plan-arena{{strategy={} budget-ms={} record-plan={}}}))",
+            self.strategy, self.budget_ms, self.record_plan
         )
     }
 }

@@ -59,6 +59,12 @@ pub static INFO: PassInfo = PassInfo {
             default: "false",
             help: "share memory only between buffers whose uses the dependency graph already orders",
         },
+        OptionInfo {
+            name: "record-plan",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "record the plan's table on the function (`strata.arena_plan`, JSON)",
+        },
     ],
     statistics: &[
         StatisticInfo { name: "buffers-planned", help: "Allocations placed in the arena" },
@@ -79,6 +85,7 @@ pub fn create(options: &PassOptions) -> Box<dyn Pass> {
         alignment: options.int("alignment"),
         budget_ms: options.int("budget-ms"),
         parallel_aware: options.bool("parallel-aware"),
+        record_plan: options.bool("record-plan"),
     })
 }
 
@@ -87,6 +94,7 @@ struct PlanArena {
     alignment: i64,
     budget_ms: i64,
     parallel_aware: bool,
+    record_plan: bool,
 }
 
 impl Pass for PlanArena {
@@ -144,6 +152,9 @@ impl Pass for PlanArena {
         attrs::ARENA_ALIGNMENT.set(func, self.alignment);
         attrs::ARENA_LOWER_BOUND.set(func, report.lower_bound as i64);
         attrs::ARENA_STRATEGY.set(func, &report.strategy);
+        if self.record_plan {
+            attrs::ARENA_PLAN.set(func, &plan_table(func, &analysis, report.clone()));
+        }
 
         for (k, &raw) in analysis.allocs.iter().enumerate() {
             let alloc = raw.get();
@@ -162,6 +173,55 @@ impl Pass for PlanArena {
 
 /// Appends an argument of type `ty` to `func`'s entry block and function type; returns it
 /// and its position (`None` without a body or function type).
+/// The plan as JSON for `strata.arena_plan`: `report` with every buffer named by the ONNX
+/// nodes of its allocation's location and the op that computes it (its first user other than
+/// a `linalg.fill`, which only initialises).
+fn plan_table(
+    func: OperationRef<'_, '_>,
+    analysis: &crate::analyze::Analysis,
+    mut report: strata_plan::report::PlanReport,
+) -> String {
+    let mut ops = Vec::new();
+    let mut op = func.region(0).ok().and_then(|r| r.first_block()).and_then(|b| b.first_operation());
+    while let Some(current) = op {
+        ops.push(kernel_name(current));
+        op = current.next_in_block();
+    }
+    for ((placement, alloc), times) in report.buffers.iter_mut().zip(&analysis.allocs).zip(&analysis.use_times) {
+        placement.id = strata_ir::nodes::label(alloc.get().location());
+        let named = |&t: &u64| ops.get(t as usize).cloned();
+        placement.op =
+            times.iter().filter_map(named).find(|op| op != "linalg.fill").or_else(|| times.first().and_then(named));
+    }
+    serde_json::to_string(&report).expect("plans serialise")
+}
+
+/// The name of what `op` computes: its own, or for a loop nest (a tiled kernel) the first
+/// `linalg` op inside other than a fill.
+fn kernel_name(op: OperationRef<'_, '_>) -> String {
+    fn first_linalg(op: OperationRef<'_, '_>) -> Option<String> {
+        let name = strata_ir::ods::op_name(op);
+        if name.starts_with("linalg.") {
+            return (name != "linalg.fill").then_some(name);
+        }
+        for index in 0..op.region_count() {
+            let mut block = op.region(index).ok()?.first_block();
+            while let Some(current) = block {
+                let mut inner = current.first_operation();
+                while let Some(nested) = inner {
+                    if let Some(found) = first_linalg(nested) {
+                        return Some(found);
+                    }
+                    inner = nested.next_in_block();
+                }
+                block = current.next_in_region();
+            }
+        }
+        None
+    }
+    first_linalg(op).unwrap_or_else(|| strata_ir::ods::op_name(op))
+}
+
 pub fn append_argument<'c, 'a>(
     context: &'c melior::Context,
     func: OperationRef<'c, 'a>,

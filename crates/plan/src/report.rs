@@ -53,7 +53,7 @@ impl Strategy {
 }
 
 /// A validated plan with its bounds and measurements.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PlanReport {
     pub strategy: String,
     pub arena_bytes: u64,
@@ -63,26 +63,31 @@ pub struct PlanReport {
     pub optimal: bool,
     pub time_ms: f64,
     /// For shared-object strategies: total object bytes and the positional-maxima bound.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub objects_bytes: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub objects_bound: Option<u64>,
     /// Bytes per memory class (constants and I/O are outside the arena).
     pub classes: Vec<ClassTotal>,
     pub buffers: Vec<BufferPlacement>,
 }
 
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ClassTotal {
     pub class: MemoryClass,
     pub buffers: usize,
     pub bytes: u64,
 }
 
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BufferPlacement {
     pub id: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// What computes the buffer, where the planner was told: `plan-arena` records the first
+    /// op other than an initialising `linalg.fill` that uses it (for a model, the driver puts
+    /// the ONNX op types of its nodes, `Conv + Relu`); CSV problems have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<u64>,
     pub size: u64,
     pub lower: u64,
@@ -153,6 +158,7 @@ pub fn plan(problem: &Problem, strategy: Strategy, budget: Budget) -> Result<Pla
         .zip(&offsets.offsets)
         .map(|(b, &offset)| BufferPlacement {
             id: b.id.clone(),
+            op: None,
             offset,
             size: b.size,
             lower: b.lower,
@@ -260,8 +266,9 @@ pub fn render_svg(report: &PlanReport) -> String {
             .set("stroke", "white")
             .set("stroke-width", 0.5)
             .add(Title::new(format!(
-                "{} ({}): {} bytes at offset {}, live in ops [{}, {})",
+                "{}{} ({}): {} bytes at offset {}, live in ops [{}, {})",
                 b.id,
+                b.op.as_ref().map_or(String::new(), |op| format!(" [{op}]")),
                 b.class.as_str(),
                 b.size,
                 offset,

@@ -112,6 +112,11 @@ impl Model {
     /// described by its manifest (`lib.json` beside it).
     pub fn load(manifest: &Path) -> Result<Model, RuntimeError> {
         let (manifest, dir) = Manifest::read(manifest)?;
+        Model::from_manifest(&manifest, &dir)
+    }
+
+    /// Loads the host shared object `manifest` (read from `dir`) describes.
+    pub fn from_manifest(manifest: &Manifest, dir: &Path) -> Result<Model, RuntimeError> {
         let library = manifest.library.as_ref().ok_or_else(|| {
             RuntimeError::Load(format!(
                 "manifest of '{}' names no host library (is it a GPU artifact? use the CUDA runtime)",
@@ -128,7 +133,7 @@ impl Model {
                 .get::<EntryFn>(manifest.entry.as_bytes())
                 .map_err(|e| RuntimeError::Load(format!("{} has no '{}': {e}", path.display(), manifest.entry)))?
         };
-        let weights = manifest.read_weights(&dir)?;
+        let weights = manifest.read_weights(dir)?;
         // Safety: the library was compiled with this manifest's signature.
         unsafe { Model::from_entry(entry, Box::new(library), manifest.signature(), &weights) }
     }
@@ -151,13 +156,62 @@ impl Model {
         self.signature.check(inputs, outputs)?;
         let input_pointers: Vec<*const u8> = inputs.iter().map(|t| t.bytes().as_ptr()).collect();
         let output_pointers: Vec<*mut u8> = outputs.iter_mut().map(|t| t.as_mut_ptr()).collect();
-        let weights = if self.weights.is_empty() { std::ptr::null() } else { self.weights.as_slice().as_ptr() };
-        // Safety: every buffer has the size and alignment the compiled code expects (checked
-        // above), the arena has the planned size, and the code only touches these buffers.
-        unsafe { (self.entry)(weights, self.arena.as_mut_ptr(), input_pointers.as_ptr(), output_pointers.as_ptr()) };
+        let arena = self.arena.as_mut_ptr();
+        // Safety: every buffer has the size the compiled code expects (checked above) and the
+        // arena is the model's own, planned size.
+        unsafe { self.call(arena, &input_pointers, &output_pointers) };
         Ok(())
     }
+
+    /// A new arena for [`Model::run_raw`]: one per concurrent call.
+    pub fn new_arena(&self) -> AlignedBytes {
+        AlignedBytes::zeroed(self.signature.arena_bytes)
+    }
+
+    /// Runs the model on raw buffers with a caller-owned arena, so that several threads can
+    /// run one model at once, each with its own arena (the code and weights are read-only):
+    /// the entry point for bindings that hand over their own memory (NumPy arrays) without a
+    /// copy.
+    ///
+    /// # Safety
+    /// `inputs[i]` must point at `signature().inputs[i]`'s bytes (dtype and shape, row-major,
+    /// aligned to its element) and stay unchanged during the call; `outputs[i]` likewise,
+    /// writable, aliasing nothing else. `arena` must come from [`Model::new_arena`] of this
+    /// model and not be in use by another call.
+    pub unsafe fn run_raw(
+        &self,
+        arena: &mut AlignedBytes,
+        inputs: &[*const u8],
+        outputs: &[*mut u8],
+    ) -> Result<(), RuntimeError> {
+        if inputs.len() != self.signature.inputs.len() {
+            return Err(RuntimeError::InputCount { expected: self.signature.inputs.len(), found: inputs.len() });
+        }
+        if outputs.len() != self.signature.outputs.len() || arena.len() != self.signature.arena_bytes {
+            return Err(RuntimeError::Data("output buffers or arena do not match the model".into()));
+        }
+        // Safety: the caller's contract.
+        unsafe { self.call(arena.as_mut_ptr(), inputs, outputs) };
+        Ok(())
+    }
+
+    /// Calls the entry point.
+    ///
+    /// # Safety
+    /// As [`Model::run_raw`]; `arena` points at `signature().arena_bytes` bytes.
+    unsafe fn call(&self, arena: *mut u8, inputs: &[*const u8], outputs: &[*mut u8]) {
+        let weights = if self.weights.is_empty() { std::ptr::null() } else { self.weights.as_slice().as_ptr() };
+        // Safety: the caller's contract; the code only touches these buffers.
+        unsafe { (self.entry)(weights, arena, inputs.as_ptr(), outputs.as_ptr()) };
+    }
 }
+
+// Safety: the model's code and weights are read-only after loading; the only state a run
+// writes is the arena (`&mut self`, or the caller's own with `run_raw`) and the outputs (and,
+// compiled with `--profile`, its cycle counters: those runs are single-threaded by
+// `strata run`). The loaded code (a JIT or a library) is owned data without thread affinity.
+unsafe impl Send for Model {}
+unsafe impl Sync for Model {}
 
 impl Signature {
     /// Checks `inputs` and `outputs` against the signature (count, dtype, shape).

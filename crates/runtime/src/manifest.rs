@@ -39,6 +39,10 @@ pub struct Manifest {
     /// Kernel launches in order (nvptx).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kernels: Vec<Launch>,
+    /// The arena plan: every buffer's ONNX nodes, first writer, size, offset and lifetime
+    /// (what `strata.load(...).plan` shows; informational, the code has the offsets baked in).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<strata_plan::report::PlanReport>,
 }
 
 impl Manifest {
@@ -58,6 +62,7 @@ impl Manifest {
             weights_bytes: 0,
             weights: None,
             kernels: Vec::new(),
+            plan: None,
         }
     }
 }

@@ -68,6 +68,7 @@ pub fn write(
     entry: &str,
     name: &str,
     paths: &ArtifactPaths,
+    plan: Option<&strata_plan::report::PlanReport>,
 ) -> Result<Manifest, Error> {
     let object = crate::emit(module, crate::Emit::Object).map_err(|e| Error::of(&e))?;
     let temp = paths.main.with_extension("strata-tmp.o");
@@ -95,6 +96,7 @@ pub fn write(
     let mut manifest = Manifest::new(name, "host", signature);
     manifest.entry = entry.to_owned();
     manifest.library = Some(file_name(&paths.main));
+    manifest.plan = plan.cloned();
     manifest.write(&paths.manifest).map_err(|e| Error::of(&e))?;
     Ok(manifest)
 }

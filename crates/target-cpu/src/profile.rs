@@ -66,34 +66,6 @@ fn is_bookkeeping(name: &str) -> bool {
         )
 }
 
-/// The ONNX node names in `location` (a name location per node; fused locations list every
-/// node of a fused kernel), in order, without repeats.
-fn node_names(location: Location<'_>, names: &mut Vec<String>) {
-    if location.is_name() {
-        let name = location.name_value().as_string_ref().as_str().unwrap_or("?").to_owned();
-        if !names.contains(&name) {
-            names.push(name);
-        }
-    } else if location.is_fused() {
-        for index in 0..location.fused_num_locations() {
-            node_names(location.fused_location(index), names);
-        }
-    } else if location.is_call_site() {
-        node_names(location.call_site_callee(), names);
-    }
-}
-
-/// The label of a kernel at `location`: its nodes' names, the first three and a count.
-pub fn label(location: Location<'_>) -> String {
-    let mut names = Vec::new();
-    node_names(location, &mut names);
-    match names.len() {
-        0 => "(no ONNX node)".to_owned(),
-        1..=3 => names.join(" + "),
-        n => format!("{} + {} more", names[..3].join(" + "), n - 3),
-    }
-}
-
 impl Pass for ProfileKernels {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let context = cx.strata().mlir();
@@ -113,7 +85,7 @@ impl Pass for ProfileKernels {
             if is_bookkeeping(&name) {
                 continue;
             }
-            let entry = counters.entry(label(op.location()));
+            let entry = counters.entry(strata_ir::nodes::label(op.location()));
             let index = entry.index();
             let ops = entry.or_default();
             if !ops.contains(&name) {
