@@ -5,6 +5,7 @@
 
 mod bench;
 mod bench_compile;
+mod python;
 mod setup;
 #[cfg(test)]
 mod tidy;
@@ -25,8 +26,8 @@ enum Task {
     /// Install (as root) or list (otherwise) the system packages Strata needs, then check them.
     Setup,
     /// Set up, then run every test: `cargo fmt --check`, clippy with `-D warnings`, unit
-    /// tests, lit tests, tidy checks, and the import of every ONNX node-test case (fails on any
-    /// panic).
+    /// tests, lit tests, tidy checks, the import of every ONNX node-test case (fails on any
+    /// panic), the zoo, and the Python package's pytest suite.
     Test {
         /// Extra arguments for `cargo test` (after `--`).
         #[arg(last = true)]
@@ -52,6 +53,11 @@ enum Task {
     /// Generate the model zoo once (pinned onnx, into target/zoo), then import every model
     /// and check that its sg text re-parses to the same text.
     Zoo,
+    /// Build the Python package's native module and run its pytest suite (`python/tests`).
+    Python {
+        /// Only tests matching this pytest `-k` expression.
+        filter: Option<String>,
+    },
     /// Run a benchmark (release build) and print its comparison table.
     Bench {
         #[command(subcommand)]
@@ -125,7 +131,8 @@ fn main() -> ExitCode {
             }
             cargo(&args, &[])?;
             onnx_tests(None)?;
-            zoo()
+            zoo()?;
+            python::run(None)
         }),
         Task::Lit { filter, bless } => setup::run().and_then(|()| {
             cargo(&["build", "--quiet", "-p", "strata-exec"], &[])?;
@@ -139,6 +146,7 @@ fn main() -> ExitCode {
         }),
         Task::Demo => setup::run().and_then(|()| demo()),
         Task::Zoo => setup::run().and_then(|()| zoo()),
+        Task::Python { filter } => setup::run().and_then(|()| python::run(filter.as_deref())),
         Task::OnnxTests { filter } => setup::run().and_then(|()| onnx_tests(filter.as_deref())),
         Task::Bench { which: Bench::Plan { budget_ms, filter } } => {
             let budget = budget_ms.to_string();
@@ -170,7 +178,7 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask has a parent").to_path_buf()
 }
 
-fn cargo(args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
+pub fn cargo(args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     eprintln!("xtask: running cargo {}", args.join(" "));
     let status = Command::new(&cargo)
@@ -241,12 +249,12 @@ fn demo() -> Result<(), String> {
 const ONNX_VERSION: &str = "1.23.2";
 
 /// A directory with the pinned onnx package (installed on first use), for PYTHONPATH.
-fn onnx_python() -> Result<PathBuf, String> {
+pub fn onnx_python() -> Result<PathBuf, String> {
     pip_site("target/python-onnx", "onnx", ONNX_VERSION)
 }
 
 /// `package==version` pip-installed once into `dir` (under the repository root), for PYTHONPATH.
-fn pip_site(dir: &str, package: &str, version: &str) -> Result<PathBuf, String> {
+pub fn pip_site(dir: &str, package: &str, version: &str) -> Result<PathBuf, String> {
     let site = root().join(dir);
     let stamp = site.join(format!("STRATA-{package}-{version}"));
     if stamp.exists() {
@@ -374,7 +382,7 @@ pub fn ensure_libdevice() -> Result<PathBuf, String> {
 }
 
 /// Generates the zoo (models and their fixed inputs) once per version of `zoo.py`.
-fn ensure_zoo() -> Result<PathBuf, String> {
+pub fn ensure_zoo() -> Result<PathBuf, String> {
     ensure_generated("xtask/scripts/zoo.py", "target/zoo", "the zoo")
 }
 

@@ -1,0 +1,299 @@
+"""The `strata` Python package, end to end: the zoo models against ONNX Runtime's references,
+the plan, artifacts, threads, concurrent calls, and every error a user can provoke.
+
+Run by `cargo xtask test` (which builds the native module and the zoo); by hand:
+`PYTHONPATH=target/python-pkg:target/python-onnx:target/python-test python3 -m pytest python/tests`.
+"""
+
+import os
+import pathlib
+import threading
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+import strata
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ZOO = pathlib.Path(os.environ.get("STRATA_ZOO", ROOT / "target" / "zoo"))
+REFERENCES = ROOT / "xtask" / "zoo-reference"
+# The tolerance of `cargo xtask zoo`.
+RTOL = ATOL = 1e-4
+
+
+def zoo_models():
+    return sorted({p.name.split(".")[0] for p in REFERENCES.glob("*.npy")})
+
+
+def zoo_inputs(model):
+    return {p.stem: np.load(p) for p in sorted((ZOO / f"{model}.inputs").glob("*.npy"))}
+
+
+def zoo_frozen(model):
+    return {p.stem: p.read_bytes() for p in sorted((ZOO / f"{model}.frozen").glob("*.pb"))}
+
+
+def zoo_references(model):
+    return {p.name[len(model) + 1 : -4]: np.load(p) for p in sorted(REFERENCES.glob(f"{model}.*.npy"))}
+
+
+@pytest.fixture(scope="module")
+def mobilenet():
+    return strata.compile(ZOO / "mobilenetv2.onnx")
+
+
+def tiny_model(op="Relu", shape=(2, 3), dtype=TensorProto.FLOAT, name="tiny"):
+    x = helper.make_tensor_value_info("x", dtype, list(shape))
+    y = helper.make_tensor_value_info("y", dtype, list(shape))
+    graph = helper.make_graph([helper.make_node(op, ["x"], ["y"], name="act")], name, [x], [y])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("model", zoo_models())
+def test_zoo_model_matches_onnx_runtime(model):
+    compiled = strata.compile(ZOO / f"{model}.onnx", freeze=zoo_frozen(model))
+    outputs = compiled.run(None, zoo_inputs(model))
+    names = [o.name for o in compiled.outputs]
+    references = zoo_references(model)
+    assert references, f"no references for {model}"
+    for name, reference in references.items():
+        actual = outputs[names.index(name)]
+        assert actual.shape == reference.shape and actual.dtype == reference.dtype
+        np.testing.assert_allclose(actual, reference, rtol=RTOL, atol=ATOL, err_msg=f"{model}: {name}")
+
+
+def test_second_compile_is_a_cache_hit(mobilenet):
+    again = strata.compile(ZOO / "mobilenetv2.onnx")
+    assert again.cache == "hit"
+    assert [stage for stage, _ in again.timings] == ["cache"]
+    assert again.plan is not None and again.plan.arena_bytes == mobilenet.plan.arena_bytes
+
+
+def test_signature(mobilenet):
+    (x,) = mobilenet.inputs
+    (y,) = mobilenet.outputs
+    assert (x.name, x.dtype, x.shape) == ("input", np.dtype("float32"), (1, 3, 224, 224))
+    assert (y.dtype, y.shape) == (np.dtype("float32"), (1, 1000))
+    assert "mobilenetv2" in repr(mobilenet)
+
+
+def test_call_by_name_position_and_run(mobilenet):
+    x = zoo_inputs("mobilenetv2")["input"]
+    reference = zoo_references("mobilenetv2")["fc_276"]
+    (by_name,) = mobilenet(input=x)
+    (by_position,) = mobilenet(x)
+    (selected,) = mobilenet.run([mobilenet.outputs[0].name], {"input": x})
+    for y in (by_name, by_position, selected):
+        np.testing.assert_allclose(y, reference, rtol=RTOL, atol=ATOL)
+
+
+def test_plan_is_a_valid_placement(mobilenet, tmp_path):
+    plan = mobilenet.plan
+    assert plan.arena_bytes == mobilenet.arena_bytes > 0
+    assert 0 < plan.lower_bound <= plan.arena_bytes
+    rows = plan.table()
+    assert len(rows) > 10
+    assert all(b.offset is not None and b.offset + b.size <= plan.arena_bytes for b in rows)
+    assert all(b.op for b in rows) and any(b.op == "Conv" for b in rows)
+    # No two buffers live at the same time share a byte.
+    for i, a in enumerate(rows):
+        for b in rows[i + 1 :]:
+            if a.start < b.end and b.start < a.end:
+                assert a.offset + a.size <= b.offset or b.offset + b.size <= a.offset, (a, b)
+    # The peak of live bytes is a lower bound of any placement.
+    steps = range(min(b.start for b in rows), max(b.end for b in rows))
+    peak = max(sum(b.size for b in rows if b.start <= t < b.end) for t in steps)
+    assert peak <= plan.arena_bytes
+    text = plan.format_table(limit=3)
+    assert f"arena {plan.arena_bytes} B" in text and "more" in text
+    svg = plan.save_svg(tmp_path / "timeline.svg").read_text()
+    assert svg.startswith("<svg") and svg.count("<rect") >= len(rows)
+
+
+def test_save_and_load_round_trip(mobilenet, tmp_path):
+    manifest = mobilenet.save(tmp_path / "libmobile.so")
+    assert manifest == tmp_path / "mobile.json"
+    assert (tmp_path / "libmobile.so").stat().st_size > 0
+    assert "strata_mobilenetv2_run" in (tmp_path / "mobile.h").read_text()
+    x = zoo_inputs("mobilenetv2")["input"]
+    (expected,) = mobilenet(x)
+    for artifact in (manifest, tmp_path / "libmobile.so"):
+        loaded = strata.load(artifact, threads=1)
+        assert loaded.cache == "loaded"
+        assert loaded.plan.arena_bytes == mobilenet.plan.arena_bytes
+        (y,) = loaded(x)
+        np.testing.assert_array_equal(y, expected)
+    with pytest.raises(OSError, match="overwritten"):
+        mobilenet.save(tmp_path / "mobile.json")
+
+
+def test_load_errors(tmp_path):
+    with pytest.raises(OSError):
+        strata.load(tmp_path / "missing.json")
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(OSError):
+        strata.load(tmp_path / "bad.json")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_thread_counts(threads):
+    model = "densenet_block"
+    compiled = strata.compile(ZOO / f"{model}.onnx", threads=threads)
+    outputs = compiled.run(None, zoo_inputs(model))
+    for name, reference in zoo_references(model).items():
+        index = [o.name for o in compiled.outputs].index(name)
+        np.testing.assert_allclose(outputs[index], reference, rtol=RTOL, atol=ATOL)
+
+
+def test_concurrent_calls_on_one_model(mobilenet):
+    rng = np.random.default_rng(7)
+    inputs = [rng.standard_normal((1, 3, 224, 224), dtype=np.float32) for _ in range(6)]
+    expected = [mobilenet(x)[0] for x in inputs]
+    results = [None] * (len(inputs) * 3)
+    errors = []
+
+    def worker(slot):
+        try:
+            results[slot] = mobilenet(inputs[slot % len(inputs)])[0]
+        except Exception as error:  # reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(results))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for slot, y in enumerate(results):
+        np.testing.assert_array_equal(y, expected[slot % len(inputs)])
+
+
+def test_unaligned_and_strided_inputs(mobilenet):
+    x = zoo_inputs("mobilenetv2")["input"]
+    (expected,) = mobilenet(x)
+    # Aligned to its element but not to 16 bytes: passed without a copy.
+    raw = np.zeros(x.nbytes + 4, np.uint8)
+    shifted = np.frombuffer(raw.data, np.float32, x.size, offset=4).reshape(x.shape)
+    shifted[...] = x
+    assert shifted.ctypes.data % 16 != 0
+    np.testing.assert_array_equal(mobilenet(shifted)[0], expected)
+    # Not aligned to its element, and not contiguous: copied first.
+    odd = np.frombuffer(np.zeros(x.nbytes + 1, np.uint8).data, np.float32, x.size, offset=1).reshape(x.shape)
+    odd[...] = x
+    assert not odd.flags.aligned
+    np.testing.assert_array_equal(mobilenet(odd)[0], expected)
+    transposed = np.ascontiguousarray(x.transpose(0, 1, 3, 2)).transpose(0, 1, 3, 2)
+    assert not transposed.flags.c_contiguous
+    np.testing.assert_array_equal(mobilenet(transposed)[0], expected)
+
+
+def test_input_errors(mobilenet):
+    x = zoo_inputs("mobilenetv2")["input"]
+    with pytest.raises(ValueError, match=r"input 'input' \(#0\) must be float32 \[1, 3, 224, 224\], got float64"):
+        mobilenet(x.astype(np.float64))
+    with pytest.raises(ValueError, match=r"input 'input' \(#0\) must be float32 \[1, 3, 224, 224\], got float32 \[3, 224, 224\]"):
+        mobilenet(x[0])
+    with pytest.raises(ValueError, match="missing input"):
+        mobilenet()
+    with pytest.raises(ValueError, match="has no input 'image'"):
+        mobilenet(image=x)
+    with pytest.raises(ValueError, match="given twice"):
+        mobilenet(x, input=x)
+    with pytest.raises(ValueError, match="has no output 'nope'"):
+        mobilenet.run(["nope"], {"input": x})
+
+
+def test_lists_take_the_input_dtype():
+    model = strata.compile(tiny_model(), name="lists")
+    (y,) = model(x=[[-1, 2, -3], [4, -5, 6]])
+    np.testing.assert_array_equal(y, np.array([[0, 2, 0], [4, 0, 6]], np.float32))
+
+
+def test_model_proto_and_bytes():
+    proto = tiny_model("Neg")
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for source in (proto, proto.SerializeToString()):
+        (y,) = strata.compile(source, cache=False)(x)
+        np.testing.assert_array_equal(y, -x)
+
+
+def test_cache_off_is_private_and_still_saves(tmp_path):
+    model = strata.compile(tiny_model(), cache=False, name="private")
+    assert model.cache == "private"
+    loaded = strata.load(model.save(tmp_path / "libprivate.so"))
+    np.testing.assert_array_equal(loaded(np.ones((2, 3), np.float32))[0], np.ones((2, 3), np.float32))
+
+
+def test_unsupported_operators_are_listed_at_once():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    nodes = [
+        helper.make_node("FrobnicateA", ["x"], ["t"], name="first", domain="com.example"),
+        helper.make_node("FrobnicateB", ["t"], ["y"], name="second", domain="com.example"),
+    ]
+    graph = helper.make_graph(nodes, "g", [x], [y])
+    proto = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.example", 1)]
+    )
+    with pytest.raises(strata.CompileError) as caught:
+        strata.compile(proto)
+    error = caught.value
+    assert error.kind == "unsupported"
+    assert error.unsupported == {"com.example::FrobnicateA": ["first"], "com.example::FrobnicateB": ["second"]}
+    assert "FrobnicateA" in str(error) and "FrobnicateB" in str(error)
+
+
+def test_node_errors_name_the_node():
+    a = helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3])
+    b = helper.make_tensor_value_info("b", TensorProto.FLOAT, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["a"], ["r"]), helper.make_node("Add", ["r", "b"], ["y"], name="bad_add")],
+        "g",
+        [a, b],
+        [y],
+    )
+    with pytest.raises(strata.CompileError) as caught:
+        strata.compile(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    error = caught.value
+    assert (error.node, error.node_index, error.op_type) == ("bad_add", 1, "Add")
+    assert error.kind == "invalid-input"
+
+
+def test_symbolic_shapes_need_input_shapes():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 3])
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [x], [y])
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(strata.CompileError, match="symbolic"):
+        strata.compile(proto)
+    model = strata.compile(proto, input_shapes={"x": (4, 3)})
+    assert model.inputs[0].shape == (4, 3)
+    (y,) = model(x=-np.ones((4, 3), np.float32))
+    assert (y == 0).all()
+
+
+def test_argument_errors(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        strata.compile(tmp_path / "missing.onnx")
+    with pytest.raises(TypeError):
+        strata.compile(42)
+    with pytest.raises(ValueError, match="threads"):
+        strata.compile(tiny_model(), threads=0)
+    with pytest.raises(ValueError, match="unknown strategy"):
+        strata.compile(tiny_model(), strategy="best")
+    with pytest.raises(strata.CompileError, match="not a valid ONNX model"):
+        strata.compile(b"\x08\x07garbage")
+
+
+def test_frozen_inputs_as_arrays():
+    model = "nested_if"
+    frozen = {name: onnx.numpy_helper.to_array(onnx.load_tensor_from_string(data)) for name, data in zoo_frozen(model).items()}
+    assert frozen, "nested_if freezes its sample rate"
+    compiled = strata.compile(ZOO / f"{model}.onnx", freeze=frozen)
+    outputs = compiled.run(None, zoo_inputs(model))
+    for name, reference in zoo_references(model).items():
+        index = [o.name for o in compiled.outputs].index(name)
+        np.testing.assert_allclose(outputs[index], reference, rtol=RTOL, atol=ATOL)
