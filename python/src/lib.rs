@@ -142,7 +142,9 @@ impl CompiledModel {
         let result = py.detach(|| {
             let buffers = buffers;
             if let Some(threads) = threads {
-                strata_runtime::set_threads(threads)?;
+                // A model whose code uses OpenMP could only be loaded with the runtime present;
+                // where it is missing, the code is sequential and the setting moot.
+                let _ = strata_runtime::set_threads(threads);
             }
             // Safety: every pointer is an array of its spec's dtype and shape, C-contiguous
             // and aligned (checked or made so above), alive in this frame; the outputs are
