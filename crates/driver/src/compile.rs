@@ -348,7 +348,7 @@ pub fn compile<'c>(
 fn with_onnx_ops(mut plan: PlanReport, node_ops: &std::collections::BTreeMap<String, String>) -> PlanReport {
     for buffer in &mut plan.buffers {
         let mut types: Vec<&str> = Vec::new();
-        for name in buffer.id.split(" + ") {
+        for name in strata_ir::nodes::label_names(&buffer.id) {
             match node_ops.get(name) {
                 Some(op) if !types.contains(&op.as_str()) => types.push(op),
                 Some(_) => {}

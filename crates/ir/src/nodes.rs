@@ -22,13 +22,23 @@ pub fn node_names(location: Location<'_>, names: &mut Vec<String>) {
     }
 }
 
+/// Between the node names of a [`label`].
+const SEPARATOR: &str = " + ";
+
 /// The label of a kernel at `location`: its nodes' names, the first three and a count.
 pub fn label(location: Location<'_>) -> String {
     let mut names = Vec::new();
     node_names(location, &mut names);
     match names.len() {
         0 => "(no ONNX node)".to_owned(),
-        1..=3 => names.join(" + "),
-        n => format!("{} + {} more", names[..3].join(" + "), n - 3),
+        1..=3 => names.join(SEPARATOR),
+        n => format!("{}{SEPARATOR}{} more", names[..3].join(SEPARATOR), n - 3),
     }
+}
+
+/// The parts of a [`label`], in order: its node names, except that a shortened label ends
+/// with its count (`2 more`) and a label without nodes is its placeholder; neither names a
+/// node.
+pub fn label_names(label: &str) -> std::str::Split<'_, &'static str> {
+    label.split(SEPARATOR)
 }

@@ -171,8 +171,6 @@ impl Pass for PlanArena {
     }
 }
 
-/// Appends an argument of type `ty` to `func`'s entry block and function type; returns it
-/// and its position (`None` without a body or function type).
 /// The plan as JSON for `strata.arena_plan`: `report` with every buffer named by the ONNX
 /// nodes of its allocation's location and the op that computes it (its first user other than
 /// a `linalg.fill`, which only initialises).
@@ -181,12 +179,8 @@ fn plan_table(
     analysis: &crate::analyze::Analysis,
     mut report: strata_plan::report::PlanReport,
 ) -> String {
-    let mut ops = Vec::new();
-    let mut op = func.region(0).ok().and_then(|r| r.first_block()).and_then(|b| b.first_operation());
-    while let Some(current) = op {
-        ops.push(kernel_name(current));
-        op = current.next_in_block();
-    }
+    let body = strata_ir::Op::of(&func).body(0);
+    let ops: Vec<String> = body.map(|b| b.ops()).unwrap_or_default().into_iter().map(kernel_name).collect();
     for ((placement, alloc), times) in report.buffers.iter_mut().zip(&analysis.allocs).zip(&analysis.use_times) {
         placement.id = strata_ir::nodes::label(alloc.get().location());
         let named = |&t: &u64| ops.get(t as usize).cloned();
@@ -198,30 +192,19 @@ fn plan_table(
 
 /// The name of what `op` computes: its own, or for a loop nest (a tiled kernel) the first
 /// `linalg` op inside other than a fill.
-fn kernel_name(op: OperationRef<'_, '_>) -> String {
-    fn first_linalg(op: OperationRef<'_, '_>) -> Option<String> {
-        let name = strata_ir::ods::op_name(op);
+fn kernel_name(op: strata_ir::Op) -> String {
+    fn first_linalg(op: strata_ir::Op) -> Option<String> {
+        let name = op.name();
         if name.starts_with("linalg.") {
             return (name != "linalg.fill").then_some(name);
         }
-        for index in 0..op.region_count() {
-            let mut block = op.region(index).ok()?.first_block();
-            while let Some(current) = block {
-                let mut inner = current.first_operation();
-                while let Some(nested) = inner {
-                    if let Some(found) = first_linalg(nested) {
-                        return Some(found);
-                    }
-                    inner = nested.next_in_block();
-                }
-                block = current.next_in_region();
-            }
-        }
-        None
+        (0..op.region_count()).filter_map(|index| op.body(index)).flat_map(|b| b.ops()).find_map(first_linalg)
     }
-    first_linalg(op).unwrap_or_else(|| strata_ir::ods::op_name(op))
+    first_linalg(op).unwrap_or_else(|| op.name())
 }
 
+/// Appends an argument of type `ty` to `func`'s entry block and function type; returns it
+/// and its position (`None` without a body or function type).
 pub fn append_argument<'c, 'a>(
     context: &'c melior::Context,
     func: OperationRef<'c, 'a>,
