@@ -129,7 +129,7 @@ fn measure(case: &Case, repeats: usize, profile: bool) -> Result<Row, String> {
 }
 
 pub fn run(repeats: usize, filter: Option<&str>, profile: bool) -> Result<(), String> {
-    crate::cargo(&["build", "--quiet", "-p", "strata-driver", "--bin", "strata"], &[])?;
+    crate::build(&["-p", "strata-driver", "--bin", "strata"])?;
     let (zoo, kernels) = (
         ensure_zoo()?,
         ensure_generated("xtask/scripts/bench_kernels.py", "target/bench-kernels", "the benchmark kernels")?,

@@ -130,6 +130,10 @@ fn main() -> ExitCode {
                 args.extend(rest.iter().map(String::as_str));
             }
             cargo(&args, &[])?;
+            // `cargo test` left the driver's binaries in target/debug: the later steps run
+            // those instead of building them again under the feature set of one package (the
+            // MLIR-linking crates a second time: minutes, and gigabytes that filled CI's disk).
+            BINARIES_BUILT.store(true, std::sync::atomic::Ordering::Relaxed);
             onnx_tests(None)?;
             zoo()?;
             python::run(None)
@@ -178,6 +182,23 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask has a parent").to_path_buf()
 }
 
+/// Set once `cargo xtask test` has run `cargo test --workspace`, which builds the binaries of
+/// `strata-driver` and `strata-exec` into target/debug.
+static BINARIES_BUILT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `cargo build --quiet <args>` for a task's binaries of `strata-driver` or `strata-exec`,
+/// unless `cargo test --workspace` already built them: building one package resolves other
+/// dependency features than the workspace does, so cargo would rebuild the MLIR-linking crates
+/// for binaries that are already there.
+pub fn build(args: &[&str]) -> Result<(), String> {
+    if BINARIES_BUILT.load(std::sync::atomic::Ordering::Relaxed) {
+        return Ok(());
+    }
+    let mut all = vec!["build", "--quiet"];
+    all.extend_from_slice(args);
+    cargo(&all, &[])
+}
+
 pub fn cargo(args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     eprintln!("xtask: running cargo {}", args.join(" "));
@@ -196,7 +217,7 @@ pub fn cargo(args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
 
 fn demo() -> Result<(), String> {
     let dir = ensure_zoo()?;
-    cargo(&["build", "--quiet", "-p", "strata-driver", "--bin", "strata", "--bin", "strata-opt"], &[])?;
+    build(&["-p", "strata-driver", "--bin", "strata", "--bin", "strata-opt"])?;
     let strata = root().join("target/debug/strata");
     let model = dir.join("mobilenetv2.onnx");
     let run = |args: &[&std::ffi::OsStr]| -> Result<(), String> {
@@ -312,16 +333,22 @@ fn onnx_tests(filter: Option<&str>) -> Result<(), String> {
             return Err(format!("writing the onnx data suites failed ({status})"));
         }
     }
+    build(&["-p", "strata-driver", "--bin", "strata-conformance"])?;
     let conformance = |dir: &Path, suite: Option<&str>| {
-        let dir = dir.display().to_string();
-        let mut args = vec!["run", "--quiet", "-p", "strata-driver", "--bin", "strata-conformance", "--", dir.as_str()];
+        let mut command = Command::new(root().join("target/debug/strata-conformance"));
+        command.arg(dir);
         if let Some(filter) = filter {
-            args.push(filter);
+            command.arg(filter);
         }
         if let Some(suite) = suite {
-            args.extend(["--suite", suite]);
+            command.args(["--suite", suite]);
         }
-        cargo(&args, &[])
+        let status = command.status().map_err(|e| format!("cannot run strata-conformance: {e}"))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!("strata-conformance {} failed ({status})", dir.display()))
+        }
     };
     conformance(&cases, None)?;
     for suite in DATA_SUITES {
@@ -443,8 +470,8 @@ fn zoo_frozen(dir: &std::path::Path, model: &str) -> Vec<String> {
 fn zoo() -> Result<(), String> {
     let dir = ensure_zoo()?;
     let models = ZOO_MODELS;
-    cargo(&["build", "--quiet", "-p", "strata-driver", "--bin", "strata", "--bin", "strata-opt"], &[])?;
-    cargo(&["build", "--quiet", "-p", "strata-exec"], &[])?;
+    build(&["-p", "strata-driver", "--bin", "strata", "--bin", "strata-opt"])?;
+    build(&["-p", "strata-exec"])?;
     let bin = root().join("target/debug");
     let libdevice = ensure_libdevice()?;
     let gpu = Command::new(bin.join("strata-exec")).arg("probe").output().map_err(|e| e.to_string())?;
@@ -654,7 +681,7 @@ fn number_after(text: &str, prefix: &str) -> Option<f64> {
 
 fn bench_egraph(repeats: usize) -> Result<(), String> {
     let dir = ensure_zoo()?;
-    cargo(&["build", "--quiet", "-p", "strata-driver", "--bin", "strata"], &[])?;
+    build(&["-p", "strata-driver", "--bin", "strata"])?;
     let mut graphs = Vec::new();
     for model in ["mobilenetv2", "resnet18", "bert_tiny"] {
         let graph = dir.join(format!("{model}.graph.json"));
