@@ -7,8 +7,9 @@
  * Reads a float32 .npy of the model's input shape, runs the model once, writes the logits as a
  * float32 .npy and prints the top-5 classes. Everything the ABI needs is in the generated
  * header: the entry point, the arena size and alignment, and each buffer's element count. The
- * weights are compiled into the library, so `weights` is NULL. (cargo xtask zoo builds and runs
- * this program and checks its output against `strata run`.) */
+ * library carries the weights blob (`strata_mobilenetv2_weights`), which the entry point uses
+ * when `weights` is NULL. (cargo xtask zoo builds and runs this program and checks its output
+ * against `strata run`.) */
 #include "mobilenetv2.h"
 
 #include <stdio.h>

@@ -76,6 +76,9 @@ pub fn egraph_target(target: Target) -> strata_egraph_mlir::Target {
 }
 pub const LINALG: &str = "builtin.module(func.func(sg-to-linalg),canonicalize,cse)";
 pub const LLVM: &str = "builtin.module(strata-host-to-llvm)";
+/// The host's weights blob, before [`LLVM`]: every constant but splats and the smallest leaves
+/// the code for one blob argument (`plan-weights`), which `strata_ir::weights` writes out.
+pub const HOST_WEIGHTS: &str = "builtin.module(plan-weights{min-bytes=64 splats=false})";
 pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 
 /// The memref stage: the host schedule (unless `schedule` is off; told the host's vector
@@ -229,6 +232,9 @@ pub struct Compiled<'c> {
     pub profile_labels: Vec<String>,
     /// The arena plan, each buffer named by its ONNX nodes (set at the memref stage).
     pub plan: Option<PlanReport>,
+    /// The host's weights blob (set at the LLVM-dialect stage; empty when the model has none):
+    /// the `weights` argument of the entry point.
+    pub weights: Vec<u8>,
 }
 
 /// Compiles ONNX bytes up to `stop` (host stages from `LlvmDialect` on all stop at the LLVM
@@ -274,6 +280,7 @@ pub fn compile<'c>(
         warnings: Vec::new(),
         profile_labels: Vec::new(),
         plan: None,
+        weights: Vec::new(),
     };
     let gpu = options.target == Target::Nvptx;
     if gpu != matches!(stop, Stage::Gpu | Stage::Ptx) && stop > Stage::Memref {
@@ -313,6 +320,13 @@ pub fn compile<'c>(
         progress(name);
         let start = Instant::now();
         module = compiled.module;
+        if stage == Stage::LlvmDialect {
+            // The weights leave the code before LLVM sees them (issue #19: translating and
+            // optimising them as constants was most of a compile).
+            run_pipeline(strata, &mut module, HOST_WEIGHTS, options.verify_each, &mut compiled.warnings)?;
+            compiled.weights = strata_ir::weights::blob(strata, &module)?;
+            strata_ir::weights::erase_placed(&module);
+        }
         run_pipeline(strata, &mut module, &pipeline, options.verify_each, &mut compiled.warnings)?;
         compiled.module = module;
         if stage == Stage::Memref {
@@ -332,6 +346,7 @@ pub fn compile<'c>(
                 inputs: compiled.signature.inputs.len(),
                 outputs: compiled.signature.outputs.len(),
                 empty_outputs: empty.clone(),
+                weights: !compiled.weights.is_empty(),
             };
             let entry = strata_target_cpu::add_entry(strata, &compiled.module, "main", &options.name, sig)
                 .map_err(|e| format!("error: {e}"))?;
@@ -470,10 +485,10 @@ fn jit_compiled(strata: &StrataContext, compiled: Compiled<'_>) -> Result<JitMod
         Some(Profile { labels: compiled.profile_labels.clone(), ticks: ticks.cast() })
     };
     // Safety: `entry` is the entry point `add_entry` generated for this signature, in code the
-    // JIT keeps alive (moved into the model); the weights are compiled in.
+    // JIT keeps alive (moved into the model), reading the weights blob it is given.
     let model = unsafe {
         let entry = std::mem::transmute::<*mut (), strata_runtime::EntryFn>(address);
-        strata_runtime::Model::from_entry(entry, Box::new(jit), compiled.signature.clone(), &[])
+        strata_runtime::Model::from_entry(entry, Box::new(jit), compiled.signature.clone(), &compiled.weights)
     }
     .map_err(|e| format!("error: {e}"))?;
     let mut timings = compiled.timings;
@@ -541,6 +556,7 @@ pub fn compile_model_cached(
             &compiled.signature,
             &entry,
             &options.name,
+            &compiled.weights,
             &crate::cache::artifact_paths(dir),
             compiled.plan.as_ref(),
         )

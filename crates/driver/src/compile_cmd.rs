@@ -216,7 +216,15 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), CommandError> {
                 Stage::Asm => Emit::Assembly,
                 _ => Emit::Object,
             };
-            strata_target_cpu::emit(&compiled.module, what).map_err(|e| format!("error: {e}"))?
+            let entry = compiled.entry.clone().unwrap_or_else(|| format!("strata_{}_run", options.name));
+            let symbol = strata_target_cpu::weights_symbol(&options.name);
+            let weights = strata_target_cpu::EmbeddedWeights {
+                entry: &entry,
+                symbol: &symbol,
+                bytes: &compiled.weights,
+                alignment: strata_target_cpu::artifact::WEIGHTS_ALIGNMENT,
+            };
+            strata_target_cpu::emit(&compiled.module, what, Some(weights)).map_err(|e| format!("error: {e}"))?
         }
         Stage::So | Stage::Ptx => {
             progress.stage("codegen");
@@ -230,6 +238,7 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), CommandError> {
                     &compiled.signature,
                     &entry,
                     &options.name,
+                    &compiled.weights,
                     &paths,
                     compiled.plan.as_ref(),
                 )?

@@ -80,8 +80,8 @@ hand_offs! {
     WEIGHTS_BYTES: Int = "strata.weights_bytes";
     /// On the module (`plan-weights`): the weights blob's alignment in bytes.
     WEIGHTS_ALIGNMENT: Int = "strata.weights_alignment";
-    /// On a constant `memref.global` (`plan-weights`): its offset in the weights blob; the
-    /// GPU artifact writes the blob from them.
+    /// On a constant `memref.global` (`plan-weights`): its offset in the weights blob, from
+    /// which `strata_ir::weights::blob` writes the blob.
     WEIGHTS_OFFSET: Int = "strata.weights_offset";
     /// On a `linalg.generic` (`sg-to-linalg`, from `sg.fused` with `epilogue = 1`): the
     /// epilogue of the kernel that produced its first operand; the host schedule runs it in

@@ -21,6 +21,7 @@ pub mod pipelines;
 pub mod resource;
 pub mod rewrite;
 pub mod timing;
+pub mod weights;
 
 #[cfg(test)]
 mod tests;

@@ -80,3 +80,10 @@ pub fn f32_values(attr: Attribute<'_>) -> Option<Vec<f32>> {
         None
     }
 }
+
+/// Whether `attr` is a splat `dense<...>` elements attribute (one value for every element).
+pub fn is_splat(attr: Attribute<'_>) -> bool {
+    let attr = attr.to_raw();
+    // Safety: the attribute is live; only a dense elements attribute is asked if it is a splat.
+    unsafe { mlir_sys::mlirAttributeIsADenseElements(attr) && mlir_sys::mlirDenseElementsAttrIsSplat(attr) }
+}

@@ -6,12 +6,17 @@
 //! `strata.weights_offset` on the global; the module records `strata.weights_bytes` and
 //! `strata.weights_alignment`. In each function that reads weights, every `get_global`
 //! becomes `memref.view %weights[offset]` of a new last argument `memref<Nxi8>`, whose
-//! position the function records as `strata.weights_arg`. The globals stay in the module
-//! (unreferenced), so the code generator can write the blob's bytes from their values.
+//! position the function records as `strata.weights_arg`; the argument is marked `noalias`,
+//! `readonly`, aligned and dereferenceable for LLVM (the blob is read-only and overlaps no
+//! other buffer). The globals stay in the module (unreferenced), so the code generator can
+//! write the blob's bytes from their values (`strata_ir::weights`).
+//!
+//! `min-bytes` and `splats=false` keep small and splat constants as globals: on the host, LLVM
+//! folds what it knows of them, and they cost nothing to compile.
 
 use crate::analyze::memref_bytes;
 use crate::pass::{append_argument, view_before};
-use melior::ir::attribute::{FlatSymbolRefAttribute, IntegerAttribute, StringAttribute};
+use melior::ir::attribute::{ArrayAttribute, Attribute, FlatSymbolRefAttribute, IntegerAttribute, StringAttribute};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::{IntegerType, MemRefType};
 use melior::ir::{BlockLike, RegionLike, Type, ValueLike};
@@ -24,12 +29,26 @@ pub static INFO: PassInfo = PassInfo {
     summary:
         "Place the constant memref.globals a module reads into one weights blob (a function argument) at static offsets",
     anchor: "builtin.module",
-    options: &[OptionInfo {
-        name: "alignment",
-        kind: OptionKind::Int,
-        default: "64",
-        help: "byte alignment of every constant in the blob (a power of two)",
-    }],
+    options: &[
+        OptionInfo {
+            name: "alignment",
+            kind: OptionKind::Int,
+            default: "64",
+            help: "byte alignment of every constant in the blob (a power of two)",
+        },
+        OptionInfo {
+            name: "min-bytes",
+            kind: OptionKind::Int,
+            default: "0",
+            help: "constants smaller than this stay globals",
+        },
+        OptionInfo {
+            name: "splats",
+            kind: OptionKind::Bool,
+            default: "true",
+            help: "place splat constants (one value repeated) in the blob too",
+        },
+    ],
     statistics: &[
         StatisticInfo { name: "constants", help: "constant globals placed in the blob" },
         StatisticInfo { name: "weights-bytes", help: "size of the blob" },
@@ -37,11 +56,17 @@ pub static INFO: PassInfo = PassInfo {
 };
 
 pub fn create(options: &PassOptions) -> Box<dyn Pass> {
-    Box::new(PlanWeights { alignment: options.int("alignment") })
+    Box::new(PlanWeights {
+        alignment: options.int("alignment"),
+        min_bytes: options.int("min-bytes").max(0) as u64,
+        splats: options.bool("splats"),
+    })
 }
 
 struct PlanWeights {
     alignment: i64,
+    min_bytes: u64,
+    splats: bool,
 }
 
 /// Rounds `value` up to a multiple of `alignment` (a power of two).
@@ -69,9 +94,10 @@ impl Pass for PlanWeights {
         let mut globals = BTreeMap::new();
         let mut op = body.first_operation();
         while let Some(current) = op {
+            let value = current.attribute("initial_value").ok();
             if strata_ir::ods::op_name(current) == "memref.global"
                 && current.attribute("constant").is_ok()
-                && current.attribute("initial_value").is_ok()
+                && value.is_some_and(|v| self.splats || !strata_ir::resource::is_splat(v))
             {
                 if let Some(name) = current.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()) {
                     globals.insert(name.value().to_owned(), strata_ir::Op::of(&current));
@@ -107,6 +133,9 @@ impl Pass for PlanWeights {
                 .ok()
                 .and_then(|a| IntegerAttribute::try_from(a).ok())
                 .map_or(1, |a| a.value().max(1) as u64);
+            if bytes < self.min_bytes {
+                continue;
+            }
             let offset = align(end, own.max(self.alignment as u64));
             offsets.insert(name, offset);
             end = offset + bytes;
@@ -147,6 +176,14 @@ impl Pass for PlanWeights {
                 return Err(PassFailed);
             };
             attrs::WEIGHTS_ARG.set(func, position as i64);
+            let promises = format!(
+                "{{llvm.noalias, llvm.readonly, llvm.align = {} : i64, llvm.dereferenceable = {total} : i64}}",
+                self.alignment
+            );
+            if set_argument_attributes(context, func, position, &promises).is_none() {
+                cx.emit_op_error(func, "plan-weights: cannot mark the weights argument");
+                return Err(PassFailed);
+            }
             for raw in reads {
                 let read = raw.get();
                 let offset = offsets[&symbol(read, "name").expect("checked above")];
@@ -157,4 +194,28 @@ impl Pass for PlanWeights {
         }
         Ok(())
     }
+}
+
+/// Sets the attributes of argument `position` of `func` to `dictionary` (MLIR syntax), keeping
+/// the other arguments' attributes.
+fn set_argument_attributes(
+    context: &melior::Context,
+    func: OperationRef<'_, '_>,
+    position: usize,
+    dictionary: &str,
+) -> Option<()> {
+    let count = func.region(0).ok()?.first_block()?.argument_count();
+    let existing = func.attribute("arg_attrs").ok().and_then(|a| ArrayAttribute::try_from(a).ok());
+    let entries: Vec<String> = (0..count)
+        .map(|i| {
+            if i == position {
+                dictionary.to_owned()
+            } else {
+                existing.and_then(|a| a.element(i).ok()).map_or_else(|| "{}".to_owned(), |a| a.to_string())
+            }
+        })
+        .collect();
+    let array = Attribute::parse(context, &format!("[{}]", entries.join(", ")))?;
+    strata_ir::Op::of(&func).set_attribute("arg_attrs", array);
+    Some(())
 }

@@ -31,7 +31,8 @@ pub struct Manifest {
     pub outputs: Vec<TensorEntry>,
     pub arena_bytes: usize,
     pub arena_alignment: usize,
-    /// The weights blob, relative to the manifest, and its size (0 and none: no blob).
+    /// The weights blob, relative to the manifest, and its size (0 and none: no blob; a size
+    /// and no file: a host library carries its blob itself).
     #[serde(default)]
     pub weights_bytes: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]

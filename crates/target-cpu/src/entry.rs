@@ -8,8 +8,9 @@
 //!
 //! It loads each input and output pointer and calls the lowered model function (renamed
 //! `strata_<name>_main`, internal, so LLVM inlines it), whose bare-pointer arguments are the
-//! inputs, the outputs, then the arena when the model has intermediates. Weights are compiled
-//! into the object's read-only data today, so `weights` is reserved (pass null).
+//! inputs, the outputs, then the arena when the model has intermediates, then the weights blob
+//! when `plan-weights` placed constants in one. An emitted object also carries the blob
+//! ([`weights_symbol`]) and uses it when `weights` is null (`host::emit`).
 
 use crate::CodegenError;
 use melior::ir::attribute::{Attribute, StringAttribute, TypeAttribute};
@@ -28,6 +29,13 @@ pub struct EntrySignature {
     pub inputs: usize,
     pub outputs: usize,
     pub empty_outputs: Vec<usize>,
+    /// Whether the model function takes the weights blob (its last argument).
+    pub weights: bool,
+}
+
+/// The exported symbol of a host object's weights blob.
+pub fn weights_symbol(name: &str) -> String {
+    format!("strata_{name}_weights")
 }
 
 /// Wraps `function` of the LLVM-dialect `module` in `strata_<name>_run`; returns that symbol.
@@ -43,7 +51,7 @@ pub fn add_entry(
         .filter(|op| op.name().as_string_ref().as_str() == Ok("llvm.func"))
         .ok_or_else(|| CodegenError::MissingFunction(function.to_owned()))?;
     let arguments = target.region(0).ok().and_then(|r| r.first_block()).map_or(0, |b| b.argument_count());
-    let plain = signature.inputs + signature.outputs - signature.empty_outputs.len();
+    let plain = signature.inputs + signature.outputs - signature.empty_outputs.len() + usize::from(signature.weights);
     let arena = match arguments {
         n if n == plain => false,
         n if n == plain + 1 => true,
@@ -73,6 +81,9 @@ pub fn add_entry(
     }
     if arena {
         operands.push("%arena".into());
+    }
+    if signature.weights {
+        operands.push("%weights".into());
     }
     let types = vec!["!llvm.ptr"; operands.len()].join(", ");
     let text = format!(

@@ -31,8 +31,8 @@ pub mod parallelize;
 pub mod profile;
 pub mod vectorize_elementwise;
 
-pub use entry::{add_entry, EntrySignature};
-pub use host::{emit, set_host_target, Emit};
+pub use entry::{add_entry, weights_symbol, EntrySignature};
+pub use host::{emit, set_host_target, EmbeddedWeights, Emit};
 pub use jit::Jit;
 use strata_ir::NamedPipeline;
 

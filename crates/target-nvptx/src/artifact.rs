@@ -110,7 +110,7 @@ pub fn write(
 ) -> Result<Manifest, Error> {
     let options = crate::PtxOptions::for_chip(chip).map_err(|e| Error::invalid_input(e.to_string()))?;
     let (ptx, _) = crate::emit_ptx(module, &options).map_err(|e| Error::of(&e))?;
-    let weights = crate::weights::blob(strata, module).map_err(|e| Error::of(&e))?;
+    let weights = strata_ir::weights::blob(strata, module)?;
     let mut manifest = Manifest::new(name, "nvptx", signature);
     manifest.ptx = Some(file_name(&paths.main));
     manifest.chip = Some(chip.to_owned());

@@ -5,16 +5,15 @@
 //! - the `strata-gpu-to-nvvm` pipeline (weights into one blob, kernels outlined and lowered to
 //!   NVVM with bare-pointer parameters addressing the arena and the weights at constant
 //!   offsets);
-//! - [`nvptx`]: PTX through LLVM's NVPTX backend with libdevice linked; [`weights`]: the
-//!   weights blob's bytes; [`artifact`]: the kernel launches of `@main`, the PTX file, the
-//!   weights blob and the launch manifest `strata-runtime` loads.
+//! - [`nvptx`]: PTX through LLVM's NVPTX backend with libdevice linked; [`artifact`]: the
+//!   kernel launches of `@main`, the PTX file, the weights blob (`strata_ir::weights`) and the
+//!   launch manifest `strata-runtime` loads.
 //!
 //! It never reads sg, and never plans memory.
 
 pub mod artifact;
 pub mod gpu_map;
 pub mod nvptx;
-pub mod weights;
 
 pub use nvptx::{emit_ptx, PtxOptions};
 use strata_ir::NamedPipeline;
