@@ -1,5 +1,6 @@
 //! `cargo xtask bench compile`: how long `strata run` (release, default options) takes to
-//! get each zoo model ready, per stage, three ways: in memory without the cache (the JIT), cold
+//! get each zoo model ready, per stage, three ways: without the cache (a temporary shared
+//! object, its kernels compiled in parallel), cold
 //! through the compile cache (a shared object built and stored), and warm (loaded from the
 //! cache); with the process's wall time and peak RSS, beside IREE's compile times measured on
 //! this machine (`../shared/notes/peers.md`).
@@ -14,7 +15,7 @@ const IREE: &[(&str, &str)] =
     &[("mobilenetv2", "16.4 / 10.5"), ("resnet18", "10.3 / 10.0"), ("bert_tiny", "4.5 / 4.9")];
 
 /// The stages `strata run` reports on its `compile:` line, in order.
-const STAGES: &[&str] = &["import", "sg-opt", "lower", "bufferize+plan", "to-llvm", "jit"];
+const STAGES: &[&str] = &["import", "sg-opt", "lower", "bufferize+plan", "to-llvm", "codegen+link+load"];
 
 /// One `strata run`: its stdout, wall seconds.
 fn run(bin: &Path, zoo: &Path, model: &str, cache: &Path, extra: &[&str]) -> Result<(String, f64), String> {
@@ -49,7 +50,7 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
     let bin = root().join("target/release/strata");
     let cache = root().join("target/bench-compile-cache");
     println!(
-        "| model | ONNX MB | {} | JIT total s | peak RSS MB | cold .so total s | warm total s | warm lookup ms | IREE s (peers.md) |",
+        "| model | ONNX MB | {} | no-cache total s | peak RSS MB | cold .so total s | warm total s | warm lookup ms | IREE s (peers.md) |",
         STAGES.iter().map(|s| format!("{s} ms")).collect::<Vec<_>>().join(" | ")
     );
     println!("|{}", " --- |".repeat(STAGES.len() + 8));
@@ -77,8 +78,8 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
         }
     }
     println!(
-        "\nJIT: `strata run --no-cache` (stages from its `compile:` line; total = the whole process, one \
-         inference included). Cold .so: an empty cache, the artifact built, stored and loaded. Warm: the \
+        "\nNo cache: `strata run --no-cache` (stages from its `compile:` line, codegen on every core; total = \
+         the whole process, one inference included). Cold .so: an empty cache, the artifact built, stored and loaded. Warm: the \
          same command again (`cache` lookup: key, digest check, dlopen). Release build, default options."
     );
     Ok(())

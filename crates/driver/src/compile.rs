@@ -75,7 +75,7 @@ pub fn egraph_target(target: Target) -> strata_egraph_mlir::Target {
     }
 }
 pub const LINALG: &str = "builtin.module(func.func(sg-to-linalg),canonicalize,cse)";
-pub const LLVM: &str = "builtin.module(strata-host-to-llvm)";
+pub const LLVM: &str = "builtin.module(strata-outline-kernels,strata-host-to-llvm)";
 /// The host's weights blob, before [`LLVM`]: every constant but splats and the smallest leaves
 /// the code for one blob argument (`plan-weights`), which `strata_ir::weights` writes out.
 pub const HOST_WEIGHTS: &str = "builtin.module(plan-weights{min-bytes=64 splats=false})";
@@ -351,6 +351,8 @@ pub fn compile<'c>(
             let entry = strata_target_cpu::add_entry(strata, &compiled.module, "main", &options.name, sig)
                 .map_err(|e| format!("error: {e}"))?;
             strata_target_cpu::set_host_target(strata.mlir(), &compiled.module).map_err(|e| format!("error: {e}"))?;
+            strata_target_cpu::outline_kernels::mark(strata.mlir(), &compiled.module)
+                .map_err(|e| format!("error: {e}"))?;
             compiled.entry = Some(entry);
         }
         compiled.timings.push((name, start.elapsed()));
@@ -460,7 +462,11 @@ impl Profile {
     }
 }
 
-/// Compiles to a runnable model (JIT at O3 for the host).
+/// Compiles to a runnable model for the host. A module big enough to split
+/// (`host::worth_splitting`) becomes a shared object in a temporary directory, its kernels
+/// compiled in parallel (`host::emit_objects`), loaded and deleted; otherwise, with `profile`
+/// (its counters live in the JIT), or when the shared object cannot be made (no C compiler to
+/// link it), MLIR's ORC JIT compiles it in memory (one module, one thread).
 pub fn compile_model(
     strata: &StrataContext,
     bytes: &[u8],
@@ -468,8 +474,45 @@ pub fn compile_model(
     progress: &mut dyn FnMut(&str),
 ) -> Result<JitModel, CommandError> {
     let compiled = compile(strata, bytes, options, Stage::LlvmDialect, progress)?;
+    let jobs = strata_target_cpu::host::codegen_jobs();
+    if compiled.profile_labels.is_empty() && strata_target_cpu::host::worth_splitting(&compiled.module, jobs) {
+        progress("codegen");
+        let start = Instant::now();
+        if let Ok(model) = load_shared_object(&compiled, options) {
+            let mut timings = compiled.timings;
+            timings.push(("codegen+link+load", start.elapsed()));
+            return Ok(JitModel {
+                model,
+                timings,
+                arena_lower_bound: compiled.arena_lower_bound,
+                warnings: compiled.warnings,
+                profile: None,
+                cache: None,
+                plan: compiled.plan,
+            });
+        }
+    }
     progress("jit");
     jit_compiled(strata, compiled)
+}
+
+/// Writes `compiled` as a shared object into a temporary directory and loads it (the loaded
+/// library outlives its deleted files).
+fn load_shared_object(compiled: &Compiled<'_>, options: &CompileOptions) -> Result<strata_runtime::Model, String> {
+    let dir = tempfile::Builder::new().prefix("strata-").tempdir().map_err(|e| e.to_string())?;
+    let paths = crate::cache::artifact_paths(dir.path());
+    let entry = compiled.entry.clone().unwrap_or_else(|| format!("strata_{}_run", options.name));
+    strata_target_cpu::artifact::write(
+        &compiled.module,
+        &compiled.signature,
+        &entry,
+        &options.name,
+        &compiled.weights,
+        &paths,
+        compiled.plan.as_ref(),
+    )
+    .map_err(|e| e.to_string())?;
+    strata_runtime::Model::load(&paths.manifest).map_err(|e| e.to_string())
 }
 
 /// JIT-compiles a module compiled to the LLVM dialect.

@@ -216,6 +216,11 @@ impl Op {
         unsafe { sys::mlirOperationSetAttributeByName(self.0, StringRef::new(name).to_raw(), value.to_raw()) }
     }
 
+    /// Removes attribute `name`; whether it was there.
+    pub fn remove_attribute(self, name: &str) -> bool {
+        unsafe { sys::mlirOperationRemoveAttributeByName(self.0, StringRef::new(name).to_raw()) }
+    }
+
     pub fn location<'c>(self) -> Location<'c> {
         unsafe { Location::from_raw(sys::mlirOperationGetLocation(self.0)) }
     }
@@ -277,6 +282,13 @@ impl Val {
         unsafe { sys::mlirValueIsAOpResult(self.0) }.then(|| Op(unsafe { sys::mlirOpResultGetOwner(self.0) }))
     }
 
+    /// The block whose argument this is; `None` for an op result.
+    pub fn owner_block(self) -> Option<Blk> {
+        unsafe { sys::mlirValueIsABlockArgument(self.0) }
+            .then(|| block_option(unsafe { sys::mlirBlockArgumentGetOwner(self.0) }))
+            .flatten()
+    }
+
     /// The argument's position in its block; `None` for an op result.
     pub fn argument_number(self) -> Option<usize> {
         unsafe { sys::mlirValueIsABlockArgument(self.0) }
@@ -333,6 +345,11 @@ impl Blk {
     /// The melior reference.
     pub fn get<'c, 'a>(self) -> BlockRef<'c, 'a> {
         unsafe { BlockRef::from_raw(self.0) }
+    }
+
+    /// The op whose region holds the block (`None` for a detached block).
+    pub fn parent(self) -> Option<Op> {
+        op_option(unsafe { sys::mlirBlockGetParentOperation(self.0) })
     }
 
     pub fn first(self) -> Option<Op> {

@@ -4,7 +4,7 @@
 //! Erasing an op frees it: every handle or reference to it, or to ops nested in it, dangles
 //! afterwards. That is why the erasing helpers are `unsafe`.
 
-use crate::handle::{Op, Val};
+use crate::handle::{Blk, Op, Val};
 use melior::ir::attribute::StringAttribute;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{BlockLike, RegionLike};
@@ -113,4 +113,119 @@ pub fn find_symbol_in<'c, 'a>(block: melior::ir::BlockRef<'c, 'a>, name: &str) -
 pub fn take_body(into: melior::ir::RegionRef<'_, '_>, from: melior::ir::RegionRef<'_, '_>) {
     // Safety: both are live regions; MLIR clears `into` before moving `from`'s blocks.
     unsafe { mlir_sys::mlirRegionTakeBody(into.to_raw(), from.to_raw()) }
+}
+
+/// Frees the body of `op`'s region `index` (e.g. to turn a function into a declaration).
+///
+/// # Safety
+/// Nothing refers to an op of that body afterwards.
+pub unsafe fn drop_body(op: Op, index: usize) {
+    if index >= op.region_count() {
+        return;
+    }
+    // Safety: the region is live; its blocks move into a new region freed right after.
+    unsafe {
+        let scratch = mlir_sys::mlirRegionCreate();
+        mlir_sys::mlirRegionTakeBody(scratch, mlir_sys::mlirOperationGetRegion(op.raw(), index as isize));
+        mlir_sys::mlirRegionDestroy(scratch);
+    }
+}
+
+/// Ops that only compute an address or a value from other values (views, reshapes, casts,
+/// constants, pure arithmetic): a kernel made self-contained gets its own copies rather than
+/// taking their results as parameters.
+pub fn sinkable(name: &str) -> bool {
+    matches!(
+        name,
+        "memref.view"
+            | "memref.subview"
+            | "memref.expand_shape"
+            | "memref.collapse_shape"
+            | "memref.reinterpret_cast"
+            | "memref.transpose"
+            | "memref.cast"
+            | "memref.get_global"
+            | "affine.apply"
+            | "builtin.unrealized_conversion_cast"
+    ) || name.starts_with("arith.")
+        || name.starts_with("math.")
+        || name.starts_with("index.")
+}
+
+/// Makes `root` (an op and what it nests) independent of values defined outside it: every
+/// operand of `users` (ops inside `root`, or `root` itself) that is defined outside `root`
+/// becomes `outside(value)` when that gives a value, or else a copy of its [`sinkable`] defining
+/// op inserted before `insert_before` (its operands handled the same way first). Returns how
+/// many ops were copied and the outside values left as they were (a block argument `outside`
+/// does not map, or the result of an op that is not sinkable).
+pub fn sink_into(
+    root: Op,
+    users: &[Op],
+    insert_before: Op,
+    outside: &mut dyn FnMut(Val) -> Option<Val>,
+) -> (usize, Vec<Val>) {
+    let mut sink = Sink { root, block: insert_before.block(), insert_before, clones: Vec::new(), left: Vec::new() };
+    let mut count = 0;
+    for &user in users {
+        for index in 0..user.operand_count() {
+            if let Some(new) = sink.value(user.operand(index), outside, &mut count) {
+                user.set_operand(index, new);
+            }
+        }
+    }
+    (count, sink.left)
+}
+
+struct Sink {
+    root: Op,
+    block: Option<Blk>,
+    insert_before: Op,
+    clones: Vec<(Val, Val)>,
+    left: Vec<Val>,
+}
+
+impl Sink {
+    /// Whether `value` is defined inside the root (by it, in it, or as an argument of a block
+    /// nested in it).
+    fn inside(&self, value: Val) -> bool {
+        match value.owner() {
+            Some(definer) => definer == self.root || definer.is_inside(self.root),
+            None => value
+                .owner_block()
+                .and_then(Blk::parent)
+                .is_some_and(|parent| parent == self.root || parent.is_inside(self.root)),
+        }
+    }
+
+    /// The replacement of `value` inside the root, if it needs one.
+    fn value(&mut self, value: Val, outside: &mut dyn FnMut(Val) -> Option<Val>, count: &mut usize) -> Option<Val> {
+        if let Some(&(_, new)) = self.clones.iter().find(|(old, _)| *old == value) {
+            return Some(new);
+        }
+        if self.inside(value) {
+            return None;
+        }
+        if let Some(mapped) = outside(value) {
+            self.clones.push((value, mapped));
+            return Some(mapped);
+        }
+        let Some(definer) = value.owner().filter(|d| sinkable(&d.name()) && d.region_count() == 0) else {
+            if !self.left.contains(&value) {
+                self.left.push(value);
+            }
+            return None;
+        };
+        let operands: Vec<Option<Val>> =
+            definer.operands().into_iter().map(|operand| self.value(operand, outside, count)).collect();
+        let clone = definer.clone_detached();
+        for (i, new) in operands.into_iter().enumerate() {
+            if let Some(new) = new {
+                clone.set_operand(i, new);
+            }
+        }
+        self.block.expect("the insertion point is in a block").insert_before(self.insert_before, clone);
+        *count += 1;
+        self.clones.extend(definer.results().into_iter().zip(clone.results()));
+        self.clones.iter().find(|(old, _)| *old == value).map(|&(_, new)| new)
+    }
 }

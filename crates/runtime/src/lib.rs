@@ -125,9 +125,16 @@ impl Model {
         })?;
         let path = dir.join(library);
         // Safety: loading a library runs its initialisers; a Strata-compiled object has none
-        // beyond the C runtime's.
-        let library = unsafe { libloading::Library::new(&path) }
-            .map_err(|e| RuntimeError::Load(format!("cannot load {}: {e}", path.display())))?;
+        // beyond the C runtime's. Every symbol is bound now (RTLD_NOW): a library missing one
+        // fails to load with an error instead of ending the process at its first call.
+        let library: libloading::Library = unsafe {
+            libloading::os::unix::Library::open(
+                Some(&path),
+                libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_LOCAL,
+            )
+        }
+        .map_err(|e| RuntimeError::Load(format!("cannot load {}: {e}", path.display())))?
+        .into();
         let entry: EntryFn = unsafe {
             *library
                 .get::<EntryFn>(manifest.entry.as_bytes())

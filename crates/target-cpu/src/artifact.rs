@@ -89,18 +89,28 @@ pub fn write(
 ) -> Result<Manifest, Error> {
     let symbol = crate::weights_symbol(name);
     let embedded = crate::EmbeddedWeights { entry, symbol: &symbol, bytes: weights, alignment: WEIGHTS_ALIGNMENT };
-    let object = crate::emit(module, crate::Emit::Object, Some(embedded)).map_err(|e| Error::of(&e))?;
-    let temp = paths.main.with_extension("strata-tmp.o");
-    std::fs::write(&temp, object).map_err(|e| format!("cannot write {}: {e}", temp.display()))?;
+    // A big module's kernels compile in parallel, one object per part (`host::emit_objects`).
+    let jobs = crate::host::codegen_jobs();
+    let jobs = if crate::host::worth_splitting(module, jobs) { jobs } else { 1 };
+    let objects = crate::host::emit_objects(module, Some(embedded), jobs).map_err(|e| Error::of(&e))?;
+    let mut temps = Vec::with_capacity(objects.len());
+    for (part, object) in objects.iter().enumerate() {
+        let temp = paths.main.with_extension(format!("strata-tmp{part}.o"));
+        if let Err(e) = std::fs::write(&temp, object) {
+            temps.iter().for_each(|t| drop(std::fs::remove_file(t)));
+            return Err(format!("cannot write {}: {e}", temp.display()).into());
+        }
+        temps.push(temp);
+    }
     let linker = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let mut link = std::process::Command::new(&linker);
-    link.arg("-shared").arg("-o").arg(&paths.main).arg(&temp).arg("-lm");
+    link.arg("-shared").arg("-o").arg(&paths.main).args(&temps).arg("-lm");
     // Parallel kernels call LLVM's OpenMP runtime: a dependency of the shared object.
     if crate::jit::uses_openmp(module) {
         link.arg(format!("-l:{}", strata_runtime::OPENMP_LIBRARY));
     }
     let status = link.status();
-    let _ = std::fs::remove_file(&temp);
+    temps.iter().for_each(|t| drop(std::fs::remove_file(t)));
     match status {
         Ok(s) if s.success() => {}
         Ok(s) => {

@@ -15,6 +15,7 @@ use inkwell::OptimizationLevel;
 use melior::ir::attribute::{Attribute, StringAttribute};
 use melior::ir::operation::OperationLike;
 use melior::ir::{BlockLike, Module, RegionLike};
+use strata_ir::Op;
 
 /// What to produce.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,31 +112,211 @@ pub struct EmbeddedWeights<'a> {
 pub fn emit(module: &Module<'_>, what: Emit, weights: Option<EmbeddedWeights<'_>>) -> Result<Vec<u8>, CodegenError> {
     let machine = host_machine()?;
     let context = Context::create();
-    let raw = strata_ir::llvm::translate_module(&module.as_operation(), context.raw().cast()).ok_or_else(|| {
+    let llvm = translate(&context, &module.as_operation(), &machine)?;
+    let weights = weights.filter(|w| !w.bytes.is_empty());
+    if let Some(weights) = weights {
+        declare_weights(&context, &llvm, weights)?;
+    }
+    finish(&llvm, &machine, what, weights.map(|w| (w.symbol, w.bytes)))
+}
+
+/// The threads code generation may use: every core of this machine (at most 16).
+pub fn codegen_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(16)
+}
+
+/// Objects for `module` (LLVM dialect), to be linked together: its outlined kernels
+/// (`strata-outline-kernels`) spread over up to `jobs` LLVM modules of about equal size, each
+/// translated, optimised at `default<O3>` and compiled on a thread of its own; the first holds
+/// the entry point and the `weights`. One object when `jobs` is 1 or there is nothing to split.
+pub fn emit_objects(
+    module: &Module<'_>,
+    weights: Option<EmbeddedWeights<'_>>,
+    jobs: usize,
+) -> Result<Vec<Vec<u8>>, CodegenError> {
+    let kernels = crate::outline_kernels::kernels(module);
+    let groups = jobs.min(kernels.len() + 1);
+    if groups <= 1 {
+        return Ok(vec![emit(module, Emit::Object, weights)?]);
+    }
+    // Largest kernel first into the lightest group; the first group starts with the rest of
+    // the module (the model function and the entry point).
+    let size = |op: Op| op.collect(|_| true).len();
+    let total = size(Op::of(&module.as_operation()));
+    let mut sized: Vec<(usize, String)> = kernels.iter().map(|&k| (size(k), symbol_name(k))).collect();
+    let rest = total - sized.iter().map(|(n, _)| n).sum::<usize>();
+    sized.sort_by(|a, b| b.cmp(a));
+    let mut load = vec![0usize; groups];
+    load[0] = rest;
+    let mut group_of = std::collections::HashMap::new();
+    for (n, name) in sized {
+        let lightest = (0..groups).min_by_key(|&g| load[g]).expect("at least one group");
+        load[lightest] += n;
+        group_of.insert(name, lightest);
+    }
+    let machine = host_machine()?;
+    let contexts: Vec<Context> = (0..groups).map(|_| Context::create()).collect();
+    let mut modules = Vec::with_capacity(groups);
+    for (group, context) in contexts.iter().enumerate() {
+        let part = Op::of(&module.as_operation()).clone_detached();
+        keep_group(part, group, &group_of).map_err(CodegenError::Translate)?;
+        let translated = translate(context, &part.get(), &machine);
+        // Safety: the detached clone is not used after translation.
+        unsafe { part.erase() };
+        let llvm = translated?;
+        for function in llvm.get_functions() {
+            let name = function.get_name().to_string_lossy();
+            if crate::outline_kernels::is_kernel(&name) {
+                // Shared between the objects, not exported from the library.
+                function.set_linkage(inkwell::module::Linkage::External);
+                function.as_global_value().set_visibility(inkwell::GlobalVisibility::Hidden);
+            }
+        }
+        modules.push(llvm);
+    }
+    let weights = weights.filter(|w| !w.bytes.is_empty());
+    if let Some(weights) = weights {
+        declare_weights(&contexts[0], &modules[0], weights)?;
+    }
+    let raw: Vec<SendModule> = modules.iter().map(|m| SendModule(m.as_mut_ptr())).collect();
+    let blob = weights.map(|w| (w.symbol, w.bytes));
+    let results: Vec<Result<Vec<u8>, CodegenError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = raw
+            .into_iter()
+            .enumerate()
+            .map(|(group, module)| {
+                scope.spawn(move || {
+                    let module = module;
+                    let machine = host_machine()?;
+                    // Safety: each module and its context are used by this thread alone until it
+                    // ends; the wrapper never disposes of the module (its owner does, later).
+                    let llvm = std::mem::ManuallyDrop::new(unsafe { inkwell::module::Module::new(module.0) });
+                    finish(&llvm, &machine, Emit::Object, if group == 0 { blob } else { None })
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(CodegenError::Llvm("a code generation thread panicked".into()))))
+            .collect()
+    });
+    drop(modules);
+    results.into_iter().collect()
+}
+
+/// An LLVM module handed to the thread that compiles it.
+struct SendModule(inkwell::llvm_sys::prelude::LLVMModuleRef);
+
+// Safety: a module and its context move to one thread, which alone uses them until it ends.
+unsafe impl Send for SendModule {}
+
+/// The `sym_name` of a function.
+fn symbol_name(op: Op) -> String {
+    op.get()
+        .attribute("sym_name")
+        .ok()
+        .and_then(|a| StringAttribute::try_from(a).ok())
+        .map(|s| s.value().to_owned())
+        .unwrap_or_default()
+}
+
+/// Makes `module` (a copy) the part of group `group`: the bodies of the kernels of other
+/// groups go, and in every group but the first those of the other functions that hold code
+/// (the model function and the entry point), and the definitions of exported globals (the
+/// first group keeps them), leaving declarations.
+fn keep_group(module: Op, group: usize, group_of: &std::collections::HashMap<String, usize>) -> Result<(), String> {
+    let body = module.body(0).ok_or("the module has no body")?;
+    let context = module.get().context();
+    // Safety: the context outlives this call (it owns the module).
+    let external = melior::ir::Attribute::parse(unsafe { context.to_ref() }, "#llvm.linkage<external>")
+        .ok_or("cannot build the external linkage attribute")?;
+    for op in body.ops() {
+        let name = symbol_name(op);
+        let strip = if op.is("llvm.func") && op.body(0).is_some() {
+            match group_of.get(&name) {
+                Some(&g) => g != group,
+                // Helpers (internal, or `linkonce_odr` like MLIR's math functions) are copied
+                // into every part that calls them; exported code (the entry point) stays in the
+                // first.
+                None => group != 0 && !copyable(op),
+            }
+        } else if op.is("llvm.mlir.global") {
+            group != 0 && !copyable(op)
+        } else {
+            false
+        };
+        if strip {
+            // Safety: the code of the stripped body is in another part; nothing here refers
+            // into it.
+            unsafe { strata_ir::rewrite::drop_body(op, 0) };
+            if op.is("llvm.mlir.global") {
+                op.remove_attribute("value");
+            }
+            op.set_attribute("linkage", external);
+        }
+    }
+    Ok(())
+}
+
+/// Whether a function or global may be defined in several objects of one library: local to its
+/// module (private, internal) or merged by the linker (linkonce, weak, common).
+fn copyable(op: Op) -> bool {
+    op.get().attribute("linkage").is_ok_and(|a| {
+        let text = a.to_string();
+        ["private", "internal", "linkonce", "weak", "common"].iter().any(|l| text.contains(l))
+    })
+}
+
+/// Below this many operations (LLVM dialect) a module compiles as one: a split saves less than
+/// the objects' link and load cost (the node tests' models are a few hundred).
+pub const SPLIT_MIN_OPS: usize = 20_000;
+
+/// Whether `module` (LLVM dialect) is worth compiling as several objects on `jobs` threads.
+pub fn worth_splitting(module: &Module<'_>, jobs: usize) -> bool {
+    jobs > 1
+        && crate::outline_kernels::kernels(module).len() > 1
+        && Op::of(&module.as_operation()).collect(|_| true).len() >= SPLIT_MIN_OPS
+}
+
+/// Translates `module` (LLVM dialect) into `context` for `machine`'s triple and layout.
+fn translate<'ctx, 'c: 'a, 'a>(
+    context: &'ctx Context,
+    module: &impl OperationLike<'c, 'a>,
+    machine: &TargetMachine,
+) -> Result<inkwell::module::Module<'ctx>, CodegenError> {
+    let raw = strata_ir::llvm::translate_module(module, context.raw().cast()).ok_or_else(|| {
         CodegenError::Translate("MLIR's translation returned nothing (an op outside the LLVM dialect?)".into())
     })?;
     // Safety: the translated module is new, owned by us and lives in `context`.
     let llvm = unsafe { inkwell::module::Module::new(raw as *mut _) };
     llvm.set_triple(&machine.get_triple());
     llvm.set_data_layout(&machine.get_target_data().get_data_layout());
-    let weights = weights.filter(|w| !w.bytes.is_empty());
-    let blob = match weights {
-        Some(weights) => Some(declare_weights(&context, &llvm, weights)?),
-        None => None,
-    };
     llvm.verify().map_err(|e| CodegenError::Llvm(format!("invalid LLVM IR after translation: {e}")))?;
-    llvm.run_passes("default<O3>", &machine, PassBuilderOptions::create())
+    Ok(llvm)
+}
+
+/// Optimises `llvm` at `default<O3>`, gives the weights array `weights.0` its bytes (only
+/// now: the optimiser saw a declaration, nothing to fold), and prints or compiles it.
+fn finish(
+    llvm: &inkwell::module::Module<'_>,
+    machine: &TargetMachine,
+    what: Emit,
+    weights: Option<(&str, &[u8])>,
+) -> Result<Vec<u8>, CodegenError> {
+    llvm.run_passes("default<O3>", machine, PassBuilderOptions::create())
         .map_err(|e| CodegenError::Llvm(e.to_string()))?;
-    if let (Some(blob), Some(weights)) = (blob, weights) {
-        // Only now: the optimiser saw a declaration, nothing to fold.
-        blob.set_initializer(&context.const_string(weights.bytes, false));
+    if let Some((symbol, bytes)) = weights {
+        let blob = llvm
+            .get_global(symbol)
+            .ok_or_else(|| CodegenError::Llvm(format!("the weights array @{symbol} vanished in optimisation")))?;
+        blob.set_initializer(&llvm.get_context().const_string(bytes, false));
     }
     Ok(match what {
         Emit::LlvmIr => llvm.print_to_string().to_bytes().to_vec(),
         Emit::Assembly | Emit::Object => {
             let kind = if what == Emit::Assembly { FileType::Assembly } else { FileType::Object };
             machine
-                .write_to_memory_buffer(&llvm, kind)
+                .write_to_memory_buffer(llvm, kind)
                 .map_err(|e| CodegenError::Llvm(e.to_string()))?
                 .as_slice()
                 .to_vec()
@@ -149,7 +330,7 @@ fn declare_weights<'ctx>(
     context: &'ctx Context,
     llvm: &inkwell::module::Module<'ctx>,
     weights: EmbeddedWeights<'_>,
-) -> Result<inkwell::values::GlobalValue<'ctx>, CodegenError> {
+) -> Result<(), CodegenError> {
     use inkwell::values::AsValueRef;
     let length = u32::try_from(weights.bytes.len())
         .map_err(|_| CodegenError::Llvm(format!("the weights ({} bytes) exceed 4 GiB", weights.bytes.len())))?;
@@ -182,5 +363,5 @@ fn declare_weights<'ctx>(
         inkwell::llvm_sys::core::LLVMSetOperand(chosen.as_value_ref(), 2, raw);
         inkwell::llvm_sys::core::LLVMSetOperand(missing.as_value_ref(), 0, raw);
     }
-    Ok(blob)
+    Ok(())
 }

@@ -27,6 +27,7 @@ pub mod entry;
 mod f32_kernel;
 pub mod host;
 pub mod jit;
+pub mod outline_kernels;
 pub mod parallelize;
 pub mod profile;
 pub mod vectorize_elementwise;
@@ -67,6 +68,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&profile::INFO, profile::create);
     registry.register(&parallelize::INFO, parallelize::create);
     registry.register(&vectorize_elementwise::INFO, vectorize_elementwise::create);
+    registry.register(&outline_kernels::INFO, outline_kernels::create);
     registry.register_pipeline(LOWER_TO_LLVM);
     registry.register_pipeline(HOST_TO_LLVM);
 }

@@ -40,26 +40,6 @@ struct GpuMap {
     block_size: i64,
 }
 
-/// Ops that only compute an address or a value from other values: cloned into every kernel
-/// that uses them rather than captured as kernel parameters.
-fn sinkable(name: &str) -> bool {
-    matches!(
-        name,
-        "memref.view"
-            | "memref.subview"
-            | "memref.expand_shape"
-            | "memref.collapse_shape"
-            | "memref.reinterpret_cast"
-            | "memref.transpose"
-            | "memref.cast"
-            | "memref.get_global"
-            | "affine.apply"
-            | "builtin.unrealized_conversion_cast"
-    ) || name.starts_with("arith.")
-        || name.starts_with("math.")
-        || name.starts_with("index.")
-}
-
 /// One kernel to build: a parallel nest, or a run of serial top-level ops.
 enum Group {
     Parallel(Op),
@@ -91,7 +71,7 @@ impl Pass for GpuMap {
             } else if matches!(name.as_str(), "memref.alloc" | "memref.alloca" | "memref.dealloc") {
                 cx.emit_op_error(current.get(), format!("strata-gpu-map: '{name}' on the host is not supported on the GPU path; every buffer must be planned into the arena (plan-arena) first"));
                 return Err(PassFailed);
-            } else if name == "gpu.launch" || (sinkable(&name) && !uses_any(current, &serial)) {
+            } else if name == "gpu.launch" || (strata_ir::rewrite::sinkable(&name) && !uses_any(current, &serial)) {
                 // Already a kernel, or cloned into the kernels that use it. (Arithmetic on a
                 // value loaded by serial code belongs to that serial code.)
             } else {
@@ -296,49 +276,7 @@ fn uses_any(op: Op, ops: &[Op]) -> bool {
 fn sink_into(launch: Op) -> usize {
     let body = launch_body(launch);
     let Some(insert_before) = body.first() else { return 0 };
-    let mut clones: Vec<(Val, Val)> = Vec::new();
-    let mut count = 0;
-    for user in launch.collect(|op| op != launch) {
-        for index in 0..user.operand_count() {
-            let value = user.operand(index);
-            if let Some(sunk) = sink_value(value, launch, body, insert_before, &mut clones, &mut count) {
-                user.set_operand(index, sunk);
-            }
-        }
-    }
-    count
-}
-
-/// The in-kernel replacement for `value`, cloning its defining op (and its operands'
-/// defining ops first) when it is sinkable and defined outside `launch`.
-fn sink_value(
-    value: Val,
-    launch: Op,
-    body: Blk,
-    insert_before: Op,
-    clones: &mut Vec<(Val, Val)>,
-    count: &mut usize,
-) -> Option<Val> {
-    if let Some(&(_, new)) = clones.iter().find(|(old, _)| *old == value) {
-        return Some(new);
-    }
-    let definer = value.owner()?;
-    if definer == launch || definer.is_inside(launch) || !sinkable(&definer.name()) || definer.region_count() != 0 {
-        return None;
-    }
-    let sunk_operands: Vec<Option<Val>> = definer
-        .operands()
-        .into_iter()
-        .map(|operand| sink_value(operand, launch, body, insert_before, clones, count))
-        .collect();
-    let clone = definer.clone_detached();
-    for (i, sunk) in sunk_operands.into_iter().enumerate() {
-        if let Some(sunk) = sunk {
-            clone.set_operand(i, sunk);
-        }
-    }
-    body.insert_before(insert_before, clone);
-    *count += 1;
-    clones.extend(definer.results().into_iter().zip(clone.results()));
-    clones.iter().find(|(old, _)| *old == value).map(|&(_, new)| new)
+    let users = launch.collect(|op| op != launch);
+    // What cannot be cloned stays captured: outlining makes it a kernel parameter.
+    strata_ir::rewrite::sink_into(launch, &users, insert_before, &mut |_| None).0
 }

@@ -1,0 +1,48 @@
+// strata-outline-kernels: every top-level loop nest of a planned function becomes a function
+// of its own taking the function's arguments (with their attributes), the views and constants
+// it reads cloned into it; the code generator compiles such kernels in parallel.
+// RUN: strata-opt %s -p 'builtin.module(strata-outline-kernels)' | FileCheck %s
+// RUN: strata-opt %s -p 'builtin.module(strata-outline-kernels)' --mlir-pass-statistics 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
+// RUN: strata-opt %s -p 'builtin.module(strata-outline-kernels,strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
+
+#map = affine_map<(d0) -> (d0)>
+module {
+  func.func @main(%x: memref<16xf32>, %y: memref<16xf32>, %arena: memref<128xi8>, %w: memref<64xi8> {llvm.noalias, llvm.readonly}) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    %t = memref.view %arena[%c0][] : memref<128xi8> to memref<16xf32>
+    %u = memref.view %arena[%c64][] : memref<128xi8> to memref<16xf32>
+    %b = memref.view %w[%c0][] : memref<64xi8> to memref<16xf32>
+    linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]} ins(%x, %b : memref<16xf32>, memref<16xf32>) outs(%t : memref<16xf32>) {
+    ^bb0(%in: f32, %bias: f32, %out: f32):
+      %s = arith.addf %in, %bias : f32
+      %r = arith.maximumf %s, %zero : f32
+      linalg.yield %r : f32
+    }
+    // A scalar read at the top level: the kernel using it stays in place.
+    %first = memref.load %t[%c0] : memref<16xf32>
+    linalg.fill ins(%first : f32) outs(%u : memref<16xf32>)
+    linalg.copy ins(%t : memref<16xf32>) outs(%y : memref<16xf32>)
+    return
+  }
+}
+
+// CHECK: func.func private @strata_kernel_0(%arg0: memref<16xf32>, %arg1: memref<16xf32>, %arg2: memref<128xi8>, %arg3: memref<64xi8> {llvm.noalias, llvm.readonly})
+// CHECK-DAG: memref.view %arg2
+// CHECK-DAG: memref.view %arg3
+// CHECK: linalg.generic
+// CHECK: func.func private @strata_kernel_1(
+// CHECK: linalg.copy
+// CHECK: func.func @main(
+// CHECK: call @strata_kernel_0(%arg0, %arg1, %arg2, %arg3)
+// CHECK: memref.load
+// CHECK: linalg.fill
+// CHECK: call @strata_kernel_1(%arg0, %arg1, %arg2, %arg3)
+
+// STATS: (S) 2 kernels - kernels moved into functions of their own
+// STATS: (S) 1 kept-inline - kernels that read a value computed at the top level
+
+// After lowering, each kernel is a function of its own with the blob's promises.
+// LLVM: llvm.func @strata_kernel_0(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: !llvm.ptr, %arg3: !llvm.ptr {llvm.noalias, llvm.readonly})
+// LLVM: llvm.call @strata_kernel_0
