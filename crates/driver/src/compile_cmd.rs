@@ -311,8 +311,9 @@ pub struct RunArgs {
     /// print the time per run of each ONNX node's kernels, the hottest first.
     #[arg(long)]
     pub profile: bool,
-    /// Compile in memory (JIT) without the compile cache. By default a host run loads the
-    /// shared object an earlier run with the same model, options, compiler and CPU stored in
+    /// Compile without the compile cache (a big model into a temporary shared object, its
+    /// kernels compiled on every core; a small one in memory with the JIT). By default a host
+    /// run loads the shared object an earlier run with the same model, options, compiler and CPU stored in
     /// `$STRATA_CACHE_DIR` (else `$XDG_CACHE_HOME/strata`, else `~/.cache/strata`; bounded by
     /// `STRATA_CACHE_MAX_MB`, default 2048), or compiles one and stores it there.
     #[arg(long)]
