@@ -6,7 +6,6 @@ use crate::compile::{
 };
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use strata_frontend::ImportOptions;
@@ -61,7 +60,7 @@ impl ModelArgs {
             import: ImportOptions {
                 file_name: self.model.display().to_string(),
                 base_dir: self.model.parent().map(PathBuf::from),
-                input_shapes: self.input_shapes.iter().cloned().collect::<BTreeMap<_, _>>(),
+                input_shapes: crate::import_cmd::unique_shapes(&self.input_shapes)?,
                 frozen_inputs: crate::import_cmd::read_frozen_inputs(&self.frozen_inputs)?,
             },
             name,
@@ -170,6 +169,16 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), CommandError> {
     let mut options = args.model.options()?;
     options.target = args.target;
     let stage = args.stage();
+    // A compile that cannot write its result fails before it starts, not after.
+    if let Some(dir) = args.output.as_ref().and_then(|p| p.parent()).filter(|d| !d.as_os_str().is_empty()) {
+        if !dir.is_dir() {
+            return Err(CommandError::io(format!(
+                "error: cannot write {}: the directory {} does not exist",
+                args.output.as_ref().expect("checked").display(),
+                dir.display()
+            )));
+        }
+    }
     let mut progress = Progress::new();
     let compiled = compile(&strata, &bytes, &options, stage, &mut |s| progress.stage(s))?;
     progress.warn(&compiled.warnings);

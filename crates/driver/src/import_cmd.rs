@@ -39,6 +39,21 @@ pub fn parse_input_shape(text: &str) -> Result<(String, Vec<i64>), String> {
     Ok((name.to_owned(), dims))
 }
 
+/// `--input-shape` arguments by input name; an input named twice is an error (which shape
+/// was meant?).
+pub fn unique_shapes(shapes: &[(String, Vec<i64>)]) -> Result<BTreeMap<String, Vec<i64>>, CommandError> {
+    let mut unique = BTreeMap::new();
+    for (name, dims) in shapes {
+        if unique.insert(name.clone(), dims.clone()).is_some() {
+            return Err(CommandError::new(
+                strata_ir::ErrorKind::InvalidInput,
+                format!("error: --input-shape names input '{name}' twice"),
+            ));
+        }
+    }
+    Ok(unique)
+}
+
 /// The tensors of `--freeze-input NAME=FILE.pb` arguments, by input name.
 pub fn read_frozen_inputs(
     specs: &[String],
@@ -50,7 +65,12 @@ pub fn read_frozen_inputs(
         let bytes = std::fs::read(path).map_err(|e| CommandError::io(format!("error: cannot read {path}: {e}")))?;
         let tensor = <strata_frontend::onnx::TensorProto as prost::Message>::decode(bytes.as_slice())
             .map_err(|e| format!("error: {path} is not a serialized ONNX TensorProto: {e}"))?;
-        frozen_inputs.insert(name.to_owned(), tensor);
+        if frozen_inputs.insert(name.to_owned(), tensor).is_some() {
+            return Err(CommandError::new(
+                strata_ir::ErrorKind::InvalidInput,
+                format!("error: --freeze-input names input '{name}' twice"),
+            ));
+        }
     }
     Ok(frozen_inputs)
 }

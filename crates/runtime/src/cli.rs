@@ -14,7 +14,9 @@ pub fn read_inputs(signature: &Signature, specs: &[String]) -> Result<Vec<Tensor
         let (name, path) = spec
             .split_once('=')
             .ok_or_else(|| Error::invalid_input(format!("--input expects NAME=FILE.npy, got '{spec}'")))?;
-        given.insert(name.to_owned(), PathBuf::from(path));
+        if given.insert(name.to_owned(), PathBuf::from(path)).is_some() {
+            return Err(Error::invalid_input(format!("--input names input '{name}' twice")));
+        }
     }
     let mut inputs = Vec::new();
     for spec in &signature.inputs {
@@ -46,10 +48,15 @@ pub fn check_expectations(
     atol: f64,
 ) -> Result<(), Error> {
     let mut mismatches = Vec::new();
+    let mut seen = Vec::new();
     for spec in specs {
         let (name, path) = spec
             .split_once('=')
             .ok_or_else(|| Error::invalid_input(format!("--expect expects NAME=FILE.npy, got '{spec}'")))?;
+        if seen.contains(&name) {
+            return Err(Error::invalid_input(format!("--expect names output '{name}' twice")));
+        }
+        seen.push(name);
         let index = signature
             .outputs
             .iter()
@@ -72,15 +79,26 @@ pub fn check_expectations(
     }
 }
 
-/// Writes each output as `<dir>/<name>.npy` (the name made file-safe).
+/// Writes each output as `<dir>/<name>.npy` (the name made file-safe), each atomically; refuses
+/// before writing anything when two outputs' names would make the same file.
 pub fn write_outputs(signature: &Signature, outputs: &[Tensor], dir: &Path) -> Result<(), Error> {
+    let files: Vec<String> = signature
+        .outputs
+        .iter()
+        .map(|spec| {
+            spec.name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect()
+        })
+        .collect();
+    for (i, file) in files.iter().enumerate() {
+        if let Some(j) = files[..i].iter().position(|f| f == file) {
+            return Err(Error::invalid_input(format!(
+                "outputs '{}' and '{}' would both be written to {file}.npy: rename one of them in the model",
+                signature.outputs[j].name, signature.outputs[i].name
+            )));
+        }
+    }
     std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("cannot create {}: {e}", dir.display())))?;
-    for (spec, tensor) in signature.outputs.iter().zip(outputs) {
-        let file: String = spec
-            .name
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
-            .collect();
+    for (file, tensor) in files.iter().zip(outputs) {
         tensor.write_npy(&dir.join(format!("{file}.npy"))).map_err(|e| Error::io(e.to_string()))?;
     }
     Ok(())
@@ -101,5 +119,23 @@ pub fn print_outputs(signature: &Signature, outputs: &[Tensor]) {
             "output '{}': {} {:?}  min {min:.6}  max {max:.6}  mean {mean:.6}  argmax {argmax}",
             spec.name, spec.dtype, spec.shape
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DType, TensorSpec};
+
+    #[test]
+    fn outputs_whose_file_names_collide_are_refused_before_writing() {
+        let spec = |name: &str| TensorSpec { name: name.into(), dtype: DType::F32, shape: vec![1] };
+        let signature =
+            Signature { inputs: vec![], outputs: vec![spec("y.1"), spec("y_1")], arena_bytes: 0, arena_alignment: 1 };
+        let one = Tensor::from_bytes(DType::F32, &[1], &[0, 0, 128, 63]).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let error = write_outputs(&signature, &[one.clone(), one], dir.path()).unwrap_err();
+        assert!(error.to_string().contains("outputs 'y.1' and 'y_1' would both be written to y_1.npy"), "{error}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

@@ -393,9 +393,26 @@ impl Tensor {
         .map_err(error)
     }
 
-    /// Writes the tensor as a `.npy` file.
+    /// Writes the tensor as a `.npy` file, atomically: into a new temporary file beside `path`,
+    /// renamed over it once complete, so a reader (or a concurrent writer) never sees a torn file.
     pub fn write_npy(&self, path: &Path) -> Result<(), RuntimeError> {
         let error = |e: std::io::Error| RuntimeError::Npy(format!("{}: {e}", path.display()));
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        let temp = tempfile::Builder::new().prefix(".strata-").suffix(".npy.tmp").tempfile_in(dir).map_err(error)?;
+        self.write_npy_to(temp.as_file()).map_err(|e| match e {
+            RuntimeError::Npy(why) => RuntimeError::Npy(format!("{}: {why}", path.display())),
+            other => other,
+        })?;
+        temp.persist(path).map_err(|e| error(e.error))?;
+        Ok(())
+    }
+
+    /// Writes the tensor in `.npy` format to `file`.
+    fn write_npy_to(&self, file: &std::fs::File) -> Result<(), RuntimeError> {
+        let error = |e: std::io::Error| RuntimeError::Npy(e.to_string());
         fn store<T: Element + npyz::Serialize + npyz::AutoSerialize>(
             t: &Tensor,
             w: impl std::io::Write,
@@ -405,7 +422,8 @@ impl Tensor {
             writer.extend(t.view::<T>().expect("dtype checked").iter().copied())?;
             writer.finish()
         }
-        let file = std::io::BufWriter::new(std::fs::File::create(path).map_err(error)?);
+        let mut buffered = std::io::BufWriter::new(file);
+        let file = &mut buffered;
         match self.dtype {
             DType::F16 => store::<half::f16>(self, file),
             DType::F32 => store::<f32>(self, file),
@@ -419,26 +437,37 @@ impl Tensor {
             DType::U32 => store::<u32>(self, file),
             DType::U64 => store::<u64>(self, file),
             DType::Bool => store::<bool>(self, file),
-            DType::BF16 => {
-                return Err(RuntimeError::Npy(format!(
-                    "{}: NumPy has no bfloat16; cast the output to float32",
-                    path.display()
-                )))
-            }
+            DType::BF16 => return Err(RuntimeError::Npy("NumPy has no bfloat16; cast the output to float32".into())),
             other => {
                 return Err(RuntimeError::Npy(format!(
-                    "{}: NumPy has no {other}; cast the output to float32 or a whole-byte integer",
-                    path.display()
+                    "NumPy has no {other}; cast the output to float32 or a whole-byte integer"
                 )))
             }
         }
-        .map_err(error)
+        .map_err(error)?;
+        std::io::Write::flush(&mut buffered).map_err(error)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn npy_files_are_written_whole_and_leave_no_temporary_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("y.npy");
+        std::fs::write(&path, b"an older, longer file that must be replaced whole").unwrap();
+        let tensor = Tensor::from_bytes(DType::F32, &[2], &[0, 0, 128, 63, 0, 0, 0, 64]).unwrap();
+        tensor.write_npy(&path).unwrap();
+        assert_eq!(Tensor::read_npy(&path).unwrap().to_f64(), vec![1.0, 2.0]);
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("y.npy")]);
+        // A dtype NumPy cannot hold fails before touching the file.
+        let bf16 = Tensor::from_bytes(DType::BF16, &[1], &[0, 0]).unwrap();
+        assert!(bf16.write_npy(&path).is_err());
+        assert_eq!(Tensor::read_npy(&path).unwrap().to_f64(), vec![1.0, 2.0]);
+    }
 
     #[test]
     fn small_floats_decode_to_the_known_values() {
