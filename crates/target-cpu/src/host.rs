@@ -148,7 +148,7 @@ pub fn emit_objects(
     sized.sort_by(|a, b| b.cmp(a));
     let mut load = vec![0usize; groups];
     load[0] = rest;
-    let mut group_of = std::collections::HashMap::new();
+    let mut group_of = std::collections::BTreeMap::new();
     for (n, name) in sized {
         let lightest = (0..groups).min_by_key(|&g| load[g]).expect("at least one group");
         load[lightest] += n;
@@ -224,7 +224,7 @@ fn symbol_name(op: Op) -> String {
 /// groups go, and in every group but the first those of the other functions that hold code
 /// (the model function and the entry point), and the definitions of exported globals (the
 /// first group keeps them), leaving declarations.
-fn keep_group(module: Op, group: usize, group_of: &std::collections::HashMap<String, usize>) -> Result<(), String> {
+fn keep_group(module: Op, group: usize, group_of: &std::collections::BTreeMap<String, usize>) -> Result<(), String> {
     let body = module.body(0).ok_or("the module has no body")?;
     let context = module.get().context();
     // Safety: the context outlives this call (it owns the module).
