@@ -237,6 +237,31 @@ pub struct Compiled<'c> {
     pub weights: Vec<u8>,
 }
 
+impl Compiled<'_> {
+    /// The entry-point symbol: the one the LLVM-dialect stage made, else `strata_<name>_run`.
+    pub fn entry_symbol(&self, name: &str) -> String {
+        self.entry.clone().unwrap_or_else(|| format!("strata_{name}_run"))
+    }
+
+    /// Writes the host shared object (with its weights), C header and manifest at `paths`, for
+    /// a module compiled to the LLVM dialect under the model name `name`.
+    pub fn write_shared_object(
+        &self,
+        name: &str,
+        paths: &strata_runtime::manifest::ArtifactPaths,
+    ) -> Result<strata_runtime::Manifest, strata_ir::Error> {
+        strata_target_cpu::artifact::write(
+            &self.module,
+            &self.signature,
+            &self.entry_symbol(name),
+            name,
+            &self.weights,
+            paths,
+            self.plan.as_ref(),
+        )
+    }
+}
+
 /// Compiles ONNX bytes up to `stop` (host stages from `LlvmDialect` on all stop at the LLVM
 /// dialect, GPU stages at `Gpu`; `strata_codegen` takes it from there). `progress` is told each
 /// stage's name.
@@ -501,17 +526,7 @@ pub fn compile_model(
 fn load_shared_object(compiled: &Compiled<'_>, options: &CompileOptions) -> Result<strata_runtime::Model, String> {
     let dir = tempfile::Builder::new().prefix("strata-").tempdir().map_err(|e| e.to_string())?;
     let paths = crate::cache::artifact_paths(dir.path());
-    let entry = compiled.entry.clone().unwrap_or_else(|| format!("strata_{}_run", options.name));
-    strata_target_cpu::artifact::write(
-        &compiled.module,
-        &compiled.signature,
-        &entry,
-        &options.name,
-        &compiled.weights,
-        &paths,
-        compiled.plan.as_ref(),
-    )
-    .map_err(|e| e.to_string())?;
+    compiled.write_shared_object(&options.name, &paths).map_err(|e| e.to_string())?;
     strata_runtime::Model::load(&paths.manifest).map_err(|e| e.to_string())
 }
 
@@ -592,19 +607,11 @@ pub fn compile_model_cached(
     let compiled = compile(strata, bytes, options, Stage::LlvmDialect, progress)?;
     progress("codegen");
     let codegen = Instant::now();
-    let entry = compiled.entry.clone().unwrap_or_else(|| format!("strata_{}_run", options.name));
     let inserted = cache.insert(&key, compiled.arena_lower_bound, &compiled.warnings, |dir| {
-        strata_target_cpu::artifact::write(
-            &compiled.module,
-            &compiled.signature,
-            &entry,
-            &options.name,
-            &compiled.weights,
-            &crate::cache::artifact_paths(dir),
-            compiled.plan.as_ref(),
-        )
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+        compiled
+            .write_shared_object(&options.name, &crate::cache::artifact_paths(dir))
+            .map(|_| ())
+            .map_err(|e| e.to_string())
     });
     match inserted {
         Ok(hit) => {

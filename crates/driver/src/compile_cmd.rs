@@ -225,7 +225,7 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), CommandError> {
                 Stage::Asm => Emit::Assembly,
                 _ => Emit::Object,
             };
-            let entry = compiled.entry.clone().unwrap_or_else(|| format!("strata_{}_run", options.name));
+            let entry = compiled.entry_symbol(&options.name);
             let symbol = strata_target_cpu::weights_symbol(&options.name);
             let weights = strata_target_cpu::EmbeddedWeights {
                 entry: &entry,
@@ -241,16 +241,7 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), CommandError> {
                 args.output.clone().unwrap_or_else(|| default_path(if stage == Stage::So { "so" } else { "ptx" }));
             let paths = ArtifactPaths::for_output(&main);
             let manifest = if stage == Stage::So {
-                let entry = compiled.entry.clone().unwrap_or_else(|| format!("strata_{}_run", options.name));
-                strata_target_cpu::artifact::write(
-                    &compiled.module,
-                    &compiled.signature,
-                    &entry,
-                    &options.name,
-                    &compiled.weights,
-                    &paths,
-                    compiled.plan.as_ref(),
-                )?
+                compiled.write_shared_object(&options.name, &paths)?
             } else {
                 strata_target_nvptx::artifact::write(
                     &strata,
