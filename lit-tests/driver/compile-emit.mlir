@@ -30,6 +30,8 @@
 // RUN: not strata run %S/../frontend/inputs/conv_relu.onnx 2>&1 | FileCheck --check-prefix=MISSING %s
 // Contradictions and unwritable outputs are refused before anything compiles.
 // RUN: not strata run %S/../frontend/inputs/conv_relu.onnx --input x=%S/inputs/conv_relu_x.npy --input x=%S/inputs/conv_relu_x.npy 2>&1 | FileCheck --check-prefix=TWICE %s
+// RUN: not strata run %S/../frontend/inputs/conv_relu.onnx --input x=%S/inputs/conv_relu_x.npy --expect y=%S/inputs/conv_relu_y_ort.npy --expect y=%S/inputs/conv_relu_y_ort.npy 2>&1 | FileCheck --check-prefix=EXPECTTWICE %s
+// RUN: not strata compile %S/../frontend/inputs/conv_relu.onnx --emit=sg --input-shape x=1x3x8x8 --input-shape x=1x3x8x8 2>&1 | FileCheck --check-prefix=SHAPETWICE %s
 // RUN: not strata compile %S/../frontend/inputs/conv_relu.onnx --emit=so -o %t.no-such-dir/libm.so 2>&1 | FileCheck --check-prefix=NODIR %s
 
 // SG: func.func @main(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x4x4x4xf32> attributes {strata.input_names = ["x"], strata.output_names = ["y"]}
@@ -84,4 +86,6 @@
 
 // MISSING: error: input 'x' (float32 [1, 3, 8, 8]) is missing: pass --input x=FILE.npy
 // TWICE: error: --input names input 'x' twice
+// EXPECTTWICE: error: --expect names output 'y' twice
+// SHAPETWICE: error: --input-shape names input 'x' twice
 // NODIR: error: cannot write {{.*}}no-such-dir/libm.so: the directory {{.*}}no-such-dir does not exist
