@@ -4,7 +4,10 @@
 // newer operators (random dropout masks, 3-D pooling indices, an unknown E8M0 rounding, running
 // statistics outside training mode, a Compress condition or a growing Loop's trip count
 // computed at run time, a sequence as a graph output), and external data outside the model's
-// directory or past the end of its file (a model file is untrusted). Never a panic.
+// directory or past the end of its file (a model file is untrusted); graphs ONNX's checker
+// refuses (a value defined twice, in a branch too, a repeated graph input or output, an
+// attribute of the wrong type, unknown or missing) and constant indices out of range. Never
+// a panic.
 // RUN: not strata import %S/inputs/unsupported.onnx 2>&1 | FileCheck %s --check-prefix=UNSUPPORTED
 // RUN: not strata import %S/inputs/symbolic.onnx 2>&1 | FileCheck %s --check-prefix=SYMBOLIC
 // RUN: strata import %S/inputs/symbolic.onnx --input-shape x=3x4 | FileCheck %s --check-prefix=FIXED
@@ -23,6 +26,14 @@
 // RUN: not strata import %S/inputs/external_escape.onnx 2>&1 | FileCheck %s --check-prefix=ESCAPE
 // RUN: not strata import %S/inputs/external_absolute.onnx 2>&1 | FileCheck %s --check-prefix=ABSOLUTE
 // RUN: not strata import %S/inputs/external_short.onnx 2>&1 | FileCheck %s --check-prefix=SHORT
+// RUN: not strata import %S/inputs/invalid_ssa.onnx 2>&1 | FileCheck %s --check-prefix=SSA
+// RUN: not strata import %S/inputs/invalid_ssa_branch.onnx 2>&1 | FileCheck %s --check-prefix=SSABRANCH
+// RUN: not strata import %S/inputs/invalid_input_twice.onnx 2>&1 | FileCheck %s --check-prefix=INPUTTWICE
+// RUN: not strata import %S/inputs/invalid_output_twice.onnx 2>&1 | FileCheck %s --check-prefix=OUTPUTTWICE
+// RUN: not strata import %S/inputs/invalid_attribute_type.onnx 2>&1 | FileCheck %s --check-prefix=ATTRTYPE
+// RUN: not strata import %S/inputs/invalid_attribute_unknown.onnx 2>&1 | FileCheck %s --check-prefix=ATTRUNKNOWN
+// RUN: not strata import %S/inputs/invalid_attribute_missing.onnx 2>&1 | FileCheck %s --check-prefix=ATTRMISSING
+// RUN: not strata import %S/inputs/invalid_gather_constant.onnx 2>&1 | FileCheck %s --check-prefix=GATHERCONST
 
 // UNSUPPORTED: error: {{.*}}unsupported.onnx: unsupported operators (nothing was imported):
 // UNSUPPORTED-NEXT: Bernoulli: 2 node(s): bernoulli0, bernoulli1
@@ -64,3 +75,12 @@
 // ESCAPE: error: {{.*}}external_escape.onnx: tensor 'w': external data '../../../../../../etc/passwd': the location must be a path inside the model's directory (no absolute path, no '..')
 // ABSOLUTE: error: {{.*}}external_absolute.onnx: tensor 'w': external data '/etc/passwd': the location must be a path inside the model's directory (no absolute path, no '..')
 // SHORT: error: {{.*}}external_short.onnx: tensor 'w': external data 'external.weights': the file has 81920 bytes, the tensor needs bytes 81910..81926
+
+// SSA: error: {{.*}}invalid_ssa.onnx: node #1 'second' (Neg): output 'y' is already defined by node #0 'first' (Relu): every value must be defined once (single static assignment)
+// SSABRANCH: error: {{.*}}invalid_ssa_branch.onnx: node #0 'branch' (If): in subgraph 'then_branch', node #0 'relu_again' (Relu): output 'x' is already defined by an enclosing graph
+// INPUTTWICE: error: {{.*}}invalid_input_twice.onnx: graph input 'x' is listed twice
+// OUTPUTTWICE: error: {{.*}}invalid_output_twice.onnx: graph output 'y' is listed twice: outputs need distinct names
+// ATTRTYPE: error: {{.*}}invalid_attribute_type.onnx: node #0 'leaky' (LeakyRelu): attribute 'alpha' of LeakyRelu must be a float (FLOAT), got an int (INT)
+// ATTRUNKNOWN: error: {{.*}}invalid_attribute_unknown.onnx: node #0 'relu' (Relu): Relu (opset 17) has no attribute 'slope' (its attributes: none)
+// ATTRMISSING: error: {{.*}}invalid_attribute_missing.onnx: node #0 'concat' (Concat): Concat requires attribute 'axis' (an int), which the node does not give
+// GATHERCONST: error: {{.*}}invalid_gather_constant.onnx: node #0 'pick' (Gather): constant index 3 in 'picks' is out of range for a dimension of size 3 (valid: -3 to 2)

@@ -53,6 +53,13 @@ enum Task {
     /// Generate the model zoo once (pinned onnx, into target/zoo), then import every model
     /// and check that its sg text re-parses to the same text.
     Zoo,
+    /// Regenerate the importer's table of operator attributes
+    /// (`crates/frontend/src/schemas.rs`) from the pinned onnx package; `--check` only
+    /// compares (run by `onnx-tests`).
+    OnnxSchemas {
+        #[arg(long)]
+        check: bool,
+    },
     /// Build the Python package's native module and run its pytest suite (`python/tests`).
     Python {
         /// Only tests matching this pytest `-k` expression.
@@ -152,6 +159,7 @@ fn main() -> ExitCode {
         Task::Zoo => setup::run().and_then(|()| zoo()),
         Task::Python { filter } => setup::run().and_then(|()| python::run(filter.as_deref())),
         Task::OnnxTests { filter } => setup::run().and_then(|()| onnx_tests(filter.as_deref())),
+        Task::OnnxSchemas { check } => onnx_schemas(check),
         Task::Bench { which: Bench::Plan { budget_ms, filter } } => {
             let budget = budget_ms.to_string();
             let mut args = vec!["bench", "-p", "strata-plan", "--bench", "plan", "--", "--budget-ms", budget.as_str()];
@@ -299,7 +307,28 @@ pub fn pip_site(dir: &str, package: &str, version: &str) -> Result<PathBuf, Stri
 /// tests.
 const DATA_SUITES: &[&str] = &["light", "pytorch-converted", "pytorch-operator", "simple"];
 
+/// Writes (or, with `check`, compares) the attribute table the importer validates nodes with.
+fn onnx_schemas(check: bool) -> Result<(), String> {
+    let site = onnx_python()?;
+    let mut command = Command::new("python3");
+    command
+        .arg(root().join("xtask/scripts/onnx_schemas.py"))
+        .arg(root().join("crates/frontend/src/schemas.rs"))
+        .env("PYTHONPATH", &site);
+    if check {
+        command.arg("--check");
+    }
+    let status = command.status().map_err(|e| format!("cannot run python3: {e}"))?;
+    if !status.success() {
+        return Err(format!("the onnx schema table step failed ({status})"));
+    }
+    Ok(())
+}
+
 fn onnx_tests(filter: Option<&str>) -> Result<(), String> {
+    if filter.is_none() {
+        onnx_schemas(true)?;
+    }
     let cache = root().join("target/onnx-node-tests");
     let cases = cache.join("cases");
     let stamp = cases.join("COMPLETE");

@@ -106,6 +106,7 @@ pub fn import<'c>(
         .as_ref()
         .ok_or_else(|| FrontendError::Malformed { file: file.clone(), message: "the model has no graph".into() })?;
     let opset = crate::support::check_opsets(&model, &file)?;
+    crate::validate::check(graph, opset, &file)?;
     let mut unsupported: BTreeMap<String, Vec<String>> = BTreeMap::new();
     crate::support::collect_unsupported(graph, "", &mut unsupported);
     if !unsupported.is_empty() {
@@ -396,6 +397,31 @@ impl Importer<'_> {
             Some(Entry::Constant(c)) => Some(Folded { shape: c.shape.clone(), dtype: c.dtype, bytes: c.bytes.clone() }),
             _ => None,
         }
+    }
+
+    /// When `indices` is a constant, checks that its entries index dimensions of sizes
+    /// `bounds` (one bound for every entry, or `bounds[j]` for the entries at position `j` of
+    /// the last axis, as GatherND's tuples), negative entries counting from the end. The
+    /// compiled code clamps run-time indices; constant ones out of range are an error of the
+    /// model, reported here instead of reading a clamped row.
+    pub(crate) fn check_constant_indices(&self, indices: &str, bounds: &[i64]) -> Result<(), Error> {
+        let Some(folded) = self.folded(indices) else { return Ok(()) };
+        if bounds.is_empty() {
+            return Ok(());
+        }
+        for (k, &i) in folded.ints()?.iter().enumerate() {
+            let (position, bound) =
+                if bounds.len() == 1 { (None, bounds[0]) } else { (Some(k % bounds.len()), bounds[k % bounds.len()]) };
+            if !(-bound..bound).contains(&i) {
+                let at = position.map_or(String::new(), |p| format!(" (position {p} of its index tuple)"));
+                return Err(Error::invalid_input(format!(
+                    "constant index {i} in '{indices}'{at} is out of range for a dimension of size {bound} (valid: {} to {})",
+                    -bound,
+                    bound - 1
+                )));
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn define_constant(&mut self, node: &NodeProto, folded: Folded) {

@@ -33,9 +33,11 @@ pub mod onnx {
     #![allow(clippy::all, missing_docs)]
     include!(concat!(env!("OUT_DIR"), "/onnx.rs"));
 }
+mod schemas;
 mod shapes;
 mod support;
 mod tensor;
+mod validate;
 
 /// The entry point of the fuzz target (`fuzz/fuzz_targets/import.rs`) and of the corpus
 /// regression test.

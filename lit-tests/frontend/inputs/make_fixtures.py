@@ -1265,3 +1265,41 @@ for name, location, offset in [("external_escape", "../../../../../../etc/passwd
         f"{name}.onnx",
         check=False,
     )
+
+# Graphs ONNX's checker refuses, for lit-tests/frontend/invalid.mlir (the model is checked
+# before anything is imported): a name defined by two nodes, one redefined inside an If
+# branch, a graph input and an output listed twice, an attribute of the wrong type, an unknown
+# one, a missing required one, and a constant Gather index out of range.
+x23 = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+y23 = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+flag = helper.make_tensor_value_info("flag", TensorProto.BOOL, [])
+redefine = helper.make_graph([helper.make_node("Relu", ["x"], ["x"], name="relu_again")], "then", [], [x23])
+keep = helper.make_graph([helper.make_node("Neg", ["x"], ["n"], name="neg")], "else", [],
+                         [helper.make_tensor_value_info("n", TensorProto.FLOAT, [2, 3])])
+for name, nodes, inputs, outputs, inits in [
+    ("invalid_ssa", [helper.make_node("Relu", ["x"], ["y"], name="first"), helper.make_node("Neg", ["x"], ["y"], name="second")],
+     [x23], [y23], []),
+    ("invalid_ssa_branch", [helper.make_node("If", ["flag"], ["y"], name="branch", then_branch=redefine, else_branch=keep)],
+     [x23, flag], [y23], []),
+    ("invalid_input_twice", [helper.make_node("Relu", ["x"], ["y"], name="relu")], [x23, x23], [y23], []),
+    ("invalid_output_twice", [helper.make_node("Relu", ["x"], ["y"], name="relu")], [x23], [y23, y23], []),
+    ("invalid_attribute_type", [helper.make_node("LeakyRelu", ["x"], ["y"], name="leaky", alpha=2)], [x23], [y23], []),
+    ("invalid_attribute_unknown", [helper.make_node("Relu", ["x"], ["y"], name="relu", slope=0.5)], [x23], [y23], []),
+    ("invalid_attribute_missing", [helper.make_node("Concat", ["x", "x"], ["y"], name="concat")], [x23],
+     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 3])], []),
+    ("invalid_gather_constant", [helper.make_node("Gather", ["x", "picks"], ["y"], name="pick", axis=1)], [x23],
+     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])], [ints("picks", [0, 3])]),
+]:
+    save(helper.make_graph(nodes, name, inputs, outputs, inits), f"{name}.onnx", opset=17, check=False)
+
+# One value as two graph outputs (an Identity of an output): valid, and each output gets its
+# own buffer (lit-tests/driver/two-outputs.mlir).
+save(
+    helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu"), helper.make_node("Identity", ["y"], ["z"], name="same")],
+        "two_outputs",
+        [x23],
+        [y23, helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 3])],
+    ),
+    "two_outputs.onnx",
+)
