@@ -62,13 +62,13 @@
 // LLVMDIALECT: module attributes {strata.weights_alignment = 64 : i64, strata.weights_bytes = 640 : i64}
 // LLVMDIALECT-NOT: dense_resource<{{.*}}> : tensor<4x3x3x3xf32>
 // LLVMDIALECT: llvm.func internal @strata_conv_relu_main(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: !llvm.ptr, %arg3: !llvm.ptr {llvm.align = 64 : i64, llvm.dereferenceable = 640 : i64, llvm.noalias, llvm.readonly})
-// LLVMDIALECT: llvm.func @strata_conv_relu_run(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: !llvm.ptr, %arg3: !llvm.ptr)
+// LLVMDIALECT: llvm.func @strata_conv_relu_run(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: !llvm.ptr, %arg3: !llvm.ptr) -> i32
 // LLVMDIALECT: llvm.call @strata_conv_relu_main({{.*}}, %arg1, %arg0)
 
 // An emitted object carries the blob as one exported array of bytes, given them only after
 // optimisation, and the entry point reads it when called with null weights.
 // LLVMIR: @strata_conv_relu_weights = {{.*}}constant [640 x i8] c"{{.*}}", align 64
-// LLVMIR: define void @strata_conv_relu_run(ptr {{.*}}%0, ptr {{.*}}%1, ptr {{.*}}%2, ptr {{.*}}%3)
+// LLVMIR: define {{.*}}i32 @strata_conv_relu_run(ptr {{.*}}%0, ptr {{.*}}%1, ptr {{.*}}%2, ptr {{.*}}%3)
 // LLVMIR: icmp eq ptr %0, null
 // LLVMIR: select i1 {{.*}}, ptr @strata_conv_relu_weights, ptr %0
 // LLVMIR-NOT: @strata_conv_relu_main

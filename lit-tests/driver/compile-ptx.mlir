@@ -66,7 +66,7 @@
 // SO: wrote {{.*}}libconv_relu.so (manifest {{.*}}conv_relu.json, header {{.*}}conv_relu.h)
 // HEADER: #define STRATA_CONV_RELU_ARENA_BYTES ((size_t)1200)
 // HEADER: #define STRATA_CONV_RELU_INPUT_0_ELEMENTS ((size_t)192)
-// HEADER: void strata_conv_relu_run(const uint8_t *weights, uint8_t *arena, const void *const *inputs, void *const *outputs);
+// HEADER: int strata_conv_relu_run(const uint8_t *weights, uint8_t *arena, const void *const *inputs, void *const *outputs);
 
 // EXEC: output 'y': float32 [1, 4, 4, 4]
 // EXEC: run: {{.*}} ms (wall time, median of 1)

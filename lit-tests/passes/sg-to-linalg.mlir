@@ -145,11 +145,17 @@ func.func @shared(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 // Unsigned elements: tensors keep ui8; scalars are cast to signless for unsigned arithmetic.
+// Integer division never traps: a zero divisor divides by 1 (the frontend's run-time check
+// reports it).
 // CHECK-LABEL: func.func @unsigned
 // CHECK: ^bb0(%[[X:.*]]: ui8, %[[Y:.*]]: ui8, %{{.*}}: ui8):
 // CHECK: %[[XS:.*]] = builtin.unrealized_conversion_cast %[[X]] : ui8 to i8
 // CHECK: %[[YS:.*]] = builtin.unrealized_conversion_cast %[[Y]] : ui8 to i8
-// CHECK: %[[Q:.*]] = arith.divui %[[XS]], %[[YS]] : i8
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i8
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i8
+// CHECK: %[[IS0:.*]] = arith.cmpi eq, %[[YS]], %[[ZERO]] : i8
+// CHECK: %[[D:.*]] = arith.select %[[IS0]], %[[ONE]], %[[YS]] : i8
+// CHECK: %[[Q:.*]] = arith.divui %[[XS]], %[[D]] : i8
 // CHECK: %[[QU:.*]] = builtin.unrealized_conversion_cast %[[Q]] : i8 to ui8
 // CHECK: linalg.yield %[[QU]] : ui8
 func.func @unsigned(%x: tensor<4xui8>, %y: tensor<4xui8>) -> tensor<4xui8> {

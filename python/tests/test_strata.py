@@ -297,3 +297,17 @@ def test_frozen_inputs_as_arrays():
     for name, reference in zoo_references(model).items():
         index = [o.name for o in compiled.outputs].index(name)
         np.testing.assert_allclose(outputs[index], reference, rtol=RTOL, atol=ATOL)
+
+
+def test_run_time_check_failures_raise():
+    # A token id out of range: the compiled code's status names the Gather (issue #22),
+    # where a clamped row would be a plausible wrong answer.
+    table = helper.make_tensor_value_info("table", TensorProto.FLOAT, [4, 3])
+    ids = helper.make_tensor_value_info("ids", TensorProto.INT64, [2])
+    rows = helper.make_tensor_value_info("rows", TensorProto.FLOAT, [2, 3])
+    graph = helper.make_graph([helper.make_node("Gather", ["table", "ids"], ["rows"], name="embed")], "g", [table, ids], [rows])
+    model = strata.compile(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    data = np.arange(12, dtype=np.float32).reshape(4, 3)
+    np.testing.assert_array_equal(model(data, np.array([3, -4]))[0], data[[3, 0]])
+    with pytest.raises(RuntimeError, match=r"node #0 'embed' \(Gather\): an index in 'ids' is outside \[-4, 4\)"):
+        model(data, np.array([1, 4]))

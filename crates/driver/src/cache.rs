@@ -35,8 +35,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 use strata_frontend::onnx;
 
-/// The layout of an entry; part of the key.
-const FORMAT: u32 = 1;
+/// The layout of an entry and the entry point's ABI; part of the key (2: the entry point
+/// returns the run-time checks' status).
+const FORMAT: u32 = 2;
 
 /// Default size bound of the cache.
 const DEFAULT_MAX_MB: u64 = 2048;

@@ -372,6 +372,7 @@ pub fn compile<'c>(
                 outputs: compiled.signature.outputs.len(),
                 empty_outputs: empty.clone(),
                 weights: !compiled.weights.is_empty(),
+                status: !compiled.signature.checks.is_empty(),
             };
             let entry = strata_target_cpu::add_entry(strata, &compiled.module, "main", &options.name, sig)
                 .map_err(|e| format!("error: {e}"))?;
@@ -444,6 +445,7 @@ fn signature(interface: &strata_frontend::Interface) -> Result<Signature, String
         outputs: interface.outputs.iter().map(spec).collect::<Result<_, _>>()?,
         arena_bytes: 0,
         arena_alignment: 1,
+        checks: interface.checks.clone(),
     })
 }
 

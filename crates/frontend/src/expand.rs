@@ -51,6 +51,11 @@ impl<'b> Expansion<'b> {
         Expansion { block, prefix: node_name(node, index), index, count: 0 }
     }
 
+    /// An expansion whose values are named after `prefix` (distinct from the node's own).
+    pub(crate) fn named(block: &'b Block<'b>, prefix: String, index: usize) -> Expansion<'b> {
+        Expansion { block, prefix, index, count: 0 }
+    }
+
     fn fresh(&mut self, what: &str) -> String {
         self.count += 1;
         format!("{}::{what}{}", self.prefix, self.count)
@@ -86,7 +91,10 @@ impl<'b> Expansion<'b> {
             attribute: attributes,
             ..Default::default()
         };
-        importer.node(self.block, &node, self.index)?;
+        importer.expanding += 1;
+        let imported = importer.node(self.block, &node, self.index);
+        importer.expanding -= 1;
+        imported?;
         Ok(output)
     }
 

@@ -62,6 +62,11 @@ pub(crate) struct Importer<'c> {
     pub(crate) scopes: Vec<crate::control::Scope>,
     /// Sequences of tensors: their elements' names (see `crate::sequence`).
     pub(crate) sequences: BTreeMap<String, Vec<String>>,
+    /// How deep the importer is in an `Expansion` (operators it builds itself).
+    pub(crate) expanding: usize,
+    /// The run-time checks (`crate::checks`): each one's status value (its code where it
+    /// fails, else 0) and its message, in code order.
+    pub(crate) checks: Vec<(String, String)>,
 }
 
 /// One input or output of the imported model, in `@main`'s order.
@@ -79,6 +84,9 @@ pub struct Port {
 pub struct Interface {
     pub inputs: Vec<Port>,
     pub outputs: Vec<Port>,
+    /// The run-time checks (`crate::checks`), by code - 1. With any, `@main` returns one more
+    /// result after the outputs: an `i32` status, 0 or the code of a failed check.
+    pub checks: Vec<String>,
 }
 
 /// A model imported into `sg`.
@@ -122,6 +130,8 @@ pub fn import<'c>(
         opset,
         scopes: Vec::new(),
         sequences: BTreeMap::new(),
+        expanding: 0,
+        checks: Vec::new(),
     };
     let context = strata.mlir();
     for (name, tensor) in graph
@@ -207,6 +217,15 @@ pub fn import<'c>(
         result_types.push(value.get().r#type());
         results.push(value);
     }
+    if !importer.checks.is_empty() {
+        let status = importer.status(&block, location).map_err(|error| FrontendError::Graph {
+            file: file.clone(),
+            error: Box::new(error.context("the run-time checks' status")),
+        })?;
+        result_types.push(status.get().r#type());
+        results.push(status);
+        interface.checks = importer.checks.iter().map(|(_, message)| message.clone()).collect();
+    }
     let returned: Vec<Value> = results.iter().map(|&v| v.get()).collect();
     block.append_operation(melior::dialect::func::r#return(&returned, location));
     let region = Region::new();
@@ -225,6 +244,9 @@ pub fn import<'c>(
     strata_ir::attrs::INPUT_NAMES.set(function, &input_names);
     let output_names: Vec<String> = interface.outputs.iter().map(|p| p.name.clone()).collect();
     strata_ir::attrs::OUTPUT_NAMES.set(function, &output_names);
+    if !interface.checks.is_empty() {
+        strata_ir::attrs::STATUS_CHECKS.set(function, &interface.checks);
+    }
     strata.verify(module.as_operation()).map_err(|diagnostics| FrontendError::Invalid {
         file,
         source: strata_ir::IrError::Verification { after: "import".into(), diagnostics },
@@ -397,6 +419,28 @@ impl Importer<'_> {
             Some(Entry::Constant(c)) => Some(Folded { shape: c.shape.clone(), dtype: c.dtype, bytes: c.bytes.clone() }),
             _ => None,
         }
+    }
+
+    /// The status of every run-time check: the largest code of a failed one, else 0.
+    fn status(&mut self, block: &Block, location: Location) -> Result<Val, Error> {
+        let codes: Vec<String> = self.checks.iter().map(|(code, _)| code.clone()).collect();
+        let status = if codes.len() == 1 {
+            codes[0].clone()
+        } else {
+            let node = NodeProto {
+                op_type: Some("Max".into()),
+                name: Some("strata.status".into()),
+                input: codes,
+                output: vec!["strata.status".into()],
+                ..Default::default()
+            };
+            self.expanding += 1;
+            let imported = self.node(block, &node, 0);
+            self.expanding -= 1;
+            imported?;
+            "strata.status".to_owned()
+        };
+        self.use_value(block, &status, location)
     }
 
     /// When `indices` is a constant, checks that its entries index dimensions of sizes

@@ -5,6 +5,7 @@
 //! lowers or optimises: it produces `sg` and nothing else.
 
 mod attention;
+mod checks;
 mod composite;
 mod control;
 mod conv;

@@ -60,6 +60,9 @@ hand_offs! {
     INPUT_NAMES: Texts = "strata.input_names";
     /// On `@main` (the importer): the ONNX names of the results, in order.
     OUTPUT_NAMES: Texts = "strata.output_names";
+    /// On `@main` (import): the run-time checks' messages, by status code - 1; `@main`
+    /// returns their status as its last result.
+    STATUS_CHECKS: Texts = "strata.status_checks";
     /// On a planned function (`plan-arena`): the position of the arena argument.
     ARENA_ARG: Int = "strata.arena_arg";
     /// On a planned function (`plan-arena`): the arena's size in bytes.

@@ -35,6 +35,9 @@ pub fn binary(b: &mut Body, op: Binary, lhs: &str, rhs: &str, elem: &Elem) -> Re
         Binary::Less => ("arith.cmpf olt,", "arith.cmpi slt,"),
         Binary::Greater => ("arith.cmpf ogt,", "arith.cmpi sgt,"),
     };
+    if elem.is_int() && op == Binary::Div {
+        return Ok(integer_division(b, lhs, rhs, elem, "arith.divsi", "arith.divui"));
+    }
     if elem.is_float() {
         if op == Binary::Pow && elem.bits() < 32 {
             let (l, r) = (widen(b, lhs, elem), widen(b, rhs, elem));
@@ -62,6 +65,33 @@ pub fn binary(b: &mut Body, op: Binary, lhs: &str, rhs: &str, elem: &Elem) -> Re
         Ok(b.emit(format_args!("arith.andi {lhs}, {rhs} : i1")))
     } else {
         Err(elem.unsupported(&format!("{op:?}")))
+    }
+}
+
+/// `lhs / rhs` (or the remainder, with `signed`/`unsigned` the ops) on integers, defined
+/// everywhere: LLVM's division by zero, and signed `MIN / -1`, is undefined and traps on x86
+/// (SIGFPE). A zero divisor divides by 1 instead (the result is `lhs`, the remainder 0; the
+/// run-time check that `strata_frontend::checks` adds for the node reports the error through
+/// the entry point's status), and a signed divisor of -1 negates (wrapping: `MIN / -1` is
+/// `MIN`, the remainder 0), as two's-complement arithmetic would.
+fn integer_division(b: &mut Body, lhs: &str, rhs: &str, elem: &Elem, signed: &str, unsigned: &str) -> String {
+    let zero = b.emit(format_args!("arith.constant 0 : {elem}"));
+    let one = b.emit(format_args!("arith.constant 1 : {elem}"));
+    let is_zero = b.emit(format_args!("arith.cmpi eq, {rhs}, {zero} : {elem}"));
+    if elem.unsigned {
+        let divisor = b.emit(format_args!("arith.select {is_zero}, {one}, {rhs} : {elem}"));
+        return b.emit(format_args!("{unsigned} {lhs}, {divisor} : {elem}"));
+    }
+    let minus_one = b.emit(format_args!("arith.constant -1 : {elem}"));
+    let is_minus_one = b.emit(format_args!("arith.cmpi eq, {rhs}, {minus_one} : {elem}"));
+    let replaced = b.emit(format_args!("arith.ori {is_zero}, {is_minus_one} : i1"));
+    let divisor = b.emit(format_args!("arith.select {replaced}, {one}, {rhs} : {elem}"));
+    let quotient = b.emit(format_args!("{signed} {lhs}, {divisor} : {elem}"));
+    if signed == "arith.divsi" {
+        let negated = b.emit(format_args!("arith.subi {zero}, {lhs} : {elem}"));
+        b.emit(format_args!("arith.select {is_minus_one}, {negated}, {quotient} : {elem}"))
+    } else {
+        quotient
     }
 }
 
@@ -482,7 +512,7 @@ fn activation(b: &mut Body, op: ScalarOp, x: &str, elem: &Elem) -> Result<String
 /// divisor's sign; a non-zero remainder whose sign differs from the divisor's moves by it).
 fn modulo(b: &mut Body, lhs: &str, rhs: &str, fmod: bool, elem: &Elem) -> Result<String, Error> {
     if elem.is_int() && elem.unsigned {
-        return Ok(b.emit(format_args!("arith.remui {lhs}, {rhs} : {elem}")));
+        return Ok(integer_division(b, lhs, rhs, elem, "arith.remsi", "arith.remui"));
     }
     let (wide, l, r) = if elem.is_float() {
         (Elem::new(if elem.bits() < 32 { "f32" } else { elem.name.as_str() }), widen(b, lhs, elem), widen(b, rhs, elem))
@@ -492,7 +522,11 @@ fn modulo(b: &mut Body, lhs: &str, rhs: &str, fmod: bool, elem: &Elem) -> Result
         return Err(elem.unsupported("mod"));
     };
     let float = wide.is_float();
-    let rem = b.emit(format_args!("{} {l}, {r} : {wide}", if float { "arith.remf" } else { "arith.remsi" }));
+    let rem = if float {
+        b.emit(format_args!("arith.remf {l}, {r} : {wide}"))
+    } else {
+        integer_division(b, &l, &r, &wide, "arith.remsi", "arith.remui")
+    };
     let y = if fmod {
         rem
     } else {

@@ -130,8 +130,13 @@ mod tests {
     #[test]
     fn outputs_whose_file_names_collide_are_refused_before_writing() {
         let spec = |name: &str| TensorSpec { name: name.into(), dtype: DType::F32, shape: vec![1] };
-        let signature =
-            Signature { inputs: vec![], outputs: vec![spec("y.1"), spec("y_1")], arena_bytes: 0, arena_alignment: 1 };
+        let signature = Signature {
+            inputs: vec![],
+            outputs: vec![spec("y.1"), spec("y_1")],
+            arena_bytes: 0,
+            arena_alignment: 1,
+            checks: vec![],
+        };
         let one = Tensor::from_bytes(DType::F32, &[1], &[0, 0, 128, 63]).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let error = write_outputs(&signature, &[one.clone(), one], dir.path()).unwrap_err();

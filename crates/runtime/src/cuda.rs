@@ -81,6 +81,8 @@ pub struct CudaModel {
     weights: DeviceBuffer,
     inputs: Vec<DeviceBuffer>,
     outputs: Vec<DeviceBuffer>,
+    /// The run-time checks' status (an `i32` the kernels write; unused without checks).
+    status: DeviceBuffer,
     module: CUmodule,
     stream: Arc<CudaStream>,
     context: Arc<CudaContext>,
@@ -133,6 +135,7 @@ impl CudaModel {
                     KernelArg::Input(i) => i < signature.inputs.len(),
                     KernelArg::Output(i) => i < signature.outputs.len(),
                     KernelArg::Arena | KernelArg::Weights => true,
+                    KernelArg::Status => !signature.checks.is_empty(),
                 };
                 if !valid {
                     return Err(RuntimeError::Load(format!(
@@ -142,7 +145,9 @@ impl CudaModel {
                 }
             }
         }
+        let status = DeviceBuffer::new(4)?;
         Ok(CudaModel {
+            status,
             signature,
             kernels,
             arena,
@@ -180,6 +185,7 @@ impl CudaModel {
                     KernelArg::Weights => self.weights.pointer,
                     KernelArg::Input(i) => self.inputs[i].pointer,
                     KernelArg::Output(i) => self.outputs[i].pointer,
+                    KernelArg::Status => self.status.pointer,
                 })
                 .collect();
             let mut params: Vec<*mut c_void> = pointers.iter_mut().map(|p| (p as *mut CUdeviceptr).cast()).collect();
@@ -210,6 +216,11 @@ impl CudaModel {
             // Safety: the tensor owns `bytes` writable bytes.
             let slice = unsafe { std::slice::from_raw_parts_mut(tensor.as_mut_ptr(), bytes) };
             buffer.download(slice)?;
+        }
+        if !self.signature.checks.is_empty() {
+            let mut status = [0u8; 4];
+            self.status.download(&mut status)?;
+            self.signature.status(i32::from_ne_bytes(status))?;
         }
         Ok(outputs)
     }

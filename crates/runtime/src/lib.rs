@@ -37,15 +37,20 @@ pub enum RuntimeError {
     Load(String),
     #[error("CUDA: {0}")]
     Cuda(String),
+    /// A run-time check of the compiled code failed (status `code`): the outputs are not to
+    /// be used.
+    #[error("the model's run-time check failed: {message} (status {code}; the outputs are not valid)")]
+    Check { code: i32, message: String },
 }
 
 impl strata_error::HasKind for RuntimeError {
     fn kind(&self) -> strata_error::ErrorKind {
         use strata_error::ErrorKind;
         match self {
-            RuntimeError::Input { .. } | RuntimeError::InputCount { .. } | RuntimeError::Data(_) => {
-                ErrorKind::InvalidInput
-            }
+            RuntimeError::Input { .. }
+            | RuntimeError::InputCount { .. }
+            | RuntimeError::Data(_)
+            | RuntimeError::Check { .. } => ErrorKind::InvalidInput,
             RuntimeError::Npy(_) | RuntimeError::Load(_) => ErrorKind::Io,
             RuntimeError::Cuda(_) => ErrorKind::Internal,
         }
@@ -68,10 +73,15 @@ pub struct Signature {
     /// Arena size in bytes (0: the model has no intermediates).
     pub arena_bytes: usize,
     pub arena_alignment: usize,
+    /// The compiled code's run-time checks (out-of-range indices, integer division by zero),
+    /// by status code - 1: what a non-zero status from the entry point means.
+    pub checks: Vec<String>,
 }
 
-/// The C entry point of DESIGN.md's ABI: `strata_<name>_run(weights, arena, inputs, outputs)`.
-pub type EntryFn = unsafe extern "C" fn(*const u8, *mut u8, *const *const u8, *const *mut u8);
+/// The C entry point of DESIGN.md's ABI: `int strata_<name>_run(weights, arena, inputs,
+/// outputs)`, returning 0, or the code of the run-time check that failed (1-based, see
+/// [`Signature::checks`]).
+pub type EntryFn = unsafe extern "C" fn(*const u8, *mut u8, *const *const u8, *const *mut u8) -> i32;
 
 /// A compiled, runnable host model.
 pub struct Model {
@@ -166,8 +176,7 @@ impl Model {
         let arena = self.arena.as_mut_ptr();
         // Safety: every buffer has the size the compiled code expects (checked above) and the
         // arena is the model's own, planned size.
-        unsafe { self.call(arena, &input_pointers, &output_pointers) };
-        Ok(())
+        unsafe { self.call(arena, &input_pointers, &output_pointers) }
     }
 
     /// A new arena for [`Model::run_raw`]: one per concurrent call.
@@ -198,18 +207,18 @@ impl Model {
             return Err(RuntimeError::Data("output buffers or arena do not match the model".into()));
         }
         // Safety: the caller's contract.
-        unsafe { self.call(arena.as_mut_ptr(), inputs, outputs) };
-        Ok(())
+        unsafe { self.call(arena.as_mut_ptr(), inputs, outputs) }
     }
 
-    /// Calls the entry point.
+    /// Calls the entry point; a non-zero status is the failed check's error.
     ///
     /// # Safety
     /// As [`Model::run_raw`]; `arena` points at `signature().arena_bytes` bytes.
-    unsafe fn call(&self, arena: *mut u8, inputs: &[*const u8], outputs: &[*mut u8]) {
+    unsafe fn call(&self, arena: *mut u8, inputs: &[*const u8], outputs: &[*mut u8]) -> Result<(), RuntimeError> {
         let weights = if self.weights.is_empty() { std::ptr::null() } else { self.weights.as_slice().as_ptr() };
         // Safety: the caller's contract; the code only touches these buffers.
-        unsafe { (self.entry)(weights, arena, inputs.as_ptr(), outputs.as_ptr()) };
+        let status = unsafe { (self.entry)(weights, arena, inputs.as_ptr(), outputs.as_ptr()) };
+        self.signature.status(status)
     }
 }
 
@@ -221,6 +230,19 @@ unsafe impl Send for Model {}
 unsafe impl Sync for Model {}
 
 impl Signature {
+    /// The entry point's status as a result: 0 is success, a check's code its error.
+    pub fn status(&self, status: i32) -> Result<(), RuntimeError> {
+        if status == 0 {
+            return Ok(());
+        }
+        let message = usize::try_from(status - 1)
+            .ok()
+            .and_then(|k| self.checks.get(k))
+            .cloned()
+            .unwrap_or_else(|| format!("unknown status {status} (the model has {} checks)", self.checks.len()));
+        Err(RuntimeError::Check { code: status, message })
+    }
+
     /// Checks `inputs` and `outputs` against the signature (count, dtype, shape).
     pub fn check(&self, inputs: &[Tensor], outputs: &[Tensor]) -> Result<(), RuntimeError> {
         if inputs.len() != self.inputs.len() {

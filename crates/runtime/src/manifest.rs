@@ -31,6 +31,9 @@ pub struct Manifest {
     pub outputs: Vec<TensorEntry>,
     pub arena_bytes: usize,
     pub arena_alignment: usize,
+    /// The run-time checks, by the status code the entry point returns minus one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<String>,
     /// The weights blob, relative to the manifest, and its size (0 and none: no blob; a size
     /// and no file: a host library carries its blob itself).
     #[serde(default)]
@@ -60,6 +63,7 @@ impl Manifest {
             outputs: signature.outputs.iter().map(TensorEntry::from_spec).collect(),
             arena_bytes: signature.arena_bytes,
             arena_alignment: signature.arena_alignment,
+            checks: signature.checks.clone(),
             weights_bytes: 0,
             weights: None,
             kernels: Vec::new(),
@@ -123,6 +127,8 @@ pub enum KernelArg {
     Weights,
     Input(usize),
     Output(usize),
+    /// The run-time checks' `i32` status (see [`Manifest::checks`]).
+    Status,
 }
 
 impl TensorEntry {
@@ -165,6 +171,7 @@ impl Manifest {
             outputs: self.outputs.iter().map(|e| e.spec().expect("validated by read")).collect(),
             arena_bytes: self.arena_bytes,
             arena_alignment: self.arena_alignment,
+            checks: self.checks.clone(),
         }
     }
 

@@ -55,6 +55,9 @@ pub fn c_header(name: &str, signature: &Signature, weights_bytes: usize) -> Stri
             );
         }
     }
+    for (k, check) in signature.checks.iter().enumerate() {
+        text += &format!("/* status {}: {} */\n", k + 1, check.replace("*/", "* /"));
+    }
     let weights = if weights_bytes == 0 {
         "/* The model has no weights blob: pass NULL. */\n".to_owned()
     } else {
@@ -66,8 +69,8 @@ pub fn c_header(name: &str, signature: &Signature, weights_bytes: usize) -> Stri
     text += &format!(
         "\n#ifdef __cplusplus\nextern \"C\" {{\n#endif\n\n\
 /* Runs the model. weights: NULL for the library's own (strata_{name}_weights, below), or a copy
-   of them aligned to 64 bytes that stays unchanged while the model runs. arena: at least\n   STRATA_{upper}_ARENA_BYTES bytes aligned to STRATA_{upper}_ARENA_ALIGNMENT (NULL when 0).\n   inputs/outputs: one pointer per input/output, in the order above, each to a row-major\n   buffer of the listed element count, aligned to its element size. */\n\
-void strata_{name}_run(const uint8_t *weights, uint8_t *arena, const void *const *inputs, void *const *outputs);\n\n{weights}\n\
+   of them aligned to 64 bytes that stays unchanged while the model runs. arena: at least\n   STRATA_{upper}_ARENA_BYTES bytes aligned to STRATA_{upper}_ARENA_ALIGNMENT (NULL when 0).\n   inputs/outputs: one pointer per input/output, in the order above, each to a row-major\n   buffer of the listed element count, aligned to its element size. Returns 0, or the\n   1-based code of the run-time check that failed (the statuses listed above): the\n   outputs are then not valid. */\n\
+int strata_{name}_run(const uint8_t *weights, uint8_t *arena, const void *const *inputs, void *const *outputs);\n\n{weights}\n\
 #ifdef __cplusplus\n}}\n#endif\n\n#endif /* STRATA_{upper}_H */\n"
     );
     text

@@ -2,14 +2,16 @@
 //! assembly, object, JIT) sees it:
 //!
 //! ```c
-//! void strata_<name>_run(const uint8_t *weights, uint8_t *arena,
-//!                        const void *const *inputs, void *const *outputs);
+//! int strata_<name>_run(const uint8_t *weights, uint8_t *arena,
+//!                       const void *const *inputs, void *const *outputs);
 //! ```
 //!
 //! It loads each input and output pointer and calls the lowered model function (renamed
 //! `strata_<name>_main`, internal, so LLVM inlines it), whose bare-pointer arguments are the
-//! inputs, the outputs, then the arena when the model has intermediates, then the weights blob
-//! when `plan-weights` placed constants in one. An emitted object also carries the blob
+//! inputs, the outputs, the run-time checks' status (an `i32` on the wrapper's stack) when the
+//! model has checks, then the arena when the model has intermediates, then the weights blob
+//! when `plan-weights` placed constants in one. It returns the status: 0, or the code of the
+//! check that failed (`strata_frontend`'s checks; always 0 without checks). An emitted object also carries the blob
 //! ([`weights_symbol`]) and uses it when `weights` is null (`host::emit`).
 
 use crate::CodegenError;
@@ -31,6 +33,9 @@ pub struct EntrySignature {
     pub empty_outputs: Vec<usize>,
     /// Whether the model function takes the weights blob (its last argument).
     pub weights: bool,
+    /// Whether the model function returns the run-time checks' status (an `i32` out-param
+    /// after the outputs).
+    pub status: bool,
 }
 
 /// The exported symbol of a host object's weights blob.
@@ -51,7 +56,9 @@ pub fn add_entry(
         .filter(|op| op.name().as_string_ref().as_str() == Ok("llvm.func"))
         .ok_or_else(|| CodegenError::MissingFunction(function.to_owned()))?;
     let arguments = target.region(0).ok().and_then(|r| r.first_block()).map_or(0, |b| b.argument_count());
-    let plain = signature.inputs + signature.outputs - signature.empty_outputs.len() + usize::from(signature.weights);
+    let plain = signature.inputs + signature.outputs - signature.empty_outputs.len()
+        + usize::from(signature.weights)
+        + usize::from(signature.status);
     let arena = match arguments {
         n if n == plain => false,
         n if n == plain + 1 => true,
@@ -79,6 +86,13 @@ pub fn add_entry(
             operands.push(format!("%{prefix}{index}"));
         }
     }
+    if signature.status {
+        body += "    %one = llvm.mlir.constant(1 : i64) : i64\n";
+        body += "    %zero = llvm.mlir.constant(0 : i32) : i32\n";
+        body += "    %status = llvm.alloca %one x i32 : (i64) -> !llvm.ptr\n";
+        body += "    llvm.store %zero, %status : i32, !llvm.ptr\n";
+        operands.push("%status".into());
+    }
     if arena {
         operands.push("%arena".into());
     }
@@ -87,8 +101,13 @@ pub fn add_entry(
     }
     let types = vec!["!llvm.ptr"; operands.len()].join(", ");
     let text = format!(
-        "module {{\n  llvm.func @{inner}({types})\n  llvm.func @{entry}(%weights: !llvm.ptr, %arena: !llvm.ptr, %inputs: !llvm.ptr, %outputs: !llvm.ptr) {{\n{body}    llvm.call @{inner}({}) : ({types}) -> ()\n    llvm.return\n  }}\n}}\n",
-        operands.join(", ")
+        "module {{\n  llvm.func @{inner}({types})\n  llvm.func @{entry}(%weights: !llvm.ptr, %arena: !llvm.ptr, %inputs: !llvm.ptr, %outputs: !llvm.ptr) -> i32 {{\n{body}    llvm.call @{inner}({}) : ({types}) -> ()\n{}  }}\n}}\n",
+        operands.join(", "),
+        if signature.status {
+            "    %result = llvm.load %status : !llvm.ptr -> i32\n    llvm.return %result : i32\n"
+        } else {
+            "    %ok = llvm.mlir.constant(0 : i32) : i32\n    llvm.return %ok : i32\n"
+        }
     );
     let wrapper = strata.parse(&text, "entry point").map_err(|e| CodegenError::Entry(e.to_string()))?;
     let declaration =

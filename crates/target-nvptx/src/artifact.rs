@@ -84,6 +84,7 @@ pub fn launches(module: &Module<'_>, signature: &Signature) -> Result<Vec<Launch
             args.push(match position {
                 p if p < inputs => KernelArg::Input(p),
                 p if p < inputs + outputs => KernelArg::Output(p - inputs),
+                p if p == inputs + outputs && !signature.checks.is_empty() => KernelArg::Status,
                 p if Some(p as i64) == arena => KernelArg::Arena,
                 p if Some(p as i64) == weights => KernelArg::Weights,
                 p => {

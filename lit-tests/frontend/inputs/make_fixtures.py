@@ -1303,3 +1303,25 @@ save(
     ),
     "two_outputs.onnx",
 )
+
+# Run-time checks (lit-tests/driver/run-time-checks.mlir): a Gather of a token id computed at
+# run time, an integer division and a GatherND; the entry point returns the failed check.
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Gather", ["table", "ids"], ["rows"], name="embed"),
+            helper.make_node("Div", ["a", "b"], ["q"], name="divide"),
+            helper.make_node("GatherND", ["table", "at"], ["picked"], name="pick"),
+        ],
+        "checked",
+        [helper.make_tensor_value_info("table", TensorProto.FLOAT, [4, 3]),
+         helper.make_tensor_value_info("ids", TensorProto.INT64, [2]),
+         helper.make_tensor_value_info("a", TensorProto.INT32, [3]),
+         helper.make_tensor_value_info("b", TensorProto.INT32, [3]),
+         helper.make_tensor_value_info("at", TensorProto.INT64, [2, 2])],
+        [helper.make_tensor_value_info("rows", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("q", TensorProto.INT32, [3]),
+         helper.make_tensor_value_info("picked", TensorProto.FLOAT, [2])],
+    ),
+    "checked.onnx",
+)
