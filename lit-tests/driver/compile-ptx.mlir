@@ -8,6 +8,10 @@
 // RUN: strata compile %S/../frontend/inputs/layout.onnx --target=nvptx --chip=sm_90 -o %t/layout.ptx 2>&1 | FileCheck %s --check-prefix=WROTE
 // RUN: FileCheck %s --check-prefix=PTX < %t/layout.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/layout.json
+// An architecture LLVM does not know is an error, not a warning and a generic chip.
+// RUN: not strata compile %S/../frontend/inputs/layout.onnx --target=nvptx --chip=sm_1 -o %t/bad.ptx 2>&1 | FileCheck %s --check-prefix=CHIP
+// CHIP: error: {{.*}}'sm_1' is not a GPU architecture LLVM's NVPTX backend knows
+// CHIP-NOT: not a recognized processor
 // RUN: strata compile %S/../frontend/inputs/gemm.onnx --target=nvptx -o %t/gemm.ptx 2>&1 | FileCheck %s --check-prefix=GEMM
 // RUN: FileCheck %s --check-prefix=GEMMPTX < %t/gemm.ptx
 // RUN: strata compile %S/../frontend/inputs/conv_relu.onnx --target=nvptx -o %t/conv_relu.ptx

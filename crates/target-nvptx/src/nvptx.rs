@@ -39,11 +39,27 @@ pub struct PtxOptions {
     pub libdevice: Option<PathBuf>,
 }
 
+/// The GPU architectures LLVM 22's NVPTX backend knows (`llc -march=nvptx64 -mcpu=help`; a
+/// test compares when `llc` is installed). Any other name only made LLVM warn "not a
+/// recognized processor" and compile for a generic one.
+pub const CHIPS: &[&str] = &[
+    "sm_20", "sm_21", "sm_30", "sm_32", "sm_35", "sm_37", "sm_50", "sm_52", "sm_53", "sm_60", "sm_61", "sm_62",
+    "sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a",
+    "sm_100f", "sm_101", "sm_101a", "sm_101f", "sm_103", "sm_103a", "sm_103f", "sm_110", "sm_110a", "sm_110f",
+    "sm_120", "sm_120a", "sm_120f", "sm_121", "sm_121a", "sm_121f",
+];
+
 impl PtxOptions {
-    /// Options for `chip` (`sm_80` or `sm_90`, or any SM LLVM knows) with the PTX version
-    /// that chip needs at least (7.0 for sm_80, 7.8 for sm_90), and the libdevice found by
-    /// [`find_libdevice`].
+    /// Options for `chip` (`sm_80` or `sm_90`, or any SM LLVM knows: [`CHIPS`]) with the PTX
+    /// version that chip needs at least (7.0 for sm_80, 7.8 for sm_90), and the libdevice
+    /// found by [`find_libdevice`].
     pub fn for_chip(chip: &str) -> Result<PtxOptions, CodegenError> {
+        if !CHIPS.contains(&chip) {
+            return Err(CodegenError::Llvm(format!(
+                "'{chip}' is not a GPU architecture LLVM's NVPTX backend knows (sm_80, sm_90, ...: one of {})",
+                CHIPS.join(", ")
+            )));
+        }
         let sm: u32 =
             chip.strip_prefix("sm_").map(|s| s.trim_end_matches(['a', 'f'])).and_then(|s| s.parse().ok()).ok_or_else(
                 || CodegenError::Llvm(format!("'{chip}' is not an NVIDIA architecture (expected sm_80, sm_90, ...)")),
@@ -195,4 +211,38 @@ fn no_libdevice(calls: &[String], failed: Option<(&Path, String)>) -> CodegenErr
         "the kernels call NVIDIA libdevice math functions ({}) and {why}; set STRATA_LIBDEVICE to libdevice.10.bc (from a CUDA install's nvvm/libdevice, or fetched by `cargo xtask libdevice`) or CUDA_HOME",
         math.join(", ")
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_chips_are_refused() {
+        assert!(PtxOptions::for_chip("sm_90a").is_ok());
+        for chip in ["sm_1", "sm_91", "sm_80x", "compute_80", ""] {
+            let error = PtxOptions::for_chip(chip).unwrap_err().to_string();
+            assert!(error.contains("is not a GPU architecture"), "{chip}: {error}");
+        }
+    }
+
+    /// The table is LLVM's own list, where `llc` is installed beside the libraries.
+    #[test]
+    fn the_chip_table_is_llvms() {
+        let llc = std::path::Path::new("/usr/lib/llvm-22/bin/llc");
+        if !llc.is_file() {
+            return;
+        }
+        let output = std::process::Command::new(llc).args(["-march=nvptx64", "-mcpu=help"]).output().unwrap();
+        let text = String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);
+        let mut known: Vec<&str> = text
+            .split_whitespace()
+            .filter(|w| w.starts_with("sm_") && w[3..].chars().all(|c| c.is_ascii_alphanumeric()))
+            .collect();
+        known.sort_unstable();
+        known.dedup();
+        let mut table = CHIPS.to_vec();
+        table.sort_unstable();
+        assert_eq!(table, known);
+    }
 }
