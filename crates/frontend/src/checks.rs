@@ -8,6 +8,9 @@
 //! - Integer Div and Mod by zero. The kernels divide by 1 there instead of trapping (and
 //!   `INT_MIN / -1` wraps), and the status says so.
 //!
+//! Constant indices and divisors are checked at import instead (constant indices also in the
+//! operators the importer builds).
+//!
 //! Each check is a small graph of ONNX operators (`crate::expand`): a flag per element, its
 //! maximum over the tensor, times the check's code (its position in [`Importer::checks`] plus
 //! one). `@main` returns the maximum of all codes as one more result after the model's
@@ -20,30 +23,74 @@ use crate::expand::{attr_i, Expansion};
 use crate::fold::Folded;
 use crate::import::{node_name, operand, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
-use melior::ir::Block;
-use strata_ir::Error;
+use melior::ir::{Block, Location};
+use strata_ir::{Error, Val};
 
 impl Importer<'_> {
-    /// Adds the run-time checks `node` needs (before it is imported).
-    pub(crate) fn run_time_checks(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
-        if self.expanding > 0 || !self.scopes.is_empty() || !matches!(node.domain(), "" | "ai.onnx") {
+    /// Checks what `node` (before it is imported) indexes or divides by: constant indices now
+    /// (anywhere, importer-built operators too); for the model's own top-level nodes,
+    /// constant divisors now and indices and divisors computed at run time by run-time checks.
+    pub(crate) fn check_indices_and_divisors(
+        &mut self,
+        block: &Block,
+        node: &NodeProto,
+        index: usize,
+    ) -> Result<(), Error> {
+        if !matches!(node.domain(), "" | "ai.onnx") {
             return Ok(());
         }
-        match node.op_type() {
+        let top_level = self.expanding == 0 && self.scopes.is_empty();
+        if let Some((indices, bounds)) = self.indexed(node)? {
+            // Gather's import names indices of another type.
+            let (_, dtype) = self.shape_of(indices)?;
+            if node.op_type() == "Gather" && !matches!(dtype, DataType::Int64 | DataType::Int32) {
+                return Ok(());
+            }
+            if self.folded(indices).is_some() {
+                return self.check_constant_indices(indices, &bounds);
+            }
+            if top_level {
+                return self.check_indices(block, node, index, indices, &bounds);
+            }
+            return Ok(());
+        }
+        if !top_level || !matches!(node.op_type(), "Div" | "Mod") {
+            return Ok(());
+        }
+        let Some(divisor) = operand(node, 1) else { return Ok(()) };
+        let (_, dtype) = self.shape_of(divisor)?;
+        if !is_integer(dtype) {
+            return Ok(());
+        }
+        if let Some(constant) = self.folded(divisor) {
+            if constant.ints()?.contains(&0) {
+                return Err(Error::invalid_input(format!(
+                    "integer {} by zero: the constant divisor '{divisor}' holds 0",
+                    if node.op_type() == "Div" { "division" } else { "modulo" }
+                )));
+            }
+            return Ok(());
+        }
+        let mut e = expansion(block, node, index);
+        let zero = e.scalar(self, dtype, 0.0)?;
+        let bad = e.op(self, "Equal", &[divisor, &zero], vec![])?;
+        let what = if node.op_type() == "Div" { "integer division" } else { "integer modulo" };
+        self.add_check(&mut e, &bad, format!("{}: {what} by zero (divisor '{divisor}')", describe(node, index)))
+    }
+
+    /// For a gather or scatter node, its indices operand and the sizes of the dimensions its
+    /// entries index: one for every entry (the `axis`), or one per position of the last axis
+    /// (GatherND's and ScatterND's index tuples). None for other nodes, and for tuples of
+    /// length 0.
+    fn indexed<'n>(&self, node: &'n NodeProto) -> Result<Option<(&'n str, Vec<i64>)>, Error> {
+        let (Some(data), Some(indices)) = (operand(node, 0), operand(node, 1)) else { return Ok(None) };
+        let bounds = match node.op_type() {
             "Gather" | "GatherElements" | "ScatterElements" | "Scatter" => {
-                let (Some(data), Some(indices)) = (operand(node, 0), operand(node, 1)) else { return Ok(()) };
-                if self.folded(indices).is_some() {
-                    return Ok(());
-                }
                 let (shape, _) = self.shape_of(data)?;
                 let axis = crate::shapes::axis(crate::import::int(node, "axis", 0), shape.len() as i64)?;
-                self.check_indices(block, node, index, indices, &[shape[axis]])
+                vec![shape[axis]]
             }
             "GatherND" | "ScatterND" => {
-                let (Some(data), Some(indices)) = (operand(node, 0), operand(node, 1)) else { return Ok(()) };
-                if self.folded(indices).is_some() {
-                    return Ok(());
-                }
                 let ((shape, _), (index_shape, _)) = (self.shape_of(data)?, self.shape_of(indices)?);
                 let batch = if node.op_type() == "GatherND" {
                     crate::import::int(node, "batch_dims", 0).max(0) as usize
@@ -51,37 +98,44 @@ impl Importer<'_> {
                     0
                 };
                 let k = index_shape.last().copied().unwrap_or(0).max(0) as usize;
-                match shape.get(batch..batch + k) {
-                    Some(bounds) if !bounds.is_empty() => {
-                        let bounds = bounds.to_vec();
-                        self.check_indices(block, node, index, indices, &bounds)
-                    }
-                    _ => Ok(()),
-                }
+                shape.get(batch..batch + k).map(<[i64]>::to_vec).unwrap_or_default()
             }
-            "Div" | "Mod" => {
-                let Some(divisor) = operand(node, 1) else { return Ok(()) };
-                let (_, dtype) = self.shape_of(divisor)?;
-                if !is_integer(dtype) {
-                    return Ok(());
-                }
-                if let Some(constant) = self.folded(divisor) {
-                    if constant.ints()?.contains(&0) {
-                        return Err(Error::invalid_input(format!(
-                            "integer {} by zero: the constant divisor '{divisor}' holds 0",
-                            if node.op_type() == "Div" { "division" } else { "modulo" }
-                        )));
-                    }
-                    return Ok(());
-                }
-                let mut e = Expansion::named(block, format!("{}::check", node_name(node, index)), index);
-                let zero = e.scalar(self, dtype, 0.0)?;
-                let bad = e.op(self, "Equal", &[divisor, &zero], vec![])?;
-                let what = if node.op_type() == "Div" { "integer division" } else { "integer modulo" };
-                self.add_check(&mut e, &bad, format!("{}: {what} by zero (divisor '{divisor}')", describe(node, index)))
+            _ => return Ok(None),
+        };
+        Ok((!bounds.is_empty()).then_some((indices, bounds)))
+    }
+
+    /// Checks that the constant `indices` index dimensions of sizes `bounds` (as
+    /// [`Importer::indexed`] gives them), negative entries counting from the end: out of
+    /// range, they are an error of the model, reported here instead of a clamped read.
+    fn check_constant_indices(&self, indices: &str, bounds: &[i64]) -> Result<(), Error> {
+        let Some(folded) = self.folded(indices) else { return Ok(()) };
+        for (k, &i) in folded.ints()?.iter().enumerate() {
+            let (position, bound) =
+                if bounds.len() == 1 { (None, bounds[0]) } else { (Some(k % bounds.len()), bounds[k % bounds.len()]) };
+            if !(-bound..bound).contains(&i) {
+                let at = position.map_or(String::new(), |p| format!(" (position {p} of its index tuple)"));
+                return Err(Error::invalid_input(format!(
+                    "constant index {i} in '{indices}'{at} is out of range for a dimension of size {bound} (valid: {} to {})",
+                    -bound,
+                    bound - 1
+                )));
             }
-            _ => Ok(()),
         }
+        Ok(())
+    }
+
+    /// The status of every run-time check: the largest code of a failed one, else 0.
+    pub(crate) fn status(&mut self, block: &Block, location: Location) -> Result<Val, Error> {
+        let codes: Vec<String> = self.checks.iter().map(|(code, _)| code.clone()).collect();
+        let status = match codes.as_slice() {
+            [one] => one.clone(),
+            _ => {
+                let codes: Vec<&str> = codes.iter().map(String::as_str).collect();
+                Expansion::named(block, "strata.status".into(), 0).op(self, "Max", &codes, vec![])?
+            }
+        };
+        self.use_value(block, &status, location)
     }
 
     /// A check that every entry of `indices` indexes a dimension of its bound (`bounds[j]`
@@ -98,7 +152,7 @@ impl Importer<'_> {
         if !matches!(dtype, DataType::Int64 | DataType::Int32) {
             return Ok(());
         }
-        let mut e = Expansion::named(block, format!("{}::check", node_name(node, index)), index);
+        let mut e = expansion(block, node, index);
         let wide = if dtype == DataType::Int32 {
             e.op(self, "Cast", &[indices], vec![attr_i("to", DataType::Int64 as i64)])?
         } else {
@@ -144,6 +198,11 @@ fn is_integer(dtype: DataType) -> bool {
             | DataType::Uint32
             | DataType::Uint64
     )
+}
+
+/// The builder of `node`'s checks, its values named apart from the node's own.
+fn expansion<'b>(block: &'b Block<'b>, node: &NodeProto, index: usize) -> Expansion<'b> {
+    Expansion::named(block, format!("{}::check", node_name(node, index)), index)
 }
 
 /// How a check names its node: `node #3 'embed' (Gather)`.

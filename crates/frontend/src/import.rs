@@ -421,53 +421,6 @@ impl Importer<'_> {
         }
     }
 
-    /// The status of every run-time check: the largest code of a failed one, else 0.
-    fn status(&mut self, block: &Block, location: Location) -> Result<Val, Error> {
-        let codes: Vec<String> = self.checks.iter().map(|(code, _)| code.clone()).collect();
-        let status = if codes.len() == 1 {
-            codes[0].clone()
-        } else {
-            let node = NodeProto {
-                op_type: Some("Max".into()),
-                name: Some("strata.status".into()),
-                input: codes,
-                output: vec!["strata.status".into()],
-                ..Default::default()
-            };
-            self.expanding += 1;
-            let imported = self.node(block, &node, 0);
-            self.expanding -= 1;
-            imported?;
-            "strata.status".to_owned()
-        };
-        self.use_value(block, &status, location)
-    }
-
-    /// When `indices` is a constant, checks that its entries index dimensions of sizes
-    /// `bounds` (one bound for every entry, or `bounds[j]` for the entries at position `j` of
-    /// the last axis, as GatherND's tuples), negative entries counting from the end. The
-    /// compiled code clamps run-time indices; constant ones out of range are an error of the
-    /// model, reported here instead of reading a clamped row.
-    pub(crate) fn check_constant_indices(&self, indices: &str, bounds: &[i64]) -> Result<(), Error> {
-        let Some(folded) = self.folded(indices) else { return Ok(()) };
-        if bounds.is_empty() {
-            return Ok(());
-        }
-        for (k, &i) in folded.ints()?.iter().enumerate() {
-            let (position, bound) =
-                if bounds.len() == 1 { (None, bounds[0]) } else { (Some(k % bounds.len()), bounds[k % bounds.len()]) };
-            if !(-bound..bound).contains(&i) {
-                let at = position.map_or(String::new(), |p| format!(" (position {p} of its index tuple)"));
-                return Err(Error::invalid_input(format!(
-                    "constant index {i} in '{indices}'{at} is out of range for a dimension of size {bound} (valid: {} to {})",
-                    -bound,
-                    bound - 1
-                )));
-            }
-        }
-        Ok(())
-    }
-
     pub(crate) fn define_constant(&mut self, node: &NodeProto, folded: Folded) {
         let Folded { shape, dtype, bytes } = folded;
         self.values.insert(node.output[0].clone(), Entry::Constant(Constant { shape, dtype, bytes, value: None }));

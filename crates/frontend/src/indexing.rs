@@ -89,19 +89,6 @@ impl Importer<'_> {
         let ((data_shape, dtype), (idx_shape, _)) = (self.shape_of(data)?, self.shape_of(indices)?);
         let value = |this: &mut Self, name: &str| this.use_value(block, name, location).map(|v| v.get());
         let (d, i) = (value(self, data)?, value(self, indices)?);
-        match node.op_type() {
-            "GatherND" | "ScatterND" => {
-                let batch = if node.op_type() == "GatherND" { int(node, "batch_dims", 0).max(0) as usize } else { 0 };
-                let k = idx_shape.last().copied().unwrap_or(0).max(0) as usize;
-                if let Some(bounds) = data_shape.get(batch..batch + k) {
-                    self.check_constant_indices(indices, bounds)?;
-                }
-            }
-            _ => {
-                let axis = shapes::axis(int(node, "axis", 0), data_shape.len() as i64)?;
-                self.check_constant_indices(indices, &[data_shape[axis]])?;
-            }
-        }
         let op = match node.op_type() {
             "GatherElements" => {
                 let axis = shapes::axis(int(node, "axis", 0), data_shape.len() as i64)? as i64;

@@ -231,7 +231,6 @@ impl Importer<'_> {
             return Err(format!("indices must be int64 or int32, got {}", index_type.as_str_name()).into());
         }
         let a = shapes::axis(int(node, "axis", 0), data.len() as i64)?;
-        self.check_constant_indices(required(node, 1)?, &[data[a]])?;
         let axis = a as i64;
         let mut out = data[..a].to_vec();
         out.extend(&indices);

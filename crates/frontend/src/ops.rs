@@ -320,7 +320,7 @@ impl Importer<'_> {
         if self.fold(node)? {
             return Ok(());
         }
-        self.run_time_checks(block, node, index)?;
+        self.check_indices_and_divisors(block, node, index)?;
         let op = lookup(node.op_type()).ok_or_else(|| format!("operator {} is not supported", node.op_type()))?;
         match op.how {
             How::Elementwise(kind, attributes) => {

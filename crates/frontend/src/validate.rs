@@ -14,7 +14,7 @@ use crate::error::FrontendError;
 use crate::import::node_name;
 use crate::onnx::attribute_proto::AttributeType;
 use crate::onnx::{AttributeProto, GraphProto, NodeProto};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use strata_ir::Error;
 
 /// Checks `graph` (the model's main graph) at default-domain opset `opset`.
@@ -54,9 +54,11 @@ enum Failure<'g> {
 
 /// `scopes`: the names each enclosing graph defines, outermost first.
 fn check_graph<'g>(graph: &'g GraphProto, opset: i64, scopes: &mut Vec<BTreeSet<&'g str>>) -> Result<(), Failure<'g>> {
-    let mut defined: BTreeSet<&'g str> = BTreeSet::new();
+    // Every name this graph defines, with the node that defines it (none: an input or an
+    // initializer).
+    let mut defined: BTreeMap<&'g str, Option<usize>> = BTreeMap::new();
     for input in &graph.input {
-        if !defined.insert(input.name()) {
+        if defined.insert(input.name(), None).is_some() {
             return Err(Failure::Graph(format!("graph input '{}' is listed twice", input.name())));
         }
     }
@@ -67,28 +69,26 @@ fn check_graph<'g>(graph: &'g GraphProto, opset: i64, scopes: &mut Vec<BTreeSet<
         }
     }
     // An initializer may also be a graph input (its default value).
-    defined.extend(initializers);
-    // Which node defined each name, for the message.
-    let mut producers: Vec<(&'g str, usize)> = Vec::new();
+    defined.extend(initializers.into_iter().map(|name| (name, None)));
     for (index, node) in graph.node.iter().enumerate() {
         let fail = |error: Error| Failure::Node { index, node, path: String::new(), error: Box::new(error) };
         for output in node.output.iter().filter(|o| !o.is_empty()) {
             let name = output.as_str();
-            if defined.contains(name) || scopes.iter().any(|scope| scope.contains(name)) {
-                let by = match producers.iter().find(|(n, _)| *n == name) {
-                    Some(&(_, first)) => {
-                        let other = &graph.node[first];
-                        format!("node #{first} '{}' ({})", node_name(other, first), other.op_type())
-                    }
-                    None if defined.contains(name) => "a graph input or initializer".to_owned(),
-                    None => "an enclosing graph".to_owned(),
-                };
+            let by = match defined.get(name) {
+                Some(&Some(first)) => {
+                    let other = &graph.node[first];
+                    Some(format!("node #{first} '{}' ({})", node_name(other, first), other.op_type()))
+                }
+                Some(None) => Some("a graph input or initializer".to_owned()),
+                None if scopes.iter().any(|scope| scope.contains(name)) => Some("an enclosing graph".to_owned()),
+                None => None,
+            };
+            if let Some(by) = by {
                 return Err(fail(Error::invalid_input(format!(
                     "output '{name}' is already defined by {by}: every value must be defined once (single static assignment)"
                 ))));
             }
-            defined.insert(name);
-            producers.push((name, index));
+            defined.insert(name, Some(index));
         }
         check_attributes(node, opset).map_err(fail)?;
         let mut nested = node
@@ -99,7 +99,7 @@ fn check_graph<'g>(graph: &'g GraphProto, opset: i64, scopes: &mut Vec<BTreeSet<
         if nested.peek().is_none() {
             continue;
         }
-        scopes.push(defined.clone());
+        scopes.push(defined.keys().copied().collect());
         for (attribute, body) in nested {
             if let Err(failure) = check_graph(body, opset, scopes) {
                 scopes.pop();

@@ -36,7 +36,7 @@ pub fn binary(b: &mut Body, op: Binary, lhs: &str, rhs: &str, elem: &Elem) -> Re
         Binary::Greater => ("arith.cmpf ogt,", "arith.cmpi sgt,"),
     };
     if elem.is_int() && op == Binary::Div {
-        return Ok(integer_division(b, lhs, rhs, elem, "arith.divsi", "arith.divui"));
+        return Ok(integer_division(b, lhs, rhs, elem, false));
     }
     if elem.is_float() {
         if op == Binary::Pow && elem.bits() < 32 {
@@ -45,12 +45,9 @@ pub fn binary(b: &mut Body, op: Binary, lhs: &str, rhs: &str, elem: &Elem) -> Re
             return Ok(narrow(b, &p, elem));
         }
         Ok(b.emit(format_args!("{float} {lhs}, {rhs} : {elem}")))
-    } else if elem.is_int()
-        && elem.unsigned
-        && matches!(op, Binary::Div | Binary::Max | Binary::Min | Binary::Less | Binary::Greater)
+    } else if elem.is_int() && elem.unsigned && matches!(op, Binary::Max | Binary::Min | Binary::Less | Binary::Greater)
     {
         let unsigned = match op {
-            Binary::Div => "arith.divui",
             Binary::Max => "arith.maxui",
             Binary::Min => "arith.minui",
             Binary::Less => "arith.cmpi ult,",
@@ -68,13 +65,14 @@ pub fn binary(b: &mut Body, op: Binary, lhs: &str, rhs: &str, elem: &Elem) -> Re
     }
 }
 
-/// `lhs / rhs` (or the remainder, with `signed`/`unsigned` the ops) on integers, defined
-/// everywhere: LLVM's division by zero, and signed `MIN / -1`, is undefined and traps on x86
+/// `lhs / rhs` (or, with `remainder`, the remainder of truncating division) on integers,
+/// defined everywhere: LLVM's division by zero, and signed `MIN / -1`, is undefined and traps on x86
 /// (SIGFPE). A zero divisor divides by 1 instead (the result is `lhs`, the remainder 0; the
 /// run-time check that `strata_frontend::checks` adds for the node reports the error through
 /// the entry point's status), and a signed divisor of -1 negates (wrapping: `MIN / -1` is
 /// `MIN`, the remainder 0), as two's-complement arithmetic would.
-fn integer_division(b: &mut Body, lhs: &str, rhs: &str, elem: &Elem, signed: &str, unsigned: &str) -> String {
+fn integer_division(b: &mut Body, lhs: &str, rhs: &str, elem: &Elem, remainder: bool) -> String {
+    let (signed, unsigned) = if remainder { ("arith.remsi", "arith.remui") } else { ("arith.divsi", "arith.divui") };
     let zero = b.emit(format_args!("arith.constant 0 : {elem}"));
     let one = b.emit(format_args!("arith.constant 1 : {elem}"));
     let is_zero = b.emit(format_args!("arith.cmpi eq, {rhs}, {zero} : {elem}"));
@@ -87,11 +85,12 @@ fn integer_division(b: &mut Body, lhs: &str, rhs: &str, elem: &Elem, signed: &st
     let replaced = b.emit(format_args!("arith.ori {is_zero}, {is_minus_one} : i1"));
     let divisor = b.emit(format_args!("arith.select {replaced}, {one}, {rhs} : {elem}"));
     let quotient = b.emit(format_args!("{signed} {lhs}, {divisor} : {elem}"));
-    if signed == "arith.divsi" {
+    if remainder {
+        // x rem 1 is 0, as x rem -1.
+        quotient
+    } else {
         let negated = b.emit(format_args!("arith.subi {zero}, {lhs} : {elem}"));
         b.emit(format_args!("arith.select {is_minus_one}, {negated}, {quotient} : {elem}"))
-    } else {
-        quotient
     }
 }
 
@@ -512,7 +511,7 @@ fn activation(b: &mut Body, op: ScalarOp, x: &str, elem: &Elem) -> Result<String
 /// divisor's sign; a non-zero remainder whose sign differs from the divisor's moves by it).
 fn modulo(b: &mut Body, lhs: &str, rhs: &str, fmod: bool, elem: &Elem) -> Result<String, Error> {
     if elem.is_int() && elem.unsigned {
-        return Ok(integer_division(b, lhs, rhs, elem, "arith.remsi", "arith.remui"));
+        return Ok(integer_division(b, lhs, rhs, elem, true));
     }
     let (wide, l, r) = if elem.is_float() {
         (Elem::new(if elem.bits() < 32 { "f32" } else { elem.name.as_str() }), widen(b, lhs, elem), widen(b, rhs, elem))
@@ -525,7 +524,7 @@ fn modulo(b: &mut Body, lhs: &str, rhs: &str, fmod: bool, elem: &Elem) -> Result
     let rem = if float {
         b.emit(format_args!("arith.remf {l}, {r} : {wide}"))
     } else {
-        integer_division(b, &l, &r, &wide, "arith.remsi", "arith.remui")
+        integer_division(b, &l, &r, &wide, true)
     };
     let y = if fmod {
         rem
