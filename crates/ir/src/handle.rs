@@ -16,7 +16,7 @@
 //! Everything else is the melior API: [`Op::get`], [`Val::get`] and [`Blk::get`] give the
 //! melior reference to use it (builders, attribute wrappers, printing).
 
-use melior::ir::attribute::IntegerAttribute;
+use melior::ir::attribute::{IntegerAttribute, StringAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
 use melior::ir::{Attribute, AttributeLike, BlockRef, Location, Type, TypeLike, Value, ValueLike};
@@ -209,6 +209,11 @@ impl Op {
     /// Attribute `name` as an integer, if it is one.
     pub fn int_attribute(self, name: &str) -> Option<i64> {
         IntegerAttribute::try_from(self.attribute(name)?).ok().map(|a| a.value())
+    }
+
+    /// The op's symbol name (`sym_name`), if it has one.
+    pub fn symbol_name(self) -> Option<String> {
+        StringAttribute::try_from(self.attribute("sym_name")?).ok().map(|s| s.value().to_owned())
     }
 
     /// Sets attribute `name` (inherent or discardable) to `value`.

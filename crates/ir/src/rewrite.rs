@@ -5,7 +5,6 @@
 //! afterwards. That is why the erasing helpers are `unsafe`.
 
 use crate::handle::{Blk, Op, Val};
-use melior::ir::attribute::StringAttribute;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{BlockLike, RegionLike};
 
@@ -95,12 +94,7 @@ pub fn find_symbol<'c, 'a>(module: &'a melior::ir::Module<'c>, name: &str) -> Op
 pub fn find_symbol_in<'c, 'a>(block: melior::ir::BlockRef<'c, 'a>, name: &str) -> Option<OperationRef<'c, 'a>> {
     let mut op = block.first_operation();
     while let Some(current) = op {
-        if current
-            .attribute("sym_name")
-            .ok()
-            .and_then(|a| StringAttribute::try_from(a).ok())
-            .is_some_and(|s| s.value() == name)
-        {
+        if Op::of(&current).symbol_name().is_some_and(|s| s == name) {
             return Some(current);
         }
         op = current.next_in_block();

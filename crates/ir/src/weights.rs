@@ -15,7 +15,6 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::{LLVMContextRef, LLVMModuleRef, LLVMValueRef};
 use llvm_sys::target::{LLVMABISizeOfType, LLVMCreateTargetData, LLVMDisposeTargetData, LLVMTargetDataRef};
 use llvm_sys::LLVMTypeKind;
-use melior::ir::attribute::StringAttribute;
 use melior::ir::operation::OperationLike;
 use melior::ir::{BlockLike, Module};
 use std::collections::BTreeMap;
@@ -44,12 +43,7 @@ pub fn blob(strata: &StrataContext, module: &Module<'_>) -> Result<Vec<u8>, Erro
     let mut op = module.body().first_operation();
     while let Some(current) = op {
         if let Some(offset) = attrs::WEIGHTS_OFFSET.get(current) {
-            let name = current
-                .attribute("sym_name")
-                .ok()
-                .and_then(|a| StringAttribute::try_from(a).ok())
-                .map(|s| s.value().to_owned())
-                .unwrap_or_default();
+            let name = Op::of(&current).symbol_name().unwrap_or_default();
             offsets.insert(name, offset);
             Blk::of(&scratch.body()).append(Op::of(&current).clone_detached());
         }

@@ -16,7 +16,7 @@
 
 use crate::analyze::memref_bytes;
 use crate::pass::{append_argument, view_before};
-use melior::ir::attribute::{ArrayAttribute, Attribute, FlatSymbolRefAttribute, IntegerAttribute, StringAttribute};
+use melior::ir::attribute::{ArrayAttribute, Attribute, FlatSymbolRefAttribute, IntegerAttribute};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::{IntegerType, MemRefType};
 use melior::ir::{BlockLike, RegionLike, Type, ValueLike};
@@ -99,8 +99,9 @@ impl Pass for PlanWeights {
                 && current.attribute("constant").is_ok()
                 && value.is_some_and(|v| self.splats || !strata_ir::resource::is_splat(v))
             {
-                if let Some(name) = current.attribute("sym_name").ok().and_then(|a| StringAttribute::try_from(a).ok()) {
-                    globals.insert(name.value().to_owned(), strata_ir::Op::of(&current));
+                let op = strata_ir::Op::of(&current);
+                if let Some(name) = op.symbol_name() {
+                    globals.insert(name, op);
                 }
             }
             op = current.next_in_block();

@@ -143,7 +143,8 @@ pub fn emit_objects(
     // the module (the model function and the entry point).
     let size = |op: Op| op.collect(|_| true).len();
     let total = size(Op::of(&module.as_operation()));
-    let mut sized: Vec<(usize, String)> = kernels.iter().map(|&k| (size(k), symbol_name(k))).collect();
+    let mut sized: Vec<(usize, String)> =
+        kernels.iter().map(|&k| (size(k), k.symbol_name().unwrap_or_default())).collect();
     let rest = total - sized.iter().map(|(n, _)| n).sum::<usize>();
     sized.sort_by(|a, b| b.cmp(a));
     let mut load = vec![0usize; groups];
@@ -210,16 +211,6 @@ struct SendModule(inkwell::llvm_sys::prelude::LLVMModuleRef);
 // Safety: a module and its context move to one thread, which alone uses them until it ends.
 unsafe impl Send for SendModule {}
 
-/// The `sym_name` of a function.
-fn symbol_name(op: Op) -> String {
-    op.get()
-        .attribute("sym_name")
-        .ok()
-        .and_then(|a| StringAttribute::try_from(a).ok())
-        .map(|s| s.value().to_owned())
-        .unwrap_or_default()
-}
-
 /// Makes `module` (a copy) the part of group `group`: the bodies of the kernels of other
 /// groups go, and in every group but the first those of the other functions that hold code
 /// (the model function and the entry point), and the definitions of exported globals (the
@@ -231,7 +222,7 @@ fn keep_group(module: Op, group: usize, group_of: &std::collections::BTreeMap<St
     let external = melior::ir::Attribute::parse(unsafe { context.to_ref() }, "#llvm.linkage<external>")
         .ok_or("cannot build the external linkage attribute")?;
     for op in body.ops() {
-        let name = symbol_name(op);
+        let name = op.symbol_name().unwrap_or_default();
         let strip = if op.is("llvm.func") && op.body(0).is_some() {
             match group_of.get(&name) {
                 Some(&g) => g != group,

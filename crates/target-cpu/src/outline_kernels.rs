@@ -145,15 +145,6 @@ pub fn kernels(module: &Module<'_>) -> Vec<Op> {
     Blk::of(&module.body())
         .ops()
         .into_iter()
-        .filter(|op| {
-            op.is("llvm.func")
-                && op.body(0).is_some()
-                && op
-                    .get()
-                    .attribute("sym_name")
-                    .ok()
-                    .and_then(|a| StringAttribute::try_from(a).ok())
-                    .is_some_and(|s| is_kernel(s.value()))
-        })
+        .filter(|op| op.is("llvm.func") && op.body(0).is_some() && op.symbol_name().is_some_and(|s| is_kernel(&s)))
         .collect()
 }

@@ -17,7 +17,6 @@ use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple};
 use inkwell::values::AsValueRef;
 use inkwell::OptimizationLevel;
-use melior::ir::attribute::StringAttribute;
 use melior::ir::operation::OperationLike;
 use melior::ir::{BlockLike, Module};
 use std::path::{Path, PathBuf};
@@ -122,12 +121,7 @@ pub fn emit_ptx(module: &Module<'_>, options: &PtxOptions) -> Result<(String, Ve
             let kernels = unsafe { inkwell::module::Module::new(raw as *mut _) };
             // Outlining names every kernel after its function (`main_kernel`); the gpu.module's
             // own symbol is unique, so the kernel takes that name (what launches refer to).
-            let symbol = current
-                .attribute("sym_name")
-                .ok()
-                .and_then(|a| StringAttribute::try_from(a).ok())
-                .map(|s| s.value().to_owned())
-                .unwrap_or_default();
+            let symbol = strata_ir::Op::of(&current).symbol_name().unwrap_or_default();
             for function in kernels.get_functions().filter(|f| f.get_call_conventions() == PTX_KERNEL) {
                 function.as_global_value().set_name(&symbol);
             }
