@@ -208,12 +208,12 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), CommandError> {
                 .map_err(|e| format!("error: rewrite-report: {e}"))?;
             let (text, json) = strata_egraph_mlir::report(&graph, &outcome, start.elapsed());
             if let Some(path) = &args.graph_json {
-                std::fs::write(path, graph.to_json() + "\n")
+                strata_runtime::write_atomic(path, (graph.to_json() + "\n").as_bytes())
                     .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
             }
             if let Some(path) = &args.report_json {
                 let pretty = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
-                std::fs::write(path, pretty + "\n")
+                strata_runtime::write_atomic(path, (pretty + "\n").as_bytes())
                     .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
             }
             text.into_bytes()
@@ -269,7 +269,7 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), CommandError> {
         (None, _) => None,
     };
     match path {
-        Some(path) => std::fs::write(&path, output)
+        Some(path) => strata_runtime::write_atomic(&path, &output)
             .map_err(|e| CommandError::io(format!("error: cannot write {}: {e}", path.display()))),
         None => {
             use std::io::Write;

@@ -96,7 +96,7 @@ pub fn run(args: &ImportArgs) -> Result<(), CommandError> {
         text.push('\n');
     }
     match &args.output {
-        Some(path) => std::fs::write(path, text)
+        Some(path) => strata_runtime::write_atomic(path, text.as_bytes())
             .map_err(|e| CommandError::io(format!("error: cannot write {}: {e}", path.display()))),
         None => {
             print!("{text}");

@@ -282,7 +282,8 @@ fn write_output(output: &str, text: &str) -> Result<(), String> {
             .and_then(|_| stdout.flush())
             .map_err(|e| format!("error: cannot write output: {e}\n"))
     } else {
-        std::fs::write(output, text).map_err(|e| format!("error: cannot write '{output}': {e}\n"))
+        strata_runtime::write_atomic(std::path::Path::new(output), text.as_bytes())
+            .map_err(|e| format!("error: cannot write '{output}': {e}\n"))
     }
 }
 

@@ -13,10 +13,12 @@ pub mod cli;
 pub mod compare;
 #[cfg(feature = "cuda")]
 pub mod cuda;
+pub mod files;
 pub mod manifest;
 pub mod tensor;
 
 pub use compare::{compare, Comparison};
+pub use files::write_atomic;
 pub use manifest::{KernelArg, Launch, Manifest};
 pub use tensor::{AlignedBytes, DType, Element, Tensor};
 

@@ -157,10 +157,10 @@ impl Manifest {
         Ok((manifest, path.parent().map_or_else(PathBuf::new, Path::to_path_buf)))
     }
 
-    /// Writes the manifest as pretty JSON.
+    /// Writes the manifest as pretty JSON, atomically.
     pub fn write(&self, path: &Path) -> Result<(), RuntimeError> {
         let text = serde_json::to_string_pretty(self).map_err(|e| RuntimeError::Data(e.to_string()))?;
-        std::fs::write(path, text + "\n")
+        crate::files::write_atomic(path, (text + "\n").as_bytes())
             .map_err(|e| RuntimeError::Data(format!("cannot write {}: {e}", path.display())))
     }
 

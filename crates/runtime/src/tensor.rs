@@ -397,17 +397,13 @@ impl Tensor {
     /// renamed over it once complete, so a reader (or a concurrent writer) never sees a torn file.
     pub fn write_npy(&self, path: &Path) -> Result<(), RuntimeError> {
         let error = |e: std::io::Error| RuntimeError::Npy(format!("{}: {e}", path.display()));
-        let dir = match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir,
-            _ => Path::new("."),
+        let write = |file: &std::fs::File| {
+            self.write_npy_to(file).map_err(|e| match e {
+                RuntimeError::Npy(why) => RuntimeError::Npy(format!("{}: {why}", path.display())),
+                other => other,
+            })
         };
-        let temp = tempfile::Builder::new().prefix(".strata-").suffix(".npy.tmp").tempfile_in(dir).map_err(error)?;
-        self.write_npy_to(temp.as_file()).map_err(|e| match e {
-            RuntimeError::Npy(why) => RuntimeError::Npy(format!("{}: {why}", path.display())),
-            other => other,
-        })?;
-        temp.persist(path).map_err(|e| error(e.error))?;
-        Ok(())
+        crate::files::write_atomic_with(path, write, error)
     }
 
     /// Writes the tensor in `.npy` format to `file`.

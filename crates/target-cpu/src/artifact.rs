@@ -96,25 +96,28 @@ pub fn write(
     let jobs = crate::host::codegen_jobs();
     let jobs = if crate::host::worth_splitting(module, jobs) { jobs } else { 1 };
     let objects = crate::host::emit_objects(module, Some(embedded), jobs).map_err(|e| Error::of(&e))?;
+    // Objects and the linked library go to a private temporary directory beside the output,
+    // and the library is renamed into place: concurrent compiles to one path share no
+    // temporary, and a reader never loads a half-written library.
+    let dir = tempfile::Builder::new()
+        .prefix(".strata-link-")
+        .tempdir_in(strata_runtime::files::parent_dir(&paths.main))
+        .map_err(|e| format!("cannot create a temporary directory beside {}: {e}", paths.main.display()))?;
     let mut temps = Vec::with_capacity(objects.len());
     for (part, object) in objects.iter().enumerate() {
-        let temp = paths.main.with_extension(format!("strata-tmp{part}.o"));
-        if let Err(e) = std::fs::write(&temp, object) {
-            temps.iter().for_each(|t| drop(std::fs::remove_file(t)));
-            return Err(format!("cannot write {}: {e}", temp.display()).into());
-        }
+        let temp = dir.path().join(format!("part{part}.o"));
+        std::fs::write(&temp, object).map_err(|e| format!("cannot write {}: {e}", temp.display()))?;
         temps.push(temp);
     }
+    let linked = dir.path().join("lib.so");
     let linker = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let mut link = std::process::Command::new(&linker);
-    link.arg("-shared").arg("-o").arg(&paths.main).args(&temps).arg("-lm");
+    link.arg("-shared").arg("-o").arg(&linked).args(&temps).arg("-lm");
     // Parallel kernels call LLVM's OpenMP runtime: a dependency of the shared object.
     if crate::jit::uses_openmp(module) {
         link.arg(format!("-l:{}", strata_runtime::OPENMP_LIBRARY));
     }
-    let status = link.status();
-    temps.iter().for_each(|t| drop(std::fs::remove_file(t)));
-    match status {
+    match link.status() {
         Ok(s) if s.success() => {}
         Ok(s) => {
             return Err(Error::io(format!("linking {} with `{linker} -shared` failed ({s})", paths.main.display())))
@@ -123,7 +126,8 @@ pub fn write(
             return Err(Error::io(format!("cannot run the linker `{linker}` (set CC to a C compiler driver): {e}")))
         }
     }
-    std::fs::write(&paths.header, c_header(name, signature, weights.len()))
+    std::fs::rename(&linked, &paths.main).map_err(|e| format!("cannot write {}: {e}", paths.main.display()))?;
+    strata_runtime::write_atomic(&paths.header, c_header(name, signature, weights.len()).as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", paths.header.display()))?;
     let mut manifest = Manifest::new(name, "host", signature);
     manifest.entry = entry.to_owned();
