@@ -7,6 +7,9 @@
 // RUN: not strata plan %S/inputs/bad-records.csv 2>&1 | FileCheck %s --check-prefix=RECORDS
 // RUN: not strata plan %S/inputs/model.onnx 2>&1 | FileCheck %s --check-prefix=MODEL
 // RUN: strata plan %S/../passes/plan-arena.mlir --strategy=exact 2>&1 | FileCheck %s --check-prefix=MLIR
+// RUN: strata plan %S/inputs/chain-600.csv --budget-ms=100 | FileCheck %s --check-prefix=LIMIT
+// RUN: not strata plan %S/inputs/chain-600.csv --strategy=min-cost-flow 2>&1 | FileCheck %s --check-prefix=REFUSED
+// RUN: strata plan --list-strategies | FileCheck %s --check-prefix=LIST
 
 // CHECK: complex_records.csv: 9 buffers (9 in the arena)
 // CHECK-NEXT: strategy arena bytes lower bound gap optimal time ms objects/bound
@@ -44,9 +47,20 @@
 // RECORDS: error: {{.*}}bad-records.csv:3: upper 'x' is not a non-negative integer
 // MODEL: error: {{.*}}model.onnx: planning a model needs the ONNX importer
 
-// MLIR: note: "unplannable": not planned: {{.*}}plan-arena.mlir":{{[0-9]+}}:8): dynamic sizes or symbols
-// MLIR: note: "unplannable": not planned: %alloc#0 {{.*}}: escapes through the function's results
+// MLIR: note: unplannable: not planned: {{.*}}plan-arena.mlir":{{[0-9]+}}:8): dynamic sizes or symbols
+// MLIR: note: unplannable: not planned: %alloc#0 {{.*}}: escapes through the function's results
 // MLIR: plan-arena.mlir @mlp: 3 buffers (3 in the arena)
 // MLIR: exact 512 512 0.00% proved
 // MLIR: plan-arena.mlir @views_and_loops: 3 buffers (3 in the arena)
 // MLIR: exact 2048 2048 0.00% proved
+
+// A strategy beyond its documented size limit is left out of the table, which says why, and
+// refused when asked for by name.
+// LIMIT: chain-600.csv: 600 buffers (600 in the arena)
+// LIMIT: greedy-best
+// LIMIT-NOT: min-cost-flow {{[0-9]}}
+// LIMIT: exact 139 139 0.00% proved
+// LIMIT-NEXT: skipped: 'min-cost-flow' is limited to 500 arena buffers (a reuse edge per ordered pair of buffers) and this problem has 600: use offsets-greedy-by-size or exact
+// REFUSED: error: {{.*}}chain-600.csv: 'min-cost-flow' is limited to 500 arena buffers
+// LIST: naive
+// LIST: exact

@@ -5,6 +5,14 @@
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena{record-plan=true}))' | FileCheck %s --check-prefix=PLAN
 // RUN: not strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena{alignment=3}))' 2>&1 | FileCheck %s --check-prefix=ALIGN
 // RUN: not strata-opt %s -p 'builtin.module(func.func(plan-arena{strategy=best}))' 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// RUN: strata-opt %S/inputs/many-buffers.mlir -p 'builtin.module(func.func(plan-arena{strategy=min-cost-flow}))' 2>&1 | FileCheck %s --check-prefix=FALLBACK
+
+// A strategy beyond its size limit gives way to one within it, with a warning; the compile
+// goes on.
+// FALLBACK: warning: 'func.func' op plan-arena: 'min-cost-flow' is limited to 500 arena buffers {{.*}} this problem has 501{{.*}}; planned with 'offsets-greedy-by-size' instead
+// FALLBACK: func.func @many(%arg0: f32
+// FALLBACK-SAME: strata.arena_strategy = "offsets-greedy-by-size"
+// FALLBACK-NOT: memref.alloc
 
 // The bufferized two-layer MLP of docs/examples: %h (matmul result) dies at the add that
 // produces %a, so %a is written in place (offset 0); %z lives throughout (offset 256).

@@ -75,7 +75,8 @@ enum Task {
 #[derive(Subcommand)]
 enum Bench {
     /// Every planning strategy on every instance of ../shared/bench/planner and on synthetic
-    /// 1k/10k/100k-buffer traces: bytes, ratio to the bound, time.
+    /// 1k/10k/100k/1M-buffer traces: bytes, ratio to the bound, time (strategies beyond their
+    /// size limit are skipped, and the table says so).
     Plan {
         /// Exact-solver budget per instance, in milliseconds.
         #[arg(long, default_value_t = 1000)]

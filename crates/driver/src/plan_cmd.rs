@@ -7,13 +7,14 @@ use crate::compile::CommandError;
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
-use strata_plan::report::{plan, render_svg, render_table, Strategy};
+use strata_plan::report::{plan, render_svg, render_table, PlanReport, Strategy};
 use strata_plan::{Budget, Problem};
 
 #[derive(Debug, Args)]
 pub struct PlanArgs {
     /// A MiniMalloc CSV file or a memref-level `.mlir` file.
-    pub file: PathBuf,
+    #[arg(required_unless_present = "list_strategies")]
+    pub file: Option<PathBuf>,
     /// Strategy to run (default: every strategy, side by side). See `--list-strategies`.
     #[arg(long)]
     pub strategy: Option<String>,
@@ -44,7 +45,8 @@ pub fn run(args: &PlanArgs) -> Result<(), CommandError> {
     if !args.alignment.is_power_of_two() {
         return Err(format!("error: --alignment {} is not a power of two", args.alignment).into());
     }
-    let problems = load(&args.file, args.alignment)?;
+    let Some(file) = &args.file else { return Err("error: no input file".into()) };
+    let problems = load(file, args.alignment)?;
     let strategies = match &args.strategy {
         Some(name) => vec![Strategy::parse(name).map_err(|e| format!("error: {e}"))?],
         None => Strategy::all(),
@@ -53,11 +55,37 @@ pub fn run(args: &PlanArgs) -> Result<(), CommandError> {
     for (name, problem) in &problems {
         let classes = problem.buffers.iter().filter(|b| b.class.in_arena()).count();
         println!("{name}: {} buffers ({classes} in the arena)", problem.buffers.len());
-        let mut reports = Vec::new();
+        let mut reports: Vec<PlanReport> = Vec::new();
+        let mut skipped = Vec::new();
+        let mut best = 0;
         for &strategy in &strategies {
-            reports.push(plan(problem, strategy, budget).map_err(|e| format!("error: {name}: {e}"))?);
+            // The side-by-side table leaves out what is beyond its size limit, and says so; a
+            // strategy asked for by name is refused with the same reason.
+            if let Some(reason) = strategy.beyond_limit(problem).filter(|_| args.strategy.is_none()) {
+                skipped.push(reason);
+                continue;
+            }
+            let mut report = plan(problem, strategy, budget).map_err(|e| format!("error: {name}: {e}"))?;
+            // Only the best plan (the first of the smallest, proved first) is written out: the
+            // others keep their table row, not a placement per buffer.
+            let key = |r: &PlanReport| (r.arena_bytes, !r.optimal);
+            if reports.is_empty() || key(&report) < key(&reports[best]) {
+                if let Some(previous) = reports.get_mut(best) {
+                    previous.buffers = Vec::new();
+                }
+                best = reports.len();
+            } else {
+                report.buffers = Vec::new();
+            }
+            reports.push(report);
         }
         print!("{}", render_table(&reports));
+        for reason in skipped {
+            println!("  skipped: {reason}");
+        }
+        for report in reports.iter().filter(|r| r.note.is_some()) {
+            println!("  note: {}: {}", report.strategy, report.note.as_deref().unwrap_or_default());
+        }
         for class in &reports[0].classes {
             println!(
                 "  {:<10} {:>6} buffers {:>12} bytes{}",
@@ -67,15 +95,16 @@ pub fn run(args: &PlanArgs) -> Result<(), CommandError> {
                 if class.class.in_arena() { " (arena)" } else { "" }
             );
         }
-        let best = reports.iter().min_by_key(|r| (r.arena_bytes, !r.optimal)).expect("at least one strategy");
+        let best = &reports[best];
         if problems.len() > 1 && (args.json.is_some() || args.svg.is_some()) {
             return Err("error: --json/--svg need an input with one function".into());
         }
         if let Some(path) = &args.json {
-            std::fs::write(path, best.to_json()).map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+            strata_runtime::write_atomic(path, best.to_json().as_bytes())
+                .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
         }
         if let Some(path) = &args.svg {
-            std::fs::write(path, render_svg(best))
+            strata_runtime::write_atomic(path, render_svg(best).as_bytes())
                 .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
         }
     }
@@ -98,14 +127,14 @@ fn load(path: &std::path::Path, alignment: u64) -> Result<Vec<(String, Problem)>
             let mut op = module.body().first_operation();
             while let Some(func) = op {
                 if strata_ir::ods::op_name(func) == "func.func" {
-                    let symbol = func.attribute("sym_name").map(|a| a.to_string()).unwrap_or_default();
+                    let symbol = strata_ir::Op::of(&func).symbol_name().unwrap_or_default();
                     let analysis =
                         strata_plan_mlir::analyze(func, alignment, false).map_err(|e| format!("error: {e}"))?;
                     for reason in &analysis.skipped {
                         eprintln!("note: {symbol}: not planned: {reason}");
                     }
                     if !analysis.problem.buffers.is_empty() {
-                        problems.push((format!("{name} @{}", symbol.trim_matches('"')), analysis.problem));
+                        problems.push((format!("{name} @{symbol}"), analysis.problem));
                     }
                 }
                 op = func.next_in_block();

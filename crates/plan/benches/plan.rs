@@ -1,5 +1,5 @@
 //! `cargo xtask bench plan`: every strategy on every planner instance (the shared MiniMalloc,
-//! OmniMalloc and TFLite sets) and on synthetic 1k/10k/100k-buffer traces. Prints arena
+//! OmniMalloc and TFLite sets) and on synthetic 1k/10k/100k/1M-buffer traces. Prints arena
 //! bytes, the ratio to the lower bound and the time per strategy, side by side, so the
 //! strategies are compared within one run. Heuristic times are medians of up to five runs.
 //!
@@ -41,18 +41,19 @@ fn main() {
     if instances.is_empty() {
         eprintln!("no instances under {} (pass --dir)", dir.display());
     }
-    for n in [1_000usize, 10_000, 100_000] {
+    for n in [1_000usize, 10_000, 100_000, 1_000_000] {
         instances.push((format!("synthetic-{}k", n / 1000), synthetic(n, 42)));
     }
     let budget = Budget { nodes: u64::MAX, time: Some(Duration::from_millis(budget_ms)) };
     for (name, problem) in instances.iter().filter(|(n, _)| n.contains(&filter)) {
         println!("== {name}: {} buffers, capacity {:?}", problem.buffers.len(), problem.capacity);
         let mut reports = Vec::new();
+        let mut skipped = Vec::new();
         for strategy in Strategy::all() {
-            let large = problem.buffers.len() > 2_000;
-            let quadratic = matches!(strategy, Strategy::Objects(s) if !matches!(s, strata_plan::ObjectStrategy::Naive | strata_plan::ObjectStrategy::Equality | strata_plan::ObjectStrategy::GreedyInOrder));
-            if large && (quadratic || strategy == Strategy::Exact) {
-                continue; // quadratic (or search) strategies are not meant for this size
+            // What `strata plan` skips (beyond the strategy's documented size limit).
+            if let Some(reason) = strategy.beyond_limit(problem) {
+                skipped.push(reason);
+                continue;
             }
             match plan(problem, strategy, budget) {
                 Ok(mut report) => {
@@ -73,6 +74,9 @@ fn main() {
             }
         }
         print!("{}", render_table(&reports));
+        for reason in skipped {
+            println!("  skipped: {reason}");
+        }
         println!();
     }
 }

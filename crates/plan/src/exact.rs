@@ -39,6 +39,8 @@ pub struct ExactResult {
     /// `plan.arena == lower_bound`, or every smaller capacity was proved infeasible.
     pub optimal: bool,
     pub nodes: u64,
+    /// Why the search did not run (the instance is beyond its size limit), if it did not.
+    pub note: Option<String>,
 }
 
 mod search;
@@ -147,19 +149,55 @@ impl<'a> Solver<'a> {
     }
 }
 
-/// Minimises the arena size exactly, within `budget`.
-pub fn solve(problem: &Problem, mut budget: Budget) -> ExactResult {
+/// Minimises the arena size exactly, within `budget`. The greedy plans come first (the
+/// better one is the first upper bound, and the answer when it meets the max-load bound);
+/// the search starts only on instances whose lists stay under a fixed size (see
+/// `search::MAX_ENTRIES`; beyond it the result says why in `note`), and its recursion grows
+/// its stack on the heap, so any size is planned in bounded memory.
+pub fn solve(problem: &Problem, budget: Budget) -> ExactResult {
+    solve_within(problem, budget, search::MAX_ENTRIES)
+}
+
+/// [`solve`] with the search's size limit as a parameter (tests use a small one).
+pub(crate) fn solve_within(problem: &Problem, mut budget: Budget, max_entries: u64) -> ExactResult {
     let start = Instant::now();
     let deadline = budget.time.map(|t| start + t);
     let items = items(problem);
-    let mut solver = Solver::new(Instance::new(&items, problem.dag.as_ref()));
     let lower_bound = crate::bounds::max_load(problem);
-    // Upper bound: the better greedy.
-    let mut best = [OffsetStrategy::GreedyBySize, OffsetStrategy::GreedyByBreadth]
-        .into_iter()
-        .map(|s| s.run(problem))
-        .min_by_key(|p| p.arena)
-        .expect("two strategies");
+    // Upper bound: the better greedy. By size first; by breadth only when that one missed
+    // the bound and the budget leaves room for it (it takes about 1.5 times as long).
+    let mut best = OffsetStrategy::GreedyBySize.run(problem);
+    let by_size = start.elapsed();
+    if best.arena > lower_bound && deadline.is_none_or(|d| Instant::now() + by_size * 3 / 2 < d) {
+        let breadth = OffsetStrategy::GreedyByBreadth.run(problem);
+        if breadth.arena < best.arena {
+            best = breadth;
+        }
+    }
+    let greedy = |best: OffsetPlan, note: Option<String>| ExactResult {
+        optimal: best.arena <= lower_bound,
+        lower_bound,
+        nodes: 0,
+        plan: best,
+        note,
+    };
+    if best.arena <= lower_bound {
+        return greedy(best, None);
+    }
+    // The search's lists grow with the overlap pairs: beyond a fixed size it is not started,
+    // and the greedy plan stands (with the max-load bound), so memory stays bounded.
+    if search::entries(&items, problem.dag.as_ref(), max_entries).is_none() {
+        let note = format!(
+            "{} items are beyond the exact search's size limit ({max_entries} list entries): the greedy plan \
+             stands",
+            items.len(),
+        );
+        return greedy(best, Some(note));
+    }
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        return greedy(best, Some("the time budget was spent by the greedy plans".into()));
+    }
+    let mut solver = Solver::new(Instance::new(&items, problem.dag.as_ref()));
     let mut used = 0u64;
     let mut proved_low = lower_bound; // certified: every smaller capacity is infeasible
     let mut resume = Resume::default();
@@ -216,5 +254,5 @@ pub fn solve(problem: &Problem, mut budget: Budget) -> ExactResult {
         }
         proved = best.arena <= low;
     }
-    ExactResult { optimal: proved, lower_bound: low.max(lower_bound), nodes: used, plan: best }
+    ExactResult { optimal: proved, lower_bound: low.max(lower_bound), nodes: used, plan: best, note: None }
 }

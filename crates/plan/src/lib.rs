@@ -38,6 +38,9 @@ pub enum PlanError {
     UnknownStrategy(String),
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// The problem is beyond the strategy's documented size limit.
+    #[error("{0}")]
+    TooLarge(String),
     #[error("internal error: strategy '{strategy}' produced an invalid plan:\n{}", .violations.iter().map(|v| format!("  {}", v.0)).collect::<Vec<_>>().join("\n"))]
     InvalidPlan { strategy: String, violations: Vec<Violation> },
 }
@@ -50,7 +53,7 @@ impl strata_error::HasKind for PlanError {
             PlanError::Csv { .. } | PlanError::InvalidBuffer { .. } | PlanError::UnknownStrategy(_) => {
                 ErrorKind::InvalidInput
             }
-            PlanError::Unsupported(_) => ErrorKind::Unsupported,
+            PlanError::Unsupported(_) | PlanError::TooLarge(_) => ErrorKind::Unsupported,
             PlanError::InvalidPlan { .. } => ErrorKind::Internal,
         }
     }

@@ -13,19 +13,20 @@ pub struct OffsetPlan {
     pub arena: u64,
 }
 
-/// A group of buffers that must share one offset.
+/// A group of buffers that must share one offset: an in-place chain, named by its root (the
+/// lowest buffer index of the chain).
 #[derive(Clone, Debug)]
 pub struct Item {
-    pub members: Vec<usize>,
+    pub root: usize,
     pub lower: u64,
     pub upper: u64,
     pub size: u64,
     pub align: u64,
 }
 
-/// The items of a problem: in-place chains merged (union-find), arena buffers only, in
-/// the order of their roots (the lowest buffer index of each chain).
-pub fn items(problem: &Problem) -> Vec<Item> {
+/// Per buffer, the root of its in-place chain (union-find; a buffer without a partner is its
+/// own root).
+fn chain_roots(problem: &Problem) -> Vec<usize> {
     let n = problem.buffers.len();
     let mut parent: Vec<usize> = (0..n).collect();
     fn root(parent: &mut [usize], mut x: usize) -> usize {
@@ -41,17 +42,26 @@ pub fn items(problem: &Problem) -> Vec<Item> {
             parent[a.max(c)] = a.min(c);
         }
     }
-    let mut item_of_root = vec![usize::MAX; n];
-    let mut items: Vec<(usize, Item)> = Vec::new(); // (root, item)
+    for i in 0..n {
+        parent[i] = root(&mut parent, i);
+    }
+    parent
+}
+
+/// The items of a problem: in-place chains merged, arena buffers only, in the order of their
+/// roots. No allocation per item: a million buffers cost two vectors.
+pub fn items(problem: &Problem) -> Vec<Item> {
+    let roots = chain_roots(problem);
+    let mut item_of_root = vec![usize::MAX; problem.buffers.len()];
+    let mut items: Vec<Item> = Vec::new();
     for i in problem.arena_buffers() {
         let b = &problem.buffers[i];
-        let r = root(&mut parent, i);
+        let r = roots[i];
         if item_of_root[r] == usize::MAX {
             item_of_root[r] = items.len();
-            items.push((r, Item { members: Vec::new(), lower: b.lower, upper: b.upper, size: 0, align: 1 }));
+            items.push(Item { root: r, lower: b.lower, upper: b.upper, size: 0, align: 1 });
         }
-        let item = &mut items[item_of_root[r]].1;
-        item.members.push(i);
+        let item = &mut items[item_of_root[r]];
         item.lower = item.lower.min(b.lower);
         item.upper = item.upper.max(b.upper);
         item.size = item.size.max(b.size);
@@ -59,21 +69,25 @@ pub fn items(problem: &Problem) -> Vec<Item> {
     }
     // Roots are the lowest index of their set, but a set's first arena buffer may come after
     // another set's: order by root.
-    items.sort_by_key(|&(r, _)| r);
-    items.into_iter().map(|(_, item)| item).collect()
+    if !items.is_sorted_by_key(|item| item.root) {
+        items.sort_by_key(|item| item.root);
+    }
+    items
 }
 
 impl OffsetPlan {
-    /// Expands per-item offsets to per-buffer offsets.
+    /// Expands per-item offsets (of [`items`] of the same problem) to per-buffer offsets.
     pub fn from_items(problem: &Problem, items: &[Item], item_offsets: &[u64]) -> OffsetPlan {
-        let mut offsets = vec![None; problem.buffers.len()];
+        let roots = chain_roots(problem);
+        let mut offset_of_root = vec![None; problem.buffers.len()];
         let mut arena = 0;
         for (item, &offset) in items.iter().zip(item_offsets) {
-            for &m in &item.members {
-                offsets[m] = Some(offset);
-            }
+            offset_of_root[item.root] = Some(offset);
             arena = arena.max(offset + item.size);
         }
+        let offsets = (0..problem.buffers.len())
+            .map(|i| if problem.buffers[i].class.in_arena() { offset_of_root[roots[i]] } else { None })
+            .collect();
         OffsetPlan { offsets, arena }
     }
 }
@@ -133,20 +147,39 @@ fn breadth_order(items: &[Item]) -> Vec<usize> {
             ops.push((t, load as u64));
         }
     }
-    // Sparse table of the best op (largest breadth, then earliest) over ranges of ops.
-    let better =
-        |a: usize, b: usize| if (ops[b].1, std::cmp::Reverse(b)) > (ops[a].1, std::cmp::Reverse(a)) { b } else { a };
-    let mut table: Vec<Vec<usize>> = vec![(0..ops.len()).collect()];
-    let mut width = 1;
-    while 2 * width <= ops.len() {
-        let previous = table.last().expect("level 0 exists");
-        let level = (0..=ops.len() - 2 * width).map(|i| better(previous[i], previous[i + width])).collect();
-        table.push(level);
-        width *= 2;
+    // A segment tree of the best op (largest breadth, then earliest) over ranges of ops:
+    // two words per op, where a sparse table would take one per op and level.
+    let better = |a: u32, b: u32| {
+        if (ops[b as usize].1, std::cmp::Reverse(b)) > (ops[a as usize].1, std::cmp::Reverse(a)) {
+            b
+        } else {
+            a
+        }
+    };
+    let width = ops.len().max(1);
+    let mut tree = vec![0u32; 2 * width];
+    for (k, slot) in tree[width..].iter_mut().enumerate() {
+        *slot = k as u32;
+    }
+    for k in (1..width).rev() {
+        tree[k] = better(tree[2 * k], tree[2 * k + 1]);
     }
     let best_op = |from: usize, to: usize| {
-        let level = (usize::BITS - 1 - (to - from).leading_zeros()) as usize;
-        better(table[level][from], table[level][to - (1 << level)])
+        let (mut l, mut r) = (from + width, to + width);
+        let mut best: Option<u32> = None;
+        while l < r {
+            if l & 1 == 1 {
+                best = Some(best.map_or(tree[l], |b| better(b, tree[l])));
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                best = Some(best.map_or(tree[r], |b| better(b, tree[r])));
+            }
+            l >>= 1;
+            r >>= 1;
+        }
+        best.expect("an item spans at least one op") as usize
     };
     let position = |t: u64| ops.partition_point(|&(time, _)| time < t);
     use std::cmp::Reverse;

@@ -78,8 +78,23 @@ impl Problem {
         Problem { buffers, capacity: None, dag: None }
     }
 
-    /// Checks sizes, lifetimes, alignments and in-place partners.
+    /// Checks sizes, lifetimes, alignments and in-place partners, and that every plan's arena
+    /// size fits in a `u64` (the arena buffers' sizes and alignment paddings sum within it),
+    /// so no strategy can overflow computing one.
     pub fn check(&self) -> Result<(), PlanError> {
+        let mut total = 0u64;
+        for buffer in self.buffers.iter().filter(|b| b.class.in_arena()) {
+            let padded = buffer.size.checked_add(buffer.align.saturating_sub(1));
+            total = match padded.and_then(|p| total.checked_add(p)) {
+                Some(total) => total,
+                None => {
+                    return Err(PlanError::InvalidBuffer {
+                        id: buffer.id.clone(),
+                        message: "the arena buffers' sizes (with alignment) sum past 2^64 bytes".into(),
+                    })
+                }
+            };
+        }
         for (index, buffer) in self.buffers.iter().enumerate() {
             let bad = |message: String| PlanError::InvalidBuffer { id: buffer.id.clone(), message };
             if buffer.lower >= buffer.upper {
@@ -145,7 +160,9 @@ impl Problem {
             let mut buffer = Buffer::new(
                 id.and_then(|c| record.get(c)).map_or_else(|| index.to_string(), str::to_owned),
                 number(lower, "lower")?,
-                number(upper, "upper")? + u64::from(inclusive),
+                number(upper, "upper")?
+                    .checked_add(u64::from(inclusive))
+                    .ok_or_else(|| err(line, "'end' is the largest integer: the lifetime has no end".into()))?,
                 number(size, "size")?,
             );
             if let Some(c) = align {

@@ -44,6 +44,44 @@ impl Strategy {
         Strategy::all().into_iter().map(Strategy::name).collect()
     }
 
+    /// Whether `problem` is beyond the strategy's documented size limit, and why. The limits
+    /// keep every strategy within about a second and a few hundred megabytes on this class of
+    /// machine; [`plan`] refuses a problem beyond them and `strata plan` skips the strategy
+    /// and says so. Counted in arena buffers:
+    /// - `min-cost-flow`: 500 (a reuse edge per ordered pair, an SPFA per augmentation);
+    /// - `greedy-by-size` and `greedy-best` (shared objects): 2,000 (TFLite's priority
+    ///   update re-scans every unassigned buffer against every object after each step);
+    /// - `greedy-by-breadth` (shared objects): 20,000 (one live set per start time);
+    /// - with a dependency DAG (parallel-aware), every offset strategy and the exact solver:
+    ///   20,000 (placement and validation compare every pair);
+    /// - `naive`, `equality`, `greedy-in-order`, the offset strategies and the exact solver
+    ///   have none: they run in O(n log n) plus the overlap pairs (the exact search itself
+    ///   bounds its lists and stops at its budget, see [`crate::exact::solve`]).
+    pub fn beyond_limit(self, problem: &Problem) -> Option<String> {
+        let n = problem.buffers.iter().filter(|b| b.class.in_arena()).count();
+        let object_limit = |s: ObjectStrategy| match s {
+            ObjectStrategy::MinCostFlow => Some((500, "a reuse edge per ordered pair of buffers")),
+            ObjectStrategy::GreedyBySize | ObjectStrategy::GreedyBest => {
+                Some((2_000, "each step re-scans every unassigned buffer against every object"))
+            }
+            ObjectStrategy::GreedyByBreadth => Some((20_000, "one live set per start time")),
+            ObjectStrategy::Naive | ObjectStrategy::Equality | ObjectStrategy::GreedyInOrder => None,
+        };
+        let dag_limit = problem.dag.is_some().then_some((20_000, "parallel-aware placement compares every pair"));
+        let limit = match self {
+            Strategy::Objects(s) | Strategy::Offsets(OffsetStrategy::Objects(s)) => object_limit(s),
+            Strategy::Offsets(_) | Strategy::Exact => dag_limit,
+        };
+        let (limit, why) = limit?;
+        (n > limit).then(|| {
+            format!(
+                "'{}' is limited to {limit} arena buffers ({why}) and this problem has {n}: use \
+                 offsets-greedy-by-size or exact",
+                self.name()
+            )
+        })
+    }
+
     pub fn parse(name: &str) -> Result<Strategy, PlanError> {
         Strategy::all()
             .into_iter()
@@ -67,6 +105,9 @@ pub struct PlanReport {
     pub objects_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub objects_bound: Option<u64>,
+    /// What the strategy left undone and why (the exact solver beyond its size limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// Bytes per memory class (constants and I/O are outside the arena).
     pub classes: Vec<ClassTotal>,
     pub buffers: Vec<BufferPlacement>,
@@ -118,9 +159,13 @@ impl PlanReport {
 /// Runs `strategy`, validates the plan, and reports it.
 pub fn plan(problem: &Problem, strategy: Strategy, budget: Budget) -> Result<PlanReport, PlanError> {
     problem.check()?;
+    if let Some(reason) = strategy.beyond_limit(problem) {
+        return Err(PlanError::TooLarge(reason));
+    }
     let start = Instant::now();
     let bound = max_load(problem);
     let invalid = |violations| PlanError::InvalidPlan { strategy: strategy.name(), violations };
+    let mut note = None;
     let (offsets, lower_bound, optimal, objects): (OffsetPlan, u64, bool, Option<(u64, u64)>) = match strategy {
         Strategy::Objects(s) => {
             let objects = s.run(problem);
@@ -136,6 +181,7 @@ pub fn plan(problem: &Problem, strategy: Strategy, budget: Budget) -> Result<Pla
         }
         Strategy::Exact => {
             let result = exact::solve(problem, budget);
+            note = result.note;
             (result.plan, result.lower_bound, result.optimal, None)
         }
     };
@@ -174,6 +220,7 @@ pub fn plan(problem: &Problem, strategy: Strategy, budget: Budget) -> Result<Pla
         time_ms,
         objects_bytes: objects.map(|o| o.0),
         objects_bound: objects.map(|o| o.1),
+        note,
         classes,
         buffers,
     })

@@ -98,6 +98,73 @@ fn exact_proves_a_bound_gap() {
 }
 
 #[test]
+fn exact_beyond_its_size_limit_keeps_the_greedy_plan_and_says_so() {
+    // Both greedy plans take 8 bytes; 7 (the max-load bound) is achievable.
+    let text = "id,lower,upper,size\na,0,1,4\nb,0,2,3\nc,1,3,1\nd,3,6,3\ne,2,4,4\n";
+    let problem = Problem::from_csv(text).unwrap();
+    let greedy =
+        OffsetStrategy::GreedyBySize.run(&problem).arena.min(OffsetStrategy::GreedyByBreadth.run(&problem).arena);
+    assert!(greedy > max_load(&problem), "the instance needs the search");
+    let result = crate::exact::solve_within(&problem, nodes_only(100_000), 4);
+    validate_offsets(&problem, &result.plan).unwrap();
+    assert_eq!((result.plan.arena, result.nodes, result.optimal), (greedy, 0, false));
+    assert!(result.note.as_deref().is_some_and(|n| n.contains("size limit (4 list entries)")), "{:?}", result.note);
+    // Within the limit the search runs and proves the optimum.
+    let result = crate::exact::solve_within(&problem, nodes_only(100_000), 1_000);
+    assert!(result.optimal && result.note.is_none() && result.plan.arena == 7);
+}
+
+#[test]
+fn exact_returns_a_greedy_plan_that_meets_the_bound_without_searching() {
+    let problem = Problem::from_csv(COMPLEX_RECORDS).unwrap();
+    let result = solve(&problem, nodes_only(1));
+    assert_eq!((result.plan.arena, result.lower_bound, result.optimal, result.nodes), (96, 96, true, 0));
+}
+
+/// A chain of `n` buffers, each live for two ops.
+fn chain(n: usize) -> Problem {
+    Problem::new((0..n).map(|i| Buffer::new(i.to_string(), i as u64, i as u64 + 2, 64 + (i as u64 % 7))).collect())
+}
+
+#[test]
+fn strategies_beyond_their_size_limit_are_refused_with_the_reason() {
+    let problem = chain(600);
+    let refused = plan(&problem, Strategy::Objects(ObjectStrategy::MinCostFlow), nodes_only(1000)).unwrap_err();
+    let message = refused.to_string();
+    assert!(
+        message.contains("'min-cost-flow' is limited to 500 arena buffers") && message.contains("has 600"),
+        "{message}"
+    );
+    assert!(message.contains("use offsets-greedy-by-size or exact"), "{message}");
+    // Every strategy within its limit plans it; the scalable ones have no limit.
+    for strategy in Strategy::all() {
+        let within = strategy.beyond_limit(&problem).is_none();
+        assert_eq!(plan(&problem, strategy, nodes_only(1000)).is_ok(), within, "{}", strategy.name());
+    }
+    let unlimited =
+        ["naive", "equality", "greedy-in-order", "offsets-greedy-by-size", "offsets-greedy-by-breadth", "exact"];
+    let big = chain(30_000);
+    for strategy in Strategy::all() {
+        assert_eq!(
+            strategy.beyond_limit(&big).is_none(),
+            unlimited.contains(&strategy.name().as_str()),
+            "{}",
+            strategy.name()
+        );
+    }
+}
+
+#[test]
+fn sizes_that_would_overflow_the_arena_are_refused() {
+    let text = format!("id,lower,upper,size\na,0,2,{}\nb,0,2,{}\n", u64::MAX / 2 + 1, u64::MAX / 2 + 1);
+    let error = Problem::from_csv(&text).unwrap_err().to_string();
+    assert!(error.contains("buffer 'b'") && error.contains("sum past 2^64"), "{error}");
+    let text = format!("buffer,start,end,size\na,0,{},8\n", u64::MAX);
+    let error = Problem::from_csv(&text).unwrap_err().to_string();
+    assert!(error.contains(":2:") && error.contains("no end"), "{error}");
+}
+
+#[test]
 fn csv_errors_name_the_line() {
     let error = Problem::from_csv("id,lower,upper,size\n0,0,2,32\n1,4,x,8\n").unwrap_err();
     assert_eq!(error.to_string(), "<text>:3: upper 'x' is not a non-negative integer");

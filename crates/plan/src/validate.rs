@@ -66,7 +66,7 @@ pub fn validate_offsets(problem: &Problem, plan: &OffsetPlan) -> Result<(), Vec<
     }
     // Sweep over time; the live buffers are kept sorted by offset. Live buffers never
     // overlap, so a new buffer overlaps some live one iff it overlaps a neighbour.
-    events.sort_by_key(|&(t, start, i)| (t, start, i));
+    events.sort_unstable();
     let mut live: BTreeMap<(u64, usize), u64> = BTreeMap::new(); // (offset, buffer) -> end
     for (_, start, i) in events {
         let offset = plan.offsets[i].expect("arena buffers checked above");
@@ -84,12 +84,12 @@ pub fn validate_offsets(problem: &Problem, plan: &OffsetPlan) -> Result<(), Vec<
         };
         let before = live.range(..=(offset, usize::MAX)).next_back().map(|(&(o, b), &e)| (o, b, e));
         let after = live.range((offset, usize::MAX)..).next().map(|(&(o, b), &e)| (o, b, e));
-        // Every live buffer at the same offset (in-place partners may stack there).
-        let mut same: Vec<(u64, usize, u64)> =
-            live.range((offset, 0)..=(offset, usize::MAX)).map(|(&(o, b), &e)| (o, b, e)).collect();
-        same.extend(before.filter(|&(o, _, _)| o != offset));
-        same.extend(after.filter(|&(o, _, _)| o != offset));
-        for (o, b, e) in same {
+        // Every live buffer at the same offset (in-place partners may stack there), and the
+        // neighbours below and above.
+        let same = live.range((offset, 0)..=(offset, usize::MAX)).map(|(&(o, b), &e)| (o, b, e));
+        let neighbours =
+            before.filter(|&(o, _, _)| o != offset).into_iter().chain(after.filter(|&(o, _, _)| o != offset));
+        for (o, b, e) in same.chain(neighbours) {
             if o < end && offset < e && clash(b, o) {
                 report(b, o, e);
             }

@@ -55,13 +55,62 @@ pub(super) struct Instance<'a> {
     key: u128,
 }
 
+/// Entries an instance holds beyond O(n): its section lists and neighbour pairs. Beyond
+/// this (about 256 MB of lists) the exact search is not started.
+pub(super) const MAX_ENTRIES: u64 = 1 << 25;
+
+/// The sections of `items`: the sorted distinct end points and each item's section range.
+fn sections_of(items: &[Item]) -> (Vec<u64>, Vec<(usize, usize)>) {
+    let mut points: Vec<u64> = items.iter().flat_map(|i| [i.lower, i.upper]).collect();
+    points.sort_unstable();
+    points.dedup();
+    let position = |t: u64| points.binary_search(&t).expect("registered point");
+    let span = items.iter().map(|i| (position(i.lower), position(i.upper))).collect();
+    (points, span)
+}
+
+/// Calls `pair(a, b)` once for every two items of non-zero size that overlap in time: a
+/// sweep by start time, O(n log n + pairs) time, O(n) memory.
+fn overlapping_pairs(items: &[Item], mut pair: impl FnMut(usize, usize)) {
+    let mut order: Vec<usize> = (0..items.len()).filter(|&i| items[i].size > 0).collect();
+    order.sort_unstable_by_key(|&i| (items[i].lower, i));
+    let mut live: Vec<usize> = Vec::new();
+    let mut now = None;
+    for i in order {
+        let lower = items[i].lower;
+        if now != Some(lower) {
+            live.retain(|&j| items[j].upper > lower);
+            now = Some(lower);
+        }
+        for &j in &live {
+            pair(j, i);
+        }
+        live.push(i);
+    }
+}
+
+/// The entries an instance of `items` would hold (see [`MAX_ENTRIES`]), counted without
+/// building it; `None` once the count passes `limit`.
+pub(super) fn entries(items: &[Item], dag: Option<&OpDag>, limit: u64) -> Option<u64> {
+    let (_, span) = sections_of(items);
+    let mut total: u64 = span.iter().zip(items).filter(|(_, i)| i.size > 0).map(|(&(a, b), _)| (b - a) as u64).sum();
+    if dag.is_some() {
+        // Every pair is compared against the DAG.
+        let n = items.len() as u64;
+        total = total.saturating_add(n.saturating_mul(n) / 2);
+    }
+    if total > limit {
+        return None;
+    }
+    let mut pairs = 0u64;
+    overlapping_pairs(items, |_, _| pairs += 2);
+    total = total.saturating_add(pairs);
+    (total <= limit).then_some(total)
+}
+
 impl<'a> Instance<'a> {
     pub fn new(items: &'a [Item], dag: Option<&OpDag>) -> Self {
-        let mut points: Vec<u64> = items.iter().flat_map(|i| [i.lower, i.upper]).collect();
-        points.sort_unstable();
-        points.dedup();
-        let position = |t: u64| points.binary_search(&t).expect("registered point");
-        let span: Vec<(usize, usize)> = items.iter().map(|i| (position(i.lower), position(i.upper))).collect();
+        let (points, span) = sections_of(items);
         let mut covering = vec![Vec::new(); points.len().saturating_sub(1)];
         for (k, &(a, b)) in span.iter().enumerate() {
             if items[k].size > 0 {
@@ -71,11 +120,10 @@ impl<'a> Instance<'a> {
             }
         }
         let mut neighbours = vec![Vec::new(); items.len()];
-        for list in &covering {
-            for &a in list {
-                neighbours[a].extend(list.iter().copied().filter(|&b| b != a));
-            }
-        }
+        overlapping_pairs(items, |a, b| {
+            neighbours[a].push(b);
+            neighbours[b].push(a);
+        });
         let mut unordered = vec![Vec::new(); items.len()];
         if let Some(dag) = dag {
             for a in 0..items.len() {
@@ -93,7 +141,6 @@ impl<'a> Instance<'a> {
         }
         for list in &mut neighbours {
             list.sort_unstable();
-            list.dedup();
         }
         let zobrist: Vec<(u128, u128)> =
             (0..items.len() as u64).map(|i| (hash128(1, i, 0), hash128(2, i, 0))).collect();
@@ -409,7 +456,14 @@ impl<'a, 'b> Search<'a, 'b> {
     /// Places every item of `active` (all unplaced), or fails. `last` is the (offset, rank)
     /// of the previous placement on this path: later placements never go below it. The
     /// sub-problem's key is `self.hash ^ mask` (`mask` cancels what lies outside it).
+    ///
+    /// A path places one item per level, so the recursion is as deep as the instance is
+    /// large: the stack grows on the heap (`stacker`) rather than overflowing.
     fn dfs(&mut self, active: &[usize], last: (u64, usize), mask: u128, range: (usize, usize)) -> bool {
+        stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || self.dfs_node(active, last, mask, range))
+    }
+
+    fn dfs_node(&mut self, active: &[usize], last: (u64, usize), mask: u128, range: (usize, usize)) -> bool {
         if active.is_empty() {
             return true;
         }
