@@ -10,6 +10,8 @@
 // RUN: not strata-opt %S/inputs/unparsable.mlir 2>&1 | FileCheck %s --check-prefix=PARSE
 // RUN: not strata-opt %S/inputs/does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not strata-opt %s --no-such-flag 2>&1 | FileCheck %s --check-prefix=FLAG
+// RUN: not strata-opt %S/inputs/deep-nesting.mlir 2>&1 | FileCheck %s --check-prefix=DEEP
+// RUN: not strata-opt %s -p 'builtin.module(a(a(a(a(a(a(a(a(a(a(a(a(a(a(a(a(a(a(a(a(a(a(a(a(a(a(a(a(a(a(a(a(cse))))))))))))))))))))))))))))))))' 2>&1 | FileCheck %s --check-prefix=DEEP-PIPELINE
 
 // UNCLOSED: error: invalid pass pipeline at column 30: missing ')' to close 'builtin.module('
 // UNCLOSED-NEXT: builtin.module(func.func(cse)
@@ -44,3 +46,8 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // MISSING: error: cannot read '{{.*}}does-not-exist.mlir': No such file or directory
 
 // FLAG: error: unexpected argument '--no-such-flag' found
+
+// Nesting deep enough to overflow a recursive parser is refused first, at the first bracket
+// past the limit.
+// DEEP: deep-nesting.mlir:2:287: error: the IR nests deeper than 256 levels of brackets (regions, attributes, types): refused before parsing, which recurses once per level; flatten the IR
+// DEEP-PIPELINE: error: invalid pass pipeline at column {{[0-9]+}}: the pipeline nests deeper than 32 anchors

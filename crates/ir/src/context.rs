@@ -121,6 +121,15 @@ impl StrataContext {
     }
 
     fn parse_module(&self, text: &str, file: &str) -> Result<Module<'_>> {
+        if let Some((line, col)) = crate::nesting::too_deep(text, crate::nesting::MAX_NESTING) {
+            let message = format!(
+                "the IR nests deeper than {} levels of brackets (regions, attributes, types): refused before \
+                 parsing, which recurses once per level; flatten the IR",
+                crate::nesting::MAX_NESTING
+            );
+            let location = SourceLoc::File { file: file.to_owned(), line, col };
+            return Err(IrError::Parse { diagnostics: vec![Diagnostic::error(location, message)] });
+        }
         self.sink.take();
         let raw = unsafe { mlirModuleCreateParse(self.context.to_raw(), StringRef::new(text).to_raw()) };
         let mut diagnostics = self.sink.take();

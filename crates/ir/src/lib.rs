@@ -12,6 +12,7 @@ pub mod diagnostics;
 pub mod error;
 pub mod handle;
 pub mod llvm;
+pub mod nesting;
 pub mod nodes;
 pub mod ods;
 pub mod pass;

@@ -46,7 +46,7 @@ impl Pipeline {
                 format!("expected an anchor such as 'builtin.module({name})'; a pipeline must name the operation it runs on"),
             ));
         }
-        let pipeline = parser.nested(name)?;
+        let pipeline = parser.nested(name, 1)?;
         parser.skip_ws();
         if parser.pos != text.len() {
             return Err(parser.error("unexpected text after the end of the pipeline"));
@@ -107,6 +107,9 @@ impl fmt::Display for PassSpec {
     }
 }
 
+/// The deepest anchor nesting a pipeline may have (`builtin.module(func.func(...))` is 2).
+pub const MAX_PIPELINE_NESTING: usize = 32;
+
 struct Parser<'t> {
     text: &'t str,
     pos: usize,
@@ -152,8 +155,15 @@ impl Parser<'_> {
         Ok(self.text[start..self.pos].to_owned())
     }
 
-    /// Parses the elements of `anchor(` up to and including the closing `)`.
-    fn nested(&mut self, anchor: String) -> Result<Pipeline, PipelineError> {
+    /// Parses the elements of `anchor(` up to and including the closing `)`, at nesting
+    /// `depth` (the outermost anchor is 1). Deeper than [`MAX_PIPELINE_NESTING`] is an error,
+    /// before the recursion could overflow the stack.
+    fn nested(&mut self, anchor: String, depth: usize) -> Result<Pipeline, PipelineError> {
+        if depth > MAX_PIPELINE_NESTING {
+            return Err(self.error(format!(
+                "the pipeline nests deeper than {MAX_PIPELINE_NESTING} anchors (real pipelines nest a few)"
+            )));
+        }
         let mut elements = Vec::new();
         self.skip_ws();
         if self.eat(')') {
@@ -165,7 +175,7 @@ impl Parser<'_> {
             let name = self.name()?;
             self.skip_ws();
             if self.eat('(') {
-                elements.push(Element::Nested(self.nested(name)?));
+                elements.push(Element::Nested(self.nested(name, depth + 1)?));
             } else {
                 let options = if self.eat('{') { self.options()? } else { Vec::new() };
                 elements.push(Element::Pass(PassSpec { name, options, column }));
@@ -294,6 +304,8 @@ mod tests {
             ("builtin.module(,)", 15, "expected a pass or operation name"),
             ("builtin.module(cse))", 19, "unexpected text"),
             ("builtin.module(x{a=\"b})", 19, "unterminated string"),
+            // 33 anchors: the 33rd is refused where its elements start.
+            (&format!("{}cse{}", "a(".repeat(33), ")".repeat(33)), 66, "nests deeper than 32 anchors"),
         ];
         for (text, column, message) in cases {
             let error = Pipeline::parse(text).unwrap_err();
