@@ -6,8 +6,8 @@
 // computed at run time, a sequence as a graph output), and external data outside the model's
 // directory or past the end of its file (a model file is untrusted); graphs ONNX's checker
 // refuses (a value defined twice, in a branch too, a repeated graph input or output, an
-// attribute of the wrong type, unknown or missing) and constant indices out of range. Never
-// a panic.
+// attribute of the wrong type, unknown or missing), constant indices out of range, and
+// constants computed at import past --max-constant-bytes. Never a panic.
 // RUN: not strata import %S/inputs/unsupported.onnx 2>&1 | FileCheck %s --check-prefix=UNSUPPORTED
 // RUN: not strata import %S/inputs/symbolic.onnx 2>&1 | FileCheck %s --check-prefix=SYMBOLIC
 // RUN: strata import %S/inputs/symbolic.onnx --input-shape x=3x4 | FileCheck %s --check-prefix=FIXED
@@ -34,6 +34,9 @@
 // RUN: not strata import %S/inputs/invalid_attribute_unknown.onnx 2>&1 | FileCheck %s --check-prefix=ATTRUNKNOWN
 // RUN: not strata import %S/inputs/invalid_attribute_missing.onnx 2>&1 | FileCheck %s --check-prefix=ATTRMISSING
 // RUN: not strata import %S/inputs/invalid_gather_constant.onnx 2>&1 | FileCheck %s --check-prefix=GATHERCONST
+// RUN: not strata import %S/inputs/composite.onnx --max-constant-bytes=8 2>&1 | FileCheck %s --check-prefix=BUDGET
+// RUN: not strata compile %S/inputs/composite.onnx --max-constant-bytes=0 2>&1 | FileCheck %s --check-prefix=BUDGETZERO
+// RUN: strata import %S/inputs/composite.onnx --max-constant-bytes=4096 | FileCheck %s --check-prefix=BUDGETOK
 
 // UNSUPPORTED: error: {{.*}}unsupported.onnx: unsupported operators (nothing was imported):
 // UNSUPPORTED-NEXT: Bernoulli: 2 node(s): bernoulli0, bernoulli1
@@ -84,3 +87,7 @@
 // ATTRUNKNOWN: error: {{.*}}invalid_attribute_unknown.onnx: node #0 'relu' (Relu): Relu (opset 17) has no attribute 'slope' (its attributes: none)
 // ATTRMISSING: error: {{.*}}invalid_attribute_missing.onnx: node #0 'concat' (Concat): Concat requires attribute 'axis' (an int), which the node does not give
 // GATHERCONST: error: {{.*}}invalid_gather_constant.onnx: node #0 'pick' (Gather): constant index 3 in 'picks' is out of range for a dimension of size 3 (valid: -3 to 2)
+
+// BUDGET: error: {{.*}}composite.onnx: node #4 'triu' (Trilu): the constants computed at import would reach 16 bytes with 'triu::const1' (12 bytes), over the budget of 8 bytes: raise --max-constant-bytes if the model is trusted
+// BUDGETZERO: error: invalid value '0' for '--max-constant-bytes <BYTES>'
+// BUDGETOK: func.func @main

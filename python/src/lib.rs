@@ -329,7 +329,7 @@ struct Compiled {
 
 /// Compiles ONNX model bytes; see `strata.compile` for the arguments.
 #[pyfunction]
-#[pyo3(signature = (model, *, name, file_name, base_dir=None, input_shapes=BTreeMap::new(), frozen_protos=BTreeMap::new(), frozen_arrays=BTreeMap::new(), threads=None, optimize=true, strategy="exact".to_owned(), cache=true, verify=false))]
+#[pyo3(signature = (model, *, name, file_name, base_dir=None, input_shapes=BTreeMap::new(), frozen_protos=BTreeMap::new(), frozen_arrays=BTreeMap::new(), threads=None, optimize=true, strategy="exact".to_owned(), cache=true, verify=false, max_constant_bytes=None))]
 #[allow(clippy::too_many_arguments)]
 fn compile(
     py: Python<'_>,
@@ -345,7 +345,11 @@ fn compile(
     strategy: String,
     cache: bool,
     verify: bool,
+    max_constant_bytes: Option<u64>,
 ) -> PyResult<CompiledModel> {
+    if max_constant_bytes == Some(0) {
+        return Err(PyValueError::new_err("max_constant_bytes must be at least 1 (or None: 1 GiB)"));
+    }
     if threads == Some(0) {
         return Err(PyValueError::new_err("threads must be at least 1 (or None: every core)"));
     }
@@ -370,7 +374,7 @@ fn compile(
         frozen_inputs.insert(input, tensor);
     }
     let options = CompileOptions {
-        import: strata_frontend::ImportOptions { file_name, base_dir, input_shapes, frozen_inputs },
+        import: strata_frontend::ImportOptions { file_name, base_dir, input_shapes, frozen_inputs, max_constant_bytes },
         name: name.clone(),
         strategy,
         verify_each: verify,

@@ -257,6 +257,7 @@ def compile(
     strategy: str = "exact",
     cache: bool = True,
     verify: bool = False,
+    max_constant_bytes: Optional[int] = None,
 ) -> Model:
     """Compiles an ONNX model for this machine.
 
@@ -273,6 +274,9 @@ def compile(
     cache: reuse and fill the compile cache (`$STRATA_CACHE_DIR`, else `$XDG_CACHE_HOME/strata`,
         else `~/.cache/strata`).
     verify: verify the IR after every pass (slower; for debugging the compiler).
+    max_constant_bytes: the budget for constants computed at import (folded values, operator
+        tables), in bytes; None is 1 GiB. A model that needs more is refused with
+        `CompileError` naming the constant.
 
     Raises `CompileError` (with `.node`, `.op_type`, `.unsupported`) when the model cannot be
     compiled, `ValueError` for bad arguments.
@@ -325,6 +329,7 @@ def compile(
         strategy=strategy,
         cache=bool(cache),
         verify=bool(verify),
+        max_constant_bytes=max_constant_bytes,
     )
     compiled = Model(native)
     for message in compiled.warnings:

@@ -173,8 +173,9 @@ pub fn external_locations(model: &onnx::ModelProto) -> Vec<String> {
 /// the key as missing: the compile reports it).
 pub fn key(model: &[u8], options: &CompileOptions, host: &str, build: &str) -> Key {
     let mut normalized = options.clone();
-    // Checks only: the code is the same.
+    // Checks and limits only: the code is the same.
     normalized.verify_each = false;
+    normalized.import.max_constant_bytes = None;
     let mut description =
         format!("format {FORMAT}\nbuild {build}\nhost {host}\noptions {normalized:?}\nmodel {}\n", sha256_hex(model));
     // Every external tensor names its file under the key "location": a model without those

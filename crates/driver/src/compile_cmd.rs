@@ -27,6 +27,10 @@ pub struct ModelArgs {
     /// (an `If` on a frozen sample rate keeps only its taken branch).
     #[arg(long = "freeze-input", value_name = "NAME=FILE.pb")]
     pub frozen_inputs: Vec<String>,
+    /// Budget in bytes for the constants computed at import (folded values, operator tables):
+    /// a small model cannot make the compiler allocate without bound. Default 1 GiB.
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_constant_bytes: Option<u64>,
     /// Arena planning strategy (`exact`, `offsets-greedy-by-size`, `greedy-by-size`, ...).
     #[arg(long, default_value = "exact")]
     pub strategy: String,
@@ -62,6 +66,7 @@ impl ModelArgs {
                 base_dir: self.model.parent().map(PathBuf::from),
                 input_shapes: crate::import_cmd::unique_shapes(&self.input_shapes)?,
                 frozen_inputs: crate::import_cmd::read_frozen_inputs(&self.frozen_inputs)?,
+                max_constant_bytes: self.max_constant_bytes,
             },
             name,
             strategy: self.strategy.clone(),

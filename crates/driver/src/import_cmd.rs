@@ -21,6 +21,10 @@ pub struct ImportArgs {
     /// ONNX test data): `name=path.pb` (repeatable). The input becomes a constant.
     #[arg(long = "freeze-input", value_name = "NAME=FILE.pb")]
     pub frozen_inputs: Vec<String>,
+    /// Budget in bytes for the constants computed at import (folded values, operator tables):
+    /// a small model cannot make the compiler allocate without bound. Default 1 GiB.
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_constant_bytes: Option<u64>,
     /// Print locations (each op's ONNX node name and index).
     #[arg(long = "mlir-print-debuginfo")]
     pub print_debuginfo: bool,
@@ -83,8 +87,9 @@ pub fn run(args: &ImportArgs) -> Result<(), CommandError> {
     let options = ImportOptions {
         file_name: file,
         base_dir: args.model.parent().map(PathBuf::from),
-        input_shapes: args.input_shapes.iter().cloned().collect::<BTreeMap<_, _>>(),
+        input_shapes: unique_shapes(&args.input_shapes)?,
         frozen_inputs,
+        max_constant_bytes: args.max_constant_bytes,
     };
     let module = import(&strata, &bytes, &options).map_err(|e| format!("error: {e}"))?.module;
     let flags = OperationPrintingFlags::new().enable_debug_info(args.print_debuginfo, false);

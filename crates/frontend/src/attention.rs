@@ -75,7 +75,7 @@ impl Importer<'_> {
                 pads[2 * m_shape.len() - 1] = short;
                 let pads = e.ints(self, &pads);
                 let fill = if m_type == DataType::Bool {
-                    e.constant(self, Folded::scalar_of(DataType::Bool, 0.0)?)
+                    e.constant(self, Folded::scalar_of(DataType::Bool, 0.0)?)?
                 } else {
                     neg_inf.clone()
                 };
@@ -118,7 +118,7 @@ impl Importer<'_> {
                 }
             }
             let shape = if per_batch { vec![offsets.len() as i64, 1, q_len, kv_len] } else { vec![q_len, kv_len] };
-            let limits = e.constant(self, crate::fold::from_f64(shape, dtype, &values)?);
+            let limits = e.constant(self, crate::fold::from_f64(shape, dtype, &values)?)?;
             bias = Some(match bias {
                 Some(b) => e.op(self, "Add", &[&b, &limits], vec![])?,
                 None => limits,
@@ -129,7 +129,7 @@ impl Importer<'_> {
                 .iter()
                 .flat_map(|&l| (0..kv_len).map(move |j| if j < l { 0.0 } else { f64::NEG_INFINITY }))
                 .collect();
-            let padding = e.constant(self, crate::fold::from_f64(vec![batch, 1, 1, kv_len], dtype, &values)?);
+            let padding = e.constant(self, crate::fold::from_f64(vec![batch, 1, 1, kv_len], dtype, &values)?)?;
             bias = Some(match bias {
                 Some(b) => e.op(self, "Add", &[&b, &padding], vec![])?,
                 None => padding,

@@ -161,8 +161,8 @@ impl Importer<'_> {
         let shape = if bounds.len() == 1 { vec![] } else { vec![bounds.len() as i64] };
         let low: Vec<i64> = bounds.iter().map(|b| -b).collect();
         let high: Vec<i64> = bounds.iter().map(|b| b - 1).collect();
-        let low = e.constant(self, Folded::from_i64(shape.clone(), &low));
-        let high = e.constant(self, Folded::from_i64(shape, &high));
+        let low = e.constant(self, Folded::from_i64(shape.clone(), &low))?;
+        let high = e.constant(self, Folded::from_i64(shape, &high))?;
         let below = e.op(self, "Less", &[&wide, &low], vec![])?;
         let above = e.op(self, "Greater", &[&wide, &high], vec![])?;
         let bad = e.op(self, "Or", &[&below, &above], vec![])?;

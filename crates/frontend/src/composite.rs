@@ -324,7 +324,7 @@ impl Importer<'_> {
             })
             .collect();
         let mut e = Expansion::new(block, node, index);
-        let mask = e.constant(self, Folded { shape: vec![rows, cols], dtype: DataType::Bool, bytes: mask });
+        let mask = e.constant(self, Folded { shape: vec![rows, cols], dtype: DataType::Bool, bytes: mask })?;
         let zero = e.scalar(self, dtype, 0.0)?;
         let y = e.op(self, "Where", &[&mask, x, &zero], vec![])?;
         self.alias(&y, node.output[0].clone())
@@ -359,7 +359,7 @@ impl Importer<'_> {
         let mut range_shape = vec![1; shape.len() + 1];
         range_shape[axis] = depth;
         let positions: Vec<i64> = (0..depth).collect();
-        let range = e.constant(self, Folded::from_i64(range_shape, &positions));
+        let range = e.constant(self, Folded::from_i64(range_shape, &positions))?;
         let hit = e.op(self, "Equal", &[&idx, &range], vec![])?;
         let pick = |e: &mut Expansion, this: &mut Self, k: i64| -> Result<String, Error> {
             let (start, end, axes) = (e.ints(this, &[k]), e.ints(this, &[k + 1]), e.ints(this, &[0]));
@@ -446,7 +446,7 @@ impl Importer<'_> {
                 crate::fold::from_f64(vec![size], dtype, &values)?
             }
         };
-        self.define_constant(node, folded);
+        self.define_constant(node, folded)?;
         Ok(())
     }
 }

@@ -99,20 +99,23 @@ impl<'b> Expansion<'b> {
     }
 
     /// A new constant.
-    pub(crate) fn constant(&mut self, importer: &mut Importer, value: Folded) -> String {
+    pub(crate) fn constant(&mut self, importer: &mut Importer, value: Folded) -> Result<String, Error> {
         let name = self.fresh("const");
-        importer.define_named_constant(&name, value);
-        name
+        importer.define_named_constant(&name, value)?;
+        Ok(name)
     }
 
-    /// A new constant 1-D int64 tensor.
+    /// A new constant 1-D int64 tensor: a shape, axes or positions list, as long as a rank,
+    /// so outside the budget of computed constants.
     pub(crate) fn ints(&mut self, importer: &mut Importer, values: &[i64]) -> String {
-        self.constant(importer, Folded::from_i64(vec![values.len() as i64], values))
+        let name = self.fresh("const");
+        importer.define_shape_list(&name, values);
+        name
     }
 
     /// A new rank-0 constant of `dtype`.
     pub(crate) fn scalar(&mut self, importer: &mut Importer, dtype: DataType, value: f64) -> Result<String, Error> {
-        Ok(self.constant(importer, Folded::scalar_of(dtype, value)?))
+        self.constant(importer, Folded::scalar_of(dtype, value)?)
     }
 }
 
@@ -181,7 +184,7 @@ impl Importer<'_> {
             return Err("the value of ConstantOfShape must hold one element".into());
         }
         let mut e = Expansion::new(block, node, index);
-        let one = e.constant(self, value);
+        let one = e.constant(self, value)?;
         let shape = e.ints(self, &dims);
         let y = e.op(self, "Expand", &[&one, &shape], vec![])?;
         self.alias(&y, node.output[0].clone())

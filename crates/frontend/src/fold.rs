@@ -589,7 +589,7 @@ impl Importer<'_> {
             }
             _ => return Ok(false),
         };
-        self.define_constant(node, folded);
+        self.define_constant(node, folded)?;
         Ok(true)
     }
 }

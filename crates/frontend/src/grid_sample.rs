@@ -242,7 +242,7 @@ impl Importer<'_> {
             for axis in (0..k).rev() {
                 let tap = &taps[axis][rest % taps[axis].len()];
                 rest /= taps[axis].len();
-                let stride = e.constant(self, Folded::from_i64(vec![], &[strides[axis]]));
+                let stride = e.constant(self, Folded::from_i64(vec![], &[strides[axis]]))?;
                 let term = e.op(self, "Mul", &[&tap.index, &stride], vec![])?;
                 flat_index = Some(match flat_index {
                     Some(f) => e.op(self, "Add", &[&f, &term], vec![])?,

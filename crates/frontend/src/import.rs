@@ -31,7 +31,16 @@ pub struct ImportOptions {
     /// Inputs whose values are fixed at compile time (shape operands, say): they become
     /// constants and are no longer arguments of `@main`.
     pub frozen_inputs: BTreeMap<String, TensorProto>,
+    /// The budget for the constants the importer computes itself (folded values, operator
+    /// decompositions' tables, constant masks), in bytes; `None` is
+    /// [`DEFAULT_MAX_CONSTANT_BYTES`]. The model's own initializers are bounded by its files.
+    pub max_constant_bytes: Option<u64>,
 }
+
+/// The default budget for constants computed at import: 1 GiB. A small model cannot make
+/// the compiler allocate more than this by folding (`Expand`/`Tile`/`ConstantOfShape` of
+/// constants, say); a trusted model that needs more raises it (`--max-constant-bytes`).
+pub const DEFAULT_MAX_CONSTANT_BYTES: u64 = 1 << 30;
 
 /// A constant known at import time (initializer or `Constant` node).
 pub(crate) struct Constant {
@@ -67,6 +76,9 @@ pub(crate) struct Importer<'c> {
     /// The run-time checks (`crate::checks`): each one's status value (its code where it
     /// fails, else 0) and its message, in code order.
     pub(crate) checks: Vec<(String, String)>,
+    /// Bytes of the constants computed at import so far, and their budget.
+    computed_bytes: u64,
+    max_computed_bytes: u64,
 }
 
 /// One input or output of the imported model, in `@main`'s order.
@@ -132,6 +144,8 @@ pub fn import<'c>(
         sequences: BTreeMap::new(),
         expanding: 0,
         checks: Vec::new(),
+        computed_bytes: 0,
+        max_computed_bytes: options.max_constant_bytes.unwrap_or(DEFAULT_MAX_CONSTANT_BYTES),
     };
     let context = strata.mlir();
     for (name, tensor) in graph
@@ -421,9 +435,31 @@ impl Importer<'_> {
         }
     }
 
-    pub(crate) fn define_constant(&mut self, node: &NodeProto, folded: Folded) {
+    pub(crate) fn define_constant(&mut self, node: &NodeProto, folded: Folded) -> Result<(), Error> {
+        self.insert_computed(node.output[0].clone(), folded)
+    }
+
+    /// The bytes of computed constants with `bytes` more for `name`, or the error that they
+    /// pass the budget (checked before a large constant is allocated, too).
+    pub(crate) fn within_constant_budget(&self, name: &str, bytes: u64) -> Result<u64, Error> {
+        let total = self.computed_bytes.saturating_add(bytes);
+        if total > self.max_computed_bytes {
+            return Err(Error::invalid_input(format!(
+                "the constants computed at import would reach {total} bytes with '{name}' ({bytes} bytes), over \
+                 the budget of {} bytes: raise --max-constant-bytes if the model is trusted",
+                self.max_computed_bytes
+            )));
+        }
+        Ok(total)
+    }
+
+    /// Defines `name` as a constant the importer computed, within the budget for them
+    /// (`ImportOptions::max_constant_bytes`).
+    pub(crate) fn insert_computed(&mut self, name: String, folded: Folded) -> Result<(), Error> {
+        self.computed_bytes = self.within_constant_budget(&name, folded.bytes.len() as u64)?;
         let Folded { shape, dtype, bytes } = folded;
-        self.values.insert(node.output[0].clone(), Entry::Constant(Constant { shape, dtype, bytes, value: None }));
+        self.values.insert(name, Entry::Constant(Constant { shape, dtype, bytes, value: None }));
+        Ok(())
     }
 
     pub(crate) fn shape_of(&self, name: &str) -> Result<(Vec<i64>, DataType), Error> {
@@ -490,14 +526,20 @@ impl Importer<'_> {
         location: Location,
     ) -> Result<Val, Error> {
         let name = format!("{label}.{}", self.values.len());
-        self.values.insert(name.clone(), Entry::Constant(Constant { shape, dtype, bytes, value: None }));
+        self.insert_computed(name.clone(), Folded { shape, dtype, bytes })?;
         self.use_value(block, &name, location)
     }
 
     /// Defines `name` as the constant `folded`.
-    pub(crate) fn define_named_constant(&mut self, name: &str, folded: crate::fold::Folded) {
-        let crate::fold::Folded { shape, dtype, bytes } = folded;
+    /// Defines `name` as a 1-D int64 constant of `values`, a list as long as a rank (outside
+    /// the budget of computed constants).
+    pub(crate) fn define_shape_list(&mut self, name: &str, values: &[i64]) {
+        let Folded { shape, dtype, bytes } = Folded::from_i64(vec![values.len() as i64], values);
         self.values.insert(name.to_owned(), Entry::Constant(Constant { shape, dtype, bytes, value: None }));
+    }
+
+    pub(crate) fn define_named_constant(&mut self, name: &str, folded: crate::fold::Folded) -> Result<(), Error> {
+        self.insert_computed(name.to_owned(), folded)
     }
 
     /// A new constant `folded` materialised in `block`, as a typed value.
@@ -590,7 +632,7 @@ impl Importer<'_> {
     ) -> Result<(), Error> {
         if let Some(mut folded) = self.folded(input) {
             folded.shape = out;
-            self.define_constant(node, folded);
+            self.define_constant(node, folded)?;
             return Ok(());
         }
         let context = self.strata.mlir();

@@ -169,7 +169,7 @@ impl Importer<'_> {
         let mut positions_shape = vec![1; work.len()];
         positions_shape[axis] = work[axis];
         let positions: Vec<i64> = (0..work[axis]).collect();
-        let positions = e.constant(self, Folded::from_i64(positions_shape, &positions));
+        let positions = e.constant(self, Folded::from_i64(positions_shape, &positions))?;
         let hit = e.op(self, "Equal", &[&arg, &positions], vec![])?;
         let mut y = e.op(self, "Cast", &[&hit], vec![attr_i("to", dtype as i64)])?;
         if legacy {
@@ -313,8 +313,8 @@ impl Importer<'_> {
         let mut positions_shape = vec![1; shape.len()];
         positions_shape[axis] = shape[axis];
         let positions: Vec<i64> = (0..shape[axis]).collect();
-        let positions = e.constant(self, Folded::from_i64(positions_shape, &positions));
-        let none = e.constant(self, Folded::filled(DataType::Bool, shape.clone(), 0.0)?);
+        let positions = e.constant(self, Folded::from_i64(positions_shape, &positions))?;
+        let none = e.constant(self, Folded::filled(DataType::Bool, shape.clone(), 0.0)?)?;
         let extreme = if largest { f64::NEG_INFINITY } else { f64::INFINITY };
         let float = matches!(dtype, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16);
         let fill = if float {

@@ -2,7 +2,6 @@
 //! `sg.concat`), Split (one `sg.slice` per output, folded on constants), the Reduce family,
 //! comparisons, Not and Where, and Expand, Tile and Pad.
 
-use crate::fold::Folded;
 use crate::import::{attribute, int, ints, operand, required, tensor_type, Constant, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use crate::shapes;
@@ -80,8 +79,7 @@ impl Importer<'_> {
                 continue;
             }
             if let Some(data) = self.folded(required(node, 0)?) {
-                let Folded { shape, dtype, bytes } = crate::fold::slice(&data, &starts, &ends, &steps)?;
-                self.values.insert(output, Entry::Constant(Constant { shape, dtype, bytes, value: None }));
+                self.insert_computed(output, crate::fold::slice(&data, &starts, &ends, &steps)?)?;
                 continue;
             }
             let x = (self.use_value(block, required(node, 0)?, location)?).get();
@@ -381,7 +379,7 @@ impl Importer<'_> {
         let (s, e, st) = shapes::slice(&shape, &starts, &ends, axes.as_deref(), steps.as_deref())?;
         let out: Vec<i64> = (0..shape.len()).map(|d| sg::verify::slice_len(s[d], e[d], st[d])).collect();
         if let Some(data) = self.folded(required(node, 0)?) {
-            self.define_constant(node, crate::fold::slice(&data, &s, &e, &st)?);
+            self.define_constant(node, crate::fold::slice(&data, &s, &e, &st)?)?;
             return Ok(());
         }
         let x = (self.use_value(block, required(node, 0)?, location)?).get();

@@ -235,6 +235,8 @@ impl Importer<'_> {
     /// with "").
     fn constant_input(&mut self, node: &mut NodeProto, slot: usize, value: Folded) {
         let name = format!("{}::legacy{slot}.{}", node.output.first().map_or("", String::as_str), self.values.len());
+        // An attribute of the model's own moved to an input: bounded by the file, so outside
+        // the budget of computed constants.
         let Folded { shape, dtype, bytes } = value;
         self.values.insert(name.clone(), Entry::Constant(Constant { shape, dtype, bytes, value: None }));
         while node.input.len() <= slot {

@@ -38,9 +38,9 @@ impl Importer<'_> {
         // Ignored positions read class 0 (any valid class) and are zeroed afterwards.
         let (safe, mask) = match ignore {
             Some(ii) => {
-                let ii = e.constant(self, crate::fold::from_f64(vec![], t_type, &[ii as f64])?);
+                let ii = e.constant(self, crate::fold::from_f64(vec![], t_type, &[ii as f64])?)?;
                 let mask = e.op(self, "Equal", &[target, &ii], vec![])?;
-                let zero = e.constant(self, crate::fold::from_f64(vec![], t_type, &[0.0])?);
+                let zero = e.constant(self, crate::fold::from_f64(vec![], t_type, &[0.0])?)?;
                 (e.op(self, "Where", &[&mask, &zero, target], vec![])?, Some(mask))
             }
             None => (target.to_owned(), None),

@@ -59,10 +59,11 @@ impl Importer<'_> {
         if let Some(mask) = node.output.get(1).filter(|m| node.op_type() == "Dropout" && !m.is_empty()) {
             let (shape, _) = self.shape_of(required(node, 0)?)?;
             let count = shapes::numel(&shape)? as usize;
-            self.values.insert(
+            self.within_constant_budget(mask, count as u64)?; // before allocating it
+            self.insert_computed(
                 mask.clone(),
-                Entry::Constant(Constant { shape, dtype: DataType::Bool, bytes: vec![1; count], value: None }),
-            );
+                crate::fold::Folded { shape, dtype: DataType::Bool, bytes: vec![1; count] },
+            )?;
         }
         self.alias(required(node, 0)?, node.output[0].clone())?;
         Ok(())

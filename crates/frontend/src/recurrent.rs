@@ -90,7 +90,7 @@ impl Importer<'_> {
             None => *r_shape.last().ok_or("R must be [D, G*H, H]")?,
         };
         let zeros = |e: &mut Expansion, this: &mut Self, shape: Vec<i64>| -> Result<String, Error> {
-            Ok(e.constant(this, Folded::filled(dtype, shape, 0.0)?))
+            e.constant(this, Folded::filled(dtype, shape, 0.0)?)
         };
         let b = match operand(node, 3) {
             Some(b) => b.to_owned(),
@@ -105,7 +105,7 @@ impl Importer<'_> {
                     e.op(self, "Cast", &[lens], vec![crate::expand::attr_i("to", DataType::Int32 as i64)])?
                 }
             }
-            None => e.constant(self, Folded::filled(DataType::Int32, vec![n], t as f64)?),
+            None => e.constant(self, Folded::filled(DataType::Int32, vec![n], t as f64)?)?,
         };
         let state = |k: usize, e: &mut Expansion, this: &mut Self| -> Result<String, Error> {
             match operand(node, k) {

@@ -80,7 +80,7 @@ impl Importer<'_> {
         let mut table_shape = vec![shape[0], shape[1]];
         table_shape.extend(std::iter::repeat_n(1, shape.len() - 2));
         let mut e = Expansion::new(block, node, index);
-        let table = e.constant(self, Folded::from_i64(table_shape, &positions));
+        let table = e.constant(self, Folded::from_i64(table_shape, &positions))?;
         let full = e.ints(self, &shape);
         let indices = e.op(self, "Expand", &[&table, &full], vec![])?;
         let output = e.op(self, "GatherElements", &[x, &indices], vec![attr_i("axis", time as i64)])?;
@@ -131,7 +131,7 @@ impl Importer<'_> {
         let total: i64 = inferred.iter().product();
         let mut e = Expansion::new(block, node, index);
         let flat_shape = e.ints(self, &[total]);
-        let zero = e.constant(self, Folded::filled(dtype, vec![1], 0.0)?);
+        let zero = e.constant(self, Folded::filled(dtype, vec![1], 0.0)?)?;
         let zeros = e.op(self, "Expand", &[&zero, &flat_shape], vec![])?;
         let flat = e.ints(self, &[-1]);
         let (values, positions) =
@@ -197,7 +197,7 @@ impl Importer<'_> {
             base.extend(row);
         }
         let mut e = Expansion::new(block, node, index);
-        let base = e.constant(self, crate::fold::from_f64(vec![points, spatial as i64 + 1], dtype, &base)?);
+        let base = e.constant(self, crate::fold::from_f64(vec![points, spatial as i64 + 1], dtype, &base)?)?;
         let transposed = e.op(self, "Transpose", &[theta], vec![attr_ints("perm", &[0, 2, 1])])?;
         let grid = e.op(self, "MatMul", &[&base, &transposed], vec![])?;
         let mut out: Vec<i64> = vec![size[0]];

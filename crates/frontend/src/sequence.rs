@@ -81,7 +81,7 @@ impl Importer<'_> {
             }
             "SequenceLength" => {
                 let elements = self.sequence(required(node, 0)?)?;
-                self.define_constant(node, Folded::from_i64(vec![], &[elements.len() as i64]));
+                self.define_constant(node, Folded::from_i64(vec![], &[elements.len() as i64]))?;
             }
             "SplitToSequence" => self.split_to_sequence(block, node, index)?,
             "ConcatFromSequence" => {

@@ -124,7 +124,7 @@ impl Importer<'_> {
         let [rr, ir, ri, ii] = transform.matrices();
         let matrix_shape = vec![transform.input, transform.outputs()];
         let product = |e: &mut Expansion, this: &mut Self, input: &str, m: &[f64]| -> Result<String, Error> {
-            let m = e.constant(this, from_f64(matrix_shape.clone(), wide, m)?);
+            let m = e.constant(this, from_f64(matrix_shape.clone(), wide, m)?)?;
             e.op(this, "MatMul", &[input, &m], vec![])
         };
         let real_output = transform.inverse && transform.onesided;
@@ -229,7 +229,7 @@ impl Importer<'_> {
         // [batch, frames, length, channels] by one gather of the frames' sample positions.
         let positions: Vec<i64> = (0..frames).flat_map(|f| (0..length).map(move |t| f * step + t)).collect();
         let mut e = Expansion::new(block, node, index);
-        let table = e.constant(self, Folded::from_i64(vec![frames, length], &positions));
+        let table = e.constant(self, Folded::from_i64(vec![frames, length], &positions))?;
         let mut framed = e.op(self, "Gather", &[x, &table], vec![attr_i("axis", 1)])?;
         if let Some(window) = window {
             let shape = e.ints(self, &[1, 1, length, 1]);
@@ -293,7 +293,7 @@ impl Importer<'_> {
         }
         let dtype = DataType::try_from(int(node, "output_datatype", DataType::Float as i64) as i32)
             .map_err(|_| Error::invalid_input("unknown output_datatype"))?;
-        self.define_constant(node, from_f64(vec![spectrogram, bins], dtype, &weights)?);
+        self.define_constant(node, from_f64(vec![spectrogram, bins], dtype, &weights)?)?;
         Ok(())
     }
 }

@@ -286,6 +286,7 @@ fn options(case: &Path, name: &str, graph: &GraphProto, target: Target) -> Compi
             base_dir: Some(case.to_path_buf()),
             frozen_inputs: shape_inputs(case, graph),
             input_shapes: data_shapes(case, graph),
+            max_constant_bytes: None,
         },
         name: "case".into(),
         strategy: "exact".into(),
