@@ -199,7 +199,8 @@ fn check(dir: &Path, report: Option<&Path>) -> Result<bool, Error> {
     }
     if let Some(path) = report {
         let text = format!("# Case bundles run by strata-exec\n\n```\n{table}```\n\n{}\n", problems.join("\n"));
-        std::fs::write(path, text).map_err(|e| Error::io(format!("cannot write {}: {e}", path.display())))?;
+        strata_runtime::write_atomic(path, text.as_bytes())
+            .map_err(|e| Error::io(format!("cannot write {}: {e}", path.display())))?;
     }
     Ok(total[1] == total[0])
 }

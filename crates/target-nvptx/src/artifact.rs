@@ -119,10 +119,11 @@ pub fn write(
     manifest.weights_bytes = weights.len();
     if !weights.is_empty() {
         manifest.weights = Some(file_name(&paths.weights));
-        std::fs::write(&paths.weights, &weights)
+        strata_runtime::write_atomic(&paths.weights, &weights)
             .map_err(|e| format!("cannot write {}: {e}", paths.weights.display()))?;
     }
-    std::fs::write(&paths.main, ptx).map_err(|e| format!("cannot write {}: {e}", paths.main.display()))?;
+    strata_runtime::write_atomic(&paths.main, ptx.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", paths.main.display()))?;
     manifest.write(&paths.manifest).map_err(|e| Error::of(&e))?;
     Ok(manifest)
 }
