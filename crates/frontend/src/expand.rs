@@ -101,7 +101,7 @@ impl<'b> Expansion<'b> {
     /// A new constant.
     pub(crate) fn constant(&mut self, importer: &mut Importer, value: Folded) -> Result<String, Error> {
         let name = self.fresh("const");
-        importer.define_named_constant(&name, value)?;
+        importer.insert_computed(name.clone(), value)?;
         Ok(name)
     }
 

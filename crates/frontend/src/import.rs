@@ -530,16 +530,11 @@ impl Importer<'_> {
         self.use_value(block, &name, location)
     }
 
-    /// Defines `name` as the constant `folded`.
     /// Defines `name` as a 1-D int64 constant of `values`, a list as long as a rank (outside
     /// the budget of computed constants).
     pub(crate) fn define_shape_list(&mut self, name: &str, values: &[i64]) {
         let Folded { shape, dtype, bytes } = Folded::from_i64(vec![values.len() as i64], values);
         self.values.insert(name.to_owned(), Entry::Constant(Constant { shape, dtype, bytes, value: None }));
-    }
-
-    pub(crate) fn define_named_constant(&mut self, name: &str, folded: crate::fold::Folded) -> Result<(), Error> {
-        self.insert_computed(name.to_owned(), folded)
     }
 
     /// A new constant `folded` materialised in `block`, as a typed value.

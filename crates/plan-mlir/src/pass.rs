@@ -118,19 +118,20 @@ impl Pass for PlanArena {
             return Ok(());
         }
         let requested = Strategy::parse(&self.strategy).expect("the option only admits known strategies");
-        // A strategy beyond its size limit gives way to the first of the fallbacks within its
-        // own (`greedy-in-order` has none), with a warning: the compile goes on.
-        let fallbacks = [
-            requested,
-            Strategy::Offsets(strata_plan::OffsetStrategy::GreedyBySize),
-            Strategy::Objects(strata_plan::ObjectStrategy::GreedyInOrder),
-        ];
-        let strategy =
-            fallbacks.into_iter().find(|s| s.beyond_limit(&analysis.problem).is_none()).unwrap_or(fallbacks[2]);
-        if strategy != requested {
-            let reason = requested.beyond_limit(&analysis.problem).unwrap_or_default();
-            cx.emit_op_warning(func, format!("plan-arena: {reason}; planned with '{}' instead", strategy.name()));
-        }
+        // A strategy beyond its size limit gives way to the first fallback within its own
+        // (`greedy-in-order` has none), with a warning: the compile goes on.
+        let strategy = match requested.beyond_limit(&analysis.problem) {
+            None => requested,
+            Some(reason) => {
+                let last = Strategy::Objects(strata_plan::ObjectStrategy::GreedyInOrder);
+                let fallback = [Strategy::Offsets(strata_plan::OffsetStrategy::GreedyBySize), last]
+                    .into_iter()
+                    .find(|s| s.beyond_limit(&analysis.problem).is_none())
+                    .unwrap_or(last);
+                cx.emit_op_warning(func, format!("plan-arena: {reason}; planned with '{}' instead", fallback.name()));
+                fallback
+            }
+        };
         let budget = Budget { nodes: u64::MAX, time: Some(Duration::from_millis(self.budget_ms.max(0) as u64)) };
         let report = match plan(&analysis.problem, strategy, budget) {
             Ok(report) => report,

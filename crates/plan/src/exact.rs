@@ -186,7 +186,8 @@ pub(crate) fn solve_within(problem: &Problem, mut budget: Budget, max_entries: u
     }
     // The search's lists grow with the overlap pairs: beyond a fixed size it is not started,
     // and the greedy plan stands (with the max-load bound), so memory stays bounded.
-    if search::entries(&items, problem.dag.as_ref(), max_entries).is_none() {
+    let sections = search::sections_of(&items);
+    if search::entries(&items, &sections.1, problem.dag.as_ref(), max_entries).is_none() {
         let note = format!(
             "{} items are beyond the exact search's size limit ({max_entries} list entries): the greedy plan \
              stands",
@@ -197,7 +198,7 @@ pub(crate) fn solve_within(problem: &Problem, mut budget: Budget, max_entries: u
     if deadline.is_some_and(|d| Instant::now() >= d) {
         return greedy(best, Some("the time budget was spent by the greedy plans".into()));
     }
-    let mut solver = Solver::new(Instance::new(&items, problem.dag.as_ref()));
+    let mut solver = Solver::new(Instance::new(&items, sections, problem.dag.as_ref()));
     let mut used = 0u64;
     let mut proved_low = lower_bound; // certified: every smaller capacity is infeasible
     let mut resume = Resume::default();

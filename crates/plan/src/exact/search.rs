@@ -60,7 +60,9 @@ pub(super) struct Instance<'a> {
 pub(super) const MAX_ENTRIES: u64 = 1 << 25;
 
 /// The sections of `items`: the sorted distinct end points and each item's section range.
-fn sections_of(items: &[Item]) -> (Vec<u64>, Vec<(usize, usize)>) {
+/// Computed once per solve: [`entries`] sizes an instance from it and [`Instance::new`]
+/// builds on it.
+pub(super) fn sections_of(items: &[Item]) -> (Vec<u64>, Vec<(usize, usize)>) {
     let mut points: Vec<u64> = items.iter().flat_map(|i| [i.lower, i.upper]).collect();
     points.sort_unstable();
     points.dedup();
@@ -89,10 +91,10 @@ fn overlapping_pairs(items: &[Item], mut pair: impl FnMut(usize, usize)) {
     }
 }
 
-/// The entries an instance of `items` would hold (see [`MAX_ENTRIES`]), counted without
-/// building it; `None` once the count passes `limit`.
-pub(super) fn entries(items: &[Item], dag: Option<&OpDag>, limit: u64) -> Option<u64> {
-    let (_, span) = sections_of(items);
+/// The entries an instance of `items` (with section ranges `span`, from [`sections_of`])
+/// would hold (see [`MAX_ENTRIES`]), counted without building it; `None` once the count
+/// passes `limit`.
+pub(super) fn entries(items: &[Item], span: &[(usize, usize)], dag: Option<&OpDag>, limit: u64) -> Option<u64> {
     let mut total: u64 = span.iter().zip(items).filter(|(_, i)| i.size > 0).map(|(&(a, b), _)| (b - a) as u64).sum();
     if dag.is_some() {
         // Every pair is compared against the DAG.
@@ -109,8 +111,8 @@ pub(super) fn entries(items: &[Item], dag: Option<&OpDag>, limit: u64) -> Option
 }
 
 impl<'a> Instance<'a> {
-    pub fn new(items: &'a [Item], dag: Option<&OpDag>) -> Self {
-        let (points, span) = sections_of(items);
+    /// The instance of `items`, on their sections (from [`sections_of`]).
+    pub fn new(items: &'a [Item], (points, span): (Vec<u64>, Vec<(usize, usize)>), dag: Option<&OpDag>) -> Self {
         let mut covering = vec![Vec::new(); points.len().saturating_sub(1)];
         for (k, &(a, b)) in span.iter().enumerate() {
             if items[k].size > 0 {
