@@ -6,7 +6,8 @@
  *
  * Reads a float32 .npy of the model's input shape, runs the model once, writes the logits as a
  * float32 .npy and prints the top-5 classes. Everything the ABI needs is in the generated
- * header: the entry point, the arena size and alignment, and each buffer's element count. The
+ * header: the entry point, the arena size and alignment, each buffer's element count, and a
+ * check that the library loaded is the one the header was generated with. The
  * library carries the weights blob (`strata_mobilenetv2_weights`), which the entry point uses
  * when `weights` is NULL. (cargo xtask zoo builds and runs this program and checks its output
  * against `strata run`.) */
@@ -72,6 +73,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s input.npy logits.npy\n", argv[0]);
         return 2;
     }
+    /* The library found at run time must be the one the header describes. */
+    if (!strata_mobilenetv2_check_library()) {
+        fprintf(stderr, "libmobilenetv2.so does not match mobilenetv2.h: rebuild this program against it\n");
+        return 1;
+    }
     float *input = read_npy(argv[1], STRATA_MOBILENETV2_INPUT_0_ELEMENTS);
     float *logits = calloc(STRATA_MOBILENETV2_OUTPUT_0_ELEMENTS, sizeof(float));
     /* The arena: caller-owned scratch memory, reusable across calls. */
@@ -81,7 +87,11 @@ int main(int argc, char **argv) {
 
     const void *inputs[] = {input};
     void *outputs[] = {logits};
-    strata_mobilenetv2_run(NULL, arena, inputs, outputs);
+    int status = strata_mobilenetv2_run(NULL, arena, inputs, outputs);
+    if (status != 0) {
+        fprintf(stderr, "the model's run-time check %d failed\n", status);
+        return 1;
+    }
 
     size_t top[5] = {0};
     for (int rank = 0; rank < 5; rank++) {

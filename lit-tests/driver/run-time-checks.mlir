@@ -26,6 +26,10 @@
 
 // HEADER: /* status 1: node #0 'embed' (Gather): an index in 'ids' is outside [-4, 4) */
 // HEADER: int strata_checked_run(const uint8_t *weights, uint8_t *arena, const void *const *inputs, void *const *outputs);
+// HEADER: extern const char strata_checked_signature[];
+// HEADER-NEXT: #define STRATA_CHECKED_SIGNATURE "{\042format\042:1,\042name\042:\042checked\042,\042target\042:\042host\042,\042entry\042:\042strata_checked_run\042,
+// HEADER: static inline int strata_checked_check_library(void) {
 
-// C: out of range: status 1
+// C: library matches header: 1
+// C-NEXT: out of range: status 1
 // C-NEXT: in range: status 0

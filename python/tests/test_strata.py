@@ -137,6 +137,31 @@ def test_load_errors(tmp_path):
         strata.load(tmp_path / "bad.json")
 
 
+def test_edited_artifacts_are_refused(tmp_path):
+    """The loader checks the library's digest and the signature compiled into it."""
+    import json
+
+    manifest = strata.compile(tiny_model(), cache=False, name="tiny").save(tmp_path / "libtiny.so")
+    original = json.loads(manifest.read_text())
+    edited = dict(original, arena_bytes=original["arena_bytes"] + 64)
+    manifest.write_text(json.dumps(edited))
+    with pytest.raises(OSError, match="'arena_bytes': the manifest says"):
+        strata.load(manifest)
+    shape = json.loads(json.dumps(original))
+    shape["inputs"][0]["shape"][0] = 1000
+    manifest.write_text(json.dumps(shape))
+    with pytest.raises(OSError, match=r"'inputs\[0\]\.shape\[0\]': the manifest says 1000"):
+        strata.load(manifest)
+    manifest.write_text(json.dumps(dict(original, library="../libtiny.so")))
+    with pytest.raises(OSError, match="must be a file name beside the manifest"):
+        strata.load(manifest)
+    manifest.write_text(json.dumps(original))
+    with open(tmp_path / "libtiny.so", "ab") as library:
+        library.write(b"\0")
+    with pytest.raises(OSError, match="the file changed after compiling"):
+        strata.load(manifest)
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_thread_counts(threads):
     model = "densenet_block"

@@ -9,10 +9,11 @@
 //!
 //! **Entry.** A directory `<root>/<key>/` holding the shared object, its manifest (the
 //! `strata compile -o x.so` artifact, so `strata-exec` runs it too) and `entry.json`: the key,
-//! the SHA-256 of the library, the arena's lower bound and the compile's warnings. An entry is
-//! used only when its `entry.json` names this key, the library hashes to the recorded digest
-//! and the manifest loads; anything else (a truncated or edited file, a half-deleted entry) is
-//! removed and the model compiled again.
+//! the arena's lower bound and the compile's warnings. An entry is used only when its
+//! `entry.json` names this key and the artifact loads, which checks the library against the
+//! manifest's SHA-256 and the signature compiled into it (`Model::from_manifest`); anything
+//! else (a truncated or edited file, a half-deleted entry) is removed and the model compiled
+//! again.
 //!
 //! **Concurrency.** An entry is built in a fresh `.tmp-*` directory under the root and renamed
 //! into place in one step (`rename(2)` of a directory): readers see a whole entry or none. Two
@@ -36,8 +37,9 @@ use std::time::{Duration, SystemTime};
 use strata_frontend::onnx;
 
 /// The layout of an entry and the entry point's ABI; part of the key (2: the entry point
-/// returns the run-time checks' status).
-const FORMAT: u32 = 2;
+/// returns the run-time checks' status; 3: the manifest carries the digests and the library
+/// its signature, and the record no digest of its own).
+const FORMAT: u32 = 3;
 
 /// Default size bound of the cache.
 const DEFAULT_MAX_MB: u64 = 2048;
@@ -59,7 +61,6 @@ pub struct Key {
 pub struct Record {
     pub format: u32,
     pub key: String,
-    pub library_sha256: String,
     pub arena_lower_bound: Option<usize>,
     pub warnings: Vec<String>,
     pub description: String,
@@ -236,13 +237,6 @@ impl Cache {
         if record.format != FORMAT || record.key != key.hex {
             return Err(self.discard(&dir, format!("{RECORD} names another key or format")));
         }
-        let library = match std::fs::read(dir.join(LIBRARY)) {
-            Ok(bytes) => bytes,
-            Err(e) => return Err(self.discard(&dir, format!("cannot read {LIBRARY}: {e}"))),
-        };
-        if sha256_hex(&library) != record.library_sha256 {
-            return Err(self.discard(&dir, format!("{LIBRARY} does not match its recorded digest")));
-        }
         let (model, plan) = match load(&dir) {
             Ok(loaded) => loaded,
             Err(e) => return Err(self.discard(&dir, format!("the artifact does not load: {e}"))),
@@ -278,12 +272,9 @@ impl Cache {
             .tempdir_in(&self.root)
             .map_err(|e| format!("cannot create a directory in {}: {e}", self.root.display()))?;
         write(temp.path())?;
-        let library =
-            std::fs::read(temp.path().join(LIBRARY)).map_err(|e| format!("the artifact has no {LIBRARY}: {e}"))?;
         let record = Record {
             format: FORMAT,
             key: key.hex.clone(),
-            library_sha256: sha256_hex(&library),
             arena_lower_bound,
             warnings: warnings.to_vec(),
             description: key.description.clone(),

@@ -237,6 +237,8 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), CommandError> {
                 symbol: &symbol,
                 bytes: &compiled.weights,
                 alignment: strata_target_cpu::artifact::WEIGHTS_ALIGNMENT,
+                signature: "",
+                signature_symbol: "",
             };
             strata_target_cpu::emit(&compiled.module, what, Some(weights)).map_err(|e| format!("error: {e}"))?
         }

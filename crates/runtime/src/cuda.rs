@@ -94,15 +94,22 @@ impl CudaModel {
     /// Loads the artifact described by `manifest` on GPU 0.
     pub fn load(manifest: &Path) -> Result<CudaModel, RuntimeError> {
         let (manifest, dir) = Manifest::read(manifest)?;
+        if manifest.ptx.is_none() {
+            return Err(RuntimeError::Load(format!(
+                "manifest of '{}' names no PTX (is it a host artifact?)",
+                manifest.name
+            )));
+        }
+        // The PTX's digest must be the manifest's, and the signature it carries equal to it.
+        let (mut file, path) = manifest.open_code(&dir)?;
+        let mut ptx = String::new();
+        std::io::Read::read_to_string(&mut file, &mut ptx)
+            .map_err(|e| RuntimeError::Load(format!("cannot read {}: {e}", path.display())))?;
+        manifest.check_embedded(crate::manifest::ptx_signature(&ptx), &path)?;
+        let weights = manifest.read_weights(&dir)?;
         if let Some(why) = unavailable() {
             return Err(RuntimeError::Cuda(why));
         }
-        let ptx_file = manifest.ptx.as_ref().ok_or_else(|| {
-            RuntimeError::Load(format!("manifest of '{}' names no PTX (is it a host artifact?)", manifest.name))
-        })?;
-        let ptx = std::fs::read_to_string(dir.join(ptx_file))
-            .map_err(|e| RuntimeError::Load(format!("cannot read {}: {e}", dir.join(ptx_file).display())))?;
-        let weights = manifest.read_weights(&dir)?;
         let context = CudaContext::new(0).map_err(error("creating a context on GPU 0"))?;
         let (major, minor) = context.compute_capability().map_err(error("reading the compute capability"))?;
         let device = format!("{} (sm_{major}{minor})", context.name().unwrap_or_else(|_| "GPU".into()));
@@ -129,22 +136,6 @@ impl CudaModel {
         let bytes = |spec: &crate::TensorSpec| spec.shape.iter().product::<usize>() * spec.dtype.size();
         let inputs = signature.inputs.iter().map(|s| DeviceBuffer::new(bytes(s))).collect::<Result<_, _>>()?;
         let outputs = signature.outputs.iter().map(|s| DeviceBuffer::new(bytes(s))).collect::<Result<_, _>>()?;
-        for (_, launch) in &kernels {
-            for arg in &launch.args {
-                let valid = match *arg {
-                    KernelArg::Input(i) => i < signature.inputs.len(),
-                    KernelArg::Output(i) => i < signature.outputs.len(),
-                    KernelArg::Arena | KernelArg::Weights => true,
-                    KernelArg::Status => !signature.checks.is_empty(),
-                };
-                if !valid {
-                    return Err(RuntimeError::Load(format!(
-                        "kernel '{}' takes {arg:?}, which the signature does not have",
-                        launch.kernel
-                    )));
-                }
-            }
-        }
         let status = DeviceBuffer::new(4)?;
         Ok(CudaModel {
             status,

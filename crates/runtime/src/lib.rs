@@ -14,6 +14,7 @@ pub mod compare;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 pub mod files;
+mod loader;
 pub mod manifest;
 pub mod tensor;
 
@@ -65,6 +66,13 @@ pub struct TensorSpec {
     pub name: String,
     pub dtype: DType,
     pub shape: Vec<usize>,
+}
+
+impl TensorSpec {
+    /// The buffer's size in bytes; `None` past the address space.
+    pub fn bytes(&self) -> Option<usize> {
+        self.shape.iter().try_fold(self.dtype.size(), |n, &d| n.checked_mul(d)).filter(|&n| n <= isize::MAX as usize)
+    }
 }
 
 /// What a compiled model takes and returns, and the arena it needs.
@@ -127,33 +135,39 @@ impl Model {
         Model::from_manifest(&manifest, &dir)
     }
 
-    /// Loads the host shared object `manifest` (read from `dir`) describes.
+    /// Loads the host shared object `manifest` (read from `dir`) describes, after checking
+    /// it: the library's SHA-256 must be the manifest's (checked on the open file, which is
+    /// then the one loaded), and the signature compiled into it (`strata_<name>_signature`)
+    /// must equal the manifest's; so must the weights file's digest.
     pub fn from_manifest(manifest: &Manifest, dir: &Path) -> Result<Model, RuntimeError> {
-        let library = manifest.library.as_ref().ok_or_else(|| {
-            RuntimeError::Load(format!(
+        if manifest.library.is_none() {
+            return Err(RuntimeError::Load(format!(
                 "manifest of '{}' names no host library (is it a GPU artifact? use the CUDA runtime)",
                 manifest.name
-            ))
-        })?;
-        let path = dir.join(library);
-        // Safety: loading a library runs its initialisers; a Strata-compiled object has none
-        // beyond the C runtime's. Every symbol is bound now (RTLD_NOW): a library missing one
-        // fails to load with an error instead of ending the process at its first call.
-        let library: libloading::Library = unsafe {
-            libloading::os::unix::Library::open(
-                Some(&path),
-                libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_LOCAL,
-            )
+            )));
         }
-        .map_err(|e| RuntimeError::Load(format!("cannot load {}: {e}", path.display())))?
-        .into();
+        let (mut file, path) = manifest.open_code(dir)?;
+        let symbol = manifest::signature_symbol(&manifest.name);
+        let digest = manifest.sha256.as_ref().map(|d| d.code.as_str()).unwrap_or_default();
+        let library = loader::load_checked(&mut file, &path, digest, &symbol)?;
+        drop(file);
+        // Safety: a Strata library's signature symbol is a NUL-terminated array of bytes; a
+        // library without one has no such symbol.
+        let embedded = unsafe {
+            library
+                .get::<*const std::ffi::c_char>(symbol.as_bytes())
+                .ok()
+                .map(|address| std::ffi::CStr::from_ptr(*address))
+        };
+        let embedded = embedded.map(|text| text.to_str().unwrap_or("(not UTF-8)"));
+        manifest.check_embedded(embedded, &path)?;
         let entry: EntryFn = unsafe {
             *library
                 .get::<EntryFn>(manifest.entry.as_bytes())
                 .map_err(|e| RuntimeError::Load(format!("{} has no '{}': {e}", path.display(), manifest.entry)))?
         };
         let weights = manifest.read_weights(dir)?;
-        // Safety: the library was compiled with this manifest's signature.
+        // Safety: the library was compiled with this manifest's signature (checked above).
         unsafe { Model::from_entry(entry, Box::new(library), manifest.signature(), &weights) }
     }
 

@@ -3,9 +3,18 @@
 //! signature and the arena. For a GPU artifact: the PTX file, the weights blob, and every
 //! kernel launch in order with its grid, block and arguments (which ABI buffer each kernel
 //! parameter is).
+//!
+//! A manifest is untrusted input: [`Manifest::parse`] checks every field a loader relies on
+//! (names, element types, sizes that fit the address space, a power-of-two alignment, files
+//! that are bare names beside it, kernel arguments that exist), and the loaders check the
+//! artifact against it before running anything: the SHA-256 of the code and of the weights
+//! ([`Digests`]), and the signature compiled into the code itself ([`EmbeddedSignature`]: a
+//! host library exports it as `strata_<name>_signature`, PTX carries it as a comment), which
+//! must equal the manifest's.
 
 use crate::{DType, RuntimeError, Signature, TensorSpec};
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// A compiled model's manifest.
@@ -47,6 +56,96 @@ pub struct Manifest {
     /// (what `strata.load(...).plan` shows; informational, the code has the offsets baked in).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<strata_plan::report::PlanReport>,
+    /// The SHA-256 of the code and of the weights file, checked before either is used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<Digests>,
+}
+
+/// SHA-256 digests (lower-case hex) of an artifact's files.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Digests {
+    /// The shared object (host) or the PTX text (nvptx).
+    pub code: String,
+    /// The weights file, when the artifact has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights: Option<String>,
+}
+
+/// The layout of [`EmbeddedSignature`]; a loader refuses another.
+pub const SIGNATURE_FORMAT: u32 = 1;
+
+/// What the compiled code was compiled for, embedded in the code itself (compact JSON): a host
+/// library exports it as the NUL-terminated `strata_<name>_signature`, a PTX file carries it
+/// as its line `// strata-signature <json>`. A loader compares it with the manifest's and
+/// refuses any difference, so an edited manifest cannot make the code run on buffers of
+/// other sizes or with other kernel launches.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct EmbeddedSignature {
+    pub format: u32,
+    pub name: String,
+    pub target: String,
+    pub entry: String,
+    pub chip: Option<String>,
+    pub inputs: Vec<TensorEntry>,
+    pub outputs: Vec<TensorEntry>,
+    pub arena_bytes: usize,
+    pub arena_alignment: usize,
+    pub checks: Vec<String>,
+    pub weights_bytes: usize,
+    pub kernels: Vec<Launch>,
+}
+
+/// The first place where two JSON values differ: its path (`kernels[0].grid[1]`) and the
+/// value on each side (`None`: absent there).
+fn first_difference<'a>(
+    a: &'a serde_json::Value,
+    b: &'a serde_json::Value,
+    path: String,
+) -> Option<(String, Option<&'a serde_json::Value>, Option<&'a serde_json::Value>)> {
+    use serde_json::Value;
+    let join = |key: &str| if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") };
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.keys().chain(y.keys()).find_map(|key| match (x.get(key), y.get(key)) {
+                (Some(u), Some(v)) => first_difference(u, v, join(key)),
+                (u, v) => Some((join(key), u, v)),
+            })
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            x.iter().zip(y).enumerate().find_map(|(i, (u, v))| first_difference(u, v, format!("{path}[{i}]")))
+        }
+        _ => (a != b).then(|| (if path.is_empty() { "signature".into() } else { path }, Some(a), Some(b))),
+    }
+}
+
+/// The symbol of the signature a host library exports.
+pub fn signature_symbol(name: &str) -> String {
+    format!("strata_{name}_signature")
+}
+
+/// The PTX comment line that carries the embedded signature.
+const PTX_SIGNATURE: &str = "// strata-signature ";
+
+/// `ptx` with `signature` appended as its comment line.
+pub fn ptx_with_signature(ptx: &str, signature: &EmbeddedSignature) -> String {
+    let mut text = ptx.trim_end().to_owned();
+    text.push('\n');
+    text.push_str(PTX_SIGNATURE);
+    text.push_str(&signature.to_json());
+    text.push('\n');
+    text
+}
+
+/// The signature a PTX text carries (its last signature line), if any.
+pub fn ptx_signature(ptx: &str) -> Option<&str> {
+    ptx.lines().rev().find_map(|line| line.strip_prefix(PTX_SIGNATURE))
+}
+
+impl EmbeddedSignature {
+    /// Compact JSON: one line, no NUL (JSON escapes control characters).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a signature serialises")
+    }
 }
 
 impl Manifest {
@@ -68,7 +167,64 @@ impl Manifest {
             weights: None,
             kernels: Vec::new(),
             plan: None,
+            sha256: None,
         }
+    }
+
+    /// The signature the code must carry for this manifest.
+    pub fn embedded(&self) -> EmbeddedSignature {
+        EmbeddedSignature {
+            format: SIGNATURE_FORMAT,
+            name: self.name.clone(),
+            target: self.target.clone(),
+            entry: self.entry.clone(),
+            chip: self.chip.clone(),
+            inputs: self.inputs.clone(),
+            outputs: self.outputs.clone(),
+            arena_bytes: self.arena_bytes,
+            arena_alignment: self.arena_alignment,
+            checks: self.checks.clone(),
+            weights_bytes: self.weights_bytes,
+            kernels: self.kernels.clone(),
+        }
+    }
+
+    /// Checks the signature `text` found in the code at `code` against the manifest's: an
+    /// error names the first field that differs, with both values.
+    pub fn check_embedded(&self, text: Option<&str>, code: &Path) -> Result<(), RuntimeError> {
+        let refuse = |why: String| {
+            RuntimeError::Load(format!(
+                "{} does not match its manifest: {why}; the manifest was edited or belongs to another \
+                 build: recompile the model (or restore the manifest strata wrote)",
+                code.display()
+            ))
+        };
+        let text = text.ok_or_else(|| refuse("the code carries no Strata signature".into()))?;
+        let found: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| refuse(format!("its embedded signature is not valid JSON ({e})")))?;
+        let expected = serde_json::to_value(self.embedded()).expect("a signature serialises");
+        if found.get("format") != expected.get("format") {
+            return Err(refuse(format!(
+                "signature format {} (this runtime reads {SIGNATURE_FORMAT})",
+                found.get("format").map_or_else(|| "missing".into(), ToString::to_string)
+            )));
+        }
+        if let Some((path, expected, found)) = first_difference(&expected, &found, String::new()) {
+            let shorten = |v: Option<&serde_json::Value>| {
+                let text = v.map_or_else(|| "nothing".into(), ToString::to_string);
+                if text.len() > 120 {
+                    format!("{}...", &text[..text.floor_char_boundary(117)])
+                } else {
+                    text
+                }
+            };
+            return Err(refuse(format!(
+                "'{path}': the manifest says {}, the code was compiled for {}",
+                shorten(expected),
+                shorten(found)
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -143,18 +299,132 @@ impl TensorEntry {
     }
 }
 
+/// The largest manifest read (a big model's plan makes it a few MiB).
+const MAX_MANIFEST_BYTES: u64 = 256 << 20;
+
+/// The largest kernel block the runtime launches (CUDA's limit on threads per block).
+const MAX_BLOCK_THREADS: u64 = 1024;
+
 impl Manifest {
-    /// Reads a manifest; returns it with the folder its relative paths start from.
+    /// Reads and checks a manifest ([`Manifest::parse`]); returns it with the folder its files
+    /// are in.
     pub fn read(path: &Path) -> Result<(Manifest, PathBuf), RuntimeError> {
-        let text = std::fs::read_to_string(path)
+        let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
+        let (file, _) = open_regular(path, true)?;
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::Read::take(file, MAX_MANIFEST_BYTES + 1), &mut text)
             .map_err(|e| RuntimeError::Load(format!("cannot read {}: {e}", path.display())))?;
-        let manifest: Manifest = serde_json::from_str(&text)
-            .map_err(|e| RuntimeError::Load(format!("{} is not a Strata manifest: {e}", path.display())))?;
-        // Validate the element types now, so a bad manifest fails at load.
-        for entry in manifest.inputs.iter().chain(&manifest.outputs) {
-            entry.spec()?;
+        if text.len() as u64 > MAX_MANIFEST_BYTES {
+            return Err(RuntimeError::Load(format!(
+                "{} is larger than {} MiB: not a Strata manifest",
+                path.display(),
+                MAX_MANIFEST_BYTES >> 20
+            )));
         }
-        Ok((manifest, path.parent().map_or_else(PathBuf::new, Path::to_path_buf)))
+        let manifest = Manifest::parse(&text).map_err(|e| RuntimeError::Load(format!("{}: {e}", path.display())))?;
+        Ok((manifest, dir))
+    }
+
+    /// Parses manifest text and checks what a loader relies on: a symbol-safe name, a known
+    /// target with its file, files named by bare names (no folder, no `..`), known element
+    /// types, buffer sizes that fit the address space, a power-of-two arena alignment of at
+    /// most 64, the entry point `strata_<name>_run`, well-formed digests, and kernels whose
+    /// launch sizes are valid and whose arguments exist. The error says what is wrong.
+    pub fn parse(text: &str) -> Result<Manifest, String> {
+        let manifest: Manifest = serde_json::from_str(text).map_err(|e| format!("not a Strata manifest: {e}"))?;
+        manifest.validate()?;
+        Ok(manifest)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if self.name.is_empty() || !self.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!("model name {:?} is not made of letters, digits and '_'", self.name));
+        }
+        let (code, field) = match self.target.as_str() {
+            "host" => (&self.library, "library"),
+            "nvptx" => (&self.ptx, "ptx"),
+            other => return Err(format!("unknown target '{other}' (host or nvptx)")),
+        };
+        if code.is_none() {
+            return Err(format!("a {} artifact names its code in '{field}', which is missing", self.target));
+        }
+        for (field, file) in [("library", &self.library), ("ptx", &self.ptx), ("weights", &self.weights)] {
+            if let Some(file) = file {
+                bare_name(file).map_err(|why| format!("'{field}' {file:?} {why}"))?;
+            }
+        }
+        let entry = format!("strata_{}_run", self.name);
+        if self.target == "host" && self.entry != entry {
+            return Err(format!("entry point {:?} is not the model's '{entry}'", self.entry));
+        }
+        for (kind, list) in [("input", &self.inputs), ("output", &self.outputs)] {
+            for entry in list {
+                let spec = entry.spec().map_err(|e| e.to_string())?;
+                spec.bytes().ok_or_else(|| {
+                    format!("{kind} '{}' of shape {:?} is larger than the address space", entry.name, entry.shape)
+                })?;
+            }
+        }
+        let limit = isize::MAX as usize;
+        if self.arena_bytes > limit || self.weights_bytes > limit {
+            return Err(format!(
+                "arena ({} bytes) or weights ({} bytes) larger than the address space",
+                self.arena_bytes, self.weights_bytes
+            ));
+        }
+        if self.arena_alignment > 64 || (self.arena_alignment != 0 && !self.arena_alignment.is_power_of_two()) {
+            return Err(format!(
+                "arena alignment {} is not a power of two of at most 64 bytes (the runtime's)",
+                self.arena_alignment
+            ));
+        }
+        if self.weights.is_some() && self.weights_bytes == 0 {
+            return Err("names a weights file of 0 bytes".into());
+        }
+        match &self.sha256 {
+            None => {
+                return Err("has no content digests ('sha256'): it was written by an older Strata; recompile the \
+                            model"
+                    .into())
+            }
+            Some(digests) => {
+                for (what, digest) in [("code", Some(&digests.code)), ("weights", digests.weights.as_ref())] {
+                    if let Some(digest) = digest {
+                        if digest.len() != 64 || !digest.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+                            return Err(format!("the {what} digest {digest:?} is not a SHA-256 in hex"));
+                        }
+                    }
+                }
+                if self.weights.is_some() != digests.weights.is_some() {
+                    return Err("a weights file and its digest come together".into());
+                }
+            }
+        }
+        for launch in &self.kernels {
+            if launch.kernel.is_empty() || launch.kernel.contains('\0') {
+                return Err(format!("kernel name {:?} is empty or has a NUL byte", launch.kernel));
+            }
+            let threads = launch.block.iter().map(|&b| u64::from(b)).product::<u64>();
+            if launch.grid.contains(&0) || launch.block.contains(&0) || threads > MAX_BLOCK_THREADS {
+                return Err(format!(
+                    "kernel '{}' has grid {:?} and block {:?}: every size must be at least 1, with at most \
+                     {MAX_BLOCK_THREADS} threads per block",
+                    launch.kernel, launch.grid, launch.block
+                ));
+            }
+            for arg in &launch.args {
+                let valid = match *arg {
+                    KernelArg::Input(i) => i < self.inputs.len(),
+                    KernelArg::Output(i) => i < self.outputs.len(),
+                    KernelArg::Arena | KernelArg::Weights => true,
+                    KernelArg::Status => !self.checks.is_empty(),
+                };
+                if !valid {
+                    return Err(format!("kernel '{}' takes {arg:?}, which the model does not have", launch.kernel));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Writes the manifest as pretty JSON, atomically.
@@ -175,20 +445,252 @@ impl Manifest {
         }
     }
 
-    /// The weights blob (empty when the artifact has none), checked against its size.
+    /// The code file (library or PTX) in `dir`, opened, with its path, after checking that its
+    /// SHA-256 is the manifest's. The open file is the one checked: a loader reads it (PTX) or
+    /// makes sure the library it loads is this file (`loader`).
+    pub fn open_code(&self, dir: &Path) -> Result<(std::fs::File, PathBuf), RuntimeError> {
+        let file = self
+            .library
+            .as_ref()
+            .or(self.ptx.as_ref())
+            .ok_or_else(|| RuntimeError::Load(format!("the manifest of '{}' names no code", self.name)))?;
+        let path = dir.join(file);
+        let (mut opened, _) = open_regular(&path, false)?;
+        let digest =
+            sha256_of(&mut opened).map_err(|e| RuntimeError::Load(format!("cannot read {}: {e}", path.display())))?;
+        let expected = self.sha256.as_ref().map(|d| d.code.as_str()).unwrap_or_default();
+        if digest != expected {
+            return Err(changed(&path, expected, &digest));
+        }
+        std::io::Seek::rewind(&mut opened)
+            .map_err(|e| RuntimeError::Load(format!("cannot read {}: {e}", path.display())))?;
+        Ok((opened, path))
+    }
+
+    /// The weights blob (empty when the artifact has none), checked against its size and
+    /// digest.
     pub fn read_weights(&self, dir: &Path) -> Result<Vec<u8>, RuntimeError> {
         let Some(file) = &self.weights else { return Ok(Vec::new()) };
         let path = dir.join(file);
-        let bytes = std::fs::read(&path)
-            .map_err(|e| RuntimeError::Load(format!("cannot read the weights {}: {e}", path.display())))?;
-        if bytes.len() != self.weights_bytes {
+        let (opened, size) = open_regular(&path, false)?;
+        if size != self.weights_bytes as u64 {
             return Err(RuntimeError::Load(format!(
-                "{} has {} bytes, the manifest says {}",
+                "{} has {size} bytes, the manifest says {}",
                 path.display(),
-                bytes.len(),
                 self.weights_bytes
             )));
         }
+        let mut bytes = Vec::with_capacity(self.weights_bytes);
+        std::io::Read::read_to_end(&mut std::io::Read::take(opened, size), &mut bytes)
+            .map_err(|e| RuntimeError::Load(format!("cannot read the weights {}: {e}", path.display())))?;
+        let digest = sha256_hex(&bytes);
+        let expected = self.sha256.as_ref().and_then(|d| d.weights.as_deref()).unwrap_or_default();
+        if bytes.len() != self.weights_bytes || digest != expected {
+            return Err(changed(&path, expected, &digest));
+        }
         Ok(bytes)
+    }
+}
+
+/// Why a file does not match its digest.
+fn changed(path: &Path, expected: &str, found: &str) -> RuntimeError {
+    RuntimeError::Load(format!(
+        "{} has SHA-256 {found}, its manifest says {expected}: the file changed after compiling (corrupt, \
+         edited or from another build); recompile the model",
+        path.display()
+    ))
+}
+
+/// Lower-case hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Lower-case hex SHA-256 of what `reader` yields.
+pub fn sha256_of(reader: &mut impl std::io::Read) -> std::io::Result<String> {
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 16];
+    loop {
+        match reader.read(&mut buffer) {
+            Ok(0) => return Ok(hex(&hasher.finalize())),
+            Ok(n) => hasher.update(&buffer[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Whether `file` is a bare file name: one normal path component (no folder, `..`, root or
+/// NUL byte).
+fn bare_name(file: &str) -> Result<(), &'static str> {
+    let mut components = Path::new(file).components();
+    match (components.next(), components.next()) {
+        (Some(std::path::Component::Normal(_)), None) if !file.contains(['/', '\0']) => Ok(()),
+        _ => Err("must be a file name beside the manifest (no folder, no '..')"),
+    }
+}
+
+/// Opens `path` for reading if it is a regular file (a FIFO or device is refused without
+/// blocking) and, unless `follow`, not a symbolic link; returns it with its size.
+fn open_regular(path: &Path, follow: bool) -> Result<(std::fs::File, u64), RuntimeError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let flags = if follow { libc::O_NONBLOCK } else { libc::O_NOFOLLOW | libc::O_NONBLOCK };
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(flags).open(path).map_err(|e| {
+        let why = if e.raw_os_error() == Some(libc::ELOOP) { "it is a symbolic link".into() } else { e.to_string() };
+        RuntimeError::Load(format!("cannot read {}: {why}", path.display()))
+    })?;
+    let meta = file.metadata().map_err(|e| RuntimeError::Load(format!("cannot read {}: {e}", path.display())))?;
+    if !meta.is_file() {
+        return Err(RuntimeError::Load(format!("{} is not a regular file", path.display())));
+    }
+    Ok((file, meta.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest() -> serde_json::Value {
+        serde_json::json!({
+            "name": "m", "target": "host", "entry": "strata_m_run", "library": "libm.so",
+            "inputs": [{"name": "x", "dtype": "float32", "shape": [2, 3]}],
+            "outputs": [{"name": "y", "dtype": "int64", "shape": [2]}],
+            "arena_bytes": 128, "arena_alignment": 64, "checks": ["node #0 (Gather): index"],
+            "sha256": {"code": "0".repeat(64)},
+        })
+    }
+
+    fn parse_with(edit: impl FnOnce(&mut serde_json::Value)) -> Result<Manifest, String> {
+        let mut value = manifest();
+        edit(&mut value);
+        Manifest::parse(&value.to_string())
+    }
+
+    #[test]
+    fn a_well_formed_manifest_parses() {
+        let parsed = parse_with(|_| {}).unwrap();
+        assert_eq!(parsed.signature().inputs[0].bytes(), Some(24));
+    }
+
+    #[test]
+    fn every_field_a_loader_relies_on_is_checked() {
+        type Edit = Box<dyn FnOnce(&mut serde_json::Value)>;
+        let cases: Vec<(&str, Edit)> = vec![
+            ("not made of letters", Box::new(|m| m["name"] = "a/b".into())),
+            ("unknown target 'gpu'", Box::new(|m| m["target"] = "gpu".into())),
+            ("'library', which is missing", Box::new(|m| m["library"] = serde_json::Value::Null)),
+            ("must be a file name beside the manifest", Box::new(|m| m["library"] = "../x.so".into())),
+            ("must be a file name beside the manifest", Box::new(|m| m["library"] = "/lib/libc.so.6".into())),
+            ("must be a file name beside the manifest", Box::new(|m| m["library"] = "..".into())),
+            ("must be a file name beside the manifest", Box::new(|m| m["weights"] = "d/w.bin".into())),
+            ("entry point \"abort\" is not the model's 'strata_m_run'", Box::new(|m| m["entry"] = "abort".into())),
+            ("unknown element type 'float33'", Box::new(|m| m["inputs"][0]["dtype"] = "float33".into())),
+            (
+                "larger than the address space",
+                Box::new(|m| m["outputs"][0]["shape"] = serde_json::json!([1u64 << 40, 1u64 << 40])),
+            ),
+            ("larger than the address space", Box::new(|m| m["arena_bytes"] = serde_json::json!(u64::MAX))),
+            ("not a power of two", Box::new(|m| m["arena_alignment"] = 48.into())),
+            ("not a power of two", Box::new(|m| m["arena_alignment"] = 128.into())),
+            ("no content digests", Box::new(|m| m.as_object_mut().unwrap().remove("sha256").map(drop).unwrap())),
+            ("not a SHA-256", Box::new(|m| m["sha256"]["code"] = "ABC".into())),
+            ("names a weights file of 0 bytes", Box::new(|m| m["weights"] = "w.bin".into())),
+            (
+                "come together",
+                Box::new(|m| {
+                    m["weights"] = "w.bin".into();
+                    m["weights_bytes"] = 8.into();
+                }),
+            ),
+            ("not a Strata manifest", Box::new(|m| m["arena_bytes"] = (-1).into())),
+        ];
+        for (expected, edit) in cases {
+            let error = parse_with(edit).expect_err(expected);
+            assert!(error.contains(expected), "expected '{expected}', got: {error}");
+        }
+    }
+
+    #[test]
+    fn kernels_need_valid_sizes_and_existing_arguments() {
+        let launch = |grid: [u32; 3], block: [u32; 3], args: serde_json::Value| {
+            move |m: &mut serde_json::Value| {
+                m["target"] = "nvptx".into();
+                m["ptx"] = "m.ptx".into();
+                m["kernels"] = serde_json::json!([{"kernel": "k", "grid": grid, "block": block, "args": args}]);
+            }
+        };
+        parse_with(launch([1, 1, 1], [256, 1, 1], serde_json::json!(["arena", {"input": 0}, "status"]))).unwrap();
+        for (grid, block, args, expected) in [
+            ([0, 1, 1], [1, 1, 1], serde_json::json!([]), "at least 1"),
+            ([1, 1, 1], [64, 64, 1], serde_json::json!([]), "at most 1024 threads"),
+            ([1, 1, 1], [1, 1, 1], serde_json::json!([{"output": 1}]), "Output(1), which the model does not have"),
+        ] {
+            let error = parse_with(launch(grid, block, args)).unwrap_err();
+            assert!(error.contains(expected), "expected '{expected}', got: {error}");
+        }
+    }
+
+    #[test]
+    fn the_embedded_signature_must_equal_the_manifests() {
+        let parsed = parse_with(|_| {}).unwrap();
+        let code = Path::new("libm.so");
+        let same = parsed.embedded().to_json();
+        parsed.check_embedded(Some(&same), code).unwrap();
+        let mut other = parsed.embedded();
+        other.inputs[0].shape[1] = 4;
+        let error = parsed.check_embedded(Some(&other.to_json()), code).unwrap_err().to_string();
+        assert!(error.contains("'inputs[0].shape[1]': the manifest says 3, the code was compiled for 4"), "{error}");
+        let mut other = parsed.embedded();
+        other.checks.clear();
+        let error = parsed.check_embedded(Some(&other.to_json()), code).unwrap_err().to_string();
+        assert!(error.contains("'checks': the manifest says [\"node #0 (Gather): index\"], the code"), "{error}");
+        let mut other = parsed.embedded();
+        other.format = 7;
+        let error = parsed.check_embedded(Some(&other.to_json()), code).unwrap_err().to_string();
+        assert!(error.contains("signature format 7"), "{error}");
+        let error = parsed.check_embedded(None, code).unwrap_err().to_string();
+        assert!(error.contains("carries no Strata signature"), "{error}");
+        let error = parsed.check_embedded(Some("{"), code).unwrap_err().to_string();
+        assert!(error.contains("not valid JSON"), "{error}");
+    }
+
+    #[test]
+    fn ptx_carries_its_signature_on_its_last_signature_line() {
+        let parsed = parse_with(|_| {}).unwrap();
+        let ptx = ptx_with_signature(".version 8.0\n.target sm_80\n", &parsed.embedded());
+        assert!(ptx.starts_with(".version 8.0\n.target sm_80\n// strata-signature {\"format\":1,"), "{ptx}");
+        assert_eq!(ptx_signature(&ptx), Some(parsed.embedded().to_json().as_str()));
+        assert_eq!(ptx_signature(".version 8.0\n"), None);
+    }
+
+    #[test]
+    fn files_are_hashed_and_refused_when_changed_or_not_regular() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("libm.so"), b"code").unwrap();
+        std::fs::write(dir.path().join("w.bin"), b"weights").unwrap();
+        let mut parsed = parse_with(|_| {}).unwrap();
+        parsed.weights = Some("w.bin".into());
+        parsed.weights_bytes = 7;
+        parsed.sha256 = Some(Digests { code: sha256_hex(b"code"), weights: Some(sha256_hex(b"weights")) });
+        parsed.open_code(dir.path()).unwrap();
+        assert_eq!(parsed.read_weights(dir.path()).unwrap(), b"weights");
+        std::fs::write(dir.path().join("w.bin"), b"Weights").unwrap();
+        let error = parsed.read_weights(dir.path()).unwrap_err().to_string();
+        assert!(error.contains("the file changed after compiling"), "{error}");
+        std::fs::write(dir.path().join("w.bin"), b"weights!").unwrap();
+        let error = parsed.read_weights(dir.path()).unwrap_err().to_string();
+        assert!(error.contains("has 8 bytes, the manifest says 7"), "{error}");
+        std::fs::remove_file(dir.path().join("libm.so")).unwrap();
+        std::os::unix::fs::symlink("w.bin", dir.path().join("libm.so")).unwrap();
+        let error = parsed.open_code(dir.path()).unwrap_err().to_string();
+        assert!(error.contains("it is a symbolic link"), "{error}");
+        std::fs::remove_file(dir.path().join("libm.so")).unwrap();
+        std::fs::create_dir(dir.path().join("libm.so")).unwrap();
+        let error = parsed.open_code(dir.path()).unwrap_err().to_string();
+        assert!(error.contains("is not a regular file"), "{error}");
     }
 }

@@ -105,6 +105,10 @@ pub struct EmbeddedWeights<'a> {
     pub bytes: &'a [u8],
     /// Byte alignment of the blob (the offsets `plan-weights` chose assume it).
     pub alignment: u32,
+    /// The compiled model's signature (`strata_runtime::manifest::EmbeddedSignature` as JSON),
+    /// exported as the NUL-terminated `signature_symbol` for loaders to check; empty: none.
+    pub signature: &'a str,
+    pub signature_symbol: &'a str,
 }
 
 /// Translates, optimises and emits `module` (LLVM dialect), with `weights` (when non-empty)
@@ -113,6 +117,9 @@ pub fn emit(module: &Module<'_>, what: Emit, weights: Option<EmbeddedWeights<'_>
     let machine = host_machine()?;
     let context = Context::create();
     let llvm = translate(&context, &module.as_operation(), &machine)?;
+    if let Some(exports) = weights {
+        declare_signature(&context, &llvm, exports);
+    }
     let weights = weights.filter(|w| !w.bytes.is_empty());
     if let Some(weights) = weights {
         declare_weights(&context, &llvm, weights)?;
@@ -174,6 +181,9 @@ pub fn emit_objects(
             }
         }
         modules.push(llvm);
+    }
+    if let Some(exports) = weights {
+        declare_signature(&contexts[0], &modules[0], exports);
     }
     let weights = weights.filter(|w| !w.bytes.is_empty());
     if let Some(weights) = weights {
@@ -313,6 +323,18 @@ fn finish(
                 .to_vec()
         }
     })
+}
+
+/// Exports the model's signature as a NUL-terminated constant array (when it has one).
+fn declare_signature<'ctx>(context: &'ctx Context, llvm: &inkwell::module::Module<'ctx>, exports: EmbeddedWeights<'_>) {
+    if exports.signature.is_empty() {
+        return;
+    }
+    let text = context.const_string(exports.signature.as_bytes(), true);
+    let global = llvm.add_global(text.get_type(), None, exports.signature_symbol);
+    global.set_initializer(&text);
+    global.set_constant(true);
+    global.set_linkage(inkwell::module::Linkage::External);
 }
 
 /// Declares the exported weights array (its bytes come after optimisation) and makes the entry

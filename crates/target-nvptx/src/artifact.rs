@@ -117,11 +117,18 @@ pub fn write(
     manifest.chip = Some(chip.to_owned());
     manifest.kernels = launches(module, signature)?;
     manifest.weights_bytes = weights.len();
+    // The PTX carries the signature (launches included) its manifest must match, and the
+    // manifest the digests of the PTX and the weights (`CudaModel::load` checks both).
+    let ptx = strata_runtime::manifest::ptx_with_signature(&ptx, &manifest.embedded());
+    let mut digests =
+        strata_runtime::manifest::Digests { code: strata_runtime::manifest::sha256_hex(ptx.as_bytes()), weights: None };
     if !weights.is_empty() {
         manifest.weights = Some(file_name(&paths.weights));
+        digests.weights = Some(strata_runtime::manifest::sha256_hex(&weights));
         strata_runtime::write_atomic(&paths.weights, &weights)
             .map_err(|e| format!("cannot write {}: {e}", paths.weights.display()))?;
     }
+    manifest.sha256 = Some(digests);
     strata_runtime::write_atomic(&paths.main, ptx.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", paths.main.display()))?;
     manifest.write(&paths.manifest).map_err(|e| Error::of(&e))?;

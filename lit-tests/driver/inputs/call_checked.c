@@ -17,6 +17,7 @@ int main(void) {
   uint8_t *arena = aligned_alloc(STRATA_CHECKED_ARENA_ALIGNMENT,
                                  (STRATA_CHECKED_ARENA_BYTES + STRATA_CHECKED_ARENA_ALIGNMENT - 1) /
                                      STRATA_CHECKED_ARENA_ALIGNMENT * STRATA_CHECKED_ARENA_ALIGNMENT);
+  printf("library matches header: %d\n", strata_checked_check_library());
   printf("out of range: status %d\n", strata_checked_run(NULL, arena, inputs, outputs));
   ids[1] = -4;
   printf("in range: status %d\n", strata_checked_run(NULL, arena, inputs, outputs));

@@ -118,16 +118,21 @@ fn external_locations_are_found_in_subgraphs_and_functions() {
     assert_eq!(external_locations(&model), ["f.bin", "then.bin", "value.bin"]);
 }
 
-/// Writes an entry for `key` by hand: a "library", a manifest, a record.
+/// Writes an entry for `key` by hand: a "library", a manifest naming the digest of
+/// `recorded`, a record.
 fn write_entry(root: &Path, key: &Key, library: &[u8], recorded: &[u8]) {
     let dir = root.join(&key.hex);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(LIBRARY), library).unwrap();
-    std::fs::write(dir.join(MANIFEST), "{}").unwrap();
+    let manifest = serde_json::json!({
+        "name": "model", "target": "host", "entry": "strata_model_run", "library": LIBRARY,
+        "inputs": [], "outputs": [], "arena_bytes": 0, "arena_alignment": 64,
+        "sha256": { "code": sha256_hex(recorded) },
+    });
+    std::fs::write(dir.join(MANIFEST), manifest.to_string()).unwrap();
     let record = Record {
         format: FORMAT,
         key: key.hex.clone(),
-        library_sha256: sha256_hex(recorded),
         arena_lower_bound: None,
         warnings: vec![],
         description: key.description.clone(),
@@ -142,9 +147,9 @@ fn corrupt_entries_are_detected_and_removed() {
     let k = key(b"model", &options(), "h", "b");
     assert_eq!(cache.lookup(&k).err(), Some(Miss::Absent));
 
-    // A library that does not match its digest (truncated, edited).
+    // A library that does not match its manifest's digest (truncated, edited).
     write_entry(root.path(), &k, b"library", b"the library as written");
-    assert!(matches!(cache.lookup(&k), Err(Miss::Corrupt(why)) if why.contains("digest")));
+    assert!(matches!(cache.lookup(&k), Err(Miss::Corrupt(why)) if why.contains("SHA-256")));
     assert!(!root.path().join(&k.hex).exists(), "the corrupt entry is removed");
 
     // A record naming another key (an entry copied under the wrong name).
@@ -161,7 +166,7 @@ fn corrupt_entries_are_detected_and_removed() {
     std::fs::remove_file(root.path().join(&k.hex).join(RECORD)).unwrap();
     assert!(matches!(cache.lookup(&k), Err(Miss::Corrupt(_))));
 
-    // A matching digest but no loadable artifact (the manifest is empty).
+    // A matching digest but no loadable artifact (the library is not a shared object).
     write_entry(root.path(), &k, b"lib", b"lib");
     assert!(matches!(cache.lookup(&k), Err(Miss::Corrupt(why)) if why.contains("does not load")));
     assert!(!root.path().join(&k.hex).exists());
