@@ -238,11 +238,8 @@ fn save(source: &Path, path: &Path) -> Result<(PathBuf, PathBuf, PathBuf), Strin
     let library = manifest.library.clone().ok_or("the artifact has no host library")?;
     let from = ArtifactPaths::for_output(&dir.join(&library));
     let to = ArtifactPaths::for_output(path);
-    if to.main == to.manifest || to.main == to.header {
-        return Err(format!(
-            "{} would be overwritten by its own manifest or header: name the library `*.so`",
-            path.display()
-        ));
+    if let Some(why) = to.collision() {
+        return Err(why);
     }
     let copy = |from: &Path, to: &Path, bytes: Option<Vec<u8>>| -> Result<(), String> {
         let directory = to.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));

@@ -5,6 +5,7 @@
 
 mod bench;
 mod bench_compile;
+mod probe;
 mod python;
 mod setup;
 #[cfg(test)]
@@ -27,7 +28,8 @@ enum Task {
     Setup,
     /// Set up, then run every test: `cargo fmt --check`, clippy with `-D warnings`, unit
     /// tests, lit tests, tidy checks, the import of every ONNX node-test case (fails on any
-    /// panic), the zoo, and the Python package's pytest suite.
+    /// panic), the zoo, the probe suite of hostile inputs, and the Python package's pytest
+    /// suite.
     Test {
         /// Extra arguments for `cargo test` (after `--`).
         #[arg(last = true)]
@@ -59,6 +61,13 @@ enum Task {
     OnnxSchemas {
         #[arg(long)]
         check: bool,
+    },
+    /// Generate the probe suite of hostile inputs (`xtask/scripts/probe.py`: malformed and
+    /// adversarial models, inputs, MLIR, planner CSVs, edited artifacts, parallel runs) and
+    /// check that each gives a clean error or the right answer; a table per family.
+    Probe {
+        /// Only cases whose `family/name` contains this.
+        filter: Option<String>,
     },
     /// Build the Python package's native module and run its pytest suite (`python/tests`).
     Python {
@@ -144,6 +153,7 @@ fn main() -> ExitCode {
             BINARIES_BUILT.store(true, std::sync::atomic::Ordering::Relaxed);
             onnx_tests(None)?;
             zoo()?;
+            probe::run(None)?;
             python::run(None)
         }),
         Task::Lit { filter, bless } => setup::run().and_then(|()| {
@@ -158,6 +168,7 @@ fn main() -> ExitCode {
         }),
         Task::Demo => setup::run().and_then(|()| demo()),
         Task::Zoo => setup::run().and_then(|()| zoo()),
+        Task::Probe { filter } => setup::run().and_then(|()| probe::run(filter.as_deref())),
         Task::Python { filter } => setup::run().and_then(|()| python::run(filter.as_deref())),
         Task::OnnxTests { filter } => setup::run().and_then(|()| onnx_tests(filter.as_deref())),
         Task::OnnxSchemas { check } => onnx_schemas(check),

@@ -247,6 +247,9 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), CommandError> {
             let main =
                 args.output.clone().unwrap_or_else(|| default_path(if stage == Stage::So { "so" } else { "ptx" }));
             let paths = ArtifactPaths::for_output(&main);
+            if let Some(why) = paths.collision() {
+                return Err(Error::invalid_input(why).into());
+            }
             let manifest = if stage == Stage::So {
                 compiled.write_shared_object(&options.name, &paths)?
             } else {
@@ -306,7 +309,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1e-5)]
     pub atol: f64,
     /// Run this many times and report the median latency.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000), default_value_t = 1)]
     pub repeat: usize,
     /// Where to run: the host CPU (JIT), or the first CUDA GPU (PTX, through the CUDA driver).
     #[arg(long, value_enum, default_value = "host")]

@@ -42,7 +42,7 @@ enum Command {
         #[arg(long = "output-dir", value_name = "DIR")]
         output_dir: Option<PathBuf>,
         /// Time this many runs and report the median.
-        #[arg(long, default_value_t = 10)]
+        #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000), default_value_t = 10)]
         repeat: usize,
     },
     /// Say whether a CUDA GPU can be used here (exit status 0), or why not (exit status 3).

@@ -159,15 +159,27 @@ pub fn import<'c>(
             .map_err(|error| FrontendError::Graph { file: file.clone(), error: Box::new(error) })?;
         importer.values.insert(name.to_owned(), Entry::Constant(constant));
     }
-    if let Some(unknown) =
-        options.frozen_inputs.keys().find(|name| !graph.input.iter().any(|i| i.name() == name.as_str()))
-    {
-        return Err(FrontendError::Graph {
-            file,
-            error: Box::new(Error::invalid_input(format!(
-                "cannot freeze '{unknown}': the graph has no input of that name"
-            ))),
-        });
+    for (name, tensor) in &options.frozen_inputs {
+        let refuse = |why: String| FrontendError::Graph {
+            file: file.clone(),
+            error: Box::new(Error::invalid_input(format!("cannot freeze '{name}': {why}"))),
+        };
+        let Some(input) = graph.input.iter().find(|i| i.name() == name.as_str()) else {
+            return Err(refuse("the graph has no input of that name".into()));
+        };
+        if let Some(onnx::type_proto::Value::TensorType(declared)) =
+            input.r#type.as_ref().and_then(|t| t.value.as_ref())
+        {
+            let name_of = |v: i32| DataType::try_from(v).map_or_else(|_| v.to_string(), |d| d.as_str_name().to_owned());
+            if declared.elem_type() != 0 && declared.elem_type() != tensor.data_type() {
+                return Err(refuse(format!(
+                    "the value has element type {}, the input is declared {}",
+                    name_of(tensor.data_type()),
+                    name_of(declared.elem_type())
+                )));
+            }
+        }
+        agrees_with_declared(input, &tensor.dims).map_err(|why| refuse(format!("the value's {why}")))?;
     }
     // Graph inputs (those that are not initializers) become function arguments.
     let mut argument_types = Vec::new();
@@ -301,6 +313,8 @@ fn input_shape(
         .map_err(|_| graph_error(format!("input '{}' has an unknown element type", input.name()).into()))?;
     if let Some(shape) = options.input_shapes.get(input.name()) {
         shapes::numel(shape).map_err(|e| graph_error(e.context(format!("--input-shape {}", input.name()))))?;
+        agrees_with_declared(input, shape)
+            .map_err(|why| graph_error(Error::invalid_input(format!("--input-shape {}: {why}", input.name()))))?;
         return Ok((shape.clone(), dtype));
     }
     let dims = tensor.shape.as_ref().map(|s| s.dim.as_slice()).unwrap_or_default();
@@ -330,6 +344,41 @@ fn input_shape(
             shapes::numel(&shape).map_err(|e| graph_error(e.context(format!("input '{}'", input.name()))))?;
             Ok((shape, dtype))
         })
+}
+
+/// Whether `shape` (given for `input` on the command line) fits the shape the model declares:
+/// the same rank, and every fixed dimension equal (symbolic ones take any size). The error
+/// says where they differ.
+fn agrees_with_declared(input: &onnx::ValueInfoProto, shape: &[i64]) -> Result<(), String> {
+    let Some(onnx::type_proto::Value::TensorType(tensor)) = input.r#type.as_ref().and_then(|t| t.value.as_ref()) else {
+        return Ok(());
+    };
+    let Some(declared) = tensor.shape.as_ref() else { return Ok(()) };
+    let dims: Vec<Option<i64>> = declared
+        .dim
+        .iter()
+        .map(|d| match &d.value {
+            Some(onnx::tensor_shape_proto::dimension::Value::DimValue(v)) => Some(*v),
+            _ => None,
+        })
+        .collect();
+    let shown: Vec<String> = dims.iter().map(|d| d.map_or_else(|| "?".to_owned(), |v| v.to_string())).collect();
+    if dims.len() != shape.len() {
+        return Err(format!(
+            "shape {shape:?} has rank {}, the model declares rank {} ([{}])",
+            shape.len(),
+            dims.len(),
+            shown.join(", ")
+        ));
+    }
+    if let Some(k) = (0..dims.len()).find(|&k| dims[k].is_some_and(|d| d != shape[k])) {
+        return Err(format!(
+            "shape {shape:?} has {} at dimension {k}, where the model declares [{}]",
+            shape[k],
+            shown.join(", ")
+        ));
+    }
+    Ok(())
 }
 
 /// Input `k` of `node`, if given (ONNX writes an omitted optional input as "").

@@ -10,6 +10,7 @@ pub mod attrs;
 pub mod context;
 pub mod diagnostics;
 pub mod error;
+pub mod fuzzing;
 pub mod handle;
 pub mod llvm;
 pub mod nesting;

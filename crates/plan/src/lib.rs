@@ -10,6 +10,7 @@ pub mod bounds;
 pub mod dag;
 pub mod exact;
 mod flow;
+pub mod fuzzing;
 pub mod objects;
 pub mod offsets;
 pub mod problem;

@@ -82,15 +82,17 @@ impl Problem {
     /// size fits in a `u64` (the arena buffers' sizes and alignment paddings sum within it),
     /// so no strategy can overflow computing one.
     pub fn check(&self) -> Result<(), PlanError> {
+        // Every arena of these buffers then fits in 2^63 bytes, and the strategies' offset
+        // arithmetic (an offset plus a size, rounded up to an alignment) cannot overflow.
         let mut total = 0u64;
         for buffer in self.buffers.iter().filter(|b| b.class.in_arena()) {
             let padded = buffer.size.checked_add(buffer.align.saturating_sub(1));
-            total = match padded.and_then(|p| total.checked_add(p)) {
+            total = match padded.and_then(|p| total.checked_add(p)).filter(|&t| t <= MAX_ARENA) {
                 Some(total) => total,
                 None => {
                     return Err(PlanError::InvalidBuffer {
                         id: buffer.id.clone(),
-                        message: "the arena buffers' sizes (with alignment) sum past 2^64 bytes".into(),
+                        message: "the arena buffers' sizes (with alignment) sum past 2^63 bytes".into(),
                     })
                 }
             };
@@ -217,7 +219,10 @@ impl Problem {
     }
 }
 
+/// The largest arena a problem may need (its padded sizes' sum; [`Problem::check`]).
+pub const MAX_ARENA: u64 = 1 << 63;
+
 /// Rounds `value` up to a multiple of `align` (a power of two).
 pub fn align_up(value: u64, align: u64) -> u64 {
-    (value + align - 1) & !(align - 1)
+    value.next_multiple_of(align)
 }

@@ -158,7 +158,7 @@ fn strategies_beyond_their_size_limit_are_refused_with_the_reason() {
 fn sizes_that_would_overflow_the_arena_are_refused() {
     let text = format!("id,lower,upper,size\na,0,2,{}\nb,0,2,{}\n", u64::MAX / 2 + 1, u64::MAX / 2 + 1);
     let error = Problem::from_csv(&text).unwrap_err().to_string();
-    assert!(error.contains("buffer 'b'") && error.contains("sum past 2^64"), "{error}");
+    assert!(error.contains("buffer 'b'") && error.contains("sum past 2^63"), "{error}");
     let text = format!("buffer,start,end,size\na,0,{},8\n", u64::MAX);
     let error = Problem::from_csv(&text).unwrap_err().to_string();
     assert!(error.contains(":2:") && error.contains("no end"), "{error}");

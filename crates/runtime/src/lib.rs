@@ -14,6 +14,7 @@ pub mod compare;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 pub mod files;
+pub mod fuzzing;
 mod loader;
 pub mod manifest;
 pub mod tensor;

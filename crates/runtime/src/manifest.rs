@@ -249,6 +249,23 @@ impl ArtifactPaths {
             header: beside(".h"),
         }
     }
+
+    /// Why these files would overwrite each other (`-o m.json` names the library after its
+    /// own manifest), if they would.
+    pub fn collision(&self) -> Option<String> {
+        let clash = [&self.manifest, &self.weights, &self.header].into_iter().find(|p| **p == self.main)?;
+        Some(format!(
+            "{} would be overwritten by its own {}: name the artifact `*.so` (host) or `*.ptx` (GPU)",
+            self.main.display(),
+            if *clash == self.manifest {
+                "manifest"
+            } else if *clash == self.header {
+                "header"
+            } else {
+                "weights"
+            }
+        ))
+    }
 }
 
 /// The file name of `path`, as a manifest names files beside it.

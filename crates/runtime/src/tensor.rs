@@ -5,6 +5,7 @@ use crate::RuntimeError;
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 use npyz::WriterBuilder as _;
 use std::fmt;
+use std::io::Read as _;
 use std::path::Path;
 
 /// Element types a compiled model can take or return.
@@ -201,6 +202,43 @@ impl fmt::Display for DType {
     }
 }
 
+/// The largest `.npy` header read (NumPy writes a few hundred bytes).
+const MAX_NPY_HEADER: usize = 1 << 20;
+
+/// The magic, version, length and header text of a `.npy` stream, as read (short or
+/// malformed prefixes are returned as read: npyz reports them).
+fn npy_header(reader: &mut impl std::io::Read) -> std::io::Result<Vec<u8>> {
+    let mut prefix = Vec::new();
+    std::io::Read::take(&mut *reader, 8).read_to_end(&mut prefix)?;
+    if prefix.len() < 8 || !prefix.starts_with(b"\x93NUMPY") {
+        return Ok(prefix);
+    }
+    let width = if prefix[6] == 1 { 2 } else { 4 };
+    std::io::Read::take(&mut *reader, width).read_to_end(&mut prefix)?;
+    if prefix.len() < 8 + width as usize {
+        return Ok(prefix);
+    }
+    let length = prefix[8..].iter().rev().fold(0usize, |n, &b| (n << 8) | usize::from(b));
+    if length > MAX_NPY_HEADER {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("the .npy header claims {length} bytes (at most {MAX_NPY_HEADER})"),
+        ));
+    }
+    std::io::Read::take(&mut *reader, length as u64).read_to_end(&mut prefix)?;
+    Ok(prefix)
+}
+
+/// The dimensions of a `.npy` header's `'shape': (...)`, when it has that form.
+fn npy_header_shape(header: &[u8]) -> Option<Vec<u64>> {
+    let start = if *header.get(6)? == 1 { 10 } else { 12 };
+    let text = std::str::from_utf8(header.get(start..)?).ok()?;
+    let after = &text[text.find("shape")? + 5..];
+    let open = after.find('(')?;
+    let inside = &after[open + 1..open + 1 + after[open + 1..].find(')')?];
+    inside.split(',').map(str::trim).filter(|d| !d.is_empty()).map(|d| d.trim_end_matches('L').parse().ok()).collect()
+}
+
 /// A Rust element type with a [`DType`].
 pub trait Element: Copy + 'static {
     const DTYPE: DType;
@@ -355,18 +393,56 @@ impl Tensor {
 
     /// Reads a `.npy` file (C order).
     pub fn read_npy(path: &Path) -> Result<Tensor, RuntimeError> {
-        let error = |e: std::io::Error| RuntimeError::Npy(format!("{}: {e}", path.display()));
-        let file = std::fs::File::open(path).map_err(error)?;
-        let npy = npyz::NpyFile::new(std::io::BufReader::new(file)).map_err(error)?;
+        let file = std::fs::File::open(path).map_err(|e| RuntimeError::Npy(format!("{}: {e}", path.display())))?;
+        // A regular file's size bounds what its header may claim; a pipe's is unknown.
+        let size = file.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+        Tensor::read_npy_from(std::io::BufReader::new(file), size, &path.display().to_string())
+    }
+
+    /// Reads `.npy` bytes (C order).
+    pub fn from_npy_bytes(bytes: &[u8]) -> Result<Tensor, RuntimeError> {
+        Tensor::read_npy_from(bytes, Some(bytes.len() as u64), "the .npy data")
+    }
+
+    /// Reads `.npy` data from `reader` (`size` bytes in all, when known: a header claiming
+    /// more data than that is refused before anything is allocated); `origin` names it in
+    /// errors.
+    fn read_npy_from(mut reader: impl std::io::Read, size: Option<u64>, origin: &str) -> Result<Tensor, RuntimeError> {
+        let error = |e: std::io::Error| RuntimeError::Npy(format!("{origin}: {e}"));
+        // npyz multiplies the header's dimensions unchecked (a panic, or a wrapped count): the
+        // header is read and its shape checked here first.
+        let header = npy_header(&mut reader).map_err(error)?;
+        if let Some(shape) = npy_header_shape(&header) {
+            if shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d)).is_none() {
+                return Err(RuntimeError::Npy(format!("{origin}: shape {shape:?} is larger than memory")));
+            }
+        }
+        let npy = npyz::NpyFile::new(std::io::Read::chain(header.as_slice(), reader)).map_err(error)?;
         if npy.order() == npyz::Order::Fortran {
             return Err(RuntimeError::Npy(format!(
-                "{}: Fortran-order arrays are not supported; save with numpy.ascontiguousarray",
-                path.display()
+                "{origin}: Fortran-order arrays are not supported; save with numpy.ascontiguousarray"
             )));
+        }
+        let element = match npy.dtype() {
+            npyz::DType::Plain(ty) => ty.num_bytes().map_or(1, |n| n as u64),
+            _ => 1,
+        };
+        let bytes = npy.shape().iter().try_fold(element, |n, &d| n.checked_mul(d));
+        match (bytes, size) {
+            (None, _) => {
+                return Err(RuntimeError::Npy(format!("{origin}: shape {:?} is larger than memory", npy.shape())))
+            }
+            (Some(bytes), Some(size)) if bytes > size => {
+                return Err(RuntimeError::Npy(format!(
+                    "{origin}: the header says shape {:?} ({bytes} bytes of data), the file has {size} bytes",
+                    npy.shape()
+                )))
+            }
+            _ => {}
         }
         let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
         let npyz::DType::Plain(ty) = npy.dtype() else {
-            return Err(RuntimeError::Npy(format!("{}: structured arrays are not tensors", path.display())));
+            return Err(RuntimeError::Npy(format!("{origin}: structured arrays are not tensors")));
         };
         use npyz::TypeChar::{Bool, Float, Int, Uint};
         fn load<T: Element + npyz::Deserialize, R: std::io::Read>(
@@ -388,7 +464,7 @@ impl Tensor {
             (Uint, 4) => load::<u32, _>(npy, &shape),
             (Uint, 8) => load::<u64, _>(npy, &shape),
             (Bool, 1) => load::<bool, _>(npy, &shape),
-            _ => return Err(RuntimeError::Npy(format!("{}: element type '{ty}' is not supported", path.display()))),
+            _ => return Err(RuntimeError::Npy(format!("{origin}: element type '{ty}' is not supported"))),
         }
         .map_err(error)
     }
@@ -406,8 +482,15 @@ impl Tensor {
         crate::files::write_atomic_with(path, write, error)
     }
 
-    /// Writes the tensor in `.npy` format to `file`.
-    fn write_npy_to(&self, file: &std::fs::File) -> Result<(), RuntimeError> {
+    /// The tensor in `.npy` format.
+    pub fn to_npy_bytes(&self) -> Result<Vec<u8>, RuntimeError> {
+        let mut bytes = Vec::new();
+        self.write_npy_to(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// Writes the tensor in `.npy` format to `out`.
+    fn write_npy_to(&self, out: impl std::io::Write) -> Result<(), RuntimeError> {
         let error = |e: std::io::Error| RuntimeError::Npy(e.to_string());
         fn store<T: Element + npyz::Serialize + npyz::AutoSerialize>(
             t: &Tensor,
@@ -418,7 +501,7 @@ impl Tensor {
             writer.extend(t.view::<T>().expect("dtype checked").iter().copied())?;
             writer.finish()
         }
-        let mut buffered = std::io::BufWriter::new(file);
+        let mut buffered = std::io::BufWriter::new(out);
         let file = &mut buffered;
         match self.dtype {
             DType::F16 => store::<half::f16>(self, file),

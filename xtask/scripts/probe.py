@@ -1,0 +1,428 @@
+"""Generates Strata's probe suite of hostile inputs (`cargo xtask probe`, run by `cargo xtask
+test`): ONNX models, run-time inputs, MLIR, planner CSVs, edited artifacts and parallel runs,
+in the families issue #22 found broken. Each case is a list of shell steps (all but the last
+must succeed) and what the last must do: fail with a clean error naming the problem (no
+panic, signal, hang or internal error), or succeed with the right answer.
+
+Writes `<out>/<family>/<case>/...` and `<out>/cases.json`:
+    [{"family", "name", "steps": [argv...], "expect": "error" | "ok", "contains": [...]}]
+where argv may use {strata}, {strata-exec}, {strata-opt} (the binaries) and {case} (the
+case's directory). Fixed seed: the same suite every run.
+"""
+
+import json
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OUT = sys.argv[1]
+CASES = []
+FLOAT, INT64, INT32 = TensorProto.FLOAT, TensorProto.INT64, TensorProto.INT32
+
+
+def case_dir(family, name):
+    path = os.path.join(OUT, family, name)
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def add(family, name, steps, expect, contains):
+    """One case; `steps` are argv lists (the last is checked) or shell strings."""
+    case_dir(family, name)
+    steps = [["sh", "-c", s] if isinstance(s, str) else s for s in steps]
+    CASES.append(
+        {"family": family, "name": name, "steps": steps, "expect": expect, "contains": contains}
+    )
+
+
+def save_model(path, nodes, inputs, outputs, initializers=(), opset=17):
+    graph = helper.make_graph(nodes, "probe", inputs, outputs, list(initializers))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+def npy(path, array):
+    np.save(path, array)
+    return path
+
+
+def vi(name, dtype, shape):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def run(model, inputs, *extra):
+    """`strata run` of `model` with `inputs` ({name: file}) and extra flags."""
+    argv = ["{strata}", "run", model, "--no-cache"]
+    for name, file in inputs.items():
+        argv += ["--input", f"{name}={file}"]
+    return argv + list(extra)
+
+
+# --- external data: only regular files inside the model's folder ------------------------------
+
+
+def external_data():
+    family = "external-data"
+    for name, location, prepare in [
+        ("parent-escape", "../../../../../../etc/passwd", None),
+        ("absolute-path", "/etc/passwd", None),
+        ("fifo", "pipe.bin", lambda d: os.mkfifo(os.path.join(d, "pipe.bin"))),
+        ("symlink-escape", "link.bin", lambda d: os.symlink("/etc/passwd", os.path.join(d, "link.bin"))),
+        ("beyond-file", "short.bin", lambda d: open(os.path.join(d, "short.bin"), "wb").write(b"\0" * 8)),
+        ("missing-file", "absent.bin", None),
+    ]:
+        d = case_dir(family, name)
+        if prepare:
+            path = os.path.join(d, location)
+            if not os.path.lexists(path):
+                prepare(d)
+        w = TensorProto()
+        w.name, w.data_type = "w", FLOAT
+        w.dims.extend([4])
+        w.data_location = TensorProto.EXTERNAL
+        for key, value in [("location", location), ("offset", "0"), ("length", "16")]:
+            entry = w.external_data.add()
+            entry.key, entry.value = key, value
+        model = os.path.join(d, "model.onnx")
+        save_model(model, [helper.make_node("Add", ["x", "w"], ["y"])], [vi("x", FLOAT, [4])], [vi("y", FLOAT, [4])], [w])
+        add(family, name, [["{strata}", "compile", model, "--emit=sg"]], "error", ["'w'"])
+
+
+# --- run-time indices and integer division: an error status, never a wrong answer ------------
+
+
+def runtime_checks():
+    family = "run-time-checks"
+    d = case_dir(family, "model")
+    table = numpy_helper.from_array(np.arange(12, dtype=np.float32).reshape(4, 3), "table")
+    model = os.path.join(d, "gather.onnx")
+    save_model(
+        model,
+        [helper.make_node("Gather", ["table", "ids"], ["rows"], name="embed")],
+        [vi("ids", INT64, [2])],
+        [vi("rows", FLOAT, [2, 3])],
+        [table],
+    )
+    for name, ids in [
+        ("index-at-size", [0, 4]),
+        ("index-1e9", [10**9, 0]),
+        ("index-int64-max", [2**63 - 1, 1]),
+        ("index-below-minus-size", [-5, 0]),
+    ]:
+        cd = case_dir(family, name)
+        add(family, name, [run(model, {"ids": npy(os.path.join(cd, "ids.npy"), np.array(ids, np.int64))})],
+            "error", ["node #0 'embed' (Gather)", "outside [-4, 4)"])
+    cd = case_dir(family, "index-in-range")
+    add(family, "index-in-range",
+        [run(model, {"ids": npy(os.path.join(cd, "ids.npy"), np.array([-4, 3], np.int64))},
+             "--expect", "rows=" + npy(os.path.join(cd, "rows.npy"), np.arange(12, dtype=np.float32).reshape(4, 3)[[0, 3]]),
+             "--atol", "0", "--rtol", "0")],
+        "ok", ["0 of 6 elements outside"])
+    elements = os.path.join(d, "gather_elements.onnx")
+    save_model(
+        elements,
+        [helper.make_node("GatherElements", ["data", "at"], ["y"], axis=1, name="pick")],
+        [vi("data", FLOAT, [2, 3]), vi("at", INT64, [2, 2])],
+        [vi("y", FLOAT, [2, 2])],
+    )
+    cd = case_dir(family, "gather-elements-out-of-range")
+    add(family, "gather-elements-out-of-range",
+        [run(elements, {"data": npy(os.path.join(cd, "data.npy"), np.ones((2, 3), np.float32)),
+                        "at": npy(os.path.join(cd, "at.npy"), np.array([[0, 3], [1, 2]], np.int64))})],
+        "error", ["'pick' (GatherElements)"])
+    for dtype, np_type in [(INT32, np.int32), (INT64, np.int64)]:
+        for op in ["Div", "Mod"]:
+            name = f"{op.lower()}-by-zero-{np.dtype(np_type).name}"
+            cd = case_dir(family, name)
+            model = os.path.join(cd, "model.onnx")
+            save_model(model, [helper.make_node(op, ["a", "b"], ["q"], name="divide")],
+                       [vi("a", dtype, [3]), vi("b", dtype, [3])], [vi("q", dtype, [3])])
+            add(family, name,
+                [run(model, {"a": npy(os.path.join(cd, "a.npy"), np.array([7, -7, 9], np_type)),
+                             "b": npy(os.path.join(cd, "b.npy"), np.array([2, 0, 3], np_type))})],
+                "error", ["node #0 'divide'", "by zero"])
+    cd = case_dir(family, "int-min-by-minus-one")
+    model = os.path.join(cd, "model.onnx")
+    save_model(model, [helper.make_node("Div", ["a", "b"], ["q"])], [vi("a", INT32, [2]), vi("b", INT32, [2])],
+               [vi("q", INT32, [2])])
+    minimum = np.iinfo(np.int32).min
+    add(family, "int-min-by-minus-one",
+        [run(model, {"a": npy(os.path.join(cd, "a.npy"), np.array([minimum, 6], np.int32)),
+                     "b": npy(os.path.join(cd, "b.npy"), np.array([-1, 3], np.int32))},
+             "--expect", "q=" + npy(os.path.join(cd, "q.npy"), np.array([minimum, 2], np.int32)), "--atol", "0")],
+        "ok", ["0 of 2 elements outside"])
+
+
+# --- graph validation: contradictions refused, aliased outputs correct -----------------------
+
+
+def graph_validation():
+    family = "graph-validation"
+    x, y = vi("x", FLOAT, [2, 3]), vi("y", FLOAT, [2, 3])
+
+    def model(name, nodes, inputs, outputs, inits=()):
+        path = os.path.join(case_dir(family, name), "model.onnx")
+        graph = helper.make_graph(nodes, "probe", inputs, outputs, list(inits))
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        m.ir_version = 8
+        with open(path, "wb") as f:  # not onnx.save: some of these fail onnx's checker on purpose
+            f.write(m.SerializeToString())
+        return path
+
+    cases = [
+        ("duplicate-node-output", [helper.make_node("Relu", ["x"], ["t"]), helper.make_node("Neg", ["x"], ["t"]),
+                                   helper.make_node("Identity", ["t"], ["y"])], [x], [y], (), "already defined"),
+        ("duplicate-graph-input", [helper.make_node("Relu", ["x"], ["y"])], [x, x], [y], (), "'x'"),
+        ("softmax-axis-as-tensor", [helper.make_node("Softmax", ["x"], ["y"],
+                                                     axis=numpy_helper.from_array(np.array(1, np.int64)))],
+         [x], [y], (), "axis"),
+        ("leakyrelu-alpha-as-int", [helper.make_node("LeakyRelu", ["x"], ["y"], alpha=2)], [x], [y], (), "alpha"),
+        ("constant-index-out-of-range",
+         [helper.make_node("Gather", ["x", "i"], ["y"], axis=0)], [x], [vi("y", FLOAT, [1, 3])],
+         [numpy_helper.from_array(np.array([5], np.int64), "i")], "out of range"),
+        ("undefined-input", [helper.make_node("Relu", ["nowhere"], ["y"])], [x], [y], (), "'nowhere'"),
+    ]
+    for name, nodes, inputs, outputs, inits, needle in cases:
+        path = model(name, nodes, inputs, outputs, inits)
+        add(family, name, [["{strata}", "compile", path, "--emit=sg"]], "error", [needle])
+    # A Gather from an empty constant: every index is out of range, at run time.
+    cd = case_dir(family, "gather-from-empty-constant")
+    path = model("gather-from-empty-constant", [helper.make_node("Gather", ["e", "i"], ["y"], axis=0)],
+                 [vi("i", INT64, [1])], [vi("y", FLOAT, [1, 3])],
+                 [numpy_helper.from_array(np.zeros((0, 3), np.float32), "e")])
+    add(family, "gather-from-empty-constant", [run(path, {"i": npy(os.path.join(cd, "i.npy"), np.array([0], np.int64))})],
+        "error", ["outside [0, 0)"])
+    # One value as two graph outputs (through Identity, and listed twice): correct and separate.
+    for name, nodes, outputs in [
+        ("value-as-two-outputs", [helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Identity", ["y"], ["z"])],
+         [y, vi("z", FLOAT, [2, 3])]),
+    ]:
+        cd = case_dir(family, name)
+        path = model(name, nodes, [x], outputs)
+        value = np.array([[-1, 2, -3], [4, -5, 6]], np.float32)
+        expected = npy(os.path.join(cd, "expected.npy"), np.maximum(value, 0))
+        add(family, name, [run(path, {"x": npy(os.path.join(cd, "x.npy"), value)}, "--expect", f"y={expected}",
+                               "--expect", f"z={expected}", "--atol", "0")],
+            "ok", ["expect 'y': 0 of 6", "expect 'z': 0 of 6"])
+
+
+# --- model bytes that are not a model ---------------------------------------------------------
+
+
+def model_bytes():
+    family = "onnx-bytes"
+    rng = np.random.default_rng(22)
+    good = helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                                               [vi("x", FLOAT, [2])], [vi("y", FLOAT, [2])]))
+    data = good.SerializeToString()
+    for name, content in [
+        ("empty", b""),
+        ("truncated", data[: len(data) // 2]),
+        ("random-bytes", rng.integers(0, 256, 4096, dtype=np.uint8).tobytes()),
+        ("text", b"this is not an ONNX model\n"),
+        ("no-graph", helper.make_model(helper.make_graph([], "g", [], [])).SerializeToString()[:4]),
+    ]:
+        path = os.path.join(case_dir(family, name), "model.onnx")
+        open(path, "wb").write(content)
+        add(family, name, [["{strata}", "compile", path, "--emit=sg"]], "error", ["model.onnx"])
+
+
+# --- command-line flags -----------------------------------------------------------------------
+
+
+def cli_flags():
+    family = "cli-flags"
+    d = case_dir(family, "model")
+    relu = os.path.join(d, "relu.onnx")
+    save_model(relu, [helper.make_node("Relu", ["x"], ["y"])], [vi("x", FLOAT, [2, 3])], [vi("y", FLOAT, [2, 3])])
+    symbolic = os.path.join(d, "symbolic.onnx")
+    save_model(symbolic, [helper.make_node("Relu", ["x"], ["y"])], [vi("x", FLOAT, ["n", 3])],
+               [vi("y", FLOAT, ["n", 3])])
+    x = npy(os.path.join(d, "x.npy"), np.ones((2, 3), np.float32))
+    pb = os.path.join(d, "x_wrong.pb")
+    open(pb, "wb").write(numpy_helper.from_array(np.ones((5,), np.float32), "x").SerializeToString())
+    pb64 = os.path.join(d, "x_int64.pb")
+    open(pb64, "wb").write(numpy_helper.from_array(np.ones((2, 3), np.int64), "x").SerializeToString())
+    # A shape computed from a constant that import must fold: a Range of 2^24 int64 values.
+    folded = os.path.join(d, "folded.onnx")
+    save_model(folded, [helper.make_node("Range", ["a", "b", "c"], ["r"]),
+                        helper.make_node("ReduceMax", ["r"], ["m"], keepdims=1),
+                        helper.make_node("Reshape", ["x", "m"], ["y"])],
+               [vi("x", FLOAT, [2, 3])], [vi("y", FLOAT, [6])],
+               [numpy_helper.from_array(np.array(0, np.int64), "a"),
+                numpy_helper.from_array(np.array(1 << 24, np.int64), "b"),
+                numpy_helper.from_array(np.array(1, np.int64), "c")])
+    cases = [
+        ("repeat-zero", run(relu, {"x": x}, "--repeat", "0"), "--repeat"),
+        ("threads-zero", run(relu, {"x": x}, "--threads", "0"), "--threads"),
+        ("input-shape-wrong-rank", run(symbolic, {"x": x}, "--input-shape", "x=2x3x4"), "has rank 3, the model declares rank 2"),
+        ("input-shape-conflicts-static", run(relu, {"x": x}, "--input-shape", "x=5x3"), "has 5 at dimension 0"),
+        ("freeze-input-wrong-shape", ["{strata}", "compile", relu, "--freeze-input", f"x={pb}", "--emit=sg"],
+         "cannot freeze 'x': the value's shape [5] has rank 1"),
+        ("freeze-input-wrong-type", ["{strata}", "compile", relu, "--freeze-input", f"x={pb64}", "--emit=sg"],
+         "element type INT64"),
+        ("input-given-twice", run(relu, {"x": x}, "--input", f"x={x}"), "twice"),
+        ("unknown-input", run(relu, {"x": x}, "--input", f"q={x}"), "'q'"),
+        ("unknown-gpu-chip", ["{strata}", "compile", relu, "--target=nvptx", "--chip=sm_1", "-o",
+                              os.path.join(d, "bad.ptx")], "sm_1"),
+        ("library-over-its-manifest", ["{strata}", "compile", relu, "--emit=so", "-o", os.path.join(d, "m.json")],
+         "overwritten by its own manifest"),
+        ("library-over-its-header", ["{strata}", "compile", relu, "--emit=so", "-o", os.path.join(d, "m.h")],
+         "overwritten by its own header"),
+        ("ptx-over-its-manifest", ["{strata}", "compile", relu, "--target=nvptx", "-o", os.path.join(d, "g.json")],
+         "overwritten by its own manifest"),
+        ("constant-over-budget", ["{strata}", "compile", folded, "--max-constant-bytes", "1000000", "--emit=sg"],
+         "--max-constant-bytes"),
+        ("unknown-strategy", run(relu, {"x": x}, "--strategy", "fastest"), "fastest"),
+    ]
+    for name, argv, needle in cases:
+        add(family, name, [argv], "error", [needle])
+
+
+# --- run-time inputs (.npy) -------------------------------------------------------------------
+
+
+def npy_inputs():
+    family = "npy-inputs"
+    d = case_dir(family, "model")
+    relu = os.path.join(d, "relu.onnx")
+    save_model(relu, [helper.make_node("Relu", ["x"], ["y"])], [vi("x", FLOAT, [2, 3])], [vi("y", FLOAT, [2, 3])])
+    good = np.ones((2, 3), np.float32)
+
+    def header(shape):
+        text = "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }" % (shape,)
+        text += " " * (64 - (10 + len(text) + 1) % 64) + "\n"
+        return b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text.encode()
+
+    for name, content, needle in [
+        ("truncated", None, "x.npy"),
+        ("wrong-dtype", np.ones((2, 3), np.float64), "float64"),
+        ("wrong-shape", np.ones((3, 2), np.float32), "[3, 2]"),
+        ("fortran-order", np.asfortranarray(np.ones((2, 3), np.float32)), "Fortran"),
+        ("huge-shape", header("(1099511627776, 1099511627776)") + b"\0" * 16, "larger than memory"),
+        ("claims-more-data", header("(100000000,)") + b"\0" * 16, "the file has"),
+        ("not-npy", b"x,y\n1,2\n", "x.npy"),
+    ]:
+        cd = case_dir(family, name)
+        path = os.path.join(cd, "x.npy")
+        if content is None:
+            np.save(path, good)
+            data = open(path, "rb").read()
+            open(path, "wb").write(data[:-7])
+        elif isinstance(content, bytes):
+            open(path, "wb").write(content)
+        else:
+            np.save(path, content)
+        add(family, name, [run(relu, {"x": path})], "error", [needle])
+
+
+# --- MLIR text and pipelines ------------------------------------------------------------------
+
+
+def mlir_text():
+    family = "mlir-nesting"
+    depth = 20000
+    for name, text in [
+        ("nested-attributes", "module attributes {a = " + "[" * depth + "]" * depth + "} {}\n"),
+        ("nested-regions", "".join("\"test.op\"() ({\n" for _ in range(depth)) + "}) : () -> ()\n" * depth),
+        ("nested-types", "func.func private @f() -> " + "tuple<" * depth + ">" * depth + "\n"),
+    ]:
+        path = os.path.join(case_dir(family, name), "input.mlir")
+        open(path, "w").write(text)
+        add(family, name, [["{strata-opt}", path]], "error", ["nested"])
+    path = os.path.join(case_dir(family, "nested-pipeline"), "input.mlir")
+    open(path, "w").write("module {}\n")
+    pipeline = "builtin.module(" + "builtin.module(" * 100 + "cse" + ")" * 101
+    add(family, "nested-pipeline", [["{strata-opt}", path, "-p", pipeline]], "error", ["nests deeper"])
+
+
+# --- planner CSVs -----------------------------------------------------------------------------
+
+
+def planner_csv():
+    family = "planner-csv"
+    for name, text, needle in [
+        ("missing-size-column", "id,lower,upper\na,0,1\n", "'size'"),
+        ("negative-size", "id,lower,upper,size\na,0,1,-4\n", "not a non-negative integer"),
+        ("sizes-overflow", "id,lower,upper,size\na,0,2,18446744073709551615\nb,1,3,18446744073709551615\n", "2^63"),
+        ("end-at-max", "buffer,start,end,size\na,0,18446744073709551615,4\n", "no end"),
+        ("garbage", "\x00\x01\x02 not, a, csv\n\"unterminated\n", "csv"),
+        ("lower-after-upper", "id,lower,upper,size\na,5,2,4\n", "'a'"),
+    ]:
+        path = os.path.join(case_dir(family, name), "buffers.csv")
+        open(path, "w").write(text)
+        add(family, name, [["{strata}", "plan", path]], "error", [needle])
+
+
+# --- compiled artifacts edited after compiling ------------------------------------------------
+
+
+def artifacts():
+    family = "artifacts"
+    d = case_dir(family, "model")
+    relu = os.path.join(d, "relu.onnx")
+    save_model(relu, [helper.make_node("Relu", ["x"], ["y"])], [vi("x", FLOAT, [2, 3])], [vi("y", FLOAT, [2, 3])])
+    x = npy(os.path.join(d, "x.npy"), np.ones((2, 3), np.float32))
+    edit = "import json,sys; p=sys.argv[1]; m=json.load(open(p)); {}; json.dump(m, open(p, 'w'))"
+    for name, change, needle in [
+        ("shape-edited", "python3 -c \"%s\" {case}/m.json" % edit.format("m['inputs'][0]['shape'][0] = 200"),
+         "'inputs[0].shape[0]'"),
+        ("arena-edited", "python3 -c \"%s\" {case}/m.json" % edit.format("m['arena_bytes'] = 1"), "'arena_bytes'"),
+        ("library-byte-appended", "printf x >> {case}/librelu.so", "SHA-256"),
+        ("library-outside", "python3 -c \"%s\" {case}/m.json" % edit.format("m['library'] = '/lib/x86_64-linux-gnu/libc.so.6'"),
+         "file name beside the manifest"),
+        ("entry-abort", "python3 -c \"%s\" {case}/m.json" % edit.format("m['entry'] = 'abort'"), "entry point"),
+        ("alignment-edited", "python3 -c \"%s\" {case}/m.json" % edit.format("m['arena_alignment'] = 3"), "power of two"),
+        ("digests-removed", "python3 -c \"%s\" {case}/m.json" % edit.format("m.pop('sha256')"), "digests"),
+        ("library-symlink", "mv {case}/librelu.so {case}/real.so && ln -s real.so {case}/librelu.so", "symbolic link"),
+    ]:
+        compile_step = ["{strata}", "compile", relu, "--name", "relu", "-o", "{case}/librelu.so"]
+        add(family, name, [compile_step, "mv {case}/relu.json {case}/m.json", change,
+                           ["{strata-exec}", "run", "{case}/m.json", "--input", f"x={x}", "--repeat", "1"]],
+            "error", [needle])
+
+
+# --- concurrent use ---------------------------------------------------------------------------
+
+
+def concurrency():
+    family = "concurrency"
+    d = case_dir(family, "model")
+    relu = os.path.join(d, "relu.onnx")
+    save_model(relu, [helper.make_node("Relu", ["x"], ["y"])], [vi("x", FLOAT, [512, 512])],
+               [vi("y", FLOAT, [512, 512])])
+    rng = np.random.default_rng(7)
+    x = npy(os.path.join(d, "x.npy"), rng.standard_normal((512, 512)).astype(np.float32))
+    y = npy(os.path.join(d, "y.npy"), np.maximum(np.load(x), 0))
+    runs = " & ".join(
+        f"{{strata}} run {relu} --no-cache --input x={x} --output-dir {{case}}/out >/dev/null" for _ in range(4)
+    )
+    add(family, "parallel-runs-one-output-dir",
+        [f"{runs} & wait", ["python3", "-c",
+                            "import numpy as np,sys; assert (np.load(sys.argv[1]) == np.load(sys.argv[2])).all(); "
+                            "print('identical')", "{case}/out/y.npy", y]],
+        "ok", ["identical"])
+    compiles = " & ".join(f"{{strata}} compile {relu} -o {{case}}/libm.so >/dev/null" for _ in range(4))
+    add(family, "parallel-compiles-one-library",
+        [f"{compiles} & wait",
+         ["{strata-exec}", "run", "{case}/m.json", "--input", f"x={x}", "--expect", f"y={y}", "--repeat", "1"]],
+        "ok", ["0 of 262144 elements outside"])
+
+
+external_data()
+runtime_checks()
+graph_validation()
+model_bytes()
+cli_flags()
+npy_inputs()
+mlir_text()
+planner_csv()
+artifacts()
+concurrency()
+with open(os.path.join(OUT, "cases.json"), "w") as f:
+    json.dump(CASES, f, indent=1)
+print(f"probe: {len(CASES)} cases in {OUT}")
