@@ -122,6 +122,33 @@ def runtime_checks():
              "--expect", "rows=" + npy(os.path.join(cd, "rows.npy"), np.arange(12, dtype=np.float32).reshape(4, 3)[[0, 3]]),
              "--atol", "0", "--rtol", "0")],
         "ok", ["0 of 6 elements outside"])
+    # Nodes imported into @main's block from subgraphs are checked too: the taken branch of an
+    # If on a constant, and each iteration of an unrolled Loop (its carried value grows).
+    body_gather = helper.make_node("Gather", ["table", "ids"], ["g"], name="lookup")
+    then_branch = helper.make_graph([body_gather], "then", [], [vi("g", FLOAT, [2, 3])])
+    else_branch = helper.make_graph([helper.make_node("Identity", ["table"], ["e"])], "else", [],
+                                    [vi("e", FLOAT, [4, 3])])
+    branch = os.path.join(d, "if_constant.onnx")
+    save_model(branch, [helper.make_node("If", ["yes"], ["rows"], name="choose", then_branch=then_branch,
+                                         else_branch=else_branch)],
+               [vi("ids", INT64, [2])], [vi("rows", FLOAT, [2, 3])],
+               [table, numpy_helper.from_array(np.array(True), "yes")])
+    body = helper.make_graph(
+        [helper.make_node("Gather", ["table", "ids"], ["g"], name="lookup"),
+         helper.make_node("Concat", ["acc", "g"], ["acc_out"], axis=0),
+         helper.make_node("Identity", ["cond"], ["cond_out"])],
+        "body", [vi("i", INT64, []), vi("cond", TensorProto.BOOL, []), vi("acc", FLOAT, None)],
+        [vi("cond_out", TensorProto.BOOL, []), vi("acc_out", FLOAT, None)])
+    unrolled = os.path.join(d, "loop_unrolled.onnx")
+    save_model(unrolled, [helper.make_node("Loop", ["trips", "", "start"], ["rows"], name="repeat", body=body)],
+               [vi("ids", INT64, [2])], [vi("rows", FLOAT, [5, 3])],
+               [table, numpy_helper.from_array(np.array(2, np.int64), "trips"),
+                numpy_helper.from_array(np.zeros((1, 3), np.float32), "start")])
+    for name, model_path, needle in [("in-if-on-constant", branch, "'choose/then/lookup' (Gather)"),
+                                     ("in-unrolled-loop", unrolled, "(Gather): an index in 'ids' is outside [-4, 4)")]:
+        cd = case_dir(family, name)
+        add(family, name, [run(model_path, {"ids": npy(os.path.join(cd, "ids.npy"), np.array([1, 9], np.int64))})],
+            "error", [needle])
     elements = os.path.join(d, "gather_elements.onnx")
     save_model(
         elements,

@@ -15,9 +15,12 @@
 //! maximum over the tensor, times the check's code (its position in [`Importer::checks`] plus
 //! one). `@main` returns the maximum of all codes as one more result after the model's
 //! outputs (`strata.status_checks` names the checks, in code order); the entry point returns
-//! it (0: every check passed). Checks are made for the model's own nodes at the top level;
-//! nodes inside Loop bodies and If branches, and the operators the importer builds itself
-//! (whose indices are in range by construction or clamped on purpose), are not checked.
+//! it (0: every check passed). Checks are made for the model's own nodes imported into
+//! `@main`'s block: the top level, the taken branch of an If whose condition is known at
+//! import, and every iteration of an unrolled Loop. Nodes inside `scf.if` branches and `scf.for`
+//! loop bodies (whose status would have to leave the region as one more result), and the
+//! operators the importer builds itself (whose indices are in range by construction or
+//! clamped on purpose), are not checked.
 
 use crate::expand::{attr_i, Expansion};
 use crate::fold::Folded;
@@ -39,7 +42,9 @@ impl Importer<'_> {
         if !matches!(node.domain(), "" | "ai.onnx") {
             return Ok(());
         }
-        let top_level = self.expanding == 0 && self.scopes.is_empty();
+        // The model's own nodes in @main's block: those at the top level, and those of the
+        // taken branch of an If on a constant and of unrolled Loops, imported there too.
+        let top_level = self.expanding == 0 && block.to_raw().ptr == self.top_block;
         if let Some((indices, bounds)) = self.indexed(node)? {
             // Gather's import names indices of another type.
             let (_, dtype) = self.shape_of(indices)?;
@@ -181,6 +186,8 @@ impl Importer<'_> {
         let any = e.op(self, "ReduceMax", &[&flags], vec![attr_i("keepdims", 0)])?;
         let code_value = e.scalar(self, DataType::Int32, code as f64)?;
         let status = e.op(self, "Mul", &[&any, &code_value], vec![])?;
+        // Inside a subgraph's scope the value is known by its scoped name, which outlives it.
+        let status = self.resolve(&status).into_owned();
         self.checks.push((status, message));
         Ok(())
     }

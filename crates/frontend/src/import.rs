@@ -76,6 +76,9 @@ pub(crate) struct Importer<'c> {
     /// The run-time checks (`crate::checks`): each one's status value (its code where it
     /// fails, else 0) and its message, in code order.
     pub(crate) checks: Vec<(String, String)>,
+    /// The function's own block (`@main`'s body): run-time checks are made for the nodes
+    /// imported into it, whose status values can reach its return.
+    pub(crate) top_block: *mut std::ffi::c_void,
     /// Bytes of the constants computed at import so far, and their budget.
     computed_bytes: u64,
     max_computed_bytes: u64,
@@ -144,6 +147,7 @@ pub fn import<'c>(
         sequences: BTreeMap::new(),
         expanding: 0,
         checks: Vec::new(),
+        top_block: std::ptr::null_mut(),
         computed_bytes: 0,
         max_computed_bytes: options.max_constant_bytes.unwrap_or(DEFAULT_MAX_CONSTANT_BYTES),
     };
@@ -208,6 +212,7 @@ pub fn import<'c>(
     }
     let location = Location::new(context, &file, 0, 0);
     let block = Block::new(&argument_types.iter().map(|&t| (t, location)).collect::<Vec<_>>());
+    importer.top_block = block.to_raw().ptr;
     for (index, (name, shape, dtype)) in argument_names.into_iter().enumerate() {
         let value: Value = block.argument(index).expect("one argument per input").into();
         importer.values.insert(name, Entry::Value { value: value.into(), shape, dtype });
