@@ -202,8 +202,13 @@ impl fmt::Display for DType {
     }
 }
 
-/// The largest `.npy` header read (NumPy writes a few hundred bytes).
-const MAX_NPY_HEADER: usize = 1 << 20;
+/// The largest `.npy` header read (NumPy writes a few hundred bytes; it reads at most 10,000).
+const MAX_NPY_HEADER: usize = 10_000;
+
+/// The deepest bracket nesting of a `.npy` header read: a plain array's is 2 (`{... (n,)}`).
+/// npyz's header parser (pest, through py_literal) backtracks exponentially in nesting: a
+/// 120-byte header of 46 `[` kept it busy for minutes.
+const MAX_NPY_NESTING: usize = 8;
 
 /// The magic, version, length and header text of a `.npy` stream, as read (short or
 /// malformed prefixes are returned as read: npyz reports them).
@@ -226,6 +231,20 @@ fn npy_header(reader: &mut impl std::io::Read) -> std::io::Result<Vec<u8>> {
         ));
     }
     std::io::Read::take(&mut *reader, length as u64).read_to_end(&mut prefix)?;
+    let mut depth = 0usize;
+    for &byte in &prefix[8 + width as usize..] {
+        match byte {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth > MAX_NPY_NESTING {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("the .npy header nests brackets deeper than {MAX_NPY_NESTING}: not a NumPy array header"),
+            ));
+        }
+    }
     Ok(prefix)
 }
 
