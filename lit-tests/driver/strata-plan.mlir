@@ -7,7 +7,7 @@
 // RUN: not strata plan %S/inputs/bad-records.csv 2>&1 | FileCheck %s --check-prefix=RECORDS
 // RUN: not strata plan %S/inputs/model.onnx 2>&1 | FileCheck %s --check-prefix=MODEL
 // RUN: strata plan %S/../passes/plan-arena.mlir --strategy=exact 2>&1 | FileCheck %s --check-prefix=MLIR
-// RUN: strata plan %S/inputs/chain-600.csv --budget-ms=100 | FileCheck %s --check-prefix=LIMIT
+// RUN: strata plan %S/inputs/chain-600.csv --budget-ms=3000 | FileCheck %s --check-prefix=LIMIT
 // RUN: not strata plan %S/inputs/chain-600.csv --strategy=min-cost-flow 2>&1 | FileCheck %s --check-prefix=REFUSED
 // RUN: strata plan --list-strategies | FileCheck %s --check-prefix=LIST
 

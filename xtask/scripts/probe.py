@@ -144,6 +144,37 @@ def runtime_checks():
                [vi("ids", INT64, [2])], [vi("rows", FLOAT, [5, 3])],
                [table, numpy_helper.from_array(np.array(2, np.int64), "trips"),
                 numpy_helper.from_array(np.zeros((1, 3), np.float32), "start")])
+    # An If on a condition computed at run time (scf.if): each branch's checks leave the
+    # region as its status; the else branch divides by a run-time divisor.
+    else_div = helper.make_graph(
+        [helper.make_node("Gather", ["table", "ids"], ["g0"], name="lookup2"),
+         helper.make_node("Div", ["ids", "ids"], ["q"], name="ratio"),
+         helper.make_node("Cast", ["q"], ["qf"], to=FLOAT),
+         helper.make_node("Unsqueeze", ["qf", "one"], ["qu"]),
+         helper.make_node("Mul", ["g0", "qu"], ["e"])],
+        "else", [], [vi("e", FLOAT, [2, 3])])
+    runtime_if = os.path.join(d, "if_runtime.onnx")
+    save_model(runtime_if,
+               [helper.make_node("ReduceSum", ["ids"], ["total"], keepdims=0),
+                helper.make_node("Greater", ["total", "zero"], ["positive"]),
+                helper.make_node("If", ["positive"], ["rows"], name="choose", then_branch=then_branch,
+                                 else_branch=else_div)],
+               [vi("ids", INT64, [2])], [vi("rows", FLOAT, [2, 3])],
+               [table, numpy_helper.from_array(np.array(0, np.int64), "zero"),
+                numpy_helper.from_array(np.array([1], np.int64), "one")])
+    for name, ids, needle in [("in-if-at-run-time-then", [1, 9], "'choose/then/lookup' (Gather)"),
+                              ("in-if-at-run-time-else", [-1, -9], "'choose/else/lookup2' (Gather)"),
+                              ("in-if-at-run-time-else-div", [0, -3], "'choose/else/ratio' (Div): integer division by zero")]:
+        cd = case_dir(family, name)
+        add(family, name, [run(runtime_if, {"ids": npy(os.path.join(cd, "ids.npy"), np.array(ids, np.int64))})],
+            "error", [needle])
+    cd = case_dir(family, "in-if-at-run-time-valid")
+    ids = np.array([-1, -2], np.int64)
+    rows = np.arange(12, dtype=np.float32).reshape(4, 3)[ids]
+    add(family, "in-if-at-run-time-valid",
+        [run(runtime_if, {"ids": npy(os.path.join(cd, "ids.npy"), ids)},
+             "--expect", "rows=" + npy(os.path.join(cd, "rows.npy"), rows), "--atol", "0")],
+        "ok", ["0 of 6 elements outside"])
     for name, model_path, needle in [("in-if-on-constant", branch, "'choose/then/lookup' (Gather)"),
                                      ("in-unrolled-loop", unrolled, "(Gather): an index in 'ids' is outside [-4, 4)")]:
         cd = case_dir(family, name)

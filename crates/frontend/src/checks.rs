@@ -16,11 +16,13 @@
 //! one). `@main` returns the maximum of all codes as one more result after the model's
 //! outputs (`strata.status_checks` names the checks, in code order); the entry point returns
 //! it (0: every check passed). Checks are made for the model's own nodes imported into
-//! `@main`'s block: the top level, the taken branch of an If whose condition is known at
-//! import, and every iteration of an unrolled Loop. Nodes inside `scf.if` branches and `scf.for`
-//! loop bodies (whose status would have to leave the region as one more result), and the
-//! operators the importer builds itself (whose indices are in range by construction or
-//! clamped on purpose), are not checked.
+//! `@main`'s block (the top level, the taken branch of an If whose condition is known at
+//! import, every iteration of an unrolled Loop) and into the branches of an `scf.if`: each
+//! branch yields the maximum of its codes (0 where it has none) as one more result, which is
+//! a status of the enclosing block ([`CheckFrame`]). Nodes inside `scf.for` loop bodies
+//! (whose status would have to be carried across iterations), and the operators the importer
+//! builds itself (whose indices are in range by construction or clamped on purpose), are not
+//! checked.
 
 use crate::expand::{attr_i, Expansion};
 use crate::fold::Folded;
@@ -28,6 +30,24 @@ use crate::import::{node_name, operand, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use melior::ir::{Block, Location};
 use strata_ir::{Error, Val};
+
+/// A block run-time checks are made in, and the status values made there.
+#[derive(Debug)]
+pub(crate) struct CheckFrame {
+    block: *mut std::ffi::c_void,
+    pub(crate) statuses: Vec<String>,
+}
+
+impl CheckFrame {
+    pub(crate) fn of(block: &Block) -> CheckFrame {
+        CheckFrame { block: block.to_raw().ptr, statuses: Vec::new() }
+    }
+
+    /// Whether this frame is `block`'s.
+    pub(crate) fn is(&self, block: &Block) -> bool {
+        self.block == block.to_raw().ptr
+    }
+}
 
 impl Importer<'_> {
     /// Checks what `node` (before it is imported) indexes or divides by: constant indices now
@@ -42,9 +62,8 @@ impl Importer<'_> {
         if !matches!(node.domain(), "" | "ai.onnx") {
             return Ok(());
         }
-        // The model's own nodes in @main's block: those at the top level, and those of the
-        // taken branch of an If on a constant and of unrolled Loops, imported there too.
-        let top_level = self.expanding == 0 && block.to_raw().ptr == self.top_block;
+        // The model's own nodes in the innermost block checks are made in (`CheckFrame`).
+        let top_level = self.expanding == 0 && self.check_frames.last().is_some_and(|frame| frame.is(block));
         if let Some((indices, bounds)) = self.indexed(node)? {
             // Gather's import names indices of another type.
             let (_, dtype) = self.shape_of(indices)?;
@@ -130,17 +149,30 @@ impl Importer<'_> {
         Ok(())
     }
 
-    /// The status of every run-time check: the largest code of a failed one, else 0.
+    /// The status of every run-time check of `@main`: the largest code of a failed one, else 0.
     pub(crate) fn status(&mut self, block: &Block, location: Location) -> Result<Val, Error> {
-        let codes: Vec<String> = self.checks.iter().map(|(code, _)| code.clone()).collect();
-        let status = match codes.as_slice() {
-            [one] => one.clone(),
-            _ => {
-                let codes: Vec<&str> = codes.iter().map(String::as_str).collect();
-                Expansion::named(block, "strata.status".into(), 0).op(self, "Max", &codes, vec![])?
-            }
-        };
+        let statuses = self.check_frames.first().map(|frame| frame.statuses.clone()).unwrap_or_default();
+        let status = self.combined_status(block, &statuses, "strata.status".into(), 0)?;
         self.use_value(block, &status, location)
+    }
+
+    /// One status of `statuses` (their maximum; a 0 when there are none), made in `block`.
+    pub(crate) fn combined_status(
+        &mut self,
+        block: &Block,
+        statuses: &[String],
+        prefix: String,
+        index: usize,
+    ) -> Result<String, Error> {
+        let mut e = Expansion::named(block, prefix, index);
+        match statuses {
+            [] => e.scalar(self, DataType::Int32, 0.0),
+            [one] => Ok(one.clone()),
+            _ => {
+                let statuses: Vec<&str> = statuses.iter().map(String::as_str).collect();
+                e.op(self, "Max", &statuses, vec![])
+            }
+        }
     }
 
     /// A check that every entry of `indices` indexes a dimension of its bound (`bounds[j]`
@@ -182,13 +214,15 @@ impl Importer<'_> {
     /// Records the check whose failures are the `true`s of the boolean tensor `bad`.
     fn add_check(&mut self, e: &mut Expansion, bad: &str, message: String) -> Result<(), Error> {
         let code = self.checks.len() as i64 + 1;
+        debug_assert!(!self.check_frames.is_empty(), "checks are made only inside a check frame");
         let flags = e.op(self, "Cast", &[bad], vec![attr_i("to", DataType::Int32 as i64)])?;
         let any = e.op(self, "ReduceMax", &[&flags], vec![attr_i("keepdims", 0)])?;
         let code_value = e.scalar(self, DataType::Int32, code as f64)?;
         let status = e.op(self, "Mul", &[&any, &code_value], vec![])?;
         // Inside a subgraph's scope the value is known by its scoped name, which outlives it.
         let status = self.resolve(&status).into_owned();
-        self.checks.push((status, message));
+        self.checks.push(message);
+        self.check_frames.last_mut().expect("checked by the caller").statuses.push(status);
         Ok(())
     }
 }

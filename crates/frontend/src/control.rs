@@ -160,12 +160,21 @@ impl Importer<'_> {
         let flag = self.flag_of(block, condition, location)?.get();
         // Constants first materialised inside a branch live in its region only.
         let unmaterialised = self.unmaterialised_constants();
-        let mut regions = Vec::new();
+        let mut branches_made = Vec::new();
         let mut yielded: Vec<Vec<(Vec<i64>, DataType)>> = Vec::new();
+        let checks_before = self.checks.len();
+        // Checks are made in the branches when they are made where the If is (not inside an
+        // `scf.for` body, say).
+        let in_frame = self.expanding == 0 && self.check_frames.last().is_some_and(|frame| frame.is(block));
         for (graph, label) in branches.iter().zip(["then", "else"]) {
             let inner = Block::new(&[]);
             self.open_scope(format!("{prefix}/{label}"), BTreeMap::new(), graph)?;
+            // The branch's own run-time checks (`crate::checks`).
+            if in_frame {
+                self.check_frames.push(crate::checks::CheckFrame::of(&inner));
+            }
             let imported = self.import_graph(&inner, graph, index);
+            let statuses = if in_frame { self.check_frames.pop().expect("pushed above").statuses } else { Vec::new() };
             let outputs: Vec<&str> = graph.output.iter().map(|o| o.name()).collect();
             let results = self.close_scope(&outputs);
             imported?;
@@ -175,12 +184,24 @@ impl Importer<'_> {
                 types.push(self.shape_of(result)?);
                 values.push(self.use_value(&inner, result, location)?.get());
             }
-            inner.append_operation(melior::dialect::scf::r#yield(&values, location));
             self.forget_materialised(&unmaterialised);
+            branches_made.push((inner, values, statuses, label));
+            yielded.push(types);
+        }
+        // Where a branch made checks, each yields its status too (the other a 0), and the
+        // If's last result is a status of the enclosing block.
+        let checked = in_frame && self.checks.len() > checks_before;
+        let mut regions = Vec::new();
+        for (inner, mut values, statuses, label) in branches_made {
+            if checked {
+                let status = self.combined_status(&inner, &statuses, format!("{prefix}/{label}::status"), index)?;
+                values.push(self.use_value(&inner, &status, location)?.get());
+                self.forget_materialised(&unmaterialised);
+            }
+            inner.append_operation(melior::dialect::scf::r#yield(&values, location));
             let region = Region::new();
             region.append_block(inner);
             regions.push(region);
-            yielded.push(types);
         }
         if yielded[0] != yielded[1] {
             return Err(Error::unsupported(format!(
@@ -188,7 +209,11 @@ impl Importer<'_> {
                 yielded[0], yielded[1]
             )));
         }
-        let types: Vec<Type> = yielded[0].iter().map(|(s, t)| tensor_type(context, s, *t)).collect::<Result<_, _>>()?;
+        let mut types: Vec<Type> =
+            yielded[0].iter().map(|(s, t)| tensor_type(context, s, *t)).collect::<Result<_, _>>()?;
+        if checked {
+            types.push(tensor_type(context, &[], DataType::Int32)?);
+        }
         let else_region = regions.pop().expect("two regions");
         let then_region = regions.pop().expect("two regions");
         let op = block.append_operation(melior::dialect::scf::r#if(flag, &types, then_region, else_region, location));
@@ -199,6 +224,13 @@ impl Importer<'_> {
             let value: Value = op.result(k).map_err(|e| e.to_string())?.into();
             let (shape, dtype) = yielded[0][k].clone();
             self.values.insert(output.clone(), Entry::Value { value: Val::from(value), shape, dtype });
+        }
+        if checked {
+            let value: Value = op.result(yielded[0].len()).map_err(|e| e.to_string())?.into();
+            let name = format!("{prefix}::status");
+            self.values
+                .insert(name.clone(), Entry::Value { value: Val::from(value), shape: vec![], dtype: DataType::Int32 });
+            self.check_frames.last_mut().ok_or("an If outside any block checks are made in")?.statuses.push(name);
         }
         Ok(())
     }

@@ -73,12 +73,12 @@ pub(crate) struct Importer<'c> {
     pub(crate) sequences: BTreeMap<String, Vec<String>>,
     /// How deep the importer is in an `Expansion` (operators it builds itself).
     pub(crate) expanding: usize,
-    /// The run-time checks (`crate::checks`): each one's status value (its code where it
-    /// fails, else 0) and its message, in code order.
-    pub(crate) checks: Vec<(String, String)>,
-    /// The function's own block (`@main`'s body): run-time checks are made for the nodes
-    /// imported into it, whose status values can reach its return.
-    pub(crate) top_block: *mut std::ffi::c_void,
+    /// The run-time checks' messages (`crate::checks`), in code order.
+    pub(crate) checks: Vec<String>,
+    /// The blocks run-time checks are made in, innermost last: `@main`'s body, then the
+    /// branch of each `scf.if` being imported. Each has the status values (the failed check's
+    /// code, else 0) made in it, which its region yields (`crate::checks`).
+    pub(crate) check_frames: Vec<crate::checks::CheckFrame>,
     /// Bytes of the constants computed at import so far, and their budget.
     computed_bytes: u64,
     max_computed_bytes: u64,
@@ -147,7 +147,7 @@ pub fn import<'c>(
         sequences: BTreeMap::new(),
         expanding: 0,
         checks: Vec::new(),
-        top_block: std::ptr::null_mut(),
+        check_frames: Vec::new(),
         computed_bytes: 0,
         max_computed_bytes: options.max_constant_bytes.unwrap_or(DEFAULT_MAX_CONSTANT_BYTES),
     };
@@ -212,7 +212,7 @@ pub fn import<'c>(
     }
     let location = Location::new(context, &file, 0, 0);
     let block = Block::new(&argument_types.iter().map(|&t| (t, location)).collect::<Vec<_>>());
-    importer.top_block = block.to_raw().ptr;
+    importer.check_frames.push(crate::checks::CheckFrame::of(&block));
     for (index, (name, shape, dtype)) in argument_names.into_iter().enumerate() {
         let value: Value = block.argument(index).expect("one argument per input").into();
         importer.values.insert(name, Entry::Value { value: value.into(), shape, dtype });
@@ -255,7 +255,7 @@ pub fn import<'c>(
         })?;
         result_types.push(status.get().r#type());
         results.push(status);
-        interface.checks = importer.checks.iter().map(|(_, message)| message.clone()).collect();
+        interface.checks = importer.checks.clone();
     }
     let returned: Vec<Value> = results.iter().map(|&v| v.get()).collect();
     block.append_operation(melior::dialect::func::r#return(&returned, location));
