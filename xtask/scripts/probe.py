@@ -168,6 +168,56 @@ def runtime_checks():
         cd = case_dir(family, name)
         add(family, name, [run(runtime_if, {"ids": npy(os.path.join(cd, "ids.npy"), np.array(ids, np.int64))})],
             "error", [needle])
+    # Loops that stay loops carry their body's status: scf.for (a trip count), scf.while (a
+    # condition computed at run time), Scan. The body gathers row `ids[i]` each iteration.
+    def loop_body(condition):
+        nodes = [helper.make_node("Unsqueeze", ["i", "axis0"], ["i1"]),
+                 helper.make_node("Gather", ["ids", "i1"], ["id"]),
+                 helper.make_node("Gather", ["table", "id"], ["row"], name="step"),
+                 helper.make_node("Add", ["acc", "row"], ["acc_out"])]
+        if condition:
+            nodes.append(helper.make_node("Less", ["i", "last"], ["cond_out"]))
+        else:
+            nodes.append(helper.make_node("Identity", ["cond"], ["cond_out"]))
+        return helper.make_graph(nodes, "body",
+                                 [vi("i", INT64, []), vi("cond", TensorProto.BOOL, []), vi("acc", FLOAT, [1, 3])],
+                                 [vi("cond_out", TensorProto.BOOL, []), vi("acc_out", FLOAT, [1, 3])])
+    consts = [table, numpy_helper.from_array(np.array([0], np.int64), "axis0"),
+              numpy_helper.from_array(np.zeros((1, 3), np.float32), "start"),
+              numpy_helper.from_array(np.array(True), "true")]
+    # The trip count (scf.for) and the last iteration (scf.while) are inputs: run-time values.
+    for_loop = os.path.join(d, "loop_for.onnx")
+    save_model(for_loop, [helper.make_node("Loop", ["trips", "", "start"], ["sum"], name="walk", body=loop_body(False))],
+               [vi("ids", INT64, [4]), vi("trips", INT64, [])], [vi("sum", FLOAT, [1, 3])], consts)
+    while_loop = os.path.join(d, "loop_while.onnx")
+    save_model(while_loop, [helper.make_node("Loop", ["", "true", "start"], ["sum"], name="walk", body=loop_body(True))],
+               [vi("ids", INT64, [4]), vi("last", INT64, [])], [vi("sum", FLOAT, [1, 3])], consts)
+    scan_body = helper.make_graph(
+        [helper.make_node("Gather", ["table", "id"], ["row"], name="step"),
+         helper.make_node("Add", ["acc", "row"], ["acc_out"])],
+        "body", [vi("acc", FLOAT, [3]), vi("id", INT64, [])], [vi("acc_out", FLOAT, [3])])
+    scan = os.path.join(d, "scan.onnx")
+    save_model(scan, [helper.make_node("Scan", ["zeros", "ids"], ["sum"], name="walk", body=scan_body,
+                                       num_scan_inputs=1)],
+               [vi("ids", INT64, [4])], [vi("sum", FLOAT, [3])],
+               [table, numpy_helper.from_array(np.zeros(3, np.float32), "zeros")])
+    for name, model_path, extra in [("in-loop-for", for_loop, ("trips", 4)), ("in-loop-while", while_loop, ("last", 2)),
+                                    ("in-scan", scan, None)]:
+        for valid in [False, True]:
+            case = name + ("-valid" if valid else "")
+            cd = case_dir(family, case)
+            ids = np.array([0, 1, -1, 2] if valid else [0, 1, 7, 2], np.int64)
+            inputs = {"ids": npy(os.path.join(cd, "ids.npy"), ids)}
+            if extra:
+                inputs[extra[0]] = npy(os.path.join(cd, extra[0] + ".npy"), np.array(extra[1], np.int64))
+            if not valid:
+                add(family, case, [run(model_path, inputs)], "error", ["'walk/body/step' (Gather): an index"])
+                continue
+            total = np.arange(12, dtype=np.float32).reshape(4, 3)[ids[:3 if "while" in name else 4]].sum(axis=0)
+            expected = total if name == "in-scan" else total.reshape(1, 3)
+            add(family, case, [run(model_path, inputs, "--expect", "sum=" + npy(os.path.join(cd, "sum.npy"), expected),
+                                   "--atol", "0")],
+                "ok", ["0 of 3 elements outside"])
     cd = case_dir(family, "in-if-at-run-time-valid")
     ids = np.array([-1, -2], np.int64)
     rows = np.arange(12, dtype=np.float32).reshape(4, 3)[ids]

@@ -17,12 +17,12 @@
 //! outputs (`strata.status_checks` names the checks, in code order); the entry point returns
 //! it (0: every check passed). Checks are made for the model's own nodes imported into
 //! `@main`'s block (the top level, the taken branch of an If whose condition is known at
-//! import, every iteration of an unrolled Loop) and into the branches of an `scf.if`: each
-//! branch yields the maximum of its codes (0 where it has none) as one more result, which is
-//! a status of the enclosing block ([`CheckFrame`]). Nodes inside `scf.for` loop bodies
-//! (whose status would have to be carried across iterations), and the operators the importer
-//! builds itself (whose indices are in range by construction or clamped on purpose), are not
-//! checked.
+//! import, every iteration of an unrolled Loop), into the branches of an `scf.if` (each
+//! branch yields the maximum of its codes, 0 where it has none, as one more result) and into
+//! the bodies of Loops and Scans that stay loops (`scf.for`, `scf.while`: one more carried
+//! value, the largest status so far); that result is a status of the enclosing block
+//! ([`CheckFrame`]). The operators the importer builds itself (whose indices are in range by
+//! construction or clamped on purpose) are not checked.
 
 use crate::expand::{attr_i, Expansion};
 use crate::fold::Folded;
@@ -147,6 +147,20 @@ impl Importer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Where the run-time checks stand: their count and the innermost frame's statuses.
+    pub(crate) fn check_mark(&self) -> (usize, usize) {
+        (self.checks.len(), self.check_frames.last().map_or(0, |frame| frame.statuses.len()))
+    }
+
+    /// Forgets the checks made since `mark` (an import attempt that failed and is retried
+    /// another way).
+    pub(crate) fn rollback_checks(&mut self, (checks, statuses): (usize, usize)) {
+        self.checks.truncate(checks);
+        if let Some(frame) = self.check_frames.last_mut() {
+            frame.statuses.truncate(statuses);
+        }
     }
 
     /// The status of every run-time check of `@main`: the largest code of a failed one, else 0.

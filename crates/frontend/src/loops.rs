@@ -39,6 +39,9 @@ struct Body<'c> {
     block: Block<'c>,
     /// The importer's names of the body's outputs.
     results: Vec<String>,
+    /// The status values of the body's run-time checks (`crate::checks`; none when the loop
+    /// is not where checks are made).
+    statuses: Vec<String>,
 }
 
 /// Binds a body's inputs (subgraph name -> importer name) given the body's block.
@@ -75,16 +78,35 @@ impl<'c> Importer<'c> {
         let constant_bounds = (operand(node, 0).is_none() || trips.is_some()) && condition.is_some();
         // No iteration at all, or a loop over constants: unrolling is exact and folds.
         let carried_constant = node.input.iter().skip(2).all(|name| name.is_empty() || self.folded(name).is_some());
-        if constant_bounds && (condition == Some(0) || trips.is_some_and(|n| n <= 0) || carried_constant) {
-            return self.unrolled_loop(block, node, index);
-        }
         let unmaterialised = self.unmaterialised_constants();
         let nodes = self.unrolled_nodes;
+        let mark = self.check_mark();
+        // A failed attempt leaves dead ops behind (removed later), but neither its checks nor
+        // its constants' materialisations.
+        let rollback = |importer: &mut Self| {
+            importer.forget_materialised(&unmaterialised);
+            importer.unrolled_nodes = nodes;
+            importer.rollback_checks(mark);
+        };
+        if constant_bounds && (condition == Some(0) || trips.is_some_and(|n| n <= 0) || carried_constant) {
+            // Constant carried values with a condition the body computes from run-time values
+            // (an accumulator from 0 while `i < n`) cannot unroll: one loop body then.
+            return match self.unrolled_loop(block, node, index) {
+                Ok(()) => Ok(()),
+                Err(unrolled) => {
+                    rollback(self);
+                    self.structured_loop(block, node, index, trips, condition == Some(1)).map_err(|error| {
+                        Error::unsupported(format!(
+                            "the Loop cannot be unrolled ({unrolled}) and is not one loop body either ({error})"
+                        ))
+                    })
+                }
+            };
+        }
         match self.structured_loop(block, node, index, trips, condition == Some(1)) {
             Ok(()) => Ok(()),
             Err(error) if constant_bounds => {
-                self.forget_materialised(&unmaterialised);
-                self.unrolled_nodes = nodes;
+                rollback(self);
                 self.unrolled_loop(block, node, index).map_err(|unrolled| {
                     Error::unsupported(format!(
                         "the Loop is not one loop body ({error}) and cannot be unrolled either ({unrolled})"
@@ -114,7 +136,9 @@ impl<'c> Importer<'c> {
     }
 
     /// Imports `graph` into a new block whose arguments are an index and `carried`; `bind`
-    /// binds the graph's inputs (in the scope's map) given the block.
+    /// binds the graph's inputs (in the scope's map) given the block. With `checked`, the
+    /// body's nodes get run-time checks.
+    #[allow(clippy::too_many_arguments)]
     fn import_body(
         &mut self,
         graph: &GraphProto,
@@ -122,6 +146,7 @@ impl<'c> Importer<'c> {
         carried: &[Shaped],
         index: usize,
         location: Location<'c>,
+        checked: bool,
         bind: &mut Binder<'_, 'c>,
     ) -> Result<Body<'c>, Error> {
         let context = self.strata.mlir();
@@ -133,11 +158,62 @@ impl<'c> Importer<'c> {
         let mut names = BTreeMap::new();
         bind(self, &block, &mut names)?;
         self.open_scope(scope, names, graph)?;
+        if checked {
+            self.check_frames.push(crate::checks::CheckFrame::of(&block));
+        }
         let imported = self.import_graph(&block, graph, index);
+        let statuses = if checked { self.check_frames.pop().expect("pushed above").statuses } else { Vec::new() };
         let outputs: Vec<&str> = graph.output.iter().map(|o| o.name()).collect();
         let results = self.close_scope(&outputs);
         imported?;
-        Ok(Body { block, results })
+        Ok(Body { block, results, statuses })
+    }
+
+    /// Whether the nodes of a loop in `block` get run-time checks: the loop is where checks
+    /// are made (`crate::checks`).
+    fn checks_here(&self, block: &Block) -> bool {
+        self.expanding == 0 && self.check_frames.last().is_some_and(|frame| frame.is(block))
+    }
+
+    /// When a loop body made run-time checks (`statuses`): one more carried value, the
+    /// largest status of the iterations so far, added as `inner`'s next argument. Returns its
+    /// initial value (a 0, in `block`), what the body yields for it, and its type.
+    fn carry_status(
+        &mut self,
+        block: &Block,
+        inner: &Block<'c>,
+        statuses: &[String],
+        prefix: &str,
+        index: usize,
+        location: Location<'c>,
+    ) -> Result<Option<(Val, Val, Type<'c>)>, Error> {
+        if statuses.is_empty() {
+            return Ok(None);
+        }
+        let ty = tensor_type(self.strata.mlir(), &[], DataType::Int32)?;
+        let zero = self.combined_status(block, &[], format!("{prefix}::status_init"), index)?;
+        let init = self.use_value(block, &zero, location)?;
+        let so_far: Value = inner.add_argument(ty, location);
+        let name = format!("{prefix}::status_so_far");
+        self.values
+            .insert(name.clone(), Entry::Value { value: Val::from(so_far), shape: vec![], dtype: DataType::Int32 });
+        let all: Vec<String> = std::iter::once(name).chain(statuses.iter().cloned()).collect();
+        let status = self.combined_status(inner, &all, format!("{prefix}::status"), index)?;
+        let status = self.use_value(inner, &status, location)?.get();
+        // Written into the carried tensor, as the carried values are (bufferization in place).
+        let yielded = into_destination(inner, status, so_far, location)?;
+        Ok(Some((init, Val::from(yielded), ty)))
+    }
+
+    /// Records result `k` of the loop `op` (its carried status) as a run-time status of the
+    /// block the loop is in.
+    fn loop_status(&mut self, op: &melior::ir::operation::OperationRef, k: usize, prefix: &str) -> Result<(), Error> {
+        let value: Value = op.result(k).map_err(|e| e.to_string())?.into();
+        let name = format!("{prefix}::status_result");
+        self.values
+            .insert(name.clone(), Entry::Value { value: Val::from(value), shape: vec![], dtype: DataType::Int32 });
+        self.check_frames.last_mut().ok_or("a checked loop outside any block checks are made in")?.statuses.push(name);
+        Ok(())
     }
 
     /// Binds `name` (a subgraph input) to the block argument `k` in the scope `scope`.
@@ -179,8 +255,9 @@ impl<'c> Importer<'c> {
         let scope = format!("{prefix}/body");
         let body_inputs: Vec<String> = body.input.iter().map(|i| i.name().to_owned()).collect();
         let unmaterialised = self.unmaterialised_constants();
+        let checked = self.checks_here(block);
         let imported =
-            self.import_body(body, scope.clone(), &carried, index, location, &mut |importer, inner, names| {
+            self.import_body(body, scope.clone(), &carried, index, location, checked, &mut |importer, inner, names| {
                 // The iteration number: the index as a rank-0 int64 tensor.
                 let iv: Value = inner.argument(0).map_err(|e| e.to_string())?.into();
                 let number =
@@ -211,7 +288,7 @@ impl<'c> Importer<'c> {
                 Ok(())
             });
         self.forget_materialised(&unmaterialised);
-        let Body { block: inner, results } = imported?;
+        let Body { block: inner, results, statuses } = imported?;
         for (k, shaped) in carried.iter().enumerate() {
             let out = self.shape_of(&results[1 + k])?;
             if &out != shaped {
@@ -270,8 +347,17 @@ impl<'c> Importer<'c> {
                 yielded.push(insert_slice(&inner, element, accumulator, 0, iv, &stacked, location)?);
                 types.push(ty);
             }
+            let status = self.carry_status(block, &inner, &statuses, &prefix, index, location)?;
+            if let Some((init, status, ty)) = status {
+                init_values.push(init.get());
+                yielded.push(status.get());
+                types.push(ty);
+            }
             inner.append_operation(melior::dialect::scf::r#yield(&yielded, location));
             let op = append_for(block, bound, init_values, &types, inner, location)?;
+            if !statuses.is_empty() {
+                self.loop_status(&op, types.len() - 1, &prefix)?;
+            }
             let shapes: Vec<Shaped> = carried
                 .iter()
                 .cloned()
@@ -292,15 +378,19 @@ impl<'c> Importer<'c> {
         // scf.while over (iteration, carried..., condition): the before region tests the
         // condition (and the trip count) and forwards every value to the body unchanged.
         let i1: Type = IntegerType::new(context, 1).into();
+        // The body's carried status (after the carried values, before the condition).
+        let status = self.carry_status(block, &inner, &statuses, &prefix, index, location)?;
+        let with_status = usize::from(status.is_some());
         let condition = match operand(node, 1) {
             Some(name) => self.flag_of(block, name, location)?.get(),
             None => append1(block, arith::constant(context, IntegerAttribute::new(i1, 1).into(), location)),
         };
         let mut all_types = vec![index_type];
         all_types.extend(types.iter().copied());
+        all_types.extend(status.as_ref().map(|(_, _, ty)| *ty));
         all_types.push(i1);
         let before = Block::new(&all_types.iter().map(|t| (*t, location)).collect::<Vec<_>>());
-        let mut go = arg(&before, 1 + count)?;
+        let mut go = arg(&before, 1 + count + with_status)?;
         if let Some(bound) = bound {
             let below =
                 append1(&before, arith::cmpi(context, arith::CmpiPredicate::Slt, arg(&before, 0)?, bound, location));
@@ -321,13 +411,18 @@ impl<'c> Importer<'c> {
             let value = self.use_value(&inner, result, location)?.get();
             yielded.push(into_destination(&inner, value, arg(&inner, 1 + k)?, location)?);
         }
+        yielded.extend(status.as_ref().map(|(_, status, _)| status.get()));
         yielded.push(self.flag_of(&inner, &results[0], location)?.get());
         inner.append_operation(melior::dialect::scf::r#yield(&yielded, location));
         let (before_region, after_region) = (Region::new(), Region::new());
         before_region.append_block(before);
         after_region.append_block(inner);
         let zero = constant_index(block, 0, location);
-        let operands: Vec<Value> = std::iter::once(zero).chain(inits).chain(std::iter::once(condition)).collect();
+        let operands: Vec<Value> = std::iter::once(zero)
+            .chain(inits)
+            .chain(status.as_ref().map(|(init, _, _)| init.get()))
+            .chain(std::iter::once(condition))
+            .collect();
         let op = block.append_operation(
             OperationBuilder::new("scf.while", location)
                 .add_operands(&operands)
@@ -336,6 +431,9 @@ impl<'c> Importer<'c> {
                 .build()
                 .map_err(|e| e.to_string())?,
         );
+        if with_status == 1 {
+            self.loop_status(&op, 1 + count, &prefix)?;
+        }
         self.bind_results(node, op, 1, &carried)
     }
 
@@ -467,8 +565,15 @@ impl<'c> Importer<'c> {
             .iter()
             .map(|(name, ..)| Ok(self.use_value(block, name, location)?.get()))
             .collect::<Result<_, Error>>()?;
-        let imported =
-            self.import_body(body, scope.clone(), &state_types, index, location, &mut |importer, inner, names| {
+        let checked = self.checks_here(block);
+        let imported = self.import_body(
+            body,
+            scope.clone(),
+            &state_types,
+            index,
+            location,
+            checked,
+            &mut |importer, inner, names| {
                 for (k, input) in body_inputs.iter().take(states).enumerate() {
                     importer.bind_argument(inner, k + 1, input, &state_types[k], &scope, names)?;
                 }
@@ -487,9 +592,10 @@ impl<'c> Importer<'c> {
                     names.insert(body_inputs[states + k].clone(), name);
                 }
                 Ok(())
-            });
+            },
+        );
         self.forget_materialised(&unmaterialised);
-        let Body { block: inner, results } = imported?;
+        let Body { block: inner, results, statuses } = imported?;
         for (k, shaped) in state_types.iter().enumerate() {
             let out = self.shape_of(&results[k])?;
             if &out != shaped {
@@ -533,10 +639,19 @@ impl<'c> Importer<'c> {
             yielded.push(insert_slice(&inner, element, accumulator, axis, position, &stacked, location)?);
             shapes.push((stacked, dtype));
         }
+        let mut types: Vec<Type> = shapes.iter().map(|(s, t)| tensor_type(context, s, *t)).collect::<Result<_, _>>()?;
+        let status = self.carry_status(block, &inner, &statuses, &prefix, index, location)?;
+        if let Some((init, status, ty)) = status {
+            inits.push(init.get());
+            yielded.push(status.get());
+            types.push(ty);
+        }
         inner.append_operation(melior::dialect::scf::r#yield(&yielded, location));
-        let types: Vec<Type> = shapes.iter().map(|(s, t)| tensor_type(context, s, *t)).collect::<Result<_, _>>()?;
         let bound = constant_index(block, length, location);
         let op = append_for(block, bound, inits, &types, inner, location)?;
+        if !statuses.is_empty() {
+            self.loop_status(&op, shapes.len(), &prefix)?;
+        }
         self.bind_results(node, op, 0, &shapes)
     }
 
