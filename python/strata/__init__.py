@@ -314,7 +314,8 @@ def compile(
         elif isinstance(value, (bytes, bytearray, memoryview)):
             frozen_protos[str(key)] = bytes(value)
         else:
-            array = np.ascontiguousarray(value)
+            # Not np.ascontiguousarray: it makes a 0-d array (a scalar input's value) 1-d.
+            array = np.asarray(value, order="C")
             frozen_arrays[str(key)] = (array.dtype.name, list(array.shape), array.tobytes())
     native = _strata.compile(
         data,
