@@ -31,10 +31,10 @@
 use crate::compile::CompileOptions;
 use prost::Message;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 use strata_frontend::onnx;
+use strata_runtime::manifest::sha256_hex;
 
 /// The layout of an entry and the entry point's ABI; part of the key (2: the entry point
 /// returns the run-time checks' status; 3: the manifest carries the digests and the library
@@ -85,10 +85,6 @@ fn load(dir: &Path) -> Result<(strata_runtime::Model, Option<strata_plan::report
     let (manifest, dir) = strata_runtime::Manifest::read(&dir.join(MANIFEST)).map_err(|e| e.to_string())?;
     let model = strata_runtime::Model::from_manifest(&manifest, &dir).map_err(|e| e.to_string())?;
     Ok((model, manifest.plan))
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The identity of the running compiler: version, and the path, size and modification time

@@ -99,7 +99,7 @@ pub(crate) fn load_checked(
     std::io::Seek::rewind(file).map_err(error)?;
     let mut hashing = HashingReader { inner: &mut *file, hasher: <sha2::Sha256 as sha2::Digest>::new() };
     std::io::copy(&mut hashing, &mut copy.as_file()).map_err(error)?;
-    let copied: String = sha2::Digest::finalize(hashing.hasher).iter().map(|b| format!("{b:02x}")).collect();
+    let copied = crate::manifest::hex(&sha2::Digest::finalize(hashing.hasher));
     if copied != digest {
         return Err(RuntimeError::Load(format!(
             "{} changed while it was being loaded (SHA-256 {copied}, its manifest says {digest})",
