@@ -133,7 +133,7 @@ impl CudaModel {
         let arena = DeviceBuffer::new(manifest.arena_bytes)?;
         let weights_buffer = DeviceBuffer::new(weights.len())?;
         weights_buffer.upload(&weights)?;
-        let bytes = |spec: &crate::TensorSpec| spec.shape.iter().product::<usize>() * spec.dtype.size();
+        let bytes = |spec: &crate::TensorSpec| spec.bytes().expect("sizes checked by Manifest::parse");
         let inputs = signature.inputs.iter().map(|s| DeviceBuffer::new(bytes(s))).collect::<Result<_, _>>()?;
         let outputs = signature.outputs.iter().map(|s| DeviceBuffer::new(bytes(s))).collect::<Result<_, _>>()?;
         let status = DeviceBuffer::new(4)?;
