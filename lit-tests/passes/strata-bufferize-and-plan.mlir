@@ -18,8 +18,12 @@
 // CHECK: (S) 10368 arena-bytes
 // CHECK: (S) 18560 other-arena-bytes
 
+// (The convolution's output now has a buffer of its own in the arena: with one tensor.empty
+// shared by every 1x4x4x4 result, one-shot bufferization used to put it in the caller's output
+// buffer, 1200 bytes. strata-init-per-destination gives each result its own empty, which keeps
+// the analysis linear and saves 17-22% on DenseNet and the int8 CNN.)
 // COPY: (S) 0 pads-in-place
-// COPY: (S) 1200 arena-bytes
+// COPY: (S) 1456 arena-bytes
 // COPY: (S) 1776 other-arena-bytes
 func.func @main(%x: tensor<1x8x16x16xf32>, %w: tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32> {
   %r = "sg.relu"(%x) : (tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32>

@@ -54,6 +54,16 @@ impl PartialEq for Blk {
 }
 impl Eq for Blk {}
 
+/// The locations a fused location fuses, read in one call (melior's `fused_location(i)` copies
+/// them all for each index: quadratic over a fused kernel of thousands of nodes).
+pub fn fused_locations<'c>(location: Location<'c>) -> Vec<Location<'c>> {
+    let count = location.fused_num_locations();
+    let mut raw = vec![sys::MlirLocation { ptr: std::ptr::null() }; count];
+    // Safety: `raw` has room for the `count` locations the C API writes.
+    unsafe { sys::mlirLocationFusedGetLocations(location.to_raw(), raw.as_mut_ptr()) };
+    raw.into_iter().map(|r| unsafe { Location::from_raw(r) }).collect()
+}
+
 fn op_option(raw: sys::MlirOperation) -> Option<Op> {
     (!raw.ptr.is_null()).then_some(Op(raw))
 }
@@ -315,6 +325,20 @@ impl Val {
             }
         }
         owners
+    }
+
+    /// Each use as (owner, operand index), in use-list order: an op using the value twice
+    /// appears twice, once per operand.
+    pub fn uses(self) -> Vec<(Op, usize)> {
+        let mut uses = Vec::new();
+        unsafe {
+            let mut using = sys::mlirValueGetFirstUse(self.0);
+            while !using.ptr.is_null() {
+                uses.push((Op(sys::mlirOpOperandGetOwner(using)), sys::mlirOpOperandGetOperandNumber(using) as usize));
+                using = sys::mlirOpOperandGetNextUse(using);
+            }
+        }
+        uses
     }
 
     /// Makes every use of this value use `with` instead.

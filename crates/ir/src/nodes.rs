@@ -6,19 +6,25 @@
 use melior::ir::Location;
 
 /// The ONNX node names in `location` (a name location per node; fused locations list every
-/// node of a fused kernel), in order, without repeats.
+/// node of a fused kernel), in order, without repeats. Linear in the number of locations: a
+/// fused kernel of thousands of nodes is read once.
 pub fn node_names(location: Location<'_>, names: &mut Vec<String>) {
+    let mut seen: std::collections::HashSet<String> = names.iter().cloned().collect();
+    collect_names(location, names, &mut seen);
+}
+
+fn collect_names(location: Location<'_>, names: &mut Vec<String>, seen: &mut std::collections::HashSet<String>) {
     if location.is_name() {
         let name = location.name_value().as_string_ref().as_str().unwrap_or("?").to_owned();
-        if !names.contains(&name) {
+        if seen.insert(name.clone()) {
             names.push(name);
         }
     } else if location.is_fused() {
-        for index in 0..location.fused_num_locations() {
-            node_names(location.fused_location(index), names);
+        for part in crate::handle::fused_locations(location) {
+            collect_names(part, names, seen);
         }
     } else if location.is_call_site() {
-        node_names(location.call_site_callee(), names);
+        collect_names(location.call_site_callee(), names, seen);
     }
 }
 

@@ -4,7 +4,7 @@
 //! (the `plan-arena` pass; `plan-weights` lays out the constants the same way). All planning
 //! decisions are made by `strata-plan` on plain data. It also owns the bufferization policy
 //! that decides what there is to plan: the `strata-bufferize` pipeline, pads produced in place
-//! (`strata-pad-in-place`), a copy per repeated result (`strata-distinct-results`), one fill per destination (`strata-fill-per-destination`), copies as linalg (`memref-copy-to-linalg`), and the choice between
+//! (`strata-pad-in-place`), a copy per repeated result (`strata-distinct-results`), a new tensor per destination (`strata-init-per-destination`), copies as linalg (`memref-copy-to-linalg`), and the choice between
 //! padding in place and not (`strata-bufferize-and-plan`). It never schedules,
 //! and it never emits code.
 
@@ -12,7 +12,7 @@ pub mod analyze;
 pub mod bufferize_and_plan;
 pub mod copy_to_linalg;
 pub mod distinct_results;
-pub mod fill_per_destination;
+pub mod init_per_destination;
 pub mod pad_in_place;
 pub mod pass;
 pub mod weights;
@@ -20,17 +20,34 @@ pub mod weights;
 pub use analyze::{analyze, Analysis};
 use strata_ir::NamedPipeline;
 
-/// Tensors to buffers: a value returned twice copied (`strata-distinct-results`), one-shot
-/// bufferization across function boundaries, results turned into caller-provided out-params,
-/// deallocations made explicit.
-pub const BUFFERIZE: NamedPipeline = NamedPipeline {
-    name: "strata-bufferize",
-    summary: "Bufferize linalg-on-tensors: repeated results copied, one-shot across functions, results as out-params, explicit deallocs",
-    passes:
+/// The passes of [`BUFFERIZE_ONLY`] (a macro, so [`BUFFERIZE`] can extend the literal).
+macro_rules! bufferize_passes {
+    () => {
         "func.func(strata-distinct-results),\
 one-shot-bufferize{bufferize-function-boundaries=true function-boundary-type-conversion=identity-layout-map},\
 buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},\
-func.func(buffer-loop-hoisting),buffer-deallocation-pipeline,canonicalize",
+func.func(buffer-loop-hoisting),canonicalize"
+    };
+}
+
+/// Tensors to buffers without deallocations: a value returned twice copied, one-shot
+/// bufferization across function boundaries, results turned into caller-provided out-params.
+/// What `strata-bufferize-and-plan` plans; the allocations it does not plan are freed after
+/// planning (`buffer-deallocation-pipeline`), so the deallocation passes see only those:
+/// upstream `buffer-deallocation-simplification` is quadratic in the allocations of a block
+/// (5.4 s for a 5000-op chain's, before any was planned away).
+pub const BUFFERIZE_ONLY: NamedPipeline = NamedPipeline {
+    name: "strata-bufferize-only",
+    summary: "Bufferize linalg-on-tensors without deallocations: repeated results copied, one-shot across functions, results as out-params",
+    passes: bufferize_passes!(),
+};
+
+/// [`BUFFERIZE_ONLY`], then deallocations made explicit: tensors to buffers that run as they
+/// are, without an arena.
+pub const BUFFERIZE: NamedPipeline = NamedPipeline {
+    name: "strata-bufferize",
+    summary: "Bufferize linalg-on-tensors: repeated results copied, one-shot across functions, results as out-params, explicit deallocs",
+    passes: concat!(bufferize_passes!(), ",buffer-deallocation-pipeline,canonicalize"),
 };
 
 /// Registers the planning and bufferization-policy passes and `strata-bufferize`.
@@ -40,7 +57,8 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&pad_in_place::INFO, pad_in_place::create);
     registry.register(&copy_to_linalg::INFO, copy_to_linalg::create);
     registry.register(&distinct_results::INFO, distinct_results::create);
-    registry.register(&fill_per_destination::INFO, fill_per_destination::create);
+    registry.register(&init_per_destination::INFO, init_per_destination::create);
     registry.register(&bufferize_and_plan::INFO, bufferize_and_plan::create);
+    registry.register_pipeline(BUFFERIZE_ONLY);
     registry.register_pipeline(BUFFERIZE);
 }
