@@ -72,11 +72,12 @@ pub struct Value {
     pub storage: Storage,
     /// The storage belongs to a graph input or a constant: never written.
     pub read_only: bool,
-    /// Readers in the original graph (outputs included): fusion only crosses single-reader
-    /// edges.
+    /// Readers in the original graph (outputs included): fusion crosses an edge only when
+    /// every reader is in the fused kernel.
     pub uses: u32,
-    /// Fusion ends here: the value is an output, or not read by exactly one elementwise op.
-    /// Only such values are worth writing in place (the others vanish into a fused kernel).
+    /// Fusion ends here: the value is an output, or its readers are not all elementwise ops of
+    /// one region (see `sinks`). Only such values are worth writing in place (the others vanish
+    /// into a fused kernel).
     pub sink: bool,
 }
 
@@ -84,6 +85,42 @@ impl Value {
     pub fn bytes(&self) -> u64 {
         self.shape.iter().product::<i64>().max(0) as u64 * self.elem_bytes
     }
+}
+
+/// Per graph node, whether fusion ends there ([`Value::sink`]). Elementwise regions are found
+/// from the outputs up (nodes are in topological order): a value joins the region of its
+/// readers when it is no output and every reader is an elementwise op of one region (read once,
+/// or several times inside that region: `x * sigmoid(x)`, a residual ladder); otherwise it ends
+/// a region of its own. Linear in the graph's edges.
+fn sinks(graph: &Graph, uses: &[u32]) -> Vec<bool> {
+    let n = graph.nodes.len();
+    let mut is_output = vec![false; n];
+    for &o in &graph.outputs {
+        is_output[o] = true;
+    }
+    // The region each node's elementwise readers agree on: None before the first reader is
+    // seen, Some(None) when they disagree or one is no elementwise op.
+    let mut readers_region: Vec<Option<Option<usize>>> = vec![None; n];
+    let mut region = vec![0usize; n];
+    let mut sink = vec![true; n];
+    for i in (0..n).rev() {
+        region[i] = match readers_region[i] {
+            Some(Some(r)) if !is_output[i] && uses[i] > 0 => {
+                sink[i] = false;
+                r
+            }
+            _ => i,
+        };
+        let elementwise = matches!(graph.nodes[i].op, Op::Elementwise(_));
+        for &input in &graph.nodes[i].inputs {
+            let mine = elementwise.then_some(region[i]);
+            readers_region[input] = match readers_region[input] {
+                None => Some(mine),
+                Some(seen) => Some(if seen == mine { seen } else { None }),
+            };
+        }
+    }
+    sink
 }
 
 /// The analysis: the side tables every `Num` indexes, and per-class [`Info`].
@@ -111,15 +148,7 @@ pub struct Tables {
 impl Tables {
     pub fn new(graph: &Graph) -> Tables {
         let uses = graph.uses();
-        let mut elementwise_readers = vec![0u32; graph.nodes.len()];
-        for node in &graph.nodes {
-            if matches!(node.op, Op::Elementwise(_)) {
-                for &i in &node.inputs {
-                    elementwise_readers[i] += 1;
-                }
-            }
-        }
-        let sinks = (0..graph.nodes.len()).map(|n| !(uses[n] == 1 && elementwise_readers[n] == 1)).collect();
+        let sinks = sinks(graph, &uses);
         Tables { uses, sinks, outputs: graph.outputs.clone(), graph: graph.clone(), ..Tables::default() }
     }
 

@@ -7,6 +7,7 @@ use crate::egraph::{index, place, placement, value, Sg, SgGraph, Storage};
 use crate::graph::Op;
 use crate::layout::Layout;
 use egg::Id;
+use strata_sg_kinds::Program;
 
 /// A change a rule proposes.
 #[derive(Clone, Debug)]
@@ -191,7 +192,7 @@ fn producer(egraph: &SgGraph, c: Id) -> Option<(usize, &[Id], bool)> {
         })
 }
 
-/// `(ew p .. t ..)` with `t = (ew q xs)` read only here → `(ew p∘q .. xs ..)`: one kernel
+/// `(ew p .. t ..)` with `t = (ew q xs)` read only by `p` (once or more) → `(ew p∘q .. xs ..)`: one kernel
 /// computes both, reading `q`'s operands (the flat program applies `q`'s steps then `p`'s, in
 /// the same order, so results are bit-identical). The rule fuses transitively at once, and only
 /// at values where fusion ends, so a fused region gets one maximal fused node (linear growth
@@ -204,6 +205,28 @@ fn fuse_elementwise(egraph: &SgGraph, class: Id) -> Vec<Action> {
     if !matches!(&egraph[class].data, crate::egraph::Info::Value(v) if v.sink) {
         return actions;
     }
+    // A region longer than one kernel's bound is cut: the value at the cut is where the next
+    // kernel of the region ends (a 5000-op chain becomes 20 kernels, not one kernel of 256
+    // steps after 4744 unfused ones). So is a value the region expected to absorb that the
+    // kernel could not (a reader of it left out by the cut).
+    let mut roots = vec![egraph.find(class)];
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(root) = roots.pop() {
+        if seen.insert(root) {
+            fuse_at(egraph, root, &mut actions, &mut roots);
+        }
+    }
+    actions
+}
+
+/// The steps of one fused program: long enough for one kernel (a longer region is cut into
+/// several).
+const MAX_FUSED_STEPS: usize = 256;
+
+/// Proposes the maximal fusion of `class`'s most-fused kernels, each up to
+/// [`MAX_FUSED_STEPS`]; pushes onto `cuts` the operands still fusable where a program reached
+/// the bound.
+fn fuse_at(egraph: &SgGraph, class: Id, actions: &mut Vec<Action>, cuts: &mut Vec<Id>) {
     // Only from the class's most-fused kernels (per kind): fusing a less-fused one again
     // reaches a program the class already has (the operand variants that read views come
     // from `elementwise-reads-strided` on the fused kernel itself).
@@ -211,37 +234,50 @@ fn fuse_elementwise(egraph: &SgGraph, class: Id) -> Vec<Action> {
         .into_iter()
         .map(|k| (k, false))
         .chain(most_fused_of_kind(egraph, class, true).into_iter().map(|k| (k, true)));
-    // Operand `k` (a class) fuses into the kernel: read only there, with an elementwise
-    // producer (for the written operand of `ew!`, an in-place one).
-    let fusable = |k: usize, t: Id, in_place: bool| -> Option<(usize, &[Id])> {
-        if value(egraph, t).uses != 1 || t == egraph.find(class) {
+    // Operand `k` (a class) of `program` fuses into the kernel: every use of it is a read in
+    // the program (one read, or several: `x * sigmoid(x)`, a residual `y + f(y)`), with an
+    // elementwise producer (for the written operand of `ew!`, an in-place one).
+    let fusable = |program: &Program, k: usize, t: Id, in_place: bool| -> Option<(usize, &[Id])> {
+        if value(egraph, t).uses != reads(program, k) || t == egraph.find(class) {
             return None;
         }
         let (q, inner, producer_in_place) = producer(egraph, t)?;
         (!(in_place && k == 0 && !producer_in_place)).then_some((q, inner))
     };
     for ((p, args), in_place) in kernels {
+        let original = &egraph.analysis.programs[p];
         // Most kernels are fused already: look before copying the program.
-        if !args.iter().enumerate().any(|(k, &a)| fusable(k, egraph.find(a), in_place).is_some()) {
+        if !args.iter().enumerate().any(|(k, &a)| fusable(original, k, egraph.find(a), in_place).is_some()) {
             continue;
         }
-        let mut program = egraph.analysis.programs[p].clone();
+        let mut program = original.clone();
         let mut operands: Vec<Id> = args.iter().map(|&a| egraph.find(a)).collect();
         let mut fused = false;
-        // Bounded: a program of this many steps is long enough for one kernel.
-        while program.steps.len() < 256 {
-            let next =
-                (0..operands.len()).find_map(|k| fusable(k, operands[k], in_place).map(|(q, inner)| (k, q, inner)));
+        while program.steps.len() < MAX_FUSED_STEPS {
+            let next = (0..operands.len())
+                .find_map(|k| fusable(&program, k, operands[k], in_place).map(|(q, inner)| (k, q, inner)));
             let Some((k, q, inner)) = next else { break };
             let inner: Vec<Id> = inner.iter().map(|&a| egraph.find(a)).collect();
             (program, operands) = program.compose(&operands, k, &egraph.analysis.programs[q], &inner);
             fused = true;
         }
+        // Operands that were to vanish into this kernel (no sinks, elementwise producers) but
+        // did not: past the bound, or with readers left out by the cut. Each ends a kernel of
+        // its own, or its producers would never be fused.
+        cuts.extend(operands.iter().copied().filter(|&t| {
+            matches!(&egraph[t].data, crate::egraph::Info::Value(v) if !v.sink) && producer(egraph, t).is_some()
+        }));
         if fused {
             actions.push(Action::Fused { class, program, operands, in_place });
         }
     }
-    actions
+}
+
+/// How many times `program`'s steps read its input `k`: the uses of that operand inside the
+/// kernel (each step is one graph op reading its operands in order, so a value read twice by
+/// one op counts twice, as `Graph::uses` counts it).
+fn reads(program: &Program, k: usize) -> u32 {
+    program.steps.iter().flat_map(|(_, args)| args).filter(|&&a| a == strata_sg_kinds::Arg::Input(k)).count() as u32
 }
 
 /// The most-fused elementwise kernels of class `c`: `(program, operands)` of its `ew` nodes

@@ -145,6 +145,71 @@ fn a_long_elementwise_chain_stays_small() {
 }
 
 #[test]
+fn a_chain_longer_than_one_kernel_is_cut_into_full_kernels() {
+    // 1000 elementwise ops: kernels of at most 256 steps each, every op in one of them (not one
+    // kernel of 256 steps after 744 unfused ones).
+    let mut g = Graph::default();
+    let mut x = g.add(Op::Input(0), &[], &[2, 3], F32);
+    let ops = [ScalarOp::new(Elementwise::Neg), ScalarOp::new(Elementwise::Relu)];
+    for i in 0..1000 {
+        x = g.add(Op::Elementwise(ops[i % ops.len()]), &[x], &[2, 3], F32);
+    }
+    g.outputs = vec![x];
+    let outcome = run(&g);
+    assert_eq!(outcome.after.launches, 1000_u64.div_ceil(256), "{:?}", outcome.stop);
+    assert!(outcome.enodes <= 8 * g.nodes.len() + 64, "{} e-nodes", outcome.enodes);
+    assert_same_values(&g, &outcome);
+}
+
+#[test]
+fn a_residual_ladder_fuses_through_values_read_twice() {
+    // y = y + relu(-y), 300 times: every y is read twice, both times by the next rung, so the
+    // ladder is kernels of at most 256 steps (not one kernel per rung); a cut inside a rung
+    // leaves the rung's first op a small kernel of its own.
+    let mut g = Graph::default();
+    let mut y = g.add(Op::Input(0), &[], &[2, 3], F32);
+    for _ in 0..300 {
+        let n = g.add(Op::Elementwise(ScalarOp::new(Elementwise::Neg)), &[y], &[2, 3], F32);
+        let r = g.add(Op::Elementwise(ScalarOp::new(Elementwise::Relu)), &[n], &[2, 3], F32);
+        y = g.add(Op::Elementwise(ScalarOp::new(Elementwise::Add)), &[y, r], &[2, 3], F32);
+    }
+    g.outputs = vec![y];
+    let outcome = run(&g);
+    let full = 900_u64.div_ceil(256);
+    assert!((full..=2 * full).contains(&outcome.after.launches), "{} launches", outcome.after.launches);
+    assert_same_values(&g, &outcome);
+}
+
+#[test]
+fn a_value_read_by_two_kernels_is_not_fused() {
+    // s = sigmoid(x) read by two different kernels (one of them an output): it stays its own
+    // kernel (fusing it would compute it twice).
+    let mut g = Graph::default();
+    let x = g.add(Op::Input(0), &[], &[4], F32);
+    let s = g.add(Op::Elementwise(ScalarOp::new(Elementwise::Sigmoid)), &[x], &[4], F32);
+    let a = g.add(Op::Elementwise(ScalarOp::new(Elementwise::Mul)), &[x, s], &[4], F32);
+    let b = g.add(Op::Elementwise(ScalarOp::new(Elementwise::Neg)), &[s], &[4], F32);
+    g.outputs = vec![a, b];
+    let outcome = run(&g);
+    assert_eq!(outcome.after.launches, 3, "{:#?}", outcome.program.steps);
+    assert_same_values(&g, &outcome);
+}
+
+#[test]
+fn silu_is_one_kernel() {
+    // x * sigmoid(x) with x computed by an elementwise op: x is read twice by the Mul's kernel.
+    let mut g = Graph::default();
+    let i = g.add(Op::Input(0), &[], &[4], F32);
+    let x = g.add(Op::Elementwise(ScalarOp::new(Elementwise::Neg)), &[i], &[4], F32);
+    let s = g.add(Op::Elementwise(ScalarOp::new(Elementwise::Sigmoid)), &[x], &[4], F32);
+    let y = g.add(Op::Elementwise(ScalarOp::new(Elementwise::Mul)), &[x, s], &[4], F32);
+    g.outputs = vec![y];
+    let outcome = run(&g);
+    assert_eq!(outcome.after.launches, 1, "{:#?}", outcome.program.steps);
+    assert_same_values(&g, &outcome);
+}
+
+#[test]
 fn a_conv_epilogue_takes_scale_and_activation() {
     // x -> conv -> * per-column scale (a broadcast constant) -> clip(0, 6): one launch.
     let mut g = Graph::default();
