@@ -70,8 +70,14 @@ impl Drop for ExecutionEngine {
 /// Runs the upstream pipeline `pipeline` (e.g. `builtin.module(transform-interpreter)`) on
 /// `op`, which need not be a top-level `Module`. Returns whether it parsed and succeeded;
 /// diagnostics go to the context's sink.
+///
+/// For use inside a Rust pass, which Strata's pass manager verifies after it runs: this run
+/// does not verify the IR itself (a pass that runs a script per batch of kernels would verify
+/// the whole module per batch, quadratic in its size).
 pub fn run_pipeline_on(strata: &StrataContext, op: Op, pipeline: &str) -> bool {
     let pm = MlirPassManager::new(strata.mlir());
+    // Safety: the pass manager is live.
+    unsafe { sys::mlirPassManagerEnableVerifier(pm.to_raw(), false) };
     if melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), pipeline).is_err() {
         return false;
     }

@@ -166,37 +166,58 @@ fn is_kernel(op: Op) -> bool {
     })
 }
 
+/// Kernels per run of the transform interpreter. The interpreter checks, for every handle an
+/// op consumes, every payload op of every live handle (`transform.structured.vectorize`
+/// consumes one kernel's tile while `%t` holds all of them): quadratic in the kernels of one
+/// run. 1666 kernels took 4.7 s in one run; in runs of this many the pass is linear.
+const BATCH: usize = 64;
+
 impl Pass for VectorizeElementwise {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let generics = collect(&module, |op| (op.is("linalg.generic") || op.is("linalg.copy")) && is_kernel(op));
-        let mut labels: Vec<Vec<i64>> = Vec::new();
-        let mut attempted = 0;
-        for raw in generics {
-            let op = raw.get();
-            let Some(tile) = vector_tile(op, self.lanes) else { continue };
-            attrs::VECTOR_TILE.set(op, &label(&tile));
-            if !labels.contains(&tile) {
-                labels.push(tile);
+        let kernels: Vec<(Op, Vec<i64>)> =
+            generics.into_iter().filter_map(|raw| Some((raw, vector_tile(raw.get(), self.lanes)?))).collect();
+        let attempted = kernels.len() as u64;
+        for batch in kernels.chunks(BATCH) {
+            let mut labels: Vec<&[i64]> = Vec::new();
+            for (op, tile) in batch {
+                attrs::VECTOR_TILE.set(op.get(), &label(tile));
+                if !labels.contains(&tile.as_slice()) {
+                    labels.push(tile);
+                }
             }
-            attempted += 1;
+            apply_script(
+                module,
+                cx,
+                &script(&labels),
+                "strata-vectorize-elementwise (generated)",
+                "the elementwise vectorisation",
+            )?;
         }
-        if labels.is_empty() {
-            return Ok(());
-        }
-        let mut script = String::from(
-            "module attributes {transform.with_named_sequence} {\n  transform.named_sequence private @__transform_main(%root: !transform.any_op {transform.readonly}) {\n",
-        );
-        // The loops around the innermost one stay loops in LLVM too: fully unrolled (their
-        // trip counts are constants and the vector bodies small) a 16 x 32 nest became a
-        // 1024-copy basic block that LLVM's backend schedulers spend seconds on.
-        script += "    %rolled = transform.param.constant #llvm.loop_annotation<unroll = <disable = true>> -> !transform.any_param\n";
-        for (i, tile) in labels.iter().enumerate() {
-            let loops = tile.iter().filter(|&&t| t != 0).count();
-            let handles = vec!["!transform.any_op"; loops + 1].join(", ");
-            let sizes: Vec<String> = tile.iter().map(|t| t.to_string()).collect();
-            let vector: Vec<String> = tile.iter().map(|t| t.max(&1).to_string()).collect();
-            script += &format!(
-                "    %k{i} = transform.structured.match ops{{[\"linalg.generic\", \"linalg.copy\"]}} attributes{{strata.vector_tile = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n\
+        // A kernel MLIR's vectorizer refused stays a (tiled) loop nest: still marked.
+        let left = collect(&module, |op| attrs::VECTOR_TILE.get(op.get()).is_some()).len();
+        cx.bump("kernels", attempted - left as u64);
+        cx.bump("refused", left as u64);
+        Ok(())
+    }
+}
+
+/// The transform script that tiles and vectorises the kernels marked with each of `labels`.
+fn script(labels: &[&[i64]]) -> String {
+    let mut script = String::from(
+        "module attributes {transform.with_named_sequence} {\n  transform.named_sequence private @__transform_main(%root: !transform.any_op {transform.readonly}) {\n",
+    );
+    // The loops around the innermost one stay loops in LLVM too: fully unrolled (their
+    // trip counts are constants and the vector bodies small) a 16 x 32 nest became a
+    // 1024-copy basic block that LLVM's backend schedulers spend seconds on.
+    script += "    %rolled = transform.param.constant #llvm.loop_annotation<unroll = <disable = true>> -> !transform.any_param\n";
+    for (i, tile) in labels.iter().enumerate() {
+        let loops = tile.iter().filter(|&&t| t != 0).count();
+        let handles = vec!["!transform.any_op"; loops + 1].join(", ");
+        let sizes: Vec<String> = tile.iter().map(|t| t.to_string()).collect();
+        let vector: Vec<String> = tile.iter().map(|t| t.max(&1).to_string()).collect();
+        script += &format!(
+            "    %k{i} = transform.structured.match ops{{[\"linalg.generic\", \"linalg.copy\"]}} attributes{{strata.vector_tile = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n\
     %t{i}, %l{i}:{loops} = transform.structured.tile_using_for %k{i} tile_sizes [{sizes}] : (!transform.any_op) -> ({handles})\n\
 {keep}\
     transform.foreach %t{i} : !transform.any_op {{\n\
@@ -215,22 +236,16 @@ impl Pass for VectorizeElementwise {
       transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1\n\
       transform.apply_patterns.canonicalization\n\
     }} : !transform.any_op\n",
-                label = label(tile),
-                keep = (0..loops - 1)
-                    .map(|l| format!("    transform.annotate %l{i}#{l} \"loop_annotation\" = %rolled : !transform.any_op, !transform.any_param\n"))
-                    .collect::<String>(),
-                sizes = sizes.join(", "),
-                vector = vector.join(", "),
-            );
-        }
-        script += "    transform.yield\n  }\n}\n";
-        apply_script(module, cx, &script, "strata-vectorize-elementwise (generated)", "the elementwise vectorisation")?;
-        // A kernel MLIR's vectorizer refused stays a (tiled) loop nest: still marked.
-        let left = collect(&module, |op| attrs::VECTOR_TILE.get(op.get()).is_some()).len();
-        cx.bump("kernels", attempted - left as u64);
-        cx.bump("refused", left as u64);
-        Ok(())
+            label = label(tile),
+            keep = (0..loops - 1)
+                .map(|l| format!("    transform.annotate %l{i}#{l} \"loop_annotation\" = %rolled : !transform.any_op, !transform.any_param\n"))
+                .collect::<String>(),
+            sizes = sizes.join(", "),
+            vector = vector.join(", "),
+        );
     }
+    script += "    transform.yield\n  }\n}\n";
+    script
 }
 
 /// The `strata.vector_tile` mark: the tile sizes, `AxBx...`.
