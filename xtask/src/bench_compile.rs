@@ -3,9 +3,11 @@
 //! object, its kernels compiled in parallel), cold
 //! through the compile cache (a shared object built and stored), and warm (loaded from the
 //! cache); with the process's wall time and peak RSS, beside IREE's compile times measured on
-//! this machine (`../shared/notes/peers.md`).
+//! this machine (`../shared/notes/peers.md`). Then the scaling series
+//! (`xtask/scripts/scaling.py`: chains, fan-outs, residual ladders and matmul ladders of 1k to
+//! 10k ONNX nodes), each stage's time per 1000 nodes: flat columns mean linear stages.
 
-use crate::{cargo, ensure_zoo, input_args, number_after, root, zoo_frozen, ZOO_MODELS};
+use crate::{cargo, ensure_generated, ensure_zoo, input_args, number_after, root, zoo_frozen, ZOO_MODELS};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -16,6 +18,10 @@ const IREE: &[(&str, &str)] =
 
 /// The stages `strata run` reports on its `compile:` line, in order.
 const STAGES: &[&str] = &["import", "sg-opt", "lower", "bufferize+plan", "to-llvm", "codegen+link+load"];
+
+/// The scaling series' shapes and sizes (ONNX nodes), as `scaling.py` writes them.
+const SCALING_SHAPES: &[&str] = &["chain", "fanout", "ladder", "matmuls"];
+const SCALING_SIZES: &[usize] = &[1000, 2000, 5000, 10000];
 
 /// One `strata run`: its stdout, wall seconds.
 fn run(bin: &Path, zoo: &Path, model: &str, cache: &Path, extra: &[&str]) -> Result<(String, f64), String> {
@@ -91,6 +97,55 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
         "\nNo cache: `strata run --no-cache` (stages from its `compile:` line, codegen on every core; total = \
          the whole process, one inference included). Cold .so: an empty cache, the artifact built, stored and loaded. Warm: the \
          same command again (`cache` lookup: key, digest check, dlopen). Release build, default options."
+    );
+    scaling(&bin, filter)
+}
+
+/// The scaling series: `strata run --no-cache` on each graph, every stage in ms per 1000 ONNX
+/// nodes, and the whole process in seconds and seconds per 1000 nodes.
+fn scaling(bin: &Path, filter: Option<&str>) -> Result<(), String> {
+    let dir = ensure_generated("xtask/scripts/scaling.py", "target/scaling", "the scaling series")?;
+    let cache = root().join("target/bench-compile-cache");
+    let codegen = "codegen ms/1k (j: JIT)";
+    println!(
+        "\n| graph | nodes | {} ms/1k | {codegen} | total s | s/1k | peak RSS MB |",
+        STAGES[..STAGES.len() - 1].join(" ms/1k | ")
+    );
+    println!("|{}", " --- |".repeat(STAGES.len() + 5));
+    for shape in SCALING_SHAPES {
+        for &nodes in SCALING_SIZES {
+            let model = format!("{shape}{nodes}");
+            if filter.is_some_and(|f| !model.contains(f)) {
+                continue;
+            }
+            eprintln!("xtask: bench compile {model}");
+            match run(bin, &dir, &model, &cache, &["--no-cache"]) {
+                Ok((text, wall)) => {
+                    let per_1k = |ms: f64| ms * 1000.0 / nodes as f64;
+                    let stages: Vec<String> = STAGES
+                        .iter()
+                        .map(|s| match stage_ms(&text, s) {
+                            Some(ms) => format!("{:.0}", per_1k(ms)),
+                            None if *s == "codegen+link+load" => {
+                                stage_ms(&text, "jit").map_or("-".into(), |ms| format!("{:.0} j", per_1k(ms)))
+                            }
+                            None => "-".into(),
+                        })
+                        .collect();
+                    let rss = number_after(&text, "memory: peak RSS ").map_or("-".into(), |mb| format!("{mb:.0}"));
+                    println!(
+                        "| {model} | {nodes} | {} | {wall:.2} | {:.2} | {rss} |",
+                        stages.join(" | "),
+                        wall * 1000.0 / nodes as f64
+                    );
+                }
+                Err(error) => println!("| {model} | {nodes} | failed: {} |", error.lines().next().unwrap_or_default()),
+            }
+        }
+    }
+    println!(
+        "\nScaling: `strata run --no-cache` (release, default options, the e-graph on); ms per 1000 ONNX nodes per \
+         stage, total = the whole process. Flat columns down a shape mean the stage is linear in the graph."
     );
     Ok(())
 }
