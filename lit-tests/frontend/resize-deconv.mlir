@@ -1,6 +1,6 @@
 // Resize as one gather (nearest) or gather-multiply-sum (linear) per resized axis with
-// tables computed at import; ConvTranspose as zero insertion (reshape, pad, reshape), padding
-// and a stride-1 convolution with the kernel flipped and transposed at import; a 3-D MaxPool
+// tables computed at import; ConvTranspose as sub-pixel phase convolutions (the zero-inserted
+// form, for run-time kernels, is in driver/conv-nd.mlir); a 3-D MaxPool
 // as two 2-D pools ((H, W) per depth slice, then depth).
 // RUN: strata import %S/inputs/resize_deconv.onnx | FileCheck %s
 // RUN: strata import %S/inputs/resize_deconv.onnx | strata-opt | FileCheck %s
@@ -17,14 +17,17 @@
 // Nearest to 6x6: one gather per axis.
 // CHECK: %[[N2:.*]] = "sg.gather"(%arg0, %{{.*}}) {axis = 2 : i64} : (tensor<1x2x4x4xf32>, tensor<6xi64>) -> tensor<1x2x6x4xf32>
 // CHECK: "sg.gather"(%[[N2]], %{{.*}}) {axis = 3 : i64} : (tensor<1x2x6x4xf32>, tensor<6xi64>) -> tensor<1x2x6x6xf32>
-// ConvTranspose: the kernel [C_in=2, C_out=3, 3, 3] becomes [3, 2, 3, 3]; zeros inserted, then
-// padded by d*(k-1) - pad = 1 before and 1 - 1 + output_padding = 1 after.
-// CHECK: %[[U:.*]] = "sg.reshape"(%arg0) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x1x4x1xf32>
-// CHECK: %[[Z:.*]] = "sg.pad"(%[[U]]) {mode = 0 : i64, pads = array<i64: 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1>, value = 0.000000e+00 : f64} : (tensor<1x2x4x1x4x1xf32>) -> tensor<1x2x4x2x4x2xf32>
-// CHECK: %[[S:.*]] = "sg.reshape"(%[[Z]]) : (tensor<1x2x4x2x4x2xf32>) -> tensor<1x2x8x8xf32>
-// CHECK: %[[P:.*]] = "sg.pad"(%[[S]]) {mode = 0 : i64, pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, value = 0.000000e+00 : f64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x10x10xf32>
-// CHECK: %[[K:.*]] = arith.constant dense_resource<deconv_kernel{{.*}}> : tensor<3x2x3x3xf32>
-// CHECK: "sg.conv2d"(%[[P]], %[[K]], %{{.*}}) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x10x10xf32>, tensor<3x2x3x3xf32>, tensor<3xf32>) -> tensor<1x3x8x8xf32>
+// ConvTranspose (k3, stride 2, pads 1, output_padding 1) with a constant kernel: one
+// stride-1 convolution per output phase over the plain input (taps k = (r + 1) mod 2 + 2j,
+// reversed: 1x1, 1x2, 2x1 and 2x2 kernels, padded at the end where a phase reads past the
+// input), interleaved into [1, 3, 4, 2, 4, 2] by concats; no zero-inserted input.
+// CHECK-NOT: tensor<1x2x4x1x4x1xf32>
+// CHECK: "sg.conv2d"(%arg0, {{.*}}) {{{.*}}pads = array<i64: 0, 0, 0, 0>{{.*}}} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
+// CHECK: "sg.conv2d"(%arg0, {{.*}}) {{{.*}}pads = array<i64: 0, 0, 0, 1>{{.*}}} : (tensor<1x2x4x4xf32>, tensor<3x2x1x2xf32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
+// CHECK: "sg.conv2d"(%arg0, {{.*}}) {{{.*}}pads = array<i64: 0, 0, 1, 0>{{.*}}} : (tensor<1x2x4x4xf32>, tensor<3x2x2x1xf32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
+// CHECK: "sg.conv2d"(%arg0, {{.*}}) {{{.*}}pads = array<i64: 0, 0, 1, 1>{{.*}}} : (tensor<1x2x4x4xf32>, tensor<3x2x2x2xf32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
+// CHECK: "sg.concat"({{.*}}) {axis = 3 : i64} : (tensor<1x3x4x1x4x2xf32>, tensor<1x3x4x1x4x2xf32>) -> tensor<1x3x4x2x4x2xf32>
+// CHECK: "sg.reshape"({{.*}}) : (tensor<1x3x4x2x4x2xf32>) -> tensor<1x3x8x8xf32>
 // 3-D MaxPool, kernel 2x2x2, strides 1x2x2: (H, W) over C*D planes, then depth.
 // CHECK: %[[HW:.*]] = "sg.max_pool"({{.*}}) {ceil_mode = 0 : i64, dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
 // CHECK: %[[D:.*]] = "sg.reshape"(%[[HW]]) : (tensor<1x2x2x2xf32>) -> tensor<1x1x2x4xf32>

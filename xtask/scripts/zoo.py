@@ -11,7 +11,7 @@ benchmarks compare like with like:
   sequence 128, vocabulary 30522): Gather embeddings, MatMul+Add, Reshape/Transpose,
   Softmax with an additive attention mask, LayerNormalization, GELU via Erf.
 
-Seven small models (a few hundred KB at most), each standing for a class of models users bring as
+Eight small models (a few hundred KB at most), each standing for a class of models users bring as
 their exporters emit them; each draws from its own generator, so the three above stay unchanged:
 
 - crnn_ocr.onnx: a CRNN text recognizer (PaddleOCR / CRNN-style, 1x1x32x128 grey image):
@@ -51,6 +51,10 @@ their exporters emit them; each draws from its own generator, so the three above
   the Q that follows its producer (zero point -128), a residual Add, GlobalAveragePool, Flatten
   (reusing its input's scale) and a Gemm head whose output is quantized too: `logits` [1, 10].
 
+- text_detector.onnx: a DBNet-style text detector (PaddleOCR det, 1x3x128x128): strided
+  Conv-BatchNorm-Relu backbone to 1/16, an FPN (lateral 1x1 Convs, Resize nearest + Add, 3x3
+  smoothing, Resize and Concat at 1/4), and the probability head: Conv-BN-Relu, ConvTranspose
+  k2s2-BN-Relu, ConvTranspose k2s2 to one channel, Sigmoid: `maps` [1, 1, 128, 128].
 - speech_kws.onnx: a keyword-spotting model with its log-mel front-end inside the graph, as
   speech toolkits export it (opset 17; 1 s of 16 kHz audio [1, 16000]): Reshape to [1, 16000,
   1], STFT (frame 400, step 160, a Hann window: 98 frames x 201 one-sided bins), power as
@@ -564,6 +568,44 @@ def speech_kws(path, keywords=12, mels=40, hidden=32):
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, keywords])], path, "speech_kws")
 
 
+def text_detector(path, size=128):
+    """A DBNet-style text detector (PaddleOCR det / EasyOCR-like): a small strided backbone
+    (Conv + BatchNorm + Relu) down to 1/16, an FPN (1x1 lateral Convs, Resize nearest x2 + Add,
+    3x3 smoothing Convs, Resize to 1/4 and Concat), and the probability head as exported:
+    Conv 3x3 + BatchNorm + Relu, ConvTranspose k2 s2 + BatchNorm + Relu, ConvTranspose k2 s2 to
+    one channel, Sigmoid: `maps` [1, 1, size, size]."""
+    g = Graph(np.random.default_rng(20245))
+
+    def cbr(x, cin, cout, k=3, stride=1):
+        return g.op("Relu", [g.batch_norm(g.conv(x, cin, cout, k, stride, bias=False), cout)], "relu")
+
+    def upsample(x, factor):
+        return g.op("Resize", [x, "", g.const(np.array([1, 1, factor, factor], np.float32), "scales")], "resize",
+                    coordinate_transformation_mode="asymmetric", mode="nearest", nearest_mode="floor")
+
+    def deconv(x, cin, cout):
+        w = g.weight([cin, cout, 2, 2], fan_in=cin * 4)
+        return g.op("ConvTranspose", [x, w, g.const((g.rng.standard_normal(cout) * 0.1).astype(np.float32), "b")],
+                    "deconv", kernel_shape=[2, 2], strides=[2, 2])
+
+    c2 = cbr(cbr("image", 3, 16, 3, 2), 16, 16, 3, 2)        # 1/4
+    c3 = cbr(c2, 16, 32, 3, 2)                                 # 1/8
+    c4 = cbr(c3, 32, 48, 3, 2)                                 # 1/16
+    lateral = [g.conv(c, cin, 24, 1) for c, cin in ((c2, 16), (c3, 32), (c4, 48))]
+    p4 = lateral[2]
+    p3 = g.op("Add", [lateral[1], upsample(p4, 2)], "add")
+    p2 = g.op("Add", [lateral[0], upsample(p3, 2)], "add")
+    # (Channel counts that are multiples of 4: ONNX Runtime 1.32's NCHWc rewrite fails on 6.)
+    smooth = [g.conv(p, 24, 8, 3) for p in (p2, p3, p4)]
+    fused = g.op("Concat", [smooth[0], upsample(smooth[1], 2), upsample(smooth[2], 4)], "concat", axis=1)  # [1, 24, 1/4]
+    y = cbr(fused, 24, 8, 3)
+    y = g.op("Relu", [g.batch_norm(deconv(y, 8, 8), 8)], "relu")
+    y = g.op("Sigmoid", [deconv(y, 8, 1)], "sigmoid")
+    out = g.rename(y, "maps")
+    g.save([helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, size, size])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 1, size, size])], path, "text_detector")
+
+
 def pattern(count):
     """A deterministic input pattern, exact in float32 (so any tool can regenerate it)."""
     return ((np.arange(count, dtype=np.int64) * 7919) % 255).astype(np.float32) / np.float32(127.5) - np.float32(1.0)
@@ -583,7 +625,8 @@ def write_inputs(out):
                           ("yolo_detector", {"images": pattern(3 * 64 * 64).reshape(1, 3, 64, 64)}),
                           ("densenet_block", {"input": small}), ("opset11_cnn", {"image": small}),
                           ("nested_if", {"audio": pattern(512).reshape(1, 512)}), ("int8_qdq_cnn", {"input": small}),
-                          ("speech_kws", {"audio": pattern(16000).reshape(1, 16000) * np.float32(0.25)})):
+                          ("speech_kws", {"audio": pattern(16000).reshape(1, 16000) * np.float32(0.25)}),
+                          ("text_detector", {"image": pattern(3 * 128 * 128).reshape(1, 3, 128, 128)})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -610,4 +653,5 @@ if __name__ == "__main__":
     nested_if(os.path.join(out, "nested_if.onnx"))
     int8_qdq_cnn(os.path.join(out, "int8_qdq_cnn.onnx"))
     speech_kws(os.path.join(out, "speech_kws.onnx"))
+    text_detector(os.path.join(out, "text_detector.onnx"))
     write_inputs(out)

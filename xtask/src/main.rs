@@ -488,6 +488,7 @@ const ZOO_MODELS: &[&str] = &[
     "int8_qdq_cnn",
     "crnn_ocr",
     "speech_kws",
+    "text_detector",
 ];
 
 /// `--freeze-input name=file.pb` for every input a zoo model fixes at compile time

@@ -1325,3 +1325,83 @@ save(
     ),
     "checked.onnx",
 )
+
+# ConvTranspose with constant kernels as sub-pixel phase convolutions
+# (lit-tests/driver/conv-transpose.mlir): k2s2 with bias, k4s2p1, grouped k3s2 with
+# output_padding, asymmetric strides (3, 1), SAME_UPPER, pads large enough to crop the input,
+# a 1-D and a 3-D one, and a k1s2 whose odd phases have no taps (zero insertion kept).
+# References in float64 here.
+ct_rng = np.random.default_rng(7)
+
+
+def conv_transpose_grouped(x, w, b, strides, pads, output_padding, group):
+    spatial = x.ndim - 2
+    cg, fg = x.shape[1] // group, w.shape[1]
+    full = [strides[i] * (x.shape[2 + i] - 1) + output_padding[i] + w.shape[2 + i] for i in range(spatial)]
+    y = np.zeros([x.shape[0], fg * group] + full)
+    for i in np.ndindex(*x.shape[2:]):
+        for k in np.ndindex(*w.shape[2:]):
+            o = tuple(i[a] * strides[a] + k[a] for a in range(spatial))
+            for g in range(group):
+                xs = x[(slice(None), slice(g * cg, (g + 1) * cg)) + i].astype(np.float64)
+                ws = w[(slice(g * cg, (g + 1) * cg), slice(None)) + k].astype(np.float64)
+                y[(slice(None), slice(g * fg, (g + 1) * fg)) + o] += xs @ ws
+    if b is not None:
+        y += b.reshape([1, -1] + [1] * spatial)
+    crop = tuple(slice(pads[a], full[a] - pads[spatial + a]) for a in range(spatial))
+    return y[(slice(None), slice(None)) + crop]
+
+
+ct_x = ct_rng.standard_normal([1, 3, 5, 6]).astype(np.float32)
+ct_x1 = ct_rng.standard_normal([1, 2, 7]).astype(np.float32)
+ct_x3 = ct_rng.standard_normal([1, 2, 3, 4, 3]).astype(np.float32)
+ct_cases = [
+    # name, input, weight shape, bias, attributes (strides, pads, output_padding, group, auto_pad)
+    ("k2s2", "x", [3, 4, 2, 2], True, dict(strides=[2, 2])),
+    ("k4s2p1", "x", [3, 4, 4, 4], False, dict(strides=[2, 2], pads=[1, 1, 1, 1])),
+    ("grouped", "x", [3, 2, 3, 3], True, dict(strides=[2, 2], pads=[1, 0, 1, 1], output_padding=[1, 0], group=3)),
+    ("asym", "x", [3, 2, 3, 2], False, dict(strides=[3, 1], pads=[0, 1, 2, 0])),
+    ("same", "x", [3, 2, 3, 3], True, dict(strides=[2, 2], auto_pad="SAME_UPPER")),
+    ("cropped", "x", [3, 2, 3, 3], False, dict(strides=[2, 2], pads=[3, 3, 3, 3])),
+    ("k1s2", "x", [3, 2, 1, 1], True, dict(strides=[2, 2])),
+    ("oned", "x1", [2, 3, 5], True, dict(strides=[3], pads=[2, 1])),
+    ("threed", "x3", [2, 3, 2, 3, 3], False, dict(strides=[2, 1, 2], pads=[1, 0, 1, 0, 1, 0], output_padding=[1, 0, 1])),
+]
+ct_nodes, ct_inits, ct_outputs, ct_refs = [], [], [], {}
+ct_inputs = {"x": ct_x, "x1": ct_x1, "x3": ct_x3}
+for name, source, wshape, bias, attrs in ct_cases:
+    w = ct_rng.standard_normal(wshape).astype(np.float32)
+    ct_inits.append(numpy_helper.from_array(w, f"w_{name}"))
+    inputs = [source, f"w_{name}"]
+    b = None
+    if bias:
+        b = ct_rng.standard_normal([wshape[1] * attrs.get("group", 1)]).astype(np.float32)
+        ct_inits.append(numpy_helper.from_array(b, f"b_{name}"))
+        inputs.append(f"b_{name}")
+    ct_nodes.append(helper.make_node("ConvTranspose", inputs, [f"y_{name}"], name=name, **attrs))
+    x = ct_inputs[source]
+    spatial = x.ndim - 2
+    strides = attrs["strides"]
+    output_padding = attrs.get("output_padding", [0] * spatial)
+    if attrs.get("auto_pad") == "SAME_UPPER":
+        total = [strides[a] * (x.shape[2 + a] - 1) + output_padding[a] + wshape[2 + a] - x.shape[2 + a] * strides[a] for a in range(spatial)]
+        pads = [t // 2 for t in total] + [t - t // 2 for t in total]
+    else:
+        pads = attrs.get("pads", [0] * 2 * spatial)
+    y = conv_transpose_grouped(x, w, b, strides, pads, output_padding, attrs.get("group", 1))
+    ct_refs[name] = y
+    ct_outputs.append(helper.make_tensor_value_info(f"y_{name}", TensorProto.FLOAT, list(y.shape)))
+save(
+    helper.make_graph(
+        ct_nodes,
+        "conv_transpose",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(v.shape)) for n, v in ct_inputs.items()],
+        ct_outputs,
+        ct_inits,
+    ),
+    "conv_transpose.onnx",
+)
+for n, v in ct_inputs.items():
+    np.save(f"../../driver/inputs/conv_transpose_{n}.npy", v)
+for name, y in ct_refs.items():
+    np.save(f"../../driver/inputs/conv_transpose_y_{name}.npy", y.astype(np.float32))
