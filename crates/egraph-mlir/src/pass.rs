@@ -146,7 +146,8 @@ struct Rebuild<'a, 'p, 'c> {
 
 impl<'c> Rebuild<'_, '_, 'c> {
     /// The location of step `s`: its origin nodes' ops' locations (a kernel with an epilogue:
-    /// the kernel's first), fused when several; the function's when it has none.
+    /// the kernel's first), fused when several; a view without origins its base's; the
+    /// function's otherwise.
     fn step_location(&self, s: usize) -> Location<'c> {
         // A kernel with an epilogue is named after both.
         let kernel = match &self.program.steps[s] {
@@ -161,7 +162,12 @@ impl<'c> Rebuild<'_, '_, 'c> {
             .map(|op| op.location())
             .collect();
         match locations.len() {
-            0 => self.func.location(),
+            // A view made by the optimiser (no node of its own: a reshape and transpose the
+            // e-graph composed) belongs to the node whose value it shows.
+            0 => match &self.program.steps[s] {
+                Step::View { base, .. } => self.step_location(*base),
+                _ => self.func.location(),
+            },
             1 => locations[0],
             _ => {
                 // Safety: the context outlives the function being rebuilt.
