@@ -298,7 +298,7 @@ fn most_fused_of_kind(egraph: &SgGraph, c: Id, in_place: bool) -> Vec<(usize, &[
     kernels.into_iter().filter(|(p, _)| Some(egraph.analysis.programs[*p].steps.len()) == most).collect()
 }
 
-/// `(ew p .. t ..)` with `t = (kernel n args)` read only by `p`, `n` a kernel that takes an
+/// `(ew p .. t ..)` with `t = (kernel n args)` read only here, `n` a kernel that takes an
 /// epilogue → `(kernel+ n p' args.. others..)`: the kernel applies the program to its result
 /// tiles before storing them, so `t` never exists (one launch and one buffer fewer). The
 /// program is the same (its input `t` moved first), so the values are bit-identical.
@@ -322,9 +322,7 @@ fn fuse_epilogue(egraph: &SgGraph, class: Id) -> Vec<Action> {
         for (k, &t) in operands.iter().enumerate() {
             let t = egraph.find(t);
             let v = value(egraph, t);
-            // Every use of `t` is a read of the program (once, or several times: a SiLU
-            // `t * sigmoid(t)` after a convolution).
-            if v.uses != reads(&egraph.analysis.programs[p], k)
+            if v.uses != 1
                 || v.storage != Storage::Fresh
                 || v.shape != result.shape
                 || v.elem_bytes != result.elem_bytes

@@ -210,29 +210,6 @@ fn silu_is_one_kernel() {
 }
 
 #[test]
-fn a_conv_epilogue_takes_silu() {
-    // conv -> x * sigmoid(x): the conv's result is read twice, both times by the SiLU's
-    // program, so the SiLU is the conv's epilogue: one launch, one buffer.
-    let mut g = Graph::default();
-    let x = g.add(Op::Input(0), &[], &[8, 16], F32);
-    let conv = g.add(Op::Kernel("conv".into()), &[x], &[8, 16], F32);
-    let s = g.add(Op::Elementwise(ScalarOp::new(Elementwise::Sigmoid)), &[conv], &[8, 16], F32);
-    let y = g.add(Op::Elementwise(ScalarOp::new(Elementwise::Mul)), &[conv, s], &[8, 16], F32);
-    g.outputs = vec![y];
-    g.epilogue_kernels.insert(conv);
-    let outcome = run(&g);
-    // The input's buffer and the conv's result: no buffer for the SiLU.
-    assert_eq!((outcome.after.allocations, outcome.after.launches), (2, 1), "{:#?}", outcome.program.steps);
-    let Some(Step::Epilogue { program, .. }) =
-        outcome.program.steps.iter().find(|s| matches!(s, Step::Epilogue { .. }))
-    else {
-        panic!("no epilogue: {:#?}", outcome.program.steps)
-    };
-    assert_eq!(program.to_string(), "sigmoid(i0) mul(i0,s0)");
-    assert_same_values(&g, &outcome);
-}
-
-#[test]
 fn a_conv_epilogue_takes_scale_and_activation() {
     // x -> conv -> * per-column scale (a broadcast constant) -> clip(0, 6): one launch.
     let mut g = Graph::default();
