@@ -9,11 +9,11 @@ use melior::ir::Location;
 /// node of a fused kernel), in order, without repeats. Linear in the number of locations: a
 /// fused kernel of thousands of nodes is read once.
 pub fn node_names(location: Location<'_>, names: &mut Vec<String>) {
-    let mut seen: std::collections::HashSet<String> = names.iter().cloned().collect();
+    let mut seen: std::collections::BTreeSet<String> = names.iter().cloned().collect();
     collect_names(location, names, &mut seen);
 }
 
-fn collect_names(location: Location<'_>, names: &mut Vec<String>, seen: &mut std::collections::HashSet<String>) {
+fn collect_names(location: Location<'_>, names: &mut Vec<String>, seen: &mut std::collections::BTreeSet<String>) {
     if location.is_name() {
         let name = location.name_value().as_string_ref().as_str().unwrap_or("?").to_owned();
         if seen.insert(name.clone()) {
