@@ -71,6 +71,10 @@ class PlanBuffer(NamedTuple):
     """First step at which it is dead again (half-open lifetime)."""
     memory_class: str
     """`activation` or `workspace` (the arena's classes)."""
+    in_place_of: Optional[int] = None
+    """The index in `Plan.buffers` of the buffer whose bytes this one takes over in place (an
+    input of the op that computes this one, dead at that op: the two share their bytes at that
+    one step, on purpose)."""
 
 
 class Plan:
@@ -91,6 +95,7 @@ class Plan:
                 start=int(b["lower"]),
                 end=int(b["upper"]),
                 memory_class=b["class"],
+                in_place_of=b.get("in_place_of"),
             )
             for b in report["buffers"]
         ]

@@ -134,6 +134,11 @@ pub struct BufferPlacement {
     pub lower: u64,
     pub upper: u64,
     pub class: MemoryClass,
+    /// The index (in `buffers`) of the buffer whose bytes this one takes over in place: an
+    /// input of the op that computes this one, dead at that op. The two share their bytes at
+    /// that one op, on purpose.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_place_of: Option<usize>,
 }
 
 impl PlanReport {
@@ -210,6 +215,7 @@ pub fn plan(problem: &Problem, strategy: Strategy, budget: Budget) -> Result<Pla
             lower: b.lower,
             upper: b.upper,
             class: b.class,
+            in_place_of: b.inplace,
         })
         .collect();
     Ok(PlanReport {
