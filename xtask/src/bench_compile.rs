@@ -42,6 +42,27 @@ fn run(bin: &Path, zoo: &Path, model: &str, cache: &Path, extra: &[&str]) -> Res
     Ok((String::from_utf8_lossy(&output.stdout).into_owned(), wall))
 }
 
+/// One table cell per stage of [`STAGES`] from a `compile:` line, its milliseconds times
+/// `scale`. Code generation is `codegen+link+load` (kernels in parallel, a shared object) or
+/// `jit` (a module too small to split: MLIR's ORC JIT in memory, marked `j`).
+fn stage_cells(text: &str, scale: f64) -> Vec<String> {
+    STAGES
+        .iter()
+        .map(|s| match stage_ms(text, s) {
+            Some(ms) => format!("{:.0}", ms * scale),
+            None if *s == "codegen+link+load" => {
+                stage_ms(text, "jit").map_or("-".into(), |ms| format!("{:.0} j", ms * scale))
+            }
+            None => "-".into(),
+        })
+        .collect()
+}
+
+/// The peak RSS `strata run` printed, in MB, as a table cell.
+fn peak_rss(text: &str) -> String {
+    number_after(text, "memory: peak RSS ").map_or("-".into(), |mb| format!("{mb:.0}"))
+}
+
 /// Milliseconds of `stage` on the `compile:` line (`stage 12.3 ms`).
 fn stage_ms(text: &str, stage: &str) -> Option<f64> {
     let line = text.lines().find(|l| l.starts_with("compile: "))?;
@@ -68,19 +89,8 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
             let _ = std::fs::remove_dir_all(&cache);
             let (_, cold_wall) = run(&bin, &zoo, model, &cache, &[])?;
             let (warm, warm_wall) = run(&bin, &zoo, model, &cache, &[])?;
-            // Code generation is `codegen+link+load` (kernels in parallel, a shared object) or
-            // `jit` (a module too small to split: MLIR's ORC JIT in memory, marked `j`).
-            let stages: Vec<String> = STAGES
-                .iter()
-                .map(|s| match stage_ms(&jit, s) {
-                    Some(ms) => format!("{ms:.0}"),
-                    None if *s == "codegen+link+load" => {
-                        stage_ms(&jit, "jit").map_or("-".into(), |ms| format!("{ms:.0} j"))
-                    }
-                    None => "-".into(),
-                })
-                .collect();
-            let rss = number_after(&jit, "memory: peak RSS ").map_or("-".into(), |mb| format!("{mb:.0}"));
+            let stages = stage_cells(&jit, 1.0);
+            let rss = peak_rss(&jit);
             let lookup = stage_ms(&warm, "cache").map_or("-".into(), |ms| format!("{ms:.1}"));
             let iree = IREE.iter().find(|(m, _)| m == model).map_or("-", |(_, s)| s);
             Ok(format!(
@@ -121,18 +131,8 @@ fn scaling(bin: &Path, filter: Option<&str>) -> Result<(), String> {
             eprintln!("xtask: bench compile {model}");
             match run(bin, &dir, &model, &cache, &["--no-cache"]) {
                 Ok((text, wall)) => {
-                    let per_1k = |ms: f64| ms * 1000.0 / nodes as f64;
-                    let stages: Vec<String> = STAGES
-                        .iter()
-                        .map(|s| match stage_ms(&text, s) {
-                            Some(ms) => format!("{:.0}", per_1k(ms)),
-                            None if *s == "codegen+link+load" => {
-                                stage_ms(&text, "jit").map_or("-".into(), |ms| format!("{:.0} j", per_1k(ms)))
-                            }
-                            None => "-".into(),
-                        })
-                        .collect();
-                    let rss = number_after(&text, "memory: peak RSS ").map_or("-".into(), |mb| format!("{mb:.0}"));
+                    let stages = stage_cells(&text, 1000.0 / nodes as f64);
+                    let rss = peak_rss(&text);
                     println!(
                         "| {model} | {nodes} | {} | {wall:.2} | {:.2} | {rss} |",
                         stages.join(" | "),

@@ -224,8 +224,9 @@ fn fuse_elementwise(egraph: &SgGraph, class: Id) -> Vec<Action> {
 const MAX_FUSED_STEPS: usize = 256;
 
 /// Proposes the maximal fusion of `class`'s most-fused kernels, each up to
-/// [`MAX_FUSED_STEPS`]; pushes onto `cuts` the operands still fusable where a program reached
-/// the bound.
+/// [`MAX_FUSED_STEPS`]; pushes onto `cuts` the operands the fused program still reads that
+/// were to vanish into a kernel (no sinks, elementwise producers): past the bound, or with a
+/// reader the cut left out.
 fn fuse_at(egraph: &SgGraph, class: Id, actions: &mut Vec<Action>, cuts: &mut Vec<Id>) {
     // Only from the class's most-fused kernels (per kind): fusing a less-fused one again
     // reaches a program the class already has (the operand variants that read views come

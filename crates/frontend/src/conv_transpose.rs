@@ -110,6 +110,13 @@ pub(crate) struct Phase {
     pub outputs: i64,
 }
 
+impl Phase {
+    /// The first and last input positions the phase reads (either may lie outside the input).
+    pub fn window(&self) -> (i64, i64) {
+        (self.offset, self.outputs - 1 + self.offset + self.taps - 1)
+    }
+}
+
 /// Phase `r` of an axis with stride `stride`, kernel `k`, begin padding `pad_begin` and `out`
 /// outputs.
 pub(crate) fn phase(r: i64, stride: i64, k: i64, pad_begin: i64, out: i64) -> Phase {
@@ -410,12 +417,10 @@ impl Importer<'_> {
         let context = self.strata.mlir();
         let (x, out, dtype) = (t.x, t.out, t.dtype);
         let spatial = axes.len();
-        // The input rows each phase reads: [first, last] per axis.
-        let window = |a: usize, p: &Phase| (p.offset, p.outputs - 1 + p.offset + p.taps - 1, x[2 + a]);
         let usable = axes.iter().enumerate().all(|(a, phases)| {
             phases.iter().all(|p| {
-                let (first, last, h) = window(a, p);
-                p.taps > 0 && p.outputs > 0 && first < h && last >= 0
+                let (first, last) = p.window();
+                p.taps > 0 && p.outputs > 0 && first < x[2 + a] && last >= 0
             })
         });
         if !usable {
@@ -549,7 +554,7 @@ impl Importer<'_> {
         let (mut starts, mut ends) = (vec![0, 0], vec![x[0], x[1]]);
         let (mut begin_pads, mut end_pads) = (Vec::new(), Vec::new());
         for (a, p) in chosen.iter().enumerate() {
-            let (first, last, h) = (p.offset, p.outputs - 1 + p.offset + p.taps - 1, x[2 + a]);
+            let ((first, last), h) = (p.window(), x[2 + a]);
             starts.push(first.max(0));
             ends.push((last + 1).min(h));
             begin_pads.push((-first).max(0));

@@ -316,15 +316,7 @@ impl Val {
 
     /// The op owning each use, one entry per use (an op using the value twice appears twice).
     pub fn users(self) -> Vec<Op> {
-        let mut owners = Vec::new();
-        unsafe {
-            let mut using = sys::mlirValueGetFirstUse(self.0);
-            while !using.ptr.is_null() {
-                owners.push(Op(sys::mlirOpOperandGetOwner(using)));
-                using = sys::mlirOpOperandGetNextUse(using);
-            }
-        }
-        owners
+        self.uses().into_iter().map(|(owner, _)| owner).collect()
     }
 
     /// Each use as (owner, operand index), in use-list order: an op using the value twice

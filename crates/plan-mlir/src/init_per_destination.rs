@@ -82,6 +82,15 @@ fn anchor_in(user: Op, block: Blk) -> Option<Op> {
     }
 }
 
+/// A copy of `op` inserted before `anchor` in `block`, with `user`'s location (the buffer is
+/// the user's).
+fn clone_for(op: Op, user: Op, block: Blk, anchor: Op) -> Op {
+    let own = op.clone_detached();
+    own.set_location_deep(user.location());
+    block.insert_before(anchor, own);
+    own
+}
+
 /// The destination uses of `init`'s result when it has more than one use (a lone use needs no
 /// clone), in use-list order.
 fn shared_destinations(init: Op) -> Vec<(Op, usize)> {
@@ -104,9 +113,7 @@ impl Pass for InitPerDestination {
             let Some(block) = empty.block() else { continue };
             for (user, index) in shared_destinations(empty) {
                 let Some(anchor) = anchor_in(user, block) else { continue };
-                let own = empty.clone_detached();
-                own.set_location_deep(user.location());
-                block.insert_before(anchor, own);
+                let own = clone_for(empty, user, block, anchor);
                 user.set_operand(index, own.result(0));
                 cx.bump("empties-cloned", 1);
             }
@@ -128,12 +135,8 @@ impl Pass for InitPerDestination {
             // its last destination; keeping it for one of them would keep it live that long).
             for (user, index) in shared_destinations(fill) {
                 let Some(anchor) = anchor_in(user, block) else { continue };
-                let own_empty = empty.clone_detached();
-                own_empty.set_location_deep(user.location());
-                block.insert_before(anchor, own_empty);
-                let own_fill = fill.clone_detached();
-                own_fill.set_location_deep(user.location());
-                block.insert_before(anchor, own_fill);
+                let own_empty = clone_for(empty, user, block, anchor);
+                let own_fill = clone_for(fill, user, block, anchor);
                 own_fill.set_operand(1, own_empty.result(0));
                 user.set_operand(index, own_fill.result(0));
                 cx.bump("fills-cloned", 1);
