@@ -1,11 +1,16 @@
 // `strata plan` on a MiniMalloc CSV: every strategy side by side, JSON and SVG reports,
 // and clear errors. (TFLite's ComplexRecords: shared objects 192/160/120/128/112/112/112,
-// offsets 96 = the bound.)
+// offsets 96 = the bound.) On an ONNX model: the plan the compile keeps, beside what the
+// activations need with the nodes run one by one in file order.
 // RUN: strata plan %S/inputs/complex_records.csv --budget-ms=100 | FileCheck %s
 // RUN: strata plan %S/inputs/complex_records.csv --strategy=exact --json=%t.json --svg=%t.svg && FileCheck %s --check-prefix=JSON < %t.json && FileCheck %s --check-prefix=SVG < %t.svg
 // RUN: not strata plan %S/inputs/complex_records.csv --strategy=best 2>&1 | FileCheck %s --check-prefix=STRATEGY
 // RUN: not strata plan %S/inputs/bad-records.csv 2>&1 | FileCheck %s --check-prefix=RECORDS
-// RUN: not strata plan %S/inputs/model.onnx 2>&1 | FileCheck %s --check-prefix=MODEL
+// RUN: strata plan %S/../frontend/inputs/seed_views.onnx --json=%t.model.json --svg=%t.model.svg | FileCheck %s --check-prefix=MODEL
+// RUN: FileCheck %s --check-prefix=MODEL-JSON < %t.model.json && FileCheck %s --check-prefix=MODEL-SVG < %t.model.svg
+// RUN: strata plan %S/../frontend/inputs/seed_views.onnx --no-egraph --buffers | FileCheck %s --check-prefix=UNOPT
+// RUN: not strata plan %S/../frontend/inputs/seed_views.onnx --disable=views,bogus 2>&1 | FileCheck %s --check-prefix=DISABLE
+// RUN: not strata plan %S/inputs/model.txt 2>&1 | FileCheck %s --check-prefix=EXTENSION
 // RUN: strata plan %S/../passes/plan-arena.mlir --strategy=exact 2>&1 | FileCheck %s --check-prefix=MLIR
 // RUN: strata plan %S/inputs/chain-600.csv --budget-ms=3000 | FileCheck %s --check-prefix=LIMIT
 // RUN: not strata plan %S/inputs/chain-600.csv --strategy=min-cost-flow 2>&1 | FileCheck %s --check-prefix=REFUSED
@@ -45,7 +50,40 @@
 
 // STRATEGY: error: unknown strategy 'best' (known: naive, equality, greedy-in-order, greedy-by-breadth, greedy-by-size, greedy-best, min-cost-flow, offsets-greedy-by-size, offsets-greedy-by-breadth, exact)
 // RECORDS: error: {{.*}}bad-records.csv:3: upper 'x' is not a non-negative integer
-// MODEL: error: {{.*}}model.onnx: planning a model needs the ONNX importer
+
+// The seed example (Conv with pads -> Slice -> Transpose -> Relu -> Exp): the slice and the
+// transpose are views of the convolution's output, Relu and Exp one kernel writing the
+// graph output. Two buffers are left: the convolution's output and its padded copy of the
+// graph input (read-only, so not padded in place), which the ONNX nodes run one by one do
+// not need; hence the arena above their peak with views and in-place writes.
+// MODEL: seed_views.onnx: 2 buffers (2 in the arena)
+// MODEL: exact 13376 13376 0.00% proved
+// MODEL-NEXT: activation 2 buffers 13376 bytes (arena)
+// MODEL-NEXT: the ONNX nodes run one by one in file order (4 activations): naive 18560 bytes, plain 11648 bytes, with views and in-place writes 11648 bytes
+// MODEL-NEXT: arena / (with views and in-place writes): 1.15x
+// MODEL-JSON: "arena_bytes": 13376,
+// MODEL-JSON: "op": "Conv",
+// MODEL-JSON: "in_order": {
+// MODEL-JSON-NEXT: "tensors": 4,
+// MODEL-JSON-NEXT: "naive": 18560,
+// MODEL-JSON-NEXT: "plain": 11648,
+// MODEL-JSON-NEXT: "views_in_place": 11648
+// MODEL-SVG: exact: arena 13376 B, lower bound 13376 B (+0.00%)
+// MODEL-SVG-COUNT-2: <title>conv [Conv] (activation)
+// MODEL-SVG: peak: 13376 B live at op 15
+// MODEL-SVG: ONNX nodes one by one, with views and in-place writes: 11648 B
+// Without the e-graph the transpose and the Relu get buffers of their own (the slice is a
+// subview either way).
+// UNOPT: seed_views.onnx: 4 buffers (4 in the arena)
+// UNOPT: activation 4 buffers 20288 bytes (arena)
+// UNOPT: offset size live class op name
+// UNOPT-DAG: 8192 {{\[[0-9]+,[0-9]+\)}} activation Conv conv
+// UNOPT-DAG: 5184 {{\[[0-9]+,[0-9]+\)}} activation Conv conv
+// UNOPT-DAG: 3456 {{\[[0-9]+,[0-9]+\)}} activation Transpose transpose
+// UNOPT-DAG: 3456 {{\[[0-9]+,[0-9]+\)}} activation Relu relu
+// DISABLE: error: invalid value 'bogus' for '--disable <OPTIMISATION>'
+// DISABLE: [possible values: views, fusion, epilogues, in-place, pads-in-place]
+// EXTENSION: error: {{.*}}model.txt: expected a .csv (MiniMalloc), .mlir (memref-level) or .onnx (model) file
 
 // MLIR: note: unplannable: not planned: {{.*}}plan-arena.mlir":{{[0-9]+}}:8): dynamic sizes or symbols
 // MLIR: note: unplannable: not planned: %alloc#0 {{.*}}: escapes through the function's results

@@ -326,7 +326,7 @@ struct Compiled {
 
 /// Compiles ONNX model bytes; see `strata.compile` for the arguments.
 #[pyfunction]
-#[pyo3(signature = (model, *, name, file_name, base_dir=None, input_shapes=BTreeMap::new(), frozen_protos=BTreeMap::new(), frozen_arrays=BTreeMap::new(), threads=None, optimize=true, strategy="exact".to_owned(), cache=true, verify=false, max_constant_bytes=None))]
+#[pyo3(signature = (model, *, name, file_name, base_dir=None, input_shapes=BTreeMap::new(), frozen_protos=BTreeMap::new(), frozen_arrays=BTreeMap::new(), threads=None, optimize=true, strategy="exact".to_owned(), cache=true, verify=false, max_constant_bytes=None, disable=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn compile(
     py: Python<'_>,
@@ -343,6 +343,7 @@ fn compile(
     cache: bool,
     verify: bool,
     max_constant_bytes: Option<u64>,
+    disable: Vec<String>,
 ) -> PyResult<CompiledModel> {
     if max_constant_bytes == Some(0) {
         return Err(PyValueError::new_err("max_constant_bytes must be at least 1 (or None: 1 GiB)"));
@@ -356,6 +357,14 @@ fn compile(
             strata_plan::report::Strategy::names().join(", ")
         )));
     }
+    let mut disabled = Vec::new();
+    for word in &disable {
+        let optimization = strata_driver::compile::Optimization::parse(word)
+            .map_err(|why| PyValueError::new_err(format!("disable: {why}")))?;
+        disabled.push(optimization);
+    }
+    disabled.sort();
+    disabled.dedup();
     let mut frozen_inputs = BTreeMap::new();
     for (input, bytes) in frozen_protos {
         let tensor = <TensorProto as prost::Message>::decode(bytes.as_slice()).map_err(|e| {
@@ -380,6 +389,7 @@ fn compile(
         target: Target::Host,
         profile: false,
         threads: threads.unwrap_or_else(strata_driver::compile::default_threads),
+        disable: disabled,
     };
     let bytes = model.as_bytes();
     let compiled = py.detach(|| -> Result<_, CommandError> {

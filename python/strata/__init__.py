@@ -99,6 +99,12 @@ class Plan:
             )
             for b in report["buffers"]
         ]
+        # What the activations need with the ONNX nodes run one by one in file order, in
+        # bytes: `naive` (every tensor its own buffer), `plain` (freed after the last reader),
+        # `views_in_place` (views share, elementwise ops write over a dying input), `tensors`.
+        self.in_order: Optional[Dict[str, int]] = (
+            {k: int(v) for k, v in report["in_order"].items()} if report.get("in_order") else None
+        )
 
     def table(self) -> List[PlanBuffer]:
         """Every buffer, by offset then start."""
@@ -263,6 +269,7 @@ def compile(
     cache: bool = True,
     verify: bool = False,
     max_constant_bytes: Optional[int] = None,
+    disable: Sequence[str] = (),
 ) -> Model:
     """Compiles an ONNX model for this machine.
 
@@ -282,6 +289,8 @@ def compile(
     max_constant_bytes: the budget for constants computed at import (folded values, operator
         tables), in bytes; None is 1 GiB. A model that needs more is refused with
         `CompileError` naming the constant.
+    disable: optimisations to leave out, to see what each saves or to get around a problem in
+        one: any of "views", "fusion", "epilogues", "in-place", "pads-in-place".
 
     Raises `CompileError` (with `.node`, `.op_type`, `.unsupported`) when the model cannot be
     compiled, `ValueError` for bad arguments.
@@ -336,6 +345,7 @@ def compile(
         cache=bool(cache),
         verify=bool(verify),
         max_constant_bytes=max_constant_bytes,
+        disable=[str(word) for word in ([disable] if isinstance(disable, str) else disable)],
     )
     compiled = Model(native)
     for message in compiled.warnings:

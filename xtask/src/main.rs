@@ -5,6 +5,7 @@
 
 mod bench;
 mod bench_compile;
+mod bench_memory;
 mod probe;
 mod python;
 mod setup;
@@ -123,6 +124,15 @@ enum Bench {
         #[arg(long)]
         filter: Option<String>,
     },
+    /// Every zoo model's arena against running its ONNX nodes one by one in file order
+    /// (plain, and with views and in-place writes) and against ONNX Runtime's and IREE's
+    /// (peers.md); then what each optimisation saves on its own (`--disable`, `--no-egraph`,
+    /// a greedy planner).
+    Memory {
+        /// Only models whose name contains this.
+        #[arg(long)]
+        filter: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -186,6 +196,9 @@ fn main() -> ExitCode {
         Task::Bench { which: Bench::Egraph { repeats } } => setup::run().and_then(|()| bench_egraph(repeats)),
         Task::Bench { which: Bench::Compile { filter } } => {
             setup::run().and_then(|()| bench_compile::run_all(filter.as_deref()))
+        }
+        Task::Bench { which: Bench::Memory { filter } } => {
+            setup::run().and_then(|()| bench_memory::run_all(filter.as_deref()))
         }
     };
     match result {

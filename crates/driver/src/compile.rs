@@ -57,14 +57,57 @@ pub const SG_OPT: &str = "builtin.module(sg-verify,func.func(sg-compose-transpos
 
 /// The graph-level stage with the e-graph optimiser, told the target (the host's vector lanes
 /// decide which convolutions run their epilogues in registers).
-pub fn sg_opt_egraph_pipeline(target: Target) -> String {
+pub fn sg_opt_egraph_pipeline(target: Target, disable: &[Optimization]) -> String {
     let target = match target {
         Target::Host => format!("target=host vector-lanes={}", strata_machine::Registers::host().lanes),
         Target::Nvptx => "target=nvptx".to_owned(),
     };
+    let families: Vec<&str> = disable.iter().filter_map(|o| o.egraph_family()).collect();
+    let disable = if families.is_empty() { String::new() } else { format!(" disable={}", families.join(",")) };
     format!(
-        "builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize,func.func(sg-egraph-optimize{{{target}}}))"
+        "builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize,func.func(sg-egraph-optimize{{{target}{disable}}}))"
     )
+}
+
+/// An optimisation a user can turn off on its own (`--disable`): to see what it saves
+/// (`cargo xtask bench memory`), or to get around a problem in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+pub enum Optimization {
+    /// Slices, transposes, reshapes and broadcasts read as strided views of their input.
+    Views,
+    /// Chains of elementwise ops run as one kernel.
+    Fusion,
+    /// Elementwise ops run inside the convolution or matmul that feeds them.
+    Epilogues,
+    /// Elementwise results written over an operand that dies there.
+    InPlace,
+    /// Padded values produced inside their padded buffer (no padded copy).
+    PadsInPlace,
+}
+
+impl Optimization {
+    /// The optimisation named `word` as `--disable` spells it (`in-place`), or why none is.
+    pub fn parse(word: &str) -> Result<Optimization, String> {
+        use clap::ValueEnum;
+        Optimization::from_str(word, false).map_err(|_| {
+            let known: Vec<String> = Optimization::value_variants()
+                .iter()
+                .filter_map(|o| o.to_possible_value().map(|v| v.get_name().to_owned()))
+                .collect();
+            format!("unknown optimisation '{word}'; one of: {}", known.join(", "))
+        })
+    }
+
+    /// The e-graph's family of rules for this optimisation (`strata_egraph::rules::FAMILIES`).
+    fn egraph_family(self) -> Option<&'static str> {
+        match self {
+            Optimization::Views => Some("views"),
+            Optimization::Fusion => Some("fusion"),
+            Optimization::Epilogues => Some("epilogues"),
+            Optimization::InPlace => Some("in-place"),
+            Optimization::PadsInPlace => None,
+        }
+    }
 }
 
 /// What the e-graph optimiser is told of `target` (as [`sg_opt_egraph_pipeline`] tells it).
@@ -83,21 +126,21 @@ pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 
 /// The memref stage: the host schedule (unless `schedule` is off; told the host's vector
 /// lanes), bufferization and arena planning two ways keeping the smaller arena
-/// (`strata-bufferize-and-plan`), the matmuls' register blocks after planning, kernels split
+/// (`strata-bufferize-and-plan`; the plain way only unless `pads_in_place`), the matmuls' register blocks after planning, kernels split
 /// across `threads` (`strata-parallelize`), the elementwise kernels vectorised
 /// (`strata-vectorize-elementwise`), cleanup; with `profile`, cycle counters around every kernel (`strata-profile-kernels`).
-pub fn memref_pipeline(strategy: &str, schedule: bool, profile: bool, threads: usize) -> String {
+pub fn memref_pipeline(strategy: &str, schedule: bool, profile: bool, threads: usize, pads_in_place: bool) -> String {
     let lanes = strata_machine::Registers::host().lanes;
+    let plan =
+        format!("strata-bufferize-and-plan{{strategy={strategy} pads-in-place={pads_in_place} record-plan=true}}");
     let profile = if profile { ",strata-profile-kernels" } else { "" };
     let parallelize = format!("strata-parallelize{{threads={threads}}}");
     if schedule {
         format!(
-            "builtin.module(strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},strata-bufferize-and-plan{{strategy={strategy} record-plan=true}},strata-cpu-vectorize{{threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},canonicalize{profile})"
+            "builtin.module(strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},{plan},strata-cpu-vectorize{{threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},canonicalize{profile})"
         )
     } else {
-        format!(
-            "builtin.module(strata-bufferize-and-plan{{strategy={strategy} record-plan=true}},{parallelize},canonicalize{profile})"
-        )
+        format!("builtin.module({plan},{parallelize},canonicalize{profile})")
     }
 }
 
@@ -213,6 +256,8 @@ pub struct CompileOptions {
     /// Threads the host code is split for (`strata-parallelize` and the schedules' parallel
     /// tiles, run by OpenMP); 1 compiles sequential code that needs no OpenMP runtime.
     pub threads: usize,
+    /// Optimisations turned off (sorted, without repeats, so the cache key is canonical).
+    pub disable: Vec<Optimization>,
 }
 
 /// A module compiled up to some stage, with what the runtime needs to know.
@@ -279,6 +324,7 @@ pub fn compile<'c>(
     timings.push(("import", start.elapsed()));
     let signature = signature(&imported.interface)?;
     let node_ops = imported.node_ops;
+    let steps = imported.steps;
     let mut module = imported.module;
     // MLIR's bare-pointer calling convention rejects zero-sized memrefs at the boundary, and an
     // empty output carries no data: it leaves @main (the ABI keeps its pointer slot, unused).
@@ -319,7 +365,7 @@ pub fn compile<'c>(
             Stage::SgOpt,
             "sg-opt",
             if options.egraph && stop != Stage::RewriteReport {
-                sg_opt_egraph_pipeline(options.target)
+                sg_opt_egraph_pipeline(options.target, &options.disable)
             } else {
                 SG_OPT.to_string()
             },
@@ -334,6 +380,7 @@ pub fn compile<'c>(
                 options.schedule && !gpu,
                 options.profile && !gpu,
                 if gpu { 1 } else { options.threads },
+                !options.disable.contains(&Optimization::PadsInPlace),
             ),
         ),
         if gpu { (Stage::Gpu, "to-gpu", GPU.to_string()) } else { (Stage::LlvmDialect, "to-llvm", LLVM.to_string()) },
@@ -364,7 +411,10 @@ pub fn compile<'c>(
             compiled.plan = strata_ir::attrs::ARENA_PLAN
                 .take(main)
                 .and_then(|json| serde_json::from_str(&json).ok())
-                .map(|plan| with_onnx_ops(plan, &node_ops));
+                .map(|plan| PlanReport {
+                    in_order: Some(strata_plan::in_order::peaks(&steps)),
+                    ..with_onnx_ops(plan, &node_ops)
+                });
         }
         if stage == Stage::LlvmDialect {
             let sig = strata_target_cpu::EntrySignature {

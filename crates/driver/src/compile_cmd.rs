@@ -2,11 +2,11 @@
 //! `strata run model.onnx --input name=x.npy ... --output-dir out/`.
 
 use crate::compile::{
-    compile, compile_model, compile_model_cached, CacheUse, CommandError, CompileOptions, Stage, Target,
+    compile, compile_model, compile_model_cached, CacheUse, CommandError, CompileOptions, Optimization, Stage, Target,
 };
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use strata_frontend::ImportOptions;
 use strata_ir::Error;
@@ -19,6 +19,17 @@ use strata_target_cpu::Emit;
 pub struct ModelArgs {
     /// The ONNX model.
     pub model: PathBuf,
+    /// Arena planning strategy (`exact`, `offsets-greedy-by-size`, `greedy-by-size`, ...).
+    #[arg(long, default_value = "exact")]
+    pub strategy: String,
+    #[command(flatten)]
+    pub settings: ModelSettings,
+}
+
+/// How a model is compiled, but for its path and the planning strategy (`strata plan` takes
+/// these too, with a strategy of its own).
+#[derive(Debug, Args)]
+pub struct ModelSettings {
     /// Static shape for an input with symbolic dimensions: `name=1x3x224x224` (repeatable).
     #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = crate::import_cmd::parse_input_shape)]
     pub input_shapes: Vec<(String, Vec<i64>)>,
@@ -31,9 +42,6 @@ pub struct ModelArgs {
     /// a small model cannot make the compiler allocate without bound. Default 1 GiB.
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_constant_bytes: Option<u64>,
-    /// Arena planning strategy (`exact`, `offsets-greedy-by-size`, `greedy-by-size`, ...).
-    #[arg(long, default_value = "exact")]
-    pub strategy: String,
     /// Name used in symbols (`strata_<name>_run`); default: the file stem.
     #[arg(long)]
     pub name: Option<String>,
@@ -47,36 +55,51 @@ pub struct ModelArgs {
     /// strided views instead of copies, in-place writes), lowering one kernel per op.
     #[arg(long)]
     pub no_egraph: bool,
+    /// Leave out these optimisations, the others kept (comma-separated or repeated): to see
+    /// what one saves, or to get around a problem in it.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "OPTIMISATION")]
+    pub disable: Vec<Optimization>,
     /// Threads to split the host kernels across (OpenMP; default: every core). 1 compiles
     /// sequential code that needs no OpenMP runtime. `strata run` also runs on this many.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
 }
 
-impl ModelArgs {
-    fn options(&self) -> Result<CompileOptions, CommandError> {
-        let stem = self.model.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
+impl ModelSettings {
+    /// The compile options for the model at `model`, planned with `strategy`.
+    pub fn options(&self, model: &Path, strategy: &str) -> Result<CompileOptions, CommandError> {
+        let stem = model.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
         let name: String = self
             .name
             .clone()
             .unwrap_or_else(|| stem.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect());
+        let mut disable = self.disable.clone();
+        disable.sort();
+        disable.dedup();
         Ok(CompileOptions {
             import: ImportOptions {
-                file_name: self.model.display().to_string(),
-                base_dir: self.model.parent().map(PathBuf::from),
+                file_name: model.display().to_string(),
+                base_dir: model.parent().map(PathBuf::from),
                 input_shapes: crate::import_cmd::unique_shapes(&self.input_shapes)?,
                 frozen_inputs: crate::import_cmd::read_frozen_inputs(&self.frozen_inputs)?,
                 max_constant_bytes: self.max_constant_bytes,
             },
             name,
-            strategy: self.strategy.clone(),
+            strategy: strategy.to_owned(),
             verify_each: !self.no_verify_each,
             schedule: !self.no_schedule,
             target: Target::Host,
             egraph: !self.no_egraph,
             profile: false,
             threads: self.threads.map_or_else(crate::compile::default_threads, |n| n as usize),
+            disable,
         })
+    }
+}
+
+impl ModelArgs {
+    fn options(&self) -> Result<CompileOptions, CommandError> {
+        self.settings.options(&self.model, &self.strategy)
     }
 
     fn read(&self) -> Result<Vec<u8>, String> {

@@ -1,21 +1,26 @@
 //! `strata plan FILE`: plan buffers into one arena and report the plan.
 //!
 //! FILE is a MiniMalloc CSV (`id,lower,upper,size`) or memref-level MLIR (the buffers of the
-//! `memref.alloc`s of each function, with the `plan-arena` pass's liveness).
+//! `memref.alloc`s of each function, with the `plan-arena` pass's liveness): every strategy
+//! side by side. Or an ONNX model: compiled as `strata compile` would to the memref stage,
+//! its final plan reported beside what its activations need run node by node in file order
+//! (`strata_plan::in_order`).
 
-use crate::compile::CommandError;
+use crate::compile::{CommandError, Stage};
+use crate::compile_cmd::ModelSettings;
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use strata_plan::report::{plan, render_svg, render_table, PlanReport, Strategy};
 use strata_plan::{Budget, Problem};
 
 #[derive(Debug, Args)]
 pub struct PlanArgs {
-    /// A MiniMalloc CSV file or a memref-level `.mlir` file.
+    /// A MiniMalloc CSV file, a memref-level `.mlir` file or an ONNX model (`.onnx`).
     #[arg(required_unless_present = "list_strategies")]
     pub file: Option<PathBuf>,
-    /// Strategy to run (default: every strategy, side by side). See `--list-strategies`.
+    /// Strategy to run (default: every strategy, side by side; for a model, `exact`). See
+    /// `--list-strategies`.
     #[arg(long)]
     pub strategy: Option<String>,
     /// Time budget of the exact solver, in milliseconds.
@@ -33,6 +38,12 @@ pub struct PlanArgs {
     /// List the strategies and exit.
     #[arg(long)]
     pub list_strategies: bool,
+    /// For a model: also print every buffer (offset, size, lifetime, class, ONNX ops, nodes).
+    #[arg(long)]
+    pub buffers: bool,
+    /// For a model: how it is compiled (as `strata compile` takes them).
+    #[command(flatten)]
+    pub model: ModelSettings,
 }
 
 pub fn run(args: &PlanArgs) -> Result<(), CommandError> {
@@ -46,6 +57,9 @@ pub fn run(args: &PlanArgs) -> Result<(), CommandError> {
         return Err(format!("error: --alignment {} is not a power of two", args.alignment).into());
     }
     let Some(file) = &args.file else { return Err("error: no input file".into()) };
+    if file.extension().and_then(|e| e.to_str()) == Some("onnx") {
+        return plan_model(args, file);
+    }
     let problems = load(file, args.alignment)?;
     let strategies = match &args.strategy {
         Some(name) => vec![Strategy::parse(name).map_err(|e| format!("error: {e}"))?],
@@ -86,28 +100,87 @@ pub fn run(args: &PlanArgs) -> Result<(), CommandError> {
         for report in reports.iter().filter(|r| r.note.is_some()) {
             println!("  note: {}: {}", report.strategy, report.note.as_deref().unwrap_or_default());
         }
-        for class in &reports[0].classes {
-            println!(
-                "  {:<10} {:>6} buffers {:>12} bytes{}",
-                class.class.as_str(),
-                class.buffers,
-                class.bytes,
-                if class.class.in_arena() { " (arena)" } else { "" }
-            );
-        }
-        let best = &reports[best];
+        print_classes(&reports[0]);
         if problems.len() > 1 && (args.json.is_some() || args.svg.is_some()) {
             return Err("error: --json/--svg need an input with one function".into());
         }
-        if let Some(path) = &args.json {
-            strata_runtime::write_atomic(path, best.to_json().as_bytes())
-                .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
-        }
-        if let Some(path) = &args.svg {
-            strata_runtime::write_atomic(path, render_svg(best).as_bytes())
-                .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+        write_outputs(args, &reports[best])?;
+    }
+    Ok(())
+}
+
+/// Bytes per memory class, one line each.
+fn print_classes(report: &PlanReport) {
+    for class in &report.classes {
+        println!(
+            "  {:<10} {:>6} buffers {:>12} bytes{}",
+            class.class.as_str(),
+            class.buffers,
+            class.bytes,
+            if class.class.in_arena() { " (arena)" } else { "" }
+        );
+    }
+}
+
+/// `--json` and `--svg` of `report`.
+fn write_outputs(args: &PlanArgs, report: &PlanReport) -> Result<(), String> {
+    if let Some(path) = &args.json {
+        strata_runtime::write_atomic(path, report.to_json().as_bytes())
+            .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+    }
+    if let Some(path) = &args.svg {
+        strata_runtime::write_atomic(path, render_svg(report).as_bytes())
+            .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// `strata plan model.onnx`: the model compiled to the memref stage, its plan reported.
+fn plan_model(args: &PlanArgs, file: &Path) -> Result<(), CommandError> {
+    let strategy = args.strategy.as_deref().unwrap_or("exact");
+    Strategy::parse(strategy).map_err(|e| format!("error: {e}"))?;
+    let options = args.model.options(file, strategy)?;
+    let bytes =
+        std::fs::read(file).map_err(|e| CommandError::io(format!("error: cannot read {}: {e}", file.display())))?;
+    let strata = crate::context().map_err(|e| e.to_string())?;
+    let compiled = crate::compile::compile(&strata, &bytes, &options, Stage::Memref, &mut |_| {})?;
+    compiled.warnings.iter().for_each(|w| eprint!("{w}"));
+    let Some(report) = &compiled.plan else {
+        return Err(format!("error: {}: the compile recorded no arena plan", file.display()).into());
+    };
+    let in_arena = report.buffers.iter().filter(|b| b.class.in_arena()).count();
+    println!("{}: {} buffers ({in_arena} in the arena)", file.display(), report.buffers.len());
+    print!("{}", render_table(std::slice::from_ref(report)));
+    print_classes(report);
+    if let Some(peaks) = &report.in_order {
+        println!(
+            "  the ONNX nodes run one by one in file order ({} activations): naive {} bytes, plain {} bytes, with views and in-place writes {} bytes",
+            peaks.tensors, peaks.naive, peaks.plain, peaks.views_in_place
+        );
+        if peaks.views_in_place > 0 {
+            println!(
+                "  arena / (with views and in-place writes): {:.2}x",
+                report.arena_bytes as f64 / peaks.views_in_place as f64
+            );
         }
     }
+    if args.buffers {
+        let mut rows: Vec<_> = report.buffers.iter().collect();
+        rows.sort_by_key(|b| (b.offset.map_or(-1, |o| o as i128), b.lower));
+        println!("{:>10} {:>10} {:>13}  {:<10} {:<24} name", "offset", "size", "live", "class", "op");
+        for b in rows {
+            let offset = b.offset.map_or_else(|| "-".to_owned(), |o| o.to_string());
+            let live = format!("[{},{})", b.lower, b.upper);
+            println!(
+                "{offset:>10} {:>10} {live:>13}  {:<10} {:<24} {}",
+                b.size,
+                b.class.as_str(),
+                b.op.as_deref().unwrap_or(""),
+                b.id
+            );
+        }
+    }
+    write_outputs(args, report)?;
     Ok(())
 }
 
@@ -150,11 +223,9 @@ fn load(path: &std::path::Path, alignment: u64) -> Result<Vec<(String, Problem)>
             let problem = Problem::from_csv_path(path).map_err(|e| format!("error: {e}"))?;
             Ok(vec![(path.display().to_string(), problem)])
         }
-        Some("onnx") => Err(format!(
-            "error: {}: planning a model needs the ONNX importer and the lowering to memref, which are not built yet; \
-             pass a MiniMalloc CSV or memref-level MLIR",
+        _ => Err(format!(
+            "error: {}: expected a .csv (MiniMalloc), .mlir (memref-level) or .onnx (model) file",
             path.display()
         )),
-        _ => Err(format!("error: {}: expected a .csv (MiniMalloc) or .mlir (memref-level) file", path.display())),
     }
 }

@@ -61,6 +61,12 @@ pub const OPTIONS: &[OptionInfo] = &[
         default: "0",
         help: "f32 lanes of the host's vector registers (16: AVX-512, 8: AVX, 4: SSE); 0: no register blocking known, no epilogues",
     },
+    OptionInfo {
+        name: "disable",
+        kind: OptionKind::String,
+        default: "",
+        help: "optimisations not to make, comma-separated: views, fusion, epilogues, in-place (what each saves: `cargo xtask bench memory`)",
+    },
 ];
 
 /// The target the options describe.
@@ -71,17 +77,31 @@ pub fn target(options: &PassOptions) -> Target {
 }
 
 pub fn create(options: &PassOptions) -> Box<dyn Pass> {
-    Box::new(EgraphOptimize { only: None, target: target(options) })
+    Box::new(EgraphOptimize::new(None, options))
 }
 
 /// The pass, with all rules or only some (the phased passes).
 pub struct EgraphOptimize {
     pub only: Option<&'static [&'static str]>,
     pub target: Target,
+    /// The rules of the families the `disable` option names, or why it names none.
+    pub skip: Result<Vec<&'static str>, String>,
+}
+
+impl EgraphOptimize {
+    pub fn new(only: Option<&'static [&'static str]>, options: &PassOptions) -> EgraphOptimize {
+        let disable = options.string("disable");
+        let families: Vec<&str> = disable.split(',').map(str::trim).filter(|f| !f.is_empty()).collect();
+        EgraphOptimize { only, target: target(options), skip: strata_egraph::rules::family_rules(&families) }
+    }
 }
 
 impl Pass for EgraphOptimize {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        if let Err(why) = &self.skip {
+            cx.emit_op_error(func, format!("{}: option disable: {why}", INFO.name).as_str());
+            return Err(PassFailed);
+        }
         // An optimisation never fails a compile: when anything goes wrong the function stays
         // as it was, and the caller hears why.
         if let Err(why) = self.optimize(func, cx) {
@@ -106,7 +126,8 @@ impl EgraphOptimize {
 
     fn rebuild(&self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), Error> {
         let (graph, values) = graph_with_values(func, self.target)?;
-        let limits = Limits { only: self.only, ..Limits::for_graph(graph.nodes.len()) };
+        let skip = self.skip.clone().unwrap_or_default();
+        let limits = Limits { only: self.only, skip, ..Limits::for_graph(graph.nodes.len()) };
         let outcome = optimize(&graph, &limits, &Weights::default())?;
         if outcome.repairs.dropped_in_place {
             cx.emit_op_warning(

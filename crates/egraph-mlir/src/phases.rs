@@ -44,13 +44,13 @@ const FUSE_RULES: &[&str] = &["fuse-elementwise", "fuse-epilogue"];
 const INPLACE_RULES: &[&str] = &["elementwise-in-place", "kernel-reads-contiguous-alias", "output-any-layout"];
 
 pub fn create_views(options: &PassOptions) -> Box<dyn Pass> {
-    Box::new(EgraphOptimize { only: Some(VIEW_RULES), target: crate::pass::target(options) })
+    Box::new(EgraphOptimize::new(Some(VIEW_RULES), options))
 }
 
 pub fn create_fuse(options: &PassOptions) -> Box<dyn Pass> {
-    Box::new(EgraphOptimize { only: Some(FUSE_RULES), target: crate::pass::target(options) })
+    Box::new(EgraphOptimize::new(Some(FUSE_RULES), options))
 }
 
 pub fn create_inplace(options: &PassOptions) -> Box<dyn Pass> {
-    Box::new(EgraphOptimize { only: Some(INPLACE_RULES), target: crate::pass::target(options) })
+    Box::new(EgraphOptimize::new(Some(INPLACE_RULES), options))
 }

@@ -8,7 +8,7 @@ use egg::Id;
 use std::collections::BTreeMap;
 
 /// Bounds on the search (counts, not wall time, so results are reproducible).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Limits {
     /// Rule iterations at most.
     pub iterations: usize,
@@ -21,6 +21,9 @@ pub struct Limits {
     pub repairs: usize,
     /// Run only these rules (by name); `None`: all of them.
     pub only: Option<&'static [&'static str]>,
+    /// Never run these rules (by name): the optimisations a user turned off
+    /// ([`crate::rules::FAMILIES`]).
+    pub skip: Vec<&'static str>,
 }
 
 impl Limits {
@@ -28,7 +31,7 @@ impl Limits {
     /// input (which has about two e-nodes per graph node: the node and its table index), and
     /// 8 e-nodes per graph node in any case.
     pub fn for_graph(nodes: usize) -> Limits {
-        Limits { iterations: 32, nodes: 8 * nodes + 64, growth: 4, repairs: 8, only: None }
+        Limits { iterations: 32, nodes: 8 * nodes + 64, growth: 4, repairs: 8, only: None, skip: Vec::new() }
     }
 }
 
@@ -181,7 +184,10 @@ pub fn saturate(graph: &Graph, limits: &Limits) -> (SgGraph, Id, BTreeMap<&'stat
     'outer: for _ in 0..limits.iterations {
         iterations += 1;
         let mut actions: Vec<(&'static str, Action)> = Vec::new();
-        for rule in RULES.iter().filter(|r| limits.only.is_none_or(|only| only.contains(&r.name))) {
+        let runs = |r: &&crate::rules::Rule| {
+            limits.only.is_none_or(|only| only.contains(&r.name)) && !limits.skip.contains(&r.name)
+        };
+        for rule in RULES.iter().filter(runs) {
             for &class in &dirty {
                 actions.extend((rule.apply)(&egraph, class).into_iter().map(|a| (rule.name, a)));
             }

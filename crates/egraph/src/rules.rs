@@ -59,6 +59,32 @@ pub const RULES: &[Rule] = &[
     Rule { name: "output-any-layout", apply: output_any_layout },
 ];
 
+/// The optimisations a user can turn off one by one (`strata compile --disable`), each with
+/// the rules that make it. The rules they share (a kernel reading a contiguous alias, outputs
+/// in any layout) only follow the others' choices and stay on.
+pub const FAMILIES: &[(&str, &[&str])] = &[
+    (
+        "views",
+        &["slice-to-view", "transpose-to-view", "reshape-to-view", "expand-to-view", "elementwise-reads-strided"],
+    ),
+    ("fusion", &["fuse-elementwise"]),
+    ("epilogues", &["fuse-epilogue"]),
+    ("in-place", &["elementwise-in-place"]),
+];
+
+/// The rules of the families named in `families` (unknown names are an error naming them).
+pub fn family_rules(families: &[&str]) -> Result<Vec<&'static str>, String> {
+    let mut rules = Vec::new();
+    for &name in families {
+        let (_, members) = FAMILIES.iter().find(|(family, _)| *family == name).ok_or_else(|| {
+            let known: Vec<&str> = FAMILIES.iter().map(|(family, _)| *family).collect();
+            format!("unknown optimisation '{name}' (known: {})", known.join(", "))
+        })?;
+        rules.extend_from_slice(members);
+    }
+    Ok(rules)
+}
+
 /// The nodes of class `c`.
 fn nodes(egraph: &SgGraph, c: Id) -> impl Iterator<Item = &Sg> {
     egraph[c].nodes.iter()

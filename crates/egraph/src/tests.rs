@@ -68,6 +68,37 @@ fn seed_chain_needs_two_buffers_and_two_launches() {
     assert_same_values(&g, &outcome);
 }
 
+/// Each optimisation turned off on its own (`--disable`) takes away what it saves on the
+/// seed example, and only that; the program still computes the same values.
+#[test]
+fn each_family_turned_off_on_its_own() {
+    let (mut g, [.., x6]) = seed();
+    g.outputs = vec![x6];
+    let without = |families: &[&str]| {
+        let skip = crate::rules::family_rules(families).expect("known families");
+        let outcome =
+            optimize(&g, &Limits { skip, ..Limits::for_graph(g.nodes.len()) }, &Weights::default()).expect("optimizes");
+        assert_same_values(&g, &outcome);
+        let fired = |rule: &str| outcome.rules_fired.get(rule).copied().unwrap_or(0);
+        for (family, rules) in crate::rules::FAMILIES {
+            if families.contains(family) {
+                assert!(rules.iter().all(|r| fired(r) == 0), "{family} is off but fired: {:?}", outcome.rules_fired);
+            }
+        }
+        (outcome.after.allocations, outcome.after.launches)
+    };
+    assert_eq!(without(&[]), (2, 2));
+    // No views: the slice and the transpose are copies (two more buffers, two more kernels).
+    assert_eq!(without(&["views"]), (4, 4));
+    // No fusion: relu and exp are two kernels, still in place over the view.
+    assert_eq!(without(&["fusion"]).1, 3);
+    // No in-place write: the fused kernel writes a buffer of its own.
+    assert_eq!(without(&["in-place"]), (3, 2));
+    assert_eq!(without(&["views", "fusion", "epilogues", "in-place"]), (6, 5));
+    let unknown = crate::rules::family_rules(&["views", "loops"]).expect_err("unknown family");
+    assert_eq!(unknown, "unknown optimisation 'loops' (known: views, fusion, epilogues, in-place)");
+}
+
 #[test]
 fn a_second_reader_of_the_slice_keeps_the_write_in_place() {
     let (mut g, [_, _, x3, _, _, x6]) = seed();

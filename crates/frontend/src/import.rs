@@ -2,14 +2,14 @@
 
 use crate::error::FrontendError;
 use crate::fold::Folded;
-use crate::onnx::{self, tensor_proto::DataType, AttributeProto, ModelProto, NodeProto, TensorProto};
+use crate::onnx::{self, tensor_proto::DataType, AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto};
 use crate::shapes;
 use melior::ir::attribute::TypeAttribute;
 use melior::ir::operation::OperationBuilder;
 use melior::ir::r#type::FunctionType;
 use melior::ir::{Block, BlockLike, Identifier, Location, Module, Region, RegionLike, Value, ValueLike};
 use prost::Message;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use strata_dialect_sg as sg;
 use strata_ir::Error;
@@ -112,6 +112,9 @@ pub struct Imported<'c> {
     /// The op type of each top-level node, by the name its ops' locations carry (reports name
     /// kernels and buffers by location: `Conv`, `Relu`, ...).
     pub node_ops: std::collections::BTreeMap<String, String>,
+    /// The top-level nodes in file order with their activations' bytes: what the model needs
+    /// run node by node ([`strata_plan::in_order::peaks`]).
+    pub steps: Vec<strata_plan::in_order::GraphStep>,
 }
 
 /// Imports ONNX model bytes into a verified module with one function, `@main`, and its
@@ -288,7 +291,41 @@ pub fn import<'c>(
         .enumerate()
         .map(|(index, node)| (node_name(node, index), node.op_type().to_owned()))
         .collect();
-    Ok(Imported { module, interface, node_ops })
+    let steps = graph_steps(graph, &importer);
+    Ok(Imported { module, interface, node_ops, steps })
+}
+
+/// `graph`'s nodes as [`strata_plan::in_order::GraphStep`]s: the bytes of each output that is
+/// an activation (neither a graph output nor a constant, folded ones included).
+fn graph_steps(graph: &GraphProto, importer: &Importer) -> Vec<strata_plan::in_order::GraphStep> {
+    fn reads(graph: &GraphProto, into: &mut Vec<String>) {
+        for node in &graph.node {
+            into.extend(node.input.iter().filter(|i| !i.is_empty()).cloned());
+            for body in node.attribute.iter().flat_map(|a| a.g.iter().chain(&a.graphs)) {
+                reads(body, into);
+            }
+        }
+    }
+    let outputs: BTreeSet<&str> = graph.output.iter().map(|o| o.name()).collect();
+    let bytes = |name: &str| match importer.values.get(name) {
+        Some(Entry::Value { shape, dtype, .. }) if !outputs.contains(name) && shape.iter().all(|&d| d >= 0) => {
+            let elements: u64 = shape.iter().map(|&d| d as u64).product();
+            Some(elements.saturating_mul(crate::fold::width(*dtype) as u64))
+        }
+        _ => None,
+    };
+    graph
+        .node
+        .iter()
+        .map(|node| {
+            let mut inputs: Vec<String> = node.input.iter().filter(|i| !i.is_empty()).cloned().collect();
+            for body in node.attribute.iter().flat_map(|a| a.g.iter().chain(&a.graphs)) {
+                reads(body, &mut inputs);
+            }
+            let outputs = node.output.iter().filter(|o| !o.is_empty()).map(|o| (o.clone(), bytes(o))).collect();
+            strata_plan::in_order::GraphStep { op: node.op_type().to_owned(), inputs, outputs }
+        })
+        .collect()
 }
 
 pub(crate) fn node_name(node: &NodeProto, index: usize) -> String {

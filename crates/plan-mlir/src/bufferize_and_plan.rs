@@ -13,7 +13,8 @@
 //! 2. the same without `strata-pad-in-place` and `eliminate-empty-tensors`.
 //!
 //! A module without pads or subset insertions (nothing for those two passes to do) is planned
-//! once, the plain way (a transformer's stack: half the stage's time).
+//! once, the plain way (a transformer's stack: half the stage's time), and so is every module
+//! with the option `pads-in-place=false`.
 //!
 //! The module takes the body of the copy whose `@main` records the smaller
 //! `strata.arena_bytes` (the first on a tie: it also saves the copies). Warnings of either way
@@ -49,6 +50,12 @@ pub static INFO: PassInfo = PassInfo {
             default: "false",
             help: "record the kept plan's table on each function (plan-arena's `record-plan`)",
         },
+        OptionInfo {
+            name: "pads-in-place",
+            kind: OptionKind::Bool,
+            default: "true",
+            help: "try the way with padded values produced in place; false: plan the plain way only (what the idea saves: `cargo xtask bench memory`)",
+        },
     ],
     statistics: &[
         StatisticInfo { name: "pads-in-place", help: "1 when the arena with padded values produced in place was kept" },
@@ -62,6 +69,7 @@ pub fn create(options: &PassOptions) -> Box<dyn Pass> {
         strategy: options.string("strategy").to_owned(),
         budget_ms: options.int("budget-ms"),
         record_plan: options.bool("record-plan"),
+        pads_in_place: options.bool("pads-in-place"),
     })
 }
 
@@ -69,6 +77,7 @@ struct BufferizeAndPlan {
     strategy: String,
     budget_ms: i64,
     record_plan: bool,
+    pads_in_place: bool,
 }
 
 impl BufferizeAndPlan {
@@ -98,7 +107,7 @@ impl Pass for BufferizeAndPlan {
         let mut ways = Vec::new();
         let mut failures = Vec::new();
         // Without a pad or a subset insertion the two ways are the same pipeline: plan once.
-        let both: &[bool] = if may_differ(module) { &[true, false] } else { &[false] };
+        let both: &[bool] = if self.pads_in_place && may_differ(module) { &[true, false] } else { &[false] };
         for &pads_in_place in both {
             let copy = strata_ir::Op::of(&module).clone_owned();
             let mut copy = Module::from_operation(copy).expect("a clone of a module is a module");

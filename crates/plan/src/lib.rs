@@ -11,6 +11,7 @@ pub mod dag;
 pub mod exact;
 mod flow;
 pub mod fuzzing;
+pub mod in_order;
 pub mod objects;
 pub mod offsets;
 pub mod problem;

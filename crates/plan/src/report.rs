@@ -111,6 +111,10 @@ pub struct PlanReport {
     /// Bytes per memory class (constants and I/O are outside the arena).
     pub classes: Vec<ClassTotal>,
     pub buffers: Vec<BufferPlacement>,
+    /// For a model: what its activations need run node by node in the file's order, the
+    /// references the arena is measured against (set by the driver from the ONNX graph).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_order: Option<crate::in_order::InOrderPeaks>,
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -229,6 +233,7 @@ pub fn plan(problem: &Problem, strategy: Strategy, budget: Budget) -> Result<Pla
         note,
         classes,
         buffers,
+        in_order: None,
     })
 }
 
@@ -257,14 +262,41 @@ pub fn render_table(reports: &[PlanReport]) -> String {
     out
 }
 
+/// The op index where the most arena bytes are live, and those bytes (the first such op).
+pub fn peak(report: &PlanReport) -> (u64, u64) {
+    // Live bytes over [lower, upper): at each time the buffers ending there leave before the
+    // ones starting there join (-1 sorts first).
+    let mut events: Vec<(u64, i8, u64)> = Vec::new();
+    for b in report.buffers.iter().filter(|b| b.class.in_arena() && b.upper > b.lower) {
+        events.push((b.lower, 1, b.size));
+        events.push((b.upper, -1, b.size));
+    }
+    events.sort_unstable();
+    let (mut live, mut best) = (0u64, (0, 0));
+    for (t, sign, size) in events {
+        if sign > 0 {
+            live += size;
+            if live > best.1 {
+                best = (t, live);
+            }
+        } else {
+            live -= size;
+        }
+    }
+    best
+}
+
 /// The memory-timeline picture: x is the op index, y the offset; one rectangle per arena
-/// buffer, coloured by class, with a tooltip naming the buffer, its size and lifetime.
+/// buffer, coloured by class, with a tooltip naming the buffer, its size and lifetime; the
+/// peak of live bytes marked by a red line, and for a model the peak of its nodes run one by
+/// one with views and in-place writes ([`crate::in_order`]) by a dashed line.
 pub fn render_svg(report: &PlanReport) -> String {
     use svg::node::element::{Line, Rectangle, Text, Title};
     use svg::Document;
     let (width, height, margin) = (1000.0, 600.0, 50.0);
     let horizon = report.buffers.iter().map(|b| b.upper).max().unwrap_or(1).max(1) as f64;
-    let top = report.arena_bytes.max(1) as f64;
+    let reference = report.in_order.as_ref().map(|p| p.views_in_place);
+    let top = report.arena_bytes.max(reference.unwrap_or(0)).max(1) as f64;
     let x = |t: u64| margin + (width - 2.0 * margin) * t as f64 / horizon;
     let y = |o: u64| height - margin - (height - 2.0 * margin) * o as f64 / top;
     let mut document = Document::new()
@@ -329,6 +361,44 @@ pub fn render_svg(report: &PlanReport) -> String {
                 b.upper
             )));
         document = document.add(rect);
+    }
+    let (at, live) = peak(report);
+    if live > 0 {
+        let (px, py) = (x(at) + 0.5 * (x(at + 1) - x(at)), y(live));
+        document = document
+            .add(
+                Line::new()
+                    .set("x1", px)
+                    .set("y1", height - margin)
+                    .set("x2", px)
+                    .set("y2", py)
+                    .set("stroke", "#e15759"),
+            )
+            .add(
+                Text::new(format!("peak: {live} B live at op {at}"))
+                    .set("x", px + 4.0)
+                    .set("y", (py - 6.0).max(margin - 8.0))
+                    .set("fill", "#e15759"),
+            );
+    }
+    if let Some(reference) = reference.filter(|&r| r > 0) {
+        let ry = y(reference);
+        document = document
+            .add(
+                Line::new()
+                    .set("x1", margin)
+                    .set("y1", ry)
+                    .set("x2", width - margin)
+                    .set("y2", ry)
+                    .set("stroke", "black")
+                    .set("stroke-dasharray", "6 4"),
+            )
+            .add(
+                Text::new(format!("ONNX nodes one by one, with views and in-place writes: {reference} B"))
+                    .set("x", width - margin)
+                    .set("y", ry - 4.0)
+                    .set("text-anchor", "end"),
+            );
     }
     document.to_string()
 }

@@ -296,6 +296,7 @@ fn options(case: &Path, name: &str, graph: &GraphProto, target: Target) -> Compi
         egraph: true,
         profile: false,
         threads: strata_driver::compile::default_threads(),
+        disable: Vec::new(),
     }
 }
 

@@ -17,6 +17,7 @@ fn options() -> CompileOptions {
         target: Target::Host,
         profile: false,
         threads: 2,
+        disable: Vec::new(),
     }
 }
 
