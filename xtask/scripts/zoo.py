@@ -64,6 +64,13 @@ their exporters emit them; each draws from its own generator, so the three above
   linear_before_reset as PyTorch exports), ReduceMean over time and a Gemm to 12 keywords:
   `logits` [1, 12].
 
+One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
+
+- resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
+  BatchNorms folded into the Conv biases: bottleneck blocks (1x1, 3x3, 1x1) with projection
+  shortcuts, Relu, MaxPool, GlobalAveragePool -> Flatten -> Gemm: `cargo xtask bench memory`
+  and `bench compile` set it beside peers.md's ResNet-50 figures.
+
 Fixed inputs: <out>/<model>.inputs/<input>.npy; inputs frozen at compile time:
 <out>/<model>.frozen/<input>.pb (serialized TensorProto).
 
@@ -606,6 +613,29 @@ def text_detector(path, size=128):
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 1, size, size])], path, "text_detector")
 
 
+def resnet50(path):
+    g = Graph(np.random.default_rng(50))
+
+    def relu(x):
+        return g.op("Relu", [x], "relu")
+
+    x = relu(g.conv("input", 3, 64, 7, stride=2))
+    x = g.op("MaxPool", [x], "maxpool", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    cin = 64
+    for width, blocks, stride in [(64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)]:
+        for block in range(blocks):
+            s = stride if block == 0 else 1
+            y = relu(g.conv(x, cin, width, 1))
+            y = relu(g.conv(y, width, width, 3, stride=s))
+            y = g.conv(y, width, 4 * width, 1)
+            shortcut = g.conv(x, cin, 4 * width, 1, stride=s) if block == 0 else x
+            x = relu(g.op("Add", [y, shortcut], "residual"))
+            cin = 4 * width
+    out = head(g, x, cin)
+    g.save([helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 224, 224])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 1000])], path, "resnet50")
+
+
 def pattern(count):
     """A deterministic input pattern, exact in float32 (so any tool can regenerate it)."""
     return ((np.arange(count, dtype=np.int64) * 7919) % 255).astype(np.float32) / np.float32(127.5) - np.float32(1.0)
@@ -619,7 +649,7 @@ def write_inputs(out):
     ids = ((np.arange(128, dtype=np.int64) * 7919) % 30522).reshape(1, 128)
     mask = (np.arange(128, dtype=np.int64) < 100).astype(np.int64).reshape(1, 128)
     small = pattern(3 * 32 * 32).reshape(1, 3, 32, 32)
-    for model, inputs in (("mobilenetv2", {"input": image}), ("resnet18", {"input": image}),
+    for model, inputs in (("mobilenetv2", {"input": image}), ("resnet18", {"input": image}), ("resnet50", {"input": image}),
                           ("bert_tiny", {"input_ids": ids, "attention_mask": mask}),
                           ("crnn_ocr", {"image": pattern(32 * 128).reshape(1, 1, 32, 128)}),
                           ("yolo_detector", {"images": pattern(3 * 64 * 64).reshape(1, 3, 64, 64)}),
@@ -654,4 +684,5 @@ if __name__ == "__main__":
     int8_qdq_cnn(os.path.join(out, "int8_qdq_cnn.onnx"))
     speech_kws(os.path.join(out, "speech_kws.onnx"))
     text_detector(os.path.join(out, "text_detector.onnx"))
+    resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

@@ -7,14 +7,18 @@
 //! (`xtask/scripts/scaling.py`: chains, fan-outs, residual ladders and matmul ladders of 1k to
 //! 10k ONNX nodes), each stage's time per 1000 nodes: flat columns mean linear stages.
 
-use crate::{cargo, ensure_generated, ensure_zoo, input_args, number_after, root, zoo_frozen, ZOO_MODELS};
+use crate::{cargo, ensure_generated, ensure_zoo, input_args, number_after, root, zoo_frozen, BENCH_MODELS};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
 /// IREE's compile seconds on this machine (peers.md: default / tuned flags).
-const IREE: &[(&str, &str)] =
-    &[("mobilenetv2", "16.4 / 10.5"), ("resnet18", "10.3 / 10.0"), ("bert_tiny", "4.5 / 4.9")];
+const IREE: &[(&str, &str)] = &[
+    ("mobilenetv2", "16.4 / 10.5"),
+    ("resnet18", "10.3 / 10.0"),
+    ("resnet50", "19.2 / 14.5"),
+    ("bert_tiny", "4.5 / 4.9"),
+];
 
 /// The stages `strata run` reports on its `compile:` line, in order.
 const STAGES: &[&str] = &["import", "sg-opt", "lower", "bufferize+plan", "to-llvm", "codegen+link+load"];
@@ -81,7 +85,7 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
         STAGES.iter().map(|s| format!("{s} ms")).collect::<Vec<_>>().join(" | ")
     );
     println!("|{}", " --- |".repeat(STAGES.len() + 8));
-    for model in ZOO_MODELS.iter().filter(|m| filter.is_none_or(|f| m.contains(f))) {
+    for model in BENCH_MODELS.iter().filter(|m| filter.is_none_or(|f| m.contains(f))) {
         eprintln!("xtask: bench compile {model}");
         let size = std::fs::metadata(zoo.join(format!("{model}.onnx"))).map_or(0, |m| m.len()) as f64 / 1e6;
         let measured = (|| -> Result<String, String> {

@@ -1,4 +1,4 @@
-//! `cargo xtask bench memory`: every zoo model's arena (release `strata plan model.onnx`,
+//! `cargo xtask bench memory`: every zoo model's arena (ResNet-50 included) (release `strata plan model.onnx`,
 //! default options, one thread) against what its activations need run node by node in the
 //! file's order, (a) plain and (b) with views and in-place writes (Strata computes both from
 //! the ONNX graph, `strata_plan::in_order`), and against ONNX Runtime's and IREE's arenas on
@@ -6,13 +6,14 @@
 //! the arena with it turned off (`--disable`), the e-graph off, and TFLite's greedy-by-size
 //! offsets planner instead of the exact solver.
 
-use crate::{cargo, ensure_zoo, root, zoo_frozen, ZOO_MODELS};
+use crate::{cargo, ensure_zoo, root, zoo_frozen, BENCH_MODELS};
 use std::path::Path;
 use std::process::Command;
 
 /// Activation MiB of ONNX Runtime's memory pattern and IREE's transient memory (default
 /// flags) on this machine, from peers.md.
-const PEERS: &[(&str, f64, f64)] = &[("mobilenetv2", 6.51, 8.47), ("resnet18", 3.83, 5.37), ("bert_tiny", 1.19, 0.56)];
+const PEERS: &[(&str, f64, f64)] =
+    &[("mobilenetv2", 6.51, 8.47), ("resnet18", 3.83, 5.37), ("resnet50", 6.12, 8.54), ("bert_tiny", 1.19, 0.56)];
 
 /// The variants measured beside the default compile: a label and the extra arguments.
 const VARIANTS: &[(&str, &[&str])] = &[
@@ -68,7 +69,7 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
     let zoo = ensure_zoo()?;
     std::fs::create_dir_all(root().join("target/bench-memory")).map_err(|e| e.to_string())?;
     let bin = root().join("target/release/strata");
-    let models: Vec<&str> = ZOO_MODELS.iter().copied().filter(|m| filter.is_none_or(|f| m.contains(f))).collect();
+    let models: Vec<&str> = BENCH_MODELS.iter().copied().filter(|m| filter.is_none_or(|f| m.contains(f))).collect();
     let mut rows = Vec::new();
     for &model in &models {
         eprintln!("xtask: bench memory: {model}");

@@ -17,7 +17,7 @@
 //! This pass, run before bufferization (by `strata-bufferize-and-plan`, before
 //! `eliminate-empty-tensors`: once a producer writes into a slice of a fill, that slice is a
 //! reader and the fill must stay one), gives every destination use (a `linalg` op's `outs`, an
-//! `insert_slice`'s `dest`) its own clone of the `tensor.empty` (and of the fill), placed right
+//! `insert_slice`'s `dest`, a tiled kernel's loop's initial value) its own clone of the `tensor.empty` (and of the fill), placed right
 //! before the user, or before the user's ancestor in the original's block when the user is
 //! nested (a clone in a loop body would be a new buffer per iteration). Each bufferizes in place
 //! into the user's own buffer, a fill where there was a fill plus a copy, live only from its
@@ -56,12 +56,17 @@ struct InitPerDestination {
 }
 
 /// Whether operand `index` of `user` is a destination the op writes into: the `outs` of a
-/// `linalg` op (its `operandSegmentSizes` counts the `ins` first) or the `dest` of a
-/// `tensor.insert_slice`.
+/// `linalg` op (its `operandSegmentSizes` counts the `ins` first), the `dest` of a
+/// `tensor.insert_slice`, or the initial value of a loop's result (an `scf.for`'s
+/// `iter_args`, an `scf.forall`'s `shared_outs`: the last operands, one per result), which the
+/// host schedule's tiled kernels write into.
 fn is_destination(user: Op, index: usize) -> bool {
     let name = user.name();
     if name == "tensor.insert_slice" {
         return index == 1;
+    }
+    if name == "scf.for" || name == "scf.forall" {
+        return index + user.result_count() >= user.operand_count();
     }
     if !name.starts_with("linalg.") {
         return false;
