@@ -115,6 +115,22 @@ func.func @shared_empty(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
   return %z : tensor<2x3xf32>
 }
 
+// Destination-passing ops without operand segments (linalg.transpose's `init`): their
+// destination is their last operand. Sharing one empty, BERT's head splits and merges of both
+// layers were one buffer each, live across both (its arena: 656 KB, 395 KB with a clone each).
+// CHECK-LABEL: func.func @transposes
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<4x2xf32>
+// CHECK-NEXT: %[[T1:.*]] = linalg.transpose ins(%arg0 : tensor<2x4xf32>) outs(%[[E1]] : tensor<4x2xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<4x2xf32>
+// CHECK-NEXT: linalg.transpose ins(%{{.*}} : tensor<2x4xf32>) outs(%[[E2]] : tensor<4x2xf32>)
+func.func @transposes(%a: tensor<2x4xf32>) -> tensor<4x2xf32> {
+  %e = tensor.empty() : tensor<4x2xf32>
+  %t = linalg.transpose ins(%a : tensor<2x4xf32>) outs(%e : tensor<4x2xf32>) permutation = [1, 0]
+  %u = linalg.transpose ins(%t : tensor<4x2xf32>) outs(%a : tensor<2x4xf32>) permutation = [1, 0]
+  %v = linalg.transpose ins(%u : tensor<2x4xf32>) outs(%e : tensor<4x2xf32>) permutation = [1, 0]
+  return %v : tensor<4x2xf32>
+}
+
 // Kernels the host schedule tiled: an scf.for (or scf.forall) whose initial value (iter_args,
 // shared_outs) is the kernel's destination. Each gets its own clone: with one shared empty,
 // one-shot bufferization would either copy (the second reads the first) or, when their
@@ -174,7 +190,7 @@ func.func @tiled_kernels(%a: tensor<256xf32>, %out: tensor<256xf32>) -> tensor<2
 // CHECK-NEXT: scf.if
 // CHECK-NOT: tensor.empty
 // CHECK: linalg.generic {{.*}} outs(%[[MINE]] : tensor<2x3xf32>)
-// CHECK: (S) 7 empties-cloned
+// CHECK: (S) 9 empties-cloned
 // CHECK: (S) 4 fills-cloned
 func.func @nested_user(%a: tensor<2x3xf32>, %c: i1) -> tensor<2x3xf32> {
   %e = tensor.empty() : tensor<2x3xf32>

@@ -55,25 +55,18 @@ struct InitPerDestination {
     empties: bool,
 }
 
-/// Whether operand `index` of `user` is a destination the op writes into: the `outs` of a
-/// `linalg` op (its `operandSegmentSizes` counts the `ins` first), the `dest` of a
-/// `tensor.insert_slice`, or the initial value of a loop's result (an `scf.for`'s
-/// `iter_args`, an `scf.forall`'s `shared_outs`: the last operands, one per result), which the
-/// host schedule's tiled kernels write into.
+/// Whether operand `index` of `user` is a destination the op writes into: the `dest` of a
+/// `tensor.insert_slice`, or an init of an op in destination-passing style, which are its last
+/// operands, one per result: a `linalg` op's `outs` (`linalg.transpose`'s `init` too, which
+/// has no operand segments), a loop's initial values (an `scf.for`'s `iter_args`, an
+/// `scf.forall`'s `shared_outs`), which the host schedule's tiled kernels write into.
 fn is_destination(user: Op, index: usize) -> bool {
     let name = user.name();
     if name == "tensor.insert_slice" {
         return index == 1;
     }
-    if name == "scf.for" || name == "scf.forall" {
-        return index + user.result_count() >= user.operand_count();
-    }
-    if !name.starts_with("linalg.") {
-        return false;
-    }
-    let ins =
-        user.attribute("operandSegmentSizes").and_then(strata_ir::handle::i32_array).and_then(|s| s.first().copied());
-    ins.is_some_and(|ins| index >= ins as usize)
+    let destination_passing = name.starts_with("linalg.") || name == "scf.for" || name == "scf.forall";
+    destination_passing && index + user.result_count() >= user.operand_count()
 }
 
 /// The op before which a clone for `user` goes: `user` itself, or its ancestor in `block`.
