@@ -22,6 +22,7 @@ const VARIANTS: &[(&str, &[&str])] = &[
     ("epilogues", &["--disable", "epilogues"]),
     ("in-place", &["--disable", "in-place"]),
     ("pads in place", &["--disable", "pads-in-place"]),
+    ("residuals", &["--disable", "residuals"]),
     ("e-graph", &["--no-egraph"]),
     ("exact planner", &["--strategy", "offsets-greedy-by-size"]),
 ];

@@ -58,14 +58,18 @@ pub const SG_OPT: &str = "builtin.module(sg-verify,func.func(sg-compose-transpos
 /// The graph-level stage with the e-graph optimiser, told the target (the host's vector lanes
 /// decide which convolutions run their epilogues in registers).
 pub fn sg_opt_egraph_pipeline(target: Target, disable: &[Optimization]) -> String {
+    let host = target == Target::Host;
     let target = match target {
         Target::Host => format!("target=host vector-lanes={}", strata_machine::Registers::host().lanes),
         Target::Nvptx => "target=nvptx".to_owned(),
     };
+    // The host's convolutions accumulate onto a residual in its buffer; the GPU's kernels
+    // start from their bias.
+    let residuals = if host && !disable.contains(&Optimization::Residuals) { "sg-accumulate-residuals," } else { "" };
     let families: Vec<&str> = disable.iter().filter_map(|o| o.egraph_family()).collect();
     let disable = if families.is_empty() { String::new() } else { format!(" disable={}", families.join(",")) };
     format!(
-        "builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize,func.func(sg-egraph-optimize{{{target}{disable}}}))"
+        "builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize,func.func({residuals}sg-egraph-optimize{{{target}{disable}}}))"
     )
 }
 
@@ -83,6 +87,9 @@ pub enum Optimization {
     InPlace,
     /// Padded values produced inside their padded buffer (no padded copy).
     PadsInPlace,
+    /// A residual added to a convolution's result is the convolution's initial value, so the
+    /// result takes the residual's buffer (`sg-accumulate-residuals`; host only).
+    Residuals,
 }
 
 impl Optimization {
@@ -105,7 +112,7 @@ impl Optimization {
             Optimization::Fusion => Some("fusion"),
             Optimization::Epilogues => Some("epilogues"),
             Optimization::InPlace => Some("in-place"),
-            Optimization::PadsInPlace => None,
+            Optimization::PadsInPlace | Optimization::Residuals => None,
         }
     }
 }

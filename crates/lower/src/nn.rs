@@ -71,7 +71,21 @@ pub fn conv2d(
     let pads = Window { kernel: &kernel, strides, pads, dilations }.fitting_pads(&x_ty, out);
     let (xp, xp_ty) = pad_hw(k, &x, &x_ty, pads, &elem.literal(0.0));
     let acc = accumulator(out);
-    let init = if has_bias {
+    let full = has_bias && k.arg_type(2).rank() == 4;
+    let init = if full && k.arg_type(2).elem == acc.elem {
+        // An initial value of the result's shape (a residual, `sg-accumulate-residuals`): the
+        // convolution accumulates onto it, in its buffer where it dies here.
+        k.arg(2)
+    } else if full {
+        let (bias, bias_ty) = (k.arg(2), k.arg_type(2).clone());
+        let empty = k.empty(&acc);
+        k.try_generic(
+            &[(&bias, &bias_ty, Map::identity(4))],
+            (&empty, &acc, Map::identity(4)),
+            &[Iter::Parallel; 4],
+            |b, a| crate::elementwise::cast(b, &a[0], &elem, &acc.elem),
+        )?
+    } else if has_bias {
         let (bias, bias_ty) = (k.arg(2), k.arg_type(2).clone());
         let empty = k.empty(&acc);
         k.try_generic(

@@ -171,7 +171,11 @@ pub fn rewrite(
             continue;
         }
         if let Some(tiles) = conv_tiles(out.shape[2], out.shape[3], out.shape[1], w.shape[2] * w.shape[3], registers) {
-            let epilogue = epilogue_of(op);
+            // A convolution that starts from a value of its own (a residual) keeps its epilogue
+            // apart: fused, the tiles would read that value from outside the tile loop while
+            // the loop writes into it, and bufferization would copy it first.
+            let own_start = op.operand(2).ok().and_then(defining_op).and_then(Init::of).is_none();
+            let epilogue = epilogue_of(op).filter(|_| !own_start);
             plans.push(Plan {
                 conv: raw,
                 block: ConvBlock {
@@ -358,7 +362,14 @@ pub fn rewrite(
                     "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"], {init_mark}}} ins({bias} : {bias_ty}) outs({empty} : {out}) {{\n    ^bb0(%b: f32, %o: f32):\n      linalg.yield %b : f32\n    }} -> {out}"
                 ))
             }
-            None => k.arg(2),
+            // Any other initial value (a residual, `sg-accumulate-residuals`) is computed
+            // before the tiles, not fused into them (a cast stops `transform.structured.fuse`,
+            // as for the inputs below): the tiles then accumulate in its buffer, which it may
+            // share with the residual, rather than in a new one.
+            None => {
+                let init = k.arg(2);
+                k.emit(format_args!("tensor.cast {init} : {out} to {out}"))
+            }
         };
         // `transform.structured.fuse` pulls every tileable producer into the tile loops, up
         // the whole graph; a cast (to the same type: canonicalization drops it right after)

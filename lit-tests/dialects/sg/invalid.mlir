@@ -17,6 +17,15 @@ func.func @conv_bad_output(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> 
 
 // -----
 
+// A bias is per filter, or an initial value of the result's shape.
+func.func @conv_bad_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<1x4x6x1xf32>) -> tensor<1x4x6x6xf32> {
+  // expected-error@+1 {{'sg.conv2d' op bias must have shape [4] or the result's shape [1x4x6x6], got [1x4x6x1]}}
+  %0 = "sg.conv2d"(%x, %w, %b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<1x4x6x1xf32>) -> tensor<1x4x6x6xf32>
+  return %0 : tensor<1x4x6x6xf32>
+}
+
+// -----
+
 // All problems of one op are reported, not just the first.
 func.func @conv_bad_attributes(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
   // expected-error@+3 {{'sg.conv2d' op 'strides' must be 2 positive values, got [0, 1]}}

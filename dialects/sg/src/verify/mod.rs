@@ -29,7 +29,8 @@
 //!   operand's storage;
 //! - `conv2d`: NCHW input and FCHW filter of rank 4; `strides`, `dilations` have 2 entries > 0,
 //!   `pads` 4 entries >= 0; `group` >= 1 divides input and output channels; filter channels =
-//!   input channels / group; bias (if any) is `[F]`; output shape follows the conv formula;
+//!   input channels / group; bias (if any) is `[F]` or of the output's shape (an initial value
+//!   the convolution accumulates onto); output shape follows the conv formula;
 //!   `matmul`: both ranks >= 2, contraction sizes agree, batch dims broadcast, output shape;
 //! - `softmax`, `log_softmax`: 0 <= axis < rank; `clip`: min <= max; `gelu`: approximate is 0
 //!   or 1; `layer_norm`: 0 <= axis < rank, epsilon > 0, scale (and bias) of the normalised

@@ -139,12 +139,6 @@ pub(super) fn check_conv2d(conv: Conv2d<'_, '_>, problems: &mut Vec<String>) -> 
             channels / group
         ));
     }
-    if let Some(bias) = conv.bias() {
-        let bias = shape(bias);
-        if bias != [features] {
-            problems.push(format!("bias must have shape [{features}], got {}", dims(&bias)));
-        }
-    }
     let spatial = |i: usize| {
         let extent = input[2 + i] + pads[i] + pads[i + 2] - dilations[i] * (filter[2 + i] - 1) - 1;
         if extent < 0 {
@@ -154,6 +148,18 @@ pub(super) fn check_conv2d(conv: Conv2d<'_, '_>, problems: &mut Vec<String>) -> 
         }
     };
     let expected = [input[0], features, spatial(0), spatial(1)];
+    // A bias per filter, or an initial value of the result's shape (a residual the
+    // convolution accumulates onto: `sg-accumulate-residuals`).
+    if let Some(bias) = conv.bias() {
+        let bias = shape(bias);
+        if bias != [features] && bias != output {
+            problems.push(format!(
+                "bias must have shape [{features}] or the result's shape {}, got {}",
+                dims(&output),
+                dims(&bias)
+            ));
+        }
+    }
     if output != expected {
         problems.push(format!("result shape {} does not match the convolution, {}", dims(&output), dims(&expected)));
     }

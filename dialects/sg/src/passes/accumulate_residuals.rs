@@ -1,0 +1,114 @@
+//! `sg-accumulate-residuals`: a residual added to a convolution's result,
+//! `add(conv(x, w, b), r)`, becomes `conv(x, w, r + b)`: the convolution starts its sums from
+//! the residual (plus its bias) instead of from the bias alone.
+//!
+//! The values are the same up to rounding (the sum is reassociated). What changes is memory:
+//! lowered, a convolution accumulates into its initial value, so bufferization writes its
+//! result into the residual's buffer when the residual dies there, as it does at the end of
+//! a ResNet block. The block's output then needs no buffer of its own beside the residual
+//! (ONNX Runtime's and oneDNN's "sum" post-op). A Relu after the add stays an epilogue of the
+//! convolution.
+//!
+//! Rewritten when the convolution's result has no other reader, is f32 (an integer
+//! convolution accumulates in i32, so its initial value would be a converted copy), and the
+//! residual has the result's type (no broadcast). When both addends are such convolutions,
+//! the one later in the block takes the other as its residual: the earlier one's result is
+//! ready when the later one starts, and it is the one already live. The new convolution
+//! takes the add's place and both locations; a `[F]` bias is reshaped to `[F, 1, 1]` and
+//! added to the residual first (an elementwise op, which the e-graph writes in place).
+
+use crate::{Add, Conv2d, Reshape};
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
+use melior::ir::{BlockLike, Location, Type, Value, ValueLike};
+use std::collections::BTreeMap;
+use strata_ir::rewrite::{collect, defining_op};
+use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
+
+pub static INFO: PassInfo = PassInfo {
+    name: "sg-accumulate-residuals",
+    summary: "Fold a residual add into the convolution that feeds it: the convolution accumulates onto the residual",
+    anchor: "func.func",
+    options: &[],
+    statistics: &[StatisticInfo { name: "folded", help: "Residual adds folded into a convolution" }],
+};
+
+pub fn create(_: &PassOptions) -> Box<dyn Pass> {
+    Box::new(AccumulateResiduals)
+}
+
+struct AccumulateResiduals;
+
+/// `value`'s convolution when it can take a residual: an f32 result read by nothing else.
+fn foldable_conv<'c, 'a>(value: Value<'c, 'a>) -> Option<Conv2d<'c, 'a>> {
+    let conv = defining_op(value).and_then(Conv2d::cast)?;
+    let f32_result = RankedTensorType::try_from(value.r#type()).is_ok_and(|t| t.element().to_string() == "f32");
+    (f32_result && Val::of(value).users().len() == 1).then_some(conv)
+}
+
+impl Pass for AccumulateResiduals {
+    fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        // Each op's place in a walk of the function: which of two convolutions comes later.
+        let place: BTreeMap<usize, usize> =
+            collect(&func, |_| true).into_iter().enumerate().map(|(i, op)| (op.raw().ptr as usize, i)).collect();
+        let at = |op: OperationRef| place.get(&(op.to_raw().ptr as usize)).copied().unwrap_or(0);
+        let context = cx.strata().mlir();
+        for raw in collect(&func, |op| Add::cast(op.get()).is_some()) {
+            let add = Add::cast(raw.get()).expect("collected adds");
+            let output_type = add.output().r#type();
+            let candidates = [(add.lhs(), add.rhs()), (add.rhs(), add.lhs())];
+            let chosen = candidates
+                .into_iter()
+                .filter_map(|(addend, residual)| Some((foldable_conv(addend)?, residual)))
+                .filter(|(conv, residual)| conv.output().r#type() == output_type && residual.r#type() == output_type)
+                .max_by_key(|(conv, _)| at(conv.op()));
+            let Some((conv, residual)) = chosen else { continue };
+            let Some(block) = add.op().block() else { continue };
+            let location = Location::fused(
+                context,
+                &[conv.op().location(), add.op().location()],
+                melior::ir::Attribute::unit(context),
+            );
+            let initial: Value = match conv.bias() {
+                None => residual,
+                Some(bias) => {
+                    let Ok(bias_type) = RankedTensorType::try_from(bias.r#type()) else { continue };
+                    let &[features] = crate::verify::shape(bias).as_slice() else { continue };
+                    let column: Type =
+                        RankedTensorType::new(&[features as u64, 1, 1], bias_type.element(), None).into();
+                    let reshaped =
+                        block.insert_operation_before(add.op(), Reshape::build(context, location, bias, column));
+                    let reshaped = reshaped.result(0).expect("one result").into();
+                    let sum = block.insert_operation_before(
+                        add.op(),
+                        Add::build(context, location, residual, reshaped, output_type),
+                    );
+                    sum.result(0).expect("one result").into()
+                }
+            };
+            let folded = Conv2d::build(
+                context,
+                location,
+                conv.input(),
+                conv.filter(),
+                Some(initial),
+                &conv.strides(),
+                &conv.pads(),
+                &conv.dilations(),
+                conv.group(),
+                output_type,
+            );
+            let folded = block.insert_operation_before(add.op(), folded);
+            let (add_op, conv_op) = (Op::of(&add.op()), Op::of(&conv.op()));
+            add_op.result(0).replace_all_uses_with(Val::of(folded.result(0).expect("one result")));
+            // Safety: the add's only use is replaced, and the convolution's only reader was the
+            // add; neither is used after this.
+            unsafe {
+                add_op.erase();
+                conv_op.erase();
+            }
+            cx.bump("folded", 1);
+        }
+        Ok(())
+    }
+}
