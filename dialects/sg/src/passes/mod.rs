@@ -2,6 +2,7 @@
 
 pub mod accumulate_residuals;
 pub mod compose_transposes;
+pub mod fold_conv_affine;
 pub mod fold_reshapes;
 pub mod verify;
 
@@ -12,5 +13,6 @@ pub fn register(registry: &mut PassRegistry) {
     registry.register(&verify::INFO, verify::create);
     registry.register(&compose_transposes::INFO, compose_transposes::create);
     registry.register(&fold_reshapes::INFO, fold_reshapes::create);
+    registry.register(&fold_conv_affine::INFO, fold_conv_affine::create);
     registry.register(&accumulate_residuals::INFO, accumulate_residuals::create);
 }
