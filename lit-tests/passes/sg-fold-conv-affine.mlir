@@ -19,7 +19,9 @@
 // CHECK-DAG: 000000400000C040"
 // CHECK-DAG: 0000A44100006C42"
 // RESIDUAL-LABEL: func.func @batch_norm
-// RESIDUAL: "sg.conv2d"(%{{.*}}, %{{.*}}, %{{.*}}) {{.*}} -> tensor<1x2x2x2xf32>
+// RESIDUAL: "sg.conv2d"(%{{.*}}, %{{.*}}, %arg1) {{.*}} -> tensor<1x2x2x2xf32>
+// RESIDUAL-NEXT: "sg.reshape"
+// RESIDUAL-NEXT: "sg.add"
 // RESIDUAL-NEXT: "sg.relu"
 func.func @batch_norm(%x: tensor<1x1x2x2xf32>, %r: tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32> {
   %w = arith.constant dense<[[[[1.0]]], [[[2.0]]]]> : tensor<2x1x1x1xf32>

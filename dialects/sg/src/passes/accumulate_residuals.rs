@@ -1,6 +1,6 @@
 //! `sg-accumulate-residuals`: a residual added to a convolution's result,
-//! `add(conv(x, w, b), r)`, becomes `conv(x, w, r + b)`: the convolution starts its sums from
-//! the residual (plus its bias) instead of from the bias alone.
+//! `add(conv(x, w, b), r)`, becomes `conv(x, w, r) + b`: the convolution starts its sums from
+//! the residual instead of from its bias, which is added after.
 //!
 //! The values are the same up to rounding (the sum is reassociated). What changes is memory:
 //! lowered, a convolution accumulates into its initial value, so bufferization writes its
@@ -15,7 +15,8 @@
 //! the one later in the block takes the other as its residual: the earlier one's result is
 //! ready when the later one starts, and it is the one already live. The new convolution
 //! takes the add's place and both locations; a `[F]` bias is reshaped to `[F, 1, 1]` and
-//! added to the residual first (an elementwise op, which the e-graph writes in place).
+//! added after it (an elementwise op, which the e-graph fuses with a Relu that follows and
+//! writes in place).
 
 use crate::{Add, Conv2d, Reshape};
 use melior::ir::operation::{OperationLike, OperationRef};
@@ -69,8 +70,23 @@ impl Pass for AccumulateResiduals {
                 &[conv.op().location(), add.op().location()],
                 melior::ir::Attribute::unit(context),
             );
-            let initial: Value = match conv.bias() {
-                None => residual,
+            let folded = Conv2d::build(
+                context,
+                location,
+                conv.input(),
+                conv.filter(),
+                Some(residual),
+                &conv.strides(),
+                &conv.pads(),
+                &conv.dilations(),
+                conv.group(),
+                output_type,
+            );
+            let folded: Value = block.insert_operation_before(add.op(), folded).result(0).expect("one result").into();
+            // The bias, if any, is added after the sums (one elementwise kernel with what follows,
+            // a Relu say), not onto the residual before them (a kernel of its own).
+            let result: Value = match conv.bias() {
+                None => folded,
                 Some(bias) => {
                     let Ok(bias_type) = RankedTensorType::try_from(bias.r#type()) else { continue };
                     let &[features] = crate::verify::shape(bias).as_slice() else { continue };
@@ -81,26 +97,13 @@ impl Pass for AccumulateResiduals {
                     let reshaped = reshaped.result(0).expect("one result").into();
                     let sum = block.insert_operation_before(
                         add.op(),
-                        Add::build(context, location, residual, reshaped, output_type),
+                        Add::build(context, location, folded, reshaped, output_type),
                     );
                     sum.result(0).expect("one result").into()
                 }
             };
-            let folded = Conv2d::build(
-                context,
-                location,
-                conv.input(),
-                conv.filter(),
-                Some(initial),
-                &conv.strides(),
-                &conv.pads(),
-                &conv.dilations(),
-                conv.group(),
-                output_type,
-            );
-            let folded = block.insert_operation_before(add.op(), folded);
             let (add_op, conv_op) = (Op::of(&add.op()), Op::of(&conv.op()));
-            add_op.result(0).replace_all_uses_with(Val::of(folded.result(0).expect("one result")));
+            add_op.result(0).replace_all_uses_with(Val::of(result));
             // Safety: the add's only use is replaced, and the convolution's only reader was the
             // add; neither is used after this.
             unsafe {
