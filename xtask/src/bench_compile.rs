@@ -7,7 +7,7 @@
 //! (`xtask/scripts/scaling.py`: chains, fan-outs, residual ladders and matmul ladders of 1k to
 //! 10k ONNX nodes), each stage's time per 1000 nodes: flat columns mean linear stages.
 
-use crate::{cargo, ensure_generated, ensure_zoo, input_args, number_after, root, zoo_frozen, BENCH_MODELS};
+use crate::{bench_models, cargo, ensure_generated, ensure_zoo, input_args, number_after, root, zoo_frozen};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -85,7 +85,7 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
         STAGES.iter().map(|s| format!("{s} ms")).collect::<Vec<_>>().join(" | ")
     );
     println!("|{}", " --- |".repeat(STAGES.len() + 8));
-    for model in BENCH_MODELS.iter().filter(|m| filter.is_none_or(|f| m.contains(f))) {
+    for model in bench_models().filter(|m| filter.is_none_or(|f| m.contains(f))) {
         eprintln!("xtask: bench compile {model}");
         let size = std::fs::metadata(zoo.join(format!("{model}.onnx"))).map_or(0, |m| m.len()) as f64 / 1e6;
         let measured = (|| -> Result<String, String> {
@@ -96,7 +96,7 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
             let stages = stage_cells(&jit, 1.0);
             let rss = peak_rss(&jit);
             let lookup = stage_ms(&warm, "cache").map_or("-".into(), |ms| format!("{ms:.1}"));
-            let iree = IREE.iter().find(|(m, _)| m == model).map_or("-", |(_, s)| s);
+            let iree = IREE.iter().find(|(m, _)| *m == model).map_or("-", |(_, s)| s);
             Ok(format!(
                 "| {model} | {size:.1} | {} | {jit_wall:.2} | {rss} | {cold_wall:.2} | {warm_wall:.2} | {lookup} | {iree} |",
                 stages.join(" | ")

@@ -6,7 +6,7 @@
 //! the arena with it turned off (`--disable`), the e-graph off, and TFLite's greedy-by-size
 //! offsets planner instead of the exact solver.
 
-use crate::{cargo, ensure_zoo, root, zoo_frozen, BENCH_MODELS};
+use crate::{bench_models, cargo, ensure_zoo, root, zoo_frozen};
 use std::path::Path;
 use std::process::Command;
 
@@ -70,7 +70,7 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
     let zoo = ensure_zoo()?;
     std::fs::create_dir_all(root().join("target/bench-memory")).map_err(|e| e.to_string())?;
     let bin = root().join("target/release/strata");
-    let models: Vec<&str> = BENCH_MODELS.iter().copied().filter(|m| filter.is_none_or(|f| m.contains(f))).collect();
+    let models: Vec<&str> = bench_models().filter(|m| filter.is_none_or(|f| m.contains(f))).collect();
     let mut rows = Vec::new();
     for &model in &models {
         eprintln!("xtask: bench memory: {model}");
