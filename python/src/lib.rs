@@ -363,8 +363,6 @@ fn compile(
             .map_err(|why| PyValueError::new_err(format!("disable: {why}")))?;
         disabled.push(optimization);
     }
-    disabled.sort();
-    disabled.dedup();
     let mut frozen_inputs = BTreeMap::new();
     for (input, bytes) in frozen_protos {
         let tensor = <TensorProto as prost::Message>::decode(bytes.as_slice()).map_err(|e| {
@@ -389,7 +387,7 @@ fn compile(
         target: Target::Host,
         profile: false,
         threads: threads.unwrap_or_else(strata_driver::compile::default_threads),
-        disable: disabled,
+        disable: strata_driver::compile::Optimization::canonical(disabled),
     };
     let bytes = model.as_bytes();
     let compiled = py.detach(|| -> Result<_, CommandError> {

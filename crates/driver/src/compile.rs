@@ -93,6 +93,13 @@ pub enum Optimization {
 }
 
 impl Optimization {
+    /// `list` sorted, without repeats: [`CompileOptions::disable`] as the cache key needs it.
+    pub fn canonical(mut list: Vec<Optimization>) -> Vec<Optimization> {
+        list.sort();
+        list.dedup();
+        list
+    }
+
     /// The optimisation named `word` as `--disable` spells it (`in-place`), or why none is.
     pub fn parse(word: &str) -> Result<Optimization, String> {
         use clap::ValueEnum;
@@ -133,9 +140,10 @@ pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 
 /// The memref stage: the host schedule (unless `schedule` is off; told the host's vector
 /// lanes), bufferization and arena planning two ways keeping the smaller arena
-/// (`strata-bufferize-and-plan`; the plain way only unless `pads_in_place`), the matmuls' register blocks after planning, kernels split
-/// across `threads` (`strata-parallelize`), the elementwise kernels vectorised
-/// (`strata-vectorize-elementwise`), cleanup; with `profile`, cycle counters around every kernel (`strata-profile-kernels`).
+/// (`strata-bufferize-and-plan`; the plain way only unless `pads_in_place`), the matmuls'
+/// register blocks after planning, kernels split across `threads` (`strata-parallelize`), the
+/// elementwise kernels vectorised (`strata-vectorize-elementwise`), cleanup; with `profile`,
+/// cycle counters around every kernel (`strata-profile-kernels`).
 pub fn memref_pipeline(strategy: &str, schedule: bool, profile: bool, threads: usize, pads_in_place: bool) -> String {
     let lanes = strata_machine::Registers::host().lanes;
     let plan =

@@ -73,9 +73,6 @@ impl ModelSettings {
             .name
             .clone()
             .unwrap_or_else(|| stem.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect());
-        let mut disable = self.disable.clone();
-        disable.sort();
-        disable.dedup();
         Ok(CompileOptions {
             import: ImportOptions {
                 file_name: model.display().to_string(),
@@ -92,7 +89,7 @@ impl ModelSettings {
             egraph: !self.no_egraph,
             profile: false,
             threads: self.threads.map_or_else(crate::compile::default_threads, |n| n as usize),
-            disable,
+            disable: Optimization::canonical(self.disable.clone()),
         })
     }
 }

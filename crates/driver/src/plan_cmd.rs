@@ -11,7 +11,7 @@ use crate::compile_cmd::ModelSettings;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use strata_plan::report::{plan, render_svg, render_table, PlanReport, Strategy};
+use strata_plan::report::{plan, render_buffers, render_svg, render_table, PlanReport, Strategy};
 use strata_plan::{Budget, Problem};
 
 #[derive(Debug, Args)]
@@ -23,7 +23,8 @@ pub struct PlanArgs {
     /// `--list-strategies`.
     #[arg(long)]
     pub strategy: Option<String>,
-    /// Time budget of the exact solver, in milliseconds.
+    /// Time budget of the exact solver, in milliseconds (CSV and MLIR input; a model is
+    /// planned as `strata compile` plans it).
     #[arg(long, default_value_t = 1000)]
     pub budget_ms: u64,
     /// Write the plan of the chosen (or best) strategy as JSON.
@@ -165,20 +166,7 @@ fn plan_model(args: &PlanArgs, file: &Path) -> Result<(), CommandError> {
         }
     }
     if args.buffers {
-        let mut rows: Vec<_> = report.buffers.iter().collect();
-        rows.sort_by_key(|b| (b.offset.map_or(-1, |o| o as i128), b.lower));
-        println!("{:>10} {:>10} {:>13}  {:<10} {:<24} name", "offset", "size", "live", "class", "op");
-        for b in rows {
-            let offset = b.offset.map_or_else(|| "-".to_owned(), |o| o.to_string());
-            let live = format!("[{},{})", b.lower, b.upper);
-            println!(
-                "{offset:>10} {:>10} {live:>13}  {:<10} {:<24} {}",
-                b.size,
-                b.class.as_str(),
-                b.op.as_deref().unwrap_or(""),
-                b.id
-            );
-        }
+        print!("{}", render_buffers(report));
     }
     write_outputs(args, report)?;
     Ok(())

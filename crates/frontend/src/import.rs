@@ -298,12 +298,11 @@ pub fn import<'c>(
 /// `graph`'s nodes as [`strata_plan::in_order::GraphStep`]s: the bytes of each output that is
 /// an activation (neither a graph output nor a constant, folded ones included).
 fn graph_steps(graph: &GraphProto, importer: &Importer) -> Vec<strata_plan::in_order::GraphStep> {
-    fn reads(graph: &GraphProto, into: &mut Vec<String>) {
-        for node in &graph.node {
-            into.extend(node.input.iter().filter(|i| !i.is_empty()).cloned());
-            for body in node.attribute.iter().flat_map(|a| a.g.iter().chain(&a.graphs)) {
-                reads(body, into);
-            }
+    /// The names `node` reads, its subgraphs' nodes' included.
+    fn reads(node: &NodeProto, into: &mut Vec<String>) {
+        into.extend(node.input.iter().filter(|i| !i.is_empty()).cloned());
+        for body in node.attribute.iter().flat_map(|a| a.g.iter().chain(&a.graphs)) {
+            body.node.iter().for_each(|inner| reads(inner, into));
         }
     }
     let outputs: BTreeSet<&str> = graph.output.iter().map(|o| o.name()).collect();
@@ -318,10 +317,8 @@ fn graph_steps(graph: &GraphProto, importer: &Importer) -> Vec<strata_plan::in_o
         .node
         .iter()
         .map(|node| {
-            let mut inputs: Vec<String> = node.input.iter().filter(|i| !i.is_empty()).cloned().collect();
-            for body in node.attribute.iter().flat_map(|a| a.g.iter().chain(&a.graphs)) {
-                reads(body, &mut inputs);
-            }
+            let mut inputs = Vec::new();
+            reads(node, &mut inputs);
             let outputs = node.output.iter().filter(|o| !o.is_empty()).map(|o| (o.clone(), bytes(o))).collect();
             strata_plan::in_order::GraphStep { op: node.op_type().to_owned(), inputs, outputs }
         })

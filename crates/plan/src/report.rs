@@ -237,6 +237,21 @@ pub fn plan(problem: &Problem, strategy: Strategy, budget: Budget) -> Result<Pla
     })
 }
 
+/// A fixed-width table of `report`'s buffers, by offset then start: offset, size, lifetime,
+/// memory class, op and name (`strata plan model.onnx --buffers`).
+pub fn render_buffers(report: &PlanReport) -> String {
+    let mut rows: Vec<&BufferPlacement> = report.buffers.iter().collect();
+    rows.sort_by_key(|b| (b.offset.map_or(-1, i128::from), b.lower));
+    let mut out = format!("{:>10} {:>10} {:>13}  {:<10} {:<24} name\n", "offset", "size", "live", "class", "op");
+    for b in rows {
+        let offset = b.offset.map_or_else(|| "-".to_owned(), |o| o.to_string());
+        let live = format!("[{},{})", b.lower, b.upper);
+        let op = b.op.as_deref().unwrap_or("");
+        out += &format!("{offset:>10} {:>10} {live:>13}  {:<10} {op:<24} {}\n", b.size, b.class.as_str(), b.id);
+    }
+    out
+}
+
 /// A fixed-width table of reports (one row each).
 pub fn render_table(reports: &[PlanReport]) -> String {
     let mut out = format!(

@@ -6,8 +6,9 @@
 //! lowered, a convolution accumulates into its initial value, so bufferization writes its
 //! result into the residual's buffer when the residual dies there, as it does at the end of
 //! a ResNet block. The block's output then needs no buffer of its own beside the residual
-//! (ONNX Runtime's and oneDNN's "sum" post-op). A Relu after the add stays an epilogue of the
-//! convolution.
+//! (ONNX Runtime's and oneDNN's "sum" post-op). The host schedule runs what follows (the
+//! bias, a Relu) as an elementwise kernel of its own, not as the convolution's epilogue (see
+//! `strata_target_cpu::conv_lanes`).
 //!
 //! Rewritten when the convolution's result has no other reader, is f32 (an integer
 //! convolution accumulates in i32, so its initial value would be a converted copy), and the
@@ -23,7 +24,7 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
 use melior::ir::{BlockLike, Location, Type, Value, ValueLike};
 use std::collections::BTreeMap;
-use strata_ir::rewrite::{collect, defining_op};
+use strata_ir::rewrite::collect;
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 
 pub static INFO: PassInfo = PassInfo {
@@ -40,13 +41,6 @@ pub fn create(_: &PassOptions) -> Box<dyn Pass> {
 
 struct AccumulateResiduals;
 
-/// `value`'s convolution when it can take a residual: an f32 result read by nothing else.
-fn foldable_conv<'c, 'a>(value: Value<'c, 'a>) -> Option<Conv2d<'c, 'a>> {
-    let conv = defining_op(value).and_then(Conv2d::cast)?;
-    let f32_result = RankedTensorType::try_from(value.r#type()).is_ok_and(|t| t.element().to_string() == "f32");
-    (f32_result && Val::of(value).users().len() == 1).then_some(conv)
-}
-
 impl Pass for AccumulateResiduals {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         // Each op's place in a walk of the function: which of two convolutions comes later.
@@ -60,11 +54,26 @@ impl Pass for AccumulateResiduals {
             let candidates = [(add.lhs(), add.rhs()), (add.rhs(), add.lhs())];
             let chosen = candidates
                 .into_iter()
-                .filter_map(|(addend, residual)| Some((foldable_conv(addend)?, residual)))
+                .filter_map(|(addend, residual)| Some((super::sole_f32_conv(addend)?, residual)))
                 .filter(|(conv, residual)| conv.output().r#type() == output_type && residual.r#type() == output_type)
                 .max_by_key(|(conv, _)| at(conv.op()));
             let Some((conv, residual)) = chosen else { continue };
             let Some(block) = add.op().block() else { continue };
+            // A bias per filter is added after the sums, as a `[F, 1, 1]` column (one
+            // elementwise kernel with what follows, a Relu say), not onto the residual before
+            // them (a kernel of its own). An initial value of the result's shape stays as it is.
+            let column = match conv.bias() {
+                None => None,
+                Some(bias) => {
+                    match (RankedTensorType::try_from(bias.r#type()), crate::verify::shape(bias).as_slice()) {
+                        (Ok(bias_type), &[features]) => Some((
+                            bias,
+                            Type::from(RankedTensorType::new(&[features as u64, 1, 1], bias_type.element(), None)),
+                        )),
+                        _ => continue,
+                    }
+                }
+            };
             let location = Location::fused(
                 context,
                 &[conv.op().location(), add.op().location()],
@@ -83,15 +92,9 @@ impl Pass for AccumulateResiduals {
                 output_type,
             );
             let folded: Value = block.insert_operation_before(add.op(), folded).result(0).expect("one result").into();
-            // The bias, if any, is added after the sums (one elementwise kernel with what follows,
-            // a Relu say), not onto the residual before them (a kernel of its own).
-            let result: Value = match conv.bias() {
+            let result: Value = match column {
                 None => folded,
-                Some(bias) => {
-                    let Ok(bias_type) = RankedTensorType::try_from(bias.r#type()) else { continue };
-                    let &[features] = crate::verify::shape(bias).as_slice() else { continue };
-                    let column: Type =
-                        RankedTensorType::new(&[features as u64, 1, 1], bias_type.element(), None).into();
+                Some((bias, column)) => {
                     let reshaped =
                         block.insert_operation_before(add.op(), Reshape::build(context, location, bias, column));
                     let reshaped = reshaped.result(0).expect("one result").into();

@@ -8,9 +8,9 @@
 //! the original constant goes when nothing else reads it.
 
 use crate::Transpose;
-use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
+use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
-use melior::ir::{BlockLike, Identifier, Value, ValueLike};
+use melior::ir::{BlockLike, Value, ValueLike};
 use strata_ir::rewrite::{collect, defining_op, erase_if_unused, replace_op};
 use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
@@ -91,17 +91,7 @@ fn fold_constant(cx: &PassContext<'_>, transpose: Transpose<'_, '_>) -> Option<s
         .collect::<Option<_>>()?;
     let perm: Vec<usize> = transpose.perm().iter().map(|&p| p as usize).collect();
     let transposed = permute(&values, &shape, &perm)?;
-    let bytes: Vec<u8> = transposed.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let out_ty = transpose.output().r#type();
-    let attribute = strata_ir::resource::dense_resource(out_ty, "transposed", &bytes);
-    let context = cx.strata().mlir();
-    let op = OperationBuilder::new("arith.constant", transpose.op().location())
-        .add_attributes(&[(Identifier::new(context, "value"), attribute)])
-        .add_results(&[out_ty])
-        .build()
-        .ok()?;
-    let block = transpose.op().block()?;
-    Some(strata_ir::Val::of(block.insert_operation_before(transpose.op(), op).result(0).ok()?))
+    super::insert_f32_constant(cx, transpose.op(), transpose.output().r#type(), "transposed", &transposed)
 }
 
 /// `values` of a row-major tensor of `shape` with its axes permuted (`out[i...] =

@@ -15,9 +15,9 @@
 //! convolution takes the folded op's place and both locations.
 
 use crate::{Add, Conv2d, Mul};
-use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
+use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
-use melior::ir::{BlockLike, Identifier, Location, Type, Value, ValueLike};
+use melior::ir::{BlockLike, Location, Type, Value, ValueLike};
 use strata_ir::rewrite::{collect, defining_op, erase_if_unused};
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 
@@ -62,28 +62,9 @@ fn per_channel(value: Value<'_, '_>, features: usize) -> Option<Vec<f32>> {
     (only_channels && shape.len() <= 4 && values.len() == features).then_some(values)
 }
 
-/// A new f32 constant of `ty` holding `values`, inserted before `anchor`.
-fn new_constant<'c>(cx: &PassContext<'c>, anchor: OperationRef<'c, '_>, ty: Type<'c>, values: &[f32]) -> Option<Val> {
-    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let attribute = strata_ir::resource::dense_resource(ty, "folded", &bytes);
-    let context = cx.strata().mlir();
-    let op = OperationBuilder::new("arith.constant", anchor.location())
-        .add_attributes(&[(Identifier::new(context, "value"), attribute)])
-        .add_results(&[ty])
-        .build()
-        .ok()?;
-    let block = anchor.block()?;
-    Some(Val::of(block.insert_operation_before(anchor, op).result(0).ok()?))
-}
-
-/// `op`'s operands as (convolution, other) when one is a foldable convolution's result.
+/// `op`'s operands as (convolution, other) when one is a convolution the fold may replace.
 fn conv_and_other<'c, 'a>(lhs: Value<'c, 'a>, rhs: Value<'c, 'a>) -> Option<(Conv2d<'c, 'a>, Value<'c, 'a>)> {
-    [(lhs, rhs), (rhs, lhs)].into_iter().find_map(|(conv, other)| {
-        let conv_op = defining_op(conv).and_then(Conv2d::cast)?;
-        let single = Val::of(conv).users().len() == 1;
-        let f32_result = RankedTensorType::try_from(conv.r#type()).is_ok_and(|t| t.element().to_string() == "f32");
-        (single && f32_result).then_some((conv_op, other))
-    })
+    [(lhs, rhs), (rhs, lhs)].into_iter().find_map(|(conv, other)| Some((super::sole_f32_conv(conv)?, other)))
 }
 
 impl Pass for FoldConvAffine {
@@ -107,7 +88,7 @@ impl Pass for FoldConvAffine {
             let bias = match conv.bias() {
                 None => None,
                 Some(b) => match constant_f32(b) {
-                    Some((values, shape)) if shape == [features as i64] => Some((b, values)),
+                    Some((values, shape)) if shape == [features as i64] => Some(values),
                     _ => continue,
                 },
             };
@@ -117,17 +98,18 @@ impl Pass for FoldConvAffine {
                 for (f, chunk) in w.chunks_mut(per_filter.max(1)).enumerate() {
                     chunk.iter_mut().for_each(|v| *v *= factors[f]);
                 }
-                let b = bias.as_ref().map(|(_, values)| values.iter().zip(&factors).map(|(b, s)| b * s).collect());
+                let b = bias.as_ref().map(|values| values.iter().zip(&factors).map(|(b, s)| b * s).collect());
                 (Some(w), b)
             } else {
                 let b: Vec<f32> = match &bias {
-                    Some((_, values)) => values.iter().zip(&factors).map(|(b, t)| b + t).collect(),
-                    None => factors.clone(),
+                    Some(values) => values.iter().zip(&factors).map(|(b, t)| b + t).collect(),
+                    None => factors,
                 };
                 (None, Some(b))
             };
+            let Some(block) = op.block() else { continue };
             let filter = match &weights {
-                Some(w) => match new_constant(cx, op, conv.filter().r#type(), w) {
+                Some(w) => match super::insert_f32_constant(cx, op, conv.filter().r#type(), "folded", w) {
                     Some(v) => v,
                     None => continue,
                 },
@@ -136,7 +118,7 @@ impl Pass for FoldConvAffine {
             let bias_value = match bias_values {
                 Some(b) => {
                     let ty: Type = RankedTensorType::new(&[features as u64], Type::float32(context), None).into();
-                    match new_constant(cx, op, ty, &b) {
+                    match super::insert_f32_constant(cx, op, ty, "folded", &b) {
                         Some(v) => Some(v),
                         None => continue,
                     }
@@ -157,7 +139,6 @@ impl Pass for FoldConvAffine {
                 conv.group(),
                 output.r#type(),
             );
-            let Some(block) = op.block() else { continue };
             let folded = block.insert_operation_before(op, folded);
             let (this, conv_op) = (Op::of(&op), Op::of(&conv.op()));
             let replaced: Vec<Option<Op>> = [Some(conv.filter()), conv.bias(), Some(other)]

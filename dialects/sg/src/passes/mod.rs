@@ -6,7 +6,38 @@ pub mod fold_conv_affine;
 pub mod fold_reshapes;
 pub mod verify;
 
-use strata_ir::PassRegistry;
+use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
+use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
+use melior::ir::{BlockLike, Identifier, Type, Value, ValueLike};
+use strata_ir::{PassContext, PassRegistry, Val};
+
+/// `value`'s convolution when a fold may replace it: its result is f32 and read by nothing
+/// else (`sg-fold-conv-affine`, `sg-accumulate-residuals`).
+pub(crate) fn sole_f32_conv<'c, 'a>(value: Value<'c, 'a>) -> Option<crate::Conv2d<'c, 'a>> {
+    let conv = strata_ir::rewrite::defining_op(value).and_then(crate::Conv2d::cast)?;
+    let f32_result = RankedTensorType::try_from(value.r#type()).is_ok_and(|t| t.element().to_string() == "f32");
+    (f32_result && Val::of(value).users().len() == 1).then_some(conv)
+}
+
+/// A new f32 constant of type `ty` holding `values` (a `dense_resource` blob named after
+/// `name`), inserted before `anchor`.
+pub(crate) fn insert_f32_constant<'c>(
+    cx: &PassContext<'c>,
+    anchor: OperationRef<'c, '_>,
+    ty: Type<'c>,
+    name: &str,
+    values: &[f32],
+) -> Option<Val> {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let attribute = strata_ir::resource::dense_resource(ty, name, &bytes);
+    let op = OperationBuilder::new("arith.constant", anchor.location())
+        .add_attributes(&[(Identifier::new(cx.strata().mlir(), "value"), attribute)])
+        .add_results(&[ty])
+        .build()
+        .ok()?;
+    let block = anchor.block()?;
+    Some(Val::of(block.insert_operation_before(anchor, op).result(0).ok()?))
+}
 
 /// Registers every pass of this module.
 pub fn register(registry: &mut PassRegistry) {
