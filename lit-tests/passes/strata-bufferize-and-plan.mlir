@@ -5,6 +5,8 @@
 // padded input in place would keep the larger padded buffer alive from the convolution on, so
 // the copy is kept.
 // RUN: strata compile %S/../frontend/inputs/conv_relu.onnx --emit=linalg | strata-opt -p 'builtin.module(strata-bufferize-and-plan)' --mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=COPY
+// With `pads-in-place=false` (`--disable pads-in-place`) only the plain way is planned.
+// RUN: strata-opt %s -p 'builtin.module(func.func(sg-to-linalg),strata-bufferize-and-plan{pads-in-place=false})' --mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=PLAIN
 
 // Relu writes straight into the convolution's padded input: one 18x18 buffer instead of the
 // relu's result and its padded copy. The planned module takes the kept way's body.
@@ -22,6 +24,11 @@
 // shared by every 1x4x4x4 result, one-shot bufferization used to put it in the caller's output
 // buffer, 1200 bytes. strata-init-per-destination gives each result its own empty, which keeps
 // the analysis linear and saves 17-22% on DenseNet and the int8 CNN.)
+// PLAIN-LABEL: func.func @main
+// PLAIN-SAME: strata.arena_bytes = 18560
+// PLAIN: (S) 0 pads-in-place
+// PLAIN: (S) 18560 arena-bytes
+// PLAIN: (S) 0 other-arena-bytes
 // COPY: (S) 0 pads-in-place
 // COPY: (S) 1456 arena-bytes
 // COPY: (S) 1776 other-arena-bytes

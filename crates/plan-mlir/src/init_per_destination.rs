@@ -17,8 +17,8 @@
 //! This pass, run before bufferization (by `strata-bufferize-and-plan`, before
 //! `eliminate-empty-tensors`: once a producer writes into a slice of a fill, that slice is a
 //! reader and the fill must stay one), gives every destination use (a `linalg` op's `outs`, an
-//! `insert_slice`'s `dest`, a tiled kernel's loop's initial value) its own clone of the `tensor.empty` (and of the fill), placed right
-//! before the user, or before the user's ancestor in the original's block when the user is
+//! `insert_slice`'s `dest`, a tiled kernel's loop's initial value) its own clone of the
+//! `tensor.empty` (and of the fill), placed right before the user, or before the user's ancestor in the original's block when the user is
 //! nested (a clone in a loop body would be a new buffer per iteration). Each bufferizes in place
 //! into the user's own buffer, a fill where there was a fill plus a copy, live only from its
 //! user on. Uses that only read (a fill read as an input) keep the original (a clone per reader
