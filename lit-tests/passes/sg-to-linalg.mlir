@@ -72,17 +72,19 @@ func.func @reduce_mean(%x: tensor<2x3x4xf32>) -> tensor<2x1x1xf32> {
 
 // -----
 
-// Softmax: the maximum, exp(x - max) in a loop of its own (it vectorises), its sum, then the
-// quotient written over the exponentials.
+// Softmax: the maximum, exp(x - max) in a loop of its own (it vectorises), its sum, one
+// reciprocal per row (over the sum), then the products written over the exponentials.
 // CHECK-LABEL: func.func @softmax
 // CHECK: arith.maximumf
 // CHECK: %[[E:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
 // CHECK: math.exp
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[E]] : tensor<2x8xf32>)
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[E]] : tensor<2x8xf32>)
 // CHECK: arith.addf
-// CHECK: linalg.generic {{.*}} outs(%[[E]] : tensor<2x8xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} outs(%[[S]] : tensor<2xf32>)
+// CHECK: arith.divf %{{.*}}, %out
+// CHECK: linalg.generic {{.*}} ins(%[[R]] : tensor<2xf32>) outs(%[[E]] : tensor<2x8xf32>)
 // CHECK-NOT: math.exp
-// CHECK: arith.divf
+// CHECK: arith.mulf
 func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %0 = "sg.softmax"(%x) {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>

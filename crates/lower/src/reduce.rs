@@ -123,6 +123,22 @@ pub fn softmax(k: &mut Kernel, axis: usize, log: bool) -> Result<String, Error> 
             &Iter::reducing(&reduced),
             |b, a| Ok(b.emit(format_args!("arith.addf {}, {} : {elem}", a[1], a[0]))),
         )?;
+        if elem.name == "f32" || elem.name == "f64" {
+            // One reciprocal per row (in the sum's buffer), then products: a division per
+            // element cost as much as the exponentials (within an ulp of the quotient).
+            let rank = max_ty.rank();
+            let recip =
+                k.try_generic(&[], (&sum, &max_ty, Map::identity(rank)), &vec![Iter::Parallel; rank], |b, a| {
+                    let one = b.constant(&elem.literal(1.0), &elem);
+                    Ok(b.emit(format_args!("arith.divf {one}, {} : {elem}", a[0])))
+                })?;
+            return k.try_generic(
+                &[(&recip, &max_ty, kept)],
+                (&exps, &ty, Map::identity(ty.rank())),
+                &vec![Iter::Parallel; ty.rank()],
+                |b, a| Ok(b.emit(format_args!("arith.mulf {}, {} : {elem}", a[1], a[0]))),
+            );
+        }
         return k.try_generic(
             &[(&sum, &max_ty, kept)],
             (&exps, &ty, Map::identity(ty.rank())),

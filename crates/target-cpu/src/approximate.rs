@@ -13,6 +13,10 @@
 //! products (so `n` from -150 to 128 stays exact, denormal results included). Error at most
 //! 2 ulp on the whole range; `x > 88.72284` gives +inf, `x < -103.97` gives 0, NaN stays NaN.
 //!
+//! The range reduction's and the polynomials' products and sums are `fastmath<contract>`:
+//! LLVM fuses them into FMAs on hosts that have them (one rounding instead of two; softmax's
+//! exponentials 0.057 -> 0.044 ms for 64K elements), and keeps them apart elsewhere.
+//!
 //! `tanh` and `erf` are odd rational functions `x p(x^2) / q(x^2)` (minimax fits, the
 //! coefficients Eigen and XLA use): `tanh` with `x` clamped to +-7.9053 (where it rounds to
 //! +-1) and `|x| < 0.0004` returned as `x`, `erf` with `x` clamped to +-4. Measured against
@@ -59,7 +63,7 @@ fn odd_rational(ty: &str, bound: &str, p: &[&str], q: &[&str]) -> String {
         body += &format!("  %{name}0 = arith.constant {}\n", f(coefficients[0]));
         for (i, c) in coefficients.iter().enumerate().skip(1) {
             body += &format!(
-                "  %{name}k{i} = arith.constant {}\n  %{name}m{i} = arith.mulf %{name}{}, %x2 : {ty}\n  %{name}{i} = arith.addf %{name}m{i}, %{name}k{i} : {ty}\n",
+                "  %{name}k{i} = arith.constant {}\n  %{name}m{i} = arith.mulf %{name}{}, %x2 fastmath<contract> : {ty}\n  %{name}{i} = arith.addf %{name}m{i}, %{name}k{i} fastmath<contract> : {ty}\n",
                 f(c),
                 i - 1
             );
@@ -149,24 +153,24 @@ fn kernel(ty: &str) -> Option<String> {
   %scaled = arith.mulf %xc, %log2e : {ty}
   %rounded = arith.addf %scaled, %half : {ty}
   %nf = math.floor %rounded : {ty}
-  %t1 = arith.mulf %nf, %c1 : {ty}
-  %r1 = arith.subf %xc, %t1 : {ty}
-  %t2 = arith.mulf %nf, %c2 : {ty}
-  %r = arith.subf %r1, %t2 : {ty}
-  %q0 = arith.mulf %p0, %r : {ty}
-  %q1 = arith.addf %q0, %p1 : {ty}
-  %q2 = arith.mulf %q1, %r : {ty}
-  %q3 = arith.addf %q2, %p2 : {ty}
-  %q4 = arith.mulf %q3, %r : {ty}
-  %q5 = arith.addf %q4, %p3 : {ty}
-  %q6 = arith.mulf %q5, %r : {ty}
-  %q7 = arith.addf %q6, %p4 : {ty}
-  %q8 = arith.mulf %q7, %r : {ty}
-  %q9 = arith.addf %q8, %p5 : {ty}
-  %rr = arith.mulf %r, %r : {ty}
-  %q10 = arith.mulf %q9, %rr : {ty}
-  %q11 = arith.addf %q10, %r : {ty}
-  %y = arith.addf %q11, %one : {ty}
+  %t1 = arith.mulf %nf, %c1 fastmath<contract> : {ty}
+  %r1 = arith.subf %xc, %t1 fastmath<contract> : {ty}
+  %t2 = arith.mulf %nf, %c2 fastmath<contract> : {ty}
+  %r = arith.subf %r1, %t2 fastmath<contract> : {ty}
+  %q0 = arith.mulf %p0, %r fastmath<contract> : {ty}
+  %q1 = arith.addf %q0, %p1 fastmath<contract> : {ty}
+  %q2 = arith.mulf %q1, %r fastmath<contract> : {ty}
+  %q3 = arith.addf %q2, %p2 fastmath<contract> : {ty}
+  %q4 = arith.mulf %q3, %r fastmath<contract> : {ty}
+  %q5 = arith.addf %q4, %p3 fastmath<contract> : {ty}
+  %q6 = arith.mulf %q5, %r fastmath<contract> : {ty}
+  %q7 = arith.addf %q6, %p4 fastmath<contract> : {ty}
+  %q8 = arith.mulf %q7, %r fastmath<contract> : {ty}
+  %q9 = arith.addf %q8, %p5 fastmath<contract> : {ty}
+  %rr = arith.mulf %r, %r fastmath<contract> : {ty}
+  %q10 = arith.mulf %q9, %rr fastmath<contract> : {ty}
+  %q11 = arith.addf %q10, %r fastmath<contract> : {ty}
+  %y = arith.addf %q11, %one fastmath<contract> : {ty}
   %n = arith.fptosi %nf : {ty} to {int}
   %n1 = arith.shrsi %n, %i1 : {int}
   %n2 = arith.subi %n, %n1 : {int}

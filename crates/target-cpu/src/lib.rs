@@ -31,6 +31,7 @@ pub mod outline_kernels;
 pub mod parallelize;
 pub mod profile;
 pub mod vectorize_elementwise;
+pub mod vectorize_reductions;
 
 pub use entry::{add_entry, weights_symbol, EntrySignature};
 pub use host::{emit, set_host_target, EmbeddedWeights, Emit};
@@ -68,6 +69,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&profile::INFO, profile::create);
     registry.register(&parallelize::INFO, parallelize::create);
     registry.register(&vectorize_elementwise::INFO, vectorize_elementwise::create);
+    registry.register(&vectorize_reductions::INFO, vectorize_reductions::create);
     registry.register(&outline_kernels::INFO, outline_kernels::create);
     registry.register_pipeline(LOWER_TO_LLVM);
     registry.register_pipeline(HOST_TO_LLVM);

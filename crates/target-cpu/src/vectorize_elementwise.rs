@@ -160,7 +160,7 @@ pub fn vector_tile(op: OperationRef<'_, '_>, lanes: i64) -> Option<Vec<i64>> {
 
 /// Whether `op` is a kernel of the function (directly in its body, or one thread's tile of a
 /// kernel `strata-parallelize` split), not a loop body of a bigger kernel's schedule.
-fn is_kernel(op: Op) -> bool {
+pub(crate) fn is_kernel(op: Op) -> bool {
     op.parent().is_some_and(|parent| {
         parent.is("func.func") || (parent.is("scf.forall") && attrs::PARALLEL.get(op.get()).is_some())
     })

@@ -1,0 +1,138 @@
+// strata-vectorize-reductions{vector-lanes} vectorises f32 reductions whose innermost loop is
+// the reduction (softmax's max and sum, layer norm's statistics, pooling rows): per output
+// element a loop of whole vectors carrying a vector accumulator (the combining op lane by
+// lane), the last partial vector read masked with its dead lanes set to the identity, outer
+// reduction loops carrying the same accumulator, and one horizontal `vector.reduction` into
+// the output's value. Kernels whose innermost loop is parallel, integer reductions and bodies
+// that read the output other than through the combiner are left as they were.
+// RUN: strata-opt %s -p 'builtin.module(strata-vectorize-reductions{vector-lanes=16})' --mlir-pass-statistics 2>&1 | FileCheck %s
+// RUN: strata-opt %s -p 'builtin.module(strata-vectorize-reductions{vector-lanes=16},strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#nc = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+
+// 40 columns: two whole vectors, then 8 lanes masked (the others -inf, max's identity).
+// CHECK-LABEL: func.func @row_max
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[NEG:.*]] = arith.constant dense<0xFF800000> : vector<16xf32>
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[MAIN:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[C32]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[NEG]]) -> (vector<16xf32>) {
+// CHECK: %[[V:.*]] = vector.load %arg0[%[[I]], %[[K]]] : memref<4x40xf32>, vector<16xf32>
+// CHECK: arith.maximumf %[[ACC]], %[[V]] : vector<16xf32>
+// CHECK: %[[MASK:.*]] = vector.create_mask %[[C8]] : vector<16xi1>
+// CHECK: %[[T:.*]] = vector.maskedload %arg0[%[[I]], %[[C32]]], %[[MASK]]
+// CHECK: %[[KEPT:.*]] = arith.select %[[MASK]], %[[T]], %[[NEG]]
+// CHECK: %[[ALL:.*]] = arith.maximumf %[[MAIN]], %[[KEPT]] : vector<16xf32>
+// CHECK: %[[INIT:.*]] = memref.load %arg1[%[[I]]]
+// CHECK: %[[R:.*]] = vector.reduction <maximumf>, %[[ALL]], %[[INIT]] fastmath<reassoc> : vector<16xf32> into f32
+// CHECK: memref.store %[[R]], %arg1[%[[I]]]
+// CHECK: } {loop_annotation = #{{.*}}}
+// CHECK-NOT: linalg.generic
+// LLVM-LABEL: llvm.func @row_max
+// LLVM: llvm.intr.masked.load
+// LLVM: llvm.intr.vector.reduce.fmaximum
+func.func @row_max(%x: memref<4x40xf32>, %m: memref<4xf32>) {
+  linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x40xf32>) outs(%m : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %o, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// Layer norm's variance over a strided view: the mean is broadcast along the vector, the
+// captured constant becomes a splat, the sum reassociates (`reassoc` on the reduction).
+// CHECK-LABEL: func.func @variance
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<16xf32>) {
+// CHECK: %[[X:.*]] = vector.load %arg0[{{.*}}] : memref<4x64xf32, strided<[128, 1], offset: ?>>, vector<16xf32>
+// CHECK: %[[MU:.*]] = memref.load %arg1
+// CHECK: %[[B:.*]] = vector.broadcast %[[MU]] : f32 to vector<16xf32>
+// CHECK: %[[D:.*]] = arith.subf %[[X]], %[[B]] : vector<16xf32>
+// CHECK: %[[S:.*]] = arith.mulf %[[D]], %[[D]] : vector<16xf32>
+// CHECK: %[[HALF:.*]] = arith.constant dense<5.000000e-01> : vector<16xf32>
+// CHECK: %[[H:.*]] = arith.mulf %[[S]], %[[HALF]] : vector<16xf32>
+// CHECK: arith.addf %[[ACC]], %[[H]] : vector<16xf32>
+// CHECK-NOT: vector.create_mask
+// CHECK: vector.reduction <add>, {{.*}} fastmath<reassoc>
+// CHECK-NOT: linalg.generic
+// LLVM-LABEL: llvm.func @variance
+// LLVM: "llvm.intr.vector.reduce.fadd"({{.*}}) <{fastmathFlags = #llvm.fastmath<reassoc>}>
+func.func @variance(%x: memref<4x64xf32, strided<[128, 1], offset: ?>>, %mean: memref<4xf32>, %v: memref<4xf32>) {
+  %half = arith.constant 0.5 : f32
+  linalg.generic {indexing_maps = [#id2, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %mean : memref<4x64xf32, strided<[128, 1], offset: ?>>, memref<4xf32>) outs(%v : memref<4xf32>) {
+  ^bb0(%a: f32, %mu: f32, %o: f32):
+    %d = arith.subf %a, %mu : f32
+    %s = arith.mulf %d, %d : f32
+    %h = arith.mulf %s, %half : f32
+    %r = arith.addf %h, %o : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// Global average pooling's sum over 7 x 7: the rows loop carries the accumulator; each
+// 7-wide row is one masked vector of 8 (the lanes shrink to the row's power of two).
+// CHECK-LABEL: func.func @global_pool
+// CHECK: scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[SUM:.*]] = scf.for %[[H:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<8xf32>) {
+// CHECK: vector.maskedload %arg0[%{{.*}}, %[[C]], %[[H]], %{{.*}}], {{.*}} : memref<1x8x7x7xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+// CHECK: scf.yield
+// CHECK: vector.reduction <add>, %[[SUM]], {{.*}} : vector<8xf32> into f32
+// CHECK-NOT: linalg.generic
+func.func @global_pool(%x: memref<1x8x7x7xf32>, %y: memref<1x8xf32>) {
+  linalg.generic {indexing_maps = [#id4, #nc], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%x : memref<1x8x7x7xf32>) outs(%y : memref<1x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %o, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// The innermost loop is parallel (a column sum): left alone.
+// CHECK-LABEL: func.func @column_sum
+// CHECK: linalg.generic
+func.func @column_sum(%x: memref<64x32xf32>, %y: memref<32xf32>) {
+  linalg.generic {indexing_maps = [#id2, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<64x32xf32>) outs(%y : memref<32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %o, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// Integers: left alone.
+// CHECK-LABEL: func.func @int_sum
+// CHECK: linalg.generic
+func.func @int_sum(%x: memref<4x64xi32>, %y: memref<4xi32>) {
+  linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x64xi32>) outs(%y : memref<4xi32>) {
+  ^bb0(%a: i32, %o: i32):
+    %r = arith.addi %o, %a : i32
+    linalg.yield %r : i32
+  }
+  return
+}
+
+// The body reads the running value besides combining it (a recurrence, not a reduction):
+// left alone.
+// CHECK-LABEL: func.func @reads_output
+// CHECK: linalg.generic
+// CHECK: (S) 3 kernels
+func.func @reads_output(%x: memref<4x64xf32>, %y: memref<4xf32>) {
+  linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x64xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.mulf %o, %a : f32
+    %r = arith.addf %o, %s : f32
+    linalg.yield %r : f32
+  }
+  return
+}
