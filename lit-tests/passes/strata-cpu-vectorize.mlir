@@ -1,8 +1,10 @@
 // strata-cpu-vectorize applies crates/lower/schedules/cpu-vectorize.mlir to the matmuls that
 // strata-cpu-schedule marked: cache tiles, 8 x 32 register blocks over single k steps,
 // vectorised into outer products (8 FMAs on vector<32xf32> rows per k step) whose 8 x 32
-// accumulator block is read before and written after the k loop. Unmarked matmuls are left
-// alone.
+// accumulator block is read before and written after the k loop, also when the buffers are
+// views of the arena (MLIR 22 hoists no transfer of a view-like op's result, so the pass puts
+// a cast between the matmul and its accumulator view for the schedule, then a memref.cast).
+// Unmarked matmuls are left alone.
 // RUN: strata-opt %s -p 'builtin.module(strata-cpu-vectorize)' | FileCheck %s
 
 // CHECK-LABEL: func.func @marked
@@ -16,6 +18,26 @@
 // CHECK: vector.transfer_write {{.*}}, %arg2[%[[M]], %[[N]]]{{.*}} : vector<8x32xf32>, memref<16x64xf32>
 // CHECK-NOT: linalg.matmul
 func.func @marked(%a: memref<16x48xf32>, %b: memref<48x64xf32>, %c: memref<16x64xf32>) {
+  linalg.matmul {strata.loop_order = "vectorize"} ins(%a, %b : memref<16x48xf32>, memref<48x64xf32>) outs(%c : memref<16x64xf32>)
+  return
+}
+
+// Two matmuls writing the same arena view (CSE made one view of equal views): both keep their
+// accumulators in registers.
+// CHECK-LABEL: func.func @arena_views
+// CHECK: %[[C:.*]] = memref.view %arg2
+// CHECK: %[[CAST:.*]] = memref.cast %[[C]] : memref<16x64xf32> to memref<16x64xf32, strided<[64, 1], offset: ?>>
+// CHECK: %[[ACC:.*]] = vector.transfer_read %[[CAST]]
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<8x32xf32>)
+// CHECK-COUNT-8: vector.fma {{.*}} : vector<32xf32>
+// CHECK: vector.transfer_write {{.*}}, %[[CAST]]
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<8x32xf32>)
+// CHECK-NOT: builtin.unrealized_conversion_cast
+// CHECK: return
+func.func @arena_views(%a: memref<16x48xf32>, %b: memref<48x64xf32>, %arena: memref<8192xi8>) {
+  %c0 = arith.constant 0 : index
+  %c = memref.view %arena[%c0][] : memref<8192xi8> to memref<16x64xf32>
+  linalg.matmul {strata.loop_order = "vectorize"} ins(%a, %b : memref<16x48xf32>, memref<48x64xf32>) outs(%c : memref<16x64xf32>)
   linalg.matmul {strata.loop_order = "vectorize"} ins(%a, %b : memref<16x48xf32>, memref<48x64xf32>) outs(%c : memref<16x64xf32>)
   return
 }

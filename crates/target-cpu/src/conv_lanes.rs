@@ -129,7 +129,7 @@ fn prepare_epilogue(context: &Context, epilogue: Op, conv_result: Val, label: &s
 
 /// A new op `name` with `operands` (defined before `before`), one result of type `result` and
 /// optionally a `value` attribute, inserted right before `before`; its result.
-fn insert_before<'c>(
+pub(crate) fn insert_before<'c>(
     context: &'c Context,
     before: Op,
     name: &str,

@@ -318,7 +318,96 @@ impl Pass for CpuVectorize {
             );
         }
         let script = VECTORIZE.replace("    // TILES\n", &tiling).replace("    // FOLD", &format!("{fold}    // FOLD"));
-        apply_script(module, cx, &script, "schedules/cpu-vectorize.mlir", "the vectorising schedule")
+        accumulator_barriers(cx.strata().mlir(), &marked);
+        apply_script(module, cx, &script, "schedules/cpu-vectorize.mlir", "the vectorising schedule")?;
+        remove_barriers(cx.strata().mlir(), module);
+        Ok(())
+    }
+}
+
+/// `ty` (a memref type with a static offset and strides, printed) with its offset dynamic:
+/// the type of [`accumulator_barriers`]' casts (`None` for other types).
+fn dynamic_offset(ty: &str) -> Option<String> {
+    let inner = ty.strip_prefix("memref<")?.strip_suffix('>')?;
+    let (shaped, layout) = match inner.split_once(", ") {
+        Some((shaped, layout)) => (shaped, Some(layout)),
+        None => (inner, None),
+    };
+    let mut dims: Vec<&str> = shaped.split('x').collect();
+    dims.pop()?;
+    let shape: Vec<i64> = dims.iter().map(|d| d.parse().ok()).collect::<Option<_>>()?;
+    let strides: Vec<String> = match layout {
+        None => {
+            let mut strides = vec![1i64; shape.len()];
+            for d in (0..shape.len().saturating_sub(1)).rev() {
+                strides[d] = strides[d + 1] * shape[d + 1];
+            }
+            strides.iter().map(|s| s.to_string()).collect()
+        }
+        Some(layout) => {
+            let list = layout.strip_prefix("strided<[")?.split(']').next()?;
+            let strides: Vec<String> = list.split(", ").map(str::to_owned).collect();
+            if layout.contains('?') || strides.len() != shape.len() {
+                return None;
+            }
+            strides
+        }
+    };
+    Some(format!("memref<{shaped}, strided<[{}], offset: ?>>", strides.join(", ")))
+}
+
+/// The mark of [`accumulator_barriers`]' casts.
+const BARRIER: &str = "strata.accumulator_barrier";
+
+/// Puts a type-changing `builtin.unrealized_conversion_cast` between each marked matmul and its
+/// accumulator buffer (one per buffer), so that the schedule's
+/// `hoist_redundant_vector_transfers` keeps the 8 x 32 block in registers across the k loop:
+/// MLIR 22 does not hoist transfers whose buffer is defined by a view-like op, and every arena
+/// buffer is a `memref.view` (the accumulators were loaded and stored at every k step:
+/// BERT-tiny's matmuls ran at about 40 GFLOP/s). Only matmuls use the casts, so nothing else in
+/// their loops touches those buffers through them.
+fn accumulator_barriers(context: &melior::Context, marked: &[Op]) {
+    let mut barriers: Vec<(strata_ir::Val, strata_ir::Val)> = Vec::new();
+    for &op in marked {
+        if op.operand_count() != 3 {
+            continue;
+        }
+        let accumulator = op.operand(2);
+        // A function argument is no view: hoisting already works there.
+        if accumulator.owner().is_none() {
+            continue;
+        }
+        if let Some(&(_, cast)) = barriers.iter().find(|(buffer, _)| *buffer == accumulator) {
+            op.set_operand(2, cast);
+            continue;
+        }
+        let Some(text) = dynamic_offset(&accumulator.r#type().to_string()) else { continue };
+        let Some(ty) = melior::ir::Type::parse(context, &text) else { continue };
+        let cast = crate::conv_lanes::insert_before(
+            context,
+            op,
+            "builtin.unrealized_conversion_cast",
+            &[accumulator],
+            ty,
+            None,
+        );
+        if let Some(cast_op) = cast.owner() {
+            cast_op.set_attribute(BARRIER, melior::ir::attribute::Attribute::unit(context));
+        }
+        op.set_operand(2, cast);
+        barriers.push((accumulator, cast));
+    }
+}
+
+/// Replaces [`accumulator_barriers`]' casts by `memref.cast`s (which lower to LLVM).
+fn remove_barriers(context: &melior::Context, module: OperationRef<'_, '_>) {
+    for op in collect(&module, |op| op.is("builtin.unrealized_conversion_cast") && op.attribute(BARRIER).is_some()) {
+        let cast = op.result(0);
+        let memref_cast =
+            crate::conv_lanes::insert_before(context, op, "memref.cast", &[op.operand(0)], cast.r#type(), None);
+        cast.replace_all_uses_with(memref_cast);
+        // Safety: the cast has no uses left and no handle to it survives.
+        unsafe { op.erase() };
     }
 }
 
