@@ -42,6 +42,24 @@ func.func @vectorizable(%a: tensor<8x32xf32>, %b: tensor<32x64xf32>, %c: tensor<
   return %0 : tensor<8x64xf32>
 }
 
+// A batch matmul whose matmuls would be vectorised (attention's scores and context) becomes a
+// loop over the batch of marked matmuls on slices; one with a partial register block keeps
+// the loop-order schedule.
+// CHECK-LABEL: func.func @batch_matmuls
+// CHECK: %[[R:.*]] = scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %arg2) -> (tensor<4x16x64xf32>)
+// CHECK: %[[A:.*]] = tensor.extract_slice %arg0[%[[I]], 0, 0] [1, 16, 8] [1, 1, 1] : tensor<4x16x8xf32> to tensor<16x8xf32>
+// CHECK: %[[B:.*]] = tensor.extract_slice %arg1[%[[I]], 0, 0] [1, 8, 64] [1, 1, 1] : tensor<4x8x64xf32> to tensor<8x64xf32>
+// CHECK: %[[C:.*]] = tensor.extract_slice %[[ACC]][%[[I]], 0, 0] [1, 16, 64] [1, 1, 1]
+// CHECK: %[[P:.*]] = linalg.matmul {strata.loop_order = "vectorize"} ins(%[[A]], %[[B]] : tensor<16x8xf32>, tensor<8x64xf32>) outs(%[[C]] : tensor<16x64xf32>)
+// CHECK: tensor.insert_slice %[[P]] into %[[ACC]][%[[I]], 0, 0] [1, 16, 64] [1, 1, 1]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel"]
+// CHECK-NOT: linalg.batch_matmul
+func.func @batch_matmuls(%a: tensor<4x16x8xf32>, %b: tensor<4x8x64xf32>, %c: tensor<4x16x64xf32>, %d: tensor<4x8x40xf32>, %e: tensor<4x16x40xf32>) -> (tensor<4x16x64xf32>, tensor<4x16x40xf32>) {
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<4x16x8xf32>, tensor<4x8x64xf32>) outs(%c : tensor<4x16x64xf32>) -> tensor<4x16x64xf32>
+  %1 = linalg.batch_matmul ins(%a, %d : tensor<4x16x8xf32>, tensor<4x8x40xf32>) outs(%e : tensor<4x16x40xf32>) -> tensor<4x16x40xf32>
+  return %0, %1 : tensor<4x16x64xf32>, tensor<4x16x40xf32>
+}
+
 // A convolution whose filter count divides into vector registers is register-blocked
 // (crates/lower/src/conv_lanes.rs): its constant filter is transposed at compile time to
 // C x KH x KW x F (a new weight), the padding becomes a fill and an insert (so tiling does not

@@ -42,6 +42,27 @@ func.func @arena_views(%a: memref<16x48xf32>, %b: memref<48x64xf32>, %arena: mem
   return
 }
 
+// A batch matmul's slices (strata-cpu-schedule's batch loop): the accumulator has a dynamic
+// offset already, so the cast makes its outer stride dynamic instead.
+// CHECK-LABEL: func.func @batch_slices
+// CHECK: %[[S:.*]] = memref.subview %arg2
+// CHECK: %[[CAST:.*]] = memref.cast %[[S]] : memref<16x64xf32, strided<[64, 1], offset: ?>> to memref<16x64xf32, strided<[?, 1], offset: ?>>
+// CHECK: %[[ACC:.*]] = vector.transfer_read %[[CAST]]
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<8x32xf32>)
+// CHECK: vector.transfer_write {{.*}}, %[[CAST]]
+func.func @batch_slices(%a: memref<4x16x48xf32>, %b: memref<4x48x64xf32>, %c: memref<4x16x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %as = memref.subview %a[%i, 0, 0] [1, 16, 48] [1, 1, 1] : memref<4x16x48xf32> to memref<16x48xf32, strided<[48, 1], offset: ?>>
+    %bs = memref.subview %b[%i, 0, 0] [1, 48, 64] [1, 1, 1] : memref<4x48x64xf32> to memref<48x64xf32, strided<[64, 1], offset: ?>>
+    %cs = memref.subview %c[%i, 0, 0] [1, 16, 64] [1, 1, 1] : memref<4x16x64xf32> to memref<16x64xf32, strided<[64, 1], offset: ?>>
+    linalg.matmul {strata.loop_order = "vectorize"} ins(%as, %bs : memref<16x48xf32, strided<[48, 1], offset: ?>>, memref<48x64xf32, strided<[64, 1], offset: ?>>) outs(%cs : memref<16x64xf32, strided<[64, 1], offset: ?>>)
+  }
+  return
+}
+
 // CHECK-LABEL: func.func @unmarked
 // CHECK: linalg.matmul ins
 // CHECK-NOT: transform.

@@ -55,7 +55,10 @@ pub static INFO: PassInfo = PassInfo {
         },
         THREADS_OPTION,
     ],
-    statistics: &[StatisticInfo { name: "convolutions", help: "Convolutions register-blocked and vectorised" }],
+    statistics: &[
+        StatisticInfo { name: "convolutions", help: "Convolutions register-blocked and vectorised" },
+        StatisticInfo { name: "batch-matmuls", help: "Batch matmuls split into a loop of vectorised matmuls" },
+    ],
 };
 
 pub fn create(options: &PassOptions) -> Box<dyn Pass> {
@@ -84,6 +87,8 @@ impl Pass for CpuSchedule {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let (convs, count) = crate::conv_lanes::rewrite(module, cx, self.registers, self.threads)?;
         cx.bump("convolutions", count as u64);
+        let batched = split_batch_matmuls(module, cx)?;
+        cx.bump("batch-matmuls", batched as u64);
         for (value, select) in [
             ("vectorize", vectorizable as fn(OperationRef<'_, '_>) -> bool),
             ("reduction_outer", |op| !vectorizable(op) && reduction_outer(op)),
@@ -162,6 +167,61 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
         .replace("    // EPILOGUES", &format!("{epilogues}    // EPILOGUES"))
         .replace("    // FOLD", &format!("{fold}    // FOLD"))
         .replace("    // VECTORIZE", &format!("{vectorize}    // VECTORIZE"))
+}
+
+/// The shapes `[b, m, k, n]` of a batch matmul whose matmuls [`vectorizable`] would take
+/// (static f32, the default maps, `m` a multiple of 8 and `n` of 32).
+fn batch_matmul_shape(op: OperationRef<'_, '_>) -> Option<[i64; 4]> {
+    if strata_ir::ods::op_name(op) != "linalg.batch_matmul" || op.operand_count() != 3 {
+        return None;
+    }
+    let ty = |i: usize| op.operand(i).ok().and_then(|v| tensor_type(v.r#type()).ok());
+    let (a, b, c) = (ty(0)?, ty(1)?, ty(2)?);
+    if [&a, &b, &c].iter().any(|t| t.elem.name != "f32" || t.shape.len() != 3) {
+        return None;
+    }
+    // Transposed or broadcast operands (user-defined maps) are not this rewrite's.
+    if op.attribute("indexing_maps").is_ok_and(|maps| !maps.to_string().contains("(d0, d1, d3)")) {
+        return None;
+    }
+    let [batch, m, k] = [a.shape[0], a.shape[1], a.shape[2]];
+    let n = b.shape[2];
+    let ok = b.shape[..2] == [batch, k] && c.shape == [batch, m, n] && m > 0 && m % 8 == 0 && n > 0 && n % 32 == 0;
+    ok.then_some([batch, m, k, n])
+}
+
+/// Rewrites each batch matmul whose matmuls the vectorising schedule takes into a loop over
+/// the batch of `linalg.matmul`s on slices (attention's scores and context: they ran as a
+/// scalar loop nest, 2x ONNX Runtime); returns how many.
+fn split_batch_matmuls(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<usize, PassFailed> {
+    let mut kernels = strata_lower::kernel::KernelCache::default();
+    let mut count = 0;
+    for raw in collect(&module, |op| batch_matmul_shape(op.get()).is_some()) {
+        let Some([batch, m, k, n]) = batch_matmul_shape(raw.get()) else { continue };
+        let text = format!(
+            "module {{
+  func.func private @batch_matmul(%a: tensor<{batch}x{m}x{k}xf32>, %b: tensor<{batch}x{k}x{n}xf32>, %c: tensor<{batch}x{m}x{n}xf32>) -> tensor<{batch}x{m}x{n}xf32> {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %cb = arith.constant {batch} : index
+    %r = scf.for %i = %c0 to %cb step %c1 iter_args(%acc = %c) -> (tensor<{batch}x{m}x{n}xf32>) {{
+      %as = tensor.extract_slice %a[%i, 0, 0] [1, {m}, {k}] [1, 1, 1] : tensor<{batch}x{m}x{k}xf32> to tensor<{m}x{k}xf32>
+      %bs = tensor.extract_slice %b[%i, 0, 0] [1, {k}, {n}] [1, 1, 1] : tensor<{batch}x{k}x{n}xf32> to tensor<{k}x{n}xf32>
+      %cs = tensor.extract_slice %acc[%i, 0, 0] [1, {m}, {n}] [1, 1, 1] : tensor<{batch}x{m}x{n}xf32> to tensor<{m}x{n}xf32>
+      %p = linalg.matmul ins(%as, %bs : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%cs : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+      %u = tensor.insert_slice %p into %acc[%i, 0, 0] [1, {m}, {n}] [1, 1, 1] : tensor<{m}x{n}xf32> into tensor<{batch}x{m}x{n}xf32>
+      scf.yield %u : tensor<{batch}x{m}x{n}xf32>
+    }}
+    return %r : tensor<{batch}x{m}x{n}xf32>
+  }}
+}}
+"
+        );
+        // Safety: `raw` is a batch matmul of this module, replaced once and not used afterwards.
+        unsafe { kernels.replace_op(cx, raw.get(), &text, "batch matmul loop")? };
+        count += 1;
+    }
+    Ok(count)
 }
 
 /// Whether `op` is a matmul the vectorising schedule handles: static f32, rows a multiple of
@@ -325,8 +385,9 @@ impl Pass for CpuVectorize {
     }
 }
 
-/// `ty` (a memref type with a static offset and strides, printed) with its offset dynamic:
-/// the type of [`accumulator_barriers`]' casts (`None` for other types).
+/// `ty` (a memref type with static strides, printed) with its offset dynamic, or, where the
+/// offset is dynamic already, its outer strides: the type of [`accumulator_barriers`]' casts
+/// (`None` for other types).
 fn dynamic_offset(ty: &str) -> Option<String> {
     let inner = ty.strip_prefix("memref<")?.strip_suffix('>')?;
     let (shaped, layout) = match inner.split_once(", ") {
@@ -346,9 +407,20 @@ fn dynamic_offset(ty: &str) -> Option<String> {
         }
         Some(layout) => {
             let list = layout.strip_prefix("strided<[")?.split(']').next()?;
-            let strides: Vec<String> = list.split(", ").map(str::to_owned).collect();
-            if layout.contains('?') || strides.len() != shape.len() {
+            let mut strides: Vec<String> = list.split(", ").map(str::to_owned).collect();
+            if strides.len() != shape.len() || strides.iter().any(|s| s == "?") {
                 return None;
+            }
+            if layout.contains('?') {
+                // The offset is dynamic already (a slice of a batch): the outer strides
+                // become dynamic instead (the innermost stays 1, so loads stay contiguous).
+                let last = strides.len().checked_sub(1)?;
+                if last == 0 {
+                    return None;
+                }
+                for stride in &mut strides[..last] {
+                    *stride = "?".to_owned();
+                }
             }
             strides
         }

@@ -158,12 +158,29 @@ pub fn vector_tile(op: OperationRef<'_, '_>, lanes: i64) -> Option<Vec<i64>> {
     )
 }
 
-/// Whether `op` is a kernel of the function (directly in its body, or one thread's tile of a
-/// kernel `strata-parallelize` split), not a loop body of a bigger kernel's schedule.
+/// Whether `op` is a kernel of the function (in its body, or in the model's own control flow
+/// there: a recurrence's time loop, a Loop or Scan body, an If's branch; or one thread's tile
+/// of a kernel `strata-parallelize` split), not a loop body of a bigger kernel's schedule (the
+/// schedules' tile loops hold vector code, or `scf.forall`s without the split's mark).
 pub(crate) fn is_kernel(op: Op) -> bool {
-    op.parent().is_some_and(|parent| {
-        parent.is("func.func") || (parent.is("scf.forall") && attrs::PARALLEL.get(op.get()).is_some())
-    })
+    let mut parent = op.parent();
+    while let Some(p) = parent {
+        if p.is("func.func") {
+            return true;
+        }
+        if p.is("scf.forall") {
+            return attrs::PARALLEL.get(op.get()).is_some() && p.parent().is_some_and(|f| f.is("func.func"));
+        }
+        if !(p.is("scf.for") || p.is("scf.while") || p.is("scf.if")) {
+            return false;
+        }
+        // The model's loops hold whole kernels: an op of a schedule's tile loop is a tile.
+        if attrs::PARALLEL.get(op.get()).is_some() {
+            return false;
+        }
+        parent = p.parent();
+    }
+    false
 }
 
 /// Kernels per run of the transform interpreter. The interpreter checks, for every handle an
