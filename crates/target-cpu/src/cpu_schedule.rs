@@ -91,7 +91,10 @@ impl Pass for CpuSchedule {
         cx.bump("batch-matmuls", batched as u64);
         for (value, select) in [
             ("vectorize", vectorizable as fn(OperationRef<'_, '_>) -> bool),
-            ("reduction_outer", |op| !vectorizable(op) && reduction_outer(op)),
+            // The depthwise convolutions `strata-vectorize-depthwise` takes stay named ops.
+            ("reduction_outer", |op| {
+                !vectorizable(op) && reduction_outer(op) && crate::vectorize_depthwise::handles(op).is_none()
+            }),
         ] {
             for raw in collect(&module, |op| select(op.get())) {
                 attrs::LOOP_ORDER.set(raw.get(), value);

@@ -1,0 +1,66 @@
+// strata-vectorize-depthwise{vector-lanes threads} writes each f32 NCHW depthwise
+// convolution on buffers as register-blocked vector loops with the output width in the lanes:
+// per channel the 3 x 3 weights broadcast once; blocks of 4 output rows x one vector whose
+// accumulators start from the output (the bias) and take one load and one contractible
+// multiply-add per tap and row; stride 2 along the width reads twice the lanes and keeps the
+// even ones; the last partial vector of a row is masked, rows that do not fill a block run one
+// at a time. With threads the channels of a big convolution are an scf.forall. Other
+// convolutions (a width stride of 3) are left as they were.
+// RUN: strata-opt %s -p 'builtin.module(strata-vectorize-depthwise{vector-lanes=16})' --mlir-pass-statistics 2>&1 | FileCheck %s
+// RUN: strata-opt %s -p 'builtin.module(strata-vectorize-depthwise{vector-lanes=16 threads=2})' | FileCheck %s --check-prefix=THREADS
+// RUN: strata-opt %s -p 'builtin.module(strata-vectorize-depthwise{vector-lanes=16},strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
+
+// 10 x 20 outputs: 8 rows in blocks of 4 then 2 single rows; 16 columns whole, 4 masked.
+// CHECK-LABEL: func.func @stride_one
+// CHECK: scf.for %[[CH:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-COUNT-9: vector.broadcast {{.*}} : f32 to vector<16xf32>
+// CHECK: scf.for %[[OH:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: scf.for %[[OW:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-COUNT-4: vector.load %arg2[{{.*}}] : memref<1x4x10x20xf32>, vector<16xf32>
+// CHECK: vector.load %arg0[{{.*}}] : memref<1x4x12x22xf32>, vector<16xf32>
+// CHECK: arith.mulf {{.*}} fastmath<contract> : vector<16xf32>
+// CHECK: arith.addf {{.*}} fastmath<contract> : vector<16xf32>
+// CHECK-COUNT-4: vector.store {{.*}}, %arg2[{{.*}}] : memref<1x4x10x20xf32>, vector<16xf32>
+// CHECK: } {loop_annotation
+// CHECK: vector.create_mask %{{.*}} : vector<16xi1>
+// CHECK: vector.maskedload %arg2
+// CHECK: vector.maskedstore %arg2
+// CHECK: } {loop_annotation
+// CHECK: scf.for
+// CHECK-NOT: linalg.depthwise_conv_2d_nchw_chw
+// LLVM-LABEL: llvm.func @stride_one
+// LLVM: llvm.intr.masked.load
+// LLVM: llvm.fmul {{.*}} {fastmathFlags = #llvm.fastmath<contract>} : vector<16xf32>
+func.func @stride_one(%x: memref<1x4x12x22xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x10x20xf32>) {
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x4x12x22xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x20xf32>)
+  return
+}
+
+// Stride 2: each tap reads 32 elements (masked to the row) and keeps the even 16.
+// CHECK-LABEL: func.func @stride_two
+// CHECK: %[[WIDE:.*]] = vector.maskedload %arg0[{{.*}}], {{.*}} : memref<1x4x21x21xf32>, vector<32xi1>, vector<32xf32> into vector<32xf32>
+// CHECK: vector.shuffle %[[WIDE]], %[[WIDE]] [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30] : vector<32xf32>, vector<32xf32>
+// CHECK-NOT: linalg.depthwise_conv_2d_nchw_chw
+// THREADS-LABEL: func.func @stride_two
+// THREADS-NOT: scf.forall
+// THREADS-LABEL: func.func @big
+// THREADS: scf.forall (%{{.*}}) in (64)
+func.func @stride_two(%x: memref<1x4x21x21xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x10x10xf32>) {
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : memref<1x4x21x21xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x10xf32>)
+  return
+}
+
+// Big enough (2^19 multiply-adds) to split its channels across threads.
+func.func @big(%x: memref<1x64x34x34xf32>, %w: memref<64x3x3xf32>, %y: memref<1x64x32x32xf32>) {
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x64x34x34xf32>, memref<64x3x3xf32>) outs(%y : memref<1x64x32x32xf32>)
+  return
+}
+
+// Width stride 3: left alone.
+// CHECK-LABEL: func.func @stride_three
+// CHECK: linalg.depthwise_conv_2d_nchw_chw
+// CHECK: (S) 3 convolutions
+func.func @stride_three(%x: memref<1x4x12x31xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x10x10xf32>) {
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<[1, 3]> : tensor<2xi64>} ins(%x, %w : memref<1x4x12x31xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x10xf32>)
+  return
+}
