@@ -43,6 +43,40 @@ pub fn width(dtype: DataType) -> usize {
     }
 }
 
+/// A matrix's transpose (whole-byte element types only; `None` for anything else).
+pub fn transpose_2d(matrix: &Folded) -> Option<Folded> {
+    let &[rows, cols] = matrix.shape.as_slice() else { return None };
+    let w = width(matrix.dtype);
+    let whole_bytes = matches!(
+        matrix.dtype,
+        DataType::Float
+            | DataType::Double
+            | DataType::Float16
+            | DataType::Bfloat16
+            | DataType::Int8
+            | DataType::Uint8
+            | DataType::Int16
+            | DataType::Uint16
+            | DataType::Int32
+            | DataType::Uint32
+            | DataType::Int64
+            | DataType::Uint64
+            | DataType::Bool
+    );
+    let (rows, cols) = (usize::try_from(rows).ok()?, usize::try_from(cols).ok()?);
+    if !whole_bytes || matrix.bytes.len() != rows.checked_mul(cols)?.checked_mul(w)? {
+        return None;
+    }
+    let mut bytes = vec![0u8; matrix.bytes.len()];
+    for r in 0..rows {
+        for c in 0..cols {
+            let (from, to) = ((r * cols + c) * w, (c * rows + r) * w);
+            bytes[to..to + w].copy_from_slice(&matrix.bytes[from..from + w]);
+        }
+    }
+    Some(Folded { shape: vec![cols as i64, rows as i64], dtype: matrix.dtype, bytes })
+}
+
 impl Folded {
     pub fn from_i64(shape: Vec<i64>, values: &[i64]) -> Folded {
         Folded { shape, dtype: DataType::Int64, bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect() }
@@ -597,6 +631,16 @@ impl Importer<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn matrices_transpose() {
+        let matrix = Folded::from_i64(vec![2, 3], &[1, 2, 3, 4, 5, 6]);
+        let t = transpose_2d(&matrix).unwrap();
+        assert_eq!((t.shape.clone(), t.ints().unwrap()), (vec![3, 2], vec![1, 4, 2, 5, 3, 6]));
+        assert!(transpose_2d(&Folded::from_i64(vec![6], &[1, 2, 3, 4, 5, 6])).is_none());
+        let packed = Folded { shape: vec![2, 2], dtype: DataType::Int4, bytes: vec![0x21, 0x43] };
+        assert!(transpose_2d(&packed).is_none());
+    }
 
     #[test]
     fn shape_subgraph_pieces() {

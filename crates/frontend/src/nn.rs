@@ -386,11 +386,23 @@ impl Importer<'_> {
         let beta = attribute(node, "beta").map_or(1.0, |a| a.f());
         let maybe_transposed =
             |name: &str, shape: &[i64], transpose: bool, this: &mut Self| -> Result<(Val, Vec<i64>), Error> {
-                let value = this.use_value(block, name, location)?;
                 if !transpose {
-                    return Ok((value, shape.to_vec()));
+                    return Ok((this.use_value(block, name, location)?, shape.to_vec()));
                 }
                 let out = vec![shape[1], shape[0]];
+                // A constant operand (a classifier's weight) is transposed here, once, instead
+                // of at every run.
+                let transposed = format!("{name}::transposed");
+                if this.folded(&transposed).is_some() {
+                    return Ok((this.use_value(block, &transposed, location)?, out));
+                }
+                if let Some(folded) = this.folded(name).and_then(|f| crate::fold::transpose_2d(&f)) {
+                    if this.within_constant_budget(&transposed, folded.bytes.len() as u64).is_ok() {
+                        this.insert_computed(transposed.clone(), folded)?;
+                        return Ok((this.use_value(block, &transposed, location)?, out));
+                    }
+                }
+                let value = this.use_value(block, name, location)?;
                 let op =
                     sg::Transpose::build(context, location, value.get(), &[1, 0], tensor_type(context, &out, dtype)?);
                 let value: Value = block.append_operation(op).result(0).expect("one result").into();
