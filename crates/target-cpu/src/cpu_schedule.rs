@@ -71,7 +71,7 @@ pub fn create(options: &PassOptions) -> Box<dyn Pass> {
 
 /// The `threads` option of the schedules: above 1, the tile loops of the convolutions and
 /// matmuls are one `scf.forall` (run by OpenMP threads) instead of nested `scf.for`s.
-const THREADS_OPTION: OptionInfo = OptionInfo {
+pub(crate) const THREADS_OPTION: OptionInfo = OptionInfo {
     name: "threads",
     kind: OptionKind::Int,
     default: "1",

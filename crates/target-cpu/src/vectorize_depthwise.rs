@@ -23,7 +23,7 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
 use strata_ir::handle::dense_ints;
 use strata_ir::rewrite::collect;
-use strata_ir::{Op, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 use strata_lower::kernel::KernelCache;
 use strata_lower::ops::static_shape;
 
@@ -31,20 +31,7 @@ pub static INFO: PassInfo = PassInfo {
     name: "strata-vectorize-depthwise",
     summary: "Depthwise convolutions (f32, NCHW) as register-blocked vector loops, output width in the lanes",
     anchor: "builtin.module",
-    options: &[
-        OptionInfo {
-            name: "vector-lanes",
-            kind: OptionKind::Int,
-            default: "8",
-            help: "f32 lanes of one vector register (8: AVX2, 16: AVX-512)",
-        },
-        OptionInfo {
-            name: "threads",
-            kind: OptionKind::Int,
-            default: "1",
-            help: "threads the model will run on: above 1, big convolutions split their channels across them",
-        },
-    ],
+    options: &[crate::vectorize_elementwise::VECTOR_LANES_OPTION, crate::cpu_schedule::THREADS_OPTION],
     statistics: &[StatisticInfo { name: "convolutions", help: "Depthwise convolutions vectorised" }],
 };
 

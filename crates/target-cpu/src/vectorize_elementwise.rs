@@ -39,16 +39,19 @@ pub static INFO: PassInfo = PassInfo {
     name: "strata-vectorize-elementwise",
     summary: "Vectorise the elementwise linalg kernels on buffers: one (masked) vector along the innermost loop",
     anchor: "builtin.module",
-    options: &[OptionInfo {
-        name: "vector-lanes",
-        kind: OptionKind::Int,
-        default: "8",
-        help: "f32 lanes of one vector register (8: AVX2, 16: AVX-512)",
-    }],
+    options: &[VECTOR_LANES_OPTION],
     statistics: &[
         StatisticInfo { name: "kernels", help: "Elementwise kernels vectorised" },
         StatisticInfo { name: "refused", help: "Kernels MLIR's vectorizer refused (left as loops)" },
     ],
+};
+
+/// The `vector-lanes` option of the vectorising passes on buffers.
+pub(crate) const VECTOR_LANES_OPTION: OptionInfo = OptionInfo {
+    name: "vector-lanes",
+    kind: OptionKind::Int,
+    default: "8",
+    help: "f32 lanes of one vector register (8: AVX2, 16: AVX-512)",
 };
 
 pub fn create(options: &PassOptions) -> Box<dyn Pass> {

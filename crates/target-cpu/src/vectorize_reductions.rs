@@ -32,7 +32,7 @@ use melior::ir::Type;
 use std::collections::BTreeMap;
 use strata_ir::handle::{MapResult, Val};
 use strata_ir::rewrite::collect;
-use strata_ir::{Op, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 use strata_lower::kernel::KernelCache;
 use strata_lower::ops::static_shape;
 
@@ -40,12 +40,7 @@ pub static INFO: PassInfo = PassInfo {
     name: "strata-vectorize-reductions",
     summary: "Vectorise f32 reductions along their innermost loop with a vector accumulator in registers",
     anchor: "builtin.module",
-    options: &[OptionInfo {
-        name: "vector-lanes",
-        kind: OptionKind::Int,
-        default: "8",
-        help: "f32 lanes of one vector register (8: AVX2, 16: AVX-512)",
-    }],
+    options: &[crate::vectorize_elementwise::VECTOR_LANES_OPTION],
     statistics: &[StatisticInfo { name: "kernels", help: "Reduction kernels vectorised" }],
 };
 
