@@ -22,15 +22,18 @@ func.func @convs(%x: tensor<1x16x10x10xf32>, %dw: tensor<16x3x3xf32>, %pw: tenso
 }
 
 // CHECK-LABEL: func.func @matmuls
-// 64 columns: (m, k, n).
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]
-// 8 columns: unchanged.
+// f32 matmuls of other shapes stay named ops for strata-vectorize-matmul (after
+// bufferization); an integer one with 64 columns takes the loop order (m, k, n).
 // CHECK: linalg.matmul ins
+// CHECK: linalg.matmul ins
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]
 // CHECK-NOT: transform.
-func.func @matmuls(%a: tensor<4x32xf32>, %b: tensor<32x64xf32>, %c: tensor<4x64xf32>, %d: tensor<32x8xf32>, %e: tensor<4x8xf32>) -> (tensor<4x64xf32>, tensor<4x8xf32>) {
+func.func @matmuls(%a: tensor<4x32xf32>, %b: tensor<32x64xf32>, %c: tensor<4x64xf32>, %d: tensor<32x8xf32>, %e: tensor<4x8xf32>,
+                   %x: tensor<4x32xi32>, %y: tensor<32x64xi32>, %z: tensor<4x64xi32>) -> (tensor<4x64xf32>, tensor<4x8xf32>, tensor<4x64xi32>) {
   %0 = linalg.matmul ins(%a, %b : tensor<4x32xf32>, tensor<32x64xf32>) outs(%c : tensor<4x64xf32>) -> tensor<4x64xf32>
   %1 = linalg.matmul ins(%a, %d : tensor<4x32xf32>, tensor<32x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
-  return %0, %1 : tensor<4x64xf32>, tensor<4x8xf32>
+  %2 = linalg.matmul ins(%x, %y : tensor<4x32xi32>, tensor<32x64xi32>) outs(%z : tensor<4x64xi32>) -> tensor<4x64xi32>
+  return %0, %1, %2 : tensor<4x64xf32>, tensor<4x8xf32>, tensor<4x64xi32>
 }
 
 // A matmul whose rows are a multiple of 8 and columns a multiple of 32 stays a named op,

@@ -91,9 +91,13 @@ impl Pass for CpuSchedule {
         cx.bump("batch-matmuls", batched as u64);
         for (value, select) in [
             ("vectorize", vectorizable as fn(OperationRef<'_, '_>) -> bool),
-            // The depthwise convolutions `strata-vectorize-depthwise` takes stay named ops.
+            // The depthwise convolutions and matmuls `strata-vectorize-depthwise` and
+            // `strata-vectorize-matmul` take stay named ops.
             ("reduction_outer", |op| {
-                !vectorizable(op) && reduction_outer(op) && crate::vectorize_depthwise::handles(op).is_none()
+                !vectorizable(op)
+                    && reduction_outer(op)
+                    && crate::vectorize_depthwise::handles(op).is_none()
+                    && crate::vectorize_matmul::handles(op).is_none()
             }),
         ] {
             for raw in collect(&module, |op| select(op.get())) {

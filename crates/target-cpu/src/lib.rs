@@ -32,6 +32,7 @@ pub mod parallelize;
 pub mod profile;
 pub mod vectorize_depthwise;
 pub mod vectorize_elementwise;
+pub mod vectorize_matmul;
 pub mod vectorize_reductions;
 
 pub use entry::{add_entry, weights_symbol, EntrySignature};
@@ -72,6 +73,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&vectorize_elementwise::INFO, vectorize_elementwise::create);
     registry.register(&vectorize_reductions::INFO, vectorize_reductions::create);
     registry.register(&vectorize_depthwise::INFO, vectorize_depthwise::create);
+    registry.register(&vectorize_matmul::INFO, vectorize_matmul::create);
     registry.register(&outline_kernels::INFO, outline_kernels::create);
     registry.register_pipeline(LOWER_TO_LLVM);
     registry.register_pipeline(HOST_TO_LLVM);

@@ -1,0 +1,223 @@
+//! `strata-vectorize-matmul{vector-lanes}`: the f32 and f64 matmuls that the register-blocked
+//! schedule (`strata-cpu-vectorize`: rows a multiple of 8, columns of 32) does not take, of any
+//! shape, as vector loops on buffers after planning.
+//!
+//! Blocks of 4 rows x 2 vectors of columns keep their 8 accumulators in registers through the
+//! whole reduction (carried by the `k` loop): per step one load of each B vector, a broadcast
+//! of each A element and 8 contractible multiply-adds. A partial column block is masked (its
+//! loads, accumulators and stores), rows that do not fill a block run one at a time. A
+//! classifier head (1 x 1280 x 1000) or a short-time Fourier transform's basis products (98 x
+//! 400 x 201, in f64) ran as scalar loop nests.
+//!
+//! `strata-cpu-schedule` leaves exactly these matmuls as named ops ([`handles`]); each is
+//! either the vectorising schedule's, this pass's, or (other element types) the loop-order
+//! schedule's.
+
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::ValueLike;
+use strata_ir::rewrite::collect;
+use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_lower::kernel::KernelCache;
+use strata_lower::ops::static_shape;
+
+pub static INFO: PassInfo = PassInfo {
+    name: "strata-vectorize-matmul",
+    summary: "Matmuls of any shape (f32, f64) as register-blocked vector loops with masked partial blocks",
+    anchor: "builtin.module",
+    options: &[crate::vectorize_elementwise::VECTOR_LANES_OPTION],
+    statistics: &[StatisticInfo { name: "matmuls", help: "Matmuls vectorised" }],
+};
+
+pub fn create(options: &PassOptions) -> Box<dyn Pass> {
+    Box::new(VectorizeMatmul { lanes: options.int("vector-lanes").max(4) })
+}
+
+struct VectorizeMatmul {
+    lanes: i64,
+}
+
+/// Rows and column vectors of a register block.
+const ROWS: i64 = 4;
+const VECTORS: i64 = 2;
+
+/// A matmul this pass takes: `m x k` times `k x n`, element type `f32` or `f64`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Matmul {
+    m: i64,
+    k: i64,
+    n: i64,
+    elem: &'static str,
+}
+
+/// The matmul `op` is, when this pass vectorises it (tensors or buffers): a `linalg.matmul`
+/// with the default maps, static 2-D operands of one element type, f32 or f64, not marked for
+/// the vectorising schedule, at least 4 columns.
+pub fn handles(op: OperationRef<'_, '_>) -> Option<Matmul> {
+    if strata_ir::ods::op_name(op) != "linalg.matmul" || op.operand_count() != 3 {
+        return None;
+    }
+    if strata_ir::attrs::LOOP_ORDER.get(op).is_some_and(|order| order == "vectorize") {
+        return None;
+    }
+    if op.attribute("indexing_maps").is_ok_and(|maps| !maps.to_string().contains("(d0, d1, d2) -> (d0, d2)")) {
+        return None;
+    }
+    let mut elem = None;
+    let mut shapes = Vec::new();
+    for i in 0..3 {
+        let ty = op.operand(i).ok()?.r#type();
+        let text = ty.to_string();
+        let this = if text.contains("xf32>") || text.contains("xf32, ") {
+            "f32"
+        } else if text.contains("xf64>") || text.contains("xf64, ") {
+            "f64"
+        } else {
+            return None;
+        };
+        // Unit-stride rows (identity or `strided<[s, 1]...>` layouts).
+        if text.contains("affine_map") || (text.contains("strided<") && !text.contains(", 1]")) {
+            return None;
+        }
+        if elem.is_some_and(|e| e != this) {
+            return None;
+        }
+        elem = Some(this);
+        let shape = static_shape(ty).ok()?;
+        (shape.len() == 2).then_some(())?;
+        shapes.push(shape);
+    }
+    let (m, k, n) = (shapes[0][0], shapes[0][1], shapes[1][1]);
+    let ok = shapes[1][0] == k && shapes[2] == [m, n] && m > 0 && k > 0 && n >= 4;
+    ok.then_some(Matmul { m, k, n, elem: elem? })
+}
+
+impl Matmul {
+    /// The kernel function (MLIR text) for operand types `types`, `lanes` f32 lanes a register.
+    fn function(&self, types: &[String], lanes: i64) -> String {
+        let Matmul { m, k, n, elem } = *self;
+        let lanes = if elem == "f64" { (lanes / 2).max(2) } else { lanes };
+        let lanes = lanes.min((n as u64).next_power_of_two() as i64);
+        let width = lanes * VECTORS;
+        let vt = format!("vector<{lanes}x{elem}>");
+        let mt = format!("vector<{lanes}xi1>");
+        let (at, bt, ct) = (&types[0], &types[1], &types[2]);
+        let (n_main, n_tail) = (n / width * width, n % width);
+        let m_main = m / ROWS * ROWS;
+        let mut constants: Vec<i64> = vec![0, 1, ROWS, width, n_main, m_main, m, k, n];
+        constants.extend((0..ROWS.max(VECTORS)).map(|i| i * lanes));
+        constants.extend(0..ROWS);
+        constants.sort();
+        constants.dedup();
+        let mut s = format!("module {{\n  func.func private @matmul(%a: {at}, %b: {bt}, %c: {ct}) {{\n");
+        for c in &constants {
+            s += &format!("    %c{c} = arith.constant {c} : index\n");
+        }
+        s += &format!("    %zero = arith.constant dense<0.0> : {vt}\n");
+        let rolled = "{loop_annotation = #llvm.loop_annotation<unroll = <disable = true>>}";
+        let mut id = 0usize;
+        // One block: `rows` rows from `row`, column vectors from `col`, masked when `partial`.
+        let mut block = |s: &mut String, rows: i64, row: &str, col: &str, partial: bool, indent: &str| {
+            id += 1;
+            let b = id;
+            let mut masks = Vec::new();
+            for v in 0..VECTORS {
+                *s += &format!("{indent}%col{b}_{v} = arith.addi {col}, %c{} : index\n", v * lanes);
+                if partial {
+                    *s += &format!(
+                        "{indent}%left{b}_{v} = arith.subi %c{n}, %col{b}_{v} : index\n{indent}%mask{b}_{v} = vector.create_mask %left{b}_{v} : {mt}\n"
+                    );
+                    masks.push(Some(format!("%mask{b}_{v}")));
+                } else {
+                    masks.push(None);
+                }
+            }
+            let load = |base: &str, ty: &str, row: &str, v: i64| -> String {
+                match &masks[v as usize] {
+                    None => format!("vector.load {base}[{row}, %col{b}_{v}] : {ty}, {vt}"),
+                    Some(mask) => format!(
+                        "vector.maskedload {base}[{row}, %col{b}_{v}], {mask}, %zero : {ty}, {mt}, {vt} into {vt}"
+                    ),
+                }
+            };
+            let mut inits = Vec::new();
+            for r in 0..rows {
+                *s += &format!("{indent}%row{b}_{r} = arith.addi {row}, %c{r} : index\n");
+                for v in 0..VECTORS {
+                    *s += &format!("{indent}%init{b}_{r}_{v} = {}\n", load("%c", ct, &format!("%row{b}_{r}"), v));
+                    inits.push(format!("%acc{b}_{r}_{v} = %init{b}_{r}_{v}"));
+                }
+            }
+            let count = rows * VECTORS;
+            let types = vec![vt.as_str(); count as usize].join(", ");
+            *s += &format!(
+                "{indent}%sum{b}:{count} = scf.for %k{b} = %c0 to %c{k} step %c1 iter_args({}) -> ({types}) {{\n",
+                inits.join(", ")
+            );
+            let inner = format!("{indent}  ");
+            for v in 0..VECTORS {
+                *s += &format!("{inner}%bv{b}_{v} = {}\n", load("%b", bt, &format!("%k{b}"), v));
+            }
+            let mut next = Vec::new();
+            for r in 0..rows {
+                *s += &format!(
+                    "{inner}%as{b}_{r} = memref.load %a[%row{b}_{r}, %k{b}] : {at}\n{inner}%av{b}_{r} = vector.broadcast %as{b}_{r} : {elem} to {vt}\n"
+                );
+                for v in 0..VECTORS {
+                    *s += &format!(
+                        "{inner}%p{b}_{r}_{v} = arith.mulf %av{b}_{r}, %bv{b}_{v} fastmath<contract> : {vt}\n{inner}%n{b}_{r}_{v} = arith.addf %acc{b}_{r}_{v}, %p{b}_{r}_{v} fastmath<contract> : {vt}\n"
+                    );
+                    next.push(format!("%n{b}_{r}_{v}"));
+                }
+            }
+            *s += &format!("{inner}scf.yield {} : {types}\n{indent}}} {rolled}\n", next.join(", "));
+            for r in 0..rows {
+                for v in 0..VECTORS {
+                    let value = format!("%sum{b}#{}", r * VECTORS + v);
+                    *s += &match &masks[v as usize] {
+                        None => format!("{indent}vector.store {value}, %c[%row{b}_{r}, %col{b}_{v}] : {ct}, {vt}\n"),
+                        Some(mask) => format!(
+                            "{indent}vector.maskedstore %c[%row{b}_{r}, %col{b}_{v}], {mask}, {value} : {ct}, {mt}, {vt}\n"
+                        ),
+                    };
+                }
+            }
+        };
+        for (from, to, rows, label) in [(0, m_main, ROWS, "b"), (m_main, m, 1, "r")] {
+            if to <= from {
+                continue;
+            }
+            let step = if rows == ROWS { format!("%c{ROWS}") } else { "%c1".to_owned() };
+            s += &format!("    scf.for %m{label} = %c{from} to %c{to} step {step} {{\n");
+            if n_main > 0 {
+                s += &format!("      scf.for %n{label} = %c0 to %c{n_main} step %c{width} {{\n");
+                block(&mut s, rows, &format!("%m{label}"), &format!("%n{label}"), false, "        ");
+                s += &format!("      }} {rolled}\n");
+            }
+            if n_tail > 0 {
+                block(&mut s, rows, &format!("%m{label}"), &format!("%c{n_main}"), true, "      ");
+            }
+            s += &format!("    }} {rolled}\n");
+        }
+        s += "    return\n  }\n}\n";
+        s
+    }
+}
+
+impl Pass for VectorizeMatmul {
+    fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        let mut kernels = KernelCache::default();
+        for op in collect(&module, |op| handles(op.get()).is_some() && crate::vectorize_elementwise::is_kernel(op)) {
+            let op: Op = op;
+            let Some(matmul) = handles(op.get()) else { continue };
+            let types: Vec<String> = (0..3).map(|i| op.operand(i).r#type().to_string()).collect();
+            if types.iter().any(|t| !t.starts_with("memref<")) {
+                continue;
+            }
+            let text = matmul.function(&types, self.lanes);
+            // Safety: `op` is a matmul of this module, replaced once and not used afterwards.
+            unsafe { kernels.replace_op(cx, op.get(), &text, "matmul kernel")? };
+            cx.bump("matmuls", 1);
+        }
+        Ok(())
+    }
+}

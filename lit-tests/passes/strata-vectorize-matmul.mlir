@@ -1,0 +1,52 @@
+// strata-vectorize-matmul{vector-lanes} writes the f32 and f64 matmuls that the register-blocked
+// schedule does not take (any shape) as vector loops on buffers: blocks of 4 rows x 2 vectors
+// of columns whose 8 accumulators the k loop carries in registers (a load of each B vector, a
+// broadcast of each A element, contractible multiply-adds), a partial column block masked,
+// leftover rows one at a time. f64 uses half the lanes. Matmuls marked for the vectorising
+// schedule and other element types are left as they were.
+// RUN: strata-opt %s -p 'builtin.module(strata-vectorize-matmul{vector-lanes=16})' --mlir-pass-statistics 2>&1 | FileCheck %s
+// RUN: strata-opt %s -p 'builtin.module(strata-vectorize-matmul{vector-lanes=16},strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
+
+// A classifier head: one row, 1000 columns = 31 whole blocks of 32 and a masked one of 8.
+// CHECK-LABEL: func.func @classifier
+// CHECK: scf.for %[[M:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[ACC:.*]]:2 = scf.for %[[K:.*]] = {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>) {
+// CHECK: vector.load %arg1[%[[K]], {{.*}}] : memref<40x1000xf32>, vector<16xf32>
+// CHECK: memref.load %arg0[{{.*}}, %[[K]]] : memref<1x40xf32>
+// CHECK: vector.broadcast {{.*}} : f32 to vector<16xf32>
+// CHECK: arith.mulf {{.*}} fastmath<contract> : vector<16xf32>
+// CHECK: arith.addf {{.*}} fastmath<contract> : vector<16xf32>
+// CHECK: } {loop_annotation
+// CHECK: vector.store %[[ACC]]#0
+// CHECK: vector.create_mask {{.*}} : vector<16xi1>
+// CHECK: vector.maskedload %arg2
+// CHECK: vector.maskedstore %arg2
+// CHECK-NOT: linalg.matmul
+// LLVM-LABEL: llvm.func @classifier
+// LLVM: llvm.intr.masked.load
+func.func @classifier(%a: memref<1x40xf32>, %b: memref<40x1000xf32>, %c: memref<1x1000xf32>) {
+  linalg.matmul ins(%a, %b : memref<1x40xf32>, memref<40x1000xf32>) outs(%c : memref<1x1000xf32>)
+  return
+}
+
+// f64 (a Fourier basis): 8 lanes; 9 rows = 2 blocks of 4 and one single row.
+// CHECK-LABEL: func.func @fourier
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>)
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<8xf64>, vector<8xf64>)
+// CHECK-NOT: linalg.matmul
+func.func @fourier(%a: memref<9x40xf64>, %b: memref<40x21xf64>, %c: memref<9x21xf64>) {
+  linalg.matmul ins(%a, %b : memref<9x40xf64>, memref<40x21xf64>) outs(%c : memref<9x21xf64>)
+  return
+}
+
+// Marked for the vectorising schedule, or of another element type: left alone.
+// CHECK-LABEL: func.func @others
+// CHECK: linalg.matmul {strata.loop_order = "vectorize"}
+// CHECK: linalg.matmul ins
+// CHECK: (S) 2 matmuls
+func.func @others(%a: memref<8x32xf32>, %b: memref<32x32xf32>, %c: memref<8x32xf32>, %x: memref<4x8xi32>, %y: memref<8x8xi32>, %z: memref<4x8xi32>) {
+  linalg.matmul {strata.loop_order = "vectorize"} ins(%a, %b : memref<8x32xf32>, memref<32x32xf32>) outs(%c : memref<8x32xf32>)
+  linalg.matmul ins(%x, %y : memref<4x8xi32>, memref<8x8xi32>) outs(%z : memref<4x8xi32>)
+  return
+}
