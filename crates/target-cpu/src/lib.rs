@@ -30,6 +30,7 @@ pub mod jit;
 pub mod outline_kernels;
 pub mod parallelize;
 pub mod profile;
+mod text_kernels;
 pub mod vectorize_depthwise;
 pub mod vectorize_elementwise;
 pub mod vectorize_matmul;

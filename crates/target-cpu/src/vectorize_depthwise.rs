@@ -19,12 +19,11 @@
 //! ([`handles`]: static f32 NCHW, width stride 1 or 2, any height stride and dilation, the
 //! padding already applied by the producer's padded buffer); the others keep their loop order.
 
+use crate::text_kernels::{element, replace_kernels, unit_inner_stride};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
 use strata_ir::handle::dense_ints;
-use strata_ir::rewrite::collect;
-use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
-use strata_lower::kernel::KernelCache;
+use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 use strata_lower::ops::static_shape;
 
 pub static INFO: PassInfo = PassInfo {
@@ -65,11 +64,8 @@ pub fn handles(op: OperationRef<'_, '_>) -> Option<Depthwise> {
     }
     let shape = |i: usize| -> Option<Vec<i64>> {
         let ty = op.operand(i).ok()?.r#type();
-        let text = ty.to_string();
         // f32 elements; buffers with identity layouts or unit innermost strides.
-        let f32 = text.contains("xf32>") || text.contains("xf32, ");
-        let layout_ok = !text.contains("affine_map") && (!text.contains("strided<") || text.contains(", 1]"));
-        (f32 && layout_ok).then_some(())?;
+        (element(ty)? == "f32" && unit_inner_stride(&ty.to_string())).then_some(())?;
         static_shape(ty).ok()
     };
     let (input, filter, output) = (shape(0)?, shape(1)?, shape(2)?);
@@ -221,24 +217,8 @@ impl Depthwise {
                 }
             }
         };
-        let rolled = "{loop_annotation = #llvm.loop_annotation<unroll = <disable = true>>}";
         // Whole blocks of ROWS rows, then the rows left one at a time.
-        for (from, to, rows, label) in [(0, oh_main, ROWS, "b"), (oh_main, oh, 1, "r")] {
-            if to <= from {
-                continue;
-            }
-            let step = if rows == ROWS { format!("%c{ROWS}") } else { "%c1".to_owned() };
-            s += &format!("      scf.for %oh{label} = %c{from} to %c{to} step {step} {{\n");
-            if ow_main > 0 {
-                s += &format!("        scf.for %ow{label} = %c0 to %c{ow_main} step %c{lanes} {{\n");
-                block(&mut s, rows, &format!("%oh{label}"), &format!("%ow{label}"), false, "          ");
-                s += &format!("        }} {rolled}\n");
-            }
-            if ow_tail > 0 {
-                block(&mut s, rows, &format!("%oh{label}"), &format!("%c{ow_main}"), true, "        ");
-            }
-            s += &format!("      }} {rolled}\n");
-        }
+        crate::text_kernels::blocks(&mut s, "      ", ("oh", oh, ROWS), ("ow", ow, lanes), &mut block);
         s += "    }\n";
         if n > 1 {
             s += "    }\n";
@@ -250,20 +230,15 @@ impl Depthwise {
 
 impl Pass for VectorizeDepthwise {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let mut kernels = KernelCache::default();
-        for raw in collect(&module, |op| handles(op.get()).is_some() && crate::vectorize_elementwise::is_kernel(op)) {
-            let op: Op = raw;
-            let Some(conv) = handles(op.get()) else { continue };
+        let names = ["linalg.depthwise_conv_2d_nchw_chw"];
+        replace_kernels(module, cx, &names, "depthwise convolution kernel", "convolutions", |op| {
+            let conv = handles(op.get())?;
             let types: Vec<String> = (0..3).map(|i| op.operand(i).r#type().to_string()).collect();
             if types.iter().any(|t| !t.starts_with("memref<")) {
-                continue;
+                return None;
             }
             let parallel = self.threads > 1 && conv.macs() >= crate::conv_lanes::PARALLEL_MACS;
-            let text = conv.function(&types, self.lanes, parallel);
-            // Safety: `op` is a convolution of this module, replaced once and not used afterwards.
-            unsafe { kernels.replace_op(cx, op.get(), &text, "depthwise convolution kernel")? };
-            cx.bump("convolutions", 1);
-        }
-        Ok(())
+            Some(conv.function(&types, self.lanes, parallel))
+        })
     }
 }

@@ -13,11 +13,10 @@
 //! either the vectorising schedule's, this pass's, or (other element types) the loop-order
 //! schedule's.
 
+use crate::text_kernels::{element, replace_kernels, unit_inner_stride, ROLLED};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
-use strata_ir::rewrite::collect;
-use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
-use strata_lower::kernel::KernelCache;
+use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 use strata_lower::ops::static_shape;
 
 pub static INFO: PassInfo = PassInfo {
@@ -66,16 +65,13 @@ pub fn handles(op: OperationRef<'_, '_>) -> Option<Matmul> {
     let mut shapes = Vec::new();
     for i in 0..3 {
         let ty = op.operand(i).ok()?.r#type();
-        let text = ty.to_string();
-        let this = if text.contains("xf32>") || text.contains("xf32, ") {
-            "f32"
-        } else if text.contains("xf64>") || text.contains("xf64, ") {
-            "f64"
-        } else {
-            return None;
+        let this = match element(ty)?.as_str() {
+            "f32" => "f32",
+            "f64" => "f64",
+            _ => return None,
         };
         // Unit-stride rows (identity or `strided<[s, 1]...>` layouts).
-        if text.contains("affine_map") || (text.contains("strided<") && !text.contains(", 1]")) {
+        if !unit_inner_stride(&ty.to_string()) {
             return None;
         }
         if elem.is_some_and(|e| e != this) {
@@ -101,7 +97,7 @@ impl Matmul {
         let vt = format!("vector<{lanes}x{elem}>");
         let mt = format!("vector<{lanes}xi1>");
         let (at, bt, ct) = (&types[0], &types[1], &types[2]);
-        let (n_main, n_tail) = (n / width * width, n % width);
+        let n_main = n / width * width;
         let m_main = m / ROWS * ROWS;
         let mut constants: Vec<i64> = vec![0, 1, ROWS, width, n_main, m_main, m, k, n];
         constants.extend((0..ROWS.max(VECTORS)).map(|i| i * lanes));
@@ -113,7 +109,6 @@ impl Matmul {
             s += &format!("    %c{c} = arith.constant {c} : index\n");
         }
         s += &format!("    %zero = arith.constant dense<0.0> : {vt}\n");
-        let rolled = "{loop_annotation = #llvm.loop_annotation<unroll = <disable = true>>}";
         let mut id = 0usize;
         // One block: `rows` rows from `row`, column vectors from `col`, masked when `partial`.
         let mut block = |s: &mut String, rows: i64, row: &str, col: &str, partial: bool, indent: &str| {
@@ -169,7 +164,7 @@ impl Matmul {
                     next.push(format!("%n{b}_{r}_{v}"));
                 }
             }
-            *s += &format!("{inner}scf.yield {} : {types}\n{indent}}} {rolled}\n", next.join(", "));
+            *s += &format!("{inner}scf.yield {} : {types}\n{indent}}} {ROLLED}\n", next.join(", "));
             for r in 0..rows {
                 for v in 0..VECTORS {
                     let value = format!("%sum{b}#{}", r * VECTORS + v);
@@ -182,22 +177,7 @@ impl Matmul {
                 }
             }
         };
-        for (from, to, rows, label) in [(0, m_main, ROWS, "b"), (m_main, m, 1, "r")] {
-            if to <= from {
-                continue;
-            }
-            let step = if rows == ROWS { format!("%c{ROWS}") } else { "%c1".to_owned() };
-            s += &format!("    scf.for %m{label} = %c{from} to %c{to} step {step} {{\n");
-            if n_main > 0 {
-                s += &format!("      scf.for %n{label} = %c0 to %c{n_main} step %c{width} {{\n");
-                block(&mut s, rows, &format!("%m{label}"), &format!("%n{label}"), false, "        ");
-                s += &format!("      }} {rolled}\n");
-            }
-            if n_tail > 0 {
-                block(&mut s, rows, &format!("%m{label}"), &format!("%c{n_main}"), true, "      ");
-            }
-            s += &format!("    }} {rolled}\n");
-        }
+        crate::text_kernels::blocks(&mut s, "    ", ("m", m, ROWS), ("n", n, width), &mut block);
         s += "    return\n  }\n}\n";
         s
     }
@@ -205,19 +185,13 @@ impl Matmul {
 
 impl Pass for VectorizeMatmul {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let mut kernels = KernelCache::default();
-        for op in collect(&module, |op| handles(op.get()).is_some() && crate::vectorize_elementwise::is_kernel(op)) {
-            let op: Op = op;
-            let Some(matmul) = handles(op.get()) else { continue };
+        replace_kernels(module, cx, &["linalg.matmul"], "matmul kernel", "matmuls", |op| {
+            let matmul = handles(op.get())?;
             let types: Vec<String> = (0..3).map(|i| op.operand(i).r#type().to_string()).collect();
             if types.iter().any(|t| !t.starts_with("memref<")) {
-                continue;
+                return None;
             }
-            let text = matmul.function(&types, self.lanes);
-            // Safety: `op` is a matmul of this module, replaced once and not used afterwards.
-            unsafe { kernels.replace_op(cx, op.get(), &text, "matmul kernel")? };
-            cx.bump("matmuls", 1);
-        }
-        Ok(())
+            Some(matmul.function(&types, self.lanes))
+        })
     }
 }

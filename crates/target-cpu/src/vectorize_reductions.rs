@@ -26,14 +26,12 @@
 //! innermost loop of at least 4. The others stay loops, as before. Runs after
 //! `strata-vectorize-elementwise` (which takes the kernels whose loops are all parallel).
 
-use crate::vectorize_elementwise::is_kernel;
+use crate::text_kernels::{element, replace_kernels, unit_inner_stride, ROLLED};
 use melior::ir::operation::OperationLike;
 use melior::ir::Type;
 use std::collections::BTreeMap;
 use strata_ir::handle::{MapResult, Val};
-use strata_ir::rewrite::collect;
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
-use strata_lower::kernel::KernelCache;
 use strata_lower::ops::static_shape;
 
 pub static INFO: PassInfo = PassInfo {
@@ -117,20 +115,6 @@ struct Reduction {
     combiner: usize,
 }
 
-/// The innermost index of a memref type is unit-stride (an identity or `strided<[..., 1]>`
-/// layout).
-fn unit_inner_stride(ty: &str) -> bool {
-    if ty.contains("affine_map") {
-        return false;
-    }
-    match ty.split_once("strided<[") {
-        None => true,
-        Some((_, rest)) => {
-            rest.split(']').next().is_some_and(|strides| strides.rsplit(',').next() == Some(" 1") || strides == "1")
-        }
-    }
-}
-
 /// The literal of an f32 `arith.constant` (`None` for anything else).
 fn f32_constant(op: Op) -> Option<String> {
     if !op.is("arith.constant") || op.result(0).r#type().to_string() != "f32" {
@@ -168,11 +152,10 @@ fn reduction(op: Op) -> Option<Reduction> {
         let ty: Type = op.operand(i).r#type();
         static_shape(ty).ok()?;
         melior::ir::r#type::MemRefType::try_from(ty).ok()?;
-        let text = ty.to_string();
-        if !text.ends_with("xf32>") && !text.contains("xf32, ") && text != "memref<f32>" {
+        if element(ty)? != "f32" {
             return None;
         }
-        types.push(text);
+        types.push(ty.to_string());
     }
     let last = loops.len() - 1;
     let plain = |map: &[MapResult]| -> Option<Vec<Option<usize>>> {
@@ -313,9 +296,7 @@ impl Reduction {
         for d in 0..parallel {
             if self.extents[d] > 1 {
                 s += &format!("{indent}scf.for %i{d} = %c0 to %c{} step %c1 {{\n", self.extents[d]);
-                closers.push(format!(
-                    "{indent}}} {{loop_annotation = #llvm.loop_annotation<unroll = <disable = true>>}}\n"
-                ));
+                closers.push(format!("{indent}}} {ROLLED}\n"));
                 indent += "  ";
             }
         }
@@ -346,7 +327,7 @@ impl Reduction {
                 "{indent}%main = scf.for %k = %c0 to %c{main} step %c{lanes} iter_args(%acc = {acc}) -> ({vt}) {{\n"
             );
             let inner_indent = format!("{indent}  ");
-            let x = self.lanes(&mut s, &inner_indent, &vt, "%k", None, &iv, &mut fresh);
+            let x = self.lanes(&mut s, &inner_indent, lanes, "%k", None, &iv, &mut fresh);
             let next = fresh();
             s += &format!("{inner_indent}{next} = {combine} %acc, {x} : {vt}\n");
             s += &format!("{inner_indent}scf.yield {next} : {vt}\n{indent}}}\n");
@@ -356,7 +337,7 @@ impl Reduction {
             let mask = fresh();
             s += &format!("{indent}{mask} = vector.create_mask %c{tail} : vector<{lanes}xi1>\n");
             let k = format!("%c{main}");
-            let x = self.lanes(&mut s, &indent, &vt, &k, Some(&mask), &iv, &mut fresh);
+            let x = self.lanes(&mut s, &indent, lanes, &k, Some(&mask), &iv, &mut fresh);
             let kept = fresh();
             s += &format!("{indent}{kept} = arith.select {mask}, {x}, %identity : vector<{lanes}xi1>, {vt}\n");
             let next = fresh();
@@ -390,14 +371,14 @@ impl Reduction {
         &self,
         s: &mut String,
         indent: &str,
-        vt: &str,
+        lanes: i64,
         k: &str,
         mask: Option<&str>,
         iv: &dyn Fn(usize, &str) -> String,
         fresh: &mut dyn FnMut() -> String,
     ) -> String {
         let last = self.extents.len() - 1;
-        let lanes = vt.trim_start_matches("vector<").split('x').next().unwrap_or("1");
+        let vt = &format!("vector<{lanes}xf32>");
         let mut inputs = Vec::new();
         for (j, dims) in self.inputs.iter().enumerate() {
             let indices: Vec<String> = dims.iter().map(|d| d.map_or("%c0".to_owned(), |d| iv(d, k))).collect();
@@ -448,31 +429,8 @@ impl Pass for VectorizeReductions {
         module: melior::ir::operation::OperationRef<'_, '_>,
         cx: &mut PassContext<'_>,
     ) -> Result<(), PassFailed> {
-        let kernels: Vec<(Op, Reduction)> = collect(&module, |op| op.is("linalg.generic") && is_kernel(op))
-            .into_iter()
-            .filter_map(|op| Some((op, reduction(op)?)))
-            .collect();
-        let mut cache = KernelCache::default();
-        for (op, kernel) in kernels {
-            let text = kernel.function(self.lanes);
-            // Safety: `op` is a kernel of this module, replaced once and not used afterwards.
-            unsafe { cache.replace_op(cx, op.get(), &text, "vectorised reduction")? };
-            cx.bump("kernels", 1);
-        }
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::unit_inner_stride;
-
-    #[test]
-    fn inner_strides() {
-        assert!(unit_inner_stride("memref<4x8xf32>"));
-        assert!(unit_inner_stride("memref<1x8xf32, strided<[128, 1], offset: ?>>"));
-        assert!(unit_inner_stride("memref<8xf32, strided<[1], offset: 4>>"));
-        assert!(!unit_inner_stride("memref<4x8xf32, strided<[1, 4]>>"));
-        assert!(!unit_inner_stride("memref<4x8xf32, affine_map<(d0, d1) -> (d1, d0)>>"));
+        replace_kernels(module, cx, &["linalg.generic"], "vectorised reduction", "kernels", |op| {
+            Some(reduction(op)?.function(self.lanes))
+        })
     }
 }

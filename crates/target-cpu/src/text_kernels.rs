@@ -1,0 +1,131 @@
+//! What the vectorising passes that write their kernels as MLIR text share
+//! (`strata-vectorize-reductions`, `strata-vectorize-depthwise`, `strata-vectorize-matmul`):
+//! the replacement of each kernel by its inlined function, the operand checks, and the loop
+//! nest of register blocks over rows and vector columns with a masked last column block.
+
+use crate::vectorize_elementwise::is_kernel;
+use melior::ir::r#type::{MemRefType, RankedTensorType};
+use melior::ir::{ShapedTypeLike, Type};
+use strata_ir::rewrite::collect;
+use strata_ir::{Op, PassContext, PassFailed};
+use strata_lower::kernel::KernelCache;
+
+/// The attribute that keeps a loop rolled in LLVM (carried onto the latch branch).
+pub(crate) const ROLLED: &str = "{loop_annotation = #llvm.loop_annotation<unroll = <disable = true>>}";
+
+/// Replaces every kernel of `module` (see [`is_kernel`]) named one of `names` for which `text`
+/// writes a kernel function by that function, inlined with the op's operands as its arguments;
+/// counts them in the pass statistic `statistic`. `what` names the kernel in an internal error.
+pub(crate) fn replace_kernels(
+    module: melior::ir::operation::OperationRef<'_, '_>,
+    cx: &mut PassContext<'_>,
+    names: &[&str],
+    what: &str,
+    statistic: &str,
+    mut text: impl FnMut(Op) -> Option<String>,
+) -> Result<(), PassFailed> {
+    let kernels: Vec<(Op, String)> = collect(&module, |op| names.iter().any(|name| op.is(name)) && is_kernel(op))
+        .into_iter()
+        .filter_map(|op| Some((op, text(op)?)))
+        .collect();
+    let mut cache = KernelCache::default();
+    for (op, text) in kernels {
+        // Safety: `op` is a kernel of this module, replaced once and not used afterwards.
+        unsafe { cache.replace_op(cx, op.get(), &text, what)? };
+        cx.bump(statistic, 1);
+    }
+    Ok(())
+}
+
+/// The element type of a memref or ranked tensor type (`f32`, `f64`, ...).
+pub(crate) fn element(ty: Type<'_>) -> Option<String> {
+    if let Ok(memref) = MemRefType::try_from(ty) {
+        return Some(memref.element().to_string());
+    }
+    RankedTensorType::try_from(ty).ok().map(|tensor| tensor.element().to_string())
+}
+
+/// The innermost index of a memref type (printed) is unit-stride: an identity or
+/// `strided<[..., 1]>` layout. Tensors have no layout.
+pub(crate) fn unit_inner_stride(ty: &str) -> bool {
+    if ty.contains("affine_map") {
+        return false;
+    }
+    match ty.split_once("strided<[") {
+        None => true,
+        Some((_, rest)) => {
+            rest.split(']').next().is_some_and(|strides| strides.rsplit(',').next() == Some(" 1") || strides == "1")
+        }
+    }
+}
+
+/// A block of the nest [`blocks`] writes: `rows` rows from the index `row`, the columns from
+/// the index `col`, `partial` for the masked last column block, written at `indent`.
+pub(crate) type Block<'b> = dyn FnMut(&mut String, i64, &str, &str, bool, &str) + 'b;
+
+/// Appends to `s` the loops over `rows` rows (index names `%{row}b`, `%{row}r`) in blocks of
+/// `per_block`, then the rows left one at a time; in each, the whole column blocks of `step`
+/// columns (index `%{col}b`/`%{col}r`), then one partial block at the last whole one's end.
+/// Both loops stay rolled. The caller defines the index constants `%c0`, `%c1`, `%c{per_block}`,
+/// `%c{step}`, the row bounds (`rows / per_block * per_block`, `rows`) and the columns' (`columns
+/// / step * step`).
+pub(crate) fn blocks(
+    s: &mut String,
+    indent: &str,
+    (row, rows, per_block): (&str, i64, i64),
+    (col, columns, step): (&str, i64, i64),
+    block: &mut Block<'_>,
+) {
+    let (rows_main, columns_main) = (rows / per_block * per_block, columns / step * step);
+    for (from, to, count, label) in [(0, rows_main, per_block, "b"), (rows_main, rows, 1, "r")] {
+        if to <= from {
+            continue;
+        }
+        s.push_str(&format!("{indent}scf.for %{row}{label} = %c{from} to %c{to} step %c{count} {{\n"));
+        let inner = format!("{indent}  ");
+        if columns_main > 0 {
+            s.push_str(&format!("{inner}scf.for %{col}{label} = %c0 to %c{columns_main} step %c{step} {{\n"));
+            block(s, count, &format!("%{row}{label}"), &format!("%{col}{label}"), false, &format!("{inner}  "));
+            s.push_str(&format!("{inner}}} {ROLLED}\n"));
+        }
+        if columns % step > 0 {
+            block(s, count, &format!("%{row}{label}"), &format!("%c{columns_main}"), true, &inner);
+        }
+        s.push_str(&format!("{indent}}} {ROLLED}\n"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{blocks, unit_inner_stride};
+
+    #[test]
+    fn inner_strides() {
+        assert!(unit_inner_stride("memref<4x8xf32>"));
+        assert!(unit_inner_stride("memref<1x8xf32, strided<[128, 1], offset: ?>>"));
+        assert!(unit_inner_stride("memref<8xf32, strided<[1], offset: 4>>"));
+        assert!(!unit_inner_stride("memref<4x8xf32, strided<[1, 4]>>"));
+        assert!(!unit_inner_stride("memref<4x8xf32, affine_map<(d0, d1) -> (d1, d0)>>"));
+    }
+
+    #[test]
+    fn blocks_cover_rows_and_columns() {
+        let mut s = String::new();
+        let mut seen = Vec::new();
+        blocks(&mut s, "", ("m", 9, 4), ("n", 40, 16), &mut |_, rows, row, col, partial, _| {
+            seen.push((rows, row.to_owned(), col.to_owned(), partial));
+        });
+        assert!(s.contains("scf.for %mb = %c0 to %c8 step %c4 {"));
+        assert!(s.contains("scf.for %mr = %c8 to %c9 step %c1 {"));
+        assert!(s.contains("scf.for %nb = %c0 to %c32 step %c16 {"));
+        assert_eq!(
+            seen,
+            [
+                (4, "%mb".into(), "%nb".into(), false),
+                (4, "%mb".into(), "%c32".into(), true),
+                (1, "%mr".into(), "%nr".into(), false),
+                (1, "%mr".into(), "%c32".into(), true),
+            ]
+        );
+    }
+}
