@@ -177,10 +177,6 @@ pub(crate) fn is_kernel(op: Op) -> bool {
         if !(p.is("scf.for") || p.is("scf.while") || p.is("scf.if")) {
             return false;
         }
-        // The model's loops hold whole kernels: an op of a schedule's tile loop is a tile.
-        if attrs::PARALLEL.get(op.get()).is_some() {
-            return false;
-        }
         parent = p.parent();
     }
     false
