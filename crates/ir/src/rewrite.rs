@@ -141,6 +141,7 @@ pub fn sinkable(name: &str) -> bool {
             | "memref.get_global"
             | "affine.apply"
             | "builtin.unrealized_conversion_cast"
+            | "ub.poison"
     ) || name.starts_with("arith.")
         || name.starts_with("math.")
         || name.starts_with("index.")
