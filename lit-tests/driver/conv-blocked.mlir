@@ -19,6 +19,6 @@
 // CHECK: expect 'y3': 0 of 288 elements outside
 
 // All three are vectorised: no convolution op is left, and the filter-lane fused multiply-adds
-// are there.
+// (the schedule's outer products, lowered) are there.
 // MEMREF-NOT: linalg.conv_2d
-// MEMREF: fastmath<contract> : vector<
+// MEMREF: vector.fma {{.*}} : vector<

@@ -45,7 +45,7 @@
 // TILED-LABEL: func.func @conv_bn_relu6
 // TILED-NOT: linalg.conv_2d
 // TILED: scf.for
-// TILED: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : vector<
+// TILED: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>}
 // TILED: arith.minimumf %{{.*}}, %{{.*}} : vector<
 // TILED-NOT: strata.epilogue
 // TILED-NOT: linalg.generic

@@ -68,22 +68,26 @@ func.func @batch_matmuls(%a: tensor<4x16x8xf32>, %b: tensor<4x8x64xf32>, %c: ten
 // C x KH x KW x F (a new weight), the padding becomes a fill and an insert (so tiling does not
 // pull it into the loops), and the tiles hold 8 output positions x 32 filters (AVX-512: 16
 // registers of accumulators) seeded by the bias, which is fused into the tile. The reduction
-// steps one (c, kh, kw) at a time with the accumulator in registers: one broadcast input
-// vector, one filter vector, a fused multiply-add.
+// steps one (c, kh, kw) at a time with the accumulator in registers: 8 input values and one
+// filter vector, as an outer product (8 broadcasts and fused multiply-adds once lowered). The
+// bias is read in the accumulators' layout (no transpose), and written to the output only by
+// the accumulators' final write.
 // CHECK-LABEL: func.func @blocked
 // CHECK-DAG: %[[W:.*]] = arith.constant dense_resource<conv_filter_chwf{{.*}}> : tensor<4x3x3x32xf32>
 // CHECK-DAG: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x10x10xf32>)
 // CHECK-DAG: %[[PADDED:.*]] = tensor.insert_slice %arg0 into %[[FILL]][0, 0, 1, 1] [1, 4, 8, 8] [1, 1, 1, 1]
 // CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1
-// CHECK: vector.transfer_read %{{.*}} : tensor<32xf32>, vector<32x8xf32>
-// CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (vector<8x32xf32>)
+// CHECK: %[[OUT:.*]] = tensor.extract_slice %{{.*}} : tensor<1x32x1x8xf32> to tensor<32x8xf32>
+// CHECK-NOT: vector.transfer_write
+// CHECK-NOT: vector.transpose
+// CHECK: %[[BIAS:.*]] = vector.transfer_read %arg1[%c0], %{{.*}} {in_bounds = [true, true], permutation_map = #{{.*}}} : tensor<32xf32>, vector<8x32xf32>
+// CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %[[BIAS]]) -> (vector<8x32xf32>)
 // CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
-// CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
-// CHECK: vector.transfer_read %{{.*}} : tensor<8xf32>, vector<8x32xf32>
-// CHECK: vector.transfer_read %{{.*}} : tensor<32xf32>, vector<8x32xf32>
-// CHECK: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : vector<8x32xf32>
-// CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<contract> : vector<8x32xf32>
-// CHECK: vector.transfer_write %[[ACC]]
+// CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1 iter_args(%[[STEP:.*]] = %{{.*}})
+// CHECK: %[[X:.*]] = vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<8xf32>, vector<8xf32>
+// CHECK: %[[F:.*]] = vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<32xf32>, vector<32xf32>
+// CHECK: vector.outerproduct %[[X]], %[[F]], %[[STEP]] {kind = #vector.kind<add>} : vector<8xf32>, vector<32xf32>
+// CHECK: vector.transfer_write %[[ACC]], %[[OUT]]
 // CHECK-NOT: linalg.conv_2d
 // CHECK-NOT: linalg.generic
 func.func @blocked(%x: tensor<1x4x8x8xf32>, %bias: tensor<32xf32>) -> tensor<1x32x8x8xf32> {
@@ -109,8 +113,9 @@ func.func @blocked(%x: tensor<1x4x8x8xf32>, %bias: tensor<32xf32>) -> tensor<1x3
 // CHECK-DAG: linalg.transpose ins(%arg1 : tensor<16x8x3x3xf32>) outs(%{{.*}} : tensor<8x3x3x16xf32>) permutation = [1, 2, 3, 0]
 // CHECK-DAG: tensor.insert_slice %arg0 into %{{.*}}[0, 0, 0, 0] [1, 8, 7, 7] [1, 1, 1, 1] : tensor<1x8x7x7xf32> into tensor<1x8x8x8xf32>
 // CHECK-DAG: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3], [4, 5]] output_shape [1, 8, 4, 2, 4, 2] : tensor<1x8x8x8xf32> into tensor<1x8x4x2x4x2xf32>
+// The 3 x 3 x 16 block steps as one outer product per row of 3 positions.
 // CHECK: scf.for
-// CHECK: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : vector<3x3x16xf32>
+// CHECK-COUNT-3: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<3xf32>, vector<16xf32>
 // CHECK-NOT: linalg.conv_2d
 func.func @strided(%x: tensor<1x8x7x7xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<1x16x3x3xf32> {
   %zero = arith.constant 0.0 : f32

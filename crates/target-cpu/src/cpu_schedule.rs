@@ -58,6 +58,7 @@ pub static INFO: PassInfo = PassInfo {
     statistics: &[
         StatisticInfo { name: "convolutions", help: "Convolutions register-blocked and vectorised" },
         StatisticInfo { name: "batch-matmuls", help: "Batch matmuls split into a loop of vectorised matmuls" },
+        StatisticInfo { name: "outer-products", help: "Convolution steps written as vector outer products" },
     ],
 };
 
@@ -108,7 +109,10 @@ impl Pass for CpuSchedule {
         if convs.is_empty() {
             return Ok(());
         }
-        apply_script(module, cx, &conv_script(&convs), "schedules/cpu-conv.mlir", "the convolution schedule")
+        apply_script(module, cx, &conv_script(&convs), "schedules/cpu-conv.mlir", "the convolution schedule")?;
+        let outer = crate::conv_outer::rewrite(cx.strata().mlir(), module);
+        cx.bump("outer-products", outer as u64);
+        Ok(())
     }
 }
 

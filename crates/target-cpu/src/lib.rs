@@ -22,6 +22,7 @@ pub mod approximate;
 pub mod artifact;
 pub mod bf16;
 pub mod conv_lanes;
+mod conv_outer;
 pub mod cpu_schedule;
 pub mod entry;
 mod f32_kernel;
