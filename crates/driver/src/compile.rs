@@ -257,7 +257,7 @@ pub struct CompileOptions {
     pub name: String,
     /// The arena planning strategy (see `strata plan --help`).
     pub strategy: String,
-    /// Verify the IR after every pass.
+    /// Verify the IR after every pass; otherwise once at the end of each stage.
     pub verify_each: bool,
     /// Apply the host loop schedule (`strata-cpu-schedule`); off gives MLIR's default loop
     /// order (the baseline of `cargo xtask bench run`).
@@ -483,6 +483,13 @@ fn run_pipeline<'c>(
     let options = PassManagerOptions { verify_each, ..PassManagerOptions::default() };
     let mut pm = PassManager::parse(strata, pipeline, options)?;
     let report = pm.run(module, &mut std::io::stderr())?;
+    if !verify_each {
+        // Once per stage: nothing invalid reaches the next stage or LLVM.
+        strata.verify(module.as_operation()).map_err(|diagnostics| strata_ir::IrError::Verification {
+            after: format!("the pipeline {pipeline}"),
+            diagnostics,
+        })?;
+    }
     warnings.extend(report.warnings.iter().map(|w| w.render(&SourceMap::default())));
     Ok(())
 }

@@ -45,7 +45,11 @@ pub struct ModelSettings {
     /// Name used in symbols (`strata_<name>_run`); default: the file stem.
     #[arg(long)]
     pub name: Option<String>,
-    /// Skip verifying the IR after every pass (faster compiles).
+    /// Verify the IR after every pass, not only each stage's output (the default of debug
+    /// builds; release builds verify once per stage, as clang and rustc verify LLVM IR).
+    #[arg(long, conflicts_with = "no_verify_each")]
+    pub verify_each: bool,
+    /// Verify each stage's output only, not the IR after every pass (the release default).
     #[arg(long)]
     pub no_verify_each: bool,
     /// Skip the host loop schedule (MLIR's default loop order; a baseline for benchmarks).
@@ -83,7 +87,7 @@ impl ModelSettings {
             },
             name,
             strategy: strategy.to_owned(),
-            verify_each: !self.no_verify_each,
+            verify_each: self.verify_each || (!self.no_verify_each && cfg!(debug_assertions)),
             schedule: !self.no_schedule,
             target: Target::Host,
             egraph: !self.no_egraph,
