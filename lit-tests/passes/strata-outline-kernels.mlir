@@ -1,6 +1,8 @@
 // strata-outline-kernels: every top-level loop nest of a planned function becomes a function
 // of its own taking the function's arguments (with their attributes), the views and constants
-// it reads cloned into it; the code generator compiles such kernels in parallel.
+// it reads cloned into it; the code generator compiles such kernels in parallel. Kernels that
+// Strata vectorised (vector ops, no linalg op left to LLVM) and that are the same code but for
+// the byte offsets of their views are one function taking the offsets as parameters.
 // RUN: strata-opt %s -p 'builtin.module(strata-outline-kernels)' | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-outline-kernels)' --mlir-pass-statistics 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
 // RUN: strata-opt %s -p 'builtin.module(strata-outline-kernels,strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
@@ -24,6 +26,26 @@ module {
     %first = memref.load %t[%c0] : memref<16xf32>
     linalg.fill ins(%first : f32) outs(%u : memref<16xf32>)
     linalg.copy ins(%t : memref<16xf32>) outs(%y : memref<16xf32>)
+    // Two vectorised kernels that differ only in where their buffers sit: one function.
+    %c0i = arith.constant 0 : index
+    %c16i = arith.constant 16 : index
+    %c4 = arith.constant 4 : index
+    %c32 = arith.constant 32 : index
+    %v0 = memref.view %arena[%c32][] : memref<128xi8> to memref<16xf32>
+    %v1 = memref.view %arena[%c64][] : memref<128xi8> to memref<16xf32>
+    scf.for %i = %c0i to %c16i step %c4 {
+      %a = vector.load %v0[%i] : memref<16xf32>, vector<4xf32>
+      vector.store %a, %v1[%i] : memref<16xf32>, vector<4xf32>
+    }
+    scf.for %i = %c0i to %c16i step %c4 {
+      %a = vector.load %t[%i] : memref<16xf32>, vector<4xf32>
+      vector.store %a, %v0[%i] : memref<16xf32>, vector<4xf32>
+    }
+    // The same with another step is other code.
+    scf.for %i = %c0i to %c16i step %c16i {
+      %a = vector.load %t[%i] : memref<16xf32>, vector<16xf32>
+      vector.store %a, %v0[%i] : memref<16xf32>, vector<16xf32>
+    }
     return
   }
 }
@@ -34,14 +56,25 @@ module {
 // CHECK: linalg.generic
 // CHECK: func.func private @strata_kernel_1(
 // CHECK: linalg.copy
+// CHECK: func.func private @strata_kernel_2(%arg0: memref<16xf32>, %arg1: memref<16xf32>, %arg2: memref<128xi8>, %arg3: memref<64xi8> {llvm.noalias, llvm.readonly}, %arg4: index, %arg5: index)
+// CHECK: memref.view %arg2[%arg4][]
+// CHECK: memref.view %arg2[%arg5][]
+// CHECK: vector.load
+// CHECK-NOT: func.func private @strata_kernel_3(
+// CHECK: func.func private @strata_kernel_4(%arg0: memref<16xf32>, %arg1: memref<16xf32>, %arg2: memref<128xi8>, %arg3: memref<64xi8> {llvm.noalias, llvm.readonly})
+// CHECK: vector<16xf32>
 // CHECK: func.func @main(
 // CHECK: call @strata_kernel_0(%arg0, %arg1, %arg2, %arg3)
 // CHECK: memref.load
 // CHECK: linalg.fill
 // CHECK: call @strata_kernel_1(%arg0, %arg1, %arg2, %arg3)
+// CHECK: call @strata_kernel_2(%arg0, %arg1, %arg2, %arg3, %c32{{[_0-9]*}}, %c64{{[_0-9]*}})
+// CHECK: call @strata_kernel_2(%arg0, %arg1, %arg2, %arg3, %c0{{[_0-9]*}}, %c32{{[_0-9]*}})
+// CHECK: call @strata_kernel_4(%arg0, %arg1, %arg2, %arg3)
 
-// STATS: (S) 2 kernels - kernels moved into functions of their own
+// STATS: (S) 5 kernels - kernels moved into functions of their own
 // STATS: (S) 1 kept-inline - kernels that read a value computed at the top level
+// STATS: (S) 1 shared - kernels that are the same code as an earlier one (one function, several calls)
 
 // After lowering, each kernel is a function of its own with the blob's promises.
 // LLVM: llvm.func @strata_kernel_0(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: !llvm.ptr, %arg3: !llvm.ptr {llvm.noalias, llvm.readonly})

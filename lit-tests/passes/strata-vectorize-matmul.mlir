@@ -3,12 +3,15 @@
 // of columns whose 8 accumulators the k loop carries in registers (a load of each B vector, a
 // broadcast of each A element, contractible multiply-adds), a partial column block masked,
 // leftover rows one at a time. f64 uses half the lanes. Matmuls marked for the vectorising
-// schedule and other element types are left as they were.
+// schedule and other element types are left as they were. A kernel at the top level of its
+// function sits in an `scf.execute_region no_inline`, so that however the canonicalizer folds
+// its loops it stays one op for strata-outline-kernels.
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-matmul{vector-lanes=16})' --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-matmul{vector-lanes=16},strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
 
 // A classifier head: one row, 1000 columns = 31 whole blocks of 32 and a masked one of 8.
 // CHECK-LABEL: func.func @classifier
+// CHECK: scf.execute_region no_inline {
 // CHECK: scf.for %[[M:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: %[[ACC:.*]]:2 = scf.for %[[K:.*]] = {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>) {

@@ -10,6 +10,12 @@
 //! (a scalar loaded from memory, say) stays where it is: outlining never changes what runs.
 //! After lowering, [`mark`] makes the kernels internal and never inlined, so a single module
 //! (the JIT) keeps them as separate functions too.
+//!
+//! Kernels that are the same code but for the byte offsets of their views (where their buffers
+//! sit in the arena and the weights blob) become one function taking those offsets as
+//! parameters, called once per kernel: the repeated blocks of a network (MobileNetV2's
+//! bottlenecks, a transformer's layers) are compiled once per distinct shape, not once per
+//! layer. Only kernels that Strata's schedules vectorised are shared (see [`shareable`]).
 
 use melior::ir::attribute::{FlatSymbolRefAttribute, StringAttribute};
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
@@ -27,6 +33,10 @@ pub static INFO: PassInfo = PassInfo {
     statistics: &[
         StatisticInfo { name: "kernels", help: "kernels moved into functions of their own" },
         StatisticInfo { name: "kept-inline", help: "kernels that read a value computed at the top level" },
+        StatisticInfo {
+            name: "shared",
+            help: "kernels that are the same code as an earlier one (one function, several calls)",
+        },
     ],
 };
 
@@ -46,6 +56,7 @@ impl Pass for OutlineKernels {
         };
         let functions: Vec<Op> = body.ops().into_iter().filter(public).collect();
         let mut next = 0;
+        let mut outlined: Vec<(Op, Op)> = Vec::new();
         for func in functions {
             let entry = func.body(0).expect("checked above");
             let kernels: Vec<Op> = entry
@@ -56,11 +67,12 @@ impl Pass for OutlineKernels {
             for kernel in kernels {
                 let name = format!("{KERNEL_PREFIX}{next}");
                 match outline(cx.strata(), body, func, entry, kernel, &name) {
-                    Ok(true) => {
+                    Ok(Some(pair)) => {
                         next += 1;
                         cx.bump("kernels", 1);
+                        outlined.push(pair);
                     }
-                    Ok(false) => cx.bump("kept-inline", 1),
+                    Ok(None) => cx.bump("kept-inline", 1),
                     Err(why) => {
                         cx.emit_op_error(kernel.get(), format!("strata-outline-kernels: {why}"));
                         return Err(PassFailed);
@@ -68,12 +80,110 @@ impl Pass for OutlineKernels {
                 }
             }
         }
+        let shared = share(cx.strata().mlir(), &outlined).map_err(|why| {
+            cx.emit_op_error(module, format!("strata-outline-kernels: {why}"));
+            PassFailed
+        })?;
+        cx.bump("shared", shared as u64);
         Ok(())
     }
 }
 
+/// Whether `function` (an outlined kernel) may take its views' offsets as parameters without
+/// getting slower: its loops were vectorised by Strata's schedules (vector ops), or are too
+/// small to gain from vectorising (no linalg op left for LLVM with an operand over
+/// [`SMALL_ELEMENTS`] elements). LLVM's vectoriser needs constant offsets to prove that the
+/// views a loop reads and writes do not overlap (DenseNet's 1x1 convolution in the loop order
+/// ran 6x slower without them).
+fn shareable(function: Op) -> bool {
+    let mut vector = false;
+    let mut large_linalg = false;
+    function.collect(|op| {
+        let name = op.name();
+        vector |= name.starts_with("vector.");
+        if name.starts_with("linalg.") {
+            // A dynamic shape counts as large; a scalar as small.
+            large_linalg |= op.operands().iter().any(|v| match strata_lower::ops::static_shape(v.r#type()) {
+                Ok(shape) => shape.iter().product::<i64>() > SMALL_ELEMENTS,
+                Err(_) => v.r#type().to_string().starts_with("memref<"),
+            });
+        }
+        false
+    });
+    !large_linalg && (vector || !function.collect(|op| op.name().starts_with("linalg.")).is_empty())
+}
+
+/// Operands of at most this many elements make a loop too small for LLVM's vectoriser to matter.
+const SMALL_ELEMENTS: i64 = 4096;
+
+/// `function` printed on its own, its name left out, with its views' offsets as parameters
+/// (on a copy): equal texts are the same code.
+fn shape_key(context: &melior::Context, function: Op) -> Result<String, String> {
+    let copy = function.clone_detached();
+    let body = copy.body(0).ok_or("a kernel without a body")?;
+    let offsets = offsets_as_parameters(context, copy, body);
+    // Printed on its own: an op printed in its module's scope walks the whole module.
+    let flags = melior::ir::operation::OperationPrintingFlags::new().use_local_scope();
+    let text = offsets.and_then(|offsets| {
+        for offset in offsets {
+            // Safety: detached copies, never inserted.
+            unsafe { offset.erase() };
+        }
+        copy.get().to_string_with_flags(flags).map_err(|e| e.to_string())
+    });
+    let name = function.symbol_name().unwrap_or_default();
+    // Safety: the detached copy is not used again.
+    unsafe { copy.erase() };
+    Ok(text?.replacen(&format!("@{name}("), "@(", 1))
+}
+
+/// Makes kernels that are the same code but for their views' offsets ([`shareable`] ones) one
+/// function: the first takes the offsets as parameters, and every call passes its own; the
+/// others are erased. Returns how many were.
+fn share(context: &melior::Context, outlined: &[(Op, Op)]) -> Result<usize, String> {
+    let mut groups: std::collections::BTreeMap<String, Vec<(Op, Op)>> = std::collections::BTreeMap::new();
+    for &(function, call) in outlined {
+        if shareable(function) {
+            groups.entry(shape_key(context, function)?).or_default().push((function, call));
+        }
+    }
+    let mut shared = 0;
+    for members in groups.values().filter(|members| members.len() > 1) {
+        let callee = members[0].0.symbol_name().ok_or("a kernel without a name")?;
+        for (i, &(function, call)) in members.iter().enumerate() {
+            let body = function.body(0).ok_or("a kernel without a body")?;
+            let offsets = offsets_as_parameters(context, function, body)?;
+            let mut operands: Vec<melior::ir::Value> = call.operands().iter().map(|v| v.get()).collect();
+            for &offset in &offsets {
+                call.block().ok_or("a call outside a block")?.insert_before(call, offset);
+                operands.push(offset.result(0).get());
+            }
+            let new = OperationBuilder::new("func.call", call.location())
+                .add_operands(&operands)
+                .add_attributes(&[(
+                    Identifier::new(context, "callee"),
+                    FlatSymbolRefAttribute::new(context, &callee).into(),
+                )])
+                .build()
+                .map_err(|e| e.to_string())?;
+            call.block().ok_or("a call outside a block")?.get().insert_operation_before(call.get(), new);
+            // Safety: replaced by the new call; the first member stays, the others were the
+            // same code and have no call left.
+            unsafe {
+                call.erase();
+                if i > 0 {
+                    function.erase();
+                    shared += 1;
+                }
+            }
+        }
+    }
+    Ok(shared)
+}
+
 /// Moves `kernel` (a top-level op of `func`'s `entry` block) into a new function `name` of
-/// `module_body`; returns false (and changes nothing) when it reads a value it cannot take.
+/// `module_body`; returns the function and its call, or `None` (and changes nothing) when it
+/// reads a value it cannot take.
 fn outline(
     strata: &strata_ir::StrataContext,
     module_body: Blk,
@@ -81,7 +191,7 @@ fn outline(
     entry: Blk,
     kernel: Op,
     name: &str,
-) -> Result<bool, String> {
+) -> Result<Option<(Op, Op)>, String> {
     let context = strata.mlir();
     let arguments: Vec<Val> = (0..entry.argument_count()).map(|i| entry.argument(i)).collect();
     let parameters: Vec<String> =
@@ -107,7 +217,7 @@ fn outline(
     if !left.is_empty() {
         // Safety: the detached function and everything cloned into it are not used again.
         unsafe { outlined.erase() };
-        return Ok(false);
+        return Ok(None);
     }
     module_body.insert_before(func, outlined);
     let operands: Vec<melior::ir::Value> = arguments.iter().map(|a| a.get()).collect();
@@ -116,10 +226,54 @@ fn outline(
         .add_attributes(&[(Identifier::new(context, "callee"), FlatSymbolRefAttribute::new(context, name).into())])
         .build()
         .map_err(|e| e.to_string())?;
-    entry.get().insert_operation_before(kernel.get(), call);
+    let call = Op::of(&entry.get().insert_operation_before(kernel.get(), call));
     // Safety: the kernel now lives in its function; nothing refers to the original.
     unsafe { kernel.erase() };
-    Ok(true)
+    Ok(Some((outlined, call)))
+}
+
+/// Makes the byte offset of every `memref.view` at the top of `function`'s `body` that is a
+/// constant a parameter of its own (one per distinct constant op), appended to the function's
+/// arguments; returns copies of those constants, detached, for the call to pass.
+fn offsets_as_parameters(context: &melior::Context, function: Op, body: Blk) -> Result<Vec<Op>, String> {
+    let mut parameters: Vec<(Op, Val)> = Vec::new();
+    for view in body.ops().into_iter().filter(|op| op.is("memref.view")) {
+        let shift = view.operand(1);
+        let Some(constant) = shift.owner().filter(|op| op.is("arith.constant")) else { continue };
+        let parameter = match parameters.iter().find(|(c, _)| *c == constant) {
+            Some(&(_, parameter)) => parameter,
+            None => {
+                let parameter = Val::from(body.get().add_argument(shift.r#type(), view.location()));
+                parameters.push((constant, parameter));
+                parameter
+            }
+        };
+        view.set_operand(1, parameter);
+    }
+    if parameters.is_empty() {
+        return Ok(Vec::new());
+    }
+    let inputs: Vec<melior::ir::Type> = (0..body.argument_count()).map(|i| body.argument(i).r#type()).collect();
+    let ty = melior::ir::r#type::FunctionType::new(context, &inputs, &[]);
+    function.set_attribute("function_type", melior::ir::attribute::TypeAttribute::new(ty.into()).into());
+    if let Some(attributes) = function.attribute("arg_attrs") {
+        let text = attributes.to_string();
+        let open = text.strip_suffix(']').ok_or("unexpected argument attributes")?;
+        let empty = vec!["{}"; parameters.len()].join(", ");
+        let extended = if open.ends_with('[') { format!("{open}{empty}]") } else { format!("{open}, {empty}]") };
+        let extended =
+            melior::ir::Attribute::parse(context, &extended).ok_or("cannot extend the argument attributes")?;
+        function.set_attribute("arg_attrs", extended);
+    }
+    let mut copies = Vec::with_capacity(parameters.len());
+    for (constant, _) in parameters {
+        copies.push(constant.clone_detached());
+        if !constant.result(0).has_uses() {
+            // Safety: unused, and no handle to it is used afterwards.
+            unsafe { constant.erase() };
+        }
+    }
+    Ok(copies)
 }
 
 /// Whether `name` is an outlined kernel's.

@@ -5,7 +5,7 @@
 
 use crate::vectorize_elementwise::is_kernel;
 use melior::ir::r#type::{MemRefType, RankedTensorType};
-use melior::ir::{ShapedTypeLike, Type};
+use melior::ir::{BlockLike, ShapedTypeLike, Type};
 use strata_ir::rewrite::collect;
 use strata_ir::{Op, PassContext, PassFailed};
 use strata_lower::kernel::KernelCache;
@@ -30,10 +30,39 @@ pub(crate) fn replace_kernels(
         .collect();
     let mut cache = KernelCache::default();
     for (op, text) in kernels {
+        if op.parent().is_some_and(|p| p.is("func.func")) {
+            in_region(cx.strata(), op).map_err(|why| {
+                cx.emit_op_error(op.get(), format!("internal error: {why}"));
+                PassFailed
+            })?;
+        }
         // Safety: `op` is a kernel of this module, replaced once and not used afterwards.
         unsafe { cache.replace_op(cx, op.get(), &text, what)? };
         cx.bump(statistic, 1);
     }
+    Ok(())
+}
+
+/// Moves `op` into an `scf.execute_region no_inline` of its own, in its place: the kernel that
+/// replaces it stays one op with a region however the canonicalizer folds its loops (a loop of
+/// one iteration, say, leaves its body and results at the top level), so that
+/// `strata-outline-kernels` takes the whole kernel into a function.
+pub(crate) fn in_region(strata: &strata_ir::StrataContext, op: Op) -> Result<(), String> {
+    let skeleton = strata
+        .parse(
+            "func.func private @kernel() {\n  scf.execute_region no_inline {\n    scf.yield\n  }\n  return\n}\n",
+            "kernel region",
+        )
+        .map_err(|e| e.to_string())?;
+    let function = skeleton.body().first_operation().ok_or("empty kernel region skeleton")?;
+    let region = Op::of(&function).body(0).and_then(|b| b.first()).ok_or("kernel region skeleton has no region")?;
+    region.detach();
+    drop(skeleton);
+    let block = op.block().ok_or("a kernel outside a block")?;
+    block.insert_before(op, region);
+    let body = region.body(0).ok_or("kernel region without a body")?;
+    let terminator = body.terminator().ok_or("kernel region without a terminator")?;
+    op.move_before(terminator);
     Ok(())
 }
 

@@ -174,7 +174,7 @@ pub(crate) fn is_kernel(op: Op) -> bool {
         if p.is("scf.forall") {
             return attrs::PARALLEL.get(op.get()).is_some() && p.parent().is_some_and(|f| f.is("func.func"));
         }
-        if !(p.is("scf.for") || p.is("scf.while") || p.is("scf.if")) {
+        if !(p.is("scf.for") || p.is("scf.while") || p.is("scf.if") || p.is("scf.execute_region")) {
             return false;
         }
         parent = p.parent();
