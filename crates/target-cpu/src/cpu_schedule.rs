@@ -253,6 +253,16 @@ pub fn vectorizable(op: OperationRef<'_, '_>) -> bool {
 
 /// Appends `text` (a `transform.with_named_sequence` module) to `module`, runs MLIR's
 /// transform interpreter on `module`, and removes the script again.
+/// The transform interpreter as the schedules run it. Its expensive checks (every handle a
+/// transform consumes against every payload op of every live handle: quadratic in the kernels
+/// one script transforms) catch scripts that use invalidated handles; they run in debug builds
+/// (the tests), and release builds skip them, as MLIR's own option allows.
+const INTERPRETER: &str = if cfg!(debug_assertions) {
+    "builtin.module(transform-interpreter)"
+} else {
+    "builtin.module(transform-interpreter{disable-expensive-checks=true})"
+};
+
 pub(crate) fn apply_script(
     module: OperationRef<'_, '_>,
     cx: &mut PassContext<'_>,
@@ -282,7 +292,7 @@ pub(crate) fn apply_script(
     let schedule = Op::of(&schedule);
     schedule.detach();
     body.append(schedule);
-    let outcome = strata_ir::llvm::run_pipeline_on(strata, Op::of(&module), "builtin.module(transform-interpreter)");
+    let outcome = strata_ir::llvm::run_pipeline_on(strata, Op::of(&module), INTERPRETER);
     // Safety: nothing refers to the schedule after it ran.
     unsafe { schedule.erase() };
     if outcome {

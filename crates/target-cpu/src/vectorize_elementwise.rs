@@ -182,11 +182,12 @@ pub(crate) fn is_kernel(op: Op) -> bool {
     false
 }
 
-/// Kernels per run of the transform interpreter. The interpreter checks, for every handle an
-/// op consumes, every payload op of every live handle (`transform.structured.vectorize`
-/// consumes one kernel's tile while `%t` holds all of them): quadratic in the kernels of one
-/// run. 1666 kernels took 4.7 s in one run; in runs of this many the pass is linear.
-const BATCH: usize = 64;
+/// Kernels per run of the transform interpreter. Its expensive checks (debug builds only, see
+/// `cpu_schedule::apply_script`) compare every handle a transform consumes with every payload
+/// op of every live handle: quadratic in the kernels of one run (1666 kernels took 4.7 s), so
+/// debug builds run batches. Without them one run takes every kernel: each run walks the
+/// whole module to match its kernels (a 10k-node graph spent 7 s in 104 batches' walks).
+const BATCH: usize = if cfg!(debug_assertions) { 64 } else { usize::MAX };
 
 impl Pass for VectorizeElementwise {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
@@ -227,6 +228,10 @@ fn script(labels: &[&[i64]]) -> String {
     // trip counts are constants and the vector bodies small) a 16 x 32 nest became a
     // 1024-copy basic block that LLVM's backend schedulers spend seconds on.
     script += "    %rolled = transform.param.constant #llvm.loop_annotation<unroll = <disable = true>> -> !transform.any_param\n";
+    // No canonicalization among the patterns applied to each kernel's loops: `apply_patterns`
+    // builds its pattern set once per payload op, and the canonicalizer's (every loaded op's
+    // patterns) took 0.5 ms a kernel; the pipeline canonicalizes once afterwards (the zoo's
+    // memref IR is the same byte for byte).
     for (i, tile) in labels.iter().enumerate() {
         let loops = tile.iter().filter(|&&t| t != 0).count();
         let handles = vec!["!transform.any_op"; loops + 1].join(", ");
@@ -250,7 +255,6 @@ fn script(labels: &[&[i64]]) -> String {
       transform.apply_patterns.vector.cast_away_vector_leading_one_dim\n\
       transform.apply_patterns.vector.transfer_permutation_patterns\n\
       transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1\n\
-      transform.apply_patterns.canonicalization\n\
     }} : !transform.any_op\n",
             label = label(tile),
             keep = (0..loops - 1)
