@@ -131,7 +131,6 @@ pub fn write(
     // A big module's kernels compile in parallel, one object per part (`host::emit_objects`).
     let jobs = crate::host::codegen_jobs();
     let jobs = if crate::host::worth_splitting(module, jobs) { jobs } else { 1 };
-    let objects = crate::host::emit_objects(module, Some(embedded), jobs).map_err(|e| Error::of(&e))?;
     // Objects and the linked library go to a private temporary directory beside the output,
     // and the library is renamed into place: concurrent compiles to one path share no
     // temporary, and a reader never loads a half-written library.
@@ -139,12 +138,7 @@ pub fn write(
         .prefix(".strata-link-")
         .tempdir_in(strata_runtime::files::parent_dir(&paths.main))
         .map_err(|e| format!("cannot create a temporary directory beside {}: {e}", paths.main.display()))?;
-    let mut temps = Vec::with_capacity(objects.len());
-    for (part, object) in objects.iter().enumerate() {
-        let temp = dir.path().join(format!("part{part}.o"));
-        std::fs::write(&temp, object).map_err(|e| format!("cannot write {}: {e}", temp.display()))?;
-        temps.push(temp);
-    }
+    let temps = crate::host::emit_objects(module, Some(embedded), jobs, dir.path()).map_err(|e| Error::of(&e))?;
     let linked = dir.path().join("lib.so");
     let linker = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let mut link = std::process::Command::new(&linker);

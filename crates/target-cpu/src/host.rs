@@ -114,6 +114,16 @@ pub struct EmbeddedWeights<'a> {
 /// Translates, optimises and emits `module` (LLVM dialect), with `weights` (when non-empty)
 /// as an exported array its entry point falls back to.
 pub fn emit(module: &Module<'_>, what: Emit, weights: Option<EmbeddedWeights<'_>>) -> Result<Vec<u8>, CodegenError> {
+    emit_into(module, what, weights, None)
+}
+
+/// [`emit`], into `file` when one is given (see [`finish`]).
+fn emit_into(
+    module: &Module<'_>,
+    what: Emit,
+    weights: Option<EmbeddedWeights<'_>>,
+    file: Option<&std::path::Path>,
+) -> Result<Vec<u8>, CodegenError> {
     let machine = host_machine()?;
     let context = Context::create();
     let llvm = translate(&context, &module.as_operation(), &machine)?;
@@ -124,7 +134,7 @@ pub fn emit(module: &Module<'_>, what: Emit, weights: Option<EmbeddedWeights<'_>
     if let Some(weights) = weights {
         declare_weights(&context, &llvm, weights)?;
     }
-    finish(&llvm, &machine, what, weights.map(|w| (w.symbol, w.bytes)))
+    finish(&llvm, &machine, what, weights.map(|w| (w.symbol, w.bytes)), file)
 }
 
 /// The threads code generation may use: every core of this machine (at most 16).
@@ -132,19 +142,23 @@ pub fn codegen_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get()).min(16)
 }
 
-/// Objects for `module` (LLVM dialect), to be linked together: its outlined kernels
-/// (`strata-outline-kernels`) spread over up to `jobs` LLVM modules of about equal size, each
-/// translated, optimised at `default<O3>` and compiled on a thread of its own; the first holds
-/// the entry point and the `weights`. One object when `jobs` is 1 or there is nothing to split.
+/// Object files in `dir` for `module` (LLVM dialect), to be linked together (their paths
+/// returned): its outlined kernels (`strata-outline-kernels`) spread over up to `jobs` LLVM
+/// modules of about equal size, each translated, optimised at `default<O3>` and compiled on a
+/// thread of its own; the first holds the entry point and the `weights`. One object when `jobs`
+/// is 1 or there is nothing to split.
 pub fn emit_objects(
     module: &Module<'_>,
     weights: Option<EmbeddedWeights<'_>>,
     jobs: usize,
-) -> Result<Vec<Vec<u8>>, CodegenError> {
+    dir: &std::path::Path,
+) -> Result<Vec<std::path::PathBuf>, CodegenError> {
     let kernels = crate::outline_kernels::kernels(module);
     let groups = jobs.min(kernels.len() + 1);
+    let path = |part: usize| dir.join(format!("part{part}.o"));
     if groups <= 1 {
-        return Ok(vec![emit(module, Emit::Object, weights)?]);
+        emit_into(module, Emit::Object, weights, Some(&path(0)))?;
+        return Ok(vec![path(0)]);
     }
     // Largest kernel first into the lightest group; the first group starts with the rest of
     // the module (the model function and the entry point).
@@ -191,18 +205,20 @@ pub fn emit_objects(
     }
     let raw: Vec<SendModule> = modules.iter().map(|m| SendModule(m.as_mut_ptr())).collect();
     let blob = weights.map(|w| (w.symbol, w.bytes));
-    let results: Vec<Result<Vec<u8>, CodegenError>> = std::thread::scope(|scope| {
+    let results: Vec<Result<std::path::PathBuf, CodegenError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = raw
             .into_iter()
             .enumerate()
             .map(|(group, module)| {
+                let file = path(group);
                 scope.spawn(move || {
                     let module = module;
                     let machine = host_machine()?;
                     // Safety: each module and its context are used by this thread alone until it
                     // ends; the wrapper never disposes of the module (its owner does, later).
                     let llvm = std::mem::ManuallyDrop::new(unsafe { inkwell::module::Module::new(module.0) });
-                    finish(&llvm, &machine, Emit::Object, if group == 0 { blob } else { None })
+                    finish(&llvm, &machine, Emit::Object, if group == 0 { blob } else { None }, Some(&file))?;
+                    Ok(file)
                 })
             })
             .collect();
@@ -297,12 +313,15 @@ fn translate<'ctx, 'c: 'a, 'a>(
 }
 
 /// Optimises `llvm` at `default<O3>`, gives the weights array `weights.0` its bytes (only
-/// now: the optimiser saw a declaration, nothing to fold), and prints or compiles it.
+/// now: the optimiser saw a declaration, nothing to fold), and prints or compiles it: into
+/// `file` when one is given (an object streams there: no copy of its weights in memory beside
+/// the code generator's own), into the returned bytes otherwise.
 fn finish(
     llvm: &inkwell::module::Module<'_>,
     machine: &TargetMachine,
     what: Emit,
     weights: Option<(&str, &[u8])>,
+    file: Option<&std::path::Path>,
 ) -> Result<Vec<u8>, CodegenError> {
     llvm.run_passes("default<O3>", machine, PassBuilderOptions::create())
         .map_err(|e| CodegenError::Llvm(e.to_string()))?;
@@ -316,6 +335,10 @@ fn finish(
         Emit::LlvmIr => llvm.print_to_string().to_bytes().to_vec(),
         Emit::Assembly | Emit::Object => {
             let kind = if what == Emit::Assembly { FileType::Assembly } else { FileType::Object };
+            if let Some(file) = file {
+                machine.write_to_file(llvm, kind, file).map_err(|e| CodegenError::Llvm(e.to_string()))?;
+                return Ok(Vec::new());
+            }
             machine
                 .write_to_memory_buffer(llvm, kind)
                 .map_err(|e| CodegenError::Llvm(e.to_string()))?
