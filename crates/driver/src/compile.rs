@@ -5,6 +5,7 @@
 
 use melior::ir::operation::OperationRef;
 use melior::ir::Module;
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 use strata_frontend::{import, ImportOptions};
 pub use strata_ir::ErrorKind;
@@ -324,10 +325,10 @@ impl Compiled<'_> {
 
 /// Compiles ONNX bytes up to `stop` (host stages from `LlvmDialect` on all stop at the LLVM
 /// dialect, GPU stages at `Gpu`; `strata_codegen` takes it from there). `progress` is told each
-/// stage's name.
+/// stage's name. Bytes given owned are freed once imported (the module holds the weights).
 pub fn compile<'c>(
     strata: &'c StrataContext,
-    bytes: &[u8],
+    bytes: Cow<'_, [u8]>,
     options: &CompileOptions,
     stop: Stage,
     progress: &mut dyn FnMut(&str),
@@ -335,7 +336,8 @@ pub fn compile<'c>(
     let mut timings = Vec::new();
     let start = Instant::now();
     progress("import");
-    let imported = import(strata, bytes, &options.import)?;
+    let imported = import(strata, &bytes, &options.import)?;
+    drop(bytes);
     timings.push(("import", start.elapsed()));
     let signature = signature(&imported.interface)?;
     let node_ops = imported.node_ops;
@@ -568,7 +570,7 @@ impl Profile {
 /// link it), MLIR's ORC JIT compiles it in memory (one module, one thread).
 pub fn compile_model(
     strata: &StrataContext,
-    bytes: &[u8],
+    bytes: Cow<'_, [u8]>,
     options: &CompileOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<JitModel, CommandError> {
@@ -654,14 +656,14 @@ pub enum CacheUse {
 /// the JIT).
 pub fn compile_model_cached(
     strata: &StrataContext,
-    bytes: &[u8],
+    bytes: Cow<'_, [u8]>,
     options: &CompileOptions,
     cache: &crate::cache::Cache,
     progress: &mut dyn FnMut(&str),
 ) -> Result<JitModel, CommandError> {
     let start = Instant::now();
     let host = strata_target_cpu::host::identity();
-    let key = crate::cache::key(bytes, options, &host, &crate::cache::build_identity());
+    let key = crate::cache::key(&bytes, options, &host, &crate::cache::build_identity());
     let replaced = match cache.lookup(&key) {
         Ok(hit) => {
             return Ok(JitModel {

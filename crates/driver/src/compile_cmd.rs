@@ -209,7 +209,7 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), CommandError> {
         }
     }
     let mut progress = Progress::new();
-    let compiled = compile(&strata, &bytes, &options, stage, &mut |s| progress.stage(s))?;
+    let compiled = compile(&strata, bytes.into(), &options, stage, &mut |s| progress.stage(s))?;
     progress.warn(&compiled.warnings);
     let default_path = |extension: &str| {
         let stem = args.model.model.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
@@ -369,7 +369,7 @@ fn run_cuda(args: &RunArgs) -> Result<(), CommandError> {
     let mut options = args.model.options()?;
     options.target = Target::Nvptx;
     let mut progress = Progress::new();
-    let compiled = compile(&strata, &bytes, &options, Stage::Gpu, &mut |s| progress.stage(s))?;
+    let compiled = compile(&strata, bytes.into(), &options, Stage::Gpu, &mut |s| progress.stage(s))?;
     progress.warn(&compiled.warnings);
     progress.stage("ptx");
     let dir = std::env::temp_dir().join(format!("strata-run-{}", std::process::id()));
@@ -437,8 +437,8 @@ pub fn run_run(args: &RunArgs) -> Result<(), CommandError> {
         }
     };
     let compiled = match &cache {
-        Some(cache) => compile_model_cached(&strata, &bytes, &options, cache, &mut |s| progress.stage(s))?,
-        None => compile_model(&strata, &bytes, &options, &mut |s| progress.stage(s))?,
+        Some(cache) => compile_model_cached(&strata, bytes.into(), &options, cache, &mut |s| progress.stage(s))?,
+        None => compile_model(&strata, bytes.into(), &options, &mut |s| progress.stage(s))?,
     };
     progress.warn(&compiled.warnings);
     if let Some(CacheUse::Failed(why)) = &compiled.cache {

@@ -144,7 +144,7 @@ fn plan_model(args: &PlanArgs, file: &Path) -> Result<(), CommandError> {
     let bytes =
         std::fs::read(file).map_err(|e| CommandError::io(format!("error: cannot read {}: {e}", file.display())))?;
     let strata = crate::context().map_err(|e| e.to_string())?;
-    let compiled = crate::compile::compile(&strata, &bytes, &options, Stage::Memref, &mut |_| {})?;
+    let compiled = crate::compile::compile(&strata, bytes.into(), &options, Stage::Memref, &mut |_| {})?;
     compiled.warnings.iter().for_each(|w| eprint!("{w}"));
     let Some(report) = &compiled.plan else {
         return Err(format!("error: {}: the compile recorded no arena plan", file.display()).into());

@@ -310,7 +310,7 @@ struct Case<'a> {
 
 fn run_case(strata: &strata_ir::StrataContext, case: &Case) -> Outcome {
     let Case { path: case, name, bytes, graph } = *case;
-    let mut model = match compile_model(strata, bytes, &options(case, name, graph, Target::Host), &mut |_| {}) {
+    let mut model = match compile_model(strata, bytes.into(), &options(case, name, graph, Target::Host), &mut |_| {}) {
         Ok(compiled) => compiled.model,
         Err(error) if error.is_unsupported() => return Outcome::Unsupported(error.message),
         Err(error) => return Outcome::Failed(error.message),
@@ -345,7 +345,7 @@ fn run_case(strata: &strata_ir::StrataContext, case: &Case) -> Outcome {
 fn bundle_case(strata: &strata_ir::StrataContext, case: &Case, out: &Path, chip: &str, op: &str) -> Outcome {
     let Case { path: case, name, bytes, graph } = *case;
     let options = options(case, name, graph, Target::Nvptx);
-    let compiled = match compile(strata, bytes, &options, Stage::Gpu, &mut |_| {}) {
+    let compiled = match compile(strata, bytes.into(), &options, Stage::Gpu, &mut |_| {}) {
         Ok(compiled) => compiled,
         Err(error) if error.is_unsupported() => return Outcome::Unsupported(error.message),
         Err(error) => return Outcome::Failed(error.message),
