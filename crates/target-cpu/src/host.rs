@@ -114,15 +114,17 @@ pub struct EmbeddedWeights<'a> {
 /// Translates, optimises and emits `module` (LLVM dialect), with `weights` (when non-empty)
 /// as an exported array its entry point falls back to.
 pub fn emit(module: &Module<'_>, what: Emit, weights: Option<EmbeddedWeights<'_>>) -> Result<Vec<u8>, CodegenError> {
-    emit_into(module, what, weights, None)
+    emit_into(module, what, weights, None, true)
 }
 
-/// [`emit`], into `file` when one is given (see [`finish`]).
+/// [`emit`], into `file` when one is given (see [`finish`]); the weights array only declared
+/// unless `define_weights` (another object defines it: [`weights_object`]).
 fn emit_into(
     module: &Module<'_>,
     what: Emit,
     weights: Option<EmbeddedWeights<'_>>,
     file: Option<&std::path::Path>,
+    define_weights: bool,
 ) -> Result<Vec<u8>, CodegenError> {
     let machine = host_machine()?;
     let context = Context::create();
@@ -134,7 +136,8 @@ fn emit_into(
     if let Some(weights) = weights {
         declare_weights(&context, &llvm, weights)?;
     }
-    finish(&llvm, &machine, what, weights.map(|w| (w.symbol, w.bytes)), file)
+    let blob = weights.filter(|_| define_weights).map(|w| (w.symbol, w.bytes));
+    finish(&llvm, &machine, what, blob, file)
 }
 
 /// The threads code generation may use: every core of this machine (at most 16).
@@ -142,12 +145,54 @@ pub fn codegen_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get()).min(16)
 }
 
-/// Object files in `dir` for `module` (LLVM dialect), to be linked together (their paths
-/// returned): its outlined kernels (`strata-outline-kernels`) spread over up to `jobs` LLVM
-/// modules of about equal size, each translated, optimised at `default<O3>` and compiled on a
-/// thread of its own; the first holds the entry point and the `weights`. One object when `jobs`
-/// is 1 or there is nothing to split.
+/// Files in `dir` for `module` (LLVM dialect), to be linked together by the C compiler driver
+/// (their paths returned): objects of its outlined kernels (`strata-outline-kernels`) spread
+/// over up to `jobs` LLVM modules of about equal size, each translated, optimised at
+/// `default<O3>` and compiled on a thread of its own, the first with the entry point (one object
+/// when `jobs` is 1 or there is nothing to split); and the `weights` array, when not empty, as
+/// an assembly file that includes them as bytes ([`weights_object`]), so that LLVM never holds
+/// them.
 pub fn emit_objects(
+    module: &Module<'_>,
+    weights: Option<EmbeddedWeights<'_>>,
+    jobs: usize,
+    dir: &std::path::Path,
+) -> Result<Vec<std::path::PathBuf>, CodegenError> {
+    let mut files = match weights.filter(|w| !w.bytes.is_empty()) {
+        Some(weights) => vec![weights_object(weights, dir)?],
+        None => Vec::new(),
+    };
+    files.extend(emit_code_objects(module, weights, jobs, dir)?);
+    Ok(files)
+}
+
+/// Writes `weights.bin` (the bytes) and `weights.s`, which defines the exported array
+/// `weights.symbol` as those bytes (`.incbin`, read by the assembler from `dir`), read-only and
+/// aligned; returns the assembly file's path.
+fn weights_object(weights: EmbeddedWeights<'_>, dir: &std::path::Path) -> Result<std::path::PathBuf, CodegenError> {
+    let io = |e: std::io::Error| CodegenError::Llvm(format!("cannot write the weights beside the objects: {e}"));
+    let bin = dir.join("weights.bin");
+    std::fs::write(&bin, weights.bytes).map_err(io)?;
+    // An absolute path (the assembler runs wherever the driver does), quoted as the assembler
+    // reads strings: backslashes and quotes escaped.
+    let absolute = std::fs::canonicalize(&bin).map_err(io)?;
+    let path = absolute.to_str().filter(|p| !p.contains('\n')).ok_or_else(|| {
+        CodegenError::Llvm(format!("the weights' path {} cannot be named to the assembler", absolute.display()))
+    })?;
+    let quoted = path.replace('\\', "\\\\").replace('"', "\\\"");
+    let symbol = weights.symbol;
+    let text = format!(
+        ".section .rodata.{symbol},\"a\",@progbits\n.balign {align}\n.globl {symbol}\n.type {symbol},@object\n.size {symbol},{size}\n{symbol}:\n.incbin \"{quoted}\"\n.section .note.GNU-stack,\"\",@progbits\n",
+        align = weights.alignment,
+        size = weights.bytes.len(),
+    );
+    let assembly = dir.join("weights.s");
+    std::fs::write(&assembly, text).map_err(io)?;
+    Ok(assembly)
+}
+
+/// The code objects of [`emit_objects`], the weights array declared only.
+fn emit_code_objects(
     module: &Module<'_>,
     weights: Option<EmbeddedWeights<'_>>,
     jobs: usize,
@@ -157,7 +202,7 @@ pub fn emit_objects(
     let groups = jobs.min(kernels.len() + 1);
     let path = |part: usize| dir.join(format!("part{part}.o"));
     if groups <= 1 {
-        emit_into(module, Emit::Object, weights, Some(&path(0)))?;
+        emit_into(module, Emit::Object, weights, Some(&path(0)), false)?;
         return Ok(vec![path(0)]);
     }
     // Largest kernel first into the lightest group; the first group starts with the rest of
@@ -204,7 +249,6 @@ pub fn emit_objects(
         declare_weights(&contexts[0], &modules[0], weights)?;
     }
     let raw: Vec<SendModule> = modules.iter().map(|m| SendModule(m.as_mut_ptr())).collect();
-    let blob = weights.map(|w| (w.symbol, w.bytes));
     let results: Vec<Result<std::path::PathBuf, CodegenError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = raw
             .into_iter()
@@ -217,7 +261,7 @@ pub fn emit_objects(
                     // Safety: each module and its context are used by this thread alone until it
                     // ends; the wrapper never disposes of the module (its owner does, later).
                     let llvm = std::mem::ManuallyDrop::new(unsafe { inkwell::module::Module::new(module.0) });
-                    finish(&llvm, &machine, Emit::Object, if group == 0 { blob } else { None }, Some(&file))?;
+                    finish(&llvm, &machine, Emit::Object, None, Some(&file))?;
                     Ok(file)
                 })
             })
