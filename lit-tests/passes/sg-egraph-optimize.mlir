@@ -11,6 +11,11 @@
 // is an error naming the known ones.
 // RUN: strata-opt %S/inputs/seed-views-reader.sg.mlir -p 'builtin.module(func.func(sg-egraph-optimize{vector-lanes=16 disable=views}))' --mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=NOVIEWS
 // RUN: not strata-opt %S/inputs/seed-views-reader.sg.mlir -p 'builtin.module(func.func(sg-egraph-optimize{vector-lanes=16 disable=views,loops}))' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// An in-place write is an e-class of its own beside the value it computes; it keeps that
+// value's ONNX node for its location (profiles and plan tables name kernels by it).
+// RUN: strata-opt %S/inputs/in-place-location.sg.mlir -p 'builtin.module(func.func(sg-egraph-optimize{vector-lanes=16}))' --mlir-print-debuginfo | FileCheck %s --check-prefix=LOC
+// LOC: "sg.fused"(%{{.*}}) {in_place = 1 : i64, program = "clip<0.0,6.0>(i0)"} {{.*}} loc([[CLIP:#loc[0-9]*]])
+// LOC: [[CLIP]] = loc("clip")
 // NOVIEWS: (S) 5 launches-after
 // NOVIEWS: (S) 4 allocations-after
 // UNKNOWN: error: 'func.func' op sg-egraph-optimize: option disable: unknown optimisation 'loops' (known: views, fusion, epilogues, in-place)

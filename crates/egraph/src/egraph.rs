@@ -143,6 +143,9 @@ pub struct Tables {
     pub initial_enodes: usize,
     /// The class each graph node started in (canonicalise with `find`).
     pub origins: Vec<Id>,
+    /// In-place writes, each with the class of the value it computes (a class of its own: its
+    /// storage differs), whose graph nodes it stands for in reports and locations.
+    pub written: Vec<(Id, Id)>,
 }
 
 impl Tables {

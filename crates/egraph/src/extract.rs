@@ -495,6 +495,28 @@ fn program(egraph: &SgGraph, root: Id, order: &[Id], choice: &BTreeMap<Id, &Sg>)
     for (n, &class) in egraph.analysis.origins.iter().enumerate() {
         nodes_of.entry(egraph.find(class)).or_default().push(n);
     }
+    // An in-place write is a class of its own beside the value it computes: it takes that
+    // value's graph nodes when it has none (a kernel's location names the ONNX nodes it runs).
+    for &(write, value) in &egraph.analysis.written {
+        let (write, value) = (egraph.find(write), egraph.find(value));
+        if !nodes_of.contains_key(&write) {
+            if let Some(nodes) = nodes_of.get(&value).cloned() {
+                nodes_of.insert(write, nodes);
+            }
+        }
+    }
+    // An in-place write is a class of its own under the value's `contig`, which holds the
+    // value's nodes: the write takes them (a kernel's label names the ONNX nodes it computes).
+    for &c in order {
+        if let Some(Sg::Contig([inner])) = choice.get(&c) {
+            let inner = egraph.find(*inner);
+            if matches!(choice.get(&inner), Some(Sg::EwInPlace(_))) && !nodes_of.contains_key(&inner) {
+                if let Some(nodes) = nodes_of.get(&egraph.find(c)).cloned() {
+                    nodes_of.insert(inner, nodes);
+                }
+            }
+        }
+    }
     let mut origins = Vec::new();
     let mut metrics = Metrics::default();
     for &c in order {

@@ -149,6 +149,7 @@ fn apply(egraph: &mut SgGraph, action: Action) -> (bool, Option<Id>) {
                 v.uses = v.uses.max(uses);
                 v.sink = sink;
             }
+            egraph.analysis.written.push((write, class));
             (class, egraph.add(Sg::Contig([write])), Some(write))
         }
         Action::Epilogue { class, node, kernel_args, program, first, extras } => {

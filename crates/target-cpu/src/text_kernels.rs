@@ -58,6 +58,8 @@ pub(crate) fn in_region(strata: &strata_ir::StrataContext, op: Op) -> Result<(),
     let region = Op::of(&function).body(0).and_then(|b| b.first()).ok_or("kernel region skeleton has no region")?;
     region.detach();
     drop(skeleton);
+    // The kernel's location (its ONNX nodes): profiles and diagnostics name the region by it.
+    region.set_location_deep(op.location());
     let block = op.block().ok_or("a kernel outside a block")?;
     block.insert_before(op, region);
     let body = region.body(0).ok_or("kernel region without a body")?;
