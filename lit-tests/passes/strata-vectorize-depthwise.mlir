@@ -4,8 +4,10 @@
 // accumulators start from the output (the bias) and take one load and one contractible
 // multiply-add per tap and row; stride 2 along the width reads twice the lanes and keeps the
 // even ones; the last partial vector of a row is masked, rows that do not fill a block run one
-// at a time. With threads the channels of a big convolution are an scf.forall. Other
-// convolutions (a width stride of 3) are left as they were.
+// at a time. With threads the channels of a big convolution are an scf.forall. A clamp that
+// follows in place (ReLU6: an elementwise generic reading and writing the output, max and min
+// against constants) is applied before the stores and its generic goes; other generics stay.
+// Other convolutions (a width stride of 3) are left as they were.
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-depthwise{vector-lanes=16})' --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-depthwise{vector-lanes=16 threads=2})' | FileCheck %s --check-prefix=THREADS
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-depthwise{vector-lanes=16},strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
@@ -56,10 +58,45 @@ func.func @big(%x: memref<1x64x34x34xf32>, %w: memref<64x3x3xf32>, %y: memref<1x
   return
 }
 
+// CHECK-LABEL: func.func @relu6
+// CHECK: %[[HI:.*]] = arith.constant dense<6.000000e+00> : vector<16xf32>
+// CHECK: %[[MAX:.*]] = arith.maximumf %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK: %[[MIN:.*]] = arith.minimumf %[[MAX]], %[[HI]] : vector<16xf32>
+// CHECK: vector.store %[[MIN]], %arg2
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @relu6(%x: memref<1x4x12x22xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x10x20xf32>) {
+  %lo = arith.constant 0.0 : f32
+  %hi = arith.constant 6.0 : f32
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x4x12x22xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x20xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y : memref<1x4x10x20xf32>) outs(%y : memref<1x4x10x20xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.maximumf %in, %lo : f32
+    %1 = arith.minimumf %0, %hi : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// A generic that is not a clamp (an exp) stays after the kernel.
+// CHECK-LABEL: func.func @not_a_clamp
+// CHECK: vector.store
+// CHECK: linalg.generic
+// CHECK: math.exp
+func.func @not_a_clamp(%x: memref<1x4x12x22xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x10x20xf32>) {
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x4x12x22xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x20xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y : memref<1x4x10x20xf32>) outs(%y : memref<1x4x10x20xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
 // Width stride 3: left alone.
 // CHECK-LABEL: func.func @stride_three
 // CHECK: linalg.depthwise_conv_2d_nchw_chw
-// CHECK: (S) 3 convolutions
+// CHECK: (S) 5 convolutions
 func.func @stride_three(%x: memref<1x4x12x31xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x10x10xf32>) {
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<[1, 3]> : tensor<2xi64>} ins(%x, %w : memref<1x4x12x31xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x10xf32>)
   return

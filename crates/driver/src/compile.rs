@@ -153,7 +153,7 @@ pub fn memref_pipeline(strategy: &str, schedule: bool, profile: bool, threads: u
     let parallelize = format!("strata-parallelize{{threads={threads}}}");
     if schedule {
         format!(
-            "builtin.module(strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},{plan},strata-cpu-vectorize{{threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},strata-vectorize-matmul{{vector-lanes={lanes}}},canonicalize{profile})"
+            "builtin.module(strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},{plan},strata-cpu-vectorize{{threads={threads}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes}}},canonicalize{profile})"
         )
     } else {
         format!("builtin.module({plan},{parallelize},canonicalize{profile})")

@@ -23,7 +23,7 @@ use crate::text_kernels::{element, replace_kernels, unit_inner_stride};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
 use strata_ir::handle::dense_ints;
-use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 use strata_lower::ops::static_shape;
 
 pub static INFO: PassInfo = PassInfo {
@@ -98,8 +98,9 @@ impl Depthwise {
         self.output.iter().product::<i64>() * self.filter[1] * self.filter[2]
     }
 
-    /// The kernel function (MLIR text) for operand types `types`.
-    fn function(&self, types: &[String], lanes: i64, parallel: bool) -> String {
+    /// The kernel function (MLIR text) for operand types `types`; `epilogue` (see
+    /// [`epilogue`]) is applied to the accumulators before they are stored.
+    fn function(&self, types: &[String], lanes: i64, parallel: bool, epilogue: &[(String, String)]) -> String {
         let [n, c, oh, ow] = [self.output[0], self.output[1], self.output[2], self.output[3]];
         let iw = self.input[3];
         let [kh, kw] = [self.filter[1], self.filter[2]];
@@ -122,6 +123,9 @@ impl Depthwise {
             s += &format!("    %c{k} = arith.constant {k} : index\n");
         }
         s += &format!("    %zero = arith.constant dense<0.000000e+00> : {vt}\n");
+        for (k, (_, value)) in epilogue.iter().enumerate() {
+            s += &format!("    %ep{k} = arith.constant dense<{value}> : {vt}\n");
+        }
         if sw > 1 {
             s += &format!("    %zerow = arith.constant dense<0.000000e+00> : vector<{}xf32>\n", lanes * sw);
         }
@@ -209,10 +213,15 @@ impl Depthwise {
                 }
             }
             for r in 0..rows {
+                let mut result = format!("%a{b}_{r}_{step}");
+                for (k, (name, _)) in epilogue.iter().enumerate() {
+                    *s += &format!("{indent}%e{b}_{r}_{k} = {name} {result}, %ep{k} : {vt}\n");
+                    result = format!("%e{b}_{r}_{k}");
+                }
                 match &mask {
-                    None => *s += &format!("{indent}vector.store %a{b}_{r}_{step}, %y[{batch}, %ch, %oh{b}_{r}, {col}] : {yt}, {vt}\n"),
+                    None => *s += &format!("{indent}vector.store {result}, %y[{batch}, %ch, %oh{b}_{r}, {col}] : {yt}, {vt}\n"),
                     Some(m) => {
-                        *s += &format!("{indent}vector.maskedstore %y[{batch}, %ch, %oh{b}_{r}, {col}], {m}, %a{b}_{r}_{step} : {yt}, {mt}, {vt}\n")
+                        *s += &format!("{indent}vector.maskedstore %y[{batch}, %ch, %oh{b}_{r}, {col}], {m}, {result} : {yt}, {mt}, {vt}\n")
                     }
                 }
             }
@@ -228,6 +237,54 @@ impl Depthwise {
     }
 }
 
+/// The clamp that follows `conv` in place, when there is one: the next op is an elementwise
+/// `linalg.generic` that reads and writes `conv`'s output buffer and only clamps each element
+/// against constants (`arith.maximumf`/`minimumf`/`maxnumf`/`minnumf`: a ReLU, a ReLU6, a
+/// clip). Returns it and its ops in order, each `(op name, splat value)`.
+fn epilogue(conv: Op) -> Option<(Op, Vec<(String, String)>)> {
+    let next = conv.next().filter(|op| op.is("linalg.generic"))?;
+    let output = conv.operand(2);
+    if next.operand_count() != 2 || next.operand(0) != output || next.operand(1) != output || next.result_count() != 0 {
+        return None;
+    }
+    let iterators = next.attribute("iterator_types")?.to_string();
+    if iterators.contains("reduction") {
+        return None;
+    }
+    let maps = next.attribute("indexing_maps")?.to_string();
+    let identity = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>";
+    if maps != format!("[{identity}, {identity}]") {
+        return None;
+    }
+    let body = next.body(0)?;
+    let mut value = body.argument(0);
+    let mut ops = Vec::new();
+    for op in body.ops() {
+        if op.is("linalg.yield") {
+            return (op.operand_count() == 1 && op.operand(0) == value && !ops.is_empty()).then_some((next, ops));
+        }
+        let name = op.name();
+        if !["arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf"].contains(&name.as_str())
+            || op.operand_count() != 2
+            || op.attribute("fastmath").is_some_and(|f| !f.to_string().contains("none"))
+        {
+            return None;
+        }
+        let other = if op.operand(0) == value {
+            op.operand(1)
+        } else if op.operand(1) == value {
+            op.operand(0)
+        } else {
+            return None;
+        };
+        let constant = other.owner().filter(|c| c.is("arith.constant"))?.attribute("value")?.to_string();
+        let splat = constant.strip_suffix(" : f32")?.to_owned();
+        ops.push((name, splat));
+        value = op.result(0);
+    }
+    None
+}
+
 impl Pass for VectorizeDepthwise {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let names = ["linalg.depthwise_conv_2d_nchw_chw"];
@@ -238,7 +295,23 @@ impl Pass for VectorizeDepthwise {
                 return None;
             }
             let parallel = self.threads > 1 && conv.macs() >= crate::conv_lanes::PARALLEL_MACS;
-            Some(conv.function(&types, self.lanes, parallel))
+            let (clamp, ops) = epilogue(op).unzip();
+            let text = conv.function(&types, self.lanes, parallel, &ops.unwrap_or_default());
+            if let Some(clamp) = clamp {
+                // The kernel runs both ONNX nodes: profiles name it after both.
+                let context = op.get().context();
+                // Safety: the context outlives this pass run.
+                let context = unsafe { context.to_ref() };
+                let both = melior::ir::Location::fused(
+                    context,
+                    &[op.location(), clamp.location()],
+                    melior::ir::Attribute::unit(context),
+                );
+                op.set_location_deep(both);
+                // Safety: the clamp is applied by the kernel's stores; nothing refers to it.
+                unsafe { clamp.erase() };
+            }
+            Some(text)
         })
     }
 }
