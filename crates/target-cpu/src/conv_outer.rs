@@ -140,9 +140,10 @@ fn build(
     Some(Val::from(anchor.block()?.insert_operation_before(anchor, op).result(0).ok()?))
 }
 
-/// `addf(acc, mulf(x, w))` (either order of either) where `x` and `w` are [`broadcast_read`]s
-/// along the leading dimensions and the last: replaced by `vector.outerproduct` of the plain
-/// reads, one per index of the dimensions before the last two (extracted and inserted back).
+/// `addf(acc, mulf(x, w))` (either order of either, both contractible) where `x` and `w` are
+/// [`broadcast_read`]s along the leading dimensions and the last: replaced by
+/// `vector.outerproduct` of the plain reads, one per index of the dimensions before the last
+/// two (extracted and inserted back).
 fn outer_product(context: &Context, add: Op) -> Option<()> {
     let vector = shape(add.result(0).r#type())?;
     let n = vector.len();
@@ -153,7 +154,10 @@ fn outer_product(context: &Context, add: Op) -> Option<()> {
         let product = add.operand(p).owner().filter(|op| op.is("arith.mulf"))?;
         Some((add.operand(a), product))
     })?;
-    if product.result(0).uses().len() != 1 {
+    // An outer product fuses each multiply-add (one rounding): only where the step allowed
+    // contraction already, as the schedule's steps do.
+    let contract = |op: Op| op.attribute("fastmath").is_some_and(|f| f.to_string().contains("contract"));
+    if product.result(0).uses().len() != 1 || !contract(add) || !contract(product) {
         return None;
     }
     let reads: Vec<Op> = (0..2).map(|i| product.operand(i).owner()).collect::<Option<_>>()?;

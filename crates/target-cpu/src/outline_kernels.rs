@@ -15,7 +15,8 @@
 //! sit in the arena and the weights blob) become one function taking those offsets as
 //! parameters, called once per kernel: the repeated blocks of a network (MobileNetV2's
 //! bottlenecks, a transformer's layers) are compiled once per distinct shape, not once per
-//! layer. Only kernels that Strata's schedules vectorised are shared (see [`shareable`]).
+//! layer. Only kernels that Strata's schedules vectorised, or whose loops are too small for
+//! LLVM's vectoriser to matter, are shared (see [`shareable`]).
 
 use melior::ir::attribute::{FlatSymbolRefAttribute, StringAttribute};
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
@@ -96,12 +97,12 @@ impl Pass for OutlineKernels {
 /// views a loop reads and writes do not overlap (DenseNet's 1x1 convolution in the loop order
 /// ran 6x slower without them).
 fn shareable(function: Op) -> bool {
-    let mut vector = false;
-    let mut large_linalg = false;
+    let (mut vector, mut linalg, mut large_linalg) = (false, false, false);
     function.collect(|op| {
         let name = op.name();
         vector |= name.starts_with("vector.");
         if name.starts_with("linalg.") {
+            linalg = true;
             // A dynamic shape counts as large; a scalar as small.
             large_linalg |= op.operands().iter().any(|v| match strata_lower::ops::static_shape(v.r#type()) {
                 Ok(shape) => shape.iter().product::<i64>() > SMALL_ELEMENTS,
@@ -110,7 +111,7 @@ fn shareable(function: Op) -> bool {
         }
         false
     });
-    !large_linalg && (vector || !function.collect(|op| op.name().starts_with("linalg.")).is_empty())
+    (vector || linalg) && !large_linalg
 }
 
 /// Operands of at most this many elements make a loop too small for LLVM's vectoriser to matter.
