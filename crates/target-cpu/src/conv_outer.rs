@@ -17,8 +17,9 @@
 //! it to the output, which the accumulators' final write covers entirely, is dropped (after
 //! bufferization it was a transposed store of a whole block, never read).
 
-use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
-use melior::ir::{Attribute, BlockLike, Identifier, Type, ValueLike};
+use crate::vector_ops::{build, position, vector_shape};
+use melior::ir::operation::OperationRef;
+use melior::ir::{Attribute, Type, ValueLike};
 use melior::Context;
 use strata_ir::rewrite::collect;
 use strata_ir::{Op, Val};
@@ -41,22 +42,9 @@ pub fn rewrite(context: &Context, module: OperationRef<'_, '_>) -> usize {
     count
 }
 
-/// The static shape of a vector or ranked tensor type; with [`element`], its element type.
+/// The static shape of a vector or ranked tensor type.
 fn shape(ty: Type<'_>) -> Option<Vec<i64>> {
-    if let Ok(shape) = strata_lower::ops::static_shape(ty) {
-        return Some(shape);
-    }
-    let text = ty.to_string();
-    let dims = text.strip_prefix("vector<")?.strip_suffix('>')?;
-    let mut parts: Vec<&str> = dims.split('x').collect();
-    parts.pop()?;
-    parts.iter().map(|d| d.parse().ok()).collect()
-}
-
-/// The element type of a vector type, printed (`f32`).
-fn element(ty: Type<'_>) -> Option<String> {
-    let text = ty.to_string();
-    Some(text.strip_prefix("vector<")?.strip_suffix('>')?.rsplit('x').next()?.to_owned())
+    strata_lower::ops::static_shape(ty).ok().or_else(|| Some(vector_shape(ty)?.0))
 }
 
 /// The map of a `vector.transfer_read`/`transfer_write`, printed.
@@ -115,31 +103,6 @@ fn reread(context: &Context, read: Op, before: Op, ty: &str, map: &str, in_bound
     Some(result)
 }
 
-/// Builds `name` with `operands`, one result of type `ty` and the attributes `attributes`
-/// (name, printed value) before `before`.
-fn build(
-    context: &Context,
-    before: Op,
-    name: &str,
-    operands: &[Val],
-    ty: &str,
-    attributes: &[(&str, String)],
-) -> Option<Val> {
-    let anchor = before.get();
-    let operands: Vec<melior::ir::Value> = operands.iter().map(|v| v.get()).collect();
-    let attributes: Vec<(Identifier, Attribute)> = attributes
-        .iter()
-        .map(|(name, value)| Some((Identifier::new(context, name), Attribute::parse(context, value)?)))
-        .collect::<Option<_>>()?;
-    let op = OperationBuilder::new(name, anchor.location())
-        .add_operands(&operands)
-        .add_results(&[Type::parse(context, ty)?])
-        .add_attributes(&attributes)
-        .build()
-        .ok()?;
-    Some(Val::from(anchor.block()?.insert_operation_before(anchor, op).result(0).ok()?))
-}
-
 /// `addf(acc, mulf(x, w))` (either order of either, both contractible) where `x` and `w` are
 /// [`broadcast_read`]s along the leading dimensions and the last: replaced by
 /// `vector.outerproduct` of the plain reads, one per index of the dimensions before the last
@@ -167,7 +130,7 @@ fn outer_product(context: &Context, add: Op) -> Option<()> {
         [1, 0] => (reads[1], reads[0]),
         _ => return None,
     };
-    let element = element(add.result(0).r#type())?;
+    let (_, element) = vector_shape(add.result(0).r#type())?;
     let ty = |dims: &[i64]| {
         format!("vector<{}x{element}>", dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x"))
     };
@@ -183,17 +146,8 @@ fn outer_product(context: &Context, add: Op) -> Option<()> {
         // One outer product per index of the dimensions before the last two.
         let outer = &vector[..n - 2];
         let mut result = build(context, add, "ub.poison", &[], &ty(&vector), &[("value", "#ub.poison".to_owned())])?;
-        let count: i64 = outer.iter().product();
-        for flat in 0..count {
-            let mut index = vec![0i64; outer.len()];
-            let mut rest = flat;
-            for (d, &size) in outer.iter().enumerate().rev() {
-                index[d] = rest % size;
-                rest /= size;
-            }
-            let position =
-                format!("array<i64: {}>", index.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", "));
-            let at = [("static_position", position)];
+        for flat in 0..outer.iter().product() {
+            let at = [("static_position", position(flat, outer))];
             let xi = build(context, add, "vector.extract", &[x], &ty(&vector[n - 2..n - 1]), &at)?;
             let acci = build(context, add, "vector.extract", &[acc], &ty(&vector[n - 2..]), &at)?;
             let step = build(context, add, "vector.outerproduct", &[xi, w, acci], &ty(&vector[n - 2..]), &kind)?;

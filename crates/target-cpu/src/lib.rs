@@ -32,6 +32,7 @@ pub mod outline_kernels;
 pub mod parallelize;
 pub mod profile;
 mod text_kernels;
+mod vector_ops;
 pub mod vector_rows;
 pub mod vectorize_depthwise;
 pub mod vectorize_elementwise;

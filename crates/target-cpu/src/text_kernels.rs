@@ -47,7 +47,7 @@ pub(crate) fn replace_kernels(
 /// replaces it stays one op with a region however the canonicalizer folds its loops (a loop of
 /// one iteration, say, leaves its body and results at the top level), so that
 /// `strata-outline-kernels` takes the whole kernel into a function.
-pub(crate) fn in_region(strata: &strata_ir::StrataContext, op: Op) -> Result<(), String> {
+fn in_region(strata: &strata_ir::StrataContext, op: Op) -> Result<(), String> {
     let skeleton = strata
         .parse(
             "func.func private @kernel() {\n  scf.execute_region no_inline {\n    scf.yield\n  }\n  return\n}\n",

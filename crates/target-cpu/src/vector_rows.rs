@@ -11,11 +11,12 @@
 //! fold back into the rows: most of the code generation time of MobileNetV2 and ResNet-18. A
 //! row insert lowers to one `llvm.insertvalue` of the row into the accumulator's array.
 
-use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
-use melior::ir::{Attribute, BlockLike, Identifier, Type};
+use crate::vector_ops::{build, position, vector_shape};
+use melior::ir::operation::OperationRef;
+use melior::ir::Type;
 use melior::Context;
 use strata_ir::rewrite::collect;
-use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
+use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-vector-rows",
@@ -45,20 +46,16 @@ impl Pass for VectorRows {
 }
 
 /// The dimensions of a static vector type of rank 2 or more (`vector<8x32xf32>`).
-fn dimensions(ty: Type<'_>) -> Option<Vec<usize>> {
-    let text = ty.to_string();
-    let mut dims: Vec<&str> = text.strip_prefix("vector<")?.strip_suffix('>')?.split('x').collect();
-    dims.pop()?;
-    let dims: Vec<usize> = dims.iter().map(|d| d.parse().ok()).collect::<Option<_>>()?;
-    (dims.len() >= 2).then_some(dims)
+fn dimensions(ty: Type<'_>) -> Option<Vec<i64>> {
+    vector_shape(ty).map(|(dims, _)| dims).filter(|dims| dims.len() >= 2)
 }
 
 /// The `vector.to_elements` ops whose results are `from`'s operands, one whole op per row
 /// (the innermost dimension) in order, or `None` when they are not.
 fn rows(from: Op) -> Option<Vec<Op>> {
     let dims = dimensions(from.result(0).r#type())?;
-    let columns = *dims.last()?;
-    let rows: usize = dims[..dims.len() - 1].iter().product();
+    let columns = *dims.last()? as usize;
+    let rows = dims[..dims.len() - 1].iter().product::<i64>() as usize;
     if from.operand_count() != rows * columns {
         return None;
     }
@@ -74,33 +71,13 @@ fn rows(from: Op) -> Option<Vec<Op>> {
 /// Replaces `from` by `ub.poison` and one `vector.insert` per row of `rows`' sources; erases
 /// the `to_elements` left unused.
 fn rebuild(context: &Context, from: Op, rows: &[Op]) -> Option<()> {
-    let anchor = from.get();
-    let block = anchor.block()?;
     let ty = from.result(0).r#type();
-    let poison = OperationBuilder::new("ub.poison", anchor.location())
-        .add_results(&[ty])
-        .add_attributes(&[(Identifier::new(context, "value"), Attribute::parse(context, "#ub.poison")?)])
-        .build()
-        .ok()?;
-    let mut value = Val::from(block.insert_operation_before(anchor, poison).result(0).ok()?);
     let dims = dimensions(ty)?;
-    let outer = &dims[..dims.len() - 1];
+    let ty = ty.to_string();
+    let mut value = build(context, from, "ub.poison", &[], &ty, &[("value", "#ub.poison".to_owned())])?;
     for (r, source) in rows.iter().enumerate() {
-        let mut index = vec![0usize; outer.len()];
-        let mut rest = r;
-        for (d, &size) in outer.iter().enumerate().rev() {
-            index[d] = rest % size;
-            rest /= size;
-        }
-        let index: Vec<String> = index.iter().map(|i| i.to_string()).collect();
-        let position = Attribute::parse(context, &format!("array<i64: {}>", index.join(", ")))?;
-        let insert = OperationBuilder::new("vector.insert", anchor.location())
-            .add_operands(&[source.operand(0).get(), value.get()])
-            .add_results(&[ty])
-            .add_attributes(&[(Identifier::new(context, "static_position"), position)])
-            .build()
-            .ok()?;
-        value = Val::from(block.insert_operation_before(anchor, insert).result(0).ok()?);
+        let at = [("static_position", position(r as i64, &dims[..dims.len() - 1]))];
+        value = build(context, from, "vector.insert", &[source.operand(0), value], &ty, &at)?;
     }
     from.result(0).replace_all_uses_with(value);
     // Safety: `from` has no uses left; a `to_elements` is erased once (the first time it is
