@@ -1,13 +1,16 @@
 //! `cargo xtask bench plan`: every strategy on every planner instance (the shared MiniMalloc,
-//! OmniMalloc and TFLite sets) and on synthetic 1k/10k/100k/1M-buffer traces. Prints arena
-//! bytes, the ratio to the lower bound and the time per strategy, side by side, so the
-//! strategies are compared within one run. Heuristic times are medians of up to five runs.
+//! OmniMalloc and TFLite sets), on perfect tilings of 100 to 600 buffers (guillotine and
+//! pinwheel cuts, optimum known: `strata_plan::tiling`) and on synthetic 1k/10k/100k/1M-buffer
+//! traces. Prints arena bytes, the ratio to the lower bound and the time per strategy, side by
+//! side, so the strategies are compared within one run, then how many tilings the exact
+//! solver proved optimal within the budget. Heuristic times are medians of up to five runs.
 //!
 //! Arguments: `[--dir DIR] [--budget-ms N] [--filter TEXT]`.
 
 use std::path::PathBuf;
 use std::time::Duration;
 use strata_plan::report::{plan, render_table, Strategy};
+use strata_plan::tiling::{tiling, Cuts};
 use strata_plan::{Budget, Buffer, Problem};
 
 fn main() {
@@ -41,10 +44,21 @@ fn main() {
     if instances.is_empty() {
         eprintln!("no instances under {} (pass --dir)", dir.display());
     }
+    // Perfect tilings: a 2n x 2^14 grid (64-byte units) cut into n buffers, three seeds each.
+    for n in TILINGS {
+        for cuts in [Cuts::Guillotine, Cuts::Pinwheel] {
+            for seed in 0..3 {
+                let name = format!("tiling/{}-{n}-s{seed}", format!("{cuts:?}").to_lowercase());
+                instances.push((name, tiling(n, 2 * n as u64, 1 << 14, 64, cuts, seed).problem));
+            }
+        }
+    }
     for n in [1_000usize, 10_000, 100_000, 1_000_000] {
         instances.push((format!("synthetic-{}k", n / 1000), synthetic(n, 42)));
     }
     let budget = Budget { nodes: u64::MAX, time: Some(Duration::from_millis(budget_ms)) };
+    // Per tiling size: (proved optimal, instances, slowest proof in ms).
+    let mut tilings: Vec<(usize, usize, usize, f64)> = TILINGS.iter().map(|&n| (n, 0, 0, 0.0)).collect();
     for (name, problem) in instances.iter().filter(|(n, _)| n.contains(&filter)) {
         println!("== {name}: {} buffers, capacity {:?}", problem.buffers.len(), problem.capacity);
         let mut reports = Vec::new();
@@ -73,13 +87,29 @@ fn main() {
                 Err(e) => println!("{}: {e}", strategy.name()),
             }
         }
+        if let Some(row) =
+            tilings.iter_mut().find(|row| name.starts_with("tiling/") && name.contains(&format!("-{}-", row.0)))
+        {
+            row.2 += 1;
+            if let Some(exact) = reports.iter().find(|r| r.strategy == Strategy::Exact.name() && r.optimal) {
+                row.1 += 1;
+                row.3 = row.3.max(exact.time_ms);
+            }
+        }
         print!("{}", render_table(&reports));
         for reason in skipped {
             println!("  skipped: {reason}");
         }
         println!();
     }
+    println!("== perfect tilings: proved optimal by the exact solver within {budget_ms} ms");
+    for (n, proved, total, slowest) in tilings.into_iter().filter(|row| row.2 > 0) {
+        println!("  {n} buffers: {proved}/{total} (slowest proof {slowest:.0} ms)");
+    }
 }
+
+/// The sizes of the perfect tilings benchmarked.
+const TILINGS: [usize; 4] = [100, 200, 400, 600];
 
 /// A DL-like trace: a chain of ops, each producing one buffer that lives a few ops, with
 /// occasional long skip connections and sizes from a small set of tensor shapes.

@@ -4,10 +4,14 @@
 //! [`search`]: canonical gravity packings in (offset, rank) order with MiniMalloc's pruning
 //! (dominance, section inference, hatless pruning, dynamic decomposition) plus what goes
 //! beyond it: the *lift* of items left below the frontier, candidates filtered by the waste
-//! they would cause, and nogoods (failed states, shared by every restart and capacity).
+//! they would cause, nogoods (failed states, shared by every restart and capacity), and the
+//! `skyline` inferences (steps, pits and lowest cells that could no longer be filled). The
+//! `fill` search branches on cells instead of items (the lowest free cell with the fewest
+//! options), which finds the packings of full sections that the item order wanders past.
 //!
-//! Each decision run restarts over a portfolio of static orders with doubling node limits;
-//! the nogoods make a restart skip what earlier runs proved. Optimisation: the better greedy
+//! Each decision run restarts over a portfolio (the item search in each static order, then
+//! the cell search) with doubling node limits; the nogoods make a restart skip what earlier
+//! runs proved. Optimisation: the better greedy
 //! plan is the first upper bound; the decision problem is tried at the max-load lower bound
 //! (two fifths of the budget), then probes bisect between the best plan and a heuristic floor
 //! (to nine tenths), then the rest of the budget bisects between the certified bound and the
@@ -43,8 +47,11 @@ pub struct ExactResult {
     pub note: Option<String>,
 }
 
+mod fill;
 mod search;
+mod skyline;
 
+use fill::Fill;
 use search::{Instance, Nogoods, Outcome, Search};
 
 /// What a static order compares, larger first.
@@ -130,15 +137,27 @@ impl<'a> Solver<'a> {
             limit = limit.max(resume.limit);
         }
         *resume = Resume { capacity, limit };
+        let mut round = 0usize;
         loop {
+            round += 1;
             resume.limit = limit;
-            for rank in &self.orders {
+            // The item search in each static order, then the cell search (not with DAG
+            // conflicts, which it does not model), in turn with its own order and seed.
+            let members = self.orders.len() + usize::from(!self.inst.tied);
+            for member in 0..members {
                 let remaining = budget.nodes.saturating_sub(*used);
                 if remaining == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
                     return Outcome::OutOfBudget;
                 }
-                let search = Search::new(&self.inst, capacity, rank, &mut self.nogoods, limit.min(remaining), deadline);
-                let (outcome, nodes) = search.run();
+                let limit = limit.min(remaining);
+                let (outcome, nodes) = match self.orders.get(member) {
+                    Some(rank) => Search::new(&self.inst, capacity, rank, &mut self.nogoods, limit, deadline).run(),
+                    None => {
+                        let rank = &self.orders[round % self.orders.len()];
+                        let seed = (round / self.orders.len()) as u64;
+                        Fill::new(&self.inst, capacity, rank, seed, &mut self.nogoods, limit, deadline).run()
+                    }
+                };
                 *used += nodes;
                 if !matches!(outcome, Outcome::OutOfBudget) {
                     return outcome;

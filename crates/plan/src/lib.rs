@@ -16,6 +16,7 @@ pub mod objects;
 pub mod offsets;
 pub mod problem;
 pub mod report;
+pub mod tiling;
 mod time_index;
 pub mod validate;
 

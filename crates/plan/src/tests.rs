@@ -6,6 +6,7 @@ use crate::objects::ObjectStrategy;
 use crate::offsets::{OffsetPlan, OffsetStrategy};
 use crate::problem::{Buffer, Problem};
 use crate::report::{plan, Strategy};
+use crate::tiling::{tiling, Cuts, Tiling};
 use crate::validate::{validate_objects, validate_offsets};
 use proptest::prelude::*;
 
@@ -262,33 +263,11 @@ fn parallel_aware_reuse_follows_dependencies() {
     assert_eq!(chained.offsets[1], chained.offsets[2]);
 }
 
-/// Instances built backwards from a perfect packing: a `width` × `height` rectangle of
-/// (time × bytes) cut recursively into buffers (guillotine cuts), so the optimum is exactly
-/// `height` and the max-load bound equals it.
-fn tiling(width: u64, height: u64, cuts: Vec<(bool, u64)>) -> (Problem, Vec<u64>) {
-    let mut pieces = vec![(0u64, width, 0u64, height)]; // (lower, upper, offset, size)
-    for (vertical, at) in cuts {
-        let index = (at as usize) % pieces.len();
-        let (l, u, o, s) = pieces[index];
-        if vertical && u - l >= 2 {
-            let mid = l + 1 + at % (u - l - 1);
-            pieces[index] = (l, mid, o, s);
-            pieces.push((mid, u, o, s));
-        } else if !vertical && s >= 2 {
-            let mid = 1 + at % (s - 1);
-            pieces[index] = (l, u, o, mid);
-            pieces.push((l, u, o + mid, s - mid));
-        }
-    }
-    let buffers = pieces.iter().enumerate().map(|(i, &(l, u, _, s))| Buffer::new(i.to_string(), l, u, s)).collect();
-    (Problem::new(buffers), pieces.iter().map(|p| p.2).collect())
-}
-
 /// The optimum by brute force: every order of the buffers, each placed on the highest
 /// (aligned) top of the buffers placed before it that it conflicts with. Placing an optimal
 /// packing's buffers in the order of their offsets this way never raises one, so the best
 /// order reaches the optimum.
-fn brute_force_optimum(problem: &Problem) -> u64 {
+pub(crate) fn brute_force_optimum(problem: &Problem) -> u64 {
     fn go(problem: &Problem, offsets: &mut Vec<Option<u64>>, placed: usize, height: u64, best: &mut u64) {
         let n = problem.buffers.len();
         if height >= *best {
@@ -365,11 +344,11 @@ proptest! {
     /// The known packing validates; moving any buffer onto a live neighbour is caught.
     #[test]
     fn validator_accepts_perfect_tilings_and_rejects_collisions(
-        width in 2u64..40, height in 2u64..64,
-        cuts in prop::collection::vec((any::<bool>(), 0u64..1000), 1..30),
+        buffers in 1usize..40, width in 2u64..40, height in 2u64..64, pinwheel in any::<bool>(), seed in any::<u64>(),
         victim in 0usize..1000,
     ) {
-        let (problem, offsets) = tiling(width, height, cuts);
+        let cuts = if pinwheel { Cuts::Pinwheel } else { Cuts::Guillotine };
+        let Tiling { problem, offsets, .. } = tiling(buffers, width, height, 1, cuts, seed);
         let plan = OffsetPlan { offsets: offsets.iter().map(|&o| Some(o)).collect(), arena: height };
         prop_assert!(validate_offsets(&problem, &plan).is_ok());
         prop_assert_eq!(max_load(&problem), height);
@@ -399,16 +378,33 @@ proptest! {
         }
     }
 
-    /// The exact solver finds the optimum of perfect tilings.
+    /// The exact solver finds the optimum of perfect tilings, guillotine or with pinwheels,
+    /// aligned.
     #[test]
     fn exact_finds_perfect_tilings(
-        width in 2u64..12, height in 2u64..24,
-        cuts in prop::collection::vec((any::<bool>(), 0u64..1000), 1..10),
+        buffers in 1usize..30, width in 2u64..24, height in 2u64..48, pinwheel in any::<bool>(), seed in any::<u64>(),
     ) {
-        let (problem, _) = tiling(width, height, cuts);
-        let result = solve(&problem, nodes_only(1_000_000));
-        prop_assert!(validate_offsets(&problem, &result.plan).is_ok());
+        let cuts = if pinwheel { Cuts::Pinwheel } else { Cuts::Guillotine };
+        let t = tiling(buffers, width, height, 16, cuts, seed);
+        let result = solve(&t.problem, nodes_only(1_000_000));
+        prop_assert!(validate_offsets(&t.problem, &result.plan).is_ok());
         prop_assert!(result.optimal);
-        prop_assert_eq!(result.plan.arena, height);
+        prop_assert_eq!(result.plan.arena, t.height);
+    }
+}
+
+/// Tilings of 100 buffers with pinwheels (no straight cut separates them) are proved optimal
+/// on a node budget, so the result does not depend on the machine.
+#[test]
+fn exact_proves_tilings_of_100_buffers() {
+    for seed in 0..4 {
+        for cuts in [Cuts::Guillotine, Cuts::Pinwheel] {
+            let t = tiling(100, 200, 1 << 14, 64, cuts, seed);
+            assert_eq!(t.problem.buffers.len(), 100);
+            assert!(cuts == Cuts::Guillotine || t.pinwheels >= 15, "{} pinwheels", t.pinwheels);
+            let result = solve(&t.problem, nodes_only(200_000));
+            validate_offsets(&t.problem, &result.plan).unwrap();
+            assert!(result.optimal && result.plan.arena == t.height, "{cuts:?} seed {seed}: {result:?}");
+        }
     }
 }

@@ -23,6 +23,7 @@
 //!   every restart and every capacity of one solve: a failure is a fact about the state, not
 //!   about the order that reached it.
 
+use super::skyline::Skyline;
 use crate::dag::OpDag;
 use crate::offsets::Item;
 use crate::problem::align_up;
@@ -39,20 +40,26 @@ pub(super) struct Instance<'a> {
     pub covering: Vec<Vec<usize>>,
     /// Per item, the items it may not share memory with: those it overlaps in time and, in
     /// parallel-aware planning, those the DAG does not order with it.
-    neighbours: Vec<Vec<usize>>,
+    pub neighbours: Vec<Vec<usize>>,
     /// Per item, the neighbours it does not overlap in time (parallel-aware planning only):
     /// they tie sub-problems that time alone would separate.
     unordered: Vec<Vec<usize>>,
     /// Whether any item has an unordered neighbour.
-    tied: bool,
+    pub tied: bool,
     /// Random keys of the items (unplaced; excluded at the frontier).
-    zobrist: Vec<(u128, u128)>,
+    pub zobrist: Vec<(u128, u128)>,
     /// The state before any placement, which every decision run starts from: per section the
     /// bytes and items live in it, per section boundary the items crossing it, and the key.
     pub totals: Vec<u64>,
-    counts: Vec<u32>,
-    cuts: Vec<u32>,
-    key: u128,
+    pub counts: Vec<u32>,
+    pub cuts: Vec<u32>,
+    pub key: u128,
+    /// Per section boundary `k` (between sections `k - 1` and `k`), the bytes of the items
+    /// that end there (their last section is `k - 1`) and of those that start there.
+    pub ends: Vec<u64>,
+    pub starts: Vec<u64>,
+    /// Per section, the bytes of the items live in it alone.
+    pub single: Vec<u64>,
 }
 
 /// Entries an instance holds beyond O(n): its section lists and neighbour pairs. Beyond
@@ -164,12 +171,91 @@ impl<'a> Instance<'a> {
                 }
             }
         }
-        Instance { items, span, covering, neighbours, unordered, tied, zobrist, totals, counts, cuts, key }
+        let (mut ends, mut starts, mut single) = (vec![0; cuts.len()], vec![0; cuts.len()], vec![0; covering.len()]);
+        for (i, &(a, b)) in span.iter().enumerate() {
+            starts[a] += items[i].size;
+            ends[b] += items[i].size;
+            if b == a + 1 {
+                single[a] += items[i].size;
+            }
+        }
+        Instance {
+            items,
+            span,
+            covering,
+            neighbours,
+            unordered,
+            tied,
+            zobrist,
+            totals,
+            counts,
+            cuts,
+            key,
+            ends,
+            starts,
+            single,
+        }
     }
 
     pub fn sections(&self) -> usize {
         self.covering.len()
     }
+}
+
+/// The section range `[first, end)` the items of `active` span.
+pub(super) fn span_of(inst: &Instance, active: &[usize]) -> (usize, usize) {
+    let first = active.iter().map(|&i| inst.span[i].0).min().unwrap_or(0);
+    let end = active.iter().map(|&i| inst.span[i].1).max().unwrap_or(0);
+    (first, end)
+}
+
+/// `active` split into groups that share no section and, in parallel-aware planning, no DAG
+/// conflict with an unplaced item.
+pub(super) fn groups(inst: &Instance, active: &[usize], placed: &[bool]) -> Vec<Vec<usize>> {
+    let span = &inst.span;
+    let mut order: Vec<usize> = active.to_vec();
+    order.sort_unstable_by_key(|&i| span[i]);
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut reach = 0;
+    for i in order {
+        let (a, b) = span[i];
+        match groups.last_mut() {
+            Some(group) if a < reach => group.push(i),
+            _ => groups.push(vec![i]),
+        }
+        reach = reach.max(b);
+    }
+    if groups.len() > 1 && active.iter().any(|&i| !inst.unordered[i].is_empty()) {
+        // Merge groups tied by unordered pairs (union-find over group indices).
+        let mut group_of = vec![usize::MAX; inst.items.len()];
+        for (g, group) in groups.iter().enumerate() {
+            for &i in group {
+                group_of[i] = g;
+            }
+        }
+        let mut parent: Vec<usize> = (0..groups.len()).collect();
+        fn root(parent: &mut [usize], mut x: usize) -> usize {
+            while parent[x] != x {
+                parent[x] = parent[parent[x]];
+                x = parent[x];
+            }
+            x
+        }
+        for &i in active {
+            for &j in &inst.unordered[i] {
+                if !placed[j] && group_of[j] != usize::MAX {
+                    let (a, b) = (root(&mut parent, group_of[i]), root(&mut parent, group_of[j]));
+                    parent[a.max(b)] = a.min(b);
+                }
+            }
+        }
+        let mut merged: Vec<Vec<usize>> = vec![Vec::new(); groups.len()];
+        for (g, group) in groups.into_iter().enumerate() {
+            merged[root(&mut parent, g)].extend(group);
+        }
+        groups = merged.into_iter().filter(|g| !g.is_empty()).collect();
+    }
+    groups
 }
 
 /// The keys are already uniformly random: hashing them again would only cost time.
@@ -195,27 +281,42 @@ impl Hasher for KeyHasher {
 /// Failed states, each with the largest capacity it failed at.
 #[derive(Default)]
 pub(super) struct Nogoods {
-    failed: HashMap<u128, u64, BuildHasherDefault<KeyHasher>>, // tidy: hash-lookup-only
+    /// Per key: the capacity, and the sections the failure lies in where the search that
+    /// recorded it knows them (the cell search does).
+    failed: HashMap<u128, (u64, (u32, u32)), BuildHasherDefault<KeyHasher>>, // tidy: hash-lookup-only
 }
 
 /// Entries beyond this are not recorded (about 64 MB).
 const MAX_NOGOODS: usize = 1 << 21;
 
 impl Nogoods {
-    fn fails(&self, key: u128, capacity: u64) -> bool {
-        self.failed.get(&key).is_some_and(|&c| c >= capacity)
+    pub(super) fn fails(&self, key: u128, capacity: u64) -> bool {
+        self.failed.get(&key).is_some_and(|&(c, _)| c >= capacity)
     }
 
-    fn record(&mut self, key: u128, capacity: u64) {
+    pub(super) fn record(&mut self, key: u128, capacity: u64) {
+        self.record_in(key, capacity, (0, u32::MAX));
+    }
+
+    /// The sections a failure recorded with [`Nogoods::record_in`] lies in, if `key` fails at
+    /// `capacity`.
+    pub(super) fn fails_in(&self, key: u128, capacity: u64) -> Option<(usize, usize)> {
+        self.failed.get(&key).filter(|&&(c, _)| c >= capacity).map(|&(_, (a, b))| (a as usize, b as usize))
+    }
+
+    /// Records that `key` fails at `capacity`, for a reason within sections `region`.
+    pub(super) fn record_in(&mut self, key: u128, capacity: u64, region: (u32, u32)) {
         if self.failed.len() < MAX_NOGOODS || self.failed.contains_key(&key) {
-            let entry = self.failed.entry(key).or_insert(capacity);
-            *entry = (*entry).max(capacity);
+            let entry = self.failed.entry(key).or_insert((capacity, region));
+            if capacity > entry.0 {
+                *entry = (capacity, region);
+            }
         }
     }
 }
 
 /// Two independent 64-bit mixes of `(a, b, c)` (splitmix64 finalisers), as one 128-bit key.
-fn hash128(a: u64, b: u64, c: u64) -> u128 {
+pub(super) fn hash128(a: u64, b: u64, c: u64) -> u128 {
     fn mix(mut z: u64) -> u64 {
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -227,7 +328,7 @@ fn hash128(a: u64, b: u64, c: u64) -> u128 {
 }
 
 /// The key term of section `s` at floor `floor`.
-fn section_key(s: usize, floor: u64) -> u128 {
+pub(super) fn section_key(s: usize, floor: u64) -> u128 {
     hash128(3, s as u64, floor)
 }
 
@@ -243,18 +344,10 @@ pub(super) struct Search<'a, 'b> {
     capacity: u64,
     rank: &'b [usize],
     nogoods: &'b mut Nogoods,
-    /// Per section, the top of the highest placed item (0 if none).
-    floor: Vec<u64>,
-    unplaced_bytes: Vec<u64>,
-    unplaced_count: Vec<u32>,
-    /// `cuts[k]`: unplaced items crossing the boundary between sections `k - 1` and `k`.
-    cuts: Vec<u32>,
+    sky: Skyline,
     /// Each item's gravity offset: its alignment over the highest floor of its sections.
     gravity: Vec<u64>,
-    placed: Vec<bool>,
     offsets: Vec<u64>,
-    /// Key of every unplaced item and of the floor of every section with unplaced items.
-    hash: u128,
     /// Undo logs of [`Search::place`]: old floors, old gravity offsets.
     floor_log: Vec<u64>,
     gravity_log: Vec<(usize, u64)>,
@@ -278,13 +371,8 @@ struct Mark {
 
 /// A copy of the mutable state, restored when a decomposed sub-problem fails.
 struct Snapshot {
-    floor: Vec<u64>,
-    unplaced_bytes: Vec<u64>,
-    unplaced_count: Vec<u32>,
-    cuts: Vec<u32>,
+    sky: Skyline,
     gravity: Vec<u64>,
-    placed: Vec<bool>,
-    hash: u128,
     mark: Mark,
 }
 
@@ -304,14 +392,9 @@ impl<'a, 'b> Search<'a, 'b> {
             capacity,
             rank,
             nogoods,
-            floor: vec![0; sections],
-            unplaced_bytes: inst.totals.clone(),
-            unplaced_count: inst.counts.clone(),
-            cuts: inst.cuts.clone(),
+            sky: Skyline::new(inst),
             gravity: vec![0; n],
-            placed: vec![false; n],
             offsets: vec![0; n],
-            hash: inst.key,
             floor_log: Vec::new(),
             gravity_log: Vec::new(),
             earliest: vec![0; n],
@@ -328,10 +411,10 @@ impl<'a, 'b> Search<'a, 'b> {
     pub fn run(mut self) -> (Outcome, u64) {
         let items = self.inst.items;
         let all: Vec<usize> = (0..items.len()).filter(|&i| items[i].size > 0).collect();
-        if self.unplaced_bytes.iter().any(|&b| b > self.capacity) {
+        if self.sky.unplaced_bytes.iter().any(|&b| b > self.capacity) {
             return (Outcome::Infeasible, 0);
         }
-        let found = all.is_empty() || self.dfs(&all, (0, 0), 0, self.range(&all));
+        let found = all.is_empty() || self.dfs(&all, (0, 0), 0, span_of(self.inst, &all));
         let outcome = if found {
             Outcome::Found(self.offsets)
         } else if self.out_of_budget {
@@ -347,117 +430,58 @@ impl<'a, 'b> Search<'a, 'b> {
     }
 
     /// Places `i` at `offset`. Returns `None` (nothing changed) if a time neighbour's gravity
-    /// offset would no longer fit under the capacity.
+    /// offset would no longer fit under the capacity, or a section next to `i` could no
+    /// longer be filled up to it ([`Skyline::around_fits`]).
     fn place(&mut self, i: usize, offset: u64) -> Option<Mark> {
         let items = self.inst.items;
         let top = offset + items[i].size;
         for &j in &self.inst.neighbours[i] {
-            if !self.placed[j] && align_up(top, items[j].align).max(self.gravity[j]) + items[j].size > self.capacity {
+            if !self.sky.placed[j] && align_up(top, items[j].align).max(self.gravity[j]) + items[j].size > self.capacity
+            {
                 return None;
             }
         }
         let mark = self.mark();
+        self.sky.lay(self.inst, i, offset, &mut self.floor_log);
         let (a, b) = self.inst.span[i];
-        for s in a..b {
-            self.floor_log.push(self.floor[s]);
-            self.hash ^= section_key(s, self.floor[s]);
-            self.floor[s] = top;
-            self.unplaced_bytes[s] -= items[i].size;
-            self.unplaced_count[s] -= 1;
-            if self.unplaced_count[s] > 0 {
-                self.hash ^= section_key(s, top);
-            }
-        }
-        for cut in &mut self.cuts[a + 1..b] {
-            *cut -= 1;
+        if !self.sky.around_fits(self.inst, a, b, self.capacity) {
+            self.sky.lift(self.inst, i, &mut self.floor_log);
+            return None;
         }
         for &j in &self.inst.neighbours[i] {
             let raised = align_up(top, items[j].align);
-            if !self.placed[j] && self.gravity[j] < raised {
+            if !self.sky.placed[j] && self.gravity[j] < raised {
                 self.gravity_log.push((j, self.gravity[j]));
                 self.gravity[j] = raised;
             }
         }
-        self.hash ^= self.inst.zobrist[i].0;
-        self.placed[i] = true;
         self.offsets[i] = offset;
         Some(mark)
     }
 
     fn unplace(&mut self, i: usize, mark: Mark) {
-        let items = self.inst.items;
-        let (a, b) = self.inst.span[i];
-        for s in (a..b).rev() {
-            if self.unplaced_count[s] > 0 {
-                self.hash ^= section_key(s, self.floor[s]);
-            }
-            self.floor[s] = self.floor_log.pop().expect("logged floor");
-            self.hash ^= section_key(s, self.floor[s]);
-            self.unplaced_bytes[s] += items[i].size;
-            self.unplaced_count[s] += 1;
-        }
+        self.sky.lift(self.inst, i, &mut self.floor_log);
         debug_assert_eq!(self.floor_log.len(), mark.floors);
-        for cut in &mut self.cuts[a + 1..b] {
-            *cut += 1;
-        }
         while self.gravity_log.len() > mark.gravity {
             let (j, old) = self.gravity_log.pop().expect("logged gravity");
             self.gravity[j] = old;
         }
-        self.hash ^= self.inst.zobrist[i].0;
-        self.placed[i] = false;
     }
 
     fn snapshot(&self) -> Snapshot {
-        Snapshot {
-            floor: self.floor.clone(),
-            unplaced_bytes: self.unplaced_bytes.clone(),
-            unplaced_count: self.unplaced_count.clone(),
-            cuts: self.cuts.clone(),
-            gravity: self.gravity.clone(),
-            placed: self.placed.clone(),
-            hash: self.hash,
-            mark: self.mark(),
-        }
+        Snapshot { sky: self.sky.clone(), gravity: self.gravity.clone(), mark: self.mark() }
     }
 
     fn restore(&mut self, snapshot: Snapshot) {
-        self.floor = snapshot.floor;
-        self.unplaced_bytes = snapshot.unplaced_bytes;
-        self.unplaced_count = snapshot.unplaced_count;
-        self.cuts = snapshot.cuts;
+        self.sky = snapshot.sky;
         self.gravity = snapshot.gravity;
-        self.placed = snapshot.placed;
-        self.hash = snapshot.hash;
         self.floor_log.truncate(snapshot.mark.floors);
         self.gravity_log.truncate(snapshot.mark.gravity);
     }
 
-    /// The key of the sub-problem of `group`, computed from scratch.
-    fn group_key(&self, group: &[usize]) -> u128 {
-        let (first, end) = self.range(group);
-        let mut key = 0;
-        for &i in group {
-            key ^= self.inst.zobrist[i].0;
-        }
-        for s in first..end {
-            if self.unplaced_count[s] > 0 {
-                key ^= section_key(s, self.floor[s]);
-            }
-        }
-        key
-    }
-
-    fn range(&self, active: &[usize]) -> (usize, usize) {
-        let span = &self.inst.span;
-        let first = active.iter().map(|&i| span[i].0).min().unwrap_or(0);
-        let end = active.iter().map(|&i| span[i].1).max().unwrap_or(0);
-        (first, end)
-    }
-
     /// Places every item of `active` (all unplaced), or fails. `last` is the (offset, rank)
     /// of the previous placement on this path: later placements never go below it. The
-    /// sub-problem's key is `self.hash ^ mask` (`mask` cancels what lies outside it).
+    /// sub-problem's key is the skyline's key `^ mask` (`mask` cancels what lies outside it).
     ///
     /// A path places one item per level, so the recursion is as deep as the instance is
     /// large: the stack grows on the heap (`stacker`) rather than overflowing.
@@ -477,14 +501,14 @@ impl<'a, 'b> Search<'a, 'b> {
             return false;
         }
         let (mut first, mut end) = range;
-        while self.unplaced_count[first] == 0 {
+        while self.sky.unplaced_count[first] == 0 {
             first += 1;
         }
-        while self.unplaced_count[end - 1] == 0 {
+        while self.sky.unplaced_count[end - 1] == 0 {
             end -= 1;
         }
-        if (first + 1..end).any(|k| self.cuts[k] == 0) {
-            let groups = self.groups(active);
+        if (first + 1..end).any(|k| self.sky.cuts[k] == 0) {
+            let groups = groups(self.inst, active, &self.sky.placed);
             if groups.len() > 1 {
                 return self.decompose(&groups, last);
             }
@@ -492,7 +516,7 @@ impl<'a, 'b> Search<'a, 'b> {
         let items = self.inst.items;
         let capacity = self.capacity;
         // Earliest starts, dominance height, and the items excluded at the frontier.
-        let mut key = self.hash ^ mask ^ hash128(4, last.0, 0);
+        let mut key = self.sky.hash ^ mask ^ hash128(4, last.0, 0);
         let mut min_height = u64::MAX;
         for &i in active {
             let g = self.gravity[i];
@@ -506,7 +530,7 @@ impl<'a, 'b> Search<'a, 'b> {
                 let neighbours = &self.inst.neighbours[i];
                 let lift = neighbours
                     .iter()
-                    .filter(|&&j| !self.placed[j])
+                    .filter(|&&j| !self.sky.placed[j])
                     .map(|&j| self.gravity[j].max(last.0) + items[j].size)
                     .min();
                 match lift {
@@ -535,12 +559,12 @@ impl<'a, 'b> Search<'a, 'b> {
             }
         }
         for s in first..end {
-            if self.unplaced_count[s] == 0 || (self.inst.tied && self.section_epoch[s] != self.epoch) {
+            if self.sky.unplaced_count[s] == 0 || (self.inst.tied && self.section_epoch[s] != self.epoch) {
                 continue;
             }
-            let limit = capacity.saturating_sub(self.unplaced_bytes[s]);
-            let supported = self.inst.covering[s].iter().any(|&i| !self.placed[i] && self.earliest[i] <= limit);
-            if !supported || self.floor[s].max(last.0) > limit {
+            let limit = capacity.saturating_sub(self.sky.unplaced_bytes[s]);
+            let supported = self.inst.covering[s].iter().any(|&i| !self.sky.placed[i] && self.earliest[i] <= limit);
+            if !supported || self.sky.floor[s].max(last.0) > limit {
                 return false;
             }
             highest = highest.min(limit);
@@ -568,7 +592,7 @@ impl<'a, 'b> Search<'a, 'b> {
                 return false;
             }
             // Hatless: nothing unplaced overlaps i, so its placement did not cause the failure.
-            if self.inst.neighbours[i].iter().all(|&j| self.placed[j]) {
+            if self.inst.neighbours[i].iter().all(|&j| self.sky.placed[j]) {
                 break;
             }
         }
@@ -578,63 +602,14 @@ impl<'a, 'b> Search<'a, 'b> {
         false
     }
 
-    /// `active` split into groups that share no section and, in parallel-aware planning,
-    /// no DAG conflict.
-    fn groups(&self, active: &[usize]) -> Vec<Vec<usize>> {
-        let span = &self.inst.span;
-        let mut order: Vec<usize> = active.to_vec();
-        order.sort_unstable_by_key(|&i| span[i]);
-        let mut groups: Vec<Vec<usize>> = Vec::new();
-        let mut reach = 0;
-        for i in order {
-            let (a, b) = span[i];
-            match groups.last_mut() {
-                Some(group) if a < reach => group.push(i),
-                _ => groups.push(vec![i]),
-            }
-            reach = reach.max(b);
-        }
-        if groups.len() > 1 && active.iter().any(|&i| !self.inst.unordered[i].is_empty()) {
-            // Merge groups tied by unordered pairs (union-find over group indices).
-            let mut group_of = vec![usize::MAX; self.inst.items.len()];
-            for (g, group) in groups.iter().enumerate() {
-                for &i in group {
-                    group_of[i] = g;
-                }
-            }
-            let mut parent: Vec<usize> = (0..groups.len()).collect();
-            fn root(parent: &mut [usize], mut x: usize) -> usize {
-                while parent[x] != x {
-                    parent[x] = parent[parent[x]];
-                    x = parent[x];
-                }
-                x
-            }
-            for &i in active {
-                for &j in &self.inst.unordered[i] {
-                    if !self.placed[j] && group_of[j] != usize::MAX {
-                        let (a, b) = (root(&mut parent, group_of[i]), root(&mut parent, group_of[j]));
-                        parent[a.max(b)] = a.min(b);
-                    }
-                }
-            }
-            let mut merged: Vec<Vec<usize>> = vec![Vec::new(); groups.len()];
-            for (g, group) in groups.into_iter().enumerate() {
-                merged[root(&mut parent, g)].extend(group);
-            }
-            groups = merged.into_iter().filter(|g| !g.is_empty()).collect();
-        }
-        groups
-    }
-
     /// Solves independent groups one after the other; each keeps the canonical frontier
     /// `last` (a canonical completion orders every group's items by (offset, rank) after it,
     /// whatever the interleaving).
     fn decompose(&mut self, groups: &[Vec<usize>], last: (u64, usize)) -> bool {
         let snapshot = self.snapshot();
         for group in groups {
-            let mask = self.hash ^ self.group_key(group);
-            if !self.dfs(group, last, mask, self.range(group)) {
+            let mask = self.sky.hash ^ self.sky.group_key(self.inst, group);
+            if !self.dfs(group, last, mask, span_of(self.inst, group)) {
                 self.restore(snapshot);
                 return false;
             }

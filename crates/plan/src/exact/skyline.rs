@@ -1,0 +1,229 @@
+//! The state both decision searches share: a skyline over the sections, and what is left.
+//!
+//! Per section, the *floor* is the top of the highest item placed there (or where a search
+//! decided to leave the cells below empty): nothing more goes below it. Beside it the state
+//! keeps what the searches' inferences read (the unplaced bytes and items per section, the
+//! unplaced items crossing each section boundary, ending or starting at it, or live in one
+//! section alone) and a Zobrist key of the state (the unplaced items and the floors of the
+//! sections that still have some).
+
+use super::search::{section_key, Instance};
+
+/// Instances whose capacity spans more grains than this skip [`Skyline::step_meets`].
+#[derive(Clone)]
+pub(super) struct Skyline {
+    pub floor: Vec<u64>,
+    pub unplaced_bytes: Vec<u64>,
+    pub unplaced_count: Vec<u32>,
+    /// `cuts[k]`: unplaced items crossing the boundary between sections `k - 1` and `k`.
+    pub cuts: Vec<u32>,
+    /// The unplaced part of [`Instance::ends`], [`Instance::starts`] and [`Instance::single`].
+    ends: Vec<u64>,
+    starts: Vec<u64>,
+    single: Vec<u64>,
+    pub placed: Vec<bool>,
+    /// Key of every unplaced item and of the floor of every section with unplaced items.
+    pub hash: u128,
+}
+
+impl Skyline {
+    pub fn new(inst: &Instance) -> Self {
+        Skyline {
+            floor: vec![0; inst.sections()],
+            unplaced_bytes: inst.totals.clone(),
+            unplaced_count: inst.counts.clone(),
+            cuts: inst.cuts.clone(),
+            ends: inst.ends.clone(),
+            starts: inst.starts.clone(),
+            single: inst.single.clone(),
+            placed: vec![false; inst.items.len()],
+            hash: inst.key,
+        }
+    }
+
+    /// Places item `i` at `offset`: the floors of its sections become its top (their old
+    /// floors are pushed on `log`, for [`Skyline::lift`]).
+    pub fn lay(&mut self, inst: &Instance, i: usize, offset: u64, log: &mut Vec<u64>) {
+        let size = inst.items[i].size;
+        let (a, b) = inst.span[i];
+        let top = offset + size;
+        for s in a..b {
+            log.push(self.floor[s]);
+            self.hash ^= section_key(s, self.floor[s]);
+            self.floor[s] = top;
+            self.unplaced_bytes[s] -= size;
+            self.unplaced_count[s] -= 1;
+            if self.unplaced_count[s] > 0 {
+                self.hash ^= section_key(s, top);
+            }
+        }
+        for cut in &mut self.cuts[a + 1..b] {
+            *cut -= 1;
+        }
+        self.starts[a] -= size;
+        self.ends[b] -= size;
+        if b == a + 1 {
+            self.single[a] -= size;
+        }
+        self.hash ^= inst.zobrist[i].0;
+        self.placed[i] = true;
+    }
+
+    /// Undoes the last [`Skyline::lay`], of item `i`.
+    pub fn lift(&mut self, inst: &Instance, i: usize, log: &mut Vec<u64>) {
+        let size = inst.items[i].size;
+        let (a, b) = inst.span[i];
+        for s in (a..b).rev() {
+            if self.unplaced_count[s] > 0 {
+                self.hash ^= section_key(s, self.floor[s]);
+            }
+            self.floor[s] = log.pop().expect("logged floor");
+            self.hash ^= section_key(s, self.floor[s]);
+            self.unplaced_bytes[s] += size;
+            self.unplaced_count[s] += 1;
+        }
+        for cut in &mut self.cuts[a + 1..b] {
+            *cut += 1;
+        }
+        self.starts[a] += size;
+        self.ends[b] += size;
+        if b == a + 1 {
+            self.single[a] += size;
+        }
+        self.hash ^= inst.zobrist[i].0;
+        self.placed[i] = false;
+    }
+
+    /// Sets the floor of section `s` (leaving the cells below empty).
+    pub fn set_floor(&mut self, s: usize, floor: u64) {
+        if self.unplaced_count[s] > 0 {
+            self.hash ^= section_key(s, self.floor[s]) ^ section_key(s, floor);
+        }
+        self.floor[s] = floor;
+    }
+
+    /// Room above the floor of section `s` that its unplaced items do not need.
+    pub fn slack(&self, s: usize, capacity: u64) -> u64 {
+        capacity.saturating_sub(self.floor[s] + self.unplaced_bytes[s])
+    }
+
+    /// Whether the step between the floors of sections `k - 1` and `k` can still be filled.
+    /// An item starts above every floor it spans, so below the higher floor the lower
+    /// section's cells can only take items that do not reach the higher section (those ending,
+    /// or starting, at the boundary), or stay empty within the lower section's slack.
+    fn step_fits(&self, k: usize, capacity: u64) -> bool {
+        if k == 0 || k >= self.floor.len() {
+            return true;
+        }
+        let (left, right) = (self.floor[k - 1], self.floor[k]);
+        if left < right {
+            self.ends[k] + self.slack(k - 1, capacity) >= right - left
+        } else {
+            self.starts[k] + self.slack(k, capacity) >= left - right
+        }
+    }
+
+    /// Whether section `s`, where lower than both neighbours, can be filled up to the lower
+    /// of them: only items live in `s` alone fit there.
+    fn pit_fits(&self, s: usize, capacity: u64) -> bool {
+        if s == 0 || s >= self.floor.len().saturating_sub(1) {
+            return true;
+        }
+        let rim = self.floor[s - 1].min(self.floor[s + 1]);
+        rim <= self.floor[s] || self.single[s] + self.slack(s, capacity) >= rim - self.floor[s]
+    }
+
+    /// The steps and pits around sections `[a, b)` after their floors changed to one value,
+    /// and whether every section there and beside it still has an item that can fill its
+    /// lowest cell ([`Skyline::supported`]).
+    pub fn around_fits(&self, inst: &Instance, a: usize, b: usize, capacity: u64) -> bool {
+        self.conflict_around(inst, a, b, capacity).is_none()
+    }
+
+    /// [`Skyline::around_fits`], saying where it fails: the sections whose floors and
+    /// unplaced items make the check fail (with the walls beside them).
+    pub fn conflict_around(&self, inst: &Instance, a: usize, b: usize, capacity: u64) -> Option<(usize, usize)> {
+        let sections = self.floor.len();
+        let near = |first: usize, end: usize| (first.saturating_sub(1), (end + 1).min(sections));
+        for k in [a, b] {
+            if !self.step_fits(k, capacity) {
+                return Some(near(k.saturating_sub(1), k + 1));
+            }
+        }
+        for s in [a.wrapping_sub(1), a, b - 1, b] {
+            if !self.pit_fits(s, capacity) {
+                return Some(near(s, s + 1));
+            }
+        }
+        let top = self.floor[a];
+        let basin = self.basin(a);
+        if !(a..b).all(|t| self.supported(inst, t, basin, capacity)) {
+            return Some(near(basin.0, basin.1));
+        }
+        // Lower sections beside: supports that reached into `[a, b)` are gone.
+        let mut t = a;
+        while t > 0 && self.floor[t - 1] < top {
+            t -= 1;
+            let basin = self.basin(t);
+            if !self.supported(inst, t, basin, capacity) {
+                return Some(near(basin.0, basin.1));
+            }
+        }
+        let mut t = b;
+        while t < sections && self.floor[t] < top {
+            let basin = self.basin(t);
+            if !self.supported(inst, t, basin, capacity) {
+                return Some(near(basin.0, basin.1));
+            }
+            t += 1;
+        }
+        None
+    }
+
+    /// The sections around `t` whose floors are at most its floor: `[first, end)`.
+    pub fn basin(&self, t: usize) -> (usize, usize) {
+        let level = self.floor[t];
+        let mut first = t;
+        while first > 0 && self.floor[first - 1] <= level {
+            first -= 1;
+        }
+        let mut end = t + 1;
+        while end < self.floor.len() && self.floor[end] <= level {
+            end += 1;
+        }
+        (first, end)
+    }
+
+    /// Whether the lowest free cell of section `t` (in `basin`, from [`Skyline::basin`]) can
+    /// still be filled: an item starts above every floor it spans, so only unplaced items
+    /// inside the basin can start there. Without one, the section must leave its cells empty
+    /// up to the basin's lower wall, which its slack must allow.
+    fn supported(&self, inst: &Instance, t: usize, (first, end): (usize, usize), capacity: u64) -> bool {
+        if self.unplaced_count[t] == 0 {
+            return true;
+        }
+        let inside =
+            inst.covering[t].iter().any(|&i| !self.placed[i] && inst.span[i].0 >= first && inst.span[i].1 <= end);
+        if inside {
+            return true;
+        }
+        let walls = [first.checked_sub(1), (end < self.floor.len()).then_some(end)];
+        let Some(wall) = walls.into_iter().flatten().map(|w| self.floor[w]).min() else { return true };
+        wall - self.floor[t] <= self.slack(t, capacity)
+    }
+
+    /// The key of the sub-problem of `group` (unplaced items), computed from scratch.
+    pub fn group_key(&self, inst: &Instance, group: &[usize]) -> u128 {
+        let (first, end) = super::search::span_of(inst, group);
+        let mut key = 0;
+        for &i in group {
+            key ^= inst.zobrist[i].0;
+        }
+        for s in first..end {
+            if self.unplaced_count[s] > 0 {
+                key ^= section_key(s, self.floor[s]);
+            }
+        }
+        key
+    }
+}
