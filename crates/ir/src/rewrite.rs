@@ -149,17 +149,21 @@ pub fn sinkable(name: &str) -> bool {
 
 /// Makes `root` (an op and what it nests) independent of values defined outside it: every
 /// operand of `users` (ops inside `root`, or `root` itself) that is defined outside `root`
-/// becomes `outside(value)` when that gives a value, or else a copy of its [`sinkable`] defining
-/// op inserted before `insert_before` (its operands handled the same way first). Returns how
-/// many ops were copied and the outside values left as they were (a block argument `outside`
-/// does not map, or the result of an op that is not sinkable).
+/// becomes `outside(value)` when that gives a value, or else a copy of its defining op,
+/// inserted before `insert_before` (its operands handled the same way first), where that op is
+/// [`sinkable`] or the caller says it may be copied too (`also`: a load the caller knows reads
+/// memory nothing writes). Returns how many ops were copied and the outside values left as
+/// they were (a block argument `outside` does not map, or the result of an op that is not
+/// sinkable).
 pub fn sink_into(
     root: Op,
     users: &[Op],
     insert_before: Op,
     outside: &mut dyn FnMut(Val) -> Option<Val>,
+    also: &dyn Fn(Op) -> bool,
 ) -> (usize, Vec<Val>) {
-    let mut sink = Sink { root, block: insert_before.block(), insert_before, clones: Vec::new(), left: Vec::new() };
+    let mut sink =
+        Sink { root, block: insert_before.block(), insert_before, also, clones: Vec::new(), left: Vec::new() };
     let mut count = 0;
     for &user in users {
         for index in 0..user.operand_count() {
@@ -171,15 +175,16 @@ pub fn sink_into(
     (count, sink.left)
 }
 
-struct Sink {
+struct Sink<'a> {
     root: Op,
     block: Option<Blk>,
     insert_before: Op,
+    also: &'a dyn Fn(Op) -> bool,
     clones: Vec<(Val, Val)>,
     left: Vec<Val>,
 }
 
-impl Sink {
+impl Sink<'_> {
     /// Whether `value` is defined inside the root (by it, in it, or as an argument of a block
     /// nested in it).
     fn inside(&self, value: Val) -> bool {
@@ -204,7 +209,8 @@ impl Sink {
             self.clones.push((value, mapped));
             return Some(mapped);
         }
-        let Some(definer) = value.owner().filter(|d| sinkable(&d.name()) && d.region_count() == 0) else {
+        let Some(definer) = value.owner().filter(|&d| (sinkable(&d.name()) || (self.also)(d)) && d.region_count() == 0)
+        else {
             if !self.left.contains(&value) {
                 self.left.push(value);
             }

@@ -149,14 +149,51 @@ unsafe fn write_constant(
         } else if !LLVMIsAConstantFP(value).is_null() {
             let mut lost = 0;
             let number = LLVMConstRealGetDouble(value, &mut lost);
+            // The value is one of the type's own, so every conversion here is exact.
             match LLVMGetTypeKind(ty) {
                 LLVMTypeKind::LLVMFloatTypeKind => slot.copy_from_slice(&(number as f32).to_le_bytes()),
                 LLVMTypeKind::LLVMDoubleTypeKind => slot.copy_from_slice(&number.to_le_bytes()),
+                LLVMTypeKind::LLVMHalfTypeKind => {
+                    slot.copy_from_slice(&half::f16::from_f64(number).to_bits().to_le_bytes())
+                }
+                LLVMTypeKind::LLVMBFloatTypeKind => {
+                    slot.copy_from_slice(&half::bf16::from_f64(number).to_bits().to_le_bytes())
+                }
                 other => return Err(format!("scalar floating-point constant of kind {other:?} is not supported")),
             }
         } else {
             return Err("constant of an unsupported kind".into());
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Half-precision scalars (an f16 Attention scale, a bf16 Celu alpha) are written as
+    /// their own bits; they were refused before.
+    #[test]
+    fn half_precision_scalars_are_written_as_their_bits() {
+        // Safety: a private context and data layout, disposed at the end.
+        unsafe {
+            let context = LLVMContextCreate();
+            let layout = CString::new(LAYOUT).unwrap();
+            let layout = LLVMCreateTargetData(layout.as_ptr());
+            let cases = [
+                (LLVMHalfTypeInContext(context), 1.5, 0x3e00u16),
+                (LLVMHalfTypeInContext(context), -0.125, 0xb000),
+                (LLVMBFloatTypeInContext(context), 1.5, 0x3fc0),
+                (LLVMBFloatTypeInContext(context), -2.0, 0xc000),
+            ];
+            for (ty, value, bits) in cases {
+                let mut out = [0u8; 2];
+                write_constant(LLVMConstReal(ty, value), layout, &mut out, 0).unwrap();
+                assert_eq!(u16::from_le_bytes(out), bits, "{value}");
+            }
+            LLVMDisposeTargetData(layout);
+            LLVMContextDispose(context);
+        }
     }
 }

@@ -212,9 +212,15 @@ fn outline(
     let clone = kernel.clone_detached();
     body.insert_before(ret, clone);
     let users = clone.collect(|_| true);
-    let (_, left) = strata_ir::rewrite::sink_into(clone, &users, clone, &mut |value| {
-        (value.owner_block() == Some(entry)).then(|| body.argument(value.argument_number().expect("an argument")))
-    });
+    let (_, left) = strata_ir::rewrite::sink_into(
+        clone,
+        &users,
+        clone,
+        &mut |value| {
+            (value.owner_block() == Some(entry)).then(|| body.argument(value.argument_number().expect("an argument")))
+        },
+        &|_| false,
+    );
     if !left.is_empty() {
         // Safety: the detached function and everything cloned into it are not used again.
         unsafe { outlined.erase() };

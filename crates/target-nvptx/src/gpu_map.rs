@@ -12,7 +12,10 @@
 //!   rank-0 op) becomes a one-thread launch.
 //! - Views (`memref.view`, `subview`, reshapes, casts), constants and pure arithmetic that a
 //!   kernel uses are cloned into it, so after outlining a kernel's only parameters are the
-//!   function's arguments: the arena, the weights, the inputs and the outputs. With the
+//!   function's arguments: the arena, the weights, the inputs and the outputs. So are loads
+//!   from the model's inputs (the leading `strata.input_names` arguments, which compiled code
+//!   never writes): an `If`'s condition read and the buffer it selects are computed in each
+//!   kernel that uses them, since host code cannot read device memory. With the
 //!   bare-pointer calling convention every buffer address in a kernel is then a base
 //!   parameter plus a constant offset from the plan.
 
@@ -58,6 +61,14 @@ impl Pass for GpuMap {
         let Some(block) = Op::of(&func).body(0) else {
             return Ok(());
         };
+        // Loads from the model's inputs, which nothing writes: copied into kernels like views.
+        let inputs = strata_ir::attrs::INPUT_NAMES.get(func).map_or(0, |names| names.len());
+        let reads_input = move |op: Op| {
+            op.is("memref.load")
+                && op.operand_count() > 0
+                && op.operand(0).owner_block() == Some(block)
+                && op.operand(0).argument_number().is_some_and(|index| index < inputs)
+        };
         // Split the body into kernels.
         let mut groups = Vec::new();
         let mut serial = Vec::new();
@@ -71,7 +82,9 @@ impl Pass for GpuMap {
             } else if matches!(name.as_str(), "memref.alloc" | "memref.alloca" | "memref.dealloc") {
                 cx.emit_op_error(current.get(), format!("strata-gpu-map: '{name}' on the host is not supported on the GPU path; every buffer must be planned into the arena (plan-arena) first"));
                 return Err(PassFailed);
-            } else if name == "gpu.launch" || (strata_ir::rewrite::sinkable(&name) && !uses_any(current, &serial)) {
+            } else if name == "gpu.launch"
+                || ((strata_ir::rewrite::sinkable(&name) || reads_input(current)) && !uses_any(current, &serial))
+            {
                 // Already a kernel, or cloned into the kernels that use it. (Arithmetic on a
                 // value loaded by serial code belongs to that serial code.)
             } else {
@@ -106,8 +119,19 @@ impl Pass for GpuMap {
                     }
                 },
             };
-            let sunk = sink_into(launch);
+            let sunk = sink_into(launch, &reads_input);
             cx.bump("sunk-ops", sunk as u64);
+        }
+        // The host keeps no read of device memory: input loads (and what was computed from
+        // them) now live in the kernels, and their unused originals go.
+        let ops = block.ops_before_terminator();
+        for &op in ops.iter().rev() {
+            if !op.has_uses()
+                && (reads_input(op) || (strata_ir::rewrite::sinkable(&op.name()) && op.region_count() == 0))
+            {
+                // Safety: the op has no uses and nothing else refers to it.
+                unsafe { op.erase() };
+            }
         }
         Ok(())
     }
@@ -271,12 +295,12 @@ fn uses_any(op: Op, ops: &[Op]) -> bool {
     op.operands().into_iter().any(|value| value.owner().is_some_and(|owner| ops.contains(&owner)))
 }
 
-/// Clones into `launch` every sinkable op defined outside it whose results it uses
-/// (transitively), and rewires the uses inside; returns how many ops it cloned.
-fn sink_into(launch: Op) -> usize {
+/// Clones into `launch` every sinkable op (or one `also` accepts) defined outside it whose
+/// results it uses (transitively), and rewires the uses inside; returns how many ops it cloned.
+fn sink_into(launch: Op, also: &dyn Fn(Op) -> bool) -> usize {
     let body = launch_body(launch);
     let Some(insert_before) = body.first() else { return 0 };
     let users = launch.collect(|op| op != launch);
     // What cannot be cloned stays captured: outlining makes it a kernel parameter.
-    strata_ir::rewrite::sink_into(launch, &users, insert_before, &mut |_| None).0
+    strata_ir::rewrite::sink_into(launch, &users, insert_before, &mut |_| None, also).0
 }
