@@ -13,8 +13,8 @@
 // registers; 32 lanes could not block 4 filters and do not), so AVX2 and AVX-512
 // build machines produce the same GPU graph as `strata compile --target=nvptx`.
 // RUN: strata compile %S/../frontend/inputs/conv_relu.onnx --emit=sg -o %t.sg.mlir
-// RUN: strata-opt %t.sg.mlir -p 'builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize,func.func(sg-fold-conv-affine,sg-egraph-optimize{target=nvptx vector-lanes=8}))' -o %t.gpu8.mlir
-// RUN: strata-opt %t.sg.mlir -p 'builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize,func.func(sg-fold-conv-affine,sg-egraph-optimize{target=nvptx vector-lanes=16}))' -o %t.gpu16.mlir
+// RUN: strata-opt %t.sg.mlir -p 'builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize,func.func(sg-fold-conv-affine,sg-egraph-optimize{target=nvptx vector-lanes=8},sg-sink-to-use))' -o %t.gpu8.mlir
+// RUN: strata-opt %t.sg.mlir -p 'builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize,func.func(sg-fold-conv-affine,sg-egraph-optimize{target=nvptx vector-lanes=16},sg-sink-to-use))' -o %t.gpu16.mlir
 // RUN: strata compile %S/../frontend/inputs/conv_relu.onnx --target=nvptx --emit=sg-opt -o %t.gpu.mlir
 // RUN: diff %t.gpu8.mlir %t.gpu16.mlir && diff %t.gpu8.mlir %t.gpu.mlir
 // RUN: FileCheck --check-prefix=GPUSG %s < %t.gpu.mlir

@@ -23,6 +23,7 @@ const VARIANTS: &[(&str, &[&str])] = &[
     ("in-place", &["--disable", "in-place"]),
     ("pads in place", &["--disable", "pads-in-place"]),
     ("residuals", &["--disable", "residuals"]),
+    ("sink to use", &["--disable", "sink-to-use"]),
     ("e-graph", &["--no-egraph"]),
     ("exact planner", &["--strategy", "offsets-greedy-by-size"]),
 ];

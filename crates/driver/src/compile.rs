@@ -67,11 +67,26 @@ pub fn sg_opt_egraph_pipeline(target: Target, disable: &[Optimization]) -> Strin
     // The host's convolutions accumulate onto a residual in its buffer; the GPU's kernels
     // start from their bias.
     let residuals = if host && !disable.contains(&Optimization::Residuals) { "sg-accumulate-residuals," } else { "" };
+    let sink = if sink_to_use(disable) { ",sg-sink-to-use" } else { "" };
     let families: Vec<&str> = disable.iter().filter_map(|o| o.egraph_family()).collect();
     let disable = if families.is_empty() { String::new() } else { format!(" disable={}", families.join(",")) };
     format!(
-        "builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize,func.func(sg-fold-conv-affine,{residuals}sg-egraph-optimize{{{target}{disable}}}))"
+        "builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes),canonicalize,func.func(sg-fold-conv-affine,{residuals}sg-egraph-optimize{{{target}{disable}}}{sink}))"
     )
+}
+
+/// The graph-level stage without the e-graph optimiser ([`SG_OPT`], then `sg-sink-to-use`
+/// unless disabled).
+pub fn sg_opt_pipeline(disable: &[Optimization]) -> String {
+    if sink_to_use(disable) {
+        format!("{},func.func(sg-sink-to-use))", SG_OPT.strip_suffix(')').expect("a module pipeline"))
+    } else {
+        SG_OPT.to_owned()
+    }
+}
+
+fn sink_to_use(disable: &[Optimization]) -> bool {
+    !disable.contains(&Optimization::SinkToUse)
 }
 
 /// An optimisation a user can turn off on its own (`--disable`): to see what it saves
@@ -91,6 +106,9 @@ pub enum Optimization {
     /// A residual added to a convolution's result is the convolution's initial value, so the
     /// result takes the residual's buffer (`sg-accumulate-residuals`; host only).
     Residuals,
+    /// Work on constants and inputs alone (weights dequantized at run time) runs just before
+    /// its first reader, not where the file lists it (`sg-sink-to-use`).
+    SinkToUse,
 }
 
 impl Optimization {
@@ -120,7 +138,7 @@ impl Optimization {
             Optimization::Fusion => Some("fusion"),
             Optimization::Epilogues => Some("epilogues"),
             Optimization::InPlace => Some("in-place"),
-            Optimization::PadsInPlace | Optimization::Residuals => None,
+            Optimization::PadsInPlace | Optimization::Residuals | Optimization::SinkToUse => None,
         }
     }
 }
@@ -384,7 +402,7 @@ pub fn compile<'c>(
             if options.egraph && stop != Stage::RewriteReport {
                 sg_opt_egraph_pipeline(options.target, &options.disable)
             } else {
-                SG_OPT.to_string()
+                sg_opt_pipeline(&options.disable)
             },
         ),
         (Stage::Linalg, "lower", LINALG.to_string()),
