@@ -263,6 +263,17 @@ fn parallel_aware_reuse_follows_dependencies() {
     assert_eq!(chained.offsets[1], chained.offsets[2]);
 }
 
+/// A problem from `(lower, width, size, log2 alignment)` records, as the property tests draw
+/// them.
+pub(crate) fn aligned_problem(records: &[(u64, u64, u64, u32)]) -> Problem {
+    let buffers = records
+        .iter()
+        .enumerate()
+        .map(|(i, &(l, w, s, a))| Buffer { align: 1 << a, ..Buffer::new(i.to_string(), l, l + w, s) })
+        .collect();
+    Problem::new(buffers)
+}
+
 /// The optimum by brute force: every order of the buffers, each placed on the highest
 /// (aligned) top of the buffers placed before it that it conflicts with. Placing an optimal
 /// packing's buffers in the order of their offsets this way never raises one, so the best
@@ -306,12 +317,7 @@ proptest! {
     fn exact_matches_brute_force(
         records in prop::collection::vec((0u64..8, 1u64..6, 1u64..12, 0u32..4), 1..7),
     ) {
-        let buffers: Vec<Buffer> = records
-            .iter()
-            .enumerate()
-            .map(|(i, &(l, w, s, a))| Buffer { align: 1 << a, ..Buffer::new(i.to_string(), l, l + w, s) })
-            .collect();
-        let problem = Problem::new(buffers);
+        let problem = aligned_problem(&records);
         let result = solve(&problem, nodes_only(1_000_000));
         prop_assert!(validate_offsets(&problem, &result.plan).is_ok());
         prop_assert!(result.optimal);

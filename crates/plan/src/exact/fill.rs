@@ -33,7 +33,7 @@
 //! The search assumes that conflicts are exactly time overlaps; the solver does not use it in
 //! parallel-aware planning (DAG conflicts between items far apart in time).
 
-use super::search::{hash128, Instance, Nogoods, Outcome};
+use super::search::{hash128, Instance, Nogoods, Outcome, Spent};
 use super::skyline::Skyline;
 use std::time::Instant;
 
@@ -57,10 +57,7 @@ pub(super) struct Fill<'a, 'b> {
     /// Backjumps so far: a subtree that took one did not try everything, so its root is not
     /// recorded as failed.
     jumps: u64,
-    nodes: u64,
-    node_limit: u64,
-    deadline: Option<Instant>,
-    out_of_budget: bool,
+    spent: Spent,
 }
 
 impl<'a, 'b> Fill<'a, 'b> {
@@ -84,30 +81,23 @@ impl<'a, 'b> Fill<'a, 'b> {
             offsets: vec![0; inst.items.len()],
             heuristic: false,
             jumps: 0,
-            nodes: 0,
-            node_limit,
-            deadline,
-            out_of_budget: false,
+            spent: Spent::new(node_limit, deadline),
         }
     }
 
     /// Runs the search over every item of non-zero size; returns the outcome and the nodes.
     pub fn run(mut self) -> (Outcome, u64) {
-        let items = self.inst.items;
-        let all: Vec<usize> = (0..items.len()).filter(|&i| items[i].size > 0).collect();
-        if self.sky.unplaced_bytes.iter().any(|&b| b > self.capacity) {
-            return (Outcome::Infeasible, 0);
-        }
+        let Some(all) = self.sky.to_place(self.inst, self.capacity) else { return (Outcome::Infeasible, 0) };
         let range = super::search::span_of(self.inst, &all);
         let found = all.is_empty() || self.dfs(&all, 0, range).is_ok();
         let outcome = if found {
             Outcome::Found(self.offsets)
-        } else if self.out_of_budget || self.heuristic {
+        } else if self.spent.out || self.heuristic {
             Outcome::OutOfBudget
         } else {
             Outcome::Infeasible
         };
-        (outcome, self.nodes)
+        (outcome, self.spent.nodes)
     }
 
     fn dfs(&mut self, active: &[usize], mask: u128, range: Region) -> Result<(), Region> {
@@ -120,11 +110,7 @@ impl<'a, 'b> Fill<'a, 'b> {
         if active.is_empty() {
             return Ok(());
         }
-        self.nodes += 1;
-        if self.nodes >= self.node_limit
-            || (self.nodes.is_multiple_of(1024) && self.deadline.is_some_and(|d| Instant::now() >= d))
-        {
-            self.out_of_budget = true;
+        if !self.spent.tick() {
             return Err(range);
         }
         let (mut first, mut end) = range;
@@ -217,7 +203,7 @@ impl<'a, 'b> Fill<'a, 'b> {
                 Err(region) => region,
             };
             self.unplace(i);
-            if self.out_of_budget {
+            if self.spent.out {
                 return Err(failed);
             }
             // Backjump: the failure lies away from this choice, so no other item in this
@@ -246,7 +232,7 @@ impl<'a, 'b> Fill<'a, 'b> {
                 Err(region) => conflict = union(conflict, region),
             }
             self.sky.set_floor(s, low);
-            if self.out_of_budget {
+            if self.spent.out {
                 return Err(conflict);
             }
         }
@@ -314,8 +300,7 @@ mod tests {
     use super::super::search::{sections_of, Instance, Nogoods, Outcome};
     use super::Fill;
     use crate::offsets::{items, OffsetPlan};
-    use crate::problem::{Buffer, Problem};
-    use crate::tests::brute_force_optimum;
+    use crate::tests::{aligned_problem, brute_force_optimum};
     use crate::validate::validate_offsets;
     use proptest::prelude::*;
 
@@ -329,12 +314,7 @@ mod tests {
             records in prop::collection::vec((0u64..8, 1u64..6, 1u64..12, 0u32..3), 1..7),
             seed in 0u64..3,
         ) {
-            let buffers: Vec<Buffer> = records
-                .iter()
-                .enumerate()
-                .map(|(i, &(l, w, s, a))| Buffer { align: 1 << a, ..Buffer::new(i.to_string(), l, l + w, s) })
-                .collect();
-            let problem = Problem::new(buffers);
+            let problem = aligned_problem(&records);
             let optimum = brute_force_optimum(&problem);
             let list = items(&problem);
             let inst = Instance::new(&list, sections_of(&list), None);

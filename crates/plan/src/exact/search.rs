@@ -332,6 +332,33 @@ pub(super) fn section_key(s: usize, floor: u64) -> u128 {
     hash128(3, s as u64, floor)
 }
 
+/// The nodes a decision run has used, against its limits.
+pub(super) struct Spent {
+    pub nodes: u64,
+    limit: u64,
+    deadline: Option<Instant>,
+    /// A limit was reached: the run's failure proves nothing.
+    pub out: bool,
+}
+
+impl Spent {
+    pub fn new(limit: u64, deadline: Option<Instant>) -> Self {
+        Spent { nodes: 0, limit, deadline, out: false }
+    }
+
+    /// Counts one node; `false` (and `out` set) once a limit is reached. The clock is read
+    /// every 1024 nodes.
+    pub fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes >= self.limit
+            || (self.nodes.is_multiple_of(1024) && self.deadline.is_some_and(|d| Instant::now() >= d))
+        {
+            self.out = true;
+        }
+        !self.out
+    }
+}
+
 pub(super) enum Outcome {
     Found(Vec<u64>),
     Infeasible,
@@ -356,10 +383,7 @@ pub(super) struct Search<'a, 'b> {
     earliest: Vec<u64>,
     section_epoch: Vec<u64>,
     epoch: u64,
-    nodes: u64,
-    node_limit: u64,
-    deadline: Option<Instant>,
-    out_of_budget: bool,
+    spent: Spent,
 }
 
 /// Where the undo logs stood before a placement.
@@ -400,29 +424,22 @@ impl<'a, 'b> Search<'a, 'b> {
             earliest: vec![0; n],
             section_epoch: vec![0; sections],
             epoch: 0,
-            nodes: 0,
-            node_limit,
-            deadline,
-            out_of_budget: false,
+            spent: Spent::new(node_limit, deadline),
         }
     }
 
     /// Runs the search over every item of non-zero size; returns the outcome and the nodes.
     pub fn run(mut self) -> (Outcome, u64) {
-        let items = self.inst.items;
-        let all: Vec<usize> = (0..items.len()).filter(|&i| items[i].size > 0).collect();
-        if self.sky.unplaced_bytes.iter().any(|&b| b > self.capacity) {
-            return (Outcome::Infeasible, 0);
-        }
+        let Some(all) = self.sky.to_place(self.inst, self.capacity) else { return (Outcome::Infeasible, 0) };
         let found = all.is_empty() || self.dfs(&all, (0, 0), 0, span_of(self.inst, &all));
         let outcome = if found {
             Outcome::Found(self.offsets)
-        } else if self.out_of_budget {
+        } else if self.spent.out {
             Outcome::OutOfBudget
         } else {
             Outcome::Infeasible
         };
-        (outcome, self.nodes)
+        (outcome, self.spent.nodes)
     }
 
     fn mark(&self) -> Mark {
@@ -493,11 +510,7 @@ impl<'a, 'b> Search<'a, 'b> {
         if active.is_empty() {
             return true;
         }
-        self.nodes += 1;
-        if self.nodes >= self.node_limit
-            || (self.nodes.is_multiple_of(1024) && self.deadline.is_some_and(|d| Instant::now() >= d))
-        {
-            self.out_of_budget = true;
+        if !self.spent.tick() {
             return false;
         }
         let (mut first, mut end) = range;
@@ -588,7 +601,7 @@ impl<'a, 'b> Search<'a, 'b> {
                 return true;
             }
             self.unplace(i, mark);
-            if self.out_of_budget {
+            if self.spent.out {
                 return false;
             }
             // Hatless: nothing unplaced overlaps i, so its placement did not cause the failure.
@@ -596,7 +609,7 @@ impl<'a, 'b> Search<'a, 'b> {
                 break;
             }
         }
-        if explored && !self.out_of_budget {
+        if explored && !self.spent.out {
             self.nogoods.record(key, capacity);
         }
         false

@@ -94,6 +94,15 @@ impl Skyline {
         self.placed[i] = false;
     }
 
+    /// The items a decision run places (those of non-zero size), or `None` when some
+    /// section's items alone exceed `capacity` (the run fails at once).
+    pub fn to_place(&self, inst: &Instance, capacity: u64) -> Option<Vec<usize>> {
+        if self.unplaced_bytes.iter().any(|&b| b > capacity) {
+            return None;
+        }
+        Some((0..inst.items.len()).filter(|&i| inst.items[i].size > 0).collect())
+    }
+
     /// Sets the floor of section `s` (leaving the cells below empty).
     pub fn set_floor(&mut self, s: usize, floor: u64) {
         if self.unplaced_count[s] > 0 {
