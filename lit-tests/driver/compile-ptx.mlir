@@ -19,6 +19,14 @@
 // RUN: strata compile %S/../frontend/inputs/layout.onnx --target=nvptx --emit=gpu | FileCheck %s --check-prefix=GPU
 // RUN: not strata compile %S/../frontend/inputs/layout.onnx --target=nvptx --emit=obj 2>&1 | FileCheck %s --check-prefix=STAGE
 // RUN: strata compile %S/../frontend/inputs/conv_relu.onnx -o %t/libconv_relu.so 2>&1 | FileCheck %s --check-prefix=SO
+// A directory whose path the assembler cannot read the weights from (a newline in it) is the
+// user's to change: a clear error, not an internal one.
+// RUN: mkdir -p "%t/new"$'\n'"line" && not strata compile %S/../frontend/inputs/conv_relu.onnx -o "%t/new"$'\n'"line/lib.so" 2>&1 | FileCheck %s --check-prefix=NEWLINE
+// NEWLINE: error: the library's weights cannot be embedded from "{{.*}}new\nline": the assembler cannot read a path with a newline or one that is not UTF-8; write the library to another directory
+// NEWLINE-NOT: internal error
+// Verifying after every pass and once per stage are one choice.
+// RUN: not strata compile %S/../frontend/inputs/conv_relu.onnx --verify-each --no-verify-each -o %t/both.o 2>&1 | FileCheck %s --check-prefix=VERIFY
+// VERIFY: error: the argument '--verify-each' cannot be used with '--no-verify-each'
 // RUN: FileCheck %s --check-prefix=HEADER < %t/conv_relu.h
 // RUN: strata-exec run %t/conv_relu.json --input x=%S/inputs/conv_relu_x.npy --expect y=%S/inputs/conv_relu_y_ort.npy --repeat 1 | FileCheck %s --check-prefix=EXEC
 // RUN: not strata-exec run %t/layout.json --input x=%S/inputs/conv_relu_x.npy 2>&1 | FileCheck %s --check-prefix=NOGPU

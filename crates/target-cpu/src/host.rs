@@ -177,7 +177,12 @@ fn weights_object(weights: EmbeddedWeights<'_>, dir: &std::path::Path) -> Result
     // reads strings: backslashes and quotes escaped.
     let absolute = std::fs::canonicalize(&bin).map_err(io)?;
     let path = absolute.to_str().filter(|p| !p.contains('\n')).ok_or_else(|| {
-        CodegenError::Llvm(format!("the weights' path {} cannot be named to the assembler", absolute.display()))
+        CodegenError::OutputPath(format!(
+            "the library's weights cannot be embedded from {:?}: the assembler cannot read a path with a newline \
+             or one that is not UTF-8; write the library to another directory",
+            // The output's directory (the objects' temporary one lies inside it).
+            dir.parent().unwrap_or(dir),
+        ))
     })?;
     let quoted = path.replace('\\', "\\\\").replace('"', "\\\"");
     let symbol = weights.symbol;

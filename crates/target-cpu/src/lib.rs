@@ -102,11 +102,19 @@ pub enum CodegenError {
     Jit(String),
     #[error("the JIT has no symbol '{0}'")]
     Symbol(String),
+    /// The output's directory cannot take the files the library is built from (the user's
+    /// path, not the compiler, is at fault).
+    #[error("{0}")]
+    OutputPath(String),
 }
 
-/// Code generation fails only on IR the earlier stages should not have produced.
+/// Code generation fails only on IR the earlier stages should not have produced, or on an
+/// output path the toolchain cannot use.
 impl strata_error::HasKind for CodegenError {
     fn kind(&self) -> strata_error::ErrorKind {
-        strata_error::ErrorKind::Internal
+        match self {
+            CodegenError::OutputPath(_) => strata_error::ErrorKind::InvalidInput,
+            _ => strata_error::ErrorKind::Internal,
+        }
     }
 }
