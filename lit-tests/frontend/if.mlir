@@ -1,11 +1,13 @@
 // If: a condition that folds (here from a frozen sample rate, through Equal and Greater on
 // constants) imports only the taken branch, nested Ifs too; a condition computed at run time
-// becomes scf.if with each branch in its region. The compiled model takes either branch (the
-// e-graph leaves functions with control flow as they are, and says so).
+// becomes scf.if with each branch in its region. The compiled model takes either branch. The
+// e-graph optimises the function around the scf.if (an opaque kernel reading the values its
+// branches read): the ReLU becomes a fused kernel, and the branch reads its result.
 // RUN: strata import %S/inputs/if.onnx --freeze-input rate=%S/inputs/if_rate.pb | FileCheck %s
 // RUN: strata run %S/inputs/if.onnx --freeze-input rate=%S/inputs/if_rate.pb --input x=%S/../driver/inputs/if_x.npy --input flag=%S/../driver/inputs/if_flag_true.npy --expect z=%S/../driver/inputs/if_z_true.npy 2>&1 | FileCheck %s --check-prefix=TAKEN
 // RUN: strata run %S/inputs/if.onnx --freeze-input rate=%S/inputs/if_rate.pb --input x=%S/../driver/inputs/if_x.npy --input flag=%S/../driver/inputs/if_flag_false.npy --expect z=%S/../driver/inputs/if_z_false.npy 2>&1 | FileCheck %s --check-prefix=TAKEN
 // RUN: strata import %S/inputs/if.onnx | FileCheck %s --check-prefix=UNFROZEN
+// RUN: strata compile %S/inputs/if.onnx --freeze-input rate=%S/inputs/if_rate.pb --emit=sg-opt | FileCheck %s --check-prefix=OPT
 
 // CHECK: func.func @main(%arg0: tensor<2x3xf32>, %arg1: tensor<i1>)
 // CHECK-NOT: sg.equal
@@ -19,8 +21,14 @@
 // CHECK:   "sg.mul"(%arg0,
 // CHECK: }
 
-// TAKEN: warning: {{.*}}sg-egraph-optimize: unsupported: the function has control flow ('scf.if'); the e-graph optimises straight-line functions only; the function is left unoptimised
+// TAKEN-NOT: warning
 // TAKEN: expect 'z': 0 of 6 elements outside
+
+// OPT: %[[FLAG:.*]] = tensor.extract %arg1[] : tensor<i1>
+// OPT: %[[RELU:.*]] = "sg.fused"(%arg0) {program = "relu(i0)"}
+// OPT: scf.if %[[FLAG]] -> (tensor<2x3xf32>) {
+// OPT:   "sg.add"(%arg0, %[[RELU]])
+// OPT-NOT: "sg.relu"
 
 // Without the frozen rate, the rate is an input and the nested Ifs are scf.ifs too.
 // UNFROZEN: func.func @main(%arg0: tensor<2x3xf32>, %arg1: tensor<i64>, %arg2: tensor<i1>)

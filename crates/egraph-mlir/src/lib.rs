@@ -9,6 +9,7 @@ pub mod pass;
 pub mod phases;
 
 use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::r#type::TypeLike;
 use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
 use melior::ir::{BlockLike, RegionLike, Type, ValueLike};
 use std::collections::BTreeMap;
@@ -35,8 +36,14 @@ pub struct Target {
     pub registers: Option<Registers>,
 }
 
-/// Shape and element bytes of a static ranked tensor type.
+/// Shape and element bytes of a static ranked tensor type, or of a scalar (an `If`'s
+/// condition read out of its tensor) as a tensor of rank 0.
 fn tensor(ty: Type<'_>) -> Result<(Vec<i64>, u64), Error> {
+    if ty.is_integer() || ty.is_float() || ty.is_index() {
+        let bits = if ty.is_index() { Some(64) } else { strata_ir::handle::bit_width(ty) };
+        let bits = bits.ok_or_else(|| Error::unsupported(format!("scalar type {ty} has no size")))?;
+        return Ok((Vec::new(), bits.div_ceil(8).max(1)));
+    }
     let t = RankedTensorType::try_from(ty).map_err(|_| format!("expected a ranked tensor, got {ty}"))?;
     let shape = (0..t.rank())
         .map(|i| match t.dim_size(i) {
@@ -70,6 +77,31 @@ fn takes_epilogue(op: SgOp<'_, '_>, shape: &[i64], target: Target) -> bool {
         })
 }
 
+/// The values an op's regions read from outside it (an `If` branch reading the function's
+/// values), in the order they are first read, each once. The graph makes them inputs of the
+/// op's opaque kernel, so the optimiser keeps them alive and unwritten until it runs; the
+/// rebuild rewires the reads inside when a value is replaced.
+pub(crate) fn captures(op: strata_ir::Op) -> Vec<Val> {
+    let mut found: Vec<Val> = Vec::new();
+    if op.region_count() == 0 {
+        return found;
+    }
+    for nested in op.collect(|nested| nested != op) {
+        for value in nested.operands() {
+            let outside = match value.owner() {
+                Some(definer) => definer != op && !definer.is_inside(op),
+                None => {
+                    value.owner_block().and_then(strata_ir::Blk::parent).is_some_and(|p| p != op && !p.is_inside(op))
+                }
+            };
+            if outside && !found.contains(&value) {
+                found.push(value);
+            }
+        }
+    }
+    found
+}
+
 /// The graph of `func` (an `sg` function on tensors).
 pub fn graph_of(func: OperationRef<'_, '_>, target: Target) -> Result<Graph, Error> {
     graph_with_values(func, target).map(|(graph, _)| graph)
@@ -90,12 +122,6 @@ pub fn graph_with_values(func: OperationRef<'_, '_>, target: Target) -> Result<(
         node_of.insert(key(Val::of(arg)), n);
         values.push(Some(Val::of(arg)));
     }
-    if let Some(flow) = strata_ir::Blk::of(&block).ops().into_iter().find(|op| op.region_count() > 0) {
-        return Err(Error::unsupported(format!(
-            "the function has control flow ('{}'); the e-graph optimises straight-line functions only",
-            flow.name()
-        )));
-    }
     let mut constants = 0;
     let mut op = block.first_operation();
     while let Some(current) = op {
@@ -115,10 +141,11 @@ pub fn graph_with_values(func: OperationRef<'_, '_>, target: Target) -> Result<(
         let result = current.result(0).map_err(|e| e.to_string())?;
         let (shape, bytes) = tensor(result.r#type())?;
         let mut inputs = Vec::new();
-        for operand in current.operands() {
+        let reads = current.operands().map(Val::of).chain(captures(strata_ir::Op::of(&current)));
+        for value in reads {
             inputs.push(
                 *node_of
-                    .get(&key(Val::of(operand)))
+                    .get(&key(value))
                     .ok_or_else(|| format!("'{name}' reads a value defined outside the function's top level"))?,
             );
         }

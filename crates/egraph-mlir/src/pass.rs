@@ -276,8 +276,23 @@ impl<'c> Rebuild<'_, '_, 'c> {
             // A further result of a multi-result kernel: the kernel's own step placed it.
             return Ok(value);
         }
-        for (i, &operand) in operands.iter().enumerate() {
+        let direct = op.operand_count();
+        for (i, &operand) in operands.iter().enumerate().take(direct) {
             op.set_operand(i, operand);
+        }
+        // The rest are values its regions read (`crate::captures`, in the graph's order).
+        if operands.len() > direct {
+            for (old, &new) in crate::captures(op).into_iter().zip(&operands[direct..]) {
+                if old != new {
+                    for user in old.users().into_iter().filter(|user| user.is_inside(op)) {
+                        for index in 0..user.operand_count() {
+                            if user.operand(index) == old {
+                                user.set_operand(index, new);
+                            }
+                        }
+                    }
+                }
+            }
         }
         op.move_before(self.terminator());
         Ok(value)
