@@ -113,18 +113,9 @@ impl<'a, 'b> Fill<'a, 'b> {
         if !self.spent.tick() {
             return Err(range);
         }
-        let (mut first, mut end) = range;
-        while self.sky.unplaced_count[first] == 0 {
-            first += 1;
-        }
-        while self.sky.unplaced_count[end - 1] == 0 {
-            end -= 1;
-        }
-        if (first + 1..end).any(|k| self.sky.cuts[k] == 0) {
-            let groups = super::search::groups(self.inst, active, &self.sky.placed);
-            if groups.len() > 1 {
-                return self.decompose(&groups);
-            }
+        let ((first, end), groups) = self.sky.trim_and_split(self.inst, active, range);
+        if let Some(groups) = groups {
+            return self.decompose(&groups);
         }
         let key = self.sky.hash ^ mask ^ TAG;
         if let Some((a, b)) = self.nogoods.fails_in(key, self.capacity) {

@@ -513,18 +513,9 @@ impl<'a, 'b> Search<'a, 'b> {
         if !self.spent.tick() {
             return false;
         }
-        let (mut first, mut end) = range;
-        while self.sky.unplaced_count[first] == 0 {
-            first += 1;
-        }
-        while self.sky.unplaced_count[end - 1] == 0 {
-            end -= 1;
-        }
-        if (first + 1..end).any(|k| self.sky.cuts[k] == 0) {
-            let groups = groups(self.inst, active, &self.sky.placed);
-            if groups.len() > 1 {
-                return self.decompose(&groups, last);
-            }
+        let ((first, end), groups) = self.sky.trim_and_split(self.inst, active, range);
+        if let Some(groups) = groups {
+            return self.decompose(&groups, last);
         }
         let items = self.inst.items;
         let capacity = self.capacity;

@@ -221,6 +221,29 @@ impl Skyline {
         wall - self.floor[t] <= self.slack(t, capacity)
     }
 
+    /// `range` without its leading and trailing sections that hold no unplaced item, and the
+    /// groups of `active` that are independent sub-problems when there are several (no
+    /// unplaced item crosses a boundary between them: `search::groups`).
+    pub fn trim_and_split(
+        &self,
+        inst: &Instance,
+        active: &[usize],
+        range: (usize, usize),
+    ) -> ((usize, usize), Option<Vec<Vec<usize>>>) {
+        let (mut first, mut end) = range;
+        while self.unplaced_count[first] == 0 {
+            first += 1;
+        }
+        while self.unplaced_count[end - 1] == 0 {
+            end -= 1;
+        }
+        let groups = (first + 1..end)
+            .any(|k| self.cuts[k] == 0)
+            .then(|| super::search::groups(inst, active, &self.placed))
+            .filter(|groups| groups.len() > 1);
+        ((first, end), groups)
+    }
+
     /// The key of the sub-problem of `group` (unplaced items), computed from scratch.
     pub fn group_key(&self, inst: &Instance, group: &[usize]) -> u128 {
         let (first, end) = super::search::span_of(inst, group);
