@@ -114,18 +114,18 @@ pub struct EmbeddedWeights<'a> {
 /// Translates, optimises and emits `module` (LLVM dialect), with `weights` (when non-empty)
 /// as an exported array its entry point falls back to.
 pub fn emit(module: &Module<'_>, what: Emit, weights: Option<EmbeddedWeights<'_>>) -> Result<Vec<u8>, CodegenError> {
-    emit_into(module, what, weights, None, true)
+    emit_into(module, weights, true, |llvm, machine| to_bytes(llvm, machine, what))
 }
 
-/// [`emit`], into `file` when one is given (see [`finish`]); the weights array only declared
-/// unless `define_weights` (another object defines it: [`weights_object`]).
-fn emit_into(
+/// Translates and optimises `module` (see [`optimise`]) and hands the result to `deliver`;
+/// the weights array only declared unless `define_weights` (another object defines it:
+/// [`weights_object`]).
+fn emit_into<T>(
     module: &Module<'_>,
-    what: Emit,
     weights: Option<EmbeddedWeights<'_>>,
-    file: Option<&std::path::Path>,
     define_weights: bool,
-) -> Result<Vec<u8>, CodegenError> {
+    deliver: impl FnOnce(&inkwell::module::Module<'_>, &TargetMachine) -> Result<T, CodegenError>,
+) -> Result<T, CodegenError> {
     let machine = host_machine()?;
     let context = Context::create();
     let llvm = translate(&context, &module.as_operation(), &machine)?;
@@ -137,7 +137,8 @@ fn emit_into(
         declare_weights(&context, &llvm, weights)?;
     }
     let blob = weights.filter(|_| define_weights).map(|w| (w.symbol, w.bytes));
-    finish(&llvm, &machine, what, blob, file)
+    optimise(&llvm, &machine, blob)?;
+    deliver(&llvm, &machine)
 }
 
 /// The threads code generation may use: every core of this machine (at most 16).
@@ -207,7 +208,7 @@ fn emit_code_objects(
     let groups = jobs.min(kernels.len() + 1);
     let path = |part: usize| dir.join(format!("part{part}.o"));
     if groups <= 1 {
-        emit_into(module, Emit::Object, weights, Some(&path(0)), false)?;
+        emit_into(module, weights, false, |llvm, machine| to_file(llvm, machine, &path(0)))?;
         return Ok(vec![path(0)]);
     }
     // Largest kernel first into the lightest group; the first group starts with the rest of
@@ -266,7 +267,8 @@ fn emit_code_objects(
                     // Safety: each module and its context are used by this thread alone until it
                     // ends; the wrapper never disposes of the module (its owner does, later).
                     let llvm = std::mem::ManuallyDrop::new(unsafe { inkwell::module::Module::new(module.0) });
-                    finish(&llvm, &machine, Emit::Object, None, Some(&file))?;
+                    optimise(&llvm, &machine, None)?;
+                    to_file(&llvm, &machine, &file)?;
                     Ok(file)
                 })
             })
@@ -361,17 +363,13 @@ fn translate<'ctx, 'c: 'a, 'a>(
     Ok(llvm)
 }
 
-/// Optimises `llvm` at `default<O3>`, gives the weights array `weights.0` its bytes (only
-/// now: the optimiser saw a declaration, nothing to fold), and prints or compiles it: into
-/// `file` when one is given (an object streams there: no copy of its weights in memory beside
-/// the code generator's own), into the returned bytes otherwise.
-fn finish(
+/// Optimises `llvm` at `default<O3>` and gives the weights array `weights.0` its bytes (only
+/// now: the optimiser saw a declaration, nothing to fold).
+fn optimise(
     llvm: &inkwell::module::Module<'_>,
     machine: &TargetMachine,
-    what: Emit,
     weights: Option<(&str, &[u8])>,
-    file: Option<&std::path::Path>,
-) -> Result<Vec<u8>, CodegenError> {
+) -> Result<(), CodegenError> {
     llvm.run_passes("default<O3>", machine, PassBuilderOptions::create())
         .map_err(|e| CodegenError::Llvm(e.to_string()))?;
     if let Some((symbol, bytes)) = weights {
@@ -380,21 +378,27 @@ fn finish(
             .ok_or_else(|| CodegenError::Llvm(format!("the weights array @{symbol} vanished in optimisation")))?;
         blob.set_initializer(&llvm.get_context().const_string(bytes, false));
     }
-    Ok(match what {
-        Emit::LlvmIr => llvm.print_to_string().to_bytes().to_vec(),
-        Emit::Assembly | Emit::Object => {
-            let kind = if what == Emit::Assembly { FileType::Assembly } else { FileType::Object };
-            if let Some(file) = file {
-                machine.write_to_file(llvm, kind, file).map_err(|e| CodegenError::Llvm(e.to_string()))?;
-                return Ok(Vec::new());
-            }
-            machine
-                .write_to_memory_buffer(llvm, kind)
-                .map_err(|e| CodegenError::Llvm(e.to_string()))?
-                .as_slice()
-                .to_vec()
-        }
-    })
+    Ok(())
+}
+
+/// `llvm` printed (IR) or compiled (assembly, object) into memory.
+fn to_bytes(llvm: &inkwell::module::Module<'_>, machine: &TargetMachine, what: Emit) -> Result<Vec<u8>, CodegenError> {
+    let kind = match what {
+        Emit::LlvmIr => return Ok(llvm.print_to_string().to_bytes().to_vec()),
+        Emit::Assembly => FileType::Assembly,
+        Emit::Object => FileType::Object,
+    };
+    Ok(machine.write_to_memory_buffer(llvm, kind).map_err(|e| CodegenError::Llvm(e.to_string()))?.as_slice().to_vec())
+}
+
+/// `llvm` compiled into the object file `file` (streamed there: no copy of its weights in
+/// memory beside the code generator's own).
+fn to_file(
+    llvm: &inkwell::module::Module<'_>,
+    machine: &TargetMachine,
+    file: &std::path::Path,
+) -> Result<(), CodegenError> {
+    machine.write_to_file(llvm, FileType::Object, file).map_err(|e| CodegenError::Llvm(e.to_string()))
 }
 
 /// Exports the model's signature as a NUL-terminated constant array (when it has one).
