@@ -44,4 +44,19 @@ func.func @in_place(%x: tensor<4xf32>, %p: i1) -> tensor<4xf32> {
   return %e : tensor<4xf32>
 }
 
+// A value computed in the function that two ops read does not move with either: moving the
+// exp down to its first reader would keep the neg's result alive until there.
+// CHECK-LABEL: func.func @shared
+// CHECK: %[[N:.*]] = "sg.neg"(%arg0)
+// CHECK-NEXT: "sg.exp"(%[[N]])
+// CHECK-NEXT: "sg.relu"(%[[N]])
+func.func @shared(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %n = "sg.neg"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %e = "sg.exp"(%n) : (tensor<4xf32>) -> tensor<4xf32>
+  %r = "sg.relu"(%n) : (tensor<4xf32>) -> tensor<4xf32>
+  %d = "sg.add"(%r, %r) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %s = "sg.add"(%d, %e) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
 // CHECK: (S) 3 sunk

@@ -162,6 +162,17 @@ impl Op {
         None
     }
 
+    /// The op of `block` that is this one or holds it, at any depth (`None` when neither).
+    pub fn ancestor_in(self, block: Blk) -> Option<Op> {
+        let mut op = self;
+        loop {
+            if op.block() == Some(block) {
+                return Some(op);
+            }
+            op = op.parent()?;
+        }
+    }
+
     /// Whether this op is nested, at any depth, inside `ancestor`.
     pub fn is_inside(self, ancestor: Op) -> bool {
         let mut current = self.parent();

@@ -69,17 +69,6 @@ fn is_destination(user: Op, index: usize) -> bool {
     destination_passing && index + user.result_count() >= user.operand_count()
 }
 
-/// The op before which a clone for `user` goes: `user` itself, or its ancestor in `block`.
-fn anchor_in(user: Op, block: Blk) -> Option<Op> {
-    let mut op = user;
-    loop {
-        if op.block() == Some(block) {
-            return Some(op);
-        }
-        op = op.parent()?;
-    }
-}
-
 /// A copy of `op` inserted before `anchor` in `block`, with `user`'s location (the buffer is
 /// the user's).
 fn clone_for(op: Op, user: Op, block: Blk, anchor: Op) -> Op {
@@ -110,7 +99,7 @@ impl Pass for InitPerDestination {
         for empty in empties {
             let Some(block) = empty.block() else { continue };
             for (user, index) in shared_destinations(empty) {
-                let Some(anchor) = anchor_in(user, block) else { continue };
+                let Some(anchor) = user.ancestor_in(block) else { continue };
                 let own = clone_for(empty, user, block, anchor);
                 user.set_operand(index, own.result(0));
                 cx.bump("empties-cloned", 1);
@@ -132,7 +121,7 @@ impl Pass for InitPerDestination {
             // Every destination gets a clone right before it (the original may sit far above
             // its last destination; keeping it for one of them would keep it live that long).
             for (user, index) in shared_destinations(fill) {
-                let Some(anchor) = anchor_in(user, block) else { continue };
+                let Some(anchor) = user.ancestor_in(block) else { continue };
                 let own_empty = clone_for(empty, user, block, anchor);
                 let own_fill = clone_for(fill, user, block, anchor);
                 own_fill.set_operand(1, own_empty.result(0));

@@ -6,14 +6,19 @@
 //! file, so each result was live, and took arena memory, from the first kernel to its
 //! convolution. Moved next to its reader, it lives only there.
 //!
-//! Sound because every top-level op of an `sg` function computes values from values (no
-//! memory, no effects; a run-time check is a value too, combined into the status by a
-//! maximum, which does not depend on order), and a moved op still comes after its operands
-//! (constants, arguments, or ops moved before it) and before every reader. It never lengthens
-//! another value's life: its operands are constants and arguments, which are not in the
-//! arena. Ops with regions (`scf.if`, loops) stay where they are.
+//! An op moves when each of its operands is a constant, a function argument, or the result of
+//! an op that moves too and that only this op reads (a chain such as the subtraction and the
+//! multiplication of a dequantization). Sound because every top-level op of an `sg` function
+//! computes values from values (no memory, no effects; a run-time check is a value too,
+//! combined into the status by a maximum, which does not depend on order), and a moved op
+//! still comes after its operands and before every reader. It never lengthens another value's
+//! life: constants and arguments are not in the arena, and a chain's inner values move with
+//! their only reader. A value computed in the function that something else reads too is never
+//! an operand of a moved op (moving the op would keep the value alive longer). Ops with
+//! regions (`scf.if`, loops) stay where they are.
 
 use melior::ir::operation::OperationRef;
+use std::collections::BTreeSet;
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
 pub static INFO: PassInfo = PassInfo {
@@ -34,18 +39,25 @@ impl Pass for SinkToUse {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let Some(block) = Op::of(&func).body(0) else { return Ok(()) };
         let ops = block.ops_before_terminator();
-        // Ops whose operands are all arguments, constants or results of such ops.
+        // The ops that move, in block order (see the module comment), and their set.
         let mut free: Vec<Op> = Vec::new();
+        let mut moving: BTreeSet<usize> = BTreeSet::new();
+        let key = |op: Op| op.raw().ptr as usize;
         for &op in &ops {
             let movable = !op.is("arith.constant")
                 && op.region_count() == 0
                 && op.result_count() > 0
                 && op.operands().into_iter().all(|value| match value.owner() {
                     None => value.owner_block() == Some(block),
-                    Some(definer) => definer.is("arith.constant") || free.contains(&definer),
+                    Some(definer) => {
+                        definer.is("arith.constant")
+                            || (moving.contains(&key(definer))
+                                && definer.results().into_iter().all(|r| r.users().into_iter().all(|u| u == op)))
+                    }
                 });
             if movable {
                 free.push(op);
+                moving.insert(key(op));
             }
         }
         // Readers before producers, so a chain follows its last op down.
@@ -55,7 +67,7 @@ impl Pass for SinkToUse {
                 .results()
                 .into_iter()
                 .flat_map(|result| result.users())
-                .filter_map(|user| top_level(block, user))
+                .filter_map(|user| user.ancestor_in(block))
                 .collect();
             if readers.is_empty() {
                 continue;
@@ -68,15 +80,5 @@ impl Pass for SinkToUse {
             }
         }
         Ok(())
-    }
-}
-
-/// The op of `block` that is `op` or holds it in a region.
-fn top_level(block: strata_ir::Blk, mut op: Op) -> Option<Op> {
-    loop {
-        if op.block() == Some(block) {
-            return Some(op);
-        }
-        op = op.parent()?;
     }
 }
