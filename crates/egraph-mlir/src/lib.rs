@@ -88,13 +88,7 @@ pub(crate) fn captures(op: strata_ir::Op) -> Vec<Val> {
     }
     for nested in op.collect(|nested| nested != op) {
         for value in nested.operands() {
-            let outside = match value.owner() {
-                Some(definer) => definer != op && !definer.is_inside(op),
-                None => {
-                    value.owner_block().and_then(strata_ir::Blk::parent).is_some_and(|p| p != op && !p.is_inside(op))
-                }
-            };
-            if outside && !found.contains(&value) {
+            if !strata_ir::rewrite::defined_inside(value, op) && !found.contains(&value) {
                 found.push(value);
             }
         }

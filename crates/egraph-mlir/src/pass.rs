@@ -284,13 +284,7 @@ impl<'c> Rebuild<'_, '_, 'c> {
         if operands.len() > direct {
             for (old, &new) in crate::captures(op).into_iter().zip(&operands[direct..]) {
                 if old != new {
-                    for user in old.users().into_iter().filter(|user| user.is_inside(op)) {
-                        for index in 0..user.operand_count() {
-                            if user.operand(index) == old {
-                                user.set_operand(index, new);
-                            }
-                        }
-                    }
+                    old.replace_uses_inside(op, new);
                 }
             }
         }

@@ -348,6 +348,15 @@ impl Val {
     pub fn replace_all_uses_with(self, with: Val) {
         unsafe { sys::mlirValueReplaceAllUsesOfWith(self.0, with.0) }
     }
+
+    /// Makes the uses of this value by ops nested in `root` (at any depth) use `with` instead.
+    pub fn replace_uses_inside(self, root: Op, with: Val) {
+        for (user, index) in self.uses() {
+            if user.is_inside(root) {
+                user.set_operand(index, with);
+            }
+        }
+    }
 }
 
 impl<'c, 'a> From<Value<'c, 'a>> for Val {

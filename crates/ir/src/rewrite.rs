@@ -147,6 +147,17 @@ pub fn sinkable(name: &str) -> bool {
         || name.starts_with("index.")
 }
 
+/// Whether `value` is defined inside `root`: by it, by an op nested in it, or as an argument
+/// of a block nested in it.
+pub fn defined_inside(value: Val, root: Op) -> bool {
+    match value.owner() {
+        Some(definer) => definer == root || definer.is_inside(root),
+        None => {
+            value.owner_block().and_then(Blk::parent).is_some_and(|parent| parent == root || parent.is_inside(root))
+        }
+    }
+}
+
 /// Makes `root` (an op and what it nests) independent of values defined outside it: every
 /// operand of `users` (ops inside `root`, or `root` itself) that is defined outside `root`
 /// becomes `outside(value)` when that gives a value, or else a copy of its defining op,
@@ -185,24 +196,12 @@ struct Sink<'a> {
 }
 
 impl Sink<'_> {
-    /// Whether `value` is defined inside the root (by it, in it, or as an argument of a block
-    /// nested in it).
-    fn inside(&self, value: Val) -> bool {
-        match value.owner() {
-            Some(definer) => definer == self.root || definer.is_inside(self.root),
-            None => value
-                .owner_block()
-                .and_then(Blk::parent)
-                .is_some_and(|parent| parent == self.root || parent.is_inside(self.root)),
-        }
-    }
-
     /// The replacement of `value` inside the root, if it needs one.
     fn value(&mut self, value: Val, outside: &mut dyn FnMut(Val) -> Option<Val>, count: &mut usize) -> Option<Val> {
         if let Some(&(_, new)) = self.clones.iter().find(|(old, _)| *old == value) {
             return Some(new);
         }
-        if self.inside(value) {
+        if defined_inside(value, self.root) {
             return None;
         }
         if let Some(mapped) = outside(value) {

@@ -235,8 +235,7 @@ impl<'a, 'b> Fill<'a, 'b> {
 
     /// Section `s`'s basin with its walls: what decides whether its lowest cell is filled.
     fn near_basin(&self, s: usize) -> Region {
-        let (first, end) = self.sky.basin(s);
-        (first.saturating_sub(1), (end + 1).min(self.sky.floor.len()))
+        self.sky.with_walls(self.sky.basin(s))
     }
 
     /// Whether `i` can start at `level`: its sections all at that floor, aligned, under the

@@ -40,7 +40,7 @@ pub(super) struct Instance<'a> {
     pub covering: Vec<Vec<usize>>,
     /// Per item, the items it may not share memory with: those it overlaps in time and, in
     /// parallel-aware planning, those the DAG does not order with it.
-    pub neighbours: Vec<Vec<usize>>,
+    neighbours: Vec<Vec<usize>>,
     /// Per item, the neighbours it does not overlap in time (parallel-aware planning only):
     /// they tie sub-problems that time alone would separate.
     unordered: Vec<Vec<usize>>,

@@ -9,7 +9,6 @@
 
 use super::search::{section_key, Instance};
 
-/// Instances whose capacity spans more grains than this skip [`Skyline::step_meets`].
 #[derive(Clone)]
 pub(super) struct Skyline {
     pub floor: Vec<u64>,
@@ -153,21 +152,20 @@ impl Skyline {
     /// unplaced items make the check fail (with the walls beside them).
     pub fn conflict_around(&self, inst: &Instance, a: usize, b: usize, capacity: u64) -> Option<(usize, usize)> {
         let sections = self.floor.len();
-        let near = |first: usize, end: usize| (first.saturating_sub(1), (end + 1).min(sections));
         for k in [a, b] {
             if !self.step_fits(k, capacity) {
-                return Some(near(k.saturating_sub(1), k + 1));
+                return Some(self.with_walls((k.saturating_sub(1), k + 1)));
             }
         }
         for s in [a.wrapping_sub(1), a, b - 1, b] {
             if !self.pit_fits(s, capacity) {
-                return Some(near(s, s + 1));
+                return Some(self.with_walls((s, s + 1)));
             }
         }
         let top = self.floor[a];
         let basin = self.basin(a);
         if !(a..b).all(|t| self.supported(inst, t, basin, capacity)) {
-            return Some(near(basin.0, basin.1));
+            return Some(self.with_walls(basin));
         }
         // Lower sections beside: supports that reached into `[a, b)` are gone.
         let mut t = a;
@@ -175,18 +173,23 @@ impl Skyline {
             t -= 1;
             let basin = self.basin(t);
             if !self.supported(inst, t, basin, capacity) {
-                return Some(near(basin.0, basin.1));
+                return Some(self.with_walls(basin));
             }
         }
         let mut t = b;
         while t < sections && self.floor[t] < top {
             let basin = self.basin(t);
             if !self.supported(inst, t, basin, capacity) {
-                return Some(near(basin.0, basin.1));
+                return Some(self.with_walls(basin));
             }
             t += 1;
         }
         None
+    }
+
+    /// `range` with the section on each side of it (its walls), within the sections.
+    pub fn with_walls(&self, (first, end): (usize, usize)) -> (usize, usize) {
+        (first.saturating_sub(1), (end + 1).min(self.floor.len()))
     }
 
     /// The sections around `t` whose floors are at most its floor: `[first, end)`.
