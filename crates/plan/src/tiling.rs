@@ -93,7 +93,7 @@ pub fn tiling(buffers: usize, width: u64, height: u64, unit: u64, cuts: Cuts, se
             continue;
         }
         let along_time = if w >= 2 && h >= 2 { rng.next().is_multiple_of(2) } else { w >= 2 };
-        if along_time && w >= 2 {
+        if along_time {
             let mid = rng.range(p.lower + 1, p.upper);
             pieces[index].upper = mid;
             pieces.push(Piece { lower: mid, ..p });
