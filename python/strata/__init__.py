@@ -290,8 +290,8 @@ def compile(
         tables), in bytes; None is 1 GiB. A model that needs more is refused with
         `CompileError` naming the constant.
     disable: optimisations to leave out, to see what each saves or to get around a problem in
-        one: any of "views", "fusion", "epilogues", "in-place", "pads-in-place", "residuals",
-        "sink-to-use".
+        one: any of "views", "fusion", "epilogues", "in-place", "pads-in-place",
+        "conv-borders", "residuals", "sink-to-use".
 
     Raises `CompileError` (with `.node`, `.op_type`, `.unsupported`) when the model cannot be
     compiled, `ValueError` for bad arguments.

@@ -22,6 +22,7 @@ const VARIANTS: &[(&str, &[&str])] = &[
     ("epilogues", &["--disable", "epilogues"]),
     ("in-place", &["--disable", "in-place"]),
     ("pads in place", &["--disable", "pads-in-place"]),
+    ("conv borders", &["--disable", "conv-borders"]),
     ("residuals", &["--disable", "residuals"]),
     ("sink to use", &["--disable", "sink-to-use"]),
     ("e-graph", &["--no-egraph"]),

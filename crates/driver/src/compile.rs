@@ -103,6 +103,9 @@ pub enum Optimization {
     InPlace,
     /// Padded values produced inside their padded buffer (no padded copy).
     PadsInPlace,
+    /// Depthwise convolutions and pools read their unpadded input; only the border outputs
+    /// read small padded strips (`strata-conv-borders`; host only).
+    ConvBorders,
     /// A residual added to a convolution's result is the convolution's initial value, so the
     /// result takes the residual's buffer (`sg-accumulate-residuals`; host only).
     Residuals,
@@ -138,7 +141,10 @@ impl Optimization {
             Optimization::Fusion => Some("fusion"),
             Optimization::Epilogues => Some("epilogues"),
             Optimization::InPlace => Some("in-place"),
-            Optimization::PadsInPlace | Optimization::Residuals | Optimization::SinkToUse => None,
+            Optimization::PadsInPlace
+            | Optimization::ConvBorders
+            | Optimization::Residuals
+            | Optimization::SinkToUse => None,
         }
     }
 }
@@ -157,24 +163,33 @@ pub const LLVM: &str = "builtin.module(strata-outline-kernels,strata-host-to-llv
 pub const HOST_WEIGHTS: &str = "builtin.module(plan-weights{min-bytes=64 splats=false})";
 pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 
-/// The memref stage: the host schedule (unless `schedule` is off; told the host's vector
+/// The memref stage: with `borders`, depthwise convolutions and pools split off their borders
+/// first (`strata-conv-borders`), the host schedule (unless `schedule` is off; told the host's vector
 /// lanes), bufferization and arena planning two ways keeping the smaller arena
 /// (`strata-bufferize-and-plan`; the plain way only unless `pads_in_place`), the matmuls'
 /// register blocks after planning, kernels split across `threads` (`strata-parallelize`), the
 /// elementwise kernels vectorised (`strata-vectorize-elementwise`), cleanup; with `profile`,
 /// cycle counters around every kernel (`strata-profile-kernels`).
-pub fn memref_pipeline(strategy: &str, schedule: bool, profile: bool, threads: usize, pads_in_place: bool) -> String {
+pub fn memref_pipeline(
+    strategy: &str,
+    schedule: bool,
+    profile: bool,
+    threads: usize,
+    pads_in_place: bool,
+    borders: bool,
+) -> String {
     let lanes = strata_machine::Registers::host().lanes;
+    let borders = if borders { "func.func(strata-conv-borders)," } else { "" };
     let plan =
         format!("strata-bufferize-and-plan{{strategy={strategy} pads-in-place={pads_in_place} record-plan=true}}");
     let profile = if profile { ",strata-profile-kernels" } else { "" };
     let parallelize = format!("strata-parallelize{{threads={threads}}}");
     if schedule {
         format!(
-            "builtin.module(strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},{plan},strata-cpu-vectorize{{threads={threads}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes}}},canonicalize{profile})"
+            "builtin.module({borders}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},{plan},strata-cpu-vectorize{{threads={threads}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes}}},canonicalize{profile})"
         )
     } else {
-        format!("builtin.module({plan},{parallelize},canonicalize{profile})")
+        format!("builtin.module({borders}{plan},{parallelize},canonicalize{profile})")
     }
 }
 
@@ -416,6 +431,7 @@ pub fn compile<'c>(
                 options.profile && !gpu,
                 if gpu { 1 } else { options.threads },
                 !options.disable.contains(&Optimization::PadsInPlace),
+                !gpu && !options.disable.contains(&Optimization::ConvBorders),
             ),
         ),
         if gpu { (Stage::Gpu, "to-gpu", GPU.to_string()) } else { (Stage::LlvmDialect, "to-llvm", LLVM.to_string()) },

@@ -16,6 +16,8 @@ pub struct Pad<'c, 'a> {
     pub low: Vec<i64>,
     /// The padding value, a literal of the source's element type.
     pub value: String,
+    /// The padding value as a number.
+    pub number: f64,
 }
 
 impl<'c, 'a> Pad<'c, 'a> {
@@ -30,16 +32,72 @@ impl<'c, 'a> Pad<'c, 'a> {
         let yielded = region.first_block()?.terminator()?.operand(0).ok()?;
         let source = op.operand(0).ok()?;
         let elem = tensor_type(source.r#type()).ok()?.elem;
-        let value = float_constant(defining_op(yielded)?, &elem)?;
-        Some(Pad { source, low, value })
+        elem.is_float().then_some(())?;
+        let number = float_value(defining_op(yielded)?)?;
+        Some(Pad { source, low, value: elem.literal(number), number })
     }
 }
 
 /// The literal of an `arith.constant` float scalar, as an `elem` (a float type).
 pub fn float_constant(op: OperationRef<'_, '_>, elem: &Elem) -> Option<String> {
-    if !elem.is_float() || strata_ir::ods::op_name(op) != "arith.constant" {
+    elem.is_float().then_some(())?;
+    Some(elem.literal(float_value(op)?))
+}
+
+/// The value of an `arith.constant` float scalar.
+fn float_value(op: OperationRef<'_, '_>) -> Option<f64> {
+    if strata_ir::ods::op_name(op) != "arith.constant" {
         return None;
     }
-    let number = FloatAttribute::try_from(op.attribute("value").ok()?).ok()?.value();
-    Some(elem.literal(number))
+    Some(FloatAttribute::try_from(op.attribute("value").ok()?).ok()?.value())
+}
+
+/// The clamps `op` applies to `value` in place: `op` is a rank-4 elementwise `linalg.generic`
+/// (parallel loops, identity maps) whose input and output are both `value`, and its body is a
+/// [`clamp_chain`] of `elem`.
+pub fn clamp_in_place(op: strata_ir::Op, value: strata_ir::Val, elem: &str) -> Option<Vec<(String, String)>> {
+    if !op.is("linalg.generic") || op.operand_count() != 2 || op.operand(0) != value || op.operand(1) != value {
+        return None;
+    }
+    let identity = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>";
+    if op.attribute("iterator_types")?.to_string().contains("reduction")
+        || op.attribute("indexing_maps")?.to_string() != format!("[{identity}, {identity}]")
+    {
+        return None;
+    }
+    clamp_chain(op.body(0)?, elem)
+}
+
+/// The clamps the body of an elementwise `linalg.generic` applies to its first argument: a
+/// chain of `arith.maximumf`/`minimumf`/`maxnumf`/`minnumf`, each of the running value and an
+/// `arith.constant` of `elem` (a float type's spelling) without fast-math flags, the last one
+/// yielded. Returns each `(op name, literal)` in order; `None` when the body does anything
+/// else, or nothing (a ReLU, a ReLU6 and a Clip are one or two clamps).
+pub fn clamp_chain(body: strata_ir::Blk, elem: &str) -> Option<Vec<(String, String)>> {
+    const CLAMPS: [&str; 4] = ["arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf"];
+    let mut value = body.argument(0);
+    let mut ops = Vec::new();
+    for op in body.ops() {
+        if op.is("linalg.yield") {
+            return (op.operand_count() == 1 && op.operand(0) == value && !ops.is_empty()).then_some(ops);
+        }
+        let name = op.name();
+        if !CLAMPS.contains(&name.as_str())
+            || op.operand_count() != 2
+            || op.attribute("fastmath").is_some_and(|f| !f.to_string().contains("none"))
+        {
+            return None;
+        }
+        let other = if op.operand(0) == value {
+            op.operand(1)
+        } else if op.operand(1) == value {
+            op.operand(0)
+        } else {
+            return None;
+        };
+        let constant = other.owner().filter(|c| c.is("arith.constant"))?.attribute("value")?.to_string();
+        ops.push((name, constant.strip_suffix(&format!(" : {elem}"))?.to_owned()));
+        value = op.result(0);
+    }
+    None
 }

@@ -60,7 +60,7 @@ struct InitPerDestination {
 /// operands, one per result: a `linalg` op's `outs` (`linalg.transpose`'s `init` too, which
 /// has no operand segments), a loop's initial values (an `scf.for`'s `iter_args`, an
 /// `scf.forall`'s `shared_outs`), which the host schedule's tiled kernels write into.
-fn is_destination(user: Op, index: usize) -> bool {
+pub(crate) fn is_destination(user: Op, index: usize) -> bool {
     let name = user.name();
     if name == "tensor.insert_slice" {
         return index == 1;
@@ -78,14 +78,19 @@ fn clone_for(op: Op, user: Op, block: Blk, anchor: Op) -> Op {
     own
 }
 
-/// The destination uses of `init`'s result when it has more than one use (a lone use needs no
-/// clone), in use-list order.
+/// The destination uses of `init`'s result when it is shared, in use-list order. Not shared: a
+/// lone use, or a lone destination whose other uses are slices of it (a result written part by
+/// part, each part an `extract_slice` written and inserted back, as `strata-conv-borders`
+/// builds it: a clone for the insertion would copy every part).
 fn shared_destinations(init: Op) -> Vec<(Op, usize)> {
     let uses = init.result(0).uses();
-    if uses.len() < 2 {
+    let destinations: Vec<(Op, usize)> =
+        uses.iter().copied().filter(|&(user, index)| is_destination(user, index)).collect();
+    let parts = uses.iter().all(|&(user, index)| is_destination(user, index) || user.is("tensor.extract_slice"));
+    if uses.len() < 2 || (destinations.len() == 1 && parts) {
         return Vec::new();
     }
-    uses.into_iter().filter(|&(user, index)| is_destination(user, index)).collect()
+    destinations
 }
 
 impl Pass for InitPerDestination {

@@ -242,47 +242,8 @@ impl Depthwise {
 /// against constants (`arith.maximumf`/`minimumf`/`maxnumf`/`minnumf`: a ReLU, a ReLU6, a
 /// clip). Returns it and its ops in order, each `(op name, splat value)`.
 fn epilogue(conv: Op) -> Option<(Op, Vec<(String, String)>)> {
-    let next = conv.next().filter(|op| op.is("linalg.generic"))?;
-    let output = conv.operand(2);
-    if next.operand_count() != 2 || next.operand(0) != output || next.operand(1) != output || next.result_count() != 0 {
-        return None;
-    }
-    let iterators = next.attribute("iterator_types")?.to_string();
-    if iterators.contains("reduction") {
-        return None;
-    }
-    let maps = next.attribute("indexing_maps")?.to_string();
-    let identity = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>";
-    if maps != format!("[{identity}, {identity}]") {
-        return None;
-    }
-    let body = next.body(0)?;
-    let mut value = body.argument(0);
-    let mut ops = Vec::new();
-    for op in body.ops() {
-        if op.is("linalg.yield") {
-            return (op.operand_count() == 1 && op.operand(0) == value && !ops.is_empty()).then_some((next, ops));
-        }
-        let name = op.name();
-        if !["arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf"].contains(&name.as_str())
-            || op.operand_count() != 2
-            || op.attribute("fastmath").is_some_and(|f| !f.to_string().contains("none"))
-        {
-            return None;
-        }
-        let other = if op.operand(0) == value {
-            op.operand(1)
-        } else if op.operand(1) == value {
-            op.operand(0)
-        } else {
-            return None;
-        };
-        let constant = other.owner().filter(|c| c.is("arith.constant"))?.attribute("value")?.to_string();
-        let splat = constant.strip_suffix(" : f32")?.to_owned();
-        ops.push((name, splat));
-        value = op.result(0);
-    }
-    None
+    let next = conv.next().filter(|op| op.result_count() == 0)?;
+    Some((next, strata_lower::pads::clamp_in_place(next, conv.operand(2), "f32")?))
 }
 
 impl Pass for VectorizeDepthwise {

@@ -1,0 +1,132 @@
+// strata-conv-borders: a depthwise convolution or a pool over a pad reads its unpadded input;
+// where a window reaches into the padding it runs with the window cut to the taps inside.
+// RUN: strata-opt %s -p 'builtin.module(func.func(strata-conv-borders))' --mlir-pass-statistics 2>&1 | FileCheck %s
+// RUN: strata-opt %s -p 'builtin.module(func.func(strata-conv-borders))' | FileCheck %s --check-prefix=PARTS
+// RUN: strata-opt %s -p 'builtin.module(func.func(strata-conv-borders{all=true}))' | FileCheck %s --check-prefix=ALL
+// What it saves: the relu's result is planned without its padded copy (or padded buffer).
+// RUN: strata-opt %s -p 'builtin.module(func.func(strata-conv-borders),strata-bufferize-and-plan)' | FileCheck %s --check-prefix=PLAN
+// RUN: strata-opt %s -p 'builtin.module(strata-bufferize-and-plan)' | FileCheck %s --check-prefix=PADDED
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// 3x3, stride 1, pad 1 on 8x8: three classes of rows and of columns (the first loses its top
+// tap row, the interior keeps all, the last loses its bottom one), nine parts. The interior
+// comes first and reads the input as it is; each part runs the ReLU6 that followed.
+// CHECK-LABEL: func.func @depthwise
+// CHECK-NOT: tensor.pad
+// CHECK: %[[INNER:.*]] = tensor.extract_slice %[[FILL:.*]][0, 0, 1, 1] [1, 2, 6, 6] [1, 1, 1, 1]
+// CHECK: %[[C0:.*]] = linalg.depthwise_conv_2d_nchw_chw {{.*}} ins(%{{.*}}, %arg1 : tensor<1x2x8x8xf32>, tensor<2x3x3xf32>) outs(%[[INNER]] : tensor<1x2x6x6xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[C0]] : tensor<1x2x6x6xf32>) outs(%[[C0]] : tensor<1x2x6x6xf32>)
+// CHECK: arith.maximumf
+// CHECK: arith.minimumf
+// CHECK: %[[ACC:.*]] = tensor.insert_slice %{{.*}} into %[[FILL]][0, 0, 1, 1] [1, 2, 6, 6]
+// The top row of the interior columns: input rows 0-1, filter rows 1-2.
+// CHECK: tensor.extract_slice %[[ACC]][0, 0, 0, 1] [1, 2, 1, 6]
+// CHECK: tensor.extract_slice %[[RELU:.*]][0, 0, 0, 0] [1, 2, 2, 8]
+// CHECK: tensor.extract_slice %arg1[0, 1, 0] [2, 2, 3] [1, 1, 1] : tensor<2x3x3xf32> to tensor<2x2x3xf32>
+// The top-left corner: a 2x2 window on a 2x2 input.
+// CHECK: tensor.extract_slice %arg1[0, 1, 1] [2, 2, 2]
+// PARTS-LABEL: func.func @depthwise
+// PARTS-COUNT-9: linalg.depthwise_conv_2d_nchw_chw
+// PARTS-NOT: linalg.depthwise_conv_2d_nchw_chw
+// PARTS: return
+func.func @depthwise(%x: tensor<1x2x8x8xf32>, %w: tensor<2x3x3xf32>) -> tensor<1x2x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %empty = tensor.empty() : tensor<1x2x8x8xf32>
+  %b = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x2x8x8xf32>) outs(%x : tensor<1x2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x8x8xf32>
+  %p = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x8x8xf32> to tensor<1x2x10x10xf32>
+  %c = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x2x10x10xf32>, tensor<2x3x3xf32>) outs(%b : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : tensor<1x2x8x8xf32>) outs(%c : tensor<1x2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    %n = arith.minimumf %m, %six : f32
+    linalg.yield %n : f32
+  } -> tensor<1x2x8x8xf32>
+  return %y : tensor<1x2x8x8xf32>
+}
+
+// The relu's result is the arena (the convolution's is the caller's); without the pass, its
+// padded copy is planned beside it.
+// PLAN-LABEL: func.func @depthwise
+// PLAN-SAME: strata.arena_bytes = 512
+// PLAN-NOT: memref.copy
+// PADDED-LABEL: func.func @depthwise
+// PADDED-SAME: strata.arena_bytes = 1312
+
+// Max pool 3x3, stride 2, pad 1 (the -inf of the lowering) on 8x8 -> 4x4: only the first row
+// and column reach into the padding, so four parts; no clamp follows.
+// CHECK-LABEL: func.func @max_pool
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.pooling_nchw_max {{.*}} ins(%{{.*}}, %arg1 : tensor<1x2x7x7xf32>, tensor<3x3xf32>) outs(%{{.*}} : tensor<1x2x3x3xf32>)
+// CHECK: linalg.pooling_nchw_max {{.*}} : tensor<1x2x2x7xf32>, tensor<2x3xf32>) outs(%{{.*}} : tensor<1x2x1x3xf32>)
+// CHECK: linalg.pooling_nchw_max {{.*}} : tensor<1x2x7x2xf32>, tensor<3x2xf32>) outs(%{{.*}} : tensor<1x2x3x1xf32>)
+// CHECK: linalg.pooling_nchw_max {{.*}} : tensor<1x2x2x2xf32>, tensor<2x2xf32>) outs(%{{.*}} : tensor<1x2x1x1xf32>)
+// CHECK-NOT: linalg.pooling_nchw_max
+// CHECK: return
+func.func @max_pool(%x: tensor<1x2x8x8xf32>, %window: tensor<3x3xf32>, %init: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %lowest = arith.constant 0xFF800000 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %lowest : f32
+  } : tensor<1x2x8x8xf32> to tensor<1x2x10x10xf32>
+  %y = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %window : tensor<1x2x10x10xf32>, tensor<3x3xf32>) outs(%init : tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
+// A pad of 1.0 (an ONNX Pad feeding the convolution) is not the sum's identity: kept.
+// CHECK-LABEL: func.func @padded_with_one
+// CHECK: tensor.pad
+// CHECK: linalg.depthwise_conv_2d_nchw_chw {{.*}} ins(%padded
+func.func @padded_with_one(%x: tensor<1x2x8x8xf32>, %w: tensor<2x3x3xf32>, %b: tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32> {
+  %one = arith.constant 1.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %one : f32
+  } : tensor<1x2x8x8xf32> to tensor<1x2x10x10xf32>
+  %c = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x2x10x10xf32>, tensor<2x3x3xf32>) outs(%b : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  return %c : tensor<1x2x8x8xf32>
+}
+
+// Two convolutions, one small and one large: only the large one's padded input can be at the
+// peak (the small one's pressure plus every split's saving stays below it); with `all`, both
+// are split.
+// CHECK-LABEL: func.func @near_the_peak
+// CHECK: tensor.pad %arg0
+// CHECK: } : tensor<1x2x8x8xf32> to tensor<1x2x10x10xf32>
+// CHECK-NOT: tensor.pad
+// CHECK: return
+// ALL-LABEL: func.func @near_the_peak
+// ALL-NOT: tensor.pad
+// ALL: return
+func.func @near_the_peak(%x: tensor<1x2x8x8xf32>, %w: tensor<2x3x3xf32>, %b: tensor<1x2x8x8xf32>, %w16: tensor<16x3x3xf32>) -> (tensor<1x2x8x8xf32>, tensor<1x16x16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x8x8xf32> to tensor<1x2x10x10xf32>
+  %c = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x2x10x10xf32>, tensor<2x3x3xf32>) outs(%b : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %e = tensor.empty() : tensor<1x16x16x16xf32>
+  %big = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  %q = tensor.pad %big low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x16x16x16xf32> to tensor<1x16x18x18xf32>
+  %e2 = tensor.empty() : tensor<1x16x16x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  %d = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%q, %w16 : tensor<1x16x18x18xf32>, tensor<16x3x3xf32>) outs(%init : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  return %c, %d : tensor<1x2x8x8xf32>, tensor<1x16x16x16xf32>
+}
+
+// CHECK: (S) 1 far-from-peak
+// CHECK: (S) 3 split
+// CHECK: (S) 1 clamps
+// CHECK: (S) 1 kept
