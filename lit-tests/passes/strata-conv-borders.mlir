@@ -126,7 +126,35 @@ func.func @near_the_peak(%x: tensor<1x2x8x8xf32>, %w: tensor<2x3x3xf32>, %b: ten
   return %c, %d : tensor<1x2x8x8xf32>, tensor<1x16x16x16xf32>
 }
 
+// A pool over the clamp that a split takes: the pool reads the split's result.
+// ALL-LABEL: func.func @chained
+// ALL-COUNT-9: linalg.depthwise_conv_2d_nchw_chw
+// ALL: %[[LAST:.*]] = tensor.insert_slice
+// ALL-NEXT: tensor.extract_slice %arg4
+// ALL-NEXT: tensor.extract_slice %[[LAST]][0, 0, 1, 1] [1, 2, 7, 7]
+// ALL-NEXT: linalg.pooling_nchw_max
+func.func @chained(%x: tensor<1x2x8x8xf32>, %w: tensor<2x3x3xf32>, %b: tensor<1x2x8x8xf32>, %window: tensor<3x3xf32>, %init: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %lowest = arith.constant 0xFF800000 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x8x8xf32> to tensor<1x2x10x10xf32>
+  %c = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x2x10x10xf32>, tensor<2x3x3xf32>) outs(%b : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : tensor<1x2x8x8xf32>) outs(%c : tensor<1x2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x8x8xf32>
+  %q = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %lowest : f32
+  } : tensor<1x2x8x8xf32> to tensor<1x2x10x10xf32>
+  %y = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%q, %window : tensor<1x2x10x10xf32>, tensor<3x3xf32>) outs(%init : tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
 // CHECK: (S) 1 far-from-peak
-// CHECK: (S) 3 split
-// CHECK: (S) 1 clamps
+// CHECK: (S) 5 split
+// CHECK: (S) 2 clamps
 // CHECK: (S) 1 kept

@@ -356,13 +356,16 @@ impl Pass for ConvBorders {
             near_peak(bytes.iter().copied().max().unwrap_or(0), &candidates)
         };
         let mut kernels = KernelCache::default();
-        for ((op, source, clamp, text), chosen) in splits.into_iter().zip(chosen) {
+        for ((op, _, clamp, text), chosen) in splits.into_iter().zip(chosen) {
             if !chosen {
                 cx.bump("far-from-peak", 1);
                 continue;
             }
-            let padded = op.operand(0).owner().expect("a pad's result");
-            let operands = [source, op.operand(1), op.operand(2)];
+            // Read again: an earlier split may have replaced the pad's source (a clamp it took).
+            let Some((padded, pad)) = op.operand(0).owner().and_then(|p| Some((p, Pad::of(p.get())?))) else {
+                continue;
+            };
+            let operands = [Val::of(pad.source), op.operand(1), op.operand(2)];
             let function = match kernels.function(cx.strata(), &text, "border kernel") {
                 Ok(function) => function,
                 Err(error) => {
