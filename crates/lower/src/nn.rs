@@ -28,6 +28,14 @@ fn pad_hw(k: &mut Kernel, input: &str, ty: &TensorTy, pads: [i64; 4], fill: &str
     (padded, out)
 }
 
+/// A pooling window, whose shape alone matters (the pooling ops and the index kernel never
+/// read its elements): a constant, not a `tensor.empty`, which bufferization would give a
+/// buffer of its own in the arena, live beside the pool's input and output (ResNet-18's peak).
+fn window_shape(k: &mut Kernel, kernel: &[i64]) -> (String, TensorTy) {
+    let ty = TensorTy::new(kernel.to_vec(), Elem::new("i8"));
+    (k.emit(format_args!("arith.constant dense<0> : {ty}")), ty)
+}
+
 /// The windows of a 2-D pooling: kernel size, strides, dilations (two entries each) and pads
 /// `[top, left, bottom, right]`.
 #[derive(Clone, Copy, Debug)]
@@ -285,8 +293,7 @@ pub fn max_pool_indices(k: &mut Kernel, window: Window, column_major: bool, out:
     // value) lets the two share the padded input.
     let fill = if elem.unsigned { elem.literal(0.0) } else { elem.lowest() };
     let (xp, xp_ty) = pad_hw(k, &x, &ty, fitted, &fill);
-    let window_ty = TensorTy::new(kernel.to_vec(), elem.clone());
-    let window = k.empty(&window_ty);
+    let (window, window_ty) = window_shape(k, kernel);
     let init = k.filled(&i64::MAX.to_string(), out);
     let tap = |axis: usize| format!("d{} * {} + d{} * {}", 2 + axis, strides[axis], 4 + axis, dilations[axis]);
     let inputs = [
@@ -375,8 +382,7 @@ fn signed_max_pool(k: &mut Kernel, x: &str, ty: &TensorTy, window: Window, out: 
     let elem = ty.elem.clone();
     let pads = window.fitting_pads(ty, out);
     let (xp, xp_ty) = pad_hw(k, x, ty, pads, &elem.lowest());
-    let window_ty = TensorTy::new(kernel.to_vec(), elem.clone());
-    let window = k.empty(&window_ty);
+    let (window, window_ty) = window_shape(k, kernel);
     let init = k.filled(&elem.lowest(), out);
     k.emit(format_args!(
         "linalg.pooling_nchw_max {{dilations = dense<[{}]> : tensor<2xi64>, strides = dense<[{}]> : tensor<2xi64>}} ins({xp}, {window} : {xp_ty}, {window_ty}) outs({init} : {out}) -> {out}",
@@ -397,8 +403,7 @@ pub fn average_pool(k: &mut Kernel, window: Window, count_include_pad: bool, out
     let x = k.arg(0);
     let padded = window.fitting_pads(&ty, out);
     let (xp, xp_ty) = pad_hw(k, &x, &ty, padded, &elem.literal(0.0));
-    let window_ty = TensorTy::new(kernel.to_vec(), elem.clone());
-    let window = k.empty(&window_ty);
+    let (window, window_ty) = window_shape(k, kernel);
     let init = k.filled(&elem.literal(0.0), out);
     let sum = k.emit(format_args!(
         "linalg.pooling_nchw_sum {{dilations = dense<[{}]> : tensor<2xi64>, strides = dense<[{}]> : tensor<2xi64>}} ins({xp}, {window} : {xp_ty}, {window_ty}) outs({init} : {out}) -> {out}",
