@@ -96,33 +96,34 @@ func.func @padded_with_one(%x: tensor<1x2x8x8xf32>, %w: tensor<2x3x3xf32>, %b: t
   return %c : tensor<1x2x8x8xf32>
 }
 
-// Two convolutions, one small and one large: only the large one's padded input can be at the
-// peak (the small one's pressure plus every split's saving stays below it); with `all`, both
-// are split.
+// Two 5x5 convolutions padded by 2 (25 parts each, over the 48 a function is split into
+// everywhere), one small and one large: only the large one's padded input can be at the peak
+// (the small one's pressure plus every split's saving stays below it); with `all`, both are
+// split.
 // CHECK-LABEL: func.func @near_the_peak
 // CHECK: tensor.pad %arg0
-// CHECK: } : tensor<1x2x8x8xf32> to tensor<1x2x10x10xf32>
+// CHECK: } : tensor<1x2x8x8xf32> to tensor<1x2x12x12xf32>
 // CHECK-NOT: tensor.pad
 // CHECK: return
 // ALL-LABEL: func.func @near_the_peak
 // ALL-NOT: tensor.pad
 // ALL: return
-func.func @near_the_peak(%x: tensor<1x2x8x8xf32>, %w: tensor<2x3x3xf32>, %b: tensor<1x2x8x8xf32>, %w16: tensor<16x3x3xf32>) -> (tensor<1x2x8x8xf32>, tensor<1x16x16x16xf32>) {
+func.func @near_the_peak(%x: tensor<1x2x8x8xf32>, %w: tensor<2x5x5xf32>, %b: tensor<1x2x8x8xf32>, %w16: tensor<16x5x5xf32>) -> (tensor<1x2x8x8xf32>, tensor<1x16x16x16xf32>) {
   %zero = arith.constant 0.0 : f32
-  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  %p = tensor.pad %x low[0, 0, 2, 2] high[0, 0, 2, 2] {
   ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
     tensor.yield %zero : f32
-  } : tensor<1x2x8x8xf32> to tensor<1x2x10x10xf32>
-  %c = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x2x10x10xf32>, tensor<2x3x3xf32>) outs(%b : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  } : tensor<1x2x8x8xf32> to tensor<1x2x12x12xf32>
+  %c = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x2x12x12xf32>, tensor<2x5x5xf32>) outs(%b : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
   %e = tensor.empty() : tensor<1x16x16x16xf32>
   %big = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
-  %q = tensor.pad %big low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  %q = tensor.pad %big low[0, 0, 2, 2] high[0, 0, 2, 2] {
   ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
     tensor.yield %zero : f32
-  } : tensor<1x16x16x16xf32> to tensor<1x16x18x18xf32>
+  } : tensor<1x16x16x16xf32> to tensor<1x16x20x20xf32>
   %e2 = tensor.empty() : tensor<1x16x16x16xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
-  %d = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%q, %w16 : tensor<1x16x18x18xf32>, tensor<16x3x3xf32>) outs(%init : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  %d = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%q, %w16 : tensor<1x16x20x20xf32>, tensor<16x5x5xf32>) outs(%init : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
   return %c, %d : tensor<1x2x8x8xf32>, tensor<1x16x16x16xf32>
 }
 

@@ -28,11 +28,12 @@
 //! **Only near the peak.** Each part is a slice written in place, and One-Shot Bufferization
 //! proves the slices of one result disjoint pair by pair (Presburger queries): splitting all of
 //! MobileNetV2's 17 depthwise convolutions cost 0.9 s of compile time, for a saving that only
-//! counts where the padded input is live at the peak. The pass estimates the function's memory
-//! at each op before bufferization ([`pressure`]) and splits an operation only when the
-//! estimate between its pad and itself, plus what every split could save, reaches the peak
-//! ([`near_peak`]): MobileNetV2 splits one convolution, ResNet-18 its max pool. `all=true`
-//! splits every one.
+//! counts where the padded input is live at the peak. A function whose splits make at most
+//! [`PART_BUDGET`] parts in all is split everywhere (ResNet-18's max pool, an Inception cell's
+//! pools). Beyond that, the pass estimates the function's memory at each op before
+//! bufferization ([`pressure`]) and splits an operation only when the estimate between its pad
+//! and itself, plus what every split could save, reaches the peak ([`near_peak`]): MobileNetV2
+//! splits one of its 17 depthwise convolutions. `all=true` splits every one.
 
 use melior::ir::ValueLike;
 use std::collections::BTreeMap;
@@ -75,6 +76,10 @@ struct ConvBorders {
 /// The operations split: their operand 0 is the padded input, operand 1 the filter or window
 /// (the window size is its last two dimensions), operand 2 the accumulator.
 const OPS: [&str; 3] = ["linalg.depthwise_conv_2d_nchw_chw", "linalg.pooling_nchw_max", "linalg.pooling_nchw_sum"];
+
+/// A function split into at most this many parts in all is split everywhere; beyond it, only
+/// near the peak (see the module comment).
+pub const PART_BUDGET: usize = 48;
 
 /// The most parts an operation is split into (a 5x5 window padded by 2: five classes of
 /// outputs along each axis).
@@ -145,7 +150,7 @@ fn identity(name: &str, value: f64) -> bool {
 /// The kernel text that replaces `op` (and the clamp after it, whose ops are `clamp`):
 /// arguments the unpadded input, the filter or window, the accumulator. `None` when `op` is
 /// not split.
-fn kernel(op: Op, pad: &Pad, clamp: Option<&[(String, String)]>) -> Option<String> {
+fn kernel(op: Op, pad: &Pad, clamp: Option<&[(String, String)]>) -> Option<(String, usize)> {
     let source = tensor_type(pad.source.r#type()).ok()?;
     let padded = tensor_type(op.operand(0).r#type()).ok()?;
     let filter = tensor_type(op.operand(1).r#type()).ok()?;
@@ -251,7 +256,7 @@ fn kernel(op: Op, pad: &Pad, clamp: Option<&[(String, String)]>) -> Option<Strin
         result = k.emit(format_args!("tensor.insert_slice {value} into {result}{offsets} : {out_ty} into {acc}"));
     }
     k.set_result(result, acc);
-    Some(format!("module {{\n{}}}\n", k.function("borders")))
+    Some((format!("module {{\n{}}}\n", k.function("borders")), rows.len() * cols.len()))
 }
 
 /// The clamp that follows `op` on its whole result, in place (its only reader), and its ops
@@ -322,6 +327,7 @@ impl Pass for ConvBorders {
     ) -> Result<(), PassFailed> {
         // The splits possible: each op with its pad's source, the clamp after it and the kernel.
         let mut splits = Vec::new();
+        let mut total_parts = 0;
         for raw in collect(&func, |op| OPS.iter().any(|name| op.is(name))) {
             let op = Op::of(&raw.get());
             let Some(pad) = op.operand(0).owner().and_then(|p| Pad::of(p.get())) else {
@@ -329,12 +335,15 @@ impl Pass for ConvBorders {
             };
             let clamp = clamp_after(op);
             match kernel(op, &pad, clamp.as_ref().map(|(_, ops)| ops.as_slice())) {
-                Some(text) => splits.push((op, Val::of(pad.source), clamp.map(|(c, _)| c), text)),
+                Some((text, parts)) => {
+                    splits.push((op, Val::of(pad.source), clamp.map(|(c, _)| c), text));
+                    total_parts += parts;
+                }
                 None => cx.bump("kept", 1),
             }
         }
         let Some(body) = Op::of(&func).body(0) else { return Ok(()) };
-        let chosen = if self.all {
+        let chosen = if self.all || total_parts <= PART_BUDGET {
             vec![true; splits.len()]
         } else {
             let (ops, bytes) = pressure(body);
