@@ -11,7 +11,7 @@ benchmarks compare like with like:
   sequence 128, vocabulary 30522): Gather embeddings, MatMul+Add, Reshape/Transpose,
   Softmax with an additive attention mask, LayerNormalization, GELU via Erf.
 
-Eight small models (a few hundred KB at most), each standing for a class of models users bring as
+Nine small models (a few hundred KB at most), each standing for a class of models users bring as
 their exporters emit them; each draws from its own generator, so the three above stay unchanged:
 
 - crnn_ocr.onnx: a CRNN text recognizer (PaddleOCR / CRNN-style, 1x1x32x128 grey image):
@@ -64,6 +64,11 @@ their exporters emit them; each draws from its own generator, so the three above
   linear_before_reset as PyTorch exports), ReduceMean over time and a Gemm to 12 keywords:
   `logits` [1, 12].
 
+- inception_cell.onnx: an Inception-style classifier (1x3x32x32) whose two four-branch cells
+  are listed breadth first (every branch's first layer, then every second layer), as a tracer
+  that builds a cell layer by layer emits it: the 96-channel first layers are all live at once
+  in file order (the memory-aware operator order is what it tests). Stem Conv-Relu,
+  MaxPool 3x3 stride 1 in one branch, Concat, GlobalAveragePool -> Flatten -> Gemm: `logits`.
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -613,6 +618,38 @@ def text_detector(path, size=128):
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 1, size, size])], path, "text_detector")
 
 
+def inception_cell(path, classes=10):
+    """An Inception-style classifier as some exporters list it (1x3x32x32): a stem Conv-Relu,
+    then two cells of four branches (1x1; 1x1 reduce then 3x3; 1x1 then two 3x3; MaxPool 3x3
+    stride 1 then 1x1) written breadth first, every branch's first layer before any branch's
+    second, as a tracer that visits the cell layer by layer emits them. The wide first layers
+    (96 channels) are then all live together unless the compiler reorders the branches.
+    GlobalAveragePool -> Flatten -> Gemm: `logits` [1, 10]."""
+    g = Graph(np.random.default_rng(20246))
+
+    def conv_relu(x, cin, cout, k):
+        return g.op("Relu", [g.conv(x, cin, cout, k)], "relu")
+
+    def cell(x, cin):
+        # Layer by layer: the first layer of each branch, then the second, then the third.
+        b1 = conv_relu(x, cin, 16, 1)
+        b2 = conv_relu(x, cin, 96, 1)
+        b3 = conv_relu(x, cin, 96, 1)
+        b4 = g.op("MaxPool", [x], "maxpool", kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1])
+        b2 = conv_relu(b2, 96, 16, 3)
+        b3 = conv_relu(b3, 96, 32, 3)
+        b4 = conv_relu(b4, cin, 16, 1)
+        b3 = conv_relu(b3, 32, 16, 3)
+        return g.op("Concat", [b1, b2, b3, b4], "concat", axis=1)
+
+    x = conv_relu("input", 3, 32, 3)
+    x = cell(x, 32)
+    x = cell(x, 64)
+    out = g.rename(head(g, x, 64, classes), "logits")
+    g.save([helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 32, 32])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes])], path, "inception_cell")
+
+
 def resnet50(path):
     g = Graph(np.random.default_rng(50))
 
@@ -656,7 +693,8 @@ def write_inputs(out):
                           ("densenet_block", {"input": small}), ("opset11_cnn", {"image": small}),
                           ("nested_if", {"audio": pattern(512).reshape(1, 512)}), ("int8_qdq_cnn", {"input": small}),
                           ("speech_kws", {"audio": pattern(16000).reshape(1, 16000) * np.float32(0.25)}),
-                          ("text_detector", {"image": pattern(3 * 128 * 128).reshape(1, 3, 128, 128)})):
+                          ("text_detector", {"image": pattern(3 * 128 * 128).reshape(1, 3, 128, 128)}),
+                          ("inception_cell", {"input": small})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -684,5 +722,6 @@ if __name__ == "__main__":
     int8_qdq_cnn(os.path.join(out, "int8_qdq_cnn.onnx"))
     speech_kws(os.path.join(out, "speech_kws.onnx"))
     text_detector(os.path.join(out, "text_detector.onnx"))
+    inception_cell(os.path.join(out, "inception_cell.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

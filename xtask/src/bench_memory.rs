@@ -25,6 +25,7 @@ const VARIANTS: &[(&str, &[&str])] = &[
     ("conv borders", &["--disable", "conv-borders"]),
     ("residuals", &["--disable", "residuals"]),
     ("sink to use", &["--disable", "sink-to-use"]),
+    ("schedule order", &["--disable", "order"]),
     ("e-graph", &["--no-egraph"]),
     ("exact planner", &["--strategy", "offsets-greedy-by-size"]),
 ];

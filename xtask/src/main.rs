@@ -502,6 +502,7 @@ const ZOO_MODELS: &[&str] = &[
     "crnn_ocr",
     "speech_kws",
     "text_detector",
+    "inception_cell",
 ];
 
 /// Zoo models only the benchmarks measure (`zoo.py` generates them too): ResNet-50, too big

@@ -67,7 +67,7 @@ pub fn sg_opt_egraph_pipeline(target: Target, disable: &[Optimization]) -> Strin
     // The host's convolutions accumulate onto a residual in its buffer; the GPU's kernels
     // start from their bias.
     let residuals = if host && !disable.contains(&Optimization::Residuals) { "sg-accumulate-residuals," } else { "" };
-    let sink = if sink_to_use(disable) { ",sg-sink-to-use" } else { "" };
+    let sink = graph_order(disable);
     let families: Vec<&str> = disable.iter().filter_map(|o| o.egraph_family()).collect();
     let disable = if families.is_empty() { String::new() } else { format!(" disable={}", families.join(",")) };
     format!(
@@ -75,18 +75,27 @@ pub fn sg_opt_egraph_pipeline(target: Target, disable: &[Optimization]) -> Strin
     )
 }
 
-/// The graph-level stage without the e-graph optimiser ([`SG_OPT`], then `sg-sink-to-use`
-/// unless disabled).
+/// The graph-level stage without the e-graph optimiser ([`SG_OPT`], then the graph's order:
+/// see [`graph_order`]).
 pub fn sg_opt_pipeline(disable: &[Optimization]) -> String {
-    if sink_to_use(disable) {
-        format!("{},func.func(sg-sink-to-use))", SG_OPT.strip_suffix(')').expect("a module pipeline"))
-    } else {
-        SG_OPT.to_owned()
+    match graph_order(disable).strip_prefix(',') {
+        Some(passes) => format!("{},func.func({passes}))", SG_OPT.strip_suffix(')').expect("a module pipeline")),
+        None => SG_OPT.to_owned(),
     }
 }
 
-fn sink_to_use(disable: &[Optimization]) -> bool {
-    !disable.contains(&Optimization::SinkToUse)
+/// The passes that order the graph's ops last in the graph-level stage, each after a comma,
+/// unless disabled: `sg-schedule-memory` (the order with the lowest peak), then
+/// `sg-sink-to-use` (work on constants next to its reader).
+fn graph_order(disable: &[Optimization]) -> String {
+    let mut passes = String::new();
+    if !disable.contains(&Optimization::Order) {
+        passes += ",sg-schedule-memory";
+    }
+    if !disable.contains(&Optimization::SinkToUse) {
+        passes += ",sg-sink-to-use";
+    }
+    passes
 }
 
 /// An optimisation a user can turn off on its own (`--disable`): to see what it saves
@@ -112,6 +121,9 @@ pub enum Optimization {
     /// Work on constants and inputs alone (weights dequantized at run time) runs just before
     /// its first reader, not where the file lists it (`sg-sink-to-use`).
     SinkToUse,
+    /// Independent ops run in the order with the lowest peak of live results, not
+    /// necessarily the file's (`sg-schedule-memory`).
+    Order,
 }
 
 impl Optimization {
@@ -144,7 +156,8 @@ impl Optimization {
             Optimization::PadsInPlace
             | Optimization::ConvBorders
             | Optimization::Residuals
-            | Optimization::SinkToUse => None,
+            | Optimization::SinkToUse
+            | Optimization::Order => None,
         }
     }
 }

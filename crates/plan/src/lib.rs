@@ -14,6 +14,7 @@ pub mod fuzzing;
 pub mod in_order;
 pub mod objects;
 pub mod offsets;
+pub mod order;
 pub mod problem;
 pub mod report;
 pub mod tiling;

@@ -4,6 +4,7 @@ pub mod accumulate_residuals;
 pub mod compose_transposes;
 pub mod fold_conv_affine;
 pub mod fold_reshapes;
+pub mod schedule_memory;
 pub mod sink_to_use;
 pub mod verify;
 
@@ -48,4 +49,5 @@ pub fn register(registry: &mut PassRegistry) {
     registry.register(&fold_conv_affine::INFO, fold_conv_affine::create);
     registry.register(&accumulate_residuals::INFO, accumulate_residuals::create);
     registry.register(&sink_to_use::INFO, sink_to_use::create);
+    registry.register(&schedule_memory::INFO, schedule_memory::create);
 }
