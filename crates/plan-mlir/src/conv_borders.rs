@@ -21,9 +21,11 @@
 //! it in place whose body is `maximumf`/`minimumf` with constants) is applied to each part
 //! instead, so the host's depthwise kernel still runs it in registers.
 //!
-//! Left alone (counted as kept): pads of anything but H and W, another padding value, and
-//! windows reaching so far into the padding that the result would be more than [`MAX_PARTS`]
-//! parts.
+//! Left alone (counted as kept): pads of anything but H and W, another padding value, windows
+//! reaching so far into the padding that the result would be more than [`MAX_PARTS`] parts,
+//! and results whose interior (the outputs that keep every tap) is less than half of them:
+//! YOLO's SPPF pools (5x5 on a 4x4 map) would become sixteen one-output parts, a quarter
+//! slower, for a border of a few KB.
 //!
 //! **Only near the peak.** Each part is a slice written in place, and One-Shot Bufferization
 //! proves the slices of one result disjoint pair by pair (Presburger queries): splitting all of
@@ -61,7 +63,7 @@ pub static INFO: PassInfo = PassInfo {
         StatisticInfo { name: "far-from-peak", help: "Operations left padded: their padded input cannot be at the function's peak" },
         StatisticInfo { name: "split", help: "Operations split into parts with their windows cut to the input" },
         StatisticInfo { name: "clamps", help: "Clamps that follow a split operation applied to each part" },
-        StatisticInfo { name: "kept", help: "Operations over a pad left alone (another padding value or pad, or too many parts)" },
+        StatisticInfo { name: "kept", help: "Operations over a pad left alone (another padding value or pad, mostly border, or too many parts)" },
     ],
 };
 
@@ -181,7 +183,13 @@ fn kernel(op: Op, pad: &Pad, clamp: Option<&[(String, String)]>) -> Option<(Stri
     };
     let axes = [axis(0), axis(1)];
     let (rows, cols) = (axes[0].classes(), axes[1].classes());
-    if rows.len() * cols.len() > MAX_PARTS {
+    // Mostly border (a window as large as the map): many small parts, each slower than the
+    // padded whole, for a border that is small in bytes.
+    let full = |classes: &[Class], window: i64| -> i64 {
+        classes.iter().filter(|c| c.taps == (0, window)).map(|c| c.outputs.1 - c.outputs.0).sum()
+    };
+    let inner = full(&rows, axes[0].window) * full(&cols, axes[1].window);
+    if rows.len() * cols.len() > MAX_PARTS || 2 * inner < acc.shape[2] * acc.shape[3] {
         return None;
     }
     let mut parts: Vec<[Class; 2]> = rows.iter().flat_map(|&r| cols.iter().map(move |&c| [r, c])).collect();
