@@ -7,7 +7,8 @@
 // at a time. With threads the channels of a big convolution are an scf.forall. A clamp that
 // follows in place (ReLU6: an elementwise generic reading and writing the output, max and min
 // against constants) is applied before the stores and its generic goes; other generics stay.
-// Other convolutions (a width stride of 3) are left as they were.
+// Max and sum pools take the same loops. Other convolutions (a width stride of 3) are left as
+// they were.
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-depthwise{vector-lanes=16})' --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-depthwise{vector-lanes=16 threads=2})' | FileCheck %s --check-prefix=THREADS
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-depthwise{vector-lanes=16},strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
@@ -93,10 +94,31 @@ func.func @not_a_clamp(%x: memref<1x4x12x22xf32>, %w: memref<4x3x3xf32>, %y: mem
   return
 }
 
+// A max pool is the same loops with a maximum per tap and no weights (its window, an i8
+// constant, is read for its shape only); a sum pool adds.
+// CHECK-LABEL: func.func @max_pool
+// CHECK-NOT: memref.load %arg1
+// CHECK: vector.load %arg0[{{.*}}] : memref<1x4x12x22xf32>, vector<16xf32>
+// CHECK: arith.maximumf {{.*}} : vector<16xf32>
+// CHECK-NOT: linalg.pooling_nchw_max
+// CHECK-LABEL: func.func @sum_pool
+// CHECK: vector.maskedload %arg0
+// CHECK: arith.addf {{.*}} : vector<16xf32>
+// CHECK-NOT: arith.mulf
+// CHECK-NOT: linalg.pooling_nchw_sum
+func.func @max_pool(%x: memref<1x4x12x22xf32>, %window: memref<3x3xi8>, %y: memref<1x4x10x20xf32>) {
+  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %window : memref<1x4x12x22xf32>, memref<3x3xi8>) outs(%y : memref<1x4x10x20xf32>)
+  return
+}
+func.func @sum_pool(%x: memref<1x4x20x20xf32>, %window: memref<2x2xi8>, %y: memref<1x4x10x10xf32>) {
+  linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %window : memref<1x4x20x20xf32>, memref<2x2xi8>) outs(%y : memref<1x4x10x10xf32>)
+  return
+}
+
 // Width stride 3: left alone.
 // CHECK-LABEL: func.func @stride_three
 // CHECK: linalg.depthwise_conv_2d_nchw_chw
-// CHECK: (S) 5 convolutions
+// CHECK: (S) 7 convolutions
 func.func @stride_three(%x: memref<1x4x12x31xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x10x10xf32>) {
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<[1, 3]> : tensor<2xi64>} ins(%x, %w : memref<1x4x12x31xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x10xf32>)
   return

@@ -1,7 +1,8 @@
 //! `strata-vectorize-depthwise{vector-lanes threads}`: the f32 depthwise convolutions
-//! (`linalg.depthwise_conv_2d_nchw_chw` on buffers, after planning) as register-blocked
-//! vector loops with the output width in the lanes (recipe 3 of
-//! `../shared/notes/cpu-codegen.md`).
+//! (`linalg.depthwise_conv_2d_nchw_chw` on buffers, after planning) and max and sum pools
+//! (`linalg.pooling_nchw_max` / `_sum`: the same loops with a maximum or a plain sum per tap
+//! instead of a multiply-add) as register-blocked vector loops with the output width in the
+//! lanes (recipe 3 of `../shared/notes/cpu-codegen.md`).
 //!
 //! Per channel, the KH x KW weights are broadcast into vectors once; the output is walked in
 //! blocks of 4 rows x one vector of `vector-lanes` columns whose accumulators (seeded from the
@@ -28,10 +29,10 @@ use strata_lower::ops::static_shape;
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-vectorize-depthwise",
-    summary: "Depthwise convolutions (f32, NCHW) as register-blocked vector loops, output width in the lanes",
+    summary: "Depthwise convolutions and max/sum pools (f32, NCHW) as register-blocked vector loops, output width in the lanes",
     anchor: "builtin.module",
     options: &[crate::vectorize_elementwise::VECTOR_LANES_OPTION, crate::cpu_schedule::THREADS_OPTION],
-    statistics: &[StatisticInfo { name: "convolutions", help: "Depthwise convolutions vectorised" }],
+    statistics: &[StatisticInfo { name: "convolutions", help: "Depthwise convolutions and pools vectorised" }],
 };
 
 pub fn create(options: &PassOptions) -> Box<dyn Pass> {
@@ -46,10 +47,21 @@ struct VectorizeDepthwise {
 /// Output rows per register block.
 const ROWS: i64 = 4;
 
-/// A depthwise convolution's shapes: input `[n, c, ih, iw]` (padded), filter `[c, kh, kw]`,
-/// output `[n, c, oh, ow]`, strides and dilations `(h, w)`.
+/// What a window computes: a depthwise convolution's weighted sum, a max pool's maximum, a
+/// sum pool's sum (an average pool's, before its division).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Reduce {
+    Weighted,
+    Max,
+    Sum,
+}
+
+/// A depthwise convolution's (or pool's) shapes: input `[n, c, ih, iw]` (padded), filter
+/// `[c, kh, kw]` (a pool's window `[kh, kw]`, taken as `[c, kh, kw]`), output `[n, c, oh, ow]`,
+/// strides and dilations `(h, w)`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Depthwise {
+    reduce: Reduce,
     input: Vec<i64>,
     filter: Vec<i64>,
     output: Vec<i64>,
@@ -59,16 +71,29 @@ pub struct Depthwise {
 
 /// The convolution `op` is, when this pass vectorises it (tensors or buffers).
 pub fn handles(op: OperationRef<'_, '_>) -> Option<Depthwise> {
-    if strata_ir::ods::op_name(op) != "linalg.depthwise_conv_2d_nchw_chw" || op.operand_count() != 3 {
+    let reduce = match strata_ir::ods::op_name(op).as_str() {
+        "linalg.depthwise_conv_2d_nchw_chw" => Reduce::Weighted,
+        "linalg.pooling_nchw_max" => Reduce::Max,
+        "linalg.pooling_nchw_sum" => Reduce::Sum,
+        _ => return None,
+    };
+    if op.operand_count() != 3 {
         return None;
     }
     let shape = |i: usize| -> Option<Vec<i64>> {
         let ty = op.operand(i).ok()?.r#type();
+        // A pool's window is read for its shape only.
+        if reduce != Reduce::Weighted && i == 1 {
+            return static_shape(ty).ok();
+        }
         // f32 elements; buffers with identity layouts or unit innermost strides.
         (element(ty)? == "f32" && unit_inner_stride(&ty.to_string())).then_some(())?;
         static_shape(ty).ok()
     };
-    let (input, filter, output) = (shape(0)?, shape(1)?, shape(2)?);
+    let (input, mut filter, output) = (shape(0)?, shape(1)?, shape(2)?);
+    if reduce != Reduce::Weighted && filter.len() == 2 {
+        filter.insert(0, input[1]);
+    }
     let attr = |name: &str| -> Option<[i64; 2]> {
         match op.attribute(name).ok() {
             None => Some([1, 1]),
@@ -90,7 +115,7 @@ pub fn handles(op: OperationRef<'_, '_>) -> Option<Depthwise> {
         && output[3] >= 4
         && (output[2] - 1) * strides[0] + (filter[1] - 1) * dilations[0] < input[2]
         && (output[3] - 1) * strides[1] + (filter[2] - 1) * dilations[1] < input[3];
-    ok.then_some(Depthwise { input, filter, output, strides, dilations })
+    ok.then_some(Depthwise { reduce, input, filter, output, strides, dilations })
 }
 
 impl Depthwise {
@@ -140,12 +165,14 @@ impl Depthwise {
         } else {
             s += &format!("    scf.for %ch = %c0 to %c{c} step %c1 {{\n");
         }
-        // The channel's weights, broadcast once.
-        for a in 0..kh {
-            for b in 0..kw {
-                s += &format!(
-                    "      %ws{a}_{b} = memref.load %w[%ch, %c{a}, %c{b}] : {wt}\n      %wv{a}_{b} = vector.broadcast %ws{a}_{b} : f32 to {vt}\n"
-                );
+        // The channel's weights, broadcast once (a pool has none).
+        if self.reduce == Reduce::Weighted {
+            for a in 0..kh {
+                for b in 0..kw {
+                    s += &format!(
+                        "      %ws{a}_{b} = memref.load %w[%ch, %c{a}, %c{b}] : {wt}\n      %wv{a}_{b} = vector.broadcast %ws{a}_{b} : f32 to {vt}\n"
+                    );
+                }
             }
         }
         let mut id = 0usize;
@@ -204,10 +231,15 @@ impl Depthwise {
                         } else {
                             *s += &format!("{indent}{x} = {load}\n");
                         }
-                        *s += &format!(
-                            "{indent}%p{b}_{r}_{n1} = arith.mulf {x}, %wv{a}_{t} fastmath<contract> : {vt}\n{indent}%a{b}_{r}_{n1} = arith.addf %a{b}_{r}_{step}, %p{b}_{r}_{n1} fastmath<contract> : {vt}\n",
-                            n1 = step + 1
-                        );
+                        let n1 = step + 1;
+                        *s += &match self.reduce {
+                            Reduce::Weighted => format!(
+                                "{indent}%p{b}_{r}_{n1} = arith.mulf {x}, %wv{a}_{t} fastmath<contract> : {vt}\n{indent}%a{b}_{r}_{n1} = arith.addf %a{b}_{r}_{step}, %p{b}_{r}_{n1} fastmath<contract> : {vt}\n"
+                            ),
+                            // linalg.pooling_nchw_max's own maximum (NaN propagates).
+                            Reduce::Max => format!("{indent}%a{b}_{r}_{n1} = arith.maximumf %a{b}_{r}_{step}, {x} : {vt}\n"),
+                            Reduce::Sum => format!("{indent}%a{b}_{r}_{n1} = arith.addf %a{b}_{r}_{step}, {x} : {vt}\n"),
+                        };
                     }
                     step += 1;
                 }
@@ -248,7 +280,7 @@ fn epilogue(conv: Op) -> Option<(Op, Vec<(String, String)>)> {
 
 impl Pass for VectorizeDepthwise {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let names = ["linalg.depthwise_conv_2d_nchw_chw"];
+        let names = ["linalg.depthwise_conv_2d_nchw_chw", "linalg.pooling_nchw_max", "linalg.pooling_nchw_sum"];
         replace_kernels(module, cx, &names, "depthwise convolution kernel", "convolutions", |op| {
             let conv = handles(op.get())?;
             let types: Vec<String> = (0..3).map(|i| op.operand(i).r#type().to_string()).collect();
