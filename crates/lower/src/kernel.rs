@@ -540,13 +540,30 @@ impl<'c> KernelCache<'c> {
         text: &str,
         what: &str,
     ) -> Result<(), strata_ir::PassFailed> {
+        let op = strata_ir::Op::of(&op);
+        unsafe { self.replace_op_with(cx, op, &op.operands(), text, what) }
+    }
+
+    /// [`KernelCache::replace_op`] with the function's arguments bound to `operands` instead of
+    /// `op`'s own.
+    ///
+    /// # Safety
+    /// `op` must not be used after this call; `operands` are defined before `op`.
+    pub unsafe fn replace_op_with(
+        &mut self,
+        cx: &mut strata_ir::PassContext<'c>,
+        op: strata_ir::Op,
+        operands: &[strata_ir::Val],
+        text: &str,
+        what: &str,
+    ) -> Result<(), strata_ir::PassFailed> {
         match self.function(cx.strata(), text, what) {
             Ok(function) => {
-                unsafe { strata_ir::rewrite::inline_call(function, strata_ir::Op::of(&op)) };
+                unsafe { strata_ir::rewrite::inline_call_with(function, op, operands) };
                 Ok(())
             }
             Err(error) => Err(cx.fail(
-                op,
+                op.get(),
                 &Error::internal(format!(
                     "the {what} does not parse (a Strata bug; please report it):\n{error}\n{text}"
                 )),

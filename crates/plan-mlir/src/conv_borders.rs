@@ -383,28 +383,14 @@ impl Pass for ConvBorders {
                 continue;
             };
             let operands = [Val::of(pad.source), op.operand(1), op.operand(2)];
-            let function = match kernels.function(cx.strata(), &text, "border kernel") {
-                Ok(function) => function,
-                Err(error) => {
-                    return Err(cx.fail(
-                        op.get(),
-                        &strata_ir::Error::internal(format!(
-                            "the border kernel does not parse (a Strata bug; please report it):\n{error}\n{text}"
-                        )),
-                    ))
-                }
-            };
             // The kernel replaces the last op it covers: the clamp, or the operation itself.
             // Safety: each op is erased once and not used afterwards; the operands are defined
             // before `op`, which comes before the clamp.
             unsafe {
-                match clamp {
-                    Some(clamp) => {
-                        strata_ir::rewrite::inline_call_with(function, clamp, &operands);
-                        op.erase();
-                        cx.bump("clamps", 1);
-                    }
-                    None => strata_ir::rewrite::inline_call_with(function, op, &operands),
+                kernels.replace_op_with(cx, clamp.unwrap_or(op), &operands, &text, "border kernel")?;
+                if clamp.is_some() {
+                    op.erase();
+                    cx.bump("clamps", 1);
                 }
                 strata_ir::rewrite::erase_if_unused(padded);
             }
