@@ -8,6 +8,9 @@
 // its loops it stays one op for strata-outline-kernels.
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-matmul{vector-lanes=16})' --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-matmul{vector-lanes=16},strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
+// With threads, a big one's whole column blocks are an scf.forall (every row each), the
+// masked block after it; small ones stay one loop nest.
+// RUN: strata-opt %s -p 'builtin.module(strata-vectorize-matmul{vector-lanes=16 threads=2})' | FileCheck %s --check-prefix=THREADS
 
 // A classifier head: one row, 1000 columns = 31 whole blocks of 32 and a masked one of 8.
 // CHECK-LABEL: func.func @classifier
@@ -47,9 +50,24 @@ func.func @fourier(%a: memref<9x40xf64>, %b: memref<40x21xf64>, %c: memref<9x21x
 // CHECK-LABEL: func.func @others
 // CHECK: linalg.matmul {strata.loop_order = "vectorize"}
 // CHECK: linalg.matmul ins
-// CHECK: (S) 2 matmuls
+// CHECK: (S) 3 matmuls
 func.func @others(%a: memref<8x32xf32>, %b: memref<32x32xf32>, %c: memref<8x32xf32>, %x: memref<4x8xi32>, %y: memref<8x8xi32>, %z: memref<4x8xi32>) {
   linalg.matmul {strata.loop_order = "vectorize"} ins(%a, %b : memref<8x32xf32>, memref<32x32xf32>) outs(%c : memref<8x32xf32>)
   linalg.matmul ins(%x, %y : memref<4x8xi32>, memref<8x8xi32>) outs(%z : memref<4x8xi32>)
+  return
+}
+
+// THREADS-LABEL: func.func @classifier
+// THREADS-NOT: scf.forall
+// THREADS-LABEL: func.func @head
+// THREADS: scf.forall (%{{.*}}) in (31) {
+// THREADS: arith.muli %{{.*}}, %c32
+// THREADS: vector.load %arg1
+// THREADS: vector.store
+// THREADS: scf.for
+// THREADS: vector.create_mask
+// THREADS: vector.maskedstore %arg2
+func.func @head(%a: memref<1x1280xf32>, %b: memref<1280x1000xf32>, %c: memref<1x1000xf32>) {
+  linalg.matmul ins(%a, %b : memref<1x1280xf32>, memref<1280x1000xf32>) outs(%c : memref<1x1000xf32>)
   return
 }

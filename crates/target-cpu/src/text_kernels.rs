@@ -126,9 +126,63 @@ pub(crate) fn blocks(
     }
 }
 
+/// [`blocks`] with the whole column blocks as one `scf.forall` (an iteration a block of `step`
+/// columns at `%{col}`, its rows in blocks as [`blocks`] walks them), for the threads; then the
+/// partial column block, its rows in a plain loop after it. Each iteration writes its own
+/// columns, so results do not depend on the threads. The caller defines the same constants.
+pub(crate) fn blocks_parallel_columns(
+    s: &mut String,
+    indent: &str,
+    (row, rows, per_block): (&str, i64, i64),
+    (col, columns, step): (&str, i64, i64),
+    block: &mut Block<'_>,
+) {
+    let (rows_main, columns_main) = (rows / per_block * per_block, columns / step * step);
+    let row_groups = [(0, rows_main, per_block, "b"), (rows_main, rows, 1, "r")];
+    let inner = format!("{indent}  ");
+    s.push_str(&format!(
+        "{indent}scf.forall (%{col}i) in ({}) {{\n{inner}%{col} = arith.muli %{col}i, %c{step} : index\n",
+        columns / step
+    ));
+    for &(from, to, count, label) in row_groups.iter().filter(|(from, to, _, _)| from < to) {
+        s.push_str(&format!("{inner}scf.for %{row}{label} = %c{from} to %c{to} step %c{count} {{\n"));
+        block(s, count, &format!("%{row}{label}"), &format!("%{col}"), false, &format!("{inner}  "));
+        s.push_str(&format!("{inner}}} {ROLLED}\n"));
+    }
+    s.push_str(&format!("{indent}}}\n"));
+    if columns % step > 0 {
+        for &(from, to, count, label) in row_groups.iter().filter(|(from, to, _, _)| from < to) {
+            s.push_str(&format!("{indent}scf.for %{row}{label}t = %c{from} to %c{to} step %c{count} {{\n"));
+            block(s, count, &format!("%{row}{label}t"), &format!("%c{columns_main}"), true, &inner);
+            s.push_str(&format!("{indent}}} {ROLLED}\n"));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{blocks, unit_inner_stride};
+    use super::{blocks, blocks_parallel_columns, unit_inner_stride};
+
+    #[test]
+    fn parallel_column_blocks_cover_rows_and_columns() {
+        let mut s = String::new();
+        let mut seen = Vec::new();
+        blocks_parallel_columns(&mut s, "", ("m", 5, 4), ("n", 40, 16), &mut |_, rows, row, col, partial, _| {
+            seen.push((rows, row.to_owned(), col.to_owned(), partial));
+        });
+        assert!(s.contains("scf.forall (%ni) in (2) {"));
+        assert!(s.contains("%n = arith.muli %ni, %c16 : index"));
+        assert!(s.contains("scf.for %mrt = %c4 to %c5 step %c1 {"));
+        assert_eq!(
+            seen,
+            [
+                (4, "%mb".into(), "%n".into(), false),
+                (1, "%mr".into(), "%n".into(), false),
+                (4, "%mbt".into(), "%c32".into(), true),
+                (1, "%mrt".into(), "%c32".into(), true),
+            ]
+        );
+    }
 
     #[test]
     fn inner_strides() {

@@ -1,4 +1,4 @@
-//! `strata-vectorize-matmul{vector-lanes}`: the f32 and f64 matmuls that the register-blocked
+//! `strata-vectorize-matmul{vector-lanes threads}`: the f32 and f64 matmuls that the register-blocked
 //! schedule (`strata-cpu-vectorize`: rows a multiple of 8, columns of 32) does not take, of any
 //! shape, as vector loops on buffers after planning.
 //!
@@ -7,7 +7,9 @@
 //! of each A element and 8 contractible multiply-adds. A partial column block is masked (its
 //! loads, accumulators and stores), rows that do not fill a block run one at a time. A
 //! classifier head (1 x 1280 x 1000) or a short-time Fourier transform's basis products (98 x
-//! 400 x 201, in f64) ran as scalar loop nests.
+//! 400 x 201, in f64) ran as scalar loop nests. With `threads` above 1 and enough work, the
+//! whole column blocks are one `scf.forall` (OpenMP threads), each block every row: a
+//! classifier head's weights stream through every core.
 //!
 //! `strata-cpu-schedule` leaves exactly these matmuls as named ops ([`handles`]); each is
 //! either the vectorising schedule's, this pass's, or (other element types) the loop-order
@@ -23,16 +25,17 @@ pub static INFO: PassInfo = PassInfo {
     name: "strata-vectorize-matmul",
     summary: "Matmuls of any shape (f32, f64) as register-blocked vector loops with masked partial blocks",
     anchor: "builtin.module",
-    options: &[crate::vectorize_elementwise::VECTOR_LANES_OPTION],
+    options: &[crate::vectorize_elementwise::VECTOR_LANES_OPTION, crate::cpu_schedule::THREADS_OPTION],
     statistics: &[StatisticInfo { name: "matmuls", help: "Matmuls vectorised" }],
 };
 
 pub fn create(options: &PassOptions) -> Box<dyn Pass> {
-    Box::new(VectorizeMatmul { lanes: options.int("vector-lanes").max(4) })
+    Box::new(VectorizeMatmul { lanes: options.int("vector-lanes").max(4), threads: options.int("threads") })
 }
 
 struct VectorizeMatmul {
     lanes: i64,
+    threads: i64,
 }
 
 /// Rows and column vectors of a register block.
@@ -88,8 +91,9 @@ pub fn handles(op: OperationRef<'_, '_>) -> Option<Matmul> {
 }
 
 impl Matmul {
-    /// The kernel function (MLIR text) for operand types `types`, `lanes` f32 lanes a register.
-    fn function(&self, types: &[String], lanes: i64) -> String {
+    /// The kernel function (MLIR text) for operand types `types`, `lanes` f32 lanes a register;
+    /// with `threads` above 1 and enough work, the whole column blocks are an `scf.forall`.
+    fn function(&self, types: &[String], lanes: i64, threads: i64) -> String {
         let Matmul { m, k, n, elem } = *self;
         let lanes = if elem == "f64" { (lanes / 2).max(2) } else { lanes };
         let lanes = lanes.min((n as u64).next_power_of_two() as i64);
@@ -177,7 +181,11 @@ impl Matmul {
                 }
             }
         };
-        crate::text_kernels::blocks(&mut s, "    ", ("m", m, ROWS), ("n", n, width), &mut block);
+        if threads > 1 && m * k * n >= crate::conv_lanes::PARALLEL_MACS && n / width >= 2 {
+            crate::text_kernels::blocks_parallel_columns(&mut s, "    ", ("m", m, ROWS), ("n", n, width), &mut block);
+        } else {
+            crate::text_kernels::blocks(&mut s, "    ", ("m", m, ROWS), ("n", n, width), &mut block);
+        }
         s += "    return\n  }\n}\n";
         s
     }
@@ -191,7 +199,7 @@ impl Pass for VectorizeMatmul {
             if types.iter().any(|t| !t.starts_with("memref<")) {
                 return None;
             }
-            Some(matmul.function(&types, self.lanes))
+            Some(matmul.function(&types, self.lanes, self.threads))
         })
     }
 }
