@@ -279,3 +279,19 @@ func.func @average_pool_dilated(%x: tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32> 
   %0 = "sg.average_pool"(%x) {ceil_mode = 0 : i64, count_include_pad = 0 : i64, dilations = array<i64: 2, 2>, kernel = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x1x6x6xf32>) -> tensor<1x1x6x6xf32>
   return %0 : tensor<1x1x6x6xf32>
 }
+
+// -----
+
+// A matmul of an f32 value widened to f64 (how a short-time Fourier transform accumulates)
+// reads the f32 value: linalg's matmul widens as it multiplies, and the f64 copy is dead.
+// A widened operand read by something else stays widened for that reader.
+// CHECK-LABEL: func.func @widened_matmul
+// CHECK: linalg.generic
+// CHECK: arith.extf
+// CHECK: linalg.matmul ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<8x3xf64>) outs(%{{.*}} : tensor<4x3xf64>)
+// CHECK: return
+func.func @widened_matmul(%a: tensor<4x8xf32>, %b: tensor<8x3xf64>) -> (tensor<4x3xf64>, tensor<4x8xf64>) {
+  %w = "sg.cast"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf64>
+  %m = "sg.matmul"(%w, %b) : (tensor<4x8xf64>, tensor<8x3xf64>) -> tensor<4x3xf64>
+  return %m, %w : tensor<4x3xf64>, tensor<4x8xf64>
+}

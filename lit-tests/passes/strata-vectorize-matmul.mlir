@@ -50,10 +50,22 @@ func.func @fourier(%a: memref<9x40xf64>, %b: memref<40x21xf64>, %c: memref<9x21x
 // CHECK-LABEL: func.func @others
 // CHECK: linalg.matmul {strata.loop_order = "vectorize"}
 // CHECK: linalg.matmul ins
-// CHECK: (S) 3 matmuls
 func.func @others(%a: memref<8x32xf32>, %b: memref<32x32xf32>, %c: memref<8x32xf32>, %x: memref<4x8xi32>, %y: memref<8x8xi32>, %z: memref<4x8xi32>) {
   linalg.matmul {strata.loop_order = "vectorize"} ins(%a, %b : memref<8x32xf32>, memref<32x32xf32>) outs(%c : memref<8x32xf32>)
   linalg.matmul ins(%x, %y : memref<4x8xi32>, memref<8x8xi32>) outs(%z : memref<4x8xi32>)
+  return
+}
+
+// An f32 left operand of an f64 product (a widening the lowering looked through) is widened
+// as each element is read.
+// CHECK-LABEL: func.func @widening
+// CHECK: memref.load %arg0[{{.*}}] : memref<4x8xf32>
+// CHECK: arith.extf {{.*}} : f32 to f64
+// CHECK: vector.broadcast {{.*}} : f64 to vector<8xf64>
+// CHECK-NOT: linalg.matmul
+// CHECK: (S) 4 matmuls
+func.func @widening(%a: memref<4x8xf32>, %b: memref<8x16xf64>, %c: memref<4x16xf64>) {
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf64>) outs(%c : memref<4x16xf64>)
   return
 }
 

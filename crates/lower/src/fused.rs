@@ -82,7 +82,7 @@ pub fn kernel(fused: Fused<'_, '_>) -> Result<Lowered, Error> {
         |b, block_args| crate::elementwise::program(b, &program, block_args, &elem),
     )?;
     k.set_result(result, out);
-    Ok(Lowered { kernel: k, reads_view_bases: true })
+    Ok(Lowered { kernel: k, reads: crate::ops::Reads::ViewBases })
 }
 
 /// Row-major strides of a contiguous tensor of `shape`.

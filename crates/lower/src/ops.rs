@@ -34,20 +34,58 @@ fn static_dims<'c>(shaped: &impl ShapedTypeLike<'c>, ty: Type<'_>) -> Result<Vec
         .collect()
 }
 
-/// An op's kernel, and whether it takes [`crate::fused::operands`] (its view operands'
-/// bases) instead of the op's own operands.
+/// An op's kernel, and what its arguments are bound to.
 pub struct Lowered {
     pub kernel: Kernel,
-    pub reads_view_bases: bool,
+    pub reads: Reads,
+}
+
+/// What a lowered kernel's arguments are bound to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reads {
+    /// The op's own operands.
+    Operands,
+    /// [`crate::fused::operands`]: its view operands' bases.
+    ViewBases,
+    /// [`widened_sources`]: a matmul reads the f32 values its f64 operands widen.
+    WidenedSources,
+}
+
+/// A matmul's operands, each replaced by the f32 value it widens where it is an `sg.cast` of
+/// one to f64 (exact), when the matmul lowers to a named op (a 2-D right operand): linalg's
+/// matmul casts its operands to the accumulator's type as it multiplies, so the widened copy
+/// is never computed. A short-time Fourier transform accumulates in f64 this way: its frames'
+/// f64 copy was the speech model's largest buffer (313 KB).
+pub fn widened_sources<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<melior::ir::Value<'c, 'a>> {
+    let operands: Vec<_> = op.operands().collect();
+    let two_d = operands.get(1).and_then(|b| tensor_type(b.r#type()).ok()).is_some_and(|b| b.rank() == 2);
+    if !matches!(SgOp::of(op), Some(SgOp::Matmul(_))) || !two_d {
+        return operands;
+    }
+    let elem = |v: melior::ir::Value<'_, '_>| tensor_type(v.r#type()).ok().map(|t| t.elem.name);
+    operands
+        .into_iter()
+        .map(|value| {
+            let Some(cast) =
+                strata_ir::rewrite::defining_op(value).filter(|d| matches!(SgOp::of(*d), Some(SgOp::Cast(_))))
+            else {
+                return value;
+            };
+            match cast.operand(0) {
+                Ok(source) if elem(source).as_deref() == Some("f32") && elem(value).as_deref() == Some("f64") => source,
+                _ => value,
+            }
+        })
+        .collect()
 }
 
 /// The lowered kernel of `op`, or `None` when `op` is not an sg op. `Err` says why an sg op
 /// cannot be lowered (an `unsupported:` message for element types without a lowering).
 pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Lowered>, Error> {
     let Some(sg) = SgOp::of(op) else { return Ok(None) };
-    let args = (0..op.operand_count())
-        .map(|i| tensor_type(op.operand(i).expect("counted").r#type()))
-        .collect::<Result<Vec<_>, _>>()?;
+    let sources = widened_sources(op);
+    let widened = sources.iter().zip(op.operands()).any(|(source, operand)| *source != operand);
+    let args = sources.iter().map(|v| tensor_type(v.r#type())).collect::<Result<Vec<_>, _>>()?;
     let out = tensor_type(op.result(0).map_err(|_| format!("'{}' has no result", sg.kind().full_name()))?.r#type())?;
     let elem = args.first().map(|t| t.elem.clone()).unwrap_or_else(|| out.elem.clone());
     let mut k = Kernel::new(args);
@@ -174,7 +212,7 @@ pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Lowered>, Error> {
         }
     };
     k.set_result(result, out);
-    Ok(Some(Lowered { kernel: k, reads_view_bases: false }))
+    Ok(Some(Lowered { kernel: k, reads: if widened { Reads::WidenedSources } else { Reads::Operands } }))
 }
 
 /// The kernel of a recurrent op: every result's type, then the loop.
@@ -186,5 +224,5 @@ fn recurrent_kernel(
     let outs = op.results().map(|r| tensor_type(r.r#type())).collect::<Result<Vec<_>, _>>()?;
     let values = recurrent::lower(&mut k, spec, &outs)?;
     k.set_results(values.into_iter().zip(outs).collect());
-    Ok(Some(Lowered { kernel: k, reads_view_bases: false }))
+    Ok(Some(Lowered { kernel: k, reads: Reads::Operands }))
 }

@@ -9,7 +9,7 @@
 //! ([`crate::fused`]); a view nothing else reads is then not computed.
 
 use crate::kernel::KernelCache;
-use crate::ops;
+use crate::ops::{self, Reads};
 use melior::ir::operation::OperationRef;
 use strata_dialect_sg::{Fused, SgOp, View};
 use strata_ir::rewrite::{collect, erase_if_unused, inline_call, inline_call_with};
@@ -37,8 +37,8 @@ impl Pass for SgToLinalg {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let strata = cx.strata();
         let mut kernels = KernelCache::default();
-        // Each op with its kernel and whether the kernel reads the op's view operands' bases.
-        let mut uses: Vec<(Op, Op, bool)> = Vec::new();
+        // Each op with its kernel and what the kernel's arguments are bound to.
+        let mut uses: Vec<(Op, Op, Reads)> = Vec::new();
         // Reported after the loop: parsing a kernel resets the context's diagnostic sink.
         let mut errors = Vec::new();
         for raw in collect(&func, |op| SgOp::of(op.get()).is_some()) {
@@ -52,7 +52,7 @@ impl Pass for SgToLinalg {
             };
             let text = format!("module {{\n{}}}\n", lowered.kernel.function("kernel"));
             match kernels.function(strata, &text, "sg-to-linalg kernel") {
-                Ok(function) => uses.push((raw, function, lowered.reads_view_bases)),
+                Ok(function) => uses.push((raw, function, lowered.reads)),
                 Err(error) => errors.push((
                     raw,
                     Error::internal(format!(
@@ -67,10 +67,14 @@ impl Pass for SgToLinalg {
             }
             return Err(PassFailed);
         }
-        // Fused kernels first: they read their view operands through the views' bases, which
+        // Matmuls that read widened values' sources first, while the casts are still sg ops to
+        // look through (a cast then read by nothing is dead, and canonicalization drops it);
+        // then fused kernels: they read their view operands through the views' bases, which
         // can leave a view without readers, and such a view is not computed at all.
-        let (first, rest): (Vec<_>, Vec<_>) = uses.into_iter().partition(|(raw, ..)| Fused::cast(raw.get()).is_some());
-        for (raw, function, reads_view_bases) in first.into_iter().chain(rest) {
+        let (widening, uses): (Vec<_>, Vec<_>) =
+            uses.into_iter().partition(|(.., reads)| *reads == Reads::WidenedSources);
+        let (fused, rest): (Vec<_>, Vec<_>) = uses.into_iter().partition(|(raw, ..)| Fused::cast(raw.get()).is_some());
+        for (raw, function, reads) in widening.into_iter().chain(fused).chain(rest) {
             let op = raw.get();
             // Safety: `raw` is an op of this function, visited once and not used afterwards.
             if View::cast(op).is_some() && unsafe { erase_if_unused(raw) } {
@@ -78,12 +82,14 @@ impl Pass for SgToLinalg {
                 continue;
             }
             // The operands as they are now: ops inlined earlier replaced their results.
-            match Fused::cast(op).filter(|_| reads_view_bases) {
-                Some(fused) => {
-                    let operands: Vec<strata_ir::Val> =
-                        crate::fused::operands(fused).into_iter().map(strata_ir::Val::of).collect();
-                    unsafe { inline_call_with(function, raw, &operands) }
-                }
+            let operands: Option<Vec<strata_ir::Val>> = match reads {
+                Reads::ViewBases => Fused::cast(op)
+                    .map(|fused| crate::fused::operands(fused).into_iter().map(strata_ir::Val::of).collect()),
+                Reads::WidenedSources => Some(ops::widened_sources(op).into_iter().map(strata_ir::Val::of).collect()),
+                Reads::Operands => None,
+            };
+            match operands {
+                Some(operands) => unsafe { inline_call_with(function, raw, &operands) },
                 None => unsafe { inline_call(function, raw) },
             }
             cx.bump("lowered", 1);

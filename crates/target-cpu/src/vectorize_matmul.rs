@@ -42,13 +42,15 @@ struct VectorizeMatmul {
 const ROWS: i64 = 4;
 const VECTORS: i64 = 2;
 
-/// A matmul this pass takes: `m x k` times `k x n`, element type `f32` or `f64`.
+/// A matmul this pass takes: `m x k` times `k x n`, element type `f32` or `f64` (the left
+/// operand's `a_elem`: the same, or f32 widened to f64 as it is read).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Matmul {
     m: i64,
     k: i64,
     n: i64,
     elem: &'static str,
+    a_elem: &'static str,
 }
 
 /// The matmul `op` is, when this pass vectorises it (tensors or buffers): a `linalg.matmul`
@@ -64,37 +66,38 @@ pub fn handles(op: OperationRef<'_, '_>) -> Option<Matmul> {
     if op.attribute("indexing_maps").is_ok_and(|maps| !maps.to_string().contains("(d0, d1, d2) -> (d0, d2)")) {
         return None;
     }
-    let mut elem = None;
+    let mut elems = Vec::new();
     let mut shapes = Vec::new();
     for i in 0..3 {
         let ty = op.operand(i).ok()?.r#type();
-        let this = match element(ty)?.as_str() {
+        elems.push(match element(ty)?.as_str() {
             "f32" => "f32",
             "f64" => "f64",
             _ => return None,
-        };
+        });
         // Unit-stride rows (identity or `strided<[s, 1]...>` layouts).
         if !unit_inner_stride(&ty.to_string()) {
             return None;
         }
-        if elem.is_some_and(|e| e != this) {
-            return None;
-        }
-        elem = Some(this);
         let shape = static_shape(ty).ok()?;
         (shape.len() == 2).then_some(())?;
         shapes.push(shape);
     }
+    // One element type, or an f32 left operand of an f64 product (`widened_sources`).
+    let (a_elem, elem) = (elems[0], elems[2]);
+    if elems[1] != elem || (a_elem != elem && (a_elem, elem) != ("f32", "f64")) {
+        return None;
+    }
     let (m, k, n) = (shapes[0][0], shapes[0][1], shapes[1][1]);
     let ok = shapes[1][0] == k && shapes[2] == [m, n] && m > 0 && k > 0 && n >= 4;
-    ok.then_some(Matmul { m, k, n, elem: elem? })
+    ok.then_some(Matmul { m, k, n, elem, a_elem })
 }
 
 impl Matmul {
     /// The kernel function (MLIR text) for operand types `types`, `lanes` f32 lanes a register;
     /// with `threads` above 1 and enough work, the whole column blocks are an `scf.forall`.
     fn function(&self, types: &[String], lanes: i64, threads: i64) -> String {
-        let Matmul { m, k, n, elem } = *self;
+        let Matmul { m, k, n, elem, a_elem } = *self;
         let lanes = if elem == "f64" { (lanes / 2).max(2) } else { lanes };
         let lanes = lanes.min((n as u64).next_power_of_two() as i64);
         let width = lanes * VECTORS;
@@ -158,9 +161,14 @@ impl Matmul {
             }
             let mut next = Vec::new();
             for r in 0..rows {
-                *s += &format!(
-                    "{inner}%as{b}_{r} = memref.load %a[%row{b}_{r}, %k{b}] : {at}\n{inner}%av{b}_{r} = vector.broadcast %as{b}_{r} : {elem} to {vt}\n"
-                );
+                *s += &format!("{inner}%as{b}_{r} = memref.load %a[%row{b}_{r}, %k{b}] : {at}\n");
+                let scalar = if a_elem == elem {
+                    format!("%as{b}_{r}")
+                } else {
+                    *s += &format!("{inner}%aw{b}_{r} = arith.extf %as{b}_{r} : {a_elem} to {elem}\n");
+                    format!("%aw{b}_{r}")
+                };
+                *s += &format!("{inner}%av{b}_{r} = vector.broadcast {scalar} : {elem} to {vt}\n");
                 for v in 0..VECTORS {
                     *s += &format!(
                         "{inner}%p{b}_{r}_{v} = arith.mulf %av{b}_{r}, %bv{b}_{v} fastmath<contract> : {vt}\n{inner}%n{b}_{r}_{v} = arith.addf %acc{b}_{r}_{v}, %p{b}_{r}_{v} fastmath<contract> : {vt}\n"
