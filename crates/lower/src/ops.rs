@@ -51,32 +51,12 @@ pub enum Reads {
     WidenedSources,
 }
 
-/// A matmul's operands, each replaced by the f32 value it widens where it is an `sg.cast` of
-/// one to f64 (exact), when the matmul lowers to a named op (a 2-D right operand): linalg's
-/// matmul casts its operands to the accumulator's type as it multiplies, so the widened copy
-/// is never computed. A short-time Fourier transform accumulates in f64 this way: its frames'
-/// f64 copy was the speech model's largest buffer (313 KB).
+/// A matmul's operands, each replaced by the f32 value it widens where
+/// [`strata_dialect_sg::widened_source`] finds one (the op's own operands for any other op):
+/// the widened copy is then never computed. A short-time Fourier transform accumulates in f64
+/// this way: its frames' f64 copy was the speech model's largest buffer (313 KB).
 pub fn widened_sources<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<melior::ir::Value<'c, 'a>> {
-    let operands: Vec<_> = op.operands().collect();
-    let two_d = operands.get(1).and_then(|b| tensor_type(b.r#type()).ok()).is_some_and(|b| b.rank() == 2);
-    if !matches!(SgOp::of(op), Some(SgOp::Matmul(_))) || !two_d {
-        return operands;
-    }
-    let elem = |v: melior::ir::Value<'_, '_>| tensor_type(v.r#type()).ok().map(|t| t.elem.name);
-    operands
-        .into_iter()
-        .map(|value| {
-            let Some(cast) =
-                strata_ir::rewrite::defining_op(value).filter(|d| matches!(SgOp::of(*d), Some(SgOp::Cast(_))))
-            else {
-                return value;
-            };
-            match cast.operand(0) {
-                Ok(source) if elem(source).as_deref() == Some("f32") && elem(value).as_deref() == Some("f64") => source,
-                _ => value,
-            }
-        })
-        .collect()
+    op.operands().enumerate().map(|(i, value)| strata_dialect_sg::widened_source(op, i).unwrap_or(value)).collect()
 }
 
 /// The lowered kernel of `op`, or `None` when `op` is not an sg op. `Err` says why an sg op

@@ -9,8 +9,10 @@
 //! reader. It compares the given order with two greedy list schedules (among the ready ops,
 //! the one that adds the fewest bytes net of what it frees, which finishes a branch before
 //! starting the next; ties broken by the given order, or by continuing from the most recent
-//! result) and keeps the lowest peak, the given order on a tie: the result is never worse
-//! than the given order under the model.
+//! result) and keeps the lowest peak, then the lowest sum of live bytes over the steps (a
+//! lower local peak counts where the highest one cannot move: the estimate's peak may not be
+//! the arena's), the given order on a tie: the peak is never above the given order's under
+//! the model.
 //!
 //! One constraint beyond the dependences: a value's last reader in the given order stays its
 //! last reader. An op that writes over an operand (an in-place kernel, a convolution
@@ -60,15 +62,23 @@ impl Block {
 
     /// The peak of live bytes when the ops run in `order` (every op once).
     pub fn peak(&self, order: &[usize]) -> u64 {
+        self.cost(order).0
+    }
+
+    /// The peak of live bytes when the ops run in `order`, and the sum over the steps of the
+    /// bytes live at each (which breaks ties between orders of the same peak: lower local
+    /// peaks away from the highest one).
+    pub fn cost(&self, order: &[usize]) -> (u64, u128) {
         let readers = self.readers();
         let mut left: Vec<usize> = readers.iter().map(Vec::len).collect();
-        let (mut live, mut peak) = (0u64, 0u64);
+        let (mut live, mut peak, mut area) = (0u64, 0u64, 0u128);
         for &op in order {
             live += self.bytes[op];
             peak = peak.max(live);
+            area += u128::from(live);
             live -= self.freed(op, &mut left, &readers);
         }
-        peak
+        (peak, area)
     }
 
     /// Bytes freed once `op` has run (its operands' last reads, its own unread results), with
@@ -153,11 +163,13 @@ impl Block {
         order
     }
 
-    /// The order with the lowest peak among the given one and the greedy schedules (the given
-    /// one on a tie, and for blocks over [`MAX_OPS`] ops).
+    /// The order with the lowest peak among the given one and the greedy schedules, and among
+    /// those of that peak the lowest sum of live bytes over the steps (the given one on a full
+    /// tie, and for blocks over [`MAX_OPS`] ops).
     pub fn order(&self) -> Order {
         let given: Vec<usize> = (0..self.len()).collect();
-        let mut best = Order { peak: self.peak(&given), order: given };
+        let mut best_cost = self.cost(&given);
+        let mut best = Order { peak: best_cost.0, order: given };
         if self.len() > MAX_OPS {
             return best;
         }
@@ -167,9 +179,10 @@ impl Block {
                 // Only a cycle would leave ops unscheduled; the reads point backwards.
                 continue;
             }
-            let peak = self.peak(&order);
-            if peak < best.peak {
-                best = Order { order, peak };
+            let cost = self.cost(&order);
+            if cost < best_cost {
+                best_cost = cost;
+                best = Order { peak: cost.0, order };
             }
         }
         best
@@ -214,6 +227,22 @@ mod tests {
         // One wide layer at a time: the input, one wide layer and three narrow results.
         assert_eq!(best.peak, 16 + 256 + 3 * 8);
         assert_eq!(block.peak(&best.order), best.peak);
+    }
+
+    #[test]
+    fn lower_local_peaks_count_where_the_highest_cannot_move() {
+        // A 1000-byte value first (the peak, whatever the order), then two branches listed
+        // breadth first: the greedy order finishes one before starting the other.
+        let block = Block {
+            bytes: vec![1000, 1, 100, 100, 10, 10, 20],
+            reads: vec![vec![], vec![0], vec![1], vec![1], vec![2], vec![3], vec![4, 5]],
+            kept: vec![false, false, false, false, false, false, true],
+        };
+        let given: Vec<usize> = (0..7).collect();
+        let best = block.order();
+        assert_eq!(best.peak, 1001);
+        assert_eq!(best.order, [0, 1, 2, 4, 3, 5, 6]);
+        assert!(block.cost(&best.order).1 < block.cost(&given).1);
     }
 
     #[test]

@@ -26,6 +26,29 @@ pub mod ops {
 }
 pub use ops::*;
 
+/// The f32 value that operand `index` of `matmul` widens, when it is an exact f32 -> f64
+/// `sg.cast` and the matmul's right operand is 2-D: the lowering binds such a matmul to the f32
+/// value (linalg's matmul widens as it multiplies), so the widened copy is never computed, and
+/// `sg-schedule-memory` counts it as nothing. `None` otherwise.
+pub fn widened_source<'c, 'a>(
+    matmul: melior::ir::operation::OperationRef<'c, 'a>,
+    index: usize,
+) -> Option<melior::ir::Value<'c, 'a>> {
+    use melior::ir::operation::OperationLike;
+    use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
+    use melior::ir::ValueLike;
+    if !matches!(SgOp::of(matmul), Some(SgOp::Matmul(_))) {
+        return None;
+    }
+    let tensor = |v: melior::ir::Value<'c, 'a>| RankedTensorType::try_from(v.r#type()).ok();
+    let elem = |v: melior::ir::Value<'c, 'a>| tensor(v).map(|t| t.element().to_string());
+    tensor(matmul.operand(1).ok()?).filter(|b| b.rank() == 2)?;
+    let widened = matmul.operand(index).ok()?;
+    let cast = strata_ir::rewrite::defining_op(widened).filter(|d| matches!(SgOp::of(*d), Some(SgOp::Cast(_))))?;
+    let source = cast.operand(0).ok()?;
+    (elem(source).as_deref() == Some("f32") && elem(widened).as_deref() == Some("f64")).then_some(source)
+}
+
 /// The IRDL source of the dialect.
 pub const IRDL: &str = include_str!("../sg.irdl.mlir");
 

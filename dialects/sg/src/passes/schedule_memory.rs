@@ -3,7 +3,9 @@
 //! one branch before starting the next, whichever has the lower peak; never a higher one).
 //!
 //! An op's results count their static tensor bytes (constants none: they are weights, not in
-//! the arena); a value lives from its op to its last reader (a reader nested in an op's region
+//! the arena; views and reshapes none: they share their source's buffer, as does a widening
+//! every matmul reading it reads through, [`crate::widened_source`]; their readers keep the
+//! source alive instead); a value lives from its op to its last reader (a reader nested in an op's region
 //! counts at that op), and a value the function returns to its end. The model is the "plain"
 //! in-order reference of `strata plan`; fusion, views and in-place writes come from the
 //! e-graph before this pass, which keeps each value's last reader last so that a kernel that
@@ -63,21 +65,41 @@ impl Pass for ScheduleMemory {
             reads: vec![Vec::new(); ops.len()],
             kept: vec![false; ops.len()],
         };
+        // The ops whose buffers each op's result is: its own, or for a view (`sg.view`,
+        // `sg.reshape`: the e-graph's strided views share their source's buffer) and a widening
+        // every reader of which reads its source instead ([`crate::widened_source`]), its
+        // source's. Such an op has no bytes of its own; its readers keep its source alive.
+        let mut owners: Vec<Vec<usize>> = Vec::with_capacity(ops.len());
         for (i, &op) in ops.iter().enumerate() {
-            let weights = op.is("arith.constant");
-            order.bytes.push(if weights { 0 } else { op.results().into_iter().map(bytes).sum() });
-            for user in op.results().into_iter().flat_map(|r| r.users()) {
-                match user.ancestor_in(block).and_then(|top| index.get(&key(top))) {
-                    Some(&reader) => order.reads[reader].push(i),
-                    None => order.kept[i] = true,
+            let source = (op.operand_count() > 0).then(|| op.operand(0));
+            let absorbed = op.is("sg.cast")
+                && op
+                    .result(0)
+                    .uses()
+                    .into_iter()
+                    .all(|(user, operand)| crate::widened_source(user.get(), operand).map(Val::of) == source);
+            let alias = absorbed || op.is("sg.view") || op.is("sg.reshape");
+            let free = alias || op.is("arith.constant");
+            order.bytes.push(if free { 0 } else { op.results().into_iter().map(bytes).sum() });
+            let mut own = vec![i];
+            if alias {
+                if let Some(&producer) = source.and_then(|v| v.owner()).and_then(|o| index.get(&key(o))) {
+                    own.extend_from_slice(&owners[producer]);
                 }
             }
+            for user in op.results().into_iter().flat_map(|r| r.users()) {
+                match user.ancestor_in(block).and_then(|top| index.get(&key(top))) {
+                    Some(&reader) => order.reads[reader].extend_from_slice(&own),
+                    None => own.iter().for_each(|&o| order.kept[o] = true),
+                }
+            }
+            owners.push(own);
         }
         let best = order.order();
         let given = order.peak(&(0..ops.len()).collect::<Vec<_>>());
         cx.bump("peak-before", given);
         cx.bump("peak-after", best.peak);
-        if best.peak < given {
+        if best.order.iter().enumerate().any(|(step, &i)| step != i) {
             for &i in &best.order {
                 ops[i].move_before(terminator);
             }
