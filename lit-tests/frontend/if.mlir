@@ -24,8 +24,8 @@
 // TAKEN-NOT: warning
 // TAKEN: expect 'z': 0 of 6 elements outside
 
-// OPT: %[[FLAG:.*]] = tensor.extract %arg1[] : tensor<i1>
 // OPT: %[[RELU:.*]] = "sg.fused"(%arg0) {program = "relu(i0)"}
+// OPT: %[[FLAG:.*]] = tensor.extract %arg1[] : tensor<i1>
 // OPT: scf.if %[[FLAG]] -> (tensor<2x3xf32>) {
 // OPT:   "sg.add"(%arg0, %[[RELU]])
 // OPT-NOT: "sg.relu"
