@@ -107,22 +107,36 @@ pub(crate) fn blocks(
     (col, columns, step): (&str, i64, i64),
     block: &mut Block<'_>,
 ) {
-    let (rows_main, columns_main) = (rows / per_block * per_block, columns / step * step);
-    for (from, to, count, label) in [(0, rows_main, per_block, "b"), (rows_main, rows, 1, "r")] {
-        if to <= from {
-            continue;
-        }
-        s.push_str(&format!("{indent}scf.for %{row}{label} = %c{from} to %c{to} step %c{count} {{\n"));
-        let inner = format!("{indent}  ");
+    let columns_main = columns / step * step;
+    row_loops(s, indent, (row, rows, per_block), "", &mut |s, count, index, label, inner| {
         if columns_main > 0 {
             s.push_str(&format!("{inner}scf.for %{col}{label} = %c0 to %c{columns_main} step %c{step} {{\n"));
-            block(s, count, &format!("%{row}{label}"), &format!("%{col}{label}"), false, &format!("{inner}  "));
+            block(s, count, index, &format!("%{col}{label}"), false, &format!("{inner}  "));
             s.push_str(&format!("{inner}}} {ROLLED}\n"));
         }
         if columns % step > 0 {
-            block(s, count, &format!("%{row}{label}"), &format!("%c{columns_main}"), true, &inner);
+            block(s, count, index, &format!("%c{columns_main}"), true, inner);
         }
-        s.push_str(&format!("{indent}}} {ROLLED}\n"));
+    });
+}
+
+/// The rolled loops over `rows` rows in blocks of `per_block` (index `%{row}b{suffix}`), then
+/// the rows left one at a time (`%{row}r{suffix}`); `body` writes each loop's inside, given the
+/// rows a step, the index, its label (`b` or `r`) and the indent.
+fn row_loops(
+    s: &mut String,
+    indent: &str,
+    (row, rows, per_block): (&str, i64, i64),
+    suffix: &str,
+    body: &mut dyn FnMut(&mut String, i64, &str, &str, &str),
+) {
+    let rows_main = rows / per_block * per_block;
+    for (from, to, count, label) in [(0, rows_main, per_block, "b"), (rows_main, rows, 1, "r")] {
+        if to > from {
+            s.push_str(&format!("{indent}scf.for %{row}{label}{suffix} = %c{from} to %c{to} step %c{count} {{\n"));
+            body(s, count, &format!("%{row}{label}{suffix}"), label, &format!("{indent}  "));
+            s.push_str(&format!("{indent}}} {ROLLED}\n"));
+        }
     }
 }
 
@@ -133,29 +147,24 @@ pub(crate) fn blocks(
 pub(crate) fn blocks_parallel_columns(
     s: &mut String,
     indent: &str,
-    (row, rows, per_block): (&str, i64, i64),
+    rows: (&str, i64, i64),
     (col, columns, step): (&str, i64, i64),
     block: &mut Block<'_>,
 ) {
-    let (rows_main, columns_main) = (rows / per_block * per_block, columns / step * step);
-    let row_groups = [(0, rows_main, per_block, "b"), (rows_main, rows, 1, "r")];
+    let columns_main = columns / step * step;
     let inner = format!("{indent}  ");
     s.push_str(&format!(
         "{indent}scf.forall (%{col}i) in ({}) {{\n{inner}%{col} = arith.muli %{col}i, %c{step} : index\n",
         columns / step
     ));
-    for &(from, to, count, label) in row_groups.iter().filter(|(from, to, _, _)| from < to) {
-        s.push_str(&format!("{inner}scf.for %{row}{label} = %c{from} to %c{to} step %c{count} {{\n"));
-        block(s, count, &format!("%{row}{label}"), &format!("%{col}"), false, &format!("{inner}  "));
-        s.push_str(&format!("{inner}}} {ROLLED}\n"));
-    }
+    row_loops(s, &inner, rows, "", &mut |s, count, index, _, inner| {
+        block(s, count, index, &format!("%{col}"), false, inner);
+    });
     s.push_str(&format!("{indent}}}\n"));
     if columns % step > 0 {
-        for &(from, to, count, label) in row_groups.iter().filter(|(from, to, _, _)| from < to) {
-            s.push_str(&format!("{indent}scf.for %{row}{label}t = %c{from} to %c{to} step %c{count} {{\n"));
-            block(s, count, &format!("%{row}{label}t"), &format!("%c{columns_main}"), true, &inner);
-            s.push_str(&format!("{indent}}} {ROLLED}\n"));
-        }
+        row_loops(s, indent, rows, "t", &mut |s, count, index, _, inner| {
+            block(s, count, index, &format!("%c{columns_main}"), true, inner);
+        });
     }
 }
 
