@@ -521,6 +521,83 @@ def concurrency():
         "ok", ["0 of 262144 elements outside"])
 
 
+# --- windows at the borders: depthwise convolutions and pools over padding, against NumPy -------
+
+
+def window_reference(kind, x, k, s, d, pads, w=None, b=None, include_pad=True):
+    """Depthwise convolution (then Clip 0..6), max pool or average pool of `x` [1, C, H, W]
+    by NumPy loops: window `k`, strides `s`, dilations `d`, pads [top, left, bottom, right]."""
+    _, c, h, wd = x.shape
+    fill = -np.inf if kind == "max" else 0.0
+    xp = np.full((1, c, h + pads[0] + pads[2], wd + pads[1] + pads[3]), fill, np.float64)
+    xp[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + wd] = x
+    inside = np.zeros(xp.shape[2:], bool)
+    inside[pads[0]:pads[0] + h, pads[1]:pads[1] + wd] = True
+    span = [(k[i] - 1) * d[i] + 1 for i in range(2)]
+    oh, ow = [(xp.shape[2 + i] - span[i]) // s[i] + 1 for i in range(2)]
+    y = np.zeros((1, c, oh, ow), np.float64)
+    for i in range(oh):
+        for j in range(ow):
+            rows = slice(i * s[0], i * s[0] + span[0], d[0])
+            cols = slice(j * s[1], j * s[1] + span[1], d[1])
+            patch = xp[0, :, rows, cols]
+            if kind == "dw":
+                y[0, :, i, j] = (patch * w[:, 0]).sum(axis=(1, 2)) + b
+            elif kind == "max":
+                y[0, :, i, j] = patch.max(axis=(1, 2))
+            else:
+                count = patch[0].size if include_pad else inside[rows, cols].sum()
+                y[0, :, i, j] = patch.sum(axis=(1, 2)) / count
+    return np.clip(y, 0, 6).astype(np.float32) if kind == "dw" else y.astype(np.float32)
+
+
+def window_borders():
+    """Depthwise convolutions and pools whose windows reach into their padding, the shapes
+    `strata-conv-borders` splits into parts with cut windows (and some it keeps whole), run
+    on the host against NumPy: every part, stride, dilation and asymmetric pad must agree."""
+    family = "window-borders"
+    rng = np.random.default_rng(2026)
+    # name, kind, channels, H, W, window, strides, dilations, pads (top, left, bottom, right)
+    cases = [
+        ("dw3-s1", "dw", 8, 12, 20, (3, 3), (1, 1), (1, 1), (1, 1, 1, 1)),
+        ("dw3-s2-odd", "dw", 8, 13, 21, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1)),
+        ("dw3-s21", "dw", 8, 16, 24, (3, 3), (2, 1), (1, 1), (1, 1, 1, 1)),
+        ("dw3-asymmetric", "dw", 8, 12, 20, (3, 3), (1, 1), (1, 1), (0, 1, 2, 1)),
+        ("dw3-dilated", "dw", 4, 16, 16, (3, 3), (1, 1), (2, 2), (2, 2, 2, 2)),
+        ("dw5-pad2", "dw", 4, 16, 18, (5, 5), (1, 1), (1, 1), (2, 2, 2, 2)),
+        ("max3-s2", "max", 8, 16, 16, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1)),
+        ("max3-s1", "max", 8, 12, 20, (3, 3), (1, 1), (1, 1), (1, 1, 1, 1)),
+        ("max5-mostly-border", "max", 4, 4, 4, (5, 5), (1, 1), (1, 1), (2, 2, 2, 2)),
+        ("avg3-include-pad", "avg", 8, 12, 12, (3, 3), (1, 1), (1, 1), (1, 1, 1, 1)),
+        ("avg3-s2-exclude-pad", "avg", 8, 13, 13, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1)),
+    ]
+    for name, kind, c, h, wd, k, s, d, pads in cases:
+        cd = case_dir(family, name)
+        x = (rng.standard_normal((1, c, h, wd)) * 3).astype(np.float32)
+        attrs = {"kernel_shape": list(k), "strides": list(s), "pads": [pads[0], pads[1], pads[2], pads[3]]}
+        inits, w, b = [], None, None
+        if kind == "dw":
+            w = rng.standard_normal((c, 1) + k).astype(np.float32)
+            b = rng.standard_normal(c).astype(np.float32)
+            inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b"),
+                     numpy_helper.from_array(np.array(0, np.float32), "lo"),
+                     numpy_helper.from_array(np.array(6, np.float32), "hi")]
+            nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], group=c, dilations=list(d), **attrs),
+                     helper.make_node("Clip", ["c", "lo", "hi"], ["y"])]
+        elif kind == "max":
+            nodes = [helper.make_node("MaxPool", ["x"], ["y"], **attrs)]
+        else:
+            include = name.endswith("include-pad")
+            nodes = [helper.make_node("AveragePool", ["x"], ["y"], count_include_pad=int(include), **attrs)]
+        expected = window_reference(kind, x, k, s, d, pads, w, b, include_pad=name.endswith("include-pad"))
+        model = os.path.join(cd, "m.onnx")
+        save_model(model, nodes, [vi("x", FLOAT, list(x.shape))], [vi("y", FLOAT, list(expected.shape))], inits)
+        inputs = {"x": npy(os.path.join(cd, "x.npy"), x)}
+        add(family, name, [run(model, inputs, "--expect", "y=" + npy(os.path.join(cd, "y.npy"), expected),
+                               "--rtol", "1e-5", "--atol", "1e-5")],
+            "ok", [f"0 of {expected.size} elements outside"])
+
+
 external_data()
 runtime_checks()
 graph_validation()
@@ -531,6 +608,7 @@ mlir_text()
 planner_csv()
 artifacts()
 concurrency()
+window_borders()
 with open(os.path.join(OUT, "cases.json"), "w") as f:
     json.dump(CASES, f, indent=1)
 print(f"probe: {len(CASES)} cases in {OUT}")
