@@ -535,6 +535,21 @@ pub fn is_identity_layout(layout: Attribute<'_>) -> bool {
     unsafe { sys::mlirAttributeIsAAffineMap(raw) && sys::mlirAffineMapIsIdentity(sys::mlirAffineMapAttrGetValue(raw)) }
 }
 
+/// The bytes a buffer of static ranked tensor type `ty` takes (elements narrower than a byte,
+/// `i1`, a byte each); `None` for other types, dynamic shapes, or elements without a width.
+pub fn tensor_bytes(ty: Type<'_>) -> Option<u64> {
+    use melior::ir::r#type::{DimSize, RankedTensorType, ShapedTypeLike};
+    let tensor = RankedTensorType::try_from(ty).ok()?;
+    let mut elements = 1u64;
+    for i in 0..tensor.rank() {
+        match tensor.dim_size(i).ok()? {
+            DimSize::Static(n) => elements *= n,
+            _ => return None,
+        }
+    }
+    Some(elements * bit_width(tensor.element())?.div_ceil(8))
+}
+
 /// The bit width of an integer or float type (`None` for other types).
 pub fn bit_width(ty: Type<'_>) -> Option<u64> {
     let raw = ty.to_raw();

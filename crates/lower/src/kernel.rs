@@ -163,12 +163,6 @@ impl TensorTy {
     pub fn numel(&self) -> i64 {
         self.shape.iter().product()
     }
-    /// The bytes a buffer of this type takes (booleans a byte each), when its shape is static.
-    pub fn bytes(&self) -> Option<u64> {
-        let elements: u64 = self.shape.iter().map(|&d| u64::try_from(d).ok()).product::<Option<u64>>()?;
-        let bits = self.elem.bits();
-        (bits > 0).then(|| elements * u64::from(bits.div_ceil(8)))
-    }
     /// The same element type with another shape.
     pub fn with_shape(&self, shape: Vec<i64>) -> TensorTy {
         TensorTy { shape, elem: self.elem.clone() }

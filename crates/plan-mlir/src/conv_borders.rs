@@ -39,7 +39,7 @@
 
 use melior::ir::ValueLike;
 use std::collections::BTreeMap;
-use strata_ir::handle::dense_ints;
+use strata_ir::handle::{dense_ints, tensor_bytes};
 use strata_ir::rewrite::collect;
 use strata_ir::{
     Blk, Op, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val,
@@ -143,7 +143,7 @@ impl Axis {
 /// output.
 fn identity(name: &str, value: f64) -> bool {
     if name == "linalg.pooling_nchw_max" {
-        value == f64::NEG_INFINITY || value <= f64::from(f32::MIN)
+        value <= f64::from(f32::MIN)
     } else {
         value == 0.0
     }
@@ -295,7 +295,7 @@ fn pressure(block: Blk) -> (Vec<Op>, Vec<u64>) {
             continue;
         }
         for result in op.results() {
-            let Some(bytes) = tensor_type(result.r#type()).ok().and_then(|t| t.bytes()) else { continue };
+            let Some(bytes) = tensor_bytes(result.r#type()) else { continue };
             let mut last = i;
             for (user, operand) in result.uses() {
                 let Some(at) = user.ancestor_in(block).and_then(|top| index.get(&key(top)).copied()) else { continue };
@@ -365,7 +365,7 @@ impl Pass for ConvBorders {
                 }
             };
             let border = |op: Op, source: Val| -> u64 {
-                let size = |v: Val| tensor_type(v.r#type()).ok().and_then(|t| t.bytes()).unwrap_or(0);
+                let size = |v: Val| tensor_bytes(v.r#type()).unwrap_or(0);
                 size(op.operand(0)).saturating_sub(size(source))
             };
             let candidates: Vec<(u64, u64)> =

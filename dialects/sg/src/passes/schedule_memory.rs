@@ -16,9 +16,8 @@
 //! The lowering keeps the order, and bufferization and the planner follow it.
 
 use melior::ir::operation::OperationRef;
-use melior::ir::r#type::RankedTensorType;
-use melior::ir::ShapedTypeLike;
 use std::collections::BTreeMap;
+use strata_ir::handle::tensor_bytes;
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 
 pub static INFO: PassInfo = PassInfo {
@@ -38,20 +37,6 @@ pub fn create(_: &PassOptions) -> Box<dyn Pass> {
 }
 
 struct ScheduleMemory;
-
-/// The bytes of a value of static tensor type (booleans a byte each); 0 for anything else.
-fn bytes(value: Val) -> u64 {
-    let Ok(tensor) = RankedTensorType::try_from(value.r#type()) else { return 0 };
-    let mut elements = 1u64;
-    for i in 0..tensor.rank() {
-        match tensor.dim_size(i) {
-            Ok(melior::ir::r#type::DimSize::Static(n)) => elements *= n,
-            _ => return 0,
-        }
-    }
-    let bits = strata_ir::handle::bit_width(tensor.element()).unwrap_or(0);
-    elements * bits.div_ceil(8)
-}
 
 impl Pass for ScheduleMemory {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
@@ -80,7 +65,11 @@ impl Pass for ScheduleMemory {
                     .all(|(user, operand)| crate::widened_source(user.get(), operand).map(Val::of) == source);
             let alias = absorbed || op.is("sg.view") || op.is("sg.reshape");
             let free = alias || op.is("arith.constant");
-            order.bytes.push(if free { 0 } else { op.results().into_iter().map(bytes).sum() });
+            order.bytes.push(if free {
+                0
+            } else {
+                op.results().into_iter().map(|r| tensor_bytes(r.r#type()).unwrap_or(0)).sum()
+            });
             let mut own = vec![i];
             if alias {
                 if let Some(&producer) = source.and_then(|v| v.owner()).and_then(|o| index.get(&key(o))) {
