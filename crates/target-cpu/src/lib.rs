@@ -28,11 +28,11 @@ pub mod entry;
 mod f32_kernel;
 pub mod host;
 pub mod jit;
+pub mod lower_transposes;
 pub mod outline_kernels;
 pub mod parallelize;
 pub mod profile;
 mod text_kernels;
-pub mod transpose_2d;
 mod vector_ops;
 pub mod vector_rows;
 pub mod vectorize_depthwise;
@@ -57,14 +57,14 @@ finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
 /// runtime-library call), f32 `exp`, `tanh` and `erf` as inline arithmetic (so their loops vectorise), `scf.forall`s
 /// (`strata-parallelize`'s splits and the schedules' parallel tiles) as OpenMP worksharing loops (the team's size
 /// is the OpenMP runtime's: `omp_set_num_threads`, `OMP_NUM_THREADS`), loops, other math through LLVM intrinsics or libm,
-/// register blocks kept as rows (`strata-vector-rows`), their transposed stores as shuffles of the flattened
-/// block (`strata-transpose-2d`, then the `shuffle1d` transpose lowering), and functions taking bare pointers
-/// (the ABI of compiled models).
+/// register blocks kept as rows (`strata-vector-rows`), their transposes between the accumulators and NCHW
+/// memory as two-source shuffle networks (`strata-lower-transposes`; any other transpose as one shuffle of the
+/// flattened block, `shuffle1d`), and functions taking bare pointers (the ABI of compiled models).
 pub const HOST_TO_LLVM: NamedPipeline = NamedPipeline {
     name: "strata-host-to-llvm",
     summary: "Lower linalg/memref/math on buffers to the LLVM dialect with bare-pointer function arguments",
     passes: "func.func(strata-expand-bf16,strata-approximate-math,scf-forall-to-parallel),convert-scf-to-openmp{num-threads=0},\
-func.func(canonicalize,convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops,strata-vector-rows,strata-transpose-2d),expand-strided-metadata,lower-affine,convert-scf-to-cf,\
+func.func(canonicalize,convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops,strata-vector-rows,strata-lower-transposes),expand-strided-metadata,lower-affine,convert-scf-to-cf,\
 convert-vector-to-llvm{vector-transpose-lowering=shuffle1d},convert-math-to-funcs,convert-math-to-llvm,convert-math-to-libm,finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},\
 convert-to-llvm,reconcile-unrealized-casts",
 };
@@ -83,7 +83,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&vectorize_matmul::INFO, vectorize_matmul::create);
     registry.register(&outline_kernels::INFO, outline_kernels::create);
     registry.register(&vector_rows::INFO, vector_rows::create);
-    registry.register(&transpose_2d::INFO, transpose_2d::create);
+    registry.register(&lower_transposes::INFO, lower_transposes::create);
     registry.register_pipeline(LOWER_TO_LLVM);
     registry.register_pipeline(HOST_TO_LLVM);
 }
