@@ -405,8 +405,13 @@ fn compile(
                 (store, Some(scratch))
             }
         };
-        let compiled =
-            strata_driver::compile::compile_model_cached(&strata, bytes.into(), &options, &store, &mut |_| {})?;
+        let compiled = strata_driver::compile::compile_model_cached(
+            &strata,
+            strata_driver::compile::ModelBytes::Bytes(bytes.into()),
+            &options,
+            &store,
+            &mut |_| {},
+        )?;
         // Without `profile`, a model has no counters (whose pointer is not `Send`).
         let strata_driver::compile::JitModel { model, timings, arena_lower_bound, warnings, profile: _, cache, plan } =
             compiled;

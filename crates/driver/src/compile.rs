@@ -696,6 +696,46 @@ pub enum CacheUse {
     Failed(String),
 }
 
+/// A model's bytes: a file mapped read-only, so that a compile-cache hit never copies them
+/// (the copy's page faults were most of reading a 100 MB model), or bytes already in memory.
+pub enum ModelBytes<'a> {
+    Mapped(memmap2::Mmap),
+    Bytes(Cow<'a, [u8]>),
+}
+
+impl<'a> ModelBytes<'a> {
+    /// Maps the file at `path`, or reads it where it cannot be mapped (an empty file, a pipe).
+    /// A model file truncated by another process while it is mapped and hashed would fault
+    /// this one (`SIGBUS`), as with any mapped input; one rewritten in place gives a key or an
+    /// import that is wrong for both versions, which the compile reports or the cache's checks
+    /// of the loaded library refuse.
+    pub fn open(path: &std::path::Path) -> std::io::Result<ModelBytes<'static>> {
+        let file = std::fs::File::open(path)?;
+        // Safety: the mapping is read-only and private to this process; see above for a file
+        // changed while mapped.
+        match unsafe { memmap2::Mmap::map(&file) } {
+            Ok(map) if !map.is_empty() => Ok(ModelBytes::Mapped(map)),
+            _ => std::fs::read(path).map(|bytes| ModelBytes::Bytes(Cow::Owned(bytes))),
+        }
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        match self {
+            ModelBytes::Mapped(map) => map,
+            ModelBytes::Bytes(bytes) => bytes,
+        }
+    }
+
+    /// The bytes for the compiler: a mapping is copied into a buffer the compiler frees after
+    /// import and unmapped, so a compile holds one copy of the model, as before.
+    pub fn into_bytes(self) -> Cow<'a, [u8]> {
+        match self {
+            ModelBytes::Mapped(map) => Cow::Owned(map.to_vec()),
+            ModelBytes::Bytes(bytes) => bytes,
+        }
+    }
+}
+
 /// [`compile_model`] through the compile cache (`crate::cache`): a hit loads the cached
 /// shared object; a miss compiles to a shared object in a new entry and loads that. When the
 /// entry cannot be written (no C compiler to link, a read-only cache), the model is JIT-compiled
@@ -703,14 +743,14 @@ pub enum CacheUse {
 /// the JIT).
 pub fn compile_model_cached(
     strata: &StrataContext,
-    bytes: Cow<'_, [u8]>,
+    bytes: ModelBytes<'_>,
     options: &CompileOptions,
     cache: &crate::cache::Cache,
     progress: &mut dyn FnMut(&str),
 ) -> Result<JitModel, CommandError> {
     let start = Instant::now();
     let host = strata_target_cpu::host::identity();
-    let key = crate::cache::key(&bytes, options, &host, &crate::cache::build_identity());
+    let key = crate::cache::key(bytes.as_slice(), options, &host, &crate::cache::build_identity());
     let replaced = match cache.lookup(&key) {
         Ok(hit) => {
             return Ok(JitModel {
@@ -727,7 +767,7 @@ pub fn compile_model_cached(
         Err(crate::cache::Miss::Corrupt(why)) => Some(why),
     };
     let keyed = start.elapsed();
-    let compiled = compile(strata, bytes, options, Stage::LlvmDialect, progress)?;
+    let compiled = compile(strata, bytes.into_bytes(), options, Stage::LlvmDialect, progress)?;
     progress("codegen");
     let codegen = Instant::now();
     let inserted = cache.insert(&key, compiled.arena_lower_bound, &compiled.warnings, |dir| {

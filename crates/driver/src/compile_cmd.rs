@@ -2,7 +2,8 @@
 //! `strata run model.onnx --input name=x.npy ... --output-dir out/`.
 
 use crate::compile::{
-    compile, compile_model, compile_model_cached, CacheUse, CommandError, CompileOptions, Optimization, Stage, Target,
+    compile, compile_model, compile_model_cached, CacheUse, CommandError, CompileOptions, ModelBytes, Optimization,
+    Stage, Target,
 };
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -420,7 +421,6 @@ pub fn run_run(args: &RunArgs) -> Result<(), CommandError> {
         ));
     }
     let strata = crate::context().map_err(|e| e.to_string())?;
-    let bytes = args.model.read()?;
     let mut options = args.model.options()?;
     options.profile = args.profile;
     let mut progress = Progress::new();
@@ -437,8 +437,12 @@ pub fn run_run(args: &RunArgs) -> Result<(), CommandError> {
         }
     };
     let compiled = match &cache {
-        Some(cache) => compile_model_cached(&strata, bytes.into(), &options, cache, &mut |s| progress.stage(s))?,
-        None => compile_model(&strata, bytes.into(), &options, &mut |s| progress.stage(s))?,
+        Some(cache) => {
+            let bytes = ModelBytes::open(&args.model.model)
+                .map_err(|e| format!("error: cannot read {}: {e}", args.model.model.display()))?;
+            compile_model_cached(&strata, bytes, &options, cache, &mut |s| progress.stage(s))?
+        }
+        None => compile_model(&strata, args.model.read()?.into(), &options, &mut |s| progress.stage(s))?,
     };
     progress.warn(&compiled.warnings);
     if let Some(CacheUse::Failed(why)) = &compiled.cache {

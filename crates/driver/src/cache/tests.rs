@@ -128,7 +128,7 @@ fn write_entry(root: &Path, key: &Key, library: &[u8], recorded: &[u8]) {
     let manifest = serde_json::json!({
         "name": "model", "target": "host", "entry": "strata_model_run", "library": LIBRARY,
         "inputs": [], "outputs": [], "arena_bytes": 0, "arena_alignment": 64,
-        "sha256": { "code": sha256_hex(recorded) },
+        "sha256": { "code": strata_runtime::manifest::sha256_hex(recorded) },
     });
     std::fs::write(dir.join(MANIFEST), manifest.to_string()).unwrap();
     let record = Record {
@@ -205,4 +205,23 @@ fn eviction_keeps_the_cache_under_its_bound_least_recently_used_first() {
     assert!(!root.path().join(&keys[1].hex).exists());
     assert!(root.path().join(&keys[2].hex).exists());
     assert!(!stale.exists());
+}
+
+/// The cache's callers map the model file: the bytes are the file's, an empty file (which
+/// cannot be mapped) reads as empty, and the owned copy for a compile equals the mapping.
+#[test]
+fn model_bytes_map_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.onnx");
+    std::fs::write(&path, b"model bytes").unwrap();
+    let bytes = crate::compile::ModelBytes::open(&path).unwrap();
+    assert!(matches!(bytes, crate::compile::ModelBytes::Mapped(_)));
+    assert_eq!(bytes.as_slice(), b"model bytes");
+    let k = key(bytes.as_slice(), &options(), "host", "build");
+    assert_eq!(k, key(b"model bytes", &options(), "host", "build"));
+    assert_eq!(&*bytes.into_bytes(), b"model bytes");
+    let empty = dir.path().join("empty.onnx");
+    std::fs::write(&empty, b"").unwrap();
+    assert!(crate::compile::ModelBytes::open(&empty).unwrap().as_slice().is_empty());
+    assert!(crate::compile::ModelBytes::open(&dir.path().join("absent.onnx")).is_err());
 }
