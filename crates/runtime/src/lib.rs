@@ -99,7 +99,7 @@ pub struct Model {
     entry: EntryFn,
     signature: Signature,
     arena: AlignedBytes,
-    weights: AlignedBytes,
+    weights: Weights,
     // Declared last: the code `entry` points into is freed when this drops.
     _code: Box<dyn std::any::Any>,
 }
@@ -118,15 +118,47 @@ impl Model {
         signature: Signature,
         weights: &[u8],
     ) -> Result<Model, RuntimeError> {
+        let mut blob = AlignedBytes::zeroed(weights.len());
+        blob.as_mut_slice().copy_from_slice(weights);
+        // Safety: the caller's contract.
+        unsafe { Model::with_weights(entry, code, signature, Weights::Owned(blob)) }
+    }
+
+    /// As [`Model::from_entry`], the weights read where they are: `len` bytes at `weights`
+    /// (64-byte aligned, or null when `len` is 0), which `code` keeps alive and unchanged (a
+    /// file mapping boxed with the library): a big model's blob is not copied.
+    ///
+    /// # Safety
+    /// As [`Model::from_entry`]; and `weights` must stay valid, unchanged, while `code` lives.
+    pub unsafe fn from_entry_in_place(
+        entry: EntryFn,
+        code: Box<dyn std::any::Any>,
+        signature: Signature,
+        weights: *const u8,
+        len: usize,
+    ) -> Result<Model, RuntimeError> {
+        if len > 0 && (weights.is_null() || !(weights as usize).is_multiple_of(64)) {
+            return Err(RuntimeError::Data("the weights given in place are not aligned to 64 bytes".into()));
+        }
+        // Safety: the caller's contract.
+        unsafe { Model::with_weights(entry, code, signature, Weights::InPlace { at: weights, len }) }
+    }
+
+    /// # Safety
+    /// As [`Model::from_entry`].
+    unsafe fn with_weights(
+        entry: EntryFn,
+        code: Box<dyn std::any::Any>,
+        signature: Signature,
+        weights: Weights,
+    ) -> Result<Model, RuntimeError> {
         if signature.arena_alignment > 64 {
             return Err(RuntimeError::Data(format!(
                 "arena alignment {} is above the runtime's 64 bytes",
                 signature.arena_alignment
             )));
         }
-        let mut blob = AlignedBytes::zeroed(weights.len());
-        blob.as_mut_slice().copy_from_slice(weights);
-        Ok(Model { entry, arena: AlignedBytes::zeroed(signature.arena_bytes), weights: blob, signature, _code: code })
+        Ok(Model { entry, arena: AlignedBytes::zeroed(signature.arena_bytes), weights, signature, _code: code })
     }
 
     /// Loads a host shared object compiled by `strata compile --target=host -o lib.so`,
@@ -232,11 +264,22 @@ impl Model {
     /// # Safety
     /// As [`Model::run_raw`]; `arena` points at `signature().arena_bytes` bytes.
     unsafe fn call(&self, arena: *mut u8, inputs: &[*const u8], outputs: &[*mut u8]) -> Result<(), RuntimeError> {
-        let weights = if self.weights.is_empty() { std::ptr::null() } else { self.weights.as_slice().as_ptr() };
+        let weights = match &self.weights {
+            Weights::Owned(blob) if !blob.is_empty() => blob.as_slice().as_ptr(),
+            Weights::InPlace { at, len } if *len > 0 => *at,
+            _ => std::ptr::null(),
+        };
         // Safety: the caller's contract; the code only touches these buffers.
         let status = unsafe { (self.entry)(weights, arena, inputs.as_ptr(), outputs.as_ptr()) };
         self.signature.status(status)
     }
+}
+
+/// The weights blob a model passes to its entry point: its own aligned copy, or bytes that its
+/// code box keeps alive ([`Model::from_entry_in_place`]).
+enum Weights {
+    Owned(AlignedBytes),
+    InPlace { at: *const u8, len: usize },
 }
 
 // Safety: the model's code and weights are read-only after loading; the only state a run
@@ -351,4 +394,42 @@ pub fn set_threads(threads: usize) -> Result<(), RuntimeError> {
         set(threads);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{AlignedBytes, Model, Signature};
+
+    /// An entry point that reports the first weights byte it is given as its status.
+    unsafe extern "C" fn first_weight(weights: *const u8, _: *mut u8, _: *const *const u8, _: *const *mut u8) -> i32 {
+        if weights.is_null() {
+            -1
+        } else {
+            // Safety: the tests give at least one byte.
+            i32::from(unsafe { *weights })
+        }
+    }
+
+    /// Weights in place are what the entry point reads (no copy); a pointer not 64-byte
+    /// aligned is refused.
+    #[test]
+    fn weights_in_place() {
+        let mut blob = AlignedBytes::zeroed(128);
+        blob.as_mut_slice()[0] = 7;
+        let checks = (1..=9).map(|k| format!("check {k}")).collect();
+        let signature = Signature { arena_alignment: 1, checks, ..Default::default() };
+        let at = blob.as_slice().as_ptr();
+        // Safety: the blob moves into the code box (its heap buffer stays where it is) and the
+        // entry point reads one byte of it.
+        let mut model =
+            unsafe { Model::from_entry_in_place(first_weight, Box::new(blob), signature.clone(), at, 128) }.unwrap();
+        let error = model.run(&[]).unwrap_err();
+        assert!(matches!(error, crate::RuntimeError::Check { code: 7, .. }), "{error}");
+        let other = AlignedBytes::zeroed(128);
+        // Safety: as above; the pointer is one byte off and must be refused.
+        let misaligned = unsafe {
+            Model::from_entry_in_place(first_weight, Box::new(()), signature, other.as_slice().as_ptr().add(1), 64)
+        };
+        assert!(misaligned.err().unwrap().to_string().contains("aligned to 64 bytes"));
+    }
 }
