@@ -147,12 +147,22 @@ pub struct PassContext<'s> {
     pub(crate) warnings: Vec<Diagnostic>,
     /// The kind of the failures reported through [`PassContext::fail`] (the most severe).
     pub(crate) failure: Option<crate::ErrorKind>,
+    /// Whether the pass manager running this pass verifies the IR after every pass.
+    pub(crate) verify_each: bool,
 }
 
 impl<'s> PassContext<'s> {
     /// The Strata context (MLIR context, loaded dialects).
     pub fn strata(&self) -> &'s StrataContext {
         self.strata
+    }
+
+    /// Whether the pass manager running this pass verifies the IR after every pass: the
+    /// option for the pass managers a pass runs itself (a release build verifies each stage's
+    /// output only, and a nested pipeline verified after each of its passes cost a 10k-node
+    /// graph a second).
+    pub fn verify_each(&self) -> bool {
+        self.verify_each
     }
 
     /// Reports an error at an IR location. The pass should then return `Err(PassFailed)`.

@@ -229,6 +229,7 @@ impl<'c> PassManager<'c> {
                         statistics: vec![0; entry.info.statistics.len()],
                         warnings: Vec::new(),
                         failure: None,
+                        verify_each: self.options.verify_each,
                     };
                     let targets = collect_targets(module.as_operation(), &step.path);
                     let mut failed = false;

@@ -9,8 +9,12 @@
 //! 1. `func.func(strata-init-per-destination),func.func(strata-pad-in-place),
 //!    eliminate-empty-tensors,strata-bufferize-only,func.func(memref-copy-to-linalg,plan-arena{...}),
 //!    buffer-deallocation-pipeline,canonicalize` (the allocations left unplanned, in loops or
-//!    of dynamic size, freed after planning);
+//!    of dynamic size, freed after planning; without any, `canonicalize` alone);
 //! 2. the same without `strata-pad-in-place` and `eliminate-empty-tensors`.
+//!
+//! The nested pass managers verify after each pass only when the one running this pass does
+//! (`PassContext::verify_each`: debug builds, `strata-opt`; a release build verifies the stage's
+//! output).
 //!
 //! A module without pads or subset insertions (nothing for those two passes to do) is planned
 //! once, the plain way (a transformer's stack: half the stage's time), and so is every module
@@ -81,10 +85,11 @@ struct BufferizeAndPlan {
 }
 
 impl BufferizeAndPlan {
+    /// Bufferization and planning, up to `plan-arena`.
     fn pipeline(&self, pads_in_place: bool) -> String {
         let pads = if pads_in_place { "func.func(strata-pad-in-place),eliminate-empty-tensors," } else { "" };
         format!(
-            "builtin.module(func.func(strata-init-per-destination),{pads}strata-bufferize-only,func.func(memref-copy-to-linalg,plan-arena{{strategy={} budget-ms={} record-plan={}}}),buffer-deallocation-pipeline,canonicalize)",
+            "builtin.module(func.func(strata-init-per-destination),{pads}strata-bufferize-only,func.func(memref-copy-to-linalg,plan-arena{{strategy={} budget-ms={} record-plan={}}}))",
             self.strategy, self.budget_ms, self.record_plan
         )
     }
@@ -111,9 +116,24 @@ impl Pass for BufferizeAndPlan {
         for &pads_in_place in both {
             let copy = strata_ir::Op::of(&module).clone_owned();
             let mut copy = Module::from_operation(copy).expect("a clone of a module is a module");
-            let options = PassManagerOptions::default();
-            let run = PassManager::parse(strata, &self.pipeline(pads_in_place), options)
-                .and_then(|mut pm| pm.run(&mut copy, &mut std::io::sink()));
+            // Verified after each pass when the outer pipeline is (debug builds, strata-opt).
+            let options = || PassManagerOptions { verify_each: cx.verify_each(), ..PassManagerOptions::default() };
+            let run = PassManager::parse(strata, &self.pipeline(pads_in_place), options())
+                .and_then(|mut pm| pm.run(&mut copy, &mut std::io::sink()))
+                .and_then(|mut report| {
+                    // The allocations left unplanned (in loops, of dynamic size) freed; a
+                    // module with none skips the deallocation pipeline (half a second on a
+                    // 10k-node graph, for nothing to free).
+                    let rest = if has_allocations(copy.as_operation()) {
+                        "builtin.module(buffer-deallocation-pipeline,canonicalize)"
+                    } else {
+                        "builtin.module(canonicalize)"
+                    };
+                    let more = PassManager::parse(strata, rest, options())
+                        .and_then(|mut pm| pm.run(&mut copy, &mut std::io::sink()))?;
+                    report.warnings.extend(more.warnings);
+                    Ok(report)
+                });
             match run {
                 Ok(report) => {
                     cx.extend_warnings(report.warnings);
@@ -152,6 +172,13 @@ fn may_differ(module: OperationRef<'_, '_>) -> bool {
         "tensor.parallel_insert_slice",
         "bufferization.materialize_in_destination",
     ];
+    !strata_ir::rewrite::collect(&module, |op| OPS.iter().any(|name| op.is(name))).is_empty()
+}
+
+/// Whether `module` still allocates memory of its own after planning (what the deallocation
+/// pipeline frees).
+fn has_allocations(module: OperationRef<'_, '_>) -> bool {
+    const OPS: [&str; 3] = ["memref.alloc", "memref.realloc", "bufferization.alloc_tensor"];
     !strata_ir::rewrite::collect(&module, |op| OPS.iter().any(|name| op.is(name))).is_empty()
 }
 
