@@ -63,11 +63,31 @@ func.func @others(%a: memref<8x32xf32>, %b: memref<32x32xf32>, %c: memref<8x32xf
 // CHECK: arith.extf {{.*}} : f32 to f64
 // CHECK: vector.broadcast {{.*}} : f64 to vector<8xf64>
 // CHECK-NOT: linalg.matmul
-// CHECK: (S) 4 matmuls
 func.func @widening(%a: memref<4x8xf32>, %b: memref<8x16xf64>, %c: memref<4x16xf64>) {
   linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf64>) outs(%c : memref<4x16xf64>)
   return
 }
+
+// On one thread a one-row product whose right operand is past the caches (a 1280 x 1000
+// classifier, 5 MB) streams it row by row: k passes over the result row, each loading and
+// storing its vectors (a partial last one masked), instead of register blocks of columns.
+// CHECK-LABEL: func.func @head
+// CHECK: scf.for %[[K:.*]] = %c0 to %c1280 step %c1 {
+// CHECK: %[[X:.*]] = memref.load %arg0[%c0, %[[K]]] : memref<1x1280xf32>
+// CHECK: %[[XV:.*]] = vector.broadcast %[[X]] : f32 to vector<16xf32>
+// CHECK: scf.for %[[J:.*]] = %c0 to %c992 step %c16 {
+// CHECK: %[[B:.*]] = vector.load %arg1[%[[K]], %[[J]]] : memref<1280x1000xf32>, vector<16xf32>
+// CHECK: %[[C:.*]] = vector.load %arg2[%c0, %[[J]]] : memref<1x1000xf32>, vector<16xf32>
+// CHECK: %[[P:.*]] = arith.mulf %[[XV]], %[[B]] fastmath<contract>
+// CHECK: %[[S:.*]] = arith.addf %[[C]], %[[P]] fastmath<contract>
+// CHECK: vector.store %[[S]], %arg2[%c0, %[[J]]]
+// CHECK: } {loop_annotation
+// CHECK: vector.create_mask
+// CHECK: vector.maskedload %arg1
+// CHECK: vector.maskedstore %arg2
+// CHECK-NOT: iter_args
+// CHECK: return
+// CHECK: (S) 4 matmuls
 
 // THREADS-LABEL: func.func @classifier
 // THREADS-NOT: scf.forall

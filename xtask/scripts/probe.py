@@ -598,6 +598,40 @@ def window_borders():
             "ok", [f"0 of {expected.size} elements outside"])
 
 
+def one_row_products():
+    """Products of one row by a right operand too big for the caches (classifier heads), which
+    `strata-vectorize-matmul` streams row by row on one thread and splits into column blocks on
+    two: both against NumPy, with a partial last vector, a transposed Gemm weight and f64."""
+    family = "one-row-products"
+    rng = np.random.default_rng(7)
+    # name, k, n, element type, Gemm with transB (a classifier's weight layout)
+    cases = [("gemm-1280x1000", 1280, 1000, np.float32, True),
+             ("matmul-512x520", 512, 520, np.float32, False),
+             ("matmul-f64-256x520", 256, 520, np.float64, False)]
+    for name, k, n, dtype, gemm in cases:
+        x = rng.standard_normal((1, k)).astype(dtype)
+        w = (rng.standard_normal((k, n)) / np.sqrt(k)).astype(dtype)
+        onnx_type = FLOAT if dtype == np.float32 else TensorProto.DOUBLE
+        if gemm:
+            bias = rng.standard_normal(n).astype(dtype)
+            inits = [numpy_helper.from_array(np.ascontiguousarray(w.T), "w"), numpy_helper.from_array(bias, "b")]
+            nodes = [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)]
+            expected = (x.astype(np.float64) @ w.astype(np.float64) + bias).astype(dtype)
+        else:
+            inits = [numpy_helper.from_array(w, "w")]
+            nodes = [helper.make_node("MatMul", ["x", "w"], ["y"])]
+            expected = (x.astype(np.float64) @ w.astype(np.float64)).astype(dtype)
+        for threads in ("1", "2"):
+            cd = case_dir(family, f"{name}-t{threads}")
+            model = os.path.join(cd, "m.onnx")
+            save_model(model, nodes, [vi("x", onnx_type, [1, k])], [vi("y", onnx_type, [1, n])], inits)
+            inputs = {"x": npy(os.path.join(cd, "x.npy"), x)}
+            add(family, f"{name}-t{threads}",
+                [run(model, inputs, "--threads", threads, "--expect", "y=" + npy(os.path.join(cd, "y.npy"), expected),
+                     "--rtol", "1e-4", "--atol", "1e-4")],
+                "ok", [f"0 of {n} elements outside"])
+
+
 external_data()
 runtime_checks()
 graph_validation()
@@ -609,6 +643,7 @@ planner_csv()
 artifacts()
 concurrency()
 window_borders()
+one_row_products()
 with open(os.path.join(OUT, "cases.json"), "w") as f:
     json.dump(CASES, f, indent=1)
 print(f"probe: {len(CASES)} cases in {OUT}")
