@@ -81,10 +81,10 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
     let bin = root().join("target/release/strata");
     let cache = root().join("target/bench-compile-cache");
     println!(
-        "| model | ONNX MB | {} | no-cache total s | peak RSS MB | cold .so total s | warm total s | warm lookup ms | IREE s (peers.md) |",
+        "| model | ONNX MB | {} | no-cache total s | peak RSS MB | cold .so total s | warm total s | warm lookup ms | warm ready s | IREE s (peers.md) |",
         STAGES.iter().map(|s| format!("{s} ms")).collect::<Vec<_>>().join(" | ")
     );
-    println!("|{}", " --- |".repeat(STAGES.len() + 8));
+    println!("|{}", " --- |".repeat(STAGES.len() + 9));
     for model in bench_models().filter(|m| filter.is_none_or(|f| m.contains(f))) {
         eprintln!("xtask: bench compile {model}");
         let size = std::fs::metadata(zoo.join(format!("{model}.onnx"))).map_or(0, |m| m.len()) as f64 / 1e6;
@@ -96,9 +96,10 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
             let stages = stage_cells(&jit, 1.0);
             let rss = peak_rss(&jit);
             let lookup = stage_ms(&warm, "cache").map_or("-".into(), |ms| format!("{ms:.1}"));
+            let ready = number_after(&warm, "ready: ").map_or("-".into(), |ms| format!("{:.2}", ms / 1e3));
             let iree = IREE.iter().find(|(m, _)| *m == model).map_or("-", |(_, s)| s);
             Ok(format!(
-                "| {model} | {size:.1} | {} | {jit_wall:.2} | {rss} | {cold_wall:.2} | {warm_wall:.2} | {lookup} | {iree} |",
+                "| {model} | {size:.1} | {} | {jit_wall:.2} | {rss} | {cold_wall:.2} | {warm_wall:.2} | {lookup} | {ready} | {iree} |",
                 stages.join(" | ")
             ))
         })();
@@ -110,7 +111,8 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
     println!(
         "\nNo cache: `strata run --no-cache` (stages from its `compile:` line, codegen on every core; total = \
          the whole process, one inference included). Cold .so: an empty cache, the artifact built, stored and loaded. Warm: the \
-         same command again (`cache` lookup: key, digest check, dlopen). Release build, default options."
+         same command again (`cache` lookup: key, digest check, dlopen; ready: from `main` to the model loaded, \
+         before its first inference: #19's \"runnable\"). Release build, default options."
     );
     scaling(&bin, filter)
 }

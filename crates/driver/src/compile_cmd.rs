@@ -452,6 +452,7 @@ pub fn run_run(args: &RunArgs) -> Result<(), CommandError> {
         progress.warn(&[format!("warning: compile cache entry was unusable ({why}); compiled again\n")]);
     }
     let (mut model, timings, lower_bound) = (compiled.model, compiled.timings, compiled.arena_lower_bound);
+    let ready = crate::since_start();
     drop(progress);
     if options.threads > 1 {
         strata_runtime::set_threads(options.threads).map_err(|e| format!("error: {e}"))?;
@@ -475,6 +476,9 @@ pub fn run_run(args: &RunArgs) -> Result<(), CommandError> {
     latencies.sort();
     let median = latencies[latencies.len() / 2];
     print_summary(&signature, &outputs, &timings, lower_bound, median);
+    if let Some(ready) = ready {
+        println!("ready: {:.1} ms after start (model loaded, before its first run)", ready.as_secs_f64() * 1e3);
+    }
     match &compiled.cache {
         Some(CacheUse::Hit(entry)) => println!("cache: hit {}", entry.display()),
         Some(CacheUse::Stored { entry, .. }) => println!("cache: stored {}", entry.display()),

@@ -17,6 +17,20 @@ use strata_ir::{Result, StrataContext};
 pub const DIALECTS: &[strata_ir::DialectDef] = &[strata_dialect_sg::DIALECT];
 
 /// A context with every upstream dialect and pass and every Strata dialect and pass.
+/// When `main` began (set by [`mark_start`]): `strata run` reports how long after it the model
+/// was ready to run.
+static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// Records the start of the process's own work (the first thing `main` does).
+pub fn mark_start() {
+    let _ = STARTED.set(std::time::Instant::now());
+}
+
+/// The time since [`mark_start`], if it was called.
+pub fn since_start() -> Option<std::time::Duration> {
+    STARTED.get().map(|start| start.elapsed())
+}
+
 pub fn context() -> Result<StrataContext> {
     let mut strata = StrataContext::new(DIALECTS)?;
     let passes = strata.passes_mut();

@@ -22,6 +22,7 @@ enum Command {
 }
 
 fn main() {
+    strata_driver::mark_start();
     strata_runtime::bind_openmp_threads_by_default();
     let cli = Cli::parse();
     let result = match &cli.command {
