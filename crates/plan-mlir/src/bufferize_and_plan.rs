@@ -9,7 +9,8 @@
 //! 1. `func.func(strata-init-per-destination),func.func(strata-pad-in-place),
 //!    eliminate-empty-tensors,strata-bufferize-only,func.func(memref-copy-to-linalg,plan-arena{...}),
 //!    buffer-deallocation-pipeline,canonicalize` (the allocations left unplanned, in loops or
-//!    of dynamic size, freed after planning; without any, `canonicalize` alone);
+//!    of dynamic size, freed after planning; without any, only its cleanup: `canonicalize`,
+//!    `cse`, `canonicalize`);
 //! 2. the same without `strata-pad-in-place` and `eliminate-empty-tensors`.
 //!
 //! The nested pass managers verify after each pass only when the one running this pass does
@@ -122,12 +123,14 @@ impl Pass for BufferizeAndPlan {
                 .and_then(|mut pm| pm.run(&mut copy, &mut std::io::sink()))
                 .and_then(|mut report| {
                     // The allocations left unplanned (in loops, of dynamic size) freed; a
-                    // module with none skips the deallocation pipeline (half a second on a
-                    // 10k-node graph, for nothing to free).
+                    // module with none skips the deallocation passes (half a second on a
+                    // 10k-node graph, for nothing to free) but keeps the cleanup the
+                    // pipeline does (`canonicalize`, `cse`: the views of one arena offset
+                    // merged, which the GPU mapping needs to see an in-place kernel).
                     let rest = if has_allocations(copy.as_operation()) {
                         "builtin.module(buffer-deallocation-pipeline,canonicalize)"
                     } else {
-                        "builtin.module(canonicalize)"
+                        "builtin.module(canonicalize,cse,canonicalize)"
                     };
                     let more = PassManager::parse(strata, rest, options())
                         .and_then(|mut pm| pm.run(&mut copy, &mut std::io::sink()))?;
