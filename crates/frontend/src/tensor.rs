@@ -111,6 +111,28 @@ pub fn inline_bytes(tensor: &TensorProto, dtype: DataType) -> Result<Vec<u8>, Er
 }
 
 impl Importer<'_> {
+    /// As [`Importer::constant`], for a tensor the importer owns: inline raw bytes of a whole-byte
+    /// element type move into the constant instead of being copied.
+    pub(crate) fn constant_owned(&self, mut tensor: TensorProto) -> Result<Constant, Error> {
+        let dtype = DataType::try_from(tensor.data_type())
+            .map_err(|_| format!("tensor '{}' has an unknown data type", tensor.name()))?;
+        let external = tensor.data_location() == onnx::tensor_proto::DataLocation::External;
+        let sub_byte =
+            matches!(dtype, DataType::Int4 | DataType::Uint4 | DataType::Float4e2m1 | DataType::Int2 | DataType::Uint2);
+        if external || sub_byte || tensor.raw_data.is_none() {
+            return self.constant(&tensor);
+        }
+        let shape = tensor.dims.clone();
+        let count = shapes::numel(&shape).map_err(|e| format!("tensor '{}': {e}", tensor.name()))?;
+        let bytes = tensor.raw_data.take().unwrap_or_default();
+        if bytes.len() != count as usize * crate::fold::width(dtype) {
+            return Err(
+                format!("tensor '{}' has {} bytes of data for shape {shape:?}", tensor.name(), bytes.len()).into()
+            );
+        }
+        Ok(Constant { shape, dtype, bytes, value: None })
+    }
+
     /// Reads a tensor's element bytes (raw, typed fields, or an external file).
     pub(crate) fn constant(&self, tensor: &TensorProto) -> Result<Constant, Error> {
         let dtype = DataType::try_from(tensor.data_type())
