@@ -68,6 +68,17 @@ func.func @widening(%a: memref<4x8xf32>, %b: memref<8x16xf64>, %c: memref<4x16xf
   return
 }
 
+// Columns that fit one vector (a [4, 8] x [8, 8] product on 8 lanes): blocks of one vector,
+// four accumulators, no mask.
+// CHECK-LABEL: func.func @narrow
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK-NOT: mask
+// CHECK: return
+func.func @narrow(%a: memref<4x8xf32>, %b: memref<8x8xf32>, %c: memref<4x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x8xf32>) outs(%c : memref<4x8xf32>)
+  return
+}
+
 // On one thread a one-row product whose right operand is past the caches (a 1280 x 1000
 // classifier, 5 MB) streams it row by row: k passes over the result row, each loading and
 // storing its vectors (a partial last one masked), instead of register blocks of columns.
@@ -87,7 +98,7 @@ func.func @widening(%a: memref<4x8xf32>, %b: memref<8x16xf64>, %c: memref<4x16xf
 // CHECK: vector.maskedstore %arg2
 // CHECK-NOT: iter_args
 // CHECK: return
-// CHECK: (S) 4 matmuls
+// CHECK: (S) 5 matmuls
 
 // THREADS-LABEL: func.func @classifier
 // THREADS-NOT: scf.forall

@@ -2,8 +2,8 @@
 //! schedule (`strata-cpu-vectorize`: rows a multiple of 8, columns of 32) does not take, of any
 //! shape, as vector loops on buffers after planning.
 //!
-//! Blocks of 4 rows x 2 vectors of columns keep their 8 accumulators in registers through the
-//! whole reduction (carried by the `k` loop): per step one load of each B vector, a broadcast
+//! Blocks of 4 rows x 2 vectors of columns (one vector when it holds every column) keep their
+//! 8 accumulators in registers through the whole reduction (carried by the `k` loop): per step one load of each B vector, a broadcast
 //! of each A element and 8 contractible multiply-adds. A partial column block is masked (its
 //! loads, accumulators and stores), rows that do not fill a block run one at a time. A
 //! classifier head (1 x 1280 x 1000) or a short-time Fourier transform's basis products (98 x
@@ -105,14 +105,17 @@ impl Matmul {
         let Matmul { m, k, n, elem, a_elem } = *self;
         let lanes = if elem == "f64" { (lanes / 2).max(2) } else { lanes };
         let lanes = lanes.min((n as u64).next_power_of_two() as i64);
-        let width = lanes * VECTORS;
+        // One vector of columns when one holds them all (a [4, 8] x [8, 8] product: no block of
+        // two with its second vector masked off entirely).
+        let vectors = if n <= lanes { 1 } else { VECTORS };
+        let width = lanes * vectors;
         let vt = format!("vector<{lanes}x{elem}>");
         let mt = format!("vector<{lanes}xi1>");
         let (at, bt, ct) = (&types[0], &types[1], &types[2]);
         let n_main = n / width * width;
         let m_main = m / ROWS * ROWS;
         let mut constants: Vec<i64> = vec![0, 1, ROWS, width, n_main, m_main, m, k, n];
-        constants.extend((0..ROWS.max(VECTORS)).map(|i| i * lanes));
+        constants.extend((0..ROWS.max(vectors)).map(|i| i * lanes));
         constants.extend(0..ROWS);
         constants.sort();
         constants.dedup();
@@ -127,7 +130,7 @@ impl Matmul {
             id += 1;
             let b = id;
             let mut masks = Vec::new();
-            for v in 0..VECTORS {
+            for v in 0..vectors {
                 *s += &format!("{indent}%col{b}_{v} = arith.addi {col}, %c{} : index\n", v * lanes);
                 if partial {
                     *s += &format!(
@@ -149,19 +152,19 @@ impl Matmul {
             let mut inits = Vec::new();
             for r in 0..rows {
                 *s += &format!("{indent}%row{b}_{r} = arith.addi {row}, %c{r} : index\n");
-                for v in 0..VECTORS {
+                for v in 0..vectors {
                     *s += &format!("{indent}%init{b}_{r}_{v} = {}\n", load("%c", ct, &format!("%row{b}_{r}"), v));
                     inits.push(format!("%acc{b}_{r}_{v} = %init{b}_{r}_{v}"));
                 }
             }
-            let count = rows * VECTORS;
+            let count = rows * vectors;
             let types = vec![vt.as_str(); count as usize].join(", ");
             *s += &format!(
                 "{indent}%sum{b}:{count} = scf.for %k{b} = %c0 to %c{k} step %c1 iter_args({}) -> ({types}) {{\n",
                 inits.join(", ")
             );
             let inner = format!("{indent}  ");
-            for v in 0..VECTORS {
+            for v in 0..vectors {
                 *s += &format!("{inner}%bv{b}_{v} = {}\n", load("%b", bt, &format!("%k{b}"), v));
             }
             let mut next = Vec::new();
@@ -174,7 +177,7 @@ impl Matmul {
                     format!("%aw{b}_{r}")
                 };
                 *s += &format!("{inner}%av{b}_{r} = vector.broadcast {scalar} : {elem} to {vt}\n");
-                for v in 0..VECTORS {
+                for v in 0..vectors {
                     *s += &format!(
                         "{inner}%p{b}_{r}_{v} = arith.mulf %av{b}_{r}, %bv{b}_{v} fastmath<contract> : {vt}\n{inner}%n{b}_{r}_{v} = arith.addf %acc{b}_{r}_{v}, %p{b}_{r}_{v} fastmath<contract> : {vt}\n"
                     );
@@ -183,8 +186,8 @@ impl Matmul {
             }
             *s += &format!("{inner}scf.yield {} : {types}\n{indent}}} {ROLLED}\n", next.join(", "));
             for r in 0..rows {
-                for v in 0..VECTORS {
-                    let value = format!("%sum{b}#{}", r * VECTORS + v);
+                for v in 0..vectors {
+                    let value = format!("%sum{b}#{}", r * vectors + v);
                     *s += &match &masks[v as usize] {
                         None => format!("{indent}vector.store {value}, %c[%row{b}_{r}, %col{b}_{v}] : {ct}, {vt}\n"),
                         Some(mask) => format!(
