@@ -611,8 +611,9 @@ impl Profile {
 }
 
 /// Compiles to a runnable model for the host. A module big enough to split
-/// (`host::worth_splitting`) becomes a shared object in a temporary directory, its kernels
-/// compiled in parallel (`host::emit_objects`), loaded and deleted; otherwise, with `profile`
+/// (`host::worth_splitting`) becomes a shared object of code only in a temporary directory,
+/// its kernels compiled in parallel (`host::emit_objects`), loaded (the weights mapped from a
+/// file beside it) and deleted; otherwise, with `profile`
 /// (its counters live in the JIT), or when the shared object cannot be made (no C compiler to
 /// link it), MLIR's ORC JIT compiles it in memory (one module, one thread).
 pub fn compile_model(
@@ -654,15 +655,14 @@ fn load_shared_object(compiled: &Compiled<'_>, options: &CompileOptions) -> Resu
     // The library lives in a fresh private directory and is loaded once, right after it is
     // written, by this process alone: no manifest to check it against.
     let entry = compiled.entry_symbol(&options.name);
-    let weights = match compiled.weights.is_empty() {
-        true => None,
-        false => {
-            let path = dir.path().join("weights.bin");
-            std::fs::write(&path, &compiled.weights).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            let file = std::fs::File::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            // Safety: a private file of this process's own temporary directory, never changed.
-            Some(unsafe { memmap2::Mmap::map(&file) }.map_err(|e| format!("cannot map {}: {e}", path.display()))?)
-        }
+    let weights = if compiled.weights.is_empty() {
+        None
+    } else {
+        let path = dir.path().join("weights.bin");
+        std::fs::write(&path, &compiled.weights).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        let file = std::fs::File::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        // Safety: a private file of this process's own temporary directory, never changed.
+        Some(unsafe { memmap2::Mmap::map(&file) }.map_err(|e| format!("cannot map {}: {e}", path.display()))?)
     };
     strata_target_cpu::artifact::write(&compiled.module, &compiled.signature, &entry, &options.name, &[], &paths, None)
         .map_err(|e| e.to_string())?;
