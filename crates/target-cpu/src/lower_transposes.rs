@@ -23,7 +23,7 @@
 //! whose short reduction makes the store a large part of each block, runs about 15% faster
 //! than with `shuffle1d`.
 
-use crate::vector_ops::{build, vector_shape};
+use crate::vector_ops::{build, i64_array, vector_shape};
 use melior::ir::operation::OperationRef;
 use melior::Context;
 use strata_ir::rewrite::collect;
@@ -183,21 +183,9 @@ impl Network {
     }
 }
 
-/// The permutation of a `vector.transpose` (printed `array<i64: 2, 0, 1>`).
-fn permutation(op: Op) -> Option<Vec<i64>> {
-    let text = op.attribute("permutation")?.to_string();
-    let list = text.strip_prefix("array<i64:")?.strip_suffix('>')?;
-    list.split(',').map(|p| p.trim().parse().ok()).collect()
-}
-
-/// A printed `array<i64: ...>` attribute.
-fn array(values: impl IntoIterator<Item = i64>) -> String {
-    format!("array<i64: {}>", values.into_iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "))
-}
-
 /// Replaces `transpose` by its shuffle network, when it is one this pass lowers.
 fn rewrite(context: &Context, transpose: Op) -> Option<()> {
-    let k = rotation(&permutation(transpose)?)?;
+    let k = rotation(&strata_ir::ods::i64_array(transpose.get(), "permutation")?)?;
     let (dims, element) = vector_shape(transpose.operand(0).r#type())?;
     let rows: i64 = dims[..k].iter().product();
     let columns: i64 = dims[k..].iter().product();
@@ -213,7 +201,9 @@ fn rewrite(context: &Context, transpose: Op) -> Option<()> {
     }
     let row_type = vector(&[columns]);
     let mut values: Vec<strata_ir::Val> = (0..rows)
-        .map(|r| build(context, transpose, "vector.extract", &[source], &row_type, &[("static_position", array([r]))]))
+        .map(|r| {
+            build(context, transpose, "vector.extract", &[source], &row_type, &[("static_position", i64_array([r]))])
+        })
         .collect::<Option<_>>()?;
     let (shuffles, outputs) = network(rows as usize, columns as usize);
     for shuffle in &shuffles {
@@ -225,7 +215,7 @@ fn rewrite(context: &Context, transpose: Op) -> Option<()> {
             "vector.shuffle",
             &[a, b],
             &vector(&[lanes]),
-            &[("mask", array(shuffle.mask.iter().copied()))],
+            &[("mask", i64_array(shuffle.mask.iter().copied()))],
         )?;
         values.push(value);
     }
@@ -238,7 +228,7 @@ fn rewrite(context: &Context, transpose: Op) -> Option<()> {
             "vector.insert",
             &[values[output], result],
             &flat_type,
-            &[("static_position", array([j as i64]))],
+            &[("static_position", i64_array([j as i64]))],
         )?;
     }
     let ty = transpose.result(0).r#type().to_string();

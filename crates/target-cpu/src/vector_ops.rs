@@ -1,6 +1,6 @@
 //! What the passes that rewrite vector ops in place share (`conv_outer`, `strata-vector-rows`):
-//! reading a vector type's shape, naming a position of its leading dimensions, and building an
-//! op from printed types and attributes.
+//! reading a vector type's shape, naming a position of its leading dimensions, printing an
+//! `array<i64: ...>`, and building an op from printed types and attributes.
 
 use melior::ir::operation::{OperationBuilder, OperationLike};
 use melior::ir::{Attribute, BlockLike, Identifier, Type};
@@ -25,7 +25,12 @@ pub(crate) fn position(flat: i64, outer: &[i64]) -> String {
         index[d] = rest % size;
         rest /= size;
     }
-    format!("array<i64: {}>", index.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", "))
+    i64_array(index)
+}
+
+/// A printed `array<i64: ...>` attribute of `values`.
+pub(crate) fn i64_array(values: impl IntoIterator<Item = i64>) -> String {
+    format!("array<i64: {}>", values.into_iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "))
 }
 
 /// Builds `name` with `operands`, one result of type `ty` and the attributes `attributes`
