@@ -17,7 +17,6 @@ use llvm_sys::target::{LLVMABISizeOfType, LLVMCreateTargetData, LLVMDisposeTarge
 use llvm_sys::LLVMTypeKind;
 use melior::ir::operation::OperationLike;
 use melior::ir::{BlockLike, Module};
-use std::collections::BTreeMap;
 use std::ffi::CString;
 
 unsafe extern "C" {
@@ -49,40 +48,31 @@ pub fn blob(strata: &StrataContext, module: &Module<'_>) -> Result<Vec<u8>, Erro
         let layout_text = CString::new(LAYOUT).expect("no NUL");
         LLVMCreateTargetData(layout_text.as_ptr())
     };
-    let mut result = Ok(());
-    let mut op = module.body().first_operation();
-    while let Some(current) = op {
-        op = current.next_in_block();
-        let Some(offset) = attrs::WEIGHTS_OFFSET.get(current) else { continue };
-        let name = Op::of(&current).symbol_name().unwrap_or_default();
-        let one = (|| -> Result<(), Error> {
-            let mut scratch = strata.parse("module {}", "weights").map_err(|e| failed(e.to_string()))?;
-            Blk::of(&scratch.body()).append(Op::of(&current).clone_detached());
-            pm.run(&mut scratch, &mut std::io::sink()).map_err(|e| failed(format!("lowering the weights: {e}")))?;
-            let offsets = BTreeMap::from([(name.clone(), offset)]);
-            // Safety: `layout` lives until the end of `blob`; the context (a new one each time:
-            // an LLVM context keeps every constant made in it until it goes) and the module are
-            // disposed of here, once.
-            unsafe {
-                let context = LLVMContextCreate();
-                let written = match crate::llvm::translate_module(&scratch.as_operation(), context.cast()) {
-                    None => Err(failed("the weights did not translate to LLVM IR")),
-                    Some(raw) => {
-                        let llvm = raw as LLVMModuleRef;
-                        let written = read_globals(llvm, layout, &offsets, &mut bytes);
-                        LLVMDisposeModule(llvm);
-                        written
-                    }
-                };
-                LLVMContextDispose(context);
-                written
-            }
-        })();
-        if one.is_err() {
-            result = one;
-            break;
+    let mut placed =
+        Blk::of(&module.body()).ops().into_iter().filter_map(|op| Some((op, attrs::WEIGHTS_OFFSET.get(op.get())?)));
+    let result = placed.try_for_each(|(global, offset)| {
+        let mut scratch = strata.parse("module {}", "weights").map_err(|e| failed(e.to_string()))?;
+        Blk::of(&scratch.body()).append(global.clone_detached());
+        pm.run(&mut scratch, &mut std::io::sink()).map_err(|e| failed(format!("lowering the weights: {e}")))?;
+        let name = global.symbol_name().unwrap_or_default();
+        // Safety: `layout` lives until the end of `blob`; the context (a new one each time: an
+        // LLVM context keeps every constant made in it until it goes) and the module are
+        // disposed of here, once.
+        unsafe {
+            let context = LLVMContextCreate();
+            let written = match crate::llvm::translate_module(&scratch.as_operation(), context.cast()) {
+                None => Err(failed("the weights did not translate to LLVM IR")),
+                Some(raw) => {
+                    let llvm = raw as LLVMModuleRef;
+                    let written = read_global(llvm, layout, &name, offset as usize, &mut bytes);
+                    LLVMDisposeModule(llvm);
+                    written
+                }
+            };
+            LLVMContextDispose(context);
+            written
         }
-    }
+    });
     // Safety: created above, disposed of once.
     unsafe { LLVMDisposeTargetData(layout) };
     result.map(|()| bytes)
@@ -105,30 +95,27 @@ pub fn erase_placed(module: &Module<'_>) -> usize {
     erased
 }
 
-/// Writes the initializer of each global of `offsets` at its offset in `bytes`.
-unsafe fn read_globals(
+/// Writes the initializer of global `@name` of `llvm` at `offset` in `bytes`.
+unsafe fn read_global(
     llvm: LLVMModuleRef,
     layout: LLVMTargetDataRef,
-    offsets: &BTreeMap<String, i64>,
+    name: &str,
+    offset: usize,
     bytes: &mut [u8],
 ) -> Result<(), Error> {
-    for (name, &offset) in offsets {
-        let c_name = CString::new(name.as_str()).map_err(|_| failed(format!("weights: @{name} has a NUL")))?;
-        // Safety (whole block): `llvm` is a live module; values come from it.
-        unsafe {
-            let global = LLVMGetNamedGlobal(llvm, c_name.as_ptr());
-            if global.is_null() {
-                return Err(failed(format!("weights: @{name} vanished in translation")));
-            }
-            let init = LLVMGetInitializer(global);
-            if init.is_null() {
-                return Err(failed(format!("weights: @{name} has no value")));
-            }
-            write_constant(init, layout, bytes, offset as usize)
-                .map_err(|e| failed(format!("weights: @{name}: {e}")))?;
+    let c_name = CString::new(name).map_err(|_| failed(format!("weights: @{name} has a NUL")))?;
+    // Safety (whole block): `llvm` is a live module; values come from it.
+    unsafe {
+        let global = LLVMGetNamedGlobal(llvm, c_name.as_ptr());
+        if global.is_null() {
+            return Err(failed(format!("weights: @{name} vanished in translation")));
         }
+        let init = LLVMGetInitializer(global);
+        if init.is_null() {
+            return Err(failed(format!("weights: @{name} has no value")));
+        }
+        write_constant(init, layout, bytes, offset).map_err(|e| failed(format!("weights: @{name}: {e}")))
     }
-    Ok(())
 }
 
 /// Writes the in-memory bytes of the constant `value` at `at`.
