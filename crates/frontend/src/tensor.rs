@@ -45,16 +45,20 @@ pub fn tensor_type<'c>(context: &'c melior::Context, shape: &[i64], dtype: DataT
 
 /// The element bytes of a tensor stored in the model (raw or typed fields), little-endian and
 /// row-major; external data is read by the importer.
+/// The bits of an element type ONNX packs several to a byte, `None` for whole-byte types.
+fn sub_byte_bits(dtype: DataType) -> Option<usize> {
+    match dtype {
+        DataType::Int4 | DataType::Uint4 | DataType::Float4e2m1 => Some(4),
+        DataType::Int2 | DataType::Uint2 => Some(2),
+        _ => None,
+    }
+}
+
 /// Little-endian element bytes of a tensor's inline data. Sub-byte types (int4, uint4,
 /// float4, int2, uint2), which ONNX packs two or four to a byte (low bits first), come out one
 /// element per byte, zero-extended (how LLVM stores an `i4` or `i2`).
 pub fn inline_bytes(tensor: &TensorProto, dtype: DataType) -> Result<Vec<u8>, Error> {
-    let sub_byte = match dtype {
-        DataType::Int4 | DataType::Uint4 | DataType::Float4e2m1 => Some(4),
-        DataType::Int2 | DataType::Uint2 => Some(2),
-        _ => None,
-    };
-    if let Some(bits) = sub_byte {
+    if let Some(bits) = sub_byte_bits(dtype) {
         let packed: Vec<u8> = if tensor.raw_data.is_some() {
             tensor.raw_data().to_vec()
         } else {
@@ -114,27 +118,20 @@ impl Importer<'_> {
     /// As [`Importer::constant`], for a tensor the importer owns: inline raw bytes of a whole-byte
     /// element type move into the constant instead of being copied.
     pub(crate) fn constant_owned(&self, mut tensor: TensorProto) -> Result<Constant, Error> {
-        let dtype = DataType::try_from(tensor.data_type())
-            .map_err(|_| format!("tensor '{}' has an unknown data type", tensor.name()))?;
-        let external = tensor.data_location() == onnx::tensor_proto::DataLocation::External;
-        let sub_byte =
-            matches!(dtype, DataType::Int4 | DataType::Uint4 | DataType::Float4e2m1 | DataType::Int2 | DataType::Uint2);
-        if external || sub_byte || tensor.raw_data.is_none() {
-            return self.constant(&tensor);
-        }
-        let shape = tensor.dims.clone();
-        let count = shapes::numel(&shape).map_err(|e| format!("tensor '{}': {e}", tensor.name()))?;
-        let bytes = tensor.raw_data.take().unwrap_or_default();
-        if bytes.len() != count as usize * crate::fold::width(dtype) {
-            return Err(
-                format!("tensor '{}' has {} bytes of data for shape {shape:?}", tensor.name(), bytes.len()).into()
-            );
-        }
-        Ok(Constant { shape, dtype, bytes, value: None })
+        let inline = tensor.data_location() != onnx::tensor_proto::DataLocation::External;
+        let whole_bytes = DataType::try_from(tensor.data_type()).is_ok_and(|d| sub_byte_bits(d).is_none());
+        let raw = if inline && whole_bytes { tensor.raw_data.take() } else { None };
+        self.constant_from(&tensor, raw)
     }
 
     /// Reads a tensor's element bytes (raw, typed fields, or an external file).
     pub(crate) fn constant(&self, tensor: &TensorProto) -> Result<Constant, Error> {
+        self.constant_from(tensor, None)
+    }
+
+    /// [`Importer::constant`] with the tensor's inline raw bytes given apart (`raw`, taken out
+    /// of `tensor` by [`Importer::constant_owned`]) or read from `tensor`.
+    fn constant_from(&self, tensor: &TensorProto, raw: Option<Vec<u8>>) -> Result<Constant, Error> {
         let dtype = DataType::try_from(tensor.data_type())
             .map_err(|_| format!("tensor '{}' has an unknown data type", tensor.name()))?;
         let shape = tensor.dims.clone();
@@ -168,7 +165,10 @@ impl Importer<'_> {
                 Error::invalid_input(format!("tensor '{}': external data '{location}': {why}", tensor.name()))
             })?
         } else {
-            inline_bytes(tensor, dtype)?
+            match raw {
+                Some(raw) => raw,
+                None => inline_bytes(tensor, dtype)?,
+            }
         };
         if bytes.len() != count as usize * crate::fold::width(dtype) {
             return Err(
