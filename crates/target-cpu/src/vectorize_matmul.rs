@@ -102,9 +102,8 @@ impl Matmul {
         if threads <= 1 && self.streams() {
             return self.row_function(types, lanes);
         }
-        let Matmul { m, k, n, elem, a_elem } = *self;
-        let lanes = if elem == "f64" { (lanes / 2).max(2) } else { lanes };
-        let lanes = lanes.min((n as u64).next_power_of_two() as i64);
+        let Matmul { m, k, n, elem, .. } = *self;
+        let lanes = self.element_lanes(lanes).min((n as u64).next_power_of_two() as i64);
         // One vector of columns when one holds them all (a [4, 8] x [8, 8] product: no block of
         // two with its second vector masked off entirely).
         let vectors = if n <= lanes { 1 } else { VECTORS };
@@ -169,14 +168,7 @@ impl Matmul {
             }
             let mut next = Vec::new();
             for r in 0..rows {
-                *s += &format!("{inner}%as{b}_{r} = memref.load %a[%row{b}_{r}, %k{b}] : {at}\n");
-                let scalar = if a_elem == elem {
-                    format!("%as{b}_{r}")
-                } else {
-                    *s += &format!("{inner}%aw{b}_{r} = arith.extf %as{b}_{r} : {a_elem} to {elem}\n");
-                    format!("%aw{b}_{r}")
-                };
-                *s += &format!("{inner}%av{b}_{r} = vector.broadcast {scalar} : {elem} to {vt}\n");
+                self.broadcast_a(s, &inner, &format!("%row{b}_{r}, %k{b}"), &format!("{b}_{r}"), at, &vt);
                 for v in 0..vectors {
                     *s += &format!(
                         "{inner}%p{b}_{r}_{v} = arith.mulf %av{b}_{r}, %bv{b}_{v} fastmath<contract> : {vt}\n{inner}%n{b}_{r}_{v} = arith.addf %acc{b}_{r}_{v}, %p{b}_{r}_{v} fastmath<contract> : {vt}\n"
@@ -220,6 +212,29 @@ impl Matmul {
         self.m == 1 && self.k * self.n * bytes >= STREAM_BYTES
     }
 
+    /// The lanes of a register for this matmul's element type, `lanes` of them for f32.
+    fn element_lanes(&self, lanes: i64) -> i64 {
+        if self.elem == "f64" {
+            (lanes / 2).max(2)
+        } else {
+            lanes
+        }
+    }
+
+    /// Loads `a[index]` (`at` its type), widened where the left operand is narrower, and
+    /// broadcasts it to `vt` as `%av{tag}`, in `indent`.
+    fn broadcast_a(&self, s: &mut String, indent: &str, index: &str, tag: &str, at: &str, vt: &str) {
+        let Matmul { elem, a_elem, .. } = *self;
+        *s += &format!("{indent}%as{tag} = memref.load %a[{index}] : {at}\n");
+        let value = if a_elem == elem {
+            format!("%as{tag}")
+        } else {
+            *s += &format!("{indent}%aw{tag} = arith.extf %as{tag} : {a_elem} to {elem}\n");
+            format!("%aw{tag}")
+        };
+        *s += &format!("{indent}%av{tag} = vector.broadcast {value} : {elem} to {vt}\n");
+    }
+
     /// The one-row product as `k` passes over the result row, each adding `a[0, k]` times row
     /// `k` of `B`: `B` is read once, in memory order, while the column blocks of
     /// [`Matmul::function`] walk it `n` elements apart, one block of columns at a time
@@ -230,8 +245,8 @@ impl Matmul {
     /// The sums are in the other kernel's order (`k` ascending from `C`'s value): results do not
     /// depend on which kernel runs.
     fn row_function(&self, types: &[String], lanes: i64) -> String {
-        let Matmul { k, n, elem, a_elem, .. } = *self;
-        let lanes = if elem == "f64" { (lanes / 2).max(2) } else { lanes };
+        let Matmul { k, n, elem, .. } = *self;
+        let lanes = self.element_lanes(lanes);
         let vt = format!("vector<{lanes}x{elem}>");
         let mt = format!("vector<{lanes}xi1>");
         let (at, bt, ct) = (&types[0], &types[1], &types[2]);
@@ -245,24 +260,13 @@ impl Matmul {
             s += &format!("    %c{c} = arith.constant {c} : index\n");
         }
         s += &format!("    %zero = arith.constant dense<0.0> : {vt}\n");
-        // `a[0, k]` broadcast, in `indent`, as `%x{tag}`.
-        let scalar = |s: &mut String, indent: &str, k: &str, tag: &str| {
-            *s += &format!("{indent}%as{tag} = memref.load %a[%c0, {k}] : {at}\n");
-            let value = if a_elem == elem {
-                format!("%as{tag}")
-            } else {
-                *s += &format!("{indent}%aw{tag} = arith.extf %as{tag} : {a_elem} to {elem}\n");
-                format!("%aw{tag}")
-            };
-            *s += &format!("{indent}%x{tag} = vector.broadcast {value} : {elem} to {vt}\n");
-        };
         if n_main > 0 {
             s += &format!("    scf.for %k = %c0 to %c{k} step %c1 {{\n");
-            scalar(&mut s, "      ", "%k", "");
+            self.broadcast_a(&mut s, "      ", "%c0, %k", "", at, &vt);
             s += &format!("      scf.for %j = %c0 to %c{n_main} step %c{lanes} {{\n");
             s += &format!("        %bv = vector.load %b[%k, %j] : {bt}, {vt}\n");
             s += &format!("        %cv = vector.load %c[%c0, %j] : {ct}, {vt}\n");
-            s += &format!("        %p = arith.mulf %x, %bv fastmath<contract> : {vt}\n");
+            s += &format!("        %p = arith.mulf %av, %bv fastmath<contract> : {vt}\n");
             s += &format!("        %n = arith.addf %cv, %p fastmath<contract> : {vt}\n");
             s += &format!("        vector.store %n, %c[%c0, %j] : {ct}, {vt}\n");
             s += &format!("      }}\n    }} {ROLLED}\n");
@@ -272,14 +276,14 @@ impl Matmul {
             s += &format!("    %left = arith.subi %c{n}, %c{n_main} : index\n");
             s += &format!("    %mask = vector.create_mask %left : {mt}\n");
             s += &format!("    scf.for %kt = %c0 to %c{k} step %c1 {{\n");
-            scalar(&mut s, "      ", "%kt", "t");
+            self.broadcast_a(&mut s, "      ", "%c0, %kt", "t", at, &vt);
             s += &format!(
                 "      %bvt = vector.maskedload %b[%kt, %c{n_main}], %mask, %zero : {bt}, {mt}, {vt} into {vt}\n"
             );
             s += &format!(
                 "      %cvt = vector.maskedload %c[%c0, %c{n_main}], %mask, %zero : {ct}, {mt}, {vt} into {vt}\n"
             );
-            s += &format!("      %pt = arith.mulf %xt, %bvt fastmath<contract> : {vt}\n");
+            s += &format!("      %pt = arith.mulf %avt, %bvt fastmath<contract> : {vt}\n");
             s += &format!("      %nt = arith.addf %cvt, %pt fastmath<contract> : {vt}\n");
             s += &format!("      vector.maskedstore %c[%c0, %c{n_main}], %mask, %nt : {ct}, {mt}, {vt}\n");
             s += &format!("    }} {ROLLED}\n");
