@@ -16,3 +16,18 @@ func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = "sg.relu"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// `strata compile --timing` prints each stage's tree, named after the stage, on standard error.
+// RUN: strata compile %S/../frontend/inputs/two_outputs.onnx --emit=llvm-dialect --timing 2>&1 >/dev/null \
+// RUN:   | FileCheck %s --check-prefix=STAGES
+// STAGES: timing: sg-opt
+// STAGES: sg-egraph-optimize
+// STAGES: {{[0-9.]+}} (100.0%)  Total
+// STAGES: timing: lower
+// STAGES: sg-to-linalg
+// STAGES: timing: bufferize+plan
+// STAGES: strata-bufferize-and-plan
+// STAGES: timing: weights
+// STAGES: timing: to-llvm
+// STAGES: strata-outline-kernels
+// STAGES: {{[0-9.]+}} (100.0%)  Total

@@ -382,6 +382,7 @@ fn compile(
         name: name.clone(),
         strategy,
         verify_each: verify,
+        timing: false,
         schedule: true,
         egraph: optimize,
         target: Target::Host,

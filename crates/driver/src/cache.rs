@@ -179,6 +179,7 @@ pub fn key(model: &[u8], options: &CompileOptions, host: &str, build: &str) -> K
     let mut normalized = options.clone();
     // Checks and limits only: the code is the same.
     normalized.verify_each = false;
+    normalized.timing = false;
     normalized.import.max_constant_bytes = None;
     let mut description =
         format!("format {FORMAT}\nbuild {build}\nhost {host}\noptions {normalized:?}\nmodel {}\n", digest(model));

@@ -306,6 +306,9 @@ pub struct CompileOptions {
     pub strategy: String,
     /// Verify the IR after every pass; otherwise once at the end of each stage.
     pub verify_each: bool,
+    /// Print each stage's per-pass wall-time tree to standard error (as `strata-opt
+    /// --mlir-timing` does for one pipeline).
+    pub timing: bool,
     /// Apply the host loop schedule (`strata-cpu-schedule`); off gives MLIR's default loop
     /// order (the baseline of `cargo xtask bench run`).
     pub schedule: bool,
@@ -459,11 +462,11 @@ pub fn compile<'c>(
         if stage == Stage::LlvmDialect {
             // The weights leave the code before LLVM sees them (issue #19: translating and
             // optimising them as constants was most of a compile).
-            run_pipeline(strata, &mut module, HOST_WEIGHTS, options.verify_each, &mut compiled.warnings)?;
+            run_pipeline(strata, &mut module, HOST_WEIGHTS, "weights", options, &mut compiled.warnings)?;
             compiled.weights = strata_ir::weights::blob(strata, &module)?;
             strata_ir::weights::erase_placed(&module);
         }
-        run_pipeline(strata, &mut module, &pipeline, options.verify_each, &mut compiled.warnings)?;
+        run_pipeline(strata, &mut module, &pipeline, name, options, &mut compiled.warnings)?;
         compiled.module = module;
         if stage == Stage::Memref {
             let main = main_function(&compiled.module)?;
@@ -526,12 +529,17 @@ fn run_pipeline<'c>(
     strata: &'c StrataContext,
     module: &mut Module<'c>,
     pipeline: &str,
-    verify_each: bool,
+    stage: &str,
+    options: &CompileOptions,
     warnings: &mut Vec<String>,
 ) -> Result<(), CommandError> {
-    let options = PassManagerOptions { verify_each, ..PassManagerOptions::default() };
-    let mut pm = PassManager::parse(strata, pipeline, options)?;
+    let verify_each = options.verify_each;
+    let mut pm = PassManager::parse(strata, pipeline, PassManagerOptions { verify_each, ..Default::default() })?;
     let report = pm.run(module, &mut std::io::stderr())?;
+    if options.timing {
+        let rss = crate::compile_cmd::peak_rss().map(|b| format!(" (peak RSS so far {:.1} MB)", b as f64 / 1e6));
+        eprint!("timing: {stage}{}\n{}", rss.unwrap_or_default(), strata_ir::render_report(&report.timing));
+    }
     if !verify_each {
         // Once per stage: nothing invalid reaches the next stage or LLVM.
         strata.verify(module.as_operation()).map_err(|diagnostics| strata_ir::IrError::Verification {

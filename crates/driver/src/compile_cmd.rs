@@ -53,6 +53,10 @@ pub struct ModelSettings {
     /// Verify each stage's output only, not the IR after every pass (the release default).
     #[arg(long)]
     pub no_verify_each: bool,
+    /// Print each stage's per-pass wall-time tree to standard error, in the layout of
+    /// `strata-opt --mlir-timing` (when the model is compiled, not loaded from the cache).
+    #[arg(long)]
+    pub timing: bool,
     /// Skip the host loop schedule (MLIR's default loop order; a baseline for benchmarks).
     #[arg(long)]
     pub no_schedule: bool,
@@ -89,6 +93,7 @@ impl ModelSettings {
             name,
             strategy: strategy.to_owned(),
             verify_each: self.verify_each || (!self.no_verify_each && cfg!(debug_assertions)),
+            timing: self.timing,
             schedule: !self.no_schedule,
             target: Target::Host,
             egraph: !self.no_egraph,
@@ -560,7 +565,7 @@ fn print_summary(
 }
 
 /// The process's peak resident set in bytes (Linux's `VmHWM`; `None` elsewhere).
-fn peak_rss() -> Option<u64> {
+pub(crate) fn peak_rss() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb * 1024)

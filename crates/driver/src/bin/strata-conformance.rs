@@ -291,6 +291,7 @@ fn options(case: &Path, name: &str, graph: &GraphProto, target: Target) -> Compi
         name: "case".into(),
         strategy: "exact".into(),
         verify_each: true,
+        timing: false,
         schedule: true,
         target,
         egraph: true,

@@ -12,6 +12,7 @@ fn options() -> CompileOptions {
         name: "m".into(),
         strategy: "exact".into(),
         verify_each: true,
+        timing: false,
         schedule: true,
         egraph: true,
         target: Target::Host,
