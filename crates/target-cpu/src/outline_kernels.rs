@@ -65,9 +65,16 @@ impl Pass for OutlineKernels {
                 .into_iter()
                 .filter(|op| op.region_count() > 0 && op.results().is_empty())
                 .collect();
+            if kernels.is_empty() {
+                continue;
+            }
+            let skeleton = skeleton(cx.strata(), func).map_err(|why| {
+                cx.emit_op_error(func.get(), format!("strata-outline-kernels: {why}"));
+                PassFailed
+            })?;
             for kernel in kernels {
                 let name = format!("{KERNEL_PREFIX}{next}");
-                match outline(cx.strata(), body, func, entry, kernel, &name) {
+                match outline(cx.strata().mlir(), body, func, skeleton, kernel, &name) {
                     Ok(Some(pair)) => {
                         next += 1;
                         cx.bump("kernels", 1);
@@ -76,10 +83,14 @@ impl Pass for OutlineKernels {
                     Ok(None) => cx.bump("kept-inline", 1),
                     Err(why) => {
                         cx.emit_op_error(kernel.get(), format!("strata-outline-kernels: {why}"));
+                        // Safety: detached, and only copied.
+                        unsafe { skeleton.erase() };
                         return Err(PassFailed);
                     }
                 }
             }
+            // Safety: detached, and only copied.
+            unsafe { skeleton.erase() };
         }
         let shared = share(cx.strata().mlir(), &outlined).map_err(|why| {
             cx.emit_op_error(module, format!("strata-outline-kernels: {why}"));
@@ -124,7 +135,7 @@ fn shape_key(context: &melior::Context, function: Op) -> Result<String, String> 
     let body = copy.body(0).ok_or("a kernel without a body")?;
     let offsets = offsets_as_parameters(context, copy, body);
     // Printed on its own: an op printed in its module's scope walks the whole module.
-    let flags = melior::ir::operation::OperationPrintingFlags::new().use_local_scope();
+    let flags = melior::ir::operation::OperationPrintingFlags::new().use_local_scope().print_generic_operation_form();
     let text = offsets.and_then(|offsets| {
         for offset in offsets {
             // Safety: detached copies, never inserted.
@@ -135,7 +146,7 @@ fn shape_key(context: &melior::Context, function: Op) -> Result<String, String> 
     let name = function.symbol_name().unwrap_or_default();
     // Safety: the detached copy is not used again.
     unsafe { copy.erase() };
-    Ok(text?.replacen(&format!("@{name}("), "@(", 1))
+    Ok(text?.replacen(&format!("sym_name = \"{name}\""), "sym_name = \"\"", 1))
 }
 
 /// Makes kernels that are the same code but for their views' offsets ([`shareable`] ones) one
@@ -153,7 +164,12 @@ fn share(context: &melior::Context, outlined: &[(Op, Op)]) -> Result<usize, Stri
         let callee = members[0].0.symbol_name().ok_or("a kernel without a name")?;
         for (i, &(function, call)) in members.iter().enumerate() {
             let body = function.body(0).ok_or("a kernel without a body")?;
-            let offsets = offsets_as_parameters(context, function, body)?;
+            // The others are erased: only their offsets are needed, in the same order.
+            let offsets = if i == 0 {
+                offsets_as_parameters(context, function, body)?
+            } else {
+                offset_constants(body).into_iter().map(|constant| constant.clone_detached()).collect()
+            };
             let mut operands: Vec<melior::ir::Value> = call.operands().iter().map(|v| v.get()).collect();
             for &offset in &offsets {
                 call.block().ok_or("a call outside a block")?.insert_before(call, offset);
@@ -182,31 +198,40 @@ fn share(context: &melior::Context, outlined: &[(Op, Op)]) -> Result<usize, Stri
     Ok(shared)
 }
 
-/// Moves `kernel` (a top-level op of `func`'s `entry` block) into a new function `name` of
-/// `module_body`; returns the function and its call, or `None` (and changes nothing) when it
-/// reads a value it cannot take.
+/// An empty private function taking `func`'s arguments, with their attributes: what each of
+/// its kernels starts from (parsed once per function, copied per kernel).
+fn skeleton(strata: &strata_ir::StrataContext, func: Op) -> Result<Op, String> {
+    let entry = func.body(0).ok_or("a function without a body")?;
+    let parameters: Vec<String> =
+        (0..entry.argument_count()).map(|i| format!("%arg{i}: {}", entry.argument(i).r#type())).collect();
+    let text =
+        format!("module {{\n  func.func private @kernel({}) {{\n    func.return\n  }}\n}}\n", parameters.join(", "));
+    let module = strata.parse(&text, "kernel").map_err(|e| e.to_string())?;
+    let skeleton = module.body().first_operation().ok_or("empty kernel skeleton")?;
+    let skeleton = Op::of(&skeleton);
+    skeleton.detach();
+    drop(module);
+    if let Ok(attributes) = func.get().attribute("arg_attrs") {
+        skeleton.set_attribute("arg_attrs", attributes);
+    }
+    Ok(skeleton)
+}
+
+/// Moves `kernel` (a top-level op of `func`'s entry block) into a new function `name` of
+/// `module_body`, a copy of `skeleton`; returns the function and its call, or `None` (and
+/// changes nothing) when it reads a value it cannot take.
 fn outline(
-    strata: &strata_ir::StrataContext,
+    context: &melior::Context,
     module_body: Blk,
     func: Op,
-    entry: Blk,
+    skeleton: Op,
     kernel: Op,
     name: &str,
 ) -> Result<Option<(Op, Op)>, String> {
-    let context = strata.mlir();
+    let entry = func.body(0).ok_or("a function without a body")?;
     let arguments: Vec<Val> = (0..entry.argument_count()).map(|i| entry.argument(i)).collect();
-    let parameters: Vec<String> =
-        arguments.iter().enumerate().map(|(i, a)| format!("%arg{i}: {}", a.r#type())).collect();
-    let text =
-        format!("module {{\n  func.func private @{name}({}) {{\n    func.return\n  }}\n}}\n", parameters.join(", "));
-    let skeleton = strata.parse(&text, "kernel").map_err(|e| e.to_string())?;
-    let outlined = skeleton.body().first_operation().ok_or("empty kernel skeleton")?;
-    let outlined = Op::of(&outlined);
-    outlined.detach();
-    drop(skeleton);
-    if let Ok(attributes) = func.get().attribute("arg_attrs") {
-        outlined.set_attribute("arg_attrs", attributes);
-    }
+    let outlined = skeleton.clone_detached();
+    outlined.set_attribute("sym_name", StringAttribute::new(context, name).into());
     let body = outlined.body(0).ok_or("kernel skeleton has no body")?;
     let ret = body.terminator().ok_or("kernel skeleton has no return")?;
     let clone = kernel.clone_detached();
@@ -244,13 +269,11 @@ fn outline(
 /// arguments; returns copies of those constants, detached, for the call to pass.
 fn offsets_as_parameters(context: &melior::Context, function: Op, body: Blk) -> Result<Vec<Op>, String> {
     let mut parameters: Vec<(Op, Val)> = Vec::new();
-    for view in body.ops().into_iter().filter(|op| op.is("memref.view")) {
-        let shift = view.operand(1);
-        let Some(constant) = shift.owner().filter(|op| op.is("arith.constant")) else { continue };
+    for (view, constant) in constant_offsets(body) {
         let parameter = match parameters.iter().find(|(c, _)| *c == constant) {
             Some(&(_, parameter)) => parameter,
             None => {
-                let parameter = Val::from(body.get().add_argument(shift.r#type(), view.location()));
+                let parameter = Val::from(body.get().add_argument(view.operand(1).r#type(), view.location()));
                 parameters.push((constant, parameter));
                 parameter
             }
@@ -281,6 +304,27 @@ fn offsets_as_parameters(context: &melior::Context, function: Op, body: Blk) -> 
         }
     }
     Ok(copies)
+}
+
+/// The `memref.view`s at the top of `body` whose byte offset is a constant, with it.
+fn constant_offsets(body: Blk) -> Vec<(Op, Op)> {
+    body.ops()
+        .into_iter()
+        .filter(|op| op.is("memref.view"))
+        .filter_map(|view| Some((view, view.operand(1).owner().filter(|op| op.is("arith.constant"))?)))
+        .collect()
+}
+
+/// The distinct constants of [`constant_offsets`], in the order [`offsets_as_parameters`]
+/// makes them parameters.
+fn offset_constants(body: Blk) -> Vec<Op> {
+    let mut constants: Vec<Op> = Vec::new();
+    for (_, constant) in constant_offsets(body) {
+        if !constants.contains(&constant) {
+            constants.push(constant);
+        }
+    }
+    constants
 }
 
 /// Whether `name` is an outlined kernel's.
