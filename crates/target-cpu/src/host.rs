@@ -336,8 +336,11 @@ fn copyable(op: Op) -> bool {
 }
 
 /// Below this many operations (LLVM dialect) a module compiles as one: a split saves less than
-/// the objects' link and load cost (the node tests' models are a few hundred).
-pub const SPLIT_MIN_OPS: usize = 20_000;
+/// the objects' link and load cost (the node tests' models are a few hundred). Measured on two
+/// cores, modules of 8.7k-19k ops (the zoo's small models, the 2k-node matmul ladder) were
+/// ready 10-35% sooner split than in the JIT, the ladder's 15k ops 3x sooner (its `@main`, one
+/// block of 2.7k calls, is superlinear in one module's instruction selection).
+pub const SPLIT_MIN_OPS: usize = 6_000;
 
 /// Whether `module` (LLVM dialect) is worth compiling as several objects on `jobs` threads.
 pub fn worth_splitting(module: &Module<'_>, jobs: usize) -> bool {
