@@ -29,25 +29,37 @@ pub(crate) fn replace_kernels(
         .filter_map(|op| Some((op, text(op)?)))
         .collect();
     let mut cache = KernelCache::default();
+    // The empty region each top-level kernel moves into: parsed once, copied per kernel.
+    let mut skeleton: Option<Op> = None;
+    let mut result = Ok(());
     for (op, text) in kernels {
         if op.parent().is_some_and(|p| p.is("func.func")) {
-            in_region(cx.strata(), op).map_err(|why| {
+            let region = match skeleton {
+                Some(region) => Ok(region),
+                None => region_skeleton(cx.strata()).inspect(|&region| skeleton = Some(region)),
+            };
+            if let Err(why) = region.and_then(|region| in_region(region, op)) {
                 cx.emit_op_error(op.get(), format!("internal error: {why}"));
-                PassFailed
-            })?;
+                result = Err(PassFailed);
+                break;
+            }
         }
         // Safety: `op` is a kernel of this module, replaced once and not used afterwards.
-        unsafe { cache.replace_op(cx, op.get(), &text, what)? };
+        if let Err(failed) = unsafe { cache.replace_op(cx, op.get(), &text, what) } {
+            result = Err(failed);
+            break;
+        }
         cx.bump(statistic, 1);
     }
-    Ok(())
+    if let Some(region) = skeleton {
+        // Safety: detached, only copied.
+        unsafe { region.erase() };
+    }
+    result
 }
 
-/// Moves `op` into an `scf.execute_region no_inline` of its own, in its place: the kernel that
-/// replaces it stays one op with a region however the canonicalizer folds its loops (a loop of
-/// one iteration, say, leaves its body and results at the top level), so that
-/// `strata-outline-kernels` takes the whole kernel into a function.
-fn in_region(strata: &strata_ir::StrataContext, op: Op) -> Result<(), String> {
+/// An empty `scf.execute_region no_inline`, detached.
+fn region_skeleton(strata: &strata_ir::StrataContext) -> Result<Op, String> {
     let skeleton = strata
         .parse(
             "func.func private @kernel() {\n  scf.execute_region no_inline {\n    scf.yield\n  }\n  return\n}\n",
@@ -58,6 +70,15 @@ fn in_region(strata: &strata_ir::StrataContext, op: Op) -> Result<(), String> {
     let region = Op::of(&function).body(0).and_then(|b| b.first()).ok_or("kernel region skeleton has no region")?;
     region.detach();
     drop(skeleton);
+    Ok(region)
+}
+
+/// Moves `op` into a copy of `skeleton` (an empty `scf.execute_region no_inline`), in its
+/// place: the kernel that replaces it stays one op with a region however the canonicalizer
+/// folds its loops (a loop of one iteration, say, leaves its body and results at the top
+/// level), so that `strata-outline-kernels` takes the whole kernel into a function.
+fn in_region(skeleton: Op, op: Op) -> Result<(), String> {
+    let region = skeleton.clone_detached();
     // The kernel's location (its ONNX nodes): profiles and diagnostics name the region by it.
     region.set_location_deep(op.location());
     let block = op.block().ok_or("a kernel outside a block")?;
