@@ -79,6 +79,28 @@ func.func @narrow(%a: memref<4x8xf32>, %b: memref<8x8xf32>, %c: memref<4x8xf32>)
   return
 }
 
+// A fill of +0.0 into the result just before (how the lowering starts a product) is folded:
+// the accumulators start at zero, the result is not loaded before the sums, the fill goes.
+// A fill of another value, or of another buffer, stays.
+// CHECK-LABEL: func.func @zeroed
+// CHECK-NOT: linalg.fill
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<8xf32>
+// CHECK-NOT: vector.load %arg2
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[Z]], %{{.*}} = %[[Z]], %{{.*}} = %[[Z]], %{{.*}} = %[[Z]])
+// CHECK: vector.store {{.*}}, %arg2
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg2
+// CHECK: vector.load %arg2
+// CHECK: return
+func.func @zeroed(%a: memref<4x8xf32>, %b: memref<8x8xf32>, %c: memref<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x8xf32>)
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x8xf32>) outs(%c : memref<4x8xf32>)
+  linalg.fill ins(%one : f32) outs(%c : memref<4x8xf32>)
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x8xf32>) outs(%c : memref<4x8xf32>)
+  return
+}
+
 // On one thread a one-row product whose right operand is past the caches (a 1280 x 1000
 // classifier, 5 MB) streams it row by row: k passes over the result row, each loading and
 // storing its vectors (a partial last one masked), instead of register blocks of columns.
@@ -98,7 +120,8 @@ func.func @narrow(%a: memref<4x8xf32>, %b: memref<8x8xf32>, %c: memref<4x8xf32>)
 // CHECK: vector.maskedstore %arg2
 // CHECK-NOT: iter_args
 // CHECK: return
-// CHECK: (S) 5 matmuls
+// CHECK: (S) 7 matmuls
+// CHECK: (S) 1 fills-folded
 
 // THREADS-LABEL: func.func @classifier
 // THREADS-NOT: scf.forall

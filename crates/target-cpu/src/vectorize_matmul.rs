@@ -13,6 +13,13 @@
 //! right operand is past the caches (at least [`STREAM_BYTES`]) streams it in memory order
 //! instead ([`Matmul::row_function`]).
 //!
+//! A `linalg.fill` of `+0.0` into a matmul's result just before it (how the lowering starts
+//! every product) is folded into the kernel: its accumulators start at zero instead of
+//! loading the zeros the fill stored, and the fill goes (one kernel and one pass over the
+//! result less per matmul: a transformer's projections, the matmul ladder's rungs). The sums
+//! are the same, bit for bit. The streaming one-row kernel, which adds into the result row on
+//! each pass, keeps its fill.
+//!
 //! `strata-cpu-schedule` leaves exactly these matmuls as named ops ([`handles`]); each is
 //! either the vectorising schedule's, this pass's, or (other element types) the loop-order
 //! schedule's.
@@ -20,7 +27,8 @@
 use crate::text_kernels::{element, replace_kernels, unit_inner_stride, ROLLED};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
-use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_ir::rewrite::collect;
+use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 use strata_lower::ops::static_shape;
 
 pub static INFO: PassInfo = PassInfo {
@@ -28,7 +36,10 @@ pub static INFO: PassInfo = PassInfo {
     summary: "Matmuls of any shape (f32, f64) as register-blocked vector loops with masked partial blocks",
     anchor: "builtin.module",
     options: &[crate::vectorize_elementwise::VECTOR_LANES_OPTION, crate::cpu_schedule::THREADS_OPTION],
-    statistics: &[StatisticInfo { name: "matmuls", help: "Matmuls vectorised" }],
+    statistics: &[
+        StatisticInfo { name: "matmuls", help: "Matmuls vectorised" },
+        StatisticInfo { name: "fills-folded", help: "Zero fills of a result folded into its matmul's accumulators" },
+    ],
 };
 
 pub fn create(options: &PassOptions) -> Box<dyn Pass> {
@@ -98,7 +109,9 @@ pub fn handles(op: OperationRef<'_, '_>) -> Option<Matmul> {
 impl Matmul {
     /// The kernel function (MLIR text) for operand types `types`, `lanes` f32 lanes a register;
     /// with `threads` above 1 and enough work, the whole column blocks are an `scf.forall`.
-    fn function(&self, types: &[String], lanes: i64, threads: i64) -> String {
+    /// `from_zero`: the accumulators start at zero, not at the result's values (a fill of zeros
+    /// folded in; [`Matmul::folds_fill`] says when the kernel can).
+    fn function(&self, types: &[String], lanes: i64, threads: i64, from_zero: bool) -> String {
         if threads <= 1 && self.streams() {
             return self.row_function(types, lanes);
         }
@@ -152,6 +165,10 @@ impl Matmul {
             for r in 0..rows {
                 *s += &format!("{indent}%row{b}_{r} = arith.addi {row}, %c{r} : index\n");
                 for v in 0..vectors {
+                    if from_zero {
+                        inits.push(format!("%acc{b}_{r}_{v} = %zero"));
+                        continue;
+                    }
                     *s += &format!("{indent}%init{b}_{r}_{v} = {}\n", load("%c", ct, &format!("%row{b}_{r}"), v));
                     inits.push(format!("%acc{b}_{r}_{v} = %init{b}_{r}_{v}"));
                 }
@@ -205,6 +222,13 @@ impl Matmul {
 const STREAM_BYTES: i64 = 1 << 20;
 
 impl Matmul {
+    /// Whether the kernel for `threads` can start from zero instead of the result's values:
+    /// the block kernel loads every result element once, before its sums; the streaming one
+    /// adds into the result on every pass.
+    fn folds_fill(&self, threads: i64) -> bool {
+        !(threads <= 1 && self.streams())
+    }
+
     /// Whether this is a one-row product (a classifier head, a batch-1 projection) whose right
     /// operand is too big for the caches: it then streams `B` once, row after row.
     fn streams(&self) -> bool {
@@ -295,13 +319,44 @@ impl Matmul {
 
 impl Pass for VectorizeMatmul {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        // Each matmul right after a fill of +0.0 into its result, with that fill.
+        let filled: Vec<(Op, Op)> = collect(&module, |op| op.is("linalg.fill"))
+            .into_iter()
+            .filter_map(|fill| {
+                let matmul = fill.next().filter(|next| next.is("linalg.matmul"))?;
+                let same_result =
+                    fill.operand_count() == 2 && matmul.operand_count() == 3 && fill.operand(1) == matmul.operand(2);
+                (same_result && is_positive_zero(fill.operand(0))).then_some((matmul, fill))
+            })
+            .collect();
+        let mut folded: Vec<Op> = Vec::new();
         replace_kernels(module, cx, &["linalg.matmul"], "matmul kernel", "matmuls", |op| {
             let matmul = handles(op.get())?;
             let types: Vec<String> = (0..3).map(|i| op.operand(i).r#type().to_string()).collect();
             if types.iter().any(|t| !t.starts_with("memref<")) {
                 return None;
             }
-            Some(matmul.function(&types, self.lanes, self.threads))
-        })
+            let fill = filled.iter().find(|(m, _)| *m == op).map(|&(_, fill)| fill);
+            let fill = fill.filter(|_| matmul.folds_fill(self.threads));
+            folded.extend(fill);
+            Some(matmul.function(&types, self.lanes, self.threads, fill.is_some()))
+        })?;
+        for fill in &folded {
+            // Safety: the matmul right after it now starts from zero and writes every element
+            // of the result; nothing read it in between (it was the op just before).
+            unsafe { fill.erase() };
+        }
+        cx.bump("fills-folded", folded.len() as u64);
+        Ok(())
     }
+}
+
+/// Whether `value` is the constant `+0.0` (f32 or f64).
+fn is_positive_zero(value: Val) -> bool {
+    value.owner().filter(|op| op.is("arith.constant")).and_then(|op| op.get().attribute("value").ok()).is_some_and(
+        |attribute| {
+            let text = attribute.to_string();
+            text == "0.000000e+00 : f32" || text == "0.000000e+00 : f64"
+        },
+    )
 }
