@@ -124,11 +124,14 @@ fn scaling(bin: &Path, filter: Option<&str>) -> Result<(), String> {
     let cache = root().join("target/bench-compile-cache");
     let codegen = "codegen ms/1k (j: JIT)";
     println!(
-        "\n| graph | nodes | {} ms/1k | {codegen} | total s | s/1k | peak RSS MB |",
+        "\n| graph | nodes | {} ms/1k | {codegen} | total s | s/1k | s per added 1k | peak RSS MB |",
         STAGES[..STAGES.len() - 1].join(" ms/1k | ")
     );
-    println!("|{}", " --- |".repeat(STAGES.len() + 5));
+    println!("|{}", " --- |".repeat(STAGES.len() + 6));
     for shape in SCALING_SHAPES {
+        // The previous size's node count and total: the cost of the nodes added since (what
+        // stays flat when every stage is linear, the process's fixed costs left out).
+        let mut previous: Option<(usize, f64)> = None;
         for &nodes in SCALING_SIZES {
             let model = format!("{shape}{nodes}");
             if filter.is_some_and(|f| !model.contains(f)) {
@@ -139,19 +142,28 @@ fn scaling(bin: &Path, filter: Option<&str>) -> Result<(), String> {
                 Ok((text, wall)) => {
                     let stages = stage_cells(&text, 1000.0 / nodes as f64);
                     let rss = peak_rss(&text);
+                    let added =
+                        previous.filter(|&(before, _)| nodes > before).map_or("-".to_string(), |(before, t)| {
+                            format!("{:.2}", (wall - t) * 1000.0 / (nodes - before) as f64)
+                        });
+                    previous = Some((nodes, wall));
                     println!(
-                        "| {model} | {nodes} | {} | {wall:.2} | {:.2} | {rss} |",
+                        "| {model} | {nodes} | {} | {wall:.2} | {:.2} | {added} | {rss} |",
                         stages.join(" | "),
                         wall * 1000.0 / nodes as f64
                     );
                 }
-                Err(error) => println!("| {model} | {nodes} | failed: {} |", error.lines().next().unwrap_or_default()),
+                Err(error) => {
+                    previous = None;
+                    println!("| {model} | {nodes} | failed: {} |", error.lines().next().unwrap_or_default());
+                }
             }
         }
     }
     println!(
         "\nScaling: `strata run --no-cache` (release, default options, the e-graph on); ms per 1000 ONNX nodes per \
-         stage, total = the whole process. Flat columns down a shape mean the stage is linear in the graph."
+         stage, total = the whole process; s per added 1k = the total's growth from the size above, per 1000 \
+         nodes (the process's fixed costs left out). Flat columns down a shape mean the stage is linear in the graph."
     );
     Ok(())
 }
