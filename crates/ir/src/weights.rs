@@ -62,13 +62,17 @@ fn blob_in_batches(strata: &StrataContext, module: &Module<'_>, batch_bytes: usi
     placed.sort_by_key(|&(_, offset)| offset);
     // A global's room: up to the next one's offset (its bytes and the alignment gap after).
     let ends: Vec<usize> = placed.iter().skip(1).map(|&(_, offset)| offset).chain([bytes.len()]).collect();
+    // A batch closes before the global that would take it past `batch_bytes`.
     let mut batches: Vec<&[(Op, usize)]> = Vec::new();
     let mut start = 0;
     for i in 0..placed.len() {
-        if i + 1 == placed.len() || ends[i] - placed[start].1 >= batch_bytes {
-            batches.push(&placed[start..=i]);
-            start = i + 1;
+        if i > start && ends[i] - placed[start].1 > batch_bytes {
+            batches.push(&placed[start..i]);
+            start = i;
         }
+    }
+    if start < placed.len() {
+        batches.push(&placed[start..]);
     }
     let result = batches.into_iter().try_for_each(|batch| {
         let mut scratch = strata.parse("module {}", "weights").map_err(|e| failed(e.to_string()))?;
@@ -239,6 +243,8 @@ mod tests {
         let whole = blob_in_batches(&strata, &module, 1 << 20).expect("one batch");
         let single = blob_in_batches(&strata, &module, 1).expect("a batch per global");
         assert_eq!(whole, single);
+        // Two globals in the first batch (32 bytes of room), the third alone.
+        assert_eq!(blob_in_batches(&strata, &module, 32).expect("two batches"), whole);
         let mut expected = vec![0u8; 48];
         expected[0..4].copy_from_slice(&1.0f32.to_le_bytes());
         expected[4..8].copy_from_slice(&(-2.0f32).to_le_bytes());

@@ -324,8 +324,13 @@ impl Pass for VectorizeMatmul {
             .into_iter()
             .filter_map(|fill| {
                 let matmul = fill.next().filter(|next| next.is("linalg.matmul"))?;
-                let same_result =
-                    fill.operand_count() == 2 && matmul.operand_count() == 3 && fill.operand(1) == matmul.operand(2);
+                // The fill's buffer is the result, and neither operand (which would read the
+                // zeros).
+                let same_result = fill.operand_count() == 2
+                    && matmul.operand_count() == 3
+                    && fill.operand(1) == matmul.operand(2)
+                    && matmul.operand(0) != matmul.operand(2)
+                    && matmul.operand(1) != matmul.operand(2);
                 (same_result && is_positive_zero(fill.operand(0))).then_some((matmul, fill))
             })
             .collect();
