@@ -343,6 +343,8 @@ struct Ready {
     views: BTreeSet<Id>,
     /// Per storage, the ready classes that read it (in-place writes left out).
     readers: BTreeMap<Id, BTreeSet<Id>>,
+    /// Per ready class, its place and the storages it is a reader of in `readers`.
+    entries: BTreeMap<Id, (usize, Vec<Id>)>,
 }
 
 impl Ready {
@@ -351,12 +353,14 @@ impl Ready {
         if view {
             self.views.insert(c);
         }
-        for s in reads {
+        for &s in &reads {
             self.readers.entry(s).or_default().insert(c);
         }
+        self.entries.insert(c, (place, reads));
     }
 
-    fn remove(&mut self, c: Id, place: usize, reads: Vec<Id>) {
+    fn remove(&mut self, c: Id) {
+        let Some((place, reads)) = self.entries.remove(&c) else { return };
         self.by_place.remove(&(place, c));
         self.views.remove(&c);
         for s in reads {
@@ -445,7 +449,7 @@ fn schedule(egraph: &SgGraph, root: Id, classes: &[Id], choice: &BTreeMap<Id, &S
             }
             _ => oldest,
         };
-        ready.remove(next, place[&next], reads(next));
+        ready.remove(next);
         order.push(next);
         // `users` names a user once per operand position that reads `next`.
         for &user in users.get(&next).into_iter().flatten() {

@@ -37,7 +37,7 @@ fn failed(message: impl Into<String>) -> Error {
 /// context of its own, and their bytes copied into the blob before the next batch: LLVM holds
 /// a few megabytes of weights at a time (translating them all at once held a second copy of
 /// the whole blob, 100 MB of ResNet-50's peak), and a model of many small weights pays the
-/// per-translation cost once per batch, not once per weight (3333 8x8 matrices: 330 -> 30 ms).
+/// per-translation cost once per batch, not once per weight (3333 8x8 matrices: 330 -> 100 ms).
 pub fn blob(strata: &StrataContext, module: &Module<'_>) -> Result<Vec<u8>, Error> {
     blob_in_batches(strata, module, BATCH_BYTES)
 }

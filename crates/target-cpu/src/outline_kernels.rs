@@ -168,7 +168,7 @@ fn share(context: &melior::Context, outlined: &[(Op, Op)]) -> Result<usize, Stri
             let offsets = if i == 0 {
                 offsets_as_parameters(context, function, body)?
             } else {
-                offset_constants(body).into_iter().map(|constant| constant.clone_detached()).collect()
+                offset_constants(body).into_iter().map(|(constant, _)| constant.clone_detached()).collect()
             };
             let mut operands: Vec<melior::ir::Value> = call.operands().iter().map(|v| v.get()).collect();
             for &offset in &offsets {
@@ -269,16 +269,13 @@ fn outline(
 /// arguments; returns copies of those constants, detached, for the call to pass.
 fn offsets_as_parameters(context: &melior::Context, function: Op, body: Blk) -> Result<Vec<Op>, String> {
     let mut parameters: Vec<(Op, Val)> = Vec::new();
-    for (view, constant) in constant_offsets(body) {
-        let parameter = match parameters.iter().find(|(c, _)| *c == constant) {
-            Some(&(_, parameter)) => parameter,
-            None => {
-                let parameter = Val::from(body.get().add_argument(view.operand(1).r#type(), view.location()));
-                parameters.push((constant, parameter));
-                parameter
-            }
-        };
-        view.set_operand(1, parameter);
+    for (constant, views) in offset_constants(body) {
+        // Located at the first view that reads it.
+        let parameter = Val::from(body.get().add_argument(views[0].operand(1).r#type(), views[0].location()));
+        for view in views {
+            view.set_operand(1, parameter);
+        }
+        parameters.push((constant, parameter));
     }
     if parameters.is_empty() {
         return Ok(Vec::new());
@@ -306,22 +303,16 @@ fn offsets_as_parameters(context: &melior::Context, function: Op, body: Blk) -> 
     Ok(copies)
 }
 
-/// The `memref.view`s at the top of `body` whose byte offset is a constant, with it.
-fn constant_offsets(body: Blk) -> Vec<(Op, Op)> {
-    body.ops()
-        .into_iter()
-        .filter(|op| op.is("memref.view"))
-        .filter_map(|view| Some((view, view.operand(1).owner().filter(|op| op.is("arith.constant"))?)))
-        .collect()
-}
-
-/// The distinct constants of [`constant_offsets`], in the order [`offsets_as_parameters`]
-/// makes them parameters.
-fn offset_constants(body: Blk) -> Vec<Op> {
-    let mut constants: Vec<Op> = Vec::new();
-    for (_, constant) in constant_offsets(body) {
-        if !constants.contains(&constant) {
-            constants.push(constant);
+/// The distinct constants that are byte offsets of `memref.view`s at the top of `body`, each
+/// with the views it is the offset of, in the order of their first view: the order
+/// [`offsets_as_parameters`] makes them parameters.
+fn offset_constants(body: Blk) -> Vec<(Op, Vec<Op>)> {
+    let mut constants: Vec<(Op, Vec<Op>)> = Vec::new();
+    for view in body.ops().into_iter().filter(|op| op.is("memref.view")) {
+        let Some(constant) = view.operand(1).owner().filter(|op| op.is("arith.constant")) else { continue };
+        match constants.iter_mut().find(|(c, _)| *c == constant) {
+            Some((_, views)) => views.push(view),
+            None => constants.push((constant, vec![view])),
         }
     }
     constants

@@ -27,6 +27,7 @@
 use crate::text_kernels::{element, replace_kernels, unit_inner_stride, ROLLED};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
+use std::collections::BTreeMap;
 use strata_ir::rewrite::collect;
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 use strata_lower::ops::static_shape;
@@ -110,9 +111,9 @@ impl Matmul {
     /// The kernel function (MLIR text) for operand types `types`, `lanes` f32 lanes a register;
     /// with `threads` above 1 and enough work, the whole column blocks are an `scf.forall`.
     /// `from_zero`: the accumulators start at zero, not at the result's values (a fill of zeros
-    /// folded in; [`Matmul::folds_fill`] says when the kernel can).
+    /// folded in; only for the block kernel, not [`Matmul::by_rows`]'s).
     fn function(&self, types: &[String], lanes: i64, threads: i64, from_zero: bool) -> String {
-        if threads <= 1 && self.streams() {
+        if self.by_rows(threads) {
             return self.row_function(types, lanes);
         }
         let Matmul { m, k, n, elem, .. } = *self;
@@ -222,11 +223,11 @@ impl Matmul {
 const STREAM_BYTES: i64 = 1 << 20;
 
 impl Matmul {
-    /// Whether the kernel for `threads` can start from zero instead of the result's values:
-    /// the block kernel loads every result element once, before its sums; the streaming one
-    /// adds into the result on every pass.
-    fn folds_fill(&self, threads: i64) -> bool {
-        !(threads <= 1 && self.streams())
+    /// Whether the kernel for `threads` is the streaming one ([`Matmul::row_function`]): it
+    /// adds into the result on every pass, so it cannot start from zero as the block kernel
+    /// (which loads every result element once, before its sums) can.
+    fn by_rows(&self, threads: i64) -> bool {
+        threads <= 1 && self.streams()
     }
 
     /// Whether this is a one-row product (a classifier head, a batch-1 projection) whose right
@@ -319,8 +320,9 @@ impl Matmul {
 
 impl Pass for VectorizeMatmul {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        // Each matmul right after a fill of +0.0 into its result, with that fill.
-        let filled: Vec<(Op, Op)> = collect(&module, |op| op.is("linalg.fill"))
+        // Each matmul right after a fill of +0.0 into its result (by its operation's address),
+        // with that fill.
+        let filled: BTreeMap<usize, Op> = collect(&module, |op| op.is("linalg.fill"))
             .into_iter()
             .filter_map(|fill| {
                 let matmul = fill.next().filter(|next| next.is("linalg.matmul"))?;
@@ -331,7 +333,7 @@ impl Pass for VectorizeMatmul {
                     && fill.operand(1) == matmul.operand(2)
                     && matmul.operand(0) != matmul.operand(2)
                     && matmul.operand(1) != matmul.operand(2);
-                (same_result && is_positive_zero(fill.operand(0))).then_some((matmul, fill))
+                (same_result && is_positive_zero(fill.operand(0))).then_some((matmul.raw().ptr as usize, fill))
             })
             .collect();
         let mut folded: Vec<Op> = Vec::new();
@@ -341,8 +343,7 @@ impl Pass for VectorizeMatmul {
             if types.iter().any(|t| !t.starts_with("memref<")) {
                 return None;
             }
-            let fill = filled.iter().find(|(m, _)| *m == op).map(|&(_, fill)| fill);
-            let fill = fill.filter(|_| matmul.folds_fill(self.threads));
+            let fill = filled.get(&(op.raw().ptr as usize)).copied().filter(|_| !matmul.by_rows(self.threads));
             folded.extend(fill);
             Some(matmul.function(&types, self.lanes, self.threads, fill.is_some()))
         })?;
