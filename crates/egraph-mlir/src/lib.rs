@@ -63,7 +63,7 @@ fn element_of(ty: Type<'_>) -> Option<String> {
 }
 
 /// Whether the lowering runs an elementwise epilogue inside this kernel: an f32 convolution
-/// (one group) that the host schedule register-blocks on `target` (`strata_machine::conv_tiles`),
+/// (one group) that the host schedule register-blocks on `target` (`strata_machine::conv_block`),
 /// which applies the epilogue to each result tile in registers.
 fn takes_epilogue(op: SgOp<'_, '_>, shape: &[i64], target: Target) -> bool {
     let (SgOp::Conv2d(conv), Some(registers)) = (op, target.registers) else { return false };
@@ -73,7 +73,8 @@ fn takes_epilogue(op: SgOp<'_, '_>, shape: &[i64], target: Target) -> bool {
         && shape.len() == 4
         && tensor(conv.filter().r#type()).is_ok_and(|(w, _)| {
             let window = w.iter().skip(2).product::<i64>();
-            strata_machine::conv_tiles(shape[2], shape[3], shape[1], window, registers).is_some()
+            let column_stride = conv.strides().get(1).copied().unwrap_or(1).max(1);
+            strata_machine::conv_block(shape[2], shape[3], shape[1], window, column_stride, registers).is_some()
         })
 }
 

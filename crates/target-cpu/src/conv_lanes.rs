@@ -10,7 +10,10 @@
 //! `th * tw` fused multiply-adds of `vector<tf x f32>` into accumulators that stay in
 //! registers for the whole reduction. Unlike a spatial vector (`ow` in the lanes, recipe 2 of
 //! ../shared/notes/cpu-codegen.md), this needs no spatial size to be a multiple of the vector
-//! width: ResNet's 28, 14 and 7 and MobileNetV2's 112 ... 7 all tile exactly. The bias (or zero)
+//! width: ResNet's 28, 14 and 7 and MobileNetV2's 112 ... 7 all tile exactly. Filters too few
+//! for half a register (DenseNet's 12) take that spatial vector after all, where whole vectors
+//! of columns divide the output width (`strata_machine::conv_block`): the loops become `(n, oh,
+//! f, ow, c, kh, kw)` and each step is `tf` FMAs of `tw` contiguous columns. The bias (or zero)
 //! initialisation is fused into the tile, and the padded input is written in
 //! destination-passing style so that tiling never pulls the padding copy into the loops.
 
@@ -26,7 +29,7 @@ use strata_lower::nn::list;
 use strata_lower::ops::tensor_type;
 use strata_lower::pads::Pad;
 
-pub use strata_machine::{conv_tiles, Registers};
+pub use strata_machine::{conv_block, conv_tiles, Registers};
 
 /// A filter `F x C x K` (K = KH * KW, row-major) rearranged to `C x K x F`: the filters of one
 /// (c, kh, kw) tap contiguous, one vector load per tap.
@@ -57,6 +60,9 @@ pub struct ConvBlock {
     /// Its tiles run in parallel (one `scf.forall`): compiled for several threads, and with
     /// at least [`PARALLEL_MACS`] multiply-adds.
     pub parallel: bool,
+    /// Output columns in the lanes instead of filters (see [`conv_block`]): `tw` is a
+    /// multiple of the vector width and the loops are `(n, oh, f, ow, c, kh, kw)`.
+    pub spatial: bool,
 }
 
 /// The least multiply-adds for which a convolution or matmul is split across threads (about
@@ -71,10 +77,11 @@ impl ConvBlock {
         let [th, tw, tf] = self.tiles;
         let flag = |set: bool, c: &'static str| if set { c } else { "" };
         format!(
-            "{th}x{tw}x{tf}{}{}{}",
+            "{th}x{tw}x{tf}{}{}{}{}",
             flag(self.filters_outer, "f"),
             flag(self.epilogue, "e"),
-            flag(self.parallel, "p")
+            flag(self.parallel, "p"),
+            flag(self.spatial, "s")
         )
     }
 }
@@ -151,13 +158,14 @@ pub(crate) fn insert_before<'c>(
 /// Rewrites every f32 `linalg.conv_2d_nchw_fchw` in `module` that has a register block (see
 /// [`conv_tiles`]) into the filter-lane generic, marked `strata.conv_tiles` (see [`ConvBlock::label`]),
 /// with its initialisation marked `strata.conv_init`; with `threads` above 1 the big ones get
-/// parallel tiles. Returns the distinct blocks used and how many convolutions were rewritten.
+/// parallel tiles. Returns the distinct blocks used, how many convolutions were rewritten and
+/// how many of them have their output columns in the lanes.
 pub fn rewrite(
     module: OperationRef<'_, '_>,
     cx: &mut PassContext<'_>,
     registers: Registers,
     threads: i64,
-) -> Result<(Vec<ConvBlock>, usize), PassFailed> {
+) -> Result<(Vec<ConvBlock>, usize, usize), PassFailed> {
     let strata = cx.strata();
     let mut plans = Vec::new();
     for raw in collect(&module, |op| op.is("linalg.conv_2d_nchw_fchw")) {
@@ -170,7 +178,10 @@ pub fn rewrite(
         if !(static_f32(&x) && static_f32(&w) && static_f32(&out)) {
             continue;
         }
-        if let Some(tiles) = conv_tiles(out.shape[2], out.shape[3], out.shape[1], w.shape[2] * w.shape[3], registers) {
+        let (window, column_stride) = (w.shape[2] * w.shape[3], int_pair(op, "strides")[1]);
+        if let Some((tiles, spatial)) =
+            conv_block(out.shape[2], out.shape[3], out.shape[1], window, column_stride, registers)
+        {
             // A convolution that starts from a value of its own (a residual) keeps its epilogue
             // apart: fused, the tiles would read that value from outside the tile loop while
             // the loop writes into it, and bufferization would copy it first.
@@ -183,6 +194,7 @@ pub fn rewrite(
                     filters_outer: w.numel() > x.numel(),
                     epilogue: epilogue.is_some(),
                     parallel: threads > 1 && out.numel() * w.shape[1..].iter().product::<i64>() >= PARALLEL_MACS,
+                    spatial,
                 },
                 epilogue,
             });
@@ -190,6 +202,7 @@ pub fn rewrite(
     }
     let mut blocks: Vec<ConvBlock> = Vec::new();
     let count = plans.len();
+    let spatial = plans.iter().filter(|p| p.block.spatial).count();
     // Filters transposed at compile time, by their constant op (shared weights once).
     let mut transposed: BTreeMap<usize, Val> = BTreeMap::new();
     let mut kernels = strata_lower::kernel::KernelCache::default();
@@ -376,8 +389,10 @@ pub fn rewrite(
         // stops it at the convolution's inputs.
         let input = k.emit(format_args!("tensor.cast {input} : {input_ty} to {input_ty}"));
         let wt = k.emit(format_args!("tensor.cast {wt} : {wt_ty} to {wt_ty}"));
+        // The loops: the lane dimension last among the parallel ones.
+        let loops = if plan.block.spatial { "n, oh, f, ow, c, kh, kw" } else { "n, oh, ow, f, c, kh, kw" };
         let result = k.emit(format_args!(
-            "linalg.generic {{indexing_maps = [affine_map<(n, oh, ow, f, c, kh, kw) -> ({input_map})>, affine_map<(n, oh, ow, f, c, kh, kw) -> (c, kh, kw, f)>, affine_map<(n, oh, ow, f, c, kh, kw) -> (n, f, oh, ow)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\", \"reduction\", \"reduction\", \"reduction\"], {tiles_mark}}} ins({input}, {wt} : {input_ty}, {}) outs({start} : {out}) {{\n    ^bb0(%i: f32, %w: f32, %acc: f32):\n      %m = arith.mulf %i, %w fastmath<contract> : f32\n      %s = arith.addf %acc, %m fastmath<contract> : f32\n      linalg.yield %s : f32\n    }} -> {out}",
+            "linalg.generic {{indexing_maps = [affine_map<({loops}) -> ({input_map})>, affine_map<({loops}) -> (c, kh, kw, f)>, affine_map<({loops}) -> (n, f, oh, ow)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\", \"reduction\", \"reduction\", \"reduction\"], {tiles_mark}}} ins({input}, {wt} : {input_ty}, {}) outs({start} : {out}) {{\n    ^bb0(%i: f32, %w: f32, %acc: f32):\n      %m = arith.mulf %i, %w fastmath<contract> : f32\n      %s = arith.addf %acc, %m fastmath<contract> : f32\n      linalg.yield %s : f32\n    }} -> {out}",
             wt_ty
         ));
         k.set_result(result, out);
@@ -405,7 +420,7 @@ pub fn rewrite(
             blocks.push(plan.block);
         }
     }
-    Ok((blocks, count))
+    Ok((blocks, count, spatial))
 }
 
 /// How a convolution's accumulator starts.

@@ -57,6 +57,7 @@ pub static INFO: PassInfo = PassInfo {
     ],
     statistics: &[
         StatisticInfo { name: "convolutions", help: "Convolutions register-blocked and vectorised" },
+        StatisticInfo { name: "spatial-convolutions", help: "Of those, convolutions with output columns in the lanes (too few filters for them)" },
         StatisticInfo { name: "batch-matmuls", help: "Batch matmuls split into a loop of vectorised matmuls" },
         StatisticInfo { name: "outer-products", help: "Convolution steps written as vector outer products" },
     ],
@@ -86,8 +87,9 @@ struct CpuSchedule {
 
 impl Pass for CpuSchedule {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let (convs, count) = crate::conv_lanes::rewrite(module, cx, self.registers, self.threads)?;
+        let (convs, count, spatial) = crate::conv_lanes::rewrite(module, cx, self.registers, self.threads)?;
         cx.bump("convolutions", count as u64);
+        cx.bump("spatial-convolutions", spatial as u64);
         let batched = split_batch_matmuls(module, cx)?;
         cx.bump("batch-matmuls", batched as u64);
         for (value, select) in [
@@ -141,7 +143,11 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
         if block.epilogue {
             // The epilogue's loops are (n, f, oh, ow): tiled by the convolution's block in the
             // convolution's loop order.
-            let interchange = if block.filters_outer { "" } else { " interchange [0, 2, 3, 1]" };
+            let interchange = match (block.filters_outer, block.spatial) {
+                (true, _) => "",
+                (false, false) => " interchange [0, 2, 3, 1]",
+                (false, true) => " interchange [0, 2, 1, 3]",
+            };
             tiling += &format!(
                 "    %ev{i} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes{{strata.conv_epilogue = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n\
     %et{i}, %el{i}{loops} = transform.structured.fuse %ev{i} tile_sizes [1, {tf}, {th}, {tw}]{interchange}{forall} : (!transform.any_op) -> (!transform.any_op, {loop_types})\n"
@@ -149,10 +155,16 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
             epilogues += &matched;
             epilogues += &reduction(&format!("%cv{i}"));
         } else {
-            let interchange = if block.filters_outer { " interchange [0, 3, 1, 2, 4, 5, 6]" } else { "" };
+            // The convolution's loops: (n, oh, ow, f), or (n, oh, f, ow) with columns in the lanes.
+            let (sizes, interchange) = match (block.filters_outer, block.spatial) {
+                (false, false) => (format!("{th}, {tw}, {tf}"), ""),
+                (true, false) => (format!("{th}, {tw}, {tf}"), " interchange [0, 3, 1, 2, 4, 5, 6]"),
+                (false, true) => (format!("{th}, {tf}, {tw}"), ""),
+                (true, true) => (format!("{th}, {tf}, {tw}"), " interchange [0, 2, 1, 3, 4, 5, 6]"),
+            };
             tiling += &matched;
             tiling += &format!(
-                "    %ct{i}, %cl{i}{loops} = transform.structured.fuse %cv{i} tile_sizes [1, {th}, {tw}, {tf}, 0, 0, 0]{interchange}{forall} : (!transform.any_op) -> (!transform.any_op, {loop_types})\n"
+                "    %ct{i}, %cl{i}{loops} = transform.structured.fuse %cv{i} tile_sizes [1, {sizes}, 0, 0, 0]{interchange}{forall} : (!transform.any_op) -> (!transform.any_op, {loop_types})\n"
             );
             tiling += &reduction(&format!("%ct{i}"));
         }

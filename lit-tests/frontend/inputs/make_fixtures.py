@@ -443,6 +443,45 @@ for name, value in [("x", blocked_x), ("w", blocked_w), ("y1", blocked_y1), ("y2
                     ("y3", conv_reference(blocked_x, blocked_w2, stride=2))]:
     np.save(f"../../driver/inputs/conv_blocked_{name}.npy", value.astype(np.float32))
 
+# Host convolutions with too few filters for the lanes, which take output columns in the lanes
+# instead (strata_machine::spatial_tiles): 12 filters 3x3 with bias and a ReLU epilogue, 36
+# filters 1x1 accumulating into a residual, and 4 filters read from a run-time input. Expected
+# outputs in float64, for lit-tests/driver/conv-spatial.mlir.
+spatial_rng = np.random.default_rng(5)
+spatial_x = spatial_rng.standard_normal([1, 8, 16, 32]).astype(np.float32)
+spatial_r = spatial_rng.standard_normal([1, 36, 16, 32]).astype(np.float32)
+spatial_w = spatial_rng.standard_normal([4, 8, 3, 3]).astype(np.float32)
+spatial_w1 = spatial_rng.standard_normal([12, 8, 3, 3]).astype(np.float32)
+spatial_b1 = spatial_rng.standard_normal([12]).astype(np.float32)
+spatial_w2 = spatial_rng.standard_normal([36, 12, 1, 1]).astype(np.float32)
+spatial_b2 = spatial_rng.standard_normal([36]).astype(np.float32)
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="growth", pads=[1, 1, 1, 1]),
+            helper.make_node("Relu", ["c1"], ["y1"], name="relu"),
+            helper.make_node("Conv", ["y1", "w2", "b2"], ["c2"], name="transition"),
+            helper.make_node("Add", ["c2", "r"], ["y2"], name="residual"),
+            helper.make_node("Conv", ["x", "w"], ["y3"], name="runtime_filter", pads=[1, 1, 1, 1]),
+        ],
+        "conv_spatial",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 16, 32]),
+         helper.make_tensor_value_info("r", TensorProto.FLOAT, [1, 36, 16, 32]),
+         helper.make_tensor_value_info("w", TensorProto.FLOAT, [4, 8, 3, 3])],
+        [helper.make_tensor_value_info("y1", TensorProto.FLOAT, [1, 12, 16, 32]),
+         helper.make_tensor_value_info("y2", TensorProto.FLOAT, [1, 36, 16, 32]),
+         helper.make_tensor_value_info("y3", TensorProto.FLOAT, [1, 4, 16, 32])],
+        [numpy_helper.from_array(spatial_w1, "w1"), numpy_helper.from_array(spatial_b1, "b1"),
+         numpy_helper.from_array(spatial_w2, "w2"), numpy_helper.from_array(spatial_b2, "b2")],
+    ),
+    "conv_spatial.onnx",
+)
+spatial_y1 = np.maximum(conv_reference(spatial_x, spatial_w1, spatial_b1, pad=1), 0.0)
+for name, value in [("x", spatial_x), ("r", spatial_r), ("w", spatial_w), ("y1", spatial_y1),
+                    ("y2", conv_reference(spatial_y1, spatial_w2, spatial_b2) + spatial_r),
+                    ("y3", conv_reference(spatial_x, spatial_w, pad=1))]:
+    np.save(f"../../driver/inputs/conv_spatial_{name}.npy", value.astype(np.float32))
+
 # MaxPool with its Indices output: 2-D column major (storage_order 1) with pads, 2-D row major
 # with overlapping windows, and 1-D. Values rounded to halves, so windows hold ties (the first
 # maximum in window order wins). Expected outputs computed here, for
