@@ -63,8 +63,9 @@ func.func @batch_matmuls(%a: tensor<4x16x8xf32>, %b: tensor<4x8x64xf32>, %c: ten
   return %0, %1 : tensor<4x16x64xf32>, tensor<4x16x40xf32>
 }
 
-// A convolution whose filter count divides into vector registers is register-blocked
-// (crates/lower/src/conv_lanes.rs): its constant filter is transposed at compile time to
+// A convolution whose filter count divides into vector registers, with more than 256 taps per
+// output, is register-blocked with its filters in the lanes
+// (crates/target-cpu/src/conv_lanes.rs): its constant filter is transposed at compile time to
 // C x KH x KW x F (a new weight), the padding becomes a fill and an insert (so tiling does not
 // pull it into the loops), and the tiles hold 8 output positions x 32 filters (AVX-512: 16
 // registers of accumulators) seeded by the bias, which is fused into the tile. The reduction
@@ -73,15 +74,15 @@ func.func @batch_matmuls(%a: tensor<4x16x8xf32>, %b: tensor<4x8x64xf32>, %c: ten
 // bias is read in the accumulators' layout (no transpose), and written to the output only by
 // the accumulators' final write.
 // CHECK-LABEL: func.func @blocked
-// CHECK-DAG: %[[W:.*]] = arith.constant dense_resource<conv_filter_chwf{{.*}}> : tensor<4x3x3x32xf32>
-// CHECK-DAG: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x10x10xf32>)
-// CHECK-DAG: %[[PADDED:.*]] = tensor.insert_slice %arg0 into %[[FILL]][0, 0, 1, 1] [1, 4, 8, 8] [1, 1, 1, 1]
+// CHECK-DAG: %[[W:.*]] = arith.constant dense_resource<conv_filter_chwf{{.*}}> : tensor<32x3x3x32xf32>
+// CHECK-DAG: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x32x10x10xf32>)
+// CHECK-DAG: %[[PADDED:.*]] = tensor.insert_slice %arg0 into %[[FILL]][0, 0, 1, 1] [1, 32, 8, 8] [1, 1, 1, 1]
 // CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1
 // CHECK: %[[OUT:.*]] = tensor.extract_slice %{{.*}} : tensor<1x32x1x8xf32> to tensor<32x8xf32>
 // CHECK-NOT: vector.transfer_write
 // CHECK-NOT: vector.transpose
 // CHECK: %[[BIAS:.*]] = vector.transfer_read %arg1[%c0], %{{.*}} {in_bounds = [true, true], permutation_map = #{{.*}}} : tensor<32xf32>, vector<8x32xf32>
-// CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %[[BIAS]]) -> (vector<8x32xf32>)
+// CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %c0 to %c32 step %c1 iter_args(%{{.*}} = %[[BIAS]]) -> (vector<8x32xf32>)
 // CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
 // CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1 iter_args(%[[STEP:.*]] = %{{.*}})
 // CHECK: %[[X:.*]] = vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<8xf32>, vector<8xf32>
@@ -90,7 +91,32 @@ func.func @batch_matmuls(%a: tensor<4x16x8xf32>, %b: tensor<4x8x64xf32>, %c: ten
 // CHECK: vector.transfer_write %[[ACC]], %[[OUT]]
 // CHECK-NOT: linalg.conv_2d
 // CHECK-NOT: linalg.generic
-func.func @blocked(%x: tensor<1x4x8x8xf32>, %bias: tensor<32xf32>) -> tensor<1x32x8x8xf32> {
+func.func @blocked(%x: tensor<1x32x8x8xf32>, %bias: tensor<32xf32>) -> tensor<1x32x8x8xf32> {
+  %w = arith.constant dense<0.5> : tensor<32x32x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x32x8x8xf32> to tensor<1x32x10x10xf32>
+  %e = tensor.empty() : tensor<1x32x8x8xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : tensor<32xf32>) outs(%e : tensor<1x32x8x8xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  } -> tensor<1x32x8x8xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x32x10x10xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
+  return %0 : tensor<1x32x8x8xf32>
+}
+
+// With at most 256 taps per output (here 4 channels x 3 x 3) the output columns are in the
+// lanes instead (strata_machine::spatial_tiles): the loops are (n, oh, f, ow), and each step is
+// an outer product of 16 filter values and the 8 contiguous input columns (half a register),
+// stored straight into the NCHW output (no transposed store).
+// CHECK-LABEL: func.func @few_taps
+// CHECK: scf.for
+// CHECK: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<16xf32>, vector<8xf32>
+// CHECK: vector.transfer_write %{{.*}} {in_bounds = [true, true]} : vector<16x8xf32>
+// CHECK-NOT: linalg.conv_2d
+func.func @few_taps(%x: tensor<1x4x8x8xf32>, %bias: tensor<32xf32>) -> tensor<1x32x8x8xf32> {
   %w = arith.constant dense<0.5> : tensor<32x4x3x3xf32>
   %zero = arith.constant 0.0 : f32
   %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {

@@ -74,7 +74,8 @@ fn takes_epilogue(op: SgOp<'_, '_>, shape: &[i64], target: Target) -> bool {
         && tensor(conv.filter().r#type()).is_ok_and(|(w, _)| {
             let window = w.iter().skip(2).product::<i64>();
             let column_stride = conv.strides().get(1).copied().unwrap_or(1).max(1);
-            strata_machine::conv_block(shape[2], shape[3], shape[1], window, column_stride, registers).is_some()
+            let taps = w.get(1).copied().unwrap_or(1) * window;
+            strata_machine::conv_block(shape[2], shape[3], shape[1], taps, window, column_stride, registers).is_some()
         })
 }
 

@@ -83,31 +83,53 @@ pub fn conv_tiles(oh: i64, ow: i64, f: i64, window: i64, registers: Registers) -
         .map(|(_, _, tiles)| tiles)
 }
 
+/// The most taps (input channels x window) per output for which a convolution whose filters
+/// fill registers still puts its output columns in the lanes ([`spatial_tiles`]). With filters
+/// in the lanes, each tile ends in a transposed store of its accumulators into the NCHW
+/// output, which few taps do not amortise: MobileNetV2's 1x1 expansions (16 and 24 channels)
+/// ran 1.3-1.6x faster with columns in the lanes, its 96- and 144-channel projections 1.2-1.3x;
+/// at 256 taps (a 1x1 convolution of 256 channels, or 3x3 of 32) both layouts reach the FMA
+/// peak, and at 576 (ResNet's 3x3 of 64 channels) filter lanes were 15% faster.
+pub const SPATIAL_TAPS: i64 = 256;
+
 /// The register block `[th, tw, tf]` with output columns in the lanes (recipe 2 of
-/// ../shared/notes/cpu-codegen.md) for an output `ow` columns wide with `f` filters, at column
-/// stride `sw`: when the filters would fill less than half a register in the lanes (DenseNet's
-/// growth rate 12, its transitions' 36) and whole vectors of columns divide `ow`. Each
-/// reduction step then loads `tw` contiguous input columns (hence unit column stride only) and
-/// does `tf * tw / lanes` fused multiply-adds of full vectors, one broadcast filter value
-/// each: DenseNet's 3x3 convolutions of 12 filters ran 2x faster than with 12 filters in
-/// quarter registers, and its 1x1 transition of 36 filters 2.5x faster than the loop nest.
-/// Two vectors of columns when they fit `ow` and the accumulators, `tf` the largest divisor of
-/// `f` the remaining accumulators hold.
-pub fn spatial_tiles(ow: i64, f: i64, sw: i64, registers: Registers) -> Option<[i64; 3]> {
+/// ../shared/notes/cpu-codegen.md) for an output `ow` columns wide with `f` filters of `taps`
+/// taps each (input channels x window), at column stride `sw`: when the filters would fill
+/// less than half a register in the lanes (DenseNet's growth rate 12, its transitions' 36), or
+/// the taps are at most [`SPATIAL_TAPS`]; and whole vectors of columns divide `ow` (half
+/// vectors too when the filters fill half registers, as [`conv_tiles`] takes them: equal FMA
+/// throughput on Zen4). Each reduction step then loads `tw` contiguous input columns (hence
+/// unit column stride only) and does `tf` fused multiply-adds per vector of columns, one
+/// broadcast filter value each: DenseNet's 3x3 convolutions of 12 filters ran 2x faster than
+/// with 12 filters in quarter registers, and its 1x1 transition of 36 filters 2.5x faster than
+/// the loop nest. The widest `tw` of two vectors, one or half of one that divides `ow`, and
+/// `tf` the largest divisor of `f` the remaining accumulators hold.
+pub fn spatial_tiles(ow: i64, f: i64, taps: i64, sw: i64, registers: Registers) -> Option<[i64; 3]> {
     let lanes = registers.lanes;
-    if sw != 1 || f <= 0 || f % (lanes / 2) == 0 || ow % lanes != 0 {
+    let few_filters = f % (lanes / 2) != 0;
+    if sw != 1 || f <= 0 || !(few_filters || taps <= SPATIAL_TAPS) {
         return None;
     }
-    let vectors = if ow % (2 * lanes) == 0 { 2 } else { 1 };
+    let tw = [2 * lanes, lanes, lanes / 2].into_iter().find(|&w| ow % w == 0 && (w >= lanes || !few_filters))?;
+    let vectors = (tw + lanes - 1) / lanes;
     let tf = (1..=(registers.accumulators / vectors).min(f)).rev().find(|d| f % d == 0)?;
-    Some([1, vectors * lanes, tf])
+    Some([1, tw, tf])
 }
 
-/// How the host schedule blocks a convolution (`oh x ow` output, `f` filters, `window` taps,
-/// column stride `sw`): [`spatial_tiles`] where they apply, else [`conv_tiles`]; with whether
-/// the columns are in the lanes. `None`: the convolution keeps the loop-order schedule.
-pub fn conv_block(oh: i64, ow: i64, f: i64, window: i64, sw: i64, registers: Registers) -> Option<([i64; 3], bool)> {
-    if let Some(tiles) = spatial_tiles(ow, f, sw, registers) {
+/// How the host schedule blocks a convolution (`oh x ow` output, `f` filters of `taps` taps,
+/// `window` of them per input channel, column stride `sw`): [`spatial_tiles`] where they
+/// apply, else [`conv_tiles`]; with whether the columns are in the lanes. `None`: the
+/// convolution keeps the loop-order schedule.
+pub fn conv_block(
+    oh: i64,
+    ow: i64,
+    f: i64,
+    taps: i64,
+    window: i64,
+    sw: i64,
+    registers: Registers,
+) -> Option<([i64; 3], bool)> {
+    if let Some(tiles) = spatial_tiles(ow, f, taps, sw, registers) {
         return Some((tiles, true));
     }
     conv_tiles(oh, ow, f, window, registers).map(|tiles| (tiles, false))
@@ -159,19 +181,25 @@ mod tests {
     fn few_filters_put_columns_in_the_lanes() {
         // DenseNet: 12 filters x two vectors of columns (24 accumulators); 36 filters at 16
         // columns take one vector and 12 filters (the largest divisor within 24).
-        assert_eq!(spatial_tiles(32, 12, 1, AVX512), Some([1, 32, 12]));
-        assert_eq!(spatial_tiles(16, 36, 1, AVX512), Some([1, 16, 18]));
-        assert_eq!(spatial_tiles(32, 36, 1, AVX512), Some([1, 32, 12]));
-        // Not for strided columns, widths no vector divides, or filters that fill half registers.
-        assert_eq!(spatial_tiles(32, 12, 2, AVX512), None);
-        assert_eq!(spatial_tiles(28, 12, 1, AVX512), None);
-        assert_eq!(spatial_tiles(32, 24, 1, AVX512), None);
+        assert_eq!(spatial_tiles(32, 12, 432, 1, AVX512), Some([1, 32, 12]));
+        assert_eq!(spatial_tiles(16, 36, 72, 1, AVX512), Some([1, 16, 18]));
+        assert_eq!(spatial_tiles(32, 36, 72, 1, AVX512), Some([1, 32, 12]));
+        // Filters that fill registers, with few taps: MobileNetV2's 1x1 expansion of 16
+        // channels at 112 columns (7 vectors: one a tile), its projection at 56 (half vectors).
+        assert_eq!(spatial_tiles(112, 96, 16, 1, AVX512), Some([1, 16, 24]));
+        assert_eq!(spatial_tiles(56, 24, 144, 1, AVX512), Some([1, 8, 24]));
+        // Not for strided columns, widths no vector divides, few filters at half vectors,
+        // or many taps.
+        assert_eq!(spatial_tiles(32, 12, 432, 2, AVX512), None);
+        assert_eq!(spatial_tiles(28, 12, 432, 1, AVX512), None);
+        assert_eq!(spatial_tiles(56, 12, 432, 1, AVX512), None);
+        assert_eq!(spatial_tiles(56, 64, 576, 1, AVX512), None);
         // AVX2: 6 filters over 8 columns.
-        assert_eq!(spatial_tiles(8, 6, 1, AVX2), Some([1, 8, 6]));
+        assert_eq!(spatial_tiles(8, 6, 54, 1, AVX2), Some([1, 8, 6]));
         // The block: columns in the lanes first, filter lanes otherwise.
-        assert_eq!(conv_block(32, 32, 12, 9, 1, AVX512), Some(([1, 32, 12], true)));
-        assert_eq!(conv_block(28, 28, 12, 9, 1, AVX512), Some(([1, 14, 4], false)));
-        assert_eq!(conv_block(56, 56, 64, 9, 1, AVX512), Some(([1, 8, 32], false)));
-        assert_eq!(conv_block(28, 28, 36, 1, 1, AVX512), None);
+        assert_eq!(conv_block(32, 32, 12, 432, 9, 1, AVX512), Some(([1, 32, 12], true)));
+        assert_eq!(conv_block(28, 28, 12, 432, 9, 1, AVX512), Some(([1, 14, 4], false)));
+        assert_eq!(conv_block(56, 56, 64, 576, 9, 1, AVX512), Some(([1, 8, 32], false)));
+        assert_eq!(conv_block(28, 28, 36, 72, 1, 1, AVX512), None);
     }
 }

@@ -180,7 +180,7 @@ pub fn rewrite(
         }
         let (window, column_stride) = (w.shape[2] * w.shape[3], int_pair(op, "strides")[1]);
         if let Some((tiles, spatial)) =
-            conv_block(out.shape[2], out.shape[3], out.shape[1], window, column_stride, registers)
+            conv_block(out.shape[2], out.shape[3], out.shape[1], w.shape[1] * window, window, column_stride, registers)
         {
             // A convolution that starts from a value of its own (a residual) keeps its epilogue
             // apart: fused, the tiles would read that value from outside the tile loop while
