@@ -1,17 +1,22 @@
 // Recurrent layers lower to one scf.for over the time steps: the input projection of every
-// step is one contraction before the loop (the biases its initial value), each step adds the
+// step is one matmul before the loop (the biases its initial value), each step adds the
 // recurrent product onto its row of it and runs one generic for all gates, writing the carried
-// states in place and inserting its output row. After bufferization no buffer is allocated
-// inside the loop (buffer-loop-hoisting), so the planner sees every buffer.
+// states in place and inserting its output row. Both products read their weights transposed,
+// `[K, G * H]` (transposed once, before the loop; strata-fold-constant-transposes does it at
+// compile time for constant weights), so they are plain matmuls with the gates contiguous.
+// After bufferization no buffer is allocated inside the loop (buffer-loop-hoisting), so the
+// planner sees every buffer.
 // RUN: strata-opt %s -p 'builtin.module(func.func(sg-to-linalg))' | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(func.func(sg-to-linalg),strata-bufferize)' | FileCheck %s --check-prefix=BUF
 
 // CHECK-LABEL: func.func @lstm
-// CHECK: %[[PROJ:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}}ins(%collapsed
+// CHECK: %[[WT:.*]] = linalg.transpose ins(%{{.*}} : tensor<20x4xf32>) outs(%{{.*}} : tensor<4x20xf32>) permutation = [1, 0]
+// CHECK: %[[RT:.*]] = linalg.transpose ins(%{{.*}} : tensor<20x5xf32>) outs(%{{.*}} : tensor<5x20xf32>) permutation = [1, 0]
+// CHECK: %[[PROJ:.*]] = linalg.matmul ins(%collapsed, %[[WT]] : tensor<6x4xf32>, tensor<4x20xf32>)
 // CHECK: %[[STEPS:.*]] = tensor.expand_shape %[[PROJ]]
 // CHECK: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[H:.*]] = %{{.*}}, %[[C:.*]] = %{{.*}}, %[[Y:.*]] = %{{.*}})
 // CHECK:   %[[ROW:.*]] = tensor.extract_slice %[[STEPS]][%[[T]], 0, 0] [1, 2, 20]
-// CHECK:   %[[G:.*]] = linalg.generic {{.*}}ins(%[[H]], %{{.*}} : tensor<2x5xf32>, tensor<20x5xf32>) outs(%[[ROW]] : tensor<2x20xf32>)
+// CHECK:   %[[G:.*]] = linalg.matmul ins(%[[H]], %[[RT]] : tensor<2x5xf32>, tensor<5x20xf32>) outs(%[[ROW]] : tensor<2x20xf32>)
 // CHECK:   %[[CELL:.*]]:3 = linalg.generic {{.*}}outs(%[[H]], %[[C]], %{{.*}} : tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>)
 // CHECK:   math.tanh
 // CHECK:   %[[INS:.*]] = tensor.insert_slice %[[CELL]]#2 into %[[Y]][%[[T]], 0, 0]

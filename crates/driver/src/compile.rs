@@ -169,7 +169,7 @@ pub fn egraph_target(target: Target) -> strata_egraph_mlir::Target {
         Target::Nvptx => strata_egraph_mlir::Target { registers: None },
     }
 }
-pub const LINALG: &str = "builtin.module(func.func(sg-to-linalg),canonicalize,cse)";
+pub const LINALG: &str = "builtin.module(func.func(sg-to-linalg,strata-fold-constant-transposes),canonicalize,cse)";
 pub const LLVM: &str = "builtin.module(strata-outline-kernels,strata-host-to-llvm)";
 /// The host's weights blob, before [`LLVM`]: every constant but splats and the smallest leaves
 /// the code for one blob argument (`plan-weights`), which `strata_ir::weights` writes out.

@@ -8,10 +8,12 @@
 //! The kernels are written by small builders ([`kernel`]) that produce MLIR text, so each
 //! lowering reads like the IR it makes; [`ops`] maps each sg op to its builder (one exhaustive
 //! match on `SgOp`), [`fused`] writes `sg.fused` programs, [`minifloat`] the casts of the small
-//! float formats, [`pads`] recognises the pads the kernels leave. Later stages (bufferization
+//! float formats, [`pads`] recognises the pads the kernels leave; `strata-fold-constant-transposes`
+//! ([`fold_transposes`]) transposes constant weights at compile time. Later stages (bufferization
 //! policy, the targets) reuse the builders. It never schedules, bufferizes or emits code.
 
 pub mod elementwise;
+pub mod fold_transposes;
 pub mod fused;
 pub mod indexing;
 pub mod kernel;
@@ -27,7 +29,8 @@ pub mod sg_to_linalg;
 #[cfg(test)]
 mod tests;
 
-/// Registers `sg-to-linalg`.
+/// Registers `sg-to-linalg` and `strata-fold-constant-transposes`.
 pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&sg_to_linalg::INFO, sg_to_linalg::create);
+    registry.register(&fold_transposes::INFO, fold_transposes::create);
 }

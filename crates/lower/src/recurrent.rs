@@ -77,10 +77,11 @@ impl Names {
     }
 }
 
-/// `lhs [M, K] x rhs [G, K]^T` accumulated onto `init [M, G]` (a contraction generic).
-fn contraction(lhs: (&str, &TensorTy), rhs: (&str, &TensorTy), init: (&str, &TensorTy), elem: &Elem) -> String {
+/// `lhs [M, K] x rhs [K, G]` accumulated onto `init [M, G]`: a `linalg.matmul`, which the
+/// host vectorises (register-blocked when `M` and `G` allow, else `G` innermost).
+fn contraction(lhs: (&str, &TensorTy), rhs: (&str, &TensorTy), init: (&str, &TensorTy)) -> String {
     format!(
-        "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\", \"reduction\"]}} ins({}, {} : {}, {}) outs({} : {}) {{\n^bb0(%ca: {elem}, %cb: {elem}, %cacc: {elem}):\n  %cm = arith.mulf %ca, %cb : {elem}\n  %cs = arith.addf %cacc, %cm : {elem}\n  linalg.yield %cs : {elem}\n}} -> {}",
+        "linalg.matmul ins({}, {} : {}, {}) outs({} : {}) -> {}",
         lhs.0, rhs.0, lhs.1, rhs.1, init.0, init.1, init.1
     )
 }
@@ -187,8 +188,21 @@ pub fn lower(k: &mut Kernel, spec: &Recurrent, outs: &[TensorTy]) -> Result<Vec<
                 ty(vec![rows, cols])
             ))
         };
+        // The weights `[G * H, K]` transposed to `[K, G * H]` (once per direction, outside the
+        // time loop; a constant weight is transposed at compile time), so that each product
+        // is a plain matmul with the gates contiguous.
+        let transposed = |k: &mut Kernel, value: String, rows: i64, cols: i64| {
+            let empty = k.emit(format_args!("tensor.empty() : {}", ty(vec![cols, rows])));
+            k.emit(format_args!(
+                "linalg.transpose ins({value} : {}) outs({empty} : {}) permutation = [1, 0]",
+                ty(vec![rows, cols]),
+                ty(vec![cols, rows])
+            ))
+        };
         let wd = slice3(k, "%a1", &w_ty, gh, i);
+        let wd = transposed(k, wd, gh, i);
         let rd = slice3(k, "%a2", &r_ty, gh, h);
+        let rd = transposed(k, rd, gh, h);
         let h0 = slice3(k, "%a5", &h0_ty, n, h);
         let bd = k.emit(format_args!(
             "tensor.extract_slice %a3[{d}, 0] [1, {}] [1, 1] : {b_ty} to {}",
@@ -220,8 +234,8 @@ pub fn lower(k: &mut Kernel, spec: &Recurrent, outs: &[TensorTy]) -> Result<Vec<
         let bias = k.emit(format_args!(
             "linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\"]}} ins({wb}, {rb} : {bias_ty}, {bias_ty}) outs({init} : {proj_ty}) {{\n    ^bb0(%wb: {elem}, %rb: {elem}, %o: {elem}):\n      %j = linalg.index 1 : index\n      %limit = arith.constant {gru_h_start} : index\n      %with = arith.cmpi slt, %j, %limit : index\n      %sum = arith.addf %wb, %rb : {elem}\n      %b = arith.select %with, %sum, %wb : {elem}\n      linalg.yield %b : {elem}\n    }} -> {proj_ty}"
         ));
-        let w_slice_ty = ty(vec![gh, i]);
-        let projected = k.emit(contraction((&x2, &x2_ty), (&wd, &w_slice_ty), (&bias, &proj_ty), &elem));
+        let w_slice_ty = ty(vec![i, gh]);
+        let projected = k.emit(contraction((&x2, &x2_ty), (&wd, &w_slice_ty), (&bias, &proj_ty)));
         let proj3_ty = ty(vec![t, n, gh]);
         let projected = k.emit(format_args!(
             "tensor.expand_shape {projected} [[0, 1], [2]] output_shape [{t}, {n}, {gh}] : {proj_ty} into {proj3_ty}"
@@ -268,7 +282,7 @@ pub fn lower(k: &mut Kernel, spec: &Recurrent, outs: &[TensorTy]) -> Result<Vec<
             body,
             "  {xt} = tensor.extract_slice {projected}[{step}, 0, 0] [1, {n}, {gh}] [1, 1, 1] : {proj3_ty} to {gates_ty}"
         );
-        let r_slice_ty = ty(vec![gh, h]);
+        let r_slice_ty = ty(vec![h, gh]);
         let y_row_init = names.fresh();
         let _ = writeln!(body, "  {y_row_init} = tensor.empty() : {nh_ty}");
         // The cell's outputs: the carried states (updated where they are), then the output row.
@@ -297,11 +311,8 @@ pub fn lower(k: &mut Kernel, spec: &Recurrent, outs: &[TensorTy]) -> Result<Vec<
         let generic = match spec.cell {
             Cell::Lstm { input_forget } => {
                 let gates = names.fresh();
-                let _ = writeln!(
-                    body,
-                    "  {gates} = {}",
-                    contraction((&hv, &nh_ty), (&rd, &r_slice_ty), (&xt, &gates_ty), &elem)
-                );
+                let _ =
+                    writeln!(body, "  {gates} = {}", contraction((&hv, &nh_ty), (&rd, &r_slice_ty), (&xt, &gates_ty)));
                 let mut inputs: Vec<_> = (0..4).map(|g| gate_slice(&mut body, &mut names, &gates, gh, g)).collect();
                 inputs.push(lens.clone());
                 inputs.extend(peepholes.iter().map(vector));
@@ -339,11 +350,8 @@ pub fn lower(k: &mut Kernel, spec: &Recurrent, outs: &[TensorTy]) -> Result<Vec<
             }
             Cell::Rnn => {
                 let gates = names.fresh();
-                let _ = writeln!(
-                    body,
-                    "  {gates} = {}",
-                    contraction((&hv, &nh_ty), (&rd, &r_slice_ty), (&xt, &gates_ty), &elem)
-                );
+                let _ =
+                    writeln!(body, "  {gates} = {}", contraction((&hv, &nh_ty), (&rd, &r_slice_ty), (&xt, &gates_ty)));
                 let inputs = vec![(gates.clone(), gates_ty.clone(), "d0, d1".into()), lens.clone()];
                 cell_generic(&format!("{cell_results}:{count}"), &inputs, &empties, &nh_ty, |b, a| {
                     let h_new = activate(b, acts[0], &a[0], clip, &elem)?;
@@ -371,7 +379,7 @@ pub fn lower(k: &mut Kernel, spec: &Recurrent, outs: &[TensorTy]) -> Result<Vec<
                     let _ = writeln!(
                         body,
                         "  {rec} = {}",
-                        contraction((&hv, &nh_ty), (&rd, &r_slice_ty), (&zeros, &gates_ty), &elem)
+                        contraction((&hv, &nh_ty), (&rd, &r_slice_ty), (&zeros, &gates_ty))
                     );
                     let mut inputs: Vec<_> = (0..3).map(|g| gate_slice(&mut body, &mut names, &xt, gh, g)).collect();
                     inputs.extend((0..3).map(|g| gate_slice(&mut body, &mut names, &rec, gh, g)));
@@ -401,15 +409,15 @@ pub fn lower(k: &mut Kernel, spec: &Recurrent, outs: &[TensorTy]) -> Result<Vec<
                     );
                     let _ = writeln!(
                         body,
-                        "  {rzr} = tensor.extract_slice {rd}[0, 0] [{}, {h}] [1, 1] : {r_slice_ty} to {}",
+                        "  {rzr} = tensor.extract_slice {rd}[0, 0] [{h}, {}] [1, 1] : {r_slice_ty} to {}",
                         2 * h,
-                        ty(vec![2 * h, h])
+                        ty(vec![h, 2 * h])
                     );
                     let zr = names.fresh();
                     let _ = writeln!(
                         body,
                         "  {zr} = {}",
-                        contraction((&hv, &nh_ty), (&rzr, &ty(vec![2 * h, h])), (&xzr, &zr_ty), &elem)
+                        contraction((&hv, &nh_ty), (&rzr, &ty(vec![h, 2 * h])), (&xzr, &zr_ty))
                     );
                     let reset_h = names.fresh();
                     let empty = names.fresh();
@@ -430,7 +438,7 @@ pub fn lower(k: &mut Kernel, spec: &Recurrent, outs: &[TensorTy]) -> Result<Vec<
                     );
                     let _ = writeln!(
                         body,
-                        "  {rh} = tensor.extract_slice {rd}[{}, 0] [{h}, {h}] [1, 1] : {r_slice_ty} to {}",
+                        "  {rh} = tensor.extract_slice {rd}[0, {}] [{h}, {h}] [1, 1] : {r_slice_ty} to {}",
                         2 * h,
                         ty(vec![h, h])
                     );
@@ -438,7 +446,7 @@ pub fn lower(k: &mut Kernel, spec: &Recurrent, outs: &[TensorTy]) -> Result<Vec<
                     let _ = writeln!(
                         body,
                         "  {hidden} = {}",
-                        contraction((&format!("{reset_h}#0"), &nh_ty), (&rh, &ty(vec![h, h])), (&xh, &nh_ty), &elem)
+                        contraction((&format!("{reset_h}#0"), &nh_ty), (&rh, &ty(vec![h, h])), (&xh, &nh_ty))
                     );
                     let inputs = vec![
                         gate_slice(&mut body, &mut names, &zr, 2 * h, 0),

@@ -1,0 +1,193 @@
+//! `strata-fold-constant-transposes`: a `linalg.transpose` of an f32 constant (or of a static
+//! slice of one) becomes a new constant holding the transposed values, computed at compile
+//! time.
+//!
+//! The recurrent cells read their weights `[G * H, K]` transposed, `[K, G * H]`, so that each
+//! product is a plain `linalg.matmul` the host vectorises with the gates contiguous
+//! ([`crate::recurrent`]); the weights are almost always constants, and this pass moves that
+//! transpose out of every run. The constant it reads stays while anything else reads it:
+//! both directions of a bidirectional cell fold, so their common weight dies, but a weight
+//! also read untransposed is then stored twice.
+
+use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
+use melior::ir::{BlockLike, Identifier, Type, ValueLike};
+use strata_ir::rewrite::{collect, defining_op, replace_op};
+use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
+
+pub static INFO: PassInfo = PassInfo {
+    name: "strata-fold-constant-transposes",
+    summary: "linalg.transpose of an f32 constant (or a static slice of one) becomes the transposed constant, computed at compile time",
+    anchor: "func.func",
+    options: &[],
+    statistics: &[StatisticInfo { name: "transposes-folded", help: "linalg.transpose ops replaced by constants" }],
+};
+
+pub fn create(_: &PassOptions) -> Box<dyn Pass> {
+    Box::new(FoldConstantTransposes)
+}
+
+struct FoldConstantTransposes;
+
+impl Pass for FoldConstantTransposes {
+    fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        let context = cx.strata().mlir();
+        for transpose in collect(&func, |op| op.is("linalg.transpose") && op.result_count() == 1) {
+            let op = transpose.get();
+            let Some((values, shape)) = constant_source(op.operand(0).expect("a transpose has an input")) else {
+                continue;
+            };
+            let Some(permutation) = strata_ir::ods::i64_array(op, "permutation") else { continue };
+            let Some(transposed) = transpose_values(&values, &shape, &permutation) else { continue };
+            let result = op.result(0).expect("one result");
+            let ty: Type = result.r#type();
+            let bytes: Vec<u8> = transposed.iter().flat_map(|v| v.to_le_bytes()).collect();
+            let value = strata_ir::resource::dense_resource(ty, "transposed", &bytes);
+            let constant = OperationBuilder::new("arith.constant", op.location())
+                .add_results(&[ty])
+                .add_attributes(&[(Identifier::new(context, "value"), value)])
+                .build()
+                .expect("a valid constant");
+            let block = op.block().expect("the transpose is in a block");
+            let constant = block.insert_operation_before(op, constant);
+            let replacement = Val::from(constant.result(0).expect("one result"));
+            // Safety: the transpose is replaced once and not used afterwards; the ops that fed it
+            // are left to dead-code elimination (canonicalize) when nothing else reads them.
+            unsafe { replace_op(transpose, replacement) };
+            cx.bump("transposes-folded", 1);
+        }
+        Ok(())
+    }
+}
+
+/// The values (row-major) and static shape of `value` when it is an f32 constant, or a chain
+/// of `tensor.extract_slice`s with static offsets, sizes and strides of one.
+fn constant_source(value: melior::ir::Value<'_, '_>) -> Option<(Vec<f32>, Vec<i64>)> {
+    let op = defining_op(value)?;
+    match strata_ir::ods::op_name(op).as_str() {
+        "arith.constant" => {
+            let shape = shape_of(value.r#type())?;
+            let values = strata_ir::resource::f32_values(op.attribute("value").ok()?)?;
+            (values.len() as i64 == shape.iter().product::<i64>()).then_some((values, shape))
+        }
+        "tensor.extract_slice" if op.operand_count() == 1 => {
+            let (values, shape) = constant_source(op.operand(0).ok()?)?;
+            let array = |name| strata_ir::ods::i64_array(op, name);
+            let (offsets, sizes, strides) =
+                (array("static_offsets")?, array("static_sizes")?, array("static_strides")?);
+            let result = shape_of(op.result(0).ok()?.r#type())?;
+            let sliced = slice_values(&values, &shape, &offsets, &sizes, &strides)?;
+            // A rank-reducing slice drops unit sizes: the same values in the result's shape.
+            (sliced.len() as i64 == result.iter().product::<i64>()).then_some((sliced, result))
+        }
+        _ => None,
+    }
+}
+
+/// The static shape of a ranked tensor type.
+fn shape_of(ty: Type<'_>) -> Option<Vec<i64>> {
+    crate::ops::static_shape(ty).ok()
+}
+
+/// Row-major strides of `shape`.
+fn strides_of(shape: &[i64]) -> Vec<i64> {
+    let mut strides = vec![1; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1];
+    }
+    strides
+}
+
+/// The elements of the slice (`offsets`, `sizes`, `strides`, all static and in bounds) of
+/// `values` (row-major, of `shape`), row-major.
+fn slice_values(values: &[f32], shape: &[i64], offsets: &[i64], sizes: &[i64], steps: &[i64]) -> Option<Vec<f32>> {
+    let rank = shape.len();
+    if offsets.len() != rank || sizes.len() != rank || steps.len() != rank {
+        return None;
+    }
+    let in_bounds = (0..rank).all(|d| {
+        offsets[d] >= 0
+            && sizes[d] >= 0
+            && steps[d] >= 1
+            && (sizes[d] == 0 || offsets[d] + (sizes[d] - 1) * steps[d] < shape[d])
+    });
+    if !in_bounds {
+        return None;
+    }
+    let strides = strides_of(shape);
+    let count: i64 = sizes.iter().product();
+    let mut out = Vec::with_capacity(count as usize);
+    let mut index = vec![0i64; rank];
+    for _ in 0..count {
+        let flat: i64 = (0..rank).map(|d| (offsets[d] + index[d] * steps[d]) * strides[d]).sum();
+        out.push(values[flat as usize]);
+        for d in (0..rank).rev() {
+            index[d] += 1;
+            if index[d] < sizes[d] {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+    Some(out)
+}
+
+/// `values` (row-major, of `shape`) transposed by `permutation` (result dimension `d` is input
+/// dimension `permutation[d]`), row-major.
+fn transpose_values(values: &[f32], shape: &[i64], permutation: &[i64]) -> Option<Vec<f32>> {
+    let rank = shape.len();
+    let mut seen = vec![false; rank];
+    for &p in permutation {
+        let slot = seen.get_mut(usize::try_from(p).ok()?)?;
+        if std::mem::replace(slot, true) {
+            return None;
+        }
+    }
+    if permutation.len() != rank {
+        return None;
+    }
+    let strides = strides_of(shape);
+    let out_shape: Vec<i64> = permutation.iter().map(|&p| shape[p as usize]).collect();
+    let count: i64 = out_shape.iter().product();
+    let mut out = Vec::with_capacity(count as usize);
+    let mut index = vec![0i64; rank];
+    for _ in 0..count {
+        let flat: i64 = (0..rank).map(|d| index[d] * strides[permutation[d] as usize]).sum();
+        out.push(values[flat as usize]);
+        for d in (0..rank).rev() {
+            index[d] += 1;
+            if index[d] < out_shape[d] {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{slice_values, transpose_values};
+
+    #[test]
+    fn transposes_and_slices_move_the_right_elements() {
+        // [[0, 1, 2], [3, 4, 5]] transposed.
+        let v: Vec<f32> = (0..6).map(|x| x as f32).collect();
+        assert_eq!(transpose_values(&v, &[2, 3], &[1, 0]), Some(vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]));
+        // A 2x3x4 block, axes (2, 0, 1): element [k][i][j] = v[i][j][k].
+        let w: Vec<f32> = (0..24).map(|x| x as f32).collect();
+        let t = transpose_values(&w, &[2, 3, 4], &[2, 0, 1]).unwrap();
+        assert_eq!(t[0..6], [0.0, 4.0, 8.0, 12.0, 16.0, 20.0]);
+        assert_eq!(t[6], 1.0);
+        // Not a permutation.
+        assert_eq!(transpose_values(&v, &[2, 3], &[0, 0]), None);
+        // The second direction of [2, 2, 3]: rows 6..12.
+        let u: Vec<f32> = (0..12).map(|x| x as f32).collect();
+        assert_eq!(
+            slice_values(&u, &[2, 2, 3], &[1, 0, 0], &[1, 2, 3], &[1, 1, 1]),
+            Some((6..12).map(|x| x as f32).collect())
+        );
+        // Every other column, and out of bounds.
+        assert_eq!(slice_values(&v, &[2, 3], &[0, 0], &[2, 2], &[1, 2]), Some(vec![0.0, 2.0, 3.0, 5.0]));
+        assert_eq!(slice_values(&v, &[2, 3], &[0, 2], &[2, 2], &[1, 1]), None);
+    }
+}
