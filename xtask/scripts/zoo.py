@@ -11,7 +11,7 @@ benchmarks compare like with like:
   sequence 128, vocabulary 30522): Gather embeddings, MatMul+Add, Reshape/Transpose,
   Softmax with an additive attention mask, LayerNormalization, GELU via Erf.
 
-Nine small models (a few hundred KB at most), each standing for a class of models users bring as
+Ten small models (a few hundred KB at most), each standing for a class of models users bring as
 their exporters emit them; each draws from its own generator, so the three above stay unchanged:
 
 - crnn_ocr.onnx: a CRNN text recognizer (PaddleOCR / CRNN-style, 1x1x32x128 grey image):
@@ -69,6 +69,11 @@ their exporters emit them; each draws from its own generator, so the three above
   that builds a cell layer by layer emits it: the 96-channel first layers are all live at once
   in file order (the memory-aware operator order is what it tests). Stem Conv-Relu,
   MaxPool 3x3 stride 1 in one branch, Concat, GlobalAveragePool -> Flatten -> Gemm: `logits`.
+- resnext_block.onnx: a ResNeXt-style classifier (1x3x56x56): stem Conv-Relu, three
+  bottleneck blocks (1x1 reduce, grouped 3x3 of cardinality 16 with 4 channels per group as
+  ResNeXt-50 (32x4d) has, 1x1 expand, residual Add with a projection where the shape
+  changes), the second block strided 2 in its grouped 3x3, GlobalAveragePool -> Flatten ->
+  Gemm: `logits` [1, 10]. Grouped convolutions at 56 and 28 columns, stride 1 and 2.
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -650,6 +655,29 @@ def inception_cell(path, classes=10):
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes])], path, "inception_cell")
 
 
+def resnext_block(path, classes=10):
+    """A ResNeXt-style classifier: see the module documentation."""
+    g = Graph(np.random.default_rng(4242))
+
+    def relu(x):
+        return g.op("Relu", [x], "relu")
+
+    def block(x, cin, width, cout, stride, groups):
+        y = relu(g.conv(x, cin, width, 1))
+        y = relu(g.conv(y, width, width, 3, stride=stride, group=groups))
+        y = g.conv(y, width, cout, 1)
+        shortcut = g.conv(x, cin, cout, 1, stride=stride) if (stride, cin) != (1, cout) else x
+        return relu(g.op("Add", [y, shortcut], "residual"))
+
+    x = relu(g.conv("input", 3, 32, 3))
+    x = block(x, 32, 64, 128, 1, 16)       # 56 x 56, 16 groups of 4
+    x = block(x, 128, 128, 128, 2, 32)     # to 28 x 28, 32 groups of 4, strided
+    x = block(x, 128, 128, 128, 1, 32)     # 28 x 28
+    out = g.rename(head(g, x, 128, classes), "logits")
+    g.save([helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 56, 56])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes])], path, "resnext_block")
+
+
 def resnet50(path):
     g = Graph(np.random.default_rng(50))
 
@@ -694,7 +722,8 @@ def write_inputs(out):
                           ("nested_if", {"audio": pattern(512).reshape(1, 512)}), ("int8_qdq_cnn", {"input": small}),
                           ("speech_kws", {"audio": pattern(16000).reshape(1, 16000) * np.float32(0.25)}),
                           ("text_detector", {"image": pattern(3 * 128 * 128).reshape(1, 3, 128, 128)}),
-                          ("inception_cell", {"input": small})):
+                          ("inception_cell", {"input": small}),
+                          ("resnext_block", {"input": pattern(3 * 56 * 56).reshape(1, 3, 56, 56)})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -723,5 +752,6 @@ if __name__ == "__main__":
     speech_kws(os.path.join(out, "speech_kws.onnx"))
     text_detector(os.path.join(out, "text_detector.onnx"))
     inception_cell(os.path.join(out, "inception_cell.onnx"))
+    resnext_block(os.path.join(out, "resnext_block.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

@@ -503,6 +503,7 @@ const ZOO_MODELS: &[&str] = &[
     "speech_kws",
     "text_detector",
     "inception_cell",
+    "resnext_block",
 ];
 
 /// Zoo models only the benchmarks measure (`zoo.py` generates them too): ResNet-50, too big

@@ -84,36 +84,86 @@ pub fn conv_tiles(oh: i64, ow: i64, f: i64, window: i64, registers: Registers) -
 }
 
 /// The most taps (input channels x window) per output for which a convolution whose filters
-/// fill registers still puts its output columns in the lanes ([`spatial_tiles`]). With filters
-/// in the lanes, each tile ends in a transposed store of its accumulators into the NCHW
-/// output, which few taps do not amortise: MobileNetV2's 1x1 expansions (16 and 24 channels)
-/// ran 1.3-1.6x faster with columns in the lanes, its 96- and 144-channel projections 1.2-1.3x;
-/// at 256 taps (a 1x1 convolution of 256 channels, or 3x3 of 32) both layouts reach the FMA
-/// peak, and at 576 (ResNet's 3x3 of 64 channels) filter lanes were 15% faster.
+/// fill registers may put its output columns in the lanes ([`conv_block`]). With filters in
+/// the lanes, each tile ends in a transposed store of its accumulators into the NCHW output,
+/// which few taps do not amortise: MobileNetV2's 1x1 expansions (16 and 24 channels) ran
+/// 1.3-1.6x faster with columns in the lanes, its 96- and 144-channel projections 1.2-1.3x; at
+/// 256 taps (a 1x1 convolution of 256 channels, or 3x3 of 32) both layouts reach the FMA peak,
+/// and at 576 (ResNet's 3x3 of 64 channels) filter lanes were 15% faster.
 pub const SPATIAL_TAPS: i64 = 256;
 
+/// At most this many taps per output, the transposed store dominates whatever the blocks
+/// (MobileNetV2's 24-channel expansion ran 1.3x faster in columns with fewer outputs a tile);
+/// above it, up to [`SPATIAL_TAPS`], columns go in the lanes only when their tile holds at
+/// least as many outputs as the filter-lane tile: ResNeXt's 56-wide 1x1 convolutions of 64 and
+/// 128 channels into 128 filters (8-column tiles of 8 filters in two rows against 8 positions
+/// of 32 filters) ran 10-25% slower in columns.
+pub const STORE_BOUND_TAPS: i64 = 32;
+
 /// The register block `[th, tw, tf]` with output columns in the lanes (recipe 2 of
-/// ../shared/notes/cpu-codegen.md) for an output `ow` columns wide with `f` filters of `taps`
-/// taps each (input channels x window), at column stride `sw`: when the filters would fill
-/// less than half a register in the lanes (DenseNet's growth rate 12, its transitions' 36), or
-/// the taps are at most [`SPATIAL_TAPS`]; and whole vectors of columns divide `ow` (half
-/// vectors too when the filters fill half registers, as [`conv_tiles`] takes them: equal FMA
-/// throughput on Zen4). Each reduction step then loads `tw` contiguous input columns (hence
-/// unit column stride only) and does `tf` fused multiply-adds per vector of columns, one
-/// broadcast filter value each: DenseNet's 3x3 convolutions of 12 filters ran 2x faster than
-/// with 12 filters in quarter registers, and its 1x1 transition of 36 filters 2.5x faster than
-/// the loop nest. The widest `tw` of two vectors, one or half of one that divides `ow`, and
-/// `tf` the largest divisor of `f` the remaining accumulators hold.
-pub fn spatial_tiles(ow: i64, f: i64, taps: i64, sw: i64, registers: Registers) -> Option<[i64; 3]> {
+/// ../shared/notes/cpu-codegen.md) for an `oh x ow` output with `f` filters, at column stride
+/// `sw` (unit only: each reduction step loads `tw` contiguous input columns and does `tf`
+/// fused multiply-adds per vector of columns and row, one broadcast filter value each).
+/// Filters that fill less than half a register (DenseNet's growth rate 12, its transitions'
+/// 36) take whole vectors of columns only; others also half vectors (equal FMA throughput on
+/// Zen4, as [`conv_tiles`] takes them). The widest `tw` of two vectors, one or half of one that
+/// divides `ow`, one row (two rows of one vector each ran slower: DenseNet +30%, MobileNetV2
+/// +6%), `tf` the largest divisor of `f` the accumulators hold. DenseNet's 3x3 convolutions of
+/// 12 filters ran 2x faster than with 12 filters in quarter registers, its 1x1 transition of
+/// 36 filters 2.5x faster than the loop nest.
+pub fn spatial_tiles(oh: i64, ow: i64, f: i64, sw: i64, registers: Registers) -> Option<[i64; 3]> {
     let lanes = registers.lanes;
     let few_filters = f % (lanes / 2) != 0;
-    if sw != 1 || f <= 0 || !(few_filters || taps <= SPATIAL_TAPS) {
+    if sw != 1 || f <= 0 {
         return None;
     }
-    let tw = [2 * lanes, lanes, lanes / 2].into_iter().find(|&w| ow % w == 0 && (w >= lanes || !few_filters))?;
+    let tw = if few_filters {
+        [2 * lanes, lanes].into_iter().find(|&w| ow % w == 0)?
+    } else {
+        column_tile(ow, lanes, false)?
+    };
+    let _ = oh;
     let vectors = (tw + lanes - 1) / lanes;
     let tf = (1..=(registers.accumulators / vectors).min(f)).rev().find(|d| f % d == 0)?;
     Some([1, tw, tf])
+}
+
+/// The columns of a register tile with the output columns in the lanes, for an output `ow`
+/// wide: two whole vectors, one, or half of one, the first that divides `ow`; else, with
+/// `partial`, the widest divisor of `ow` from a quarter of a vector to a whole one (28 and 14
+/// take 14 lanes of one vector, 7 takes 7: LLVM widens such a vector to the register, and
+/// 14 of 16 lanes ran 30% faster than whole quarter vectors on ResNeXt's 28-wide groups).
+fn column_tile(ow: i64, lanes: i64, partial: bool) -> Option<i64> {
+    if let Some(w) = [2 * lanes, lanes, lanes / 2].into_iter().find(|&w| w >= 4 && ow % w == 0) {
+        return Some(w);
+    }
+    if !partial {
+        return None;
+    }
+    (lanes / 4..=lanes).rev().find(|&w| w >= 4 && ow % w == 0)
+}
+
+/// The register block `[th, tw, tf]` of one group of a grouped convolution (`oh x ow` output,
+/// `f` filters per group, column stride `sw`), output columns in the lanes: `tw` the widest of
+/// two vectors, one, a half or a quarter of one that divides `ow` (ResNeXt's 28, 14 and 7
+/// take quarter vectors, or none for 7), `tf` the largest divisor of `f` the accumulators
+/// hold, then as many rows `th` (dividing `oh`; one at row stride `sh` above 1) as the
+/// remaining accumulators allow: a group has few filters (ResNeXt's 4), so rows are what fills
+/// the registers.
+pub fn grouped_tiles(oh: i64, ow: i64, f: i64, [sh, sw]: [i64; 2], registers: Registers) -> Option<[i64; 3]> {
+    let lanes = registers.lanes;
+    if sw != 1 || sh < 1 || f <= 0 {
+        return None;
+    }
+    let tw = column_tile(ow, lanes, true)?;
+    let vectors = (tw + lanes - 1) / lanes;
+    let per_row = registers.accumulators / vectors;
+    let tf = (1..=per_row.min(f)).rev().find(|d| f % d == 0)?;
+    // Strided rows: one a tile (a block of several would read rows at a stride, which the
+    // vectoriser does not take).
+    let rows = if sh == 1 { (per_row / tf).max(1).min(oh) } else { 1 };
+    let th = (1..=rows).rev().find(|d| oh % d == 0)?;
+    Some([th, tw, tf])
 }
 
 /// How the host schedule blocks a convolution (`oh x ow` output, `f` filters of `taps` taps,
@@ -129,15 +179,22 @@ pub fn conv_block(
     sw: i64,
     registers: Registers,
 ) -> Option<([i64; 3], bool)> {
-    if let Some(tiles) = spatial_tiles(ow, f, taps, sw, registers) {
-        return Some((tiles, true));
+    let lanes = conv_tiles(oh, ow, f, window, registers);
+    let columns = spatial_tiles(oh, ow, f, sw, registers).filter(|&columns| {
+        let outputs = |[th, tw, tf]: [i64; 3]| th * tw * tf;
+        f % (registers.lanes / 2) != 0
+            || taps <= STORE_BOUND_TAPS
+            || (taps <= SPATIAL_TAPS && lanes.is_none_or(|lanes| outputs(columns) >= outputs(lanes)))
+    });
+    match columns {
+        Some(tiles) => Some((tiles, true)),
+        None => lanes.map(|tiles| (tiles, false)),
     }
-    conv_tiles(oh, ow, f, window, registers).map(|tiles| (tiles, false))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{conv_block, conv_tiles, spatial_tiles, Registers};
+    use super::{conv_block, conv_tiles, grouped_tiles, spatial_tiles, Registers};
 
     const AVX512: Registers = Registers::new(32, 16);
     const AVX2: Registers = Registers::new(16, 8);
@@ -180,26 +237,42 @@ mod tests {
     #[test]
     fn few_filters_put_columns_in_the_lanes() {
         // DenseNet: 12 filters x two vectors of columns (24 accumulators); 36 filters at 16
-        // columns take one vector and 12 filters (the largest divisor within 24).
-        assert_eq!(spatial_tiles(32, 12, 432, 1, AVX512), Some([1, 32, 12]));
-        assert_eq!(spatial_tiles(16, 36, 72, 1, AVX512), Some([1, 16, 18]));
-        assert_eq!(spatial_tiles(32, 36, 72, 1, AVX512), Some([1, 32, 12]));
-        // Filters that fill registers, with few taps: MobileNetV2's 1x1 expansion of 16
-        // channels at 112 columns (7 vectors: one a tile), its projection at 56 (half vectors).
-        assert_eq!(spatial_tiles(112, 96, 16, 1, AVX512), Some([1, 16, 24]));
-        assert_eq!(spatial_tiles(56, 24, 144, 1, AVX512), Some([1, 8, 24]));
-        // Not for strided columns, widths no vector divides, few filters at half vectors,
-        // or many taps.
-        assert_eq!(spatial_tiles(32, 12, 432, 2, AVX512), None);
-        assert_eq!(spatial_tiles(28, 12, 432, 1, AVX512), None);
-        assert_eq!(spatial_tiles(56, 12, 432, 1, AVX512), None);
-        assert_eq!(spatial_tiles(56, 64, 576, 1, AVX512), None);
+        // columns take one vector and 18 filters (the largest divisor within 24).
+        assert_eq!(spatial_tiles(32, 32, 12, 1, AVX512), Some([1, 32, 12]));
+        assert_eq!(spatial_tiles(16, 16, 36, 1, AVX512), Some([1, 16, 18]));
+        assert_eq!(spatial_tiles(32, 32, 36, 1, AVX512), Some([1, 32, 12]));
+        // Filters that fill registers: MobileNetV2's 112 columns (7 vectors: one a tile), its
+        // 56 (half vectors).
+        assert_eq!(spatial_tiles(112, 112, 96, 1, AVX512), Some([1, 16, 24]));
+        assert_eq!(spatial_tiles(56, 56, 24, 1, AVX512), Some([1, 8, 24]));
+        // Not for strided columns, widths no vector divides, few filters at half vectors.
+        assert_eq!(spatial_tiles(32, 32, 12, 2, AVX512), None);
+        assert_eq!(spatial_tiles(28, 28, 12, 1, AVX512), None);
+        assert_eq!(spatial_tiles(56, 56, 12, 1, AVX512), None);
         // AVX2: 6 filters over 8 columns.
-        assert_eq!(spatial_tiles(8, 6, 54, 1, AVX2), Some([1, 8, 6]));
-        // The block: columns in the lanes first, filter lanes otherwise.
+        assert_eq!(spatial_tiles(8, 8, 6, 1, AVX2), Some([1, 8, 6]));
+        // The block: columns for few filters, for few taps, and for up to 256 taps when their
+        // tile holds as many outputs; filter lanes otherwise.
         assert_eq!(conv_block(32, 32, 12, 432, 9, 1, AVX512), Some(([1, 32, 12], true)));
         assert_eq!(conv_block(28, 28, 12, 432, 9, 1, AVX512), Some(([1, 14, 4], false)));
+        assert_eq!(conv_block(56, 56, 144, 24, 1, 1, AVX512), Some(([1, 8, 24], true)));
+        assert_eq!(conv_block(56, 56, 24, 96, 1, 1, AVX512), Some(([1, 8, 24], true)));
+        assert_eq!(conv_block(112, 112, 96, 16, 1, 1, AVX512), Some(([1, 16, 24], true)));
+        assert_eq!(conv_block(56, 56, 128, 128, 1, 1, AVX512), Some(([1, 8, 32], false)));
         assert_eq!(conv_block(56, 56, 64, 576, 9, 1, AVX512), Some(([1, 8, 32], false)));
         assert_eq!(conv_block(28, 28, 36, 72, 1, 1, AVX512), None);
+    }
+
+    #[test]
+    fn groups_fill_registers_with_rows() {
+        // ResNeXt's groups of 4 filters: 8 columns at 56, 14 lanes of a vector at 28, 7 at 7;
+        // rows fill the 24 accumulators.
+        assert_eq!(grouped_tiles(56, 56, 4, [1, 1], AVX512), Some([4, 8, 4]));
+        assert_eq!(grouped_tiles(28, 28, 4, [1, 1], AVX512), Some([4, 14, 4]));
+        assert_eq!(grouped_tiles(7, 7, 4, [1, 1], AVX512), Some([1, 7, 4]));
+        assert_eq!(grouped_tiles(3, 3, 4, [1, 1], AVX512), None);
+        // Strided rows one at a time; strided columns not at all.
+        assert_eq!(grouped_tiles(14, 28, 4, [2, 1], AVX512), Some([1, 14, 4]));
+        assert_eq!(grouped_tiles(28, 28, 4, [1, 2], AVX512), None);
     }
 }

@@ -63,6 +63,9 @@ pub struct ConvBlock {
     /// Output columns in the lanes instead of filters (see [`conv_block`]): `tw` is a
     /// multiple of the vector width and the loops are `(n, oh, f, ow, c, kh, kw)`.
     pub spatial: bool,
+    /// A grouped convolution (`linalg.conv_2d_ngchw_gfchw`, always with columns in the lanes):
+    /// the loops are `(n, g, oh, f, ow, c, kh, kw)`, one group a tile.
+    pub grouped: bool,
 }
 
 /// The least multiply-adds for which a convolution or matmul is split across threads (about
@@ -77,11 +80,12 @@ impl ConvBlock {
         let [th, tw, tf] = self.tiles;
         let flag = |set: bool, c: &'static str| if set { c } else { "" };
         format!(
-            "{th}x{tw}x{tf}{}{}{}{}",
+            "{th}x{tw}x{tf}{}{}{}{}{}",
             flag(self.filters_outer, "f"),
             flag(self.epilogue, "e"),
             flag(self.parallel, "p"),
-            flag(self.spatial, "s")
+            flag(self.spatial, "s"),
+            flag(self.grouped, "g")
         )
     }
 }
@@ -195,14 +199,15 @@ pub fn rewrite(
                     epilogue: epilogue.is_some(),
                     parallel: threads > 1 && out.numel() * w.shape[1..].iter().product::<i64>() >= PARALLEL_MACS,
                     spatial,
+                    grouped: false,
                 },
                 epilogue,
             });
         }
     }
-    let mut blocks: Vec<ConvBlock> = Vec::new();
-    let count = plans.len();
-    let spatial = plans.iter().filter(|p| p.block.spatial).count();
+    let (mut blocks, grouped) = rewrite_grouped(module, cx, registers, threads)?;
+    let count = plans.len() + grouped;
+    let spatial = plans.iter().filter(|p| p.block.spatial).count() + grouped;
     // Filters transposed at compile time, by their constant op (shared weights once).
     let mut transposed: BTreeMap<usize, Val> = BTreeMap::new();
     let mut kernels = strata_lower::kernel::KernelCache::default();
@@ -421,6 +426,111 @@ pub fn rewrite(
         }
     }
     Ok((blocks, count, spatial))
+}
+
+/// Rewrites every f32 grouped convolution (`linalg.conv_2d_ngchw_gfchw`, from ONNX Conv with
+/// 1 < group < channels) whose groups [`strata_machine::spatial_tiles`] blocks: output
+/// columns in the lanes, loops `(n, g, oh, f, ow, c, kh, kw)`, one group per tile, so each
+/// reduction step is `tf` FMAs of `tw` contiguous columns, as for ungrouped convolutions with
+/// few filters. The input and the initial value are read as they are (the padded input and
+/// the bias broadcast are computed before the tiles); a constant filter is transposed at
+/// compile time to `G x C x KH x KW x F` (per group), any other by a transpose in the kernel.
+/// Returns the distinct blocks and how many convolutions were rewritten.
+fn rewrite_grouped(
+    module: OperationRef<'_, '_>,
+    cx: &mut PassContext<'_>,
+    registers: Registers,
+    threads: i64,
+) -> Result<(Vec<ConvBlock>, usize), PassFailed> {
+    let strata = cx.strata();
+    let mut blocks: Vec<ConvBlock> = Vec::new();
+    let mut count = 0;
+    let mut kernels = strata_lower::kernel::KernelCache::default();
+    for raw in collect(&module, |op| op.is("linalg.conv_2d_ngchw_gfchw")) {
+        let op = raw.get();
+        let ty = |i: usize| op.operand(i).ok().and_then(|v| tensor_type(v.r#type()).ok());
+        let (Some(x_ty), Some(w_ty), Some(out)) = (ty(0), ty(1), ty(2)) else { continue };
+        let static_f32 = |t: &strata_lower::kernel::TensorTy| {
+            t.elem.name == "f32" && t.rank() == 5 && t.shape.iter().all(|&d| d > 0)
+        };
+        if !(static_f32(&x_ty) && static_f32(&w_ty) && static_f32(&out)) {
+            continue;
+        }
+        let [g, f, c, kh, kw] = [w_ty.shape[0], w_ty.shape[1], w_ty.shape[2], w_ty.shape[3], w_ty.shape[4]];
+        let [sh, sw] = int_pair(op, "strides").map(|s| s.max(1));
+        let [dh, dw] = int_pair(op, "dilations").map(|d| d.max(1));
+        let Some(tiles) = strata_machine::grouped_tiles(out.shape[3], out.shape[4], f, [sh, sw], registers) else {
+            continue;
+        };
+        let block = ConvBlock {
+            tiles,
+            filters_outer: false,
+            epilogue: false,
+            parallel: threads > 1 && out.numel() * c * kh * kw >= PARALLEL_MACS,
+            spatial: true,
+            grouped: true,
+        };
+        let operand = |i: usize| op.operand(i).expect("a convolution has three operands");
+        let (x, w, init) = (operand(0), operand(1), operand(2));
+        let wt_ty = w_ty.with_shape(vec![g, c, kh, kw, f]);
+        // A constant filter (possibly reshaped into groups: the same values) transposed now.
+        let constant = defining_op(w)
+            .and_then(|d| {
+                if strata_ir::ods::op_name(d) == "tensor.expand_shape" {
+                    defining_op(d.operand(0).ok()?)
+                } else {
+                    Some(d)
+                }
+            })
+            .filter(|d| strata_ir::ods::op_name(*d) == "arith.constant");
+        let filter = constant.and_then(|d| {
+            let values = strata_ir::resource::f32_values(d.attribute("value").ok()?)?;
+            let per_group = (f * c * kh * kw) as usize;
+            (values.len() == per_group * g as usize).then_some(())?;
+            let transposed: Vec<f32> =
+                values.chunks(per_group).flat_map(|group| filter_chwf(group, [f, c, kh * kw])).collect();
+            Some(new_f32_constant(strata.mlir(), op, &wt_ty, &transposed))
+        });
+        let operands = vec![Val::of(x), filter.unwrap_or(Val::of(w)), Val::of(init)];
+        let args = vec![x_ty.clone(), if filter.is_some() { wt_ty.clone() } else { w_ty.clone() }, out.clone()];
+        let mut k = strata_lower::kernel::Kernel::new(args);
+        let wt = if filter.is_some() {
+            k.arg(1)
+        } else {
+            let empty = k.empty(&wt_ty);
+            k.emit(format_args!(
+                "linalg.transpose ins({} : {w_ty}) outs({empty} : {wt_ty}) permutation = [0, 2, 3, 4, 1]",
+                k.arg(1)
+            ))
+        };
+        // Casts stop `transform.structured.fuse` at the kernel's inputs (see `rewrite`).
+        let input = k.emit(format_args!("tensor.cast {} : {x_ty} to {x_ty}", k.arg(0)));
+        let wt = k.emit(format_args!("tensor.cast {wt} : {wt_ty} to {wt_ty}"));
+        let start = k.emit(format_args!("tensor.cast {} : {out} to {out}", k.arg(2)));
+        let label = block.label();
+        let tiles_mark = attrs::CONV_TILES.in_dictionary(&label);
+        let loops = "n, g, oh, f, ow, c, kh, kw";
+        let result = k.emit(format_args!(
+            "linalg.generic {{indexing_maps = [affine_map<({loops}) -> (n, g, c, oh * {sh} + kh * {dh}, ow + kw * {dw})>, affine_map<({loops}) -> (g, c, kh, kw, f)>, affine_map<({loops}) -> (n, g, f, oh, ow)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\", \"parallel\", \"reduction\", \"reduction\", \"reduction\"], {tiles_mark}}} ins({input}, {wt} : {x_ty}, {wt_ty}) outs({start} : {out}) {{\n    ^bb0(%i: f32, %w: f32, %acc: f32):\n      %m = arith.mulf %i, %w fastmath<contract> : f32\n      %s = arith.addf %acc, %m fastmath<contract> : f32\n      linalg.yield %s : f32\n    }} -> {out}"
+        ));
+        k.set_result(result, out);
+        let text = format!("module {{\n{}}}\n", k.function("kernel"));
+        let function = match kernels.function(strata, &text, "strata-cpu-schedule grouped convolution") {
+            Ok(function) => function,
+            Err(error) => {
+                cx.emit_op_error(op, format!("internal error: the vectorised grouped convolution kernel does not parse (a Strata bug; please report it):\n{error}\n{text}"));
+                return Err(PassFailed);
+            }
+        };
+        // Safety: `op` is a convolution of this module, rewritten once; the operands are
+        // defined before it (the new filter constant is inserted right before it).
+        unsafe { inline_call_with(function, raw, &operands) };
+        if !blocks.contains(&block) {
+            blocks.push(block);
+        }
+        count += 1;
+    }
+    Ok((blocks, count))
 }
 
 /// How a convolution's accumulator starts.

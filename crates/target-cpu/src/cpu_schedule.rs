@@ -127,17 +127,20 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
     let (mut tiling, mut epilogues, mut fold, mut vectorize) =
         (String::new(), String::new(), String::new(), String::new());
     for (i, block) in blocks.iter().enumerate() {
-        // The tile loops' results: four nested `scf.for`s, or one `scf.forall`.
-        let (forall, loops, loop_types) = if block.parallel {
-            (" {use_forall}", "", "!transform.any_op")
-        } else {
-            ("", ":4", "!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op")
+        // The tile loops' results: four nested `scf.for`s (five for a grouped convolution), or
+        // one `scf.forall`.
+        let (forall, loops, loop_types) = match (block.parallel, block.grouped) {
+            (true, _) => (" {use_forall}", "", "!transform.any_op".to_string()),
+            (false, false) => ("", ":4", ["!transform.any_op"; 4].join(", ")),
+            (false, true) => ("", ":5", ["!transform.any_op"; 5].join(", ")),
         };
         let [th, tw, tf] = block.tiles;
         let label = block.label();
-        // The reduction loops of `tiled` (the convolution's tile), one (c, kh, kw) a step.
+        // The reduction loops of `tiled` (the convolution's tile), one (c, kh, kw) a step; a
+        // grouped convolution has one more parallel loop (g) before them.
+        let parallel_zeros = if block.grouped { "0, 0, 0, 0, 0" } else { "0, 0, 0, 0" };
         let reduction = |tiled: &str| {
-            format!("    %cr{i}, %crl{i}:3 = transform.structured.tile_using_for {tiled} tile_sizes [0, 0, 0, 0, 1, 1, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n")
+            format!("    %cr{i}, %crl{i}:3 = transform.structured.tile_using_for {tiled} tile_sizes [{parallel_zeros}, 1, 1, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n")
         };
         let matched = format!("    %cv{i} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes{{strata.conv_tiles = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n");
         if block.epilogue {
@@ -157,6 +160,7 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
         } else {
             // The convolution's loops: (n, oh, ow, f), or (n, oh, f, ow) with columns in the lanes.
             let (sizes, interchange) = match (block.filters_outer, block.spatial) {
+                _ if block.grouped => (format!("1, {th}, {tf}, {tw}"), ""),
                 (false, false) => (format!("{th}, {tw}, {tf}"), ""),
                 (true, false) => (format!("{th}, {tw}, {tf}"), " interchange [0, 3, 1, 2, 4, 5, 6]"),
                 (false, true) => (format!("{th}, {tf}, {tw}"), ""),

@@ -445,8 +445,10 @@ for name, value in [("x", blocked_x), ("w", blocked_w), ("y1", blocked_y1), ("y2
 
 # Host convolutions with too few filters for the lanes, which take output columns in the lanes
 # instead (strata_machine::spatial_tiles): 12 filters 3x3 with bias and a ReLU epilogue, 36
-# filters 1x1 accumulating into a residual, and 4 filters read from a run-time input. Expected
-# outputs in float64, for lit-tests/driver/conv-spatial.mlir.
+# filters 1x1 accumulating into a residual, and 4 filters read from a run-time input; and
+# grouped convolutions (strata_machine::grouped_tiles; 2 channels and 2 filters per group):
+# 32 columns, 28 columns (14-lane vectors), and row stride 2. Expected outputs in float64, for
+# lit-tests/driver/conv-spatial.mlir.
 spatial_rng = np.random.default_rng(5)
 spatial_x = spatial_rng.standard_normal([1, 8, 16, 32]).astype(np.float32)
 spatial_r = spatial_rng.standard_normal([1, 36, 16, 32]).astype(np.float32)
@@ -455,6 +457,28 @@ spatial_w1 = spatial_rng.standard_normal([12, 8, 3, 3]).astype(np.float32)
 spatial_b1 = spatial_rng.standard_normal([12]).astype(np.float32)
 spatial_w2 = spatial_rng.standard_normal([36, 12, 1, 1]).astype(np.float32)
 spatial_b2 = spatial_rng.standard_normal([36]).astype(np.float32)
+spatial_z = spatial_rng.standard_normal([1, 8, 28, 28]).astype(np.float32)
+spatial_w4 = spatial_rng.standard_normal([8, 2, 3, 3]).astype(np.float32)
+spatial_b4 = spatial_rng.standard_normal([8]).astype(np.float32)
+spatial_w5 = spatial_rng.standard_normal([8, 2, 3, 3]).astype(np.float32)
+
+
+def grouped_reference(x, w, groups, b=None, stride=(1, 1), pad=1):
+    """A grouped convolution in float64: each group's channels against its filters."""
+    cg, fg = x.shape[1] // groups, w.shape[0] // groups
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    kh, kw = w.shape[2:]
+    oh = (xp.shape[2] - kh) // stride[0] + 1
+    ow = (xp.shape[3] - kw) // stride[1] + 1
+    y = np.zeros((x.shape[0], w.shape[0], oh, ow))
+    for g in range(groups):
+        for i in range(kh):
+            for j in range(kw):
+                patch = xp[:, g * cg:(g + 1) * cg, i:i + stride[0] * (oh - 1) + 1:stride[0], j:j + stride[1] * (ow - 1) + 1:stride[1]]
+                y[:, g * fg:(g + 1) * fg] += np.einsum("nchw,fc->nfhw", patch, w[g * fg:(g + 1) * fg, :, i, j].astype(np.float64))
+    return y if b is None else y + b.astype(np.float64)[None, :, None, None]
+
+
 save(
     helper.make_graph(
         [
@@ -463,23 +487,35 @@ save(
             helper.make_node("Conv", ["y1", "w2", "b2"], ["c2"], name="transition"),
             helper.make_node("Add", ["c2", "r"], ["y2"], name="residual"),
             helper.make_node("Conv", ["x", "w"], ["y3"], name="runtime_filter", pads=[1, 1, 1, 1]),
+            helper.make_node("Conv", ["x", "w4", "b4"], ["y4"], name="grouped", pads=[1, 1, 1, 1], group=4),
+            helper.make_node("Conv", ["z", "w5"], ["y5"], name="grouped_28", pads=[1, 1, 1, 1], group=4),
+            helper.make_node("Conv", ["z", "w5"], ["y6"], name="grouped_rows", pads=[1, 1, 1, 1], group=4, strides=[2, 1]),
         ],
         "conv_spatial",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 16, 32]),
          helper.make_tensor_value_info("r", TensorProto.FLOAT, [1, 36, 16, 32]),
-         helper.make_tensor_value_info("w", TensorProto.FLOAT, [4, 8, 3, 3])],
+         helper.make_tensor_value_info("w", TensorProto.FLOAT, [4, 8, 3, 3]),
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 8, 28, 28])],
         [helper.make_tensor_value_info("y1", TensorProto.FLOAT, [1, 12, 16, 32]),
          helper.make_tensor_value_info("y2", TensorProto.FLOAT, [1, 36, 16, 32]),
-         helper.make_tensor_value_info("y3", TensorProto.FLOAT, [1, 4, 16, 32])],
+         helper.make_tensor_value_info("y3", TensorProto.FLOAT, [1, 4, 16, 32]),
+         helper.make_tensor_value_info("y4", TensorProto.FLOAT, [1, 8, 16, 32]),
+         helper.make_tensor_value_info("y5", TensorProto.FLOAT, [1, 8, 28, 28]),
+         helper.make_tensor_value_info("y6", TensorProto.FLOAT, [1, 8, 14, 28])],
         [numpy_helper.from_array(spatial_w1, "w1"), numpy_helper.from_array(spatial_b1, "b1"),
-         numpy_helper.from_array(spatial_w2, "w2"), numpy_helper.from_array(spatial_b2, "b2")],
+         numpy_helper.from_array(spatial_w2, "w2"), numpy_helper.from_array(spatial_b2, "b2"),
+         numpy_helper.from_array(spatial_w4, "w4"), numpy_helper.from_array(spatial_b4, "b4"),
+         numpy_helper.from_array(spatial_w5, "w5")],
     ),
     "conv_spatial.onnx",
 )
 spatial_y1 = np.maximum(conv_reference(spatial_x, spatial_w1, spatial_b1, pad=1), 0.0)
 for name, value in [("x", spatial_x), ("r", spatial_r), ("w", spatial_w), ("y1", spatial_y1),
                     ("y2", conv_reference(spatial_y1, spatial_w2, spatial_b2) + spatial_r),
-                    ("y3", conv_reference(spatial_x, spatial_w, pad=1))]:
+                    ("y3", conv_reference(spatial_x, spatial_w, pad=1)), ("z", spatial_z),
+                    ("y4", grouped_reference(spatial_x, spatial_w4, 4, spatial_b4)),
+                    ("y5", grouped_reference(spatial_z, spatial_w5, 4)),
+                    ("y6", grouped_reference(spatial_z, spatial_w5, 4, stride=(2, 1)))]:
     np.save(f"../../driver/inputs/conv_spatial_{name}.npy", value.astype(np.float32))
 
 # MaxPool with its Indices output: 2-D column major (storage_order 1) with pads, 2-D row major
