@@ -54,9 +54,16 @@ pub static INFO: PassInfo = PassInfo {
             help: "f32 lanes of a vector register for the convolutions' register blocks: 16 (AVX-512: 32 registers), other counts 16 registers (8: AVX, 4: SSE); 0 = this machine's",
         },
         THREADS_OPTION,
+        OptionInfo {
+            name: "inject-conv-failure",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "testing only: make the convolution schedule fail (an untiled convolution vectorised), to exercise the fallback to loop nests",
+        },
     ],
     statistics: &[
         StatisticInfo { name: "convolutions", help: "Convolutions register-blocked and vectorised" },
+        StatisticInfo { name: "conv-fallbacks", help: "Modules whose convolution schedule failed and whose convolutions run as loop nests instead" },
         StatisticInfo { name: "spatial-convolutions", help: "Of those, convolutions with output columns in the lanes (too few filters for them)" },
         StatisticInfo { name: "batch-matmuls", help: "Batch matmuls split into a loop of vectorised matmuls" },
         StatisticInfo { name: "outer-products", help: "Convolution steps written as vector outer products" },
@@ -68,7 +75,11 @@ pub fn create(options: &PassOptions) -> Box<dyn Pass> {
         lanes if lanes > 0 => Registers::for_lanes(lanes),
         _ => Registers::host(),
     };
-    Box::new(CpuSchedule { registers, threads: options.int("threads") })
+    Box::new(CpuSchedule {
+        registers,
+        threads: options.int("threads"),
+        inject_failure: options.bool("inject-conv-failure"),
+    })
 }
 
 /// The `threads` option of the schedules: above 1, the tile loops of the convolutions and
@@ -83,15 +94,88 @@ pub(crate) const THREADS_OPTION: OptionInfo = OptionInfo {
 struct CpuSchedule {
     registers: Registers,
     threads: i64,
+    inject_failure: bool,
+}
+
+/// What one application of the schedule did (the pass's statistics).
+#[derive(Default)]
+struct Scheduled {
+    convolutions: usize,
+    spatial: usize,
+    batch_matmuls: usize,
+    outer_products: usize,
 }
 
 impl Pass for CpuSchedule {
+    /// The schedule with register-blocked convolutions; if that fails (a convolution shape the
+    /// transform script cannot tile or vectorise: a Strata bug, but never the user's compile
+    /// failure), the module as it was, scheduled again with every convolution left to the
+    /// loop-order schedule, and a warning saying so.
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let (convs, count, spatial) = crate::conv_lanes::rewrite(module, cx, self.registers, self.threads)?;
-        cx.bump("convolutions", count as u64);
-        cx.bump("spatial-convolutions", spatial as u64);
-        let batched = split_batch_matmuls(module, cx)?;
-        cx.bump("batch-matmuls", batched as u64);
+        let has_convs =
+            !collect(&module, |op| op.is("linalg.conv_2d_nchw_fchw") || op.is("linalg.conv_2d_ngchw_gfchw")).is_empty();
+        let done = if has_convs {
+            let backup = Op::of(&module).clone_owned();
+            let sink = cx.strata().sink();
+            let earlier = sink.take();
+            let outcome = self.schedule(module, cx, true);
+            let during = sink.take();
+            for diagnostic in earlier {
+                sink.push(diagnostic);
+            }
+            match outcome {
+                Ok(done) => {
+                    for diagnostic in during {
+                        sink.push(diagnostic);
+                    }
+                    done
+                }
+                Err(PassFailed) => {
+                    let into = module.region(0).expect("a module has a body");
+                    let from = backup.region(0).expect("its copy too");
+                    strata_ir::rewrite::take_body(into, from);
+                    let why = during
+                        .iter()
+                        .find(|d| d.severity == strata_ir::Severity::Error)
+                        .map_or_else(|| "no diagnostic".to_owned(), |d| d.message.clone());
+                    cx.emit_op_warning(
+                        module,
+                        format!(
+                            "the register-blocked convolution schedule failed to apply ({why}); the convolutions run as loop nests instead (same results, slower; a Strata bug, please report it)"
+                        ),
+                    );
+                    cx.bump("conv-fallbacks", 1);
+                    self.schedule(module, cx, false)?
+                }
+            }
+        } else {
+            self.schedule(module, cx, false)?
+        };
+        cx.bump("convolutions", done.convolutions as u64);
+        cx.bump("spatial-convolutions", done.spatial as u64);
+        cx.bump("batch-matmuls", done.batch_matmuls as u64);
+        cx.bump("outer-products", done.outer_products as u64);
+        Ok(())
+    }
+}
+
+impl CpuSchedule {
+    /// Applies the schedule, with the register-blocked convolutions when `convolutions`.
+    fn schedule(
+        &self,
+        module: OperationRef<'_, '_>,
+        cx: &mut PassContext<'_>,
+        convolutions: bool,
+    ) -> Result<Scheduled, PassFailed> {
+        let mut done = Scheduled::default();
+        let convs = if convolutions {
+            let (convs, count, spatial) = crate::conv_lanes::rewrite(module, cx, self.registers, self.threads)?;
+            (done.convolutions, done.spatial) = (count, spatial);
+            convs
+        } else {
+            Vec::new()
+        };
+        done.batch_matmuls = split_batch_matmuls(module, cx)?;
         for (value, select) in [
             ("vectorize", vectorizable as fn(OperationRef<'_, '_>) -> bool),
             // The depthwise convolutions and matmuls `strata-vectorize-depthwise` and
@@ -109,12 +193,21 @@ impl Pass for CpuSchedule {
         }
         apply_script(module, cx, SCHEDULE, "schedules/cpu-loop-order.mlir", "the host schedule")?;
         if convs.is_empty() {
-            return Ok(());
+            return Ok(done);
         }
-        apply_script(module, cx, &conv_script(&convs), "schedules/cpu-conv.mlir", "the convolution schedule")?;
-        let outer = crate::conv_outer::rewrite(cx.strata().mlir(), module);
-        cx.bump("outer-products", outer as u64);
-        Ok(())
+        let mut script = conv_script(&convs);
+        if self.inject_failure {
+            // Vectorising a convolution before it is tiled fails ("Attempted to vectorize").
+            let anchor = "    %f = transform.structured.match ops{[\"func.func\"]}";
+            script = script.replacen(
+                anchor,
+                &format!("    %untiled = transform.structured.match ops{{[\"linalg.generic\"]}} in %root : (!transform.any_op) -> !transform.any_op\n    transform.structured.vectorize %untiled : !transform.any_op\n{anchor}"),
+                1,
+            );
+        }
+        apply_script(module, cx, &script, "schedules/cpu-conv.mlir", "the convolution schedule")?;
+        done.outer_products = crate::conv_outer::rewrite(cx.strata().mlir(), module);
+        Ok(done)
     }
 }
 
