@@ -30,6 +30,17 @@ func.func @slice() -> tensor<3x2xf32> {
   return %t : tensor<3x2xf32>
 }
 
+// A splat stays a splat (not a blob of equal values).
+// CHECK-LABEL: func.func @splat
+// CHECK-NOT: linalg.transpose
+// CHECK: arith.constant dense<2.000000e+00> : tensor<3x2xf32>
+func.func @splat() -> tensor<3x2xf32> {
+  %w = arith.constant dense<2.0> : tensor<2x3xf32>
+  %e = tensor.empty() : tensor<3x2xf32>
+  %t = linalg.transpose ins(%w : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) permutation = [1, 0]
+  return %t : tensor<3x2xf32>
+}
+
 // A run-time value, and an integer constant, keep their transposes.
 // CHECK-LABEL: func.func @kept
 // CHECK: linalg.transpose ins(%arg0
@@ -46,4 +57,4 @@ func.func @kept(%x: tensor<2x3xf32>) -> (tensor<3x2xf32>, tensor<3x2xi32>) {
 // The blobs (an 8-byte alignment word, then the little-endian floats).
 // CHECK: [[R1]]: "0x080000000000803F00008040000000400000A040000040400000C040"
 // CHECK: [[R2]]: "0x080000000000E0400000204100000041000030410000104100004041"
-// CHECK: (S) 2 transposes-folded
+// CHECK: (S) 3 transposes-folded

@@ -1,6 +1,7 @@
 //! `strata-fold-constant-transposes`: a `linalg.transpose` of an f32 constant (or of a static
 //! slice of one) becomes a new constant holding the transposed values, computed at compile
-//! time.
+//! time. (`sg-compose-transposes` folds the graph's own transposes of constants; this pass
+//! folds those the lowering writes.)
 //!
 //! The recurrent cells read their weights `[G * H, K]` transposed, `[K, G * H]`, so that each
 //! product is a plain `linalg.matmul` the host vectorises with the gates contiguous
@@ -40,8 +41,13 @@ impl Pass for FoldConstantTransposes {
             let Some(transposed) = transpose_values(&values, &shape, &permutation) else { continue };
             let result = op.result(0).expect("one result");
             let ty: Type = result.r#type();
-            let bytes: Vec<u8> = transposed.iter().flat_map(|v| v.to_le_bytes()).collect();
-            let value = strata_ir::resource::dense_resource(ty, "transposed", &bytes);
+            // A splat stays a splat (an all-zero recurrent weight is one value, not a blob).
+            let value = if transposed.iter().all(|v| v.to_bits() == transposed[0].to_bits()) {
+                strata_ir::resource::dense_bytes(ty, &transposed[0].to_le_bytes())
+            } else {
+                let bytes: Vec<u8> = transposed.iter().flat_map(|v| v.to_le_bytes()).collect();
+                strata_ir::resource::dense_resource(ty, "transposed", &bytes)
+            };
             let constant = OperationBuilder::new("arith.constant", op.location())
                 .add_results(&[ty])
                 .add_attributes(&[(Identifier::new(context, "value"), value)])
@@ -132,7 +138,7 @@ fn slice_values(values: &[f32], shape: &[i64], offsets: &[i64], sizes: &[i64], s
 }
 
 /// `values` (row-major, of `shape`) transposed by `permutation` (result dimension `d` is input
-/// dimension `permutation[d]`), row-major.
+/// dimension `permutation[d]`), row-major; `None` unless `permutation` is one.
 fn transpose_values(values: &[f32], shape: &[i64], permutation: &[i64]) -> Option<Vec<f32>> {
     let rank = shape.len();
     let mut seen = vec![false; rank];
@@ -142,26 +148,9 @@ fn transpose_values(values: &[f32], shape: &[i64], permutation: &[i64]) -> Optio
             return None;
         }
     }
-    if permutation.len() != rank {
-        return None;
-    }
-    let strides = strides_of(shape);
-    let out_shape: Vec<i64> = permutation.iter().map(|&p| shape[p as usize]).collect();
-    let count: i64 = out_shape.iter().product();
-    let mut out = Vec::with_capacity(count as usize);
-    let mut index = vec![0i64; rank];
-    for _ in 0..count {
-        let flat: i64 = (0..rank).map(|d| index[d] * strides[permutation[d] as usize]).sum();
-        out.push(values[flat as usize]);
-        for d in (0..rank).rev() {
-            index[d] += 1;
-            if index[d] < out_shape[d] {
-                break;
-            }
-            index[d] = 0;
-        }
-    }
-    Some(out)
+    let shape: Vec<usize> = shape.iter().map(|&d| usize::try_from(d).ok()).collect::<Option<_>>()?;
+    let permutation: Vec<usize> = permutation.iter().map(|&p| p as usize).collect();
+    strata_dialect_sg::passes::compose_transposes::permute(values, &shape, &permutation)
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! `strata-machine` is what Strata knows of the machines it compiles for, as plain data: the
 //! vector registers of a CPU ([`Registers`], detected once by the driver with
 //! [`Registers::host`]) and how the host schedule blocks a convolution in them
-//! ([`conv_tiles`]). The host schedule (`strata-target-cpu`) uses the blocking to tile; the
+//! ([`conv_block`]: filters in the lanes, [`conv_tiles`], or output columns, [`spatial_tiles`];
+//! a grouped convolution's groups, [`grouped_tiles`]). The host schedule (`strata-target-cpu`) uses the blocking to tile; the
 //! e-graph adapter uses it to know which convolutions can run an elementwise epilogue in their
 //! tiles, without reading the compiling machine. It must never depend on MLIR or on another
 //! Strata crate.
@@ -101,7 +102,7 @@ pub const SPATIAL_TAPS: i64 = 256;
 pub const STORE_BOUND_TAPS: i64 = 32;
 
 /// The register block `[th, tw, tf]` with output columns in the lanes (recipe 2 of
-/// ../shared/notes/cpu-codegen.md) for an `oh x ow` output with `f` filters, at column stride
+/// ../shared/notes/cpu-codegen.md) for an output `ow` columns wide with `f` filters, at column stride
 /// `sw` (unit only: each reduction step loads `tw` contiguous input columns and does `tf`
 /// fused multiply-adds per vector of columns and row, one broadcast filter value each).
 /// Filters that fill less than half a register (DenseNet's growth rate 12, its transitions'
@@ -111,18 +112,17 @@ pub const STORE_BOUND_TAPS: i64 = 32;
 /// +6%), `tf` the largest divisor of `f` the accumulators hold. DenseNet's 3x3 convolutions of
 /// 12 filters ran 2x faster than with 12 filters in quarter registers, its 1x1 transition of
 /// 36 filters 2.5x faster than the loop nest.
-pub fn spatial_tiles(oh: i64, ow: i64, f: i64, sw: i64, registers: Registers) -> Option<[i64; 3]> {
+pub fn spatial_tiles(ow: i64, f: i64, sw: i64, registers: Registers) -> Option<[i64; 3]> {
     let lanes = registers.lanes;
-    let few_filters = f % (lanes / 2) != 0;
-    if sw != 1 || f <= 0 {
+    if sw != 1 || f <= 0 || lanes < 4 {
         return None;
     }
+    let few_filters = f % (lanes / 2) != 0;
     let tw = if few_filters {
         [2 * lanes, lanes].into_iter().find(|&w| ow % w == 0)?
     } else {
         column_tile(ow, lanes, false)?
     };
-    let _ = oh;
     let vectors = (tw + lanes - 1) / lanes;
     let tf = (1..=(registers.accumulators / vectors).min(f)).rev().find(|d| f % d == 0)?;
     Some([1, tw, tf])
@@ -144,15 +144,15 @@ fn column_tile(ow: i64, lanes: i64, partial: bool) -> Option<i64> {
 }
 
 /// The register block `[th, tw, tf]` of one group of a grouped convolution (`oh x ow` output,
-/// `f` filters per group, column stride `sw`), output columns in the lanes: `tw` the widest of
-/// two vectors, one, a half or a quarter of one that divides `ow` (ResNeXt's 28, 14 and 7
-/// take quarter vectors, or none for 7), `tf` the largest divisor of `f` the accumulators
+/// `f` filters per group, column strides `[sh, sw]`), output columns in the lanes: `tw` from
+/// [`column_tile`] with partial vectors (ResNeXt's 56 take half vectors, 28 and 14 take 14
+/// lanes of one, 7 takes 7), `tf` the largest divisor of `f` the accumulators
 /// hold, then as many rows `th` (dividing `oh`; one at row stride `sh` above 1) as the
 /// remaining accumulators allow: a group has few filters (ResNeXt's 4), so rows are what fills
 /// the registers.
 pub fn grouped_tiles(oh: i64, ow: i64, f: i64, [sh, sw]: [i64; 2], registers: Registers) -> Option<[i64; 3]> {
     let lanes = registers.lanes;
-    if sw != 1 || sh < 1 || f <= 0 {
+    if sw != 1 || sh < 1 || f <= 0 || lanes < 4 {
         return None;
     }
     let tw = column_tile(ow, lanes, true)?;
@@ -179,8 +179,11 @@ pub fn conv_block(
     sw: i64,
     registers: Registers,
 ) -> Option<([i64; 3], bool)> {
+    if registers.lanes < 4 {
+        return None;
+    }
     let lanes = conv_tiles(oh, ow, f, window, registers);
-    let columns = spatial_tiles(oh, ow, f, sw, registers).filter(|&columns| {
+    let columns = spatial_tiles(ow, f, sw, registers).filter(|&columns| {
         let outputs = |[th, tw, tf]: [i64; 3]| th * tw * tf;
         f % (registers.lanes / 2) != 0
             || taps <= STORE_BOUND_TAPS
@@ -238,19 +241,19 @@ mod tests {
     fn few_filters_put_columns_in_the_lanes() {
         // DenseNet: 12 filters x two vectors of columns (24 accumulators); 36 filters at 16
         // columns take one vector and 18 filters (the largest divisor within 24).
-        assert_eq!(spatial_tiles(32, 32, 12, 1, AVX512), Some([1, 32, 12]));
-        assert_eq!(spatial_tiles(16, 16, 36, 1, AVX512), Some([1, 16, 18]));
-        assert_eq!(spatial_tiles(32, 32, 36, 1, AVX512), Some([1, 32, 12]));
+        assert_eq!(spatial_tiles(32, 12, 1, AVX512), Some([1, 32, 12]));
+        assert_eq!(spatial_tiles(16, 36, 1, AVX512), Some([1, 16, 18]));
+        assert_eq!(spatial_tiles(32, 36, 1, AVX512), Some([1, 32, 12]));
         // Filters that fill registers: MobileNetV2's 112 columns (7 vectors: one a tile), its
         // 56 (half vectors).
-        assert_eq!(spatial_tiles(112, 112, 96, 1, AVX512), Some([1, 16, 24]));
-        assert_eq!(spatial_tiles(56, 56, 24, 1, AVX512), Some([1, 8, 24]));
+        assert_eq!(spatial_tiles(112, 96, 1, AVX512), Some([1, 16, 24]));
+        assert_eq!(spatial_tiles(56, 24, 1, AVX512), Some([1, 8, 24]));
         // Not for strided columns, widths no vector divides, few filters at half vectors.
-        assert_eq!(spatial_tiles(32, 32, 12, 2, AVX512), None);
-        assert_eq!(spatial_tiles(28, 28, 12, 1, AVX512), None);
-        assert_eq!(spatial_tiles(56, 56, 12, 1, AVX512), None);
+        assert_eq!(spatial_tiles(32, 12, 2, AVX512), None);
+        assert_eq!(spatial_tiles(28, 12, 1, AVX512), None);
+        assert_eq!(spatial_tiles(56, 12, 1, AVX512), None);
         // AVX2: 6 filters over 8 columns.
-        assert_eq!(spatial_tiles(8, 8, 6, 1, AVX2), Some([1, 8, 6]));
+        assert_eq!(spatial_tiles(8, 6, 1, AVX2), Some([1, 8, 6]));
         // The block: columns for few filters, for few taps, and for up to 256 taps when their
         // tile holds as many outputs; filter lanes otherwise.
         assert_eq!(conv_block(32, 32, 12, 432, 9, 1, AVX512), Some(([1, 32, 12], true)));

@@ -11,9 +11,12 @@
 //! registers for the whole reduction. Unlike a spatial vector (`ow` in the lanes, recipe 2 of
 //! ../shared/notes/cpu-codegen.md), this needs no spatial size to be a multiple of the vector
 //! width: ResNet's 28, 14 and 7 and MobileNetV2's 112 ... 7 all tile exactly. Filters too few
-//! for half a register (DenseNet's 12) take that spatial vector after all, where whole vectors
-//! of columns divide the output width (`strata_machine::conv_block`): the loops become `(n, oh,
-//! f, ow, c, kh, kw)` and each step is `tf` FMAs of `tw` contiguous columns. The bias (or zero)
+//! for half a register (DenseNet's 12), and convolutions with few taps per output (whose
+//! filter-lane tiles end in a transposed store they do not amortise), take that spatial vector
+//! after all where vectors of columns divide the output width (`strata_machine::conv_block`):
+//! the loops become `(n, oh, f, ow, c, kh, kw)` and each step is `tf` FMAs of `tw` contiguous
+//! columns. Grouped convolutions (`rewrite_grouped`) always take it, one group and several rows
+//! a tile. The bias (or zero)
 //! initialisation is fused into the tile, and the padded input is written in
 //! destination-passing style so that tiling never pulls the padding copy into the loops.
 
@@ -60,8 +63,9 @@ pub struct ConvBlock {
     /// Its tiles run in parallel (one `scf.forall`): compiled for several threads, and with
     /// at least [`PARALLEL_MACS`] multiply-adds.
     pub parallel: bool,
-    /// Output columns in the lanes instead of filters (see [`conv_block`]): `tw` is a
-    /// multiple of the vector width and the loops are `(n, oh, f, ow, c, kh, kw)`.
+    /// Output columns in the lanes instead of filters (see [`conv_block`]): `tw` columns are
+    /// one or two vectors, or half of one (a grouped convolution's: any width from a quarter
+    /// to a whole vector), and the loops are `(n, oh, f, ow, c, kh, kw)`.
     pub spatial: bool,
     /// A grouped convolution (`linalg.conv_2d_ngchw_gfchw`, always with columns in the lanes):
     /// the loops are `(n, g, oh, f, ow, c, kh, kw)`, one group a tile.
@@ -160,7 +164,7 @@ pub(crate) fn insert_before<'c>(
 }
 
 /// Rewrites every f32 `linalg.conv_2d_nchw_fchw` in `module` that has a register block (see
-/// [`conv_tiles`]) into the filter-lane generic, marked `strata.conv_tiles` (see [`ConvBlock::label`]),
+/// [`conv_block`]) into the filter-lane or column-lane generic, marked `strata.conv_tiles` (see [`ConvBlock::label`]),
 /// with its initialisation marked `strata.conv_init`; with `threads` above 1 the big ones get
 /// parallel tiles. Returns the distinct blocks used, how many convolutions were rewritten and
 /// how many of them have their output columns in the lanes.
@@ -174,15 +178,8 @@ pub fn rewrite(
     let mut plans = Vec::new();
     for raw in collect(&module, |op| op.is("linalg.conv_2d_nchw_fchw")) {
         let op = raw.get();
-        let ty = |i: usize| op.operand(i).ok().and_then(|v| tensor_type(v.r#type()).ok());
-        let (Some(x), Some(w), Some(out)) = (ty(0), ty(1), ty(2)) else { continue };
-        let static_f32 = |t: &strata_lower::kernel::TensorTy| {
-            t.elem.name == "f32" && t.rank() == 4 && t.shape.iter().all(|&d| d > 0)
-        };
-        if !(static_f32(&x) && static_f32(&w) && static_f32(&out)) {
-            continue;
-        }
-        let (window, column_stride) = (w.shape[2] * w.shape[3], int_pair(op, "strides")[1]);
+        let Some((x, w, out)) = static_f32_operands(op, 4) else { continue };
+        let (window, column_stride) = (w.shape[2] * w.shape[3], int_pair(op, "strides")[1].max(1));
         if let Some((tiles, spatial)) =
             conv_block(out.shape[2], out.shape[3], out.shape[1], w.shape[1] * window, window, column_stride, registers)
         {
@@ -429,7 +426,7 @@ pub fn rewrite(
 }
 
 /// Rewrites every f32 grouped convolution (`linalg.conv_2d_ngchw_gfchw`, from ONNX Conv with
-/// 1 < group < channels) whose groups [`strata_machine::spatial_tiles`] blocks: output
+/// 1 < group < channels) whose groups [`strata_machine::grouped_tiles`] blocks: output
 /// columns in the lanes, loops `(n, g, oh, f, ow, c, kh, kw)`, one group per tile, so each
 /// reduction step is `tf` FMAs of `tw` contiguous columns, as for ungrouped convolutions with
 /// few filters. The input and the initial value are read as they are (the padded input and
@@ -446,16 +443,11 @@ fn rewrite_grouped(
     let mut blocks: Vec<ConvBlock> = Vec::new();
     let mut count = 0;
     let mut kernels = strata_lower::kernel::KernelCache::default();
+    // Filters transposed at compile time, by their constant op (shared weights once).
+    let mut transposed: BTreeMap<usize, Val> = BTreeMap::new();
     for raw in collect(&module, |op| op.is("linalg.conv_2d_ngchw_gfchw")) {
         let op = raw.get();
-        let ty = |i: usize| op.operand(i).ok().and_then(|v| tensor_type(v.r#type()).ok());
-        let (Some(x_ty), Some(w_ty), Some(out)) = (ty(0), ty(1), ty(2)) else { continue };
-        let static_f32 = |t: &strata_lower::kernel::TensorTy| {
-            t.elem.name == "f32" && t.rank() == 5 && t.shape.iter().all(|&d| d > 0)
-        };
-        if !(static_f32(&x_ty) && static_f32(&w_ty) && static_f32(&out)) {
-            continue;
-        }
+        let Some((x_ty, w_ty, out)) = static_f32_operands(op, 5) else { continue };
         let [g, f, c, kh, kw] = [w_ty.shape[0], w_ty.shape[1], w_ty.shape[2], w_ty.shape[3], w_ty.shape[4]];
         let [sh, sw] = int_pair(op, "strides").map(|s| s.max(1));
         let [dh, dw] = int_pair(op, "dilations").map(|d| d.max(1));
@@ -484,12 +476,18 @@ fn rewrite_grouped(
             })
             .filter(|d| strata_ir::ods::op_name(*d) == "arith.constant");
         let filter = constant.and_then(|d| {
+            let key = Op::of(&d).raw().ptr as usize;
+            if let Some(&value) = transposed.get(&key) {
+                return Some(value);
+            }
             let values = strata_ir::resource::f32_values(d.attribute("value").ok()?)?;
             let per_group = (f * c * kh * kw) as usize;
             (values.len() == per_group * g as usize).then_some(())?;
-            let transposed: Vec<f32> =
+            let chwf: Vec<f32> =
                 values.chunks(per_group).flat_map(|group| filter_chwf(group, [f, c, kh * kw])).collect();
-            Some(new_f32_constant(strata.mlir(), op, &wt_ty, &transposed))
+            let value = new_f32_constant(strata.mlir(), op, &wt_ty, &chwf);
+            transposed.insert(key, value);
+            Some(value)
         });
         let operands = vec![Val::of(x), filter.unwrap_or(Val::of(w)), Val::of(init)];
         let args = vec![x_ty.clone(), if filter.is_some() { wt_ty.clone() } else { w_ty.clone() }, out.clone()];
@@ -531,6 +529,19 @@ fn rewrite_grouped(
         count += 1;
     }
     Ok((blocks, count))
+}
+
+/// The types of a convolution's input, filter and output when all three are static f32
+/// tensors of `rank` dimensions.
+fn static_f32_operands(
+    op: OperationRef<'_, '_>,
+    rank: usize,
+) -> Option<(strata_lower::kernel::TensorTy, strata_lower::kernel::TensorTy, strata_lower::kernel::TensorTy)> {
+    let ty = |i: usize| {
+        let t = tensor_type(op.operand(i).ok()?.r#type()).ok()?;
+        (t.elem.name == "f32" && t.rank() == rank && t.shape.iter().all(|&d| d > 0)).then_some(t)
+    };
+    Some((ty(0)?, ty(1)?, ty(2)?))
 }
 
 /// How a convolution's accumulator starts.

@@ -64,7 +64,7 @@ pub static INFO: PassInfo = PassInfo {
     statistics: &[
         StatisticInfo { name: "convolutions", help: "Convolutions register-blocked and vectorised" },
         StatisticInfo { name: "conv-fallbacks", help: "Modules whose convolution schedule failed and whose convolutions run as loop nests instead" },
-        StatisticInfo { name: "spatial-convolutions", help: "Of those, convolutions with output columns in the lanes (too few filters for them)" },
+        StatisticInfo { name: "spatial-convolutions", help: "Of those, convolutions with output columns in the lanes (too few filters or taps for filter lanes, or grouped)" },
         StatisticInfo { name: "batch-matmuls", help: "Batch matmuls split into a loop of vectorised matmuls" },
         StatisticInfo { name: "outer-products", help: "Convolution steps written as vector outer products" },
     ],
@@ -95,6 +95,13 @@ struct CpuSchedule {
     registers: Registers,
     threads: i64,
     inject_failure: bool,
+}
+
+/// Which part of the schedule failed: the convolutions' (rewrite or script: the pass falls
+/// back to loop nests) or another (the pass fails).
+enum Failed {
+    Convolutions,
+    Elsewhere,
 }
 
 /// What one application of the schedule did (the pass's statistics).
@@ -130,7 +137,14 @@ impl Pass for CpuSchedule {
                     }
                     done
                 }
-                Err(PassFailed) => {
+                // Not the convolutions' fault: no fallback, the errors as they are.
+                Err(Failed::Elsewhere) => {
+                    for diagnostic in during {
+                        sink.push(diagnostic);
+                    }
+                    return Err(PassFailed);
+                }
+                Err(Failed::Convolutions) => {
                     let into = module.region(0).expect("a module has a body");
                     let from = backup.region(0).expect("its copy too");
                     strata_ir::rewrite::take_body(into, from);
@@ -145,11 +159,11 @@ impl Pass for CpuSchedule {
                         ),
                     );
                     cx.bump("conv-fallbacks", 1);
-                    self.schedule(module, cx, false)?
+                    self.schedule(module, cx, false).map_err(|_| PassFailed)?
                 }
             }
         } else {
-            self.schedule(module, cx, false)?
+            self.schedule(module, cx, false).map_err(|_| PassFailed)?
         };
         cx.bump("convolutions", done.convolutions as u64);
         cx.bump("spatial-convolutions", done.spatial as u64);
@@ -166,16 +180,17 @@ impl CpuSchedule {
         module: OperationRef<'_, '_>,
         cx: &mut PassContext<'_>,
         convolutions: bool,
-    ) -> Result<Scheduled, PassFailed> {
+    ) -> Result<Scheduled, Failed> {
         let mut done = Scheduled::default();
         let convs = if convolutions {
-            let (convs, count, spatial) = crate::conv_lanes::rewrite(module, cx, self.registers, self.threads)?;
+            let (convs, count, spatial) = crate::conv_lanes::rewrite(module, cx, self.registers, self.threads)
+                .map_err(|_| Failed::Convolutions)?;
             (done.convolutions, done.spatial) = (count, spatial);
             convs
         } else {
             Vec::new()
         };
-        done.batch_matmuls = split_batch_matmuls(module, cx)?;
+        done.batch_matmuls = split_batch_matmuls(module, cx).map_err(|_| Failed::Elsewhere)?;
         for (value, select) in [
             ("vectorize", vectorizable as fn(OperationRef<'_, '_>) -> bool),
             // The depthwise convolutions and matmuls `strata-vectorize-depthwise` and
@@ -191,7 +206,8 @@ impl CpuSchedule {
                 attrs::LOOP_ORDER.set(raw.get(), value);
             }
         }
-        apply_script(module, cx, SCHEDULE, "schedules/cpu-loop-order.mlir", "the host schedule")?;
+        apply_script(module, cx, SCHEDULE, "schedules/cpu-loop-order.mlir", "the host schedule")
+            .map_err(|_| Failed::Elsewhere)?;
         if convs.is_empty() {
             return Ok(done);
         }
@@ -205,7 +221,8 @@ impl CpuSchedule {
                 1,
             );
         }
-        apply_script(module, cx, &script, "schedules/cpu-conv.mlir", "the convolution schedule")?;
+        apply_script(module, cx, &script, "schedules/cpu-conv.mlir", "the convolution schedule")
+            .map_err(|_| Failed::Convolutions)?;
         done.outer_products = crate::conv_outer::rewrite(cx.strata().mlir(), module);
         Ok(done)
     }

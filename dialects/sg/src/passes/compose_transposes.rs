@@ -96,7 +96,8 @@ fn fold_constant(cx: &PassContext<'_>, transpose: Transpose<'_, '_>) -> Option<s
 
 /// `values` of a row-major tensor of `shape` with its axes permuted (`out[i...] =
 /// in[...]` with output axis `k` being input axis `perm[k]`); `None` if the sizes disagree.
-fn permute<T: Copy>(values: &[T], shape: &[usize], perm: &[usize]) -> Option<Vec<T>> {
+/// (Also `strata-fold-constant-transposes`' arithmetic, on linalg.)
+pub fn permute<T: Copy>(values: &[T], shape: &[usize], perm: &[usize]) -> Option<Vec<T>> {
     if perm.len() != shape.len() || values.len() != shape.iter().product::<usize>() {
         return None;
     }
