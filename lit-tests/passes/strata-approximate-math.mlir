@@ -1,22 +1,25 @@
 // strata-approximate-math: f32 exp, tanh and erf (scalar, in a kernel body, and vector) become
-// inline arithmetic. exp: clamp to [-103.97, 88.72], n = floor(x log2(e) + 1/2), a degree-6
-// polynomial in x - n ln(2), scaled by 2^n as two exponent-field products; +inf above the
-// range, 0 below, NaN kept. tanh and erf: x p(x^2) / q(x^2) with x clamped (tanh to
+// inline arithmetic. exp: clamp to [-104, 89], n = roundeven(x log2(e)), a degree-6
+// polynomial in x - n ln(2), scaled by 2^n as two exponent-field products (which round to 0
+// at the low end and overflow to +inf at the high end, no compare needed); NaN kept (the only
+// select). tanh and erf: x p(x^2) / q(x^2) with x clamped (tanh to
 // +-7.9053, returning x itself below 4e-4; erf to +-4). Other precisions (f64) stay.
 // RUN: strata-opt %s -p 'builtin.module(func.func(strata-approximate-math))' --mlir-pass-statistics 2>&1 | FileCheck %s
 
 // CHECK-LABEL: func.func @exps
 // CHECK-NOT: math.exp %{{.*}} : f32
-// CHECK: arith.constant -103.972084 : f32
-// CHECK: arith.constant 88.7228394 : f32
-// CHECK: math.floor %{{.*}} : f32
+// CHECK: arith.constant -1.040000e+02 : f32
+// CHECK: arith.constant 8.900000e+01 : f32
+// CHECK: math.roundeven %{{.*}} : f32
 // CHECK: arith.fptosi %{{.*}} : f32 to i32
 // CHECK: arith.shli %{{.*}} : i32
+// CHECK-NOT: arith.cmpf ogt
+// CHECK-NOT: arith.cmpf olt
 // CHECK: arith.cmpf uno
 // CHECK: linalg.generic
-// CHECK: math.floor %{{.*}} : f32
+// CHECK: math.roundeven %{{.*}} : f32
 // CHECK: linalg.yield
-// CHECK: math.floor %{{.*}} : vector<8xf32>
+// CHECK: math.roundeven %{{.*}} : vector<8xf32>
 // CHECK: arith.bitcast %{{.*}} : vector<8xi32> to vector<8xf32>
 // CHECK: math.exp %{{.*}} : f64
 func.func @exps(%x: f32, %v: vector<8xf32>, %d: f64, %t: tensor<4xf32>) -> (f32, vector<8xf32>, f64, tensor<4xf32>) {
