@@ -348,15 +348,7 @@ pub fn rewrite(
             input
         };
         let input_map = format!("n, c, {}", axes.join(", "));
-        let wt = if filter.is_some() {
-            k.arg(1)
-        } else {
-            let empty = k.empty(&wt_ty);
-            k.emit(format_args!(
-                "linalg.transpose ins({} : {w_ty}) outs({empty} : {wt_ty}) permutation = [1, 2, 3, 0]",
-                k.arg(1)
-            ))
-        };
+        let wt = filter_operand(&mut k, filter.is_some(), &w_ty, &wt_ty, "1, 2, 3, 0");
         let label = plan.block.label();
         let (init_mark, tiles_mark) = (attrs::CONV_INIT.in_dictionary(), attrs::CONV_TILES.in_dictionary(&label));
         let start = match &init_kind {
@@ -492,15 +484,7 @@ fn rewrite_grouped(
         let operands = vec![Val::of(x), filter.unwrap_or(Val::of(w)), Val::of(init)];
         let args = vec![x_ty.clone(), if filter.is_some() { wt_ty.clone() } else { w_ty.clone() }, out.clone()];
         let mut k = strata_lower::kernel::Kernel::new(args);
-        let wt = if filter.is_some() {
-            k.arg(1)
-        } else {
-            let empty = k.empty(&wt_ty);
-            k.emit(format_args!(
-                "linalg.transpose ins({} : {w_ty}) outs({empty} : {wt_ty}) permutation = [0, 2, 3, 4, 1]",
-                k.arg(1)
-            ))
-        };
+        let wt = filter_operand(&mut k, filter.is_some(), &w_ty, &wt_ty, "0, 2, 3, 4, 1");
         // Casts stop `transform.structured.fuse` at the kernel's inputs (see `rewrite`).
         let input = k.emit(format_args!("tensor.cast {} : {x_ty} to {x_ty}", k.arg(0)));
         let wt = k.emit(format_args!("tensor.cast {wt} : {wt_ty} to {wt_ty}"));
@@ -529,6 +513,26 @@ fn rewrite_grouped(
         count += 1;
     }
     Ok((blocks, count))
+}
+
+/// The kernel's filter in the generic's layout `wt_ty`: argument 1 itself when it is the
+/// constant transposed at compile time (`transposed`), else argument 1 (of type `w_ty`)
+/// transposed in the kernel by `permutation`.
+fn filter_operand(
+    k: &mut strata_lower::kernel::Kernel,
+    transposed: bool,
+    w_ty: &strata_lower::kernel::TensorTy,
+    wt_ty: &strata_lower::kernel::TensorTy,
+    permutation: &str,
+) -> String {
+    if transposed {
+        return k.arg(1);
+    }
+    let empty = k.empty(wt_ty);
+    k.emit(format_args!(
+        "linalg.transpose ins({} : {w_ty}) outs({empty} : {wt_ty}) permutation = [{permutation}]",
+        k.arg(1)
+    ))
 }
 
 /// The types of a convolution's input, filter and output when all three are static f32
