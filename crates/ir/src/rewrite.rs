@@ -34,6 +34,23 @@ pub unsafe fn replace_op(op: Op, replacement: Val) {
     unsafe { op.erase() }
 }
 
+/// A new `arith.constant` of type `ty` holding `value`, inserted right before `anchor` (which
+/// is in a block); its result.
+pub fn constant_before<'c>(
+    context: &'c melior::Context,
+    anchor: OperationRef<'c, '_>,
+    ty: melior::ir::Type<'c>,
+    value: melior::ir::Attribute<'c>,
+) -> Option<Val> {
+    let op = melior::ir::operation::OperationBuilder::new("arith.constant", anchor.location())
+        .add_attributes(&[(melior::ir::Identifier::new(context, "value"), value)])
+        .add_results(&[ty])
+        .build()
+        .ok()?;
+    let block = anchor.block()?;
+    Some(Val::from(block.insert_operation_before(anchor, op).result(0).ok()?))
+}
+
 /// Erases `op` if none of its results is used; returns whether it did.
 ///
 /// # Safety

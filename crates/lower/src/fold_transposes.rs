@@ -10,10 +10,10 @@
 //! both directions of a bidirectional cell fold, so their common weight dies, but a weight
 //! also read untransposed is then stored twice.
 
-use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
-use melior::ir::{BlockLike, Identifier, Type, ValueLike};
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::{Type, ValueLike};
 use strata_ir::rewrite::{collect, defining_op, replace_op};
-use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
+use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-fold-constant-transposes",
@@ -48,14 +48,8 @@ impl Pass for FoldConstantTransposes {
                 let bytes: Vec<u8> = transposed.iter().flat_map(|v| v.to_le_bytes()).collect();
                 strata_ir::resource::dense_resource(ty, "transposed", &bytes)
             };
-            let constant = OperationBuilder::new("arith.constant", op.location())
-                .add_results(&[ty])
-                .add_attributes(&[(Identifier::new(context, "value"), value)])
-                .build()
-                .expect("a valid constant");
-            let block = op.block().expect("the transpose is in a block");
-            let constant = block.insert_operation_before(op, constant);
-            let replacement = Val::from(constant.result(0).expect("one result"));
+            let replacement =
+                strata_ir::rewrite::constant_before(context, op, ty, value).expect("the transpose is in a block");
             // Safety: the transpose is replaced once and not used afterwards; the ops that fed it
             // are left to dead-code elimination (canonicalize) when nothing else reads them.
             unsafe { replace_op(transpose, replacement) };

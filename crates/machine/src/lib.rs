@@ -68,7 +68,7 @@ impl Registers {
 /// it. `None` when no width applies.
 pub fn conv_tiles(oh: i64, ow: i64, f: i64, window: i64, registers: Registers) -> Option<[i64; 3]> {
     let lanes = registers.lanes;
-    let divisor = |extent: i64, most: i64| (1..=most.max(1)).rev().find(|d| extent % d == 0).unwrap_or(1);
+    let divisor = |extent: i64, most: i64| largest_divisor(extent, most.max(1)).unwrap_or(1);
     let quarter = if window > 1 && f % (lanes / 2) != 0 { lanes / 4 } else { 0 };
     [2 * lanes, lanes, lanes / 2, quarter]
         .into_iter()
@@ -124,8 +124,13 @@ pub fn spatial_tiles(ow: i64, f: i64, sw: i64, registers: Registers) -> Option<[
         column_tile(ow, lanes, false)?
     };
     let vectors = (tw + lanes - 1) / lanes;
-    let tf = (1..=(registers.accumulators / vectors).min(f)).rev().find(|d| f % d == 0)?;
+    let tf = largest_divisor(f, registers.accumulators / vectors)?;
     Some([1, tw, tf])
+}
+
+/// The largest divisor of `n` (positive) that is at most `most`; `None` when `most` is below 1.
+fn largest_divisor(n: i64, most: i64) -> Option<i64> {
+    (1..=most.min(n)).rev().find(|d| n % d == 0)
 }
 
 /// The columns of a register tile with the output columns in the lanes, for an output `ow`
@@ -158,11 +163,11 @@ pub fn grouped_tiles(oh: i64, ow: i64, f: i64, [sh, sw]: [i64; 2], registers: Re
     let tw = column_tile(ow, lanes, true)?;
     let vectors = (tw + lanes - 1) / lanes;
     let per_row = registers.accumulators / vectors;
-    let tf = (1..=per_row.min(f)).rev().find(|d| f % d == 0)?;
+    let tf = largest_divisor(f, per_row)?;
     // Strided rows: one a tile (a block of several would read rows at a stride, which the
     // vectoriser does not take).
-    let rows = if sh == 1 { (per_row / tf).max(1).min(oh) } else { 1 };
-    let th = (1..=rows).rev().find(|d| oh % d == 0)?;
+    let rows = if sh == 1 { (per_row / tf).max(1) } else { 1 };
+    let th = largest_divisor(oh, rows)?;
     Some([th, tw, tf])
 }
 

@@ -221,14 +221,9 @@ pub fn rewrite(
         // The filter: a constant transposed now, or a transpose in the kernel.
         let constant = defining_op(w).filter(|d| strata_ir::ods::op_name(*d) == "arith.constant");
         let filter = constant.and_then(|d| {
-            let key = Op::of(&d).raw().ptr as usize;
-            if let Some(&value) = transposed.get(&key) {
-                return Some(value);
-            }
-            let values = strata_ir::resource::f32_values(d.attribute("value").ok()?)?;
-            let value = new_f32_constant(strata.mlir(), op, &wt_ty, &filter_chwf(&values, [f, c, kh * kw]));
-            transposed.insert(key, value);
-            Some(value)
+            compile_time_filter(&mut transposed, strata.mlir(), op, d, &wt_ty, |values| {
+                Some(filter_chwf(values, [f, c, kh * kw]))
+            })
         });
         // A padded input is rebuilt in destination-passing style (fill, then insert the
         // source), which tiling cannot fuse into the loops.
@@ -385,22 +380,11 @@ pub fn rewrite(
         let wt = k.emit(format_args!("tensor.cast {wt} : {wt_ty} to {wt_ty}"));
         // The loops: the lane dimension last among the parallel ones.
         let loops = if plan.block.spatial { "n, oh, f, ow, c, kh, kw" } else { "n, oh, ow, f, c, kh, kw" };
-        let result = k.emit(format_args!(
-            "linalg.generic {{indexing_maps = [affine_map<({loops}) -> ({input_map})>, affine_map<({loops}) -> (c, kh, kw, f)>, affine_map<({loops}) -> (n, f, oh, ow)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\", \"reduction\", \"reduction\", \"reduction\"], {tiles_mark}}} ins({input}, {wt} : {input_ty}, {}) outs({start} : {out}) {{\n    ^bb0(%i: f32, %w: f32, %acc: f32):\n      %m = arith.mulf %i, %w fastmath<contract> : f32\n      %s = arith.addf %acc, %m fastmath<contract> : f32\n      linalg.yield %s : f32\n    }} -> {out}",
-            wt_ty
-        ));
+        let maps = [input_map, "c, kh, kw, f".to_owned(), "n, f, oh, ow".to_owned()];
+        let result =
+            multiply_add(&mut k, loops, maps, 4, &tiles_mark, [(&input, &input_ty), (&wt, &wt_ty)], (&start, &out));
         k.set_result(result, out);
-        let text = format!("module {{\n{}}}\n", k.function("kernel"));
-        let function = match kernels.function(strata, &text, "strata-cpu-schedule convolution") {
-            Ok(function) => function,
-            Err(error) => {
-                cx.emit_op_error(op, format!("internal error: the vectorised convolution kernel does not parse (a Strata bug; please report it):\n{error}\n{text}"));
-                return Err(PassFailed);
-            }
-        };
-        // Safety: `op` is a convolution of this module, rewritten once; the operands are
-        // defined before it (the new filter constant is inserted right before it).
-        unsafe { inline_call_with(function, plan.conv, &operands) };
+        inline_kernel(&mut kernels, cx, plan.conv, &k, &operands, "convolution")?;
         if let Some(epilogue) = plan.epilogue {
             // The inlined kernel's result: the epilogue's first operand that is not a cast.
             let inputs = epilogue.operand_count() - 1;
@@ -468,18 +452,11 @@ fn rewrite_grouped(
             })
             .filter(|d| strata_ir::ods::op_name(*d) == "arith.constant");
         let filter = constant.and_then(|d| {
-            let key = Op::of(&d).raw().ptr as usize;
-            if let Some(&value) = transposed.get(&key) {
-                return Some(value);
-            }
-            let values = strata_ir::resource::f32_values(d.attribute("value").ok()?)?;
-            let per_group = (f * c * kh * kw) as usize;
-            (values.len() == per_group * g as usize).then_some(())?;
-            let chwf: Vec<f32> =
-                values.chunks(per_group).flat_map(|group| filter_chwf(group, [f, c, kh * kw])).collect();
-            let value = new_f32_constant(strata.mlir(), op, &wt_ty, &chwf);
-            transposed.insert(key, value);
-            Some(value)
+            compile_time_filter(&mut transposed, strata.mlir(), op, d, &wt_ty, |values| {
+                let per_group = (f * c * kh * kw) as usize;
+                (values.len() == per_group * g as usize).then_some(())?;
+                Some(values.chunks(per_group).flat_map(|group| filter_chwf(group, [f, c, kh * kw])).collect())
+            })
         });
         let operands = vec![Val::of(x), filter.unwrap_or(Val::of(w)), Val::of(init)];
         let args = vec![x_ty.clone(), if filter.is_some() { wt_ty.clone() } else { w_ty.clone() }, out.clone()];
@@ -492,27 +469,88 @@ fn rewrite_grouped(
         let label = block.label();
         let tiles_mark = attrs::CONV_TILES.in_dictionary(&label);
         let loops = "n, g, oh, f, ow, c, kh, kw";
-        let result = k.emit(format_args!(
-            "linalg.generic {{indexing_maps = [affine_map<({loops}) -> (n, g, c, oh * {sh} + kh * {dh}, ow + kw * {dw})>, affine_map<({loops}) -> (g, c, kh, kw, f)>, affine_map<({loops}) -> (n, g, f, oh, ow)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\", \"parallel\", \"reduction\", \"reduction\", \"reduction\"], {tiles_mark}}} ins({input}, {wt} : {x_ty}, {wt_ty}) outs({start} : {out}) {{\n    ^bb0(%i: f32, %w: f32, %acc: f32):\n      %m = arith.mulf %i, %w fastmath<contract> : f32\n      %s = arith.addf %acc, %m fastmath<contract> : f32\n      linalg.yield %s : f32\n    }} -> {out}"
-        ));
+        let maps = [
+            format!("n, g, c, oh * {sh} + kh * {dh}, ow + kw * {dw}"),
+            "g, c, kh, kw, f".to_owned(),
+            "n, g, f, oh, ow".to_owned(),
+        ];
+        let result =
+            multiply_add(&mut k, loops, maps, 5, &tiles_mark, [(&input, &x_ty), (&wt, &wt_ty)], (&start, &out));
         k.set_result(result, out);
-        let text = format!("module {{\n{}}}\n", k.function("kernel"));
-        let function = match kernels.function(strata, &text, "strata-cpu-schedule grouped convolution") {
-            Ok(function) => function,
-            Err(error) => {
-                cx.emit_op_error(op, format!("internal error: the vectorised grouped convolution kernel does not parse (a Strata bug; please report it):\n{error}\n{text}"));
-                return Err(PassFailed);
-            }
-        };
-        // Safety: `op` is a convolution of this module, rewritten once; the operands are
-        // defined before it (the new filter constant is inserted right before it).
-        unsafe { inline_call_with(function, raw, &operands) };
+        inline_kernel(&mut kernels, cx, raw, &k, &operands, "grouped convolution")?;
         if !blocks.contains(&block) {
             blocks.push(block);
         }
         count += 1;
     }
     Ok((blocks, count))
+}
+
+/// The convolution generic: `loops` (`parallel` of them parallel, then the three reduction
+/// loops c, kh, kw), the input's, filter's and output's map results `maps`, marked `mark`; its
+/// body multiplies and accumulates (`fastmath<contract>`: one FMA). Returns its result.
+fn multiply_add(
+    k: &mut strata_lower::kernel::Kernel,
+    loops: &str,
+    maps: [String; 3],
+    parallel: usize,
+    mark: &str,
+    [(input, input_ty), (filter, filter_ty)]: [(&str, &strata_lower::kernel::TensorTy); 2],
+    (start, out): (&str, &strata_lower::kernel::TensorTy),
+) -> String {
+    let maps: Vec<String> = maps.iter().map(|m| format!("affine_map<({loops}) -> ({m})>")).collect();
+    let iterators: Vec<&str> =
+        std::iter::repeat_n("\"parallel\"", parallel).chain(std::iter::repeat_n("\"reduction\"", 3)).collect();
+    k.emit(format_args!(
+        "linalg.generic {{indexing_maps = [{}], iterator_types = [{}], {mark}}} ins({input}, {filter} : {input_ty}, {filter_ty}) outs({start} : {out}) {{\n    ^bb0(%i: f32, %w: f32, %acc: f32):\n      %m = arith.mulf %i, %w fastmath<contract> : f32\n      %s = arith.addf %acc, %m fastmath<contract> : f32\n      linalg.yield %s : f32\n    }} -> {out}",
+        maps.join(", "),
+        iterators.join(", ")
+    ))
+}
+
+/// Parses kernel `k` (once per distinct text) and inlines it in place of `conv` with
+/// `operands`; `what` names the kernel in the internal error if it does not parse.
+fn inline_kernel<'c>(
+    kernels: &mut strata_lower::kernel::KernelCache<'c>,
+    cx: &mut PassContext<'c>,
+    conv: Op,
+    k: &strata_lower::kernel::Kernel,
+    operands: &[Val],
+    what: &str,
+) -> Result<(), PassFailed> {
+    let text = format!("module {{\n{}}}\n", k.function("kernel"));
+    let function = match kernels.function(cx.strata(), &text, &format!("strata-cpu-schedule {what}")) {
+        Ok(function) => function,
+        Err(error) => {
+            cx.emit_op_error(conv.get(), format!("internal error: the vectorised {what} kernel does not parse (a Strata bug; please report it):\n{error}\n{text}"));
+            return Err(PassFailed);
+        }
+    };
+    // Safety: `conv` is a convolution of this module, rewritten once; the operands are
+    // defined before it (a new filter constant is inserted right before it).
+    unsafe { inline_call_with(function, conv, operands) };
+    Ok(())
+}
+
+/// The constant filter `constant` rearranged at compile time by `rearrange` (`None`: it
+/// cannot be) into a new constant of type `wt_ty` right before `op`; once per constant op
+/// (`memo`), so a weight several convolutions share is rearranged once.
+fn compile_time_filter(
+    memo: &mut BTreeMap<usize, Val>,
+    context: &Context,
+    op: OperationRef<'_, '_>,
+    constant: OperationRef<'_, '_>,
+    wt_ty: &strata_lower::kernel::TensorTy,
+    rearrange: impl FnOnce(&[f32]) -> Option<Vec<f32>>,
+) -> Option<Val> {
+    let key = Op::of(&constant).raw().ptr as usize;
+    if let Some(&value) = memo.get(&key) {
+        return Some(value);
+    }
+    let values = strata_ir::resource::f32_values(constant.attribute("value").ok()?)?;
+    let value = new_f32_constant(context, op, wt_ty, &rearrange(&values)?);
+    memo.insert(key, value);
+    Some(value)
 }
 
 /// The kernel's filter in the generic's layout `wt_ty`: argument 1 itself when it is the

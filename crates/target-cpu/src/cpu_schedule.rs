@@ -131,18 +131,12 @@ impl Pass for CpuSchedule {
                 sink.push(diagnostic);
             }
             match outcome {
-                Ok(done) => {
+                // Done, or not the convolutions' fault (no fallback): the diagnostics as they are.
+                Ok(_) | Err(Failed::Elsewhere) => {
                     for diagnostic in during {
                         sink.push(diagnostic);
                     }
-                    done
-                }
-                // Not the convolutions' fault: no fallback, the errors as they are.
-                Err(Failed::Elsewhere) => {
-                    for diagnostic in during {
-                        sink.push(diagnostic);
-                    }
-                    return Err(PassFailed);
+                    outcome.map_err(|_| PassFailed)?
                 }
                 Err(Failed::Convolutions) => {
                     let into = module.region(0).expect("a module has a body");

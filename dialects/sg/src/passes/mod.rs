@@ -8,9 +8,9 @@ pub mod schedule_memory;
 pub mod sink_to_use;
 pub mod verify;
 
-use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
+use melior::ir::operation::OperationRef;
 use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
-use melior::ir::{BlockLike, Identifier, Type, Value, ValueLike};
+use melior::ir::{Type, Value, ValueLike};
 use strata_ir::{PassContext, PassRegistry, Val};
 
 /// `value`'s convolution when a fold may replace it: its result is f32 and read by nothing
@@ -32,13 +32,7 @@ pub(crate) fn insert_f32_constant<'c>(
 ) -> Option<Val> {
     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
     let attribute = strata_ir::resource::dense_resource(ty, name, &bytes);
-    let op = OperationBuilder::new("arith.constant", anchor.location())
-        .add_attributes(&[(Identifier::new(cx.strata().mlir(), "value"), attribute)])
-        .add_results(&[ty])
-        .build()
-        .ok()?;
-    let block = anchor.block()?;
-    Some(Val::of(block.insert_operation_before(anchor, op).result(0).ok()?))
+    strata_ir::rewrite::constant_before(cx.strata().mlir(), anchor, ty, attribute)
 }
 
 /// Registers every pass of this module.
