@@ -9,8 +9,8 @@ pub mod pass;
 pub mod phases;
 
 use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::r#type::ShapedTypeLike;
 use melior::ir::r#type::TypeLike;
-use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
 use melior::ir::{BlockLike, RegionLike, Type, ValueLike};
 use std::collections::BTreeMap;
 use strata_dialect_sg::SgOp;
@@ -44,7 +44,7 @@ fn tensor(ty: Type<'_>) -> Result<(Vec<i64>, u64), Error> {
         let bits = bits.ok_or_else(|| Error::unsupported(format!("scalar type {ty} has no size")))?;
         return Ok((Vec::new(), bits.div_ceil(8).max(1)));
     }
-    let t = RankedTensorType::try_from(ty).map_err(|_| format!("expected a ranked tensor, got {ty}"))?;
+    let t = strata_ir::types::ranked_tensor(ty).ok_or_else(|| format!("expected a ranked tensor, got {ty}"))?;
     let shape = (0..t.rank())
         .map(|i| match t.dim_size(i) {
             Ok(melior::ir::r#type::DimSize::Static(n)) => Ok(n as i64),
@@ -59,7 +59,7 @@ fn tensor(ty: Type<'_>) -> Result<(Vec<i64>, u64), Error> {
 
 /// The element type of a tensor type, as text.
 fn element_of(ty: Type<'_>) -> Option<String> {
-    RankedTensorType::try_from(ty).ok().map(|t| t.element().to_string())
+    strata_ir::types::tensor_element_name(ty)
 }
 
 /// Whether the lowering runs an elementwise epilogue inside this kernel: an f32 convolution

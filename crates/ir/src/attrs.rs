@@ -214,7 +214,15 @@ impl Flag {
 /// Checks `op`'s `strata.*` attributes: each must be declared and of its kind. Pushes one
 /// message per problem.
 pub fn verify(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
-    for (identifier, value) in op.attributes() {
+    // The discardable attributes only, where every `strata.*` one is: `op.attributes()` would
+    // rebuild the op's dictionary of inherent attributes for every attribute it reads.
+    // SAFETY: `op` is a live operation and `index` below its count of discardable attributes.
+    let count = unsafe { mlir_sys::mlirOperationGetNumDiscardableAttributes(op.to_raw()) };
+    for index in 0..count {
+        let named = unsafe { mlir_sys::mlirOperationGetDiscardableAttribute(op.to_raw(), index) };
+        // SAFETY: the name and the value belong to `op`'s context, alive as long as `op`.
+        let (identifier, value) =
+            unsafe { (melior::ir::Identifier::from_raw(named.name), Attribute::from_raw(named.attribute)) };
         let Ok(name) = identifier.as_string_ref().as_str() else { continue };
         if !name.starts_with("strata.") {
             continue;

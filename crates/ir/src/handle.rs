@@ -538,8 +538,8 @@ pub fn is_identity_layout(layout: Attribute<'_>) -> bool {
 /// The bytes a buffer of static ranked tensor type `ty` takes (elements narrower than a byte,
 /// `i1`, a byte each); `None` for other types, dynamic shapes, or elements without a width.
 pub fn tensor_bytes(ty: Type<'_>) -> Option<u64> {
-    use melior::ir::r#type::{DimSize, RankedTensorType, ShapedTypeLike};
-    let tensor = RankedTensorType::try_from(ty).ok()?;
+    use melior::ir::r#type::{DimSize, ShapedTypeLike};
+    let tensor = crate::types::ranked_tensor(ty)?;
     let mut elements = 1u64;
     for i in 0..tensor.rank() {
         match tensor.dim_size(i).ok()? {

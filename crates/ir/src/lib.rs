@@ -23,6 +23,7 @@ pub mod pipelines;
 pub mod resource;
 pub mod rewrite;
 pub mod timing;
+pub mod types;
 pub mod weights;
 
 #[cfg(test)]

@@ -187,3 +187,37 @@ fn bad_irdl_is_a_dialect_load_error() {
         other => panic!("expected a dialect load error, got {:?}", other.err()),
     }
 }
+
+#[test]
+fn type_names_match_the_printer() {
+    let strata = StrataContext::new(&[]).unwrap();
+    let cx = strata.mlir();
+    for text in [
+        "f32",
+        "f16",
+        "bf16",
+        "f64",
+        "index",
+        "i1",
+        "i8",
+        "i32",
+        "i64",
+        "ui8",
+        "si16",
+        "f8E4M3FN",
+        "tf32",
+        "complex<f32>",
+        "vector<4xf32>",
+        "tensor<2x3xf32>",
+        "memref<4xi8>",
+    ] {
+        let ty = melior::ir::Type::parse(cx, text).unwrap();
+        assert_eq!(types::type_name(ty), ty.to_string(), "{text}");
+    }
+    let tensor = melior::ir::Type::parse(cx, "tensor<2x?xui8>").unwrap();
+    assert_eq!(types::tensor_element_name(tensor).as_deref(), Some("ui8"));
+    assert!(types::memref(tensor).is_none());
+    let memref = melior::ir::Type::parse(cx, "memref<2x3xbf16, strided<[3, 1], offset: 4>>").unwrap();
+    assert_eq!(types::memref_element_name(memref).as_deref(), Some("bf16"));
+    assert!(types::tensor_element_name(memref).is_none() && types::ranked_tensor(memref).is_none());
+}

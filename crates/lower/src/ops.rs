@@ -5,23 +5,23 @@ use crate::kernel::{Elem, Kernel, TensorTy};
 use crate::reduce::Reduction;
 use crate::{elementwise, fused, indexing, layout, nn, recurrent, reduce};
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::r#type::{DimSize, MemRefType, RankedTensorType, ShapedTypeLike};
+use melior::ir::r#type::{DimSize, ShapedTypeLike};
 use melior::ir::{Type, ValueLike};
 use strata_dialect_sg::{Elementwise, SgOp};
 use strata_ir::Error;
 
 /// The tensor type of a value, or why it cannot be lowered.
 pub fn tensor_type(ty: Type<'_>) -> Result<TensorTy, Error> {
-    let tensor = RankedTensorType::try_from(ty).map_err(|_| format!("expected a ranked tensor, got {ty}"))?;
-    Ok(TensorTy::new(static_dims(&tensor, ty)?, Elem::new(tensor.element().to_string())))
+    let tensor = strata_ir::types::ranked_tensor(ty).ok_or_else(|| format!("expected a ranked tensor, got {ty}"))?;
+    Ok(TensorTy::new(static_dims(&tensor, ty)?, Elem::new(strata_ir::types::type_name(tensor.element()))))
 }
 
 /// The static shape of a ranked tensor or memref type, or why it has none.
 pub fn static_shape(ty: Type<'_>) -> Result<Vec<i64>, Error> {
-    if let Ok(tensor) = RankedTensorType::try_from(ty) {
+    if let Some(tensor) = strata_ir::types::ranked_tensor(ty) {
         return static_dims(&tensor, ty);
     }
-    let memref = MemRefType::try_from(ty).map_err(|_| format!("expected a ranked tensor or memref, got {ty}"))?;
+    let memref = strata_ir::types::memref(ty).ok_or_else(|| format!("expected a ranked tensor or memref, got {ty}"))?;
     static_dims(&memref, ty)
 }
 

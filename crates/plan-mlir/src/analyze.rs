@@ -19,7 +19,7 @@
 //!   the output gets the input as in-place partner (same size required).
 
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::r#type::MemRefType;
+use melior::ir::r#type::TypeLike;
 use melior::ir::{BlockLike, RegionLike, ShapedTypeLike, ValueLike};
 use std::collections::BTreeMap;
 use strata_ir::Error;
@@ -97,14 +97,14 @@ fn element_bytes(element: &str) -> Option<u64> {
 /// The byte size of a static, identity-layout memref type in the default memory space, or
 /// why it has none.
 pub fn memref_bytes(ty: melior::ir::Type<'_>) -> Result<u64, Error> {
-    let ty = MemRefType::try_from(ty).map_err(|_| "not a memref".to_owned())?;
+    let ty = strata_ir::types::memref(ty).ok_or_else(|| "not a memref".to_owned())?;
     if !strata_ir::handle::is_identity_layout(ty.layout()) {
         return Err(Error::unsupported(format!("non-identity layout {}", ty.layout())));
     }
     if ty.memory_space().is_some() {
         return Err(Error::unsupported("non-default memory space"));
     }
-    let element = ty.element().to_string();
+    let element = strata_ir::types::type_name(ty.element());
     let bytes = element_bytes(&element).ok_or_else(|| format!("element type {element}"))?;
     let mut count = 1u64;
     for i in 0..ty.rank() {
@@ -260,7 +260,7 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
     };
     for index in 0..body.argument_count() {
         let argument = body.argument(index).expect("counted");
-        if MemRefType::try_from(argument.r#type()).is_ok() {
+        if argument.r#type().is_mem_ref() {
             walk.memory.insert(key(Val::of(argument)), walk.memories);
             walk.memories += 1;
         }

@@ -42,7 +42,7 @@ impl Pass for DistinctResults {
                     continue;
                 }
                 let ty = value.r#type();
-                if melior::ir::r#type::RankedTensorType::try_from(ty).is_err() {
+                if !melior::ir::r#type::TypeLike::is_ranked_tensor(&ty) {
                     continue;
                 }
                 let location = ret.location();

@@ -51,7 +51,7 @@ pub fn loops(op: OperationRef<'_, '_>) -> Option<Vec<(i64, bool)>> {
     let name = strata_ir::ods::op_name(op);
     let shape = |i: usize| -> Option<Vec<i64>> {
         let value = op.operand(i).ok()?;
-        melior::ir::r#type::MemRefType::try_from(value.r#type()).ok()?;
+        strata_ir::types::memref(value.r#type())?;
         static_shape(value.r#type()).ok()
     };
     match name.as_str() {

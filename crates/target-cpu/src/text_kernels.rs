@@ -4,8 +4,7 @@
 //! nest of register blocks over rows and vector columns with a masked last column block.
 
 use crate::vectorize_elementwise::is_kernel;
-use melior::ir::r#type::{MemRefType, RankedTensorType};
-use melior::ir::{BlockLike, ShapedTypeLike, Type};
+use melior::ir::{BlockLike, Type};
 use strata_ir::rewrite::collect;
 use strata_ir::{Op, PassContext, PassFailed};
 use strata_lower::kernel::KernelCache;
@@ -91,10 +90,7 @@ fn in_region(skeleton: Op, op: Op) -> Result<(), String> {
 
 /// The element type of a memref or ranked tensor type (`f32`, `f64`, ...).
 pub(crate) fn element(ty: Type<'_>) -> Option<String> {
-    if let Ok(memref) = MemRefType::try_from(ty) {
-        return Some(memref.element().to_string());
-    }
-    RankedTensorType::try_from(ty).ok().map(|tensor| tensor.element().to_string())
+    strata_ir::types::memref_element_name(ty).or_else(|| strata_ir::types::tensor_element_name(ty))
 }
 
 /// The innermost index of a memref type (printed) is unit-stride: an identity or

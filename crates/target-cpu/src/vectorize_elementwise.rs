@@ -27,7 +27,7 @@
 
 use crate::cpu_schedule::apply_script;
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::{ShapedTypeLike, ValueLike};
+use melior::ir::ValueLike;
 use strata_ir::handle::MapResult;
 use strata_ir::rewrite::collect;
 use strata_ir::{
@@ -124,9 +124,9 @@ pub fn vector_tile(op: OperationRef<'_, '_>, lanes: i64) -> Option<Vec<i64>> {
     }
     for i in 0..operands {
         let ty = op.operand(i).ok()?.r#type();
-        let memref = melior::ir::r#type::MemRefType::try_from(ty).ok()?;
+        let element = strata_ir::types::memref_element_name(ty)?;
         static_shape(ty).ok()?;
-        if !ELEMENT_TYPES.contains(&memref.element().to_string().as_str()) {
+        if !ELEMENT_TYPES.contains(&element.as_str()) {
             return None;
         }
     }

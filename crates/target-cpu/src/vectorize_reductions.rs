@@ -151,7 +151,7 @@ fn reduction(op: Op) -> Option<Reduction> {
     for i in 0..operands {
         let ty: Type = op.operand(i).r#type();
         static_shape(ty).ok()?;
-        melior::ir::r#type::MemRefType::try_from(ty).ok()?;
+        strata_ir::types::memref(ty)?;
         if element(ty)? != "f32" {
             return None;
         }

@@ -35,13 +35,13 @@ pub fn widened_source<'c, 'a>(
     index: usize,
 ) -> Option<melior::ir::Value<'c, 'a>> {
     use melior::ir::operation::OperationLike;
-    use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
+    use melior::ir::r#type::ShapedTypeLike;
     use melior::ir::ValueLike;
     if !matches!(SgOp::of(matmul), Some(SgOp::Matmul(_))) {
         return None;
     }
-    let tensor = |v: melior::ir::Value<'c, 'a>| RankedTensorType::try_from(v.r#type()).ok();
-    let elem = |v: melior::ir::Value<'c, 'a>| tensor(v).map(|t| t.element().to_string());
+    let tensor = |v: melior::ir::Value<'c, 'a>| strata_ir::types::ranked_tensor(v.r#type());
+    let elem = |v: melior::ir::Value<'c, 'a>| strata_ir::types::tensor_element_name(v.r#type());
     tensor(matmul.operand(1).ok()?).filter(|b| b.rank() == 2)?;
     let widened = matmul.operand(index).ok()?;
     let cast = strata_ir::rewrite::defining_op(widened).filter(|d| matches!(SgOp::of(*d), Some(SgOp::Cast(_))))?;

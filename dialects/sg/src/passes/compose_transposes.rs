@@ -9,7 +9,7 @@
 
 use crate::Transpose;
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
+use melior::ir::r#type::ShapedTypeLike;
 use melior::ir::{BlockLike, Value, ValueLike};
 use strata_ir::rewrite::{collect, defining_op, erase_if_unused, replace_op};
 use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
@@ -82,7 +82,7 @@ impl Pass for ComposeTransposes {
 fn fold_constant(cx: &PassContext<'_>, transpose: Transpose<'_, '_>) -> Option<strata_ir::Val> {
     let constant = defining_op(transpose.input()).filter(|d| strata_ir::ods::op_name(*d) == "arith.constant")?;
     let values = strata_ir::resource::f32_values(constant.attribute("value").ok()?)?;
-    let ty = RankedTensorType::try_from(transpose.input().r#type()).ok()?;
+    let ty = strata_ir::types::ranked_tensor(transpose.input().r#type())?;
     let shape: Vec<usize> = (0..ty.rank())
         .map(|i| match ty.dim_size(i) {
             Ok(melior::ir::r#type::DimSize::Static(n)) => Some(n as usize),

@@ -16,7 +16,7 @@
 
 use crate::{Add, Conv2d, Mul};
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
+use melior::ir::r#type::{RankedTensorType, ShapedTypeLike, TypeLike};
 use melior::ir::{BlockLike, Location, Type, Value, ValueLike};
 use strata_ir::rewrite::{collect, defining_op, erase_if_unused};
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
@@ -41,8 +41,8 @@ struct FoldConvAffine;
 /// The f32 values of `value` when it is an `arith.constant`, with its shape.
 fn constant_f32(value: Value<'_, '_>) -> Option<(Vec<f32>, Vec<i64>)> {
     let constant = defining_op(value).filter(|d| strata_ir::ods::op_name(*d) == "arith.constant")?;
-    let ty = RankedTensorType::try_from(value.r#type()).ok()?;
-    if ty.element().to_string() != "f32" {
+    let ty = strata_ir::types::ranked_tensor(value.r#type())?;
+    if !ty.element().is_f32() {
         return None;
     }
     let values = strata_ir::resource::f32_values(constant.attribute("value").ok()?)?;

@@ -9,7 +9,7 @@ pub mod sink_to_use;
 pub mod verify;
 
 use melior::ir::operation::OperationRef;
-use melior::ir::r#type::{RankedTensorType, ShapedTypeLike};
+use melior::ir::r#type::TypeLike;
 use melior::ir::{Type, Value, ValueLike};
 use strata_ir::{PassContext, PassRegistry, Val};
 
@@ -17,7 +17,7 @@ use strata_ir::{PassContext, PassRegistry, Val};
 /// else (`sg-fold-conv-affine`, `sg-accumulate-residuals`).
 pub(crate) fn sole_f32_conv<'c, 'a>(value: Value<'c, 'a>) -> Option<crate::Conv2d<'c, 'a>> {
     let conv = strata_ir::rewrite::defining_op(value).and_then(crate::Conv2d::cast)?;
-    let f32_result = RankedTensorType::try_from(value.r#type()).is_ok_and(|t| t.element().to_string() == "f32");
+    let f32_result = strata_ir::types::tensor_element(value.r#type()).is_some_and(|e| e.is_f32());
     (f32_result && Val::of(value).users().len() == 1).then_some(conv)
 }
 

@@ -47,7 +47,6 @@ mod nn;
 
 use crate::{check_attributes, op_name, Elementwise, SgOp};
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::r#type::RankedTensorType;
 use melior::ir::{ShapedTypeLike, Type, Value, ValueLike};
 use strata_ir::{Diagnostic, SourceLoc};
 use strata_sg_kinds::Form;
@@ -334,7 +333,7 @@ pub fn shape(value: Value<'_, '_>) -> Vec<i64> {
 }
 
 fn static_shape(ty: Type<'_>) -> Option<Vec<i64>> {
-    let tensor = RankedTensorType::try_from(ty).ok()?;
+    let tensor = strata_ir::types::ranked_tensor(ty)?;
     (0..tensor.rank())
         .map(|i| match tensor.dim_size(i).ok()? {
             melior::ir::r#type::DimSize::Static(n) => Some(n as i64),
@@ -344,7 +343,7 @@ fn static_shape(ty: Type<'_>) -> Option<Vec<i64>> {
 }
 
 fn element_name(ty: Type<'_>) -> String {
-    RankedTensorType::try_from(ty).map(|t| t.element().to_string()).unwrap_or_default()
+    strata_ir::types::tensor_element_name(ty).unwrap_or_default()
 }
 
 /// How many elements a slice from `start` towards `end` (exclusive) by `step` takes:
