@@ -181,7 +181,9 @@ pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 /// lanes), bufferization and arena planning two ways keeping the smaller arena
 /// (`strata-bufferize-and-plan`; the plain way only unless `pads_in_place`), the matmuls'
 /// register blocks after planning, kernels split across `threads` (`strata-parallelize`), the
-/// elementwise kernels vectorised (`strata-vectorize-elementwise`), cleanup; with `profile`,
+/// elementwise kernels vectorised (`strata-vectorize-elementwise`), cleanup (`canonicalize`
+/// without region simplification: its liveness walk over every region of one big `@main`
+/// was 35% of the pass on a 10k-node model, and it changed no zoo model's code); with `profile`,
 /// cycle counters around every kernel (`strata-profile-kernels`).
 pub fn memref_pipeline(
     strategy: &str,
@@ -199,7 +201,7 @@ pub fn memref_pipeline(
     let parallelize = format!("strata-parallelize{{threads={threads}}}");
     if schedule {
         format!(
-            "builtin.module({borders}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},{plan},strata-cpu-vectorize{{threads={threads}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes} threads={threads}}},canonicalize{profile})"
+            "builtin.module({borders}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},{plan},strata-cpu-vectorize{{threads={threads}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes} threads={threads}}},canonicalize{{region-simplify=disabled}}{profile})"
         )
     } else {
         format!("builtin.module({borders}{plan},{parallelize},canonicalize{profile})")
