@@ -11,6 +11,7 @@
 
 pub mod analyze;
 pub mod bufferize_and_plan;
+pub mod constants_to_globals;
 pub mod conv_borders;
 pub mod copy_to_linalg;
 pub mod distinct_results;
@@ -25,14 +26,15 @@ use strata_ir::NamedPipeline;
 /// The passes of [`BUFFERIZE_ONLY`] (a macro, so [`BUFFERIZE`] can extend the literal).
 macro_rules! bufferize_passes {
     () => {
-        "func.func(strata-distinct-results),\
+        "func.func(strata-distinct-results),strata-constants-to-globals,\
 one-shot-bufferize{bufferize-function-boundaries=true function-boundary-type-conversion=identity-layout-map},\
 buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},\
 func.func(buffer-loop-hoisting),canonicalize"
     };
 }
 
-/// Tensors to buffers without deallocations: a value returned twice copied, one-shot
+/// Tensors to buffers without deallocations: a value returned twice copied, tensor constants as
+/// globals (in linear time), one-shot
 /// bufferization across function boundaries, results turned into caller-provided out-params.
 /// What `strata-bufferize-and-plan` plans; the allocations it does not plan are freed after
 /// planning (`buffer-deallocation-pipeline`), so the deallocation passes see only those:
@@ -60,6 +62,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&conv_borders::INFO, conv_borders::create);
     registry.register(&copy_to_linalg::INFO, copy_to_linalg::create);
     registry.register(&distinct_results::INFO, distinct_results::create);
+    registry.register(&constants_to_globals::INFO, constants_to_globals::create);
     registry.register(&init_per_destination::INFO, init_per_destination::create);
     registry.register(&bufferize_and_plan::INFO, bufferize_and_plan::create);
     registry.register_pipeline(BUFFERIZE_ONLY);
