@@ -18,6 +18,7 @@
 //!   maps) or named elementwise op whose input buffer dies at it may write into that input:
 //!   the output gets the input as in-place partner (same size required).
 
+use melior::ir::attribute::AttributeLike;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::TypeLike;
 use melior::ir::{BlockLike, RegionLike, ShapedTypeLike, ValueLike};
@@ -143,6 +144,9 @@ struct Walk {
     defined_at: BTreeMap<usize, u64>,
     /// SSA dependencies (from, to) between entry-block ops.
     edges: Vec<(usize, usize)>,
+    /// Whether a `linalg.generic` with these (uniqued) `iterator_types` and `indexing_maps` is
+    /// elementwise: reading them prints them, and a model's generics share a few pairs.
+    generic_kinds: BTreeMap<(usize, usize), bool>,
 }
 
 fn key(value: Val) -> usize {
@@ -195,7 +199,7 @@ fn visit(op: OperationRef<'_, '_>, walk: &mut Walk, top: u64, nested: bool, uses
                 uses.push((buffer, top));
             }
         }
-        if !nested && is_elementwise(op, &op_name) {
+        if !nested && is_elementwise(op, &op_name, &mut walk.generic_kinds) {
             walk.elementwise.push((top, Op::of(&op)));
         }
     }
@@ -212,13 +216,24 @@ fn visit(op: OperationRef<'_, '_>, walk: &mut Walk, top: u64, nested: bool, uses
     }
 }
 
-fn is_elementwise(op: OperationRef<'_, '_>, op_name: &str) -> bool {
+fn is_elementwise(op: OperationRef<'_, '_>, op_name: &str, memo: &mut BTreeMap<(usize, usize), bool>) -> bool {
     if ELEMENTWISE.contains(&op_name) {
         return true;
     }
     if op_name != "linalg.generic" {
         return false;
     }
+    let (Ok(iterators), Ok(maps)) = (op.attribute("iterator_types"), op.attribute("indexing_maps")) else {
+        return false;
+    };
+    // Attributes are uniqued and live as long as the context: their addresses name them.
+    *memo
+        .entry((iterators.to_raw().ptr as usize, maps.to_raw().ptr as usize))
+        .or_insert_with(|| generic_is_elementwise(op))
+}
+
+/// Whether a `linalg.generic` has only parallel loops and identity indexing maps.
+fn generic_is_elementwise(op: OperationRef<'_, '_>) -> bool {
     let parallel = op.attribute("iterator_types").map(|a| a.to_string()).is_ok_and(|t| !t.contains("reduction"));
     let identity = op.attribute("indexing_maps").map(|a| a.to_string()).is_ok_and(|maps| {
         maps.split("affine_map<").skip(1).all(|m| {
@@ -248,6 +263,7 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
         touches: Vec::new(),
         defined_at: BTreeMap::new(),
         edges: Vec::new(),
+        generic_kinds: BTreeMap::new(),
     };
     let Some(body) = func.region(0).ok().and_then(|r| r.first_block()) else {
         return Ok(Analysis {
