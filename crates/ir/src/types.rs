@@ -21,7 +21,6 @@ pub fn type_name(ty: Type<'_>) -> String {
 /// The name of a builtin scalar type (`f32`, `bf16`, `i8`, `ui8`, `si32`, `index`, ...), or
 /// `None` for any other type.
 fn scalar_name(ty: Type<'_>) -> Option<String> {
-    let raw = ty.to_raw();
     let name = if ty.is_f32() {
         "f32"
     } else if ty.is_f16() {
@@ -33,6 +32,7 @@ fn scalar_name(ty: Type<'_>) -> Option<String> {
     } else if ty.is_index() {
         "index"
     } else if ty.is_integer() {
+        let raw = ty.to_raw();
         // SAFETY: `raw` is an integer type (checked above).
         let (width, signed, unsigned) = unsafe {
             (
@@ -57,7 +57,7 @@ fn scalar_name(ty: Type<'_>) -> Option<String> {
 
 /// The element type of a ranked tensor, or `None` for any other type (without printing it).
 pub fn tensor_element(ty: Type<'_>) -> Option<Type<'_>> {
-    ty.is_ranked_tensor().then(|| RankedTensorType::try_from(ty).expect("checked: a ranked tensor").element())
+    ranked_tensor(ty).map(|tensor| tensor.element())
 }
 
 /// The name of a ranked tensor's element type ([`type_name`]), or `None` for any other type.

@@ -229,18 +229,17 @@ fn is_elementwise(op: OperationRef<'_, '_>, op_name: &str, memo: &mut BTreeMap<(
     // Attributes are uniqued and live as long as the context: their addresses name them.
     *memo
         .entry((iterators.to_raw().ptr as usize, maps.to_raw().ptr as usize))
-        .or_insert_with(|| generic_is_elementwise(op))
+        .or_insert_with(|| generic_is_elementwise(iterators, maps))
 }
 
-/// Whether a `linalg.generic` has only parallel loops and identity indexing maps.
-fn generic_is_elementwise(op: OperationRef<'_, '_>) -> bool {
-    let parallel = op.attribute("iterator_types").map(|a| a.to_string()).is_ok_and(|t| !t.contains("reduction"));
-    let identity = op.attribute("indexing_maps").map(|a| a.to_string()).is_ok_and(|maps| {
-        maps.split("affine_map<").skip(1).all(|m| {
-            let (dims, results) = m.split_once(" -> ").unwrap_or(("", ""));
-            dims.trim_start_matches('(').trim_end_matches(')')
-                == results.trim_start_matches('(').split(')').next().unwrap_or("")
-        })
+/// Whether a `linalg.generic` with these `iterator_types` and `indexing_maps` has only
+/// parallel loops and identity indexing maps.
+fn generic_is_elementwise(iterators: melior::ir::Attribute<'_>, maps: melior::ir::Attribute<'_>) -> bool {
+    let parallel = !iterators.to_string().contains("reduction");
+    let identity = maps.to_string().split("affine_map<").skip(1).all(|m| {
+        let (dims, results) = m.split_once(" -> ").unwrap_or(("", ""));
+        dims.trim_start_matches('(').trim_end_matches(')')
+            == results.trim_start_matches('(').split(')').next().unwrap_or("")
     });
     parallel && identity
 }

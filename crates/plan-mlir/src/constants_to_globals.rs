@@ -6,16 +6,16 @@
 //! scanning every op of the module for one with the same value: quadratic in the constants,
 //! 25% of the pass on a 10k-node model with 3333 weights. Here one walk keeps a map from each
 //! value to its global, and names them as the module's symbol table does (one uniquing counter
-//! for all names). The globals, their names, order (each new one first in the
-//! module), alignment and the reads are what One-Shot makes, so its output is unchanged: it
-//! bufferizes `to_tensor restrict` of a read-only global to the global's memref, and copies
-//! before a write as it does for a constant.
+//! for all names). The globals, their names, order (each new one first in the module),
+//! alignment and the reads are what One-Shot makes, so its output is unchanged: it bufferizes
+//! `to_tensor restrict` of a read-only global to the global's memref, and copies before a
+//! write as it does for a constant.
 //!
 //! Constants with a tensor encoding, or whose type has no static shape, are left to One-Shot.
 
 use melior::ir::attribute::{FlatSymbolRefAttribute, IntegerAttribute, StringAttribute, TypeAttribute};
 use melior::ir::operation::{OperationBuilder, OperationRef};
-use melior::ir::r#type::{DimSize, IntegerType, MemRefType};
+use melior::ir::r#type::{IntegerType, MemRefType};
 use melior::ir::{Attribute, AttributeLike, BlockLike, Identifier, ShapedTypeLike, Type};
 use std::collections::{BTreeMap, BTreeSet};
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
@@ -60,16 +60,18 @@ impl Pass for ConstantsToGlobals {
         }
         // One-Shot's order: functions (ours call none that hold constants) top to bottom,
         // ops in pre-order.
-        let constants = Op::of(&module).collect(|op| op.is("arith.constant") && memref_type(op).is_some());
+        let constants = Op::of(&module).collect(|op| op.is("arith.constant"));
         let mut uniquing = 0usize;
         let i64_type: Type = IntegerType::new(context, 64).into();
         for constant in constants {
-            let (Some(value), Some(memref)) = (constant.attribute("value"), memref_type(constant)) else { continue };
+            let (Some(value), Some((memref, shape))) = (constant.attribute("value"), memref_type(constant)) else {
+                continue;
+            };
             let key = value.to_raw().ptr as usize;
             let (name, ty) = match globals.get(&key) {
                 Some(found) => found.clone(),
                 None => {
-                    let base = format!("__constant_{}", shape_name(memref));
+                    let base = global_name(&shape, memref);
                     // MLIR's symbol table: one uniquing counter for every name, tried and
                     // advanced until a suffixed name is free.
                     let mut name = base.clone();
@@ -92,10 +94,8 @@ impl Pass for ConstantsToGlobals {
                         .build()
                         .map_err(|e| cx.fail(constant.get(), &format!("cannot build a global: {e}").into()))?;
                     // First in the module, as One-Shot places its globals.
-                    match body.first() {
-                        Some(first) => body.get().insert_operation_before(first.get(), global),
-                        None => body.get().append_operation(global),
-                    };
+                    let first = body.first().expect("the module holds the constant's function");
+                    body.get().insert_operation_before(first.get(), global);
                     taken.insert(name.clone());
                     globals.insert(key, (name.clone(), memref));
                     cx.bump("globals", 1);
@@ -130,19 +130,15 @@ impl Pass for ConstantsToGlobals {
 }
 
 /// The memref type One-Shot gives a constant of `op`'s ranked tensor type (static identity
-/// layout, no memory space), or `None` when it is not one this pass takes.
-fn memref_type<'c>(op: Op) -> Option<Type<'c>> {
-    let tensor = strata_ir::types::ranked_tensor(op.result(0).r#type())?;
+/// layout, no memory space) and its shape, or `None` when it is not one this pass takes.
+fn memref_type<'c>(op: Op) -> Option<(Type<'c>, Vec<i64>)> {
+    let ty = op.result(0).r#type();
+    let tensor = strata_ir::types::ranked_tensor(ty)?;
     if tensor.encoding().is_some() {
         return None;
     }
-    let shape: Vec<i64> = (0..tensor.rank())
-        .map(|i| match tensor.dim_size(i) {
-            Ok(DimSize::Static(n)) => i64::try_from(n).ok(),
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
-    Some(MemRefType::new(tensor.element(), &shape, None, None).into())
+    let shape = strata_lower::ops::static_shape(ty).ok()?;
+    Some((MemRefType::new(tensor.element(), &shape, None, None).into(), shape))
 }
 
 /// The type of a `memref.global`.
@@ -150,15 +146,10 @@ fn global_type<'c>(global: Op) -> Option<Type<'c>> {
     TypeAttribute::try_from(global.attribute("type")?).ok().map(|t| t.value())
 }
 
-/// One-Shot's name for a global of `memref`'s type: its shape joined by `x`, then `x` and the
-/// element type (`8x8xf32`; `xf32` for a scalar).
-fn shape_name(memref: Type<'_>) -> String {
-    let memref = strata_ir::types::memref(memref).expect("a memref type");
-    let dims: Vec<String> = (0..memref.rank())
-        .map(|i| match memref.dim_size(i) {
-            Ok(DimSize::Static(n)) => n.to_string(),
-            _ => "?".to_owned(),
-        })
-        .collect();
-    format!("{}x{}", dims.join("x"), strata_ir::types::type_name(memref.element()))
+/// One-Shot's name for a global of `memref`'s type, before uniquing: its `shape` joined by
+/// `x`, then `x` and the element type (`__constant_8x8xf32`; `__constant_xf32` for a scalar).
+fn global_name(shape: &[i64], memref: Type<'_>) -> String {
+    let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
+    let element = strata_ir::types::memref(memref).expect("a memref type").element();
+    format!("__constant_{}x{}", dims.join("x"), strata_ir::types::type_name(element))
 }
