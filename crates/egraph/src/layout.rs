@@ -59,7 +59,8 @@ impl Layout {
     /// permuted (a reshape, then a transpose: an attention head split or merge): the reshaped
     /// shape and the permutation, such that `transpose(reshape(base, shape), perm)` is this
     /// view (`perm[k]`: the reshaped axis that result axis `k` reads). Unit axes go last in
-    /// the reshaped shape.
+    /// the reshaped shape, unless the other axes keep their order: then the view is a plain
+    /// reshape (the identity permutation of its own shape), which moves no data.
     pub fn as_permuted_reshape(&self, elements: i64) -> Option<(Vec<i64>, Vec<usize>)> {
         if self.offset != 0 || self.elements() != elements || elements == 0 {
             return None;
@@ -72,6 +73,9 @@ impl Layout {
                 return None;
             }
             stride *= self.shape[k];
+        }
+        if order.windows(2).all(|pair| pair[0] < pair[1]) {
+            return Some((self.shape.clone(), (0..self.shape.len()).collect()));
         }
         order.extend((0..self.shape.len()).filter(|&k| self.shape[k] == 1));
         let shape = order.iter().map(|&k| self.shape[k]).collect();
@@ -211,6 +215,16 @@ mod tests {
                 .unwrap()
                 .as_permuted_reshape(6),
             Some((vec![6, 1], vec![0, 1]))
+        );
+        // Unit axes moved around the others: a reshape, no transpose.
+        assert_eq!(
+            Layout::contiguous(&[1, 16])
+                .apply(&Op::Reshape, &[16, 1, 1])
+                .unwrap()
+                .apply(&Op::Transpose { perm: vec![1, 2, 0] }, &[1, 1, 16])
+                .unwrap()
+                .as_permuted_reshape(16),
+            Some((vec![1, 1, 16], vec![0, 1, 2]))
         );
         assert!(slice.as_permuted_reshape(16 * 32).is_none());
         assert!(t.as_permuted_reshape(16 * 32).is_none());
