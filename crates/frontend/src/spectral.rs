@@ -226,9 +226,18 @@ impl Importer<'_> {
         if frames.saturating_mul(length) > MAX_TWIDDLES {
             return Err(Error::unsupported(format!("{frames} frames of {length} samples (at most 2^24 in all)")));
         }
+        let transform = Transform { input: length, length, inverse: false, onesided };
+        let mut e = Expansion::new(block, node, index);
+        let window_values = match window {
+            Some(w) => self.folded(w).map(|w| w.floats()).transpose()?,
+            None => Some(vec![1.0; length as usize]),
+        };
+        if let (Some(window), DataType::Float | DataType::Double) = (window_values, dtype) {
+            let output = self.stft_as_convolution(&mut e, x, channels, step, &window, transform, dtype)?;
+            return self.alias(&output, node.output[0].clone());
+        }
         // [batch, frames, length, channels] by one gather of the frames' sample positions.
         let positions: Vec<i64> = (0..frames).flat_map(|f| (0..length).map(move |t| f * step + t)).collect();
-        let mut e = Expansion::new(block, node, index);
         let table = e.constant(self, Folded::from_i64(vec![frames, length], &positions))?;
         let mut framed = e.op(self, "Gather", &[x, &table], vec![attr_i("axis", 1)])?;
         if let Some(window) = window {
@@ -236,9 +245,75 @@ impl Importer<'_> {
             let window = e.op(self, "Reshape", &[window, &shape], vec![])?;
             framed = e.op(self, "Mul", &[&framed, &window], vec![])?;
         }
-        let transform = Transform { input: length, length, inverse: false, onesided };
         let output = self.transform(&mut e, &framed, 2, transform, dtype)?;
         self.alias(&output, node.output[0].clone())
+    }
+
+    /// An STFT with a constant window as one strided 1-D convolution of the signal: the
+    /// window times the DFT matrix is the filter (`[2 * bins, channels, frame]`, the real
+    /// parts' filters first), the frame step its stride. No framed, windowed or widened copy
+    /// of the signal exists, and the output `[batch, 2 * bins, frames]` is read as
+    /// `[batch, frames, bins, 2]` through a reshape and a transpose, both views. Products
+    /// accumulate in the element type, as ONNX Runtime's FFT does.
+    #[allow(clippy::too_many_arguments)]
+    fn stft_as_convolution(
+        &mut self,
+        e: &mut Expansion,
+        x: &str,
+        channels: i64,
+        step: i64,
+        window: &[f64],
+        transform: Transform,
+        dtype: DataType,
+    ) -> Result<String, Error> {
+        let (frame, bins) = (transform.length, transform.outputs());
+        // Filters padded to whole vectors (a multiple of 16: one AVX-512 vector, two AVX2
+        // ones), which the convolution's register blocks need; the padding filters are zero
+        // and their outputs are sliced off.
+        let filters = (2 * bins + 15) / 16 * 16;
+        let [rr, ir, ri, ii] = transform.matrices();
+        // filter[p * bins + k][c][n]: input part c of sample n into output part p of bin k.
+        let mut filter = vec![0.0; (filters * channels * frame) as usize];
+        for (p, from) in [[&rr, &ir], [&ri, &ii]].into_iter().enumerate() {
+            for k in 0..bins {
+                for (c, m) in from.iter().take(channels as usize).enumerate() {
+                    for (n, w) in window.iter().enumerate() {
+                        let at = ((p as i64 * bins + k) * channels + c as i64) * frame + n as i64;
+                        filter[at as usize] = w * m[n * bins as usize + k as usize];
+                    }
+                }
+            }
+        }
+        // A 2-D convolution over [samples, 1], as 1-D ones are imported, with its filter
+        // constant in that shape (a constant filter is laid out for the SIMD lanes at compile
+        // time).
+        let filter = e.constant(self, from_f64(vec![filters, channels, frame, 1], dtype, &filter)?)?;
+        // [batch, samples, channels] as an image [batch, channels, samples, 1] (a real signal's
+        // samples are in that order already).
+        let (shape, _) = self.shape_of(x)?;
+        let signal = if channels == 1 {
+            x.to_string()
+        } else {
+            e.op(self, "Transpose", &[x], vec![attr_ints("perm", &[0, 2, 1])])?
+        };
+        let image = e.ints(self, &[shape[0], channels, shape[1], 1]);
+        let signal = e.op(self, "Reshape", &[&signal, &image], vec![])?;
+        let spectrum = e.op(
+            self,
+            "Conv",
+            &[&signal, &filter],
+            vec![attr_ints("kernel_shape", &[frame, 1]), attr_ints("strides", &[step, 1])],
+        )?;
+        let (shape, _) = self.shape_of(&spectrum)?;
+        let spectrum = if filters == 2 * bins {
+            spectrum
+        } else {
+            let (start, end, axis) = (e.ints(self, &[0]), e.ints(self, &[2 * bins]), e.ints(self, &[1]));
+            e.op(self, "Slice", &[&spectrum, &start, &end, &axis], vec![])?
+        };
+        let parts = e.ints(self, &[shape[0], 2, bins, shape[2]]);
+        let parts = e.op(self, "Reshape", &[&spectrum, &parts], vec![])?;
+        e.op(self, "Transpose", &[&parts], vec![attr_ints("perm", &[0, 3, 2, 1])])
     }
 }
 
