@@ -44,8 +44,10 @@ pub(crate) fn window_pads(
     })
 }
 
-/// A convolution's kernel `[F, C/group, k..]`: a constant (sliced at import time for 3-D),
-/// named after `label`, or a run-time value.
+/// A convolution's kernel `[F, C/group, k..]`: a constant (sliced at import time for 3-D,
+/// reshaped to `[F, C/group, k, 1]` for 1-D: a constant filter is laid out for the host's
+/// register blocks at compile time, a reshaped value at run time), named after `label`, or a
+/// run-time value.
 pub(crate) enum Kernel {
     Constant { folded: Folded, label: String },
     Value(Val),
@@ -110,7 +112,7 @@ impl Importer<'_> {
         };
         let xv = self.use_value(block, x_name, location)?;
         let kernel = match self.folded(w_name) {
-            Some(folded) if spatial == 3 => Kernel::Constant { folded, label: crate::import::node_name(node, 0) },
+            Some(folded) if spatial != 2 => Kernel::Constant { folded, label: crate::import::node_name(node, 0) },
             _ => Kernel::Value(self.use_value(block, w_name, location)?),
         };
         let geometry = Geometry { strides: &strides, pads: &pads, dilations: &dilations, group };
