@@ -38,9 +38,11 @@ pub fn create(_: &PassOptions) -> Box<dyn Pass> {
 
 struct FoldConvAffine;
 
-/// The f32 values of `value` when it is an `arith.constant`, with its shape.
+/// The f32 values of `value` when it is an `arith.constant` (or a reshape of one: the same
+/// values in the same order, as `sg-sink-reshapes` makes them), with its shape.
 fn constant_f32(value: Value<'_, '_>) -> Option<(Vec<f32>, Vec<i64>)> {
-    let constant = defining_op(value).filter(|d| strata_ir::ods::op_name(*d) == "arith.constant")?;
+    let source = defining_op(value).and_then(crate::Reshape::cast).map_or(value, |r| r.input());
+    let constant = defining_op(source).filter(|d| strata_ir::ods::op_name(*d) == "arith.constant")?;
     let ty = strata_ir::types::ranked_tensor(value.r#type())?;
     if !ty.element().is_f32() {
         return None;

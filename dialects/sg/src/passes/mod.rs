@@ -5,6 +5,7 @@ pub mod compose_transposes;
 pub mod fold_conv_affine;
 pub mod fold_reshapes;
 pub mod schedule_memory;
+pub mod sink_reshapes;
 pub mod sink_to_use;
 pub mod verify;
 
@@ -40,6 +41,7 @@ pub fn register(registry: &mut PassRegistry) {
     registry.register(&verify::INFO, verify::create);
     registry.register(&compose_transposes::INFO, compose_transposes::create);
     registry.register(&fold_reshapes::INFO, fold_reshapes::create);
+    registry.register(&sink_reshapes::INFO, sink_reshapes::create);
     registry.register(&fold_conv_affine::INFO, fold_conv_affine::create);
     registry.register(&accumulate_residuals::INFO, accumulate_residuals::create);
     registry.register(&sink_to_use::INFO, sink_to_use::create);
