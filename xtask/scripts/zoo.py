@@ -74,6 +74,13 @@ their exporters emit them; each draws from its own generator, so the three above
   ResNeXt-50 (32x4d) has, 1x1 expand, residual Add with a projection where the shape
   changes), the second block strided 2 in its grouped 3x3, GlobalAveragePool -> Flatten ->
   Gemm: `logits` [1, 10]. Grouped convolutions at 56 and 28 columns, stride 1 and 2.
+- audio_tcn.onnx: a raw-waveform 1-D convolutional classifier (wav2vec2's feature encoder, a
+  temporal convolutional network, a voice-activity detector; 1 x 1 x 4000 samples): strided
+  Conv1d -> BatchNorm1d -> Relu blocks (kernel 10 stride 5, then 3 stride 2, twice), two
+  residual blocks of dilated Conv1d (dilations 2 and 4, "same" padding) with BatchNorm1d, a
+  residual Add and Relu, GlobalAveragePool -> Flatten -> Gemm: `logits` [1, 10]. 1-D
+  convolutions are 2-D ones over a unit axis inside Strata; the BatchNorms, Relus and residual
+  adds after them are what this model tests.
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -585,6 +592,27 @@ def speech_kws(path, keywords=12, mels=40, hidden=32):
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, keywords])], path, "speech_kws")
 
 
+def audio_tcn(path, classes=10, samples=4000):
+    g = Graph(np.random.default_rng(20249))
+
+    def conv1d(x, cin, cout, k, stride=1, dilation=1):
+        w = g.weight([cout, cin, k], fan_in=cin * k)
+        pad = dilation * (k - 1) // 2 if stride == 1 else 0
+        y = g.op("Conv", [x, w], "conv", kernel_shape=[k], strides=[stride], dilations=[dilation], pads=[pad, pad])
+        return g.batch_norm(y, cout)
+
+    x = g.op("Relu", [conv1d("audio", 1, 32, 10, stride=5)], "relu")  # [1, 32, 799]
+    x = g.op("Relu", [conv1d(x, 32, 48, 3, stride=2)], "relu")  # [1, 48, 399]
+    x = g.op("Relu", [conv1d(x, 48, 64, 3, stride=2)], "relu")  # [1, 64, 199]
+    for dilation in (2, 4):
+        y = g.op("Relu", [conv1d(x, 64, 64, 3, dilation=dilation)], "relu")
+        y = conv1d(y, 64, 64, 3, dilation=dilation)
+        x = g.op("Relu", [g.op("Add", [x, y], "residual")], "relu")
+    out = g.rename(head(g, x, 64, classes), "logits")
+    g.save([helper.make_tensor_value_info("audio", TensorProto.FLOAT, [1, 1, samples])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes])], path, "audio_tcn")
+
+
 def text_detector(path, size=128):
     """A DBNet-style text detector (PaddleOCR det / EasyOCR-like): a small strided backbone
     (Conv + BatchNorm + Relu) down to 1/16, an FPN (1x1 lateral Convs, Resize nearest x2 + Add,
@@ -723,7 +751,8 @@ def write_inputs(out):
                           ("speech_kws", {"audio": pattern(16000).reshape(1, 16000) * np.float32(0.25)}),
                           ("text_detector", {"image": pattern(3 * 128 * 128).reshape(1, 3, 128, 128)}),
                           ("inception_cell", {"input": small}),
-                          ("resnext_block", {"input": pattern(3 * 56 * 56).reshape(1, 3, 56, 56)})):
+                          ("resnext_block", {"input": pattern(3 * 56 * 56).reshape(1, 3, 56, 56)}),
+                          ("audio_tcn", {"audio": pattern(4000).reshape(1, 1, 4000) * np.float32(0.5)})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -753,5 +782,6 @@ if __name__ == "__main__":
     text_detector(os.path.join(out, "text_detector.onnx"))
     inception_cell(os.path.join(out, "inception_cell.onnx"))
     resnext_block(os.path.join(out, "resnext_block.onnx"))
+    audio_tcn(os.path.join(out, "audio_tcn.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

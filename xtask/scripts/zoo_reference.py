@@ -18,7 +18,8 @@ import onnxruntime as ort
 from onnx import TensorProto, numpy_helper
 
 MODELS = ("mobilenetv2", "resnet18", "bert_tiny", "crnn_ocr", "yolo_detector", "densenet_block", "opset11_cnn",
-          "nested_if", "int8_qdq_cnn", "speech_kws", "text_detector", "inception_cell", "resnext_block")
+          "nested_if", "int8_qdq_cnn", "speech_kws", "text_detector", "inception_cell", "resnext_block",
+          "audio_tcn")
 
 
 def frozen(path):

@@ -504,6 +504,7 @@ const ZOO_MODELS: &[&str] = &[
     "text_detector",
     "inception_cell",
     "resnext_block",
+    "audio_tcn",
 ];
 
 /// Zoo models only the benchmarks measure (`zoo.py` generates them too): ResNet-50, too big
