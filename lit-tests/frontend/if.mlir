@@ -8,6 +8,10 @@
 // RUN: strata run %S/inputs/if.onnx --freeze-input rate=%S/inputs/if_rate.pb --input x=%S/../driver/inputs/if_x.npy --input flag=%S/../driver/inputs/if_flag_false.npy --expect z=%S/../driver/inputs/if_z_false.npy 2>&1 | FileCheck %s --check-prefix=TAKEN
 // RUN: strata import %S/inputs/if.onnx | FileCheck %s --check-prefix=UNFROZEN
 // RUN: strata compile %S/inputs/if.onnx --freeze-input rate=%S/inputs/if_rate.pb --emit=sg-opt | FileCheck %s --check-prefix=OPT
+// The in-order reference of `strata plan` runs a taken branch's nodes one by one: x @ w1 (32
+// bytes), Relu over it in place, @ w2 (16 bytes; the If's result), then the graph output. Not
+// the If as one node with only its result (16 bytes).
+// RUN: strata plan %S/inputs/if_plan.onnx --freeze-input rate=%S/inputs/if_rate.pb | FileCheck %s --check-prefix=PLAN
 
 // CHECK: func.func @main(%arg0: tensor<2x3xf32>, %arg1: tensor<i1>)
 // CHECK-NOT: sg.equal
@@ -37,3 +41,5 @@
 // UNFROZEN: "sg.relu"
 // UNFROZEN: "sg.neg"
 // UNFROZEN: "sg.exp"
+
+// PLAN: the ONNX nodes run one by one in file order (3 activations): naive 80 bytes, plain 64 bytes, with views and in-place writes 48 bytes

@@ -22,7 +22,7 @@ use crate::import::{attribute, node_name, operand, tensor_type, Constant, Entry,
 use crate::onnx::{tensor_proto::DataType, AttributeProto, GraphProto, NodeProto};
 use melior::ir::{Block, BlockLike, Location, Region, RegionLike, Type, Value};
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use strata_ir::{Error, Val};
 
 /// The names a subgraph being imported defines, and their names in the importer.
@@ -132,6 +132,9 @@ impl Importer<'_> {
             self.open_scope(format!("{prefix}/{label}"), BTreeMap::new(), graph)?;
             let imported = self.import_graph(block, graph, index);
             let outputs: Vec<&str> = graph.output.iter().map(|o| o.name()).collect();
+            if imported.is_ok() {
+                self.record_taken_branch(node, graph);
+            }
             let results = self.close_scope(&outputs);
             imported?;
             for (result, output) in results.iter().zip(&node.output) {
@@ -142,6 +145,42 @@ impl Importer<'_> {
             return Ok(());
         }
         self.runtime_if(block, node, index, condition, [&then_graph, &else_graph], &prefix)
+    }
+
+    /// The in-order steps of `graph`, the branch taken by the If `node` at import, read while
+    /// its values are in scope: its nodes' steps with its outputs named as the If's (a branch
+    /// output that no branch node writes, an outer value, is copied by a step of its own).
+    fn record_taken_branch(&mut self, node: &NodeProto, graph: &GraphProto) {
+        let Some(first) = node.output.first() else { return };
+        let mut steps = crate::import::graph_steps(graph, self, &BTreeSet::new());
+        for (inner, outer) in graph.output.iter().map(|o| o.name()).zip(&node.output) {
+            if outer.is_empty() {
+                continue;
+            }
+            let inner = self.resolve(inner).into_owned();
+            let inner = inner.as_str();
+            let written = steps.iter_mut().flat_map(|s| &mut s.outputs).find(|(name, _)| name == inner);
+            match written {
+                Some((name, _)) => *name = outer.clone(),
+                None => {
+                    let size = crate::import::activation_bytes(self, inner);
+                    steps.push(strata_plan::in_order::GraphStep {
+                        op: "If".to_owned(),
+                        inputs: vec![inner.to_owned()],
+                        outputs: vec![(outer.clone(), size)],
+                    });
+                }
+            }
+            // Readers inside the branch read the value under its new name.
+            for step in &mut steps {
+                for input in &mut step.inputs {
+                    if input == inner {
+                        *input = outer.clone();
+                    }
+                }
+            }
+        }
+        self.taken_branches.insert(first.clone(), steps);
     }
 
     /// `If` on a condition computed at run time: `scf.if` with each branch in its region.

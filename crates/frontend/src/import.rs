@@ -82,6 +82,9 @@ pub(crate) struct Importer<'c> {
     /// Bytes of the constants computed at import so far, and their budget.
     computed_bytes: u64,
     max_computed_bytes: u64,
+    /// The in-order steps of each `If` taken at import (a constant condition), by the If's
+    /// first output: the taken branch's nodes, named as the If's outputs (see [`graph_steps`]).
+    pub(crate) taken_branches: BTreeMap<String, Vec<strata_plan::in_order::GraphStep>>,
 }
 
 /// One input or output of the imported model, in `@main`'s order.
@@ -156,6 +159,7 @@ pub fn import<'c>(
         check_frames: Vec::new(),
         computed_bytes: 0,
         max_computed_bytes: options.max_constant_bytes.unwrap_or(DEFAULT_MAX_CONSTANT_BYTES),
+        taken_branches: BTreeMap::new(),
     };
     let context = strata.mlir();
     for tensor in initializers {
@@ -296,13 +300,20 @@ pub fn import<'c>(
         .enumerate()
         .map(|(index, node)| (node_name(node, index), node.op_type().to_owned()))
         .collect();
-    let steps = graph_steps(graph, &importer);
+    let outputs: BTreeSet<&str> = graph.output.iter().map(|o| o.name()).collect();
+    let steps = graph_steps(graph, &importer, &outputs);
     Ok(Imported { module, interface, node_ops, steps })
 }
 
 /// `graph`'s nodes as [`strata_plan::in_order::GraphStep`]s: the bytes of each output that is
-/// an activation (neither a graph output nor a constant, folded ones included).
-fn graph_steps(graph: &GraphProto, importer: &Importer) -> Vec<strata_plan::in_order::GraphStep> {
+/// an activation (neither one of `outputs`, the model's outputs, nor a constant, folded ones
+/// included). An `If` whose branch was taken at import is that branch's steps (the If does not
+/// run: its branch's nodes do, one by one, as an executor that folds the condition runs them).
+pub(crate) fn graph_steps(
+    graph: &GraphProto,
+    importer: &Importer,
+    outputs: &BTreeSet<&str>,
+) -> Vec<strata_plan::in_order::GraphStep> {
     /// The names `node` reads, its subgraphs' nodes' included.
     fn reads(node: &NodeProto, into: &mut Vec<String>) {
         into.extend(node.input.iter().filter(|i| !i.is_empty()).cloned());
@@ -310,24 +321,50 @@ fn graph_steps(graph: &GraphProto, importer: &Importer) -> Vec<strata_plan::in_o
             body.node.iter().for_each(|inner| reads(inner, into));
         }
     }
-    let outputs: BTreeSet<&str> = graph.output.iter().map(|o| o.name()).collect();
-    let bytes = |name: &str| match importer.values.get(name) {
-        Some(Entry::Value { shape, dtype, .. }) if !outputs.contains(name) && shape.iter().all(|&d| d >= 0) => {
+    // Names as the importer knows them (a subgraph's are bound in its scope while it is open).
+    let bytes = |name: &str| activation_bytes(importer, name).filter(|_| !outputs.contains(name));
+    let mut steps = Vec::new();
+    for node in &graph.node {
+        let taken = node.output.first().filter(|_| node.op_type() == "If");
+        if let Some(branch) = taken.and_then(|o| importer.taken_branches.get(importer.resolve(o).as_ref())) {
+            for step in branch {
+                let mut step = step.clone();
+                for (name, size) in &mut step.outputs {
+                    if outputs.contains(name.as_str()) {
+                        *size = None;
+                    }
+                }
+                steps.push(step);
+            }
+            continue;
+        }
+        let mut inputs = Vec::new();
+        reads(node, &mut inputs);
+        let inputs = inputs.iter().map(|i| importer.resolve(i).into_owned()).collect();
+        let outputs = node
+            .output
+            .iter()
+            .filter(|o| !o.is_empty())
+            .map(|o| {
+                let name = importer.resolve(o).into_owned();
+                let size = bytes(&name);
+                (name, size)
+            })
+            .collect();
+        steps.push(strata_plan::in_order::GraphStep { op: node.op_type().to_owned(), inputs, outputs });
+    }
+    steps
+}
+
+/// The bytes of `name` when it is a computed value of static shape (not a constant).
+pub(crate) fn activation_bytes(importer: &Importer, name: &str) -> Option<u64> {
+    match importer.values.get(name) {
+        Some(Entry::Value { shape, dtype, .. }) if shape.iter().all(|&d| d >= 0) => {
             let elements: u64 = shape.iter().map(|&d| d as u64).product();
             Some(elements.saturating_mul(crate::fold::width(*dtype) as u64))
         }
         _ => None,
-    };
-    graph
-        .node
-        .iter()
-        .map(|node| {
-            let mut inputs = Vec::new();
-            reads(node, &mut inputs);
-            let outputs = node.output.iter().filter(|o| !o.is_empty()).map(|o| (o.clone(), bytes(o))).collect();
-            strata_plan::in_order::GraphStep { op: node.op_type().to_owned(), inputs, outputs }
-        })
-        .collect()
+    }
 }
 
 pub(crate) fn node_name(node: &NodeProto, index: usize) -> String {

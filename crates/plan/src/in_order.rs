@@ -3,7 +3,9 @@
 //! model.onnx`, `cargo xtask bench memory`), as `../shared/notes/peers.md` defines them.
 //!
 //! Activations only: graph inputs, graph outputs (the caller's memory) and constants
-//! (initializers and values folded at import) are left out.
+//! (initializers and values folded at import) are left out. An `If` whose condition is known at
+//! import (a frozen input) is the nodes of its taken branch, one by one, as an executor that
+//! folds the condition runs them; the frontend lists them so (`strata_frontend::import`).
 //!
 //! - **naive**: every activation in a buffer of its own, all at once.
 //! - **plain**: the peak of live bytes over the node order, each activation allocated by its

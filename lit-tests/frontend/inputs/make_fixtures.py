@@ -849,6 +849,34 @@ save(
 )
 with open("if_rate.pb", "wb") as f:
     f.write(numpy_helper.from_array(np.int64(16000), "rate").SerializeToString())
+# A taken branch with activations of its own (x @ w1 -> Relu -> @ w2): `strata plan` counts
+# them in its in-order reference, as the branch's nodes run one by one.
+plan_rng = np.random.default_rng(808)
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Equal", ["rate", "sixteen"], ["is16"], name="is16"),
+            helper.make_node(
+                "If", ["is16"], ["y"], name="taken_if",
+                then_branch=branch("wide", [helper.make_node("MatMul", ["x", "w1"], ["a"], name="up"),
+                                            helper.make_node("Relu", ["a"], ["b"], name="act"),
+                                            helper.make_node("MatMul", ["b", "w2"], ["c"], name="down")],
+                                   [helper.make_tensor_value_info("c", TensorProto.FLOAT, [1, 4])]),
+                else_branch=branch("narrow", [helper.make_node("Neg", ["x"], ["n"], name="neg")],
+                                   [helper.make_tensor_value_info("n", TensorProto.FLOAT, [1, 4])]),
+            ),
+            helper.make_node("Add", ["y", "x"], ["z"], name="residual"),
+        ],
+        "if_plan",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4]),
+         helper.make_tensor_value_info("rate", TensorProto.INT64, [])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 4])],
+        [numpy_helper.from_array(np.int64(16000), "sixteen"),
+         numpy_helper.from_array(plan_rng.standard_normal((4, 8)).astype(np.float32), "w1"),
+         numpy_helper.from_array(plan_rng.standard_normal((8, 4)).astype(np.float32), "w2")],
+    ),
+    "if_plan.onnx",
+)
 if_x = (np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5)
 np.save("../../driver/inputs/if_x.npy", if_x)
 np.save("../../driver/inputs/if_flag_true.npy", np.array(True))
