@@ -170,7 +170,31 @@ func.func @chained(%x: tensor<1x2x8x8xf32>, %w: tensor<2x3x3xf32>, %b: tensor<1x
   return %y : tensor<1x2x4x4xf32>
 }
 
+// A grouped convolution (2 groups of 2 channels, 3x3 stride 2, pad 1 on 8x8 -> 4x4) reads its
+// pad through the expand that splits the channels into groups; each part expands its own slice
+// of the unpadded input. Only the first row and column reach into the padding: four parts,
+// the interior (outputs 1-3, input rows and columns 1-7) first.
+// PARTS-LABEL: func.func @grouped
+// PARTS-NOT: tensor.pad
+// PARTS: tensor.extract_slice %arg0[0, 0, 1, 1] [1, 4, 7, 7] [1, 1, 1, 1] : tensor<1x4x8x8xf32> to tensor<1x4x7x7xf32>
+// PARTS-NEXT: tensor.expand_shape {{.*}} {{\[}}[0], [1, 2], [3], [4]] output_shape [1, 2, 2, 7, 7] : tensor<1x4x7x7xf32> into tensor<1x2x2x7x7xf32>
+// PARTS-NEXT: linalg.conv_2d_ngchw_gfchw {{.*}} ins(%{{.*}}, %arg1 : tensor<1x2x2x7x7xf32>, tensor<2x2x2x3x3xf32>) outs(%{{.*}} : tensor<1x2x2x3x3xf32>)
+// PARTS-COUNT-3: linalg.conv_2d_ngchw_gfchw
+// PARTS-NOT: linalg.conv_2d_ngchw_gfchw
+// PARTS: tensor.collapse_shape
+func.func @grouped(%x: tensor<1x4x8x8xf32>, %w: tensor<2x2x2x3x3xf32>, %init: tensor<1x2x2x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
+  %e = tensor.expand_shape %p [[0], [1, 2], [3], [4]] output_shape [1, 2, 2, 10, 10] : tensor<1x4x10x10xf32> into tensor<1x2x2x10x10xf32>
+  %c = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%e, %w : tensor<1x2x2x10x10xf32>, tensor<2x2x2x3x3xf32>) outs(%init : tensor<1x2x2x4x4xf32>) -> tensor<1x2x2x4x4xf32>
+  %r = tensor.collapse_shape %c [[0], [1, 2], [3], [4]] : tensor<1x2x2x4x4xf32> into tensor<1x4x4x4xf32>
+  return %r : tensor<1x4x4x4xf32>
+}
+
 // CHECK: (S) 1 far-from-peak
-// CHECK: (S) 5 split
+// CHECK: (S) 6 split
 // CHECK: (S) 2 clamps
 // CHECK: (S) 2 kept
