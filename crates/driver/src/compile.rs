@@ -112,8 +112,9 @@ pub enum Optimization {
     InPlace,
     /// Padded values produced inside their padded buffer (no padded copy).
     PadsInPlace,
-    /// Depthwise convolutions and pools read their unpadded input; only the border outputs
-    /// read small padded strips (`strata-conv-borders`; host only).
+    /// Depthwise and grouped convolutions and pools read their unpadded input, with windows
+    /// cut at the borders (`strata-conv-borders`), and a convolution over a padded graph input
+    /// runs in bands over padded copies of their rows (`strata-band-input-pads`); host only.
     ConvBorders,
     /// A residual added to a convolution's result is the convolution's initial value, so the
     /// result takes the residual's buffer (`sg-accumulate-residuals`; host only).
@@ -176,8 +177,9 @@ pub const LLVM: &str = "builtin.module(strata-outline-kernels,strata-host-to-llv
 pub const HOST_WEIGHTS: &str = "builtin.module(plan-weights{min-bytes=64 splats=false})";
 pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 
-/// The memref stage: with `borders`, depthwise convolutions and pools split off their borders
-/// first (`strata-conv-borders`), the host schedule (unless `schedule` is off; told the host's vector
+/// The memref stage: with `borders`, depthwise and grouped convolutions and pools split off
+/// their borders and convolutions over a padded graph input run in bands first
+/// (`strata-conv-borders`, `strata-band-input-pads`), the host schedule (unless `schedule` is off; told the host's vector
 /// lanes), bufferization and arena planning two ways keeping the smaller arena
 /// (`strata-bufferize-and-plan`; the plain way only unless `pads_in_place`), the matmuls'
 /// register blocks after planning, kernels split across `threads` (`strata-parallelize`), the
@@ -194,7 +196,7 @@ pub fn memref_pipeline(
     borders: bool,
 ) -> String {
     let lanes = strata_machine::Registers::host().lanes;
-    let borders = if borders { "func.func(strata-conv-borders)," } else { "" };
+    let borders = if borders { "func.func(strata-conv-borders,strata-band-input-pads)," } else { "" };
     let plan =
         format!("strata-bufferize-and-plan{{strategy={strategy} pads-in-place={pads_in_place} record-plan=true}}");
     let profile = if profile { ",strata-profile-kernels" } else { "" };

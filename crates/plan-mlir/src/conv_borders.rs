@@ -341,9 +341,9 @@ fn clamp_after(op: Op) -> Option<(Op, Vec<(String, String)>)> {
 /// Bytes of the static tensors computed in `block` live at each of its ops, from the op that
 /// computes one to the last op that reads it (a reader nested in an op counts at that op): the
 /// function's memory before bufferization, by op, as an estimate. A value written over as an
-/// op's destination (`outs`) ends before that op, whose result takes its buffer; constants
-/// (weights) and `tensor.empty` (no contents) are not counted.
-fn pressure(block: Blk) -> (Vec<Op>, Vec<u64>) {
+/// op's destination (`outs`, read by the same op or not) ends before that op, whose result
+/// takes its buffer; constants (weights) and `tensor.empty` (no contents) are not counted.
+pub(crate) fn pressure(block: Blk) -> (Vec<Op>, Vec<u64>) {
     let ops = block.ops();
     let key = |op: Op| op.raw().ptr as usize;
     let index: BTreeMap<usize, usize> = ops.iter().enumerate().map(|(i, &op)| (key(op), i)).collect();
@@ -355,11 +355,19 @@ fn pressure(block: Blk) -> (Vec<Op>, Vec<u64>) {
         for result in op.results() {
             let Some(bytes) = tensor_bytes(result.r#type()) else { continue };
             let mut last = i;
-            for (user, operand) in result.uses() {
+            let uses = result.uses();
+            // An op that writes over the value (its destination) ends it, even when it reads
+            // it too (an elementwise op in place: `ins(%v) outs(%v)`); its result takes the
+            // buffer.
+            let overwrites = |user: Op| {
+                user.block() == Some(block)
+                    && uses
+                        .iter()
+                        .any(|&(u, operand)| u == user && crate::init_per_destination::is_destination(u, operand))
+            };
+            for &(user, _) in &uses {
                 let Some(at) = user.ancestor_in(block).and_then(|top| index.get(&key(top)).copied()) else { continue };
-                let overwritten =
-                    user.block() == Some(block) && crate::init_per_destination::is_destination(user, operand);
-                last = last.max(if overwritten { at.saturating_sub(1) } else { at });
+                last = last.max(if overwrites(user) { at.saturating_sub(1) } else { at });
             }
             delta[i] += i128::from(bytes);
             delta[last + 1] -= i128::from(bytes);
@@ -380,7 +388,7 @@ fn pressure(block: Blk) -> (Vec<Op>, Vec<u64>) {
 /// op may be at the peak once splitting has lowered it. Splitting every candidate lowers the
 /// peak estimate by at most the sum of the savings, so a candidate whose pressure is lower than
 /// the peak by more than that can never be at the peak, split or not.
-fn near_peak(peak: u64, candidates: &[(u64, u64)]) -> Vec<bool> {
+pub(crate) fn near_peak(peak: u64, candidates: &[(u64, u64)]) -> Vec<bool> {
     let saving: u64 = candidates.iter().map(|&(_, saves)| saves).sum();
     candidates.iter().map(|&(pressure, _)| pressure.saturating_add(saving) >= peak).collect()
 }

@@ -4,12 +4,14 @@
 //! (the `plan-arena` pass; `plan-weights` lays out the constants the same way). All planning
 //! decisions are made by `strata-plan` on plain data. It also owns the bufferization policy
 //! that decides what there is to plan: the `strata-bufferize` pipeline, pads produced in place
-//! (`strata-pad-in-place`), depthwise convolutions and pools that read their unpadded input
-//! (`strata-conv-borders`), a copy per repeated result (`strata-distinct-results`), a new tensor per destination (`strata-init-per-destination`), copies as linalg (`memref-copy-to-linalg`), and the choice between
+//! (`strata-pad-in-place`), depthwise and grouped convolutions and pools that read their
+//! unpadded input (`strata-conv-borders`), convolutions over a padded graph input run in bands
+//! (`strata-band-input-pads`), a copy per repeated result (`strata-distinct-results`), a new tensor per destination (`strata-init-per-destination`), copies as linalg (`memref-copy-to-linalg`), and the choice between
 //! padding in place and not (`strata-bufferize-and-plan`). It never schedules,
 //! and it never emits code.
 
 pub mod analyze;
+pub mod band_pads;
 pub mod bufferize_and_plan;
 pub mod constants_to_globals;
 pub mod conv_borders;
@@ -60,6 +62,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&weights::INFO, weights::create);
     registry.register(&pad_in_place::INFO, pad_in_place::create);
     registry.register(&conv_borders::INFO, conv_borders::create);
+    registry.register(&band_pads::INFO, band_pads::create);
     registry.register(&copy_to_linalg::INFO, copy_to_linalg::create);
     registry.register(&distinct_results::INFO, distinct_results::create);
     registry.register(&constants_to_globals::INFO, constants_to_globals::create);
