@@ -300,8 +300,9 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
         .replace("    // VECTORIZE", &format!("{vectorize}    // VECTORIZE"))
 }
 
-/// The shapes `[b, m, k, n]` of a batch matmul whose matmuls [`vectorizable`] would take
-/// (static f32, the default maps, `m` a multiple of 8 and `n` of 32).
+/// The shapes `[b, m, k, n]` of a batch matmul to split into matmuls: static f32 with the
+/// default maps. Each matmul then takes the register-blocked schedule when its shape fits the
+/// blocks ([`vectorizable`]), else `strata-vectorize-matmul` (masked partial blocks).
 fn batch_matmul_shape(op: OperationRef<'_, '_>) -> Option<[i64; 4]> {
     if strata_ir::ods::op_name(op) != "linalg.batch_matmul" || op.operand_count() != 3 {
         return None;
@@ -317,13 +318,14 @@ fn batch_matmul_shape(op: OperationRef<'_, '_>) -> Option<[i64; 4]> {
     }
     let [batch, m, k] = [a.shape[0], a.shape[1], a.shape[2]];
     let n = b.shape[2];
-    let ok = b.shape[..2] == [batch, k] && c.shape == [batch, m, n] && m > 0 && m % 8 == 0 && n > 0 && n % 32 == 0;
+    let ok = b.shape[..2] == [batch, k] && c.shape == [batch, m, n] && m > 0 && n > 0 && k > 0;
     ok.then_some([batch, m, k, n])
 }
 
-/// Rewrites each batch matmul whose matmuls the vectorising schedule takes into a loop over
-/// the batch of `linalg.matmul`s on slices (attention's scores and context: they ran as a
-/// scalar loop nest, 2x ONNX Runtime); returns how many.
+/// Rewrites each batch matmul into a loop over the batch of `linalg.matmul`s on slices
+/// (attention's scores and context: they ran as a scalar loop nest, 2x ONNX Runtime; with 100
+/// frames and heads of 36, a Conformer's context product 0.42 ms against 0.02 split); returns
+/// how many.
 fn split_batch_matmuls(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<usize, PassFailed> {
     let mut kernels = strata_lower::kernel::KernelCache::default();
     let mut count = 0;
