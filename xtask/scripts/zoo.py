@@ -81,6 +81,14 @@ their exporters emit them; each draws from its own generator, so the three above
   residual Add and Relu, GlobalAveragePool -> Flatten -> Gemm: `logits` [1, 10]. 1-D
   convolutions are 2-D ones over a unit axis inside Strata; the BatchNorms, Relus and residual
   adds after them are what this model tests.
+- conformer_block.onnx: a Conformer speech-encoder block (ASR models' encoder layer; 100
+  frames of 144 features after subsampling): half-step feed-forward (LayerNormalization,
+  MatMul + Add, Swish as x * Sigmoid(x), MatMul + Add, x 0.5, residual), multi-head
+  self-attention (4 heads of 36; Q/K/V MatMuls, heads split and merged by Reshape and
+  Transpose, scaled scores, Softmax), the convolution module (pointwise Conv1d to 2x the
+  channels, GLU as Split + Sigmoid + Mul, depthwise Conv1d of 15 taps, BatchNorm1d, Swish,
+  pointwise Conv1d, residual), a second half-step feed-forward and a final
+  LayerNormalization: `encoded` [1, 100, 144].
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -613,6 +621,60 @@ def audio_tcn(path, classes=10, samples=4000):
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes])], path, "audio_tcn")
 
 
+def conformer_block(path, frames=100, dim=144, heads=4, kernel=15):
+    g = Graph(np.random.default_rng(20250))
+    head_dim = dim // heads
+
+    def layer_norm(x):
+        return g.op("LayerNormalization", [x, g.const(g.rng.uniform(0.8, 1.2, dim).astype(np.float32), "ln_g"),
+                                           g.const((g.rng.standard_normal(dim) * 0.05).astype(np.float32), "ln_b")],
+                    "ln", axis=-1, epsilon=1e-5)
+
+    def linear(x, cin, cout):
+        y = g.op("MatMul", [x, g.weight([cin, cout], fan_in=cin, scale=np.sqrt(1.0 / cin))], "linear")
+        return g.op("Add", [y, g.const((g.rng.standard_normal(cout) * 0.02).astype(np.float32), "bias")], "bias_add")
+
+    def swish(x):
+        return g.op("Mul", [x, g.op("Sigmoid", [x], "sigmoid")], "swish")
+
+    def feed_forward(x):
+        y = linear(swish(linear(layer_norm(x), dim, 4 * dim)), 4 * dim, dim)
+        return g.op("Add", [x, g.op("Mul", [y, g.const(np.float32(0.5), "half")], "half_step")], "residual")
+
+    def split_heads(x):  # [1, T, D] -> [1, H, T, d]
+        x = g.op("Reshape", [x, g.const(np.array([1, frames, heads, head_dim], np.int64), "shape")], "split_heads")
+        return g.op("Transpose", [x], "heads_first", perm=[0, 2, 1, 3])
+
+    def attention(x):
+        y = layer_norm(x)
+        q, k, v = (split_heads(linear(y, dim, dim)) for _ in range(3))
+        scores = g.op("MatMul", [q, g.op("Transpose", [k], "k_t", perm=[0, 1, 3, 2])], "scores")
+        scores = g.op("Div", [scores, g.const(np.float32(np.sqrt(head_dim)), "scale")], "scaled")
+        context = g.op("MatMul", [g.op("Softmax", [scores], "probs", axis=-1), v], "context")
+        context = g.op("Transpose", [context], "heads_last", perm=[0, 2, 1, 3])
+        context = g.op("Reshape", [context, g.const(np.array([1, frames, dim], np.int64), "shape")], "merge_heads")
+        return g.op("Add", [x, linear(context, dim, dim)], "residual")
+
+    def conv_module(x):
+        y = g.op("Transpose", [layer_norm(x)], "channels_first", perm=[0, 2, 1])  # [1, D, T]
+        y = g.op("Conv", [y, g.weight([2 * dim, dim, 1], fan_in=dim, scale=np.sqrt(1.0 / dim)),
+                          g.const(np.zeros(2 * dim, np.float32), "b")], "pointwise", kernel_shape=[1])
+        a, b = g.ops("Split", [y, g.const(np.array([dim, dim], np.int64), "split")], 2, "glu_split", axis=1)
+        y = g.op("Mul", [a, g.op("Sigmoid", [b], "gate")], "glu")
+        y = g.op("Conv", [y, g.weight([dim, 1, kernel], fan_in=kernel)], "depthwise", kernel_shape=[kernel],
+                 pads=[kernel // 2, kernel // 2], group=dim)
+        y = swish(g.batch_norm(y, dim))
+        y = g.op("Conv", [y, g.weight([dim, dim, 1], fan_in=dim, scale=np.sqrt(1.0 / dim)),
+                          g.const(np.zeros(dim, np.float32), "b")], "pointwise", kernel_shape=[1])
+        return g.op("Add", [x, g.op("Transpose", [y], "channels_last", perm=[0, 2, 1])], "residual")
+
+    x = feed_forward("features")
+    x = feed_forward(conv_module(attention(x)))
+    out = g.rename(layer_norm(x), "encoded")
+    g.save([helper.make_tensor_value_info("features", TensorProto.FLOAT, [1, frames, dim])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, frames, dim])], path, "conformer_block")
+
+
 def text_detector(path, size=128):
     """A DBNet-style text detector (PaddleOCR det / EasyOCR-like): a small strided backbone
     (Conv + BatchNorm + Relu) down to 1/16, an FPN (1x1 lateral Convs, Resize nearest x2 + Add,
@@ -752,7 +814,8 @@ def write_inputs(out):
                           ("text_detector", {"image": pattern(3 * 128 * 128).reshape(1, 3, 128, 128)}),
                           ("inception_cell", {"input": small}),
                           ("resnext_block", {"input": pattern(3 * 56 * 56).reshape(1, 3, 56, 56)}),
-                          ("audio_tcn", {"audio": pattern(4000).reshape(1, 1, 4000) * np.float32(0.5)})):
+                          ("audio_tcn", {"audio": pattern(4000).reshape(1, 1, 4000) * np.float32(0.5)}),
+                          ("conformer_block", {"features": pattern(100 * 144).reshape(1, 100, 144)})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -783,5 +846,6 @@ if __name__ == "__main__":
     inception_cell(os.path.join(out, "inception_cell.onnx"))
     resnext_block(os.path.join(out, "resnext_block.onnx"))
     audio_tcn(os.path.join(out, "audio_tcn.onnx"))
+    conformer_block(os.path.join(out, "conformer_block.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

@@ -505,6 +505,7 @@ const ZOO_MODELS: &[&str] = &[
     "inception_cell",
     "resnext_block",
     "audio_tcn",
+    "conformer_block",
 ];
 
 /// Zoo models only the benchmarks measure (`zoo.py` generates them too): ResNet-50, too big
