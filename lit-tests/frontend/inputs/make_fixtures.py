@@ -849,6 +849,31 @@ save(
 )
 with open("if_rate.pb", "wb") as f:
     f.write(numpy_helper.from_array(np.int64(16000), "rate").SerializeToString())
+# Pow by a constant 1, 2 or 3 (every value; a scalar or a broadcast vector) is imported as
+# products; another exponent stays a pow.
+pow_x = (np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5) * 0.75
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Pow", ["x", "two"], ["squared"], name="square"),
+            helper.make_node("Pow", ["x", "threes"], ["cubed"], name="cube"),
+            helper.make_node("Pow", ["x", "one"], ["same"], name="identity"),
+            helper.make_node("Abs", ["x"], ["magnitude"], name="abs"),
+            helper.make_node("Pow", ["magnitude", "half"], ["root"], name="root"),
+        ],
+        "pow",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 3]) for n in ("squared", "cubed", "same", "root")],
+        [numpy_helper.from_array(np.float32(2.0), "two"), numpy_helper.from_array(np.full(3, 3.0, np.float32), "threes"),
+         numpy_helper.from_array(np.array([1], np.int64), "one"), numpy_helper.from_array(np.float32(0.5), "half")],
+    ),
+    "pow.onnx",
+)
+np.save("../../driver/inputs/pow_x.npy", pow_x)
+np.save("../../driver/inputs/pow_squared.npy", pow_x ** 2)
+np.save("../../driver/inputs/pow_cubed.npy", pow_x ** 3)
+np.save("../../driver/inputs/pow_root.npy", np.abs(pow_x) ** np.float32(0.5))
+
 # A taken branch with activations of its own (x @ w1 -> Relu -> @ w2): `strata plan` counts
 # them in its in-order reference, as the branch's nodes run one by one.
 plan_rng = np.random.default_rng(808)
