@@ -89,6 +89,11 @@ their exporters emit them; each draws from its own generator, so the three above
   channels, GLU as Split + Sigmoid + Mul, depthwise Conv1d of 15 taps, BatchNorm1d, Swish,
   pointwise Conv1d, residual), a second half-step feed-forward and a final
   LayerNormalization: `encoded` [1, 100, 144].
+- gpt2_block.onnx: two GPT-2 decoder blocks as exporters write them (64 tokens, 256 wide, 4
+  heads of 64): LayerNormalization, Q/K/V MatMul + Add, heads split and merged by Reshape and
+  Transpose, scores / 8 plus a causal mask of -1e9 above the diagonal, Softmax, the GELU in
+  its tanh form (`0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 Pow(x, 3))))`), residual adds and
+  a final LayerNormalization: `hidden` [1, 64, 256].
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -675,6 +680,47 @@ def conformer_block(path, frames=100, dim=144, heads=4, kernel=15):
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, frames, dim])], path, "conformer_block")
 
 
+def gpt2_block(path, tokens=64, dim=256, heads=4, layers=2):
+    g = Graph(np.random.default_rng(20251))
+    head_dim = dim // heads
+
+    def layer_norm(x):
+        return g.op("LayerNormalization", [x, g.const(g.rng.uniform(0.8, 1.2, dim).astype(np.float32), "ln_g"),
+                                           g.const((g.rng.standard_normal(dim) * 0.05).astype(np.float32), "ln_b")],
+                    "ln", axis=-1, epsilon=1e-5)
+
+    def linear(x, cin, cout):
+        y = g.op("MatMul", [x, g.weight([cin, cout], fan_in=cin, scale=np.sqrt(1.0 / cin))], "linear")
+        return g.op("Add", [y, g.const((g.rng.standard_normal(cout) * 0.02).astype(np.float32), "bias")], "bias_add")
+
+    def split_heads(x):
+        x = g.op("Reshape", [x, g.const(np.array([1, tokens, heads, head_dim], np.int64), "shape")], "split_heads")
+        return g.op("Transpose", [x], "heads_first", perm=[0, 2, 1, 3])
+
+    mask = g.const(np.triu(np.full((tokens, tokens), -1e9, np.float32), 1), "causal_mask")
+    x = "hidden_in"
+    for _ in range(layers):
+        y = layer_norm(x)
+        q, k, v = (split_heads(linear(y, dim, dim)) for _ in range(3))
+        scores = g.op("MatMul", [q, g.op("Transpose", [k], "k_t", perm=[0, 1, 3, 2])], "scores")
+        scores = g.op("Div", [scores, g.const(np.float32(np.sqrt(head_dim)), "scale")], "scaled")
+        scores = g.op("Add", [scores, mask], "masked")
+        context = g.op("MatMul", [g.op("Softmax", [scores], "probs", axis=-1), v], "context")
+        context = g.op("Transpose", [context], "heads_last", perm=[0, 2, 1, 3])
+        context = g.op("Reshape", [context, g.const(np.array([1, tokens, dim], np.int64), "shape")], "merge_heads")
+        x = g.op("Add", [x, linear(context, dim, dim)], "residual")
+        h = linear(layer_norm(x), dim, 4 * dim)
+        cube = g.op("Pow", [h, g.const(np.float32(3.0), "three")], "cube")
+        inner = g.op("Add", [h, g.op("Mul", [g.const(np.float32(0.044715), "c"), cube], "scaled_cube")], "inner")
+        t = g.op("Tanh", [g.op("Mul", [g.const(np.float32(np.sqrt(2.0 / np.pi)), "c"), inner], "scaled")], "tanh")
+        h = g.op("Mul", [g.op("Mul", [g.const(np.float32(0.5), "half"), h], "half"),
+                         g.op("Add", [g.const(np.float32(1.0), "one"), t], "one_plus")], "gelu")
+        x = g.op("Add", [x, linear(h, 4 * dim, dim)], "residual")
+    out = g.rename(layer_norm(x), "hidden")
+    g.save([helper.make_tensor_value_info("hidden_in", TensorProto.FLOAT, [1, tokens, dim])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, tokens, dim])], path, "gpt2_block")
+
+
 def text_detector(path, size=128):
     """A DBNet-style text detector (PaddleOCR det / EasyOCR-like): a small strided backbone
     (Conv + BatchNorm + Relu) down to 1/16, an FPN (1x1 lateral Convs, Resize nearest x2 + Add,
@@ -815,7 +861,8 @@ def write_inputs(out):
                           ("inception_cell", {"input": small}),
                           ("resnext_block", {"input": pattern(3 * 56 * 56).reshape(1, 3, 56, 56)}),
                           ("audio_tcn", {"audio": pattern(4000).reshape(1, 1, 4000) * np.float32(0.5)}),
-                          ("conformer_block", {"features": pattern(100 * 144).reshape(1, 100, 144)})):
+                          ("conformer_block", {"features": pattern(100 * 144).reshape(1, 100, 144)}),
+                          ("gpt2_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256)})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -847,5 +894,6 @@ if __name__ == "__main__":
     resnext_block(os.path.join(out, "resnext_block.onnx"))
     audio_tcn(os.path.join(out, "audio_tcn.onnx"))
     conformer_block(os.path.join(out, "conformer_block.onnx"))
+    gpt2_block(os.path.join(out, "gpt2_block.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

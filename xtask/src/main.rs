@@ -506,6 +506,7 @@ const ZOO_MODELS: &[&str] = &[
     "resnext_block",
     "audio_tcn",
     "conformer_block",
+    "gpt2_block",
 ];
 
 /// Zoo models only the benchmarks measure (`zoo.py` generates them too): ResNet-50, too big
