@@ -176,6 +176,23 @@ class Graph:
         params = [self.const(gamma, "gamma"), self.const(beta, "beta"), self.const(mean, "mean"), self.const(var, "var")]
         return self.op("BatchNormalization", [x] + params, "bn", epsilon=epsilon)
 
+    def layer_norm(self, x, dim, epsilon=1e-5):
+        """LayerNormalization over the last axis, with trained-looking scale and shift."""
+        return self.op("LayerNormalization", [x, self.const(self.rng.uniform(0.8, 1.2, dim).astype(np.float32), "ln_g"),
+                                              self.const((self.rng.standard_normal(dim) * 0.05).astype(np.float32), "ln_b")],
+                       "ln", axis=-1, epsilon=epsilon)
+
+    def linear(self, x, cin, cout):
+        """A Linear layer as exporters write it: MatMul by a [cin, cout] weight, then Add a bias."""
+        y = self.op("MatMul", [x, self.weight([cin, cout], fan_in=cin, scale=np.sqrt(1.0 / cin))], "linear")
+        return self.op("Add", [y, self.const((self.rng.standard_normal(cout) * 0.02).astype(np.float32), "bias")],
+                       "bias_add")
+
+    def split_heads(self, x, tokens, heads, head_dim):
+        """[1, tokens, heads * head_dim] as [1, heads, tokens, head_dim] (Reshape, Transpose)."""
+        x = self.op("Reshape", [x, self.const(np.array([1, tokens, heads, head_dim], np.int64), "shape")], "split_heads")
+        return self.op("Transpose", [x], "heads_first", perm=[0, 2, 1, 3])
+
     def branch(self):
         """An If branch: its own nodes and initializers, names drawn from the same counter."""
         child = Graph(self.rng)
@@ -631,34 +648,27 @@ def conformer_block(path, frames=100, dim=144, heads=4, kernel=15):
     head_dim = dim // heads
 
     def layer_norm(x):
-        return g.op("LayerNormalization", [x, g.const(g.rng.uniform(0.8, 1.2, dim).astype(np.float32), "ln_g"),
-                                           g.const((g.rng.standard_normal(dim) * 0.05).astype(np.float32), "ln_b")],
-                    "ln", axis=-1, epsilon=1e-5)
-
-    def linear(x, cin, cout):
-        y = g.op("MatMul", [x, g.weight([cin, cout], fan_in=cin, scale=np.sqrt(1.0 / cin))], "linear")
-        return g.op("Add", [y, g.const((g.rng.standard_normal(cout) * 0.02).astype(np.float32), "bias")], "bias_add")
+        return g.layer_norm(x, dim)
 
     def swish(x):
         return g.op("Mul", [x, g.op("Sigmoid", [x], "sigmoid")], "swish")
 
     def feed_forward(x):
-        y = linear(swish(linear(layer_norm(x), dim, 4 * dim)), 4 * dim, dim)
+        y = g.linear(swish(g.linear(layer_norm(x), dim, 4 * dim)), 4 * dim, dim)
         return g.op("Add", [x, g.op("Mul", [y, g.const(np.float32(0.5), "half")], "half_step")], "residual")
 
-    def split_heads(x):  # [1, T, D] -> [1, H, T, d]
-        x = g.op("Reshape", [x, g.const(np.array([1, frames, heads, head_dim], np.int64), "shape")], "split_heads")
-        return g.op("Transpose", [x], "heads_first", perm=[0, 2, 1, 3])
+    def split_heads(x):
+        return g.split_heads(x, frames, heads, head_dim)
 
     def attention(x):
         y = layer_norm(x)
-        q, k, v = (split_heads(linear(y, dim, dim)) for _ in range(3))
+        q, k, v = (split_heads(g.linear(y, dim, dim)) for _ in range(3))
         scores = g.op("MatMul", [q, g.op("Transpose", [k], "k_t", perm=[0, 1, 3, 2])], "scores")
         scores = g.op("Div", [scores, g.const(np.float32(np.sqrt(head_dim)), "scale")], "scaled")
         context = g.op("MatMul", [g.op("Softmax", [scores], "probs", axis=-1), v], "context")
         context = g.op("Transpose", [context], "heads_last", perm=[0, 2, 1, 3])
         context = g.op("Reshape", [context, g.const(np.array([1, frames, dim], np.int64), "shape")], "merge_heads")
-        return g.op("Add", [x, linear(context, dim, dim)], "residual")
+        return g.op("Add", [x, g.linear(context, dim, dim)], "residual")
 
     def conv_module(x):
         y = g.op("Transpose", [layer_norm(x)], "channels_first", perm=[0, 2, 1])  # [1, D, T]
@@ -685,37 +695,30 @@ def gpt2_block(path, tokens=64, dim=256, heads=4, layers=2):
     head_dim = dim // heads
 
     def layer_norm(x):
-        return g.op("LayerNormalization", [x, g.const(g.rng.uniform(0.8, 1.2, dim).astype(np.float32), "ln_g"),
-                                           g.const((g.rng.standard_normal(dim) * 0.05).astype(np.float32), "ln_b")],
-                    "ln", axis=-1, epsilon=1e-5)
-
-    def linear(x, cin, cout):
-        y = g.op("MatMul", [x, g.weight([cin, cout], fan_in=cin, scale=np.sqrt(1.0 / cin))], "linear")
-        return g.op("Add", [y, g.const((g.rng.standard_normal(cout) * 0.02).astype(np.float32), "bias")], "bias_add")
+        return g.layer_norm(x, dim)
 
     def split_heads(x):
-        x = g.op("Reshape", [x, g.const(np.array([1, tokens, heads, head_dim], np.int64), "shape")], "split_heads")
-        return g.op("Transpose", [x], "heads_first", perm=[0, 2, 1, 3])
+        return g.split_heads(x, tokens, heads, head_dim)
 
     mask = g.const(np.triu(np.full((tokens, tokens), -1e9, np.float32), 1), "causal_mask")
     x = "hidden_in"
     for _ in range(layers):
         y = layer_norm(x)
-        q, k, v = (split_heads(linear(y, dim, dim)) for _ in range(3))
+        q, k, v = (split_heads(g.linear(y, dim, dim)) for _ in range(3))
         scores = g.op("MatMul", [q, g.op("Transpose", [k], "k_t", perm=[0, 1, 3, 2])], "scores")
         scores = g.op("Div", [scores, g.const(np.float32(np.sqrt(head_dim)), "scale")], "scaled")
         scores = g.op("Add", [scores, mask], "masked")
         context = g.op("MatMul", [g.op("Softmax", [scores], "probs", axis=-1), v], "context")
         context = g.op("Transpose", [context], "heads_last", perm=[0, 2, 1, 3])
         context = g.op("Reshape", [context, g.const(np.array([1, tokens, dim], np.int64), "shape")], "merge_heads")
-        x = g.op("Add", [x, linear(context, dim, dim)], "residual")
-        h = linear(layer_norm(x), dim, 4 * dim)
+        x = g.op("Add", [x, g.linear(context, dim, dim)], "residual")
+        h = g.linear(layer_norm(x), dim, 4 * dim)
         cube = g.op("Pow", [h, g.const(np.float32(3.0), "three")], "cube")
         inner = g.op("Add", [h, g.op("Mul", [g.const(np.float32(0.044715), "c"), cube], "scaled_cube")], "inner")
         t = g.op("Tanh", [g.op("Mul", [g.const(np.float32(np.sqrt(2.0 / np.pi)), "c"), inner], "scaled")], "tanh")
         h = g.op("Mul", [g.op("Mul", [g.const(np.float32(0.5), "half"), h], "half"),
                          g.op("Add", [g.const(np.float32(1.0), "one"), t], "one_plus")], "gelu")
-        x = g.op("Add", [x, linear(h, 4 * dim, dim)], "residual")
+        x = g.op("Add", [x, g.linear(h, 4 * dim, dim)], "residual")
     out = g.rename(layer_norm(x), "hidden")
     g.save([helper.make_tensor_value_info("hidden_in", TensorProto.FLOAT, [1, tokens, dim])],
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, tokens, dim])], path, "gpt2_block")

@@ -23,7 +23,7 @@
 //! into bands of at least [`MIN_BAND_ROWS`] rows, at most [`MAX_BANDS`] (eight cost more
 //! launches and saved nothing more at any zoo peak).
 
-use crate::conv_borders::{near_peak, pressure};
+use crate::conv_borders::{live_between, near_peak, pressure};
 use melior::ir::ValueLike;
 use strata_ir::handle::{dense_ints, tensor_bytes};
 use strata_ir::rewrite::collect;
@@ -183,16 +183,9 @@ impl Pass for BandInputPads {
             return Ok(());
         }
         let (ops, bytes) = pressure(body);
-        let position = |op: Op| op.ancestor_in(body).and_then(|top| ops.iter().position(|&o| o == top));
         let estimates: Vec<(u64, u64)> = candidates
             .iter()
-            .map(|&(op, padded, _, saves)| {
-                let at = match (position(padded), position(op)) {
-                    (Some(a), Some(b)) => bytes[a.min(b)..=a.max(b)].iter().copied().max().unwrap_or(0),
-                    (a, b) => a.or(b).map_or(0, |i| bytes[i]),
-                };
-                (at, saves)
-            })
+            .map(|&(op, padded, _, saves)| (live_between(body, &ops, &bytes, Some(padded), op), saves))
             .collect();
         let chosen = near_peak(bytes.iter().copied().max().unwrap_or(0), &estimates);
         let mut kernels = KernelCache::default();

@@ -384,6 +384,17 @@ pub(crate) fn pressure(block: Blk) -> (Vec<Op>, Vec<u64>) {
     (ops, bytes)
 }
 
+/// The most bytes [`pressure`] (`ops`, `bytes`) counts live from `from` (a pad) to `to` (the
+/// op that reads it), each located by its ancestor in `body`: what a rewrite of the op that
+/// drops the pad can take away.
+pub(crate) fn live_between(body: Blk, ops: &[Op], bytes: &[u64], from: Option<Op>, to: Op) -> u64 {
+    let position = |op: Op| op.ancestor_in(body).and_then(|top| ops.iter().position(|&o| o == top));
+    match (from.and_then(position), position(to)) {
+        (Some(a), Some(b)) => bytes[a.min(b)..=a.max(b)].iter().copied().max().unwrap_or(0),
+        (a, b) => a.or(b).map_or(0, |i| bytes[i]),
+    }
+}
+
 /// Which candidates to split, each `(pressure at its op, bytes its split saves)`: those whose
 /// op may be at the peak once splitting has lowered it. Splitting every candidate lowers the
 /// peak estimate by at most the sum of the savings, so a candidate whose pressure is lower than
@@ -422,14 +433,7 @@ impl Pass for ConvBorders {
         } else {
             let (ops, bytes) = pressure(body);
             // The pressure from the pad to the operation: what the split takes away.
-            let position = |op: Op| op.ancestor_in(body).and_then(|top| ops.iter().position(|&o| o == top));
-            let at = |op: Op| -> u64 {
-                let pad = op.operand(0).owner().and_then(position);
-                match (pad, position(op)) {
-                    (Some(a), Some(b)) => bytes[a.min(b)..=a.max(b)].iter().copied().max().unwrap_or(0),
-                    (a, b) => a.or(b).map_or(0, |i| bytes[i]),
-                }
-            };
+            let at = |op: Op| live_between(body, &ops, &bytes, op.operand(0).owner(), op);
             let border = |op: Op, source: Val| -> u64 {
                 let size = |v: Val| tensor_bytes(v.r#type()).unwrap_or(0);
                 size(op.operand(0)).saturating_sub(size(source))
