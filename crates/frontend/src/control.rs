@@ -160,17 +160,16 @@ impl Importer<'_> {
             let inner = self.resolve(inner).into_owned();
             let inner = inner.as_str();
             let written = steps.iter_mut().flat_map(|s| &mut s.outputs).find(|(name, _)| name == inner);
-            match written {
-                Some((name, _)) => *name = outer.clone(),
-                None => {
-                    let size = crate::import::activation_bytes(self, inner);
-                    steps.push(strata_plan::in_order::GraphStep {
-                        op: "If".to_owned(),
-                        inputs: vec![inner.to_owned()],
-                        outputs: vec![(outer.clone(), size)],
-                    });
-                }
-            }
+            let Some((name, _)) = written else {
+                let size = crate::import::activation_bytes(self, inner);
+                steps.push(strata_plan::in_order::GraphStep {
+                    op: "If".to_owned(),
+                    inputs: vec![inner.to_owned()],
+                    outputs: vec![(outer.clone(), size)],
+                });
+                continue;
+            };
+            *name = outer.clone();
             // Readers inside the branch read the value under its new name.
             for step in &mut steps {
                 for input in &mut step.inputs {
