@@ -170,3 +170,21 @@ func.func @one_position(%x: tensor<1x8x13x13xf32>, %w: tensor<64x8x1x1xf32>, %bi
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x13x13xf32>, tensor<64x8x1x1xf32>) outs(%init : tensor<1x64x13x13xf32>) -> tensor<1x64x13x13xf32>
   return %0 : tensor<1x64x13x13xf32>
 }
+
+// A convolution whose output rows have no divisor that makes a register block of several
+// positions (37 rows, a prime, by 32 filters: one position a block) runs as two: rows 0-31 in
+// blocks of 8 and rows 32-36 in a block of their own, each on its slice of the input (34 and 7
+// rows for a 3-tap window) and of the result.
+// CHECK-LABEL: func.func @prime_rows
+// CHECK: tensor.extract_slice %arg0[0, 0, 0, 0] [1, 16, 34, 1] [1, 1, 1, 1]
+// CHECK: tensor<32x8xf32> into tensor<1x32x8x1xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 0] [1, 32, 32, 1] [1, 1, 1, 1] : tensor<1x32x32x1xf32> into tensor<1x32x37x1xf32>
+// CHECK: tensor.extract_slice %arg0[0, 0, 32, 0] [1, 16, 7, 1] [1, 1, 1, 1]
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 32, 0] [1, 32, 5, 1] [1, 1, 1, 1] : tensor<1x32x5x1xf32> into tensor<1x32x37x1xf32>
+func.func @prime_rows(%x: tensor<1x16x39x1xf32>, %w: tensor<32x16x3x1xf32>) -> tensor<1x32x37x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x32x37x1xf32>
+  %b = linalg.fill ins(%zero : f32) outs(%e : tensor<1x32x37x1xf32>) -> tensor<1x32x37x1xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x16x39x1xf32>, tensor<32x16x3x1xf32>) outs(%b : tensor<1x32x37x1xf32>) -> tensor<1x32x37x1xf32>
+  return %c : tensor<1x32x37x1xf32>
+}
