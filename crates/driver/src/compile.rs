@@ -489,6 +489,23 @@ pub fn compile<'c>(
                     in_order: Some(strata_plan::in_order::peaks(&steps)),
                     ..with_onnx_ops(plan, &node_ops)
                 });
+            if compiled.plan.is_none() && strata_ir::attrs::ARENA_BYTES.get(main).is_none() {
+                // Nothing to plan (every activation a view, written in place or an output): an
+                // empty arena, still measured against the in-order references.
+                compiled.plan = Some(PlanReport {
+                    strategy: "none".to_owned(),
+                    arena_bytes: 0,
+                    lower_bound: 0,
+                    optimal: true,
+                    time_ms: 0.0,
+                    objects_bytes: None,
+                    objects_bound: None,
+                    note: Some("no buffer to plan".to_owned()),
+                    classes: Vec::new(),
+                    buffers: Vec::new(),
+                    in_order: Some(strata_plan::in_order::peaks(&steps)),
+                });
+            }
         }
         if stage == Stage::LlvmDialect {
             let sig = strata_target_cpu::EntrySignature {
