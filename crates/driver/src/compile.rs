@@ -482,16 +482,14 @@ pub fn compile<'c>(
             compiled.signature.arena_alignment = int(strata_ir::attrs::ARENA_ALIGNMENT).unwrap_or(1);
             compiled.arena_lower_bound = int(strata_ir::attrs::ARENA_LOWER_BOUND);
             compiled.profile_labels = strata_ir::attrs::PROFILE_KERNELS.get(main).unwrap_or_default();
+            let in_order = Some(strata_plan::in_order::peaks(&steps));
             compiled.plan = strata_ir::attrs::ARENA_PLAN
                 .take(main)
                 .and_then(|json| serde_json::from_str(&json).ok())
-                .map(|plan| PlanReport {
-                    in_order: Some(strata_plan::in_order::peaks(&steps)),
-                    ..with_onnx_ops(plan, &node_ops)
-                });
+                .map(|plan| PlanReport { in_order: in_order.clone(), ..with_onnx_ops(plan, &node_ops) });
             if compiled.plan.is_none() && strata_ir::attrs::ARENA_BYTES.get(main).is_none() {
-                // Nothing to plan (every activation a view, written in place or an output): an
-                // empty arena, still measured against the in-order references.
+                // Nothing to plan (every activation a view, fused, written in place or an
+                // output): an empty arena, still measured against the in-order references.
                 compiled.plan = Some(PlanReport {
                     strategy: "none".to_owned(),
                     arena_bytes: 0,
@@ -503,7 +501,7 @@ pub fn compile<'c>(
                     note: Some("no buffer to plan".to_owned()),
                     classes: Vec::new(),
                     buffers: Vec::new(),
-                    in_order: Some(strata_plan::in_order::peaks(&steps)),
+                    in_order,
                 });
             }
         }

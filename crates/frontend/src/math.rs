@@ -70,20 +70,20 @@ impl Importer<'_> {
     }
 
     /// The power `n` (1, 2 or 3) when `exponent` is a constant whose every value is `n` and
-    /// `base` is a float of the result's shape (the exponent broadcasts into it).
-    fn small_integer_power(&self, base: &str, exponent: &str) -> Result<Option<u32>, Error> {
-        let (shape, dtype) = self.shape_of(base)?;
+    /// the base, of `shape` and `dtype`, is a float of the result's shape (the exponent
+    /// broadcasts into it).
+    fn small_integer_power(&self, shape: &[i64], dtype: DataType, exponent: &str) -> Option<u32> {
         let float = matches!(dtype, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16);
-        let Some(constant) = self.folded(exponent).filter(|_| float) else { return Ok(None) };
-        if sg::verify::broadcast(&shape, &constant.shape).as_deref() != Some(shape.as_slice()) {
-            return Ok(None);
+        let constant = self.folded(exponent).filter(|_| float)?;
+        if sg::verify::broadcast(shape, &constant.shape).as_deref() != Some(shape) {
+            return None;
         }
-        let Ok(values) = constant.floats() else { return Ok(None) };
+        let values = constant.floats().ok()?;
         let power = match values.first() {
             Some(&v) if v == 1.0 || v == 2.0 || v == 3.0 => v as u32,
-            _ => return Ok(None),
+            _ => return None,
         };
-        Ok(values.iter().all(|&v| v == f64::from(power)).then_some(power))
+        values.iter().all(|&v| v == f64::from(power)).then_some(power)
     }
 
     /// Add, Sub, Mul, Div and Pow with broadcasting.
@@ -102,7 +102,7 @@ impl Importer<'_> {
         };
         let (mut shape, dtype) = self.shape_of(names[0])?;
         if kind == Elementwise::Pow {
-            if let Some(power) = self.small_integer_power(names[0], names[1])? {
+            if let Some(power) = self.small_integer_power(&shape, dtype, names[1]) {
                 // x^2 and x^3 as products (x^1 is x): powf is a libm call per element,
                 // which no loop vectorises (GPT-2's GELU, x + 0.044715 x^3, ran 0.5 ms for
                 // 64K elements; a decomposed LayerNorm's variance squares too). A product

@@ -249,12 +249,13 @@ impl Importer<'_> {
         self.alias(&output, node.output[0].clone())
     }
 
-    /// An STFT with a constant window as one strided 1-D convolution of the signal: the
-    /// window times the DFT matrix is the filter (`[2 * bins, channels, frame]`, the real
-    /// parts' filters first), the frame step its stride. No framed, windowed or widened copy
-    /// of the signal exists, and the output `[batch, 2 * bins, frames]` is read as
-    /// `[batch, frames, bins, 2]` through a reshape and a transpose, both views. Products
-    /// accumulate in the element type, as ONNX Runtime's FFT does.
+    /// An STFT with a constant window as one strided convolution of the signal (2-D over
+    /// `[samples, 1]`, as 1-D ones are imported): the window times the DFT matrix is the
+    /// filter (`[2 * bins` padded to a multiple of 16`, channels, frame, 1]`, the real parts'
+    /// filters first), the frame step its stride. No framed, windowed or widened copy of the
+    /// signal exists, and the output's first `2 * bins` channels are read as
+    /// `[batch, frames, bins, 2]` through a slice, a reshape and a transpose, all views.
+    /// Products accumulate in the element type, as ONNX Runtime's FFT does.
     #[allow(clippy::too_many_arguments)]
     fn stft_as_convolution(
         &mut self,

@@ -12,6 +12,16 @@ pub fn list(values: &[i64]) -> String {
     values.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
 }
 
+/// The `dilations` and `strides` attribute dictionary of a 2-D windowed linalg op
+/// (convolutions and pools), as kernel text.
+pub fn window_attributes(strides: &[i64], dilations: &[i64]) -> String {
+    format!(
+        "{{dilations = dense<[{}]> : tensor<2xi64>, strides = dense<[{}]> : tensor<2xi64>}}",
+        list(dilations),
+        list(strides)
+    )
+}
+
 /// `input` padded on H and W by `[top, left, bottom, right]` with `fill`.
 fn pad_hw(k: &mut Kernel, input: &str, ty: &TensorTy, pads: [i64; 4], fill: &str) -> (String, TensorTy) {
     if pads.iter().all(|&p| p == 0) {
@@ -105,11 +115,7 @@ pub fn conv2d(
     } else {
         k.filled(&acc.elem.literal(0.0), &acc)
     };
-    let attrs = format!(
-        "{{dilations = dense<[{}]> : tensor<2xi64>, strides = dense<[{}]> : tensor<2xi64>}}",
-        list(dilations),
-        list(strides)
-    );
+    let attrs = window_attributes(strides, dilations);
     let (channels, filters) = (x_ty.shape[1], w_ty.shape[0]);
     let conv = if group == 1 {
         k.emit(format_args!(
@@ -384,10 +390,9 @@ fn signed_max_pool(k: &mut Kernel, x: &str, ty: &TensorTy, window: Window, out: 
     let (xp, xp_ty) = pad_hw(k, x, ty, pads, &elem.lowest());
     let (window, window_ty) = window_shape(k, kernel);
     let init = k.filled(&elem.lowest(), out);
+    let attrs = window_attributes(strides, dilations);
     k.emit(format_args!(
-        "linalg.pooling_nchw_max {{dilations = dense<[{}]> : tensor<2xi64>, strides = dense<[{}]> : tensor<2xi64>}} ins({xp}, {window} : {xp_ty}, {window_ty}) outs({init} : {out}) -> {out}",
-        list(dilations),
-        list(strides)
+        "linalg.pooling_nchw_max {attrs} ins({xp}, {window} : {xp_ty}, {window_ty}) outs({init} : {out}) -> {out}"
     ))
 }
 
@@ -405,10 +410,9 @@ pub fn average_pool(k: &mut Kernel, window: Window, count_include_pad: bool, out
     let (xp, xp_ty) = pad_hw(k, &x, &ty, padded, &elem.literal(0.0));
     let (window, window_ty) = window_shape(k, kernel);
     let init = k.filled(&elem.literal(0.0), out);
+    let attrs = window_attributes(strides, dilations);
     let sum = k.emit(format_args!(
-        "linalg.pooling_nchw_sum {{dilations = dense<[{}]> : tensor<2xi64>, strides = dense<[{}]> : tensor<2xi64>}} ins({xp}, {window} : {xp_ty}, {window_ty}) outs({init} : {out}) -> {out}",
-        list(dilations),
-        list(strides)
+        "linalg.pooling_nchw_sum {attrs} ins({xp}, {window} : {xp_ty}, {window_ty}) outs({init} : {out}) -> {out}"
     ));
     let empty = k.empty(out);
     Ok(k.generic(&[(&sum, out, Map::identity(4))], (&empty, out, Map::identity(4)), &[Iter::Parallel; 4], |b, a| {

@@ -23,13 +23,13 @@
 //! into bands of at least [`MIN_BAND_ROWS`] rows, at most [`MAX_BANDS`] (eight cost more
 //! launches and saved nothing more at any zoo peak).
 
-use crate::conv_borders::{live_between, near_peak, pressure};
+use crate::conv_borders::{live_between, near_peak, pair_attribute, pressure};
 use melior::ir::ValueLike;
-use strata_ir::handle::{dense_ints, tensor_bytes};
+use strata_ir::handle::tensor_bytes;
 use strata_ir::rewrite::collect;
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 use strata_lower::kernel::{Kernel, KernelCache};
-use strata_lower::nn::list;
+use strata_lower::nn::{list, window_attributes};
 use strata_lower::ops::tensor_type;
 use strata_lower::pads::Pad;
 
@@ -104,24 +104,14 @@ fn kernel(op: Op, pad: &Pad, count: i64) -> Option<String> {
     let padded = tensor_type(op.operand(0).r#type()).ok()?;
     let filter = tensor_type(op.operand(1).r#type()).ok()?;
     let acc = tensor_type(op.operand(2).r#type()).ok()?;
-    let attr = |name: &str| -> Option<Vec<i64>> {
-        match op.attribute(name) {
-            None => Some(vec![1, 1]),
-            Some(a) => dense_ints(a).filter(|v| v.len() == 2),
-        }
-    };
-    let (strides, dilations) = (attr("strides")?, attr("dilations")?);
+    let (strides, dilations) = (pair_attribute(op, "strides")?, pair_attribute(op, "dilations")?);
     let [n, c, h, w] = source.shape[..] else { return None };
     let (top, left) = (pad.low[2], pad.low[3]);
     let right = padded.shape[3] - w - left;
     let parts = split(acc.shape[2], count, filter.shape[2], strides[0], dilations[0], h, top);
     let mut k = Kernel::new(vec![source.clone(), filter.clone(), acc.clone()]);
     let (x, weights) = (k.arg(0), k.arg(1));
-    let attrs = format!(
-        "{{dilations = dense<[{}]> : tensor<2xi64>, strides = dense<[{}]> : tensor<2xi64>}}",
-        list(&dilations),
-        list(&strides)
-    );
+    let attrs = window_attributes(&strides, &dilations);
     let zero = k.stored_constant(&pad.value, &source.elem);
     let mut result = k.arg(2);
     for band in parts {

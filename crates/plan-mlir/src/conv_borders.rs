@@ -55,7 +55,7 @@ use strata_ir::{
     Blk, Op, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val,
 };
 use strata_lower::kernel::{Iter, Kernel, KernelCache, Map};
-use strata_lower::nn::list;
+use strata_lower::nn::{list, window_attributes};
 use strata_lower::ops::tensor_type;
 use strata_lower::pads::{clamp_in_place, Pad};
 
@@ -177,6 +177,15 @@ fn identity(name: &str, value: f64) -> bool {
     }
 }
 
+/// A windowed op's two-value attribute `name` (`strides`, `dilations`): `[1, 1]` when absent,
+/// `None` when it is not two integers.
+pub(crate) fn pair_attribute(op: Op, name: &str) -> Option<Vec<i64>> {
+    match op.attribute(name) {
+        None => Some(vec![1, 1]),
+        Some(a) => dense_ints(a).filter(|v| v.len() == 2),
+    }
+}
+
 /// The kernel text that replaces `op` (and the clamp after it, whose ops are `clamp`):
 /// arguments the unpadded input, the filter or window, the accumulator. `None` when `op` is
 /// not split.
@@ -200,13 +209,7 @@ fn kernel(op: Op, padded: Op, pad: &Pad, clamp: Option<&[(String, String)]>) -> 
     if padded.shape[..2] != source.shape[..2] || !identity(&name, pad.number) {
         return None;
     }
-    let attr = |name: &str| -> Option<Vec<i64>> {
-        match op.attribute(name) {
-            None => Some(vec![1, 1]),
-            Some(a) => dense_ints(a).filter(|v| v.len() == 2),
-        }
-    };
-    let (strides, dilations) = (attr("strides")?, attr("dilations")?);
+    let (strides, dilations) = (pair_attribute(op, "strides")?, pair_attribute(op, "dilations")?);
     let window_at = filter.rank() - 2;
     let axis = |i: usize| Axis {
         input: source.shape[2 + i],
@@ -232,11 +235,7 @@ fn kernel(op: Op, padded: Op, pad: &Pad, clamp: Option<&[(String, String)]>) -> 
     parts.sort_by_key(|[r, c]| std::cmp::Reverse((r.outputs.1 - r.outputs.0) * (c.outputs.1 - c.outputs.0)));
     let mut k = Kernel::new(vec![source.clone(), filter.clone(), acc.clone()]);
     let (x, w) = (k.arg(0), k.arg(1));
-    let attrs = format!(
-        "{{dilations = dense<[{}]> : tensor<2xi64>, strides = dense<[{}]> : tensor<2xi64>}}",
-        list(&dilations),
-        list(&strides)
-    );
+    let attrs = window_attributes(&strides, &dilations);
     // The result's leading dimensions (batch, channels; batch, groups, filters per group).
     let leading = &acc.shape[..rank - 2];
     let zeros = vec!["0"; rank - 2].join(", ");

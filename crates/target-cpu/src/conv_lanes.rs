@@ -599,19 +599,15 @@ fn row_split(op: OperationRef<'_, '_>, registers: Registers) -> Option<i64> {
     if row_stride != 1 || columns != 1 || positions(whole) >= 4 || main < 8 || main == rows {
         return None;
     }
-    let ((first, _), (_, _)) = (block(main)?, block(rows - main)?);
+    let (first, _) = block(main)?;
+    block(rows - main)?;
     (positions(first) > positions(whole)).then_some(main)
 }
 
 /// Rewrites each convolution that [`row_split`] splits into two on its row ranges, each on a
-/// slice of the input and of the accumulator, written back in place; returns how many.
-fn split_rows(
-    module: OperationRef<'_, '_>,
-    cx: &mut PassContext<'_>,
-    registers: Registers,
-) -> Result<usize, PassFailed> {
+/// slice of the input and of the accumulator, written back in place.
+fn split_rows(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers: Registers) -> Result<(), PassFailed> {
     let mut kernels = strata_lower::kernel::KernelCache::default();
-    let mut count = 0;
     for raw in collect(&module, |op| op.is("linalg.conv_2d_nchw_fchw")) {
         let op = raw.get();
         let Some(main) = row_split(op, registers) else { continue };
@@ -619,17 +615,13 @@ fn split_rows(
         let [kh, dilation] = [w.shape[2], int_pair(op, "dilations")[0].max(1)];
         let [n, c, width] = [x.shape[0], x.shape[1], x.shape[3]];
         let [f, rows, columns] = [out.shape[1], out.shape[2], out.shape[3]];
-        let attrs = format!(
-            "{{dilations = dense<[{}]> : tensor<2xi64>, strides = dense<[{}]> : tensor<2xi64>}}",
-            list(&int_pair(op, "dilations")),
-            list(&int_pair(op, "strides"))
-        );
+        let attrs = strata_lower::nn::window_attributes(&int_pair(op, "strides"), &int_pair(op, "dilations"));
         let mut k = strata_lower::kernel::Kernel::new(vec![x.clone(), w.clone(), out.clone()]);
         let (input, filter) = (k.arg(0), k.arg(1));
         let mut result = k.arg(2);
-        for (first, count) in [(0, main), (main, rows - main)] {
-            let in_ty = x.with_shape(vec![n, c, count - 1 + (kh - 1) * dilation + 1, width]);
-            let out_ty = out.with_shape(vec![n, f, count, columns]);
+        for (first, part_rows) in [(0, main), (main, rows - main)] {
+            let in_ty = x.with_shape(vec![n, c, part_rows - 1 + (kh - 1) * dilation + 1, width]);
+            let out_ty = out.with_shape(vec![n, f, part_rows, columns]);
             let slice = k.emit(format_args!(
                 "tensor.extract_slice {input}[0, 0, {first}, 0] [{}] [1, 1, 1, 1] : {x} to {in_ty}",
                 list(&in_ty.shape)
@@ -645,9 +637,8 @@ fn split_rows(
         let text = format!("module {{\n{}}}\n", k.function("rows"));
         // Safety: `op` is a convolution of this module, replaced once and not used afterwards.
         unsafe { kernels.replace_op(cx, op, &text, "convolution rows")? };
-        count += 1;
     }
-    Ok(count)
+    Ok(())
 }
 
 /// The types of a convolution's input, filter and output when all three are static f32

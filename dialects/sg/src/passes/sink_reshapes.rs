@@ -72,32 +72,36 @@ impl Pass for SinkReshapes {
                 }
                 let Some(block) = op.op().block() else { continue };
                 let location = op.op().location();
-                let mut operands: Vec<Value> = Vec::new();
-                let mut fits = true;
-                for i in 0..op.op().operand_count() {
-                    let operand = op.operand(i);
-                    if operand == result {
-                        operands.push(source);
-                        continue;
-                    }
-                    let mut extended = crate::verify::shape(operand);
-                    if extended.is_empty() {
-                        operands.push(operand);
-                        continue;
-                    }
-                    extended.resize(extended.len() + units, 1);
-                    let Some(ty) = tensor_like(operand.r#type(), &extended) else {
-                        fits = false;
-                        break;
-                    };
-                    let widened =
-                        block.insert_operation_before(op.op(), Reshape::build(context, location, operand, ty));
-                    operands.push(widened.result(0).expect("one result").into());
-                }
                 let Some(wide_type) = tensor_like(output.r#type(), &crate::verify::shape(source)) else { continue };
-                if !fits {
-                    continue;
-                }
+                // Each operand as the wide op reads it: the reshape's source for the reshape, a
+                // scalar as it is, any other with the trailing unit axes (its type found before
+                // any op is made, so that nothing is left behind when one has none).
+                let widened: Option<Vec<(Value, Option<Type>)>> = (0..op.op().operand_count())
+                    .map(|i| {
+                        let operand = op.operand(i);
+                        let mut extended = crate::verify::shape(operand);
+                        if operand == result {
+                            return Some((source, None));
+                        }
+                        if extended.is_empty() {
+                            return Some((operand, None));
+                        }
+                        extended.resize(extended.len() + units, 1);
+                        Some((operand, Some(tensor_like(operand.r#type(), &extended)?)))
+                    })
+                    .collect();
+                let Some(widened) = widened else { continue };
+                let operands: Vec<Value> = widened
+                    .into_iter()
+                    .map(|(value, ty)| match ty {
+                        None => value,
+                        Some(ty) => block
+                            .insert_operation_before(op.op(), Reshape::build(context, location, value, ty))
+                            .result(0)
+                            .expect("one result")
+                            .into(),
+                    })
+                    .collect();
                 let wide = crate::build_elementwise(context, location, op.scalar(), &operands, wide_type);
                 let wide: Value = block.insert_operation_before(op.op(), wide).result(0).expect("one result").into();
                 let back =
