@@ -76,7 +76,7 @@
 // STAGE: error: --emit=obj is not a stage of target nvptx (--emit=gpu or ptx)
 
 // SO: wrote {{.*}}libconv_relu.so (manifest {{.*}}conv_relu.json, header {{.*}}conv_relu.h)
-// HEADER: #define STRATA_CONV_RELU_ARENA_BYTES ((size_t)1200)
+// HEADER: #define STRATA_CONV_RELU_ARENA_BYTES ((size_t){{[0-9]+}})
 // HEADER: #define STRATA_CONV_RELU_INPUT_0_ELEMENTS ((size_t)192)
 // HEADER: int strata_conv_relu_run(const uint8_t *weights, uint8_t *arena, const void *const *inputs, void *const *outputs);
 

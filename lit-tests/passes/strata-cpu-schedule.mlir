@@ -188,3 +188,18 @@ func.func @prime_rows(%x: tensor<1x16x39x1xf32>, %w: tensor<32x16x3x1xf32>) -> t
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x16x39x1xf32>, tensor<32x16x3x1xf32>) outs(%b : tensor<1x32x37x1xf32>) -> tensor<1x32x37x1xf32>
   return %c : tensor<1x32x37x1xf32>
 }
+
+// A constant filter of 128 filters (eight 64-byte lines a tap) is stored with one line more per
+// tap (144 floats: an odd number of lines), so that a tile's taps spread over every cache set;
+// the convolution reads the first 128 of each row.
+// CHECK-LABEL: func.func @padded_rows
+// CHECK: %[[W:.*]] = arith.constant dense_resource<conv_filter_chwf{{.*}}> : tensor<8x3x3x144xf32>
+// CHECK: tensor.extract_slice %[[W]][0, 0, 0, 0] [8, 3, 3, 128] [1, 1, 1, 1] : tensor<8x3x3x144xf32> to tensor<8x3x3x128xf32>
+func.func @padded_rows(%x: tensor<1x8x4x4xf32>) -> tensor<1x128x2x2xf32> {
+  %w = arith.constant dense<0.5> : tensor<128x8x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x128x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x128x2x2xf32>) -> tensor<1x128x2x2xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x4x4xf32>, tensor<128x8x3x3xf32>) outs(%init : tensor<1x128x2x2xf32>) -> tensor<1x128x2x2xf32>
+  return %0 : tensor<1x128x2x2xf32>
+}
