@@ -203,3 +203,17 @@ func.func @padded_rows(%x: tensor<1x8x4x4xf32>) -> tensor<1x128x2x2xf32> {
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x4x4xf32>, tensor<128x8x3x3xf32>) outs(%init : tensor<1x128x2x2xf32>) -> tensor<1x128x2x2xf32>
   return %0 : tensor<1x128x2x2xf32>
 }
+
+// A constant right-hand side of 128 columns (eight lines a row) is stored with one line more
+// per row too, read through a slice; 96 columns (six lines) or a non-constant one as they are.
+// CHECK-LABEL: func.func @padded_weights
+// CHECK: %[[B:.*]] = arith.constant dense_resource<matmul_rows{{.*}}> : tensor<32x144xf32>
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[B]][0, 0] [32, 128] [1, 1] : tensor<32x144xf32> to tensor<32x128xf32>
+// CHECK: linalg.matmul {strata.loop_order = "vectorize"} ins(%arg0, %[[S]] : tensor<8x32xf32>, tensor<32x128xf32>)
+// CHECK: linalg.matmul {strata.loop_order = "vectorize"} ins(%arg0, %arg1 : tensor<8x32xf32>, tensor<32x128xf32>)
+func.func @padded_weights(%a: tensor<8x32xf32>, %b: tensor<32x128xf32>, %c: tensor<8x128xf32>) -> (tensor<8x128xf32>, tensor<8x128xf32>) {
+  %w = arith.constant dense<0.5> : tensor<32x128xf32>
+  %0 = linalg.matmul ins(%a, %w : tensor<8x32xf32>, tensor<32x128xf32>) outs(%c : tensor<8x128xf32>) -> tensor<8x128xf32>
+  %1 = linalg.matmul ins(%a, %b : tensor<8x32xf32>, tensor<32x128xf32>) outs(%c : tensor<8x128xf32>) -> tensor<8x128xf32>
+  return %0, %1 : tensor<8x128xf32>, tensor<8x128xf32>
+}

@@ -5,7 +5,10 @@
 // views of the arena (MLIR 22 hoists no transfer of a view-like op's result, so the pass puts
 // a cast between the matmul and its accumulator view for the schedule, then a memref.cast).
 // Unmarked matmuls are left alone.
-// RUN: strata-opt %s -p 'builtin.module(strata-cpu-vectorize)' | FileCheck %s
+// The register block follows the vector registers: 8 x 32 with AVX-512's 16 lanes (16 of its
+// 24 accumulator registers), 4 x 16 with AVX2's 8 (8 of 12).
+// RUN: strata-opt %s -p 'builtin.module(strata-cpu-vectorize{vector-lanes=16})' | FileCheck %s
+// RUN: strata-opt %s -p 'builtin.module(strata-cpu-vectorize{vector-lanes=8})' | FileCheck %s --check-prefix=AVX2
 
 // CHECK-LABEL: func.func @marked
 // CHECK: scf.for %[[M:.*]] = %c0 to %c16 step %c8
@@ -17,6 +20,14 @@
 // CHECK: scf.yield
 // CHECK: vector.transfer_write {{.*}}, %arg2[%[[M]], %[[N]]]{{.*}} : vector<8x32xf32>, memref<16x64xf32>
 // CHECK-NOT: linalg.matmul
+// AVX2-LABEL: func.func @marked
+// AVX2: scf.for %[[M:.*]] = %c0 to %c16 step %c4
+// AVX2: scf.for %[[N:.*]] = %c0 to %c64 step %c16
+// AVX2: %[[ACC:.*]] = vector.transfer_read %arg2[%[[M]], %[[N]]]{{.*}} : memref<16x64xf32>, vector<4x16xf32>
+// AVX2: scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<4x16xf32>)
+// AVX2-COUNT-4: vector.fma {{.*}} : vector<16xf32>
+// AVX2: scf.yield
+// AVX2: vector.transfer_write {{.*}}, %arg2[%[[M]], %[[N]]]{{.*}} : vector<4x16xf32>, memref<16x64xf32>
 func.func @marked(%a: memref<16x48xf32>, %b: memref<48x64xf32>, %c: memref<16x64xf32>) {
   linalg.matmul {strata.loop_order = "vectorize"} ins(%a, %b : memref<16x48xf32>, memref<48x64xf32>) outs(%c : memref<16x64xf32>)
   return

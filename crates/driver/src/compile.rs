@@ -203,7 +203,7 @@ pub fn memref_pipeline(
     let parallelize = format!("strata-parallelize{{threads={threads}}}");
     if schedule {
         format!(
-            "builtin.module({borders}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},{plan},strata-cpu-vectorize{{threads={threads}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes} threads={threads}}},canonicalize{{region-simplify=disabled}}{profile})"
+            "builtin.module({borders}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},{plan},strata-cpu-vectorize{{threads={threads} vector-lanes={lanes}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes} threads={threads}}},canonicalize{{region-simplify=disabled}}{profile})"
         )
     } else {
         format!("builtin.module({borders}{plan},{parallelize},canonicalize{profile})")

@@ -61,7 +61,7 @@ fn filter_chwf_padded(values: &[f32], [f, c, k]: [i64; 3], row: i64) -> Vec<f32>
 /// 8-way L1, 512 KiB L2) 3x3 convolutions of 128 channels at 28 x 28 ran at 43 GFLOP/s with
 /// 128 or 256 filters, 74-79 with 16 to 64; with an odd number of lines between taps every set
 /// takes its share. Costs at most an eighth more filter bytes.
-pub fn filter_row(f: i64) -> i64 {
+pub fn padded_row(f: i64) -> i64 {
     const LINE: i64 = 16;
     if f >= 128 && f % (2 * LINE) == 0 {
         f + LINE
@@ -243,9 +243,9 @@ pub fn rewrite(
         let wt_ty = w_ty.with_shape(vec![c, kh, kw, f]);
         let strides = int_pair(op, "strides").map(|s| s.max(1));
         let dilations = int_pair(op, "dilations").map(|d| d.max(1));
-        // The filter: a constant transposed now (its tap rows padded, see `filter_row`), or a
+        // The filter: a constant transposed now (its tap rows padded, see `padded_row`), or a
         // transpose in the kernel.
-        let row = filter_row(f);
+        let row = padded_row(f);
         let stored_ty = w_ty.with_shape(vec![c, kh, kw, row]);
         let constant = defining_op(w).filter(|d| strata_ir::ods::op_name(*d) == "arith.constant");
         let filter = constant.and_then(|d| {
@@ -586,7 +586,7 @@ fn compile_time_filter(
         return Some(value);
     }
     let values = strata_ir::resource::f32_values(constant.attribute("value").ok()?)?;
-    let value = new_f32_constant(context, op, wt_ty, &rearrange(&values)?);
+    let value = new_f32_constant(context, op, wt_ty, &rearrange(&values)?, "conv_filter_chwf");
     memo.insert(key, value);
     Some(value)
 }
@@ -737,21 +737,22 @@ fn int_pair(op: OperationRef<'_, '_>, name: &str) -> [i64; 2] {
 }
 
 /// A new `arith.constant` holding `values` (a `dense_resource` weight) right before `before`.
-fn new_f32_constant(
+pub(crate) fn new_f32_constant(
     context: &Context,
     before: OperationRef<'_, '_>,
     ty: &strata_lower::kernel::TensorTy,
     values: &[f32],
+    name: &str,
 ) -> Val {
     let tensor = Type::parse(context, &ty.to_string()).expect("a tensor type parses");
     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let attr = strata_ir::resource::dense_resource(tensor, "conv_filter_chwf", &bytes);
+    let attr = strata_ir::resource::dense_resource(tensor, name, &bytes);
     insert_before(context, Op::of(&before), "arith.constant", &[], tensor, Some(attr))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{filter_chwf, filter_chwf_padded, filter_row};
+    use super::{filter_chwf, filter_chwf_padded, padded_row};
 
     #[test]
     fn filters_go_to_the_last_axis() {
@@ -764,7 +765,7 @@ mod tests {
     #[test]
     fn tap_rows_are_an_odd_number_of_lines_apart() {
         // 16 floats a line: 128 and 512 filters take one line more, 64 and 144 as they are.
-        assert_eq!((filter_row(128), filter_row(512)), (144, 528));
-        assert_eq!((filter_row(64), filter_row(144), filter_row(96)), (64, 144, 96));
+        assert_eq!((padded_row(128), padded_row(512)), (144, 528));
+        assert_eq!((padded_row(64), padded_row(144), padded_row(96)), (64, 144, 96));
     }
 }

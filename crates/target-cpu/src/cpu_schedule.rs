@@ -12,9 +12,10 @@ use crate::conv_lanes::Registers;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::BlockLike;
 use melior::ir::ValueLike;
+use std::collections::BTreeMap;
 use strata_ir::rewrite::collect;
-use strata_ir::Op;
 use strata_ir::{attrs, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_ir::{Op, Val};
 use strata_lower::ops::tensor_type;
 
 /// The schedule script.
@@ -67,6 +68,7 @@ pub static INFO: PassInfo = PassInfo {
         StatisticInfo { name: "spatial-convolutions", help: "Of those, convolutions with output columns in the lanes (too few filters or taps for filter lanes, or grouped)" },
         StatisticInfo { name: "batch-matmuls", help: "Batch matmuls split into a loop of vectorised matmuls" },
         StatisticInfo { name: "outer-products", help: "Convolution steps written as vector outer products" },
+        StatisticInfo { name: "padded-weights", help: "Matmul weights stored with rows one cache line longer" },
     ],
 };
 
@@ -111,6 +113,7 @@ struct Scheduled {
     spatial: usize,
     batch_matmuls: usize,
     outer_products: usize,
+    padded_weights: usize,
 }
 
 impl Pass for CpuSchedule {
@@ -163,6 +166,7 @@ impl Pass for CpuSchedule {
         cx.bump("spatial-convolutions", done.spatial as u64);
         cx.bump("batch-matmuls", done.batch_matmuls as u64);
         cx.bump("outer-products", done.outer_products as u64);
+        cx.bump("padded-weights", done.padded_weights as u64);
         Ok(())
     }
 }
@@ -185,6 +189,7 @@ impl CpuSchedule {
             Vec::new()
         };
         done.batch_matmuls = split_batch_matmuls(module, cx).map_err(|_| Failed::Elsewhere)?;
+        done.padded_weights = pad_matmul_weights(module, cx);
         for (value, select) in [
             ("vectorize", vectorizable as fn(OperationRef<'_, '_>) -> bool),
             // The depthwise convolutions and matmuls `strata-vectorize-depthwise` and
@@ -298,6 +303,77 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
         .replace("    // EPILOGUES", &format!("{epilogues}    // EPILOGUES"))
         .replace("    // FOLD", &format!("{fold}    // FOLD"))
         .replace("    // VECTORIZE", &format!("{vectorize}    // VECTORIZE"))
+}
+
+/// Stores each constant `K x N` right-hand side of an f32 `linalg.matmul` whose rows are an
+/// even number of cache lines from 128 columns up with one line more per row, read through a
+/// slice (see [`crate::conv_lanes::padded_row`]): the register blocks step down its rows, and
+/// rows a power-of-two number of lines apart (GPT-2's 1024 columns: 4 KiB, every row in the
+/// same L1 set) evicted each other within a block's reduction. Shared weights are padded once.
+fn pad_matmul_weights(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> usize {
+    let context = cx.strata().mlir();
+    let mut padded: BTreeMap<usize, Val> = BTreeMap::new();
+    let mut count = 0;
+    for raw in collect(&module, |op| op.is("linalg.matmul")) {
+        let op = raw.get();
+        let Some(weights) = op.operand(1).ok() else { continue };
+        let Some(constant) =
+            strata_ir::rewrite::defining_op(weights).filter(|d| strata_ir::ods::op_name(*d) == "arith.constant")
+        else {
+            continue;
+        };
+        let Ok(ty) = tensor_type(weights.r#type()) else { continue };
+        let [k, n] = ty.shape[..] else { continue };
+        let row = crate::conv_lanes::padded_row(n);
+        if ty.elem.name != "f32" || row == n || !vectorizable_operands(op) {
+            continue;
+        }
+        let key = Op::of(&constant).raw().ptr as usize;
+        let stored = match padded.get(&key) {
+            Some(&value) => value,
+            None => {
+                let Some(values) = constant.attribute("value").ok().and_then(strata_ir::resource::f32_values) else {
+                    continue;
+                };
+                let mut rows = vec![0f32; (k * row) as usize];
+                for (r, chunk) in values.chunks(n as usize).enumerate() {
+                    rows[r * row as usize..][..n as usize].copy_from_slice(chunk);
+                }
+                let stored_ty = ty.with_shape(vec![k, row]);
+                let value = crate::conv_lanes::new_f32_constant(context, op, &stored_ty, &rows, "matmul_rows");
+                padded.insert(key, value);
+                value
+            }
+        };
+        let slice = crate::vector_ops::build(
+            context,
+            Op::of(&op),
+            "tensor.extract_slice",
+            &[stored],
+            &ty.to_string(),
+            &[
+                ("static_offsets", "array<i64: 0, 0>".into()),
+                ("static_sizes", format!("array<i64: {k}, {n}>")),
+                ("static_strides", "array<i64: 1, 1>".into()),
+                ("operandSegmentSizes", "array<i32: 1, 0, 0, 0>".into()),
+            ],
+        );
+        if let Some(slice) = slice {
+            Op::of(&op).set_operand(1, slice);
+            count += 1;
+        }
+    }
+    count
+}
+
+/// Whether the matmul's operands are all f32 tensors of rank 2.
+fn vectorizable_operands(op: OperationRef<'_, '_>) -> bool {
+    (0..3).all(|i| {
+        op.operand(i)
+            .ok()
+            .and_then(|v| tensor_type(v.r#type()).ok())
+            .is_some_and(|t| t.elem.name == "f32" && t.shape.len() == 2)
+    })
 }
 
 /// The shapes `[b, m, k, n]` of a batch matmul to split into matmuls: static f32 with the
@@ -432,16 +508,31 @@ pub static VECTORIZE_INFO: PassInfo = PassInfo {
     name: "strata-cpu-vectorize",
     summary: "Tile and vectorise the matmuls strata-cpu-schedule marked (a transform-dialect script on buffers)",
     anchor: "builtin.module",
-    options: &[THREADS_OPTION],
+    options: &[THREADS_OPTION, crate::vectorize_elementwise::VECTOR_LANES_OPTION],
     statistics: &[],
 };
 
 pub fn create_vectorize(options: &PassOptions) -> Box<dyn Pass> {
-    Box::new(CpuVectorize { threads: options.int("threads") })
+    Box::new(CpuVectorize { threads: options.int("threads"), lanes: options.int("vector-lanes").max(1) })
 }
 
 struct CpuVectorize {
     threads: i64,
+    lanes: i64,
+}
+
+/// The register block `[rows, columns]` of the marked matmuls for vectors of `lanes` f32: two
+/// vectors of columns by as many rows (8, 4 or 2: they divide the marked matmuls' multiples
+/// of 8) as the accumulator registers hold ([`Registers::for_lanes`]). AVX-512 takes 8 x 32
+/// (16 of its 24 accumulators); AVX2 4 x 16 (8 of 12). AVX2 used to take 8 x 32 too: 32
+/// accumulators in 16 ymm registers, spilled on every step (GPT-2's 64 x 256 x 1024 products
+/// ran at a third of ONNX Runtime's speed on a Zen3 core).
+pub fn register_tile(lanes: i64) -> [i64; 2] {
+    let columns = (2 * lanes).min(32);
+    let vectors = (columns + lanes - 1) / lanes;
+    let accumulators = Registers::for_lanes(lanes).accumulators;
+    let rows = [8, 4, 2].into_iter().find(|&r| r * vectors <= accumulators).unwrap_or(1);
+    [rows, columns]
 }
 
 /// Cache tile sizes for an `m x n x k` matmul: the whole dimension up to 64 / 128 / 256, else
@@ -491,6 +582,7 @@ impl Pass for CpuVectorize {
             return Ok(());
         }
         let (mut tiling, mut fold) = (String::new(), String::new());
+        let [rows, columns] = register_tile(self.lanes);
         for (i, &([m, n, k], parallel)) in sizes.iter().enumerate() {
             let label = cache_label([m, n, k], parallel);
             tiling += &format!(
@@ -508,7 +600,7 @@ impl Pass for CpuVectorize {
             };
             tiling += &format!(
                 "\
-    %r{i}, %rl{i}:3 = transform.structured.tile_using_for %c{i} tile_sizes [8, 32, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n\
+    %r{i}, %rl{i}:3 = transform.structured.tile_using_for %c{i} tile_sizes [{rows}, {columns}, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n\
     transform.structured.vectorize %r{i} : !transform.any_op\n"
             );
             fold += &format!(
