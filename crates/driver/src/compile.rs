@@ -515,6 +515,7 @@ pub fn compile<'c>(
             };
             let entry = strata_target_cpu::add_entry(strata, &compiled.module, "main", &options.name, sig)
                 .map_err(|e| format!("error: {e}"))?;
+            strata_target_cpu::bf16::define_truncation(strata, &compiled.module).map_err(|e| format!("error: {e}"))?;
             strata_target_cpu::set_host_target(strata.mlir(), &compiled.module).map_err(|e| format!("error: {e}"))?;
             strata_target_cpu::outline_kernels::mark(strata.mlir(), &compiled.module)
                 .map_err(|e| format!("error: {e}"))?;

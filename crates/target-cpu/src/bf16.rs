@@ -81,6 +81,52 @@ impl Pass for ExpandBf16 {
     }
 }
 
+/// The definition of `__truncsfbf2` (f32 to bf16, round to nearest even, NaN a quiet NaN),
+/// `weak_odr` and hidden, never optimised or inlined.
+const TRUNCATION: &str = r#"module {
+  llvm.func weak_odr hidden @__truncsfbf2(%x: f32) -> bf16 attributes {passthrough = ["noinline", "optnone"]} {
+    %c16 = llvm.mlir.constant(16 : i32) : i32
+    %c1 = llvm.mlir.constant(1 : i32) : i32
+    %bias = llvm.mlir.constant(32767 : i32) : i32
+    %qnan = llvm.mlir.constant(32704 : i16) : i16
+    %bits = llvm.bitcast %x : f32 to i32
+    %high = llvm.lshr %bits, %c16 : i32
+    %odd = llvm.and %high, %c1 : i32
+    %round = llvm.add %odd, %bias : i32
+    %sum = llvm.add %bits, %round : i32
+    %top = llvm.lshr %sum, %c16 : i32
+    %half = llvm.trunc %top : i32 to i16
+    %nan = llvm.fcmp "uno" %x, %x : f32
+    %pick = llvm.select %nan, %qnan, %half : i1, i16
+    %result = llvm.bitcast %pick : i16 to bf16
+    llvm.return %result : bf16
+  }
+}
+"#;
+
+/// Defines `__truncsfbf2` in `module` (LLVM dialect), the compiler-rt builtin that LLVM's x86
+/// backend calls for an f32 to bf16 truncation on hosts without AVX-512 BF16, which neither the
+/// JIT's process nor the C runtime provides. `strata-expand-bf16` leaves no truncation of its
+/// own, but LLVM makes new ones: it narrows a `maximum` of two extended bf16 values (exact in
+/// bf16) back to a bf16 `maximum`, which the backend computes in f32 and truncates. Without
+/// the definition, such models (the bf16 Attention and Celu node tests, say) failed to load on
+/// AVX2 machines ("Symbols not found: __truncsfbf2"). `weak_odr` and hidden: one definition
+/// per linked library whatever the number of objects, none exported. Unoptimised (`optnone`),
+/// so that LLVM cannot recognise its body as a truncation and call itself.
+pub fn define_truncation(strata: &strata_ir::StrataContext, module: &melior::ir::Module<'_>) -> Result<(), String> {
+    let defined = strata_ir::Blk::of(&module.body())
+        .ops()
+        .into_iter()
+        .any(|op| op.is("llvm.func") && op.symbol_name().as_deref() == Some("__truncsfbf2"));
+    if defined {
+        return Ok(());
+    }
+    let helper = strata.parse(TRUNCATION, "bf16 truncation").map_err(|e| e.to_string())?;
+    let function = strata_ir::Blk::of(&helper.body()).first().ok_or("empty bf16 truncation module")?;
+    strata_ir::Blk::of(&module.body()).append(function.clone_detached());
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::kernel;
