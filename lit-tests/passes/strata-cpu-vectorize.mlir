@@ -10,9 +10,10 @@
 // RUN: strata-opt %s -p 'builtin.module(strata-cpu-vectorize{vector-lanes=16})' | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-cpu-vectorize{vector-lanes=8})' | FileCheck %s --check-prefix=AVX2
 
+// Column blocks outside, row blocks inside (a block's slice of %b stays in L1 for the rows).
 // CHECK-LABEL: func.func @marked
-// CHECK: scf.for %[[M:.*]] = %c0 to %c16 step %c8
 // CHECK: scf.for %[[N:.*]] = %c0 to %c64 step %c32
+// CHECK: scf.for %[[M:.*]] = %c0 to %c16 step %c8
 // CHECK: %[[ACC:.*]] = vector.transfer_read %arg2[%[[M]], %[[N]]]{{.*}} : memref<16x64xf32>, vector<8x32xf32>
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<8x32xf32>)
 // CHECK: vector.broadcast {{.*}} : f32 to vector<32xf32>
@@ -21,8 +22,8 @@
 // CHECK: vector.transfer_write {{.*}}, %arg2[%[[M]], %[[N]]]{{.*}} : vector<8x32xf32>, memref<16x64xf32>
 // CHECK-NOT: linalg.matmul
 // AVX2-LABEL: func.func @marked
-// AVX2: scf.for %[[M:.*]] = %c0 to %c16 step %c4
 // AVX2: scf.for %[[N:.*]] = %c0 to %c64 step %c16
+// AVX2: scf.for %[[M:.*]] = %c0 to %c16 step %c4
 // AVX2: %[[ACC:.*]] = vector.transfer_read %arg2[%[[M]], %[[N]]]{{.*}} : memref<16x64xf32>, vector<4x16xf32>
 // AVX2: scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<4x16xf32>)
 // AVX2-COUNT-4: vector.fma {{.*}} : vector<16xf32>

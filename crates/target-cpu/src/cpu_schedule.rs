@@ -582,6 +582,12 @@ impl Pass for CpuVectorize {
             return Ok(());
         }
         let (mut tiling, mut fold) = (String::new(), String::new());
+        // Register blocks column block by column block, the rows inside (BLIS's order): a block's
+        // `k x columns` slice of the right-hand side stays in L1 while the rows' blocks reuse it,
+        // and each row block reads its `rows x k` of the left-hand side. Rows outside re-read the
+        // whole `k x n` tile per row block from L2: GPT-2's 64 x 256 x 1024 products (one thread,
+        // this AVX2 machine, interleaved minima) 3.49 -> 2.86 ms for the block, BERT-tiny's
+        // 128-column ones unchanged.
         let [rows, columns] = register_tile(self.lanes);
         for (i, &([m, n, k], parallel)) in sizes.iter().enumerate() {
             let label = cache_label([m, n, k], parallel);
@@ -600,7 +606,7 @@ impl Pass for CpuVectorize {
             };
             tiling += &format!(
                 "\
-    %r{i}, %rl{i}:3 = transform.structured.tile_using_for %c{i} tile_sizes [{rows}, {columns}, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n\
+    %r{i}, %rl{i}:3 = transform.structured.tile_using_for %c{i} tile_sizes [{rows}, {columns}, 1] interchange = [1, 0, 2] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n\
     transform.structured.vectorize %r{i} : !transform.any_op\n"
             );
             fold += &format!(
