@@ -309,7 +309,9 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
 /// even number of cache lines from 128 columns up with one line more per row, read through a
 /// slice (see [`crate::conv_lanes::padded_row`]): the register blocks step down its rows, and
 /// rows a power-of-two number of lines apart (GPT-2's 1024 columns: 4 KiB, every row in the
-/// same L1 set) evicted each other within a block's reduction. Shared weights are padded once.
+/// same L1 set) evicted each other within a block's reduction. Shared weights are padded once;
+/// a constant that something other than these matmuls also reads (tied embeddings) is then
+/// stored twice, as it is and padded.
 fn pad_matmul_weights(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> usize {
     let context = cx.strata().mlir();
     let mut padded: BTreeMap<usize, Val> = BTreeMap::new();
@@ -332,9 +334,8 @@ fn pad_matmul_weights(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) ->
         let stored = match padded.get(&key) {
             Some(&value) => value,
             None => {
-                let Some(values) = constant.attribute("value").ok().and_then(strata_ir::resource::f32_values) else {
-                    continue;
-                };
+                let values = constant.attribute("value").ok().and_then(strata_ir::resource::f32_values);
+                let Some(values) = values.filter(|v| v.len() as i64 == k * n) else { continue };
                 let mut rows = vec![0f32; (k * row) as usize];
                 for (r, chunk) in values.chunks(n as usize).enumerate() {
                     rows[r * row as usize..][..n as usize].copy_from_slice(chunk);
