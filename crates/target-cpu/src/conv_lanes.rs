@@ -70,6 +70,9 @@ pub fn padded_row(f: i64) -> i64 {
     }
 }
 
+/// The `dense_resource` name of the filters rearranged at compile time.
+const FILTER_RESOURCE: &str = "conv_filter_chwf";
+
 /// How one convolution is tiled: its register block and the order of the tile loops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConvBlock {
@@ -249,7 +252,7 @@ pub fn rewrite(
         let stored_ty = w_ty.with_shape(vec![c, kh, kw, row]);
         let constant = defining_op(w).filter(|d| strata_ir::ods::op_name(*d) == "arith.constant");
         let filter = constant.and_then(|d| {
-            compile_time_filter(&mut transposed, strata.mlir(), op, d, &stored_ty, |values| {
+            compile_time_constant(&mut transposed, strata.mlir(), op, d, &stored_ty, FILTER_RESOURCE, |values| {
                 Some(filter_chwf_padded(values, [f, c, kh * kw], row))
             })
         });
@@ -490,7 +493,7 @@ fn rewrite_grouped(
             })
             .filter(|d| strata_ir::ods::op_name(*d) == "arith.constant");
         let filter = constant.and_then(|d| {
-            compile_time_filter(&mut transposed, strata.mlir(), op, d, &wt_ty, |values| {
+            compile_time_constant(&mut transposed, strata.mlir(), op, d, &wt_ty, FILTER_RESOURCE, |values| {
                 let per_group = (f * c * kh * kw) as usize;
                 (values.len() == per_group * g as usize).then_some(())?;
                 Some(values.chunks(per_group).flat_map(|group| filter_chwf(group, [f, c, kh * kw])).collect())
@@ -570,15 +573,17 @@ fn inline_kernel<'c>(
     Ok(())
 }
 
-/// The constant filter `constant` rearranged at compile time by `rearrange` (`None`: it
-/// cannot be) into a new constant of type `wt_ty` right before `op`; once per constant op
-/// (`memo`), so a weight several convolutions share is rearranged once.
-fn compile_time_filter(
+/// The constant weight `constant` rearranged at compile time by `rearrange` (`None`: it
+/// cannot be) into a new constant of type `wt_ty` right before `op`, its `dense_resource`
+/// named `name`; once per constant op (`memo`), so a weight several convolutions or matmuls
+/// share is rearranged once.
+pub(crate) fn compile_time_constant(
     memo: &mut BTreeMap<usize, Val>,
     context: &Context,
     op: OperationRef<'_, '_>,
     constant: OperationRef<'_, '_>,
     wt_ty: &strata_lower::kernel::TensorTy,
+    name: &str,
     rearrange: impl FnOnce(&[f32]) -> Option<Vec<f32>>,
 ) -> Option<Val> {
     let key = Op::of(&constant).raw().ptr as usize;
@@ -586,7 +591,7 @@ fn compile_time_filter(
         return Some(value);
     }
     let values = strata_ir::resource::f32_values(constant.attribute("value").ok()?)?;
-    let value = new_f32_constant(context, op, wt_ty, &rearrange(&values)?, "conv_filter_chwf");
+    let value = new_f32_constant(context, op, wt_ty, &rearrange(&values)?, name);
     memo.insert(key, value);
     Some(value)
 }
@@ -737,7 +742,7 @@ fn int_pair(op: OperationRef<'_, '_>, name: &str) -> [i64; 2] {
 }
 
 /// A new `arith.constant` holding `values` (a `dense_resource` weight) right before `before`.
-pub(crate) fn new_f32_constant(
+fn new_f32_constant(
     context: &Context,
     before: OperationRef<'_, '_>,
     ty: &strata_lower::kernel::TensorTy,

@@ -327,24 +327,30 @@ fn pad_matmul_weights(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) ->
         let Ok(ty) = tensor_type(weights.r#type()) else { continue };
         let [k, n] = ty.shape[..] else { continue };
         let row = crate::conv_lanes::padded_row(n);
-        if ty.elem.name != "f32" || row == n || !vectorizable_operands(op) {
+        if ty.elem.name != "f32" || row == n || !f32_operands(op) {
             continue;
         }
-        let key = Op::of(&constant).raw().ptr as usize;
-        let stored = match padded.get(&key) {
-            Some(&value) => value,
-            None => {
-                let values = constant.attribute("value").ok().and_then(strata_ir::resource::f32_values);
-                let Some(values) = values.filter(|v| v.len() as i64 == k * n) else { continue };
-                let mut rows = vec![0f32; (k * row) as usize];
-                for (r, chunk) in values.chunks(n as usize).enumerate() {
-                    rows[r * row as usize..][..n as usize].copy_from_slice(chunk);
-                }
-                let stored_ty = ty.with_shape(vec![k, row]);
-                let value = crate::conv_lanes::new_f32_constant(context, op, &stored_ty, &rows, "matmul_rows");
-                padded.insert(key, value);
-                value
+        let stored_ty = ty.with_shape(vec![k, row]);
+        let pad_rows = |values: &[f32]| {
+            if values.len() as i64 != k * n {
+                return None;
             }
+            let mut rows = vec![0f32; (k * row) as usize];
+            for (r, chunk) in values.chunks(n as usize).enumerate() {
+                rows[r * row as usize..][..n as usize].copy_from_slice(chunk);
+            }
+            Some(rows)
+        };
+        let Some(stored) = crate::conv_lanes::compile_time_constant(
+            &mut padded,
+            context,
+            op,
+            constant,
+            &stored_ty,
+            "matmul_rows",
+            pad_rows,
+        ) else {
+            continue;
         };
         let slice = crate::vector_ops::build(
             context,
@@ -367,14 +373,9 @@ fn pad_matmul_weights(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) ->
     count
 }
 
-/// Whether the matmul's operands are all f32 tensors of rank 2.
-fn vectorizable_operands(op: OperationRef<'_, '_>) -> bool {
-    (0..3).all(|i| {
-        op.operand(i)
-            .ok()
-            .and_then(|v| tensor_type(v.r#type()).ok())
-            .is_some_and(|t| t.elem.name == "f32" && t.shape.len() == 2)
-    })
+/// Whether a matmul's three operands are f32 tensors.
+fn f32_operands(op: OperationRef<'_, '_>) -> bool {
+    (0..3).all(|i| op.operand(i).ok().and_then(|v| tensor_type(v.r#type()).ok()).is_some_and(|t| t.elem.name == "f32"))
 }
 
 /// The shapes `[b, m, k, n]` of a batch matmul to split into matmuls: static f32 with the
@@ -441,10 +442,8 @@ pub fn vectorizable(op: OperationRef<'_, '_>) -> bool {
         return false;
     }
     // Every operand f32 (a half-precision matmul accumulating in f32 is not this schedule's).
-    let f32_operands = (0..3)
-        .all(|i| op.operand(i).ok().and_then(|v| tensor_type(v.r#type()).ok()).is_some_and(|t| t.elem.name == "f32"));
     let out = op.operand(2).ok().and_then(|v| tensor_type(v.r#type()).ok());
-    f32_operands
+    f32_operands(op)
         && out.is_some_and(|t| {
             t.shape.len() == 2 && t.shape[0] > 0 && t.shape[0] % 8 == 0 && t.shape[1] > 0 && t.shape[1] % 32 == 0
         })
