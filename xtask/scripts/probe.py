@@ -598,6 +598,66 @@ def window_borders():
             "ok", [f"0 of {expected.size} elements outside"])
 
 
+def conv_reference(x, w, b, s, d, pads):
+    """A convolution of `x` [1, C, H, W] by `w` [F, C, KH, KW] plus `b` in float64: strides `s`,
+    dilations `d`, pads [top, left, bottom, right] of zeros."""
+    _, c, h, wd = x.shape
+    f, _, kh, kw = w.shape
+    xp = np.zeros((1, c, h + pads[0] + pads[2], wd + pads[1] + pads[3]), np.float64)
+    xp[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + wd] = x
+    oh = (xp.shape[2] - (kh - 1) * d[0] - 1) // s[0] + 1
+    ow = (xp.shape[3] - (kw - 1) * d[1] - 1) // s[1] + 1
+    y = np.zeros((1, f, oh, ow), np.float64) + b[None, :, None, None]
+    for i in range(kh):
+        for j in range(kw):
+            rows = slice(i * d[0], i * d[0] + (oh - 1) * s[0] + 1, s[0])
+            cols = slice(j * d[1], j * d[1] + (ow - 1) * s[1] + 1, s[1])
+            y[0] += np.einsum("fc,chw->fhw", w[:, :, i, j].astype(np.float64), xp[0, :, rows, cols])
+    return y
+
+
+def pool_bands():
+    """A convolution, a ReLU and a pool, the chain `strata-band-pools` runs in bands of output
+    rows (each band computing only the convolution rows its windows read, with the windows of
+    neighbouring bands overlapping): ResNet's stem, VGG's unpadded 2x2 pools, stride 1, a
+    dilated convolution, odd sizes (uneven bands), asymmetric pads and average pools, against
+    NumPy, on one and two threads."""
+    family = "pool-bands"
+    rng = np.random.default_rng(11)
+    # name, channels in/out, H, W, conv (window, strides, dilations, pads), pool (kind, window,
+    # strides, pads)
+    cases = [
+        ("resnet-stem", 3, 16, 32, 32, ((7, 7), (2, 2), (1, 1), (3, 3, 3, 3)), ("max", (3, 3), (2, 2), (1, 1, 1, 1))),
+        ("vgg-unpadded-pool", 4, 8, 18, 20, ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1)), ("max", (2, 2), (2, 2), (0, 0, 0, 0))),
+        ("strided-conv-unpadded", 3, 8, 33, 33, ((3, 3), (2, 2), (1, 1), (0, 0, 0, 0)), ("max", (2, 2), (2, 2), (0, 0, 0, 0))),
+        ("dilated-odd", 3, 8, 27, 25, ((3, 3), (1, 1), (2, 2), (2, 2, 2, 2)), ("max", (3, 3), (2, 2), (1, 1, 1, 1))),
+        ("asymmetric-pool-pad", 4, 8, 20, 16, ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1)), ("max", (3, 3), (2, 2), (0, 0, 1, 1))),
+        ("avg-s1", 4, 8, 16, 16, ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1)), ("avg", (3, 3), (1, 1), (1, 1, 1, 1))),
+        ("avg-s2-odd", 3, 8, 29, 19, ((5, 5), (1, 1), (1, 1), (2, 2, 2, 2)), ("avg", (3, 3), (2, 2), (1, 1, 1, 1))),
+    ]
+    for name, c, f, h, wd, (k, s, d, pads), (kind, pk, ps, ppads) in cases:
+        x = rng.standard_normal((1, c, h, wd)).astype(np.float32)
+        w = (rng.standard_normal((f, c) + k) / np.sqrt(c * k[0] * k[1])).astype(np.float32)
+        b = rng.standard_normal(f).astype(np.float32) * 0.1
+        inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")]
+        conv = {"kernel_shape": list(k), "strides": list(s), "dilations": list(d), "pads": list(pads)}
+        pool = {"kernel_shape": list(pk), "strides": list(ps), "pads": list(ppads)}
+        nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], **conv),
+                 helper.make_node("Relu", ["c"], ["r"]),
+                 helper.make_node("MaxPool" if kind == "max" else "AveragePool", ["r"], ["y"], **pool)]
+        relu = np.maximum(conv_reference(x, w, b, s, d, pads), 0)
+        expected = window_reference(kind, relu, pk, ps, (1, 1), ppads, include_pad=False)
+        for threads in ("1", "2"):
+            cd = case_dir(family, f"{name}-t{threads}")
+            model = os.path.join(cd, "m.onnx")
+            save_model(model, nodes, [vi("x", FLOAT, list(x.shape))], [vi("y", FLOAT, list(expected.shape))], inits)
+            inputs = {"x": npy(os.path.join(cd, "x.npy"), x)}
+            add(family, f"{name}-t{threads}",
+                [run(model, inputs, "--threads", threads, "--expect", "y=" + npy(os.path.join(cd, "y.npy"), expected),
+                     "--rtol", "1e-4", "--atol", "1e-5")],
+                "ok", [f"0 of {expected.size} elements outside"])
+
+
 def one_row_products():
     """Products of one row by a right operand too big for the caches (classifier heads), which
     `strata-vectorize-matmul` streams row by row on one thread and splits into column blocks on
@@ -643,6 +703,7 @@ planner_csv()
 artifacts()
 concurrency()
 window_borders()
+pool_bands()
 one_row_products()
 with open(os.path.join(OUT, "cases.json"), "w") as f:
     json.dump(CASES, f, indent=1)

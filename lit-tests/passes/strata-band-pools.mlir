@@ -1,0 +1,137 @@
+// strata-band-pools: a pool over a convolution's result (through its elementwise epilogue and
+// the pool's pad) runs in bands of its output rows; each band computes only the convolution
+// rows its windows read, on a padded copy of only the input rows those need, applies the
+// epilogue, pads them as the whole result was padded and pools them into its rows of the
+// result.
+// RUN: strata-opt %s -p 'builtin.module(func.func(strata-band-pools))' --mlir-pass-statistics 2>&1 | FileCheck %s
+// What it saves: one band of the convolution's result in the arena instead of the whole.
+// RUN: strata-opt %s -p 'builtin.module(func.func(strata-band-pools),strata-bufferize-and-plan)' | FileCheck %s --check-prefix=PLAN
+// RUN: strata-opt %s -p 'builtin.module(strata-bufferize-and-plan)' | FileCheck %s --check-prefix=WHOLE
+
+// 3x3 convolution, pad 1, on 16 x 8, a ReLU, then a 3x3 stride-2 max pool, pad 1, to 8 x 4:
+// four bands of two pool rows. The first band's windows read a padding row and convolution
+// rows 0-3, which read input rows 0-4 under one row of zeros; the second reads convolution
+// rows 3-7 (the windows overlap by a row), input rows 2-8.
+// CHECK-LABEL: func.func @stem
+// CHECK: %[[ACC:.*]] = linalg.fill
+// CHECK: %[[IN0:.*]] = tensor.extract_slice %arg0[0, 0, 0, 0] [1, 1, 5, 8] [1, 1, 1, 1]
+// CHECK: %[[P0:.*]] = tensor.pad %[[IN0]] low[0, 0, 1, 1] high[0, 0, 0, 1]
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<1x2x4x8xf32>
+// CHECK: %[[B0:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2xf32>) outs(%[[E0]] : tensor<1x2x4x8xf32>)
+// CHECK: %[[C0:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins(%[[P0]], %{{.*}} : tensor<1x1x6x10xf32>, tensor<2x1x3x3xf32>) outs(%[[B0]] : tensor<1x2x4x8xf32>)
+// CHECK: %[[R0:.*]] = linalg.generic {{.*}} ins(%[[C0]] : tensor<1x2x4x8xf32>) outs(%[[C0]] : tensor<1x2x4x8xf32>) attrs = {strata.epilogue}
+// CHECK: %[[Q0:.*]] = tensor.pad %[[R0]] low[0, 0, 1, 1] high[0, 0, 0, 1]
+// CHECK: tensor<1x2x4x8xf32> to tensor<1x2x5x10xf32>
+// CHECK: %[[OUT0:.*]] = tensor.extract_slice %[[ACC]][0, 0, 0, 0] [1, 2, 2, 4]
+// CHECK: %[[POOL0:.*]] = linalg.pooling_nchw_max {{.*}} ins(%[[Q0]], %{{.*}} : tensor<1x2x5x10xf32>, tensor<3x3xi8>) outs(%[[OUT0]] : tensor<1x2x2x4xf32>)
+// CHECK: %[[ACC1:.*]] = tensor.insert_slice %[[POOL0]] into %[[ACC]][0, 0, 0, 0] [1, 2, 2, 4]
+// CHECK: tensor.extract_slice %arg0[0, 0, 2, 0] [1, 1, 7, 8] [1, 1, 1, 1]
+// CHECK: tensor.pad %{{.*}} low[0, 0, 0, 1] high[0, 0, 0, 1]
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} -> tensor<1x2x5x8xf32>
+// CHECK: tensor.extract_slice %[[ACC1]][0, 0, 2, 0] [1, 2, 2, 4]
+// CHECK: linalg.pooling_nchw_max
+// The last band reads input rows 10-15 above one row of zeros.
+// CHECK: tensor.extract_slice %arg0[0, 0, 10, 0] [1, 1, 6, 8] [1, 1, 1, 1]
+// CHECK: tensor.pad %{{.*}} low[0, 0, 0, 1] high[0, 0, 1, 1]
+// CHECK: %[[LAST:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 6, 0] [1, 2, 2, 4]
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// CHECK: return %[[LAST]]
+// PLAN-LABEL: func.func @stem
+// PLAN-SAME: strata.arena_bytes = 720
+// WHOLE-LABEL: func.func @stem
+// WHOLE-SAME: strata.arena_bytes = 2192
+#map = affine_map<(d0, d1, d2, d3) -> (d1)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @stem(%x: tensor<1x1x16x8xf32>) -> tensor<1x2x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %lowest = arith.constant 0xFF800000 : f32
+  %w = arith.constant dense<1.0> : tensor<2x1x3x3xf32>
+  %bias = arith.constant dense<[0.5, -0.5]> : tensor<2xf32>
+  %window = arith.constant dense<0> : tensor<3x3xi8>
+  %empty = tensor.empty() : tensor<1x2x16x8xf32>
+  %b = linalg.generic {indexing_maps = [#map, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : tensor<2xf32>) outs(%empty : tensor<1x2x16x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x2x16x8xf32>
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x1x16x8xf32> to tensor<1x1x18x10xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x1x18x10xf32>, tensor<2x1x3x3xf32>) outs(%b : tensor<1x2x16x8xf32>) -> tensor<1x2x16x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : tensor<1x2x16x8xf32>) outs(%c : tensor<1x2x16x8xf32>) attrs = {strata.epilogue} {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x16x8xf32>
+  %q = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %lowest : f32
+  } : tensor<1x2x16x8xf32> to tensor<1x2x18x10xf32>
+  %e2 = tensor.empty() : tensor<1x2x8x4xf32>
+  %acc = linalg.fill ins(%lowest : f32) outs(%e2 : tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  %pool = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%q, %window : tensor<1x2x18x10xf32>, tensor<3x3xi8>) outs(%acc : tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %pool : tensor<1x2x8x4xf32>
+}
+
+// Left whole: the convolution's result is also returned (it must exist whole), and a pool
+// whose input is not a convolution's.
+// CHECK-LABEL: func.func @left_whole
+// CHECK-COUNT-1: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// CHECK-COUNT-2: linalg.pooling_nchw_max
+// CHECK-NOT: linalg.pooling_nchw_max
+// CHECK: return
+func.func @left_whole(%x: tensor<1x1x16x8xf32>, %y: tensor<1x2x16x8xf32>) -> (tensor<1x2x16x8xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %lowest = arith.constant 0xFF800000 : f32
+  %w = arith.constant dense<1.0> : tensor<2x1x3x3xf32>
+  %window = arith.constant dense<0> : tensor<2x2xi8>
+  %empty = tensor.empty() : tensor<1x2x16x8xf32>
+  %b = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x2x16x8xf32>) -> tensor<1x2x16x8xf32>
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x1x16x8xf32> to tensor<1x1x18x10xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x1x18x10xf32>, tensor<2x1x3x3xf32>) outs(%b : tensor<1x2x16x8xf32>) -> tensor<1x2x16x8xf32>
+  %e2 = tensor.empty() : tensor<1x2x8x4xf32>
+  %acc = linalg.fill ins(%lowest : f32) outs(%e2 : tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  %pool = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%c, %window : tensor<1x2x16x8xf32>, tensor<2x2xi8>) outs(%acc : tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  %other = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%y, %window : tensor<1x2x16x8xf32>, tensor<2x2xi8>) outs(%acc : tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %c, %pool, %other : tensor<1x2x16x8xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>
+}
+
+// The same chain before an op with a larger result (its peak, 2304 B, is the function's):
+// two bands already take the chain below it, so it takes two, not four.
+// CHECK-LABEL: func.func @fewer_bands
+// CHECK-COUNT-2: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// CHECK: return
+func.func @fewer_bands(%x: tensor<1x1x16x8xf32>) -> tensor<1x2x16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %lowest = arith.constant 0xFF800000 : f32
+  %w = arith.constant dense<1.0> : tensor<2x1x3x3xf32>
+  %window = arith.constant dense<0> : tensor<3x3xi8>
+  %empty = tensor.empty() : tensor<1x2x16x8xf32>
+  %b = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x2x16x8xf32>) -> tensor<1x2x16x8xf32>
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x1x16x8xf32> to tensor<1x1x18x10xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x1x18x10xf32>, tensor<2x1x3x3xf32>) outs(%b : tensor<1x2x16x8xf32>) -> tensor<1x2x16x8xf32>
+  %q = tensor.pad %c low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %lowest : f32
+  } : tensor<1x2x16x8xf32> to tensor<1x2x18x10xf32>
+  %e2 = tensor.empty() : tensor<1x2x8x4xf32>
+  %acc = linalg.fill ins(%lowest : f32) outs(%e2 : tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  %pool = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%q, %window : tensor<1x2x18x10xf32>, tensor<3x3xi8>) outs(%acc : tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  %e3 = tensor.empty() : tensor<1x2x16x16xf32>
+  %up = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 4)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%pool : tensor<1x2x8x4xf32>) outs(%e3 : tensor<1x2x16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x2x16x16xf32>
+  return %up : tensor<1x2x16x16xf32>
+}
+
+// CHECK: (S) 2 banded
+// CHECK: (S) 6 bands
