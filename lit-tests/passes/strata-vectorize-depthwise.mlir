@@ -3,7 +3,7 @@
 // per channel the 3 x 3 weights broadcast once; blocks of 4 output rows x one vector whose
 // accumulators start from the output (the bias) and take one load and one contractible
 // multiply-add per tap and row; stride 2 along the width reads twice the lanes and keeps the
-// even ones; the last partial vector of a row is masked, rows that do not fill a block run one
+// even ones (masked to the row unless every whole block's reads stay inside it); the last partial vector of a row is masked, rows that do not fill a block run one
 // at a time. With threads the channels of a big convolution are an scf.forall. A clamp that
 // follows in place (ReLU6: an elementwise generic reading and writing the output, max and min
 // against constants) is applied before the stores and its generic goes; other generics stay.
@@ -50,6 +50,18 @@ func.func @stride_one(%x: memref<1x4x12x22xf32>, %w: memref<4x3x3xf32>, %y: memr
 // THREADS: scf.forall (%{{.*}}) in (64)
 func.func @stride_two(%x: memref<1x4x21x21xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x10x10xf32>) {
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : memref<1x4x21x21xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x10xf32>)
+  return
+}
+
+// Stride 2 with whole column blocks: 20 outputs are a block of 16 and 4 masked. The block's
+// widest read (columns 2-33 of 41) stays inside the row, so it loads unmasked; the partial
+// block's reads are masked to the row.
+// CHECK-LABEL: func.func @stride_two_inside
+// CHECK: %[[WHOLE:.*]] = vector.load %arg0[{{.*}}] : memref<1x4x9x41xf32>, vector<32xf32>
+// CHECK: vector.shuffle %[[WHOLE]], %[[WHOLE]] [0, 2, 4
+// CHECK: vector.maskedload %arg0[{{.*}}], {{.*}} : memref<1x4x9x41xf32>, vector<32xi1>, vector<32xf32> into vector<32xf32>
+func.func @stride_two_inside(%x: memref<1x4x9x41xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x4x20xf32>) {
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : memref<1x4x9x41xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x4x20xf32>)
   return
 }
 
@@ -118,7 +130,7 @@ func.func @sum_pool(%x: memref<1x4x20x20xf32>, %window: memref<2x2xi8>, %y: memr
 // Width stride 3: left alone.
 // CHECK-LABEL: func.func @stride_three
 // CHECK: linalg.depthwise_conv_2d_nchw_chw
-// CHECK: (S) 7 convolutions
+// CHECK: (S) 8 convolutions
 func.func @stride_three(%x: memref<1x4x12x31xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x10x10xf32>) {
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<[1, 3]> : tensor<2xi64>} ins(%x, %w : memref<1x4x12x31xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x10xf32>)
   return

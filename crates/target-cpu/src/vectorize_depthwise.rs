@@ -209,7 +209,11 @@ impl Depthwise {
                         let (ih, iwv) = (format!("%ih{b}_{a}_{t}_{r}"), format!("%iw{b}_{a}_{t}"));
                         let x = format!("%x{b}_{a}_{t}_{r}");
                         let wide = lanes * sw;
-                        let load = if masked || sw > 1 {
+                        // A strided read takes `wide` elements for `lanes` outputs, its last
+                        // unneeded; whole column blocks stay inside the row when the last one's
+                        // widest read does (`col` is at most `ow_main - lanes` there).
+                        let inside = !masked && (ow_main - lanes) * sw + (kw - 1) * dw + wide <= iw;
+                        let load = if masked || (sw > 1 && !inside) {
                             // Valid input elements left in the row (a partial vector or the
                             // stride-2 read's last, unneeded element past the row).
                             *s += &format!(
@@ -220,7 +224,7 @@ impl Depthwise {
                                 pass = if sw > 1 { "%zerow" } else { "%zero" }
                             )
                         } else {
-                            format!("vector.load %x[{batch}, %ch, {ih}, {iwv}] : {xt}, {vt}")
+                            format!("vector.load %x[{batch}, %ch, {ih}, {iwv}] : {xt}, vector<{wide}xf32>")
                         };
                         if sw > 1 {
                             let even: Vec<String> = (0..lanes).map(|l| (l * sw).to_string()).collect();
