@@ -616,24 +616,30 @@ def conv_reference(x, w, b, s, d, pads):
     return y
 
 
-def pool_bands():
-    """A convolution, a ReLU and a pool, the chain `strata-band-pools` runs in bands of output
-    rows (each band computing only the convolution rows its windows read, with the windows of
-    neighbouring bands overlapping): ResNet's stem, VGG's unpadded 2x2 pools, stride 1, a
-    dilated convolution, odd sizes (uneven bands), asymmetric pads and average pools, against
-    NumPy, on one and two threads."""
-    family = "pool-bands"
+def band_chains():
+    """A convolution, a ReLU and a pool (or a second convolution and ReLU), the chain
+    `strata-band-chains` runs in bands of output rows (each band computing only the convolution
+    rows its windows read, with the windows of neighbouring bands overlapping): ResNet's stem,
+    VGG's unpadded 2x2 pools, stride 1, a dilated convolution, odd sizes (uneven bands),
+    asymmetric pads, average pools and convolutions read by convolutions, against NumPy, on one
+    and two threads."""
+    family = "band-chains"
     rng = np.random.default_rng(11)
     # name, channels in/out, H, W, conv (window, strides, dilations, pads), pool (kind, window,
     # strides, pads)
     cases = [
-        ("resnet-stem", 3, 16, 32, 32, ((7, 7), (2, 2), (1, 1), (3, 3, 3, 3)), ("max", (3, 3), (2, 2), (1, 1, 1, 1))),
-        ("vgg-unpadded-pool", 4, 8, 18, 20, ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1)), ("max", (2, 2), (2, 2), (0, 0, 0, 0))),
-        ("strided-conv-unpadded", 3, 8, 33, 33, ((3, 3), (2, 2), (1, 1), (0, 0, 0, 0)), ("max", (2, 2), (2, 2), (0, 0, 0, 0))),
-        ("dilated-odd", 3, 8, 27, 25, ((3, 3), (1, 1), (2, 2), (2, 2, 2, 2)), ("max", (3, 3), (2, 2), (1, 1, 1, 1))),
-        ("asymmetric-pool-pad", 4, 8, 20, 16, ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1)), ("max", (3, 3), (2, 2), (0, 0, 1, 1))),
+        ("resnet-stem", 3, 16, 96, 96, ((7, 7), (2, 2), (1, 1), (3, 3, 3, 3)), ("max", (3, 3), (2, 2), (1, 1, 1, 1))),
+        ("vgg-unpadded-pool", 4, 16, 48, 40, ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1)), ("max", (2, 2), (2, 2), (0, 0, 0, 0))),
+        ("strided-conv-unpadded", 3, 16, 65, 65, ((3, 3), (2, 2), (1, 1), (0, 0, 0, 0)), ("max", (2, 2), (2, 2), (0, 0, 0, 0))),
+        ("dilated-odd", 3, 16, 55, 49, ((3, 3), (1, 1), (2, 2), (2, 2, 2, 2)), ("max", (3, 3), (2, 2), (1, 1, 1, 1))),
+        ("asymmetric-pool-pad", 4, 16, 40, 32, ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1)), ("max", (3, 3), (2, 2), (0, 0, 1, 1))),
+        ("avg-s2-odd", 3, 16, 59, 39, ((5, 5), (1, 1), (1, 1), (2, 2, 2, 2)), ("avg", (3, 3), (2, 2), (1, 1, 1, 1))),
+        # A convolution read by a convolution (its bias and ReLU banded with it).
+        ("conv-s2-after-conv", 3, 16, 60, 52, ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1)), ("conv", (3, 3), (2, 2), (1, 1, 1, 1))),
+        ("conv-5x5-s2-unpadded", 3, 16, 99, 60, ((3, 3), (2, 2), (1, 1), (1, 1, 1, 1)), ("conv", (5, 5), (2, 2), (0, 0, 0, 0))),
+        # Left whole (readers that keep their rows), checked all the same.
         ("avg-s1", 4, 8, 16, 16, ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1)), ("avg", (3, 3), (1, 1), (1, 1, 1, 1))),
-        ("avg-s2-odd", 3, 8, 29, 19, ((5, 5), (1, 1), (1, 1), (2, 2, 2, 2)), ("avg", (3, 3), (2, 2), (1, 1, 1, 1))),
+        ("conv-s1-after-conv", 4, 8, 21, 18, ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1)), ("conv", (3, 3), (1, 1), (1, 1, 1, 1))),
     ]
     for name, c, f, h, wd, (k, s, d, pads), (kind, pk, ps, ppads) in cases:
         x = rng.standard_normal((1, c, h, wd)).astype(np.float32)
@@ -643,10 +649,18 @@ def pool_bands():
         conv = {"kernel_shape": list(k), "strides": list(s), "dilations": list(d), "pads": list(pads)}
         pool = {"kernel_shape": list(pk), "strides": list(ps), "pads": list(ppads)}
         nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], **conv),
-                 helper.make_node("Relu", ["c"], ["r"]),
-                 helper.make_node("MaxPool" if kind == "max" else "AveragePool", ["r"], ["y"], **pool)]
+                 helper.make_node("Relu", ["c"], ["r"])]
         relu = np.maximum(conv_reference(x, w, b, s, d, pads), 0)
-        expected = window_reference(kind, relu, pk, ps, (1, 1), ppads, include_pad=False)
+        if kind == "conv":
+            w2 = (rng.standard_normal((f, f) + pk) / np.sqrt(f * pk[0] * pk[1])).astype(np.float32)
+            b2 = rng.standard_normal(f).astype(np.float32) * 0.1
+            inits += [numpy_helper.from_array(w2, "w2"), numpy_helper.from_array(b2, "b2")]
+            nodes += [helper.make_node("Conv", ["r", "w2", "b2"], ["c2"], **pool),
+                      helper.make_node("Relu", ["c2"], ["y"])]
+            expected = np.maximum(conv_reference(relu, w2, b2, ps, (1, 1), ppads), 0).astype(np.float32)
+        else:
+            nodes.append(helper.make_node("MaxPool" if kind == "max" else "AveragePool", ["r"], ["y"], **pool))
+            expected = window_reference(kind, relu, pk, ps, (1, 1), ppads, include_pad=False)
         for threads in ("1", "2"):
             cd = case_dir(family, f"{name}-t{threads}")
             model = os.path.join(cd, "m.onnx")
@@ -703,7 +717,7 @@ planner_csv()
 artifacts()
 concurrency()
 window_borders()
-pool_bands()
+band_chains()
 one_row_products()
 with open(os.path.join(OUT, "cases.json"), "w") as f:
     json.dump(CASES, f, indent=1)

@@ -23,7 +23,7 @@ const VARIANTS: &[(&str, &[&str])] = &[
     ("in-place", &["--disable", "in-place"]),
     ("pads in place", &["--disable", "pads-in-place"]),
     ("conv borders", &["--disable", "conv-borders"]),
-    ("pool bands", &["--disable", "pool-bands"]),
+    ("bands", &["--disable", "bands"]),
     ("residuals", &["--disable", "residuals"]),
     ("sink to use", &["--disable", "sink-to-use"]),
     ("schedule order", &["--disable", "order"]),

@@ -116,9 +116,10 @@ pub enum Optimization {
     /// cut at the borders (`strata-conv-borders`), and a convolution over a padded graph input
     /// runs in bands over padded copies of their rows (`strata-band-input-pads`); host only.
     ConvBorders,
-    /// A pool over a convolution's result runs in bands of its output rows, each computing
-    /// only the convolution rows it reads (`strata-band-pools`); host only.
-    PoolBands,
+    /// A convolution and the pool or convolution that reads it run together in bands of
+    /// output rows, each computing only the rows the next one reads (`strata-band-chains`);
+    /// host only.
+    Bands,
     /// A residual added to a convolution's result is the convolution's initial value, so the
     /// result takes the residual's buffer (`sg-accumulate-residuals`; host only).
     Residuals,
@@ -159,7 +160,7 @@ impl Optimization {
             Optimization::InPlace => Some("in-place"),
             Optimization::PadsInPlace
             | Optimization::ConvBorders
-            | Optimization::PoolBands
+            | Optimization::Bands
             | Optimization::Residuals
             | Optimization::SinkToUse
             | Optimization::Order => None,
@@ -181,8 +182,8 @@ pub const LLVM: &str = "builtin.module(strata-outline-kernels,strata-host-to-llv
 pub const HOST_WEIGHTS: &str = "builtin.module(plan-weights{min-bytes=64 splats=false})";
 pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 
-/// The memref stage: with `pool_bands`, pools over a convolution's result run in bands with it
-/// (`strata-band-pools`); with `borders`, depthwise and grouped convolutions and pools split off
+/// The memref stage: with `bands`, a convolution and the pool or convolution reading it run in bands
+/// (`strata-band-chains`); with `borders`, depthwise and grouped convolutions and pools split off
 /// their borders and convolutions over a padded graph input run in bands
 /// (`strata-conv-borders`, `strata-band-input-pads`); then the host schedule (unless `schedule` is off; told the host's vector
 /// lanes), bufferization and arena planning two ways keeping the smaller arena
@@ -199,10 +200,10 @@ pub fn memref_pipeline(
     threads: usize,
     pads_in_place: bool,
     borders: bool,
-    pool_bands: bool,
+    bands: bool,
 ) -> String {
     let lanes = strata_machine::Registers::host().lanes;
-    let bands = if pool_bands { "strata-band-pools," } else { "" };
+    let bands = if bands { "strata-band-chains," } else { "" };
     let borders = if borders { "strata-conv-borders,strata-band-input-pads" } else { "" };
     let borders = match format!("{bands}{borders}") {
         passes if passes.is_empty() => passes,
@@ -463,7 +464,7 @@ pub fn compile<'c>(
                 if gpu { 1 } else { options.threads },
                 !options.disable.contains(&Optimization::PadsInPlace),
                 !gpu && !options.disable.contains(&Optimization::ConvBorders),
-                !gpu && !options.disable.contains(&Optimization::PoolBands),
+                !gpu && !options.disable.contains(&Optimization::Bands),
             ),
         ),
         if gpu { (Stage::Gpu, "to-gpu", GPU.to_string()) } else { (Stage::LlvmDialect, "to-llvm", LLVM.to_string()) },

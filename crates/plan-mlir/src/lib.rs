@@ -6,14 +6,14 @@
 //! that decides what there is to plan: the `strata-bufferize` pipeline, pads produced in place
 //! (`strata-pad-in-place`), depthwise and grouped convolutions and pools that read their
 //! unpadded input (`strata-conv-borders`), convolutions over a padded graph input run in bands
-//! (`strata-band-input-pads`), pools over a convolution's result run in bands with it
-//! (`strata-band-pools`), a copy per repeated result (`strata-distinct-results`), a new tensor per destination (`strata-init-per-destination`), copies as linalg (`memref-copy-to-linalg`), and the choice between
+//! (`strata-band-input-pads`), a convolution and the pool or convolution reading it run in
+//! bands together (`strata-band-chains`), a copy per repeated result (`strata-distinct-results`), a new tensor per destination (`strata-init-per-destination`), copies as linalg (`memref-copy-to-linalg`), and the choice between
 //! padding in place and not (`strata-bufferize-and-plan`). It never schedules,
 //! and it never emits code.
 
 pub mod analyze;
+pub mod band_chains;
 pub mod band_pads;
-pub mod band_pools;
 pub mod bufferize_and_plan;
 pub mod constants_to_globals;
 pub mod conv_borders;
@@ -65,7 +65,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&pad_in_place::INFO, pad_in_place::create);
     registry.register(&conv_borders::INFO, conv_borders::create);
     registry.register(&band_pads::INFO, band_pads::create);
-    registry.register(&band_pools::INFO, band_pools::create);
+    registry.register(&band_chains::INFO, band_chains::create);
     registry.register(&copy_to_linalg::INFO, copy_to_linalg::create);
     registry.register(&distinct_results::INFO, distinct_results::create);
     registry.register(&constants_to_globals::INFO, constants_to_globals::create);

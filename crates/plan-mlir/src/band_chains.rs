@@ -1,6 +1,6 @@
-//! `strata-band-pools`: a pool over a convolution's result (through the convolution's
-//! elementwise epilogue and the pool's pad) runs in bands of its output rows, each band
-//! computing only the convolution rows its windows read.
+//! `strata-band-chains`: a convolution and the pool (or convolution) that reads its result
+//! (through the convolution's elementwise epilogue and the reader's pad) run together in bands
+//! of the reader's output rows, each band computing only the convolution rows its windows read.
 //!
 //! A pool shrinks what it reads: ResNet's stem pools a `64 x 112 x 112` convolution result
 //! (3.2 MB) into `64 x 56 x 56` (0.8 MB), and both are live while the pool runs, the model's
@@ -19,25 +19,38 @@
 //! neighbouring bands overlap by `window - stride` rows (one for a 3 x 3 stride-2 pool): those
 //! convolution rows are computed twice, 2% more of the stem's work in ResNet's three bands.
 //!
-//! What makes a chain: a `linalg.pooling_nchw_max` or `_sum` whose input is (a `tensor.pad`,
-//! along H and W only, read only by the pool, of) the result of a `linalg.conv_2d_nchw_fchw`
-//! or of an elementwise `linalg.generic` over it (every loop parallel, the convolution's result
-//! read at the identity and by nothing else, its other operands independent of the rows, its
-//! output the result itself or an empty tensor). The convolution's initial value must be a
-//! fill or a row-independent generic (a broadcast bias) over an empty tensor, read only by the
-//! convolution, so that each band makes its own; all of it static f32.
+//! The consumer can also be a convolution: a stride-2 convolution reading the padded result
+//! of the one before (a detector's or a U-Net's downsampling) keeps that whole padded result
+//! live beside its own. Banded the same way, each band makes its own initial value (the
+//! consumer's bias) and applies the consumer's elementwise epilogue, so the register-blocked
+//! schedule still fuses both into its tiles; the bands are inserted into a new tensor.
 //!
-//! How many bands: every band is a convolution and a pool (or the pool's border parts,
+//! What makes a chain: a `linalg.pooling_nchw_max` or `_sum`, or a `linalg.conv_2d_nchw_fchw`
+//! whose initial value is made as below, whose input is (a `tensor.pad`, along H and W only,
+//! read only by it, of) the result of a `linalg.conv_2d_nchw_fchw` or of an elementwise
+//! `linalg.generic` over it (every loop parallel, the convolution's result read at the identity
+//! and by nothing else, its other operands independent of the rows, its output the result
+//! itself or an empty tensor). The convolution's initial value must be a fill or a
+//! row-independent generic (a broadcast bias) over an empty tensor, read only by the
+//! convolution, so that each band makes its own; all of it static f32. A consumer convolution's
+//! epilogue, an elementwise generic of the same kind, goes into the bands with it. One
+//! convolution can end one chain and start the next: each op is banded once.
+//!
+//! How many bands: every band is a convolution and its consumer (or a pool's border parts,
 //! `strata-conv-borders`) compiled on its own, so as few as do the job. By the pre-bufferization
 //! estimate `strata-conv-borders` uses ([`pressure`]), the fewest from two for which what is
-//! live across the chain, the pool's result and the widest band fit under the peak of the rest
-//! of the function (ResNet-18: three, its first residual stage being the rest's peak); where
-//! none fits, about the strides' product (a band of convolution rows then about the size of
-//! the pool's result), at most [`MAX_BANDS`]. Only near the peak ([`near_peak`]): elsewhere
-//! the saving is nothing and the bands cost code, launches and the overlap. `all=true` bands
-//! every chain.
+//! live across the chain, the consumer's result and the widest band fit under the peak of the
+//! rest of the function (ResNet-18: three, its first residual stage being the rest's peak);
+//! where none fits, about the strides' product (a band of convolution rows then about the size
+//! of the consumer's result), at most [`MAX_BANDS`].
+//!
+//! Which chains: only consumers that downsample their rows ([`MIN_ROW_STRIDE`]), and only
+//! chains that lower the function's peak: while the estimate's peak lies inside a chain's ops
+//! and banding it takes at least `min-saving` bytes ([`MIN_SAVES`] by default) off the peak,
+//! it is banded and the estimate lowered ([`select_at_peak`]). Elsewhere bands cost code,
+//! launches and recomputed rows for nothing. `all=true` bands every chain.
 
-use crate::conv_borders::{live_between, near_peak, pair_attribute, pressure};
+use crate::conv_borders::{pair_attribute, pressure};
 use melior::ir::attribute::{DenseI32ArrayAttribute, DenseI64ArrayAttribute};
 use melior::ir::operation::{OperationBuilder, OperationLike};
 use melior::ir::BlockLike;
@@ -53,40 +66,74 @@ use strata_lower::ops::tensor_type;
 use strata_lower::pads::Pad;
 
 pub static INFO: PassInfo = PassInfo {
-    name: "strata-band-pools",
-    summary: "A pool over a convolution's result runs in bands of output rows, each computing only the convolution rows it reads",
+    name: "strata-band-chains",
+    summary: "A convolution and the pool or convolution reading it run in bands of output rows, each computing only the rows read",
     anchor: "func.func",
-    options: &[OptionInfo {
-        name: "all",
-        kind: OptionKind::Bool,
-        default: "false",
-        help: "band every convolution-pool chain, not only those that may be at the function's peak",
-    }],
+    options: &[
+        OptionInfo {
+            name: "all",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "band every chain, not only those that lower the function's peak",
+        },
+        OptionInfo {
+            name: "min-saving",
+            kind: OptionKind::Int,
+            default: "32768",
+            help: "the fewest bytes a chain's bands must take off the function's estimated peak",
+        },
+    ],
     statistics: &[
-        StatisticInfo { name: "banded", help: "Convolution-pool chains run in bands" },
+        StatisticInfo { name: "banded", help: "Chains (a convolution and its pool or convolution) run in bands" },
         StatisticInfo { name: "bands", help: "Bands made" },
-        StatisticInfo { name: "far-from-peak", help: "Chains left whole: not at the function's peak" },
+        StatisticInfo {
+            name: "far-from-peak",
+            help: "Chains left whole: not at the function's peak, or sharing an op with a chain banded",
+        },
     ],
 };
 
 pub fn create(options: &PassOptions) -> Box<dyn Pass> {
-    Box::new(BandPools { all: options.bool("all") })
+    Box::new(BandChains { all: options.bool("all"), min_saving: options.int("min-saving").max(0) as u64 })
 }
 
-struct BandPools {
+struct BandChains {
     all: bool,
+    /// See [`MIN_SAVES`].
+    min_saving: u64,
 }
 
-/// The pools banded.
-const POOLS: [&str; 2] = ["linalg.pooling_nchw_max", "linalg.pooling_nchw_sum"];
+/// The ops that end a chain: pools, and convolutions.
+const CONSUMERS: [&str; 3] = ["linalg.pooling_nchw_max", "linalg.pooling_nchw_sum", CONV];
+
+/// The convolution that starts a chain (and may end one).
+const CONV: &str = "linalg.conv_2d_nchw_fchw";
 
 /// The most bands one chain is split into.
 pub const MAX_BANDS: i64 = 8;
 
-/// A convolution, what follows it and the pool that ends the chain.
+/// The least row stride of a consumer: one that keeps its rows (a stride-1 convolution)
+/// returns a result as large as the one banded, and its bands recompute `window - 1` of the
+/// producer's rows at every boundary; two such chains banded in the zoo's Inception cell saved
+/// 6% of its arena and cost 5-10% of its run time.
+pub const MIN_ROW_STRIDE: i64 = 2;
+
+/// The fewest bytes banding a chain must take off the function's estimated peak by default
+/// (option `min-saving`): below it the
+/// bands' launches cost more than the bytes are worth (the zoo's 1-D TCN: 22 KB off its peak
+/// by two bands of a 64-channel convolution pair, its 0.4 ms run 10-30% slower on two
+/// threads).
+pub const MIN_SAVES: i64 = 32 << 10;
+
+/// A convolution, what follows it and the pool (or convolution) that ends the chain.
 #[derive(Clone, Copy)]
 struct Chain {
-    pool: Op,
+    /// The pool or the convolution that reads the producer's result through its windows.
+    consumer: Op,
+    /// A consumer convolution's initial value (a fill or a row-free generic over an empty
+    /// tensor, made again for each band) and its elementwise epilogue (banded with it).
+    consumer_init: Option<Op>,
+    consumer_epilogue: Option<Op>,
     /// The pool's pad of the convolution's (or the epilogue's) result.
     pad: Option<Op>,
     /// The elementwise generic over the convolution's result.
@@ -118,8 +165,8 @@ impl Window {
 /// One band of a chain, in rows.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Band {
-    /// The pool's output rows.
-    pool: (i64, i64),
+    /// The consumer's output rows.
+    output: (i64, i64),
     /// The convolution's output rows.
     rows: (i64, i64),
     /// Padding rows above and below them (the pool's padding, at the first and last bands).
@@ -178,7 +225,7 @@ fn bands(
         let end = if input_padded { start + size } else { (start + size).min(input_rows) };
         let (from, to) = (start.max(0), end.min(input_rows));
         bands.push(Band {
-            pool: (first, last),
+            output: (first, last),
             rows: (ea, eb),
             pad: (ea - a, b - eb),
             input: (from, to),
@@ -236,39 +283,78 @@ fn row_free_generic(op: Op, value: Val) -> bool {
         })
 }
 
-/// The chain that `pool` ends, if it makes one (see the module comment).
-fn chain_of(pool: Op) -> Option<Chain> {
-    static_f32(pool.result(0))?;
-    let mut value = pool.operand(0);
+/// Whether `init`, the op making `start`, makes a value each band can make again: a fill or a
+/// row-free generic (a broadcast bias) over an empty tensor, read only by `reader`.
+fn fresh_start(init: Op, start: Val, reader: Op) -> bool {
+    let empty_output = init.operand(init.operand_count() - 1).owner().is_some_and(|o| o.is("tensor.empty"));
+    let fill = init.is("linalg.fill") && init.operand_count() == 2;
+    only_user(start) == Some(reader) && empty_output && (fill || row_free_generic(init, start))
+}
+
+/// The elementwise generic over `result` (a convolution's), if it is its only reader and can
+/// run band by band ([`row_free_generic`], the result read as its first operand).
+fn epilogue_over(result: Val) -> Option<Op> {
+    let op = only_user(result)?;
+    let fits = op.result_count() == 1 && op.operand(0) == result && op.result(0).r#type() == result.r#type();
+    (fits && row_free_generic(op, result)).then_some(op)
+}
+
+/// The chain that `consumer` ends, if it makes one (see the module comment).
+fn chain_of(consumer: Op) -> Option<Chain> {
+    static_f32(consumer.result(0))?;
+    let (consumer_init, consumer_epilogue) = if consumer.is(CONV) {
+        (0..3).try_for_each(|i| static_f32(consumer.operand(i)).map(drop))?;
+        let start = consumer.operand(2);
+        let init = start.owner()?;
+        fresh_start(init, start, consumer).then_some(())?;
+        (Some(init), epilogue_over(consumer.result(0)))
+    } else {
+        (None, None)
+    };
+    let mut value = consumer.operand(0);
     let pad = value.owner().filter(|op| op.is("tensor.pad"));
     if let Some(pad) = pad {
         spatial_pad(pad)?;
-        (only_user(value)? == pool).then_some(())?;
+        (only_user(value)? == consumer).then_some(())?;
         value = pad.operand(0);
     }
-    let reader = pad.unwrap_or(pool);
+    let reader = pad.unwrap_or(consumer);
     (only_user(value)? == reader).then_some(())?;
     let producer = value.owner()?;
-    let (epilogue, conv) = if producer.is("linalg.conv_2d_nchw_fchw") {
+    let (epilogue, conv) = if producer.is(CONV) {
         (None, producer)
     } else {
         let result = producer.operand(0);
-        let conv = result.owner().filter(|op| op.is("linalg.conv_2d_nchw_fchw"))?;
-        let same_type = result.r#type() == value.r#type();
-        (same_type && only_user(result)? == producer && row_free_generic(producer, result)).then_some(())?;
+        let conv = result.owner().filter(|op| op.is(CONV))?;
+        (epilogue_over(result)? == producer && producer.result(0) == value).then_some(())?;
         (Some(producer), conv)
     };
     (0..3).try_for_each(|i| static_f32(conv.operand(i)).map(drop))?;
     let start = conv.operand(2);
     let init = start.owner()?;
-    let empty_output = init.operand(init.operand_count() - 1).owner().is_some_and(|o| o.is("tensor.empty"));
-    let fill = init.is("linalg.fill") && init.operand_count() == 2;
-    (only_user(start)? == conv && empty_output && (fill || row_free_generic(init, start))).then_some(())?;
+    fresh_start(init, start, conv).then_some(())?;
     let input_pad = conv.operand(0).owner().filter(|op| op.is("tensor.pad"));
     if let Some(input_pad) = input_pad {
         spatial_pad(input_pad)?;
     }
-    Some(Chain { pool, pad, epilogue, conv, init, input_pad })
+    Some(Chain { consumer, consumer_init, consumer_epilogue, pad, epilogue, conv, init, input_pad })
+}
+
+/// The ops `chain` replaces.
+fn members(chain: Chain) -> Vec<Op> {
+    [
+        chain.consumer_epilogue,
+        Some(chain.consumer),
+        chain.consumer_init,
+        chain.pad,
+        chain.epilogue,
+        Some(chain.conv),
+        Some(chain.init),
+        chain.input_pad,
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// The rows axis of a windowed op (`strides`, `dilations` attributes) with window `window`,
@@ -279,21 +365,25 @@ fn rows_window(op: Op, window: i64, top: i64) -> Option<Window> {
 }
 
 /// The most bands `chain` takes ([`most_bands`]).
+/// `None` for a consumer that does not downsample its rows (see [`MIN_ROW_STRIDE`]).
 fn most_bands_of(chain: Chain) -> Option<i64> {
-    let out = static_f32(chain.pool.result(0))?;
-    let strides = pair_attribute(chain.pool, "strides")?;
+    let out = static_f32(chain.consumer.result(0))?;
+    let strides = pair_attribute(chain.consumer, "strides")?;
+    (strides[0] >= MIN_ROW_STRIDE).then_some(())?;
     Some(most_bands(out.shape[2], [strides[0].max(1), strides[1].max(1)]))
 }
 
 /// `count` bands of `chain` (see [`bands`]); `None` when it cannot be banded.
 fn chain_bands(chain: Chain, count: i64) -> Option<Vec<Band>> {
-    let out = static_f32(chain.pool.result(0))?;
-    let window = tensor_type(chain.pool.operand(1).r#type()).ok()?;
+    let out = static_f32(chain.consumer.result(0))?;
+    // A pool's window is `KH x KW`, a convolution's filter `F x C x KH x KW`.
+    let window = tensor_type(chain.consumer.operand(1).r#type()).ok()?;
+    let window_rows = *window.shape.get(window.rank() - 2)?;
     let pool_top = match chain.pad {
         Some(pad) => spatial_pad(pad)?.0[2],
         None => 0,
     };
-    let pool = rows_window(chain.pool, *window.shape.first()?, pool_top)?;
+    let pool = rows_window(chain.consumer, window_rows, pool_top)?;
     let filter = static_f32(chain.conv.operand(1))?;
     let result = static_f32(chain.conv.result(0))?;
     let (input_rows, conv_top) = match chain.input_pad {
@@ -323,8 +413,8 @@ fn live_across(chain: Chain, body: Blk, ops: &[Op]) -> Option<((usize, usize), u
     let position = |op: Op| op.ancestor_in(body).and_then(|top| ops.iter().position(|&o| o == top));
     let members = [chain.input_pad, Some(chain.init), Some(chain.conv)];
     let first = members.into_iter().flatten().filter_map(position).min()?;
-    let last = position(chain.pool)?;
-    let accumulator = chain.pool.operand(2);
+    let last = position(chain.consumer_epilogue.unwrap_or(chain.consumer))?;
+    let accumulator = chain.consumer.operand(2);
     let mut live = 0;
     for op in &ops[..first] {
         if op.is("arith.constant") || op.is("tensor.empty") {
@@ -439,55 +529,77 @@ impl<'c> Builder<'c> {
     }
 }
 
+impl Builder<'_> {
+    /// A copy of the elementwise `op` over `value` (its operands that are `replaced` now
+    /// `value`, its empty output a new one), of type `ty`.
+    fn elementwise(&self, op: Op, replaced: Val, value: Val, ty: &TensorTy) -> Val {
+        let count = op.operand_count();
+        let operands: Vec<(usize, Val)> = (0..count)
+            .filter_map(|i| match op.operand(i) {
+                v if v == replaced => Some((i, value)),
+                _ if i == count - 1 => Some((i, self.empty(ty))),
+                _ => None,
+            })
+            .collect();
+        self.clone(op, &operands, ty)
+    }
+}
+
+/// `ty` with `rows` rows.
+fn with_rows(ty: &TensorTy, (first, last): (i64, i64)) -> TensorTy {
+    ty.with_shape(vec![ty.shape[0], ty.shape[1], last - first, ty.shape[3]])
+}
+
 /// Replaces `chain` by its `bands`.
 fn rewrite(context: &Context, chain: Chain, bands: &[Band]) {
-    let b = Builder { context, anchor: chain.pool };
+    let last = chain.consumer_epilogue.unwrap_or(chain.consumer);
+    let b = Builder { context, anchor: last };
     let conv_ty = static_f32(chain.conv.result(0)).expect("checked by chain_of");
-    let pool_ty = static_f32(chain.pool.result(0)).expect("checked by chain_of");
-    let conv_result = chain.conv.result(0);
+    let out_ty = static_f32(chain.consumer.result(0)).expect("checked by chain_of");
     let input = chain.input_pad.map_or(chain.conv.operand(0), |p| p.operand(0));
-    let mut acc = chain.pool.operand(2);
+    // A pool writes its bands into slices of its accumulator; a convolution's bands start from
+    // values of their own and are inserted into a new tensor.
+    let mut acc = match chain.consumer_init {
+        Some(_) => b.empty(&out_ty),
+        None => chain.consumer.operand(2),
+    };
     for band in bands {
         let input = b.rows_of(input, band.input);
         let input = match chain.input_pad {
             Some(pad) => b.pad(pad, input, band.input_pad),
             None => input,
         };
-        let rows_ty =
-            conv_ty.with_shape(vec![conv_ty.shape[0], conv_ty.shape[1], band.rows.1 - band.rows.0, conv_ty.shape[3]]);
+        let rows_ty = with_rows(&conv_ty, band.rows);
         let empty = b.empty(&rows_ty);
         let start = b.clone(chain.init, &[(chain.init.operand_count() - 1, empty)], &rows_ty);
         let mut value = b.clone(chain.conv, &[(0, input), (2, start)], &rows_ty);
         if let Some(epilogue) = chain.epilogue {
-            let count = epilogue.operand_count();
-            let operands: Vec<(usize, Val)> = (0..count)
-                .filter_map(|i| match epilogue.operand(i) {
-                    v if v == conv_result => Some((i, value)),
-                    _ if i == count - 1 => Some((i, b.empty(&rows_ty))),
-                    _ => None,
-                })
-                .collect();
-            value = b.clone(epilogue, &operands, &rows_ty);
+            value = b.elementwise(epilogue, chain.conv.result(0), value, &rows_ty);
         }
         if let Some(pad) = chain.pad {
             value = b.pad(pad, value, band.pad);
         }
-        let part = b.rows_of(acc, band.pool);
-        let part_ty =
-            pool_ty.with_shape(vec![pool_ty.shape[0], pool_ty.shape[1], band.pool.1 - band.pool.0, pool_ty.shape[3]]);
-        let pooled = b.clone(chain.pool, &[(0, value), (2, part)], &part_ty);
-        acc = b.insert_rows(pooled, acc, band.pool.0);
+        let part_ty = with_rows(&out_ty, band.output);
+        let part = match chain.consumer_init {
+            Some(init) => {
+                let empty = b.empty(&part_ty);
+                b.clone(init, &[(init.operand_count() - 1, empty)], &part_ty)
+            }
+            None => b.rows_of(acc, band.output),
+        };
+        let mut out = b.clone(chain.consumer, &[(0, value), (2, part)], &part_ty);
+        if let Some(epilogue) = chain.consumer_epilogue {
+            out = b.elementwise(epilogue, chain.consumer.result(0), out, &part_ty);
+        }
+        acc = b.insert_rows(out, acc, band.output.0);
     }
-    chain.pool.result(0).replace_all_uses_with(acc);
+    last.result(0).replace_all_uses_with(acc);
     // The ops replaced, readers first, then the empty tensors they wrote into (each once: one
     // `tensor.empty` may serve several).
     let output = |op: Op| op.operand(op.operand_count() - 1).owner().filter(|o| o.is("tensor.empty"));
-    let mut dead: Vec<Op> =
-        [Some(chain.pool), chain.pad, chain.epilogue, Some(chain.conv), Some(chain.init), chain.input_pad]
-            .into_iter()
-            .flatten()
-            .collect();
-    for empty in [output(chain.init), chain.epilogue.and_then(output)].into_iter().flatten() {
+    let mut dead = members(chain);
+    let written = [Some(chain.init), chain.epilogue, chain.consumer_init, chain.consumer_epilogue];
+    for empty in written.into_iter().flatten().filter_map(output) {
         if !dead.contains(&empty) {
             dead.push(empty);
         }
@@ -499,14 +611,14 @@ fn rewrite(context: &Context, chain: Chain, bands: &[Band]) {
     }
 }
 
-impl Pass for BandPools {
+impl Pass for BandChains {
     fn run(
         &mut self,
         func: melior::ir::operation::OperationRef<'_, '_>,
         cx: &mut PassContext<'_>,
     ) -> Result<(), PassFailed> {
         let Some(body) = Op::of(&func).body(0) else { return Ok(()) };
-        let chains: Vec<(Chain, i64)> = collect(&func, |op| POOLS.iter().any(|name| op.is(name)))
+        let chains: Vec<(Chain, i64)> = collect(&func, |op| CONSUMERS.iter().any(|name| op.is(name)))
             .into_iter()
             .filter_map(|raw| {
                 let chain = chain_of(Op::of(&raw.get()))?;
@@ -524,29 +636,25 @@ impl Pass for BandPools {
         // saves nothing.
         let inside = |i: usize| spans.iter().flatten().any(|&((a, b), _)| (a..=b).contains(&i));
         let rest = bytes.iter().enumerate().filter(|&(i, _)| !inside(i)).map(|(_, &b)| b).max().unwrap_or(0);
-        // Candidates: (chain, its bands, bytes the bands save), each with the fewest bands
-        // that take it down to the rest's peak.
+        // Candidates: (chain, its bands, bytes the bands save, its ops' span), each with the
+        // fewest bands that take it down to the rest's peak.
         let mut candidates = Vec::new();
         for (&(chain, most), span) in chains.iter().zip(&spans) {
+            let Some((range, live)) = *span else { continue };
             let whole = tensor_bytes(chain.conv.result(0).r#type()).unwrap_or(0);
             let widest = |bands: &[Band]| bands.iter().map(|b| band_bytes(chain, b)).max().unwrap_or(whole);
-            let base = span.map_or(0, |(_, live)| live) + tensor_bytes(chain.pool.result(0).r#type()).unwrap_or(0);
+            let base = live + tensor_bytes(chain.consumer.result(0).r#type()).unwrap_or(0);
             let fits = |count| chain_bands(chain, count).is_some_and(|bands| base + widest(&bands) <= rest);
             let count = band_count(most, fits);
             let Some(bands) = chain_bands(chain, count) else { continue };
-            candidates.push((chain, whole.saturating_sub(widest(&bands)), bands));
+            candidates.push(Candidate { chain, saves: whole.saturating_sub(widest(&bands)), range, bands });
         }
-        let estimates: Vec<(u64, u64)> = candidates
-            .iter()
-            .map(|(chain, saves, _)| (live_between(body, &ops, &bytes, Some(chain.conv), chain.pool), *saves))
-            .collect();
-        let chosen = near_peak(bytes.iter().copied().max().unwrap_or(0), &estimates);
-        for ((chain, _, bands), chosen) in candidates.into_iter().zip(chosen) {
-            if !(chosen || self.all) {
-                cx.bump("far-from-peak", 1);
-                continue;
-            }
-            rewrite(cx.strata().mlir(), chain, &bands);
+        let chosen =
+            if self.all { select_all(&candidates) } else { select_at_peak(&candidates, bytes, self.min_saving) };
+        cx.bump("far-from-peak", (candidates.len() - chosen.len()) as u64);
+        for k in chosen {
+            let Candidate { chain, ref bands, .. } = candidates[k];
+            rewrite(cx.strata().mlir(), chain, bands);
             cx.bump("banded", 1);
             cx.bump("bands", bands.len() as u64);
         }
@@ -554,9 +662,73 @@ impl Pass for BandPools {
     }
 }
 
+/// A chain that can be banded.
+struct Candidate {
+    chain: Chain,
+    /// Its bands, as many as [`band_count`] takes.
+    bands: Vec<Band>,
+    /// Bytes the bands save (the convolution's whole result less the widest band's).
+    saves: u64,
+    /// The positions of its first and last ops in the function's body.
+    range: (usize, usize),
+}
+
+/// Whether two candidates share an op (one chain's consumer is the next one's producer): each
+/// op is banded once.
+fn overlap(a: &Candidate, b: &Candidate) -> bool {
+    let theirs = members(b.chain);
+    members(a.chain).iter().any(|op| theirs.contains(op))
+}
+
+/// Every candidate that shares no op with one taken before it (`all=true`).
+fn select_all(candidates: &[Candidate]) -> Vec<usize> {
+    let mut chosen: Vec<usize> = Vec::new();
+    for (k, candidate) in candidates.iter().enumerate() {
+        if !chosen.iter().any(|&c| overlap(&candidates[c], candidate)) {
+            chosen.push(k);
+        }
+    }
+    chosen
+}
+
+/// The candidates that lower the function's peak, by the pressure estimate `bytes`: while the
+/// estimate's peak lies inside a candidate's ops (the one saving the most there, sharing no
+/// op with one taken) and banding it takes at least `min_saving` bytes off the peak, take it and
+/// lower the estimate over its ops by what it saves. A chain
+/// away from the peak is left whole: its bands would cost code, launches and recomputed rows
+/// for nothing (every bottleneck block of ResNet-50 is such a chain).
+fn select_at_peak(candidates: &[Candidate], mut bytes: Vec<u64>, min_saving: u64) -> Vec<usize> {
+    let mut chosen: Vec<usize> = Vec::new();
+    while let Some((peak, _)) = bytes.iter().enumerate().max_by_key(|&(i, &b)| (b, std::cmp::Reverse(i))) {
+        let next = (0..candidates.len())
+            .filter(|&k| !chosen.contains(&k))
+            .filter(|&k| (candidates[k].range.0..=candidates[k].range.1).contains(&peak))
+            .filter(|&k| !chosen.iter().any(|&c| overlap(&candidates[c], &candidates[k])))
+            .max_by_key(|&k| (candidates[k].saves, std::cmp::Reverse(k)));
+        let Some(k) = next else { break };
+        let (first, last) = candidates[k].range;
+        let mut lowered = bytes.clone();
+        for b in &mut lowered[first..=last] {
+            *b = b.saturating_sub(candidates[k].saves);
+        }
+        let before = bytes[peak];
+        if before.saturating_sub(lowered.iter().copied().max().unwrap_or(0)) < min_saving {
+            break;
+        }
+        chosen.push(k);
+        bytes = lowered;
+    }
+    chosen
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_saving_is_the_constant() {
+        assert_eq!(INFO.options[1].default, MIN_SAVES.to_string());
+    }
 
     #[test]
     fn the_fewest_bands_that_fit() {
@@ -577,16 +749,16 @@ mod tests {
         assert_eq!(parts.len(), 4);
         // Pool rows 0-13 read padded rows 0-28: a padding row, then convolution rows 0-27,
         // which read input rows -3..58 (whole strides: 56 + 6 rounded up to 62).
-        assert_eq!(parts[0], Band { pool: (0, 14), rows: (0, 28), pad: (1, 0), input: (0, 59), input_pad: (3, 0) });
+        assert_eq!(parts[0], Band { output: (0, 14), rows: (0, 28), pad: (1, 0), input: (0, 59), input_pad: (3, 0) });
         assert_eq!(parts[1].rows, (27, 56));
         assert_eq!(
             parts[3],
-            Band { pool: (42, 56), rows: (83, 112), pad: (0, 0), input: (163, 224), input_pad: (0, 3) }
+            Band { output: (42, 56), rows: (83, 112), pad: (0, 0), input: (163, 224), input_pad: (0, 3) }
         );
         // Every pool window's taps lie in its band's rows or padding, and every convolution
         // row's taps in its band's input rows or padding.
         for band in &parts {
-            for o in band.pool.0..band.pool.1 {
+            for o in band.output.0..band.output.1 {
                 for t in 0..3 {
                     let row = o * 2 - 1 + t;
                     assert!((band.rows.0..band.rows.1).contains(&row) || !(0..112).contains(&row));
@@ -610,7 +782,7 @@ mod tests {
         let pool = Window { window: 2, stride: 2, dilation: 1, top: 0 };
         let conv = Window { window: 3, stride: 1, dilation: 1, top: 0 };
         let parts = bands(8, 4, pool, 16, conv, 18, false).unwrap();
-        assert_eq!(parts[0], Band { pool: (0, 2), rows: (0, 4), pad: (0, 0), input: (0, 6), input_pad: (0, 0) });
-        assert_eq!(parts[3], Band { pool: (6, 8), rows: (12, 16), pad: (0, 0), input: (12, 18), input_pad: (0, 0) });
+        assert_eq!(parts[0], Band { output: (0, 2), rows: (0, 4), pad: (0, 0), input: (0, 6), input_pad: (0, 0) });
+        assert_eq!(parts[3], Band { output: (6, 8), rows: (12, 16), pad: (0, 0), input: (12, 18), input_pad: (0, 0) });
     }
 }

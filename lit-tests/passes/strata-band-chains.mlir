@@ -1,12 +1,16 @@
-// strata-band-pools: a pool over a convolution's result (through its elementwise epilogue and
-// the pool's pad) runs in bands of its output rows; each band computes only the convolution
-// rows its windows read, on a padded copy of only the input rows those need, applies the
-// epilogue, pads them as the whole result was padded and pools them into its rows of the
-// result.
-// RUN: strata-opt %s -p 'builtin.module(func.func(strata-band-pools))' --mlir-pass-statistics 2>&1 | FileCheck %s
+// strata-band-chains: a convolution and the pool (or convolution) that reads its result
+// (through the convolution's elementwise epilogue and the reader's pad) run in bands of the
+// reader's output rows; each band computes only the convolution rows its windows read, on a
+// padded copy of only the input rows those need, applies the epilogue, pads them as the whole
+// result was padded and pools (or convolves) them into its rows of the result. Only readers
+// that downsample their rows, and only chains whose bands take at least `min-saving` bytes off
+// the function's estimated peak (32 KiB by default: none of these small functions).
+// RUN: strata-opt %s -p 'builtin.module(func.func(strata-band-chains{min-saving=0}))' --mlir-pass-statistics 2>&1 | FileCheck %s
 // What it saves: one band of the convolution's result in the arena instead of the whole.
-// RUN: strata-opt %s -p 'builtin.module(func.func(strata-band-pools),strata-bufferize-and-plan)' | FileCheck %s --check-prefix=PLAN
+// RUN: strata-opt %s -p 'builtin.module(func.func(strata-band-chains{min-saving=0}),strata-bufferize-and-plan)' | FileCheck %s --check-prefix=PLAN
 // RUN: strata-opt %s -p 'builtin.module(strata-bufferize-and-plan)' | FileCheck %s --check-prefix=WHOLE
+// RUN: strata-opt %s -p 'builtin.module(func.func(strata-band-chains))' --mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=DEFAULT
+// DEFAULT: (S) 0 banded
 
 // 3x3 convolution, pad 1, on 16 x 8, a ReLU, then a 3x3 stride-2 max pool, pad 1, to 8 x 4:
 // four bands of two pool rows. The first band's windows read a padding row and convolution
@@ -133,5 +137,74 @@ func.func @fewer_bands(%x: tensor<1x1x16x8xf32>) -> tensor<1x2x16x16xf32> {
   return %up : tensor<1x2x16x16xf32>
 }
 
-// CHECK: (S) 2 banded
-// CHECK: (S) 6 bands
+// The consumer is a stride-2 convolution: each band makes its own bias and applies the ReLU
+// after it (both still for the register-blocked schedule to fuse), inserted into a new tensor.
+// CHECK-LABEL: func.func @conv_after_conv
+// CHECK: %[[OUT:.*]] = tensor.empty() : tensor<1x2x8x4xf32>
+// CHECK: %[[A0:.*]] = linalg.conv_2d_nchw_fchw {{.*}} -> tensor<1x2x4x8xf32>
+// CHECK: %[[R0:.*]] = linalg.generic {{.*}} ins(%[[A0]] : tensor<1x2x4x8xf32>) outs(%[[A0]] : tensor<1x2x4x8xf32>) attrs = {strata.epilogue}
+// CHECK: %[[P0:.*]] = tensor.pad %[[R0]] low[0, 0, 1, 1] high[0, 0, 0, 1]
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<1x2x2x4xf32>
+// CHECK: %[[B0:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2xf32>) outs(%[[E0]] : tensor<1x2x2x4xf32>)
+// CHECK: %[[C0:.*]] = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[P0]], %{{.*}} : tensor<1x2x5x10xf32>, tensor<2x2x3x3xf32>) outs(%[[B0]] : tensor<1x2x2x4xf32>)
+// CHECK: %[[Y0:.*]] = linalg.generic {{.*}} ins(%[[C0]] : tensor<1x2x2x4xf32>) outs(%[[C0]] : tensor<1x2x2x4xf32>) attrs = {strata.epilogue}
+// CHECK: tensor.insert_slice %[[Y0]] into %[[OUT]][0, 0, 0, 0] [1, 2, 2, 4]
+// CHECK-COUNT-3: tensor.insert_slice
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// CHECK: return
+func.func @conv_after_conv(%x: tensor<1x1x16x8xf32>) -> tensor<1x2x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<1.0> : tensor<2x1x3x3xf32>
+  %w2 = arith.constant dense<0.5> : tensor<2x2x3x3xf32>
+  %bias = arith.constant dense<[0.5, -0.5]> : tensor<2xf32>
+  %empty = tensor.empty() : tensor<1x2x16x8xf32>
+  %b = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x2x16x8xf32>) -> tensor<1x2x16x8xf32>
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x1x16x8xf32> to tensor<1x1x18x10xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x1x18x10xf32>, tensor<2x1x3x3xf32>) outs(%b : tensor<1x2x16x8xf32>) -> tensor<1x2x16x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : tensor<1x2x16x8xf32>) outs(%c : tensor<1x2x16x8xf32>) attrs = {strata.epilogue} {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x16x8xf32>
+  %q = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x16x8xf32> to tensor<1x2x18x10xf32>
+  %e2 = tensor.empty() : tensor<1x2x8x4xf32>
+  %b2 = linalg.generic {indexing_maps = [#map, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : tensor<2xf32>) outs(%e2 : tensor<1x2x8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x2x8x4xf32>
+  %d = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%q, %w2 : tensor<1x2x18x10xf32>, tensor<2x2x3x3xf32>) outs(%b2 : tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%d : tensor<1x2x8x4xf32>) outs(%d : tensor<1x2x8x4xf32>) attrs = {strata.epilogue} {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x8x4xf32>
+  return %y : tensor<1x2x8x4xf32>
+}
+
+// Left whole: a stride-1 convolution reading a convolution keeps its rows (a result as large
+// as the one banded, and rows recomputed at every band's boundary).
+// CHECK-LABEL: func.func @keeps_rows
+// CHECK-COUNT-2: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// CHECK: return
+func.func @keeps_rows(%x: tensor<1x2x16x8xf32>) -> tensor<1x2x14x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<1.0> : tensor<2x2x1x1xf32>
+  %w2 = arith.constant dense<0.5> : tensor<2x2x3x3xf32>
+  %empty = tensor.empty() : tensor<1x2x16x8xf32>
+  %b = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x2x16x8xf32>) -> tensor<1x2x16x8xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x16x8xf32>, tensor<2x2x1x1xf32>) outs(%b : tensor<1x2x16x8xf32>) -> tensor<1x2x16x8xf32>
+  %e2 = tensor.empty() : tensor<1x2x14x6xf32>
+  %b2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x2x14x6xf32>) -> tensor<1x2x14x6xf32>
+  %d = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%c, %w2 : tensor<1x2x16x8xf32>, tensor<2x2x3x3xf32>) outs(%b2 : tensor<1x2x14x6xf32>) -> tensor<1x2x14x6xf32>
+  return %d : tensor<1x2x14x6xf32>
+}
+
+// CHECK: (S) 3 banded
+// CHECK: (S) 10 bands
