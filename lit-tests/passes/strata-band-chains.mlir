@@ -206,5 +206,37 @@ func.func @keeps_rows(%x: tensor<1x2x16x8xf32>) -> tensor<1x2x14x6xf32> {
   return %d : tensor<1x2x14x6xf32>
 }
 
+// Left whole: an epilogue that reads its position (`linalg.index`) would see a band's rows
+// numbered from the band's first.
+// CHECK-LABEL: func.func @positional_epilogue
+// CHECK-COUNT-1: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// CHECK: return
+func.func @positional_epilogue(%x: tensor<1x1x16x8xf32>) -> tensor<1x2x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %lowest = arith.constant 0xFF800000 : f32
+  %w = arith.constant dense<1.0> : tensor<2x1x3x3xf32>
+  %window = arith.constant dense<0> : tensor<2x2xi8>
+  %empty = tensor.empty() : tensor<1x2x16x8xf32>
+  %b = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x2x16x8xf32>) -> tensor<1x2x16x8xf32>
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x1x16x8xf32> to tensor<1x1x18x10xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x1x18x10xf32>, tensor<2x1x3x3xf32>) outs(%b : tensor<1x2x16x8xf32>) -> tensor<1x2x16x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : tensor<1x2x16x8xf32>) outs(%c : tensor<1x2x16x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %row = linalg.index 2 : index
+    %i = arith.index_cast %row : index to i32
+    %f = arith.sitofp %i : i32 to f32
+    %m = arith.addf %in, %f : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x16x8xf32>
+  %e2 = tensor.empty() : tensor<1x2x8x4xf32>
+  %acc = linalg.fill ins(%lowest : f32) outs(%e2 : tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  %pool = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%r, %window : tensor<1x2x16x8xf32>, tensor<2x2xi8>) outs(%acc : tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %pool : tensor<1x2x8x4xf32>
+}
+
 // CHECK: (S) 3 banded
 // CHECK: (S) 10 bands

@@ -257,9 +257,10 @@ fn spatial_pad(op: Op) -> Option<(Vec<i64>, Vec<i64>)> {
     (low.len() == 4 && high.len() == 4 && low[..2] == [0, 0] && high[..2] == [0, 0]).then_some((low, high))
 }
 
-/// Whether `op` is a `linalg.generic` whose loops are all parallel and whose operands other
-/// than `value` (read at the identity) and its output (an empty tensor, or `value`) do not
-/// depend on the rows (loop 2): each band can run its own copy.
+/// Whether `op` is a `linalg.generic` whose loops are all parallel, whose body does not read
+/// its position (`linalg.index`: a band's rows are numbered from its first), and whose operands
+/// other than `value` (read at the identity) and its output (an empty tensor, or `value`) do
+/// not depend on the rows (loop 2): each band can run its own copy.
 fn row_free_generic(op: Op, value: Val) -> bool {
     let Some(iterators) = op.attribute("iterator_types") else { return false };
     let Some(maps) = op.attribute("indexing_maps").and_then(map_results) else { return false };
@@ -269,6 +270,7 @@ fn row_free_generic(op: Op, value: Val) -> bool {
     op.is("linalg.generic")
         && op.result_count() == 1
         && !iterators.to_string().contains("reduction")
+        && op.collect(|nested| nested.is("linalg.index")).is_empty()
         && maps.len() == count
         && maps.last().is_some_and(|m| m.len() == 4)
         && (0..count).all(|i| {
