@@ -137,16 +137,7 @@ fn measure(case: &Case, repeats: usize, profile: bool) -> Result<Row, String> {
 /// Whether Strata's outputs on `case` (one thread) match the zoo's checked-in references for
 /// it (`xtask/zoo-reference/<case>.<output>.npy`, within the zoo's 1e-4); false without any.
 fn matches_checked_in(case: &Case, repeats: usize) -> Result<bool, String> {
-    let prefix = format!("{}.", case.name);
-    let mut expect = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(root().join("xtask/zoo-reference")) {
-        for path in entries.flatten().map(|e| e.path()) {
-            let file = path.file_name().and_then(|f| f.to_str()).unwrap_or_default();
-            if let Some(output) = file.strip_prefix(&prefix).and_then(|rest| rest.strip_suffix(".npy")) {
-                expect.extend(["--expect".to_owned(), format!("{output}={}", path.display())]);
-            }
-        }
-    }
+    let mut expect = crate::reference_expects(&case.name).unwrap_or_default();
     if expect.is_empty() {
         return Ok(false);
     }

@@ -594,15 +594,24 @@ fn zoo() -> Result<(), String> {
 /// Runtime reference output.
 fn zoo_io(dir: &std::path::Path, model: &str) -> Result<Vec<String>, String> {
     let mut args = input_args(&dir.join(format!("{model}.inputs"))).map_err(|e| format!("{model}: no inputs: {e}"))?;
+    let expects = reference_expects(model)?;
+    if expects.is_empty() {
+        return Err(format!("{model}: no reference outputs in {}", root().join("xtask/zoo-reference").display()));
+    }
+    args.extend(expects);
+    Ok(args)
+}
+
+/// `--expect output=file.npy` for every ONNX Runtime reference output of `model` checked in
+/// under `xtask/zoo-reference` (`<model>.<output>.npy`); empty when it has none.
+pub(crate) fn reference_expects(model: &str) -> Result<Vec<String>, String> {
     let references = root().join("xtask/zoo-reference");
+    let mut args = Vec::new();
     for entry in std::fs::read_dir(&references).map_err(|e| format!("{}: {e}", references.display()))?.flatten() {
         let file = entry.file_name().to_string_lossy().into_owned();
         if let Some(output) = file.strip_prefix(&format!("{model}.")).and_then(|f| f.strip_suffix(".npy")) {
             args.extend(["--expect".to_owned(), format!("{output}={}", entry.path().display())]);
         }
-    }
-    if !args.iter().any(|a| a == "--expect") {
-        return Err(format!("{model}: no reference outputs in {}", references.display()));
     }
     Ok(args)
 }

@@ -203,22 +203,24 @@ pub fn memref_pipeline(
     bands: bool,
 ) -> String {
     let lanes = strata_machine::Registers::host().lanes;
-    let bands = if bands { "strata-band-chains," } else { "" };
-    let borders = if borders { "strata-conv-borders,strata-band-input-pads" } else { "" };
-    let borders = match format!("{bands}{borders}") {
-        passes if passes.is_empty() => passes,
-        passes => format!("func.func({}),", passes.trim_end_matches(',')),
-    };
+    let mut early = Vec::new();
+    if bands {
+        early.push("strata-band-chains");
+    }
+    if borders {
+        early.extend(["strata-conv-borders", "strata-band-input-pads"]);
+    }
+    let early = if early.is_empty() { String::new() } else { format!("func.func({}),", early.join(",")) };
     let plan =
         format!("strata-bufferize-and-plan{{strategy={strategy} pads-in-place={pads_in_place} record-plan=true}}");
     let profile = if profile { ",strata-profile-kernels" } else { "" };
     let parallelize = format!("strata-parallelize{{threads={threads}}}");
     if schedule {
         format!(
-            "builtin.module({borders}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},{plan},strata-cpu-vectorize{{threads={threads} vector-lanes={lanes}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes} threads={threads}}},canonicalize{{region-simplify=disabled}}{profile})"
+            "builtin.module({early}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},{plan},strata-cpu-vectorize{{threads={threads} vector-lanes={lanes}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes} threads={threads}}},canonicalize{{region-simplify=disabled}}{profile})"
         )
     } else {
-        format!("builtin.module({borders}{plan},{parallelize},canonicalize{profile})")
+        format!("builtin.module({early}{plan},{parallelize},canonicalize{profile})")
     }
 }
 

@@ -119,10 +119,9 @@ pub const MAX_BANDS: i64 = 8;
 pub const MIN_ROW_STRIDE: i64 = 2;
 
 /// The fewest bytes banding a chain must take off the function's estimated peak by default
-/// (option `min-saving`): below it the
-/// bands' launches cost more than the bytes are worth (the zoo's 1-D TCN: 22 KB off its peak
-/// by two bands of a 64-channel convolution pair, its 0.4 ms run 10-30% slower on two
-/// threads).
+/// (option `min-saving`): below it the bands' launches cost more than the bytes are worth (the
+/// zoo's 1-D TCN: 22 KB off its peak by two bands of a 64-channel convolution pair, its 0.4 ms
+/// run 10-30% slower on two threads).
 pub const MIN_SAVES: i64 = 32 << 10;
 
 /// A convolution, what follows it and the pool (or convolution) that ends the chain.
@@ -146,7 +145,7 @@ struct Chain {
 }
 
 /// One window axis (rows) of a convolution or a pool: `window` taps `dilation` apart, at
-/// `stride`, over an input padded by `top` rows above (`bottom` below).
+/// `stride`, over an input padded by `top` rows above.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Window {
     window: i64,
@@ -529,9 +528,7 @@ impl<'c> Builder<'c> {
         new.set_attribute("static_high", self.array(&high));
         padded
     }
-}
 
-impl Builder<'_> {
     /// A copy of the elementwise `op` over `value` (its operands that are `replaced` now
     /// `value`, its empty output a new one), of type `ty`.
     fn elementwise(&self, op: Op, replaced: Val, value: Val, ty: &TensorTy) -> Val {
@@ -695,10 +692,10 @@ fn select_all(candidates: &[Candidate]) -> Vec<usize> {
 
 /// The candidates that lower the function's peak, by the pressure estimate `bytes`: while the
 /// estimate's peak lies inside a candidate's ops (the one saving the most there, sharing no
-/// op with one taken) and banding it takes at least `min_saving` bytes off the peak, take it and
-/// lower the estimate over its ops by what it saves. A chain
-/// away from the peak is left whole: its bands would cost code, launches and recomputed rows
-/// for nothing (every bottleneck block of ResNet-50 is such a chain).
+/// op with one taken) and banding it takes at least `min_saving` bytes off the peak, take it
+/// and lower the estimate over its ops by what it saves. A chain away from the peak is left
+/// whole: its bands would cost code, launches and recomputed rows for nothing (every
+/// bottleneck block of ResNet-50 is such a chain).
 fn select_at_peak(candidates: &[Candidate], mut bytes: Vec<u64>, min_saving: u64) -> Vec<usize> {
     let mut chosen: Vec<usize> = Vec::new();
     while let Some((peak, _)) = bytes.iter().enumerate().max_by_key(|&(i, &b)| (b, std::cmp::Reverse(i))) {
