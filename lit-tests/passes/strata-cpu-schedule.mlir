@@ -189,13 +189,34 @@ func.func @prime_rows(%x: tensor<1x16x39x1xf32>, %w: tensor<32x16x3x1xf32>) -> t
   return %c : tensor<1x32x37x1xf32>
 }
 
-// A constant filter of 128 filters (eight 64-byte lines a tap) is stored with one line more per
-// tap (144 floats: an odd number of lines), so that a tile's taps spread over every cache set;
-// the convolution reads the first 128 of each row.
+// A constant filter of 128 filters (eight 64-byte lines a tap) that stays in rows (the
+// convolution is computed inside its epilogue's tiles, which a packed filter's loops do not
+// allow) is stored with one line more per tap (144 floats: an odd number of lines), so that a
+// tile's taps spread over every cache set; the convolution reads the first 128 of each row.
 // CHECK-LABEL: func.func @padded_rows
 // CHECK: %[[W:.*]] = arith.constant dense_resource<conv_filter_chwf{{.*}}> : tensor<8x3x3x144xf32>
 // CHECK: tensor.extract_slice %[[W]][0, 0, 0, 0] [8, 3, 3, 128] [1, 1, 1, 1] : tensor<8x3x3x144xf32> to tensor<8x3x3x128xf32>
 func.func @padded_rows(%x: tensor<1x8x4x4xf32>) -> tensor<1x128x2x2xf32> {
+  %w = arith.constant dense<0.5> : tensor<128x8x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x128x2x2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x128x2x2xf32>) -> tensor<1x128x2x2xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x4x4xf32>, tensor<128x8x3x3xf32>) outs(%init : tensor<1x128x2x2xf32>) -> tensor<1x128x2x2xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%0 : tensor<1x128x2x2xf32>) outs(%0 : tensor<1x128x2x2xf32>) attrs = {strata.epilogue} {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x128x2x2xf32>
+  return %r : tensor<1x128x2x2xf32>
+}
+
+// The same convolution without an epilogue reads its filter packed in blocks of a tile's
+// filters (32 with 16 lanes, 16 with 8: at most two vectors a tile).
+// CHECK-LABEL: func.func @packed_rows
+// CHECK: arith.constant dense_resource<conv_filter_packed{{.*}}> : tensor<4x8x3x3x32xf32>
+// AVX2-LABEL: func.func @packed_rows
+// AVX2: arith.constant dense_resource<conv_filter_packed{{.*}}> : tensor<8x8x3x3x16xf32>
+func.func @packed_rows(%x: tensor<1x8x4x4xf32>) -> tensor<1x128x2x2xf32> {
   %w = arith.constant dense<0.5> : tensor<128x8x3x3xf32>
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x128x2x2xf32>
@@ -216,4 +237,26 @@ func.func @padded_weights(%a: tensor<8x32xf32>, %b: tensor<32x128xf32>, %c: tens
   %0 = linalg.matmul ins(%a, %w : tensor<8x32xf32>, tensor<32x128xf32>) outs(%c : tensor<8x128xf32>) -> tensor<8x128xf32>
   %1 = linalg.matmul ins(%a, %b : tensor<8x32xf32>, tensor<32x128xf32>) outs(%c : tensor<8x128xf32>) -> tensor<8x128xf32>
   return %0, %1 : tensor<8x128xf32>, tensor<8x128xf32>
+}
+
+// With 8 lanes, a constant filter whose tiles read fewer filters than the whole row (7
+// positions by 8 of 16 filters a tile) is packed at compile time into blocks of the tile's filters, `F / 8 x C
+// x KH x KW x 8`, and the convolution's loops split the filters into blocks and lanes (`f = fo
+// * 8 + fi`): a tile streams its block's taps contiguously. With 16 lanes one tile takes all 16
+// filters: one block is the rows' layout, kept.
+// AVX2-LABEL: func.func @packed_filter
+// AVX2: arith.constant dense_resource<conv_filter_packed{{.*}}> : tensor<2x8x3x3x8xf32>
+// AVX2: scf.for
+// AVX2: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<7xf32>, vector<8xf32>
+// AVX2-NOT: linalg.generic
+// CHECK-LABEL: func.func @packed_filter
+// CHECK: arith.constant dense_resource<conv_filter_chwf{{.*}}> : tensor<8x3x3x16xf32>
+// CHECK: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<7xf32>, vector<16xf32>
+func.func @packed_filter(%x: tensor<1x8x9x9xf32>) -> tensor<1x16x7x7xf32> {
+  %w = arith.constant dense<0.5> : tensor<16x8x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x7x7xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x9xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
+  return %0 : tensor<1x16x7x7xf32>
 }
