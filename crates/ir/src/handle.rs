@@ -284,6 +284,11 @@ impl Op {
 }
 
 impl Val {
+    /// The handle of a raw C API value.
+    pub(crate) fn from_raw(raw: sys::MlirValue) -> Val {
+        Val(raw)
+    }
+
     /// The handle of a melior value (result, block argument or plain value).
     pub fn of<'c: 'a, 'a>(value: impl ValueLike<'c>) -> Val {
         Val(value.to_raw())
@@ -378,6 +383,11 @@ impl<'c, 'a> From<melior::ir::block::BlockArgument<'c, 'a>> for Val {
 }
 
 impl Blk {
+    /// The handle of a raw C API block.
+    pub(crate) fn from_raw(raw: sys::MlirBlock) -> Blk {
+        Blk(raw)
+    }
+
     /// The handle of a melior block.
     pub fn of<'c: 'a, 'a>(block: &impl BlockLike<'c, 'a>) -> Blk {
         Blk(block.to_raw())

@@ -22,6 +22,7 @@ pub mod pipeline;
 pub mod pipelines;
 pub mod resource;
 pub mod rewrite;
+pub mod structure;
 pub mod timing;
 pub mod types;
 pub mod weights;

@@ -221,3 +221,50 @@ fn type_names_match_the_printer() {
     assert_eq!(types::memref_element_name(memref).as_deref(), Some("bf16"));
     assert!(types::tensor_element_name(memref).is_none() && types::ranked_tensor(memref).is_none());
 }
+
+#[test]
+fn structural_keys_ignore_names_and_locations_only() {
+    let strata = StrataContext::new(&[TOY]).unwrap();
+    let text = r#"
+func.func @a(%x: f32) -> f32 {
+  %c = arith.constant 2.0 : f32
+  %y = arith.mulf %x, %c : f32 loc("here")
+  return %y : f32
+}
+func.func @b(%arg: f32) -> f32 {
+  %two = arith.constant 2.0 : f32
+  %r = arith.mulf %arg, %two : f32 loc("there")
+  return %r : f32
+}
+func.func @c(%x: f32) -> f32 {
+  %c = arith.constant 3.0 : f32
+  %y = arith.mulf %x, %c : f32
+  return %y : f32
+}
+func.func @d(%x: f32) -> f32 {
+  %c = arith.constant 2.0 : f32
+  %y = arith.mulf %c, %x : f32
+  return %y : f32
+}
+"#;
+    let module = strata.parse(text, "t.mlir").unwrap();
+    let functions = Blk::of(&module.body()).ops();
+    let key = |f: Op, tokens: bool| {
+        let mut operand = |user: Op, _: usize, value: Val| match value.owner() {
+            Some(constant) if tokens && constant.is("arith.constant") && user.is("arith.mulf") => {
+                structure::Operand::Token(7)
+            }
+            _ => structure::Operand::Value,
+        };
+        let skip = |op: Op| tokens && op.is("arith.constant");
+        structure::key(f, &["sym_name"], &mut operand, &skip)
+    };
+    let [a, b, c, d] = [functions[0], functions[1], functions[2], functions[3]];
+    // Renamed values and other locations: the same key; another constant or operand order: not.
+    assert_eq!(key(a, false), key(b, false));
+    assert_ne!(key(a, false), key(c, false));
+    assert_ne!(key(a, false), key(d, false));
+    // The constant's use a token and the constant left out: @a and @c are the same shape.
+    assert_eq!(key(a, true), key(c, true));
+    assert_ne!(key(a, true), key(d, true));
+}

@@ -128,35 +128,37 @@ fn shareable(function: Op) -> bool {
 /// Operands of at most this many elements make a loop too small for LLVM's vectoriser to matter.
 const SMALL_ELEMENTS: i64 = 4096;
 
-/// `function` printed on its own, its name left out, with its views' offsets as parameters
-/// (on a copy): equal texts are the same code.
-fn shape_key(context: &melior::Context, function: Op) -> Result<String, String> {
-    let copy = function.clone_detached();
-    let body = copy.body(0).ok_or("a kernel without a body")?;
-    let offsets = offsets_as_parameters(context, copy, body);
-    // Printed on its own: an op printed in its module's scope walks the whole module.
-    let flags = melior::ir::operation::OperationPrintingFlags::new().use_local_scope().print_generic_operation_form();
-    let text = offsets.and_then(|offsets| {
-        for offset in offsets {
-            // Safety: detached copies, never inserted.
-            unsafe { offset.erase() };
+/// A key equal for two kernels exactly when [`offsets_as_parameters`] would make them the same
+/// function but for its name ([`strata_ir::structure::key`]: no copy, no printing): each view
+/// offset it would make a parameter stands as that parameter's position, and an offset
+/// constant it would erase (every use an offset) is left out.
+fn shape_key(function: Op) -> Result<Vec<usize>, String> {
+    let body = function.body(0).ok_or("a kernel without a body")?;
+    let offsets = offset_constants(body);
+    let erased: Vec<Op> = offsets
+        .iter()
+        .filter(|(constant, views)| constant.result(0).uses().iter().all(|(user, i)| *i == 1 && views.contains(user)))
+        .map(|(constant, _)| *constant)
+        .collect();
+    let mut parameter = |user: Op, index: usize, _: Val| {
+        if index == 1 {
+            if let Some(position) = offsets.iter().position(|(_, views)| views.contains(&user)) {
+                return strata_ir::structure::Operand::Token(position as u64);
+            }
         }
-        copy.get().to_string_with_flags(flags).map_err(|e| e.to_string())
-    });
-    let name = function.symbol_name().unwrap_or_default();
-    // Safety: the detached copy is not used again.
-    unsafe { copy.erase() };
-    Ok(text?.replacen(&format!("sym_name = \"{name}\""), "sym_name = \"\"", 1))
+        strata_ir::structure::Operand::Value
+    };
+    Ok(strata_ir::structure::key(function, &["sym_name"], &mut parameter, &|op| erased.contains(&op)))
 }
 
 /// Makes kernels that are the same code but for their views' offsets ([`shareable`] ones) one
 /// function: the first takes the offsets as parameters, and every call passes its own; the
 /// others are erased. Returns how many were.
 fn share(context: &melior::Context, outlined: &[(Op, Op)]) -> Result<usize, String> {
-    let mut groups: std::collections::BTreeMap<String, Vec<(Op, Op)>> = std::collections::BTreeMap::new();
+    let mut groups: std::collections::BTreeMap<Vec<usize>, Vec<(Op, Op)>> = std::collections::BTreeMap::new();
     for &(function, call) in outlined {
         if shareable(function) {
-            groups.entry(shape_key(context, function)?).or_default().push((function, call));
+            groups.entry(shape_key(function)?).or_default().push((function, call));
         }
     }
     let mut shared = 0;
