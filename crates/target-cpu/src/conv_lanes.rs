@@ -121,8 +121,9 @@ fn expandable(epilogue: Op) -> bool {
         map.iter().all(|r| matches!(r, MapResult::Dim(0..=3) | MapResult::Zero))
             && map.iter().filter(|r| matches!(r, MapResult::Dim(1))).count() <= 1
     });
+    let parallel = op.attribute("iterator_types").is_ok_and(|a| !a.to_string().contains("reduction"));
     let indexed = !epilogue.collect(|inner| inner.is("linalg.index")).is_empty();
-    plain && !indexed && op.result_count() == 1 && maps.len() == epilogue.operand_count()
+    plain && parallel && !indexed && op.result_count() == 1 && maps.len() == epilogue.operand_count()
 }
 
 /// `value` (a static tensor) with its `axis` split into `extent / tf x tf` by a
