@@ -24,7 +24,6 @@ use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
 use melior::ir::{Attribute, BlockLike, Identifier, RegionLike, Type, ValueLike};
 use melior::Context;
 use std::collections::BTreeMap;
-use strata_ir::handle::MapResult;
 use strata_ir::rewrite::{collect, defining_op, inline_call_with};
 use strata_ir::{attrs, PassContext, PassFailed};
 use strata_ir::{Op, Val};
@@ -99,142 +98,12 @@ fn filter_packed(values: &[f32], [f, c, k]: [i64; 3], tf: i64) -> Vec<f32> {
 /// positions by 8 filters a tile, 2.4 MB of filter a block of rows reads) ran at 31 GFLOP/s
 /// from rows on a Zen3 core and at 60 packed (7.3 -> 3.8 ms); tiles of whole lines (16 filters
 /// on AVX2) gained 0-10% and never lost. A convolution computed inside its epilogue's tiles
-/// is packed when its epilogue can run over `(n, fo, fi, oh, ow)` ([`expandable`]): MLIR fuses
-/// a producer into a consumer's tile only through a projected-permutation output map, which
-/// `f = fo * tf + fi` is not, so such a convolution computes `N x F/tf x tf x OH x OW` instead
-/// (ResNet-18's 256 -> 512 stride-2 convolution with its ReLU 2.45 -> 1.90 ms). One block of
-/// every filter (`f == tf`) is the rows' layout already.
-fn packs(block: &ConvBlock, filters: i64, epilogue: Option<Op>) -> bool {
-    !block.spatial && !block.grouped && filters > block.tiles[2] && epilogue.is_none_or(expandable)
-}
-
-/// Whether `epilogue` (an elementwise generic over the convolution's `(n, f, oh, ow)`) can run
-/// over `(n, fo, fi, oh, ow)` instead ([`expand_epilogue`]): four parallel loops, every map
-/// result a loop dimension or zero with `f` at most once a map, one result, and no
-/// `linalg.index` (whose `f` would change meaning).
-fn expandable(epilogue: Op) -> bool {
-    let op = epilogue.get();
-    let Some(maps) = op.attribute("indexing_maps").ok().and_then(strata_ir::handle::map_results) else {
-        return false;
-    };
-    let plain = maps.iter().all(|map| {
-        map.iter().all(|r| matches!(r, MapResult::Dim(0..=3) | MapResult::Zero))
-            && map.iter().filter(|r| matches!(r, MapResult::Dim(1))).count() <= 1
-    });
-    let parallel = op.attribute("iterator_types").is_ok_and(|a| !a.to_string().contains("reduction"));
-    let indexed = !epilogue.collect(|inner| inner.is("linalg.index")).is_empty();
-    plain && parallel && !indexed && op.result_count() == 1 && maps.len() == epilogue.operand_count()
-}
-
-/// `value` (a static tensor) with its `axis` split into `extent / tf x tf` by a
-/// `tensor.expand_shape` inserted before `before`.
-fn split_axis(context: &Context, before: Op, value: Val, axis: usize, tf: i64) -> Result<Val, String> {
-    let ty = tensor_type(value.r#type()).map_err(|e| e.to_string())?;
-    let mut shape = ty.shape.clone();
-    shape.splice(axis..=axis, [ty.shape[axis] / tf, tf]);
-    let groups: Vec<String> = (0..ty.shape.len())
-        .map(|a| match a.cmp(&axis) {
-            std::cmp::Ordering::Less => format!("[{a}]"),
-            std::cmp::Ordering::Equal => format!("[{a}, {}]", a + 1),
-            std::cmp::Ordering::Greater => format!("[{}]", a + 1),
-        })
-        .collect();
-    let attribute = |text: String| Attribute::parse(context, &text).ok_or(format!("cannot parse {text}"));
-    let expanded_ty = ty.with_shape(shape.clone());
-    let expand = OperationBuilder::new("tensor.expand_shape", before.location())
-        .add_operands(&[value.get()])
-        .add_results(&[Type::parse(context, &expanded_ty.to_string()).ok_or("cannot parse a tensor type")?])
-        .add_attributes(&[
-            (Identifier::new(context, "reassociation"), attribute(format!("[{}]", groups.join(", ")))?),
-            (Identifier::new(context, "static_output_shape"), attribute(format!("array<i64: {}>", list(&shape)))?),
-        ])
-        .build()
-        .map_err(|e| e.to_string())?;
-    let block = before.get().block().ok_or("an op outside a block")?;
-    let expand = block.insert_operation_before(before.get(), expand);
-    Ok(Val::from(expand.result(0).map_err(|e| e.to_string())?))
-}
-
-/// Rebuilds `epilogue` (see [`expandable`]) over `(n, fo, fi, oh, ow)`, `f = fo * tf + fi`,
-/// reading `conv` (the packed convolution's result, `N x F/tf x tf x OH x OW`) where it read
-/// `collapsed` (that result collapsed back to NCHW), its other operands indexed by `f` through
-/// an expand_shape; its uses read its result collapsed back to NCHW. Returns the new generic.
-fn expand_epilogue(context: &Context, epilogue: Op, collapsed: Val, conv: Val, tf: i64) -> Result<Op, String> {
-    let op = epilogue.get();
-    let maps = op
-        .attribute("indexing_maps")
-        .ok()
-        .and_then(strata_ir::handle::map_results)
-        .ok_or("an epilogue without indexing maps")?;
-    let dim = |d: usize| ["d0", "d1, d2", "d3", "d4"][d];
-    let mut operands = Vec::new();
-    let mut new_maps = Vec::new();
-    for (i, map) in maps.iter().enumerate() {
-        let results: Vec<&str> = map.iter().map(|r| if let MapResult::Dim(d) = r { dim(*d) } else { "0" }).collect();
-        new_maps.push(format!("affine_map<(d0, d1, d2, d3, d4) -> ({})>", results.join(", ")));
-        let operand = epilogue.operand(i);
-        if operand == collapsed {
-            operands.push(conv);
-            continue;
-        }
-        let Some(axis) = map.iter().position(|r| matches!(r, MapResult::Dim(1))) else {
-            operands.push(operand);
-            continue;
-        };
-        operands.push(split_axis(context, epilogue, operand, axis, tf)?);
-    }
-    let raw: Vec<melior::ir::Value> = operands.iter().map(|v| v.get()).collect();
-    let inputs = operands.len() - 1;
-    let mut attributes = vec![
-        (
-            Identifier::new(context, "indexing_maps"),
-            Attribute::parse(context, &format!("[{}]", new_maps.join(", "))).ok_or("cannot parse the maps")?,
-        ),
-        (
-            Identifier::new(context, "iterator_types"),
-            Attribute::parse(context, &format!("[{}]", ["#linalg.iterator_type<parallel>"; 5].join(", ")))
-                .ok_or("cannot parse the iterator types")?,
-        ),
-        (
-            Identifier::new(context, "operandSegmentSizes"),
-            Attribute::parse(context, &format!("array<i32: {inputs}, 1>")).ok_or("cannot parse the segment sizes")?,
-        ),
-    ];
-    for (name, value) in op.attributes() {
-        let name_text = name.as_string_ref().as_str().unwrap_or_default().to_owned();
-        if !["indexing_maps", "iterator_types", "operandSegmentSizes"].contains(&name_text.as_str()) {
-            attributes.push((name, value));
-        }
-    }
-    let new = OperationBuilder::new("linalg.generic", op.location())
-        .add_operands(&raw)
-        .add_results(&[conv.r#type()])
-        .add_attributes(&attributes)
-        .add_regions([melior::ir::Region::new()])
-        .build()
-        .map_err(|e| e.to_string())?;
-    let block = op.block().ok_or("an epilogue outside a block")?;
-    let new = Op::of(&block.insert_operation_before(op, new));
-    strata_ir::rewrite::take_body(
-        new.get().region(0).map_err(|e| e.to_string())?,
-        op.region(0).map_err(|e| e.to_string())?,
-    );
-    let result = new.result(0);
-    let old_ty = epilogue.result(0).r#type();
-    let collapse = OperationBuilder::new("tensor.collapse_shape", op.location())
-        .add_operands(&[result.get()])
-        .add_results(&[old_ty])
-        .add_attributes(&[(
-            Identifier::new(context, "reassociation"),
-            Attribute::parse(context, "[[0], [1, 2], [3], [4]]").ok_or("cannot parse the reassociation")?,
-        )])
-        .build()
-        .map_err(|e| e.to_string())?;
-    let collapse = block.insert_operation_before(op, collapse);
-    epilogue.result(0).replace_all_uses_with(Val::from(collapse.result(0).map_err(|e| e.to_string())?));
-    // Safety: nothing uses the old epilogue any more; its body moved to the new one.
-    unsafe { epilogue.erase() };
-    Ok(new)
+/// keeps rows: MLIR's fusion of a producer into a consumer's tile needs the producer's output
+/// map to be a projected permutation, and the packed output map `f = fo * tf + fi` is not one
+/// (see docs/notes.md for the expanded form tried and why it was dropped). One block of every
+/// filter (`f == tf`) is the rows' layout already.
+fn packs(block: &ConvBlock, filters: i64, epilogue: bool) -> bool {
+    !block.spatial && !block.grouped && !epilogue && filters > block.tiles[2]
 }
 
 /// How one convolution is tiled: its register block and the order of the tile loops.
@@ -323,7 +192,7 @@ fn epilogue_of(conv: OperationRef<'_, '_>) -> Option<Op> {
 /// computed tile by tile inside it), and puts a same-type `tensor.cast` on its other operands
 /// so that `transform.structured.fuse` stops there instead of pulling their producers into
 /// the tiles (canonicalization drops the casts afterwards).
-fn prepare_epilogue(context: &Context, epilogue: Op, conv_result: Val, label: &str, packed: Option<i64>) {
+fn prepare_epilogue(context: &Context, epilogue: Op, conv_result: Val, label: &str) {
     let count = epilogue.operand_count();
     attrs::CONV_EPILOGUE.set(epilogue.get(), label);
     // `epilogue` is a generic with one output (its last operand); the new ops are inserted
@@ -335,19 +204,7 @@ fn prepare_epilogue(context: &Context, epilogue: Op, conv_result: Val, label: &s
             epilogue.set_operand(i, cast);
         }
     }
-    // Expanded (a packed convolution's `N x F/tf x tf x OH x OW`, `packed` = tf): an NCHW
-    // empty split, so that `eliminate-empty-tensors` can still replace it with the slice of
-    // the buffer a reader wants the result in (a padded input's interior).
-    let empty = match packed {
-        Some(tf) => {
-            let ty = tensor_type(conv_result.r#type()).expect("a static tensor");
-            let nchw = ty.with_shape(vec![ty.shape[0], ty.shape[1] * ty.shape[2], ty.shape[3], ty.shape[4]]);
-            let nchw = Type::parse(context, &nchw.to_string()).expect("a tensor type");
-            let empty = insert_before(context, epilogue, "tensor.empty", &[], nchw, None);
-            split_axis(context, epilogue, empty, 1, tf).expect("an NCHW tensor splits along its channels")
-        }
-        None => insert_before(context, epilogue, "tensor.empty", &[], conv_result.r#type(), None),
-    };
+    let empty = insert_before(context, epilogue, "tensor.empty", &[], conv_result.r#type(), None);
     epilogue.set_operand(count - 1, empty);
 }
 
@@ -436,7 +293,7 @@ pub fn rewrite(
         let row = padded_row(f);
         let constant = defining_op(w).filter(|d| strata_ir::ods::op_name(*d) == "arith.constant");
         let tf = plan.block.tiles[2];
-        let pack = constant.filter(|_| packs(&plan.block, f, plan.epilogue));
+        let pack = constant.filter(|_| packs(&plan.block, f, plan.epilogue.is_some()));
         let (stored_ty, filter) = match pack {
             Some(d) => {
                 let ty = w_ty.with_shape(vec![f / tf, c, kh, kw, tf]);
@@ -592,43 +449,22 @@ pub fn rewrite(
         };
         let label = plan.block.label();
         let (init_mark, tiles_mark) = (attrs::CONV_INIT.in_dictionary(), attrs::CONV_TILES.in_dictionary(&label));
-        // A packed convolution fused into its epilogue computes `N x F/tf x tf x OH x OW`
-        // (loops `(n, fo, fi, oh, ow)` in its result map: a projected permutation, which
-        // fusion into the epilogue's tiles needs), collapsed back to NCHW for its readers.
-        let expanded = plan.block.packed && plan.epilogue.is_some();
-        let acc = if expanded {
-            out.with_shape(vec![out.shape[0], f / tf, tf, out.shape[2], out.shape[3]])
-        } else {
-            out.clone()
-        };
-        let rank = acc.shape.len();
-        let identity = (0..rank).map(|d| format!("d{d}")).collect::<Vec<_>>().join(", ");
-        let parallel_loops = vec!["\"parallel\""; rank].join(", ");
         let start = match &init_kind {
             Some(Init::Fill(literal)) => {
                 // A generic rather than linalg.fill: in the tile its unit dimensions fold like
                 // the convolution's, so the vectorised initial value forwards straight into the
                 // accumulators (a fill's 4-D write does not, and its tensor would be kept).
                 let scalar = k.constant(literal, &out.elem);
-                let empty = k.empty(&acc);
+                let empty = k.empty(&out);
                 k.emit(format_args!(
-                    "linalg.generic {{indexing_maps = [affine_map<({identity}) -> ({identity})>], iterator_types = [{parallel_loops}], {init_mark}}} outs({empty} : {acc}) {{\n    ^bb0(%o: f32):\n      linalg.yield {scalar} : f32\n    }} -> {acc}"
+                    "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"], {init_mark}}} outs({empty} : {out}) {{\n    ^bb0(%o: f32):\n      linalg.yield {scalar} : f32\n    }} -> {out}"
                 ))
             }
             Some(Init::Bias(_)) => {
-                let empty = k.empty(&acc);
-                let (mut bias, mut bias_ty) = (k.arg(2), k.arg_type(2).clone());
-                let mut bias_map = "d1";
-                if expanded {
-                    let blocks = bias_ty.with_shape(vec![f / tf, tf]);
-                    bias = k.emit(format_args!(
-                        "tensor.expand_shape {bias} [[0, 1]] output_shape [{}, {tf}] : {bias_ty} into {blocks}",
-                        f / tf
-                    ));
-                    (bias_ty, bias_map) = (blocks, "d1, d2");
-                }
+                let empty = k.empty(&out);
+                let (bias, bias_ty) = (k.arg(2), k.arg_type(2).clone());
                 k.emit(format_args!(
-                    "linalg.generic {{indexing_maps = [affine_map<({identity}) -> ({bias_map})>, affine_map<({identity}) -> ({identity})>], iterator_types = [{parallel_loops}], {init_mark}}} ins({bias} : {bias_ty}) outs({empty} : {acc}) {{\n    ^bb0(%b: f32, %o: f32):\n      linalg.yield %b : f32\n    }} -> {acc}"
+                    "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"], {init_mark}}} ins({bias} : {bias_ty}) outs({empty} : {out}) {{\n    ^bb0(%b: f32, %o: f32):\n      linalg.yield %b : f32\n    }} -> {out}"
                 ))
             }
             // Any other initial value (a residual, `sg-accumulate-residuals`) is computed
@@ -648,8 +484,8 @@ pub fn rewrite(
         // The loops: the lane dimension last among the parallel ones; a packed filter's
         // blocks `fo` and the filters of a block `fi` (`f = fo * tf + fi`).
         let (loops, maps, parallel) = if plan.block.packed {
-            let output = if expanded { "n, fo, fi, oh, ow".to_owned() } else { format!("n, fo * {tf} + fi, oh, ow") };
-            ("n, oh, ow, fo, fi, c, kh, kw", [input_map, "fo, c, kh, kw, fi".to_owned(), output], 5)
+            let maps = [input_map, "fo, c, kh, kw, fi".to_owned(), format!("n, fo * {tf} + fi, oh, ow")];
+            ("n, oh, ow, fo, fi, c, kh, kw", maps, 5)
         } else if plan.block.spatial {
             ("n, oh, f, ow, c, kh, kw", [input_map, "c, kh, kw, f".to_owned(), "n, f, oh, ow".to_owned()], 4)
         } else {
@@ -662,40 +498,18 @@ pub fn rewrite(
             parallel,
             &tiles_mark,
             [(&input, &input_ty), (&wt, &wt_ty)],
-            (&start, &acc),
+            (&start, &out),
         );
-        let result = if expanded {
-            k.emit(format_args!("tensor.collapse_shape {result} [[0], [1, 2], [3], [4]] : {acc} into {out}"))
-        } else {
-            result
-        };
         k.set_result(result, out);
         inline_kernel(&mut kernels, cx, plan.conv, &k, &operands, "convolution")?;
         if let Some(epilogue) = plan.epilogue {
-            // The inlined kernel's result: the epilogue's operand that the marked generic (or,
-            // expanded, its collapse) defines.
-            let conv_of = |v: Val| v.owner().filter(|d| attrs::CONV_TILES.get(d.get()).is_some()).map(|_| v);
+            // The inlined kernel's result: the epilogue's first operand that is not a cast.
             let inputs = epilogue.operand_count() - 1;
-            let (result, conv) = (0..inputs)
+            let result = (0..inputs)
                 .map(|i| epilogue.operand(i))
-                .find_map(|v| match conv_of(v) {
-                    Some(conv) => Some((v, conv)),
-                    None => v
-                        .owner()
-                        .filter(|d| d.is("tensor.collapse_shape"))
-                        .and_then(|d| conv_of(d.operand(0)))
-                        .map(|c| (v, c)),
-                })
+                .find(|v| v.owner().is_some_and(|d| attrs::CONV_TILES.get(d.get()).is_some()))
                 .expect("the epilogue reads the convolution");
-            let epilogue = if expanded {
-                expand_epilogue(strata.mlir(), epilogue, result, conv, tf).map_err(|why| {
-                    cx.emit_op_error(plan.conv.get(), format!("strata-cpu-schedule: {why}"));
-                    PassFailed
-                })?
-            } else {
-                epilogue
-            };
-            prepare_epilogue(strata.mlir(), epilogue, conv, &label, expanded.then_some(tf));
+            prepare_epilogue(strata.mlir(), epilogue, result, &label);
         }
         if !blocks.contains(&plan.block) {
             blocks.push(plan.block);

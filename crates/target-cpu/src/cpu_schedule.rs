@@ -255,18 +255,14 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
         if block.epilogue {
             // The epilogue's loops are (n, f, oh, ow): tiled by the convolution's block in the
             // convolution's loop order.
-            // A packed convolution's epilogue runs over (n, fo, fi, oh, ow).
             let interchange = match (block.filters_outer, block.spatial) {
-                (true, _) if block.packed => " interchange [0, 1, 3, 4, 2]",
-                (false, _) if block.packed => " interchange [0, 3, 4, 1, 2]",
                 (true, _) => "",
                 (false, false) => " interchange [0, 2, 3, 1]",
                 (false, true) => " interchange [0, 2, 1, 3]",
             };
-            let sizes = if block.packed { format!("1, 1, {tf}, {th}, {tw}") } else { format!("1, {tf}, {th}, {tw}") };
             tiling += &format!(
                 "    %ev{i} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes{{strata.conv_epilogue = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n\
-    %et{i}, %el{i}{loops} = transform.structured.fuse %ev{i} tile_sizes [{sizes}]{interchange}{forall} : (!transform.any_op) -> (!transform.any_op, {loop_types})\n"
+    %et{i}, %el{i}{loops} = transform.structured.fuse %ev{i} tile_sizes [1, {tf}, {th}, {tw}]{interchange}{forall} : (!transform.any_op) -> (!transform.any_op, {loop_types})\n"
             );
             epilogues += &matched;
             epilogues += &reduction(&format!("%cv{i}"));
