@@ -3,7 +3,8 @@
 //! debug information. Built from the context's uniqued objects (op names, types and
 //! attributes are pointers that are equal exactly when the objects are) and the positions of
 //! values in a pre-order walk, without printing: `strata-outline-kernels` keyed each kernel
-//! by its printed text, 0.68 s of a 10k-node graph's compile (a copy and a print per kernel).
+//! by its printed text (a copy and a print per kernel), and the pass took 1.34 s of the 10k-node
+//! matmul ladder's compile (0.50 s with these keys).
 
 use crate::{Blk, Op, Val};
 use mlir_sys as sys;

@@ -48,6 +48,35 @@ fn blob_in_batches(strata: &StrataContext, module: &Module<'_>, batch_bytes: usi
         return Ok(Vec::new());
     };
     let mut bytes = vec![0u8; size as usize];
+    let mut placed: Vec<(Op, usize)> = Blk::of(&module.body())
+        .ops()
+        .into_iter()
+        .filter_map(|op| Some((op, attrs::WEIGHTS_OFFSET.get(op.get())? as usize)))
+        .collect();
+    placed.sort_by_key(|&(_, offset)| offset);
+    // A global's room: up to the next placed one's offset (its bytes and the alignment gap).
+    let room = |i: usize| placed.get(i + 1).map_or(size as usize, |next| next.1);
+    // f32 values (almost every weight) are their own little-endian bytes: written directly.
+    // Through LLVM a tensor of many short rows is an array constant per row (a filter packed
+    // as `F/8 x C x 3 x 3 x 8`: 147k arrays for one of ResNet-18's, 1.2 s of its compile).
+    // The others, with their room, go through LLVM below.
+    let mut through_llvm: Vec<(Op, usize)> = Vec::new();
+    let mut ends: Vec<usize> = Vec::new();
+    for (i, &(global, offset)) in placed.iter().enumerate() {
+        let Some(values) = global.get().attribute("initial_value").ok().and_then(crate::resource::f32_values) else {
+            through_llvm.push((global, offset));
+            ends.push(room(i));
+            continue;
+        };
+        let end = offset + 4 * values.len();
+        if end > room(i) {
+            return Err(failed(format!("weights: @{} overruns its room", global.symbol_name().unwrap_or_default())));
+        }
+        for (chunk, value) in bytes[offset..end].chunks_exact_mut(4).zip(values) {
+            chunk.copy_from_slice(&value.to_le_bytes());
+        }
+    }
+    let placed = through_llvm;
     let mut pm = PassManager::parse(strata, "builtin.module(finalize-memref-to-llvm)", PassManagerOptions::default())
         .map_err(|e| failed(e.to_string()))?;
     // Safety: the layout is created here and disposed of below, once.
@@ -55,44 +84,6 @@ fn blob_in_batches(strata: &StrataContext, module: &Module<'_>, batch_bytes: usi
         let layout_text = CString::new(LAYOUT).expect("no NUL");
         LLVMCreateTargetData(layout_text.as_ptr())
     };
-    let mut placed: Vec<(Op, usize)> = Blk::of(&module.body())
-        .ops()
-        .into_iter()
-        .filter_map(|op| Some((op, attrs::WEIGHTS_OFFSET.get(op.get())? as usize)))
-        .collect();
-    placed.sort_by_key(|&(_, offset)| offset);
-    // f32 values (almost every weight) are their own little-endian bytes: written directly.
-    // Through LLVM a tensor of many short rows is an array constant per row (a filter packed
-    // as `F/8 x C x 3 x 3 x 8`: 147k arrays for one of ResNet-18's, 1.2 s of its compile).
-    // The globals' room still comes from every placed global, written or not.
-    let all_ends: Vec<(usize, usize)> = placed
-        .iter()
-        .enumerate()
-        .map(|(i, &(_, offset))| (offset, placed.get(i + 1).map_or(size as usize, |n| n.1)))
-        .collect();
-    let mut direct = vec![false; placed.len()];
-    for (i, &(global, offset)) in placed.iter().enumerate() {
-        let values = global.get().attribute("initial_value").ok().and_then(crate::resource::f32_values);
-        if let Some(values) = values {
-            let end = offset + 4 * values.len();
-            if end > all_ends[i].1 {
-                return Err(failed(format!(
-                    "weights: @{} overruns its room",
-                    global.symbol_name().unwrap_or_default()
-                )));
-            }
-            for (chunk, value) in bytes[offset..end].chunks_exact_mut(4).zip(values) {
-                chunk.copy_from_slice(&value.to_le_bytes());
-            }
-            direct[i] = true;
-        }
-    }
-    let placed: Vec<(Op, usize)> =
-        placed.iter().zip(&direct).filter(|(_, &written)| !written).map(|(&global, _)| global).collect();
-    let room: Vec<usize> =
-        all_ends.iter().zip(&direct).filter(|(_, &written)| !written).map(|(&(_, end), _)| end).collect();
-    // A global's room: up to the next placed one's offset (its bytes and the alignment gap).
-    let ends = room;
     // A batch closes before the global that would take it past `batch_bytes`.
     let mut batches: Vec<&[(Op, usize)]> = Vec::new();
     let mut start = 0;

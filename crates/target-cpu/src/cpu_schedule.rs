@@ -236,8 +236,8 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
     let (mut tiling, mut epilogues, mut fold, mut vectorize) =
         (String::new(), String::new(), String::new(), String::new());
     for (i, block) in blocks.iter().enumerate() {
-        // The tile loops' results: four nested `scf.for`s (five for a grouped convolution), or
-        // one `scf.forall`.
+        // The tile loops' results: four nested `scf.for`s (five for a grouped convolution or a
+        // packed filter), or one `scf.forall`.
         let (forall, loops, loop_types) = match (block.parallel, block.grouped || block.packed) {
             (true, _) => (" {use_forall}", "", "!transform.any_op".to_string()),
             (false, false) => ("", ":4", ["!transform.any_op"; 4].join(", ")),
@@ -246,7 +246,7 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
         let [th, tw, tf] = block.tiles;
         let label = block.label();
         // The reduction loops of `tiled` (the convolution's tile), one (c, kh, kw) a step; a
-        // grouped convolution has one more parallel loop (g) before them.
+        // grouped convolution (g) or a packed filter (fo, fi) has one more parallel loop.
         let parallel_zeros = if block.grouped || block.packed { "0, 0, 0, 0, 0" } else { "0, 0, 0, 0" };
         let reduction = |tiled: &str| {
             format!("    %cr{i}, %crl{i}:3 = transform.structured.tile_using_for {tiled} tile_sizes [{parallel_zeros}, 1, 1, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n")
@@ -271,8 +271,9 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
             // A packed filter's: (n, oh, ow, fo, fi).
             let (sizes, interchange) = match (block.filters_outer, block.spatial) {
                 _ if block.grouped => (format!("1, {th}, {tf}, {tw}"), ""),
-                (false, _) if block.packed => (format!("{th}, {tw}, 1, {tf}"), ""),
-                (true, _) if block.packed => (format!("{th}, {tw}, 1, {tf}"), " interchange [0, 3, 1, 2, 4, 5, 6, 7]"),
+                (outer, _) if block.packed => {
+                    (format!("{th}, {tw}, 1, {tf}"), if outer { " interchange [0, 3, 1, 2, 4, 5, 6, 7]" } else { "" })
+                }
                 (false, false) => (format!("{th}, {tw}, {tf}"), ""),
                 (true, false) => (format!("{th}, {tw}, {tf}"), " interchange [0, 3, 1, 2, 4, 5, 6]"),
                 (false, true) => (format!("{th}, {tf}, {tw}"), ""),
