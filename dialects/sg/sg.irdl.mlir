@@ -980,14 +980,21 @@ irdl.dialect @sg {
   // into the kernel's indexing, no copy). `in_place` = 1: the result is written into operand
   // 0's storage (its last reader). `epilogue` = 1: operand 0 is a kernel's result and the
   // program its epilogue, which the host schedule runs inside the kernel's tiles.
+  // `reduce` = a reduction op's name (`reduce_sum`, `reduce_mean`, ...): the program's
+  // elements are not stored but reduced over `axes` as that op would reduce them (the result
+  // keeps the axes as size 1 when its rank is the operands'); the operands then share one type
+  // and the result is the reduction's (`sg-fuse-reductions`).
   irdl.operation @fused {
     %t = irdl.base "!builtin.tensor"
+    %result = irdl.base "!builtin.tensor"
     %program = irdl.base "#builtin.string"
     %flag = irdl.base "#builtin.integer"
+    %reduce = irdl.base "#builtin.string"
+    %axes = irdl.base "#builtin.dense_array"
     irdl.operands(inputs: variadic %t)
-    irdl.results(output: %t)
+    irdl.results(output: %result)
     irdl.attributes {"program" = %program}
-    // irdl.optional_attributes {"in_place" = %flag, "epilogue" = %flag}
+    // irdl.optional_attributes {"in_place" = %flag, "epilogue" = %flag, "reduce" = %reduce, "axes" = %axes}
   }
   // Recurrent layers over a sequence (ONNX LSTM, GRU and RNN with layout 0; every operand
   // given, the importer supplying ONNX's defaults): x [T, N, I], w [D, G*H, I], r [D, G*H, H],

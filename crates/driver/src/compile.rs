@@ -67,11 +67,14 @@ pub fn sg_opt_egraph_pipeline(target: Target, disable: &[Optimization]) -> Strin
     // The host's convolutions accumulate onto a residual in its buffer; the GPU's kernels
     // start from their bias.
     let residuals = if host && !disable.contains(&Optimization::Residuals) { "sg-accumulate-residuals," } else { "" };
+    // Reductions compute the programs they alone read (host only: the GPU's reductions map
+    // one operand).
+    let reduce = if host && !disable.contains(&Optimization::Fusion) { ",sg-fuse-reductions" } else { "" };
     let sink = graph_order(disable);
     let families: Vec<&str> = disable.iter().filter_map(|o| o.egraph_family()).collect();
     let disable = if families.is_empty() { String::new() } else { format!(" disable={}", families.join(",")) };
     format!(
-        "builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes,sg-sink-reshapes),canonicalize,func.func(sg-fold-conv-affine,{residuals}sg-egraph-optimize{{{target}{disable}}}{sink}))"
+        "builtin.module(sg-verify,func.func(sg-compose-transposes,sg-fold-reshapes,sg-sink-reshapes),canonicalize,func.func(sg-fold-conv-affine,{residuals}sg-egraph-optimize{{{target}{disable}}}{reduce}{sink}))"
     )
 }
 
@@ -104,7 +107,8 @@ fn graph_order(disable: &[Optimization]) -> String {
 pub enum Optimization {
     /// Slices, transposes, reshapes and broadcasts read as strided views of their input.
     Views,
-    /// Chains of elementwise ops run as one kernel.
+    /// Chains of elementwise ops run as one kernel (and inside the reduction that alone reads
+    /// them: `sg-fuse-reductions`, host only).
     Fusion,
     /// Elementwise ops run inside the convolution or matmul that feeds them.
     Epilogues,

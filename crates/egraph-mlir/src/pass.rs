@@ -399,6 +399,8 @@ impl<'c> Rebuild<'_, '_, 'c> {
             &program.to_string(),
             (written && !epilogue).then_some(1),
             epilogue.then_some(1),
+            None,
+            None,
             ty,
         );
         if epilogue {

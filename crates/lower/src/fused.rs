@@ -4,7 +4,9 @@
 //! it axis by axis, else through `offset + Σ d_k · stride_k` over the collapsed base. An
 //! in-place kernel writes into its first operand (`outs` is that tensor), so one-shot
 //! bufferization reuses its buffer; an epilogue's generic is marked `strata.epilogue` for the
-//! host schedule, which runs it inside the tiles of the kernel that produced operand 0.
+//! host schedule, which runs it inside the tiles of the kernel that produced operand 0. A
+//! reduced program (`reduce`) is one reducing generic whose body computes the element and
+//! combines it (`crate::reduce::reduce_computed`): the elements are never stored.
 
 use crate::kernel::{Iter, Kernel, Map, TensorTy};
 use crate::ops::{tensor_type, Lowered};
@@ -13,6 +15,7 @@ use strata_dialect_sg::{Fused, Program, View};
 use strata_ir::Error;
 
 /// A view operand: the layout it reads its base with.
+#[derive(Debug, PartialEq)]
 struct Layout {
     offset: i64,
     shape: Vec<i64>,
@@ -32,7 +35,14 @@ fn view_of<'c, 'a>(value: Value<'c, 'a>) -> Option<View<'c, 'a>> {
 /// The kernel of `fused`, over [`operands`].
 pub fn kernel(fused: Fused<'_, '_>) -> Result<Lowered, Error> {
     let program: Program = fused.program().parse().map_err(|e| format!("'sg.fused' program: {e}"))?;
+    let reduction = fused.reduction()?;
     let out = tensor_type(fused.output().r#type())?;
+    // The loops: the result's, or the operands' when the program is reduced.
+    let space = match (&reduction, fused.inputs().first()) {
+        (Some(_), Some(first)) => tensor_type(first.r#type())?,
+        (Some(_), None) => return Err("a reduced 'sg.fused' program needs an operand".into()),
+        (None, _) => out.clone(),
+    };
     let operands = operands(fused);
     let views: Vec<Option<Layout>> = fused
         .inputs()
@@ -42,7 +52,11 @@ pub fn kernel(fused: Fused<'_, '_>) -> Result<Lowered, Error> {
     let types = operands.iter().map(|v| tensor_type(v.r#type())).collect::<Result<Vec<_>, _>>()?;
     let elem = out.elem.clone();
     let mut k = Kernel::new(types.clone());
-    let rank = out.rank();
+    let rank = space.rank();
+    let reduced: Vec<bool> = match &reduction {
+        Some((_, axes)) => (0..rank).map(|d| axes.contains(&(d as i64))).collect(),
+        None => vec![false; rank],
+    };
     let mut inputs: Vec<(String, TensorTy, Map)> = Vec::new();
     for (i, (ty, view)) in types.iter().zip(&views).enumerate() {
         let arg = k.arg(i);
@@ -51,12 +65,28 @@ pub fn kernel(fused: Fused<'_, '_>) -> Result<Lowered, Error> {
             Some(layout) => {
                 // On the base's own axes when the view is a per-axis slice / transpose /
                 // broadcast of it (vectorises like any projected map), else over the
-                // collapsed base.
-                if let Some(exprs) = per_axis_map(&ty.shape, layout) {
+                // collapsed base. A reduced loop has no output axis to take its extent from:
+                // the view must give it as a whole axis, if need be of the base reshaped.
+                let per_axis = per_axis_map(&ty.shape, layout);
+                let walked: Vec<usize> =
+                    (0..rank).filter(|&d| reduced[d] && layout.shape[d] > 1 && layout.strides[d] != 0).collect();
+                if per_axis.as_ref().is_some_and(|exprs| covers(exprs, &walked)) || walked.is_empty() {
+                    if let Some(exprs) = per_axis {
+                        inputs.push((arg, ty.clone(), Map(exprs)));
+                        continue;
+                    }
+                }
+                let flat = TensorTy::new(vec![ty.numel()], ty.elem.clone());
+                if let Some(radix) = MixedRadix::of(ty.numel(), layout) {
+                    let collapsed = crate::layout::reshape(&mut k, &arg, ty, &flat);
+                    let (value, sliced, exprs) = radix.emit(&mut k, &collapsed, &flat);
+                    inputs.push((value, sliced, Map(exprs)));
+                    continue;
+                }
+                if let Some(exprs) = per_axis {
                     inputs.push((arg, ty.clone(), Map(exprs)));
                     continue;
                 }
-                let flat = TensorTy::new(vec![ty.numel()], ty.elem.clone());
                 let collapsed = crate::layout::reshape(&mut k, &arg, ty, &flat);
                 let mut expr = layout.offset.to_string();
                 for (d, stride) in layout.strides.iter().enumerate() {
@@ -66,13 +96,36 @@ pub fn kernel(fused: Fused<'_, '_>) -> Result<Lowered, Error> {
             }
         }
     }
+    let refs: Vec<(&str, &TensorTy, Map)> = inputs.iter().map(|(v, t, m)| (v.as_str(), t, m.clone())).collect();
+    if let Some((how, _)) = reduction {
+        // linalg takes each loop's extent from an operand axis that is the bare loop: when no
+        // operand gives a reduced loop's (a size-1 axis, a view read through its collapsed
+        // base), the program's elements are computed first and then reduced, as two ops would.
+        let all: Vec<usize> = (0..rank).filter(|&d| reduced[d]).collect();
+        let (value, ty) = if covered(&refs, &all) {
+            crate::reduce::reduce_computed(&mut k, &refs, &space, &reduced, how, |b, block_args| {
+                crate::elementwise::program(b, &program, block_args, &elem)
+            })?
+        } else {
+            let init = k.empty(&space);
+            let elements = k.try_generic(
+                &refs,
+                (&init, &space, Map::identity(rank)),
+                &vec![Iter::Parallel; rank],
+                |b, block_args| crate::elementwise::program(b, &program, block_args, &elem),
+            )?;
+            crate::reduce::reduce(&mut k, &elements, &space, &reduced, how)?
+        };
+        let result = crate::layout::reshape(&mut k, &value, &ty, &out);
+        k.set_result(result, out);
+        return Ok(Lowered { kernel: k, reads: crate::ops::Reads::ViewBases });
+    }
     let epilogue = fused.epilogue() == Some(1);
     // In place: the output is the first operand's tensor (not a view of another buffer: at
     // tensor level that would be a copy), which bufferization then reuses. An epilogue always
     // writes over its kernel's result.
     let written = (epilogue || fused.in_place() == Some(1)) && views.first().is_some_and(Option::is_none);
     let init = if written { k.arg(0) } else { k.empty(&out) };
-    let refs: Vec<(&str, &TensorTy, Map)> = inputs.iter().map(|(v, t, m)| (v.as_str(), t, m.clone())).collect();
     let marker = if epilogue { strata_ir::attrs::EPILOGUE.in_dictionary() } else { "" };
     let result = k.try_generic_with_attributes(
         marker,
@@ -83,6 +136,98 @@ pub fn kernel(fused: Fused<'_, '_>) -> Result<Lowered, Error> {
     )?;
     k.set_result(result, out);
     Ok(Lowered { kernel: k, reads: crate::ops::Reads::ViewBases })
+}
+
+/// Whether each loop of `loops` is a bare result (`dK`) of `exprs`.
+fn covers(exprs: &[String], loops: &[usize]) -> bool {
+    loops.iter().all(|d| exprs.iter().any(|e| *e == format!("d{d}")))
+}
+
+/// Whether each loop of `loops` is a bare result of some operand's map.
+fn covered(inputs: &[(&str, &TensorTy, Map)], loops: &[usize]) -> bool {
+    loops.iter().all(|&d| inputs.iter().any(|(_, _, map)| covers(&map.0, &[d])))
+}
+
+/// A view whose walked axes nest (each one's stride a multiple of the next's, its elements
+/// within that stride) read as a slice of its base reshaped: the flat base from the offset,
+/// expanded to `[n_0, S_0 / S_1, ..., S_r]` (view axes by falling stride `S_i`, the last
+/// factor only when `S_r > 1`), then sliced to each walked axis's size. Each walked view axis
+/// is then a bare loop over a whole axis: linalg can take the loop's extent from it, which a
+/// reduced loop needs (it has no output axis). Slices and reshapes of a buffer are views after
+/// bufferization: nothing is copied.
+#[derive(Debug, PartialEq)]
+struct MixedRadix {
+    offset: i64,
+    /// The view axes walked, by falling stride.
+    axes: Vec<usize>,
+    /// The expanded shape.
+    expanded: Vec<i64>,
+    /// The sizes read of each expanded axis.
+    sizes: Vec<i64>,
+}
+
+impl MixedRadix {
+    fn of(numel: i64, layout: &Layout) -> Option<MixedRadix> {
+        let mut axes: Vec<usize> =
+            (0..layout.shape.len()).filter(|&k| layout.shape[k] > 1 && layout.strides[k] != 0).collect();
+        axes.sort_by_key(|&k| std::cmp::Reverse(layout.strides[k]));
+        let (&first, &last) = (axes.first()?, axes.last()?);
+        if layout.strides[last] < 1 || layout.offset < 0 {
+            return None;
+        }
+        let mut expanded = vec![layout.shape[first]];
+        let mut sizes = vec![layout.shape[first]];
+        for pair in axes.windows(2) {
+            let (outer, inner) = (layout.strides[pair[0]], layout.strides[pair[1]]);
+            let factor = outer / inner;
+            if outer % inner != 0 || layout.shape[pair[1]] > factor {
+                return None;
+            }
+            expanded.push(factor);
+            sizes.push(layout.shape[pair[1]]);
+        }
+        if layout.strides[last] > 1 {
+            expanded.push(layout.strides[last]);
+            sizes.push(1);
+        }
+        let length: i64 = expanded.iter().product();
+        (layout.offset + length <= numel).then_some(MixedRadix { offset: layout.offset, axes, expanded, sizes })
+    }
+
+    /// The sliced, expanded base (from `flat`, the collapsed base of type `flat_ty`), its type
+    /// and the map reading it over the view's loops.
+    fn emit(&self, k: &mut Kernel, flat: &str, flat_ty: &TensorTy) -> (String, TensorTy, Vec<String>) {
+        let length: i64 = self.expanded.iter().product();
+        let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+        let line = TensorTy::new(vec![length], flat_ty.elem.clone());
+        let line_value = if length == flat_ty.numel() {
+            flat.to_owned()
+        } else {
+            k.emit(format_args!("tensor.extract_slice {flat}[{}] [{length}] [1] : {flat_ty} to {line}", self.offset))
+        };
+        let expanded = TensorTy::new(self.expanded.clone(), flat_ty.elem.clone());
+        let all = (0..self.expanded.len()).map(|d| d.to_string()).collect::<Vec<_>>().join(", ");
+        let expanded_value = k.emit(format_args!(
+            "tensor.expand_shape {line_value} [[{all}]] output_shape [{}] : {line} into {expanded}",
+            list(&self.expanded)
+        ));
+        let sliced = TensorTy::new(self.sizes.clone(), flat_ty.elem.clone());
+        let value = if self.sizes == self.expanded {
+            expanded_value
+        } else {
+            let zeros = vec![0; self.sizes.len()];
+            let ones = vec![1; self.sizes.len()];
+            k.emit(format_args!(
+                "tensor.extract_slice {expanded_value}[{}] [{}] [{}] : {expanded} to {sliced}",
+                list(&zeros),
+                list(&self.sizes),
+                list(&ones)
+            ))
+        };
+        let mut exprs: Vec<String> = self.axes.iter().map(|k| format!("d{k}")).collect();
+        exprs.resize(self.sizes.len(), "0".to_owned());
+        (value, sliced, exprs)
+    }
 }
 
 /// Row-major strides of a contiguous tensor of `shape`.
@@ -194,5 +339,42 @@ mod tests {
         // A broadcast of a per-channel bias reads it on its own axis.
         let bias = Layout { offset: 0, shape: vec![1, 4, 3, 3], strides: vec![0, 1, 0, 0] };
         assert_eq!(per_axis_map(&[4, 1, 1], &bias).unwrap(), vec!["d1", "0", "0"]);
+    }
+
+    #[test]
+    fn mixed_radix_reads_address_the_view() {
+        // (numel, layout): the STFT power's transposed parts, a strided slice, an inner stride.
+        let cases = [
+            (50, Layout { offset: 0, shape: vec![1, 5, 4, 2], strides: vec![50, 1, 5, 20] }),
+            (64, Layout { offset: 3, shape: vec![3, 2], strides: vec![16, 4] }),
+            (40, Layout { offset: 1, shape: vec![2, 3, 1], strides: vec![12, 2, 0] }),
+        ];
+        for (numel, layout) in &cases {
+            let radix = MixedRadix::of(*numel, layout).expect("nested axes");
+            let strides = contiguous_strides(&radix.expanded);
+            assert!(radix.offset + radix.expanded.iter().product::<i64>() <= *numel);
+            let count: i64 = layout.shape.iter().product();
+            for flat in 0..count {
+                // The view index of `flat` (row-major over the view's shape).
+                let mut at = vec![0; layout.shape.len()];
+                let mut rest = flat;
+                for d in (0..at.len()).rev() {
+                    at[d] = rest % layout.shape[d];
+                    rest /= layout.shape[d];
+                }
+                let expected = layout.offset + at.iter().zip(&layout.strides).map(|(a, s)| a * s).sum::<i64>();
+                // The sliced axes read at the walked view axes' indices (0 on the others).
+                let mut index = vec![0; radix.sizes.len()];
+                for (e, &k) in radix.axes.iter().enumerate() {
+                    index[e] = at[k];
+                    assert!(at[k] < radix.sizes[e], "{layout:?}: axis {k} beyond its slice");
+                }
+                let address = radix.offset + index.iter().zip(&strides).map(|(i, s)| i * s).sum::<i64>();
+                assert_eq!(address, expected, "{layout:?} at {at:?}");
+            }
+        }
+        // Axes that overlap, or a last row past the base, do not nest.
+        assert_eq!(MixedRadix::of(50, &Layout { offset: 0, shape: vec![4, 4], strides: vec![2, 1] }), None);
+        assert_eq!(MixedRadix::of(20, &Layout { offset: 5, shape: vec![2, 3], strides: vec![10, 1] }), None);
     }
 }

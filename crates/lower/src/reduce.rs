@@ -20,6 +20,21 @@ pub fn reduce(
     reduced: &[bool],
     how: Reduction,
 ) -> Result<(String, TensorTy), Error> {
+    let input = [(value, ty, Map::identity(ty.rank()))];
+    reduce_computed(k, &input, ty, reduced, how, |_, a| Ok(a[0].clone()))
+}
+
+/// The elements `element` computes from `inputs` (each read through its map over the loops
+/// of `ty`, the iteration space) reduced over the dimensions where `reduced` holds, without
+/// keeping them, in one generic: the elements are never stored. Returns the value and its type.
+pub fn reduce_computed(
+    k: &mut Kernel,
+    inputs: &[(&str, &TensorTy, Map)],
+    ty: &TensorTy,
+    reduced: &[bool],
+    how: Reduction,
+    element: impl FnOnce(&mut crate::kernel::Body, &[String]) -> Result<String, Error>,
+) -> Result<(String, TensorTy), Error> {
     let elem = &ty.elem;
     if matches!(how, Reduction::Mean | Reduction::L2) && !elem.is_float() {
         return Err(elem.unsupported(&format!("{how:?} reduction")));
@@ -33,20 +48,18 @@ pub fn reduce(
         Reduction::Min => elem.highest(),
     };
     let init = k.filled(&identity, &out);
-    let acc = k.try_generic(
-        &[(value, ty, Map::identity(ty.rank()))],
-        (&init, &out, Map::dims(kept.clone())),
-        &Iter::reducing(reduced),
-        |b, a| match how {
-            Reduction::Sum | Reduction::Mean => binary(b, Binary::Add, &a[1], &a[0], elem),
-            Reduction::Max => binary(b, Binary::Max, &a[1], &a[0], elem),
-            Reduction::Min => binary(b, Binary::Min, &a[1], &a[0], elem),
-            Reduction::Prod => binary(b, Binary::Mul, &a[1], &a[0], elem),
-            Reduction::L2 => {
-                binary(b, Binary::Mul, &a[0], &a[0], elem).and_then(|sq| binary(b, Binary::Add, &a[1], &sq, elem))
-            }
-        },
-    )?;
+    let n = inputs.len();
+    let acc = k.try_generic(inputs, (&init, &out, Map::dims(kept.clone())), &Iter::reducing(reduced), |b, a| {
+        let x = element(b, &a[..n])?;
+        let acc = &a[n];
+        match how {
+            Reduction::Sum | Reduction::Mean => binary(b, Binary::Add, acc, &x, elem),
+            Reduction::Max => binary(b, Binary::Max, acc, &x, elem),
+            Reduction::Min => binary(b, Binary::Min, acc, &x, elem),
+            Reduction::Prod => binary(b, Binary::Mul, acc, &x, elem),
+            Reduction::L2 => binary(b, Binary::Mul, &x, &x, elem).and_then(|sq| binary(b, Binary::Add, acc, &sq, elem)),
+        }
+    })?;
     let count: i64 = (0..ty.rank()).filter(|&d| reduced[d]).map(|d| ty.shape[d]).product();
     let result = match how {
         Reduction::Mean => pointwise(k, &acc, &out, |b, x| {

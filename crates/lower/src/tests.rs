@@ -130,7 +130,17 @@ fn samples(kind: OpKind, t: &str) -> Vec<Sample> {
             let binary = sample(&[&ty("2x3"), &ty("2x3")], &ty("2x3"), "program = \"mul(i0,i1) relu(s0) neg(s0)\"");
             let mut in_place = sample(&[&ty("2x3"), &ty("2x3")], &ty("2x3"), "program = \"add(i0,i1)\"");
             in_place.attributes += ", in_place = 1 : i64";
-            vec![binary, in_place]
+            let sum_of_products = sample(
+                &[&ty("2x3"), &ty("2x3")],
+                &ty("2"),
+                "program = \"mul(i0,i1)\", reduce = \"reduce_sum\", axes = array<i64: 1>",
+            );
+            let max_kept = sample(
+                &[&ty("2x3x4")],
+                &ty("1x3x1"),
+                "program = \"neg(i0)\", reduce = \"reduce_max\", axes = array<i64: 0, 2>",
+            );
+            vec![binary, in_place, sum_of_products, max_kept]
         }
         OpKind::GatherElements => vec![sample(&[&ty("3x4"), "tensor<3x2xi64>"], &ty("3x2"), "axis = 1 : i64")],
         OpKind::GatherNd => vec![

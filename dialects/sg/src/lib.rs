@@ -49,6 +49,25 @@ pub fn widened_source<'c, 'a>(
     (elem(source).as_deref() == Some("f32") && elem(widened).as_deref() == Some("f64")).then_some(source)
 }
 
+impl Fused<'_, '_> {
+    /// What the program's elements are reduced by, and over which axes (`reduce`, `axes`);
+    /// `None` when they are the result. An unknown `reduce` or one without `axes` is an error.
+    pub fn reduction(&self) -> Result<Option<(Reduction, Vec<i64>)>, String> {
+        let Some(name) = self.reduce() else {
+            return match self.axes() {
+                Some(_) => Err("'axes' is only for a reduced program ('reduce')".into()),
+                None => Ok(None),
+            };
+        };
+        let Some(&how) = Reduction::ALL.iter().find(|r| r.op().name() == name) else {
+            let names: Vec<&str> = Reduction::ALL.iter().map(|r| r.op().name()).collect();
+            return Err(format!("'reduce' must be one of {}, not '{name}'", names.join(", ")));
+        };
+        let axes = self.axes().ok_or("a reduced program ('reduce') needs 'axes'")?;
+        Ok(Some((how, axes)))
+    }
+}
+
 /// The IRDL source of the dialect.
 pub const IRDL: &str = include_str!("../sg.irdl.mlir");
 

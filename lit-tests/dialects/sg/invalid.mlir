@@ -287,6 +287,38 @@ func.func @fused_mixed_types(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf
 
 // -----
 
+func.func @fused_result_type(%x: tensor<4xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'sg.fused' op the result must have the operands' type tensor<4xf32> (it has no 'reduce')}}
+  %0 = "sg.fused"(%x) {program = "relu(i0)"} : (tensor<4xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @fused_unknown_reduction(%x: tensor<4x2xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'sg.fused' op 'reduce' must be one of reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod, reduce_l2, not 'sum'}}
+  %0 = "sg.fused"(%x) {program = "relu(i0)", reduce = "sum", axes = array<i64: 1>} : (tensor<4x2xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @fused_reduced_shape(%x: tensor<4x2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'sg.fused' op result shape [2] does not match the reduction, [4]}}
+  %0 = "sg.fused"(%x) {program = "relu(i0)", reduce = "reduce_sum", axes = array<i64: 1>} : (tensor<4x2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @fused_reduced_in_place(%x: tensor<4x2xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'sg.fused' op a reduction is neither in place nor an epilogue}}
+  %0 = "sg.fused"(%x) {program = "relu(i0)", reduce = "reduce_sum", axes = array<i64: 1>, in_place = 1 : i64} : (tensor<4x2xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 // The strata.* attributes stages hand each other are declared (strata_ir::attrs).
 // expected-error@+1 {{'func.func' op attribute 'strata.arena_bytez' is not a declared strata hand-off}}
 func.func @misspelled_hand_off() attributes {strata.arena_bytez = 64 : i64} {

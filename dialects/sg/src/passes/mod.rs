@@ -4,6 +4,7 @@ pub mod accumulate_residuals;
 pub mod compose_transposes;
 pub mod fold_conv_affine;
 pub mod fold_reshapes;
+pub mod fuse_reductions;
 pub mod schedule_memory;
 pub mod sink_reshapes;
 pub mod sink_to_use;
@@ -45,5 +46,6 @@ pub fn register(registry: &mut PassRegistry) {
     registry.register(&fold_conv_affine::INFO, fold_conv_affine::create);
     registry.register(&accumulate_residuals::INFO, accumulate_residuals::create);
     registry.register(&sink_to_use::INFO, sink_to_use::create);
+    registry.register(&fuse_reductions::INFO, fuse_reductions::create);
     registry.register(&schedule_memory::INFO, schedule_memory::create);
 }

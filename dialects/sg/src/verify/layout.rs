@@ -8,10 +8,8 @@ use crate::{
 };
 
 pub(super) fn check_reduction(r: ReductionOp<'_, '_>, problems: &mut Vec<String>) {
-    let (input, output) = (shape(r.input()), shape(r.output()));
-    let axes = r.axes();
+    let (axes, rank) = (r.axes(), shape(r.input()).len() as i64);
     let keep = strata_ir::ods::integer(r.op(), "keepdims");
-    let rank = input.len() as i64;
     if axes.windows(2).any(|w| w[0] >= w[1])
         || axes.iter().any(|a| !(0..rank).contains(a))
         || !matches!(keep, Some(0 | 1))
@@ -20,15 +18,25 @@ pub(super) fn check_reduction(r: ReductionOp<'_, '_>, problems: &mut Vec<String>
             .push(format!("'axes' {} must be sorted, distinct and in 0..{rank}, and 'keepdims' 0 or 1", list(&axes)));
         return;
     }
+    check_reduced(&shape(r.input()), &r.axes(), r.keepdims(), &shape(r.output()), problems);
+}
+
+/// A reduction of `input` over `axes` gives `output` (the axes kept as size 1 with `keepdims`).
+pub(super) fn check_reduced(input: &[i64], axes: &[i64], keepdims: bool, output: &[i64], problems: &mut Vec<String>) {
+    let rank = input.len() as i64;
+    if axes.windows(2).any(|w| w[0] >= w[1]) || axes.iter().any(|a| !(0..rank).contains(a)) {
+        problems.push(format!("'axes' {} must be sorted, distinct and in 0..{rank}", list(axes)));
+        return;
+    }
     let expected: Vec<i64> = (0..input.len())
-        .filter_map(|d| match (axes.contains(&(d as i64)), r.keepdims()) {
+        .filter_map(|d| match (axes.contains(&(d as i64)), keepdims) {
             (false, _) => Some(input[d]),
             (true, true) => Some(1),
             (true, false) => None,
         })
         .collect();
     if output != expected {
-        problems.push(format!("result shape {} does not match the reduction, {}", dims(&output), dims(&expected)));
+        problems.push(format!("result shape {} does not match the reduction, {}", dims(output), dims(&expected)));
     }
 }
 

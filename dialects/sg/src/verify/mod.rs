@@ -196,7 +196,8 @@ fn check_shapes(op: SgOp<'_, '_>, problems: &mut Vec<String>) {
     }
 }
 
-/// `sg.fused`: the program reads exactly the operands, with one element type throughout.
+/// `sg.fused`: the program reads exactly the operands, with one element type throughout; the
+/// operands share one type, the result's unless the program is reduced.
 fn check_fused(fused: crate::Fused<'_, '_>, problems: &mut Vec<String>) {
     let program = match fused.program().parse::<crate::Program>() {
         Ok(program) => program,
@@ -225,6 +226,30 @@ fn check_fused(fused: crate::Fused<'_, '_>, problems: &mut Vec<String>) {
     }
     if fused.epilogue() == Some(1) && operands == 0 {
         problems.push("an epilogue reads its kernel's result as operand 0".into());
+    }
+    let Some(first) = fused.inputs().first().map(|v| v.r#type()) else { return };
+    if fused.inputs().iter().any(|v| v.r#type() != first) {
+        problems.push("every operand must have one type".into());
+        return;
+    }
+    let result = fused.output().r#type();
+    match fused.reduction() {
+        Err(why) => problems.push(why),
+        Ok(None) if result != first => {
+            problems.push(format!("the result must have the operands' type {first} (it has no 'reduce')"))
+        }
+        Ok(None) => {}
+        Ok(Some((_, axes))) => {
+            if fused.in_place() == Some(1) || fused.epilogue() == Some(1) {
+                problems.push("a reduction is neither in place nor an epilogue".into());
+            }
+            let (input, output) = (shape(fused.inputs()[0]), shape(fused.output()));
+            let keepdims = output.len() == input.len();
+            layout::check_reduced(&input, &axes, keepdims, &output, problems);
+            if strata_ir::types::tensor_element(result) != strata_ir::types::tensor_element(first) {
+                problems.push("the result must have the operands' element type".into());
+            }
+        }
     }
 }
 
