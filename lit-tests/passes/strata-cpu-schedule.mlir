@@ -260,3 +260,21 @@ func.func @packed_filter(%x: tensor<1x8x9x9xf32>) -> tensor<1x16x7x7xf32> {
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x9xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
   return %0 : tensor<1x16x7x7xf32>
 }
+
+// A filter that is a slice of a constant (a border part of strata-conv-borders reads its taps
+// so) is sliced at compile time into a constant of its own, then laid out like any constant
+// filter: no transpose in the kernel, no buffer for it on every run.
+// CHECK-LABEL: func.func @sliced_filter
+// CHECK-NOT: linalg.transpose
+// CHECK: arith.constant dense_resource<conv_filter_chwf{{.*}}> : tensor<8x2x3x16xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: return
+func.func @sliced_filter(%x: tensor<1x8x9x9xf32>) -> tensor<1x16x8x7xf32> {
+  %w = arith.constant dense<0.5> : tensor<16x8x3x3xf32>
+  %cut = tensor.extract_slice %w[0, 0, 1, 0] [16, 8, 2, 3] [1, 1, 1, 1] : tensor<16x8x3x3xf32> to tensor<16x8x2x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x8x7xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x8x7xf32>) -> tensor<1x16x8x7xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %cut : tensor<1x8x9x9xf32>, tensor<16x8x2x3xf32>) outs(%init : tensor<1x16x8x7xf32>) -> tensor<1x16x8x7xf32>
+  return %0 : tensor<1x16x8x7xf32>
+}

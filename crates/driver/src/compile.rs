@@ -116,7 +116,7 @@ pub enum Optimization {
     InPlace,
     /// Padded values produced inside their padded buffer (no padded copy).
     PadsInPlace,
-    /// Depthwise and grouped convolutions and pools read their unpadded input, with windows
+    /// Depthwise, grouped and 1-D convolutions and pools read their unpadded input, with windows
     /// cut at the borders (`strata-conv-borders`), and a convolution over a padded graph input
     /// runs in bands over padded copies of their rows (`strata-band-input-pads`); host only.
     ConvBorders,

@@ -1,4 +1,4 @@
-//! `strata-conv-borders`: a depthwise or grouped convolution or a pool over a `tensor.pad`
+//! `strata-conv-borders`: a depthwise, grouped or 1-D convolution or a pool over a `tensor.pad`
 //! reads its unpadded input. Where a window reaches into the padding, it runs with the window
 //! cut to the taps inside the input instead.
 //!
@@ -21,10 +21,15 @@
 //! stride-2 grouped 3x3 reads a 1.72 MB padded copy of a 1.6 MB input that the block's shortcut
 //! keeps alive: the zoo's ResNeXt block's peak.
 //!
-//! Full convolutions (`conv_2d_nchw_fchw`) are not split. Tried (2026-11-28): the host
-//! schedule of a strided convolution views its input as `[rows, stride]`, so a split interior
-//! of 63 rows became a copy into a 64-row buffer, and splitting loses a pad its producer wrote
-//! in place (DenseNet's and the Inception cell's arenas grew 3-7%).
+//! Full convolutions (`conv_2d_nchw_fchw`) are split only when 1-D (a unit window axis, as
+//! 1-D convolutions are imported) with a unit stride: two end parts. Their filter slices are
+//! constants sliced at compile time by the host schedule (`conv_lanes`), not transposed in the
+//! kernel on every run. Tried (2026-11-28): the host schedule of a strided convolution views
+//! its input as `[rows, stride]`, so a split interior of 63 rows became a copy into a 64-row
+//! buffer, and splitting loses a pad its producer wrote in place (DenseNet's and the Inception
+//! cell's arenas grew 3-7%). 2-D ones with unit strides (2026-11-29, filter slices constant):
+//! ResNet-18's arena 2466816 -> 2152864 B, but the CRNN's 156416 -> 325632, DenseNet's +7%,
+//! the Inception cell's +4%: a per-convolution choice from the planned arena would be needed.
 //!
 //! A part whose windows lie wholly in the padding keeps its initial value (the bias). A clamp
 //! that follows the operation on its whole result (ReLU, ReLU6, Clip: a `linalg.generic` over
@@ -61,7 +66,7 @@ use strata_lower::pads::{clamp_in_place, Pad};
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-conv-borders",
-    summary: "Depthwise and grouped convolutions and pools over a pad read their unpadded input, with windows cut to the input at the borders",
+    summary: "Depthwise, grouped and 1-D convolutions and pools over a pad read their unpadded input, with windows cut to the input at the borders",
     anchor: "func.func",
     options: &[OptionInfo {
         name: "all",
@@ -87,8 +92,11 @@ struct ConvBorders {
 
 /// The operations split: their operand 0 is the padded input, operand 1 the filter or window
 /// (the window size is its last two dimensions), operand 2 the accumulator.
-const OPS: [&str; 4] =
-    ["linalg.depthwise_conv_2d_nchw_chw", "linalg.pooling_nchw_max", "linalg.pooling_nchw_sum", GROUPED];
+const OPS: [&str; 5] =
+    ["linalg.depthwise_conv_2d_nchw_chw", "linalg.pooling_nchw_max", "linalg.pooling_nchw_sum", GROUPED, FULL];
+
+/// Full convolutions are split only when 1-D, with a unit stride (see the module comment).
+const FULL: &str = "linalg.conv_2d_nchw_fchw";
 
 /// A grouped convolution reads its padded input through a `tensor.expand_shape` that splits
 /// the channels into groups (`[N, C, H, W]` to `[N, G, C/G, H, W]`); each part expands its slice
@@ -210,6 +218,10 @@ fn kernel(op: Op, padded: Op, pad: &Pad, clamp: Option<&[(String, String)]>) -> 
         return None;
     }
     let (strides, dilations) = (pair_attribute(op, "strides")?, pair_attribute(op, "dilations")?);
+    // Full convolutions: 1-D ones (a unit window axis), unit strides (see the module comment).
+    if name == FULL && (strides != [1, 1] || !filter.shape[2..].contains(&1)) {
+        return None;
+    }
     let window_at = filter.rank() - 2;
     let axis = |i: usize| Axis {
         input: source.shape[2 + i],
