@@ -68,6 +68,24 @@ func.func @power_of_view(%spectrum: tensor<1x10x5x1xf32>) -> tensor<1x5x4xf32> {
 
 // -----
 
+// A transpose that only the program reads (the e-graph materialised it for the program to
+// write in place) is read as a view once the program is reduced: no copy.
+// CHECK-LABEL: func.func @transposed
+// CHECK: %[[V:.*]] = "sg.view"(%arg0) {offset = 0 : i64, sizes = array<i64: 3, 2>, strides = array<i64: 1, 3>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+// CHECK: "sg.fused"(%[[V]], %[[V]]) {axes = array<i64: 1>, program = "mul(i0,i1)", reduce = "reduce_sum"}
+// CHECK-NOT: sg.transpose
+// LOWER-LABEL: func.func @transposed
+// LOWER: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg0, %arg0 : tensor<2x3xf32>, tensor<2x3xf32>)
+// LOWER-NOT: linalg.transpose
+func.func @transposed(%x: tensor<2x3xf32>) -> tensor<3xf32> {
+  %t = "sg.transpose"(%x) {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %sq = "sg.fused"(%t, %t) {in_place = 1 : i64, program = "mul(i0,i1)"} : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  %s = "sg.reduce_sum"(%sq) {axes = array<i64: 1>, keepdims = 0 : i64} : (tensor<3x2xf32>) -> tensor<3xf32>
+  return %s : tensor<3xf32>
+}
+
+// -----
+
 // A reduced axis of size 1 is no operand's bare loop (a view reads it as index 0): the
 // program's elements are computed first, then reduced, as the two ops were.
 // LOWER-LABEL: func.func @unit_axis
@@ -92,10 +110,12 @@ func.func @unit_axis(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK: "sg.reduce_sum"(%[[P]])
 // CHECK: %[[N:.*]] = "sg.neg"
 // CHECK: "sg.reduce_min"(%[[N]])
-// The statistics count the whole file: the four fused above, none here.
+// The statistics count the whole file: the five fused above (one transpose read as a view),
+// none here.
 // CHECK: Pass statistics report
 // CHECK: sg-fuse-reductions
-// CHECK-NEXT: (S) 4 fused
+// CHECK-NEXT: (S) 5 fused
+// CHECK-NEXT: (S) 1 views
 func.func @left_alone(%x: tensor<2x3xf32>, %img: tensor<1x1x2x2xf32>, %w: tensor<2x1x1x1xf32>) -> (tensor<2x3xf32>, tensor<2xf32>, tensor<1x2x1x1xf32>, tensor<2xf32>) {
   %e = "sg.fused"(%x) {program = "exp(i0)"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %m = "sg.reduce_max"(%e) {axes = array<i64: 1>, keepdims = 0 : i64} : (tensor<2x3xf32>) -> tensor<2xf32>

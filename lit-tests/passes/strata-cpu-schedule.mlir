@@ -278,3 +278,20 @@ func.func @sliced_filter(%x: tensor<1x8x9x9xf32>) -> tensor<1x16x8x7xf32> {
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %cut : tensor<1x8x9x9xf32>, tensor<16x8x2x3xf32>) outs(%init : tensor<1x16x8x7xf32>) -> tensor<1x16x8x7xf32>
   return %0 : tensor<1x16x8x7xf32>
 }
+
+// 34 filters fill no register block: the 32 that do run blocked, the 2 left as a convolution of
+// their own (a loop nest), each on its slice of the filter (sliced at compile time) and of the
+// result, written in place. Before, the whole convolution was a loop nest.
+// AVX2-LABEL: func.func @filter_remainder
+// AVX2: arith.constant dense_resource<conv_filter_packed{{.*}}> : tensor<2x1x32x1x16xf32>
+// AVX2: vector.outerproduct
+// AVX2: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x1x64x1xf32>, tensor<2x1x32x1xf32>) outs(%{{.*}} : tensor<1x2x3x1xf32>)
+// AVX2: tensor.insert_slice %{{.*}} into %{{.*}}[0, 32, 0, 0] [1, 2, 3, 1] [1, 1, 1, 1]
+func.func @filter_remainder(%x: tensor<1x1x64x1xf32>) -> tensor<1x34x3x1xf32> {
+  %w = arith.constant dense<0.5> : tensor<34x1x32x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x34x3x1xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x34x3x1xf32>) -> tensor<1x34x3x1xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<[16, 1]> : tensor<2xi64>} ins(%x, %w : tensor<1x1x64x1xf32>, tensor<34x1x32x1xf32>) outs(%init : tensor<1x34x3x1xf32>) -> tensor<1x34x3x1xf32>
+  return %0 : tensor<1x34x3x1xf32>
+}

@@ -251,10 +251,9 @@ impl Importer<'_> {
 
     /// An STFT with a constant window as one strided convolution of the signal (2-D over
     /// `[samples, 1]`, as 1-D ones are imported): the window times the DFT matrix is the
-    /// filter (`[2 * bins` padded to a multiple of 16`, channels, frame, 1]`, the real parts'
-    /// filters first), the frame step its stride. No framed, windowed or widened copy of the
-    /// signal exists, and the output's first `2 * bins` channels are read as
-    /// `[batch, frames, bins, 2]` through a slice, a reshape and a transpose, all views.
+    /// filter (`[2 * bins, channels, frame, 1]`, the real parts' filters first), the frame step
+    /// its stride. No framed, windowed or widened copy of the signal exists, and the output is
+    /// read as `[batch, frames, bins, 2]` through a reshape and a transpose, both views.
     /// Products accumulate in the element type, as ONNX Runtime's FFT does.
     #[allow(clippy::too_many_arguments)]
     fn stft_as_convolution(
@@ -268,10 +267,9 @@ impl Importer<'_> {
         dtype: DataType,
     ) -> Result<String, Error> {
         let (frame, bins) = (transform.length, transform.outputs());
-        // Filters padded to whole vectors (a multiple of 16: one AVX-512 vector, two AVX2
-        // ones), which the convolution's register blocks need; the padding filters are zero
-        // and their outputs are sliced off.
-        let filters = (2 * bins + 15) / 16 * 16;
+        // No padding to whole vectors: the host schedule blocks the filters that fill them and
+        // runs the few left apart (`conv_lanes::filter_split`), so the output is the spectrum.
+        let filters = 2 * bins;
         let [rr, ir, ri, ii] = transform.matrices();
         // filter[p * bins + k][c][n]: input part c of sample n into output part p of bin k.
         let mut filter = vec![0.0; (filters * channels * frame) as usize];
@@ -306,12 +304,6 @@ impl Importer<'_> {
             vec![attr_ints("kernel_shape", &[frame, 1]), attr_ints("strides", &[step, 1])],
         )?;
         let (shape, _) = self.shape_of(&spectrum)?;
-        let spectrum = if filters == 2 * bins {
-            spectrum
-        } else {
-            let (start, end, axis) = (e.ints(self, &[0]), e.ints(self, &[2 * bins]), e.ints(self, &[1]));
-            e.op(self, "Slice", &[&spectrum, &start, &end, &axis], vec![])?
-        };
         let parts = e.ints(self, &[shape[0], 2, bins, shape[2]]);
         let parts = e.op(self, "Reshape", &[&spectrum, &parts], vec![])?;
         e.op(self, "Transpose", &[&parts], vec![attr_ints("perm", &[0, 3, 2, 1])])
