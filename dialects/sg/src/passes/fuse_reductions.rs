@@ -70,7 +70,8 @@ impl Pass for FuseReductions {
             let axes = reduction.axes();
             let Some(program) = defining_op(reduction.input()).and_then(Fused::cast) else { continue };
             let plain = program.epilogue() != Some(1) && matches!(program.reduction(), Ok(None));
-            if axes.is_empty() || !plain || Val::of(program.output()).users().len() != 1 {
+            if axes.is_empty() || !plain || program.inputs().is_empty() || Val::of(program.output()).users().len() != 1
+            {
                 continue;
             }
             let Some(block) = raw.get().block() else { continue };
