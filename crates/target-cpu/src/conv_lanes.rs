@@ -729,36 +729,78 @@ fn row_split(op: OperationRef<'_, '_>, registers: Registers) -> Option<i64> {
 /// Rewrites each convolution that [`row_split`] splits into two on its row ranges, each on a
 /// slice of the input and of the accumulator, written back in place.
 fn split_rows(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers: Registers) -> Result<(), PassFailed> {
+    split_in_two(module, cx, SplitAxis::Rows, |op| row_split(op, registers))
+}
+
+/// The axis [`split_in_two`] splits a convolution on.
+#[derive(Clone, Copy, PartialEq)]
+enum SplitAxis {
+    /// Output rows: each part reads the input rows its windows reach, and every filter.
+    Rows,
+    /// Filters: each part reads the whole input and its filters.
+    Filters,
+}
+
+/// Rewrites each convolution for which `split` gives an index `main` into two on `axis`
+/// (`[0, main)` and the rest), each writing its slice of the accumulator in place.
+fn split_in_two(
+    module: OperationRef<'_, '_>,
+    cx: &mut PassContext<'_>,
+    axis: SplitAxis,
+    split: impl Fn(OperationRef<'_, '_>) -> Option<i64>,
+) -> Result<(), PassFailed> {
     let mut kernels = strata_lower::kernel::KernelCache::default();
     for raw in collect(&module, |op| op.is("linalg.conv_2d_nchw_fchw")) {
         let op = raw.get();
-        let Some(main) = row_split(op, registers) else { continue };
+        let Some(main) = split(op) else { continue };
         let Some((x, w, out)) = static_f32_operands(op, 4) else { continue };
         let [kh, dilation] = [w.shape[2], int_pair(op, "dilations")[0].max(1)];
-        let [n, c, width] = [x.shape[0], x.shape[1], x.shape[3]];
-        let [f, rows, columns] = [out.shape[1], out.shape[2], out.shape[3]];
         let attrs = strata_lower::nn::window_attributes(&int_pair(op, "strides"), &int_pair(op, "dilations"));
         let mut k = strata_lower::kernel::Kernel::new(vec![x.clone(), w.clone(), out.clone()]);
         let (input, filter) = (k.arg(0), k.arg(1));
         let mut result = k.arg(2);
-        for (first, part_rows) in [(0, main), (main, rows - main)] {
-            let in_ty = x.with_shape(vec![n, c, part_rows - 1 + (kh - 1) * dilation + 1, width]);
-            let out_ty = out.with_shape(vec![n, f, part_rows, columns]);
-            let slice = k.emit(format_args!(
-                "tensor.extract_slice {input}[0, 0, {first}, 0] [{}] [1, 1, 1, 1] : {x} to {in_ty}",
-                list(&in_ty.shape)
-            ));
-            let offsets = format!("[0, 0, {first}, 0] [{}] [1, 1, 1, 1]", list(&out_ty.shape));
+        let dim = if axis == SplitAxis::Rows { 2 } else { 1 };
+        for (first, count) in [(0, main), (main, out.shape[dim] - main)] {
+            let mut at = [0i64; 4];
+            at[dim] = first;
+            let mut out_shape = out.shape.clone();
+            out_shape[dim] = count;
+            let out_ty = out.with_shape(out_shape);
+            let (part_x, x_ty, part_w, w_ty) = match axis {
+                SplitAxis::Rows => {
+                    let in_ty =
+                        x.with_shape(vec![x.shape[0], x.shape[1], count - 1 + (kh - 1) * dilation + 1, x.shape[3]]);
+                    let slice = k.emit(format_args!(
+                        "tensor.extract_slice {input}[{}] [{}] [1, 1, 1, 1] : {x} to {in_ty}",
+                        list(&at),
+                        list(&in_ty.shape)
+                    ));
+                    (slice, in_ty, filter.clone(), w.clone())
+                }
+                SplitAxis::Filters => {
+                    let w_ty = w.with_shape(vec![count, w.shape[1], w.shape[2], w.shape[3]]);
+                    let slice = k.emit(format_args!(
+                        "tensor.extract_slice {filter}[{first}, 0, 0, 0] [{}] [1, 1, 1, 1] : {w} to {w_ty}",
+                        list(&w_ty.shape)
+                    ));
+                    (input.clone(), x.clone(), slice, w_ty)
+                }
+            };
+            let offsets = format!("[{}] [{}] [1, 1, 1, 1]", list(&at), list(&out_ty.shape));
             let acc = k.emit(format_args!("tensor.extract_slice {result}{offsets} : {out} to {out_ty}"));
             let part = k.emit(format_args!(
-                "linalg.conv_2d_nchw_fchw {attrs} ins({slice}, {filter} : {in_ty}, {w}) outs({acc} : {out_ty}) -> {out_ty}"
+                "linalg.conv_2d_nchw_fchw {attrs} ins({part_x}, {part_w} : {x_ty}, {w_ty}) outs({acc} : {out_ty}) -> {out_ty}"
             ));
             result = k.emit(format_args!("tensor.insert_slice {part} into {result}{offsets} : {out_ty} into {out}"));
         }
         k.set_result(result, out);
-        let text = format!("module {{\n{}}}\n", k.function("rows"));
+        let (name, what) = match axis {
+            SplitAxis::Rows => ("rows", "convolution rows"),
+            SplitAxis::Filters => ("filters", "convolution filters"),
+        };
+        let text = format!("module {{\n{}}}\n", k.function(name));
         // Safety: `op` is a convolution of this module, replaced once and not used afterwards.
-        unsafe { kernels.replace_op(cx, op, &text, "convolution rows")? };
+        unsafe { kernels.replace_op(cx, op, &text, what)? };
     }
     Ok(())
 }
@@ -791,36 +833,7 @@ fn split_filters(
     cx: &mut PassContext<'_>,
     registers: Registers,
 ) -> Result<(), PassFailed> {
-    let mut kernels = strata_lower::kernel::KernelCache::default();
-    for raw in collect(&module, |op| op.is("linalg.conv_2d_nchw_fchw")) {
-        let op = raw.get();
-        let Some(main) = filter_split(op, registers) else { continue };
-        let Some((x, w, out)) = static_f32_operands(op, 4) else { continue };
-        let attrs = strata_lower::nn::window_attributes(&int_pair(op, "strides"), &int_pair(op, "dilations"));
-        let mut k = strata_lower::kernel::Kernel::new(vec![x.clone(), w.clone(), out.clone()]);
-        let (input, filter) = (k.arg(0), k.arg(1));
-        let mut result = k.arg(2);
-        let f = out.shape[1];
-        for (first, count) in [(0, main), (main, f - main)] {
-            let w_ty = w.with_shape(vec![count, w.shape[1], w.shape[2], w.shape[3]]);
-            let part_w = k.emit(format_args!(
-                "tensor.extract_slice {filter}[{first}, 0, 0, 0] [{}] [1, 1, 1, 1] : {w} to {w_ty}",
-                list(&w_ty.shape)
-            ));
-            let out_ty = out.with_shape(vec![out.shape[0], count, out.shape[2], out.shape[3]]);
-            let offsets = format!("[0, {first}, 0, 0] [{}] [1, 1, 1, 1]", list(&out_ty.shape));
-            let acc = k.emit(format_args!("tensor.extract_slice {result}{offsets} : {out} to {out_ty}"));
-            let part = k.emit(format_args!(
-                "linalg.conv_2d_nchw_fchw {attrs} ins({input}, {part_w} : {x}, {w_ty}) outs({acc} : {out_ty}) -> {out_ty}"
-            ));
-            result = k.emit(format_args!("tensor.insert_slice {part} into {result}{offsets} : {out_ty} into {out}"));
-        }
-        k.set_result(result, out);
-        let text = format!("module {{\n{}}}\n", k.function("filters"));
-        // Safety: `op` is a convolution of this module, replaced once and not used afterwards.
-        unsafe { kernels.replace_op(cx, op, &text, "convolution filters")? };
-    }
-    Ok(())
+    split_in_two(module, cx, SplitAxis::Filters, |op| filter_split(op, registers))
 }
 
 /// The types of a convolution's input, filter and output when all three are static f32
