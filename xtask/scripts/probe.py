@@ -706,6 +706,75 @@ def one_row_products():
                 "ok", [f"0 of {n} elements outside"])
 
 
+def reduced_programs():
+    """Reductions of elementwise programs that `sg-fuse-reductions` computes in one kernel
+    (over transposed views, kept and dropped axes, a unit axis that takes the two-kernel way),
+    and convolutions the host schedule splits (filters left over a register block, a 1-D
+    convolution's borders): each against NumPy, on one thread and two."""
+    family = "reduced-programs"
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 6, 5, 4)).astype(np.float32)
+    y = rng.standard_normal((2, 6, 5, 4)).astype(np.float32)
+    t = x.transpose(0, 3, 2, 1).astype(np.float64)  # [2, 4, 5, 6]
+    cases = [
+        # name, nodes, inputs, output shape, expected (float64)
+        ("sum-square-of-transpose",
+         [helper.make_node("Transpose", ["x"], ["t"], perm=[0, 3, 2, 1]),
+          helper.make_node("ReduceSumSquare", ["t"], ["z"], axes=[3], keepdims=0)],
+         ["x"], [2, 4, 5], (t * t).sum(axis=3)),
+        ("mean-of-sum-keepdims",
+         [helper.make_node("Add", ["x", "y"], ["s"]), helper.make_node("Relu", ["s"], ["r"]),
+          helper.make_node("ReduceMean", ["r"], ["z"], axes=[2, 3], keepdims=1)],
+         ["x", "y"], [2, 6, 1, 1], np.maximum(x.astype(np.float64) + y, 0).mean(axis=(2, 3), keepdims=True)),
+        ("max-of-exp-transposed",
+         [helper.make_node("Transpose", ["x"], ["t"], perm=[0, 3, 2, 1]), helper.make_node("Exp", ["t"], ["e"]),
+          helper.make_node("ReduceMax", ["e"], ["z"], axes=[1, 3], keepdims=0)],
+         ["x"], [2, 5], np.exp(t).max(axis=(1, 3))),
+        ("l2-of-difference",
+         [helper.make_node("Sub", ["x", "y"], ["d"]), helper.make_node("ReduceL2", ["d"], ["z"], axes=[1], keepdims=0)],
+         ["x", "y"], [2, 5, 4], np.sqrt(((x.astype(np.float64) - y) ** 2).sum(axis=1))),
+        ("sum-over-unit-axis",
+         [helper.make_node("Unsqueeze", ["x", "ax"], ["u"]), helper.make_node("Neg", ["u"], ["n"]),
+          helper.make_node("ReduceSum", ["n", "ax"], ["z"], keepdims=0)],
+         ["x"], [2, 6, 5, 4], -x.astype(np.float64)),
+    ]
+    axes = numpy_helper.from_array(np.array([4], np.int64), "ax")
+    for name, nodes, names, shape, expected in cases:
+        for threads in ("1", "2"):
+            cd = case_dir(family, f"{name}-t{threads}")
+            model = os.path.join(cd, "m.onnx")
+            save_model(model, nodes, [vi(n, FLOAT, list(x.shape)) for n in names], [vi("z", FLOAT, shape)],
+                       [axes] if name == "sum-over-unit-axis" else [])
+            inputs = {n: npy(os.path.join(cd, f"{n}.npy"), {"x": x, "y": y}[n]) for n in names}
+            count = int(np.prod(shape))
+            add(family, f"{name}-t{threads}",
+                [run(model, inputs, "--threads", threads,
+                     "--expect", "z=" + npy(os.path.join(cd, "z.npy"), expected.astype(np.float32)),
+                     "--rtol", "1e-5", "--atol", "1e-5")],
+                "ok", [f"0 of {count} elements outside"])
+    # Convolutions: 34 filters (32 in register blocks, 2 apart) at a stride of 16, and a 1-D
+    # convolution with pads whose ends run with their taps cut.
+    signal = rng.standard_normal((1, 1, 64, 1)).astype(np.float32)
+    features = rng.standard_normal((1, 8, 40, 1)).astype(np.float32)
+    convs = [("filters-34-stride-16", signal, (34, 1, 32, 1), [16, 1], [0, 0, 0, 0]),
+             ("conv1d-pad-2", features, (16, 8, 5, 1), [1, 1], [2, 0, 2, 0])]
+    for name, xin, wshape, strides, pads in convs:
+        w = (rng.standard_normal(wshape) / np.sqrt(np.prod(wshape[1:]))).astype(np.float32)
+        b = rng.standard_normal(wshape[0]).astype(np.float32)
+        expected = conv_reference(xin, w, b, strides, [1, 1], pads).astype(np.float32)
+        for threads in ("1", "2"):
+            cd = case_dir(family, f"{name}-t{threads}")
+            model = os.path.join(cd, "m.onnx")
+            node = helper.make_node("Conv", ["x", "w", "b"], ["z"], kernel_shape=list(wshape[2:]), strides=strides, pads=pads)
+            save_model(model, [node], [vi("x", FLOAT, list(xin.shape))], [vi("z", FLOAT, list(expected.shape))],
+                       [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+            inputs = {"x": npy(os.path.join(cd, "x.npy"), xin)}
+            add(family, f"{name}-t{threads}",
+                [run(model, inputs, "--threads", threads, "--expect", "z=" + npy(os.path.join(cd, "z.npy"), expected),
+                     "--rtol", "1e-4", "--atol", "1e-4")],
+                "ok", [f"0 of {expected.size} elements outside"])
+
+
 external_data()
 runtime_checks()
 graph_validation()
@@ -719,6 +788,7 @@ concurrency()
 window_borders()
 band_chains()
 one_row_products()
+reduced_programs()
 with open(os.path.join(OUT, "cases.json"), "w") as f:
     json.dump(CASES, f, indent=1)
 print(f"probe: {len(CASES)} cases in {OUT}")
