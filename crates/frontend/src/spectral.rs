@@ -268,7 +268,7 @@ impl Importer<'_> {
     ) -> Result<String, Error> {
         let (frame, bins) = (transform.length, transform.outputs());
         // No padding to whole vectors: the host schedule blocks the filters that fill them and
-        // runs the few left apart (`conv_lanes::filter_split`), so the output is the spectrum.
+        // runs the few left apart (`conv_split::filter_split`), so the output is the spectrum.
         let filters = 2 * bins;
         let [rr, ir, ri, ii] = transform.matrices();
         // filter[p * bins + k][c][n]: input part c of sample n into output part p of bin k.

@@ -23,7 +23,7 @@
 //!
 //! Full convolutions (`conv_2d_nchw_fchw`) are split only when 1-D (a unit window axis, as
 //! 1-D convolutions are imported) with a unit stride: two end parts. Their filter slices are
-//! constants sliced at compile time by the host schedule (`conv_lanes`), not transposed in the
+//! constants sliced at compile time by the host schedule (`conv_split`), not transposed in the
 //! kernel on every run. Tried (2026-11-28): the host schedule of a strided convolution views
 //! its input as `[rows, stride]`, so a split interior of 63 rows became a copy into a 64-row
 //! buffer, and splitting loses a pad its producer wrote in place (DenseNet's and the Inception

@@ -240,8 +240,8 @@ pub fn rewrite(
     registers: Registers,
     threads: i64,
 ) -> Result<(Vec<ConvBlock>, usize, usize), PassFailed> {
-    split_rows(module, cx, registers)?;
-    split_filters(module, cx, registers)?;
+    crate::conv_split::split_rows(module, cx, registers)?;
+    crate::conv_split::split_filters(module, cx, registers)?;
     let strata = cx.strata();
     let mut plans = Vec::new();
     for raw in collect(&module, |op| op.is("linalg.conv_2d_nchw_fchw")) {
@@ -281,7 +281,7 @@ pub fn rewrite(
     let mut kernels = strata_lower::kernel::KernelCache::default();
     for mut plan in plans {
         let op = plan.conv.get();
-        fold_constant_slice(strata.mlir(), op);
+        crate::conv_split::fold_constant_slice(strata.mlir(), op);
         let operand = |i: usize| op.operand(i).expect("a convolution has three operands");
         let (x, w, init) = (operand(0), operand(1), operand(2));
         let (x_ty, w_ty, out) =
@@ -558,7 +558,7 @@ fn rewrite_grouped(
             grouped: true,
             packed: false,
         };
-        fold_constant_slice(strata.mlir(), op);
+        crate::conv_split::fold_constant_slice(strata.mlir(), op);
         let operand = |i: usize| op.operand(i).expect("a convolution has three operands");
         let (x, w, init) = (operand(0), operand(1), operand(2));
         let wt_ty = w_ty.with_shape(vec![g, c, kh, kw, f]);
@@ -697,148 +697,13 @@ fn filter_operand(
 }
 
 /// Output positions a register block `[th, tw, tf]` holds.
-fn positions(tiles: [i64; 3]) -> i64 {
+pub(crate) fn positions(tiles: [i64; 3]) -> i64 {
     tiles[0] * tiles[1]
-}
-
-/// The rows `[0, main)` to give a convolution of its own when its output rows have no divisor
-/// that makes a block of several positions: a 1-D convolution over 199 samples (a prime) took
-/// blocks of one position by 32 filters, two accumulators, 2.4 MMACs in 0.07 ms. The largest
-/// multiple of 8 below the rows takes blocks of 8 rows, the rest blocks of their own. 1-D
-/// convolutions (one output column) at row stride 1 only: a strided input would be read
-/// rounded up to whole strides (a copy), and the parts lose what the schedule fuses into a
-/// whole convolution's tiles (its bias, its epilogue), which 2-D convolutions with a prime
-/// side (13 x 13 on AVX2) were not measured against.
-fn row_split(op: OperationRef<'_, '_>, registers: Registers) -> Option<i64> {
-    let (_, w, out) = static_f32_operands(op, 4)?;
-    let [row_stride, column_stride] = int_pair(op, "strides");
-    let (rows, columns, filters) = (out.shape[2], out.shape[3], out.shape[1]);
-    let window = w.shape[2] * w.shape[3];
-    let block =
-        |rows: i64| conv_block(rows, columns, filters, w.shape[1] * window, window, column_stride.max(1), registers);
-    let (whole, _) = block(rows)?;
-    let main = rows / 8 * 8;
-    if row_stride != 1 || columns != 1 || positions(whole) >= 4 || main < 8 || main == rows {
-        return None;
-    }
-    let (first, _) = block(main)?;
-    block(rows - main)?;
-    (positions(first) > positions(whole)).then_some(main)
-}
-
-/// Rewrites each convolution that [`row_split`] splits into two on its row ranges, each on a
-/// slice of the input and of the accumulator, written back in place.
-fn split_rows(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, registers: Registers) -> Result<(), PassFailed> {
-    split_in_two(module, cx, SplitAxis::Rows, |op| row_split(op, registers))
-}
-
-/// The axis [`split_in_two`] splits a convolution on.
-#[derive(Clone, Copy, PartialEq)]
-enum SplitAxis {
-    /// Output rows: each part reads the input rows its windows reach, and every filter.
-    Rows,
-    /// Filters: each part reads the whole input and its filters.
-    Filters,
-}
-
-/// Rewrites each convolution for which `split` gives an index `main` into two on `axis`
-/// (`[0, main)` and the rest), each writing its slice of the accumulator in place.
-fn split_in_two(
-    module: OperationRef<'_, '_>,
-    cx: &mut PassContext<'_>,
-    axis: SplitAxis,
-    split: impl Fn(OperationRef<'_, '_>) -> Option<i64>,
-) -> Result<(), PassFailed> {
-    let mut kernels = strata_lower::kernel::KernelCache::default();
-    for raw in collect(&module, |op| op.is("linalg.conv_2d_nchw_fchw")) {
-        let op = raw.get();
-        let Some(main) = split(op) else { continue };
-        let Some((x, w, out)) = static_f32_operands(op, 4) else { continue };
-        let [kh, dilation] = [w.shape[2], int_pair(op, "dilations")[0].max(1)];
-        let attrs = strata_lower::nn::window_attributes(&int_pair(op, "strides"), &int_pair(op, "dilations"));
-        let mut k = strata_lower::kernel::Kernel::new(vec![x.clone(), w.clone(), out.clone()]);
-        let (input, filter) = (k.arg(0), k.arg(1));
-        let mut result = k.arg(2);
-        let dim = if axis == SplitAxis::Rows { 2 } else { 1 };
-        for (first, count) in [(0, main), (main, out.shape[dim] - main)] {
-            let mut at = [0i64; 4];
-            at[dim] = first;
-            let mut out_shape = out.shape.clone();
-            out_shape[dim] = count;
-            let out_ty = out.with_shape(out_shape);
-            let (part_x, x_ty, part_w, w_ty) = match axis {
-                SplitAxis::Rows => {
-                    let in_ty =
-                        x.with_shape(vec![x.shape[0], x.shape[1], count - 1 + (kh - 1) * dilation + 1, x.shape[3]]);
-                    let slice = k.emit(format_args!(
-                        "tensor.extract_slice {input}[{}] [{}] [1, 1, 1, 1] : {x} to {in_ty}",
-                        list(&at),
-                        list(&in_ty.shape)
-                    ));
-                    (slice, in_ty, filter.clone(), w.clone())
-                }
-                SplitAxis::Filters => {
-                    let w_ty = w.with_shape(vec![count, w.shape[1], w.shape[2], w.shape[3]]);
-                    let slice = k.emit(format_args!(
-                        "tensor.extract_slice {filter}[{first}, 0, 0, 0] [{}] [1, 1, 1, 1] : {w} to {w_ty}",
-                        list(&w_ty.shape)
-                    ));
-                    (input.clone(), x.clone(), slice, w_ty)
-                }
-            };
-            let offsets = format!("[{}] [{}] [1, 1, 1, 1]", list(&at), list(&out_ty.shape));
-            let acc = k.emit(format_args!("tensor.extract_slice {result}{offsets} : {out} to {out_ty}"));
-            let part = k.emit(format_args!(
-                "linalg.conv_2d_nchw_fchw {attrs} ins({part_x}, {part_w} : {x_ty}, {w_ty}) outs({acc} : {out_ty}) -> {out_ty}"
-            ));
-            result = k.emit(format_args!("tensor.insert_slice {part} into {result}{offsets} : {out_ty} into {out}"));
-        }
-        k.set_result(result, out);
-        let (name, what) = match axis {
-            SplitAxis::Rows => ("rows", "convolution rows"),
-            SplitAxis::Filters => ("filters", "convolution filters"),
-        };
-        let text = format!("module {{\n{}}}\n", k.function(name));
-        // Safety: `op` is a convolution of this module, replaced once and not used afterwards.
-        unsafe { kernels.replace_op(cx, op, &text, what)? };
-    }
-    Ok(())
-}
-
-/// The filters of `op` that a register block takes (a multiple of a tile's filters) when the
-/// whole count has no block of its own and the rest is fewer than a vector: a short-time
-/// Fourier transform's 402 filters (201 bins, real and imaginary) run as 400 in blocks and 2
-/// in a loop nest, where all 402 ran as a loop nest (6.7 ms against 0.11 ms) or were padded to
-/// 416 with zeros in the model (an output buffer larger than the spectrum).
-fn filter_split(op: OperationRef<'_, '_>, registers: Registers) -> Option<i64> {
-    let (_, w, out) = static_f32_operands(op, 4)?;
-    let (window, column_stride) = (w.shape[2] * w.shape[3], int_pair(op, "strides")[1].max(1));
-    let taps = w.shape[1] * window;
-    let block = |f: i64| conv_block(out.shape[2], out.shape[3], f, taps, window, column_stride, registers);
-    let f = out.shape[1];
-    if block(f).is_some() {
-        return None;
-    }
-    [2 * registers.lanes, registers.lanes]
-        .into_iter()
-        .map(|tf| f / tf * tf)
-        .find(|&main| main > 0 && f - main < registers.lanes && block(main).is_some())
-}
-
-/// Rewrites each convolution that [`filter_split`] splits into two on its filter ranges, each
-/// with a slice of the filter (a constant one is sliced at compile time: see
-/// [`fold_constant_slice`]) and of the accumulator, written back in place.
-fn split_filters(
-    module: OperationRef<'_, '_>,
-    cx: &mut PassContext<'_>,
-    registers: Registers,
-) -> Result<(), PassFailed> {
-    split_in_two(module, cx, SplitAxis::Filters, |op| filter_split(op, registers))
 }
 
 /// The types of a convolution's input, filter and output when all three are static f32
 /// tensors of `rank` dimensions.
-fn static_f32_operands(
+pub(crate) fn static_f32_operands(
     op: OperationRef<'_, '_>,
     rank: usize,
 ) -> Option<(strata_lower::kernel::TensorTy, strata_lower::kernel::TensorTy, strata_lower::kernel::TensorTy)> {
@@ -887,7 +752,7 @@ fn bias_value<'c, 'a>(generic: OperationRef<'c, 'a>) -> melior::ir::Value<'c, 'a
 }
 
 /// A two-element integer attribute of `op` (`strides`, `dilations`), 1s when absent.
-fn int_pair(op: OperationRef<'_, '_>, name: &str) -> [i64; 2] {
+pub(crate) fn int_pair(op: OperationRef<'_, '_>, name: &str) -> [i64; 2] {
     match op.attribute(name).ok().and_then(strata_ir::handle::dense_ints).as_deref() {
         Some(&[a, b]) => [a, b],
         _ => [1, 1],
@@ -895,65 +760,7 @@ fn int_pair(op: OperationRef<'_, '_>, name: &str) -> [i64; 2] {
 }
 
 /// A new `arith.constant` holding `values` (a `dense_resource` weight) right before `before`.
-/// The name of the constants [`fold_constant_slice`] makes.
-const SLICE_RESOURCE: &str = "conv_filter_slice";
-
-/// Makes `conv`'s filter (operand 1) a constant of its own when it is a static, unit-stride
-/// `tensor.extract_slice` of an f32 constant (or of one reshaped into groups): the border
-/// parts of `strata-conv-borders` read their taps so. The filter is then rearranged at compile
-/// time like any constant filter, not transposed in the kernel into a buffer on every run.
-fn fold_constant_slice(context: &Context, conv: OperationRef<'_, '_>) -> Option<()> {
-    let slice = defining_op(conv.operand(1).ok()?).filter(|d| strata_ir::ods::op_name(*d) == "tensor.extract_slice")?;
-    let source = slice.operand(0).ok()?;
-    let mut constant = defining_op(source)?;
-    if strata_ir::ods::op_name(constant) == "tensor.expand_shape" {
-        constant = defining_op(constant.operand(0).ok()?)?;
-    }
-    if strata_ir::ods::op_name(constant) != "arith.constant" || slice.operand_count() != 1 {
-        return None;
-    }
-    let ints = |name: &str| strata_ir::ods::i64_array(slice, name);
-    let (offsets, sizes, strides) = (ints("static_offsets")?, ints("static_sizes")?, ints("static_strides")?);
-    let from = tensor_type(source.r#type()).ok()?;
-    let values = strata_ir::resource::f32_values(constant.attribute("value").ok()?)?;
-    if strides.iter().any(|&s| s != 1) || values.len() as i64 != from.numel() || sizes.len() != from.rank() {
-        return None;
-    }
-    let sliced = slice_values(&values, &from.shape, &offsets, &sizes)?;
-    let ty = from.with_shape(sizes);
-    let value = new_f32_constant(context, conv, &ty, &sliced, SLICE_RESOURCE);
-    Op::of(&conv).set_operand(1, value);
-    Some(())
-}
-
-/// The elements `[offsets, offsets + sizes)` of a row-major tensor of `shape`, row-major.
-fn slice_values(values: &[f32], shape: &[i64], offsets: &[i64], sizes: &[i64]) -> Option<Vec<f32>> {
-    let inside = offsets.iter().zip(sizes).zip(shape).all(|((&o, &n), &d)| o >= 0 && n >= 0 && o + n <= d);
-    if !inside {
-        return None;
-    }
-    let mut strides = vec![1i64; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1] * shape[d + 1];
-    }
-    let count: i64 = sizes.iter().product();
-    let mut out = Vec::with_capacity(count as usize);
-    let mut at = vec![0i64; sizes.len()];
-    for _ in 0..count {
-        let index: i64 = at.iter().zip(offsets).zip(&strides).map(|((a, o), s)| (a + o) * s).sum();
-        out.push(values[index as usize]);
-        for d in (0..at.len()).rev() {
-            at[d] += 1;
-            if at[d] < sizes[d] {
-                break;
-            }
-            at[d] = 0;
-        }
-    }
-    Some(out)
-}
-
-fn new_f32_constant(
+pub(crate) fn new_f32_constant(
     context: &Context,
     before: OperationRef<'_, '_>,
     ty: &strata_lower::kernel::TensorTy,
@@ -968,18 +775,7 @@ fn new_f32_constant(
 
 #[cfg(test)]
 mod tests {
-    use super::{filter_chwf, filter_chwf_padded, filter_packed, padded_row, slice_values};
-
-    #[test]
-    fn slices_keep_row_major_order() {
-        // A 2 x 3 x 2 tensor: v[i][j][k] = 100 i + 10 j + k.
-        let values: Vec<f32> =
-            (0..2).flat_map(|i| (0..3).flat_map(move |j| (0..2).map(move |k| (100 * i + 10 * j + k) as f32))).collect();
-        let cut = slice_values(&values, &[2, 3, 2], &[1, 1, 0], &[1, 2, 2]).unwrap();
-        assert_eq!(cut, vec![110.0, 111.0, 120.0, 121.0]);
-        assert_eq!(slice_values(&values, &[2, 3, 2], &[0, 0, 0], &[2, 3, 2]).unwrap(), values);
-        assert_eq!(slice_values(&values, &[2, 3, 2], &[0, 2, 0], &[1, 2, 1]), None);
-    }
+    use super::{filter_chwf, filter_chwf_padded, filter_packed, padded_row};
 
     #[test]
     fn filters_go_to_the_last_axis() {

@@ -23,6 +23,7 @@ pub mod artifact;
 pub mod bf16;
 pub mod conv_lanes;
 mod conv_outer;
+mod conv_split;
 pub mod cpu_schedule;
 pub mod entry;
 mod f32_kernel;
