@@ -65,19 +65,16 @@ pub fn kernel(fused: Fused<'_, '_>) -> Result<Lowered, Error> {
             Some(layout) => {
                 // On the base's own axes when the view is a per-axis slice / transpose /
                 // broadcast of it (vectorises like any projected map), else over the
-                // collapsed base. A reduced loop has no output axis to take its extent from:
-                // the view must give it as a whole axis, if need be of the base reshaped.
+                // collapsed base; a view without such a map whose axes nest is read as its
+                // base sliced and reshaped ([`MixedRadix`]), one bare loop an axis. A reduced
+                // loop has no output axis to take its extent from: a per-axis map that does
+                // not give it as a whole axis gives way to the reshaped base too.
                 let per_axis = per_axis_map(&ty.shape, layout);
                 let walked: Vec<usize> =
                     (0..rank).filter(|&d| reduced[d] && layout.shape[d] > 1 && layout.strides[d] != 0).collect();
-                if per_axis.as_ref().is_some_and(|exprs| covers(exprs, &walked)) || walked.is_empty() {
-                    if let Some(exprs) = per_axis {
-                        inputs.push((arg, ty.clone(), Map(exprs)));
-                        continue;
-                    }
-                }
+                let whole = per_axis.as_ref().is_some_and(|exprs| covers(exprs, &walked));
                 let flat = TensorTy::new(vec![ty.numel()], ty.elem.clone());
-                if let Some(radix) = MixedRadix::of(ty.numel(), layout) {
+                if let Some(radix) = MixedRadix::of(ty.numel(), layout).filter(|_| !whole) {
                     let collapsed = crate::layout::reshape(&mut k, &arg, ty, &flat);
                     let (value, sliced, exprs) = radix.emit(&mut k, &collapsed, &flat);
                     inputs.push((value, sliced, Map(exprs)));
