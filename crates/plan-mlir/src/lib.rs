@@ -33,7 +33,7 @@ macro_rules! bufferize_passes {
         "func.func(strata-distinct-results),strata-constants-to-globals,\
 one-shot-bufferize{bufferize-function-boundaries=true function-boundary-type-conversion=identity-layout-map},\
 buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},\
-func.func(buffer-loop-hoisting),canonicalize"
+func.func(buffer-loop-hoisting),canonicalize{top-down=false}"
     };
 }
 
