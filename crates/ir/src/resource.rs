@@ -4,9 +4,45 @@
 
 use melior::ir::{Attribute, AttributeLike, Type, TypeLike};
 
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+/// The blobs [`dense_resource`] made that MLIR still holds, so that their bytes are read in
+/// one piece ([`f32_values`], [`f32_le_bytes`]): MLIR's C API reads a `dense_resource` one
+/// element per call (80 ms for ResNet-18's 11M weights, read by every pass that folds or
+/// packs them, and once more for the weights blob). Keyed by the attribute (its uniqued
+/// storage, which lives as long as its context) and by the blob's data, whose entries go when
+/// MLIR frees the blob ([`free_blob`], when the context goes): an address reused by a later
+/// context is never found stale.
+struct Blobs {
+    by_attribute: BTreeMap<usize, (usize, usize)>,
+    by_data: BTreeMap<usize, usize>,
+}
+
+static BLOBS: Mutex<Blobs> = Mutex::new(Blobs { by_attribute: BTreeMap::new(), by_data: BTreeMap::new() });
+
+fn blobs() -> std::sync::MutexGuard<'static, Blobs> {
+    // The maps stay consistent whatever panicked while they were held (each update is one
+    // insert or remove per map).
+    BLOBS.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// Frees a blob made by [`dense_resource`] when MLIR drops it.
-unsafe extern "C" fn free_blob(user_data: *mut std::ffi::c_void, _: *const std::ffi::c_void, _: usize, _: usize) {
+unsafe extern "C" fn free_blob(user_data: *mut std::ffi::c_void, data: *const std::ffi::c_void, _: usize, _: usize) {
+    let mut blobs = blobs();
+    if let Some(attribute) = blobs.by_data.remove(&(data as usize)) {
+        blobs.by_attribute.remove(&attribute);
+    }
+    drop(blobs);
     drop(unsafe { Box::from_raw(user_data as *mut Vec<u64>) });
+}
+
+/// The bytes of a `dense_resource` attribute [`dense_resource`] made (`None` for any other).
+fn registered_bytes<'c>(attr: Attribute<'c>) -> Option<&'c [u8]> {
+    let (data, len) = *blobs().by_attribute.get(&(attr.to_raw().ptr as usize))?;
+    // Safety: the blob lives until MLIR frees it with the attribute's context, which outlives
+    // `'c`; nothing writes it after `dense_resource` made it.
+    Some(unsafe { std::slice::from_raw_parts(data as *const u8, len) })
 }
 
 /// A `dense_resource` elements attribute of type `ty` holding a copy of `bytes` (8-byte
@@ -17,8 +53,11 @@ pub fn dense_resource<'c>(ty: Type<'c>, name: &str, bytes: &[u8]) -> Attribute<'
     // Safety: the blob holds at least `bytes.len()` bytes.
     unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), blob.as_mut_ptr().cast::<u8>(), bytes.len()) };
     let data = blob.as_mut_ptr().cast::<std::ffi::c_void>();
+    // Held across the call: a blob MLIR frees at once (an invalid type) finds no entry, and
+    // one it keeps is registered before anyone can read it.
+    let mut blobs = blobs();
     // Safety: `data` stays valid until MLIR calls `free_blob` with the box it came from.
-    unsafe {
+    let attribute = unsafe {
         Attribute::from_raw(mlir_sys::mlirUnmanagedDenseResourceElementsAttrGet(
             ty.to_raw(),
             melior::StringRef::new(name).to_raw(),
@@ -29,7 +68,13 @@ pub fn dense_resource<'c>(ty: Type<'c>, name: &str, bytes: &[u8]) -> Attribute<'
             Some(free_blob),
             Box::into_raw(blob).cast(),
         ))
+    };
+    let key = attribute.to_raw().ptr as usize;
+    if key != 0 {
+        blobs.by_attribute.insert(key, (data as usize, bytes.len()));
+        blobs.by_data.insert(data as usize, key);
     }
+    attribute
 }
 
 /// A plain `dense<...>` elements attribute of type `ty` from its raw little-endian `bytes`
@@ -69,16 +114,46 @@ pub fn f32_values(attr: Attribute<'_>) -> Option<Vec<f32>> {
         }
         let count = mlirElementsAttrGetNumElements(attr) as isize;
         if mlirAttributeIsADenseResourceElements(attr) {
+            if let Some(bytes) = registered_bytes(Attribute::from_raw(attr)).filter(|b| b.len() >= 4 * count as usize) {
+                return Some(from_le_bytes(bytes, count as usize));
+            }
             return Some((0..count).map(|i| mlirDenseFloatResourceElementsAttrGetValue(attr, i)).collect());
         }
         if mlirAttributeIsADenseFPElements(attr) {
             if mlirDenseElementsAttrIsSplat(attr) {
                 return Some(vec![mlirDenseElementsAttrGetFloatSplatValue(attr); count as usize]);
             }
-            return Some((0..count).map(|i| mlirDenseElementsAttrGetFloatValue(attr, i)).collect());
+            // A non-splat dense f32 attribute stores its elements packed, little-endian.
+            let data = mlirDenseElementsAttrGetRawData(attr).cast::<u8>();
+            let bytes = std::slice::from_raw_parts(data, 4 * count as usize);
+            return Some(from_le_bytes(bytes, count as usize));
         }
         None
     }
+}
+
+/// The `f32` elements of `attr` as [`f32_values`] reads them, as their little-endian bytes:
+/// borrowed from a blob [`dense_resource`] made (no copy), otherwise converted.
+pub fn f32_le_bytes(attr: Attribute<'_>) -> Option<std::borrow::Cow<'_, [u8]>> {
+    let raw = attr.to_raw();
+    // Safety: the attribute is live; its type is read only when it is an elements attribute.
+    let resource = unsafe {
+        mlir_sys::mlirAttributeIsADenseResourceElements(raw)
+            && mlir_sys::mlirTypeIsAF32(mlir_sys::mlirShapedTypeGetElementType(mlir_sys::mlirAttributeGetType(raw)))
+    };
+    if resource {
+        let count = unsafe { mlir_sys::mlirElementsAttrGetNumElements(raw) } as usize;
+        if let Some(bytes) = registered_bytes(attr).filter(|b| b.len() >= 4 * count) {
+            return Some(std::borrow::Cow::Borrowed(&bytes[..4 * count]));
+        }
+    }
+    let values = f32_values(attr)?;
+    Some(std::borrow::Cow::Owned(values.iter().flat_map(|v| v.to_le_bytes()).collect()))
+}
+
+/// The first `count` little-endian `f32`s of `bytes`.
+fn from_le_bytes(bytes: &[u8], count: usize) -> Vec<f32> {
+    bytes.chunks_exact(4).take(count).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
 /// Whether `attr` is a splat `dense<...>` elements attribute (one value for every element).
@@ -86,4 +161,51 @@ pub fn is_splat(attr: Attribute<'_>) -> bool {
     let attr = attr.to_raw();
     // Safety: the attribute is live; only a dense elements attribute is asked if it is a splat.
     unsafe { mlir_sys::mlirAttributeIsADenseElements(attr) && mlir_sys::mlirDenseElementsAttrIsSplat(attr) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::StrataContext;
+    use melior::ir::operation::OperationLike;
+
+    /// A blob made here is read in one piece (borrowed, no copy); one parsed from text, which
+    /// the registry does not know, element by element; both give the same values, and a
+    /// context's blobs leave the registry with it.
+    #[test]
+    fn resources_read_whole_or_by_element_alike() {
+        let values = [1.5f32, -2.0, 0.25, 3.0e-3, f32::MAX];
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let entry = {
+            let strata = StrataContext::new(&[]).expect("a context");
+            let ty = Type::parse(strata.mlir(), "tensor<5xf32>").expect("a type");
+            let made = dense_resource(ty, "weights", &bytes);
+            assert!(registered_bytes(made).is_some());
+            assert_eq!(f32_values(made).expect("f32 values"), values);
+            let borrowed = f32_le_bytes(made).expect("its bytes");
+            assert!(matches!(borrowed, std::borrow::Cow::Borrowed(_)));
+            assert_eq!(&*borrowed, bytes.as_slice());
+
+            let hex: String = bytes.iter().map(|b| format!("{b:02X}")).collect();
+            let text = format!(
+                "module {{\n  func.func @f() -> tensor<5xf32> {{\n    %0 = arith.constant dense_resource<parsed> : tensor<5xf32>\n    return %0 : tensor<5xf32>\n  }}\n}}\n{{-#\n  dialect_resources: {{\n    builtin: {{\n      parsed: \"0x04000000{hex}\"\n    }}\n  }}\n#-}}\n"
+            );
+            let module = strata.parse(&text, "parsed").expect("the module parses");
+            let constant = crate::rewrite::collect(&module.as_operation(), |op| op.is("arith.constant"));
+            let parsed = constant[0].get().attribute("value").expect("a value");
+            assert!(registered_bytes(parsed).is_none());
+            assert_eq!(f32_values(parsed).expect("f32 values"), values);
+            assert_eq!(&*f32_le_bytes(parsed).expect("its bytes"), bytes.as_slice());
+
+            let dense = dense_bytes(ty, &bytes);
+            assert_eq!(f32_values(dense).expect("f32 values"), values);
+            (borrowed.as_ptr() as usize, made.to_raw().ptr as usize)
+        };
+        // The context is gone, and its blob's entry with it (other tests' contexts may hold
+        // entries of their own meanwhile: only this one's is looked for).
+        let (data, attribute) = entry;
+        let blobs = blobs();
+        assert_ne!(blobs.by_data.get(&data), Some(&attribute));
+        assert!(blobs.by_attribute.get(&attribute).is_none_or(|&(d, _)| d != data));
+    }
 }

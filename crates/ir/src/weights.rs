@@ -40,14 +40,34 @@ fn failed(message: impl Into<String>) -> Error {
 /// the whole blob, 100 MB of ResNet-50's peak), and a model of many small weights pays the
 /// per-translation cost once per batch, not once per weight (3333 8x8 matrices: 330 -> 100 ms).
 pub fn blob(strata: &StrataContext, module: &Module<'_>) -> Result<Vec<u8>, Error> {
-    blob_in_batches(strata, module, BATCH_BYTES)
+    let mut bytes = vec![0u8; size(module)];
+    blob_in_batches(strata, module, BATCH_BYTES, &mut bytes)?;
+    Ok(bytes)
 }
 
-fn blob_in_batches(strata: &StrataContext, module: &Module<'_>, batch_bytes: usize) -> Result<Vec<u8>, Error> {
+/// The bytes of the weights blob of `module` (0 when it has none).
+pub fn size(module: &Module<'_>) -> usize {
+    attrs::WEIGHTS_BYTES.get(module.as_operation()).map_or(0, |size| size.max(0) as usize)
+}
+
+/// [`blob`] written into `bytes` (zeroed, [`size`] long: a buffer the caller allocated with
+/// the alignment the code needs, which then takes it without a copy).
+pub fn blob_into(strata: &StrataContext, module: &Module<'_>, bytes: &mut [u8]) -> Result<(), Error> {
+    if bytes.len() != size(module) {
+        return Err(failed(format!("weights: a buffer of {} bytes for a blob of {}", bytes.len(), size(module))));
+    }
+    blob_in_batches(strata, module, BATCH_BYTES, bytes)
+}
+
+fn blob_in_batches(
+    strata: &StrataContext,
+    module: &Module<'_>,
+    batch_bytes: usize,
+    bytes: &mut [u8],
+) -> Result<(), Error> {
     let Some(size) = attrs::WEIGHTS_BYTES.get(module.as_operation()) else {
-        return Ok(Vec::new());
+        return Ok(());
     };
-    let mut bytes = vec![0u8; size as usize];
     let mut placed: Vec<(Op, usize)> = Blk::of(&module.body())
         .ops()
         .into_iter()
@@ -63,18 +83,16 @@ fn blob_in_batches(strata: &StrataContext, module: &Module<'_>, batch_bytes: usi
     let mut through_llvm: Vec<(Op, usize)> = Vec::new();
     let mut ends: Vec<usize> = Vec::new();
     for (i, &(global, offset)) in placed.iter().enumerate() {
-        let Some(values) = global.get().attribute("initial_value").ok().and_then(crate::resource::f32_values) else {
+        let Some(values) = global.get().attribute("initial_value").ok().and_then(crate::resource::f32_le_bytes) else {
             through_llvm.push((global, offset));
             ends.push(room(i));
             continue;
         };
-        let end = offset + 4 * values.len();
+        let end = offset + values.len();
         if end > room(i) {
             return Err(failed(format!("weights: @{} overruns its room", global.symbol_name().unwrap_or_default())));
         }
-        for (chunk, value) in bytes[offset..end].chunks_exact_mut(4).zip(values) {
-            chunk.copy_from_slice(&value.to_le_bytes());
-        }
+        bytes[offset..end].copy_from_slice(&values);
     }
     let placed = through_llvm;
     let mut pm = PassManager::parse(strata, "builtin.module(finalize-memref-to-llvm)", PassManagerOptions::default())
@@ -112,7 +130,7 @@ fn blob_in_batches(strata: &StrataContext, module: &Module<'_>, batch_bytes: usi
                 Some(raw) => {
                     let llvm = raw as LLVMModuleRef;
                     let written = batch.iter().try_for_each(|&(global, offset)| {
-                        read_global(llvm, layout, &global.symbol_name().unwrap_or_default(), offset, &mut bytes)
+                        read_global(llvm, layout, &global.symbol_name().unwrap_or_default(), offset, bytes)
                     });
                     LLVMDisposeModule(llvm);
                     written
@@ -124,7 +142,7 @@ fn blob_in_batches(strata: &StrataContext, module: &Module<'_>, batch_bytes: usi
     });
     // Safety: created above, disposed of once.
     unsafe { LLVMDisposeTargetData(layout) };
-    result.map(|()| bytes)
+    result
 }
 
 /// The most bytes of weights [`blob`] translates at once (a larger global goes alone).
@@ -262,11 +280,15 @@ mod tests {
   memref.global "private" constant @kept : memref<1xf32> = dense<[7.0]>
 }"#;
         let module = strata.parse(text, "weights").expect("the module parses");
-        let whole = blob_in_batches(&strata, &module, 1 << 20).expect("one batch");
-        let single = blob_in_batches(&strata, &module, 1).expect("a batch per global");
+        let in_batches = |batch_bytes| {
+            let mut bytes = vec![0u8; size(&module)];
+            blob_in_batches(&strata, &module, batch_bytes, &mut bytes).map(|()| bytes)
+        };
+        let whole = in_batches(1 << 20).expect("one batch");
+        let single = in_batches(1).expect("a batch per global");
         assert_eq!(whole, single);
         // Two globals in the first batch (32 bytes of room), the third alone.
-        assert_eq!(blob_in_batches(&strata, &module, 32).expect("two batches"), whole);
+        assert_eq!(in_batches(32).expect("two batches"), whole);
         let mut expected = vec![0u8; 48];
         expected[0..4].copy_from_slice(&1.0f32.to_le_bytes());
         expected[4..8].copy_from_slice(&(-2.0f32).to_le_bytes());
