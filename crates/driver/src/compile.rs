@@ -367,8 +367,9 @@ pub struct Compiled<'c> {
     /// The arena plan, each buffer named by its ONNX nodes (set at the memref stage).
     pub plan: Option<PlanReport>,
     /// The host's weights blob (set at the LLVM-dialect stage; empty when the model has none):
-    /// the `weights` argument of the entry point.
-    pub weights: Vec<u8>,
+    /// the `weights` argument of the entry point, aligned as the code reads it, so that a
+    /// model compiled in memory takes it without a copy.
+    pub weights: strata_runtime::AlignedBytes,
 }
 
 impl Compiled<'_> {
@@ -389,7 +390,7 @@ impl Compiled<'_> {
             &self.signature,
             &self.entry_symbol(name),
             name,
-            &self.weights,
+            self.weights.as_slice(),
             paths,
             self.plan.as_ref(),
         )
@@ -441,7 +442,7 @@ pub fn compile<'c>(
         warnings: Vec::new(),
         profile_labels: Vec::new(),
         plan: None,
-        weights: Vec::new(),
+        weights: strata_runtime::AlignedBytes::zeroed(0),
     };
     let gpu = options.target == Target::Nvptx;
     if gpu != matches!(stop, Stage::Gpu | Stage::Ptx) && stop > Stage::Memref {
@@ -491,7 +492,9 @@ pub fn compile<'c>(
             // matmul ladder): invalid IR from it is caught by the stage's verify, after the
             // lowering; the blob is read from scratch modules verified by their pass manager.
             run_pipeline(strata, &mut module, HOST_WEIGHTS, "weights", options, &mut compiled.warnings, false)?;
-            compiled.weights = strata_ir::weights::blob(strata, &module)?;
+            let mut blob = strata_runtime::AlignedBytes::zeroed(strata_ir::weights::size(&module));
+            strata_ir::weights::blob_into(strata, &module, blob.as_mut_slice())?;
+            compiled.weights = blob;
             strata_ir::weights::erase_placed(&module);
         }
         run_pipeline(strata, &mut module, &pipeline, name, options, &mut compiled.warnings, true)?;
@@ -667,8 +670,8 @@ impl Profile {
 
 /// Compiles to a runnable model for the host. A module big enough to split
 /// (`host::worth_splitting`) becomes a shared object of code only in a temporary directory,
-/// its kernels compiled in parallel (`host::emit_objects`), loaded (the weights mapped from a
-/// file beside it) and deleted; otherwise, with `profile`
+/// its kernels compiled in parallel (`host::emit_objects`), loaded (the weights passed from
+/// memory, where the compile wrote them) and deleted; otherwise, with `profile`
 /// (its counters live in the JIT), or when the shared object cannot be made (no C compiler to
 /// link it), MLIR's ORC JIT compiles it in memory (one module, one thread).
 pub fn compile_model(
@@ -677,12 +680,12 @@ pub fn compile_model(
     options: &CompileOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<JitModel, CommandError> {
-    let compiled = compile(strata, bytes, options, Stage::LlvmDialect, progress)?;
+    let mut compiled = compile(strata, bytes, options, Stage::LlvmDialect, progress)?;
     let jobs = strata_target_cpu::host::codegen_jobs();
     if compiled.profile_labels.is_empty() && strata_target_cpu::host::worth_splitting(&compiled.module, jobs) {
         progress("codegen");
         let start = Instant::now();
-        if let Ok(model) = load_shared_object(&compiled, options) {
+        if let Ok(model) = load_shared_object(&mut compiled, options) {
             let mut timings = compiled.timings;
             timings.push(("codegen+link+load", start.elapsed()));
             return Ok(JitModel {
@@ -702,23 +705,16 @@ pub fn compile_model(
 
 /// Writes `compiled` as a shared object into a temporary directory and loads it (the loaded
 /// library outlives its deleted files).
-fn load_shared_object(compiled: &Compiled<'_>, options: &CompileOptions) -> Result<strata_runtime::Model, String> {
+fn load_shared_object(compiled: &mut Compiled<'_>, options: &CompileOptions) -> Result<strata_runtime::Model, String> {
     let dir = tempfile::Builder::new().prefix("strata-").tempdir().map_err(|e| e.to_string())?;
     let paths = crate::cache::artifact_paths(dir.path());
-    // Only the code: the weights go to the entry point from a file beside it, mapped, instead
-    // of through the assembler, the linker and the library's digest (0.7 s of a 100 MB model).
-    // The library lives in a fresh private directory and is loaded once, right after it is
-    // written, by this process alone: no manifest to check it against.
+    // Only the code: the weights stay in memory, in the aligned blob the compile wrote, and go
+    // to the entry point from there, instead of through the assembler, the linker and the
+    // library's digest (0.7 s of a 100 MB model), or through a file (written and mapped: a
+    // quarter of a second more for the 100 MB). The library lives in a fresh private directory
+    // and is loaded once, right after it is written, by this process alone: no manifest to
+    // check it against.
     let entry = compiled.entry_symbol(&options.name);
-    let weights = if compiled.weights.is_empty() {
-        None
-    } else {
-        let path = dir.path().join("weights.bin");
-        std::fs::write(&path, &compiled.weights).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        let file = std::fs::File::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        // Safety: a private file of this process's own temporary directory, never changed.
-        Some(unsafe { memmap2::Mmap::map(&file) }.map_err(|e| format!("cannot map {}: {e}", path.display()))?)
-    };
     strata_target_cpu::artifact::write(&compiled.module, &compiled.signature, &entry, &options.name, &[], &paths, None)
         .map_err(|e| e.to_string())?;
     // Safety: the library is the one just compiled; its initialisers are the C runtime's.
@@ -730,15 +726,15 @@ fn load_shared_object(compiled: &Compiled<'_>, options: &CompileOptions) -> Resu
     }
     .map_err(|e| format!("cannot load {}: {e}", paths.main.display()))?;
     // Safety: `entry` is the entry point `add_entry` generated for this signature; the library
-    // and the weights' page-aligned mapping move into the model, which keeps them while the
-    // entry point can run, and the weights are the blob the code was compiled against.
+    // moves into the model, which keeps it while the entry point can run, and the weights are
+    // the blob the code was compiled against (taken only now: the JIT, should loading fail,
+    // needs them).
     unsafe {
         let function = *library
             .get::<strata_runtime::EntryFn>(entry.as_bytes())
             .map_err(|e| format!("{} has no '{entry}': {e}", paths.main.display()))?;
-        let (at, len) = weights.as_ref().map_or((std::ptr::null(), 0), |map| (map.as_ptr(), map.len()));
-        let code: Box<dyn std::any::Any> = Box::new((library, weights));
-        strata_runtime::Model::from_entry_in_place(function, code, compiled.signature.clone(), at, len)
+        let weights = std::mem::replace(&mut compiled.weights, strata_runtime::AlignedBytes::zeroed(0));
+        strata_runtime::Model::from_entry_owned(function, Box::new(library), compiled.signature.clone(), weights)
     }
     .map_err(|e| e.to_string())
 }
@@ -759,7 +755,7 @@ fn jit_compiled(strata: &StrataContext, compiled: Compiled<'_>) -> Result<JitMod
     // JIT keeps alive (moved into the model), reading the weights blob it is given.
     let model = unsafe {
         let entry = std::mem::transmute::<*mut (), strata_runtime::EntryFn>(address);
-        strata_runtime::Model::from_entry(entry, Box::new(jit), compiled.signature.clone(), &compiled.weights)
+        strata_runtime::Model::from_entry_owned(entry, Box::new(jit), compiled.signature.clone(), compiled.weights)
     }
     .map_err(|e| format!("error: {e}"))?;
     let mut timings = compiled.timings;

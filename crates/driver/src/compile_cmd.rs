@@ -265,7 +265,7 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), CommandError> {
             let weights = strata_target_cpu::EmbeddedWeights {
                 entry: &entry,
                 symbol: &symbol,
-                bytes: &compiled.weights,
+                bytes: compiled.weights.as_slice(),
                 alignment: strata_target_cpu::artifact::WEIGHTS_ALIGNMENT,
                 signature: "",
                 signature_symbol: "",

@@ -124,6 +124,21 @@ impl Model {
         unsafe { Model::with_weights(entry, code, signature, Weights::Owned(blob)) }
     }
 
+    /// As [`Model::from_entry`], the blob taken as it is (no copy: a compiler's own blob,
+    /// written aligned).
+    ///
+    /// # Safety
+    /// As [`Model::from_entry`].
+    pub unsafe fn from_entry_owned(
+        entry: EntryFn,
+        code: Box<dyn std::any::Any>,
+        signature: Signature,
+        weights: AlignedBytes,
+    ) -> Result<Model, RuntimeError> {
+        // Safety: the caller's contract.
+        unsafe { Model::with_weights(entry, code, signature, Weights::Owned(weights)) }
+    }
+
     /// As [`Model::from_entry`], the weights read where they are: `len` bytes at `weights`
     /// (64-byte aligned, or null when `len` is 0), which `code` keeps alive and unchanged (a
     /// file mapping boxed with the library): a big model's blob is not copied.
