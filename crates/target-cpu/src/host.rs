@@ -148,8 +148,9 @@ pub fn codegen_jobs() -> usize {
 
 /// Files in `dir` for `module` (LLVM dialect), to be linked together by the C compiler driver
 /// (their paths returned): objects of its outlined kernels (`strata-outline-kernels`) spread
-/// over up to `jobs` LLVM modules of about equal size, each translated, optimised at
-/// `default<O3>` and compiled on a thread of its own, the first with the entry point (one object
+/// over up to `jobs` LLVM modules of about equal size, each translated (on this thread, while
+/// the parts translated before it compile), optimised at `default<O3>` and compiled on a
+/// thread of its own, the first with the entry point (one object
 /// when `jobs` is 1 or there is nothing to split); and the `weights` array, when not empty, as
 /// an assembly file that includes them as bytes ([`weights_object`]), so that LLVM never holds
 /// them.
@@ -229,57 +230,85 @@ fn emit_code_objects(
     }
     let machine = host_machine()?;
     let contexts: Vec<Context> = (0..groups).map(|_| Context::create()).collect();
+    // Owned here, disposed of after every thread is done with them.
     let mut modules = Vec::with_capacity(groups);
-    for (group, context) in contexts.iter().enumerate() {
-        let part = Op::of(&module.as_operation()).clone_detached();
-        keep_group(part, group, &group_of).map_err(CodegenError::Translate)?;
-        let translated = translate(context, &part.get(), &machine);
-        // Safety: the detached clone is not used after translation.
-        unsafe { part.erase() };
-        let llvm = translated?;
-        for function in llvm.get_functions() {
-            let name = function.get_name().to_string_lossy();
-            if crate::outline_kernels::is_kernel(&name) {
-                // Shared between the objects, not exported from the library.
-                function.set_linkage(inkwell::module::Linkage::External);
-                function.as_global_value().set_visibility(inkwell::GlobalVisibility::Hidden);
-            }
-        }
-        modules.push(llvm);
-    }
-    if let Some(exports) = weights {
-        declare_signature(&contexts[0], &modules[0], exports);
-    }
-    let weights = weights.filter(|w| !w.bytes.is_empty());
-    if let Some(weights) = weights {
-        declare_weights(&contexts[0], &modules[0], weights)?;
-    }
-    let raw: Vec<SendModule> = modules.iter().map(|m| SendModule(m.as_mut_ptr())).collect();
-    let results: Vec<Result<std::path::PathBuf, CodegenError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = raw
-            .into_iter()
-            .enumerate()
-            .map(|(group, module)| {
-                let file = path(group);
-                scope.spawn(move || {
-                    let module = module;
+    let weights_to_define = weights.filter(|w| !w.bytes.is_empty());
+    // The parts go to `jobs` threads as they are translated (translation reads the MLIR
+    // context: this thread alone does it, while the first parts compile), each thread taking
+    // the next part when it is done with one: the parts' sizes are estimates.
+    let (parts, queue) = std::sync::mpsc::channel::<(usize, SendModule)>();
+    let queue = std::sync::Mutex::new(queue);
+    let queue = &queue;
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs.min(groups))
+            .map(|_| {
+                scope.spawn(move || -> Result<Vec<(usize, std::path::PathBuf)>, CodegenError> {
                     let machine = host_machine()?;
-                    // Safety: each module and its context are used by this thread alone until it
-                    // ends; the wrapper never disposes of the module (its owner does, later).
-                    let llvm = std::mem::ManuallyDrop::new(unsafe { inkwell::module::Module::new(module.0) });
-                    optimise(&llvm, &machine, None)?;
-                    to_file(&llvm, &machine, &file)?;
-                    Ok(file)
+                    let mut done = Vec::new();
+                    // The lock is held only while a part is taken.
+                    let next = || queue.lock().ok()?.recv().ok();
+                    while let Some((group, module)) = next() {
+                        // Safety: each module and its context are used by this thread alone
+                        // until it is done with it; the wrapper never disposes of the module
+                        // (its owner does, later).
+                        let llvm = std::mem::ManuallyDrop::new(unsafe { inkwell::module::Module::new(module.0) });
+                        optimise(&llvm, &machine, None)?;
+                        to_file(&llvm, &machine, &path(group))?;
+                        done.push((group, path(group)));
+                    }
+                    Ok(done)
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(CodegenError::Llvm("a code generation thread panicked".into()))))
-            .collect()
-    });
-    drop(modules);
-    results.into_iter().collect()
+        let translated = (|| -> Result<(), CodegenError> {
+            for (group, context) in contexts.iter().enumerate() {
+                let part = Op::of(&module.as_operation()).clone_detached();
+                keep_group(part, group, &group_of).map_err(CodegenError::Translate)?;
+                let translated = translate(context, &part.get(), &machine);
+                // Safety: the detached clone is not used after translation.
+                unsafe { part.erase() };
+                let llvm = translated?;
+                for function in llvm.get_functions() {
+                    let name = function.get_name().to_string_lossy();
+                    if crate::outline_kernels::is_kernel(&name) {
+                        // Shared between the objects, not exported from the library.
+                        function.set_linkage(inkwell::module::Linkage::External);
+                        function.as_global_value().set_visibility(inkwell::GlobalVisibility::Hidden);
+                    }
+                }
+                if group == 0 {
+                    if let Some(exports) = weights {
+                        declare_signature(context, &llvm, exports);
+                    }
+                    if let Some(weights) = weights_to_define {
+                        declare_weights(context, &llvm, weights)?;
+                    }
+                }
+                let raw = SendModule(llvm.as_mut_ptr());
+                modules.push(llvm);
+                // A send fails only when every thread has stopped (on an error, joined below).
+                if parts.send((group, raw)).is_err() {
+                    break;
+                }
+            }
+            Ok(())
+        })();
+        // No more parts: the threads finish the queued ones and stop.
+        drop(parts);
+        let mut files = Vec::with_capacity(groups);
+        for worker in workers {
+            let done = worker
+                .join()
+                .unwrap_or_else(|_| Err(CodegenError::Llvm("a code generation thread panicked".into())))?;
+            files.extend(done);
+        }
+        translated?;
+        if files.len() != groups {
+            return Err(CodegenError::Llvm(format!("{} of {groups} parts were compiled", files.len())));
+        }
+        files.sort();
+        Ok(files.into_iter().map(|(_, file)| file).collect())
+    })
 }
 
 /// An LLVM module handed to the thread that compiles it.
