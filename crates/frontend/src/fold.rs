@@ -174,10 +174,7 @@ pub fn slice(data: &Folded, starts: &[i64], ends: &[i64], steps: &[i64]) -> Resu
     let rank = data.shape.len();
     let out: Vec<i64> = (0..rank).map(|d| strata_dialect_sg::verify::slice_len(starts[d], ends[d], steps[d])).collect();
     let w = width(data.dtype);
-    let mut strides = vec![1i64; rank];
-    for d in (0..rank.saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1] * data.shape[d + 1];
-    }
+    let strides = strata_ir::types::row_major_strides(&data.shape);
     let count = numel(&out)? as usize;
     let mut bytes = Vec::with_capacity(count * w);
     let mut index = vec![0i64; rank];

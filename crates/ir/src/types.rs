@@ -55,6 +55,16 @@ fn scalar_name(ty: Type<'_>) -> Option<String> {
     Some(name.to_owned())
 }
 
+/// The strides, in elements, of a row-major (identity layout) array of `shape`: the product
+/// of the extents after each axis.
+pub fn row_major_strides(shape: &[i64]) -> Vec<i64> {
+    let mut strides = vec![1i64; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1];
+    }
+    strides
+}
+
 /// The element type of a ranked tensor, or `None` for any other type (without printing it).
 pub fn tensor_element(ty: Type<'_>) -> Option<Type<'_>> {
     ranked_tensor(ty).map(|tensor| tensor.element())

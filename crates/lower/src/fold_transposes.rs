@@ -88,18 +88,10 @@ fn shape_of(ty: Type<'_>) -> Option<Vec<i64>> {
     crate::ops::static_shape(ty).ok()
 }
 
-/// Row-major strides of `shape`.
-fn strides_of(shape: &[i64]) -> Vec<i64> {
-    let mut strides = vec![1; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1] * shape[d + 1];
-    }
-    strides
-}
-
-/// The elements of the slice (`offsets`, `sizes`, `strides`, all static and in bounds) of
-/// `values` (row-major, of `shape`), row-major.
-fn slice_values(values: &[f32], shape: &[i64], offsets: &[i64], sizes: &[i64], steps: &[i64]) -> Option<Vec<f32>> {
+/// The elements of the slice (`offsets`, `sizes`, `steps`, all static) of `values`
+/// (row-major, of `shape`), row-major; `None` when it is not within `shape` (also used by the
+/// host's compile-time filter slices).
+pub fn slice_values(values: &[f32], shape: &[i64], offsets: &[i64], sizes: &[i64], steps: &[i64]) -> Option<Vec<f32>> {
     let rank = shape.len();
     if offsets.len() != rank || sizes.len() != rank || steps.len() != rank {
         return None;
@@ -113,7 +105,7 @@ fn slice_values(values: &[f32], shape: &[i64], offsets: &[i64], sizes: &[i64], s
     if !in_bounds {
         return None;
     }
-    let strides = strides_of(shape);
+    let strides = strata_ir::types::row_major_strides(shape);
     let count: i64 = sizes.iter().product();
     let mut out = Vec::with_capacity(count as usize);
     let mut index = vec![0i64; rank];
@@ -172,5 +164,12 @@ mod tests {
         // Every other column, and out of bounds.
         assert_eq!(slice_values(&v, &[2, 3], &[0, 0], &[2, 2], &[1, 2]), Some(vec![0.0, 2.0, 3.0, 5.0]));
         assert_eq!(slice_values(&v, &[2, 3], &[0, 2], &[2, 2], &[1, 1]), None);
+        // A 2 x 3 x 2 tensor, v[i][j][k] = 100 i + 10 j + k: a block, the whole, one too far.
+        let x: Vec<f32> =
+            (0..2).flat_map(|i| (0..3).flat_map(move |j| (0..2).map(move |k| (100 * i + 10 * j + k) as f32))).collect();
+        let unit = [1, 1, 1];
+        assert_eq!(slice_values(&x, &[2, 3, 2], &[1, 1, 0], &[1, 2, 2], &unit), Some(vec![110.0, 111.0, 120.0, 121.0]));
+        assert_eq!(slice_values(&x, &[2, 3, 2], &[0, 0, 0], &[2, 3, 2], &unit).as_ref(), Some(&x));
+        assert_eq!(slice_values(&x, &[2, 3, 2], &[0, 2, 0], &[1, 2, 1], &unit), None);
     }
 }

@@ -229,11 +229,9 @@ impl MixedRadix {
 
 /// Row-major strides of a contiguous tensor of `shape`.
 fn contiguous_strides(shape: &[i64]) -> Vec<i64> {
-    let mut strides = vec![1i64; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1] * shape[d + 1].max(1);
-    }
-    strides
+    // An empty axis counts as one: no stride is zero.
+    let extents: Vec<i64> = shape.iter().map(|&n| n.max(1)).collect();
+    strata_ir::types::row_major_strides(&extents)
 }
 
 /// The view `layout` of a contiguous tensor of shape `base` as one affine expression per base

@@ -156,8 +156,8 @@ pub(crate) fn split_filters(
 /// The name of the constants [`fold_constant_slice`] makes.
 const SLICE_RESOURCE: &str = "conv_filter_slice";
 
-/// Makes `conv`'s filter (operand 1) a constant of its own when it is a static, unit-stride
-/// `tensor.extract_slice` of an f32 constant (or of one reshaped into groups): the border
+/// Makes `conv`'s filter (operand 1) a constant of its own when it is a static
+/// `tensor.extract_slice` (not rank-reducing) of an f32 constant (or of one reshaped into groups): the border
 /// parts of `strata-conv-borders` read their taps so. The filter is then rearranged at compile
 /// time like any constant filter, not transposed in the kernel into a buffer on every run.
 pub(crate) fn fold_constant_slice(context: &Context, conv: OperationRef<'_, '_>) -> Option<()> {
@@ -174,55 +174,15 @@ pub(crate) fn fold_constant_slice(context: &Context, conv: OperationRef<'_, '_>)
     let (offsets, sizes, strides) = (ints("static_offsets")?, ints("static_sizes")?, ints("static_strides")?);
     let from = tensor_type(source.r#type()).ok()?;
     let values = strata_ir::resource::f32_values(constant.attribute("value").ok()?)?;
-    if strides.iter().any(|&s| s != 1) || values.len() as i64 != from.numel() || sizes.len() != from.rank() {
+    if values.len() as i64 != from.numel() {
         return None;
     }
-    let sliced = slice_values(&values, &from.shape, &offsets, &sizes)?;
+    let sliced = strata_lower::fold_transposes::slice_values(&values, &from.shape, &offsets, &sizes, &strides)?;
     let ty = from.with_shape(sizes);
+    if tensor_type(slice.result(0).ok()?.r#type()).ok()? != ty {
+        return None;
+    }
     let value = new_f32_constant(context, conv, &ty, &sliced, SLICE_RESOURCE);
     Op::of(&conv).set_operand(1, value);
     Some(())
-}
-
-/// The elements `[offsets, offsets + sizes)` of a row-major tensor of `shape`, row-major.
-fn slice_values(values: &[f32], shape: &[i64], offsets: &[i64], sizes: &[i64]) -> Option<Vec<f32>> {
-    let inside = offsets.iter().zip(sizes).zip(shape).all(|((&o, &n), &d)| o >= 0 && n >= 0 && o + n <= d);
-    if !inside {
-        return None;
-    }
-    let mut strides = vec![1i64; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1] * shape[d + 1];
-    }
-    let count: i64 = sizes.iter().product();
-    let mut out = Vec::with_capacity(count as usize);
-    let mut at = vec![0i64; sizes.len()];
-    for _ in 0..count {
-        let index: i64 = at.iter().zip(offsets).zip(&strides).map(|((a, o), s)| (a + o) * s).sum();
-        out.push(values[index as usize]);
-        for d in (0..at.len()).rev() {
-            at[d] += 1;
-            if at[d] < sizes[d] {
-                break;
-            }
-            at[d] = 0;
-        }
-    }
-    Some(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::slice_values;
-
-    #[test]
-    fn slices_keep_row_major_order() {
-        // A 2 x 3 x 2 tensor: v[i][j][k] = 100 i + 10 j + k.
-        let values: Vec<f32> =
-            (0..2).flat_map(|i| (0..3).flat_map(move |j| (0..2).map(move |k| (100 * i + 10 * j + k) as f32))).collect();
-        let cut = slice_values(&values, &[2, 3, 2], &[1, 1, 0], &[1, 2, 2]).unwrap();
-        assert_eq!(cut, vec![110.0, 111.0, 120.0, 121.0]);
-        assert_eq!(slice_values(&values, &[2, 3, 2], &[0, 0, 0], &[2, 3, 2]).unwrap(), values);
-        assert_eq!(slice_values(&values, &[2, 3, 2], &[0, 2, 0], &[1, 2, 1]), None);
-    }
 }

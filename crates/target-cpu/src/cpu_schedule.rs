@@ -643,13 +643,7 @@ fn dynamic_offset(ty: &str) -> Option<String> {
     dims.pop()?;
     let shape: Vec<i64> = dims.iter().map(|d| d.parse().ok()).collect::<Option<_>>()?;
     let strides: Vec<String> = match layout {
-        None => {
-            let mut strides = vec![1i64; shape.len()];
-            for d in (0..shape.len().saturating_sub(1)).rev() {
-                strides[d] = strides[d + 1] * shape[d + 1];
-            }
-            strides.iter().map(|s| s.to_string()).collect()
-        }
+        None => strata_ir::types::row_major_strides(&shape).iter().map(|s| s.to_string()).collect(),
         Some(layout) => {
             let list = layout.strip_prefix("strided<[")?.split(']').next()?;
             let mut strides: Vec<String> = list.split(", ").map(str::to_owned).collect();

@@ -44,10 +44,7 @@ fn transpose_read_only_by<'c, 'a>(value: Value<'c, 'a>, reader: OperationRef<'c,
 /// The strides (elements) of a row-major tensor of `shape` read in the order `perm` (result
 /// axis `k` is input axis `perm[k]`).
 fn permuted_strides(shape: &[i64], perm: &[i64]) -> Vec<i64> {
-    let mut strides = vec![1i64; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1] * shape[d + 1];
-    }
+    let strides = strata_ir::types::row_major_strides(shape);
     perm.iter().map(|&p| strides[p as usize]).collect()
 }
 
