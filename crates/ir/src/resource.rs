@@ -53,9 +53,6 @@ pub fn dense_resource<'c>(ty: Type<'c>, name: &str, bytes: &[u8]) -> Attribute<'
     // Safety: the blob holds at least `bytes.len()` bytes.
     unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), blob.as_mut_ptr().cast::<u8>(), bytes.len()) };
     let data = blob.as_mut_ptr().cast::<std::ffi::c_void>();
-    // Held across the call: a blob MLIR frees at once (an invalid type) finds no entry, and
-    // one it keeps is registered before anyone can read it.
-    let mut blobs = blobs();
     // Safety: `data` stays valid until MLIR calls `free_blob` with the box it came from.
     let attribute = unsafe {
         Attribute::from_raw(mlir_sys::mlirUnmanagedDenseResourceElementsAttrGet(
@@ -69,8 +66,11 @@ pub fn dense_resource<'c>(ty: Type<'c>, name: &str, bytes: &[u8]) -> Attribute<'
             Box::into_raw(blob).cast(),
         ))
     };
+    // Registered after the call, not under the lock across it (`free_blob` takes the lock):
+    // MLIR frees a blob only with its context, which outlives this call.
     let key = attribute.to_raw().ptr as usize;
     if key != 0 {
+        let mut blobs = blobs();
         blobs.by_attribute.insert(key, (data as usize, bytes.len()));
         blobs.by_data.insert(data as usize, key);
     }
