@@ -286,7 +286,9 @@ fn emit_code_objects(
                 }
                 let raw = SendModule(llvm.as_mut_ptr());
                 modules.push(llvm);
-                // A send fails only when every thread has stopped (on an error, joined below).
+                // The receiver outlives the threads, so a send does not fail even after a
+                // thread stopped on an error (reported when it is joined, below); the parts
+                // left queued are then compiled by the others, or dropped with the queue.
                 if parts.send((group, raw)).is_err() {
                     break;
                 }
