@@ -99,7 +99,8 @@ pub struct Model {
     entry: EntryFn,
     signature: Signature,
     arena: AlignedBytes,
-    weights: Weights,
+    /// The blob passed as the ABI's `weights` (null when empty).
+    weights: AlignedBytes,
     // Declared last: the code `entry` points into is freed when this drops.
     _code: Box<dyn std::any::Any>,
 }
@@ -121,7 +122,7 @@ impl Model {
         let mut blob = AlignedBytes::zeroed(weights.len());
         blob.as_mut_slice().copy_from_slice(weights);
         // Safety: the caller's contract.
-        unsafe { Model::with_weights(entry, code, signature, Weights::Owned(blob)) }
+        unsafe { Model::from_entry_owned(entry, code, signature, blob) }
     }
 
     /// As [`Model::from_entry`], the blob taken as it is (no copy: a compiler's own blob,
@@ -134,38 +135,6 @@ impl Model {
         code: Box<dyn std::any::Any>,
         signature: Signature,
         weights: AlignedBytes,
-    ) -> Result<Model, RuntimeError> {
-        // Safety: the caller's contract.
-        unsafe { Model::with_weights(entry, code, signature, Weights::Owned(weights)) }
-    }
-
-    /// As [`Model::from_entry`], the weights read where they are: `len` bytes at `weights`
-    /// (64-byte aligned, or null when `len` is 0), which `code` keeps alive and unchanged (a
-    /// file mapping boxed with the library): a big model's blob is not copied.
-    ///
-    /// # Safety
-    /// As [`Model::from_entry`]; and `weights` must stay valid, unchanged, while `code` lives.
-    pub unsafe fn from_entry_in_place(
-        entry: EntryFn,
-        code: Box<dyn std::any::Any>,
-        signature: Signature,
-        weights: *const u8,
-        len: usize,
-    ) -> Result<Model, RuntimeError> {
-        if len > 0 && (weights.is_null() || !(weights as usize).is_multiple_of(64)) {
-            return Err(RuntimeError::Data("the weights given in place are not aligned to 64 bytes".into()));
-        }
-        // Safety: the caller's contract.
-        unsafe { Model::with_weights(entry, code, signature, Weights::InPlace { at: weights, len }) }
-    }
-
-    /// # Safety
-    /// As [`Model::from_entry`].
-    unsafe fn with_weights(
-        entry: EntryFn,
-        code: Box<dyn std::any::Any>,
-        signature: Signature,
-        weights: Weights,
     ) -> Result<Model, RuntimeError> {
         if signature.arena_alignment > 64 {
             return Err(RuntimeError::Data(format!(
@@ -279,22 +248,11 @@ impl Model {
     /// # Safety
     /// As [`Model::run_raw`]; `arena` points at `signature().arena_bytes` bytes.
     unsafe fn call(&self, arena: *mut u8, inputs: &[*const u8], outputs: &[*mut u8]) -> Result<(), RuntimeError> {
-        let weights = match &self.weights {
-            Weights::Owned(blob) if !blob.is_empty() => blob.as_slice().as_ptr(),
-            Weights::InPlace { at, len } if *len > 0 => *at,
-            _ => std::ptr::null(),
-        };
+        let weights = if self.weights.is_empty() { std::ptr::null() } else { self.weights.as_slice().as_ptr() };
         // Safety: the caller's contract; the code only touches these buffers.
         let status = unsafe { (self.entry)(weights, arena, inputs.as_ptr(), outputs.as_ptr()) };
         self.signature.status(status)
     }
-}
-
-/// The weights blob a model passes to its entry point: its own aligned copy, or bytes that its
-/// code box keeps alive ([`Model::from_entry_in_place`]).
-enum Weights {
-    Owned(AlignedBytes),
-    InPlace { at: *const u8, len: usize },
 }
 
 // Safety: the model's code and weights are read-only after loading; the only state a run
@@ -425,26 +383,25 @@ mod tests {
         }
     }
 
-    /// Weights in place are what the entry point reads (no copy); a pointer not 64-byte
-    /// aligned is refused.
+    /// An owned blob is what the entry point reads, taken without a copy; a model without
+    /// weights passes null.
     #[test]
-    fn weights_in_place() {
+    fn owned_weights_are_read_where_they_are() {
         let mut blob = AlignedBytes::zeroed(128);
         blob.as_mut_slice()[0] = 7;
+        let at = blob.as_slice().as_ptr();
         let checks = (1..=9).map(|k| format!("check {k}")).collect();
         let signature = Signature { arena_alignment: 1, checks, ..Default::default() };
-        let at = blob.as_slice().as_ptr();
-        // Safety: the blob moves into the code box (its heap buffer stays where it is) and the
-        // entry point reads one byte of it.
+        // Safety: the entry point reads one byte of the blob, which the model keeps.
         let mut model =
-            unsafe { Model::from_entry_in_place(first_weight, Box::new(blob), signature.clone(), at, 128) }.unwrap();
+            unsafe { Model::from_entry_owned(first_weight, Box::new(()), signature.clone(), blob) }.unwrap();
+        assert_eq!(model.weights.as_slice().as_ptr(), at);
         let error = model.run(&[]).unwrap_err();
         assert!(matches!(error, crate::RuntimeError::Check { code: 7, .. }), "{error}");
-        let other = AlignedBytes::zeroed(128);
-        // Safety: as above; the pointer is one byte off and must be refused.
-        let misaligned = unsafe {
-            Model::from_entry_in_place(first_weight, Box::new(()), signature, other.as_slice().as_ptr().add(1), 64)
-        };
-        assert!(misaligned.err().unwrap().to_string().contains("aligned to 64 bytes"));
+        // Safety: as above, with no weights: the entry point sees null (status -1).
+        let mut empty =
+            unsafe { Model::from_entry_owned(first_weight, Box::new(()), signature, AlignedBytes::zeroed(0)) }.unwrap();
+        let error = empty.run(&[]).unwrap_err();
+        assert!(matches!(error, crate::RuntimeError::Check { code: -1, .. }), "{error}");
     }
 }
