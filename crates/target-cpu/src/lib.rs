@@ -33,6 +33,7 @@ pub mod lower_transposes;
 pub mod outline_kernels;
 pub mod parallelize;
 pub mod profile;
+pub mod size_small_kernels;
 mod text_kernels;
 mod vector_ops;
 pub mod vector_rows;
@@ -60,12 +61,13 @@ finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
 /// is the OpenMP runtime's: `omp_set_num_threads`, `OMP_NUM_THREADS`), loops, other math through LLVM intrinsics or libm,
 /// register blocks kept as rows (`strata-vector-rows`), their transposes between the accumulators and NCHW
 /// memory as two-source shuffle networks (`strata-lower-transposes`; any other transpose as one shuffle of the
-/// flattened block, `shuffle1d`), and functions taking bare pointers (the ABI of compiled models).
+/// flattened block, `shuffle1d`), the loops of the kernels doing a small share of the work kept rolled
+/// (`strata-size-small-kernels`), and functions taking bare pointers (the ABI of compiled models).
 pub const HOST_TO_LLVM: NamedPipeline = NamedPipeline {
     name: "strata-host-to-llvm",
     summary: "Lower linalg/memref/math on buffers to the LLVM dialect with bare-pointer function arguments",
     passes: "func.func(strata-expand-bf16,strata-approximate-math,scf-forall-to-parallel),convert-scf-to-openmp{num-threads=0},\
-func.func(canonicalize{top-down=false},convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops,strata-vector-rows,strata-lower-transposes),expand-strided-metadata,lower-affine,convert-scf-to-cf,\
+func.func(canonicalize{top-down=false},convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops,strata-vector-rows,strata-lower-transposes),strata-size-small-kernels,expand-strided-metadata,lower-affine,convert-scf-to-cf,\
 convert-vector-to-llvm{vector-transpose-lowering=shuffle1d},convert-math-to-funcs,convert-math-to-llvm,convert-math-to-libm,finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},\
 convert-to-llvm,reconcile-unrealized-casts",
 };
@@ -83,6 +85,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&vectorize_depthwise::INFO, vectorize_depthwise::create);
     registry.register(&vectorize_matmul::INFO, vectorize_matmul::create);
     registry.register(&outline_kernels::INFO, outline_kernels::create);
+    registry.register(&size_small_kernels::INFO, size_small_kernels::create);
     registry.register(&vector_rows::INFO, vector_rows::create);
     registry.register(&lower_transposes::INFO, lower_transposes::create);
     registry.register_pipeline(LOWER_TO_LLVM);

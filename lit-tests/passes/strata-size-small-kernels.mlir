@@ -1,0 +1,173 @@
+// strata-size-small-kernels (in strata-host-to-llvm, after the kernels are loop nests): the
+// loops of the outlined kernels that do little work get `loop_annotation<unroll = disable>`,
+// so that LLVM compiles them rolled. Work is loop iterations times the ops of the bodies,
+// times the calls to the kernel; the smallest kernels are taken first, while each is under
+// 2^17 operations and together they are at most 1% of all the kernels' work. A kernel whose
+// trip counts are not constants is never taken; loops already annotated keep theirs.
+// RUN: strata-opt %s --split-input-file -p 'builtin.module(strata-size-small-kernels)' | FileCheck %s
+// RUN: strata-opt %s --split-input-file -p 'builtin.module(strata-size-small-kernels)' --mlir-pass-statistics 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
+// RUN: strata-opt %s --split-input-file -p 'builtin.module(strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
+
+// CHECK: #[[ROLLED:.+]] = #llvm.loop_annotation<unroll = #[[UNROLL:.+]]>
+// CHECK: #[[OWN:.+]] = #llvm.loop_annotation<unroll = #[[UNROLL]], licm = #{{.+}}>
+module {
+  func.func @main(%m: memref<65536xf32>, %n: index) {
+    call @strata_kernel_0(%m) : (memref<65536xf32>) -> ()
+    call @strata_kernel_1(%m) : (memref<65536xf32>) -> ()
+    call @strata_kernel_2(%m, %n) : (memref<65536xf32>, index) -> ()
+    call @strata_kernel_3(%m) : (memref<65536xf32>) -> ()
+    call @strata_kernel_5(%m) : (memref<65536xf32>) -> ()
+    call @strata_kernel_5(%m) : (memref<65536xf32>) -> ()
+    return
+  }
+  // 64 x 65536 iterations of 4 ops: the model's time, unrolled as LLVM sees fit.
+  // CHECK-LABEL: func.func private @strata_kernel_0
+  // CHECK-NOT: loop_annotation
+  // CHECK: return
+  func.func private @strata_kernel_0(%m: memref<65536xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c65536 = arith.constant 65536 : index
+    scf.for %r = %c0 to %c64 step %c1 {
+      scf.for %i = %c0 to %c65536 step %c1 {
+        %x = memref.load %m[%i] : memref<65536xf32>
+        %y = arith.addf %x, %x : f32
+        memref.store %y, %m[%i] : memref<65536xf32>
+      }
+    }
+    return
+  }
+  // 3 x 16 iterations: kept rolled, both loops.
+  // CHECK-LABEL: func.func private @strata_kernel_1
+  // CHECK: scf.for
+  // CHECK: scf.for
+  // CHECK: } {loop_annotation = #[[ROLLED]]}
+  // CHECK: } {loop_annotation = #[[ROLLED]]}
+  func.func private @strata_kernel_1(%m: memref<65536xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %c16 = arith.constant 16 : index
+    scf.for %r = %c0 to %c3 step %c1 {
+      scf.for %i = %c0 to %c16 step %c1 {
+        %x = memref.load %m[%i] : memref<65536xf32>
+        %y = arith.mulf %x, %x : f32
+        memref.store %y, %m[%i] : memref<65536xf32>
+      }
+    }
+    return
+  }
+  // A trip count known only at run time: never taken for small.
+  // CHECK-LABEL: func.func private @strata_kernel_2
+  // CHECK-NOT: loop_annotation
+  // CHECK: return
+  func.func private @strata_kernel_2(%m: memref<65536xf32>, %n: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.for %i = %c0 to %n step %c1 {
+      %x = memref.load %m[%i] : memref<65536xf32>
+      memref.store %x, %m[%i] : memref<65536xf32>
+    }
+    return
+  }
+  // 4096 iterations by 8 lanes, one loop already annotated by the elementwise vectoriser
+  // (which keeps its own) and one not.
+  // CHECK-LABEL: func.func private @strata_kernel_3
+  // CHECK: } {loop_annotation = #[[ROLLED]]}
+  // CHECK: } {loop_annotation = #[[OWN]]}
+  func.func private @strata_kernel_3(%m: memref<65536xf32>) {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %c32768 = arith.constant 32768 : index
+    scf.for %i = %c0 to %c32768 step %c8 {
+      %x = vector.load %m[%i] : memref<65536xf32>, vector<8xf32>
+      vector.store %x, %m[%i] : memref<65536xf32>, vector<8xf32>
+    }
+    scf.for %i = %c0 to %c32768 step %c8 {
+      %x = vector.load %m[%i] : memref<65536xf32>, vector<8xf32>
+      vector.store %x, %m[%i] : memref<65536xf32>, vector<8xf32>
+    } {loop_annotation = #llvm.loop_annotation<unroll = <disable = true>, licm = <disable = true>>}
+    return
+  }
+  // 40000 iterations of 3 ops: under 2^17 for one call, but it is called twice.
+  // CHECK-LABEL: func.func private @strata_kernel_5
+  // CHECK-NOT: loop_annotation
+  // CHECK: return
+  func.func private @strata_kernel_5(%m: memref<65536xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c40000 = arith.constant 40000 : index
+    scf.for %i = %c0 to %c40000 step %c1 {
+      %x = memref.load %m[%i] : memref<65536xf32>
+      memref.store %x, %m[%i] : memref<65536xf32>
+    }
+    return
+  }
+}
+
+
+// The annotation ends on each loop's latch branch.
+// LLVM: #[[LROLLED:.+]] = #llvm.loop_annotation<unroll = #{{.+}}>
+// LLVM-LABEL: llvm.func @strata_kernel_0
+// LLVM-NOT: loop_annotation
+// LLVM-LABEL: llvm.func @strata_kernel_1
+// LLVM: llvm.br {{.*}} {loop_annotation = #[[LROLLED]]}
+// LLVM: llvm.br {{.*}} {loop_annotation = #[[LROLLED]]}
+// LLVM-LABEL: llvm.func @strata_kernel_2
+
+// -----
+
+// The same kernel as @strata_kernel_5 above, called once, but the model is smaller: past 1%
+// of the model's work once the small kernel before it is counted.
+module {
+  func.func @main(%m: memref<65536xf32>) {
+    call @strata_kernel_0(%m) : (memref<65536xf32>) -> ()
+    call @strata_kernel_1(%m) : (memref<65536xf32>) -> ()
+    call @strata_kernel_2(%m) : (memref<65536xf32>) -> ()
+    return
+  }
+  // 256 x 65536 elements, one op each.
+  func.func private @strata_kernel_0(%m: memref<65536xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c65536 = arith.constant 65536 : index
+    %c8 = arith.constant 8 : index
+    scf.for %r = %c0 to %c64 step %c1 {
+      scf.for %i = %c0 to %c65536 step %c8 {
+        %x = vector.load %m[%i] : memref<65536xf32>, vector<8xf32>
+        vector.store %x, %m[%i] : memref<65536xf32>, vector<8xf32>
+      }
+    }
+    return
+  }
+  // CHECK-LABEL: func.func private @strata_kernel_1
+  // CHECK: } {loop_annotation = #[[ROLLED]]}
+  func.func private @strata_kernel_1(%m: memref<65536xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    scf.for %i = %c0 to %c16 step %c1 {
+      %x = memref.load %m[%i] : memref<65536xf32>
+      memref.store %x, %m[%i] : memref<65536xf32>
+    }
+    return
+  }
+  // CHECK-LABEL: func.func private @strata_kernel_2
+  // CHECK-NOT: loop_annotation
+  // CHECK: return
+  func.func private @strata_kernel_2(%m: memref<65536xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c40000 = arith.constant 40000 : index
+    scf.for %i = %c0 to %c40000 step %c1 {
+      %x = memref.load %m[%i] : memref<65536xf32>
+      memref.store %x, %m[%i] : memref<65536xf32>
+    }
+    return
+  }
+}
+
+// Both chunks together.
+// STATS: (S) 3 kernels - kernels whose loops stay rolled
