@@ -119,7 +119,7 @@ pub fn emit(module: &Module<'_>, what: Emit, weights: Option<EmbeddedWeights<'_>
 
 /// Translates and optimises `module` (see [`optimise`]) and hands the result to `deliver`;
 /// the weights array only declared unless `define_weights` (another object defines it:
-/// [`weights_object`]).
+/// [`weights_assembly`]).
 fn emit_into<T>(
     module: &Module<'_>,
     weights: Option<EmbeddedWeights<'_>>,
@@ -146,60 +146,14 @@ pub fn codegen_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get()).min(16)
 }
 
-/// Files in `dir` for `module` (LLVM dialect), to be linked together by the C compiler driver
-/// (their paths returned): objects of its outlined kernels (`strata-outline-kernels`) spread
-/// over up to `jobs` LLVM modules of about equal size, each translated (on this thread, while
-/// the parts translated before it compile), optimised at `default<O3>` and compiled on a
-/// thread of its own, the first with the entry point (one object
-/// when `jobs` is 1 or there is nothing to split); and the `weights` array, when not empty, as
-/// an assembly file that includes them as bytes ([`weights_object`]), so that LLVM never holds
-/// them.
+/// Objects in `dir` for `module` (LLVM dialect), to be linked together by the C compiler
+/// driver with the weights' assembly ([`weights_assembly`]), their paths returned: its outlined
+/// kernels (`strata-outline-kernels`) spread over up to `jobs` LLVM modules of about equal
+/// size, each translated (on this thread, while the parts translated before it compile),
+/// optimised at `default<O3>` and compiled on a thread of its own, the first with the entry
+/// point (one object when `jobs` is 1 or there is nothing to split). The weights array is only
+/// declared: LLVM never holds the weights.
 pub fn emit_objects(
-    module: &Module<'_>,
-    weights: Option<EmbeddedWeights<'_>>,
-    jobs: usize,
-    dir: &std::path::Path,
-) -> Result<Vec<std::path::PathBuf>, CodegenError> {
-    let mut files = match weights.filter(|w| !w.bytes.is_empty()) {
-        Some(weights) => vec![weights_object(weights, dir)?],
-        None => Vec::new(),
-    };
-    files.extend(emit_code_objects(module, weights, jobs, dir)?);
-    Ok(files)
-}
-
-/// Writes `weights.bin` (the bytes) and `weights.s`, which defines the exported array
-/// `weights.symbol` as those bytes (`.incbin`, read by the assembler from `dir`), read-only and
-/// aligned; returns the assembly file's path.
-fn weights_object(weights: EmbeddedWeights<'_>, dir: &std::path::Path) -> Result<std::path::PathBuf, CodegenError> {
-    let io = |e: std::io::Error| CodegenError::Llvm(format!("cannot write the weights beside the objects: {e}"));
-    let bin = dir.join("weights.bin");
-    std::fs::write(&bin, weights.bytes).map_err(io)?;
-    // An absolute path (the assembler runs wherever the driver does), quoted as the assembler
-    // reads strings: backslashes and quotes escaped.
-    let absolute = std::fs::canonicalize(&bin).map_err(io)?;
-    let path = absolute.to_str().filter(|p| !p.contains('\n')).ok_or_else(|| {
-        CodegenError::OutputPath(format!(
-            "the library's weights cannot be embedded from {:?}: the assembler cannot read a path with a newline \
-             or one that is not UTF-8; write the library to another directory",
-            // The output's directory (the objects' temporary one lies inside it).
-            dir.parent().unwrap_or(dir),
-        ))
-    })?;
-    let quoted = path.replace('\\', "\\\\").replace('"', "\\\"");
-    let symbol = weights.symbol;
-    let text = format!(
-        ".section .rodata.{symbol},\"a\",@progbits\n.balign {align}\n.globl {symbol}\n.type {symbol},@object\n.size {symbol},{size}\n{symbol}:\n.incbin \"{quoted}\"\n.section .note.GNU-stack,\"\",@progbits\n",
-        align = weights.alignment,
-        size = weights.bytes.len(),
-    );
-    let assembly = dir.join("weights.s");
-    std::fs::write(&assembly, text).map_err(io)?;
-    Ok(assembly)
-}
-
-/// The code objects of [`emit_objects`], the weights array declared only.
-fn emit_code_objects(
     module: &Module<'_>,
     weights: Option<EmbeddedWeights<'_>>,
     jobs: usize,
@@ -311,6 +265,39 @@ fn emit_code_objects(
         files.sort();
         Ok(files.into_iter().map(|(_, file)| file).collect())
     })
+}
+
+/// Writes `weights.bin` (the bytes) and `weights.s`, which defines the exported array
+/// `weights.symbol` as those bytes (`.incbin`, read by the assembler from `dir`), read-only and
+/// aligned; returns the assembly file's path.
+pub fn weights_assembly(
+    weights: EmbeddedWeights<'_>,
+    dir: &std::path::Path,
+) -> Result<std::path::PathBuf, CodegenError> {
+    let io = |e: std::io::Error| CodegenError::Llvm(format!("cannot write the weights beside the objects: {e}"));
+    let bin = dir.join("weights.bin");
+    std::fs::write(&bin, weights.bytes).map_err(io)?;
+    // An absolute path (the assembler runs wherever the driver does), quoted as the assembler
+    // reads strings: backslashes and quotes escaped.
+    let absolute = std::fs::canonicalize(&bin).map_err(io)?;
+    let path = absolute.to_str().filter(|p| !p.contains('\n')).ok_or_else(|| {
+        CodegenError::OutputPath(format!(
+            "the library's weights cannot be embedded from {:?}: the assembler cannot read a path with a newline \
+             or one that is not UTF-8; write the library to another directory",
+            // The output's directory (the objects' temporary one lies inside it).
+            dir.parent().unwrap_or(dir),
+        ))
+    })?;
+    let quoted = path.replace('\\', "\\\\").replace('"', "\\\"");
+    let symbol = weights.symbol;
+    let text = format!(
+        ".section .rodata.{symbol},\"a\",@progbits\n.balign {align}\n.globl {symbol}\n.type {symbol},@object\n.size {symbol},{size}\n{symbol}:\n.incbin \"{quoted}\"\n.section .note.GNU-stack,\"\",@progbits\n",
+        align = weights.alignment,
+        size = weights.bytes.len(),
+    );
+    let assembly = dir.join("weights.s");
+    std::fs::write(&assembly, text).map_err(io)?;
+    Ok(assembly)
 }
 
 /// An LLVM module handed to the thread that compiles it.
