@@ -3,7 +3,8 @@
 // so that LLVM compiles them rolled. Work is loop iterations times the ops of the bodies,
 // times the calls to the kernel; the smallest kernels are taken first, while each is under
 // 2^17 operations and together they are at most 1% of all the kernels' work. A kernel whose
-// trip counts are not constants is never taken; loops already annotated keep theirs.
+// trip counts are not constants is never taken, nor one split across threads (an OpenMP
+// region, whose work counts all the same); loops already annotated keep theirs.
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(strata-size-small-kernels)' | FileCheck %s
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(strata-size-small-kernels)' --mlir-pass-statistics 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
@@ -169,5 +170,52 @@ module {
   }
 }
 
-// Both chunks together.
-// STATS: (S) 3 kernels - kernels whose loops stay rolled
+// -----
+
+// A model whose work is in a kernel split across threads (an OpenMP region).
+module {
+  func.func @main(%m: memref<65536xf32>) {
+    call @strata_kernel_0(%m) : (memref<65536xf32>) -> ()
+    call @strata_kernel_1(%m) : (memref<65536xf32>) -> ()
+    return
+  }
+  // Split across threads: its work counts in the total, but it is never taken itself.
+  // CHECK-LABEL: func.func private @strata_kernel_0
+  // CHECK-NOT: loop_annotation
+  // CHECK: return
+  func.func private @strata_kernel_0(%m: memref<65536xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c65536 = arith.constant 65536 : index
+    omp.parallel {
+      omp.wsloop {
+        omp.loop_nest (%r) : index = (%c0) to (%c64) step (%c1) {
+          scf.for %i = %c0 to %c65536 step %c1 {
+            %x = memref.load %m[%i] : memref<65536xf32>
+            memref.store %x, %m[%i] : memref<65536xf32>
+          }
+          omp.yield
+        }
+      }
+      omp.terminator
+    }
+    return
+  }
+  // Small against the parallel kernel's work: taken.
+  // CHECK-LABEL: func.func private @strata_kernel_1
+  // CHECK: } {loop_annotation = #[[ROLLED]]}
+  func.func private @strata_kernel_1(%m: memref<65536xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    scf.for %i = %c0 to %c16 step %c1 {
+      %x = memref.load %m[%i] : memref<65536xf32>
+      memref.store %x, %m[%i] : memref<65536xf32>
+    }
+    return
+  }
+}
+
+// The three chunks together.
+// STATS: (S) 4 kernels - kernels whose loops stay rolled
