@@ -6,6 +6,11 @@
 // RUN: rm -rf %t && mkdir -p %t/ok && strata compile %S/../frontend/inputs/conv_relu.onnx -o %t/ok/libm.so
 // RUN: strata-exec run %t/ok/m.json --input x=%S/inputs/conv_relu_x.npy --repeat 1 | FileCheck %s --check-prefix=OK
 // RUN: nm -D %t/ok/libm.so | FileCheck %s --check-prefix=SYMBOLS
+// Where GNU gold is on the PATH the library is linked with it; a gold that fails leaves the
+// default linker to link it, and the library runs.
+// RUN: mkdir -p %t/fakebin %t/gold && printf '#!/bin/sh\nexit 1\n' > %t/fakebin/ld.gold && chmod +x %t/fakebin/ld.gold
+// RUN: env PATH=%t/fakebin:$PATH strata compile %S/../frontend/inputs/conv_relu.onnx -o %t/gold/libm.so
+// RUN: strata-exec run %t/gold/m.json --input x=%S/inputs/conv_relu_x.npy --repeat 1 | FileCheck %s --check-prefix=OK
 // A shape edited in the manifest:
 // RUN: cp -r %t/ok %t/shape && sed -i '0,/^        1,$/s//        100,/' %t/shape/m.json
 // RUN: not strata-exec run %t/shape/m.json --input x=%S/inputs/conv_relu_x.npy 2>&1 | FileCheck %s --check-prefix=SHAPE
