@@ -330,6 +330,11 @@ impl Val {
         !unsafe { sys::mlirValueGetFirstUse(self.0) }.ptr.is_null()
     }
 
+    /// The value of an integer or `index` `arith.constant`, if this is one's result.
+    pub fn constant_int(self) -> Option<i64> {
+        self.owner().filter(|op| op.is("arith.constant"))?.int_attribute("value")
+    }
+
     /// The op owning each use, one entry per use (an op using the value twice appears twice).
     pub fn users(self) -> Vec<Op> {
         self.uses().into_iter().map(|(owner, _)| owner).collect()

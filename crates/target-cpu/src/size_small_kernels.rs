@@ -139,11 +139,7 @@ fn op_work(op: Op) -> Option<u64> {
 
 /// The trip count of a loop from `lower` to `upper` by `step`, when all three are constants.
 fn trip_count(lower: Val, upper: Val, step: Val) -> Option<u64> {
-    let constant = |value: Val| {
-        let owner = value.owner()?;
-        owner.is("arith.constant").then(|| owner.int_attribute("value")).flatten()
-    };
-    let (lower, upper, step) = (constant(lower)?, constant(upper)?, constant(step)?);
+    let (lower, upper, step) = (lower.constant_int()?, upper.constant_int()?, step.constant_int()?);
     if step <= 0 {
         return None;
     }

@@ -137,11 +137,6 @@ impl Pass for GpuMap {
     }
 }
 
-/// The value of a constant `index` operand.
-fn constant_index(value: Val) -> Option<i64> {
-    value.owner().filter(|op| op.is("arith.constant"))?.int_attribute("value")
-}
-
 /// Parses a `func.func @skeleton` holding some constants and one `gpu.launch` whose body is
 /// `prefix` then `scf.if`-guarded or plain code, and moves everything before the `return` in
 /// front of `anchor`. Returns the launch.
@@ -177,7 +172,7 @@ impl GpuMap {
             );
         }
         let rank = operands.len() / 3;
-        let constants: Option<Vec<i64>> = operands.iter().map(|&v| constant_index(v)).collect();
+        let constants: Option<Vec<i64>> = operands.iter().map(|&v| v.constant_int()).collect();
         let constants =
             constants.ok_or("the loop bounds are not constants (dynamic shapes are not supported on the GPU path)")?;
         let (lower, upper, step) = (&constants[..rank], &constants[rank..2 * rank], &constants[2 * rank..]);
