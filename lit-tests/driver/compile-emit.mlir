@@ -33,6 +33,9 @@
 // RUN: not strata run %S/../frontend/inputs/conv_relu.onnx --input x=%S/inputs/conv_relu_x.npy --expect y=%S/inputs/conv_relu_y_ort.npy --expect y=%S/inputs/conv_relu_y_ort.npy 2>&1 | FileCheck --check-prefix=EXPECTTWICE %s
 // RUN: not strata compile %S/../frontend/inputs/conv_relu.onnx --emit=sg --input-shape x=1x3x8x8 --input-shape x=1x3x8x8 2>&1 | FileCheck --check-prefix=SHAPETWICE %s
 // RUN: not strata compile %S/../frontend/inputs/conv_relu.onnx --emit=so -o %t.no-such-dir/libm.so 2>&1 | FileCheck --check-prefix=NODIR %s
+// No C compiler driver to assemble the weights (and link), or one that fails: a clear error.
+// RUN: not env CC=%t.no-such-cc strata compile %S/../frontend/inputs/conv_relu.onnx --emit=so -o %t.nocc.so 2>&1 | FileCheck --check-prefix=NOCC %s
+// RUN: not env CC=false strata compile %S/../frontend/inputs/conv_relu.onnx --emit=so -o %t.ccfails.so 2>&1 | FileCheck --check-prefix=CCFAILS %s
 
 // SG: func.func @main(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x4x4x4xf32> attributes {strata.input_names = ["x"], strata.output_names = ["y"]}
 // SG: "sg.conv2d"
@@ -91,3 +94,5 @@
 // EXPECTTWICE: error: --expect names output 'y' twice
 // SHAPETWICE: error: --input-shape names input 'x' twice
 // NODIR: error: cannot write {{.*}}no-such-dir/libm.so: the directory {{.*}}no-such-dir does not exist
+// NOCC: error: cannot run `{{.*}}no-such-cc` (set CC to a C compiler driver)
+// CCFAILS: error: assembling the weights with `false -c` failed (exit status: 1)
