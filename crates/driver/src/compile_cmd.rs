@@ -490,7 +490,14 @@ pub fn run_run(args: &RunArgs) -> Result<(), CommandError> {
         _ => {}
     }
     if let Some(profile) = &compiled.profile {
-        print_profile(profile, runs, ticks_per_ms, median);
+        let rows = print_profile(profile, runs, ticks_per_ms, median);
+        if let Some(dir) = &args.output_dir {
+            let path = dir.join("profile.csv");
+            std::fs::create_dir_all(dir)
+                .and_then(|()| std::fs::write(&path, profile_csv(&rows)))
+                .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+            println!("profile: every kernel in {}", path.display());
+        }
     }
     strata_runtime::cli::check_expectations(&signature, &outputs, &args.expect, args.rtol, args.atol)?;
     if let Some(dir) = &args.output_dir {
@@ -508,8 +515,28 @@ fn time_stamp() -> u64 {
     0
 }
 
-/// Kernel times per run, the hottest first: the first 25 and what the rest add up to.
-fn print_profile(profile: &crate::compile::Profile, runs: usize, ticks_per_ms: f64, median: Duration) {
+/// Every kernel's time per run as CSV, the hottest first: `ms,percent,nodes,ops` (the nodes
+/// and ops quoted, `"` doubled).
+fn profile_csv(rows: &[(f64, &str)]) -> String {
+    let total: f64 = rows.iter().map(|r| r.0).sum();
+    let quote = |text: &str| format!("\"{}\"", text.replace('"', "\"\""));
+    let mut csv = String::from("ms_per_run,percent,nodes,ops\n");
+    for (ms, label) in rows {
+        let (nodes, ops) = label.split_once('\t').unwrap_or((label, ""));
+        let percent = 100.0 * ms / total.max(f64::MIN_POSITIVE);
+        csv += &format!("{ms:.6},{percent:.3},{},{}\n", quote(nodes), quote(ops));
+    }
+    csv
+}
+
+/// Prints kernel times per run, the hottest first: the first 25 and what the rest add up to.
+/// Returns every kernel's row (ms per run, label).
+fn print_profile(
+    profile: &crate::compile::Profile,
+    runs: usize,
+    ticks_per_ms: f64,
+    median: Duration,
+) -> Vec<(f64, &str)> {
     let ticks = profile.read();
     let mut rows: Vec<(f64, &str)> = ticks
         .iter()
@@ -543,6 +570,7 @@ fn print_profile(profile: &crate::compile::Profile, runs: usize, ticks_per_ms: f
             rows.len() - 25
         );
     }
+    rows
 }
 
 fn print_summary(

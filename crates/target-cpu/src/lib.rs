@@ -21,6 +21,7 @@
 pub mod approximate;
 pub mod artifact;
 pub mod bf16;
+pub mod broadcast_loads;
 pub mod conv_lanes;
 mod conv_outer;
 mod conv_split;
@@ -59,7 +60,8 @@ finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
 /// runtime-library call), f32 `exp`, `tanh` and `erf` as inline arithmetic (so their loops vectorise), `scf.forall`s
 /// (`strata-parallelize`'s splits and the schedules' parallel tiles) as OpenMP worksharing loops (the team's size
 /// is the OpenMP runtime's: `omp_set_num_threads`, `OMP_NUM_THREADS`), loops, other math through LLVM intrinsics or libm,
-/// register blocks kept as rows (`strata-vector-rows`), their transposes between the accumulators and NCHW
+/// the elements extracted from a vector read loaded one by one (`strata-broadcast-loads`: broadcasts from
+/// memory), register blocks kept as rows (`strata-vector-rows`), their transposes between the accumulators and NCHW
 /// memory as two-source shuffle networks (`strata-lower-transposes`; any other transpose as one shuffle of the
 /// flattened block, `shuffle1d`), the loops of the kernels doing a small share of the work kept rolled
 /// (`strata-size-small-kernels`), and functions taking bare pointers (the ABI of compiled models).
@@ -67,7 +69,7 @@ pub const HOST_TO_LLVM: NamedPipeline = NamedPipeline {
     name: "strata-host-to-llvm",
     summary: "Lower linalg/memref/math on buffers to the LLVM dialect with bare-pointer function arguments",
     passes: "func.func(strata-expand-bf16,strata-approximate-math,scf-forall-to-parallel),convert-scf-to-openmp{num-threads=0},\
-func.func(canonicalize{top-down=false},convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops,strata-vector-rows,strata-lower-transposes),strata-size-small-kernels,expand-strided-metadata,lower-affine,convert-scf-to-cf,\
+func.func(canonicalize{top-down=false},strata-broadcast-loads,convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops,strata-vector-rows,strata-lower-transposes),strata-size-small-kernels,expand-strided-metadata,lower-affine,convert-scf-to-cf,\
 convert-vector-to-llvm{vector-transpose-lowering=shuffle1d},convert-math-to-funcs,convert-math-to-llvm,convert-math-to-libm,finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},\
 convert-to-llvm,reconcile-unrealized-casts",
 };
@@ -75,6 +77,7 @@ convert-to-llvm,reconcile-unrealized-casts",
 /// Registers the host passes and pipelines.
 pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&bf16::INFO, bf16::create);
+    registry.register(&broadcast_loads::INFO, broadcast_loads::create);
     registry.register(&approximate::INFO, approximate::create);
     registry.register(&cpu_schedule::INFO, cpu_schedule::create);
     registry.register(&cpu_schedule::VECTORIZE_INFO, cpu_schedule::create_vectorize);
