@@ -98,8 +98,10 @@ pub const SPATIAL_TAPS: i64 = 256;
 /// above it, up to [`SPATIAL_TAPS`], columns go in the lanes only when their tile holds at
 /// least as many outputs as the filter-lane tile: ResNeXt's 56-wide 1x1 convolutions of 64 and
 /// 128 channels into 128 filters (8-column tiles of 8 filters in two rows against 8 positions
-/// of 32 filters) ran 10-25% slower in columns.
-pub const STORE_BOUND_TAPS: i64 = 32;
+/// of 32 filters) ran 10-25% slower in columns, and MobileNetV2's 32-channel expansions at
+/// 28 x 28 on AVX2 (half vectors of 4 columns by 12 filters, whose 12 accumulators and
+/// broadcasts spilled, against 4 positions of 16 filters) 1.8x slower.
+pub const STORE_BOUND_TAPS: i64 = 24;
 
 /// The register block `[th, tw, tf]` with output columns in the lanes (recipe 2 of
 /// ../shared/notes/cpu-codegen.md) for an output `ow` columns wide with `f` filters, at column stride
@@ -269,6 +271,10 @@ mod tests {
         assert_eq!(conv_block(56, 56, 128, 128, 1, 1, AVX512), Some(([1, 8, 32], false)));
         assert_eq!(conv_block(56, 56, 64, 576, 9, 1, AVX512), Some(([1, 8, 32], false)));
         assert_eq!(conv_block(28, 28, 36, 72, 1, 1, AVX512), None);
+        // AVX2: MobileNetV2's 24-channel expansion at 56 keeps its columns (more outputs a
+        // tile); its 32-channel one at 28 takes filter lanes (half vectors hold fewer).
+        assert_eq!(conv_block(56, 56, 144, 24, 1, 1, AVX2), Some(([1, 8, 12], true)));
+        assert_eq!(conv_block(28, 28, 192, 32, 1, 1, AVX2), Some(([1, 4, 16], false)));
     }
 
     #[test]
