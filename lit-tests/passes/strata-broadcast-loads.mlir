@@ -1,6 +1,6 @@
 // strata-broadcast-loads (in strata-host-to-llvm, before the vector transfers are lowered): a
-// vector of at most 4 elements read from a memref only to extract its elements one by one
-// becomes one scalar load per element (x86 folds each into a broadcast from memory instead of
+// vector of at most 4 elements (8 for a window, see @window) read from a memref only to extract
+// its elements one by one becomes one scalar load per element (x86 folds each into a broadcast from memory instead of
 // splatting lanes with shuffles). Taken: unmasked, in bounds, the vector in the memref's
 // innermost dimensions (`vector.load`, or a minor identity map), every use a one-element
 // extract at a constant position. The loads are at the read's indices plus the position.
@@ -89,6 +89,56 @@ func.func @kept(%m: memref<8x8xf32>, %t: tensor<8x8xf32>, %i: index) -> (vector<
   return %row, %w, %e, %c, %tx, %wx : vector<2xf32>, vector<2xf32>, f32, f32, f32, f32
 }
 
-// The statistics add up over the splits: one read in @block, two in @inner, none in @kept.
+// The statistics add up over the splits: one read in @block, two in @inner, none in @kept,
+// one in @window.
+// -----
+
+// Up to 8 elements when the read is a window that a short loop carrying a register block slides
+// along its row (a 3x3 convolution's 7 positions at kw = 0, 1, 2: LLVM unrolls the loop and
+// shares the overlapping scalar loads). The same read at a fixed column is not a window.
+// CHECK-LABEL: func.func @window
+// CHECK: scf.for %[[KW:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args
+// CHECK-NOT: vector.transfer_read
+// CHECK-COUNT-7: memref.load %{{.+}} : memref<7xf32, strided<[1], offset: ?>>
+// CHECK: scf.yield
+// CHECK: vector.transfer_read {{.+}} vector<7xf32>
+// CHECK: return
+func.func @window(%in: memref<9x9xf32>, %w: memref<8xf32>, %r: index, %acc0: vector<7x8xf32>) -> (vector<7x8xf32>, f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %pad = arith.constant 0.0 : f32
+  %f = vector.load %w[%c0] : memref<8xf32>, vector<8xf32>
+  %acc = scf.for %kw = %c0 to %c3 step %c1 iter_args(%a = %acc0) -> (vector<7x8xf32>) {
+    %row = memref.subview %in[%r, %kw] [1, 7] [1, 1] : memref<9x9xf32> to memref<7xf32, strided<[1], offset: ?>>
+    %x = vector.transfer_read %row[%c0], %pad {in_bounds = [true]} : memref<7xf32, strided<[1], offset: ?>>, vector<7xf32>
+    %x0 = vector.extract %x[0] : f32 from vector<7xf32>
+    %x1 = vector.extract %x[1] : f32 from vector<7xf32>
+    %x2 = vector.extract %x[2] : f32 from vector<7xf32>
+    %x3 = vector.extract %x[3] : f32 from vector<7xf32>
+    %x4 = vector.extract %x[4] : f32 from vector<7xf32>
+    %x5 = vector.extract %x[5] : f32 from vector<7xf32>
+    %x6 = vector.extract %x[6] : f32 from vector<7xf32>
+    %b = vector.broadcast %x0 : f32 to vector<8xf32>
+    %a0 = vector.extract %a[0] : vector<8xf32> from vector<7x8xf32>
+    %s = vector.fma %b, %f, %a0 : vector<8xf32>
+    %n = vector.insert %s, %a [0] : vector<8xf32> into vector<7x8xf32>
+    %t = arith.addf %x1, %x2 : f32
+    %u = arith.addf %x3, %x4 : f32
+    %v = arith.addf %x5, %x6 : f32
+    %tu = arith.addf %t, %u : f32
+    %tuv = arith.addf %tu, %v : f32
+    %bb = vector.broadcast %tuv : f32 to vector<8xf32>
+    %a1 = vector.extract %n[1] : vector<8xf32> from vector<7x8xf32>
+    %s1 = vector.fma %bb, %f, %a1 : vector<8xf32>
+    %m = vector.insert %s1, %n [1] : vector<8xf32> into vector<7x8xf32>
+    scf.yield %m : vector<7x8xf32>
+  }
+  %fixed = memref.subview %in[%r, 1] [1, 7] [1, 1] : memref<9x9xf32> to memref<7xf32, strided<[1], offset: ?>>
+  %y = vector.transfer_read %fixed[%c0], %pad {in_bounds = [true]} : memref<7xf32, strided<[1], offset: ?>>, vector<7xf32>
+  %y6 = vector.extract %y[6] : f32 from vector<7xf32>
+  return %acc, %y6 : vector<7x8xf32>, f32
+}
+
 // STATS: strata-broadcast-loads
-// STATS-NEXT: (S) 3 reads
+// STATS-NEXT: (S) 4 reads
