@@ -25,6 +25,7 @@
 
 use crate::vector_ops::{build, vector_shape};
 use melior::ir::operation::OperationRef;
+use melior::ir::r#type::{DimSize, ShapedTypeLike};
 use melior::Context;
 use strata_ir::rewrite::collect;
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
@@ -82,13 +83,8 @@ fn source(read: Op) -> Option<(Val, Vec<Val>, usize)> {
         read.operands()[1..].to_vec()
     } else {
         // Operands: source, indices, padding and an optional mask.
-        let segments = read.attribute("operandSegmentSizes")?.to_string();
-        let counts: Vec<usize> = segments
-            .strip_prefix("array<i32: ")?
-            .strip_suffix('>')?
-            .split(", ")
-            .map(|c| c.parse().ok())
-            .collect::<Option<_>>()?;
+        let counts = strata_ir::handle::i32_array(read.attribute("operandSegmentSizes")?)?;
+        let counts: Vec<usize> = counts.into_iter().map(|c| usize::try_from(c).ok()).collect::<Option<_>>()?;
         if counts.len() != 4 || counts[3] != 0 {
             return None;
         }
@@ -132,11 +128,19 @@ fn window(memref: Val, index: Val) -> bool {
     false
 }
 
-/// The rank of a memref value (`memref<2x3xf32, ...>`).
+/// The dimensions of a memref value, dynamic ones `i64::MIN` (MLIR's `kDynamic`).
+fn shape(memref: Val) -> Option<Vec<i64>> {
+    let ty = strata_ir::types::memref(memref.r#type())?;
+    let dim = |d| match ty.dim_size(d) {
+        Ok(DimSize::Static(size)) => i64::try_from(size).unwrap_or(i64::MIN),
+        _ => i64::MIN,
+    };
+    Some((0..ty.rank()).map(dim).collect())
+}
+
+/// The rank of a memref value.
 fn rank(memref: Val) -> Option<usize> {
-    let text = memref.r#type().to_string();
-    let shape = text.strip_prefix("memref<")?.split([',', '>']).next()?;
-    Some(shape.split('x').count() - 1)
+    shape(memref).map(|dims| dims.len())
 }
 
 /// The source dimension of `subview` that its result dimension `dim` is cut from (dimensions of
@@ -146,19 +150,11 @@ fn subview_source_dim(subview: Op, dim: usize) -> Option<(usize, Option<Val>)> {
     let op = subview.get();
     let offsets = strata_ir::ods::i64_array(op, "static_offsets")?;
     let sizes = strata_ir::ods::i64_array(op, "static_sizes")?;
-    let result_rank = rank(subview.result(0))?;
     // Match result dimensions to source dimensions from the innermost; a source dimension of
     // size 1 with no result dimension left to match, or a size the result dimension lacks, is
     // dropped.
-    let result_text = subview.result(0).r#type().to_string();
-    let result_shape: Vec<i64> = result_text
-        .strip_prefix("memref<")?
-        .split([',', '>'])
-        .next()?
-        .split('x')
-        .take(result_rank)
-        .map(|d| d.parse().unwrap_or(i64::MIN))
-        .collect();
+    let result_shape = shape(subview.result(0))?;
+    let result_rank = result_shape.len();
     let (mut r, mut source_of) = (result_rank, vec![0usize; result_rank]);
     for s in (0..sizes.len()).rev() {
         if r > 0 && (sizes[s] == result_shape[r - 1] || sizes[s] != 1) {
@@ -225,13 +221,7 @@ fn taken(read: Op) -> Option<Vec<(Op, Vec<i64>)>> {
             if user.result(0).r#type().to_string().starts_with("vector<") {
                 return None;
             }
-            let position = user.attribute("static_position")?.to_string();
-            let position: Vec<i64> = position
-                .strip_prefix("array<i64: ")?
-                .strip_suffix('>')?
-                .split(", ")
-                .map(|p| p.parse().ok())
-                .collect::<Option<_>>()?;
+            let position = strata_ir::ods::i64_array(user.get(), "static_position")?;
             (position.len() == rank && position.iter().all(|&p| p >= 0)).then_some((user, position))
         })
         .collect()
