@@ -67,12 +67,13 @@ func.func @inner(%m: memref<8x16xf32>, %t: memref<4x4x8xf32>, %i: index) -> (f32
 // -----
 
 // Not taken: a row extracted (a vector use), a use that is not an extract, a read that may
-// be out of bounds, a transposing map, a tensor, more than 4 elements.
+// be out of bounds, a transposing map, a tensor, more than 4 elements, a read whose memory a
+// store may change before the extract, and one extracted inside a loop.
 // CHECK-LABEL: func.func @kept
-// CHECK-COUNT-6: vector.{{transfer_read|load}}
+// CHECK-COUNT-8: vector.{{transfer_read|load}}
 // CHECK-NOT: memref.load
 // CHECK: return
-func.func @kept(%m: memref<8x8xf32>, %t: tensor<8x8xf32>, %i: index) -> (vector<2xf32>, vector<2xf32>, f32, f32, f32, f32) {
+func.func @kept(%m: memref<8x8xf32>, %t: tensor<8x8xf32>, %i: index) -> (vector<2xf32>, vector<2xf32>, f32, f32, f32, f32, f32, f32) {
   %pad = arith.constant 0.0 : f32
   %rows = vector.transfer_read %m[%i, %i], %pad {in_bounds = [true, true]} : memref<8x8xf32>, vector<2x2xf32>
   %row = vector.extract %rows[1] : vector<2xf32> from vector<2x2xf32>
@@ -86,7 +87,17 @@ func.func @kept(%m: memref<8x8xf32>, %t: tensor<8x8xf32>, %i: index) -> (vector<
   %tx = vector.extract %tv[1] : f32 from vector<2xf32>
   %wide = vector.load %m[%i, %i] : memref<8x8xf32>, vector<6xf32>
   %wx = vector.extract %wide[5] : f32 from vector<6xf32>
-  return %row, %w, %e, %c, %tx, %wx : vector<2xf32>, vector<2xf32>, f32, f32, f32, f32
+  %before = vector.load %m[%i, %i] : memref<8x8xf32>, vector<2xf32>
+  memref.store %wx, %m[%i, %i] : memref<8x8xf32>
+  %bx = vector.extract %before[0] : f32 from vector<2xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %outside = vector.load %m[%i, %i] : memref<8x8xf32>, vector<2xf32>
+  %lx = scf.for %k = %c0 to %c1 step %c1 iter_args(%a = %bx) -> (f32) {
+    %ox = vector.extract %outside[1] : f32 from vector<2xf32>
+    scf.yield %ox : f32
+  }
+  return %row, %w, %e, %c, %tx, %wx, %bx, %lx : vector<2xf32>, vector<2xf32>, f32, f32, f32, f32, f32, f32
 }
 
 // The statistics add up over the splits: one read in @block, two in @inner, none in @kept,
