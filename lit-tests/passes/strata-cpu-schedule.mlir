@@ -108,16 +108,39 @@ func.func @blocked(%x: tensor<1x32x8x8xf32>, %bias: tensor<32xf32>) -> tensor<1x
   return %0 : tensor<1x32x8x8xf32>
 }
 
-// With at most 32 taps per output (here 3 channels x 3 x 3, an RGB stem) the output columns
-// are in the lanes instead (strata_machine::conv_block): the loops are (n, oh, f, ow), and each
-// step is an outer product of 16 filter values and the 8 contiguous input columns (half a
-// register), stored straight into the NCHW output (no transposed store).
+// With at most 24 taps per output (here 2 channels x 3 x 3) the output columns are in the
+// lanes instead (strata_machine::conv_block): the loops are (n, oh, f, ow), and each step is an
+// outer product of 16 filter values and the 8 contiguous input columns (half a register),
+// stored straight into the NCHW output (no transposed store).
 // CHECK-LABEL: func.func @few_taps
 // CHECK: scf.for
 // CHECK: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<16xf32>, vector<8xf32>
 // CHECK: vector.transfer_write %{{.*}} {in_bounds = [true, true]} : vector<16x8xf32>
 // CHECK-NOT: linalg.conv_2d
-func.func @few_taps(%x: tensor<1x3x8x8xf32>, %bias: tensor<32xf32>) -> tensor<1x32x8x8xf32> {
+func.func @few_taps(%x: tensor<1x2x8x8xf32>, %bias: tensor<32xf32>) -> tensor<1x32x8x8xf32> {
+  %w = arith.constant dense<0.5> : tensor<32x2x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x8x8xf32> to tensor<1x2x10x10xf32>
+  %e = tensor.empty() : tensor<1x32x8x8xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : tensor<32xf32>) outs(%e : tensor<1x32x8x8xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  } -> tensor<1x32x8x8xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x2x10x10xf32>, tensor<32x2x3x3xf32>) outs(%init : tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
+  return %0 : tensor<1x32x8x8xf32>
+}
+
+// An RGB stem (3 channels x 3 x 3 = 27 taps) is above 24 taps: the block holding more outputs
+// wins, here 8 positions x 32 filters in the lanes over half-vector columns (8 columns x 16
+// filters), ending in a transposed store of the accumulators.
+// CHECK-LABEL: func.func @rgb_stem
+// CHECK: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<8xf32>, vector<32xf32>
+// CHECK: vector.transfer_write %{{.*}} {in_bounds = [true, true], permutation_map = #{{.*}}} : vector<8x32xf32>
+// CHECK-NOT: linalg.conv_2d
+func.func @rgb_stem(%x: tensor<1x3x8x8xf32>, %bias: tensor<32xf32>) -> tensor<1x32x8x8xf32> {
   %w = arith.constant dense<0.5> : tensor<32x3x3x3xf32>
   %zero = arith.constant 0.0 : f32
   %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
