@@ -1,7 +1,7 @@
 // strata-vectorize-depthwise{vector-lanes threads} writes each f32 NCHW depthwise
 // convolution on buffers as register-blocked vector loops with the output width in the lanes:
 // per channel the 3 x 3 weights broadcast once; blocks of 4 output rows x one vector whose
-// accumulators start from the output (the bias) and take one load and one contractible
+// accumulators start from the output (the bias) or from a bias fill it folds, and take one load and one contractible
 // multiply-add per tap and row; stride 2 along the width reads twice the lanes and keeps the
 // even ones (masked to the row unless every whole block's reads stay inside it); the last partial vector of a row is masked, rows that do not fill a block run one
 // at a time. With threads the channels of a big convolution are an scf.forall. A clamp that
@@ -91,6 +91,40 @@ func.func @relu6(%x: memref<1x4x12x22xf32>, %w: memref<4x3x3xf32>, %y: memref<1x
   return
 }
 
+// A per-channel bias filled into the whole output just before the convolution (views between
+// the two are fine) seeds the accumulators instead: the kernel takes the bias as an argument,
+// loads and broadcasts it once per channel, never loads the output, and the fill goes. A fill
+// into only part of the output (a border strip's slice) stays.
+// CHECK-LABEL: func.func @bias_fill
+// CHECK-NOT: linalg.generic
+// CHECK: scf.for %[[CH:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[B:.*]] = memref.load %arg3[%[[CH]]] : memref<4xf32>
+// CHECK: %[[BV:.*]] = vector.broadcast %[[B]] : f32 to vector<16xf32>
+// CHECK-NOT: vector.load %arg2
+// CHECK: arith.addf %[[BV]], %{{.*}} fastmath<contract> : vector<16xf32>
+// CHECK: vector.store {{.*}}, %arg2
+// CHECK-LABEL: func.func @bias_fill_part
+// CHECK: linalg.generic
+// CHECK: vector.load %{{.*}} : memref<1x4x10x20xf32, strided<[880, 220, 20, 1], offset: 20>>, vector<16xf32>
+func.func @bias_fill(%x: memref<1x4x12x22xf32>, %w: memref<4x1x3x3xf32>, %y: memref<1x4x10x20xf32>, %b: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : memref<4xf32>) outs(%y : memref<1x4x10x20xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %w3 = memref.collapse_shape %w [[0, 1], [2], [3]] : memref<4x1x3x3xf32> into memref<4x3x3xf32>
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w3 : memref<1x4x12x22xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x20xf32>)
+  return
+}
+func.func @bias_fill_part(%x: memref<1x4x12x22xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x11x20xf32>, %b: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : memref<4xf32>) outs(%y : memref<1x4x11x20xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %part = memref.subview %y[0, 0, 1, 0] [1, 4, 10, 20] [1, 1, 1, 1] : memref<1x4x11x20xf32> to memref<1x4x10x20xf32, strided<[880, 220, 20, 1], offset: 20>>
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x4x12x22xf32>, memref<4x3x3xf32>) outs(%part : memref<1x4x10x20xf32, strided<[880, 220, 20, 1], offset: 20>>)
+  return
+}
+
 // A generic that is not a clamp (an exp) stays after the kernel.
 // CHECK-LABEL: func.func @not_a_clamp
 // CHECK: vector.store
@@ -130,7 +164,8 @@ func.func @sum_pool(%x: memref<1x4x20x20xf32>, %window: memref<2x2xi8>, %y: memr
 // Width stride 3: left alone.
 // CHECK-LABEL: func.func @stride_three
 // CHECK: linalg.depthwise_conv_2d_nchw_chw
-// CHECK: (S) 8 convolutions
+// CHECK: (S) 10 convolutions
+// CHECK: (S) 1 bias-fills
 func.func @stride_three(%x: memref<1x4x12x31xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x10x10xf32>) {
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<[1, 3]> : tensor<2xi64>} ins(%x, %w : memref<1x4x12x31xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x10xf32>)
   return

@@ -23,15 +23,29 @@ pub(crate) fn replace_kernels(
     statistic: &str,
     mut text: impl FnMut(Op) -> Option<String>,
 ) -> Result<(), PassFailed> {
-    let kernels: Vec<(Op, String)> = collect(&module, |op| names.iter().any(|name| op.is(name)) && is_kernel(op))
-        .into_iter()
-        .filter_map(|op| Some((op, text(op)?)))
-        .collect();
+    replace_kernels_with(module, cx, names, what, statistic, |op| Some((text(op)?, op.operands())))
+}
+
+/// [`replace_kernels`] with the kernel function's arguments chosen by `text` too (values
+/// defined before the op: its operands and what else the kernel reads).
+pub(crate) fn replace_kernels_with(
+    module: melior::ir::operation::OperationRef<'_, '_>,
+    cx: &mut PassContext<'_>,
+    names: &[&str],
+    what: &str,
+    statistic: &str,
+    mut text: impl FnMut(Op) -> Option<(String, Vec<strata_ir::Val>)>,
+) -> Result<(), PassFailed> {
+    let kernels: Vec<(Op, (String, Vec<strata_ir::Val>))> =
+        collect(&module, |op| names.iter().any(|name| op.is(name)) && is_kernel(op))
+            .into_iter()
+            .filter_map(|op| Some((op, text(op)?)))
+            .collect();
     let mut cache = KernelCache::default();
     // The empty region each top-level kernel moves into: parsed once, copied per kernel.
     let mut skeleton: Option<Op> = None;
     let mut result = Ok(());
-    for (op, text) in kernels {
+    for (op, (text, operands)) in kernels {
         if op.parent().is_some_and(|p| p.is("func.func")) {
             let region = match skeleton {
                 Some(region) => Ok(region),
@@ -44,7 +58,7 @@ pub(crate) fn replace_kernels(
             }
         }
         // Safety: `op` is a kernel of this module, replaced once and not used afterwards.
-        if let Err(failed) = unsafe { cache.replace_op(cx, op.get(), &text, what) } {
+        if let Err(failed) = unsafe { cache.replace_op_with(cx, op, &operands, &text, what) } {
             result = Err(failed);
             break;
         }
