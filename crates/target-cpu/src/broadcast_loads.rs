@@ -26,8 +26,9 @@
 use crate::vector_ops::{build, vector_shape};
 use melior::ir::operation::OperationRef;
 use melior::ir::r#type::{DimSize, ShapedTypeLike};
+use melior::ir::TypeLike;
 use melior::Context;
-use strata_ir::rewrite::collect;
+use strata_ir::rewrite::{collect, sinkable};
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 
 /// The most elements a read may have to be taken.
@@ -37,7 +38,7 @@ const MOST_ELEMENTS: i64 = 4;
 const MOST_WINDOW_ELEMENTS: i64 = 8;
 
 /// The most iterations of a loop whose step moves a window (a convolution's kernel taps).
-const WINDOW_TRIPS: i64 = 16;
+const WINDOW_TRIPS: u64 = 16;
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-broadcast-loads",
@@ -59,8 +60,8 @@ impl Pass for BroadcastLoads {
         let context = cx.strata().mlir();
         for read in collect(&func, |op| op.is("vector.transfer_read") || op.is("vector.load")) {
             let read = Op::of(&read.get());
-            if let Some(extracts) = taken(read) {
-                if rewrite(context, read, &extracts).is_some() {
+            if let Some((source, extracts)) = taken(read) {
+                if rewrite(context, read, &source, &extracts).is_some() {
                     cx.bump("reads", 1);
                 }
             }
@@ -69,14 +70,22 @@ impl Pass for BroadcastLoads {
     }
 }
 
-/// The memref, the indices of the read's first element, and the vector's rank, when `read`
-/// reads its vector from the innermost dimensions of a memref, unmasked and in bounds.
-fn source(read: Op) -> Option<(Val, Vec<Val>, usize)> {
-    let (dims, _) = vector_shape(read.result(0).r#type())?;
+/// Where a taken read reads: its memref, the indices of its first element, the vector's
+/// rank and its element type.
+struct Source {
+    memref: Val,
+    indices: Vec<Val>,
+    rank: usize,
+    element: String,
+}
+
+/// Where `read` reads, when it reads its vector from the innermost dimensions of a memref,
+/// unmasked and in bounds, and is short enough (or a window) to be taken.
+fn source(read: Op) -> Option<Source> {
+    let (dims, element) = vector_shape(read.result(0).r#type())?;
     let memref = read.operand(0);
-    let memref_type = memref.r#type().to_string();
     let elements: i64 = dims.iter().product();
-    if !memref_type.starts_with("memref<") || dims.is_empty() || elements > MOST_WINDOW_ELEMENTS {
+    if strata_ir::types::memref(memref.r#type()).is_none() || dims.is_empty() || elements > MOST_WINDOW_ELEMENTS {
         return None;
     }
     let indices: Vec<Val> = if read.is("vector.load") {
@@ -104,7 +113,7 @@ fn source(read: Op) -> Option<(Val, Vec<Val>, usize)> {
     if elements > MOST_ELEMENTS && !window(memref, *indices.last()?) {
         return None;
     }
-    Some((memref, indices, dims.len()))
+    Some(Source { memref, indices, rank: dims.len(), element })
 }
 
 /// Whether a read of `memref` at innermost index `index` is a window that a loop of kernel taps
@@ -140,7 +149,7 @@ fn shape(memref: Val) -> Option<Vec<i64>> {
 
 /// The rank of a memref value.
 fn rank(memref: Val) -> Option<usize> {
-    shape(memref).map(|dims| dims.len())
+    strata_ir::types::memref(memref.r#type()).map(|ty| ty.rank())
 }
 
 /// The source dimension of `subview` that its result dimension `dim` is cut from (dimensions of
@@ -181,16 +190,9 @@ fn subview_source_dim(subview: Op, dim: usize) -> Option<(usize, Option<Val>)> {
 fn follows_window_loop(value: Val, depth: usize) -> bool {
     if let (Some(block), Some(0)) = (value.owner_block(), value.argument_number()) {
         let Some(r#loop) = block.parent().filter(|op| op.is("scf.for")) else { return false };
-        let trips = match (
-            r#loop.operand(0).constant_int(),
-            r#loop.operand(1).constant_int(),
-            r#loop.operand(2).constant_int(),
-        ) {
-            (Some(lower), Some(upper), Some(step)) if step > 0 => (upper - lower + step - 1) / step,
-            _ => return false,
-        };
-        let carries_vector = r#loop.results().iter().any(|r| r.r#type().to_string().starts_with("vector<"));
-        return trips <= WINDOW_TRIPS && carries_vector;
+        let trips = crate::size_small_kernels::trip_count(r#loop.operand(0), r#loop.operand(1), r#loop.operand(2));
+        let carries_vector = r#loop.results().iter().any(|r| r.r#type().is_vector());
+        return trips.is_some_and(|trips| trips <= WINDOW_TRIPS) && carries_vector;
     }
     let Some(op) = value.owner() else { return false };
     depth > 0
@@ -204,35 +206,34 @@ fn minor_identity(map: &str, n: usize, k: usize) -> bool {
     map == format!("affine_map<({}) -> ({})>", dims(0..n), dims(n - k..n))
 }
 
-/// The extracts that use `read` and their positions, when `read` is taken: every use a
-/// `vector.extract` of one element at a constant position.
-fn taken(read: Op) -> Option<Vec<(Op, Vec<i64>)>> {
-    let (_, _, rank) = source(read)?;
+/// The extracts of a taken read, each with the position it extracts.
+type Extracts = Vec<(Op, Vec<i64>)>;
+
+/// Where `read` reads and the extracts that use it with their positions, when `read` is
+/// taken: every use a `vector.extract` of one element at a constant position.
+fn taken(read: Op) -> Option<(Source, Extracts)> {
+    let source = source(read)?;
     let users = read.result(0).users();
     if users.is_empty() || !loads_can_move(read, &users) {
         return None;
     }
-    users
+    let extracts = users
         .into_iter()
         .map(|user| {
-            if !user.is("vector.extract") || user.operand_count() != 1 {
-                return None;
-            }
-            if user.result(0).r#type().to_string().starts_with("vector<") {
+            if !user.is("vector.extract") || user.operand_count() != 1 || user.result(0).r#type().is_vector() {
                 return None;
             }
             let position = strata_ir::ods::i64_array(user.get(), "static_position")?;
-            (position.len() == rank && position.iter().all(|&p| p >= 0)).then_some((user, position))
+            (position.len() == source.rank && position.iter().all(|&p| p >= 0)).then_some((user, position))
         })
-        .collect()
+        .collect::<Option<_>>()?;
+    Some((source, extracts))
 }
 
-/// Ops that never write memory, which may stand between a read and its extracts.
-const PURE: [&str; 5] = ["arith.", "math.", "affine.apply", "ub.poison", "memref.subview"];
-
 /// Whether the loads that replace `read` may stand where its `users` are: every user after it
-/// in its block, and nothing that may write memory (a store, a call, a loop) in between. The
-/// vector ops that only compute on registers and the reads count as pure.
+/// in its block, and nothing that may write memory (a store, a call, a loop) in between: only
+/// address and value computations ([`sinkable`]), loads, and the vector ops that compute on
+/// registers or read.
 fn loads_can_move(read: Op, users: &[Op]) -> bool {
     let mut left = users.len();
     let mut next = read.next();
@@ -253,7 +254,7 @@ fn loads_can_move(read: Op, users: &[Op]) -> bool {
                     "vector.compressstore",
                 ]
                 .contains(&name.as_str());
-            let pure = PURE.iter().any(|prefix| name.starts_with(prefix)) || name == "memref.load";
+            let pure = sinkable(&name) || name == "memref.load";
             if op.region_count() > 0 || !(vector_compute || pure) {
                 return false;
             }
@@ -263,14 +264,13 @@ fn loads_can_move(read: Op, users: &[Op]) -> bool {
     left == 0
 }
 
-/// Replaces each extract of `read` by a scalar load of its element, then erases `read`.
-fn rewrite(context: &Context, read: Op, extracts: &[(Op, Vec<i64>)]) -> Option<()> {
-    let (memref, indices, rank) = source(read)?;
-    let element = vector_shape(read.result(0).r#type())?.1;
-    let inner = indices.len() - rank;
+/// Replaces each extract of `read` (which reads from `source`) by a scalar load of its element,
+/// then erases `read`.
+fn rewrite(context: &Context, read: Op, source: &Source, extracts: &Extracts) -> Option<()> {
+    let inner = source.indices.len() - source.rank;
     for (extract, position) in extracts {
-        let mut operands = vec![memref];
-        for (d, &index) in indices.iter().enumerate() {
+        let mut operands = vec![source.memref];
+        for (d, &index) in source.indices.iter().enumerate() {
             let offset = if d < inner { 0 } else { position[d - inner] };
             operands.push(if offset == 0 {
                 index
@@ -280,7 +280,7 @@ fn rewrite(context: &Context, read: Op, extracts: &[(Op, Vec<i64>)]) -> Option<(
                 build(context, *extract, "arith.addi", &[index, constant], "index", &[])?
             });
         }
-        let load = build(context, *extract, "memref.load", &operands, &element, &[])?;
+        let load = build(context, *extract, "memref.load", &operands, &source.element, &[])?;
         extract.result(0).replace_all_uses_with(load);
         // Safety: the extract has no uses left and no handle to it is used again.
         unsafe { extract.erase() };

@@ -138,7 +138,7 @@ fn op_work(op: Op) -> Option<u64> {
 }
 
 /// The trip count of a loop from `lower` to `upper` by `step`, when all three are constants.
-fn trip_count(lower: Val, upper: Val, step: Val) -> Option<u64> {
+pub(crate) fn trip_count(lower: Val, upper: Val, step: Val) -> Option<u64> {
     let (lower, upper, step) = (lower.constant_int()?, upper.constant_int()?, step.constant_int()?);
     if step <= 0 {
         return None;
