@@ -5,10 +5,12 @@
 // RUN: strata run %S/../frontend/inputs/conv_blocked.onnx --input x=%S/inputs/conv_blocked_x.npy --input w=%S/inputs/conv_blocked_w.npy --expect y1=%S/inputs/conv_blocked_y1.npy --expect y2=%S/inputs/conv_blocked_y2.npy --expect y3=%S/inputs/conv_blocked_y3.npy | FileCheck %s
 // RUN: strata compile %S/../frontend/inputs/conv_blocked.onnx --emit=memref | FileCheck --check-prefix=MEMREF %s
 // `strata run --profile` times each ONNX node's kernels (still matching the references), writes
-// every kernel's row to profile.csv in the output folder, and refuses --device=cuda with a
-// message saying why.
+// every kernel's row to profile.csv in the output folder (saying which file it could not
+// write when the folder is a file), and refuses --device=cuda with a message saying why.
 // RUN: rm -rf %t && strata run %S/../frontend/inputs/conv_blocked.onnx --input x=%S/inputs/conv_blocked_x.npy --input w=%S/inputs/conv_blocked_w.npy --expect y1=%S/inputs/conv_blocked_y1.npy --profile --repeat 3 --output-dir %t | FileCheck --check-prefix=PROFILE %s
 // RUN: FileCheck --check-prefix=CSV %s < %t/profile.csv
+// RUN: rm -rf %t.file && touch %t.file && not strata run %S/../frontend/inputs/conv_blocked.onnx --input x=%S/inputs/conv_blocked_x.npy --input w=%S/inputs/conv_blocked_w.npy --profile --output-dir %t.file 2>&1 | FileCheck --check-prefix=CSV-ERROR %s
+// CSV-ERROR: error: cannot write {{.*}}profile.csv:
 // RUN: not strata run %S/../frontend/inputs/conv_blocked.onnx --device=cuda --profile 2>&1 | FileCheck --check-prefix=PROFILE-CUDA %s
 // PROFILE: profile: {{[0-9]+}} kernels, {{.*}} ms per run in kernels
 // PROFILE-NEXT: ms       %   cum %  kernel (ONNX nodes)  [ops]
