@@ -31,7 +31,9 @@ pub struct DialectDef {
     pub register_passes: fn(&mut PassRegistry),
 }
 
-/// An MLIR context set up for Strata. Create one per thread (MLIR threading is off).
+/// An MLIR context set up for Strata. Create one per thread. MLIR's threading is on: pass
+/// managers nested on functions (the outlined kernels) and the verifier use every core. Rust
+/// code runs on the creating thread only, except the diagnostics handler (thread-safe).
 pub struct StrataContext {
     // Declared before `context`: nothing here borrows it, but keep the sink alive as long
     // as the handler that writes to it.
@@ -47,7 +49,7 @@ impl StrataContext {
     pub fn new(dialects: &[DialectDef]) -> Result<Self> {
         let registry = DialectRegistry::new();
         register_all_dialects(&registry);
-        let context = Context::new_with_registry(&registry, false);
+        let context = Context::new_with_registry(&registry, true);
         context.load_all_available_dialects();
         register_all_llvm_translations(&context);
         register_all_passes();

@@ -7,10 +7,9 @@
 
 use melior::diagnostic::{Diagnostic as MlirDiagnostic, DiagnosticSeverity};
 use melior::ir::Location;
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 /// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -213,9 +212,11 @@ impl SourceMap {
 }
 
 /// Collects every diagnostic MLIR emits on a context. Cheap to clone (shared storage).
+/// Thread-safe: with MLIR's threading on, a pass running on a worker thread may emit (MLIR
+/// serialises its handlers, and the sink does not rely on that).
 #[derive(Clone, Debug, Default)]
 pub struct DiagnosticSink {
-    captured: Rc<RefCell<Vec<Diagnostic>>>,
+    captured: Arc<Mutex<Vec<Diagnostic>>>,
 }
 
 impl DiagnosticSink {
@@ -223,23 +224,30 @@ impl DiagnosticSink {
     pub(crate) fn handler(&self) -> impl FnMut(MlirDiagnostic<'_>) -> bool + 'static {
         let captured = self.captured.clone();
         move |diagnostic| {
-            captured.borrow_mut().push(Diagnostic::from_mlir(&diagnostic));
+            let diagnostic = Diagnostic::from_mlir(&diagnostic);
+            lock(&captured).push(diagnostic);
             true
         }
     }
 
     /// Takes every diagnostic captured so far.
     pub fn take(&self) -> Vec<Diagnostic> {
-        std::mem::take(&mut self.captured.borrow_mut())
+        std::mem::take(&mut *lock(&self.captured))
     }
 
     /// Whether an error was captured and not yet taken.
     pub fn has_errors(&self) -> bool {
-        self.captured.borrow().iter().any(|d| d.severity == Severity::Error)
+        lock(&self.captured).iter().any(|d| d.severity == Severity::Error)
     }
 
     /// Adds a diagnostic produced on the Rust side.
     pub fn push(&self, diagnostic: Diagnostic) {
-        self.captured.borrow_mut().push(diagnostic);
+        lock(&self.captured).push(diagnostic);
     }
+}
+
+/// The captured list, even after a thread panicked holding it (a list of diagnostics has no
+/// invariant a panic could break).
+fn lock(captured: &Mutex<Vec<Diagnostic>>) -> std::sync::MutexGuard<'_, Vec<Diagnostic>> {
+    captured.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
