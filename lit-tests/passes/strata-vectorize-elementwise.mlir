@@ -2,9 +2,11 @@
 // (every loop parallel, output in loop order, inputs through projected permutations or unit
 // broadcasts, 8- to 64-bit non-bool element types, an arith/math body without integer
 // division, an innermost loop of at least 4): one tile of `vector-lanes` elements along the
-// innermost loop, the last partial one masked, the loops around it kept rolled in LLVM
-// (`loop_annotation` unroll disable). Everything else is left as it was.
+// innermost loop, the last partial one peeled into a vector of its own width (no masks once
+// canonicalized), the loops around it kept rolled in LLVM (`loop_annotation` unroll
+// disable). Everything else is left as it was.
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-elementwise{vector-lanes=16})' --mlir-pass-statistics 2>&1 | FileCheck %s
+// RUN: strata-opt %s -p 'builtin.module(strata-vectorize-elementwise{vector-lanes=16},canonicalize)' | FileCheck %s --check-prefix=CANON
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-elementwise{vector-lanes=16},strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
 
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
@@ -44,16 +46,29 @@ func.func @bn_relu(%x: memref<1x24x32x32xf32>, %s: memref<24x1x1xf32>, %b: memre
   return
 }
 
-// 56-wide rows with a row broadcast and an i8 -> f32 cast: three full vectors and a masked
-// one of 8 lanes.
+// 56-wide rows with a row broadcast and an i8 -> f32 cast: a loop of three whole vectors
+// and the last 8 lanes peeled off. The vectorizer masks both by their tiles' sizes, constants
+// after peeling: canonicalization folds the masks away.
 // CHECK-LABEL: func.func @partial
-// CHECK: vector.create_mask
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: vector.maskedload {{.*}} : memref<1x?xi8, {{.*}}>, vector<16xi1>, vector<16xi8> into vector<16xi8>
 // CHECK: arith.sitofp {{.*}} : vector<16xi8> to vector<16xf32>
+// CHECK: scf.for
+// CHECK: vector.maskedload {{.*}} : memref<1x?xi8, {{.*}}>, vector<8xi1>, vector<8xi8> into vector<8xi8>
 // CHECK-NOT: linalg.generic
 // CHECK: return
+// CANON-LABEL: func.func @partial
+// CANON: scf.for %{{.*}} = %c0 to %c48 step %c16 {
+// CANON: vector.load {{.*}} : memref<1x16xi8, {{.*}}>, vector<16xi8>
+// CANON: vector.store {{.*}} : memref<1x16xf32, {{.*}}>, vector<16xf32>
+// CANON: }
+// CANON: vector.load {{.*}} : memref<1x8xi8, {{.*}}>, vector<8xi8>
+// CANON: vector.store {{.*}} : memref<1x8xf32, {{.*}}>, vector<8xf32>
+// CANON-NOT: mask
+// CANON: return
 // LLVM-LABEL: llvm.func @partial
-// LLVM: llvm.intr.masked.load
+// LLVM-NOT: llvm.intr.masked
+// LLVM: llvm.return
 func.func @partial(%x: memref<4x56xi8>, %r: memref<4xf32>, %y: memref<4x56xf32>) {
   linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%x, %r : memref<4x56xi8>, memref<4xf32>) outs(%y : memref<4x56xf32>) {
@@ -61,6 +76,25 @@ func.func @partial(%x: memref<4x56xi8>, %r: memref<4xf32>, %y: memref<4x56xf32>)
     %f = arith.sitofp %a : i8 to f32
     %m = arith.mulf %f, %b : f32
     linalg.yield %m : f32
+  }
+  return
+}
+
+// One loop only (a softmax's scale over a 100-wide row): the peeled rest is its sibling.
+// CANON-LABEL: func.func @one_row
+// CANON: scf.for %{{.*}} = %c0 to %c96 step %c16 {
+// CANON: arith.divf {{.*}} : vector<16xf32>
+// CANON: }
+// CANON: arith.divf {{.*}} : vector<4xf32>
+// CANON-NOT: mask
+// CANON: return
+func.func @one_row(%x: memref<1x100xf32>, %y: memref<1x100xf32>) {
+  %c = arith.constant 6.0 : f32
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<1x100xf32>) outs(%y : memref<1x100xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %d = arith.divf %a, %c : f32
+    linalg.yield %d : f32
   }
   return
 }
@@ -126,5 +160,5 @@ func.func @left_alone(%a: memref<8x64xf32>, %i: memref<8x64xi32>, %c: memref<8x6
 }
 
 // CHECK-LABEL: Pass statistics report
-// CHECK: (S) 3 kernels
+// CHECK: (S) 4 kernels
 // CHECK: (S) 0 refused
