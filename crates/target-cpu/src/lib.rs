@@ -31,6 +31,7 @@ mod f32_kernel;
 pub mod host;
 pub mod jit;
 pub mod lower_transposes;
+pub mod masked_stores;
 pub mod outline_kernels;
 pub mod parallelize;
 pub mod profile;
@@ -69,7 +70,7 @@ pub const HOST_TO_LLVM: NamedPipeline = NamedPipeline {
     name: "strata-host-to-llvm",
     summary: "Lower linalg/memref/math on buffers to the LLVM dialect with bare-pointer function arguments",
     passes: "func.func(strata-expand-bf16,strata-approximate-math,scf-forall-to-parallel),convert-scf-to-openmp{num-threads=0},\
-func.func(canonicalize{top-down=false},strata-broadcast-loads,convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops,strata-vector-rows,strata-lower-transposes),strata-size-small-kernels,\
+func.func(canonicalize{top-down=false},strata-broadcast-loads,convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops,strata-vector-rows,strata-lower-transposes,strata-split-masked-stores),strata-size-small-kernels,\
 func.func(expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-vector-to-llvm{vector-transpose-lowering=shuffle1d},convert-math-to-llvm),\
 convert-math-to-funcs,convert-math-to-libm,finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},\
 convert-to-llvm,reconcile-unrealized-casts",
@@ -92,6 +93,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&size_small_kernels::INFO, size_small_kernels::create);
     registry.register(&vector_rows::INFO, vector_rows::create);
     registry.register(&lower_transposes::INFO, lower_transposes::create);
+    registry.register(&masked_stores::INFO, masked_stores::create);
     registry.register_pipeline(LOWER_TO_LLVM);
     registry.register_pipeline(HOST_TO_LLVM);
 }
