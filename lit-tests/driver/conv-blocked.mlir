@@ -12,6 +12,9 @@
 // RUN: rm -rf %t.file && touch %t.file && not strata run %S/../frontend/inputs/conv_blocked.onnx --input x=%S/inputs/conv_blocked_x.npy --input w=%S/inputs/conv_blocked_w.npy --profile --output-dir %t.file 2>&1 | FileCheck --check-prefix=CSV-ERROR %s
 // CSV-ERROR: error: cannot write {{.*}}profile.csv:
 // RUN: not strata run %S/../frontend/inputs/conv_blocked.onnx --device=cuda --profile 2>&1 | FileCheck --check-prefix=PROFILE-CUDA %s
+// A malformed --input or --expect is refused when the command line is read, before the compile.
+// RUN: not strata run %S/../frontend/inputs/conv_blocked.onnx --input %S/inputs/conv_blocked_x.npy 2>&1 | FileCheck --check-prefix=INPUT-SPEC %s
+// RUN: not strata run %S/../frontend/inputs/conv_blocked.onnx --expect y1= 2>&1 | FileCheck --check-prefix=EXPECT-SPEC %s
 // PROFILE: profile: {{[0-9]+}} kernels, {{.*}} ms per run in kernels
 // PROFILE-NEXT: ms       %   cum %  kernel (ONNX nodes)  [ops]
 // PROFILE-NEXT: {{[0-9.]+ +[0-9.]+% +[0-9.]+%}}
@@ -29,3 +32,7 @@
 // (the schedule's outer products, lowered) are there.
 // MEMREF-NOT: linalg.conv_2d
 // MEMREF: vector.fma {{.*}} : vector<
+
+// INPUT-SPEC: error: invalid value '{{.*}}conv_blocked_x.npy' for '--input <NAME=FILE.npy>': expected NAME=FILE.npy (like input=x.npy)
+// INPUT-SPEC-NOT: compile:
+// EXPECT-SPEC: error: invalid value 'y1=' for '--expect <NAME=FILE.npy>': expected NAME=FILE.npy

@@ -325,14 +325,14 @@ pub struct RunArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// An input as a `.npy` file: `name=path.npy` (repeatable; every input is required).
-    #[arg(long = "input", value_name = "NAME=FILE.npy")]
+    #[arg(long = "input", value_name = "NAME=FILE.npy", value_parser = strata_runtime::cli::name_file)]
     pub inputs: Vec<String>,
     /// Where to write each output as `<name>.npy` (default: only print the summary).
     #[arg(long = "output-dir", value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
     /// Compare an output with a reference `.npy`: `name=ref.npy` (repeatable); exits with an
     /// error when any element differs by more than `atol + rtol * |ref|`.
-    #[arg(long = "expect", value_name = "NAME=FILE.npy")]
+    #[arg(long = "expect", value_name = "NAME=FILE.npy", value_parser = strata_runtime::cli::name_file)]
     pub expect: Vec<String>,
     #[arg(long, default_value_t = 1e-4)]
     pub rtol: f64,

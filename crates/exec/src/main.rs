@@ -31,9 +31,9 @@ enum Command {
     Run {
         /// The artifact's manifest (`<stem>.json` beside the .so or .ptx).
         manifest: PathBuf,
-        #[arg(long = "input", value_name = "NAME=FILE.npy")]
+        #[arg(long = "input", value_name = "NAME=FILE.npy", value_parser = strata_runtime::cli::name_file)]
         inputs: Vec<String>,
-        #[arg(long = "expect", value_name = "NAME=FILE.npy")]
+        #[arg(long = "expect", value_name = "NAME=FILE.npy", value_parser = strata_runtime::cli::name_file)]
         expect: Vec<String>,
         #[arg(long, default_value_t = 1e-4)]
         rtol: f64,

@@ -7,6 +7,16 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use strata_error::Error;
 
+/// Checks a `name=file.npy` argument (`--input`, `--expect`) when the command line is parsed,
+/// before anything is compiled or loaded: a model that takes seconds to compile should not be
+/// compiled to report a typo. Returns it unchanged.
+pub fn name_file(spec: &str) -> Result<String, String> {
+    match spec.split_once('=') {
+        Some((name, path)) if !name.is_empty() && !path.is_empty() => Ok(spec.to_owned()),
+        _ => Err("expected NAME=FILE.npy (like input=x.npy)".to_owned()),
+    }
+}
+
 /// The inputs in signature order from `name=file.npy` specs; every input is required.
 pub fn read_inputs(signature: &Signature, specs: &[String]) -> Result<Vec<Tensor>, Error> {
     let mut given = BTreeMap::new();
