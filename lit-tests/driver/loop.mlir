@@ -55,7 +55,8 @@
 // The state is updated in place in the arena; the scan element is written straight into the
 // reversed column of the stacked output.
 // SCAN: strata.arena_bytes = 76
-// SCAN: linalg.copy ins(%arg0 : memref<3xf32>) outs(%[[STATE:.*]] : memref<3xf32>)
+// SCAN: %[[INIT:.*]] = vector.load %arg0[%c0] : memref<3xf32>, vector<3xf32>
+// SCAN: vector.store %[[INIT]], %[[STATE:.*]][%c0] : memref<3xf32>, vector<3xf32>
 // SCAN: scf.for
 // SCAN-NOT: memref.alloc
 // SCAN: %[[AT:.*]] = arith.subi %c3, %{{.*}} : index

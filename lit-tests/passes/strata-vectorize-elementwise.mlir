@@ -1,7 +1,7 @@
 // strata-vectorize-elementwise{vector-lanes} vectorises the elementwise kernels on buffers
 // (every loop parallel, output in loop order, inputs through projected permutations or unit
 // broadcasts, 8- to 64-bit non-bool element types, an arith/math body without integer
-// division, an innermost loop of at least 4): one tile of `vector-lanes` elements along the
+// division, an innermost loop of at least 4, a copy's of 2): one tile of `vector-lanes` elements along the
 // innermost loop, the last partial one peeled into a vector of its own width (no masks once
 // canonicalized), the loops around it kept rolled in LLVM (`loop_annotation` unroll
 // disable). Everything else is left as it was.
@@ -110,9 +110,20 @@ func.func @copy(%a: memref<8x64xf32>, %b: memref<8x64xf32, strided<[66, 1], offs
   return
 }
 
+// A copy's rows may be as short as 2 (a concatenation's part of two coordinates).
+// CHECK-LABEL: func.func @short_copy
+// CHECK: vector.load {{.*}} vector<2xf32>
+// CHECK: vector.store {{.*}} : memref<1x2xf32, strided<[9, 1], offset: ?>>, vector<2xf32>
+// CHECK-NOT: linalg.copy
+// CHECK: return
+func.func @short_copy(%a: memref<64x2xf32, strided<[4, 1]>>, %b: memref<64x2xf32, strided<[9, 1]>>) {
+  linalg.copy ins(%a : memref<64x2xf32, strided<[4, 1]>>) outs(%b : memref<64x2xf32, strided<[9, 1]>>)
+  return
+}
+
 // Left alone: a bool result (a vector of i1 is bit-packed, the buffer is not), an integer
 // division (masked lanes would divide by the padding zero), a transposed output, a sliced
-// (non-permutation) read, a reduction, rows shorter than 4.
+// (non-permutation) read, a reduction, rows shorter than 4 (2 for a copy).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-COUNT-6: linalg.generic
 // CHECK-NOT: vector.
@@ -160,5 +171,5 @@ func.func @left_alone(%a: memref<8x64xf32>, %i: memref<8x64xi32>, %c: memref<8x6
 }
 
 // CHECK-LABEL: Pass statistics report
-// CHECK: (S) 4 kernels
+// CHECK: (S) 5 kernels
 // CHECK: (S) 0 refused
