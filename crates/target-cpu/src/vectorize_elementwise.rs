@@ -26,9 +26,9 @@
 //! transposes; not the affine index maps of sliced views), 8- to 64-bit integer or 32/64-bit
 //! float operands (no `i1` buffers: a vector of `i1` is bit-packed in memory, the buffer is
 //! not), a body of `arith`/`math` ops only, no integer division (the masked lanes of a
-//! partial vector compute on padding zeros), and an innermost loop of at least 4 (2 for a copy). The
-//! others stay loops, as before. Runs after `strata-parallelize` (it tiles the kernels it
-//! splits first; a vectorised kernel is no longer a linalg op to split).
+//! partial vector compute on padding zeros), and an innermost loop of at least 4 (2 for a
+//! copy). The others stay loops, as before. Runs after `strata-parallelize` (it tiles the
+//! kernels it splits first; a vectorised kernel is no longer a linalg op to split).
 
 use crate::cpu_schedule::apply_script;
 use melior::ir::operation::{OperationLike, OperationRef};
