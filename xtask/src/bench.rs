@@ -27,12 +27,18 @@ const KERNELS: &[&str] = &[
 /// the difference is summation order and approximations of `exp`/`erf`).
 const TOLERANCE: &str = "1e-3";
 
-/// One measured model or kernel.
+/// One measured model or kernel. Times are medians over the rounds of each round's median;
+/// ratios are medians of the rounds' ratios (both runtimes of one round ran in the same
+/// minute, so a ratio cancels this machine's phase).
 struct Row {
     name: String,
     strata_ms: f64,
     /// Strata with its default threads (every core).
     strata_all_ms: f64,
+    /// Strata 1T over ONNX Runtime 1T, Strata nT over ONNX Runtime nT, Strata 1T over nT.
+    one_ratio: f64,
+    all_ratio: f64,
+    threads_ratio: f64,
     unscheduled_ms: f64,
     unfused_ms: f64,
     ort_one_ms: f64,
@@ -93,7 +99,19 @@ fn strata(case: &Case, repeats: usize, extra: &[String]) -> Result<(String, bool
     Ok((text, output.status.success()))
 }
 
-fn measure(case: &Case, repeats: usize, profile: bool) -> Result<Row, String> {
+/// The median of `values` (not empty; NaN sorts last).
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(|a, b| a.total_cmp(b));
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
+}
+
+fn measure(case: &Case, repeats: usize, rounds: usize, profile: bool) -> Result<Row, String> {
     let references = root().join("target/bench-outputs").join(&case.name);
     let _ = std::fs::remove_dir_all(&references);
     let ort_one_ms = ort(case, repeats, 1, Some(&references))?;
@@ -111,6 +129,17 @@ fn measure(case: &Case, repeats: usize, profile: bool) -> Result<Row, String> {
     let (all, all_match) = strata(case, repeats, &expect)?;
     let matches_reference = !(matches && all_match) && matches_checked_in(case, repeats)?;
     let ms = |text: &str| number_after(text, "run: ").unwrap_or(f64::NAN);
+    // Round 1 is the checked runs above; the others alternate the runtimes again (Strata's
+    // compile comes from its cache).
+    let (mut ort_one, mut ort_all) = (vec![ort_one_ms], vec![ort_all_ms]);
+    let (mut strata_one, mut strata_all) = (vec![ms(&text)], vec![ms(&all)]);
+    for _ in 1..rounds {
+        ort_one.push(ort(case, repeats, 1, None)?);
+        strata_one.push(ms(&strata(case, repeats, &one)?.0));
+        ort_all.push(ort(case, repeats, 0, None)?);
+        strata_all.push(ms(&strata(case, repeats, &[])?.0));
+    }
+    let ratios = |a: &[f64], b: &[f64]| median(&a.iter().zip(b).map(|(x, y)| x / y).collect::<Vec<_>>());
     let unscheduled = strata(case, repeats, &[&["--no-schedule".to_owned()][..], &one[..]].concat())?.0;
     let unfused = strata(case, repeats, &[&["--no-egraph".to_owned()][..], &one[..]].concat())?.0;
     let profile = if profile {
@@ -121,12 +150,15 @@ fn measure(case: &Case, repeats: usize, profile: bool) -> Result<Row, String> {
     };
     Ok(Row {
         name: case.name.clone(),
-        strata_ms: ms(&text),
-        strata_all_ms: ms(&all),
+        strata_ms: median(&strata_one),
+        strata_all_ms: median(&strata_all),
+        one_ratio: ratios(&strata_one, &ort_one),
+        all_ratio: ratios(&strata_all, &ort_all),
+        threads_ratio: ratios(&strata_one, &strata_all),
         unscheduled_ms: ms(&unscheduled),
         unfused_ms: ms(&unfused),
-        ort_one_ms,
-        ort_all_ms,
+        ort_one_ms: median(&ort_one),
+        ort_all_ms: median(&ort_all),
         arena_bytes: number_after(&text, "arena: ").unwrap_or(0.0),
         matches: matches && all_match,
         matches_reference,
@@ -145,7 +177,7 @@ fn matches_checked_in(case: &Case, repeats: usize) -> Result<bool, String> {
     Ok(strata(case, repeats.min(2), &expect)?.1)
 }
 
-pub fn run(repeats: usize, filter: Option<&str>, profile: bool) -> Result<(), String> {
+pub fn run(repeats: usize, rounds: usize, filter: Option<&str>, profile: bool) -> Result<(), String> {
     crate::build(&["-p", "strata-driver", "--bin", "strata"])?;
     let (zoo, kernels) = (
         ensure_zoo()?,
@@ -166,7 +198,7 @@ pub fn run(repeats: usize, filter: Option<&str>, profile: bool) -> Result<(), St
     let mut rows = Vec::new();
     for case in cases {
         eprintln!("xtask: bench {}", case.name);
-        match measure(&case, repeats, profile) {
+        match measure(&case, repeats, rounds.max(1), profile) {
             Ok(row) => {
                 print_row(&row);
                 rows.push(row);
@@ -175,7 +207,7 @@ pub fn run(repeats: usize, filter: Option<&str>, profile: bool) -> Result<(), St
             Err(error) => println!("{:<20} failed: {}", case.name, error.lines().next().unwrap_or_default()),
         }
     }
-    print_footer(&rows, repeats);
+    print_footer(&rows, repeats, rounds.max(1));
     Ok(())
 }
 
@@ -206,9 +238,9 @@ fn print_row(row: &Row) {
         row.ort_one_ms,
         row.strata_all_ms,
         row.ort_all_ms,
-        row.strata_ms / row.ort_one_ms,
-        row.strata_all_ms / row.ort_all_ms,
-        row.strata_ms / row.strata_all_ms,
+        row.one_ratio,
+        row.all_ratio,
+        row.threads_ratio,
         row.unscheduled_ms / row.ort_one_ms,
         row.unfused_ms / row.ort_one_ms,
         row.unscheduled_ms,
@@ -221,10 +253,11 @@ fn print_row(row: &Row) {
     );
 }
 
-fn print_footer(rows: &[Row], repeats: usize) {
+fn print_footer(rows: &[Row], repeats: usize, rounds: usize) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
-        "(medians of {repeats} runs each, same inputs, same machine, one run of this command; 1T: Strata \
+        "(medians of {repeats} runs each, in {rounds} rounds alternating the runtimes: times are the median \
+         over the rounds, each ratio the median of the rounds' ratios; same inputs, same machine; 1T: Strata \
          with --threads 1 and ONNX Runtime with one intra-op thread; nT: both with their default threads, every \
          core ({cores} here); 1T/nT: Strata's speed-up from threads; no sched / no e-graph: Strata (1T) without \
          its loop schedule / e-graph optimiser, over ORT 1T; check: Strata's outputs within \

@@ -105,11 +105,17 @@ enum Bench {
     },
     /// Latency of every zoo model and focused kernel compiled by Strata against ONNX Runtime
     /// (pinned; one thread and its default threads), measured in the same run on the same
-    /// inputs, outputs checked: medians and their ratios.
+    /// inputs, outputs checked: medians and their ratios, Strata and ONNX Runtime alternating
+    /// over several rounds.
     Run {
-        /// Timed runs per model and runtime.
+        /// Timed runs per model and runtime, each round.
         #[arg(long, default_value_t = 20)]
         repeats: usize,
+        /// Rounds of alternating ONNX Runtime and Strata runs per model (at least 1): the table
+        /// gives the median over the rounds, each ratio the median of its rounds' ratios (one
+        /// round's runtimes share this machine's phase, which moved single medians 20-30%).
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
+        rounds: u64,
         /// Only models and kernels whose name contains this.
         #[arg(long)]
         filter: Option<String>,
@@ -190,8 +196,8 @@ fn main() -> ExitCode {
             }
             cargo(&args, &[])
         }
-        Task::Bench { which: Bench::Run { repeats, filter, profile } } => {
-            setup::run().and_then(|()| bench::run(repeats, filter.as_deref(), profile))
+        Task::Bench { which: Bench::Run { repeats, rounds, filter, profile } } => {
+            setup::run().and_then(|()| bench::run(repeats, rounds as usize, filter.as_deref(), profile))
         }
         Task::Bench { which: Bench::Egraph { repeats } } => setup::run().and_then(|()| bench_egraph(repeats)),
         Task::Bench { which: Bench::Compile { filter } } => {
