@@ -449,18 +449,27 @@ impl Blk {
     }
 }
 
-/// The elements of an integer elements attribute (`dense<...>`, splats expanded), if it is one.
+/// The elements of an integer elements attribute (`dense<...>`, splats expanded), if it is one
+/// of 1-, 8-, 16-, 32- or 64-bit elements (`i1` as 0 and 1). Each element is read at its own
+/// width: the 64-bit reader misreads narrower storage (`i32`, bit-packed `i1`).
 pub fn dense_ints(attribute: Attribute<'_>) -> Option<Vec<i64>> {
     let raw = attribute.to_raw();
     unsafe {
         if !sys::mlirAttributeIsADenseIntElements(raw) {
             return None;
         }
-        let count = sys::mlirElementsAttrGetNumElements(raw);
-        if sys::mlirDenseElementsAttrIsSplat(raw) {
-            return Some(vec![sys::mlirDenseElementsAttrGetInt64SplatValue(raw); count as usize]);
-        }
-        Some((0..count as isize).map(|i| sys::mlirDenseElementsAttrGetInt64Value(raw, i)).collect())
+        let count = sys::mlirElementsAttrGetNumElements(raw) as isize;
+        let element = sys::mlirShapedTypeGetElementType(sys::mlirAttributeGetType(raw));
+        // The readers index a splat like any other attribute.
+        let read: unsafe fn(sys::MlirAttribute, isize) -> i64 = match sys::mlirIntegerTypeGetWidth(element) {
+            1 => |raw, i| i64::from(sys::mlirDenseElementsAttrGetBoolValue(raw, i)),
+            8 => |raw, i| i64::from(sys::mlirDenseElementsAttrGetInt8Value(raw, i)),
+            16 => |raw, i| i64::from(sys::mlirDenseElementsAttrGetInt16Value(raw, i)),
+            32 => |raw, i| i64::from(sys::mlirDenseElementsAttrGetInt32Value(raw, i)),
+            64 => |raw, i| sys::mlirDenseElementsAttrGetInt64Value(raw, i),
+            _ => return None,
+        };
+        Some((0..count).map(|i| read(raw, i)).collect())
     }
 }
 

@@ -268,3 +268,20 @@ func.func @d(%x: f32) -> f32 {
     assert_eq!(key(a, true), key(c, true));
     assert_ne!(key(a, true), key(d, true));
 }
+
+#[test]
+fn dense_ints_reads_each_element_width() {
+    let strata = StrataContext::new(&[]).unwrap();
+    let read = |text: &str| {
+        crate::handle::dense_ints(melior::ir::Attribute::parse(strata.mlir(), text).expect("valid attribute"))
+    };
+    // i1 elements are bit-packed and i8/i32 narrower than the 64-bit reader: each read at its width.
+    assert_eq!(read("dense<[true, true, false, true]> : vector<4xi1>"), Some(vec![1, 1, 0, 1]));
+    assert_eq!(read("dense<true> : vector<3xi1>"), Some(vec![1, 1, 1]));
+    assert_eq!(read("dense<false> : vector<2xi1>"), Some(vec![0, 0]));
+    assert_eq!(read("dense<[-3, 7]> : tensor<2xi32>"), Some(vec![-3, 7]));
+    assert_eq!(read("dense<-2> : tensor<3xi8>"), Some(vec![-2, -2, -2]));
+    assert_eq!(read("dense<[1, 2]> : tensor<2xi64>"), Some(vec![1, 2]));
+    assert_eq!(read("dense<4> : tensor<2xi64>"), Some(vec![4, 4]));
+    assert_eq!(read("dense<1.5> : tensor<2xf32>"), None);
+}

@@ -14,11 +14,11 @@
 //! ops) and canonicalization (the masks folded to constants).
 
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
-use melior::ir::{Attribute, BlockLike};
+use melior::ir::BlockLike;
 use strata_ir::rewrite::collect;
 use strata_ir::{OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 
-use crate::vector_ops::{build, i64_array, vector_shape};
+use crate::vector_ops::{build, vector_shape};
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-split-masked-stores",
@@ -104,30 +104,16 @@ impl Pass for SplitMaskedStores {
 fn constant_prefix(mask: Val, lanes: i64) -> Option<i64> {
     let op = mask.owner()?;
     if op.is("vector.constant_mask") {
-        let sizes = op.get().attribute("mask_dim_sizes").ok()?.to_string();
-        let expected = |n: i64| sizes == i64_array([n]);
-        return (0..=lanes).find(|&n| expected(n));
+        let sizes = strata_ir::ods::i64_array(op.get(), "mask_dim_sizes")?;
+        return match sizes[..] {
+            [n] if (0..=lanes).contains(&n) => Some(n),
+            _ => None,
+        };
     }
     if op.is("arith.constant") {
-        let value: Attribute = op.get().attribute("value").ok()?;
-        let text = value.to_string();
-        let body = text.strip_prefix("dense<")?.split('>').next()?;
-        let bits: Vec<bool> = match body {
-            "true" => vec![true; lanes as usize],
-            "false" => vec![false; lanes as usize],
-            list => list
-                .strip_prefix('[')?
-                .strip_suffix(']')?
-                .split(',')
-                .map(|b| match b.trim() {
-                    "true" => Some(true),
-                    "false" => Some(false),
-                    _ => None,
-                })
-                .collect::<Option<_>>()?,
-        };
-        let prefix = bits.iter().take_while(|&&b| b).count();
-        return (bits.len() == lanes as usize && bits[prefix..].iter().all(|&b| !b)).then_some(prefix as i64);
+        let bits = strata_ir::handle::dense_ints(op.get().attribute("value").ok()?)?;
+        let prefix = bits.iter().take_while(|&&b| b != 0).count();
+        return (bits.len() == lanes as usize && bits[prefix..].iter().all(|&b| b == 0)).then_some(prefix as i64);
     }
     None
 }
