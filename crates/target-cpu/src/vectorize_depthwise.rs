@@ -6,13 +6,13 @@
 //!
 //! Per channel, the KH x KW weights are broadcast into vectors once; the output is walked in
 //! blocks of 4 rows x one vector of `vector-lanes` columns whose accumulators (seeded from the
-//! output, which holds the bias; or from the bias itself when a kernel filling the whole output
-//! with it comes right before, which then goes: [`bias_fill`]) stay in registers through the window: one input load and one
-//! fused multiply-add per tap and row (LLVM shares the loads that neighbouring rows repeat).
-//! Stride 1 along the width reads contiguous vectors; stride 2 reads two vectors' worth and
-//! keeps the even lanes (one shuffle); the last partial vector of a row is masked, and rows
-//! that do not fill a block run one at a time. With `threads` above 1 and enough work the
-//! channels are an `scf.forall` (OpenMP threads).
+//! output, which holds the bias; or from the bias itself when a kernel filling the whole
+//! output with it comes right before, which then goes: [`bias_fill`]) stay in registers
+//! through the window: one input load and one fused multiply-add per tap and row (LLVM shares
+//! the loads that neighbouring rows repeat). Stride 1 along the width reads contiguous
+//! vectors; stride 2 reads two vectors' worth and keeps the even lanes (one shuffle); the last
+//! partial vector of a row is masked, and rows that do not fill a block run one at a time.
+//! With `threads` above 1 and enough work the channels are an `scf.forall` (OpenMP threads).
 //!
 //! Left to the loop-order schedule, MobileNetV2's depthwise convolutions ran at 7-8 GFLOP/s
 //! (strided ones read every other element through scalar loads): 2x ONNX Runtime.
@@ -23,6 +23,7 @@
 
 use crate::text_kernels::{element, replace_kernels_with, unit_inner_stride};
 use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::r#type::ShapedTypeLike;
 use melior::ir::ValueLike;
 use strata_ir::handle::dense_ints;
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
@@ -336,8 +337,12 @@ fn bias_fill(conv: Op) -> Option<(Op, strata_ir::Val)> {
         return None;
     }
     let bias = fill.operand(0);
-    let bias_type = bias.r#type().to_string();
-    if !bias_type.starts_with("memref<") || !bias_type.contains("xf32") || bias_type.contains(',') {
+    let bias_type = strata_ir::types::memref(bias.r#type())?;
+    let plain = bias_type.rank() == 1
+        && strata_ir::types::type_name(bias_type.element()) == "f32"
+        && strata_ir::handle::is_identity_layout(bias_type.layout())
+        && bias_type.memory_space().is_none();
+    if !plain {
         return None;
     }
     // The body yields the bias element unchanged.
