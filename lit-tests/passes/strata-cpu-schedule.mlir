@@ -318,3 +318,52 @@ func.func @filter_remainder(%x: tensor<1x1x64x1xf32>) -> tensor<1x34x3x1xf32> {
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<[16, 1]> : tensor<2xi64>} ins(%x, %w : tensor<1x1x64x1xf32>, tensor<34x1x32x1xf32>) outs(%init : tensor<1x34x3x1xf32>) -> tensor<1x34x3x1xf32>
   return %0 : tensor<1x34x3x1xf32>
 }
+
+// A 1x1 convolution at unit stride runs over its 49 positions as one row: blocks of 6
+// positions x 16 filters (12 accumulators) where 7 x 7 allowed only 7 positions x 8 filters,
+// the 49th position peeled into a tile of its own. The relu epilogue runs in both tiles over
+// the same flattened shape; the result is reshaped back (views after bufferization).
+// AVX2-LABEL: func.func @flat_1x1
+// AVX2: tensor.expand_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] output_shape [1, 64, 1, 49] : tensor<1x64x49xf32> into tensor<1x64x1x49xf32>
+// AVX2: scf.for %{{.*}} = %c0 to %c48 step %c6
+// AVX2: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<6xf32>, vector<16xf32>
+// AVX2: arith.maximumf %{{.*}}, %{{.*}} : vector<16x6xf32>
+// AVX2: tensor.extract_slice %{{.*}}[0, 0, 0, 48] [1, 64, 1, 1]
+// AVX2: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : vector<16xf32>
+// AVX2: arith.maximumf %{{.*}}, %{{.*}} : vector<16xf32>
+// AVX2: tensor.expand_shape %{{.*}} output_shape [1, 32, 7, 7] : tensor<1x32x49xf32> into tensor<1x32x7x7xf32>
+// AVX2-NOT: linalg.generic
+func.func @flat_1x1(%x: tensor<1x64x7x7xf32>, %w: tensor<32x64x1x1xf32>, %b: tensor<32xf32>) -> tensor<1x32x7x7xf32> {
+  %e = tensor.empty() : tensor<1x32x7x7xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : tensor<32xf32>) outs(%e : tensor<1x32x7x7xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x32x7x7xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x64x7x7xf32>, tensor<32x64x1x1xf32>) outs(%init : tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
+  %zero = arith.constant 0.0 : f32
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : tensor<1x32x7x7xf32>) outs(%c : tensor<1x32x7x7xf32>) attrs = {strata.epilogue} {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x32x7x7xf32>
+  return %r : tensor<1x32x7x7xf32>
+}
+
+// The same convolution whose result is padded (for a 3x3 depthwise convolution after it) keeps
+// its rows: `strata-pad-in-place` writes it inside the padded buffer, whose strided interior
+// a reshape would copy.
+// AVX2-LABEL: func.func @padded_result
+// AVX2-NOT: tensor.collapse_shape
+// AVX2: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<7xf32>, vector<8xf32>
+// AVX2: tensor.pad
+func.func @padded_result(%x: tensor<1x64x7x7xf32>, %w: tensor<32x64x1x1xf32>) -> tensor<1x32x9x9xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x32x7x7xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x64x7x7xf32>, tensor<32x64x1x1xf32>) outs(%init : tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
+  %p = tensor.pad %c low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x32x7x7xf32> to tensor<1x32x9x9xf32>
+  return %p : tensor<1x32x9x9xf32>
+}

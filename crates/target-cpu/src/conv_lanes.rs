@@ -134,6 +134,9 @@ pub struct ConvBlock {
     /// tf` (see [`packs`]) and the loops are `(n, oh, ow, fo, fi, c, kh, kw)`: a tile reads its
     /// filters as one contiguous stream.
     pub packed: bool,
+    /// `tw` does not divide the output's columns (`strata_machine::partial`): the tiles step
+    /// along the columns in a loop of their own, whose last, narrower block is peeled off.
+    pub partial: bool,
 }
 
 /// The least multiply-adds for which a convolution or matmul is split across threads (about
@@ -144,18 +147,19 @@ impl ConvBlock {
     /// The `strata.conv_tiles` mark: `THxTWxTF`, `f` appended for filters outermost, `e` for
     /// an epilogue (the epilogue carries the same label as `strata.conv_epilogue`), `p` for
     /// parallel tiles, `s` for columns in the lanes, `g` for a grouped convolution, `k` for a
-    /// packed filter.
+    /// packed filter, `r` for a partial block.
     pub fn label(&self) -> String {
         let [th, tw, tf] = self.tiles;
         let flag = |set: bool, c: &'static str| if set { c } else { "" };
         format!(
-            "{th}x{tw}x{tf}{}{}{}{}{}{}",
+            "{th}x{tw}x{tf}{}{}{}{}{}{}{}",
             flag(self.filters_outer, "f"),
             flag(self.epilogue, "e"),
             flag(self.parallel, "p"),
             flag(self.spatial, "s"),
             flag(self.grouped, "g"),
-            flag(self.packed, "k")
+            flag(self.packed, "k"),
+            flag(self.partial, "r")
         )
     }
 }
@@ -166,6 +170,8 @@ struct Plan {
     block: ConvBlock,
     /// Its epilogue generic, if its result goes to one.
     epilogue: Option<Op>,
+    /// Blocked over its positions as one row (`crate::conv_flatten`).
+    flat: bool,
 }
 
 /// The epilogue generic that is the only reader of `conv`'s result, if any: a
@@ -248,14 +254,17 @@ pub fn rewrite(
         let op = raw.get();
         let Some((x, w, out)) = static_f32_operands(op, 4) else { continue };
         let (window, column_stride) = (w.shape[2] * w.shape[3], int_pair(op, "strides")[1].max(1));
+        // A convolution that starts from a value of its own (a residual) keeps its epilogue
+        // apart: fused, the tiles would read that value from outside the tile loop while the
+        // loop writes into it, and bufferization would copy it first.
+        let own_start = op.operand(2).ok().and_then(defining_op).and_then(Init::of).is_none();
+        let epilogue = epilogue_of(op).filter(|_| !own_start);
+        let padded = op.operand(0).ok().and_then(defining_op).and_then(Pad::of).is_some();
+        let flat = crate::conv_flatten::flattens(op, [&x, &w, &out], padded, epilogue, registers, threads);
+        let [rows, columns] = if flat { [1, out.shape[2] * out.shape[3]] } else { [out.shape[2], out.shape[3]] };
         if let Some((tiles, spatial)) =
-            conv_block(out.shape[2], out.shape[3], out.shape[1], w.shape[1] * window, window, column_stride, registers)
+            conv_block(rows, columns, out.shape[1], w.shape[1] * window, window, column_stride, registers)
         {
-            // A convolution that starts from a value of its own (a residual) keeps its epilogue
-            // apart: fused, the tiles would read that value from outside the tile loop while
-            // the loop writes into it, and bufferization would copy it first.
-            let own_start = op.operand(2).ok().and_then(defining_op).and_then(Init::of).is_none();
-            let epilogue = epilogue_of(op).filter(|_| !own_start);
             plans.push(Plan {
                 conv: raw,
                 block: ConvBlock {
@@ -266,8 +275,10 @@ pub fn rewrite(
                     spatial,
                     grouped: false,
                     packed: false,
+                    partial: strata_machine::partial(tiles, columns),
                 },
                 epilogue,
+                flat,
             });
         }
     }
@@ -286,6 +297,8 @@ pub fn rewrite(
         let (x, w, init) = (operand(0), operand(1), operand(2));
         let (x_ty, w_ty, out) =
             (tensor_type(x.r#type()).unwrap(), tensor_type(w.r#type()).unwrap(), tensor_type(init.r#type()).unwrap());
+        // The accumulator: the output, or its positions in one row.
+        let acc = if plan.flat { crate::conv_flatten::flat_type(&out) } else { out.clone() };
         let [f, c, kh, kw] = [w_ty.shape[0], w_ty.shape[1], w_ty.shape[2], w_ty.shape[3]];
         let wt_ty = w_ty.with_shape(vec![c, kh, kw, f]);
         let strides = int_pair(op, "strides").map(|s| s.max(1));
@@ -390,7 +403,10 @@ pub fn rewrite(
             k.arg(0)
         };
         let steps = [if split[0] { 1 } else { sh }, if split[1] { 1 } else { sw }];
-        let (input, mut input_ty) = if steps == [1, 1] {
+        let (input, mut input_ty) = if plan.flat {
+            let flat = crate::conv_flatten::flat_type(&rounded);
+            (crate::conv_flatten::reshape(&mut k, &input, &rounded, &flat), flat)
+        } else if steps == [1, 1] {
             (input, rounded.clone())
         } else {
             let ty = rounded.with_shape(vec![
@@ -456,17 +472,17 @@ pub fn rewrite(
                 // A generic rather than linalg.fill: in the tile its unit dimensions fold like
                 // the convolution's, so the vectorised initial value forwards straight into the
                 // accumulators (a fill's 4-D write does not, and its tensor would be kept).
-                let scalar = k.constant(literal, &out.elem);
-                let empty = k.empty(&out);
+                let scalar = k.constant(literal, &acc.elem);
+                let empty = k.empty(&acc);
                 k.emit(format_args!(
-                    "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"], {init_mark}}} outs({empty} : {out}) {{\n    ^bb0(%o: f32):\n      linalg.yield {scalar} : f32\n    }} -> {out}"
+                    "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"], {init_mark}}} outs({empty} : {acc}) {{\n    ^bb0(%o: f32):\n      linalg.yield {scalar} : f32\n    }} -> {acc}"
                 ))
             }
             Some(Init::Bias(_)) => {
-                let empty = k.empty(&out);
+                let empty = k.empty(&acc);
                 let (bias, bias_ty) = (k.arg(2), k.arg_type(2).clone());
                 k.emit(format_args!(
-                    "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"], {init_mark}}} ins({bias} : {bias_ty}) outs({empty} : {out}) {{\n    ^bb0(%b: f32, %o: f32):\n      linalg.yield %b : f32\n    }} -> {out}"
+                    "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"], {init_mark}}} ins({bias} : {bias_ty}) outs({empty} : {acc}) {{\n    ^bb0(%b: f32, %o: f32):\n      linalg.yield %b : f32\n    }} -> {acc}"
                 ))
             }
             // Any other initial value (a residual, `sg-accumulate-residuals`) is computed
@@ -475,7 +491,8 @@ pub fn rewrite(
             // share with the residual, rather than in a new one.
             None => {
                 let init = k.arg(2);
-                k.emit(format_args!("tensor.cast {init} : {out} to {out}"))
+                let init = if plan.flat { crate::conv_flatten::reshape(&mut k, &init, &out, &acc) } else { init };
+                k.emit(format_args!("tensor.cast {init} : {acc} to {acc}"))
             }
         };
         // `transform.structured.fuse` pulls every tileable producer into the tile loops, up
@@ -500,17 +517,27 @@ pub fn rewrite(
             parallel,
             &tiles_mark,
             [(&input, &input_ty), (&wt, &wt_ty)],
-            (&start, &out),
+            (&start, &acc),
         );
+        let result = if plan.flat { crate::conv_flatten::reshape(&mut k, &result, &acc, &out) } else { result };
         k.set_result(result, out);
         inline_kernel(&mut kernels, cx, plan.conv, &k, &operands, "convolution")?;
         if let Some(epilogue) = plan.epilogue {
-            // The inlined kernel's result: the epilogue's first operand that is not a cast.
+            // The inlined kernel's result: the epilogue's first operand that is not a cast
+            // (with flattened positions, the reshape of the marked generic's result).
             let inputs = epilogue.operand_count() - 1;
+            let produced = |v: Val| v.owner().is_some_and(|d| attrs::CONV_TILES.get(d.get()).is_some());
             let result = (0..inputs)
                 .map(|i| epilogue.operand(i))
-                .find(|v| v.owner().is_some_and(|d| attrs::CONV_TILES.get(d.get()).is_some()))
+                .find(|&v| produced(v) || crate::conv_flatten::flat_source(v).is_some())
                 .expect("the epilogue reads the convolution");
+            let result = match crate::conv_flatten::flat_source(result) {
+                Some(flat) => {
+                    crate::conv_flatten::flatten_epilogue(strata.mlir(), epilogue, result, flat);
+                    flat
+                }
+                None => result,
+            };
             prepare_epilogue(strata.mlir(), epilogue, result, &label);
         }
         if !blocks.contains(&plan.block) {
@@ -557,6 +584,7 @@ fn rewrite_grouped(
             spatial: true,
             grouped: true,
             packed: false,
+            partial: false,
         };
         crate::conv_split::fold_constant_slice(strata.mlir(), op);
         let operand = |i: usize| op.operand(i).expect("a convolution has three operands");

@@ -245,6 +245,35 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
         };
         let [th, tw, tf] = block.tiles;
         let label = block.label();
+        // A partial block (`tw` not dividing the columns) is tiled in two levels: every loop
+        // but the columns' (with `tw` of 0: whole rows), then the columns in an `scf.for` of
+        // their own, whose last, narrower block is peeled off (its sizes static once the
+        // single-iteration rest loop folds: canonicalised right away) and vectorised at its
+        // own width. The tiles' reduction loops are stepped after the dead copies go (in
+        // the EPILOGUES section), on every copy of the convolution that carries the label.
+        let partial = block.partial && !block.grouped;
+        let tw_first = if partial { 0 } else { tw };
+        let (loops, loop_types) = match (block.parallel, partial, block.packed) {
+            (true, _, _) => (loops, loop_types),
+            (false, true, false) => (":3", ["!transform.any_op"; 3].join(", ")),
+            (false, true, true) => (":4", ["!transform.any_op"; 4].join(", ")),
+            (false, false, _) => (loops, loop_types),
+        };
+        let peel = |tiled: &str, columns: usize| {
+            let mut sizes = vec!["0".to_string(); if block.packed { 8 } else { 7 }];
+            sizes[columns] = tw.to_string();
+            format!(
+                "    %pt{i}, %pw{i} = transform.structured.fuse {tiled} tile_sizes [{}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %pf{i} = transform.cast %pw{i} : !transform.any_op to !transform.op<\"scf.for\">
+    %pp{i} = transform.get_parent_op %pf{i} : (!transform.op<\"scf.for\">) -> !transform.any_op
+    %pm{i}, %pr{i} = transform.loop.peel %pf{i} : (!transform.op<\"scf.for\">) -> (!transform.any_op, !transform.any_op)
+    transform.apply_patterns to %pp{i} {{
+      transform.apply_patterns.canonicalization
+    }} : !transform.any_op
+",
+                sizes.join(", ")
+            )
+        };
         // The reduction loops of `tiled` (the convolution's tile), one (c, kh, kw) a step; a
         // grouped convolution (g) or a packed filter (fo, fi) has one more parallel loop.
         let parallel_zeros = if block.grouped || block.packed { "0, 0, 0, 0, 0" } else { "0, 0, 0, 0" };
@@ -262,13 +291,17 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
             };
             tiling += &format!(
                 "    %ev{i} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes{{strata.conv_epilogue = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n\
-    %et{i}, %el{i}{loops} = transform.structured.fuse %ev{i} tile_sizes [1, {tf}, {th}, {tw}]{interchange}{forall} : (!transform.any_op) -> (!transform.any_op, {loop_types})\n"
+    %et{i}, %el{i}{loops} = transform.structured.fuse %ev{i} tile_sizes [1, {tf}, {th}, {tw_first}]{interchange}{forall} : (!transform.any_op) -> (!transform.any_op, {loop_types})\n"
             );
+            if partial {
+                tiling += &peel(&format!("%et{i}"), 3);
+            }
             epilogues += &matched;
             epilogues += &reduction(&format!("%cv{i}"));
         } else {
             // The convolution's loops: (n, oh, ow, f), or (n, oh, f, ow) with columns in the lanes.
             // A packed filter's: (n, oh, ow, fo, fi).
+            let tw = tw_first;
             let (sizes, interchange) = match (block.filters_outer, block.spatial) {
                 _ if block.grouped => (format!("1, {th}, {tf}, {tw}"), ""),
                 (outer, _) if block.packed => {
@@ -283,7 +316,14 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
             tiling += &format!(
                 "    %ct{i}, %cl{i}{loops} = transform.structured.fuse %cv{i} tile_sizes [1, {sizes}, 0, 0, 0]{interchange}{forall} : (!transform.any_op) -> (!transform.any_op, {loop_types})\n"
             );
-            tiling += &reduction(&format!("%ct{i}"));
+            if partial {
+                // The columns: loop 2 of (n, oh, ow, f), 3 of (n, oh, f, ow).
+                tiling += &peel(&format!("%ct{i}"), if block.spatial { 3 } else { 2 });
+                epilogues += &format!("    %cq{i} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes{{strata.conv_tiles = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n");
+                epilogues += &reduction(&format!("%cq{i}"));
+            } else {
+                tiling += &reduction(&format!("%ct{i}"));
+            }
         }
         fold += &format!(
             "    %cp{i} = transform.get_parent_op %crl{i}#0 : (!transform.any_op) -> !transform.any_op\n\

@@ -22,6 +22,7 @@ pub mod approximate;
 pub mod artifact;
 pub mod bf16;
 pub mod broadcast_loads;
+mod conv_flatten;
 pub mod conv_lanes;
 mod conv_outer;
 mod conv_split;

@@ -1,0 +1,176 @@
+//! 1x1 convolutions at unit stride blocked over their positions as one row (part of
+//! `strata-cpu-schedule`, with [`crate::conv_lanes`]).
+//!
+//! Such a convolution is a matmul of the filters by the `C x (H * W)` input: its output rows
+//! are no boundary for a register block, only for blocks that must divide them. MobileNetV2's
+//! last stages run at 7 x 7 and 14 x 14, whose only divisors within the 12 accumulators of
+//! AVX2 are 7 and 2 x 2: blocks of 7 positions x 8 filters (7 FMAs a step) or 4 x 16 (8).
+//! Read as one row of 49 or 196 positions they take 6 positions x 16 filters (12 FMAs), the
+//! last block of the row peeled (`strata_machine::partial`): 960 channels into 320 filters at
+//! 7 x 7 ran 1.6x faster on a Zen3 core, 576 into 96 at 14 x 14 1.3x. The convolution's input
+//! and accumulator are reshaped to `N x C x 1 x (H * W)` in its kernel, and an epilogue that
+//! runs in its tiles is rewritten over the same shape (its operands reshaped, its result
+//! reshaped back): views of the same buffers after bufferization, no copy.
+
+use crate::conv_lanes::{conv_block, Registers};
+use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
+use melior::ir::{Attribute, BlockLike, Identifier, Type, ValueLike};
+use melior::Context;
+use strata_ir::{Op, Val};
+use strata_lower::kernel::{Kernel, TensorTy};
+use strata_lower::ops::tensor_type;
+
+/// `ty` (`N x C x H x W`) with its positions in one row: `N x C x 1 x (H * W)`.
+pub(crate) fn flat_type(ty: &TensorTy) -> TensorTy {
+    ty.with_shape(vec![ty.shape[0], ty.shape[1], 1, ty.shape[2] * ty.shape[3]])
+}
+
+/// Whether the convolution `op` (input `x`, filter `w`, output `out`, static f32) is blocked
+/// as one row of positions: a 1x1 window at unit stride over an unpadded input (`padded`:
+/// its input is a pad), several output rows, an `epilogue` (if any) that [`epilogue_flattens`],
+/// a block of more outputs than the rows and columns allow with the same lanes (filters or
+/// columns: a few-tap convolution whose columns fill vectors keeps them, its filter-lane
+/// tiles end in transposed stores), every reshaped tensor [`contiguous`], and, when its tiles
+/// run on `threads` threads, at least two blocks of filters per thread: the single row leaves
+/// the filters as the only parallel loop (MobileNetV2's 112 x 112 projection into 16 filters
+/// ran 2.7x slower on two threads flattened).
+pub(crate) fn flattens(
+    op: OperationRef<'_, '_>,
+    [x, w, out]: [&TensorTy; 3],
+    padded: bool,
+    epilogue: Option<Op>,
+    registers: Registers,
+    threads: i64,
+) -> bool {
+    let strides = crate::conv_lanes::int_pair(op, "strides");
+    let one_by_one = w.shape[2] == 1 && w.shape[3] == 1 && strides == [1, 1];
+    if !one_by_one || padded || x.shape[2..] != out.shape[2..] || out.shape[2] < 2 {
+        return false;
+    }
+    if epilogue.is_some_and(|e| !epilogue_flattens(e)) {
+        return false;
+    }
+    let result = epilogue.unwrap_or(Op::of(&op)).result(0);
+    let reshaped = [op.operand(0).ok(), op.operand(2).ok()].into_iter().flatten().map(Val::of);
+    if !reshaped.chain([result]).all(contiguous) {
+        return false;
+    }
+    let (f, taps) = (out.shape[1], w.shape[1]);
+    let Some(([_, tw, tf], lanes)) = conv_block(1, out.shape[2] * out.shape[3], f, taps, 1, 1, registers) else {
+        return false;
+    };
+    let rows = conv_block(out.shape[2], out.shape[3], f, taps, 1, 1, registers);
+    let parallel = threads > 1 && out.numel() * taps >= crate::conv_lanes::PARALLEL_MACS;
+    rows.is_none_or(|([th, tw2, tf2], lanes2)| lanes2 == lanes && th * tw2 * tf2 < tw * tf)
+        && (!parallel || f / tf >= 2 * threads)
+}
+
+/// Whether `value` is sure to stay a whole buffer of its own after bufferization, whose
+/// reshape is a view: not a slice of another tensor, and not written into one (an insert into
+/// a concatenation, a pad that `strata-pad-in-place` turns into writes inside the padded
+/// buffer). Reshaping a strided interior made bufferization copy it: MobileNetV2's
+/// expansions, whose results are padded for the depthwise convolutions after them, lost more
+/// in those copies than the blocks gained.
+fn contiguous(value: Val) -> bool {
+    let slice = value.owner().is_some_and(|o| o.is("tensor.extract_slice"));
+    let inserted = value.users().iter().any(|u| u.is("tensor.pad") || u.is("tensor.insert_slice"));
+    !slice && !inserted
+}
+
+/// Whether `epilogue` (a 4-D `linalg.generic`) can run over the flattened positions: every
+/// map either the identity or free of the rows and columns (a per-filter bias), so that
+/// reshaping the identity operands keeps its meaning.
+fn epilogue_flattens(epilogue: Op) -> bool {
+    let Some(maps) = epilogue.attribute("indexing_maps") else { return false };
+    let maps = maps.to_string();
+    let results: Vec<&str> = maps
+        .split("affine_map<")
+        .skip(1)
+        .filter_map(|map| map.split_once("-> (").map(|(_, rest)| rest.split(')').next().unwrap_or("")))
+        .collect();
+    results.len() == epilogue.operand_count()
+        && maps.matches("(d0, d1, d2, d3) ->").count() == results.len()
+        && results.iter().all(|r| *r == "d0, d1, d2, d3" || (!r.contains("d2") && !r.contains("d3")))
+        && results.last() == Some(&"d0, d1, d2, d3")
+        && (0..epilogue.operand_count()).all(|i| results[i] != "d0, d1, d2, d3" || contiguous(epilogue.operand(i)))
+}
+
+/// Emits into `k` the reshape of `value` (`from`, 4-D) to `to` (same element count, same
+/// two leading dimensions): the last two dimensions collapsed, then expanded. Returns it.
+pub(crate) fn reshape(k: &mut Kernel, value: &str, from: &TensorTy, to: &TensorTy) -> String {
+    let collapsed = from.with_shape(vec![from.shape[0], from.shape[1], from.shape[2] * from.shape[3]]);
+    let c = k.emit(format_args!("tensor.collapse_shape {value} [[0], [1], [2, 3]] : {from} into {collapsed}"));
+    k.emit(format_args!(
+        "tensor.expand_shape {c} [[0], [1], [2, 3]] output_shape [{}] : {collapsed} into {to}",
+        strata_lower::nn::list(&to.shape)
+    ))
+}
+
+/// The flattened accumulator behind `value`, the result of a flattened convolution's kernel
+/// (an expand of a collapse of the marked generic's result), if it is one.
+pub(crate) fn flat_source(value: Val) -> Option<Val> {
+    let expand = value.owner().filter(|o| o.is("tensor.expand_shape"))?;
+    let collapse = expand.operand(0).owner().filter(|o| o.is("tensor.collapse_shape"))?;
+    let source = collapse.operand(0);
+    source.owner().filter(|o| strata_ir::attrs::CONV_TILES.get(o.get()).is_some()).map(|_| source)
+}
+
+/// Rewrites `epilogue` (see [`epilogue_flattens`]) over the flattened positions: `result`
+/// (the convolution kernel's 4-D result) read as `flat` (its flattened accumulator), the other
+/// identity-mapped operands reshaped before it, its result flattened and reshaped back for
+/// its readers.
+pub(crate) fn flatten_epilogue(context: &Context, epilogue: Op, result: Val, flat: Val) {
+    for i in 0..epilogue.operand_count() {
+        let operand = epilogue.operand(i);
+        if operand == result {
+            epilogue.set_operand(i, flat);
+            continue;
+        }
+        let Ok(ty) = tensor_type(operand.r#type()) else { continue };
+        if ty.rank() == 4 {
+            let reshaped = reshape_before(context, epilogue, operand, &flat_type(&ty));
+            epilogue.set_operand(i, reshaped);
+        }
+    }
+    let out = epilogue.result(0);
+    let ty = tensor_type(out.r#type()).expect("a 4-D tensor result");
+    out.get().set_type(flat.r#type());
+    let next = epilogue.next().expect("an epilogue is followed by its readers");
+    let back = reshape_before(context, next, out, &ty);
+    let collapse = back.owner().and_then(|e| e.operand(0).owner()).expect("a collapse");
+    for (user, index) in out.uses() {
+        if user != collapse {
+            user.set_operand(index, back);
+        }
+    }
+}
+
+/// Inserts before `before` the reshape of `value` (4-D) to `to`, as [`reshape`]; its result.
+fn reshape_before(context: &Context, before: Op, value: Val, to: &TensorTy) -> Val {
+    let from = tensor_type(value.r#type()).expect("a tensor");
+    let collapsed = from.with_shape(vec![from.shape[0], from.shape[1], from.shape[2] * from.shape[3]]);
+    let parse_type = |ty: &TensorTy| Type::parse(context, &ty.to_string()).expect("a tensor type");
+    let reassociation = || Attribute::parse(context, "[[0], [1], [2, 3]]").expect("an array");
+    let output_shape = Attribute::parse(context, &format!("array<i64: {}>", strata_lower::nn::list(&to.shape)))
+        .expect("a dense i64 array");
+    let anchor = before.get();
+    let block = anchor.block().expect("the anchor is in a block");
+    let collapse = OperationBuilder::new("tensor.collapse_shape", anchor.location())
+        .add_operands(&[value.get()])
+        .add_results(&[parse_type(&collapsed)])
+        .add_attributes(&[(Identifier::new(context, "reassociation"), reassociation())])
+        .build()
+        .expect("a valid collapse");
+    let collapse = block.insert_operation_before(anchor, collapse);
+    let expand = OperationBuilder::new("tensor.expand_shape", anchor.location())
+        .add_operands(&[collapse.result(0).expect("one result").into()])
+        .add_results(&[parse_type(to)])
+        .add_attributes(&[
+            (Identifier::new(context, "reassociation"), reassociation()),
+            (Identifier::new(context, "static_output_shape"), output_shape),
+        ])
+        .build()
+        .expect("a valid expand");
+    let expand: OperationRef = block.insert_operation_before(anchor, expand);
+    Val::from(expand.result(0).expect("one result"))
+}
