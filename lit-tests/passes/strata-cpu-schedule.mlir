@@ -367,3 +367,26 @@ func.func @padded_result(%x: tensor<1x64x7x7xf32>, %w: tensor<32x64x1x1xf32>) ->
   } : tensor<1x32x7x7xf32> to tensor<1x32x9x9xf32>
   return %p : tensor<1x32x9x9xf32>
 }
+
+// Columns in the lanes (24 taps a position) over 56 columns: two vectors of columns x 6 filters
+// a block, where whole blocks allowed only one vector x 12 filters (as many FMAs, twice the
+// broadcasts); the last 8 columns of each row peeled into a block of one vector. Its rows kept
+// (the result is padded).
+// AVX2-LABEL: func.func @columns_partial
+// AVX2-NOT: tensor.collapse_shape
+// AVX2: scf.for %{{.*}} = %c0 to %c48 step %c16
+// AVX2: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<6xf32>, vector<16xf32>
+// AVX2: tensor.extract_slice %{{.*}}[0, 0, 0, 48] [1, 24, 1, 8]
+// AVX2: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<6xf32>, vector<8xf32>
+// AVX2: tensor.pad
+func.func @columns_partial(%x: tensor<1x24x56x56xf32>, %w: tensor<48x24x1x1xf32>) -> tensor<1x48x58x58xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x48x56x56xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x48x56x56xf32>) -> tensor<1x48x56x56xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x24x56x56xf32>, tensor<48x24x1x1xf32>) outs(%init : tensor<1x48x56x56xf32>) -> tensor<1x48x56x56xf32>
+  %p = tensor.pad %c low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x48x56x56xf32> to tensor<1x48x58x58xf32>
+  return %p : tensor<1x48x58x58xf32>
+}

@@ -28,9 +28,10 @@ pub(crate) fn flat_type(ty: &TensorTy) -> TensorTy {
 /// Whether the convolution `op` (input `x`, filter `w`, output `out`, static f32) is blocked
 /// as one row of positions: a 1x1 window at unit stride over an unpadded input (`padded`:
 /// its input is a pad), several output rows, an `epilogue` (if any) that [`epilogue_flattens`],
-/// a block of more outputs than the rows and columns allow with the same lanes (filters or
-/// columns: a few-tap convolution whose columns fill vectors keeps them, its filter-lane
-/// tiles end in transposed stores), every reshaped tensor [`contiguous`], and, when its tiles
+/// a block of more outputs than the rows and columns allow (or as many in whole blocks of
+/// columns where the rows' are narrower or partial), columns in the lanes kept there (a
+/// few-tap convolution's filter-lane tiles end in transposed stores), every reshaped tensor
+/// [`contiguous`], and, when its tiles
 /// run on `threads` threads, at least two blocks of filters per thread: the single row leaves
 /// the filters as the only parallel loop (MobileNetV2's 112 x 112 projection into 16 filters
 /// ran 2.7x slower on two threads flattened).
@@ -56,13 +57,26 @@ pub(crate) fn flattens(
         return false;
     }
     let (f, taps) = (out.shape[1], w.shape[1]);
-    let Some(([_, tw, tf], lanes)) = conv_block(1, out.shape[2] * out.shape[3], f, taps, 1, 1, registers) else {
+    let positions = out.shape[2] * out.shape[3];
+    let Some((flat, columns)) = conv_block(1, positions, f, taps, 1, 1, registers) else {
         return false;
     };
-    let rows = conv_block(out.shape[2], out.shape[3], f, taps, 1, 1, registers);
+    let outputs = |[th, tw, tf]: [i64; 3]| th * tw * tf;
+    let better = match conv_block(out.shape[2], out.shape[3], f, taps, 1, 1, registers) {
+        None => true,
+        // Columns in the lanes stay there (filter lanes end in transposed stores).
+        Some((_, true)) if !columns => false,
+        Some((rows, rows_columns)) => {
+            outputs(flat) > outputs(rows)
+                || (columns
+                    && rows_columns
+                    && outputs(flat) == outputs(rows)
+                    && !strata_machine::partial(flat, positions)
+                    && (flat[1] > rows[1] || strata_machine::partial(rows, out.shape[3])))
+        }
+    };
     let parallel = threads > 1 && out.numel() * taps >= crate::conv_lanes::PARALLEL_MACS;
-    rows.is_none_or(|([th, tw2, tf2], lanes2)| lanes2 == lanes && th * tw2 * tf2 < tw * tf)
-        && (!parallel || f / tf >= 2 * threads)
+    better && (!parallel || f / flat[2] >= 2 * threads)
 }
 
 /// Whether `value` is sure to stay a whole buffer of its own after bufferization, whose
