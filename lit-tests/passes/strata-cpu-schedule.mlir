@@ -390,3 +390,24 @@ func.func @columns_partial(%x: tensor<1x24x56x56xf32>, %w: tensor<48x24x1x1xf32>
   } : tensor<1x48x56x56xf32> to tensor<1x48x58x58xf32>
   return %p : tensor<1x48x58x58xf32>
 }
+
+// Columns in the lanes with 32 filters: blocks of 6 filters (the last 2) over two vectors of
+// columns, where 32's divisors allowed 4: 12 FMAs a step instead of 8. The filters step in a
+// loop of their own inside the columns', the last block peeled.
+// AVX2-LABEL: func.func @filters_partial
+// AVX2: scf.for %{{.*}} = %c0 to %c32 step %c16
+// AVX2: scf.for %{{.*}} = %c0 to %c30 step %c6
+// AVX2: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<6xf32>, vector<16xf32>
+// AVX2: tensor.extract_slice %{{.*}}[0, 30, 0, 0] [1, 2, 1, 16]
+// AVX2: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<2xf32>, vector<16xf32>
+func.func @filters_partial(%x: tensor<1x24x2x32xf32>, %w: tensor<32x24x1x1xf32>) -> tensor<1x32x4x34xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x32x2x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x32x2x32xf32>) -> tensor<1x32x2x32xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x24x2x32xf32>, tensor<32x24x1x1xf32>) outs(%init : tensor<1x32x2x32xf32>) -> tensor<1x32x2x32xf32>
+  %p = tensor.pad %c low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x32x2x32xf32> to tensor<1x32x4x34xf32>
+  return %p : tensor<1x32x4x34xf32>
+}

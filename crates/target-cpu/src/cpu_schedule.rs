@@ -245,23 +245,27 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
         };
         let [th, tw, tf] = block.tiles;
         let label = block.label();
-        // A partial block (`tw` not dividing the columns) is tiled in two levels: every loop
-        // but the columns' (with `tw` of 0: whole rows), then the columns in an `scf.for` of
-        // their own, whose last, narrower block is peeled off (its sizes static once the
+        // A partial block (`tw` not dividing the columns, or, with columns in the lanes, `tf`
+        // not dividing the filters) is tiled in two levels: every loop but the partial one
+        // (with a size of 0: whole rows, or every filter), then that one in an `scf.for` of
+        // its own, whose last, narrower block is peeled off (its sizes static once the
         // single-iteration rest loop folds: canonicalised right away) and vectorised at its
         // own width. The tiles' reduction loops are stepped after the dead copies go (in
         // the EPILOGUES section), on every copy of the convolution that carries the label.
-        let partial = block.partial && !block.grouped;
-        let tw_first = if partial { 0 } else { tw };
+        let partial_filters = block.partial_filters && block.spatial && !block.grouped && !block.partial;
+        let partial = block.partial && !block.grouped || partial_filters;
+        let tw_first = if partial && !partial_filters { 0 } else { tw };
+        let tf_first = if partial_filters { 0 } else { tf };
         let (loops, loop_types) = match (block.parallel, partial, block.packed) {
             (true, _, _) => (loops, loop_types),
             (false, true, false) => (":3", ["!transform.any_op"; 3].join(", ")),
             (false, true, true) => (":4", ["!transform.any_op"; 4].join(", ")),
             (false, false, _) => (loops, loop_types),
         };
-        let peel = |tiled: &str, columns: usize| {
+        // The loop of the partial dimension: its index among the tiled op's loops, and size.
+        let peel = |tiled: &str, (dim, size): (usize, i64)| {
             let mut sizes = vec!["0".to_string(); if block.packed { 8 } else { 7 }];
-            sizes[columns] = tw.to_string();
+            sizes[dim] = size.to_string();
             format!(
                 "    %pt{i}, %pw{i} = transform.structured.fuse {tiled} tile_sizes [{}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %pf{i} = transform.cast %pw{i} : !transform.any_op to !transform.op<\"scf.for\">
@@ -291,17 +295,18 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
             };
             tiling += &format!(
                 "    %ev{i} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes{{strata.conv_epilogue = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n\
-    %et{i}, %el{i}{loops} = transform.structured.fuse %ev{i} tile_sizes [1, {tf}, {th}, {tw_first}]{interchange}{forall} : (!transform.any_op) -> (!transform.any_op, {loop_types})\n"
+    %et{i}, %el{i}{loops} = transform.structured.fuse %ev{i} tile_sizes [1, {tf_first}, {th}, {tw_first}]{interchange}{forall} : (!transform.any_op) -> (!transform.any_op, {loop_types})\n"
             );
             if partial {
-                tiling += &peel(&format!("%et{i}"), 3);
+                // (n, f, oh, ow): the filters are loop 1, the columns loop 3.
+                tiling += &peel(&format!("%et{i}"), if partial_filters { (1, tf) } else { (3, tw) });
             }
             epilogues += &matched;
             epilogues += &reduction(&format!("%cv{i}"));
         } else {
             // The convolution's loops: (n, oh, ow, f), or (n, oh, f, ow) with columns in the lanes.
             // A packed filter's: (n, oh, ow, fo, fi).
-            let tw = tw_first;
+            let (tw, tf) = (tw_first, tf_first);
             let (sizes, interchange) = match (block.filters_outer, block.spatial) {
                 _ if block.grouped => (format!("1, {th}, {tf}, {tw}"), ""),
                 (outer, _) if block.packed => {
@@ -317,8 +322,14 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
                 "    %ct{i}, %cl{i}{loops} = transform.structured.fuse %cv{i} tile_sizes [1, {sizes}, 0, 0, 0]{interchange}{forall} : (!transform.any_op) -> (!transform.any_op, {loop_types})\n"
             );
             if partial {
-                // The columns: loop 2 of (n, oh, ow, f), 3 of (n, oh, f, ow).
-                tiling += &peel(&format!("%ct{i}"), if block.spatial { 3 } else { 2 });
+                // The columns: loop 2 of (n, oh, ow, f), 3 of (n, oh, f, ow); the filters
+                // loop 2 of (n, oh, f, ow).
+                let dim = match (partial_filters, block.spatial) {
+                    (true, _) => (2, block.tiles[2]),
+                    (false, true) => (3, block.tiles[1]),
+                    (false, false) => (2, block.tiles[1]),
+                };
+                tiling += &peel(&format!("%ct{i}"), dim);
                 epilogues += &format!("    %cq{i} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes{{strata.conv_tiles = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n");
                 epilogues += &reduction(&format!("%cq{i}"));
             } else {
