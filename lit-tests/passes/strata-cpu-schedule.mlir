@@ -349,23 +349,35 @@ func.func @flat_1x1(%x: tensor<1x64x7x7xf32>, %w: tensor<32x64x1x1xf32>, %b: ten
   return %r : tensor<1x32x7x7xf32>
 }
 
-// The same convolution whose result is padded (for a 3x3 depthwise convolution after it) keeps
-// its rows: `strata-pad-in-place` writes it inside the padded buffer, whose strided interior
-// a reshape would copy.
+// A result that is padded (for a 3x3 depthwise convolution after it) is written inside the
+// padded buffer by `strata-pad-in-place`; flattened, it would be copied there. At 14 x 14 the
+// rows' blocks (2 x 2 positions x 16 filters) hold two thirds of the flattened block's
+// outputs: the convolution keeps its rows. At 7 x 7 (7 x 8 against 6 x 16) the copy pays:
+// it runs flattened.
 // AVX2-LABEL: func.func @padded_result
 // AVX2-NOT: tensor.collapse_shape
-// AVX2: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<7xf32>, vector<8xf32>
+// AVX2: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<2xf32>, vector<16xf32>
 // AVX2: tensor.pad
-func.func @padded_result(%x: tensor<1x64x7x7xf32>, %w: tensor<32x64x1x1xf32>) -> tensor<1x32x9x9xf32> {
+// AVX2: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<1x64x7x7xf32> into tensor<1x64x49xf32>
+// AVX2: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<6xf32>, vector<16xf32>
+// AVX2: tensor.pad
+func.func @padded_result(%x: tensor<1x64x14x14xf32>, %w: tensor<32x64x1x1xf32>, %y: tensor<1x64x7x7xf32>) -> (tensor<1x32x16x16xf32>, tensor<1x32x9x9xf32>) {
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1x32x7x7xf32>
-  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
-  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x64x7x7xf32>, tensor<32x64x1x1xf32>) outs(%init : tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
+  %e = tensor.empty() : tensor<1x32x14x14xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x32x14x14xf32>) -> tensor<1x32x14x14xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x64x14x14xf32>, tensor<32x64x1x1xf32>) outs(%init : tensor<1x32x14x14xf32>) -> tensor<1x32x14x14xf32>
   %p = tensor.pad %c low[0, 0, 1, 1] high[0, 0, 1, 1] {
   ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
     tensor.yield %zero : f32
+  } : tensor<1x32x14x14xf32> to tensor<1x32x16x16xf32>
+  %e7 = tensor.empty() : tensor<1x32x7x7xf32>
+  %init7 = linalg.fill ins(%zero : f32) outs(%e7 : tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
+  %c7 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%y, %w : tensor<1x64x7x7xf32>, tensor<32x64x1x1xf32>) outs(%init7 : tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
+  %p7 = tensor.pad %c7 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
   } : tensor<1x32x7x7xf32> to tensor<1x32x9x9xf32>
-  return %p : tensor<1x32x9x9xf32>
+  return %p, %p7 : tensor<1x32x16x16xf32>, tensor<1x32x9x9xf32>
 }
 
 // Columns in the lanes (24 taps a position) over 56 columns: two vectors of columns x 6 filters

@@ -53,7 +53,7 @@ pub(crate) fn flattens(
     }
     let result = epilogue.unwrap_or(Op::of(&op)).result(0);
     let reshaped = [op.operand(0).ok(), op.operand(2).ok()].into_iter().flatten().map(Val::of);
-    if !reshaped.chain([result]).all(contiguous) {
+    if !reshaped.into_iter().all(contiguous) {
         return false;
     }
     let (f, taps) = (out.shape[1], w.shape[1]);
@@ -62,7 +62,16 @@ pub(crate) fn flattens(
         return false;
     };
     let outputs = |[th, tw, tf]: [i64; 3]| th * tw * tf;
-    let better = match conv_block(out.shape[2], out.shape[3], f, taps, 1, 1, registers) {
+    let rows = conv_block(out.shape[2], out.shape[3], f, taps, 1, 1, registers);
+    // A result written into a padded buffer or a concatenation is copied there once
+    // flattened: worth it only where the rows' blocks hold less than two thirds of the
+    // flattened block's outputs (MobileNetV2's 7 x 7 expansions, 7 positions x 8 filters
+    // against 6 x 16).
+    let far_better = rows.is_none_or(|(rows, _)| 3 * outputs(rows) < 2 * outputs(flat));
+    if !contiguous(result) && !far_better {
+        return false;
+    }
+    let better = match rows {
         None => true,
         // Columns in the lanes stay there (filter lanes end in transposed stores).
         Some((_, true)) if !columns => false,
