@@ -83,7 +83,7 @@ fn ort(case: &Case, repeats: usize, threads: usize, outputs: Option<&Path>) -> R
 
 /// `strata run` on `case` with `extra` flags: its stdout and whether it succeeded.
 fn strata(case: &Case, repeats: usize, extra: &[String]) -> Result<(String, bool), String> {
-    let output = Command::new(root().join("target/debug/strata"))
+    let output = Command::new(root().join("target/release/strata"))
         .arg("run")
         .arg(&case.model)
         .args(["--repeat", &repeats.to_string(), "--no-verify-each"])
@@ -178,7 +178,10 @@ fn matches_checked_in(case: &Case, repeats: usize) -> Result<bool, String> {
 }
 
 pub fn run(repeats: usize, rounds: usize, filter: Option<&str>, profile: bool) -> Result<(), String> {
-    crate::build(&["-p", "strata-driver", "--bin", "strata"])?;
+    // The release driver, as `bench compile` uses: the compiled code is the same from a debug
+    // one, but a debug driver spends seconds compiling each model and is built for nothing
+    // else here.
+    crate::cargo(&["build", "--quiet", "--release", "-p", "strata-driver", "--bin", "strata"], &[])?;
     let (zoo, kernels) = (
         ensure_zoo()?,
         ensure_generated("xtask/scripts/bench_kernels.py", "target/bench-kernels", "the benchmark kernels")?,
