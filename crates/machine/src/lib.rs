@@ -172,6 +172,12 @@ pub fn partial_filters([_, _, tf]: [i64; 3], f: i64) -> bool {
     f % tf != 0
 }
 
+/// `tiles` with whole blocks of filters: `tf` lowered to the largest divisor of `f` (a
+/// [`partial_filters`] block made whole; others unchanged).
+pub fn whole_filters([th, tw, tf]: [i64; 3], f: i64) -> [i64; 3] {
+    [th, tw, largest_divisor(f, tf).unwrap_or(1)]
+}
+
 /// A register block `[th, tw, tf]`.
 type Tiles = [i64; 3];
 
@@ -273,7 +279,9 @@ pub fn conv_block(
 
 #[cfg(test)]
 mod tests {
-    use super::{conv_block, conv_tiles, grouped_tiles, partial, partial_filters, spatial_tiles, Registers};
+    use super::{
+        conv_block, conv_tiles, grouped_tiles, partial, partial_filters, spatial_tiles, whole_filters, Registers,
+    };
 
     const AVX512: Registers = Registers::new(32, 16);
     const AVX2: Registers = Registers::new(16, 8);
@@ -350,6 +358,8 @@ mod tests {
         assert_eq!(spatial_tiles(32, 160, 1, AVX2), Some([1, 16, 6]));
         assert_eq!(spatial_tiles(32, 96, 1, AVX2), Some([1, 16, 6]));
         assert!(!partial_filters([1, 16, 6], 96));
+        assert_eq!(whole_filters([1, 16, 6], 128), [1, 16, 4]);
+        assert_eq!(whole_filters([1, 16, 6], 96), [1, 16, 6]);
         // Not for strided columns, widths no vector divides, few filters at half vectors.
         assert_eq!(spatial_tiles(32, 12, 2, AVX512), None);
         assert_eq!(spatial_tiles(28, 12, 1, AVX512), None);

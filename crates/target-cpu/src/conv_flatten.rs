@@ -13,9 +13,11 @@
 //! reshaped back): views of the same buffers after bufferization, no copy.
 
 use crate::conv_lanes::{conv_block, Registers};
+use melior::ir::attribute::ArrayAttribute;
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
 use melior::ir::{Attribute, BlockLike, Identifier, Type, ValueLike};
 use melior::Context;
+use strata_ir::handle::{map_results, MapResult};
 use strata_ir::{Op, Val};
 use strata_lower::kernel::{Kernel, TensorTy};
 use strata_lower::ops::tensor_type;
@@ -100,22 +102,27 @@ fn contiguous(value: Val) -> bool {
     !slice && !inserted
 }
 
-/// Whether `epilogue` (a 4-D `linalg.generic`) can run over the flattened positions: every
-/// map either the identity or free of the rows and columns (a per-filter bias), so that
-/// reshaping the identity operands keeps its meaning.
+/// Whether `epilogue` (a `linalg.generic` of 4 loops) can run over the flattened positions:
+/// every map either the identity or free of the rows and columns (a per-filter bias: loops 0
+/// and 1 only, or the constant 0), the output's the identity, so that reshaping the identity
+/// operands keeps its meaning.
 fn epilogue_flattens(epilogue: Op) -> bool {
-    let Some(maps) = epilogue.attribute("indexing_maps") else { return false };
-    let maps = maps.to_string();
-    let results: Vec<&str> = maps
-        .split("affine_map<")
-        .skip(1)
-        .filter_map(|map| map.split_once("-> (").map(|(_, rest)| rest.split(')').next().unwrap_or("")))
-        .collect();
-    results.len() == epilogue.operand_count()
-        && maps.matches("(d0, d1, d2, d3) ->").count() == results.len()
-        && results.iter().all(|r| *r == "d0, d1, d2, d3" || (!r.contains("d2") && !r.contains("d3")))
-        && results.last() == Some(&"d0, d1, d2, d3")
-        && (0..epilogue.operand_count()).all(|i| results[i] != "d0, d1, d2, d3" || contiguous(epilogue.operand(i)))
+    let Some(maps) = epilogue.attribute("indexing_maps").and_then(map_results) else { return false };
+    let identity = |map: &[MapResult]| map.len() == 4 && map.iter().enumerate().all(|(i, r)| *r == MapResult::Dim(i));
+    let rowless = |map: &[MapResult]| map.iter().all(|r| matches!(r, MapResult::Dim(0 | 1) | MapResult::Zero));
+    let loops = epilogue.attribute("iterator_types").and_then(|a| ArrayAttribute::try_from(a).ok()).map(|a| a.len());
+    loops == Some(4)
+        && maps.len() == epilogue.operand_count()
+        && maps.last().is_some_and(|map| identity(map))
+        && maps.iter().enumerate().all(
+            |(i, map)| {
+                if identity(map) {
+                    contiguous(epilogue.operand(i))
+                } else {
+                    rowless(map)
+                }
+            },
+        )
 }
 
 /// Emits into `k` the reshape of `value` (`from`, 4-D) to `to` (same element count, same

@@ -273,9 +273,8 @@ pub fn rewrite(
             // Flattened, whole blocks of filters: ResNeXt's 64 -> 128 filters over one row of 3136
             // positions ran 1.15x slower with a partial block of filters (the filter loop then
             // inside the columns') than with whole ones.
-            if flat && strata_machine::partial_filters(tiles, out.shape[1]) {
-                let f = out.shape[1];
-                tiles[2] = (1..=tiles[2]).rev().find(|d| f % d == 0).unwrap_or(1);
+            if flat {
+                tiles = strata_machine::whole_filters(tiles, out.shape[1]);
             }
             plans.push(Plan {
                 conv: raw,
