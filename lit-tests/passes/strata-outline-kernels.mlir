@@ -2,14 +2,18 @@
 // of its own taking the function's arguments (with their attributes), the views and constants
 // it reads cloned into it; the code generator compiles such kernels in parallel. Kernels that
 // Strata vectorised (vector ops, no linalg op left to LLVM) and that are the same code but for
-// the byte offsets of their views are one function taking the offsets as parameters.
+// the byte offsets of their views are one function taking the offsets as parameters. A
+// kernel also takes its own copies of the loads of read-only memory (the weights blob, constant
+// globals) and the vector values computed from them that loop-invariant code motion hoisted
+// out of it; a load of the arena keeps it in place.
 // RUN: strata-opt %s -p 'builtin.module(strata-outline-kernels)' | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-outline-kernels)' --mlir-pass-statistics 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
 // RUN: strata-opt %s -p 'builtin.module(strata-outline-kernels,strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
 
 #map = affine_map<(d0) -> (d0)>
 module {
-  func.func @main(%x: memref<16xf32>, %y: memref<16xf32>, %arena: memref<128xi8>, %w: memref<64xi8> {llvm.noalias, llvm.readonly}) {
+  memref.global "private" constant @scale : memref<4xf32> = dense<2.0>
+  func.func @main(%x: memref<16xf32>, %y: memref<16xf32>, %arena: memref<128xi8>, %w: memref<64xi8> {llvm.noalias, llvm.readonly}) attributes {strata.weights_arg = 3 : i64} {
     %c0 = arith.constant 0 : index
     %c64 = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
@@ -46,6 +50,19 @@ module {
       %a = vector.load %t[%i] : memref<16xf32>, vector<16xf32>
       vector.store %a, %v0[%i] : memref<16xf32>, vector<16xf32>
     }
+    // Hoisted out of the next kernel: loads of the weights and of a constant global, and a
+    // vector built from them.
+    %bias = vector.load %b[%c0] : memref<16xf32>, vector<4xf32>
+    %g = memref.get_global @scale : memref<4xf32>
+    %scale = vector.load %g[%c0] : memref<4xf32>, vector<4xf32>
+    %e:4 = vector.to_elements %bias : vector<4xf32>
+    %init = vector.from_elements %e#3, %e#2, %e#1, %e#0 : vector<4xf32>
+    scf.for %i = %c0i to %c16i step %c4 {
+      %a = vector.load %t[%i] : memref<16xf32>, vector<4xf32>
+      %r = arith.addf %a, %init : vector<4xf32>
+      %q = arith.mulf %r, %scale : vector<4xf32>
+      vector.store %q, %u[%i] : memref<16xf32>, vector<4xf32>
+    }
     return
   }
 }
@@ -63,6 +80,12 @@ module {
 // CHECK-NOT: func.func private @strata_kernel_3(
 // CHECK: func.func private @strata_kernel_4(%arg0: memref<16xf32>, %arg1: memref<16xf32>, %arg2: memref<128xi8>, %arg3: memref<64xi8> {llvm.noalias, llvm.readonly})
 // CHECK: vector<16xf32>
+// CHECK: func.func private @strata_kernel_5(
+// CHECK: memref.view %arg3
+// CHECK: vector.to_elements
+// CHECK: vector.from_elements
+// CHECK: memref.get_global @scale
+// CHECK: scf.for
 // CHECK: func.func @main(
 // CHECK: call @strata_kernel_0(%arg0, %arg1, %arg2, %arg3)
 // CHECK: memref.load
@@ -71,8 +94,11 @@ module {
 // CHECK: call @strata_kernel_2(%arg0, %arg1, %arg2, %arg3, %c32{{[_0-9]*}}, %c64{{[_0-9]*}})
 // CHECK: call @strata_kernel_2(%arg0, %arg1, %arg2, %arg3, %c0{{[_0-9]*}}, %c32{{[_0-9]*}})
 // CHECK: call @strata_kernel_4(%arg0, %arg1, %arg2, %arg3)
+// CHECK: call @strata_kernel_5(%arg0, %arg1, %arg2, %arg3)
+// CHECK-NOT: vector.from_elements
+// CHECK: return
 
-// STATS: (S) 5 kernels - kernels moved into functions of their own
+// STATS: (S) 6 kernels - kernels moved into functions of their own
 // STATS: (S) 1 kept-inline - kernels that read a value computed at the top level
 // STATS: (S) 1 shared - kernels that are the same code as an earlier one (one function, several calls)
 

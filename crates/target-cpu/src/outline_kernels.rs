@@ -6,8 +6,10 @@
 //! region) becomes `func.func private @strata_kernel_<n>` taking the function's own arguments
 //! (inputs, outputs, arena, weights: every buffer is a view of one of them) with the same
 //! argument attributes (`noalias`, alignment), and the views, constants and index arithmetic
-//! it reads are cloned into it. A kernel that reads anything else computed at the top level
-//! (a scalar loaded from memory, say) stays where it is: outlining never changes what runs.
+//! it reads are cloned into it, as are the loads of read-only memory (the weights blob,
+//! constant globals) and the vector values computed from them that loop-invariant code motion
+//! hoisted out of it. A kernel that reads anything else computed at the top level (a scalar
+//! loaded from the arena, say) stays where it is: outlining never changes what runs.
 //! After lowering, [`mark`] makes the kernels internal and never inlined, so a single module
 //! (the JIT) keeps them as separate functions too.
 //!
@@ -68,13 +70,18 @@ impl Pass for OutlineKernels {
             if kernels.is_empty() {
                 continue;
             }
+            let memory = ReadOnly {
+                constants: constant_globals(body),
+                weights: strata_ir::attrs::WEIGHTS_ARG.get(func.get()).and_then(|i| usize::try_from(i).ok()),
+                entry,
+            };
             let skeleton = skeleton(cx.strata(), func).map_err(|why| {
                 cx.emit_op_error(func.get(), format!("strata-outline-kernels: {why}"));
                 PassFailed
             })?;
             for kernel in kernels {
                 let name = format!("{KERNEL_PREFIX}{next}");
-                match outline(cx.strata().mlir(), body, func, skeleton, kernel, &name) {
+                match outline(cx.strata().mlir(), body, func, skeleton, kernel, &name, &memory) {
                     Ok(Some(pair)) => {
                         next += 1;
                         cx.bump("kernels", 1);
@@ -221,7 +228,8 @@ fn skeleton(strata: &strata_ir::StrataContext, func: Op) -> Result<Op, String> {
 
 /// Moves `kernel` (a top-level op of `func`'s entry block) into a new function `name` of
 /// `module_body`, a copy of `skeleton`; returns the function and its call, or `None` (and
-/// changes nothing) when it reads a value it cannot take.
+/// changes nothing) when it reads a value it cannot take. Loads of `memory` the kernel may
+/// copy ([`copyable`]).
 fn outline(
     context: &melior::Context,
     module_body: Blk,
@@ -229,6 +237,7 @@ fn outline(
     skeleton: Op,
     kernel: Op,
     name: &str,
+    memory: &ReadOnly,
 ) -> Result<Option<(Op, Op)>, String> {
     let entry = func.body(0).ok_or("a function without a body")?;
     let arguments: Vec<Val> = (0..entry.argument_count()).map(|i| entry.argument(i)).collect();
@@ -246,7 +255,7 @@ fn outline(
         &mut |value| {
             (value.owner_block() == Some(entry)).then(|| body.argument(value.argument_number().expect("an argument")))
         },
-        &|_| false,
+        &|op| copyable(op, memory),
     );
     if !left.is_empty() {
         // Safety: the detached function and everything cloned into it are not used again.
@@ -264,6 +273,85 @@ fn outline(
     // Safety: the kernel now lives in its function; nothing refers to the original.
     unsafe { kernel.erase() };
     Ok(Some((outlined, call)))
+}
+
+/// The names of the constant globals (`memref.global ... constant`) of a module's `body`, sorted.
+fn constant_globals(body: Blk) -> Vec<String> {
+    let mut names: Vec<String> = body
+        .ops()
+        .into_iter()
+        .filter(|op| op.is("memref.global") && op.get().attribute("constant").is_ok())
+        .filter_map(Op::symbol_name)
+        .collect();
+    names.sort();
+    names
+}
+
+/// The memory of a function nothing writes.
+struct ReadOnly {
+    /// The module's constant globals (`memref.global ... constant`), sorted.
+    constants: Vec<String>,
+    /// The position of the function's weights blob argument (`plan-weights`).
+    weights: Option<usize>,
+    /// The function's entry block.
+    entry: Blk,
+}
+
+/// Whether a kernel may take its own copy of `op`, computed at the top level, besides the
+/// views and arithmetic [`strata_ir::rewrite::sinkable`] names: a vector op that only computes
+/// a value, or a load from `memory` (a constant global, the weights blob). Loop-invariant code
+/// motion hoists such ops out of a kernel's loops (a convolution's bias broadcast into its
+/// accumulators), which left the whole kernel inline in the model function: one function for
+/// LLVM to compile, on one core (YOLO-style's `@main`, 700 kB of optimised IR).
+fn copyable(op: Op, memory: &ReadOnly) -> bool {
+    const VALUES: [&str; 17] = [
+        "vector.from_elements",
+        "vector.to_elements",
+        "vector.broadcast",
+        "vector.shape_cast",
+        "vector.extract",
+        "vector.insert",
+        "vector.extract_strided_slice",
+        "vector.insert_strided_slice",
+        "vector.transpose",
+        "vector.splat",
+        "vector.shuffle",
+        "vector.fma",
+        "vector.bitcast",
+        "vector.interleave",
+        "vector.deinterleave",
+        "vector.step",
+        "vector.constant_mask",
+    ];
+    const LOADS: [&str; 3] = ["vector.load", "vector.transfer_read", "memref.load"];
+    if VALUES.iter().any(|name| op.is(name)) {
+        return true;
+    }
+    if !LOADS.iter().any(|name| op.is(name)) {
+        return false;
+    }
+    // The loaded memory: through views to a global or an argument.
+    let mut source = op.operand(0);
+    while let Some(view) = source.owner().filter(|v| v.operand_count() > 0 && strata_ir::rewrite::sinkable(&v.name())) {
+        source = view.operand(0);
+    }
+    match source.owner() {
+        Some(global) => {
+            global.is("memref.get_global")
+                && global_name(global).is_some_and(|name| memory.constants.binary_search(&name).is_ok())
+        }
+        None => {
+            memory.weights.is_some()
+                && source.owner_block() == Some(memory.entry)
+                && source.argument_number() == memory.weights
+        }
+    }
+}
+
+/// The global a `memref.get_global` reads.
+fn global_name(get_global: Op) -> Option<String> {
+    let attribute = get_global.get().attribute("name").ok()?;
+    FlatSymbolRefAttribute::try_from(attribute).ok().map(|symbol| symbol.value().to_owned())
 }
 
 /// Makes the byte offset of every `memref.view` at the top of `function`'s `body` that is a
