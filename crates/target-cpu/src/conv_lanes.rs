@@ -179,6 +179,34 @@ struct Plan {
     flat: bool,
 }
 
+/// The output a convolution's register block is chosen for.
+pub(crate) struct BlockShape {
+    /// The epilogue fused into its tiles.
+    pub epilogue: Option<Op>,
+    /// Its positions flattened into one row ([`crate::conv_flatten::flattens`]).
+    pub flat: bool,
+    pub rows: i64,
+    pub columns: i64,
+}
+
+/// The [`BlockShape`] of `conv` (f32, static operands `x`, `w`, `out`).
+pub(crate) fn block_shape(
+    conv: OperationRef<'_, '_>,
+    [x, w, out]: [&strata_lower::kernel::TensorTy; 3],
+    registers: Registers,
+    threads: i64,
+) -> BlockShape {
+    // A convolution that starts from a value of its own (a residual) keeps its epilogue
+    // apart: fused, the tiles would read that value from outside the tile loop while the
+    // loop writes into it, and bufferization would copy it first.
+    let own_start = conv.operand(2).ok().and_then(defining_op).and_then(Init::of).is_none();
+    let epilogue = epilogue_of(conv).filter(|_| !own_start);
+    let padded = conv.operand(0).ok().and_then(defining_op).and_then(Pad::of).is_some();
+    let flat = crate::conv_flatten::flattens(conv, [x, w, out], padded, epilogue, registers, threads);
+    let [rows, columns] = if flat { [1, out.shape[2] * out.shape[3]] } else { [out.shape[2], out.shape[3]] };
+    BlockShape { epilogue, flat, rows, columns }
+}
+
 /// The epilogue generic that is the only reader of `conv`'s result, if any: a
 /// `linalg.generic` marked `strata.epilogue` whose result has the convolution's type.
 fn epilogue_of(conv: OperationRef<'_, '_>) -> Option<Op> {
@@ -252,21 +280,14 @@ pub fn rewrite(
     threads: i64,
 ) -> Result<(Vec<ConvBlock>, usize, usize), PassFailed> {
     crate::conv_split::split_rows(module, cx, registers)?;
-    crate::conv_split::split_filters(module, cx, registers)?;
+    crate::conv_split::split_filters(module, cx, registers, threads)?;
     let strata = cx.strata();
     let mut plans = Vec::new();
     for raw in collect(&module, |op| op.is("linalg.conv_2d_nchw_fchw")) {
         let op = raw.get();
         let Some((x, w, out)) = static_f32_operands(op, 4) else { continue };
         let (window, column_stride) = (w.shape[2] * w.shape[3], int_pair(op, "strides")[1].max(1));
-        // A convolution that starts from a value of its own (a residual) keeps its epilogue
-        // apart: fused, the tiles would read that value from outside the tile loop while the
-        // loop writes into it, and bufferization would copy it first.
-        let own_start = op.operand(2).ok().and_then(defining_op).and_then(Init::of).is_none();
-        let epilogue = epilogue_of(op).filter(|_| !own_start);
-        let padded = op.operand(0).ok().and_then(defining_op).and_then(Pad::of).is_some();
-        let flat = crate::conv_flatten::flattens(op, [&x, &w, &out], padded, epilogue, registers, threads);
-        let [rows, columns] = if flat { [1, out.shape[2] * out.shape[3]] } else { [out.shape[2], out.shape[3]] };
+        let BlockShape { epilogue, flat, rows, columns } = block_shape(op, [&x, &w, &out], registers, threads);
         if let Some((mut tiles, spatial)) =
             conv_block(rows, columns, out.shape[1], w.shape[1] * window, window, column_stride, registers)
         {

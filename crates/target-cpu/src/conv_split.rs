@@ -126,9 +126,16 @@ fn split_in_two(
 /// whole count has no block of its own and the rest is fewer than a vector: a short-time
 /// Fourier transform's 402 filters (201 bins, real and imaginary) run as 400 in blocks and 2
 /// in a loop nest, where all 402 ran as a loop nest (6.7 ms against 0.11 ms) or were padded to
-/// 416 with zeros in the model (an output buffer larger than the spectrum).
-fn filter_split(op: OperationRef<'_, '_>, registers: Registers) -> Option<i64> {
-    let (_, w, out) = static_f32_operands(op, 4)?;
+/// 416 with zeros in the model (an output buffer larger than the spectrum). A convolution
+/// whose positions flatten into one row has a block for every filter count (its filters
+/// blocked whole, [`strata_machine::whole_filters`]) and is not split: a detector head's 27
+/// filters over 8 x 8 positions (AVX-512) ran 16 in blocks and 11 as a loop nest, which
+/// flattening cannot reach (a part writes a slice of the result).
+fn filter_split(op: OperationRef<'_, '_>, registers: Registers, threads: i64) -> Option<i64> {
+    let (x, w, out) = static_f32_operands(op, 4)?;
+    if crate::conv_lanes::block_shape(op, [&x, &w, &out], registers, threads).flat {
+        return None;
+    }
     let (window, column_stride) = (w.shape[2] * w.shape[3], int_pair(op, "strides")[1].max(1));
     let taps = w.shape[1] * window;
     let block = |f: i64| conv_block(out.shape[2], out.shape[3], f, taps, window, column_stride, registers);
@@ -149,8 +156,9 @@ pub(crate) fn split_filters(
     module: OperationRef<'_, '_>,
     cx: &mut PassContext<'_>,
     registers: Registers,
+    threads: i64,
 ) -> Result<(), PassFailed> {
-    split_in_two(module, cx, SplitAxis::Filters, |op| filter_split(op, registers))
+    split_in_two(module, cx, SplitAxis::Filters, |op| filter_split(op, registers, threads))
 }
 
 /// The name of the constants [`fold_constant_slice`] makes.
