@@ -54,10 +54,6 @@ pub(crate) fn flattens(
         return false;
     }
     let result = epilogue.unwrap_or(Op::of(&op)).result(0);
-    let reshaped = [op.operand(0).ok(), op.operand(2).ok()].into_iter().flatten().map(Val::of);
-    if !reshaped.into_iter().all(contiguous) {
-        return false;
-    }
     let (f, taps) = (out.shape[1], w.shape[1]);
     let positions = out.shape[2] * out.shape[3];
     let Some((flat, columns)) = conv_block(1, positions, f, taps, 1, 1, registers) else {
@@ -65,6 +61,15 @@ pub(crate) fn flattens(
     };
     let outputs = |[th, tw, tf]: [i64; 3]| th * tw * tf;
     let rows = conv_block(out.shape[2], out.shape[3], f, taps, 1, 1, registers);
+    // An input or accumulator inside another buffer is copied once flattened: worth it only
+    // where the rows have no block at all (a loop nest, or the filters split with their rest
+    // a loop nest): a detector head's 27 filters over 8 x 8 positions (AVX-512) whose input
+    // is also padded for the next convolution ran 11 of them as a loop nest, 17 us against
+    // well under a microsecond for the 8 KB copy.
+    let reshaped = [op.operand(0).ok(), op.operand(2).ok()].into_iter().flatten().map(Val::of);
+    if rows.is_some() && !reshaped.into_iter().all(contiguous) {
+        return false;
+    }
     // A result written into a padded buffer or a concatenation is copied there once
     // flattened: worth it only where the rows' blocks hold less than two thirds of the
     // flattened block's outputs (MobileNetV2's 7 x 7 expansions, 7 positions x 8 filters
