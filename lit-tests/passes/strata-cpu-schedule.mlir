@@ -343,6 +343,31 @@ func.func @detector_head(%x: tensor<1x32x8x8xf32>) -> (tensor<1x27x8x8xf32>, ten
   return %0, %p : tensor<1x27x8x8xf32>, tensor<1x32x10x10xf32>
 }
 
+// MobileNetV2's 24 -> 144 expansion at 56 x 56, its result padded (so not flattened): columns
+// in the lanes, one vector of 16 by 24 filters and a last block of 8 columns a row (AVX-512);
+// two vectors would leave 24 columns, a vector and a half, which LLVM legalises with shuffles
+// (10x slower). AVX2 takes two vectors of 8 and a last one.
+// CHECK-LABEL: func.func @expansion_56
+// CHECK: scf.for %{{.*}} = %c0 to %c48 step %c16
+// CHECK: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<24xf32>, vector<16xf32>
+// CHECK: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<24xf32>, vector<8xf32>
+// CHECK-NOT: x24xf32>
+// CHECK: return
+// AVX2-LABEL: func.func @expansion_56
+// AVX2: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<6xf32>, vector<16xf32>
+// AVX2: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<6xf32>, vector<8xf32>
+func.func @expansion_56(%x: tensor<1x24x56x56xf32>, %w: tensor<144x24x1x1xf32>) -> tensor<1x144x58x58xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x144x56x56xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x144x56x56xf32>) -> tensor<1x144x56x56xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x24x56x56xf32>, tensor<144x24x1x1xf32>) outs(%init : tensor<1x144x56x56xf32>) -> tensor<1x144x56x56xf32>
+  %p = tensor.pad %c low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x144x56x56xf32> to tensor<1x144x58x58xf32>
+  return %p : tensor<1x144x58x58xf32>
+}
+
 // A 1x1 convolution at unit stride runs over its 49 positions as one row: blocks of 6
 // positions x 16 filters (12 accumulators) where 7 x 7 allowed only 7 positions x 8 filters,
 // the 49th position peeled into a tile of its own. The relu epilogue runs in both tiles over
