@@ -22,6 +22,17 @@ impl Registers {
         Registers { accumulators: registers * 3 / 4, lanes }
     }
 
+    /// The vectors `n` f32 values take (the last possibly partial).
+    pub const fn vectors(self, n: i64) -> i64 {
+        (n + self.lanes - 1) / self.lanes
+    }
+
+    /// Whether `f` filters are not a multiple of half a vector: too few to fill the lanes,
+    /// which puts the output columns there instead.
+    pub const fn few_filters(self, f: i64) -> bool {
+        f % (self.lanes / 2) != 0
+    }
+
     /// The registers of a machine whose vector registers hold `lanes` f32 lanes: 32 of 16
     /// (AVX-512), else 16 (AVX's 8 lanes, SSE's 4).
     pub const fn for_lanes(lanes: i64) -> Registers {
@@ -78,14 +89,14 @@ impl Registers {
 pub fn conv_tiles(oh: i64, ow: i64, f: i64, window: i64, registers: Registers) -> Option<[i64; 3]> {
     let lanes = registers.lanes;
     let divisor = |extent: i64, most: i64| largest_divisor(extent, most.max(1)).unwrap_or(1);
-    let quarter = if window > 1 && f % (lanes / 2) != 0 { lanes / 4 } else { 0 };
+    let quarter = if window > 1 && registers.few_filters(f) { lanes / 4 } else { 0 };
     // FMAs per reduction step, in thousandths, averaged over a row's blocks.
     let per_step = |[th, tw, _]: [i64; 3], vectors: i64| th * ow * vectors * 1000 / ((ow + tw - 1) / tw);
     [2 * lanes, lanes, lanes / 2, quarter]
         .into_iter()
         .filter(|&tf| tf >= 4 && f % tf == 0)
         .flat_map(|tf| {
-            let vectors = (tf + lanes - 1) / lanes;
+            let vectors = registers.vectors(tf);
             let positions = (registers.accumulators / vectors).max(1);
             let tw = divisor(ow, positions);
             let th = divisor(oh, positions / tw);
@@ -152,18 +163,16 @@ pub const STORE_BOUND_TAPS: i64 = 24;
 /// phases of a stride-2 transposed convolution).
 pub fn spatial_tiles(ow: i64, f: i64, sw: i64, registers: Registers) -> Option<[i64; 3]> {
     let (whole, wider) = spatial_candidates(ow, f, sw, registers)?;
-    let vectors = |tw: i64| (tw + registers.lanes - 1) / registers.lanes;
-    let fmas = |[_, tw, tf]: [i64; 3]| vectors(tw) * tf;
+    let fmas = |[_, tw, tf]: [i64; 3]| registers.vectors(tw) * tf;
     let chosen = match (whole, wider) {
         (Some(whole), Some(wider)) if fmas(wider) < fmas(whole) => whole,
         (whole, wider) => wider.or(whole)?,
     };
     let [th, tw, tf] = chosen;
-    let most = registers.accumulators / vectors(tw);
+    let most = registers.accumulators / registers.vectors(tw);
     // Filters per block on average (thousandths) with `most` a block.
     let average = f * 1000 / ((f + most - 1) / most);
-    let few_filters = f % (registers.lanes / 2) != 0;
-    if ow % tw == 0 && !few_filters && tf < most && f > most && average > tf * 1000 {
+    if ow % tw == 0 && !registers.few_filters(f) && tf < most && f > most && average > tf * 1000 {
         return Some([th, tw, most]);
     }
     Some(chosen)
@@ -191,11 +200,10 @@ fn spatial_candidates(ow: i64, f: i64, sw: i64, registers: Registers) -> Option<
     if sw != 1 || f <= 0 || lanes < 4 {
         return None;
     }
-    let few_filters = f % (lanes / 2) != 0;
+    let few_filters = registers.few_filters(f);
     let dividing =
         if few_filters { [2 * lanes, lanes].into_iter().find(|&w| ow % w == 0) } else { column_tile(ow, lanes, false) };
-    let vectors = |tw: i64| (tw + lanes - 1) / lanes;
-    let block = |tw: i64| largest_divisor(f, registers.accumulators / vectors(tw)).map(|tf| [1, tw, tf]);
+    let block = |tw: i64| largest_divisor(f, registers.accumulators / registers.vectors(tw)).map(|tf| [1, tw, tf]);
     let whole = dividing.and_then(block);
     // The rest of a row: a multiple of half a vector, and at most one vector or whole ones.
     let rest_fits = |w: i64| ow % (lanes / 2) == 0 && (ow % w <= lanes || ow % w % lanes == 0);
@@ -239,8 +247,7 @@ pub fn grouped_tiles(oh: i64, ow: i64, f: i64, [sh, sw]: [i64; 2], registers: Re
         return None;
     }
     let tw = column_tile(ow, lanes, true)?;
-    let vectors = (tw + lanes - 1) / lanes;
-    let per_row = registers.accumulators / vectors;
+    let per_row = registers.accumulators / registers.vectors(tw);
     let tf = largest_divisor(f, per_row)?;
     // Strided rows: one a tile (a block of several would read rows at a stride, which the
     // vectoriser does not take).
@@ -271,7 +278,7 @@ pub fn conv_block(
     let decided = spatial_candidates(ow, f, sw, registers).and_then(|(whole, wider)| whole.or(wider));
     let columns = decided.filter(|&columns| {
         let outputs = |[th, tw, tf]: [i64; 3]| th * tw * tf;
-        f % (registers.lanes / 2) != 0
+        registers.few_filters(f)
             || taps <= STORE_BOUND_TAPS
             || (taps <= SPATIAL_TAPS && lanes.is_none_or(|lanes| outputs(columns) >= outputs(lanes)))
     });

@@ -584,9 +584,9 @@ struct CpuVectorize {
 /// ran at a third of ONNX Runtime's speed on a Zen3 core).
 pub fn register_tile(lanes: i64) -> [i64; 2] {
     let columns = (2 * lanes).min(32);
-    let vectors = (columns + lanes - 1) / lanes;
-    let accumulators = Registers::for_lanes(lanes).accumulators;
-    let rows = [8, 4, 2].into_iter().find(|&r| r * vectors <= accumulators).unwrap_or(1);
+    let registers = Registers::for_lanes(lanes);
+    let vectors = registers.vectors(columns);
+    let rows = [8, 4, 2].into_iter().find(|&r| r * vectors <= registers.accumulators).unwrap_or(1);
     [rows, columns]
 }
 
