@@ -553,6 +553,16 @@ pub fn map_results(attribute: Attribute<'_>) -> Option<Vec<Vec<MapResult>>> {
     }
 }
 
+/// The affine map of an affine map attribute (`affine.apply`'s `map`), if it is one.
+pub fn affine_map<'c>(attribute: Attribute<'c>) -> Option<melior::ir::AffineMap<'c>> {
+    let raw = attribute.to_raw();
+    // Safety: the value is read only from an attribute checked to be an affine map.
+    unsafe {
+        sys::mlirAttributeIsAAffineMap(raw)
+            .then(|| melior::ir::AffineMap::from_raw(sys::mlirAffineMapAttrGetValue(raw)))
+    }
+}
+
 /// Whether a memref layout attribute is the identity affine map.
 pub fn is_identity_layout(layout: Attribute<'_>) -> bool {
     let raw = layout.to_raw();

@@ -34,6 +34,7 @@ pub mod jit;
 pub mod lower_transposes;
 pub mod masked_stores;
 pub mod outline_kernels;
+pub mod pack_weights;
 pub mod parallelize;
 pub mod profile;
 pub mod size_small_kernels;
@@ -91,6 +92,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&vectorize_depthwise::INFO, vectorize_depthwise::create);
     registry.register(&vectorize_matmul::INFO, vectorize_matmul::create);
     registry.register(&outline_kernels::INFO, outline_kernels::create);
+    registry.register(&pack_weights::INFO, pack_weights::create);
     registry.register(&size_small_kernels::INFO, size_small_kernels::create);
     registry.register(&vector_rows::INFO, vector_rows::create);
     registry.register(&lower_transposes::INFO, lower_transposes::create);
