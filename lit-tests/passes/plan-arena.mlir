@@ -1,6 +1,7 @@
 // plan-arena: static allocations become views of one arena argument at constant offsets.
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena))' | FileCheck %s
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena{strategy=naive alignment=128}))' | FileCheck %s --check-prefix=NAIVE
+// RUN: strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena{min-alignment=64}))' | FileCheck %s --check-prefix=STRICT
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena),strata-lower-to-llvm)' | FileCheck %s --check-prefix=LLVM
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena{record-plan=true}))' | FileCheck %s --check-prefix=PLAN
 // RUN: not strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena{alignment=3}))' 2>&1 | FileCheck %s --check-prefix=ALIGN
@@ -109,3 +110,25 @@ func.func @unplannable(%n: index) -> memref<4xf32> {
 
 // ALIGN: error: 'func.func' op plan-arena: alignment 3 is not a positive power of two
 // STRATEGY: error: invalid pass pipeline at column 26: option 'strategy' expects one of naive, equality, greedy-in-order, greedy-by-breadth, greedy-by-size, greedy-best, min-cost-flow, offsets-greedy-by-size, offsets-greedy-by-breadth, exact, got 'best'
+
+// -----
+
+// Two 100-byte buffers live together: at 64-byte alignment the second starts at 128 (228
+// bytes in all, proved optimal); planned again at `min-alignment` (16 bytes by default) it
+// starts at 112 (212 bytes), which is kept. The arena itself keeps its 64-byte alignment.
+// CHECK-LABEL: func.func @realigned
+// CHECK-SAME: strata.arena_alignment = 64 : i64, strata.arena_arg = 2 : i64, strata.arena_bytes = 212 : i64
+// CHECK-DAG: memref.view %{{.*}}[%c0{{.*}}][] : memref<212xi8> to memref<25xf32>
+// CHECK-DAG: memref.view %{{.*}}[%c112{{.*}}][] : memref<212xi8> to memref<25xf32>
+// STRICT-LABEL: func.func @realigned
+// STRICT-SAME: strata.arena_bytes = 228 : i64
+func.func @realigned(%x: memref<25xf32>, %y: memref<25xf32>) {
+  %a = memref.alloc() : memref<25xf32>
+  %b = memref.alloc() : memref<25xf32>
+  linalg.copy ins(%x : memref<25xf32>) outs(%a : memref<25xf32>)
+  linalg.copy ins(%x : memref<25xf32>) outs(%b : memref<25xf32>)
+  linalg.add ins(%a, %b : memref<25xf32>, memref<25xf32>) outs(%y : memref<25xf32>)
+  memref.dealloc %a : memref<25xf32>
+  memref.dealloc %b : memref<25xf32>
+  return
+}

@@ -175,6 +175,25 @@ func.func @strided(%x: tensor<1x8x7x7xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<
   return %0 : tensor<1x16x3x3xf32>
 }
 
+// A 1-D strided convolution (9 rows at stride 2, 4 outputs) whose last output alone reads past
+// the input's whole strides: split on its rows, the first 3 outputs read the first 8 rows as
+// they are (a view split into (position, phase), no copy into a 10-row buffer) and the last
+// one reads its own window of 3 rows.
+// CHECK-LABEL: func.func @strided_1d
+// CHECK-NOT: tensor<1x8x10x1xf32>
+// CHECK: tensor.extract_slice %arg0[0, 0, 0, 0] [1, 8, 8, 1] [1, 1, 1, 1] : tensor<1x8x9x1xf32> to tensor<1x8x8x1xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3], [4]] output_shape [1, 8, 4, 2, 1] : tensor<1x8x8x1xf32> into tensor<1x8x4x2x1xf32>
+// CHECK: tensor.extract_slice %arg0[0, 0, 6, 0] [1, 8, 3, 1] [1, 1, 1, 1] : tensor<1x8x9x1xf32> to tensor<1x8x3x1xf32>
+// CHECK-NOT: tensor<1x8x10x1xf32>
+// CHECK: return
+func.func @strided_1d(%x: tensor<1x8x9x1xf32>, %w: tensor<16x8x3x1xf32>) -> tensor<1x16x4x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x4x1xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x4x1xf32>) -> tensor<1x16x4x1xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x1xf32>, tensor<16x8x3x1xf32>) outs(%init : tensor<1x16x4x1xf32>) -> tensor<1x16x4x1xf32>
+  return %0 : tensor<1x16x4x1xf32>
+}
+
 // AVX2 (8 lanes, 12 accumulators): a 13 x 13 output (prime, above the register count) takes
 // tiles of one position by 16 filters. Folding unit dimensions turns the tile's bias
 // broadcast into a plain copy of the bias slice, which canonicalization removes: the

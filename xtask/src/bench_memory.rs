@@ -87,9 +87,9 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
     }
     println!("Arena against running the ONNX nodes one by one in file order (MiB; activations only: no weights, inputs or outputs):\n");
     println!(
-        "| model | tensors | naive | (a) in order | (b) + views, in-place | Strata arena | buffers | Strata / (b) | ONNX Runtime | IREE | Strata / best peer |"
+        "| model | tensors | naive | (a) in order | (b) + views, in-place | Strata arena | buffers | Strata / (b) | Strata - (b), bytes | ONNX Runtime | IREE | Strata / best peer |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (model, base, _) in &rows {
         let peak = |key: &str| base.peaks[key].as_u64().unwrap_or(0);
         let b = peak("views_in_place");
@@ -102,7 +102,7 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
             None => ("-".into(), "-".into(), "-".into()),
         };
         println!(
-            "| {model} | {} | {} | {} | {} | {} | {} | {} | {ort} | {iree} | {best} |",
+            "| {model} | {} | {} | {} | {} | {} | {} | {} | {:+} | {ort} | {iree} | {best} |",
             peak("tensors"),
             mib(peak("naive")),
             mib(peak("plain")),
@@ -110,6 +110,7 @@ pub fn run_all(filter: Option<&str>) -> Result<(), String> {
             mib(base.arena),
             base.buffers,
             ratio(b as f64),
+            base.arena as i64 - b as i64,
         );
     }
     println!("\nWhat each idea saves on its own: the arena with it left out, against the default (KiB, and % of the default arena):\n");

@@ -39,14 +39,46 @@ fn row_split(op: OperationRef<'_, '_>, registers: Registers) -> Option<i64> {
     (positions(first) > positions(whole)).then_some(main)
 }
 
-/// Rewrites each convolution that [`row_split`] splits into two on its row ranges, each on a
-/// slice of the input and of the accumulator, written back in place.
+/// The rows `[0, main)` to give a convolution of its own when its row stride would make the
+/// host schedule read its input rounded up to whole strides, and only its last output row reads
+/// past the input's whole strides. The schedule splits a strided axis into (position, phase),
+/// which needs the input a whole number of strides long: an input of 799 rows read at stride 2
+/// was written into an 800-row buffer, every channel a row longer than the tensor (the audio
+/// model's arena 320 bytes over running its ONNX nodes one by one). Split, the first rows read
+/// a whole number of strides of the input as it is (a view), and the last row, one output, is
+/// the same convolution at stride 1 on its own window. Only over an unpadded input (a padded
+/// one is a copy already, rounded with it), whose columns need no rounding, and only when the
+/// rest is that one row.
+fn stride_split(op: OperationRef<'_, '_>, registers: Registers) -> Option<i64> {
+    let (x, w, out) = static_f32_operands(op, 4)?;
+    let [row_stride, column_stride] = int_pair(op, "strides").map(|s| s.max(1));
+    let dilation = int_pair(op, "dilations")[0].max(1);
+    let (extent, kh, rows) = (x.shape[2], w.shape[2], out.shape[2]);
+    let splits = row_stride > 1 && dilation % row_stride != 0 && kh > 1;
+    let padded = defining_op(op.operand(0).ok()?).and_then(strata_lower::pads::Pad::of).is_some();
+    // The columns rounded up too would be a copy all the same.
+    let column_dilation = int_pair(op, "dilations")[1].max(1);
+    let columns_split = column_stride > 1 && column_dilation % column_stride != 0 && w.shape[3] > 1;
+    if !splits || padded || extent % row_stride == 0 || (columns_split && x.shape[3] % column_stride != 0) {
+        return None;
+    }
+    let whole = extent / row_stride * row_stride;
+    // The outputs whose windows end inside the whole strides: (o - 1) s + (kh - 1) d < whole.
+    let main = (whole - 1 - (kh - 1) * dilation).div_euclid(row_stride) + 1;
+    let window = w.shape[2] * w.shape[3];
+    let block =
+        |r: i64| conv_block(r, out.shape[3], out.shape[1], w.shape[1] * window, window, column_stride, registers);
+    (main >= 1 && rows - main == 1 && block(rows).is_some() && block(main).is_some()).then_some(main)
+}
+
+/// Rewrites each convolution that [`row_split`] or [`stride_split`] splits into two on its row
+/// ranges, each on a slice of the input and of the accumulator, written back in place.
 pub(crate) fn split_rows(
     module: OperationRef<'_, '_>,
     cx: &mut PassContext<'_>,
     registers: Registers,
 ) -> Result<(), PassFailed> {
-    split_in_two(module, cx, SplitAxis::Rows, |op| row_split(op, registers))
+    split_in_two(module, cx, SplitAxis::Rows, |op| row_split(op, registers).or_else(|| stride_split(op, registers)))
 }
 
 /// The axis [`split_in_two`] splits a convolution on.
@@ -72,7 +104,8 @@ fn split_in_two(
         let Some(main) = split(op) else { continue };
         let Some((x, w, out)) = static_f32_operands(op, 4) else { continue };
         let [kh, dilation] = [w.shape[2], int_pair(op, "dilations")[0].max(1)];
-        let attrs = strata_lower::nn::window_attributes(&int_pair(op, "strides"), &int_pair(op, "dilations"));
+        let strides = int_pair(op, "strides").map(|s| s.max(1));
+        let row_stride = strides[0];
         let mut k = strata_lower::kernel::Kernel::new(vec![x.clone(), w.clone(), out.clone()]);
         let (input, filter) = (k.arg(0), k.arg(1));
         let mut result = k.arg(2);
@@ -83,13 +116,23 @@ fn split_in_two(
             let mut out_shape = out.shape.clone();
             out_shape[dim] = count;
             let out_ty = out.with_shape(out_shape);
+            // A part of one output row reads one window: its row stride is immaterial, 1.
+            let part_strides = if axis == SplitAxis::Rows && count == 1 { [1, strides[1]] } else { strides };
             let (part_x, x_ty, part_w, w_ty) = match axis {
                 SplitAxis::Rows => {
-                    let in_ty =
-                        x.with_shape(vec![x.shape[0], x.shape[1], count - 1 + (kh - 1) * dilation + 1, x.shape[3]]);
+                    // The rows its windows read, from its first output's; a whole number of
+                    // strides where the input has them (the schedule reads a strided part so).
+                    let start = first * row_stride;
+                    let mut extent = (count - 1) * row_stride + (kh - 1) * dilation + 1;
+                    if count > 1 {
+                        extent = ((extent + row_stride - 1) / row_stride * row_stride).min(x.shape[2] - start);
+                    }
+                    let in_ty = x.with_shape(vec![x.shape[0], x.shape[1], extent, x.shape[3]]);
+                    let mut from = [0i64; 4];
+                    from[2] = start;
                     let slice = k.emit(format_args!(
                         "tensor.extract_slice {input}[{}] [{}] [1, 1, 1, 1] : {x} to {in_ty}",
-                        list(&at),
+                        list(&from),
                         list(&in_ty.shape)
                     ));
                     (slice, in_ty, filter.clone(), w.clone())
@@ -105,6 +148,8 @@ fn split_in_two(
             };
             let offsets = format!("[{}] [{}] [1, 1, 1, 1]", list(&at), list(&out_ty.shape));
             let acc = k.emit(format_args!("tensor.extract_slice {result}{offsets} : {out} to {out_ty}"));
+            let attrs =
+                strata_lower::nn::window_attributes(&part_strides, &int_pair(op, "dilations").map(|d| d.max(1)));
             let part = k.emit(format_args!(
                 "linalg.conv_2d_nchw_fchw {attrs} ins({part_x}, {part_w} : {x_ty}, {w_ty}) outs({acc} : {out_ty}) -> {out_ty}"
             ));
