@@ -248,12 +248,12 @@ fn packed_values(values: &[f32], shape: &[i64], width: i64, block: i64) -> Vec<f
     let row = *shape.last().expect("a shape of rank 2 or more");
     let rows: i64 = shape[..shape.len() - 1].iter().product();
     let blocks = (width + block - 1) / block;
-    let mut packed = vec![0f32; (blocks * rows * block) as usize];
-    for b in 0..blocks {
-        for r in 0..rows {
-            for i in 0..block.min(width - b * block) {
-                packed[((b * rows + r) * block + i) as usize] = values[(r * row + b * block + i) as usize];
-            }
+    let (rows, row, block) = (rows as usize, row as usize, block as usize);
+    let mut packed = vec![0f32; blocks as usize * rows * block];
+    for (b, out) in packed.chunks_exact_mut(rows * block).enumerate() {
+        let (start, end) = (b * block, (b * block + block).min(width as usize));
+        for (r, lanes) in out.chunks_exact_mut(block).enumerate() {
+            lanes[..end - start].copy_from_slice(&values[r * row + start..r * row + end]);
         }
     }
     packed
