@@ -830,8 +830,7 @@ pub(crate) fn new_f32_constant(
     name: &str,
 ) -> Val {
     let tensor = Type::parse(context, &ty.to_string()).expect("a tensor type parses");
-    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let attr = strata_ir::resource::dense_resource(tensor, name, &bytes);
+    let attr = strata_ir::resource::dense_resource_f32(tensor, name, values);
     insert_before(context, Op::of(&before), "arith.constant", &[], tensor, Some(attr))
 }
 
