@@ -52,12 +52,11 @@ fn row_split(op: OperationRef<'_, '_>, registers: Registers) -> Option<i64> {
 fn stride_split(op: OperationRef<'_, '_>, registers: Registers) -> Option<i64> {
     let (x, w, out) = static_f32_operands(op, 4)?;
     let [row_stride, column_stride] = int_pair(op, "strides").map(|s| s.max(1));
-    let dilation = int_pair(op, "dilations")[0].max(1);
+    let [dilation, column_dilation] = int_pair(op, "dilations").map(|d| d.max(1));
     let (extent, kh, rows) = (x.shape[2], w.shape[2], out.shape[2]);
     let splits = row_stride > 1 && dilation % row_stride != 0 && kh > 1;
     let padded = defining_op(op.operand(0).ok()?).and_then(strata_lower::pads::Pad::of).is_some();
     // The columns rounded up too would be a copy all the same.
-    let column_dilation = int_pair(op, "dilations")[1].max(1);
     let columns_split = column_stride > 1 && column_dilation % column_stride != 0 && w.shape[3] > 1;
     if !splits || padded || extent % row_stride == 0 || (columns_split && x.shape[3] % column_stride != 0) {
         return None;
@@ -103,7 +102,8 @@ fn split_in_two(
         let op = raw.get();
         let Some(main) = split(op) else { continue };
         let Some((x, w, out)) = static_f32_operands(op, 4) else { continue };
-        let [kh, dilation] = [w.shape[2], int_pair(op, "dilations")[0].max(1)];
+        let dilations = int_pair(op, "dilations").map(|d| d.max(1));
+        let [kh, dilation] = [w.shape[2], dilations[0]];
         let strides = int_pair(op, "strides").map(|s| s.max(1));
         let row_stride = strides[0];
         let mut k = strata_lower::kernel::Kernel::new(vec![x.clone(), w.clone(), out.clone()]);
@@ -148,8 +148,7 @@ fn split_in_two(
             };
             let offsets = format!("[{}] [{}] [1, 1, 1, 1]", list(&at), list(&out_ty.shape));
             let acc = k.emit(format_args!("tensor.extract_slice {result}{offsets} : {out} to {out_ty}"));
-            let attrs =
-                strata_lower::nn::window_attributes(&part_strides, &int_pair(op, "dilations").map(|d| d.max(1)));
+            let attrs = strata_lower::nn::window_attributes(&part_strides, &dilations);
             let part = k.emit(format_args!(
                 "linalg.conv_2d_nchw_fchw {attrs} ins({part_x}, {part_w} : {x_ty}, {w_ty}) outs({acc} : {out_ty}) -> {out_ty}"
             ));

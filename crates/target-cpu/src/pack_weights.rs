@@ -66,8 +66,8 @@ impl Pass for PackWeights {
         for constant in collect(&module, |op| op.is("arith.constant")) {
             let Some(plan) = plan(context, constant) else { continue };
             let Some(packed) = pack(context, constant, &plan) else { continue };
-            for slice in &plan.slices {
-                rewrite_slice(context, *slice, packed, plan.block);
+            for (op, slice) in plan.slices {
+                rewrite_slice(context, op, slice, packed, plan.block);
                 cx.bump("slices", 1);
             }
             // The strips and the constant have no readers left.
@@ -87,7 +87,8 @@ struct Plan {
     block: i64,
     width: i64,
     shape: Vec<i64>,
-    slices: Vec<Op>,
+    /// Each with its offsets, sizes and strides as the plan read them.
+    slices: Vec<(Op, Slice)>,
     /// Zero-offset slices of the whole constant that only drop the padding of its rows (read
     /// through by the block slices).
     strips: Vec<Op>,
@@ -156,7 +157,7 @@ fn plan(context: &Context, constant: Op) -> Option<Plan> {
         }
         block = block.max(slice.sizes[last]);
         offsets.push((last_offset(&slice), slice.sizes[last]));
-        slices.push(read);
+        slices.push((read, slice));
     }
     // One block is the rows' layout already.
     if block < MIN_BLOCK || block >= width {
@@ -283,8 +284,7 @@ fn pack(context: &Context, constant: Op, plan: &Plan) -> Option<Val> {
 
 /// Makes `slice` read its block of `packed`: `[offset / block, offsets..., 0] [1, sizes...]`,
 /// rank-reduced to the slice's own type.
-fn rewrite_slice(context: &Context, slice: Op, packed: Val, block: i64) {
-    let parts = slice_of(slice).expect("planned slices are slices");
+fn rewrite_slice(context: &Context, slice: Op, parts: Slice, packed: Val, block: i64) {
     let offset = last_offset(&parts);
     let Slice { offsets, sizes, strides, mut dynamic_offsets } = parts;
     let last = offsets.len() - 1;
