@@ -5,6 +5,7 @@
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena),strata-lower-to-llvm)' | FileCheck %s --check-prefix=LLVM
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena{record-plan=true}))' | FileCheck %s --check-prefix=PLAN
 // RUN: not strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena{alignment=3}))' 2>&1 | FileCheck %s --check-prefix=ALIGN
+// RUN: not strata-opt %s --split-input-file -p 'builtin.module(func.func(plan-arena{min-alignment=24}))' 2>&1 | FileCheck %s --check-prefix=MINALIGN
 // RUN: not strata-opt %s -p 'builtin.module(func.func(plan-arena{strategy=best}))' 2>&1 | FileCheck %s --check-prefix=STRATEGY
 // RUN: strata-opt %S/inputs/many-buffers.mlir -p 'builtin.module(func.func(plan-arena{strategy=min-cost-flow}))' 2>&1 | FileCheck %s --check-prefix=FALLBACK
 
@@ -109,6 +110,7 @@ func.func @unplannable(%n: index) -> memref<4xf32> {
 }
 
 // ALIGN: error: 'func.func' op plan-arena: alignment 3 is not a positive power of two
+// MINALIGN: error: 'func.func' op plan-arena: min-alignment 24 is not a positive power of two
 // STRATEGY: error: invalid pass pipeline at column 26: option 'strategy' expects one of naive, equality, greedy-in-order, greedy-by-breadth, greedy-by-size, greedy-best, min-cost-flow, offsets-greedy-by-size, offsets-greedy-by-breadth, exact, got 'best'
 
 // -----
