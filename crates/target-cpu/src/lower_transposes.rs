@@ -15,16 +15,28 @@
 //! read, padding lanes are don't-care). When `R' <= C'`, `log2(R')` stages each pair row `i`
 //! with row `i + R'/2` and interleave them, the first halves into row `2i` and the second
 //! halves into row `2i + 1`; after the last stage the rows, one after the other, are the
-//! transposed block, so output row `j` is `R` lanes of row `j / (C'/R')`. When `R' > C'`, each
-//! band of `C'` rows is transposed that way and output row `j` joins the bands' rows `j`. Each
-//! shuffle reads two vectors of one width (`vpermt2ps` on AVX-512): a `7 x 32` block takes 24
-//! shuffles of 32 lanes and 32 extracts, a `16 x 16` one the classic 64. Only the `C` output
-//! rows (`R` lanes each) that exist are built. MobileNetV2's `16 -> 96` pointwise convolution,
-//! whose short reduction makes the store a large part of each block, runs about 15% faster
-//! than with `shuffle1d`.
+//! transposed block, so output row `j` is `R` lanes of row `j / (C'/R')`. When `R' > C'` and
+//! the rows are narrower than a register (16 lanes), rows `i, i + C', i + 2C', ...` are joined
+//! into one value of `R'` lanes first and the stages transpose every group of `C'` lanes at
+//! once; with wider rows each band of `C'` rows is transposed that way and output row `j` joins
+//! the bands' rows `j`. Each shuffle reads two vectors of one width (`vpermt2ps` on AVX-512): a
+//! `7 x 32` block takes 24 shuffles of 32 lanes and 32 extracts, a `16 x 16` one the classic 64.
+//! Only the `C` output rows that exist are built. MobileNetV2's `16 -> 96` pointwise
+//! convolution, whose short reduction makes the store a large part of each block, runs about
+//! 15% faster than with `shuffle1d`.
+//!
+//! Rows of a width that is not a power of two are whole registers at both ends: rows read from
+//! memory (the 1-D reads `convert-vector-to-scf` unrolls a 2-D read into) are read as `C'`
+//! lanes by a `vector.maskedload` of the `C` that exist, and output rows only written to memory
+//! are written as `R'` lanes by a `vector.maskedstore` of the `R`. A `<7 x float>` read or
+//! write is three loads or stores of 4, 2 and 1 lanes, and its shuffles odd-width ones, which
+//! x86 instruction selection took 80-200 ms to select per convolution block; masked, ResNet-18's
+//! code took 0.9 s of processor time to compile instead of 1.6 (the same values moved: outputs
+//! bit-identical).
 
-use crate::vector_ops::{build, i64_array, vector_shape};
+use crate::vector_ops::{build, build_void, i64_array, vector_shape};
 use melior::ir::operation::OperationRef;
+use melior::ir::r#type::ShapedTypeLike;
 use melior::Context;
 use strata_ir::rewrite::collect;
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
@@ -56,6 +68,10 @@ impl Pass for LowerTransposes {
     }
 }
 
+/// Rows (padded to a power of two) narrower than this many lanes are joined before the
+/// stages when there are more rows than columns (a register of f32 on AVX-512).
+const JOIN_FIRST_BELOW: usize = 16;
+
 /// The largest block lowered to a network (elements): bigger transposes stay MLIR's.
 const MAX_ELEMENTS: i64 = 4096;
 
@@ -76,35 +92,72 @@ pub struct Shuffle {
 }
 
 /// The shuffle network transposing `rows x columns` (see the module documentation). Values
-/// `0..rows` are the input rows (`columns` lanes each); each shuffle appends one value; the
-/// result names, for each output row `j < columns`, the value holding it (`rows` lanes).
-pub fn network(rows: usize, columns: usize) -> (Vec<Shuffle>, Vec<usize>) {
+/// `0..rows` are the input rows (`columns` lanes each, or already `columns.next_power_of_two()`
+/// when `wide_rows`: the lanes past `columns` are never read); each shuffle appends one value;
+/// the result names, for each output row `j < columns`, the value holding it: `rows` lanes, or
+/// with `wide_outputs` `rows.next_power_of_two()` whose first `rows` are the row's.
+pub fn network(rows: usize, columns: usize, wide_rows: bool, wide_outputs: bool) -> (Vec<Shuffle>, Vec<usize>) {
     let (r2, c2) = (rows.next_power_of_two(), columns.next_power_of_two());
     let mut net = Network { shuffles: Vec::new(), values: rows };
-    // Each row widened to `c2` lanes (the extra lanes are never read); padding rows are `None`.
-    let mut current: Vec<Option<usize>> =
-        (0..r2).map(|r| (r < rows).then(|| if c2 == columns { r } else { net.resize(r, columns, c2) })).collect();
+    // Each row as `c2` lanes (the extra lanes are never read); padding rows are `None`.
+    let mut current: Vec<Option<usize>> = (0..r2)
+        .map(|r| (r < rows).then(|| if c2 == columns || wide_rows { r } else { net.resize(r, columns, c2) }))
+        .collect();
     let mut outputs = Vec::with_capacity(columns);
     if r2 <= c2 {
-        net.interleave(&mut current, c2);
+        net.interleave(&mut current, c2, c2);
         let per = c2 / r2;
+        let lanes = if wide_outputs { r2 } else { rows };
         for j in 0..columns {
             let source = current[j / per].expect("every value of the last stage holds real rows");
             let first = ((j % per) * r2) as i64;
-            outputs.push(net.push([source, source], (first..first + rows as i64).collect()));
+            outputs.push(if lanes == c2 {
+                source
+            } else {
+                net.push([source, source], (first..first + lanes as i64).collect())
+            });
+        }
+    } else if c2 < JOIN_FIRST_BELOW {
+        // Rows narrower than a register joined first: value `i < c2` holds rows `i, i + c2,
+        // i + 2 c2, ...` (`r2 / c2` groups of `c2` lanes; a padding row repeats row `i`, which
+        // exists as `rows > r2 / 2 >= c2`). The stages then transpose every group at once, `r2`
+        // lanes wide: after them value `j` is column `j` of every row, in order. A `32 x 7`
+        // block takes 24 joins and 24 shuffles of 32 lanes; x86 instruction selection took ten
+        // times longer on its bands of 8 lanes transposed one by one and then joined (about
+        // 80 ms per convolution reading its initial values so).
+        let mut wide: Vec<Option<usize>> = (0..c2)
+            .map(|i| {
+                let row = current[i].expect("the first rows exist");
+                let mut pieces: Vec<(usize, usize)> =
+                    (0..r2 / c2).map(|group| (current[i + group * c2].unwrap_or(row), c2)).collect();
+                while pieces.len() > 1 {
+                    pieces = pieces.chunks(2).map(|pair| net.join(pair[0], pair[1])).collect();
+                }
+                Some(pieces[0].0)
+            })
+            .collect();
+        net.interleave(&mut wide, r2, c2);
+        for value in wide.into_iter().take(columns) {
+            let value = value.expect("every value of the last stage holds real rows");
+            outputs.push(if r2 == rows || wide_outputs {
+                value
+            } else {
+                net.push([value, value], (0..rows as i64).collect())
+            });
         }
     } else {
+        // Rows of a register or more: each band of `c2` rows transposed on its own (no lane
+        // spent on padding rows past the last band), output row `j` joined from the bands'
+        // rows `j`.
         let bands: Vec<Vec<Option<usize>>> = current
             .chunks(c2)
             .map(|band| {
                 let mut band = band.to_vec();
-                net.interleave(&mut band, c2);
+                net.interleave(&mut band, c2, c2);
                 band
             })
             .collect();
         for j in 0..columns {
-            // The bands' rows `j` (`c2` lanes each; bands of padding rows left out), joined
-            // pairwise, then cut to `rows` lanes.
             let mut pieces: Vec<(usize, usize)> = bands.iter().filter_map(|band| band[j]).map(|v| (v, c2)).collect();
             while pieces.len() > 1 {
                 pieces = pieces
@@ -116,7 +169,12 @@ pub fn network(rows: usize, columns: usize) -> (Vec<Shuffle>, Vec<usize>) {
                     .collect();
             }
             let (value, width) = pieces[0];
-            outputs.push(if width == rows { value } else { net.push([value, value], (0..rows as i64).collect()) });
+            let lanes = if wide_outputs { r2 } else { rows };
+            outputs.push(match width.cmp(&lanes) {
+                std::cmp::Ordering::Equal => value,
+                std::cmp::Ordering::Greater => net.push([value, value], (0..lanes as i64).collect()),
+                std::cmp::Ordering::Less => net.resize(value, width, lanes),
+            });
         }
     }
     (net.shuffles, outputs)
@@ -152,12 +210,14 @@ impl Network {
         (self.push([a, b], mask), wa + wb)
     }
 
-    /// `log2(n)` interleaving stages over the `n` rows of `band` (`width` lanes each): row `i`
-    /// with row `i + n/2`, first halves into row `2i`, second halves into row `2i + 1`. A
-    /// padding row reads as its partner (its lanes are never used); two padding rows stay one.
-    fn interleave(&mut self, band: &mut Vec<Option<usize>>, width: usize) {
+    /// `log2(n)` interleaving stages over the `n` values of `band` (`width` lanes each, in
+    /// groups of `group` lanes, each group transposed on its own): value `i` with value
+    /// `i + n/2`, each group's first halves into value `2i`, its second halves into value
+    /// `2i + 1`. A padding value reads as its partner (its lanes are never used); two padding
+    /// values stay one.
+    fn interleave(&mut self, band: &mut Vec<Option<usize>>, width: usize, group: usize) {
         let n = band.len();
-        let half = width / 2;
+        let half = group / 2;
         let mut stage = 1;
         while stage < n {
             let mut next = Vec::with_capacity(n);
@@ -167,11 +227,9 @@ impl Network {
                     next.push(a.or(b).map(|first| {
                         let second = b.unwrap_or(first);
                         let first = a.unwrap_or(first);
-                        let mask = (0..half)
-                            .flat_map(|k| {
-                                let k = (part * half + k) as i64;
-                                [k, width as i64 + k]
-                            })
+                        let mask = (0..width / group)
+                            .flat_map(|g| (0..half).map(move |k| (g * group + part * half + k) as i64))
+                            .flat_map(|k| [k, width as i64 + k])
                             .collect();
                         self.push([first, second], mask)
                     }));
@@ -199,13 +257,32 @@ fn rewrite(context: &Context, transpose: Op) -> Option<()> {
     if dims.len() > 2 {
         source = build(context, transpose, "vector.shape_cast", &[source], &vector(&[rows, columns]), &[])?;
     }
-    let row_type = vector(&[columns]);
-    let mut values: Vec<strata_ir::Val> = (0..rows)
-        .map(|r| {
-            build(context, transpose, "vector.extract", &[source], &row_type, &[("static_position", i64_array([r]))])
+    // Rows read from memory whose width is not a power of two are read again, masked, as
+    // whole registers.
+    let wide = (columns as u64).next_power_of_two() as i64;
+    let widened = (dims.len() == 2 && wide != columns)
+        .then(|| {
+            (0..rows).map(|r| widened_row(context, source, r, columns, wide, &element)).collect::<Option<Vec<_>>>()
         })
-        .collect::<Option<_>>()?;
-    let (shuffles, outputs) = network(rows as usize, columns as usize);
+        .flatten();
+    let wide_rows = widened.is_some();
+    let mut values: Vec<strata_ir::Val> = match widened {
+        Some(rows) => rows,
+        None => {
+            let row_type = vector(&[columns]);
+            (0..rows)
+                .map(|r| {
+                    let position = [("static_position", i64_array([r]))];
+                    build(context, transpose, "vector.extract", &[source], &row_type, &position)
+                })
+                .collect::<Option<_>>()?
+        }
+    };
+    // Output rows whose width is not a power of two, each only stored to memory, are stored
+    // as whole registers, masked.
+    let wide_out = (rows as u64).next_power_of_two() as i64;
+    let stores = (dims.len() == 2 && wide_out != rows).then(|| row_stores(transpose, columns)).flatten();
+    let (shuffles, outputs) = network(rows as usize, columns as usize, wide_rows, stores.is_some());
     for shuffle in &shuffles {
         let (a, b) = (values[shuffle.sources[0]], values[shuffle.sources[1]]);
         let lanes = shuffle.mask.len() as i64;
@@ -218,6 +295,30 @@ fn rewrite(context: &Context, transpose: Op) -> Option<()> {
             &[("mask", i64_array(shuffle.mask.iter().copied()))],
         )?;
         values.push(value);
+    }
+    if let Some(stores) = stores {
+        let mask_type = format!("vector<{wide_out}xi1>");
+        for (extract, row, writes) in stores {
+            for write in writes {
+                let mask = [("mask_dim_sizes", i64_array([rows]))];
+                let mask = build(context, write, "vector.constant_mask", &[], &mask_type, &mask)?;
+                // The row, then the destination and its indices (`vector.maskedstore`'s base,
+                // indices, mask, value).
+                let mut operands: Vec<strata_ir::Val> = write.operands().into_iter().skip(1).collect();
+                operands.extend([mask, values[outputs[row]]]);
+                build_void(write, "vector.maskedstore", &operands)?;
+                // Safety: replaced by the masked store; a write has no results.
+                unsafe { write.erase() };
+            }
+            // Safety: its only users, the writes, are gone.
+            unsafe { extract.erase() };
+        }
+        // Safety: every use was one of the extracts, now gone.
+        unsafe { transpose.erase() };
+        if wide_rows {
+            erase_dead_rows(source);
+        }
+        return Some(());
     }
     let flat_type = vector(&[columns, rows]);
     let mut result = build(context, transpose, "ub.poison", &[], &flat_type, &[("value", "#ub.poison".to_owned())])?;
@@ -238,7 +339,113 @@ fn rewrite(context: &Context, transpose: Op) -> Option<()> {
     transpose.result(0).replace_all_uses_with(result);
     // Safety: the transpose has no uses left and no handle to it is used afterwards.
     unsafe { transpose.erase() };
+    if wide_rows {
+        erase_dead_rows(source);
+    }
     Some(())
+}
+
+/// Erases the chain of `vector.insert`s building `value` once nothing reads it, and each row
+/// read nothing else reads (the reads [`widened_row`] replaced).
+fn erase_dead_rows(mut value: strata_ir::Val) {
+    while !value.has_uses() {
+        let Some(insert) = value.owner().filter(|op| op.is("vector.insert")) else { return };
+        let (row, rest) = (insert.operand(0), insert.operand(1));
+        // Safety: its result has no uses.
+        unsafe { insert.erase() };
+        if let Some(read) =
+            row.owner().filter(|op| !row.has_uses() && (op.is("vector.transfer_read") || op.is("vector.load")))
+        {
+            // Safety: its result has no uses; reads have no other effect.
+            unsafe { read.erase() };
+        }
+        value = rest;
+    }
+}
+
+/// The uses of `transpose`'s result (`columns` rows) when each is a `vector.extract` of one
+/// row whose every use is a 1-D `vector.transfer_write` of it to memory (in bounds, minor
+/// identity, unmasked): what `convert-vector-to-scf` makes of a 2-D write. Each extract with its
+/// row and its writes, the writes' operands then being the row, the memref and one index per
+/// dimension.
+fn row_stores(transpose: Op, columns: i64) -> Option<Vec<(Op, usize, Vec<Op>)>> {
+    let mut stores = Vec::new();
+    for (user, _) in transpose.result(0).uses() {
+        if !user.is("vector.extract") || user.operand_count() != 1 {
+            return None;
+        }
+        let [row] = strata_ir::ods::i64_array(user.get(), "static_position")?[..] else { return None };
+        let row = usize::try_from(row).ok().filter(|&r| (r as i64) < columns)?;
+        let mut writes = Vec::new();
+        for (write, operand) in user.result(0).uses() {
+            let rank = strata_ir::types::memref(write.operand(1).r#type())?.rank();
+            let plain = write.is("vector.transfer_write")
+                && operand == 0
+                && write.operand_count() == rank + 2
+                && write.attribute("permutation_map").is_some_and(|map| map.to_string() == minor_identity(rank))
+                && write.attribute("in_bounds").is_some_and(|b| b.to_string() == "[true]");
+            if !plain {
+                return None;
+            }
+            writes.push(write);
+        }
+        stores.push((user, row, writes));
+    }
+    Some(stores)
+}
+
+/// The printed minor identity map of a 1-D transfer on a memref of `rank` dimensions.
+fn minor_identity(rank: usize) -> String {
+    let dims: Vec<String> = (0..rank).map(|d| format!("d{d}")).collect();
+    format!("affine_map<({}) -> (d{})>", dims.join(", "), rank.saturating_sub(1))
+}
+
+/// Row `row` of the 2-D vector `source`, `columns` lanes read from memory by a 1-D
+/// `vector.transfer_read` (in bounds, minor identity, unmasked) or `vector.load` into a chain
+/// of `vector.insert`s (how `convert-vector-to-scf` unrolls a 2-D read), read again as `wide`
+/// lanes by a `vector.maskedload` of the first `columns` (the others are not accessed) just
+/// before the read. `None` when the row is not such a read.
+fn widened_row(
+    context: &Context,
+    source: strata_ir::Val,
+    row: i64,
+    columns: i64,
+    wide: i64,
+    element: &str,
+) -> Option<strata_ir::Val> {
+    // The insert chain: the last insert at `row` is the row's value.
+    let mut at = source.owner()?;
+    let value = loop {
+        if !at.is("vector.insert") || at.operand_count() != 2 {
+            return None;
+        }
+        if strata_ir::ods::i64_array(at.get(), "static_position")? == [row] {
+            break at.operand(0);
+        }
+        at = at.operand(1).owner()?;
+    };
+    let read = value.owner()?;
+    let base = read.operand(0);
+    let rank = strata_ir::types::memref(base.r#type())?.rank();
+    let indices: Vec<strata_ir::Val> = (1..=rank).map(|i| read.operand(i)).collect();
+    let plain = if read.is("vector.transfer_read") {
+        // Source, indices and padding: no mask.
+        read.operand_count() == rank + 2
+            && read.attribute("permutation_map").is_some_and(|map| map.to_string() == minor_identity(rank))
+            && read.attribute("in_bounds").is_some_and(|b| b.to_string() == "[true]")
+    } else {
+        read.is("vector.load") && read.operand_count() == rank + 1
+    };
+    if !plain || value.r#type().to_string() != format!("vector<{columns}x{element}>") {
+        return None;
+    }
+    let mask_type = format!("vector<{wide}xi1>");
+    let mask =
+        build(context, read, "vector.constant_mask", &[], &mask_type, &[("mask_dim_sizes", i64_array([columns]))])?;
+    let ty = format!("vector<{wide}x{element}>");
+    let pass = build(context, read, "ub.poison", &[], &ty, &[("value", "#ub.poison".to_owned())])?;
+    let operands: Vec<strata_ir::Val> = std::iter::once(base).chain(indices).chain([mask, pass]).collect();
+    build(context, read, "vector.maskedload", &operands, &ty, &[])
 }
 
 #[cfg(test)]
@@ -262,28 +469,46 @@ mod tests {
     fn networks_transpose() {
         for rows in 2..40usize {
             for columns in 2..40usize {
-                let mut values: Vec<Vec<(usize, usize)>> =
-                    (0..rows).map(|r| (0..columns).map(|c| (r, c)).collect()).collect();
-                let (shuffles, outputs) = network(rows, columns);
-                for s in &shuffles {
-                    let (a, b) = (&values[s.sources[0]], &values[s.sources[1]]);
-                    assert_eq!(a.len(), b.len(), "{rows}x{columns}");
-                    let lanes =
-                        s.mask
-                            .iter()
-                            .map(|&m| if (m as usize) < a.len() { a[m as usize] } else { b[m as usize - a.len()] });
-                    values.push(lanes.collect());
-                }
-                assert_eq!(outputs.len(), columns);
-                for (j, &o) in outputs.iter().enumerate() {
-                    let expected: Vec<_> = (0..rows).map(|r| (r, j)).collect();
-                    assert_eq!(values[o], expected, "{rows}x{columns} row {j}");
+                for (wide_rows, wide_outputs) in [(false, false), (true, false), (false, true), (true, true)] {
+                    // Lanes past `columns` of a row read whole are junk (`usize::MAX`).
+                    let lanes = if wide_rows { columns.next_power_of_two() } else { columns };
+                    let mut values: Vec<Vec<(usize, usize)>> = (0..rows)
+                        .map(|r| (0..lanes).map(|c| (r, if c < columns { c } else { usize::MAX })).collect())
+                        .collect();
+                    let (shuffles, outputs) = network(rows, columns, wide_rows, wide_outputs);
+                    for s in &shuffles {
+                        let (a, b) = (&values[s.sources[0]], &values[s.sources[1]]);
+                        assert_eq!(a.len(), b.len(), "{rows}x{columns}");
+                        let lanes = s.mask.iter().map(|&m| {
+                            if (m as usize) < a.len() {
+                                a[m as usize]
+                            } else {
+                                b[m as usize - a.len()]
+                            }
+                        });
+                        values.push(lanes.collect());
+                    }
+                    assert_eq!(outputs.len(), columns);
+                    for (j, &o) in outputs.iter().enumerate() {
+                        let expected: Vec<_> = (0..rows).map(|r| (r, j)).collect();
+                        // Whole outputs: the row's lanes first, then any.
+                        let lanes = if wide_outputs { rows.next_power_of_two() } else { rows };
+                        assert_eq!(values[o].len(), lanes, "{rows}x{columns} row {j}");
+                        assert_eq!(values[o][..rows], expected, "{rows}x{columns} row {j} {wide_rows} {wide_outputs}");
+                    }
                 }
             }
         }
         // The classic sizes: 16 x 16 in 4 stages of 16 shuffles (and 16 row picks); 7 x 32 in
         // 3 stages of 8 (and 32 picks).
-        assert_eq!(network(16, 16).0.len(), 64 + 16);
-        assert_eq!(network(7, 32).0.len(), 24 + 32);
+        assert_eq!(network(16, 16, false, false).0.len(), 64);
+        assert_eq!(network(7, 32, false, false).0.len(), 24 + 32);
+        // 7 x 32 stored as rows of 8 lanes: each a quarter of a last stage's value.
+        assert_eq!(network(7, 32, false, true).0.len(), 24 + 32);
+        // 32 x 7 read as rows of 8: 8 values of 4 rows joined (24 shuffles), 3 stages of 8.
+        assert_eq!(network(32, 7, true, false).0.len(), 24 + 24);
+        // 18 x 16, rows of a whole register: a band of 16 rows (64), one of 2 rows and 14 of
+        // padding (4 + 8 + 16 + 16), each output row joined (16) and cut (16).
+        assert_eq!(network(18, 16, false, false).0.len(), 64 + 44 + 16 + 16);
     }
 }

@@ -57,3 +57,12 @@ pub(crate) fn build(
         .ok()?;
     Some(Val::from(anchor.block()?.insert_operation_before(anchor, op).result(0).ok()?))
 }
+
+/// Builds `name` with `operands` and no result or attribute before `before`, at its location.
+pub(crate) fn build_void(before: Op, name: &str, operands: &[Val]) -> Option<()> {
+    let anchor = before.get();
+    let operands: Vec<melior::ir::Value> = operands.iter().map(|v| v.get()).collect();
+    let op = OperationBuilder::new(name, anchor.location()).add_operands(&operands).build().ok()?;
+    anchor.block()?.insert_operation_before(anchor, op);
+    Some(())
+}
