@@ -172,6 +172,63 @@ func.func @accumulate(%m: memref<32x7xf32, strided<[49, 1], offset: ?>>, %a: vec
   return
 }
 
+// An epilogue after the transpose (ReLU6 on a block of 4 positions by 8 filters, stored as 8
+// rows of 4): its maximumf and minimumf, whose other operands are splats, are applied to the
+// block before the transpose instead (4 rows of 8 lanes rather than 8 of 4), their constants
+// remade in that shape, and the transposed rows are only stored. An operand that is not a
+// splat stops the hoisting (@epilogue_kept).
+// CHECK-LABEL: func.func @epilogue
+// CHECK-SAME: (%[[A:.*]]: vector<4x8xf32>, %[[O:.*]]: memref<8x4xf32, strided<[9, 1], offset: ?>>)
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<4x8xf32>
+// CHECK: %[[LO:.*]] = arith.maximumf %[[A]], %[[Z]] fastmath<nnan> : vector<4x8xf32>
+// CHECK: %[[SIX:.*]] = arith.constant dense<6.000000e+00> : vector<4x8xf32>
+// CHECK: %[[HI:.*]] = arith.minimumf %[[LO]], %[[SIX]] : vector<4x8xf32>
+// CHECK: vector.extract %[[HI]][0] : vector<8xf32> from vector<4x8xf32>
+// CHECK-COUNT-8: vector.transfer_write {{.*}} : vector<4xf32>
+// CHECK-NOT: vector.transpose
+// CHECK: return
+func.func @epilogue(%a: vector<4x8xf32>, %o: memref<8x4xf32, strided<[9, 1], offset: ?>>) {
+  %zero = arith.constant dense<0.0> : vector<8x4xf32>
+  %six = arith.constant dense<6.0> : vector<8x4xf32>
+  %t = vector.transpose %a, [1, 0] : vector<4x8xf32> to vector<8x4xf32>
+  %lo = arith.maximumf %t, %zero fastmath<nnan> : vector<8x4xf32>
+  %hi = arith.minimumf %lo, %six : vector<8x4xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %c6 = arith.constant 6 : index
+  %c7 = arith.constant 7 : index
+  %e0 = vector.extract %hi[0] : vector<4xf32> from vector<8x4xf32>
+  vector.transfer_write %e0, %o[%c0, %c0] {in_bounds = [true]} : vector<4xf32>, memref<8x4xf32, strided<[9, 1], offset: ?>>
+  %e1 = vector.extract %hi[1] : vector<4xf32> from vector<8x4xf32>
+  vector.transfer_write %e1, %o[%c1, %c0] {in_bounds = [true]} : vector<4xf32>, memref<8x4xf32, strided<[9, 1], offset: ?>>
+  %e2 = vector.extract %hi[2] : vector<4xf32> from vector<8x4xf32>
+  vector.transfer_write %e2, %o[%c2, %c0] {in_bounds = [true]} : vector<4xf32>, memref<8x4xf32, strided<[9, 1], offset: ?>>
+  %e3 = vector.extract %hi[3] : vector<4xf32> from vector<8x4xf32>
+  vector.transfer_write %e3, %o[%c3, %c0] {in_bounds = [true]} : vector<4xf32>, memref<8x4xf32, strided<[9, 1], offset: ?>>
+  %e4 = vector.extract %hi[4] : vector<4xf32> from vector<8x4xf32>
+  vector.transfer_write %e4, %o[%c4, %c0] {in_bounds = [true]} : vector<4xf32>, memref<8x4xf32, strided<[9, 1], offset: ?>>
+  %e5 = vector.extract %hi[5] : vector<4xf32> from vector<8x4xf32>
+  vector.transfer_write %e5, %o[%c5, %c0] {in_bounds = [true]} : vector<4xf32>, memref<8x4xf32, strided<[9, 1], offset: ?>>
+  %e6 = vector.extract %hi[6] : vector<4xf32> from vector<8x4xf32>
+  vector.transfer_write %e6, %o[%c6, %c0] {in_bounds = [true]} : vector<4xf32>, memref<8x4xf32, strided<[9, 1], offset: ?>>
+  %e7 = vector.extract %hi[7] : vector<4xf32> from vector<8x4xf32>
+  vector.transfer_write %e7, %o[%c7, %c0] {in_bounds = [true]} : vector<4xf32>, memref<8x4xf32, strided<[9, 1], offset: ?>>
+  return
+}
+
+// CHECK-LABEL: func.func @epilogue_kept
+// CHECK: vector.shuffle
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<8x4xf32>
+func.func @epilogue_kept(%a: vector<4x8xf32>, %b: vector<8x4xf32>) -> vector<8x4xf32> {
+  %t = vector.transpose %a, [1, 0] : vector<4x8xf32> to vector<8x4xf32>
+  %s = arith.addf %t, %b : vector<8x4xf32>
+  return %s : vector<8x4xf32>
+}
+
 // Not a swap of two groups: kept.
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT: vector.shuffle
@@ -183,4 +240,5 @@ func.func @kept(%a: vector<2x3x4xf32>) -> (vector<2x4x3xf32>, vector<4x3x2xf32>)
   return %t, %u : vector<2x4x3xf32>, vector<4x3x2xf32>
 }
 
-// STATS: (S) 6 transposes - vector.transpose lowered to shuffle networks
+// STATS: (S) 8 transposes - vector.transpose lowered to shuffle networks
+// STATS: (S) 2 hoisted - elementwise ops moved from after a transpose to before it
