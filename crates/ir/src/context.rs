@@ -49,6 +49,8 @@ impl StrataContext {
     pub fn new(dialects: &[DialectDef]) -> Result<Self> {
         let registry = DialectRegistry::new();
         register_all_dialects(&registry);
+        // Threading on, always: `strata-bufferize-and-plan` runs two pass managers on one
+        // context at once.
         let context = Context::new_with_registry(&registry, true);
         context.load_all_available_dialects();
         register_all_llvm_translations(&context);

@@ -213,11 +213,25 @@ impl SourceMap {
 
 /// Collects every diagnostic MLIR emits on a context. Cheap to clone (shared storage).
 /// Thread-safe: with MLIR's threading on, a pass running on a worker thread may emit (MLIR
-/// serialises its handlers, and the sink does not rely on that).
+/// serialises its handlers, and the sink does not rely on that; MLIR's parallel pass adaptor
+/// re-emits its workers' diagnostics on the thread that runs the pass manager).
+///
+/// Each diagnostic is kept with the capture scope of the thread that emitted it (the default
+/// scope unless the thread runs inside [`DiagnosticSink::isolated`]), and `take`, `push` and
+/// `has_errors` see the calling thread's scope only: two pass managers may then run on one
+/// context at once, on two threads, without taking each other's diagnostics.
 #[derive(Clone, Debug, Default)]
 pub struct DiagnosticSink {
-    captured: Arc<Mutex<Vec<Diagnostic>>>,
+    captured: Arc<Mutex<Vec<(u64, Diagnostic)>>>,
 }
+
+thread_local! {
+    /// The calling thread's capture scope (0: the default one).
+    static SCOPE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// The next capture scope to hand out.
+static NEXT_SCOPE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl DiagnosticSink {
     /// The handler to attach to a context: stores the diagnostic and marks it handled.
@@ -225,29 +239,52 @@ impl DiagnosticSink {
         let captured = self.captured.clone();
         move |diagnostic| {
             let diagnostic = Diagnostic::from_mlir(&diagnostic);
-            lock(&captured).push(diagnostic);
+            lock(&captured).push((SCOPE.get(), diagnostic));
             true
         }
     }
 
-    /// Takes every diagnostic captured so far.
+    /// Takes every diagnostic captured so far in the calling thread's scope.
     pub fn take(&self) -> Vec<Diagnostic> {
-        std::mem::take(&mut *lock(&self.captured))
+        let scope = SCOPE.get();
+        let mut captured = lock(&self.captured);
+        let (taken, kept) = std::mem::take(&mut *captured).into_iter().partition(|(s, _)| *s == scope);
+        *captured = kept;
+        taken.into_iter().map(|(_, d)| d).collect()
     }
 
-    /// Whether an error was captured and not yet taken.
+    /// Whether an error was captured in the calling thread's scope and not yet taken.
     pub fn has_errors(&self) -> bool {
-        lock(&self.captured).iter().any(|d| d.severity == Severity::Error)
+        let scope = SCOPE.get();
+        lock(&self.captured).iter().any(|(s, d)| *s == scope && d.severity == Severity::Error)
     }
 
     /// Adds a diagnostic produced on the Rust side.
     pub fn push(&self, diagnostic: Diagnostic) {
-        lock(&self.captured).push(diagnostic);
+        lock(&self.captured).push((SCOPE.get(), diagnostic));
+    }
+
+    /// The calling thread's capture scope, for [`DiagnosticSink::isolated`] on another thread.
+    pub fn scope() -> u64 {
+        SCOPE.get()
+    }
+
+    /// Runs `run` on the calling thread in a capture scope of its own; what it leaves untaken
+    /// then belongs to `parent` (the scope of the thread that started this one).
+    pub fn isolated<R>(&self, parent: u64, run: impl FnOnce() -> R) -> R {
+        let scope = NEXT_SCOPE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let outer = SCOPE.replace(scope);
+        let result = run();
+        SCOPE.set(outer);
+        for (s, _) in lock(&self.captured).iter_mut().filter(|(s, _)| *s == scope) {
+            *s = parent;
+        }
+        result
     }
 }
 
 /// The captured list, even after a thread panicked holding it (a list of diagnostics has no
 /// invariant a panic could break).
-fn lock(captured: &Mutex<Vec<Diagnostic>>) -> std::sync::MutexGuard<'_, Vec<Diagnostic>> {
+fn lock(captured: &Mutex<Vec<(u64, Diagnostic)>>) -> std::sync::MutexGuard<'_, Vec<(u64, Diagnostic)>> {
     captured.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

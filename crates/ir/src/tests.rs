@@ -285,3 +285,38 @@ fn dense_ints_reads_each_element_width() {
     assert_eq!(read("dense<4> : tensor<2xi64>"), Some(vec![4, 4]));
     assert_eq!(read("dense<1.5> : tensor<2xf32>"), None);
 }
+
+/// Two threads capturing in scopes of their own take only their own diagnostics; what one
+/// leaves goes to the scope that started it; the default scope keeps its own.
+#[test]
+fn isolated_scopes_take_their_own_diagnostics() {
+    let sink = DiagnosticSink::default();
+    sink.push(Diagnostic::error(SourceLoc::Unknown, "outer"));
+    let parent = DiagnosticSink::scope();
+    let barrier = std::sync::Barrier::new(2);
+    let taken: Vec<Vec<String>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = ["a", "b"]
+            .map(|name| {
+                let (sink, barrier) = (&sink, &barrier);
+                scope.spawn(move || {
+                    sink.isolated(parent, || {
+                        sink.push(Diagnostic::error(SourceLoc::Unknown, format!("{name} taken")));
+                        // Both have pushed before either takes.
+                        barrier.wait();
+                        assert!(sink.has_errors());
+                        let mine = sink.take().iter().map(|d| d.message.clone()).collect();
+                        sink.push(Diagnostic::error(SourceLoc::Unknown, format!("{name} left")));
+                        mine
+                    })
+                })
+            })
+            .into_iter()
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    assert_eq!(taken, [vec!["a taken".to_owned()], vec!["b taken".to_owned()]]);
+    let mut rest: Vec<String> = sink.take().iter().map(|d| d.message.clone()).collect();
+    rest.sort();
+    assert_eq!(rest, ["a left", "b left", "outer"]);
+    assert!(!sink.has_errors());
+}
