@@ -33,6 +33,7 @@ pub mod host;
 pub mod jit;
 pub mod lower_transposes;
 pub mod masked_stores;
+pub mod math_calls;
 pub mod outline_kernels;
 pub mod pack_weights;
 pub mod parallelize;
@@ -62,7 +63,7 @@ finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
 /// Buffers to the LLVM dialect for the host: bf16 truncations as integer arithmetic (no
 /// runtime-library call), f32 `exp`, `tanh` and `erf` as inline arithmetic (so their loops vectorise), `scf.forall`s
 /// (`strata-parallelize`'s splits and the schedules' parallel tiles) as OpenMP worksharing loops (the team's size
-/// is the OpenMP runtime's: `omp_set_num_threads`, `OMP_NUM_THREADS`), loops, other math through LLVM intrinsics or libm,
+/// is the OpenMP runtime's: `omp_set_num_threads`, `OMP_NUM_THREADS`), loops, other math through LLVM intrinsics or libm (`strata-math-calls`: only when some is left),
 /// the elements extracted from a vector read loaded one by one (`strata-broadcast-loads`: broadcasts from
 /// memory), register blocks kept as rows (`strata-vector-rows`), their transposes between the accumulators and NCHW
 /// memory as two-source shuffle networks (`strata-lower-transposes`; any other transpose as one shuffle of the
@@ -74,7 +75,7 @@ pub const HOST_TO_LLVM: NamedPipeline = NamedPipeline {
     passes: "func.func(strata-expand-bf16,strata-approximate-math,scf-forall-to-parallel),convert-scf-to-openmp{num-threads=0},\
 func.func(canonicalize{top-down=false},strata-broadcast-loads,convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops,strata-vector-rows,strata-lower-transposes,strata-split-masked-stores),strata-size-small-kernels,\
 func.func(expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-vector-to-llvm{vector-transpose-lowering=shuffle1d},convert-math-to-llvm),\
-convert-math-to-funcs,convert-math-to-libm,finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},\
+strata-math-calls,finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},\
 convert-to-llvm,reconcile-unrealized-casts",
 };
 
@@ -97,6 +98,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&vector_rows::INFO, vector_rows::create);
     registry.register(&lower_transposes::INFO, lower_transposes::create);
     registry.register(&masked_stores::INFO, masked_stores::create);
+    registry.register(&math_calls::INFO, math_calls::create);
     registry.register_pipeline(LOWER_TO_LLVM);
     registry.register_pipeline(HOST_TO_LLVM);
 }
