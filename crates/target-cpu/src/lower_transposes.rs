@@ -356,14 +356,15 @@ fn rewrite(context: &Context, transpose: Op) -> Option<()> {
     // Rows read from memory whose width is not a power of two are read again, masked, as
     // whole registers.
     let wide = (columns as u64).next_power_of_two() as i64;
-    let widened = (dims.len() == 2 && wide != columns)
-        .then(|| {
-            (0..rows).map(|r| widened_row(context, source, r, columns, wide, &element)).collect::<Option<Vec<_>>>()
-        })
+    // Every row checked first: a block with one row not so read keeps its rows as they are.
+    let reads = (dims.len() == 2 && wide != columns)
+        .then(|| (0..rows).map(|r| row_read(source, r, columns, &element)).collect::<Option<Vec<_>>>())
         .flatten();
-    let wide_rows = widened.is_some();
-    let mut values: Vec<strata_ir::Val> = match widened {
-        Some(rows) => rows,
+    let wide_rows = reads.is_some();
+    let mut values: Vec<strata_ir::Val> = match reads {
+        Some(reads) => {
+            reads.into_iter().map(|read| widened_read(context, read, wide, &element)).collect::<Option<_>>()?
+        }
         None => {
             let row_type = vector(&[columns]);
             (0..rows)
@@ -393,11 +394,12 @@ fn rewrite(context: &Context, transpose: Op) -> Option<()> {
         values.push(value);
     }
     if let Some(stores) = stores {
+        // Before the transpose: before every write of its rows.
         let mask_type = format!("vector<{wide_out}xi1>");
+        let mask = [("mask_dim_sizes", i64_array([rows]))];
+        let mask = build(context, transpose, "vector.constant_mask", &[], &mask_type, &mask)?;
         for (extract, row, writes) in stores {
             for write in writes {
-                let mask = [("mask_dim_sizes", i64_array([rows]))];
-                let mask = build(context, write, "vector.constant_mask", &[], &mask_type, &mask)?;
                 // The row, then the destination and its indices (`vector.maskedstore`'s base,
                 // indices, mask, value).
                 let mut operands: Vec<strata_ir::Val> = write.operands().into_iter().skip(1).collect();
@@ -409,31 +411,22 @@ fn rewrite(context: &Context, transpose: Op) -> Option<()> {
             // Safety: its only users, the writes, are gone.
             unsafe { extract.erase() };
         }
-        // Safety: every use was one of the extracts, now gone.
-        unsafe { transpose.erase() };
-        if wide_rows {
-            erase_dead_rows(source);
+    } else {
+        let flat_type = vector(&[columns, rows]);
+        let poison = [("value", "#ub.poison".to_owned())];
+        let mut result = build(context, transpose, "ub.poison", &[], &flat_type, &poison)?;
+        for (j, &output) in outputs.iter().enumerate() {
+            let position = [("static_position", i64_array([j as i64]))];
+            result = build(context, transpose, "vector.insert", &[values[output], result], &flat_type, &position)?;
         }
-        return Some(());
+        let ty = transpose.result(0).r#type().to_string();
+        if ty != flat_type {
+            result = build(context, transpose, "vector.shape_cast", &[result], &ty, &[])?;
+        }
+        transpose.result(0).replace_all_uses_with(result);
     }
-    let flat_type = vector(&[columns, rows]);
-    let mut result = build(context, transpose, "ub.poison", &[], &flat_type, &[("value", "#ub.poison".to_owned())])?;
-    for (j, &output) in outputs.iter().enumerate() {
-        result = build(
-            context,
-            transpose,
-            "vector.insert",
-            &[values[output], result],
-            &flat_type,
-            &[("static_position", i64_array([j as i64]))],
-        )?;
-    }
-    let ty = transpose.result(0).r#type().to_string();
-    if ty != flat_type {
-        result = build(context, transpose, "vector.shape_cast", &[result], &ty, &[])?;
-    }
-    transpose.result(0).replace_all_uses_with(result);
-    // Safety: the transpose has no uses left and no handle to it is used afterwards.
+    // Safety: the transpose has no uses left (its rows' extracts erased, or its uses replaced)
+    // and no handle to it is used afterwards.
     unsafe { transpose.erase() };
     if wide_rows {
         erase_dead_rows(source);
@@ -474,10 +467,11 @@ fn row_stores(transpose: Op, columns: i64) -> Option<Vec<(Op, usize, Vec<Op>)>> 
         let row = usize::try_from(row).ok().filter(|&r| (r as i64) < columns)?;
         let mut writes = Vec::new();
         for (write, operand) in user.result(0).uses() {
+            if !write.is("vector.transfer_write") || operand != 0 || write.operand_count() < 2 {
+                return None;
+            }
             let rank = strata_ir::types::memref(write.operand(1).r#type())?.rank();
-            let plain = write.is("vector.transfer_write")
-                && operand == 0
-                && write.operand_count() == rank + 2
+            let plain = write.operand_count() == rank + 2
                 && write.attribute("permutation_map").is_some_and(|map| map.to_string() == minor_identity(rank))
                 && write.attribute("in_bounds").is_some_and(|b| b.to_string() == "[true]");
             if !plain {
@@ -496,19 +490,11 @@ fn minor_identity(rank: usize) -> String {
     format!("affine_map<({}) -> (d{})>", dims.join(", "), rank.saturating_sub(1))
 }
 
-/// Row `row` of the 2-D vector `source`, `columns` lanes read from memory by a 1-D
-/// `vector.transfer_read` (in bounds, minor identity, unmasked) or `vector.load` into a chain
-/// of `vector.insert`s (how `convert-vector-to-scf` unrolls a 2-D read), read again as `wide`
-/// lanes by a `vector.maskedload` of the first `columns` (the others are not accessed) just
-/// before the read. `None` when the row is not such a read.
-fn widened_row(
-    context: &Context,
-    source: strata_ir::Val,
-    row: i64,
-    columns: i64,
-    wide: i64,
-    element: &str,
-) -> Option<strata_ir::Val> {
+/// The op reading row `row` of the 2-D vector `source` from memory: a 1-D
+/// `vector.transfer_read` (in bounds, minor identity, unmasked) or `vector.load` of `columns`
+/// lanes inserted into a chain of `vector.insert`s (how `convert-vector-to-scf` unrolls a 2-D
+/// read). `None` when the row is not such a read.
+fn row_read(source: strata_ir::Val, row: i64, columns: i64, element: &str) -> Option<Op> {
     // The insert chain: the last insert at `row` is the row's value.
     let mut at = source.owner()?;
     let value = loop {
@@ -520,24 +506,29 @@ fn widened_row(
         }
         at = at.operand(1).owner()?;
     };
-    let read = value.owner()?;
-    let base = read.operand(0);
-    let rank = strata_ir::types::memref(base.r#type())?.rank();
-    let indices: Vec<strata_ir::Val> = (1..=rank).map(|i| read.operand(i)).collect();
+    let read = value.owner().filter(|op| op.is("vector.transfer_read") || op.is("vector.load"))?;
+    let rank = strata_ir::types::memref(read.operands().first()?.r#type())?.rank();
     let plain = if read.is("vector.transfer_read") {
         // Source, indices and padding: no mask.
         read.operand_count() == rank + 2
             && read.attribute("permutation_map").is_some_and(|map| map.to_string() == minor_identity(rank))
             && read.attribute("in_bounds").is_some_and(|b| b.to_string() == "[true]")
     } else {
-        read.is("vector.load") && read.operand_count() == rank + 1
+        read.operand_count() == rank + 1
     };
-    if !plain || value.r#type().to_string() != format!("vector<{columns}x{element}>") {
-        return None;
-    }
+    (plain && value.r#type().to_string() == format!("vector<{columns}x{element}>")).then_some(read)
+}
+
+/// `read` (a [`row_read`]) again as `wide` lanes, by a `vector.maskedload` of the lanes it
+/// reads (the others are not accessed) just before it.
+fn widened_read(context: &Context, read: Op, wide: i64, element: &str) -> Option<strata_ir::Val> {
+    let base = read.operand(0);
+    let rank = strata_ir::types::memref(base.r#type())?.rank();
+    let (columns, _) = vector_shape(read.result(0).r#type())?;
+    let indices = (1..=rank).map(|i| read.operand(i));
     let mask_type = format!("vector<{wide}xi1>");
     let mask =
-        build(context, read, "vector.constant_mask", &[], &mask_type, &[("mask_dim_sizes", i64_array([columns]))])?;
+        build(context, read, "vector.constant_mask", &[], &mask_type, &[("mask_dim_sizes", i64_array(columns))])?;
     let ty = format!("vector<{wide}x{element}>");
     let pass = build(context, read, "ub.poison", &[], &ty, &[("value", "#ub.poison".to_owned())])?;
     let operands: Vec<strata_ir::Val> = std::iter::once(base).chain(indices).chain([mask, pass]).collect();
@@ -595,8 +586,8 @@ mod tests {
                 }
             }
         }
-        // The classic sizes: 16 x 16 in 4 stages of 16 shuffles (and 16 row picks); 7 x 32 in
-        // 3 stages of 8 (and 32 picks).
+        // The classic sizes: 16 x 16 in 4 stages of 16 shuffles (its output rows the last
+        // stage's values); 7 x 32 in 3 stages of 8 (and 32 picks).
         assert_eq!(network(16, 16, false, false).0.len(), 64);
         assert_eq!(network(7, 32, false, false).0.len(), 24 + 32);
         // 7 x 32 stored as rows of 8 lanes: each a quarter of a last stage's value.
