@@ -185,11 +185,9 @@ impl Pass for BufferizeAndPlan {
                 });
                 let mut plain = plain;
                 let second = (this.way(strata, &mut plain, false, false), plain);
-                let first = thread.join().map(|Shared(first)| first).map_err(|_| "a planning thread panicked");
-                match first {
-                    Ok(first) => vec![(first, true), (second, false)],
-                    Err(panic) => vec![((Err(panic.to_owned()), copy()), true), (second, false)],
-                }
+                // A panic on the thread goes on as it would have without it.
+                let Shared(first) = thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                vec![(first, true), (second, false)]
             })
         } else {
             let ways: &[bool] = if both { &[true, false] } else { &[false] };

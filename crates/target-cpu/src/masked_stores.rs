@@ -13,12 +13,11 @@
 //! Part of `strata-host-to-llvm`, after `convert-vector-to-scf` (the transfers lowered to 1-D
 //! ops) and canonicalization (the masks folded to constants).
 
-use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
-use melior::ir::BlockLike;
+use melior::ir::operation::{OperationLike, OperationRef};
 use strata_ir::rewrite::collect;
 use strata_ir::{OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 
-use crate::vector_ops::{build, vector_shape};
+use crate::vector_ops::{build, build_void, vector_shape};
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-split-masked-stores",
@@ -82,15 +81,10 @@ impl Pass for SplitMaskedStores {
                 };
                 part
             };
-            let mut operands: Vec<melior::ir::Value> = vec![part.get()];
-            operands.extend((0..count - 2).map(|i| store.operand(i).get()));
-            let anchor = store.get();
-            let Ok(plain) = OperationBuilder::new("vector.store", anchor.location()).add_operands(&operands).build()
-            else {
+            let operands: Vec<Val> = std::iter::once(part).chain((0..count - 2).map(|i| store.operand(i))).collect();
+            if build_void(store, "vector.store", &operands).is_none() {
                 continue;
-            };
-            let Some(block) = anchor.block() else { continue };
-            block.insert_operation_before(anchor, plain);
+            }
             // Safety: replaced by the plain store; a store has no results.
             unsafe { store.erase() };
             cx.bump("split", 1);
