@@ -141,6 +141,9 @@ pub struct ConvBlock {
     /// (`strata_machine::partial_filters`): the tiles step along the filters in a loop of their
     /// own, whose last block is peeled off.
     pub partial_filters: bool,
+    /// Parallel tiles of a flattened convolution ([`crate::conv_flatten::chunk`]): its
+    /// positions split into chunks of this many, the chunks outermost (0: not split).
+    pub chunk: i64,
 }
 
 /// The least multiply-adds for which a convolution or matmul is split across threads (about
@@ -151,12 +154,13 @@ impl ConvBlock {
     /// The `strata.conv_tiles` mark: `THxTWxTF`, `f` appended for filters outermost, `e` for
     /// an epilogue (the epilogue carries the same label as `strata.conv_epilogue`), `p` for
     /// parallel tiles, `s` for columns in the lanes, `g` for a grouped convolution, `k` for a
-    /// packed filter, `r` for a partial block, `q` for a partial block of filters.
+    /// packed filter, `r` for a partial block, `q` for a partial block of filters, `c` and the
+    /// chunk for positions split into chunks.
     pub fn label(&self) -> String {
         let [th, tw, tf] = self.tiles;
         let flag = |set: bool, c: &'static str| if set { c } else { "" };
         format!(
-            "{th}x{tw}x{tf}{}{}{}{}{}{}{}{}",
+            "{th}x{tw}x{tf}{}{}{}{}{}{}{}{}{}",
             flag(self.filters_outer, "f"),
             flag(self.epilogue, "e"),
             flag(self.parallel, "p"),
@@ -164,7 +168,8 @@ impl ConvBlock {
             flag(self.grouped, "g"),
             flag(self.packed, "k"),
             flag(self.partial, "r"),
-            flag(self.partial_filters, "q")
+            flag(self.partial_filters, "q"),
+            if self.chunk > 0 { format!("c{}", self.chunk) } else { String::new() }
         )
     }
 }
@@ -297,18 +302,28 @@ pub fn rewrite(
             if flat {
                 tiles = strata_machine::whole_filters(tiles, out.shape[1]);
             }
+            let parallel = threads > 1 && out.numel() * w.shape[1..].iter().product::<i64>() >= PARALLEL_MACS;
+            let filters_outer = w.numel() > x.numel();
+            // Only a partial block's tiles (whole rows, then the columns in a loop of their own)
+            // are split into chunks: whole blocks already split along the positions, or, with
+            // columns in the lanes, along the filters, in the order that stores best.
+            let chunked = flat && parallel && !filters_outer && strata_machine::partial(tiles, columns);
+            let result = epilogue.unwrap_or(Op::of(&op)).result(0);
+            let chunk =
+                if chunked { crate::conv_flatten::chunk(columns, tiles[1], threads, result).unwrap_or(0) } else { 0 };
             plans.push(Plan {
                 conv: raw,
                 block: ConvBlock {
                     tiles,
-                    filters_outer: w.numel() > x.numel(),
+                    filters_outer,
                     epilogue: epilogue.is_some(),
-                    parallel: threads > 1 && out.numel() * w.shape[1..].iter().product::<i64>() >= PARALLEL_MACS,
+                    parallel,
                     spatial,
                     grouped: false,
                     packed: false,
-                    partial: strata_machine::partial(tiles, columns),
+                    partial: strata_machine::partial(tiles, if chunk > 0 { chunk } else { columns }),
                     partial_filters: strata_machine::partial_filters(tiles, out.shape[1]),
+                    chunk,
                 },
                 epilogue,
                 flat,
@@ -619,6 +634,7 @@ fn rewrite_grouped(
             packed: false,
             partial: false,
             partial_filters: false,
+            chunk: 0,
         };
         crate::conv_split::fold_constant_slice(strata.mlir(), op);
         let operand = |i: usize| op.operand(i).expect("a convolution has three operands");

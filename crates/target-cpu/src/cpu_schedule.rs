@@ -254,7 +254,8 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
         // the EPILOGUES section), on every copy of the convolution that carries the label.
         let partial_filters = block.partial_filters && block.spatial && !block.grouped && !block.partial;
         let partial = block.partial && !block.grouped || partial_filters;
-        let tw_first = if partial && !partial_filters { 0 } else { tw };
+        // A flattened convolution split into chunks of positions takes a chunk at a time.
+        let tw_first = if partial && !partial_filters { block.chunk } else { tw };
         let tf_first = if partial_filters { 0 } else { tf };
         let (loops, loop_types) = match (block.parallel, partial, block.packed) {
             (true, _, _) => (loops, loop_types),
@@ -288,9 +289,12 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
         if block.epilogue {
             // The epilogue's loops are (n, f, oh, ow): tiled by the convolution's block in the
             // convolution's loop order.
+            // Chunks of positions outside the filters, so that a thread's share of the
+            // parallel tiles is its chunk's.
             let interchange = match (block.filters_outer, block.spatial) {
                 (true, _) => "",
                 (false, false) => " interchange [0, 2, 3, 1]",
+                (false, true) if block.chunk > 0 => " interchange [0, 2, 3, 1]",
                 (false, true) => " interchange [0, 2, 1, 3]",
             };
             tiling += &format!(
@@ -314,6 +318,7 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
                 }
                 (false, false) => (format!("{th}, {tw}, {tf}"), ""),
                 (true, false) => (format!("{th}, {tw}, {tf}"), " interchange [0, 3, 1, 2, 4, 5, 6]"),
+                (false, true) if block.chunk > 0 => (format!("{th}, {tf}, {tw}"), " interchange [0, 1, 3, 2, 4, 5, 6]"),
                 (false, true) => (format!("{th}, {tf}, {tw}"), ""),
                 (true, true) => (format!("{th}, {tf}, {tw}"), " interchange [0, 2, 1, 3, 4, 5, 6]"),
             };

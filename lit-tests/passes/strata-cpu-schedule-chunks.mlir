@@ -1,0 +1,43 @@
+// With threads, strata-cpu-schedule splits a flattened 1x1 convolution whose register block
+// does not divide its positions (12 positions x 32 filters over 56 x 56 = 3136) into one chunk
+// of positions per thread, outside the filter blocks, so that each thread computes every
+// filter of the rows the kernels around it split by rows; the columns of a chunk step in a
+// loop of their own with the last, narrower block peeled. A result that a depthwise
+// convolution reads (which splits its channels) keeps the split by filter blocks, and one
+// thread has no parallel tiles at all.
+// RUN: strata-opt %s -p 'builtin.module(strata-cpu-schedule{vector-lanes=16 threads=2})' | FileCheck %s
+// RUN: strata-opt %s -p 'builtin.module(strata-cpu-schedule{vector-lanes=16 threads=1})' | FileCheck %s --check-prefix=ONE
+
+// CHECK-LABEL: func.func @chunks
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (3136, 4) step (1568, 1) shared_outs(%{{.*}}) -> (tensor<1x128x1x3136xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c1560 step %c12 iter_args(%{{.*}}) -> (tensor<1x32x1x1568xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c128 step %c1 iter_args(%{{.*}}) -> (vector<12x32xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c128 step %c1 iter_args(%{{.*}}) -> (vector<8x32xf32>)
+// CHECK: scf.forall.in_parallel
+// ONE-LABEL: func.func @chunks
+// ONE-NOT: scf.forall
+func.func @chunks(%x: tensor<1x128x56x56xf32>) -> tensor<1x128x56x56xf32> {
+  %w = arith.constant dense<0.5> : tensor<128x128x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x128x56x56xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x128x56x56xf32>) -> tensor<1x128x56x56xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x128x56x56xf32>, tensor<128x128x1x1xf32>) outs(%init : tensor<1x128x56x56xf32>) -> tensor<1x128x56x56xf32>
+  return %0 : tensor<1x128x56x56xf32>
+}
+
+// CHECK-LABEL: func.func @before_depthwise
+// CHECK: scf.forall (%{{.*}}) in (4) shared_outs(%{{.*}}) -> (tensor<1x128x1x3136xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c3132 step %c12 iter_args(%{{.*}}) -> (tensor<1x32x1x3136xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c128 step %c1 iter_args(%{{.*}}) -> (vector<4x32xf32>)
+// ONE-LABEL: func.func @before_depthwise
+// ONE-NOT: scf.forall
+func.func @before_depthwise(%x: tensor<1x128x56x56xf32>, %dw: tensor<128x3x3xf32>) -> tensor<1x128x54x54xf32> {
+  %w = arith.constant dense<0.5> : tensor<128x128x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x128x56x56xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x128x56x56xf32>) -> tensor<1x128x56x56xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x128x56x56xf32>, tensor<128x128x1x1xf32>) outs(%init : tensor<1x128x56x56xf32>) -> tensor<1x128x56x56xf32>
+  %e2 = tensor.empty() : tensor<1x128x54x54xf32>
+  %1 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%0, %dw : tensor<1x128x56x56xf32>, tensor<128x3x3xf32>) outs(%e2 : tensor<1x128x54x54xf32>) -> tensor<1x128x54x54xf32>
+  return %1 : tensor<1x128x54x54xf32>
+}
