@@ -101,6 +101,24 @@ func.func @zeroed(%a: memref<4x8xf32>, %b: memref<8x8xf32>, %c: memref<4x8xf32>)
   return
 }
 
+// A batch matmul's matmul inside the batch's scf.forall (strata.batch_item, from
+// strata-cpu-schedule with threads) is a kernel of its own, and with threads it is not split
+// again: the threads are the batch's (no nested scf.forall).
+// CHECK-LABEL: func.func @batch_item
+// CHECK: scf.forall (%{{.*}}) in (4) {
+// CHECK: vector.load
+// CHECK-NOT: linalg.matmul
+// CHECK: return
+func.func @batch_item(%a: memref<4x100x100xf32>, %b: memref<4x100x100xf32>, %c: memref<4x100x100xf32>) {
+  scf.forall (%i) in (4) {
+    %as = memref.subview %a[%i, 0, 0] [1, 100, 100] [1, 1, 1] : memref<4x100x100xf32> to memref<100x100xf32, strided<[100, 1], offset: ?>>
+    %bs = memref.subview %b[%i, 0, 0] [1, 100, 100] [1, 1, 1] : memref<4x100x100xf32> to memref<100x100xf32, strided<[100, 1], offset: ?>>
+    %cs = memref.subview %c[%i, 0, 0] [1, 100, 100] [1, 1, 1] : memref<4x100x100xf32> to memref<100x100xf32, strided<[100, 1], offset: ?>>
+    linalg.matmul {strata.batch_item} ins(%as, %bs : memref<100x100xf32, strided<[100, 1], offset: ?>>, memref<100x100xf32, strided<[100, 1], offset: ?>>) outs(%cs : memref<100x100xf32, strided<[100, 1], offset: ?>>)
+  }
+  return
+}
+
 // On one thread a one-row product whose right operand is past the caches (a 1280 x 1000
 // classifier, 5 MB) streams it row by row: k passes over the result row, each loading and
 // storing its vectors (a partial last one masked), instead of register blocks of columns.
@@ -120,11 +138,17 @@ func.func @zeroed(%a: memref<4x8xf32>, %b: memref<8x8xf32>, %c: memref<4x8xf32>)
 // CHECK: vector.maskedstore %arg2
 // CHECK-NOT: iter_args
 // CHECK: return
-// CHECK: (S) 7 matmuls
+// CHECK: (S) 8 matmuls
 // CHECK: (S) 1 fills-folded
 
 // THREADS-LABEL: func.func @classifier
 // THREADS-NOT: scf.forall
+// THREADS-LABEL: func.func @batch_item
+// THREADS: scf.forall (%{{.*}}) in (4) {
+// THREADS-NOT: scf.forall
+// THREADS: vector.load
+// THREADS-NOT: scf.forall
+// THREADS: return
 // THREADS-LABEL: func.func @head
 // THREADS: scf.forall (%{{.*}}) in (31) {
 // THREADS: arith.muli %{{.*}}, %c32

@@ -188,7 +188,7 @@ impl CpuSchedule {
         } else {
             Vec::new()
         };
-        done.batch_matmuls = split_batch_matmuls(module, cx).map_err(|_| Failed::Elsewhere)?;
+        done.batch_matmuls = split_batch_matmuls(module, cx, self.threads).map_err(|_| Failed::Elsewhere)?;
         done.padded_weights = pad_matmul_weights(module, cx);
         for (value, select) in [
             ("vectorize", vectorizable as fn(OperationRef<'_, '_>) -> bool),
@@ -464,25 +464,57 @@ fn batch_matmul_shape(op: OperationRef<'_, '_>) -> Option<[i64; 4]> {
 /// (attention's scores and context: they ran as a scalar loop nest, 2x ONNX Runtime; with 100
 /// frames and heads of 36, a Conformer's context product 0.42 ms against 0.02 split); returns
 /// how many.
-fn split_batch_matmuls(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<usize, PassFailed> {
+///
+/// With `threads` above 1, a batch that the threads divide (or of at least four matmuls a
+/// thread) and enough work ([`crate::conv_lanes::PARALLEL_MACS`]) is an `scf.forall`, each
+/// thread taking whole matmuls ([`inside_forall`]: they are not split again). Split inside
+/// each matmul instead, attention's 4 x (128 x 32 x 128) scores ran slower on two threads than
+/// on one (a fork and join per matmul, each thread reading every row of both).
+fn split_batch_matmuls(
+    module: OperationRef<'_, '_>,
+    cx: &mut PassContext<'_>,
+    threads: i64,
+) -> Result<usize, PassFailed> {
     let mut kernels = strata_lower::kernel::KernelCache::default();
     let mut count = 0;
     for raw in collect(&module, |op| batch_matmul_shape(op.get()).is_some()) {
         let Some([batch, m, k, n]) = batch_matmul_shape(raw.get()) else { continue };
+        let even = batch % threads.max(1) == 0 || batch >= 4 * threads;
+        let parallel = threads > 1 && batch >= threads && even && batch * m * k * n >= crate::conv_lanes::PARALLEL_MACS;
+        let item = if parallel { format!(" {{{}}}", attrs::BATCH_ITEM.in_dictionary()) } else { String::new() };
+        let (head, insert, tail) = if parallel {
+            (
+                format!("%r = scf.forall (%i) in ({batch}) shared_outs(%acc = %c) -> (tensor<{batch}x{m}x{n}xf32>) {{"),
+                format!(
+                    "scf.forall.in_parallel {{
+        tensor.parallel_insert_slice %p into %acc[%i, 0, 0] [1, {m}, {n}] [1, 1, 1] : tensor<{m}x{n}xf32> into tensor<{batch}x{m}x{n}xf32>
+      }}"
+                ),
+                "}",
+            )
+        } else {
+            (
+                format!("%r = scf.for %i = %c0 to %cb step %c1 iter_args(%acc = %c) -> (tensor<{batch}x{m}x{n}xf32>) {{"),
+                format!(
+                    "%u = tensor.insert_slice %p into %acc[%i, 0, 0] [1, {m}, {n}] [1, 1, 1] : tensor<{m}x{n}xf32> into tensor<{batch}x{m}x{n}xf32>
+      scf.yield %u : tensor<{batch}x{m}x{n}xf32>"
+                ),
+                "}",
+            )
+        };
         let text = format!(
             "module {{
   func.func private @batch_matmul(%a: tensor<{batch}x{m}x{k}xf32>, %b: tensor<{batch}x{k}x{n}xf32>, %c: tensor<{batch}x{m}x{n}xf32>) -> tensor<{batch}x{m}x{n}xf32> {{
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %cb = arith.constant {batch} : index
-    %r = scf.for %i = %c0 to %cb step %c1 iter_args(%acc = %c) -> (tensor<{batch}x{m}x{n}xf32>) {{
+    {head}
       %as = tensor.extract_slice %a[%i, 0, 0] [1, {m}, {k}] [1, 1, 1] : tensor<{batch}x{m}x{k}xf32> to tensor<{m}x{k}xf32>
       %bs = tensor.extract_slice %b[%i, 0, 0] [1, {k}, {n}] [1, 1, 1] : tensor<{batch}x{k}x{n}xf32> to tensor<{k}x{n}xf32>
       %cs = tensor.extract_slice %acc[%i, 0, 0] [1, {m}, {n}] [1, 1, 1] : tensor<{batch}x{m}x{n}xf32> to tensor<{m}x{n}xf32>
-      %p = linalg.matmul ins(%as, %bs : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%cs : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-      %u = tensor.insert_slice %p into %acc[%i, 0, 0] [1, {m}, {n}] [1, 1, 1] : tensor<{m}x{n}xf32> into tensor<{batch}x{m}x{n}xf32>
-      scf.yield %u : tensor<{batch}x{m}x{n}xf32>
-    }}
+      %p = linalg.matmul{item} ins(%as, %bs : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%cs : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+      {insert}
+    {tail}
     return %r : tensor<{batch}x{m}x{n}xf32>
   }}
 }}
@@ -493,6 +525,20 @@ fn split_batch_matmuls(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -
         count += 1;
     }
     Ok(count)
+}
+
+/// Whether `op` runs inside an `scf.forall` (a batch matmul's parallel loop): its threads are
+/// taken, so it is not split again (a nested OpenMP region would run on one thread anyway,
+/// after a fork).
+pub fn inside_forall(op: OperationRef<'_, '_>) -> bool {
+    let mut parent = op.parent_operation();
+    while let Some(p) = parent {
+        if p.name().as_string_ref().as_str() == Ok("scf.forall") {
+            return true;
+        }
+        parent = p.parent_operation();
+    }
+    false
 }
 
 /// Whether `op` is a matmul the vectorising schedule handles: static f32, rows a multiple of
@@ -628,7 +674,8 @@ impl Pass for CpuVectorize {
                 return Err(PassFailed);
             };
             let tiles = cache_tiles(c[0], c[1], a[1]);
-            let parallel = self.threads > 1 && c[0] * c[1] * a[1] >= crate::conv_lanes::PARALLEL_MACS;
+            let parallel =
+                self.threads > 1 && !inside_forall(op) && c[0] * c[1] * a[1] >= crate::conv_lanes::PARALLEL_MACS;
             if !sizes.contains(&(tiles, parallel)) {
                 sizes.push((tiles, parallel));
             }

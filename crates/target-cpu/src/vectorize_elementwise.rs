@@ -190,7 +190,8 @@ pub(crate) fn is_kernel(op: Op) -> bool {
             return true;
         }
         if p.is("scf.forall") {
-            return attrs::PARALLEL.get(op.get()).is_some() && p.parent().is_some_and(|f| f.is("func.func"));
+            let own = attrs::PARALLEL.get(op.get()).is_some() || attrs::BATCH_ITEM.is_set(op.get());
+            return own && p.parent().is_some_and(|f| f.is("func.func"));
         }
         if !(p.is("scf.for") || p.is("scf.while") || p.is("scf.if") || p.is("scf.execute_region")) {
             return false;

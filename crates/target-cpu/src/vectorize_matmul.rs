@@ -343,9 +343,11 @@ impl Pass for VectorizeMatmul {
             if types.iter().any(|t| !t.starts_with("memref<")) {
                 return None;
             }
-            let fill = filled.get(&(op.raw().ptr as usize)).copied().filter(|_| !matmul.by_rows(self.threads));
+            // A batch matmul's matmuls run on one thread each when the batch is split.
+            let threads = if crate::cpu_schedule::inside_forall(op.get()) { 1 } else { self.threads };
+            let fill = filled.get(&(op.raw().ptr as usize)).copied().filter(|_| !matmul.by_rows(threads));
             folded.extend(fill);
-            Some(matmul.function(&types, self.lanes, self.threads, fill.is_some()))
+            Some(matmul.function(&types, self.lanes, threads, fill.is_some()))
         })?;
         for fill in &folded {
             // Safety: the matmul right after it now starts from zero and writes every element

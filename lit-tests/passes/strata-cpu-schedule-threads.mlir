@@ -1,4 +1,6 @@
-// With threads, strata-cpu-schedule splits a flattened 1x1 convolution whose register block
+// strata-cpu-schedule with threads: how the parallel tiles split the work.
+//
+// It splits a flattened 1x1 convolution whose register block
 // does not divide its positions (12 positions x 32 filters over 56 x 56 = 3136) into one chunk
 // of positions per thread, outside the filter blocks, so that each thread computes every
 // filter of the rows the kernels around it split by rows; the columns of a chunk step in a
@@ -40,4 +42,23 @@ func.func @before_depthwise(%x: tensor<1x128x56x56xf32>, %dw: tensor<128x3x3xf32
   %e2 = tensor.empty() : tensor<1x128x54x54xf32>
   %1 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%0, %dw : tensor<1x128x56x56xf32>, tensor<128x3x3xf32>) outs(%e2 : tensor<1x128x54x54xf32>) -> tensor<1x128x54x54xf32>
   return %1 : tensor<1x128x54x54xf32>
+}
+
+// A batch of matmuls with enough work for each thread (here 4 x 128 x 32 x 128, attention's
+// scores) is an scf.forall over the batch, each thread taking whole matmuls, marked as kernels
+// of their own (not split again); one thread keeps the sequential loop.
+// CHECK-LABEL: func.func @batch
+// CHECK: %[[R:.*]] = scf.forall (%[[I:.*]]) in (4) shared_outs(%[[ACC:.*]] = %arg2) -> (tensor<4x128x128xf32>)
+// CHECK: %[[C:.*]] = tensor.extract_slice %[[ACC]][%[[I]], 0, 0] [1, 128, 128] [1, 1, 1]
+// CHECK: %[[P:.*]] = linalg.matmul {strata.batch_item, strata.loop_order = "vectorize"} ins(%{{.*}}, %{{.*}} : tensor<128x32xf32>, tensor<32x128xf32>) outs(%[[C]] : tensor<128x128xf32>)
+// CHECK: scf.forall.in_parallel
+// CHECK-NEXT: tensor.parallel_insert_slice %[[P]] into %[[ACC]][%[[I]], 0, 0] [1, 128, 128] [1, 1, 1]
+// CHECK-NOT: linalg.batch_matmul
+// ONE-LABEL: func.func @batch
+// ONE: scf.for {{.*}} -> (tensor<4x128x128xf32>)
+// ONE-NOT: scf.forall
+// ONE-NOT: strata.batch_item
+func.func @batch(%a: tensor<4x128x32xf32>, %b: tensor<4x32x128xf32>, %c: tensor<4x128x128xf32>) -> tensor<4x128x128xf32> {
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<4x128x32xf32>, tensor<4x32x128xf32>) outs(%c : tensor<4x128x128xf32>) -> tensor<4x128x128xf32>
+  return %0 : tensor<4x128x128xf32>
 }
