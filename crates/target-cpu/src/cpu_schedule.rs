@@ -482,7 +482,7 @@ fn split_batch_matmuls(
         let even = batch % threads.max(1) == 0 || batch >= 4 * threads;
         let parallel = threads > 1 && batch >= threads && even && batch * m * k * n >= crate::conv_lanes::PARALLEL_MACS;
         let item = if parallel { format!(" {{{}}}", attrs::BATCH_ITEM.in_dictionary()) } else { String::new() };
-        let (head, insert, tail) = if parallel {
+        let (head, insert) = if parallel {
             (
                 format!("%r = scf.forall (%i) in ({batch}) shared_outs(%acc = %c) -> (tensor<{batch}x{m}x{n}xf32>) {{"),
                 format!(
@@ -490,7 +490,6 @@ fn split_batch_matmuls(
         tensor.parallel_insert_slice %p into %acc[%i, 0, 0] [1, {m}, {n}] [1, 1, 1] : tensor<{m}x{n}xf32> into tensor<{batch}x{m}x{n}xf32>
       }}"
                 ),
-                "}",
             )
         } else {
             (
@@ -499,7 +498,6 @@ fn split_batch_matmuls(
                     "%u = tensor.insert_slice %p into %acc[%i, 0, 0] [1, {m}, {n}] [1, 1, 1] : tensor<{m}x{n}xf32> into tensor<{batch}x{m}x{n}xf32>
       scf.yield %u : tensor<{batch}x{m}x{n}xf32>"
                 ),
-                "}",
             )
         };
         let text = format!(
@@ -514,7 +512,7 @@ fn split_batch_matmuls(
       %cs = tensor.extract_slice %acc[%i, 0, 0] [1, {m}, {n}] [1, 1, 1] : tensor<{batch}x{m}x{n}xf32> to tensor<{m}x{n}xf32>
       %p = linalg.matmul{item} ins(%as, %bs : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%cs : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
       {insert}
-    {tail}
+    }}
     return %r : tensor<{batch}x{m}x{n}xf32>
   }}
 }}
@@ -531,14 +529,7 @@ fn split_batch_matmuls(
 /// taken, so it is not split again (a nested OpenMP region would run on one thread anyway,
 /// after a fork).
 pub fn inside_forall(op: OperationRef<'_, '_>) -> bool {
-    let mut parent = op.parent_operation();
-    while let Some(p) = parent {
-        if p.name().as_string_ref().as_str() == Ok("scf.forall") {
-            return true;
-        }
-        parent = p.parent_operation();
-    }
-    false
+    Op::of(&op).ancestor("scf.forall").is_some()
 }
 
 /// Whether `op` is a matmul the vectorising schedule handles: static f32, rows a multiple of
