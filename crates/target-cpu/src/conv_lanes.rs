@@ -121,7 +121,7 @@ pub struct ConvBlock {
     /// result never reaches memory.
     pub epilogue: bool,
     /// Its tiles run in parallel (one `scf.forall`): compiled for several threads, and with
-    /// at least [`PARALLEL_MACS`] multiply-adds.
+    /// at least [`PARALLEL_CONV_MACS`] multiply-adds.
     pub parallel: bool,
     /// Output columns in the lanes instead of filters (see [`conv_block`]): `tw` columns are
     /// one or two vectors, or half of one (a grouped convolution's: any width from a quarter
@@ -149,6 +149,15 @@ pub struct ConvBlock {
 /// The least multiply-adds for which a convolution or matmul is split across threads (about
 /// 10 us of work on one core: several times a fork and join).
 pub const PARALLEL_MACS: i64 = 1 << 19;
+
+/// The least multiply-adds for which a register-blocked convolution's tiles are split across
+/// threads: four times [`PARALLEL_MACS`]. Below it, convolutions split by rows ran 2-3x slower
+/// on two threads than whole on one (the text detector's 10-30 us convolutions, a few output
+/// rows per thread, each reading rows the other core wrote): with this threshold its run on two
+/// threads took 0.36-0.44 -> 0.28-0.31 ms, and MobileNetV2, ResNet-18 and ResNet-50 compile to
+/// the same code (their convolutions are all above it). Matmuls and
+/// elementwise kernels keep [`PARALLEL_MACS`]: raised for them too, BERT-tiny ran 15-28% slower.
+pub const PARALLEL_CONV_MACS: i64 = 4 * PARALLEL_MACS;
 
 impl ConvBlock {
     /// The `strata.conv_tiles` mark: `THxTWxTF`, `f` appended for filters outermost, `e` for
@@ -302,7 +311,7 @@ pub fn rewrite(
             if flat {
                 tiles = strata_machine::whole_filters(tiles, out.shape[1]);
             }
-            let parallel = threads > 1 && out.numel() * w.shape[1..].iter().product::<i64>() >= PARALLEL_MACS;
+            let parallel = threads > 1 && out.numel() * w.shape[1..].iter().product::<i64>() >= PARALLEL_CONV_MACS;
             let filters_outer = w.numel() > x.numel();
             // Only a partial block's tiles (whole rows, then the columns in a loop of their own)
             // are split into chunks: whole blocks already split along the positions, or, with
@@ -628,7 +637,7 @@ fn rewrite_grouped(
             tiles,
             filters_outer: false,
             epilogue: false,
-            parallel: threads > 1 && out.numel() * c * kh * kw >= PARALLEL_MACS,
+            parallel: threads > 1 && out.numel() * c * kh * kw >= PARALLEL_CONV_MACS,
             spatial: true,
             grouped: true,
             packed: false,
