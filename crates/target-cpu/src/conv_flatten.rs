@@ -91,7 +91,7 @@ pub(crate) fn flattens(
                     && (flat[1] > rows[1] || strata_machine::partial(rows, out.shape[3])))
         }
     };
-    let parallel = threads > 1 && out.numel() * taps >= crate::conv_lanes::PARALLEL_CONV_MACS;
+    let parallel = crate::conv_lanes::parallel_tiles(threads, out.numel() * taps);
     better && (!parallel || f / flat[2] >= 2 * threads)
 }
 

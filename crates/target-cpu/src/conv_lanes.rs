@@ -155,9 +155,15 @@ pub const PARALLEL_MACS: i64 = 1 << 19;
 /// on two threads than whole on one (the text detector's 10-30 us convolutions, a few output
 /// rows per thread, each reading rows the other core wrote): with this threshold its run on two
 /// threads took 0.36-0.44 -> 0.28-0.31 ms, and MobileNetV2, ResNet-18 and ResNet-50 compile to
-/// the same code (their convolutions are all above it). Matmuls and
-/// elementwise kernels keep [`PARALLEL_MACS`]: raised for them too, BERT-tiny ran 15-28% slower.
+/// the same code (their convolutions are all above it). Matmuls and elementwise kernels keep
+/// [`PARALLEL_MACS`]: raised for them too, BERT-tiny ran 15-28% slower.
 pub const PARALLEL_CONV_MACS: i64 = 4 * PARALLEL_MACS;
+
+/// Whether a convolution of `macs` multiply-adds compiled for `threads` threads gets parallel
+/// tiles ([`PARALLEL_CONV_MACS`]).
+pub(crate) fn parallel_tiles(threads: i64, macs: i64) -> bool {
+    threads > 1 && macs >= PARALLEL_CONV_MACS
+}
 
 impl ConvBlock {
     /// The `strata.conv_tiles` mark: `THxTWxTF`, `f` appended for filters outermost, `e` for
@@ -311,7 +317,7 @@ pub fn rewrite(
             if flat {
                 tiles = strata_machine::whole_filters(tiles, out.shape[1]);
             }
-            let parallel = threads > 1 && out.numel() * w.shape[1..].iter().product::<i64>() >= PARALLEL_CONV_MACS;
+            let parallel = parallel_tiles(threads, out.numel() * w.shape[1..].iter().product::<i64>());
             let filters_outer = w.numel() > x.numel();
             // Only a partial block's tiles (whole rows, then the columns in a loop of their own)
             // are split into chunks: whole blocks already split along the positions, or, with
@@ -637,7 +643,7 @@ fn rewrite_grouped(
             tiles,
             filters_outer: false,
             epilogue: false,
-            parallel: threads > 1 && out.numel() * c * kh * kw >= PARALLEL_CONV_MACS,
+            parallel: parallel_tiles(threads, out.numel() * c * kh * kw),
             spatial: true,
             grouped: true,
             packed: false,
