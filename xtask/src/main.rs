@@ -94,6 +94,9 @@ enum Bench {
         /// Only instances whose name contains this.
         #[arg(long)]
         filter: Option<String>,
+        /// Perfect tilings per size and cut kind (seeds 0..N).
+        #[arg(long, default_value_t = 3)]
+        seeds: u64,
     },
     /// The e-graph optimiser on the zoo models' graphs (written by `strata compile
     /// --emit=rewrite-report --graph-json`) and a 200-op chain: e-nodes, growth, saturation and
@@ -188,9 +191,20 @@ fn main() -> ExitCode {
         Task::Python { filter } => setup::run().and_then(|()| python::run(filter.as_deref())),
         Task::OnnxTests { filter } => setup::run().and_then(|()| onnx_tests(filter.as_deref())),
         Task::OnnxSchemas { check } => onnx_schemas(check),
-        Task::Bench { which: Bench::Plan { budget_ms, filter } } => {
-            let budget = budget_ms.to_string();
-            let mut args = vec!["bench", "-p", "strata-plan", "--bench", "plan", "--", "--budget-ms", budget.as_str()];
+        Task::Bench { which: Bench::Plan { budget_ms, filter, seeds } } => {
+            let (budget, seeds) = (budget_ms.to_string(), seeds.to_string());
+            let mut args = vec![
+                "bench",
+                "-p",
+                "strata-plan",
+                "--bench",
+                "plan",
+                "--",
+                "--budget-ms",
+                budget.as_str(),
+                "--seeds",
+                seeds.as_str(),
+            ];
             if let Some(filter) = &filter {
                 args.extend(["--filter", filter.as_str()]);
             }

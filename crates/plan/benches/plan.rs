@@ -5,7 +5,8 @@
 //! side, so the strategies are compared within one run, then how many tilings the exact
 //! solver proved optimal within the budget. Heuristic times are medians of up to five runs.
 //!
-//! Arguments: `[--dir DIR] [--budget-ms N] [--filter TEXT]`.
+//! Arguments: `[--dir DIR] [--budget-ms N] [--filter TEXT] [--seeds N]` (tilings per size and
+//! cut kind, 3 by default).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -18,11 +19,13 @@ fn main() {
     let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench/planner");
     let mut budget_ms = 1000u64;
     let mut filter = String::new();
+    let mut seeds = 3u64;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--dir" => dir = PathBuf::from(args.next().expect("--dir DIR")),
             "--budget-ms" => budget_ms = args.next().and_then(|v| v.parse().ok()).expect("--budget-ms N"),
             "--filter" => filter = args.next().expect("--filter TEXT"),
+            "--seeds" => seeds = args.next().and_then(|v| v.parse().ok()).expect("--seeds N"),
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }
@@ -44,10 +47,10 @@ fn main() {
     if instances.is_empty() {
         eprintln!("no instances under {} (pass --dir)", dir.display());
     }
-    // Perfect tilings: a 2n x 2^14 grid (64-byte units) cut into n buffers, three seeds each.
+    // Perfect tilings: a 2n x 2^14 grid (64-byte units) cut into n buffers, `seeds` each.
     for n in TILINGS {
         for cuts in [Cuts::Guillotine, Cuts::Pinwheel] {
-            for seed in 0..3 {
+            for seed in 0..seeds {
                 let name = format!("tiling/{}-{n}-s{seed}", format!("{cuts:?}").to_lowercase());
                 instances.push((name, tiling(n, 2 * n as u64, 1 << 14, 64, cuts, seed).problem));
             }

@@ -399,6 +399,21 @@ proptest! {
     }
 }
 
+/// Tilings of 400 buffers: the cell search's valleys (the most constrained cell anywhere, not
+/// only at the lowest floor) and its Luby restarts prove these within 100k nodes (before
+/// them, the first was not proved within that budget).
+#[test]
+fn exact_proves_tilings_of_400_buffers() {
+    let cases =
+        [(Cuts::Guillotine, 1), (Cuts::Guillotine, 2), (Cuts::Guillotine, 5), (Cuts::Pinwheel, 1), (Cuts::Pinwheel, 2)];
+    for (cuts, seed) in cases {
+        let t = tiling(400, 800, 1 << 14, 64, cuts, seed);
+        let result = solve(&t.problem, nodes_only(100_000));
+        validate_offsets(&t.problem, &result.plan).unwrap();
+        assert!(result.optimal && result.plan.arena == t.height, "{cuts:?} seed {seed}: {} nodes", result.nodes);
+    }
+}
+
 /// Tilings of 100 buffers with pinwheels (no straight cut separates them) are proved optimal
 /// on a node budget, so the result does not depend on the machine.
 #[test]

@@ -58,6 +58,9 @@ pub(super) struct Instance<'a> {
     /// that end there (their last section is `k - 1`) and of those that start there.
     pub ends: Vec<u64>,
     pub starts: Vec<u64>,
+    /// Per section boundary, the items (of non-zero size) that end there and that start there.
+    pub ending: Vec<Vec<usize>>,
+    pub starting: Vec<Vec<usize>>,
     /// Per section, the bytes of the items live in it alone.
     pub single: Vec<u64>,
 }
@@ -172,7 +175,12 @@ impl<'a> Instance<'a> {
             }
         }
         let (mut ends, mut starts, mut single) = (vec![0; cuts.len()], vec![0; cuts.len()], vec![0; covering.len()]);
+        let (mut ending, mut starting) = (vec![Vec::new(); cuts.len()], vec![Vec::new(); cuts.len()]);
         for (i, &(a, b)) in span.iter().enumerate() {
+            if items[i].size > 0 {
+                starting[a].push(i);
+                ending[b].push(i);
+            }
             starts[a] += items[i].size;
             ends[b] += items[i].size;
             if b == a + 1 {
@@ -193,6 +201,8 @@ impl<'a> Instance<'a> {
             key,
             ends,
             starts,
+            ending,
+            starting,
             single,
         }
     }

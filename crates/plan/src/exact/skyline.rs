@@ -167,18 +167,24 @@ impl Skyline {
         if !(a..b).all(|t| self.supported(inst, t, basin, capacity)) {
             return Some(self.with_walls(basin));
         }
-        // Lower sections beside: supports that reached into `[a, b)` are gone.
+        // Lower sections beside: supports that reached into `[a, b)` are gone. Sections next
+        // to each other at one floor share a basin: it is found once per such run.
         let mut t = a;
+        let mut basin = (0, 0);
         while t > 0 && self.floor[t - 1] < top {
             t -= 1;
-            let basin = self.basin(t);
+            if t + 1 == a || self.floor[t] != self.floor[t + 1] {
+                basin = self.basin(t);
+            }
             if !self.supported(inst, t, basin, capacity) {
                 return Some(self.with_walls(basin));
             }
         }
         let mut t = b;
         while t < sections && self.floor[t] < top {
-            let basin = self.basin(t);
+            if t == b || self.floor[t] != self.floor[t - 1] {
+                basin = self.basin(t);
+            }
             if !self.supported(inst, t, basin, capacity) {
                 return Some(self.with_walls(basin));
             }
