@@ -72,10 +72,11 @@ func.func @reduce_mean(%x: tensor<2x3x4xf32>) -> tensor<2x1x1xf32> {
 
 // -----
 
-// Softmax: the maximum, exp(x - max) in a loop of its own (it vectorises), its sum, one
-// reciprocal per row (over the sum), then the products written over the exponentials.
+// Softmax: the maximum (ignoring NaN: a row with one comes out NaN anyway), exp(x - max) in
+// a loop of its own (it vectorises), its sum, one reciprocal per row (over the sum), then the
+// products written over the exponentials.
 // CHECK-LABEL: func.func @softmax
-// CHECK: arith.maximumf
+// CHECK: arith.maxnumf
 // CHECK: %[[E:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
 // CHECK: math.exp
 // CHECK: %[[S:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[E]] : tensor<2x8xf32>)

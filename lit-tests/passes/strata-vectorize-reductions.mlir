@@ -14,15 +14,23 @@
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #nc = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
 
-// 40 columns: two whole vectors, then 8 lanes masked (the others -inf, max's identity).
+// 40 columns: two whole vectors, then 8 lanes masked (the others -inf, max's identity). Max
+// and min are exact in any order: the whole vectors go to independent accumulators (up to
+// four), combined after the loop.
 // CHECK-LABEL: func.func @row_max
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
 // CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
 // CHECK-DAG: %[[NEG:.*]] = arith.constant dense<0xFF800000> : vector<16xf32>
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK: %[[MAIN:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[C32]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[NEG]]) -> (vector<16xf32>) {
-// CHECK: %[[V:.*]] = vector.load %arg0[%[[I]], %[[K]]] : memref<4x40xf32>, vector<16xf32>
-// CHECK: arith.maximumf %[[ACC]], %[[V]] : vector<16xf32>
+// CHECK: %[[PARTS:.*]]:2 = scf.for %[[K:.*]] = %{{.*}} to %[[C32]] step %[[C32]] iter_args(%[[A0:.*]] = %[[NEG]], %[[A1:.*]] = %[[NEG]]) -> (vector<16xf32>, vector<16xf32>) {
+// CHECK: %[[V0:.*]] = vector.load %arg0[%[[I]], %[[K]]] : memref<4x40xf32>, vector<16xf32>
+// CHECK: %[[M0:.*]] = arith.maximumf %[[A0]], %[[V0]] : vector<16xf32>
+// CHECK: %[[K1:.*]] = arith.addi %[[K]], %[[C16]] : index
+// CHECK: %[[V1:.*]] = vector.load %arg0[%[[I]], %[[K1]]] : memref<4x40xf32>, vector<16xf32>
+// CHECK: %[[M1:.*]] = arith.maximumf %[[A1]], %[[V1]] : vector<16xf32>
+// CHECK: scf.yield %[[M0]], %[[M1]]
+// CHECK: %[[MAIN:.*]] = arith.maximumf %[[PARTS]]#0, %[[PARTS]]#1 : vector<16xf32>
 // CHECK: %[[MASK:.*]] = vector.create_mask %[[C8]] : vector<16xi1>
 // CHECK: %[[T:.*]] = vector.maskedload %arg0[%[[I]], %[[C32]]], %[[MASK]]
 // CHECK: %[[KEPT:.*]] = arith.select %[[MASK]], %[[T]], %[[NEG]]
@@ -40,6 +48,49 @@ func.func @row_max(%x: memref<4x40xf32>, %m: memref<4xf32>) {
       ins(%x : memref<4x40xf32>) outs(%m : memref<4xf32>) {
   ^bb0(%a: f32, %o: f32):
     %r = arith.maximumf %o, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// `maxnumf` (softmax's row maximum, which may skip NaN: the row comes out NaN anyway) combines
+// lanes by a compare and a select (one `vmaxps` on x86; the accumulators start at -inf and
+// never hold a NaN), and folds the halves of the vector the same way instead of
+// `vector.reduction` (LLVM reduces `maxnum` one lane at a time); the output's initial value
+// is combined by the op itself. 64 columns: four whole vectors, four accumulators.
+// CHECK-LABEL: func.func @row_maxnum
+// CHECK: %[[PARTS:.*]]:4 = scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CHECK: %[[V0:.*]] = vector.load %arg0
+// CHECK: %[[G0:.*]] = arith.cmpf ogt, %[[V0]], %{{.*}} : vector<16xf32>
+// CHECK: arith.select %[[G0]], %[[V0]], %{{.*}} : vector<16xi1>, vector<16xf32>
+// CHECK-NOT: arith.maxnumf
+// CHECK: scf.yield
+// CHECK: %[[G1:.*]] = arith.cmpf ogt, %[[PARTS]]#1, %[[PARTS]]#0
+// CHECK: %[[P01:.*]] = arith.select %[[G1]], %[[PARTS]]#1, %[[PARTS]]#0
+// CHECK: %[[G2:.*]] = arith.cmpf ogt, %[[PARTS]]#3, %[[PARTS]]#2
+// CHECK: %[[P23:.*]] = arith.select %[[G2]], %[[PARTS]]#3, %[[PARTS]]#2
+// CHECK: %[[G3:.*]] = arith.cmpf ogt, %[[P23]], %[[P01]]
+// CHECK: %[[ALL:.*]] = arith.select %[[G3]], %[[P23]], %[[P01]]
+// CHECK: %[[INIT:.*]] = memref.load %arg1
+// CHECK: %[[H8:.*]] = vector.shuffle %[[ALL]], %[[ALL]] [8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7]
+// CHECK: arith.cmpf ogt, %[[H8]], %[[ALL]]
+// CHECK: vector.shuffle {{.*}} [4, 5, 6,
+// CHECK: vector.shuffle {{.*}} [2, 3, 4,
+// CHECK: vector.shuffle {{.*}} [1, 2, 3,
+// CHECK: %[[TOP:.*]] = arith.select
+// CHECK: %[[FIRST:.*]] = vector.extract %[[TOP]][0] : f32 from vector<16xf32>
+// CHECK: %[[R:.*]] = arith.maxnumf %[[INIT]], %[[FIRST]] : f32
+// CHECK: memref.store %[[R]], %arg1
+// CHECK-NOT: vector.reduction
+// LLVM-LABEL: llvm.func @row_maxnum
+// LLVM-NOT: llvm.intr.vector.reduce
+// LLVM: llvm.intr.maxnum
+// LLVM: llvm.store
+func.func @row_maxnum(%x: memref<4x64xf32>, %m: memref<4xf32>) {
+  linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x64xf32>) outs(%m : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maxnumf %o, %a : f32
     linalg.yield %r : f32
   }
   return
@@ -125,7 +176,7 @@ func.func @int_sum(%x: memref<4x64xi32>, %y: memref<4xi32>) {
 // left alone.
 // CHECK-LABEL: func.func @reads_output
 // CHECK: linalg.generic
-// CHECK: (S) 3 kernels
+// CHECK: (S) 4 kernels
 func.func @reads_output(%x: memref<4x64xf32>, %y: memref<4xf32>) {
   linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
       ins(%x : memref<4x64xf32>) outs(%y : memref<4xf32>) {

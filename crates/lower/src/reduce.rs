@@ -113,8 +113,20 @@ pub fn softmax(k: &mut Kernel, axis: usize, log: bool) -> Result<String, Error> 
     }
     let input = k.arg(0);
     let reduced: Vec<bool> = (0..ty.rank()).map(|d| d == axis).collect();
-    let (max, max_ty) = reduce(k, &input, &ty, &reduced, Reduction::Max)?;
-    let kept = Map::dims((0..ty.rank()).filter(|&d| d != axis));
+    // The maximum ignoring NaN (`maxnumf`, not `maximumf`): a row with a NaN comes out all
+    // NaN either way (its exponential is NaN, so are the sum and every quotient), and rows
+    // without one have the same maximum. Its vectorised loop then needs no NaN handling (x86:
+    // one `vmaxps` per vector instead of six dependent instructions).
+    let kept_dims: Vec<usize> = (0..ty.rank()).filter(|&d| d != axis).collect();
+    let max_ty = ty.with_shape(kept_dims.iter().map(|&d| ty.shape[d]).collect());
+    let lowest = k.filled(&elem.lowest(), &max_ty);
+    let max = k.try_generic(
+        &[(input.as_str(), &ty, Map::identity(ty.rank()))],
+        (&lowest, &max_ty, Map::dims(kept_dims.clone())),
+        &Iter::reducing(&reduced),
+        |b, a| Ok(b.emit(format_args!("arith.maxnumf {}, {} : {elem}", a[1], a[0]))),
+    )?;
+    let kept = Map::dims(kept_dims);
     let zero = k.filled(&elem.literal(0.0), &max_ty);
     let inputs = [(input.as_str(), &ty, Map::identity(ty.rank())), (max.as_str(), &max_ty, kept.clone())];
     if !log {

@@ -10,6 +10,12 @@
 //! output's initial value. Outer reduction axes (a global pooling's rows) loop around it and
 //! carry the same accumulator.
 //!
+//! Max and min give the same result in any order, so their loop keeps up to four
+//! accumulators (consecutive vectors do not wait for each other) combined after it. `maxnumf`
+//! and `minnumf` combine lanes by a compare and a select (their accumulators never hold a
+//! NaN, so that is the op; one `vmaxps` on x86 where the op also tests and blends) and fold
+//! the vector's halves the same way (LLVM's horizontal `maxnum` goes one lane at a time).
+//!
 //! Left to LLVM, these loops stayed scalar: a floating-point sum cannot be reassociated
 //! without fast-math, so every element waited for the previous add (softmax over 128 columns:
 //! 0.09 ms for 64K elements, 2.6x ONNX Runtime). Lanes reassociate the sum (max and min are
@@ -52,6 +58,9 @@ struct VectorizeReductions {
 
 /// Shortest innermost reduction worth a vector.
 const MIN_INNER: i64 = 4;
+
+/// Accumulators of a max or min reduction's main loop (independent chains).
+const ACCUMULATORS: i64 = 4;
 
 /// Lane-wise ops of one or two f32 operands and an f32 result, written `name %a[, %b] : T`.
 const LANE_OPS: &[&str] = &[
@@ -272,7 +281,18 @@ impl Reduction {
         let args: Vec<String> = self.types.iter().enumerate().map(|(i, t)| format!("%a{i}: {t}")).collect();
         s += &args.join(", ");
         s += ") {\n";
-        let mut indices: Vec<i64> = vec![0, 1, lanes, main, tail];
+        // Max and min give the same result in any order: their main loop keeps several
+        // accumulators, so consecutive vectors do not wait for each other (a NaN-propagating
+        // `maximumf` is six dependent instructions on x86: softmax's row maxima over 128
+        // columns took a quarter of the kernel, one chain of eight). Sums and products keep
+        // one, so their rounding stays as it was.
+        let exact = matches!(kind, "maximumf" | "minimumf" | "maxnumf" | "minnumf");
+        let accumulators = if exact { ACCUMULATORS.min(main / lanes).max(1) } else { 1 };
+        let step = accumulators * lanes;
+        let unrolled = main / step * step;
+        let mut indices: Vec<i64> = vec![0, 1, lanes, main, tail, step, unrolled];
+        indices.extend((1..accumulators).map(|j| j * lanes));
+        indices.extend((unrolled..main).step_by(lanes as usize));
         indices.extend(self.extents.iter().copied());
         indices.sort();
         indices.dedup();
@@ -322,14 +342,55 @@ impl Reduction {
             counter += 1;
             format!("%v{counter}")
         };
-        if main > 0 {
+        if accumulators > 1 {
+            let inits: Vec<String> = (0..accumulators)
+                .map(|j| format!("%acc{j} = {}", if j == 0 { acc.as_str() } else { "%identity" }))
+                .collect();
+            let types = vec![vt.as_str(); accumulators as usize].join(", ");
+            s += &format!(
+                "{indent}%main:{accumulators} = scf.for %k = %c0 to %c{unrolled} step %c{step} iter_args({}) -> ({types}) {{\n",
+                inits.join(", ")
+            );
+            let inner_indent = format!("{indent}  ");
+            let mut nexts = Vec::new();
+            for j in 0..accumulators {
+                let k = if j == 0 {
+                    "%k".to_owned()
+                } else {
+                    let k = fresh();
+                    s += &format!("{inner_indent}{k} = arith.addi %k, %c{} : index\n", j * lanes);
+                    k
+                };
+                let x = self.lanes(&mut s, &inner_indent, lanes, &k, None, &iv, &mut fresh);
+                let next = self.combine(&mut s, &inner_indent, lanes, &format!("%acc{j}"), &x, &mut fresh);
+                nexts.push(next);
+            }
+            s += &format!("{inner_indent}scf.yield {} : {types}\n{indent}}}\n", nexts.join(", "));
+            let mut partial: Vec<String> = (0..accumulators).map(|j| format!("%main#{j}")).collect();
+            // The vectors left over after the unrolled loop, then the accumulators pairwise.
+            for r in (unrolled..main).step_by(lanes as usize) {
+                let x = self.lanes(&mut s, &indent, lanes, &format!("%c{r}"), None, &iv, &mut fresh);
+                partial[0] = self.combine(&mut s, &indent, lanes, &partial[0], &x, &mut fresh);
+            }
+            while partial.len() > 1 {
+                let mut paired = Vec::new();
+                for pair in partial.chunks(2) {
+                    match pair {
+                        [a, b] => paired.push(self.combine(&mut s, &indent, lanes, a, b, &mut fresh)),
+                        [a] => paired.push(a.clone()),
+                        _ => unreachable!("chunks of two"),
+                    }
+                }
+                partial = paired;
+            }
+            acc = partial.swap_remove(0);
+        } else if main > 0 {
             s += &format!(
                 "{indent}%main = scf.for %k = %c0 to %c{main} step %c{lanes} iter_args(%acc = {acc}) -> ({vt}) {{\n"
             );
             let inner_indent = format!("{indent}  ");
             let x = self.lanes(&mut s, &inner_indent, lanes, "%k", None, &iv, &mut fresh);
-            let next = fresh();
-            s += &format!("{inner_indent}{next} = {combine} %acc, {x} : {vt}\n");
+            let next = self.combine(&mut s, &inner_indent, lanes, "%acc", &x, &mut fresh);
             s += &format!("{inner_indent}scf.yield {next} : {vt}\n{indent}}}\n");
             acc = "%main".to_owned();
         }
@@ -340,9 +401,7 @@ impl Reduction {
             let x = self.lanes(&mut s, &indent, lanes, &k, Some(&mask), &iv, &mut fresh);
             let kept = fresh();
             s += &format!("{indent}{kept} = arith.select {mask}, {x}, %identity : vector<{lanes}xi1>, {vt}\n");
-            let next = fresh();
-            s += &format!("{indent}{next} = {combine} {acc}, {kept} : {vt}\n");
-            acc = next;
+            acc = self.combine(&mut s, &indent, lanes, &acc, &kept, &mut fresh);
         }
         for (closer_indent, result) in reduction_closers.into_iter().rev() {
             s += &format!("{indent}scf.yield {acc} : {vt}\n{closer_indent}}}\n");
@@ -353,15 +412,64 @@ impl Reduction {
         let init = fresh();
         s += &format!("{indent}{init} = memref.load %a{out}[{output_indices}] : {}\n", self.types[out]);
         let reduced = fresh();
-        s += &format!(
-            "{indent}{reduced} = vector.reduction <{kind}>, {acc}, {init} fastmath<reassoc> : {vt} into f32\n"
-        );
+        if self.select_combine() && (lanes as u64).is_power_of_two() {
+            // Halves folded onto each other by the same compare and select (LLVM's own
+            // `maxnum` reduction is one lane at a time), then the output's initial value by
+            // the op itself.
+            let mut width = lanes / 2;
+            while width >= 1 {
+                let mask: Vec<String> = (0..lanes).map(|i| ((i + width) % lanes).to_string()).collect();
+                let turned = fresh();
+                s += &format!("{indent}{turned} = vector.shuffle {acc}, {acc} [{}] : {vt}, {vt}\n", mask.join(", "));
+                acc = self.combine(&mut s, &indent, lanes, &acc, &turned, &mut fresh);
+                width /= 2;
+            }
+            let first = fresh();
+            s += &format!("{indent}{first} = vector.extract {acc}[0] : f32 from {vt}\n");
+            s += &format!("{indent}{reduced} = {combine} {init}, {first} : f32\n");
+        } else {
+            s += &format!(
+                "{indent}{reduced} = vector.reduction <{kind}>, {acc}, {init} fastmath<reassoc> : {vt} into f32\n"
+            );
+        }
         s += &format!("{indent}memref.store {reduced}, %a{out}[{output_indices}] : {}\n", self.types[out]);
         for closer in closers.into_iter().rev() {
             s += &closer;
         }
         s += "    return\n  }\n}\n";
         s
+    }
+
+    /// Whether lanes combine by a compare and a select: `maxnumf` and `minnumf`, whose
+    /// accumulators start at the identity and only ever take a value that compared greater
+    /// (smaller), so they never hold a NaN, and a NaN element is skipped as the op skips it.
+    /// (x86: one `vmaxps`; the op itself also tests for NaN and blends.)
+    fn select_combine(&self) -> bool {
+        matches!(COMBINERS[self.combiner].0, "arith.maxnumf" | "arith.minnumf")
+    }
+
+    /// Emits the combiner of the accumulator `acc` and the vector `x`; returns its name.
+    fn combine(
+        &self,
+        s: &mut String,
+        indent: &str,
+        lanes: i64,
+        acc: &str,
+        x: &str,
+        fresh: &mut dyn FnMut() -> String,
+    ) -> String {
+        let vt = format!("vector<{lanes}xf32>");
+        let combine = COMBINERS[self.combiner].0;
+        let name = fresh();
+        if self.select_combine() {
+            let predicate = if combine == "arith.maxnumf" { "ogt" } else { "olt" };
+            let test = fresh();
+            *s += &format!("{indent}{test} = arith.cmpf {predicate}, {x}, {acc} : {vt}\n");
+            *s += &format!("{indent}{name} = arith.select {test}, {x}, {acc} : vector<{lanes}xi1>, {vt}\n");
+        } else {
+            *s += &format!("{indent}{name} = {combine} {acc}, {x} : {vt}\n");
+        }
+        name
     }
 
     /// Emits the loads and the body for one vector at `k` (masked by `mask` for the last
