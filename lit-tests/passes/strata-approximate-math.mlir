@@ -4,7 +4,27 @@
 // at the low end and overflow to +inf at the high end, no compare needed); NaN kept (the only
 // select). tanh and erf: x p(x^2) / q(x^2) with x clamped (tanh to
 // +-7.9053, returning x itself below 4e-4; erf to +-4). Other precisions (f64) stay.
+// 16-lane vectors scale by 2^n with AVX-512's vscalefps where the host has it (`scale=host`,
+// the default) or when asked (`scale=avx512`); `scale=portable` keeps the two products.
 // RUN: strata-opt %s -p 'builtin.module(func.func(strata-approximate-math))' --mlir-pass-statistics 2>&1 | FileCheck %s
+// RUN: strata-opt %s -p 'builtin.module(func.func(strata-approximate-math{scale=avx512}))' | FileCheck %s --check-prefix=AVX512
+// RUN: strata-opt %s -p 'builtin.module(func.func(strata-approximate-math{scale=portable}))' | FileCheck %s --check-prefix=PORTABLE
+// RUN: not strata-opt %s -p 'builtin.module(func.func(strata-approximate-math{scale=sse}))' 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: scale
+
+// AVX512-LABEL: func.func @exp16
+// AVX512: math.roundeven %{{.*}} : vector<16xf32>
+// AVX512-NOT: arith.bitcast
+// AVX512: llvm.call_intrinsic "llvm.x86.avx512.mask.scalef.ps.512"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>, i16, i32) -> vector<16xf32>
+// AVX512: arith.cmpf uno
+// PORTABLE-LABEL: func.func @exp16
+// PORTABLE-NOT: llvm.call_intrinsic
+// PORTABLE: arith.bitcast %{{.*}} : vector<16xi32> to vector<16xf32>
+// PORTABLE: arith.bitcast %{{.*}} : vector<16xi32> to vector<16xf32>
+func.func @exp16(%v: vector<16xf32>) -> vector<16xf32> {
+  %r = math.exp %v : vector<16xf32>
+  return %r : vector<16xf32>
+}
 
 // CHECK-LABEL: func.func @exps
 // CHECK-NOT: math.exp %{{.*}} : f32
@@ -54,7 +74,7 @@ func.func @exps(%x: f32, %v: vector<8xf32>, %d: f64, %t: tensor<4xf32>) -> (f32,
 // CHECK: math.tanh %{{.*}} : f64
 // CHECK: math.erf %{{.*}} : f64
 // CHECK-LABEL: Pass statistics report
-// CHECK: (S) 3 exps
+// CHECK: (S) 4 exps
 // CHECK: (S) 1 tanhs
 // CHECK: (S) 1 erfs
 func.func @tanh_and_erf(%x: f32, %v: vector<16xf32>, %d: f64) -> (f32, vector<16xf32>, f64, f64) {
