@@ -73,12 +73,17 @@ func.func @reduce_mean(%x: tensor<2x3x4xf32>) -> tensor<2x1x1xf32> {
 // -----
 
 // Softmax: the maximum (ignoring NaN: a row with one comes out NaN anyway), exp(x - max) in
-// a loop of its own (it vectorises), its sum, one reciprocal per row (over the sum), then the
-// products written over the exponentials.
+// a loop of its own (it vectorises; 0 below -87, where it would be denormal, and exp never
+// asked for one: masked rows took a microcode assist per element), its sum, one reciprocal
+// per row (over the sum), then the products written over the exponentials.
 // CHECK-LABEL: func.func @softmax
 // CHECK: arith.maxnumf
 // CHECK: %[[E:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
-// CHECK: math.exp
+// CHECK: %[[SH:.*]] = arith.subf
+// CHECK: %[[KEPT:.*]] = arith.maximumf %[[SH]], %[[FLUSH:.*]] : f32
+// CHECK: %[[EXP:.*]] = math.exp %[[KEPT]]
+// CHECK: %[[TINY:.*]] = arith.cmpf olt, %[[SH]], %[[FLUSH]] : f32
+// CHECK: arith.select %[[TINY]], %{{.*}}, %[[EXP]] : f32
 // CHECK: %[[S:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[E]] : tensor<2x8xf32>)
 // CHECK: arith.addf
 // CHECK: %[[R:.*]] = linalg.generic {{.*}} outs(%[[S]] : tensor<2xf32>)
@@ -88,6 +93,39 @@ func.func @reduce_mean(%x: tensor<2x3x4xf32>) -> tensor<2x1x1xf32> {
 // CHECK: arith.mulf
 func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %0 = "sg.softmax"(%x) {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// Log-softmax: the sum of exp(x - max) in one reduction, exp's argument kept at -87 or more
+// (its result then rounds away in a sum that holds exp(0) = 1), no select: the body stays a
+// plain reduction that strata-vectorize-reductions takes.
+// CHECK-LABEL: func.func @log_softmax
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.maxnumf
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: math.exp
+// CHECK-NEXT: arith.addf
+// CHECK-NOT: arith.select
+// CHECK: math.log
+func.func @log_softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %0 = "sg.log_softmax"(%x) {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// Sigmoid: 1 / (1 + exp(-x)) with -x kept at -87 or more (above x = 87 the result is 1 in
+// every float format either way, and exp never gives a denormal).
+// CHECK-LABEL: func.func @sigmoid
+// CHECK: %[[NEG:.*]] = arith.negf
+// CHECK: %[[KEPT:.*]] = arith.maximumf %[[NEG]], %{{.*}} : f32
+// CHECK: math.exp %[[KEPT]]
+// CHECK: arith.divf
+func.func @sigmoid(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %0 = "sg.sigmoid"(%x) : (tensor<2x8xf32>) -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
 }
 

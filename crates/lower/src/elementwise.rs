@@ -191,7 +191,12 @@ pub fn scalar(b: &mut Body, op: ScalarOp, args: &[String], elem: &Elem) -> Resul
         Elementwise::Tanh => math(b, "tanh", x, elem),
         Elementwise::Sigmoid => {
             float_only()?;
+            // exp(-x) at -x >= -87: above x = 87 the result rounds to 1 in every float
+            // format either way, and exp never produces a denormal (a microcode assist on
+            // x86 for each one).
             let neg = b.emit(format_args!("arith.negf {x} : {elem}"));
+            let floor = lit(b, -87.0, elem);
+            let neg = b.emit(format_args!("arith.maximumf {neg}, {floor} : {elem}"));
             let e = math(b, "exp", &neg, elem)?;
             let one = lit(b, 1.0, elem);
             let den = b.emit(format_args!("arith.addf {one}, {e} : {elem}"));

@@ -103,6 +103,33 @@ pub fn global_pool(k: &mut Kernel, how: Reduction, out: &TensorTy) -> Result<Str
     reduce_op(k, &axes, how, out)
 }
 
+/// Below this, `exp` of a softmax's shifted value is taken as 0 (f32 and narrower): its
+/// results there are below 1.7e-38, at or under the smallest normal float.
+const EXP_FLUSH: f64 = -87.0;
+
+/// `exp(shifted)` for a softmax (`shifted = x - max <= 0`), for f32 and narrower, without
+/// ever asking the exponential for a denormal: masked attention shifts whole rows by -1e4 or
+/// more, and each denormal result (and each quotient of one) took a microcode assist on x86,
+/// five times the time of the whole softmax. Below [`EXP_FLUSH`] the result is 0 when
+/// `zero_below` (XNNPACK flushes the same way; the quotients of the true values would be
+/// denormal too), else `exp(EXP_FLUSH)` (for a sum that also holds `exp(0) = 1`, where it
+/// rounds away: the log-softmax's sum, whose body then stays a plain vectorised reduction).
+/// NaN stays NaN.
+fn shifted_exp(b: &mut crate::kernel::Body, shifted: &str, elem: &Elem, zero_below: bool) -> Result<String, Error> {
+    if elem.bits() > 32 {
+        return math(b, "exp", shifted, elem);
+    }
+    let flush = lit(b, EXP_FLUSH, elem);
+    let kept = b.emit(format_args!("arith.maximumf {shifted}, {flush} : {elem}"));
+    let e = math(b, "exp", &kept, elem)?;
+    if !zero_below {
+        return Ok(e);
+    }
+    let tiny = b.emit(format_args!("arith.cmpf olt, {shifted}, {flush} : {elem}"));
+    let zero = lit(b, 0.0, elem);
+    Ok(b.emit(format_args!("arith.select {tiny}, {zero}, {e} : {elem}")))
+}
+
 /// Softmax or log-softmax along `axis`: the maximum, the sum of `exp(x - max)` (one
 /// generic), then the normalised value.
 pub fn softmax(k: &mut Kernel, axis: usize, log: bool) -> Result<String, Error> {
@@ -139,7 +166,7 @@ pub fn softmax(k: &mut Kernel, axis: usize, log: bool) -> Result<String, Error> 
             &vec![Iter::Parallel; ty.rank()],
             |b, a| {
                 let shifted = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
-                math(b, "exp", &shifted, &elem)
+                shifted_exp(b, &shifted, &elem, true)
             },
         )?;
         let sum = k.try_generic(
@@ -173,7 +200,7 @@ pub fn softmax(k: &mut Kernel, axis: usize, log: bool) -> Result<String, Error> 
     }
     let sum = k.try_generic(&inputs, (&zero, &max_ty, kept.clone()), &Iter::reducing(&reduced), |b, a| {
         let shifted = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
-        let e = math(b, "exp", &shifted, &elem)?;
+        let e = shifted_exp(b, &shifted, &elem, false)?;
         Ok(b.emit(format_args!("arith.addf {}, {e} : {elem}", a[2])))
     })?;
     let init = k.empty(&ty);
