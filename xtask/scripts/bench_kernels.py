@@ -9,6 +9,8 @@ Strata's kernel for it can be compared with ONNX Runtime's on its own (fixed see
 - conv_transpose_k2s2: ConvTranspose 2x2 stride 2, 64 -> 32 channels, 32x32 -> 64x64 (U-Net).
 - attention_matmul: batch MatMul of attention scores, [1, 4, 128, 32] x [1, 4, 32, 128].
 - softmax: Softmax over the last axis of [1, 4, 128, 128] (attention probabilities).
+- masked_softmax: the same after adding a causal mask (-1e4 above the diagonal, as decoder
+  exporters write it): half of every row's exponentials underflow.
 - layernorm: LayerNormalization over the last axis of [1, 128, 256] with scale and bias.
 - hardswish_chain: x * Clip(x + 3, 0, 6) / 6 then y * Sigmoid(y) on [1, 64, 56, 56], as
   exporters write hard-swish and SiLU (elementwise chains, not single ops).
@@ -67,6 +69,13 @@ def kernels(rng):
 
     softmax = helper.make_node("Softmax", ["x"], ["y"], name="softmax", axis=-1)
     yield "softmax", model("softmax", [softmax], [1, 4, 128, 128], [1, 4, 128, 128], {}, rng)
+
+    inits = {"mask": np.triu(np.full((1, 1, 128, 128), -1e4, np.float32), k=1)}
+    masked = [
+        helper.make_node("Add", ["x", "mask"], ["scores"], name="mask"),
+        helper.make_node("Softmax", ["scores"], ["y"], name="softmax", axis=-1),
+    ]
+    yield "masked_softmax", model("masked_softmax", masked, [1, 4, 128, 128], [1, 4, 128, 128], inits, rng)
 
     inits = {"scale": rng.standard_normal(256).astype(np.float32), "bias": rng.standard_normal(256).astype(np.float32)}
     norm = helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["y"], name="norm", axis=-1, epsilon=1e-5)

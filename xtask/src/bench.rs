@@ -19,6 +19,7 @@ const KERNELS: &[&str] = &[
     "conv_transpose_k2s2",
     "attention_matmul",
     "softmax",
+    "masked_softmax",
     "layernorm",
     "hardswish_chain",
 ];
