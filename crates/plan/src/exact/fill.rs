@@ -24,7 +24,7 @@
 //!   rises to the next floor of the instance (or as far as its slack allows). That step is a
 //!   heuristic, since an item could also have started between the two levels. Once it is
 //!   taken, a failed run proves nothing, and the run reports [`Outcome::OutOfBudget`] instead
-//!   of infeasibility.
+//!   of infeasibility; no state whose subtree took it is remembered as failed.
 //!
 //! Independent groups of items (no unplaced item crosses a section boundary between them) are
 //! solved one after the other, and failed states are remembered as the item search remembers
@@ -61,8 +61,9 @@ pub(super) struct Fill<'a, 'b> {
     offsets: Vec<u64>,
     /// A heuristic step (a skipped level) was taken: failures prove nothing.
     heuristic: bool,
-    /// Backjumps so far: a subtree that took one did not try everything, so its root is not
-    /// recorded as failed.
+    /// Guesses so far (backjumps and skipped levels): a subtree that took one did not try
+    /// everything, so neither its root nor any node above it is recorded as failed (a later
+    /// run would read such a record as a proof).
     jumps: u64,
     spent: Spent,
 }
@@ -257,6 +258,7 @@ impl<'a, 'b> Fill<'a, 'b> {
             let next = (first..end).map(|t| self.sky.floor[t]).filter(|&f| f > low).min().unwrap_or(u64::MAX);
             let raised = next.min(low + slack);
             self.heuristic = true;
+            self.jumps += 1;
             self.sky.set_floor(s, raised);
             let result = match self.sky.conflict_around(self.inst, s, s + 1, self.capacity) {
                 Some(region) => Err(region),
