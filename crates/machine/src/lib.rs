@@ -49,7 +49,7 @@ impl Registers {
     pub fn host() -> Registers {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx512f") {
+            if host_has_avx512() {
                 return Registers::new(32, 16);
             }
             if std::arch::is_x86_feature_detected!("avx") {
@@ -59,6 +59,19 @@ impl Registers {
         }
         #[cfg(not(target_arch = "x86_64"))]
         Registers::new(32, 4)
+    }
+}
+
+/// Whether the machine this process runs on has AVX-512 (`avx512f`): what [`Registers::host`]
+/// and the host's AVX-512-only instruction choices (`strata-approximate-math`) go by.
+pub fn host_has_avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 

@@ -60,20 +60,9 @@ pub fn create(options: &PassOptions) -> Box<dyn Pass> {
     let scalef = match options.string("scale") {
         "avx512" => true,
         "portable" => false,
-        _ => host_has_avx512(),
+        _ => strata_machine::host_has_avx512(),
     };
     Box::new(ApproximateMath { scalef })
-}
-
-fn host_has_avx512() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512f")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
 }
 
 struct ApproximateMath {
