@@ -111,6 +111,12 @@ fn narrow(b: &mut Body, x: &str, elem: &Elem) -> String {
     }
 }
 
+/// The least argument for which f32 `exp` is a normal float (`exp(-87)` is 1.65e-38): the
+/// lowerings that can choose keep `exp`'s argument at or above it (softmax, sigmoid), since
+/// each denormal result costs a microcode assist on x86 (masked attention rows: five times
+/// the time of the whole softmax).
+pub(crate) const EXP_NORMAL_FLOOR: f64 = -87.0;
+
 /// `math.<name>(x)` on a float of type `elem`, through f32 for half precision.
 pub fn math(b: &mut Body, name: &str, x: &str, elem: &Elem) -> Result<String, Error> {
     if !elem.is_float() {
@@ -191,11 +197,10 @@ pub fn scalar(b: &mut Body, op: ScalarOp, args: &[String], elem: &Elem) -> Resul
         Elementwise::Tanh => math(b, "tanh", x, elem),
         Elementwise::Sigmoid => {
             float_only()?;
-            // exp(-x) at -x >= -87: above x = 87 the result rounds to 1 in every float
-            // format either way, and exp never produces a denormal (a microcode assist on
-            // x86 for each one).
+            // exp(-x) at -x >= EXP_NORMAL_FLOOR: above x = 87 the result rounds to 1 in every
+            // float format either way, and exp never produces a denormal.
             let neg = b.emit(format_args!("arith.negf {x} : {elem}"));
-            let floor = lit(b, -87.0, elem);
+            let floor = lit(b, EXP_NORMAL_FLOOR, elem);
             let neg = b.emit(format_args!("arith.maximumf {neg}, {floor} : {elem}"));
             let e = math(b, "exp", &neg, elem)?;
             let one = lit(b, 1.0, elem);

@@ -2,8 +2,8 @@
 //! Each reduction is a `linalg.generic` with reduction loops into a fill of the identity;
 //! statistics are kept in the input's element type.
 
-use crate::elementwise::{binary, lit, math, Binary};
-use crate::kernel::{Elem, Iter, Kernel, Map, TensorTy};
+use crate::elementwise::{binary, lit, math, Binary, EXP_NORMAL_FLOOR};
+use crate::kernel::{Body, Elem, Iter, Kernel, Map, TensorTy};
 use crate::layout::reshape;
 use strata_ir::Error;
 
@@ -33,23 +33,20 @@ pub fn reduce_computed(
     ty: &TensorTy,
     reduced: &[bool],
     how: Reduction,
-    element: impl FnOnce(&mut crate::kernel::Body, &[String]) -> Result<String, Error>,
+    element: impl FnOnce(&mut Body, &[String]) -> Result<String, Error>,
 ) -> Result<(String, TensorTy), Error> {
     let elem = &ty.elem;
     if matches!(how, Reduction::Mean | Reduction::L2) && !elem.is_float() {
         return Err(elem.unsupported(&format!("{how:?} reduction")));
     }
-    let kept: Vec<usize> = (0..ty.rank()).filter(|&d| !reduced[d]).collect();
-    let out = ty.with_shape(kept.iter().map(|&d| ty.shape[d]).collect());
     let identity = match how {
         Reduction::Sum | Reduction::Mean | Reduction::L2 => elem.literal(0.0),
         Reduction::Prod => elem.literal(1.0),
         Reduction::Max => elem.lowest(),
         Reduction::Min => elem.highest(),
     };
-    let init = k.filled(&identity, &out);
     let n = inputs.len();
-    let acc = k.try_generic(inputs, (&init, &out, Map::dims(kept.clone())), &Iter::reducing(reduced), |b, a| {
+    let (acc, out) = reduce_into(k, inputs, ty, reduced, &identity, |b, a| {
         let x = element(b, &a[..n])?;
         let acc = &a[n];
         match how {
@@ -72,12 +69,30 @@ pub fn reduce_computed(
     Ok((result, out))
 }
 
+/// The generic reducing `inputs` (each read through its map over the loops of `ty`) over the
+/// dimensions where `reduced` holds into a fill of `identity`, without keeping them: `body`
+/// gets the inputs' elements and the accumulator last. Returns the value and its type.
+fn reduce_into(
+    k: &mut Kernel,
+    inputs: &[(&str, &TensorTy, Map)],
+    ty: &TensorTy,
+    reduced: &[bool],
+    identity: &str,
+    body: impl FnOnce(&mut Body, &[String]) -> Result<String, Error>,
+) -> Result<(String, TensorTy), Error> {
+    let kept: Vec<usize> = (0..ty.rank()).filter(|&d| !reduced[d]).collect();
+    let out = ty.with_shape(kept.iter().map(|&d| ty.shape[d]).collect());
+    let init = k.filled(identity, &out);
+    let acc = k.try_generic(inputs, (&init, &out, Map::dims(kept)), &Iter::reducing(reduced), body)?;
+    Ok((acc, out))
+}
+
 /// `f` applied to every element of `value` (type `ty`).
 fn pointwise(
     k: &mut Kernel,
     value: &str,
     ty: &TensorTy,
-    f: impl FnOnce(&mut crate::kernel::Body, &str) -> Result<String, Error>,
+    f: impl FnOnce(&mut Body, &str) -> Result<String, Error>,
 ) -> Result<String, Error> {
     let init = k.empty(ty);
     k.try_generic(
@@ -103,23 +118,19 @@ pub fn global_pool(k: &mut Kernel, how: Reduction, out: &TensorTy) -> Result<Str
     reduce_op(k, &axes, how, out)
 }
 
-/// Below this, `exp` of a softmax's shifted value is taken as 0 (f32 and narrower): its
-/// results there are below 1.7e-38, at or under the smallest normal float.
-const EXP_FLUSH: f64 = -87.0;
-
 /// `exp(shifted)` for a softmax (`shifted = x - max <= 0`), for f32 and narrower, without
 /// ever asking the exponential for a denormal: masked attention shifts whole rows by -1e4 or
 /// more, and each denormal result (and each quotient of one) took a microcode assist on x86,
-/// five times the time of the whole softmax. Below [`EXP_FLUSH`] the result is 0 when
+/// five times the time of the whole softmax. Below [`EXP_NORMAL_FLOOR`] the result is 0 when
 /// `zero_below` (XNNPACK flushes the same way; the quotients of the true values would be
-/// denormal too), else `exp(EXP_FLUSH)` (for a sum that also holds `exp(0) = 1`, where it
+/// denormal too), else `exp(EXP_NORMAL_FLOOR)` (for a sum that also holds `exp(0) = 1`, where it
 /// rounds away: the log-softmax's sum, whose body then stays a plain vectorised reduction).
 /// NaN stays NaN.
-fn shifted_exp(b: &mut crate::kernel::Body, shifted: &str, elem: &Elem, zero_below: bool) -> Result<String, Error> {
+fn shifted_exp(b: &mut Body, shifted: &str, elem: &Elem, zero_below: bool) -> Result<String, Error> {
     if elem.bits() > 32 {
         return math(b, "exp", shifted, elem);
     }
-    let flush = lit(b, EXP_FLUSH, elem);
+    let flush = lit(b, EXP_NORMAL_FLOOR, elem);
     let kept = b.emit(format_args!("arith.maximumf {shifted}, {flush} : {elem}"));
     let e = math(b, "exp", &kept, elem)?;
     if !zero_below {
@@ -144,16 +155,11 @@ pub fn softmax(k: &mut Kernel, axis: usize, log: bool) -> Result<String, Error> 
     // NaN either way (its exponential is NaN, so are the sum and every quotient), and rows
     // without one have the same maximum. Its vectorised loop then needs no NaN handling (x86:
     // one `vmaxps` per vector instead of six dependent instructions).
-    let kept_dims: Vec<usize> = (0..ty.rank()).filter(|&d| d != axis).collect();
-    let max_ty = ty.with_shape(kept_dims.iter().map(|&d| ty.shape[d]).collect());
-    let lowest = k.filled(&elem.lowest(), &max_ty);
-    let max = k.try_generic(
-        &[(input.as_str(), &ty, Map::identity(ty.rank()))],
-        (&lowest, &max_ty, Map::dims(kept_dims.clone())),
-        &Iter::reducing(&reduced),
-        |b, a| Ok(b.emit(format_args!("arith.maxnumf {}, {} : {elem}", a[1], a[0]))),
-    )?;
-    let kept = Map::dims(kept_dims);
+    let (max, max_ty) =
+        reduce_into(k, &[(input.as_str(), &ty, Map::identity(ty.rank()))], &ty, &reduced, &elem.lowest(), |b, a| {
+            Ok(b.emit(format_args!("arith.maxnumf {}, {} : {elem}", a[1], a[0])))
+        })?;
+    let kept = Map::dims((0..ty.rank()).filter(|&d| d != axis));
     let zero = k.filled(&elem.literal(0.0), &max_ty);
     let inputs = [(input.as_str(), &ty, Map::identity(ty.rank())), (max.as_str(), &max_ty, kept.clone())];
     if !log {
