@@ -342,7 +342,7 @@ impl Reduction {
             counter += 1;
             format!("%v{counter}")
         };
-        if accumulators > 1 {
+        if main > 0 {
             let inits: Vec<String> = (0..accumulators)
                 .map(|j| format!("%acc{j} = {}", if j == 0 { acc.as_str() } else { "%identity" }))
                 .collect();
@@ -384,15 +384,6 @@ impl Reduction {
                 partial = paired;
             }
             acc = partial.swap_remove(0);
-        } else if main > 0 {
-            s += &format!(
-                "{indent}%main = scf.for %k = %c0 to %c{main} step %c{lanes} iter_args(%acc = {acc}) -> ({vt}) {{\n"
-            );
-            let inner_indent = format!("{indent}  ");
-            let x = self.lanes(&mut s, &inner_indent, lanes, "%k", None, &iv, &mut fresh);
-            let next = self.combine(&mut s, &inner_indent, lanes, "%acc", &x, &mut fresh);
-            s += &format!("{inner_indent}scf.yield {next} : {vt}\n{indent}}}\n");
-            acc = "%main".to_owned();
         }
         if tail > 0 {
             let mask = fresh();
