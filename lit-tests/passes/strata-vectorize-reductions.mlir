@@ -146,6 +146,27 @@ func.func @global_pool(%x: memref<1x8x7x7xf32>, %y: memref<1x8xf32>) {
   return
 }
 
+// Every loop a reduction (ReduceMax over a whole 3 x 64 tensor, LayerNorm over axis 0): the
+// outer loop carries one accumulator, the inner loop keeps four of its own (names apart from
+// the outer loop's: a clash made the kernel text unparsable).
+// CHECK-LABEL: func.func @whole_max
+// CHECK: %[[ROWS:.*]] = scf.for %[[R:.*]] = {{.*}} iter_args(%[[OUTER:.*]] = %{{.*}}) -> (vector<16xf32>) {
+// CHECK: %[[PARTS:.*]]:4 = scf.for %[[K:.*]] = {{.*}} iter_args(%[[P0:.*]] = %[[OUTER]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CHECK: vector.load %arg0[%[[R]], %[[K]]] : memref<3x64xf32>, vector<16xf32>
+// CHECK: arith.maximumf %[[P0]], %{{.*}} : vector<16xf32>
+// CHECK: scf.yield
+// CHECK: vector.reduction <maximumf>, %[[ROWS]], {{.*}} : vector<16xf32> into f32
+// CHECK-NOT: linalg.generic
+func.func @whole_max(%x: memref<3x64xf32>, %m: memref<1xf32>) {
+  linalg.generic {indexing_maps = [#id2, affine_map<(d0, d1) -> (0)>], iterator_types = ["reduction", "reduction"]}
+      ins(%x : memref<3x64xf32>) outs(%m : memref<1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %o, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
 // The innermost loop is parallel (a column sum): left alone.
 // CHECK-LABEL: func.func @column_sum
 // CHECK: linalg.generic
@@ -176,7 +197,7 @@ func.func @int_sum(%x: memref<4x64xi32>, %y: memref<4xi32>) {
 // left alone.
 // CHECK-LABEL: func.func @reads_output
 // CHECK: linalg.generic
-// CHECK: (S) 4 kernels
+// CHECK: (S) 5 kernels
 func.func @reads_output(%x: memref<4x64xf32>, %y: memref<4xf32>) {
   linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
       ins(%x : memref<4x64xf32>) outs(%y : memref<4xf32>) {

@@ -344,7 +344,7 @@ impl Reduction {
         };
         if main > 0 {
             let inits: Vec<String> = (0..accumulators)
-                .map(|j| format!("%acc{j} = {}", if j == 0 { acc.as_str() } else { "%identity" }))
+                .map(|j| format!("%part{j} = {}", if j == 0 { acc.as_str() } else { "%identity" }))
                 .collect();
             let types = vec![vt.as_str(); accumulators as usize].join(", ");
             s += &format!(
@@ -362,7 +362,8 @@ impl Reduction {
                     k
                 };
                 let x = self.lanes(&mut s, &inner_indent, lanes, &k, None, &iv, &mut fresh);
-                let next = self.combine(&mut s, &inner_indent, lanes, &format!("%acc{j}"), &x, &mut fresh);
+                // `%part{j}`: the outer reduction loops' accumulators are `%acc{d}`.
+                let next = self.combine(&mut s, &inner_indent, lanes, &format!("%part{j}"), &x, &mut fresh);
                 nexts.push(next);
             }
             s += &format!("{inner_indent}scf.yield {} : {types}\n{indent}}}\n", nexts.join(", "));
