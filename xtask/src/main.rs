@@ -28,8 +28,8 @@ enum Task {
     /// Install (as root) or list (otherwise) the system packages Strata needs, then check them.
     Setup,
     /// Set up, then run every test: `cargo fmt --check`, clippy with `-D warnings`, unit
-    /// tests, lit tests, tidy checks, the import of every ONNX node-test case (fails on any
-    /// panic), the zoo, the probe suite of hostile inputs, and the Python package's pytest
+    /// tests, lit tests, tidy checks, every ONNX node-test case and data suite (fails on any
+    /// failed or panicking case), the zoo, the probe suite of hostile inputs, and the Python package's pytest
     /// suite.
     Test {
         /// Extra arguments for `cargo test` (after `--`).
@@ -424,12 +424,18 @@ fn onnx_tests(filter: Option<&str>) -> Result<(), String> {
             Err(format!("strata-conformance {} failed ({status})", dir.display()))
         }
     };
-    conformance(&cases, None)?;
+    // Every suite runs (and prints its table) before a failure in any is reported.
+    let mut failures = Vec::new();
+    failures.extend(conformance(&cases, None).err());
     for suite in DATA_SUITES {
         eprintln!("\nxtask: onnx test suite `{suite}`");
-        conformance(&suites.join(suite), Some(suite))?;
+        failures.extend(conformance(&suites.join(suite), Some(suite)).err());
     }
-    Ok(())
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} (a case failed or panicked: see the table and the report)", failures.join("; ")))
+    }
 }
 
 /// The CUDA release whose libdevice (NVIDIA's math library as LLVM bitcode) kernels link:
