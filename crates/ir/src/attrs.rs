@@ -114,6 +114,12 @@ hand_offs! {
     /// On an elementwise generic (`strata-vectorize-elementwise`): its tile sizes, one vector
     /// along the innermost loop, `AxBx...` (0: not tiled), matched by the generated script.
     VECTOR_TILE: Text = "strata.vector_tile";
+    /// On a `tensor.extract_slice` (`strata-choose-in-place{mark=true}`, before
+    /// `eliminate-empty-tensors`): a slice the program had; the slices without it afterwards
+    /// are the destinations the elimination gave producers.
+    SLICE_BEFORE_ELIMINATION: Flag = "strata.slice_before_elimination";
+    /// On a function (`strata-choose-in-place{mark=true}`): its slices are marked.
+    SLICES_MARKED: Flag = "strata.slices_marked";
     /// On `@main` (`strata-profile-kernels`): each kernel counter's label, `<ONNX nodes>\t<ops
     /// timed>`, in counter order; read by `strata run --profile`.
     PROFILE_KERNELS: Texts = "strata.profile_kernels";

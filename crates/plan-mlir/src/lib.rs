@@ -7,14 +7,15 @@
 //! (`strata-pad-in-place`), depthwise and grouped convolutions and pools that read their
 //! unpadded input (`strata-conv-borders`), convolutions over a padded graph input run in bands
 //! (`strata-band-input-pads`), a convolution and the pool or convolution reading it run in
-//! bands together (`strata-band-chains`), a copy per repeated result (`strata-distinct-results`), a new tensor per destination (`strata-init-per-destination`), copies as linalg (`memref-copy-to-linalg`), and the choice between
-//! padding in place and not (`strata-bufferize-and-plan`). It never schedules,
+//! bands together (`strata-band-chains`), a copy per repeated result (`strata-distinct-results`), a new tensor per destination (`strata-init-per-destination`), copies as linalg (`memref-copy-to-linalg`), which values to produce inside
+//! their destination (`strata-choose-in-place`, run by `strata-bufferize-and-plan`). It never schedules,
 //! and it never emits code.
 
 pub mod analyze;
 pub mod band_chains;
 pub mod band_pads;
 pub mod bufferize_and_plan;
+pub mod choose_in_place;
 pub mod constants_to_globals;
 pub mod conv_borders;
 pub mod copy_to_linalg;
@@ -63,6 +64,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&pass::INFO, pass::create);
     registry.register(&weights::INFO, weights::create);
     registry.register(&pad_in_place::INFO, pad_in_place::create);
+    registry.register(&choose_in_place::INFO, choose_in_place::create);
     registry.register(&conv_borders::INFO, conv_borders::create);
     registry.register(&band_pads::INFO, band_pads::create);
     registry.register(&band_chains::INFO, band_chains::create);

@@ -1,0 +1,419 @@
+//! `strata-choose-in-place`: which values are produced inside the larger buffer they are
+//! inserted into, decided one insertion at a time by the peak of live buffers they lead to.
+//!
+//! `eliminate-empty-tensors` lets the producer of every inserted value (a padded value's
+//! interior after `strata-pad-in-place`, a concatenation's part, a band of rows) write straight
+//! into its destination: the value and its copy never exist side by side, but the destination
+//! then lives from the producer on, across everything that runs between the producer and the
+//! insertion. Near a model's peak that can cost more than the copy saves (a strided
+//! convolution feeding a pool; a concatenation whose parts are produced long before it).
+//! `strata-bufferize-and-plan` used to plan the whole module twice, every insertion in place
+//! and none, and keep the smaller arena; this pass decides each insertion on its own instead.
+//!
+//! It runs twice around `eliminate-empty-tensors`: with `mark=true` it marks every
+//! `tensor.extract_slice` of the function (and the function), so that afterwards the slices
+//! the elimination created are the unmarked ones. Each such slice `%e = extract_slice %d[..]`
+//! is the new destination of a producer whose own was a `tensor.empty` (the producer never
+//! reads it): an insertion in place. Without `mark`, the pass models the function's buffers at
+//! tensor level (one per `tensor.empty` or value-producing op, shared by destination-passing
+//! results, views and insertions; live from the first op of the entry block that uses one of
+//! its values, a use inside a loop counting at the loop, to the last), takes the peak of the
+//! bytes live at once (the planner's lower bound, which its exact solver reaches on every zoo
+//! model) for each choice, and flips insertions greedily while the peak (then the number of
+//! ops at the peak) drops, starting from all in place and from none and keeping the better.
+//! A rejected insertion gets its `tensor.empty` back: the producer writes a buffer of its own,
+//! and bufferization copies it into the destination at the insertion. A fill of a new tensor
+//! (a padded buffer's border) the elimination moved above the producer moves down to its first
+//! remaining user, so the destination lives from the insertion on, as without the elimination.
+//! The marks are removed. In place is kept on a tie (it saves the copy).
+//!
+//! Functions the `mark` run did not see are left alone (an unmarked slice of one may be a real
+//! read of its source).
+
+use std::collections::BTreeMap;
+use strata_ir::{
+    Blk, Op, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val,
+};
+
+pub static INFO: PassInfo = PassInfo {
+    name: "strata-choose-in-place",
+    summary: "Decide for each value eliminate-empty-tensors produces inside its destination whether that pays (the peak of live buffers), and give the others their own buffer back",
+    anchor: "func.func",
+    options: &[OptionInfo {
+        name: "mark",
+        kind: OptionKind::Bool,
+        default: "false",
+        help: "mark the function's slices before eliminate-empty-tensors (run once with, once without, around it)",
+    }],
+    statistics: &[
+        StatisticInfo { name: "in-place", help: "insertions produced inside their destination" },
+        StatisticInfo { name: "copied", help: "insertions given their own buffer back (the copy costs less at the peak)" },
+        StatisticInfo { name: "peak-bytes", help: "the modelled peak of live buffers with the choice made" },
+    ],
+};
+
+use strata_ir::attrs::{SLICES_MARKED as FUNCTION_MARK, SLICE_BEFORE_ELIMINATION as SLICE_MARK};
+
+/// Buffers start at 64-byte boundaries in the arena.
+const ALIGNMENT: u64 = 16;
+
+pub fn create(options: &PassOptions) -> Box<dyn Pass> {
+    Box::new(ChooseInPlace { mark: options.bool("mark") })
+}
+
+struct ChooseInPlace {
+    mark: bool,
+}
+
+impl Pass for ChooseInPlace {
+    fn run(
+        &mut self,
+        func: melior::ir::operation::OperationRef<'_, '_>,
+        cx: &mut PassContext<'_>,
+    ) -> Result<(), PassFailed> {
+        let slices = Op::of(&func).collect(|op| op.is("tensor.extract_slice"));
+        if self.mark {
+            for slice in slices {
+                SLICE_MARK.set(slice.get());
+            }
+            FUNCTION_MARK.set(func);
+            return Ok(());
+        }
+        if !Op::of(&func).remove_attribute(FUNCTION_MARK.0) {
+            return Ok(());
+        }
+        let mut created = Vec::new();
+        for slice in slices {
+            if !slice.remove_attribute(SLICE_MARK.0) {
+                created.push(slice);
+            }
+        }
+        let Some(block) = Op::of(&func).body(0).filter(|_| !created.is_empty()) else { return Ok(()) };
+        let model = Model::build(block, &created);
+        if model.candidates.is_empty() {
+            return Ok(());
+        }
+        let (accepted, peak) = model.choose();
+        let mut rejected = 0;
+        for (candidate, &keep) in model.candidates.iter().zip(&accepted) {
+            if !keep {
+                own_buffer(cx, candidate.slice)?;
+                rejected += 1;
+            }
+        }
+        for sunk in model.sunk.iter().rev() {
+            sink(block, sunk.op);
+        }
+        cx.bump("in-place", (accepted.len() - rejected) as u64);
+        cx.bump("copied", rejected as u64);
+        cx.bump("peak-bytes", peak);
+        Ok(())
+    }
+}
+
+/// Replaces the slice `eliminate-empty-tensors` made the producer's destination by a
+/// `tensor.empty` of its type (what the producer had before), and erases the slice.
+fn own_buffer(cx: &mut PassContext<'_>, slice: Op) -> Result<(), PassFailed> {
+    use melior::ir::operation::OperationBuilder;
+    use melior::ir::BlockLike;
+    let ty = slice.result(0).r#type();
+    let empty = OperationBuilder::new("tensor.empty", slice.location())
+        .add_results(&[ty])
+        .build()
+        .map_err(|e| cx.fail(slice.get(), &format!("cannot build a tensor.empty: {e}").into()))?;
+    let block = slice.block().expect("a slice of the entry block");
+    let empty = block.get().insert_operation_before(slice.get(), empty);
+    slice.result(0).replace_all_uses_with(Val::from(empty.result(0).expect("one result")));
+    // Safety: nothing uses the slice any more, and no handle to it is used again.
+    unsafe { slice.erase() };
+    Ok(())
+}
+
+/// Moves `op` down to right before its first user in `block` (its operands are defined above
+/// it, so above that user too).
+fn sink(block: Blk, op: Op) {
+    let users: Vec<Op> = op.result(0).users().into_iter().filter_map(|user| user.ancestor_in(block)).collect();
+    let Some(first) = block.ops().into_iter().skip_while(|&o| o != op).skip(1).find(|o| users.contains(o)) else {
+        return;
+    };
+    if op.next() != Some(first) {
+        op.move_before(first);
+    }
+}
+
+/// The view-like tensor ops: their result is their first operand's buffer, and making one is
+/// not a use of it.
+const VIEWS: &[&str] = &[
+    "tensor.extract_slice",
+    "tensor.expand_shape",
+    "tensor.collapse_shape",
+    "tensor.cast",
+    "tensor.bitcast",
+    "tensor.reshape",
+];
+
+/// Ops that make a new buffer without using it.
+const NEW: &[&str] = &["tensor.empty", "bufferization.alloc_tensor"];
+
+/// An insertion in place: the slice of the destination the producer writes.
+struct Candidate {
+    slice: Op,
+}
+
+/// An op of the entry block that [`sink`] moves to right before its first user.
+struct Sunk {
+    op: Op,
+    /// Its position.
+    at: usize,
+    /// The values it uses.
+    uses: Vec<usize>,
+    /// The positions of its result's users, with the candidate whose slice the user is.
+    users: Vec<(usize, Option<usize>)>,
+}
+
+/// The entry block's tensor values and their buffers.
+struct Model {
+    /// Per value: the value whose buffer it shares, through the candidate when it is one.
+    alias: Vec<Option<(usize, Option<usize>)>>,
+    /// Per value: its buffer's bytes when it starts one (rounded up to the alignment).
+    bytes: Vec<Option<u64>>,
+    /// Per value: the buffer is not the arena's (an argument, a constant, a returned value,
+    /// a dynamic shape).
+    outside: Vec<bool>,
+    /// Per position in the block, the values used there.
+    uses: Vec<Vec<usize>>,
+    candidates: Vec<Candidate>,
+    sunk: Vec<Sunk>,
+}
+
+impl Model {
+    fn build(block: Blk, created: &[Op]) -> Model {
+        let ops = block.ops();
+        let mut ids: BTreeMap<usize, usize> = BTreeMap::new();
+        let mut model = Model {
+            alias: Vec::new(),
+            bytes: Vec::new(),
+            outside: Vec::new(),
+            uses: vec![Vec::new(); ops.len()],
+            candidates: Vec::new(),
+            sunk: Vec::new(),
+        };
+        let key = |value: Val| value.raw().ptr as usize;
+        let new_value =
+            |model: &mut Model, ids: &mut BTreeMap<usize, usize>, value: Val, alias: Option<(usize, Option<usize>)>| {
+                let bytes = strata_ir::handle::tensor_bytes(value.r#type()).map(|b| b.div_ceil(ALIGNMENT) * ALIGNMENT);
+                let id = model.alias.len();
+                model.outside.push(alias.is_none() && bytes.is_none());
+                model.alias.push(alias);
+                model.bytes.push(if alias.is_none() { bytes } else { None });
+                ids.insert(key(value), id);
+                id
+            };
+        for index in 0..block.argument_count() {
+            let id = new_value(&mut model, &mut ids, block.argument(index), None);
+            model.outside[id] = true;
+        }
+        let is_tensor = |value: Val| strata_ir::types::ranked_tensor(value.r#type()).is_some();
+        for (position, &op) in ops.iter().enumerate() {
+            let name = op.name();
+            // Values of the block this op (or one nested in it) reads.
+            let mut used = Vec::new();
+            let view = VIEWS.contains(&name.as_str());
+            if !view {
+                for inner in op.collect(|_| true) {
+                    for operand in inner.operands() {
+                        if let Some(&id) = ids.get(&key(operand)) {
+                            used.push(id);
+                        }
+                    }
+                }
+            }
+            let count = op.result_count();
+            for index in 0..count {
+                let result = op.result(index);
+                if !is_tensor(result) {
+                    continue;
+                }
+                // A destination-passing op's results are its last operands' buffers, in order.
+                let tied = (op.operand_count() + index).checked_sub(count);
+                let source = |index: usize| ids.get(&key(op.operand(index))).copied();
+                let alias = if NEW.contains(&name.as_str()) || name == "arith.constant" {
+                    None
+                } else if view {
+                    source(0).map(|s| (s, None::<usize>))
+                } else if matches!(
+                    name.as_str(),
+                    "tensor.insert_slice"
+                        | "tensor.insert"
+                        | "vector.transfer_write"
+                        | "bufferization.materialize_in_destination"
+                ) {
+                    source(1).map(|s| (s, None))
+                } else if let Some(tied) = tied.filter(|&t| crate::init_per_destination::is_destination(op, t)) {
+                    let operand = op.operand(tied);
+                    (operand.r#type() == result.r#type()).then(|| source(tied).map(|s| (s, None))).flatten()
+                } else {
+                    None
+                };
+                let candidate = created.contains(&op).then_some(model.candidates.len());
+                let alias = alias.map(|(s, _)| (s, candidate));
+                let id = new_value(&mut model, &mut ids, result, alias);
+                if name == "arith.constant" {
+                    model.outside[id] = true;
+                }
+                if let Some(c) = candidate.filter(|_| alias.is_some()) {
+                    debug_assert_eq!(c, model.candidates.len());
+                    model.candidates.push(Candidate { slice: op });
+                    if model.bytes[id].is_none() {
+                        // Rejected, the slice is a buffer of its own.
+                        let bytes = strata_ir::handle::tensor_bytes(result.r#type());
+                        model.bytes[id] = bytes.map(|b| b.div_ceil(ALIGNMENT) * ALIGNMENT);
+                    }
+                }
+                if !view && !NEW.contains(&name.as_str()) {
+                    used.push(id);
+                }
+            }
+            if op.is("func.return") {
+                for &id in &used {
+                    model.outside[id] = true;
+                }
+            }
+            model.uses[position] = used;
+        }
+        // What the elimination hoisted above a producer so that its slice could be the
+        // producer's destination: fills of new tensors and insertions a candidate slices. They
+        // run (and use their values) right before their first user that is left.
+        let position: BTreeMap<usize, usize> =
+            ops.iter().enumerate().map(|(i, op)| (op.raw().ptr as usize, i)).collect();
+        for (at, &op) in ops.iter().enumerate() {
+            let fill = op.is("linalg.fill")
+                && op.operand_count() == 2
+                && op.operand(1).owner().is_some_and(|o| o.is("tensor.empty"));
+            if !(fill || op.is("tensor.insert_slice")) || op.result_count() != 1 {
+                continue;
+            }
+            let users: Vec<(usize, Option<usize>)> = op
+                .result(0)
+                .users()
+                .into_iter()
+                .filter_map(|user| {
+                    let top = user.ancestor_in(block)?;
+                    let at = *position.get(&(top.raw().ptr as usize))?;
+                    Some((at, model.candidates.iter().position(|c| c.slice == top)))
+                })
+                .collect();
+            if users.iter().all(|&(_, candidate)| candidate.is_none()) {
+                continue;
+            }
+            let uses = std::mem::take(&mut model.uses[at]);
+            model.sunk.push(Sunk { op, at, uses, users });
+        }
+        model
+    }
+
+    /// The peak of live bytes and the number of positions at it, with the candidates in place
+    /// where `accepted` says so.
+    fn peak(&self, accepted: &[bool]) -> (u64, usize) {
+        let n = self.alias.len();
+        // The buffer of each value: values in order, an alias always earlier.
+        let mut buffer: Vec<usize> = (0..n).collect();
+        for value in 0..n {
+            if let Some((source, candidate)) = self.alias[value] {
+                if candidate.is_none_or(|c| accepted[c]) {
+                    buffer[value] = buffer[source];
+                }
+            }
+        }
+        let mut outside = vec![false; n];
+        for value in 0..n {
+            if self.outside[value] {
+                outside[buffer[value]] = true;
+            }
+        }
+        let mut first = vec![usize::MAX; n];
+        let mut last = vec![0usize; n];
+        let mut mark = |value: usize, at: usize| {
+            let b = buffer[value];
+            first[b] = first[b].min(at);
+            last[b] = last[b].max(at);
+        };
+        for (at, used) in self.uses.iter().enumerate() {
+            for &value in used {
+                mark(value, at);
+            }
+        }
+        // Later ones first: an earlier one may move to right before a later one.
+        let mut moved: BTreeMap<usize, usize> = BTreeMap::new();
+        for sunk in self.sunk.iter().rev() {
+            let present = sunk.users.iter().filter(|&&(_, candidate)| candidate.is_none_or(|c| accepted[c]));
+            let at = present.map(|&(at, _)| moved.get(&at).copied().unwrap_or(at)).min().unwrap_or(sunk.at);
+            moved.insert(sunk.at, at);
+            for &value in &sunk.uses {
+                mark(value, at);
+            }
+        }
+        let positions = self.uses.len();
+        let mut delta = vec![0i64; positions + 1];
+        for b in 0..n {
+            let own = buffer[b] == b;
+            let bytes = match self.alias[b] {
+                Some((_, Some(c))) if !accepted[c] => self.bytes[b],
+                Some(_) => None,
+                None => self.bytes[b],
+            };
+            if let (true, false, Some(bytes), true) = (own, outside[b], bytes, first[b] != usize::MAX) {
+                delta[first[b]] += bytes as i64;
+                delta[last[b] + 1] -= bytes as i64;
+            }
+        }
+        let (mut live, mut peak, mut count) = (0i64, 0i64, 0usize);
+        for d in &delta[..positions] {
+            live += d;
+            if live > peak {
+                (peak, count) = (live, 1);
+            } else if live == peak {
+                count += 1;
+            }
+        }
+        (peak as u64, count)
+    }
+
+    /// The choice (true: in place) and its peak: greedy flips from all in place and from none,
+    /// the better kept (in place on a tie).
+    fn choose(&self) -> (Vec<bool>, u64) {
+        let k = self.candidates.len();
+        let cost = |accepted: &[bool]| {
+            let (peak, count) = self.peak(accepted);
+            (peak, count, accepted.iter().filter(|&&a| !a).count())
+        };
+        let descend = |mut accepted: Vec<bool>| {
+            let mut best = cost(&accepted);
+            // Each kept flip lowers the cost; a bounded number of sweeps keeps it linear.
+            for _ in 0..8 {
+                let mut improved = false;
+                for c in 0..k {
+                    accepted[c] = !accepted[c];
+                    let tried = cost(&accepted);
+                    if tried < best {
+                        best = tried;
+                        improved = true;
+                    } else {
+                        accepted[c] = !accepted[c];
+                    }
+                }
+                if !improved {
+                    break;
+                }
+            }
+            (best, accepted)
+        };
+        let (in_place, from_in_place) = descend(vec![true; k]);
+        let (copied, from_copied) = descend(vec![false; k]);
+        if copied < in_place {
+            (from_copied, copied.0)
+        } else {
+            (from_in_place, in_place.0)
+        }
+    }
+}
