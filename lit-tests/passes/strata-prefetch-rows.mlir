@@ -1,0 +1,66 @@
+// strata-prefetch-rows: a reduction loop that reads a new row of a large activation each
+// iteration (a flattened 1x1 convolution's input channels) prefetches the next block of that
+// row, one prefetch per cache line; contiguous walks, small buffers, short reads and weights
+// are left alone.
+// RUN: strata-opt %s -p 'builtin.module(strata-prefetch-rows)' --mlir-pass-statistics 2>&1 | FileCheck %s
+
+// 64 channels of 4096 positions (1 MiB): 32 positions a block, two lines ahead.
+// CHECK-LABEL: func.func @channels
+// CHECK: scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[ROW:.*]] = memref.subview %{{.*}}[0, 0, 0, 0] [1, 1, 1, 32]
+// CHECK: memref.prefetch %[[ROW]][%{{.*}}], read, locality<3>, data : memref<32xf32, strided<[1], offset: ?>>
+// CHECK: memref.prefetch %[[ROW]][%{{.*}}], read, locality<3>, data : memref<32xf32, strided<[1], offset: ?>>
+// CHECK-NEXT: vector.transfer_read %[[ROW]]
+func.func @channels(%x: memref<1x64x1x4096xf32>, %w: memref<64xf32>, %out: memref<32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c4096 = arith.constant 4096 : index
+  %c32 = arith.constant 32 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<32xf32>
+  scf.for %p = %c0 to %c4096 step %c32 {
+    %block = memref.subview %x[0, 0, 0, %p] [1, 64, 1, 32] [1, 1, 1, 1] : memref<1x64x1x4096xf32> to memref<1x64x1x32xf32, strided<[262144, 4096, 4096, 1], offset: ?>>
+    %sum = scf.for %c = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (vector<32xf32>) {
+      %channel = memref.subview %block[0, %c, 0, 0] [1, 1, 1, 32] [1, 1, 1, 1] : memref<1x64x1x32xf32, strided<[262144, 4096, 4096, 1], offset: ?>> to memref<1x1x1x32xf32, strided<[262144, 4096, 4096, 1], offset: ?>>
+      %row = memref.subview %channel[0, 0, 0, 0] [1, 1, 1, 32] [1, 1, 1, 1] : memref<1x1x1x32xf32, strided<[262144, 4096, 4096, 1], offset: ?>> to memref<32xf32, strided<[1], offset: ?>>
+      %v = vector.transfer_read %row[%c0], %pad {in_bounds = [true]} : memref<32xf32, strided<[1], offset: ?>>, vector<32xf32>
+      %s = memref.load %w[%c] : memref<64xf32>
+      %b = vector.broadcast %s : f32 to vector<32xf32>
+      %r = vector.fma %b, %v, %acc : vector<32xf32>
+      scf.yield %r : vector<32xf32>
+    }
+    vector.transfer_write %sum, %out[%c0] {in_bounds = [true]} : vector<32xf32>, memref<32xf32>
+  }
+  return
+}
+
+// The same walk over a buffer the caches hold (64 KiB), and one row read contiguously: no
+// prefetch.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+func.func @left_alone(%x: memref<1x64x1x256xf32>, %y: memref<8192xf32>, %out: memref<32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c32 = arith.constant 32 : index
+  %c8192 = arith.constant 8192 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<32xf32>
+  %sum = scf.for %c = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (vector<32xf32>) {
+    %channel = memref.subview %x[0, %c, 0, 0] [1, 1, 1, 32] [1, 1, 1, 1] : memref<1x64x1x256xf32> to memref<1x1x1x32xf32, strided<[16384, 256, 256, 1], offset: ?>>
+    %row = memref.subview %channel[0, 0, 0, 0] [1, 1, 1, 32] [1, 1, 1, 1] : memref<1x1x1x32xf32, strided<[16384, 256, 256, 1], offset: ?>> to memref<32xf32, strided<[1], offset: ?>>
+    %v = vector.transfer_read %row[%c0], %pad {in_bounds = [true]} : memref<32xf32, strided<[1], offset: ?>>, vector<32xf32>
+    %r = arith.addf %v, %acc : vector<32xf32>
+    scf.yield %r : vector<32xf32>
+  }
+  %total = scf.for %i = %c0 to %c8192 step %c32 iter_args(%acc = %sum) -> (vector<32xf32>) {
+    %v = vector.load %y[%i] : memref<8192xf32>, vector<32xf32>
+    %r = arith.addf %v, %acc : vector<32xf32>
+    scf.yield %r : vector<32xf32>
+  }
+  vector.transfer_write %total, %out[%c0] {in_bounds = [true]} : vector<32xf32>, memref<32xf32>
+  return
+}
+// CHECK: (S) 2 prefetches
