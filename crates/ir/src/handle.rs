@@ -572,16 +572,24 @@ pub fn is_identity_layout(layout: Attribute<'_>) -> bool {
 /// The bytes a buffer of static ranked tensor type `ty` takes (elements narrower than a byte,
 /// `i1`, a byte each); `None` for other types, dynamic shapes, or elements without a width.
 pub fn tensor_bytes(ty: Type<'_>) -> Option<u64> {
-    use melior::ir::r#type::{DimSize, ShapedTypeLike};
-    let tensor = crate::types::ranked_tensor(ty)?;
+    static_bytes(&crate::types::ranked_tensor(ty)?)
+}
+
+/// [`tensor_bytes`] for a static memref type (whatever its layout: the elements it holds).
+pub fn memref_bytes(ty: Type<'_>) -> Option<u64> {
+    static_bytes(&crate::types::memref(ty)?)
+}
+
+fn static_bytes<'c>(shaped: &impl melior::ir::r#type::ShapedTypeLike<'c>) -> Option<u64> {
+    use melior::ir::r#type::DimSize;
     let mut elements = 1u64;
-    for i in 0..tensor.rank() {
-        match tensor.dim_size(i).ok()? {
+    for i in 0..shaped.rank() {
+        match shaped.dim_size(i).ok()? {
             DimSize::Static(n) => elements *= n,
             _ => return None,
         }
     }
-    Some(elements * bit_width(tensor.element())?.div_ceil(8))
+    Some(elements * bit_width(shaped.element())?.div_ceil(8))
 }
 
 /// The bit width of an integer or float type (`None` for other types).

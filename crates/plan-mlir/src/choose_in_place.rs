@@ -129,6 +129,11 @@ fn own_buffer(cx: &mut PassContext<'_>, slice: Op) -> Result<(), PassFailed> {
     Ok(())
 }
 
+/// The bytes a buffer of `value`'s static tensor type takes in the arena.
+fn aligned_bytes(value: Val) -> Option<u64> {
+    strata_ir::handle::tensor_bytes(value.r#type()).map(|b| b.div_ceil(ALIGNMENT) * ALIGNMENT)
+}
+
 /// Moves `op` down to right before its first user in `block` (its operands are defined above
 /// it, so above that user too).
 fn sink(block: Blk, op: Op) {
@@ -201,7 +206,7 @@ impl Model {
         let key = |value: Val| value.raw().ptr as usize;
         let new_value =
             |model: &mut Model, ids: &mut BTreeMap<usize, usize>, value: Val, alias: Option<(usize, Option<usize>)>| {
-                let bytes = strata_ir::handle::tensor_bytes(value.r#type()).map(|b| b.div_ceil(ALIGNMENT) * ALIGNMENT);
+                let bytes = aligned_bytes(value);
                 let id = model.alias.len();
                 model.outside.push(alias.is_none() && bytes.is_none());
                 model.alias.push(alias);
@@ -266,8 +271,7 @@ impl Model {
                     model.candidates.push(Candidate { slice: op });
                     if model.bytes[id].is_none() {
                         // Rejected, the slice is a buffer of its own.
-                        let bytes = strata_ir::handle::tensor_bytes(result.r#type());
-                        model.bytes[id] = bytes.map(|b| b.div_ceil(ALIGNMENT) * ALIGNMENT);
+                        model.bytes[id] = aligned_bytes(result);
                     }
                 }
                 if !view && !NEW.contains(&name.as_str()) {

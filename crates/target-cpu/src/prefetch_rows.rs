@@ -45,7 +45,7 @@ const LINE: i64 = 64;
 /// Buffers smaller than this stay in a core's L2 (1-2 MB on current x86 cores) across the
 /// blocks of a kernel, where the prefetches only cost (two of the Inception cell's 1x1
 /// convolutions, 28 x 28 maps, ran 17-21% slower with them).
-const PAST_L2: i64 = 1 << 20;
+const PAST_L2: u64 = 1 << 20;
 
 /// View-like ops walked from a read to its buffer.
 const VIEWS: &[&str] = &[
@@ -162,22 +162,7 @@ fn row_read(read: Op) -> Option<(i64, i64)> {
         }
         value = owner.operand(0);
     }
-    (by_iv && buffer_bytes(value.r#type()).is_some_and(|b| b >= PAST_L2)).then_some((lanes, bytes))
-}
-
-/// Bytes of a static memref type.
-fn buffer_bytes(ty: Type<'_>) -> Option<i64> {
-    use melior::ir::r#type::{DimSize, MemRefType, ShapedTypeLike};
-    let ty = MemRefType::try_from(ty).ok()?;
-    let mut elements: i64 = 1;
-    for i in 0..ty.rank() {
-        match ty.dim_size(i).ok()? {
-            DimSize::Static(n) => elements *= i64::try_from(n).ok()?,
-            _ => return None,
-        }
-    }
-    let bits = i64::try_from(strata_ir::handle::bit_width(ty.element())?).ok()?;
-    Some(elements * bits.max(8) / 8)
+    (by_iv && strata_ir::handle::memref_bytes(value.r#type()).is_some_and(|b| b >= PAST_L2)).then_some((lanes, bytes))
 }
 
 /// Whether a rank-1 memref type reads its elements contiguously (unit stride).
