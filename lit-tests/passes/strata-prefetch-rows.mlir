@@ -1,7 +1,7 @@
 // strata-prefetch-rows: a reduction loop that reads a new row of a large activation each
-// iteration (a flattened 1x1 convolution's input channels) prefetches the next block of that
-// row, one prefetch per cache line; contiguous walks, small buffers, short reads and weights
-// are left alone.
+// iteration (a 1x1 convolution's input channels) prefetches the next block of that row, one
+// prefetch per cache line (a line ahead for blocks shorter than a line); contiguous walks and
+// small buffers are left alone.
 // RUN: strata-opt %s -p 'builtin.module(strata-prefetch-rows)' --mlir-pass-statistics 2>&1 | FileCheck %s
 
 // 64 channels of 4096 positions (1 MiB): 32 positions a block, two lines ahead.
@@ -35,6 +35,30 @@ func.func @channels(%x: memref<1x64x1x4096xf32>, %w: memref<64xf32>, %out: memre
   return
 }
 
+// Blocks of 8 positions share their line with the next block: one prefetch, a line ahead.
+// CHECK-LABEL: func.func @short_rows
+// CHECK: %[[AHEAD:.*]] = arith.constant 16 : index
+// CHECK-NEXT: memref.prefetch %{{.*}}[%[[AHEAD]]], read, locality<3>, data : memref<8xf32, strided<[1], offset: ?>>
+// CHECK-NEXT: vector.transfer_read
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+func.func @short_rows(%x: memref<1x64x1x4096xf32>, %out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<8xf32>
+  %sum = scf.for %c = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (vector<8xf32>) {
+    %channel = memref.subview %x[0, %c, 0, 8] [1, 1, 1, 8] [1, 1, 1, 1] : memref<1x64x1x4096xf32> to memref<1x1x1x8xf32, strided<[262144, 4096, 4096, 1], offset: ?>>
+    %row = memref.subview %channel[0, 0, 0, 0] [1, 1, 1, 8] [1, 1, 1, 1] : memref<1x1x1x8xf32, strided<[262144, 4096, 4096, 1], offset: ?>> to memref<8xf32, strided<[1], offset: ?>>
+    %v = vector.transfer_read %row[%c0], %pad {in_bounds = [true]} : memref<8xf32, strided<[1], offset: ?>>, vector<8xf32>
+    %r = arith.addf %v, %acc : vector<8xf32>
+    scf.yield %r : vector<8xf32>
+  }
+  vector.transfer_write %sum, %out[%c0] {in_bounds = [true]} : vector<8xf32>, memref<8xf32>
+  return
+}
+
 // The same walk over a buffer the caches hold (64 KiB), and one row read contiguously: no
 // prefetch.
 // CHECK-LABEL: func.func @left_alone
@@ -63,4 +87,4 @@ func.func @left_alone(%x: memref<1x64x1x256xf32>, %y: memref<8192xf32>, %out: me
   vector.transfer_write %total, %out[%c0] {in_bounds = [true]} : vector<32xf32>, memref<32xf32>
   return
 }
-// CHECK: (S) 2 prefetches
+// CHECK: (S) 3 prefetches

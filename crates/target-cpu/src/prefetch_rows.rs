@@ -1,15 +1,18 @@
 //! `strata-prefetch-rows`: in a kernel's reduction loop that reads one row after another (a
-//! flattened 1x1 convolution's input channels: `vector<32xf32>` of positions, 12.5 KB apart on
-//! MobileNetV2's 56 x 56 maps), prefetches what the next block of the same row will read.
+//! 1x1 convolution's input channels: `vector<32xf32>` of positions, 12.5 KB apart on
+//! MobileNetV2's 56 x 56 maps, or 8 positions broadcast one by one on ResNet-50's), prefetches
+//! what the next block of the same row will read.
 //!
 //! Such a loop walks as many rows as the reduction has channels (96 to 960), each a line or
 //! two at a time: more streams than the hardware prefetchers follow, so every read waits for
 //! L2 or L3. The next block of positions reads the same rows right after the current one: one
 //! `memref.prefetch` per read, a block ahead, brings them in while the current block's
 //! multiply-adds run. A C model of MobileNetV2's 144 -> 24 projection at 56 x 56 (12 filters
-//! x 32 positions, channels innermost) ran 84 -> 158 GFLOP/s with it on this machine.
+//! x 32 positions, channels innermost) ran 84 -> 158 GFLOP/s with it on this machine, one of
+//! ResNet-50's 256 -> 64 at 56 x 56 (7 positions x 64 filters) 73 -> 107. A block shorter than
+//! a line shares it with the next block: its prefetch is a line ahead.
 //!
-//! A read is taken when it is a 1-D contiguous vector of at least a cache line, inside an
+//! A read is taken when it is a 1-D contiguous vector of at least 16 bytes, inside an
 //! `scf.for` that carries vector accumulators, from a view whose offsets use that loop's
 //! induction variable (a new row each iteration; a loop walking one row contiguously is the
 //! hardware's easy case and is left alone), and of an activation of at least a MiB (not a
@@ -38,9 +41,11 @@ pub fn create(_: &PassOptions) -> Box<dyn Pass> {
 
 struct PrefetchRows;
 
-/// Bytes of a cache line: shorter reads are left alone (prefetching MobileNetV2's 12-position
-/// reads of 14 x 14 maps, which stay in L2, made those kernels 10-20% slower).
+/// Bytes of a cache line.
 const LINE: i64 = 64;
+
+/// Reads shorter than this (bytes) are left alone.
+const SHORTEST: i64 = 16;
 
 /// Buffers smaller than this stay in a core's L2 (1-2 MB on current x86 cores) across the
 /// blocks of a kernel, where the prefetches only cost (two of the Inception cell's 1x1
@@ -63,9 +68,11 @@ impl Pass for PrefetchRows {
         let mut added = 0;
         for read in reads {
             let Some((elements, bytes)) = row_read(read) else { continue };
-            // One prefetch per cache line the next block reads.
+            // One prefetch per cache line the next block reads; a block shorter than a line
+            // shares its line with the next one, so a line ahead.
+            let ahead = elements.max(LINE / bytes);
             for line in 0..(elements * bytes + LINE - 1) / LINE {
-                let offset = elements + line * LINE / bytes;
+                let offset = ahead + line * LINE / bytes;
                 prefetch(cx, read, offset)?;
                 added += 1;
             }
@@ -127,7 +134,7 @@ fn row_read(read: Op) -> Option<(i64, i64)> {
     }
     let vector = read.result(0).r#type();
     let (lanes, bytes) = vector_shape(vector)?;
-    if lanes * bytes < LINE {
+    if lanes * bytes < SHORTEST {
         return None;
     }
     // The nearest loop around the read that carries vectors (accumulators).
