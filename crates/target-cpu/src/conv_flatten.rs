@@ -33,10 +33,10 @@ pub(crate) fn flat_type(ty: &TensorTy) -> TensorTy {
 /// a block of more outputs than the rows and columns allow (or as many in whole blocks of
 /// columns where the rows' are narrower or partial), columns in the lanes kept there (a
 /// few-tap convolution's filter-lane tiles end in transposed stores), every reshaped tensor
-/// [`contiguous`], and, when its tiles
-/// run on `threads` threads, at least two blocks of filters per thread: the single row leaves
-/// the filters as the only parallel loop (MobileNetV2's 112 x 112 projection into 16 filters
-/// ran 2.7x slower on two threads flattened).
+/// [`contiguous`], and, when its tiles run on `threads` threads, its positions split in
+/// [`chunk`]s or at least two blocks of filters per thread: otherwise the filters are the only
+/// parallel loop of the single row (MobileNetV2's 112 x 112 projection into 16 filters ran
+/// 2.7x slower on two threads flattened, before chunks).
 pub(crate) fn flattens(
     op: OperationRef<'_, '_>,
     [x, w, out]: [&TensorTy; 3],
@@ -92,7 +92,7 @@ pub(crate) fn flattens(
         }
     };
     let parallel = crate::conv_lanes::parallel_tiles(threads, out.numel() * taps);
-    better && (!parallel || f / flat[2] >= 2 * threads)
+    better && (!parallel || f / flat[2] >= 2 * threads || chunk(positions, flat[1], threads, result).is_some())
 }
 
 /// The positions per thread of a flattened convolution's parallel tiles (`positions` in blocks
