@@ -148,7 +148,7 @@ impl Pass for BufferizeAndPlan {
             op = current.next_in_block();
         }
         // Without a pad or a subset insertion there is nothing to produce in place.
-        let choose = self.pads_in_place && may_differ(module);
+        let choose = self.pads_in_place && has_insertions(module);
         let verify_each = cx.verify_each();
         let copy = || {
             let copy = strata_ir::Op::of(&module).clone_owned();
@@ -203,7 +203,7 @@ impl Pass for BufferizeAndPlan {
 /// Whether anything could be produced in place: the module has a
 /// `tensor.pad` (`strata-pad-in-place` rewrites it) or an op `eliminate-empty-tensors` acts on
 /// (a subset insertion: a convolution's own padded input is a fill plus an `insert_slice`).
-fn may_differ(module: OperationRef<'_, '_>) -> bool {
+fn has_insertions(module: OperationRef<'_, '_>) -> bool {
     const OPS: [&str; 4] = [
         "tensor.pad",
         "tensor.insert_slice",

@@ -30,7 +30,7 @@
 //! Functions the `mark` run did not see are left alone (an unmarked slice of one may be a real
 //! read of its source).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use strata_ir::{
     Blk, Op, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val,
 };
@@ -82,10 +82,11 @@ impl Pass for ChooseInPlace {
         if !Op::of(&func).remove_attribute(FUNCTION_MARK.0) {
             return Ok(());
         }
-        let mut created = Vec::new();
+        // The slices the elimination created, by address.
+        let mut created = BTreeSet::new();
         for slice in slices {
             if !slice.remove_attribute(SLICE_MARK.0) {
-                created.push(slice);
+                created.insert(slice.raw().ptr as usize);
             }
         }
         let Some(block) = Op::of(&func).body(0).filter(|_| !created.is_empty()) else { return Ok(()) };
@@ -192,7 +193,7 @@ struct Model {
 }
 
 impl Model {
-    fn build(block: Blk, created: &[Op]) -> Model {
+    fn build(block: Blk, created: &BTreeSet<usize>) -> Model {
         let ops = block.ops();
         let mut ids: BTreeMap<usize, usize> = BTreeMap::new();
         let mut model = Model {
@@ -260,7 +261,7 @@ impl Model {
                 } else {
                     None
                 };
-                let candidate = created.contains(&op).then_some(model.candidates.len());
+                let candidate = created.contains(&(op.raw().ptr as usize)).then_some(model.candidates.len());
                 let alias = alias.map(|(s, _)| (s, candidate));
                 let id = new_value(&mut model, &mut ids, result, alias);
                 if name == "arith.constant" {
@@ -290,6 +291,8 @@ impl Model {
         // run (and use their values) right before their first user that is left.
         let position: BTreeMap<usize, usize> =
             ops.iter().enumerate().map(|(i, op)| (op.raw().ptr as usize, i)).collect();
+        let candidate_of: BTreeMap<usize, usize> =
+            model.candidates.iter().enumerate().map(|(c, candidate)| (candidate.slice.raw().ptr as usize, c)).collect();
         for (at, &op) in ops.iter().enumerate() {
             let fill = op.is("linalg.fill")
                 && op.operand_count() == 2
@@ -304,7 +307,7 @@ impl Model {
                 .filter_map(|user| {
                     let top = user.ancestor_in(block)?;
                     let at = *position.get(&(top.raw().ptr as usize))?;
-                    Some((at, model.candidates.iter().position(|c| c.slice == top)))
+                    Some((at, candidate_of.get(&(top.raw().ptr as usize)).copied()))
                 })
                 .collect();
             if users.iter().all(|&(_, candidate)| candidate.is_none()) {
@@ -360,13 +363,10 @@ impl Model {
         let positions = self.uses.len();
         let mut delta = vec![0i64; positions + 1];
         for b in 0..n {
+            // A value is its own buffer only when it has no alias or is a rejected candidate,
+            // exactly the values [`Model::bytes`] holds a size for.
             let own = buffer[b] == b;
-            let bytes = match self.alias[b] {
-                Some((_, Some(c))) if !accepted[c] => self.bytes[b],
-                Some(_) => None,
-                None => self.bytes[b],
-            };
-            if let (true, false, Some(bytes), true) = (own, outside[b], bytes, first[b] != usize::MAX) {
+            if let (true, false, Some(bytes), true) = (own, outside[b], self.bytes[b], first[b] != usize::MAX) {
                 delta[first[b]] += bytes as i64;
                 delta[last[b] + 1] -= bytes as i64;
             }

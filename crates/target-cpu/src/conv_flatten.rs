@@ -92,7 +92,17 @@ pub(crate) fn flattens(
         }
     };
     let parallel = crate::conv_lanes::parallel_tiles(threads, out.numel() * taps);
-    better && (!parallel || f / flat[2] >= 2 * threads || chunk(positions, flat[1], threads, result).is_some())
+    better
+        && (!parallel
+            || !few_filter_blocks(f, flat[2], threads)
+            || chunk(positions, flat[1], threads, result).is_some())
+}
+
+/// Whether `filters` in blocks of `tf` give fewer than two blocks to each of `threads`: split
+/// along the filters alone, such a flattened convolution leaves threads idle or reading the
+/// whole input each.
+pub(crate) fn few_filter_blocks(filters: i64, tf: i64, threads: i64) -> bool {
+    filters / tf.max(1) < 2 * threads
 }
 
 /// The positions per thread of a flattened convolution's parallel tiles (`positions` in blocks

@@ -326,7 +326,7 @@ pub fn rewrite(
             // along the filters, each thread would read the whole input (MobileNetV2's 144 ->
             // 24 projection at 56 x 56, two threads: 0.188 -> 0.117 ms with the positions
             // outermost; it used to be refused the flattened block there).
-            let few_filter_blocks = out.shape[1] / tiles[2].max(1) < 2 * threads;
+            let few_filter_blocks = crate::conv_flatten::few_filter_blocks(out.shape[1], tiles[2], threads);
             let chunked =
                 flat && parallel && !filters_outer && (strata_machine::partial(tiles, columns) || few_filter_blocks);
             let result = epilogue.unwrap_or(Op::of(&op)).result(0);

@@ -73,8 +73,7 @@ impl Pass for PrefetchRows {
             let ahead = elements.max(LINE / bytes);
             for line in 0..(elements * bytes + LINE - 1) / LINE {
                 let offset = ahead + line * LINE / bytes;
-                prefetch(cx, read, offset)?;
-                added += 1;
+                added += u64::from(prefetch(cx, read, offset)?);
             }
         }
         cx.bump("prefetches", added);
@@ -82,8 +81,9 @@ impl Pass for PrefetchRows {
     }
 }
 
-/// Adds `memref.prefetch` of `read`'s view at its index plus `offset` elements, right before it.
-fn prefetch(cx: &mut PassContext<'_>, read: Op, offset: i64) -> Result<(), PassFailed> {
+/// Adds `memref.prefetch` of `read`'s view at its index plus `offset` elements, right before it;
+/// whether it did.
+fn prefetch(cx: &mut PassContext<'_>, read: Op, offset: i64) -> Result<bool, PassFailed> {
     let context = cx.strata().mlir();
     let anchor = read.get();
     let index_type = Type::index(context);
@@ -107,7 +107,7 @@ fn prefetch(cx: &mut PassContext<'_>, read: Op, offset: i64) -> Result<(), PassF
             Some(Val::from(anchor.block()?.insert_operation_before(anchor, add).result(0).ok()?))
         }),
     };
-    let Some(ahead) = ahead else { return Ok(()) };
+    let Some(ahead) = ahead else { return Ok(false) };
     let i32_type = IntegerType::new(context, 32).into();
     let prefetch = OperationBuilder::new("memref.prefetch", anchor.location())
         .add_operands(&[read.operand(0).get(), ahead.get()])
@@ -119,21 +119,25 @@ fn prefetch(cx: &mut PassContext<'_>, read: Op, offset: i64) -> Result<(), PassF
         .build()
         .map_err(|e| cx.fail(anchor, &format!("cannot build a prefetch: {e}").into()))?;
     anchor.block().expect("a read in a block").insert_operation_before(anchor, prefetch);
-    Ok(())
+    Ok(true)
 }
 
-/// The elements `read` takes and their bytes, when it is a row read this pass prefetches for: a 1-D vector of
-/// at least a cache line from a contiguous rank-1 view of an activation, inside a loop that
-/// carries vectors and picks the view's row by its induction variable.
+/// The elements `read` takes and their bytes, when it is a row read this pass prefetches for: a
+/// 1-D vector of at least [`SHORTEST`] bytes from a contiguous rank-1 view of an activation of
+/// at least [`PAST_L2`] bytes, inside a loop that carries vectors and picks the view's row by
+/// its induction variable.
 fn row_read(read: Op) -> Option<(i64, i64)> {
-    use melior::ir::r#type::{MemRefType, ShapedTypeLike};
+    use melior::ir::r#type::{MemRefType, ShapedTypeLike, TypeLike};
     let memref = read.operand(0);
     let ty = MemRefType::try_from(memref.r#type()).ok()?;
-    if ty.rank() != 1 || !contiguous(ty) {
+    if ty.rank() != 1 || !crate::text_kernels::unit_inner_stride(&ty.to_string()) {
         return None;
     }
-    let vector = read.result(0).r#type();
-    let (lanes, bytes) = vector_shape(vector)?;
+    let bytes = i64::try_from(strata_ir::handle::bit_width(ty.element())?.div_ceil(8)).ok()?;
+    let lanes = match crate::vector_ops::vector_shape(read.result(0).r#type())?.0[..] {
+        [lanes] => lanes,
+        _ => return None,
+    };
     if lanes * bytes < SHORTEST {
         return None;
     }
@@ -141,7 +145,7 @@ fn row_read(read: Op) -> Option<(i64, i64)> {
     let mut parent = read.parent();
     let carrier = loop {
         let op = parent?;
-        if op.is("scf.for") && op.results().iter().any(|r| vector_shape_any(r.r#type())) {
+        if op.is("scf.for") && op.results().iter().any(|r| r.r#type().is_vector()) {
             break op;
         }
         if op.is("func.func") {
@@ -170,30 +174,4 @@ fn row_read(read: Op) -> Option<(i64, i64)> {
         value = owner.operand(0);
     }
     (by_iv && strata_ir::handle::memref_bytes(value.r#type()).is_some_and(|b| b >= PAST_L2)).then_some((lanes, bytes))
-}
-
-/// Whether a rank-1 memref type reads its elements contiguously (unit stride).
-fn contiguous(ty: melior::ir::r#type::MemRefType<'_>) -> bool {
-    let layout = ty.layout().to_string();
-    strata_ir::handle::is_identity_layout(ty.layout()) || layout.starts_with("strided<[1]")
-}
-
-/// Lanes and element bytes of a 1-D vector type.
-fn vector_shape(ty: Type<'_>) -> Option<(i64, i64)> {
-    let text = ty.to_string();
-    let inner = text.strip_prefix("vector<")?.strip_suffix('>')?;
-    let (lanes, element) = inner.split_once('x')?;
-    let lanes: i64 = lanes.parse().ok()?;
-    let bytes = match element {
-        "f32" | "i32" => 4,
-        "f64" | "i64" => 8,
-        "f16" | "bf16" | "i16" => 2,
-        _ => return None,
-    };
-    Some((lanes, bytes))
-}
-
-/// Whether `ty` is a vector type of any shape.
-fn vector_shape_any(ty: Type<'_>) -> bool {
-    ty.to_string().starts_with("vector<")
 }
