@@ -3,6 +3,10 @@
 //! pipeline grows, `strata` (import, compile, run, plan). It is the only crate that knows
 //! every dialect and pass: [`context`] assembles them. It holds no compiler logic of its own.
 
+// The binaries' allocator: compiled into each binary (`#[path]`), never into this library.
+#[cfg(test)]
+#[path = "allocator.rs"]
+mod allocator;
 pub mod cache;
 pub mod compile;
 pub mod compile_cmd;
@@ -16,7 +20,6 @@ use strata_ir::{Result, StrataContext};
 /// Every Strata dialect, in load order.
 pub const DIALECTS: &[strata_ir::DialectDef] = &[strata_dialect_sg::DIALECT];
 
-/// A context with every upstream dialect and pass and every Strata dialect and pass.
 /// When `main` began (set by [`mark_start`]): `strata run` reports how long after it the model
 /// was ready to run.
 static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
@@ -31,6 +34,7 @@ pub fn since_start() -> Option<std::time::Duration> {
     STARTED.get().map(|start| start.elapsed())
 }
 
+/// A context with every upstream dialect and pass and every Strata dialect and pass.
 pub fn context() -> Result<StrataContext> {
     let mut strata = StrataContext::new(DIALECTS)?;
     let passes = strata.passes_mut();

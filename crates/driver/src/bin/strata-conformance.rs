@@ -31,6 +31,9 @@ use strata_frontend::{inline_bytes, ImportOptions};
 use strata_runtime::manifest::ArtifactPaths;
 use strata_runtime::{compare, DType, Tensor};
 
+#[path = "../allocator.rs"]
+mod allocator;
+
 /// The op types of the ONNX-import issue's list: "listed ops" in the report are these (a case
 /// named after one of them that does not pass counts against the list).
 const LISTED: &[&str] = &[
@@ -402,6 +405,7 @@ fn unsupported_cause(message: &str) -> &str {
 }
 
 fn main() {
+    allocator::configure();
     let usage = "usage: strata-conformance DIR [FILTER] [--suite NAME] [--bundle OUT [--chip sm_80]]";
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.is_empty() || args.iter().any(|a| a == "--help" || a == "-h") {

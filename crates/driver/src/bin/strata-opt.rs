@@ -2,7 +2,11 @@
 
 use clap::Parser;
 
+#[path = "../allocator.rs"]
+mod allocator;
+
 fn main() {
+    allocator::configure();
     let args = strata_driver::opt::OptArgs::parse();
     let code = strata_driver::opt::run(&args);
     std::process::exit(code);

@@ -2,6 +2,9 @@
 
 use clap::{Parser, Subcommand};
 
+#[path = "../allocator.rs"]
+mod allocator;
+
 #[derive(Parser)]
 #[command(name = "strata", version, about = "The Strata deep-learning compiler")]
 struct Cli {
@@ -23,6 +26,7 @@ enum Command {
 
 fn main() {
     strata_driver::mark_start();
+    allocator::configure();
     strata_runtime::bind_openmp_threads_by_default();
     let cli = Cli::parse();
     let result = match &cli.command {
