@@ -180,7 +180,7 @@ pub fn egraph_target(target: Target) -> strata_egraph_mlir::Target {
     }
 }
 pub const LINALG: &str = "builtin.module(func.func(sg-to-linalg,strata-fold-constant-transposes),canonicalize,cse)";
-pub const LLVM: &str = "builtin.module(strata-outline-kernels,strata-host-to-llvm)";
+pub const LLVM: &str = "builtin.module(strata-outline-kernels,strata-chunk-calls,strata-host-to-llvm)";
 /// The host's weights blob, before [`LLVM`]: every constant but splats and the smallest leaves
 /// the code for one blob argument (`plan-weights`), which `strata_ir::weights` writes out.
 pub const HOST_WEIGHTS: &str = "builtin.module(plan-weights{min-bytes=64 splats=false})";

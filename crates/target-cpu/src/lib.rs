@@ -14,7 +14,9 @@
 //!   (the ABI of DESIGN.md); [`host`]: LLVM IR, assembly or objects through inkwell at
 //!   `default<O3>` for the host CPU; [`jit`]: MLIR's ORC execution engine; [`artifact`]: the
 //!   shared object, its C header and manifest; [`profile`]: `strata-profile-kernels`, cycle
-//!   counters around every kernel for `strata run --profile`.
+//!   counters around every kernel for `strata run --profile`; [`outline_kernels`] and
+//!   [`chunk_calls`]: each kernel a function, and long runs of calls to them split into
+//!   functions, so code generation runs in parallel and in proportion.
 //!
 //! It never reads sg, and never plans memory: it takes what the lowering and the planner made.
 
@@ -22,6 +24,7 @@ pub mod approximate;
 pub mod artifact;
 pub mod bf16;
 pub mod broadcast_loads;
+pub mod chunk_calls;
 mod conv_flatten;
 pub mod conv_lanes;
 mod conv_outer;
@@ -95,6 +98,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&vectorize_depthwise::INFO, vectorize_depthwise::create);
     registry.register(&vectorize_matmul::INFO, vectorize_matmul::create);
     registry.register(&outline_kernels::INFO, outline_kernels::create);
+    registry.register(&chunk_calls::INFO, chunk_calls::create);
     registry.register(&pack_weights::INFO, pack_weights::create);
     registry.register(&size_small_kernels::INFO, size_small_kernels::create);
     registry.register(&vector_rows::INFO, vector_rows::create);

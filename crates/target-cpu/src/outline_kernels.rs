@@ -209,7 +209,7 @@ fn share(context: &melior::Context, outlined: &[(Op, Op)]) -> Result<usize, Stri
 
 /// An empty private function taking `func`'s arguments, with their attributes: what each of
 /// its kernels starts from (parsed once per function, copied per kernel).
-fn skeleton(strata: &strata_ir::StrataContext, func: Op) -> Result<Op, String> {
+pub(crate) fn skeleton(strata: &strata_ir::StrataContext, func: Op) -> Result<Op, String> {
     let entry = func.body(0).ok_or("a function without a body")?;
     let parameters: Vec<String> =
         (0..entry.argument_count()).map(|i| format!("%arg{i}: {}", entry.argument(i).r#type())).collect();
