@@ -5,9 +5,10 @@
 //! (dominance, section inference, hatless pruning, dynamic decomposition) plus what goes
 //! beyond it: the *lift* of items left below the frontier, candidates filtered by the waste
 //! they would cause, nogoods (failed states, shared by every restart and capacity), and the
-//! `skyline` inferences (steps, pits and lowest cells that could no longer be filled). The
-//! `fill` search branches on cells instead of items (the lowest free cell with the fewest
-//! options), which finds the packings of full sections that the item order wanders past.
+//! `skyline` inferences (steps, pits and lowest cells that could no longer be filled; in the
+//! cell search also runs between walls that their items cannot fill). The `fill` search
+//! branches on cells instead of items (the lowest free cell with the fewest options), which
+//! finds the packings of full sections that the item order wanders past.
 //!
 //! Each decision run restarts over a portfolio: the cell search with Luby's sequence of node
 //! limits, for a share of the nodes that grows with the sections left without slack, then the

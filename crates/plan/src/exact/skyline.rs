@@ -143,7 +143,7 @@ impl Skyline {
 
     /// The steps and pits around sections `[a, b)` after their floors changed to one value,
     /// and whether every section there and beside it still has an item that can fill its
-    /// lowest cell ([`Skyline::supported`]).
+    /// lowest cell ([`Skyline::support`]).
     pub fn around_fits(&self, inst: &Instance, a: usize, b: usize, capacity: u64) -> bool {
         self.conflict_around(inst, a, b, capacity).is_none()
     }
@@ -164,11 +164,17 @@ impl Skyline {
         }
         let top = self.floor[a];
         let basin = self.basin(a);
-        if !(a..b).all(|t| self.supported(inst, t, basin, capacity)) {
-            return Some(self.with_walls(basin));
+        // An item found for one section supports every section it spans: skip past them.
+        let mut t = a;
+        while t < b {
+            match self.support(inst, t, basin, capacity) {
+                Some((_, reach)) => t = reach,
+                None => return Some(self.with_walls(basin)),
+            }
         }
         // Lower sections beside: supports that reached into `[a, b)` are gone. Sections next
-        // to each other at one floor share a basin: it is found once per such run.
+        // to each other at one floor share a basin: it is found once per such run, and an
+        // item found for one of them supports the others it spans.
         let mut t = a;
         let mut basin = (0, 0);
         while t > 0 && self.floor[t - 1] < top {
@@ -176,8 +182,11 @@ impl Skyline {
             if t + 1 == a || self.floor[t] != self.floor[t + 1] {
                 basin = self.basin(t);
             }
-            if !self.supported(inst, t, basin, capacity) {
+            let Some((reach, _)) = self.support(inst, t, basin, capacity) else {
                 return Some(self.with_walls(basin));
+            };
+            while t > reach && self.floor[t - 1] == self.floor[t] {
+                t -= 1;
             }
         }
         let mut t = b;
@@ -185,10 +194,13 @@ impl Skyline {
             if t == b || self.floor[t] != self.floor[t - 1] {
                 basin = self.basin(t);
             }
-            if !self.supported(inst, t, basin, capacity) {
+            let Some((_, reach)) = self.support(inst, t, basin, capacity) else {
                 return Some(self.with_walls(basin));
-            }
+            };
             t += 1;
+            while t < reach && self.floor[t] == self.floor[t - 1] {
+                t += 1;
+            }
         }
         None
     }
@@ -216,18 +228,27 @@ impl Skyline {
     /// still be filled: an item starts above every floor it spans, so only unplaced items
     /// inside the basin can start there. Without one, the section must leave its cells empty
     /// up to the basin's lower wall, which its slack must allow.
-    fn supported(&self, inst: &Instance, t: usize, (first, end): (usize, usize), capacity: u64) -> bool {
+    ///
+    /// When it can, the sections where the support found works too: those of the item found
+    /// (the caller takes the ones in the same basin), or `t` alone.
+    fn support(
+        &self,
+        inst: &Instance,
+        t: usize,
+        (first, end): (usize, usize),
+        capacity: u64,
+    ) -> Option<(usize, usize)> {
         if self.unplaced_count[t] == 0 {
-            return true;
+            return Some((t, t + 1));
         }
         let inside =
-            inst.covering[t].iter().any(|&i| !self.placed[i] && inst.span[i].0 >= first && inst.span[i].1 <= end);
-        if inside {
-            return true;
+            inst.covering[t].iter().find(|&&i| !self.placed[i] && inst.span[i].0 >= first && inst.span[i].1 <= end);
+        if let Some(&i) = inside {
+            return Some(inst.span[i]);
         }
         let walls = [first.checked_sub(1), (end < self.floor.len()).then_some(end)];
-        let Some(wall) = walls.into_iter().flatten().map(|w| self.floor[w]).min() else { return true };
-        wall - self.floor[t] <= self.slack(t, capacity)
+        let Some(wall) = walls.into_iter().flatten().map(|w| self.floor[w]).min() else { return Some((t, t + 1)) };
+        (wall - self.floor[t] <= self.slack(t, capacity)).then_some((t, t + 1))
     }
 
     /// `range` without its leading and trailing sections that hold no unplaced item, and the
@@ -266,5 +287,94 @@ impl Skyline {
             }
         }
         key
+    }
+
+    /// Whether the runs of sections beside `[a, b)` (whose floors just rose to `top`) with
+    /// floors below `top` can still be filled up to it: an item crossing a run's end starts at
+    /// or above `top` (the floor there is that high), so the cells of the run below `top` can
+    /// only take the unplaced items inside the run, or stay empty within a section's slack.
+    /// On failure, the run with its walls.
+    pub fn runs_conflict(
+        &self,
+        inst: &Instance,
+        a: usize,
+        b: usize,
+        top: u64,
+        capacity: u64,
+    ) -> Option<(usize, usize)> {
+        let mut first = a;
+        while first > 0 && self.floor[first - 1] < top {
+            first -= 1;
+        }
+        let mut end = b;
+        while end < self.floor.len() && self.floor[end] < top {
+            end += 1;
+        }
+        [(first, a), (b, end)]
+            .into_iter()
+            .find(|&(l, r)| !self.run_fits(inst, l, r, top, capacity))
+            .map(|run| self.with_walls(run))
+    }
+
+    /// Whether sections `[l, r)`, with floors below `level` and walls (or the ends) at or above
+    /// it, can be filled up to `level` by the unplaced items inside them: one sweep adds each
+    /// such item's bytes over its sections.
+    fn run_fits(&self, inst: &Instance, l: usize, r: usize, level: u64, capacity: u64) -> bool {
+        let mut inside = 0u64;
+        for s in l..r {
+            for &j in &inst.starting[s] {
+                if !self.placed[j] && inst.span[j].1 <= r {
+                    inside += inst.items[j].size;
+                }
+            }
+            if self.unplaced_count[s] > 0 && self.floor[s] + self.slack(s, capacity) + inside < level {
+                return false;
+            }
+            for &j in &inst.ending[s + 1] {
+                if !self.placed[j] && inst.span[j].0 >= l {
+                    inside -= inst.items[j].size;
+                }
+            }
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::search::{sections_of, Instance};
+    use super::Skyline;
+    use crate::offsets::items;
+    use crate::problem::{Buffer, Problem};
+
+    /// A run the older inferences pass but that cannot be filled: after `p` (section 0) and
+    /// `x` (section 3) are placed at 0, sections 1 and 2 lie at floor 0 between walls 2 high.
+    /// Section 1 must be filled up to 2 (at capacity 4 it has no slack), but of its items
+    /// `z` crosses into section 0 and `q` into section 3, so both start at 2 or above, and
+    /// `y` alone (1 byte) is left below. Every step, pit and lowest cell still looks fillable.
+    #[test]
+    fn runs_between_walls_must_fill_up_to_them() {
+        let problem = Problem::new(vec![
+            Buffer::new("p", 0, 1, 2),
+            Buffer::new("z", 0, 2, 2),
+            Buffer::new("y", 1, 3, 1),
+            Buffer::new("q", 1, 4, 1),
+            Buffer::new("r", 2, 3, 2),
+            Buffer::new("x", 3, 4, 2),
+            Buffer::new("s", 3, 4, 1),
+        ]);
+        let list = items(&problem);
+        let inst = Instance::new(&list, sections_of(&list), None);
+        assert_eq!(inst.totals, vec![4, 4, 4, 4]);
+        let mut sky = Skyline::new(&inst);
+        let mut log = Vec::new();
+        sky.lay(&inst, 0, 0, &mut log);
+        sky.lay(&inst, 5, 0, &mut log);
+        assert_eq!(sky.floor, vec![2, 0, 0, 2]);
+        assert_eq!(sky.conflict_around(&inst, 3, 4, 4), None);
+        assert_eq!(sky.runs_conflict(&inst, 3, 4, 2, 4), Some((0, 4)));
+        // One byte of slack leaves section 1's second cell empty: nothing to prune.
+        assert_eq!(sky.conflict_around(&inst, 3, 4, 5), None);
+        assert_eq!(sky.runs_conflict(&inst, 3, 4, 2, 5), None);
     }
 }
