@@ -19,10 +19,8 @@
 //! compiled, never what runs or in which order.
 
 use crate::outline_kernels::KERNEL_PREFIX;
-use melior::ir::attribute::{FlatSymbolRefAttribute, StringAttribute};
-use melior::ir::operation::{OperationBuilder, OperationRef};
-use melior::ir::BlockLike;
-use melior::ir::Identifier;
+use melior::ir::attribute::StringAttribute;
+use melior::ir::operation::OperationRef;
 use strata_ir::{
     Blk, Op, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val,
 };
@@ -85,7 +83,7 @@ impl Pass for ChunkCalls {
             }
             // Safety: detached, and only copied.
             unsafe { skeleton.erase() };
-            // The constants only the moved calls used.
+            // The constants left unused: those only the moved calls passed.
             for constant in entry.ops().into_iter().filter(|op| op.is("arith.constant") && !op.has_uses()) {
                 // Safety: unused, and nothing else refers to it.
                 unsafe { constant.erase() };
@@ -139,12 +137,7 @@ fn chunk(
     let ret = body.terminator().ok_or("the skeleton has no return")?;
     // The call in the run's place, before its first call.
     let arguments: Vec<melior::ir::Value> = (0..entry.argument_count()).map(|i| entry.argument(i).get()).collect();
-    let call = OperationBuilder::new("func.call", run[0].location())
-        .add_operands(&arguments)
-        .add_attributes(&[(Identifier::new(context, "callee"), FlatSymbolRefAttribute::new(context, name).into())])
-        .build()
-        .map_err(|e| e.to_string())?;
-    entry.get().insert_operation_before(run[0].get(), call);
+    crate::outline_kernels::call_before(context, run[0], name, &arguments)?;
     // Each constant copied once, before the first call that passes it.
     let mut copies: Vec<(Op, Val)> = Vec::new();
     for &op in run {

@@ -184,15 +184,7 @@ fn share(context: &melior::Context, outlined: &[(Op, Op)]) -> Result<usize, Stri
                 call.block().ok_or("a call outside a block")?.insert_before(call, offset);
                 operands.push(offset.result(0).get());
             }
-            let new = OperationBuilder::new("func.call", call.location())
-                .add_operands(&operands)
-                .add_attributes(&[(
-                    Identifier::new(context, "callee"),
-                    FlatSymbolRefAttribute::new(context, &callee).into(),
-                )])
-                .build()
-                .map_err(|e| e.to_string())?;
-            call.block().ok_or("a call outside a block")?.get().insert_operation_before(call.get(), new);
+            call_before(context, call, &callee, &operands)?;
             // Safety: replaced by the new call; the first member stays, the others were the
             // same code and have no call left.
             unsafe {
@@ -264,15 +256,27 @@ fn outline(
     }
     module_body.insert_before(func, outlined);
     let operands: Vec<melior::ir::Value> = arguments.iter().map(|a| a.get()).collect();
-    let call = OperationBuilder::new("func.call", kernel.location())
-        .add_operands(&operands)
-        .add_attributes(&[(Identifier::new(context, "callee"), FlatSymbolRefAttribute::new(context, name).into())])
-        .build()
-        .map_err(|e| e.to_string())?;
-    let call = Op::of(&entry.get().insert_operation_before(kernel.get(), call));
+    let call = call_before(context, kernel, name, &operands)?;
     // Safety: the kernel now lives in its function; nothing refers to the original.
     unsafe { kernel.erase() };
     Ok(Some((outlined, call)))
+}
+
+/// A `func.call` of `callee` with `operands`, inserted right before `anchor` (whose location it
+/// takes: the kernel's or the calls' it stands for).
+pub(crate) fn call_before(
+    context: &melior::Context,
+    anchor: Op,
+    callee: &str,
+    operands: &[melior::ir::Value],
+) -> Result<Op, String> {
+    let block = anchor.block().ok_or("an op outside a block")?;
+    let call = OperationBuilder::new("func.call", anchor.location())
+        .add_operands(operands)
+        .add_attributes(&[(Identifier::new(context, "callee"), FlatSymbolRefAttribute::new(context, callee).into())])
+        .build()
+        .map_err(|e| e.to_string())?;
+    Ok(Op::of(&block.get().insert_operation_before(anchor.get(), call)))
 }
 
 /// The names of the constant globals (`memref.global ... constant`) of a module's `body`, sorted.
