@@ -349,37 +349,71 @@ fn clamp_after(op: Op) -> Option<(Op, Vec<(String, String)>)> {
     Some((next, clamp_in_place(next, result, &elem.to_string())?))
 }
 
+/// Ops whose result is a view of their first operand once bufferized (a slice read, a
+/// reshape): not a tensor of their own for [`pressure`], but their readers keep the source live.
+fn is_view(op: Op) -> bool {
+    ["tensor.extract_slice", "tensor.expand_shape", "tensor.collapse_shape"].iter().any(|name| op.is(name))
+}
+
+/// The position in `block` (ops by `index`) of the last op that reads `value` (defined at
+/// `at`), through views ([`is_view`]): an op that writes over it as its destination ends it
+/// one op earlier (its result takes the buffer), and so does a pad that is its only reader (it
+/// is produced inside the padded buffer: `strata-pad-in-place`).
+fn last_use(block: Blk, index: &BTreeMap<usize, usize>, value: Val, at: usize) -> usize {
+    let key = |op: Op| op.raw().ptr as usize;
+    let uses = value.uses();
+    let mut last = at;
+    for &(user, operand) in &uses {
+        let Some(position) = user.ancestor_in(block).and_then(|top| index.get(&key(top)).copied()) else { continue };
+        let in_block = user.block() == Some(block);
+        // Written over by the user (read by it too or not: an elementwise op in place).
+        let destination = uses.iter().any(|&(u, o)| u == user && crate::init_per_destination::is_destination(u, o));
+        let ends = in_block && (destination || (uses.len() == 1 && Pad::of(user.get()).is_some()));
+        let reach = if in_block && is_view(user) && operand == 0 {
+            user.results().into_iter().map(|r| last_use(block, index, r, position)).max().unwrap_or(position)
+        } else if ends {
+            position.saturating_sub(1)
+        } else {
+            position
+        };
+        last = last.max(reach);
+    }
+    last
+}
+
 /// Bytes of the static tensors computed in `block` live at each of its ops, from the op that
 /// computes one to the last op that reads it (a reader nested in an op counts at that op): the
 /// function's memory before bufferization, by op, as an estimate. A value written over as an
 /// op's destination (`outs`, read by the same op or not) ends before that op, whose result
-/// takes its buffer; constants (weights) and `tensor.empty` (no contents) are not counted.
+/// takes its buffer, and so does a value whose only reader is a pad (it is produced inside the
+/// padded buffer, `strata-pad-in-place`, so it counts the padded value's bytes). Not counted:
+/// constants (weights), `tensor.empty` (no contents), views (slices, reshapes: their readers
+/// keep the source live instead) and the function's results (written into the caller's
+/// buffers, not the arena). MobileNetV3-Small's stem (its padded input copy beside its result,
+/// the arena's peak) was estimated below a depthwise convolution split into border parts
+/// (`strata-conv-borders`), each of whose input slices counted as a tensor of its own.
 pub(crate) fn pressure(block: Blk) -> (Vec<Op>, Vec<u64>) {
     let ops = block.ops();
     let key = |op: Op| op.raw().ptr as usize;
     let index: BTreeMap<usize, usize> = ops.iter().enumerate().map(|(i, &op)| (key(op), i)).collect();
     let mut delta = vec![0i128; ops.len() + 1];
     for (i, op) in ops.iter().enumerate() {
-        if op.is("arith.constant") || op.is("tensor.empty") {
+        if op.is("arith.constant") || op.is("tensor.empty") || is_view(*op) {
             continue;
         }
         for result in op.results() {
-            let Some(bytes) = tensor_bytes(result.r#type()) else { continue };
-            let mut last = i;
-            let uses = result.uses();
-            // An op that writes over the value (its destination) ends it, even when it reads
-            // it too (an elementwise op in place: `ins(%v) outs(%v)`); its result takes the
-            // buffer.
-            let overwrites = |user: Op| {
-                user.block() == Some(block)
-                    && uses
-                        .iter()
-                        .any(|&(u, operand)| u == user && crate::init_per_destination::is_destination(u, operand))
+            // A value whose only reader is a pad is produced inside the padded buffer.
+            let users = result.users();
+            let padded = match users[..] {
+                [pad] if pad.block() == Some(block) && Pad::of(pad.get()).is_some() => Some(pad.result(0)),
+                _ => None,
             };
-            for &(user, _) in &uses {
-                let Some(at) = user.ancestor_in(block).and_then(|top| index.get(&key(top)).copied()) else { continue };
-                last = last.max(if overwrites(user) { at.saturating_sub(1) } else { at });
+            let Some(bytes) = tensor_bytes(padded.unwrap_or(result).r#type()) else { continue };
+            // A result of the function is the caller's buffer, not the arena's.
+            if users.iter().any(|user| user.is("func.return")) {
+                continue;
             }
+            let last = last_use(block, &index, result, i);
             delta[i] += i128::from(bytes);
             delta[last + 1] -= i128::from(bytes);
         }
