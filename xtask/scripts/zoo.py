@@ -94,6 +94,12 @@ their exporters emit them; each draws from its own generator, so the three above
   Transpose, scores / 8 plus a causal mask of -1e9 above the diagonal, Softmax, the GELU in
   its tanh form (`0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 Pow(x, 3))))`), residual adds and
   a final LayerNormalization: `hidden` [1, 64, 256].
+- mobilenetv3_small.onnx: MobileNetV3-Small (2.54M parameters, 224x224, 1000 classes) as torchvision exports
+  it, the backbone class of PaddleOCR's and many detectors' mobile models: BatchNorm folded
+  into the Conv biases, HardSwish and Relu activations, depthwise convolutions of 3x3 and 5x5
+  (stride 1 and 2), squeeze-and-excitation blocks (GlobalAveragePool, 1x1 Conv, Relu, 1x1
+  Conv, HardSigmoid(alpha 1/6, beta 0.5), Mul broadcast over the map), residual Adds, and a
+  Flatten -> Gemm -> HardSwish -> Gemm head: `logits`.
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -817,6 +823,46 @@ def resnext_block(path, classes=10):
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes])], path, "resnext_block")
 
 
+def mobilenetv3_small(path, classes=1000):
+    """MobileNetV3-Small as torchvision exports it: see the module documentation."""
+    g = Graph(np.random.default_rng(3003))
+
+    def act(x, kind):
+        return g.op("Relu", [x], "relu") if kind == "RE" else g.op("HardSwish", [x], "hardswish")
+
+    def squeeze_excite(x, channels):
+        squeeze = max(8, (channels // 4 + 4) // 8 * 8)  # torchvision's _make_divisible(channels // 4, 8)
+        s = g.op("GlobalAveragePool", [x], "se_pool")
+        s = g.op("Relu", [g.conv(s, channels, squeeze, 1)], "se_relu")
+        s = g.op("HardSigmoid", [g.conv(s, squeeze, channels, 1)], "se_gate", alpha=1.0 / 6.0, beta=0.5)
+        return g.op("Mul", [x, s], "se_scale")
+
+    x = act(g.conv("input", 3, 16, 3, stride=2), "HS")
+    cin = 16
+    for k, expanded, cout, se, kind, stride in [(3, 16, 16, True, "RE", 2), (3, 72, 24, False, "RE", 2),
+                                                (3, 88, 24, False, "RE", 1), (5, 96, 40, True, "HS", 2),
+                                                (5, 240, 40, True, "HS", 1), (5, 240, 40, True, "HS", 1),
+                                                (5, 120, 48, True, "HS", 1), (5, 144, 48, True, "HS", 1),
+                                                (5, 288, 96, True, "HS", 2), (5, 576, 96, True, "HS", 1),
+                                                (5, 576, 96, True, "HS", 1)]:
+        y = x if expanded == cin else act(g.conv(x, cin, expanded, 1), kind)
+        y = act(g.conv(y, expanded, expanded, k, stride=stride, group=expanded), kind)
+        if se:
+            y = squeeze_excite(y, expanded)
+        y = g.conv(y, expanded, cout, 1)
+        x = g.op("Add", [x, y], "residual") if stride == 1 and cin == cout else y
+        cin = cout
+    x = act(g.conv(x, cin, 576, 1), "HS")
+    x = g.op("Flatten", [g.op("GlobalAveragePool", [x], "gap")], "flatten", axis=1)
+    fc1 = g.weight([1024, 576], fan_in=576)
+    x = act(g.op("Gemm", [x, fc1, g.const(np.zeros(1024, np.float32), "fc1_b")], "fc1", transB=1), "HS")
+    fc2 = g.weight([classes, 1024], fan_in=1024)
+    out = g.op("Gemm", [x, fc2, g.const(np.zeros(classes, np.float32), "fc2_b")], "fc2", transB=1)
+    out = g.rename(out, "logits")
+    g.save([helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 224, 224])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes])], path, "mobilenetv3_small")
+
+
 def resnet50(path):
     g = Graph(np.random.default_rng(50))
 
@@ -865,7 +911,8 @@ def write_inputs(out):
                           ("resnext_block", {"input": pattern(3 * 56 * 56).reshape(1, 3, 56, 56)}),
                           ("audio_tcn", {"audio": pattern(4000).reshape(1, 1, 4000) * np.float32(0.5)}),
                           ("conformer_block", {"features": pattern(100 * 144).reshape(1, 100, 144)}),
-                          ("gpt2_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256)})):
+                          ("gpt2_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256)}),
+                          ("mobilenetv3_small", {"input": image})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -898,5 +945,6 @@ if __name__ == "__main__":
     audio_tcn(os.path.join(out, "audio_tcn.onnx"))
     conformer_block(os.path.join(out, "conformer_block.onnx"))
     gpt2_block(os.path.join(out, "gpt2_block.onnx"))
+    mobilenetv3_small(os.path.join(out, "mobilenetv3_small.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

@@ -533,6 +533,7 @@ const ZOO_MODELS: &[&str] = &[
     "audio_tcn",
     "conformer_block",
     "gpt2_block",
+    "mobilenetv3_small",
 ];
 
 /// Zoo models only the benchmarks measure (`zoo.py` generates them too): ResNet-50, too big
