@@ -189,7 +189,7 @@ pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 /// The memref stage: with `bands`, a convolution and the pool or convolution reading it run in bands
 /// (`strata-band-chains`); with `borders`, depthwise and grouped convolutions and pools split off
 /// their borders and convolutions over a padded graph input run in bands
-/// (`strata-conv-borders`, `strata-band-input-pads`); then the host schedule (unless `schedule` is off; told the host's vector
+/// (`strata-band-input-pads`, then `strata-conv-borders`, which counts those bands); then the host schedule (unless `schedule` is off; told the host's vector
 /// lanes), bufferization and arena planning two ways keeping the smaller arena
 /// (`strata-bufferize-and-plan`; the plain way only unless `pads_in_place`), the matmuls'
 /// register blocks after planning, kernels split across `threads` (`strata-parallelize`), the
@@ -215,7 +215,7 @@ pub fn memref_pipeline(
         early.push("strata-band-chains");
     }
     if borders {
-        early.extend(["strata-conv-borders", "strata-band-input-pads"]);
+        early.extend(["strata-band-input-pads", "strata-conv-borders"]);
     }
     let early = if early.is_empty() { String::new() } else { format!("func.func({}),", early.join(",")) };
     let plan =

@@ -48,9 +48,10 @@
 //! counts where the padded input is live at the peak. A function whose splits make at most
 //! [`PART_BUDGET`] parts in all is split everywhere (ResNet-18's max pool, an Inception cell's
 //! pools). Beyond that, the pass estimates the function's memory at each op before
-//! bufferization ([`pressure`]) and splits an operation only when the estimate between its pad
-//! and itself, plus what every split could save, reaches the peak ([`near_peak`]): MobileNetV2
-//! splits one of its 17 depthwise convolutions. `all=true` splits every one.
+//! bufferization ([`pressure`]) and splits an operation only while the estimate's peak lies
+//! where its padded buffer is live, each split lowering the estimate ([`at_peak`]; it runs after
+//! `strata-band-input-pads`, whose bands it then counts): MobileNetV2 splits one of its 17
+//! depthwise convolutions. `all=true` splits every one.
 
 use melior::ir::ValueLike;
 use std::collections::BTreeMap;
@@ -440,6 +441,30 @@ pub(crate) fn live_between(body: Blk, ops: &[Op], bytes: &[u64], from: Option<Op
     }
 }
 
+/// Which candidates to split, each its span of ops in the pressure estimate `bytes` and the bytes
+/// its split saves over it (`None`: not in the block): while the estimate's peak lies in a
+/// candidate's span, the one saving the most there is split and the estimate lowered over its
+/// span. A candidate away from the peak stays whole (its parts cost time: scalar border loops,
+/// and compile time), as does every candidate once the peak lies where no split reaches it.
+/// MobileNetV3-Small's 88-channel depthwise convolution was split (its four edges and corners
+/// scalar: 2x slower) for nothing: the arena was the same without it.
+pub(crate) fn at_peak(mut bytes: Vec<u64>, spans: &[Option<(usize, usize, u64)>]) -> Vec<bool> {
+    let mut chosen = vec![false; spans.len()];
+    while let Some((peak, _)) = bytes.iter().enumerate().max_by_key(|&(i, &b)| (b, std::cmp::Reverse(i))) {
+        let next = (0..spans.len())
+            .filter(|&k| !chosen[k])
+            .filter_map(|k| spans[k].map(|span| (k, span)))
+            .filter(|&(_, (first, last, saves))| saves > 0 && (first..=last).contains(&peak))
+            .max_by_key(|&(k, (_, _, saves))| (saves, std::cmp::Reverse(k)));
+        let Some((k, (first, last, saves))) = next else { break };
+        chosen[k] = true;
+        for b in &mut bytes[first..=last] {
+            *b = b.saturating_sub(saves);
+        }
+    }
+    chosen
+}
+
 /// Which candidates to split, each `(pressure at its op, bytes its split saves)`: those whose
 /// op may be at the peak once splitting has lowered it. Splitting every candidate lowers the
 /// peak estimate by at most the sum of the savings, so a candidate whose pressure is lower than
@@ -477,15 +502,22 @@ impl Pass for ConvBorders {
             vec![true; splits.len()]
         } else {
             let (ops, bytes) = pressure(body);
-            // The pressure from the pad to the operation: what the split takes away.
-            let at = |op: Op| live_between(body, &ops, &bytes, op.operand(0).owner(), op);
+            let position = |op: Op| op.ancestor_in(body).and_then(|top| ops.iter().position(|&o| o == top));
+            // Where the padded buffer lives (from the source's producer, which writes into it,
+            // or the pad, to the operation) and the border bytes the split takes off it.
             let border = |op: Op, source: Val| -> u64 {
                 let size = |v: Val| tensor_bytes(v.r#type()).unwrap_or(0);
                 size(op.operand(0)).saturating_sub(size(source))
             };
-            let candidates: Vec<(u64, u64)> =
-                splits.iter().map(|&(op, source, _, _)| (at(op), border(op, source))).collect();
-            near_peak(bytes.iter().copied().max().unwrap_or(0), &candidates)
+            let spans: Vec<Option<(usize, usize, u64)>> = splits
+                .iter()
+                .map(|&(op, source, _, _)| {
+                    let end = position(op)?;
+                    let start = source.owner().and_then(position).or_else(|| op.operand(0).owner().and_then(position));
+                    Some((start.unwrap_or(end).min(end), end, border(op, source)))
+                })
+                .collect();
+            at_peak(bytes, &spans)
         };
         let mut kernels = KernelCache::default();
         for ((op, _, clamp, text), chosen) in splits.into_iter().zip(chosen) {
@@ -529,6 +561,17 @@ mod tests {
         // the others' savings, one at 80 cannot.
         assert_eq!(near_peak(100, &[(100, 4), (95, 3), (80, 3)]), [true, true, false]);
         assert_eq!(near_peak(0, &[]), Vec::<bool>::new());
+    }
+
+    #[test]
+    fn splits_go_where_the_peak_is_until_it_lies_out_of_reach() {
+        // The peak (position 2) lies in the first two spans: the one saving more goes first,
+        // then it lies at 1, in the first; then at 4, which no span reaches.
+        let bytes = vec![50, 90, 100, 60, 85, 40];
+        let spans = [Some((1, 2, 10)), Some((2, 3, 20)), Some((5, 5, 30)), None];
+        assert_eq!(at_peak(bytes, &spans), [true, true, false, false]);
+        // A span away from the peak is never split.
+        assert_eq!(at_peak(vec![10, 100, 10], &[Some((0, 0, 5)), Some((2, 2, 5))]), [false, false]);
     }
 
     fn axis(input: i64, output: i64, window: i64, stride: i64, low: i64) -> Axis {
