@@ -91,6 +91,50 @@ func.func @relu6(%x: memref<1x4x12x22xf32>, %w: memref<4x3x3xf32>, %y: memref<1x
   return
 }
 
+// Any elementwise program of `arith` ops on the element and constants that follows in place
+// runs on the accumulators: a HardSwish (MobileNetV3), the element read twice. One that reads
+// something else (here a second buffer) stays a kernel of its own.
+// CHECK-LABEL: func.func @hardswish
+// CHECK-DAG: %[[SIXTH:.*]] = arith.constant dense<0.166666672> : vector<16xf32>
+// CHECK-DAG: %[[HALF:.*]] = arith.constant dense<5.000000e-01> : vector<16xf32>
+// CHECK: %[[S:.*]] = arith.mulf %[[ACC:.*]], %[[SIXTH]] : vector<16xf32>
+// CHECK-NEXT: %[[T:.*]] = arith.addf %[[S]], %[[HALF]] : vector<16xf32>
+// CHECK-NEXT: %[[U:.*]] = arith.minimumf %[[T]], %{{.*}} : vector<16xf32>
+// CHECK-NEXT: %[[V:.*]] = arith.maximumf %[[U]], %{{.*}} : vector<16xf32>
+// CHECK-NEXT: %[[H:.*]] = arith.mulf %[[ACC]], %[[V]] : vector<16xf32>
+// CHECK-NEXT: vector.store %[[H]], %arg2
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// CHECK-LABEL: func.func @reads_another_buffer
+// CHECK: linalg.generic
+func.func @hardswish(%x: memref<1x4x12x22xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x10x20xf32>) {
+  %sixth = arith.constant 0.166666672 : f32
+  %half = arith.constant 0.5 : f32
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x4x12x22xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x20xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y : memref<1x4x10x20xf32>) outs(%y : memref<1x4x10x20xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.mulf %in, %sixth : f32
+    %1 = arith.addf %0, %half : f32
+    %2 = arith.minimumf %1, %one : f32
+    %3 = arith.maximumf %2, %zero : f32
+    %4 = arith.mulf %in, %3 : f32
+    linalg.yield %4 : f32
+  }
+  return
+}
+
+func.func @reads_another_buffer(%x: memref<1x4x12x22xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x10x20xf32>, %z: memref<1x4x10x20xf32>) {
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x4x12x22xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x20xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y, %z : memref<1x4x10x20xf32>, memref<1x4x10x20xf32>) outs(%y : memref<1x4x10x20xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %0 = arith.addf %in, %in2 : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
 // A per-channel bias filled into the whole output just before the convolution (views between
 // the two are fine) seeds the accumulators instead: the kernel takes the bias as an argument,
 // loads and broadcasts it once per channel, never loads the output, and the fill goes. A fill
@@ -164,7 +208,7 @@ func.func @sum_pool(%x: memref<1x4x20x20xf32>, %window: memref<2x2xi8>, %y: memr
 // Width stride 3: left alone.
 // CHECK-LABEL: func.func @stride_three
 // CHECK: linalg.depthwise_conv_2d_nchw_chw
-// CHECK: (S) 10 convolutions
+// CHECK: (S) 12 convolutions
 // CHECK: (S) 1 bias-fills
 func.func @stride_three(%x: memref<1x4x12x31xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x10x10xf32>) {
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<[1, 3]> : tensor<2xi64>} ins(%x, %w : memref<1x4x12x31xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x10xf32>)

@@ -137,7 +137,7 @@ impl Depthwise {
         types: &[String],
         lanes: i64,
         parallel: bool,
-        epilogue: &[(String, String)],
+        epilogue: Option<&Epilogue>,
         seeded: bool,
     ) -> String {
         let [n, c, oh, ow] = [self.output[0], self.output[1], self.output[2], self.output[3]];
@@ -163,7 +163,7 @@ impl Depthwise {
             s += &format!("    %c{k} = arith.constant {k} : index\n");
         }
         s += &format!("    %zero = arith.constant dense<0.000000e+00> : {vt}\n");
-        for (k, (_, value)) in epilogue.iter().enumerate() {
+        for (k, value) in epilogue.iter().flat_map(|e| &e.constants).enumerate() {
             s += &format!("    %ep{k} = arith.constant dense<{value}> : {vt}\n");
         }
         if sw > 1 {
@@ -274,10 +274,19 @@ impl Depthwise {
                 }
             }
             for r in 0..rows {
-                let mut result = format!("%a{b}_{r}_{step}");
-                for (k, (name, _)) in epilogue.iter().enumerate() {
-                    *s += &format!("{indent}%e{b}_{r}_{k} = {name} {result}, %ep{k} : {vt}\n");
-                    result = format!("%e{b}_{r}_{k}");
+                let value = format!("%a{b}_{r}_{step}");
+                let term = |t: Term| match t {
+                    Term::Value => value.clone(),
+                    Term::Step(k) => format!("%e{b}_{r}_{k}"),
+                    Term::Constant(k) => format!("%ep{k}"),
+                };
+                let mut result = value.clone();
+                if let Some(epilogue) = epilogue {
+                    for (k, (name, operands)) in epilogue.steps.iter().enumerate() {
+                        let operands: Vec<String> = operands.iter().map(|&t| term(t)).collect();
+                        *s += &format!("{indent}%e{b}_{r}_{k} = {name} {} : {vt}\n", operands.join(", "));
+                    }
+                    result = term(epilogue.result);
                 }
                 match &mask {
                     None => *s += &format!("{indent}vector.store {result}, %y[{batch}, %ch, %oh{b}_{r}, {col}] : {yt}, {vt}\n"),
@@ -298,13 +307,100 @@ impl Depthwise {
     }
 }
 
-/// The clamp that follows `conv` in place, when there is one: the next op is an elementwise
-/// `linalg.generic` that reads and writes `conv`'s output buffer and only clamps each element
-/// against constants (`arith.maximumf`/`minimumf`/`maxnumf`/`minnumf`: a ReLU, a ReLU6, a
-/// clip). Returns it and its ops in order, each `(op name, splat value)`.
-fn epilogue(conv: Op) -> Option<(Op, Vec<(String, String)>)> {
+/// A value an epilogue step reads: the accumulator, an earlier step's result, or a splat
+/// constant (by index).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Term {
+    Value,
+    Step(usize),
+    Constant(usize),
+}
+
+/// The elementwise program that follows a convolution in place, applied to its accumulators
+/// before they are stored: `arith` steps on f32 (each `(op name, operands)`), the splat
+/// constants they read (literals), and the term stored.
+#[derive(Clone, Debug, PartialEq)]
+struct Epilogue {
+    steps: Vec<(String, Vec<Term>)>,
+    constants: Vec<String>,
+    result: Term,
+}
+
+/// The `arith` ops an epilogue step may be: f32 arithmetic, clamps and negation, the same
+/// instructions on a vector of the accumulators as on the whole buffer.
+const EPILOGUE_OPS: &[&str] = &[
+    "arith.addf",
+    "arith.subf",
+    "arith.mulf",
+    "arith.divf",
+    "arith.maximumf",
+    "arith.minimumf",
+    "arith.maxnumf",
+    "arith.minnumf",
+    "arith.negf",
+];
+
+/// The elementwise program that follows `conv` in place, when there is one: the next op is an
+/// elementwise `linalg.generic` that reads and writes `conv`'s output buffer (identity maps,
+/// every loop parallel) and computes each element with [`EPILOGUE_OPS`] (no fast-math flags)
+/// of the element and of f32 constants: a clamp (ReLU, ReLU6, Clip), a HardSwish
+/// (`x * min(max(x / 6 + 1 / 2, 0), 1)`), a HardSigmoid, a scale. MobileNetV3's HardSwish after
+/// each depthwise convolution ran as a pass of its own over the result.
+fn epilogue(conv: Op) -> Option<(Op, Epilogue)> {
     let next = conv.next().filter(|op| op.result_count() == 0)?;
-    Some((next, strata_lower::pads::clamp_in_place(next, conv.operand(2), "f32")?))
+    let value = conv.operand(2);
+    if !next.is("linalg.generic") || next.operand_count() != 2 || next.operand(0) != value || next.operand(1) != value {
+        return None;
+    }
+    let identity = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>";
+    if next.attribute("iterator_types")?.to_string().contains("reduction")
+        || next.attribute("indexing_maps")?.to_string() != format!("[{identity}, {identity}]")
+    {
+        return None;
+    }
+    let body = next.body(0)?;
+    // Both block arguments are the element (the generic reads and writes one buffer).
+    let mut terms: Vec<(strata_ir::Val, Term)> = vec![(body.argument(0), Term::Value), (body.argument(1), Term::Value)];
+    let mut epilogue = Epilogue { steps: Vec::new(), constants: Vec::new(), result: Term::Value };
+    for op in body.ops() {
+        let lookup =
+            |v: strata_ir::Val, terms: &[(strata_ir::Val, Term)]| terms.iter().find(|(t, _)| *t == v).map(|&(_, t)| t);
+        if op.is("linalg.yield") {
+            epilogue.result = lookup(op.operand(0), &terms).filter(|_| op.operand_count() == 1)?;
+            return (!epilogue.steps.is_empty()).then_some((next, epilogue));
+        }
+        let name = op.name();
+        let plain = op.attribute("fastmath").is_none_or(|f| f.to_string().contains("none"));
+        if !EPILOGUE_OPS.contains(&name.as_str())
+            || !plain
+            || op.result_count() != 1
+            || op.result(0).r#type().to_string() != "f32"
+        {
+            return None;
+        }
+        let mut operands = Vec::new();
+        for operand in op.operands() {
+            let term = match lookup(operand, &terms) {
+                Some(term) => term,
+                None => {
+                    let constant = operand.owner().filter(|c| c.is("arith.constant") && !c.is_inside(next))?;
+                    let literal = constant.attribute("value")?.to_string().strip_suffix(" : f32")?.to_owned();
+                    let index = match epilogue.constants.iter().position(|c| *c == literal) {
+                        Some(index) => index,
+                        None => {
+                            epilogue.constants.push(literal);
+                            epilogue.constants.len() - 1
+                        }
+                    };
+                    Term::Constant(index)
+                }
+            };
+            operands.push(term);
+        }
+        terms.push((op.result(0), Term::Step(epilogue.steps.len())));
+        epilogue.steps.push((name, operands));
+    }
+    None
 }
 
 /// The kernel that fills `conv`'s whole output with a per-channel bias just before it, when
@@ -363,33 +459,33 @@ impl Pass for VectorizeDepthwise {
                 return None;
             }
             let parallel = self.threads > 1 && conv.macs() >= crate::conv_lanes::PARALLEL_MACS;
-            let (clamp, ops) = epilogue(op).unzip();
+            let (next, program) = epilogue(op).unzip();
             let mut operands = op.operands();
             let seed = bias_fill(op).filter(|_| conv.reduce == Reduce::Weighted);
             if let Some((_, bias)) = seed {
                 types.push(bias.r#type().to_string());
                 operands.push(bias);
             }
-            let text = conv.function(&types, self.lanes, parallel, &ops.unwrap_or_default(), seed.is_some());
+            let text = conv.function(&types, self.lanes, parallel, program.as_ref(), seed.is_some());
             if let Some((fill, _)) = seed {
                 // Safety: the kernel seeds its accumulators with what the fill wrote, and
                 // nothing else read the output in between; nothing refers to the fill.
                 unsafe { fill.erase() };
                 seeded += 1;
             }
-            if let Some(clamp) = clamp {
+            if let Some(next) = next {
                 // The kernel runs both ONNX nodes: profiles name it after both.
                 let context = op.get().context();
                 // Safety: the context outlives this pass run.
                 let context = unsafe { context.to_ref() };
                 let both = melior::ir::Location::fused(
                     context,
-                    &[op.location(), clamp.location()],
+                    &[op.location(), next.location()],
                     melior::ir::Attribute::unit(context),
                 );
                 op.set_location_deep(both);
-                // Safety: the clamp is applied by the kernel's stores; nothing refers to it.
-                unsafe { clamp.erase() };
+                // Safety: the epilogue is applied by the kernel's stores; nothing refers to it.
+                unsafe { next.erase() };
             }
             Some((text, operands))
         });
