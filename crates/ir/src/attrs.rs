@@ -114,6 +114,10 @@ hand_offs! {
     /// On an elementwise generic (`strata-vectorize-elementwise`): its tile sizes, one vector
     /// along the innermost loop, `AxBx...` (0: not tiled), matched by the generated script.
     VECTOR_TILE: Text = "strata.vector_tile";
+    /// On a convolution that computes one band of a banded one's output rows
+    /// (`strata-band-input-pads`): the host schedule splits its tiles across threads from
+    /// `PARALLEL_MACS` up (each band is a fraction of a convolution that was worth splitting).
+    BAND: Flag = "strata.band";
     /// On a `tensor.extract_slice` (`strata-choose-in-place{mark=true}`, before
     /// `eliminate-empty-tensors`): a slice the program had; the slices without it afterwards
     /// are the destinations the elimination gave producers.
