@@ -56,16 +56,19 @@ fn float_value(op: OperationRef<'_, '_>) -> Option<f64> {
 /// (parallel loops, identity maps) whose input and output are both `value`, and its body is a
 /// [`clamp_chain`] of `elem`.
 pub fn clamp_in_place(op: strata_ir::Op, value: strata_ir::Val, elem: &str) -> Option<Vec<(String, String)>> {
+    elementwise_in_place(op, value).then_some(())?;
+    clamp_chain(op.body(0)?, elem)
+}
+
+/// Whether `op` is a 4-D elementwise `linalg.generic` that reads `value` and writes it back
+/// in place (`ins(%v) outs(%v)`, identity maps, every loop parallel).
+pub fn elementwise_in_place(op: strata_ir::Op, value: strata_ir::Val) -> bool {
     if !op.is("linalg.generic") || op.operand_count() != 2 || op.operand(0) != value || op.operand(1) != value {
-        return None;
+        return false;
     }
     let identity = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>";
-    if op.attribute("iterator_types")?.to_string().contains("reduction")
-        || op.attribute("indexing_maps")?.to_string() != format!("[{identity}, {identity}]")
-    {
-        return None;
-    }
-    clamp_chain(op.body(0)?, elem)
+    let parallel = op.attribute("iterator_types").is_some_and(|i| !i.to_string().contains("reduction"));
+    parallel && op.attribute("indexing_maps").is_some_and(|m| m.to_string() == format!("[{identity}, {identity}]"))
 }
 
 /// The clamps the body of an elementwise `linalg.generic` applies to its first argument: a

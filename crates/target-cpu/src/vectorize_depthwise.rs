@@ -326,38 +326,16 @@ struct Epilogue {
     result: Term,
 }
 
-/// The `arith` ops an epilogue step may be: f32 arithmetic, clamps and negation, the same
-/// instructions on a vector of the accumulators as on the whole buffer.
-const EPILOGUE_OPS: &[&str] = &[
-    "arith.addf",
-    "arith.subf",
-    "arith.mulf",
-    "arith.divf",
-    "arith.maximumf",
-    "arith.minimumf",
-    "arith.maxnumf",
-    "arith.minnumf",
-    "arith.negf",
-];
-
 /// The elementwise program that follows `conv` in place, when there is one: the next op is an
 /// elementwise `linalg.generic` that reads and writes `conv`'s output buffer (identity maps,
-/// every loop parallel) and computes each element with [`EPILOGUE_OPS`] (no fast-math flags)
+/// every loop parallel) and computes each element with the `arith` ops of the reductions' lane
+/// ops (f32 arithmetic, clamps, negation; no fast-math flags)
 /// of the element and of f32 constants: a clamp (ReLU, ReLU6, Clip), a HardSwish
 /// (`x * min(max(x / 6 + 1 / 2, 0), 1)`), a HardSigmoid, a scale. MobileNetV3's HardSwish after
 /// each depthwise convolution ran as a pass of its own over the result.
 fn epilogue(conv: Op) -> Option<(Op, Epilogue)> {
     let next = conv.next().filter(|op| op.result_count() == 0)?;
-    let value = conv.operand(2);
-    if !next.is("linalg.generic") || next.operand_count() != 2 || next.operand(0) != value || next.operand(1) != value {
-        return None;
-    }
-    let identity = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>";
-    if next.attribute("iterator_types")?.to_string().contains("reduction")
-        || next.attribute("indexing_maps")?.to_string() != format!("[{identity}, {identity}]")
-    {
-        return None;
-    }
+    strata_lower::pads::elementwise_in_place(next, conv.operand(2)).then_some(())?;
     let body = next.body(0)?;
     // Both block arguments are the element (the generic reads and writes one buffer).
     let mut terms: Vec<(strata_ir::Val, Term)> = vec![(body.argument(0), Term::Value), (body.argument(1), Term::Value)];
@@ -371,11 +349,8 @@ fn epilogue(conv: Op) -> Option<(Op, Epilogue)> {
         }
         let name = op.name();
         let plain = op.attribute("fastmath").is_none_or(|f| f.to_string().contains("none"));
-        if !EPILOGUE_OPS.contains(&name.as_str())
-            || !plain
-            || op.result_count() != 1
-            || op.result(0).r#type().to_string() != "f32"
-        {
+        let arith = name.starts_with("arith.") && crate::vectorize_reductions::LANE_OPS.contains(&name.as_str());
+        if !arith || !plain || op.result_count() != 1 || op.result(0).r#type().to_string() != "f32" {
             return None;
         }
         let mut operands = Vec::new();

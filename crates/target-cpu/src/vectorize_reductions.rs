@@ -63,7 +63,7 @@ const MIN_INNER: i64 = 4;
 const ACCUMULATORS: i64 = 4;
 
 /// Lane-wise ops of one or two f32 operands and an f32 result, written `name %a[, %b] : T`.
-const LANE_OPS: &[&str] = &[
+pub(crate) const LANE_OPS: &[&str] = &[
     "arith.addf",
     "arith.subf",
     "arith.mulf",
