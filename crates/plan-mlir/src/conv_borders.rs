@@ -358,18 +358,19 @@ fn is_view(op: Op) -> bool {
 
 /// The position in `block` (ops by `index`) of the last op that reads `value` (defined at
 /// `at`), through views ([`is_view`]): an op that writes over it as its destination ends it
-/// one op earlier (its result takes the buffer), and so does a pad that is its only reader (it
-/// is produced inside the padded buffer: `strata-pad-in-place`).
+/// one op earlier (its result takes the buffer), and so does the pad it is produced inside
+/// ([`padded_in_place`]).
 fn last_use(block: Blk, index: &BTreeMap<usize, usize>, value: Val, at: usize) -> usize {
     let key = |op: Op| op.raw().ptr as usize;
     let uses = value.uses();
+    let padded = padded_in_place(block, value).is_some();
     let mut last = at;
     for &(user, operand) in &uses {
         let Some(position) = user.ancestor_in(block).and_then(|top| index.get(&key(top)).copied()) else { continue };
         let in_block = user.block() == Some(block);
         // Written over by the user (read by it too or not: an elementwise op in place).
         let destination = uses.iter().any(|&(u, o)| u == user && crate::init_per_destination::is_destination(u, o));
-        let ends = in_block && (destination || (uses.len() == 1 && Pad::of(user.get()).is_some()));
+        let ends = in_block && (destination || padded);
         let reach = if in_block && is_view(user) && operand == 0 {
             user.results().into_iter().map(|r| last_use(block, index, r, position)).max().unwrap_or(position)
         } else if ends {
@@ -380,6 +381,18 @@ fn last_use(block: Blk, index: &BTreeMap<usize, usize>, value: Val, at: usize) -
         last = last.max(reach);
     }
     last
+}
+
+/// The pad that `value` is produced inside (`strata-pad-in-place`), if any: its only reader,
+/// in `block`, and `value` not a view (a slice or reshape is read, not produced, so its pad is
+/// a copy).
+fn padded_in_place(block: Blk, value: Val) -> Option<Op> {
+    let users = value.users();
+    let produced = value.owner().is_some_and(|op| !is_view(op));
+    match users[..] {
+        [pad] if produced && pad.block() == Some(block) && Pad::of(pad.get()).is_some() => Some(pad),
+        _ => None,
+    }
 }
 
 /// Bytes of the static tensors computed in `block` live at each of its ops, from the op that
@@ -403,15 +416,11 @@ pub(crate) fn pressure(block: Blk) -> (Vec<Op>, Vec<u64>) {
             continue;
         }
         for result in op.results() {
-            // A value whose only reader is a pad is produced inside the padded buffer.
-            let users = result.users();
-            let padded = match users[..] {
-                [pad] if pad.block() == Some(block) && Pad::of(pad.get()).is_some() => Some(pad.result(0)),
-                _ => None,
-            };
-            let Some(bytes) = tensor_bytes(padded.unwrap_or(result).r#type()) else { continue };
+            // A value produced inside its padded buffer counts the padded bytes.
+            let buffer = padded_in_place(block, result).map_or(result, |pad| pad.result(0));
+            let Some(bytes) = tensor_bytes(buffer.r#type()) else { continue };
             // A result of the function is the caller's buffer, not the arena's.
-            if users.iter().any(|user| user.is("func.return")) {
+            if result.users().iter().any(|user| user.is("func.return")) {
                 continue;
             }
             let last = last_use(block, &index, result, i);
@@ -434,11 +443,16 @@ pub(crate) fn pressure(block: Blk) -> (Vec<Op>, Vec<u64>) {
 /// op that reads it), each located by its ancestor in `body`: what a rewrite of the op that
 /// drops the pad can take away.
 pub(crate) fn live_between(body: Blk, ops: &[Op], bytes: &[u64], from: Option<Op>, to: Op) -> u64 {
-    let position = |op: Op| op.ancestor_in(body).and_then(|top| ops.iter().position(|&o| o == top));
+    let position = |op: Op| position_in(body, ops, op);
     match (from.and_then(position), position(to)) {
         (Some(a), Some(b)) => bytes[a.min(b)..=a.max(b)].iter().copied().max().unwrap_or(0),
         (a, b) => a.or(b).map_or(0, |i| bytes[i]),
     }
+}
+
+/// The position among `ops` (a block's, as [`pressure`] lists them) of `op`'s ancestor in `body`.
+fn position_in(body: Blk, ops: &[Op], op: Op) -> Option<usize> {
+    op.ancestor_in(body).and_then(|top| ops.iter().position(|&o| o == top))
 }
 
 /// Which candidates to split, each its span of ops in the pressure estimate `bytes` and the bytes
@@ -502,7 +516,7 @@ impl Pass for ConvBorders {
             vec![true; splits.len()]
         } else {
             let (ops, bytes) = pressure(body);
-            let position = |op: Op| op.ancestor_in(body).and_then(|top| ops.iter().position(|&o| o == top));
+            let position = |op: Op| position_in(body, &ops, op);
             // Where the padded buffer lives (from the source's producer, which writes into it,
             // or the pad, to the operation) and the border bytes the split takes off it.
             let border = |op: Op, source: Val| -> u64 {

@@ -340,9 +340,9 @@ fn epilogue(conv: Op) -> Option<(Op, Epilogue)> {
     // Both block arguments are the element (the generic reads and writes one buffer).
     let mut terms: Vec<(strata_ir::Val, Term)> = vec![(body.argument(0), Term::Value), (body.argument(1), Term::Value)];
     let mut epilogue = Epilogue { steps: Vec::new(), constants: Vec::new(), result: Term::Value };
+    let lookup =
+        |v: strata_ir::Val, terms: &[(strata_ir::Val, Term)]| terms.iter().find(|(t, _)| *t == v).map(|&(_, t)| t);
     for op in body.ops() {
-        let lookup =
-            |v: strata_ir::Val, terms: &[(strata_ir::Val, Term)]| terms.iter().find(|(t, _)| *t == v).map(|&(_, t)| t);
         if op.is("linalg.yield") {
             epilogue.result = lookup(op.operand(0), &terms).filter(|_| op.operand_count() == 1)?;
             return (!epilogue.steps.is_empty()).then_some((next, epilogue));
