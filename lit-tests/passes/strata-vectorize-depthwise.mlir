@@ -205,10 +205,58 @@ func.func @sum_pool(%x: memref<1x4x20x20xf32>, %window: memref<2x2xi8>, %y: memr
   return
 }
 
+// A depthwise convolution with implicit padding (strata-implicit-pads: a generic carrying
+// strata.depthwise that reads its unpadded input in its body): output row 0 reads input rows 0
+// and 1 only (row -1 is padding: its taps are left out); the first column block's taps left of
+// the row take zero lanes (a shuffle with the zero vector), the others read the row masked to
+// its end; rows 1-3 (inside) run in the loop of blocks, row 4 (reading row 9, padding) alone.
+// CHECK-LABEL: func.func @implicit_padding
+// CHECK-NOT: vector.load %arg0[%{{.*}}, %{{.*}}, %cn1
+// CHECK: %[[ROW0:.*]] = vector.maskedload %arg0[{{.*}}], {{.*}} : memref<1x4x9x20xf32>, vector<32xi1>, vector<32xf32> into vector<32xf32>
+// CHECK: vector.shuffle %[[ROW0]], %cst{{.*}} [32, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29]
+// CHECK: scf.for %{{.*}} = %c1{{.*}} to %c4 step %c1
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @implicit_padding(%x: memref<1x4x9x20xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x5x10xf32>) {
+  %c19 = arith.constant 19 : index
+  %c8 = arith.constant 8 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%w : memref<4x3x3xf32>) outs(%y : memref<1x4x5x10xf32>) attrs = {strata.depthwise = array<i64: 2, 2, 1, 1, 1, 1>} {
+  ^bb0(%in: f32, %out: f32):
+    %0 = linalg.index 1 : index
+    %1 = linalg.index 2 : index
+    %2 = linalg.index 3 : index
+    %3 = linalg.index 4 : index
+    %4 = linalg.index 5 : index
+    %5 = arith.muli %1, %c2 : index
+    %6 = arith.addi %5, %3 : index
+    %7 = arith.subi %6, %c1 : index
+    %8 = arith.maxsi %7, %c0 : index
+    %9 = arith.minsi %8, %c8 : index
+    %10 = arith.cmpi eq, %7, %9 : index
+    %11 = arith.muli %2, %c2 : index
+    %12 = arith.addi %11, %4 : index
+    %13 = arith.subi %12, %c1 : index
+    %14 = arith.maxsi %13, %c0 : index
+    %15 = arith.minsi %14, %c19 : index
+    %16 = arith.cmpi eq, %13, %15 : index
+    %17 = arith.andi %10, %16 : i1
+    %18 = memref.load %x[%c0, %0, %9, %15] : memref<1x4x9x20xf32>
+    %19 = arith.select %17, %18, %cst : f32
+    %20 = arith.mulf %19, %in : f32
+    %21 = arith.addf %out, %20 : f32
+    linalg.yield %21 : f32
+  }
+  return
+}
+
 // Width stride 3: left alone.
 // CHECK-LABEL: func.func @stride_three
 // CHECK: linalg.depthwise_conv_2d_nchw_chw
-// CHECK: (S) 12 convolutions
+// CHECK: (S) 13 convolutions
 // CHECK: (S) 1 bias-fills
 func.func @stride_three(%x: memref<1x4x12x31xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x10x10xf32>) {
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<[1, 3]> : tensor<2xi64>} ins(%x, %w : memref<1x4x12x31xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x10xf32>)

@@ -116,9 +116,11 @@ pub enum Optimization {
     InPlace,
     /// Padded values produced inside their padded buffer (no padded copy).
     PadsInPlace,
-    /// Depthwise, grouped and 1-D convolutions and pools read their unpadded input, with windows
-    /// cut at the borders (`strata-conv-borders`), and a convolution over a padded graph input
-    /// runs in bands over padded copies of their rows (`strata-band-input-pads`); host only.
+    /// Depthwise, grouped and 1-D convolutions and pools read their unpadded input: depthwise
+    /// ones with the padding implicit in the host kernel (`strata-implicit-pads`), the others
+    /// with windows cut at the borders (`strata-conv-borders`); and a convolution over a padded
+    /// graph input runs in bands over padded copies of their rows (`strata-band-input-pads`);
+    /// host only.
     ConvBorders,
     /// A convolution and the pool or convolution that reads it run together in bands of
     /// output rows, each computing only the rows the next one reads (`strata-band-chains`);
@@ -189,7 +191,8 @@ pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 /// The memref stage: with `bands`, a convolution and the pool or convolution reading it run in bands
 /// (`strata-band-chains`); with `borders`, depthwise and grouped convolutions and pools split off
 /// their borders and convolutions over a padded graph input run in bands
-/// (`strata-band-input-pads`, then `strata-conv-borders`, which counts those bands); then the host schedule (unless `schedule` is off; told the host's vector
+/// (`strata-band-input-pads`, then `strata-implicit-pads` with the schedule, then
+/// `strata-conv-borders`, which counts those bands); then the host schedule (unless `schedule` is off; told the host's vector
 /// lanes), bufferization and arena planning two ways keeping the smaller arena
 /// (`strata-bufferize-and-plan`; the plain way only unless `pads_in_place`), the matmuls'
 /// register blocks after planning, kernels split across `threads` (`strata-parallelize`), the
@@ -215,7 +218,12 @@ pub fn memref_pipeline(
         early.push("strata-band-chains");
     }
     if borders {
-        early.extend(["strata-band-input-pads", "strata-conv-borders"]);
+        early.push("strata-band-input-pads");
+        // The host kernel's implicit padding needs the schedule that writes it.
+        if schedule {
+            early.push("strata-implicit-pads");
+        }
+        early.push("strata-conv-borders");
     }
     let early = if early.is_empty() { String::new() } else { format!("func.func({}),", early.join(",")) };
     let plan =

@@ -19,6 +19,8 @@ pub enum Kind {
     Text,
     /// An array of strings.
     Texts,
+    /// An array of integers (`array<i64: 1, 2>`).
+    Ints,
 }
 
 /// A declared hand-off attribute.
@@ -45,6 +47,10 @@ pub struct Text(pub &'static str);
 /// A string-array hand-off.
 #[derive(Clone, Copy, Debug)]
 pub struct Texts(pub &'static str);
+
+/// An integer-array hand-off.
+#[derive(Clone, Copy, Debug)]
+pub struct Ints(pub &'static str);
 
 macro_rules! hand_offs {
     ($($(#[doc = $doc:literal])+ $id:ident: $ty:ident = $name:literal;)*) => {
@@ -118,6 +124,12 @@ hand_offs! {
     /// (`strata-band-input-pads`): the host schedule splits its tiles across threads from
     /// `PARALLEL_MACS` up (each band is a fraction of a convolution that was worth splitting).
     BAND: Flag = "strata.band";
+    /// On a `linalg.generic` (`strata-implicit-pads`, on tensors; read by
+    /// `strata-vectorize-depthwise` on buffers): a depthwise convolution of the value its body
+    /// reads (`tensor.extract`, `memref.load`) with implicit zero padding, `[stride h, stride w,
+    /// dilation h, dilation w, padding top, padding left]`; its operands are the filter and the
+    /// output, its loops `(n, c, oh, ow, kh, kw)`.
+    DEPTHWISE: Ints = "strata.depthwise";
     /// On a `tensor.extract_slice` (`strata-choose-in-place{mark=true}`, before
     /// `eliminate-empty-tensors`): a slice the program had; the slices without it afterwards
     /// are the destinations the elimination gave producers.
@@ -218,6 +230,18 @@ impl Texts {
     }
 }
 
+impl Ints {
+    pub fn get(self, op: OperationRef<'_, '_>) -> Option<Vec<i64>> {
+        crate::ods::i64_array(op, self.0)
+    }
+
+    /// The attribute as it is written inside an attribute dictionary, for IR built as text.
+    pub fn in_dictionary(self, values: &[i64]) -> String {
+        let values: Vec<String> = values.iter().map(i64::to_string).collect();
+        format!("{} = array<i64: {}>", self.0, values.join(", "))
+    }
+}
+
 impl Flag {
     /// The attribute as it is written inside an attribute dictionary, for IR built as text.
     pub fn in_dictionary(self) -> &'static str {
@@ -249,6 +273,7 @@ pub fn verify(op: OperationRef<'_, '_>, problems: &mut Vec<String>) {
             Kind::Flag => value.is_unit(),
             Kind::Int => IntegerAttribute::try_from(value).is_ok(),
             Kind::Text => StringAttribute::try_from(value).is_ok(),
+            Kind::Ints => melior::ir::attribute::DenseI64ArrayAttribute::try_from(value).is_ok(),
             Kind::Texts => ArrayAttribute::try_from(value).is_ok_and(|a| {
                 (0..a.len()).all(|i| a.element(i).ok().is_some_and(|e| StringAttribute::try_from(e).is_ok()))
             }),

@@ -50,8 +50,11 @@
 //! pools). Beyond that, the pass estimates the function's memory at each op before
 //! bufferization ([`pressure`]) and splits an operation only while the estimate's peak lies
 //! where its padded buffer is live, each split lowering the estimate ([`at_peak`]; it runs after
-//! `strata-band-input-pads`, whose bands it then counts): MobileNetV2 splits one of its 17
-//! depthwise convolutions. `all=true` splits every one.
+//! `strata-band-input-pads`, whose bands it then counts): MobileNetV2 split one of its 17
+//! depthwise convolutions. `all=true` splits every one. On the host with its schedule,
+//! `strata-implicit-pads` runs first and takes the depthwise convolutions the host kernel fits
+//! (the padding implicit in the kernel: no parts, no scalar borders); this pass splits what is
+//! left.
 
 use melior::ir::ValueLike;
 use std::collections::BTreeMap;

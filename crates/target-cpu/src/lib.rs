@@ -33,6 +33,7 @@ pub mod cpu_schedule;
 pub mod entry;
 mod f32_kernel;
 pub mod host;
+pub mod implicit_pads;
 pub mod jit;
 pub mod lower_transposes;
 pub mod masked_stores;
@@ -96,6 +97,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&vectorize_elementwise::INFO, vectorize_elementwise::create);
     registry.register(&vectorize_reductions::INFO, vectorize_reductions::create);
     registry.register(&vectorize_depthwise::INFO, vectorize_depthwise::create);
+    registry.register(&implicit_pads::INFO, implicit_pads::create);
     registry.register(&vectorize_matmul::INFO, vectorize_matmul::create);
     registry.register(&outline_kernels::INFO, outline_kernels::create);
     registry.register(&chunk_calls::INFO, chunk_calls::create);

@@ -12,6 +12,16 @@
 //! the loads that neighbouring rows repeat). Stride 1 along the width reads contiguous
 //! vectors; stride 2 reads two vectors' worth and keeps the even lanes (one shuffle); the last
 //! partial vector of a row is masked, and rows that do not fill a block run one at a time.
+//!
+//! With the padding implicit (a `linalg.generic` marked `strata.depthwise` by
+//! `strata-implicit-pads`, whose input is the unpadded value its body loads), output rows whose
+//! windows reach past the input's rows run one at a time with those taps left out, and column
+//! blocks whose reads reach before or past the row each on their own at a constant column: the
+//! read starts inside the row, masked to its end by a constant mask, and the lanes before the
+//! row come from the zero vector in the same shuffle that keeps a strided read's lanes. Only
+//! the blocks whose every read lies inside the row run in the loop (plain loads): for a padded
+//! input too, where a strided read's last, unneeded element past the row had made every block's
+//! loads masked.
 //! With `threads` above 1 and enough work the channels are an `scf.forall` (OpenMP threads).
 //!
 //! Left to the loop-order schedule, MobileNetV2's depthwise convolutions ran at 7-8 GFLOP/s
@@ -19,9 +29,10 @@
 //!
 //! `strata-cpu-schedule` leaves the convolutions this pass takes as named ops
 //! ([`handles`]: static f32 NCHW, width stride 1 or 2, any height stride and dilation, the
-//! padding already applied by the producer's padded buffer); the others keep their loop order.
+//! padding already applied by the producer's padded buffer, or implicit); the others keep their
+//! loop order.
 
-use crate::text_kernels::{element, replace_kernels_with, unit_inner_stride};
+use crate::text_kernels::{element, replace_kernels_with, unit_inner_stride, ROLLED};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::ShapedTypeLike;
 use melior::ir::ValueLike;
@@ -61,9 +72,9 @@ enum Reduce {
     Sum,
 }
 
-/// A depthwise convolution's (or pool's) shapes: input `[n, c, ih, iw]` (padded), filter
-/// `[c, kh, kw]` (a pool's window `[kh, kw]`, taken as `[c, kh, kw]`), output `[n, c, oh, ow]`,
-/// strides and dilations `(h, w)`.
+/// A depthwise convolution's (or pool's) shapes: input `[n, c, ih, iw]` (padded, or unpadded
+/// with `pads`), filter `[c, kh, kw]` (a pool's window `[kh, kw]`, taken as `[c, kh, kw]`),
+/// output `[n, c, oh, ow]`, strides and dilations `(h, w)`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Depthwise {
     reduce: Reduce,
@@ -72,14 +83,21 @@ pub struct Depthwise {
     output: Vec<i64>,
     strides: [i64; 2],
     dilations: [i64; 2],
+    /// Zero padding the windows read before the input's first row and column (top, left)
+    /// without it being stored (`strata-implicit-pads`); past the input's last row and column
+    /// they read zeros too. `[0, 0]` for a named op, whose input is the padded buffer.
+    pads: [i64; 2],
 }
 
-/// The convolution `op` is, when this pass vectorises it (tensors or buffers).
+/// The convolution `op` is, when this pass vectorises it (tensors or buffers): a named
+/// depthwise convolution or pool, or a depthwise convolution with implicit padding
+/// ([`implicit`]).
 pub fn handles(op: OperationRef<'_, '_>) -> Option<Depthwise> {
     let reduce = match strata_ir::ods::op_name(op).as_str() {
         "linalg.depthwise_conv_2d_nchw_chw" => Reduce::Weighted,
         "linalg.pooling_nchw_max" => Reduce::Max,
         "linalg.pooling_nchw_sum" => Reduce::Sum,
+        "linalg.generic" => return implicit(strata_ir::Op::of(&op)).map(|(conv, _)| conv),
         _ => return None,
     };
     if op.operand_count() != 3 {
@@ -91,9 +109,7 @@ pub fn handles(op: OperationRef<'_, '_>) -> Option<Depthwise> {
         if reduce != Reduce::Weighted && i == 1 {
             return static_shape(ty).ok();
         }
-        // f32 elements; buffers with identity layouts or unit innermost strides.
-        (element(ty)? == "f32" && unit_inner_stride(&ty.to_string())).then_some(())?;
-        static_shape(ty).ok()
+        f32_shape(ty)
     };
     let (input, mut filter, output) = (shape(0)?, shape(1)?, shape(2)?);
     if reduce != Reduce::Weighted && filter.len() == 2 {
@@ -109,26 +125,135 @@ pub fn handles(op: OperationRef<'_, '_>) -> Option<Depthwise> {
         }
     };
     let (strides, dilations) = (attr("strides")?, attr("dilations")?);
-    let ok = input.len() == 4
-        && filter.len() == 3
-        && output.len() == 4
-        && input[..2] == output[..2]
-        && filter[0] == input[1]
-        && matches!(strides[1], 1 | 2)
-        && strides[0] >= 1
-        && dilations.iter().all(|&d| d >= 1)
-        && output[3] >= 4
-        && (output[2] - 1) * strides[0] + (filter[1] - 1) * dilations[0] < input[2]
-        && (output[3] - 1) * strides[1] + (filter[2] - 1) * dilations[1] < input[3];
-    ok.then_some(Depthwise { reduce, input, filter, output, strides, dilations })
+    let conv = Depthwise { reduce, input, filter, output, strides, dilations, pads: [0, 0] };
+    // The padded input holds every window.
+    let inside = (conv.output[2] - 1) * strides[0] + (conv.filter[1] - 1) * dilations[0] < conv.input[2]
+        && (conv.output[3] - 1) * strides[1] + (conv.filter[2] - 1) * dilations[1] < conv.input[3];
+    (conv.fits() && inside).then_some(conv)
+}
+
+/// The static shape of `ty` when its elements are f32 and, a buffer, its innermost stride is 1.
+fn f32_shape(ty: melior::ir::Type<'_>) -> Option<Vec<i64>> {
+    (element(ty)? == "f32" && unit_inner_stride(&ty.to_string())).then_some(())?;
+    static_shape(ty).ok()
+}
+
+/// The depthwise convolution with implicit zero padding that `strata-implicit-pads` made of
+/// `op` (a `linalg.generic` carrying `strata.depthwise`, on tensors or buffers), with the input
+/// its body reads (`tensor.extract` or `memref.load` of a value from outside it): the generic's
+/// operands are the filter `[C, KH, KW]` and the output `[N, C, OH, OW]`, its loops
+/// `(n, c, oh, ow, kh, kw)`.
+pub fn implicit(op: strata_ir::Op) -> Option<(Depthwise, strata_ir::Val)> {
+    use strata_ir::handle::MapResult::Dim;
+    if !op.is("linalg.generic") || op.operand_count() != 2 {
+        return None;
+    }
+    let [sh, sw, dh, dw, pt, pl] = <[i64; 6]>::try_from(strata_ir::attrs::DEPTHWISE.get(op.get())?).ok()?;
+    let maps = strata_ir::handle::map_results(op.attribute("indexing_maps")?)?;
+    if maps != [vec![Dim(1), Dim(4), Dim(5)], vec![Dim(0), Dim(1), Dim(2), Dim(3)]] {
+        return None;
+    }
+    let reads: Vec<strata_ir::Op> =
+        op.body(0)?.ops().into_iter().filter(|o| o.is("tensor.extract") || o.is("memref.load")).collect();
+    let [read] = reads[..] else { return None };
+    let source = read.operand(0);
+    if source.owner().is_some_and(|owner| owner.is_inside(op)) {
+        return None;
+    }
+    let shapes = [source.r#type(), op.operand(0).r#type(), op.operand(1).r#type()];
+    let [input, filter, output] = shapes.map(f32_shape);
+    Some((Depthwise::with_implicit_pads(input?, filter?, output?, [sh, sw], [dh, dw], [pt, pl])?, source))
+}
+
+/// Most register blocks a kernel writes out (rows and column blocks at the padding each have
+/// their own, see [`Depthwise::rows`]): more is a window far larger than its map.
+const MAX_BLOCKS: usize = 64;
+
+/// One output row or column block's position: a constant, or a loop's index.
+enum At {
+    Static(i64),
+    Dynamic(String),
 }
 
 impl Depthwise {
+    /// A depthwise convolution of an unpadded `input` with zero padding `pads` (top, left) and
+    /// past its end implicit, when the kernel takes it.
+    pub fn with_implicit_pads(
+        input: Vec<i64>,
+        filter: Vec<i64>,
+        output: Vec<i64>,
+        strides: [i64; 2],
+        dilations: [i64; 2],
+        pads: [i64; 2],
+    ) -> Option<Depthwise> {
+        let conv = Depthwise { reduce: Reduce::Weighted, input, filter, output, strides, dilations, pads };
+        (conv.fits() && pads.iter().all(|&p| p >= 0) && conv.blocks() <= MAX_BLOCKS).then_some(conv)
+    }
+
     fn macs(&self) -> i64 {
         self.output.iter().product::<i64>() * self.filter[1] * self.filter[2]
     }
 
-    /// The kernel function (MLIR text) for operand types `types`; `epilogue` (see
+    /// The shapes the kernel takes: NCHW with a filter (window) per channel, a width stride of
+    /// 1 or 2, at least 4 outputs a row.
+    fn fits(&self) -> bool {
+        let (input, filter, output) = (&self.input, &self.filter, &self.output);
+        input.len() == 4
+            && filter.len() == 3
+            && output.len() == 4
+            && input[..2] == output[..2]
+            && filter[0] == input[1]
+            && matches!(self.strides[1], 1 | 2)
+            && self.strides[0] >= 1
+            && self.dilations.iter().all(|&d| d >= 1)
+            && output[3] >= 4
+            && input[2] >= 1
+            && input[3] >= 1
+    }
+
+    /// The output rows whose windows lie inside the input, `[first, end)`: the others read
+    /// padding and are written one at a time with the taps that read it left out.
+    fn rows(&self) -> (i64, i64) {
+        let (oh, ih, [sh, _], [dh, _], [pt, _]) =
+            (self.output[2], self.input[2], self.strides, self.dilations, self.pads);
+        let first = (0..oh).find(|&o| o * sh >= pt).unwrap_or(oh);
+        let end = (first..oh).rev().find(|&o| o * sh - pt + (self.filter[1] - 1) * dh < ih).map_or(first, |o| o + 1);
+        (first, end)
+    }
+
+    /// The column blocks (`lanes` outputs, the first at `lanes * k`) whose every tap reads a
+    /// whole vector inside the input, `[first, end)` of the whole blocks: they run in a loop,
+    /// the others (and the partial block) each on its own with constant masks.
+    fn plain_columns(&self, lanes: i64) -> (i64, i64) {
+        let (iw, [_, sw], [_, dw], [_, pl]) = (self.input[3], self.strides, self.dilations, self.pads);
+        let plain = |k: i64| {
+            (0..self.filter[2]).all(|t| {
+                let start = k * lanes * sw + t * dw - pl;
+                start >= 0 && start + lanes * sw <= iw
+            })
+        };
+        let whole = self.output[3] / lanes;
+        let first = (0..whole).find(|&k| plain(k)).unwrap_or(whole);
+        let end = (first..whole).rev().find(|&k| plain(k)).map_or(first, |k| k + 1);
+        (first, end)
+    }
+
+    /// The vector lanes of the kernel's blocks on a machine of `lanes`.
+    fn lanes(&self, lanes: i64) -> i64 {
+        lanes.min((self.output[3] as u64).next_power_of_two() as i64)
+    }
+
+    /// How many register blocks the kernel writes out (at the machine's widest, 16 lanes).
+    fn blocks(&self) -> usize {
+        let lanes = self.lanes(16);
+        let (first, end) = self.rows();
+        let (c0, c1) = self.plain_columns(lanes);
+        let columns = (self.output[3] / lanes - (c1 - c0)) + i64::from(c1 > c0) + i64::from(self.output[3] % lanes > 0);
+        let rows = (self.output[2] - (end - first)) + 2 * i64::from(end > first);
+        usize::try_from(rows * columns).unwrap_or(usize::MAX)
+    }
+
+    /// The kernel function (MLIR text) for operand types `types` (input, filter, output); `epilogue` (see
     /// [`epilogue`]) is applied to the accumulators before they are stored.
     /// `seeded`: the accumulators start from a per-channel bias, the kernel's fourth argument
     /// (`memref<C x f32>`, see [`bias_fill`]), not from the output's values.
@@ -141,36 +266,30 @@ impl Depthwise {
         seeded: bool,
     ) -> String {
         let [n, c, oh, ow] = [self.output[0], self.output[1], self.output[2], self.output[3]];
-        let iw = self.input[3];
+        let [ih, iw] = [self.input[2], self.input[3]];
         let [kh, kw] = [self.filter[1], self.filter[2]];
         let [sh, sw] = self.strides;
         let [dh, dw] = self.dilations;
-        let lanes = lanes.min((ow as u64).next_power_of_two() as i64);
+        let [pt, pl] = self.pads;
+        let lanes = self.lanes(lanes);
+        let wide = lanes * sw;
         let vt = format!("vector<{lanes}xf32>");
         let mt = format!("vector<{lanes}xi1>");
         let (ow_main, ow_tail) = (ow / lanes * lanes, ow % lanes);
-        let oh_main = oh / ROWS * ROWS;
         let (xt, wt, yt) = (&types[0], &types[1], &types[2]);
-        let bias = if seeded { format!(", %bias: {}", types[3]) } else { String::new() };
-        let mut s = format!("module {{\n  func.func private @depthwise(%x: {xt}, %w: {wt}, %y: {yt}{bias}) {{\n");
-        let mut constants: Vec<i64> = vec![0, 1, ROWS, lanes, ow_main, ow_tail, oh_main, oh, c, n, iw, sh, sw];
-        constants.extend(0..ROWS.max(kh).max(kw));
-        constants.extend((0..kh).map(|a| a * dh));
-        constants.extend((0..kw).map(|t| t * dw));
-        constants.sort();
-        constants.dedup();
-        for k in &constants {
-            s += &format!("    %c{k} = arith.constant {k} : index\n");
-        }
-        s += &format!("    %zero = arith.constant dense<0.000000e+00> : {vt}\n");
-        for (k, value) in epilogue.iter().flat_map(|e| &e.constants).enumerate() {
-            s += &format!("    %ep{k} = arith.constant dense<{value}> : {vt}\n");
-        }
-        if sw > 1 {
-            s += &format!("    %zerow = arith.constant dense<0.000000e+00> : vector<{}xf32>\n", lanes * sw);
-        }
+        let constants = std::cell::RefCell::new(std::collections::BTreeSet::from([0, 1, lanes, c, sh, sw, ROWS]));
+        // The index constant `k` (negative ones are `%cn<k>`).
+        let cst = |k: i64| -> String {
+            constants.borrow_mut().insert(k);
+            if k >= 0 {
+                format!("%c{k}")
+            } else {
+                format!("%cn{}", -k)
+            }
+        };
+        let mut s = String::new();
         let batch = if n > 1 {
-            s += &format!("    scf.for %n = %c0 to %c{n} step %c1 {{\n");
+            s += &format!("    scf.for %n = %c0 to {} step %c1 {{\n", cst(n));
             "%n"
         } else {
             "%c0"
@@ -191,90 +310,150 @@ impl Depthwise {
             for a in 0..kh {
                 for b in 0..kw {
                     s += &format!(
-                        "      %ws{a}_{b} = memref.load %w[%ch, %c{a}, %c{b}] : {wt}\n      %wv{a}_{b} = vector.broadcast %ws{a}_{b} : f32 to {vt}\n"
+                        "      %ws{a}_{b} = memref.load %w[%ch, {}, {}] : {wt}\n      %wv{a}_{b} = vector.broadcast %ws{a}_{b} : f32 to {vt}\n",
+                        cst(a),
+                        cst(b)
                     );
                 }
             }
         }
         let mut id = 0usize;
-        let mut block = |s: &mut String, rows: i64, row: &str, col: &str, masked: bool, indent: &str| {
+        // A block of `rows` output rows from `row` by one vector of columns from `col`; `tail`:
+        // the row's last, partial vector (stores masked).
+        let mut block = |s: &mut String, rows: i64, row: &At, col: &At, tail: bool, indent: &str| {
             id += 1;
             let b = id;
-            let mask = if masked {
-                *s += &format!("{indent}%m{b} = vector.create_mask %c{ow_tail} : {mt}\n");
-                Some(format!("%m{b}"))
-            } else {
-                None
+            let mask = tail.then(|| {
+                *s += &format!("{indent}%m{b} = vector.create_mask {} : {mt}\n", cst(ow_tail));
+                format!("%m{b}")
+            });
+            let col_value = match col {
+                At::Static(k) => cst(*k),
+                At::Dynamic(v) => v.clone(),
             };
             // Accumulators seeded from the output (which holds the bias), or from the bias.
-            let mut seed: Vec<String> = Vec::new();
+            let mut acc: Vec<String> = Vec::new();
+            let mut out_rows: Vec<String> = Vec::new();
             for r in 0..rows {
-                *s += &format!("{indent}%oh{b}_{r} = arith.addi {row}, %c{r} : index\n");
-                seed.push(if seeded { "%bv".to_owned() } else { format!("%a{b}_{r}_0") });
+                let out_row = match row {
+                    At::Static(k) => cst(k + r),
+                    At::Dynamic(v) => {
+                        *s += &format!("{indent}%oh{b}_{r} = arith.addi {v}, {} : index\n", cst(r));
+                        format!("%oh{b}_{r}")
+                    }
+                };
+                let seed = format!("%a{b}_{r}_0");
                 match &mask {
-                    _ if seeded => {}
-                    None => *s += &format!("{indent}%a{b}_{r}_0 = vector.load %y[{batch}, %ch, %oh{b}_{r}, {col}] : {yt}, {vt}\n"),
+                    _ if seeded => acc.push("%bv".to_owned()),
+                    None => {
+                        *s += &format!(
+                            "{indent}{seed} = vector.load %y[{batch}, %ch, {out_row}, {col_value}] : {yt}, {vt}\n"
+                        );
+                        acc.push(seed);
+                    }
                     Some(m) => {
-                        *s += &format!("{indent}%a{b}_{r}_0 = vector.maskedload %y[{batch}, %ch, %oh{b}_{r}, {col}], {m}, %zero : {yt}, {mt}, {vt} into {vt}\n")
+                        *s += &format!("{indent}{seed} = vector.maskedload %y[{batch}, %ch, {out_row}, {col_value}], {m}, %zero : {yt}, {mt}, {vt} into {vt}\n");
+                        acc.push(seed);
                     }
                 }
+                out_rows.push(out_row);
             }
-            // The input column of the block's first output at tap 0.
-            *s += &format!("{indent}%iw{b} = arith.muli {col}, %c{sw} : index\n");
-            let mut step = 0;
+            let mut steps = vec![0usize; rows as usize];
+            if let At::Dynamic(v) = col {
+                // The input column of the block's first output at tap 0 (padding included).
+                *s += &format!("{indent}%iw{b} = arith.muli {v}, %c{sw} : index\n");
+            }
             for a in 0..kh {
                 for t in 0..kw {
-                    *s += &format!("{indent}%iw{b}_{a}_{t} = arith.addi %iw{b}, %c{} : index\n", t * dw);
+                    // Where the tap's vector comes from: a whole read at a loop's column, or a
+                    // read at a constant column, masked to the row, with the lanes left of the
+                    // row (the implicit padding) shuffled in from zeros.
+                    let (column, valid, lanes_at) = match col {
+                        At::Dynamic(_) => {
+                            *s +=
+                                &format!("{indent}%iw{b}_{a}_{t} = arith.addi %iw{b}, {} : index\n", cst(t * dw - pl));
+                            (format!("%iw{b}_{a}_{t}"), wide, None)
+                        }
+                        At::Static(k) => {
+                            let start = k * sw + t * dw - pl;
+                            let low = start.max(0);
+                            let valid = (iw - low).clamp(0, wide);
+                            if valid == 0 {
+                                continue;
+                            }
+                            let at: Vec<i64> = (0..lanes).map(|l| start + l * sw - low).collect();
+                            let shuffled = start < 0 || sw > 1;
+                            (cst(low), valid, shuffled.then_some(at))
+                        }
+                    };
                     for r in 0..rows {
-                        *s += &format!(
-                            "{indent}%ih{b}_{a}_{t}_{r}a = arith.muli %oh{b}_{r}, %c{sh} : index\n{indent}%ih{b}_{a}_{t}_{r} = arith.addi %ih{b}_{a}_{t}_{r}a, %c{} : index\n",
-                            a * dh
-                        );
-                        let (ih, iwv) = (format!("%ih{b}_{a}_{t}_{r}"), format!("%iw{b}_{a}_{t}"));
+                        let input_row = match row {
+                            At::Static(k) => {
+                                let i = (k + r) * sh + a * dh - pt;
+                                if i < 0 || i >= ih {
+                                    continue;
+                                }
+                                cst(i)
+                            }
+                            At::Dynamic(_) => {
+                                *s += &format!(
+                                    "{indent}%ih{b}_{a}_{t}_{r}a = arith.muli {}, %c{sh} : index\n{indent}%ih{b}_{a}_{t}_{r} = arith.addi %ih{b}_{a}_{t}_{r}a, {} : index\n",
+                                    out_rows[r as usize],
+                                    cst(a * dh - pt)
+                                );
+                                format!("%ih{b}_{a}_{t}_{r}")
+                            }
+                        };
                         let x = format!("%x{b}_{a}_{t}_{r}");
-                        let wide = lanes * sw;
-                        // A strided read takes `wide` elements for `lanes` outputs, its last
-                        // unneeded; whole column blocks stay inside the row when the last one's
-                        // widest read does (`col` is at most `ow_main - lanes` there).
-                        let inside = !masked && (ow_main - lanes) * sw + (kw - 1) * dw + wide <= iw;
-                        let load = if masked || (sw > 1 && !inside) {
-                            // Valid input elements left in the row (a partial vector or the
-                            // stride-2 read's last, unneeded element past the row).
+                        let pass = if sw > 1 { "%zerow" } else { "%zero" };
+                        let load = if valid < wide {
                             *s += &format!(
-                                "{indent}%left{b}_{a}_{t}_{r} = arith.subi %c{iw}, {iwv} : index\n{indent}%lm{b}_{a}_{t}_{r} = vector.create_mask %left{b}_{a}_{t}_{r} : vector<{wide}xi1>\n"
+                                "{indent}%lm{b}_{a}_{t}_{r} = vector.create_mask {} : vector<{wide}xi1>\n",
+                                cst(valid)
                             );
                             format!(
-                                "vector.maskedload %x[{batch}, %ch, {ih}, {iwv}], %lm{b}_{a}_{t}_{r}, {pass} : {xt}, vector<{wide}xi1>, vector<{wide}xf32> into vector<{wide}xf32>",
-                                pass = if sw > 1 { "%zerow" } else { "%zero" }
+                                "vector.maskedload %x[{batch}, %ch, {input_row}, {column}], %lm{b}_{a}_{t}_{r}, {pass} : {xt}, vector<{wide}xi1>, vector<{wide}xf32> into vector<{wide}xf32>"
                             )
                         } else {
-                            format!("vector.load %x[{batch}, %ch, {ih}, {iwv}] : {xt}, vector<{wide}xf32>")
+                            format!("vector.load %x[{batch}, %ch, {input_row}, {column}] : {xt}, vector<{wide}xf32>")
                         };
-                        if sw > 1 {
-                            let even: Vec<String> = (0..lanes).map(|l| (l * sw).to_string()).collect();
-                            *s += &format!(
-                                "{indent}{x}w = {load}\n{indent}{x} = vector.shuffle {x}w, {x}w [{}] : vector<{wide}xf32>, vector<{wide}xf32>\n",
-                                even.join(", ")
-                            );
-                        } else {
-                            *s += &format!("{indent}{x} = {load}\n");
+                        match &lanes_at {
+                            // Lanes before the row read the zero vector (the second operand).
+                            Some(at) => {
+                                let picks: Vec<String> =
+                                    at.iter().map(|&i| if i < 0 { wide } else { i }.to_string()).collect();
+                                let second = if at.iter().any(|&i| i < 0) { pass.to_owned() } else { format!("{x}w") };
+                                *s += &format!(
+                                    "{indent}{x}w = {load}\n{indent}{x} = vector.shuffle {x}w, {second} [{}] : vector<{wide}xf32>, vector<{wide}xf32>\n",
+                                    picks.join(", ")
+                                );
+                            }
+                            None if sw > 1 => {
+                                let even: Vec<String> = (0..lanes).map(|l| (l * sw).to_string()).collect();
+                                *s += &format!(
+                                    "{indent}{x}w = {load}\n{indent}{x} = vector.shuffle {x}w, {x}w [{}] : vector<{wide}xf32>, vector<{wide}xf32>\n",
+                                    even.join(", ")
+                                );
+                            }
+                            None => *s += &format!("{indent}{x} = {load}\n"),
                         }
-                        let n1 = step + 1;
-                        let acc = if step == 0 { seed[r as usize].clone() } else { format!("%a{b}_{r}_{step}") };
+                        let step = &mut steps[r as usize];
+                        *step += 1;
+                        let (prev, next) = (acc[r as usize].clone(), format!("%a{b}_{r}_{step}"));
                         *s += &match self.reduce {
                             Reduce::Weighted => format!(
-                                "{indent}%p{b}_{r}_{n1} = arith.mulf {x}, %wv{a}_{t} fastmath<contract> : {vt}\n{indent}%a{b}_{r}_{n1} = arith.addf {acc}, %p{b}_{r}_{n1} fastmath<contract> : {vt}\n"
+                                "{indent}%p{b}_{r}_{step} = arith.mulf {x}, %wv{a}_{t} fastmath<contract> : {vt}\n{indent}{next} = arith.addf {prev}, %p{b}_{r}_{step} fastmath<contract> : {vt}\n"
                             ),
                             // linalg.pooling_nchw_max's own maximum (NaN propagates).
-                            Reduce::Max => format!("{indent}%a{b}_{r}_{n1} = arith.maximumf {acc}, {x} : {vt}\n"),
-                            Reduce::Sum => format!("{indent}%a{b}_{r}_{n1} = arith.addf {acc}, {x} : {vt}\n"),
+                            Reduce::Max => format!("{indent}{next} = arith.maximumf {prev}, {x} : {vt}\n"),
+                            Reduce::Sum => format!("{indent}{next} = arith.addf {prev}, {x} : {vt}\n"),
                         };
+                        acc[r as usize] = next;
                     }
-                    step += 1;
                 }
             }
             for r in 0..rows {
-                let value = format!("%a{b}_{r}_{step}");
+                let value = acc[r as usize].clone();
                 let term = |t: Term| match t {
                     Term::Value => value.clone(),
                     Term::Step(k) => format!("%e{b}_{r}_{k}"),
@@ -288,22 +467,77 @@ impl Depthwise {
                     }
                     result = term(epilogue.result);
                 }
+                let out_row = &out_rows[r as usize];
                 match &mask {
-                    None => *s += &format!("{indent}vector.store {result}, %y[{batch}, %ch, %oh{b}_{r}, {col}] : {yt}, {vt}\n"),
+                    None => *s += &format!("{indent}vector.store {result}, %y[{batch}, %ch, {out_row}, {col_value}] : {yt}, {vt}\n"),
                     Some(m) => {
-                        *s += &format!("{indent}vector.maskedstore %y[{batch}, %ch, %oh{b}_{r}, {col}], {m}, {result} : {yt}, {mt}, {vt}\n")
+                        *s += &format!("{indent}vector.maskedstore %y[{batch}, %ch, {out_row}, {col_value}], {m}, {result} : {yt}, {mt}, {vt}\n")
                     }
                 }
             }
         };
-        // Whole blocks of ROWS rows, then the rows left one at a time.
-        crate::text_kernels::blocks(&mut s, "      ", ("oh", oh, ROWS), ("ow", ow, lanes), &mut block);
+        // The column blocks of `rows` rows from `row`: those reading padding or past the row
+        // each on its own, the others in a loop; then the partial block.
+        let (c0, c1) = self.plain_columns(lanes);
+        let mut loops = 0usize;
+        let mut columns = |s: &mut String, rows: i64, row: &At, indent: &str| {
+            for k in 0..ow / lanes {
+                if k == c0 && c1 > c0 {
+                    loops += 1;
+                    let v = format!("%ow{loops}");
+                    *s += &format!(
+                        "{indent}scf.for {v} = {} to {} step %c{lanes} {{\n",
+                        cst(c0 * lanes),
+                        cst(c1 * lanes)
+                    );
+                    block(s, rows, row, &At::Dynamic(v), false, &format!("{indent}  "));
+                    *s += &format!("{indent}}} {ROLLED}\n");
+                }
+                if (c0..c1).contains(&k) {
+                    continue;
+                }
+                block(s, rows, row, &At::Static(k * lanes), false, indent);
+            }
+            if ow_tail > 0 {
+                block(s, rows, row, &At::Static(ow_main), true, indent);
+            }
+        };
+        // Rows reading padding one at a time, the others in blocks of ROWS then one at a time.
+        let (r0, r1) = self.rows();
+        let indent = "      ";
+        for r in 0..r0 {
+            columns(&mut s, 1, &At::Static(r), indent);
+        }
+        let rows_main = r0 + (r1 - r0) / ROWS * ROWS;
+        for (from, to, step, v) in [(r0, rows_main, ROWS, "%ohb"), (rows_main, r1, 1, "%ohr")] {
+            if to > from {
+                s += &format!("{indent}scf.for {v} = {} to {} step %c{step} {{\n", cst(from), cst(to));
+                columns(&mut s, step, &At::Dynamic(v.to_owned()), &format!("{indent}  "));
+                s += &format!("{indent}}} {ROLLED}\n");
+            }
+        }
+        for r in r1..oh {
+            columns(&mut s, 1, &At::Static(r), indent);
+        }
         s += "    }\n";
         if n > 1 {
             s += "    }\n";
         }
         s += "    return\n  }\n}\n";
-        s
+        let bias = if seeded { format!(", %bias: {}", types[3]) } else { String::new() };
+        let mut head = format!("module {{\n  func.func private @depthwise(%x: {xt}, %w: {wt}, %y: {yt}{bias}) {{\n");
+        for &k in constants.borrow().iter() {
+            let name = if k >= 0 { format!("%c{k}") } else { format!("%cn{}", -k) };
+            head += &format!("    {name} = arith.constant {k} : index\n");
+        }
+        head += &format!("    %zero = arith.constant dense<0.000000e+00> : {vt}\n");
+        for (k, value) in epilogue.iter().flat_map(|e| &e.constants).enumerate() {
+            head += &format!("    %ep{k} = arith.constant dense<{value}> : {vt}\n");
+        }
+        if sw > 1 {
+            head += &format!("    %zerow = arith.constant dense<0.000000e+00> : vector<{wide}xf32>\n");
+        }
+        head + &s
     }
 }
 
@@ -333,9 +567,9 @@ struct Epilogue {
 /// of the element and of f32 constants: a clamp (ReLU, ReLU6, Clip), a HardSwish
 /// (`x * min(max(x / 6 + 1 / 2, 0), 1)`), a HardSigmoid, a scale. MobileNetV3's HardSwish after
 /// each depthwise convolution ran as a pass of its own over the result.
-fn epilogue(conv: Op) -> Option<(Op, Epilogue)> {
+fn epilogue(conv: Op, output: strata_ir::Val) -> Option<(Op, Epilogue)> {
     let next = conv.next().filter(|op| op.result_count() == 0)?;
-    strata_lower::pads::elementwise_in_place(next, conv.operand(2)).then_some(())?;
+    strata_lower::pads::elementwise_in_place(next, output).then_some(())?;
     let body = next.body(0)?;
     // Both block arguments are the element (the generic reads and writes one buffer).
     let mut terms: Vec<(strata_ir::Val, Term)> = vec![(body.argument(0), Term::Value), (body.argument(1), Term::Value)];
@@ -385,8 +619,7 @@ fn epilogue(conv: Op) -> Option<(Op, Epilogue)> {
 /// start its accumulators from the bias and the fill go: one pass less over the output, and
 /// none of the fill's masked row tails (on MobileNetV2, ~0.8 ms of ~15 on one thread, slower
 /// still on two). Returns the fill and the bias.
-fn bias_fill(conv: Op) -> Option<(Op, strata_ir::Val)> {
-    let output = conv.operand(2);
+fn bias_fill(conv: Op, output: strata_ir::Val) -> Option<(Op, strata_ir::Val)> {
     // A generic writing the output, followed by the convolution with only address and value
     // computations (views, constants: `sinkable`) in between.
     let right_before = |fill: Op| {
@@ -425,18 +658,29 @@ fn bias_fill(conv: Op) -> Option<(Op, strata_ir::Val)> {
 
 impl Pass for VectorizeDepthwise {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let names = ["linalg.depthwise_conv_2d_nchw_chw", "linalg.pooling_nchw_max", "linalg.pooling_nchw_sum"];
+        let names = [
+            "linalg.depthwise_conv_2d_nchw_chw",
+            "linalg.pooling_nchw_max",
+            "linalg.pooling_nchw_sum",
+            "linalg.generic",
+        ];
         let mut seeded = 0u64;
         let replaced = replace_kernels_with(module, cx, &names, "depthwise convolution kernel", "convolutions", |op| {
-            let conv = handles(op.get())?;
-            let mut types: Vec<String> = (0..3).map(|i| op.operand(i).r#type().to_string()).collect();
+            // The operands: input, filter (window), output; a generic with implicit padding
+            // reads its input in its body.
+            let (conv, mut operands) = match implicit(op) {
+                Some((conv, input)) => (conv, vec![input, op.operand(0), op.operand(1)]),
+                None if op.is("linalg.generic") => return None,
+                None => (handles(op.get())?, op.operands()),
+            };
+            let mut types: Vec<String> = operands.iter().map(|v| v.r#type().to_string()).collect();
             if types.iter().any(|t| !t.starts_with("memref<")) {
                 return None;
             }
             let parallel = self.threads > 1 && conv.macs() >= crate::conv_lanes::PARALLEL_MACS;
-            let (next, program) = epilogue(op).unzip();
-            let mut operands = op.operands();
-            let seed = bias_fill(op).filter(|_| conv.reduce == Reduce::Weighted);
+            let output = operands[2];
+            let (next, program) = epilogue(op, output).unzip();
+            let seed = bias_fill(op, output).filter(|_| conv.reduce == Reduce::Weighted);
             if let Some((_, bias)) = seed {
                 types.push(bias.r#type().to_string());
                 operands.push(bias);

@@ -1,0 +1,77 @@
+// strata-implicit-pads: a depthwise convolution over a zero pad of its input's rows and
+// columns becomes a linalg.generic carrying strata.depthwise (strides, dilations, padding top
+// and left) over the unpadded input, which its body reads where the window lies inside it
+// (zero elsewhere); the pad goes. After planning, strata-vectorize-depthwise writes it as its
+// kernel: no padded buffer, no fill, no copy. Another padding value, or a shape the host
+// kernel does not take (a width stride of 3), stays padded.
+// RUN: strata-opt %s -p 'builtin.module(func.func(strata-implicit-pads))' --mlir-pass-statistics 2>&1 | FileCheck %s
+// RUN: strata-opt %s -p 'builtin.module(func.func(strata-implicit-pads),strata-bufferize-and-plan,strata-vectorize-depthwise{vector-lanes=16})' | FileCheck %s --check-prefix=KERNEL
+
+// CHECK-LABEL: func.func @stride_one
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%arg1 : tensor<4x3x3xf32>) outs(%arg2 : tensor<1x4x10x20xf32>) attrs = {strata.depthwise = array<i64: 1, 1, 1, 1, 1, 1>}
+// CHECK: arith.cmpi eq
+// CHECK: tensor.extract %arg0[{{.*}}] : tensor<1x4x10x20xf32>
+// CHECK: arith.select
+// CHECK-NOT: linalg.depthwise_conv_2d_nchw_chw
+// KERNEL-LABEL: func.func @stride_one
+// KERNEL-NOT: memref<1x4x12x22xf32>
+// KERNEL-NOT: linalg.fill
+// KERNEL: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// The first row's first block: the tap left of the row takes a zero lane.
+// KERNEL: %[[X:.*]] = vector.load %arg0[%{{.*}}, %{{.*}}, %c0{{.*}}, %c0{{.*}}] : memref<1x4x10x20xf32>, vector<16xf32>
+// KERNEL: vector.shuffle %[[X]], %[[ZERO]] [16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]
+// KERNEL-NOT: linalg.generic
+func.func @stride_one(%x: tensor<1x4x10x20xf32>, %w: tensor<4x3x3xf32>, %init: tensor<1x4x10x20xf32>) -> tensor<1x4x10x20xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x10x20xf32> to tensor<1x4x12x22xf32>
+  %y = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x4x12x22xf32>, tensor<4x3x3xf32>) outs(%init : tensor<1x4x10x20xf32>) -> tensor<1x4x10x20xf32>
+  return %y : tensor<1x4x10x20xf32>
+}
+
+// Stride 2, 5 x 5 window padded by 2 (MobileNetV3's): strides and padding in the attribute.
+// CHECK-LABEL: func.func @stride_two
+// CHECK: attrs = {strata.depthwise = array<i64: 2, 2, 1, 1, 2, 2>}
+// KERNEL-LABEL: func.func @stride_two
+// KERNEL-NOT: linalg.fill
+// KERNEL: vector.shuffle
+func.func @stride_two(%x: tensor<1x4x14x14xf32>, %w: tensor<4x5x5xf32>, %init: tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 2, 2] high[0, 0, 2, 2] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x14x14xf32> to tensor<1x4x18x18xf32>
+  %y = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %w : tensor<1x4x18x18xf32>, tensor<4x5x5xf32>) outs(%init : tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32>
+  return %y : tensor<1x4x7x7xf32>
+}
+
+// CHECK-LABEL: func.func @padded_with_one
+// CHECK: tensor.pad
+// CHECK: linalg.depthwise_conv_2d_nchw_chw
+func.func @padded_with_one(%x: tensor<1x4x10x20xf32>, %w: tensor<4x3x3xf32>, %init: tensor<1x4x10x20xf32>) -> tensor<1x4x10x20xf32> {
+  %one = arith.constant 1.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %one : f32
+  } : tensor<1x4x10x20xf32> to tensor<1x4x12x22xf32>
+  %y = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x4x12x22xf32>, tensor<4x3x3xf32>) outs(%init : tensor<1x4x10x20xf32>) -> tensor<1x4x10x20xf32>
+  return %y : tensor<1x4x10x20xf32>
+}
+
+// CHECK-LABEL: func.func @stride_three
+// CHECK: tensor.pad
+// CHECK: linalg.depthwise_conv_2d_nchw_chw
+// CHECK: (S) 2 convolutions
+// CHECK: (S) 2 kept
+func.func @stride_three(%x: tensor<1x4x10x30xf32>, %w: tensor<4x3x3xf32>, %init: tensor<1x4x10x10xf32>) -> tensor<1x4x10x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x10x30xf32> to tensor<1x4x12x32xf32>
+  %y = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<[1, 3]> : tensor<2xi64>} ins(%p, %w : tensor<1x4x12x32xf32>, tensor<4x3x3xf32>) outs(%init : tensor<1x4x10x10xf32>) -> tensor<1x4x10x10xf32>
+  return %y : tensor<1x4x10x10xf32>
+}
