@@ -1,4 +1,4 @@
-// strata-init-per-destination: a new tensor (tensor.empty, or a fill of one) that several ops
+// strata-init-per-destination: a new tensor (tensor.empty, or a fill or constant broadcast into one) that several ops
 // write into (as CSE leaves it) gets one clone per destination, right before it (before the
 // user's ancestor in the original's block when the user is nested); readers keep the
 // original, and an original nothing reads any more is erased. Bufferized, each destination is
@@ -181,6 +181,37 @@ func.func @tiled_kernels(%a: tensor<256xf32>, %out: tensor<256xf32>) -> tensor<2
   return %z : tensor<256xf32>
 }
 
+// A broadcast of constants into a new tensor (a convolution's bias over its output) that two
+// accumulations start from is cloned like a fill: each computes its own, in place (the bands of
+// one convolution, `strata-band-chains`, each start from one; shared, bufferization copied it
+// into every band's buffer).
+// CHECK-LABEL: func.func @shared_bias
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<4x8xf32>
+// CHECK-NEXT: %[[B1:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4xf32>) outs(%[[E1]] : tensor<4x8xf32>)
+// CHECK: linalg.generic {{.*}} outs(%[[B1]] : tensor<4x8xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<4x8xf32>
+// CHECK-NEXT: %[[B2:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4xf32>) outs(%[[E2]] : tensor<4x8xf32>)
+// CHECK: linalg.generic {{.*}} outs(%[[B2]] : tensor<4x8xf32>)
+func.func @shared_bias(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %bias = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%bias : tensor<4xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    linalg.yield %i : f32
+  } -> tensor<4x8xf32>
+  %x = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<4x8xf32>) outs(%init : tensor<4x8xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %s = arith.addf %i, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %y = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<4x8xf32>) outs(%init : tensor<4x8xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %s = arith.addf %i, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %x, %y : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
 // A destination inside a region (an scf.if branch here; in a loop body a clone would be a new
 // buffer per iteration): its clone goes before the region's op, in the original's block.
 // CHECK-LABEL: func.func @nested_user
@@ -191,7 +222,7 @@ func.func @tiled_kernels(%a: tensor<256xf32>, %out: tensor<256xf32>) -> tensor<2
 // CHECK-NOT: tensor.empty
 // CHECK: linalg.generic {{.*}} outs(%[[MINE]] : tensor<2x3xf32>)
 // CHECK: (S) 9 empties-cloned
-// CHECK: (S) 4 fills-cloned
+// CHECK: (S) 6 fills-cloned
 func.func @nested_user(%a: tensor<2x3xf32>, %c: i1) -> tensor<2x3xf32> {
   %e = tensor.empty() : tensor<2x3xf32>
   %x = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) {

@@ -1,5 +1,6 @@
 //! `strata-init-per-destination`: every op that writes into a new tensor (a `tensor.empty`,
-//! or a `linalg.fill` of one) gets a new tensor of its own.
+//! or a `linalg.fill` of one, or a broadcast of constants into one) gets a new tensor of its
+//! own.
 //!
 //! CSE merges identical `tensor.empty`s and identical `linalg.fill`s of them: one empty is the
 //! `outs` of every elementwise kernel of a shape, one zero fill the initial value of every
@@ -43,7 +44,7 @@ pub static INFO: PassInfo = PassInfo {
     }],
     statistics: &[
         StatisticInfo { name: "empties-cloned", help: "tensor.empty clones made for a destination use" },
-        StatisticInfo { name: "fills-cloned", help: "linalg.fill (with its tensor.empty) clones made for a destination use" },
+        StatisticInfo { name: "fills-cloned", help: "linalg.fill or constant broadcast (with its tensor.empty) clones made for a destination use" },
     ],
 };
 
@@ -93,6 +94,19 @@ fn shared_destinations(init: Op) -> Vec<(Op, usize)> {
     destinations
 }
 
+/// Whether `op` fills a new tensor from constants alone: a `linalg.generic` whose inputs are
+/// `arith.constant`s (a per-channel bias broadcast over a convolution's output), as cheap to
+/// repeat per destination as a `linalg.fill`. The convolutions `strata-band-chains` splits
+/// into bands each start from such a broadcast; CSE made them one, which bufferization then
+/// copied into every band's buffer.
+fn constant_broadcast(op: Op) -> bool {
+    let inputs = op.operand_count().saturating_sub(1);
+    op.is("linalg.generic")
+        && op.result_count() == 1
+        && inputs > 0
+        && (0..inputs).all(|i| op.operand(i).owner().is_some_and(|c| c.is("arith.constant")))
+}
+
 impl Pass for InitPerDestination {
     fn run(
         &mut self,
@@ -114,11 +128,12 @@ impl Pass for InitPerDestination {
                 unsafe { empty.erase() };
             }
         }
-        for fill in collect(&func, |op| op.is("linalg.fill")) {
-            if fill.result_count() != 1 || fill.operand_count() != 2 {
+        for fill in collect(&func, |op| op.is("linalg.fill") || constant_broadcast(op)) {
+            let operands = fill.operand_count();
+            if fill.result_count() != 1 || operands < 2 || (fill.is("linalg.fill") && operands != 2) {
                 continue;
             }
-            let Some(empty) = fill.operand(1).owner() else { continue };
+            let Some(empty) = fill.operand(operands - 1).owner() else { continue };
             if !empty.is("tensor.empty") {
                 continue;
             }
@@ -129,7 +144,7 @@ impl Pass for InitPerDestination {
                 let Some(anchor) = user.ancestor_in(block) else { continue };
                 let own_empty = clone_for(empty, user, block, anchor);
                 let own_fill = clone_for(fill, user, block, anchor);
-                own_fill.set_operand(1, own_empty.result(0));
+                own_fill.set_operand(operands - 1, own_empty.result(0));
                 user.set_operand(index, own_fill.result(0));
                 cx.bump("fills-cloned", 1);
             }
