@@ -1,15 +1,17 @@
 // strata-implicit-pads: a depthwise convolution over a zero pad of its input's rows and
-// columns becomes a linalg.generic carrying strata.depthwise (strides, dilations, padding top
+// columns becomes a linalg.generic carrying strata.implicit_pads (strides, dilations, padding top
 // and left) over the unpadded input, which its body reads where the window lies inside it
 // (zero elsewhere); the pad goes. After planning, strata-vectorize-depthwise writes it as its
-// kernel: no padded buffer, no fill, no copy. Another padding value, or a shape the host
-// kernel does not take (a width stride of 3), stays padded.
+// kernel: no padded buffer, no fill, no copy. A full convolution over at most 4 input channels
+// and 27 taps with at most 16 filters (a 3 x 3 RGB stem) is taken the same way, its loops
+// (n, f, oh, ow, c, kh, kw). Another padding value, or a shape the host kernel does not take
+// (a width stride of 3, a stem of 32 filters), stays padded.
 // RUN: strata-opt %s -p 'builtin.module(func.func(strata-implicit-pads))' --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(func.func(strata-implicit-pads),strata-bufferize-and-plan,strata-vectorize-depthwise{vector-lanes=16})' | FileCheck %s --check-prefix=KERNEL
 
 // CHECK-LABEL: func.func @stride_one
 // CHECK-NOT: tensor.pad
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%arg1 : tensor<4x3x3xf32>) outs(%arg2 : tensor<1x4x10x20xf32>) attrs = {strata.depthwise = array<i64: 1, 1, 1, 1, 1, 1>}
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%arg1 : tensor<4x3x3xf32>) outs(%arg2 : tensor<1x4x10x20xf32>) attrs = {strata.implicit_pads = array<i64: 1, 1, 1, 1, 1, 1>}
 // CHECK: arith.cmpi eq
 // CHECK: tensor.extract %arg0[{{.*}}] : tensor<1x4x10x20xf32>
 // CHECK: arith.select
@@ -34,7 +36,7 @@ func.func @stride_one(%x: tensor<1x4x10x20xf32>, %w: tensor<4x3x3xf32>, %init: t
 
 // Stride 2, 5 x 5 window padded by 2 (MobileNetV3's): strides and padding in the attribute.
 // CHECK-LABEL: func.func @stride_two
-// CHECK: attrs = {strata.depthwise = array<i64: 2, 2, 1, 1, 2, 2>}
+// CHECK: attrs = {strata.implicit_pads = array<i64: 2, 2, 1, 1, 2, 2>}
 // KERNEL-LABEL: func.func @stride_two
 // KERNEL-NOT: linalg.fill
 // KERNEL: vector.shuffle
@@ -46,6 +48,40 @@ func.func @stride_two(%x: tensor<1x4x14x14xf32>, %w: tensor<4x5x5xf32>, %init: t
   } : tensor<1x4x14x14xf32> to tensor<1x4x18x18xf32>
   %y = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %w : tensor<1x4x18x18xf32>, tensor<4x5x5xf32>) outs(%init : tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32>
   return %y : tensor<1x4x7x7xf32>
+}
+
+// A stem: 3 channels, 8 filters, stride 2. The kernel loops over the input channels with the
+// accumulators carried (each tap's weights read where they are used).
+// CHECK-LABEL: func.func @stem
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg1 : tensor<8x3x3x3xf32>) {{.*}} attrs = {strata.implicit_pads = array<i64: 2, 2, 1, 1, 1, 1>}
+// CHECK: tensor.extract %arg0[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : tensor<1x3x32x32xf32>
+// KERNEL-LABEL: func.func @stem
+// KERNEL-NOT: memref<1x3x34x34xf32>
+// KERNEL: scf.for %{{.*}} = %c0{{.*}} to %c3 step %c1{{.*}} iter_args(
+// KERNEL: memref.load %arg1[%{{.*}}, %{{.*}}, %c0{{.*}}, %c{{.*}}] : memref<8x3x3x3xf32>
+// KERNEL-NOT: linalg.generic
+func.func @stem(%x: tensor<1x3x32x32xf32>, %w: tensor<8x3x3x3xf32>, %init: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x3x32x32xf32> to tensor<1x3x34x34xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %w : tensor<1x3x34x34xf32>, tensor<8x3x3x3xf32>) outs(%init : tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32>
+  return %y : tensor<1x8x16x16xf32>
+}
+
+// CHECK-LABEL: func.func @stem_of_32_filters
+// CHECK: tensor.pad
+// CHECK: linalg.conv_2d_nchw_fchw
+func.func @stem_of_32_filters(%x: tensor<1x3x32x32xf32>, %w: tensor<32x3x3x3xf32>, %init: tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x3x32x32xf32> to tensor<1x3x34x34xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %w : tensor<1x3x34x34xf32>, tensor<32x3x3x3xf32>) outs(%init : tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  return %y : tensor<1x32x16x16xf32>
 }
 
 // CHECK-LABEL: func.func @padded_with_one
@@ -64,8 +100,8 @@ func.func @padded_with_one(%x: tensor<1x4x10x20xf32>, %w: tensor<4x3x3xf32>, %in
 // CHECK-LABEL: func.func @stride_three
 // CHECK: tensor.pad
 // CHECK: linalg.depthwise_conv_2d_nchw_chw
-// CHECK: (S) 2 convolutions
-// CHECK: (S) 2 kept
+// CHECK: (S) 3 convolutions
+// CHECK: (S) 3 kept
 func.func @stride_three(%x: tensor<1x4x10x30xf32>, %w: tensor<4x3x3xf32>, %init: tensor<1x4x10x10xf32>) -> tensor<1x4x10x10xf32> {
   %zero = arith.constant 0.0 : f32
   %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {

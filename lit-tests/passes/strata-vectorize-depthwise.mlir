@@ -206,7 +206,7 @@ func.func @sum_pool(%x: memref<1x4x20x20xf32>, %window: memref<2x2xi8>, %y: memr
 }
 
 // A depthwise convolution with implicit padding (strata-implicit-pads: a generic carrying
-// strata.depthwise that reads its unpadded input in its body): output row 0 reads input rows 0
+// strata.implicit_pads that reads its unpadded input in its body): output row 0 reads input rows 0
 // and 1 only (row -1 is padding: its taps are left out); the first column block's taps left of
 // the row take zero lanes (a shuffle with the zero vector), the others read the row masked to
 // its end; rows 1-3 (inside) run in the loop of blocks, row 4 (reading row 9, padding) alone.
@@ -224,7 +224,7 @@ func.func @implicit_padding(%x: memref<1x4x9x20xf32>, %w: memref<4x3x3xf32>, %y:
   %c2 = arith.constant 2 : index
   %c0 = arith.constant 0 : index
   %cst = arith.constant 0.000000e+00 : f32
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%w : memref<4x3x3xf32>) outs(%y : memref<1x4x5x10xf32>) attrs = {strata.depthwise = array<i64: 2, 2, 1, 1, 1, 1>} {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%w : memref<4x3x3xf32>) outs(%y : memref<1x4x5x10xf32>) attrs = {strata.implicit_pads = array<i64: 2, 2, 1, 1, 1, 1>} {
   ^bb0(%in: f32, %out: f32):
     %0 = linalg.index 1 : index
     %1 = linalg.index 2 : index
@@ -253,10 +253,57 @@ func.func @implicit_padding(%x: memref<1x4x9x20xf32>, %w: memref<4x3x3xf32>, %y:
   return
 }
 
+// A full convolution over few channels with implicit padding (a stem: loops n, f, oh, ow, c,
+// kh, kw; filter [F, C, KH, KW]): each input load feeds a block of filters (8 here, all of
+// them; 2 rows), the input channels a loop carrying the accumulators, each tap's weight loaded
+// and broadcast where it is used; one store per filter and row.
+// CHECK-LABEL: func.func @implicit_stem
+// CHECK: %{{.*}}:16 = scf.for %{{.*}} = %c0{{.*}} to %c3 step %c1{{.*}} iter_args(
+// CHECK: memref.load %arg1[%{{.*}}, %{{.*}}, %c0{{.*}}, %c0{{.*}}] : memref<8x3x3x3xf32>
+// CHECK: vector.broadcast
+// CHECK: scf.yield
+// CHECK-COUNT-16: vector.store
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @implicit_stem(%x: memref<1x3x32x32xf32>, %w: memref<8x3x3x3xf32>, %y: memref<1x8x16x16xf32>) {
+  %c31 = arith.constant 31 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%w : memref<8x3x3x3xf32>) outs(%y : memref<1x8x16x16xf32>) attrs = {strata.implicit_pads = array<i64: 2, 2, 1, 1, 1, 1>} {
+  ^bb0(%in: f32, %out: f32):
+    %0 = linalg.index 2 : index
+    %1 = linalg.index 3 : index
+    %2 = linalg.index 4 : index
+    %3 = linalg.index 5 : index
+    %4 = linalg.index 6 : index
+    %5 = arith.muli %0, %c2 : index
+    %6 = arith.addi %5, %3 : index
+    %7 = arith.subi %6, %c1 : index
+    %8 = arith.maxsi %7, %c0 : index
+    %9 = arith.minsi %8, %c31 : index
+    %10 = arith.cmpi eq, %7, %9 : index
+    %11 = arith.muli %1, %c2 : index
+    %12 = arith.addi %11, %4 : index
+    %13 = arith.subi %12, %c1 : index
+    %14 = arith.maxsi %13, %c0 : index
+    %15 = arith.minsi %14, %c31 : index
+    %16 = arith.cmpi eq, %13, %15 : index
+    %17 = arith.andi %10, %16 : i1
+    %18 = memref.load %x[%c0, %2, %9, %15] : memref<1x3x32x32xf32>
+    %19 = arith.select %17, %18, %cst : f32
+    %20 = arith.mulf %19, %in : f32
+    %21 = arith.addf %out, %20 : f32
+    linalg.yield %21 : f32
+  }
+  return
+}
+
 // Width stride 3: left alone.
 // CHECK-LABEL: func.func @stride_three
 // CHECK: linalg.depthwise_conv_2d_nchw_chw
-// CHECK: (S) 13 convolutions
+// CHECK: (S) 14 convolutions
 // CHECK: (S) 1 bias-fills
 func.func @stride_three(%x: memref<1x4x12x31xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x10x10xf32>) {
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<[1, 3]> : tensor<2xi64>} ins(%x, %w : memref<1x4x12x31xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x10xf32>)

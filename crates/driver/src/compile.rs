@@ -191,7 +191,7 @@ pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 /// The memref stage: with `bands`, a convolution and the pool or convolution reading it run in bands
 /// (`strata-band-chains`); with `borders`, depthwise and grouped convolutions and pools split off
 /// their borders and convolutions over a padded graph input run in bands
-/// (`strata-band-input-pads`, then `strata-implicit-pads` with the schedule, then
+/// (`strata-implicit-pads` with the schedule, then `strata-band-input-pads`, then
 /// `strata-conv-borders`, which counts those bands); then the host schedule (unless `schedule` is off; told the host's vector
 /// lanes), bufferization and arena planning two ways keeping the smaller arena
 /// (`strata-bufferize-and-plan`; the plain way only unless `pads_in_place`), the matmuls'
@@ -218,12 +218,12 @@ pub fn memref_pipeline(
         early.push("strata-band-chains");
     }
     if borders {
-        early.push("strata-band-input-pads");
-        // The host kernel's implicit padding needs the schedule that writes it.
+        // The host kernel's implicit padding needs the schedule that writes it; a stem it
+        // takes reads the graph input itself, with no padded copy left to band.
         if schedule {
             early.push("strata-implicit-pads");
         }
-        early.push("strata-conv-borders");
+        early.extend(["strata-band-input-pads", "strata-conv-borders"]);
     }
     let early = if early.is_empty() { String::new() } else { format!("func.func({}),", early.join(",")) };
     let plan =

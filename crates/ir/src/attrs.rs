@@ -125,11 +125,11 @@ hand_offs! {
     /// `PARALLEL_MACS` up (each band is a fraction of a convolution that was worth splitting).
     BAND: Flag = "strata.band";
     /// On a `linalg.generic` (`strata-implicit-pads`, on tensors; read by
-    /// `strata-vectorize-depthwise` on buffers): a depthwise convolution of the value its body
-    /// reads (`tensor.extract`, `memref.load`) with implicit zero padding, `[stride h, stride w,
-    /// dilation h, dilation w, padding top, padding left]`; its operands are the filter and the
-    /// output, its loops `(n, c, oh, ow, kh, kw)`.
-    DEPTHWISE: Ints = "strata.depthwise";
+    /// `strata-vectorize-depthwise` on buffers): a convolution (depthwise, or full over few
+    /// input channels) of the value its body reads (`tensor.extract`, `memref.load`) with
+    /// implicit zero padding, `[stride h, stride w, dilation h, dilation w, padding top, padding
+    /// left]`; its operands are the filter and the output.
+    IMPLICIT_PADS: Ints = "strata.implicit_pads";
     /// On a `tensor.extract_slice` (`strata-choose-in-place{mark=true}`, before
     /// `eliminate-empty-tensors`): a slice the program had; the slices without it afterwards
     /// are the destinations the elimination gave producers.

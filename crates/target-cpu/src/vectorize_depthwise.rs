@@ -13,7 +13,7 @@
 //! vectors; stride 2 reads two vectors' worth and keeps the even lanes (one shuffle); the last
 //! partial vector of a row is masked, and rows that do not fill a block run one at a time.
 //!
-//! With the padding implicit (a `linalg.generic` marked `strata.depthwise` by
+//! With the padding implicit (a `linalg.generic` marked `strata.implicit_pads` by
 //! `strata-implicit-pads`, whose input is the unpadded value its body loads), output rows whose
 //! windows reach past the input's rows run one at a time with those taps left out, and column
 //! blocks whose reads reach before or past the row each on their own at a constant column: the
@@ -22,6 +22,13 @@
 //! the blocks whose every read lies inside the row run in the loop (plain loads): for a padded
 //! input too, where a strided read's last, unneeded element past the row had made every block's
 //! loads masked.
+//!
+//! A full convolution over an image's few channels with implicit padding (a stem, see
+//! [`MAX_FULL_CHANNELS`]) takes the same loops with the output's filters in blocks: each input
+//! vector feeds a block of filters (8 x 2 rows on AVX-512), the input channels a rolled loop
+//! carrying the accumulators so that each tap's weight is loaded and broadcast where it is
+//! used, and the filter blocks inside each row block (on one thread) so that the input rows are
+//! read again while in the cache.
 //! With `threads` above 1 and enough work the channels are an `scf.forall` (OpenMP threads).
 //!
 //! Left to the loop-order schedule, MobileNetV2's depthwise convolutions ran at 7-8 GFLOP/s
@@ -87,7 +94,28 @@ pub struct Depthwise {
     /// without it being stored (`strata-implicit-pads`); past the input's last row and column
     /// they read zeros too. `[0, 0]` for a named op, whose input is the padded buffer.
     pads: [i64; 2],
+    /// A full convolution over few input channels (a stem: filter `[F, C, KH, KW]`), with
+    /// implicit padding only.
+    full: bool,
 }
+
+/// The most input channels of a full convolution the kernel takes: an image's (RGB, RGBA).
+/// Each input load feeds a block of filters; with more channels the register-blocked
+/// convolutions of `strata-cpu-schedule` do better.
+pub const MAX_FULL_CHANNELS: i64 = 4;
+
+/// The most taps (input channels x window) of a full convolution the kernel takes: a 3 x 3
+/// window over RGB. ResNet's 7 x 7 stem (147 taps, 64 filters) ran 4x slower than the
+/// register-blocked schedule's filter lanes (7.6 against 1.8 ms standalone): every weight is
+/// a broadcast load, and 64 filters leave that schedule whole vectors of them.
+pub const MAX_FULL_TAPS: i64 = 27;
+
+/// The most filters of a full convolution the kernel takes. With more, the register-blocked
+/// schedule puts whole vectors of filters in the lanes and does better: MobileNetV2's stem
+/// (32 filters) took 0.30 ms in the kernel against 0.26 for its padded copy and the schedule's,
+/// where MobileNetV3-Small's (16) went from 0.21 (banded) to 0.13 and the text detector's from
+/// 0.044 to 0.029.
+pub const MAX_FULL_FILTERS: i64 = 16;
 
 /// The convolution `op` is, when this pass vectorises it (tensors or buffers): a named
 /// depthwise convolution or pool, or a depthwise convolution with implicit padding
@@ -125,7 +153,7 @@ pub fn handles(op: OperationRef<'_, '_>) -> Option<Depthwise> {
         }
     };
     let (strides, dilations) = (attr("strides")?, attr("dilations")?);
-    let conv = Depthwise { reduce, input, filter, output, strides, dilations, pads: [0, 0] };
+    let conv = Depthwise { reduce, input, filter, output, strides, dilations, pads: [0, 0], full: false };
     // The padded input holds every window.
     let inside = (conv.output[2] - 1) * strides[0] + (conv.filter[1] - 1) * dilations[0] < conv.input[2]
         && (conv.output[3] - 1) * strides[1] + (conv.filter[2] - 1) * dilations[1] < conv.input[3];
@@ -138,19 +166,24 @@ fn f32_shape(ty: melior::ir::Type<'_>) -> Option<Vec<i64>> {
     static_shape(ty).ok()
 }
 
-/// The depthwise convolution with implicit zero padding that `strata-implicit-pads` made of
-/// `op` (a `linalg.generic` carrying `strata.depthwise`, on tensors or buffers), with the input
-/// its body reads (`tensor.extract` or `memref.load` of a value from outside it): the generic's
-/// operands are the filter `[C, KH, KW]` and the output `[N, C, OH, OW]`, its loops
-/// `(n, c, oh, ow, kh, kw)`.
+/// The convolution with implicit zero padding that `strata-implicit-pads` made of `op` (a
+/// `linalg.generic` carrying `strata.implicit_pads`, on tensors or buffers), with the input its
+/// body reads (`tensor.extract` or `memref.load` of a value from outside it): the generic's
+/// operands are the filter and the output `[N, F, OH, OW]`; a depthwise one's filter is
+/// `[C, KH, KW]` and its loops `(n, c, oh, ow, kh, kw)`, a full one's `[F, C, KH, KW]` and
+/// `(n, f, oh, ow, c, kh, kw)`.
 pub fn implicit(op: strata_ir::Op) -> Option<(Depthwise, strata_ir::Val)> {
     use strata_ir::handle::MapResult::Dim;
     if !op.is("linalg.generic") || op.operand_count() != 2 {
         return None;
     }
-    let [sh, sw, dh, dw, pt, pl] = <[i64; 6]>::try_from(strata_ir::attrs::DEPTHWISE.get(op.get())?).ok()?;
+    let [sh, sw, dh, dw, pt, pl] = <[i64; 6]>::try_from(strata_ir::attrs::IMPLICIT_PADS.get(op.get())?).ok()?;
     let maps = strata_ir::handle::map_results(op.attribute("indexing_maps")?)?;
-    if maps != [vec![Dim(1), Dim(4), Dim(5)], vec![Dim(0), Dim(1), Dim(2), Dim(3)]] {
+    // Loops (n, c, oh, ow, kh, kw), or (n, f, oh, ow, c, kh, kw) for a full convolution.
+    let depthwise = vec![Dim(1), Dim(4), Dim(5)];
+    let full = vec![Dim(1), Dim(4), Dim(5), Dim(6)];
+    let output = vec![Dim(0), Dim(1), Dim(2), Dim(3)];
+    if maps != [depthwise, output.clone()] && maps != [full, output] {
         return None;
     }
     let reads: Vec<strata_ir::Op> =
@@ -176,8 +209,9 @@ enum At {
 }
 
 impl Depthwise {
-    /// A depthwise convolution of an unpadded `input` with zero padding `pads` (top, left) and
-    /// past its end implicit, when the kernel takes it.
+    /// A convolution of an unpadded `input` with zero padding `pads` (top, left) and past its
+    /// end implicit, when the kernel takes it: depthwise (`filter` `[C, KH, KW]`), or full over
+    /// at most [`MAX_FULL_CHANNELS`] input channels (`filter` `[F, C, KH, KW]`: a stem).
     pub fn with_implicit_pads(
         input: Vec<i64>,
         filter: Vec<i64>,
@@ -186,23 +220,50 @@ impl Depthwise {
         dilations: [i64; 2],
         pads: [i64; 2],
     ) -> Option<Depthwise> {
-        let conv = Depthwise { reduce: Reduce::Weighted, input, filter, output, strides, dilations, pads };
+        let full = filter.len() == 4;
+        let conv = Depthwise { reduce: Reduce::Weighted, input, filter, output, strides, dilations, pads, full };
         (conv.fits() && pads.iter().all(|&p| p >= 0) && conv.blocks() <= MAX_BLOCKS).then_some(conv)
     }
 
-    fn macs(&self) -> i64 {
-        self.output.iter().product::<i64>() * self.filter[1] * self.filter[2]
+    /// The window's extent `[KH, KW]`.
+    fn window(&self) -> [i64; 2] {
+        let at = self.filter.len() - 2;
+        [self.filter[at], self.filter[at + 1]]
     }
 
-    /// The shapes the kernel takes: NCHW with a filter (window) per channel, a width stride of
-    /// 1 or 2, at least 4 outputs a row.
+    /// Input channels each output reads: all of them for a full convolution, its own for a
+    /// depthwise one.
+    fn channels_in(&self) -> i64 {
+        if self.full {
+            self.input[1]
+        } else {
+            1
+        }
+    }
+
+    fn macs(&self) -> i64 {
+        let [kh, kw] = self.window();
+        self.output.iter().product::<i64>() * kh * kw * self.channels_in()
+    }
+
+    /// The shapes the kernel takes: NCHW with a filter (window) per channel, or a full filter
+    /// over few input channels; a width stride of 1 or 2, at least 4 outputs a row.
     fn fits(&self) -> bool {
         let (input, filter, output) = (&self.input, &self.filter, &self.output);
+        let channels = if self.full {
+            filter.len() == 4
+                && input[0] == output[0]
+                && filter[0] == output[1]
+                && filter[1] == input[1]
+                && input[1] <= MAX_FULL_CHANNELS
+                && input[1] * filter[2] * filter[3] <= MAX_FULL_TAPS
+                && output[1] <= MAX_FULL_FILTERS
+        } else {
+            filter.len() == 3 && input[..2] == output[..2] && filter[0] == input[1]
+        };
         input.len() == 4
-            && filter.len() == 3
             && output.len() == 4
-            && input[..2] == output[..2]
-            && filter[0] == input[1]
+            && channels
             && matches!(self.strides[1], 1 | 2)
             && self.strides[0] >= 1
             && self.dilations.iter().all(|&d| d >= 1)
@@ -216,8 +277,9 @@ impl Depthwise {
     fn rows(&self) -> (i64, i64) {
         let (oh, ih, [sh, _], [dh, _], [pt, _]) =
             (self.output[2], self.input[2], self.strides, self.dilations, self.pads);
+        let kh = self.window()[0];
         let first = (0..oh).find(|&o| o * sh >= pt).unwrap_or(oh);
-        let end = (first..oh).rev().find(|&o| o * sh - pt + (self.filter[1] - 1) * dh < ih).map_or(first, |o| o + 1);
+        let end = (first..oh).rev().find(|&o| o * sh - pt + (kh - 1) * dh < ih).map_or(first, |o| o + 1);
         (first, end)
     }
 
@@ -227,7 +289,7 @@ impl Depthwise {
     fn plain_columns(&self, lanes: i64) -> (i64, i64) {
         let (iw, [_, sw], [_, dw], [_, pl]) = (self.input[3], self.strides, self.dilations, self.pads);
         let plain = |k: i64| {
-            (0..self.filter[2]).all(|t| {
+            (0..self.window()[1]).all(|t| {
                 let start = k * lanes * sw + t * dw - pl;
                 start >= 0 && start + lanes * sw <= iw
             })
@@ -241,6 +303,23 @@ impl Depthwise {
     /// The vector lanes of the kernel's blocks on a machine of `lanes`.
     fn lanes(&self, lanes: i64) -> i64 {
         lanes.min((self.output[3] as u64).next_power_of_two() as i64)
+    }
+
+    /// Filters a block computes from each input load, and output rows a block: a depthwise
+    /// convolution's channel has one filter, its blocks [`ROWS`] rows; a full convolution's
+    /// block takes the largest divisor of its filters up to a third of the accumulators (at
+    /// least two blocks when `parallel`) and as many rows as the rest hold. Each tap then
+    /// loads one input vector a row and one weight a filter for rows x filters multiply-adds:
+    /// 8 filters x 3 rows on AVX-512 load 11 values for 24 (16 x 1 loaded 17 for 16, and
+    /// MobileNetV2's 32-filter stem ran slower than the register-blocked schedule's).
+    fn block_shape(&self, accumulators: i64, parallel: bool) -> (i64, i64) {
+        if !self.full {
+            return (1, ROWS);
+        }
+        let f = self.output[1];
+        let most = if parallel { (accumulators / 3).min(f / 2) } else { accumulators / 3 }.max(1);
+        let filters = (1..=most.min(f)).rev().find(|d| f % d == 0).unwrap_or(1);
+        (filters, (accumulators * 2 / 3 / filters).clamp(1, ROWS))
     }
 
     /// How many register blocks the kernel writes out (at the machine's widest, 16 lanes).
@@ -267,17 +346,21 @@ impl Depthwise {
     ) -> String {
         let [n, c, oh, ow] = [self.output[0], self.output[1], self.output[2], self.output[3]];
         let [ih, iw] = [self.input[2], self.input[3]];
-        let [kh, kw] = [self.filter[1], self.filter[2]];
+        let [kh, kw] = self.window();
         let [sh, sw] = self.strides;
         let [dh, dw] = self.dilations;
         let [pt, pl] = self.pads;
+        let (filters, rows_per_block) =
+            self.block_shape(strata_machine::Registers::for_lanes(lanes).accumulators, parallel);
         let lanes = self.lanes(lanes);
         let wide = lanes * sw;
         let vt = format!("vector<{lanes}xf32>");
         let mt = format!("vector<{lanes}xi1>");
         let (ow_main, ow_tail) = (ow / lanes * lanes, ow % lanes);
         let (xt, wt, yt) = (&types[0], &types[1], &types[2]);
-        let constants = std::cell::RefCell::new(std::collections::BTreeSet::from([0, 1, lanes, c, sh, sw, ROWS]));
+        let groups = c / filters;
+        let constants =
+            std::cell::RefCell::new(std::collections::BTreeSet::from([0, 1, lanes, groups, sh, sw, rows_per_block]));
         // The index constant `k` (negative ones are `%cn<k>`).
         let cst = |k: i64| -> String {
             constants.borrow_mut().insert(k);
@@ -294,32 +377,67 @@ impl Depthwise {
         } else {
             "%c0"
         };
-        if parallel {
-            s += &format!("    scf.forall (%ch) in ({c}) {{\n");
-        } else {
-            s += &format!("    scf.for %ch = %c0 to %c{c} step %c1 {{\n");
-        }
-        if seeded {
-            s += &format!(
-                "      %bs = memref.load %bias[%ch] : {}\n      %bv = vector.broadcast %bs : f32 to {vt}\n",
-                types[3]
-            );
-        }
-        // The channel's weights, broadcast once (a pool has none).
-        if self.reduce == Reduce::Weighted {
-            for a in 0..kh {
-                for b in 0..kw {
-                    s += &format!(
-                        "      %ws{a}_{b} = memref.load %w[%ch, {}, {}] : {wt}\n      %wv{a}_{b} = vector.broadcast %ws{a}_{b} : f32 to {vt}\n",
-                        cst(a),
-                        cst(b)
+        // One iteration per channel (depthwise) or block of filters (full): outermost, or, for
+        // a full convolution on one thread, inside each row block, so that the rows of the
+        // input a block reads are read again by the next filters while still in the cache
+        // (outermost, MobileNetV2's 32-filter stem read its 600 KB input from memory four times:
+        // 0.33 ms in the model against 0.20 alone).
+        let inner_groups = self.full && !parallel;
+        let group = std::cell::Cell::new(0usize);
+        // The block's filters: the channel itself, or `filters` from `%g * filters`.
+        let filter = |j: i64| {
+            let g = group.get();
+            if self.full {
+                format!("%f{g}_{j}")
+            } else {
+                format!("%g{g}")
+            }
+        };
+        let open_group = |s: &mut String, indent: &str| {
+            group.set(group.get() + 1);
+            let g = group.get();
+            if parallel {
+                *s += &format!("{indent}scf.forall (%g{g}) in ({groups}) {{\n");
+            } else {
+                *s += &format!("{indent}scf.for %g{g} = %c0 to {} step %c1 {{\n", cst(groups));
+            }
+            let inner = format!("{indent}  ");
+            if self.full {
+                *s += &format!("{inner}%fbase{g} = arith.muli %g{g}, {} : index\n", cst(filters));
+                for j in 0..filters {
+                    *s += &format!("{inner}%f{g}_{j} = arith.addi %fbase{g}, {} : index\n", cst(j));
+                }
+            }
+            if seeded {
+                for j in 0..filters {
+                    *s += &format!(
+                        "{inner}%bs{g}_{j} = memref.load %bias[{}] : {}\n{inner}%bv{g}_{j} = vector.broadcast %bs{g}_{j} : f32 to {vt}\n",
+                        filter(j),
+                        types[3]
                     );
                 }
             }
+            // A depthwise channel's weights, broadcast once (a pool has none); a full
+            // convolution's are read where they are used (too many to hold).
+            if self.reduce == Reduce::Weighted && !self.full {
+                for a in 0..kh {
+                    for b in 0..kw {
+                        *s += &format!(
+                            "{inner}%ws{a}_{b} = memref.load %w[%g{g}, {}, {}] : {wt}\n{inner}%wv{a}_{b} = vector.broadcast %ws{a}_{b} : f32 to {vt}\n",
+                            cst(a),
+                            cst(b)
+                        );
+                    }
+                }
+            }
+            inner
+        };
+        if !inner_groups {
+            let _ = open_group(&mut s, "    ");
         }
         let mut id = 0usize;
-        // A block of `rows` output rows from `row` by one vector of columns from `col`; `tail`:
-        // the row's last, partial vector (stores masked).
+        // A block of `rows` output rows from `row` by one vector of columns from `col`, for each
+        // of the block's filters; `tail`: the row's last, partial vector (stores masked).
         let mut block = |s: &mut String, rows: i64, row: &At, col: &At, tail: bool, indent: &str| {
             id += 1;
             let b = id;
@@ -331,8 +449,9 @@ impl Depthwise {
                 At::Static(k) => cst(*k),
                 At::Dynamic(v) => v.clone(),
             };
-            // Accumulators seeded from the output (which holds the bias), or from the bias.
-            let mut acc: Vec<String> = Vec::new();
+            // Accumulators (by filter, then row) seeded from the output (which holds the
+            // bias), or from the bias.
+            let mut acc: Vec<Vec<String>> = vec![Vec::new(); filters as usize];
             let mut out_rows: Vec<String> = Vec::new();
             for r in 0..rows {
                 let out_row = match row {
@@ -342,136 +461,232 @@ impl Depthwise {
                         format!("%oh{b}_{r}")
                     }
                 };
-                let seed = format!("%a{b}_{r}_0");
-                match &mask {
-                    _ if seeded => acc.push("%bv".to_owned()),
-                    None => {
-                        *s += &format!(
-                            "{indent}{seed} = vector.load %y[{batch}, %ch, {out_row}, {col_value}] : {yt}, {vt}\n"
-                        );
-                        acc.push(seed);
-                    }
-                    Some(m) => {
-                        *s += &format!("{indent}{seed} = vector.maskedload %y[{batch}, %ch, {out_row}, {col_value}], {m}, %zero : {yt}, {mt}, {vt} into {vt}\n");
-                        acc.push(seed);
+                for j in 0..filters {
+                    let seed = format!("%a{b}_{j}_{r}_0");
+                    let f = filter(j);
+                    match &mask {
+                        _ if seeded => acc[j as usize].push(format!("%bv{}_{j}", group.get())),
+                        None => {
+                            *s += &format!(
+                                "{indent}{seed} = vector.load %y[{batch}, {f}, {out_row}, {col_value}] : {yt}, {vt}\n"
+                            );
+                            acc[j as usize].push(seed);
+                        }
+                        Some(m) => {
+                            *s += &format!("{indent}{seed} = vector.maskedload %y[{batch}, {f}, {out_row}, {col_value}], {m}, %zero : {yt}, {mt}, {vt} into {vt}\n");
+                            acc[j as usize].push(seed);
+                        }
                     }
                 }
                 out_rows.push(out_row);
             }
-            let mut steps = vec![0usize; rows as usize];
+            let mut steps = vec![vec![0usize; rows as usize]; filters as usize];
+            // Filter `j`'s accumulators (`chains`, by row) take the tap's input vectors `rows`
+            // (row, value) times `weight`: a multiply-add, a pool's maximum or sum.
+            let reduce = self.reduce;
+            let accumulate = |s: &mut String,
+                              chains: &mut Vec<String>,
+                              steps: &mut Vec<usize>,
+                              j: usize,
+                              rows: &[(i64, String)],
+                              weight: &str| {
+                for (r, x) in rows {
+                    let r = *r as usize;
+                    steps[r] += 1;
+                    let step = steps[r];
+                    let (prev, next) = (chains[r].clone(), format!("%a{b}_{j}_{r}_{step}"));
+                    *s += &match reduce {
+                        Reduce::Weighted => format!(
+                            "{indent}%p{b}_{j}_{r}_{step} = arith.mulf {x}, {weight} fastmath<contract> : {vt}\n{indent}{next} = arith.addf {prev}, %p{b}_{j}_{r}_{step} fastmath<contract> : {vt}\n"
+                        ),
+                        // linalg.pooling_nchw_max's own maximum (NaN propagates).
+                        Reduce::Max => format!("{indent}{next} = arith.maximumf {prev}, {x} : {vt}\n"),
+                        Reduce::Sum => format!("{indent}{next} = arith.addf {prev}, {x} : {vt}\n"),
+                    };
+                    chains[r] = next;
+                }
+            };
             if let At::Dynamic(v) = col {
                 // The input column of the block's first output at tap 0 (padding included).
                 *s += &format!("{indent}%iw{b} = arith.muli {v}, %c{sw} : index\n");
             }
-            for a in 0..kh {
-                for t in 0..kw {
-                    // Where the tap's vector comes from: a whole read at a loop's column, or a
-                    // read at a constant column, masked to the row, with the lanes left of the
-                    // row (the implicit padding) shuffled in from zeros.
-                    let (column, valid, lanes_at) = match col {
-                        At::Dynamic(_) => {
-                            *s +=
-                                &format!("{indent}%iw{b}_{a}_{t} = arith.addi %iw{b}, {} : index\n", cst(t * dw - pl));
-                            (format!("%iw{b}_{a}_{t}"), wide, None)
-                        }
-                        At::Static(k) => {
-                            let start = k * sw + t * dw - pl;
-                            let low = start.max(0);
-                            let valid = (iw - low).clamp(0, wide);
-                            if valid == 0 {
-                                continue;
-                            }
-                            let at: Vec<i64> = (0..lanes).map(|l| start + l * sw - low).collect();
-                            let shuffled = start < 0 || sw > 1;
-                            (cst(low), valid, shuffled.then_some(at))
-                        }
-                    };
-                    for r in 0..rows {
-                        let input_row = match row {
-                            At::Static(k) => {
-                                let i = (k + r) * sh + a * dh - pt;
-                                if i < 0 || i >= ih {
-                                    continue;
-                                }
-                                cst(i)
-                            }
+            // A full convolution's input channels: a rolled loop carrying the accumulators,
+            // so that each tap's weights (one per filter) are read where they are used. Loaded
+            // out of the loops (they do not change along them), the hundreds a block reads
+            // were spilled to the stack as whole vectors.
+            let outer_indent = indent;
+            let inner = format!("{indent}  ");
+            let (indent, input_channel) = if self.full {
+                let carried: Vec<String> = acc.iter().flatten().cloned().collect();
+                let args: Vec<String> =
+                    carried.iter().enumerate().map(|(k, seed)| format!("%i{b}_{k} = {seed}")).collect();
+                *s += &format!(
+                    "{indent}%r{b}:{} = scf.for %ci{b} = %c0 to {} step %c1 iter_args({}) -> ({}) {{\n",
+                    carried.len(),
+                    cst(self.input[1]),
+                    args.join(", "),
+                    vec![vt.as_str(); carried.len()].join(", ")
+                );
+                for (k, chain) in acc.iter_mut().flatten().enumerate() {
+                    *chain = format!("%i{b}_{k}");
+                }
+                (inner.as_str(), format!("%ci{b}"))
+            } else {
+                (indent, format!("%g{}", group.get()))
+            };
+            {
+                for a in 0..kh {
+                    for t in 0..kw {
+                        let tap = format!("{a}_{t}");
+                        // Where the tap's vector comes from: a whole read at a loop's column, or a
+                        // read at a constant column, masked to the row, with the lanes left of the
+                        // row (the implicit padding) shuffled in from zeros.
+                        let (column, valid, lanes_at) = match col {
                             At::Dynamic(_) => {
                                 *s += &format!(
-                                    "{indent}%ih{b}_{a}_{t}_{r}a = arith.muli {}, %c{sh} : index\n{indent}%ih{b}_{a}_{t}_{r} = arith.addi %ih{b}_{a}_{t}_{r}a, {} : index\n",
-                                    out_rows[r as usize],
-                                    cst(a * dh - pt)
+                                    "{indent}%iw{b}_{tap} = arith.addi %iw{b}, {} : index\n",
+                                    cst(t * dw - pl)
                                 );
-                                format!("%ih{b}_{a}_{t}_{r}")
+                                (format!("%iw{b}_{tap}"), wide, None)
+                            }
+                            At::Static(k) => {
+                                let start = k * sw + t * dw - pl;
+                                let low = start.max(0);
+                                let valid = (iw - low).clamp(0, wide);
+                                if valid == 0 {
+                                    continue;
+                                }
+                                let at: Vec<i64> = (0..lanes).map(|l| start + l * sw - low).collect();
+                                let shuffled = start < 0 || sw > 1;
+                                (cst(low), valid, shuffled.then_some(at))
                             }
                         };
-                        let x = format!("%x{b}_{a}_{t}_{r}");
-                        let pass = if sw > 1 { "%zerow" } else { "%zero" };
-                        let load = if valid < wide {
+                        // A full convolution's weight of this tap for filter `j`, read where it is
+                        // used: every row's input vector is loaded first, then each filter's weight
+                        // feeds its rows' multiply-adds (all weights first kept 8 of them live beside
+                        // 24 accumulators, and the rows' vectors spilled).
+                        let weight = |s: &mut String, j: i64| -> String {
+                            if !self.full {
+                                return format!("%wv{a}_{t}");
+                            }
+                            let w = format!("%w{b}_{j}_{tap}");
                             *s += &format!(
-                                "{indent}%lm{b}_{a}_{t}_{r} = vector.create_mask {} : vector<{wide}xi1>\n",
-                                cst(valid)
+                                "{indent}{w}s = memref.load %w[{}, {}, {}, {}] : {wt}\n{indent}{w} = vector.broadcast {w}s : f32 to {vt}\n",
+                                filter(j),
+                                input_channel,
+                                cst(a),
+                                cst(t)
                             );
-                            format!(
-                                "vector.maskedload %x[{batch}, %ch, {input_row}, {column}], %lm{b}_{a}_{t}_{r}, {pass} : {xt}, vector<{wide}xi1>, vector<{wide}xf32> into vector<{wide}xf32>"
-                            )
-                        } else {
-                            format!("vector.load %x[{batch}, %ch, {input_row}, {column}] : {xt}, vector<{wide}xf32>")
+                            w
                         };
-                        match &lanes_at {
-                            // Lanes before the row read the zero vector (the second operand).
-                            Some(at) => {
-                                let picks: Vec<String> =
-                                    at.iter().map(|&i| if i < 0 { wide } else { i }.to_string()).collect();
-                                let second = if at.iter().any(|&i| i < 0) { pass.to_owned() } else { format!("{x}w") };
+                        let mut loaded: Vec<(i64, String)> = Vec::new();
+                        for r in 0..rows {
+                            let input_row = match row {
+                                At::Static(k) => {
+                                    let i = (k + r) * sh + a * dh - pt;
+                                    if i < 0 || i >= ih {
+                                        continue;
+                                    }
+                                    cst(i)
+                                }
+                                At::Dynamic(_) => {
+                                    *s += &format!(
+                                        "{indent}%ih{b}_{tap}_{r}a = arith.muli {}, %c{sh} : index\n{indent}%ih{b}_{tap}_{r} = arith.addi %ih{b}_{tap}_{r}a, {} : index\n",
+                                        out_rows[r as usize],
+                                        cst(a * dh - pt)
+                                    );
+                                    format!("%ih{b}_{tap}_{r}")
+                                }
+                            };
+                            let x = format!("%x{b}_{tap}_{r}");
+                            let pass = if sw > 1 { "%zerow" } else { "%zero" };
+                            let load = if valid < wide {
                                 *s += &format!(
-                                    "{indent}{x}w = {load}\n{indent}{x} = vector.shuffle {x}w, {second} [{}] : vector<{wide}xf32>, vector<{wide}xf32>\n",
-                                    picks.join(", ")
+                                    "{indent}%lm{b}_{tap}_{r} = vector.create_mask {} : vector<{wide}xi1>\n",
+                                    cst(valid)
                                 );
+                                format!(
+                                    "vector.maskedload %x[{batch}, {input_channel}, {input_row}, {column}], %lm{b}_{tap}_{r}, {pass} : {xt}, vector<{wide}xi1>, vector<{wide}xf32> into vector<{wide}xf32>"
+                                )
+                            } else {
+                                format!("vector.load %x[{batch}, {input_channel}, {input_row}, {column}] : {xt}, vector<{wide}xf32>")
+                            };
+                            match &lanes_at {
+                                // Lanes before the row read the zero vector (the second operand).
+                                Some(at) => {
+                                    let picks: Vec<String> =
+                                        at.iter().map(|&i| if i < 0 { wide } else { i }.to_string()).collect();
+                                    let second =
+                                        if at.iter().any(|&i| i < 0) { pass.to_owned() } else { format!("{x}w") };
+                                    *s += &format!(
+                                        "{indent}{x}w = {load}\n{indent}{x} = vector.shuffle {x}w, {second} [{}] : vector<{wide}xf32>, vector<{wide}xf32>\n",
+                                        picks.join(", ")
+                                    );
+                                }
+                                None if sw > 1 => {
+                                    let even: Vec<String> = (0..lanes).map(|l| (l * sw).to_string()).collect();
+                                    *s += &format!(
+                                        "{indent}{x}w = {load}\n{indent}{x} = vector.shuffle {x}w, {x}w [{}] : vector<{wide}xf32>, vector<{wide}xf32>\n",
+                                        even.join(", ")
+                                    );
+                                }
+                                None => *s += &format!("{indent}{x} = {load}\n"),
                             }
-                            None if sw > 1 => {
-                                let even: Vec<String> = (0..lanes).map(|l| (l * sw).to_string()).collect();
-                                *s += &format!(
-                                    "{indent}{x}w = {load}\n{indent}{x} = vector.shuffle {x}w, {x}w [{}] : vector<{wide}xf32>, vector<{wide}xf32>\n",
-                                    even.join(", ")
-                                );
+                            loaded.push((r, x));
+                            if !self.full {
+                                // A depthwise channel: the row's multiply-add right after its load.
+                                let w = weight(s, 0);
+                                accumulate(s, &mut acc[0], &mut steps[0], 0, &std::mem::take(&mut loaded), &w);
                             }
-                            None => *s += &format!("{indent}{x} = {load}\n"),
                         }
-                        let step = &mut steps[r as usize];
-                        *step += 1;
-                        let (prev, next) = (acc[r as usize].clone(), format!("%a{b}_{r}_{step}"));
-                        *s += &match self.reduce {
-                            Reduce::Weighted => format!(
-                                "{indent}%p{b}_{r}_{step} = arith.mulf {x}, %wv{a}_{t} fastmath<contract> : {vt}\n{indent}{next} = arith.addf {prev}, %p{b}_{r}_{step} fastmath<contract> : {vt}\n"
-                            ),
-                            // linalg.pooling_nchw_max's own maximum (NaN propagates).
-                            Reduce::Max => format!("{indent}{next} = arith.maximumf {prev}, {x} : {vt}\n"),
-                            Reduce::Sum => format!("{indent}{next} = arith.addf {prev}, {x} : {vt}\n"),
-                        };
-                        acc[r as usize] = next;
+                        for j in 0..filters {
+                            if loaded.is_empty() {
+                                break;
+                            }
+                            let w = weight(s, j);
+                            let (j, rows) = (j as usize, &loaded);
+                            accumulate(s, &mut acc[j], &mut steps[j], j, rows, &w);
+                        }
                     }
                 }
             }
-            for r in 0..rows {
-                let value = acc[r as usize].clone();
-                let term = |t: Term| match t {
-                    Term::Value => value.clone(),
-                    Term::Step(k) => format!("%e{b}_{r}_{k}"),
-                    Term::Constant(k) => format!("%ep{k}"),
-                };
-                let mut result = value.clone();
-                if let Some(epilogue) = epilogue {
-                    for (k, (name, operands)) in epilogue.steps.iter().enumerate() {
-                        let operands: Vec<String> = operands.iter().map(|&t| term(t)).collect();
-                        *s += &format!("{indent}%e{b}_{r}_{k} = {name} {} : {vt}\n", operands.join(", "));
-                    }
-                    result = term(epilogue.result);
+            let indent = outer_indent;
+            if self.full {
+                let carried: Vec<String> = acc.iter().flatten().cloned().collect();
+                *s += &format!(
+                    "{inner}scf.yield {} : {}\n{indent}}} {ROLLED}\n",
+                    carried.join(", "),
+                    vec![vt.as_str(); carried.len()].join(", ")
+                );
+                for (k, chain) in acc.iter_mut().flatten().enumerate() {
+                    *chain = format!("%r{b}#{k}");
                 }
-                let out_row = &out_rows[r as usize];
-                match &mask {
-                    None => *s += &format!("{indent}vector.store {result}, %y[{batch}, %ch, {out_row}, {col_value}] : {yt}, {vt}\n"),
-                    Some(m) => {
-                        *s += &format!("{indent}vector.maskedstore %y[{batch}, %ch, {out_row}, {col_value}], {m}, {result} : {yt}, {mt}, {vt}\n")
+            }
+            for r in 0..rows {
+                for (j, chains) in acc.iter().enumerate() {
+                    let value = chains[r as usize].clone();
+                    let name = format!("{b}_{j}_{r}");
+                    let term = |t: Term| match t {
+                        Term::Value => value.clone(),
+                        Term::Step(k) => format!("%e{name}_{k}"),
+                        Term::Constant(k) => format!("%ep{k}"),
+                    };
+                    let mut result = value.clone();
+                    if let Some(epilogue) = epilogue {
+                        for (k, (op, operands)) in epilogue.steps.iter().enumerate() {
+                            let operands: Vec<String> = operands.iter().map(|&t| term(t)).collect();
+                            *s += &format!("{indent}%e{name}_{k} = {op} {} : {vt}\n", operands.join(", "));
+                        }
+                        result = term(epilogue.result);
+                    }
+                    let (out_row, f) = (&out_rows[r as usize], filter(j as i64));
+                    match &mask {
+                        None => *s += &format!(
+                            "{indent}vector.store {result}, %y[{batch}, {f}, {out_row}, {col_value}] : {yt}, {vt}\n"
+                        ),
+                        Some(m) => {
+                            *s += &format!("{indent}vector.maskedstore %y[{batch}, {f}, {out_row}, {col_value}], {m}, {result} : {yt}, {mt}, {vt}\n")
+                        }
                     }
                 }
             }
@@ -480,7 +695,9 @@ impl Depthwise {
         // each on its own, the others in a loop; then the partial block.
         let (c0, c1) = self.plain_columns(lanes);
         let mut loops = 0usize;
-        let mut columns = |s: &mut String, rows: i64, row: &At, indent: &str| {
+        let mut columns = |s: &mut String, rows: i64, row: &At, outer: &str| {
+            let opened = inner_groups.then(|| open_group(s, outer));
+            let indent = opened.as_deref().unwrap_or(outer);
             for k in 0..ow / lanes {
                 if k == c0 && c1 > c0 {
                     loops += 1;
@@ -501,15 +718,18 @@ impl Depthwise {
             if ow_tail > 0 {
                 block(s, rows, row, &At::Static(ow_main), true, indent);
             }
+            if inner_groups {
+                *s += &format!("{outer}}} {ROLLED}\n");
+            }
         };
-        // Rows reading padding one at a time, the others in blocks of ROWS then one at a time.
+        // Rows reading padding one at a time, the others in blocks then one at a time.
         let (r0, r1) = self.rows();
         let indent = "      ";
         for r in 0..r0 {
             columns(&mut s, 1, &At::Static(r), indent);
         }
-        let rows_main = r0 + (r1 - r0) / ROWS * ROWS;
-        for (from, to, step, v) in [(r0, rows_main, ROWS, "%ohb"), (rows_main, r1, 1, "%ohr")] {
+        let rows_main = r0 + (r1 - r0) / rows_per_block * rows_per_block;
+        for (from, to, step, v) in [(r0, rows_main, rows_per_block, "%ohb"), (rows_main, r1, 1, "%ohr")] {
             if to > from {
                 s += &format!("{indent}scf.for {v} = {} to {} step %c{step} {{\n", cst(from), cst(to));
                 columns(&mut s, step, &At::Dynamic(v.to_owned()), &format!("{indent}  "));
@@ -519,7 +739,9 @@ impl Depthwise {
         for r in r1..oh {
             columns(&mut s, 1, &At::Static(r), indent);
         }
-        s += "    }\n";
+        if !inner_groups {
+            s += "    }\n";
+        }
         if n > 1 {
             s += "    }\n";
         }
