@@ -43,16 +43,12 @@ use strata_lower::pads::Pad;
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-implicit-pads",
-    summary:
-        "Depthwise convolutions over a zero pad read their unpadded input, the padding implicit in the host kernel",
+    summary: "Depthwise convolutions and image stems over a zero pad read their unpadded input, the padding implicit in the host kernel",
     anchor: "func.func",
     options: &[],
     statistics: &[
-        StatisticInfo { name: "convolutions", help: "Depthwise convolutions reading their unpadded input" },
-        StatisticInfo {
-            name: "kept",
-            help: "Depthwise convolutions over a pad left padded (another value, pad or shape)",
-        },
+        StatisticInfo { name: "convolutions", help: "Convolutions reading their unpadded input" },
+        StatisticInfo { name: "kept", help: "Convolutions over a pad left padded (another value, pad or shape)" },
     ],
 };
 
@@ -74,8 +70,8 @@ fn pair(op: Op, name: &str) -> Option<[i64; 2]> {
     }
 }
 
-/// The kernel text that replaces `op` (a depthwise convolution of `padded`, the result of
-/// `pad`): arguments the unpadded input, the filter, the accumulator. `None` when not taken.
+/// The kernel text that replaces `op` (a depthwise or full convolution of `padded`, the result
+/// of `pad`): arguments the unpadded input, the filter, the accumulator. `None` when not taken.
 fn kernel(op: Op, padded: Op, pad: &Pad) -> Option<String> {
     let source = tensor_type(pad.source.r#type()).ok()?;
     let padded = tensor_type(padded.result(0).r#type()).ok()?;

@@ -157,9 +157,11 @@ pub fn handles(op: OperationRef<'_, '_>) -> Option<Depthwise> {
     let (strides, dilations) = (attr("strides")?, attr("dilations")?);
     let conv = Depthwise { reduce, input, filter, output, strides, dilations, pads: [0, 0], full: false };
     // The padded input holds every window.
-    let inside = (conv.output[2] - 1) * strides[0] + (conv.filter[1] - 1) * dilations[0] < conv.input[2]
-        && (conv.output[3] - 1) * strides[1] + (conv.filter[2] - 1) * dilations[1] < conv.input[3];
-    (conv.fits() && inside).then_some(conv)
+    let inside = |conv: &Depthwise| {
+        (conv.output[2] - 1) * strides[0] + (conv.filter[1] - 1) * dilations[0] < conv.input[2]
+            && (conv.output[3] - 1) * strides[1] + (conv.filter[2] - 1) * dilations[1] < conv.input[3]
+    };
+    (conv.fits() && inside(&conv)).then_some(conv)
 }
 
 /// The static shape of `ty` when its elements are f32 and, a buffer, its innermost stride is 1.
@@ -261,6 +263,9 @@ impl Depthwise {
     /// over few input channels; a width stride of 1 or 2, at least 4 outputs a row.
     fn fits(&self) -> bool {
         let (input, filter, output) = (&self.input, &self.filter, &self.output);
+        if input.len() != 4 || output.len() != 4 {
+            return false;
+        }
         let channels = if self.full {
             filter.len() == 4
                 && input[0] == output[0]
@@ -272,9 +277,7 @@ impl Depthwise {
         } else {
             filter.len() == 3 && input[..2] == output[..2] && filter[0] == input[1]
         };
-        input.len() == 4
-            && output.len() == 4
-            && channels
+        channels
             && matches!(self.strides[1], 1 | 2)
             && self.strides[0] >= 1
             && self.dilations.iter().all(|&d| d >= 1)
