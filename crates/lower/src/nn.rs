@@ -22,6 +22,15 @@ pub fn window_attributes(strides: &[i64], dilations: &[i64]) -> String {
     )
 }
 
+/// A windowed op's two-value attribute `name` (`strides`, `dilations`): `[1, 1]` when absent,
+/// `None` when it is not two integers.
+pub fn pair_attribute(op: strata_ir::Op, name: &str) -> Option<[i64; 2]> {
+    match op.attribute(name) {
+        None => Some([1, 1]),
+        Some(a) => <[i64; 2]>::try_from(strata_ir::handle::dense_ints(a)?).ok(),
+    }
+}
+
 /// `input` padded on H and W by `[top, left, bottom, right]` with `fill`.
 fn pad_hw(k: &mut Kernel, input: &str, ty: &TensorTy, pads: [i64; 4], fill: &str) -> (String, TensorTy) {
     if pads.iter().all(|&p| p == 0) {

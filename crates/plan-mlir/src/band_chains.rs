@@ -50,7 +50,7 @@
 //! it is banded and the estimate lowered ([`select_at_peak`]). Elsewhere bands cost code,
 //! launches and recomputed rows for nothing. `all=true` bands every chain.
 
-use crate::conv_borders::{pair_attribute, pressure};
+use crate::conv_borders::pressure;
 use melior::ir::attribute::{DenseI32ArrayAttribute, DenseI64ArrayAttribute};
 use melior::ir::operation::{OperationBuilder, OperationLike};
 use melior::ir::BlockLike;
@@ -62,6 +62,7 @@ use strata_ir::{
     Blk, Op, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val,
 };
 use strata_lower::kernel::TensorTy;
+use strata_lower::nn::pair_attribute;
 use strata_lower::ops::tensor_type;
 use strata_lower::pads::Pad;
 

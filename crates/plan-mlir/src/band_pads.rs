@@ -23,12 +23,13 @@
 //! into bands of at least [`MIN_BAND_ROWS`] rows, at most [`MAX_BANDS`] (eight cost more
 //! launches and saved nothing more at any zoo peak).
 
-use crate::conv_borders::{live_between, near_peak, pair_attribute, pressure};
+use crate::conv_borders::{live_between, near_peak, pressure};
 use melior::ir::ValueLike;
 use strata_ir::handle::tensor_bytes;
 use strata_ir::rewrite::collect;
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 use strata_lower::kernel::{Kernel, KernelCache};
+use strata_lower::nn::pair_attribute;
 use strata_lower::nn::{list, window_attributes};
 use strata_lower::ops::tensor_type;
 use strata_lower::pads::Pad;

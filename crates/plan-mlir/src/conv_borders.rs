@@ -58,13 +58,13 @@
 
 use melior::ir::ValueLike;
 use std::collections::BTreeMap;
-use strata_ir::handle::{dense_ints, tensor_bytes};
+use strata_ir::handle::tensor_bytes;
 use strata_ir::rewrite::collect;
 use strata_ir::{
     Blk, Op, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val,
 };
 use strata_lower::kernel::{Iter, Kernel, KernelCache, Map};
-use strata_lower::nn::{list, window_attributes};
+use strata_lower::nn::{list, pair_attribute, window_attributes};
 use strata_lower::ops::tensor_type;
 use strata_lower::pads::{clamp_in_place, Pad};
 
@@ -186,15 +186,6 @@ fn identity(name: &str, value: f64) -> bool {
         value <= f64::from(f32::MIN)
     } else {
         value == 0.0
-    }
-}
-
-/// A windowed op's two-value attribute `name` (`strides`, `dilations`): `[1, 1]` when absent,
-/// `None` when it is not two integers.
-pub(crate) fn pair_attribute(op: Op, name: &str) -> Option<Vec<i64>> {
-    match op.attribute(name) {
-        None => Some(vec![1, 1]),
-        Some(a) => dense_ints(a).filter(|v| v.len() == 2),
     }
 }
 

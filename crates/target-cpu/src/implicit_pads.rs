@@ -34,10 +34,10 @@
 
 use crate::vectorize_depthwise::Depthwise;
 use melior::ir::ValueLike;
-use strata_ir::handle::dense_ints;
 use strata_ir::rewrite::collect;
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 use strata_lower::kernel::{Iter, Kernel, KernelCache, Map};
+use strata_lower::nn::pair_attribute;
 use strata_lower::ops::tensor_type;
 use strata_lower::pads::Pad;
 
@@ -62,14 +62,6 @@ struct ImplicitPads;
 /// channels (an image's), whose stem otherwise reads a padded copy of the graph input.
 const FULL: &str = "linalg.conv_2d_nchw_fchw";
 
-/// A two-value attribute of a convolution (`strides`, `dilations`): `[1, 1]` when absent.
-fn pair(op: Op, name: &str) -> Option<[i64; 2]> {
-    match op.attribute(name) {
-        None => Some([1, 1]),
-        Some(a) => <[i64; 2]>::try_from(dense_ints(a)?).ok(),
-    }
-}
-
 /// The kernel text that replaces `op` (a depthwise or full convolution of `padded`, the result
 /// of `pad`): arguments the unpadded input, the filter, the accumulator. `None` when not taken.
 fn kernel(op: Op, padded: Op, pad: &Pad) -> Option<String> {
@@ -84,7 +76,8 @@ fn kernel(op: Op, padded: Op, pad: &Pad) -> Option<String> {
     if pad.low.len() != 4 || pad.low[..2] != [0, 0] {
         return None;
     }
-    let (strides, dilations, pads) = (pair(op, "strides")?, pair(op, "dilations")?, [pad.low[2], pad.low[3]]);
+    let (strides, dilations, pads) =
+        (pair_attribute(op, "strides")?, pair_attribute(op, "dilations")?, [pad.low[2], pad.low[3]]);
     Depthwise::with_implicit_pads(
         source.shape.clone(),
         filter.shape.clone(),

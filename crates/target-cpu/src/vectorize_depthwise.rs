@@ -45,8 +45,8 @@ use crate::text_kernels::{element, replace_kernels_with, unit_inner_stride, ROLL
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::ShapedTypeLike;
 use melior::ir::ValueLike;
-use strata_ir::handle::dense_ints;
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_lower::nn::pair_attribute;
 use strata_lower::ops::static_shape;
 
 pub static INFO: PassInfo = PassInfo {
@@ -145,16 +145,8 @@ pub fn handles(op: OperationRef<'_, '_>) -> Option<Depthwise> {
     if reduce != Reduce::Weighted && filter.len() == 2 {
         filter.insert(0, input[1]);
     }
-    let attr = |name: &str| -> Option<[i64; 2]> {
-        match op.attribute(name).ok() {
-            None => Some([1, 1]),
-            Some(a) => {
-                let v = dense_ints(a)?;
-                (v.len() == 2).then(|| [v[0], v[1]])
-            }
-        }
-    };
-    let (strides, dilations) = (attr("strides")?, attr("dilations")?);
+    let conv_op = strata_ir::Op::of(&op);
+    let (strides, dilations) = (pair_attribute(conv_op, "strides")?, pair_attribute(conv_op, "dilations")?);
     let conv = Depthwise { reduce, input, filter, output, strides, dilations, pads: [0, 0], full: false };
     // The padded input holds every window.
     let inside = |conv: &Depthwise| {
@@ -214,6 +206,15 @@ const PARALLEL_MACS: i64 = crate::conv_lanes::PARALLEL_MACS / 8;
 /// Most register blocks a kernel writes out (rows and column blocks at the padding each have
 /// their own, see [`Depthwise::rows`]): more is a window far larger than its map.
 const MAX_BLOCKS: usize = 64;
+
+/// The name of the kernel's index constant `k` (negative ones are `%cn<k>`).
+fn index_constant(k: i64) -> String {
+    if k >= 0 {
+        format!("%c{k}")
+    } else {
+        format!("%cn{}", -k)
+    }
+}
 
 /// One output row or column block's position: a constant, or a loop's index.
 enum At {
@@ -375,14 +376,10 @@ impl Depthwise {
         let groups = c / filters;
         let constants =
             std::cell::RefCell::new(std::collections::BTreeSet::from([0, 1, lanes, groups, sh, sw, rows_per_block]));
-        // The index constant `k` (negative ones are `%cn<k>`).
+        // The index constant `k`, declared at the top of the function.
         let cst = |k: i64| -> String {
             constants.borrow_mut().insert(k);
-            if k >= 0 {
-                format!("%c{k}")
-            } else {
-                format!("%cn{}", -k)
-            }
+            index_constant(k)
         };
         let mut s = String::new();
         let batch = if n > 1 {
@@ -548,119 +545,113 @@ impl Depthwise {
             } else {
                 (indent, format!("%g{}", group.get()))
             };
-            {
-                for a in 0..kh {
-                    for t in 0..kw {
-                        let tap = format!("{a}_{t}");
-                        // Where the tap's vector comes from: a whole read at a loop's column, or a
-                        // read at a constant column, masked to the row, with the lanes left of the
-                        // row (the implicit padding) shuffled in from zeros.
-                        let (column, valid, lanes_at) = match col {
-                            At::Dynamic(_) => {
-                                *s += &format!(
-                                    "{indent}%iw{b}_{tap} = arith.addi %iw{b}, {} : index\n",
-                                    cst(t * dw - pl)
-                                );
-                                (format!("%iw{b}_{tap}"), wide, None)
+            for a in 0..kh {
+                for t in 0..kw {
+                    let tap = format!("{a}_{t}");
+                    // Where the tap's vector comes from: a whole read at a loop's column, or a
+                    // read at a constant column, masked to the row, with the lanes left of the
+                    // row (the implicit padding) shuffled in from zeros.
+                    let (column, valid, lanes_at) = match col {
+                        At::Dynamic(_) => {
+                            *s += &format!("{indent}%iw{b}_{tap} = arith.addi %iw{b}, {} : index\n", cst(t * dw - pl));
+                            (format!("%iw{b}_{tap}"), wide, None)
+                        }
+                        At::Static(k) => {
+                            let start = k * sw + t * dw - pl;
+                            let low = start.max(0);
+                            let valid = (iw - low).clamp(0, wide);
+                            if valid == 0 {
+                                continue;
                             }
-                            At::Static(k) => {
-                                let start = k * sw + t * dw - pl;
-                                let low = start.max(0);
-                                let valid = (iw - low).clamp(0, wide);
-                                if valid == 0 {
-                                    continue;
-                                }
-                                let at: Vec<i64> = (0..lanes).map(|l| start + l * sw - low).collect();
-                                let shuffled = start < 0 || sw > 1;
-                                (cst(low), valid, shuffled.then_some(at))
-                            }
-                        };
-                        // A full convolution's weight of this tap for filter `j`, read where it is
-                        // used: every row's input vector is loaded first, then each filter's weight
-                        // feeds its rows' multiply-adds (all weights first kept 8 of them live beside
-                        // 24 accumulators, and the rows' vectors spilled).
-                        let weight = |s: &mut String, j: i64| -> String {
-                            if !self.full {
-                                return format!("%wv{a}_{t}");
-                            }
-                            let w = format!("%w{b}_{j}_{tap}");
-                            *s += &format!(
+                            let at: Vec<i64> = (0..lanes).map(|l| start + l * sw - low).collect();
+                            let shuffled = start < 0 || sw > 1;
+                            (cst(low), valid, shuffled.then_some(at))
+                        }
+                    };
+                    // A full convolution's weight of this tap for filter `j`, read where it is
+                    // used: every row's input vector is loaded first, then each filter's weight
+                    // feeds its rows' multiply-adds (all weights first kept 8 of them live beside
+                    // 24 accumulators, and the rows' vectors spilled).
+                    let weight = |s: &mut String, j: i64| -> String {
+                        if !self.full {
+                            return format!("%wv{a}_{t}");
+                        }
+                        let w = format!("%w{b}_{j}_{tap}");
+                        *s += &format!(
                                 "{indent}{w}s = memref.load %w[{}, {}, {}, {}] : {wt}\n{indent}{w} = vector.broadcast {w}s : f32 to {vt}\n",
                                 filter(j),
                                 input_channel,
                                 cst(a),
                                 cst(t)
                             );
-                            w
-                        };
-                        let mut loaded: Vec<(i64, String)> = Vec::new();
-                        for r in 0..rows {
-                            let input_row = match row {
-                                At::Static(k) => {
-                                    let i = (k + r) * sh + a * dh - pt;
-                                    if i < 0 || i >= ih {
-                                        continue;
-                                    }
-                                    cst(i)
+                        w
+                    };
+                    let mut loaded: Vec<(i64, String)> = Vec::new();
+                    for r in 0..rows {
+                        let input_row = match row {
+                            At::Static(k) => {
+                                let i = (k + r) * sh + a * dh - pt;
+                                if i < 0 || i >= ih {
+                                    continue;
                                 }
-                                At::Dynamic(_) => {
-                                    *s += &format!(
+                                cst(i)
+                            }
+                            At::Dynamic(_) => {
+                                *s += &format!(
                                         "{indent}%ih{b}_{tap}_{r}a = arith.muli {}, %c{sh} : index\n{indent}%ih{b}_{tap}_{r} = arith.addi %ih{b}_{tap}_{r}a, {} : index\n",
                                         out_rows[r as usize],
                                         cst(a * dh - pt)
                                     );
-                                    format!("%ih{b}_{tap}_{r}")
-                                }
-                            };
-                            let x = format!("%x{b}_{tap}_{r}");
-                            let pass = if sw > 1 { "%zerow" } else { "%zero" };
-                            let load = if valid < wide {
-                                *s += &format!(
-                                    "{indent}%lm{b}_{tap}_{r} = vector.create_mask {} : vector<{wide}xi1>\n",
-                                    cst(valid)
-                                );
-                                format!(
+                                format!("%ih{b}_{tap}_{r}")
+                            }
+                        };
+                        let x = format!("%x{b}_{tap}_{r}");
+                        let pass = if sw > 1 { "%zerow" } else { "%zero" };
+                        let load = if valid < wide {
+                            *s += &format!(
+                                "{indent}%lm{b}_{tap}_{r} = vector.create_mask {} : vector<{wide}xi1>\n",
+                                cst(valid)
+                            );
+                            format!(
                                     "vector.maskedload %x[{batch}, {input_channel}, {input_row}, {column}], %lm{b}_{tap}_{r}, {pass} : {xt}, vector<{wide}xi1>, vector<{wide}xf32> into vector<{wide}xf32>"
                                 )
-                            } else {
-                                format!("vector.load %x[{batch}, {input_channel}, {input_row}, {column}] : {xt}, vector<{wide}xf32>")
-                            };
-                            match &lanes_at {
-                                // Lanes before the row read the zero vector (the second operand).
-                                Some(at) => {
-                                    let picks: Vec<String> =
-                                        at.iter().map(|&i| if i < 0 { wide } else { i }.to_string()).collect();
-                                    let second =
-                                        if at.iter().any(|&i| i < 0) { pass.to_owned() } else { format!("{x}w") };
-                                    *s += &format!(
+                        } else {
+                            format!("vector.load %x[{batch}, {input_channel}, {input_row}, {column}] : {xt}, vector<{wide}xf32>")
+                        };
+                        match &lanes_at {
+                            // Lanes before the row read the zero vector (the second operand).
+                            Some(at) => {
+                                let picks: Vec<String> =
+                                    at.iter().map(|&i| if i < 0 { wide } else { i }.to_string()).collect();
+                                let second = if at.iter().any(|&i| i < 0) { pass.to_owned() } else { format!("{x}w") };
+                                *s += &format!(
                                         "{indent}{x}w = {load}\n{indent}{x} = vector.shuffle {x}w, {second} [{}] : vector<{wide}xf32>, vector<{wide}xf32>\n",
                                         picks.join(", ")
                                     );
-                                }
-                                None if sw > 1 => {
-                                    let even: Vec<String> = (0..lanes).map(|l| (l * sw).to_string()).collect();
-                                    *s += &format!(
+                            }
+                            None if sw > 1 => {
+                                let even: Vec<String> = (0..lanes).map(|l| (l * sw).to_string()).collect();
+                                *s += &format!(
                                         "{indent}{x}w = {load}\n{indent}{x} = vector.shuffle {x}w, {x}w [{}] : vector<{wide}xf32>, vector<{wide}xf32>\n",
                                         even.join(", ")
                                     );
-                                }
-                                None => *s += &format!("{indent}{x} = {load}\n"),
                             }
-                            loaded.push((r, x));
-                            if !self.full {
-                                // A depthwise channel: the row's multiply-add right after its load.
-                                let w = weight(s, 0);
-                                accumulate(s, &mut acc[0], &mut steps[0], 0, &std::mem::take(&mut loaded), &w);
-                            }
+                            None => *s += &format!("{indent}{x} = {load}\n"),
                         }
-                        for j in 0..filters {
-                            if loaded.is_empty() {
-                                break;
-                            }
-                            let w = weight(s, j);
-                            let (j, rows) = (j as usize, &loaded);
-                            accumulate(s, &mut acc[j], &mut steps[j], j, rows, &w);
+                        loaded.push((r, x));
+                        if !self.full {
+                            // A depthwise channel: the row's multiply-add right after its load.
+                            let w = weight(s, 0);
+                            accumulate(s, &mut acc[0], &mut steps[0], 0, &std::mem::take(&mut loaded), &w);
                         }
+                    }
+                    for j in 0..filters {
+                        if loaded.is_empty() {
+                            break;
+                        }
+                        let w = weight(s, j);
+                        let (j, rows) = (j as usize, &loaded);
+                        accumulate(s, &mut acc[j], &mut steps[j], j, rows, &w);
                     }
                 }
             }
@@ -763,8 +754,7 @@ impl Depthwise {
         let bias = if seeded { format!(", %bias: {}", types[3]) } else { String::new() };
         let mut head = format!("module {{\n  func.func private @depthwise(%x: {xt}, %w: {wt}, %y: {yt}{bias}) {{\n");
         for &k in constants.borrow().iter() {
-            let name = if k >= 0 { format!("%c{k}") } else { format!("%cn{}", -k) };
-            head += &format!("    {name} = arith.constant {k} : index\n");
+            head += &format!("    {} = arith.constant {k} : index\n", index_constant(k));
         }
         head += &format!("    %zero = arith.constant dense<0.000000e+00> : {vt}\n");
         for (k, value) in epilogue.iter().flat_map(|e| &e.constants).enumerate() {
