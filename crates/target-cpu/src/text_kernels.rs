@@ -23,24 +23,48 @@ pub(crate) fn replace_kernels(
     statistic: &str,
     mut text: impl FnMut(Op) -> Option<String>,
 ) -> Result<(), PassFailed> {
-    replace_kernels_with(module, cx, names, what, statistic, |op| Some((text(op)?, op.operands())))
+    replace_kernels_with(module, cx, names, what, statistic, |op, _| Some((text(op)?, op.operands())))
 }
 
 /// [`replace_kernels`] with the kernel function's arguments chosen by `text` too (values
-/// defined before the op: its operands and what else the kernel reads).
+/// defined before the op: its operands and what else the kernel reads), and ops the kernel
+/// absorbs (a fill it seeds its accumulators with, an epilogue its stores apply) pushed by
+/// `text` onto its second argument: those are erased once every candidate has been looked at,
+/// before any is replaced, and are not candidates themselves. `text` must not erase anything:
+/// the candidates are collected first, and an erased one would be read after it was freed.
 pub(crate) fn replace_kernels_with(
     module: melior::ir::operation::OperationRef<'_, '_>,
     cx: &mut PassContext<'_>,
     names: &[&str],
     what: &str,
     statistic: &str,
-    mut text: impl FnMut(Op) -> Option<(String, Vec<strata_ir::Val>)>,
+    mut text: impl FnMut(Op, &mut Vec<Op>) -> Option<(String, Vec<strata_ir::Val>)>,
 ) -> Result<(), PassFailed> {
-    let kernels: Vec<(Op, (String, Vec<strata_ir::Val>))> =
-        collect(&module, |op| names.iter().any(|name| op.is(name)) && is_kernel(op))
-            .into_iter()
-            .filter_map(|op| Some((op, text(op)?)))
-            .collect();
+    let mut absorbed: Vec<Op> = Vec::new();
+    let mut kernels: Vec<(Op, (String, Vec<strata_ir::Val>))> = Vec::new();
+    for op in collect(&module, |op| names.iter().any(|name| op.is(name)) && is_kernel(op)) {
+        // Nothing is erased while the candidates are looked at, so a handle compares equal
+        // only to its own op.
+        if absorbed.contains(&op) {
+            continue;
+        }
+        let before = absorbed.len();
+        match text(op, &mut absorbed) {
+            // An op absorbed twice, or a kernel already taken, would be erased under a kernel.
+            Some(kernel)
+                if !absorbed[before..]
+                    .iter()
+                    .any(|a| absorbed[..before].contains(a) || kernels.iter().any(|(k, _)| k == a)) =>
+            {
+                kernels.push((op, kernel))
+            }
+            _ => absorbed.truncate(before),
+        }
+    }
+    for op in absorbed {
+        // Safety: the kernel that absorbed it does its work; nothing refers to it.
+        unsafe { op.erase() };
+    }
     let mut cache = KernelCache::default();
     // The empty region each top-level kernel moves into: parsed once, copied per kernel.
     let mut skeleton: Option<Op> = None;

@@ -891,52 +891,53 @@ impl Pass for VectorizeDepthwise {
             "linalg.generic",
         ];
         let mut seeded = 0u64;
-        let replaced = replace_kernels_with(module, cx, &names, "depthwise convolution kernel", "convolutions", |op| {
-            // The operands: input, filter (window), output; a generic with implicit padding
-            // reads its input in its body.
-            let (conv, mut operands) = match implicit(op) {
-                Some((conv, input)) => (conv, vec![input, op.operand(0), op.operand(1)]),
-                None if op.is("linalg.generic") => return None,
-                None => (handles(op.get())?, op.operands()),
-            };
-            let mut types: Vec<String> = operands.iter().map(|v| v.r#type().to_string()).collect();
-            if types.iter().any(|t| !t.starts_with("memref<")) {
-                return None;
-            }
-            // A stem reads the graph input (no producer's split to follow): the other
-            // convolutions' threshold (YOLO's split stem ran 0.0035 -> 0.010 ms).
-            let least = if conv.full { crate::conv_lanes::PARALLEL_MACS } else { PARALLEL_MACS };
-            let parallel = self.threads > 1 && conv.macs() >= least;
-            let output = operands[2];
-            let (next, program) = epilogue(op, output).unzip();
-            let seed = bias_fill(op, output).filter(|_| conv.reduce == Reduce::Weighted);
-            if let Some((_, bias)) = seed {
-                types.push(bias.r#type().to_string());
-                operands.push(bias);
-            }
-            let text = conv.function(&types, self.lanes, parallel, program.as_ref(), seed.is_some());
-            if let Some((fill, _)) = seed {
-                // Safety: the kernel seeds its accumulators with what the fill wrote, and
-                // nothing else read the output in between; nothing refers to the fill.
-                unsafe { fill.erase() };
-                seeded += 1;
-            }
-            if let Some(next) = next {
-                // The kernel runs both ONNX nodes: profiles name it after both.
-                let context = op.get().context();
-                // Safety: the context outlives this pass run.
-                let context = unsafe { context.to_ref() };
-                let both = melior::ir::Location::fused(
-                    context,
-                    &[op.location(), next.location()],
-                    melior::ir::Attribute::unit(context),
-                );
-                op.set_location_deep(both);
-                // Safety: the epilogue is applied by the kernel's stores; nothing refers to it.
-                unsafe { next.erase() };
-            }
-            Some((text, operands))
-        });
+        let replaced =
+            replace_kernels_with(module, cx, &names, "depthwise convolution kernel", "convolutions", |op, absorbed| {
+                // The operands: input, filter (window), output; a generic with implicit padding
+                // reads its input in its body.
+                let (conv, mut operands) = match implicit(op) {
+                    Some((conv, input)) => (conv, vec![input, op.operand(0), op.operand(1)]),
+                    None if op.is("linalg.generic") => return None,
+                    None => (handles(op.get())?, op.operands()),
+                };
+                let mut types: Vec<String> = operands.iter().map(|v| v.r#type().to_string()).collect();
+                if types.iter().any(|t| !t.starts_with("memref<")) {
+                    return None;
+                }
+                // A stem reads the graph input (no producer's split to follow): the other
+                // convolutions' threshold (YOLO's split stem ran 0.0035 -> 0.010 ms).
+                let least = if conv.full { crate::conv_lanes::PARALLEL_MACS } else { PARALLEL_MACS };
+                let parallel = self.threads > 1 && conv.macs() >= least;
+                let output = operands[2];
+                let (next, program) = epilogue(op, output).unzip();
+                let seed = bias_fill(op, output).filter(|_| conv.reduce == Reduce::Weighted);
+                if let Some((_, bias)) = seed {
+                    types.push(bias.r#type().to_string());
+                    operands.push(bias);
+                }
+                let text = conv.function(&types, self.lanes, parallel, program.as_ref(), seed.is_some());
+                if let Some((fill, _)) = seed {
+                    // The kernel seeds its accumulators with what the fill wrote, and nothing else
+                    // read the output in between; nothing refers to the fill.
+                    absorbed.push(fill);
+                    seeded += 1;
+                }
+                if let Some(next) = next {
+                    // The kernel runs both ONNX nodes: profiles name it after both.
+                    let context = op.get().context();
+                    // Safety: the context outlives this pass run.
+                    let context = unsafe { context.to_ref() };
+                    let both = melior::ir::Location::fused(
+                        context,
+                        &[op.location(), next.location()],
+                        melior::ir::Attribute::unit(context),
+                    );
+                    op.set_location_deep(both);
+                    // The epilogue is applied by the kernel's stores; nothing refers to it.
+                    absorbed.push(next);
+                }
+                Some((text, operands))
+            });
         cx.bump("bias-fills", seeded);
         replaced
     }
