@@ -83,7 +83,10 @@ pub unsafe fn inline_call(function: Op, op: Op) {
 pub unsafe fn inline_call_with(function: Op, op: Op, operands: &[Val]) {
     let copy = function.clone_detached();
     let block = copy.body(0).expect("a kernel function has a body");
-    for (i, &operand) in operands.iter().enumerate().take(block.argument_count()) {
+    // An argument left unbound would be used by the inlined ops after `copy` (its owner) is
+    // freed.
+    assert_eq!(operands.len(), block.argument_count(), "a kernel's operands bind its arguments one to one");
+    for (i, &operand) in operands.iter().enumerate() {
         block.argument(i).replace_all_uses_with(operand);
     }
     let location = op.location();

@@ -909,8 +909,10 @@ impl Pass for VectorizeDepthwise {
                 let least = if conv.full { crate::conv_lanes::PARALLEL_MACS } else { PARALLEL_MACS };
                 let parallel = self.threads > 1 && conv.macs() >= least;
                 let output = operands[2];
-                let (next, program) = epilogue(op, output).unzip();
-                let seed = bias_fill(op, output).filter(|_| conv.reduce == Reduce::Weighted);
+                // Each fill and epilogue is absorbed by one kernel at most.
+                let (next, program) = epilogue(op, output).filter(|(next, _)| !absorbed.contains(next)).unzip();
+                let seed = bias_fill(op, output)
+                    .filter(|(fill, _)| conv.reduce == Reduce::Weighted && !absorbed.contains(fill));
                 if let Some((_, bias)) = seed {
                     types.push(bias.r#type().to_string());
                     operands.push(bias);
