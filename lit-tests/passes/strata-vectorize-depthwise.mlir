@@ -217,12 +217,18 @@ func.func @sum_pool(%x: memref<1x4x20x20xf32>, %window: memref<2x2xi8>, %y: memr
 // strata.implicit_pads that reads its unpadded input in its body): output row 0 reads input rows 0
 // and 1 only (row -1 is padding: its taps are left out); the first column block's taps left of
 // the row take zero lanes (a shuffle with the zero vector), the others read the row masked to
-// its end; rows 1-3 (inside) run in the loop of blocks, row 4 (reading row 9, padding) alone.
+// its end. Rows 0-3 (row 0 with the padding's taps left out, rows 1-3 inside: too few for a
+// loop of blocks) run as one block at constant rows, four independent accumulators; row 4
+// (reading row 9, padding) alone. No loop over the rows: one at a time, each row's taps were
+// a chain of dependent multiply-adds.
 // CHECK-LABEL: func.func @implicit_padding
 // CHECK-NOT: vector.load %arg0[%{{.*}}, %{{.*}}, %cn1
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c4 step %c1
+// CHECK-NOT: scf.for
 // CHECK: %[[ROW0:.*]] = vector.maskedload %arg0[{{.*}}], {{.*}} : memref<1x4x9x20xf32>, vector<32xi1>, vector<32xf32> into vector<32xf32>
 // CHECK: vector.shuffle %[[ROW0]], %cst{{.*}} [32, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29]
-// CHECK: scf.for %{{.*}} = %c1{{.*}} to %c4 step %c1
+// CHECK-NOT: scf.for
+// CHECK-COUNT-5: vector.maskedstore %arg2[{{.*}} : memref<1x4x5x10xf32>
 // CHECK-NOT: linalg.generic
 // CHECK: return
 func.func @implicit_padding(%x: memref<1x4x9x20xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x5x10xf32>) {

@@ -11,11 +11,14 @@
 //! through the window: one input load and one fused multiply-add per tap and row (LLVM shares
 //! the loads that neighbouring rows repeat). Stride 1 along the width reads contiguous
 //! vectors; stride 2 reads two vectors' worth and keeps the even lanes (one shuffle); the last
-//! partial vector of a row is masked, and rows that do not fill a block run one at a time.
+//! partial vector of a row is masked. The rows a loop of blocks does not take (the remainder,
+//! the rows at the padding, all of a map too small for the loop) run in blocks at constant rows:
+//! one row at a time, each tap's multiply-add waited for the last (MobileNetV3-Small's 7 x 7
+//! depthwise convolutions 0.055 -> 0.021 ms, its kernels 0.95 -> 0.82 ms on one thread).
 //!
 //! With the padding implicit (a `linalg.generic` marked `strata.implicit_pads` by
 //! `strata-implicit-pads`, whose input is the unpadded value its body loads), output rows whose
-//! windows reach past the input's rows run one at a time with those taps left out, and column
+//! windows reach past the input's rows leave those taps out (in blocks at constant rows), and column
 //! blocks whose reads reach before or past the row each on their own at a constant column: the
 //! read starts inside the row, masked to its end by a constant mask, and the lanes before the
 //! row come from the zero vector in the same shuffle that keeps a strided read's lanes. Only
@@ -288,7 +291,7 @@ impl Depthwise {
     }
 
     /// The output rows whose windows lie inside the input, `[first, end)`: the others read
-    /// padding and are written one at a time with the taps that read it left out.
+    /// padding and are written in blocks at constant rows with the taps that read it left out.
     fn rows(&self) -> (i64, i64) {
         let (oh, ih, [sh, _], [dh, _], [pt, _]) =
             (self.output[2], self.input[2], self.strides, self.dilations, self.pads);
@@ -727,22 +730,27 @@ impl Depthwise {
                 *s += &format!("{outer}}} {ROLLED}\n");
             }
         };
-        // Rows reading padding one at a time, the others in blocks then one at a time.
+        // Rows whose windows lie inside the input in blocks in a loop; the others (reading
+        // padding, and the loop's remainder) in blocks at constant rows, each row leaving out
+        // the taps that read padding. One row at a time, each block was one chain of dependent
+        // multiply-adds: a 7 x 7 map's seven rows, all of them, ran at the adds' latency.
+        // The first rows up to a whole block take the top padding's rows with them.
         let (r0, r1) = self.rows();
+        let top = (r0 + rows_per_block - 1) / rows_per_block * rows_per_block;
+        let blocks = (r1 - top).max(0) / rows_per_block;
+        let (top, rows_main) = if blocks == 0 { (oh, oh) } else { (top, top + blocks * rows_per_block) };
         let indent = "      ";
-        for r in 0..r0 {
-            columns(&mut s, 1, &At::Static(r), indent);
+        let fixed = |from: i64, to: i64| (from..to).step_by(rows_per_block as usize).map(move |r| (r, to));
+        for (first, to) in fixed(0, top) {
+            columns(&mut s, rows_per_block.min(to - first), &At::Static(first), indent);
         }
-        let rows_main = r0 + (r1 - r0) / rows_per_block * rows_per_block;
-        for (from, to, step, v) in [(r0, rows_main, rows_per_block, "%ohb"), (rows_main, r1, 1, "%ohr")] {
-            if to > from {
-                s += &format!("{indent}scf.for {v} = {} to {} step %c{step} {{\n", cst(from), cst(to));
-                columns(&mut s, step, &At::Dynamic(v.to_owned()), &format!("{indent}  "));
-                s += &format!("{indent}}} {ROLLED}\n");
+        if blocks > 0 {
+            s += &format!("{indent}scf.for %ohb = {} to {} step %c{rows_per_block} {{\n", cst(top), cst(rows_main));
+            columns(&mut s, rows_per_block, &At::Dynamic("%ohb".to_owned()), &format!("{indent}  "));
+            s += &format!("{indent}}} {ROLLED}\n");
+            for (first, to) in fixed(rows_main, oh) {
+                columns(&mut s, rows_per_block.min(to - first), &At::Static(first), indent);
             }
-        }
-        for r in r1..oh {
-            columns(&mut s, 1, &At::Static(r), indent);
         }
         if !inner_groups {
             s += "    }\n";
