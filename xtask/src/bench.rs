@@ -28,6 +28,12 @@ const KERNELS: &[&str] = &[
 /// the difference is summation order and approximations of `exp`/`erf`).
 const TOLERANCE: &str = "1e-3";
 
+/// The least milliseconds of timed runs per model, runtime and round (see [`measure`]).
+const ROUND_MS: f64 = 200.0;
+
+/// The most timed runs per model, runtime and round.
+const MAX_RUNS: usize = 5000;
+
 /// One measured model or kernel. Times are medians over the rounds of each round's median;
 /// ratios are medians of the rounds' ratios (both runtimes of one round ran in the same
 /// minute, so a ratio cancels this machine's phase).
@@ -115,7 +121,12 @@ fn median(values: &[f64]) -> f64 {
 fn measure(case: &Case, repeats: usize, rounds: usize, profile: bool) -> Result<Row, String> {
     let references = root().join("target/bench-outputs").join(&case.name);
     let _ = std::fs::remove_dir_all(&references);
-    let ort_one_ms = ort(case, repeats, 1, Some(&references))?;
+    // A first run writes the references and sizes the timed runs: at least `repeats` and
+    // [`ROUND_MS`] of runs, so that a model of 0.1 ms is timed after as many runs as one of
+    // 10 ms (20 runs of the text detector gave medians 0.133-0.171 ms, 2000 runs 0.134-0.135).
+    let calibration = ort(case, repeats, 1, Some(&references))?;
+    let repeats = repeats.max(((ROUND_MS / calibration).ceil() as usize).min(MAX_RUNS));
+    let ort_one_ms = ort(case, repeats, 1, None)?;
     let ort_all_ms = ort(case, repeats, 0, None)?;
     let mut expect = vec!["--rtol".to_owned(), TOLERANCE.to_owned(), "--atol".to_owned(), TOLERANCE.to_owned()];
     let mut outputs: Vec<_> =
@@ -260,7 +271,7 @@ fn print_row(row: &Row) {
 fn print_footer(rows: &[Row], repeats: usize, rounds: usize) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
-        "(medians of {repeats} runs each, in {rounds} rounds alternating the runtimes: times are the median \
+        "(medians of at least {repeats} runs and {ROUND_MS} ms of runs each, in {rounds} rounds alternating the runtimes: times are the median \
          over the rounds, each ratio the median of the rounds' ratios; same inputs, same machine; 1T: Strata \
          with --threads 1 and ONNX Runtime with one intra-op thread; nT: both with their default threads, every \
          core ({cores} here); 1T/nT: Strata's speed-up from threads; no sched / no e-graph: Strata (1T) without \

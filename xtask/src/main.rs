@@ -111,7 +111,7 @@ enum Bench {
     /// inputs, outputs checked: medians and their ratios, Strata and ONNX Runtime alternating
     /// over several rounds.
     Run {
-        /// Timed runs per model and runtime, each round.
+        /// Least timed runs per model and runtime, each round (and at least 200 ms of runs).
         #[arg(long, default_value_t = 20)]
         repeats: usize,
         /// Rounds of alternating ONNX Runtime and Strata runs per model (at least 1): the table
