@@ -194,6 +194,29 @@ func.func @strided_1d(%x: tensor<1x8x9x1xf32>, %w: tensor<16x8x3x1xf32>) -> tens
   return %0 : tensor<1x16x4x1xf32>
 }
 
+// The same split where the first outputs' count has a worse register block than the whole
+// (63 outputs take 21 positions a block, the 62 before the last only 2: twice a prime): those
+// are cut again at 42, a multiple of 21. Three parts, each on whole strides of the input (86
+// and 42 rows, views) but the last output's own window; blocks of 21 and 20 positions.
+// CHECK-LABEL: func.func @strided_1d_cut
+// CHECK: tensor.extract_slice %arg0[0, 0, 0, 0] [1, 4, 86, 1] [1, 1, 1, 1] : tensor<1x4x127x1xf32> to tensor<1x4x86x1xf32>
+// CHECK: vector<21x16xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 0] [1, 16, 42, 1] [1, 1, 1, 1] : tensor<1x16x42x1xf32> into tensor<1x16x63x1xf32>
+// CHECK: tensor.extract_slice %arg0[0, 0, 84, 0] [1, 4, 42, 1] [1, 1, 1, 1] : tensor<1x4x127x1xf32> to tensor<1x4x42x1xf32>
+// CHECK: vector<20x16xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 42, 0] [1, 16, 20, 1] [1, 1, 1, 1] : tensor<1x16x20x1xf32> into tensor<1x16x63x1xf32>
+// CHECK: tensor.extract_slice %arg0[0, 0, 124, 0] [1, 4, 3, 1] [1, 1, 1, 1] : tensor<1x4x127x1xf32> to tensor<1x4x3x1xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 62, 0] [1, 16, 1, 1] [1, 1, 1, 1] : tensor<1x16x1x1xf32> into tensor<1x16x63x1xf32>
+// CHECK-NOT: tensor<1x4x128x1xf32>
+// CHECK: return
+func.func @strided_1d_cut(%x: tensor<1x4x127x1xf32>, %w: tensor<16x4x3x1xf32>) -> tensor<1x16x63x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x63x1xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x63x1xf32>) -> tensor<1x16x63x1xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>} ins(%x, %w : tensor<1x4x127x1xf32>, tensor<16x4x3x1xf32>) outs(%init : tensor<1x16x63x1xf32>) -> tensor<1x16x63x1xf32>
+  return %0 : tensor<1x16x63x1xf32>
+}
+
 // AVX2 (8 lanes, 12 accumulators): a 13 x 13 output (prime, above the register count) takes
 // tiles of one position by 16 filters. Folding unit dimensions turns the tile's bias
 // broadcast into a plain copy of the bias slice, which canonicalization removes: the
