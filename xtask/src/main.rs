@@ -6,6 +6,7 @@
 mod bench;
 mod bench_compile;
 mod bench_memory;
+mod memcheck;
 mod probe;
 mod python;
 mod setup;
@@ -70,6 +71,10 @@ enum Task {
         /// Only cases whose `family/name` contains this.
         filter: Option<String>,
     },
+    /// Run every `strata-opt` command of the lit tests whose path contains FILTER under
+    /// valgrind's memcheck (a debug `strata-opt`): invalid reads and writes, uninitialised
+    /// values. Slow (seconds to a minute a command): pass a filter.
+    Memcheck { filter: Option<String> },
     /// Build the Python package's native module and run its pytest suite (`python/tests`).
     Python {
         /// Only tests matching this pytest `-k` expression.
@@ -189,6 +194,7 @@ fn main() -> ExitCode {
         Task::Zoo => setup::run().and_then(|()| zoo()),
         Task::Probe { filter } => setup::run().and_then(|()| probe::run(filter.as_deref())),
         Task::Python { filter } => setup::run().and_then(|()| python::run(filter.as_deref())),
+        Task::Memcheck { filter } => setup::run().and_then(|()| memcheck::run(filter.as_deref())),
         Task::OnnxTests { filter } => setup::run().and_then(|()| onnx_tests(filter.as_deref())),
         Task::OnnxSchemas { check } => onnx_schemas(check),
         Task::Bench { which: Bench::Plan { budget_ms, filter, seeds } } => {
