@@ -149,8 +149,8 @@ pub(crate) fn unit_inner_stride(ty: &str) -> bool {
 /// the index `col`, `partial` for the masked last column block, written at `indent`.
 pub(crate) type Block<'b> = dyn FnMut(&mut String, i64, &str, &str, bool, &str) + 'b;
 
-/// Appends to `s` the loops over `rows` rows (index names `%{row}b`, `%{row}r`) in blocks of
-/// `per_block`, then the rows left one at a time; in each, the whole column blocks of `step`
+/// Appends to `s` the loop over `rows` rows (index `%{row}b`) in blocks of `per_block`, then
+/// the rows left as one block at a constant row; in each, the whole column blocks of `step`
 /// columns (index `%{col}b`/`%{col}r`), then one partial block at the last whole one's end.
 /// Both loops stay rolled. The caller defines the index constants `%c0`, `%c1`, `%c{per_block}`,
 /// `%c{step}`, the row bounds (`rows / per_block * per_block`, `rows`) and the columns' (`columns
@@ -175,9 +175,11 @@ pub(crate) fn blocks(
     });
 }
 
-/// The rolled loops over `rows` rows in blocks of `per_block` (index `%{row}b{suffix}`), then
-/// the rows left one at a time (`%{row}r{suffix}`); `body` writes each loop's inside, given the
-/// rows a step, the index, its label (`b` or `r`) and the indent.
+/// The rolled loop over `rows` rows in blocks of `per_block` (index `%{row}b{suffix}`), then
+/// the rows left as one block at the constant row `%c{rows_main}` (label `r`); `body` writes
+/// each block, given its rows, the row index, its label (`b` or `r`) and the indent. The rows
+/// left ran one at a time in a loop: each its accumulators' chain through the whole reduction,
+/// one multiply-add waiting for the last.
 fn row_loops(
     s: &mut String,
     indent: &str,
@@ -186,18 +188,19 @@ fn row_loops(
     body: &mut dyn FnMut(&mut String, i64, &str, &str, &str),
 ) {
     let rows_main = rows / per_block * per_block;
-    for (from, to, count, label) in [(0, rows_main, per_block, "b"), (rows_main, rows, 1, "r")] {
-        if to > from {
-            s.push_str(&format!("{indent}scf.for %{row}{label}{suffix} = %c{from} to %c{to} step %c{count} {{\n"));
-            body(s, count, &format!("%{row}{label}{suffix}"), label, &format!("{indent}  "));
-            s.push_str(&format!("{indent}}} {ROLLED}\n"));
-        }
+    if rows_main > 0 {
+        s.push_str(&format!("{indent}scf.for %{row}b{suffix} = %c0 to %c{rows_main} step %c{per_block} {{\n"));
+        body(s, per_block, &format!("%{row}b{suffix}"), "b", &format!("{indent}  "));
+        s.push_str(&format!("{indent}}} {ROLLED}\n"));
+    }
+    if rows > rows_main {
+        body(s, rows - rows_main, &format!("%c{rows_main}"), "r", indent);
     }
 }
 
 /// [`blocks`] with the whole column blocks as one `scf.forall` (an iteration a block of `step`
 /// columns at `%{col}`, its rows in blocks as [`blocks`] walks them), for the threads; then the
-/// partial column block, its rows in a plain loop after it. Each iteration writes its own
+/// partial column block, its rows in a plain loop (and block) after it. Each iteration writes its own
 /// columns, so results do not depend on the threads. The caller defines the same constants.
 pub(crate) fn blocks_parallel_columns(
     s: &mut String,
@@ -236,14 +239,14 @@ mod tests {
         });
         assert!(s.contains("scf.forall (%ni) in (2) {"));
         assert!(s.contains("%n = arith.muli %ni, %c16 : index"));
-        assert!(s.contains("scf.for %mrt = %c4 to %c5 step %c1 {"));
+        assert!(!s.contains("%mr"), "the row left is a block at a constant row, not a loop");
         assert_eq!(
             seen,
             [
                 (4, "%mb".into(), "%n".into(), false),
-                (1, "%mr".into(), "%n".into(), false),
+                (1, "%c4".into(), "%n".into(), false),
                 (4, "%mbt".into(), "%c32".into(), true),
-                (1, "%mrt".into(), "%c32".into(), true),
+                (1, "%c4".into(), "%c32".into(), true),
             ]
         );
     }
@@ -261,19 +264,20 @@ mod tests {
     fn blocks_cover_rows_and_columns() {
         let mut s = String::new();
         let mut seen = Vec::new();
-        blocks(&mut s, "", ("m", 9, 4), ("n", 40, 16), &mut |_, rows, row, col, partial, _| {
+        blocks(&mut s, "", ("m", 11, 4), ("n", 40, 16), &mut |_, rows, row, col, partial, _| {
             seen.push((rows, row.to_owned(), col.to_owned(), partial));
         });
         assert!(s.contains("scf.for %mb = %c0 to %c8 step %c4 {"));
-        assert!(s.contains("scf.for %mr = %c8 to %c9 step %c1 {"));
+        assert!(!s.contains("%mr "), "the rows left are one block at a constant row");
         assert!(s.contains("scf.for %nb = %c0 to %c32 step %c16 {"));
+        assert!(s.contains("scf.for %nr = %c0 to %c32 step %c16 {"));
         assert_eq!(
             seen,
             [
                 (4, "%mb".into(), "%nb".into(), false),
                 (4, "%mb".into(), "%c32".into(), true),
-                (1, "%mr".into(), "%nr".into(), false),
-                (1, "%mr".into(), "%c32".into(), true),
+                (3, "%c8".into(), "%nr".into(), false),
+                (3, "%c8".into(), "%c32".into(), true),
             ]
         );
     }

@@ -5,7 +5,8 @@
 //! Blocks of 4 rows x 2 vectors of columns (one vector when it holds every column) keep their
 //! 8 accumulators in registers through the whole reduction (carried by the `k` loop): per step one load of each B vector, a broadcast
 //! of each A element and 8 contractible multiply-adds. A partial column block is masked (its
-//! loads, accumulators and stores), rows that do not fill a block run one at a time. A
+//! loads, accumulators and stores), rows that do not fill a block run as one block of their
+//! own (one at a time, each row's accumulators were chains waiting on each multiply-add). A
 //! classifier head (1 x 1280 x 1000) or a short-time Fourier transform's basis products (98 x
 //! 400 x 201, in f64) ran as scalar loop nests. With `threads` above 1 and enough work, the
 //! whole column blocks are one `scf.forall` (OpenMP threads), each block every row: a
