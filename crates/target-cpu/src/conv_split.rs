@@ -71,22 +71,22 @@ fn stride_split(op: OperationRef<'_, '_>, registers: Registers) -> Option<Vec<i6
     let whole = extent / row_stride * row_stride;
     // The outputs whose windows end inside the whole strides: (o - 1) s + (kh - 1) d < whole.
     let main = (whole - 1 - (kh - 1) * dilation).div_euclid(row_stride) + 1;
-    let window = w.shape[2] * w.shape[3];
-    let block =
-        |r: i64| conv_block(r, out.shape[3], out.shape[1], w.shape[1] * window, window, column_stride, registers);
-    let ((whole, _), (first, _)) = (block(rows)?, block(main)?);
     if main < 1 || rows - main != 1 {
         return None;
     }
-    let cut = main / whole[0] * whole[0];
-    if positions(first) >= positions(whole) || cut == 0 || cut == main || block(main - cut).is_none() {
+    let window = w.shape[2] * w.shape[3];
+    let block =
+        |r: i64| conv_block(r, out.shape[3], out.shape[1], w.shape[1] * window, window, column_stride, registers);
+    let ((all_rows, _), (main_rows, _)) = (block(rows)?, block(main)?);
+    let cut = main / all_rows[0] * all_rows[0];
+    if positions(main_rows) >= positions(all_rows) || cut == 0 || cut == main || block(main - cut).is_none() {
         return Some(vec![main]);
     }
     Some(vec![cut, main])
 }
 
-/// Rewrites each convolution that [`row_split`] or [`stride_split`] splits into two on its row
-/// ranges, each on a slice of the input and of the accumulator, written back in place.
+/// Rewrites each convolution that [`row_split`] or [`stride_split`] splits on its row ranges
+/// (two, or three), each on a slice of the input and of the accumulator, written back in place.
 pub(crate) fn split_rows(
     module: OperationRef<'_, '_>,
     cx: &mut PassContext<'_>,
