@@ -5,7 +5,10 @@
 // kernel: no padded buffer, no fill, no copy. A full convolution over at most 4 input channels
 // and 27 taps with at most 16 filters (a 3 x 3 RGB stem) is taken the same way, its loops
 // (n, f, oh, ow, c, kh, kw). Another padding value, or a shape the host kernel does not take
-// (a width stride of 3, a stem of 32 filters), stays padded.
+// (a width stride of 3, a stem of 32 filters), stays padded. A grouped convolution (ResNeXt's),
+// in the lowering's form (input, filter and accumulator expanded into groups), is taken as a
+// full convolution whose body reads its group's channels, padded or not; its result is
+// expanded back into the groups.
 // RUN: strata-opt %s -p 'builtin.module(func.func(strata-implicit-pads))' --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(func.func(strata-implicit-pads),strata-bufferize-and-plan,strata-vectorize-depthwise{vector-lanes=16})' | FileCheck %s --check-prefix=KERNEL
 
@@ -100,8 +103,6 @@ func.func @padded_with_one(%x: tensor<1x4x10x20xf32>, %w: tensor<4x3x3xf32>, %in
 // CHECK-LABEL: func.func @stride_three
 // CHECK: tensor.pad
 // CHECK: linalg.depthwise_conv_2d_nchw_chw
-// CHECK: (S) 3 convolutions
-// CHECK: (S) 3 kept
 func.func @stride_three(%x: tensor<1x4x10x30xf32>, %w: tensor<4x3x3xf32>, %init: tensor<1x4x10x10xf32>) -> tensor<1x4x10x10xf32> {
   %zero = arith.constant 0.0 : f32
   %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
@@ -110,4 +111,76 @@ func.func @stride_three(%x: tensor<1x4x10x30xf32>, %w: tensor<4x3x3xf32>, %init:
   } : tensor<1x4x10x30xf32> to tensor<1x4x12x32xf32>
   %y = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<[1, 3]> : tensor<2xi64>} ins(%p, %w : tensor<1x4x12x32xf32>, tensor<4x3x3xf32>) outs(%init : tensor<1x4x10x10xf32>) -> tensor<1x4x10x10xf32>
   return %y : tensor<1x4x10x10xf32>
+}
+
+// Two groups of 4 channels and 4 filters, 3 x 3 at stride 2: the input channel of filter f's
+// tap c is f / 4 * 4 + c. The kernel runs each block of filters over its group's channels.
+// CHECK-LABEL: func.func @grouped_stride_two
+// CHECK-NOT: tensor.pad
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<8x4x3x3xf32>) outs(%arg2 : tensor<1x8x8x8xf32>) attrs = {strata.implicit_pads = array<i64: 2, 2, 1, 1, 1, 1>}
+// CHECK: %[[G:.*]] = arith.divui %{{.*}}, %c4{{.*}} : index
+// CHECK: %[[FIRST:.*]] = arith.muli %[[G]], %c4{{.*}} : index
+// CHECK: %[[C:.*]] = arith.addi %[[FIRST]], %{{.*}} : index
+// CHECK: tensor.extract %arg0[%{{.*}}, %[[C]], %{{.*}}, %{{.*}}] : tensor<1x8x16x16xf32>
+// CHECK: tensor.expand_shape %[[R]] {{\[}}[0], [1, 2], [3], [4]] output_shape [1, 2, 4, 8, 8]
+// CHECK-NOT: linalg.conv_2d_ngchw_gfchw
+// KERNEL-LABEL: func.func @grouped_stride_two
+// KERNEL-NOT: memref<1x8x18x18xf32>
+// KERNEL: %[[Q:.*]] = arith.divui %{{.*}}, %c4{{[_0-9]*}} : index
+// KERNEL: %[[BASE:.*]] = arith.muli %[[Q]], %c4{{[_0-9]*}} : index
+// KERNEL: scf.for %[[CI:.*]] = %c0{{[_0-9]*}} to %c4{{[_0-9]*}} step %c1{{[_0-9]*}} iter_args(
+// KERNEL: %[[CX:.*]] = arith.addi %[[CI]], %[[BASE]] : index
+// KERNEL: vector.load %arg0[%c0{{[_0-9]*}}, %[[CX]], %{{.*}}, %{{.*}}] : memref<1x8x16x16xf32>, vector<16xf32>
+// KERNEL: memref.load %arg1[%{{.*}}, %[[CI]], %c0{{[_0-9]*}}, %c0{{[_0-9]*}}] : memref<8x4x3x3xf32>
+// KERNEL-NOT: linalg.generic
+func.func @grouped_stride_two(%x: tensor<1x8x16x16xf32>, %w: tensor<8x4x3x3xf32>, %init: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x16x16xf32> to tensor<1x8x18x18xf32>
+  %xg = tensor.expand_shape %p [[0], [1, 2], [3], [4]] output_shape [1, 2, 4, 18, 18] : tensor<1x8x18x18xf32> into tensor<1x2x4x18x18xf32>
+  %wg = tensor.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [2, 4, 4, 3, 3] : tensor<8x4x3x3xf32> into tensor<2x4x4x3x3xf32>
+  %ig = tensor.expand_shape %init [[0], [1, 2], [3], [4]] output_shape [1, 2, 4, 8, 8] : tensor<1x8x8x8xf32> into tensor<1x2x4x8x8xf32>
+  %y = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%xg, %wg : tensor<1x2x4x18x18xf32>, tensor<2x4x4x3x3xf32>) outs(%ig : tensor<1x2x4x8x8xf32>) -> tensor<1x2x4x8x8xf32>
+  %r = tensor.collapse_shape %y [[0], [1, 2], [3], [4]] : tensor<1x2x4x8x8xf32> into tensor<1x8x8x8xf32>
+  return %r : tensor<1x8x8x8xf32>
+}
+
+// Unpadded, stride 1, 2 channels and 3 filters a group: taken with no padding.
+// CHECK-LABEL: func.func @grouped_unpadded
+// CHECK: attrs = {strata.implicit_pads = array<i64: 1, 1, 1, 1, 0, 0>}
+// CHECK-NOT: linalg.conv_2d_ngchw_gfchw
+func.func @grouped_unpadded(%x: tensor<1x4x10x20xf32>, %w: tensor<6x2x3x3xf32>, %init: tensor<1x6x8x18xf32>) -> tensor<1x2x3x8x18xf32> {
+  %xg = tensor.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [1, 2, 2, 10, 20] : tensor<1x4x10x20xf32> into tensor<1x2x2x10x20xf32>
+  %wg = tensor.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 3] : tensor<6x2x3x3xf32> into tensor<2x3x2x3x3xf32>
+  %ig = tensor.expand_shape %init [[0], [1, 2], [3], [4]] output_shape [1, 2, 3, 8, 18] : tensor<1x6x8x18xf32> into tensor<1x2x3x8x18xf32>
+  %y = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%xg, %wg : tensor<1x2x2x10x20xf32>, tensor<2x3x2x3x3xf32>) outs(%ig : tensor<1x2x3x8x18xf32>) -> tensor<1x2x3x8x18xf32>
+  return %y : tensor<1x2x3x8x18xf32>
+}
+
+// Groups of 8 channels and filters (ResNeXt-50's second stage): taken too, whatever a
+// group's size.
+// CHECK-LABEL: func.func @grouped_wide_groups
+// CHECK: attrs = {strata.implicit_pads = array<i64: 1, 1, 1, 1, 0, 0>}
+// CHECK-NOT: linalg.conv_2d_ngchw_gfchw
+func.func @grouped_wide_groups(%x: tensor<1x16x10x20xf32>, %w: tensor<16x8x3x3xf32>, %init: tensor<1x16x8x18xf32>) -> tensor<1x2x8x8x18xf32> {
+  %xg = tensor.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [1, 2, 8, 10, 20] : tensor<1x16x10x20xf32> into tensor<1x2x8x10x20xf32>
+  %wg = tensor.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [2, 8, 8, 3, 3] : tensor<16x8x3x3xf32> into tensor<2x8x8x3x3xf32>
+  %ig = tensor.expand_shape %init [[0], [1, 2], [3], [4]] output_shape [1, 2, 8, 8, 18] : tensor<1x16x8x18xf32> into tensor<1x2x8x8x18xf32>
+  %y = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%xg, %wg : tensor<1x2x8x10x20xf32>, tensor<2x8x8x3x3xf32>) outs(%ig : tensor<1x2x8x8x18xf32>) -> tensor<1x2x8x8x18xf32>
+  return %y : tensor<1x2x8x8x18xf32>
+}
+
+// Three outputs a row (the kernel takes at least 4): kept.
+// CHECK-LABEL: func.func @grouped_three_columns
+// CHECK: linalg.conv_2d_ngchw_gfchw
+// CHECK: (S) 6 convolutions
+// CHECK: (S) 4 kept
+func.func @grouped_three_columns(%x: tensor<1x8x10x5xf32>, %w: tensor<8x4x3x3xf32>, %init: tensor<1x8x8x3xf32>) -> tensor<1x2x4x8x3xf32> {
+  %xg = tensor.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [1, 2, 4, 10, 5] : tensor<1x8x10x5xf32> into tensor<1x2x4x10x5xf32>
+  %wg = tensor.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [2, 4, 4, 3, 3] : tensor<8x4x3x3xf32> into tensor<2x4x4x3x3xf32>
+  %ig = tensor.expand_shape %init [[0], [1, 2], [3], [4]] output_shape [1, 2, 4, 8, 3] : tensor<1x8x8x3xf32> into tensor<1x2x4x8x3xf32>
+  %y = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%xg, %wg : tensor<1x2x4x10x5xf32>, tensor<2x4x4x3x3xf32>) outs(%ig : tensor<1x2x4x8x3xf32>) -> tensor<1x2x4x8x3xf32>
+  return %y : tensor<1x2x4x8x3xf32>
 }

@@ -15,8 +15,10 @@
 //! filter-lane tiles end in a transposed store they do not amortise), take that spatial vector
 //! after all where vectors of columns divide the output width (`strata_machine::conv_block`):
 //! the loops become `(n, oh, f, ow, c, kh, kw)` and each step is `tf` FMAs of `tw` contiguous
-//! columns. Grouped convolutions (`rewrite_grouped`) always take it, one group and several rows
-//! a tile. The bias (or zero)
+//! columns. Grouped convolutions that `strata-implicit-pads` leaves to this pass (which the
+//! host's full-convolution kernel takes otherwise, see `vectorize_depthwise`; here with
+//! `--disable conv-borders`, or under 4 outputs a row) always take it (`rewrite_grouped`), one
+//! group and several rows a tile. The bias (or zero)
 //! initialisation is fused into the tile, and the padded input is written in
 //! destination-passing style so that tiling never pulls the padding copy into the loops.
 
@@ -622,7 +624,8 @@ pub fn rewrite(
 }
 
 /// Rewrites every f32 grouped convolution (`linalg.conv_2d_ngchw_gfchw`, from ONNX Conv with
-/// 1 < group < channels) whose groups [`strata_machine::grouped_tiles`] blocks: output
+/// 1 < group < channels) left by `strata-implicit-pads` whose groups
+/// [`strata_machine::grouped_tiles`] blocks: output
 /// columns in the lanes, loops `(n, g, oh, f, ow, c, kh, kw)`, one group per tile, so each
 /// reduction step is `tf` FMAs of `tw` contiguous columns, as for ungrouped convolutions with
 /// few filters. The input and the initial value are read as they are (the padded input and

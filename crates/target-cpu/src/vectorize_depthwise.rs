@@ -31,7 +31,8 @@
 //! vector feeds a block of filters (8 x 2 rows on AVX-512), the input channels a rolled loop
 //! carrying the accumulators so that each tap's weight is loaded and broadcast where it is
 //! used, and the filter blocks inside each row block (on one thread) so that the input rows are
-//! read again while in the cache.
+//! read again while in the cache. A grouped convolution of few channels a group is the same
+//! kernel, each block of filters reading its group's channels.
 //!
 //! With `threads` above 1 and enough work (2^16 multiply-adds; a stem 2^19) the channels (a
 //! stem's filter blocks) are an `scf.forall` (OpenMP threads), split as their producer split them.
@@ -102,20 +103,28 @@ pub struct Depthwise {
     /// A full convolution over few input channels (a stem: filter `[F, C, KH, KW]`), with
     /// implicit padding only.
     full: bool,
+    /// A full convolution's groups: `C / G` input channels (the filter's second dimension)
+    /// and `F / G` filters each (1: a stem).
+    groups: i64,
 }
 
-/// The most input channels of a full convolution the kernel takes: an image's (RGB, RGBA).
-/// Each input load feeds a block of filters; with more channels the register-blocked
-/// convolutions of `strata-cpu-schedule` do better.
+/// The most input channels of a stem (a full convolution of one group) the kernel takes: an
+/// image's (RGB, RGBA). Each input load feeds a block of filters; with more channels the
+/// register-blocked convolutions of `strata-cpu-schedule` do better. A grouped convolution
+/// is taken whatever its groups' sizes: `strata-cpu-schedule`'s grouped blocks ran 2.4-3.4x
+/// slower at stride 1 (ResNeXt-50's groups of 4 to 32 channels: 0.34 -> 0.14 ms for 8 at 28
+/// x 28, 0.80 -> 0.24 for 32 at 7 x 7) and take no column stride (a scalar loop nest: 3.0-3.5
+/// ms -> 0.14-0.27 at stride 2).
 pub const MAX_FULL_CHANNELS: i64 = 4;
 
-/// The most taps (input channels x window) of a full convolution the kernel takes: a 3 x 3
-/// window over RGB. ResNet's 7 x 7 stem (147 taps, 64 filters) ran 4x slower than the
-/// register-blocked schedule's filter lanes (7.6 against 1.8 ms standalone): every weight is
-/// a broadcast load, and 64 filters leave that schedule whole vectors of them.
-pub const MAX_FULL_TAPS: i64 = 27;
+/// The most taps (input channels x window) of a stem the kernel takes: a 3 x 3 window over
+/// RGBA (4-channel stems of 8-16 filters ran 1.2-2.4x faster than in the register-blocked
+/// schedule, over banded padded copies). ResNet's 7 x 7 stem (147 taps, 64 filters) ran 4x
+/// slower than the register-blocked schedule's filter lanes (7.6 against 1.8 ms standalone):
+/// every weight is a broadcast load, and 64 filters leave that schedule whole vectors of them.
+pub const MAX_FULL_TAPS: i64 = 36;
 
-/// The most filters of a full convolution the kernel takes. With more, the register-blocked
+/// The most filters of a stem the kernel takes. With more, the register-blocked
 /// schedule puts whole vectors of filters in the lanes and does better: MobileNetV2's stem
 /// (32 filters) took 0.30 ms in the kernel against 0.26 for its padded copy and the schedule's,
 /// where MobileNetV3-Small's (16) went from 0.21 (banded) to 0.13 and the text detector's from
@@ -150,7 +159,7 @@ pub fn handles(op: OperationRef<'_, '_>) -> Option<Depthwise> {
     }
     let conv_op = strata_ir::Op::of(&op);
     let (strides, dilations) = (pair_attribute(conv_op, "strides")?, pair_attribute(conv_op, "dilations")?);
-    let conv = Depthwise { reduce, input, filter, output, strides, dilations, pads: [0, 0], full: false };
+    let conv = Depthwise { reduce, input, filter, output, strides, dilations, pads: [0, 0], full: false, groups: 1 };
     // The padded input holds every window.
     let inside = |conv: &Depthwise| {
         (conv.output[2] - 1) * strides[0] + (conv.filter[1] - 1) * dilations[0] < conv.input[2]
@@ -238,7 +247,14 @@ impl Depthwise {
         pads: [i64; 2],
     ) -> Option<Depthwise> {
         let full = filter.len() == 4;
-        let conv = Depthwise { reduce: Reduce::Weighted, input, filter, output, strides, dilations, pads, full };
+        // A full convolution's groups: its input channels over the filter's.
+        let groups = if full && filter[1] > 0 && input.get(1).is_some_and(|c| c % filter[1] == 0) {
+            input[1] / filter[1]
+        } else {
+            1
+        };
+        let conv =
+            Depthwise { reduce: Reduce::Weighted, input, filter, output, strides, dilations, pads, full, groups };
         (conv.fits() && pads.iter().all(|&p| p >= 0) && conv.blocks() <= MAX_BLOCKS).then_some(conv)
     }
 
@@ -248,11 +264,11 @@ impl Depthwise {
         [self.filter[at], self.filter[at + 1]]
     }
 
-    /// Input channels each output reads: all of them for a full convolution, its own for a
-    /// depthwise one.
+    /// Input channels each output reads: its group's (all of them for a stem) for a full
+    /// convolution, its own for a depthwise one.
     fn channels_in(&self) -> i64 {
         if self.full {
-            self.input[1]
+            self.filter[1]
         } else {
             1
         }
@@ -274,10 +290,13 @@ impl Depthwise {
             filter.len() == 4
                 && input[0] == output[0]
                 && filter[0] == output[1]
-                && filter[1] == input[1]
-                && input[1] <= MAX_FULL_CHANNELS
-                && input[1] * filter[2] * filter[3] <= MAX_FULL_TAPS
-                && output[1] <= MAX_FULL_FILTERS
+                && self.groups >= 1
+                && filter[1] * self.groups == input[1]
+                && output[1] % self.groups == 0
+                && (self.groups > 1
+                    || (filter[1] <= MAX_FULL_CHANNELS
+                        && filter[1] * filter[2] * filter[3] <= MAX_FULL_TAPS
+                        && output[1] <= MAX_FULL_FILTERS))
         } else {
             filter.len() == 3 && input[..2] == output[..2] && filter[0] == input[1]
         };
@@ -325,8 +344,8 @@ impl Depthwise {
 
     /// Filters a block computes from each input load, and output rows a block: a depthwise
     /// convolution's channel has one filter, its blocks [`ROWS`] rows; a full convolution's
-    /// block takes the largest divisor of its filters up to a third of the accumulators (at
-    /// least two blocks when `parallel`) and as many rows as the rest hold. Each tap then
+    /// block takes the largest divisor of its (group's) filters up to a third of the
+    /// accumulators (at least two blocks when `parallel`) and as many rows as the rest hold. Each tap then
     /// loads one input vector a row and one weight a filter for rows x filters multiply-adds:
     /// 8 filters x 3 rows on AVX-512 load 11 values for 24 (16 x 1 loaded 17 for 16, and
     /// MobileNetV2's 32-filter stem ran slower than the register-blocked schedule's).
@@ -334,8 +353,9 @@ impl Depthwise {
         if !self.full {
             return (1, ROWS);
         }
-        let f = self.output[1];
-        let most = if parallel { (accumulators / 3).min(f / 2) } else { accumulators / 3 }.max(1);
+        let f = self.output[1] / self.groups;
+        let split = parallel && self.groups == 1;
+        let most = if split { (accumulators / 3).min(f / 2) } else { accumulators / 3 }.max(1);
         let filters = (1..=most.min(f)).rev().find(|d| f % d == 0).unwrap_or(1);
         (filters, (accumulators * 2 / 3 / filters).clamp(1, ROWS))
     }
@@ -396,7 +416,9 @@ impl Depthwise {
         // input a block reads are read again by the next filters while still in the cache
         // (outermost, MobileNetV2's 32-filter stem read its 600 KB input from memory four times:
         // 0.33 ms in the model against 0.20 alone).
-        let inner_groups = self.full && !parallel;
+        // A grouped convolution's blocks read channels of their own: outermost (the same speed
+        // as inside the row blocks on ResNeXt's, a little faster).
+        let inner_groups = self.full && !parallel && self.groups == 1;
         let group = std::cell::Cell::new(0usize);
         // The block's filters: the channel itself, or `filters` from `%g * filters`.
         let filter = |j: i64| {
@@ -420,6 +442,15 @@ impl Depthwise {
                 *s += &format!("{inner}%fbase{g} = arith.muli %g{g}, {} : index\n", cst(filters));
                 for j in 0..filters {
                     *s += &format!("{inner}%f{g}_{j} = arith.addi %fbase{g}, {} : index\n", cst(j));
+                }
+                if self.groups > 1 {
+                    // The block's group's first input channel (a block lies in one group).
+                    let (per_group, channels) = (c / self.groups, self.filter[1]);
+                    *s += &format!(
+                        "{inner}%cq{g} = arith.divui %fbase{g}, {} : index\n{inner}%cb{g} = arith.muli %cq{g}, {} : index\n",
+                        cst(per_group),
+                        cst(channels)
+                    );
                 }
             }
             if seeded {
@@ -530,23 +561,30 @@ impl Depthwise {
             // were spilled to the stack as whole vectors.
             let outer_indent = indent;
             let inner = format!("{indent}  ");
-            let (indent, input_channel) = if self.full {
+            let (indent, input_channel, filter_channel) = if self.full {
                 let carried: Vec<String> = acc.iter().flatten().cloned().collect();
                 let args: Vec<String> =
                     carried.iter().enumerate().map(|(k, seed)| format!("%i{b}_{k} = {seed}")).collect();
                 *s += &format!(
                     "{indent}%r{b}:{} = scf.for %ci{b} = %c0 to {} step %c1 iter_args({}) -> ({}) {{\n",
                     carried.len(),
-                    cst(self.input[1]),
+                    cst(self.filter[1]),
                     args.join(", "),
                     vec![vt.as_str(); carried.len()].join(", ")
                 );
                 for (k, chain) in acc.iter_mut().flatten().enumerate() {
                     *chain = format!("%i{b}_{k}");
                 }
-                (inner.as_str(), format!("%ci{b}"))
+                let channel = if self.groups > 1 {
+                    *s += &format!("{inner}%cx{b} = arith.addi %ci{b}, %cb{} : index\n", group.get());
+                    format!("%cx{b}")
+                } else {
+                    format!("%ci{b}")
+                };
+                (inner.as_str(), channel, format!("%ci{b}"))
             } else {
-                (indent, format!("%g{}", group.get()))
+                let channel = format!("%g{}", group.get());
+                (indent, channel.clone(), channel)
             };
             for a in 0..kh {
                 for t in 0..kw {
@@ -583,7 +621,7 @@ impl Depthwise {
                         *s += &format!(
                                 "{indent}{w}s = memref.load %w[{}, {}, {}, {}] : {wt}\n{indent}{w} = vector.broadcast {w}s : f32 to {vt}\n",
                                 filter(j),
-                                input_channel,
+                                filter_channel,
                                 cst(a),
                                 cst(t)
                             );
@@ -913,7 +951,8 @@ impl Pass for VectorizeDepthwise {
                     return None;
                 }
                 // A stem reads the graph input (no producer's split to follow): the other
-                // convolutions' threshold (YOLO's split stem ran 0.0035 -> 0.010 ms).
+                // convolutions' threshold (YOLO's split stem ran 0.0035 -> 0.010 ms); a grouped
+                // convolution takes it too (not measured lower).
                 let least = if conv.full { crate::conv_lanes::PARALLEL_MACS } else { PARALLEL_MACS };
                 let parallel = self.threads > 1 && conv.macs() >= least;
                 let output = operands[2];
