@@ -6,6 +6,8 @@ Strata's kernel for it can be compared with ONNX Runtime's on its own (fixed see
 - dw3x3_s2: depthwise Conv 3x3 stride 2, 96 channels 112x112 -> 56x56 (MobileNetV2).
 - dw3x3_s21: depthwise Conv 3x3 stride (2, 1), 64 channels 32x128 -> 16x128 (OCR recognisers).
 - grouped_conv: Conv 3x3, 128 -> 128 channels in 32 groups at 28x28 (ResNeXt).
+- grouped_conv_s2: Conv 3x3 stride 2, 512 -> 512 channels in 32 groups of 16, 28x28 -> 14x14
+  (ResNeXt-50's third stage, its first block).
 - conv_transpose_k2s2: ConvTranspose 2x2 stride 2, 64 -> 32 channels, 32x32 -> 64x64 (U-Net).
 - attention_matmul: batch MatMul of attention scores, [1, 4, 128, 32] x [1, 4, 32, 128].
 - softmax: Softmax over the last axis of [1, 4, 128, 128] (attention probabilities).
@@ -58,6 +60,10 @@ def kernels(rng):
     inits = {"w": weights(rng, 128, 4, 3, 3, fan_in=36), "b": weights(rng, 128, fan_in=1)}
     conv = helper.make_node("Conv", ["x", "w", "b"], ["y"], name="grouped", group=32, pads=[1, 1, 1, 1])
     yield "grouped_conv", model("grouped_conv", [conv], [1, 128, 28, 28], [1, 128, 28, 28], inits, rng)
+
+    inits = {"w": weights(rng, 512, 16, 3, 3, fan_in=144), "b": weights(rng, 512, fan_in=1)}
+    conv = helper.make_node("Conv", ["x", "w", "b"], ["y"], name="grouped", group=32, pads=[1, 1, 1, 1], strides=[2, 2])
+    yield "grouped_conv_s2", model("grouped_conv_s2", [conv], [1, 512, 28, 28], [1, 512, 14, 14], inits, rng)
 
     inits = {"w": weights(rng, 64, 32, 2, 2, fan_in=256), "b": weights(rng, 32, fan_in=1)}
     up = helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], name="up", kernel_shape=[2, 2], strides=[2, 2])

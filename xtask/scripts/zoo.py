@@ -69,11 +69,12 @@ their exporters emit them; each draws from its own generator, so the three above
   that builds a cell layer by layer emits it: the 96-channel first layers are all live at once
   in file order (the memory-aware operator order is what it tests). Stem Conv-Relu,
   MaxPool 3x3 stride 1 in one branch, Concat, GlobalAveragePool -> Flatten -> Gemm: `logits`.
-- resnext_block.onnx: a ResNeXt-style classifier (1x3x56x56): stem Conv-Relu, three
-  bottleneck blocks (1x1 reduce, grouped 3x3 of cardinality 16 with 4 channels per group as
-  ResNeXt-50 (32x4d) has, 1x1 expand, residual Add with a projection where the shape
-  changes), the second block strided 2 in its grouped 3x3, GlobalAveragePool -> Flatten ->
-  Gemm: `logits` [1, 10]. Grouped convolutions at 56 and 28 columns, stride 1 and 2.
+- resnext_block.onnx: a ResNeXt-style classifier (1x3x56x56): stem Conv-Relu, four
+  bottleneck blocks (1x1 reduce, grouped 3x3 of cardinality 16 or 32 with 4 channels per group
+  as ResNeXt-50 (32x4d) has in its first stage, 8 in the last block as in its second; 1x1
+  expand, residual Add with a projection where the shape changes), the second and fourth
+  blocks strided 2 in their grouped 3x3, GlobalAveragePool -> Flatten -> Gemm: `logits` [1,
+  10]. Grouped convolutions at 56, 28 and 14 columns, stride 1 and 2.
 - audio_tcn.onnx: a raw-waveform 1-D convolutional classifier (wav2vec2's feature encoder, a
   temporal convolutional network, a voice-activity detector; 1 x 1 x 4000 samples): strided
   Conv1d -> BatchNorm1d -> Relu blocks (kernel 10 stride 5, then 3 stride 2, twice), two
@@ -818,7 +819,8 @@ def resnext_block(path, classes=10):
     x = block(x, 32, 64, 128, 1, 16)       # 56 x 56, 16 groups of 4
     x = block(x, 128, 128, 128, 2, 32)     # to 28 x 28, 32 groups of 4, strided
     x = block(x, 128, 128, 128, 1, 32)     # 28 x 28
-    out = g.rename(head(g, x, 128, classes), "logits")
+    x = block(x, 128, 256, 256, 2, 32)     # to 14 x 14, 32 groups of 8, strided (ResNeXt-50's next stage)
+    out = g.rename(head(g, x, 256, classes), "logits")
     g.save([helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 56, 56])],
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes])], path, "resnext_block")
 

@@ -16,6 +16,7 @@ const KERNELS: &[&str] = &[
     "dw3x3_s2",
     "dw3x3_s21",
     "grouped_conv",
+    "grouped_conv_s2",
     "conv_transpose_k2s2",
     "attention_matmul",
     "softmax",
