@@ -8,7 +8,8 @@
 // (a width stride of 3, a stem of 32 filters), stays padded. A grouped convolution (ResNeXt's),
 // in the lowering's form (input, filter and accumulator expanded into groups), is taken as a
 // full convolution whose body reads its group's channels, padded or not; its result is
-// expanded back into the groups.
+// expanded back into the groups. A max pool over a pad of -inf and a sum pool over a zero pad
+// are taken too (the kernel's lanes outside the row then read -inf for a maximum).
 // RUN: strata-opt %s -p 'builtin.module(func.func(strata-implicit-pads))' --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(func.func(strata-implicit-pads),strata-bufferize-and-plan,strata-vectorize-depthwise{vector-lanes=16})' | FileCheck %s --check-prefix=KERNEL
 
@@ -175,12 +176,70 @@ func.func @grouped_wide_groups(%x: tensor<1x16x10x20xf32>, %w: tensor<16x8x3x3xf
 // Three outputs a row (the kernel takes at least 4): kept.
 // CHECK-LABEL: func.func @grouped_three_columns
 // CHECK: linalg.conv_2d_ngchw_gfchw
-// CHECK: (S) 6 convolutions
-// CHECK: (S) 4 kept
 func.func @grouped_three_columns(%x: tensor<1x8x10x5xf32>, %w: tensor<8x4x3x3xf32>, %init: tensor<1x8x8x3xf32>) -> tensor<1x2x4x8x3xf32> {
   %xg = tensor.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [1, 2, 4, 10, 5] : tensor<1x8x10x5xf32> into tensor<1x2x4x10x5xf32>
   %wg = tensor.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [2, 4, 4, 3, 3] : tensor<8x4x3x3xf32> into tensor<2x4x4x3x3xf32>
   %ig = tensor.expand_shape %init [[0], [1, 2], [3], [4]] output_shape [1, 2, 4, 8, 3] : tensor<1x8x8x3xf32> into tensor<1x2x4x8x3xf32>
   %y = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%xg, %wg : tensor<1x2x4x10x5xf32>, tensor<2x4x4x3x3xf32>) outs(%ig : tensor<1x2x4x8x3xf32>) -> tensor<1x2x4x8x3xf32>
   return %y : tensor<1x2x4x8x3xf32>
+}
+
+// A max pool over a pad of -inf: the body's maximum reads -inf outside the input; the kernel's
+// lanes left of the row come from a vector of -inf.
+// CHECK-LABEL: func.func @max_pool
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.generic {{.*}} ins(%arg1 : tensor<3x3xi8>) outs(%arg2 : tensor<1x4x10x20xf32>) attrs = {strata.implicit_pads = array<i64: 1, 1, 1, 1, 1, 1>}
+// CHECK: %[[NEG:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[V:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NEG]] : f32
+// CHECK: arith.maximumf %{{.*}}, %[[V]] : f32
+// KERNEL-LABEL: func.func @max_pool
+// KERNEL-NOT: memref<1x4x12x22xf32>
+// KERNEL: %[[NEGV:.*]] = arith.constant dense<0xFF800000> : vector<16xf32>
+// KERNEL: %[[X:.*]] = vector.load %arg0[%{{.*}}, %{{.*}}, %c0{{.*}}, %c0{{.*}}] : memref<1x4x10x20xf32>, vector<16xf32>
+// KERNEL: vector.shuffle %[[X]], %[[NEGV]] [16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]
+// KERNEL: arith.maximumf
+// KERNEL-NOT: linalg.generic
+func.func @max_pool(%x: tensor<1x4x10x20xf32>, %window: tensor<3x3xi8>, %init: tensor<1x4x10x20xf32>) -> tensor<1x4x10x20xf32> {
+  %low = arith.constant 0xFF800000 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %low : f32
+  } : tensor<1x4x10x20xf32> to tensor<1x4x12x22xf32>
+  %y = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %window : tensor<1x4x12x22xf32>, tensor<3x3xi8>) outs(%init : tensor<1x4x10x20xf32>) -> tensor<1x4x10x20xf32>
+  return %y : tensor<1x4x10x20xf32>
+}
+
+// A sum pool (an average pool's sum) over a zero pad, stride 2.
+// CHECK-LABEL: func.func @sum_pool
+// CHECK: attrs = {strata.implicit_pads = array<i64: 2, 2, 1, 1, 1, 1>}
+// CHECK-NOT: arith.maximumf
+// CHECK-NOT: arith.mulf
+// CHECK: arith.addf
+// KERNEL-LABEL: func.func @sum_pool
+// KERNEL: arith.constant dense<0.000000e+00> : vector<16xf32>
+// KERNEL-NOT: linalg.generic
+func.func @sum_pool(%x: tensor<1x4x16x16xf32>, %window: tensor<3x3xi8>, %init: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x16x16xf32> to tensor<1x4x18x18xf32>
+  %y = linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %window : tensor<1x4x18x18xf32>, tensor<3x3xi8>) outs(%init : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %y : tensor<1x4x8x8xf32>
+}
+
+// A max pool over a zero pad (not its identity: the zeros are values): kept.
+// CHECK-LABEL: func.func @max_pool_over_zeros
+// CHECK: tensor.pad
+// CHECK: linalg.pooling_nchw_max
+// CHECK: (S) 8 convolutions
+// CHECK: (S) 5 kept
+func.func @max_pool_over_zeros(%x: tensor<1x4x10x20xf32>, %window: tensor<3x3xi8>, %init: tensor<1x4x10x20xf32>) -> tensor<1x4x10x20xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x10x20xf32> to tensor<1x4x12x22xf32>
+  %y = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %window : tensor<1x4x12x22xf32>, tensor<3x3xi8>) outs(%init : tensor<1x4x10x20xf32>) -> tensor<1x4x10x20xf32>
+  return %y : tensor<1x4x10x20xf32>
 }

@@ -7,7 +7,8 @@
 // at a time. With threads the channels of a big convolution are an scf.forall. A clamp that
 // follows in place (ReLU6: an elementwise generic reading and writing the output, max and min
 // against constants) is applied before the stores and its generic goes; other generics stay.
-// Max and sum pools take the same loops. Other convolutions (a width stride of 3) are left as
+// Max and sum pools take the same loops (a fill of the output with -inf or zero right before
+// folded into their accumulators). Other convolutions (a width stride of 3) are left as
 // they were.
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-depthwise{vector-lanes=16})' --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-depthwise{vector-lanes=16 threads=2})' | FileCheck %s --check-prefix=THREADS
@@ -213,6 +214,21 @@ func.func @sum_pool(%x: memref<1x4x20x20xf32>, %window: memref<2x2xi8>, %y: memr
   return
 }
 
+// A fill of the pool's output with -inf right before it goes: the accumulators start from a
+// vector of -inf instead of loading what the fill wrote.
+// CHECK-LABEL: func.func @max_pool_after_fill
+// CHECK-NOT: linalg.fill
+// CHECK: %[[NEG:.*]] = arith.constant dense<0xFF800000> : vector<16xf32>
+// CHECK-NOT: vector.load %arg2
+// CHECK: arith.maximumf %[[NEG]], %{{.*}} : vector<16xf32>
+// CHECK: return
+func.func @max_pool_after_fill(%x: memref<1x4x12x22xf32>, %window: memref<3x3xi8>, %y: memref<1x4x10x20xf32>) {
+  %low = arith.constant 0xFF800000 : f32
+  linalg.fill ins(%low : f32) outs(%y : memref<1x4x10x20xf32>)
+  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %window : memref<1x4x12x22xf32>, memref<3x3xi8>) outs(%y : memref<1x4x10x20xf32>)
+  return
+}
+
 // A depthwise convolution with implicit padding (strata-implicit-pads: a generic carrying
 // strata.implicit_pads that reads its unpadded input in its body): output row 0 reads input rows 0
 // and 1 only (row -1 is padding: its taps are left out); the first column block's taps left of
@@ -317,8 +333,9 @@ func.func @implicit_stem(%x: memref<1x3x32x32xf32>, %w: memref<8x3x3x3xf32>, %y:
 // Width stride 3: left alone.
 // CHECK-LABEL: func.func @stride_three
 // CHECK: linalg.depthwise_conv_2d_nchw_chw
-// CHECK: (S) 15 convolutions
+// CHECK: (S) 16 convolutions
 // CHECK: (S) 1 bias-fills
+// CHECK: (S) 1 identity-fills
 func.func @stride_three(%x: memref<1x4x12x31xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x10x10xf32>) {
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<[1, 3]> : tensor<2xi64>} ins(%x, %w : memref<1x4x12x31xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x10xf32>)
   return

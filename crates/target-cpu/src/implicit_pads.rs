@@ -1,15 +1,16 @@
-//! `strata-implicit-pads`: a depthwise convolution (or an image's stem, or a grouped
-//! convolution of few channels a group) over a zero `tensor.pad` of its input's rows and
-//! columns reads the unpadded input, the padding implicit (host, on tensors, before
-//! bufferization).
+//! `strata-implicit-pads`: a depthwise convolution (or an image's stem, a grouped
+//! convolution, a max or sum pool) over a `tensor.pad` of its input's rows and columns with
+//! the value that changes no window's result (zero; a max pool's -inf) reads the unpadded
+//! input, the padding implicit (host, on tensors, before bufferization).
 //!
-//! The convolution becomes a `linalg.generic` carrying `strata.implicit_pads` (strides,
-//! dilations, the padding before the rows and columns) whose operands are the filter and the
-//! accumulator and whose body reads the input (`tensor.extract`) where the window lies inside it
-//! and zero elsewhere: a correct loop nest on its own. After planning,
-//! `strata-vectorize-depthwise` writes it as its register-blocked kernel, the output rows and
-//! column blocks whose windows reach into the padding on their own with those taps left out
-//! (rows) or masked and shuffled in from zeros (columns), the others in its loops as before.
+//! The operation becomes a `linalg.generic` carrying `strata.implicit_pads` (strides,
+//! dilations, the padding before the rows and columns) whose operands are the filter (a pool's
+//! window) and the accumulator and whose body reads the input (`tensor.extract`) where the
+//! window lies inside it and the padding value elsewhere: a correct loop nest on its own. After
+//! planning, `strata-vectorize-depthwise` writes it as its register-blocked kernel, the output
+//! rows and column blocks whose windows reach into the padding on their own with those taps
+//! left out (rows) or masked and shuffled in from the padding value (columns), the others in
+//! its loops as before.
 //!
 //! Why: a padded input costs a pass over a buffer larger than the activation, a fill of the
 //! whole padded buffer and, where the producer cannot write into its strided interior (a 1x1
@@ -18,28 +19,35 @@
 //! padded buffer lived beside the activation wherever the producer wrote it in place.
 //! `strata-conv-borders` removes padding too, by splitting an operation into one part per class
 //! of border outputs (scalar parts below 4 outputs a row, one Presburger-checked slice each at
-//! bufferization): it stays for what this pass does not take (pools, 1-D convolutions, grouped
-//! ones of more channels a group), and for the depthwise convolutions the host kernel does not
-//! fit.
+//! bufferization): it stays for what this pass does not take (1-D convolutions, pools over
+//! other shapes), and for the depthwise convolutions the host kernel does not fit. Its scalar
+//! border parts had made a pool 1.3-1.6x slower than this kernel (ResNet's 3 x 3 stride-2 max
+//! pool 0.154 -> 0.136 ms standalone, Inception's 3 x 3 0.050 -> 0.030, YOLO's 5 x 5 SPPF
+//! pool 0.100 -> 0.065; with the -inf fill folded too, 0.025 and 0.054).
 //!
 //! A full convolution over an image (`linalg.conv_2d_nchw_fchw` over at most 4 input channels
-//! and 27 taps, at most 16 filters: the 3 x 3 stems of mobile networks and detectors) is taken
+//! and 36 taps, at most 16 filters: the 3 x 3 stems of mobile networks and detectors) is taken
 //! the same way, its loops `(n, f, oh, ow, c, kh, kw)`: its padded input is a copy of the graph
 //! input (read-only), which `strata-band-input-pads` otherwise bands at the peak. MobileNetV3-
 //! Small's stem 0.21 -> 0.13 ms (banded copies and a separate HardSwish pass before), the text
 //! detector's 0.044 -> 0.029, the YOLO-style detector's 0.014 -> 0.003.
 //!
-//! A grouped convolution (`linalg.conv_2d_ngchw_gfchw`, see [`GROUPED`]) of at most 4 channels
-//! and 16 filters a group is taken the same way, padded or not, as a full convolution whose
-//! filter `[F, C/G, KH, KW]` reads channel `f / (F/G) * (C/G) + c` of the input: the kernel
-//! runs each group's blocks of filters over its own channels.
+//! A grouped convolution (`linalg.conv_2d_ngchw_gfchw`, see [`GROUPED`]) is taken the same
+//! way, padded or not, whatever its groups' sizes, as a full convolution whose filter `[F,
+//! C/G, KH, KW]` reads channel `f / (F/G) * (C/G) + c` of the input: the kernel runs each
+//! group's blocks of filters over its own channels.
 //!
-//! Taken: f32, NCHW, the pad of H and W only with zero, the shapes the host's kernel fits
+//! A pool (`linalg.pooling_nchw_max` over a pad of -inf, `linalg.pooling_nchw_sum` over a
+//! zero pad: an average pool's sum, its division after) keeps the depthwise loops `(n, c, oh,
+//! ow, kh, kw)`, its window `[KH, KW]` the generic's first operand (read for its shape), its
+//! body a maximum or a sum.
+//!
+//! Taken: f32, NCHW, the pad of H and W only with that value, the shapes the host's kernel fits
 //! (`vectorize_depthwise::Depthwise::with_implicit_pads`: a width stride of 1 or 2, at least 4
 //! outputs a row, a bounded number of border blocks, the stems' limits above). Left alone
 //! (counted as kept): other padding values, pads of N or C, other shapes.
 
-use crate::vectorize_depthwise::Depthwise;
+use crate::vectorize_depthwise::{Depthwise, Reduce};
 use melior::ir::ValueLike;
 use strata_ir::rewrite::collect;
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
@@ -50,11 +58,11 @@ use strata_lower::pads::Pad;
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-implicit-pads",
-    summary: "Depthwise, stem and grouped convolutions over a zero pad read their unpadded input, the padding implicit in the host kernel",
+    summary: "Depthwise, stem and grouped convolutions and pools over a pad of their identity read their unpadded input, the padding implicit in the host kernel",
     anchor: "func.func",
     options: &[],
     statistics: &[
-        StatisticInfo { name: "convolutions", help: "Convolutions reading their unpadded input" },
+        StatisticInfo { name: "convolutions", help: "Convolutions and pools reading their unpadded input" },
         StatisticInfo { name: "kept", help: "Convolutions over a pad left padded (another value, pad or shape)" },
     ],
 };
@@ -105,8 +113,25 @@ fn unexpanded(op: Op, index: usize, at: usize) -> Option<(Val, Op)> {
     merged.then(|| (expand.operand(0), expand))
 }
 
-/// The operands of `op` when this pass looks at it: a depthwise or full convolution over a
-/// `tensor.pad`, or a grouped one over its input, padded or not.
+/// A max pool, over a pad of -inf: the padding leaves every window's maximum as it is.
+const MAX_POOL: &str = "linalg.pooling_nchw_max";
+
+/// A sum pool (an average pool's sum), over a zero pad.
+const SUM_POOL: &str = "linalg.pooling_nchw_sum";
+
+/// What `op` reduces its windows with, and the padding value that changes no result.
+fn reduction(op: Op) -> (Reduce, f64) {
+    if op.is(MAX_POOL) {
+        (Reduce::Max, f64::NEG_INFINITY)
+    } else if op.is(SUM_POOL) {
+        (Reduce::Sum, 0.0)
+    } else {
+        (Reduce::Weighted, 0.0)
+    }
+}
+
+/// The operands of `op` when this pass looks at it: a depthwise or full convolution or a pool
+/// over a `tensor.pad`, or a grouped convolution over its input, padded or not.
 fn operands(op: Op) -> Option<Operands> {
     let mut dead = Vec::new();
     let (input, filter, acc) = if op.is(GROUPED) {
@@ -124,7 +149,7 @@ fn operands(op: Op) -> Option<Operands> {
             let padded_ty = tensor_type(padded.result(0).r#type()).ok()?;
             let zero = source.rank() == 4
                 && padded_ty.shape[..2] == source.shape[..2]
-                && pad.number == 0.0
+                && pad.number == reduction(op).1
                 && pad.low.len() == 4
                 && pad.low[..2] == [0, 0];
             dead.push(padded);
@@ -137,19 +162,23 @@ fn operands(op: Op) -> Option<Operands> {
     Some(Operands { source, pads, filter, acc, dead, zero })
 }
 
-/// The kernel text that replaces `op` (a depthwise, full or grouped convolution) reading
-/// `operands`: arguments the unpadded input, the filter, the accumulator (4-D; a grouped
-/// convolution's result expanded back into its groups). `None` when not taken.
+/// The kernel text that replaces `op` (a depthwise, full or grouped convolution, or a pool)
+/// reading `operands`: arguments the unpadded input, the filter (a pool's window, read for its
+/// shape), the accumulator (4-D; a grouped convolution's result expanded back into its
+/// groups). `None` when not taken.
 fn kernel(op: Op, operands: &Operands) -> Option<String> {
     let source = tensor_type(operands.source.r#type()).ok()?;
     let filter = tensor_type(operands.filter.r#type()).ok()?;
     let acc = tensor_type(operands.acc.r#type()).ok()?;
-    let f32 = [&source, &filter, &acc].iter().all(|t| t.elem.to_string() == "f32");
+    let reduce = reduction(op).0;
+    let pool = reduce != Reduce::Weighted;
+    let f32 = [&source, &filter, &acc].iter().all(|t| t.elem.to_string() == "f32" || (pool && t.shape.len() == 2));
     if !f32 || source.rank() != 4 || !operands.zero {
         return None;
     }
     let (strides, dilations, pads) = (pair_attribute(op, "strides")?, pair_attribute(op, "dilations")?, operands.pads);
     Depthwise::with_implicit_pads(
+        reduce,
         source.shape.clone(),
         filter.shape.clone(),
         acc.shape.clone(),
@@ -174,7 +203,11 @@ fn kernel(op: Op, operands: &Operands) -> Option<String> {
         pads[1],
     ]);
     let iterators: Vec<Iter> = (0..loops).map(|d| if d < 4 { Iter::Parallel } else { Iter::Reduction }).collect();
-    let filter_map = if full { Map::dims([1, 4, 5, 6]) } else { Map::dims([1, 4, 5]) };
+    let filter_map = match (full, pool) {
+        (true, _) => Map::dims([1, 4, 5, 6]),
+        (false, true) => Map::dims([4, 5]),
+        (false, false) => Map::dims([1, 4, 5]),
+    };
     let result = k.generic_with_attributes(
         &attribute,
         &[(&w, &filter, filter_map)],
@@ -216,10 +249,21 @@ fn kernel(op: Op, operands: &Operands) -> Option<String> {
             };
             let element =
                 b.emit(format_args!("tensor.extract {x}[{}, {channel}, {row}, {column}] : {source}", index[0]));
-            let zero = b.emit("arith.constant 0.0 : f32");
-            let value = b.emit(format_args!("arith.select {inside}, {element}, {zero} : f32"));
-            let product = b.emit(format_args!("arith.mulf {value}, {} : f32", args[0]));
-            b.emit(format_args!("arith.addf {}, {product} : f32", args[1]))
+            // Outside the input: the padding value (a maximum's -inf, zero otherwise).
+            let padding = match reduce {
+                Reduce::Max => b.emit("arith.constant 0xFF800000 : f32"),
+                _ => b.emit("arith.constant 0.0 : f32"),
+            };
+            let value = b.emit(format_args!("arith.select {inside}, {element}, {padding} : f32"));
+            match reduce {
+                // linalg.pooling_nchw_max's own maximum (NaN propagates).
+                Reduce::Max => b.emit(format_args!("arith.maximumf {}, {value} : f32", args[1])),
+                Reduce::Sum => b.emit(format_args!("arith.addf {}, {value} : f32", args[1])),
+                Reduce::Weighted => {
+                    let product = b.emit(format_args!("arith.mulf {value}, {} : f32", args[0]));
+                    b.emit(format_args!("arith.addf {}, {product} : f32", args[1]))
+                }
+            }
         },
     );
     match per_group {
@@ -244,7 +288,7 @@ impl Pass for ImplicitPads {
         cx: &mut PassContext<'_>,
     ) -> Result<(), PassFailed> {
         let mut kernels = KernelCache::default();
-        let names = ["linalg.depthwise_conv_2d_nchw_chw", FULL, GROUPED];
+        let names = ["linalg.depthwise_conv_2d_nchw_chw", FULL, GROUPED, MAX_POOL, SUM_POOL];
         for raw in collect(&func, |op| names.iter().any(|name| op.is(name))) {
             let op = Op::of(&raw.get());
             let Some(read) = operands(op) else { continue };

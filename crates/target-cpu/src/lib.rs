@@ -30,6 +30,7 @@ pub mod conv_lanes;
 mod conv_outer;
 mod conv_split;
 pub mod cpu_schedule;
+mod depthwise_fusion;
 pub mod entry;
 mod f32_kernel;
 pub mod host;

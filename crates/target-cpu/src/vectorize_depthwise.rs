@@ -21,7 +21,9 @@
 //! windows reach past the input's rows leave those taps out (in blocks at constant rows), and column
 //! blocks whose reads reach before or past the row each on their own at a constant column: the
 //! read starts inside the row, masked to its end by a constant mask, and the lanes before the
-//! row come from the zero vector in the same shuffle that keeps a strided read's lanes. Only
+//! row come from the zero vector (a max pool's: -inf, as do the masked-off lanes) in the same
+//! shuffle that keeps a strided read's lanes. A pool's accumulators start from its identity
+//! when a fill of the output with it comes right before, which then goes ([`identity_fill`]). Only
 //! the blocks whose every read lies inside the row run in the loop (plain loads): for a padded
 //! input too, where a strided read's last, unneeded element past the row had made every block's
 //! loads masked.
@@ -45,11 +47,11 @@
 //! padding already applied by the producer's padded buffer, or implicit); the others keep their
 //! loop order.
 
+use crate::depthwise_fusion::{bias_fill, epilogue, identity_fill, Epilogue, Term};
 use crate::text_kernels::{element, replace_kernels_with, unit_inner_stride, ROLLED};
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::r#type::ShapedTypeLike;
 use melior::ir::ValueLike;
-use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 use strata_lower::nn::pair_attribute;
 use strata_lower::ops::static_shape;
 
@@ -61,6 +63,7 @@ pub static INFO: PassInfo = PassInfo {
     statistics: &[
         StatisticInfo { name: "convolutions", help: "Depthwise convolutions and pools vectorised" },
         StatisticInfo { name: "bias-fills", help: "Bias fills of an output folded into its convolution's accumulators" },
+        StatisticInfo { name: "identity-fills", help: "Fills of a pool's output with -inf or zero folded into its accumulators" },
     ],
 };
 
@@ -79,7 +82,7 @@ const ROWS: i64 = 4;
 /// What a window computes: a depthwise convolution's weighted sum, a max pool's maximum, a
 /// sum pool's sum (an average pool's, before its division).
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Reduce {
+pub enum Reduce {
     Weighted,
     Max,
     Sum,
@@ -174,12 +177,13 @@ fn f32_shape(ty: melior::ir::Type<'_>) -> Option<Vec<i64>> {
     static_shape(ty).ok()
 }
 
-/// The convolution with implicit zero padding that `strata-implicit-pads` made of `op` (a
+/// The convolution (or pool) with implicit padding that `strata-implicit-pads` made of `op` (a
 /// `linalg.generic` carrying `strata.implicit_pads`, on tensors or buffers), with the input its
 /// body reads (`tensor.extract` or `memref.load` of a value from outside it): the generic's
-/// operands are the filter and the output `[N, F, OH, OW]`; a depthwise one's filter is
-/// `[C, KH, KW]` and its loops `(n, c, oh, ow, kh, kw)`, a full one's `[F, C, KH, KW]` and
-/// `(n, f, oh, ow, c, kh, kw)`.
+/// operands are the filter (a pool's window) and the output `[N, F, OH, OW]`; a depthwise
+/// one's filter is `[C, KH, KW]` and its loops `(n, c, oh, ow, kh, kw)`, a pool's window `[KH,
+/// KW]` with the same loops (its body a maximum or a sum, no product), a full one's `[F, C,
+/// KH, KW]` and `(n, f, oh, ow, c, kh, kw)`.
 pub fn implicit(op: strata_ir::Op) -> Option<(Depthwise, strata_ir::Val)> {
     use strata_ir::handle::MapResult::Dim;
     if !op.is("linalg.generic") || op.operand_count() != 2 {
@@ -190,12 +194,21 @@ pub fn implicit(op: strata_ir::Op) -> Option<(Depthwise, strata_ir::Val)> {
     // Loops (n, c, oh, ow, kh, kw), or (n, f, oh, ow, c, kh, kw) for a full convolution.
     let depthwise = vec![Dim(1), Dim(4), Dim(5)];
     let full = vec![Dim(1), Dim(4), Dim(5), Dim(6)];
+    let pool = vec![Dim(4), Dim(5)];
     let output = vec![Dim(0), Dim(1), Dim(2), Dim(3)];
-    if maps != [depthwise, output.clone()] && maps != [full, output] {
+    if maps != [depthwise, output.clone()] && maps != [full, output.clone()] && maps != [pool.clone(), output] {
         return None;
     }
+    let body = op.body(0)?.ops();
+    let reduce = if maps[0] != pool {
+        Reduce::Weighted
+    } else if body.iter().any(|o| o.is("arith.maximumf")) {
+        Reduce::Max
+    } else {
+        Reduce::Sum
+    };
     let reads: Vec<strata_ir::Op> =
-        op.body(0)?.ops().into_iter().filter(|o| o.is("tensor.extract") || o.is("memref.load")).collect();
+        body.into_iter().filter(|o| o.is("tensor.extract") || o.is("memref.load")).collect();
     let [read] = reads[..] else { return None };
     let source = read.operand(0);
     if source.owner().is_some_and(|owner| owner.is_inside(op)) {
@@ -203,7 +216,10 @@ pub fn implicit(op: strata_ir::Op) -> Option<(Depthwise, strata_ir::Val)> {
     }
     let shapes = [source.r#type(), op.operand(0).r#type(), op.operand(1).r#type()];
     let [input, filter, output] = shapes.map(f32_shape);
-    Some((Depthwise::with_implicit_pads(input?, filter?, output?, [sh, sw], [dh, dw], [pt, pl])?, source))
+    // A pool's window is read for its shape only.
+    let filter = if reduce == Reduce::Weighted { filter? } else { static_shape(op.operand(0).r#type()).ok()? };
+    let (strides, dilations, pads) = ([sh, sw], [dh, dw], [pt, pl]);
+    Some((Depthwise::with_implicit_pads(reduce, input?, filter, output?, strides, dilations, pads)?, source))
 }
 
 /// The least multiply-adds for which a kernel splits its channels (filter blocks) across
@@ -228,6 +244,17 @@ fn index_constant(k: i64) -> String {
     }
 }
 
+/// Where a kernel's accumulators start.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Seed {
+    /// The output's values (a bias or an identity written before).
+    Output,
+    /// A per-channel bias, the kernel's fourth argument ([`bias_fill`]).
+    Bias,
+    /// The reduction's identity, -inf or zero ([`identity_fill`]).
+    Identity,
+}
+
 /// One output row or column block's position: a constant, or a loop's index.
 enum At {
     Static(i64),
@@ -236,16 +263,21 @@ enum At {
 
 impl Depthwise {
     /// A convolution of an unpadded `input` with zero padding `pads` (top, left) and past its
-    /// end implicit, when the kernel takes it: depthwise (`filter` `[C, KH, KW]`), or full over
-    /// at most [`MAX_FULL_CHANNELS`] input channels (`filter` `[F, C, KH, KW]`: a stem).
+    /// end implicit, when the kernel takes it: depthwise (`filter` `[C, KH, KW]`), full
+    /// (`filter` `[F, C/G, KH, KW]`: a stem or a grouped one), or a pool (`reduce` a maximum or
+    /// a sum, `filter` its window `[KH, KW]`; the padding the maximum's or the sum's identity).
     pub fn with_implicit_pads(
+        reduce: Reduce,
         input: Vec<i64>,
-        filter: Vec<i64>,
+        mut filter: Vec<i64>,
         output: Vec<i64>,
         strides: [i64; 2],
         dilations: [i64; 2],
         pads: [i64; 2],
     ) -> Option<Depthwise> {
+        if reduce != Reduce::Weighted {
+            filter.insert(0, *input.get(1)?);
+        }
         let full = filter.len() == 4;
         // A full convolution's groups: its input channels over the filter's.
         let groups = if full && filter[1] > 0 && input.get(1).is_some_and(|c| c % filter[1] == 0) {
@@ -253,8 +285,7 @@ impl Depthwise {
         } else {
             1
         };
-        let conv =
-            Depthwise { reduce: Reduce::Weighted, input, filter, output, strides, dilations, pads, full, groups };
+        let conv = Depthwise { reduce, input, filter, output, strides, dilations, pads, full, groups };
         (conv.fits() && pads.iter().all(|&p| p >= 0) && conv.blocks() <= MAX_BLOCKS).then_some(conv)
     }
 
@@ -372,16 +403,18 @@ impl Depthwise {
 
     /// The kernel function (MLIR text) for operand types `types` (input, filter, output); `epilogue` (see
     /// [`epilogue`]) is applied to the accumulators before they are stored.
-    /// `seeded`: the accumulators start from a per-channel bias, the kernel's fourth argument
-    /// (`memref<C x f32>`, see [`bias_fill`]), not from the output's values.
+    /// `start`: where the accumulators start (the output's values, a per-channel bias that is
+    /// the kernel's fourth argument, `memref<C x f32>`, see [`bias_fill`], or the reduction's
+    /// identity, see [`identity_fill`]).
     fn function(
         &self,
         types: &[String],
         lanes: i64,
         parallel: bool,
         epilogue: Option<&Epilogue>,
-        seeded: bool,
+        start: Seed,
     ) -> String {
+        let seeded = start == Seed::Bias;
         let [n, c, oh, ow] = [self.output[0], self.output[1], self.output[2], self.output[3]];
         let [ih, iw] = [self.input[2], self.input[3]];
         let [kh, kw] = self.window();
@@ -511,6 +544,9 @@ impl Depthwise {
                     let f = filter(j);
                     match &mask {
                         _ if seeded => acc[j as usize].push(format!("%bv{}_{j}", group.get())),
+                        _ if start == Seed::Identity => {
+                            acc[j as usize].push(if self.reduce == Reduce::Max { "%ninf" } else { "%zero" }.to_owned())
+                        }
                         None => {
                             *s += &format!(
                                 "{indent}{seed} = vector.load %y[{batch}, {f}, {out_row}, {col_value}] : {yt}, {vt}\n"
@@ -647,7 +683,13 @@ impl Depthwise {
                             }
                         };
                         let x = format!("%x{b}_{tap}_{r}");
-                        let pass = if sw > 1 { "%zerow" } else { "%zero" };
+                        // Lanes outside the row: the padding (a maximum's -inf).
+                        let pass = match (self.reduce == Reduce::Max, sw > 1) {
+                            (true, true) => "%ninfw",
+                            (true, false) => "%ninf",
+                            (false, true) => "%zerow",
+                            (false, false) => "%zero",
+                        };
                         let load = if valid < wide {
                             *s += &format!(
                                 "{indent}%lm{b}_{tap}_{r} = vector.create_mask {} : vector<{wide}xi1>\n",
@@ -803,129 +845,20 @@ impl Depthwise {
             head += &format!("    {} = arith.constant {k} : index\n", index_constant(k));
         }
         head += &format!("    %zero = arith.constant dense<0.000000e+00> : {vt}\n");
+        // What a maximum's window reads outside the input (a sum's or a convolution's: zero).
+        if self.reduce == Reduce::Max {
+            head += &format!("    %ninf = arith.constant dense<0xFF800000> : {vt}\n");
+        }
         for (k, value) in epilogue.iter().flat_map(|e| &e.constants).enumerate() {
             head += &format!("    %ep{k} = arith.constant dense<{value}> : {vt}\n");
         }
         if sw > 1 {
-            head += &format!("    %zerow = arith.constant dense<0.000000e+00> : vector<{wide}xf32>\n");
+            let (name, value) =
+                if self.reduce == Reduce::Max { ("ninfw", "0xFF800000") } else { ("zerow", "0.000000e+00") };
+            head += &format!("    %{name} = arith.constant dense<{value}> : vector<{wide}xf32>\n");
         }
         head + &s
     }
-}
-
-/// A value an epilogue step reads: the accumulator, an earlier step's result, or a splat
-/// constant (by index).
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Term {
-    Value,
-    Step(usize),
-    Constant(usize),
-}
-
-/// The elementwise program that follows a convolution in place, applied to its accumulators
-/// before they are stored: `arith` steps on f32 (each `(op name, operands)`), the splat
-/// constants they read (literals), and the term stored.
-#[derive(Clone, Debug, PartialEq)]
-struct Epilogue {
-    steps: Vec<(String, Vec<Term>)>,
-    constants: Vec<String>,
-    result: Term,
-}
-
-/// The elementwise program that follows `conv` in place, when there is one: the next op is an
-/// elementwise `linalg.generic` that reads and writes `conv`'s output buffer (identity maps,
-/// every loop parallel) and computes each element with the `arith` ops of the reductions' lane
-/// ops (f32 arithmetic, clamps, negation; no fast-math flags)
-/// of the element and of f32 constants: a clamp (ReLU, ReLU6, Clip), a HardSwish
-/// (`x * min(max(x / 6 + 1 / 2, 0), 1)`), a HardSigmoid, a scale. MobileNetV3's HardSwish after
-/// each depthwise convolution ran as a pass of its own over the result.
-fn epilogue(conv: Op, output: strata_ir::Val) -> Option<(Op, Epilogue)> {
-    let next = conv.next().filter(|op| op.result_count() == 0)?;
-    strata_lower::pads::elementwise_in_place(next, output).then_some(())?;
-    let body = next.body(0)?;
-    // Both block arguments are the element (the generic reads and writes one buffer).
-    let mut terms: Vec<(strata_ir::Val, Term)> = vec![(body.argument(0), Term::Value), (body.argument(1), Term::Value)];
-    let mut epilogue = Epilogue { steps: Vec::new(), constants: Vec::new(), result: Term::Value };
-    let lookup =
-        |v: strata_ir::Val, terms: &[(strata_ir::Val, Term)]| terms.iter().find(|(t, _)| *t == v).map(|&(_, t)| t);
-    for op in body.ops() {
-        if op.is("linalg.yield") {
-            epilogue.result = lookup(op.operand(0), &terms).filter(|_| op.operand_count() == 1)?;
-            return (!epilogue.steps.is_empty()).then_some((next, epilogue));
-        }
-        let name = op.name();
-        let plain = op.attribute("fastmath").is_none_or(|f| f.to_string().contains("none"));
-        let arith = name.starts_with("arith.") && crate::vectorize_reductions::LANE_OPS.contains(&name.as_str());
-        if !arith || !plain || op.result_count() != 1 || op.result(0).r#type().to_string() != "f32" {
-            return None;
-        }
-        let mut operands = Vec::new();
-        for operand in op.operands() {
-            let term = match lookup(operand, &terms) {
-                Some(term) => term,
-                None => {
-                    let constant = operand.owner().filter(|c| c.is("arith.constant") && !c.is_inside(next))?;
-                    let literal = constant.attribute("value")?.to_string().strip_suffix(" : f32")?.to_owned();
-                    let index = match epilogue.constants.iter().position(|c| *c == literal) {
-                        Some(index) => index,
-                        None => {
-                            epilogue.constants.push(literal);
-                            epilogue.constants.len() - 1
-                        }
-                    };
-                    Term::Constant(index)
-                }
-            };
-            operands.push(term);
-        }
-        terms.push((op.result(0), Term::Step(epilogue.steps.len())));
-        epilogue.steps.push((name, operands));
-    }
-    None
-}
-
-/// The kernel that fills `conv`'s whole output with a per-channel bias just before it, when
-/// there is one: a `linalg.generic` broadcasting a `memref<C x f32>` along `(d1)` into exactly
-/// the convolution's output buffer, with only views (or other address and value computations)
-/// between the two. The convolution can then
-/// start its accumulators from the bias and the fill go: one pass less over the output, and
-/// none of the fill's masked row tails (on MobileNetV2, ~0.8 ms of ~15 on one thread, slower
-/// still on two). Returns the fill and the bias.
-fn bias_fill(conv: Op, output: strata_ir::Val) -> Option<(Op, strata_ir::Val)> {
-    // A generic writing the output, followed by the convolution with only address and value
-    // computations (views, constants: `sinkable`) in between.
-    let right_before = |fill: Op| {
-        let mut next = fill.next();
-        while let Some(op) = next.filter(|&op| op != conv) {
-            if !strata_ir::rewrite::sinkable(&op.name()) {
-                return false;
-            }
-            next = op.next();
-        }
-        next == Some(conv)
-    };
-    let fill = output.users().into_iter().find(|&user| {
-        user.is("linalg.generic") && user.operand_count() == 2 && user.operand(1) == output && right_before(user)
-    })?;
-    let maps = strata_ir::handle::map_results(fill.attribute("indexing_maps")?)?;
-    use strata_ir::handle::MapResult::Dim;
-    if maps.len() != 2 || maps[0] != [Dim(1)] || maps[1] != [Dim(0), Dim(1), Dim(2), Dim(3)] {
-        return None;
-    }
-    let bias = fill.operand(0);
-    let bias_type = strata_ir::types::memref(bias.r#type())?;
-    let plain = bias_type.rank() == 1
-        && strata_ir::types::type_name(bias_type.element()) == "f32"
-        && strata_ir::handle::is_identity_layout(bias_type.layout())
-        && bias_type.memory_space().is_none();
-    if !plain {
-        return None;
-    }
-    // The body yields the bias element unchanged.
-    let body = fill.body(0)?;
-    let ops = body.ops();
-    let yields_input = ops.len() == 1 && ops[0].is("linalg.yield") && ops[0].operand(0) == body.argument(0);
-    yields_input.then_some((fill, bias))
 }
 
 impl Pass for VectorizeDepthwise {
@@ -936,7 +869,7 @@ impl Pass for VectorizeDepthwise {
             "linalg.pooling_nchw_sum",
             "linalg.generic",
         ];
-        let mut seeded = 0u64;
+        let (mut seeded, mut identities) = (0u64, 0u64);
         let replaced =
             replace_kernels_with(module, cx, &names, "depthwise convolution kernel", "convolutions", |op, absorbed| {
                 // The operands: input, filter (window), output; a generic with implicit padding
@@ -964,12 +897,27 @@ impl Pass for VectorizeDepthwise {
                     types.push(bias.r#type().to_string());
                     operands.push(bias);
                 }
-                let text = conv.function(&types, self.lanes, parallel, program.as_ref(), seed.is_some());
+                let identity = match conv.reduce {
+                    Reduce::Max => identity_fill(op, output, f64::NEG_INFINITY),
+                    Reduce::Sum => identity_fill(op, output, 0.0),
+                    Reduce::Weighted => None,
+                }
+                .filter(|fill| !absorbed.contains(fill));
+                let start = match (seed, identity) {
+                    (Some(_), _) => Seed::Bias,
+                    (None, Some(_)) => Seed::Identity,
+                    (None, None) => Seed::Output,
+                };
+                let text = conv.function(&types, self.lanes, parallel, program.as_ref(), start);
+                // The kernel seeds its accumulators with what the fill wrote, and nothing else
+                // read the output in between; nothing refers to the fill.
                 if let Some((fill, _)) = seed {
-                    // The kernel seeds its accumulators with what the fill wrote, and nothing else
-                    // read the output in between; nothing refers to the fill.
                     absorbed.push(fill);
                     seeded += 1;
+                }
+                if let Some(fill) = identity {
+                    absorbed.push(fill);
+                    identities += 1;
                 }
                 if let Some(next) = next {
                     // The kernel runs both ONNX nodes: profiles name it after both.
@@ -988,6 +936,7 @@ impl Pass for VectorizeDepthwise {
                 Some((text, operands))
             });
         cx.bump("bias-fills", seeded);
+        cx.bump("identity-fills", identities);
         replaced
     }
 }
