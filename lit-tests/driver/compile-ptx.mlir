@@ -24,6 +24,13 @@
 // RUN: mkdir -p "%t/new"$'\n'"line" && not strata compile %S/../frontend/inputs/conv_relu.onnx -o "%t/new"$'\n'"line/lib.so" 2>&1 | FileCheck %s --check-prefix=NEWLINE
 // NEWLINE: error: the library's weights cannot be embedded from "{{.*}}new\nline": the assembler cannot read a path with a newline or one that is not UTF-8; write the library to another directory
 // NEWLINE-NOT: internal error
+// Without libdevice (here: the one named is not there) a model whose kernels call math
+// functions cannot be compiled for a GPU (the machine lacks something, which is neither
+// the model's fault nor a Strata bug): exit status 69, EX_UNAVAILABLE.
+// RUN: STRATA_LIBDEVICE=%t/missing.bc strata compile %S/../frontend/inputs/conv_relu.onnx --target=nvptx -o %t/nolib.ptx > %t/nolib.txt 2>&1; echo "exit $?" >> %t/nolib.txt; FileCheck %s --check-prefix=NOLIB < %t/nolib.txt
+// NOLIB: error: the kernels call NVIDIA libdevice math functions (__nv_expf) and libdevice at {{.*}}missing.bc could not be read
+// NOLIB-NOT: internal error
+// NOLIB: exit 69
 // Verifying after every pass and once per stage are one choice.
 // RUN: not strata compile %S/../frontend/inputs/conv_relu.onnx --verify-each --no-verify-each -o %t/both.o 2>&1 | FileCheck %s --check-prefix=VERIFY
 // VERIFY: error: the argument '--verify-each' cannot be used with '--no-verify-each'

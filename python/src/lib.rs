@@ -269,6 +269,7 @@ fn kind_name(kind: strata_driver::compile::ErrorKind) -> &'static str {
         ErrorKind::Verification => "verification",
         ErrorKind::Io => "io",
         ErrorKind::Internal => "internal",
+        ErrorKind::Unavailable => "unavailable",
     }
 }
 

@@ -11,7 +11,7 @@ class CompileError(Exception):
 
     message: str
     kind: str
-    """`invalid-input`, `unsupported`, `verification`, `internal` or `io`."""
+    """`invalid-input`, `unsupported`, `verification`, `internal`, `io` or `unavailable`."""
     node: Optional[str]
     node_index: Optional[int]
     op_type: Optional[str]

@@ -20,12 +20,16 @@ pub enum ErrorKind {
     Verification,
     /// Reading or writing a file failed.
     Io,
-    /// A bug or an environment problem in Strata itself.
+    /// A bug in Strata itself.
     Internal,
+    /// Something the request needs is not on this machine (a GPU or its driver, NVIDIA's
+    /// libdevice, the OpenMP runtime): installed, it would work.
+    Unavailable,
 }
 
 impl ErrorKind {
-    /// The exit status a command-line tool ends with (sysexits.h for internal errors).
+    /// The exit status a command-line tool ends with (sysexits.h's for internal errors, I/O and
+    /// what is unavailable).
     pub fn exit_code(self) -> i32 {
         match self {
             ErrorKind::InvalidInput => 1,
@@ -33,6 +37,7 @@ impl ErrorKind {
             ErrorKind::Verification => 4,
             ErrorKind::Io => 74,
             ErrorKind::Internal => 70,
+            ErrorKind::Unavailable => 69,
         }
     }
 
@@ -103,6 +108,10 @@ impl Error {
 
     pub fn io(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Io, message)
+    }
+
+    pub fn unavailable(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Unavailable, message)
     }
 
     /// The error of a crate's own error type, with its kind and message.

@@ -108,7 +108,7 @@ impl CudaModel {
         manifest.check_embedded(crate::manifest::ptx_signature(&ptx), &path)?;
         let weights = manifest.read_weights(&dir)?;
         if let Some(why) = unavailable() {
-            return Err(RuntimeError::Cuda(why));
+            return Err(RuntimeError::Unavailable(format!("no CUDA GPU: {why}")));
         }
         let context = CudaContext::new(0).map_err(error("creating a context on GPU 0"))?;
         let (major, minor) = context.compute_capability().map_err(error("reading the compute capability"))?;

@@ -41,6 +41,9 @@ pub enum RuntimeError {
     Load(String),
     #[error("CUDA: {0}")]
     Cuda(String),
+    /// What running needs is not on this machine: a GPU and its driver, the OpenMP runtime.
+    #[error("{0}")]
+    Unavailable(String),
     /// A run-time check of the compiled code failed (status `code`): the outputs are not to
     /// be used.
     #[error("the model's run-time check failed: {message} (status {code}; the outputs are not valid)")]
@@ -57,6 +60,7 @@ impl strata_error::HasKind for RuntimeError {
             | RuntimeError::Check { .. } => ErrorKind::InvalidInput,
             RuntimeError::Npy(_) | RuntimeError::Load(_) => ErrorKind::Io,
             RuntimeError::Cuda(_) => ErrorKind::Internal,
+            RuntimeError::Unavailable(_) => ErrorKind::Unavailable,
         }
     }
 }
@@ -332,7 +336,7 @@ pub fn load_openmp() -> Result<&'static libloading::os::unix::Library, RuntimeEr
         })
         .as_ref()
         .map_err(|e| {
-            RuntimeError::Load(format!(
+            RuntimeError::Unavailable(format!(
                 "cannot load the OpenMP runtime that parallel kernels call ({e}): install Debian's libomp5 \
                  (`cargo xtask setup` does), or compile with --threads 1"
             ))

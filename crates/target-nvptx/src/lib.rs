@@ -46,11 +46,18 @@ pub enum CodegenError {
     Translate(String),
     #[error("LLVM: {0}")]
     Llvm(String),
+    /// NVIDIA's libdevice, which the kernels' math functions need, is not on this machine.
+    #[error("{0}")]
+    NoLibdevice(String),
 }
 
-/// Code generation fails only on IR the earlier stages should not have produced.
+/// Code generation fails only on IR the earlier stages should not have produced, or without
+/// libdevice.
 impl strata_error::HasKind for CodegenError {
     fn kind(&self) -> strata_error::ErrorKind {
-        strata_error::ErrorKind::Internal
+        match self {
+            CodegenError::NoLibdevice(_) => strata_error::ErrorKind::Unavailable,
+            _ => strata_error::ErrorKind::Internal,
+        }
     }
 }

@@ -201,7 +201,7 @@ fn no_libdevice(calls: &[String], failed: Option<(&Path, String)>) -> CodegenErr
         None => "no libdevice was found".to_owned(),
         Some((path, error)) => format!("libdevice at {} could not be read: {error}", path.display()),
     };
-    CodegenError::Llvm(format!(
+    CodegenError::NoLibdevice(format!(
         "the kernels call NVIDIA libdevice math functions ({}) and {why}; set STRATA_LIBDEVICE to libdevice.10.bc (from a CUDA install's nvvm/libdevice, or fetched by `cargo xtask libdevice`) or CUDA_HOME",
         math.join(", ")
     ))
