@@ -477,7 +477,10 @@ pub fn run_run(args: &RunArgs) -> Result<(), CommandError> {
         model.run_into(&inputs, &mut outputs).map_err(|e| format!("error: {e}"))?;
         latencies.push(start.elapsed());
     }
-    let ticks_per_ms = (time_stamp() - ticks) as f64 / (wall.elapsed().as_secs_f64() * 1e3);
+    let elapsed = wall.elapsed();
+    let ticks_per_ms = (time_stamp() - ticks) as f64 / (elapsed.as_secs_f64() * 1e3);
+    // The kernels' counters are summed over every run: their means are against the mean run.
+    let mean = elapsed.div_f64(runs as f64);
     latencies.sort();
     let median = latencies[latencies.len() / 2];
     print_summary(&signature, &outputs, &timings, lower_bound, median);
@@ -490,7 +493,7 @@ pub fn run_run(args: &RunArgs) -> Result<(), CommandError> {
         _ => {}
     }
     if let Some(profile) = &compiled.profile {
-        let rows = print_profile(profile, runs, ticks_per_ms, median);
+        let rows = print_profile(profile, runs, ticks_per_ms, mean, median);
         if let Some(dir) = &args.output_dir {
             let path = dir.join("profile.csv");
             std::fs::create_dir_all(dir)
@@ -535,6 +538,7 @@ fn print_profile(
     profile: &crate::compile::Profile,
     runs: usize,
     ticks_per_ms: f64,
+    mean: Duration,
     median: Duration,
 ) -> Vec<(f64, &str)> {
     let ticks = profile.read();
@@ -545,10 +549,13 @@ fn print_profile(
         .collect();
     rows.sort_by(|a, b| b.0.total_cmp(&a.0));
     let total: f64 = rows.iter().map(|r| r.0).sum();
+    // Means, as the counters sum every run: on a loaded machine a few slow runs put the mean
+    // well above the median (a sum of kernel means above the median run read as a contradiction).
     println!(
-        "profile: {} kernels, {total:.3} ms per run in kernels of {:.3} ms median (mean of {runs} runs; the rest is the \
-         entry point and the timers)",
+        "profile: {} kernels, {total:.3} ms per run in kernels of {:.3} ms per run (means of {runs} runs, the median run \
+         {:.3} ms; the rest is the entry point and the timers)",
         rows.len(),
+        mean.as_secs_f64() * 1e3,
         median.as_secs_f64() * 1e3
     );
     println!("{:>10} {:>7} {:>7}  kernel (ONNX nodes)  [ops]", "ms", "%", "cum %");
