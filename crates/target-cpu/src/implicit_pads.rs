@@ -63,7 +63,7 @@ pub static INFO: PassInfo = PassInfo {
     options: &[],
     statistics: &[
         StatisticInfo { name: "convolutions", help: "Convolutions and pools reading their unpadded input" },
-        StatisticInfo { name: "kept", help: "Convolutions over a pad left padded (another value, pad or shape)" },
+        StatisticInfo { name: "kept", help: "Convolutions and pools over a pad left padded (another value, pad or shape)" },
     ],
 };
 
@@ -80,16 +80,16 @@ const FULL: &str = "linalg.conv_2d_nchw_fchw";
 /// A grouped convolution in the lowering's form: `[N, G, C/G, H, W]`, `[G, F/G, C/G, KH, KW]`
 /// and `[N, G, F/G, OH, OW]` operands, each a `tensor.expand_shape` of an NCHW input (padded or
 /// not), an FCHW filter and an NFHW accumulator. The host kernel takes it as a full
-/// convolution per group (at most `vectorize_depthwise::MAX_FULL_CHANNELS` channels a group):
-/// ResNeXt's 3 x 3 convolutions of 4 channels a group ran 2.3-2.5x faster than in
+/// convolution per group, whatever the groups' sizes: ResNeXt's 3 x 3 convolutions of 4 channels a group ran 2.3-2.5x faster than in
 /// `strata-cpu-schedule`'s register blocks (`conv_lanes::rewrite_grouped`; 7.2M multiply-adds
 /// at 56 x 56 0.17 -> 0.07 ms on one thread), and 5.5x faster at stride 2, which those blocks
 /// do not take (a scalar loop nest: 3.6M multiply-adds in 0.30 ms, no faster on two threads).
 const GROUPED: &str = "linalg.conv_2d_ngchw_gfchw";
 
-/// What a convolution reads: the input (unpadded), its zero padding before the rows and
-/// columns, the filter and the accumulator (4-D each, a grouped one's taken out of its
-/// `tensor.expand_shape`s), and the ops that go with it (a pad, expand_shapes).
+/// What a convolution or pool reads: the input (unpadded), its padding before the rows and
+/// columns, the filter (a pool's window) and the accumulator (4-D each, a grouped
+/// convolution's taken out of its `tensor.expand_shape`s), and the ops that go with it (a
+/// pad, expand_shapes).
 struct Operands {
     source: Val,
     pads: [i64; 2],
@@ -97,7 +97,8 @@ struct Operands {
     acc: Val,
     /// The ops the convolution alone read, erased after it when unused (innermost first).
     dead: Vec<Op>,
-    /// Whether the padding (if any) is zero on the rows and columns only: the others are kept.
+    /// Whether the padding (if any) is the reduction's identity (zero; a max pool's -inf) on the
+    /// rows and columns only: the others are kept.
     zero: bool,
 }
 
