@@ -6,7 +6,9 @@
 //! 1-D resampling with static sizes is a table computed here, at import time: for each output
 //! position, `n` source indices (clamped, which is ONNX's edge padding) and `n` weights. An axis
 //! then becomes `gather(x, indices[out, n], axis)`, a multiply by the weights (broadcast over the
-//! other axes) and a `reduce_sum` over the `n` taps; nearest mode is a single gather. Positions
+//! other axes) and a `reduce_sum` over the `n` taps; nearest mode is a single gather, or, for an
+//! integer upsampling (every index `k` times in order), a broadcast of the axis into `k` copies
+//! (`reshape`, `expand`, `reshape`: one copy kernel, not a load per element). Positions
 //! that `tf_crop_and_resize` places outside the input get zero weights plus the extrapolation
 //! value. The tables follow ONNX's reference implementation (`onnx/reference/ops/op_resize.py`).
 
@@ -378,6 +380,40 @@ impl Importer<'_> {
             if !interpolating && !any_outside {
                 // One gather: the neighbour with weight 1.
                 let chosen = plan.nearest();
+                // An integer upsampling (each index `k` times in order): a broadcast of the
+                // axis into `k` copies, which the optimiser writes as one copy, not a gather.
+                let k = out[a] / current[a].max(1);
+                let repeats =
+                    k >= 2 && out[a] == k * current[a] && chosen.iter().enumerate().all(|(i, &c)| c == i as i64 / k);
+                if repeats {
+                    let mut unit = current.clone();
+                    unit.insert(a + 1, 1);
+                    let mut copies = current.clone();
+                    copies.insert(a + 1, k);
+                    let v = block.append_operation(sg::Reshape::build(
+                        context,
+                        location,
+                        value,
+                        tensor_type(context, &unit, dtype)?,
+                    ));
+                    let v = v.result(0).expect("one result").into();
+                    let v = block.append_operation(sg::Expand::build(
+                        context,
+                        location,
+                        v,
+                        tensor_type(context, &copies, dtype)?,
+                    ));
+                    let v = v.result(0).expect("one result").into();
+                    let v = block.append_operation(sg::Reshape::build(
+                        context,
+                        location,
+                        v,
+                        tensor_type(context, &resized, dtype)?,
+                    ));
+                    value = v.result(0).expect("one result").into();
+                    current = resized;
+                    continue;
+                }
                 let indices = constant(
                     "indices",
                     vec![out[a]],

@@ -1533,3 +1533,17 @@ for n, v in ct_inputs.items():
     np.save(f"../../driver/inputs/conv_transpose_{n}.npy", v)
 for name, y in ct_refs.items():
     np.save(f"../../driver/inputs/conv_transpose_y_{name}.npy", y.astype(np.float32))
+
+# Nearest x2 (asymmetric, floor): an integer upsampling, imported as a broadcast of each
+# resized axis (reshape, expand, reshape), not a gather.
+save(
+    helper.make_graph(
+        [helper.make_node("Resize", ["x", "", "scales"], ["up"], name="upsample", mode="nearest",
+                          coordinate_transformation_mode="asymmetric", nearest_mode="floor")],
+        "resize_nearest2x",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 4])],
+        [helper.make_tensor_value_info("up", TensorProto.FLOAT, [1, 2, 8, 8])],
+        [numpy_helper.from_array(np.array([1, 1, 2, 2], dtype=np.float32), "scales")],
+    ),
+    "resize_nearest2x.onnx",
+)
