@@ -1,8 +1,9 @@
 // Older operator definitions import natively, without a conversion step: at opset 6 Slice's
 // starts/ends/axes and Pad's pads/value are attributes, Add's second operand broadcasts from
 // `axis` (broadcast = 1), and Softmax normalises over every dimension from its axis on (the input
-// viewed as 2-D). Upsample (opset 7, scales as an attribute) becomes gather tables with the
-// asymmetric, floor mapping it specifies.
+// viewed as 2-D). Upsample (opset 7, scales as an attribute) takes the asymmetric, floor
+// mapping it specifies: at x2 every index twice, so each axis is a broadcast into two copies
+// (reshape, expand, reshape), as Resize's integer upsampling is.
 // RUN: strata import %S/inputs/legacy.onnx | FileCheck %s
 // RUN: strata import %S/inputs/upsample7.onnx | FileCheck %s --check-prefix=UPSAMPLE
 
@@ -14,5 +15,8 @@
 // CHECK: %[[M:.*]] = "sg.softmax"(%[[F]]) {axis = 1 : i64} : (tensor<2x12xf32>) -> tensor<2x12xf32>
 // CHECK: "sg.reshape"(%[[M]]) : (tensor<2x12xf32>) -> tensor<2x3x4xf32>
 
-// UPSAMPLE: "sg.gather"(%arg0, %{{.*}}) {axis = 2 : i64} : (tensor<1x1x2x2xf32>, tensor<4xi64>) -> tensor<1x1x4x2xf32>
-// UPSAMPLE: "sg.gather"(%{{.*}}, %{{.*}}) {axis = 3 : i64} : (tensor<1x1x4x2xf32>, tensor<4xi64>) -> tensor<1x1x4x4xf32>
+// UPSAMPLE-NOT: sg.gather
+// UPSAMPLE: "sg.expand"(%{{.*}}) : (tensor<1x1x2x1x2xf32>) -> tensor<1x1x2x2x2xf32>
+// UPSAMPLE: "sg.reshape"(%{{.*}}) : (tensor<1x1x2x2x2xf32>) -> tensor<1x1x4x2xf32>
+// UPSAMPLE: "sg.expand"(%{{.*}}) : (tensor<1x1x4x2x1xf32>) -> tensor<1x1x4x2x2xf32>
+// UPSAMPLE: "sg.reshape"(%{{.*}}) : (tensor<1x1x4x2x2xf32>) -> tensor<1x1x4x4xf32>
