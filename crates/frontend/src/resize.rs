@@ -12,6 +12,7 @@
 //! that `tf_crop_and_resize` places outside the input get zero weights plus the extrapolation
 //! value. The tables follow ONNX's reference implementation (`onnx/reference/ops/op_resize.py`).
 
+use crate::conv::append1;
 use crate::import::{attribute, int, node_name, operand, required, tensor_type, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use melior::ir::{Block, BlockLike, Location, Value};
@@ -390,27 +391,10 @@ impl Importer<'_> {
                     unit.insert(a + 1, 1);
                     let mut copies = current.clone();
                     copies.insert(a + 1, k);
-                    let v = block.append_operation(sg::Reshape::build(
-                        context,
-                        location,
-                        value,
-                        tensor_type(context, &unit, dtype)?,
-                    ));
-                    let v = v.result(0).expect("one result").into();
-                    let v = block.append_operation(sg::Expand::build(
-                        context,
-                        location,
-                        v,
-                        tensor_type(context, &copies, dtype)?,
-                    ));
-                    let v = v.result(0).expect("one result").into();
-                    let v = block.append_operation(sg::Reshape::build(
-                        context,
-                        location,
-                        v,
-                        tensor_type(context, &resized, dtype)?,
-                    ));
-                    value = v.result(0).expect("one result").into();
+                    let ty = |shape: &[i64]| tensor_type(context, shape, dtype);
+                    let v = append1(block, sg::Reshape::build(context, location, value, ty(&unit)?));
+                    let v = append1(block, sg::Expand::build(context, location, v, ty(&copies)?));
+                    value = append1(block, sg::Reshape::build(context, location, v, ty(&resized)?));
                     current = resized;
                     continue;
                 }

@@ -99,7 +99,7 @@ struct Operands {
     dead: Vec<Op>,
     /// Whether the padding (if any) is the reduction's identity (zero; a max pool's -inf) on the
     /// rows and columns only: the others are kept.
-    zero: bool,
+    identity: bool,
 }
 
 /// The 4-D value a grouped convolution's operand `index` expands, its dimensions `[at, at +
@@ -120,14 +120,14 @@ const MAX_POOL: &str = "linalg.pooling_nchw_max";
 /// A sum pool (an average pool's sum), over a zero pad.
 const SUM_POOL: &str = "linalg.pooling_nchw_sum";
 
-/// What `op` reduces its windows with, and the padding value that changes no result.
-fn reduction(op: Op) -> (Reduce, f64) {
+/// What `op` reduces its windows with.
+fn reduction(op: Op) -> Reduce {
     if op.is(MAX_POOL) {
-        (Reduce::Max, f64::NEG_INFINITY)
+        Reduce::Max
     } else if op.is(SUM_POOL) {
-        (Reduce::Sum, 0.0)
+        Reduce::Sum
     } else {
-        (Reduce::Weighted, 0.0)
+        Reduce::Weighted
     }
 }
 
@@ -144,23 +144,23 @@ fn operands(op: Op) -> Option<Operands> {
     };
     let padded = input.owner();
     let pad = padded.and_then(|p| Pad::of(p.get()));
-    let (source, pads, zero) = match (&pad, padded) {
+    let (source, pads, identity) = match (&pad, padded) {
         (Some(pad), Some(padded)) => {
             let source = tensor_type(pad.source.r#type()).ok()?;
             let padded_ty = tensor_type(padded.result(0).r#type()).ok()?;
-            let zero = source.rank() == 4
+            let identity = source.rank() == 4
                 && padded_ty.shape[..2] == source.shape[..2]
-                && pad.number == reduction(op).1
+                && pad.number == reduction(op).identity()
                 && pad.low.len() == 4
                 && pad.low[..2] == [0, 0];
             dead.push(padded);
-            let pads = if zero { [pad.low[2], pad.low[3]] } else { [0, 0] };
-            (Val::of(pad.source), pads, zero)
+            let pads = if identity { [pad.low[2], pad.low[3]] } else { [0, 0] };
+            (Val::of(pad.source), pads, identity)
         }
         _ if op.is(GROUPED) => (input, [0, 0], true),
         _ => return None,
     };
-    Some(Operands { source, pads, filter, acc, dead, zero })
+    Some(Operands { source, pads, filter, acc, dead, identity })
 }
 
 /// The kernel text that replaces `op` (a depthwise, full or grouped convolution, or a pool)
@@ -171,14 +171,14 @@ fn kernel(op: Op, operands: &Operands) -> Option<String> {
     let source = tensor_type(operands.source.r#type()).ok()?;
     let filter = tensor_type(operands.filter.r#type()).ok()?;
     let acc = tensor_type(operands.acc.r#type()).ok()?;
-    let reduce = reduction(op).0;
+    let reduce = reduction(op);
     let pool = reduce != Reduce::Weighted;
     let f32 = [&source, &filter, &acc].iter().all(|t| t.elem.to_string() == "f32" || (pool && t.shape.len() == 2));
-    if !f32 || source.rank() != 4 || !operands.zero {
+    if !f32 || source.rank() != 4 || !operands.identity {
         return None;
     }
     let (strides, dilations, pads) = (pair_attribute(op, "strides")?, pair_attribute(op, "dilations")?, operands.pads);
-    Depthwise::with_implicit_pads(
+    let conv = Depthwise::with_implicit_pads(
         reduce,
         source.shape.clone(),
         filter.shape.clone(),
@@ -189,9 +189,9 @@ fn kernel(op: Op, operands: &Operands) -> Option<String> {
     )?;
     // Loops (n, c, oh, ow, kh, kw); a full (or grouped) convolution's (n, f, oh, ow, c, kh, kw).
     let full = op.is(FULL) || op.is(GROUPED);
-    // A grouped convolution's filters and input channels per group.
-    let groups = source.shape[1].checked_div(filter.shape[1]).filter(|&g| g > 0);
-    let per_group = if op.is(GROUPED) { Some((acc.shape[1] / groups?, filter.shape[1])) } else { None };
+    // A grouped convolution's filters and input channels per group (the kernel checked that
+    // its groups divide both).
+    let per_group = op.is(GROUPED).then(|| (acc.shape[1] / conv.groups(), filter.shape[1]));
     let (loops, taps_at, channel_at) = if full { (7, 5, 4) } else { (6, 4, 1) };
     let mut k = Kernel::new(vec![source.clone(), filter.clone(), acc.clone()]);
     let (x, w, init) = (k.arg(0), k.arg(1), k.arg(2));
@@ -251,10 +251,7 @@ fn kernel(op: Op, operands: &Operands) -> Option<String> {
             let element =
                 b.emit(format_args!("tensor.extract {x}[{}, {channel}, {row}, {column}] : {source}", index[0]));
             // Outside the input: the padding value (a maximum's -inf, zero otherwise).
-            let padding = match reduce {
-                Reduce::Max => b.emit("arith.constant 0xFF800000 : f32"),
-                _ => b.emit("arith.constant 0.0 : f32"),
-            };
+            let padding = b.emit(format_args!("arith.constant {} : f32", reduce.identity_literal()));
             let value = b.emit(format_args!("arith.select {inside}, {element}, {padding} : f32"));
             match reduce {
                 // linalg.pooling_nchw_max's own maximum (NaN propagates).

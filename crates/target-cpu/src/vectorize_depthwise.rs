@@ -88,6 +88,27 @@ pub enum Reduce {
     Sum,
 }
 
+impl Reduce {
+    /// The value a window may read outside the input without changing its result: a maximum's
+    /// -inf, zero for a sum or a weighted sum.
+    pub fn identity(self) -> f64 {
+        if self == Reduce::Max {
+            f64::NEG_INFINITY
+        } else {
+            0.0
+        }
+    }
+
+    /// [`Reduce::identity`] as an MLIR f32 literal.
+    pub fn identity_literal(self) -> &'static str {
+        if self == Reduce::Max {
+            "0xFF800000"
+        } else {
+            "0.000000e+00"
+        }
+    }
+}
+
 /// A depthwise convolution's (or pool's) shapes: input `[n, c, ih, iw]` (padded, or unpadded
 /// with `pads`), filter `[c, kh, kw]` (a pool's window `[kh, kw]`, taken as `[c, kh, kw]`),
 /// output `[n, c, oh, ow]`, strides and dilations `(h, w)`.
@@ -287,6 +308,11 @@ impl Depthwise {
         };
         let conv = Depthwise { reduce, input, filter, output, strides, dilations, pads, full, groups };
         (conv.fits() && pads.iter().all(|&p| p >= 0) && conv.blocks() <= MAX_BLOCKS).then_some(conv)
+    }
+
+    /// A full convolution's groups (1 for a stem or a depthwise convolution).
+    pub fn groups(&self) -> i64 {
+        self.groups
     }
 
     /// The window's extent `[KH, KW]`.
@@ -847,14 +873,14 @@ impl Depthwise {
         head += &format!("    %zero = arith.constant dense<0.000000e+00> : {vt}\n");
         // What a maximum's window reads outside the input (a sum's or a convolution's: zero).
         if self.reduce == Reduce::Max {
-            head += &format!("    %ninf = arith.constant dense<0xFF800000> : {vt}\n");
+            head += &format!("    %ninf = arith.constant dense<{}> : {vt}\n", self.reduce.identity_literal());
         }
         for (k, value) in epilogue.iter().flat_map(|e| &e.constants).enumerate() {
             head += &format!("    %ep{k} = arith.constant dense<{value}> : {vt}\n");
         }
         if sw > 1 {
-            let (name, value) =
-                if self.reduce == Reduce::Max { ("ninfw", "0xFF800000") } else { ("zerow", "0.000000e+00") };
+            let name = if self.reduce == Reduce::Max { "ninfw" } else { "zerow" };
+            let value = self.reduce.identity_literal();
             head += &format!("    %{name} = arith.constant dense<{value}> : vector<{wide}xf32>\n");
         }
         head + &s
@@ -897,12 +923,10 @@ impl Pass for VectorizeDepthwise {
                     types.push(bias.r#type().to_string());
                     operands.push(bias);
                 }
-                let identity = match conv.reduce {
-                    Reduce::Max => identity_fill(op, output, f64::NEG_INFINITY),
-                    Reduce::Sum => identity_fill(op, output, 0.0),
-                    Reduce::Weighted => None,
-                }
-                .filter(|fill| !absorbed.contains(fill));
+                let identity = (conv.reduce != Reduce::Weighted)
+                    .then(|| identity_fill(op, output, conv.reduce.identity()))
+                    .flatten()
+                    .filter(|fill| !absorbed.contains(fill));
                 let start = match (seed, identity) {
                     (Some(_), _) => Seed::Bias,
                     (None, Some(_)) => Seed::Identity,
