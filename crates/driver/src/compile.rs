@@ -135,6 +135,10 @@ pub enum Optimization {
     /// Independent ops run in the order with the lowest peak of live results, not
     /// necessarily the file's (`sg-schedule-memory`).
     Order,
+    /// 3x3 stride-1 convolutions with many channels run as Winograd F(2x2, 3x3): 2.25x fewer
+    /// multiply-adds, results that differ from the direct convolution's by rounding
+    /// (`strata-winograd`; host only).
+    Winograd,
 }
 
 impl Optimization {
@@ -169,7 +173,8 @@ impl Optimization {
             | Optimization::Bands
             | Optimization::Residuals
             | Optimization::SinkToUse
-            | Optimization::Order => None,
+            | Optimization::Order
+            | Optimization::Winograd => None,
         }
     }
 }
@@ -188,13 +193,16 @@ pub const LLVM: &str = "builtin.module(strata-outline-kernels,strata-chunk-calls
 pub const HOST_WEIGHTS: &str = "builtin.module(plan-weights{min-bytes=64 splats=false})";
 pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 
-/// The memref stage: with `bands`, a convolution and the pool or convolution reading it run in bands
-/// (`strata-band-chains`); with `borders`, depthwise and grouped convolutions and pools split off
-/// their borders and convolutions over a padded graph input run in bands
-/// (`strata-implicit-pads` with the schedule, then `strata-band-input-pads`, then
-/// `strata-conv-borders`, which counts those bands); then the host schedule (unless `schedule` is off; told the host's vector
-/// lanes), bufferization and arena planning two ways keeping the smaller arena
-/// (`strata-bufferize-and-plan`; the plain way only unless `pads_in_place`), the matmuls'
+/// The memref stage, each optimisation unless `disabled`: on the `host`, a convolution and the
+/// pool or convolution reading it run in bands (`strata-band-chains`); with the schedule, 3x3
+/// stride-1 convolutions with many channels as Winograd F(2x2, 3x3) (`strata-winograd`, its
+/// kernel written by `strata-vectorize-winograd` after planning); on the host, depthwise and
+/// grouped convolutions and pools split off their borders and convolutions over a padded graph
+/// input run in bands (`strata-implicit-pads` with the schedule, then `strata-band-input-pads`,
+/// then `strata-conv-borders`, which counts those bands); then the host schedule (unless
+/// `schedule` is off; told the host's vector lanes), bufferization and arena planning two ways
+/// keeping the smaller arena (`strata-bufferize-and-plan`; the plain way only when pads in
+/// place are disabled), the matmuls'
 /// register blocks after planning, kernels split across `threads` (`strata-parallelize`), the
 /// elementwise kernels vectorised (`strata-vectorize-elementwise`), the next block of each row
 /// a reduction loop reads row after row prefetched (`strata-prefetch-rows`), cleanup (`canonicalize`
@@ -208,22 +216,27 @@ pub fn memref_pipeline(
     schedule: bool,
     profile: bool,
     threads: usize,
-    pads_in_place: bool,
-    borders: bool,
-    bands: bool,
+    host: bool,
+    disabled: &[Optimization],
 ) -> String {
+    let on = |optimization: Optimization| !disabled.contains(&optimization);
+    let pads_in_place = on(Optimization::PadsInPlace);
+    let (borders, bands) = (host && on(Optimization::ConvBorders), host && on(Optimization::Bands));
     let lanes = strata_machine::Registers::host().lanes;
     let mut early = Vec::new();
     if bands {
-        early.push("strata-band-chains");
+        early.push("strata-band-chains".to_owned());
+    }
+    if schedule && on(Optimization::Winograd) {
+        early.push(format!("strata-winograd{{threads={threads}}}"));
     }
     if borders {
         // The host kernel's implicit padding needs the schedule that writes it; a stem it
         // takes reads the graph input itself, with no padded copy left to band.
         if schedule {
-            early.push("strata-implicit-pads");
+            early.push("strata-implicit-pads".to_owned());
         }
-        early.extend(["strata-band-input-pads", "strata-conv-borders"]);
+        early.extend(["strata-band-input-pads".to_owned(), "strata-conv-borders".to_owned()]);
     }
     let early = if early.is_empty() { String::new() } else { format!("func.func({}),", early.join(",")) };
     let plan =
@@ -232,7 +245,7 @@ pub fn memref_pipeline(
     let parallelize = format!("strata-parallelize{{threads={threads}}}");
     if schedule {
         format!(
-            "builtin.module({early}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},strata-pack-weights,{plan},strata-cpu-vectorize{{threads={threads} vector-lanes={lanes}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes} threads={threads}}},strata-prefetch-rows,canonicalize{{region-simplify=disabled top-down=false}}{profile})"
+            "builtin.module({early}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},strata-pack-weights,{plan},strata-vectorize-winograd,strata-cpu-vectorize{{threads={threads} vector-lanes={lanes}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes} threads={threads}}},strata-prefetch-rows,canonicalize{{region-simplify=disabled top-down=false}}{profile})"
         )
     } else {
         format!("builtin.module({early}{plan},{parallelize},canonicalize{profile})")
@@ -480,9 +493,8 @@ pub fn compile<'c>(
                 options.schedule && !gpu,
                 options.profile && !gpu,
                 if gpu { 1 } else { options.threads },
-                !options.disable.contains(&Optimization::PadsInPlace),
-                !gpu && !options.disable.contains(&Optimization::ConvBorders),
-                !gpu && !options.disable.contains(&Optimization::Bands),
+                !gpu,
+                &options.disable,
             ),
         ),
         if gpu { (Stage::Gpu, "to-gpu", GPU.to_string()) } else { (Stage::LlvmDialect, "to-llvm", LLVM.to_string()) },

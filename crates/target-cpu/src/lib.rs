@@ -52,6 +52,8 @@ pub mod vectorize_depthwise;
 pub mod vectorize_elementwise;
 pub mod vectorize_matmul;
 pub mod vectorize_reductions;
+pub mod vectorize_winograd;
+pub mod winograd;
 
 pub use entry::{add_entry, weights_symbol, EntrySignature};
 pub use host::{emit, set_host_target, EmbeddedWeights, Emit};
@@ -99,6 +101,8 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&vectorize_reductions::INFO, vectorize_reductions::create);
     registry.register(&vectorize_depthwise::INFO, vectorize_depthwise::create);
     registry.register(&implicit_pads::INFO, implicit_pads::create);
+    registry.register(&winograd::INFO, winograd::create);
+    registry.register(&vectorize_winograd::INFO, vectorize_winograd::create);
     registry.register(&vectorize_matmul::INFO, vectorize_matmul::create);
     registry.register(&outline_kernels::INFO, outline_kernels::create);
     registry.register(&chunk_calls::INFO, chunk_calls::create);

@@ -443,6 +443,41 @@ for name, value in [("x", blocked_x), ("w", blocked_w), ("y1", blocked_y1), ("y2
                     ("y3", conv_reference(blocked_x, blocked_w2, stride=2))]:
     np.save(f"../../driver/inputs/conv_blocked_{name}.npy", value.astype(np.float32))
 
+# 3x3 stride-1 convolutions the host runs as Winograd F(2x2, 3x3) (strata-winograd): batch 2,
+# 32 channels into 32 filters at 12 x 40 with bias and ReLU (20 tiles a row: a masked second
+# vector of tiles), then 32 into 40 filters at 14 x 14 added to a residual (7 tile rows in bands
+# that do not divide them). Expected outputs in float64, for lit-tests/driver/conv-winograd.mlir.
+winograd_rng = np.random.default_rng(11)
+winograd_x = winograd_rng.standard_normal([2, 32, 12, 40]).astype(np.float32)
+winograd_w1 = (winograd_rng.standard_normal([32, 32, 3, 3]) / 10).astype(np.float32)
+winograd_b1 = winograd_rng.standard_normal([32]).astype(np.float32)
+winograd_z = winograd_rng.standard_normal([1, 32, 14, 14]).astype(np.float32)
+winograd_r = winograd_rng.standard_normal([1, 40, 14, 14]).astype(np.float32)
+winograd_w2 = (winograd_rng.standard_normal([40, 32, 3, 3]) / 10).astype(np.float32)
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="banded", pads=[1, 1, 1, 1]),
+            helper.make_node("Relu", ["c1"], ["y1"], name="relu"),
+            helper.make_node("Conv", ["z", "w2"], ["c2"], name="uneven_bands", pads=[1, 1, 1, 1]),
+            helper.make_node("Add", ["c2", "r"], ["y2"], name="residual"),
+        ],
+        "conv_winograd",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 32, 12, 40]),
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 32, 14, 14]),
+         helper.make_tensor_value_info("r", TensorProto.FLOAT, [1, 40, 14, 14])],
+        [helper.make_tensor_value_info("y1", TensorProto.FLOAT, [2, 32, 12, 40]),
+         helper.make_tensor_value_info("y2", TensorProto.FLOAT, [1, 40, 14, 14])],
+        [numpy_helper.from_array(winograd_w1, "w1"), numpy_helper.from_array(winograd_b1, "b1"),
+         numpy_helper.from_array(winograd_w2, "w2")],
+    ),
+    "conv_winograd.onnx",
+)
+winograd_y1 = np.maximum(conv_reference(winograd_x, winograd_w1, winograd_b1, pad=1), 0)
+winograd_y2 = conv_reference(winograd_z, winograd_w2, pad=1) + winograd_r
+for name, value in [("x", winograd_x), ("z", winograd_z), ("r", winograd_r), ("y1", winograd_y1), ("y2", winograd_y2)]:
+    np.save(f"../../driver/inputs/conv_winograd_{name}.npy", value.astype(np.float32))
+
 # Host convolutions with too few filters for the lanes, which take output columns in the lanes
 # instead (strata_machine::spatial_tiles): 12 filters 3x3 with bias and a ReLU epilogue, 36
 # filters 1x1 accumulating into a residual, and 4 filters read from a run-time input; and

@@ -1,0 +1,53 @@
+// strata-winograd: a 3x3 stride-1 convolution with at least 32 input channels and filters (a
+// multiple of 8), a compile-time filter, an even output and a transformed filter within the
+// second-level cache becomes a linalg.generic carrying strata.winograd (band tile rows, scratch
+// slots) over the padded input, the filter, the filter transformed at compile time (16 x F/8 x
+// C x 8) and a zero-filled scratch: a correct loop nest on its own (strata-vectorize-winograd
+// writes it as its kernel after planning). Odd outputs, strides, few channels, run-time
+// filters and 256 x 256 filters stay direct convolutions.
+// RUN: strata-opt %s -p 'builtin.module(func.func(strata-winograd))' --mlir-pass-statistics 2>&1 | FileCheck %s
+// RUN: strata-opt %s -p 'builtin.module(func.func(strata-winograd{threads=2}))' | FileCheck %s --check-prefix=THREADS
+
+// CHECK-LABEL: func.func @taken
+// CHECK: %[[U:.*]] = arith.constant dense_resource<winograd_filter{{.*}}> : tensor<16x4x32x8xf32>
+// CHECK: %[[S:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<22528xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %[[U]], %[[S]] : tensor<1x32x18x18xf32>, tensor<32x32x3x3xf32>, tensor<16x4x32x8xf32>, tensor<22528xf32>) outs(%{{.*}} : tensor<1x32x16x16xf32>) attrs = {strata.winograd = array<i64: 4, 1>}
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// Two slots of scratch with two threads (2 bands of 4 tile rows).
+// THREADS-LABEL: func.func @taken
+// THREADS: strata.winograd = array<i64: 4, 2>
+func.func @taken(%x: tensor<1x32x16x16xf32>, %init: tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<0.5> : tensor<32x32x3x3xf32>
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x32x16x16xf32> to tensor<1x32x18x18xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x32x18x18xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  return %y : tensor<1x32x16x16xf32>
+}
+
+// An odd output (7 x 7: no whole 2 x 2 tiles), a stride of 2, 16 input channels, a filter
+// known only at run time and 256 x 256 filters (4 MiB transformed) keep the direct convolution.
+// CHECK-LABEL: func.func @kept
+// CHECK-NOT: strata.winograd
+// CHECK-COUNT-5: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: strata.winograd
+func.func @kept(%a: tensor<1x32x9x9xf32>, %b: tensor<1x32x17x17xf32>, %c: tensor<1x16x10x10xf32>, %d: tensor<1x32x10x10xf32>, %wd: tensor<32x32x3x3xf32>, %e: tensor<1x256x10x10xf32>) -> (tensor<1x32x7x7xf32>, tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>, tensor<1x256x8x8xf32>) {
+  %w = arith.constant dense<0.5> : tensor<32x32x3x3xf32>
+  %w16 = arith.constant dense<0.5> : tensor<32x16x3x3xf32>
+  %w256 = arith.constant dense<0.5> : tensor<256x256x3x3xf32>
+  %i7 = tensor.empty() : tensor<1x32x7x7xf32>
+  %i8 = tensor.empty() : tensor<1x32x8x8xf32>
+  %i256 = tensor.empty() : tensor<1x256x8x8xf32>
+  %odd = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%a, %w : tensor<1x32x9x9xf32>, tensor<32x32x3x3xf32>) outs(%i7 : tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
+  %strided = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%b, %w : tensor<1x32x17x17xf32>, tensor<32x32x3x3xf32>) outs(%i8 : tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
+  %few = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%c, %w16 : tensor<1x16x10x10xf32>, tensor<32x16x3x3xf32>) outs(%i8 : tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
+  %dynamic = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%d, %wd : tensor<1x32x10x10xf32>, tensor<32x32x3x3xf32>) outs(%i8 : tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
+  %big = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%e, %w256 : tensor<1x256x10x10xf32>, tensor<256x256x3x3xf32>) outs(%i256 : tensor<1x256x8x8xf32>) -> tensor<1x256x8x8xf32>
+  return %odd, %strided, %few, %dynamic, %big : tensor<1x32x7x7xf32>, tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>, tensor<1x256x8x8xf32>
+}
+
+// CHECK: Pass statistics report
+// CHECK: strata-winograd
+// CHECK-NEXT: (S) 1 convolutions - Convolutions run as Winograd F(2x2, 3x3)
