@@ -1,9 +1,10 @@
 // strata-vectorize-winograd: after planning, a linalg.generic that strata-winograd marked
 // strata.winograd becomes its kernel: per band of tile rows, each thread in its own slot of the
-// planned scratch (an scf.forall over the slots), the input transform (two 16-lane loads a row
-// split into even and odd columns, masked stores of the transformed tiles), the products (the
+// planned scratch (an scf.forall over the slots), the input transform (here F(4x4, 3x3): four
+// 16-lane loads a row split into its four column phases by halving shuffles, the transform's
+// integer coefficients as splat multiplies, masked stores of the transformed tiles), the products (the
 // transformed filter's values broadcast against vectors of tiles, summed over the channels)
-// and the output transform (the two columns of each tile interleaved and added into the
+// and the output transform (the four columns of each tile interleaved and added into the
 // output). The zero fill of the scratch is dropped: the kernel writes the scratch before it
 // reads it. Images of a batch run one after the other.
 // RUN: strata-opt %s -p 'builtin.module(func.func(strata-winograd{threads=2}),strata-bufferize-and-plan,strata-vectorize-winograd)' --mlir-pass-statistics 2>&1 | FileCheck %s
@@ -13,23 +14,24 @@
 // CHECK-NOT: linalg.fill {{.*}} memref<{{[0-9]+}}xf32
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
 // CHECK: scf.forall (%{{.*}}) in (2)
-// CHECK: vector.transfer_read %{{.*}} : memref<2x32x18x18xf32{{.*}}>, vector<16xf32>
+// CHECK: vector.transfer_read %{{.*}} : memref<2x32x34x34xf32{{.*}}>, vector<16xf32>
 // CHECK: vector.shuffle %{{.*}}, %{{.*}} [1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31]
 // CHECK: vector.maskedstore
-// CHECK: memref.load %{{.*}} : memref<16x4x32x8xf32{{.*}}>
+// CHECK: memref.load %{{.*}} : memref<36x4x32x8xf32{{.*}}>
 // CHECK: vector.broadcast %{{.*}} : f32 to vector<16xf32>
 // CHECK: vector.shuffle %{{.*}}, %{{.*}} [8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31]
-// CHECK: vector.transfer_write %{{.*}} : vector<16xf32>, memref<2x32x16x16xf32{{.*}}>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23]
+// CHECK: vector.transfer_write %{{.*}} : vector<16xf32>, memref<2x32x32x32xf32{{.*}}>
 // CHECK-NOT: linalg.generic
-func.func @batch(%x: tensor<2x32x16x16xf32>, %init: tensor<2x32x16x16xf32>) -> tensor<2x32x16x16xf32> {
+func.func @batch(%x: tensor<2x32x32x32xf32>, %init: tensor<2x32x32x32xf32>) -> tensor<2x32x32x32xf32> {
   %zero = arith.constant 0.0 : f32
   %w = arith.constant dense<0.5> : tensor<32x32x3x3xf32>
   %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
   ^bb0(%i: index, %j: index, %k: index, %l: index):
     tensor.yield %zero : f32
-  } : tensor<2x32x16x16xf32> to tensor<2x32x18x18xf32>
-  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<2x32x18x18xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<2x32x16x16xf32>) -> tensor<2x32x16x16xf32>
-  return %y : tensor<2x32x16x16xf32>
+  } : tensor<2x32x32x32xf32> to tensor<2x32x34x34xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<2x32x34x34xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<2x32x32x32xf32>) -> tensor<2x32x32x32xf32>
+  return %y : tensor<2x32x32x32xf32>
 }
 
 // CHECK: Pass statistics report

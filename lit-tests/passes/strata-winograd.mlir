@@ -8,23 +8,36 @@
 // RUN: strata-opt %s -p 'builtin.module(func.func(strata-winograd))' --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(func.func(strata-winograd{threads=2}))' | FileCheck %s --check-prefix=THREADS
 
+// F(4x4, 3x3): 36 positions, a band of 4 tile rows (16 tiles, one vector), two bands.
 // CHECK-LABEL: func.func @taken
-// CHECK: %[[U:.*]] = arith.constant dense_resource<winograd_filter{{.*}}> : tensor<16x4x32x8xf32>
-// CHECK: %[[S:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<22528xf32>)
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %[[U]], %[[S]] : tensor<1x32x18x18xf32>, tensor<32x32x3x3xf32>, tensor<16x4x32x8xf32>, tensor<22528xf32>) outs(%{{.*}} : tensor<1x32x16x16xf32>) attrs = {strata.winograd = array<i64: 4, 1>}
+// CHECK: %[[U:.*]] = arith.constant dense_resource<winograd_filter{{.*}}> : tensor<36x4x32x8xf32>
+// CHECK: %[[S:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<50688xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %[[U]], %[[S]] : tensor<1x32x34x34xf32>, tensor<32x32x3x3xf32>, tensor<36x4x32x8xf32>, tensor<50688xf32>) outs(%{{.*}} : tensor<1x32x32x32xf32>) attrs = {strata.winograd = array<i64: 4, 4, 1>}
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
-// Two slots of scratch with two threads (2 bands of 4 tile rows).
+// Two slots of scratch with two threads, one per band.
 // THREADS-LABEL: func.func @taken
-// THREADS: strata.winograd = array<i64: 4, 2>
-func.func @taken(%x: tensor<1x32x16x16xf32>, %init: tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32> {
+// THREADS: strata.winograd = array<i64: 4, 4, 2>
+func.func @taken(%x: tensor<1x32x32x32xf32>, %init: tensor<1x32x32x32xf32>) -> tensor<1x32x32x32xf32> {
   %zero = arith.constant 0.0 : f32
   %w = arith.constant dense<0.5> : tensor<32x32x3x3xf32>
   %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
   ^bb0(%i: index, %j: index, %k: index, %l: index):
     tensor.yield %zero : f32
-  } : tensor<1x32x16x16xf32> to tensor<1x32x18x18xf32>
-  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x32x18x18xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
-  return %y : tensor<1x32x16x16xf32>
+  } : tensor<1x32x32x32xf32> to tensor<1x32x34x34xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x32x34x34xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<1x32x32x32xf32>) -> tensor<1x32x32x32xf32>
+  return %y : tensor<1x32x32x32xf32>
+}
+
+// 64 channels into 128 filters: F(4x4, 3x3)'s transformed filter (1.2 MB) is over 1 MiB,
+// F(2x2, 3x3)'s (512 KiB) is not; an output of 18 x 18 has no whole 4 x 4 tiles either way.
+// CHECK-LABEL: func.func @small_tiles
+// CHECK: arith.constant dense_resource<winograd_filter{{.*}}> : tensor<16x16x64x8xf32>
+// CHECK: strata.winograd = array<i64: 2, 7, 1>
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+func.func @small_tiles(%p: tensor<1x64x20x20xf32>, %init: tensor<1x128x18x18xf32>) -> tensor<1x128x18x18xf32> {
+  %w = arith.constant dense<0.5> : tensor<128x64x3x3xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x64x20x20xf32>, tensor<128x64x3x3xf32>) outs(%init : tensor<1x128x18x18xf32>) -> tensor<1x128x18x18xf32>
+  return %y : tensor<1x128x18x18xf32>
 }
 
 // An odd output (7 x 7: no whole 2 x 2 tiles), a stride of 2, 16 input channels, a filter
@@ -50,4 +63,4 @@ func.func @kept(%a: tensor<1x32x9x9xf32>, %b: tensor<1x32x17x17xf32>, %c: tensor
 
 // CHECK: Pass statistics report
 // CHECK: strata-winograd
-// CHECK-NEXT: (S) 1 convolutions - Convolutions run as Winograd F(2x2, 3x3)
+// CHECK-NEXT: (S) 2 convolutions - Convolutions run as Winograd F(4x4, 3x3) or F(2x2, 3x3)

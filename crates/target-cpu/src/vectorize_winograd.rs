@@ -1,23 +1,24 @@
-//! `strata-vectorize-winograd`: the Winograd F(2x2, 3x3) convolutions `strata-winograd` marked
-//! (`strata.winograd`), written as vector kernels after planning (host).
+//! `strata-vectorize-winograd`: the Winograd F(m x m, 3x3) convolutions `strata-winograd`
+//! marked (`strata.winograd`), written as vector kernels after planning (host).
 //!
-//! The kernel works band by band (`band` rows of 2 x 2 output tiles), each thread in its own
+//! The kernel works band by band (`band` rows of m x m output tiles), each thread in its own
 //! slot of the planned scratch (`scf.forall` over the slots, each a contiguous run of bands):
-//! 1. **Input transform**: per channel and tile row, vectors of 16 tiles: the four input rows
-//!    of the tiles (unit-stride loads of 32 columns, masked past the row, split into even and
-//!    odd columns by shuffles) give `V = B^T d B` with additions only, stored as `16 x C x
-//!    lanes` (tiles of the band contiguous; lanes past the band's tiles are zero or stale,
-//!    never read back into an output).
-//! 2. **Products**, per block of 8 filters: for each of the 16 positions, `M = U . V` over the
-//!    channels in register blocks of 8 filters by up to 3 vectors of tiles (24 accumulators;
-//!    the 8 filters' `U` values of a channel are contiguous, broadcast from memory).
-//! 3. **Output transform** of those 8 filters: `Y = A^T M A` per vector of tiles, the two
-//!    output columns of each tile interleaved by shuffles, added to the output (the
-//!    convolution's initial value, a bias) with loads and stores masked past the row.
+//! 1. **Input transform**: per channel and tile row, vectors of 16 tiles: each of the m + 2
+//!    input rows of the tiles is read as 2 m unit-stride vectors (masked past the row) and
+//!    split into its columns `m tx + j` by halving shuffles; `V = B^T d B` (additions and
+//!    small integer multiples) is stored as `positions x C x lanes` (tiles of the band
+//!    contiguous; lanes past the band's tiles are zero or stale, never read back into an
+//!    output).
+//! 2. **Products**, per block of 8 filters: for each position, `M = U . V` over the channels
+//!    in register blocks of 8 filters by up to 3 vectors of tiles (24 accumulators; the 8
+//!    filters' `U` values of a channel are contiguous, broadcast from memory).
+//! 3. **Output transform** of those 8 filters: `Y = A^T M A` per vector of tiles, the m output
+//!    columns of each tile interleaved by shuffles, added to the output (the convolution's
+//!    initial value, a bias) with loads and stores masked past the row.
 //!
 //! The zero fill of the scratch that the marked generic reads is absorbed (the kernel writes
 //! the scratch before it reads it). Results differ from the direct convolution's by rounding
-//! only (the transforms' sums; relative error ~1e-6 on ResNet-18's activations).
+//! only, and do not depend on the thread count.
 
 use crate::text_kernels::{replace_kernels_with, ROLLED};
 use crate::winograd::{Shape, LANES};
@@ -52,8 +53,8 @@ impl Pass for VectorizeWinograd {
             "Winograd convolution kernel",
             "convolutions",
             |op, absorbed| {
-                let [band, slots] = attrs::WINOGRAD.get(op.get())?[..] else { return None };
-                if op.operand_count() != 5 {
+                let [m, band, slots] = attrs::WINOGRAD.get(op.get())?[..] else { return None };
+                if op.operand_count() != 5 || !(m == 2 || m == 4) {
                     return None;
                 }
                 let (x, u, s, y) = (op.operand(0), op.operand(2), op.operand(3), op.operand(4));
@@ -62,7 +63,7 @@ impl Pass for VectorizeWinograd {
                     return None;
                 }
                 let (xs, ys) = (static_shape(x.r#type()).ok()?, static_shape(y.r#type()).ok()?);
-                let shape = Shape { n: xs[0], c: xs[1], f: ys[1], hp: xs[2], wp: xs[3], band, slots };
+                let shape = Shape { n: xs[0], c: xs[1], f: ys[1], hp: xs[2], wp: xs[3], m, band, slots };
                 if static_shape(s.r#type()).ok()? != [shape.slot_floats() * slots] {
                     return None;
                 }
@@ -83,6 +84,8 @@ impl Pass for VectorizeWinograd {
 struct Text {
     s: String,
     constants: BTreeSet<i64>,
+    /// Splat vector constants (the transforms' coefficients), by their printed value.
+    splats: Vec<String>,
     id: usize,
 }
 
@@ -96,6 +99,50 @@ impl Text {
         self.s += indent;
         self.s += line;
         self.s += "\n";
+    }
+
+    /// The splat vector constant `value`.
+    fn splat(&mut self, value: f64) -> String {
+        // MLIR's float literal: digits, a point and digits (the transforms' input and output
+        // coefficients are integers).
+        let text = format!("{value:.1}");
+        debug_assert_eq!(value.fract(), 0.0, "an integer coefficient");
+        let index = match self.splats.iter().position(|s| *s == text) {
+            Some(index) => index,
+            None => {
+                self.splats.push(text);
+                self.splats.len() - 1
+            }
+        };
+        format!("%k{index}")
+    }
+
+    /// `sum_j coefficients[j] * inputs[j]` (vectors) as `%{name}`, or the one input itself
+    /// when it is the only term with coefficient 1; zero terms left out, at least one not.
+    fn combine(&mut self, indent: &str, name: &str, coefficients: &[f64], inputs: &[String]) -> String {
+        let mut sum: Option<String> = None;
+        let mut step = 0;
+        for (&k, input) in coefficients.iter().zip(inputs) {
+            if k == 0.0 {
+                continue;
+            }
+            step += 1;
+            let out = format!("%{name}_{step}");
+            let line = match (&sum, k) {
+                (None, 1.0) => {
+                    sum = Some(input.clone());
+                    continue;
+                }
+                (None, -1.0) => format!("{out} = arith.negf {input} : {VT}"),
+                (None, k) => format!("{out} = arith.mulf {input}, {} : {VT}", self.splat(k)),
+                (Some(acc), 1.0) => format!("{out} = arith.addf {acc}, {input} : {VT}"),
+                (Some(acc), -1.0) => format!("{out} = arith.subf {acc}, {input} : {VT}"),
+                (Some(acc), k) => format!("{out} = vector.fma {input}, {}, {acc} : {VT}", self.splat(k)),
+            };
+            self.line(indent, &line);
+            sum = Some(out);
+        }
+        sum.expect("a transform row with a nonzero coefficient")
     }
 
     fn fresh(&mut self) -> usize {
@@ -117,7 +164,7 @@ const MT: &str = "vector<16xi1>";
 /// The kernel function for `shape`, operand types `[x, u, s, y]`.
 pub fn kernel(shape: &Shape, types: &[String]) -> String {
     let (xt, ut, st, yt) = (&types[0], &types[1], &types[2], &types[3]);
-    let mut t = Text { s: String::new(), constants: BTreeSet::new(), id: 0 };
+    let mut t = Text { s: String::new(), constants: BTreeSet::new(), splats: Vec::new(), id: 0 };
     let c0 = t.c(0);
     let c1 = t.c(1);
     let mut indent = String::from("    ");
@@ -143,7 +190,7 @@ pub fn kernel(shape: &Shape, types: &[String]) -> String {
     // Lanes past a whole band's tiles: zero, once (bands write the tiles before them).
     let lanes = shape.lanes();
     if lanes > shape.band * shape.tile_columns() {
-        let (rows, last) = (t.c(16 * shape.c), t.c(lanes - LANES));
+        let (rows, last) = (t.c(shape.positions() * shape.c), t.c(lanes - LANES));
         t.line(&i, &format!("scf.for %zr = {c0} to {rows} step {c1} {{"));
         let cl = t.c(lanes);
         t.line(&i, &format!("  %zo = arith.muli %zr, {cl} : index"));
@@ -184,73 +231,121 @@ pub fn kernel(shape: &Shape, types: &[String]) -> String {
         s += &format!("    %c{c} = arith.constant {c} : index\n");
     }
     s += &format!("    %zeros = arith.constant dense<0.0> : {VT}\n    %pad = arith.constant 0.0 : f32\n");
+    for (index, value) in t.splats.iter().enumerate() {
+        s += &format!("    %k{index} = arith.constant dense<{value}> : {VT}\n");
+    }
     s += &t.s;
     s += "    return\n  }\n}\n";
     s
 }
 
-/// Even (`odd` false) or odd lanes of the 32 values `lo ++ hi`.
-fn deinterleave(odd: bool) -> String {
+/// The even (`odd` false) or odd lanes of the 32 values `a ++ b`, as `%{name}`.
+fn half(t: &mut Text, indent: &str, name: &str, a: &str, b: &str, odd: bool) -> String {
     let lanes: Vec<String> = (0..16).map(|k| (2 * k + i64::from(odd)).to_string()).collect();
-    lanes.join(", ")
+    t.line(indent, &format!("%{name} = vector.shuffle {a}, {b} [{}] : {VT}, {VT}", lanes.join(", ")));
+    format!("%{name}")
+}
+
+/// The `m` phases of `16 m` consecutive values (vectors `v`): phase `j` holds values `j`,
+/// `j + m`, ... (columns `m tx + j` of 16 tiles), by halving into even and odd lanes.
+fn deinterleave(t: &mut Text, indent: &str, name: &str, v: &[String]) -> Vec<String> {
+    let e = |t: &mut Text, n: &str, a: &str, b: &str| half(t, indent, &format!("{name}{n}e"), a, b, false);
+    let o = |t: &mut Text, n: &str, a: &str, b: &str| half(t, indent, &format!("{name}{n}o"), a, b, true);
+    if v.len() == 2 {
+        return vec![e(t, "", &v[0], &v[1]), o(t, "", &v[0], &v[1])];
+    }
+    let (e01, o01) = (e(t, "a", &v[0], &v[1]), o(t, "a", &v[0], &v[1]));
+    let (e23, o23) = (e(t, "b", &v[2], &v[3]), o(t, "b", &v[2], &v[3]));
+    let (p0, p2) = (e(t, "c", &e01, &e23), o(t, "c", &e01, &e23));
+    let (p1, p3) = (e(t, "d", &o01, &o23), o(t, "d", &o01, &o23));
+    vec![p0, p1, p2, p3]
+}
+
+/// The inverse of [`deinterleave`]: `m` vectors of 16 consecutive outputs from the `m`
+/// phases `y` (output column `m tx + j` from phase `j`'s tile `tx`).
+fn interleave(t: &mut Text, indent: &str, name: &str, y: &[String]) -> Vec<String> {
+    let zip = |t: &mut Text, n: &str, a: &str, b: &str, high: bool, pairs: bool| {
+        let lanes: Vec<String> = if pairs {
+            let base = if high { 8 } else { 0 };
+            (0..4)
+                .flat_map(|q| [base + 2 * q, base + 2 * q + 1, base + 2 * q + 16, base + 2 * q + 17])
+                .map(|l| l.to_string())
+                .collect()
+        } else {
+            let base = if high { 8 } else { 0 };
+            (0..8).flat_map(|q| [base + q, base + q + 16]).map(|l| l.to_string()).collect()
+        };
+        t.line(indent, &format!("%{name}{n} = vector.shuffle {a}, {b} [{}] : {VT}, {VT}", lanes.join(", ")));
+        format!("%{name}{n}")
+    };
+    if y.len() == 2 {
+        return vec![zip(t, "lo", &y[0], &y[1], false, false), zip(t, "hi", &y[0], &y[1], true, false)];
+    }
+    let (alo, ahi) = (zip(t, "alo", &y[0], &y[1], false, false), zip(t, "ahi", &y[0], &y[1], true, false));
+    let (blo, bhi) = (zip(t, "blo", &y[2], &y[3], false, false), zip(t, "bhi", &y[2], &y[3], true, false));
+    vec![
+        zip(t, "q0", &alo, &blo, false, true),
+        zip(t, "q1", &alo, &blo, true, true),
+        zip(t, "q2", &ahi, &bhi, false, true),
+        zip(t, "q3", &ahi, &bhi, true, true),
+    ]
 }
 
 /// The input transform of the band's tile rows, every channel.
 fn input_transform(t: &mut Text, shape: &Shape, i: &str, n: &str, xt: &str, st: &str) {
+    let (m, alpha) = (shape.m, shape.alpha() as usize);
+    let (_, bt, _) = crate::winograd::matrices(m);
     let (c0, c1) = (t.c(0), t.c(1));
-    let (cc, ctw, c16) = (t.c(shape.c), t.c(shape.tile_columns()), t.c(LANES));
+    let (cc, ctw, c16, cm) = (t.c(shape.c), t.c(shape.tile_columns()), t.c(LANES), t.c(m));
     t.line(i, &format!("scf.for %ci = {c0} to {cc} step {c1} {{"));
     t.line(i, &format!("  scf.for %r = {c0} to %rows step {c1} {{"));
     let j = format!("{i}    ");
     t.line(&j, "%ty = arith.addi %ty0, %r : index");
-    let c2 = t.c(2);
-    t.line(&j, &format!("%row0 = arith.muli %ty, {c2} : index"));
+    t.line(&j, &format!("%row0 = arith.muli %ty, {cm} : index"));
     t.line(&j, &format!("%tb = arith.muli %r, {ctw} : index"));
     t.line(&j, &format!("scf.for %tx0 = {c0} to {ctw} step {c16} {{"));
     let k = format!("{j}  ");
-    t.line(&k, &format!("%col = arith.muli %tx0, {c2} : index"));
-    let c18 = t.c(18);
-    t.line(&k, &format!("%col16 = arith.addi %col, {c16} : index"));
-    t.line(&k, &format!("%col2 = arith.addi %col, {c2} : index"));
-    t.line(&k, &format!("%col18 = arith.addi %col, {c18} : index"));
-    let (even, odd) = (deinterleave(false), deinterleave(true));
-    // Per input row k: its columns B^T-transformed (d0 - d2, d1 + d2, d2 - d1, d1 - d3).
-    for row in 0..4 {
-        let crow = t.c(row);
+    t.line(&k, &format!("%col = arith.muli %tx0, {cm} : index"));
+    // Per input row: its columns m tx + j (j < m + 2) of 16 tiles, B^T-transformed.
+    let mut columns: Vec<Vec<String>> = Vec::new();
+    for row in 0..alpha {
+        let crow = t.c(row as i64);
         t.line(&k, &format!("%y{row} = arith.addi %row0, {crow} : index"));
-        for (name, col) in [("lo", "%col"), ("hi", "%col16"), ("lo2", "%col2"), ("hi2", "%col18")] {
-            t.line(&k, &format!("%{name}{row} = vector.transfer_read %x[{n}, %ci, %y{row}, {col}], %pad : {xt}, {VT}"));
+        let mut phases = Vec::new();
+        for base in [0, m] {
+            let mut loaded = Vec::new();
+            for v in 0..m {
+                let off = t.c(base + 16 * v);
+                t.line(&k, &format!("%x{row}_{base}_{v}i = arith.addi %col, {off} : index"));
+                t.line(
+                    &k,
+                    &format!("%x{row}_{base}_{v} = vector.transfer_read %x[{n}, %ci, %y{row}, %x{row}_{base}_{v}i], %pad : {xt}, {VT}"),
+                );
+                loaded.push(format!("%x{row}_{base}_{v}"));
+            }
+            phases.extend(deinterleave(t, &k, &format!("p{row}_{base}"), &loaded));
         }
-        t.line(&k, &format!("%e{row} = vector.shuffle %lo{row}, %hi{row} [{even}] : {VT}, {VT}"));
-        t.line(&k, &format!("%o{row} = vector.shuffle %lo{row}, %hi{row} [{odd}] : {VT}, {VT}"));
-        t.line(&k, &format!("%ee{row} = vector.shuffle %lo2{row}, %hi2{row} [{even}] : {VT}, {VT}"));
-        t.line(&k, &format!("%oo{row} = vector.shuffle %lo2{row}, %hi2{row} [{odd}] : {VT}, {VT}"));
-        t.line(&k, &format!("%d{row}_0 = arith.subf %e{row}, %ee{row} : {VT}"));
-        t.line(&k, &format!("%d{row}_1 = arith.addf %o{row}, %ee{row} : {VT}"));
-        t.line(&k, &format!("%d{row}_2 = arith.subf %ee{row}, %o{row} : {VT}"));
-        t.line(&k, &format!("%d{row}_3 = arith.subf %o{row}, %oo{row} : {VT}"));
+        phases.truncate(alpha);
+        let transformed: Vec<String> =
+            (0..alpha).map(|b| t.combine(&k, &format!("d{row}_{b}"), &bt[b], &phases)).collect();
+        columns.push(transformed);
     }
     t.line(&k, &format!("%valid = arith.subi {ctw}, %tx0 : index"));
     t.line(&k, &format!("%mask = vector.create_mask %valid : {MT}"));
     let clanes = t.c(shape.lanes());
     t.line(&k, "%tt = arith.addi %tb, %tx0 : index");
-    for b in 0..4 {
-        // The rows B^T-transformed: V[a][b].
-        t.line(&k, &format!("%v0_{b} = arith.subf %d0_{b}, %d2_{b} : {VT}"));
-        t.line(&k, &format!("%v1_{b} = arith.addf %d1_{b}, %d2_{b} : {VT}"));
-        t.line(&k, &format!("%v2_{b} = arith.subf %d2_{b}, %d1_{b} : {VT}"));
-        t.line(&k, &format!("%v3_{b} = arith.subf %d1_{b}, %d3_{b} : {VT}"));
-    }
-    for a in 0..4 {
-        for b in 0..4 {
-            let xi = a * 4 + b;
-            // sbase + (xi * C + ci) * lanes + tt
-            let off = t.c(xi * shape.c);
+    for (a, bt_a) in bt.iter().enumerate() {
+        for b in 0..alpha {
+            // The rows B^T-transformed: V[a][b], stored at sbase + (xi C + ci) lanes + tt.
+            let inputs: Vec<String> = columns.iter().map(|row| row[b].clone()).collect();
+            let v = t.combine(&k, &format!("v{a}_{b}"), bt_a, &inputs);
+            let xi = a * alpha + b;
+            let off = t.c(xi as i64 * shape.c);
             t.line(&k, &format!("%q{xi}a = arith.addi %ci, {off} : index"));
             t.line(&k, &format!("%q{xi}b = arith.muli %q{xi}a, {clanes} : index"));
             t.line(&k, &format!("%q{xi}c = arith.addi %q{xi}b, %tt : index"));
             t.line(&k, &format!("%q{xi} = arith.addi %q{xi}c, %sbase : index"));
-            t.line(&k, &format!("vector.maskedstore %s[%q{xi}], %mask, %v{a}_{b} : {st}, {MT}, {VT}"));
+            t.line(&k, &format!("vector.maskedstore %s[%q{xi}], %mask, {v} : {st}, {MT}, {VT}"));
         }
     }
     t.line(&j, "}");
@@ -260,8 +355,9 @@ fn input_transform(t: &mut Text, shape: &Shape, i: &str, n: &str, xt: &str, st: 
 
 /// The products of the filter block `%fb` at every position, into the scratch's products.
 fn products(t: &mut Text, shape: &Shape, i: &str, ut: &str, st: &str) {
-    let (c0, c1, c16) = (t.c(0), t.c(1), t.c(16));
-    t.line(i, &format!("scf.for %xi = {c0} to {c16} step {c1} {{"));
+    let (c0, c1) = (t.c(0), t.c(1));
+    let cp = t.c(shape.positions());
+    t.line(i, &format!("scf.for %xi = {c0} to {cp} step {c1} {{"));
     let j = format!("{i}  ");
     let (cvrow, cmrow) = (t.c(shape.c * shape.lanes()), t.c(8 * shape.product_row()));
     t.line(&j, &format!("%vx = arith.muli %xi, {cvrow} : index"));
@@ -344,7 +440,9 @@ fn block(t: &mut Text, shape: &Shape, i: &str, t0: &str, vectors: i64, ut: &str,
 
 /// The output transform of the filter block `%fb`, added to the output.
 fn output_transform(t: &mut Text, shape: &Shape, i: &str, n: &str, st: &str, yt: &str) {
-    let (c0, c1, c8, c2, c16) = (t.c(0), t.c(1), t.c(8), t.c(2), t.c(LANES));
+    let (m, alpha) = (shape.m, shape.alpha() as usize);
+    let (_, _, at) = crate::winograd::matrices(m);
+    let (c0, c1, c8, c16, cm) = (t.c(0), t.c(1), t.c(8), t.c(LANES), t.c(m));
     let (ctw, crow) = (t.c(shape.tile_columns()), t.c(shape.product_row()));
     t.line(i, &format!("scf.for %fl = {c0} to {c8} step {c1} {{"));
     t.line(i, &format!("  %f8 = arith.muli %fb, {c8} : index"));
@@ -354,43 +452,43 @@ fn output_transform(t: &mut Text, shape: &Shape, i: &str, n: &str, st: &str, yt:
     t.line(i, &format!("  scf.for %r = {c0} to %rows step {c1} {{"));
     let j = format!("{i}    ");
     t.line(&j, "%ty = arith.addi %ty0, %r : index");
-    t.line(&j, &format!("%oy0 = arith.muli %ty, {c2} : index"));
-    t.line(&j, &format!("%oy1 = arith.addi %oy0, {c1} : index"));
+    t.line(&j, &format!("%oy = arith.muli %ty, {cm} : index"));
     t.line(&j, &format!("%tb = arith.muli %r, {ctw} : index"));
     t.line(&j, &format!("scf.for %tx0 = {c0} to {ctw} step {c16} {{"));
     let k = format!("{j}  ");
     t.line(&k, "%tt = arith.addi %tb, %tx0 : index");
     t.line(&k, "%tm = arith.addi %fbase, %tt : index");
-    for xi in 0..16 {
+    let mut products = Vec::new();
+    for xi in 0..shape.positions() {
         let off = t.c(xi * 8 * shape.product_row());
         t.line(&k, &format!("%mi{xi} = arith.addi %tm, {off} : index"));
         t.line(&k, &format!("%m{xi} = vector.load %s[%mi{xi}] : {st}, {VT}"));
+        products.push(format!("%m{xi}"));
     }
-    // Rows of A^T (a): s_b = m0b + m1b + m2b, d_b = m1b - m2b - m3b; then columns (b).
-    for b in 0..4 {
-        t.line(&k, &format!("%s{b}a = arith.addf %m{b}, %m{} : {VT}", 4 + b));
-        t.line(&k, &format!("%s{b} = arith.addf %s{b}a, %m{} : {VT}", 8 + b));
-        t.line(&k, &format!("%d{b}a = arith.subf %m{}, %m{} : {VT}", 4 + b, 8 + b));
-        t.line(&k, &format!("%d{b} = arith.subf %d{b}a, %m{} : {VT}", 12 + b));
-    }
-    for (row, v) in [(0, "s"), (1, "d")] {
-        t.line(&k, &format!("%y{row}0a = arith.addf %{v}0, %{v}1 : {VT}"));
-        t.line(&k, &format!("%y{row}0 = arith.addf %y{row}0a, %{v}2 : {VT}"));
-        t.line(&k, &format!("%y{row}1a = arith.subf %{v}1, %{v}2 : {VT}"));
-        t.line(&k, &format!("%y{row}1 = arith.subf %y{row}1a, %{v}3 : {VT}"));
-    }
-    let lo: Vec<String> = (0..8).flat_map(|q| [q.to_string(), (q + 16).to_string()]).collect();
-    let hi: Vec<String> = (8..16).flat_map(|q| [q.to_string(), (q + 16).to_string()]).collect();
-    t.line(&k, &format!("%ox = arith.muli %tx0, {c2} : index"));
-    t.line(&k, &format!("%ox16 = arith.addi %ox, {c16} : index"));
-    for row in 0..2 {
-        t.line(&k, &format!("%lo{row} = vector.shuffle %y{row}0, %y{row}1 [{}] : {VT}, {VT}", lo.join(", ")));
-        t.line(&k, &format!("%hi{row} = vector.shuffle %y{row}0, %y{row}1 [{}] : {VT}, {VT}", hi.join(", ")));
-        for (half, col) in [("lo", "%ox"), ("hi", "%ox16")] {
-            let at = format!("[{n}, %f, %oy{row}, {col}]");
-            t.line(&k, &format!("%old{half}{row} = vector.transfer_read %y{at}, %pad : {yt}, {VT}"));
-            t.line(&k, &format!("%new{half}{row} = arith.addf %old{half}{row}, %{half}{row} : {VT}"));
-            t.line(&k, &format!("vector.transfer_write %new{half}{row}, %y{at} : {VT}, {yt}"));
+    // Rows of A^T over a (rows of positions), then over b (columns): Y[i][j].
+    let rows: Vec<Vec<String>> = (0..m as usize)
+        .map(|r| {
+            (0..alpha)
+                .map(|b| {
+                    let inputs: Vec<String> = (0..alpha).map(|a| products[a * alpha + b].clone()).collect();
+                    t.combine(&k, &format!("s{r}_{b}"), &at[r], &inputs)
+                })
+                .collect()
+        })
+        .collect();
+    t.line(&k, &format!("%ox = arith.muli %tx0, {cm} : index"));
+    for (r, row) in rows.iter().enumerate() {
+        let y: Vec<String> = (0..m as usize).map(|c| t.combine(&k, &format!("y{r}_{c}"), &at[c], row)).collect();
+        let chunks = interleave(t, &k, &format!("w{r}"), &y);
+        let cr = t.c(r as i64);
+        t.line(&k, &format!("%oy{r} = arith.addi %oy, {cr} : index"));
+        for (q, chunk) in chunks.iter().enumerate() {
+            let off = t.c(16 * q as i64);
+            t.line(&k, &format!("%ox{r}_{q} = arith.addi %ox, {off} : index"));
+            let at = format!("[{n}, %f, %oy{r}, %ox{r}_{q}]");
+            t.line(&k, &format!("%old{r}_{q} = vector.transfer_read %y{at}, %pad : {yt}, {VT}"));
+            t.line(&k, &format!("%new{r}_{q} = arith.addf %old{r}_{q}, {chunk} : {VT}"));
+            t.line(&k, &format!("vector.transfer_write %new{r}_{q}, %y{at} : {VT}, {yt}"));
         }
     }
     t.line(&j, "}");

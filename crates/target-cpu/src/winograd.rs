@@ -1,31 +1,36 @@
 //! `strata-winograd{threads}`: 3 x 3 stride-1 convolutions with many channels run as Winograd
-//! F(2x2, 3x3) (host, on tensors, before bufferization).
+//! F(4x4, 3x3) or F(2x2, 3x3) (host, on tensors, before bufferization).
 //!
 //! A direct 3 x 3 convolution does 9 multiply-adds per output, input channel and filter, and
 //! the register-blocked schedule already runs them at the FMA peak (ResNet-18's 3 x 3
-//! convolutions: 64 to 256 channels at 56 x 56 to 14 x 14, as fast as ONNX Runtime's). F(2x2,
-//! 3x3) computes each 2 x 2 block of outputs from its 4 x 4 input tile with 16 multiply-adds
-//! per channel and filter instead of 36 (2.25x fewer), as 16 matrix products `M[xi] = U[xi] .
-//! V[xi]` (`F x C` by `C x tiles`), where `U = G g G^T` is the filter transformed at compile
-//! time and `V = B^T d B` the input tile, transformed with additions only; `Y = A^T M A` turns
-//! the products back into outputs (Lavin and Gray, "Fast Algorithms for Convolutional Neural
-//! Networks", 2016).
+//! convolutions: 64 to 256 channels at 56 x 56 to 14 x 14, as fast as ONNX Runtime's).
+//! F(m x m, 3x3) computes each m x m block of outputs from its (m+2) x (m+2) input tile with
+//! (m+2)^2 multiply-adds per channel and filter instead of 9 m^2 (F(2x2, 3x3): 16 for 36,
+//! 2.25x fewer; F(4x4, 3x3): 36 for 144, 4x fewer), as (m+2)^2 matrix products `M[xi] = U[xi]
+//! . V[xi]` (`F x C` by `C x tiles`), where `U = G g G^T` is the filter transformed at compile
+//! time and `V = B^T d B` the input tile (additions and small integer multiples); `Y = A^T M
+//! A` turns the products back into outputs (Lavin and Gray, "Fast Algorithms for
+//! Convolutional Neural Networks", 2016). F(4x4, 3x3)'s larger coefficients cost accuracy:
+//! errors about 1e-5 of the outputs' magnitude in f32 against F(2x2, 3x3)'s 1e-6 (both within
+//! the 1e-4 the zoo's references are checked to); `--disable winograd` keeps the direct sums.
 //!
 //! This pass decides which convolutions take it and writes the transformed filter; the kernel
 //! is `strata-vectorize-winograd`'s, after planning. The convolution becomes a `linalg.generic`
-//! marked `strata.winograd` (`[band tile rows, scratch slots]`) whose operands are the padded
-//! input, the filter, the transformed filter `16 x F/8 x C x 8`, a scratch buffer and the
-//! output; its body is the convolution's (the transformed filter times the zero-filled scratch
-//! added to each product: the same sums, and operands that canonicalisation keeps), a correct
-//! loop nest on its own. The scratch is an ordinary tensor, so the arena planner places it, live
-//! only across the convolution: per band of tile rows, the transformed input tiles (`16 x C x
-//! tiles`, at most [`V_BYTES`]) and the products of one block of 8 filters, once per thread.
+//! marked `strata.winograd` (`[m, band tile rows, scratch slots]`) whose operands are the
+//! padded input, the filter, the transformed filter `positions x F/8 x C x 8`, a scratch buffer
+//! and the output; its body is the convolution's (the transformed filter times the zero-filled
+//! scratch added to each product: the same sums, and operands that canonicalisation keeps), a
+//! correct loop nest on its own. The scratch is an ordinary tensor, so the arena planner places
+//! it, live only across the convolution: per band of tile rows, the transformed input tiles
+//! (`positions x C x tiles`, at most [`V_BYTES`]) and the products of one block of 8 filters,
+//! once per thread.
 //!
 //! Taken: `linalg.conv_2d_nchw_fchw`, f32, unit strides and dilations, a 3 x 3 compile-time
-//! filter, even output height and width (whole 2 x 2 blocks; the input is read padded as the
-//! convolution reads it), at least [`MIN_CHANNELS`] input channels and filters, filters a
-//! multiple of 8, and a band whose tiles fill the vector lanes well enough that the products
-//! do at most [`MAX_WORK`] of the direct convolution's multiply-adds. Others keep the direct
+//! filter, an output of whole m x m tiles (the input is read padded as the convolution reads
+//! it), at least [`MIN_CHANNELS`] input channels and filters, filters a multiple of 8, a
+//! transformed filter of at most [`MAX_FILTER_BYTES`], and a band whose tiles fill the vector
+//! lanes well enough that the products do at most [`MAX_WORK`] of the direct convolution's
+//! multiply-adds; F(4x4, 3x3) where it is taken, else F(2x2, 3x3). Others keep the direct
 //! schedule.
 
 use melior::ir::operation::{OperationLike, OperationRef};
@@ -37,10 +42,14 @@ use strata_lower::ops::tensor_type;
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-winograd",
-    summary: "Run 3x3 stride-1 convolutions with many channels as Winograd F(2x2, 3x3) (host, on tensors)",
+    summary:
+        "Run 3x3 stride-1 convolutions with many channels as Winograd F(4x4, 3x3) or F(2x2, 3x3) (host, on tensors)",
     anchor: "func.func",
     options: &[crate::cpu_schedule::THREADS_OPTION],
-    statistics: &[StatisticInfo { name: "convolutions", help: "Convolutions run as Winograd F(2x2, 3x3)" }],
+    statistics: &[StatisticInfo {
+        name: "convolutions",
+        help: "Convolutions run as Winograd F(4x4, 3x3) or F(2x2, 3x3)",
+    }],
 };
 
 pub fn create(options: &PassOptions) -> Box<dyn Pass> {
@@ -57,25 +66,26 @@ pub const LANES: i64 = 16;
 
 /// At most this many bytes of transformed input tiles per band (per thread): with the
 /// products and the filter blocks they stay in a core's second-level cache.
-pub const V_BYTES: i64 = 256 << 10;
+pub const V_BYTES: i64 = 320 << 10;
 
 /// At least this many input channels and filters: the transforms cost per channel what a
 /// filter's products gain, so narrow convolutions gain little.
 pub const MIN_CHANNELS: i64 = 32;
 
-/// At most this many bytes of transformed filter (`16 x F x C` floats): every band reads all of
-/// it, so it must stay in a core's second-level cache across the bands. ResNet-18's 14 x 14
-/// convolutions of 256 channels (4 MiB) ran 1.24x faster than the direct schedule on their own
-/// but 1.35x slower inside the model, whose other weights evict the filter from the shared
-/// last-level cache between runs: each band then streams it from memory.
+/// At most this many bytes of transformed filter (`positions x F x C` floats): every band reads
+/// all of it, so it must stay in a core's second-level cache across the bands. ResNet-18's
+/// 14 x 14 convolutions of 256 channels (4 MiB in F(2x2, 3x3)) ran 1.24x faster than the
+/// direct schedule on their own but 1.35x slower inside the model, whose other weights evict
+/// the filter from the shared last-level cache between runs: each band then streams it from
+/// memory.
 pub const MAX_FILTER_BYTES: i64 = 1 << 20;
 
 /// The products' multiply-adds against the direct convolution's, at most (in hundredths):
-/// 16 per 4 outputs in whole vectors of tiles is 0.44; a band whose tiles fill few lanes of
-/// their last vector does more.
+/// 16 per 4 outputs (F(2x2, 3x3)) in whole vectors of tiles is 0.44, 36 per 16 (F(4x4, 3x3))
+/// 0.25; a band whose tiles fill few lanes of their last vector does more.
 pub const MAX_WORK: i64 = 60;
 
-/// A convolution this pass takes: its shape and the band the kernel works in.
+/// A convolution this pass takes: its shape, the tiles and the band the kernel works in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
     pub n: i64,
@@ -84,35 +94,54 @@ pub struct Shape {
     /// The padded input's rows and columns (the output's plus 2).
     pub hp: i64,
     pub wp: i64,
-    /// Tile rows (of 2 output rows) in a band.
+    /// Output tile side: F(m x m, 3 x 3), 2 or 4.
+    pub m: i64,
+    /// Tile rows (of `m` output rows) in a band.
     pub band: i64,
     /// Scratch slots: threads working on bands at once.
     pub slots: i64,
 }
 
 impl Shape {
-    /// The shape and band for a convolution of a padded `n x c x hp x wp` input by `f`
-    /// filters, `threads` threads; `None` when this pass does not take it.
+    /// The shape, tiles and band for a convolution of a padded `n x c x hp x wp` input by `f`
+    /// filters, `threads` threads; `None` when this pass does not take it. F(4x4, 3x3) where
+    /// its transformed filter fits [`MAX_FILTER_BYTES`] and the output is whole 4 x 4 tiles,
+    /// else F(2x2, 3x3).
     pub fn choose(n: i64, c: i64, f: i64, hp: i64, wp: i64, threads: i64) -> Option<Shape> {
         let (h, w) = (hp - 2, wp - 2);
-        let small = c >= MIN_CHANNELS && f >= MIN_CHANNELS && 16 * c * f * 4 <= MAX_FILTER_BYTES;
-        if !small || f % 8 != 0 || h < 4 || w < 4 || h % 2 != 0 || w % 2 != 0 {
+        if c < MIN_CHANNELS || f < MIN_CHANNELS || f % 8 != 0 || h < 4 || w < 4 {
             return None;
         }
-        let (th, tw) = (h / 2, w / 2);
-        // Of the bands whose transformed tiles fit V_BYTES, the one whose tiles fill most of
-        // their vectors, with at least two vectors where one can (a block of one vector of
-        // tiles by 8 filters waits on loads: ResNet-18's 28 x 28 convolutions 11% slower than
-        // in two), then the shortest (the least scratch; the last band may be shorter).
-        let band = (1..=th)
-            .filter(|&b| 16 * c * lanes(b * tw) * 4 <= V_BYTES)
-            .max_by_key(|&b| (b * tw * 1000 / lanes(b * tw), lanes(b * tw).min(2 * LANES), -b))?;
-        let shape = Shape { n, c, f, hp, wp, band, slots: 1 };
-        // Products over padded vectors of tiles: 16 per tile against the direct 36 per tile.
-        if 16 * shape.lanes() * 100 > MAX_WORK * 36 * band * tw {
-            return None;
-        }
-        Some(Shape { slots: threads.min(shape.bands()).max(1), ..shape })
+        [4, 2].into_iter().find_map(|m| {
+            let positions = (m + 2) * (m + 2);
+            if h % m != 0 || w % m != 0 || positions * c * f * 4 > MAX_FILTER_BYTES {
+                return None;
+            }
+            let (th, tw) = (h / m, w / m);
+            // Of the bands whose transformed tiles fit V_BYTES, the one whose tiles fill most
+            // of their vectors, with at least two vectors where one can (a block of one vector
+            // of tiles by 8 filters waits on loads: ResNet-18's 28 x 28 convolutions 11% slower
+            // than in two), then the shortest (the least scratch; the last band may be shorter).
+            let band = (1..=th)
+                .filter(|&b| positions * c * lanes(b * tw) * 4 <= V_BYTES)
+                .max_by_key(|&b| (b * tw * 1000 / lanes(b * tw), lanes(b * tw).min(2 * LANES), -b))?;
+            let shape = Shape { n, c, f, hp, wp, m, band, slots: 1 };
+            // Products over padded vectors of tiles against the direct 9 per output.
+            if positions * shape.lanes() * 100 > MAX_WORK * 9 * m * m * band * tw {
+                return None;
+            }
+            Some(Shape { slots: threads.min(shape.bands()).max(1), ..shape })
+        })
+    }
+
+    /// The transformed tile's side (`m + 2`).
+    pub fn alpha(&self) -> i64 {
+        self.m + 2
+    }
+
+    /// Positions of a transformed tile, `(m + 2)^2`: the products per filter block.
+    pub fn positions(&self) -> i64 {
+        self.alpha() * self.alpha()
     }
 
     /// Bands of tile rows (the last one shorter when the band does not divide them).
@@ -121,11 +150,11 @@ impl Shape {
     }
 
     pub fn tile_rows(&self) -> i64 {
-        (self.hp - 2) / 2
+        (self.hp - 2) / self.m
     }
 
     pub fn tile_columns(&self) -> i64 {
-        (self.wp - 2) / 2
+        (self.wp - 2) / self.m
     }
 
     /// Lanes of a band's transformed tiles: its tiles rounded up to whole vectors.
@@ -133,21 +162,20 @@ impl Shape {
         lanes(self.band * self.tile_columns())
     }
 
-    /// Floats of one band's products row (one filter, one of the 16 positions): the band's
-    /// lanes and one more vector, so a vector of tiles starting in the last row of tiles
-    /// reads within it.
+    /// Floats of one band's products row (one filter, one position): the band's lanes and one
+    /// more vector, so a vector of tiles starting in the last row of tiles reads within it.
     pub fn product_row(&self) -> i64 {
         self.lanes() + LANES
     }
 
-    /// Floats of one slot's transformed tiles, `16 x C x lanes`.
+    /// Floats of one slot's transformed tiles, `positions x C x lanes`.
     pub fn tiles_floats(&self) -> i64 {
-        16 * self.c * self.lanes()
+        self.positions() * self.c * self.lanes()
     }
 
     /// Floats of one slot: the transformed tiles and the products of 8 filters.
     pub fn slot_floats(&self) -> i64 {
-        self.tiles_floats() + 16 * 8 * self.product_row()
+        self.tiles_floats() + self.positions() * 8 * self.product_row()
     }
 }
 
@@ -155,26 +183,68 @@ fn lanes(tiles: i64) -> i64 {
     (tiles + LANES - 1) / LANES * LANES
 }
 
-/// `G`, the filter transform of F(2x2, 3x3).
-const G: [[f64; 3]; 4] = [[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]];
+/// A small matrix, row by row.
+pub type Matrix = Vec<Vec<f64>>;
+
+/// F(m x m, 3 x 3)'s transforms (Lavin and Gray; interpolation points 0, 1, -1 and, for m = 4,
+/// 2, -2, and infinity): `G` (filter, `(m+2) x 3`), `B^T` (input, `(m+2) x (m+2)`) and `A^T`
+/// (output, `m x (m+2)`), row by row.
+pub fn matrices(m: i64) -> (Matrix, Matrix, Matrix) {
+    let rows = |rows: &[&[f64]]| rows.iter().map(|r| r.to_vec()).collect::<Vec<_>>();
+    if m == 2 {
+        (
+            rows(&[&[1.0, 0.0, 0.0], &[0.5, 0.5, 0.5], &[0.5, -0.5, 0.5], &[0.0, 0.0, 1.0]]),
+            rows(&[&[1.0, 0.0, -1.0, 0.0], &[0.0, 1.0, 1.0, 0.0], &[0.0, -1.0, 1.0, 0.0], &[0.0, 1.0, 0.0, -1.0]]),
+            rows(&[&[1.0, 1.0, 1.0, 0.0], &[0.0, 1.0, -1.0, -1.0]]),
+        )
+    } else {
+        let (sixth, twelfth, quarter, twentyfourth) = (1.0 / 6.0, 1.0 / 12.0, 0.25, 1.0 / 24.0);
+        (
+            rows(&[
+                &[quarter, 0.0, 0.0],
+                &[-sixth, -sixth, -sixth],
+                &[-sixth, sixth, -sixth],
+                &[twentyfourth, twelfth, sixth],
+                &[twentyfourth, -twelfth, sixth],
+                &[0.0, 0.0, 1.0],
+            ]),
+            rows(&[
+                &[4.0, 0.0, -5.0, 0.0, 1.0, 0.0],
+                &[0.0, -4.0, -4.0, 1.0, 1.0, 0.0],
+                &[0.0, 4.0, -4.0, -1.0, 1.0, 0.0],
+                &[0.0, -2.0, -1.0, 2.0, 1.0, 0.0],
+                &[0.0, 2.0, -1.0, -2.0, 1.0, 0.0],
+                &[0.0, 4.0, 0.0, -5.0, 0.0, 1.0],
+            ]),
+            rows(&[
+                &[1.0, 1.0, 1.0, 1.0, 1.0, 0.0],
+                &[0.0, 1.0, -1.0, 2.0, -2.0, 0.0],
+                &[0.0, 1.0, 1.0, 4.0, 4.0, 0.0],
+                &[0.0, 1.0, -1.0, 8.0, -8.0, 1.0],
+            ]),
+        )
+    }
+}
 
 /// The filter `F x C x 3 x 3` transformed, `U = G g G^T` per filter and channel, stored as
-/// `16 x F/8 x C x 8` (position, block of 8 filters, channel, filter in the block): the
+/// `positions x F/8 x C x 8` (position, block of 8 filters, channel, filter in the block): the
 /// kernel's products read a position's 8 filters of one channel together.
-pub fn transform_filter(g: &[f32], f: usize, c: usize) -> Vec<f32> {
-    let mut u = vec![0.0f32; 16 * f * c];
+pub fn transform_filter(g: &[f32], f: usize, c: usize, m: i64) -> Vec<f32> {
+    let (gm, _, _) = matrices(m);
+    let alpha = gm.len();
+    let mut u = vec![0.0f32; alpha * alpha * f * c];
     for fi in 0..f {
         for ci in 0..c {
             let k = &g[(fi * c + ci) * 9..(fi * c + ci) * 9 + 9];
-            for (a, ga) in G.iter().enumerate() {
-                for (b, gb) in G.iter().enumerate() {
+            for (a, ga) in gm.iter().enumerate() {
+                for (b, gb) in gm.iter().enumerate() {
                     let mut sum = 0.0f64;
                     for (i, gai) in ga.iter().enumerate() {
                         for (j, gbj) in gb.iter().enumerate() {
                             sum += gai * f64::from(k[i * 3 + j]) * gbj;
                         }
                     }
-                    let xi = a * 4 + b;
+                    let xi = a * alpha + b;
                     u[((xi * (f / 8) + fi / 8) * c + ci) * 8 + fi % 8] = sum as f32;
                 }
             }
@@ -194,8 +264,8 @@ impl Pass for Winograd {
                 tensor_type(op.operand(1).expect("a filter").r#type()).expect("checked"),
                 tensor_type(op.operand(2).expect("an output").r#type()).expect("checked"),
             );
-            let u_ty = w_ty.with_shape(vec![16, shape.f / 8, shape.c, 8]);
-            let u = transform_filter(&g, shape.f as usize, shape.c as usize);
+            let u_ty = w_ty.with_shape(vec![shape.positions(), shape.f / 8, shape.c, 8]);
+            let u = transform_filter(&g, shape.f as usize, shape.c as usize, shape.m);
             let u = crate::conv_lanes::new_f32_constant(context, op, &u_ty, &u, "winograd_filter");
             let x_ty = op.operand(0).expect("an input").r#type().to_string();
             let text = generic_text(&shape, &x_ty, &w_ty.to_string(), &u_ty.to_string(), &out_ty.to_string());
@@ -237,7 +307,7 @@ fn taken(op: OperationRef<'_, '_>, threads: i64) -> Option<(Shape, Vec<f32>)> {
 /// The replacement: a zero-filled scratch and the marked generic (see the module comment).
 fn generic_text(shape: &Shape, x: &str, w: &str, u: &str, out: &str) -> String {
     let scratch = format!("tensor<{}xf32>", shape.slot_floats() * shape.slots);
-    let mark = attrs::WINOGRAD.in_dictionary(&[shape.band, shape.slots]);
+    let mark = attrs::WINOGRAD.in_dictionary(&[shape.m, shape.band, shape.slots]);
     format!(
         "module {{
   func.func private @winograd(%x: {x}, %w: {w}, %u: {u}, %init: {out}) -> {out} {{
@@ -268,36 +338,74 @@ fn generic_text(shape: &Shape, x: &str, w: &str, u: &str, out: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{transform_filter, Shape};
+    use super::{matrices, transform_filter, Shape};
 
     #[test]
-    fn bands_fit_the_scratch_and_fill_the_lanes() {
-        // ResNet-18's stages: 56 x 56 x 64, 28 x 28 x 128, 14 x 14 x 256.
+    fn tiles_and_bands_fit_the_caches_and_fill_the_lanes() {
+        // ResNet-18's 56 x 56 x 64: F(4x4, 3x3) (590 KB of filter), 14 tiles a row, two rows a
+        // band in two vectors.
         let s = Shape::choose(1, 64, 64, 58, 58, 1).unwrap();
-        assert_eq!((s.band, s.lanes(), s.slots), (1, 32, 1));
+        assert_eq!((s.m, s.band, s.lanes(), s.slots, s.positions()), (4, 2, 32, 1, 36));
+        // 28 x 28 x 128: F(4x4, 3x3)'s 2.4 MB filter is too big, F(2x2, 3x3)'s 1 MiB is not.
         let s = Shape::choose(1, 128, 128, 30, 30, 2).unwrap();
-        assert_eq!((s.band, s.lanes(), s.slots), (2, 32, 2));
+        assert_eq!((s.m, s.band, s.lanes(), s.slots), (2, 2, 32, 2));
         // 7 tile rows in bands of 4 (28 of 32 lanes), the last band 3 rows.
         let s = Shape::choose(1, 64, 128, 16, 16, 2).unwrap();
-        assert_eq!((s.band, s.lanes(), s.slots, s.bands()), (4, 32, 2, 2));
-        // A transformed filter beyond the second-level cache.
+        assert_eq!((s.m, s.band, s.lanes(), s.slots, s.bands()), (2, 4, 32, 2, 2));
+        // A transformed filter beyond the second-level cache; 7 x 7 (odd); few channels;
+        // filters not a multiple of 8.
         assert_eq!(Shape::choose(1, 256, 256, 16, 16, 1), None);
-        // 7 x 7: odd; few channels; filters not a multiple of 8.
         assert_eq!(Shape::choose(1, 512, 512, 9, 9, 1), None);
         assert_eq!(Shape::choose(1, 16, 64, 58, 58, 1), None);
         assert_eq!(Shape::choose(1, 64, 60, 58, 58, 1), None);
     }
 
+    /// `rows x columns` of `a` times `b` (row-major `Vec<Vec<f64>>`).
+    fn product(a: &[Vec<f64>], b: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        a.iter().map(|row| (0..b[0].len()).map(|j| row.iter().zip(b).map(|(x, r)| x * r[j]).sum()).collect()).collect()
+    }
+
+    fn transpose(a: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        (0..a[0].len()).map(|j| a.iter().map(|row| row[j]).collect()).collect()
+    }
+
     #[test]
-    fn the_filter_transform_is_g_g_gt() {
-        // One filter, one channel: the centre tap alone gives U[a][b] = G[a][1] G[b][1].
+    fn the_transforms_compute_the_correlation() {
+        for m in [2usize, 4] {
+            let (g, bt, at) = matrices(m as i64);
+            let alpha = m + 2;
+            let d: Vec<Vec<f64>> =
+                (0..alpha).map(|i| (0..alpha).map(|j| ((i * 7 + j * 3) as f64).sin()).collect()).collect();
+            let k: Vec<Vec<f64>> = (0..3).map(|i| (0..3).map(|j| ((i * 5 + j) as f64).cos()).collect()).collect();
+            let u = product(&product(&g, &k), &transpose(&g));
+            let v = product(&product(&bt, &d), &transpose(&bt));
+            let uv: Vec<Vec<f64>> = (0..alpha).map(|i| (0..alpha).map(|j| u[i][j] * v[i][j]).collect()).collect();
+            let y = product(&product(&at, &uv), &transpose(&at));
+            for i in 0..m {
+                for j in 0..m {
+                    let direct: f64 =
+                        (0..3).flat_map(|a| (0..3).map(move |b| (a, b))).map(|(a, b)| d[i + a][j + b] * k[a][b]).sum();
+                    assert!(
+                        (y[i][j] - direct).abs() < 1e-12,
+                        "F({m}x{m}, 3x3) output {i},{j}: {} vs {direct}",
+                        y[i][j]
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_filter_is_stored_by_position_block_channel_filter() {
+        // One channel, 8 filters, the centre tap alone: U[a][b] = G[a][1] G[b][1] for filter 0.
         let mut g = vec![0.0f32; 8 * 9];
         g[4] = 1.0;
-        let u = transform_filter(&g, 8, 1);
+        let u = transform_filter(&g, 8, 1, 2);
         let column = [0.0, 0.5, -0.5, 0.0];
         for a in 0..4 {
             for b in 0..4 {
                 assert_eq!(u[(a * 4 + b) * 8], (column[a] * column[b]) as f32);
+                assert_eq!(u[(a * 4 + b) * 8 + 1], 0.0);
             }
         }
     }
