@@ -23,17 +23,46 @@
 // CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23]
 // CHECK: vector.transfer_write %{{.*}} : vector<16xf32>, memref<2x32x32x32xf32{{.*}}>
 // CHECK-NOT: linalg.generic
-func.func @batch(%x: tensor<2x32x32x32xf32>, %init: tensor<2x32x32x32xf32>) -> tensor<2x32x32x32xf32> {
+func.func @batch(%x: tensor<2x32x32x32xf32>, %init: tensor<2x32x32x32xf32>) -> (tensor<2x32x32x32xf32>, f32) {
   %zero = arith.constant 0.0 : f32
+  // A 2 MiB temporary, the function's memory peak: the scratch fits under it.
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<2x256x32x32xf32>
+  %big = linalg.fill ins(%zero : f32) outs(%e : tensor<2x256x32x32xf32>) -> tensor<2x256x32x32xf32>
+  %one = tensor.extract %big[%c0, %c0, %c0, %c0] : tensor<2x256x32x32xf32>
   %w = arith.constant dense<0.5> : tensor<32x32x3x3xf32>
   %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
   ^bb0(%i: index, %j: index, %k: index, %l: index):
     tensor.yield %zero : f32
   } : tensor<2x32x32x32xf32> to tensor<2x32x34x34xf32>
   %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<2x32x34x34xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<2x32x32x32xf32>) -> tensor<2x32x32x32xf32>
-  return %y : tensor<2x32x32x32xf32>
+  return %y, %one : tensor<2x32x32x32xf32>, f32
+}
+
+// A whole-image kernel (256 x 256 filters): no slots; the threads split the channels of the
+// input transform, the positions of the products (each position's tiles read by every filter
+// block, the filter prefetched ahead), and the filter blocks of the output transform.
+// CHECK-LABEL: func.func @whole
+// CHECK-NOT: linalg.generic
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: vector.maskedstore
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: memref.prefetch %{{.*}}, read, locality<3>, data : memref<16x32x256x8xf32{{.*}}>
+// CHECK: vector.broadcast %{{.*}} : f32 to vector<16xf32>
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: vector.transfer_write %{{.*}} : vector<16xf32>, memref<1x256x14x14xf32{{.*}}>
+// CHECK-NOT: linalg.generic
+func.func @whole(%p: tensor<1x256x16x16xf32>, %init: tensor<1x256x14x14xf32>) -> (tensor<1x256x14x14xf32>, f32) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<1x256x64x64xf32>
+  %big = linalg.fill ins(%zero : f32) outs(%e : tensor<1x256x64x64xf32>) -> tensor<1x256x64x64xf32>
+  %one = tensor.extract %big[%c0, %c0, %c0, %c0] : tensor<1x256x64x64xf32>
+  %w = arith.constant dense<0.5> : tensor<256x256x3x3xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x256x16x16xf32>, tensor<256x256x3x3xf32>) outs(%init : tensor<1x256x14x14xf32>) -> tensor<1x256x14x14xf32>
+  return %y, %one : tensor<1x256x14x14xf32>, f32
 }
 
 // CHECK: Pass statistics report
 // CHECK: strata-vectorize-winograd
-// CHECK-NEXT: (S) 1 convolutions - Winograd convolutions written
+// CHECK-NEXT: (S) 2 convolutions - Winograd convolutions written

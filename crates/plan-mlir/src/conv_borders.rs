@@ -400,7 +400,7 @@ fn padded_in_place(block: Blk, value: Val) -> Option<Op> {
 /// buffers, not the arena). MobileNetV3-Small's stem (its padded input copy beside its result,
 /// the arena's peak) was estimated below a depthwise convolution split into border parts
 /// (`strata-conv-borders`), each of whose input slices counted as a tensor of its own.
-pub(crate) fn pressure(block: Blk) -> (Vec<Op>, Vec<u64>) {
+pub fn pressure(block: Blk) -> (Vec<Op>, Vec<u64>) {
     let ops = block.ops();
     let key = |op: Op| op.raw().ptr as usize;
     let index: BTreeMap<usize, usize> = ops.iter().enumerate().map(|(i, &op)| (key(op), i)).collect();

@@ -23,7 +23,10 @@
 //! correct loop nest on its own. The scratch is an ordinary tensor, so the arena planner places
 //! it, live only across the convolution: per band of tile rows, the transformed input tiles
 //! (`positions x C x tiles`, at most [`V_BYTES`]) and the products of one block of 8 filters,
-//! once per thread.
+//! once per thread; or, for a transformed filter too big for the cache, one whole-image
+//! scratch (every tile and every product, at most [`WHOLE_BYTES`]) the threads share. The
+//! scratch may raise the function's estimated memory peak by at most an eighth
+//! ([`PEAK_ALLOWANCE`]): the convolution takes fewer slots, a shorter band, or stays direct.
 //!
 //! Taken: `linalg.conv_2d_nchw_fchw`, f32, unit strides and dilations, a 3 x 3 compile-time
 //! filter, an output of whole m x m tiles (the input is read padded as the convolution reads
@@ -80,6 +83,23 @@ pub const MIN_CHANNELS: i64 = 32;
 /// memory.
 pub const MAX_FILTER_BYTES: i64 = 1 << 20;
 
+/// At most this many bytes of scratch for a whole-image kernel ([`Shape::whole`]): every
+/// tile transformed and every filter's products (ResNet-18's 14 x 14 convolutions of 256
+/// channels: 2.3 MB). Such a kernel reads its transformed filter once where bands would each
+/// read all of it: those convolutions ran 0.92 ms direct, as slow in bands (0.9-1.3 ms), 0.78
+/// whole with the filter prefetched (0.64 on their own, their weights in cache).
+pub const WHOLE_BYTES: i64 = 5 << 19;
+
+/// At most this many bytes of transformed filter for a whole-image kernel, which reads it once.
+pub const MAX_WHOLE_FILTER_BYTES: i64 = 8 << 20;
+
+/// The scratch may raise the function's memory (estimated before bufferization,
+/// `strata_plan_mlir::conv_borders::pressure`) above its peak by at most this fraction of the
+/// peak (1/8): ResNet-18's peak, its first stage, is where its 56 x 56 convolutions run.
+/// Where the budget holds no scratch, the convolution stays direct: the CRNN's 64-channel
+/// convolutions on small maps would have doubled its arena.
+pub const PEAK_ALLOWANCE: u64 = 8;
+
 /// The products' multiply-adds against the direct convolution's, at most (in hundredths):
 /// 16 per 4 outputs (F(2x2, 3x3)) in whole vectors of tiles is 0.44, 36 per 16 (F(4x4, 3x3))
 /// 0.25; a band whose tiles fill few lanes of their last vector does more.
@@ -98,8 +118,12 @@ pub struct Shape {
     pub m: i64,
     /// Tile rows (of `m` output rows) in a band.
     pub band: i64,
-    /// Scratch slots: threads working on bands at once.
+    /// Scratch slots: threads working on bands at once (with `whole`, the threads that split
+    /// each phase; the scratch is shared).
     pub slots: i64,
+    /// One band of every tile row, its products for every filter: the transformed filter is
+    /// read once, where bands would each read all of it (see [`WHOLE_BYTES`]).
+    pub whole: bool,
 }
 
 impl Shape {
@@ -107,30 +131,43 @@ impl Shape {
     /// filters, `threads` threads; `None` when this pass does not take it. F(4x4, 3x3) where
     /// its transformed filter fits [`MAX_FILTER_BYTES`] and the output is whole 4 x 4 tiles,
     /// else F(2x2, 3x3).
-    pub fn choose(n: i64, c: i64, f: i64, hp: i64, wp: i64, threads: i64) -> Option<Shape> {
+    pub fn choose(n: i64, c: i64, f: i64, hp: i64, wp: i64, threads: i64, budget: i64) -> Option<Shape> {
         let (h, w) = (hp - 2, wp - 2);
         if c < MIN_CHANNELS || f < MIN_CHANNELS || f % 8 != 0 || h < 4 || w < 4 {
             return None;
         }
         [4, 2].into_iter().find_map(|m| {
             let positions = (m + 2) * (m + 2);
-            if h % m != 0 || w % m != 0 || positions * c * f * 4 > MAX_FILTER_BYTES {
+            if h % m != 0 || w % m != 0 {
                 return None;
             }
+            let filter = positions * c * f * 4;
             let (th, tw) = (h / m, w / m);
-            // Of the bands whose transformed tiles fit V_BYTES, the one whose tiles fill most
-            // of their vectors, with at least two vectors where one can (a block of one vector
-            // of tiles by 8 filters waits on loads: ResNet-18's 28 x 28 convolutions 11% slower
-            // than in two), then the shortest (the least scratch; the last band may be shorter).
-            let band = (1..=th)
-                .filter(|&b| positions * c * lanes(b * tw) * 4 <= V_BYTES)
-                .max_by_key(|&b| (b * tw * 1000 / lanes(b * tw), lanes(b * tw).min(2 * LANES), -b))?;
-            let shape = Shape { n, c, f, hp, wp, m, band, slots: 1 };
+            let shape = Shape { n, c, f, hp, wp, m, band: th, slots: 1, whole: true };
+            let shape = if filter <= MAX_FILTER_BYTES {
+                // Of the bands whose transformed tiles fit V_BYTES, the one whose tiles fill
+                // most of their vectors, with at least two vectors where one can (a block of one
+                // vector of tiles by 8 filters waits on loads: ResNet-18's 28 x 28 convolutions
+                // 11% slower than in two), then the shortest (the least scratch; the last band
+                // may be shorter).
+                let band = (1..=th)
+                    .filter(|&b| positions * c * lanes(b * tw) * 4 <= V_BYTES)
+                    .filter(|&b| Shape { band: b, whole: false, ..shape }.slot_floats() * 4 <= budget)
+                    .max_by_key(|&b| (b * tw * 1000 / lanes(b * tw), lanes(b * tw).min(2 * LANES), -b))?;
+                Shape { band, whole: false, ..shape }
+            } else if filter <= MAX_WHOLE_FILTER_BYTES && shape.slot_floats() * 4 <= WHOLE_BYTES.min(budget) {
+                shape
+            } else {
+                return None;
+            };
             // Products over padded vectors of tiles against the direct 9 per output.
-            if positions * shape.lanes() * 100 > MAX_WORK * 9 * m * m * band * tw {
+            if positions * shape.lanes() * 100 > MAX_WORK * 9 * m * m * shape.band * tw {
                 return None;
             }
-            Some(Shape { slots: threads.min(shape.bands()).max(1), ..shape })
+            // A slot per thread, as many as the budget holds.
+            let slots =
+                if shape.whole { threads } else { threads.min(shape.bands()).min(budget / (shape.slot_floats() * 4)) };
+            Some(Shape { slots: slots.max(1), ..shape })
         })
     }
 
@@ -173,9 +210,27 @@ impl Shape {
         self.positions() * self.c * self.lanes()
     }
 
-    /// Floats of one slot: the transformed tiles and the products of 8 filters.
+    /// Filters whose products the scratch holds at once: a block of 8, or with `whole`, all.
+    pub fn product_filters(&self) -> i64 {
+        if self.whole {
+            self.f
+        } else {
+            8
+        }
+    }
+
+    /// Floats of one slot: the transformed tiles and the products.
     pub fn slot_floats(&self) -> i64 {
-        self.tiles_floats() + self.positions() * 8 * self.product_row()
+        self.tiles_floats() + self.positions() * self.product_filters() * self.product_row()
+    }
+
+    /// Floats of the scratch: a slot per thread, or with `whole` one shared.
+    pub fn scratch_floats(&self) -> i64 {
+        if self.whole {
+            self.slot_floats()
+        } else {
+            self.slot_floats() * self.slots
+        }
     }
 }
 
@@ -255,10 +310,17 @@ pub fn transform_filter(g: &[f32], f: usize, c: usize, m: i64) -> Vec<f32> {
 
 impl Pass for Winograd {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        let Some(body) = strata_ir::Op::of(&func).body(0) else { return Ok(()) };
+        // The function's memory by op (before bufferization), for each convolution's budget.
+        let (ops, bytes) = strata_plan_mlir::conv_borders::pressure(body);
+        let peak = bytes.iter().copied().max().unwrap_or(0);
         let mut kernels = KernelCache::default();
         for raw in collect(&func, |op| op.is("linalg.conv_2d_nchw_fchw")) {
             let op = raw.get();
-            let Some((shape, g)) = taken(op, self.threads) else { continue };
+            // Top-level convolutions only: the estimate is the function body's.
+            let Some(at) = ops.iter().position(|&o| o == raw) else { continue };
+            let budget = i64::try_from((peak + peak / PEAK_ALLOWANCE).saturating_sub(bytes[at])).unwrap_or(0);
+            let Some((shape, g)) = taken(op, self.threads, budget) else { continue };
             let context = cx.strata().mlir();
             let (w_ty, out_ty) = (
                 tensor_type(op.operand(1).expect("a filter").r#type()).expect("checked"),
@@ -280,7 +342,7 @@ impl Pass for Winograd {
 }
 
 /// The shape and filter values of `op` when this pass takes it.
-fn taken(op: OperationRef<'_, '_>, threads: i64) -> Option<(Shape, Vec<f32>)> {
+fn taken(op: OperationRef<'_, '_>, threads: i64, budget: i64) -> Option<(Shape, Vec<f32>)> {
     if op.operand_count() != 3 || op.result_count() != 1 {
         return None;
     }
@@ -297,7 +359,7 @@ fn taken(op: OperationRef<'_, '_>, threads: i64) -> Option<(Shape, Vec<f32>)> {
     if kh != 3 || kw != 3 || xc != c || out.shape != [n, f, hp - 2, wp - 2] {
         return None;
     }
-    let shape = Shape::choose(n, c, f, hp, wp, threads)?;
+    let shape = Shape::choose(n, c, f, hp, wp, threads, budget)?;
     let constant = strata_ir::rewrite::defining_op(op.operand(1).ok()?)
         .filter(|d| strata_ir::ods::op_name(*d) == "arith.constant")?;
     let values = strata_ir::resource::f32_values(constant.attribute("value").ok()?)?;
@@ -306,8 +368,8 @@ fn taken(op: OperationRef<'_, '_>, threads: i64) -> Option<(Shape, Vec<f32>)> {
 
 /// The replacement: a zero-filled scratch and the marked generic (see the module comment).
 fn generic_text(shape: &Shape, x: &str, w: &str, u: &str, out: &str) -> String {
-    let scratch = format!("tensor<{}xf32>", shape.slot_floats() * shape.slots);
-    let mark = attrs::WINOGRAD.in_dictionary(&[shape.m, shape.band, shape.slots]);
+    let scratch = format!("tensor<{}xf32>", shape.scratch_floats());
+    let mark = attrs::WINOGRAD.in_dictionary(&[shape.m, shape.band, shape.slots, i64::from(shape.whole)]);
     format!(
         "module {{
   func.func private @winograd(%x: {x}, %w: {w}, %u: {u}, %init: {out}) -> {out} {{
@@ -344,20 +406,29 @@ mod tests {
     fn tiles_and_bands_fit_the_caches_and_fill_the_lanes() {
         // ResNet-18's 56 x 56 x 64: F(4x4, 3x3) (590 KB of filter), 14 tiles a row, two rows a
         // band in two vectors.
-        let s = Shape::choose(1, 64, 64, 58, 58, 1).unwrap();
+        let s = Shape::choose(1, 64, 64, 58, 58, 1, i64::MAX).unwrap();
         assert_eq!((s.m, s.band, s.lanes(), s.slots, s.positions()), (4, 2, 32, 1, 36));
         // 28 x 28 x 128: F(4x4, 3x3)'s 2.4 MB filter is too big, F(2x2, 3x3)'s 1 MiB is not.
-        let s = Shape::choose(1, 128, 128, 30, 30, 2).unwrap();
+        let s = Shape::choose(1, 128, 128, 30, 30, 2, i64::MAX).unwrap();
         assert_eq!((s.m, s.band, s.lanes(), s.slots), (2, 2, 32, 2));
         // 7 tile rows in bands of 4 (28 of 32 lanes), the last band 3 rows.
-        let s = Shape::choose(1, 64, 128, 16, 16, 2).unwrap();
+        let s = Shape::choose(1, 64, 128, 16, 16, 2, i64::MAX).unwrap();
         assert_eq!((s.m, s.band, s.lanes(), s.slots, s.bands()), (2, 4, 32, 2, 2));
-        // A transformed filter beyond the second-level cache; 7 x 7 (odd); few channels;
+        // 14 x 14 x 256: a 4 MiB transformed filter, read once by a whole-image kernel (49 tiles
+        // in 64 lanes), whose threads share the scratch.
+        let s = Shape::choose(1, 256, 256, 16, 16, 2, i64::MAX).unwrap();
+        assert_eq!((s.m, s.band, s.lanes(), s.slots, s.whole), (2, 7, 64, 2, true));
+        assert_eq!(s.scratch_floats(), 16 * 256 * 64 + 16 * 256 * 80);
+        // ... but not beyond the memory budget, which also bounds the bands' slots.
+        assert_eq!(Shape::choose(1, 256, 256, 16, 16, 2, 1 << 20), None);
+        let s = Shape::choose(1, 64, 64, 58, 58, 2, 600 << 10).unwrap();
+        assert_eq!((s.m, s.band, s.slots), (4, 2, 1));
+        // A transformed filter beyond the whole-image kernel's; 7 x 7 (odd); few channels;
         // filters not a multiple of 8.
-        assert_eq!(Shape::choose(1, 256, 256, 16, 16, 1), None);
-        assert_eq!(Shape::choose(1, 512, 512, 9, 9, 1), None);
-        assert_eq!(Shape::choose(1, 16, 64, 58, 58, 1), None);
-        assert_eq!(Shape::choose(1, 64, 60, 58, 58, 1), None);
+        assert_eq!(Shape::choose(1, 512, 512, 16, 16, 1, i64::MAX), None);
+        assert_eq!(Shape::choose(1, 512, 512, 9, 9, 1, i64::MAX), None);
+        assert_eq!(Shape::choose(1, 16, 64, 58, 58, 1, i64::MAX), None);
+        assert_eq!(Shape::choose(1, 64, 60, 58, 58, 1, i64::MAX), None);
     }
 
     /// `rows x columns` of `a` times `b` (row-major `Vec<Vec<f64>>`).

@@ -443,10 +443,12 @@ for name, value in [("x", blocked_x), ("w", blocked_w), ("y1", blocked_y1), ("y2
                     ("y3", conv_reference(blocked_x, blocked_w2, stride=2))]:
     np.save(f"../../driver/inputs/conv_blocked_{name}.npy", value.astype(np.float32))
 
-# 3x3 stride-1 convolutions the host runs as Winograd F(2x2, 3x3) (strata-winograd): batch 2,
-# 32 channels into 32 filters at 12 x 40 with bias and ReLU (20 tiles a row: a masked second
-# vector of tiles), then 32 into 40 filters at 14 x 14 added to a residual (7 tile rows in bands
-# that do not divide them). Expected outputs in float64, for lit-tests/driver/conv-winograd.mlir.
+# 3x3 stride-1 convolutions the host runs as Winograd (strata-winograd): batch 2, 32 channels
+# into 32 filters at 12 x 40 with bias and ReLU (F(4x4, 3x3)), then 32 into 40 filters at 14 x 14
+# added to a residual (F(2x2, 3x3), 7 tile rows in bands that do not divide them); a 1x1
+# convolution into 256 channels averaged over the image (a head whose 1 MB result is the
+# model's peak, which leaves the Winograd scratch room under it). Expected outputs in float64,
+# for lit-tests/driver/conv-winograd.mlir.
 winograd_rng = np.random.default_rng(11)
 winograd_x = winograd_rng.standard_normal([2, 32, 12, 40]).astype(np.float32)
 winograd_w1 = (winograd_rng.standard_normal([32, 32, 3, 3]) / 10).astype(np.float32)
@@ -454,6 +456,7 @@ winograd_b1 = winograd_rng.standard_normal([32]).astype(np.float32)
 winograd_z = winograd_rng.standard_normal([1, 32, 14, 14]).astype(np.float32)
 winograd_r = winograd_rng.standard_normal([1, 40, 14, 14]).astype(np.float32)
 winograd_w2 = (winograd_rng.standard_normal([40, 32, 3, 3]) / 10).astype(np.float32)
+winograd_w3 = (winograd_rng.standard_normal([256, 32, 1, 1]) / 10).astype(np.float32)
 save(
     helper.make_graph(
         [
@@ -461,21 +464,26 @@ save(
             helper.make_node("Relu", ["c1"], ["y1"], name="relu"),
             helper.make_node("Conv", ["z", "w2"], ["c2"], name="uneven_bands", pads=[1, 1, 1, 1]),
             helper.make_node("Add", ["c2", "r"], ["y2"], name="residual"),
+            helper.make_node("Conv", ["x", "w3"], ["head"], name="head"),
+            helper.make_node("ReduceMean", ["head"], ["y3"], name="pool", axes=[2, 3], keepdims=0),
         ],
         "conv_winograd",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 32, 12, 40]),
          helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 32, 14, 14]),
          helper.make_tensor_value_info("r", TensorProto.FLOAT, [1, 40, 14, 14])],
         [helper.make_tensor_value_info("y1", TensorProto.FLOAT, [2, 32, 12, 40]),
-         helper.make_tensor_value_info("y2", TensorProto.FLOAT, [1, 40, 14, 14])],
+         helper.make_tensor_value_info("y2", TensorProto.FLOAT, [1, 40, 14, 14]),
+         helper.make_tensor_value_info("y3", TensorProto.FLOAT, [2, 256])],
         [numpy_helper.from_array(winograd_w1, "w1"), numpy_helper.from_array(winograd_b1, "b1"),
-         numpy_helper.from_array(winograd_w2, "w2")],
+         numpy_helper.from_array(winograd_w2, "w2"), numpy_helper.from_array(winograd_w3, "w3")],
     ),
     "conv_winograd.onnx",
 )
 winograd_y1 = np.maximum(conv_reference(winograd_x, winograd_w1, winograd_b1, pad=1), 0)
 winograd_y2 = conv_reference(winograd_z, winograd_w2, pad=1) + winograd_r
-for name, value in [("x", winograd_x), ("z", winograd_z), ("r", winograd_r), ("y1", winograd_y1), ("y2", winograd_y2)]:
+winograd_y3 = conv_reference(winograd_x, winograd_w3).mean(axis=(2, 3))
+for name, value in [("x", winograd_x), ("z", winograd_z), ("r", winograd_r), ("y1", winograd_y1), ("y2", winograd_y2),
+                    ("y3", winograd_y3)]:
     np.save(f"../../driver/inputs/conv_winograd_{name}.npy", value.astype(np.float32))
 
 # Host convolutions with too few filters for the lanes, which take output columns in the lanes
