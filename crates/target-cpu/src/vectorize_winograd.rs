@@ -2,7 +2,9 @@
 //! marked (`strata.winograd`), written as vector kernels after planning (host).
 //!
 //! The kernel works band by band (`band` rows of m x m output tiles), each thread in its own
-//! slot of the planned scratch (`scf.forall` over the slots, each a contiguous run of bands):
+//! slot of the planned scratch (`scf.forall` over the slots, each a contiguous run of bands;
+//! where the memory budget holds one slot, `split`: the bands in turn, the threads splitting
+//! each band's channels, then its filter blocks, each thread its own products):
 //! 1. **Input transform**: per channel and tile row, vectors of 16 tiles: each of the m + 2
 //!    input rows of the tiles is read as 2 m unit-stride vectors (masked past the row) and
 //!    split into its columns `m tx + j` by halving shuffles; `V = B^T d B` (additions and
@@ -15,6 +17,12 @@
 //! 3. **Output transform** of those 8 filters: `Y = A^T M A` per vector of tiles, the m output
 //!    columns of each tile interleaved by shuffles, added to the output (the convolution's
 //!    initial value, a bias) with loads and stores masked past the row.
+//!
+//! A whole-image kernel (`whole`, for a transformed filter too big for the cache) transforms
+//! every tile (threads split the channels), then runs position by position every filter
+//! block's products (threads split the positions: each position's tiles are read by every
+//! block while in cache, the filter read once, prefetched ahead), then the output transform
+//! (threads split the filter blocks).
 //!
 //! The zero fill of the scratch that the marked generic reads is absorbed (the kernel writes
 //! the scratch before it reads it). Results differ from the direct convolution's by rounding
@@ -58,7 +66,7 @@ impl Pass for VectorizeWinograd {
             "Winograd convolution kernel",
             "convolutions",
             |op, absorbed| {
-                let [m, band, slots, whole] = attrs::WINOGRAD.get(op.get())?[..] else { return None };
+                let [m, band, slots, whole, split] = attrs::WINOGRAD.get(op.get())?[..] else { return None };
                 if op.operand_count() != 5 || !(m == 2 || m == 4) {
                     return None;
                 }
@@ -69,7 +77,7 @@ impl Pass for VectorizeWinograd {
                 }
                 let (xs, ys) = (static_shape(x.r#type()).ok()?, static_shape(y.r#type()).ok()?);
                 let whole = whole == 1;
-                let shape = Shape { n: xs[0], c: xs[1], f: ys[1], hp: xs[2], wp: xs[3], m, band, slots, whole };
+                let shape = Shape { n: xs[0], c: xs[1], f: ys[1], hp: xs[2], wp: xs[3], m, band, slots, whole, split };
                 if static_shape(s.r#type()).ok()? != [shape.scratch_floats()] {
                     return None;
                 }
@@ -235,7 +243,9 @@ fn banded(t: &mut Text, shape: &Shape, indent: &mut String, n: &str, types: &[St
     }
     let i = indent.clone();
     t.affine(&i, "sbase", "%slot", shape.slot_floats(), 0);
-    t.affine(&i, "mbase", "%slot", shape.slot_floats(), shape.tiles_floats());
+    if shape.split <= 1 {
+        t.affine(&i, "mbase", "%slot", shape.slot_floats(), shape.tiles_floats());
+    }
     zero_lanes(t, shape, &i, st);
     let (cper, cbands) = (t.c(per), t.c(shape.bands()));
     t.line(&i, &format!("%b0 = arith.muli %slot, {cper} : index"));
@@ -248,15 +258,27 @@ fn banded(t: &mut Text, shape: &Shape, indent: &mut String, n: &str, types: &[St
     t.line(&j, &format!("%ty0 = arith.muli %band, {cband} : index"));
     t.line(&j, &format!("%left = arith.subi {cth}, %ty0 : index"));
     t.line(&j, &format!("%rows = arith.minsi %left, {cband} : index"));
-    let cc = t.c(shape.c);
-    input_transform(t, shape, &j, n, xt, st, (&c0, &cc));
-    let cfb = t.c(shape.f / 8);
-    t.line(&j, &format!("scf.for %fb = {c0} to {cfb} step {c1} {{"));
-    let k = format!("{j}  ");
+    let inner = format!("{j}  ");
+    // With `split`, the threads split the channels, then the filter blocks (each its products).
+    let (first, end, forall) = split(t, &j, "ct", shape.c, shape.split);
+    input_transform(t, shape, if forall { &inner } else { &j }, n, xt, st, (&first, &end));
+    if forall {
+        t.line(&j, "}");
+    }
+    let (first, end, forall) = split(t, &j, "ft", shape.f / 8, shape.split);
+    let k = if forall { inner.clone() } else { j.clone() };
+    if forall {
+        t.affine(&k, "mbase", "%ft", shape.positions() * 8 * shape.product_row(), shape.tiles_floats());
+    }
+    t.line(&k, &format!("scf.for %fb = {first} to {end} step {c1} {{"));
+    let l = format!("{k}  ");
     let cp = t.c(shape.positions());
-    products(t, shape, &k, ut, st, (&c0, &cp));
-    output_transform(t, shape, &k, n, st, yt);
-    t.line(&j, "}");
+    products(t, shape, &l, ut, st, (&c0, &cp));
+    output_transform(t, shape, &l, n, st, yt);
+    t.line(&k, &format!("}} {ROLLED}"));
+    if forall {
+        t.line(&j, "}");
+    }
     t.line(indent, &format!("}} {ROLLED}"));
     if shape.slots > 1 {
         indent.truncate(indent.len() - 2);

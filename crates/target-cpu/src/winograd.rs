@@ -124,6 +124,10 @@ pub struct Shape {
     /// One band of every tile row, its products for every filter: the transformed filter is
     /// read once, where bands would each read all of it (see [`WHOLE_BYTES`]).
     pub whole: bool,
+    /// Threads that split each band's phases (channels, filter blocks), sharing its
+    /// transformed tiles, each with its own products: where the budget holds one slot, not one
+    /// per thread (1: none).
+    pub split: i64,
 }
 
 impl Shape {
@@ -143,7 +147,7 @@ impl Shape {
             }
             let filter = positions * c * f * 4;
             let (th, tw) = (h / m, w / m);
-            let shape = Shape { n, c, f, hp, wp, m, band: th, slots: 1, whole: true };
+            let shape = Shape { n, c, f, hp, wp, m, band: th, slots: 1, whole: true, split: 1 };
             let shape = if filter <= MAX_FILTER_BYTES {
                 // Of the bands whose transformed tiles fit V_BYTES, the one whose tiles fill
                 // most of their vectors, with at least two vectors where one can (a block of one
@@ -164,10 +168,18 @@ impl Shape {
             if positions * shape.lanes() * 100 > MAX_WORK * 9 * m * m * shape.band * tw {
                 return None;
             }
-            // A slot per thread, as many as the budget holds.
-            let slots =
-                if shape.whole { threads } else { threads.min(shape.bands()).min(budget / (shape.slot_floats() * 4)) };
-            Some(Shape { slots: slots.max(1), ..shape })
+            // A slot per thread, as many as the budget holds; else the threads share one band's
+            // tiles (ResNet-18's 56 x 56 convolutions on two threads ran no faster than on one
+            // with one slot).
+            if shape.whole {
+                return Some(Shape { slots: threads, ..shape });
+            }
+            let slots = threads.min(shape.bands()).min(budget / (shape.slot_floats() * 4)).max(1);
+            let split = Shape { split: threads, ..shape };
+            if slots < threads.min(shape.bands()) && split.scratch_floats() * 4 <= budget {
+                return Some(split);
+            }
+            Some(Shape { slots, ..shape })
         })
     }
 
@@ -224,10 +236,13 @@ impl Shape {
         self.tiles_floats() + self.positions() * self.product_filters() * self.product_row()
     }
 
-    /// Floats of the scratch: a slot per thread, or with `whole` one shared.
+    /// Floats of the scratch: a slot per thread; with `whole` one shared; with `split`, one
+    /// band's tiles and the products of each thread.
     pub fn scratch_floats(&self) -> i64 {
         if self.whole {
             self.slot_floats()
+        } else if self.split > 1 {
+            self.tiles_floats() + self.split * self.positions() * 8 * self.product_row()
         } else {
             self.slot_floats() * self.slots
         }
@@ -369,7 +384,7 @@ fn taken(op: OperationRef<'_, '_>, threads: i64, budget: i64) -> Option<(Shape, 
 /// The replacement: a zero-filled scratch and the marked generic (see the module comment).
 fn generic_text(shape: &Shape, x: &str, w: &str, u: &str, out: &str) -> String {
     let scratch = format!("tensor<{}xf32>", shape.scratch_floats());
-    let mark = attrs::WINOGRAD.in_dictionary(&[shape.m, shape.band, shape.slots, i64::from(shape.whole)]);
+    let mark = attrs::WINOGRAD.in_dictionary(&[shape.m, shape.band, shape.slots, i64::from(shape.whole), shape.split]);
     format!(
         "module {{
   func.func private @winograd(%x: {x}, %w: {w}, %u: {u}, %init: {out}) -> {out} {{
@@ -422,7 +437,9 @@ mod tests {
         // ... but not beyond the memory budget, which also bounds the bands' slots.
         assert_eq!(Shape::choose(1, 256, 256, 16, 16, 2, 1 << 20), None);
         let s = Shape::choose(1, 64, 64, 58, 58, 2, 600 << 10).unwrap();
-        assert_eq!((s.m, s.band, s.slots), (4, 2, 1));
+        assert_eq!((s.m, s.band, s.slots, s.split), (4, 2, 1, 2));
+        let s = Shape::choose(1, 64, 64, 58, 58, 2, 320 << 10).unwrap();
+        assert_eq!((s.m, s.band, s.slots, s.split), (4, 1, 1, 2));
         // A transformed filter beyond the whole-image kernel's; 7 x 7 (odd); few channels;
         // filters not a multiple of 8.
         assert_eq!(Shape::choose(1, 512, 512, 16, 16, 1, i64::MAX), None);
