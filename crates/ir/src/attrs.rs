@@ -132,8 +132,9 @@ hand_offs! {
     IMPLICIT_PADS: Ints = "strata.implicit_pads";
     /// On a `linalg.generic` (`strata-winograd`, on tensors; replaced by
     /// `strata-vectorize-winograd` on buffers): a 3x3 stride-1 convolution of its padded input
-    /// and filter run as Winograd F(2x2, 3x3), `[band tile rows, scratch slots]`; its operands
-    /// are the padded input, the filter, the transformed filter, the scratch and the output.
+    /// and filter run as Winograd F(m x m, 3x3), `[m, band tile rows, scratch slots, threads
+    /// splitting a band]`; its operands are the padded input, the filter, the transformed
+    /// filter, the scratch and the output.
     WINOGRAD: Ints = "strata.winograd";
     /// On a `tensor.extract_slice` (`strata-choose-in-place{mark=true}`, before
     /// `eliminate-empty-tensors`): a slice the program had; the slices without it afterwards

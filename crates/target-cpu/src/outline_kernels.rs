@@ -353,7 +353,7 @@ fn copyable(op: Op, memory: &ReadOnly) -> bool {
 }
 
 /// The global a `memref.get_global` reads.
-fn global_name(get_global: Op) -> Option<String> {
+pub(crate) fn global_name(get_global: Op) -> Option<String> {
     let attribute = get_global.get().attribute("name").ok()?;
     FlatSymbolRefAttribute::try_from(attribute).ok().map(|symbol| symbol.value().to_owned())
 }

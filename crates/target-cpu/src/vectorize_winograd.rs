@@ -18,12 +18,6 @@
 //!    columns of each tile interleaved by shuffles, added to the output (the convolution's
 //!    initial value, a bias) with loads and stores masked past the row.
 //!
-//! A whole-image kernel (`whole`, for a transformed filter too big for the cache) transforms
-//! every tile (threads split the channels), then runs position by position every filter
-//! block's products (threads split the positions: each position's tiles are read by every
-//! block while in cache, the filter read once, prefetched ahead), then the output transform
-//! (threads split the filter blocks).
-//!
 //! The zero fill of the scratch that the marked generic reads is absorbed (the kernel writes
 //! the scratch before it reads it). Results differ from the direct convolution's by rounding
 //! only, and do not depend on the thread count.
@@ -32,6 +26,7 @@ use crate::text_kernels::{replace_kernels_with, ROLLED};
 use crate::winograd::{Shape, LANES};
 use melior::ir::operation::OperationRef;
 use std::collections::BTreeSet;
+use strata_ir::rewrite::collect;
 use strata_ir::{attrs, Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 use strata_lower::ops::static_shape;
 
@@ -51,7 +46,7 @@ struct VectorizeWinograd;
 
 /// Channels ahead of the products' loop that its transformed filter is prefetched: a quarter
 /// of the channels, at least this many (ResNet-18's 128-channel convolutions ran 3% slower at
-/// 64 ahead than at 32, its 256-channel ones 4% faster).
+/// 64 ahead than at 32; 256-channel ones, 4% faster at 64).
 const MIN_PREFETCH: i64 = 16;
 
 /// Vectors of tiles in a register block of the products (with 8 filters: 24 accumulators).
@@ -59,6 +54,8 @@ const BLOCK_VECTORS: i64 = 3;
 
 impl Pass for VectorizeWinograd {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        // The direct filters the kernels replace (they read the transformed ones).
+        let mut filters: Vec<strata_ir::Val> = Vec::new();
         replace_kernels_with(
             module,
             cx,
@@ -66,7 +63,7 @@ impl Pass for VectorizeWinograd {
             "Winograd convolution kernel",
             "convolutions",
             |op, absorbed| {
-                let [m, band, slots, whole, split] = attrs::WINOGRAD.get(op.get())?[..] else { return None };
+                let [m, band, slots, split] = attrs::WINOGRAD.get(op.get())?[..] else { return None };
                 if op.operand_count() != 5 || !(m == 2 || m == 4) {
                     return None;
                 }
@@ -76,8 +73,7 @@ impl Pass for VectorizeWinograd {
                     return None;
                 }
                 let (xs, ys) = (static_shape(x.r#type()).ok()?, static_shape(y.r#type()).ok()?);
-                let whole = whole == 1;
-                let shape = Shape { n: xs[0], c: xs[1], f: ys[1], hp: xs[2], wp: xs[3], m, band, slots, whole, split };
+                let shape = Shape { n: xs[0], c: xs[1], f: ys[1], hp: xs[2], wp: xs[3], m, band, slots, split };
                 if static_shape(s.r#type()).ok()? != [shape.scratch_floats()] {
                     return None;
                 }
@@ -88,9 +84,42 @@ impl Pass for VectorizeWinograd {
                         absorbed.push(fill);
                     }
                 }
+                filters.push(op.operand(1));
                 Some((kernel(&shape, &types), vec![x, u, s, y]))
             },
-        )
+        )?;
+        drop_filters(module, &filters);
+        Ok(())
+    }
+}
+
+/// Erases each of `filters` (a `memref.get_global` of a constant) that nothing reads any more,
+/// and its global when no other `memref.get_global` names it: the weights blob would otherwise
+/// carry every replaced filter beside its transformed copy (ResNet-18: 8 globals, 9 MB).
+fn drop_filters(module: OperationRef<'_, '_>, filters: &[strata_ir::Val]) {
+    let mut names = Vec::new();
+    for filter in filters {
+        let Some(get) = filter.owner().filter(|op| op.is("memref.get_global")) else { continue };
+        if get.has_uses() {
+            continue;
+        }
+        names.extend(crate::outline_kernels::global_name(get));
+        // Safety: nothing reads it.
+        unsafe { get.erase() };
+    }
+    if names.is_empty() {
+        return;
+    }
+    let read: Vec<String> = collect(&module, |op| op.is("memref.get_global"))
+        .into_iter()
+        .filter_map(|get| crate::outline_kernels::global_name(Op::of(&get.get())))
+        .collect();
+    for global in collect(&module, |op| op.is("memref.global")) {
+        let global = Op::of(&global.get());
+        if global.symbol_name().is_some_and(|name| names.contains(&name) && !read.contains(&name)) {
+            // Safety: no `memref.get_global` names it, and only those refer to a global.
+            unsafe { global.erase() };
+        }
     }
 }
 
@@ -191,11 +220,7 @@ pub fn kernel(shape: &Shape, types: &[String]) -> String {
     } else {
         c0.clone()
     };
-    if shape.whole {
-        whole(&mut t, shape, &indent, &n, types);
-    } else {
-        banded(&mut t, shape, &mut indent, &n, types);
-    }
+    banded(&mut t, shape, &mut indent, &n, types);
     if shape.n > 1 {
         indent.truncate(indent.len() - 2);
         t.line(&indent, "}");
@@ -300,40 +325,6 @@ fn split(t: &mut Text, i: &str, name: &str, count: i64, parts: i64) -> (String, 
     t.line(i, &format!("  %{name}1u = arith.addi %{name}0, {cper} : index"));
     t.line(i, &format!("  %{name}1 = arith.minsi %{name}1u, {ccount} : index"));
     (format!("%{name}0"), format!("%{name}1"), true)
-}
-
-/// The whole-image kernel (`shape.whole`): every tile transformed (the channels split across
-/// the threads), then position by position every filter block's products (the positions split),
-/// the position's transformed tiles read by every block while they are in cache and the
-/// transformed filter read once; then the output transform (the filter blocks split).
-fn whole(t: &mut Text, shape: &Shape, indent: &str, n: &str, types: &[String]) {
-    let (xt, ut, st, yt) = (&types[0], &types[1], &types[2], &types[3]);
-    let (c0, c1) = (t.c(0), t.c(1));
-    let (ctiles, cth) = (t.c(shape.tiles_floats()), t.c(shape.tile_rows()));
-    t.line(indent, &format!("%sbase = arith.addi {c0}, {c0} : index"));
-    t.line(indent, &format!("%mbase = arith.addi {c0}, {ctiles} : index"));
-    t.line(indent, &format!("%ty0 = arith.addi {c0}, {c0} : index"));
-    t.line(indent, &format!("%rows = arith.addi {c0}, {cth} : index"));
-    zero_lanes(t, shape, indent, st);
-    let inner = format!("{indent}  ");
-    let (first, end, forall) = split(t, indent, "ct", shape.c, shape.slots);
-    input_transform(t, shape, if forall { &inner } else { indent }, n, xt, st, (&first, &end));
-    if forall {
-        t.line(indent, "}");
-    }
-    let (first, end, forall) = split(t, indent, "pt", shape.positions(), shape.slots);
-    products(t, shape, if forall { &inner } else { indent }, ut, st, (&first, &end));
-    if forall {
-        t.line(indent, "}");
-    }
-    let (first, end, forall) = split(t, indent, "ft", shape.f / 8, shape.slots);
-    let i = if forall { inner.clone() } else { indent.to_owned() };
-    t.line(&i, &format!("scf.for %fb = {first} to {end} step {c1} {{"));
-    output_transform(t, shape, &format!("{i}  "), n, st, yt);
-    t.line(&i, &format!("}} {ROLLED}"));
-    if forall {
-        t.line(indent, "}");
-    }
 }
 
 /// The even (`odd` false) or odd lanes of the 32 values `a ++ b`, as `%{name}`.
@@ -451,27 +442,16 @@ fn input_transform(t: &mut Text, shape: &Shape, i: &str, n: &str, xt: &str, st: 
 }
 
 /// The products of the filter block `%fb` at every position, into the scratch's products.
-/// The products at positions `positions` (first, end): of the filter block `%fb`, or with
-/// `shape.whole`, of every filter block (a position's transformed tiles stay in cache while
-/// every block reads them).
+/// The products of the filter block `%fb` at positions `positions` (first, end).
 fn products(t: &mut Text, shape: &Shape, i: &str, ut: &str, st: &str, positions: (&str, &str)) {
     let (c0, c1) = (t.c(0), t.c(1));
     t.line(i, &format!("scf.for %xi = {} to {} step {c1} {{", positions.0, positions.1));
-    let mut j = format!("{i}  ");
-    let (cvrow, cmrow) = (t.c(shape.c * shape.lanes()), t.c(shape.product_filters() * shape.product_row()));
+    let j = format!("{i}  ");
+    let (cvrow, cmrow) = (t.c(shape.c * shape.lanes()), t.c(8 * shape.product_row()));
     t.line(&j, &format!("%vx = arith.muli %xi, {cvrow} : index"));
     t.line(&j, "%vrow = arith.addi %sbase, %vx : index");
     t.line(&j, &format!("%mx = arith.muli %xi, {cmrow} : index"));
-    if shape.whole {
-        t.line(&j, "%mxi = arith.addi %mbase, %mx : index");
-        let (cfb, c8row) = (t.c(shape.f / 8), t.c(8 * shape.product_row()));
-        t.line(&j, &format!("scf.for %fb = {c0} to {cfb} step {c1} {{"));
-        j += "  ";
-        t.line(&j, &format!("%mfb = arith.muli %fb, {c8row} : index"));
-        t.line(&j, "%mrow = arith.addi %mxi, %mfb : index");
-    } else {
-        t.line(&j, "%mrow = arith.addi %mbase, %mx : index");
-    }
+    t.line(&j, "%mrow = arith.addi %mbase, %mx : index");
     // Blocks of 3 vectors of tiles, the rest in blocks of 2 (never one of 1 beside others).
     let vectors = shape.lanes() / LANES;
     let mut threes = vectors / BLOCK_VECTORS;
@@ -490,9 +470,6 @@ fn products(t: &mut Text, shape: &Shape, i: &str, ut: &str, st: &str, positions:
         let at = t.c(start * LANES);
         block(t, shape, &j, &at, width, ut, st);
         start += width;
-    }
-    if shape.whole {
-        t.line(&format!("{i}  "), &format!("}} {ROLLED}"));
     }
     t.line(i, &format!("}} {ROLLED}"));
 }
@@ -524,8 +501,7 @@ fn block(t: &mut Text, shape: &Shape, i: &str, t0: &str, vectors: i64, ut: &str,
     let mut next = Vec::new();
     // The transformed filter streams from memory when it is larger than the caches: fetch it
     // ahead (within the block's run of channels). In ResNet-18, 0.66 -> 0.61 ms (F(2x2, 3x3),
-    // 128 channels, 1 MiB of filter read by every band) and 0.92 -> 0.78 (256 channels, the
-    // whole image).
+    // 128 channels, 1 MiB of filter read by every band).
     let (cahead, clast) = (t.c((shape.c / 4).max(MIN_PREFETCH)), t.c(shape.c - 1));
     t.line(&j, &format!("%pa{b} = arith.addi %ci, {cahead} : index"));
     t.line(&j, &format!("%pc{b} = arith.minsi %pa{b}, {clast} : index"));
@@ -566,9 +542,7 @@ fn output_transform(t: &mut Text, shape: &Shape, i: &str, n: &str, st: &str, yt:
     t.line(i, &format!("scf.for %fl = {c0} to {c8} step {c1} {{"));
     t.line(i, &format!("  %f8 = arith.muli %fb, {c8} : index"));
     t.line(i, "  %f = arith.addi %f8, %fl : index");
-    // The filter's products row: its index among the products' filters (all, or the block's).
-    let index = if shape.whole { "%f" } else { "%fl" };
-    t.line(i, &format!("  %flr = arith.muli {index}, {crow} : index"));
+    t.line(i, &format!("  %flr = arith.muli %fl, {crow} : index"));
     t.line(i, "  %fbase = arith.addi %mbase, %flr : index");
     t.line(i, &format!("  scf.for %r = {c0} to %rows step {c1} {{"));
     let j = format!("{i}    ");
@@ -581,7 +555,7 @@ fn output_transform(t: &mut Text, shape: &Shape, i: &str, n: &str, st: &str, yt:
     t.line(&k, "%tm = arith.addi %fbase, %tt : index");
     let mut products = Vec::new();
     for xi in 0..shape.positions() {
-        let off = t.c(xi * shape.product_filters() * shape.product_row());
+        let off = t.c(xi * 8 * shape.product_row());
         t.line(&k, &format!("%mi{xi} = arith.addi %tm, {off} : index"));
         t.line(&k, &format!("%m{xi} = vector.load %s[%mi{xi}] : {st}, {VT}"));
         products.push(format!("%m{xi}"));
