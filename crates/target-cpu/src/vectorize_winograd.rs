@@ -32,7 +32,7 @@ use strata_lower::ops::static_shape;
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-vectorize-winograd",
-    summary: "Write the Winograd F(2x2, 3x3) convolutions strata-winograd marked as vector kernels (host, on buffers)",
+    summary: "Write the Winograd F(4x4, 3x3) and F(2x2, 3x3) convolutions strata-winograd marked as vector kernels (host, on buffers)",
     anchor: "builtin.module",
     options: &[],
     statistics: &[StatisticInfo { name: "convolutions", help: "Winograd convolutions written" }],
@@ -297,8 +297,7 @@ fn banded(t: &mut Text, shape: &Shape, indent: &mut String, n: &str, types: &[St
     }
     t.line(&k, &format!("scf.for %fb = {first} to {end} step {c1} {{"));
     let l = format!("{k}  ");
-    let cp = t.c(shape.positions());
-    products(t, shape, &l, ut, st, (&c0, &cp));
+    products(t, shape, &l, ut, st);
     output_transform(t, shape, &l, n, st, yt);
     t.line(&k, &format!("}} {ROLLED}"));
     if forall {
@@ -442,10 +441,9 @@ fn input_transform(t: &mut Text, shape: &Shape, i: &str, n: &str, xt: &str, st: 
 }
 
 /// The products of the filter block `%fb` at every position, into the scratch's products.
-/// The products of the filter block `%fb` at positions `positions` (first, end).
-fn products(t: &mut Text, shape: &Shape, i: &str, ut: &str, st: &str, positions: (&str, &str)) {
-    let (c0, c1) = (t.c(0), t.c(1));
-    t.line(i, &format!("scf.for %xi = {} to {} step {c1} {{", positions.0, positions.1));
+fn products(t: &mut Text, shape: &Shape, i: &str, ut: &str, st: &str) {
+    let (c0, c1, cp) = (t.c(0), t.c(1), t.c(shape.positions()));
+    t.line(i, &format!("scf.for %xi = {c0} to {cp} step {c1} {{"));
     let j = format!("{i}  ");
     let (cvrow, cmrow) = (t.c(shape.c * shape.lanes()), t.c(8 * shape.product_row()));
     t.line(&j, &format!("%vx = arith.muli %xi, {cvrow} : index"));
