@@ -57,6 +57,23 @@ func.func @split(%x: tensor<1x32x32x32xf32>, %init: tensor<1x32x32x32xf32>) -> (
   return %y, %one : tensor<1x32x32x32xf32>, f32
 }
 
+// Two convolutions of one filter constant share its transformed copy.
+// CHECK-LABEL: func.func @shared
+// CHECK: arith.constant dense_resource<winograd_filter{{.*}}> : tensor<36x4x32x8xf32>
+// CHECK-NOT: arith.constant dense_resource<winograd_filter
+// CHECK-COUNT-2: strata.winograd = array<i64: 4, 4, 1, 1>
+func.func @shared(%x: tensor<1x32x34x34xf32>, %z: tensor<1x32x34x34xf32>, %init: tensor<1x32x32x32xf32>) -> (tensor<1x32x32x32xf32>, tensor<1x32x32x32xf32>, f32) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<1x256x64x64xf32>
+  %big = linalg.fill ins(%zero : f32) outs(%e : tensor<1x256x64x64xf32>) -> tensor<1x256x64x64xf32>
+  %one = tensor.extract %big[%c0, %c0, %c0, %c0] : tensor<1x256x64x64xf32>
+  %w = arith.constant dense<0.5> : tensor<32x32x3x3xf32>
+  %a = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x32x34x34xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<1x32x32x32xf32>) -> tensor<1x32x32x32xf32>
+  %b = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%z, %w : tensor<1x32x34x34xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<1x32x32x32xf32>) -> tensor<1x32x32x32xf32>
+  return %a, %b, %one : tensor<1x32x32x32xf32>, tensor<1x32x32x32xf32>, f32
+}
+
 // The same convolution with nothing else live: the function's peak is the convolution itself,
 // and its scratch (198 KiB) would raise it by more than an eighth.
 // CHECK-LABEL: func.func @over_budget
@@ -113,4 +130,4 @@ func.func @kept(%a: tensor<1x32x9x9xf32>, %b: tensor<1x32x17x17xf32>, %c: tensor
 
 // CHECK: Pass statistics report
 // CHECK: strata-winograd
-// CHECK-NEXT: (S) 3 convolutions - Convolutions run as Winograd F(4x4, 3x3) or F(2x2, 3x3)
+// CHECK-NEXT: (S) 5 convolutions - Convolutions run as Winograd F(4x4, 3x3) or F(2x2, 3x3)

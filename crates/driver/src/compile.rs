@@ -135,9 +135,9 @@ pub enum Optimization {
     /// Independent ops run in the order with the lowest peak of live results, not
     /// necessarily the file's (`sg-schedule-memory`).
     Order,
-    /// 3x3 stride-1 convolutions with many channels run as Winograd F(2x2, 3x3): 2.25x fewer
-    /// multiply-adds, results that differ from the direct convolution's by rounding
-    /// (`strata-winograd`; host only).
+    /// 3x3 stride-1 convolutions with many channels run as Winograd F(4x4, 3x3) or F(2x2, 3x3):
+    /// 4x or 2.25x fewer multiply-adds, results that differ from the direct convolution's by
+    /// rounding (`strata-winograd`; host only).
     Winograd,
 }
 
@@ -195,7 +195,7 @@ pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 
 /// The memref stage, each optimisation unless `disabled`: on the `host`, a convolution and the
 /// pool or convolution reading it run in bands (`strata-band-chains`); with the schedule, 3x3
-/// stride-1 convolutions with many channels as Winograd F(2x2, 3x3) (`strata-winograd`, its
+/// stride-1 convolutions with many channels as Winograd (`strata-winograd`, its
 /// kernel written by `strata-vectorize-winograd` after planning); on the host, depthwise and
 /// grouped convolutions and pools split off their borders and convolutions over a padded graph
 /// input run in bands (`strata-implicit-pads` with the schedule, then `strata-band-input-pads`,

@@ -36,9 +36,10 @@
 
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
+use std::collections::BTreeMap;
 use strata_ir::rewrite::collect;
-use strata_ir::{attrs, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
-use strata_lower::kernel::KernelCache;
+use strata_ir::{attrs, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
+use strata_lower::kernel::{KernelCache, TensorTy};
 use strata_lower::ops::tensor_type;
 
 pub static INFO: PassInfo = PassInfo {
@@ -152,15 +153,15 @@ impl Shape {
                 if positions * shape.lanes() * 100 > MAX_WORK * 9 * m * m * band * tw {
                     return None;
                 }
-                let slots = threads.min(shape.bands()).max(1);
+                let slotted = Shape { slots: threads.min(shape.bands()).max(1), ..shape };
                 let split = Shape { split: threads, ..shape };
                 let fits = |s: &Shape| s.scratch_floats() * 4 <= budget;
-                if slots == threads && fits(&Shape { slots, ..shape }) {
-                    Some(Shape { slots, ..shape })
+                if slotted.slots == threads && fits(&slotted) {
+                    Some(slotted)
                 } else if threads > 1 && fits(&split) {
                     Some(split)
                 } else {
-                    Some(Shape { slots, ..shape }).filter(fits)
+                    Some(slotted).filter(fits)
                 }
             })
         })
@@ -302,6 +303,9 @@ impl Pass for Winograd {
         let (ops, bytes) = strata_plan_mlir::conv_borders::pressure(body);
         let peak = bytes.iter().copied().max().unwrap_or(0);
         let mut kernels = KernelCache::default();
+        // The transformed filters made so far, by tile side and filter constant: convolutions
+        // sharing a filter share its transformed copy.
+        let mut transformed: BTreeMap<i64, BTreeMap<usize, Val>> = BTreeMap::new();
         for raw in collect(&func, |op| op.is("linalg.conv_2d_nchw_fchw")) {
             let op = raw.get();
             // Top-level convolutions only: the estimate is the function body's.
@@ -311,20 +315,26 @@ impl Pass for Winograd {
             // (ResNet-18's arena grew 37% on the headroom alone).
             let headroom = (peak + peak / PEAK_ALLOWANCE).saturating_sub(bytes[at]);
             let budget = i64::try_from(headroom.min(peak / PEAK_ALLOWANCE)).unwrap_or(0);
-            let Some((shape, g)) = taken(op, self.threads, budget) else { continue };
-            let context = cx.strata().mlir();
-            let (w_ty, out_ty) = (
-                tensor_type(op.operand(1).expect("a filter").r#type()).expect("checked"),
-                tensor_type(op.operand(2).expect("an output").r#type()).expect("checked"),
-            );
+            let Some(Taken { shape, constant, w_ty, out_ty }) = taken(op, self.threads, budget) else { continue };
             let u_ty = w_ty.with_shape(vec![shape.positions(), shape.f / 8, shape.c, 8]);
-            let u = transform_filter(&g, shape.f as usize, shape.c as usize, shape.m);
-            let u = crate::conv_lanes::new_f32_constant(context, op, &u_ty, &u, "winograd_filter");
+            let memo = transformed.entry(shape.m).or_default();
+            let (f, c) = (shape.f as usize, shape.c as usize);
+            let Some(u) = crate::conv_lanes::compile_time_constant(
+                memo,
+                cx.strata().mlir(),
+                op,
+                constant,
+                &u_ty,
+                "winograd_filter",
+                |g| (g.len() == f * c * 9).then(|| transform_filter(g, f, c, shape.m)),
+            ) else {
+                continue;
+            };
             let x_ty = op.operand(0).expect("an input").r#type().to_string();
             let text = generic_text(&shape, &x_ty, &w_ty.to_string(), &u_ty.to_string(), &out_ty.to_string());
             let values = [raw.operand(0), raw.operand(1), u, raw.operand(2)];
             // Safety: `op` is replaced once and not used afterwards; the operands are defined
-            // before it (the new constant right before it).
+            // before it (the transformed filter right before it or a convolution before it).
             unsafe { kernels.replace_op_with(cx, raw, &values, &text, "Winograd convolution")? };
             cx.bump("convolutions", 1);
         }
@@ -332,29 +342,37 @@ impl Pass for Winograd {
     }
 }
 
-/// The shape and filter values of `op` when this pass takes it.
-fn taken(op: OperationRef<'_, '_>, threads: i64, budget: i64) -> Option<(Shape, Vec<f32>)> {
+/// A convolution this pass takes: its shape, its filter constant and its filter and output
+/// types.
+struct Taken<'c, 'a> {
+    shape: Shape,
+    constant: OperationRef<'c, 'a>,
+    w_ty: TensorTy,
+    out_ty: TensorTy,
+}
+
+/// The convolution `op` when this pass takes it.
+fn taken<'c, 'a>(op: OperationRef<'c, 'a>, threads: i64, budget: i64) -> Option<Taken<'c, 'a>> {
     if op.operand_count() != 3 || op.result_count() != 1 {
         return None;
     }
     let ty = |i: usize| tensor_type(op.operand(i).ok()?.r#type()).ok();
-    let (x, w, out) = (ty(0)?, ty(1)?, ty(2)?);
-    if [&x, &w, &out].iter().any(|t| t.elem.name != "f32" || t.rank() != 4) {
+    let (x, w_ty, out_ty) = (ty(0)?, ty(1)?, ty(2)?);
+    if [&x, &w_ty, &out_ty].iter().any(|t| t.elem.name != "f32" || t.rank() != 4) {
         return None;
     }
     if crate::conv_lanes::int_pair(op, "strides") != [1, 1] || crate::conv_lanes::int_pair(op, "dilations") != [1, 1] {
         return None;
     }
-    let [f, c, kh, kw] = [w.shape[0], w.shape[1], w.shape[2], w.shape[3]];
+    let [f, c, kh, kw] = [w_ty.shape[0], w_ty.shape[1], w_ty.shape[2], w_ty.shape[3]];
     let [n, xc, hp, wp] = [x.shape[0], x.shape[1], x.shape[2], x.shape[3]];
-    if kh != 3 || kw != 3 || xc != c || out.shape != [n, f, hp - 2, wp - 2] {
+    if kh != 3 || kw != 3 || xc != c || out_ty.shape != [n, f, hp - 2, wp - 2] {
         return None;
     }
     let shape = Shape::choose(n, c, f, hp, wp, threads, budget)?;
     let constant = strata_ir::rewrite::defining_op(op.operand(1).ok()?)
         .filter(|d| strata_ir::ods::op_name(*d) == "arith.constant")?;
-    let values = strata_ir::resource::f32_values(constant.attribute("value").ok()?)?;
-    (values.len() as i64 == f * c * 9).then_some((shape, values))
+    Some(Taken { shape, constant, w_ty, out_ty })
 }
 
 /// The replacement: a zero-filled scratch and the marked generic (see the module comment).
