@@ -205,9 +205,11 @@ pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 /// place are disabled), the matmuls'
 /// register blocks after planning, kernels split across `threads` (`strata-parallelize`), the
 /// elementwise kernels vectorised (`strata-vectorize-elementwise`), the next block of each row
-/// a reduction loop reads row after row prefetched (`strata-prefetch-rows`), cleanup (`canonicalize`
-/// without region simplification: its liveness walk over every region of one big `@main`
-/// was 35% of the pass on a 10k-node model, and it changed no zoo model's code; and bottom-up,
+/// a reduction loop reads row after row prefetched (`strata-prefetch-rows`), the next block of
+/// a packed filter prefetched while the current one is reused (`strata-prefetch-filters`),
+/// cleanup (`canonicalize` without region simplification: its liveness walk over every region
+/// of one big `@main` was 35% of the pass on a 10k-node model, and it changed no zoo model's
+/// code; and bottom-up,
 /// `top-down=false`, as every canonicalization of the host's buffers: the same code for every
 /// zoo model, 5x faster on MobileNetV2's, 216 -> 46 ms); with `profile`,
 /// cycle counters around every kernel (`strata-profile-kernels`).
@@ -245,7 +247,7 @@ pub fn memref_pipeline(
     let parallelize = format!("strata-parallelize{{threads={threads}}}");
     if schedule {
         format!(
-            "builtin.module({early}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},strata-pack-weights,{plan},strata-vectorize-winograd,strata-cpu-vectorize{{threads={threads} vector-lanes={lanes}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes} threads={threads}}},strata-prefetch-rows,canonicalize{{region-simplify=disabled top-down=false}}{profile})"
+            "builtin.module({early}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},strata-pack-weights,{plan},strata-vectorize-winograd,strata-cpu-vectorize{{threads={threads} vector-lanes={lanes}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes} threads={threads}}},strata-prefetch-rows,strata-prefetch-filters,canonicalize{{region-simplify=disabled top-down=false}}{profile})"
         )
     } else {
         format!("builtin.module({early}{plan},{parallelize},canonicalize{profile})")

@@ -42,6 +42,7 @@ pub mod math_calls;
 pub mod outline_kernels;
 pub mod pack_weights;
 pub mod parallelize;
+pub mod prefetch_filters;
 pub mod prefetch_rows;
 pub mod profile;
 pub mod size_small_kernels;
@@ -96,6 +97,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&cpu_schedule::VECTORIZE_INFO, cpu_schedule::create_vectorize);
     registry.register(&profile::INFO, profile::create);
     registry.register(&parallelize::INFO, parallelize::create);
+    registry.register(&prefetch_filters::INFO, prefetch_filters::create);
     registry.register(&prefetch_rows::INFO, prefetch_rows::create);
     registry.register(&vectorize_elementwise::INFO, vectorize_elementwise::create);
     registry.register(&vectorize_reductions::INFO, vectorize_reductions::create);
