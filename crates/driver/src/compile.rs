@@ -7,7 +7,7 @@ use melior::ir::operation::OperationRef;
 use melior::ir::Module;
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
-use strata_frontend::{import, ImportOptions};
+use strata_frontend::{import_owned, ImportOptions};
 pub use strata_ir::ErrorKind;
 use strata_ir::{PassManager, PassManagerOptions, SourceMap, StrataContext};
 use strata_plan::report::PlanReport;
@@ -434,8 +434,9 @@ pub fn compile<'c>(
     let mut timings = Vec::new();
     let start = Instant::now();
     progress("import");
-    let imported = import(strata, &bytes, &options.import)?;
-    drop(bytes);
+    // The constants this compile makes from here on are its own to release (see below).
+    let first_constant = strata_ir::resource::serial();
+    let imported = import_owned(strata, bytes, &options.import)?;
     timings.push(("import", start.elapsed()));
     let signature = signature(&imported.interface)?;
     let node_ops = imported.node_ops;
@@ -515,10 +516,14 @@ pub fn compile<'c>(
             // matmul ladder): invalid IR from it is caught by the stage's verify, after the
             // lowering; the blob is read from scratch modules verified by their pass manager.
             run_pipeline(strata, &mut module, HOST_WEIGHTS, "weights", options, &mut compiled.warnings, false)?;
+            // The filters the schedule replaced by packed copies go back to the system before
+            // the blob is written (ResNet-50: 100 MB), the rest once it holds them.
+            strata_ir::resource::release_unreferenced(&module, first_constant);
             let mut blob = strata_runtime::AlignedBytes::zeroed(strata_ir::weights::size(&module));
             strata_ir::weights::blob_into(strata, &module, blob.as_mut_slice())?;
             compiled.weights = blob;
             strata_ir::weights::erase_placed(&module);
+            strata_ir::resource::release_unreferenced(&module, first_constant);
         }
         run_pipeline(strata, &mut module, &pipeline, name, options, &mut compiled.warnings, true)?;
         compiled.module = module;

@@ -127,9 +127,33 @@ pub fn import<'c>(
     bytes: &[u8],
     options: &ImportOptions,
 ) -> Result<Imported<'c>, FrontendError> {
+    import_model(strata, decode(bytes, options)?, options)
+}
+
+/// [`import`] of bytes the importer owns: they are freed once decoded, before the constants are
+/// made (the decoded message holds the weights; ResNet-50's import held the file's 100 MB
+/// besides the message's and the constants').
+pub fn import_owned<'c>(
+    strata: &'c StrataContext,
+    bytes: std::borrow::Cow<'_, [u8]>,
+    options: &ImportOptions,
+) -> Result<Imported<'c>, FrontendError> {
+    let model = decode(&bytes, options)?;
+    drop(bytes);
+    import_model(strata, model, options)
+}
+
+fn decode(bytes: &[u8], options: &ImportOptions) -> Result<ModelProto, FrontendError> {
+    ModelProto::decode(bytes)
+        .map_err(|e| FrontendError::Malformed { file: options.file_name.clone(), message: e.to_string() })
+}
+
+fn import_model<'c>(
+    strata: &'c StrataContext,
+    mut model: ModelProto,
+    options: &ImportOptions,
+) -> Result<Imported<'c>, FrontendError> {
     let file = options.file_name.clone();
-    let mut model = ModelProto::decode(bytes)
-        .map_err(|e| FrontendError::Malformed { file: file.clone(), message: e.to_string() })?;
     let no_graph = || FrontendError::Malformed { file: file.clone(), message: "the model has no graph".into() };
     let graph = model.graph.as_ref().ok_or_else(no_graph)?;
     let opset = crate::support::check_opsets(&model, &file)?;

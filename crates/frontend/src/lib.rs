@@ -49,5 +49,7 @@ pub mod fuzzing;
 mod tests;
 
 pub use error::FrontendError;
-pub use import::{import, inline_bytes, ImportOptions, Imported, Interface, Port, DEFAULT_MAX_CONSTANT_BYTES};
+pub use import::{
+    import, import_owned, inline_bytes, ImportOptions, Imported, Interface, Port, DEFAULT_MAX_CONSTANT_BYTES,
+};
 pub use support::{shape_operands, supported_ops, OPSETS};

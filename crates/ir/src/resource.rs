@@ -15,8 +15,27 @@ use std::sync::Mutex;
 /// MLIR frees the blob ([`free_blob`], when the context goes): an address reused by a later
 /// context is never found stale.
 struct Blobs {
-    by_attribute: BTreeMap<usize, (usize, usize)>,
+    by_attribute: BTreeMap<usize, Registered>,
     by_data: BTreeMap<usize, usize>,
+}
+
+/// A blob [`dense_resource`] made: its data, its length, its attribute's context, when it was
+/// made ([`serial`]) and whether [`release_unreferenced`] gave its memory back.
+#[derive(Clone, Copy)]
+struct Registered {
+    data: usize,
+    len: usize,
+    context: usize,
+    serial: u64,
+    released: bool,
+}
+
+static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The serial number the next blob [`dense_resource`] makes will have: what a compile passes
+/// to [`release_unreferenced`] to leave the blobs made before it alone.
+pub fn serial() -> u64 {
+    SERIAL.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 static BLOBS: Mutex<Blobs> = Mutex::new(Blobs { by_attribute: BTreeMap::new(), by_data: BTreeMap::new() });
@@ -38,8 +57,13 @@ unsafe extern "C" fn free_blob(user_data: *mut std::ffi::c_void, data: *const st
 }
 
 /// The bytes of a `dense_resource` attribute [`dense_resource`] made (`None` for any other).
+///
+/// # Panics
+/// If the blob was released ([`release_unreferenced`]): its memory reads as zeros, and a
+/// weight read as zeros would be a silently wrong model.
 fn registered_bytes<'c>(attr: Attribute<'c>) -> Option<&'c [u8]> {
-    let (data, len) = *blobs().by_attribute.get(&(attr.to_raw().ptr as usize))?;
+    let Registered { data, len, released, .. } = *blobs().by_attribute.get(&(attr.to_raw().ptr as usize))?;
+    assert!(!released, "internal error: a constant was read after its blob was released (strata_ir::resource)");
     // Safety: the blob lives until MLIR frees it with the attribute's context, which outlives
     // `'c`; nothing writes it after `dense_resource` made it.
     Some(unsafe { std::slice::from_raw_parts(data as *const u8, len) })
@@ -97,11 +121,94 @@ fn register_blob<'c>(ty: Type<'c>, name: &str, blob: Vec<u64>, len: usize) -> At
     // MLIR frees a blob only with its context, which outlives this call.
     let key = attribute.to_raw().ptr as usize;
     if key != 0 {
+        // Safety: the attribute was just made.
+        let context = unsafe { mlir_sys::mlirAttributeGetContext(attribute.to_raw()) }.ptr as usize;
+        let serial = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut blobs = blobs();
-        blobs.by_attribute.insert(key, (data as usize, len));
+        blobs.by_attribute.insert(key, Registered { data: data as usize, len, context, serial, released: false });
         blobs.by_data.insert(data as usize, key);
     }
     attribute
+}
+
+/// Gives back the memory of every blob [`dense_resource`] made in `module`'s context since
+/// [`serial`] was `since` that no attribute of `module` uses any more (the weights once the weights blob holds them, the
+/// filters the schedule replaced by packed copies); the bytes given back. MLIR keeps a blob
+/// until its context goes, and the compile's context holds every constant it ever made: two or
+/// three copies of the weights (ResNet-50: 100 MB each) by the time LLVM runs. The memory stays
+/// mapped (MLIR still holds the pointer and frees it with the context), its pages returned to
+/// the system (`madvise(MADV_DONTNEED)`: they read as zeros), and a read of a released blob
+/// through this module panics rather than return zeros.
+///
+/// Only `module`'s own ops are searched for uses: call it where nothing else made since `since`
+/// in the context (another module, an attribute kept aside) still needs a blob `module` does
+/// not use.
+pub fn release_unreferenced(module: &melior::ir::Module<'_>, since: u64) -> usize {
+    // Safety: the module is live.
+    let context = unsafe { mlir_sys::mlirOperationGetContext(module.as_operation().to_raw()) }.ptr as usize;
+    let mut used = std::collections::BTreeSet::new();
+    for op in crate::rewrite::collect(&module.as_operation(), |_| true) {
+        let raw = op.raw();
+        // Safety: `op` is a live op of `module`; its attributes live as long as its context.
+        unsafe {
+            for i in 0..mlir_sys::mlirOperationGetNumAttributes(raw) {
+                uses(mlir_sys::mlirOperationGetAttribute(raw, i).attribute, &mut used);
+            }
+        }
+    }
+    let page = page_size();
+    let mut released = 0;
+    let mut blobs = blobs();
+    for (attribute, blob) in blobs.by_attribute.iter_mut() {
+        if blob.context != context || blob.serial < since || blob.released || used.contains(attribute) {
+            continue;
+        }
+        blob.released = true;
+        // The whole pages inside the blob (its allocation's other bytes are not ours).
+        let start = blob.data.next_multiple_of(page);
+        let end = (blob.data + blob.len) / page * page;
+        if end > start {
+            // Safety: the pages lie inside the blob's own allocation, which nothing reads
+            // again (no attribute of the module uses it, and `registered_bytes` refuses it).
+            #[cfg(unix)]
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED);
+            }
+            released += end - start;
+        }
+    }
+    released
+}
+
+/// Adds to `used` the `dense_resource` attributes in `attribute` (itself, or inside arrays and
+/// dictionaries).
+unsafe fn uses(attribute: mlir_sys::MlirAttribute, used: &mut std::collections::BTreeSet<usize>) {
+    // Safety: `attribute` is a live attribute; each accessor is called on the kind it checks.
+    unsafe {
+        if mlir_sys::mlirAttributeIsADenseResourceElements(attribute) {
+            used.insert(attribute.ptr as usize);
+        } else if mlir_sys::mlirAttributeIsAArray(attribute) {
+            for i in 0..mlir_sys::mlirArrayAttrGetNumElements(attribute) {
+                uses(mlir_sys::mlirArrayAttrGetElement(attribute, i), used);
+            }
+        } else if mlir_sys::mlirAttributeIsADictionary(attribute) {
+            for i in 0..mlir_sys::mlirDictionaryAttrGetNumElements(attribute) {
+                uses(mlir_sys::mlirDictionaryAttrGetElement(attribute, i).attribute, used);
+            }
+        }
+    }
+}
+
+fn page_size() -> usize {
+    #[cfg(unix)]
+    {
+        // Safety: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        if page > 0 {
+            return page as usize;
+        }
+    }
+    4096
 }
 
 /// A plain `dense<...>` elements attribute of type `ty` from its raw little-endian `bytes`
@@ -236,6 +343,37 @@ mod tests {
         let (data, attribute) = entry;
         let blobs = blobs();
         assert_ne!(blobs.by_data.get(&data), Some(&attribute));
-        assert!(blobs.by_attribute.get(&attribute).is_none_or(|&(d, _)| d != data));
+        assert!(blobs.by_attribute.get(&attribute).is_none_or(|r| r.data != data));
+    }
+
+    /// The blobs a module no longer uses go back to the system and refuse reads; those it uses,
+    /// and those made before the given serial, stay.
+    #[test]
+    fn unreferenced_blobs_are_released() {
+        use melior::ir::operation::OperationBuilder;
+        use melior::ir::{BlockLike, Identifier};
+        let strata = StrataContext::new(&[]).expect("a context");
+        // 16 KiB each: whole pages inside.
+        let ty = Type::parse(strata.mlir(), "tensor<4096xf32>").expect("a type");
+        let values = vec![0.5f32; 4096];
+        let before = dense_resource_f32(ty, "before", &values);
+        let since = serial();
+        let used = dense_resource_f32(ty, "used", &values);
+        let unused = dense_resource_f32(ty, "unused", &values);
+        let module = strata.parse("module {}", "m").expect("a module");
+        let constant = OperationBuilder::new("arith.constant", melior::ir::Location::unknown(strata.mlir()))
+            .add_attributes(&[(Identifier::new(strata.mlir(), "value"), used)])
+            .add_results(&[ty])
+            .build()
+            .expect("a constant");
+        module.body().append_operation(constant);
+        assert!(release_unreferenced(&module, since) >= 8192);
+        assert_eq!(f32_values(used).expect("kept"), values);
+        assert_eq!(f32_values(before).expect("made before"), values);
+        let read = std::panic::catch_unwind(|| f32_values(unused));
+        assert!(read.is_err(), "a released blob is not read");
+        // Released once: a second call finds nothing more.
+        assert_eq!(release_unreferenced(&module, since), 0);
+        let _ = module.as_operation();
     }
 }
