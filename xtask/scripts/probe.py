@@ -775,6 +775,36 @@ def reduced_programs():
                 "ok", [f"0 of {expected.size} elements outside"])
 
 
+# --- opset-27 recurrent layers' ops: a bad attribute or operand is a clean error --------------
+
+
+def stateful_ops():
+    family = "stateful-ops"
+    x = vi("x", FLOAT, [1, 4, 6])
+    w = numpy_helper.from_array(np.ones((4, 1, 3), np.float32), "w")
+    q, k, v = vi("q", FLOAT, [1, 5, 12]), vi("k", FLOAT, [1, 5, 8]), vi("v", FLOAT, [1, 5, 8])
+    cases = [
+        ("causal-conv-activation", [helper.make_node("CausalConvWithState", ["x", "w"], ["y"], activation="relu")],
+         [x], [vi("y", FLOAT, [1, 4, 6])], [w], "activation 'relu'"),
+        ("causal-conv-weight", [helper.make_node("CausalConvWithState", ["x", "w"], ["y"])],
+         [x], [vi("y", FLOAT, [1, 4, 6])], [numpy_helper.from_array(np.ones((2, 1, 3), np.float32), "w")],
+         "depthwise convolution of 4 channels"),
+        ("linear-attention-heads", [helper.make_node("LinearAttention", ["q", "k", "v"], ["y"], q_num_heads=3,
+                                                     kv_num_heads=2, update_rule="linear")],
+         [q, k, v], [vi("y", FLOAT, [1, 5, 12])], [], "positive multiple of kv_num_heads"),
+        ("linear-attention-no-decay", [helper.make_node("LinearAttention", ["q", "k", "v"], ["y"], q_num_heads=2,
+                                                        kv_num_heads=2, update_rule="gated")],
+         [vi("q", FLOAT, [1, 5, 8]), k, v], [vi("y", FLOAT, [1, 5, 8])], [], "needs decay"),
+    ]
+    for name, nodes, inputs, outputs, inits, needle in cases:
+        path = os.path.join(case_dir(family, name), "model.onnx")
+        graph = helper.make_graph(nodes, "probe", inputs, outputs, list(inits))
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 27)])
+        with open(path, "wb") as f:  # not onnx.save: the checker would refuse some on purpose
+            f.write(m.SerializeToString())
+        add(family, name, [["{strata}", "compile", path, "--emit=sg"]], "error", [needle])
+
+
 external_data()
 runtime_checks()
 graph_validation()
@@ -789,6 +819,7 @@ window_borders()
 band_chains()
 one_row_products()
 reduced_programs()
+stateful_ops()
 with open(os.path.join(OUT, "cases.json"), "w") as f:
     json.dump(CASES, f, indent=1)
 print(f"probe: {len(CASES)} cases in {OUT}")

@@ -101,6 +101,16 @@ their exporters emit them; each draws from its own generator, so the three above
   (stride 1 and 2), squeeze-and-excitation blocks (GlobalAveragePool, 1x1 Conv, Relu, 1x1
   Conv, HardSigmoid(alpha 1/6, beta 0.5), Mul broadcast over the map), residual Adds, and a
   Flatten -> Gemm -> HardSwish -> Gemm head: `logits`.
+- gated_deltanet_block.onnx: a hybrid LLM's linear-attention layer as an opset-27 exporter
+  writes it (Qwen3.5's Gated DeltaNet; the short convolution is Mamba's too), prefilling 64
+  tokens 256 wide: RMSNormalization, one MatMul to the q/k/v channels (128 + 64 + 128),
+  CausalConvWithState over them (4 taps, SiLU, no past state), Split, q and k split into
+  heads and L2-normalised (LpNormalization), a per-head decay `-exp(A) * Softplus(x W_a +
+  b)` and write strength `Sigmoid(x W_b)`, LinearAttention (gated delta rule, 4 query heads
+  sharing 2 key-value heads of 32 and 64), an output gate `o * Sigmoid(x W_g)`, the output
+  MatMul and residual, then a SiLU-gated MLP with its residual: `hidden` [1, 64, 256] and the
+  two states a decoder carries to its next step, `conv_state` [1, 320, 3] and
+  `recurrent_state` [1, 2, 32, 64].
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -731,6 +741,60 @@ def gpt2_block(path, tokens=64, dim=256, heads=4, layers=2):
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, tokens, dim])], path, "gpt2_block")
 
 
+def gated_deltanet_block(path, tokens=64, dim=256, q_heads=4, kv_heads=2, d_k=32, d_v=64, taps=4):
+    """A Gated DeltaNet layer with its MLP: see the module documentation."""
+    g = Graph(np.random.default_rng(20261201))
+    q_width, k_width, v_width = q_heads * d_k, kv_heads * d_k, kv_heads * d_v
+    channels = q_width + k_width + v_width
+
+    def rms_norm(x):
+        scale = g.const(g.rng.uniform(0.8, 1.2, dim).astype(np.float32), "rms_g")
+        return g.op("RMSNormalization", [x, scale], "rms_norm", axis=-1, epsilon=1e-6)
+
+    def project(x, cin, cout):
+        return g.op("MatMul", [x, g.weight([cin, cout], fan_in=cin, scale=np.sqrt(1.0 / cin))], "proj")
+
+    def heads(x, count, size):
+        """[1, tokens, count * size] L2-normalised per head."""
+        x = g.op("Reshape", [x, g.const(np.array([1, tokens, count, size], np.int64), "shape")], "split_heads")
+        x = g.op("LpNormalization", [x], "l2_norm", axis=-1, p=2)
+        return g.op("Reshape", [x, g.const(np.array([1, tokens, count * size], np.int64), "shape")], "merge_heads")
+
+    x = "hidden_in"
+    y = rms_norm(x)
+    qkv = g.op("Transpose", [project(y, dim, channels)], "channels_first", perm=[0, 2, 1])
+    conv_w = g.weight([channels, 1, taps], fan_in=taps, scale=0.5)
+    conv_b = g.const((g.rng.standard_normal(channels) * 0.05).astype(np.float32), "conv_b")
+    mixed, conv_state = g.ops("CausalConvWithState", [qkv, conv_w, conv_b], 2, "causal_conv", activation="silu")
+    mixed = g.op("Transpose", [mixed], "channels_last", perm=[0, 2, 1])
+    q, k, v = g.ops("Split", [mixed, g.const(np.array([q_width, k_width, v_width], np.int64), "split")], 3,
+                    "split_qkv", axis=-1)
+    q, k = heads(q, q_heads, d_k), heads(k, kv_heads, d_k)
+    a_log = g.const(np.log(g.rng.uniform(1.0, 16.0, kv_heads)).astype(np.float32), "a_log")
+    rate = g.op("Softplus", [g.op("Add", [project(y, dim, kv_heads),
+                                          g.const((g.rng.standard_normal(kv_heads) * 0.5).astype(np.float32), "dt_bias")],
+                                   "dt")], "softplus")
+    decay = g.op("Mul", [g.op("Neg", [g.op("Exp", [a_log], "a")], "neg_a"), rate], "decay")
+    beta = g.op("Sigmoid", [project(y, dim, kv_heads)], "beta")
+    attended, recurrent_state = g.ops("LinearAttention", [q, k, v, "", decay, beta], 2, "linear_attention",
+                                      q_num_heads=q_heads, kv_num_heads=kv_heads, update_rule="gated_delta")
+    gate = g.op("Sigmoid", [project(y, dim, q_heads * d_v)], "output_gate")
+    attended = g.op("Mul", [attended, gate], "gated")
+    x = g.op("Add", [x, project(attended, q_heads * d_v, dim)], "residual")
+    y = rms_norm(x)
+    up, gate = project(y, dim, 2 * dim), project(y, dim, 2 * dim)
+    silu = g.op("Mul", [gate, g.op("Sigmoid", [gate], "sigmoid")], "silu")
+    x = g.op("Add", [x, project(g.op("Mul", [up, silu], "gated_up"), 2 * dim, dim)], "residual")
+    out = g.rename(x, "hidden")
+    conv_state = g.rename(conv_state, "conv_state")
+    recurrent_state = g.rename(recurrent_state, "recurrent_state")
+    g.save([helper.make_tensor_value_info("hidden_in", TensorProto.FLOAT, [1, tokens, dim])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, tokens, dim]),
+            helper.make_tensor_value_info(conv_state, TensorProto.FLOAT, [1, channels, taps - 1]),
+            helper.make_tensor_value_info(recurrent_state, TensorProto.FLOAT, [1, kv_heads, d_k, d_v])],
+           path, "gated_deltanet_block", opset=27)
+
+
 def text_detector(path, size=128):
     """A DBNet-style text detector (PaddleOCR det / EasyOCR-like): a small strided backbone
     (Conv + BatchNorm + Relu) down to 1/16, an FPN (1x1 lateral Convs, Resize nearest x2 + Add,
@@ -914,7 +978,8 @@ def write_inputs(out):
                           ("audio_tcn", {"audio": pattern(4000).reshape(1, 1, 4000) * np.float32(0.5)}),
                           ("conformer_block", {"features": pattern(100 * 144).reshape(1, 100, 144)}),
                           ("gpt2_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256)}),
-                          ("mobilenetv3_small", {"input": image})):
+                          ("mobilenetv3_small", {"input": image}),
+                          ("gated_deltanet_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256)})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -948,5 +1013,6 @@ if __name__ == "__main__":
     conformer_block(os.path.join(out, "conformer_block.onnx"))
     gpt2_block(os.path.join(out, "gpt2_block.onnx"))
     mobilenetv3_small(os.path.join(out, "mobilenetv3_small.onnx"))
+    gated_deltanet_block(os.path.join(out, "gated_deltanet_block.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

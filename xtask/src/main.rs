@@ -540,6 +540,7 @@ const ZOO_MODELS: &[&str] = &[
     "conformer_block",
     "gpt2_block",
     "mobilenetv3_small",
+    "gated_deltanet_block",
 ];
 
 /// Zoo models only the benchmarks measure (`zoo.py` generates them too): ResNet-50, too big

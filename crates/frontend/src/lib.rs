@@ -29,6 +29,7 @@ mod resize;
 mod select;
 mod sequence;
 mod spectral;
+mod stateful;
 pub mod onnx {
     //! The ONNX protobuf types (generated).
     #![allow(clippy::all, missing_docs)]
