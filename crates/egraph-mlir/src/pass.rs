@@ -67,6 +67,12 @@ pub const OPTIONS: &[OptionInfo] = &[
         default: "",
         help: "optimisations not to make, comma-separated: views, fusion, epilogues, in-place (what each saves: `cargo xtask bench memory`)",
     },
+    OptionInfo {
+        name: "max-repairs",
+        kind: OptionKind::Int,
+        default: "128",
+        help: "in-place writes the storage validator may refuse (each bans one and extracts again) before every in-place write is dropped",
+    },
 ];
 
 /// The target the options describe.
@@ -84,6 +90,8 @@ pub fn create(options: &PassOptions) -> Box<dyn Pass> {
 pub struct EgraphOptimize {
     pub only: Option<&'static [&'static str]>,
     pub target: Target,
+    /// In-place refusals at most ([`strata_egraph::Limits::repairs`]).
+    pub repairs: usize,
     /// The rules of the families the `disable` option names, or why it names none.
     pub skip: Result<Vec<&'static str>, String>,
 }
@@ -92,7 +100,8 @@ impl EgraphOptimize {
     pub fn new(only: Option<&'static [&'static str]>, options: &PassOptions) -> EgraphOptimize {
         let disable = options.string("disable");
         let families: Vec<&str> = disable.split(',').map(str::trim).filter(|f| !f.is_empty()).collect();
-        EgraphOptimize { only, target: target(options), skip: strata_egraph::rules::family_rules(&families) }
+        let repairs = usize::try_from(options.int("max-repairs")).unwrap_or(0);
+        EgraphOptimize { only, target: target(options), repairs, skip: strata_egraph::rules::family_rules(&families) }
     }
 }
 
@@ -127,7 +136,7 @@ impl EgraphOptimize {
     fn rebuild(&self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), Error> {
         let (graph, values) = graph_with_values(func, self.target)?;
         let skip = self.skip.clone().unwrap_or_default();
-        let limits = Limits { only: self.only, skip, ..Limits::for_graph(graph.nodes.len()) };
+        let limits = Limits { only: self.only, skip, repairs: self.repairs, ..Limits::for_graph(graph.nodes.len()) };
         let outcome = optimize(&graph, &limits, &Weights::default())?;
         if outcome.repairs.dropped_in_place {
             cx.emit_op_warning(

@@ -512,12 +512,21 @@ pub struct Repairs {
 }
 
 /// Extracts the cheapest valid program; returns it with what the validator refused.
+///
+/// Each refusal bans one in-place write, so the e-graph's in-place writes bound the rounds a
+/// program needs: with up to `max_repairs` of them, extraction converges (a DenseNet block
+/// refuses one in-place Relu per layer: ten layers had run past a fixed limit of 8, and the
+/// whole function lost its in-place writes). Past `max_repairs` every in-place write is
+/// dropped at once.
 pub fn extract(
     egraph: &SgGraph,
     root: Id,
     weights: &Weights,
     max_repairs: usize,
 ) -> Result<(Extracted, Repairs), String> {
+    let writes = egraph.classes().flat_map(|c| c.nodes.iter()).filter(|n| matches!(n, Sg::EwInPlace(_))).count();
+    // (Never fewer than the 8 rounds this used to get.)
+    let max_repairs = max_repairs.min(writes.max(8));
     let mut banned: BTreeSet<(Id, usize)> = BTreeSet::new();
     if let Some(found) = extract_with(egraph, root, weights, max_repairs, &mut banned)? {
         return Ok(found);

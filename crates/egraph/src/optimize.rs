@@ -17,7 +17,8 @@ pub struct Limits {
     pub nodes: usize,
     /// E-nodes at most as a multiple of the e-graph built from the input graph.
     pub growth: usize,
-    /// In-place repairs (ban and re-extract) at most.
+    /// In-place repairs (ban and re-extract) at most, beyond which every in-place write is
+    /// dropped; fewer when the e-graph holds fewer in-place writes (each repair bans one).
     pub repairs: usize,
     /// Run only these rules (by name); `None`: all of them.
     pub only: Option<&'static [&'static str]>,
@@ -26,12 +27,18 @@ pub struct Limits {
     pub skip: Vec<&'static str>,
 }
 
+/// The in-place repairs a graph gets at most (see [`Limits::repairs`]): each is one extraction
+/// of the e-graph, so a graph with more refused in-place writes than this loses them all
+/// rather than extracting hundreds of times. (`sg-egraph-optimize`'s `max-repairs` option
+/// defaults to the same.)
+pub const MAX_REPAIRS: usize = 128;
+
 impl Limits {
     /// Room for the rules on a graph of `nodes` nodes: at most 4 times the e-graph of the
     /// input (which has about two e-nodes per graph node: the node and its table index), and
     /// 8 e-nodes per graph node in any case.
     pub fn for_graph(nodes: usize) -> Limits {
-        Limits { iterations: 32, nodes: 8 * nodes + 64, growth: 4, repairs: 8, only: None, skip: Vec::new() }
+        Limits { iterations: 32, nodes: 8 * nodes + 64, growth: 4, repairs: MAX_REPAIRS, only: None, skip: Vec::new() }
     }
 }
 

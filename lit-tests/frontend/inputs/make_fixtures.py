@@ -822,9 +822,9 @@ for name, nodes, inputs, outputs, inits in [
     )
 
 # A DenseNet-style block (issue #20): ten layers of `t = Relu(cat); c = Conv1x1(t);
-# cat = Concat(cat, c)` on a [1, 2, 2, 2] input. The e-graph's in-place choices do not validate
-# within its repair limit here; it drops them and still optimises (lit-tests/passes/
-# sg-egraph-fallback.mlir).
+# cat = Concat(cat, c)` on a [1, 2, 2, 2] input. The storage validator refuses one in-place
+# write per layer; with fewer repairs allowed than that the optimiser drops them all and still
+# optimises (lit-tests/passes/sg-egraph-fallback.mlir).
 dense_rng = np.random.default_rng(20)
 dense_nodes, dense_inits, cat, channels = [], [], "x", 2
 for i in range(10):
