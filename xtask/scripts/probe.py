@@ -775,7 +775,7 @@ def reduced_programs():
                 "ok", [f"0 of {expected.size} elements outside"])
 
 
-# --- opset-27 recurrent layers' ops: a bad attribute or operand is a clean error --------------
+# --- expanded ops (opset 27's recurrent layers, DeformConv): a bad operand is a clean error ----
 
 
 def stateful_ops():
@@ -795,6 +795,9 @@ def stateful_ops():
         ("linear-attention-no-decay", [helper.make_node("LinearAttention", ["q", "k", "v"], ["y"], q_num_heads=2,
                                                         kv_num_heads=2, update_rule="gated")],
          [vi("q", FLOAT, [1, 5, 8]), k, v], [vi("y", FLOAT, [1, 5, 8])], [], "needs decay"),
+        ("deform-conv-offset", [helper.make_node("DeformConv", ["x4", "w4", "off"], ["y"], kernel_shape=[3, 3])],
+         [vi("x4", FLOAT, [1, 2, 6, 6]), vi("off", FLOAT, [1, 9, 4, 4])], [vi("y", FLOAT, [1, 2, 4, 4])],
+         [numpy_helper.from_array(np.ones((2, 2, 3, 3), np.float32), "w4")], "offset [1, 9, 4, 4] must be [1, 18, 4, 4]"),
     ]
     for name, nodes, inputs, outputs, inits, needle in cases:
         path = os.path.join(case_dir(family, name), "model.onnx")

@@ -10,6 +10,7 @@ mod composite;
 mod control;
 mod conv;
 mod conv_transpose;
+mod deform_conv;
 pub mod error;
 mod expand;
 mod fold;
