@@ -806,6 +806,18 @@ def stateful_ops():
         with open(path, "wb") as f:  # not onnx.save: the checker would refuse some on purpose
             f.write(m.SerializeToString())
         add(family, name, [["{strata}", "compile", path, "--emit=sg"]], "error", [needle])
+    # A KV-cache write past the cache's end (linear mode): the run's status says so.
+    cd = case_dir(family, "tensor-scatter-past-end")
+    path = os.path.join(cd, "model.onnx")
+    node = helper.make_node("TensorScatter", ["c", "u", "w"], ["y"])
+    graph = helper.make_graph([node], "probe", [vi("c", FLOAT, [2, 4, 5]), vi("u", FLOAT, [2, 2, 5]), vi("w", INT64, [2])],
+                              [vi("y", FLOAT, [2, 4, 5])])
+    with open(path, "wb") as f:
+        f.write(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 24)]).SerializeToString())
+    inputs = {"c": npy(os.path.join(cd, "c.npy"), np.zeros((2, 4, 5), np.float32)),
+              "u": npy(os.path.join(cd, "u.npy"), np.ones((2, 2, 5), np.float32)),
+              "w": npy(os.path.join(cd, "w.npy"), np.array([1, 3], np.int64))}
+    add(family, "tensor-scatter-past-end", [run(path, inputs)], "error", ["outside [0, 4)"])
 
 
 external_data()

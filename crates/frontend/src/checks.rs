@@ -225,6 +225,27 @@ impl Importer<'_> {
         self.add_check(&mut e, &bad, format!("{}: an index in '{indices}' is outside {range}", describe(node, index)))
     }
 
+    /// A check that every entry of the int64 tensor `positions` (which an operator the importer
+    /// builds computed from run-time values) lies in `[0, length)`; `what` names them in the
+    /// message.
+    pub(crate) fn check_positions(
+        &mut self,
+        block: &Block,
+        node: &NodeProto,
+        index: usize,
+        positions: &str,
+        length: i64,
+        what: &str,
+    ) -> Result<(), Error> {
+        let mut e = expansion(block, node, index);
+        let low = e.constant(self, Folded::from_i64(vec![], &[0]))?;
+        let high = e.constant(self, Folded::from_i64(vec![], &[length - 1]))?;
+        let below = e.op(self, "Less", &[positions, &low], vec![])?;
+        let above = e.op(self, "Greater", &[positions, &high], vec![])?;
+        let bad = e.op(self, "Or", &[&below, &above], vec![])?;
+        self.add_check(&mut e, &bad, format!("{}: {what} outside [0, {length})", describe(node, index)))
+    }
+
     /// Records the check whose failures are the `true`s of the boolean tensor `bad`.
     fn add_check(&mut self, e: &mut Expansion, bad: &str, message: String) -> Result<(), Error> {
         let code = self.checks.len() as i64 + 1;

@@ -5,6 +5,9 @@
 //!   zeros) concatenated before the input along the sequence, one depthwise 1-D convolution
 //!   without padding, an optional SiLU, and the last `k - 1` positions of the concatenation as
 //!   the next state.
+//! - `TensorScatter` (opset 24, a decoder's KV-cache update): the update written into the cache
+//!   at each batch's write position along the sequence axis (wrapping around in `circular`
+//!   mode), as one ScatterElements.
 //! - `LinearAttention` (Gated DeltaNet, RetNet-style linear attention): one `Scan` over the
 //!   sequence carrying the `[batch, kv_heads, d_k, d_v]` state in f32, whose body decays it
 //!   (`gated`), corrects the value by what the state already holds for the key (`delta`), adds
@@ -12,6 +15,7 @@
 //!   heads through a broadcast), as ONNX's function body does.
 
 use crate::expand::{attr_i, attr_ints, Expansion};
+use crate::fold::Folded;
 use crate::import::{attribute, int, node_name, operand, required, Importer};
 use crate::onnx::attribute_proto::AttributeType;
 use crate::onnx::tensor_proto::DataType;
@@ -373,5 +377,83 @@ impl Importer<'_> {
             self.alias(&state, present.clone())?;
         }
         Ok(())
+    }
+}
+
+impl Importer<'_> {
+    /// `TensorScatter` (opset 24): `past_cache` with `update` written along `axis` (default -2,
+    /// not the batch axis 0) from each batch's `write_indices` entry (zeros when absent), or
+    /// modulo the cache's length in `circular` mode; every other axis of the two the same.
+    pub(crate) fn tensor_scatter(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let (cache, update) = (required(node, 0)?, required(node, 1)?);
+        let ((shape, dtype), (update_shape, update_type)) = (self.shape_of(cache)?, self.shape_of(update)?);
+        let rank = shape.len() as i64;
+        let axis = int(node, "axis", -2);
+        let axis = if axis < 0 { axis + rank } else { axis };
+        if rank < 2 || axis < 1 || axis >= rank {
+            return Err(Error::invalid_input(format!(
+                "axis {} of a cache {shape:?} must be a sequence axis after the batch axis",
+                int(node, "axis", -2)
+            )));
+        }
+        let axis = axis as usize;
+        let fits = update_shape.len() == shape.len()
+            && (0..shape.len())
+                .all(|i| if i == axis { update_shape[i] <= shape[i] } else { update_shape[i] == shape[i] });
+        if !fits || update_type != dtype {
+            return Err(Error::invalid_input(format!(
+                "the update {} {update_shape:?} must match the cache {} {shape:?} but for a sequence no longer along axis {axis}",
+                update_type.as_str_name(),
+                dtype.as_str_name()
+            )));
+        }
+        let circular = match attribute(node, "mode").map(|a| String::from_utf8_lossy(a.s()).into_owned()).as_deref() {
+            None | Some("linear") => false,
+            Some("circular") => true,
+            Some(other) => return Err(Error::invalid_input(format!("mode '{other}' is not 'linear' or 'circular'"))),
+        };
+        let (batch, length, sequence) = (shape[0], shape[axis], update_shape[axis]);
+        let mut e = Expansion::new(block, node, index);
+        // Each update row's place: write_indices[b] + position, broadcast to the update's shape.
+        let mut column = vec![1; shape.len()];
+        column[0] = batch;
+        let starts = match operand(node, 2) {
+            Some(indices) => {
+                let (given, given_type) = self.shape_of(indices)?;
+                if given != [batch] || given_type != DataType::Int64 {
+                    return Err(Error::invalid_input(format!(
+                        "write_indices must be int64 [{batch}], got {} {given:?}",
+                        given_type.as_str_name()
+                    )));
+                }
+                let shape = e.ints(self, &column);
+                e.op(self, "Reshape", &[indices, &shape], vec![])?
+            }
+            None => e.constant(
+                self,
+                Folded { shape: column.clone(), dtype: DataType::Int64, bytes: vec![0; 8 * batch as usize] },
+            )?,
+        };
+        let mut row = vec![1; shape.len()];
+        row[axis] = sequence;
+        let positions =
+            Folded { shape: row, dtype: DataType::Int64, bytes: (0..sequence).flat_map(|p| p.to_le_bytes()).collect() };
+        let positions = e.constant(self, positions)?;
+        let mut places = e.op(self, "Add", &[&starts, &positions], vec![])?;
+        if circular {
+            let length = e.constant(
+                self,
+                Folded { shape: vec![], dtype: DataType::Int64, bytes: length.to_le_bytes().to_vec() },
+            )?;
+            places = e.op(self, "Mod", &[&places, &length], vec![])?;
+        } else {
+            // A write past the cache's end is an error (ONNX's reference fails), reported by the
+            // run's status; the scatter itself clamps.
+            self.check_positions(block, node, index, &places, length, "a write position (write_indices + update row)")?;
+        }
+        let target = e.ints(self, &update_shape);
+        let places = e.op(self, "Expand", &[&places, &target], vec![])?;
+        let present = e.op(self, "ScatterElements", &[cache, &places, update], vec![attr_i("axis", axis as i64)])?;
+        self.alias(&present, node.output[0].clone())
     }
 }
