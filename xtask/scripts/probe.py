@@ -818,6 +818,25 @@ def stateful_ops():
               "u": npy(os.path.join(cd, "u.npy"), np.ones((2, 2, 5), np.float32)),
               "w": npy(os.path.join(cd, "w.npy"), np.array([1, 3], np.int64))}
     add(family, "tensor-scatter-past-end", [run(path, inputs)], "error", ["outside [0, 4)"])
+    # RoiAlign: a box of an image the batch does not have (run time); adaptive sampling (import).
+    cd = case_dir(family, "roi-align-batch-index")
+    path = os.path.join(cd, "model.onnx")
+    node = helper.make_node("RoiAlign", ["X", "rois", "b"], ["y"], output_height=2, output_width=2, sampling_ratio=2)
+    graph = helper.make_graph([node], "probe", [vi("X", FLOAT, [1, 3, 8, 8]), vi("rois", FLOAT, [2, 4]), vi("b", INT64, [2])],
+                              [vi("y", FLOAT, [2, 3, 2, 2])])
+    with open(path, "wb") as f:
+        f.write(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)]).SerializeToString())
+    inputs = {"X": npy(os.path.join(cd, "X.npy"), np.ones((1, 3, 8, 8), np.float32)),
+              "rois": npy(os.path.join(cd, "rois.npy"), np.array([[0, 0, 4, 4], [1, 1, 6, 6]], np.float32)),
+              "b": npy(os.path.join(cd, "b.npy"), np.array([0, 1], np.int64))}
+    add(family, "roi-align-batch-index", [run(path, inputs)], "error", ["a batch index outside [0, 1)"])
+    path = os.path.join(case_dir(family, "roi-align-adaptive"), "model.onnx")
+    node = helper.make_node("RoiAlign", ["X", "rois", "b"], ["y"], output_height=2, output_width=2)
+    graph = helper.make_graph([node], "probe", [vi("X", FLOAT, [1, 3, 8, 8]), vi("rois", FLOAT, [2, 4]), vi("b", INT64, [2])],
+                              [vi("y", FLOAT, [2, 3, 2, 2])])
+    with open(path, "wb") as f:
+        f.write(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)]).SerializeToString())
+    add(family, "roi-align-adaptive", [["{strata}", "compile", path, "--emit=sg"]], "error", ["sampling_ratio 0"])
 
 
 external_data()

@@ -27,6 +27,7 @@ mod ops;
 mod quant;
 mod recurrent;
 mod resize;
+mod roi_align;
 mod select;
 mod sequence;
 mod spectral;
