@@ -121,8 +121,9 @@ hand_offs! {
     /// along the innermost loop, `AxBx...` (0: not tiled), matched by the generated script.
     VECTOR_TILE: Text = "strata.vector_tile";
     /// On a convolution that computes one band of a banded one's output rows
-    /// (`strata-band-input-pads`): the host schedule splits its tiles across threads from
-    /// `PARALLEL_MACS` up (each band is a fraction of a convolution that was worth splitting).
+    /// (`strata-band-input-pads`, `strata-band-chains`): the host schedule splits its tiles
+    /// across threads from `PARALLEL_MACS` up (each band is a fraction of a convolution that
+    /// was worth splitting).
     BAND: Flag = "strata.band";
     /// On a `linalg.generic` (`strata-implicit-pads`, on tensors; read by
     /// `strata-vectorize-depthwise` on buffers): a convolution (depthwise, or full over few
