@@ -262,7 +262,8 @@ impl Importer<'_> {
     }
 }
 
-fn is_integer(dtype: DataType) -> bool {
+/// Whether `dtype` is an integer type of 8 to 64 bits, signed or not.
+pub(crate) fn is_integer(dtype: DataType) -> bool {
     matches!(
         dtype,
         DataType::Int8

@@ -486,19 +486,7 @@ impl Importer<'_> {
         let x = required(node, 0)?;
         let (_, from) = self.shape_of(x)?;
         let to = self.cast_target(node)?;
-        let integer = |d: DataType| {
-            matches!(
-                d,
-                DataType::Int8
-                    | DataType::Uint8
-                    | DataType::Int16
-                    | DataType::Uint16
-                    | DataType::Int32
-                    | DataType::Uint32
-                    | DataType::Int64
-                    | DataType::Uint64
-            )
-        };
+        let integer = crate::checks::is_integer;
         let width = crate::fold::width;
         if width(from) != width(to) {
             return Err(Error::invalid_input(format!(
