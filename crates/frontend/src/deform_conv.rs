@@ -37,14 +37,11 @@ impl Importer<'_> {
         let pair = |name: &str, default: i64| -> Result<[i64; 2], Error> {
             match ints(node, name).as_deref() {
                 None => Ok([default; 2]),
-                Some(&[a, b]) if a >= 1 => Ok([a, b]),
+                Some(&[a, b]) if a >= 1 && b >= 1 => Ok([a, b]),
                 Some(other) => Err(Error::invalid_input(format!("{name} {other:?} must be two positive values"))),
             }
         };
         let ([sh, sw], [dh, dw]) = (pair("strides", 1)?, pair("dilations", 1)?);
-        if sw < 1 || dw < 1 {
-            return Err(Error::invalid_input("strides and dilations must be positive"));
-        }
         let pads = ints(node, "pads").unwrap_or_else(|| vec![0; 4]);
         let &[top, left, bottom, right] = &pads[..] else {
             return Err(Error::invalid_input(format!("pads {pads:?} must have four values")));
@@ -104,13 +101,8 @@ impl Importer<'_> {
                 }
             }
         }
-        let float = |shape: Vec<i64>, values: &[f32]| Folded {
-            shape,
-            dtype: DataType::Float,
-            bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect(),
-        };
-        let base = e.constant(self, float(vec![taps, oh, ow, 2], &base))?;
-        let scale = e.constant(self, float(vec![2], &[scale_x, scale_y]))?;
+        let base = e.constant(self, Folded::from_f32(vec![taps, oh, ow, 2], &base))?;
+        let scale = e.constant(self, Folded::from_f32(vec![2], &[scale_x, scale_y]))?;
         // [N, G, taps, 2 (h, w), oH, oW] -> [N, G, taps, oH, oW, 2 (x, y)].
         let shape = e.ints(self, &[n, offset_group, taps, 2, oh, ow]);
         let shifts = e.op(self, "Reshape", &[offset, &shape], vec![])?;

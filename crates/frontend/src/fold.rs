@@ -82,6 +82,10 @@ impl Folded {
         Folded { shape, dtype: DataType::Int64, bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect() }
     }
 
+    pub fn from_f32(shape: Vec<i64>, values: &[f32]) -> Folded {
+        Folded { shape, dtype: DataType::Float, bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect() }
+    }
+
     /// The values as i64 (integer and boolean types).
     pub fn ints(&self) -> Result<Vec<i64>, Error> {
         let chunks = self.bytes.chunks_exact(width(self.dtype));

@@ -76,12 +76,7 @@ impl Importer<'_> {
             return Err(Error::invalid_input(format!("X {x_shape:?} has no image to sample")));
         }
         let mut e = Expansion::new(block, node, index);
-        let float = |shape: Vec<i64>, values: &[f32]| Folded {
-            shape,
-            dtype: DataType::Float,
-            bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect(),
-        };
-        let scalar = |e: &mut Expansion, this: &mut Self, value: f32| e.constant(this, float(vec![], &[value]));
+        let scalar = |e: &mut Expansion, this: &mut Self, value: f32| e.scalar(this, DataType::Float, f64::from(value));
         // Each box's corners in feature-map coordinates: [R, 1] each.
         let corner = |e: &mut Expansion, this: &mut Self, k: i64| -> Result<String, Error> {
             let (start, end, axis) = (e.ints(this, &[k]), e.ints(this, &[k + 1]), e.ints(this, &[1]));
@@ -111,7 +106,7 @@ impl Importer<'_> {
         let samples = |e: &mut Expansion, this: &mut Self, start: &str, size: &str, bins: i64, shape: Vec<i64>| {
             let steps: Vec<f32> =
                 (0..bins * ratio).map(|k| (k / ratio) as f32 + ((k % ratio) as f32 + 0.5) / ratio as f32).collect();
-            let steps = e.constant(this, float(shape, &steps))?;
+            let steps = e.constant(this, Folded::from_f32(shape, &steps))?;
             let bins = scalar(e, this, bins as f32)?;
             let bin = e.op(this, "Div", &[size, &bins], vec![])?;
             let offsets = e.op(this, "Mul", &[&bin, &steps], vec![])?;

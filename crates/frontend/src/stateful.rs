@@ -429,22 +429,15 @@ impl Importer<'_> {
                 let shape = e.ints(self, &column);
                 e.op(self, "Reshape", &[indices, &shape], vec![])?
             }
-            None => e.constant(
-                self,
-                Folded { shape: column.clone(), dtype: DataType::Int64, bytes: vec![0; 8 * batch as usize] },
-            )?,
+            None => e.constant(self, Folded::filled(DataType::Int64, column.clone(), 0.0)?)?,
         };
         let mut row = vec![1; shape.len()];
         row[axis] = sequence;
-        let positions =
-            Folded { shape: row, dtype: DataType::Int64, bytes: (0..sequence).flat_map(|p| p.to_le_bytes()).collect() };
-        let positions = e.constant(self, positions)?;
+        let positions: Vec<i64> = (0..sequence).collect();
+        let positions = e.constant(self, Folded::from_i64(row, &positions))?;
         let mut places = e.op(self, "Add", &[&starts, &positions], vec![])?;
         if circular {
-            let length = e.constant(
-                self,
-                Folded { shape: vec![], dtype: DataType::Int64, bytes: length.to_le_bytes().to_vec() },
-            )?;
+            let length = e.constant(self, Folded::from_i64(vec![], &[length]))?;
             places = e.op(self, "Mod", &[&places, &length], vec![])?;
         } else {
             // A write past the cache's end is an error (ONNX's reference fails), reported by the

@@ -21,7 +21,7 @@
 //! collapsed to one dimension: one per cache line of the channel's slice (the elements one step
 //! of `c` moves), in an `scf.if` at the start of the reduction step.
 
-use melior::ir::attribute::{ArrayAttribute, BoolAttribute, IntegerAttribute};
+use melior::ir::attribute::{ArrayAttribute, IntegerAttribute};
 use melior::ir::operation::{OperationBuilder, OperationLike};
 use melior::ir::r#type::{IntegerType, MemRefType, ShapedTypeLike, TypeLike};
 use melior::ir::{Attribute, Block, BlockLike, Identifier, Location, Region, RegionLike, Type};
@@ -50,9 +50,6 @@ const LINE: i64 = 64;
 /// than with those of 256 KB or more; 4 KB no faster than 32; the small zoo models, whose
 /// weights stay in cache between runs, unchanged.)
 const SMALLEST: u64 = 32 << 10;
-
-/// The prefetches' locality hint (3: every cache level).
-const LOCALITY: i64 = 3;
 
 /// MLIR's `ShapedType::kDynamic` in `static_offsets`.
 const DYNAMIC: i64 = i64::MIN;
@@ -299,13 +296,7 @@ impl<'c> Builder<'c, '_> {
 
     fn constant(&self, value: i64) -> Option<Val> {
         let ty = self.index();
-        self.add(
-            OperationBuilder::new("arith.constant", self.location)
-                .add_attributes(&[(Identifier::new(self.context, "value"), IntegerAttribute::new(ty, value).into())])
-                .add_results(&[ty])
-                .build()
-                .ok()?,
-        )
+        strata_ir::rewrite::constant_before(self.context, self.anchor, ty, IntegerAttribute::new(ty, value).into())
     }
 
     fn binary(&self, name: &str, a: Val, b: Val) -> Option<Val> {
@@ -408,16 +399,8 @@ fn insert(cx: &mut PassContext<'_>, site: &Site) -> Result<bool, PassFailed> {
         return Ok(false);
     };
     let then = Block::new(&[]);
-    let i32_type = IntegerType::new(context, 32).into();
     for index in indices {
-        let prefetch = OperationBuilder::new("memref.prefetch", inside.location)
-            .add_operands(&[flat.get(), index.get()])
-            .add_attributes(&[
-                (Identifier::new(context, "isWrite"), BoolAttribute::new(context, false).into()),
-                (Identifier::new(context, "localityHint"), IntegerAttribute::new(i32_type, LOCALITY).into()),
-                (Identifier::new(context, "isDataCache"), BoolAttribute::new(context, true).into()),
-            ])
-            .build()
+        let prefetch = crate::prefetch_rows::prefetch_operation(context, inside.location, flat, index)
             .map_err(|e| cx.fail(reduction, &format!("cannot build a prefetch: {e}").into()))?;
         then.append_operation(prefetch);
     }
