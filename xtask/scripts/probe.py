@@ -795,6 +795,8 @@ def stateful_ops():
         ("linear-attention-no-decay", [helper.make_node("LinearAttention", ["q", "k", "v"], ["y"], q_num_heads=2,
                                                         kv_num_heads=2, update_rule="gated")],
          [vi("q", FLOAT, [1, 5, 8]), k, v], [vi("y", FLOAT, [1, 5, 8])], [], "needs decay"),
+        ("bitcast-float", [helper.make_node("BitCast", ["f"], ["y"], to=TensorProto.INT32)],
+         [vi("f", FLOAT, [3])], [vi("y", TensorProto.INT32, [3])], [], "BitCast from FLOAT to INT32"),
         ("deform-conv-offset", [helper.make_node("DeformConv", ["x4", "w4", "off"], ["y"], kernel_shape=[3, 3])],
          [vi("x4", FLOAT, [1, 2, 6, 6]), vi("off", FLOAT, [1, 9, 4, 4])], [vi("y", FLOAT, [1, 2, 4, 4])],
          [numpy_helper.from_array(np.ones((2, 2, 3, 3), np.float32), "w4")], "offset [1, 9, 4, 4] must be [1, 18, 4, 4]"),
