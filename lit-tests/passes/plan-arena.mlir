@@ -134,3 +134,49 @@ func.func @realigned(%x: memref<25xf32>, %y: memref<25xf32>) {
   memref.dealloc %b : memref<25xf32>
   return
 }
+
+// -----
+
+// Scratch inside an scf.forall (iterations that run at once, such as a bidirectional
+// recurrence's two directions): a buffer in the loop's body gets one copy per iteration (100
+// bytes, 128 apart at 64-byte alignment, the view at the iteration's offset), one in a case of
+// an scf.index_switch on the loop's variable only one (a single iteration runs it); both live
+// over the whole loop. A loop of more than 16 iterations keeps its allocation.
+// CHECK-LABEL: func.func @forall_scratch
+// CHECK-SAME: %[[ARENA:[^:]*]]: memref<356xi8>
+// CHECK: scf.forall (%[[I:.*]]) in (2) {
+// CHECK:   %[[STRIDE:.*]] = arith.constant 128 : index
+// CHECK:   %[[AT:.*]] = arith.muli %[[I]], %[[STRIDE]] : index
+// CHECK:   %[[OFF:.*]] = arith.addi %[[AT]], %{{.*}} : index
+// CHECK:   %[[T:.*]] = memref.view %[[ARENA]][%[[OFF]]][] : memref<356xi8> to memref<25xf32>
+// CHECK:   case 1 {
+// CHECK:     memref.view %[[ARENA]][%c256][] : memref<356xi8> to memref<25xf32>
+// CHECK: scf.forall (%{{.*}}) in (17) {
+// CHECK:   memref.alloc() : memref<25xf32>
+func.func @forall_scratch(%x: memref<2x25xf32>, %y: memref<2x25xf32>, %z: memref<17x25xf32>) {
+  scf.forall (%i) in (2) {
+    %t = memref.alloc() : memref<25xf32>
+    %xs = memref.subview %x[%i, 0] [1, 25] [1, 1] : memref<2x25xf32> to memref<25xf32, strided<[1], offset: ?>>
+    %ys = memref.subview %y[%i, 0] [1, 25] [1, 1] : memref<2x25xf32> to memref<25xf32, strided<[1], offset: ?>>
+    linalg.copy ins(%xs : memref<25xf32, strided<[1], offset: ?>>) outs(%t : memref<25xf32>)
+    scf.index_switch %i
+    case 1 {
+      %u = memref.alloc() : memref<25xf32>
+      linalg.add ins(%t, %t : memref<25xf32>, memref<25xf32>) outs(%u : memref<25xf32>)
+      linalg.copy ins(%u : memref<25xf32>) outs(%ys : memref<25xf32, strided<[1], offset: ?>>)
+      scf.yield
+    }
+    default {
+      linalg.copy ins(%t : memref<25xf32>) outs(%ys : memref<25xf32, strided<[1], offset: ?>>)
+      scf.yield
+    }
+  }
+  scf.forall (%i) in (17) {
+    %t = memref.alloc() : memref<25xf32>
+    %zs = memref.subview %z[%i, 0] [1, 25] [1, 1] : memref<17x25xf32> to memref<25xf32, strided<[1], offset: ?>>
+    linalg.copy ins(%zs : memref<25xf32, strided<[1], offset: ?>>) outs(%t : memref<25xf32>)
+    linalg.add ins(%t, %t : memref<25xf32>, memref<25xf32>) outs(%zs : memref<25xf32, strided<[1], offset: ?>>)
+    memref.dealloc %t : memref<25xf32>
+  }
+  return
+}

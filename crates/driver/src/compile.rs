@@ -186,7 +186,13 @@ pub fn egraph_target(target: Target) -> strata_egraph_mlir::Target {
         Target::Nvptx => strata_egraph_mlir::Target { registers: None },
     }
 }
-pub const LINALG: &str = "builtin.module(func.func(sg-to-linalg,strata-fold-constant-transposes),canonicalize,cse)";
+/// sg to linalg on tensors; with `sections` (a host compiled for several threads) a
+/// bidirectional recurrence's directions run side by side.
+pub fn linalg_pipeline(sections: bool) -> String {
+    format!(
+        "builtin.module(func.func(sg-to-linalg{{sections={sections}}},strata-fold-constant-transposes),canonicalize,cse)"
+    )
+}
 pub const LLVM: &str = "builtin.module(strata-outline-kernels,strata-chunk-calls,strata-host-to-llvm)";
 /// The host's weights blob, before [`LLVM`]: every constant but splats and the smallest leaves
 /// the code for one blob argument (`plan-weights`), which `strata_ir::weights` writes out.
@@ -486,7 +492,7 @@ pub fn compile<'c>(
                 sg_opt_pipeline(&options.disable)
             },
         ),
-        (Stage::Linalg, "lower", LINALG.to_string()),
+        (Stage::Linalg, "lower", linalg_pipeline(!gpu && options.threads > 1)),
         // The host loop schedule only helps CPUs.
         (
             Stage::Memref,

@@ -125,6 +125,11 @@ hand_offs! {
     /// across threads from `PARALLEL_MACS` up (each band is a fraction of a convolution that
     /// was worth splitting).
     BAND: Flag = "strata.band";
+    /// On an `scf.forall` (`sg-to-linalg`, a bidirectional recurrence compiled for several
+    /// threads): its iterations are independent sections (one per direction) run side by side;
+    /// `plan-arena` gives their scratch memory of their own, the host passes treat the kernels
+    /// inside as kernels of the function.
+    SECTIONS: Flag = "strata.sections";
     /// On a `linalg.generic` (`strata-implicit-pads`, on tensors; read by
     /// `strata-vectorize-depthwise` on buffers): a convolution (depthwise, or full over few
     /// input channels) of the value its body reads (`tensor.extract`, `memref.load`) with

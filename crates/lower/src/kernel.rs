@@ -393,6 +393,17 @@ impl Kernel {
         self.code.text.push_str(text);
     }
 
+    /// Where the body ends now, for [`Kernel::take_since`].
+    pub fn mark(&self) -> usize {
+        self.code.text.len()
+    }
+
+    /// Removes and returns the text emitted since `mark`: ops to be placed in a region of an op
+    /// built afterwards (their values keep their names, so nothing after the region may use them).
+    pub fn take_since(&mut self, mark: usize) -> String {
+        self.code.text.split_off(mark)
+    }
+
     /// The kernel as a private function named `name`.
     pub fn function(&self, name: &str) -> String {
         assert!(!self.results.is_empty(), "set_result before function");

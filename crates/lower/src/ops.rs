@@ -60,8 +60,10 @@ pub fn widened_sources<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<melior::ir::Valu
 }
 
 /// The lowered kernel of `op`, or `None` when `op` is not an sg op. `Err` says why an sg op
-/// cannot be lowered (an `unsupported:` message for element types without a lowering).
-pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Lowered>, Error> {
+/// cannot be lowered (an `unsupported:` message for element types without a lowering). With
+/// `sections`, a bidirectional recurrence runs its directions side by side
+/// ([`recurrent::lower`]).
+pub fn kernel(op: OperationRef<'_, '_>, sections: bool) -> Result<Option<Lowered>, Error> {
     let Some(sg) = SgOp::of(op) else { return Ok(None) };
     let sources = widened_sources(op);
     let widened = sources.iter().zip(op.operands()).any(|(source, operand)| *source != operand);
@@ -168,7 +170,7 @@ pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Lowered>, Error> {
                 activations: recurrent::activations(&l.activations())?,
                 clip: l.clip(),
             };
-            return recurrent_kernel(k, op, &spec);
+            return recurrent_kernel(k, op, &spec, sections);
         }
         SgOp::Gru(g) => {
             let spec = recurrent::Recurrent {
@@ -178,7 +180,7 @@ pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Lowered>, Error> {
                 activations: recurrent::activations(&g.activations())?,
                 clip: g.clip(),
             };
-            return recurrent_kernel(k, op, &spec);
+            return recurrent_kernel(k, op, &spec, sections);
         }
         SgOp::Rnn(r) => {
             let spec = recurrent::Recurrent {
@@ -188,7 +190,7 @@ pub fn kernel(op: OperationRef<'_, '_>) -> Result<Option<Lowered>, Error> {
                 activations: recurrent::activations(&r.activations())?,
                 clip: r.clip(),
             };
-            return recurrent_kernel(k, op, &spec);
+            return recurrent_kernel(k, op, &spec, sections);
         }
     };
     k.set_result(result, out);
@@ -200,9 +202,10 @@ fn recurrent_kernel(
     mut k: Kernel,
     op: OperationRef<'_, '_>,
     spec: &recurrent::Recurrent,
+    sections: bool,
 ) -> Result<Option<Lowered>, Error> {
     let outs = op.results().map(|r| tensor_type(r.r#type())).collect::<Result<Vec<_>, _>>()?;
-    let values = recurrent::lower(&mut k, spec, &outs)?;
+    let values = recurrent::lower(&mut k, spec, &outs, sections)?;
     k.set_results(values.into_iter().zip(outs).collect());
     Ok(Some(Lowered { kernel: k, reads: Reads::Operands }))
 }

@@ -145,7 +145,13 @@ fn activate(b: &mut Body, op: ScalarOp, x: &str, clip: Option<f64>, elem: &Elem)
 
 /// The kernel of a recurrent op: `k`'s arguments are the op's operands; returns its results
 /// (y, y_h and for the LSTM y_c).
-pub fn lower(k: &mut Kernel, spec: &Recurrent, outs: &[TensorTy]) -> Result<Vec<String>, Error> {
+///
+/// With `sections` (a host compiled for several threads), the two directions of a bidirectional
+/// layer whose directions share their activations run side by side: an `scf.forall` over the
+/// directions marked `strata.sections`, each direction a case of an `scf.index_switch` on it
+/// (its weights sliced and transposed at compile time as in the sequential form), writing its
+/// part of the outputs. The planner gives each case's scratch its own memory.
+pub fn lower(k: &mut Kernel, spec: &Recurrent, outs: &[TensorTy], sections: bool) -> Result<Vec<String>, Error> {
     let x_ty = k.arg_type(0).clone();
     let elem = x_ty.elem.clone();
     if !(elem.is_float() && elem.bits() >= 32) {
@@ -177,7 +183,9 @@ pub fn lower(k: &mut Kernel, spec: &Recurrent, outs: &[TensorTy]) -> Result<Vec<
     let (c0, c1, ct) = (index(k, 0), index(k, 1), index(k, t));
     let last = index(k, t - 1);
 
-    for d in 0..directions {
+    // One direction's loop and what leads to it: its output sequence, last hidden state and
+    // (LSTM) last cell state.
+    let direction = |k: &mut Kernel, d: i64| -> Result<(String, String, Option<String>), Error> {
         let reverse = spec.direction == 1 || d == 1;
         let acts = &spec.activations[d as usize * per..(d as usize + 1) * per];
         let (w_ty, r_ty, b_ty) = (k.arg_type(1).clone(), k.arg_type(2).clone(), k.arg_type(3).clone());
@@ -493,20 +501,62 @@ pub fn lower(k: &mut Kernel, spec: &Recurrent, outs: &[TensorTy]) -> Result<Vec<
             types.join(", ")
         ));
         let last_state = |k: usize| format!("{results}#{k}");
-        let y_dir = last_state(carried.len() - 1);
+        Ok((last_state(carried.len() - 1), last_state(0), lstm.then(|| last_state(1))))
+    };
+    let together = sections && directions == 2 && spec.activations[..per] == spec.activations[per..];
+    if together {
+        let mark = k.mark();
+        let second = direction(k, 1)?;
+        let second_code = k.take_since(mark);
+        let first = direction(k, 0)?;
+        let first_code = k.take_since(mark);
+        let mut types = vec![y_ty.to_string(), nh_ty.to_string()];
+        let mut inits = vec![format!("%sections_y = {y_all}"), format!("%sections_h = {yh_all}")];
+        if let Some(yc) = &yc_all {
+            types.push(nh_ty.to_string());
+            inits.push(format!("%sections_c = {yc}"));
+        }
+        let yields = |(y, h, c): &(String, String, Option<String>)| {
+            let mut values = vec![y.clone(), h.clone()];
+            values.extend(c.clone());
+            format!("scf.yield {} : {}", values.join(", "), types.join(", "))
+        };
+        let mut inserts = format!(
+            "        tensor.parallel_insert_slice %sections#0 into %sections_y[0, %direction, 0, 0] [{t}, 1, {n}, {h}] [1, 1, 1, 1] : {y_ty} into {}\n        tensor.parallel_insert_slice %sections#1 into %sections_h[%direction, 0, 0] [1, {n}, {h}] [1, 1, 1] : {nh_ty} into {}\n",
+            outs[0], outs[1]
+        );
+        if yc_all.is_some() {
+            inserts += &format!(
+                "        tensor.parallel_insert_slice %sections#2 into %sections_c[%direction, 0, 0] [1, {n}, {h}] [1, 1, 1] : {nh_ty} into {}\n",
+                outs[2]
+            );
+        }
+        let out_types: Vec<String> = outs.iter().take(types.len()).map(|t| t.to_string()).collect();
+        let count = types.len();
+        k.push_lines(&format!(
+            "    %directions:{count} = scf.forall (%direction) in (2) shared_outs({}) -> ({}) {{\n      %sections:{count} = scf.index_switch %direction -> {}\n      case 1 {{\n{second_code}        {}\n      }}\n      default {{\n{first_code}        {}\n      }}\n      scf.forall.in_parallel {{\n{inserts}      }}\n    }} {{{}}}\n",
+            inits.join(", "),
+            out_types.join(", "),
+            types.join(", "),
+            yields(&second),
+            yields(&first),
+            strata_ir::attrs::SECTIONS.0
+        ));
+        return Ok((0..count).map(|r| format!("%directions#{r}")).collect());
+    }
+    for d in 0..directions {
+        let (y_dir, h_last, c_last) = direction(k, d)?;
         y_all = k.emit(format_args!(
             "tensor.insert_slice {y_dir} into {y_all}[0, {d}, 0, 0] [{t}, 1, {n}, {h}] [1, 1, 1, 1] : {y_ty} into {}",
             outs[0]
         ));
         yh_all = k.emit(format_args!(
-            "tensor.insert_slice {} into {yh_all}[{d}, 0, 0] [1, {n}, {h}] [1, 1, 1] : {nh_ty} into {}",
-            last_state(0),
+            "tensor.insert_slice {h_last} into {yh_all}[{d}, 0, 0] [1, {n}, {h}] [1, 1, 1] : {nh_ty} into {}",
             outs[1]
         ));
-        if let Some(yc) = yc_all.as_mut() {
+        if let (Some(yc), Some(c_last)) = (yc_all.as_mut(), c_last) {
             *yc = k.emit(format_args!(
-                "tensor.insert_slice {} into {yc}[{d}, 0, 0] [1, {n}, {h}] [1, 1, 1] : {nh_ty} into {}",
-                last_state(1),
+                "tensor.insert_slice {c_last} into {yc}[{d}, 0, 0] [1, {n}, {h}] [1, 1, 1] : {nh_ty} into {}",
                 outs[2]
             ));
         }

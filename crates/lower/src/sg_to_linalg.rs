@@ -13,13 +13,20 @@ use crate::ops::{self, Reads};
 use melior::ir::operation::OperationRef;
 use strata_dialect_sg::{Fused, SgOp, View};
 use strata_ir::rewrite::{collect, erase_if_unused, inline_call, inline_call_with};
-use strata_ir::{Error, Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_ir::{
+    Error, Op, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo,
+};
 
 pub static INFO: PassInfo = PassInfo {
     name: "sg-to-linalg",
     summary: "Lower sg ops to linalg/tensor/arith/math on tensors (one kernel per op, inlined)",
     anchor: "func.func",
-    options: &[],
+    options: &[OptionInfo {
+        name: "sections",
+        kind: OptionKind::Bool,
+        default: "false",
+        help: "run a bidirectional recurrence's two directions side by side (an scf.forall marked strata.sections; a host compiled for several threads)",
+    }],
     statistics: &[
         StatisticInfo { name: "lowered", help: "sg ops lowered" },
         StatisticInfo { name: "views-folded", help: "views read only by fused kernels (folded into their indexing)" },
@@ -27,11 +34,13 @@ pub static INFO: PassInfo = PassInfo {
     ],
 };
 
-pub fn create(_: &PassOptions) -> Box<dyn Pass> {
-    Box::new(SgToLinalg)
+pub fn create(options: &PassOptions) -> Box<dyn Pass> {
+    Box::new(SgToLinalg { sections: options.bool("sections") })
 }
 
-struct SgToLinalg;
+struct SgToLinalg {
+    sections: bool,
+}
 
 impl Pass for SgToLinalg {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
@@ -42,7 +51,7 @@ impl Pass for SgToLinalg {
         // Reported after the loop: parsing a kernel resets the context's diagnostic sink.
         let mut errors = Vec::new();
         for raw in collect(&func, |op| SgOp::of(op.get()).is_some()) {
-            let lowered = match ops::kernel(raw.get()) {
+            let lowered = match ops::kernel(raw.get(), self.sections) {
                 Ok(Some(lowered)) => lowered,
                 Ok(None) => continue,
                 Err(message) => {

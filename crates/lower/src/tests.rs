@@ -199,8 +199,17 @@ fn samples(kind: OpKind, t: &str) -> Vec<Sample> {
             }
             let refs: Vec<&str> = operands.iter().map(String::as_str).collect();
             let mut s = sample(&refs, "", &format!("{attributes}, direction = 1 : i64, hidden_size = 5 : i64"));
-            s.results = results;
-            vec![s]
+            s.results = results.clone();
+            // Bidirectional: every per-direction operand and result twice, the activations too.
+            let twice = |t: &String| t.replacen("<1x", "<2x", 1).replacen("<3x1x", "<3x2x", 1);
+            let operands: Vec<String> =
+                operands.iter().enumerate().map(|(i, t)| if i == 0 || i == 4 { t.clone() } else { twice(t) }).collect();
+            let refs: Vec<&str> = operands.iter().map(String::as_str).collect();
+            let activations = attributes.split('"').nth(1).expect("quoted activations");
+            let attributes = attributes.replace(activations, &format!("{activations},{activations}"));
+            let mut both = sample(&refs, "", &format!("{attributes}, direction = 2 : i64, hidden_size = 5 : i64"));
+            both.results = results.iter().map(twice).collect();
+            vec![s, both]
         }
         // Elementwise ops were handled above; a new op fails here until it has samples.
         other => panic!("{other:?} has no samples: add them to crates/lower/src/tests.rs"),
@@ -284,11 +293,18 @@ fn every_lowering_parses_for_every_element_type() {
                 let function = module.body().first_operation().expect("the function");
                 let op = function.region(0).unwrap().first_block().unwrap().first_operation().expect("the sample op");
                 assert!(SgOp::of(op).is_some_and(|sg| sg.kind() == kind), "{case}");
-                match crate::ops::kernel(op) {
+                match crate::ops::kernel(op, false) {
                     Ok(Some(lowered)) => {
                         let kernel = format!("module {{\n{}}}\n", lowered.kernel.function("kernel"));
                         if let Err(error) = kernels.function(&strata, &kernel, &case) {
                             panic!("{case}: the kernel does not parse:\n{error}\n{kernel}");
+                        }
+                        // Side-by-side sections (bidirectional recurrences; the same kernel elsewhere).
+                        let sections =
+                            crate::ops::kernel(op, true).expect("lowers as without sections").expect("an sg op");
+                        let kernel = format!("module {{\n{}}}\n", sections.kernel.function("kernel"));
+                        if let Err(error) = kernels.function(&strata, &kernel, &case) {
+                            panic!("{case} with sections: the kernel does not parse:\n{error}\n{kernel}");
                         }
                         parsed += 1;
                         lowered_kinds.insert(kind);

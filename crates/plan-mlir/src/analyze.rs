@@ -5,7 +5,11 @@
 //! - A buffer is live from its first use (its memory is not observed before that: an
 //!   allocation is uninitialised) to its last use; creating a view is not a use.
 //! - Planned: `memref.alloc` ops in the function's entry block with a static shape, identity
-//!   layout and a known element width. Others are left alone (and counted).
+//!   layout and a known element width, and those inside an entry-block `scf.forall` of at most
+//!   [`MAX_PRIVATE_COPIES`] iterations (not inside a loop of its body): each iteration's own
+//!   scratch, the iterations running at once. Such a buffer holds one copy per iteration (the
+//!   view at the iteration's offset), or one copy where only one iteration can reach it (a
+//!   case of an `scf.index_switch` on the loop's variable). Others are left alone (and counted).
 //! - View-like ops (`subview`, `view`, `reinterpret_cast`, `expand_shape`, `collapse_shape`,
 //!   `transpose`, `cast`) alias their source: their uses extend the base buffer's lifetime.
 //! - A buffer that reaches the function's terminator escapes and is not planned.
@@ -70,7 +74,14 @@ pub struct Analysis {
     pub skipped: Vec<String>,
     /// Per buffer of `problem`, the entry-block ops that use it, in order.
     pub use_times: Vec<Vec<u64>>,
+    /// Per buffer of `problem`, for one copy per iteration of an `scf.forall`: the loop's
+    /// variable and the bytes between consecutive iterations' copies.
+    pub per_iteration: Vec<Option<(Val, u64)>>,
 }
+
+/// The most iterations of an `scf.forall` whose allocations are planned as one copy per
+/// iteration (sections run side by side, such as a bidirectional recurrence's two directions).
+pub const MAX_PRIVATE_COPIES: i64 = 16;
 
 fn name(op: OperationRef<'_, '_>) -> String {
     strata_ir::ods::op_name(op)
@@ -244,6 +255,54 @@ fn generic_is_elementwise(iterators: melior::ir::Attribute<'_>, maps: melior::ir
     parallel && identity
 }
 
+/// The allocations inside `forall` (an entry-block `scf.forall`) that can be planned: with
+/// static sizes, not inside a loop of its body. Each with `Some((variable, iterations))` when
+/// every iteration needs its own copy, `None` when only one iteration reaches it.
+fn forall_allocations(forall: OperationRef<'_, '_>) -> Vec<(Op, Option<(Val, i64)>)> {
+    let forall = Op::of(&forall);
+    let bounds = |name: &str| strata_ir::ods::i64_array(forall.get(), name);
+    let (Some(lower), Some(upper), Some(step)) =
+        (bounds("staticLowerBound"), bounds("staticUpperBound"), bounds("staticStep"))
+    else {
+        return Vec::new();
+    };
+    if lower != [0] || step != [1] || !(1..=MAX_PRIVATE_COPIES).contains(&upper[0]) || forall.operand_count() != 0 {
+        return Vec::new();
+    }
+    let iterations = upper[0];
+    let Some(variable) = forall.body(0).map(|b| b.argument(0)) else { return Vec::new() };
+    let mut found = Vec::new();
+    for alloc in forall.collect(|op| op.is("memref.alloc")) {
+        // Only one iteration runs a case of a switch on the loop's variable (the default: when
+        // the cases leave at most one iteration).
+        let mut copies = Some((variable, iterations));
+        let mut inside = alloc;
+        let mut in_loop = false;
+        while let Some(parent) = inside.parent() {
+            if parent == forall {
+                break;
+            }
+            if ["scf.for", "scf.while", "scf.forall", "scf.parallel"].iter().any(|name| parent.is(name)) {
+                in_loop = true;
+            }
+            if parent.is("scf.index_switch") && parent.operand(0) == variable {
+                let region =
+                    (0..parent.region_count()).find(|&r| parent.body(r).is_some_and(|b| inside.block() == Some(b)));
+                let cases = strata_ir::ods::i64_array(parent.get(), "cases").unwrap_or_default();
+                let left = (0..iterations).filter(|i| !cases.contains(i)).count();
+                if region.is_some_and(|r| r > 0) || (region == Some(0) && left <= 1) {
+                    copies = None;
+                }
+            }
+            inside = parent;
+        }
+        if !in_loop && static_size(alloc.get()).is_ok() {
+            found.push((alloc, copies));
+        }
+    }
+    found
+}
+
 /// Analyses `func` (a `func.func`); `alignment` applies to every buffer. With
 /// `parallel_aware`, the problem carries the op dependency DAG.
 pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool) -> Result<Analysis, Error> {
@@ -271,6 +330,7 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
             deallocs: Vec::new(),
             skipped,
             use_times: Vec::new(),
+            per_iteration: Vec::new(),
         });
     };
     for index in 0..body.argument_count() {
@@ -281,6 +341,7 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
         }
     }
     let mut uses: Vec<(usize, u64)> = Vec::new();
+    let mut per_iteration = Vec::new();
     let mut op = body.first_operation();
     let mut number = 0u64;
     while let Some(current) = op {
@@ -298,15 +359,39 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
                     buffer.align = alignment;
                     buffers.push(buffer);
                     allocs.push(Op::of(&current));
+                    per_iteration.push(None);
                 }
                 Err(reason) => skipped.push(format!("{}: {}", current.location(), reason.message)),
             }
         }
+        let private = if name(current) == "scf.forall" { forall_allocations(current) } else { Vec::new() };
         visit(current, &mut walk, number, false, &mut uses);
         if let Some(index) = planned {
             // `visit` gave the allocation its memory object.
             let result = current.result(0).expect("alloc has a result");
             walk.planned.insert(walk.memory[&key(Val::of(result))], index);
+        }
+        for (alloc, copies) in private {
+            // Live for the whole loop: the iterations run at once.
+            let size = static_size(alloc.get()).expect("checked");
+            let index = buffers.len();
+            let (bytes, stride) = match copies {
+                Some((variable, iterations)) => {
+                    let stride = size.next_multiple_of(alignment.max(1));
+                    (stride * iterations as u64, Some((variable, stride)))
+                }
+                None => (size, None),
+            };
+            walk.first_use.push(number);
+            walk.last_use.push(number);
+            walk.escapes.push(false);
+            let mut buffer = Buffer::new(format!("%alloc#{index} at {}", alloc.location()), number, number + 1, bytes);
+            buffer.align = alignment;
+            buffers.push(buffer);
+            allocs.push(alloc);
+            per_iteration.push(stride);
+            walk.planned.insert(walk.memory[&key(alloc.result(0))], index);
+            uses.push((index, number));
         }
         op = current.next_in_block();
         number += 1;
@@ -377,6 +462,7 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
             times
         })
         .collect();
+    let per_iteration = keep.iter().map(|&i| per_iteration[i]).collect();
     let allocs = keep.drain(..).map(|i| allocs[i]).collect();
     let mut problem = Problem::new(planned);
     if parallel_aware {
@@ -393,5 +479,5 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
         edges.dedup();
         problem.dag = Some(strata_plan::OpDag::new(number as usize, &edges).map_err(|e| e.to_string())?);
     }
-    Ok(Analysis { problem, allocs, deallocs, skipped, use_times })
+    Ok(Analysis { problem, allocs, deallocs, skipped, use_times, per_iteration })
 }

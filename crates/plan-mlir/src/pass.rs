@@ -208,7 +208,13 @@ impl Pass for PlanArena {
         for (k, &raw) in analysis.allocs.iter().enumerate() {
             let alloc = raw.get();
             let offset = offsets[k].expect("every planned buffer has an offset");
-            let view = view_before(context, alloc, arena, offset, alloc.result(0).expect("alloc result").r#type());
+            let ty = alloc.result(0).expect("alloc result").r#type();
+            let view = match analysis.per_iteration[k] {
+                Some((variable, stride)) => {
+                    iteration_view_before(context, alloc, arena, offset, (variable, stride), ty)
+                }
+                None => view_before(context, alloc, arena, offset, ty),
+            };
             // Safety: the alloc is not used after this.
             unsafe { strata_ir::rewrite::replace_op(raw, view.into()) };
         }
@@ -302,6 +308,45 @@ pub fn view_before<'c, 'a>(
         .expect("valid memref.view");
     let view = block.insert_operation_before(op, view);
     strata_ir::Val::from(view.result(0).expect("one result")).get()
+}
+
+/// Inserts the view of `base` at `offset + variable * stride` before `op` (in the same block):
+/// one iteration's copy of a buffer planned once per iteration of an `scf.forall`.
+fn iteration_view_before<'c, 'a>(
+    context: &'c melior::Context,
+    op: OperationRef<'c, 'a>,
+    base: Value<'c, 'a>,
+    offset: u64,
+    (variable, stride): (strata_ir::Val, u64),
+    ty: Type<'c>,
+) -> Value<'c, 'a> {
+    let index = Type::index(context);
+    let block = op.block().expect("the op is in a block");
+    let location = op.location();
+    let insert = |built: melior::ir::Operation<'c>| -> Value<'c, 'a> {
+        let inserted = block.insert_operation_before(op, built);
+        strata_ir::Val::from(inserted.result(0).expect("one result")).get()
+    };
+    let constant = |value: u64| {
+        OperationBuilder::new("arith.constant", location)
+            .add_attributes(&[(Identifier::new(context, "value"), IntegerAttribute::new(index, value as i64).into())])
+            .add_results(&[index])
+            .build()
+            .expect("valid arith.constant")
+    };
+    let binary = |name: &str, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>| {
+        OperationBuilder::new(name, location).add_operands(&[lhs, rhs]).add_results(&[index]).build().expect("valid")
+    };
+    let stride = insert(constant(stride));
+    let scaled = insert(binary("arith.muli", variable.get(), stride));
+    let start = insert(constant(offset));
+    let at = insert(binary("arith.addi", scaled, start));
+    let view = OperationBuilder::new("memref.view", location)
+        .add_operands(&[base, at])
+        .add_results(&[ty])
+        .build()
+        .expect("valid memref.view");
+    insert(view)
 }
 
 #[cfg(test)]

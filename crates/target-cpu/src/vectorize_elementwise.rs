@@ -180,7 +180,8 @@ pub fn vector_tile(op: OperationRef<'_, '_>, lanes: i64) -> Option<VectorTile> {
 }
 
 /// Whether `op` is a kernel of the function (in its body, or in the model's own control flow
-/// there: a recurrence's time loop, a Loop or Scan body, an If's branch; or one thread's tile
+/// there: a recurrence's time loop or side-by-side directions (`strata.sections`), a Loop or
+/// Scan body, an If's branch; or one thread's tile
 /// of a kernel `strata-parallelize` split), not a loop body of a bigger kernel's schedule (the
 /// schedules' tile loops hold vector code, or `scf.forall`s without the split's mark).
 pub(crate) fn is_kernel(op: Op) -> bool {
@@ -189,11 +190,12 @@ pub(crate) fn is_kernel(op: Op) -> bool {
         if p.is("func.func") {
             return true;
         }
-        if p.is("scf.forall") {
+        if p.is("scf.forall") && !attrs::SECTIONS.is_set(p.get()) {
             let own = attrs::PARALLEL.get(op.get()).is_some() || attrs::BATCH_ITEM.is_set(op.get());
             return own && p.parent().is_some_and(|f| f.is("func.func"));
         }
-        if !(p.is("scf.for") || p.is("scf.while") || p.is("scf.if") || p.is("scf.execute_region")) {
+        let control = ["scf.for", "scf.while", "scf.if", "scf.index_switch", "scf.execute_region", "scf.forall"];
+        if !control.iter().any(|name| p.is(name)) {
             return false;
         }
         parent = p.parent();
