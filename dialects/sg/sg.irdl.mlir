@@ -746,6 +746,15 @@ irdl.dialect @sg {
     // irdl.optional_attributes {"saturate" = %flag, "round_mode" = %flag}
   }
 
+  // The same bits read as another element type of the same width (same shape): an f32's
+  // bits as an i32 and back (ONNX BitCast).
+  irdl.operation @bitcast {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+  }
+
   // Two tensors joined along `axis` (other dimensions equal). ONNX's N-ary Concat is a
   // left-to-right chain of these: IRDL binds one type to all elements of a variadic operand,
   // so differently shaped inputs cannot share one variadic slot.

@@ -334,3 +334,21 @@ func.func @widened_matmul(%a: tensor<4x8xf32>, %b: tensor<8x3xf64>) -> (tensor<4
   %m = "sg.matmul"(%w, %b) : (tensor<4x8xf64>, tensor<8x3xf64>) -> tensor<4x3xf64>
   return %m, %w : tensor<4x3xf64>, tensor<4x8xf64>
 }
+
+// -----
+
+// BitCast: the same bits as another type of one width (unsigned values through their
+// signless twin).
+// CHECK-LABEL: func.func @bitcast
+// CHECK: linalg.generic
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+// CHECK: -> tensor<4xi32>
+// CHECK: linalg.generic
+// CHECK: builtin.unrealized_conversion_cast %{{.*}} : ui16 to i16
+// CHECK: arith.bitcast %{{.*}} : i16 to f16
+// CHECK: -> tensor<4xf16>
+func.func @bitcast(%x: tensor<4xf32>, %u: tensor<4xui16>) -> (tensor<4xi32>, tensor<4xf16>) {
+  %0 = "sg.bitcast"(%x) : (tensor<4xf32>) -> tensor<4xi32>
+  %1 = "sg.bitcast"(%u) : (tensor<4xui16>) -> tensor<4xf16>
+  return %0, %1 : tensor<4xi32>, tensor<4xf16>
+}

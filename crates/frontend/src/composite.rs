@@ -475,35 +475,3 @@ impl Importer<'_> {
         self.alias(&output, node.output[0].clone())
     }
 }
-
-impl Importer<'_> {
-    /// `BitCast` (opset 26) between integer element types of one width (signed, unsigned, and
-    /// bool to an 8-bit integer): the same bits, which for two's-complement integers of one
-    /// width is the wrapping conversion Cast makes. A float on either side (the bits of an f32
-    /// as an int32 and back) needs a reinterpreting kernel Strata does not have yet: a clean
-    /// unsupported error.
-    pub(crate) fn bit_cast(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
-        let x = required(node, 0)?;
-        let (_, from) = self.shape_of(x)?;
-        let to = self.cast_target(node)?;
-        let integer = crate::checks::is_integer;
-        let width = crate::fold::width;
-        if width(from) != width(to) {
-            return Err(Error::invalid_input(format!(
-                "BitCast from {} to {} changes the element width",
-                from.as_str_name(),
-                to.as_str_name()
-            )));
-        }
-        if !(integer(to) && (integer(from) || from == DataType::Bool)) && from != to {
-            return Err(Error::unsupported(format!(
-                "BitCast from {} to {} (between integer types of one width, and bool to an 8-bit integer, are supported)",
-                from.as_str_name(),
-                to.as_str_name()
-            )));
-        }
-        let mut e = Expansion::new(block, node, index);
-        let y = e.op(self, "Cast", &[x], vec![attr_i("to", to as i64)])?;
-        self.alias(&y, node.output[0].clone())
-    }
-}

@@ -264,6 +264,51 @@ impl Importer<'_> {
         Ok(())
     }
 
+    /// `BitCast` (opset 26): the same bits as another element type of one width. Between
+    /// integer types (signed, unsigned, and bool to an 8-bit integer) that is the wrapping
+    /// conversion Cast makes; with a float on either side (f16, bf16, f32, f64: an f32's bits
+    /// as an int32 and back) an `sg.bitcast`. float8 and 4-bit types are refused (unsupported).
+    pub(crate) fn bit_cast(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
+        let x = required(node, 0)?;
+        let (shape, from) = self.shape_of(x)?;
+        let to = self.cast_target(node)?;
+        let integer = crate::checks::is_integer;
+        let width = |t: DataType| match t {
+            DataType::Int4 | DataType::Uint4 | DataType::Float4e2m1 => 4,
+            t => 8 * crate::fold::width(t),
+        };
+        if width(from) != width(to) {
+            return Err(Error::invalid_input(format!(
+                "BitCast from {} to {} changes the element width",
+                from.as_str_name(),
+                to.as_str_name()
+            )));
+        }
+        if from == to || (integer(to) && (integer(from) || from == DataType::Bool)) {
+            let value = self.use_value(block, x, location)?;
+            let y = self.cast_value(block, value, &shape, to, location)?;
+            self.values.insert(node.output[0].clone(), Entry::Value { value: y, shape, dtype: to });
+            return Ok(());
+        }
+        let reinterpretable = |t: DataType| {
+            (integer(t) && width(t) >= 8)
+                || matches!(t, DataType::Float16 | DataType::Bfloat16 | DataType::Float | DataType::Double)
+        };
+        if !(reinterpretable(from) && reinterpretable(to)) {
+            return Err(Error::unsupported(format!(
+                "BitCast from {} to {} (integers of 8 bits and more, f16, bf16, f32 and f64 are reinterpreted; float8 and 4-bit types are not)",
+                from.as_str_name(),
+                to.as_str_name()
+            )));
+        }
+        let context = self.strata.mlir();
+        let value = self.use_value(block, x, location)?.get();
+        let op =
+            block.append_operation(sg::Bitcast::build(context, location, value, tensor_type(context, &shape, to)?));
+        self.define(node, op, shape, to);
+        Ok(())
+    }
+
     /// `Gather` of values computed at run time (constants are folded).
     pub(crate) fn gather(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();

@@ -88,6 +88,19 @@ pub fn kernel(op: OperationRef<'_, '_>, sections: bool) -> Result<Option<Lowered
                 elementwise::cast_saturating(b, &a[0], &elem, &out.elem, saturate, rounding)
             })?
         }
+        SgOp::Bitcast(_) => {
+            let to = out.elem.clone();
+            if elem.is_small_float() || to.is_small_float() || elem.is_bool() || to.is_bool() {
+                return Err(Error::unsupported(format!(
+                    "'sg.bitcast' from {} to {} (integers and f16, bf16, f32, f64 are reinterpreted)",
+                    elem.storage(),
+                    to.storage()
+                )));
+            }
+            elementwise::map(&mut k, 1, &out, |b, a| {
+                Ok(b.emit(format_args!("arith.bitcast {} : {elem} to {to}", a[0])))
+            })?
+        }
         SgOp::Conv2d(c) => {
             nn::conv2d(&mut k, &c.strides(), &c.pads(), &c.dilations(), c.group(), c.bias().is_some(), &out)?
         }

@@ -95,6 +95,22 @@ fn samples(kind: OpKind, t: &str) -> Vec<Sample> {
                 ]
             })
             .collect(),
+        // To every element type of the same width (the verifier's rule).
+        OpKind::Bitcast => {
+            let bits = |name: &str| -> u32 {
+                let digits: String = name
+                    .trim_start_matches(|c: char| !c.is_ascii_digit())
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                digits.parse().unwrap_or(0)
+            };
+            ELEMENTS
+                .iter()
+                .filter(|to| bits(to) == bits(t))
+                .map(|to| sample(&[&ty("5")], &format!("tensor<5x{to}>"), ""))
+                .collect()
+        }
         OpKind::Concat => vec![sample(&[&ty("2x3"), &ty("2x1")], &ty("2x4"), "axis = 1 : i64")],
         OpKind::Expand => vec![sample(&[&ty("3")], &ty("2x3"), "")],
         OpKind::Tile => vec![sample(&[&ty("2x3")], &ty("4x3"), "repeats = array<i64: 2, 1>")],

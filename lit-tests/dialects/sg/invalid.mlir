@@ -331,3 +331,11 @@ func.func @misspelled_hand_off() attributes {strata.arena_bytez = 64 : i64} {
 func.func @hand_off_of_the_wrong_kind() attributes {strata.arena_bytes = "64"} {
   return
 }
+
+// -----
+
+func.func @bitcast_width(%x: tensor<3xf32>) -> tensor<3xi16> {
+  // expected-error@+1 {{'sg.bitcast' op result element i16 must have the operand element's width (f32)}}
+  %0 = "sg.bitcast"(%x) : (tensor<3xf32>) -> tensor<3xi16>
+  return %0 : tensor<3xi16>
+}

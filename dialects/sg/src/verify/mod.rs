@@ -101,6 +101,23 @@ fn check_shapes(op: SgOp<'_, '_>, problems: &mut Vec<String>) {
                 problems.push(format!("result shape {} must equal the operand shape {}", dims(&output), dims(&input)));
             }
         }
+        SgOp::Bitcast(cast) => {
+            let (input, output) = (shape(cast.input()), shape(cast.output()));
+            if input != output {
+                problems.push(format!("result shape {} must equal the operand shape {}", dims(&output), dims(&input)));
+            }
+            let width = |v: Value<'_, '_>| {
+                strata_ir::types::ranked_tensor(v.r#type()).and_then(|t| strata_ir::handle::bit_width(t.element()))
+            };
+            let (from, to) = (width(cast.input()), width(cast.output()));
+            if from.is_none() || from != to {
+                problems.push(format!(
+                    "result element {} must have the operand element's width ({})",
+                    element_name(cast.output().r#type()),
+                    element_name(cast.input().r#type())
+                ));
+            }
+        }
         SgOp::Conv2d(conv) => {
             nn::check_conv2d(conv, problems);
         }
@@ -273,7 +290,7 @@ fn check_types(op: SgOp<'_, '_>, problems: &mut Vec<String>) {
     let (inputs, result) = (&elements[..raw.operand_count()], elements.last().cloned().unwrap_or_default());
     match op {
         SgOp::Elementwise(e) => check_elementwise_types(e.kind(), inputs, &result, problems),
-        SgOp::Cast(_) => {}
+        SgOp::Cast(_) | SgOp::Bitcast(_) => {}
         SgOp::Gather(_) => {
             if !matches!(inputs[1].as_str(), "i64" | "i32") {
                 problems.push(format!("indices must be i64 or i32, got {}", inputs[1]));
