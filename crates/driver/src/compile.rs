@@ -248,7 +248,7 @@ pub fn memref_pipeline(
     }
     let early = if early.is_empty() { String::new() } else { format!("func.func({}),", early.join(",")) };
     let plan =
-        format!("strata-bufferize-and-plan{{strategy={strategy} pads-in-place={pads_in_place} record-plan=true}}");
+        format!("strata-bufferize-and-plan{{strategy={strategy} pads-in-place={pads_in_place} pad-rings={host} record-plan=true}}");
     let profile = if profile { ",strata-profile-kernels" } else { "" };
     let parallelize = format!("strata-parallelize{{threads={threads}}}");
     if schedule {

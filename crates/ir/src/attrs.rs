@@ -146,6 +146,11 @@ hand_offs! {
     /// `eliminate-empty-tensors`): a slice the program had; the slices without it afterwards
     /// are the destinations the elimination gave producers.
     SLICE_BEFORE_ELIMINATION: Flag = "strata.slice_before_elimination";
+    /// On a `tensor.extract_slice` (`strata-choose-in-place{mark-overwritten=true}`): made by
+    /// `eliminate-empty-tensors` as the destination of a producer whose own was a
+    /// `tensor.empty`, and kept: the producer writes it without reading it. Read and removed
+    /// by `strata-pad-rings`.
+    OVERWRITTEN_SLICE: Flag = "strata.overwritten_slice";
     /// On a function (`strata-choose-in-place{mark=true}`): its slices are marked.
     SLICES_MARKED: Flag = "strata.slices_marked";
     /// On `@main` (`strata-profile-kernels`): each kernel counter's label, `<ONNX nodes>\t<ops

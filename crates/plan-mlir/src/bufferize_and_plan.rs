@@ -11,12 +11,13 @@
 //!
 //! `func.func(strata-init-per-destination),func.func(strata-pad-in-place),
 //! func.func(strata-choose-in-place{mark=true}),eliminate-empty-tensors,
-//! func.func(strata-choose-in-place),strata-bufferize-only,func.func(memref-copy-to-linalg,plan-arena{...}),
+//! func.func(strata-choose-in-place),func.func(strata-pad-rings),strata-bufferize-only,func.func(memref-copy-to-linalg,plan-arena{...}),
 //! buffer-deallocation-pipeline,canonicalize` (the allocations left unplanned, in loops or of
 //! dynamic size, freed after planning; without any, only its cleanup: `canonicalize`, `cse`,
 //! `canonicalize`; each `canonicalize` bottom-up, `top-down=false`: the same IR, and the
 //! top-down walk's dead-op checks of every region-holding op made it several times slower on a
-//! convolution network's loops).
+//! convolution network's loops). `strata-pad-rings` (option `pad-rings`, the host's) then fills
+//! only the ring of a padded buffer whose interior is inserted into or overwritten.
 //!
 //! It runs on a copy of the module. If that copy cannot be bufferized (an insertion in place
 //! may leave a conflict One-Shot cannot resolve, in a loop body say), the module is planned
@@ -59,6 +60,12 @@ pub static INFO: PassInfo = PassInfo {
             help: "record the kept plan's table on each function (plan-arena's `record-plan`)",
         },
         OptionInfo {
+            name: "pad-rings",
+            kind: OptionKind::Bool,
+            default: "true",
+            help: "fill only the ring of a padded tensor whose interior is overwritten (strata-pad-rings)",
+        },
+        OptionInfo {
             name: "pads-in-place",
             kind: OptionKind::Bool,
             default: "true",
@@ -79,6 +86,7 @@ pub fn create(options: &PassOptions) -> Box<dyn Pass> {
         budget_ms: options.int("budget-ms"),
         record_plan: options.bool("record-plan"),
         pads_in_place: options.bool("pads-in-place"),
+        pad_rings: options.bool("pad-rings"),
     })
 }
 
@@ -87,18 +95,23 @@ struct BufferizeAndPlan {
     budget_ms: i64,
     record_plan: bool,
     pads_in_place: bool,
+    pad_rings: bool,
 }
 
 impl BufferizeAndPlan {
     /// Bufferization and planning, up to `plan-arena`.
     fn pipeline(&self, pads_in_place: bool) -> String {
         let pads = if pads_in_place {
-            "func.func(strata-pad-in-place),func.func(strata-choose-in-place{mark=true}),eliminate-empty-tensors,func.func(strata-choose-in-place),"
+            format!(
+                "func.func(strata-pad-in-place),func.func(strata-choose-in-place{{mark=true}}),eliminate-empty-tensors,func.func(strata-choose-in-place{{mark-overwritten={}}}),",
+                self.pad_rings
+            )
         } else {
-            ""
+            String::new()
         };
+        let rings = if self.pad_rings { "func.func(strata-pad-rings)," } else { "" };
         format!(
-            "builtin.module(func.func(strata-init-per-destination),{pads}strata-bufferize-only,func.func(memref-copy-to-linalg,plan-arena{{strategy={} budget-ms={} record-plan={}}}))",
+            "builtin.module(func.func(strata-init-per-destination),{pads}{rings}strata-bufferize-only,func.func(memref-copy-to-linalg,plan-arena{{strategy={} budget-ms={} record-plan={}}}))",
             self.strategy, self.budget_ms, self.record_plan
         )
     }

@@ -25,7 +25,10 @@
 //! and bufferization copies it into the destination at the insertion. A fill of a new tensor
 //! (a padded buffer's border) the elimination moved above the producer moves down to its first
 //! remaining user, so the destination lives from the insertion on, as without the elimination.
-//! The marks are removed. In place is kept on a tie (it saves the copy).
+//! The marks are removed. In place is kept on a tie (it saves the copy). With
+//! `mark-overwritten`, each slice kept as a producer's destination is marked
+//! `strata.overwritten_slice` instead (its producer never reads it: `strata-pad-rings` then
+//! leaves the box it covers out of the destination's fill).
 //!
 //! Functions the `mark` run did not see are left alone (an unmarked slice of one may be a real
 //! read of its source).
@@ -39,12 +42,20 @@ pub static INFO: PassInfo = PassInfo {
     name: "strata-choose-in-place",
     summary: "Decide for each value eliminate-empty-tensors produces inside its destination whether that pays (the peak of live buffers), and give the others their own buffer back",
     anchor: "func.func",
-    options: &[OptionInfo {
-        name: "mark",
-        kind: OptionKind::Bool,
-        default: "false",
-        help: "mark the function's slices before eliminate-empty-tensors (run once with, once without, around it)",
-    }],
+    options: &[
+        OptionInfo {
+            name: "mark",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "mark the function's slices before eliminate-empty-tensors (run once with, once without, around it)",
+        },
+        OptionInfo {
+            name: "mark-overwritten",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "mark each slice kept as a producer's destination strata.overwritten_slice (read and removed by strata-pad-rings)",
+        },
+    ],
     statistics: &[
         StatisticInfo { name: "in-place", help: "insertions produced inside their destination" },
         StatisticInfo { name: "copied", help: "insertions given their own buffer back (the copy costs less at the peak)" },
@@ -58,11 +69,12 @@ use strata_ir::attrs::{SLICES_MARKED as FUNCTION_MARK, SLICE_BEFORE_ELIMINATION 
 const ALIGNMENT: u64 = 16;
 
 pub fn create(options: &PassOptions) -> Box<dyn Pass> {
-    Box::new(ChooseInPlace { mark: options.bool("mark") })
+    Box::new(ChooseInPlace { mark: options.bool("mark"), mark_overwritten: options.bool("mark-overwritten") })
 }
 
 struct ChooseInPlace {
     mark: bool,
+    mark_overwritten: bool,
 }
 
 impl Pass for ChooseInPlace {
@@ -100,6 +112,8 @@ impl Pass for ChooseInPlace {
             if !keep {
                 own_buffer(cx, candidate.slice)?;
                 rejected += 1;
+            } else if self.mark_overwritten {
+                strata_ir::attrs::OVERWRITTEN_SLICE.set(candidate.slice.get());
             }
         }
         for sunk in model.sunk.iter().rev() {

@@ -22,6 +22,7 @@ pub mod copy_to_linalg;
 pub mod distinct_results;
 pub mod init_per_destination;
 pub mod pad_in_place;
+pub mod pad_rings;
 pub mod pass;
 pub mod weights;
 
@@ -64,6 +65,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&pass::INFO, pass::create);
     registry.register(&weights::INFO, weights::create);
     registry.register(&pad_in_place::INFO, pad_in_place::create);
+    registry.register(&pad_rings::INFO, pad_rings::create);
     registry.register(&choose_in_place::INFO, choose_in_place::create);
     registry.register(&conv_borders::INFO, conv_borders::create);
     registry.register(&band_pads::INFO, band_pads::create);
