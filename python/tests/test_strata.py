@@ -374,3 +374,27 @@ def test_run_time_check_failures_raise():
     np.testing.assert_array_equal(model(data, np.array([3, -4]))[0], data[[3, 0]])
     with pytest.raises(RuntimeError, match=r"node #0 'embed' \(Gather\): an index in 'ids' is outside \[-4, 4\)"):
         model(data, np.array([1, 4]))
+
+
+@pytest.mark.parametrize(
+    "dtype, values, largest, indices",
+    [
+        (TensorProto.FLOAT, [np.inf, 1.0, np.inf], 0, [1, 0, 2]),
+        (TensorProto.FLOAT, [-np.inf, -np.inf, 5.0], 1, [2, 0, 1]),
+        (TensorProto.UINT64, [2**64 - 1, 2**64 - 1, 3], 0, [2, 0, 1]),
+    ],
+)
+def test_top_k_ties_at_the_types_extreme(dtype, values, largest, indices):
+    # TopK marks taken positions with the type's extreme; values equal to it must still come
+    # out once each, lowest index first (each index used to be able to repeat).
+    x = helper.make_tensor_value_info("x", dtype, [1, 3])
+    v = helper.make_tensor_value_info("v", dtype, [1, 3])
+    i = helper.make_tensor_value_info("i", TensorProto.INT64, [1, 3])
+    k = helper.make_tensor("k", TensorProto.INT64, [1], [3])
+    node = helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1, largest=largest)
+    graph = helper.make_graph([node], "g", [x], [v, i], [k])
+    model = strata.compile(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)]))
+    data = np.array([values], dtype=helper.tensor_dtype_to_np_dtype(dtype))
+    got_values, got_indices = model(data)
+    assert got_indices.tolist() == [indices]
+    np.testing.assert_array_equal(got_values, data[:, indices])

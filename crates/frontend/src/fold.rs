@@ -123,6 +123,9 @@ impl Folded {
             DataType::Double => value.to_le_bytes().to_vec(),
             DataType::Float16 => half::f16::from_f64(value).to_le_bytes().to_vec(),
             DataType::Bfloat16 => half::bf16::from_f64(value).to_le_bytes().to_vec(),
+            // Negative values wrap (-1 is every bit set); a positive one past i64's range is
+            // an unsigned one (u64::MAX is 2^64 as an f64, saturated).
+            DataType::Uint64 if value >= 2f64.powi(63) => (value as u64).to_le_bytes().to_vec(),
             DataType::Int64 | DataType::Uint64 => (value as i64).to_le_bytes().to_vec(),
             DataType::Int32 | DataType::Uint32 => (value as i64 as i32).to_le_bytes().to_vec(),
             DataType::Int16 | DataType::Uint16 => (value as i64 as i16).to_le_bytes().to_vec(),
@@ -641,6 +644,16 @@ mod tests {
         assert!(transpose_2d(&Folded::from_i64(vec![6], &[1, 2, 3, 4, 5, 6])).is_none());
         let packed = Folded { shape: vec![2, 2], dtype: DataType::Int4, bytes: vec![0x21, 0x43] };
         assert!(transpose_2d(&packed).is_none());
+    }
+
+    #[test]
+    fn unsigned_extremes_fill_exactly() {
+        let bytes = |dtype, value| Folded::scalar_of(dtype, value).unwrap().bytes;
+        assert_eq!(bytes(DataType::Uint64, u64::MAX as f64), u64::MAX.to_le_bytes());
+        assert_eq!(bytes(DataType::Uint64, -1.0), u64::MAX.to_le_bytes());
+        assert_eq!(bytes(DataType::Uint64, 5.0), 5u64.to_le_bytes());
+        assert_eq!(bytes(DataType::Uint32, u32::MAX as f64), u32::MAX.to_le_bytes());
+        assert_eq!(bytes(DataType::Int64, i64::MAX as f64), i64::MAX.to_le_bytes());
     }
 
     #[test]

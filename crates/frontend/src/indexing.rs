@@ -323,8 +323,13 @@ impl Importer<'_> {
             let (lo, hi) = match dtype {
                 DataType::Int64 => (i64::MIN as f64, i64::MAX as f64),
                 DataType::Int32 => (i32::MIN as f64, i32::MAX as f64),
-                DataType::Uint8 => (0.0, 255.0),
+                DataType::Int16 => (i16::MIN as f64, i16::MAX as f64),
                 DataType::Int8 => (-128.0, 127.0),
+                // The largest unsigned 64-bit value is 2^64 as an f64: the scalar saturates to it.
+                DataType::Uint64 => (0.0, u64::MAX as f64),
+                DataType::Uint32 => (0.0, u32::MAX as f64),
+                DataType::Uint16 => (0.0, u16::MAX as f64),
+                DataType::Uint8 => (0.0, 255.0),
                 other => return Err(Error::unsupported(format!("TopK of {}", other.as_str_name()))),
             };
             e.scalar(self, dtype, if largest { lo } else { hi })?
@@ -332,9 +337,18 @@ impl Importer<'_> {
         let mut taken = none;
         let (mut values, mut indices) = (Vec::new(), Vec::new());
         let pick = if largest { "ArgMax" } else { "ArgMin" };
+        let along = || vec![attr_i("axis", axis as i64), attr_i("keepdims", 1)];
         for _ in 0..k {
             let open = e.op(self, "Where", &[&taken, &fill, x], vec![])?;
-            let at = e.op(self, pick, &[&open], vec![attr_i("axis", axis as i64), attr_i("keepdims", 1)])?;
+            let best = e.op(self, pick, &[&open], along())?;
+            // Every value left equal to the fill (the type's extreme, which the data may hold
+            // too): the first of them may be a position already taken; the lowest one not
+            // taken is then the answer.
+            let stale = e.op(self, "GatherElements", &[&taken, &best], vec![attr_i("axis", axis as i64)])?;
+            let free = e.op(self, "Not", &[&taken], vec![])?;
+            let free = e.op(self, "Cast", &[&free], vec![attr_i("to", DataType::Int32 as i64)])?;
+            let first_free = e.op(self, "ArgMax", &[&free], along())?;
+            let at = e.op(self, "Where", &[&stale, &first_free, &best], vec![])?;
             let value = e.op(self, "GatherElements", &[x, &at], vec![attr_i("axis", axis as i64)])?;
             let hit = e.op(self, "Equal", &[&at, &positions], vec![])?;
             taken = e.op(self, "Or", &[&taken, &hit], vec![])?;
