@@ -41,7 +41,9 @@ const VIEW_LIKE: &[&str] = &[
     "memref.cast",
 ];
 
-const ELEMENTWISE: &[&str] = &[
+/// Named linalg ops that are elementwise: each writes every element of its destination (its
+/// last operand) from the same elements of its inputs, without reading the destination.
+pub(crate) const ELEMENTWISE: &[&str] = &[
     "linalg.add",
     "linalg.sub",
     "linalg.mul",

@@ -45,38 +45,14 @@ pub fn create(_: &PassOptions) -> Box<dyn Pass> {
 
 struct PadRings;
 
-/// Named linalg ops that write every element of their destination (their last operand) without
-/// reading it.
-const OVERWRITING: &[&str] = &[
-    "linalg.fill",
-    "linalg.copy",
-    "linalg.transpose",
-    "linalg.broadcast",
-    "linalg.map",
-    "linalg.add",
-    "linalg.sub",
-    "linalg.mul",
-    "linalg.div",
-    "linalg.max",
-    "linalg.min",
-    "linalg.exp",
-    "linalg.log",
-    "linalg.abs",
-    "linalg.negf",
-    "linalg.sqrt",
-    "linalg.tanh",
-    "linalg.erf",
-    "linalg.floor",
-    "linalg.ceil",
-    "linalg.reciprocal",
-    "linalg.rsqrt",
-    "linalg.square",
-];
+/// Named linalg ops other than the elementwise ones (`analyze::ELEMENTWISE`) that write every
+/// element of their destination (their last operand) without reading it.
+const OVERWRITING: &[&str] = &["linalg.fill", "linalg.transpose", "linalg.broadcast", "linalg.map"];
 
 /// Whether `user` writes all of its operand `index` without reading it.
 fn overwrites(user: Op, index: usize) -> bool {
     let name = user.name();
-    if OVERWRITING.contains(&name.as_str()) {
+    if OVERWRITING.contains(&name.as_str()) || crate::analyze::ELEMENTWISE.contains(&name.as_str()) {
         return index + 1 == user.operand_count();
     }
     if name != "linalg.generic" {
