@@ -8,14 +8,13 @@
 
 // 3x3 stride 2, pad 1, on 32x8 -> 16x4: two bands of 8 output rows. The first reads input
 // rows 0-16 under one row of top padding (8 strides, 18 rows), the second rows 15-31 above
-// one row of bottom padding; the columns keep their padding. Each band is marked
-// (`strata.band`: the host schedule splits it across threads as it would the whole).
+// one row of bottom padding; the columns keep their padding.
 // CHECK-LABEL: func.func @stem
 // CHECK: %[[TOP:.*]] = tensor.extract_slice %arg0[0, 0, 0, 0] [1, 1, 17, 8] [1, 1, 1, 1]
 // CHECK: %[[P0:.*]] = tensor.pad %[[TOP]] low[0, 0, 1, 1] high[0, 0, 0, 1]
 // CHECK: tensor<1x1x17x8xf32> to tensor<1x1x18x10xf32>
 // CHECK: %[[OUT0:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 2, 8, 4]
-// CHECK: %[[C0:.*]] = linalg.conv_2d_nchw_fchw {{.*}}strata.band{{.*}} ins(%[[P0]], %{{.*}} : tensor<1x1x18x10xf32>, tensor<2x1x3x3xf32>) outs(%[[OUT0]] : tensor<1x2x8x4xf32>)
+// CHECK: %[[C0:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins(%[[P0]], %{{.*}} : tensor<1x1x18x10xf32>, tensor<2x1x3x3xf32>) outs(%[[OUT0]] : tensor<1x2x8x4xf32>)
 // CHECK: %[[ACC:.*]] = tensor.insert_slice %[[C0]] into %{{.*}}[0, 0, 0, 0] [1, 2, 8, 4]
 // CHECK: %[[BOTTOM:.*]] = tensor.extract_slice %arg0[0, 0, 15, 0] [1, 1, 17, 8] [1, 1, 1, 1]
 // CHECK: tensor.pad %[[BOTTOM]] low[0, 0, 0, 1] high[0, 0, 1, 1]

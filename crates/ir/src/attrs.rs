@@ -120,11 +120,6 @@ hand_offs! {
     /// On an elementwise generic (`strata-vectorize-elementwise`): its tile sizes, one vector
     /// along the innermost loop, `AxBx...` (0: not tiled), matched by the generated script.
     VECTOR_TILE: Text = "strata.vector_tile";
-    /// On a convolution that computes one band of a banded one's output rows
-    /// (`strata-band-input-pads`, `strata-band-chains`): the host schedule splits its tiles
-    /// across threads from `PARALLEL_MACS` up (each band is a fraction of a convolution that
-    /// was worth splitting).
-    BAND: Flag = "strata.band";
     /// On an `scf.forall` (`sg-to-linalg`, a bidirectional recurrence compiled for several
     /// threads): its iterations are independent sections (one per direction) run side by side;
     /// `plan-arena` gives their scratch memory of their own, the host passes treat the kernels

@@ -573,11 +573,6 @@ fn rewrite(context: &Context, chain: Chain, bands: &[Band]) {
         let empty = b.empty(&rows_ty);
         let start = b.clone(chain.init, &[(chain.init.operand_count() - 1, empty)], &rows_ty);
         let mut value = b.clone(chain.conv, &[(0, input), (2, start)], &rows_ty);
-        if chain.conv.is("linalg.conv_2d_nchw_fchw") {
-            if let Some(conv) = value.owner() {
-                strata_ir::attrs::BAND.set(conv.get());
-            }
-        }
         if let Some(epilogue) = chain.epilogue {
             value = b.elementwise(epilogue, chain.conv.result(0), value, &rows_ty);
         }

@@ -112,12 +112,7 @@ fn kernel(op: Op, pad: &Pad, count: i64) -> Option<String> {
     let parts = split(acc.shape[2], count, filter.shape[2], strides[0], dilations[0], h, top);
     let mut k = Kernel::new(vec![source.clone(), filter.clone(), acc.clone()]);
     let (x, weights) = (k.arg(0), k.arg(1));
-    // Marked as a band: the host schedule splits each across threads as it would the whole.
-    let attrs = window_attributes(&strides, &dilations).replacen(
-        '{',
-        &format!("{{{}, ", strata_ir::attrs::BAND.in_dictionary()),
-        1,
-    );
+    let attrs = window_attributes(&strides, &dilations);
     let zero = k.stored_constant(&pad.value, &source.elem);
     let mut result = k.arg(2);
     for band in parts {

@@ -123,7 +123,7 @@ pub struct ConvBlock {
     /// result never reaches memory.
     pub epilogue: bool,
     /// Its tiles run in parallel (one `scf.forall`): compiled for several threads, and with
-    /// at least [`PARALLEL_CONV_MACS`] multiply-adds.
+    /// at least [`PARALLEL_MACS`] multiply-adds.
     pub parallel: bool,
     /// Output columns in the lanes instead of filters (see [`conv_block`]): `tw` columns are
     /// one or two vectors, or half of one (a grouped convolution's: any width from a quarter
@@ -152,19 +152,14 @@ pub struct ConvBlock {
 /// 10 us of work on one core: several times a fork and join).
 pub const PARALLEL_MACS: i64 = 1 << 19;
 
-/// The least multiply-adds for which a register-blocked convolution's tiles are split across
-/// threads: four times [`PARALLEL_MACS`]. Below it, convolutions split by rows ran 2-3x slower
-/// on two threads than whole on one (the text detector's 10-30 us convolutions, a few output
-/// rows per thread, each reading rows the other core wrote): with this threshold its run on two
-/// threads took 0.36-0.44 -> 0.28-0.31 ms, and MobileNetV2, ResNet-18 and ResNet-50 compile to
-/// the same code (their convolutions are all above it). Matmuls and elementwise kernels keep
-/// [`PARALLEL_MACS`]: raised for them too, BERT-tiny ran 15-28% slower.
-pub const PARALLEL_CONV_MACS: i64 = 4 * PARALLEL_MACS;
-
 /// Whether a convolution of `macs` multiply-adds compiled for `threads` threads gets parallel
-/// tiles ([`PARALLEL_CONV_MACS`]).
+/// tiles ([`PARALLEL_MACS`], as matmuls). Convolutions had four times that from 2026-11-28:
+/// split, the text detector's 10-30 us convolutions then ran 2-3x slower; with the schedules
+/// since (bands, flattened and chunked blocks, prefetched rows) the same threshold as the
+/// matmuls' made two-thread runs 10-17% faster (text detector, MobileNetV3-Small, DenseNet,
+/// audio TCN, opset-11 CNN; Inception 4%) and none slower.
 pub(crate) fn parallel_tiles(threads: i64, macs: i64) -> bool {
-    threads > 1 && macs >= PARALLEL_CONV_MACS
+    threads > 1 && macs >= PARALLEL_MACS
 }
 
 impl ConvBlock {
@@ -319,13 +314,8 @@ pub fn rewrite(
             if flat {
                 tiles = strata_machine::whole_filters(tiles, out.shape[1]);
             }
-            // A band of a banded convolution (`strata-band-input-pads`, `strata-band-chains`) is
-            // a fraction of one worth splitting: MobileNetV3-Small's stem in four bands ran on
-            // one thread at `--threads 2`, 0.07 -> 0.23 ms; the CRNN's 16 -> 32 convolution in
-            // bands before its pool 0.037 -> 0.025 ms on two threads once split.
             let macs = out.numel() * w.shape[1..].iter().product::<i64>();
-            let band = attrs::BAND.is_set(op);
-            let parallel = parallel_tiles(threads, macs) || (band && threads > 1 && macs >= PARALLEL_MACS);
+            let parallel = parallel_tiles(threads, macs);
             let filters_outer = w.numel() > x.numel();
             // A partial block's tiles (whole rows, then the columns in a loop of their own) are
             // split into chunks: whole blocks already split along the positions, or, with
