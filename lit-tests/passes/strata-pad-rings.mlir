@@ -83,3 +83,16 @@ func.func @read(%x: tensor<4x4xf32>) -> (tensor<6x6xf32>, tensor<6x6xf32>) {
   %q = linalg.add ins(%f, %p : tensor<6x6xf32>, tensor<6x6xf32>) outs(%e2 : tensor<6x6xf32>) -> tensor<6x6xf32>
   return %p, %q : tensor<6x6xf32>, tensor<6x6xf32>
 }
+
+// A rank-0 fill whose one element is inserted into: no ring, the empty tensor alone.
+// CHECK-LABEL: func.func @scalar
+// CHECK-NOT: linalg.fill
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<f32>
+// CHECK: tensor.insert_slice %arg0 into %[[E]][] [] [] : tensor<f32> into tensor<f32>
+func.func @scalar(%x: tensor<f32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %p = tensor.insert_slice %x into %f[] [] [] : tensor<f32> into tensor<f32>
+  return %p : tensor<f32>
+}

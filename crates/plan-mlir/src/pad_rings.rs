@@ -26,7 +26,8 @@ use melior::ir::ShapedTypeLike;
 use strata_ir::handle::{i32_array, map_dims};
 use strata_ir::rewrite::{collect, erase_if_unused};
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
-use strata_lower::kernel::{Kernel, KernelCache};
+use strata_lower::kernel::{Elem, Kernel, KernelCache, TensorTy};
+use strata_lower::nn::list;
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-pad-rings",
@@ -134,15 +135,11 @@ fn ring(shape: &[i64], offsets: &[i64], sizes: &[i64]) -> Vec<(Vec<i64>, Vec<i64
 /// The kernel text of `shape` (element `element`) filled with `value` (an `arith.constant`'s
 /// attribute) on `slabs` only.
 fn kernel(shape: &[i64], element: &str, value: &str, slabs: &[(Vec<i64>, Vec<i64>)]) -> String {
-    let ty = |dims: &[i64]| {
-        let dims: Vec<String> = dims.iter().map(i64::to_string).collect();
-        format!("tensor<{}x{element}>", dims.join("x"))
-    };
-    let list = |values: &[i64]| values.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+    let ty = |dims: &[i64]| TensorTy::new(dims.to_vec(), Elem::new(element));
     let whole = ty(shape);
     let mut k = Kernel::new(Vec::new());
     let scalar = k.emit(format_args!("arith.constant {value}"));
-    let mut acc = k.emit(format_args!("tensor.empty() : {whole}"));
+    let mut acc = k.empty(&whole);
     let ones = list(&vec![1; shape.len()]);
     for (at, extent) in slabs {
         let slab = ty(extent);
@@ -153,7 +150,7 @@ fn kernel(shape: &[i64], element: &str, value: &str, slabs: &[(Vec<i64>, Vec<i64
             "tensor.insert_slice {filled} into {acc}[{at}] [{extent}] [{ones}] : {slab} into {whole}"
         ));
     }
-    k.set_result(acc, strata_lower::kernel::TensorTy::new(shape.to_vec(), strata_lower::kernel::Elem::new(element)));
+    k.set_result(acc, whole);
     format!("module {{\n{}}}\n", k.function("ring"))
 }
 
