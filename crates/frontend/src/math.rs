@@ -285,10 +285,8 @@ impl Importer<'_> {
             )));
         }
         if from == to || (integer(to) && (integer(from) || from == DataType::Bool)) {
-            let value = self.use_value(block, x, location)?;
-            let y = self.cast_value(block, value, &shape, to, location)?;
-            self.values.insert(node.output[0].clone(), Entry::Value { value: y, shape, dtype: to });
-            return Ok(());
+            // The same `to` attribute as Cast's, and no float8 target to saturate.
+            return self.cast(block, node, location);
         }
         let reinterpretable = |t: DataType| {
             (integer(t) && width(t) >= 8)

@@ -95,17 +95,9 @@ fn check_shapes(op: SgOp<'_, '_>, problems: &mut Vec<String>) {
         }
         SgOp::Reduction(r) => layout::check_reduction(r, problems),
         SgOp::Fused(f) => check_fused(f, problems),
-        SgOp::Cast(cast) => {
-            let (input, output) = (shape(cast.input()), shape(cast.output()));
-            if input != output {
-                problems.push(format!("result shape {} must equal the operand shape {}", dims(&output), dims(&input)));
-            }
-        }
+        SgOp::Cast(cast) => same_shape(cast.input(), cast.output(), problems),
         SgOp::Bitcast(cast) => {
-            let (input, output) = (shape(cast.input()), shape(cast.output()));
-            if input != output {
-                problems.push(format!("result shape {} must equal the operand shape {}", dims(&output), dims(&input)));
-            }
+            same_shape(cast.input(), cast.output(), problems);
             let width = |v: Value<'_, '_>| {
                 strata_ir::types::ranked_tensor(v.r#type()).and_then(|t| strata_ir::handle::bit_width(t.element()))
             };
@@ -370,6 +362,14 @@ fn same_element(elements: &[String], problems: &mut Vec<String>) {
 }
 
 /// The static shape of a ranked tensor value (callers checked it is one).
+/// An element-type conversion's check: the result has the operand's shape.
+fn same_shape(input: Value<'_, '_>, output: Value<'_, '_>, problems: &mut Vec<String>) {
+    let (input, output) = (shape(input), shape(output));
+    if input != output {
+        problems.push(format!("result shape {} must equal the operand shape {}", dims(&output), dims(&input)));
+    }
+}
+
 pub fn shape(value: Value<'_, '_>) -> Vec<i64> {
     static_shape(value.r#type()).expect("checked by check_types")
 }
