@@ -10,7 +10,7 @@ use crate::analyze::analyze;
 use melior::ir::attribute::{IntegerAttribute, TypeAttribute};
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
 use melior::ir::r#type::{FunctionType, IntegerType, MemRefType};
-use melior::ir::{BlockLike, Identifier, RegionLike, Type, Value, ValueLike};
+use melior::ir::{BlockLike, RegionLike, Type, Value, ValueLike};
 use std::time::Duration;
 use strata_ir::{attrs, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 use strata_plan::report::{plan, Strategy};
@@ -209,12 +209,7 @@ impl Pass for PlanArena {
             let alloc = raw.get();
             let offset = offsets[k].expect("every planned buffer has an offset");
             let ty = alloc.result(0).expect("alloc result").r#type();
-            let view = match analysis.per_iteration[k] {
-                Some((variable, stride)) => {
-                    iteration_view_before(context, alloc, arena, offset, (variable, stride), ty)
-                }
-                None => view_before(context, alloc, arena, offset, ty),
-            };
+            let view = view_at(context, alloc, arena, offset, analysis.per_iteration[k], ty);
             // Safety: the alloc is not used after this.
             unsafe { strata_ir::rewrite::replace_op(raw, view.into()) };
         }
@@ -293,60 +288,40 @@ pub fn view_before<'c, 'a>(
     offset: u64,
     ty: Type<'c>,
 ) -> Value<'c, 'a> {
-    let index = Type::index(context);
-    let block = op.block().expect("the op is in a block");
-    let constant = OperationBuilder::new("arith.constant", op.location())
-        .add_attributes(&[(Identifier::new(context, "value"), IntegerAttribute::new(index, offset as i64).into())])
-        .add_results(&[index])
-        .build()
-        .expect("valid arith.constant");
-    let constant = block.insert_operation_before(op, constant);
-    let view = OperationBuilder::new("memref.view", op.location())
-        .add_operands(&[base, constant.result(0).expect("one result").into()])
-        .add_results(&[ty])
-        .build()
-        .expect("valid memref.view");
-    let view = block.insert_operation_before(op, view);
-    strata_ir::Val::from(view.result(0).expect("one result")).get()
+    view_at(context, op, base, offset, None, ty)
 }
 
-/// Inserts the view of `base` at `offset + variable * stride` before `op` (in the same block):
-/// one iteration's copy of a buffer planned once per iteration of an `scf.forall`.
-fn iteration_view_before<'c, 'a>(
+/// [`view_before`], at `offset + variable * stride` with `per_iteration`: one iteration's copy
+/// of a buffer planned once per iteration of an `scf.forall`.
+fn view_at<'c, 'a>(
     context: &'c melior::Context,
     op: OperationRef<'c, 'a>,
     base: Value<'c, 'a>,
     offset: u64,
-    (variable, stride): (strata_ir::Val, u64),
+    per_iteration: Option<(strata_ir::Val, u64)>,
     ty: Type<'c>,
 ) -> Value<'c, 'a> {
     let index = Type::index(context);
     let block = op.block().expect("the op is in a block");
-    let location = op.location();
-    let insert = |built: melior::ir::Operation<'c>| -> Value<'c, 'a> {
+    let constant = |value: u64| {
+        let value = IntegerAttribute::new(index, value as i64).into();
+        strata_ir::rewrite::constant_before(context, op, index, value).expect("valid arith.constant").get()
+    };
+    let insert = |name: &str, operands: &[Value<'c, 'a>], result: Type<'c>| -> Value<'c, 'a> {
+        let built = OperationBuilder::new(name, op.location())
+            .add_operands(operands)
+            .add_results(&[result])
+            .build()
+            .expect("valid operation");
         let inserted = block.insert_operation_before(op, built);
         strata_ir::Val::from(inserted.result(0).expect("one result")).get()
     };
-    let constant = |value: u64| {
-        OperationBuilder::new("arith.constant", location)
-            .add_attributes(&[(Identifier::new(context, "value"), IntegerAttribute::new(index, value as i64).into())])
-            .add_results(&[index])
-            .build()
-            .expect("valid arith.constant")
-    };
-    let binary = |name: &str, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>| {
-        OperationBuilder::new(name, location).add_operands(&[lhs, rhs]).add_results(&[index]).build().expect("valid")
-    };
-    let stride = insert(constant(stride));
-    let scaled = insert(binary("arith.muli", variable.get(), stride));
-    let start = insert(constant(offset));
-    let at = insert(binary("arith.addi", scaled, start));
-    let view = OperationBuilder::new("memref.view", location)
-        .add_operands(&[base, at])
-        .add_results(&[ty])
-        .build()
-        .expect("valid memref.view");
-    insert(view)
+    let mut at = constant(offset);
+    if let Some((variable, stride)) = per_iteration {
+        let scaled = insert("arith.muli", &[variable.get(), constant(stride)], index);
+        at = insert("arith.addi", &[scaled, at], index);
+    }
+    insert("memref.view", &[base, at], ty)
 }
 
 #[cfg(test)]
