@@ -11,7 +11,7 @@ benchmarks compare like with like:
   sequence 128, vocabulary 30522): Gather embeddings, MatMul+Add, Reshape/Transpose,
   Softmax with an additive attention mask, LayerNormalization, GELU via Erf.
 
-Ten small models (a few hundred KB at most), each standing for a class of models users bring as
+Smaller models (a few MB at most), each standing for a class of models users bring as
 their exporters emit them; each draws from its own generator, so the three above stay unchanged:
 
 - crnn_ocr.onnx: a CRNN text recognizer (PaddleOCR / CRNN-style, 1x1x32x128 grey image):
@@ -111,6 +111,14 @@ their exporters emit them; each draws from its own generator, so the three above
   MatMul and residual, then a SiLU-gated MLP with its residual: `hidden` [1, 64, 256] and the
   two states a decoder carries to its next step, `conv_state` [1, 320, 3] and
   `recurrent_state` [1, 2, 32, 64].
+- vit_tiny.onnx: a vision transformer (DeiT-Tiny's width, 2 of its 12 layers; 224x224 in 16x16
+  patches: 197 tokens, 192 wide, 3 heads of 64) as timm / Hugging Face export it: the patch
+  embedding as a strided Conv, Reshape + Transpose to tokens, a class token Concat and position
+  embeddings Add, pre-norm blocks (LayerNormalization, one fused QKV MatMul + Add, Reshape to
+  [1, 197, 3, 3, 64] and Transpose so a Gather picks q, k and v, scaled scores, Softmax, heads
+  merged by Transpose + Reshape, residual; an MLP with the exact GELU via Erf), a final
+  LayerNormalization, the class token Gathered and a Gemm head: `logits` [1, 1000]. Its 197
+  rows are no multiple of a register block (as every ViT's 1 + patches, and any prompt).
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -929,6 +937,43 @@ def mobilenetv3_small(path, classes=1000):
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes])], path, "mobilenetv3_small")
 
 
+def vit_tiny(path, size=224, patch=16, dim=192, heads=3, layers=2, classes=1000):
+    """A vision transformer as timm / Hugging Face export it: see the module documentation."""
+    g = Graph(np.random.default_rng(1616))
+    tokens, head_dim = (size // patch) ** 2 + 1, dim // heads
+    x = g.op("Conv", ["pixels", g.weight([dim, 3, patch, patch], fan_in=3 * patch * patch),
+                      g.const(np.zeros(dim, np.float32), "patch_b")], "patch_embed",
+             kernel_shape=[patch, patch], strides=[patch, patch])
+    x = g.op("Reshape", [x, g.const(np.array([1, dim, tokens - 1], np.int64), "shape")], "flatten")
+    x = g.op("Transpose", [x], "tokens_first", perm=[0, 2, 1])
+    cls = g.const((g.rng.standard_normal((1, 1, dim)) * 0.02).astype(np.float32), "cls_token")
+    x = g.op("Concat", [cls, x], "with_cls", axis=1)
+    x = g.op("Add", [x, g.const((g.rng.standard_normal((1, tokens, dim)) * 0.02).astype(np.float32), "pos_embed")],
+             "pos_add")
+    for _ in range(layers):
+        qkv = g.linear(g.layer_norm(x, dim, 1e-6), dim, 3 * dim)
+        qkv = g.op("Reshape", [qkv, g.const(np.array([1, tokens, 3, heads, head_dim], np.int64), "shape")], "qkv_split")
+        qkv = g.op("Transpose", [qkv], "qkv_first", perm=[2, 0, 3, 1, 4])
+        q, k, v = (g.op("Gather", [qkv, g.const(np.array(i, np.int64), "index")], "qkv_pick", axis=0) for i in range(3))
+        scores = g.op("MatMul", [q, g.op("Transpose", [k], "keys_t", perm=[0, 1, 3, 2])], "scores")
+        scores = g.op("Mul", [scores, g.const(np.float32(head_dim ** -0.5), "scale")], "scaled")
+        context = g.op("MatMul", [g.op("Softmax", [scores], "softmax", axis=-1), v], "context")
+        context = g.op("Transpose", [context], "heads_last", perm=[0, 2, 1, 3])
+        context = g.op("Reshape", [context, g.const(np.array([1, tokens, dim], np.int64), "shape")], "merge_heads")
+        x = g.op("Add", [x, g.linear(context, dim, dim)], "residual")
+        h = g.linear(g.layer_norm(x, dim, 1e-6), dim, 4 * dim)
+        erf = g.op("Erf", [g.op("Div", [h, g.const(np.float32(np.sqrt(2.0)), "sqrt2")], "gelu_div")], "gelu_erf")
+        h = g.op("Mul", [g.op("Mul", [h, g.op("Add", [erf, g.const(np.float32(1.0), "one")], "gelu_add")], "gelu_mul"),
+                         g.const(np.float32(0.5), "half")], "gelu")
+        x = g.op("Add", [x, g.linear(h, 4 * dim, dim)], "residual")
+    cls_out = g.op("Gather", [g.layer_norm(x, dim, 1e-6), g.const(np.array(0, np.int64), "index")], "cls_pick", axis=1)
+    out = g.op("Gemm", [cls_out, g.weight([classes, dim], fan_in=dim), g.const(np.zeros(classes, np.float32), "head_b")],
+               "head", transB=1)
+    out = g.rename(out, "logits")
+    g.save([helper.make_tensor_value_info("pixels", TensorProto.FLOAT, [1, 3, size, size])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes])], path, "vit_tiny")
+
+
 def resnet50(path):
     g = Graph(np.random.default_rng(50))
 
@@ -979,7 +1024,8 @@ def write_inputs(out):
                           ("conformer_block", {"features": pattern(100 * 144).reshape(1, 100, 144)}),
                           ("gpt2_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256)}),
                           ("mobilenetv3_small", {"input": image}),
-                          ("gated_deltanet_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256)})):
+                          ("gated_deltanet_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256)}),
+                          ("vit_tiny", {"pixels": image})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -1014,5 +1060,6 @@ if __name__ == "__main__":
     gpt2_block(os.path.join(out, "gpt2_block.onnx"))
     mobilenetv3_small(os.path.join(out, "mobilenetv3_small.onnx"))
     gated_deltanet_block(os.path.join(out, "gated_deltanet_block.onnx"))
+    vit_tiny(os.path.join(out, "vit_tiny.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

@@ -541,6 +541,7 @@ const ZOO_MODELS: &[&str] = &[
     "gpt2_block",
     "mobilenetv3_small",
     "gated_deltanet_block",
+    "vit_tiny",
 ];
 
 /// Zoo models only the benchmarks measure (`zoo.py` generates them too): ResNet-50, too big

@@ -104,9 +104,9 @@ hand_offs! {
     CONV_EPILOGUE: Text = "strata.conv_epilogue";
     /// On a blocked convolution's initialisation (`strata-cpu-schedule`): fused into its tiles.
     CONV_INIT: Flag = "strata.conv_init";
-    /// On a matmul of a batch matmul split across threads (`strata-cpu-schedule`): one
-    /// iteration of the batch's `scf.forall`, and still a kernel of its own for the passes that
-    /// vectorise kernels (not a tile of one).
+    /// On a matmul of a batch matmul split across threads, or of one thread's column slice of
+    /// a matmul (`strata-cpu-schedule`): one iteration of an `scf.forall` of the function, and
+    /// still a kernel of its own for the passes that vectorise kernels (not a tile of one).
     BATCH_ITEM: Flag = "strata.batch_item";
     /// On a convolution, matmul or pool (`strata-cpu-schedule`): `reduction_outer` or
     /// `vectorize`, matched by the `cpu-loop-order` and `cpu-vectorize` scripts.

@@ -67,6 +67,7 @@ pub static INFO: PassInfo = PassInfo {
         StatisticInfo { name: "conv-fallbacks", help: "Modules whose convolution schedule failed and whose convolutions run as loop nests instead" },
         StatisticInfo { name: "spatial-convolutions", help: "Of those, convolutions with output columns in the lanes (too few filters or taps for filter lanes, or grouped)" },
         StatisticInfo { name: "batch-matmuls", help: "Batch matmuls split into a loop of vectorised matmuls" },
+        StatisticInfo { name: "peeled-matmuls", help: "Matmuls split into rows a multiple of 8 (register-blocked) and the rest" },
         StatisticInfo { name: "outer-products", help: "Convolution steps written as vector outer products" },
         StatisticInfo { name: "padded-weights", help: "Matmul weights stored with rows one cache line longer" },
     ],
@@ -112,6 +113,7 @@ struct Scheduled {
     convolutions: usize,
     spatial: usize,
     batch_matmuls: usize,
+    peeled_matmuls: usize,
     outer_products: usize,
     padded_weights: usize,
 }
@@ -165,6 +167,7 @@ impl Pass for CpuSchedule {
         cx.bump("convolutions", done.convolutions as u64);
         cx.bump("spatial-convolutions", done.spatial as u64);
         cx.bump("batch-matmuls", done.batch_matmuls as u64);
+        cx.bump("peeled-matmuls", done.peeled_matmuls as u64);
         cx.bump("outer-products", done.outer_products as u64);
         cx.bump("padded-weights", done.padded_weights as u64);
         Ok(())
@@ -189,6 +192,8 @@ impl CpuSchedule {
             Vec::new()
         };
         done.batch_matmuls = split_batch_matmuls(module, cx, self.threads).map_err(|_| Failed::Elsewhere)?;
+        done.peeled_matmuls =
+            crate::peel_matmuls::peel_matmuls(module, cx, self.threads).map_err(|_| Failed::Elsewhere)?;
         done.padded_weights = pad_matmul_weights(module, cx);
         for (value, select) in [
             ("vectorize", vectorizable as fn(OperationRef<'_, '_>) -> bool),

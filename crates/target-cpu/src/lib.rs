@@ -42,6 +42,7 @@ pub mod math_calls;
 pub mod outline_kernels;
 pub mod pack_weights;
 pub mod parallelize;
+mod peel_matmuls;
 pub mod prefetch_filters;
 pub mod prefetch_rows;
 pub mod profile;

@@ -1,0 +1,298 @@
+//! Part of `strata-cpu-schedule`: an f32 matmul whose shape is not a multiple of the register
+//! schedule's block (rows a multiple of 8, columns of 32: [`crate::cpu_schedule::vectorizable`])
+//! is split on tensors into the largest part that is, which that schedule takes, and the rows
+//! or columns left, which `strata-vectorize-matmul` takes (masked partial blocks). Unsplit, the
+//! whole product fell to `strata-vectorize-matmul`'s 4 x 2-vector blocks: a vision
+//! transformer's 65 or 197 tokens, a prompt of any length, a Conformer's 144 channels. One
+//! extra row made a 64 x 192 x 768 product 20% slower (0.077 -> 0.093 ms; ONNX Runtime 0.086).
+//!
+//! Rows go first (`m = 8 * floor(m / 8) + rest`), then the columns of each part whose rows are
+//! a multiple of 8 (`n = 32 * floor(n / 32) + rest`). The parts write slices of the one result
+//! (destination-passing: each part's destination is the previous part's insertion, so
+//! bufferization writes them all in place) and read slices of the operands. Each element's
+//! sum runs over `k` in the same order either way: results are bit-identical to the unsplit
+//! product's.
+
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::ValueLike;
+use strata_ir::rewrite::collect;
+use strata_ir::{attrs, Op, PassContext, PassFailed};
+use strata_lower::ops::tensor_type;
+
+/// The register-blocked schedule's multiples: rows, columns.
+const ROWS: i64 = 8;
+const COLUMNS: i64 = 32;
+/// The fewest columns `strata-vectorize-matmul` takes: a product with fewer left over is not
+/// split by columns (its last block is masked instead).
+const MIN_COLUMNS: i64 = 4;
+
+/// How a matmul is split: the axis (0 rows, 1 columns) and the extent of its first part.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Split {
+    Rows(i64),
+    Columns(i64),
+}
+
+/// `[m, k, n]` of a static 2-D f32 matmul with the default maps, and how to split it: rows
+/// when there are more than [`ROWS`] and not a multiple, else columns when rows are a multiple
+/// of [`ROWS`] and there are more than [`COLUMNS`] columns, at least [`MIN_COLUMNS`] past a multiple.
+fn peelable(op: OperationRef<'_, '_>) -> Option<([i64; 3], Split)> {
+    if strata_ir::ods::op_name(op) != "linalg.matmul" || op.operand_count() != 3 {
+        return None;
+    }
+    if op.attribute("indexing_maps").is_ok_and(|maps| !maps.to_string().contains("(d0, d1, d2) -> (d0, d2)")) {
+        return None;
+    }
+    let ty = |i: usize| op.operand(i).ok().and_then(|v| tensor_type(v.r#type()).ok());
+    let (a, b, c) = (ty(0)?, ty(1)?, ty(2)?);
+    if [&a, &b, &c].iter().any(|t| t.elem.name != "f32" || t.shape.len() != 2) {
+        return None;
+    }
+    let [m, k] = [a.shape[0], a.shape[1]];
+    let n = b.shape[1];
+    if b.shape[0] != k || c.shape != [m, n] || k <= 0 || n <= 0 || m <= 0 {
+        return None;
+    }
+    let split = if m > ROWS && m % ROWS != 0 {
+        Split::Rows(m / ROWS * ROWS)
+    } else if m % ROWS == 0 && n > COLUMNS && n % COLUMNS >= MIN_COLUMNS {
+        Split::Columns(n / COLUMNS * COLUMNS)
+    } else {
+        return None;
+    };
+    Some(([m, k, n], split))
+}
+
+/// Splits every [`peelable`] matmul of `module` (the parts again, until none is); returns how
+/// many matmuls were split.
+///
+/// With `threads` above 1, a product with enough work to run in parallel
+/// ([`crate::conv_lanes::PARALLEL_MACS`]) whose columns the threads divide is first split into
+/// one column slice per thread (an `scf.forall`, each slice a [`attrs::BATCH_ITEM`] matmul), and
+/// each slice is split as above: every thread then runs its slice's rows and columns on its own.
+/// Split first and then run in parallel, the register-blocked part's tiles and the rest's column
+/// blocks went to different threads (a 65 x 192 x 192 product: three tiles for two threads, and
+/// the one row left read the whole right-hand side on one core after both had read half of it:
+/// 12.7 -> 16.5 us).
+pub(crate) fn peel_matmuls(
+    module: OperationRef<'_, '_>,
+    cx: &mut PassContext<'_>,
+    threads: i64,
+) -> Result<usize, PassFailed> {
+    let mut kernels = strata_lower::kernel::KernelCache::default();
+    let mut count = 0;
+    if threads > 1 {
+        for raw in collect(&module, |op| peelable(op.get()).is_some()) {
+            let op = raw.get();
+            let Some(([m, k, n], _)) = peelable(op) else { continue };
+            // Only a kernel of the function itself: the passes after the schedule take a
+            // batch item inside an `scf.forall` as a kernel only there (a batch's heads loop
+            // around it made its parts plain loop nests: slower, and rounded differently).
+            if !Op::of(&op).parent().is_some_and(|p| p.is("func.func"))
+                || m * k * n < crate::conv_lanes::PARALLEL_MACS
+                || n % threads != 0
+                || n / threads < MIN_COLUMNS
+            {
+                continue;
+            }
+            let types = operand_types(op);
+            let text = thread_text([m, k, n], threads, &types);
+            // Safety: `raw` is a matmul of this module, replaced once and not used afterwards.
+            unsafe { kernels.replace_op(cx, op, &text, "matmul split by threads")? };
+            count += 1;
+        }
+    }
+    // A row split's first part may take a column split: at most two rounds.
+    for _ in 0..2 {
+        let found = collect(&module, |op| peelable(op.get()).is_some());
+        if found.is_empty() {
+            break;
+        }
+        for raw in found {
+            let op = raw.get();
+            let Some((shape, split)) = peelable(op) else { continue };
+            let types = operand_types(op);
+            // A batch item stays one (its loop is the parallel one: not split again).
+            let item = if attrs::BATCH_ITEM.is_set(op) {
+                format!(" {{{}}}", attrs::BATCH_ITEM.in_dictionary())
+            } else {
+                String::new()
+            };
+            let operands = Op::of(&op).operands();
+            let fill = zero_fill(Op::of(&op));
+            let (text, bound) = match fill {
+                Some(fill) => {
+                    (split_text(shape, split, &types, &item, true), vec![operands[0], operands[1], fill.operand(0)])
+                }
+                None => (split_text(shape, split, &types, &item, false), operands),
+            };
+            // Safety: `raw` is a matmul of this module, replaced once and not used afterwards;
+            // its operands and the fill's value are defined before it.
+            unsafe {
+                kernels.replace_op_with(
+                    cx,
+                    Op::of(&op),
+                    &bound,
+                    &text,
+                    "matmul split into register blocks and the rest",
+                )?
+            };
+            if let Some(fill) = fill {
+                erase_if_unused(fill);
+            }
+            count += 1;
+        }
+    }
+    Ok(count)
+}
+
+/// The `linalg.fill` of a `tensor.empty` that `matmul`'s result starts from (how the lowering
+/// starts every product), when there is one: each part then fills a new tensor of its own,
+/// which `eliminate-empty-tensors` makes a slice of the result. Slices of the one fill instead
+/// read it, and CSE had made one fill (and one slice of it) of every product of a shape: a
+/// vision transformer's two layers' QKV products shared them, bufferization copied the fill
+/// into a buffer per layer and kept it live from the first layer to the second (the arena
+/// 1.24 -> 2.71 MB).
+fn zero_fill(matmul: Op) -> Option<Op> {
+    let fill = matmul.operand(2).owner()?;
+    let empty = fill.operand(fill.operand_count().checked_sub(1)?).owner()?;
+    (fill.is("linalg.fill") && fill.operand_count() == 2 && empty.is("tensor.empty") && empty.operand_count() == 0)
+        .then_some(fill)
+}
+
+/// Erases `fill` and the empty it fills when nothing reads them any more.
+fn erase_if_unused(fill: Op) {
+    let empty = fill.operand(1).owner();
+    // Safety: erased only when nothing uses them, and no handle to them is used afterwards.
+    unsafe {
+        if !fill.has_uses() {
+            fill.erase();
+            if let Some(empty) = empty.filter(|e| !e.has_uses()) {
+                empty.erase();
+            }
+        }
+    }
+}
+
+/// The printed types of `op`'s three operands.
+fn operand_types(op: OperationRef<'_, '_>) -> Vec<String> {
+    (0..3).map(|i| op.operand(i).map(|v| v.r#type().to_string()).unwrap_or_default()).collect()
+}
+
+/// The product as one column slice per thread: an `scf.forall` over `threads`.
+fn thread_text([m, k, n]: [i64; 3], threads: i64, types: &[String]) -> String {
+    let (at, bt, ct) = (&types[0], &types[1], &types[2]);
+    let w = n / threads;
+    let item = attrs::BATCH_ITEM.in_dictionary();
+    format!(
+        "module {{
+  func.func private @by_threads(%a: {at}, %b: {bt}, %c: {ct}) -> {ct} {{
+    %w = arith.constant {w} : index
+    %r = scf.forall (%t) in ({threads}) shared_outs(%acc = %c) -> ({ct}) {{
+      %o = arith.muli %t, %w : index
+      %bs = tensor.extract_slice %b[0, %o] [{k}, {w}] [1, 1] : {bt} to tensor<{k}x{w}xf32>
+      %cs = tensor.extract_slice %acc[0, %o] [{m}, {w}] [1, 1] : {ct} to tensor<{m}x{w}xf32>
+      %p = linalg.matmul {{{item}}} ins(%a, %bs : {at}, tensor<{k}x{w}xf32>) outs(%cs : tensor<{m}x{w}xf32>) -> tensor<{m}x{w}xf32>
+      scf.forall.in_parallel {{
+        tensor.parallel_insert_slice %p into %acc[0, %o] [{m}, {w}] [1, 1] : tensor<{m}x{w}xf32> into {ct}
+      }}
+    }}
+    return %r : {ct}
+  }}
+}}
+"
+    )
+}
+
+/// The split as a function of the matmul's operands (types `types`), returning its result.
+/// With `fill`, the function takes the fill's value instead of the result's initial value:
+/// each part fills a new tensor with it and is inserted into a new result.
+fn split_text([m, k, n]: [i64; 3], split: Split, types: &[String], item: &str, fill: bool) -> String {
+    let (at, bt, ct) = (&types[0], &types[1], &types[2]);
+    // (offset, extent) of each part along the split axis.
+    let (axis, first, extent) = match split {
+        Split::Rows(first) => (0, first, m),
+        Split::Columns(first) => (1, first, n),
+    };
+    let (third, mut body) = if fill {
+        ("%v: f32".to_owned(), format!("    %c = tensor.empty() : {ct}\n"))
+    } else {
+        (format!("%c: {ct}"), String::new())
+    };
+    for (index, (at_index, size)) in [(0, first), (first, extent - first)].into_iter().enumerate() {
+        let dest = if index == 0 { "%c".to_owned() } else { format!("%i{}", index - 1) };
+        let (rows, columns) = if axis == 0 { (size, n) } else { (m, size) };
+        let offsets = if axis == 0 { format!("{at_index}, 0") } else { format!("0, {at_index}") };
+        // The left operand is sliced by rows, the right one by columns, the result by both.
+        let a = if axis == 0 {
+            let part = format!("tensor<{rows}x{k}xf32>");
+            body +=
+                &format!("    %a{index} = tensor.extract_slice %a[{offsets}] [{rows}, {k}] [1, 1] : {at} to {part}\n");
+            (format!("%a{index}"), part)
+        } else {
+            ("%a".to_owned(), at.clone())
+        };
+        let b = if axis == 1 {
+            let part = format!("tensor<{k}x{columns}xf32>");
+            body += &format!(
+                "    %b{index} = tensor.extract_slice %b[{offsets}] [{k}, {columns}] [1, 1] : {bt} to {part}\n"
+            );
+            (format!("%b{index}"), part)
+        } else {
+            ("%b".to_owned(), bt.clone())
+        };
+        let part = format!("tensor<{rows}x{columns}xf32>");
+        body += &if fill {
+            format!(
+                "    %e{index} = tensor.empty() : {part}\n    %c{index} = linalg.fill ins(%v : f32) outs(%e{index} : {part}) -> {part}\n"
+            )
+        } else {
+            format!(
+                "    %c{index} = tensor.extract_slice {dest}[{offsets}] [{rows}, {columns}] [1, 1] : {ct} to {part}\n"
+            )
+        };
+        body += &format!(
+            "    %p{index} = linalg.matmul{item} ins({}, {} : {}, {}) outs(%c{index} : {part}) -> {part}
+    %i{index} = tensor.insert_slice %p{index} into {dest}[{offsets}] [{rows}, {columns}] [1, 1] : {part} into {ct}
+",
+            a.0, b.0, a.1, b.1
+        );
+    }
+    format!(
+        "module {{
+  func.func private @peeled(%a: {at}, %b: {bt}, {third}) -> {ct} {{
+{body}    return %i1 : {ct}
+  }}
+}}
+"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn types(m: i64, k: i64, n: i64) -> Vec<String> {
+        vec![format!("tensor<{m}x{k}xf32>"), format!("tensor<{k}x{n}xf32>"), format!("tensor<{m}x{n}xf32>")]
+    }
+
+    #[test]
+    fn a_row_split_covers_every_row_once() {
+        let text = split_text([65, 192, 768], Split::Rows(64), &types(65, 192, 768), "", false);
+        assert!(text.contains("%a[0, 0] [64, 192]"), "{text}");
+        assert!(text.contains("%a[64, 0] [1, 192]"), "{text}");
+        assert!(text.contains("into %c[0, 0] [64, 768]"), "{text}");
+        assert!(text.contains("into %i0[64, 0] [1, 768]"), "{text}");
+        assert!(!text.contains("%b0"), "{text}");
+    }
+
+    #[test]
+    fn a_column_split_covers_every_column_once() {
+        let text = split_text([96, 384, 200], Split::Columns(192), &types(96, 384, 200), "", false);
+        assert!(text.contains("%b[0, 0] [384, 192]"), "{text}");
+        assert!(text.contains("%b[0, 192] [384, 8]"), "{text}");
+        assert!(text.contains("into %c[0, 0] [96, 192]"), "{text}");
+        assert!(text.contains("into %i0[0, 192] [96, 8]"), "{text}");
+        assert!(!text.contains("%a0"), "{text}");
+    }
+}
