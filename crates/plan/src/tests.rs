@@ -429,3 +429,22 @@ fn exact_proves_tilings_of_100_buffers() {
         }
     }
 }
+
+#[test]
+fn the_max_load_bound_counts_alignment_padding_below_the_top_buffer() {
+    // 100 and 40 bytes live together, then 100 alone, at 64-byte alignment: the lower buffer
+    // takes 128 (the next offset is a multiple of 64), the top one its size. With the
+    // padding-heavy one on top: 64 + 100 = 164, not 140.
+    let aligned = |mut b: Buffer| {
+        b.align = 64;
+        b
+    };
+    let problem = Problem::new(vec![aligned(Buffer::new("a", 0, 4, 100)), aligned(Buffer::new("b", 0, 2, 40))]);
+    assert_eq!(max_load(&problem), 164);
+    let exact = solve(&problem, Budget { nodes: 1000, time: None });
+    assert_eq!(exact.plan.arena, 164);
+    assert!(exact.optimal, "the bound is met");
+    // Alignment 1: the plain largest live total.
+    let plain = Problem::new(vec![Buffer::new("a", 0, 4, 100), Buffer::new("b", 0, 2, 40)]);
+    assert_eq!(max_load(&plain), 140);
+}
