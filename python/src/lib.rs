@@ -379,7 +379,14 @@ fn compile(
         frozen_inputs.insert(input, tensor);
     }
     let options = CompileOptions {
-        import: strata_frontend::ImportOptions { file_name, base_dir, input_shapes, frozen_inputs, max_constant_bytes },
+        import: strata_frontend::ImportOptions {
+            file_name,
+            base_dir,
+            input_shapes,
+            run_shapes: Default::default(),
+            frozen_inputs,
+            max_constant_bytes,
+        },
         name: name.clone(),
         strategy,
         verify_each: verify,

@@ -389,6 +389,15 @@ def cli_flags():
     ]
     for name, argv, needle in cases:
         add(family, name, [argv], "error", [needle])
+    # `strata run` takes a symbolic input's shape from the array it is given (4 rows here),
+    # checked against the dimensions the model fixes.
+    x4 = npy(os.path.join(d, "x4.npy"), np.arange(-6, 6, dtype=np.float32).reshape(4, 3))
+    y4 = npy(os.path.join(d, "y4.npy"), np.maximum(np.arange(-6, 6, dtype=np.float32), 0).reshape(4, 3))
+    add(family, "input-shape-from-array", [run(symbolic, {"x": x4}, "--expect", f"y={y4}")], "ok",
+        ["0 of 12 elements outside"])
+    x34 = npy(os.path.join(d, "x34.npy"), np.ones((4, 4), np.float32))
+    add(family, "input-array-does-not-fit", [run(symbolic, {"x": x34})], "error",
+        ["input 'x': the array given for it does not fit", "has 4 at dimension 1"])
 
 
 # --- run-time inputs (.npy) -------------------------------------------------------------------

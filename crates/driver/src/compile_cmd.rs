@@ -88,6 +88,7 @@ impl ModelSettings {
                 base_dir: model.parent().map(PathBuf::from),
                 input_shapes: crate::import_cmd::unique_shapes(&self.input_shapes)?,
                 frozen_inputs: crate::import_cmd::read_frozen_inputs(&self.frozen_inputs)?,
+                run_shapes: Default::default(),
                 max_constant_bytes: self.max_constant_bytes,
             },
             name,
@@ -367,12 +368,27 @@ pub enum Device {
     Cuda,
 }
 
+/// The shapes of the `--input name=file.npy` arrays (their headers): an input the model
+/// declares with symbolic dimensions takes its array's shape unless `--input-shape` gives one.
+fn array_shapes(specs: &[String]) -> Result<std::collections::BTreeMap<String, Vec<i64>>, CommandError> {
+    let mut shapes = std::collections::BTreeMap::new();
+    for spec in specs {
+        let Some((name, path)) = spec.split_once('=') else { continue };
+        let shape = strata_runtime::Tensor::npy_shape(Path::new(path)).map_err(|e| format!("error: {e}"))?;
+        let dims = shape.iter().map(|&d| i64::try_from(d)).collect::<Result<Vec<_>, _>>();
+        let dims = dims.map_err(|_| format!("error: {path}: shape {shape:?} is larger than memory"))?;
+        shapes.insert(name.to_owned(), dims);
+    }
+    Ok(shapes)
+}
+
 /// `strata run --device=cuda`: compiles to PTX in a scratch folder, loads it on the GPU and
 /// runs it; the latency is GPU time (CUDA events) per run.
 fn run_cuda(args: &RunArgs) -> Result<(), CommandError> {
     let strata = crate::context().map_err(|e| e.to_string())?;
     let bytes = args.model.read()?;
     let mut options = args.model.options()?;
+    options.import.run_shapes = array_shapes(&args.inputs)?;
     options.target = Target::Nvptx;
     let mut progress = Progress::new();
     let compiled = compile(&strata, bytes.into(), &options, Stage::Gpu, &mut |s| progress.stage(s))?;
@@ -427,6 +443,7 @@ pub fn run_run(args: &RunArgs) -> Result<(), CommandError> {
     }
     let strata = crate::context().map_err(|e| e.to_string())?;
     let mut options = args.model.options()?;
+    options.import.run_shapes = array_shapes(&args.inputs)?;
     options.profile = args.profile;
     let mut progress = Progress::new();
     // The profile's counters are read from the JIT: no cache with --profile.

@@ -89,6 +89,7 @@ pub fn run(args: &ImportArgs) -> Result<(), CommandError> {
         base_dir: args.model.parent().map(PathBuf::from),
         input_shapes: unique_shapes(&args.input_shapes)?,
         frozen_inputs,
+        run_shapes: Default::default(),
         max_constant_bytes: args.max_constant_bytes,
     };
     let module = import(&strata, &bytes, &options).map_err(|e| format!("error: {e}"))?.module;

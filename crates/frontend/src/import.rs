@@ -28,6 +28,10 @@ pub struct ImportOptions {
     pub base_dir: Option<PathBuf>,
     /// Shapes for inputs with symbolic or unknown dimensions.
     pub input_shapes: BTreeMap<String, Vec<i64>>,
+    /// The shapes of the arrays a run is given (`strata run --input name=x.npy`): an input
+    /// whose declared shape has symbolic or unknown dimensions and no `input_shapes` entry
+    /// takes its array's shape (checked against the dimensions the model fixes).
+    pub run_shapes: BTreeMap<String, Vec<i64>>,
     /// Inputs whose values are fixed at compile time (shape operands, say): they become
     /// constants and are no longer arguments of `@main`.
     pub frozen_inputs: BTreeMap<String, TensorProto>,
@@ -423,6 +427,19 @@ fn input_shape(
         return Ok((shape.clone(), dtype));
     }
     let dims = tensor.shape.as_ref().map(|s| s.dim.as_slice()).unwrap_or_default();
+    let fixed = |d: &onnx::tensor_shape_proto::Dimension| matches!(d.value, Some(onnx::tensor_shape_proto::dimension::Value::DimValue(v)) if v >= 0);
+    if let Some(shape) =
+        options.run_shapes.get(input.name()).filter(|_| tensor.shape.is_none() || !dims.iter().all(fixed))
+    {
+        agrees_with_declared(input, shape).map_err(|why| {
+            graph_error(Error::invalid_input(format!(
+                "input '{}': the array given for it does not fit: {why}",
+                input.name()
+            )))
+        })?;
+        shapes::numel(shape).map_err(|e| graph_error(e.context(format!("input '{}'", input.name()))))?;
+        return Ok((shape.clone(), dtype));
+    }
     if tensor.shape.is_none() {
         return Err(FrontendError::SymbolicShape {
             file: file.to_owned(),

@@ -434,6 +434,16 @@ impl Tensor {
         Tensor::read_npy_from(std::io::BufReader::new(file), size, &path.display().to_string())
     }
 
+    /// The shape a `.npy` file declares, from its header alone (the data is not read).
+    pub fn npy_shape(path: &Path) -> Result<Vec<u64>, RuntimeError> {
+        let origin = path.display().to_string();
+        let error = |e: std::io::Error| RuntimeError::Npy(format!("{origin}: {e}"));
+        let mut file = std::io::BufReader::new(std::fs::File::open(path).map_err(error)?);
+        let header = npy_header(&mut file).map_err(error)?;
+        let npy = npyz::NpyFile::new(header.as_slice()).map_err(error)?;
+        Ok(npy.shape().to_vec())
+    }
+
     /// Reads `.npy` bytes (C order).
     pub fn from_npy_bytes(bytes: &[u8]) -> Result<Tensor, RuntimeError> {
         Tensor::read_npy_from(bytes, Some(bytes.len() as u64), "the .npy data")

@@ -291,6 +291,7 @@ fn options(case: &Path, name: &str, graph: &GraphProto, target: Target) -> Compi
             base_dir: Some(case.to_path_buf()),
             frozen_inputs: shape_inputs(case, graph),
             input_shapes: data_shapes(case, graph),
+            run_shapes: Default::default(),
             max_constant_bytes: None,
         },
         name: "case".into(),
