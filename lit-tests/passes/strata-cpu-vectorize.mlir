@@ -9,6 +9,7 @@
 // 24 accumulator registers), 4 x 16 with AVX2's 8 (8 of 12).
 // RUN: strata-opt %s -p 'builtin.module(strata-cpu-vectorize{vector-lanes=16})' | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-cpu-vectorize{vector-lanes=8})' | FileCheck %s --check-prefix=AVX2
+// RUN: strata-opt %s -p 'builtin.module(strata-cpu-vectorize{vector-lanes=16 threads=2})' | FileCheck %s --check-prefix=TWO
 
 // Column blocks outside, row blocks inside (a block's slice of %b stays in L1 for the rows).
 // CHECK-LABEL: func.func @marked
@@ -80,5 +81,17 @@ func.func @batch_slices(%a: memref<4x16x48xf32>, %b: memref<4x48x64xf32>, %c: me
 // CHECK-NOT: transform.
 func.func @unmarked(%a: memref<16x48xf32>, %b: memref<48x64xf32>, %c: memref<16x64xf32>) {
   linalg.matmul ins(%a, %b : memref<16x48xf32>, memref<48x64xf32>) outs(%c : memref<16x64xf32>)
+  return
+}
+
+// With threads, a product of at least 2^19 multiply-adds has its cache tiles in an scf.forall,
+// halved until every thread has one: 64 x 256 x 64 fits one 64 x 64 tile, split into two of
+// 64 x 32 (one thread's work, forked, otherwise).
+// TWO-LABEL: func.func @parallel_tiles
+// TWO: scf.forall (%{{.*}}) in (2)
+// TWO: scf.for %{{.*}} = %c0 to %c64 step %c8
+// TWO: vector.transfer_read %arg2[{{.*}}], %{{.*}} : memref<64x64xf32>, vector<8x32xf32>
+func.func @parallel_tiles(%a: memref<64x256xf32>, %b: memref<256x64xf32>, %c: memref<64x64xf32>) {
+  linalg.matmul {strata.loop_order = "vectorize"} ins(%a, %b : memref<64x256xf32>, memref<256x64xf32>) outs(%c : memref<64x64xf32>)
   return
 }
