@@ -119,6 +119,13 @@ their exporters emit them; each draws from its own generator, so the three above
   merged by Transpose + Reshape, residual; an MLP with the exact GELU via Erf), a final
   LayerNormalization, the class token Gathered and a Gemm head: `logits` [1, 1000]. Its 197
   rows are no multiple of a register block (as every ViT's 1 + patches, and any prompt).
+- llama_block.onnx: two Llama-style decoder layers as a Hugging Face export writes them
+  (Llama, Qwen, Mistral; 64 tokens 256 wide, 8 query heads sharing 2 key-value heads of 32):
+  RMSNorm spelled out (Pow, ReduceMean, Add, Sqrt, Reciprocal, Mul by the weight), Q/K/V
+  MatMuls without biases, rotary embeddings from cached cos/sin tables Gathered at the
+  `position_ids` input (rotate-half as Slice, Neg, Concat), grouped keys and values repeated
+  by Unsqueeze + Expand + Reshape, a causal mask of float32's lowest value, Softmax, a
+  SwiGLU MLP (688 wide: no multiple of 32) and a final RMSNorm: `hidden` [1, 64, 256].
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -974,6 +981,69 @@ def vit_tiny(path, size=224, patch=16, dim=192, heads=3, layers=2, classes=1000)
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes])], path, "vit_tiny")
 
 
+def llama_block(path, tokens=64, dim=256, heads=8, kv_heads=2, ffn=688, layers=2, theta=10000.0):
+    """Llama-style decoder layers as Hugging Face exports them: see the module documentation."""
+    g = Graph(np.random.default_rng(7777))
+    head_dim = dim // heads
+
+    def rms_norm(x):
+        mean = g.op("ReduceMean", [g.op("Pow", [x, g.const(np.float32(2.0), "two")], "rms_pow")], "rms_mean",
+                    axes=[-1], keepdims=1)
+        scale = g.op("Reciprocal", [g.op("Sqrt", [g.op("Add", [mean, g.const(np.float32(1e-6), "eps")], "rms_eps")],
+                                         "rms_sqrt")], "rms_rsqrt")
+        weight = g.const(g.rng.uniform(0.8, 1.2, dim).astype(np.float32), "rms_w")
+        return g.op("Mul", [g.op("Mul", [x, scale], "rms_scale"), weight], "rms_norm")
+
+    def proj(x, cin, cout):
+        return g.op("MatMul", [x, g.weight([cin, cout], scale=np.sqrt(1.0 / cin))], "proj")
+
+    # The rotary tables as the model caches them ([positions, head_dim]), gathered at the
+    # position ids and unsqueezed over the heads.
+    inv = 1.0 / theta ** (np.arange(0, head_dim, 2) / head_dim)
+    angles = np.arange(2 * tokens)[:, None] * inv[None]
+    tables = [g.const(np.concatenate([f(angles)] * 2, -1).astype(np.float32), name) for f, name in
+              ((np.cos, "cos_cached"), (np.sin, "sin_cached"))]
+    cos, sin = (g.op("Unsqueeze", [g.op("Gather", [t, "position_ids"], "rope_gather", axis=0),
+                                   g.const(np.array([1], np.int64), "axes")], "rope_table") for t in tables)
+
+    def rotate(x):
+        half = [g.const(np.array([v], np.int64), "bound") for v in (0, head_dim // 2, head_dim)]
+        axis = g.const(np.array([3], np.int64), "axis")
+        first = g.op("Slice", [x, half[0], half[1], axis], "rope_first")
+        second = g.op("Slice", [x, half[1], half[2], axis], "rope_second")
+        rotated = g.op("Concat", [g.op("Neg", [second], "rope_neg"), first], "rope_rotate", axis=-1)
+        return g.op("Add", [g.op("Mul", [x, cos], "rope_cos"), g.op("Mul", [rotated, sin], "rope_sin")], "rope")
+
+    def repeat_kv(x):
+        x = g.op("Unsqueeze", [x, g.const(np.array([2], np.int64), "axes")], "kv_unsqueeze")
+        x = g.op("Expand", [x, g.const(np.array([1, kv_heads, heads // kv_heads, tokens, head_dim], np.int64), "shape")],
+                 "kv_expand")
+        return g.op("Reshape", [x, g.const(np.array([1, heads, tokens, head_dim], np.int64), "shape")], "kv_repeat")
+
+    mask = g.const(np.triu(np.full((tokens, tokens), np.finfo(np.float32).min, np.float32), 1), "causal_mask")
+    x = "hidden_in"
+    for _ in range(layers):
+        h = rms_norm(x)
+        q = rotate(g.split_heads(proj(h, dim, dim), tokens, heads, head_dim))
+        k = repeat_kv(rotate(g.split_heads(proj(h, dim, kv_heads * head_dim), tokens, kv_heads, head_dim)))
+        v = repeat_kv(g.split_heads(proj(h, dim, kv_heads * head_dim), tokens, kv_heads, head_dim))
+        scores = g.op("MatMul", [q, g.op("Transpose", [k], "keys_t", perm=[0, 1, 3, 2])], "scores")
+        scores = g.op("Add", [g.op("Mul", [scores, g.const(np.float32(head_dim ** -0.5), "scale")], "scaled"), mask],
+                      "masked")
+        context = g.op("MatMul", [g.op("Softmax", [scores], "softmax", axis=-1), v], "context")
+        context = g.op("Reshape", [g.op("Transpose", [context], "heads_last", perm=[0, 2, 1, 3]),
+                                   g.const(np.array([1, tokens, dim], np.int64), "shape")], "merge_heads")
+        x = g.op("Add", [x, proj(context, dim, dim)], "residual")
+        h = rms_norm(x)
+        gate = proj(h, dim, ffn)
+        act = g.op("Mul", [gate, g.op("Sigmoid", [gate], "silu_sigmoid")], "silu")
+        x = g.op("Add", [x, proj(g.op("Mul", [act, proj(h, dim, ffn)], "swiglu"), ffn, dim)], "residual")
+    out = g.rename(rms_norm(x), "hidden")
+    g.save([helper.make_tensor_value_info("hidden_in", TensorProto.FLOAT, [1, tokens, dim]),
+            helper.make_tensor_value_info("position_ids", TensorProto.INT64, [1, tokens])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, tokens, dim])], path, "llama_block")
+
+
 def resnet50(path):
     g = Graph(np.random.default_rng(50))
 
@@ -1025,7 +1095,9 @@ def write_inputs(out):
                           ("gpt2_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256)}),
                           ("mobilenetv3_small", {"input": image}),
                           ("gated_deltanet_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256)}),
-                          ("vit_tiny", {"pixels": image})):
+                          ("vit_tiny", {"pixels": image}),
+                          ("llama_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256),
+                                           "position_ids": np.arange(64, dtype=np.int64).reshape(1, 64)})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -1061,5 +1133,6 @@ if __name__ == "__main__":
     mobilenetv3_small(os.path.join(out, "mobilenetv3_small.onnx"))
     gated_deltanet_block(os.path.join(out, "gated_deltanet_block.onnx"))
     vit_tiny(os.path.join(out, "vit_tiny.onnx"))
+    llama_block(os.path.join(out, "llama_block.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

@@ -542,6 +542,7 @@ const ZOO_MODELS: &[&str] = &[
     "mobilenetv3_small",
     "gated_deltanet_block",
     "vit_tiny",
+    "llama_block",
 ];
 
 /// Zoo models only the benchmarks measure (`zoo.py` generates them too): ResNet-50, too big
