@@ -440,6 +440,12 @@ impl Tensor {
         let error = |e: std::io::Error| RuntimeError::Npy(format!("{origin}: {e}"));
         let mut file = std::io::BufReader::new(std::fs::File::open(path).map_err(error)?);
         let header = npy_header(&mut file).map_err(error)?;
+        // npyz multiplies the dimensions unchecked: checked here first, as `read_npy_from` does.
+        if let Some(shape) = npy_header_shape(&header) {
+            if shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d)).is_none() {
+                return Err(RuntimeError::Npy(format!("{origin}: shape {shape:?} is larger than memory")));
+            }
+        }
         let npy = npyz::NpyFile::new(header.as_slice()).map_err(error)?;
         Ok(npy.shape().to_vec())
     }
