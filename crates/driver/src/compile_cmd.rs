@@ -374,9 +374,10 @@ fn array_shapes(specs: &[String]) -> Result<std::collections::BTreeMap<String, V
     let mut shapes = std::collections::BTreeMap::new();
     for spec in specs {
         let Some((name, path)) = spec.split_once('=') else { continue };
-        let shape = strata_runtime::Tensor::npy_shape(Path::new(path)).map_err(|e| format!("error: {e}"))?;
+        // The errors `read_inputs` would give for the file later (the same kinds).
+        let shape = Tensor::npy_shape(Path::new(path)).map_err(|e| Error::io(e.to_string()))?;
         let dims = shape.iter().map(|&d| i64::try_from(d)).collect::<Result<Vec<_>, _>>();
-        let dims = dims.map_err(|_| format!("error: {path}: shape {shape:?} is larger than memory"))?;
+        let dims = dims.map_err(|_| Error::invalid_input(format!("{path}: shape {shape:?} is larger than memory")))?;
         shapes.insert(name.to_owned(), dims);
     }
     Ok(shapes)

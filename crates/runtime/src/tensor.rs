@@ -249,6 +249,19 @@ fn npy_header(reader: &mut impl std::io::Read) -> std::io::Result<Vec<u8>> {
 }
 
 /// The dimensions of a `.npy` header's `'shape': (...)`, when it has that form.
+/// A `.npy` header read by [`npy_header`], its shape's element count checked: npyz multiplies
+/// the header's dimensions unchecked (a panic, or a wrapped count), so every reader checks
+/// them here first.
+fn checked_header(reader: &mut impl std::io::Read, origin: &str) -> Result<Vec<u8>, RuntimeError> {
+    let header = npy_header(reader).map_err(|e| RuntimeError::Npy(format!("{origin}: {e}")))?;
+    if let Some(shape) = npy_header_shape(&header) {
+        if shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d)).is_none() {
+            return Err(RuntimeError::Npy(format!("{origin}: shape {shape:?} is larger than memory")));
+        }
+    }
+    Ok(header)
+}
+
 fn npy_header_shape(header: &[u8]) -> Option<Vec<u64>> {
     let start = if *header.get(6)? == 1 { 10 } else { 12 };
     let text = std::str::from_utf8(header.get(start..)?).ok()?;
@@ -439,13 +452,7 @@ impl Tensor {
         let origin = path.display().to_string();
         let error = |e: std::io::Error| RuntimeError::Npy(format!("{origin}: {e}"));
         let mut file = std::io::BufReader::new(std::fs::File::open(path).map_err(error)?);
-        let header = npy_header(&mut file).map_err(error)?;
-        // npyz multiplies the dimensions unchecked: checked here first, as `read_npy_from` does.
-        if let Some(shape) = npy_header_shape(&header) {
-            if shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d)).is_none() {
-                return Err(RuntimeError::Npy(format!("{origin}: shape {shape:?} is larger than memory")));
-            }
-        }
+        let header = checked_header(&mut file, &origin)?;
         let npy = npyz::NpyFile::new(header.as_slice()).map_err(error)?;
         Ok(npy.shape().to_vec())
     }
@@ -460,14 +467,7 @@ impl Tensor {
     /// errors.
     fn read_npy_from(mut reader: impl std::io::Read, size: Option<u64>, origin: &str) -> Result<Tensor, RuntimeError> {
         let error = |e: std::io::Error| RuntimeError::Npy(format!("{origin}: {e}"));
-        // npyz multiplies the header's dimensions unchecked (a panic, or a wrapped count): the
-        // header is read and its shape checked here first.
-        let header = npy_header(&mut reader).map_err(error)?;
-        if let Some(shape) = npy_header_shape(&header) {
-            if shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d)).is_none() {
-                return Err(RuntimeError::Npy(format!("{origin}: shape {shape:?} is larger than memory")));
-            }
-        }
+        let header = checked_header(&mut reader, origin)?;
         let npy = npyz::NpyFile::new(std::io::Read::chain(header.as_slice(), reader)).map_err(error)?;
         if npy.order() == npyz::Order::Fortran {
             return Err(RuntimeError::Npy(format!(

@@ -9,7 +9,9 @@
 //! Rows go first (`m = 8 * floor(m / 8) + rest`), then the columns of each part whose rows are
 //! a multiple of 8 (`n = 32 * floor(n / 32) + rest`). The parts write slices of the one result
 //! (destination-passing: each part's destination is the previous part's insertion, so
-//! bufferization writes them all in place) and read slices of the operands. Each element's
+//! bufferization writes them all in place; a product that starts from a fill of a new tensor
+//! has each part fill one of its own instead) and read slices of the operands. With threads,
+//! a big enough product is first one column slice per thread ([`peel_matmuls`]). Each element's
 //! sum runs over `k` in the same order either way: results are bit-identical to the unsplit
 //! product's.
 
@@ -34,8 +36,9 @@ enum Split {
 }
 
 /// `[m, k, n]` of a static 2-D f32 matmul with the default maps, and how to split it: rows
-/// when there are more than [`ROWS`] and not a multiple, else columns when rows are a multiple
-/// of [`ROWS`] and there are more than [`COLUMNS`] columns, at least [`MIN_COLUMNS`] past a multiple.
+/// when there are more than [`ROWS`] and not a multiple, else columns when rows are a
+/// multiple of [`ROWS`] and there are more than [`COLUMNS`] columns, at least
+/// [`MIN_COLUMNS`] past a multiple.
 fn peelable(op: OperationRef<'_, '_>) -> Option<([i64; 3], Split)> {
     if strata_ir::ods::op_name(op) != "linalg.matmul" || op.operand_count() != 3 {
         return None;
@@ -119,7 +122,7 @@ pub(crate) fn peel_matmuls(
                 String::new()
             };
             let operands = Op::of(&op).operands();
-            let fill = zero_fill(Op::of(&op));
+            let fill = fill_of_new_tensor(Op::of(&op));
             let (text, bound) = match fill {
                 Some(fill) => {
                     (split_text(shape, split, &types, &item, true), vec![operands[0], operands[1], fill.operand(0)])
@@ -153,7 +156,7 @@ pub(crate) fn peel_matmuls(
 /// vision transformer's two layers' QKV products shared them, bufferization copied the fill
 /// into a buffer per layer and kept it live from the first layer to the second (the arena
 /// 1.24 -> 2.71 MB).
-fn zero_fill(matmul: Op) -> Option<Op> {
+fn fill_of_new_tensor(matmul: Op) -> Option<Op> {
     let fill = matmul.operand(2).owner()?;
     let empty = fill.operand(fill.operand_count().checked_sub(1)?).owner()?;
     (fill.is("linalg.fill") && fill.operand_count() == 2 && empty.is("tensor.empty") && empty.operand_count() == 0)
