@@ -1,7 +1,9 @@
 // strata-parallelize{threads} splits each top-level linalg kernel big enough to pay for a fork
 // (at least 32768 loop iterations) along its outermost parallel loop that no reduction
-// encloses and that the thread count divides (or is at least four times as long): one
-// scf.forall of `threads` tiles. Reductions stay whole inside a tile (bit-identical results).
+// encloses and that the thread count divides: one scf.forall of `threads` tiles. A loop the
+// threads do not divide, at least four times as long as their count, is cut first at the
+// largest multiple (transform.structured.split): the tiles take that part, the rest stays one
+// kernel on one thread. Reductions stay whole inside a tile (bit-identical results).
 // Small kernels, kernels whose only long parallel loops sit inside a reduction, and
 // threads=1 are left alone. strata-host-to-llvm turns the foralls into OpenMP worksharing
 // loops (the second run).
@@ -61,5 +63,26 @@ func.func @left_alone(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %x: memref<6
   return
 }
 
+// A vision transformer's Softmax-style rows over 3 x 197 x 197: neither 3 nor 197 divides by
+// two, so the 197 rows are cut at 196 (98 per thread) and the last row runs after the forall.
+// CHECK-LABEL: func.func @odd_rows
+// CHECK: memref.subview %arg0[0, 0, 0] [3, 196, 197]
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: linalg.generic {{.*}}ins(%{{.*}} : memref<3x98x197xf32, {{.*}}) outs(%{{.*}} : memref<3x98xf32, {{.*}})
+// CHECK: memref.subview %arg0[0, 196, 0] [3, 1, 197]
+// CHECK: linalg.generic {{.*}}ins(%{{.*}} : memref<3x1x197xf32, {{.*}}) outs(%{{.*}} : memref<3x1xf32, {{.*}})
+// ONE-LABEL: func.func @odd_rows
+// ONE-NOT: scf.forall
+// ONE-NOT: strata.parallel
+func.func @odd_rows(%x: memref<3x197x197xf32>, %y: memref<3x197xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : memref<3x197x197xf32>) outs(%y : memref<3x197xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maximumf %acc, %a : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
 // CHECK-LABEL: Pass statistics report
-// CHECK: (S) 2 kernels
+// CHECK: (S) 3 kernels

@@ -115,7 +115,8 @@ hand_offs! {
     /// appended: its (m, n) tiles run in parallel).
     CACHE_TILES: Text = "strata.cache_tiles";
     /// On a top-level linalg op (`strata-parallelize`): how many threads split each of its
-    /// loops, `AxBx...` (0: not split), matched by the generated script that tiles it.
+    /// loops, `AxBx...` (0: not split), matched by the generated script that tiles it; with
+    /// ` before N #i` when the split loop is cut at N first (the rest runs on one thread).
     PARALLEL: Text = "strata.parallel";
     /// On an elementwise generic (`strata-vectorize-elementwise`): its tile sizes, one vector
     /// along the innermost loop, `AxBx...` (0: not tiled), matched by the generated script.

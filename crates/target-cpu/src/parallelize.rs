@@ -89,10 +89,35 @@ pub fn loops(op: OperationRef<'_, '_>) -> Option<Vec<(i64, bool)>> {
     }
 }
 
-/// The loop to split `loops` along across `threads`, if the kernel is worth it.
-pub fn split_loop(loops: &[(i64, bool)], threads: i64) -> Option<usize> {
-    if threads <= 1 || loops.iter().map(|&(extent, _)| extent).product::<i64>() < MIN_ITERATIONS {
+/// How a kernel is split across threads: along loop `dim`, first cut at `before` when the
+/// threads do not divide the loop (the tiles take `[0, before)`, which they divide; the rest
+/// is a kernel of its own on one thread).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Split {
+    pub dim: usize,
+    pub before: Option<i64>,
+}
+
+/// How to split `loops` across `threads`, if the kernel is worth it: along the outermost
+/// parallel loop the threads divide ([`split_loop`]), else along the outermost one at least
+/// four times `threads` long, cut first at the largest multiple of `threads` (a vision
+/// transformer's Softmax over 3 x 197 x 197: 196 rows split, one on its own; it ran on one
+/// thread whole).
+pub fn split(loops: &[(i64, bool)], threads: i64) -> Option<Split> {
+    if let Some(dim) = split_loop(loops, threads) {
+        return Some(Split { dim, before: None });
+    }
+    if !worth_splitting(loops, threads) {
         return None;
+    }
+    let dim = outside_reductions(loops).position(|&(extent, parallel)| parallel && extent >= 4 * threads)?;
+    Some(Split { dim, before: Some(loops[dim].0 / threads * threads) })
+}
+
+/// Whether `loops` are enough work for a fork and have no reduction outside a parallel loop.
+fn worth_splitting(loops: &[(i64, bool)], threads: i64) -> bool {
+    if threads <= 1 || loops.iter().map(|&(extent, _)| extent).product::<i64>() < MIN_ITERATIONS {
+        return false;
     }
     // A loop nest with a reduction outside a parallel loop (the schedule's `reduction_outer`
     // convolutions, left to LLVM's vectoriser) stays whole: once its output is a slice at a
@@ -100,19 +125,24 @@ pub fn split_loop(loops: &[(i64, bool)], threads: i64) -> Option<usize> {
     // (DenseNet's 1x1 convolution: 0.12 ms on one thread, 0.68 ms split across two). The
     // depthwise convolutions that once gained from the split are vectorised before it now.
     let first_reduction = loops.iter().position(|&(extent, parallel)| !parallel && extent > 1);
-    if first_reduction.is_some_and(|r| loops[r..].iter().any(|&(extent, parallel)| parallel && extent > 1)) {
+    !first_reduction.is_some_and(|r| loops[r..].iter().any(|&(extent, parallel)| parallel && extent > 1))
+}
+
+/// The loops outside every reduction (tiles never split a reduction).
+fn outside_reductions(loops: &[(i64, bool)]) -> impl Iterator<Item = &(i64, bool)> {
+    loops.iter().take_while(|&&(extent, parallel)| parallel || extent == 1)
+}
+
+/// The loop to split `loops` along across `threads` evenly, if the kernel is worth it.
+pub fn split_loop(loops: &[(i64, bool)], threads: i64) -> Option<usize> {
+    if !worth_splitting(loops, threads) {
         return None;
     }
-    // Only loops outside every reduction (tiles never split a reduction).
-    //
     // Only loops the threads divide: an uneven split gives the tiles dynamic shapes, and the
     // vectorising passes (elementwise, reductions) take static shapes only, so a kernel split
     // 25 + 24 ran as scalar loops on each thread (the speech model's GRU input projection:
-    // 8x slower on two threads than vectorised on one).
-    loops
-        .iter()
-        .take_while(|&&(extent, parallel)| parallel || extent == 1)
-        .position(|&(extent, parallel)| parallel && extent >= threads && extent % threads == 0)
+    // 8x slower on two threads than vectorised on one). [`split`] cuts such a loop first.
+    outside_reductions(loops).position(|&(extent, parallel)| parallel && extent >= threads && extent % threads == 0)
 }
 
 impl Pass for Parallelize {
@@ -122,17 +152,22 @@ impl Pass for Parallelize {
         let kernels = collect(&module, |op| {
             op.name().starts_with("linalg.") && op.parent().is_some_and(|parent| parent.is("func.func"))
         });
-        let mut labels: Vec<String> = Vec::new();
+        // (label, dimension and cut): kernels cut first are matched one by one (a split of
+        // several ops at once hands back their parts in one list).
+        let mut labels: Vec<(String, Option<(usize, i64)>)> = Vec::new();
         for raw in kernels {
             let op = raw.get();
             let Some(loops) = loops(op) else { continue };
-            let Some(dim) = split_loop(&loops, self.threads) else { continue };
-            let label: Vec<String> =
+            let Some(Split { dim, before }) = split(&loops, self.threads) else { continue };
+            let counts: Vec<String> =
                 (0..loops.len()).map(|d| if d == dim { self.threads.to_string() } else { "0".into() }).collect();
-            let label = label.join("x");
+            let mut label = counts.join("x");
+            if let Some(before) = before {
+                label += &format!(" before {before} #{}", labels.len());
+            }
             attrs::PARALLEL.set(op, &label);
-            if !labels.contains(&label) {
-                labels.push(label);
+            if !labels.iter().any(|(l, _)| *l == label) {
+                labels.push((label, before.map(|b| (dim, b))));
             }
             cx.bump("kernels", 1);
         }
@@ -142,11 +177,24 @@ impl Pass for Parallelize {
         let mut script = String::from(
             "module attributes {transform.with_named_sequence} {\n  transform.named_sequence private @__transform_main(%root: !transform.any_op {transform.readonly}) {\n",
         );
-        for (i, label) in labels.iter().enumerate() {
-            let counts = label.replace('x', ", ");
+        for (i, (label, cut)) in labels.iter().enumerate() {
+            let counts = label.split(' ').next().unwrap_or_default().replace('x', ", ");
             script += &format!(
-                "    %k{i} = transform.structured.match attributes{{strata.parallel = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n\
-    %t{i}, %f{i} = transform.structured.tile_using_forall %k{i} num_threads [{counts}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
+                "    %k{i} = transform.structured.match attributes{{strata.parallel = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n"
+            );
+            // The loop cut first: its first part is tiled, the rest stays one kernel.
+            let tiled = match cut {
+                Some((dim, before)) => {
+                    script += &format!(
+                        "    %s{i} = transform.structured.split %k{i} after {before} {{dimension = {dim}}} : !transform.any_op\n\
+    %p{i}:2 = transform.split_handle %s{i} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
+                    );
+                    format!("%p{i}#0")
+                }
+                None => format!("%k{i}"),
+            };
+            script += &format!(
+                "    %t{i}, %f{i} = transform.structured.tile_using_forall {tiled} num_threads [{counts}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
             );
         }
         script += "    transform.yield\n  }\n}\n";
@@ -156,7 +204,20 @@ impl Pass for Parallelize {
 
 #[cfg(test)]
 mod tests {
-    use super::split_loop;
+    use super::{split, split_loop, Split};
+
+    #[test]
+    fn a_loop_the_threads_do_not_divide_is_cut_first() {
+        // A vision transformer's Softmax rows, [3, 197, 197]: 196 rows split, one apart.
+        assert_eq!(split(&[(3, true), (197, true), (197, false)], 2), Some(Split { dim: 1, before: Some(196) }));
+        // A loop that divides still splits evenly, without a cut.
+        assert_eq!(split(&[(1, true), (2, true), (128, true), (128, false)], 2), Some(Split { dim: 1, before: None }));
+        // Too short to cut (under four per thread), too small, or inside a reduction: whole.
+        assert_eq!(split(&[(7, true), (7, true), (1024, false)], 2), None);
+        assert_eq!(split(&[(49, true), (95, true)], 2), None);
+        assert_eq!(split(&[(64, true), (3, false), (57, true), (57, true)], 2), None);
+        assert_eq!(split(&[(197, true), (197, true)], 4), Some(Split { dim: 0, before: Some(196) }));
+    }
 
     #[test]
     fn splits_the_outermost_parallel_loop_that_divides() {
