@@ -122,18 +122,22 @@ func.func @batch_item(%a: memref<4x100x100xf32>, %b: memref<4x100x100xf32>, %c: 
 }
 
 // On one thread a one-row product whose right operand is past the caches (a 1280 x 1000
-// classifier, 5 MB) streams it row by row: k passes over the result row, each loading and
-// storing its vectors (a partial last one masked), instead of register blocks of columns.
+// classifier, 5 MB) streams it row by row: passes over the result row, each loading and
+// storing its vectors once for four rows of B (added in k order; a partial last vector
+// masked), instead of register blocks of columns.
 // CHECK-LABEL: func.func @head
-// CHECK: scf.for %[[K:.*]] = %c0 to %c1280 step %c1 {
-// CHECK: %[[X:.*]] = memref.load %arg0[%c0, %[[K]]] : memref<1x1280xf32>
+// CHECK: scf.for %[[K:.*]] = %c0 to %{{.*}} step %{{.*}} {
+// CHECK: %[[K0:.*]] = arith.addi %[[K]], %{{.*}} : index
+// CHECK: %[[X:.*]] = memref.load %arg0[%c0, %[[K0]]] : memref<1x1280xf32>
 // CHECK: %[[XV:.*]] = vector.broadcast %[[X]] : f32 to vector<16xf32>
+// CHECK-COUNT-3: vector.broadcast
 // CHECK: scf.for %[[J:.*]] = %c0 to %c992 step %c16 {
-// CHECK: %[[B:.*]] = vector.load %arg1[%[[K]], %[[J]]] : memref<1280x1000xf32>, vector<16xf32>
 // CHECK: %[[C:.*]] = vector.load %arg2[%c0, %[[J]]] : memref<1x1000xf32>, vector<16xf32>
+// CHECK: %[[B:.*]] = vector.load %arg1[%[[K0]], %[[J]]] : memref<1280x1000xf32>, vector<16xf32>
 // CHECK: %[[P:.*]] = arith.mulf %[[XV]], %[[B]] fastmath<contract>
 // CHECK: %[[S:.*]] = arith.addf %[[C]], %[[P]] fastmath<contract>
-// CHECK: vector.store %[[S]], %arg2[%c0, %[[J]]]
+// CHECK-COUNT-3: arith.addf
+// CHECK: vector.store %{{.*}}, %arg2[%c0, %[[J]]]
 // CHECK: } {loop_annotation
 // CHECK: vector.create_mask
 // CHECK: vector.maskedload %arg1
