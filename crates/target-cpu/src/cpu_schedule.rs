@@ -688,11 +688,10 @@ impl Pass for CpuVectorize {
             };
             let parallel =
                 self.threads > 1 && !inside_forall(op) && c[0] * c[1] * a[1] >= crate::conv_lanes::PARALLEL_MACS;
-            let tiles = if parallel {
-                parallel_tiles(cache_tiles(c[0], c[1], a[1]), c[0], c[1], self.threads)
-            } else {
-                cache_tiles(c[0], c[1], a[1])
-            };
+            let mut tiles = cache_tiles(c[0], c[1], a[1]);
+            if parallel {
+                tiles = parallel_tiles(tiles, c[0], c[1], self.threads);
+            }
             if !sizes.contains(&(tiles, parallel)) {
                 sizes.push((tiles, parallel));
             }

@@ -145,6 +145,14 @@ pub fn split_loop(loops: &[(i64, bool)], threads: i64) -> Option<usize> {
     outside_reductions(loops).position(|&(extent, parallel)| parallel && extent >= threads && extent % threads == 0)
 }
 
+/// One `tile_using_forall` of the generated script: the `strata.parallel` label it matches,
+/// its `num_threads` (one count per loop), and the loop and point it is cut at first.
+struct Tiling {
+    label: String,
+    counts: String,
+    cut: Option<(usize, i64)>,
+}
+
 impl Pass for Parallelize {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         // Kernels: ops directly in a function's body (not inside loops or conditionals, which
@@ -152,9 +160,9 @@ impl Pass for Parallelize {
         let kernels = collect(&module, |op| {
             op.name().starts_with("linalg.") && op.parent().is_some_and(|parent| parent.is("func.func"))
         });
-        // (label, dimension and cut): kernels cut first are matched one by one (a split of
-        // several ops at once hands back their parts in one list).
-        let mut labels: Vec<(String, Option<(usize, i64)>)> = Vec::new();
+        // Kernels cut first are matched one by one (a split of several ops at once hands back
+        // their parts in one list).
+        let mut labels: Vec<Tiling> = Vec::new();
         for raw in kernels {
             let op = raw.get();
             let Some(loops) = loops(op) else { continue };
@@ -166,8 +174,8 @@ impl Pass for Parallelize {
                 label += &format!(" before {before} #{}", labels.len());
             }
             attrs::PARALLEL.set(op, &label);
-            if !labels.iter().any(|(l, _)| *l == label) {
-                labels.push((label, before.map(|b| (dim, b))));
+            if !labels.iter().any(|t| t.label == label) {
+                labels.push(Tiling { label, counts: counts.join(", "), cut: before.map(|b| (dim, b)) });
             }
             cx.bump("kernels", 1);
         }
@@ -177,8 +185,7 @@ impl Pass for Parallelize {
         let mut script = String::from(
             "module attributes {transform.with_named_sequence} {\n  transform.named_sequence private @__transform_main(%root: !transform.any_op {transform.readonly}) {\n",
         );
-        for (i, (label, cut)) in labels.iter().enumerate() {
-            let counts = label.split(' ').next().unwrap_or_default().replace('x', ", ");
+        for (i, Tiling { label, counts, cut }) in labels.iter().enumerate() {
             script += &format!(
                 "    %k{i} = transform.structured.match attributes{{strata.parallel = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n"
             );

@@ -17,7 +17,7 @@
 
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
-use strata_ir::rewrite::collect;
+use strata_ir::rewrite::{collect, erase_if_unused};
 use strata_ir::{attrs, Op, PassContext, PassFailed};
 use strata_lower::ops::tensor_type;
 
@@ -141,7 +141,13 @@ pub(crate) fn peel_matmuls(
                 )?
             };
             if let Some(fill) = fill {
-                erase_if_unused(fill);
+                let empty = fill.operand(1).owner();
+                // Safety: erased only when unused; no handle to them is used afterwards.
+                unsafe {
+                    if let (true, Some(empty)) = (erase_if_unused(fill), empty) {
+                        erase_if_unused(empty);
+                    }
+                }
             }
             count += 1;
         }
@@ -161,20 +167,6 @@ fn fill_of_new_tensor(matmul: Op) -> Option<Op> {
     let empty = fill.operand(fill.operand_count().checked_sub(1)?).owner()?;
     (fill.is("linalg.fill") && fill.operand_count() == 2 && empty.is("tensor.empty") && empty.operand_count() == 0)
         .then_some(fill)
-}
-
-/// Erases `fill` and the empty it fills when nothing reads them any more.
-fn erase_if_unused(fill: Op) {
-    let empty = fill.operand(1).owner();
-    // Safety: erased only when nothing uses them, and no handle to them is used afterwards.
-    unsafe {
-        if !fill.has_uses() {
-            fill.erase();
-            if let Some(empty) = empty.filter(|e| !e.has_uses()) {
-                empty.erase();
-            }
-        }
-    }
 }
 
 /// The printed types of `op`'s three operands.

@@ -270,8 +270,9 @@ impl Matmul {
     /// (MobileNetV2's 1280 x 1000 classifier on one thread: 0.45 -> 0.19-0.29 ms); the row,
     /// in the first-level cache, is loaded and stored once per [`ROW_STEPS`] rows of `B` (one
     /// per row before: the classifier's warm minimum 0.083 -> 0.066-0.071 ms, ResNet-18's 0.063
-    /// -> 0.055), and a partial last vector is masked. On one thread only: split in two contiguous parts of columns (an
-    /// `scf.forall`), the same classifier took 0.43-0.60 ms against the column blocks' 0.21.
+    /// -> 0.055), and a partial last vector is masked. On one thread only: split in two
+    /// contiguous parts of columns (an `scf.forall`), the same classifier took 0.43-0.60 ms
+    /// against the column blocks' 0.21.
     /// The sums are in the other kernel's order (`k` ascending from `C`'s value): results do not
     /// depend on which kernel runs.
     fn row_function(&self, types: &[String], lanes: i64) -> String {
@@ -283,51 +284,43 @@ impl Matmul {
         let vectors = n / lanes;
         let n_main = vectors * lanes;
         let mut s = format!("module {{\n  func.func private @matmul(%a: {at}, %b: {bt}, %c: {ct}) {{\n");
-        let mut constants = vec![0, 1, k, lanes, n, n_main];
+        // Passes of `ROW_STEPS` rows of `B`, then single rows up to `k`: a pass loads and
+        // stores the result vector once for its rows (the adds in `k` order either way).
+        let k_main = k / ROW_STEPS * ROW_STEPS;
+        let mut constants = vec![k, lanes, n, n_main, ROW_STEPS, k_main];
+        constants.extend(0..ROW_STEPS);
         constants.sort();
         constants.dedup();
         for c in constants {
             s += &format!("    %c{c} = arith.constant {c} : index\n");
         }
-        for step in 0..ROW_STEPS {
-            s += &format!("    %c{step}_r = arith.constant {step} : index\n");
-        }
         s += &format!("    %zero = arith.constant dense<0.0> : {vt}\n");
-        // Passes `ROW_STEPS` rows of `B` at a time: the result vector is loaded and stored
-        // once for them (the adds in `k` order, as before).
-        let k_main = k / ROW_STEPS * ROW_STEPS;
-        if n_main > 0 && k_main > 0 {
-            s += &format!(
-                "    %ks = arith.constant {ROW_STEPS} : index\n    %kmain = arith.constant {k_main} : index\n"
-            );
-            s += "    scf.for %k = %c0 to %kmain step %ks {\n";
-            for step in 0..ROW_STEPS {
-                s += &format!("      %k{step} = arith.addi %k, %c{step}_r : index\n");
-                self.broadcast_a(&mut s, "      ", &format!("%c0, %k{step}"), &format!("r{step}"), at, &vt);
+        let passes = |s: &mut String, from: i64, to: i64, steps: i64, tag: &str| {
+            if n_main == 0 || from >= to {
+                return;
             }
-            s += &format!("      scf.for %j = %c0 to %c{n_main} step %c{lanes} {{\n");
-            s += &format!("        %cv0 = vector.load %c[%c0, %j] : {ct}, {vt}\n");
-            for step in 0..ROW_STEPS {
+            *s += &format!("    scf.for %k{tag} = %c{from} to %c{to} step %c{steps} {{\n");
+            for step in 0..steps {
+                *s += &format!("      %k{tag}{step} = arith.addi %k{tag}, %c{step} : index\n");
+                self.broadcast_a(s, "      ", &format!("%c0, %k{tag}{step}"), &format!("{tag}{step}"), at, &vt);
+            }
+            *s += &format!("      scf.for %j{tag} = %c0 to %c{n_main} step %c{lanes} {{\n");
+            *s += &format!("        %cv{tag}0 = vector.load %c[%c0, %j{tag}] : {ct}, {vt}\n");
+            for step in 0..steps {
                 let next = step + 1;
-                s += &format!("        %bv{step} = vector.load %b[%k{step}, %j] : {bt}, {vt}\n");
-                s += &format!("        %p{step} = arith.mulf %avr{step}, %bv{step} fastmath<contract> : {vt}\n");
-                s += &format!("        %cv{next} = arith.addf %cv{step}, %p{step} fastmath<contract> : {vt}\n");
+                *s += &format!("        %bv{tag}{step} = vector.load %b[%k{tag}{step}, %j{tag}] : {bt}, {vt}\n");
+                *s += &format!(
+                    "        %p{tag}{step} = arith.mulf %av{tag}{step}, %bv{tag}{step} fastmath<contract> : {vt}\n"
+                );
+                *s += &format!(
+                    "        %cv{tag}{next} = arith.addf %cv{tag}{step}, %p{tag}{step} fastmath<contract> : {vt}\n"
+                );
             }
-            s += &format!("        vector.store %cv{ROW_STEPS}, %c[%c0, %j] : {ct}, {vt}\n");
-            s += &format!("      }}\n    }} {ROLLED}\n");
-        }
-        if n_main > 0 && k_main < k {
-            s += &format!("    %krest = arith.constant {k_main} : index\n");
-            s += &format!("    scf.for %k = %krest to %c{k} step %c1 {{\n");
-            self.broadcast_a(&mut s, "      ", "%c0, %k", "", at, &vt);
-            s += &format!("      scf.for %j = %c0 to %c{n_main} step %c{lanes} {{\n");
-            s += &format!("        %bv = vector.load %b[%k, %j] : {bt}, {vt}\n");
-            s += &format!("        %cv = vector.load %c[%c0, %j] : {ct}, {vt}\n");
-            s += &format!("        %p = arith.mulf %av, %bv fastmath<contract> : {vt}\n");
-            s += &format!("        %n = arith.addf %cv, %p fastmath<contract> : {vt}\n");
-            s += &format!("        vector.store %n, %c[%c0, %j] : {ct}, {vt}\n");
-            s += &format!("      }}\n    }} {ROLLED}\n");
-        }
+            *s += &format!("        vector.store %cv{tag}{steps}, %c[%c0, %j{tag}] : {ct}, {vt}\n");
+            *s += &format!("      }}\n    }} {ROLLED}\n");
+        };
+        passes(&mut s, 0, k_main, ROW_STEPS, "m");
+        passes(&mut s, k_main, k, 1, "r");
         if n > n_main {
             // The partial last vector, masked.
             s += &format!("    %left = arith.subi %c{n}, %c{n_main} : index\n");

@@ -361,7 +361,6 @@ fn same_element(elements: &[String], problems: &mut Vec<String>) {
     }
 }
 
-/// The static shape of a ranked tensor value (callers checked it is one).
 /// An element-type conversion's check: the result has the operand's shape.
 fn same_shape(input: Value<'_, '_>, output: Value<'_, '_>, problems: &mut Vec<String>) {
     let (input, output) = (shape(input), shape(output));
@@ -370,6 +369,7 @@ fn same_shape(input: Value<'_, '_>, output: Value<'_, '_>, problems: &mut Vec<St
     }
 }
 
+/// The static shape of a ranked tensor value (callers checked it is one).
 pub fn shape(value: Value<'_, '_>) -> Vec<i64> {
     static_shape(value.r#type()).expect("checked by check_types")
 }
