@@ -184,8 +184,9 @@ func.func @grouped_three_columns(%x: tensor<1x8x10x5xf32>, %w: tensor<8x4x3x3xf3
   return %y : tensor<1x2x4x8x3xf32>
 }
 
-// A max pool over a pad of -inf: the body's maximum reads -inf outside the input; the kernel's
-// lanes left of the row come from a vector of -inf.
+// A max pool over a pad of -inf: the body's maximum reads -inf outside the input; the kernel
+// (two passes over each output row) reads the unpadded rows into a row buffer whose borders
+// are -inf.
 // CHECK-LABEL: func.func @max_pool
 // CHECK-NOT: tensor.pad
 // CHECK: linalg.generic {{.*}} ins(%arg1 : tensor<3x3xi8>) outs(%arg2 : tensor<1x4x10x20xf32>) attrs = {strata.implicit_pads = array<i64: 1, 1, 1, 1, 1, 1>}
@@ -195,9 +196,12 @@ func.func @grouped_three_columns(%x: tensor<1x8x10x5xf32>, %w: tensor<8x4x3x3xf3
 // KERNEL-LABEL: func.func @max_pool
 // KERNEL-NOT: memref<1x4x12x22xf32>
 // KERNEL: %[[NEGV:.*]] = arith.constant dense<0xFF800000> : vector<16xf32>
-// KERNEL: %[[X:.*]] = vector.load %arg0[%{{.*}}, %{{.*}}, %c0{{.*}}, %c0{{.*}}] : memref<1x4x10x20xf32>, vector<16xf32>
-// KERNEL: vector.shuffle %[[X]], %[[NEGV]] [16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]
-// KERNEL: arith.maximumf
+// KERNEL: %[[ROW:.*]] = memref.alloca() {alignment = 64 : i64} : memref<64xf32>
+// KERNEL: vector.store %[[NEGV]], %[[ROW]][%c0{{.*}}] : memref<64xf32>, vector<16xf32>
+// KERNEL: vector.store %[[NEGV]], %[[ROW]][%c48] : memref<64xf32>, vector<16xf32>
+// KERNEL: vector.load %arg0[%{{.*}}, %{{.*}}, %c0{{.*}}, %{{.*}}] : memref<1x4x10x20xf32>, vector<16xf32>
+// KERNEL: arith.cmpf uno
+// KERNEL-NOT: arith.maximumf
 // KERNEL-NOT: linalg.generic
 func.func @max_pool(%x: tensor<1x4x10x20xf32>, %window: tensor<3x3xi8>, %init: tensor<1x4x10x20xf32>) -> tensor<1x4x10x20xf32> {
   %low = arith.constant 0xFF800000 : f32

@@ -43,6 +43,7 @@ pub mod outline_kernels;
 pub mod pack_weights;
 pub mod parallelize;
 mod peel_matmuls;
+mod pool_rows;
 pub mod prefetch_filters;
 pub mod prefetch_rows;
 pub mod profile;
