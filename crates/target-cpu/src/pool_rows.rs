@@ -1,5 +1,5 @@
 //! Max pools as two passes over each output row, the kernel `strata-vectorize-depthwise` writes
-//! for them: the window's rows reduced into one row first (a maximum of whole input vectors
+//! for those with a window of at least 3 x 3 and a vector of outputs a row: the window's rows reduced into one row first (a maximum of whole input vectors
 //! down the rows), then that row's columns (a maximum of the window's column taps, read from
 //! it at the stride).
 //!

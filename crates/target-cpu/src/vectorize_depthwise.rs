@@ -311,13 +311,17 @@ impl Depthwise {
         (conv.fits() && pads.iter().all(|&p| p >= 0) && conv.blocks() <= MAX_BLOCKS).then_some(conv)
     }
 
-    /// A max pool with at least a vector of `lanes` outputs a row, as [`RowPool`]'s two passes
-    /// take it. Narrower rows keep the register blocks: YOLO's 5 x 5 pools over 4 x 4 maps
-    /// took 1.2 us each in the two passes, 0.9 in blocks (the row buffer's stores and reloads
-    /// and its -inf borders cost more than the maximums they save on four columns).
+    /// A max pool with a window at least 3 x 3 and at least a vector of `lanes` outputs a row,
+    /// as [`RowPool`]'s two passes take it. The others keep the register blocks, where the row
+    /// buffer's stores and reloads and its -inf borders cost more than the maximums they save:
+    /// YOLO's 5 x 5 pools over 4 x 4 maps took 1.2 us each in the two passes, 0.9 in blocks;
+    /// 2 x 2 stride-2 pools (the opset-11 CNN's over 32 x 32, the CRNN's) 1.9 against 1.0 and
+    /// 2.8 against 1.8 (two maximums an output against three).
     fn row_pool(&self, lanes: i64) -> Option<RowPool> {
         let four = |v: &[i64]| <[i64; 4]>::try_from(v).ok();
-        (self.reduce == Reduce::Max && !self.full && self.output[3] >= lanes).then_some(())?;
+        let [kh, kw] = self.window();
+        let wide = kh >= 3 && kw >= 3 && self.output[3] >= lanes;
+        (self.reduce == Reduce::Max && !self.full && wide).then_some(())?;
         Some(RowPool {
             input: four(&self.input)?,
             output: four(&self.output)?,
