@@ -318,21 +318,26 @@ pub fn arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, Err
 /// A result shape and the operand pairs of each of its elements.
 type Pairs<T> = (Vec<i64>, Vec<(T, T)>);
 
-/// The result shape and the element pairs of a binary op on `a` and `b` (values `x`, `y`):
-/// equal shapes, or one side a single element (any rank: NumPy broadcasting); `None`
-/// otherwise (not folded).
+/// The result shape and the element pairs of a binary op on `a` and `b` (values `x`, `y`),
+/// NumPy broadcasting, when the result is no larger than one of them (equal shapes, a single
+/// element, or a per-axis operand such as a quantized weight's per-channel scale: the folded
+/// constant never outgrows the model's own); `None` otherwise (not folded).
 fn operand_pairs<T: Copy>(a: &Folded, b: &Folded, x: &[T], y: &[T]) -> Option<Pairs<T>> {
     // Values that do not fill their shape (an input without data) are not folded.
     let fills = |f: &Folded, v: &[T]| numel(&f.shape).is_ok_and(|n| n == v.len() as i64);
     if !fills(a, x) || !fills(b, y) || x.is_empty() || y.is_empty() {
         return None;
     }
-    if a.shape != b.shape && x.len() != 1 && y.len() != 1 {
+    let shape = strata_dialect_sg::verify::broadcast(&a.shape, &b.shape)?;
+    if numel(&shape).ok()? > x.len().max(y.len()) as i64 {
         return None;
     }
-    let shape = strata_dialect_sg::verify::broadcast(&a.shape, &b.shape)?;
-    let pick = |v: &[T], i: usize| if v.len() == 1 { v[0] } else { v[i] };
-    Some((shape, (0..x.len().max(y.len())).map(|i| (pick(x, i), pick(y, i))).collect()))
+    if a.shape == b.shape || x.len() == 1 || y.len() == 1 {
+        let pick = |v: &[T], i: usize| if v.len() == 1 { v[0] } else { v[i] };
+        return Some((shape, (0..x.len().max(y.len())).map(|i| (pick(x, i), pick(y, i))).collect()));
+    }
+    let (shape, reads) = broadcast_reads(&[&a.shape, &b.shape])?;
+    Some((shape, reads[0].iter().zip(&reads[1]).map(|(&i, &j)| (x[i], y[j])).collect()))
 }
 
 fn float_arithmetic(op: &str, a: &Folded, b: &Folded) -> Option<Result<Folded, Error>> {
@@ -705,5 +710,26 @@ mod tests {
         let ceiled = float_unary("Ceil", &f32s(&[2.5, -2.5])).unwrap().unwrap().floats().unwrap();
         assert_eq!(ceiled, vec![3.0, -2.0]);
         assert!(float_unary("Exp", &f32s(&[1.0])).is_none());
+    }
+
+    /// A per-channel operand (a quantized weight's zero point or scale, reshaped to [C, 1, ..])
+    /// broadcasts in a fold; operands that would make a larger constant than either do not.
+    #[test]
+    fn per_axis_operands_fold_and_outer_products_do_not() {
+        let f32s = |shape: Vec<i64>, v: &[f32]| Folded {
+            shape,
+            dtype: DataType::Float,
+            bytes: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        };
+        let weights = f32s(vec![2, 3], &[1.0, 2.0, 3.0, -4.0, -5.0, -6.0]);
+        let scales = f32s(vec![2, 1], &[0.5, 0.25]);
+        let scaled = arithmetic("Mul", &weights, &scales).unwrap().unwrap();
+        assert_eq!(scaled.shape, vec![2, 3]);
+        assert_eq!(scaled.floats().unwrap(), vec![0.5, 1.0, 1.5, -1.0, -1.25, -1.5]);
+        // Rank-extended on the left, as NumPy does: [3] against [2, 3].
+        let row = f32s(vec![3], &[1.0, 1.0, 1.0]);
+        assert_eq!(arithmetic("Sub", &weights, &row).unwrap().unwrap().floats().unwrap()[3], -5.0);
+        let column = f32s(vec![2, 1], &[1.0, 2.0]);
+        assert!(arithmetic("Add", &column, &f32s(vec![1, 3], &[1.0, 2.0, 3.0])).is_none());
     }
 }

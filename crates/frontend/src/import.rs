@@ -89,6 +89,8 @@ pub(crate) struct Importer<'c> {
     /// The in-order steps of each `If` taken at import (a constant condition), by the If's
     /// first output: the taken branch's nodes, named as the If's outputs (see [`graph_steps`]).
     pub(crate) taken_branches: BTreeMap<String, Vec<strata_plan::in_order::GraphStep>>,
+    /// The `QuantizeLinear` nodes to integers imported so far, by output (`crate::quant`).
+    pub(crate) quantized: BTreeMap<String, crate::quant::Quantized>,
 }
 
 /// One input or output of the imported model, in `@main`'s order.
@@ -188,6 +190,7 @@ fn import_model<'c>(
         computed_bytes: 0,
         max_computed_bytes: options.max_constant_bytes.unwrap_or(DEFAULT_MAX_CONSTANT_BYTES),
         taken_branches: BTreeMap::new(),
+        quantized: BTreeMap::new(),
     };
     let context = strata.mlir();
     for tensor in initializers {

@@ -40,7 +40,85 @@ fn is_float8(dtype: DataType) -> bool {
     matches!(dtype, DataType::Float8e4m3fn | DataType::Float8e4m3fnuz | DataType::Float8e5m2 | DataType::Float8e5m2fnuz)
 }
 
+/// A `QuantizeLinear` to an integer type computed in f32, by its output: what a
+/// `DequantizeLinear` of that output needs to compute the pair in floats
+/// ([`Importer::fake_quantized`]).
+#[derive(Clone, Debug)]
+pub(crate) struct Quantized {
+    input: String,
+    scale: String,
+    zero: Option<String>,
+    axis: i64,
+    block_size: i64,
+    target: DataType,
+}
+
 impl Importer<'_> {
+    /// Whether `a` and `b` are one value: one name, or constants of equal type, shape and bytes.
+    fn same_value(&self, a: &str, b: &str) -> bool {
+        a == b || self.folded(a).is_some_and(|x| self.folded(b).is_some_and(|y| x == y))
+    }
+
+    /// A `DequantizeLinear` of a `QuantizeLinear`'s output with the same scale, zero point,
+    /// axis and block size (a QDQ model's activations), computed from the quantized value's
+    /// input in floats: `(min(max(round(x / scale) + zero, lo), hi) - zero) * scale`. For
+    /// every finite input the values are the integer path's exactly (the rounded quotient plus
+    /// the zero point is exact in f32 below 2^24, and anything beyond clamps to the same end),
+    /// and the steps are elementwise f32 ops that fuse with the producer's epilogue, where the
+    /// integer path's casts (f32 to i32, to i8, back to f32) each ran as a kernel of its own
+    /// (the int8 QDQ CNN: five kernels an activation). Out of range (infinities, quotients
+    /// past i32) the result saturates as ONNX specifies, where the integer cast's result was
+    /// undefined; NaN stays NaN. `false` when the node is not such a pair (it is then
+    /// imported as it is).
+    fn fake_quantized(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<bool, Error> {
+        let x = required(node, 0)?;
+        let Some(q) = self.quantized.get(x).cloned() else { return Ok(false) };
+        let Some((lo, hi)) = integer_range(q.target) else { return Ok(false) };
+        let same_zero = match (operand(node, 2), &q.zero) {
+            (None, None) => true,
+            (Some(a), Some(b)) => self.same_value(a, b),
+            _ => false,
+        };
+        let output_dtype = int(node, "output_dtype", 0);
+        let same = self.same_value(required(node, 1)?, &q.scale)
+            && same_zero
+            && int(node, "axis", 1) == q.axis
+            && int(node, "block_size", 0) == q.block_size
+            && self.shape_of(x)?.1 == q.target
+            && (output_dtype == 0 || output_dtype == DataType::Float as i64);
+        let (_, scale_type) = self.shape_of(&q.scale)?;
+        if !same || scale_type != DataType::Float {
+            return Ok(false);
+        }
+        let (shape, _) = self.shape_of(&q.input)?;
+        let mut e = Expansion::new(block, node, index);
+        let input = self.cast_to(&mut e, &q.input, DataType::Float, None)?;
+        let scale = self.quantization_parameter(&mut e, &q.scale, &shape, q.axis, q.block_size)?;
+        let scaled = e.op(self, "Div", &[&input, &scale], vec![])?;
+        let rounded = e.op(self, "Round", &[&scaled], vec![])?;
+        let zero = match &q.zero {
+            Some(zero) => {
+                let zero = self.quantization_parameter(&mut e, zero, &shape, q.axis, q.block_size)?;
+                Some(self.cast_to(&mut e, &zero, DataType::Float, None)?)
+            }
+            None => None,
+        };
+        let shifted = match &zero {
+            Some(zero) => e.op(self, "Add", &[&rounded, zero], vec![])?,
+            None => rounded,
+        };
+        let (lo, hi) = (e.scalar(self, DataType::Float, lo as f64)?, e.scalar(self, DataType::Float, hi as f64)?);
+        let clamped = e.op(self, "Max", &[&shifted, &lo], vec![])?;
+        let clamped = e.op(self, "Min", &[&clamped, &hi], vec![])?;
+        let centred = match &zero {
+            Some(zero) => e.op(self, "Sub", &[&clamped, zero], vec![])?,
+            None => clamped,
+        };
+        let y = e.op(self, "Mul", &[&centred, &scale], vec![])?;
+        self.alias(&y, node.output[0].clone())?;
+        Ok(true)
+    }
+
     /// `Cast(value) to dtype` (plus `saturate` for float8 targets).
     fn cast_to(
         &mut self,
@@ -121,6 +199,9 @@ impl Importer<'_> {
 
     /// `DequantizeLinear`.
     pub(crate) fn dequantize_linear(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        if self.fake_quantized(block, node, index)? {
+            return Ok(());
+        }
         let x = required(node, 0)?;
         let scale = required(node, 1)?;
         let (shape, x_type) = self.shape_of(x)?;
@@ -165,6 +246,17 @@ impl Importer<'_> {
             0 => x_type,
             p => DataType::try_from(p as i32).map_err(|_| Error::invalid_input(format!("precision {p}")))?,
         };
+        if integer_range(target).is_some() && compute == DataType::Float {
+            let quantized = Quantized {
+                input: x.to_owned(),
+                scale: required(node, 1)?.to_owned(),
+                zero: zero.map(str::to_owned),
+                axis,
+                block_size,
+                target,
+            };
+            self.quantized.insert(node.output[0].clone(), quantized);
+        }
         let x = self.cast_to(&mut e, x, compute, None)?;
         let scale = self.quantization_parameter(&mut e, required(node, 1)?, &shape, axis, block_size)?;
         let scale = self.cast_to(&mut e, &scale, compute, None)?;
