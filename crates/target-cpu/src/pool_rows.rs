@@ -106,8 +106,8 @@ impl RowPool {
             "%c0"
         };
         // One row buffer a thread: with threads, the channels in one contiguous share each (an
-        // `scf.forall` over the threads, as the producer's channels were split), the buffer
-        // allocated in the thread's iteration.
+        // `scf.forall` over the threads, as the producer's channels were split), each
+        // iteration on its own slot of the allocation.
         if threads > 1 {
             let share = (c + threads - 1) / threads;
             constants.insert(share);

@@ -253,6 +253,9 @@ pub fn implicit(op: strata_ir::Op) -> Option<(Depthwise, strata_ir::Val)> {
 /// (per-kernel minima, the model's kernels 1.68 -> 1.55 ms on two threads).
 const PARALLEL_MACS: i64 = crate::conv_lanes::PARALLEL_MACS / 8;
 
+/// The widest input row a max pool's row buffer takes (see [`Depthwise::row_pool`]).
+const MAX_ROW: i64 = 4096;
+
 /// Most register blocks a kernel writes out (rows and column blocks at the padding each have
 /// their own, see [`Depthwise::rows`]): more is a window far larger than its map.
 const MAX_BLOCKS: usize = 64;
@@ -320,7 +323,9 @@ impl Depthwise {
     fn row_pool(&self, lanes: i64) -> Option<RowPool> {
         let four = |v: &[i64]| <[i64; 4]>::try_from(v).ok();
         let [kh, kw] = self.window();
-        let wide = kh >= 3 && kw >= 3 && self.output[3] >= lanes;
+        // The row buffers live on the calling thread's stack: rows up to 4096 columns (16 KiB
+        // a thread).
+        let wide = kh >= 3 && kw >= 3 && self.output[3] >= lanes && self.input[3] <= MAX_ROW;
         (self.reduce == Reduce::Max && !self.full && wide).then_some(())?;
         Some(RowPool {
             input: four(&self.input)?,
