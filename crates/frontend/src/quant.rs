@@ -40,9 +40,9 @@ fn is_float8(dtype: DataType) -> bool {
     matches!(dtype, DataType::Float8e4m3fn | DataType::Float8e4m3fnuz | DataType::Float8e5m2 | DataType::Float8e5m2fnuz)
 }
 
-/// A `QuantizeLinear` to an integer type computed in f32, by its output: what a
-/// `DequantizeLinear` of that output needs to compute the pair in floats
-/// ([`Importer::fake_quantized`]).
+/// A `QuantizeLinear` to an integer type of up to 16 bits computed in f32, by its output:
+/// what a `DequantizeLinear` of that output needs to compute the pair in floats
+/// ([`Importer::fake_quantized`]; an i32 target's range is not exact in f32).
 #[derive(Clone, Debug)]
 pub(crate) struct Quantized {
     input: String,
@@ -246,7 +246,8 @@ impl Importer<'_> {
             0 => x_type,
             p => DataType::try_from(p as i32).map_err(|_| Error::invalid_input(format!("precision {p}")))?,
         };
-        if integer_range(target).is_some() && compute == DataType::Float {
+        // Targets up to 16 bits: their range, plus or minus the zero point, is exact in f32.
+        if integer_range(target).is_some_and(|(lo, hi)| hi - lo < 1 << 24) && compute == DataType::Float {
             let quantized = Quantized {
                 input: x.to_owned(),
                 scale: required(node, 1)?.to_owned(),
