@@ -7,6 +7,7 @@ package ships generators, not data: collect_testcases() builds every case in mem
 import os
 import sys
 
+import ml_dtypes
 import numpy as np
 import onnx
 from onnx import numpy_helper
@@ -55,7 +56,7 @@ def main(out):
                     with open(os.path.join(data, f"{kind}_{j}.pb"), "wb") as f:
                         f.write(proto.SerializeToString())
     with open(os.path.join(out, "COMPLETE"), "w") as f:
-        f.write(f"{len(cases)} cases from onnx {onnx.__version__}, format 3\n")
+        f.write(f"{len(cases)} cases from onnx {onnx.__version__}, ml_dtypes {ml_dtypes.__version__}, format 4\n")
     print(f"wrote {len(cases)} node test cases (onnx {onnx.__version__}) to {out}")
 
 

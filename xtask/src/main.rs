@@ -328,27 +328,40 @@ fn demo() -> Result<(), String> {
 /// The onnx release whose node tests are the conformance suite (1884 cases).
 const ONNX_VERSION: &str = "1.23.2";
 
+/// The ml_dtypes release the node tests' references are computed with. The onnx reference
+/// casts to 4- and 2-bit integers through it, and its releases disagree on values out of
+/// range: 0.6.0 wraps them (-9 -> 7 for int4), 0.7.0 gives 0; unpinned, a fresh checkout got
+/// 0.7.0 and 24 Cast/CastLike cases changed their expected outputs.
+const ML_DTYPES_VERSION: &str = "0.6.0";
+
 /// A directory with the pinned onnx package (installed on first use), for PYTHONPATH.
 pub fn onnx_python() -> Result<PathBuf, String> {
-    pip_site("target/python-onnx", "onnx", ONNX_VERSION)
+    pip_site_with("target/python-onnx", &[("onnx", ONNX_VERSION), ("ml_dtypes", ML_DTYPES_VERSION)])
 }
 
 /// `package==version` pip-installed once into `dir` (under the repository root), for PYTHONPATH.
 pub fn pip_site(dir: &str, package: &str, version: &str) -> Result<PathBuf, String> {
+    pip_site_with(dir, &[(package, version)])
+}
+
+/// Every `package==version` of `pins` pip-installed once, together, into `dir`.
+pub fn pip_site_with(dir: &str, pins: &[(&str, &str)]) -> Result<PathBuf, String> {
     let site = root().join(dir);
-    let stamp = site.join(format!("STRATA-{package}-{version}"));
+    let name: Vec<String> = pins.iter().map(|(package, version)| format!("{package}-{version}")).collect();
+    let stamp = site.join(format!("STRATA-{}", name.join("-")));
     if stamp.exists() {
         return Ok(site);
     }
-    eprintln!("xtask: installing {package}=={version} into {}", site.display());
+    let requirements: Vec<String> = pins.iter().map(|(package, version)| format!("{package}=={version}")).collect();
+    eprintln!("xtask: installing {} into {}", requirements.join(" "), site.display());
     let status = Command::new("python3")
         .args(["-m", "pip", "install", "--quiet", "--upgrade", "--target"])
         .arg(&site)
-        .arg(format!("{package}=={version}"))
+        .args(&requirements)
         .status()
         .map_err(|e| format!("cannot run python3 -m pip: {e} (install python3 and pip)"))?;
     if !status.success() {
-        return Err(format!("pip install {package}=={version} failed ({status})"));
+        return Err(format!("pip install {} failed ({status})", requirements.join(" ")));
     }
     std::fs::write(&stamp, "").map_err(|e| e.to_string())?;
     Ok(site)
@@ -383,7 +396,9 @@ fn onnx_tests(filter: Option<&str>) -> Result<(), String> {
     let cache = root().join("target/onnx-node-tests");
     let cases = cache.join("cases");
     let stamp = cases.join("COMPLETE");
-    if !std::fs::read_to_string(&stamp).is_ok_and(|s| s.contains(ONNX_VERSION) && s.contains("format 3")) {
+    if !std::fs::read_to_string(&stamp)
+        .is_ok_and(|s| s.contains(ONNX_VERSION) && s.contains(ML_DTYPES_VERSION) && s.contains("format 4"))
+    {
         let site = onnx_python()?;
         let _ = std::fs::remove_dir_all(&cases);
         let status = Command::new("python3")
