@@ -84,7 +84,6 @@ impl Importer<'_> {
             && same_zero
             && int(node, "axis", 1) == q.axis
             && int(node, "block_size", 0) == q.block_size
-            && self.shape_of(x)?.1 == q.target
             && (output_dtype == 0 || output_dtype == DataType::Float as i64);
         let (_, scale_type) = self.shape_of(&q.scale)?;
         if !same || scale_type != DataType::Float {

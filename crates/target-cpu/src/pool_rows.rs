@@ -1,7 +1,7 @@
 //! Max pools as two passes over each output row, the kernel `strata-vectorize-depthwise` writes
-//! for those with a window of at least 3 x 3 and a vector of outputs a row: the window's rows reduced into one row first (a maximum of whole input vectors
-//! down the rows), then that row's columns (a maximum of the window's column taps, read from
-//! it at the stride).
+//! for those with a window of at least 3 x 3 and a vector of outputs a row: the window's rows
+//! reduced into one row first (a maximum of whole input vectors down the rows), then that
+//! row's columns (a maximum of the window's column taps, read from it at the stride).
 //!
 //! A KH x KW window then costs `KH - 1 + KW - 1` maximums an output instead of `KH x KW - 1`
 //! (3 x 3: 4 against 8; YOLO's 5 x 5: 8 against 24), and the rows are read as contiguous
@@ -12,12 +12,13 @@
 //!
 //! The row buffer is a stack allocation, one per thread (with threads, the channels are one
 //! contiguous share per thread, each with its own slot of one allocation), the input's columns
-//! at an offset rounded up to whole vectors, the padding on either side the maximum's identity (-inf), written once
-//! per channel: the implicit padding of `strata-implicit-pads` costs nothing here, and the
+//! at an offset rounded up to whole vectors, the padding on either side the maximum's identity
+//! (-inf), written once per buffer: the implicit padding of `strata-implicit-pads` costs nothing here, and the
 //! output rows whose windows reach past the input's rows leave those rows out. The maximum
 //! propagates NaN ([`nan_max`]).
 
 use crate::depthwise_fusion::{nan_max, Epilogue};
+use crate::vectorize_depthwise::index_constant;
 
 /// A max pool over f32 NCHW: input `[n, c, ih, iw]` (read from column `-pads[1]` and row
 /// `-pads[0]`, -inf outside it), window `[kh, kw]`, output `[n, c, oh, ow]`; width stride 1 or 2.
@@ -91,9 +92,18 @@ impl RowPool {
             format!("memref<{size}xf32>")
         };
         let mut constants = std::collections::BTreeSet::from([0, 1, lanes, c, base, shift, sw]);
+        // The padding on either side of a row buffer: -inf, written once (the passes write
+        // only the columns between).
+        let borders = |s: &mut String, constants: &mut std::collections::BTreeSet<i64>, indent: &str| {
+            for at in (0..base).chain(written..size).step_by(lanes as usize) {
+                constants.insert(at);
+                *s += &format!("{indent}vector.store %ninf, %row[%c{at}] : {rt}, {vt}\n");
+            }
+        };
         let mut s = String::new();
         if threads == 1 {
             s += &format!("    %row = memref.alloca() {{alignment = 64 : i64}} : {rt}\n");
+            borders(&mut s, &mut constants, "    ");
         } else {
             let all = threads * size;
             s += &format!("    %rows = memref.alloca() {{alignment = 64 : i64}} : memref<{all}xf32>\n");
@@ -118,6 +128,7 @@ impl RowPool {
                 "      %row = memref.subview %rows[%rb] [{size}] [1] : memref<{}xf32> to {rt}\n",
                 threads * size
             );
+            borders(&mut s, &mut constants, "      ");
             s += &format!(
                 "      %gs = arith.muli %t, %c{share} : index\n      %gn = arith.addi %gs, %c{share} : index\n"
             );
@@ -125,11 +136,6 @@ impl RowPool {
             s += "      scf.for %g = %gs to %ge step %c1 {\n";
         } else {
             s += &format!("    scf.for %g = %c0 to %c{c} step %c1 {{\n");
-        }
-        // The padding on either side: -inf, once per channel.
-        for at in (0..base).chain(written..size).step_by(lanes as usize) {
-            constants.insert(at);
-            s += &format!("        vector.store %ninf, %row[%c{at}] : {rt}, {vt}\n");
         }
         let mut id = 0usize;
         // One output row: `taps` its input rows (constants, or offsets from `%oh` times the
@@ -142,11 +148,9 @@ impl RowPool {
             let r = id;
             let (out_row, inputs): (String, Vec<String>) = match &row {
                 Row::Static(o) => {
-                    constants.insert(*o);
                     let taps = self.taps(*o);
-                    taps.iter().for_each(|&i| {
-                        constants.insert(i);
-                    });
+                    constants.insert(*o);
+                    constants.extend(&taps);
                     (format!("%c{o}"), taps.iter().map(|i| format!("%c{i}")).collect())
                 }
                 Row::Dynamic => {
@@ -290,7 +294,7 @@ impl RowPool {
         let mut head = format!("module {{\n  func.func private @depthwise(%x: {xt}, %w: {wt}, %y: {yt}) {{\n");
         constants.extend([iw_tail, ow_tail]);
         for k in constants {
-            head += &format!("    {} = arith.constant {k} : index\n", index_name(k));
+            head += &format!("    {} = arith.constant {k} : index\n", index_constant(k));
         }
         if iw_tail > 0 {
             head += &format!("    %tail = vector.create_mask %c{iw_tail} : {mt}\n");
@@ -312,16 +316,8 @@ enum Row {
     Dynamic,
 }
 
-/// The name of index constant `k` (negative ones `%cn<k>`), registered in `constants`.
+/// The name of index constant `k`, registered in `constants`.
 fn index(constants: &mut std::collections::BTreeSet<i64>, k: i64) -> String {
     constants.insert(k);
-    index_name(k)
-}
-
-fn index_name(k: i64) -> String {
-    if k >= 0 {
-        format!("%c{k}")
-    } else {
-        format!("%cn{}", -k)
-    }
+    index_constant(k)
 }

@@ -261,7 +261,7 @@ const MAX_ROW: i64 = 4096;
 const MAX_BLOCKS: usize = 64;
 
 /// The name of the kernel's index constant `k` (negative ones are `%cn<k>`).
-fn index_constant(k: i64) -> String {
+pub(crate) fn index_constant(k: i64) -> String {
     if k >= 0 {
         format!("%c{k}")
     } else {
