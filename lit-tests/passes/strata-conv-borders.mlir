@@ -195,16 +195,17 @@ func.func @grouped(%x: tensor<1x4x8x8xf32>, %w: tensor<2x2x2x3x3xf32>, %init: te
 }
 
 // A 1-D full convolution (the 2-D one over [.., L, 1], kernel [3, 1], pad 1, stride 1): three
-// parts, the interior first, the ends with their filter's taps cut; a 2-D one (3x3) and a
-// strided 1-D one are kept (see the pass's comment).
+// parts, the interior first, the ends with their filter's taps cut; a strided 1-D one is kept
+// (see the pass's comment). The 2-D one (3x3) is split too: its padded input is the
+// function's peak (nine parts, the interior first).
 // PARTS-LABEL: func.func @full
 // PARTS: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %arg1 : tensor<1x2x8x1xf32>, tensor<4x2x3x1xf32>) outs(%{{.*}} : tensor<1x4x6x1xf32>)
 // PARTS: tensor.extract_slice %arg1[0, 0, 1, 0] [4, 2, 2, 1] [1, 1, 1, 1] : tensor<4x2x3x1xf32> to tensor<4x2x2x1xf32>
 // PARTS: linalg.conv_2d_nchw_fchw {{.*}} outs(%{{.*}} : tensor<1x4x1x1xf32>)
 // PARTS: tensor.extract_slice %arg1[0, 0, 0, 0] [4, 2, 2, 1] [1, 1, 1, 1] : tensor<4x2x3x1xf32> to tensor<4x2x2x1xf32>
 // PARTS: linalg.conv_2d_nchw_fchw {{.*}} outs(%{{.*}} : tensor<1x4x1x1xf32>)
-// PARTS: tensor.pad
-// PARTS: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %arg3 : tensor<1x2x10x10xf32>, tensor<4x2x3x3xf32>)
+// PARTS: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %arg3 : tensor<1x2x8x8xf32>, tensor<4x2x3x3xf32>) outs(%{{.*}} : tensor<1x4x6x6xf32>)
+// PARTS-COUNT-8: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x{{[0-9]}}x{{[0-9]}}xf32>, tensor<4x2x{{[23]}}x{{[23]}}xf32>)
 // PARTS: tensor.pad
 // PARTS: linalg.conv_2d_nchw_fchw {{.*}} strides = dense<[2, 1]> {{.*}} ins(%{{.*}}, %arg1 : tensor<1x2x10x1xf32>, tensor<4x2x3x1xf32>)
 // PARTS: return
@@ -228,7 +229,91 @@ func.func @full(%x: tensor<1x2x8x1xf32>, %w: tensor<4x2x3x1xf32>, %y: tensor<1x2
   return %c, %d, %s : tensor<1x4x8x1xf32>, tensor<1x4x8x8xf32>, tensor<1x4x4x1xf32>
 }
 
-// CHECK: (S) 1 far-from-peak
-// CHECK: (S) 7 split
+// A 2-D full convolution whose padded input is the function's peak (the relu's result, which
+// the sum after the convolution keeps alive, beside its padded copy and the convolution's
+// result): nine parts reading the relu's result as it is (the interior first: 6x6 outputs of
+// all 3x3 taps); ONNX Runtime's in-order peak, which pads inside the convolution, is the
+// function's too. Only near the peak: the second convolution, on two channels of the sum once
+// the rest is dead, keeps its pad (its parts would cost launches for a border far below the
+// peak).
+// PARTS-LABEL: func.func @planar
+// PARTS-NOT: tensor.pad
+// PARTS: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %arg1 : tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) outs(%{{.*}} : tensor<1x8x6x6xf32>)
+// PARTS-COUNT-8: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8x{{[0-9]}}x{{[0-9]}}xf32>, tensor<8x8x{{[23]}}x{{[23]}}xf32>)
+// PARTS: tensor.pad
+// PARTS: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %arg2 : tensor<1x2x10x10xf32>, tensor<2x2x3x3xf32>)
+// PARTS: return
+// PLAN-LABEL: func.func @planar
+// PLAN-SAME: strata.arena_bytes = 4096
+// PADDED-LABEL: func.func @planar
+// PADDED-SAME: strata.arena_bytes = 7296
+func.func @planar(%x: tensor<1x8x8x8xf32>, %w: tensor<8x8x3x3xf32>, %w2: tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x8x8x8xf32>) outs(%e : tensor<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x8x8xf32>
+  %p = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x8x8xf32> to tensor<1x8x10x10xf32>
+  %e2 = tensor.empty() : tensor<1x8x8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x8x10x10xf32>, tensor<8x8x3x3xf32>) outs(%init : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %e3 = tensor.empty() : tensor<1x8x8x8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c, %r : tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>) outs(%e3 : tensor<1x8x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %t = math.tanh %a : f32
+    %u = arith.addf %t, %b : f32
+    linalg.yield %u : f32
+  } -> tensor<1x8x8x8xf32>
+  %slice = tensor.extract_slice %s[0, 0, 0, 0] [1, 2, 8, 8] [1, 1, 1, 1] : tensor<1x8x8x8xf32> to tensor<1x2x8x8xf32>
+  %e5 = tensor.empty() : tensor<1x2x8x8xf32>
+  %two = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%slice : tensor<1x2x8x8xf32>) outs(%e5 : tensor<1x2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x8x8xf32>
+  %q = tensor.pad %two low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x8x8xf32> to tensor<1x2x10x10xf32>
+  %e4 = tensor.empty() : tensor<1x2x8x8xf32>
+  %init2 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %d = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%q, %w2 : tensor<1x2x10x10xf32>, tensor<2x2x3x3xf32>) outs(%init2 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  return %d : tensor<1x2x8x8xf32>
+}
+
+// CHECK: (S) 2 far-from-peak
+// CHECK: (S) 9 split
 // CHECK: (S) 2 clamps
 // CHECK: (S) 4 kept
+
+// A 2-D full convolution over a pad of a slice (as `strata-band-chains` makes each band's) is
+// kept, at the peak or not: the band's pad is small already, and its parts would lose the
+// chain's band buffers (the CRNN's arena grew by a quarter).
+// PARTS-LABEL: func.func @band_slice
+// PARTS: tensor.pad
+// PARTS: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %arg1 : tensor<1x8x6x10xf32>, tensor<8x8x3x3xf32>)
+// PARTS-NOT: linalg.conv_2d_nchw_fchw
+// PARTS: return
+func.func @band_slice(%x: tensor<1x8x8x8xf32>, %w: tensor<8x8x3x3xf32>) -> tensor<1x8x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x8x8x8xf32>) outs(%e : tensor<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x8x8xf32>
+  %band = tensor.extract_slice %r[0, 0, 0, 0] [1, 8, 5, 8] [1, 1, 1, 1] : tensor<1x8x8x8xf32> to tensor<1x8x5x8xf32>
+  %p = tensor.pad %band low[0, 0, 1, 1] high[0, 0, 0, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x5x8xf32> to tensor<1x8x6x10xf32>
+  %e2 = tensor.empty() : tensor<1x8x4x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x8x4x8xf32>) -> tensor<1x8x4x8xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x8x6x10xf32>, tensor<8x8x3x3xf32>) outs(%init : tensor<1x8x4x8xf32>) -> tensor<1x8x4x8xf32>
+  return %c : tensor<1x8x4x8xf32>
+}

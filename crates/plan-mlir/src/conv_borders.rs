@@ -21,15 +21,22 @@
 //! stride-2 grouped 3x3 reads a 1.72 MB padded copy of a 1.6 MB input that the block's shortcut
 //! keeps alive: the zoo's ResNeXt block's peak.
 //!
-//! Full convolutions (`conv_2d_nchw_fchw`) are split only when 1-D (a unit window axis, as
-//! 1-D convolutions are imported) with a unit stride: two end parts. Their filter slices are
-//! constants sliced at compile time by the host schedule (`conv_split`), not transposed in the
-//! kernel on every run. Tried (2026-11-28): the host schedule of a strided convolution views
-//! its input as `[rows, stride]`, so a split interior of 63 rows became a copy into a 64-row
-//! buffer, and splitting loses a pad its producer wrote in place (DenseNet's and the Inception
-//! cell's arenas grew 3-7%). 2-D ones with unit strides (2026-11-29, filter slices constant):
-//! ResNet-18's arena 2466816 -> 2152864 B, but the CRNN's 156416 -> 325632, DenseNet's +7%,
-//! the Inception cell's +4%: a per-convolution choice from the planned arena would be needed.
+//! Full convolutions (`conv_2d_nchw_fchw`) are split only with unit strides. Their filter
+//! slices are constants sliced at compile time by the host schedule (`conv_split`), not
+//! transposed in the kernel on every run. Tried (2026-11-28): the host schedule of a strided
+//! convolution views its input as `[rows, stride]`, so a split interior of 63 rows became a
+//! copy into a 64-row buffer, and splitting loses a pad its producer wrote in place (DenseNet's
+//! and the Inception cell's arenas grew 3-7%). 1-D ones (a unit window axis) are cheap splits
+//! (two end parts) like the depthwise ones; 2-D ones only ever near the peak, never under the
+//! part budget below: splitting every one grew the CRNN's arena 156416 -> 227328 B (its band
+//! chains' convolutions, whose pads are a band's already, lost their band buffers: a pad of a
+//! slice is kept), and the parts cost time where the border is small (the int8 CNN's 16-channel
+//! 32x32 convolutions 18.3 -> 20.8 us: the interior's 30 columns take the filter-lane tiles
+//! with their transposed stores instead of whole-row vectors). At the peak they take the arena
+//! to the in-order peak that pads inside the convolution: the int8 CNN's residual block, whose
+//! shortcut lives beside its convolutions' padded inputs, 205056 -> 196608 B (1.04x -> 1.00x
+//! ONNX Runtime's in-order peak); a 64-channel 56x56 block with `--disable winograd`,
+//! 2466816 -> 1605632 B at the same speed.
 //!
 //! A part whose windows lie wholly in the padding keeps its initial value (the bias). A clamp
 //! that follows the operation on its whole result (ReLU, ReLU6, Clip: a `linalg.generic` over
@@ -46,8 +53,9 @@
 //! proves the slices of one result disjoint pair by pair (Presburger queries): splitting all of
 //! MobileNetV2's 17 depthwise convolutions cost 0.9 s of compile time, for a saving that only
 //! counts where the padded input is live at the peak. A function whose splits make at most
-//! [`PART_BUDGET`] parts in all is split everywhere (ResNet-18's max pool, an Inception cell's
-//! pools). Beyond that, the pass estimates the function's memory at each op before
+//! [`PART_BUDGET`] parts in all (2-D full convolutions not counted) is split everywhere but
+//! for its 2-D full convolutions (ResNet-18's max pool, an Inception cell's pools). Beyond
+//! that, and for those convolutions always, the pass estimates the function's memory at each op before
 //! bufferization ([`pressure`]) and splits an operation only while the estimate's peak lies
 //! where its padded buffer is live, each split lowering the estimate ([`at_peak`]; it runs after
 //! `strata-band-input-pads`, whose bands it then counts): MobileNetV2 split one of its 17
@@ -99,13 +107,19 @@ struct ConvBorders {
 const OPS: [&str; 5] =
     ["linalg.depthwise_conv_2d_nchw_chw", "linalg.pooling_nchw_max", "linalg.pooling_nchw_sum", GROUPED, FULL];
 
-/// Full convolutions are split only when 1-D, with a unit stride (see the module comment).
+/// Full convolutions are split only with a unit stride, 2-D ones only near the peak (see the
+/// module comment).
 const FULL: &str = "linalg.conv_2d_nchw_fchw";
 
 /// A grouped convolution reads its padded input through a `tensor.expand_shape` that splits
 /// the channels into groups (`[N, C, H, W]` to `[N, G, C/G, H, W]`); each part expands its slice
 /// of the unpadded input the same way.
 const GROUPED: &str = "linalg.conv_2d_ngchw_gfchw";
+
+/// Whether `op` is a 2-D full convolution (no unit window axis): split only near the peak.
+fn planar_full(op: Op) -> bool {
+    op.is(FULL) && tensor_type(op.operand(1).r#type()).is_ok_and(|f| f.rank() == 4 && !f.shape[2..].contains(&1))
+}
 
 /// The pad that `op` reads (through the grouped convolutions' expand), with the op it makes.
 fn pad_of<'c, 'a>(op: Op) -> Option<(Op, Pad<'c, 'a>)> {
@@ -213,8 +227,8 @@ fn kernel(op: Op, padded: Op, pad: &Pad, clamp: Option<&[(String, String)]>) -> 
         return None;
     }
     let (strides, dilations) = (pair_attribute(op, "strides")?, pair_attribute(op, "dilations")?);
-    // Full convolutions: 1-D ones (a unit window axis), unit strides (see the module comment).
-    if name == FULL && (strides != [1, 1] || !filter.shape[2..].contains(&1)) {
+    // Full convolutions: unit strides (see the module comment).
+    if name == FULL && strides != [1, 1] {
         return None;
     }
     let window_at = filter.rank() - 2;
@@ -450,14 +464,22 @@ fn position_in(body: Blk, ops: &[Op], op: Op) -> Option<usize> {
 }
 
 /// Which candidates to split, each its span of ops in the pressure estimate `bytes` and the bytes
-/// its split saves over it (`None`: not in the block): while the estimate's peak lies in a
+/// its split saves over it (`None`: not in the block), those `forced` split regardless (their
+/// savings taken off the estimate first): while the estimate's peak lies in a
 /// candidate's span, the one saving the most there is split and the estimate lowered over its
 /// span. A candidate away from the peak stays whole (its parts cost time: scalar border loops,
 /// and compile time), as does every candidate once the peak lies where no split reaches it.
 /// MobileNetV3-Small's 88-channel depthwise convolution was split (its four edges and corners
 /// scalar: 2x slower) for nothing: the arena was the same without it.
-pub(crate) fn at_peak(mut bytes: Vec<u64>, spans: &[Option<(usize, usize, u64)>]) -> Vec<bool> {
-    let mut chosen = vec![false; spans.len()];
+pub(crate) fn at_peak(mut bytes: Vec<u64>, spans: &[Option<(usize, usize, u64)>], forced: Vec<bool>) -> Vec<bool> {
+    let mut chosen = forced;
+    for (span, _) in spans.iter().zip(&chosen).filter(|&(_, &c)| c) {
+        if let Some((first, last, saves)) = *span {
+            for b in &mut bytes[first..=last] {
+                *b = b.saturating_sub(saves);
+            }
+        }
+    }
     while let Some((peak, _)) = bytes.iter().enumerate().max_by_key(|&(i, &b)| (b, std::cmp::Reverse(i))) {
         let next = (0..spans.len())
             .filter(|&k| !chosen[k])
@@ -499,15 +521,27 @@ impl Pass for ConvBorders {
             let clamp = clamp_after(op);
             match kernel(op, padded, &pad, clamp.as_ref().map(|(_, ops)| ops.as_slice())) {
                 Some((text, parts)) => {
-                    splits.push((op, Val::of(pad.source), clamp.map(|(c, _)| c), text));
-                    total_parts += parts;
+                    let planar = planar_full(op);
+                    // A band chain's convolution pads a band of its input already (see the
+                    // module comment).
+                    if planar && Val::of(pad.source).owner().is_some_and(|o| o.is("tensor.extract_slice")) {
+                        cx.bump("kept", 1);
+                        continue;
+                    }
+                    splits.push((op, Val::of(pad.source), clamp.map(|(c, _)| c), text, planar));
+                    if !planar {
+                        total_parts += parts;
+                    }
                 }
                 None => cx.bump("kept", 1),
             }
         }
         let Some(body) = Op::of(&func).body(0) else { return Ok(()) };
-        let chosen = if self.all || total_parts <= PART_BUDGET {
-            vec![true; splits.len()]
+        // Split regardless of the peak: everything with `all`, the cheap splits of a function
+        // with few parts; 2-D full convolutions only near the peak (see the module comment).
+        let forced: Vec<bool> = splits.iter().map(|s| self.all || (total_parts <= PART_BUDGET && !s.4)).collect();
+        let chosen = if forced.iter().all(|&f| f) {
+            forced
         } else {
             let (ops, bytes) = pressure(body);
             let position = |op: Op| position_in(body, &ops, op);
@@ -519,16 +553,16 @@ impl Pass for ConvBorders {
             };
             let spans: Vec<Option<(usize, usize, u64)>> = splits
                 .iter()
-                .map(|&(op, source, _, _)| {
+                .map(|&(op, source, _, _, _)| {
                     let end = position(op)?;
                     let start = source.owner().and_then(position).or_else(|| op.operand(0).owner().and_then(position));
                     Some((start.unwrap_or(end).min(end), end, border(op, source)))
                 })
                 .collect();
-            at_peak(bytes, &spans)
+            at_peak(bytes, &spans, forced)
         };
         let mut kernels = KernelCache::default();
-        for ((op, _, clamp, text), chosen) in splits.into_iter().zip(chosen) {
+        for ((op, _, clamp, text, _), chosen) in splits.into_iter().zip(chosen) {
             if !chosen {
                 cx.bump("far-from-peak", 1);
                 continue;
@@ -577,9 +611,14 @@ mod tests {
         // then it lies at 1, in the first; then at 4, which no span reaches.
         let bytes = vec![50, 90, 100, 60, 85, 40];
         let spans = [Some((1, 2, 10)), Some((2, 3, 20)), Some((5, 5, 30)), None];
-        assert_eq!(at_peak(bytes, &spans), [true, true, false, false]);
+        assert_eq!(at_peak(bytes.clone(), &spans, vec![false; 4]), [true, true, false, false]);
+        // A split made regardless lowers the estimate first: alone the larger saving goes
+        // (then the peak lies at 2); with the smaller one forced, the peak already lies at 2.
+        let (bytes, spans) = (vec![10, 100, 90], [Some((1, 1, 20)), Some((1, 1, 30))]);
+        assert_eq!(at_peak(bytes.clone(), &spans, vec![false; 2]), [false, true]);
+        assert_eq!(at_peak(bytes, &spans, vec![true, false]), [true, false]);
         // A span away from the peak is never split.
-        assert_eq!(at_peak(vec![10, 100, 10], &[Some((0, 0, 5)), Some((2, 2, 5))]), [false, false]);
+        assert_eq!(at_peak(vec![10, 100, 10], &[Some((0, 0, 5)), Some((2, 2, 5))], vec![false; 2]), [false, false]);
     }
 
     fn axis(input: i64, output: i64, window: i64, stride: i64, low: i64) -> Axis {
