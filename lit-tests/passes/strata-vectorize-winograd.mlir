@@ -66,6 +66,36 @@ func.func @split(%x: tensor<1x32x32x32xf32>, %init: tensor<1x32x32x32xf32>) -> (
   return %y, %one : tensor<1x32x32x32xf32>, f32
 }
 
+// 14 tile rows in bands of 2 on two threads: seven bands, six in the slots (three each), the
+// seventh after them with the threads splitting its channels, then its filter blocks (it used
+// to go to one slot: four bands against three).
+// CHECK-LABEL: func.func @rest
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1
+// CHECK: vector.maskedstore
+// CHECK: scf.for %{{.*}} = %c6{{.*}} to %c7{{.*}} step %c1
+// CHECK-NEXT: arith.muli
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: vector.maskedstore
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: vector.broadcast %{{.*}} : f32 to vector<16xf32>
+// CHECK: vector.transfer_write
+// CHECK-NOT: linalg.generic
+func.func @rest(%x: tensor<1x32x56x56xf32>, %init: tensor<1x32x56x56xf32>) -> (tensor<1x32x56x56xf32>, f32) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<1x256x64x64xf32>
+  %big = linalg.fill ins(%zero : f32) outs(%e : tensor<1x256x64x64xf32>) -> tensor<1x256x64x64xf32>
+  %one = tensor.extract %big[%c0, %c0, %c0, %c0] : tensor<1x256x64x64xf32>
+  %w = arith.constant dense<0.5> : tensor<32x32x3x3xf32>
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x32x56x56xf32> to tensor<1x32x58x58xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x32x58x58xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<1x32x56x56xf32>) -> tensor<1x32x56x56xf32>
+  return %y, %one : tensor<1x32x56x56xf32>, f32
+}
+
 // CHECK: Pass statistics report
 // CHECK: strata-vectorize-winograd
-// CHECK-NEXT: (S) 2 convolutions - Winograd convolutions written
+// CHECK-NEXT: (S) 3 convolutions - Winograd convolutions written

@@ -2,9 +2,10 @@
 //! marked (`strata.winograd`), written as vector kernels after planning (host).
 //!
 //! The kernel works band by band (`band` rows of m x m output tiles), each thread in its own
-//! slot of the planned scratch (`scf.forall` over the slots, each a contiguous run of bands;
-//! where the memory budget holds one slot, `split`: the bands in turn, the threads splitting
-//! each band's channels, then its filter blocks, each thread its own products):
+//! slot of the planned scratch (`scf.forall` over the slots, each an equal contiguous run of
+//! bands, the bands left over then split as below); where the memory budget holds one slot,
+//! `split`: the bands in turn, the threads splitting each band's channels, then its filter
+//! blocks, each thread its own products:
 //! 1. **Input transform**: per channel and tile row, vectors of 16 tiles: each of the m + 2
 //!    input rows of the tiles is read as 2 m unit-stride vectors (masked past the row) and
 //!    split into its columns `m tx + j` by halving shuffles; `V = B^T d B` (additions and
@@ -255,11 +256,16 @@ fn zero_lanes(t: &mut Text, shape: &Shape, i: &str, st: &str) {
 }
 
 /// The banded kernel: bands split across the slots, each band transformed, multiplied and
-/// transformed back block of 8 filters by block.
+/// transformed back block of 8 filters by block. Each slot takes as many bands as the others;
+/// the bands left over (fewer than the slots) run one after another with the threads
+/// splitting each, in slot 0's tiles and each thread's own products (`split`'s way): ResNet's
+/// 14 tile rows in bands of 2 make 7 bands, which two slots took as 4 and 3.
 fn banded(t: &mut Text, shape: &Shape, indent: &mut String, n: &str, types: &[String]) {
-    let (xt, ut, st, yt) = (&types[0], &types[1], &types[2], &types[3]);
-    let (c0, c1) = (t.c(0), t.c(1));
-    let per = (shape.bands() + shape.slots - 1) / shape.slots;
+    let st = &types[2];
+    let c0 = t.c(0);
+    let bands = shape.bands();
+    let slotted = if shape.slots > 1 && shape.split <= 1 { bands / shape.slots * shape.slots } else { bands };
+    let per = (slotted + shape.slots - 1) / shape.slots;
     if shape.slots > 1 {
         t.line(indent, &format!("scf.forall (%slot) in ({}) {{", shape.slots));
         *indent += "  ";
@@ -272,28 +278,59 @@ fn banded(t: &mut Text, shape: &Shape, indent: &mut String, n: &str, types: &[St
         t.affine(&i, "mbase", "%slot", shape.slot_floats(), shape.tiles_floats());
     }
     zero_lanes(t, shape, &i, st);
-    let (cper, cbands) = (t.c(per), t.c(shape.bands()));
+    let (cper, cbands) = (t.c(per), t.c(slotted));
     t.line(&i, &format!("%b0 = arith.muli %slot, {cper} : index"));
     t.line(&i, &format!("%b1u = arith.addi %b0, {cper} : index"));
     t.line(&i, &format!("%b1 = arith.minsi %b1u, {cbands} : index"));
-    t.line(&i, &format!("scf.for %band = %b0 to %b1 step {c1} {{"));
-    let j = format!("{indent}  ");
-    // The band's tile rows: `band`, fewer in the last band.
+    let products = shape.positions() * 8 * shape.product_row();
+    band_loop(t, shape, &i, n, types, ("%b0", "%b1"), (shape.split, products));
+    if shape.slots > 1 {
+        indent.truncate(indent.len() - 2);
+        t.line(indent, "}");
+    }
+    if slotted < bands {
+        // Slot 0's tiles (its lanes past a band's tiles zeroed above); thread k's products in
+        // slot k's.
+        t.line(indent, &format!("%sbase = arith.addi {c0}, {c0} : index"));
+        let (first, end) = (t.c(slotted), t.c(bands));
+        band_loop(t, shape, indent, n, types, (&first, &end), (shape.slots, shape.slot_floats()));
+    }
+}
+
+/// The loop over bands `[first, end)`: each band's tile rows (`band`, fewer in the last band)
+/// transformed, multiplied and transformed back; with `threads` > 1 they split the band's
+/// channels, then its filter blocks, thread `k`'s products `k * stride` floats after the
+/// tiles (`%sbase`).
+fn band_loop(
+    t: &mut Text,
+    shape: &Shape,
+    i: &str,
+    n: &str,
+    types: &[String],
+    (first, end): (&str, &str),
+    (threads, stride): (i64, i64),
+) {
+    let (xt, ut, st, yt) = (&types[0], &types[1], &types[2], &types[3]);
+    let c1 = t.c(1);
+    t.line(i, &format!("scf.for %band = {first} to {end} step {c1} {{"));
+    let j = format!("{i}  ");
     let (cband, cth) = (t.c(shape.band), t.c(shape.tile_rows()));
     t.line(&j, &format!("%ty0 = arith.muli %band, {cband} : index"));
     t.line(&j, &format!("%left = arith.subi {cth}, %ty0 : index"));
     t.line(&j, &format!("%rows = arith.minsi %left, {cband} : index"));
     let inner = format!("{j}  ");
-    // With `split`, the threads split the channels, then the filter blocks (each its products).
-    let (first, end, forall) = split(t, &j, "ct", shape.c, shape.split);
+    let (first, end, forall) = split(t, &j, "ct", shape.c, threads);
     input_transform(t, shape, if forall { &inner } else { &j }, n, xt, st, (&first, &end));
     if forall {
         t.line(&j, "}");
     }
-    let (first, end, forall) = split(t, &j, "ft", shape.f / 8, shape.split);
+    let (first, end, forall) = split(t, &j, "ft", shape.f / 8, threads);
     let k = if forall { inner.clone() } else { j.clone() };
     if forall {
-        t.affine(&k, "mbase", "%ft", shape.positions() * 8 * shape.product_row(), shape.tiles_floats());
+        let (cstride, ctiles) = (t.c(stride), t.c(shape.tiles_floats()));
+        t.line(&k, &format!("%mbase_f = arith.muli %ft, {cstride} : index"));
+        t.line(&k, &format!("%mbase_t = arith.addi %mbase_f, {ctiles} : index"));
+        t.line(&k, "%mbase = arith.addi %mbase_t, %sbase : index");
     }
     t.line(&k, &format!("scf.for %fb = {first} to {end} step {c1} {{"));
     let l = format!("{k}  ");
@@ -303,11 +340,7 @@ fn banded(t: &mut Text, shape: &Shape, indent: &mut String, n: &str, types: &[St
     if forall {
         t.line(&j, "}");
     }
-    t.line(indent, &format!("}} {ROLLED}"));
-    if shape.slots > 1 {
-        indent.truncate(indent.len() - 2);
-        t.line(indent, "}");
-    }
+    t.line(i, &format!("}} {ROLLED}"));
 }
 
 /// A loop over `count` items split into `parts` contiguous runs, each an iteration of an
