@@ -118,7 +118,8 @@ pub enum Optimization {
     PadsInPlace,
     /// Depthwise, grouped and 1-D convolutions and pools read their unpadded input: depthwise
     /// ones with the padding implicit in the host kernel (`strata-implicit-pads`), the others
-    /// with windows cut at the borders (`strata-conv-borders`); and a convolution over a padded
+    /// with windows cut at the borders (`strata-conv-borders`; 2-D full convolutions too where
+    /// their padded input is at the peak); and a convolution over a padded
     /// graph input runs in bands over padded copies of their rows (`strata-band-input-pads`);
     /// host only.
     ConvBorders,

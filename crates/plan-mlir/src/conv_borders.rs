@@ -1,6 +1,6 @@
-//! `strata-conv-borders`: a depthwise, grouped or 1-D convolution or a pool over a `tensor.pad`
-//! reads its unpadded input. Where a window reaches into the padding, it runs with the window
-//! cut to the taps inside the input instead.
+//! `strata-conv-borders`: a depthwise, grouped or unit-stride full convolution (2-D ones near
+//! the peak only) or a pool over a `tensor.pad` reads its unpadded input. Where a window
+//! reaches into the padding, it runs with the window cut to the taps inside the input instead.
 //!
 //! Padding a whole activation costs a buffer of its size plus the border: a padded copy, or,
 //! produced in place (`strata-pad-in-place`), a padded buffer that lives from the producer on.
@@ -78,7 +78,7 @@ use strata_lower::pads::{clamp_in_place, Pad};
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-conv-borders",
-    summary: "Depthwise, grouped and 1-D convolutions and pools over a pad read their unpadded input, with windows cut to the input at the borders",
+    summary: "Depthwise, grouped and 1-D convolutions, pools, and 2-D convolutions at the peak, over a pad read their unpadded input, with windows cut to the input at the borders",
     anchor: "func.func",
     options: &[OptionInfo {
         name: "all",
