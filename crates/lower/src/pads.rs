@@ -104,3 +104,38 @@ pub fn clamp_chain(body: strata_ir::Blk, elem: &str) -> Option<Vec<(String, Stri
     }
     None
 }
+
+/// How a convolution's accumulator starts.
+pub enum Init<'c, 'a> {
+    /// `linalg.fill` of a float constant (its literal).
+    Fill(String),
+    /// The per-filter bias broadcast (a `linalg.generic` reading a `F` tensor at `d1`).
+    Bias(OperationRef<'c, 'a>),
+}
+
+impl<'c, 'a> Init<'c, 'a> {
+    pub fn of(op: OperationRef<'c, 'a>) -> Option<Init<'c, 'a>> {
+        match strata_ir::ods::op_name(op).as_str() {
+            "linalg.fill" => Some(Init::Fill(float_constant(defining_op(op.operand(0).ok()?)?, &Elem::new("f32"))?)),
+            "linalg.generic" => {
+                let input = tensor_type(op.operand(0).ok()?.r#type()).ok()?;
+                let region = op.region(0).ok()?;
+                let block = region.first_block()?;
+                let yield_op = block.first_operation()?;
+                let forwards = strata_ir::ods::op_name(yield_op) == "linalg.yield"
+                    && yield_op.operand(0).ok()?.to_raw().ptr == block.argument(0).ok()?.to_raw().ptr;
+                let maps = op.attribute("indexing_maps").ok()?.to_string();
+                let bias_map = maps.starts_with(
+                    "[affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]",
+                );
+                (op.operand_count() == 2 && input.rank() == 1 && forwards && bias_map).then_some(Init::Bias(op))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The bias an [`Init::Bias`] broadcast reads.
+pub fn bias_value<'c, 'a>(generic: OperationRef<'c, 'a>) -> melior::ir::Value<'c, 'a> {
+    generic.operand(0).expect("checked by Init::of")
+}

@@ -32,11 +32,19 @@
 //! chains' convolutions, whose pads are a band's already, lost their band buffers: a pad of a
 //! slice is kept), and the parts cost time where the border is small (the int8 CNN's 16-channel
 //! 32x32 convolutions 18.3 -> 20.8 us: the interior's 30 columns take the filter-lane tiles
-//! with their transposed stores instead of whole-row vectors). At the peak they take the arena
-//! to the in-order peak that pads inside the convolution: the int8 CNN's residual block, whose
+//! with their transposed stores instead of whole-row vectors; 18.4 and 19.1 with each part's
+//! own initial value, below). At the peak they take the arena to the in-order peak that pads
+//! inside the convolution: the int8 CNN's residual block, whose
 //! shortcut lives beside its convolutions' padded inputs, 205056 -> 196608 B (1.04x -> 1.00x
 //! ONNX Runtime's in-order peak); a 64-channel 56x56 block with `--disable winograd`,
 //! 2466816 -> 1605632 B at the same speed.
+//!
+//! A full convolution whose initial value is a fill or a broadcast bias, read by it alone,
+//! gives each part its own (the parts then fill a new tensor): the host schedule fuses such an
+//! initial value into the part's tiles, where a slice of the filled whole came from memory,
+//! through the filter-lane tiles' transposes, after a pass of its own over the whole result
+//! (the int8 CNN's split 16-channel convolutions 21.3 -> 18.4 and 21.2 -> 19.1 us, as fast as
+//! before the split).
 //!
 //! A part whose windows lie wholly in the padding keeps its initial value (the bias). A clamp
 //! that follows the operation on its whole result (ReLU, ReLU6, Clip: a `linalg.generic` over
@@ -74,7 +82,7 @@ use strata_ir::{
 use strata_lower::kernel::{Iter, Kernel, KernelCache, Map};
 use strata_lower::nn::{list, pair_attribute, window_attributes};
 use strata_lower::ops::tensor_type;
-use strata_lower::pads::{clamp_in_place, Pad};
+use strata_lower::pads::{bias_value, clamp_in_place, Init, Pad};
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-conv-borders",
@@ -115,6 +123,26 @@ const FULL: &str = "linalg.conv_2d_nchw_fchw";
 /// the channels into groups (`[N, C, H, W]` to `[N, G, C/G, H, W]`); each part expands its slice
 /// of the unpadded input the same way.
 const GROUPED: &str = "linalg.conv_2d_ngchw_gfchw";
+
+/// How each part of a full convolution starts when the convolution's accumulator, read by it
+/// alone, is a fill or a broadcast bias: each part makes its own, so the host schedule fuses it
+/// into the part's tiles (a part reading its slice of a filled accumulator takes it from
+/// memory, and the whole accumulator is filled first, in a pass of its own).
+enum Start {
+    Fill(String),
+    Bias(Val),
+}
+
+fn own_start(op: Op) -> Option<Start> {
+    let acc = op.operand(2);
+    if !op.is(FULL) || acc.users().len() != 1 {
+        return None;
+    }
+    match Init::of(acc.owner()?.get())? {
+        Init::Fill(literal) => Some(Start::Fill(literal)),
+        Init::Bias(generic) => Some(Start::Bias(Val::of(bias_value(generic)))),
+    }
+}
 
 /// Whether `op` is a 2-D full convolution (no unit window axis): split only near the peak.
 fn planar_full(op: Op) -> bool {
@@ -206,7 +234,7 @@ fn identity(name: &str, value: f64) -> bool {
 /// The kernel text that replaces `op` (and the clamp after it, whose ops are `clamp`):
 /// arguments the unpadded input, the filter or window, the accumulator. `None` when `op` is
 /// not split.
-fn kernel(op: Op, padded: Op, pad: &Pad, clamp: Option<&[(String, String)]>) -> Option<(String, usize)> {
+fn kernel(op: Op, padded: Op, pad: &Pad, clamp: Option<&[(String, String)]>) -> Option<(String, usize, bool)> {
     let source = tensor_type(pad.source.r#type()).ok()?;
     let padded = tensor_type(padded.result(0).r#type()).ok()?;
     let operand = tensor_type(op.operand(0).r#type()).ok()?;
@@ -254,13 +282,23 @@ fn kernel(op: Op, padded: Op, pad: &Pad, clamp: Option<&[(String, String)]>) -> 
     let mut parts: Vec<[Class; 2]> = rows.iter().flat_map(|&r| cols.iter().map(move |&c| [r, c])).collect();
     // The largest part (the interior) first.
     parts.sort_by_key(|[r, c]| std::cmp::Reverse((r.outputs.1 - r.outputs.0) * (c.outputs.1 - c.outputs.0)));
-    let mut k = Kernel::new(vec![source.clone(), filter.clone(), acc.clone()]);
+    // Each part of a full convolution makes its own initial value where the whole one was a
+    // fill or a broadcast bias (and every part computes: none lies wholly in the padding).
+    let every_part = parts.iter().all(|part| part.iter().all(|class| class.taps.1 > class.taps.0));
+    let start = own_start(op).filter(|_| every_part);
+    let mut args = vec![source.clone(), filter.clone()];
+    match &start {
+        None => args.push(acc.clone()),
+        Some(Start::Bias(bias)) => args.push(tensor_type(bias.r#type()).ok()?),
+        Some(Start::Fill(_)) => {}
+    }
+    let mut k = Kernel::new(args);
     let (x, w) = (k.arg(0), k.arg(1));
     let attrs = window_attributes(&strides, &dilations);
     // The result's leading dimensions (batch, channels; batch, groups, filters per group).
     let leading = &acc.shape[..rank - 2];
     let zeros = vec!["0"; rank - 2].join(", ");
-    let mut result = k.arg(2);
+    let mut result = if start.is_some() { k.empty(&acc) } else { k.arg(2) };
     for part in parts {
         let empty = part.iter().any(|class| class.taps.1 <= class.taps.0);
         if empty && clamp.is_none() {
@@ -277,7 +315,19 @@ fn kernel(op: Op, padded: Op, pad: &Pad, clamp: Option<&[(String, String)]>) -> 
             list(&out_ty.shape),
             list(&vec![1; rank])
         );
-        let mut value = k.emit(format_args!("tensor.extract_slice {result}{offsets} : {acc} to {out_ty}"));
+        let mut value = match &start {
+            None => k.emit(format_args!("tensor.extract_slice {result}{offsets} : {acc} to {out_ty}")),
+            Some(Start::Fill(literal)) => {
+                let (scalar, empty) = (k.constant(literal, &out_ty.elem), k.empty(&out_ty));
+                k.emit(format_args!("linalg.fill ins({scalar} : {}) outs({empty} : {out_ty}) -> {out_ty}", out_ty.elem))
+            }
+            Some(Start::Bias(_)) => {
+                let (bias, bias_ty, empty) = (k.arg(2), k.arg_type(2).clone(), k.empty(&out_ty));
+                k.emit(format_args!(
+                    "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]}} ins({bias} : {bias_ty}) outs({empty} : {out_ty}) {{\n    ^bb0(%b: f32, %o: f32):\n      linalg.yield %b : f32\n    }} -> {out_ty}"
+                ))
+            }
+        };
         if !empty {
             let reads = [axes[0].reads(part[0]), axes[1].reads(part[1])];
             let slice_ty = source.with_shape(vec![source.shape[0], source.shape[1], reads[0].1, reads[1].1]);
@@ -342,7 +392,7 @@ fn kernel(op: Op, padded: Op, pad: &Pad, clamp: Option<&[(String, String)]>) -> 
         result = k.emit(format_args!("tensor.insert_slice {value} into {result}{offsets} : {out_ty} into {acc}"));
     }
     k.set_result(result, acc);
-    Some((format!("module {{\n{}}}\n", k.function("borders")), rows.len() * cols.len()))
+    Some((format!("module {{\n{}}}\n", k.function("borders")), rows.len() * cols.len(), start.is_some()))
 }
 
 /// The clamp that follows `op` on its whole result, in place (its only reader), and its ops
@@ -520,7 +570,7 @@ impl Pass for ConvBorders {
             };
             let clamp = clamp_after(op);
             match kernel(op, padded, &pad, clamp.as_ref().map(|(_, ops)| ops.as_slice())) {
-                Some((text, parts)) => {
+                Some((text, parts, own)) => {
                     let planar = planar_full(op);
                     // A band chain's convolution pads a band of its input already (see the
                     // module comment).
@@ -528,7 +578,7 @@ impl Pass for ConvBorders {
                         cx.bump("kept", 1);
                         continue;
                     }
-                    splits.push((op, Val::of(pad.source), clamp.map(|(c, _)| c), text, planar));
+                    splits.push((op, Val::of(pad.source), clamp.map(|(c, _)| c), (text, own), planar));
                     if !planar {
                         total_parts += parts;
                     }
@@ -562,7 +612,7 @@ impl Pass for ConvBorders {
             at_peak(bytes, &spans, forced)
         };
         let mut kernels = KernelCache::default();
-        for ((op, _, clamp, text, _), chosen) in splits.into_iter().zip(chosen) {
+        for ((op, _, clamp, (text, own), _), chosen) in splits.into_iter().zip(chosen) {
             if !chosen {
                 cx.bump("far-from-peak", 1);
                 continue;
@@ -572,7 +622,13 @@ impl Pass for ConvBorders {
             let Some((padded, pad)) = pad_of(op) else {
                 continue;
             };
-            let operands = [Val::of(pad.source), op.operand(1), op.operand(2)];
+            let mut operands = vec![Val::of(pad.source), op.operand(1)];
+            let acc = op.operand(2).owner();
+            match own_start(op).filter(|_| own) {
+                None => operands.push(op.operand(2)),
+                Some(Start::Bias(bias)) => operands.push(bias),
+                Some(Start::Fill(_)) => {}
+            }
             // The kernel replaces the last op it covers: the clamp, or the operation itself.
             // Safety: each op is erased once and not used afterwards; the operands are defined
             // before `op`, which comes before the clamp.
@@ -586,6 +642,9 @@ impl Pass for ConvBorders {
                     strata_ir::rewrite::erase_if_unused(expand);
                 }
                 strata_ir::rewrite::erase_if_unused(padded);
+                if let Some(acc) = acc.filter(|_| own) {
+                    strata_ir::rewrite::erase_if_unused(acc);
+                }
             }
             cx.bump("split", 1);
         }

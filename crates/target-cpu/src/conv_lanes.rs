@@ -23,16 +23,15 @@
 //! destination-passing style so that tiling never pulls the padding copy into the loops.
 
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
-use melior::ir::{Attribute, BlockLike, Identifier, RegionLike, Type, ValueLike};
+use melior::ir::{Attribute, BlockLike, Identifier, Type, ValueLike};
 use melior::Context;
 use std::collections::BTreeMap;
 use strata_ir::rewrite::{collect, defining_op, inline_call_with};
 use strata_ir::{attrs, PassContext, PassFailed};
 use strata_ir::{Op, Val};
-use strata_lower::kernel::Elem;
 use strata_lower::nn::list;
 use strata_lower::ops::tensor_type;
-use strata_lower::pads::Pad;
+use strata_lower::pads::{bias_value, Init, Pad};
 
 pub use strata_machine::{conv_block, conv_tiles, Registers};
 
@@ -810,43 +809,6 @@ pub(crate) fn static_f32_operands(
         (t.elem.name == "f32" && t.rank() == rank && t.shape.iter().all(|&d| d > 0)).then_some(t)
     };
     Some((ty(0)?, ty(1)?, ty(2)?))
-}
-
-/// How a convolution's accumulator starts.
-enum Init<'c, 'a> {
-    /// `linalg.fill` of a float constant (its literal).
-    Fill(String),
-    /// The per-filter bias broadcast (a `linalg.generic` reading a `F` tensor at `d1`).
-    Bias(OperationRef<'c, 'a>),
-}
-
-impl<'c, 'a> Init<'c, 'a> {
-    fn of(op: OperationRef<'c, 'a>) -> Option<Init<'c, 'a>> {
-        match strata_ir::ods::op_name(op).as_str() {
-            "linalg.fill" => Some(Init::Fill(strata_lower::pads::float_constant(
-                defining_op(op.operand(0).ok()?)?,
-                &Elem::new("f32"),
-            )?)),
-            "linalg.generic" => {
-                let input = tensor_type(op.operand(0).ok()?.r#type()).ok()?;
-                let region = op.region(0).ok()?;
-                let block = region.first_block()?;
-                let yield_op = block.first_operation()?;
-                let forwards = strata_ir::ods::op_name(yield_op) == "linalg.yield"
-                    && yield_op.operand(0).ok()?.to_raw().ptr == block.argument(0).ok()?.to_raw().ptr;
-                let maps = op.attribute("indexing_maps").ok()?.to_string();
-                let bias_map = maps.starts_with(
-                    "[affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]",
-                );
-                (op.operand_count() == 2 && input.rank() == 1 && forwards && bias_map).then_some(Init::Bias(op))
-            }
-            _ => None,
-        }
-    }
-}
-
-fn bias_value<'c, 'a>(generic: OperationRef<'c, 'a>) -> melior::ir::Value<'c, 'a> {
-    generic.operand(0).expect("checked by Init::of")
 }
 
 /// A two-element integer attribute of `op` (`strides`, `dilations`), 1s when absent.
