@@ -95,16 +95,25 @@ pub fn host_has_avx512() -> bool {
 /// one row, a 1-D convolution along the width) may take a *partial* block instead: `tw` as
 /// many positions as the accumulators hold, not dividing `ow`, the last block of the row
 /// narrower (the schedule peels it off; see [`partial`]). It is chosen when its FMAs per
-/// step, averaged over the row's blocks, beat the whole blocks': MobileNetV2's 1x1
-/// convolutions at 7 x 7 flattened to 49 positions take 6 positions x 16 filters (8 whole
-/// blocks of 12 FMAs and one of 2: 10.9 a step) instead of 7 x 8 (7): 960 channels into 320
-/// filters ran 1.6x faster on a Zen3 core. `None` when no width applies.
+/// cycle ([`block_cycles`]), then per step, averaged over the row's blocks, beat the whole
+/// blocks': on AVX2, MobileNetV2's 1x1 convolutions at 7 x 7 flattened to 49 positions take
+/// 6 positions x 16 filters (8 whole blocks of 12 FMAs and one of 2) instead of 7 x 8 (7 FMAs
+/// a step, each waiting on the latency): 960 channels into 320 filters ran 1.6x faster on a
+/// Zen3 core; on AVX-512 the whole 7 x 32 blocks keep the FMAs busy where 12 x 32 ones leave a
+/// block of 2 accumulators. `None` when no width applies.
 pub fn conv_tiles(oh: i64, ow: i64, f: i64, window: i64, registers: Registers) -> Option<[i64; 3]> {
     let lanes = registers.lanes;
     let divisor = |extent: i64, most: i64| largest_divisor(extent, most.max(1)).unwrap_or(1);
     let quarter = if window > 1 && registers.few_filters(f) { lanes / 4 } else { 0 };
     // FMAs per reduction step, in thousandths, averaged over a row's blocks.
     let per_step = |[th, tw, _]: [i64; 3], vectors: i64| th * ow * vectors * 1000 / ((ow + tw - 1) / tw);
+    // FMAs per cycle of a row's blocks, in thousandths (see [`block_cycles`]): a block whose
+    // accumulators are too few for the multiply-adds' latency waits on it.
+    let per_cycle = |[th, tw, _]: [i64; 3], vectors: i64| {
+        let (full, rest) = (ow / tw, ow % tw);
+        let cycles = full * block_cycles(th * tw, vectors) + block_cycles(th * rest, vectors);
+        th * ow * vectors * 1000 / cycles.max(1)
+    };
     [2 * lanes, lanes, lanes / 2, quarter]
         .into_iter()
         .filter(|&tf| tf >= 4 && f % tf == 0)
@@ -115,10 +124,29 @@ pub fn conv_tiles(oh: i64, ow: i64, f: i64, window: i64, registers: Registers) -
             let th = divisor(oh, positions / tw);
             let whole = [th, tw, tf];
             let rest = (oh == 1 && tw < positions && ow > positions).then_some([1, positions, tf]);
-            [Some(whole), rest].into_iter().flatten().map(move |tiles| (per_step(tiles, vectors), tf, tiles))
+            [Some(whole), rest]
+                .into_iter()
+                .flatten()
+                .map(move |tiles| ((per_cycle(tiles, vectors), per_step(tiles, vectors)), tf, tiles))
         })
         .max_by_key(|&(fmas, tf, tiles)| (fmas, tf, -tiles[1]))
         .map(|(_, _, tiles)| tiles)
+}
+
+/// Cycles in half-cycle units (so that integer division stays exact) that one reduction step of
+/// a block of `positions` output positions by `vectors` filter vectors takes: its
+/// multiply-adds at two a cycle, its loads (a broadcast per position, a load per filter
+/// vector) at two a cycle, and never under the multiply-add's latency (four cycles), which a
+/// block of fewer than eight accumulators waits on (each accumulator's chain advances one
+/// multiply-add a step). A row of MobileNetV2's 7 x 7 1x1 convolutions, 49 positions, in blocks
+/// of 12 positions x 32 filters costs 4 x 12 + 4 cycles a step (the last block's 2
+/// accumulators wait), in blocks of 7 x 32 filters 7 x 7: the whole blocks ran 960 -> 320
+/// filters 0.194 -> 0.175 ms. Zero positions cost nothing.
+pub fn block_cycles(positions: i64, vectors: i64) -> i64 {
+    if positions == 0 {
+        return 0;
+    }
+    (positions * vectors).max(positions + vectors).max(8)
 }
 
 /// Whether a block `[th, tw, tf]` of [`conv_tiles`] is partial on an output `ow` wide: its
@@ -353,7 +381,10 @@ mod tests {
         assert_eq!(conv_tiles(1, 48, 320, 1, AVX2), Some([1, 6, 16]));
         assert!(!partial([1, 6, 16], 48));
         assert_eq!(conv_tiles(1, 36, 64, 1, AVX2), Some([1, 6, 16]));
-        assert_eq!(conv_tiles(1, 49, 32, 1, AVX512), Some([1, 12, 32]));
+        // On AVX-512 the 12 x 32 blocks' last one (2 accumulators) would wait on the latency:
+        // whole 7 x 32 blocks, every one at the FMA peak.
+        assert_eq!(conv_tiles(1, 49, 32, 1, AVX512), Some([1, 7, 32]));
+        assert_eq!(conv_tiles(1, 196, 320, 1, AVX512), Some([1, 12, 32]));
         // Not for several rows, nor for a row narrower than a block.
         assert_eq!(conv_tiles(7, 7, 320, 1, AVX2), Some([1, 7, 8]));
         assert_eq!(conv_tiles(1, 5, 320, 1, AVX2), Some([1, 5, 16]));
