@@ -861,6 +861,47 @@ fn run_against_reference(bin: &std::path::Path, dir: &std::path::Path, model: &s
             ));
         }
     }
+    same_for_any_thread_count(bin, dir, model)
+}
+
+/// The outputs of `model` on one thread and on two, byte for byte: no kernel's sums may depend
+/// on the thread count (the README's promise; a Winograd tile size chosen per thread count
+/// broke it once).
+fn same_for_any_thread_count(bin: &std::path::Path, dir: &std::path::Path, model: &str) -> Result<(), String> {
+    let mut outputs = Vec::new();
+    for threads in ["1", "2"] {
+        let out = dir.join("threads").join(model).join(threads);
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+        let status = Command::new(bin.join("strata"))
+            .arg("run")
+            .arg(dir.join(format!("{model}.onnx")))
+            .args(["--threads", threads, "--output-dir"])
+            .arg(&out)
+            .args(zoo_frozen(dir, model))
+            .args(input_args(&dir.join(format!("{model}.inputs")))?)
+            .env("STRATA_CACHE_DIR", dir.join("cache"))
+            .stdout(std::process::Stdio::null())
+            .status()
+            .map_err(|e| e.to_string())?;
+        if !status.success() {
+            return Err(format!("{model} on {threads} thread(s): {status}"));
+        }
+        outputs.push(out);
+    }
+    let mut files: Vec<_> =
+        std::fs::read_dir(&outputs[0]).map_err(|e| e.to_string())?.flatten().map(|e| e.file_name()).collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("{model}: no outputs written"));
+    }
+    for file in &files {
+        let (one, two) = (std::fs::read(outputs[0].join(file)), std::fs::read(outputs[1].join(file)));
+        if one.map_err(|e| e.to_string())? != two.map_err(|e| e.to_string())? {
+            return Err(format!("{model}: output {} differs between one and two threads", file.to_string_lossy()));
+        }
+    }
+    println!("zoo: {model}: outputs byte-identical on one and two threads");
     Ok(())
 }
 

@@ -25,7 +25,8 @@
 //! (`positions x C x tiles`, at most [`V_BYTES`]) and the products of one block of 8 filters,
 //! once per thread. The scratch may raise the function's estimated memory peak by at most an eighth
 //! per thread ([`PEAK_ALLOWANCE`]): the convolution takes fewer slots, a shorter band, or stays
-//! direct.
+//! direct. Whether it is taken, and in which tile size, is what one thread's budget allows on
+//! any thread count: the results do not depend on the thread count.
 //!
 //! Taken: `linalg.conv_2d_nchw_fchw`, f32, unit strides and dilations, a 3 x 3 compile-time
 //! filter, an output of whole m x m tiles (the input is read padded as the convolution reads
@@ -157,6 +158,13 @@ impl Shape {
                 // Products over padded vectors of tiles against the direct 9 per output.
                 .filter(|s| positions * s.lanes() * 100 <= MAX_WORK * 9 * m * m * s.band * tw)
                 .collect();
+            // Taken, and in this tile size, only where one thread would take it (its budget, one
+            // slot): the results then do not depend on the thread count (the CRNN took F(2x2,
+            // 3x3) for one convolution on two threads and the direct one on one).
+            let single = |s: &Shape| Shape { slots: 1, split: 1, ..*s }.scratch_floats() * 4 <= budget / threads.max(1);
+            if !shapes.iter().any(single) {
+                return None;
+            }
             let slotted = |s: &Shape| Shape { slots: threads.min(s.bands()).max(1), ..*s };
             shapes
                 .iter()
@@ -427,14 +435,16 @@ mod tests {
         assert_eq!((s.m, s.band, s.lanes(), s.slots, s.bands()), (2, 4, 32, 2, 2));
         // 14 x 14 x 256: a 4 MiB transformed filter, beyond the cache.
         assert_eq!(Shape::choose(1, 256, 256, 16, 16, 1, i64::MAX), None);
-        // The memory budget bounds the bands' slots: a slot per thread in a shorter band before
-        // the threads split a band, the split before one slot.
+        // The memory budget bounds the bands' slots: a slot per thread in a shorter band.
         let s = Shape::choose(1, 64, 64, 58, 58, 2, 1200 << 10).unwrap();
         assert_eq!((s.m, s.band, s.slots, s.split), (4, 2, 2, 1));
         let s = Shape::choose(1, 64, 64, 58, 58, 2, 600 << 10).unwrap();
         assert_eq!((s.m, s.band, s.slots, s.split), (4, 1, 2, 1));
+        // The tile size and whether to take it are one thread's choice, on its share of the
+        // budget: 160 KB holds no F(4x4, 3x3) slot, so two threads take F(2x2, 3x3) as one would.
         let s = Shape::choose(1, 64, 64, 58, 58, 2, 320 << 10).unwrap();
-        assert_eq!((s.m, s.band, s.slots, s.split), (4, 1, 1, 2));
+        assert_eq!((s.m, s.slots, s.split), (2, 2, 1));
+        assert_eq!(Shape::choose(1, 64, 64, 58, 58, 1, 160 << 10).map(|s| s.m), Some(2));
         // 7 x 7 (odd); few channels; filters not a multiple of 8.
         assert_eq!(Shape::choose(1, 512, 512, 9, 9, 1, i64::MAX), None);
         assert_eq!(Shape::choose(1, 16, 64, 58, 58, 1, i64::MAX), None);
