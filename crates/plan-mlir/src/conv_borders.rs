@@ -144,6 +144,18 @@ fn own_start(op: Op) -> Option<Start> {
     }
 }
 
+/// An operation the pass can split, as found: `source` its pad's source then, `clamp` the
+/// clamp after it that its parts take, `text` the kernel of its parts, `own` whether the parts
+/// make their own initial value ([`own_start`]), `planar` a 2-D full convolution.
+struct Candidate {
+    op: Op,
+    source: Val,
+    clamp: Option<Op>,
+    text: String,
+    own: bool,
+    planar: bool,
+}
+
 /// Whether `op` is a 2-D full convolution (no unit window axis): split only near the peak.
 fn planar_full(op: Op) -> bool {
     op.is(FULL) && tensor_type(op.operand(1).r#type()).is_ok_and(|f| f.rank() == 4 && !f.shape[2..].contains(&1))
@@ -560,8 +572,7 @@ impl Pass for ConvBorders {
         func: melior::ir::operation::OperationRef<'_, '_>,
         cx: &mut PassContext<'_>,
     ) -> Result<(), PassFailed> {
-        // The splits possible: each op with its pad's source, the clamp after it and the kernel.
-        let mut splits = Vec::new();
+        let mut splits: Vec<Candidate> = Vec::new();
         let mut total_parts = 0;
         for raw in collect(&func, |op| OPS.iter().any(|name| op.is(name))) {
             let op = Op::of(&raw.get());
@@ -578,7 +589,14 @@ impl Pass for ConvBorders {
                         cx.bump("kept", 1);
                         continue;
                     }
-                    splits.push((op, Val::of(pad.source), clamp.map(|(c, _)| c), (text, own), planar));
+                    splits.push(Candidate {
+                        op,
+                        source: Val::of(pad.source),
+                        clamp: clamp.map(|(c, _)| c),
+                        text,
+                        own,
+                        planar,
+                    });
                     if !planar {
                         total_parts += parts;
                     }
@@ -589,7 +607,7 @@ impl Pass for ConvBorders {
         let Some(body) = Op::of(&func).body(0) else { return Ok(()) };
         // Split regardless of the peak: everything with `all`, the cheap splits of a function
         // with few parts; 2-D full convolutions only near the peak (see the module comment).
-        let forced: Vec<bool> = splits.iter().map(|s| self.all || (total_parts <= PART_BUDGET && !s.4)).collect();
+        let forced: Vec<bool> = splits.iter().map(|s| self.all || (total_parts <= PART_BUDGET && !s.planar)).collect();
         let chosen = if forced.iter().all(|&f| f) {
             forced
         } else {
@@ -603,7 +621,7 @@ impl Pass for ConvBorders {
             };
             let spans: Vec<Option<(usize, usize, u64)>> = splits
                 .iter()
-                .map(|&(op, source, _, _, _)| {
+                .map(|&Candidate { op, source, .. }| {
                     let end = position(op)?;
                     let start = source.owner().and_then(position).or_else(|| op.operand(0).owner().and_then(position));
                     Some((start.unwrap_or(end).min(end), end, border(op, source)))
@@ -612,7 +630,7 @@ impl Pass for ConvBorders {
             at_peak(bytes, &spans, forced)
         };
         let mut kernels = KernelCache::default();
-        for ((op, _, clamp, (text, own), _), chosen) in splits.into_iter().zip(chosen) {
+        for (Candidate { op, clamp, text, own, .. }, chosen) in splits.into_iter().zip(chosen) {
             if !chosen {
                 cx.bump("far-from-peak", 1);
                 continue;

@@ -13,9 +13,9 @@
 //! The row buffer is a stack allocation, one per thread (with threads, the channels are one
 //! contiguous share per thread, each with its own slot of one allocation), the input's columns
 //! at an offset rounded up to whole vectors, the padding on either side the maximum's identity
-//! (-inf), written once per buffer: the implicit padding of `strata-implicit-pads` costs nothing here, and the
-//! output rows whose windows reach past the input's rows leave those rows out. The maximum
-//! propagates NaN ([`nan_max`]).
+//! (-inf), written once per buffer: the implicit padding of `strata-implicit-pads` costs
+//! nothing here, and the output rows whose windows reach past the input's rows leave those rows
+//! out. The maximum propagates NaN ([`nan_max`]).
 
 use crate::depthwise_fusion::{nan_max, Epilogue};
 use crate::vectorize_depthwise::index_constant;

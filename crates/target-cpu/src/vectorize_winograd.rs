@@ -264,8 +264,9 @@ fn banded(t: &mut Text, shape: &Shape, indent: &mut String, n: &str, types: &[St
     let st = &types[2];
     let c0 = t.c(0);
     let bands = shape.bands();
-    let slotted = if shape.slots > 1 && shape.split <= 1 { bands / shape.slots * shape.slots } else { bands };
-    let per = (slotted + shape.slots - 1) / shape.slots;
+    // The bands the slots take, as many each (all of them with one slot).
+    let slotted = bands / shape.slots * shape.slots;
+    let per = slotted / shape.slots;
     if shape.slots > 1 {
         t.line(indent, &format!("scf.forall (%slot) in ({}) {{", shape.slots));
         *indent += "  ";

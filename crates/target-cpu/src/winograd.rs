@@ -150,7 +150,8 @@ impl Shape {
             // budget holds so (a shorter band before a split one: ResNet-18's 56 x 56
             // convolutions ran 14% faster on two threads in a slot each than splitting bands of
             // the same tile row), else one band the threads split (they ran no faster than on
-            // one thread with one slot), else fewer slots.
+            // one thread with one slot). One of the two fits wherever one thread's slot fits
+            // its share of the budget (below), which is the condition to be taken at all.
             let fits = |s: &Shape| s.scratch_floats() * 4 <= budget;
             let shapes: Vec<Shape> = bands
                 .into_iter()
@@ -171,7 +172,6 @@ impl Shape {
                 .map(slotted)
                 .find(|s| s.slots == threads && fits(s))
                 .or_else(|| shapes.iter().map(|s| Shape { split: threads, ..*s }).find(|s| threads > 1 && fits(s)))
-                .or_else(|| shapes.iter().map(slotted).find(fits))
         })
     }
 
