@@ -47,6 +47,7 @@ mod pool_rows;
 pub mod prefetch_filters;
 pub mod prefetch_rows;
 pub mod profile;
+pub mod sink_into_parallel;
 pub mod size_small_kernels;
 mod text_kernels;
 mod vector_ops;
@@ -74,7 +75,8 @@ finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
 /// Buffers to the LLVM dialect for the host: bf16 truncations as integer arithmetic (no
 /// runtime-library call), f32 `exp`, `tanh` and `erf` as inline arithmetic (so their loops vectorise), `scf.forall`s
 /// (`strata-parallelize`'s splits and the schedules' parallel tiles) as OpenMP worksharing loops (the team's size
-/// is the OpenMP runtime's: `omp_set_num_threads`, `OMP_NUM_THREADS`), loops, other math through LLVM intrinsics or libm (`strata-math-calls`: only when some is left),
+/// is the OpenMP runtime's: `omp_set_num_threads`, `OMP_NUM_THREADS`) that compute their own views of the arena
+/// (`strata-sink-into-parallel`: LLVM sees how they relate), loops, other math through LLVM intrinsics or libm (`strata-math-calls`: only when some is left),
 /// the elements extracted from a vector read loaded one by one (`strata-broadcast-loads`: broadcasts from
 /// memory), register blocks kept as rows (`strata-vector-rows`), their transposes between the accumulators and NCHW
 /// memory as two-source shuffle networks (`strata-lower-transposes`; any other transpose as one shuffle of the
@@ -83,7 +85,7 @@ finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
 pub const HOST_TO_LLVM: NamedPipeline = NamedPipeline {
     name: "strata-host-to-llvm",
     summary: "Lower linalg/memref/math on buffers to the LLVM dialect with bare-pointer function arguments",
-    passes: "func.func(strata-expand-bf16,strata-approximate-math,scf-forall-to-parallel),convert-scf-to-openmp{num-threads=0},\
+    passes: "func.func(strata-expand-bf16,strata-approximate-math,scf-forall-to-parallel,strata-sink-into-parallel),convert-scf-to-openmp{num-threads=0},\
 func.func(canonicalize{top-down=false},strata-broadcast-loads,convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops,strata-vector-rows,strata-lower-transposes,strata-split-masked-stores),strata-size-small-kernels,\
 func.func(expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-vector-to-llvm{vector-transpose-lowering=shuffle1d},convert-math-to-llvm),\
 strata-math-calls,finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},\
@@ -112,6 +114,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&chunk_calls::INFO, chunk_calls::create);
     registry.register(&pack_weights::INFO, pack_weights::create);
     registry.register(&size_small_kernels::INFO, size_small_kernels::create);
+    registry.register(&sink_into_parallel::INFO, sink_into_parallel::create);
     registry.register(&vector_rows::INFO, vector_rows::create);
     registry.register(&lower_transposes::INFO, lower_transposes::create);
     registry.register(&masked_stores::INFO, masked_stores::create);
