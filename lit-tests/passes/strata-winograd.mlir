@@ -94,9 +94,11 @@ func.func @over_budget(%x: tensor<1x32x32x32xf32>, %init: tensor<1x32x32x32xf32>
 
 // 64 channels into 128 filters: F(4x4, 3x3)'s transformed filter (1.2 MB) is over 1 MiB,
 // F(2x2, 3x3)'s (512 KiB) is not; an output of 18 x 18 has no whole 4 x 4 tiles either way.
+// Its 9 tile rows of 9 go in bands of 5 (45 and 36 tiles in 48 lanes each: 96 lanes of
+// products), not of 7 (63 tiles in 64 lanes, then 18 in 64 more: 128).
 // CHECK-LABEL: func.func @small_tiles
 // CHECK: arith.constant dense_resource<winograd_filter{{.*}}> : tensor<16x16x64x8xf32>
-// CHECK: strata.winograd = array<i64: 2, 7, 1, 1>
+// CHECK: strata.winograd = array<i64: 2, 5, 1, 1>
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
 func.func @small_tiles(%p: tensor<1x64x20x20xf32>, %init: tensor<1x128x18x18xf32>) -> (tensor<1x128x18x18xf32>, f32) {
   %zero = arith.constant 0.0 : f32

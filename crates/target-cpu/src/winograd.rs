@@ -26,7 +26,8 @@
 //! once per thread. The scratch may raise the function's estimated memory peak by at most an eighth
 //! per thread ([`PEAK_ALLOWANCE`]): the convolution takes fewer slots, a shorter band, or stays
 //! direct. Whether it is taken, and in which tile size, is what one thread's budget allows on
-//! any thread count: the results do not depend on the thread count.
+//! any thread count: the results do not depend on the thread count (the band height, which
+//! does not change a result, is chosen for the threads: `span`).
 //!
 //! Taken: `linalg.conv_2d_nchw_fchw`, f32, unit strides and dilations, a 3 x 3 compile-time
 //! filter, an output of whole m x m tiles (the input is read padded as the convolution reads
@@ -138,13 +139,15 @@ impl Shape {
                 return None;
             }
             let (th, tw) = (h / m, w / m);
-            // The bands whose transformed tiles fit V_BYTES, best first: the tiles fill most of
-            // their vectors, with at least two vectors where one can (a block of one vector of
-            // tiles by 8 filters waits on loads: ResNet-18's 28 x 28 convolutions 11% slower than
-            // in two), then the shortest (the least scratch; the last band may be shorter).
+            // The bands whose transformed tiles fit V_BYTES, best first: the least time the
+            // threads take over every band ([`span`]), then the tiles filling most of their
+            // vectors, with at least two vectors where one can, then the shortest (the least
+            // scratch; the last band may be shorter).
             let mut bands: Vec<i64> = (1..=th).filter(|&b| positions * c * lanes(b * tw) * 4 <= V_BYTES).collect();
-            bands
-                .sort_by_key(|&b| std::cmp::Reverse((b * tw * 1000 / lanes(b * tw), lanes(b * tw).min(2 * LANES), -b)));
+            bands.sort_by_key(|&b| {
+                let fill = b * tw * 1000 / lanes(b * tw);
+                (span(th, tw, b, threads), std::cmp::Reverse((fill, lanes(b * tw).min(2 * LANES))), b)
+            });
             let shape = Shape { n, c, f, hp, wp, m, band: 1, slots: 1, split: 1 };
             // In order of preference: a slot for every thread in the first band whose scratch the
             // budget holds so (a shorter band before a split one: ResNet-18's 56 x 56
@@ -228,6 +231,22 @@ impl Shape {
             self.slot_floats() * self.slots
         }
     }
+}
+
+/// What the threads' longest share of a convolution's products costs with bands of `band` of
+/// its `rows` x `columns` tiles, in vector lanes times the threads, weighted: every band works
+/// on its whole lanes (the last, shorter band too: its lanes past the tiles are zero), `threads`
+/// slots take as many bands each and the threads split each band left over; with fewer bands
+/// than threads one thread's time (a band the threads split ran no faster). A band of one
+/// vector costs 12% more (a block of one vector of tiles by 8 filters waits on loads:
+/// ResNet-18's 28 x 28 convolutions ran 11% slower than in two). The last band's waste and the
+/// threads' balance used to be left out, so a U-Net's 24 x 24 convolution took bands of 5 of
+/// its 6 tile rows, the second band a whole band's work for one row, and two threads ran it no
+/// faster than one.
+fn span(rows: i64, columns: i64, band: i64, threads: i64) -> i64 {
+    let (count, width, t) = ((rows + band - 1) / band, lanes(band * columns), threads.max(1));
+    let per_thread_times_t = if count >= t { count / t * width * t + count % t * width } else { count * width * t };
+    per_thread_times_t * if width < 2 * LANES { 112 } else { 100 }
 }
 
 fn lanes(tiles: i64) -> i64 {
@@ -433,6 +452,13 @@ mod tests {
         // 7 tile rows in bands of 4 (28 of 32 lanes), the last band 3 rows.
         let s = Shape::choose(1, 64, 128, 16, 16, 2, i64::MAX).unwrap();
         assert_eq!((s.m, s.band, s.lanes(), s.slots, s.bands()), (2, 4, 32, 2, 2));
+        // A U-Net's 24 x 24 x 32 -> 64: 6 tile rows of 6. One thread takes them as one band
+        // (36 tiles in 48 lanes), not bands of 5 (30 of 32 lanes) and 1 (the same 32 lanes of
+        // products for 6 tiles); two threads take bands of 2, a slot each and the third split.
+        let s = Shape::choose(1, 32, 64, 26, 26, 1, i64::MAX).unwrap();
+        assert_eq!((s.m, s.band, s.lanes(), s.slots, s.bands()), (4, 6, 48, 1, 1));
+        let s = Shape::choose(1, 32, 64, 26, 26, 2, i64::MAX).unwrap();
+        assert_eq!((s.m, s.band, s.lanes(), s.slots, s.bands()), (4, 2, 16, 2, 3));
         // 14 x 14 x 256: a 4 MiB transformed filter, beyond the cache.
         assert_eq!(Shape::choose(1, 256, 256, 16, 16, 1, i64::MAX), None);
         // The memory budget bounds the bands' slots: a slot per thread in a shorter band.
