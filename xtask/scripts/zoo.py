@@ -126,6 +126,11 @@ their exporters emit them; each draws from its own generator, so the three above
   `position_ids` input (rotate-half as Slice, Neg, Concat), grouped keys and values repeated
   by Unsqueeze + Expand + Reshape, a causal mask of float32's lowest value, Softmax, a
   SwiGLU MLP (688 wide: no multiple of 32) and a final RMSNorm: `hidden` [1, 64, 256].
+- unet_segmenter.onnx: a U-Net segmenter as the common PyTorch U-Net exports (1x3x96x96;
+  medical, document and satellite segmentation): double 3x3 Conv-BatchNorm-Relu blocks at
+  16, 32, 64 and 128 channels, MaxPool 2x2 between them, ConvTranspose k2 s2 up, Concat of
+  each skip with the upsampled map, a 1x1 Conv to 3 classes and Softmax over them: `masks`
+  [1, 3, 96, 96]. Its skips stay live across the whole network.
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -1044,6 +1049,39 @@ def llama_block(path, tokens=64, dim=256, heads=8, kv_heads=2, ffn=688, layers=2
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, tokens, dim])], path, "llama_block")
 
 
+def unet_segmenter(path, size=96, widths=(16, 32, 64, 128), classes=3):
+    """A U-Net segmenter as torch.onnx.export writes the common PyTorch U-Net (medical,
+    document and satellite segmentation; 1x3xsizexsize): double 3x3 Conv-BatchNorm-Relu blocks,
+    MaxPool 2x2 down three times, ConvTranspose k2 s2 up, Concat of the skip and the upsampled
+    map (skip first), a 1x1 Conv to the classes and Softmax over them: `masks` [1, 3, size, size]."""
+    g = Graph(np.random.default_rng(20261201))
+
+    def cbr(x, cin, cout):
+        return g.op("Relu", [g.batch_norm(g.conv(x, cin, cout, 3, bias=False), cout)], "relu")
+
+    def up(x, cin, cout):
+        w = g.weight([cin, cout, 2, 2], fan_in=cin * 4)
+        return g.op("ConvTranspose", [x, w, g.const((g.rng.standard_normal(cout) * 0.1).astype(np.float32), "b")],
+                    "up", kernel_shape=[2, 2], strides=[2, 2])
+
+    x, cin, skips = "image", 3, []
+    for width in widths[:-1]:
+        x = cbr(cbr(x, cin, width), width, width)
+        skips.append((x, width))
+        x = g.op("MaxPool", [x], "pool", kernel_shape=[2, 2], strides=[2, 2])
+        cin = width
+    x = cbr(cbr(x, cin, widths[-1]), widths[-1], widths[-1])
+    cin = widths[-1]
+    for skip, width in reversed(skips):
+        x = g.op("Concat", [skip, up(x, cin, width)], "concat", axis=1)
+        x = cbr(cbr(x, 2 * width, width), width, width)
+        cin = width
+    y = g.op("Softmax", [g.conv(x, cin, classes, 1)], "softmax", axis=1)
+    out = g.rename(y, "masks")
+    g.save([helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, size, size])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes, size, size])], path, "unet_segmenter")
+
+
 def resnet50(path):
     g = Graph(np.random.default_rng(50))
 
@@ -1097,7 +1135,8 @@ def write_inputs(out):
                           ("gated_deltanet_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256)}),
                           ("vit_tiny", {"pixels": image}),
                           ("llama_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256),
-                                           "position_ids": np.arange(64, dtype=np.int64).reshape(1, 64)})):
+                                           "position_ids": np.arange(64, dtype=np.int64).reshape(1, 64)}),
+                          ("unet_segmenter", {"image": pattern(3 * 96 * 96).reshape(1, 3, 96, 96)})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -1134,5 +1173,6 @@ if __name__ == "__main__":
     gated_deltanet_block(os.path.join(out, "gated_deltanet_block.onnx"))
     vit_tiny(os.path.join(out, "vit_tiny.onnx"))
     llama_block(os.path.join(out, "llama_block.onnx"))
+    unet_segmenter(os.path.join(out, "unet_segmenter.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

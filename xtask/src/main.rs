@@ -558,6 +558,7 @@ const ZOO_MODELS: &[&str] = &[
     "gated_deltanet_block",
     "vit_tiny",
     "llama_block",
+    "unet_segmenter",
 ];
 
 /// Zoo models only the benchmarks measure (`zoo.py` generates them too): ResNet-50, too big
