@@ -3,13 +3,22 @@
 // crates/lower/schedules; the others keep MLIR's order, and the script leaves no trace.
 // RUN: strata-opt %s -p 'builtin.module(strata-cpu-schedule{vector-lanes=16})' | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-cpu-schedule{vector-lanes=8})' | FileCheck %s --check-prefix=AVX2
+// RUN: strata-opt %s -p 'builtin.module(strata-cpu-schedule{vector-lanes=16})' --mlir-pass-statistics 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
+// STATS: 24 convolutions
+// STATS: 1 matmul-convolutions
 
 // CHECK-LABEL: func.func @convs
 // Depthwise: left a named op for strata-vectorize-depthwise (after bufferization).
 // CHECK: linalg.depthwise_conv_2d_nchw_chw {dilations
-// Convolutions with filter counts that no vector register divides keep the loop order:
-// a 1x1 convolution over 16 channels keeps its dot product innermost (a named op).
-// CHECK: linalg.conv_2d_nchw_fchw
+// Convolutions with filter counts that no vector register divides and no column block:
+// a 1x1 one (6 filters over 10 x 10 positions) is the matmul it is, on views of its
+// operands, its product's sums over the channels in order (strata-vectorize-matmul's masked
+// blocks take it after bufferization); others keep the loop order.
+// CHECK: %[[X:.+]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2, 3]] : tensor<1x16x10x10xf32> into tensor<16x100xf32>
+// CHECK: %[[W:.+]] = tensor.collapse_shape %arg2 {{\[\[}}0], [1, 2, 3]] : tensor<6x16x1x1xf32> into tensor<6x16xf32>
+// CHECK: %[[I:.+]] = tensor.collapse_shape %arg5 {{\[\[}}0, 1], [2, 3]] : tensor<1x6x10x10xf32> into tensor<6x100xf32>
+// CHECK: %[[M:.+]] = linalg.matmul ins(%[[W]], %[[X]] : tensor<6x16xf32>, tensor<16x100xf32>) outs(%[[I]] : tensor<6x100xf32>)
+// CHECK: %[[R:.+]] = tensor.expand_shape %[[M]] {{\[\[}}0, 1], [2, 3]] output_shape [1, 6, 10, 10]
 // CHECK-NOT: strata.loop_order
 // A 3x3 convolution over 16 channels (144 per output): (n, f, c, kh, kw, oh, ow).
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction", "parallel", "parallel"]

@@ -66,6 +66,10 @@ pub static INFO: PassInfo = PassInfo {
         StatisticInfo { name: "convolutions", help: "Convolutions register-blocked and vectorised" },
         StatisticInfo { name: "conv-fallbacks", help: "Modules whose convolution schedule failed and whose convolutions run as loop nests instead" },
         StatisticInfo { name: "spatial-convolutions", help: "Of those, convolutions with output columns in the lanes (too few filters or taps for filter lanes, or grouped)" },
+        StatisticInfo {
+            name: "matmul-convolutions",
+            help: "1x1 convolutions no register block takes, run as the matmuls they are",
+        },
         StatisticInfo { name: "batch-matmuls", help: "Batch matmuls split into a loop of vectorised matmuls" },
         StatisticInfo { name: "peeled-matmuls", help: "Matmuls split into rows a multiple of 8 (register-blocked) and the rest" },
         StatisticInfo { name: "outer-products", help: "Convolution steps written as vector outer products" },
@@ -112,6 +116,7 @@ enum Failed {
 struct Scheduled {
     convolutions: usize,
     spatial: usize,
+    matmul_convolutions: usize,
     batch_matmuls: usize,
     peeled_matmuls: usize,
     outer_products: usize,
@@ -166,6 +171,7 @@ impl Pass for CpuSchedule {
         };
         cx.bump("convolutions", done.convolutions as u64);
         cx.bump("spatial-convolutions", done.spatial as u64);
+        cx.bump("matmul-convolutions", done.matmul_convolutions as u64);
         cx.bump("batch-matmuls", done.batch_matmuls as u64);
         cx.bump("peeled-matmuls", done.peeled_matmuls as u64);
         cx.bump("outer-products", done.outer_products as u64);
@@ -187,6 +193,8 @@ impl CpuSchedule {
             let (convs, count, spatial) = crate::conv_lanes::rewrite(module, cx, self.registers, self.threads)
                 .map_err(|_| Failed::Convolutions)?;
             (done.convolutions, done.spatial) = (count, spatial);
+            done.matmul_convolutions =
+                crate::conv_matmul::pointwise_as_matmuls(module, cx).map_err(|_| Failed::Convolutions)?;
             convs
         } else {
             Vec::new()

@@ -27,6 +27,7 @@ pub mod broadcast_loads;
 pub mod chunk_calls;
 mod conv_flatten;
 pub mod conv_lanes;
+mod conv_matmul;
 mod conv_outer;
 mod conv_split;
 pub mod cpu_schedule;
