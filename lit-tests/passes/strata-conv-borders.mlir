@@ -290,7 +290,8 @@ func.func @planar(%x: tensor<1x8x8x8xf32>, %w: tensor<8x8x3x3xf32>, %w2: tensor<
 }
 
 // CHECK: (S) 2 far-from-peak
-// CHECK: (S) 9 split
+// CHECK: (S) 10 split
+// CHECK: (S) 1 padding-bound
 // CHECK: (S) 2 clamps
 // CHECK: (S) 4 kept
 
@@ -319,4 +320,26 @@ func.func @band_slice(%x: tensor<1x8x8x8xf32>, %w: tensor<8x8x3x3xf32>) -> tenso
   %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x8x4x8xf32>) -> tensor<1x8x4x8xf32>
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x8x6x10xf32>, tensor<8x8x3x3xf32>) outs(%init : tensor<1x8x4x8xf32>) -> tensor<1x8x4x8xf32>
   return %c : tensor<1x8x4x8xf32>
+}
+
+// A dilated 3x3 convolution over a map hardly wider than its dilation (DeepLab's atrous
+// pyramid): dilation 6, padded by 6, on 9 x 9. No output keeps all nine taps and 69% of them
+// read padding, so it is split wherever it is, for speed (the parts skip those multiply-adds;
+// counted `padding-bound`): three classes of rows and of columns, the filter cut to one or
+// two tap rows and columns (their inputs strided by the dilation).
+// PARTS-LABEL: func.func @atrous
+// PARTS-NOT: tensor.pad
+// PARTS-COUNT-9: linalg.conv_2d_nchw_fchw {dilations = dense<6> : tensor<2xi64>{{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x{{[0-9]}}x{{[0-9]}}xf32>, tensor<4x2x{{[12]}}x{{[12]}}xf32>)
+// PARTS-NOT: linalg.conv_2d_nchw_fchw
+// PARTS: return
+func.func @atrous(%x: tensor<1x2x9x9xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x9x9xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 6, 6] high[0, 0, 6, 6] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x9x9xf32> to tensor<1x2x21x21xf32>
+  %e = tensor.empty() : tensor<1x4x9x9xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x9x9xf32>) -> tensor<1x4x9x9xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<6> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x2x21x21xf32>, tensor<4x2x3x3xf32>) outs(%init : tensor<1x4x9x9xf32>) -> tensor<1x4x9x9xf32>
+  return %c : tensor<1x4x9x9xf32>
 }
