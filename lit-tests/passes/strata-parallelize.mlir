@@ -1,6 +1,7 @@
 // strata-parallelize{threads} splits each top-level linalg kernel big enough to pay for a fork
 // (at least 32768 loop iterations) along its outermost parallel loop that no reduction
-// encloses and that the thread count divides: one scf.forall of `threads` tiles. A loop the
+// encloses and that the thread count divides (each thread's share at least a cache line of
+// the output): one scf.forall of `threads` tiles. A loop the
 // threads do not divide, at least four times as long as their count, is cut first at the
 // largest multiple (transform.structured.split): the tiles take that part, the rest stays one
 // kernel on one thread. Reductions stay whole inside a tile (bit-identical results).
@@ -10,6 +11,14 @@
 // RUN: strata-opt %s -p 'builtin.module(strata-parallelize{threads=2})' --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-parallelize{threads=2},strata-host-to-llvm)' | FileCheck %s --check-prefix=OMP
 // RUN: strata-opt %s -p 'builtin.module(strata-parallelize{threads=1})' | FileCheck %s --check-prefix=ONE
+// A split that fails to apply (a Strata bug; injected here) leaves every kernel whole, on one
+// thread, with a warning: the compile goes on.
+// RUN: strata-opt %s -p 'builtin.module(strata-parallelize{threads=2 inject-failure=true})' --mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=FALLBACK
+// FALLBACK: warning: {{.*}}the thread split failed to apply ({{.+}}); the kernels it would have split run on one thread instead
+// FALLBACK-NOT: scf.forall
+// FALLBACK-NOT: strata.parallel
+// FALLBACK: (S) 0 kernels
+// FALLBACK: (S) 1 fallbacks
 
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #rows = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
@@ -84,5 +93,20 @@ func.func @odd_rows(%x: memref<3x197x197xf32>, %y: memref<3x197xf32>) {
   return
 }
 
+// A bilinear Resize's gather of its two taps, [1, 5, 129, 129, 2]: the taps loop is the only one
+// the threads divide, but a thread's share of it would be one float of every cache line (the
+// threads writing alternate floats: false sharing). The 129 rows are cut at 128 instead.
+// CHECK-LABEL: func.func @two_taps
+// CHECK: memref.subview %arg0[0, 0, 0, 0, 0] [1, 5, 128, 129, 2]
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: linalg.fill {{.*}}outs(%{{.*}} : memref<1x5x64x129x2xf32, {{.*}}>)
+// CHECK: memref.subview %arg0[0, 0, 128, 0, 0] [1, 5, 1, 129, 2]
+func.func @two_taps(%y: memref<1x5x129x129x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x5x129x129x2xf32>)
+  return
+}
+
 // CHECK-LABEL: Pass statistics report
-// CHECK: (S) 3 kernels
+// CHECK: (S) 4 kernels
+// CHECK: (S) 0 fallbacks
