@@ -131,6 +131,12 @@ their exporters emit them; each draws from its own generator, so the three above
   16, 32, 64 and 128 channels, MaxPool 2x2 between them, ConvTranspose k2 s2 up, Concat of
   each skip with the upsampled map, a 1x1 Conv to 3 classes and Softmax over them: `masks`
   [1, 3, 96, 96]. Its skips stay live across the whole network.
+- deeplab_segmenter.onnx: a DeepLabV3-style segmenter (torchvision / TF DeepLab; 1x3x129x129,
+  output stride 4): a strided Conv-BatchNorm-Relu backbone to 33 x 33, the atrous pyramid
+  (1x1 Conv; 3x3 Convs dilated 6, 12 and 18, padded as much, over a map barely wider than the
+  largest dilation; image pooling: GlobalAveragePool, 1x1 Conv, bilinear Resize back), Concat,
+  a 1x1 projection, a 1x1 Conv to 5 classes (no register block fits 5 filters over 33 x 33) and
+  a bilinear Resize (align_corners) to the input size: `logits` [1, 5, 129, 129].
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -1082,6 +1088,38 @@ def unet_segmenter(path, size=96, widths=(16, 32, 64, 128), classes=3):
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes, size, size])], path, "unet_segmenter")
 
 
+def deeplab_segmenter(path, size=129, classes=5):
+    """A DeepLabV3-style segmenter (torchvision / TF DeepLab exports; 1x3x129x129, the odd
+    sizes of output stride 4 and 513-pixel inputs): a strided Conv-BatchNorm-Relu backbone to
+    33 x 33, the atrous pyramid (a 1x1 Conv, 3x3 Convs dilated 6, 12 and 18 and padded as
+    much, and an image-pooling branch: GlobalAveragePool, 1x1 Conv, bilinear Resize back to
+    33 x 33), Concat, a 1x1 projection, a 1x1 Conv to the classes and a bilinear Resize
+    (align_corners) to the input size: `logits` [1, 5, 129, 129]."""
+    g = Graph(np.random.default_rng(20261202))
+
+    def cbr(x, cin, cout, k=3, stride=1, dilation=1):
+        w = g.weight([cout, cin, k, k], fan_in=cin * k * k)
+        pad = dilation * (k // 2)
+        conv = g.op("Conv", [x, w], "conv", pads=[pad] * 4, strides=[stride, stride], dilations=[dilation, dilation])
+        return g.op("Relu", [g.batch_norm(conv, cout)], "relu")
+
+    def resize(x, shape):
+        return g.op("Resize", [x, "", "", g.const(np.array(shape, np.int64), "sizes")], "resize", mode="linear",
+                    coordinate_transformation_mode="align_corners")
+
+    x = cbr(cbr(cbr("image", 3, 32, stride=2), 32, 32), 32, 64, stride=2)    # 33 x 33
+    feature = 33
+    branches = [cbr(x, 64, 32, k=1)] + [cbr(x, 64, 32, dilation=d) for d in (6, 12, 18)]
+    pooled = cbr(g.op("GlobalAveragePool", [x], "gap"), 64, 32, k=1)
+    branches.append(resize(pooled, [1, 32, feature, feature]))
+    y = cbr(g.op("Concat", branches, "concat", axis=1), 160, 32, k=1)
+    y = g.conv(y, 32, classes, 1)
+    y = resize(y, [1, classes, size, size])
+    out = g.rename(y, "logits")
+    g.save([helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, size, size])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes, size, size])], path, "deeplab_segmenter")
+
+
 def resnet50(path):
     g = Graph(np.random.default_rng(50))
 
@@ -1136,7 +1174,8 @@ def write_inputs(out):
                           ("vit_tiny", {"pixels": image}),
                           ("llama_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256),
                                            "position_ids": np.arange(64, dtype=np.int64).reshape(1, 64)}),
-                          ("unet_segmenter", {"image": pattern(3 * 96 * 96).reshape(1, 3, 96, 96)})):
+                          ("unet_segmenter", {"image": pattern(3 * 96 * 96).reshape(1, 3, 96, 96)}),
+                          ("deeplab_segmenter", {"image": pattern(3 * 129 * 129).reshape(1, 3, 129, 129)})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -1174,5 +1213,6 @@ if __name__ == "__main__":
     vit_tiny(os.path.join(out, "vit_tiny.onnx"))
     llama_block(os.path.join(out, "llama_block.onnx"))
     unet_segmenter(os.path.join(out, "unet_segmenter.onnx"))
+    deeplab_segmenter(os.path.join(out, "deeplab_segmenter.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

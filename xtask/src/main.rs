@@ -559,6 +559,7 @@ const ZOO_MODELS: &[&str] = &[
     "vit_tiny",
     "llama_block",
     "unet_segmenter",
+    "deeplab_segmenter",
 ];
 
 /// Zoo models only the benchmarks measure (`zoo.py` generates them too): ResNet-50, too big
