@@ -132,30 +132,16 @@ impl Pass for CpuSchedule {
         let has_convs =
             !collect(&module, |op| op.is("linalg.conv_2d_nchw_fchw") || op.is("linalg.conv_2d_ngchw_gfchw")).is_empty();
         let done = if has_convs {
-            let backup = Op::of(&module).clone_owned();
-            let sink = cx.strata().sink();
-            let earlier = sink.take();
+            let checkpoint = Checkpoint::new(module, cx);
             let outcome = self.schedule(module, cx, true);
-            let during = sink.take();
-            for diagnostic in earlier {
-                sink.push(diagnostic);
-            }
             match outcome {
                 // Done, or not the convolutions' fault (no fallback): the diagnostics as they are.
                 Ok(_) | Err(Failed::Elsewhere) => {
-                    for diagnostic in during {
-                        sink.push(diagnostic);
-                    }
+                    checkpoint.keep(cx);
                     outcome.map_err(|_| PassFailed)?
                 }
                 Err(Failed::Convolutions) => {
-                    let into = module.region(0).expect("a module has a body");
-                    let from = backup.region(0).expect("its copy too");
-                    strata_ir::rewrite::take_body(into, from);
-                    let why = during
-                        .iter()
-                        .find(|d| d.severity == strata_ir::Severity::Error)
-                        .map_or_else(|| "no diagnostic".to_owned(), |d| d.message.clone());
+                    let why = checkpoint.restore(module, cx);
                     cx.emit_op_warning(
                         module,
                         format!(
@@ -177,6 +163,46 @@ impl Pass for CpuSchedule {
         cx.bump("outer-products", done.outer_products as u64);
         cx.bump("padded-weights", done.padded_weights as u64);
         Ok(())
+    }
+}
+
+/// A module as it was before a step that may fail (a transform script), with the diagnostics
+/// emitted before it: the step's own diagnostics are kept if it succeeds, and dropped, the
+/// module put back, if it fails (a fallback then takes over, with a warning of its own).
+pub(crate) struct Checkpoint<'c> {
+    backup: melior::ir::Operation<'c>,
+    earlier: Vec<strata_ir::Diagnostic>,
+}
+
+impl<'c> Checkpoint<'c> {
+    pub(crate) fn new(module: OperationRef<'c, '_>, cx: &PassContext<'_>) -> Checkpoint<'c> {
+        Checkpoint { backup: Op::of(&module).clone_owned(), earlier: cx.strata().sink().take() }
+    }
+
+    /// The step succeeded: every diagnostic, earlier and its own, stays (the copy is freed).
+    pub(crate) fn keep(self, cx: &PassContext<'_>) {
+        let sink = cx.strata().sink();
+        let during = sink.take();
+        for diagnostic in self.earlier.into_iter().chain(during) {
+            sink.push(diagnostic);
+        }
+    }
+
+    /// The step failed: `module` as it was, the step's diagnostics dropped; the first error's
+    /// message (to say why in the fallback's warning).
+    pub(crate) fn restore(self, module: OperationRef<'_, '_>, cx: &PassContext<'_>) -> String {
+        let sink = cx.strata().sink();
+        let during = sink.take();
+        for diagnostic in self.earlier {
+            sink.push(diagnostic);
+        }
+        let into = module.region(0).expect("a module has a body");
+        let from = self.backup.region(0).expect("its copy too");
+        strata_ir::rewrite::take_body(into, from);
+        during
+            .iter()
+            .find(|d| d.severity == strata_ir::Severity::Error)
+            .map_or_else(|| "no diagnostic".to_owned(), |d| d.message.clone())
     }
 }
 

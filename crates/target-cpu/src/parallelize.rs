@@ -251,31 +251,16 @@ impl Pass for Parallelize {
         script += "    transform.yield\n  }\n}\n";
         // A split that does not apply (a Strata bug) leaves every kernel on one thread, with a
         // warning: never the compile's failure.
-        let backup = strata_ir::Op::of(&module).clone_owned();
-        let sink = cx.strata().sink();
-        let earlier = sink.take();
-        let outcome = apply_script(module, cx, &script, "strata-parallelize (generated)", "the thread split");
-        let during = sink.take();
-        for diagnostic in earlier {
-            sink.push(diagnostic);
-        }
-        if outcome.is_ok() {
-            for diagnostic in during {
-                sink.push(diagnostic);
-            }
+        let checkpoint = crate::cpu_schedule::Checkpoint::new(module, cx);
+        if apply_script(module, cx, &script, "strata-parallelize (generated)", "the thread split").is_ok() {
+            checkpoint.keep(cx);
             cx.bump("kernels", split_kernels);
             return Ok(());
         }
-        let into = module.region(0).expect("a module has a body");
-        let from = backup.region(0).expect("its copy too");
-        strata_ir::rewrite::take_body(into, from);
+        let why = checkpoint.restore(module, cx);
         for raw in collect(&module, |op| attrs::PARALLEL.get(op.get()).is_some()) {
             attrs::PARALLEL.take(raw.get());
         }
-        let why = during
-            .iter()
-            .find(|d| d.severity == strata_ir::Severity::Error)
-            .map_or_else(|| "no diagnostic".to_owned(), |d| d.message.clone());
         cx.emit_op_warning(
             module,
             format!(
