@@ -123,7 +123,7 @@ pub enum Optimization {
     /// graph input runs in bands over padded copies of their rows (`strata-band-input-pads`);
     /// host only.
     ConvBorders,
-    /// A convolution and the pool or convolution that reads it run together in bands of
+    /// A convolution and the pool or (depthwise) convolution that reads it run together in bands of
     /// output rows, each computing only the rows the next one reads (`strata-band-chains`);
     /// host only.
     Bands,
