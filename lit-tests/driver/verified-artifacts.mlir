@@ -6,6 +6,13 @@
 // RUN: rm -rf %t && mkdir -p %t/ok && strata compile %S/../frontend/inputs/conv_relu.onnx -o %t/ok/libm.so
 // RUN: strata-exec run %t/ok/m.json --input x=%S/inputs/conv_relu_x.npy --repeat 1 | FileCheck %s --check-prefix=OK
 // RUN: nm -D %t/ok/libm.so | FileCheck %s --check-prefix=SYMBOLS
+// The library is the same bytes from every compile (its soname is its file name, not the
+// temporary path it is linked at), so concurrent compiles to one path leave a library that
+// matches its manifest whichever finishes last:
+// RUN: mkdir -p %t/again && strata compile %S/../frontend/inputs/conv_relu.onnx -o %t/again/libm.so
+// RUN: cmp %t/ok/libm.so %t/again/libm.so
+// RUN: readelf -d %t/ok/libm.so | FileCheck %s --check-prefix=SONAME
+// SONAME: (SONAME) Library soname: [libm.so]
 // Where GNU gold is on the PATH the library is linked with it; a gold that fails leaves the
 // default linker to link it, and the library runs.
 // RUN: mkdir -p %t/fakebin %t/gold && printf '#!/bin/sh\nexit 1\n' > %t/fakebin/ld.gold && chmod +x %t/fakebin/ld.gold

@@ -184,13 +184,18 @@ pub fn write(
     };
     let temps: Vec<std::path::PathBuf> = objects?.into_iter().chain(weights_object).collect();
     let linked = dir.path().join("lib.so");
+    // The library's own name, not the temporary path it is linked at: the linker writes it
+    // into the library (the base version definition), and a random path made every compile's
+    // bytes differ, so that concurrent compiles to one path could leave one's library beside
+    // another's manifest (its SHA-256 then wrong).
+    let soname = paths.main.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "lib.so".into());
     let link = |gold: bool| {
         let mut link = std::process::Command::new(&linker);
         if gold {
             // Its complaints are not the user's: the default linker runs next if it fails.
             link.arg("-fuse-ld=gold").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
         }
-        link.arg("-shared").arg("-o").arg(&linked).args(&temps).arg("-lm");
+        link.arg("-shared").arg(format!("-Wl,-soname,{soname}")).arg("-o").arg(&linked).args(&temps).arg("-lm");
         // Parallel kernels call LLVM's OpenMP runtime: a dependency of the shared object.
         if crate::jit::uses_openmp(module) {
             link.arg(format!("-l:{}", strata_runtime::OPENMP_LIBRARY));
