@@ -125,14 +125,25 @@ impl<'c, 'a> Init<'c, 'a> {
                 let forwards = strata_ir::ods::op_name(yield_op) == "linalg.yield"
                     && yield_op.operand(0).ok()?.to_raw().ptr == block.argument(0).ok()?.to_raw().ptr;
                 let maps = op.attribute("indexing_maps").ok()?.to_string();
-                let bias_map = maps.starts_with(
-                    "[affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]",
-                );
+                let bias_map = maps.starts_with(BIAS_MAPS);
                 (op.operand_count() == 2 && input.rank() == 1 && forwards && bias_map).then_some(Init::Bias(op))
             }
             _ => None,
         }
     }
+}
+
+/// The indexing maps of a bias broadcast over an NCHW result: the `F` bias at `d1`.
+const BIAS_MAPS: &str = "[affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]";
+
+/// The text of the broadcast [`Init::of`] takes for a bias: `bias` (of type `bias_ty`, `F`)
+/// over `empty` (of type `out_ty`, NCHW), with `attributes` (discardable ones, `name = value`)
+/// if not empty. The kernels that make each part's or tile's own initial value emit it.
+pub fn bias_broadcast(bias: &str, bias_ty: &str, empty: &str, out_ty: &str, attributes: &str) -> String {
+    let extra = if attributes.is_empty() { String::new() } else { format!(", {attributes}") };
+    format!(
+        "linalg.generic {{indexing_maps = {BIAS_MAPS}, iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]{extra}}} ins({bias} : {bias_ty}) outs({empty} : {out_ty}) {{\n    ^bb0(%b: f32, %o: f32):\n      linalg.yield %b : f32\n    }} -> {out_ty}"
+    )
 }
 
 /// The bias an [`Init::Bias`] broadcast reads.

@@ -91,7 +91,7 @@ use strata_ir::{
 use strata_lower::kernel::{Iter, Kernel, KernelCache, Map};
 use strata_lower::nn::{list, pair_attribute, window_attributes};
 use strata_lower::ops::tensor_type;
-use strata_lower::pads::{bias_value, clamp_in_place, Init, Pad};
+use strata_lower::pads::{bias_broadcast, bias_value, clamp_in_place, Init, Pad};
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-conv-borders",
@@ -359,9 +359,8 @@ fn kernel(op: Op, padded: Op, pad: &Pad, clamp: Option<&[(String, String)]>) -> 
             }
             Some(Start::Bias(_)) => {
                 let (bias, bias_ty, empty) = (k.arg(2), k.arg_type(2).clone(), k.empty(&out_ty));
-                k.emit(format_args!(
-                    "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]}} ins({bias} : {bias_ty}) outs({empty} : {out_ty}) {{\n    ^bb0(%b: f32, %o: f32):\n      linalg.yield %b : f32\n    }} -> {out_ty}"
-                ))
+                let broadcast = bias_broadcast(&bias, &bias_ty.to_string(), &empty, &out_ty.to_string(), "");
+                k.emit(format_args!("{broadcast}"))
             }
         };
         if !empty {

@@ -31,7 +31,7 @@ use strata_ir::{attrs, PassContext, PassFailed};
 use strata_ir::{Op, Val};
 use strata_lower::nn::list;
 use strata_lower::ops::tensor_type;
-use strata_lower::pads::{bias_value, Init, Pad};
+use strata_lower::pads::{bias_broadcast, bias_value, Init, Pad};
 
 pub use strata_machine::{conv_block, conv_tiles, Registers};
 
@@ -547,9 +547,8 @@ pub fn rewrite(
             Some(Init::Bias(_)) => {
                 let empty = k.empty(&acc);
                 let (bias, bias_ty) = (k.arg(2), k.arg_type(2).clone());
-                k.emit(format_args!(
-                    "linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"], {init_mark}}} ins({bias} : {bias_ty}) outs({empty} : {acc}) {{\n    ^bb0(%b: f32, %o: f32):\n      linalg.yield %b : f32\n    }} -> {acc}"
-                ))
+                let broadcast = bias_broadcast(&bias, &bias_ty.to_string(), &empty, &acc.to_string(), init_mark);
+                k.emit(format_args!("{broadcast}"))
             }
             // Any other initial value (a residual, `sg-accumulate-residuals`) is computed
             // before the tiles, not fused into them (a cast stops `transform.structured.fuse`,
