@@ -27,6 +27,14 @@ pub(crate) fn flat_type(ty: &TensorTy) -> TensorTy {
     ty.with_shape(vec![ty.shape[0], ty.shape[1], 1, ty.shape[2] * ty.shape[3]])
 }
 
+/// Whether the convolution `op` (input `x`, filter `w`, output `out`) is pointwise: a 1x1
+/// filter at unit strides over an unpadded input (`padded`: its input is a pad), so a matmul of
+/// its filters by its positions.
+pub(crate) fn pointwise(op: OperationRef<'_, '_>, [x, w, out]: [&TensorTy; 3], padded: bool) -> bool {
+    let strides = crate::conv_lanes::int_pair(op, "strides");
+    w.shape[2..] == [1, 1] && strides == [1, 1] && !padded && x.shape[2..] == out.shape[2..]
+}
+
 /// Whether the convolution `op` (input `x`, filter `w`, output `out`, static f32) is blocked
 /// as one row of positions: a 1x1 window at unit stride over an unpadded input (`padded`:
 /// its input is a pad), several output rows, an `epilogue` (if any) that [`epilogue_flattens`],
@@ -45,9 +53,7 @@ pub(crate) fn flattens(
     registers: Registers,
     threads: i64,
 ) -> bool {
-    let strides = crate::conv_lanes::int_pair(op, "strides");
-    let one_by_one = w.shape[2] == 1 && w.shape[3] == 1 && strides == [1, 1];
-    if !one_by_one || padded || x.shape[2..] != out.shape[2..] || out.shape[2] < 2 {
+    if !pointwise(op, [x, w, out], padded) || out.shape[2] < 2 {
         return false;
     }
     if epilogue.is_some_and(|e| !epilogue_flattens(e)) {

@@ -19,7 +19,8 @@ use strata_ir::{PassContext, PassFailed};
 use strata_lower::kernel::KernelCache;
 use strata_lower::pads::Pad;
 
-use crate::conv_lanes::{int_pair, static_f32_operands};
+use crate::conv_flatten::pointwise;
+use crate::conv_lanes::static_f32_operands;
 
 /// Rewrites every f32 `linalg.conv_2d_nchw_fchw` left in `module` that is pointwise into a
 /// matmul; returns how many. Run after the register blocks took theirs.
@@ -33,8 +34,7 @@ pub(crate) fn pointwise_as_matmuls(
         let op = raw.get();
         let Some((x, w, out)) = static_f32_operands(op, 4) else { continue };
         let padded = op.operand(0).ok().and_then(strata_ir::rewrite::defining_op).and_then(Pad::of).is_some();
-        let pointwise = w.shape[2..] == [1, 1] && int_pair(op, "strides") == [1, 1] && x.shape[0] == 1;
-        if !pointwise || padded || x.shape[2..] != out.shape[2..] || op.result_count() != 1 {
+        if !pointwise(op, [&x, &w, &out], padded) || x.shape[0] != 1 || op.result_count() != 1 {
             continue;
         }
         let ([c, h, wd], f) = ([x.shape[1], x.shape[2], x.shape[3]], w.shape[0]);

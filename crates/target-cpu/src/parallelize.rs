@@ -173,8 +173,8 @@ pub fn split_loop(loops: &[(i64, bool)], threads: i64) -> Option<usize> {
     // ([`share`]): a bilinear Resize's gather of its two taps, `[1, 5, 129, 129, 2]`, split
     // along the taps had the threads write alternate floats of every line, 0.08 ms on one
     // thread and 0.60 on two.
-    let mut outside = outside_reductions(loops).enumerate();
-    outside
+    outside_reductions(loops)
+        .enumerate()
         .find(|&(dim, &(extent, parallel))| {
             parallel && extent >= threads && extent % threads == 0 && share(loops, dim, threads)
         })
