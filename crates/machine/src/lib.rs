@@ -100,7 +100,12 @@ pub fn host_has_avx512() -> bool {
 /// 6 positions x 16 filters (8 whole blocks of 12 FMAs and one of 2) instead of 7 x 8 (7 FMAs
 /// a step, each waiting on the latency): 960 channels into 320 filters ran 1.6x faster on a
 /// Zen3 core; on AVX-512 the whole 7 x 32 blocks keep the FMAs busy where 12 x 32 ones leave a
-/// block of 2 accumulators. `None` when no width applies.
+/// block of 2 accumulators. Outputs of several rows take a partial block only where the whole
+/// one has fewer than eight accumulators (it waits on the latency): the 94 x 94 interior
+/// `strata-conv-borders` cuts from a 96 x 96 convolution has whole blocks of 2 x 2 positions
+/// (94 = 2 x 47), which ran 1.8x slower than the padded whole (a U-Net's last decoder stage,
+/// 32 -> 16 channels: 0.66 against 0.37 ms); one row of 24 positions, peeled, runs as fast.
+/// `None` when no width applies.
 pub fn conv_tiles(oh: i64, ow: i64, f: i64, window: i64, registers: Registers) -> Option<[i64; 3]> {
     let lanes = registers.lanes;
     let divisor = |extent: i64, most: i64| largest_divisor(extent, most.max(1)).unwrap_or(1);
@@ -123,7 +128,9 @@ pub fn conv_tiles(oh: i64, ow: i64, f: i64, window: i64, registers: Registers) -
             let tw = divisor(ow, positions);
             let th = divisor(oh, positions / tw);
             let whole = [th, tw, tf];
-            let rest = (oh == 1 && tw < positions && ow > positions).then_some([1, positions, tf]);
+            // Several rows only where the whole block waits on the multiply-adds' latency.
+            let latency_bound = th * tw * vectors < 8;
+            let rest = ((oh == 1 || latency_bound) && tw < positions && ow > positions).then_some([1, positions, tf]);
             [Some(whole), rest]
                 .into_iter()
                 .flatten()
@@ -367,11 +374,13 @@ mod tests {
         // filters' accumulators; 7 positions of 8 filters keep more registers busy.
         assert_eq!(conv_tiles(56, 56, 64, 9, AVX2), Some([1, 4, 16]));
         assert_eq!(conv_tiles(7, 7, 160, 9, AVX2), Some([1, 7, 8]));
-        assert_eq!(
-            conv_tiles(13, 13, 64, 9, AVX2),
-            Some([1, 1, 16]),
-            "a prime extent above the register count: one position"
-        );
+        // A prime extent above the register count leaves whole blocks of one position (2
+        // accumulators, waiting on the latency): a partial block of each row instead, as
+        // conv-borders' 94 x 94 interiors (2 x 2 positions whole) take.
+        assert_eq!(conv_tiles(13, 13, 64, 9, AVX2), Some([1, 6, 16]));
+        assert!(partial([1, 6, 16], 13));
+        assert_eq!(conv_tiles(94, 94, 16, 9, AVX512), Some([1, 24, 16]));
+        assert!(partial([1, 24, 16], 94));
         // One row: a partial block where whole ones keep few accumulators busy. 49 positions
         // (MobileNetV2's 7 x 7, flattened): 6 x 16 filters, the last block 1 wide; 196: the
         // last 4 wide; 48 and 36 have whole blocks as good.
