@@ -6,7 +6,8 @@
 // computed at run time, a sequence as a graph output), and external data outside the model's
 // directory or past the end of its file (a model file is untrusted); graphs ONNX's checker
 // refuses (a value defined twice, in a branch too, a repeated graph input or output, an
-// attribute of the wrong type, unknown or missing), constant indices out of range, and
+// attribute of the wrong type, unknown or missing, inputs of two element types that the
+// operator binds to one type parameter), constant indices out of range, and
 // constants computed at import past --max-constant-bytes. Never a panic.
 // RUN: not strata import %S/inputs/unsupported.onnx 2>&1 | FileCheck %s --check-prefix=UNSUPPORTED
 // RUN: not strata import %S/inputs/symbolic.onnx 2>&1 | FileCheck %s --check-prefix=SYMBOLIC
@@ -34,6 +35,7 @@
 // RUN: not strata import %S/inputs/invalid_attribute_unknown.onnx 2>&1 | FileCheck %s --check-prefix=ATTRUNKNOWN
 // RUN: not strata import %S/inputs/invalid_attribute_missing.onnx 2>&1 | FileCheck %s --check-prefix=ATTRMISSING
 // RUN: not strata import %S/inputs/invalid_gather_constant.onnx 2>&1 | FileCheck %s --check-prefix=GATHERCONST
+// RUN: not strata import %S/inputs/invalid_input_types.onnx 2>&1 | FileCheck %s --check-prefix=INPUTTYPES
 // RUN: not strata import %S/inputs/composite.onnx --max-constant-bytes=8 2>&1 | FileCheck %s --check-prefix=BUDGET
 // RUN: not strata compile %S/inputs/composite.onnx --max-constant-bytes=0 2>&1 | FileCheck %s --check-prefix=BUDGETZERO
 // RUN: strata import %S/inputs/composite.onnx --max-constant-bytes=4096 | FileCheck %s --check-prefix=BUDGETOK
@@ -85,6 +87,7 @@
 // OUTPUTTWICE: error: {{.*}}invalid_output_twice.onnx: graph output 'y' is listed twice: outputs need distinct names
 // ATTRTYPE: error: {{.*}}invalid_attribute_type.onnx: node #0 'leaky' (LeakyRelu): attribute 'alpha' of LeakyRelu must be a float (FLOAT), got an int (INT)
 // ATTRUNKNOWN: error: {{.*}}invalid_attribute_unknown.onnx: node #0 'relu' (Relu): Relu (opset 17) has no attribute 'slope' (its attributes: none)
+// INPUTTYPES: error: {{.*}}invalid_input_types.onnx: node #0 'project' (MatMul): inputs 'x' (FLOAT) and 'w64' (DOUBLE) must have one element type: MatMul binds both to its type parameter T (convert one with a Cast node)
 // ATTRMISSING: error: {{.*}}invalid_attribute_missing.onnx: node #0 'concat' (Concat): Concat requires attribute 'axis' (an int), which the node does not give
 // GATHERCONST: error: {{.*}}invalid_gather_constant.onnx: node #0 'pick' (Gather): constant index 3 in 'picks' is out of range for a dimension of size 3 (valid: -3 to 2)
 

@@ -328,6 +328,7 @@ impl Importer<'_> {
             return Err("the node has no output".into());
         }
         let node = &*self.scoped(node);
+        crate::validate::check_input_types(node, self.opset, |name| self.shape_of(name).ok().map(|(_, dtype)| dtype))?;
         let node = &*self.upgrade(block, node, index)?;
         if self.fold(node)? {
             return Ok(());

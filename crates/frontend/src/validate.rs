@@ -13,6 +13,7 @@
 use crate::error::FrontendError;
 use crate::import::node_name;
 use crate::onnx::attribute_proto::AttributeType;
+use crate::onnx::tensor_proto::DataType;
 use crate::onnx::{AttributeProto, GraphProto, NodeProto};
 use std::collections::{BTreeMap, BTreeSet};
 use strata_ir::Error;
@@ -126,13 +127,70 @@ fn check_graph<'g>(graph: &'g GraphProto, opset: i64, scopes: &mut Vec<BTreeSet<
 /// The attribute list of the definition of `op_type` in force at `opset` (the newest one
 /// since then), if the default domain defines it there.
 fn schema(op_type: &str, opset: i64) -> Option<crate::schemas::Attributes> {
+    definition(op_type, opset).map(|(_, attributes)| attributes)
+}
+
+/// The `since_version` and attributes of the definition of `op_type` in force at `opset`.
+fn definition(op_type: &str, opset: i64) -> Option<(i64, crate::schemas::Attributes)> {
     let first = crate::schemas::SCHEMAS.partition_point(|&(name, _, _)| name < op_type);
     crate::schemas::SCHEMAS[first..]
         .iter()
         .take_while(|&&(name, _, _)| name == op_type)
         .filter(|&&(_, since, _)| since <= opset)
         .last()
-        .map(|&(_, _, attributes)| attributes)
+        .map(|&(_, since, attributes)| (since, attributes))
+}
+
+/// The type parameter that the definition of `op_type` in force at `opset` binds input
+/// `index` to, where it binds that parameter to more than one input ("" or `None`: the input
+/// may have its own type).
+fn type_parameter(op_type: &str, opset: i64, index: usize) -> Option<&'static str> {
+    let (since, _) = definition(op_type, opset)?;
+    let table = crate::schemas::TYPE_PARAMETERS;
+    let first = table.partition_point(|&(name, _, _, _)| name < op_type);
+    let &(_, _, parameters, variadic) =
+        table[first..].iter().take_while(|row| row.0 == op_type).find(|row| row.1 == since)?;
+    let parameter = match parameters.get(index) {
+        Some(&parameter) => parameter,
+        None if variadic => parameters.last().copied()?,
+        None => return None,
+    };
+    (!parameter.is_empty()).then_some(parameter)
+}
+
+/// Checks that the inputs of a default-domain `node` that its definition at `opset` binds to
+/// one type parameter (Conv's `X`, `W` and `B`; every input of Concat) have one element type,
+/// each input's type given by `type_of` (`None`: not known, not checked). ONNX Runtime refuses
+/// such a model when it loads it; imported, the mismatch would reach the IR's verifier and
+/// read as an importer bug.
+pub(crate) fn check_input_types(
+    node: &NodeProto,
+    opset: i64,
+    type_of: impl Fn(&str) -> Option<DataType>,
+) -> Result<(), Error> {
+    if !matches!(node.domain(), "" | "ai.onnx") {
+        return Ok(());
+    }
+    let mut first: BTreeMap<&str, (&str, DataType)> = BTreeMap::new();
+    for (index, name) in node.input.iter().enumerate().filter(|(_, name)| !name.is_empty()) {
+        let Some(parameter) = type_parameter(node.op_type(), opset, index) else { continue };
+        let Some(dtype) = type_of(name) else { continue };
+        match first.get(parameter) {
+            Some(&(other, other_type)) if other_type != dtype => {
+                return Err(Error::invalid_input(format!(
+                    "inputs '{other}' ({}) and '{name}' ({}) must have one element type: {} binds both to its type parameter {parameter} (convert one with a Cast node)",
+                    other_type.as_str_name(),
+                    dtype.as_str_name(),
+                    node.op_type()
+                )));
+            }
+            Some(_) => {}
+            None => {
+                first.insert(parameter, (name.as_str(), dtype));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The attribute's type: its `type` field, or (models older than IR version 2 leave it unset)
@@ -238,6 +296,32 @@ mod tests {
         assert!(schema("NoSuchOp", 17).is_none());
         // GridSample appeared at 16.
         assert!(schema("GridSample", 15).is_none());
+    }
+
+    #[test]
+    fn inputs_bound_to_one_type_parameter_share_their_element_type() {
+        let node = |op: &str, inputs: &[&str]| NodeProto {
+            op_type: Some(op.into()),
+            input: inputs.iter().map(|i| i.to_string()).collect(),
+            ..Default::default()
+        };
+        let types = |name: &str| match name {
+            "x" | "b" => Some(DataType::Float),
+            "w" => Some(DataType::Double),
+            "i" => Some(DataType::Int64),
+            _ => None,
+        };
+        let conv = check_input_types(&node("Conv", &["x", "w", "b"]), 17, types).unwrap_err().to_string();
+        assert!(conv.contains("'x' (FLOAT) and 'w' (DOUBLE)") && conv.contains("parameter T"), "{conv}");
+        assert!(check_input_types(&node("Conv", &["x", "b"]), 17, types).is_ok());
+        // A variadic input: every part of a Concat; an omitted optional input is skipped.
+        assert!(check_input_types(&node("Concat", &["x", "b", "w"]), 13, types).is_err());
+        assert!(check_input_types(&node("Conv", &["x", "b", ""]), 17, types).is_ok());
+        // Inputs with parameters of their own (Reshape's shape, Where's condition), and
+        // unknown types, are not compared.
+        assert!(check_input_types(&node("Reshape", &["x", "i"]), 13, types).is_ok());
+        assert!(check_input_types(&node("Where", &["i", "x", "b"]), 16, types).is_ok());
+        assert!(check_input_types(&node("Add", &["x", "unknown"]), 14, types).is_ok());
     }
 
     #[test]

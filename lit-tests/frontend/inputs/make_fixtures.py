@@ -1440,7 +1440,8 @@ for name, location, offset in [("external_escape", "../../../../../../etc/passwd
 # Graphs ONNX's checker refuses, for lit-tests/frontend/invalid.mlir (the model is checked
 # before anything is imported): a name defined by two nodes, one redefined inside an If
 # branch, a graph input and an output listed twice, an attribute of the wrong type, an unknown
-# one, a missing required one, and a constant Gather index out of range.
+# one, a missing required one, a constant Gather index out of range, and inputs of two element
+# types bound to one type parameter.
 x23 = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
 y23 = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
 flag = helper.make_tensor_value_info("flag", TensorProto.BOOL, [])
@@ -1460,6 +1461,11 @@ for name, nodes, inputs, outputs, inits in [
      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 3])], []),
     ("invalid_gather_constant", [helper.make_node("Gather", ["x", "picks"], ["y"], name="pick", axis=1)], [x23],
      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])], [ints("picks", [0, 3])]),
+    # A float64 weight for a float32 input (a generator that forgot a cast): ONNX Runtime
+    # refuses it at load; the importer names both inputs and MatMul's type parameter.
+    ("invalid_input_types", [helper.make_node("MatMul", ["x", "w64"], ["y"], name="project")], [x23],
+     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])],
+     [helper.make_tensor("w64", TensorProto.DOUBLE, [3, 2], [0.5, 1.0, -1.0, 2.0, 0.0, 1.5])]),
 ]:
     save(helper.make_graph(nodes, name, inputs, outputs, inits), f"{name}.onnx", opset=17, check=False)
 
