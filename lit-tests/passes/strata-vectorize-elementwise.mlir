@@ -1,5 +1,5 @@
-// strata-vectorize-elementwise{vector-lanes} vectorises the elementwise kernels on buffers
-// (every loop parallel, output in loop order, inputs through projected permutations or unit
+// strata-vectorize-elementwise{vector-lanes} vectorises the elementwise kernels and transposes
+// on buffers (every loop parallel, output in loop order, inputs through projected permutations or unit
 // broadcasts, 8- to 64-bit non-bool element types, an arith/math body without integer
 // division, an innermost loop of at least 4, a copy's of 2): one tile of `vector-lanes` elements along the
 // innermost loop, the last partial one peeled into a vector of its own width (no masks once
@@ -121,6 +121,34 @@ func.func @short_copy(%a: memref<64x2xf32, strided<[4, 1]>>, %b: memref<64x2xf32
   return
 }
 
+// A transposed read (a ConvNeXt block's NHWC result added to its NCHW input): the vectors run
+// along the result's rows, so each reads 16 elements 40 floats apart. The loop over the
+// channels, which the transposed operand walks contiguously, goes just outside the vector
+// loop: the 16 lines one vector touches serve the next 15 channels. A `linalg.transpose`
+// (an NHWC -> NCHW Transpose kernel) is vectorised the same way, in the same order.
+// CANON-LABEL: func.func @transposed
+// CANON: scf.for %[[H:.*]] = %c0 to %c56 step %c1 {
+// CANON: scf.for %[[C:.*]] = %c0 to %c40 step %c1 {
+// CANON: scf.for %[[W:.*]] = %c0 to %c48 step %c16 {
+// CANON: memref.subview %arg0[0, %[[H]], %[[W]], %[[C]]] [1, 1, 16, 1]
+// CANON: vector.transfer_read {{.*}} : memref<1x1x16x1xf32, strided<[125440, 2240, 40, 1], offset: ?>>, vector<16xf32>
+// CANON: arith.addf {{.*}} : vector<16xf32>
+// CANON: scf.for %{{.*}} = %c0 to %c56 step %c1 {
+// CANON: scf.for %{{.*}} = %c0 to %c40 step %c1 {
+// CANON: scf.for %{{.*}} = %c0 to %c48 step %c16 {
+// CANON: vector.transfer_read {{.*}} : memref<1x1x16x1xf32, strided<[125440, 2240, 40, 1], offset: ?>>, vector<16xf32>
+// CANON-NOT: linalg.transpose
+// CANON: return
+func.func @transposed(%nhwc: memref<1x56x56x40xf32>, %x: memref<1x40x56x56xf32>, %y: memref<1x40x56x56xf32>, %t: memref<1x40x56x56xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%nhwc, %x : memref<1x56x56x40xf32>, memref<1x40x56x56xf32>) outs(%y : memref<1x40x56x56xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  }
+  linalg.transpose ins(%nhwc : memref<1x56x56x40xf32>) outs(%t : memref<1x40x56x56xf32>) permutation = [0, 3, 1, 2]
+  return
+}
+
 // Left alone: a bool result (a vector of i1 is bit-packed, the buffer is not), an integer
 // division (masked lanes would divide by the padding zero), a transposed output, a sliced
 // (non-permutation) read, a reduction, rows shorter than 4 (2 for a copy).
@@ -171,5 +199,5 @@ func.func @left_alone(%a: memref<8x64xf32>, %i: memref<8x64xi32>, %c: memref<8x6
 }
 
 // CHECK-LABEL: Pass statistics report
-// CHECK: (S) 5 kernels
+// CHECK: (S) 7 kernels
 // CHECK: (S) 0 refused
