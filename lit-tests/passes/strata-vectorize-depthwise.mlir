@@ -1,6 +1,7 @@
 // strata-vectorize-depthwise{vector-lanes threads} writes each f32 NCHW depthwise
 // convolution on buffers as register-blocked vector loops with the output width in the lanes:
-// per channel the 3 x 3 weights broadcast once; blocks of 4 output rows x one vector whose
+// per channel the 3 x 3 weights broadcast once; blocks of 8 output rows (4 at a width
+// stride of 2) x one vector whose
 // accumulators start from the output (the bias) or from a bias fill it folds, and take one load and one contractible
 // multiply-add per tap and row; stride 2 along the width reads twice the lanes and keeps the
 // even ones (masked to the row unless every whole block's reads stay inside it); the last partial vector of a row is masked, rows that do not fill a block run one
@@ -14,17 +15,20 @@
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-depthwise{vector-lanes=16 threads=2})' | FileCheck %s --check-prefix=THREADS
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-depthwise{vector-lanes=16},strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
 
-// 10 x 20 outputs: 8 rows in blocks of 4 then 2 single rows; 16 columns whole, 4 masked.
+// 10 x 20 outputs: 8 rows in one block of eight accumulators, then 2 single rows; 16 columns
+// whole, 4 masked.
 // CHECK-LABEL: func.func @stride_one
 // CHECK: scf.for %[[CH:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-COUNT-9: vector.broadcast {{.*}} : f32 to vector<16xf32>
 // CHECK: scf.for %[[OH:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: scf.for %[[OW:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-COUNT-4: vector.load %arg2[{{.*}}] : memref<1x4x10x20xf32>, vector<16xf32>
+// CHECK-COUNT-8: vector.load %arg2[{{.*}}] : memref<1x4x10x20xf32>, vector<16xf32>
+// CHECK-NOT: vector.load %arg2
 // CHECK: vector.load %arg0[{{.*}}] : memref<1x4x12x22xf32>, vector<16xf32>
 // CHECK: arith.mulf {{.*}} fastmath<contract> : vector<16xf32>
 // CHECK: arith.addf {{.*}} fastmath<contract> : vector<16xf32>
-// CHECK-COUNT-4: vector.store {{.*}}, %arg2[{{.*}}] : memref<1x4x10x20xf32>, vector<16xf32>
+// CHECK-COUNT-8: vector.store {{.*}}, %arg2[{{.*}}] : memref<1x4x10x20xf32>, vector<16xf32>
+// CHECK-NOT: vector.store {{.*}}, %arg2[{{.*}}] : memref<1x4x10x20xf32>, vector<16xf32>
 // CHECK: } {loop_annotation
 // CHECK: vector.create_mask %{{.*}} : vector<16xi1>
 // CHECK: vector.maskedload %arg2
