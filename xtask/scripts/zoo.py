@@ -137,6 +137,14 @@ their exporters emit them; each draws from its own generator, so the three above
   largest dilation; image pooling: GlobalAveragePool, 1x1 Conv, bilinear Resize back), Concat,
   a 1x1 projection, a 1x1 Conv to 5 classes (no register block fits 5 filters over 33 x 33) and
   a bilinear Resize (align_corners) to the input size: `logits` [1, 5, 129, 129].
+- convnext_classifier.onnx: a ConvNeXt classifier as torchvision / timm export it (1x3x128x128,
+  ConvNeXt-atto's widths 40, 80, 160 and 320, two blocks a stage): a 4x4 stride-4 patchify
+  Conv, LayerNorm2d as Transpose to NHWC + LayerNormalization + Transpose back (before each
+  2x2 stride-2 downsampling Conv too), blocks of a depthwise 7x7 Conv, Transpose to NHWC,
+  LayerNormalization, an MLP of MatMul + Add on the 4-D tensor with the exact GELU via Erf
+  (4x wide), the layer scale Mul, Transpose back and the residual Add; ReduceMean over H and
+  W, LayerNormalization, Gemm: `logits` [1, 1000]. Its transposes between layouts are what
+  this class has that the zoo's CNNs and transformers do not.
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -1120,6 +1128,42 @@ def deeplab_segmenter(path, size=129, classes=5):
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes, size, size])], path, "deeplab_segmenter")
 
 
+def convnext_classifier(path, size=128, widths=(40, 80, 160, 320), depth=2, classes=1000):
+    """A ConvNeXt classifier as torchvision / timm export it: see the module documentation."""
+    g = Graph(np.random.default_rng(20261203))
+
+    def nhwc(x):
+        return g.op("Transpose", [x], "to_nhwc", perm=[0, 2, 3, 1])
+
+    def nchw(x):
+        return g.op("Transpose", [x], "to_nchw", perm=[0, 3, 1, 2])
+
+    def conv(x, cin, cout, k, stride=1, group=1):
+        w = g.weight([cout, cin // group, k, k], fan_in=cin // group * k * k)
+        b = g.const((g.rng.standard_normal(cout) * 0.02).astype(np.float32), "b")
+        return g.op("Conv", [x, w, b], "conv", kernel_shape=[k, k], pads=[k // 2 if stride == 1 else 0] * 4,
+                    strides=[stride, stride], group=group)
+
+    x = nchw(g.layer_norm(nhwc(conv("image", 3, widths[0], 4, stride=4)), widths[0], 1e-6))
+    for stage, dim in enumerate(widths):
+        if stage > 0:
+            x = conv(nchw(g.layer_norm(nhwc(x), widths[stage - 1], 1e-6)), widths[stage - 1], dim, 2, stride=2)
+        for _ in range(depth):
+            y = g.layer_norm(nhwc(conv(x, dim, dim, 7, group=dim)), dim, 1e-6)
+            y = g.linear(y, dim, 4 * dim)
+            erf = g.op("Erf", [g.op("Div", [y, g.const(np.float32(np.sqrt(2.0)), "sqrt2")], "gelu_div")], "gelu_erf")
+            y = g.op("Mul", [g.op("Mul", [y, g.op("Add", [erf, g.const(np.float32(1.0), "one")], "gelu_add")], "gelu_mul"),
+                             g.const(np.float32(0.5), "half")], "gelu")
+            y = g.linear(y, 4 * dim, dim)
+            y = g.op("Mul", [y, g.const(g.rng.uniform(0.05, 0.2, dim).astype(np.float32), "layer_scale")], "scaled")
+            x = g.op("Add", [x, nchw(y)], "residual")
+    pooled = g.op("ReduceMean", [x], "pool", axes=[2, 3], keepdims=0)
+    out = g.op("Gemm", [g.layer_norm(pooled, widths[-1], 1e-6), g.weight([classes, widths[-1]], fan_in=widths[-1]),
+                        g.const(np.zeros(classes, np.float32), "head_b")], "head", transB=1)
+    out = g.rename(out, "logits")
+    g.save([helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, size, size])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes])], path, "convnext_classifier")
+
 def resnet50(path):
     g = Graph(np.random.default_rng(50))
 
@@ -1175,7 +1219,8 @@ def write_inputs(out):
                           ("llama_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256),
                                            "position_ids": np.arange(64, dtype=np.int64).reshape(1, 64)}),
                           ("unet_segmenter", {"image": pattern(3 * 96 * 96).reshape(1, 3, 96, 96)}),
-                          ("deeplab_segmenter", {"image": pattern(3 * 129 * 129).reshape(1, 3, 129, 129)})):
+                          ("deeplab_segmenter", {"image": pattern(3 * 129 * 129).reshape(1, 3, 129, 129)}),
+                          ("convnext_classifier", {"image": pattern(3 * 128 * 128).reshape(1, 3, 128, 128)})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -1214,5 +1259,6 @@ if __name__ == "__main__":
     llama_block(os.path.join(out, "llama_block.onnx"))
     unet_segmenter(os.path.join(out, "unet_segmenter.onnx"))
     deeplab_segmenter(os.path.join(out, "deeplab_segmenter.onnx"))
+    convnext_classifier(os.path.join(out, "convnext_classifier.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

@@ -560,6 +560,7 @@ const ZOO_MODELS: &[&str] = &[
     "llama_block",
     "unet_segmenter",
     "deeplab_segmenter",
+    "convnext_classifier",
 ];
 
 /// Zoo models only the benchmarks measure (`zoo.py` generates them too): ResNet-50, too big
