@@ -121,24 +121,31 @@ func.func @short_copy(%a: memref<64x2xf32, strided<[4, 1]>>, %b: memref<64x2xf32
   return
 }
 
-// A transposed read (a ConvNeXt block's NHWC result added to its NCHW input): the vectors run
-// along the result's rows, so each reads 16 elements 40 floats apart. The loop over the
-// channels, which the transposed operand walks contiguously, goes just outside the vector
-// loop: the 16 lines one vector touches serve the next 15 channels. A `linalg.transpose`
-// (an NHWC -> NCHW Transpose kernel) is vectorised the same way, in the same order.
+// A transposed read (a ConvNeXt block's NHWC result added to its NCHW input): vectors along
+// the result's rows would read 16 elements 40 floats apart. The loop over the channels, which
+// the transposed operand walks contiguously, goes just outside the vector loop and is tiled
+// too (8 channels: the largest of 16 and 8 that divides 40): each tile reads 16 rows of 8
+// contiguous channels and transposes them in registers (a shuffle network after
+// strata-lower-transposes), where element by element every line was fetched again for each of
+// its channels. A `linalg.transpose` (an NHWC -> NCHW Transpose kernel) is vectorised the same
+// way.
 // CANON-LABEL: func.func @transposed
 // CANON: scf.for %[[H:.*]] = %c0 to %c56 step %c1 {
-// CANON: scf.for %[[C:.*]] = %c0 to %c40 step %c1 {
+// CANON: scf.for %[[C:.*]] = %c0 to %c40 step %c8 {
 // CANON: scf.for %[[W:.*]] = %c0 to %c48 step %c16 {
-// CANON: memref.subview %arg0[0, %[[H]], %[[W]], %[[C]]] [1, 1, 16, 1]
-// CANON: vector.transfer_read {{.*}} : memref<1x1x16x1xf32, strided<[125440, 2240, 40, 1], offset: ?>>, vector<16xf32>
-// CANON: arith.addf {{.*}} : vector<16xf32>
+// CANON: vector.transpose %{{.*}}, [2, 0, 1] : vector<1x16x8xf32> to vector<8x1x16xf32>
+// CANON: arith.addf {{.*}} : vector<8x1x16xf32>
+// CANON: vector.transpose %{{.*}}, [2, 0, 1] : vector<1x8x8xf32> to vector<8x1x8xf32>
 // CANON: scf.for %{{.*}} = %c0 to %c56 step %c1 {
-// CANON: scf.for %{{.*}} = %c0 to %c40 step %c1 {
+// CANON: scf.for %{{.*}} = %c0 to %c40 step %c8 {
 // CANON: scf.for %{{.*}} = %c0 to %c48 step %c16 {
-// CANON: vector.transfer_read {{.*}} : memref<1x1x16x1xf32, strided<[125440, 2240, 40, 1], offset: ?>>, vector<16xf32>
+// CANON: vector.transpose %{{.*}}, [2, 0, 1] : vector<1x16x8xf32> to vector<8x1x16xf32>
 // CANON-NOT: linalg.transpose
 // CANON: return
+// LLVM-LABEL: llvm.func @transposed
+// LLVM-NOT: vector.transpose
+// LLVM: llvm.shufflevector
+// LLVM: llvm.return
 func.func @transposed(%nhwc: memref<1x56x56x40xf32>, %x: memref<1x40x56x56xf32>, %y: memref<1x40x56x56xf32>, %t: memref<1x40x56x56xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%nhwc, %x : memref<1x56x56x40xf32>, memref<1x40x56x56xf32>) outs(%y : memref<1x40x56x56xf32>) {
   ^bb0(%a: f32, %b: f32, %out: f32):

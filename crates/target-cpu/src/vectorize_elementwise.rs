@@ -15,10 +15,13 @@
 //! operand's innermost stride is 1; element by element for strided views and transposed
 //! reads). Where an input is read transposed (its innermost dimension walked by another loop:
 //! a `linalg.transpose`, or a generic reading through a permuted view), that loop becomes the
-//! tile loop just outside the vector loop, so that the lines one vector's reads touch serve
-//! the next vectors: a ConvNeXt block's NHWC -> NCHW transpose (`56 x 56 x 40`) took 51 us
-//! with the channels outermost, 28 so; its residual add through the transposed view 56 -> 19
-//! us (ONNX Runtime's Add, after its own Transpose: 20).
+//! tile loop just outside the vector loop and is tiled too, by a vector or half of one (the
+//! larger that divides it): the tile is a 2-D vector, read as rows contiguous in the input and
+//! transposed in registers (`vector.transpose`, a shuffle network after
+//! `strata-lower-transposes`). Element by element with the channels outermost, a ConvNeXt
+//! block's NHWC -> NCHW transpose (`56 x 56 x 40`) took 51 us, its residual add through the
+//! transposed view 56 (ONNX Runtime's Transpose + Add: 20); with that loop inside, 28 and 19;
+//! in 16 x 8 tiles, 8.6. The zoo ConvNeXt's NCHW -> NHWC transposes 34 -> 8.7 us.
 //!
 //! Left to LLVM's loop vectoriser, these loops vectorised badly or blew up: with a short
 //! innermost loop (a 32-wide image row) LLVM fully unrolls it, then vectorises the next loop
@@ -111,20 +114,23 @@ pub struct VectorTile {
     pub order: Vec<usize>,
 }
 
-/// The tile loops' order for a kernel with `loops` loops whose inputs read through `maps`:
-/// where an input's innermost dimension is walked by another loop than the innermost (a
-/// transposed read, element by element across the vector), that loop goes just outside the
-/// vector loop, so that the lines one vector's reads touch serve the next vectors too. A
-/// ConvNeXt block's NHWC -> NCHW transpose of `56 x 56 x 40` read 40 floats apart with the
-/// channels outermost, each line fetched again for every channel: 53 us against 17 for the
-/// other direction. Empty: the kernel's order.
-fn tile_order(loops: usize, maps: &[Vec<MapResult>]) -> Vec<usize> {
+/// The loop that walks an input's innermost dimension where that is not the innermost loop (a
+/// transposed read: element by element across the vector), for a kernel with `loops` loops
+/// whose inputs read through `maps`.
+fn walked(loops: usize, maps: &[Vec<MapResult>]) -> Option<usize> {
     let last = loops - 1;
-    let walked = maps.iter().find_map(|map| match map.last() {
+    maps.iter().find_map(|map| match map.last() {
         Some(&MapResult::Dim(d)) if d != last && map.contains(&MapResult::Dim(last)) => Some(d),
         _ => None,
-    });
-    match walked {
+    })
+}
+
+/// The tile loops' order for a kernel with `loops` loops whose inputs read through `maps`:
+/// the [`walked`] loop of a transposed read goes just outside the vector loop (where its tile
+/// makes the vectors 2-D, see the module documentation). Empty: the kernel's order.
+fn tile_order(loops: usize, maps: &[Vec<MapResult>]) -> Vec<usize> {
+    let last = loops - 1;
+    match walked(loops, maps) {
         Some(d) if d + 1 != last => (0..last).filter(|&l| l != d).chain([d, last]).collect(),
         _ => Vec::new(),
     }
@@ -216,6 +222,14 @@ pub fn vector_tile(op: OperationRef<'_, '_>, lanes: i64) -> Option<VectorTile> {
             }
         })
         .collect();
+    let mut sizes: Vec<i64> = sizes;
+    // A transposed read's walked loop in tiles too: 2-D vectors, transposed in registers.
+    if let Some(d) = walked(loops.len(), &maps[..operands - 1]) {
+        let (extent, _) = loops[d];
+        if let Some(rows) = [lanes, lanes / 2].into_iter().find(|&rows| rows >= 4 && extent % rows == 0) {
+            sizes[d] = rows;
+        }
+    }
     let order = tile_order(loops.len(), &maps[..operands - 1]);
     Some(VectorTile { sizes, rest: if inner > lanes { inner % lanes } else { 0 }, order })
 }
