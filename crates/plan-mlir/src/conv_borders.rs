@@ -488,35 +488,14 @@ fn last_use(block: Blk, index: &BTreeMap<usize, usize>, value: Val, at: usize) -
 
 /// The pad that `value` is produced inside (`strata-pad-in-place`), if any: its only reader,
 /// in `block`, and `value` not a view (a slice or reshape is read, not produced, so its pad is
-/// a copy). A value only inserted into (the destination of a `tensor.insert_slice` alone, a
-/// concatenation's first parts) is produced inside what the insertion's result is: a
-/// concatenation read only by a pad is made in the padded buffer from its first part on.
+/// a copy).
 fn padded_in_place(block: Blk, value: Val) -> Option<Op> {
-    let users = value.uses();
+    let users = value.users();
     let produced = value.owner().is_some_and(|op| !is_view(op));
     match users[..] {
-        [(pad, _)] if produced && pad.block() == Some(block) && Pad::of(pad.get()).is_some() => Some(pad),
-        [(insert, 1)] if produced && insert.block() == Some(block) && insert.is("tensor.insert_slice") => {
-            padded_in_place(block, insert.result(0))
-        }
+        [pad] if produced && pad.block() == Some(block) && Pad::of(pad.get()).is_some() => Some(pad),
         _ => None,
     }
-}
-
-/// The first op of the insertions that make `value` (itself, when it is no insertion into
-/// another's result): where a concatenation's buffer starts.
-fn first_insertion(value: Val) -> Option<Op> {
-    let mut op = value.owner()?;
-    while let Some(previous) = op
-        .is("tensor.insert_slice")
-        .then(|| op.operand(1))
-        .filter(|dest| dest.uses().len() == 1)
-        .and_then(|dest| dest.owner())
-        .filter(|owner| owner.is("tensor.insert_slice"))
-    {
-        op = previous;
-    }
-    Some(op)
 }
 
 /// Bytes of the static tensors computed in `block` live at each of its ops, from the op that
@@ -524,9 +503,7 @@ fn first_insertion(value: Val) -> Option<Op> {
 /// function's memory before bufferization, by op, as an estimate. A value written over as an
 /// op's destination (`outs`, read by the same op or not) ends before that op, whose result
 /// takes its buffer, and so does a value whose only reader is a pad (it is produced inside the
-/// padded buffer, `strata-pad-in-place`, so it counts the padded value's bytes), or the
-/// insertions that make it (a concatenation read by a pad alone is made in the padded buffer
-/// from its first part on: a U-Net decoder's skip and upsampled map beside it). Not counted:
+/// padded buffer, `strata-pad-in-place`, so it counts the padded value's bytes). Not counted:
 /// constants (weights), `tensor.empty` (no contents), views (slices, reshapes: their readers
 /// keep the source live instead) and the function's results (written into the caller's
 /// buffers, not the arena). MobileNetV3-Small's stem (its padded input copy beside its result,
@@ -672,8 +649,7 @@ impl Pass for ConvBorders {
             let (ops, bytes) = pressure(body);
             let position = |op: Op| position_in(body, &ops, op);
             // Where the padded buffer lives (from the source's producer, which writes into it,
-            // or the first insertion of a concatenation, or the pad, to the operation) and the
-            // border bytes the split takes off it.
+            // or the pad, to the operation) and the border bytes the split takes off it.
             let border = |op: Op, source: Val| -> u64 {
                 let size = |v: Val| tensor_bytes(v.r#type()).unwrap_or(0);
                 size(op.operand(0)).saturating_sub(size(source))
@@ -682,8 +658,7 @@ impl Pass for ConvBorders {
                 .iter()
                 .map(|&Candidate { op, source, .. }| {
                     let end = position(op)?;
-                    let start =
-                        first_insertion(source).and_then(position).or_else(|| op.operand(0).owner().and_then(position));
+                    let start = source.owner().and_then(position).or_else(|| op.operand(0).owner().and_then(position));
                     Some((start.unwrap_or(end).min(end), end, border(op, source)))
                 })
                 .collect();
