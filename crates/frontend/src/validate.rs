@@ -141,21 +141,16 @@ fn definition(op_type: &str, opset: i64) -> Option<(i64, crate::schemas::Attribu
         .map(|&(_, since, attributes)| (since, attributes))
 }
 
-/// The type parameter that the definition of `op_type` in force at `opset` binds input
-/// `index` to, where it binds that parameter to more than one input ("" or `None`: the input
-/// may have its own type).
-fn type_parameter(op_type: &str, opset: i64, index: usize) -> Option<&'static str> {
+/// The type parameter of each formal input of the definition of `op_type` in force at `opset`
+/// ("" where the input may have its own type), and whether its last input is variadic; `None`
+/// where no parameter binds two inputs.
+fn type_parameters(op_type: &str, opset: i64) -> Option<(&'static [&'static str], bool)> {
     let (since, _) = definition(op_type, opset)?;
     let table = crate::schemas::TYPE_PARAMETERS;
     let first = table.partition_point(|&(name, _, _, _)| name < op_type);
     let &(_, _, parameters, variadic) =
         table[first..].iter().take_while(|row| row.0 == op_type).find(|row| row.1 == since)?;
-    let parameter = match parameters.get(index) {
-        Some(&parameter) => parameter,
-        None if variadic => parameters.last().copied()?,
-        None => return None,
-    };
-    (!parameter.is_empty()).then_some(parameter)
+    Some((parameters, variadic))
 }
 
 /// Checks that the inputs of a default-domain `node` that its definition at `opset` binds to
@@ -171,9 +166,17 @@ pub(crate) fn check_input_types(
     if !matches!(node.domain(), "" | "ai.onnx") {
         return Ok(());
     }
+    let Some((parameters, variadic)) = type_parameters(node.op_type(), opset) else { return Ok(()) };
     let mut first: BTreeMap<&str, (&str, DataType)> = BTreeMap::new();
     for (index, name) in node.input.iter().enumerate().filter(|(_, name)| !name.is_empty()) {
-        let Some(parameter) = type_parameter(node.op_type(), opset, index) else { continue };
+        let parameter = match parameters.get(index) {
+            Some(&parameter) => parameter,
+            None if variadic => parameters.last().copied().unwrap_or(""),
+            None => continue,
+        };
+        if parameter.is_empty() {
+            continue;
+        }
         let Some(dtype) = type_of(name) else { continue };
         match first.get(parameter) {
             Some(&(other, other_type)) if other_type != dtype => {

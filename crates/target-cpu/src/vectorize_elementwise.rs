@@ -125,12 +125,12 @@ fn walked(loops: usize, maps: &[Vec<MapResult>]) -> Option<usize> {
     })
 }
 
-/// The tile loops' order for a kernel with `loops` loops whose inputs read through `maps`:
-/// the [`walked`] loop of a transposed read goes just outside the vector loop (where its tile
-/// makes the vectors 2-D, see the module documentation). Empty: the kernel's order.
-fn tile_order(loops: usize, maps: &[Vec<MapResult>]) -> Vec<usize> {
+/// The tile loops' order for a kernel with `loops` loops and a transposed read whose
+/// [`walked`] loop is `walked`: that loop just outside the vector loop (where its tile makes the
+/// vectors 2-D, see the module documentation). Empty: the kernel's order.
+fn tile_order(loops: usize, walked: Option<usize>) -> Vec<usize> {
     let last = loops - 1;
-    match walked(loops, maps) {
+    match walked {
         Some(d) if d + 1 != last => (0..last).filter(|&l| l != d).chain([d, last]).collect(),
         _ => Vec::new(),
     }
@@ -209,7 +209,7 @@ pub fn vector_tile(op: OperationRef<'_, '_>, lanes: i64) -> Option<VectorTile> {
         return None;
     }
     let last = loops.len() - 1;
-    let sizes = loops
+    let mut sizes: Vec<i64> = loops
         .iter()
         .enumerate()
         .map(|(d, &(extent, _))| {
@@ -222,15 +222,15 @@ pub fn vector_tile(op: OperationRef<'_, '_>, lanes: i64) -> Option<VectorTile> {
             }
         })
         .collect();
-    let mut sizes: Vec<i64> = sizes;
     // A transposed read's walked loop in tiles too: 2-D vectors, transposed in registers.
-    if let Some(d) = walked(loops.len(), &maps[..operands - 1]) {
+    let walked = walked(loops.len(), &maps[..operands - 1]);
+    if let Some(d) = walked {
         let (extent, _) = loops[d];
         if let Some(rows) = [lanes, lanes / 2].into_iter().find(|&rows| rows >= 4 && extent % rows == 0) {
             sizes[d] = rows;
         }
     }
-    let order = tile_order(loops.len(), &maps[..operands - 1]);
+    let order = tile_order(loops.len(), walked);
     Some(VectorTile { sizes, rest: if inner > lanes { inner % lanes } else { 0 }, order })
 }
 
@@ -317,6 +317,7 @@ fn script(labels: &[&VectorTile]) -> String {
     // builds its pattern set once per payload op, and the canonicalizer's (every loaded op's
     // patterns) took 0.5 ms a kernel; the pipeline canonicalizes once afterwards (the zoo's
     // memref IR is the same byte for byte).
+    let ops = KERNELS.map(|name| format!("\"{name}\"")).join(", ");
     for (i, tile) in labels.iter().enumerate() {
         let loops = tile.sizes.iter().filter(|&&t| t != 0).count();
         let handles = vec!["!transform.any_op"; loops + 1].join(", ");
@@ -330,7 +331,7 @@ fn script(labels: &[&VectorTile]) -> String {
         };
         let lanes = tile.sizes.last().copied().unwrap_or(1);
         script += &format!(
-            "    %k{i} = transform.structured.match ops{{[\"linalg.generic\", \"linalg.copy\", \"linalg.transpose\"]}} attributes{{strata.vector_tile = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n\
+            "    %k{i} = transform.structured.match ops{{[{ops}]}} attributes{{strata.vector_tile = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n\
     %t{i}, %l{i}:{loops} = transform.structured.tile_using_for %k{i} tile_sizes [{sizes}]{interchange} : (!transform.any_op) -> ({handles})\n",
             label = label(tile),
             sizes = sizes.join(", "),
@@ -368,7 +369,7 @@ fn script(labels: &[&VectorTile]) -> String {
                 script += &format!(
                     "    transform.foreach %{part}{i} : !transform.any_op {{\n\
     ^bb0(%{part}_loop{i}: !transform.any_op):\n\
-    %{part}_ops{i} = transform.structured.match ops{{[\"linalg.generic\", \"linalg.copy\", \"linalg.transpose\"]}} in %{part}_loop{i} : (!transform.any_op) -> !transform.any_op\n{rest_mark}{}\
+    %{part}_ops{i} = transform.structured.match ops{{[{ops}]}} in %{part}_loop{i} : (!transform.any_op) -> !transform.any_op\n{rest_mark}{}\
     }}\n",
                     vectorize(&format!("%{part}_ops{i}"), &vector(last))
                 );
