@@ -111,6 +111,33 @@ func.func @small_tiles(%p: tensor<1x64x20x20xf32>, %init: tensor<1x128x18x18xf32
   return %y, %one : tensor<1x128x18x18xf32>, f32
 }
 
+// Too few tiles: 20 x 20 has 25 tiles of 4 x 4 and takes F(2x2, 3x3)'s 100 instead (fewer
+// than two vectors of tiles ran slower than the direct schedule: MIN_TILES); 10 x 10 has only
+// 25 tiles of 2 x 2 and stays direct.
+// CHECK-LABEL: func.func @few_tiles
+// CHECK: strata.winograd = array<i64: 2,
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: strata.winograd
+func.func @few_tiles(%x: tensor<1x64x20x20xf32>, %x2: tensor<1x64x10x10xf32>, %init: tensor<1x64x20x20xf32>, %init2: tensor<1x64x10x10xf32>) -> (tensor<1x64x20x20xf32>, tensor<1x64x10x10xf32>, f32) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<1x256x64x64xf32>
+  %big = linalg.fill ins(%zero : f32) outs(%e : tensor<1x256x64x64xf32>) -> tensor<1x256x64x64xf32>
+  %one = tensor.extract %big[%c0, %c0, %c0, %c0] : tensor<1x256x64x64xf32>
+  %w = arith.constant dense<0.5> : tensor<64x64x3x3xf32>
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x64x20x20xf32> to tensor<1x64x22x22xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x64x22x22xf32>, tensor<64x64x3x3xf32>) outs(%init : tensor<1x64x20x20xf32>) -> tensor<1x64x20x20xf32>
+  %p2 = tensor.pad %x2 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x64x10x10xf32> to tensor<1x64x12x12xf32>
+  %y2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p2, %w : tensor<1x64x12x12xf32>, tensor<64x64x3x3xf32>) outs(%init2 : tensor<1x64x10x10xf32>) -> tensor<1x64x10x10xf32>
+  return %y, %y2, %one : tensor<1x64x20x20xf32>, tensor<1x64x10x10xf32>, f32
+}
+
 // An odd output (7 x 7: no whole 2 x 2 tiles), a stride of 2, 16 input channels, a filter
 // known only at run time and 256 x 256 filters (4 MiB transformed) keep the direct convolution.
 // CHECK-LABEL: func.func @kept
@@ -134,4 +161,4 @@ func.func @kept(%a: tensor<1x32x9x9xf32>, %b: tensor<1x32x17x17xf32>, %c: tensor
 
 // CHECK: Pass statistics report
 // CHECK: strata-winograd
-// CHECK-NEXT: (S) 5 convolutions - Convolutions run as Winograd F(4x4, 3x3) or F(2x2, 3x3)
+// CHECK-NEXT: (S) 6 convolutions - Convolutions run as Winograd F(4x4, 3x3) or F(2x2, 3x3)

@@ -31,10 +31,10 @@
 //!
 //! Taken: `linalg.conv_2d_nchw_fchw`, f32, unit strides and dilations, a 3 x 3 compile-time
 //! filter, an output of whole m x m tiles (the input is read padded as the convolution reads
-//! it), at least [`MIN_CHANNELS`] input channels and filters, filters a multiple of 8, a
-//! transformed filter of at most [`MAX_FILTER_BYTES`], and a band whose tiles fill the vector
-//! lanes well enough that the products do at most [`MAX_WORK`] of the direct convolution's
-//! multiply-adds; F(4x4, 3x3) where it is taken, else F(2x2, 3x3). Others keep the direct
+//! it) of at least [`MIN_TILES`] tiles, at least [`MIN_CHANNELS`] input channels and filters,
+//! filters a multiple of 8, a transformed filter of at most [`MAX_FILTER_BYTES`], and a band
+//! whose tiles fill the vector lanes well enough that the products do at most [`MAX_WORK`] of
+//! the direct convolution's multiply-adds; F(4x4, 3x3) where it is taken, else F(2x2, 3x3). Others keep the direct
 //! schedule.
 
 use melior::ir::operation::{OperationLike, OperationRef};
@@ -94,6 +94,16 @@ pub const MAX_FILTER_BYTES: i64 = 1 << 20;
 /// convolutions on small maps would have doubled its arena.
 pub const PEAK_ALLOWANCE: u64 = 8;
 
+/// At least this many output tiles (two vectors of them) in a tile size: with fewer, the
+/// transforms, the scratch and the filter streamed per band cost more than the products save.
+/// Measured in a YOLOv8n-style detector at 320 x 320 (one thread, per-kernel minima of
+/// alternating runs): F(4x4, 3x3) over 20 x 20 x 64 (25 tiles) 0.19 ms against the direct
+/// schedule's 0.15 and F(2x2, 3x3)'s (100 tiles) 0.13, which it now takes; F(2x2, 3x3) over
+/// 10 x 10 x 128 (25 tiles) 0.17-0.25 against the direct 0.13-0.14, which it now takes; the
+/// model 12.2 -> 11.2 ms. A U-Net's 12 x 12 x 128 in F(2x2, 3x3) (36 tiles) stays: 0.175 ms
+/// against the direct 0.28.
+pub const MIN_TILES: i64 = 32;
+
 /// The products' multiply-adds against the direct convolution's, at most (in hundredths):
 /// 16 per 4 outputs (F(2x2, 3x3)) in whole vectors of tiles is 0.44, 36 per 16 (F(4x4, 3x3))
 /// 0.25; a band whose tiles fill few lanes of their last vector does more.
@@ -139,6 +149,9 @@ impl Shape {
                 return None;
             }
             let (th, tw) = (h / m, w / m);
+            if th * tw < MIN_TILES {
+                return None;
+            }
             // The bands whose transformed tiles fit V_BYTES, best first: the least time the
             // threads take over every band ([`span`]), then the tiles filling most of their
             // vectors, with at least two vectors where one can, then the shortest (the least
@@ -459,6 +472,10 @@ mod tests {
         assert_eq!((s.m, s.band, s.lanes(), s.slots, s.bands()), (4, 6, 48, 1, 1));
         let s = Shape::choose(1, 32, 64, 26, 26, 2, i64::MAX).unwrap();
         assert_eq!((s.m, s.band, s.lanes(), s.slots, s.bands()), (4, 2, 16, 2, 3));
+        // 20 x 20 x 64: 25 tiles of 4 x 4 are too few, 100 of 2 x 2 are not; 10 x 10 x 128
+        // has 25 tiles of 2 x 2 (and no whole 4 x 4 ones): direct.
+        assert_eq!(Shape::choose(1, 64, 64, 22, 22, 1, i64::MAX).map(|s| s.m), Some(2));
+        assert_eq!(Shape::choose(1, 128, 128, 12, 12, 1, i64::MAX), None);
         // 14 x 14 x 256: a 4 MiB transformed filter, beyond the cache.
         assert_eq!(Shape::choose(1, 256, 256, 16, 16, 1, i64::MAX), None);
         // The memory budget bounds the bands' slots: a slot per thread in a shorter band.
