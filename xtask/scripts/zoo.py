@@ -145,6 +145,16 @@ their exporters emit them; each draws from its own generator, so the three above
   (4x wide), the layer scale Mul, Transpose back and the residual Add; ReduceMean over H and
   W, LayerNormalization, Gemm: `logits` [1, 1000]. Its transposes between layouts are what
   this class has that the zoo's CNNs and transformers do not.
+- yolov8n_detector.onnx: YOLOv8n as Ultralytics exports it (1x3x320x320, 3.2M parameters,
+  the real model's widths 16-256 and depths): Conv with folded BatchNorm and SiLU as Sigmoid +
+  Mul, stride-2 3x3 downsampling, C2f blocks (Split, one or two bottlenecks with or without the
+  residual Add, Concat, 1x1 fusion), SPPF, the FPN/PAN neck (nearest Resize x2, Concat, stride-2
+  3x3 Convs), decoupled heads per scale (two 3x3 Convs to 64 box channels, two to 80 class
+  channels, a 1x1 Conv each), Reshape + Concat of the three scales, DFL (Reshape, Transpose,
+  Softmax over 16 bins, a 1x1 Conv by 0..15), dist2bbox decoding in xywh scaled by the stride
+  and the class scores' Sigmoid: `output0` [1, 84, 2100]. The small yolo_detector keeps the
+  class's ops in the tests at a tenth of the work; this one has its sizes (20 x 20 and 10 x 10
+  maps of 64-256 channels, 80-filter heads), where the schedule's choices differ.
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -1164,6 +1174,79 @@ def convnext_classifier(path, size=128, widths=(40, 80, 160, 320), depth=2, clas
     g.save([helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, size, size])],
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes])], path, "convnext_classifier")
 
+
+def yolov8n_detector(path, size=320, classes=80, reg_max=16):
+    """YOLOv8n as Ultralytics exports it: see the module documentation."""
+    g = Graph(np.random.default_rng(20261204))
+
+    def conv(x, cin, cout, k=1, stride=1, silu=True):  # BatchNorm folded into the bias, SiLU = x * Sigmoid(x)
+        w = g.weight([cout, cin, k, k], fan_in=cin * k * k)
+        b = g.const((g.rng.standard_normal(cout) * 0.1).astype(np.float32), "b")
+        y = g.op("Conv", [x, w, b], "conv", dilations=[1, 1], group=1, kernel_shape=[k, k], pads=[k // 2] * 4,
+                 strides=[stride, stride])
+        return g.op("Mul", [y, g.op("Sigmoid", [y], "sigmoid")], "silu") if silu else y
+
+    def c2f(x, cin, cout, n=1, shortcut=True):
+        c = cout // 2
+        parts = g.ops("Split", [conv(x, cin, 2 * c), g.const(np.array([c, c], np.int64), "split")], 2, "split", axis=1)
+        for _ in range(n):
+            y = conv(conv(parts[-1], c, c, 3), c, c, 3)
+            parts.append(g.op("Add", [parts[-1], y], "add") if shortcut else y)
+        return conv(g.op("Concat", parts, "concat", axis=1), (2 + n) * c, cout)
+
+    def sppf(x, cin, cout):
+        pools = [conv(x, cin, cin // 2)]
+        for _ in range(3):
+            pools.append(g.op("MaxPool", [pools[-1]], "maxpool", ceil_mode=0, dilations=[1, 1], kernel_shape=[5, 5],
+                              pads=[2, 2, 2, 2], strides=[1, 1]))
+        return conv(g.op("Concat", pools, "concat", axis=1), 2 * cin, cout)
+
+    def up(x):
+        return g.op("Resize", [x, "", g.const(np.array([1, 1, 2, 2], np.float32), "scales")], "resize",
+                    coordinate_transformation_mode="asymmetric", cubic_coeff_a=-0.75, mode="nearest", nearest_mode="floor")
+
+    x = c2f(conv(conv("images", 3, 16, 3, 2), 16, 32, 3, 2), 32, 32)
+    p3 = c2f(conv(x, 32, 64, 3, 2), 64, 64, 2)
+    p4 = c2f(conv(p3, 64, 128, 3, 2), 128, 128, 2)
+    p5 = sppf(c2f(conv(p4, 128, 256, 3, 2), 256, 256), 256, 256)
+    h4 = c2f(g.op("Concat", [up(p5), p4], "concat", axis=1), 384, 128, shortcut=False)
+    h3 = c2f(g.op("Concat", [up(h4), p3], "concat", axis=1), 192, 64, shortcut=False)
+    n4 = c2f(g.op("Concat", [conv(h3, 64, 64, 3, 2), h4], "concat", axis=1), 192, 128, shortcut=False)
+    n5 = c2f(g.op("Concat", [conv(n4, 128, 128, 3, 2), p5], "concat", axis=1), 384, 256, shortcut=False)
+    levels, anchors, strides = [], [], []
+    for feature, channels, stride in ((h3, 64, 8), (n4, 128, 16), (n5, 256, 32)):
+        box = conv(conv(conv(feature, channels, 64, 3), 64, 64, 3), 64, 4 * reg_max, silu=False)
+        cls = conv(conv(conv(feature, channels, 80, 3), 80, 80, 3), 80, classes, silu=False)
+        levels.append(g.op("Reshape", [g.op("Concat", [box, cls], "concat", axis=1),
+                                       g.const(np.array([1, 4 * reg_max + classes, -1], np.int64), "shape")], "reshape"))
+        cells = size // stride
+        ys, xs = np.meshgrid(np.arange(cells, dtype=np.float32) + 0.5, np.arange(cells, dtype=np.float32) + 0.5,
+                             indexing="ij")
+        anchors.append(np.stack([xs.reshape(-1), ys.reshape(-1)]))
+        strides.append(np.full(cells * cells, stride, np.float32))
+    cells = sum(a.shape[1] for a in anchors)
+    y = g.op("Concat", levels, "concat", axis=2)
+    box, cls = g.ops("Split", [y, g.const(np.array([4 * reg_max, classes], np.int64), "split")], 2, "split", axis=1)
+    # DFL: a softmax over each side's 16 bins, their expectation as a 1x1 Conv by 0..15.
+    dfl = g.op("Reshape", [box, g.const(np.array([1, 4, reg_max, cells], np.int64), "shape")], "reshape")
+    dfl = g.op("Softmax", [g.op("Transpose", [dfl], "transpose", perm=[0, 2, 1, 3])], "softmax", axis=1)
+    bins = g.const(np.arange(reg_max, dtype=np.float32).reshape(1, reg_max, 1, 1), "dfl_w")
+    dfl = g.op("Reshape", [g.op("Conv", [dfl, bins], "dfl", kernel_shape=[1, 1]),
+                           g.const(np.array([1, 4, cells], np.int64), "shape")], "reshape")
+    # dist2bbox (xywh) scaled by each cell's stride, then the class scores' sigmoid.
+    lt, rb = g.ops("Split", [dfl, g.const(np.array([2, 2], np.int64), "split")], 2, "split", axis=1)
+    anchor = g.const(np.concatenate(anchors, axis=1).reshape(1, 2, cells), "anchors")
+    top_left, bottom_right = g.op("Sub", [anchor, lt], "sub"), g.op("Add", [anchor, rb], "add")
+    centre = g.op("Div", [g.op("Add", [top_left, bottom_right], "add"), g.const(np.float32(2.0), "two")], "div")
+    wh = g.op("Sub", [bottom_right, top_left], "sub")
+    boxes = g.op("Mul", [g.op("Concat", [centre, wh], "concat", axis=1),
+                         g.const(np.concatenate(strides).reshape(1, 1, cells), "strides")], "mul")
+    out = g.op("Concat", [boxes, g.op("Sigmoid", [cls], "sigmoid")], "concat", axis=1)
+    out = g.rename(out, "output0")
+    g.save([helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, size, size])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 4 + classes, cells])], path, "yolov8n_detector")
+
+
 def resnet50(path):
     g = Graph(np.random.default_rng(50))
 
@@ -1220,7 +1303,8 @@ def write_inputs(out):
                                            "position_ids": np.arange(64, dtype=np.int64).reshape(1, 64)}),
                           ("unet_segmenter", {"image": pattern(3 * 96 * 96).reshape(1, 3, 96, 96)}),
                           ("deeplab_segmenter", {"image": pattern(3 * 129 * 129).reshape(1, 3, 129, 129)}),
-                          ("convnext_classifier", {"image": pattern(3 * 128 * 128).reshape(1, 3, 128, 128)})):
+                          ("convnext_classifier", {"image": pattern(3 * 128 * 128).reshape(1, 3, 128, 128)}),
+                          ("yolov8n_detector", {"images": (pattern(3 * 320 * 320).reshape(1, 3, 320, 320) + 1) / 2})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -1260,5 +1344,6 @@ if __name__ == "__main__":
     unet_segmenter(os.path.join(out, "unet_segmenter.onnx"))
     deeplab_segmenter(os.path.join(out, "deeplab_segmenter.onnx"))
     convnext_classifier(os.path.join(out, "convnext_classifier.onnx"))
+    yolov8n_detector(os.path.join(out, "yolov8n_detector.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

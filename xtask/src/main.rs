@@ -561,6 +561,7 @@ const ZOO_MODELS: &[&str] = &[
     "unet_segmenter",
     "deeplab_segmenter",
     "convnext_classifier",
+    "yolov8n_detector",
 ];
 
 /// Zoo models only the benchmarks measure (`zoo.py` generates them too): ResNet-50, too big
