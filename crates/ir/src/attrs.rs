@@ -154,6 +154,14 @@ hand_offs! {
     PROFILE_KERNELS: Texts = "strata.profile_kernels";
 }
 
+/// Sets a discardable integer attribute `name` on `op` (a pass's own transient mark, removed
+/// before the pass ends: the declared ones have their [`Int`]).
+pub fn set_int(op: OperationRef<'_, '_>, name: &str, value: i64) {
+    let context = op.context();
+    let context = unsafe { context.to_ref() };
+    set(op, name, IntegerAttribute::new(IntegerType::new(context, 64).into(), value).into());
+}
+
 /// Sets a discardable attribute on `op`.
 fn set(op: OperationRef<'_, '_>, name: &str, value: Attribute<'_>) {
     // Safety: `op` is a live operation; MLIR copies the name.

@@ -57,6 +57,10 @@ pub static INFO: PassInfo = PassInfo {
     statistics: &[
         StatisticInfo { name: "kernels", help: "Elementwise kernels vectorised" },
         StatisticInfo { name: "refused", help: "Kernels MLIR's vectorizer refused (left as loops)" },
+        StatisticInfo {
+            name: "flattened",
+            help: "Kernels run as one loop (operands in loop order, rows leaving a partial vector)",
+        },
     ],
 };
 
@@ -268,8 +272,93 @@ const REST_MARK: &str = "strata.vector_rest";
 /// whole module to match its kernels (a 10k-node graph spent 7 s in 104 batches' walks).
 const BATCH: usize = if cfg!(debug_assertions) { 64 } else { usize::MAX };
 
+/// Whether `op` (a kernel [`vector_tile`] takes) is better flattened to one loop: every
+/// operand read and written in loop order (no broadcast, no transposed read), at least two
+/// loops, and an innermost extent that leaves a partial vector or is under one (a 20-wide row
+/// in vectors of 16 and 4, a 10-wide one in one vector of 10; over the whole buffer, whole
+/// vectors).
+fn flattens(op: OperationRef<'_, '_>, lanes: i64) -> bool {
+    let Some(loops) = crate::parallelize::loops(op) else { return false };
+    let Some(&(inner, _)) = loops.last() else { return false };
+    if loops.len() < 2 || inner % lanes == 0 {
+        return false;
+    }
+    let identity =
+        |map: &Vec<MapResult>| map.len() == loops.len() && map.iter().enumerate().all(|(i, r)| *r == MapResult::Dim(i));
+    match strata_ir::ods::op_name(op).as_str() {
+        "linalg.copy" => true,
+        "linalg.generic" => op
+            .attribute("indexing_maps")
+            .ok()
+            .and_then(strata_ir::handle::map_results)
+            .is_some_and(|maps| maps.iter().all(identity)),
+        _ => false,
+    }
+}
+
+/// The transient marks of [`flatten`]: a kernel to flatten, and its flattened op (numbered).
+const FLATTEN_MARK: &str = "strata.flatten";
+const FLATTENED_MARK: &str = "strata.flattened";
+
+/// Flattens `kernels` (see [`flattens`]) to one loop over `memref.collapse_shape` views of
+/// their operands (MLIR's `transform.structured.flatten_elementwise`: it checks that each
+/// operand's layout collapses, and leaves the others as they are). The flattened op keeps the
+/// kernel's `strata.*` attributes (its thread split's mark, say), which MLIR does not carry.
+fn flatten(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, kernels: &[Op]) -> Result<(), PassFailed> {
+    let mut script = String::from(
+        "module attributes {transform.with_named_sequence} {\n  transform.named_sequence private @__transform_main(%root: !transform.any_op {transform.readonly}) {\n",
+    );
+    let mut kept = Vec::new();
+    for (i, op) in kernels.iter().enumerate() {
+        let attributes: Vec<(&str, melior::ir::Attribute)> =
+            attrs::ALL.iter().filter_map(|h| Some((h.name, op.attribute(h.name)?))).collect();
+        kept.push(attributes);
+        attrs::set_int(op.get(), FLATTEN_MARK, i as i64);
+        script += &format!(
+            "    %k{i} = transform.structured.match attributes{{{FLATTEN_MARK} = {i} : i64}} in %root : (!transform.any_op) -> !transform.any_op\n\
+    %n{i} = transform.param.constant {i} : i64 -> !transform.param<i64>\n\
+    transform.sequence %k{i} : !transform.any_op failures(suppress) {{\n\
+    ^bb1(%op: !transform.any_op):\n\
+      %flat = transform.structured.flatten_elementwise %op : (!transform.any_op) -> !transform.any_op\n\
+      transform.annotate %flat \"{FLATTENED_MARK}\" = %n{i} : !transform.any_op, !transform.param<i64>\n\
+    }}\n"
+        );
+    }
+    script += "    transform.yield\n  }\n}\n";
+    apply_script(
+        module,
+        cx,
+        &script,
+        "strata-vectorize-elementwise (flatten, generated)",
+        "the elementwise flattening",
+    )?;
+    // Not flattened: the mark goes. Flattened: the kernel's attributes come back.
+    for op in collect(&module, |op| op.attribute(FLATTEN_MARK).is_some()) {
+        op.remove_attribute(FLATTEN_MARK);
+    }
+    let flattened = collect(&module, |op| op.attribute(FLATTENED_MARK).is_some());
+    for op in &flattened {
+        let i = op.int_attribute(FLATTENED_MARK).and_then(|i| usize::try_from(i).ok());
+        op.remove_attribute(FLATTENED_MARK);
+        for &(name, value) in i.and_then(|i| kept.get(i)).into_iter().flatten() {
+            op.set_attribute(name, value);
+        }
+    }
+    cx.bump("flattened", flattened.len() as u64);
+    Ok(())
+}
+
 impl Pass for VectorizeElementwise {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
+        let lanes = self.lanes;
+        let candidates = collect(&module, |op| KERNELS.iter().any(|name| op.is(name)) && is_kernel(op));
+        let flat: Vec<Op> = candidates
+            .into_iter()
+            .filter(|op| vector_tile(op.get(), lanes).is_some() && flattens(op.get(), lanes))
+            .collect();
+        if !flat.is_empty() {
+            flatten(module, cx, &flat)?;
+        }
         let generics = collect(&module, |op| KERNELS.iter().any(|name| op.is(name)) && is_kernel(op));
         let kernels: Vec<(Op, VectorTile)> =
             generics.into_iter().filter_map(|raw| Some((raw, vector_tile(raw.get(), self.lanes)?))).collect();
