@@ -34,8 +34,8 @@
 //! it) of at least [`MIN_TILES`] tiles, at least [`MIN_CHANNELS`] input channels and filters,
 //! filters a multiple of 8, a transformed filter of at most [`MAX_FILTER_BYTES`], and a band
 //! whose tiles fill the vector lanes well enough that the products do at most [`MAX_WORK`] of
-//! the direct convolution's multiply-adds; F(4x4, 3x3) where it is taken, else F(2x2, 3x3). Others keep the direct
-//! schedule.
+//! the direct convolution's multiply-adds; F(4x4, 3x3) where it is taken, else F(2x2, 3x3).
+//! Others keep the direct schedule.
 
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
@@ -98,8 +98,8 @@ pub const PEAK_ALLOWANCE: u64 = 8;
 /// transforms, the scratch and the filter streamed per band cost more than the products save.
 /// Measured in a YOLOv8n-style detector at 320 x 320 (one thread, per-kernel minima of
 /// alternating runs): F(4x4, 3x3) over 20 x 20 x 64 (25 tiles) 0.19 ms against the direct
-/// schedule's 0.15 and F(2x2, 3x3)'s (100 tiles) 0.13, which it now takes; F(2x2, 3x3) over
-/// 10 x 10 x 128 (25 tiles) 0.17-0.25 against the direct 0.13-0.14, which it now takes; the
+/// schedule's 0.15 and F(2x2, 3x3)'s (100 tiles) 0.13, now taken instead; F(2x2, 3x3) over
+/// 10 x 10 x 128 (25 tiles) 0.17-0.25 against the direct 0.13-0.14, now kept direct; the
 /// model 12.2 -> 11.2 ms. A U-Net's 12 x 12 x 128 in F(2x2, 3x3) (36 tiles) stays: 0.175 ms
 /// against the direct 0.28.
 pub const MIN_TILES: i64 = 32;
