@@ -9,11 +9,11 @@
 
 // MEMREF: func.func @main(%[[X:.*]]: memref<2x3xf32>, %[[Y:.*]]: memref<2x3xf32>, %[[Z:.*]]: memref<2x3xf32>
 // MEMREF: outs(%[[Y]] : memref<2x3xf32>)
-// The copy, a vector of 3 a row (`strata-vectorize-elementwise`):
-// MEMREF: memref.subview %[[Y]]
-// MEMREF: memref.subview %[[Z]]
-// MEMREF: vector.load {{.*}} vector<3xf32>
-// MEMREF: vector.store {{.*}} vector<3xf32>
+// The copy, one vector of its 6 elements (`strata-vectorize-elementwise` flattens it):
+// MEMREF: memref.collapse_shape %[[Y]]
+// MEMREF: memref.collapse_shape %[[Z]]
+// MEMREF: vector.load {{.*}} vector<6xf32>
+// MEMREF: vector.store {{.*}} vector<6xf32>
 
 // EXEC: expect 'y': 0 of 6 elements outside atol 0 + rtol 0
 // EXEC: expect 'z': 0 of 6 elements outside atol 0 + rtol 0

@@ -40,7 +40,7 @@ func.func @batch(%x: tensor<2x32x32x32xf32>, %init: tensor<2x32x32x32xf32>) -> (
   return %y, %one : tensor<2x32x32x32xf32>, f32
 }
 
-// One band an image (a 4 x 64 output in F(4x4, 3x3): one row of 16 tiles): one slot of
+// One band an image (a 4 x 128 output in F(4x4, 3x3): one row of 32 tiles): one slot of
 // scratch for two threads; they split the band's channels (input transform) and filter blocks
 // (products and output transform, each thread its own products).
 // CHECK-LABEL: func.func @split
@@ -51,7 +51,7 @@ func.func @batch(%x: tensor<2x32x32x32xf32>, %init: tensor<2x32x32x32xf32>) -> (
 // CHECK: vector.broadcast %{{.*}} : f32 to vector<16xf32>
 // CHECK: vector.transfer_write
 // CHECK-NOT: linalg.generic
-func.func @split(%x: tensor<1x32x4x64xf32>, %init: tensor<1x32x4x64xf32>) -> (tensor<1x32x4x64xf32>, f32) {
+func.func @split(%x: tensor<1x32x4x128xf32>, %init: tensor<1x32x4x128xf32>) -> (tensor<1x32x4x128xf32>, f32) {
   %zero = arith.constant 0.0 : f32
   %c0 = arith.constant 0 : index
   %e = tensor.empty() : tensor<1x256x64x64xf32>
@@ -61,9 +61,9 @@ func.func @split(%x: tensor<1x32x4x64xf32>, %init: tensor<1x32x4x64xf32>) -> (te
   %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
   ^bb0(%i: index, %j: index, %k: index, %l: index):
     tensor.yield %zero : f32
-  } : tensor<1x32x4x64xf32> to tensor<1x32x6x66xf32>
-  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x32x6x66xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<1x32x4x64xf32>) -> tensor<1x32x4x64xf32>
-  return %y, %one : tensor<1x32x4x64xf32>, f32
+  } : tensor<1x32x4x128xf32> to tensor<1x32x6x130xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x32x6x130xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<1x32x4x128xf32>) -> tensor<1x32x4x128xf32>
+  return %y, %one : tensor<1x32x4x128xf32>, f32
 }
 
 // 14 tile rows in bands of 2 on two threads: seven bands, six in the slots (three each), the
