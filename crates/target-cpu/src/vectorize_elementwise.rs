@@ -303,24 +303,37 @@ const FLATTENED_MARK: &str = "strata.flattened";
 /// Flattens `kernels` (see [`flattens`]) to one loop over `memref.collapse_shape` views of
 /// their operands (MLIR's `transform.structured.flatten_elementwise`: it checks that each
 /// operand's layout collapses, and leaves the others as they are). The flattened op keeps the
-/// kernel's `strata.*` attributes (its thread split's mark, say), which MLIR does not carry.
+/// kernel's `strata.*` attributes (its thread split's mark, say), which MLIR does not carry:
+/// kernels are marked by their set of those (a handful of sets), one match per set, so the
+/// script's matches do not walk the module once per kernel.
 fn flatten(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, kernels: &[Op]) -> Result<(), PassFailed> {
+    let mut sets: Vec<Vec<(&str, melior::ir::Attribute)>> = Vec::new();
+    for op in kernels {
+        let attributes: Vec<(&str, melior::ir::Attribute)> =
+            attrs::ALL.iter().filter_map(|h| Some((h.name, op.attribute(h.name)?))).collect();
+        let set = match sets.iter().position(|s| *s == attributes) {
+            Some(set) => set,
+            None => {
+                sets.push(attributes);
+                sets.len() - 1
+            }
+        };
+        attrs::set_int(op.get(), FLATTEN_MARK, set as i64);
+    }
     let mut script = String::from(
         "module attributes {transform.with_named_sequence} {\n  transform.named_sequence private @__transform_main(%root: !transform.any_op {transform.readonly}) {\n",
     );
-    let mut kept = Vec::new();
-    for (i, op) in kernels.iter().enumerate() {
-        let attributes: Vec<(&str, melior::ir::Attribute)> =
-            attrs::ALL.iter().filter_map(|h| Some((h.name, op.attribute(h.name)?))).collect();
-        kept.push(attributes);
-        attrs::set_int(op.get(), FLATTEN_MARK, i as i64);
+    for i in 0..sets.len() {
         script += &format!(
             "    %k{i} = transform.structured.match attributes{{{FLATTEN_MARK} = {i} : i64}} in %root : (!transform.any_op) -> !transform.any_op\n\
     %n{i} = transform.param.constant {i} : i64 -> !transform.param<i64>\n\
-    transform.sequence %k{i} : !transform.any_op failures(suppress) {{\n\
-    ^bb1(%op: !transform.any_op):\n\
-      %flat = transform.structured.flatten_elementwise %op : (!transform.any_op) -> !transform.any_op\n\
-      transform.annotate %flat \"{FLATTENED_MARK}\" = %n{i} : !transform.any_op, !transform.param<i64>\n\
+    transform.foreach %k{i} : !transform.any_op {{\n\
+    ^bb0(%one: !transform.any_op):\n\
+      transform.sequence %one : !transform.any_op failures(suppress) {{\n\
+      ^bb1(%op: !transform.any_op):\n\
+        %flat = transform.structured.flatten_elementwise %op : (!transform.any_op) -> !transform.any_op\n\
+        transform.annotate %flat \"{FLATTENED_MARK}\" = %n{i} : !transform.any_op, !transform.param<i64>\n\
+      }}\n\
     }}\n"
         );
     }
@@ -338,9 +351,9 @@ fn flatten(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, kernels: &[Op
     }
     let flattened = collect(&module, |op| op.attribute(FLATTENED_MARK).is_some());
     for op in &flattened {
-        let i = op.int_attribute(FLATTENED_MARK).and_then(|i| usize::try_from(i).ok());
+        let set = op.int_attribute(FLATTENED_MARK).and_then(|i| usize::try_from(i).ok());
         op.remove_attribute(FLATTENED_MARK);
-        for &(name, value) in i.and_then(|i| kept.get(i)).into_iter().flatten() {
+        for &(name, value) in set.and_then(|i| sets.get(i)).into_iter().flatten() {
             op.set_attribute(name, value);
         }
     }
