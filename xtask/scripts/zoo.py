@@ -404,28 +404,55 @@ def crnn_ocr(path, classes=37, hidden=48):
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [32, 1, classes])], path, "crnn_ocr")
 
 
+
+def yolo_conv(g, x, cin, cout, k=1, stride=1, silu=True):
+    """YOLO's Conv: BatchNorm folded into the bias, SiLU as x * Sigmoid(x) (as exported)."""
+    w = g.weight([cout, cin, k, k], fan_in=cin * k * k)
+    b = g.const((g.rng.standard_normal(cout) * 0.1).astype(np.float32), "b")
+    y = g.op("Conv", [x, w, b], "conv", dilations=[1, 1], group=1, kernel_shape=[k, k], pads=[k // 2] * 4,
+             strides=[stride, stride])
+    return g.op("Mul", [y, g.op("Sigmoid", [y], "sigmoid")], "silu") if silu else y
+
+
+def yolo_c2f(g, x, cin, cout, n=1, shortcut=True):
+    """YOLOv8's C2f: a 1x1 Conv split in two, `n` bottlenecks (two 3x3 Convs, with the residual
+    Add or not) each appended, the Concat fused by a 1x1 Conv."""
+    c = cout // 2
+    parts = g.ops("Split", [yolo_conv(g, x, cin, 2 * c), g.const(np.array([c, c], np.int64), "split")], 2, "split",
+                  axis=1)
+    for _ in range(n):
+        y = yolo_conv(g, yolo_conv(g, parts[-1], c, c, 3), c, c, 3)
+        parts.append(g.op("Add", [parts[-1], y], "add") if shortcut else y)
+    return yolo_conv(g, g.op("Concat", parts, "concat", axis=1), (2 + n) * c, cout)
+
+
+def yolo_sppf(g, x, cin, cout):
+    """YOLO's SPPF: a 1x1 Conv, three chained 5x5 stride-1 MaxPools, their Concat, a 1x1 Conv."""
+    pools = [yolo_conv(g, x, cin, cin // 2)]
+    for _ in range(3):
+        pools.append(g.op("MaxPool", [pools[-1]], "maxpool", ceil_mode=0, dilations=[1, 1], kernel_shape=[5, 5],
+                          pads=[2, 2, 2, 2], strides=[1, 1]))
+    return yolo_conv(g, g.op("Concat", pools, "concat", axis=1), 2 * cin, cout)
+
+
+def yolo_upsample(g, x):
+    """PyTorch's nearest Upsample x2 as exported: Resize with an empty roi and scales."""
+    return g.op("Resize", [x, "", g.const(np.array([1, 1, 2, 2], np.float32), "scales")], "resize",
+                coordinate_transformation_mode="asymmetric", cubic_coeff_a=-0.75, mode="nearest", nearest_mode="floor")
+
+
 def yolo_detector(path, classes=4, anchors=((10, 13, 16, 30, 33, 23), (30, 61, 62, 45, 59, 119))):
     g = Graph(np.random.default_rng(20242))
     na, no = len(anchors[0]) // 2, 5 + classes
 
-    def conv(x, cin, cout, k=1, stride=1, silu=True):  # BatchNorm folded into the bias, SiLU = x * Sigmoid(x)
-        w = g.weight([cout, cin, k, k], fan_in=cin * k * k)
-        b = g.const((g.rng.standard_normal(cout) * 0.1).astype(np.float32), "b")
-        y = g.op("Conv", [x, w, b], "conv", dilations=[1, 1], group=1, kernel_shape=[k, k], pads=[k // 2] * 4, strides=[stride, stride])
-        return g.op("Mul", [y, g.op("Sigmoid", [y], "sigmoid")], "silu") if silu else y
+    def conv(x, cin, cout, k=1, stride=1, silu=True):
+        return yolo_conv(g, x, cin, cout, k, stride, silu)
 
     def c2f(x, cin, cout, shortcut=True):  # YOLOv8's C2f with one bottleneck
-        c = cout // 2
-        parts = g.ops("Split", [conv(x, cin, 2 * c), g.const(np.array([c, c], np.int64), "split")], 2, "split", axis=1)
-        y = conv(conv(parts[-1], c, c, 3), c, c, 3)
-        parts.append(g.op("Add", [parts[-1], y], "add") if shortcut else y)
-        return conv(g.op("Concat", parts, "concat", axis=1), 3 * c, cout)
+        return yolo_c2f(g, x, cin, cout, 1, shortcut)
 
     def sppf(x, cin, cout):
-        pools = [conv(x, cin, cin // 2)]
-        for _ in range(3):
-            pools.append(g.op("MaxPool", [pools[-1]], "maxpool", ceil_mode=0, dilations=[1, 1], kernel_shape=[5, 5], pads=[2, 2, 2, 2], strides=[1, 1]))
-        return conv(g.op("Concat", pools, "concat", axis=1), 2 * cin, cout)
+        return yolo_sppf(g, x, cin, cout)
 
     def detect(x, cin, size, stride, anchor):  # YOLOv5's Detect: [1, na*no, H, W] -> [1, na*H*W, no], boxes in pixels
         y = g.op("Reshape", [conv(x, cin, na * no, silu=False), g.const(np.array([1, na, no, size, size], np.int64), "shape")], "reshape")
@@ -443,8 +470,7 @@ def yolo_detector(path, classes=4, anchors=((10, 13, 16, 30, 33, 23), (30, 61, 6
     x = conv(conv("images", 3, 8, 3, 2), 8, 16, 3, 2)       # [1, 16, 16, 16]
     p3 = c2f(conv(c2f(x, 16, 16), 16, 32, 3, 2), 32, 32)     # [1, 32, 8, 8]
     p4 = sppf(c2f(conv(p3, 32, 64, 3, 2), 64, 64), 64, 64)   # [1, 64, 4, 4]
-    up = g.op("Resize", [p4, "", g.const(np.array([1, 1, 2, 2], np.float32), "scales")], "resize",
-              coordinate_transformation_mode="asymmetric", cubic_coeff_a=-0.75, mode="nearest", nearest_mode="floor")
+    up = yolo_upsample(g, p4)
     h3 = c2f(g.op("Concat", [up, p3], "concat", axis=1), 96, 32, shortcut=False)                             # [1, 32, 8, 8]
     h4 = c2f(g.op("Concat", [conv(h3, 32, 32, 3, 2), p4], "concat", axis=1), 96, 64, shortcut=False)         # [1, 64, 4, 4]
     out = g.op("Concat", [detect(h3, 32, 8, 8, anchors[0]), detect(h4, 64, 4, 16, anchors[1])], "concat", axis=1)
@@ -1179,31 +1205,17 @@ def yolov8n_detector(path, size=320, classes=80, reg_max=16):
     """YOLOv8n as Ultralytics exports it: see the module documentation."""
     g = Graph(np.random.default_rng(20261204))
 
-    def conv(x, cin, cout, k=1, stride=1, silu=True):  # BatchNorm folded into the bias, SiLU = x * Sigmoid(x)
-        w = g.weight([cout, cin, k, k], fan_in=cin * k * k)
-        b = g.const((g.rng.standard_normal(cout) * 0.1).astype(np.float32), "b")
-        y = g.op("Conv", [x, w, b], "conv", dilations=[1, 1], group=1, kernel_shape=[k, k], pads=[k // 2] * 4,
-                 strides=[stride, stride])
-        return g.op("Mul", [y, g.op("Sigmoid", [y], "sigmoid")], "silu") if silu else y
+    def conv(x, cin, cout, k=1, stride=1, silu=True):
+        return yolo_conv(g, x, cin, cout, k, stride, silu)
 
     def c2f(x, cin, cout, n=1, shortcut=True):
-        c = cout // 2
-        parts = g.ops("Split", [conv(x, cin, 2 * c), g.const(np.array([c, c], np.int64), "split")], 2, "split", axis=1)
-        for _ in range(n):
-            y = conv(conv(parts[-1], c, c, 3), c, c, 3)
-            parts.append(g.op("Add", [parts[-1], y], "add") if shortcut else y)
-        return conv(g.op("Concat", parts, "concat", axis=1), (2 + n) * c, cout)
+        return yolo_c2f(g, x, cin, cout, n, shortcut)
 
     def sppf(x, cin, cout):
-        pools = [conv(x, cin, cin // 2)]
-        for _ in range(3):
-            pools.append(g.op("MaxPool", [pools[-1]], "maxpool", ceil_mode=0, dilations=[1, 1], kernel_shape=[5, 5],
-                              pads=[2, 2, 2, 2], strides=[1, 1]))
-        return conv(g.op("Concat", pools, "concat", axis=1), 2 * cin, cout)
+        return yolo_sppf(g, x, cin, cout)
 
     def up(x):
-        return g.op("Resize", [x, "", g.const(np.array([1, 1, 2, 2], np.float32), "scales")], "resize",
-                    coordinate_transformation_mode="asymmetric", cubic_coeff_a=-0.75, mode="nearest", nearest_mode="floor")
+        return yolo_upsample(g, x)
 
     x = c2f(conv(conv("images", 3, 16, 3, 2), 16, 32, 3, 2), 32, 32)
     p3 = c2f(conv(x, 32, 64, 3, 2), 64, 64, 2)
