@@ -100,11 +100,21 @@ pub fn host_has_avx512() -> bool {
 /// 6 positions x 16 filters (8 whole blocks of 12 FMAs and one of 2) instead of 7 x 8 (7 FMAs
 /// a step, each waiting on the latency): 960 channels into 320 filters ran 1.6x faster on a
 /// Zen3 core; on AVX-512 the whole 7 x 32 blocks keep the FMAs busy where 12 x 32 ones leave a
-/// block of 2 accumulators. Outputs of several rows take a partial block only where the whole
-/// one has fewer than eight accumulators (it waits on the latency): the 94 x 94 interior
+/// block of 2 accumulators. Outputs of several rows take a partial block where the whole one
+/// has fewer than eight accumulators (it waits on the latency): the 94 x 94 interior
 /// `strata-conv-borders` cuts from a 96 x 96 convolution has whole blocks of 2 x 2 positions
 /// (94 = 2 x 47), which ran 1.8x slower than the padded whole (a U-Net's last decoder stage,
 /// 32 -> 16 channels: 0.66 against 0.37 ms); one row of 24 positions, peeled, runs as fast.
+/// They also take one where the whole block would span several rows of an output wider than a
+/// block (`ow`'s largest divisor that fits is small): one row of as many positions as fit,
+/// the last block of each row narrower. An unpadded 64 -> 32 convolution to 222 x 222 (222 = 2 x 3 x
+/// 37, the interior `strata-conv-borders` cuts from a 224 x 224 one) took blocks of 2 x 6
+/// positions by 32 filters and ran 14.4 ms against 9.5 in rows of 12 positions (a 224-wide
+/// one, rows of 8, 10.0): the same 24 accumulators, but LLVM spills and shuffles the two-row
+/// tile's. Outputs no wider than a block keep their rows: there it depends on the shape (an 8
+/// x 8 map of 16 filters ran 1.7 us in blocks of 2 x 8 positions against 3.4 in rows of 8; a
+/// 6 x 6 map of 256 channels into 32 filters 0.032 ms in 2 x 6 against 0.025 in rows of 6),
+/// and the zoo's models gained in some and lost in others (docs/notes.md).
 /// `None` when no width applies.
 pub fn conv_tiles(oh: i64, ow: i64, f: i64, window: i64, registers: Registers) -> Option<[i64; 3]> {
     let lanes = registers.lanes;
@@ -127,11 +137,15 @@ pub fn conv_tiles(oh: i64, ow: i64, f: i64, window: i64, registers: Registers) -
             let positions = (registers.accumulators / vectors).max(1);
             let tw = divisor(ow, positions);
             let th = divisor(oh, positions / tw);
-            let whole = [th, tw, tf];
+            // Several rows only where the output is no wider than a block: on a wide one, a
+            // row of positions with a partial last block instead (see above).
+            let rows = th > 1 && ow > positions;
+            let whole = (!rows).then_some([th, tw, tf]);
             // Several rows only where the whole block waits on the multiply-adds' latency.
             let latency_bound = th * tw * vectors < 8;
-            let rest = ((oh == 1 || latency_bound) && tw < positions && ow > positions).then_some([1, positions, tf]);
-            [Some(whole), rest]
+            let rest =
+                ((oh == 1 || latency_bound || rows) && tw < positions && ow > positions).then_some([1, positions, tf]);
+            [whole, rest]
                 .into_iter()
                 .flatten()
                 .map(move |tiles| ((per_cycle(tiles, vectors), per_step(tiles, vectors)), tf, tiles))
@@ -381,6 +395,13 @@ mod tests {
         assert!(partial([1, 6, 16], 13));
         assert_eq!(conv_tiles(94, 94, 16, 9, AVX512), Some([1, 24, 16]));
         assert!(partial([1, 24, 16], 94));
+        // A wide output whose largest fitting divisor is small (222 = 2 x 3 x 37) takes a row
+        // of 12 positions with a partial last block, not 2 x 6; a map no wider than a block
+        // keeps its rows.
+        assert_eq!(conv_tiles(222, 222, 32, 9, AVX512), Some([1, 12, 32]));
+        assert!(partial([1, 12, 32], 222));
+        assert_eq!(conv_tiles(8, 8, 16, 9, AVX512), Some([2, 8, 16]));
+        assert_eq!(conv_tiles(6, 6, 32, 9, AVX512), Some([2, 6, 32]));
         // One row: a partial block where whole ones keep few accumulators busy. 49 positions
         // (MobileNetV2's 7 x 7, flattened): 6 x 16 filters, the last block 1 wide; 196: the
         // last 4 wide; 48 and 36 have whole blocks as good.
