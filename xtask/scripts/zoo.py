@@ -155,6 +155,13 @@ their exporters emit them; each draws from its own generator, so the three above
   and the class scores' Sigmoid: `output0` [1, 84, 2100]. The small yolo_detector keeps the
   class's ops in the tests at a tenth of the work; this one has its sizes (20 x 20 and 10 x 10
   maps of 64-256 channels, 80-filter heads), where the schedule's choices differ.
+- espcn_superres.onnx: the ESPCN super-resolution network of PyTorch's and ONNX Runtime's
+  super-resolution tutorial (the ONNX model zoo's super-resolution-10) as torch.onnx.export
+  writes it (1x1x224x224, the image's Y channel, upscale 3): Conv 5x5 1 -> 64, Conv 3x3
+  64 -> 64, Conv 3x3 64 -> 32, each with Relu, Conv 3x3 32 -> 9, and the pixel shuffle as
+  Reshape [1, 1, 3, 3, 224, 224], Transpose (0, 1, 4, 2, 5, 3), Reshape: `output`
+  [1, 1, 672, 672]. Few channels over a large map: its convolutions' work is in the spatial
+  extent, and its activations (64 x 224 x 224, 12.8 MB) make its memory peak.
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -1259,6 +1266,21 @@ def yolov8n_detector(path, size=320, classes=80, reg_max=16):
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 4 + classes, cells])], path, "yolov8n_detector")
 
 
+def espcn_superres(path, size=224, upscale=3):
+    """ESPCN as PyTorch's super-resolution tutorial exports it: see the module documentation."""
+    g = Graph(np.random.default_rng(20261205))
+    x = g.op("Relu", [g.conv("input", 1, 64, 5)], "relu")
+    x = g.op("Relu", [g.conv(x, 64, 64, 3)], "relu")
+    x = g.op("Relu", [g.conv(x, 64, 32, 3)], "relu")
+    x = g.conv(x, 32, upscale * upscale, 3)
+    x = g.op("Reshape", [x, g.const(np.array([1, 1, upscale, upscale, size, size], np.int64), "shape")], "reshape")
+    x = g.op("Transpose", [x], "transpose", perm=[0, 1, 4, 2, 5, 3])
+    out = g.op("Reshape", [x, g.const(np.array([1, 1, size * upscale, size * upscale], np.int64), "shape")], "reshape")
+    out = g.rename(out, "output")
+    g.save([helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 1, size, size])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 1, size * upscale, size * upscale])], path,
+           "espcn_superres")
+
 def resnet50(path):
     g = Graph(np.random.default_rng(50))
 
@@ -1316,7 +1338,8 @@ def write_inputs(out):
                           ("unet_segmenter", {"image": pattern(3 * 96 * 96).reshape(1, 3, 96, 96)}),
                           ("deeplab_segmenter", {"image": pattern(3 * 129 * 129).reshape(1, 3, 129, 129)}),
                           ("convnext_classifier", {"image": pattern(3 * 128 * 128).reshape(1, 3, 128, 128)}),
-                          ("yolov8n_detector", {"images": (pattern(3 * 320 * 320).reshape(1, 3, 320, 320) + 1) / 2})):
+                          ("yolov8n_detector", {"images": (pattern(3 * 320 * 320).reshape(1, 3, 320, 320) + 1) / 2}),
+                          ("espcn_superres", {"input": (pattern(224 * 224).reshape(1, 1, 224, 224) + 1) / 2})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -1357,5 +1380,6 @@ if __name__ == "__main__":
     deeplab_segmenter(os.path.join(out, "deeplab_segmenter.onnx"))
     convnext_classifier(os.path.join(out, "convnext_classifier.onnx"))
     yolov8n_detector(os.path.join(out, "yolov8n_detector.onnx"))
+    espcn_superres(os.path.join(out, "espcn_superres.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

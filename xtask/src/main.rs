@@ -562,6 +562,7 @@ const ZOO_MODELS: &[&str] = &[
     "deeplab_segmenter",
     "convnext_classifier",
     "yolov8n_detector",
+    "espcn_superres",
 ];
 
 /// Zoo models only the benchmarks measure (`zoo.py` generates them too): ResNet-50, too big
