@@ -159,6 +159,30 @@ func.func @kept(%a: tensor<1x32x9x9xf32>, %b: tensor<1x32x17x17xf32>, %c: tensor
   return %odd, %strided, %few, %dynamic, %big : tensor<1x32x7x7xf32>, tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>, tensor<1x256x8x8xf32>
 }
 
+// A wide map: one tile row of 224 / 4 = 56 tiles, 64 channels, is 590 KB of transformed tiles
+// in F(4x4, 3x3), past the band's 320 KB: bands of runs of 32 tile columns (two vectors) of one
+// tile row, the run length the mark's fifth field (none where bands are whole rows).
+// CHECK-LABEL: func.func @runs
+// CHECK: strata.winograd = array<i64: 4, 1, 1, 1, 32>
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// THREADS-LABEL: func.func @runs
+// THREADS: strata.winograd = array<i64: 4, 1, 2, 1, 32>
+func.func @runs(%x: tensor<1x64x8x224xf32>, %init: tensor<1x64x8x224xf32>) -> (tensor<1x64x8x224xf32>, f32) {
+  %zero = arith.constant 0.0 : f32
+  // An 8 MiB temporary, the function's memory peak: the scratch fits under it.
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<2x256x64x64xf32>
+  %big = linalg.fill ins(%zero : f32) outs(%e : tensor<2x256x64x64xf32>) -> tensor<2x256x64x64xf32>
+  %one = tensor.extract %big[%c0, %c0, %c0, %c0] : tensor<2x256x64x64xf32>
+  %w = arith.constant dense<0.5> : tensor<64x64x3x3xf32>
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x64x8x224xf32> to tensor<1x64x10x226xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x64x10x226xf32>, tensor<64x64x3x3xf32>) outs(%init : tensor<1x64x8x224xf32>) -> tensor<1x64x8x224xf32>
+  return %y, %one : tensor<1x64x8x224xf32>, f32
+}
+
 // CHECK: Pass statistics report
 // CHECK: strata-winograd
-// CHECK-NEXT: (S) 6 convolutions - Convolutions run as Winograd F(4x4, 3x3) or F(2x2, 3x3)
+// CHECK-NEXT: (S) 7 convolutions - Convolutions run as Winograd F(4x4, 3x3) or F(2x2, 3x3)

@@ -1,7 +1,9 @@
 //! `strata-vectorize-winograd`: the Winograd F(m x m, 3x3) convolutions `strata-winograd`
 //! marked (`strata.winograd`), written as vector kernels after planning (host).
 //!
-//! The kernel works band by band (`band` rows of m x m output tiles), each thread in its own
+//! The kernel works band by band (`band` rows of m x m output tiles, or one row's run of
+//! `chunk` tile columns where the mark has a fifth field: band `b` is then tile row `b /
+//! runs` and its run `b % runs`, the last run of a row shorter), each thread in its own
 //! slot of the planned scratch (`scf.forall` over the slots, each an equal contiguous run of
 //! bands, the bands left over then split as below); where the memory budget holds one slot,
 //! `split`: the bands in turn, the threads splitting each band's channels, then its filter
@@ -64,7 +66,12 @@ impl Pass for VectorizeWinograd {
             "Winograd convolution kernel",
             "convolutions",
             |op, absorbed| {
-                let [m, band, slots, split] = attrs::WINOGRAD.get(op.get())?[..] else { return None };
+                let fields = attrs::WINOGRAD.get(op.get())?;
+                let (m, band, slots, split, chunk) = match fields[..] {
+                    [m, band, slots, split] => (m, band, slots, split, None),
+                    [m, band, slots, split, chunk] => (m, band, slots, split, Some(chunk)),
+                    _ => return None,
+                };
                 if op.operand_count() != 5 || !(m == 2 || m == 4) {
                     return None;
                 }
@@ -74,7 +81,13 @@ impl Pass for VectorizeWinograd {
                     return None;
                 }
                 let (xs, ys) = (static_shape(x.r#type()).ok()?, static_shape(y.r#type()).ok()?);
-                let shape = Shape { n: xs[0], c: xs[1], f: ys[1], hp: xs[2], wp: xs[3], m, band, slots, split };
+                let whole =
+                    Shape { n: xs[0], c: xs[1], f: ys[1], hp: xs[2], wp: xs[3], m, band, slots, split, chunk: 0 };
+                let shape = Shape { chunk: chunk.unwrap_or(whole.tile_columns()), ..whole };
+                // Runs of whole vectors of tiles, one tile row a band.
+                if shape.chunks() > 1 && (shape.band != 1 || shape.chunk % LANES != 0) {
+                    return None;
+                }
                 if static_shape(s.r#type()).ok()? != [shape.scratch_floats()] {
                     return None;
                 }
@@ -242,7 +255,7 @@ pub fn kernel(shape: &Shape, types: &[String]) -> String {
 /// Lanes past a whole band's tiles: zero, once (bands write the tiles before them).
 fn zero_lanes(t: &mut Text, shape: &Shape, i: &str, st: &str) {
     let lanes = shape.lanes();
-    if lanes > shape.band * shape.tile_columns() {
+    if lanes > shape.band * shape.chunk {
         let (c0, c1) = (t.c(0), t.c(1));
         let (rows, last) = (t.c(shape.positions() * shape.c), t.c(lanes - LANES));
         t.line(i, &format!("scf.for %zr = {c0} to {rows} step {c1} {{"));
@@ -316,7 +329,19 @@ fn band_loop(
     t.line(i, &format!("scf.for %band = {first} to {end} step {c1} {{"));
     let j = format!("{i}  ");
     let (cband, cth) = (t.c(shape.band), t.c(shape.tile_rows()));
-    t.line(&j, &format!("%ty0 = arith.muli %band, {cband} : index"));
+    if shape.chunks() > 1 {
+        // Band `b`: tile row b / chunks, its run b % chunks of `chunk` tile columns (the last
+        // shorter), from `%cx0`, `%cw` of them.
+        let (cchunks, cchunk, ctw) = (t.c(shape.chunks()), t.c(shape.chunk), t.c(shape.tile_columns()));
+        t.line(&j, &format!("%brow = arith.divui %band, {cchunks} : index"));
+        t.line(&j, &format!("%brun = arith.remui %band, {cchunks} : index"));
+        t.line(&j, &format!("%cx0 = arith.muli %brun, {cchunk} : index"));
+        t.line(&j, &format!("%cwl = arith.subi {ctw}, %cx0 : index"));
+        t.line(&j, &format!("%cw = arith.minsi %cwl, {cchunk} : index"));
+        t.line(&j, &format!("%ty0 = arith.muli %brow, {cband} : index"));
+    } else {
+        t.line(&j, &format!("%ty0 = arith.muli %band, {cband} : index"));
+    }
     t.line(&j, &format!("%left = arith.subi {cth}, %ty0 : index"));
     t.line(&j, &format!("%rows = arith.minsi %left, {cband} : index"));
     let inner = format!("{j}  ");
@@ -412,21 +437,44 @@ fn interleave(t: &mut Text, indent: &str, name: &str, y: &[String]) -> Vec<Strin
     ]
 }
 
+/// The end of a band's tile columns (the loops over vectors of them run to it) and whether the
+/// band is a run of a tile row (`%cw` columns from `%cx0`, set by [`band_loop`]) rather than
+/// whole rows.
+fn columns(t: &mut Text, shape: &Shape) -> (String, bool) {
+    if shape.chunks() > 1 {
+        ("%cw".to_owned(), true)
+    } else {
+        (t.c(shape.tile_columns()), false)
+    }
+}
+
+/// The tile column of the band's tile `tx` (a name): itself, or past the run's start.
+fn column(t: &mut Text, indent: &str, tx: &str, run: bool) -> String {
+    if !run {
+        return tx.to_owned();
+    }
+    let name = format!("%cx{}", t.fresh());
+    t.line(indent, &format!("{name} = arith.addi %cx0, {tx} : index"));
+    name
+}
+
 /// The input transform of the band's tile rows, channels `channels` (first, end).
 fn input_transform(t: &mut Text, shape: &Shape, i: &str, n: &str, xt: &str, st: &str, channels: (&str, &str)) {
     let (m, alpha) = (shape.m, shape.alpha() as usize);
     let (_, bt, _) = crate::winograd::matrices(m);
     let (c0, c1) = (t.c(0), t.c(1));
-    let (ctw, c16, cm) = (t.c(shape.tile_columns()), t.c(LANES), t.c(m));
+    let (ctw, c16, cm) = (t.c(shape.chunk), t.c(LANES), t.c(m));
+    let (columns_end, run) = columns(t, shape);
     t.line(i, &format!("scf.for %ci = {} to {} step {c1} {{", channels.0, channels.1));
     t.line(i, &format!("  scf.for %r = {c0} to %rows step {c1} {{"));
     let j = format!("{i}    ");
     t.line(&j, "%ty = arith.addi %ty0, %r : index");
     t.line(&j, &format!("%row0 = arith.muli %ty, {cm} : index"));
     t.line(&j, &format!("%tb = arith.muli %r, {ctw} : index"));
-    t.line(&j, &format!("scf.for %tx0 = {c0} to {ctw} step {c16} {{"));
+    t.line(&j, &format!("scf.for %tx0 = {c0} to {columns_end} step {c16} {{"));
     let k = format!("{j}  ");
-    t.line(&k, &format!("%col = arith.muli %tx0, {cm} : index"));
+    let tx = column(t, &k, "%tx0", run);
+    t.line(&k, &format!("%col = arith.muli {tx}, {cm} : index"));
     // Per input row: its columns m tx + j (j < m + 2) of 16 tiles, B^T-transformed.
     let mut columns: Vec<Vec<String>> = Vec::new();
     for row in 0..alpha {
@@ -451,7 +499,7 @@ fn input_transform(t: &mut Text, shape: &Shape, i: &str, n: &str, xt: &str, st: 
             (0..alpha).map(|b| t.combine(&k, &format!("d{row}_{b}"), &bt[b], &phases)).collect();
         columns.push(transformed);
     }
-    t.line(&k, &format!("%valid = arith.subi {ctw}, %tx0 : index"));
+    t.line(&k, &format!("%valid = arith.subi {columns_end}, %tx0 : index"));
     t.line(&k, &format!("%mask = vector.create_mask %valid : {MT}"));
     let clanes = t.c(shape.lanes());
     t.line(&k, "%tt = arith.addi %tb, %tx0 : index");
@@ -570,7 +618,8 @@ fn output_transform(t: &mut Text, shape: &Shape, i: &str, n: &str, st: &str, yt:
     let (m, alpha) = (shape.m, shape.alpha() as usize);
     let (_, _, at) = crate::winograd::matrices(m);
     let (c0, c1, c8, c16, cm) = (t.c(0), t.c(1), t.c(8), t.c(LANES), t.c(m));
-    let (ctw, crow) = (t.c(shape.tile_columns()), t.c(shape.product_row()));
+    let (ctw, crow) = (t.c(shape.chunk), t.c(shape.product_row()));
+    let (columns_end, run) = columns(t, shape);
     t.line(i, &format!("scf.for %fl = {c0} to {c8} step {c1} {{"));
     t.line(i, &format!("  %f8 = arith.muli %fb, {c8} : index"));
     t.line(i, "  %f = arith.addi %f8, %fl : index");
@@ -581,7 +630,7 @@ fn output_transform(t: &mut Text, shape: &Shape, i: &str, n: &str, st: &str, yt:
     t.line(&j, "%ty = arith.addi %ty0, %r : index");
     t.line(&j, &format!("%oy = arith.muli %ty, {cm} : index"));
     t.line(&j, &format!("%tb = arith.muli %r, {ctw} : index"));
-    t.line(&j, &format!("scf.for %tx0 = {c0} to {ctw} step {c16} {{"));
+    t.line(&j, &format!("scf.for %tx0 = {c0} to {columns_end} step {c16} {{"));
     let k = format!("{j}  ");
     t.line(&k, "%tt = arith.addi %tb, %tx0 : index");
     t.line(&k, "%tm = arith.addi %fbase, %tt : index");
@@ -603,7 +652,8 @@ fn output_transform(t: &mut Text, shape: &Shape, i: &str, n: &str, st: &str, yt:
                 .collect()
         })
         .collect();
-    t.line(&k, &format!("%ox = arith.muli %tx0, {cm} : index"));
+    let tx = column(t, &k, "%tx0", run);
+    t.line(&k, &format!("%ox = arith.muli {tx}, {cm} : index"));
     for (r, row) in rows.iter().enumerate() {
         let y: Vec<String> = (0..m as usize).map(|c| t.combine(&k, &format!("y{r}_{c}"), &at[c], row)).collect();
         let chunks = interleave(t, &k, &format!("w{r}"), &y);

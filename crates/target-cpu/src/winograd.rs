@@ -21,9 +21,11 @@
 //! and the output; its body is the convolution's (the transformed filter times the zero-filled
 //! scratch added to each product: the same sums, and operands that canonicalisation keeps), a
 //! correct loop nest on its own. The scratch is an ordinary tensor, so the arena planner places
-//! it, live only across the convolution: per band of tile rows, the transformed input tiles
-//! (`positions x C x tiles`, at most [`V_BYTES`]) and the products of one block of 8 filters,
-//! once per thread. The scratch may raise the function's estimated memory peak by at most an eighth
+//! it, live only across the convolution: per band of tile rows (on a map whose one tile row
+//! is more than [`V_BYTES`] of transformed tiles, per run of whole vectors of one tile row's
+//! tiles: ESPCN's 224 x 224 x 64 convolution, 56 tiles a row in runs of 32, 20 -> 12 ms), the
+//! transformed input tiles (`positions x C x tiles`, at most [`V_BYTES`]) and the products of
+//! one block of 8 filters, once per thread. The scratch may raise the function's estimated memory peak by at most an eighth
 //! per thread ([`PEAK_ALLOWANCE`]): the convolution takes fewer slots, a shorter band, or stays
 //! direct. Whether it is taken, and in which tile size, is what one thread's budget allows on
 //! any thread count: the results do not depend on the thread count (the band height, which
@@ -128,6 +130,10 @@ pub struct Shape {
     /// transformed tiles, each with its own products: where the budget holds one slot, not one
     /// per thread (1: none).
     pub split: i64,
+    /// Tile columns in a band: all of them, or, where one tile row's transformed tiles exceed
+    /// [`V_BYTES`], a run of whole vectors of them (a band is then one tile row's run, the
+    /// last run of each row shorter).
+    pub chunk: i64,
 }
 
 impl Shape {
@@ -161,7 +167,17 @@ impl Shape {
                 let fill = b * tw * 1000 / lanes(b * tw);
                 (span(th, tw, b, threads), std::cmp::Reverse((fill, lanes(b * tw).min(2 * LANES))), b)
             });
-            let shape = Shape { n, c, f, hp, wp, m, band: 1, slots: 1, split: 1 };
+            // A wide map's tile row alone over V_BYTES (an ESPCN's 224 x 224 x 64: 56 tiles,
+            // 590 KB in F(4x4, 3x3)): bands of one tile row's runs of whole vectors of tiles, the
+            // most that fit.
+            let most = V_BYTES / (positions * c * 4) / LANES * LANES;
+            let chunk = if bands.is_empty() && most >= LANES && most < tw {
+                bands.push(1);
+                most
+            } else {
+                tw
+            };
+            let shape = Shape { n, c, f, hp, wp, m, band: 1, slots: 1, split: 1, chunk };
             // In order of preference: a slot for every thread in the first band whose scratch the
             // budget holds so (a shorter band before a split one: ResNet-18's 56 x 56
             // convolutions ran 14% faster on two threads in a slot each than splitting bands of
@@ -173,7 +189,7 @@ impl Shape {
                 .into_iter()
                 .map(|band| Shape { band, ..shape })
                 // Products over padded vectors of tiles against the direct 9 per output.
-                .filter(|s| positions * s.lanes() * 100 <= MAX_WORK * 9 * m * m * s.band * tw)
+                .filter(|s| positions * s.lanes() * s.chunks() * 100 <= MAX_WORK * 9 * m * m * s.band * tw)
                 .collect();
             // Taken, and in this tile size, only where one thread would take it (its budget, one
             // slot): the results then do not depend on the thread count (the CRNN took F(2x2,
@@ -201,9 +217,15 @@ impl Shape {
         self.alpha() * self.alpha()
     }
 
-    /// Bands of tile rows (the last one shorter when the band does not divide them).
+    /// Bands of tile rows (the last one shorter when the band does not divide them), times the
+    /// runs of tile columns of each.
     pub fn bands(&self) -> i64 {
-        (self.tile_rows() + self.band - 1) / self.band
+        (self.tile_rows() + self.band - 1) / self.band * self.chunks()
+    }
+
+    /// Runs of [`Shape::chunk`] tile columns a tile row takes (1: whole rows).
+    pub fn chunks(&self) -> i64 {
+        (self.tile_columns() + self.chunk - 1) / self.chunk
     }
 
     pub fn tile_rows(&self) -> i64 {
@@ -216,7 +238,7 @@ impl Shape {
 
     /// Lanes of a band's transformed tiles: its tiles rounded up to whole vectors.
     pub fn lanes(&self) -> i64 {
-        lanes(self.band * self.tile_columns())
+        lanes(self.band * self.chunk)
     }
 
     /// Floats of one band's products row (one filter, one position): the band's lanes and one
@@ -420,7 +442,12 @@ fn taken<'c, 'a>(op: OperationRef<'c, 'a>, threads: i64, budget: i64) -> Option<
 /// The replacement: a zero-filled scratch and the marked generic (see the module comment).
 fn generic_text(shape: &Shape, x: &str, w: &str, u: &str, out: &str) -> String {
     let scratch = format!("tensor<{}xf32>", shape.scratch_floats());
-    let mark = attrs::WINOGRAD.in_dictionary(&[shape.m, shape.band, shape.slots, shape.split]);
+    // The run of tile columns only where a band is less than whole rows.
+    let mut fields = vec![shape.m, shape.band, shape.slots, shape.split];
+    if shape.chunks() > 1 {
+        fields.push(shape.chunk);
+    }
+    let mark = attrs::WINOGRAD.in_dictionary(&fields);
     format!(
         "module {{
   func.func private @winograd(%x: {x}, %w: {w}, %u: {u}, %init: {out}) -> {out} {{
@@ -488,6 +515,13 @@ mod tests {
         let s = Shape::choose(1, 64, 64, 58, 58, 2, 320 << 10).unwrap();
         assert_eq!((s.m, s.slots, s.split), (2, 2, 1));
         assert_eq!(Shape::choose(1, 64, 64, 58, 58, 1, 160 << 10).map(|s| s.m), Some(2));
+        // A 224 x 224 x 64 map (ESPCN's): one tile row of F(4x4, 3x3) is 56 tiles, 590 KB of
+        // transformed tiles; bands are runs of 32 tile columns of a row, 56 rows of two runs.
+        let s = Shape::choose(1, 64, 64, 226, 226, 1, i64::MAX).unwrap();
+        assert_eq!((s.m, s.band, s.chunk, s.lanes(), s.chunks(), s.bands()), (4, 1, 32, 32, 2, 112));
+        // Whole rows where one fits: the chunk is the row.
+        let s = Shape::choose(1, 64, 64, 58, 58, 1, i64::MAX).unwrap();
+        assert_eq!((s.chunk, s.chunks()), (14, 1));
         // 7 x 7 (odd); few channels; filters not a multiple of 8.
         assert_eq!(Shape::choose(1, 512, 512, 9, 9, 1, i64::MAX), None);
         assert_eq!(Shape::choose(1, 16, 64, 58, 58, 1, i64::MAX), None);
