@@ -107,11 +107,11 @@ pub fn host_has_avx512() -> bool {
 /// 32 -> 16 channels: 0.66 against 0.37 ms); one row of 24 positions, peeled, runs as fast.
 /// They also take one where the whole block would span several rows of an output wider than a
 /// block (`ow`'s largest divisor that fits is small): one row of as many positions as fit,
-/// the last block of each row narrower. An unpadded 64 -> 32 convolution to 222 x 222 (222 = 2 x 3 x
-/// 37, the interior `strata-conv-borders` cuts from a 224 x 224 one) took blocks of 2 x 6
-/// positions by 32 filters and ran 14.4 ms against 9.5 in rows of 12 positions (a 224-wide
-/// one, rows of 8, 10.0): the same 24 accumulators, but LLVM spills and shuffles the two-row
-/// tile's. Outputs no wider than a block keep their rows: there it depends on the shape (an 8
+/// the last block of each row narrower. An unpadded 64 -> 32 convolution to 222 x 222 (222 =
+/// 2 x 3 x 37, the interior `strata-conv-borders` cuts from a 224 x 224 one) took blocks of 2
+/// x 6 positions by 32 filters and ran 14.4 ms against 9.5 in rows of 12 positions (a
+/// 224-wide one, rows of 8, 10.0): the same 24 accumulators, but LLVM spills and shuffles the
+/// two-row tile's. Outputs no wider than a block keep their rows: there it depends on the shape (an 8
 /// x 8 map of 16 filters ran 1.7 us in blocks of 2 x 8 positions against 3.4 in rows of 8; a
 /// 6 x 6 map of 256 channels into 32 filters 0.032 ms in 2 x 6 against 0.025 in rows of 6),
 /// and the zoo's models gained in some and lost in others (docs/notes.md).

@@ -25,9 +25,9 @@
 //! is more than [`V_BYTES`] of transformed tiles, per run of whole vectors of one tile row's
 //! tiles: ESPCN's 224 x 224 x 64 convolution, 56 tiles a row in runs of 32, 20 -> 12 ms), the
 //! transformed input tiles (`positions x C x tiles`, at most [`V_BYTES`]) and the products of
-//! one block of 8 filters, once per thread. The scratch may raise the function's estimated memory peak by at most an eighth
-//! per thread ([`PEAK_ALLOWANCE`]): the convolution takes fewer slots, a shorter band, or stays
-//! direct. Whether it is taken, and in which tile size, is what one thread's budget allows on
+//! one block of 8 filters, once per thread. The scratch may raise the function's estimated
+//! memory peak by at most an eighth per thread ([`PEAK_ALLOWANCE`]): the convolution takes
+//! fewer slots, a shorter band, or stays direct. Whether it is taken, and in which tile size, is what one thread's budget allows on
 //! any thread count: the results do not depend on the thread count (the band height, which
 //! does not change a result, is chosen for the threads: `span`).
 //!
