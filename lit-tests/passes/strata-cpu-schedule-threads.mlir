@@ -44,6 +44,29 @@ func.func @before_depthwise(%x: tensor<1x128x56x56xf32>, %dw: tensor<128x3x3xf32
   return %1 : tensor<1x128x54x54xf32>
 }
 
+// A band of rows (`strata-band-chains`: MobileNetV2's second expansion, 24 -> 144 filters, in
+// two bands of 29 x 56 rows): its input a slice of whole rows, whose positions are one run of
+// each channel, so one thread blocks them as one row of 1624 (16 positions x 24 filters, the
+// last block peeled) rather than rows of 56 ending in a partial block each; several threads
+// keep the rows (split by rows: the band's positions, flattened into chunks or split by
+// filters, ran 1.6x slower on two threads in the first expansion's bands).
+// CHECK-LABEL: func.func @band
+// CHECK-NOT: 1x1624
+// CHECK: return
+// ONE-LABEL: func.func @band
+// ONE: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<1x24x29x56xf32> into tensor<1x24x1624xf32>
+// ONE: scf.for %{{.*}} = %c0 to %c1616 step %c16 iter_args(%{{.*}}) -> (tensor<1x24x1x1624xf32>)
+// ONE: return
+func.func @band(%x: tensor<1x24x56x56xf32>) -> tensor<1x144x29x56xf32> {
+  %w = arith.constant dense<0.5> : tensor<144x24x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.extract_slice %x[0, 0, 0, 0] [1, 24, 29, 56] [1, 1, 1, 1] : tensor<1x24x56x56xf32> to tensor<1x24x29x56xf32>
+  %e = tensor.empty() : tensor<1x144x29x56xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x144x29x56xf32>) -> tensor<1x144x29x56xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%rows, %w : tensor<1x24x29x56xf32>, tensor<144x24x1x1xf32>) outs(%init : tensor<1x144x29x56xf32>) -> tensor<1x144x29x56xf32>
+  return %0 : tensor<1x144x29x56xf32>
+}
+
 // A batch of matmuls with enough work for each thread (here 4 x 128 x 32 x 128, attention's
 // scores) is an scf.forall over the batch, each thread taking whole matmuls, marked as kernels
 // of their own (not split again); one thread keeps the sequential loop.

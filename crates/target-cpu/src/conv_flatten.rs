@@ -38,13 +38,14 @@ pub(crate) fn pointwise(op: OperationRef<'_, '_>, [x, w, out]: [&TensorTy; 3], p
 /// Whether the convolution `op` (input `x`, filter `w`, output `out`, static f32) is blocked
 /// as one row of positions: a 1x1 window at unit stride over an unpadded input (`padded`:
 /// its input is a pad), several output rows, an `epilogue` (if any) that [`epilogue_flattens`],
-/// a block of more outputs than the rows and columns allow (or as many in whole blocks of
-/// columns where the rows' are narrower or partial), columns in the lanes kept there (a
+/// a block of more outputs than the rows and columns allow (or as many where the rows end in
+/// partial blocks, one a row against at most one flattened, or in whole blocks of columns
+/// wider than the rows'), columns in the lanes kept there (a
 /// few-tap convolution's filter-lane tiles end in transposed stores), every reshaped tensor
 /// [`contiguous`], and, when its tiles run on `threads` threads, its positions split in
-/// [`chunk`]s or at least two blocks of filters per thread: otherwise the filters are the only
-/// parallel loop of the single row (MobileNetV2's 112 x 112 projection into 16 filters ran
-/// 2.7x slower on two threads flattened, before chunks).
+/// [`chunk`]s or at least two blocks of filters per thread (a band of rows: not at all):
+/// otherwise the filters are the only parallel loop of the single row (MobileNetV2's 112 x
+/// 112 projection into 16 filters ran 2.7x slower on two threads flattened, before chunks).
 pub(crate) fn flattens(
     op: OperationRef<'_, '_>,
     [x, w, out]: [&TensorTy; 3],
@@ -93,15 +94,18 @@ pub(crate) fn flattens(
                 || (columns
                     && rows_columns
                     && outputs(flat) == outputs(rows)
-                    && !strata_machine::partial(flat, positions)
-                    && (flat[1] > rows[1] || strata_machine::partial(rows, out.shape[3])))
+                    && ((flat[1] > rows[1] && !strata_machine::partial(flat, positions))
+                        || strata_machine::partial(rows, out.shape[3])))
         }
     };
     let parallel = crate::conv_lanes::parallel_tiles(threads, out.numel() * taps);
-    better
-        && (!parallel
-            || !few_filter_blocks(f, flat[2], threads)
-            || chunk(positions, flat[1], threads, result).is_some())
+    // A band of rows (its input a slice of `strata-band-chains`) keeps its rows on several
+    // threads: MobileNetV2's first expansion in bands of 28 x 112 rows ran 0.12 ms on two
+    // threads split by rows, 0.19 flattened (in chunks of positions or split by filters), 1.1x
+    // faster on one thread.
+    let band = op.operand(0).ok().is_some_and(|x| Val::of(x).owner().is_some_and(|o| o.is("tensor.extract_slice")));
+    let split = || !few_filter_blocks(f, flat[2], threads) || chunk(positions, flat[1], threads, result).is_some();
+    better && (!parallel || (!band && split()))
 }
 
 /// Whether `filters` in blocks of `tf` give fewer than two blocks to each of `threads`: split
@@ -140,16 +144,36 @@ fn feeds_depthwise(value: Val, depth: usize) -> bool {
     })
 }
 
-/// Whether `value` is sure to stay a whole buffer of its own after bufferization, whose
-/// reshape is a view: not a slice of another tensor, and not written into one (an insert into
-/// a concatenation, a pad that `strata-pad-in-place` turns into writes inside the padded
-/// buffer). Reshaping a strided interior made bufferization copy it: MobileNetV2's
-/// expansions, whose results are padded for the depthwise convolutions after them, lost more
-/// in those copies than the blocks gained.
+/// Whether `value`'s positions (H and W, the last two axes) are sure to stay one contiguous
+/// run of each channel after bufferization, so that reshaping them is a view: a whole buffer
+/// of its own, or a slice of whole rows of one (a band of rows, as `strata-band-chains` reads
+/// them), and not written into another buffer (an insert into a concatenation, a pad that
+/// `strata-pad-in-place` turns into writes inside the padded buffer). Reshaping a strided
+/// interior made bufferization copy it: MobileNetV2's expansions, whose results are padded for
+/// the depthwise convolutions after them, lost more in those copies than the blocks gained.
 fn contiguous(value: Val) -> bool {
-    let slice = value.owner().is_some_and(|o| o.is("tensor.extract_slice"));
+    let slice = value.owner().filter(|o| o.is("tensor.extract_slice"));
     let inserted = value.users().iter().any(|u| u.is("tensor.pad") || u.is("tensor.insert_slice"));
-    !slice && !inserted
+    slice.is_none_or(whole_rows) && !inserted
+}
+
+/// Whether the `tensor.extract_slice` `slice` of a 4-D tensor takes whole rows (every column,
+/// unit strides along H and W) of a source that is itself [`contiguous`]: its rows are
+/// consecutive in the source's buffer.
+fn whole_rows(slice: Op) -> bool {
+    let array = |name: &str| strata_ir::ods::i64_array(slice.get(), name);
+    let (Some(offsets), Some(sizes), Some(strides)) =
+        (array("static_offsets"), array("static_sizes"), array("static_strides"))
+    else {
+        return false;
+    };
+    let source = tensor_type(slice.operand(0).r#type()).ok();
+    let width = source.as_ref().filter(|t| t.rank() == 4).map(|t| t.shape[3]);
+    slice.operand_count() == 1
+        && sizes.len() == 4
+        && width.is_some_and(|w| w > 0 && sizes[3] == w && offsets[3] == 0)
+        && strides[2..] == [1, 1]
+        && contiguous(slice.operand(0))
 }
 
 /// Whether `epilogue` (a `linalg.generic` of 4 loops) can run over the flattened positions:
