@@ -23,7 +23,17 @@
 //! of the one before (a detector's or a U-Net's downsampling) keeps that whole padded result
 //! live beside its own. Banded the same way, each band makes its own initial value (the
 //! consumer's bias) and applies the consumer's elementwise epilogue, so the register-blocked
-//! schedule still fuses both into its tiles; the bands are inserted into a new tensor.
+//! schedule still fuses both into its tiles; the bands are inserted into a new tensor, or,
+//! where a constant pad of H and W alone reads the consumer's result (the next convolution's
+//! padding), into a tensor filled with the padding value at the pad's offsets, which then
+//! replaces the pad: the result is made inside its padded buffer, as `strata-pad-in-place`
+//! makes a whole one (`eliminate-empty-tensors` cannot follow the bands' insertions into a
+//! pad written after them, and left a copy of the whole result).
+//! A consumer that keeps its rows (a stride-1 convolution) returns a result as large as the
+//! one banded, so its chain pays only where the producer's result is much larger than one
+//! band of it: ESPCN's 5 x 5 stem (one channel into 64 at 224 x 224) and the 3 x 3
+//! convolution reading it, 12.8 MB each, banded in two: its arena 26.3 -> 20.1 MB, the
+//! convolutions faster in bands (their Winograd kernel's input half as large).
 //! Or a depthwise convolution, banded the same way: MobileNets' peak is an expansion's 1x1
 //! result beside its padded copy for the stride-2 depthwise step that reads it
 //! (`96 x 112 x 112` in MobileNetV2's first block, 4.8 MB): banded, MobileNetV2's arena
@@ -32,8 +42,8 @@
 //! Only after an expansion, a 1x1 convolution (see [`chain_of`]).
 //!
 //! What makes a chain: a `linalg.pooling_nchw_max` or `_sum`, or a `linalg.conv_2d_nchw_fchw`
-//! or `linalg.depthwise_conv_2d_nchw_chw` (after a 1x1 convolution) whose initial value is made as below, whose input is (a `tensor.pad`, along H and W only,
-//! read only by it, of) the result of a `linalg.conv_2d_nchw_fchw` or of an elementwise
+//! or `linalg.depthwise_conv_2d_nchw_chw` (after a 1x1 convolution) whose initial value is
+//! made as below, whose input is (a `tensor.pad`, along H and W only, read only by it, of) the result of a `linalg.conv_2d_nchw_fchw` or of an elementwise
 //! `linalg.generic` over it (every loop parallel, the convolution's result read at the identity
 //! and by nothing else, its other operands independent of the rows, its output the result
 //! itself or an empty tensor). The convolution's initial value must be a fill or a
@@ -50,17 +60,17 @@
 //! where none fits, about the strides' product (a band of convolution rows then about the size
 //! of the consumer's result), at most [`MAX_BANDS`].
 //!
-//! Which chains: only consumers that downsample their rows ([`MIN_ROW_STRIDE`]), and only
-//! chains that lower the function's peak: while the estimate's peak lies inside a chain's ops
-//! and banding it takes at least `min-saving` bytes ([`MIN_SAVES`] by default) off the peak,
-//! it is banded and the estimate lowered ([`select_at_peak`]). Elsewhere bands cost code,
+//! Which chains: only chains that lower the function's peak: while the estimate's peak lies
+//! inside a chain's ops and banding it takes at least `min-saving` bytes ([`MIN_SAVES`] by
+//! default) off the peak, and a sixth of it where the consumer keeps its rows
+//! ([`KEEPING_SHARE`]), it is banded and the estimate lowered ([`select_at_peak`]). Elsewhere bands cost code,
 //! launches and recomputed rows for nothing. `all=true` bands every chain.
 
 use crate::conv_borders::pressure;
 use melior::ir::attribute::{DenseI32ArrayAttribute, DenseI64ArrayAttribute};
 use melior::ir::operation::{OperationBuilder, OperationLike};
 use melior::ir::BlockLike;
-use melior::ir::{Attribute, Identifier, Type, ValueLike};
+use melior::ir::{Attribute, Block, Identifier, Region, RegionLike, Type, ValueLike};
 use melior::Context;
 use strata_ir::handle::{map_results, tensor_bytes, MapResult};
 use strata_ir::rewrite::{collect, erase_if_unused};
@@ -123,11 +133,16 @@ const CONV: &str = "linalg.conv_2d_nchw_fchw";
 /// The most bands one chain is split into.
 pub const MAX_BANDS: i64 = 8;
 
-/// The least row stride of a consumer: one that keeps its rows (a stride-1 convolution)
-/// returns a result as large as the one banded, and its bands recompute `window - 1` of the
-/// producer's rows at every boundary; two such chains banded in the zoo's Inception cell saved
-/// 6% of its arena and cost 5-10% of its run time.
-pub const MIN_ROW_STRIDE: i64 = 2;
+/// The share of the function's estimated peak that banding a chain whose consumer keeps its
+/// rows (a stride-1 convolution) must take off it, at least (1/6): such a consumer returns a
+/// result as large as the one banded, and its bands recompute `window - 1` of the producer's
+/// rows at every boundary and run as kernels of their own. By the estimate: ESPCN's stem and
+/// the 3 x 3 convolution reading it, 24% (its arena 26.3 -> 20.1 MB, faster); MobileNetV2's
+/// second expansion and the stride-1 depthwise step reading it, 19% (3.91 -> 3.25 MB; one
+/// thread as fast, two 2% slower: twice the kernels at 56 x 56); the zoo's Inception cell,
+/// 13.5%, but 1.1% off its arena as planned (1082880 -> 1070592 B), where two such chains
+/// once cost 5-10% of its run time.
+pub const KEEPING_SHARE: u64 = 6;
 
 /// The fewest bytes banding a chain must take off the function's estimated peak by default
 /// (option `min-saving`): below it the bands' launches cost more than the bytes are worth (the
@@ -153,6 +168,10 @@ struct Chain {
     init: Op,
     /// The convolution's input pad.
     input_pad: Option<Op>,
+    /// The constant pad of H and W that alone reads a consumer convolution's result (after its
+    /// epilogue): the bands are written into the padded tensor's interior, as
+    /// `strata-pad-in-place` would write a whole result.
+    result_pad: Option<Op>,
 }
 
 /// One window axis (rows) of a convolution or a pool: `window` taps `dilation` apart, at
@@ -326,6 +345,10 @@ fn chain_of(consumer: Op) -> Option<Chain> {
     } else {
         (None, None)
     };
+    let result = consumer_epilogue.unwrap_or(consumer).result(0);
+    let result_pad = only_user(result).filter(|&op| {
+        op.is("tensor.pad") && consumer_init.is_some() && spatial_pad(op).is_some() && Pad::of(op.get()).is_some()
+    });
     let mut value = consumer.operand(0);
     let pad = value.owner().filter(|op| op.is("tensor.pad"));
     if let Some(pad) = pad {
@@ -360,12 +383,13 @@ fn chain_of(consumer: Op) -> Option<Chain> {
     if let Some(input_pad) = input_pad {
         spatial_pad(input_pad)?;
     }
-    Some(Chain { consumer, consumer_init, consumer_epilogue, pad, epilogue, conv, init, input_pad })
+    Some(Chain { consumer, consumer_init, consumer_epilogue, pad, epilogue, conv, init, input_pad, result_pad })
 }
 
 /// The ops `chain` replaces.
 fn members(chain: Chain) -> Vec<Op> {
     [
+        chain.result_pad,
         chain.consumer_epilogue,
         Some(chain.consumer),
         chain.consumer_init,
@@ -388,12 +412,15 @@ fn rows_window(op: Op, window: i64, top: i64) -> Option<Window> {
 }
 
 /// The most bands `chain` takes ([`most_bands`]).
-/// `None` for a consumer that does not downsample its rows (see [`MIN_ROW_STRIDE`]).
 fn most_bands_of(chain: Chain) -> Option<i64> {
     let out = static_f32(chain.consumer.result(0))?;
     let strides = pair_attribute(chain.consumer, "strides")?;
-    (strides[0] >= MIN_ROW_STRIDE).then_some(())?;
     Some(most_bands(out.shape[2], [strides[0].max(1), strides[1].max(1)]))
+}
+
+/// Whether `chain`'s consumer keeps its rows (row stride 1; see [`KEEPING_SHARE`]).
+fn keeps_rows(chain: Chain) -> bool {
+    pair_attribute(chain.consumer, "strides").is_none_or(|strides| strides[0] <= 1)
 }
 
 /// `count` bands of `chain` (see [`bands`]); `None` when it cannot be banded.
@@ -505,15 +532,49 @@ impl<'c> Builder<'c> {
         self.insert(op).result(0)
     }
 
-    /// `dest` with `part` written at rows from `first`.
-    fn insert_rows(&self, part: Val, dest: Val, first: i64) -> Val {
+    /// `dest` with `part` written at rows from `first`, columns from `left`.
+    fn insert_rows(&self, part: Val, dest: Val, (first, left): (i64, i64)) -> Val {
         let ty = static_f32(part).expect("a chain's values are static f32");
         let op = OperationBuilder::new("tensor.insert_slice", self.anchor.location())
             .add_operands(&[part.get(), dest.get()])
-            .add_attributes(&self.slice_attributes(&[0, 0, first, 0], &ty.shape, &[1, 1, 0, 0, 0]))
+            .add_attributes(&self.slice_attributes(&[0, 0, first, left], &ty.shape, &[1, 1, 0, 0, 0]))
             .add_results(&[dest.r#type()])
             .build()
             .expect("a valid insert_slice");
+        self.insert(op).result(0)
+    }
+
+    /// A new tensor of the pad `op`'s type filled with its padding value: the destination the
+    /// bands are written into, at the pad's offsets.
+    fn filled_like(&self, op: Op) -> Val {
+        let pad = Pad::of(op.get()).expect("checked by chain_of");
+        let ty = static_f32(op.result(0)).expect("a chain's values are static f32");
+        let f32 = Type::float32(self.context);
+        let value = Attribute::parse(self.context, &format!("{} : f32", pad.value)).expect("a float literal parses");
+        let scalar = strata_ir::rewrite::constant_before(self.context, self.anchor.get(), f32, value)
+            .expect("the anchor is in a block");
+        let empty = self.empty(&ty);
+        let location = self.anchor.location();
+        let body = Block::new(&[(f32, location), (f32, location)]);
+        let argument = body.argument(0).expect("a fill's body has two arguments");
+        body.append_operation(
+            OperationBuilder::new("linalg.yield", location)
+                .add_operands(&[argument.into()])
+                .build()
+                .expect("a valid linalg.yield"),
+        );
+        let region = Region::new();
+        region.append_block(body);
+        let op = OperationBuilder::new("linalg.fill", location)
+            .add_operands(&[scalar.get(), empty.get()])
+            .add_attributes(&[(
+                Identifier::new(self.context, "operandSegmentSizes"),
+                DenseI32ArrayAttribute::new(self.context, &[1, 1]).into(),
+            )])
+            .add_regions([region])
+            .add_results(&[self.ty(&ty)])
+            .build()
+            .expect("a valid linalg.fill");
         self.insert(op).result(0)
     }
 
@@ -580,10 +641,13 @@ fn rewrite(context: &Context, chain: Chain, bands: &[Band]) {
     let input = chain.input_pad.map_or(chain.conv.operand(0), |p| p.operand(0));
     // A pool writes its bands into slices of its accumulator; a convolution's bands start from
     // values of their own and are inserted into a new tensor.
-    let mut acc = match chain.consumer_init {
-        Some(_) => b.empty(&out_ty),
-        None => chain.consumer.operand(2),
+    // Where the consumer's result is padded, the bands go into the padded tensor's interior.
+    let mut acc = match (chain.consumer_init, chain.result_pad) {
+        (Some(_), Some(pad)) => b.filled_like(pad),
+        (Some(_), None) => b.empty(&out_ty),
+        (None, _) => chain.consumer.operand(2),
     };
+    let (top, left) = chain.result_pad.and_then(spatial_pad).map_or((0, 0), |(low, _)| (low[2], low[3]));
     for band in bands {
         let input = b.rows_of(input, band.input);
         let input = match chain.input_pad {
@@ -612,9 +676,9 @@ fn rewrite(context: &Context, chain: Chain, bands: &[Band]) {
         if let Some(epilogue) = chain.consumer_epilogue {
             out = b.elementwise(epilogue, chain.consumer.result(0), out, &part_ty);
         }
-        acc = b.insert_rows(out, acc, band.output.0);
+        acc = b.insert_rows(out, acc, (band.output.0 + top, left));
     }
-    last.result(0).replace_all_uses_with(acc);
+    chain.result_pad.unwrap_or(last).result(0).replace_all_uses_with(acc);
     // The ops replaced, readers first, then the empty tensors they wrote into (each once: one
     // `tensor.empty` may serve several).
     let output = |op: Op| op.operand(op.operand_count() - 1).owner().filter(|o| o.is("tensor.empty"));
@@ -668,7 +732,8 @@ impl Pass for BandChains {
             let fits = |count| chain_bands(chain, count).is_some_and(|bands| base + widest(&bands) <= rest);
             let count = band_count(most, fits);
             let Some(bands) = chain_bands(chain, count) else { continue };
-            candidates.push(Candidate { chain, saves: whole.saturating_sub(widest(&bands)), range, bands });
+            let saves = whole.saturating_sub(widest(&bands));
+            candidates.push(Candidate { chain, saves, range, bands, keeps_rows: keeps_rows(chain) });
         }
         let chosen =
             if self.all { select_all(&candidates) } else { select_at_peak(&candidates, bytes, self.min_saving) };
@@ -692,6 +757,8 @@ struct Candidate {
     saves: u64,
     /// The positions of its first and last ops in the function's body.
     range: (usize, usize),
+    /// Whether its consumer keeps its rows ([`KEEPING_SHARE`]).
+    keeps_rows: bool,
 }
 
 /// Whether two candidates share an op (one chain's consumer is the next one's producer): each
@@ -733,7 +800,8 @@ fn select_at_peak(candidates: &[Candidate], mut bytes: Vec<u64>, min_saving: u64
             *b = b.saturating_sub(candidates[k].saves);
         }
         let before = bytes[peak];
-        if before.saturating_sub(lowered.iter().copied().max().unwrap_or(0)) < min_saving {
+        let least = if candidates[k].keeps_rows { min_saving.max(before / KEEPING_SHARE) } else { min_saving };
+        if before.saturating_sub(lowered.iter().copied().max().unwrap_or(0)) < least {
             break;
         }
         chosen.push(k);
