@@ -24,6 +24,7 @@ const VARIANTS: &[(&str, &[&str])] = &[
     ("pads in place", &["--disable", "pads-in-place"]),
     ("conv borders", &["--disable", "conv-borders"]),
     ("bands", &["--disable", "bands"]),
+    ("concat convs", &["--disable", "concat-convs"]),
     ("residuals", &["--disable", "residuals"]),
     ("sink to use", &["--disable", "sink-to-use"]),
     ("schedule order", &["--disable", "order"]),

@@ -127,6 +127,11 @@ pub enum Optimization {
     /// output rows, each computing only the rows the next one reads (`strata-band-chains`);
     /// host only.
     Bands,
+    /// A convolution reading a concatenation of channels runs as one convolution per part,
+    /// each accumulating into the next, the first moved to where the peak is lowest, so the
+    /// concatenation is never made; only where that lowers the estimated peak
+    /// (`strata-split-concat-convs`); host only.
+    ConcatConvs,
     /// A residual added to a convolution's result is the convolution's initial value, so the
     /// result takes the residual's buffer (`sg-accumulate-residuals`; host only).
     Residuals,
@@ -172,6 +177,7 @@ impl Optimization {
             Optimization::PadsInPlace
             | Optimization::ConvBorders
             | Optimization::Bands
+            | Optimization::ConcatConvs
             | Optimization::Residuals
             | Optimization::SinkToUse
             | Optimization::Order
@@ -246,6 +252,11 @@ pub fn memref_pipeline(
             early.push("strata-implicit-pads".to_owned());
         }
         early.extend(["strata-band-input-pads".to_owned(), "strata-conv-borders".to_owned()]);
+    }
+    // Last: the parts' padded copies would otherwise be where `strata-conv-borders` estimates
+    // the peak, and it would split both convolutions for no byte the plan saves.
+    if host && on(Optimization::ConcatConvs) {
+        early.push("strata-split-concat-convs".to_owned());
     }
     let early = if early.is_empty() { String::new() } else { format!("func.func({}),", early.join(",")) };
     let plan =

@@ -266,14 +266,14 @@ fn bands(
 }
 
 /// The only op that reads `value` (once or more), if one does.
-fn only_user(value: Val) -> Option<Op> {
+pub(crate) fn only_user(value: Val) -> Option<Op> {
     let users = value.users();
     let first = *users.first()?;
     users.iter().all(|&u| u == first).then_some(first)
 }
 
 /// A static 4-D f32 tensor type.
-fn static_f32(value: Val) -> Option<TensorTy> {
+pub(crate) fn static_f32(value: Val) -> Option<TensorTy> {
     let ty = tensor_type(value.r#type()).ok()?;
     (ty.elem.to_string() == "f32" && ty.rank() == 4 && ty.shape.iter().all(|&d| d > 0)).then_some(ty)
 }

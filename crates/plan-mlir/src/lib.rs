@@ -16,6 +16,7 @@ pub mod band_chains;
 pub mod band_pads;
 pub mod bufferize_and_plan;
 pub mod choose_in_place;
+pub mod concat_convs;
 pub mod constants_to_globals;
 pub mod conv_borders;
 pub mod copy_to_linalg;
@@ -70,6 +71,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&conv_borders::INFO, conv_borders::create);
     registry.register(&band_pads::INFO, band_pads::create);
     registry.register(&band_chains::INFO, band_chains::create);
+    registry.register(&concat_convs::INFO, concat_convs::create);
     registry.register(&copy_to_linalg::INFO, copy_to_linalg::create);
     registry.register(&distinct_results::INFO, distinct_results::create);
     registry.register(&constants_to_globals::INFO, constants_to_globals::create);
