@@ -127,6 +127,32 @@ func.func @runs(%x: tensor<1x64x8x224xf32>, %init: tensor<1x64x8x224xf32>) -> (t
   return %y, %one : tensor<1x64x8x224xf32>, f32
 }
 
+// Two convolutions sharing one filter (as the bands of one convolution do): both written,
+// the filter's global read by neither afterwards dropped once.
+// CHECK-LABEL: func.func @shared_filter
+// CHECK-COUNT-2: scf.forall
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @shared_filter(%x: tensor<1x32x32x32xf32>, %x2: tensor<1x32x32x32xf32>, %init: tensor<1x32x32x32xf32>, %init2: tensor<1x32x32x32xf32>) -> (tensor<1x32x32x32xf32>, tensor<1x32x32x32xf32>, f32) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<2x256x64x64xf32>
+  %big = linalg.fill ins(%zero : f32) outs(%e : tensor<2x256x64x64xf32>) -> tensor<2x256x64x64xf32>
+  %one = tensor.extract %big[%c0, %c0, %c0, %c0] : tensor<2x256x64x64xf32>
+  %w = arith.constant dense<0.5> : tensor<32x32x3x3xf32>
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x32x32x32xf32> to tensor<1x32x34x34xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x32x34x34xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<1x32x32x32xf32>) -> tensor<1x32x32x32xf32>
+  %p2 = tensor.pad %x2 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x32x32x32xf32> to tensor<1x32x34x34xf32>
+  %y2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p2, %w : tensor<1x32x34x34xf32>, tensor<32x32x3x3xf32>) outs(%init2 : tensor<1x32x32x32xf32>) -> tensor<1x32x32x32xf32>
+  return %y, %y2, %one : tensor<1x32x32x32xf32>, tensor<1x32x32x32xf32>, f32
+}
+
 // CHECK: Pass statistics report
 // CHECK: strata-vectorize-winograd
-// CHECK-NEXT: (S) 4 convolutions - Winograd convolutions written
+// CHECK-NEXT: (S) 6 convolutions - Winograd convolutions written

@@ -109,10 +109,19 @@ impl Pass for VectorizeWinograd {
 
 /// Erases each of `filters` (a `memref.get_global` of a constant) that nothing reads any more,
 /// and its global when no other `memref.get_global` names it: the weights blob would otherwise
-/// carry every replaced filter beside its transformed copy (ResNet-18: 8 globals, 9 MB).
+/// carry every replaced filter beside its transformed copy (ResNet-18: 8 globals, 9 MB). A
+/// filter listed twice is looked at once.
 fn drop_filters(module: OperationRef<'_, '_>, filters: &[strata_ir::Val]) {
     let mut names = Vec::new();
-    for filter in filters {
+    // Each value once: convolutions may share a filter (the bands of one convolution, by
+    // `strata-band-chains`), and a value is not to be read after its op is erased.
+    let mut unique: Vec<strata_ir::Val> = Vec::new();
+    for &filter in filters {
+        if !unique.contains(&filter) {
+            unique.push(filter);
+        }
+    }
+    for filter in unique {
         let Some(get) = filter.owner().filter(|op| op.is("memref.get_global")) else { continue };
         if get.has_uses() {
             continue;
