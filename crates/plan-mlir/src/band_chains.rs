@@ -480,10 +480,10 @@ fn live_across(chain: Chain, body: Blk, ops: &[Op]) -> Option<((usize, usize), u
     Some(((first, last), live))
 }
 
-/// Builds the new ops before `anchor`.
-struct Builder<'c> {
-    context: &'c Context,
-    anchor: Op,
+/// Builds the new ops before `anchor` (also `strata-split-concat-convs`').
+pub(crate) struct Builder<'c> {
+    pub(crate) context: &'c Context,
+    pub(crate) anchor: Op,
 }
 
 impl<'c> Builder<'c> {
@@ -518,18 +518,22 @@ impl<'c> Builder<'c> {
         ]
     }
 
-    /// `source[offsets .. offsets + sizes]` (rows `rows` of a 4-D value).
-    fn rows_of(&self, source: Val, rows: (i64, i64)) -> Val {
-        let ty = static_f32(source).expect("a chain's values are static f32");
-        let sizes = [ty.shape[0], ty.shape[1], rows.1 - rows.0, ty.shape[3]];
-        let offsets = [0, 0, rows.0, 0];
+    /// `source[offsets .. offsets + sizes]` of a static f32 value, unit strides.
+    pub(crate) fn slice(&self, source: Val, offsets: &[i64], sizes: &[i64]) -> Val {
+        let ty = static_f32(source).expect("a static f32 value");
         let op = OperationBuilder::new("tensor.extract_slice", self.anchor.location())
             .add_operands(&[source.get()])
-            .add_attributes(&self.slice_attributes(&offsets, &sizes, &[1, 0, 0, 0]))
+            .add_attributes(&self.slice_attributes(offsets, sizes, &[1, 0, 0, 0]))
             .add_results(&[self.ty(&ty.with_shape(sizes.to_vec()))])
             .build()
             .expect("a valid extract_slice");
         self.insert(op).result(0)
+    }
+
+    /// Rows `rows` of a 4-D value.
+    fn rows_of(&self, source: Val, rows: (i64, i64)) -> Val {
+        let ty = static_f32(source).expect("a chain's values are static f32");
+        self.slice(source, &[0, 0, rows.0, 0], &[ty.shape[0], ty.shape[1], rows.1 - rows.0, ty.shape[3]])
     }
 
     /// `dest` with `part` written at rows from `first`, columns from `left`.
@@ -587,7 +591,7 @@ impl<'c> Builder<'c> {
     }
 
     /// A copy of `op` with operands `operands` replaced (by index) and its result of type `ty`.
-    fn clone(&self, op: Op, operands: &[(usize, Val)], ty: &TensorTy) -> Val {
+    pub(crate) fn clone(&self, op: Op, operands: &[(usize, Val)], ty: &TensorTy) -> Val {
         let new = op.clone_detached();
         self.anchor.block().expect("the anchor is in a block").insert_before(self.anchor, new);
         for &(i, value) in operands {

@@ -28,11 +28,8 @@
 //! first part's convolution left in place. The sums' order over the channels changes with the
 //! split, so results differ from the whole convolution's by rounding.
 
-use crate::band_chains::{only_user, static_f32};
+use crate::band_chains::{only_user, static_f32, Builder};
 use crate::conv_borders::pressure;
-use melior::ir::attribute::{DenseI32ArrayAttribute, DenseI64ArrayAttribute};
-use melior::ir::operation::{OperationBuilder, OperationLike};
-use melior::ir::{Attribute, BlockLike, Identifier, Type};
 use strata_ir::rewrite::erase_if_unused;
 use strata_ir::{
     Blk, Op, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val,
@@ -147,53 +144,6 @@ fn after_definition(body: Blk, ops: &[Op], value: Val) -> usize {
     value.owner().and_then(|op| position_of(body, ops, op)).map_or(0, |p| p + 1)
 }
 
-/// Builds ops before `anchor`.
-struct Builder<'c> {
-    context: &'c melior::Context,
-    anchor: Op,
-}
-
-impl<'c> Builder<'c> {
-    fn insert(&self, op: melior::ir::Operation<'c>) -> Op {
-        let block = self.anchor.get().block().expect("the anchor is in a block");
-        Op::of(&block.insert_operation_before(self.anchor.get(), op))
-    }
-
-    /// `source[:, offset .. offset + channels]` along axis 1 of a 4-D tensor.
-    fn channels(&self, source: Val, offset: i64, channels: i64) -> Val {
-        let ty = static_f32(source).expect("a static filter");
-        let sizes = vec![ty.shape[0], channels, ty.shape[2], ty.shape[3]];
-        let array = |values: &[i64]| -> Attribute<'c> { DenseI64ArrayAttribute::new(self.context, values).into() };
-        let op = OperationBuilder::new("tensor.extract_slice", self.anchor.location())
-            .add_operands(&[source.get()])
-            .add_attributes(&[
-                (Identifier::new(self.context, "static_offsets"), array(&[0, offset, 0, 0])),
-                (Identifier::new(self.context, "static_sizes"), array(&sizes)),
-                (Identifier::new(self.context, "static_strides"), array(&[1, 1, 1, 1])),
-                (
-                    Identifier::new(self.context, "operandSegmentSizes"),
-                    DenseI32ArrayAttribute::new(self.context, &[1, 0, 0, 0]).into(),
-                ),
-            ])
-            .add_results(
-                &[Type::parse(self.context, &ty.with_shape(sizes.clone()).to_string()).expect("a tensor type")],
-            )
-            .build()
-            .expect("a valid extract_slice");
-        self.insert(op).result(0)
-    }
-
-    /// A copy of `op` before the anchor, operands `operands` replaced (by index).
-    fn clone(&self, op: Op, operands: &[(usize, Val)]) -> Op {
-        let new = op.clone_detached();
-        self.anchor.block().expect("the anchor is in a block").insert_before(self.anchor, new);
-        for &(i, value) in operands {
-            new.set_operand(i, value);
-        }
-        new
-    }
-}
-
 /// Splits `c`: one convolution per part, the earliest-made part first, each accumulating into
 /// the next one's initial value; with `moving`, the first part's convolution (with its filter
 /// slice, and its initial value where only it reads that) moves to where the function's
@@ -203,18 +153,18 @@ fn split(context: &melior::Context, body: Blk, c: &Candidate, moving: bool) -> u
     let mut parts = c.parts.clone();
     parts.sort_by_key(|p| (after_definition(body, &ops, p.value), p.offset));
     let b = Builder { context, anchor: c.conv };
+    let out = static_f32(c.conv.result(0)).expect("a candidate's result is static");
     let mut acc = c.conv.operand(2);
     let mut first: Vec<Op> = Vec::new();
     for (k, part) in parts.iter().enumerate() {
         let mut made = Vec::new();
         let input = part.value;
-        let filter = b.channels(c.conv.operand(1), part.offset, part.channels);
-        if let Some(slice) = filter.owner() {
-            made.push(slice);
-        }
-        let conv = b.clone(c.conv, &[(0, input), (1, filter), (2, acc)]);
-        made.push(conv);
-        acc = conv.result(0);
+        let w = static_f32(c.conv.operand(1)).expect("a candidate's filter is static");
+        let filter =
+            b.slice(c.conv.operand(1), &[0, part.offset, 0, 0], &[w.shape[0], part.channels, w.shape[2], w.shape[3]]);
+        made.extend(filter.owner());
+        acc = b.clone(c.conv, &[(0, input), (1, filter), (2, acc)], &out);
+        made.extend(acc.owner());
         if k == 0 {
             first = made;
         }
