@@ -11,7 +11,8 @@
 //!
 //! `func.func(strata-init-per-destination),func.func(strata-pad-in-place),
 //! func.func(strata-choose-in-place{mark=true}),eliminate-empty-tensors,
-//! func.func(strata-choose-in-place),func.func(strata-pad-rings),strata-bufferize-only,func.func(memref-copy-to-linalg,plan-arena{...}),
+//! func.func(strata-eliminate-reshaped-empties,strata-choose-in-place),func.func(strata-pad-rings),
+//! strata-bufferize-only,func.func(memref-copy-to-linalg,plan-arena{...}),
 //! buffer-deallocation-pipeline,canonicalize` (the allocations left unplanned, in loops or of
 //! dynamic size, freed after planning; without any, only its cleanup: `canonicalize`, `cse`,
 //! `canonicalize`; each `canonicalize` bottom-up, `top-down=false`: the same IR, and the
@@ -103,7 +104,7 @@ impl BufferizeAndPlan {
     fn pipeline(&self, pads_in_place: bool) -> String {
         let pads = if pads_in_place {
             format!(
-                "func.func(strata-pad-in-place),func.func(strata-choose-in-place{{mark=true}}),eliminate-empty-tensors,func.func(strata-choose-in-place{{mark-overwritten={}}}),",
+                "func.func(strata-pad-in-place),func.func(strata-choose-in-place{{mark=true}}),eliminate-empty-tensors,func.func(strata-eliminate-reshaped-empties,strata-choose-in-place{{mark-overwritten={}}}),",
                 self.pad_rings
             )
         } else {

@@ -25,8 +25,18 @@
 //! and bufferization copies it into the destination at the insertion. A fill of a new tensor
 //! (a padded buffer's border) the elimination moved above the producer moves down to its first
 //! remaining user, so the destination lives from the insertion on, as without the elimination.
-//! The marks are removed. In place is kept on a tie (it saves the copy). With
-//! `mark-overwritten`, each slice kept as a producer's destination is marked
+//! The marks are removed. In place is kept on a tie (it saves the copy).
+//!
+//! An insertion of a copy (a part not produced in place: the U-Net's skip, read by the encoder
+//! too) runs where the model places it, right before its first user: often beside the value
+//! of another part being made, the copy's source still live. Each choice is also judged with
+//! such insertions moved up (up to [`WINDOW`] ops, above an op making another part), with the
+//! fills, views and new tensors they need, where the peak drops: the source dies there and the
+//! destination, live from the other part's write anyway, takes its place. The U-Net's last
+//! decoder stage (skip, transposed convolution, shuffle into the padded concatenation) 2408960 ->
+//! 2169856 bytes. The searches for moves are bounded ([`MAX_STEPS`]), so the pass stays linear.
+//!
+//! With `mark-overwritten`, each slice kept as a producer's destination is marked
 //! `strata.overwritten_slice` instead (its producer never reads it: `strata-pad-rings` then
 //! leaves the box it covers out of the destination's fill).
 //!
@@ -59,6 +69,7 @@ pub static INFO: PassInfo = PassInfo {
     statistics: &[
         StatisticInfo { name: "in-place", help: "insertions produced inside their destination" },
         StatisticInfo { name: "copied", help: "insertions given their own buffer back (the copy costs less at the peak)" },
+        StatisticInfo { name: "hoisted", help: "insertions of copies moved up, with their destination, to where their source's death lowers the peak" },
         StatisticInfo { name: "peak-bytes", help: "the modelled peak of live buffers with the choice made" },
     ],
 };
@@ -106,7 +117,7 @@ impl Pass for ChooseInPlace {
         if model.candidates.is_empty() {
             return Ok(());
         }
-        let (accepted, peak) = model.choose();
+        let (accepted, hoists, peak) = model.choose();
         let mut rejected = 0;
         for (candidate, &keep) in model.candidates.iter().zip(&accepted) {
             if !keep {
@@ -119,7 +130,11 @@ impl Pass for ChooseInPlace {
         for sunk in model.sunk.iter().rev() {
             sink(block, sunk.op);
         }
+        for (&sunk, &at) in &hoists {
+            hoist(block, model.sunk[sunk].op, model.ops[at]);
+        }
         cx.bump("in-place", (accepted.len() - rejected) as u64);
+        cx.bump("hoisted", hoists.len() as u64);
         cx.bump("copied", rejected as u64);
         cx.bump("peak-bytes", peak);
         Ok(())
@@ -175,9 +190,86 @@ const VIEWS: &[&str] = &[
 /// Ops that make a new buffer without using it.
 const NEW: &[&str] = &["tensor.empty", "bufferization.alloc_tensor"];
 
+/// How many positions up an insertion of a copy may move.
+const WINDOW: usize = 64;
+
+/// The position steps (peak evaluations times the function's length) spent on moving
+/// insertions up, in one function.
+const MAX_STEPS: usize = 1 << 22;
+
+/// The lowest position the insertion `op` (at `position[op]`) may run before: above the ops
+/// its operands need that compute something (none of `sunk`, views, new tensors or
+/// constants, which move along), at most [`WINDOW`] positions up.
+fn lowest(block: Blk, position: &BTreeMap<usize, usize>, sunk: &BTreeSet<usize>, op: Op) -> usize {
+    let at = |op: Op| position.get(&(op.raw().ptr as usize)).copied();
+    let mut lowest = at(op).unwrap_or(0).saturating_sub(WINDOW);
+    let mut work = op.operands();
+    let mut seen = BTreeSet::new();
+    while let Some(value) = work.pop() {
+        let Some((def, here)) = value.owner().and_then(|o| o.ancestor_in(block)).and_then(|o| Some((o, at(o)?))) else {
+            continue;
+        };
+        if here < lowest || !seen.insert(here) {
+            continue;
+        }
+        let name = def.name();
+        if movable(&name) && (sunk.contains(&here) || !uses_buffers(&name)) {
+            work.extend(def.operands());
+        } else {
+            lowest = here + 1;
+        }
+    }
+    lowest
+}
+
+/// Ops that only make or rearrange tensors: they may move up to an insertion's new place.
+fn movable(name: &str) -> bool {
+    VIEWS.contains(&name)
+        || NEW.contains(&name)
+        || matches!(name, "arith.constant" | "linalg.fill" | "tensor.insert_slice")
+}
+
+/// Whether the model counts `name` as a use of buffers (views, new tensors and constants do
+/// not use one).
+fn uses_buffers(name: &str) -> bool {
+    !(VIEWS.contains(&name) || NEW.contains(&name) || name == "arith.constant")
+}
+
+/// Moves the insertion `op` and what it needs below `anchor` (ops [`movable`] all, or nothing
+/// moves) to right before `anchor`, in order.
+fn hoist(block: Blk, op: Op, anchor: Op) {
+    let ops = block.ops();
+    let position: BTreeMap<usize, usize> = ops.iter().enumerate().map(|(i, op)| (op.raw().ptr as usize, i)).collect();
+    let at = |op: Op| position.get(&(op.raw().ptr as usize)).copied();
+    let Some(limit) = at(anchor) else { return };
+    let mut moved = BTreeMap::new();
+    let mut work = vec![op];
+    while let Some(current) = work.pop() {
+        let Some(here) = at(current).filter(|&here| here > limit) else { continue };
+        if moved.insert(here, current).is_some() {
+            continue;
+        }
+        if !movable(&current.name()) {
+            return;
+        }
+        work.extend(current.operands().into_iter().filter_map(|v| v.owner().and_then(|o| o.ancestor_in(block))));
+    }
+    for current in moved.into_values() {
+        current.move_before(anchor);
+    }
+}
+
 /// An insertion in place: the slice of the destination the producer writes.
 struct Candidate {
     slice: Op,
+}
+
+/// A choice of candidates in place, with the insertions moved up, and its cost: the peak, the
+/// positions at it, the candidates copied.
+struct Choice {
+    cost: (u64, usize, usize),
+    accepted: Vec<bool>,
+    hoisted: BTreeMap<usize, usize>,
 }
 
 /// An op of the entry block that [`sink`] moves to right before its first user.
@@ -189,6 +281,9 @@ struct Sunk {
     uses: Vec<usize>,
     /// The positions of its result's users, with the candidate whose slice the user is.
     users: Vec<(usize, Option<usize>)>,
+    /// For an insertion: the lowest position it may run before, with the ops after that its
+    /// destination needs (fills, views, new tensors, other such insertions) moved along.
+    lowest: Option<usize>,
 }
 
 /// The entry block's tensor values and their buffers.
@@ -204,6 +299,11 @@ struct Model {
     uses: Vec<Vec<usize>>,
     candidates: Vec<Candidate>,
     sunk: Vec<Sunk>,
+    /// The entry block's ops, in order.
+    ops: Vec<Op>,
+    /// Per position: whether an insertion may be moved to right before the op there (it stays
+    /// where it is: neither a candidate's slice nor one of [`Model::sunk`]).
+    anchors: Vec<bool>,
 }
 
 impl Model {
@@ -217,6 +317,8 @@ impl Model {
             uses: vec![Vec::new(); ops.len()],
             candidates: Vec::new(),
             sunk: Vec::new(),
+            ops: Vec::new(),
+            anchors: Vec::new(),
         };
         let key = |value: Val| value.raw().ptr as usize;
         let new_value =
@@ -328,14 +430,43 @@ impl Model {
                 continue;
             }
             let uses = std::mem::take(&mut model.uses[at]);
-            model.sunk.push(Sunk { op, at, uses, users });
+            model.sunk.push(Sunk { op, at, uses, users, lowest: None });
         }
+        let sunk: BTreeSet<usize> = model.sunk.iter().map(|sunk| sunk.at).collect();
+        for index in 0..model.sunk.len() {
+            let op = model.sunk[index].op;
+            if op.is("tensor.insert_slice") {
+                model.sunk[index].lowest = Some(lowest(block, &position, &sunk, op));
+            }
+        }
+        model.anchors = ops
+            .iter()
+            .enumerate()
+            .map(|(at, op)| !sunk.contains(&at) && !candidate_of.contains_key(&(op.raw().ptr as usize)))
+            .collect();
+        model.ops = ops;
         model
     }
 
-    /// The peak of live bytes and the number of positions at it, with the candidates in place
-    /// where `accepted` says so.
-    fn peak(&self, accepted: &[bool]) -> (u64, usize) {
+    /// Where each of [`Model::sunk`] runs: right before its first user left (a candidate's
+    /// slice only when `accepted`), or where `hoisted` moves it if that is earlier.
+    fn placed(&self, accepted: &[bool], hoisted: &BTreeMap<usize, usize>) -> Vec<usize> {
+        let mut placed = vec![0; self.sunk.len()];
+        // Later ones first: an earlier one may move to right before a later one.
+        let mut moved: BTreeMap<usize, usize> = BTreeMap::new();
+        for (index, sunk) in self.sunk.iter().enumerate().rev() {
+            let present = sunk.users.iter().filter(|&&(_, candidate)| candidate.is_none_or(|c| accepted[c]));
+            let at = present.map(|&(at, _)| moved.get(&at).copied().unwrap_or(at)).min().unwrap_or(sunk.at);
+            let at = hoisted.get(&index).map_or(at, |&to| to.min(at));
+            moved.insert(sunk.at, at);
+            placed[index] = at;
+        }
+        placed
+    }
+
+    /// The bytes live at each position, with the candidates in place where `accepted` says so
+    /// and the insertions `hoisted` moved up.
+    fn live(&self, accepted: &[bool], hoisted: &BTreeMap<usize, usize>) -> Vec<i64> {
         let n = self.alias.len();
         // The buffer of each value: values in order, an alias always earlier.
         let mut buffer: Vec<usize> = (0..n).collect();
@@ -364,12 +495,7 @@ impl Model {
                 mark(value, at);
             }
         }
-        // Later ones first: an earlier one may move to right before a later one.
-        let mut moved: BTreeMap<usize, usize> = BTreeMap::new();
-        for sunk in self.sunk.iter().rev() {
-            let present = sunk.users.iter().filter(|&&(_, candidate)| candidate.is_none_or(|c| accepted[c]));
-            let at = present.map(|&(at, _)| moved.get(&at).copied().unwrap_or(at)).min().unwrap_or(sunk.at);
-            moved.insert(sunk.at, at);
+        for (sunk, at) in self.sunk.iter().zip(self.placed(accepted, hoisted)) {
             for &value in &sunk.uses {
                 mark(value, at);
             }
@@ -385,9 +511,21 @@ impl Model {
                 delta[last[b] + 1] -= bytes as i64;
             }
         }
-        let (mut live, mut peak, mut count) = (0i64, 0i64, 0usize);
-        for d in &delta[..positions] {
-            live += d;
+        let mut live = 0i64;
+        delta[..positions]
+            .iter()
+            .map(|d| {
+                live += d;
+                live
+            })
+            .collect()
+    }
+
+    /// The peak of live bytes and the number of positions at it, with the candidates in place
+    /// where `accepted` says so and the insertions `hoisted` moved up.
+    fn peak(&self, accepted: &[bool], hoisted: &BTreeMap<usize, usize>) -> (u64, usize) {
+        let (mut peak, mut count) = (0i64, 0usize);
+        for live in self.live(accepted, hoisted) {
             if live > peak {
                 (peak, count) = (live, 1);
             } else if live == peak {
@@ -397,41 +535,122 @@ impl Model {
         (peak as u64, count)
     }
 
-    /// The choice (true: in place) and its peak: greedy flips from all in place and from none,
-    /// the better kept (in place on a tie).
-    fn choose(&self) -> (Vec<bool>, u64) {
+    /// The choice (true: in place), the insertions moved up (see [`Model::hoist`]) and the
+    /// peak. Greedy flips from all in place and from none, judged with and without the
+    /// insertions moved up that lower each choice's peak; those without then get a second
+    /// pass, each candidate flipped once more with the moves (a padded concatenation in place
+    /// pays only with its other part's insertion run before that part is made, which the
+    /// flips one at a time may not reach). The best kept (in place on a tie).
+    fn choose(&self) -> (Vec<bool>, BTreeMap<usize, usize>, u64) {
         let k = self.candidates.len();
-        let cost = |accepted: &[bool]| {
-            let (peak, count) = self.peak(accepted);
-            (peak, count, accepted.iter().filter(|&&a| !a).count())
+        let tries = std::cell::Cell::new(self.max_tries());
+        let cost = |accepted: &[bool], hoisted: BTreeMap<usize, usize>, moves: bool| {
+            let hoisted = if moves { self.hoist(accepted, hoisted, &tries) } else { hoisted };
+            let (peak, count) = self.peak(accepted, &hoisted);
+            Choice {
+                cost: (peak, count, accepted.iter().filter(|&&a| !a).count()),
+                accepted: accepted.to_vec(),
+                hoisted,
+            }
         };
-        let descend = |mut accepted: Vec<bool>| {
-            let mut best = cost(&accepted);
+        let descend = |start: bool, moves: bool| {
+            let mut best = cost(&vec![start; k], BTreeMap::new(), moves);
             // Each kept flip lowers the cost; a bounded number of sweeps keeps it linear.
             for _ in 0..8 {
                 let mut improved = false;
                 for c in 0..k {
+                    let mut accepted = best.accepted.clone();
                     accepted[c] = !accepted[c];
-                    let tried = cost(&accepted);
-                    if tried < best {
+                    let tried = cost(&accepted, BTreeMap::new(), moves);
+                    if tried.cost < best.cost {
                         best = tried;
                         improved = true;
-                    } else {
-                        accepted[c] = !accepted[c];
                     }
                 }
                 if !improved {
                     break;
                 }
             }
-            (best, accepted)
+            best
         };
-        let (in_place, from_in_place) = descend(vec![true; k]);
-        let (copied, from_copied) = descend(vec![false; k]);
-        if copied < in_place {
-            (from_copied, copied.0)
-        } else {
-            (from_in_place, in_place.0)
+        let better = |a: Choice, b: Choice| if b.cost < a.cost { b } else { a };
+        let mut plain = better(descend(true, false), descend(false, false));
+        for c in 0..k {
+            let mut accepted = plain.accepted.clone();
+            accepted[c] = !accepted[c];
+            plain = better(plain, cost(&accepted, BTreeMap::new(), true));
         }
+        let plain = cost(&plain.accepted.clone(), plain.hoisted, true);
+        // Past the budget the descents with moves would repeat those without.
+        let mut best = plain;
+        for start in [true, false] {
+            if tries.get() > 0 {
+                best = better(best, descend(start, true));
+            }
+        }
+        (best.accepted, best.hoisted, best.cost.0)
+    }
+
+    /// How many peak evaluations moving insertions up may take in all: about 2^22 position
+    /// steps, so a few milliseconds on any function.
+    fn max_tries(&self) -> usize {
+        (MAX_STEPS / self.uses.len().max(1)).max(1)
+    }
+
+    /// `hoisted` and more insertions of copies moved up, each where the peak drops most (then
+    /// the number of positions at it): index in [`Model::sunk`] -> the position it runs
+    /// before. An insertion kills its source where that is its last use, and its destination
+    /// (a padded buffer, a concatenation) is live from its producers' writes on anyway: run
+    /// before the op that makes another part, the source no longer sits beside that part.
+    /// Tried only for an insertion with the peak within [`WINDOW`] positions above it, while
+    /// `tries` (peak evaluations) last.
+    fn hoist(
+        &self,
+        accepted: &[bool],
+        mut hoisted: BTreeMap<usize, usize>,
+        tries: &std::cell::Cell<usize>,
+    ) -> BTreeMap<usize, usize> {
+        // Every evaluation of the whole function counts as a try.
+        let spend = || match tries.get() {
+            0 => false,
+            left => {
+                tries.set(left - 1);
+                true
+            }
+        };
+        if !spend() {
+            return hoisted;
+        }
+        let mut placed = self.placed(accepted, &hoisted);
+        let mut live = self.live(accepted, &hoisted);
+        let mut best = self.peak(accepted, &hoisted);
+        for (index, sunk) in self.sunk.iter().enumerate() {
+            let Some(lowest) = sunk.lowest.filter(|_| !hoisted.contains_key(&index)) else { continue };
+            let at = placed[index];
+            let from = lowest.max(at.saturating_sub(WINDOW));
+            if from >= at || !live[from..=at].contains(&(best.0 as i64)) {
+                continue;
+            }
+            let mut chosen = None;
+            for to in (from..at).rev().filter(|&to| self.anchors[to]) {
+                if !spend() {
+                    break;
+                }
+                hoisted.insert(index, to);
+                let tried = self.peak(accepted, &hoisted);
+                if tried < best {
+                    (best, chosen) = (tried, Some(to));
+                }
+                hoisted.remove(&index);
+            }
+            let Some(to) = chosen else { continue };
+            hoisted.insert(index, to);
+            if !spend() {
+                break;
+            }
+            placed = self.placed(accepted, &hoisted);
+            live = self.live(accepted, &hoisted);
+        }
+        hoisted
     }
 }

@@ -8,7 +8,8 @@
 //! unpadded input (`strata-conv-borders`), convolutions over a padded graph input run in bands
 //! (`strata-band-input-pads`), a convolution and the pool or convolution reading it run in
 //! bands together (`strata-band-chains`), a copy per repeated result (`strata-distinct-results`), a new tensor per destination (`strata-init-per-destination`), copies as linalg (`memref-copy-to-linalg`), which values to produce inside
-//! their destination (`strata-choose-in-place`, run by `strata-bufferize-and-plan`). It never schedules,
+//! their destination (`strata-eliminate-reshaped-empties` for values reshaped on their way,
+//! `strata-choose-in-place`, both run by `strata-bufferize-and-plan`). It never schedules,
 //! and it never emits code.
 
 pub mod analyze;
@@ -25,6 +26,7 @@ pub mod init_per_destination;
 pub mod pad_in_place;
 pub mod pad_rings;
 pub mod pass;
+pub mod reshaped_empties;
 pub mod weights;
 
 pub use analyze::{analyze, Analysis};
@@ -68,6 +70,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&pad_in_place::INFO, pad_in_place::create);
     registry.register(&pad_rings::INFO, pad_rings::create);
     registry.register(&choose_in_place::INFO, choose_in_place::create);
+    registry.register(&reshaped_empties::INFO, reshaped_empties::create);
     registry.register(&conv_borders::INFO, conv_borders::create);
     registry.register(&band_pads::INFO, band_pads::create);
     registry.register(&band_chains::INFO, band_chains::create);

@@ -1,0 +1,202 @@
+//! `strata-eliminate-reshaped-empties`: a value reshaped before it is inserted is produced
+//! inside its destination too, what `eliminate-empty-tensors` does for values inserted as they
+//! are.
+//!
+//! `eliminate-empty-tensors` gives a producer whose result is inserted into a larger tensor a
+//! slice of that tensor as its destination, so the value and its copy never exist side by
+//! side. It follows the inserted value back to the producer's `tensor.empty` through ops of
+//! one type only, so a value collapsed on its way keeps its own buffer and is copied: the
+//! pixel shuffle of a `ConvTranspose` k2 s2 or a `DepthToSpace` (a transpose into
+//! `[N, C, H, 2, W, 2]`, collapsed to `[N, C, 2H, 2W]`) written into a concatenation or a padded
+//! buffer, a flattened feature map concatenated. The U-Net's last decoder stage holds the
+//! skip, the transposed convolution's result, its shuffled copy and their padded
+//! concatenation at once: its peak.
+//!
+//! For `tensor.insert_slice %c into %d[...]` where `%c` is a chain of `tensor.collapse_shape`s
+//! of the only result of a destination-passing op whose destination is a `tensor.empty` read
+//! by nothing else (and each value in between read only by the next), the pass makes the
+//! producer's destination `expand_shape(extract_slice %d[...])`, the collapses undone in
+//! reverse order: an expansion is a view of any strided buffer, so bufferization writes the
+//! producer straight into the destination, and the insertion of an equivalent subset is no
+//! copy. Where `%d` (or an op it depends on) is made after the `tensor.empty`, those ops move
+//! up to right before it, as `eliminate-empty-tensors` moves the values it needs; only fills of
+//! new tensors, insertions, slices, reshapes and constants move (no work is reordered), and
+//! an insertion needing any other op is left alone.
+//!
+//! It runs after `eliminate-empty-tensors` and before `strata-choose-in-place`, which sees the
+//! new slices as the elimination's (unmarked) and decides each by the peak like the others:
+//! a rejected one gets its `tensor.empty` back (under the expansions) and the moved fills and
+//! insertions move down to their first user left.
+
+use melior::ir::operation::OperationBuilder;
+use melior::ir::{Attribute, BlockLike, Identifier};
+use std::collections::{BTreeMap, BTreeSet};
+use strata_ir::{Blk, Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
+
+pub static INFO: PassInfo = PassInfo {
+    name: "strata-eliminate-reshaped-empties",
+    summary: "A producer whose result is collapsed and then inserted writes into the insertion's slice, expanded back (eliminate-empty-tensors through reshapes)",
+    anchor: "func.func",
+    options: &[],
+    statistics: &[
+        StatisticInfo { name: "eliminated", help: "producers given an expanded slice of their insertion's destination" },
+        StatisticInfo { name: "moved", help: "ops moved above a producer's tensor.empty so that its destination's slice can be made there" },
+    ],
+};
+
+pub fn create(_: &PassOptions) -> Box<dyn Pass> {
+    Box::new(EliminateReshapedEmpties)
+}
+
+struct EliminateReshapedEmpties;
+
+/// Ops that may move up to a producer's `tensor.empty`: they make or rearrange tensors without
+/// computing anything.
+const MOVABLE: &[&str] = &[
+    "tensor.empty",
+    "linalg.fill",
+    "tensor.insert_slice",
+    "tensor.extract_slice",
+    "tensor.expand_shape",
+    "tensor.collapse_shape",
+    "arith.constant",
+];
+
+/// An insertion of a collapsed producer's result.
+struct Candidate {
+    insert: Op,
+    /// The collapses from the insertion's source back to the producer's result.
+    collapses: Vec<Op>,
+    empty: Op,
+}
+
+impl Candidate {
+    fn of(insert: Op, block: Blk) -> Option<Candidate> {
+        // Static offsets, sizes and strides: the slice is rebuilt from the attributes alone.
+        if !insert.is("tensor.insert_slice") || insert.operand_count() != 2 {
+            return None;
+        }
+        let mut collapses = Vec::new();
+        let mut value = insert.operand(0);
+        while let Some(op) = value.owner().filter(|op| op.is("tensor.collapse_shape")) {
+            // Each expansion back needs the collapsed value's static shape.
+            let fixed = strata_lower::ops::tensor_type(op.operand(0).r#type()).is_ok();
+            if value.users().len() != 1 || op.block() != Some(block) || !fixed {
+                return None;
+            }
+            collapses.push(op);
+            value = op.operand(0);
+        }
+        let producer = value.owner()?;
+        let tied = producer.operand_count().checked_sub(1)?;
+        let destination = crate::init_per_destination::is_destination(producer, tied);
+        if collapses.is_empty() || !destination || producer.result_count() != 1 || value.users().len() != 1 {
+            return None;
+        }
+        let empty = producer.operand(tied).owner().filter(|e| e.is("tensor.empty") && e.operand_count() == 0)?;
+        let only =
+            empty.result(0).users().len() == 1 && empty.block() == Some(block) && producer.block() == Some(block);
+        only.then_some(Candidate { insert, collapses, empty })
+    }
+
+    /// The ops after the `tensor.empty` that the destination needs, in block order, if all
+    /// of them may move above it.
+    fn to_move(&self, position: &BTreeMap<usize, usize>, block: Blk) -> Option<Vec<Op>> {
+        let key = |op: Op| op.raw().ptr as usize;
+        let at = |op: Op| position.get(&key(op)).copied();
+        let limit = at(self.empty)?;
+        let mut moved = BTreeMap::new();
+        let mut work = vec![self.insert.operand(1)];
+        let mut seen = BTreeSet::new();
+        while let Some(value) = work.pop() {
+            let Some(op) = value.owner().and_then(|op| op.ancestor_in(block)) else { continue };
+            let here = at(op)?;
+            if here < limit || !seen.insert(key(op)) {
+                continue;
+            }
+            if !MOVABLE.contains(&op.name().as_str()) {
+                return None;
+            }
+            // A fill's body reads only its own arguments; the others have no regions.
+            work.extend(op.operands());
+            moved.insert(here, op);
+        }
+        Some(moved.into_values().collect())
+    }
+}
+
+impl Pass for EliminateReshapedEmpties {
+    fn run(
+        &mut self,
+        func: melior::ir::operation::OperationRef<'_, '_>,
+        cx: &mut PassContext<'_>,
+    ) -> Result<(), PassFailed> {
+        let Some(block) = Op::of(&func).body(0) else { return Ok(()) };
+        let context = cx.strata().mlir();
+        let inserts: Vec<Op> = block.ops().into_iter().filter(|op| op.is("tensor.insert_slice")).collect();
+        let mut position = positions(block);
+        for insert in inserts {
+            let Some(candidate) = Candidate::of(insert, block) else { continue };
+            let Some(moved) = candidate.to_move(&position, block) else { continue };
+            for &op in &moved {
+                op.move_before(candidate.empty);
+            }
+            let destination = expanded_slice(context, &candidate);
+            candidate.empty.result(0).replace_all_uses_with(destination);
+            // Safety: nothing uses the empty any more, and no handle to it is used again.
+            unsafe { candidate.empty.erase() };
+            cx.bump("eliminated", 1);
+            cx.bump("moved", moved.len() as u64);
+            position = positions(block);
+        }
+        Ok(())
+    }
+}
+
+/// Each op's position in `block`, by address.
+fn positions(block: Blk) -> BTreeMap<usize, usize> {
+    block.ops().into_iter().enumerate().map(|(i, op)| (op.raw().ptr as usize, i)).collect()
+}
+
+/// `expand_shape(extract_slice %d[...])` before the candidate's `tensor.empty`, of its type: the
+/// insertion's slice of its destination with the collapses undone.
+fn expanded_slice(context: &melior::Context, candidate: &Candidate) -> Val {
+    let (insert, anchor) = (candidate.insert, candidate.empty);
+    let block = anchor.block().expect("the empty is in the entry block");
+    let attribute = |name: &str| {
+        let value = insert.attribute(name).expect("an insert_slice has its static slice attributes");
+        (Identifier::new(context, name), value)
+    };
+    let mut attributes: Vec<(Identifier, Attribute)> =
+        ["static_offsets", "static_sizes", "static_strides"].iter().map(|name| attribute(name)).collect();
+    attributes.push((
+        Identifier::new(context, "operandSegmentSizes"),
+        melior::ir::attribute::DenseI32ArrayAttribute::new(context, &[1, 0, 0, 0]).into(),
+    ));
+    let slice = OperationBuilder::new("tensor.extract_slice", anchor.location())
+        .add_operands(&[insert.operand(1).get()])
+        .add_attributes(&attributes)
+        .add_results(&[insert.operand(0).r#type()])
+        .build()
+        .expect("the slice an insert_slice writes is a valid extract_slice");
+    let mut value = Val::from(block.get().insert_operation_before(anchor.get(), slice).result(0).expect("a result"));
+    for &collapse in &candidate.collapses {
+        let source = collapse.operand(0);
+        let shape = strata_lower::ops::tensor_type(source.r#type()).expect("checked static by Candidate::of").shape;
+        let output_shape: Attribute = melior::ir::attribute::DenseI64ArrayAttribute::new(context, &shape).into();
+        let expand = OperationBuilder::new("tensor.expand_shape", anchor.location())
+            .add_operands(&[value.get()])
+            .add_attributes(&[
+                (
+                    Identifier::new(context, "reassociation"),
+                    collapse.attribute("reassociation").expect("a reassociation"),
+                ),
+                (Identifier::new(context, "static_output_shape"), output_shape),
+            ])
+            .add_results(&[source.r#type()])
+            .build()
+            .expect("the inverse of a collapse_shape is a valid expand_shape");
+        value = Val::from(block.get().insert_operation_before(anchor.get(), expand).result(0).expect("a result"));
+    }
+    value
+}
