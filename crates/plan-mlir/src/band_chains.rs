@@ -43,10 +43,11 @@
 //!
 //! What makes a chain: a `linalg.pooling_nchw_max` or `_sum`, or a `linalg.conv_2d_nchw_fchw`
 //! or `linalg.depthwise_conv_2d_nchw_chw` (after a 1x1 convolution) whose initial value is
-//! made as below, whose input is (a `tensor.pad`, along H and W only, read only by it, of) the result of a `linalg.conv_2d_nchw_fchw` or of an elementwise
-//! `linalg.generic` over it (every loop parallel, the convolution's result read at the identity
-//! and by nothing else, its other operands independent of the rows, its output the result
-//! itself or an empty tensor). The convolution's initial value must be a fill or a
+//! made as below, whose input is (a `tensor.pad`, along H and W only, read only by it, of)
+//! the result of a `linalg.conv_2d_nchw_fchw` or of an elementwise `linalg.generic` over it
+//! (every loop parallel, the convolution's result read at the identity and by nothing else,
+//! its other operands independent of the rows, its output the result itself or an empty
+//! tensor). The convolution's initial value must be a fill or a
 //! row-independent generic (a broadcast bias) over an empty tensor, read only by the
 //! convolution, so that each band makes its own; all of it static f32. A consumer convolution's
 //! epilogue, an elementwise generic of the same kind, goes into the bands with it. One

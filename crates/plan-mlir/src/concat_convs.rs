@@ -144,11 +144,23 @@ fn after_definition(body: Blk, ops: &[Op], value: Val) -> usize {
     value.owner().and_then(|op| position_of(body, ops, op)).map_or(0, |p| p + 1)
 }
 
+/// Where [`split`] puts the first part's convolution.
+#[derive(Clone, Copy)]
+enum Move {
+    /// Where the whole convolution was.
+    Stay,
+    /// Where the function's estimated peak is lowest.
+    Search,
+    /// Right before the op at this position of the body after the split (as `Search` found on
+    /// a copy of the function).
+    To(usize),
+}
+
 /// Splits `c`: one convolution per part, the earliest-made part first, each accumulating into
-/// the next one's initial value; with `moving`, the first part's convolution (with its filter
-/// slice, and its initial value where only it reads that) moves to where the function's
-/// estimated peak is lowest. The function's estimated peak afterwards.
-fn split(context: &melior::Context, body: Blk, c: &Candidate, moving: bool) -> u64 {
+/// the next one's initial value; the first part's convolution (with its filter slice, and its
+/// initial value where only it reads that) goes where `moving` says. With [`Move::Search`],
+/// the function's estimated peak afterwards and the position found.
+fn split(context: &melior::Context, body: Blk, c: &Candidate, moving: Move) -> Option<(u64, usize)> {
     let ops = body.ops();
     let mut parts = c.parts.clone();
     parts.sort_by_key(|p| (after_definition(body, &ops, p.value), p.offset));
@@ -179,8 +191,8 @@ fn split(context: &melior::Context, body: Blk, c: &Candidate, moving: bool) -> u
         erase_if_unused(c.empty);
     }
     let peak = |body: Blk| pressure(body).1.into_iter().max().unwrap_or(0);
-    if !moving {
-        return peak(body);
+    if let Move::Stay = moving {
+        return None;
     }
     // The first part's initial value moves with it where only it reads it (a bias broadcast
     // or a fill over an empty tensor).
@@ -201,10 +213,13 @@ fn split(context: &melior::Context, body: Blk, c: &Candidate, moving: bool) -> u
     // The group runs together right before the op after the first part's convolution, then
     // before each earlier op down to where what it reads is defined (at most [`WINDOW`] ops).
     let ops = body.ops();
-    let last = position_of(body, &ops, *group.last().expect("a convolution")).expect("in the body");
-    let after = ops[last + 1];
     let place = |target: Op| group.iter().for_each(|&op| op.move_before(target));
-    place(after);
+    if let Move::To(at) = moving {
+        place(ops[at]);
+        return None;
+    }
+    let last = position_of(body, &ops, *group.last().expect("a convolution")).expect("in the body");
+    place(ops[last + 1]);
     let first = position_of(body, &ops, first[0]).expect("in the body");
     let inside = |op: Op| group.contains(&op);
     let earliest = group
@@ -216,16 +231,16 @@ fn split(context: &melior::Context, body: Blk, c: &Candidate, moving: bool) -> u
         .max()
         .unwrap_or(0)
         .max(first.saturating_sub(WINDOW));
-    let mut best = (peak(body), after);
-    for &target in ops[earliest..first].iter().rev().filter(|&&op| !inside(op)) {
-        place(target);
+    let mut best = (peak(body), last + 1);
+    for at in (earliest..first).rev().filter(|&at| !inside(ops[at])) {
+        place(ops[at]);
         let tried = peak(body);
         if tried < best.0 {
-            best = (tried, target);
+            best = (tried, at);
         }
     }
-    place(best.1);
-    best.0
+    place(ops[best.1]);
+    Some(best)
 }
 
 impl Pass for SplitConcatConvs {
@@ -246,7 +261,7 @@ impl Pass for SplitConcatConvs {
         if self.all {
             for &at in positions.iter().rev() {
                 let c = candidate(body.ops()[at]).expect("found above");
-                split(context, body, &c, false);
+                split(context, body, &c, Move::Stay);
                 cx.bump("split", 1);
             }
             return Ok(());
@@ -254,15 +269,16 @@ impl Pass for SplitConcatConvs {
         // Latest first: a split changes only the positions after its convolution's first.
         for &at in positions.iter().rev() {
             let before = pressure(body).1.into_iter().max().unwrap_or(0);
-            // Tried on a copy of the function: the move is searched there, then replayed.
+            // Tried on a copy of the function: the move is searched there, then replayed (the
+            // same split of the same ops leaves the same positions).
             let copy = Op::of(&func).clone_detached();
             let copy_body = copy.body(0).expect("a copy of the body");
-            let after = candidate(copy_body.ops()[at]).map(|c| split(context, copy_body, &c, true));
+            let after = candidate(copy_body.ops()[at]).and_then(|c| split(context, copy_body, &c, Move::Search));
             // Safety: the copy is detached, owned here, and not used again.
             unsafe { copy.erase() };
-            if after.is_some_and(|after| after + MIN_SAVES <= before) {
+            if let Some((_, to)) = after.filter(|&(after, _)| after + MIN_SAVES <= before) {
                 let c = candidate(body.ops()[at]).expect("found above");
-                split(context, body, &c, true);
+                split(context, body, &c, Move::To(to));
                 cx.bump("split", 1);
             } else {
                 cx.bump("kept", 1);
