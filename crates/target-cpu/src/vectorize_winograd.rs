@@ -21,8 +21,8 @@
 //!    columns of each tile interleaved by shuffles, added to the output (the convolution's
 //!    initial value, a bias) with loads and stores masked past the row.
 //!
-//! The zero fill of the scratch that the marked generic reads is absorbed (the kernel writes
-//! the scratch before it reads it). Results differ from the direct convolution's by rounding
+//! The zero fill of the scratch that the marked generic reads, the last op before it to use
+//! the scratch, is absorbed (the kernel writes the scratch before it reads it). Results differ from the direct convolution's by rounding
 //! only, and do not depend on the thread count.
 
 use crate::text_kernels::{replace_kernels_with, ROLLED};
@@ -92,11 +92,8 @@ impl Pass for VectorizeWinograd {
                     return None;
                 }
                 // The zero fill of the scratch: the kernel writes the scratch before reading it.
-                let fills: Vec<Op> = s.users().into_iter().filter(|user| user.is("linalg.fill")).collect();
-                if let [fill] = fills[..] {
-                    if s.users().len() == 2 && fill.operand(1) == s {
-                        absorbed.push(fill);
-                    }
+                if let Some(fill) = previous_user(op, s).filter(|f| f.is("linalg.fill") && f.operand(1) == s) {
+                    absorbed.push(fill);
                 }
                 filters.push(op.operand(1));
                 Some((kernel(&shape, &types), vec![x, u, s, y]))
@@ -105,6 +102,26 @@ impl Pass for VectorizeWinograd {
         drop_filters(module, &filters);
         Ok(())
     }
+}
+
+/// The last op of `op`'s block before it that uses `value` (itself or through an op nested in
+/// it). A fill of the scratch found so is its own zero fill (`strata-init-per-destination`
+/// gives each Winograd convolution one, right before it), or the last write of another buffer
+/// planned at the same offset (CSE makes such views one value): either way nothing reads its
+/// zeros but this convolution, whose kernel writes the scratch before reading it.
+fn previous_user(op: Op, value: strata_ir::Val) -> Option<Op> {
+    let block = op.block()?;
+    let users: Vec<Op> = value.users().into_iter().filter_map(|user| user.ancestor_in(block)).collect();
+    let mut last = None;
+    for current in block.ops() {
+        if current == op {
+            return last;
+        }
+        if users.contains(&current) {
+            last = Some(current);
+        }
+    }
+    None
 }
 
 /// Erases each of `filters` (a `memref.get_global` of a constant) that nothing reads any more,
