@@ -625,6 +625,20 @@ def conv_reference(x, w, b, s, d, pads):
     return y
 
 
+def against_numpy_on_threads(family, name, nodes, inits, x, expected):
+    """Cases `<name>-t1` and `-t2`: the model of `nodes` on input `x`, run on one and two
+    threads, must give `expected` within rtol 1e-4 and atol 1e-5."""
+    for threads in ("1", "2"):
+        cd = case_dir(family, f"{name}-t{threads}")
+        model = os.path.join(cd, "m.onnx")
+        save_model(model, nodes, [vi("x", FLOAT, list(x.shape))], [vi("y", FLOAT, list(expected.shape))], inits)
+        inputs = {"x": npy(os.path.join(cd, "x.npy"), x)}
+        add(family, f"{name}-t{threads}",
+            [run(model, inputs, "--threads", threads, "--expect", "y=" + npy(os.path.join(cd, "y.npy"), expected),
+                 "--rtol", "1e-4", "--atol", "1e-5")],
+            "ok", [f"0 of {expected.size} elements outside"])
+
+
 def band_chains():
     """A convolution, a ReLU and a pool (or a second convolution and ReLU), the chain
     `strata-band-chains` runs in bands of output rows (each band computing only the convolution
@@ -670,15 +684,58 @@ def band_chains():
         else:
             nodes.append(helper.make_node("MaxPool" if kind == "max" else "AveragePool", ["r"], ["y"], **pool))
             expected = window_reference(kind, relu, pk, ps, (1, 1), ppads, include_pad=False)
-        for threads in ("1", "2"):
-            cd = case_dir(family, f"{name}-t{threads}")
-            model = os.path.join(cd, "m.onnx")
-            save_model(model, nodes, [vi("x", FLOAT, list(x.shape))], [vi("y", FLOAT, list(expected.shape))], inits)
-            inputs = {"x": npy(os.path.join(cd, "x.npy"), x)}
-            add(family, f"{name}-t{threads}",
-                [run(model, inputs, "--threads", threads, "--expect", "y=" + npy(os.path.join(cd, "y.npy"), expected),
-                     "--rtol", "1e-4", "--atol", "1e-5")],
-                "ok", [f"0 of {expected.size} elements outside"])
+        against_numpy_on_threads(family, name, nodes, inits, x, expected)
+
+
+def reshaped_insertions():
+    """A decoder stage: a skip (also read by a pool) concatenated with an upsampled map, then a
+    padded 3x3 or a 1x1 convolution. A U-Net's ConvTranspose k2 s2 and a DepthToSpace make the
+    map by a transpose collapsed, which `strata-eliminate-reshaped-empties` writes straight into
+    the padded concatenation (arena 21760 -> 18304 B here), the skip's copy moved up by
+    `strata-choose-in-place`; a detector's nearest Resize (in place in YOLOv8n, copied at
+    these sizes) beside them: against NumPy, on one and two threads."""
+    family = "reshaped-insertions"
+    rng = np.random.default_rng(29)
+
+    def weights(*shape, fan_in):
+        return (rng.standard_normal(shape) / np.sqrt(fan_in)).astype(np.float32)
+
+    c, h = 8, 12
+    x = rng.standard_normal((1, c, h, h)).astype(np.float32)
+    w1, b1 = weights(c, c, 3, 3, fan_in=c * 9), weights(c, fan_in=1) * 0.1
+    skip = np.maximum(conv_reference(x, w1, b1, (1, 1), (1, 1), (1, 1, 1, 1)), 0)
+    pooled = skip.reshape(1, c, h // 2, 2, h // 2, 2).max(axis=(3, 5))
+    stem = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+            helper.make_node("Relu", ["c1"], ["skip"]),
+            helper.make_node("MaxPool", ["skip"], ["pooled"], kernel_shape=[2, 2], strides=[2, 2])]
+    for kind, mix in [("conv-transpose", 3), ("depth-to-space", 3), ("resize-nearest", 3), ("resize-nearest-1x1", 1)]:
+        inits = [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(b1, "b1")]
+        if kind == "conv-transpose":
+            wt, bt = weights(c, c, 2, 2, fan_in=c * 4), weights(c, fan_in=1) * 0.1
+            inits += [numpy_helper.from_array(wt, "wt"), numpy_helper.from_array(bt, "bt")]
+            up_nodes = [helper.make_node("ConvTranspose", ["pooled", "wt", "bt"], ["up"], kernel_shape=[2, 2], strides=[2, 2])]
+            up = np.einsum("ncij,cfab->nfiajb", pooled.astype(np.float64), wt).reshape(1, c, h, h) + bt[None, :, None, None]
+        elif kind == "depth-to-space":
+            wd, bd = weights(4 * c, c, 1, 1, fan_in=c), weights(4 * c, fan_in=1) * 0.1
+            inits += [numpy_helper.from_array(wd, "wd"), numpy_helper.from_array(bd, "bd")]
+            up_nodes = [helper.make_node("Conv", ["pooled", "wd", "bd"], ["phases"], kernel_shape=[1, 1]),
+                        helper.make_node("DepthToSpace", ["phases"], ["up"], blocksize=2, mode="DCR")]
+            phases = conv_reference(pooled, wd, bd, (1, 1), (1, 1), (0, 0, 0, 0))
+            up = phases.reshape(1, 2, 2, c, h // 2, h // 2).transpose(0, 3, 4, 1, 5, 2).reshape(1, c, h, h)
+        else:
+            inits.append(numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales"))
+            up_nodes = [helper.make_node("Resize", ["pooled", "", "scales"], ["up"], mode="nearest")]
+            up = pooled.repeat(2, axis=2).repeat(2, axis=3)
+        cat = np.concatenate([skip, up.astype(np.float32)], axis=1)
+        w3, b3 = weights(c, 2 * c, mix, mix, fan_in=2 * c * mix * mix), weights(c, fan_in=1) * 0.1
+        inits += [numpy_helper.from_array(w3, "w3"), numpy_helper.from_array(b3, "b3")]
+        pad = mix // 2
+        nodes = stem + up_nodes + [
+            helper.make_node("Concat", ["skip", "up"], ["cat"], axis=1),
+            helper.make_node("Conv", ["cat", "w3", "b3"], ["c3"], kernel_shape=[mix, mix], pads=[pad] * 4),
+            helper.make_node("Relu", ["c3"], ["y"])]
+        expected = np.maximum(conv_reference(cat, w3, b3, (1, 1), (1, 1), (pad,) * 4), 0).astype(np.float32)
+        against_numpy_on_threads(family, kind, nodes, inits, x, expected)
 
 
 def one_row_products():
@@ -865,6 +922,7 @@ artifacts()
 concurrency()
 window_borders()
 band_chains()
+reshaped_insertions()
 one_row_products()
 reduced_programs()
 stateful_ops()
