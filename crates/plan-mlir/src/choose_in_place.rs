@@ -40,6 +40,11 @@
 //! `strata.overwritten_slice` instead (its producer never reads it: `strata-pad-rings` then
 //! leaves the box it covers out of the destination's fill).
 //!
+//! A slice of a new tensor that nothing else reads gets its own buffer before any choice: the
+//! elimination leaves such a destination behind when it first makes a concatenation's part
+//! inside the concatenation and then moves the concatenation into a padded buffer (the U-Net's
+//! skips were written into tensors twice their size only to be copied from).
+//!
 //! Functions the `mark` run did not see are left alone (an unmarked slice of one may be a real
 //! read of its source).
 
@@ -69,6 +74,7 @@ pub static INFO: PassInfo = PassInfo {
     statistics: &[
         StatisticInfo { name: "in-place", help: "insertions produced inside their destination" },
         StatisticInfo { name: "copied", help: "insertions given their own buffer back (the copy costs less at the peak)" },
+        StatisticInfo { name: "stale", help: "slices of a new tensor nothing else reads (left behind by the elimination) given their own buffer" },
         StatisticInfo { name: "hoisted", help: "insertions of copies moved up, with their destination, to where their source's death lowers the peak" },
         StatisticInfo { name: "peak-bytes", help: "the modelled peak of live buffers with the choice made" },
     ],
@@ -107,11 +113,26 @@ impl Pass for ChooseInPlace {
         }
         // The slices the elimination created, by address.
         let mut created = BTreeSet::new();
+        let mut stale = 0;
         for slice in slices {
-            if !slice.remove_attribute(SLICE_MARK.0) {
-                created.insert(slice.raw().ptr as usize);
+            if slice.remove_attribute(SLICE_MARK.0) {
+                continue;
             }
+            // A slice of a new tensor nothing else reads: a destination the elimination left
+            // behind (a concatenation's part made inside the concatenation, which a pad's
+            // elimination then moved into the padded buffer). Its producer would write a
+            // larger buffer only to be copied from: it gets its own.
+            let source = slice.operand(0).owner().filter(|o| NEW.contains(&o.name().as_str()));
+            if let Some(empty) = source.filter(|empty| empty.result(0).users() == [slice]) {
+                own_buffer(cx, slice)?;
+                // Safety: its one user is gone; no handle to it is used again.
+                unsafe { empty.erase() };
+                stale += 1;
+                continue;
+            }
+            created.insert(slice.raw().ptr as usize);
         }
+        cx.bump("stale", stale);
         let Some(block) = Op::of(&func).body(0).filter(|_| !created.is_empty()) else { return Ok(()) };
         let model = Model::build(block, &created);
         if model.candidates.is_empty() {
