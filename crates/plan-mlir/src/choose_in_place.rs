@@ -259,25 +259,39 @@ fn uses_buffers(name: &str) -> bool {
 /// Moves the insertion `op` and what it needs below `anchor` (ops [`movable`] all, or nothing
 /// moves) to right before `anchor`, in order.
 fn hoist(block: Blk, op: Op, anchor: Op) {
-    let ops = block.ops();
-    let position: BTreeMap<usize, usize> = ops.iter().enumerate().map(|(i, op)| (op.raw().ptr as usize, i)).collect();
+    for needed in needed_after(block, vec![op.result(0)], anchor).unwrap_or_default() {
+        needed.move_before(anchor);
+    }
+}
+
+/// Each op's position in `ops` (a block's), by address.
+pub(crate) fn positions(ops: &[Op]) -> BTreeMap<usize, usize> {
+    ops.iter().enumerate().map(|(i, op)| (op.raw().ptr as usize, i)).collect()
+}
+
+/// The ops of `block` after `anchor` that make `roots` or the values they need (an op nested
+/// in one counts as its ancestor in `block`), in block order, if every one of them is
+/// [`movable`] (pure, so they may all move up to right before `anchor`; a fill's body reads
+/// only its own arguments, the others have no regions); `None` otherwise. Also
+/// `strata-eliminate-reshaped-empties`' (what must move above a producer's `tensor.empty`).
+pub(crate) fn needed_after(block: Blk, roots: Vec<Val>, anchor: Op) -> Option<Vec<Op>> {
+    let position = positions(&block.ops());
     let at = |op: Op| position.get(&(op.raw().ptr as usize)).copied();
-    let Some(limit) = at(anchor) else { return };
-    let mut moved = BTreeMap::new();
-    let mut work = vec![op];
-    while let Some(current) = work.pop() {
-        let Some(here) = at(current).filter(|&here| here > limit) else { continue };
-        if moved.insert(here, current).is_some() {
+    let limit = at(anchor)?;
+    let mut needed = BTreeMap::new();
+    let mut work = roots;
+    while let Some(value) = work.pop() {
+        let Some(op) = value.owner().and_then(|op| op.ancestor_in(block)) else { continue };
+        let Some(here) = at(op).filter(|&here| here > limit) else { continue };
+        if needed.insert(here, op).is_some() {
             continue;
         }
-        if !movable(&current.name()) {
-            return;
+        if !movable(&op.name()) {
+            return None;
         }
-        work.extend(current.operands().into_iter().filter_map(|v| v.owner().and_then(|o| o.ancestor_in(block))));
+        work.extend(op.operands());
     }
-    for current in moved.into_values() {
-        current.move_before(anchor);
-    }
+    Some(needed.into_values().collect())
 }
 
 /// An insertion in place: the slice of the destination the producer writes.
@@ -426,8 +440,7 @@ impl Model {
         // What the elimination hoisted above a producer so that its slice could be the
         // producer's destination: fills of new tensors and insertions a candidate slices. They
         // run (and use their values) right before their first user that is left.
-        let position: BTreeMap<usize, usize> =
-            ops.iter().enumerate().map(|(i, op)| (op.raw().ptr as usize, i)).collect();
+        let position = positions(&ops);
         let candidate_of: BTreeMap<usize, usize> =
             model.candidates.iter().enumerate().map(|(c, candidate)| (candidate.slice.raw().ptr as usize, c)).collect();
         for (at, &op) in ops.iter().enumerate() {
@@ -545,15 +558,7 @@ impl Model {
     /// The peak of live bytes and the number of positions at it, with the candidates in place
     /// where `accepted` says so and the insertions `hoisted` moved up.
     fn peak(&self, accepted: &[bool], hoisted: &BTreeMap<usize, usize>) -> (u64, usize) {
-        let (mut peak, mut count) = (0i64, 0usize);
-        for live in self.live(accepted, hoisted) {
-            if live > peak {
-                (peak, count) = (live, 1);
-            } else if live == peak {
-                count += 1;
-            }
-        }
-        (peak as u64, count)
+        peak_of(&self.live(accepted, hoisted))
     }
 
     /// The choice (true: in place), the insertions moved up (see [`Model::hoist`]) and the
@@ -601,7 +606,7 @@ impl Model {
             accepted[c] = !accepted[c];
             plain = better(plain, cost(&accepted, BTreeMap::new(), true));
         }
-        let plain = cost(&plain.accepted.clone(), plain.hoisted, true);
+        let plain = cost(&plain.accepted, plain.hoisted, true);
         // Past the budget the descents with moves would repeat those without.
         let mut best = plain;
         for start in [true, false] {
@@ -644,7 +649,7 @@ impl Model {
         }
         let mut placed = self.placed(accepted, &hoisted);
         let mut live = self.live(accepted, &hoisted);
-        let mut best = self.peak(accepted, &hoisted);
+        let mut best = peak_of(&live);
         for (index, sunk) in self.sunk.iter().enumerate() {
             let Some(lowest) = sunk.lowest.filter(|_| !hoisted.contains_key(&index)) else { continue };
             let at = placed[index];
@@ -674,4 +679,18 @@ impl Model {
         }
         hoisted
     }
+}
+
+/// The peak of the live bytes `live` (one entry per position) and the number of positions at
+/// it.
+fn peak_of(live: &[i64]) -> (u64, usize) {
+    let (mut peak, mut count) = (0i64, 0usize);
+    for &bytes in live {
+        if bytes > peak {
+            (peak, count) = (bytes, 1);
+        } else if bytes == peak {
+            count += 1;
+        }
+    }
+    (peak as u64, count)
 }

@@ -20,17 +20,18 @@
 //! producer straight into the destination, and the insertion of an equivalent subset is no
 //! copy. Where `%d` (or an op it depends on) is made after the `tensor.empty`, those ops move
 //! up to right before it, as `eliminate-empty-tensors` moves the values it needs; only fills of
-//! new tensors, insertions, slices, reshapes and constants move (no work is reordered), and
-//! an insertion needing any other op is left alone.
+//! new tensors, insertions, views (slices, reshapes, casts), new tensors and constants move
+//! (no work is reordered; the walk is `strata-choose-in-place`'s `needed_after`, which also
+//! moves its insertions of copies), and an insertion needing any other op is left alone.
 //!
 //! It runs after `eliminate-empty-tensors` and before `strata-choose-in-place`, which sees the
 //! new slices as the elimination's (unmarked) and decides each by the peak like the others:
 //! a rejected one gets its `tensor.empty` back (under the expansions) and the moved fills and
 //! insertions move down to their first user left.
 
+use crate::choose_in_place::needed_after;
 use melior::ir::operation::OperationBuilder;
 use melior::ir::{Attribute, BlockLike, Identifier};
-use std::collections::{BTreeMap, BTreeSet};
 use strata_ir::{Blk, Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 
 pub static INFO: PassInfo = PassInfo {
@@ -49,18 +50,6 @@ pub fn create(_: &PassOptions) -> Box<dyn Pass> {
 }
 
 struct EliminateReshapedEmpties;
-
-/// Ops that may move up to a producer's `tensor.empty`: they make or rearrange tensors without
-/// computing anything.
-const MOVABLE: &[&str] = &[
-    "tensor.empty",
-    "linalg.fill",
-    "tensor.insert_slice",
-    "tensor.extract_slice",
-    "tensor.expand_shape",
-    "tensor.collapse_shape",
-    "arith.constant",
-];
 
 /// An insertion of a collapsed producer's result.
 struct Candidate {
@@ -98,31 +87,6 @@ impl Candidate {
             empty.result(0).users().len() == 1 && empty.block() == Some(block) && producer.block() == Some(block);
         only.then_some(Candidate { insert, collapses, empty })
     }
-
-    /// The ops after the `tensor.empty` that the destination needs, in block order, if all
-    /// of them may move above it.
-    fn to_move(&self, position: &BTreeMap<usize, usize>, block: Blk) -> Option<Vec<Op>> {
-        let key = |op: Op| op.raw().ptr as usize;
-        let at = |op: Op| position.get(&key(op)).copied();
-        let limit = at(self.empty)?;
-        let mut moved = BTreeMap::new();
-        let mut work = vec![self.insert.operand(1)];
-        let mut seen = BTreeSet::new();
-        while let Some(value) = work.pop() {
-            let Some(op) = value.owner().and_then(|op| op.ancestor_in(block)) else { continue };
-            let here = at(op)?;
-            if here < limit || !seen.insert(key(op)) {
-                continue;
-            }
-            if !MOVABLE.contains(&op.name().as_str()) {
-                return None;
-            }
-            // A fill's body reads only its own arguments; the others have no regions.
-            work.extend(op.operands());
-            moved.insert(here, op);
-        }
-        Some(moved.into_values().collect())
-    }
 }
 
 impl Pass for EliminateReshapedEmpties {
@@ -134,10 +98,10 @@ impl Pass for EliminateReshapedEmpties {
         let Some(block) = Op::of(&func).body(0) else { return Ok(()) };
         let context = cx.strata().mlir();
         let inserts: Vec<Op> = block.ops().into_iter().filter(|op| op.is("tensor.insert_slice")).collect();
-        let mut position = positions(block);
         for insert in inserts {
             let Some(candidate) = Candidate::of(insert, block) else { continue };
-            let Some(moved) = candidate.to_move(&position, block) else { continue };
+            // What the destination needs after the `tensor.empty` moves above it.
+            let Some(moved) = needed_after(block, vec![insert.operand(1)], candidate.empty) else { continue };
             for &op in &moved {
                 op.move_before(candidate.empty);
             }
@@ -147,15 +111,9 @@ impl Pass for EliminateReshapedEmpties {
             unsafe { candidate.empty.erase() };
             cx.bump("eliminated", 1);
             cx.bump("moved", moved.len() as u64);
-            position = positions(block);
         }
         Ok(())
     }
-}
-
-/// Each op's position in `block`, by address.
-fn positions(block: Blk) -> BTreeMap<usize, usize> {
-    block.ops().into_iter().enumerate().map(|(i, op)| (op.raw().ptr as usize, i)).collect()
 }
 
 /// `expand_shape(extract_slice %d[...])` before the candidate's `tensor.empty`, of its type: the

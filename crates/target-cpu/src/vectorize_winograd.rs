@@ -22,8 +22,8 @@
 //!    initial value, a bias) with loads and stores masked past the row.
 //!
 //! The zero fill of the scratch that the marked generic reads, the last op before it to use
-//! the scratch, is absorbed (the kernel writes the scratch before it reads it). Results differ from the direct convolution's by rounding
-//! only, and do not depend on the thread count.
+//! the scratch, is absorbed (the kernel writes the scratch before it reads it). Results differ
+//! from the direct convolution's by rounding only, and do not depend on the thread count.
 
 use crate::text_kernels::{replace_kernels_with, ROLLED};
 use crate::winograd::{Shape, LANES};
