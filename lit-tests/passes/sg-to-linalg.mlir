@@ -156,6 +156,34 @@ func.func @layout(%x: tensor<2x3xf32>, %i: tensor<4xi64>) -> (tensor<3x2xf32>, t
 
 // -----
 
+// A view on its own is a copy that reads it as a fused kernel reads a view operand: a
+// transposed slice of channels (YOLOv8's box head: [1, 64, 20] split into 4 x 16 bins,
+// transposed) as its storage expanded into the view's axes and sliced, read through a
+// permutation; a slice of columns from 1 (not a per-axis projected map: `d1 + 1`) the same
+// way, the offset in the expanded axes' digits; a view whose axes overlap through one index
+// over the storage (no `tensor.extract`: a map the copy reads).
+// CHECK-DAG: #[[SWAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d1, d3)>
+// CHECK-DAG: #[[FLAT:.*]] = affine_map<(d0, d1) -> (d0 * 2 + d1 + 1)>
+// CHECK-LABEL: func.func @standalone_views
+// CHECK: %[[FLAT1:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2]] : tensor<1x144x20xf32> into tensor<2880xf32>
+// CHECK: %[[LINE:.*]] = tensor.extract_slice %[[FLAT1]][0] [1280] [1] : tensor<2880xf32> to tensor<1280xf32>
+// CHECK: %[[BINS:.*]] = tensor.expand_shape %[[LINE]] {{\[}}[0, 1, 2]] output_shape [4, 16, 20] : tensor<1280xf32> into tensor<4x16x20xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[SWAP]], #{{.*}}], {{.*}} ins(%[[BINS]] : tensor<4x16x20xf32>) outs(%{{.*}} : tensor<1x16x4x20xf32>)
+// CHECK: %[[ROWS:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [6, 5] : tensor<30xf32> into tensor<6x5xf32>
+// CHECK: %[[COLS:.*]] = tensor.extract_slice %[[ROWS]][0, 1] [6, 3] [1, 1] : tensor<6x5xf32> to tensor<6x3xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[COLS]] : tensor<6x3xf32>) outs(%{{.*}} : tensor<6x3xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[FLAT]], #{{.*}}], {{.*}} ins(%{{.*}} : tensor<30xf32>) outs(%{{.*}} : tensor<4x4xf32>)
+// CHECK-NOT: tensor.extract %
+// CHECK-NOT: sg.
+func.func @standalone_views(%x: tensor<1x144x20xf32>, %y: tensor<6x5xf32>) -> (tensor<1x16x4x20xf32>, tensor<6x3xf32>, tensor<4x4xf32>) {
+  %0 = "sg.view"(%x) {offset = 0 : i64, sizes = array<i64: 1, 16, 4, 20>, strides = array<i64: 1280, 20, 320, 1>} : (tensor<1x144x20xf32>) -> tensor<1x16x4x20xf32>
+  %1 = "sg.view"(%y) {offset = 1 : i64, sizes = array<i64: 6, 3>, strides = array<i64: 5, 1>} : (tensor<6x5xf32>) -> tensor<6x3xf32>
+  %2 = "sg.view"(%y) {offset = 1 : i64, sizes = array<i64: 4, 4>, strides = array<i64: 2, 1>} : (tensor<6x5xf32>) -> tensor<4x4xf32>
+  return %0, %1, %2 : tensor<1x16x4x20xf32>, tensor<6x3xf32>, tensor<4x4xf32>
+}
+
+// -----
+
 // Wrap padding reads (i + lift) mod n on a padded axis (here 2 before on 3: lift 1), and an
 // axis without padding reads where it writes.
 // CHECK-LABEL: func.func @pad_wrap

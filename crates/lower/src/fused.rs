@@ -16,10 +16,10 @@ use strata_ir::Error;
 
 /// A view operand: the layout it reads its base with.
 #[derive(Debug, PartialEq)]
-struct Layout {
-    offset: i64,
-    shape: Vec<i64>,
-    strides: Vec<i64>,
+pub(crate) struct Layout {
+    pub offset: i64,
+    pub shape: Vec<i64>,
+    pub strides: Vec<i64>,
 }
 
 /// The values a fused kernel takes: `fused`'s operands, each `sg.view` replaced by its base.
@@ -63,33 +63,9 @@ pub fn kernel(fused: Fused<'_, '_>) -> Result<Lowered, Error> {
         match view {
             None => inputs.push((arg, ty.clone(), Map::identity(rank))),
             Some(layout) => {
-                // On the base's own axes when the view is a per-axis slice / transpose /
-                // broadcast of it (vectorises like any projected map), else over the
-                // collapsed base; a view without such a map whose axes nest is read as its
-                // base sliced and reshaped ([`MixedRadix`]), one bare loop an axis. A reduced
-                // loop has no output axis to take its extent from: a per-axis map that does
-                // not give it as a whole axis gives way to the reshaped base too.
-                let per_axis = per_axis_map(&ty.shape, layout);
                 let walked: Vec<usize> =
                     (0..rank).filter(|&d| reduced[d] && layout.shape[d] > 1 && layout.strides[d] != 0).collect();
-                let whole = per_axis.as_ref().is_some_and(|exprs| covers(exprs, &walked));
-                let flat = TensorTy::new(vec![ty.numel()], ty.elem.clone());
-                if let Some(radix) = MixedRadix::of(ty.numel(), layout).filter(|_| !whole) {
-                    let collapsed = crate::layout::reshape(&mut k, &arg, ty, &flat);
-                    let (value, sliced, exprs) = radix.emit(&mut k, &collapsed, &flat);
-                    inputs.push((value, sliced, Map(exprs)));
-                    continue;
-                }
-                if let Some(exprs) = per_axis {
-                    inputs.push((arg, ty.clone(), Map(exprs)));
-                    continue;
-                }
-                let collapsed = crate::layout::reshape(&mut k, &arg, ty, &flat);
-                let mut expr = layout.offset.to_string();
-                for (d, stride) in layout.strides.iter().enumerate() {
-                    expr += &format!(" + d{d} * {stride}");
-                }
-                inputs.push((collapsed, flat, Map(vec![expr])));
+                inputs.push(read_view(&mut k, &arg, ty, layout, &walked, false));
             }
         }
     }
@@ -135,6 +111,43 @@ pub fn kernel(fused: Fused<'_, '_>) -> Result<Lowered, Error> {
     Ok(Lowered { kernel: k, reads: crate::ops::Reads::ViewBases })
 }
 
+/// How a generic reads the view `layout` of `base` (a value of type `ty`): the operand, its
+/// type and its map over the view's loops. On the base's own axes when the view is a per-axis
+/// slice / transpose / broadcast of it (vectorises like any projected map), else over the
+/// collapsed base; a view without such a map whose axes nest is read as its base sliced and
+/// reshaped ([`MixedRadix`]), one bare loop an axis. `walked` are loops no output axis gives
+/// the extent of (reduced ones): a per-axis map that does not give each as a whole axis gives
+/// way to the reshaped base too, and so does one with offsets or steps when `projected`
+/// (the reader vectorizes only projected maps: a copy). Only the last resort,
+/// `offset + Σ d_k · stride_k` over the collapsed base, is not a per-axis map (a gather).
+pub(crate) fn read_view(
+    k: &mut Kernel,
+    base: &str,
+    ty: &TensorTy,
+    layout: &Layout,
+    walked: &[usize],
+    projected: bool,
+) -> (String, TensorTy, Map) {
+    let per_axis = per_axis_map(&ty.shape, layout);
+    let bare = |exprs: &Vec<String>| exprs.iter().all(|e| e == "0" || (e.starts_with('d') && !e.contains(' ')));
+    let whole = per_axis.as_ref().is_some_and(|exprs| covers(exprs, walked) && (!projected || bare(exprs)));
+    let flat = TensorTy::new(vec![ty.numel()], ty.elem.clone());
+    if let Some(radix) = MixedRadix::of(ty.numel(), layout).filter(|_| !whole) {
+        let collapsed = crate::layout::reshape(k, base, ty, &flat);
+        let (value, sliced, exprs) = radix.emit(k, &collapsed, &flat);
+        return (value, sliced, Map(exprs));
+    }
+    if let Some(exprs) = per_axis {
+        return (base.to_owned(), ty.clone(), Map(exprs));
+    }
+    let collapsed = crate::layout::reshape(k, base, ty, &flat);
+    let mut expr = layout.offset.to_string();
+    for (d, stride) in layout.strides.iter().enumerate() {
+        expr += &format!(" + d{d} * {stride}");
+    }
+    (collapsed, flat, Map(vec![expr]))
+}
+
 /// Whether each loop of `loops` is a bare result (`dK`) of `exprs`.
 fn covers(exprs: &[String], loops: &[usize]) -> bool {
     loops.iter().all(|d| exprs.iter().any(|e| *e == format!("d{d}")))
@@ -154,11 +167,16 @@ fn covered(inputs: &[(&str, &TensorTy, Map)], loops: &[usize]) -> bool {
 /// bufferization: nothing is copied.
 #[derive(Debug, PartialEq)]
 struct MixedRadix {
+    /// Where the expanded line starts in the flat base: the view's offset rounded down to a
+    /// multiple of the largest stride (the rest is in `starts`).
     offset: i64,
     /// The view axes walked, by falling stride.
     axes: Vec<usize>,
     /// The expanded shape.
     expanded: Vec<i64>,
+    /// Where the slice starts on each expanded axis: the rest of the view's offset in the
+    /// expanded shape's digits.
+    starts: Vec<i64>,
     /// The sizes read of each expanded axis.
     sizes: Vec<i64>,
 }
@@ -174,6 +192,7 @@ impl MixedRadix {
         }
         let mut expanded = vec![layout.shape[first]];
         let mut sizes = vec![layout.shape[first]];
+        let mut strides = vec![layout.strides[first]];
         for pair in axes.windows(2) {
             let (outer, inner) = (layout.strides[pair[0]], layout.strides[pair[1]]);
             let factor = outer / inner;
@@ -182,13 +201,27 @@ impl MixedRadix {
             }
             expanded.push(factor);
             sizes.push(layout.shape[pair[1]]);
+            strides.push(inner);
         }
         if layout.strides[last] > 1 {
             expanded.push(layout.strides[last]);
             sizes.push(1);
+            strides.push(1);
+        }
+        // The offset in the expanded shape's digits: whole rows of the outermost axis move the
+        // line's start, the rest starts the slice inside each axis (where it still fits).
+        let offset = layout.offset - layout.offset % strides[0];
+        let mut rest = layout.offset % strides[0];
+        let mut starts = vec![0; expanded.len()];
+        for e in 1..expanded.len() {
+            starts[e] = rest / strides[e];
+            rest %= strides[e];
+            if starts[e] + sizes[e] > expanded[e] {
+                return None;
+            }
         }
         let length: i64 = expanded.iter().product();
-        (layout.offset + length <= numel).then_some(MixedRadix { offset: layout.offset, axes, expanded, sizes })
+        (rest == 0 && offset + length <= numel).then_some(MixedRadix { offset, axes, expanded, starts, sizes })
     }
 
     /// The sliced, expanded base (from `flat`, the collapsed base of type `flat_ty`), its type
@@ -212,11 +245,10 @@ impl MixedRadix {
         let value = if self.sizes == self.expanded {
             expanded_value
         } else {
-            let zeros = vec![0; self.sizes.len()];
             let ones = vec![1; self.sizes.len()];
             k.emit(format_args!(
                 "tensor.extract_slice {expanded_value}[{}] [{}] [{}] : {expanded} to {sliced}",
-                list(&zeros),
+                list(&self.starts),
                 list(&self.sizes),
                 list(&ones)
             ))
@@ -343,6 +375,10 @@ mod tests {
             (50, Layout { offset: 0, shape: vec![1, 5, 4, 2], strides: vec![50, 1, 5, 20] }),
             (64, Layout { offset: 3, shape: vec![3, 2], strides: vec![16, 4] }),
             (40, Layout { offset: 1, shape: vec![2, 3, 1], strides: vec![12, 2, 0] }),
+            // Columns 5..8 of a 2 x 10 base: the last row ends inside the base.
+            (20, Layout { offset: 5, shape: vec![2, 3], strides: vec![10, 1] }),
+            // Channels 1..3 of 4 x 3 x 5, transposed to 5 x 2 x 3 (columns, channels, rows).
+            (60, Layout { offset: 15, shape: vec![5, 2, 3], strides: vec![1, 15, 5] }),
         ];
         for (numel, layout) in &cases {
             let radix = MixedRadix::of(*numel, layout).expect("nested axes");
@@ -364,12 +400,15 @@ mod tests {
                     index[e] = at[k];
                     assert!(at[k] < radix.sizes[e], "{layout:?}: axis {k} beyond its slice");
                 }
-                let address = radix.offset + index.iter().zip(&strides).map(|(i, s)| i * s).sum::<i64>();
+                let address = radix.offset
+                    + index.iter().zip(&radix.starts).zip(&strides).map(|((i, o), s)| (i + o) * s).sum::<i64>();
                 assert_eq!(address, expected, "{layout:?} at {at:?}");
             }
         }
-        // Axes that overlap, or a last row past the base, do not nest.
+        // Axes that overlap, an offset whose digits overflow an axis, or a last row past the
+        // base, do not nest.
         assert_eq!(MixedRadix::of(50, &Layout { offset: 0, shape: vec![4, 4], strides: vec![2, 1] }), None);
-        assert_eq!(MixedRadix::of(20, &Layout { offset: 5, shape: vec![2, 3], strides: vec![10, 1] }), None);
+        assert_eq!(MixedRadix::of(20, &Layout { offset: 8, shape: vec![2, 3], strides: vec![10, 1] }), None);
+        assert_eq!(MixedRadix::of(20, &Layout { offset: 15, shape: vec![2, 3], strides: vec![10, 1] }), None);
     }
 }

@@ -242,22 +242,21 @@ pub fn pad(k: &mut Kernel, pads: &[i64], mode: i64, value: f64, out: &TensorTy) 
     })
 }
 
-/// `storage[offset + sum(i_k * strides[k])]` of the operand's row-major storage.
+/// `storage[offset + sum(i_k * strides[k])]` of the operand's row-major storage: a copy
+/// reading the view as a fused kernel reads a view operand (`crate::fused::read_view`: the
+/// base's own axes, or its storage sliced and reshaped so each view axis is one axis), so
+/// the copy vectorizes as a (transposing, broadcasting) elementwise copy. Only a view whose
+/// axes do not nest is read through one index over the storage.
 pub fn view(k: &mut Kernel, offset: i64, strides: &[i64], out: &TensorTy) -> String {
     let in_ty = k.arg_type(0).clone();
     let input = k.arg(0);
-    let flat_ty = TensorTy::new(vec![in_ty.numel()], in_ty.elem.clone());
-    let flat = reshape(k, &input, &in_ty, &flat_ty);
+    let layout = crate::fused::Layout { offset, shape: out.shape.clone(), strides: strides.to_vec() };
+    let (value, ty, map) = crate::fused::read_view(k, &input, &in_ty, &layout, &[], true);
     let init = k.empty(out);
-    k.generic(&[], (&init, out, Map::identity(out.rank())), &vec![Iter::Parallel; out.rank()], |b, _| {
-        let mut linear = b.emit(format_args!("arith.constant {offset} : index"));
-        for (d, &stride) in strides.iter().enumerate() {
-            let i = b.index(d);
-            let s = b.emit(format_args!("arith.constant {stride} : index"));
-            let term = b.emit(format_args!("arith.muli {i}, {s} : index"));
-            linear = b.emit(format_args!("arith.addi {linear}, {term} : index"));
-        }
-        let value = b.emit(format_args!("tensor.extract {flat}[{linear}] : {flat_ty}"));
-        b.from_storage(&value, &flat_ty.elem)
-    })
+    k.generic(
+        &[(&value, &ty, map)],
+        (&init, out, Map::identity(out.rank())),
+        &vec![Iter::Parallel; out.rank()],
+        |_, args| args[0].clone(),
+    )
 }
