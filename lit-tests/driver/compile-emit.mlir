@@ -94,5 +94,5 @@
 // EXPECTTWICE: error: --expect names output 'y' twice
 // SHAPETWICE: error: --input-shape names input 'x' twice
 // NODIR: error: cannot write {{.*}}no-such-dir/libm.so: the directory {{.*}}no-such-dir does not exist
-// NOCC: error: cannot run `{{.*}}no-such-cc` (set CC to a C compiler driver)
-// CCFAILS: error: assembling the weights with `false -c` failed (exit status: 1)
+// NOCC: error: cannot run the linker `{{.*}}no-such-cc` (set CC to a C compiler driver)
+// CCFAILS: error: linking {{.*}}ccfails.so with `false -shared` failed (exit status: 1)

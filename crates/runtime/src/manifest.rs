@@ -240,7 +240,11 @@ pub struct ArtifactPaths {
 impl ArtifactPaths {
     pub fn for_output(main: &Path) -> ArtifactPaths {
         let stem = main.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
-        let stem = stem.strip_prefix("lib").filter(|_| main.extension().is_some_and(|e| e == "so")).unwrap_or(stem);
+        // `libm.so` -> `m.json`; `lib.so` keeps its stem (not a hidden `.json`).
+        let stem = stem
+            .strip_prefix("lib")
+            .filter(|rest| !rest.is_empty() && main.extension().is_some_and(|e| e == "so"))
+            .unwrap_or(stem);
         let beside = |suffix: &str| main.with_file_name(format!("{stem}{suffix}"));
         ArtifactPaths {
             main: main.to_path_buf(),
@@ -586,6 +590,16 @@ mod tests {
         let mut value = manifest();
         edit(&mut value);
         Manifest::parse(&value.to_string())
+    }
+
+    #[test]
+    fn artifact_files_sit_beside_the_library() {
+        let paths = ArtifactPaths::for_output(Path::new("out/libm.so"));
+        assert_eq!(paths.manifest, Path::new("out/m.json"));
+        assert_eq!(paths.header, Path::new("out/m.h"));
+        // Nothing after `lib`: the stem stays (not a hidden `.json`).
+        assert_eq!(ArtifactPaths::for_output(Path::new("out/lib.so")).manifest, Path::new("out/lib.json"));
+        assert_eq!(ArtifactPaths::for_output(Path::new("m.ptx")).weights, Path::new("m.weights.bin"));
     }
 
     #[test]

@@ -97,23 +97,6 @@ int strata_{name}_run(const uint8_t *weights, uint8_t *arena, const void *const 
     text
 }
 
-/// The weights' assembly being assembled by the C compiler driver (`cc -c`), into `object`.
-struct Assembling {
-    child: std::process::Child,
-    object: std::path::PathBuf,
-}
-
-impl Assembling {
-    /// The object, once the assembler is done with it.
-    fn wait(mut self, driver: &str) -> Result<std::path::PathBuf, Error> {
-        match self.child.wait() {
-            Ok(s) if s.success() => Ok(self.object),
-            Ok(s) => Err(Error::io(format!("assembling the weights with `{driver} -c` failed ({s})"))),
-            Err(e) => Err(Error::io(format!("cannot wait for `{driver} -c`, assembling the weights: {e}"))),
-        }
-    }
-}
-
 /// Whether GNU gold (`ld.gold`) is on the `PATH`, where the C compiler driver finds it.
 fn gold_installed() -> bool {
     std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join("ld.gold").is_file()))
@@ -161,27 +144,13 @@ pub fn write(
         .tempdir_in(strata_runtime::files::parent_dir(&paths.main))
         .map_err(|e| format!("cannot create a temporary directory beside {}: {e}", paths.main.display()))?;
     let linker = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    // The C compiler driver assembles the weights while the code compiles: it only copies
-    // bytes (0.05-0.2 s for 50 MB), and would otherwise do so after code generation.
-    let assembling = if weights.is_empty() {
+    // The weights' object first (one write of the bytes), then the code's.
+    let weights_object = if weights.is_empty() {
         None
     } else {
-        let assembly = crate::host::weights_assembly(embedded, dir.path()).map_err(|e| Error::of(&e))?;
-        let object = dir.path().join("weights.o");
-        let child = std::process::Command::new(&linker)
-            .arg("-c")
-            .arg(&assembly)
-            .arg("-o")
-            .arg(&object)
-            .spawn()
-            .map_err(|e| Error::io(format!("cannot run `{linker}` (set CC to a C compiler driver): {e}")))?;
-        Some(Assembling { child, object })
+        Some(crate::host::weights_object(embedded, dir.path()).map_err(|e| Error::of(&e))?)
     };
     let objects = crate::host::emit_objects(module, Some(embedded), jobs, dir.path()).map_err(|e| Error::of(&e));
-    let weights_object = match assembling {
-        Some(assembling) => Some(assembling.wait(&linker)?),
-        None => None,
-    };
     let temps: Vec<std::path::PathBuf> = objects?.into_iter().chain(weights_object).collect();
     let linked = dir.path().join("lib.so");
     // The library's own name, not the temporary path it is linked at: the linker writes it
