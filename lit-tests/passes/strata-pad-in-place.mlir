@@ -1,6 +1,6 @@
-// strata-pad-in-place: a pad whose source nothing else reads becomes fill + insert_slice, so
-// that eliminate-empty-tensors lets the source's producer write into the padded buffer's
-// interior; pads of sources read elsewhere, or with a non-constant value, stay.
+// strata-pad-in-place: a pad becomes fill + insert_slice, so that eliminate-empty-tensors lets
+// the source's producer write into the padded buffer's interior (where strata-choose-in-place
+// finds it pays); pads of a value that is not a float constant stay.
 // RUN: strata-opt %s -p 'builtin.module(func.func(strata-pad-in-place))' --mlir-pass-statistics 2>&1 | FileCheck %s
 // Planned: with the pad in place the expanded value and its padded copy never coexist.
 // RUN: strata-opt %s -p 'builtin.module(func.func(strata-pad-in-place),eliminate-empty-tensors,strata-bufferize,func.func(plan-arena))' | FileCheck %s --check-prefix=INPLACE
@@ -34,11 +34,14 @@ func.func @expand_then_pad(%bias: tensor<16xf32>, %out: tensor<1x16x10x10xf32>) 
   return %y : tensor<1x16x10x10xf32>
 }
 
-// A source that another op reads keeps its pad (a copy), and so does an integer pad.
+// A source that another op reads is inserted too (the chooser copies it if in place would
+// cost memory, and the fill is then narrowed to the ring); an integer pad stays.
 // CHECK-LABEL: func.func @kept
-// CHECK-COUNT-2: tensor.pad
-// CHECK: (S) 1 pads-in-place
-// CHECK: (S) 2 pads-kept
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<6x6xf32>)
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[1, 1] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<6x6xf32>
+// CHECK-COUNT-1: tensor.pad
+// CHECK: (S) 2 pads-in-place
+// CHECK: (S) 1 pads-kept
 func.func @kept(%x: tensor<4x4xf32>, %i: tensor<4x4xi32>) -> (tensor<6x6xf32>, tensor<4x4xf32>, tensor<6x6xi32>) {
   %zero = arith.constant 0.0 : f32
   %izero = arith.constant 0 : i32
