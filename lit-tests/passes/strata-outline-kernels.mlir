@@ -65,6 +65,41 @@ module {
     }
     return
   }
+
+  // The same layouts read through other views: columns 1-2 and 2-3 of a 4 x 4 buffer (two
+  // bands), and a 2 x 4 buffer seen as an expansion of a flat view or as a subview of a larger
+  // one. Each becomes a view of the arena at its bytes (and a reinterpret_cast to its strides
+  // where it is not contiguous): one function each.
+  func.func @views(%arena: memref<128xi8>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c64 = arith.constant 64 : index
+    %rows = memref.view %arena[%c0][] : memref<128xi8> to memref<4x4xf32>
+    %out = memref.view %arena[%c64][] : memref<128xi8> to memref<4x4xf32>
+    %band1 = memref.subview %rows[0, 1] [4, 2] [1, 1] : memref<4x4xf32> to memref<4x2xf32, strided<[4, 1], offset: 1>>
+    %band2 = memref.subview %rows[0, 2] [4, 2] [1, 1] : memref<4x4xf32> to memref<4x2xf32, strided<[4, 1], offset: 2>>
+    scf.for %i = %c0 to %c4 step %c1 {
+      %a = vector.load %band1[%i, %c0] : memref<4x2xf32, strided<[4, 1], offset: 1>>, vector<2xf32>
+      vector.store %a, %out[%i, %c0] : memref<4x4xf32>, vector<2xf32>
+    }
+    scf.for %i = %c0 to %c4 step %c1 {
+      %a = vector.load %band2[%i, %c0] : memref<4x2xf32, strided<[4, 1], offset: 2>>, vector<2xf32>
+      vector.store %a, %out[%i, %c0] : memref<4x4xf32>, vector<2xf32>
+    }
+    %flat = memref.view %arena[%c0][] : memref<128xi8> to memref<8xf32>
+    %grid = memref.expand_shape %flat [[0, 1]] output_shape [2, 4] : memref<8xf32> into memref<2x4xf32>
+    %half = memref.subview %out[2, 0] [2, 4] [1, 1] : memref<4x4xf32> to memref<2x4xf32, strided<[4, 1], offset: 8>>
+    scf.for %i = %c0 to %c4 step %c4 {
+      %a = vector.load %grid[%c1, %i] : memref<2x4xf32>, vector<4xf32>
+      vector.store %a, %rows[%c0, %i] : memref<4x4xf32>, vector<4xf32>
+    }
+    scf.for %i = %c0 to %c4 step %c4 {
+      %a = vector.load %half[%c1, %i] : memref<2x4xf32, strided<[4, 1], offset: 8>>, vector<4xf32>
+      vector.store %a, %rows[%c0, %i] : memref<4x4xf32>, vector<4xf32>
+    }
+    return
+  }
 }
 
 // CHECK: func.func private @strata_kernel_0(%arg0: memref<16xf32>, %arg1: memref<16xf32>, %arg2: memref<128xi8>, %arg3: memref<64xi8> {llvm.noalias, llvm.readonly})
@@ -98,9 +133,30 @@ module {
 // CHECK-NOT: vector.from_elements
 // CHECK: return
 
-// STATS: (S) 6 kernels - kernels moved into functions of their own
+// The bands: one function, its views at byte offsets 4 and 8 (1 and 2 floats into the
+// buffer at 0; the 14 floats from there a band spans, cast to its strides) and 64 for the
+// output; the 2 x 4 buffers: 0 (the flat view's) and 96 (8 floats into the buffer at 64),
+// contiguous, so views alone.
+// CHECK: func.func private @strata_kernel_6(%arg0: memref<128xi8>, %arg1: index, %arg2: index)
+// CHECK: %[[BAND:.*]] = memref.view %arg0[%arg1][] : memref<128xi8> to memref<14xf32>
+// CHECK: memref.reinterpret_cast %[[BAND]] to offset: [0], sizes: [4, 2], strides: [4, 1] : memref<14xf32> to memref<4x2xf32, strided<[4, 1]>>
+// CHECK: memref.view %arg0[%arg2][] : memref<128xi8> to memref<4x4xf32>
+// CHECK-NOT: memref.subview
+// CHECK: vector.load
+// CHECK-NOT: func.func private @strata_kernel_7(
+// CHECK: func.func private @strata_kernel_8(%arg0: memref<128xi8>, %arg1: index, %arg2: index)
+// CHECK: memref.view %arg0[%arg1][] : memref<128xi8> to memref<2x4xf32>
+// CHECK-NOT: memref.expand_shape
+// CHECK-NOT: func.func private @strata_kernel_9(
+// CHECK: func.func @views(
+// CHECK: call @strata_kernel_6(%arg0, %c4{{[_0-9]*}}, %c64{{[_0-9]*}})
+// CHECK: call @strata_kernel_6(%arg0, %c8{{[_0-9]*}}, %c64{{[_0-9]*}})
+// CHECK: call @strata_kernel_8(%arg0, %c0{{[_0-9]*}}, %c0{{[_0-9]*}})
+// CHECK: call @strata_kernel_8(%arg0, %c96{{[_0-9]*}}, %c0{{[_0-9]*}})
+
+// STATS: (S) 10 kernels - kernels moved into functions of their own
 // STATS: (S) 1 kept-inline - kernels that read a value computed at the top level
-// STATS: (S) 1 shared - kernels that are the same code as an earlier one (one function, several calls)
+// STATS: (S) 3 shared - kernels that are the same code as an earlier one (one function, several calls)
 
 // After lowering, each kernel is a function of its own with the blob's promises.
 // LLVM: llvm.func @strata_kernel_0(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: !llvm.ptr, %arg3: !llvm.ptr {llvm.noalias, llvm.readonly})

@@ -65,6 +65,26 @@ pub fn row_major_strides(shape: &[i64]) -> Vec<i64> {
     strides
 }
 
+/// A memref type's static layout: its shape, strides and offset in elements (MLIR's
+/// `getStridesAndOffset`), or `None` when any of them is dynamic or the type is no memref with
+/// a strided layout.
+pub fn memref_layout(ty: Type<'_>) -> Option<(Vec<i64>, Vec<i64>, i64)> {
+    let memref = MemRefType::try_from(ty).ok()?;
+    let rank = memref.rank();
+    let shape: Vec<i64> = (0..rank)
+        .map(|d| match memref.dim_size(d) {
+            Ok(melior::ir::r#type::DimSize::Static(n)) => Some(n as i64),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let mut strides = vec![0i64; rank];
+    let mut offset = 0i64;
+    // Safety: `strides` has room for the type's rank.
+    let done = unsafe { mlir_sys::mlirMemRefTypeGetStridesAndOffset(ty.to_raw(), strides.as_mut_ptr(), &mut offset) };
+    let dynamic = unsafe { mlir_sys::mlirShapedTypeGetDynamicStrideOrOffset() };
+    (done.value != 0 && offset != dynamic && !strides.contains(&dynamic)).then_some((shape, strides, offset))
+}
+
 /// The element type of a ranked tensor, or `None` for any other type (without printing it).
 pub fn tensor_element(ty: Type<'_>) -> Option<Type<'_>> {
     ranked_tensor(ty).map(|tensor| tensor.element())

@@ -18,7 +18,9 @@
 //! parameters, called once per kernel: the repeated blocks of a network (MobileNetV2's
 //! bottlenecks, a transformer's layers) are compiled once per distinct shape, not once per
 //! layer. Only kernels that Strata's schedules vectorised, or whose loops are too small for
-//! LLVM's vectoriser to matter, are shared (see [`shareable`]).
+//! LLVM's vectoriser to matter, are shared (see [`shareable`]). Kernels are compared with their
+//! views written one way ([`canonical_views`]): the row bands of a banded convolution, which
+//! read one buffer through `subview`s at different static rows, are one function too.
 
 use melior::ir::attribute::{FlatSymbolRefAttribute, StringAttribute};
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
@@ -162,14 +164,37 @@ fn shape_key(function: Op) -> Result<Vec<usize>, String> {
 /// function: the first takes the offsets as parameters, and every call passes its own; the
 /// others are erased. Returns how many were.
 fn share(context: &melior::Context, outlined: &[(Op, Op)]) -> Result<usize, String> {
+    // Grouped by the key of their views written one way ([`canonical_views`], on a copy: a
+    // kernel no other one shares keeps the views it had).
     let mut groups: std::collections::BTreeMap<Vec<usize>, Vec<(Op, Op)>> = std::collections::BTreeMap::new();
     for &(function, call) in outlined {
         if shareable(function) {
-            groups.entry(shape_key(function)?).or_default().push((function, call));
+            let body = function.body(0).ok_or("a kernel without a body")?;
+            // Views only of `memref.view`s: written one way in place (the same views, first in
+            // the body with offsets of their own), no copy needed.
+            let key = if body.ops().into_iter().any(|op| VIEW_LIKE.iter().any(|name| op.is(name))) {
+                let copy = function.clone_detached();
+                let key = canonical_views(context, copy.body(0).ok_or("a kernel without a body")?)
+                    .and_then(|()| shape_key(copy));
+                // Safety: detached, only read.
+                unsafe { copy.erase() };
+                key?
+            } else {
+                canonical_views(context, body)?;
+                shape_key(function)?
+            };
+            groups.entry(key).or_default().push((function, call));
         }
     }
     let mut shared = 0;
     for members in groups.values().filter(|members| members.len() > 1) {
+        for &(function, _) in members {
+            let body = function.body(0).ok_or("a kernel without a body")?;
+            // The kernels keyed on a copy (the others are written that way already).
+            if body.ops().into_iter().any(|op| VIEW_LIKE.iter().any(|name| op.is(name))) {
+                canonical_views(context, body)?;
+            }
+        }
         let callee = members[0].0.symbol_name().ok_or("a kernel without a name")?;
         for (i, &(function, call)) in members.iter().enumerate() {
             let body = function.body(0).ok_or("a kernel without a body")?;
@@ -197,6 +222,155 @@ fn share(context: &melior::Context, outlined: &[(Op, Op)]) -> Result<usize, Stri
         }
     }
     Ok(shared)
+}
+
+/// Ops whose result is the memory of their one operand at another static layout (a view).
+const VIEW_LIKE: [&str; 5] =
+    ["memref.subview", "memref.expand_shape", "memref.collapse_shape", "memref.cast", "memref.reinterpret_cast"];
+
+/// Writes every static view at the top of a kernel's `body` one way, so that kernels that read
+/// the same memory layouts at other places have the same code but for their views' byte
+/// offsets (what [`share`] parameterises): the bands of a banded convolution (`subview`s of
+/// one buffer at static rows), or pools reading a `[1, 128, 10, 10]` buffer once as an
+/// `expand_shape` of a `[1, 128, 1, 100]` view and once as a `subview` of a
+/// `[1, 256, 10, 10]` one at channel 128. A chain of views from `memref.view %arg[%constant]`
+/// (the arena or the weights blob) through static `VIEW_LIKE` ops to a value something else
+/// reads becomes `memref.view %arg[%bytes]` of the flat extent it covers and a
+/// `memref.reinterpret_cast` of that to the value's sizes and strides at offset 0 (a size-1
+/// axis with its row-major stride; no layout when all strides are row-major), placed first in
+/// the body in the order the values are first read. The same addresses: the bytes are the
+/// chain's offset plus the value's own offset in elements. A value some reader takes as a view
+/// with a static offset in its type (which would have to change with it) is left as it is, as
+/// are views of other element widths than whole bytes.
+fn canonical_views(context: &melior::Context, body: Blk) -> Result<(), String> {
+    use melior::ir::attribute::{DenseI32ArrayAttribute, DenseI64ArrayAttribute, IntegerAttribute};
+    use melior::ir::r#type::MemRefType;
+    use melior::ir::ShapedTypeLike;
+    // Each static view at the top: its value, the argument it views, the byte offset of the
+    // chain's `memref.view` there, and that of the value's element 0 (its type's offset, which
+    // counts from the view's pointer: views keep it, included).
+    let mut known: Vec<(Val, Val, i64, i64)> = Vec::new();
+    let bytes_of = |value: Val| -> Option<i64> {
+        let ty = value.r#type();
+        let width = strata_ir::handle::bit_width(MemRefType::try_from(ty).ok()?.element())?;
+        (width % 8 == 0).then_some(width as i64 / 8)
+    };
+    let mut chain_ops: Vec<Op> = Vec::new();
+    for op in body.ops_before_terminator() {
+        if op.is("memref.view") && op.operand_count() == 2 {
+            let (source, shift) = (op.operand(0), op.operand(1));
+            let Some(shift) = shift.constant_int() else { continue };
+            if source.owner().is_some() || strata_ir::types::memref_layout(op.result(0).r#type()).is_none() {
+                continue;
+            }
+            known.push((op.result(0), source, shift, shift));
+            chain_ops.push(op);
+        } else if VIEW_LIKE.iter().any(|name| op.is(name)) && op.operand_count() == 1 && op.result_count() == 1 {
+            let Some(&(_, root, shift, _)) = known.iter().find(|(v, ..)| *v == op.operand(0)) else { continue };
+            let Some((_, _, offset)) = strata_ir::types::memref_layout(op.result(0).r#type()) else { continue };
+            let Some(elem) = bytes_of(op.result(0)) else { continue };
+            known.push((op.result(0), root, shift, shift + offset * elem));
+            chain_ops.push(op);
+        }
+    }
+    // The values read by anything but another view of the chains, in the order of first reads.
+    let is_chain = |op: Op| chain_ops.contains(&op);
+    let mut leaves: Vec<(usize, Val, Val, i64, bool)> = Vec::new();
+    let order: Vec<Op> = Op::of(&body.parent().ok_or("a kernel body outside a function")?.get()).collect(|_| true);
+    for &(value, root, _, bytes) in &known {
+        let uses = value.uses();
+        let readers: Vec<&(Op, usize)> = uses.iter().filter(|(user, _)| !is_chain(*user)).collect();
+        if readers.is_empty() {
+            continue;
+        }
+        // A reader that is a view with a static offset would need a new result type.
+        let agnostic = readers.iter().all(|(user, _)| {
+            !(VIEW_LIKE.iter().any(|name| user.is(name)) || user.is("memref.view"))
+                || user.results().iter().all(|r| strata_ir::types::memref_layout(r.r#type()).is_none())
+        });
+        if !agnostic || bytes_of(value).is_none() {
+            continue;
+        }
+        let first = readers.iter().filter_map(|(user, _)| order.iter().position(|op| op == user)).min().unwrap_or(0);
+        // A view reader's result type keeps every stride of its source, a size-1 axis's too.
+        let viewed = readers.iter().any(|(user, _)| {
+            user.results().iter().any(|r| melior::ir::r#type::MemRefType::try_from(r.r#type()).is_ok())
+        });
+        leaves.push((first, value, root, bytes, viewed));
+    }
+    leaves.sort_by_key(|&(first, ..)| first);
+    let Some(top) = body.first() else { return Ok(()) };
+    let index = melior::ir::Type::index(context);
+    for &(_, value, root, bytes, viewed) in &leaves {
+        let (shape, mut strides, _) =
+            strata_ir::types::memref_layout(value.r#type()).ok_or("a static view lost its layout")?;
+        if shape.contains(&0) || strides.iter().any(|&stride| stride < 0) {
+            continue;
+        }
+        // A size-1 axis's stride is never used: the row-major one, for one type per layout
+        // (unless a view reader's type has it).
+        for d in (0..shape.len()).rev() {
+            if shape[d] == 1 && !viewed {
+                strides[d] = if d + 1 == shape.len() { 1 } else { strides[d + 1] * shape[d + 1] };
+            }
+        }
+        let element = MemRefType::try_from(value.r#type()).map_err(|e| e.to_string())?.element();
+        let location = value.owner().map_or(top.location(), Op::location);
+        let shift =
+            strata_ir::rewrite::constant_before(context, top.get(), index, IntegerAttribute::new(index, bytes).into())
+                .ok_or("cannot build a view's byte offset")?;
+        let view_as = |ty: MemRefType| -> Result<Op, String> {
+            let view = OperationBuilder::new("memref.view", location)
+                .add_operands(&[root.get(), shift.get()])
+                .add_results(&[ty.into()])
+                .build()
+                .map_err(|e| e.to_string())?;
+            Ok(Op::of(&body.get().insert_operation_before(top.get(), view)))
+        };
+        // Contiguous: the view itself (a `memref.view` has the identity layout); else a flat view
+        // of the extent read, cast to the strides.
+        let replacement = if strides == strata_ir::types::row_major_strides(&shape) {
+            view_as(MemRefType::new(element, &shape, None, None))?
+        } else {
+            let extent = 1 + shape.iter().zip(&strides).map(|(n, s)| (n - 1) * s).sum::<i64>();
+            let view = view_as(MemRefType::new(element, &[extent], None, None))?;
+            let list = strides.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+            let layout = melior::ir::Attribute::parse(context, &format!("strided<[{list}]>"))
+                .ok_or("cannot build a strided layout")?;
+            let cast = OperationBuilder::new("memref.reinterpret_cast", location)
+                .add_operands(&[view.result(0).get()])
+                .add_attributes(&[
+                    (
+                        Identifier::new(context, "operandSegmentSizes"),
+                        DenseI32ArrayAttribute::new(context, &[1, 0, 0, 0]).into(),
+                    ),
+                    (Identifier::new(context, "static_offsets"), DenseI64ArrayAttribute::new(context, &[0]).into()),
+                    (Identifier::new(context, "static_sizes"), DenseI64ArrayAttribute::new(context, &shape).into()),
+                    (Identifier::new(context, "static_strides"), DenseI64ArrayAttribute::new(context, &strides).into()),
+                ])
+                .add_results(&[MemRefType::new(element, &shape, Some(layout), None).into()])
+                .build()
+                .map_err(|e| e.to_string())?;
+            Op::of(&body.get().insert_operation_before(top.get(), cast))
+        };
+        for (user, operand) in value.uses() {
+            if !is_chain(user) {
+                user.set_operand(operand, replacement.result(0));
+            }
+        }
+    }
+    // The chains' views nothing reads now, last first, and the offsets only they took.
+    for op in chain_ops.iter().rev() {
+        let shift = op.is("memref.view").then(|| op.operand(1).owner()).flatten();
+        // Safety: unused, and no handle to it is used afterwards.
+        if unsafe { strata_ir::rewrite::erase_if_unused(*op) } {
+            if let Some(constant) = shift {
+                // Safety: as above.
+                unsafe { strata_ir::rewrite::erase_if_unused(constant) };
+            }
+        }
+    }
+    Ok(())
 }
 
 /// An empty private function taking `func`'s arguments, with their attributes: what each of
