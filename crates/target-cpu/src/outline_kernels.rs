@@ -235,9 +235,9 @@ const VIEW_LIKE: [&str; 5] =
 /// `expand_shape` of a `[1, 128, 1, 100]` view and once as a `subview` of a
 /// `[1, 256, 10, 10]` one at channel 128. A chain of views from `memref.view %arg[%constant]`
 /// (the arena or the weights blob) through static `VIEW_LIKE` ops to a value something else
-/// reads becomes `memref.view %arg[%bytes]` of the flat extent it covers and a
-/// `memref.reinterpret_cast` of that to the value's sizes and strides at offset 0 (a size-1
-/// axis with its row-major stride; no layout when all strides are row-major), placed first in
+/// reads becomes `memref.view %arg[%bytes]`: of the value's shape when it is contiguous (a
+/// size-1 axis counts with its row-major stride), else of the flat extent it covers, cast
+/// (`memref.reinterpret_cast`) to the value's sizes and strides at offset 0; placed first in
 /// the body in the order the values are first read. The same addresses: the bytes are the
 /// chain's offset plus the value's own offset in elements. A value some reader takes as a view
 /// with a static offset in its type (which would have to change with it) is left as it is, as
