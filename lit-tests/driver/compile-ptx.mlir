@@ -39,6 +39,9 @@
 // RUN: FileCheck %s --check-prefix=HEADER < %t/conv_relu.h
 // RUN: strata-exec run %t/conv_relu.json --input x=%S/inputs/conv_relu_x.npy --expect y=%S/inputs/conv_relu_y_ort.npy --repeat 1 | FileCheck %s --check-prefix=EXEC
 // RUN: not strata-exec run %t/layout.json --input x=%S/inputs/conv_relu_x.npy 2>&1 | FileCheck %s --check-prefix=NOGPU
+// The library where its manifest belongs: named, and the manifest to pass instead.
+// RUN: not strata-exec run %t/libconv_relu.so --input x=%S/inputs/conv_relu_x.npy 2>&1 | FileCheck %s --check-prefix=LIBRARY
+// LIBRARY: error: {{.*}}libconv_relu.so is a compiled library, not its manifest: pass the manifest written beside it ({{.*}}conv_relu.json)
 
 // WROTE: wrote {{.*}}layout.ptx (manifest {{.*}}layout.json, [[N:[0-9]+]] kernels, weights [[W:[0-9]+]] B)
 

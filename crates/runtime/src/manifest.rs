@@ -332,16 +332,29 @@ impl Manifest {
     pub fn read(path: &Path) -> Result<(Manifest, PathBuf), RuntimeError> {
         let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
         let (file, _) = open_regular(path, true)?;
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::Read::take(file, MAX_MANIFEST_BYTES + 1), &mut text)
-            .map_err(|e| RuntimeError::Load(format!("cannot read {}: {e}", path.display())))?;
-        if text.len() as u64 > MAX_MANIFEST_BYTES {
+        let mut bytes = Vec::new();
+        let mut reader = std::io::Read::take(file, MAX_MANIFEST_BYTES + 1);
+        let unreadable = |e: std::io::Error| RuntimeError::Load(format!("cannot read {}: {e}", path.display()));
+        // The artifact itself instead of its manifest (a shared object is no text): told from
+        // its first bytes, before reading the rest.
+        std::io::Read::read_to_end(&mut std::io::Read::take(&mut reader, 4), &mut bytes).map_err(unreadable)?;
+        if bytes.starts_with(b"\x7fELF") {
+            return Err(RuntimeError::Load(format!(
+                "{} is a compiled library, not its manifest: pass the manifest written beside it ({})",
+                path.display(),
+                ArtifactPaths::for_output(path).manifest.display()
+            )));
+        }
+        std::io::Read::read_to_end(&mut reader, &mut bytes).map_err(unreadable)?;
+        if bytes.len() as u64 > MAX_MANIFEST_BYTES {
             return Err(RuntimeError::Load(format!(
                 "{} is larger than {} MiB: not a Strata manifest",
                 path.display(),
                 MAX_MANIFEST_BYTES >> 20
             )));
         }
+        let text = String::from_utf8(bytes)
+            .map_err(|_| RuntimeError::Load(format!("{} is not a Strata manifest (not UTF-8 text)", path.display())))?;
         let manifest = Manifest::parse(&text).map_err(|e| RuntimeError::Load(format!("{}: {e}", path.display())))?;
         Ok((manifest, dir))
     }
@@ -697,6 +710,19 @@ mod tests {
         assert!(ptx.starts_with(".version 8.0\n.target sm_80\n// strata-signature {\"format\":1,"), "{ptx}");
         assert_eq!(ptx_signature(&ptx), Some(parsed.embedded().to_json().as_str()));
         assert_eq!(ptx_signature(".version 8.0\n"), None);
+    }
+
+    #[test]
+    fn a_library_passed_as_its_manifest_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let library = dir.path().join("libm.so");
+        std::fs::write(&library, b"\x7fELF\x02\x01\x01\0binary").unwrap();
+        let error = Manifest::read(&library).unwrap_err().to_string();
+        assert!(error.contains("is a compiled library, not its manifest"), "{error}");
+        assert!(error.contains("m.json"), "{error}");
+        std::fs::write(&library, b"\xff\xfe").unwrap();
+        let error = Manifest::read(&library).unwrap_err().to_string();
+        assert!(error.contains("is not a Strata manifest (not UTF-8 text)"), "{error}");
     }
 
     #[test]
