@@ -144,13 +144,17 @@ pub fn write(
         .tempdir_in(strata_runtime::files::parent_dir(&paths.main))
         .map_err(|e| format!("cannot create a temporary directory beside {}: {e}", paths.main.display()))?;
     let linker = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    // The weights' object first (one write of the bytes), then the code's.
-    let weights_object = if weights.is_empty() {
-        None
-    } else {
-        Some(crate::host::weights_object(embedded, dir.path()).map_err(|e| Error::of(&e))?)
-    };
-    let objects = crate::host::emit_objects(module, Some(embedded), jobs, dir.path()).map_err(|e| Error::of(&e));
+    // The weights' object is written (one stream of the bytes) while the code compiles.
+    let (objects, weights_object) = std::thread::scope(|scope| {
+        let writer = (!weights.is_empty()).then(|| scope.spawn(|| crate::host::weights_object(embedded, dir.path())));
+        let objects = crate::host::emit_objects(module, Some(embedded), jobs, dir.path());
+        let written = writer.map(|w| {
+            w.join().unwrap_or_else(|_| Err(crate::CodegenError::Llvm("the weights' writer panicked".into())))
+        });
+        (objects, written)
+    });
+    let weights_object = weights_object.transpose().map_err(|e| Error::of(&e))?;
+    let objects = objects.map_err(|e| Error::of(&e));
     let temps: Vec<std::path::PathBuf> = objects?.into_iter().chain(weights_object).collect();
     let linked = dir.path().join("lib.so");
     // The library's own name, not the temporary path it is linked at: the linker writes it
