@@ -51,6 +51,11 @@ pub fn constant_before<'c>(
     Some(Val::from(block.insert_operation_before(anchor, op).result(0).ok()?))
 }
 
+/// Each op's position in `ops` (a block's, or a walk's), by address.
+pub fn positions(ops: &[Op]) -> std::collections::BTreeMap<usize, usize> {
+    ops.iter().enumerate().map(|(i, op)| (op.raw().ptr as usize, i)).collect()
+}
+
 /// Erases `op` if none of its results is used; returns whether it did.
 ///
 /// # Safety

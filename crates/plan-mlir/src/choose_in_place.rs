@@ -264,18 +264,13 @@ fn hoist(block: Blk, op: Op, anchor: Op) {
     }
 }
 
-/// Each op's position in `ops` (a block's), by address.
-pub(crate) fn positions(ops: &[Op]) -> BTreeMap<usize, usize> {
-    ops.iter().enumerate().map(|(i, op)| (op.raw().ptr as usize, i)).collect()
-}
-
 /// The ops of `block` after `anchor` that make `roots` or the values they need (an op nested
 /// in one counts as its ancestor in `block`), in block order, if every one of them is
 /// [`movable`] (pure, so they may all move up to right before `anchor`; a fill's body reads
 /// only its own arguments, the others have no regions); `None` otherwise. Also
 /// `strata-eliminate-reshaped-empties`' (what must move above a producer's `tensor.empty`).
 pub(crate) fn needed_after(block: Blk, roots: Vec<Val>, anchor: Op) -> Option<Vec<Op>> {
-    let position = positions(&block.ops());
+    let position = strata_ir::rewrite::positions(&block.ops());
     let at = |op: Op| position.get(&(op.raw().ptr as usize)).copied();
     let limit = at(anchor)?;
     let mut needed = BTreeMap::new();
@@ -440,7 +435,7 @@ impl Model {
         // What the elimination hoisted above a producer so that its slice could be the
         // producer's destination: fills of new tensors and insertions a candidate slices. They
         // run (and use their values) right before their first user that is left.
-        let position = positions(&ops);
+        let position = strata_ir::rewrite::positions(&ops);
         let candidate_of: BTreeMap<usize, usize> =
             model.candidates.iter().enumerate().map(|(c, candidate)| (candidate.slice.raw().ptr as usize, c)).collect();
         for (at, &op) in ops.iter().enumerate() {

@@ -172,7 +172,7 @@ fn share(context: &melior::Context, outlined: &[(Op, Op)]) -> Result<usize, Stri
             let body = function.body(0).ok_or("a kernel without a body")?;
             // Views only of `memref.view`s: written one way in place (the same views, first in
             // the body with offsets of their own), no copy needed.
-            let key = if body.ops().into_iter().any(|op| VIEW_LIKE.iter().any(|name| op.is(name))) {
+            let key = if views_of_views(body) {
                 let copy = function.clone_detached();
                 let key = canonical_views(context, copy.body(0).ok_or("a kernel without a body")?)
                     .and_then(|()| shape_key(copy));
@@ -191,7 +191,7 @@ fn share(context: &melior::Context, outlined: &[(Op, Op)]) -> Result<usize, Stri
         for &(function, _) in members {
             let body = function.body(0).ok_or("a kernel without a body")?;
             // The kernels keyed on a copy (the others are written that way already).
-            if body.ops().into_iter().any(|op| VIEW_LIKE.iter().any(|name| op.is(name))) {
+            if views_of_views(body) {
                 canonical_views(context, body)?;
             }
         }
@@ -222,6 +222,12 @@ fn share(context: &melior::Context, outlined: &[(Op, Op)]) -> Result<usize, Stri
         }
     }
     Ok(shared)
+}
+
+/// Whether a kernel's `body` has `VIEW_LIKE` ops at its top (views of views, which
+/// [`canonical_views`] rewrites: the kernel is keyed on a copy).
+fn views_of_views(body: Blk) -> bool {
+    body.ops().into_iter().any(|op| VIEW_LIKE.iter().any(|name| op.is(name)))
 }
 
 /// Ops whose result is the memory of their one operand at another static layout (a view).
@@ -276,7 +282,9 @@ fn canonical_views(context: &melior::Context, body: Blk) -> Result<(), String> {
     // The values read by anything but another view of the chains, in the order of first reads.
     let is_chain = |op: Op| chain_ops.contains(&op);
     let mut leaves: Vec<(usize, Val, Val, i64, bool)> = Vec::new();
-    let order: Vec<Op> = Op::of(&body.parent().ok_or("a kernel body outside a function")?.get()).collect(|_| true);
+    let order = strata_ir::rewrite::positions(
+        &Op::of(&body.parent().ok_or("a kernel body outside a function")?.get()).collect(|_| true),
+    );
     for &(value, root, _, bytes) in &known {
         let uses = value.uses();
         let readers: Vec<&(Op, usize)> = uses.iter().filter(|(user, _)| !is_chain(*user)).collect();
@@ -291,7 +299,8 @@ fn canonical_views(context: &melior::Context, body: Blk) -> Result<(), String> {
         if !agnostic || bytes_of(value).is_none() {
             continue;
         }
-        let first = readers.iter().filter_map(|(user, _)| order.iter().position(|op| op == user)).min().unwrap_or(0);
+        let first =
+            readers.iter().filter_map(|(user, _)| order.get(&(user.raw().ptr as usize)).copied()).min().unwrap_or(0);
         // A view reader's result type keeps every stride of its source, a size-1 axis's too.
         let viewed = readers.iter().any(|(user, _)| {
             user.results().iter().any(|r| melior::ir::r#type::MemRefType::try_from(r.r#type()).is_ok())
