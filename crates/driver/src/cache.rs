@@ -16,7 +16,9 @@
 //! `entry.json` names this key and the artifact loads, which checks the library against the
 //! manifest's SHA-256 and the signature compiled into it (`Model::from_manifest`); anything
 //! else (a truncated or edited file, a half-deleted entry) is removed and the model compiled
-//! again.
+//! again. The run that builds an entry loads it from the library file it hashed for the
+//! manifest, kept open (`Model::from_written`: not hashed twice, but the object loaded must be
+//! that file).
 //!
 //! **Concurrency.** An entry is built in a fresh `.tmp-*` directory under the root and renamed
 //! into place in one step (`rename(2)` of a directory): readers see a whole entry or none. Two
@@ -87,11 +89,18 @@ pub struct Cache {
     max_bytes: u64,
 }
 
-/// The model of the entry in `dir`, and the plan its manifest carries.
-fn load(dir: &Path) -> Result<(strata_runtime::Model, Option<strata_plan::report::PlanReport>), String> {
+/// The model of the entry in `dir`, and the plan its manifest carries; `written` is its
+/// library when this process has just written and hashed it (not read again).
+fn load(
+    dir: &Path,
+    written: Option<std::fs::File>,
+) -> Result<(strata_runtime::Model, Option<strata_plan::report::PlanReport>), String> {
     let (manifest, dir) = strata_runtime::Manifest::read(&dir.join(MANIFEST)).map_err(|e| e.to_string())?;
-    let model = strata_runtime::Model::from_manifest(&manifest, &dir).map_err(|e| e.to_string())?;
-    Ok((model, manifest.plan))
+    let model = match written {
+        Some(library) => strata_runtime::Model::from_written(&manifest, &dir, library),
+        None => strata_runtime::Model::from_manifest(&manifest, &dir),
+    };
+    Ok((model.map_err(|e| e.to_string())?, manifest.plan))
 }
 
 /// The identity of the running compiler: version, and the path, size and modification time
@@ -244,7 +253,7 @@ impl Cache {
         if record.format != FORMAT || record.key != key.hex {
             return Err(self.discard(&dir, format!("{RECORD} names another key or format")));
         }
-        let (model, plan) = match load(&dir) {
+        let (model, plan) = match load(&dir, None) {
             Ok(loaded) => loaded,
             Err(e) => return Err(self.discard(&dir, format!("the artifact does not load: {e}"))),
         };
@@ -265,20 +274,20 @@ impl Cache {
     }
 
     /// Builds an entry for `key` with `write` (which writes the artifact, `model.so` and its
-    /// manifest at [`artifact_paths`], into the directory it is given), moves it into place and
-    /// loads it. When another run inserted the key first, its entry is used.
+    /// manifest at [`artifact_paths`], into the directory it is given, and returns the library
+    /// open as it hashed it for the manifest), moves it into place and loads it. When another run inserted the key first, its entry is used.
     pub fn insert(
         &self,
         key: &Key,
         arena_lower_bound: Option<usize>,
         warnings: &[String],
-        write: impl FnOnce(&Path) -> Result<(), String>,
+        write: impl FnOnce(&Path) -> Result<std::fs::File, String>,
     ) -> Result<Hit, String> {
         let temp = tempfile::Builder::new()
             .prefix(".tmp-")
             .tempdir_in(&self.root)
             .map_err(|e| format!("cannot create a directory in {}: {e}", self.root.display()))?;
-        write(temp.path())?;
+        let library = write(temp.path())?;
         let record = Record {
             format: FORMAT,
             key: key.hex.clone(),
@@ -299,7 +308,7 @@ impl Cache {
         let _ = temp.keep();
         self.evict(&dir);
         // The library was just hashed from these bytes: load it without reading it again.
-        match load(&dir) {
+        match load(&dir, Some(library)) {
             Ok((model, plan)) => Ok(Hit { model, record, plan }),
             Err(e) => Err(format!("the entry just written does not load: {:?}", self.discard(&dir, e.to_string()))),
         }

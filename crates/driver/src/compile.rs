@@ -426,7 +426,7 @@ impl Compiled<'_> {
         &self,
         name: &str,
         paths: &strata_runtime::manifest::ArtifactPaths,
-    ) -> Result<strata_runtime::Manifest, strata_ir::Error> {
+    ) -> Result<strata_target_cpu::artifact::Written, strata_ir::Error> {
         strata_target_cpu::artifact::write(
             &self.module,
             &self.signature,
@@ -905,7 +905,7 @@ pub fn compile_model_cached(
     let inserted = cache.insert(&key, compiled.arena_lower_bound, &compiled.warnings, |dir| {
         compiled
             .write_shared_object(&options.name, &crate::cache::artifact_paths(dir))
-            .map(|_| ())
+            .map(|written| written.library)
             .map_err(|e| e.to_string())
     });
     match inserted {

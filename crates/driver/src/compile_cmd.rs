@@ -282,7 +282,7 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), CommandError> {
                 return Err(Error::invalid_input(why).into());
             }
             let manifest = if stage == Stage::So {
-                compiled.write_shared_object(&options.name, &paths)?
+                compiled.write_shared_object(&options.name, &paths)?.manifest
             } else {
                 strata_target_nvptx::artifact::write(
                     &strata,

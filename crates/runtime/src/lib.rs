@@ -161,13 +161,42 @@ impl Model {
     /// then the one loaded), and the signature compiled into it (`strata_<name>_signature`)
     /// must equal the manifest's; so must the weights file's digest.
     pub fn from_manifest(manifest: &Manifest, dir: &Path) -> Result<Model, RuntimeError> {
-        if manifest.library.is_none() {
-            return Err(RuntimeError::Load(format!(
+        Model::no_host_library(manifest)?;
+        let (file, path) = manifest.open_code(dir)?;
+        Model::from_checked(manifest, dir, file, path)
+    }
+
+    /// [`Model::from_manifest`] for a library its caller has just written and hashed: `code`
+    /// is that library (the manifest's, in `dir`), open, whose bytes had the manifest's
+    /// SHA-256 when the manifest was written. It is not read again (a 100 MB library took a
+    /// quarter of a second to hash), but the object loaded must still be that file (its
+    /// device and inode), as for a library checked here.
+    pub fn from_written(manifest: &Manifest, dir: &Path, mut code: std::fs::File) -> Result<Model, RuntimeError> {
+        Model::no_host_library(manifest)?;
+        let path = dir.join(manifest.library.as_deref().unwrap_or_default());
+        std::io::Seek::rewind(&mut code)
+            .map_err(|e| RuntimeError::Load(format!("cannot read {}: {e}", path.display())))?;
+        Model::from_checked(manifest, dir, code, path)
+    }
+
+    /// Fails on a manifest that names no host library.
+    fn no_host_library(manifest: &Manifest) -> Result<(), RuntimeError> {
+        match manifest.library {
+            Some(_) => Ok(()),
+            None => Err(RuntimeError::Load(format!(
                 "manifest of '{}' names no host library (is it a GPU artifact? use the CUDA runtime)",
                 manifest.name
-            )));
+            ))),
         }
-        let (mut file, path) = manifest.open_code(dir)?;
+    }
+
+    /// Loads the library at `path`, open as `file` and hashed to the manifest's digest.
+    fn from_checked(
+        manifest: &Manifest,
+        dir: &Path,
+        mut file: std::fs::File,
+        path: std::path::PathBuf,
+    ) -> Result<Model, RuntimeError> {
         let symbol = manifest::signature_symbol(&manifest.name);
         let digest = manifest.sha256.as_ref().map(|d| d.code.as_str()).unwrap_or_default();
         let library = loader::load_checked(&mut file, &path, digest, &symbol)?;

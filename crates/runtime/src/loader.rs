@@ -197,4 +197,22 @@ mod tests {
             std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
         assert!(!names.iter().any(|n| n.starts_with(".strata-load-")), "{names:?}");
     }
+
+    #[test]
+    fn a_written_library_loads_from_its_open_file_even_when_its_path_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        build(dir.path(), 1.0);
+        let (manifest, _) = Manifest::read(&dir.path().join("m.json")).unwrap();
+        let written = std::fs::File::open(dir.path().join("libm.so")).unwrap();
+        let mut model = Model::from_written(&manifest, dir.path(), written).unwrap();
+        assert_eq!(output(&mut model), 1.0);
+        drop(model);
+        // Another library renamed onto the path after the digest was taken: the bytes that
+        // were hashed (the open file) are the ones loaded, not what the path names now.
+        let (manifest, _) = Manifest::read(&dir.path().join("m.json")).unwrap();
+        let written = std::fs::File::open(dir.path().join("libm.so")).unwrap();
+        build(dir.path(), 2.0);
+        let mut model = Model::from_written(&manifest, dir.path(), written).unwrap();
+        assert_eq!(output(&mut model), 1.0);
+    }
 }

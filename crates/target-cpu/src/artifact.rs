@@ -115,7 +115,7 @@ pub fn write(
     weights: &[u8],
     paths: &ArtifactPaths,
     plan: Option<&strata_plan::report::PlanReport>,
-) -> Result<Manifest, Error> {
+) -> Result<Written, Error> {
     let mut manifest = Manifest::new(name, "host", signature);
     manifest.entry = entry.to_owned();
     manifest.library = Some(file_name(&paths.main));
@@ -190,8 +190,8 @@ pub fn write(
             return Err(Error::io(format!("cannot run the linker `{linker}` (set CC to a C compiler driver): {e}")))
         }
     }
-    let digest = std::fs::File::open(&linked)
-        .and_then(|mut file| strata_runtime::manifest::sha256_of(&mut file))
+    let mut library = std::fs::File::open(&linked).map_err(|e| format!("cannot read {}: {e}", linked.display()))?;
+    let digest = strata_runtime::manifest::sha256_of(&mut library)
         .map_err(|e| format!("cannot read {}: {e}", linked.display()))?;
     manifest.sha256 = Some(strata_runtime::manifest::Digests { code: digest, weights: None });
     std::fs::rename(&linked, &paths.main).map_err(|e| format!("cannot write {}: {e}", paths.main.display()))?;
@@ -199,5 +199,12 @@ pub fn write(
     strata_runtime::write_atomic(&paths.header, header.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", paths.header.display()))?;
     manifest.write(&paths.manifest).map_err(|e| Error::of(&e))?;
-    Ok(manifest)
+    Ok(Written { manifest, library })
+}
+
+/// A library [`write`] wrote: its manifest, and the library itself, open, as hashed for the
+/// manifest's digest (`strata_runtime::Model::from_written` loads it without hashing it again).
+pub struct Written {
+    pub manifest: Manifest,
+    pub library: std::fs::File,
 }
