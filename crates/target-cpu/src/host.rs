@@ -149,9 +149,9 @@ pub fn codegen_jobs() -> usize {
 /// Objects in `dir` for `module` (LLVM dialect), to be linked together by the C compiler
 /// driver with the weights' object ([`weights_object`]), their paths returned: its outlined
 /// kernels (`strata-outline-kernels`) spread over up to `jobs` LLVM modules of about equal
-/// size, each translated (on this thread, while the parts translated before it compile),
-/// optimised at `default<O3>` and compiled on a thread of its own, the first with the entry
-/// point (one object when `jobs` is 1 or there is nothing to split). The weights array is only
+/// size, each translated, optimised at `default<O3>` and compiled on a thread of its own (this
+/// one among them), the first with the entry point (one object when `jobs` is 1 or there is
+/// nothing to split). The weights array is only
 /// declared: LLVM never holds the weights.
 pub fn emit_objects(
     module: &Module<'_>,
@@ -182,75 +182,41 @@ pub fn emit_objects(
         load[lightest] += n;
         group_of.insert(name, lightest);
     }
-    let machine = host_machine()?;
-    let contexts: Vec<Context> = (0..groups).map(|_| Context::create()).collect();
-    // Owned here, disposed of after every thread is done with them.
-    let mut modules = Vec::with_capacity(groups);
     let weights_to_define = weights.filter(|w| !w.bytes.is_empty());
-    // The parts go to `jobs` threads as they are translated (translation reads the MLIR
-    // context: this thread alone does it, while the first parts compile), each thread taking
-    // the next part when it is done with one: the parts' sizes are estimates.
-    let (parts, queue) = std::sync::mpsc::channel::<(usize, SendModule)>();
-    let queue = std::sync::Mutex::new(queue);
-    let queue = &queue;
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..jobs.min(groups))
-            .map(|_| {
-                scope.spawn(move || -> Result<Vec<(usize, std::path::PathBuf)>, CodegenError> {
-                    let machine = host_machine()?;
-                    let mut done = Vec::new();
-                    // The lock is held only while a part is taken.
-                    let next = || queue.lock().ok()?.recv().ok();
-                    while let Some((group, module)) = next() {
-                        // Safety: each module and its context are used by this thread alone
-                        // until it is done with it; the wrapper never disposes of the module
-                        // (its owner does, later).
-                        let llvm = std::mem::ManuallyDrop::new(unsafe { inkwell::module::Module::new(module.0) });
-                        optimise(&llvm, &machine, None)?;
-                        to_file(&llvm, &machine, &path(group))?;
-                        done.push((group, path(group)));
-                    }
-                    Ok(done)
-                })
-            })
-            .collect();
-        let translated = (|| -> Result<(), CodegenError> {
-            for (group, context) in contexts.iter().enumerate() {
-                let part = Op::of(&module.as_operation()).clone_detached();
-                keep_group(part, group, &group_of).map_err(CodegenError::Translate)?;
-                let translated = translate(context, &part.get(), &machine);
-                // Safety: the detached clone is not used after translation.
-                unsafe { part.erase() };
-                let llvm = translated?;
-                for function in llvm.get_functions() {
-                    let name = function.get_name().to_string_lossy();
-                    if crate::outline_kernels::is_kernel(&name) {
-                        // Shared between the objects, not exported from the library.
-                        function.set_linkage(inkwell::module::Linkage::External);
-                        function.as_global_value().set_visibility(inkwell::GlobalVisibility::Hidden);
-                    }
+    let source = SendOp(Op::of(&module.as_operation()));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    // Each thread takes the next part (the parts' sizes are estimates) and makes it from the
+    // module on its own: a copy of the module stripped to the part (`keep_group`), translated
+    // into the thread's LLVM context, optimised and compiled. Parts are translated side by
+    // side, as MLIR's threaded pass managers translate modules of one context (IREE's
+    // executables): only the copies are changed, the context's uniquing is locked.
+    let compile_parts = || -> Result<Vec<(usize, std::path::PathBuf)>, CodegenError> {
+        let machine = host_machine()?;
+        let mut done = Vec::new();
+        loop {
+            let group = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if group >= groups {
+                return Ok(done);
+            }
+            let context = Context::create();
+            let llvm = translate_part(&context, source, group, &group_of, &machine)?;
+            if group == 0 {
+                if let Some(exports) = weights {
+                    declare_signature(&context, &llvm, exports);
                 }
-                if group == 0 {
-                    if let Some(exports) = weights {
-                        declare_signature(context, &llvm, exports);
-                    }
-                    if let Some(weights) = weights_to_define {
-                        declare_weights(context, &llvm, weights)?;
-                    }
-                }
-                let raw = SendModule(llvm.as_mut_ptr());
-                modules.push(llvm);
-                // The receiver outlives the threads, so a send does not fail even after a
-                // thread stopped on an error (reported when it is joined, below); the parts
-                // left queued are then compiled by the others, or dropped with the queue.
-                if parts.send((group, raw)).is_err() {
-                    break;
+                if let Some(weights) = weights_to_define {
+                    declare_weights(&context, &llvm, weights)?;
                 }
             }
-            Ok(())
-        })();
-        // No more parts: the threads finish the queued ones and stop.
-        drop(parts);
+            optimise(&llvm, &machine, None)?;
+            to_file(&llvm, &machine, &path(group))?;
+            done.push((group, path(group)));
+        }
+    };
+    let mut files = std::thread::scope(|scope| -> Result<Vec<(usize, std::path::PathBuf)>, CodegenError> {
+        let workers: Vec<_> = (1..jobs.min(groups)).map(|_| scope.spawn(compile_parts)).collect();
+        // This thread compiles parts too; every thread is joined before an error is returned.
+        let mine = compile_parts();
         let mut files = Vec::with_capacity(groups);
         for worker in workers {
             let done = worker
@@ -258,14 +224,51 @@ pub fn emit_objects(
                 .unwrap_or_else(|_| Err(CodegenError::Llvm("a code generation thread panicked".into())))?;
             files.extend(done);
         }
-        translated?;
-        if files.len() != groups {
-            return Err(CodegenError::Llvm(format!("{} of {groups} parts were compiled", files.len())));
-        }
-        files.sort();
-        Ok(files.into_iter().map(|(_, file)| file).collect())
-    })
+        files.extend(mine?);
+        Ok(files)
+    })?;
+    if files.len() != groups {
+        return Err(CodegenError::Llvm(format!("{} of {groups} parts were compiled", files.len())));
+    }
+    files.sort();
+    Ok(files.into_iter().map(|(_, file)| file).collect())
 }
+
+/// Part `group` of `module` (LLVM dialect) translated into `context`: a copy of the module
+/// stripped to the part ([`keep_group`]), its kernels shared between the objects (external,
+/// hidden: not exported from the library).
+fn translate_part<'ctx>(
+    context: &'ctx Context,
+    module: SendOp,
+    group: usize,
+    group_of: &std::collections::BTreeMap<String, usize>,
+    machine: &TargetMachine,
+) -> Result<inkwell::module::Module<'ctx>, CodegenError> {
+    let part = module.0.clone_detached();
+    let translated = keep_group(part, group, group_of)
+        .map_err(CodegenError::Translate)
+        .and_then(|()| translate(context, &part.get(), machine));
+    // Safety: the detached copy is not used after translation.
+    unsafe { part.erase() };
+    let llvm = translated?;
+    for function in llvm.get_functions() {
+        let name = function.get_name().to_string_lossy();
+        if crate::outline_kernels::is_kernel(&name) {
+            function.set_linkage(inkwell::module::Linkage::External);
+            function.as_global_value().set_visibility(inkwell::GlobalVisibility::Hidden);
+        }
+    }
+    Ok(llvm)
+}
+
+/// The module the code generation threads copy their parts from.
+#[derive(Clone, Copy)]
+struct SendOp(Op);
+
+// Safety: the threads only read the module (each copies it, `Operation::clone`) while the
+// caller of `emit_objects` holds it unchanged; MLIR's context is created with threading on.
+unsafe impl Send for SendOp {}
+unsafe impl Sync for SendOp {}
 
 /// Writes `weights.o`, a relocatable ELF object for the host's architecture whose one section,
 /// `.rodata.<symbol>` (read-only, aligned), holds the bytes and defines the exported array
@@ -308,12 +311,6 @@ pub fn weights_object(weights: EmbeddedWeights<'_>, dir: &std::path::Path) -> Re
     file.write_stream(std::io::BufWriter::new(out)).map_err(|e| io(e.to_string()))?;
     Ok(path)
 }
-
-/// An LLVM module handed to the thread that compiles it.
-struct SendModule(inkwell::llvm_sys::prelude::LLVMModuleRef);
-
-// Safety: a module and its context move to one thread, which alone uses them until it ends.
-unsafe impl Send for SendModule {}
 
 /// Makes `module` (a copy) the part of group `group`: the bodies of the kernels of other
 /// groups go, and in every group but the first those of the other functions that hold code
