@@ -39,9 +39,14 @@
 // RUN: FileCheck %s --check-prefix=HEADER < %t/conv_relu.h
 // RUN: strata-exec run %t/conv_relu.json --input x=%S/inputs/conv_relu_x.npy --expect y=%S/inputs/conv_relu_y_ort.npy --repeat 1 | FileCheck %s --check-prefix=EXEC
 // RUN: not strata-exec run %t/layout.json --input x=%S/inputs/conv_relu_x.npy 2>&1 | FileCheck %s --check-prefix=NOGPU
-// The library where its manifest belongs: named, and the manifest to pass instead.
-// RUN: not strata-exec run %t/libconv_relu.so --input x=%S/inputs/conv_relu_x.npy 2>&1 | FileCheck %s --check-prefix=LIBRARY
-// LIBRARY: error: {{.*}}libconv_relu.so is a compiled library, not its manifest: pass the manifest written beside it ({{.*}}conv_relu.json)
+// The library alone runs too (its signature and weights are inside it): copied without its
+// manifest and header, and passed where a manifest goes.
+// RUN: mkdir -p %t/alone && cp %t/libconv_relu.so %t/alone/renamed.so
+// RUN: strata-exec run %t/alone/renamed.so --input x=%S/inputs/conv_relu_x.npy --expect y=%S/inputs/conv_relu_y_ort.npy --repeat 1 | FileCheck %s --check-prefix=EXEC
+// A shared object that is no Strata library says so.
+// RUN: printf 'int answer(void) { return 42; }\n' > %t/plain.c && cc -shared -fPIC -o %t/libplain.so %t/plain.c
+// RUN: not strata-exec run %t/libplain.so --input x=%S/inputs/conv_relu_x.npy 2>&1 | FileCheck %s --check-prefix=PLAIN
+// PLAIN: error: {{.*}}libplain.so: not a Strata library: it exports no 'strata_<name>_signature' (write one with `strata compile model.onnx -o lib.so`)
 
 // WROTE: wrote {{.*}}layout.ptx (manifest {{.*}}layout.json, [[N:[0-9]+]] kernels, weights [[W:[0-9]+]] B)
 

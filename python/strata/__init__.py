@@ -356,12 +356,16 @@ def compile(
 
 
 def load(artifact: PathLike, threads: Optional[int] = None) -> Model:
-    """Loads a compiled artifact: its manifest (`model.json`) or the shared object beside it
-    (`libmodel.so`), as written by `Model.save` or `strata compile -o libmodel.so`."""
+    """Loads a compiled artifact: its manifest (`model.json`) or its shared object
+    (`libmodel.so`), as written by `Model.save` or `strata compile -o libmodel.so`. A shared
+    object is loaded through the manifest beside it when there is one (it carries the arena
+    plan), else by itself (it carries its signature and weights; `plan` is then None)."""
     path = pathlib.Path(artifact)
     if path.suffix == ".so":
         stem = path.stem[3:] if path.stem.startswith("lib") else path.stem
-        path = path.with_name(stem + ".json")
+        beside = path.with_name(stem + ".json")
+        if beside.exists():
+            path = beside
     if threads is not None and (not isinstance(threads, int) or threads < 1):
         raise ValueError(f"threads must be a positive int or None, got {threads!r}")
     return Model(_strata.load(os.fspath(path), threads=threads))

@@ -140,6 +140,16 @@ def test_save_and_load_round_trip(mobilenet, tmp_path):
         np.testing.assert_array_equal(y, expected)
     with pytest.raises(OSError, match="overwritten"):
         mobilenet.save(tmp_path / "mobile.json")
+    # The library alone, its manifest gone: it carries its signature and weights.
+    (tmp_path / "mobile.json").unlink()
+    alone = strata.load(tmp_path / "libmobile.so", threads=1)
+    assert alone.plan is None
+    (y,) = alone(x)
+    np.testing.assert_array_equal(y, expected)
+    # Saved again, it gets a manifest (written from the library's signature).
+    assert alone.save(tmp_path / "libagain.so") == tmp_path / "again.json"
+    (y,) = strata.load(tmp_path / "again.json", threads=1)(x)
+    np.testing.assert_array_equal(y, expected)
 
 
 def test_load_errors(tmp_path):

@@ -150,7 +150,8 @@ impl Model {
     }
 
     /// Loads a host shared object compiled by `strata compile --target=host -o lib.so`,
-    /// described by its manifest (`lib.json` beside it).
+    /// described by its manifest (`lib.json` beside it), or given itself (its manifest read
+    /// from it: [`Manifest::of_library`]).
     pub fn load(manifest: &Path) -> Result<Model, RuntimeError> {
         let (manifest, dir) = Manifest::read(manifest)?;
         Model::from_manifest(&manifest, &dir)

@@ -139,6 +139,19 @@ mod tests {
     use crate::{DType, Manifest, Model};
     use std::path::Path;
 
+    /// Compiles C `source` into the shared object `dir/file`.
+    fn compile(dir: &Path, file: &str, source: &str) {
+        let c = dir.join(format!("{file}.c"));
+        std::fs::write(&c, source).unwrap();
+        let status = std::process::Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(dir.join(file))
+            .arg(&c)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
     /// Builds `dir/libm.so`, a hand-written model `m` whose entry point writes `value` to its one
     /// float output, with the manifest `dir/m.json`.
     fn build(dir: &Path, value: f32) {
@@ -196,6 +209,62 @@ mod tests {
         let names: Vec<String> =
             std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
         assert!(!names.iter().any(|n| n.starts_with(".strata-load-")), "{names:?}");
+    }
+
+    #[test]
+    fn a_library_loads_without_its_manifest() {
+        let dir = tempfile::tempdir().unwrap();
+        build(dir.path(), 3.0);
+        std::fs::remove_file(dir.path().join("m.json")).unwrap();
+        let library = dir.path().join("libm.so");
+        let (manifest, _) = Manifest::read(&library).unwrap();
+        assert_eq!((manifest.name.as_str(), manifest.library.as_deref()), ("m", Some("libm.so")));
+        assert_eq!(manifest.sha256.unwrap().code, sha256_hex(&std::fs::read(&library).unwrap()));
+        let mut model = Model::load(&library).unwrap();
+        assert_eq!(output(&mut model), 3.0);
+    }
+
+    #[test]
+    fn a_library_without_one_signature_of_its_own_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let read = |file: &str| Manifest::read(&dir.path().join(file)).unwrap_err().to_string();
+        compile(dir.path(), "libplain.so", "int answer(void) { return 42; }\n");
+        let error = read("libplain.so");
+        assert!(
+            error.contains("libplain.so: not a Strata library: it exports no 'strata_<name>_signature'"),
+            "{error}"
+        );
+        compile(
+            dir.path(),
+            "libtwo.so",
+            "const char strata_a_signature[] = \"{}\";\nconst char strata_b_signature[] = \"{}\";\n",
+        );
+        let error = read("libtwo.so");
+        assert!(error.contains("exports several model signatures (strata_a_signature, strata_b_signature)"), "{error}");
+        compile(dir.path(), "libjunk.so", "const char strata_a_signature[] = \"{\";\n");
+        let error = read("libjunk.so");
+        assert!(error.contains("its signature 'strata_a_signature' does not parse"), "{error}");
+        // Another model's signature under this name.
+        let mut other = Manifest::parse(
+            &serde_json::json!({
+                "name": "b", "target": "host", "entry": "strata_b_run", "library": "libb.so",
+                "inputs": [], "outputs": [], "arena_bytes": 0, "arena_alignment": 64,
+                "sha256": {"code": "0".repeat(64)},
+            })
+            .to_string(),
+        )
+        .unwrap();
+        let quoted = |m: &Manifest| m.embedded().to_json().replace('\\', "\\\\").replace('"', "\\\"");
+        compile(dir.path(), "libother.so", &format!("const char strata_a_signature[] = \"{}\";\n", quoted(&other)));
+        let error = read("libother.so");
+        assert!(error.contains("describes the host model 'b', not this host library's 'a'"), "{error}");
+        // A signature that parses but fails the manifest's checks (an entry point of another name).
+        other.entry = "strata_a_run".into();
+        other.name = "a".into();
+        other.arena_alignment = 3;
+        compile(dir.path(), "libodd.so", &format!("const char strata_a_signature[] = \"{}\";\n", quoted(&other)));
+        let error = read("libodd.so");
+        assert!(error.contains("is not one this runtime can load: arena alignment 3"), "{error}");
     }
 
     #[test]

@@ -339,11 +339,8 @@ impl Manifest {
         // its first bytes, before reading the rest.
         std::io::Read::read_to_end(&mut std::io::Read::take(&mut reader, 4), &mut bytes).map_err(unreadable)?;
         if bytes.starts_with(b"\x7fELF") {
-            return Err(RuntimeError::Load(format!(
-                "{} is a compiled library, not its manifest: pass the manifest written beside it ({})",
-                path.display(),
-                ArtifactPaths::for_output(path).manifest.display()
-            )));
+            drop(reader);
+            return Ok((Manifest::of_library(path)?, dir));
         }
         std::io::Read::read_to_end(&mut reader, &mut bytes).map_err(unreadable)?;
         if bytes.len() as u64 > MAX_MANIFEST_BYTES {
@@ -357,6 +354,89 @@ impl Manifest {
             .map_err(|_| RuntimeError::Load(format!("{} is not a Strata manifest (not UTF-8 text)", path.display())))?;
         let manifest = Manifest::parse(&text).map_err(|e| RuntimeError::Load(format!("{}: {e}", path.display())))?;
         Ok((manifest, dir))
+    }
+
+    /// The manifest of the host library at `path` read from the library itself: the signature
+    /// it exports (`strata_<name>_signature`, the one exported symbol of that form), naming the
+    /// library by its file name, with its SHA-256 (so a loader checks it like any other). A
+    /// library needs no manifest: it carries its weights and its signature.
+    pub fn of_library(path: &Path) -> Result<Manifest, RuntimeError> {
+        use object::{Object, ObjectSection, ObjectSymbol, ReadRef};
+        let refuse = |why: String| RuntimeError::Load(format!("{}: {why}", path.display()));
+        let (mut file, _) = open_regular(path, true)?;
+        let code = sha256_of(&mut file).map_err(|e| refuse(format!("cannot read it: {e}")))?;
+        // Only the headers, the symbol tables and the signature's bytes are read.
+        let cache = object::ReadCache::new(file);
+        let elf = object::File::parse(&cache)
+            .map_err(|e| refuse(format!("not a shared object this runtime can read ({e})")))?;
+        let signatures: Vec<(&str, object::Symbol<'_, '_, _>)> = elf
+            .dynamic_symbols()
+            .filter(|s| s.is_definition())
+            .filter_map(|s| Some((s.name().ok()?.strip_prefix("strata_")?.strip_suffix("_signature")?, s)))
+            .collect();
+        let (name, symbol) =
+            match signatures.as_slice() {
+                [(name, symbol)] => (*name, symbol),
+                [] => return Err(refuse(
+                    "not a Strata library: it exports no 'strata_<name>_signature' (write one with `strata compile \
+                     model.onnx -o lib.so`)"
+                        .into(),
+                )),
+                several => {
+                    let mut names: Vec<String> = several.iter().map(|(n, _)| signature_symbol(n)).collect();
+                    names.sort();
+                    return Err(refuse(format!(
+                        "exports several model signatures ({}): load it through the manifest of the one to run",
+                        names.join(", ")
+                    )));
+                }
+            };
+        let damaged = |why: &str| refuse(format!("its signature '{}' {why}", signature_symbol(name)));
+        let section = symbol
+            .section_index()
+            .and_then(|index| elf.section_by_index(index).ok())
+            .ok_or_else(|| damaged("is in no section"))?;
+        let (section_offset, section_size) =
+            section.file_range().ok_or_else(|| damaged("is in a section without bytes in the file"))?;
+        let start = symbol.address().checked_sub(section.address()).filter(|&s| s < section_size);
+        let start = start.ok_or_else(|| damaged("lies outside its section"))?;
+        let size = symbol.size().min(section_size - start).min(MAX_MANIFEST_BYTES);
+        let bytes =
+            cache.read_bytes_at(section_offset + start, size).map_err(|()| damaged("cannot be read from the file"))?;
+        let text = bytes.split(|&b| b == 0).next().unwrap_or_default();
+        let text = std::str::from_utf8(text).map_err(|_| damaged("is not UTF-8 text"))?;
+        let embedded: EmbeddedSignature =
+            serde_json::from_str(text).map_err(|e| damaged(&format!("does not parse ({e})")))?;
+        if embedded.format != SIGNATURE_FORMAT {
+            return Err(damaged(&format!("has format {} (this runtime reads {SIGNATURE_FORMAT})", embedded.format)));
+        }
+        if embedded.name != name || embedded.target != "host" {
+            return Err(damaged(&format!(
+                "describes the {} model '{}', not this host library's '{name}'",
+                embedded.target, embedded.name
+            )));
+        }
+        let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let manifest = Manifest {
+            name: embedded.name,
+            target: embedded.target,
+            entry: embedded.entry,
+            library: Some(file_name),
+            ptx: None,
+            chip: embedded.chip,
+            inputs: embedded.inputs,
+            outputs: embedded.outputs,
+            arena_bytes: embedded.arena_bytes,
+            arena_alignment: embedded.arena_alignment,
+            checks: embedded.checks,
+            weights_bytes: embedded.weights_bytes,
+            weights: None,
+            kernels: embedded.kernels,
+            plan: None,
+            sha256: Some(Digests { code, weights: None }),
+        };
+        manifest.validate().map_err(|e| damaged(&format!("is not one this runtime can load: {e}")))?;
+        Ok(manifest)
     }
 
     /// Parses manifest text and checks what a loader relies on: a symbol-safe name, a known
@@ -713,13 +793,12 @@ mod tests {
     }
 
     #[test]
-    fn a_library_passed_as_its_manifest_is_named() {
+    fn a_damaged_library_or_other_bytes_passed_as_a_manifest_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let library = dir.path().join("libm.so");
         std::fs::write(&library, b"\x7fELF\x02\x01\x01\0binary").unwrap();
         let error = Manifest::read(&library).unwrap_err().to_string();
-        assert!(error.contains("is a compiled library, not its manifest"), "{error}");
-        assert!(error.contains("m.json"), "{error}");
+        assert!(error.contains("libm.so: not a shared object this runtime can read"), "{error}");
         std::fs::write(&library, b"\xff\xfe").unwrap();
         let error = Manifest::read(&library).unwrap_err().to_string();
         assert!(error.contains("is not a Strata manifest (not UTF-8 text)"), "{error}");
