@@ -481,3 +481,49 @@ fn declare_weights<'ctx>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn weights(bytes: &[u8]) -> EmbeddedWeights<'_> {
+        EmbeddedWeights {
+            entry: "strata_m_run",
+            symbol: "strata_m_weights",
+            bytes,
+            alignment: 64,
+            signature: "",
+            signature_symbol: "strata_m_signature",
+        }
+    }
+
+    #[test]
+    fn the_weights_object_defines_the_exported_aligned_array() {
+        use object::{Object, ObjectSection, ObjectSymbol};
+        let dir = tempfile::tempdir().unwrap();
+        let bytes: Vec<u8> = (0..200u8).collect();
+        let path = weights_object(weights(&bytes), dir.path()).unwrap();
+        let data = std::fs::read(&path).unwrap();
+        let file = object::File::parse(&*data).unwrap();
+        let symbol = file.symbols().find(|s| s.name() == Ok("strata_m_weights")).unwrap();
+        assert!(symbol.is_global() && symbol.is_definition());
+        assert_eq!(symbol.size(), 200);
+        let section = file.section_by_index(symbol.section_index().unwrap()).unwrap();
+        assert_eq!(section.name(), Ok(".rodata.strata_m_weights"));
+        assert_eq!(section.align(), 64);
+        assert_eq!(section.data().unwrap(), &bytes[..]);
+        // No executable stack.
+        assert!(file.section_by_name(".note.GNU-stack").is_some());
+    }
+
+    #[test]
+    fn a_weights_object_that_cannot_be_written_is_an_output_error() {
+        // A directory under a regular file cannot exist (root or not).
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("file");
+        std::fs::write(&file, b"").unwrap();
+        let error = weights_object(weights(&[1, 2, 3]), &file).unwrap_err();
+        assert!(matches!(error, CodegenError::OutputPath(_)), "{error:?}");
+        assert!(error.to_string().contains("cannot write the weights' object"), "{error}");
+    }
+}
