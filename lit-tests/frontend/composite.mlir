@@ -24,3 +24,13 @@
 // CHECK: return
 
 // NUMBERS-COUNT-6: expect '{{[a-z0-9]+}}': 0 of
+
+// Col2Im (torch's Fold): a grouped ConvTranspose of the columns, reshaped to their block
+// positions, with a constant one-hot kernel; equal to NumPy's sums.
+// RUN: strata import %S/inputs/col2im.onnx | FileCheck %s --check-prefix=FOLD
+// RUN: strata run %S/inputs/col2im.onnx --input x=%S/../driver/inputs/col2im_x.npy --expect y=%S/../driver/inputs/col2im_y.npy | FileCheck %s --check-prefix=FOLDED
+// FOLD: "sg.reshape"(%arg0) : (tensor<1x12x9xf32>) -> tensor<1x12x3x3xf32>
+// FOLD: "sg.conv2d"
+// FOLD-SAME: group = 2
+// FOLD-SAME: -> tensor<1x2x6x6xf32>
+// FOLDED: expect 'y': 0 of 72 elements outside

@@ -24,6 +24,7 @@
 // RUN: not strata import %S/inputs/invalid_compress.onnx 2>&1 | FileCheck %s --check-prefix=COMPRESS
 // RUN: not strata import %S/inputs/invalid_sequence_output.onnx 2>&1 | FileCheck %s --check-prefix=SEQUENCE
 // RUN: not strata import %S/inputs/invalid_loop_growing.onnx 2>&1 | FileCheck %s --check-prefix=GROWING
+// RUN: not strata import %S/inputs/invalid_col2im.onnx 2>&1 | FileCheck %s --check-prefix=COL2IM
 // RUN: not strata import %S/inputs/external_escape.onnx 2>&1 | FileCheck %s --check-prefix=ESCAPE
 // RUN: not strata import %S/inputs/external_absolute.onnx 2>&1 | FileCheck %s --check-prefix=ABSOLUTE
 // RUN: not strata import %S/inputs/external_short.onnx 2>&1 | FileCheck %s --check-prefix=SHORT
@@ -71,6 +72,7 @@
 
 // RUNNING: error: {{.*}}invalid_bn_running.onnx: node #0 'bn_inference' (BatchNormalization): running_mean and running_var are outputs only in training mode (training_mode = 1)
 
+// COL2IM: error: {{.*}}invalid_col2im.onnx: node #0 'fold_short' (Col2Im): 10 block positions in the columns [1, 12, 10], but image_shape [6, 6], block_shape [2, 3], strides [2, 1], dilations [1, 1] and pads [0, 0, 0, 0] give [3, 4]
 // COMPRESS: error: {{.*}}invalid_compress.onnx: node #0 'compress_runtime' (Compress): unsupported: the condition 'keep' is computed at run time; a static-shape compiler needs it at import (freeze the inputs it depends on with --freeze-input)
 
 // SEQUENCE: error: {{.*}}invalid_sequence_output.onnx: unsupported: 'pieces' is a sequence, used here as a tensor (sequences are resolved at import: they cannot be graph outputs, If results or run-time loop values)

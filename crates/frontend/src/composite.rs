@@ -11,6 +11,8 @@
 //!   last two axes).
 //! - `OneHot` (indices compared with a constant range), `LpPool` (ONNX's reference: the kernel
 //!   size times the average pool of |x|^p, to the power 1/p).
+//! - `Col2Im` (torch's `Fold`: overlapping blocks summed into an image, an inverse STFT's
+//!   overlap-add): a grouped `ConvTranspose` of the columns with a constant one-hot kernel.
 //! - Constants: `HannWindow`, `HammingWindow`, `BlackmanWindow`, `EyeLike`.
 
 use crate::expand::{attr_i, attr_ints, Expansion};
@@ -22,6 +24,107 @@ use melior::ir::Block;
 use strata_ir::Error;
 
 impl Importer<'_> {
+    /// `Col2Im`: the columns `[N, C*K, L]` (`K` the product of `block_shape`, `L` the blocks'
+    /// positions, row-major over the image's axes) summed into the image `[N, C, image..]`:
+    /// `y[n, c, o] = Σ x[n, c*K + k, l]` over the block offsets `k` and positions `l` with
+    /// `o = l*stride + k*dilation - pad_begin`. That is a transposed convolution of the columns
+    /// seen as `[N, C*K, L_1, .., L_d]`, group `C`, whose kernel `[C*K, 1, block..]` holds a
+    /// 1 at block offset `k` of channel `c*K + k` and zeros elsewhere (its multiply-adds are
+    /// `K` times the sums'); `output_padding` restores the image rows past the last block.
+    pub(crate) fn col2im(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let x = required(node, 0)?;
+        let (shape, dtype) = self.shape_of(x)?;
+        let image = self.constant_ints(required(node, 1)?)?;
+        let blocks = self.constant_ints(required(node, 2)?)?;
+        let d = image.len();
+        if shape.len() != 3 || d == 0 || blocks.len() != d {
+            return Err(format!(
+                "Col2Im takes columns [N, C*prod(block_shape), L] and image_shape and block_shape of one \
+                 length, got {shape:?}, image_shape {image:?}, block_shape {blocks:?}"
+            )
+            .into());
+        }
+        let list = |name: &str, default: i64, len: usize| -> Result<Vec<i64>, Error> {
+            let v = ints(node, name).unwrap_or_else(|| vec![default; len]);
+            if v.len() != len {
+                return Err(format!("{name} {v:?} must have {len} values").into());
+            }
+            Ok(v)
+        };
+        let (strides, dilations, pads) = (list("strides", 1, d)?, list("dilations", 1, d)?, list("pads", 0, 2 * d)?);
+        let limit = 1i64 << 20;
+        let positive = |v: &[i64]| v.iter().all(|&x| (1..=limit).contains(&x));
+        if !positive(&image) || !positive(&blocks) || !positive(&strides) || !positive(&dilations) {
+            return Err(format!(
+                "image_shape {image:?}, block_shape {blocks:?}, strides {strides:?} and dilations {dilations:?} \
+                 must be positive"
+            )
+            .into());
+        }
+        if pads.iter().any(|&p| !(0..=limit).contains(&p)) {
+            return Err(format!("pads {pads:?} must not be negative").into());
+        }
+        let k = shapes::numel(&blocks)?;
+        if shape[1] % k != 0 {
+            return Err(format!("{} column channels are not a multiple of the block's {k} elements", shape[1]).into());
+        }
+        let channels = shape[1] / k;
+        // Per axis: the blocks' positions and the image rows past the last block.
+        let mut positions = Vec::with_capacity(d);
+        let mut output_padding = Vec::with_capacity(d);
+        for a in 0..d {
+            let room = image[a] + pads[a] + pads[a + d] - (dilations[a] * (blocks[a] - 1) + 1);
+            if room < 0 {
+                return Err(format!(
+                    "the block {blocks:?} (dilations {dilations:?}) does not fit the padded image {image:?} (pads \
+                     {pads:?})"
+                )
+                .into());
+            }
+            positions.push(room / strides[a] + 1);
+            output_padding.push(room % strides[a]);
+        }
+        if shapes::numel(&positions)? != shape[2] {
+            return Err(format!(
+                "{} block positions in the columns {shape:?}, but image_shape {image:?}, block_shape {blocks:?}, \
+                 strides {strides:?}, dilations {dilations:?} and pads {pads:?} give {positions:?}",
+                shape[2]
+            )
+            .into());
+        }
+        let (zero, one) = (Folded::scalar_of(dtype, 0.0)?.bytes, Folded::scalar_of(dtype, 1.0)?.bytes);
+        let mut kernel = Vec::with_capacity((shape[1] * k) as usize * one.len());
+        for _ in 0..channels {
+            for offset in 0..k {
+                for at in 0..k {
+                    kernel.extend_from_slice(if at == offset { &one } else { &zero });
+                }
+            }
+        }
+        let mut kernel_shape = vec![shape[1], 1];
+        kernel_shape.extend(&blocks);
+        let mut grid = vec![shape[0], shape[1]];
+        grid.extend(&positions);
+        let mut e = Expansion::new(block, node, index);
+        let grid = e.ints(self, &grid);
+        let columns = e.op(self, "Reshape", &[x, &grid], vec![])?;
+        let kernel = e.constant(self, Folded { shape: kernel_shape, dtype, bytes: kernel })?;
+        let y = e.op(
+            self,
+            "ConvTranspose",
+            &[&columns, &kernel],
+            vec![
+                attr_i("group", channels),
+                attr_ints("kernel_shape", &blocks),
+                attr_ints("strides", &strides),
+                attr_ints("dilations", &dilations),
+                attr_ints("pads", &pads),
+                attr_ints("output_padding", &output_padding),
+            ],
+        )?;
+        self.alias(&y, node.output[0].clone())
+    }
+
     /// The reduction node `op_type` on `input` with `node`'s axes (input 1 or the attribute),
     /// `keepdims` and `noop_with_empty_axes`.
     fn reduce_like(

@@ -29,6 +29,7 @@ pub(crate) enum How {
 /// The import routines (see [`Importer::node`] for where each lives).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Custom {
+    Col2Im,
     Constant,
     Identity,
     Arithmetic,
@@ -187,6 +188,7 @@ pub(crate) const OPS: &[OnnxOp] = &[
     OnnxOp { name: "Sum", since: 1, how: How::Chain(Elementwise::Add) },
     custom("Mean", 1, Custom::Mean),
     custom("LRN", 1, Custom::Lrn),
+    custom("Col2Im", 18, Custom::Col2Im),
     custom("BitShift", 11, Custom::BitShift),
     // Import routines.
     custom("Add", 1, Custom::Arithmetic),
@@ -439,6 +441,7 @@ impl Importer<'_> {
                 Custom::Slice => self.slice(block, node, location)?,
                 Custom::Mean => self.mean(block, node, location)?,
                 Custom::Lrn => self.lrn(block, node, index)?,
+                Custom::Col2Im => self.col2im(block, node, index)?,
                 Custom::ConstantOfShape => self.large_constant_of_shape(block, node, index)?,
                 Custom::BitShift => {
                     let kind = match attribute(node, "direction").map(|a| a.s()) {

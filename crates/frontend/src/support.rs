@@ -37,6 +37,8 @@ pub fn shape_operands(op_type: &str) -> &'static [usize] {
         // The kept positions, the reversed lengths, the unpooled shape, the grid's size.
         "Compress" | "ReverseSequence" | "AffineGrid" => &[1],
         "MaxUnpool" => &[2],
+        // The image's and the block's sizes.
+        "Col2Im" => &[1, 2],
         // Positions in a sequence and the pieces of a split: sequences are lists at import.
         "SequenceInsert" => &[2],
         "SequenceErase" | "SequenceAt" | "SplitToSequence" => &[1],

@@ -1596,3 +1596,46 @@ save(
     ),
     "resize_nearest2x.onnx",
 )
+
+# Col2Im (torch's Fold, an inverse STFT's overlap-add): 2 channels of 2 x 3 blocks, strides
+# (2, 1), dilations (1, 2), pads (1, 0, 0, 1), summed into a 6 x 6 image (its last row past
+# the last block's), with NumPy's result; and, for lit-tests/frontend/invalid.mlir, columns
+# whose count the geometry does not give.
+f_x = ((np.arange(12 * 9, dtype=np.float32).reshape(1, 12, 9) % 11) - 5) / 4
+f_image, f_block, f_strides, f_dilations, f_pads = (6, 6), (2, 3), (2, 1), (1, 2), (1, 0, 0, 1)
+f_y = np.zeros((1, 2, 6 + 1 + 0, 6 + 0 + 1), np.float32)
+for c in range(2):
+    for k in range(6):
+        ky, kx = divmod(k, 3)
+        for l in range(9):
+            i, j = divmod(l, 3)
+            f_y[0, c, i * 2 + ky, j + kx * 2] += f_x[0, c * 6 + k, l]
+f_y = f_y[:, :, 1:7, 0:6]
+save(
+    helper.make_graph(
+        [helper.make_node("Col2Im", ["x", "image", "block"], ["y"], name="fold", strides=list(f_strides),
+                          dilations=list(f_dilations), pads=list(f_pads))],
+        "col2im",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 12, 9])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 6, 6])],
+        [numpy_helper.from_array(np.array(f_image, np.int64), "image"),
+         numpy_helper.from_array(np.array(f_block, np.int64), "block")],
+    ),
+    "col2im.onnx",
+    opset=18,
+)
+np.save("../../driver/inputs/col2im_x.npy", f_x)
+np.save("../../driver/inputs/col2im_y.npy", f_y)
+save(
+    helper.make_graph(
+        [helper.make_node("Col2Im", ["x", "image", "block"], ["y"], name="fold_short", strides=[2, 1])],
+        "invalid_col2im",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 12, 10])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.array(f_image, np.int64), "image"),
+         numpy_helper.from_array(np.array(f_block, np.int64), "block")],
+    ),
+    "invalid_col2im.onnx",
+    opset=18,
+    check=False,
+)
