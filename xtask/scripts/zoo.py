@@ -162,6 +162,15 @@ their exporters emit them; each draws from its own generator, so the three above
   Reshape [1, 1, 3, 3, 224, 224], Transpose (0, 1, 4, 2, 5, 3), Reshape: `output`
   [1, 1, 672, 672]. Few channels over a large map: its convolutions' work is in the spatial
   extent, and its activations (64 x 224 x 224, 12.8 MB) make its memory peak.
+- istft_vocoder.onnx: a Vocos-style neural vocoder (text-to-speech's last stage, as
+  torch.onnx.export writes it at opset 18; 80 mel bins x 64 frames): Conv1d 80 -> 128 (k7),
+  two ConvNeXt-1D blocks (depthwise Conv1d k7, Transpose, LayerNormalization, Linear 128 ->
+  384, GELU through Erf, Linear 384 -> 128, Transpose, residual Add), LayerNormalization, a Linear to the
+  33 bins' magnitude and phase (Split), magnitude `Exp(Clip(x, max=10))`, real and imaginary
+  parts by Cos and Sin, the inverse real DFT of each frame as two MatMuls by constant
+  cosine and sine bases (64 samples), a Hann window, and the overlap-add of the frames (hop
+  16) as `Col2Im` (torch's `Fold`), divided by the window's squared overlap-add and trimmed
+  of its centre padding (Slice): `audio` [1, 1024].
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -1281,6 +1290,64 @@ def espcn_superres(path, size=224, upscale=3):
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 1, size * upscale, size * upscale])], path,
            "espcn_superres")
 
+def istft_vocoder(path, mels=80, frames=64, dim=128, n_fft=64, hop=16):
+    """A Vocos-style vocoder: see the module documentation."""
+    g = Graph(np.random.default_rng(20261206))
+    bins = n_fft // 2 + 1
+
+    def conv1d(x, cin, cout, k, group=1):
+        w = g.weight([cout, cin // group, k], fan_in=cin // group * k)
+        b = g.const((g.rng.standard_normal(cout) * 0.02).astype(np.float32), "b")
+        return g.op("Conv", [x, w, b], "conv", kernel_shape=[k], pads=[k // 2, k // 2], group=group)
+
+    def gelu(x):  # as torch.onnx.export writes nn.GELU below opset 20
+        erf = g.op("Erf", [g.op("Div", [x, g.const(np.float32(np.sqrt(2.0)), "sqrt2")], "scaled")], "erf")
+        half = g.op("Mul", [x, g.const(np.float32(0.5), "half")], "half")
+        return g.op("Mul", [half, g.op("Add", [erf, g.const(np.float32(1.0), "one")], "erf_plus_one")], "gelu")
+
+    x = conv1d("mel", mels, dim, 7)
+    for _ in range(2):
+        y = conv1d(x, dim, dim, 7, group=dim)
+        y = g.op("Transpose", [y], "to_frames", perm=[0, 2, 1])
+        y = g.linear(gelu(g.linear(g.layer_norm(y, dim), dim, 3 * dim)), 3 * dim, dim)
+        x = g.op("Add", [x, g.op("Transpose", [y], "to_channels", perm=[0, 2, 1])], "residual")
+    x = g.layer_norm(g.op("Transpose", [x], "to_frames", perm=[0, 2, 1]), dim)
+    spectrum = g.linear(x, dim, 2 * bins)
+    magnitude, phase = g.name("mag"), g.name("phase")
+    g.nodes.append(helper.make_node("Split", [spectrum, g.const(np.array([bins, bins], np.int64), "split")],
+                                    [magnitude, phase], g.name("split"), axis=-1))
+    magnitude = g.op("Exp", [g.op("Clip", [magnitude, "", g.const(np.float32(10.0), "max")], "clip")], "exp")
+    real = g.op("Mul", [magnitude, g.op("Cos", [phase], "cos")], "real")
+    imag = g.op("Mul", [magnitude, g.op("Sin", [phase], "sin")], "imag")
+    # The inverse real DFT: each bin but DC and Nyquist counts twice.
+    k = np.arange(bins)[:, None]
+    n = np.arange(n_fft)[None, :]
+    weight = np.where((k == 0) | (k == n_fft // 2), 1.0, 2.0) / n_fft
+    cos_basis = (weight * np.cos(2 * np.pi * k * n / n_fft)).astype(np.float32)
+    sin_basis = (-weight * np.sin(2 * np.pi * k * n / n_fft)).astype(np.float32)
+    signal = g.op("Add", [g.op("MatMul", [real, g.const(cos_basis, "idft_cos")], "idft_real"),
+                          g.op("MatMul", [imag, g.const(sin_basis, "idft_sin")], "idft_imag")], "idft")
+    window = (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n_fft) / n_fft)).astype(np.float32)
+    framed = g.op("Mul", [signal, g.const(window, "window")], "windowed")
+    columns = g.op("Transpose", [framed], "to_columns", perm=[0, 2, 1])
+    length = (frames - 1) * hop + n_fft
+    audio = g.op("Col2Im", [columns, g.const(np.array([1, length], np.int64), "image_shape"),
+                            g.const(np.array([1, n_fft], np.int64), "block_shape")], "overlap_add", strides=[1, hop])
+    envelope = np.zeros(length, np.float32)
+    for f in range(frames):
+        envelope[f * hop:f * hop + n_fft] += window * window
+    pad = (n_fft - hop) // 2
+    audio = g.op("Reshape", [audio, g.const(np.array([1, length], np.int64), "shape")], "flatten")
+    audio = g.op("Slice", [audio, g.const(np.array([pad], np.int64), "starts"),
+                           g.const(np.array([length - pad], np.int64), "ends"), g.const(np.array([1], np.int64), "axes")],
+                 "trim")
+    audio = g.op("Div", [audio, g.const(np.maximum(envelope[pad:length - pad], 1e-3), "envelope")], "normalise")
+    out = g.rename(audio, "audio")
+    g.save([helper.make_tensor_value_info("mel", TensorProto.FLOAT, [1, mels, frames])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, length - 2 * pad])], path, "istft_vocoder",
+           opset=18)
+
+
 def resnet50(path):
     g = Graph(np.random.default_rng(50))
 
@@ -1339,7 +1406,8 @@ def write_inputs(out):
                           ("deeplab_segmenter", {"image": pattern(3 * 129 * 129).reshape(1, 3, 129, 129)}),
                           ("convnext_classifier", {"image": pattern(3 * 128 * 128).reshape(1, 3, 128, 128)}),
                           ("yolov8n_detector", {"images": (pattern(3 * 320 * 320).reshape(1, 3, 320, 320) + 1) / 2}),
-                          ("espcn_superres", {"input": (pattern(224 * 224).reshape(1, 1, 224, 224) + 1) / 2})):
+                          ("espcn_superres", {"input": (pattern(224 * 224).reshape(1, 1, 224, 224) + 1) / 2}),
+                          ("istft_vocoder", {"mel": pattern(80 * 64).reshape(1, 80, 64) * np.float32(2.0)})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -1381,5 +1449,6 @@ if __name__ == "__main__":
     convnext_classifier(os.path.join(out, "convnext_classifier.onnx"))
     yolov8n_detector(os.path.join(out, "yolov8n_detector.onnx"))
     espcn_superres(os.path.join(out, "espcn_superres.onnx"))
+    istft_vocoder(os.path.join(out, "istft_vocoder.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

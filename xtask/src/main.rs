@@ -563,6 +563,7 @@ const ZOO_MODELS: &[&str] = &[
     "convnext_classifier",
     "yolov8n_detector",
     "espcn_superres",
+    "istft_vocoder",
 ];
 
 /// Zoo models only the benchmarks measure (`zoo.py` generates them too): ResNet-50, too big
