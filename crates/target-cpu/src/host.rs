@@ -151,8 +151,7 @@ pub fn codegen_jobs() -> usize {
 /// kernels (`strata-outline-kernels`) spread over up to `jobs` LLVM modules of about equal
 /// size, each translated, optimised at `default<O3>` and compiled on a thread of its own (this
 /// one among them), the first with the entry point (one object when `jobs` is 1 or there is
-/// nothing to split). The weights array is only
-/// declared: LLVM never holds the weights.
+/// nothing to split). The weights array is only declared: LLVM never holds the weights.
 pub fn emit_objects(
     module: &Module<'_>,
     weights: Option<EmbeddedWeights<'_>>,
