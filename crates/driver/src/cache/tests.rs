@@ -120,8 +120,8 @@ fn external_locations_are_found_in_subgraphs_and_functions() {
     assert_eq!(external_locations(&model), ["f.bin", "then.bin", "value.bin"]);
 }
 
-/// Writes an entry for `key` by hand: a "library", a manifest naming the digest of
-/// `recorded`, a record.
+/// Writes an entry for `key` by hand: a "library", a manifest naming its SHA-256, a record
+/// naming the BLAKE3 digest of `recorded`.
 fn write_entry(root: &Path, key: &Key, library: &[u8], recorded: &[u8]) {
     let dir = root.join(&key.hex);
     std::fs::create_dir_all(&dir).unwrap();
@@ -129,12 +129,13 @@ fn write_entry(root: &Path, key: &Key, library: &[u8], recorded: &[u8]) {
     let manifest = serde_json::json!({
         "name": "model", "target": "host", "entry": "strata_model_run", "library": LIBRARY,
         "inputs": [], "outputs": [], "arena_bytes": 0, "arena_alignment": 64,
-        "sha256": { "code": strata_runtime::manifest::sha256_hex(recorded) },
+        "sha256": { "code": strata_runtime::manifest::sha256_hex(library) },
     });
     std::fs::write(dir.join(MANIFEST), manifest.to_string()).unwrap();
     let record = Record {
         format: FORMAT,
         key: key.hex.clone(),
+        library: blake3::hash(recorded).to_hex().to_string(),
         arena_lower_bound: None,
         warnings: vec![],
         description: key.description.clone(),
@@ -149,10 +150,16 @@ fn corrupt_entries_are_detected_and_removed() {
     let k = key(b"model", &options(), "h", "b");
     assert_eq!(cache.lookup(&k).err(), Some(Miss::Absent));
 
-    // A library that does not match its manifest's digest (truncated, edited).
+    // A library that does not match its recorded digest (truncated, edited).
     write_entry(root.path(), &k, b"library", b"the library as written");
-    assert!(matches!(cache.lookup(&k), Err(Miss::Corrupt(why)) if why.contains("SHA-256")));
+    assert!(matches!(cache.lookup(&k), Err(Miss::Corrupt(why)) if why.contains("BLAKE3")));
     assert!(!root.path().join(&k.hex).exists(), "the corrupt entry is removed");
+    // A library replaced by a link (even to the right bytes) is not followed.
+    write_entry(root.path(), &k, b"lib", b"lib");
+    let elsewhere = root.path().join("elsewhere.so");
+    std::fs::rename(root.path().join(&k.hex).join(LIBRARY), &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, root.path().join(&k.hex).join(LIBRARY)).unwrap();
+    assert!(matches!(cache.lookup(&k), Err(Miss::Corrupt(why)) if why.contains("cannot open")));
 
     // A record naming another key (an entry copied under the wrong name).
     let other = key(b"other model", &options(), "h", "b");
