@@ -258,6 +258,17 @@ mod tests {
         compile(dir.path(), "libother.so", &format!("const char strata_a_signature[] = \"{}\";\n", quoted(&other)));
         let error = read("libother.so");
         assert!(error.contains("describes the host model 'b', not this host library's 'a'"), "{error}");
+        // A signature of another format, and one that is not text.
+        let mut future = serde_json::to_value(other.embedded()).unwrap();
+        future["format"] = 2.into();
+        future["name"] = "a".into();
+        let future = future.to_string().replace('\\', "\\\\").replace('"', "\\\"");
+        compile(dir.path(), "libfuture.so", &format!("const char strata_a_signature[] = \"{future}\";\n"));
+        let error = read("libfuture.so");
+        assert!(error.contains("its signature 'strata_a_signature' has format 2 (this runtime reads 1)"), "{error}");
+        compile(dir.path(), "libbinary.so", "const char strata_a_signature[] = \"\\xff\\xfe\";\n");
+        let error = read("libbinary.so");
+        assert!(error.contains("its signature 'strata_a_signature' is not UTF-8 text"), "{error}");
         // A signature that parses but fails the manifest's checks (an entry point of another name).
         other.entry = "strata_a_run".into();
         other.name = "a".into();
