@@ -167,11 +167,12 @@ impl Model {
         Model::from_checked(manifest, dir, file, path)
     }
 
-    /// [`Model::from_manifest`] for a library its caller has just written and hashed: `code`
-    /// is that library (the manifest's, in `dir`), open, whose bytes had the manifest's
-    /// SHA-256 when the manifest was written. It is not read again (a 100 MB library took a
-    /// quarter of a second to hash), but the object loaded must still be that file (its
-    /// device and inode), as for a library checked here.
+    /// [`Model::from_manifest`] for a library its caller has checked itself: `code` is that
+    /// library (the manifest's, in `dir`), open, whose bytes the caller hashed (just written
+    /// for the manifest's SHA-256, or matched to a digest of its own: the compile cache's
+    /// BLAKE3). It is not read again (a 100 MB library took a quarter of a second to hash),
+    /// but the object loaded must still be that file (its device and inode) and its embedded
+    /// signature must equal the manifest's, as for a library checked here.
     pub fn from_written(manifest: &Manifest, dir: &Path, mut code: std::fs::File) -> Result<Model, RuntimeError> {
         Model::no_host_library(manifest)?;
         let path = dir.join(manifest.library.as_deref().unwrap_or_default());
