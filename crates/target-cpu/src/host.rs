@@ -129,14 +129,8 @@ fn emit_into<T>(
     let machine = host_machine()?;
     let context = Context::create();
     let llvm = translate(&context, &module.as_operation(), &machine)?;
-    if let Some(exports) = weights {
-        declare_signature(&context, &llvm, exports);
-    }
-    let weights = weights.filter(|w| !w.bytes.is_empty());
-    if let Some(weights) = weights {
-        declare_weights(&context, &llvm, weights)?;
-    }
-    let blob = weights.filter(|_| define_weights).map(|w| (w.symbol, w.bytes));
+    declare_exports(&context, &llvm, weights)?;
+    let blob = weights.filter(|w| define_weights && !w.bytes.is_empty()).map(|w| (w.symbol, w.bytes));
     optimise(&llvm, &machine, blob)?;
     deliver(&llvm, &machine)
 }
@@ -181,7 +175,6 @@ pub fn emit_objects(
         load[lightest] += n;
         group_of.insert(name, lightest);
     }
-    let weights_to_define = weights.filter(|w| !w.bytes.is_empty());
     let source = SendOp(Op::of(&module.as_operation()));
     let next = std::sync::atomic::AtomicUsize::new(0);
     // Each thread takes the next part (the parts' sizes are estimates) and makes it from the
@@ -200,12 +193,7 @@ pub fn emit_objects(
             let context = Context::create();
             let llvm = translate_part(&context, source, group, &group_of, &machine)?;
             if group == 0 {
-                if let Some(exports) = weights {
-                    declare_signature(&context, &llvm, exports);
-                }
-                if let Some(weights) = weights_to_define {
-                    declare_weights(&context, &llvm, weights)?;
-                }
+                declare_exports(&context, &llvm, weights)?;
             }
             optimise(&llvm, &machine, None)?;
             to_file(&llvm, &machine, &path(group))?;
@@ -425,6 +413,21 @@ fn to_file(
     file: &std::path::Path,
 ) -> Result<(), CodegenError> {
     machine.write_to_file(llvm, FileType::Object, file).map_err(|e| CodegenError::Llvm(e.to_string()))
+}
+
+/// Declares what the library exports beside its code: the signature, and the weights array
+/// when there are weights.
+fn declare_exports<'ctx>(
+    context: &'ctx Context,
+    llvm: &inkwell::module::Module<'ctx>,
+    exports: Option<EmbeddedWeights<'_>>,
+) -> Result<(), CodegenError> {
+    let Some(exports) = exports else { return Ok(()) };
+    declare_signature(context, llvm, exports);
+    if !exports.bytes.is_empty() {
+        declare_weights(context, llvm, exports)?;
+    }
+    Ok(())
 }
 
 /// Exports the model's signature as a NUL-terminated constant array (when it has one).
