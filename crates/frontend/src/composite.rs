@@ -17,7 +17,7 @@
 
 use crate::expand::{attr_i, attr_ints, Expansion};
 use crate::fold::Folded;
-use crate::import::{attribute, int, ints, operand, required, Importer};
+use crate::import::{attribute, int, ints, ints_of_len, operand, required, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use crate::shapes;
 use melior::ir::Block;
@@ -44,14 +44,9 @@ impl Importer<'_> {
             )
             .into());
         }
-        let list = |name: &str, default: i64, len: usize| -> Result<Vec<i64>, Error> {
-            let v = ints(node, name).unwrap_or_else(|| vec![default; len]);
-            if v.len() != len {
-                return Err(format!("{name} {v:?} must have {len} values").into());
-            }
-            Ok(v)
-        };
-        let (strides, dilations, pads) = (list("strides", 1, d)?, list("dilations", 1, d)?, list("pads", 0, 2 * d)?);
+        let strides = ints_of_len(node, "strides", 1, d)?;
+        let dilations = ints_of_len(node, "dilations", 1, d)?;
+        let pads = ints_of_len(node, "pads", 0, 2 * d)?;
         let limit = 1i64 << 20;
         let positive = |v: &[i64]| v.iter().all(|&x| (1..=limit).contains(&x));
         if !positive(&image) || !positive(&blocks) || !positive(&strides) || !positive(&dilations) {

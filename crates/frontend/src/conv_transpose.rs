@@ -22,7 +22,7 @@
 //! stride) keeps the zero insertion.
 
 use crate::conv::{append1, Geometry, Kernel};
-use crate::import::{attribute, int, ints, node_name, operand, required, tensor_type, Entry, Importer};
+use crate::import::{attribute, int, ints, ints_of_len, node_name, operand, required, tensor_type, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use crate::shapes;
 use melior::ir::{Block, Location};
@@ -189,16 +189,9 @@ impl Importer<'_> {
                 return Err(format!("kernel_shape {k:?} does not match the weight {w:?}").into());
             }
         }
-        let list = |name: &str, default: i64, len: usize| -> Result<Vec<i64>, Error> {
-            let v = ints(node, name).unwrap_or_else(|| vec![default; len]);
-            if v.len() != len {
-                return Err(format!("{name} {v:?} must have {len} values").into());
-            }
-            Ok(v)
-        };
-        let strides = list("strides", 1, spatial)?;
-        let dilations = list("dilations", 1, spatial)?;
-        let output_padding = list("output_padding", 0, spatial)?;
+        let strides = ints_of_len(node, "strides", 1, spatial)?;
+        let dilations = ints_of_len(node, "dilations", 1, spatial)?;
+        let output_padding = ints_of_len(node, "output_padding", 0, spatial)?;
         if strides.iter().chain(&dilations).any(|&v| !(1..=1 << 20).contains(&v))
             || output_padding.iter().any(|&v| !(0..=1 << 20).contains(&v))
         {

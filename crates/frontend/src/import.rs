@@ -524,6 +524,16 @@ pub(crate) fn ints(node: &NodeProto, name: &str) -> Option<Vec<i64>> {
     attribute(node, name).map(|a| a.ints.clone())
 }
 
+/// The ints attribute `name` of `node`, which must have `len` values; `len` times `default`
+/// when absent.
+pub(crate) fn ints_of_len(node: &NodeProto, name: &str, default: i64, len: usize) -> Result<Vec<i64>, Error> {
+    let v = ints(node, name).unwrap_or_else(|| vec![default; len]);
+    if v.len() != len {
+        return Err(format!("{name} {v:?} must have {len} values").into());
+    }
+    Ok(v)
+}
+
 pub(crate) fn int(node: &NodeProto, name: &str, default: i64) -> i64 {
     attribute(node, name).map_or(default, |a| a.i())
 }
