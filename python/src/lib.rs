@@ -459,8 +459,8 @@ fn load(py: Python<'_>, manifest: PathBuf, threads: Option<usize>) -> PyResult<C
         return Err(PyValueError::new_err("threads must be at least 1 (or None: every core)"));
     }
     let loaded = py.detach(|| -> Result<(Model, Manifest), String> {
-        let (read, dir) = Manifest::read(&manifest).map_err(|e| e.to_string())?;
-        let model = Model::from_manifest(&read, &dir).map_err(|e| e.to_string())?;
+        let (read, dir, library) = Manifest::read_artifact(&manifest).map_err(|e| e.to_string())?;
+        let model = Model::from_read(&read, &dir, library).map_err(|e| e.to_string())?;
         Ok((model, read))
     });
     let (model, read) = loaded.map_err(PyOSError::new_err)?;

@@ -64,9 +64,9 @@ enum Loaded {
 
 impl Loaded {
     fn load(manifest: &Path) -> Result<Loaded, Error> {
-        let (parsed, _) = Manifest::read(manifest).map_err(runtime)?;
+        let (parsed, dir, library) = Manifest::read_artifact(manifest).map_err(runtime)?;
         match parsed.target.as_str() {
-            "host" => Model::load(manifest).map(Loaded::Host),
+            "host" => Model::from_read(&parsed, &dir, library).map(Loaded::Host),
             "nvptx" => CudaModel::load(manifest).map(|m| Loaded::Cuda(Box::new(m))),
             other => return Err(Error::invalid_input(format!("{}: unknown target '{other}'", manifest.display()))),
         }

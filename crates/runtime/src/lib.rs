@@ -153,8 +153,17 @@ impl Model {
     /// described by its manifest (`lib.json` beside it), or given itself (its manifest read
     /// from it: [`Manifest::of_library`]).
     pub fn load(manifest: &Path) -> Result<Model, RuntimeError> {
-        let (manifest, dir) = Manifest::read(manifest)?;
-        Model::from_manifest(&manifest, &dir)
+        let (manifest, dir, library) = Manifest::read_artifact(manifest)?;
+        Model::from_read(&manifest, &dir, library)
+    }
+
+    /// The model of what [`Manifest::read_artifact`] read: from the library it hashed, when it
+    /// read one as its own manifest ([`Model::from_written`]), else [`Model::from_manifest`].
+    pub fn from_read(manifest: &Manifest, dir: &Path, library: Option<std::fs::File>) -> Result<Model, RuntimeError> {
+        match library {
+            Some(library) => Model::from_written(manifest, dir, library),
+            None => Model::from_manifest(manifest, dir),
+        }
     }
 
     /// Loads the host shared object `manifest` (read from `dir`) describes, after checking
@@ -162,7 +171,7 @@ impl Model {
     /// then the one loaded), and the signature compiled into it (`strata_<name>_signature`)
     /// must equal the manifest's; so must the weights file's digest.
     pub fn from_manifest(manifest: &Manifest, dir: &Path) -> Result<Model, RuntimeError> {
-        Model::no_host_library(manifest)?;
+        Model::host_library(manifest)?;
         let (file, path) = manifest.open_code(dir)?;
         Model::from_checked(manifest, dir, file, path)
     }
@@ -174,17 +183,16 @@ impl Model {
     /// but the object loaded must still be that file (its device and inode) and its embedded
     /// signature must equal the manifest's, as for a library checked here.
     pub fn from_written(manifest: &Manifest, dir: &Path, mut code: std::fs::File) -> Result<Model, RuntimeError> {
-        Model::no_host_library(manifest)?;
-        let path = dir.join(manifest.library.as_deref().unwrap_or_default());
+        let path = dir.join(Model::host_library(manifest)?);
         std::io::Seek::rewind(&mut code)
             .map_err(|e| RuntimeError::Load(format!("cannot read {}: {e}", path.display())))?;
         Model::from_checked(manifest, dir, code, path)
     }
 
-    /// Fails on a manifest that names no host library.
-    fn no_host_library(manifest: &Manifest) -> Result<(), RuntimeError> {
-        match manifest.library {
-            Some(_) => Ok(()),
+    /// The host library `manifest` names; an error if it names none.
+    fn host_library(manifest: &Manifest) -> Result<&str, RuntimeError> {
+        match &manifest.library {
+            Some(library) => Ok(library),
             None => Err(RuntimeError::Load(format!(
                 "manifest of '{}' names no host library (is it a GPU artifact? use the CUDA runtime)",
                 manifest.name

@@ -152,6 +152,12 @@ mod tests {
         assert!(status.success());
     }
 
+    /// C source defining model `name`'s signature symbol as the text `json`.
+    fn signature_source(name: &str, json: &str) -> String {
+        let quoted = json.replace('\\', "\\\\").replace('"', "\\\"");
+        format!("const char strata_{name}_signature[] = \"{quoted}\";\n")
+    }
+
     /// Builds `dir/libm.so`, a hand-written model `m` whose entry point writes `value` to its one
     /// float output, with the manifest `dir/m.json`.
     fn build(dir: &Path, value: f32) {
@@ -164,24 +170,14 @@ mod tests {
             .to_string(),
         )
         .unwrap();
-        let signature = manifest.embedded().to_json().replace('\\', "\\\\").replace('"', "\\\"");
         let source = format!(
-            "const char strata_m_signature[] = \"{signature}\";\n\
-             int strata_m_run(const void *w, void *a, const void *const *in, void *const *out) {{\n\
-             *(float *)out[0] = {value:?}f; return 0; }}\n"
+            "{}int strata_m_run(const void *w, void *a, const void *const *in, void *const *out) {{\n\
+             *(float *)out[0] = {value:?}f; return 0; }}\n",
+            signature_source("m", &manifest.embedded().to_json())
         );
-        let c = dir.join("m.c");
-        std::fs::write(&c, source).unwrap();
-        let temp = dir.join("libm.so.tmp");
-        let status = std::process::Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
-            .args(["-shared", "-fPIC", "-o"])
-            .arg(&temp)
-            .arg(&c)
-            .status()
-            .unwrap();
-        assert!(status.success());
+        compile(dir, "libm.so.tmp", &source);
         // Replaced by a rename, as `strata compile` writes it.
-        std::fs::rename(&temp, dir.join("libm.so")).unwrap();
+        std::fs::rename(dir.join("libm.so.tmp"), dir.join("libm.so")).unwrap();
         manifest.sha256 =
             Some(Digests { code: sha256_hex(&std::fs::read(dir.join("libm.so")).unwrap()), weights: None });
         manifest.write(&dir.join("m.json")).unwrap();
@@ -222,6 +218,14 @@ mod tests {
         assert_eq!(manifest.sha256.unwrap().code, sha256_hex(&std::fs::read(&library).unwrap()));
         let mut model = Model::load(&library).unwrap();
         assert_eq!(output(&mut model), 3.0);
+        // The library read as its manifest comes back open as hashed (a loader does not read it
+        // again); a manifest brings no file.
+        let (_, _, hashed) = Manifest::read_artifact(&library).unwrap();
+        assert!(hashed.is_some());
+        build(dir.path(), 4.0);
+        let (manifest, dir, none) = Manifest::read_artifact(&dir.path().join("m.json")).unwrap();
+        assert!(none.is_none());
+        assert_eq!(output(&mut Model::from_read(&manifest, &dir, none).unwrap()), 4.0);
     }
 
     #[test]
@@ -254,16 +258,14 @@ mod tests {
             .to_string(),
         )
         .unwrap();
-        let quoted = |m: &Manifest| m.embedded().to_json().replace('\\', "\\\\").replace('"', "\\\"");
-        compile(dir.path(), "libother.so", &format!("const char strata_a_signature[] = \"{}\";\n", quoted(&other)));
+        compile(dir.path(), "libother.so", &signature_source("a", &other.embedded().to_json()));
         let error = read("libother.so");
         assert!(error.contains("describes the host model 'b', not this host library's 'a'"), "{error}");
         // A signature of another format, and one that is not text.
         let mut future = serde_json::to_value(other.embedded()).unwrap();
         future["format"] = 2.into();
         future["name"] = "a".into();
-        let future = future.to_string().replace('\\', "\\\\").replace('"', "\\\"");
-        compile(dir.path(), "libfuture.so", &format!("const char strata_a_signature[] = \"{future}\";\n"));
+        compile(dir.path(), "libfuture.so", &signature_source("a", &future.to_string()));
         let error = read("libfuture.so");
         assert!(error.contains("its signature 'strata_a_signature' has format 2 (this runtime reads 1)"), "{error}");
         compile(dir.path(), "libbinary.so", "const char strata_a_signature[] = \"\\xff\\xfe\";\n");
@@ -273,7 +275,7 @@ mod tests {
         other.entry = "strata_a_run".into();
         other.name = "a".into();
         other.arena_alignment = 3;
-        compile(dir.path(), "libodd.so", &format!("const char strata_a_signature[] = \"{}\";\n", quoted(&other)));
+        compile(dir.path(), "libodd.so", &signature_source("a", &other.embedded().to_json()));
         let error = read("libodd.so");
         assert!(error.contains("is not one this runtime can load: arena alignment 3"), "{error}");
     }

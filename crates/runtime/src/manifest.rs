@@ -328,8 +328,15 @@ const MAX_BLOCK_THREADS: u64 = 1024;
 
 impl Manifest {
     /// Reads and checks a manifest ([`Manifest::parse`]); returns it with the folder its files
-    /// are in.
+    /// are in. A host library given instead is read as its manifest ([`Manifest::of_library`]).
     pub fn read(path: &Path) -> Result<(Manifest, PathBuf), RuntimeError> {
+        Manifest::read_artifact(path).map(|(manifest, dir, _)| (manifest, dir))
+    }
+
+    /// [`Manifest::read`], and when `path` is a host library (its own manifest), that library
+    /// open as it was hashed for the manifest's digest, for a loader not to read it again
+    /// (`Model::from_read`).
+    pub fn read_artifact(path: &Path) -> Result<(Manifest, PathBuf, Option<std::fs::File>), RuntimeError> {
         let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
         let (file, _) = open_regular(path, true)?;
         let mut bytes = Vec::new();
@@ -340,7 +347,8 @@ impl Manifest {
         std::io::Read::read_to_end(&mut std::io::Read::take(&mut reader, 4), &mut bytes).map_err(unreadable)?;
         if bytes.starts_with(b"\x7fELF") {
             drop(reader);
-            return Ok((Manifest::of_library(path)?, dir));
+            let (manifest, library) = Manifest::of_library(path)?;
+            return Ok((manifest, dir, Some(library)));
         }
         std::io::Read::read_to_end(&mut reader, &mut bytes).map_err(unreadable)?;
         if bytes.len() as u64 > MAX_MANIFEST_BYTES {
@@ -353,21 +361,56 @@ impl Manifest {
         let text = String::from_utf8(bytes)
             .map_err(|_| RuntimeError::Load(format!("{} is not a Strata manifest (not UTF-8 text)", path.display())))?;
         let manifest = Manifest::parse(&text).map_err(|e| RuntimeError::Load(format!("{}: {e}", path.display())))?;
-        Ok((manifest, dir))
+        Ok((manifest, dir, None))
     }
 
     /// The manifest of the host library at `path` read from the library itself: the signature
     /// it exports (`strata_<name>_signature`, the one exported symbol of that form), naming the
-    /// library by its file name, with its SHA-256 (so a loader checks it like any other). A
-    /// library needs no manifest: it carries its weights and its signature.
-    pub fn of_library(path: &Path) -> Result<Manifest, RuntimeError> {
-        use object::{Object, ObjectSection, ObjectSymbol, ReadRef};
+    /// library by its file name, with its SHA-256 (so a loader checks it like any other), and
+    /// the library open as hashed. A library needs no manifest: it carries its weights and its
+    /// signature.
+    pub fn of_library(path: &Path) -> Result<(Manifest, std::fs::File), RuntimeError> {
         let refuse = |why: String| RuntimeError::Load(format!("{}: {why}", path.display()));
         let (mut file, _) = open_regular(path, true)?;
         let code = sha256_of(&mut file).map_err(|e| refuse(format!("cannot read it: {e}")))?;
         // Only the headers, the symbol tables and the signature's bytes are read.
         let cache = object::ReadCache::new(file);
-        let elf = object::File::parse(&cache)
+        let embedded = Manifest::embedded_in(&cache, path)?;
+        let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let manifest = Manifest {
+            name: embedded.name,
+            target: embedded.target,
+            entry: embedded.entry,
+            library: Some(file_name),
+            ptx: None,
+            chip: embedded.chip,
+            inputs: embedded.inputs,
+            outputs: embedded.outputs,
+            arena_bytes: embedded.arena_bytes,
+            arena_alignment: embedded.arena_alignment,
+            checks: embedded.checks,
+            weights_bytes: embedded.weights_bytes,
+            weights: None,
+            kernels: embedded.kernels,
+            plan: None,
+            sha256: Some(Digests { code, weights: None }),
+        };
+        manifest.validate().map_err(|e| {
+            refuse(format!(
+                "its signature '{}' is not one this runtime can load: {e}",
+                signature_symbol(&manifest.name)
+            ))
+        })?;
+        Ok((manifest, cache.into_inner()))
+    }
+
+    /// The signature the host library read through `cache` (at `path`) exports as its one
+    /// `strata_<name>_signature`, checked to be this runtime's format and to name the model
+    /// its symbol does.
+    fn embedded_in(cache: &object::ReadCache<std::fs::File>, path: &Path) -> Result<EmbeddedSignature, RuntimeError> {
+        use object::{Object, ObjectSection, ObjectSymbol, ReadRef};
+        let refuse = |why: String| RuntimeError::Load(format!("{}: {why}", path.display()));
+        let elf = object::File::parse(cache)
             .map_err(|e| refuse(format!("not a shared object this runtime can read ({e})")))?;
         let signatures: Vec<(&str, object::Symbol<'_, '_, _>)> = elf
             .dynamic_symbols()
@@ -416,27 +459,7 @@ impl Manifest {
                 embedded.target, embedded.name
             )));
         }
-        let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let manifest = Manifest {
-            name: embedded.name,
-            target: embedded.target,
-            entry: embedded.entry,
-            library: Some(file_name),
-            ptx: None,
-            chip: embedded.chip,
-            inputs: embedded.inputs,
-            outputs: embedded.outputs,
-            arena_bytes: embedded.arena_bytes,
-            arena_alignment: embedded.arena_alignment,
-            checks: embedded.checks,
-            weights_bytes: embedded.weights_bytes,
-            weights: None,
-            kernels: embedded.kernels,
-            plan: None,
-            sha256: Some(Digests { code, weights: None }),
-        };
-        manifest.validate().map_err(|e| damaged(&format!("is not one this runtime can load: {e}")))?;
-        Ok(manifest)
+        Ok(embedded)
     }
 
     /// Parses manifest text and checks what a loader relies on: a symbol-safe name, a known
