@@ -165,14 +165,16 @@ fn shape_key(function: Op) -> Result<Vec<usize>, String> {
 /// others are erased. Returns how many were.
 fn share(context: &melior::Context, outlined: &[(Op, Op)]) -> Result<usize, String> {
     // Grouped by the key of their views written one way ([`canonical_views`], on a copy: a
-    // kernel no other one shares keeps the views it had).
-    let mut groups: std::collections::BTreeMap<Vec<usize>, Vec<(Op, Op)>> = std::collections::BTreeMap::new();
+    // kernel no other one shares keeps the views it had); each member says whether it was
+    // keyed on a copy.
+    let mut groups: std::collections::BTreeMap<Vec<usize>, Vec<(Op, Op, bool)>> = std::collections::BTreeMap::new();
     for &(function, call) in outlined {
         if shareable(function) {
             let body = function.body(0).ok_or("a kernel without a body")?;
             // Views only of `memref.view`s: written one way in place (the same views, first in
             // the body with offsets of their own), no copy needed.
-            let key = if views_of_views(body) {
+            let on_copy = views_of_views(body);
+            let key = if on_copy {
                 let copy = function.clone_detached();
                 let key = canonical_views(context, copy.body(0).ok_or("a kernel without a body")?)
                     .and_then(|()| shape_key(copy));
@@ -183,20 +185,19 @@ fn share(context: &melior::Context, outlined: &[(Op, Op)]) -> Result<usize, Stri
                 canonical_views(context, body)?;
                 shape_key(function)?
             };
-            groups.entry(key).or_default().push((function, call));
+            groups.entry(key).or_default().push((function, call, on_copy));
         }
     }
     let mut shared = 0;
     for members in groups.values().filter(|members| members.len() > 1) {
-        for &(function, _) in members {
-            let body = function.body(0).ok_or("a kernel without a body")?;
-            // The kernels keyed on a copy (the others are written that way already).
-            if views_of_views(body) {
-                canonical_views(context, body)?;
+        // The kernels keyed on a copy are written as their key was (the others already are).
+        for &(function, _, on_copy) in members {
+            if on_copy {
+                canonical_views(context, function.body(0).ok_or("a kernel without a body")?)?;
             }
         }
         let callee = members[0].0.symbol_name().ok_or("a kernel without a name")?;
-        for (i, &(function, call)) in members.iter().enumerate() {
+        for (i, &(function, call, _)) in members.iter().enumerate() {
             let body = function.body(0).ok_or("a kernel without a body")?;
             // The others are erased: only their offsets are needed, in the same order.
             let offsets = if i == 0 {
