@@ -117,16 +117,7 @@ fn library_digest(file: &std::fs::File) -> std::io::Result<String> {
 
 /// The library of the entry in `dir`, open, if it is a regular file with the digest `recorded`.
 fn checked_library(dir: &Path, recorded: &str) -> Result<std::fs::File, String> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let path = dir.join(LIBRARY);
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(&path)
-        .map_err(|e| format!("cannot open {LIBRARY}: {e}"))?;
-    if !file.metadata().is_ok_and(|m| m.is_file()) {
-        return Err(format!("{LIBRARY} is not a regular file"));
-    }
+    let (file, _) = strata_runtime::manifest::open_regular(&dir.join(LIBRARY), false).map_err(|e| e.to_string())?;
     let digest = library_digest(&file).map_err(|e| format!("cannot read {LIBRARY}: {e}"))?;
     if digest != recorded {
         return Err(format!("{LIBRARY} has BLAKE3 {digest}, its record says {recorded}"));

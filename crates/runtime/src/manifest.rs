@@ -674,7 +674,7 @@ fn bare_name(file: &str) -> Result<(), &'static str> {
 
 /// Opens `path` for reading if it is a regular file (a FIFO or device is refused without
 /// blocking) and, unless `follow`, not a symbolic link; returns it with its size.
-fn open_regular(path: &Path, follow: bool) -> Result<(std::fs::File, u64), RuntimeError> {
+pub fn open_regular(path: &Path, follow: bool) -> Result<(std::fs::File, u64), RuntimeError> {
     use std::os::unix::fs::OpenOptionsExt;
     let flags = if follow { libc::O_NONBLOCK } else { libc::O_NOFOLLOW | libc::O_NONBLOCK };
     let file = std::fs::OpenOptions::new().read(true).custom_flags(flags).open(path).map_err(|e| {
