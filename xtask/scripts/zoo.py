@@ -1313,9 +1313,7 @@ def istft_vocoder(path, mels=80, frames=64, dim=128, n_fft=64, hop=16):
         x = g.op("Add", [x, g.op("Transpose", [y], "to_channels", perm=[0, 2, 1])], "residual")
     x = g.layer_norm(g.op("Transpose", [x], "to_frames", perm=[0, 2, 1]), dim)
     spectrum = g.linear(x, dim, 2 * bins)
-    magnitude, phase = g.name("mag"), g.name("phase")
-    g.nodes.append(helper.make_node("Split", [spectrum, g.const(np.array([bins, bins], np.int64), "split")],
-                                    [magnitude, phase], g.name("split"), axis=-1))
+    magnitude, phase = g.ops("Split", [spectrum, g.const(np.array([bins, bins], np.int64), "split")], 2, axis=-1)
     magnitude = g.op("Exp", [g.op("Clip", [magnitude, "", g.const(np.float32(10.0), "max")], "clip")], "exp")
     real = g.op("Mul", [magnitude, g.op("Cos", [phase], "cos")], "real")
     imag = g.op("Mul", [magnitude, g.op("Sin", [phase], "sin")], "imag")
