@@ -17,6 +17,10 @@
 //! written with its first data set as a bundle under OUT for `strata-exec check OUT` on a
 //! machine with a GPU; "passed" then means "bundled".
 //!
+//! `--threads N`, `--no-egraph`, `--no-schedule` and `--disable LIST` compile every case as
+//! `strata run` does with those options (and run it on N threads): a sweep over them checks
+//! that no optimisation, and no thread count the kernels are split for, changes a result.
+//!
 //! Shape operands (integer inputs such as Reshape's shape or Slice's starts, and inputs read in
 //! a shape position such as Resize's scales; in node tests graph inputs with test data) are
 //! frozen to the values of the case's first data set, as a static-shape compiler must; the
@@ -25,7 +29,7 @@
 use prost::Message;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use strata_driver::compile::{compile, compile_model, CompileOptions, Stage, Target};
+use strata_driver::compile::{compile, compile_model, CompileOptions, Optimization, Stage, Target};
 use strata_frontend::onnx::{tensor_proto::DataType, GraphProto, ModelProto, TensorProto};
 use strata_frontend::{inline_bytes, ImportOptions};
 use strata_runtime::manifest::ArtifactPaths;
@@ -284,7 +288,45 @@ fn read_expected(set: &Path, count: usize) -> Result<Vec<Tensor>, Outcome> {
         .collect()
 }
 
-fn options(case: &Path, name: &str, graph: &GraphProto, target: Target) -> CompileOptions {
+/// The flags followed by a value (the other arguments are the directory and the filter).
+const VALUE_FLAGS: &[&str] = &["--suite", "--bundle", "--chip", "--threads", "--disable"];
+
+/// The compile options a sweep varies (`--threads`, `--no-egraph`, `--no-schedule`,
+/// `--disable`); the defaults are `strata run`'s.
+struct Variant {
+    threads: usize,
+    egraph: bool,
+    schedule: bool,
+    disable: Vec<Optimization>,
+}
+
+impl Variant {
+    /// The variant the command line asks for, or why it is not one.
+    fn from_args(args: &[String], flag: impl Fn(&str) -> Option<String>) -> Result<Variant, String> {
+        let threads = match flag("--threads") {
+            None => strata_driver::compile::default_threads(),
+            Some(n) => n
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("--threads takes a positive count, not '{n}'"))?,
+        };
+        let disable = match flag("--disable") {
+            None => Vec::new(),
+            Some(list) => {
+                list.split(',').filter(|w| !w.is_empty()).map(Optimization::parse).collect::<Result<_, _>>()?
+            }
+        };
+        Ok(Variant {
+            threads,
+            egraph: !args.iter().any(|a| a == "--no-egraph"),
+            schedule: !args.iter().any(|a| a == "--no-schedule"),
+            disable: Optimization::canonical(disable),
+        })
+    }
+}
+
+fn options(case: &Path, name: &str, graph: &GraphProto, target: Target, variant: &Variant) -> CompileOptions {
     CompileOptions {
         import: ImportOptions {
             file_name: format!("{name}/model.onnx"),
@@ -298,12 +340,12 @@ fn options(case: &Path, name: &str, graph: &GraphProto, target: Target) -> Compi
         strategy: "exact".into(),
         verify_each: true,
         timing: false,
-        schedule: true,
+        schedule: variant.schedule,
         target,
-        egraph: true,
+        egraph: variant.egraph,
         profile: false,
-        threads: strata_driver::compile::default_threads(),
-        disable: Vec::new(),
+        threads: variant.threads,
+        disable: variant.disable.clone(),
     }
 }
 
@@ -315,9 +357,10 @@ struct Case<'a> {
     graph: &'a GraphProto,
 }
 
-fn run_case(strata: &strata_ir::StrataContext, case: &Case) -> Outcome {
+fn run_case(strata: &strata_ir::StrataContext, case: &Case, variant: &Variant) -> Outcome {
     let Case { path: case, name, bytes, graph } = *case;
-    let mut model = match compile_model(strata, bytes.into(), &options(case, name, graph, Target::Host), &mut |_| {}) {
+    let options = options(case, name, graph, Target::Host, variant);
+    let mut model = match compile_model(strata, bytes.into(), &options, &mut |_| {}) {
         Ok(compiled) => compiled.model,
         Err(error) if error.is_unsupported() => return Outcome::Unsupported(error.message),
         Err(error) => return Outcome::Failed(error.message),
@@ -349,9 +392,14 @@ fn run_case(strata: &strata_ir::StrataContext, case: &Case) -> Outcome {
 /// Compiles a case for the GPU and writes it as a bundle for `strata-exec check`:
 /// `<out>/<case>/model.{ptx,json,weights.bin}`, the first data set's inputs and expected
 /// outputs as `.npy`, `tolerance.txt` and `op.txt`. `Passed` means "bundled".
-fn bundle_case(strata: &strata_ir::StrataContext, case: &Case, out: &Path, chip: &str, op: &str) -> Outcome {
+fn bundle_case(
+    strata: &strata_ir::StrataContext,
+    case: &Case,
+    variant: &Variant,
+    (out, chip, op): (&Path, &str, &str),
+) -> Outcome {
     let Case { path: case, name, bytes, graph } = *case;
-    let options = options(case, name, graph, Target::Nvptx);
+    let options = options(case, name, graph, Target::Nvptx, variant);
     let compiled = match compile(strata, bytes.into(), &options, Stage::Gpu, &mut |_| {}) {
         Ok(compiled) => compiled,
         Err(error) if error.is_unsupported() => return Outcome::Unsupported(error.message),
@@ -407,7 +455,7 @@ fn unsupported_cause(message: &str) -> &str {
 
 fn main() {
     allocator::configure();
-    let usage = "usage: strata-conformance DIR [FILTER] [--suite NAME] [--bundle OUT [--chip sm_80]]";
+    let usage = "usage: strata-conformance DIR [FILTER] [--suite NAME] [--bundle OUT [--chip sm_80]] [--threads N] [--no-egraph] [--no-schedule] [--disable LIST]";
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.is_empty() || args.iter().any(|a| a == "--help" || a == "-h") {
         eprintln!("{usage}");
@@ -417,10 +465,18 @@ fn main() {
     let bundle = flag("--bundle").map(PathBuf::from);
     let chip = flag("--chip").unwrap_or_else(|| "sm_80".into());
     let suite = flag("--suite");
+    let variant = Variant::from_args(&args, flag).unwrap_or_else(|e| {
+        eprintln!("strata-conformance: {e}\n{usage}");
+        std::process::exit(2)
+    });
+    if let Err(e) = strata_runtime::set_threads(variant.threads) {
+        eprintln!("strata-conformance: {e}");
+        std::process::exit(1);
+    }
     let positional: Vec<&String> = args
         .iter()
         .enumerate()
-        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--")))
+        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !VALUE_FLAGS.contains(&args[i - 1].as_str())))
         .map(|(_, a)| a)
         .collect();
     let dir = PathBuf::from(positional.first().expect(usage));
@@ -461,8 +517,8 @@ fn main() {
         row.cases += 1;
         let this = Case { path: case, name: &name, bytes: &bytes, graph: &graph };
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &bundle {
-            None => run_case(&strata, &this),
-            Some(out) => bundle_case(&strata, &this, out, &chip, &op),
+            None => run_case(&strata, &this, &variant),
+            Some(out) => bundle_case(&strata, &this, &variant, (out, &chip, &op)),
         }));
         let one_line = |s: &str| s.replace('\n', " ").chars().take(400).collect::<String>();
         match outcome {
