@@ -469,9 +469,13 @@ fn main() {
         eprintln!("strata-conformance: {e}\n{usage}");
         std::process::exit(2)
     });
-    if let Err(e) = strata_runtime::set_threads(variant.threads) {
-        eprintln!("strata-conformance: {e}");
-        std::process::exit(1);
+    // As `strata run`: OpenMP is loaded only for host code compiled for several threads (one
+    // thread, and the GPU bundles, need no OpenMP runtime).
+    if bundle.is_none() && variant.threads > 1 {
+        if let Err(e) = strata_runtime::set_threads(variant.threads) {
+            eprintln!("strata-conformance: {e}");
+            std::process::exit(1);
+        }
     }
     let positional: Vec<&String> = args
         .iter()
