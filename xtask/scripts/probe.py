@@ -910,6 +910,76 @@ def stateful_ops():
     add(family, "roi-align-adaptive", [["{strata}", "compile", path, "--emit=sg"]], "error", ["sampling_ratio 0"])
 
 
+# --- ai.onnx.ml: tree ensembles against ONNX's reference, and broken trees -------------------
+
+
+def ml_domain():
+    family = "ml-domain"
+    from onnx.reference import ReferenceEvaluator
+
+    def regressor(name, x_shape, y_shape, **overrides):
+        # Two trees over three features: tree 0 splits on feature 0 (<=) then 2 (<), tree 1 on
+        # feature 1 (>), with a leaf feeding both targets.
+        atts = dict(
+            nodes_treeids=[0, 0, 0, 0, 0, 1, 1, 1], nodes_nodeids=[0, 1, 2, 3, 4, 0, 1, 2],
+            nodes_featureids=[0, 2, 0, 0, 0, 1, 0, 0],
+            nodes_modes=["BRANCH_LEQ", "BRANCH_LT", "LEAF", "LEAF", "LEAF", "BRANCH_GT", "LEAF", "LEAF"],
+            nodes_values=[0.5, -0.25, 0, 0, 0, 0.0, 0, 0],
+            nodes_truenodeids=[1, 3, 0, 0, 0, 1, 0, 0], nodes_falsenodeids=[2, 4, 0, 0, 0, 2, 0, 0],
+            target_treeids=[0, 0, 0, 0, 1, 1, 1], target_nodeids=[2, 3, 4, 4, 1, 2, 2],
+            target_ids=[0, 1, 0, 1, 0, 0, 1], target_weights=[1.5, -2.0, 0.25, 3.0, 0.75, -1.0, 0.5],
+            n_targets=2, aggregate_function="AVERAGE", base_values=[0.1, -0.2])
+        atts.update(overrides)
+        node = helper.make_node("TreeEnsembleRegressor", ["x"], ["y"], name="forest", domain="ai.onnx.ml", **atts)
+        graph = helper.make_graph([node], "probe", [vi("x", FLOAT, x_shape)], [vi("y", FLOAT, y_shape)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 3)])
+        model.ir_version = 8
+        path = os.path.join(case_dir(family, name), "model.onnx")
+        with open(path, "wb") as f:  # not onnx.save's checker: some of these are broken on purpose
+            f.write(model.SerializeToString())
+        return path, model
+
+    x = np.random.default_rng(7).standard_normal((16, 3)).astype(np.float32)
+    for name, aggregate in (("regressor-average", "AVERAGE"), ("regressor-max", "MAX")):
+        path, model = regressor(name, [16, 3], [16, 2], aggregate_function=aggregate)
+        cd = case_dir(family, name)
+        expected = npy(os.path.join(cd, "expected.npy"), ReferenceEvaluator(model).run(None, {"x": x})[0])
+        add(family, name, [run(path, {"x": npy(os.path.join(cd, "x.npy"), x)}, "--expect", f"y={expected}",
+                               "--rtol", "1e-6", "--atol", "1e-6")], "ok", ["expect 'y': 0 of 32"])
+    for name, overrides, needle in (
+        ("child-outside-tree", {"nodes_truenodeids": [1, 7, 0, 0, 0, 1, 0, 0]}, "child 7 is not a node of tree 0"),
+        ("unreachable-nodes", {"nodes_truenodeids": [1, 0, 0, 0, 0, 1, 0, 0]}, "not reachable from its tree's root"),
+        ("two-roots", {"nodes_truenodeids": [1, 1, 0, 0, 0, 1, 0, 0]}, "tree 0 has more than one root"),
+        ("feature-outside-x", {"nodes_featureids": [0, 5, 0, 0, 0, 1, 0, 0]}, "reads feature 5, but X has 3"),
+        ("probit", {"post_transform": "PROBIT"}, "post_transform PROBIT"),
+        ("unknown-mode", {"nodes_modes": ["BRANCH_LEQ", "BRANCH_SOMETIMES", "LEAF", "LEAF", "LEAF", "BRANCH_GT",
+                                          "LEAF", "LEAF"]}, "BRANCH_SOMETIMES"),
+    ):
+        path, _ = regressor(name, [16, 3], [16, 2], **overrides)
+        add(family, name, [["{strata}", "compile", path, "--emit=sg"]], "error", ["forest", needle])
+    # The opset-5 form names its roots: a cycle below one is found.
+    path = os.path.join(case_dir(family, "cycle"), "model.onnx")
+    node = helper.make_node("TreeEnsemble", ["x"], ["y"], name="forest", domain="ai.onnx.ml", n_targets=1,
+                            nodes_featureids=[0, 1], nodes_modes=numpy_helper.from_array(np.array([0, 0], np.uint8)),
+                            nodes_splits=numpy_helper.from_array(np.array([0.5, 0.0], np.float32)),
+                            nodes_truenodeids=[1, 0], nodes_trueleafs=[0, 0], nodes_falsenodeids=[0, 0],
+                            nodes_falseleafs=[1, 1], leaf_targetids=[0], leaf_weights=numpy_helper.from_array(
+                                np.array([1.0], np.float32)), tree_roots=[0])
+    graph = helper.make_graph([node], "probe", [vi("x", FLOAT, [4, 3])], [vi("y", FLOAT, [4, 1])])
+    with open(path, "wb") as f:
+        f.write(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21),
+                                                        helper.make_opsetid("ai.onnx.ml", 5)]).SerializeToString())
+    add(family, "cycle", [["{strata}", "compile", path, "--emit=sg"]], "error", ["forest", "cycle through node 0"])
+    # An ai.onnx.ml operator Strata does not import is named with its domain.
+    path = os.path.join(case_dir(family, "label-encoder"), "model.onnx")
+    node = helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml", keys_int64s=[1], values_int64s=[2])
+    graph = helper.make_graph([node], "probe", [vi("x", INT64, [4])], [vi("y", INT64, [4])])
+    with open(path, "wb") as f:
+        f.write(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                        helper.make_opsetid("ai.onnx.ml", 3)]).SerializeToString())
+    add(family, "label-encoder", [["{strata}", "compile", path, "--emit=sg"]], "error", ["ai.onnx.ml::LabelEncoder"])
+
+
 external_data()
 runtime_checks()
 graph_validation()
@@ -926,6 +996,7 @@ reshaped_insertions()
 one_row_products()
 reduced_programs()
 stateful_ops()
+ml_domain()
 with open(os.path.join(OUT, "cases.json"), "w") as f:
     json.dump(CASES, f, indent=1)
 print(f"probe: {len(CASES)} cases in {OUT}")

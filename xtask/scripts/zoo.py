@@ -171,6 +171,12 @@ their exporters emit them; each draws from its own generator, so the three above
   cosine and sine bases (64 samples), a Hann window, and the overlap-add of the frames (hop
   16) as `Col2Im` (torch's `Fold`), divided by the window's squared overlap-add and trimmed
   of its centre padding (Slice): `audio` [1, 1024].
+- tabular_gbm.onnx: a gradient-boosted tree regressor on tabular data as skl2onnx writes
+  scikit-learn's (ai.onnx.ml opset 3; 64 rows x 20 features, every 7th value missing):
+  `Scaler` (the standardisation), then `TreeEnsembleRegressor` with 120 trees of depth up
+  to 6 (`BRANCH_LEQ`, missing values sent to the true branch at half the nodes, `SUM`, a
+  base value): `prediction` [64, 1]. The class of classical models converted from
+  scikit-learn, XGBoost and LightGBM.
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -281,9 +287,10 @@ class Graph:
         infos = [helper.make_tensor_value_info(value, TensorProto.FLOAT, shape) for value, shape in outputs]
         return helper.make_graph(self.nodes, name, [], infos, self.inits)
 
-    def save(self, inputs, outputs, path, name, opset=17, ir_version=None):
+    def save(self, inputs, outputs, path, name, opset=17, ir_version=None, ml_opset=None):
         graph = helper.make_graph(self.nodes, name, inputs, outputs, self.inits)
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="strata-zoo")
+        imports = [helper.make_opsetid("", opset)] + ([helper.make_opsetid("ai.onnx.ml", ml_opset)] if ml_opset else [])
+        model = helper.make_model(graph, opset_imports=imports, producer_name="strata-zoo")
         if ir_version is not None:
             model.ir_version = ir_version
         onnx.checker.check_model(model, full_check=True)
@@ -1346,6 +1353,60 @@ def istft_vocoder(path, mels=80, frames=64, dim=128, n_fft=64, hop=16):
            opset=18)
 
 
+def tabular_gbm(path, rows=64, features=20, trees=120, depth=6):
+    """A gradient-boosted tree regressor: see the module documentation."""
+    g = Graph(np.random.default_rng(20261203))
+    rng = g.rng
+    mean = rng.standard_normal(features).astype(np.float32)
+    std = rng.uniform(0.5, 2.0, features).astype(np.float32)
+    scaled = g.name("scaler")
+    g.nodes.append(helper.make_node("Scaler", ["features"], [scaled], name=scaled, domain="ai.onnx.ml",
+                                    offset=mean.tolist(), scale=(1.0 / std).tolist()))
+    atts = {k: [] for k in ("nodes_treeids", "nodes_nodeids", "nodes_featureids", "nodes_modes", "nodes_values",
+                            "nodes_truenodeids", "nodes_falsenodeids", "nodes_missing_value_tracks_true",
+                            "target_treeids", "target_nodeids", "target_ids", "target_weights")}
+    for tree in range(trees):
+        count = 0
+
+        def grow(level):
+            nonlocal count
+            node, count = count, count + 1
+            atts["nodes_treeids"].append(tree)
+            atts["nodes_nodeids"].append(node)
+            at = len(atts["nodes_modes"])
+            if level == depth or (level >= 2 and rng.uniform() < 0.2):
+                atts["nodes_featureids"].append(0)
+                atts["nodes_modes"].append("LEAF")
+                atts["nodes_values"].append(0.0)
+                atts["nodes_truenodeids"].append(0)
+                atts["nodes_falsenodeids"].append(0)
+                atts["nodes_missing_value_tracks_true"].append(0)
+                atts["target_treeids"].append(tree)
+                atts["target_nodeids"].append(node)
+                atts["target_ids"].append(0)
+                atts["target_weights"].append(float(np.float32(rng.standard_normal() * 0.1)))
+                return node
+            atts["nodes_featureids"].append(int(rng.integers(features)))
+            atts["nodes_modes"].append("BRANCH_LEQ")
+            atts["nodes_values"].append(float(np.float32(rng.standard_normal() * 0.8)))
+            atts["nodes_truenodeids"].append(0)
+            atts["nodes_falsenodeids"].append(0)
+            atts["nodes_missing_value_tracks_true"].append(int(rng.uniform() < 0.5))
+            atts["nodes_truenodeids"][at] = grow(level + 1)
+            atts["nodes_falsenodeids"][at] = grow(level + 1)
+            return node
+
+        grow(0)
+    out = g.name("gbm")
+    g.nodes.append(helper.make_node("TreeEnsembleRegressor", [scaled], [out], name=out, domain="ai.onnx.ml",
+                                    n_targets=1, aggregate_function="SUM", post_transform="NONE",
+                                    base_values=[0.25], **atts))
+    out = g.rename(out, "prediction")
+    g.save([helper.make_tensor_value_info("features", TensorProto.FLOAT, [rows, features])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [rows, 1])], path, "tabular_gbm", opset=15,
+           ml_opset=3)
+
+
 def resnet50(path):
     g = Graph(np.random.default_rng(50))
 
@@ -1372,6 +1433,13 @@ def resnet50(path):
 def pattern(count):
     """A deterministic input pattern, exact in float32 (so any tool can regenerate it)."""
     return ((np.arange(count, dtype=np.int64) * 7919) % 255).astype(np.float32) / np.float32(127.5) - np.float32(1.0)
+
+
+def tabular_rows(rows=64, features=20):
+    """The tree model's batch: the pattern around the scaler's means, every 7th value missing."""
+    x = pattern(rows * features).reshape(rows, features) * np.float32(2.0)
+    x.reshape(-1)[::7] = np.float32(np.nan)
+    return x
 
 
 def write_inputs(out):
@@ -1405,7 +1473,8 @@ def write_inputs(out):
                           ("convnext_classifier", {"image": pattern(3 * 128 * 128).reshape(1, 3, 128, 128)}),
                           ("yolov8n_detector", {"images": (pattern(3 * 320 * 320).reshape(1, 3, 320, 320) + 1) / 2}),
                           ("espcn_superres", {"input": (pattern(224 * 224).reshape(1, 1, 224, 224) + 1) / 2}),
-                          ("istft_vocoder", {"mel": pattern(80 * 64).reshape(1, 80, 64) * np.float32(2.0)})):
+                          ("istft_vocoder", {"mel": pattern(80 * 64).reshape(1, 80, 64) * np.float32(2.0)}),
+                          ("tabular_gbm", {"features": tabular_rows()})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -1448,5 +1517,6 @@ if __name__ == "__main__":
     yolov8n_detector(os.path.join(out, "yolov8n_detector.onnx"))
     espcn_superres(os.path.join(out, "espcn_superres.onnx"))
     istft_vocoder(os.path.join(out, "istft_vocoder.onnx"))
+    tabular_gbm(os.path.join(out, "tabular_gbm.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

@@ -2,7 +2,9 @@
 the results are checked in so CI needs no ONNX Runtime):
 
     pip install --target /tmp/ort onnxruntime
-    PYTHONPATH=/tmp/ort:target/python-onnx python3 xtask/scripts/zoo_reference.py target/zoo xtask/zoo-reference
+    PYTHONPATH=/tmp/ort:target/python-onnx python3 xtask/scripts/zoo_reference.py target/zoo xtask/zoo-reference [MODEL...]
+
+(naming models remakes only theirs: a new zoo model's reference without touching the others').
 
 Reads <zoo>/<model>.onnx, <zoo>/<model>.inputs/*.npy and the compile-time-frozen inputs
 <zoo>/<model>.frozen/*.pb (serialized TensorProtos, read with the pinned onnx; all written by
@@ -21,7 +23,7 @@ MODELS = ("mobilenetv2", "resnet18", "bert_tiny", "crnn_ocr", "yolo_detector", "
           "nested_if", "int8_qdq_cnn", "speech_kws", "text_detector", "inception_cell", "resnext_block",
           "audio_tcn", "conformer_block", "gpt2_block", "mobilenetv3_small", "gated_deltanet_block",
           "vit_tiny", "llama_block", "unet_segmenter", "deeplab_segmenter",
-          "convnext_classifier", "yolov8n_detector", "espcn_superres", "istft_vocoder")
+          "convnext_classifier", "yolov8n_detector", "espcn_superres", "istft_vocoder", "tabular_gbm")
 
 
 def frozen(path):
@@ -31,11 +33,11 @@ def frozen(path):
     return numpy_helper.to_array(tensor)
 
 
-def main(zoo, out):
+def main(zoo, out, models=MODELS):
     os.makedirs(out, exist_ok=True)
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
-    for model in MODELS:
+    for model in models:
         session = ort.InferenceSession(os.path.join(zoo, f"{model}.onnx"), options, providers=["CPUExecutionProvider"])
         feeds = {os.path.basename(p)[:-4]: np.load(p) for p in glob.glob(os.path.join(zoo, f"{model}.inputs", "*.npy"))}
         feeds.update({os.path.basename(p)[:-3]: frozen(p) for p in glob.glob(os.path.join(zoo, f"{model}.frozen", "*.pb"))})
@@ -46,4 +48,4 @@ def main(zoo, out):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], *([sys.argv[3:]] if len(sys.argv) > 3 else []))

@@ -564,6 +564,7 @@ const ZOO_MODELS: &[&str] = &[
     "yolov8n_detector",
     "espcn_superres",
     "istft_vocoder",
+    "tabular_gbm",
 ];
 
 /// Zoo models only the benchmarks measure (`zoo.py` generates them too): ResNet-50, too big

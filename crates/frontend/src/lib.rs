@@ -22,6 +22,7 @@ mod legacy;
 mod loops;
 mod loss;
 mod math;
+mod ml;
 mod nn;
 mod ops;
 mod quant;

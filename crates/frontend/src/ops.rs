@@ -105,6 +105,10 @@ pub(crate) enum Custom {
     Einsum,
     TopK,
     Loss,
+    Binarizer,
+    Scaler,
+    ArrayFeatureExtractor,
+    TreeEnsemble,
 }
 
 /// An ONNX operator Strata imports: its name, the oldest opset whose definition the importer
@@ -316,9 +320,27 @@ pub(crate) const OPS: &[OnnxOp] = &[
     OnnxOp { name: "Size", since: 1, how: How::Folded },
 ];
 
+/// The `ai.onnx.ml` operators (`crate::ml`), `since` in that domain's opsets.
+pub(crate) const ML_OPS: &[OnnxOp] = &[
+    custom("ArrayFeatureExtractor", 1, Custom::ArrayFeatureExtractor),
+    custom("Binarizer", 1, Custom::Binarizer),
+    custom("Scaler", 1, Custom::Scaler),
+    custom("TreeEnsemble", 5, Custom::TreeEnsemble),
+    custom("TreeEnsembleRegressor", 1, Custom::TreeEnsemble),
+];
+
 /// The table's line for `op_type` (default domain).
 pub(crate) fn lookup(op_type: &str) -> Option<&'static OnnxOp> {
     OPS.iter().find(|op| op.name == op_type)
+}
+
+/// The table's line for `op_type` in `domain` (the default one, or `ai.onnx.ml`).
+pub(crate) fn lookup_in(domain: &str, op_type: &str) -> Option<&'static OnnxOp> {
+    match domain {
+        "" | "ai.onnx" => lookup(op_type),
+        "ai.onnx.ml" => ML_OPS.iter().find(|op| op.name == op_type),
+        _ => None,
+    }
 }
 
 impl Importer<'_> {
@@ -336,7 +358,8 @@ impl Importer<'_> {
             return Ok(());
         }
         self.check_indices_and_divisors(block, node, index)?;
-        let op = lookup(node.op_type()).ok_or_else(|| format!("operator {} is not supported", node.op_type()))?;
+        let op = lookup_in(node.domain(), node.op_type())
+            .ok_or_else(|| format!("operator {} is not supported", node.op_type()))?;
         match op.how {
             How::Elementwise(kind, attributes) => {
                 let params: Vec<f64> = attributes
@@ -427,6 +450,10 @@ impl Importer<'_> {
                 Custom::Einsum => self.einsum(block, node, index)?,
                 Custom::TopK => self.top_k(block, node, index)?,
                 Custom::Loss => self.loss(block, node, index)?,
+                Custom::Binarizer => self.binarizer(block, node, index)?,
+                Custom::Scaler => self.scaler(block, node, index)?,
+                Custom::ArrayFeatureExtractor => self.array_feature_extractor(block, node, index)?,
+                Custom::TreeEnsemble => self.tree_ensemble(block, node, index)?,
                 Custom::Resize => self.resize(block, node, location)?,
                 Custom::BatchNorm => self.batch_norm(block, node, location)?,
                 Custom::Clip => self.clip(block, node, location)?,

@@ -127,7 +127,7 @@ pub(crate) fn collect_unsupported(
     for (index, node) in graph.node.iter().enumerate() {
         let domain_ok = matches!(node.domain(), "" | "ai.onnx");
         let name = format!("{prefix}{}", node_name(node, index));
-        if !domain_ok || crate::ops::lookup(node.op_type()).is_none() {
+        if crate::ops::lookup_in(node.domain(), node.op_type()).is_none() {
             let op =
                 if domain_ok { node.op_type().to_owned() } else { format!("{}::{}", node.domain(), node.op_type()) };
             unsupported.entry(op).or_default().push(name.clone());

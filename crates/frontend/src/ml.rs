@@ -1,0 +1,682 @@
+//! The `ai.onnx.ml` operators Strata imports: the numeric ones that classical models converted
+//! from scikit-learn, XGBoost or LightGBM carry (`skl2onnx`, `onnxmltools`): tree ensembles
+//! (`TreeEnsemble`, `TreeEnsembleRegressor`), `Scaler`, `Binarizer` and `ArrayFeatureExtractor`. Each is
+//! expanded into default-domain ops, as composite operators are.
+//!
+//! A tree ensemble is evaluated for every sample and every tree at once, one level of the
+//! deepest tree at a time: a `[N, trees]` tensor of node positions starts at the roots, and each
+//! level gathers every position's feature, split value and children, compares, and moves to one
+//! child (a leaf's children are itself, so trees shallower than the deepest stay put). The
+//! leaves' weights are then gathered from a `[nodes, targets]` table and aggregated over the
+//! trees. All of it is static: shapes come from the attributes and the input's batch size.
+//! A missing value (NaN) takes the true branch where `nodes_missing_value_tracks_true` says
+//! so and is otherwise compared like any value (as ONNX Runtime does; ONNX's reference
+//! `TreeEnsembleRegressor` sends it to the false branch of a `BRANCH_NEQ` too).
+
+use crate::expand::{attr_i, Expansion};
+use crate::fold::Folded;
+use crate::import::{attribute, int, ints, required, Importer};
+use crate::onnx::tensor_proto::DataType;
+use crate::onnx::NodeProto;
+use melior::ir::Block;
+use std::collections::BTreeMap;
+use strata_ir::Error;
+
+/// How a branch node compares its feature `x` with its split value `s` (ONNX's
+/// `nodes_modes`, in the numbering of the opset-5 `TreeEnsemble`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Mode {
+    Leq,
+    Lt,
+    Gte,
+    Gt,
+    Eq,
+    Neq,
+    Member,
+}
+
+impl Mode {
+    fn from_code(code: i64) -> Option<Mode> {
+        Some(match code {
+            0 => Mode::Leq,
+            1 => Mode::Lt,
+            2 => Mode::Gte,
+            3 => Mode::Gt,
+            4 => Mode::Eq,
+            5 => Mode::Neq,
+            6 => Mode::Member,
+            _ => return None,
+        })
+    }
+
+    /// A `TreeEnsembleRegressor`/`Classifier` mode name; `None` for a leaf.
+    fn from_name(name: &str) -> Result<Option<Mode>, Error> {
+        Ok(Some(match name {
+            "BRANCH_LEQ" => Mode::Leq,
+            "BRANCH_LT" => Mode::Lt,
+            "BRANCH_GTE" => Mode::Gte,
+            "BRANCH_GT" => Mode::Gt,
+            "BRANCH_EQ" => Mode::Eq,
+            "BRANCH_NEQ" => Mode::Neq,
+            "LEAF" => return Ok(None),
+            other => return Err(format!("unknown node mode '{other}' in nodes_modes").into()),
+        }))
+    }
+
+    /// The default-domain comparison `x op s` (Member is an `Equal` per set value).
+    fn op(self) -> (&'static str, bool) {
+        match self {
+            Mode::Leq => ("LessOrEqual", false),
+            Mode::Lt => ("Less", false),
+            Mode::Gte => ("GreaterOrEqual", false),
+            Mode::Gt => ("Greater", false),
+            Mode::Eq | Mode::Member => ("Equal", false),
+            Mode::Neq => ("Equal", true),
+        }
+    }
+}
+
+/// How the trees' leaf values for one target combine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Aggregate {
+    Average,
+    Sum,
+    Min,
+    Max,
+}
+
+/// One slot of the flattened forest: a branch or a leaf, children as slot positions.
+#[derive(Clone, Debug)]
+enum Slot {
+    Branch { feature: i64, split: f64, mode: Mode, on_true: usize, on_false: usize, missing_true: bool },
+    Leaf,
+}
+
+/// A tree ensemble in one form, whichever operator it came from.
+struct Forest {
+    slots: Vec<Slot>,
+    /// Each leaf slot's (target, weight) entries.
+    weights: BTreeMap<usize, Vec<(usize, f64)>>,
+    /// Each branch slot's set (BRANCH_MEMBER).
+    members: BTreeMap<usize, Vec<f64>>,
+    roots: Vec<usize>,
+    targets: usize,
+    aggregate: Aggregate,
+    base: Vec<f64>,
+    post: String,
+}
+
+/// A float list attribute given as `name` (floats), or as a tensor (`name_as_tensor`, or
+/// `name` itself holding a tensor).
+fn float_list(importer: &Importer, node: &NodeProto, names: &[&str]) -> Result<Option<Vec<f64>>, Error> {
+    for name in names {
+        let Some(a) = attribute(node, name) else { continue };
+        if let Some(t) = a.t.as_ref() {
+            let c = importer.constant(t)?;
+            return Ok(Some(Folded { shape: c.shape, dtype: c.dtype, bytes: c.bytes }.floats()?));
+        }
+        if !a.floats.is_empty() {
+            return Ok(Some(a.floats.iter().map(|&f| f as f64).collect()));
+        }
+        return Ok(Some(a.ints.iter().map(|&i| i as f64).collect()));
+    }
+    Ok(None)
+}
+
+fn string(node: &NodeProto, name: &str, default: &str) -> String {
+    attribute(node, name).map_or(default.to_owned(), |a| String::from_utf8_lossy(a.s()).into_owned())
+}
+
+fn need<T>(value: Option<T>, name: &str) -> Result<T, Error> {
+    value.ok_or_else(|| format!("attribute {name} is missing").into())
+}
+
+fn check_len(name: &str, len: usize, expected: usize) -> Result<(), Error> {
+    if len != expected {
+        return Err(format!("attribute {name} has {len} values, expected {expected} (one per node)").into());
+    }
+    Ok(())
+}
+
+impl Forest {
+    /// The opset-5 `TreeEnsemble`: branch nodes and leaves in separate arrays, children as
+    /// positions in one or the other. Leaves become the slots after the branches.
+    fn from_tree_ensemble(importer: &Importer, node: &NodeProto) -> Result<Forest, Error> {
+        let splits = need(float_list(importer, node, &["nodes_splits"])?, "nodes_splits")?;
+        let n = splits.len();
+        let get = |name: &str| -> Result<Vec<i64>, Error> {
+            let v = need(ints(node, name), name)?;
+            check_len(name, v.len(), n)?;
+            Ok(v)
+        };
+        let (features, true_ids, false_ids) =
+            (get("nodes_featureids")?, get("nodes_truenodeids")?, get("nodes_falsenodeids")?);
+        let (true_leaf, false_leaf) = (
+            ints(node, "nodes_trueleafs").unwrap_or_else(|| vec![0; n]),
+            ints(node, "nodes_falseleafs").unwrap_or_else(|| vec![0; n]),
+        );
+        check_len("nodes_trueleafs", true_leaf.len(), n)?;
+        check_len("nodes_falseleafs", false_leaf.len(), n)?;
+        let modes = need(float_list(importer, node, &["nodes_modes"])?, "nodes_modes")?;
+        check_len("nodes_modes", modes.len(), n)?;
+        let missing = float_list(importer, node, &["nodes_missing_value_tracks_true"])?.unwrap_or_else(|| vec![0.0; n]);
+        check_len("nodes_missing_value_tracks_true", missing.len(), n)?;
+        let leaf_targets = need(ints(node, "leaf_targetids"), "leaf_targetids")?;
+        let leaf_weights = need(float_list(importer, node, &["leaf_weights"])?, "leaf_weights")?;
+        if leaf_weights.len() != leaf_targets.len() {
+            return Err(format!(
+                "leaf_weights has {} values and leaf_targetids {}: one of each per leaf",
+                leaf_weights.len(),
+                leaf_targets.len()
+            )
+            .into());
+        }
+        let targets =
+            usize::try_from(int(node, "n_targets", 0)).ok().filter(|&t| t > 0).ok_or("n_targets must be positive")?;
+        let leaves = leaf_weights.len();
+        let child = |id: i64, leaf: i64, what: &str, at: usize| -> Result<usize, Error> {
+            let (limit, base) = if leaf != 0 { (leaves, n) } else { (n, 0) };
+            usize::try_from(id).ok().filter(|&i| i < limit).map(|i| base + i).ok_or_else(|| {
+                let kind = if leaf != 0 { "leaf" } else { "node" };
+                format!("node {at}'s {what} child {id} is not a {kind} (there are {limit})").into()
+            })
+        };
+        let mut slots = Vec::with_capacity(n + leaves);
+        let mut members = BTreeMap::new();
+        let mut sets = float_list(importer, node, &["membership_values"])?.unwrap_or_default().into_iter();
+        for i in 0..n {
+            let mode =
+                Mode::from_code(modes[i] as i64).ok_or_else(|| format!("node {i} has unknown mode {}", modes[i]))?;
+            if mode == Mode::Member {
+                // Each member node's set is the next run of values before a NaN.
+                let set: Vec<f64> = sets.by_ref().take_while(|v| !v.is_nan()).collect();
+                if set.is_empty() {
+                    return Err(format!("node {i} is BRANCH_MEMBER but membership_values has no set for it").into());
+                }
+                members.insert(i, set);
+            }
+            slots.push(Slot::Branch {
+                feature: features[i],
+                split: splits[i],
+                mode,
+                on_true: child(true_ids[i], true_leaf[i], "true", i)?,
+                on_false: child(false_ids[i], false_leaf[i], "false", i)?,
+                missing_true: missing[i] != 0.0,
+            });
+        }
+        let mut weights = BTreeMap::new();
+        for (j, (&target, &weight)) in leaf_targets.iter().zip(&leaf_weights).enumerate() {
+            let t = usize::try_from(target)
+                .ok()
+                .filter(|&t| t < targets)
+                .ok_or_else(|| format!("leaf {j}'s target {target} is outside n_targets {targets}"))?;
+            slots.push(Slot::Leaf);
+            weights.insert(n + j, vec![(t, weight)]);
+        }
+        let roots = need(ints(node, "tree_roots"), "tree_roots")?
+            .iter()
+            .map(|&r| {
+                let root =
+                    usize::try_from(r).ok().filter(|&r| r < n).ok_or_else(|| format!("tree root {r} is not a node"))?;
+                // A tree that is one leaf: a root whose children are the same leaf.
+                match &slots[root] {
+                    Slot::Branch { on_true, on_false, .. } if on_true == on_false && *on_true >= n => Ok(*on_true),
+                    _ => Ok(root),
+                }
+            })
+            .collect::<Result<Vec<usize>, Error>>()?;
+        let aggregate = match int(node, "aggregate_function", 1) {
+            0 => Aggregate::Average,
+            1 => Aggregate::Sum,
+            2 => Aggregate::Min,
+            3 => Aggregate::Max,
+            other => return Err(format!("unknown aggregate_function {other}").into()),
+        };
+        let post = match int(node, "post_transform", 0) {
+            0 => "NONE",
+            1 => "SOFTMAX",
+            2 => "LOGISTIC",
+            3 => "SOFTMAX_ZERO",
+            4 => "PROBIT",
+            other => return Err(format!("unknown post_transform {other}").into()),
+        };
+        Ok(Forest { slots, weights, members, roots, targets, aggregate, base: Vec::new(), post: post.to_owned() })
+    }
+
+    /// `TreeEnsembleRegressor` (ai.onnx.ml 1 and 3): nodes named by (tree id, node id), leaves
+    /// marked `LEAF`, each leaf's weights listed by (tree id, node id, target).
+    fn from_regressor(importer: &Importer, node: &NodeProto) -> Result<Forest, Error> {
+        let trees = need(ints(node, "nodes_treeids"), "nodes_treeids")?;
+        let n = trees.len();
+        let get = |name: &str| -> Result<Vec<i64>, Error> {
+            let v = need(ints(node, name), name)?;
+            check_len(name, v.len(), n)?;
+            Ok(v)
+        };
+        let (ids, features) = (get("nodes_nodeids")?, get("nodes_featureids")?);
+        let (true_ids, false_ids) = (get("nodes_truenodeids")?, get("nodes_falsenodeids")?);
+        let values = need(float_list(importer, node, &["nodes_values_as_tensor", "nodes_values"])?, "nodes_values")?;
+        check_len("nodes_values", values.len(), n)?;
+        let modes = need(attribute(node, "nodes_modes"), "nodes_modes")?;
+        check_len("nodes_modes", modes.strings.len(), n)?;
+        let missing =
+            ints(node, "nodes_missing_value_tracks_true").filter(|m| !m.is_empty()).unwrap_or_else(|| vec![0; n]);
+        check_len("nodes_missing_value_tracks_true", missing.len(), n)?;
+        let mut position = BTreeMap::new();
+        for (i, key) in trees.iter().zip(&ids).enumerate() {
+            if position.insert(key, i).is_some() {
+                return Err(format!("node {i}: tree {} has two nodes with id {}", key.0, key.1).into());
+            }
+        }
+        let child = |tree: i64, id: i64, at: usize| -> Result<usize, Error> {
+            position
+                .get(&(&tree, &id))
+                .copied()
+                .ok_or_else(|| format!("node {at}'s child {id} is not a node of tree {tree}").into())
+        };
+        let mut slots = Vec::with_capacity(n);
+        for i in 0..n {
+            let mode = Mode::from_name(&String::from_utf8_lossy(&modes.strings[i]))?;
+            slots.push(match mode {
+                None => Slot::Leaf,
+                Some(mode) => Slot::Branch {
+                    feature: features[i],
+                    split: values[i],
+                    mode,
+                    on_true: child(trees[i], true_ids[i], i)?,
+                    on_false: child(trees[i], false_ids[i], i)?,
+                    missing_true: missing[i] != 0,
+                },
+            });
+        }
+        let targets =
+            usize::try_from(int(node, "n_targets", 1)).ok().filter(|&t| t > 0).ok_or("n_targets must be positive")?;
+        let target_trees = need(ints(node, "target_treeids"), "target_treeids")?;
+        let m = target_trees.len();
+        let (target_nodes, target_ids) =
+            (need(ints(node, "target_nodeids"), "target_nodeids")?, need(ints(node, "target_ids"), "target_ids")?);
+        let target_weights =
+            need(float_list(importer, node, &["target_weights_as_tensor", "target_weights"])?, "target_weights")?;
+        if target_nodes.len() != m || target_ids.len() != m || target_weights.len() != m {
+            return Err(
+                "target_treeids, target_nodeids, target_ids and target_weights must have one value per entry".into()
+            );
+        }
+        let mut weights: BTreeMap<usize, Vec<(usize, f64)>> = BTreeMap::new();
+        for k in 0..m {
+            let slot = child(target_trees[k], target_nodes[k], k).map_err(|_| {
+                format!(
+                    "target entry {k} names node {} of tree {}, which does not exist",
+                    target_nodes[k], target_trees[k]
+                )
+            })?;
+            let t = usize::try_from(target_ids[k])
+                .ok()
+                .filter(|&t| t < targets)
+                .ok_or_else(|| format!("target entry {k}: target {} is outside n_targets {targets}", target_ids[k]))?;
+            weights.entry(slot).or_default().push((t, target_weights[k]));
+        }
+        // Roots: each tree's node that no node of the tree points to.
+        let mut pointed = vec![false; n];
+        for slot in &slots {
+            if let Slot::Branch { on_true, on_false, .. } = slot {
+                pointed[*on_true] = true;
+                pointed[*on_false] = true;
+            }
+        }
+        let mut roots: BTreeMap<i64, usize> = BTreeMap::new();
+        for i in (0..n).filter(|&i| !pointed[i]) {
+            if roots.insert(trees[i], i).is_some() {
+                return Err(format!("tree {} has more than one root", trees[i]).into());
+            }
+        }
+        if let Some(tree) = trees.iter().find(|t| !roots.contains_key(t)) {
+            return Err(format!("tree {tree} has no root (every node of it is some node's child: a cycle)").into());
+        }
+        let forest = Forest {
+            slots,
+            weights,
+            members: BTreeMap::new(),
+            roots: roots.values().copied().collect(),
+            targets: 0,
+            aggregate: Aggregate::Sum,
+            base: Vec::new(),
+            post: String::new(),
+        };
+        let reached = forest.walk()?.1;
+        if let Some(i) = (0..n).find(|&i| !reached[i]) {
+            return Err(format!(
+                "node {i} (id {} of tree {}) is not reachable from its tree's root (a cycle?)",
+                ids[i], trees[i]
+            )
+            .into());
+        }
+        let Forest { slots, weights, .. } = forest;
+        let aggregate = match string(node, "aggregate_function", "SUM").as_str() {
+            "AVERAGE" => Aggregate::Average,
+            "SUM" => Aggregate::Sum,
+            "MIN" => Aggregate::Min,
+            "MAX" => Aggregate::Max,
+            other => return Err(format!("unknown aggregate_function '{other}'").into()),
+        };
+        let base = float_list(importer, node, &["base_values_as_tensor", "base_values"])?.unwrap_or_default();
+        if !base.is_empty() && base.len() != targets {
+            return Err(format!("base_values has {} values for {targets} targets", base.len()).into());
+        }
+        Ok(Forest {
+            slots,
+            weights,
+            members: BTreeMap::new(),
+            roots: roots.into_values().collect(),
+            targets,
+            aggregate,
+            base,
+            post: string(node, "post_transform", "NONE"),
+        })
+    }
+
+    /// The levels to walk: the longest root-to-leaf path. Fails on a cycle.
+    fn depth(&self) -> Result<usize, Error> {
+        Ok(self.walk()?.0)
+    }
+
+    /// The longest root-to-leaf path and which slots the roots reach. Fails on a cycle.
+    fn walk(&self) -> Result<(usize, Vec<bool>), Error> {
+        // 0: unvisited, 1: on the path, 2: done (with its height in `height`).
+        let (mut state, mut height) = (vec![0u8; self.slots.len()], vec![0usize; self.slots.len()]);
+        let mut deepest = 0;
+        for &root in &self.roots {
+            let mut stack = vec![(root, false)];
+            while let Some((s, expanded)) = stack.pop() {
+                match (&self.slots[s], expanded) {
+                    (Slot::Leaf, _) => state[s] = 2,
+                    (Slot::Branch { on_true, on_false, .. }, false) => {
+                        if state[s] == 2 {
+                            continue;
+                        }
+                        if state[s] == 1 {
+                            return Err(format!("the trees have a cycle through node {s}").into());
+                        }
+                        state[s] = 1;
+                        stack.push((s, true));
+                        for &c in [on_true, on_false] {
+                            if state[c] == 1 {
+                                return Err(format!("the trees have a cycle through node {c}").into());
+                            }
+                            if state[c] == 0 {
+                                stack.push((c, false));
+                            }
+                        }
+                    }
+                    (Slot::Branch { on_true, on_false, .. }, true) => {
+                        height[s] = 1 + height[*on_true].max(height[*on_false]);
+                        state[s] = 2;
+                    }
+                }
+            }
+            deepest = deepest.max(height[root]);
+        }
+        Ok((deepest, state.iter().map(|&s| s == 2).collect()))
+    }
+}
+
+impl Importer<'_> {
+    /// `Binarizer`: 1 where `x > threshold`, else 0, in `x`'s type.
+    pub(crate) fn binarizer(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let x = required(node, 0)?;
+        let (_, dtype) = self.shape_of(x)?;
+        let threshold = attribute(node, "threshold").map_or(0.0, |a| a.f() as f64);
+        let mut e = Expansion::new(block, node, index);
+        let limit = e.scalar(self, dtype, threshold)?;
+        let above = e.op(self, "Greater", &[x, &limit], vec![])?;
+        let y = e.op(self, "Cast", &[&above], vec![attr_i("to", dtype as i64)])?;
+        self.alias(&y, node.output[0].clone())
+    }
+
+    /// `Scaler`: `(x - offset) * scale` per feature (the last axis; one value applies to every
+    /// feature), in float whatever the input's type.
+    pub(crate) fn scaler(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let x = required(node, 0)?;
+        let (shape, dtype) = self.shape_of(x)?;
+        let features = *shape.last().ok_or("the input must have at least one axis")?;
+        let mut e = Expansion::new(block, node, index);
+        let mut y = x.to_owned();
+        if dtype != DataType::Float {
+            y = e.op(self, "Cast", &[&y], vec![attr_i("to", DataType::Float as i64)])?;
+        }
+        for (name, op) in [("offset", "Sub"), ("scale", "Mul")] {
+            let values = float_list(self, node, &[name])?.unwrap_or_default();
+            let values: Vec<f32> = values.iter().map(|&v| v as f32).collect();
+            let shape = match values.len() {
+                0 => continue,
+                1 => vec![],
+                n if n as i64 == features => vec![features],
+                n => {
+                    return Err(
+                        format!("{name} has {n} values for {features} features (one, or one per feature)").into()
+                    )
+                }
+            };
+            let c = e.constant(self, Folded::from_f32(shape, &values))?;
+            y = e.op(self, op, &[&y, &c], vec![])?;
+        }
+        self.alias(&y, node.output[0].clone())
+    }
+
+    /// `ArrayFeatureExtractor`: the elements of `x`'s last axis at the (flattened) indices; a
+    /// 1-D `x` gives one row, as ONNX Runtime does.
+    pub(crate) fn array_feature_extractor(
+        &mut self,
+        block: &Block,
+        node: &NodeProto,
+        index: usize,
+    ) -> Result<(), Error> {
+        let (x, indices) = (required(node, 0)?, required(node, 1)?);
+        let (shape, _) = self.shape_of(x)?;
+        let (index_shape, _) = self.shape_of(indices)?;
+        let count = crate::shapes::numel(&index_shape)?;
+        if shape.is_empty() {
+            return Err("the input must have at least one axis".into());
+        }
+        let mut e = Expansion::new(block, node, index);
+        let flat_shape = e.ints(self, &[-1]);
+        let flat = e.op(self, "Reshape", &[indices, &flat_shape], vec![])?;
+        let picked = e.op(self, "Gather", &[x, &flat], vec![attr_i("axis", -1)])?;
+        let mut out: Vec<i64> = if shape.len() == 1 { vec![1] } else { shape[..shape.len() - 1].to_vec() };
+        out.push(count);
+        let out = e.ints(self, &out);
+        let y = e.op(self, "Reshape", &[&picked, &out], vec![])?;
+        self.alias(&y, node.output[0].clone())
+    }
+
+    /// `TreeEnsemble` (ai.onnx.ml 5) and `TreeEnsembleRegressor` (1, 3): see the module's notes.
+    pub(crate) fn tree_ensemble(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let x = required(node, 0)?;
+        let (shape, dtype) = self.shape_of(x)?;
+        let regressor = node.op_type() == "TreeEnsembleRegressor";
+        let forest =
+            if regressor { Forest::from_regressor(self, node)? } else { Forest::from_tree_ensemble(self, node)? };
+        if !matches!(forest.post.as_str(), "NONE" | "LOGISTIC" | "SOFTMAX") {
+            return Err(Error::unsupported(format!(
+                "post_transform {} (NONE, LOGISTIC and SOFTMAX are imported)",
+                forest.post
+            )));
+        }
+        let (rows, features) = match shape[..] {
+            [n, f] => (n, f),
+            [f] => (1, f),
+            _ => return Err(format!("X must be [N, features], got {shape:?}").into()),
+        };
+        // The regressor computes in float whatever its input; the opset-5 op in its input's type.
+        let compute = match dtype {
+            DataType::Float | DataType::Double if !regressor || dtype == DataType::Float => dtype,
+            DataType::Float16 if !regressor => DataType::Float,
+            DataType::Double | DataType::Int64 | DataType::Int32 if regressor => DataType::Float,
+            other => return Err(format!("X of type {} is not one the operator takes", other.as_str_name()).into()),
+        };
+        for (i, slot) in forest.slots.iter().enumerate() {
+            if let Slot::Branch { feature, .. } = slot {
+                if !(0..features).contains(feature) {
+                    return Err(format!("node {i} reads feature {feature}, but X has {features} features").into());
+                }
+            }
+        }
+        let depth = forest.depth()?;
+        let (slots, trees, targets) = (forest.slots.len(), forest.roots.len() as i64, forest.targets);
+        if trees == 0 {
+            return Err("the ensemble has no tree".into());
+        }
+        let mut e = Expansion::new(block, node, index);
+        let mut xs = x.to_owned();
+        if compute != dtype {
+            xs = e.op(self, "Cast", &[&xs], vec![attr_i("to", compute as i64)])?;
+        }
+        if shape.len() == 1 {
+            let two = e.ints(self, &[1, features]);
+            xs = e.op(self, "Reshape", &[&xs, &two], vec![])?;
+        }
+        // The walk: positions [N, trees], from the roots.
+        let roots: Vec<i64> = forest.roots.iter().map(|&r| r as i64).collect();
+        let roots = e.constant(self, Folded::from_i64(vec![1, trees], &roots))?;
+        let size = e.ints(self, &[rows, trees]);
+        let mut at = e.op(self, "Expand", &[&roots, &size], vec![])?;
+        let column = |pick: &dyn Fn(&Slot) -> f64| forest.slots.iter().map(pick).collect::<Vec<f64>>();
+        let index_of = |values: Vec<f64>| {
+            Folded::from_i64(vec![slots as i64], &values.iter().map(|&v| v as i64).collect::<Vec<_>>())
+        };
+        let feature = index_of(column(&|s| if let Slot::Branch { feature, .. } = s { *feature as f64 } else { 0.0 }));
+        let on_true: Vec<f64> = (0..slots)
+            .map(|i| if let Slot::Branch { on_true, .. } = &forest.slots[i] { *on_true as f64 } else { i as f64 })
+            .collect();
+        let on_false: Vec<f64> = (0..slots)
+            .map(|i| if let Slot::Branch { on_false, .. } = &forest.slots[i] { *on_false as f64 } else { i as f64 })
+            .collect();
+        let split = column(&|s| if let Slot::Branch { split, .. } = s { *split } else { 0.0 });
+        let modes: std::collections::BTreeSet<Mode> = forest
+            .slots
+            .iter()
+            .filter_map(|s| if let Slot::Branch { mode, .. } = s { Some(*mode) } else { None })
+            .collect();
+        let missing: Vec<f64> = column(&|s| matches!(s, Slot::Branch { missing_true: true, .. }) as u8 as f64);
+        let (feature, on_true, on_false) =
+            (e.constant(self, feature)?, e.constant(self, index_of(on_true))?, e.constant(self, index_of(on_false))?);
+        let split = e.constant(self, crate::fold::from_f64(vec![slots as i64], compute, &split)?)?;
+        let flags = |e: &mut Expansion, this: &mut Self, values: Vec<f64>| {
+            let bytes = values.iter().map(|&v| u8::from(v != 0.0)).collect();
+            e.constant(this, Folded { shape: vec![slots as i64], dtype: DataType::Bool, bytes })
+        };
+        let is_mode: Vec<(Mode, String)> = if modes.len() > 1 {
+            modes
+                .iter()
+                .map(|&m| {
+                    let v = column(&|s| matches!(s, Slot::Branch { mode, .. } if *mode == m) as u8 as f64);
+                    Ok((m, flags(&mut e, self, v)?))
+                })
+                .collect::<Result<_, Error>>()?
+        } else {
+            Vec::new()
+        };
+        let missing = if missing.iter().any(|&m| m != 0.0) { Some(flags(&mut e, self, missing)?) } else { None };
+        // Member sets as K columns of values, NaN-padded (NaN never equals anything).
+        let widest = forest.members.values().map(Vec::len).max().unwrap_or(0);
+        let mut member_columns = Vec::new();
+        for k in 0..widest {
+            let v: Vec<f64> = (0..slots)
+                .map(|i| forest.members.get(&i).and_then(|s| s.get(k)).copied().unwrap_or(f64::NAN))
+                .collect();
+            member_columns.push(e.constant(self, crate::fold::from_f64(vec![slots as i64], compute, &v)?)?);
+        }
+        for _ in 0..depth {
+            let f = e.op(self, "Gather", &[&feature, &at], vec![])?;
+            let v = e.op(self, "GatherElements", &[&xs, &f], vec![attr_i("axis", 1)])?;
+            let s = e.op(self, "Gather", &[&split, &at], vec![])?;
+            let mut cond: Option<String> = None;
+            for &m in &modes {
+                let mut c = if m == Mode::Member {
+                    let mut any: Option<String> = None;
+                    for column in &member_columns {
+                        let value = e.op(self, "Gather", &[column, &at], vec![])?;
+                        let hit = e.op(self, "Equal", &[&v, &value], vec![])?;
+                        any = Some(match any {
+                            Some(a) => e.op(self, "Or", &[&a, &hit], vec![])?,
+                            None => hit,
+                        });
+                    }
+                    any.ok_or("BRANCH_MEMBER nodes without sets")?
+                } else {
+                    let (op, negate) = m.op();
+                    let c = e.op(self, op, &[&v, &s], vec![])?;
+                    if negate {
+                        e.op(self, "Not", &[&c], vec![])?
+                    } else {
+                        c
+                    }
+                };
+                if let Some((_, flag)) = is_mode.iter().find(|(mode, _)| *mode == m) {
+                    let here = e.op(self, "Gather", &[flag, &at], vec![])?;
+                    c = e.op(self, "And", &[&here, &c], vec![])?;
+                }
+                cond = Some(match cond {
+                    Some(a) => e.op(self, "Or", &[&a, &c], vec![])?,
+                    None => c,
+                });
+            }
+            let Some(mut cond) = cond else { break };
+            if let Some(missing) = &missing {
+                let nan = e.op(self, "IsNaN", &[&v], vec![])?;
+                let tracks = e.op(self, "Gather", &[missing, &at], vec![])?;
+                let both = e.op(self, "And", &[&nan, &tracks], vec![])?;
+                cond = e.op(self, "Or", &[&cond, &both], vec![])?;
+            }
+            let t = e.op(self, "Gather", &[&on_true, &at], vec![])?;
+            let f = e.op(self, "Gather", &[&on_false, &at], vec![])?;
+            at = e.op(self, "Where", &[&cond, &t, &f], vec![])?;
+        }
+        // Leaf values [slots, targets]: a target a leaf does not name adds nothing (0 for sums,
+        // the type's extreme for MIN and MAX, as ONNX's reference starts from).
+        let out_type = if regressor { DataType::Float } else { compute };
+        let extreme = if out_type == DataType::Double { f64::MAX } else { f32::MAX as f64 };
+        let fill = match forest.aggregate {
+            Aggregate::Sum | Aggregate::Average => 0.0,
+            Aggregate::Min => extreme,
+            Aggregate::Max => -extreme,
+        };
+        let mut table = vec![fill; slots * targets];
+        for (&slot, entries) in &forest.weights {
+            for &(t, w) in entries {
+                let cell = &mut table[slot * targets + t];
+                *cell = match forest.aggregate {
+                    Aggregate::Sum | Aggregate::Average => *cell + w,
+                    Aggregate::Min => cell.min(w),
+                    Aggregate::Max => cell.max(w),
+                };
+            }
+        }
+        let table = e.constant(self, crate::fold::from_f64(vec![slots as i64, targets as i64], out_type, &table)?)?;
+        let values = e.op(self, "Gather", &[&table, &at], vec![])?;
+        let reduce = match forest.aggregate {
+            Aggregate::Sum | Aggregate::Average => "ReduceSum",
+            Aggregate::Min => "ReduceMin",
+            Aggregate::Max => "ReduceMax",
+        };
+        let axes = e.ints(self, &[1]);
+        let mut y = e.op(self, reduce, &[&values, &axes], vec![attr_i("keepdims", 0)])?;
+        if forest.aggregate == Aggregate::Average {
+            let count = e.scalar(self, out_type, trees as f64)?;
+            y = e.op(self, "Div", &[&y, &count], vec![])?;
+        }
+        if !forest.base.is_empty() {
+            let base = e.constant(self, crate::fold::from_f64(vec![1, targets as i64], out_type, &forest.base)?)?;
+            y = e.op(self, "Add", &[&y, &base], vec![])?;
+        }
+        y = match forest.post.as_str() {
+            "LOGISTIC" => e.op(self, "Sigmoid", &[&y], vec![])?,
+            "SOFTMAX" => e.op(self, "Softmax", &[&y], vec![attr_i("axis", -1)])?,
+            _ => y,
+        };
+        if !regressor && dtype != compute {
+            y = e.op(self, "Cast", &[&y], vec![attr_i("to", dtype as i64)])?;
+        }
+        self.alias(&y, node.output[0].clone())
+    }
+}
