@@ -970,6 +970,29 @@ def ml_domain():
         f.write(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21),
                                                         helper.make_opsetid("ai.onnx.ml", 5)]).SerializeToString())
     add(family, "cycle", [["{strata}", "compile", path, "--emit=sg"]], "error", ["forest", "cycle through node 0"])
+    # Classifiers: string labels, and the two-class form whose labels ONNX Runtime does not give.
+    def classifier(name, **overrides):
+        atts = dict(nodes_treeids=[0, 0, 0], nodes_nodeids=[0, 1, 2], nodes_featureids=[0, 0, 0],
+                    nodes_modes=["BRANCH_LEQ", "LEAF", "LEAF"], nodes_values=[0.0, 0, 0], nodes_truenodeids=[1, 0, 0],
+                    nodes_falsenodeids=[2, 0, 0], class_treeids=[0, 0, 0, 0], class_nodeids=[1, 1, 2, 2],
+                    class_ids=[0, 1, 0, 1], class_weights=[0.3, 0.7, 0.6, 0.4], classlabels_int64s=[4, 9])
+        atts.update(overrides)
+        atts = {k: v for k, v in atts.items() if v is not None}
+        node = helper.make_node("TreeEnsembleClassifier", ["x"], ["y", "z"], name="forest", domain="ai.onnx.ml",
+                                **atts)
+        graph = helper.make_graph([node], "probe", [vi("x", FLOAT, [4, 3])], [vi("y", INT64, [4]), vi("z", FLOAT, [4, 2])])
+        path = os.path.join(case_dir(family, name), "model.onnx")
+        with open(path, "wb") as f:
+            f.write(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                            helper.make_opsetid("ai.onnx.ml", 3)]).SerializeToString())
+        return path
+
+    add(family, "classifier-string-labels",
+        [["{strata}", "compile", classifier("classifier-string-labels", classlabels_int64s=None,
+                                            classlabels_strings=["cat", "dog"]), "--emit=sg"]],
+        "error", ["forest", "classlabels_strings"])
+    add(family, "classifier-two-class-votes", [["{strata}", "compile", classifier("classifier-two-class-votes"),
+                                                "--emit=sg"]], "error", ["forest", "votes for both classes"])
     # An ai.onnx.ml operator Strata does not import is named with its domain.
     path = os.path.join(case_dir(family, "label-encoder"), "model.onnx")
     node = helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml", keys_int64s=[1], values_int64s=[2])

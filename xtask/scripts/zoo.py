@@ -171,12 +171,15 @@ their exporters emit them; each draws from its own generator, so the three above
   cosine and sine bases (64 samples), a Hann window, and the overlap-add of the frames (hop
   16) as `Col2Im` (torch's `Fold`), divided by the window's squared overlap-add and trimmed
   of its centre padding (Slice): `audio` [1, 1024].
-- tabular_gbm.onnx: a gradient-boosted tree regressor on tabular data as skl2onnx writes
-  scikit-learn's (ai.onnx.ml opset 3; 64 rows x 20 features, every 7th value missing):
-  `Scaler` (the standardisation), then `TreeEnsembleRegressor` with 120 trees of depth up
-  to 6 (`BRANCH_LEQ`, missing values sent to the true branch at half the nodes, `SUM`, a
-  base value): `prediction` [64, 1]. The class of classical models converted from
-  scikit-learn, XGBoost and LightGBM.
+- tabular_gbm.onnx: boosted trees on tabular data as skl2onnx and onnxmltools write
+  scikit-learn's, XGBoost's and LightGBM's (ai.onnx.ml opset 3; 64 rows x 20 features, every
+  7th value missing): `Scaler` (the standardisation), then three ensembles over its output
+  (`BRANCH_LEQ`, missing values sent to the true branch at half the nodes, depth up to 6): a
+  `TreeEnsembleRegressor` of 120 trees (`SUM`, a base value): `prediction` [64, 1]; a binary
+  `TreeEnsembleClassifier` of 40 trees voting for class 0 with a logistic, as XGBoost's:
+  `is_positive` [64] and `binary_probabilities` [64, 2]; a 3-class one of 90 trees, each
+  voting for one class, with a softmax: `label` [64] (labels 3, 5, 7) and `probabilities`
+  [64, 3]. The class of classical models converted from scikit-learn, XGBoost and LightGBM.
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -1353,18 +1356,14 @@ def istft_vocoder(path, mels=80, frames=64, dim=128, n_fft=64, hop=16):
            opset=18)
 
 
-def tabular_gbm(path, rows=64, features=20, trees=120, depth=6):
-    """A gradient-boosted tree regressor: see the module documentation."""
-    g = Graph(np.random.default_rng(20261203))
-    rng = g.rng
-    mean = rng.standard_normal(features).astype(np.float32)
-    std = rng.uniform(0.5, 2.0, features).astype(np.float32)
-    scaled = g.name("scaler")
-    g.nodes.append(helper.make_node("Scaler", ["features"], [scaled], name=scaled, domain="ai.onnx.ml",
-                                    offset=mean.tolist(), scale=(1.0 / std).tolist()))
+def gbm_trees(rng, trees, depth, features, votes, prefix):
+    """Boosted trees as skl2onnx / onnxmltools write them: per tree, nodes numbered depth first,
+    `BRANCH_LEQ` splits, half the nodes sending missing values to the true branch, and leaves
+    (depth up to `depth`) casting the votes `votes(tree)` gives ([(target or class, weight)])
+    under the attributes `<prefix>_treeids` ..."""
     atts = {k: [] for k in ("nodes_treeids", "nodes_nodeids", "nodes_featureids", "nodes_modes", "nodes_values",
                             "nodes_truenodeids", "nodes_falsenodeids", "nodes_missing_value_tracks_true",
-                            "target_treeids", "target_nodeids", "target_ids", "target_weights")}
+                            f"{prefix}_treeids", f"{prefix}_nodeids", f"{prefix}_ids", f"{prefix}_weights")}
     for tree in range(trees):
         count = 0
 
@@ -1375,16 +1374,16 @@ def tabular_gbm(path, rows=64, features=20, trees=120, depth=6):
             atts["nodes_nodeids"].append(node)
             at = len(atts["nodes_modes"])
             if level == depth or (level >= 2 and rng.uniform() < 0.2):
-                atts["nodes_featureids"].append(0)
+                for key in ("nodes_featureids", "nodes_truenodeids", "nodes_falsenodeids",
+                            "nodes_missing_value_tracks_true"):
+                    atts[key].append(0)
                 atts["nodes_modes"].append("LEAF")
                 atts["nodes_values"].append(0.0)
-                atts["nodes_truenodeids"].append(0)
-                atts["nodes_falsenodeids"].append(0)
-                atts["nodes_missing_value_tracks_true"].append(0)
-                atts["target_treeids"].append(tree)
-                atts["target_nodeids"].append(node)
-                atts["target_ids"].append(0)
-                atts["target_weights"].append(float(np.float32(rng.standard_normal() * 0.1)))
+                for target, weight in votes(tree):
+                    atts[f"{prefix}_treeids"].append(tree)
+                    atts[f"{prefix}_nodeids"].append(node)
+                    atts[f"{prefix}_ids"].append(target)
+                    atts[f"{prefix}_weights"].append(float(np.float32(weight)))
                 return node
             atts["nodes_featureids"].append(int(rng.integers(features)))
             atts["nodes_modes"].append("BRANCH_LEQ")
@@ -1397,14 +1396,45 @@ def tabular_gbm(path, rows=64, features=20, trees=120, depth=6):
             return node
 
         grow(0)
+    return atts
+
+
+def tabular_gbm(path, rows=64, features=20, trees=120, depth=6, classes=3):
+    """Boosted trees on tabular data: see the module documentation."""
+    g = Graph(np.random.default_rng(20261203))
+    rng = g.rng
+    mean = rng.standard_normal(features).astype(np.float32)
+    std = rng.uniform(0.5, 2.0, features).astype(np.float32)
+    scaled = g.name("scaler")
+    g.nodes.append(helper.make_node("Scaler", ["features"], [scaled], name=scaled, domain="ai.onnx.ml",
+                                    offset=mean.tolist(), scale=(1.0 / std).tolist()))
+    regression = gbm_trees(rng, trees, depth, features, lambda tree: [(0, rng.standard_normal() * 0.1)], "target")
     out = g.name("gbm")
     g.nodes.append(helper.make_node("TreeEnsembleRegressor", [scaled], [out], name=out, domain="ai.onnx.ml",
                                     n_targets=1, aggregate_function="SUM", post_transform="NONE",
-                                    base_values=[0.25], **atts))
-    out = g.rename(out, "prediction")
+                                    base_values=[0.25], **regression))
+    # XGBoost's binary classifier: every tree votes for class 0, a logistic of the sum.
+    binary = gbm_trees(rng, 40, depth, features, lambda tree: [(0, rng.standard_normal() * 0.3)], "class")
+    is_label, is_scores = g.name("binary"), g.name("binary_scores")
+    g.nodes.append(helper.make_node("TreeEnsembleClassifier", [scaled], [is_label, is_scores], name=is_label,
+                                    domain="ai.onnx.ml", classlabels_int64s=[0, 1], post_transform="LOGISTIC",
+                                    base_values=[-0.1], **binary))
+    # A multiclass boosted classifier: tree t votes for class t mod 3, a softmax of the sums.
+    multi = gbm_trees(rng, 30 * classes, depth - 1, features,
+                      lambda tree: [(tree % classes, rng.standard_normal() * 0.3)], "class")
+    label, scores = g.name("multiclass"), g.name("multiclass_scores")
+    g.nodes.append(helper.make_node("TreeEnsembleClassifier", [scaled], [label, scores], name=label,
+                                    domain="ai.onnx.ml", classlabels_int64s=[3, 5, 7], post_transform="SOFTMAX",
+                                    base_values=[0.1, 0.0, -0.1], **multi))
+    names = [g.rename(out, "prediction"), g.rename(is_label, "is_positive"), g.rename(is_scores, "binary_probabilities"),
+             g.rename(label, "label"), g.rename(scores, "probabilities")]
     g.save([helper.make_tensor_value_info("features", TensorProto.FLOAT, [rows, features])],
-           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [rows, 1])], path, "tabular_gbm", opset=15,
-           ml_opset=3)
+           [helper.make_tensor_value_info(names[0], TensorProto.FLOAT, [rows, 1]),
+            helper.make_tensor_value_info(names[1], TensorProto.INT64, [rows]),
+            helper.make_tensor_value_info(names[2], TensorProto.FLOAT, [rows, 2]),
+            helper.make_tensor_value_info(names[3], TensorProto.INT64, [rows]),
+            helper.make_tensor_value_info(names[4], TensorProto.FLOAT, [rows, classes])], path, "tabular_gbm",
+           opset=15, ml_opset=3)
 
 
 def resnet50(path):

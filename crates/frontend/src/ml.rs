@@ -243,9 +243,10 @@ impl Forest {
         Ok(Forest { slots, weights, members, roots, targets, aggregate, base: Vec::new(), post: post.to_owned() })
     }
 
-    /// `TreeEnsembleRegressor` (ai.onnx.ml 1 and 3): nodes named by (tree id, node id), leaves
-    /// marked `LEAF`, each leaf's weights listed by (tree id, node id, target).
-    fn from_regressor(importer: &Importer, node: &NodeProto) -> Result<Forest, Error> {
+    /// `TreeEnsembleRegressor` and `TreeEnsembleClassifier` (ai.onnx.ml 1 and 3): nodes named
+    /// by (tree id, node id), leaves marked `LEAF`, each leaf's weights listed by (tree id, node
+    /// id, target or class): `votes` is `target` or `class`, the attributes' prefix.
+    fn from_ids(importer: &Importer, node: &NodeProto, votes: &str) -> Result<Forest, Error> {
         let trees = need(ints(node, "nodes_treeids"), "nodes_treeids")?;
         let n = trees.len();
         let get = |name: &str| -> Result<Vec<i64>, Error> {
@@ -289,31 +290,41 @@ impl Forest {
                 },
             });
         }
-        let targets =
-            usize::try_from(int(node, "n_targets", 1)).ok().filter(|&t| t > 0).ok_or("n_targets must be positive")?;
-        let target_trees = need(ints(node, "target_treeids"), "target_treeids")?;
+        let targets = if votes == "class" {
+            if attribute(node, "classlabels_strings").is_some_and(|a| !a.strings.is_empty()) {
+                return Err(Error::unsupported(
+                    "string class labels (classlabels_strings): Strata has no string tensors; convert the model with \
+                     integer labels (classlabels_int64s)",
+                ));
+            }
+            need(ints(node, "classlabels_int64s").filter(|l| !l.is_empty()), "classlabels_int64s")?.len()
+        } else {
+            usize::try_from(int(node, "n_targets", 1)).ok().filter(|&t| t > 0).ok_or("n_targets must be positive")?
+        };
+        let named = |what: &str| format!("{votes}_{what}");
+        let target_trees = need(ints(node, &named("treeids")), &named("treeids"))?;
         let m = target_trees.len();
         let (target_nodes, target_ids) =
-            (need(ints(node, "target_nodeids"), "target_nodeids")?, need(ints(node, "target_ids"), "target_ids")?);
+            (need(ints(node, &named("nodeids")), &named("nodeids"))?, need(ints(node, &named("ids")), &named("ids"))?);
         let target_weights =
-            need(float_list(importer, node, &["target_weights_as_tensor", "target_weights"])?, "target_weights")?;
+            need(float_list(importer, node, &[&named("weights_as_tensor"), &named("weights")])?, &named("weights"))?;
         if target_nodes.len() != m || target_ids.len() != m || target_weights.len() != m {
-            return Err(
-                "target_treeids, target_nodeids, target_ids and target_weights must have one value per entry".into()
-            );
+            return Err(format!(
+                "{votes}_treeids, {votes}_nodeids, {votes}_ids and {votes}_weights must have one value per entry"
+            )
+            .into());
         }
         let mut weights: BTreeMap<usize, Vec<(usize, f64)>> = BTreeMap::new();
         for k in 0..m {
             let slot = child(target_trees[k], target_nodes[k], k).map_err(|_| {
                 format!(
-                    "target entry {k} names node {} of tree {}, which does not exist",
+                    "{votes} entry {k} names node {} of tree {}, which does not exist",
                     target_nodes[k], target_trees[k]
                 )
             })?;
-            let t = usize::try_from(target_ids[k])
-                .ok()
-                .filter(|&t| t < targets)
-                .ok_or_else(|| format!("target entry {k}: target {} is outside n_targets {targets}", target_ids[k]))?;
+            let t = usize::try_from(target_ids[k]).ok().filter(|&t| t < targets).ok_or_else(|| {
+                format!("{votes} entry {k}: {votes} {} is outside the {targets} {votes}es", target_ids[k])
+            })?;
             weights.entry(slot).or_default().push((t, target_weights[k]));
         }
         // Roots: each tree's node that no node of the tree points to.
@@ -360,8 +371,9 @@ impl Forest {
             other => return Err(format!("unknown aggregate_function '{other}'").into()),
         };
         let base = float_list(importer, node, &["base_values_as_tensor", "base_values"])?.unwrap_or_default();
-        if !base.is_empty() && base.len() != targets {
-            return Err(format!("base_values has {} values for {targets} targets", base.len()).into());
+        // A binary classifier voting for one class may have one base value.
+        if !base.is_empty() && base.len() != targets && !(votes == "class" && base.len() == 1) {
+            return Err(format!("base_values has {} values for {targets} {votes}es", base.len()).into());
         }
         Ok(Forest {
             slots,
@@ -373,6 +385,12 @@ impl Forest {
             base,
             post: string(node, "post_transform", "NONE"),
         })
+    }
+
+    /// The targets (classes) some leaf votes for, in order.
+    fn voted(&self) -> Vec<usize> {
+        let set: std::collections::BTreeSet<usize> = self.weights.values().flatten().map(|&(t, _)| t).collect();
+        set.into_iter().collect()
     }
 
     /// The levels to walk: the longest root-to-leaf path. Fails on a cycle.
@@ -493,9 +511,30 @@ impl Importer<'_> {
     pub(crate) fn tree_ensemble(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
         let x = required(node, 0)?;
         let (shape, dtype) = self.shape_of(x)?;
-        let regressor = node.op_type() == "TreeEnsembleRegressor";
-        let forest =
-            if regressor { Forest::from_regressor(self, node)? } else { Forest::from_tree_ensemble(self, node)? };
+        let classifier = node.op_type() == "TreeEnsembleClassifier";
+        // The operators of ml opsets 1 and 3 compute in float whatever their input's type.
+        let regressor = classifier || node.op_type() == "TreeEnsembleRegressor";
+        let forest = match node.op_type() {
+            "TreeEnsembleClassifier" => Forest::from_ids(self, node, "class")?,
+            "TreeEnsembleRegressor" => Forest::from_ids(self, node, "target")?,
+            _ => Forest::from_tree_ensemble(self, node)?,
+        };
+        let binary = classifier && forest.targets == 2 && forest.voted().len() == 1;
+        if binary && (forest.voted() != [0] || !matches!(forest.post.as_str(), "NONE" | "LOGISTIC" | "SOFTMAX")) {
+            return Err(Error::unsupported(format!(
+                "a two-class TreeEnsembleClassifier voting for class {:?} only with post_transform {} (class 0 \
+                 with NONE, LOGISTIC or SOFTMAX is imported)",
+                forest.voted(),
+                forest.post
+            )));
+        }
+        if classifier && forest.targets == 2 && !binary {
+            return Err(Error::unsupported(
+                "a two-class TreeEnsembleClassifier with votes for both classes (the specification leaves its \
+                 labels open; ONNX Runtime answers 0 or 1 there, not the class labels): only boosted binary \
+                 classifiers, voting for class 0, are imported",
+            ));
+        }
         if !matches!(forest.post.as_str(), "NONE" | "LOGISTIC" | "SOFTMAX") {
             return Err(Error::unsupported(format!(
                 "post_transform {} (NONE, LOGISTIC and SOFTMAX are imported)",
@@ -666,8 +705,15 @@ impl Importer<'_> {
             y = e.op(self, "Div", &[&y, &count], vec![])?;
         }
         if !forest.base.is_empty() {
-            let base = e.constant(self, crate::fold::from_f64(vec![1, targets as i64], out_type, &forest.base)?)?;
+            let mut base = forest.base.clone();
+            base.resize(targets, 0.0);
+            let base = e.constant(self, crate::fold::from_f64(vec![1, targets as i64], out_type, &base)?)?;
             y = e.op(self, "Add", &[&y, &base], vec![])?;
+        }
+        if classifier {
+            let scores = self.classify(&mut e, node, &forest, &y, &at, binary)?;
+            let z = node.output.get(1).filter(|z| !z.is_empty()).ok_or("output Z (the scores) is missing")?;
+            return self.alias(&scores, z.clone());
         }
         y = match forest.post.as_str() {
             "LOGISTIC" => e.op(self, "Sigmoid", &[&y], vec![])?,
@@ -678,5 +724,77 @@ impl Importer<'_> {
             y = e.op(self, "Cast", &[&y], vec![attr_i("to", dtype as i64)])?;
         }
         self.alias(&y, node.output[0].clone())
+    }
+
+    /// A `TreeEnsembleClassifier`'s outputs from its summed votes `y` `[N, classes]` (base
+    /// values added) and the leaves reached `at` `[N, trees]`, as ONNX Runtime writes them:
+    /// with more than two classes, the label of the highest score
+    /// among the classes some reached leaf voted for (the first on ties), and the scores
+    /// post-transformed; with two classes and votes for class 0 only (boosted binary models:
+    /// `s` their summed score), the second label where `s` exceeds 0.5 (every weight positive)
+    /// or 0 (otherwise), and the scores `[1 - s, s]` or `[-s, s]` (`NONE`, `SOFTMAX`), or
+    /// `[sigmoid(-s), sigmoid(s)]` (`LOGISTIC`). Writes the labels (output 0); returns the
+    /// scores (output 1).
+    fn classify(
+        &mut self,
+        e: &mut Expansion,
+        node: &NodeProto,
+        forest: &Forest,
+        y: &str,
+        at: &str,
+        binary: bool,
+    ) -> Result<String, Error> {
+        let labels = need(ints(node, "classlabels_int64s"), "classlabels_int64s")?;
+        let classes = labels.len() as i64;
+        let table = e.constant(self, Folded::from_i64(vec![classes], &labels))?;
+        let (label, scores) = if binary {
+            let (start, end, axes) = (e.ints(self, &[0]), e.ints(self, &[1]), e.ints(self, &[1]));
+            let s = e.op(self, "Slice", &[y, &start, &end, &axes], vec![])?;
+            let positive = forest.weights.values().flatten().all(|&(_, w)| w >= 0.0);
+            let threshold = e.scalar(self, DataType::Float, if positive { 0.5 } else { 0.0 })?;
+            let above = e.op(self, "Greater", &[&s, &threshold], vec![])?;
+            let pick = e.op(self, "Cast", &[&above], vec![attr_i("to", DataType::Int64 as i64)])?;
+            let flat = e.ints(self, &[-1]);
+            let pick = e.op(self, "Reshape", &[&pick, &flat], vec![])?;
+            let label = e.op(self, "Gather", &[&table, &pick], vec![])?;
+            let negated = e.op(self, "Neg", &[&s], vec![])?;
+            let (first, second) = match forest.post.as_str() {
+                "LOGISTIC" => (e.op(self, "Sigmoid", &[&negated], vec![])?, e.op(self, "Sigmoid", &[&s], vec![])?),
+                _ if positive => {
+                    let one = e.scalar(self, DataType::Float, 1.0)?;
+                    (e.op(self, "Sub", &[&one, &s], vec![])?, s)
+                }
+                _ => (negated, s),
+            };
+            (label, e.op(self, "Concat", &[&first, &second], vec![attr_i("axis", 1)])?)
+        } else {
+            // Which classes the reached leaves voted for: the others are not candidates.
+            let slots = forest.slots.len();
+            let mut voted = vec![0u8; slots * classes as usize];
+            for (&slot, entries) in &forest.weights {
+                for &(t, _) in entries {
+                    voted[slot * classes as usize + t] = 1;
+                }
+            }
+            let voted =
+                e.constant(self, Folded { shape: vec![slots as i64, classes], dtype: DataType::Bool, bytes: voted })?;
+            let reached = e.op(self, "Gather", &[&voted, at], vec![])?;
+            let as_int = e.op(self, "Cast", &[&reached], vec![attr_i("to", DataType::Int32 as i64)])?;
+            let axes = e.ints(self, &[1]);
+            let any = e.op(self, "ReduceMax", &[&as_int, &axes], vec![attr_i("keepdims", 0)])?;
+            let any = e.op(self, "Cast", &[&any], vec![attr_i("to", DataType::Bool as i64)])?;
+            let lowest = e.scalar(self, DataType::Float, f64::NEG_INFINITY)?;
+            let candidates = e.op(self, "Where", &[&any, y, &lowest], vec![])?;
+            let best = e.op(self, "ArgMax", &[&candidates], vec![attr_i("axis", 1), attr_i("keepdims", 0)])?;
+            let label = e.op(self, "Gather", &[&table, &best], vec![])?;
+            let scores = match forest.post.as_str() {
+                "LOGISTIC" => e.op(self, "Sigmoid", &[y], vec![])?,
+                "SOFTMAX" => e.op(self, "Softmax", &[y], vec![attr_i("axis", -1)])?,
+                _ => y.to_owned(),
+            };
+            (label, scores)
+        };
+        self.alias(&label, node.output[0].clone())?;
+        Ok(scores)
     }
 }

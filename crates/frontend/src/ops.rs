@@ -326,6 +326,7 @@ pub(crate) const ML_OPS: &[OnnxOp] = &[
     custom("Binarizer", 1, Custom::Binarizer),
     custom("Scaler", 1, Custom::Scaler),
     custom("TreeEnsemble", 5, Custom::TreeEnsemble),
+    custom("TreeEnsembleClassifier", 1, Custom::TreeEnsemble),
     custom("TreeEnsembleRegressor", 1, Custom::TreeEnsemble),
 ];
 
