@@ -993,6 +993,19 @@ def ml_domain():
         "error", ["forest", "classlabels_strings"])
     add(family, "classifier-two-class-votes", [["{strata}", "compile", classifier("classifier-two-class-votes"),
                                                 "--emit=sg"]], "error", ["forest", "votes for both classes"])
+    # Linear models: coefficients that do not fit X, and an unknown norm.
+    for name, op, attrs, needle in (
+        ("linear-coefficients", "LinearRegressor", dict(coefficients=[1.0, 2.0, 3.0, 4.0], targets=1),
+         "coefficients has 4 values, not a multiple of X's 3 features"),
+        ("normalizer-norm", "Normalizer", dict(norm="L3"), "unknown norm 'L3'"),
+    ):
+        path = os.path.join(case_dir(family, name), "model.onnx")
+        node = helper.make_node(op, ["x"], ["y"], name="model", domain="ai.onnx.ml", **attrs)
+        graph = helper.make_graph([node], "probe", [vi("x", FLOAT, [4, 3])], [vi("y", FLOAT, [4, 3])])
+        with open(path, "wb") as f:
+            f.write(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                            helper.make_opsetid("ai.onnx.ml", 1)]).SerializeToString())
+        add(family, name, [["{strata}", "compile", path, "--emit=sg"]], "error", ["model", needle])
     # An ai.onnx.ml operator Strata does not import is named with its domain.
     path = os.path.join(case_dir(family, "label-encoder"), "model.onnx")
     node = helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml", keys_int64s=[1], values_int64s=[2])

@@ -180,6 +180,12 @@ their exporters emit them; each draws from its own generator, so the three above
   `is_positive` [64] and `binary_probabilities` [64, 2]; a 3-class one of 90 trees, each
   voting for one class, with a softmax: `label` [64] (labels 3, 5, 7) and `probabilities`
   [64, 3]. The class of classical models converted from scikit-learn, XGBoost and LightGBM.
+- tabular_linear.onnx: linear models on tabular data as skl2onnx writes scikit-learn's
+  (ai.onnx.ml opset 1; 64 rows x 20 features): `Scaler`, then a multinomial logistic
+  regression (`LinearClassifier`, 4 classes, softmax): `label` [64] and `probabilities`
+  [64, 4]; a binary one (one row of coefficients, logistic): `is_positive` [64] and
+  `binary_probabilities` [64, 2]; and `Normalizer` (L2) into a 2-target `LinearRegressor`:
+  `prediction` [64, 2].
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -1437,6 +1443,39 @@ def tabular_gbm(path, rows=64, features=20, trees=120, depth=6, classes=3):
            opset=15, ml_opset=3)
 
 
+def tabular_linear(path, rows=64, features=20, classes=4, targets=2):
+    """Linear models on tabular data: see the module documentation."""
+    g = Graph(np.random.default_rng(20261207))
+    rng = g.rng
+
+    def ml(op_type, inputs, outputs, **attrs):
+        names = [g.name(o) for o in outputs]
+        g.nodes.append(helper.make_node(op_type, inputs, names, name=names[0], domain="ai.onnx.ml", **attrs))
+        return names
+
+    def floats(*shape, scale=1.0):
+        return [float(v) for v in (rng.standard_normal(shape) * scale).astype(np.float32).reshape(-1)]
+
+    scaled, = ml("Scaler", ["features"], ["scaler"], offset=floats(features), scale=rng.uniform(0.5, 2.0, features).tolist())
+    label, scores = ml("LinearClassifier", [scaled], ["logistic", "logistic_scores"], coefficients=floats(classes, features),
+                       intercepts=floats(classes), classlabels_ints=list(range(1, classes + 1)), multi_class=1,
+                       post_transform="SOFTMAX")
+    positive, binary = ml("LinearClassifier", [scaled], ["binary", "binary_scores"], coefficients=floats(1, features),
+                          intercepts=floats(1), classlabels_ints=[0, 1], post_transform="LOGISTIC")
+    unit, = ml("Normalizer", [scaled], ["normalizer"], norm="L2")
+    value, = ml("LinearRegressor", [unit], ["ridge"], coefficients=floats(targets, features, scale=3.0),
+                intercepts=floats(targets), targets=targets)
+    names = [g.rename(label, "label"), g.rename(scores, "probabilities"), g.rename(positive, "is_positive"),
+             g.rename(binary, "binary_probabilities"), g.rename(value, "prediction")]
+    g.save([helper.make_tensor_value_info("features", TensorProto.FLOAT, [rows, features])],
+           [helper.make_tensor_value_info(names[0], TensorProto.INT64, [rows]),
+            helper.make_tensor_value_info(names[1], TensorProto.FLOAT, [rows, classes]),
+            helper.make_tensor_value_info(names[2], TensorProto.INT64, [rows]),
+            helper.make_tensor_value_info(names[3], TensorProto.FLOAT, [rows, 2]),
+            helper.make_tensor_value_info(names[4], TensorProto.FLOAT, [rows, targets])], path, "tabular_linear",
+           opset=15, ml_opset=1)
+
+
 def resnet50(path):
     g = Graph(np.random.default_rng(50))
 
@@ -1504,7 +1543,8 @@ def write_inputs(out):
                           ("yolov8n_detector", {"images": (pattern(3 * 320 * 320).reshape(1, 3, 320, 320) + 1) / 2}),
                           ("espcn_superres", {"input": (pattern(224 * 224).reshape(1, 1, 224, 224) + 1) / 2}),
                           ("istft_vocoder", {"mel": pattern(80 * 64).reshape(1, 80, 64) * np.float32(2.0)}),
-                          ("tabular_gbm", {"features": tabular_rows()})):
+                          ("tabular_gbm", {"features": tabular_rows()}),
+                          ("tabular_linear", {"features": pattern(64 * 20).reshape(64, 20) * np.float32(2.0)})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -1548,5 +1588,6 @@ if __name__ == "__main__":
     espcn_superres(os.path.join(out, "espcn_superres.onnx"))
     istft_vocoder(os.path.join(out, "istft_vocoder.onnx"))
     tabular_gbm(os.path.join(out, "tabular_gbm.onnx"))
+    tabular_linear(os.path.join(out, "tabular_linear.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

@@ -565,6 +565,7 @@ const ZOO_MODELS: &[&str] = &[
     "espcn_superres",
     "istft_vocoder",
     "tabular_gbm",
+    "tabular_linear",
 ];
 
 /// Zoo models only the benchmarks measure (`zoo.py` generates them too): ResNet-50, too big

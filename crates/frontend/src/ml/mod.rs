@@ -1,7 +1,8 @@
 //! The `ai.onnx.ml` operators Strata imports: the numeric ones that classical models converted
-//! from scikit-learn, XGBoost or LightGBM carry (`skl2onnx`, `onnxmltools`): tree ensembles
-//! (`TreeEnsemble`, `TreeEnsembleRegressor`), `Scaler`, `Binarizer` and `ArrayFeatureExtractor`. Each is
-//! expanded into default-domain ops, as composite operators are.
+//! from scikit-learn, XGBoost or LightGBM carry (`skl2onnx`, `onnxmltools`): here the tree
+//! ensembles (`TreeEnsemble`, `TreeEnsembleRegressor`, `TreeEnsembleClassifier`), in [`linear`]
+//! the linear models and the small transforms. Each is expanded into default-domain ops, as
+//! composite operators are.
 //!
 //! A tree ensemble is evaluated for every sample and every tree at once, one level of the
 //! deepest tree at a time: a `[N, trees]` tensor of node positions starts at the roots, and each
@@ -21,6 +22,8 @@ use crate::onnx::NodeProto;
 use melior::ir::Block;
 use std::collections::BTreeMap;
 use strata_ir::Error;
+
+mod linear;
 
 /// How a branch node compares its feature `x` with its split value `s` (ONNX's
 /// `nodes_modes`, in the numbering of the opset-5 `TreeEnsemble`).
@@ -108,7 +111,7 @@ struct Forest {
 
 /// A float list attribute given as `name` (floats), or as a tensor (`name_as_tensor`, or
 /// `name` itself holding a tensor).
-fn float_list(importer: &Importer, node: &NodeProto, names: &[&str]) -> Result<Option<Vec<f64>>, Error> {
+pub(super) fn float_list(importer: &Importer, node: &NodeProto, names: &[&str]) -> Result<Option<Vec<f64>>, Error> {
     for name in names {
         let Some(a) = attribute(node, name) else { continue };
         if let Some(t) = a.t.as_ref() {
@@ -123,11 +126,11 @@ fn float_list(importer: &Importer, node: &NodeProto, names: &[&str]) -> Result<O
     Ok(None)
 }
 
-fn string(node: &NodeProto, name: &str, default: &str) -> String {
+pub(super) fn string(node: &NodeProto, name: &str, default: &str) -> String {
     attribute(node, name).map_or(default.to_owned(), |a| String::from_utf8_lossy(a.s()).into_owned())
 }
 
-fn need<T>(value: Option<T>, name: &str) -> Result<T, Error> {
+pub(super) fn need<T>(value: Option<T>, name: &str) -> Result<T, Error> {
     value.ok_or_else(|| format!("attribute {name} is missing").into())
 }
 
@@ -439,74 +442,6 @@ impl Forest {
 }
 
 impl Importer<'_> {
-    /// `Binarizer`: 1 where `x > threshold`, else 0, in `x`'s type.
-    pub(crate) fn binarizer(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
-        let x = required(node, 0)?;
-        let (_, dtype) = self.shape_of(x)?;
-        let threshold = attribute(node, "threshold").map_or(0.0, |a| a.f() as f64);
-        let mut e = Expansion::new(block, node, index);
-        let limit = e.scalar(self, dtype, threshold)?;
-        let above = e.op(self, "Greater", &[x, &limit], vec![])?;
-        let y = e.op(self, "Cast", &[&above], vec![attr_i("to", dtype as i64)])?;
-        self.alias(&y, node.output[0].clone())
-    }
-
-    /// `Scaler`: `(x - offset) * scale` per feature (the last axis; one value applies to every
-    /// feature), in float whatever the input's type.
-    pub(crate) fn scaler(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
-        let x = required(node, 0)?;
-        let (shape, dtype) = self.shape_of(x)?;
-        let features = *shape.last().ok_or("the input must have at least one axis")?;
-        let mut e = Expansion::new(block, node, index);
-        let mut y = x.to_owned();
-        if dtype != DataType::Float {
-            y = e.op(self, "Cast", &[&y], vec![attr_i("to", DataType::Float as i64)])?;
-        }
-        for (name, op) in [("offset", "Sub"), ("scale", "Mul")] {
-            let values = float_list(self, node, &[name])?.unwrap_or_default();
-            let values: Vec<f32> = values.iter().map(|&v| v as f32).collect();
-            let shape = match values.len() {
-                0 => continue,
-                1 => vec![],
-                n if n as i64 == features => vec![features],
-                n => {
-                    return Err(
-                        format!("{name} has {n} values for {features} features (one, or one per feature)").into()
-                    )
-                }
-            };
-            let c = e.constant(self, Folded::from_f32(shape, &values))?;
-            y = e.op(self, op, &[&y, &c], vec![])?;
-        }
-        self.alias(&y, node.output[0].clone())
-    }
-
-    /// `ArrayFeatureExtractor`: the elements of `x`'s last axis at the (flattened) indices; a
-    /// 1-D `x` gives one row, as ONNX Runtime does.
-    pub(crate) fn array_feature_extractor(
-        &mut self,
-        block: &Block,
-        node: &NodeProto,
-        index: usize,
-    ) -> Result<(), Error> {
-        let (x, indices) = (required(node, 0)?, required(node, 1)?);
-        let (shape, _) = self.shape_of(x)?;
-        let (index_shape, _) = self.shape_of(indices)?;
-        let count = crate::shapes::numel(&index_shape)?;
-        if shape.is_empty() {
-            return Err("the input must have at least one axis".into());
-        }
-        let mut e = Expansion::new(block, node, index);
-        let flat_shape = e.ints(self, &[-1]);
-        let flat = e.op(self, "Reshape", &[indices, &flat_shape], vec![])?;
-        let picked = e.op(self, "Gather", &[x, &flat], vec![attr_i("axis", -1)])?;
-        let mut out: Vec<i64> = if shape.len() == 1 { vec![1] } else { shape[..shape.len() - 1].to_vec() };
-        out.push(count);
-        let out = e.ints(self, &out);
-        let y = e.op(self, "Reshape", &[&picked, &out], vec![])?;
-        self.alias(&y, node.output[0].clone())
-    }
-
     /// `TreeEnsemble` (ai.onnx.ml 5) and `TreeEnsembleRegressor` (1, 3): see the module's notes.
     pub(crate) fn tree_ensemble(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
         let x = required(node, 0)?;
