@@ -1006,6 +1006,16 @@ def ml_domain():
             f.write(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
                                                             helper.make_opsetid("ai.onnx.ml", 1)]).SerializeToString())
         add(family, name, [["{strata}", "compile", path, "--emit=sg"]], "error", ["model", needle])
+    # TreeEnsemble is an ml opset 5 operator: at ml opset 3 it is reported with the opsets.
+    with open(os.path.join(case_dir(family, "cycle"), "model.onnx"), "rb") as f:
+        model = onnx.ModelProto.FromString(f.read())
+    del model.opset_import[:]
+    model.opset_import.extend([helper.make_opsetid("", 21), helper.make_opsetid("ai.onnx.ml", 3)])
+    path = os.path.join(case_dir(family, "ml-opset-too-old"), "model.onnx")
+    with open(path, "wb") as f:
+        f.write(model.SerializeToString())
+    add(family, "ml-opset-too-old", [["{strata}", "compile", path, "--emit=sg"]], "error",
+        ["ai.onnx.ml opset 3", "ai.onnx.ml::TreeEnsemble: imported from opset 5 on"])
     # An ai.onnx.ml operator Strata does not import is named with its domain.
     path = os.path.join(case_dir(family, "label-encoder"), "model.onnx")
     node = helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml", keys_int64s=[1], values_int64s=[2])

@@ -75,8 +75,10 @@ pub(crate) fn check_opsets(model: &ModelProto, file: &str) -> Result<i64, Fronte
         });
     }
     let mut too_old: BTreeMap<String, (i64, Vec<String>)> = BTreeMap::new();
+    // The ai.onnx.ml opset (its newest, 5, when the model names none).
+    let ml = model.opset_import.iter().find(|o| o.domain() == "ai.onnx.ml").map_or(5, |o| o.version());
     if let Some(graph) = model.graph.as_ref() {
-        collect_too_old(graph, "", version, &mut too_old);
+        collect_too_old(graph, "", (version, ml), &mut too_old);
     }
     if too_old.is_empty() {
         return Ok(version);
@@ -87,32 +89,41 @@ pub(crate) fn check_opsets(model: &ModelProto, file: &str) -> Result<i64, Fronte
             format!("  {op}: imported from opset {since} on ({} node(s): {})", nodes.len(), nodes.join(", "))
         })
         .collect();
+    let opsets = if too_old.keys().any(|op| op.starts_with("ai.onnx.ml::")) {
+        format!("default-domain opset {version}, ai.onnx.ml opset {ml}")
+    } else {
+        format!("default-domain opset {version}")
+    };
     Err(FrontendError::Opset {
         file: file.to_owned(),
         message: format!(
-            "default-domain opset {version}: these operators have no definition at this opset that Strata imports:\n{}",
+            "{opsets}: these operators have no definition at this opset that Strata imports:\n{}",
             lines.join("\n")
         ),
     })
 }
 
-/// Nodes (by op type) whose operator's definition at `version` predates the oldest Strata
-/// imports.
+/// Nodes (by op type) whose operator's definition at the model's opsets `(default, ai.onnx.ml)`
+/// predates the oldest Strata imports (or, in `ai.onnx.ml`, the operator itself: TreeEnsemble
+/// at ml opset 3).
 fn collect_too_old(
     graph: &crate::onnx::GraphProto,
     prefix: &str,
-    version: i64,
+    versions: (i64, i64),
     found: &mut BTreeMap<String, (i64, Vec<String>)>,
 ) {
     for (index, node) in graph.node.iter().enumerate() {
         let name = format!("{prefix}{}", node_name(node, index));
-        if matches!(node.domain(), "" | "ai.onnx") {
-            if let Some(op) = crate::ops::lookup(node.op_type()).filter(|op| version < op.since) {
-                found.entry(node.op_type().to_owned()).or_insert((op.since, Vec::new())).1.push(name.clone());
-            }
+        let (version, op_name) = match node.domain() {
+            "" | "ai.onnx" => (versions.0, node.op_type().to_owned()),
+            "ai.onnx.ml" => (versions.1, format!("ai.onnx.ml::{}", node.op_type())),
+            _ => continue,
+        };
+        if let Some(op) = crate::ops::lookup_in(node.domain(), node.op_type()).filter(|op| version < op.since) {
+            found.entry(op_name).or_insert((op.since, Vec::new())).1.push(name.clone());
         }
         for body in node.attribute.iter().filter_map(|a| a.g.as_ref()) {
-            collect_too_old(body, &format!("{name}/"), version, found);
+            collect_too_old(body, &format!("{name}/"), versions, found);
         }
     }
 }
