@@ -1006,6 +1006,17 @@ def ml_domain():
             f.write(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
                                                             helper.make_opsetid("ai.onnx.ml", 1)]).SerializeToString())
         add(family, name, [["{strata}", "compile", path, "--emit=sg"]], "error", ["model", needle])
+    # ArrayFeatureExtractor's run-time indices are checked like a Gather's.
+    cd = case_dir(family, "feature-index-out-of-range")
+    path = os.path.join(cd, "model.onnx")
+    node = helper.make_node("ArrayFeatureExtractor", ["x", "i"], ["y"], name="pick", domain="ai.onnx.ml")
+    graph = helper.make_graph([node], "probe", [vi("x", FLOAT, [2, 3]), vi("i", INT64, [2])], [vi("y", FLOAT, [2, 2])])
+    with open(path, "wb") as f:
+        f.write(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                        helper.make_opsetid("ai.onnx.ml", 1)]).SerializeToString())
+    inputs = {"x": npy(os.path.join(cd, "x.npy"), np.zeros((2, 3), np.float32)),
+              "i": npy(os.path.join(cd, "i.npy"), np.array([0, 3], np.int64))}
+    add(family, "feature-index-out-of-range", [run(path, inputs)], "error", ["pick", "outside [-3, 3)"])
     # TreeEnsemble is an ml opset 5 operator: at ml opset 3 it is reported with the opsets.
     with open(os.path.join(case_dir(family, "cycle"), "model.onnx"), "rb") as f:
         model = onnx.ModelProto.FromString(f.read())

@@ -59,7 +59,8 @@ impl Importer<'_> {
         node: &NodeProto,
         index: usize,
     ) -> Result<(), Error> {
-        if !matches!(node.domain(), "" | "ai.onnx") {
+        let feature_extractor = node.domain() == "ai.onnx.ml" && node.op_type() == "ArrayFeatureExtractor";
+        if !matches!(node.domain(), "" | "ai.onnx") && !feature_extractor {
             return Ok(());
         }
         // The model's own nodes in the innermost block checks are made in (`CheckFrame`).
@@ -114,6 +115,8 @@ impl Importer<'_> {
                 let axis = crate::shapes::axis(crate::import::int(node, "axis", 0), shape.len() as i64)?;
                 vec![shape[axis]]
             }
+            // ai.onnx.ml's gather along the last axis (the only ml operator that gets here).
+            "ArrayFeatureExtractor" => self.shape_of(data)?.0.last().map(|&n| vec![n]).unwrap_or_default(),
             "GatherND" | "ScatterND" => {
                 let ((shape, _), (index_shape, _)) = (self.shape_of(data)?, self.shape_of(indices)?);
                 let batch = if node.op_type() == "GatherND" {
