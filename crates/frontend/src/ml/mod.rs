@@ -442,7 +442,8 @@ impl Forest {
 }
 
 impl Importer<'_> {
-    /// `TreeEnsemble` (ai.onnx.ml 5) and `TreeEnsembleRegressor` (1, 3): see the module's notes.
+    /// `TreeEnsemble` (ai.onnx.ml 5), `TreeEnsembleRegressor` and `TreeEnsembleClassifier` (1,
+    /// 3): see the module's notes.
     pub(crate) fn tree_ensemble(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
         let x = required(node, 0)?;
         let (shape, dtype) = self.shape_of(x)?;
@@ -481,11 +482,12 @@ impl Importer<'_> {
             [f] => (1, f),
             _ => return Err(format!("X must be [N, features], got {shape:?}").into()),
         };
-        // The regressor computes in float whatever its input; the opset-5 op in its input's type.
+        // Comparisons in X's type (double X against the split values as doubles: no rounding of
+        // X decides a branch), f16 and integers as float; the older operators' outputs are float.
         let compute = match dtype {
-            DataType::Float | DataType::Double if !regressor || dtype == DataType::Float => dtype,
+            DataType::Float | DataType::Double => dtype,
             DataType::Float16 if !regressor => DataType::Float,
-            DataType::Double | DataType::Int64 | DataType::Int32 if regressor => DataType::Float,
+            DataType::Int64 | DataType::Int32 if regressor => DataType::Float,
             other => return Err(format!("X of type {} is not one the operator takes", other.as_str_name()).into()),
         };
         for (i, slot) in forest.slots.iter().enumerate() {
