@@ -1017,6 +1017,34 @@ def ml_domain():
     inputs = {"x": npy(os.path.join(cd, "x.npy"), np.zeros((2, 3), np.float32)),
               "i": npy(os.path.join(cd, "i.npy"), np.array([0, 3], np.int64))}
     add(family, "feature-index-out-of-range", [run(path, inputs)], "error", ["pick", "outside [-3, 3)"])
+    # SimpleImputer's and OneHotEncoder's conversions: against ONNX's reference, and a category
+    # outside the list with zeros=0 stopping the run.
+    def ml_model(name, node, inputs, outputs):
+        path = os.path.join(case_dir(family, name), "model.onnx")
+        graph = helper.make_graph([node], "probe", inputs, outputs)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 1)])
+        model.ir_version = 8
+        with open(path, "wb") as f:
+            f.write(model.SerializeToString())
+        return path, model
+
+    cd = case_dir(family, "imputer")
+    missing = np.array([[1, np.nan, 3], [np.nan, 5, -1], [0, 2, np.nan]], np.float32)
+    path, model = ml_model("imputer", helper.make_node("Imputer", ["x"], ["y"], domain="ai.onnx.ml",
+                                                        imputed_value_floats=[9.0, 8.0, 7.0],
+                                                        replaced_value_float=float("nan")),
+                           [vi("x", FLOAT, [3, 3])], [vi("y", FLOAT, [3, 3])])
+    expected = npy(os.path.join(cd, "expected.npy"), ReferenceEvaluator(model).run(None, {"x": missing})[0])
+    add(family, "imputer", [run(path, {"x": npy(os.path.join(cd, "x.npy"), missing)}, "--expect", f"y={expected}",
+                                "--atol", "0")], "ok", ["expect 'y': 0 of 9"])
+    cd = case_dir(family, "one-hot-unknown-category")
+    path, _ = ml_model("one-hot-unknown-category",
+                       helper.make_node("OneHotEncoder", ["x"], ["y"], name="encode", domain="ai.onnx.ml",
+                                        cats_int64s=[1, 3, 5], zeros=0),
+                       [vi("x", INT64, [2, 2])], [vi("y", FLOAT, [2, 2, 3])])
+    add(family, "one-hot-unknown-category",
+        [run(path, {"x": npy(os.path.join(cd, "x.npy"), np.array([[1, 3], [7, 5]], np.int64))})], "error",
+        ["encode", "none of the categories"])
     # TreeEnsemble is an ml opset 5 operator: at ml opset 3 it is reported with the opsets.
     with open(os.path.join(case_dir(family, "cycle"), "model.onnx"), "rb") as f:
         model = onnx.ModelProto.FromString(f.read())

@@ -249,6 +249,29 @@ impl Importer<'_> {
         self.add_check(&mut e, &bad, format!("{}: {what} outside [0, {length})", describe(node, index)))
     }
 
+    /// `OneHotEncoder` with `zeros=0`: a value that is none of the categories (`known` false
+    /// there) stops the run. Only the model's own nodes at the level checks are made in can
+    /// carry it; elsewhere the node is unsupported rather than silently unchecked.
+    pub(crate) fn check_known_categories(
+        &mut self,
+        block: &Block,
+        node: &NodeProto,
+        index: usize,
+        known: &str,
+    ) -> Result<(), Error> {
+        let top_level = self.expanding == 0 && self.check_frames.last().is_some_and(|frame| frame.is(block));
+        if !top_level {
+            return Err(Error::unsupported("OneHotEncoder with zeros=0 inside a subgraph (its run-time check)"));
+        }
+        let mut e = expansion(block, node, index);
+        let bad = e.op(self, "Not", &[known], vec![])?;
+        self.add_check(
+            &mut e,
+            &bad,
+            format!("{}: a value that is none of the categories (zeros=0)", describe(node, index)),
+        )
+    }
+
     /// Records the check whose failures are the `true`s of the boolean tensor `bad`.
     fn add_check(&mut self, e: &mut Expansion, bad: &str, message: String) -> Result<(), Error> {
         let code = self.checks.len() as i64 + 1;

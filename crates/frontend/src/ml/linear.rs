@@ -1,6 +1,7 @@
 //! The `ai.onnx.ml` operators that are not trees: the linear models (`LinearClassifier`,
 //! `LinearRegressor`: a MatMul by the coefficients transposed at import), `Normalizer`,
-//! `Scaler`, `Binarizer` and `ArrayFeatureExtractor`, each expanded into default-domain ops.
+//! `Imputer`, `OneHotEncoder`, `Scaler`, `Binarizer` and `ArrayFeatureExtractor`, each
+//! expanded into default-domain ops.
 //! Where ONNX Runtime and ONNX's reference differ, Strata follows ONNX Runtime (see each).
 
 use super::{float_list, need, string};
@@ -237,6 +238,74 @@ impl Importer<'_> {
             e.op(self, "Max", &[&size, &floor], vec![])?
         };
         let y = e.op(self, "Div", &[&xs, &size], vec![])?;
+        self.alias(&y, node.output[0].clone())
+    }
+
+    /// `Imputer`: each feature's (last axis) missing values, NaN or `replaced_value_*`, replaced
+    /// by its `imputed_value_*` (one value for every feature, or one each).
+    pub(crate) fn imputer(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let x = required(node, 0)?;
+        let (shape, dtype) = self.shape_of(x)?;
+        let features = *shape.last().ok_or("the input must have at least one axis")?;
+        let (values, replaced) =
+            match (float_list(self, node, &["imputed_value_floats"])?, ints(node, "imputed_value_int64s")) {
+                (Some(f), _) if !f.is_empty() => {
+                    (f, attribute(node, "replaced_value_float").map_or(0.0, |a| a.f() as f64))
+                }
+                (_, Some(i)) if !i.is_empty() => {
+                    (i.iter().map(|&v| v as f64).collect(), int(node, "replaced_value_int64", 0) as f64)
+                }
+                _ => return Err("neither imputed_value_floats nor imputed_value_int64s is given".into()),
+            };
+        let shape_of_values = match values.len() {
+            1 => vec![],
+            n if n as i64 == features => vec![features],
+            n => return Err(format!("{n} imputed values for {features} features (one, or one per feature)").into()),
+        };
+        let mut e = Expansion::new(block, node, index);
+        let fill = e.constant(self, crate::fold::from_f64(shape_of_values, dtype, &values)?)?;
+        let missing = if replaced.is_nan() {
+            e.op(self, "IsNaN", &[x], vec![])?
+        } else {
+            let value = e.scalar(self, dtype, replaced)?;
+            e.op(self, "Equal", &[x, &value], vec![])?
+        };
+        let y = e.op(self, "Where", &[&missing, &fill, x], vec![])?;
+        self.alias(&y, node.output[0].clone())
+    }
+
+    /// `OneHotEncoder` over integer categories: `[.., categories]` floats, 1 where the value is
+    /// the category; a value of none of them is all zeros (`zeros=1`) or stops the run
+    /// (`zeros=0`, the default).
+    pub(crate) fn one_hot_encoder(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        if attribute(node, "cats_strings").is_some_and(|a| !a.strings.is_empty()) {
+            return Err(Error::unsupported(
+                "string categories (cats_strings): Strata has no string tensors; integer categories (cats_int64s) \
+                 are imported",
+            ));
+        }
+        let cats = need(ints(node, "cats_int64s").filter(|c| !c.is_empty()), "cats_int64s")?;
+        let x = required(node, 0)?;
+        let (shape, dtype) = self.shape_of(x)?;
+        let mut e = Expansion::new(block, node, index);
+        let mut xs = x.to_owned();
+        if dtype != DataType::Int64 {
+            xs = e.op(self, "Cast", &[&xs], vec![attr_i("to", DataType::Int64 as i64)])?;
+        }
+        let mut column = vec![1; shape.len()];
+        column.push(cats.len() as i64);
+        let categories = e.constant(self, Folded::from_i64(column, &cats))?;
+        let at = e.ints(self, &[-1]);
+        let wide = e.op(self, "Unsqueeze", &[&xs, &at], vec![])?;
+        let hit = e.op(self, "Equal", &[&wide, &categories], vec![])?;
+        let y = e.op(self, "Cast", &[&hit], vec![attr_i("to", DataType::Float as i64)])?;
+        if int(node, "zeros", 1) == 0 {
+            let axes = e.ints(self, &[-1]);
+            let any = e.op(self, "ReduceMax", &[&y, &axes], vec![attr_i("keepdims", 0)])?;
+            let zero = e.scalar(self, DataType::Float, 0.0)?;
+            let known = e.op(self, "Greater", &[&any, &zero], vec![])?;
+            self.check_known_categories(block, node, index, &known)?;
+        }
         self.alias(&y, node.output[0].clone())
     }
 }
