@@ -63,8 +63,7 @@ impl Importer<'_> {
         if !matches!(node.domain(), "" | "ai.onnx") && !feature_extractor {
             return Ok(());
         }
-        // The model's own nodes in the innermost block checks are made in (`CheckFrame`).
-        let top_level = self.expanding == 0 && self.check_frames.last().is_some_and(|frame| frame.is(block));
+        let top_level = self.at_check_level(block);
         if let Some((indices, bounds)) = self.indexed(node)? {
             // Gather's import names indices of another type.
             let (_, dtype) = self.shape_of(indices)?;
@@ -259,8 +258,7 @@ impl Importer<'_> {
         index: usize,
         known: &str,
     ) -> Result<(), Error> {
-        let top_level = self.expanding == 0 && self.check_frames.last().is_some_and(|frame| frame.is(block));
-        if !top_level {
+        if !self.at_check_level(block) {
             return Err(Error::unsupported("OneHotEncoder with zeros=0 inside a subgraph (its run-time check)"));
         }
         let mut e = expansion(block, node, index);
@@ -270,6 +268,12 @@ impl Importer<'_> {
             &bad,
             format!("{}: a value that is none of the categories (zeros=0)", describe(node, index)),
         )
+    }
+
+    /// Whether a node being imported into `block` is one of the model's own nodes in the
+    /// innermost block checks are made in (`CheckFrame`): only those carry run-time checks.
+    fn at_check_level(&self, block: &Block) -> bool {
+        self.expanding == 0 && self.check_frames.last().is_some_and(|frame| frame.is(block))
     }
 
     /// Records the check whose failures are the `true`s of the boolean tensor `bad`.

@@ -4,7 +4,7 @@
 //! expanded into default-domain ops.
 //! Where ONNX Runtime and ONNX's reference differ, Strata follows ONNX Runtime (see each).
 
-use super::{float_list, need, string};
+use super::{check_post, float_list, integer_labels, need, string};
 use crate::expand::{attr_i, Expansion};
 use crate::fold::Folded;
 use crate::import::{attribute, int, ints, required, Importer};
@@ -82,25 +82,6 @@ impl Importer<'_> {
         self.alias(&y, node.output[0].clone())
     }
 
-    /// `x` `[N, features]` (or `[features]`) as float `[N, features]`, for the linear models.
-    fn rows_as_float(&mut self, e: &mut Expansion, x: &str) -> Result<(String, i64, i64), Error> {
-        let (shape, dtype) = self.shape_of(x)?;
-        let (rows, features) = match shape[..] {
-            [n, f] => (n, f),
-            [f] => (1, f),
-            _ => return Err(format!("X must be [N, features], got {shape:?}").into()),
-        };
-        let mut xs = x.to_owned();
-        if dtype != DataType::Float {
-            xs = e.op(self, "Cast", &[&xs], vec![attr_i("to", DataType::Float as i64)])?;
-        }
-        if shape.len() == 1 {
-            let two = e.ints(self, &[1, features]);
-            xs = e.op(self, "Reshape", &[&xs, &two], vec![])?;
-        }
-        Ok((xs, rows, features))
-    }
-
     /// `x @ coefficients^T + intercepts`: the linear models' scores `[N, outputs]`, the
     /// coefficients one row of `features` per output.
     fn linear_scores(
@@ -152,7 +133,7 @@ impl Importer<'_> {
         let targets =
             usize::try_from(int(node, "targets", 1)).ok().filter(|&t| t > 0).ok_or("targets must be positive")?;
         let mut e = Expansion::new(block, node, index);
-        let (xs, _, features) = self.rows_as_float(&mut e, required(node, 0)?)?;
+        let (xs, _, features) = self.rows_as(&mut e, required(node, 0)?, DataType::Float)?;
         let (y, _) = self.linear_scores(&mut e, node, &xs, features, Some(targets))?;
         self.alias(&y, node.output[0].clone())
     }
@@ -161,53 +142,32 @@ impl Importer<'_> {
     /// the highest score's class; one row of coefficients for two classes as ONNX Runtime runs
     /// it (below).
     pub(crate) fn linear_classifier(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
-        if attribute(node, "classlabels_strings").is_some_and(|a| !a.strings.is_empty()) {
-            return Err(Error::unsupported(
-                "string class labels (classlabels_strings): Strata has no string tensors; convert the model with \
-                 integer labels (classlabels_ints)",
-            ));
-        }
-        let labels = need(ints(node, "classlabels_ints").filter(|l| !l.is_empty()), "classlabels_ints")?;
+        let labels = integer_labels(node, "classlabels_ints")?;
         let post = string(node, "post_transform", "NONE");
-        if !matches!(post.as_str(), "NONE" | "LOGISTIC" | "SOFTMAX") {
-            return Err(Error::unsupported(format!("post_transform {post} (NONE, LOGISTIC and SOFTMAX are imported)")));
-        }
+        check_post(&post)?;
         let mut e = Expansion::new(block, node, index);
-        let (xs, _, features) = self.rows_as_float(&mut e, required(node, 0)?)?;
+        let (xs, _, features) = self.rows_as(&mut e, required(node, 0)?, DataType::Float)?;
         let (mut scores, count) = self.linear_scores(&mut e, node, &xs, features, None)?;
         let table = e.constant(self, Folded::from_i64(vec![labels.len() as i64], &labels))?;
         if count == 1 && labels.len() == 2 {
             // One score for two classes, as ONNX Runtime writes it: the second class where it is
             // positive; scores `[1 - p, p]`, `p` the score or its logistic (`SOFTMAX` as `NONE`).
-            let zero = e.scalar(self, DataType::Float, 0.0)?;
-            let above = e.op(self, "Greater", &[&scores, &zero], vec![])?;
-            let pick = e.op(self, "Cast", &[&above], vec![attr_i("to", DataType::Int64 as i64)])?;
-            let flat = e.ints(self, &[-1]);
-            let pick = e.op(self, "Reshape", &[&pick, &flat], vec![])?;
-            let label = e.op(self, "Gather", &[&table, &pick], vec![])?;
+            let label = self.label_above(&mut e, &scores, 0.0, &table)?;
             let p = if post == "LOGISTIC" { e.op(self, "Sigmoid", &[&scores], vec![])? } else { scores };
             let one = e.scalar(self, DataType::Float, 1.0)?;
             let rest = e.op(self, "Sub", &[&one, &p], vec![])?;
             let z = e.op(self, "Concat", &[&rest, &p], vec![attr_i("axis", 1)])?;
-            self.alias(&label, node.output[0].clone())?;
-            let name = node.output.get(1).filter(|z| !z.is_empty()).ok_or("output Z (the scores) is missing")?;
-            return self.alias(&z, name.clone());
+            return self.write_classes(node, &label, &z);
         } else if count != labels.len() {
             return Err(format!("coefficients has {count} rows for {} class labels", labels.len()).into());
         }
         if count == 1 && labels.len() == 1 {
             return Err(Error::unsupported("a LinearClassifier with one class label"));
         }
-        scores = match post.as_str() {
-            "LOGISTIC" => e.op(self, "Sigmoid", &[&scores], vec![])?,
-            "SOFTMAX" => e.op(self, "Softmax", &[&scores], vec![attr_i("axis", -1)])?,
-            _ => scores,
-        };
+        scores = self.post_transform(&mut e, &post, &scores)?;
         let best = e.op(self, "ArgMax", &[&scores], vec![attr_i("axis", 1), attr_i("keepdims", 0)])?;
         let label = e.op(self, "Gather", &[&table, &best], vec![])?;
-        self.alias(&label, node.output[0].clone())?;
-        let z = node.output.get(1).filter(|z| !z.is_empty()).ok_or("output Z (the scores) is missing")?;
-        self.alias(&scores, z.clone())
+        self.write_classes(node, &label, &scores)
     }
 
     /// `Normalizer`, as ONNX Runtime runs it: each row divided by its largest value (`MAX`;
@@ -222,7 +182,7 @@ impl Importer<'_> {
             other => return Err(format!("unknown norm '{other}' (MAX, L1 or L2)").into()),
         };
         let mut e = Expansion::new(block, node, index);
-        let (xs, _, _) = self.rows_as_float(&mut e, required(node, 0)?)?;
+        let (xs, _, _) = self.rows_as(&mut e, required(node, 0)?, DataType::Float)?;
         let magnitude = if norm == "L1" { e.op(self, "Abs", &[&xs], vec![])? } else { xs.clone() };
         let axes = e.ints(self, &[1]);
         let mut size = e.op(self, reduce, &[&magnitude, &axes], vec![attr_i("keepdims", 1)])?;

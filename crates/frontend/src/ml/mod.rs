@@ -141,6 +141,35 @@ fn check_len(name: &str, len: usize, expected: usize) -> Result<(), Error> {
     Ok(())
 }
 
+/// A classifier's integer class labels (`ints_name`: `classlabels_int64s` or
+/// `classlabels_ints`); string labels are unsupported.
+pub(super) fn integer_labels(node: &NodeProto, ints_name: &str) -> Result<Vec<i64>, Error> {
+    if attribute(node, "classlabels_strings").is_some_and(|a| !a.strings.is_empty()) {
+        return Err(Error::unsupported(format!(
+            "string class labels (classlabels_strings): Strata has no string tensors; convert the model with \
+             integer labels ({ints_name})"
+        )));
+    }
+    need(ints(node, ints_name).filter(|l| !l.is_empty()), ints_name)
+}
+
+/// The post transforms Strata imports; the others are unsupported.
+pub(super) fn check_post(post: &str) -> Result<(), Error> {
+    if !matches!(post, "NONE" | "LOGISTIC" | "SOFTMAX") {
+        return Err(Error::unsupported(format!("post_transform {post} (NONE, LOGISTIC and SOFTMAX are imported)")));
+    }
+    Ok(())
+}
+
+/// The rows and features of an input `[N, features]` (or `[features]`: one row).
+fn rows_and_features(shape: &[i64]) -> Result<(i64, i64), Error> {
+    match *shape {
+        [n, f] => Ok((n, f)),
+        [f] => Ok((1, f)),
+        _ => Err(format!("X must be [N, features], got {shape:?}").into()),
+    }
+}
+
 impl Forest {
     /// The opset-5 `TreeEnsemble`: branch nodes and leaves in separate arrays, children as
     /// positions in one or the other. Leaves become the slots after the branches.
@@ -294,13 +323,7 @@ impl Forest {
             });
         }
         let targets = if votes == "class" {
-            if attribute(node, "classlabels_strings").is_some_and(|a| !a.strings.is_empty()) {
-                return Err(Error::unsupported(
-                    "string class labels (classlabels_strings): Strata has no string tensors; convert the model with \
-                     integer labels (classlabels_int64s)",
-                ));
-            }
-            need(ints(node, "classlabels_int64s").filter(|l| !l.is_empty()), "classlabels_int64s")?.len()
+            integer_labels(node, "classlabels_int64s")?.len()
         } else {
             usize::try_from(int(node, "n_targets", 1)).ok().filter(|&t| t > 0).ok_or("n_targets must be positive")?
         };
@@ -455,13 +478,12 @@ impl Importer<'_> {
             "TreeEnsembleRegressor" => Forest::from_ids(self, node, "target")?,
             _ => Forest::from_tree_ensemble(self, node)?,
         };
+        check_post(&forest.post)?;
         let binary = classifier && forest.targets == 2 && forest.voted().len() == 1;
-        if binary && (forest.voted() != [0] || !matches!(forest.post.as_str(), "NONE" | "LOGISTIC" | "SOFTMAX")) {
+        if binary && forest.voted() != [0] {
             return Err(Error::unsupported(format!(
-                "a two-class TreeEnsembleClassifier voting for class {:?} only with post_transform {} (class 0 \
-                 with NONE, LOGISTIC or SOFTMAX is imported)",
-                forest.voted(),
-                forest.post
+                "a two-class TreeEnsembleClassifier voting for class {:?} only (class 0 is imported)",
+                forest.voted()
             )));
         }
         if classifier && forest.targets == 2 && !binary {
@@ -471,17 +493,7 @@ impl Importer<'_> {
                  classifiers, voting for class 0, are imported",
             ));
         }
-        if !matches!(forest.post.as_str(), "NONE" | "LOGISTIC" | "SOFTMAX") {
-            return Err(Error::unsupported(format!(
-                "post_transform {} (NONE, LOGISTIC and SOFTMAX are imported)",
-                forest.post
-            )));
-        }
-        let (rows, features) = match shape[..] {
-            [n, f] => (n, f),
-            [f] => (1, f),
-            _ => return Err(format!("X must be [N, features], got {shape:?}").into()),
-        };
+        let (rows, features) = rows_and_features(&shape)?;
         // Comparisons in X's type (double X against the split values as doubles: no rounding of
         // X decides a branch), f16 and integers as float; the older operators' outputs are float.
         let compute = match dtype {
@@ -503,14 +515,7 @@ impl Importer<'_> {
             return Err("the ensemble has no tree".into());
         }
         let mut e = Expansion::new(block, node, index);
-        let mut xs = x.to_owned();
-        if compute != dtype {
-            xs = e.op(self, "Cast", &[&xs], vec![attr_i("to", compute as i64)])?;
-        }
-        if shape.len() == 1 {
-            let two = e.ints(self, &[1, features]);
-            xs = e.op(self, "Reshape", &[&xs, &two], vec![])?;
-        }
+        let (xs, _, _) = self.rows_as(&mut e, x, compute)?;
         // The walk: positions [N, trees], from the roots.
         let roots: Vec<i64> = forest.roots.iter().map(|&r| r as i64).collect();
         let roots = e.constant(self, Folded::from_i64(vec![1, trees], &roots))?;
@@ -648,15 +653,9 @@ impl Importer<'_> {
             y = e.op(self, "Add", &[&y, &base], vec![])?;
         }
         if classifier {
-            let scores = self.classify(&mut e, node, &forest, &y, &at, binary)?;
-            let z = node.output.get(1).filter(|z| !z.is_empty()).ok_or("output Z (the scores) is missing")?;
-            return self.alias(&scores, z.clone());
+            return self.classify(&mut e, node, &forest, &y, &at, binary);
         }
-        y = match forest.post.as_str() {
-            "LOGISTIC" => e.op(self, "Sigmoid", &[&y], vec![])?,
-            "SOFTMAX" => e.op(self, "Softmax", &[&y], vec![attr_i("axis", -1)])?,
-            _ => y,
-        };
+        y = self.post_transform(&mut e, &forest.post, &y)?;
         if !regressor && dtype != compute {
             y = e.op(self, "Cast", &[&y], vec![attr_i("to", dtype as i64)])?;
         }
@@ -670,8 +669,7 @@ impl Importer<'_> {
     /// post-transformed; with two classes and votes for class 0 only (boosted binary models:
     /// `s` their summed score), the second label where `s` exceeds 0.5 (every weight positive)
     /// or 0 (otherwise), and the scores `[1 - s, s]` or `[-s, s]` (`NONE`, `SOFTMAX`), or
-    /// `[sigmoid(-s), sigmoid(s)]` (`LOGISTIC`). Writes the labels (output 0); returns the
-    /// scores (output 1).
+    /// `[sigmoid(-s), sigmoid(s)]` (`LOGISTIC`).
     fn classify(
         &mut self,
         e: &mut Expansion,
@@ -680,20 +678,15 @@ impl Importer<'_> {
         y: &str,
         at: &str,
         binary: bool,
-    ) -> Result<String, Error> {
-        let labels = need(ints(node, "classlabels_int64s"), "classlabels_int64s")?;
+    ) -> Result<(), Error> {
+        let labels = integer_labels(node, "classlabels_int64s")?;
         let classes = labels.len() as i64;
         let table = e.constant(self, Folded::from_i64(vec![classes], &labels))?;
         let (label, scores) = if binary {
             let (start, end, axes) = (e.ints(self, &[0]), e.ints(self, &[1]), e.ints(self, &[1]));
             let s = e.op(self, "Slice", &[y, &start, &end, &axes], vec![])?;
             let positive = forest.weights.values().flatten().all(|&(_, w)| w >= 0.0);
-            let threshold = e.scalar(self, DataType::Float, if positive { 0.5 } else { 0.0 })?;
-            let above = e.op(self, "Greater", &[&s, &threshold], vec![])?;
-            let pick = e.op(self, "Cast", &[&above], vec![attr_i("to", DataType::Int64 as i64)])?;
-            let flat = e.ints(self, &[-1]);
-            let pick = e.op(self, "Reshape", &[&pick, &flat], vec![])?;
-            let label = e.op(self, "Gather", &[&table, &pick], vec![])?;
+            let label = self.label_above(e, &s, if positive { 0.5 } else { 0.0 }, &table)?;
             let negated = e.op(self, "Neg", &[&s], vec![])?;
             let (first, second) = match forest.post.as_str() {
                 "LOGISTIC" => (e.op(self, "Sigmoid", &[&negated], vec![])?, e.op(self, "Sigmoid", &[&s], vec![])?),
@@ -724,14 +717,57 @@ impl Importer<'_> {
             let candidates = e.op(self, "Where", &[&any, y, &lowest], vec![])?;
             let best = e.op(self, "ArgMax", &[&candidates], vec![attr_i("axis", 1), attr_i("keepdims", 0)])?;
             let label = e.op(self, "Gather", &[&table, &best], vec![])?;
-            let scores = match forest.post.as_str() {
-                "LOGISTIC" => e.op(self, "Sigmoid", &[y], vec![])?,
-                "SOFTMAX" => e.op(self, "Softmax", &[y], vec![attr_i("axis", -1)])?,
-                _ => y.to_owned(),
-            };
-            (label, scores)
+            (label, self.post_transform(e, &forest.post, y)?)
         };
-        self.alias(&label, node.output[0].clone())?;
-        Ok(scores)
+        self.write_classes(node, &label, &scores)
+    }
+
+    /// `x` (`[N, features]` or `[features]`) as `to` `[N, features]`; its rows and features.
+    pub(super) fn rows_as(&mut self, e: &mut Expansion, x: &str, to: DataType) -> Result<(String, i64, i64), Error> {
+        let (shape, dtype) = self.shape_of(x)?;
+        let (rows, features) = rows_and_features(&shape)?;
+        let mut xs = x.to_owned();
+        if dtype != to {
+            xs = e.op(self, "Cast", &[&xs], vec![attr_i("to", to as i64)])?;
+        }
+        if shape.len() == 1 {
+            let two = e.ints(self, &[1, features]);
+            xs = e.op(self, "Reshape", &[&xs, &two], vec![])?;
+        }
+        Ok((xs, rows, features))
+    }
+
+    /// `y` post-transformed (a post transform [`check_post`] accepted): its logistic, its
+    /// softmax over the last axis, or itself.
+    pub(super) fn post_transform(&mut self, e: &mut Expansion, post: &str, y: &str) -> Result<String, Error> {
+        match post {
+            "LOGISTIC" => e.op(self, "Sigmoid", &[y], vec![]),
+            "SOFTMAX" => e.op(self, "Softmax", &[y], vec![attr_i("axis", -1)]),
+            _ => Ok(y.to_owned()),
+        }
+    }
+
+    /// A binary classifier's labels from its one score `s` `[N, 1]`: the second of `labels`
+    /// (a constant `[2]`) where `s` exceeds `threshold`, else the first; `[N]`.
+    pub(super) fn label_above(
+        &mut self,
+        e: &mut Expansion,
+        s: &str,
+        threshold: f64,
+        labels: &str,
+    ) -> Result<String, Error> {
+        let threshold = e.scalar(self, DataType::Float, threshold)?;
+        let above = e.op(self, "Greater", &[s, &threshold], vec![])?;
+        let pick = e.op(self, "Cast", &[&above], vec![attr_i("to", DataType::Int64 as i64)])?;
+        let flat = e.ints(self, &[-1]);
+        let pick = e.op(self, "Reshape", &[&pick, &flat], vec![])?;
+        e.op(self, "Gather", &[labels, &pick], vec![])
+    }
+
+    /// A classifier's outputs: the labels (Y) and the scores (Z).
+    pub(super) fn write_classes(&mut self, node: &NodeProto, label: &str, scores: &str) -> Result<(), Error> {
+        self.alias(label, node.output[0].clone())?;
+        let z = node.output.get(1).filter(|z| !z.is_empty()).ok_or("output Z (the scores) is missing")?;
+        self.alias(scores, z.clone())
     }
 }
