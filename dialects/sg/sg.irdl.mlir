@@ -1101,6 +1101,29 @@ irdl.dialect @sg {
     irdl.attributes {"batch_dims" = %batch}
   }
 
+  // A forest of binary decision trees walked for every row of `x` [N, F] (f32 or f64) and
+  // every tree at once (the ai.onnx.ml tree ensembles): the result [N, T] (i64) is the node
+  // each row reaches in each tree after at most `depth` steps from the tree's root (`roots`
+  // [T], i64). `nodes` [S, 4] (i64) holds one record per node, so a step reads one cache
+  // line: column 0 the feature (the column of x the node tests) plus 2^32 times its flags
+  // (bits 0-2 the comparison x <= split (0), < (1), >= (2), > (3), == (4), != (5); bit 3 set
+  // when a NaN feature goes the true way, otherwise NaN compares false except with !=),
+  // column 1 the split value's bits (an f32's in the low 32 bits when x is f32, an f64's),
+  // columns 2 and 3 the next node when the comparison holds and when it does not; a leaf
+  // names itself for both. `modes`: bit k set when some node uses comparison k, bit 8 when
+  // some node sends NaN the true way. Node and feature numbers are clamped into range.
+  irdl.operation @tree_walk {
+    %x = irdl.base "!builtin.tensor"
+    %nodes = irdl.base "!builtin.tensor"
+    %roots = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %depth = irdl.base "#builtin.integer"
+    %modes = irdl.base "#builtin.integer"
+    irdl.operands(x: %x, nodes: %nodes, roots: %roots)
+    irdl.results(output: %output)
+    irdl.attributes {"depth" = %depth, "modes" = %modes}
+  }
+
   // ONNX ScatterElements: a copy of input with updates written at indices along axis, in
   // order; reduction 0 none, 1 add, 2 mul, 3 max, 4 min.
   irdl.operation @scatter_elements {

@@ -194,10 +194,11 @@ pub fn egraph_target(target: Target) -> strata_egraph_mlir::Target {
     }
 }
 /// sg to linalg on tensors; with `sections` (a host compiled for several threads) a
-/// bidirectional recurrence's directions run side by side.
-pub fn linalg_pipeline(sections: bool) -> String {
+/// bidirectional recurrence's directions run side by side and a tree walk's rows in
+/// parallel; with `gpu`, a tree walk is one walk per GPU thread.
+pub fn linalg_pipeline(sections: bool, gpu: bool) -> String {
     format!(
-        "builtin.module(func.func(sg-to-linalg{{sections={sections}}},strata-fold-constant-transposes),canonicalize,cse)"
+        "builtin.module(func.func(sg-to-linalg{{sections={sections} gpu={gpu}}},strata-fold-constant-transposes),canonicalize,cse)"
     )
 }
 pub const LLVM: &str = "builtin.module(strata-outline-kernels,strata-chunk-calls,strata-host-to-llvm)";
@@ -504,7 +505,7 @@ pub fn compile<'c>(
                 sg_opt_pipeline(&options.disable)
             },
         ),
-        (Stage::Linalg, "lower", linalg_pipeline(!gpu && options.threads > 1)),
+        (Stage::Linalg, "lower", linalg_pipeline(!gpu && options.threads > 1, gpu)),
         // The host loop schedule only helps CPUs.
         (
             Stage::Memref,

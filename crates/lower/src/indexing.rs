@@ -328,3 +328,196 @@ pub fn einsum(k: &mut Kernel, operands: &[Vec<char>], output: &[char], out: &Ten
         |b, a| crate::elementwise::cast(b, &a[0], &acc_elem, &elem),
     )
 }
+
+/// Walks interleaved in one loop: independent dependency chains (node, its record, that
+/// feature of the row, the comparison, the next node) that the core overlaps. One chain
+/// waits on a load of the node records (an L2 hit on large forests) per step.
+const INTERLEAVED_WALKS: i64 = 8;
+
+/// What a step of a tree walk reads (`tree_walk`'s arguments x, nodes, roots), and the
+/// constants it needs, defined at the kernel's top.
+struct Walk {
+    x: String,
+    x_ty: TensorTy,
+    records: String,
+    records_ty: TensorTy,
+    modes: i64,
+    last_node: String,
+    last_feature: String,
+    low_half: String,
+    c32: String,
+    /// Indices 0 to 3: the record's columns.
+    columns: Vec<String>,
+}
+
+impl Walk {
+    fn new(k: &mut Kernel, modes: i64) -> Walk {
+        let (x_ty, records_ty) = (k.arg_type(0).clone(), k.arg_type(1).clone());
+        let (nodes, features) = (records_ty.shape[0], x_ty.shape[1]);
+        Walk {
+            x: k.arg(0),
+            records: k.arg(1),
+            modes,
+            last_node: k.emit(format_args!("arith.constant {} : i64", (nodes - 1).max(0))),
+            last_feature: k.emit(format_args!("arith.constant {} : i64", (features - 1).max(0))),
+            low_half: k.emit("arith.constant 4294967295 : i64"),
+            c32: k.emit("arith.constant 32 : i64"),
+            columns: (0..4).map(|c| k.emit(format_args!("arith.constant {c} : index"))).collect(),
+            x_ty,
+            records_ty,
+        }
+    }
+
+    /// One step from node `at` (i64) for row `row` (index): the next node. Reads the node's
+    /// record, that feature of the row, compares (the node's own comparison picked by its
+    /// flags where `modes` names several, the NaN rule where `modes` has one) and selects a
+    /// child. Node and feature numbers are clamped as unsigned (`minui`, one op on the chain:
+    /// a negative one reads the last entry).
+    fn step(&self, w: &mut Body, at: &str, row: &str) -> String {
+        let Walk { x, x_ty, records, records_ty, modes, .. } = self;
+        let elem = &x_ty.elem;
+        let clamped = w.emit(format_args!("arith.minui {at}, {} : i64", self.last_node));
+        let node = w.emit(format_args!("arith.index_cast {clamped} : i64 to index"));
+        let record = |w: &mut Body, c: usize| {
+            w.emit(format_args!("tensor.extract {records}[{node}, {}] : {records_ty}", self.columns[c]))
+        };
+        let head = record(w, 0);
+        let f = w.emit(format_args!("arith.andi {head}, {} : i64", self.low_half));
+        let f = w.emit(format_args!("arith.minui {f}, {} : i64", self.last_feature));
+        let column = w.emit(format_args!("arith.index_cast {f} : i64 to index"));
+        let value = w.emit(format_args!("tensor.extract {x}[{row}, {column}] : {x_ty}"));
+        let bits = record(w, 1);
+        let bound = if elem.name == "f64" {
+            w.emit(format_args!("arith.bitcast {bits} : i64 to f64"))
+        } else {
+            let low = w.emit(format_args!("arith.trunci {bits} : i64 to i32"));
+            w.emit(format_args!("arith.bitcast {low} : i32 to f32"))
+        };
+        let comparisons: Vec<(i64, &str)> = [(0, "ole"), (1, "olt"), (2, "oge"), (3, "ogt"), (4, "oeq"), (5, "une")]
+            .into_iter()
+            .filter(|(code, _)| modes & (1 << code) != 0)
+            .collect();
+        let needs_flags = comparisons.len() > 1 || modes & 0x100 != 0;
+        let flags = needs_flags.then(|| w.emit(format_args!("arith.shrui {head}, {} : i64", self.c32)));
+        let mut cond = String::new();
+        for (i, (code, predicate)) in comparisons.iter().enumerate() {
+            let c = w.emit(format_args!("arith.cmpf {predicate}, {value}, {bound} : {elem}"));
+            cond = match (i, &flags) {
+                (0, _) | (_, None) => c,
+                (_, Some(flags)) => {
+                    let seven = w.emit("arith.constant 7 : i64");
+                    let mode = w.emit(format_args!("arith.andi {flags}, {seven} : i64"));
+                    let wanted = w.emit(format_args!("arith.constant {code} : i64"));
+                    let this = w.emit(format_args!("arith.cmpi eq, {mode}, {wanted} : i64"));
+                    w.emit(format_args!("arith.select {this}, {c}, {cond} : i1"))
+                }
+            };
+        }
+        if let (true, Some(flags)) = (modes & 0x100 != 0, &flags) {
+            let nan = w.emit(format_args!("arith.cmpf uno, {value}, {value} : {elem}"));
+            let eight = w.emit("arith.constant 8 : i64");
+            let bit = w.emit(format_args!("arith.andi {flags}, {eight} : i64"));
+            let zero = w.emit("arith.constant 0 : i64");
+            let tracks = w.emit(format_args!("arith.cmpi ne, {bit}, {zero} : i64"));
+            let both = w.emit(format_args!("arith.andi {nan}, {tracks} : i1"));
+            cond = w.emit(format_args!("arith.ori {cond}, {both} : i1"));
+        }
+        let (yes, no) = (record(w, 2), record(w, 3));
+        w.emit(format_args!("arith.select {cond}, {yes}, {no} : i64"))
+    }
+}
+
+/// `tree_walk` (arguments x, nodes, roots) for a CPU: for each row, the trees in blocks of
+/// [`INTERLEAVED_WALKS`], each block one `scf.for` of `depth` steps ([`Walk::step`]) carrying
+/// one node per tree (the last block's extra trees repeat the last tree); a walk that reaches
+/// a leaf stays there (a leaf names itself). With `parallel` (a host compiled for several
+/// threads) the rows are an `scf.forall`, else an `scf.for`; each row is a slice of the result
+/// written in place. For a GPU, [`tree_walk_per_element`].
+pub fn tree_walk(k: &mut Kernel, depth: i64, modes: i64, out: &TensorTy, parallel: bool) -> String {
+    let (roots, roots_ty) = (k.arg(2), k.arg_type(2).clone());
+    let (rows, trees) = (out.shape[0], out.shape[1]);
+    let lanes = INTERLEAVED_WALKS.min(trees.max(1));
+    let walk = Walk::new(k, modes);
+    let init = k.empty(out);
+    let (c0, c1) = (walk.columns[0].clone(), walk.columns[1].clone());
+    let (c_rows, c_trees, c_lanes, c_depth) = (
+        k.emit(format_args!("arith.constant {rows} : index")),
+        k.emit(format_args!("arith.constant {trees} : index")),
+        k.emit(format_args!("arith.constant {lanes} : index")),
+        k.emit(format_args!("arith.constant {} : index", depth.max(0))),
+    );
+    let last_tree = k.emit(format_args!("arith.constant {} : index", (trees - 1).max(0)));
+    let lane_offsets: Vec<String> = (0..lanes).map(|j| k.emit(format_args!("arith.constant {j} : index"))).collect();
+    let mut w = Body::new("%w", "          ");
+    let nexts: Vec<String> = (0..lanes).map(|j| walk.step(&mut w, &format!("%walk_p{j}"), "%walk_n")).collect();
+    let row_ty = TensorTy::new(vec![1, trees], out.elem.clone());
+    let i64s = vec!["i64"; lanes as usize].join(", ");
+    let mut body = String::new();
+    let _ = writeln!(
+        body,
+        "      %walk_row = tensor.extract_slice %walk_acc[%walk_n, 0] [1, {trees}] [1, 1] : {out} to {row_ty}"
+    );
+    let _ = writeln!(
+        body,
+        "      %walk_done = scf.for %walk_tb = {c0} to {c_trees} step {c_lanes} iter_args(%walk_r = %walk_row) -> ({row_ty}) {{"
+    );
+    let mut starts = Vec::new();
+    for (j, offset) in lane_offsets.iter().enumerate() {
+        let _ = writeln!(body, "        %walk_u{j} = arith.addi %walk_tb, {offset} : index");
+        let _ = writeln!(body, "        %walk_t{j} = arith.minui %walk_u{j}, {last_tree} : index");
+        let _ = writeln!(body, "        %walk_root{j} = tensor.extract {roots}[%walk_t{j}] : {roots_ty}");
+        starts.push(format!("%walk_p{j} = %walk_root{j}"));
+    }
+    let _ = writeln!(
+        body,
+        "        %walk_end:{lanes} = scf.for %walk_s = {c0} to {c_depth} step {c1} iter_args({}) -> ({i64s}) {{",
+        starts.join(", ")
+    );
+    body += w.text();
+    let _ = writeln!(body, "          scf.yield {} : {i64s}", nexts.join(", "));
+    let _ = writeln!(body, "        }}");
+    let mut row = "%walk_r".to_string();
+    for j in 0..lanes {
+        let _ =
+            writeln!(body, "        %walk_i{j} = tensor.insert %walk_end#{j} into {row}[{c0}, %walk_t{j}] : {row_ty}");
+        row = format!("%walk_i{j}");
+    }
+    let _ = writeln!(body, "        scf.yield {row} : {row_ty}");
+    let _ = writeln!(body, "      }}");
+    let text = if parallel {
+        format!(
+            "    %walk = scf.forall (%walk_n) in ({rows}) shared_outs(%walk_acc = {init}) -> ({out}) {{\n{body}      \
+             scf.forall.in_parallel {{\n        tensor.parallel_insert_slice %walk_done into %walk_acc[%walk_n, 0] [1, \
+             {trees}] [1, 1] : {row_ty} into {out}\n      }}\n    }}\n"
+        )
+    } else {
+        format!(
+            "    %walk = scf.for %walk_n = {c0} to {c_rows} step {c1} iter_args(%walk_acc = {init}) -> ({out}) {{\n{body}      \
+             %walk_next = tensor.insert_slice %walk_done into %walk_acc[%walk_n, 0] [1, {trees}] [1, 1] : {row_ty} into \
+             {out}\n      scf.yield %walk_next : {out}\n    }}\n"
+        )
+    };
+    k.push_lines(&text);
+    "%walk".to_string()
+}
+
+/// `tree_walk` for a GPU: one generic over [rows, trees], each element one walk of `depth`
+/// steps ([`Walk::step`] in an `scf.for`): one GPU thread per walk.
+pub fn tree_walk_per_element(k: &mut Kernel, depth: i64, modes: i64, out: &TensorTy) -> String {
+    let (roots, roots_ty) = (k.arg(2), k.arg_type(2).clone());
+    let walk = Walk::new(k, modes);
+    let init = k.empty(out);
+    let (c0, c1) = (walk.columns[0].clone(), walk.columns[1].clone());
+    let steps = k.emit(format_args!("arith.constant {} : index", depth.max(0)));
+    k.generic(&[(&roots, &roots_ty, Map::dims([1]))], (&init, out, Map::identity(2)), &[Iter::Parallel; 2], |b, a| {
+        let row = b.index(0);
+        let mut w = Body::new("%w", "        ");
+        let next = walk.step(&mut w, "%walk_at", &row);
+        b.emit(format_args!(
+            "scf.for %walk_step = {c0} to {steps} step {c1} iter_args(%walk_at = {}) -> (i64) {{\n{}        scf.yield \
+             {next} : i64\n      }}",
+            a[0],
+            w.text()
+        ))
+    })
+}

@@ -59,11 +59,22 @@ pub fn widened_sources<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<melior::ir::Valu
     op.operands().enumerate().map(|(i, value)| strata_dialect_sg::widened_source(op, i).unwrap_or(value)).collect()
 }
 
+/// What the kernels run on, for the ops whose best form depends on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Placement {
+    /// A host compiled for several threads: a bidirectional recurrence runs its directions
+    /// side by side ([`recurrent::lower`]), a tree walk's rows are an `scf.forall`.
+    pub sections: bool,
+    /// A GPU: a tree walk is one walk per output element (one thread each), not interleaved
+    /// walks in loops ([`indexing::tree_walk_per_element`]).
+    pub gpu: bool,
+}
+
 /// The lowered kernel of `op`, or `None` when `op` is not an sg op. `Err` says why an sg op
-/// cannot be lowered (an `unsupported:` message for element types without a lowering). With
-/// `sections`, a bidirectional recurrence runs its directions side by side
-/// ([`recurrent::lower`]).
-pub fn kernel(op: OperationRef<'_, '_>, sections: bool) -> Result<Option<Lowered>, Error> {
+/// cannot be lowered (an `unsupported:` message for element types without a lowering).
+/// `placement` picks the forms that depend on what runs the kernel.
+pub fn kernel(op: OperationRef<'_, '_>, placement: Placement) -> Result<Option<Lowered>, Error> {
+    let sections = placement.sections;
     let Some(sg) = SgOp::of(op) else { return Ok(None) };
     let sources = widened_sources(op);
     let widened = sources.iter().zip(op.operands()).any(|(source, operand)| *source != operand);
@@ -158,6 +169,8 @@ pub fn kernel(op: OperationRef<'_, '_>, sections: bool) -> Result<Option<Lowered
         SgOp::Fused(f) => return fused::kernel(f).map(Some),
         SgOp::GatherElements(g) => indexing::gather_elements(&mut k, g.axis() as usize, &out),
         SgOp::GatherNd(g) => indexing::gather_nd(&mut k, g.batch_dims() as usize, &out),
+        SgOp::TreeWalk(w) if placement.gpu => indexing::tree_walk_per_element(&mut k, w.depth(), w.modes(), &out),
+        SgOp::TreeWalk(w) => indexing::tree_walk(&mut k, w.depth(), w.modes(), &out, sections),
         SgOp::ScatterElements(s) => indexing::scatter_elements(&mut k, s.axis() as usize, s.reduction())?,
         SgOp::ScatterNd(s) => indexing::scatter_nd(&mut k, s.reduction())?,
         SgOp::ArgExtreme(a) => {

@@ -21,12 +21,20 @@ pub static INFO: PassInfo = PassInfo {
     name: "sg-to-linalg",
     summary: "Lower sg ops to linalg/tensor/arith/math on tensors (one kernel per op, inlined)",
     anchor: "func.func",
-    options: &[OptionInfo {
-        name: "sections",
-        kind: OptionKind::Bool,
-        default: "false",
-        help: "run a bidirectional recurrence's two directions side by side (an scf.forall marked strata.sections; a host compiled for several threads)",
-    }],
+    options: &[
+        OptionInfo {
+            name: "sections",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "a host compiled for several threads: run a bidirectional recurrence's two directions side by side (an scf.forall marked strata.sections), a tree walk's rows as an scf.forall",
+        },
+        OptionInfo {
+            name: "gpu",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "kernels for a GPU: a tree walk is one walk per output element (one thread each)",
+        },
+    ],
     statistics: &[
         StatisticInfo { name: "lowered", help: "sg ops lowered" },
         StatisticInfo { name: "views-folded", help: "views read only by fused kernels (folded into their indexing)" },
@@ -35,11 +43,11 @@ pub static INFO: PassInfo = PassInfo {
 };
 
 pub fn create(options: &PassOptions) -> Box<dyn Pass> {
-    Box::new(SgToLinalg { sections: options.bool("sections") })
+    Box::new(SgToLinalg { placement: ops::Placement { sections: options.bool("sections"), gpu: options.bool("gpu") } })
 }
 
 struct SgToLinalg {
-    sections: bool,
+    placement: ops::Placement,
 }
 
 impl Pass for SgToLinalg {
@@ -51,7 +59,7 @@ impl Pass for SgToLinalg {
         // Reported after the loop: parsing a kernel resets the context's diagnostic sink.
         let mut errors = Vec::new();
         for raw in collect(&func, |op| SgOp::of(op.get()).is_some()) {
-            let lowered = match ops::kernel(raw.get(), self.sections) {
+            let lowered = match ops::kernel(raw.get(), self.placement) {
                 Ok(Some(lowered)) => lowered,
                 Ok(None) => continue,
                 Err(message) => {

@@ -163,6 +163,20 @@ fn samples(kind: OpKind, t: &str) -> Vec<Sample> {
             sample(&[&ty("2x3x4"), "tensor<2x2xi64>"], &ty("2x4"), "batch_dims = 0 : i64"),
             sample(&[&ty("2x3x4"), "tensor<2x1xi32>"], &ty("2x4"), "batch_dims = 1 : i64"),
         ],
+        // x's types are in the samples (f32 and f64): once, under f32.
+        OpKind::TreeWalk if t != "f32" => Vec::new(),
+        OpKind::TreeWalk => vec![
+            sample(
+                &["tensor<3x4xf32>", "tensor<5x4xi64>", "tensor<2xi64>"],
+                "tensor<3x2xi64>",
+                "depth = 2 : i64, modes = 1 : i64",
+            ),
+            sample(
+                &["tensor<3x4xf64>", "tensor<5x4xi64>", "tensor<9xi64>"],
+                "tensor<3x9xi64>",
+                "depth = 3 : i64, modes = 0x13f : i64",
+            ),
+        ],
         OpKind::ScatterElements => vec![sample(
             &[&ty("3x4"), "tensor<2x4xi64>", &ty("2x4")],
             &ty("3x4"),
@@ -309,18 +323,24 @@ fn every_lowering_parses_for_every_element_type() {
                 let function = module.body().first_operation().expect("the function");
                 let op = function.region(0).unwrap().first_block().unwrap().first_operation().expect("the sample op");
                 assert!(SgOp::of(op).is_some_and(|sg| sg.kind() == kind), "{case}");
-                match crate::ops::kernel(op, false) {
+                match crate::ops::kernel(op, crate::ops::Placement::default()) {
                     Ok(Some(lowered)) => {
                         let kernel = format!("module {{\n{}}}\n", lowered.kernel.function("kernel"));
                         if let Err(error) = kernels.function(&strata, &kernel, &case) {
                             panic!("{case}: the kernel does not parse:\n{error}\n{kernel}");
                         }
-                        // Side-by-side sections (bidirectional recurrences; the same kernel elsewhere).
-                        let sections =
-                            crate::ops::kernel(op, true).expect("lowers as without sections").expect("an sg op");
-                        let kernel = format!("module {{\n{}}}\n", sections.kernel.function("kernel"));
-                        if let Err(error) = kernels.function(&strata, &kernel, &case) {
-                            panic!("{case} with sections: the kernel does not parse:\n{error}\n{kernel}");
+                        // Side-by-side sections (bidirectional recurrences, a tree walk's rows) and
+                        // GPU forms (a tree walk); the same kernel elsewhere.
+                        for (what, placement) in [
+                            ("sections", crate::ops::Placement { sections: true, gpu: false }),
+                            ("a GPU", crate::ops::Placement { sections: false, gpu: true }),
+                        ] {
+                            let lowered =
+                                crate::ops::kernel(op, placement).expect("lowers as without it").expect("an sg op");
+                            let kernel = format!("module {{\n{}}}\n", lowered.kernel.function("kernel"));
+                            if let Err(error) = kernels.function(&strata, &kernel, &case) {
+                                panic!("{case} for {what}: the kernel does not parse:\n{error}\n{kernel}");
+                            }
                         }
                         parsed += 1;
                         lowered_kinds.insert(kind);

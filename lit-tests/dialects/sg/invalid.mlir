@@ -339,3 +339,44 @@ func.func @bitcast_width(%x: tensor<3xf32>) -> tensor<3xi16> {
   %0 = "sg.bitcast"(%x) : (tensor<3xf32>) -> tensor<3xi16>
   return %0 : tensor<3xi16>
 }
+
+// -----
+
+func.func @tree_walk_nodes(%x: tensor<2x3xf32>, %nodes: tensor<5x3xi64>, %roots: tensor<3xi64>) -> tensor<2x3xi64> {
+  // expected-error@+1 {{'sg.tree_walk' op nodes must be [nodes, 4] with a node, got [5x3]}}
+  %0 = "sg.tree_walk"(%x, %nodes, %roots) {depth = 2 : i64, modes = 1 : i64} : (tensor<2x3xf32>, tensor<5x3xi64>, tensor<3xi64>) -> tensor<2x3xi64>
+  return %0 : tensor<2x3xi64>
+}
+
+// -----
+
+func.func @tree_walk_result(%x: tensor<2x3xf32>, %nodes: tensor<5x4xi64>, %roots: tensor<3xi64>) -> tensor<3x2xi64> {
+  // expected-error@+1 {{'sg.tree_walk' op the result [3x2] must be [rows, trees] of x [2x3] and roots [3]}}
+  %0 = "sg.tree_walk"(%x, %nodes, %roots) {depth = 2 : i64, modes = 1 : i64} : (tensor<2x3xf32>, tensor<5x4xi64>, tensor<3xi64>) -> tensor<3x2xi64>
+  return %0 : tensor<3x2xi64>
+}
+
+// -----
+
+func.func @tree_walk_modes(%x: tensor<2x3xf32>, %nodes: tensor<5x4xi64>, %roots: tensor<3xi64>) -> tensor<2x3xi64> {
+  // expected-error@+1 {{'sg.tree_walk' op 'modes' 0x100 must name comparisons 0 to 5 (bits 0-5, at least one) and NaN handling (bit 8) only}}
+  %0 = "sg.tree_walk"(%x, %nodes, %roots) {depth = 2 : i64, modes = 0x100 : i64} : (tensor<2x3xf32>, tensor<5x4xi64>, tensor<3xi64>) -> tensor<2x3xi64>
+  return %0 : tensor<2x3xi64>
+}
+
+// -----
+
+func.func @tree_walk_depth(%x: tensor<2x3xf32>, %nodes: tensor<5x4xi64>, %roots: tensor<3xi64>) -> tensor<2x3xi64> {
+  // expected-error@+1 {{'sg.tree_walk' op 'depth' must be at least 0, got -1}}
+  %0 = "sg.tree_walk"(%x, %nodes, %roots) {depth = -1 : i64, modes = 1 : i64} : (tensor<2x3xf32>, tensor<5x4xi64>, tensor<3xi64>) -> tensor<2x3xi64>
+  return %0 : tensor<2x3xi64>
+}
+
+// -----
+
+func.func @tree_walk_types(%x: tensor<2x3xf16>, %nodes: tensor<5x4xi32>, %roots: tensor<3xi64>) -> tensor<2x3xi64> {
+  // expected-error@+2 {{'sg.tree_walk' op x must be f32 or f64, got f16}}
+  // expected-error@+1 {{'sg.tree_walk' op nodes, roots and the result must be i64}}
+  %0 = "sg.tree_walk"(%x, %nodes, %roots) {depth = 2 : i64, modes = 1 : i64} : (tensor<2x3xf16>, tensor<5x4xi32>, tensor<3xi64>) -> tensor<2x3xi64>
+  return %0 : tensor<2x3xi64>
+}

@@ -43,3 +43,10 @@ func.func @layout(%x: tensor<16x32xf32>) -> (tensor<2x81xf32>, tensor<18x9xf32>)
   %3 = "sg.view"(%x) {offset = 34 : i64, sizes = array<i64: 18, 9>, strides = array<i64: 1, 32>} : (tensor<16x32xf32>) -> tensor<18x9xf32>
   return %2, %3 : tensor<2x81xf32>, tensor<18x9xf32>
 }
+
+// CHECK-LABEL: func.func @tree_walk
+// CHECK: "sg.tree_walk"(%{{.*}}, %{{.*}}, %{{.*}}) {depth = 3 : i64, modes = 257 : i64} : (tensor<4x6xf32>, tensor<9x4xi64>, tensor<2xi64>) -> tensor<4x2xi64>
+func.func @tree_walk(%x: tensor<4x6xf32>, %nodes: tensor<9x4xi64>, %roots: tensor<2xi64>) -> tensor<4x2xi64> {
+  %0 = "sg.tree_walk"(%x, %nodes, %roots) {depth = 3 : i64, modes = 0x101 : i64} : (tensor<4x6xf32>, tensor<9x4xi64>, tensor<2xi64>) -> tensor<4x2xi64>
+  return %0 : tensor<4x2xi64>
+}

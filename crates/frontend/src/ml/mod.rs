@@ -4,12 +4,12 @@
 //! the linear models and the small transforms. Each is expanded into default-domain ops, as
 //! composite operators are.
 //!
-//! A tree ensemble is evaluated for every sample and every tree at once, one level of the
-//! deepest tree at a time: a `[N, trees]` tensor of node positions starts at the roots, and each
-//! level gathers every position's feature, split value and children, compares, and moves to one
-//! child (a leaf's children are itself, so trees shallower than the deepest stay put). The
-//! leaves' weights are then gathered from a `[nodes, targets]` table and aggregated over the
-//! trees. All of it is static: shapes come from the attributes and the input's batch size.
+//! A tree ensemble's rows reach their leaves in [`walk`]: one `sg.tree_walk` kernel over the
+//! forest packed into a record per node, or (with `BRANCH_MEMBER` sets) every sample and tree
+//! at once, one level of the deepest tree at a time, in default-domain ops; either way a leaf's
+//! children are itself, so walks that end early stay put. The leaves' weights are then
+//! gathered from a `[nodes, targets]` table and aggregated over the trees. All of it is
+//! static: shapes come from the attributes and the input's batch size.
 //! A missing value (NaN) takes the true branch where `nodes_missing_value_tracks_true` says
 //! so and is otherwise compared like any value (as ONNX Runtime does; ONNX's reference
 //! `TreeEnsembleRegressor` sends it to the false branch of a `BRANCH_NEQ` too).
@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 use strata_ir::Error;
 
 mod linear;
+mod walk;
 
 /// How a branch node compares its feature `x` with its split value `s` (ONNX's
 /// `nodes_modes`, in the numbering of the opset-5 `TreeEnsemble`).
@@ -516,103 +517,7 @@ impl Importer<'_> {
         }
         let mut e = Expansion::new(block, node, index);
         let (xs, _, _) = self.rows_as(&mut e, x, compute)?;
-        // The walk: positions [N, trees], from the roots.
-        let roots: Vec<i64> = forest.roots.iter().map(|&r| r as i64).collect();
-        let roots = e.constant(self, Folded::from_i64(vec![1, trees], &roots))?;
-        let size = e.ints(self, &[rows, trees]);
-        let mut at = e.op(self, "Expand", &[&roots, &size], vec![])?;
-        let column = |pick: &dyn Fn(&Slot) -> f64| forest.slots.iter().map(pick).collect::<Vec<f64>>();
-        let index_of = |values: Vec<f64>| {
-            Folded::from_i64(vec![slots as i64], &values.iter().map(|&v| v as i64).collect::<Vec<_>>())
-        };
-        let feature = index_of(column(&|s| if let Slot::Branch { feature, .. } = s { *feature as f64 } else { 0.0 }));
-        let on_true: Vec<f64> = (0..slots)
-            .map(|i| if let Slot::Branch { on_true, .. } = &forest.slots[i] { *on_true as f64 } else { i as f64 })
-            .collect();
-        let on_false: Vec<f64> = (0..slots)
-            .map(|i| if let Slot::Branch { on_false, .. } = &forest.slots[i] { *on_false as f64 } else { i as f64 })
-            .collect();
-        let split = column(&|s| if let Slot::Branch { split, .. } = s { *split } else { 0.0 });
-        let modes: std::collections::BTreeSet<Mode> = forest
-            .slots
-            .iter()
-            .filter_map(|s| if let Slot::Branch { mode, .. } = s { Some(*mode) } else { None })
-            .collect();
-        let missing: Vec<f64> = column(&|s| matches!(s, Slot::Branch { missing_true: true, .. }) as u8 as f64);
-        let (feature, on_true, on_false) =
-            (e.constant(self, feature)?, e.constant(self, index_of(on_true))?, e.constant(self, index_of(on_false))?);
-        let split = e.constant(self, crate::fold::from_f64(vec![slots as i64], compute, &split)?)?;
-        let flags = |e: &mut Expansion, this: &mut Self, values: Vec<f64>| {
-            let bytes = values.iter().map(|&v| u8::from(v != 0.0)).collect();
-            e.constant(this, Folded { shape: vec![slots as i64], dtype: DataType::Bool, bytes })
-        };
-        let is_mode: Vec<(Mode, String)> = if modes.len() > 1 {
-            modes
-                .iter()
-                .map(|&m| {
-                    let v = column(&|s| matches!(s, Slot::Branch { mode, .. } if *mode == m) as u8 as f64);
-                    Ok((m, flags(&mut e, self, v)?))
-                })
-                .collect::<Result<_, Error>>()?
-        } else {
-            Vec::new()
-        };
-        let missing = if missing.iter().any(|&m| m != 0.0) { Some(flags(&mut e, self, missing)?) } else { None };
-        // Member sets as K columns of values, NaN-padded (NaN never equals anything).
-        let widest = forest.members.values().map(Vec::len).max().unwrap_or(0);
-        let mut member_columns = Vec::new();
-        for k in 0..widest {
-            let v: Vec<f64> = (0..slots)
-                .map(|i| forest.members.get(&i).and_then(|s| s.get(k)).copied().unwrap_or(f64::NAN))
-                .collect();
-            member_columns.push(e.constant(self, crate::fold::from_f64(vec![slots as i64], compute, &v)?)?);
-        }
-        for _ in 0..depth {
-            let f = e.op(self, "Gather", &[&feature, &at], vec![])?;
-            let v = e.op(self, "GatherElements", &[&xs, &f], vec![attr_i("axis", 1)])?;
-            let s = e.op(self, "Gather", &[&split, &at], vec![])?;
-            let mut cond: Option<String> = None;
-            for &m in &modes {
-                let mut c = if m == Mode::Member {
-                    let mut any: Option<String> = None;
-                    for column in &member_columns {
-                        let value = e.op(self, "Gather", &[column, &at], vec![])?;
-                        let hit = e.op(self, "Equal", &[&v, &value], vec![])?;
-                        any = Some(match any {
-                            Some(a) => e.op(self, "Or", &[&a, &hit], vec![])?,
-                            None => hit,
-                        });
-                    }
-                    any.ok_or("BRANCH_MEMBER nodes without sets")?
-                } else {
-                    let (op, negate) = m.op();
-                    let c = e.op(self, op, &[&v, &s], vec![])?;
-                    if negate {
-                        e.op(self, "Not", &[&c], vec![])?
-                    } else {
-                        c
-                    }
-                };
-                if let Some((_, flag)) = is_mode.iter().find(|(mode, _)| *mode == m) {
-                    let here = e.op(self, "Gather", &[flag, &at], vec![])?;
-                    c = e.op(self, "And", &[&here, &c], vec![])?;
-                }
-                cond = Some(match cond {
-                    Some(a) => e.op(self, "Or", &[&a, &c], vec![])?,
-                    None => c,
-                });
-            }
-            let Some(mut cond) = cond else { break };
-            if let Some(missing) = &missing {
-                let nan = e.op(self, "IsNaN", &[&v], vec![])?;
-                let tracks = e.op(self, "Gather", &[missing, &at], vec![])?;
-                let both = e.op(self, "And", &[&nan, &tracks], vec![])?;
-                cond = e.op(self, "Or", &[&cond, &both], vec![])?;
-            }
-            let t = e.op(self, "Gather", &[&on_true, &at], vec![])?;
-            let f = e.op(self, "Gather", &[&on_false, &at], vec![])?;
-            at = e.op(self, "Where", &[&cond, &t, &f], vec![])?;
-        }
+        let at = self.walk(block, &mut e, (node, index), &forest, &xs, compute, (depth, rows))?;
         // Leaf values [slots, targets]: a target a leaf does not name adds nothing (0 for sums,
         // the type's extreme for MIN and MAX, as ONNX's reference starts from).
         let out_type = if regressor { DataType::Float } else { compute };

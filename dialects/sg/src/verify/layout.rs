@@ -4,7 +4,7 @@
 use super::{dims, list, numel, shape, slice_len};
 use crate::{
     ArgExtreme, Concat, Einsum, Gather, GatherElements, GatherNd, Pad, ReductionOp, ScatterElements, ScatterNd, Slice,
-    Tile, Transpose, View,
+    Tile, Transpose, TreeWalk, View,
 };
 
 pub(super) fn check_reduction(r: ReductionOp<'_, '_>, problems: &mut Vec<String>) {
@@ -277,6 +277,36 @@ pub(super) fn check_scatter_nd(s: ScatterNd<'_, '_>, problems: &mut Vec<String>)
     }
     if output != input || !(0..=4).contains(&s.reduction()) {
         problems.push("the result has the input's shape; 'reduction' is 0 to 4".into());
+    }
+}
+
+/// `tree_walk`: x [N, F] with a feature, nodes [S, 4] with a node, roots [T], result [N, T];
+/// `depth` >= 0; `modes` names only comparisons 0 to 5 and NaN handling (bit 8), at least one
+/// comparison.
+pub(super) fn check_tree_walk(w: TreeWalk<'_, '_>, problems: &mut Vec<String>) {
+    let (x, nodes, roots, output) = (shape(w.x()), shape(w.nodes()), shape(w.roots()), shape(w.output()));
+    if x.len() != 2 || x[1] < 1 {
+        problems.push(format!("x must be [rows, features] with a feature, got {}", dims(&x)));
+    }
+    if nodes.len() != 2 || nodes[0] < 1 || nodes[1] != 4 {
+        problems.push(format!("nodes must be [nodes, 4] with a node, got {}", dims(&nodes)));
+    }
+    if roots.len() != 1 || x.len() != 2 || output != [x[0], roots[0]] {
+        problems.push(format!(
+            "the result {} must be [rows, trees] of x {} and roots {}",
+            dims(&output),
+            dims(&x),
+            dims(&roots)
+        ));
+    }
+    if w.depth() < 0 {
+        problems.push(format!("'depth' must be at least 0, got {}", w.depth()));
+    }
+    let modes = w.modes();
+    if modes & !0x13f != 0 || modes & 0x3f == 0 {
+        problems.push(format!(
+            "'modes' {modes:#x} must name comparisons 0 to 5 (bits 0-5, at least one) and NaN handling (bit 8) only"
+        ));
     }
 }
 

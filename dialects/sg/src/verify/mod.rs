@@ -9,7 +9,8 @@
 //!   give i1; `where` takes an i1 condition; `not` is i1 throughout), and their operands
 //!   broadcast (ONNX/NumPy rules) to the result shape; `cast`: any types, equal shapes;
 //!   `gather`: data and result share one, indices are i64 or i32; `max_pool_indices`: the result
-//!   is i64; every other op: operands and results share one element type;
+//!   is i64; `tree_walk`: x f32 or f64, nodes, roots and the result i64;
+//!   every other op: operands and results share one element type;
 //! - `fused`: `program` parses, reads exactly the operands, and only uses ops whose operands and
 //!   result share the element type; `in_place` and `epilogue` are 0 or 1;
 //! - reductions: axes sorted, distinct, in range; keepdims 0 or 1; the result shape drops the
@@ -21,6 +22,8 @@
 //! - `concat`: equal ranks, 0 <= axis < rank, equal dimensions except `axis`, whose result
 //!   size is the sum; `gather`: 0 <= axis < rank of data, result shape = data[:axis] + indices
 //!   + data[axis+1:];
+//! - `tree_walk`: x [N, F], nodes [S, 4], roots [T], result [N, T], depth >= 0,
+//!   `modes` bits 0-5 (at least one) and 8 only;
 //! - `slice`: `starts`/`ends`/`steps` have one entry per dim, steps != 0; a positive step
 //!   needs 0 <= start <= end <= dim, a negative one -1 <= end <= start < dim (walking down);
 //!   output dim = [`slice_len`]; `transpose`: `perm` is a permutation and the output shape is
@@ -129,6 +132,7 @@ fn check_shapes(op: SgOp<'_, '_>, problems: &mut Vec<String>) {
         SgOp::MaxPoolIndices(pool) => nn::check_pool_indices(pool, problems),
         SgOp::GatherElements(g) => layout::check_gather_elements(g, problems),
         SgOp::GatherNd(g) => layout::check_gather_nd(g, problems),
+        SgOp::TreeWalk(w) => layout::check_tree_walk(w, problems),
         SgOp::ScatterElements(s) => layout::check_scatter_elements(s, problems),
         SgOp::ScatterNd(s) => layout::check_scatter_nd(s, problems),
         SgOp::ArgExtreme(a) => layout::check_arg_extreme(a, problems),
@@ -296,6 +300,15 @@ fn check_types(op: SgOp<'_, '_>, problems: &mut Vec<String>) {
             let mut values: Vec<String> = vec![inputs[0].clone(), result.clone()];
             values.extend(inputs.get(2).cloned());
             same_element(&values, problems);
+        }
+        SgOp::TreeWalk(_) => {
+            // x, nodes, roots.
+            if !matches!(inputs[0].as_str(), "f32" | "f64") {
+                problems.push(format!("x must be f32 or f64, got {}", inputs[0]));
+            }
+            if [&inputs[1], &inputs[2], &result].iter().any(|e| e.as_str() != "i64") {
+                problems.push("nodes, roots and the result must be i64".into());
+            }
         }
         SgOp::ArgExtreme(_) => {
             if result != "i64" {
