@@ -1063,6 +1063,41 @@ def ml_domain():
         f.write(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
                                                         helper.make_opsetid("ai.onnx.ml", 3)]).SerializeToString())
     add(family, "label-encoder", [["{strata}", "compile", path, "--emit=sg"]], "error", ["ai.onnx.ml::LabelEncoder"])
+    # ZipMap's sequence of maps cannot be returned: the error says how to convert without it.
+    path, _ = ml_model("zipmap", helper.make_node("ZipMap", ["x"], ["y"], domain="ai.onnx.ml", classlabels_int64s=[0, 1]),
+                       [vi("x", FLOAT, [4, 2])], [helper.make_value_info("y", helper.make_sequence_type_proto(
+                           helper.make_map_type_proto(INT64, helper.make_tensor_type_proto(FLOAT, []))))])
+    add(family, "zipmap", [["{strata}", "compile", path, "--emit=sg"]], "error",
+        ["ai.onnx.ml::ZipMap", "{'zipmap': False}"])
+
+    # Support vector machines: the liblinear-mode regressor (no support vectors; ONNX Runtime
+    # refuses it) against ONNX's reference, and attributes that do not fit.
+    def svm(name, op, outputs, **attrs):
+        node = helper.make_node(op, ["x"], outputs, name="svm", domain="ai.onnx.ml", **attrs)
+        outs = [vi(outputs[0], FLOAT, [4, 1])] if op == "SVMRegressor" else [vi(outputs[0], INT64, [4]),
+                                                                               vi(outputs[1], FLOAT, [4, 3])]
+        return ml_model(name, node, [vi("x", FLOAT, [4, 3])], outs)
+
+    cd = case_dir(family, "svm-linear-mode")
+    path, model = svm("svm-linear-mode", "SVMRegressor", ["y"], coefficients=[0.5, -1.0, 2.0], rho=[0.25],
+                      n_supports=0, kernel_type="LINEAR")
+    xs = np.random.default_rng(11).standard_normal((4, 3)).astype(np.float32)
+    expected = npy(os.path.join(cd, "expected.npy"), ReferenceEvaluator(model).run(None, {"x": xs})[0])
+    add(family, "svm-linear-mode", [run(path, {"x": npy(os.path.join(cd, "x.npy"), xs)}, "--expect", f"y={expected}",
+                                        "--rtol", "1e-6", "--atol", "1e-6")], "ok", ["expect 'y': 0 of 4"])
+    three = dict(classlabels_ints=[1, 2, 3], vectors_per_class=[1, 1, 1], support_vectors=[0.0] * 9,
+                 coefficients=[1.0] * 6, rho=[0.0, 0.0, 0.0], kernel_type="RBF", kernel_params=[0.5, 0.0, 3.0])
+    for name, overrides, needle in (
+        ("svm-probabilities", dict(prob_a=[1.0, 1.0, 1.0], prob_b=[0.0, 0.0, 0.0]), "probability=False"),
+        ("svm-coefficients", dict(coefficients=[1.0] * 5), "coefficients has 5 values, not 6"),
+        ("svm-rho", dict(rho=[0.0, 0.0]), "rho has 2 values for the 3 pairs of 3 classes"),
+        ("svm-vectors-per-class", dict(vectors_per_class=[1, 2]), "vectors_per_class [1, 2] must give a count"),
+        ("svm-support-vectors", dict(support_vectors=[0.0] * 8), "support_vectors has 8 values for 3 vectors"),
+        ("svm-kernel", dict(kernel_type="CUBIC"), "unknown kernel_type 'CUBIC'"),
+        ("svm-poly-degree", dict(kernel_type="POLY", kernel_params=[0.5, 0.0, 2.5]), "degree (kernel_params[2]) is 2.5"),
+    ):
+        path, _ = svm(name, "SVMClassifier", ["y", "z"], **{**three, **overrides})
+        add(family, name, [["{strata}", "compile", path, "--emit=sg"]], "error", ["svm", needle])
 
 
 external_data()

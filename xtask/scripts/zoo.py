@@ -186,6 +186,13 @@ their exporters emit them; each draws from its own generator, so the three above
   [64, 4]; a binary one (one row of coefficients, logistic): `is_positive` [64] and
   `binary_probabilities` [64, 2]; and `Normalizer` (L2) into a 2-target `LinearRegressor`:
   `prediction` [64, 2].
+- tabular_svm.onnx: support vector machines on tabular data as skl2onnx writes scikit-learn's
+  (ai.onnx.ml opset 1; 64 rows x 20 features): `Scaler`, then an RBF `SVC` of 4 classes
+  (`SVMClassifier`, one-against-one, 96 support vectors, no probability estimates): `label`
+  [64] (labels 10-13) and `decisions` [64, 6]; a binary polynomial one (degree 3, 40 support
+  vectors): `is_positive` [64] and `binary_scores` [64, 2]; an RBF `SVR` (`SVMRegressor`, 60
+  support vectors): `prediction` [64, 1]; a sigmoid-kernel one-class SVM (`one_class`):
+  `inlier` [64, 1]. Support vectors are rows like the input's, scaled.
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -1476,6 +1483,61 @@ def tabular_linear(path, rows=64, features=20, classes=4, targets=2):
            opset=15, ml_opset=1)
 
 
+def tabular_svm(path, rows=64, features=20):
+    """Support vector machines on tabular data: see the module documentation."""
+    g = Graph(np.random.default_rng(20261203))
+    rng = g.rng
+
+    def ml(op_type, inputs, outputs, **attrs):
+        names = [g.name(o) for o in outputs]
+        g.nodes.append(helper.make_node(op_type, inputs, names, name=names[0], domain="ai.onnx.ml", **attrs))
+        return names
+
+    def floats(*shape, scale=1.0):
+        return [float(v) for v in (rng.standard_normal(shape) * scale).astype(np.float32).reshape(-1)]
+
+    offset = rng.standard_normal(features).astype(np.float32) * np.float32(0.5)
+    spread = rng.uniform(0.5, 2.0, features).astype(np.float32)
+
+    def support(count):
+        # Training rows as the scaler leaves them (inputs span [-2, 2]), as a fitted SVM keeps.
+        picked = (rng.uniform(-2.0, 2.0, (count, features)).astype(np.float32) - offset) * spread
+        return [float(v) for v in picked.reshape(-1)]
+
+    scaled, = ml("Scaler", ["features"], ["scaler"], offset=offset.tolist(), scale=spread.tolist())
+    # scikit-learn's gamma="scale": 1 / (features * variance of the scaled inputs).
+    gamma = float(1.0 / (features * np.mean((spread ** 2) * np.float32(4.0 / 3.0))))
+    per_class = [30, 22, 26, 18]
+    vectors = sum(per_class)
+    label, decisions = ml("SVMClassifier", [scaled], ["svc", "svc_decisions"], classlabels_ints=[10, 11, 12, 13],
+                          vectors_per_class=per_class, support_vectors=support(vectors),
+                          coefficients=floats(len(per_class) - 1, vectors), kernel_type="RBF",
+                          kernel_params=[gamma, 0.0, 3.0], rho=floats(6, scale=0.1))
+    # The binary one's intercept splits the zoo's batch about in half (as fitting one would).
+    poly_sv, poly_coef = support(40), floats(1, 40, scale=0.05)
+    batch = (pattern(rows * features).reshape(rows, features) * np.float32(2.0) - offset) * spread
+    kernel = (gamma * batch @ np.array(poly_sv, np.float32).reshape(40, features).T + 1.0) ** 3
+    poly_rho = -float(np.median(kernel @ np.array(poly_coef, np.float32)))
+    positive, binary = ml("SVMClassifier", [scaled], ["poly_svc", "poly_scores"], classlabels_ints=[0, 1],
+                          vectors_per_class=[24, 16], support_vectors=poly_sv, coefficients=poly_coef,
+                          kernel_type="POLY", kernel_params=[gamma, 1.0, 3.0], rho=[poly_rho])
+    value, = ml("SVMRegressor", [scaled], ["svr"], n_supports=60, support_vectors=support(60),
+                coefficients=floats(60, scale=0.3), kernel_type="RBF", kernel_params=[gamma, 0.0, 3.0], rho=[0.25])
+    inlier, = ml("SVMRegressor", [scaled], ["one_class"], n_supports=30, support_vectors=support(30),
+                 coefficients=[float(v) for v in rng.uniform(0.0, 0.1, 30).astype(np.float32)], kernel_type="SIGMOID",
+                 kernel_params=[gamma, 0.0, 3.0], rho=[-0.05], one_class=1)
+    names = [g.rename(label, "label"), g.rename(decisions, "decisions"), g.rename(positive, "is_positive"),
+             g.rename(binary, "binary_scores"), g.rename(value, "prediction"), g.rename(inlier, "inlier")]
+    g.save([helper.make_tensor_value_info("features", TensorProto.FLOAT, [rows, features])],
+           [helper.make_tensor_value_info(names[0], TensorProto.INT64, [rows]),
+            helper.make_tensor_value_info(names[1], TensorProto.FLOAT, [rows, 6]),
+            helper.make_tensor_value_info(names[2], TensorProto.INT64, [rows]),
+            helper.make_tensor_value_info(names[3], TensorProto.FLOAT, [rows, 2]),
+            helper.make_tensor_value_info(names[4], TensorProto.FLOAT, [rows, 1]),
+            helper.make_tensor_value_info(names[5], TensorProto.FLOAT, [rows, 1])], path, "tabular_svm",
+           opset=15, ml_opset=1)
+
+
 def resnet50(path):
     g = Graph(np.random.default_rng(50))
 
@@ -1544,7 +1606,8 @@ def write_inputs(out):
                           ("espcn_superres", {"input": (pattern(224 * 224).reshape(1, 1, 224, 224) + 1) / 2}),
                           ("istft_vocoder", {"mel": pattern(80 * 64).reshape(1, 80, 64) * np.float32(2.0)}),
                           ("tabular_gbm", {"features": tabular_rows()}),
-                          ("tabular_linear", {"features": pattern(64 * 20).reshape(64, 20) * np.float32(2.0)})):
+                          ("tabular_linear", {"features": pattern(64 * 20).reshape(64, 20) * np.float32(2.0)}),
+                          ("tabular_svm", {"features": pattern(64 * 20).reshape(64, 20) * np.float32(2.0)})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
@@ -1589,5 +1652,6 @@ if __name__ == "__main__":
     istft_vocoder(os.path.join(out, "istft_vocoder.onnx"))
     tabular_gbm(os.path.join(out, "tabular_gbm.onnx"))
     tabular_linear(os.path.join(out, "tabular_linear.onnx"))
+    tabular_svm(os.path.join(out, "tabular_svm.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

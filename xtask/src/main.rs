@@ -566,6 +566,7 @@ const ZOO_MODELS: &[&str] = &[
     "istft_vocoder",
     "tabular_gbm",
     "tabular_linear",
+    "tabular_svm",
 ];
 
 /// Zoo models only the benchmarks measure (`zoo.py` generates them too): ResNet-50, too big

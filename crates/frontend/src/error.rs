@@ -70,7 +70,8 @@ fn list(ops: &BTreeMap<String, Vec<String>>) -> String {
         .map(|(op, nodes)| {
             let shown: Vec<&str> = nodes.iter().take(5).map(String::as_str).collect();
             let more = if nodes.len() > 5 { format!(" and {} more", nodes.len() - 5) } else { String::new() };
-            format!("  {op}: {} node(s): {}{more}", nodes.len(), shown.join(", "))
+            let advice = crate::support::advice(op).map_or(String::new(), |a| format!("\n    ({a})"));
+            format!("  {op}: {} node(s): {}{more}{advice}", nodes.len(), shown.join(", "))
         })
         .collect::<Vec<_>>()
         .join("\n")

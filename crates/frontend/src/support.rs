@@ -128,6 +128,22 @@ fn collect_too_old(
     }
 }
 
+/// What a user can do about an operator Strata does not import (`domain::op` outside the
+/// default domain), where there is something better than waiting for it.
+pub(crate) fn advice(op: &str) -> Option<&'static str> {
+    Some(match op {
+        "ai.onnx.ml::ZipMap" => {
+            "its output is a sequence of maps, which Strata cannot return: convert the classifier without it \
+             (skl2onnx: options={id(model): {'zipmap': False}}) and read the probabilities tensor it would have \
+             wrapped"
+        }
+        "ai.onnx.ml::CategoryMapper" | "ai.onnx.ml::DictVectorizer" => {
+            "Strata has no string, map or sequence values: encode the categories as integers before the model"
+        }
+        _ => return None,
+    })
+}
+
 /// Every node of `graph` and of the graphs in its nodes' attributes (a Loop's body) whose op
 /// is not imported, by op type, named `prefix` + node name.
 pub(crate) fn collect_unsupported(

@@ -1,6 +1,7 @@
 //! The `ai.onnx.ml` operators Strata imports: the numeric ones that classical models converted
 //! from scikit-learn, XGBoost or LightGBM carry (`skl2onnx`, `onnxmltools`): here the tree
-//! ensembles (`TreeEnsemble`, `TreeEnsembleRegressor`, `TreeEnsembleClassifier`), in [`linear`]
+//! ensembles (`TreeEnsemble`, `TreeEnsembleRegressor`, `TreeEnsembleClassifier`), in [`svm`]
+//! the support vector machines, in [`linear`]
 //! the linear models and the small transforms. Each is expanded into default-domain ops, as
 //! composite operators are.
 //!
@@ -24,6 +25,7 @@ use std::collections::BTreeMap;
 use strata_ir::Error;
 
 mod linear;
+mod svm;
 mod walk;
 
 /// How a branch node compares its feature `x` with its split value `s` (ONNX's
