@@ -1450,18 +1450,27 @@ def tabular_gbm(path, rows=64, features=20, trees=120, depth=6, classes=3):
            opset=15, ml_opset=3)
 
 
-def tabular_linear(path, rows=64, features=20, classes=4, targets=2):
-    """Linear models on tabular data: see the module documentation."""
-    g = Graph(np.random.default_rng(20261207))
-    rng = g.rng
-
+def ml_helpers(g):
+    """For the classical models: `ml(op_type, inputs, outputs, **attrs)` appends an ai.onnx.ml
+    node to `g` (named after its first output) and returns its output names; `floats(*shape,
+    scale=1.0)` draws a flat list of normal float32 values from `g`'s generator."""
     def ml(op_type, inputs, outputs, **attrs):
         names = [g.name(o) for o in outputs]
         g.nodes.append(helper.make_node(op_type, inputs, names, name=names[0], domain="ai.onnx.ml", **attrs))
         return names
 
     def floats(*shape, scale=1.0):
-        return [float(v) for v in (rng.standard_normal(shape) * scale).astype(np.float32).reshape(-1)]
+        return [float(v) for v in (g.rng.standard_normal(shape) * scale).astype(np.float32).reshape(-1)]
+
+    return ml, floats
+
+
+def tabular_linear(path, rows=64, features=20, classes=4, targets=2):
+    """Linear models on tabular data: see the module documentation."""
+    g = Graph(np.random.default_rng(20261207))
+    rng = g.rng
+
+    ml, floats = ml_helpers(g)
 
     scaled, = ml("Scaler", ["features"], ["scaler"], offset=floats(features), scale=rng.uniform(0.5, 2.0, features).tolist())
     label, scores = ml("LinearClassifier", [scaled], ["logistic", "logistic_scores"], coefficients=floats(classes, features),
@@ -1488,13 +1497,7 @@ def tabular_svm(path, rows=64, features=20):
     g = Graph(np.random.default_rng(20261203))
     rng = g.rng
 
-    def ml(op_type, inputs, outputs, **attrs):
-        names = [g.name(o) for o in outputs]
-        g.nodes.append(helper.make_node(op_type, inputs, names, name=names[0], domain="ai.onnx.ml", **attrs))
-        return names
-
-    def floats(*shape, scale=1.0):
-        return [float(v) for v in (rng.standard_normal(shape) * scale).astype(np.float32).reshape(-1)]
+    ml, floats = ml_helpers(g)
 
     offset = rng.standard_normal(features).astype(np.float32) * np.float32(0.5)
     spread = rng.uniform(0.5, 2.0, features).astype(np.float32)
