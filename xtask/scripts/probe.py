@@ -993,6 +993,22 @@ def ml_domain():
         "error", ["forest", "classlabels_strings"])
     add(family, "classifier-two-class-votes", [["{strata}", "compile", classifier("classifier-two-class-votes"),
                                                 "--emit=sg"]], "error", ["forest", "votes for both classes"])
+    # A class no reached leaf votes for is no candidate, as ONNX Runtime labels (ONNX's reference
+    # takes the highest raw score): class 2 is voted for only under feature 0 > 0, with the
+    # highest score there; elsewhere classes 0 and 1 have negative scores and 2 scores 0.
+    cd = case_dir(family, "classifier-unvoted-class")
+    path = classifier("classifier-unvoted-class", class_treeids=[0, 0, 0, 0, 0], class_nodeids=[1, 1, 2, 2, 2],
+                      class_ids=[0, 1, 0, 1, 2], class_weights=[-0.5, -0.3, -0.9, -0.8, 0.4],
+                      classlabels_int64s=[4, 9, 11])
+    with open(path, "rb") as f:
+        model = onnx.ModelProto.FromString(f.read())
+    model.graph.output[1].type.tensor_type.shape.dim[1].dim_value = 3
+    with open(path, "wb") as f:
+        f.write(model.SerializeToString())
+    xs = np.array([[-1.0, 0, 0], [2.0, 0, 0], [-0.5, 1, 1], [0.25, 1, 1]], np.float32)
+    labels = npy(os.path.join(cd, "y.npy"), np.array([9, 11, 9, 11], np.int64))
+    add(family, "classifier-unvoted-class", [run(path, {"x": npy(os.path.join(cd, "x.npy"), xs)}, "--expect",
+                                                  f"y={labels}")], "ok", ["expect 'y': 0 of 4"])
     # Linear models: coefficients that do not fit X, and an unknown norm.
     for name, op, attrs, needle in (
         ("linear-coefficients", "LinearRegressor", dict(coefficients=[1.0, 2.0, 3.0, 4.0], targets=1),

@@ -422,6 +422,40 @@ impl Forest {
         set.into_iter().collect()
     }
 
+    /// Per class, whether every row's reached leaves vote for it whatever its features: some
+    /// tree votes for it at every leaf it can reach (each tree of a boosted multiclass model
+    /// votes for one class, a random forest's leaves for all of them).
+    fn always_voted(&self) -> Vec<bool> {
+        let mut always = vec![false; self.targets];
+        let mut seen = vec![usize::MAX; self.slots.len()];
+        for (tree, &root) in self.roots.iter().enumerate() {
+            let mut common: Option<Vec<bool>> = None;
+            let mut stack = vec![root];
+            while let Some(s) = stack.pop() {
+                if std::mem::replace(&mut seen[s], tree) == tree {
+                    continue;
+                }
+                match &self.slots[s] {
+                    Slot::Branch { on_true, on_false, .. } => stack.extend([*on_true, *on_false]),
+                    Slot::Leaf => {
+                        let mut here = vec![false; self.targets];
+                        for &(t, _) in self.weights.get(&s).map_or(&[][..], Vec::as_slice) {
+                            here[t] = true;
+                        }
+                        common = Some(match common {
+                            Some(c) => c.iter().zip(&here).map(|(a, b)| *a && *b).collect(),
+                            None => here,
+                        });
+                    }
+                }
+            }
+            for (a, b) in always.iter_mut().zip(common.unwrap_or_default()) {
+                *a |= b;
+            }
+        }
+        always
+    }
+
     /// The levels to walk: the longest root-to-leaf path. Fails on a cycle.
     fn depth(&self) -> Result<usize, Error> {
         Ok(self.walk()?.0)
@@ -572,7 +606,8 @@ impl Importer<'_> {
     /// A `TreeEnsembleClassifier`'s outputs from its summed votes `y` `[N, classes]` (base
     /// values added) and the leaves reached `at` `[N, trees]`, as ONNX Runtime writes them:
     /// with more than two classes, the label of the highest score
-    /// among the classes some reached leaf voted for (the first on ties), and the scores
+    /// among the classes some reached leaf voted for (the first on ties; without a mask
+    /// where every class is voted for on every row, [`Forest::always_voted`]), and the scores
     /// post-transformed; with two classes and votes for class 0 only (boosted binary models:
     /// `s` their summed score), the second label where `s` exceeds 0.5 (every weight positive)
     /// or 0 (otherwise), and the scores `[1 - s, s]` or `[-s, s]` (`NONE`, `SOFTMAX`), or
@@ -604,6 +639,11 @@ impl Importer<'_> {
                 _ => (negated, s),
             };
             (label, e.op(self, "Concat", &[&first, &second], vec![attr_i("axis", 1)])?)
+        } else if forest.always_voted().iter().all(|&v| v) {
+            // Every class is voted for on every row: each one a candidate.
+            let best = e.op(self, "ArgMax", &[y], vec![attr_i("axis", 1), attr_i("keepdims", 0)])?;
+            let label = e.op(self, "Gather", &[&table, &best], vec![])?;
+            (label, self.post_transform(e, &forest.post, y)?)
         } else {
             // Which classes the reached leaves voted for: the others are not candidates.
             let slots = forest.slots.len();
