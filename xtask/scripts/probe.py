@@ -293,6 +293,8 @@ def graph_validation():
          [helper.make_node("Gather", ["x", "i"], ["y"], axis=0)], [x], [vi("y", FLOAT, [1, 3])],
          [numpy_helper.from_array(np.array([5], np.int64), "i")], "out of range"),
         ("undefined-input", [helper.make_node("Relu", ["nowhere"], ["y"])], [x], [y], (), "'nowhere'"),
+        ("det-not-square", [helper.make_node("Det", ["x"], ["y"])], [x], [vi("y", FLOAT, [])], (),
+         "Det takes square matrices in the last two axes, [..., M, M]; got [2, 3]"),
     ]
     for name, nodes, inputs, outputs, inits, needle in cases:
         path = model(name, nodes, inputs, outputs, inits)
@@ -304,6 +306,18 @@ def graph_validation():
                  [numpy_helper.from_array(np.zeros((0, 3), np.float32), "e")])
     add(family, "gather-from-empty-constant", [run(path, {"i": npy(os.path.join(cd, "i.npy"), np.array([0], np.int64))})],
         "error", ["outside [0, 0)"])
+    # Det of singular matrices (a repeated column, a zero column: no pivot) and of a batch
+    # needing row swaps, against NumPy's LAPACK determinant.
+    cd = case_dir(family, "det-singular-and-pivoted")
+    mats = np.random.default_rng(5).standard_normal((4, 4, 4)).astype(np.float32)
+    mats[0, :, 2] = mats[0, :, 0]
+    mats[1, :, 0] = 0
+    mats[2] = mats[2][[3, 1, 0, 2]]
+    path = model("det-singular-and-pivoted", [helper.make_node("Det", ["m"], ["d"])], [vi("m", FLOAT, [4, 4, 4])],
+                 [vi("d", FLOAT, [4])])
+    expected = npy(os.path.join(cd, "expected.npy"), np.linalg.det(mats).astype(np.float32))
+    add(family, "det-singular-and-pivoted", [run(path, {"m": npy(os.path.join(cd, "m.npy"), mats)}, "--expect",
+                                                 f"d={expected}", "--atol", "1e-6")], "ok", ["expect 'd': 0 of 4"])
     # One value as two graph outputs (through Identity, and listed twice): correct and separate.
     for name, nodes, outputs in [
         ("value-as-two-outputs", [helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Identity", ["y"], ["z"])],

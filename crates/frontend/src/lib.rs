@@ -11,6 +11,7 @@ mod control;
 mod conv;
 mod conv_transpose;
 mod deform_conv;
+mod det;
 pub mod error;
 mod expand;
 mod fold;
