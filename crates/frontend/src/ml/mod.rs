@@ -553,7 +553,8 @@ impl Importer<'_> {
         }
         let mut e = Expansion::new(block, node, index);
         let (xs, _, _) = self.rows_as(&mut e, x, compute)?;
-        let at = self.walk(block, &mut e, (node, index), &forest, &xs, compute, (depth, rows))?;
+        let walking = walk::Walking::new(&forest, &xs, compute, depth, rows);
+        let at = self.walk(block, &mut e, (node, index), &walking)?;
         // Leaf values [slots, targets]: a target a leaf does not name adds nothing (0 for sums,
         // the type's extreme for MIN and MAX, as ONNX's reference starts from).
         let out_type = if regressor { DataType::Float } else { compute };

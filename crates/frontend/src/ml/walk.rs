@@ -13,46 +13,55 @@ use melior::ir::{Block, BlockLike, Location};
 use strata_dialect_sg as sg;
 use strata_ir::Error;
 
+/// What a walk reads: the forest, its rows `xs` (`[rows, features]` of type `compute`), the
+/// levels to walk and the comparison modes present.
+pub(super) struct Walking<'f> {
+    forest: &'f Forest,
+    xs: &'f str,
+    compute: DataType,
+    depth: usize,
+    rows: i64,
+    modes: std::collections::BTreeSet<Mode>,
+}
+
+impl<'f> Walking<'f> {
+    pub(super) fn new(forest: &'f Forest, xs: &'f str, compute: DataType, depth: usize, rows: i64) -> Walking<'f> {
+        let modes = forest
+            .slots
+            .iter()
+            .filter_map(|s| if let Slot::Branch { mode, .. } = s { Some(*mode) } else { None })
+            .collect();
+        Walking { forest, xs, compute, depth, rows, modes }
+    }
+}
+
 impl Importer<'_> {
-    /// The nodes each row of `xs` (`[rows, features]` of type `compute`) reaches after at most
-    /// `depth` steps in each tree of `forest`.
-    #[allow(clippy::too_many_arguments)]
+    /// The nodes each row reaches after at most `depth` steps in each tree of the forest.
     pub(super) fn walk(
         &mut self,
         block: &Block,
         e: &mut Expansion,
         (node, index): (&NodeProto, usize),
-        forest: &Forest,
-        xs: &str,
-        compute: DataType,
-        (depth, rows): (usize, i64),
+        walking: &Walking,
     ) -> Result<String, Error> {
-        let modes: std::collections::BTreeSet<Mode> = forest
-            .slots
-            .iter()
-            .filter_map(|s| if let Slot::Branch { mode, .. } = s { Some(*mode) } else { None })
-            .collect();
-        if depth > 0 && !modes.is_empty() && !modes.contains(&Mode::Member) {
-            self.walk_kernel(block, (node, index), forest, xs, compute, (depth, rows), &modes)
+        let modes = &walking.modes;
+        if walking.depth > 0 && !modes.is_empty() && !modes.contains(&Mode::Member) {
+            self.walk_kernel(block, (node, index), walking)
         } else {
-            self.walk_levels(e, forest, xs, compute, (depth, rows), &modes)
+            self.walk_levels(e, walking)
         }
     }
 
     /// One `sg.tree_walk`: each node's record is its feature plus 2^32 times its flags (the
     /// comparison's code, 8 when NaN goes the true way), its split value's bits (an f32's in
     /// the low half), its children (a leaf's both itself).
-    #[allow(clippy::too_many_arguments)]
     fn walk_kernel(
         &mut self,
         block: &Block,
         (node, index): (&NodeProto, usize),
-        forest: &Forest,
-        xs: &str,
-        compute: DataType,
-        (depth, rows): (usize, i64),
-        modes: &std::collections::BTreeSet<Mode>,
+        walking: &Walking,
     ) -> Result<String, Error> {
+        let Walking { forest, xs, compute, depth, rows, ref modes } = *walking;
         let mut records = Vec::with_capacity(forest.slots.len() * 4);
         let mut nan_true = false;
         for (i, slot) in forest.slots.iter().enumerate() {
@@ -98,15 +107,8 @@ impl Importer<'_> {
     /// children, the comparisons (one per mode present, masked by per-node mode flags when
     /// modes mix; set membership as an `Equal` per set column), the missing-value rule, a
     /// `Where`.
-    fn walk_levels(
-        &mut self,
-        e: &mut Expansion,
-        forest: &Forest,
-        xs: &str,
-        compute: DataType,
-        (depth, rows): (usize, i64),
-        modes: &std::collections::BTreeSet<Mode>,
-    ) -> Result<String, Error> {
+    fn walk_levels(&mut self, e: &mut Expansion, walking: &Walking) -> Result<String, Error> {
+        let Walking { forest, xs, compute, depth, rows, ref modes } = *walking;
         let (slots, trees) = (forest.slots.len(), forest.roots.len() as i64);
         let roots_list: Vec<i64> = forest.roots.iter().map(|&r| r as i64).collect();
         let roots = e.constant(self, Folded::from_i64(vec![1, trees], &roots_list))?;
