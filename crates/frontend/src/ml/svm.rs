@@ -133,11 +133,12 @@ impl Importer<'_> {
                 }
                 match result {
                     Some(r) => Ok(r),
+                    // Degree 0: 1 everywhere (NaN rows too, as x^0 is 1).
                     None => {
+                        let rows = self.shape_of(xs)?.0[0];
                         let one = scalar(e, self, 1.0)?;
-                        let zero = scalar(e, self, 0.0)?;
-                        let zeros = e.op(self, "Mul", &[&dot, &zero], vec![])?;
-                        e.op(self, "Add", &[&zeros, &one], vec![])
+                        let shape = e.ints(self, &[rows, vectors as i64]);
+                        e.op(self, "Expand", &[&one, &shape], vec![])
                     }
                 }
             }
