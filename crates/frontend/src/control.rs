@@ -23,7 +23,7 @@ use crate::onnx::{tensor_proto::DataType, AttributeProto, GraphProto, NodeProto}
 use melior::ir::{Block, BlockLike, Location, Region, RegionLike, Type, Value};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
-use strata_ir::{Error, Val};
+use strata_ir::{Error, ErrorKind, Val};
 
 /// The names a subgraph being imported defines, and their names in the importer.
 #[derive(Debug, Default)]
@@ -41,6 +41,11 @@ impl Importer<'_> {
             }
         }
         Cow::Borrowed(name)
+    }
+
+    /// The innermost subgraph's prefix (`If_0/then`), outside subgraphs `None`.
+    pub(crate) fn scope_prefix(&self) -> Option<String> {
+        self.scopes.last().map(|scope| scope.prefix.clone())
     }
 
     /// `node` with its inputs resolved and its outputs renamed into the innermost scope
@@ -152,6 +157,13 @@ impl Importer<'_> {
     /// output that no branch node writes, an outer value, is copied by a step of its own).
     fn record_taken_branch(&mut self, node: &NodeProto, graph: &GraphProto) {
         let Some(first) = node.output.first() else { return };
+        let steps = self.branch_steps(node, graph);
+        self.taken_branches.insert(first.clone(), steps);
+    }
+
+    /// The in-order steps of `graph`, a branch of the If `node`, read while its values are in
+    /// scope (see [`Importer::record_taken_branch`]).
+    fn branch_steps(&self, node: &NodeProto, graph: &GraphProto) -> Vec<strata_plan::in_order::GraphStep> {
         let mut steps = crate::import::graph_steps(graph, self, &BTreeSet::new());
         for (inner, outer) in graph.output.iter().map(|o| o.name()).zip(&node.output) {
             if outer.is_empty() {
@@ -179,10 +191,17 @@ impl Importer<'_> {
                 }
             }
         }
-        self.taken_branches.insert(first.clone(), steps);
+        steps
     }
 
     /// `If` on a condition computed at run time: `scf.if` with each branch in its region.
+    ///
+    /// A branch that is invalid for the model's static shapes (an `InvalidInput` error while
+    /// importing it: silero-vad's 8 kHz branch given 16 kHz chunks) is what ONNX Runtime
+    /// reports when it takes that branch. Where the If can carry run-time checks, such a
+    /// branch becomes one: it yields zeros of the other branch's types and a status naming
+    /// the branch and its error, so the model compiles and a run that takes the branch fails
+    /// with that message. Both branches failing, or any other kind of error, fails the import.
     fn runtime_if(
         &mut self,
         block: &Block,
@@ -198,13 +217,14 @@ impl Importer<'_> {
         let flag = self.flag_of(block, condition, location)?.get();
         // Constants first materialised inside a branch live in its region only.
         let unmaterialised = self.unmaterialised_constants();
-        let mut branches_made = Vec::new();
-        let mut yielded: Vec<Vec<(Vec<i64>, DataType)>> = Vec::new();
         let checks_before = self.checks.len();
         // Checks are made in the branches when they are made where the If is (not inside an
         // `scf.for` body, say).
         let in_frame = self.expanding == 0 && self.check_frames.last().is_some_and(|frame| frame.is(block));
+        let mut made = Vec::new();
+        let mut branch_steps = Vec::new();
         for (graph, label) in branches.iter().zip(["then", "else"]) {
+            let (scopes, frames, checks) = (self.scopes.len(), self.check_frames.len(), self.checks.len());
             let inner = Block::new(&[]);
             self.open_scope(format!("{prefix}/{label}"), BTreeMap::new(), graph)?;
             // The branch's own run-time checks (`crate::checks`).
@@ -212,18 +232,59 @@ impl Importer<'_> {
                 self.check_frames.push(crate::checks::CheckFrame::of(&inner));
             }
             let imported = self.import_graph(&inner, graph, index);
+            if imported.is_err() {
+                // A failure deep inside may leave nested subgraphs' scopes and frames open.
+                self.scopes.truncate(scopes + 1);
+                self.check_frames.truncate(frames + usize::from(in_frame));
+            }
             let statuses = if in_frame { self.check_frames.pop().expect("pushed above").statuses } else { Vec::new() };
+            if imported.is_ok() {
+                branch_steps.push(self.branch_steps(node, graph));
+            }
             let outputs: Vec<&str> = graph.output.iter().map(|o| o.name()).collect();
             let results = self.close_scope(&outputs);
-            imported?;
-            let mut values = Vec::new();
-            let mut types = Vec::new();
-            for result in &results {
-                types.push(self.shape_of(result)?);
-                values.push(self.use_value(&inner, result, location)?.get());
-            }
+            let built = imported.and_then(|()| {
+                let mut values = Vec::new();
+                let mut types = Vec::new();
+                for result in &results {
+                    types.push(self.shape_of(result)?);
+                    values.push(self.use_value(&inner, result, location)?.get());
+                }
+                Ok((values, types))
+            });
             self.forget_materialised(&unmaterialised);
-            branches_made.push((inner, values, statuses, label));
+            match built {
+                Ok((values, types)) => made.push((inner, Ok(values), statuses, types, label)),
+                Err(error) => {
+                    // The failed branch's checks never run.
+                    self.checks.truncate(checks);
+                    made.push((inner, Err(error), Vec::new(), Vec::new(), label));
+                }
+            }
+        }
+        let failed: Vec<usize> = (0..2).filter(|&k| made[k].1.is_err()).collect();
+        if let &[k] = failed.as_slice() {
+            let recoverable = in_frame && made[k].1.as_ref().is_err_and(|e| e.kind == ErrorKind::InvalidInput);
+            if recoverable {
+                let types = made[1 - k].3.clone();
+                let (inner, error, label) = (Block::new(&[]), made[k].1.as_ref().err().cloned(), made[k].4);
+                let error = error.expect("the branch failed");
+                let (values, status) =
+                    self.failing_branch(&inner, &types, node, index, prefix, label, &error, location)?;
+                self.forget_materialised(&unmaterialised);
+                made[k] = (inner, Ok(values.into_iter().map(Val::get).collect()), vec![status], types, label);
+            }
+        }
+        // The in-order references (`graph_steps`) run the branch that needs more memory: one of
+        // them runs, which one only the inputs tell.
+        let heavier = branch_steps.into_iter().max_by_key(|steps| strata_plan::in_order::peaks(steps).views_in_place);
+        if let (Some(steps), Some(first)) = (heavier, node.output.first()) {
+            self.taken_branches.insert(first.clone(), steps);
+        }
+        let mut yielded: Vec<Vec<(Vec<i64>, DataType)>> = Vec::new();
+        let mut branches_made = Vec::new();
+        for (inner, values, statuses, types, label) in made {
+            branches_made.push((inner, values?, statuses, label));
             yielded.push(types);
         }
         // Where a branch made checks, each yields its status too (the other a 0), and the
@@ -271,6 +332,39 @@ impl Importer<'_> {
             self.check_frames.last_mut().ok_or("an If outside any block checks are made in")?.statuses.push(name);
         }
         Ok(())
+    }
+
+    /// The body of a branch that cannot run with the model's shapes: zeros of `types` (the
+    /// other branch's results) and, as its status, a new check's code whose message is the
+    /// branch's import `error`.
+    #[allow(clippy::too_many_arguments)]
+    fn failing_branch(
+        &mut self,
+        inner: &Block,
+        types: &[(Vec<i64>, DataType)],
+        node: &NodeProto,
+        index: usize,
+        prefix: &str,
+        label: &str,
+        error: &Error,
+        location: Location,
+    ) -> Result<(Vec<Val>, String), Error> {
+        let mut e = crate::expand::Expansion::named(inner, format!("{prefix}/{label}::unreachable"), index);
+        let mut values = Vec::new();
+        for (shape, dtype) in types {
+            let zero = e.scalar(self, *dtype, 0.0)?;
+            let dims = e.constant(self, crate::fold::Folded::from_i64(vec![shape.len() as i64], shape))?;
+            let zeros = e.op(self, "Expand", &[&zero, &dims], vec![])?;
+            values.push(self.use_value(inner, &zeros, location)?);
+        }
+        self.checks.push(format!(
+            "node #{index} '{}' (If): its {label} branch was taken, which cannot run with this model's input shapes ({error}); \
+             ONNX Runtime stops there too. If the condition depends on an input that is fixed in use (a sample rate, a \
+             mode), pass its value with --freeze-input and only the branch it takes is compiled",
+            node_name(node, index)
+        ));
+        let status = e.scalar(self, DataType::Int32, self.checks.len() as f64)?;
+        Ok((values, status))
     }
 }
 

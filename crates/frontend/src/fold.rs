@@ -2,7 +2,9 @@
 //! PyTorch exports them) become constants, so every shape is static.
 //!
 //! Folded: `Shape`, `Size` (of any value: shapes are static), and `Gather`, `Concat`, `Cast`,
-//! `ConstantOfShape`, `Range`, integer `Add`/`Sub`/`Mul`/`Div` when every input is a constant.
+//! `ConstantOfShape`, `Range`, integer `Add`/`Sub`/`Mul`/`Div` when every input is a constant;
+//! `Slice`, `Split`, `Reshape`-like ops and (of integer and boolean constants) `Transpose`
+//! fold where they are imported.
 //! Gather and Concat move whole elements as bytes, so they work for every element type.
 
 use crate::import::{attribute, int, Importer};
@@ -188,6 +190,31 @@ pub fn slice(data: &Folded, starts: &[i64], ends: &[i64], steps: &[i64]) -> Resu
     for _ in 0..count {
         let source: i64 = (0..rank).map(|d| (starts[d] + index[d] * steps[d]) * strides[d]).sum();
         let at = source as usize * w;
+        bytes.extend_from_slice(&data.bytes[at..at + w]);
+        for d in (0..rank).rev() {
+            index[d] += 1;
+            if index[d] < out[d] {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+    Ok(Folded { shape: out, dtype: data.dtype, bytes })
+}
+
+/// `Transpose(data, perm)` (`perm` a checked permutation of the dimensions).
+pub fn transpose(data: &Folded, perm: &[i64]) -> Result<Folded, Error> {
+    let rank = data.shape.len();
+    let out: Vec<i64> = perm.iter().map(|&p| data.shape[p as usize]).collect();
+    let w = width(data.dtype);
+    let strides = strata_ir::types::row_major_strides(&data.shape);
+    // The source stride of each output dimension.
+    let moved: Vec<i64> = perm.iter().map(|&p| strides[p as usize]).collect();
+    let count = numel(&out)? as usize;
+    let mut bytes = Vec::with_capacity(count * w);
+    let mut index = vec![0i64; rank];
+    for _ in 0..count {
+        let at = index.iter().zip(&moved).map(|(i, s)| i * s).sum::<i64>() as usize * w;
         bytes.extend_from_slice(&data.bytes[at..at + w]);
         for d in (0..rank).rev() {
             index[d] += 1;
@@ -686,6 +713,12 @@ mod tests {
         );
         assert!(arithmetic("Div", &picked, &Folded::from_i64(vec![], &[0])).unwrap().is_err());
         assert!(gather(&shape, &Folded::from_i64(vec![1], &[4]), 0).is_err());
+        // F.pad's pads, reversed pairwise: [[0, 64], [0, 0]] read backwards and transposed.
+        let pairs = Folded::from_i64(vec![2, 2], &[0, 0, 0, 64]);
+        assert_eq!(transpose(&pairs, &[1, 0]).unwrap().ints().unwrap(), vec![0, 0, 0, 64]);
+        let cube = Folded::from_i64(vec![2, 1, 3], &[1, 2, 3, 4, 5, 6]);
+        let moved = transpose(&cube, &[2, 0, 1]).unwrap();
+        assert_eq!((moved.shape.clone(), moved.ints().unwrap()), (vec![3, 2, 1], vec![1, 4, 2, 5, 3, 6]));
         let huge = Folded::from_i64(vec![], &[1 << 30]);
         assert!(range(&Folded::from_i64(vec![], &[0]), &huge, &Folded::from_i64(vec![], &[1]))
             .unwrap_err()

@@ -339,7 +339,8 @@ fn import_model<'c>(
 /// `graph`'s nodes as [`strata_plan::in_order::GraphStep`]s: the bytes of each output that is
 /// an activation (neither one of `outputs`, the model's outputs, nor a constant, folded ones
 /// included). An `If` whose branch was taken at import is that branch's steps (the If does not
-/// run: its branch's nodes do, one by one, as an executor that folds the condition runs them).
+/// run: its branch's nodes do, one by one, as an executor that folds the condition runs them);
+/// one on a condition computed at run time, the steps of its branch with the larger peak.
 pub(crate) fn graph_steps(
     graph: &GraphProto,
     importer: &Importer,

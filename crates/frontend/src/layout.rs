@@ -337,6 +337,13 @@ impl Importer<'_> {
             return Err(format!("perm {perm:?} is not a permutation of the {} dimensions", shape.len()).into());
         }
         let out: Vec<i64> = perm.iter().map(|&p| shape[p as usize]).collect();
+        // Integer data is shape arithmetic (PyTorch's `F.pad` exports its pads reversed through
+        // a Transpose): folded, so a Pad or Reshape reading it sees a constant. Float
+        // constants stay ops, which the e-graph folds into their readers' layouts.
+        if let Some(data) = self.folded(required(node, 0)?).filter(|c| c.ints().is_ok()) {
+            self.define_constant(node, crate::fold::transpose(&data, &perm)?)?;
+            return Ok(());
+        }
         let x = (self.use_value(block, required(node, 0)?, location)?).get();
         let op = block.append_operation(sg::Transpose::build(
             context,

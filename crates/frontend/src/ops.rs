@@ -361,8 +361,25 @@ pub(crate) fn lookup_in(domain: &str, op_type: &str) -> Option<&'static OnnxOp> 
 }
 
 impl Importer<'_> {
-    /// Imports one node (`index`: its position in the model's graph, for its location).
+    /// Imports one node (`index`: its position in the model's graph, for its location). An
+    /// error inside a subgraph names the node it arose at, by its scoped name (the top-level
+    /// node around it becomes the error's location).
     pub(crate) fn node(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let prefix = (self.expanding == 0).then(|| self.scope_prefix()).flatten();
+        let imported = self.node_here(block, node, index);
+        match (imported, prefix) {
+            // Not again where a node nested deeper already named itself.
+            (Err(error), Some(prefix))
+                if error.location == strata_ir::Location::Unknown
+                    && !error.message.starts_with(&format!("'{prefix}/")) =>
+            {
+                Err(error.context(format!("'{prefix}/{}' ({})", node_name(node, index), node.op_type())))
+            }
+            (imported, _) => imported,
+        }
+    }
+
+    fn node_here(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
         let context = self.strata.mlir();
         let location = Location::name(context, &node_name(node, index), Location::new(context, &self.file, index, 0));
         if node.output.is_empty() {
