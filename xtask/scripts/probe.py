@@ -858,6 +858,75 @@ def reduced_programs():
 # --- expanded ops (opset 27's recurrent layers, DeformConv): a bad operand is a clean error ----
 
 
+def runtime_branches():
+    """If on a condition computed at run time (scf.if): a branch that cannot run with the
+    model's shapes (silero-vad's 8 kHz branch given 16 kHz chunks) compiles into a run-time
+    error naming it; a branch that yields an outer value unchanged keeps it alive after the If
+    (the arena must not reuse its bytes while the If's result is read)."""
+    family = "runtime-branches"
+    d = case_dir(family, "model")
+    # rate == 16000: MatMul by a [576, 4] weight; otherwise by [288, 4]: invalid for 576 samples.
+    rng = np.random.default_rng(7)
+    w16 = numpy_helper.from_array(rng.standard_normal((576, 4)).astype(np.float32), "w16")
+    w8 = numpy_helper.from_array(rng.standard_normal((288, 4)).astype(np.float32), "w8")
+    then_branch = helper.make_graph([helper.make_node("MatMul", ["x", "w16"], ["t"], name="wide")], "at16k", [],
+                                    [vi("t", FLOAT, [1, 4])])
+    else_branch = helper.make_graph([helper.make_node("MatMul", ["x", "w8"], ["e"], name="narrow")], "at8k", [],
+                                    [vi("e", FLOAT, [1, 4])])
+    rate_model = os.path.join(d, "rate.onnx")
+    save_model(rate_model,
+               [helper.make_node("Equal", ["sr", "sixteen"], ["is16"]),
+                helper.make_node("If", ["is16"], ["y"], name="by_rate", then_branch=then_branch, else_branch=else_branch)],
+               [vi("x", FLOAT, [1, 576]), vi("sr", INT64, [])], [vi("y", FLOAT, [1, 4])],
+               [w16, w8, numpy_helper.from_array(np.array(16000, np.int64), "sixteen")])
+    x = np.linspace(-1, 1, 576, dtype=np.float32).reshape(1, 576)
+    xs = npy(os.path.join(d, "x.npy"), x)
+    cd = case_dir(family, "invalid-branch-taken")
+    add(family, "invalid-branch-taken",
+        [run(rate_model, {"x": xs, "sr": npy(os.path.join(cd, "sr.npy"), np.array(8000, np.int64))})],
+        "error", ["node #1 'by_rate' (If): its else branch was taken", "'by_rate/else/narrow' (MatMul)", "--freeze-input"])
+    cd = case_dir(family, "invalid-branch-not-taken")
+    expected = x @ numpy_helper.to_array(w16)
+    add(family, "invalid-branch-not-taken",
+        [run(rate_model, {"x": xs, "sr": npy(os.path.join(cd, "sr.npy"), np.array(16000, np.int64))},
+             "--expect", "y=" + npy(os.path.join(cd, "y.npy"), expected), "--rtol", "1e-5", "--atol", "1e-5")],
+        "ok", ["0 of 4 elements outside"])
+    # Both branches invalid: nothing to run, a compile error.
+    both = os.path.join(d, "both_invalid.onnx")
+    save_model(both,
+               [helper.make_node("Equal", ["sr", "sixteen"], ["is16"]),
+                helper.make_node("If", ["is16"], ["y"], name="by_rate", then_branch=else_branch, else_branch=else_branch)],
+               [vi("x", FLOAT, [1, 576]), vi("sr", INT64, [])], [vi("y", FLOAT, [1, 4])],
+               [w8, numpy_helper.from_array(np.array(16000, np.int64), "sixteen")])
+    add(family, "both-branches-invalid",
+        [run(both, {"x": xs, "sr": npy(os.path.join(cd, "sr.npy"), np.array(16000, np.int64))})],
+        "error", ["'by_rate/then/narrow' (MatMul)"])
+    # The then branch yields `a` itself; two Softmaxes computed after the If need buffers while
+    # the If's result (`a`, when taken) is still to be read.
+    keep = helper.make_graph([helper.make_node("Identity", ["a"], ["t"])], "keep", [], [vi("t", FLOAT, [1, 4096])])
+    negate = helper.make_graph([helper.make_node("Neg", ["a"], ["e"])], "negate", [], [vi("e", FLOAT, [1, 4096])])
+    alias = os.path.join(d, "yield_outer.onnx")
+    save_model(alias,
+               [helper.make_node("Relu", ["x"], ["a"]),
+                helper.make_node("If", ["c"], ["r"], name="choose", then_branch=keep, else_branch=negate),
+                helper.make_node("Softmax", ["x"], ["b"], axis=-1),
+                helper.make_node("Softmax", ["b"], ["b2"], axis=-1),
+                helper.make_node("Mul", ["r", "b2"], ["y"])],
+               [vi("x", FLOAT, [1, 4096]), vi("c", TensorProto.BOOL, [])], [vi("y", FLOAT, [1, 4096])])
+    x = np.linspace(-2, 2, 4096, dtype=np.float32).reshape(1, 4096)
+    b = np.exp(x - x.max()) / np.exp(x - x.max()).sum()
+    b2 = np.exp(b - b.max()) / np.exp(b - b.max()).sum()
+    for taken in (True, False):
+        name = f"yielded-outer-value-{'then' if taken else 'else'}"
+        cd = case_dir(family, name)
+        r = np.maximum(x, 0) * (1 if taken else -1)
+        add(family, name,
+            [run(alias, {"x": npy(os.path.join(cd, "x.npy"), x), "c": npy(os.path.join(cd, "c.npy"), np.array(taken))},
+                 "--expect", "y=" + npy(os.path.join(cd, "y.npy"), (r * b2).astype(np.float32)),
+                 "--rtol", "1e-4", "--atol", "1e-9")],
+            "ok", ["0 of 4096 elements outside"])
+
+
 def stateful_ops():
     family = "stateful-ops"
     x = vi("x", FLOAT, [1, 4, 6])
@@ -1132,6 +1201,7 @@ def ml_domain():
 
 external_data()
 runtime_checks()
+runtime_branches()
 graph_validation()
 model_bytes()
 cli_flags()

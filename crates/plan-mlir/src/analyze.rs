@@ -12,6 +12,19 @@
 //!   case of an `scf.index_switch` on the loop's variable). Others are left alone (and counted).
 //! - View-like ops (`subview`, `view`, `reinterpret_cast`, `expand_shape`, `collapse_shape`,
 //!   `transpose`, `cast`) alias their source: their uses extend the base buffer's lifetime.
+//! - Allocations inside an entry-block `scf.if` (either branch, nested ifs too, not inside a
+//!   loop there) with a static shape are planned too. Those a branch yields (the `scf.if`'s
+//!   results may be them) are buffers of the function, live from the `scf.if` to the last use
+//!   of its results. The others, the branches' scratch, are planned first among themselves on
+//!   a timeline of the branches' own ops (the then branch's, then the else branch's, nested
+//!   ifs' inline; a use inside a loop there counts at the loop), so the two branches share
+//!   their memory (only one runs) and a branch reuses it as an executor would; that block is
+//!   one buffer of the function live for the `scf.if` (`Analysis::branch_locals`).
+//! - Results of ops with regions alias what their regions yield: an `scf.if` result each
+//!   branch's `scf.yield` operand at its position (a branch may yield an entry-block buffer
+//!   unchanged, an Identity); results and memref block arguments of other region ops (loops
+//!   carrying memrefs) alias all their memref operands and yields. Uses of such a value are
+//!   uses of every buffer it may be, so no buffer it may be dies while it is still read.
 //! - A buffer that reaches the function's terminator escapes and is not planned.
 //! - `memref.dealloc` is not a use; the deallocs of planned buffers are returned for removal.
 //! - Parallel-aware (optional): the op dependency DAG over entry-block ops has an edge for
@@ -79,6 +92,10 @@ pub struct Analysis {
     /// Per buffer of `problem`, for one copy per iteration of an `scf.forall`: the loop's
     /// variable and the bytes between consecutive iterations' copies.
     pub per_iteration: Vec<Option<(Val, u64)>>,
+    /// The branches' scratch of entry-block `scf.if`s: (the buffer of `problem` holding the
+    /// if's scratch, whose entry in `allocs` is the `scf.if` itself; an allocation in it; its
+    /// offset inside that buffer).
+    pub branch_locals: Vec<(usize, Op, u64)>,
 }
 
 /// The most iterations of an `scf.forall` whose allocations are planned as one copy per
@@ -151,6 +168,9 @@ struct Walk {
     /// Memory object of each memref value (allocations, arguments and their views).
     memory: BTreeMap<usize, usize>,
     memories: usize,
+    /// The memory objects a joined one may be (an `scf.if` result: what either branch
+    /// yields), flattened.
+    joined: BTreeMap<usize, Vec<usize>>,
     /// (memory object, entry-block index) of every use, in program order.
     touches: Vec<(usize, u64)>,
     /// Entry-block index defining each value.
@@ -167,10 +187,67 @@ fn key(value: Val) -> usize {
 }
 
 impl Walk {
-    /// The planned buffer `value` is (a view of), if any.
+    /// The planned buffer `value` is (a view of), if any: for the in-place rule, which needs
+    /// one buffer (a value that may be several has none).
     fn buffer(&self, value: Val) -> Option<usize> {
-        self.memory.get(&key(value)).and_then(|memory| self.planned.get(memory)).copied()
+        match self.buffers(value).as_slice() {
+            &[one] if !self.memory.get(&key(value)).is_some_and(|m| self.joined.contains_key(m)) => Some(one),
+            _ => None,
+        }
     }
+
+    /// The memory objects `memory` stands for: itself, or every one a joined object may be.
+    fn members(&self, memory: usize) -> Vec<usize> {
+        self.joined.get(&memory).cloned().unwrap_or_else(|| vec![memory])
+    }
+
+    /// The planned buffers `value` may be (a view of).
+    fn buffers(&self, value: Val) -> Vec<usize> {
+        let Some(&memory) = self.memory.get(&key(value)) else { return Vec::new() };
+        self.members(memory).iter().filter_map(|m| self.planned.get(m)).copied().collect()
+    }
+
+    /// Makes `value` stand for every memory object of `sources` (none: nothing to record).
+    fn join(&mut self, value: Val, sources: &[Val]) {
+        let mut members: Vec<usize> = sources
+            .iter()
+            .filter_map(|source| self.memory.get(&key(*source)).copied())
+            .flat_map(|memory| self.members(memory))
+            .collect();
+        members.sort_unstable();
+        members.dedup();
+        match members.as_slice() {
+            [] => {}
+            &[one] => {
+                self.memory.insert(key(value), one);
+            }
+            _ => {
+                self.memory.insert(key(value), self.memories);
+                self.joined.insert(self.memories, members);
+                self.memories += 1;
+            }
+        }
+    }
+}
+
+/// The memref-typed operands of `op`.
+fn memref_operands(op: OperationRef<'_, '_>) -> Vec<Val> {
+    op.operands().filter(|v| v.r#type().is_mem_ref()).map(Val::of).collect()
+}
+
+/// The terminators of the blocks of `op`'s regions.
+fn region_terminators<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut found = Vec::new();
+    for region in op.regions() {
+        let mut block = region.first_block();
+        while let Some(b) = block {
+            if let Some(t) = b.terminator() {
+                found.push(t);
+            }
+            block = b.next_in_region();
+        }
+    }
+    found
 }
 
 /// Records the uses of `op` and everything nested in it at time `top` (the index of the
@@ -185,7 +262,9 @@ fn visit(op: OperationRef<'_, '_>, walk: &mut Walk, top: u64, nested: bool, uses
             }
         }
         if let Some(&memory) = walk.memory.get(&value) {
-            walk.touches.push((memory, top));
+            for member in walk.members(memory) {
+                walk.touches.push((member, top));
+            }
             if VIEW_LIKE.contains(&op_name.as_str()) {
                 for result in op.results() {
                     walk.memory.insert(key(Val::of(result)), memory);
@@ -200,7 +279,26 @@ fn visit(op: OperationRef<'_, '_>, walk: &mut Walk, top: u64, nested: bool, uses
             walk.memories += 1;
         }
     }
-    let used: Vec<usize> = op.operands().filter_map(|v| walk.buffer(Val::of(v))).collect();
+    let used: Vec<usize> = op.operands().flat_map(|v| walk.buffers(Val::of(v))).collect();
+    // Loops carrying memrefs: their block arguments may be any memref they take or yield
+    // (the yields are not known yet: every operand for now, the yields join the results).
+    let regions = op.region_count() > 0;
+    let is_if = op_name == "scf.if" || op_name == "scf.index_switch";
+    if regions && !is_if {
+        let sources = memref_operands(op);
+        for region in op.regions() {
+            let mut block = region.first_block();
+            while let Some(b) = block {
+                for index in 0..b.argument_count() {
+                    let argument = b.argument(index).expect("counted");
+                    if argument.r#type().is_mem_ref() {
+                        walk.join(Val::of(argument), &sources);
+                    }
+                }
+                block = b.next_in_region();
+            }
+        }
+    }
     if op_name == "memref.dealloc" {
         walk.deallocs.extend(used.iter().map(|&buffer| (buffer, Op::of(&op))));
     } else {
@@ -227,6 +325,45 @@ fn visit(op: OperationRef<'_, '_>, walk: &mut Walk, top: u64, nested: bool, uses
             block = b.next_in_region();
         }
     }
+    // What the regions yield, the results may be.
+    if regions {
+        let terminators = region_terminators(op);
+        let everything: Vec<Val> =
+            memref_operands(op).into_iter().chain(terminators.iter().flat_map(|&t| memref_operands(t))).collect();
+        for (k, result) in op.results().enumerate() {
+            if !result.r#type().is_mem_ref() {
+                continue;
+            }
+            let sources: Vec<Val> = if is_if {
+                terminators.iter().filter_map(|t| t.operand(k).ok()).map(Val::of).collect()
+            } else {
+                everything.clone()
+            };
+            walk.join(Val::of(result), &sources);
+        }
+    }
+}
+
+/// The allocations inside `branching` (an entry-block `scf.if`) that can be planned: with
+/// static sizes, not inside a loop there.
+fn branch_allocations(branching: OperationRef<'_, '_>) -> Vec<Op> {
+    let top = Op::of(&branching);
+    top.collect(|op| op.is("memref.alloc"))
+        .into_iter()
+        .filter(|alloc| {
+            let mut inside = *alloc;
+            while let Some(parent) = inside.parent() {
+                if parent == top {
+                    return static_size(alloc.get()).is_ok();
+                }
+                if !parent.is("scf.if") {
+                    return false;
+                }
+                inside = parent;
+            }
+            false
+        })
+        .collect()
 }
 
 fn is_elementwise(op: OperationRef<'_, '_>, op_name: &str, memo: &mut BTreeMap<(usize, usize), bool>) -> bool {
@@ -305,6 +442,90 @@ fn forall_allocations(forall: OperationRef<'_, '_>) -> Vec<(Op, Option<(Val, i64
     found
 }
 
+/// The branches' own timeline of `branching`: every op directly in a branch block (a nested
+/// `scf.if`'s branches inline after its own step) is one step; a use anywhere inside a step
+/// (a loop there) counts at it.
+fn branch_steps(branching: OperationRef<'_, '_>, step: &mut u64, on_use: &mut dyn FnMut(Val, u64)) {
+    fn uses_within(op: OperationRef<'_, '_>, at: u64, on_use: &mut dyn FnMut(Val, u64)) {
+        for operand in op.operands() {
+            on_use(Val::of(operand), at);
+        }
+        for result in op.results() {
+            on_use(Val::of(result), at);
+        }
+        for region in op.regions() {
+            let mut block = region.first_block();
+            while let Some(b) = block {
+                let mut child = b.first_operation();
+                while let Some(c) = child {
+                    uses_within(c, at, on_use);
+                    child = c.next_in_block();
+                }
+                block = b.next_in_region();
+            }
+        }
+    }
+    for region in branching.regions() {
+        let mut block = region.first_block();
+        while let Some(b) = block {
+            let mut child = b.first_operation();
+            while let Some(c) = child {
+                if name(c) == "scf.if" {
+                    for operand in c.operands() {
+                        on_use(Val::of(operand), *step);
+                    }
+                    *step += 1;
+                    branch_steps(c, step, on_use);
+                } else {
+                    uses_within(c, *step, on_use);
+                    *step += 1;
+                }
+                child = c.next_in_block();
+            }
+            block = b.next_in_region();
+        }
+    }
+}
+
+/// Plans `locals` (allocations of `branching`'s branches that never leave it) on the
+/// branches' own timeline: the block's bytes and each allocation's offset in it.
+fn plan_branch_scratch(
+    branching: OperationRef<'_, '_>,
+    locals: &[Op],
+    walk: &Walk,
+    alignment: u64,
+) -> Result<(u64, Vec<u64>), String> {
+    let index: BTreeMap<usize, usize> =
+        locals.iter().enumerate().map(|(i, alloc)| (walk.memory[&key(alloc.result(0))], i)).collect();
+    let mut first = vec![u64::MAX; locals.len()];
+    let mut last = vec![0u64; locals.len()];
+    let mut step = 0u64;
+    branch_steps(branching, &mut step, &mut |value, at| {
+        let Some(&memory) = walk.memory.get(&key(value)) else { return };
+        for member in walk.members(memory) {
+            if let Some(&i) = index.get(&member) {
+                first[i] = first[i].min(at);
+                last[i] = last[i].max(at);
+            }
+        }
+    });
+    let mut buffers = Vec::new();
+    for (i, alloc) in locals.iter().enumerate() {
+        let size = static_size(alloc.get()).map_err(|e| e.message)?;
+        let lower = first[i].min(last[i]);
+        let mut buffer = Buffer::new(format!("%alloc#{i} at {}", alloc.location()), lower, last[i] + 1, size);
+        buffer.align = alignment;
+        buffers.push(buffer);
+    }
+    let problem = Problem::new(buffers);
+    let strategy = strata_plan::report::Strategy::parse("exact").map_err(|e| e.to_string())?;
+    let budget = strata_plan::Budget { nodes: u64::MAX, time: Some(std::time::Duration::from_millis(100)) };
+    let report = strata_plan::report::plan(&problem, strategy, budget).map_err(|e| e.to_string())?;
+    let offsets =
+        report.offsets().into_iter().map(|o| o.ok_or("a buffer without an offset")).collect::<Result<_, _>>()?;
+    Ok((report.arena_bytes, offsets))
+}
+
 /// Analyses `func` (a `func.func`); `alignment` applies to every buffer. With
 /// `parallel_aware`, the problem carries the op dependency DAG.
 pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool) -> Result<Analysis, Error> {
@@ -320,6 +541,7 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
         elementwise: Vec::new(),
         memory: BTreeMap::new(),
         memories: 0,
+        joined: BTreeMap::new(),
         touches: Vec::new(),
         defined_at: BTreeMap::new(),
         edges: Vec::new(),
@@ -333,6 +555,7 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
             skipped,
             use_times: Vec::new(),
             per_iteration: Vec::new(),
+            branch_locals: Vec::new(),
         });
     };
     for index in 0..body.argument_count() {
@@ -344,6 +567,7 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
     }
     let mut uses: Vec<(usize, u64)> = Vec::new();
     let mut per_iteration = Vec::new();
+    let mut branch_locals = Vec::new();
     let mut op = body.first_operation();
     let mut number = 0u64;
     while let Some(current) = op {
@@ -366,8 +590,44 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
                 Err(reason) => skipped.push(format!("{}: {}", current.location(), reason.message)),
             }
         }
-        let private = if name(current) == "scf.forall" { forall_allocations(current) } else { Vec::new() };
+        let mut private = if name(current) == "scf.forall" { forall_allocations(current) } else { Vec::new() };
+        let branch = if name(current) == "scf.if" { branch_allocations(current) } else { Vec::new() };
         visit(current, &mut walk, number, false, &mut uses);
+        if !branch.is_empty() {
+            // What the branches yield lives on after the if; the rest is the branches' scratch.
+            let yielded: Vec<usize> = current
+                .results()
+                .filter_map(|r| walk.memory.get(&key(Val::of(r))).copied())
+                .flat_map(|m| walk.members(m))
+                .collect();
+            let (out, locals): (Vec<Op>, Vec<Op>) =
+                branch.into_iter().partition(|alloc| yielded.contains(&walk.memory[&key(alloc.result(0))]));
+            private.extend(out.into_iter().map(|alloc| (alloc, None)));
+            if !locals.is_empty() {
+                match plan_branch_scratch(current, &locals, &walk, alignment) {
+                    Ok((bytes, offsets)) => {
+                        let index = buffers.len();
+                        walk.first_use.push(number);
+                        walk.last_use.push(number);
+                        walk.escapes.push(false);
+                        let mut buffer = Buffer::new(
+                            format!("%branches#{index} at {}", current.location()),
+                            number,
+                            number + 1,
+                            bytes.max(1),
+                        );
+                        buffer.align = alignment;
+                        buffers.push(buffer);
+                        allocs.push(Op::of(&current));
+                        per_iteration.push(None);
+                        uses.push((index, number));
+                        branch_locals
+                            .extend(locals.into_iter().zip(offsets).map(|(alloc, offset)| (index, alloc, offset)));
+                    }
+                    Err(reason) => skipped.push(format!("{}: the branches' scratch: {reason}", current.location())),
+                }
+            }
+        }
         if let Some(index) = planned {
             // `visit` gave the allocation its memory object.
             let result = current.result(0).expect("alloc has a result");
@@ -481,5 +741,7 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
         edges.dedup();
         problem.dag = Some(strata_plan::OpDag::new(number as usize, &edges).map_err(|e| e.to_string())?);
     }
-    Ok(Analysis { problem, allocs, deallocs, skipped, use_times, per_iteration })
+    let branch_locals =
+        branch_locals.into_iter().filter_map(|(i, alloc, offset)| Some((*position.get(&i)?, alloc, offset))).collect();
+    Ok(Analysis { problem, allocs, deallocs, skipped, use_times, per_iteration, branch_locals })
 }

@@ -206,10 +206,21 @@ impl Pass for PlanArena {
         }
 
         for (k, &raw) in analysis.allocs.iter().enumerate() {
+            if !raw.is("memref.alloc") {
+                continue; // an `scf.if`'s branches' scratch: its allocations below
+            }
             let alloc = raw.get();
             let offset = offsets[k].expect("every planned buffer has an offset");
             let ty = alloc.result(0).expect("alloc result").r#type();
             let view = view_at(context, alloc, arena, offset, analysis.per_iteration[k], ty);
+            // Safety: the alloc is not used after this.
+            unsafe { strata_ir::rewrite::replace_op(raw, view.into()) };
+        }
+        for &(k, raw, within) in &analysis.branch_locals {
+            let alloc = raw.get();
+            let offset = offsets[k].expect("every planned buffer has an offset") + within;
+            let ty = alloc.result(0).expect("alloc result").r#type();
+            let view = view_at(context, alloc, arena, offset, None, ty);
             // Safety: the alloc is not used after this.
             unsafe { strata_ir::rewrite::replace_op(raw, view.into()) };
         }
