@@ -1541,6 +1541,86 @@ def tabular_svm(path, rows=64, features=20):
            opset=15, ml_opset=1)
 
 
+def streaming_vad(path, hidden=128):
+    """A streaming voice-activity detector: see the module documentation."""
+    g = Graph(np.random.default_rng(20251))
+    big = np.iinfo(np.int64).max
+
+    def rate_branch(pad, n_fft, hop):
+        """One sample rate's model, sized for its chunks (256 + 32 samples at 8 kHz, 512 + 64
+        at 16 kHz): given the other rate's chunks its frames do not reduce to one and the
+        Squeeze before the LSTM is invalid, as in silero-vad's branches."""
+        b = g.branch()
+        # F.pad(x, (0, pad), mode="reflect") as torch.onnx.export writes it: the pads computed
+        # by reversing the (begin, end) pairs of the padded dimensions and appending zeros.
+        zeros = b.op("ConstantOfShape", [b.constant(np.array([2], np.int64))], "pad_zeros",
+                     value=numpy_helper.from_array(np.array([0], np.int64)))
+        pads = b.op("Concat", [b.constant(np.array([0, pad], np.int64)), zeros], "pads", axis=0)
+        pads = b.op("Reshape", [pads, b.constant(np.array([-1, 2], np.int64))], "pad_pairs")
+        pads = b.op("Slice", [pads, b.constant(np.array([-1], np.int64)), b.constant(np.array([-big], np.int64)),
+                              b.constant(np.array([0], np.int64)), b.constant(np.array([-1], np.int64))], "reversed")
+        pads = b.op("Transpose", [pads], "pad_columns", perm=[1, 0])
+        pads = b.op("Reshape", [pads, b.constant(np.array([-1], np.int64))], "pad_flat")
+        pads = b.op("Cast", [pads], "pad_ints", to=TensorProto.INT64)
+        x = b.op("Pad", ["input", pads], "padded", mode="reflect")
+        x = b.op("Unsqueeze", [x, b.constant(np.array([1], np.int64))], "signal")
+        # The STFT as a strided Conv1d by a Hann-windowed DFT basis (real rows, then imaginary).
+        bins = n_fft // 2 + 1
+        t = np.arange(n_fft)
+        angles = 2 * np.pi * np.outer(np.arange(bins), t) / n_fft
+        window = 0.5 - 0.5 * np.cos(2 * np.pi * t / n_fft)
+        basis = np.concatenate([np.cos(angles), -np.sin(angles)]) * window
+        x = b.op("Conv", [x, b.const(basis.astype(np.float32).reshape(2 * bins, 1, n_fft), "basis")], "stft",
+                 kernel_shape=[n_fft], strides=[hop], pads=[0, 0])
+        real = b.op("Slice", [x, b.constant(np.array([0], np.int64)), b.constant(np.array([bins], np.int64)),
+                              b.constant(np.array([1], np.int64))], "real")
+        imag = b.op("Slice", [x, b.constant(np.array([bins], np.int64)), b.constant(np.array([big], np.int64)),
+                              b.constant(np.array([1], np.int64))], "imag")
+        two = b.constant(np.float32(2.0))
+        x = b.op("Sqrt", [b.op("Add", [b.op("Pow", [real, two], "re2"), b.op("Pow", [imag, two], "im2")], "power")],
+                 "magnitude")
+        for cin, cout, stride in ((bins, 128, 1), (128, 64, 2), (64, 64, 2), (64, hidden, 1)):
+            w = b.weight([cout, cin, 3], fan_in=cin * 3)
+            bias = b.const((b.rng.standard_normal(cout) * 0.1).astype(np.float32), "b")
+            x = b.op("Relu", [b.op("Conv", [x, w, bias], "conv", kernel_shape=[3], strides=[stride], pads=[1, 1])], "relu")
+        # x.squeeze(-1) as a scripted export writes it: only where the frames reduced to one.
+        one_frame = b.op("Equal", [b.op("Gather", [b.op("Shape", [x], "shape"), b.constant(np.array(2, np.int64))],
+                                        "frames", axis=0), b.constant(np.array(1, np.int64))], "one_frame")
+        squeezed, kept = b.branch(), b.branch()
+        frame = squeezed.op("Squeeze", [x, squeezed.constant(np.array([2], np.int64))], "squeeze")
+        squeezed = helper.make_graph(squeezed.nodes, "squeezed", [], [helper.make_empty_tensor_value_info(frame)])
+        same = kept.op("Identity", [x], "identity")
+        kept = helper.make_graph(kept.nodes, "kept", [], [helper.make_empty_tensor_value_info(same)])
+        x = b.op("If", [one_frame], "frame", then_branch=squeezed, else_branch=kept)  # [1, hidden]
+        x = b.op("Unsqueeze", [x, b.constant(np.array([0], np.int64))], "step")  # [1, 1, hidden]
+        h0, c0 = (b.op("Unsqueeze", [b.op("Gather", ["state", b.constant(np.array(k, np.int64))], "gather", axis=0),
+                                     b.constant(np.array([0], np.int64))], "state") for k in (0, 1))
+        bound = 1.0 / np.sqrt(hidden)
+        lstm = [b.const(b.rng.uniform(-bound, bound, shape).astype(np.float32), name)
+                for shape, name in (([1, 4 * hidden, hidden], "lstm_w"), ([1, 4 * hidden, hidden], "lstm_r"),
+                                    ([1, 8 * hidden], "lstm_b"))]
+        _, h, c = b.ops("LSTM", [x] + lstm + ["", h0, c0], 3, "lstm", hidden_size=hidden)
+        state = b.op("Concat", [h, c], "new_state", axis=0)  # [2, 1, hidden]
+        y = b.op("Relu", [b.op("Unsqueeze", [b.op("Squeeze", [h, b.constant(np.array([0], np.int64))], "h"),
+                                             b.constant(np.array([2], np.int64))], "h_frames")], "relu")
+        y = b.op("Conv", [y, b.weight([1, hidden, 1], fan_in=hidden), b.const(np.zeros(1, np.float32), "b")], "decoder",
+                 kernel_shape=[1])
+        y = b.op("ReduceMean", [b.op("Sigmoid", [y], "sigmoid")], "speech", axes=[2], keepdims=0)  # [1, 1]
+        return b.body(f"rate_{n_fft}", [(y, [1, 1]), (state, [2, 1, hidden])])
+
+    at16k, at8k = rate_branch(64, 256, 128), rate_branch(32, 128, 64)
+    cond = g.op("Equal", ["sr", g.constant(np.int64(16000))], "is_16k")
+    out, state = g.ops("If", [cond], 2, "rate", then_branch=at16k, else_branch=at8k)
+    # Symbolic batch and chunk length, as silero-vad declares them: with them fixed, ONNX
+    # Runtime's shape inference would reject the 8 kHz branch when the session is made.
+    g.save([helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", "samples"]),
+            helper.make_tensor_value_info("state", TensorProto.FLOAT, [2, "batch", hidden]),
+            helper.make_tensor_value_info("sr", TensorProto.INT64, [])],
+           [helper.make_tensor_value_info(g.rename(out, "output"), TensorProto.FLOAT, [1, 1]),
+            helper.make_tensor_value_info(g.rename(state, "stateN"), TensorProto.FLOAT, [2, 1, hidden])],
+           path, "streaming_vad", opset=16)
+
+
 def resnet50(path):
     g = Graph(np.random.default_rng(50))
 
@@ -1610,11 +1690,19 @@ def write_inputs(out):
                           ("istft_vocoder", {"mel": pattern(80 * 64).reshape(1, 80, 64) * np.float32(2.0)}),
                           ("tabular_gbm", {"features": tabular_rows()}),
                           ("tabular_linear", {"features": pattern(64 * 20).reshape(64, 20) * np.float32(2.0)}),
-                          ("tabular_svm", {"features": pattern(64 * 20).reshape(64, 20) * np.float32(2.0)})):
+                          ("tabular_svm", {"features": pattern(64 * 20).reshape(64, 20) * np.float32(2.0)}),
+                          ("streaming_vad", {"input": pattern(576).reshape(1, 576) * np.float32(0.1),
+                                             "state": pattern(256).reshape(2, 1, 128) * np.float32(0.5),
+                                             "sr": np.array(16000, np.int64)})):
         directory = os.path.join(out, f"{model}.inputs")
         os.makedirs(directory, exist_ok=True)
         for name, value in inputs.items():
             np.save(os.path.join(directory, f"{name}.npy"), value)
+    # The shapes of inputs a model declares with symbolic dimensions, as a user passes them to
+    # `strata compile --input-shape` (one `name=1x576` a line).
+    for model, shapes in (("streaming_vad", {"input": [1, 576], "state": [2, 1, 128]}),):
+        with open(os.path.join(out, f"{model}.shapes"), "w") as f:
+            f.writelines(f"{name}={'x'.join(map(str, dims))}\n" for name, dims in shapes.items())
     for model, inputs in (("nested_if", {"sample_rate": np.array(16000, np.int64)}),):
         directory = os.path.join(out, f"{model}.frozen")
         os.makedirs(directory, exist_ok=True)
@@ -1656,5 +1744,6 @@ if __name__ == "__main__":
     tabular_gbm(os.path.join(out, "tabular_gbm.onnx"))
     tabular_linear(os.path.join(out, "tabular_linear.onnx"))
     tabular_svm(os.path.join(out, "tabular_svm.onnx"))
+    streaming_vad(os.path.join(out, "streaming_vad.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)
