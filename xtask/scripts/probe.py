@@ -449,6 +449,15 @@ def npy_inputs():
         else:
             np.save(path, content)
         add(family, name, [run(relu, {"x": path})], "error", [needle])
+    # paddle2onnx declares open dimensions as -1 (dim_value), not as names: the array decides.
+    open_dims = os.path.join(d, "relu_minus_one.onnx")
+    save_model(open_dims, [helper.make_node("Relu", ["x"], ["y"])], [vi("x", FLOAT, [-1, 3])], [vi("y", FLOAT, [-1, 3])])
+    cd = case_dir(family, "minus-one-dimension")
+    x = np.array([[-1, 2, -3], [4, -5, 6], [-7, 8, 9], [0, -1, 1]], np.float32)
+    add(family, "minus-one-dimension",
+        [run(open_dims, {"x": npy(os.path.join(cd, "x.npy"), x)},
+             "--expect", "y=" + npy(os.path.join(cd, "y.npy"), np.maximum(x, 0)), "--atol", "0", "--rtol", "0")],
+        "ok", ["0 of 12 elements outside"])
 
 
 # --- MLIR text and pipelines ------------------------------------------------------------------

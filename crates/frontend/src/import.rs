@@ -484,7 +484,8 @@ fn agrees_with_declared(input: &onnx::ValueInfoProto, shape: &[i64]) -> Result<(
         .dim
         .iter()
         .map(|d| match &d.value {
-            Some(onnx::tensor_shape_proto::dimension::Value::DimValue(v)) => Some(*v),
+            // paddle2onnx writes -1 for a dimension it leaves open.
+            Some(onnx::tensor_shape_proto::dimension::Value::DimValue(v)) if *v >= 0 => Some(*v),
             _ => None,
         })
         .collect();
