@@ -55,3 +55,32 @@ func.func @yield_outer(%c: i1, %x: memref<256xf32>, %y: memref<256xf32>) {
   linalg.add ins(%r, %b : memref<256xf32>, memref<256xf32>) outs(%y : memref<256xf32>)
   return
 }
+
+// -----
+
+// Each branch yields its own allocation at the same position: one of them is made, so the two
+// share one buffer (1 KiB), beside %s, the then branch's scratch.
+// CHECK-LABEL: func.func @paired
+// CHECK-SAME: strata.arena_bytes = 2048 : i64
+// CHECK: linalg.exp
+// CHECK: %[[T:.*]] = memref.view %{{.*}}[%[[AT:c[0-9]+]]][] : memref<2048xi8> to memref<256xf32>
+// CHECK: scf.yield %[[T]]
+// CHECK: } else {
+// CHECK: %[[E:.*]] = memref.view %{{.*}}[%[[AT]]][] : memref<2048xi8> to memref<256xf32>
+// CHECK: scf.yield %[[E]]
+// CHECK-NOT: memref.alloc
+func.func @paired(%c: i1, %x: memref<256xf32>, %y: memref<256xf32>) {
+  %r = scf.if %c -> (memref<256xf32>) {
+    %s = memref.alloc() : memref<256xf32>
+    linalg.exp ins(%x : memref<256xf32>) outs(%s : memref<256xf32>)
+    %t = memref.alloc() : memref<256xf32>
+    linalg.negf ins(%s : memref<256xf32>) outs(%t : memref<256xf32>)
+    scf.yield %t : memref<256xf32>
+  } else {
+    %e = memref.alloc() : memref<256xf32>
+    linalg.abs ins(%x : memref<256xf32>) outs(%e : memref<256xf32>)
+    scf.yield %e : memref<256xf32>
+  }
+  linalg.copy ins(%r : memref<256xf32>) outs(%y : memref<256xf32>)
+  return
+}

@@ -15,8 +15,9 @@
 //! - Allocations inside an entry-block `scf.if` (either branch, nested ifs too, not inside a
 //!   loop there) with a static shape are planned too. Those a branch yields (the `scf.if`'s
 //!   results may be them) are buffers of the function, live from the `scf.if` to the last use
-//!   of its results. The others, the branches' scratch, are planned first among themselves on
-//!   a timeline of the branches' own ops (the then branch's, then the else branch's, nested
+//!   of its results (the two branches' allocations yielded at one position share a buffer:
+//!   only one of them is made). The others, the branches' scratch, are planned first among
+//!   themselves on a timeline of the branches' own ops (the then branch's, then the else branch's, nested
 //!   ifs' inline; a use inside a loop there counts at the loop), so the two branches share
 //!   their memory (only one runs) and a branch reuses it as an executor would; that block is
 //!   one buffer of the function live for the `scf.if` (`Analysis::branch_locals`).
@@ -442,6 +443,43 @@ fn forall_allocations(forall: OperationRef<'_, '_>) -> Vec<(Op, Option<(Val, i64
     found
 }
 
+/// Pairs of allocations that the two branches of `branching` yield at the same position,
+/// each as its branch's `scf.yield` operand there (itself or a view of it, nothing joined) and
+/// yielded at no other position: only one of a pair is ever made, so they can share a buffer.
+/// The rest of `out` (the branches' yielded allocations) comes back as it was.
+fn exclusive_results(branching: OperationRef<'_, '_>, out: Vec<Op>, walk: &Walk) -> (Vec<(Op, Op)>, Vec<Op>) {
+    let terminators = region_terminators(branching);
+    let &[then_yield, else_yield] = terminators.as_slice() else { return (Vec::new(), out) };
+    let mut positions: BTreeMap<usize, usize> = BTreeMap::new();
+    for result in branching.results() {
+        if let Some(&memory) = walk.memory.get(&key(Val::of(result))) {
+            for member in walk.members(memory) {
+                *positions.entry(member).or_default() += 1;
+            }
+        }
+    }
+    let memory_of = |alloc: &Op| walk.memory[&key(alloc.result(0))];
+    let direct = |terminator: OperationRef<'_, '_>, k: usize| -> Option<usize> {
+        let memory = *walk.memory.get(&key(Val::of(terminator.operand(k).ok()?)))?;
+        (!walk.joined.contains_key(&memory)).then_some(memory)
+    };
+    let mut pairs = Vec::new();
+    let mut paired = Vec::new();
+    for k in 0..branching.result_count() {
+        let (Some(a), Some(b)) = (direct(then_yield, k), direct(else_yield, k)) else { continue };
+        if a == b || positions.get(&a) != Some(&1) || positions.get(&b) != Some(&1) {
+            continue;
+        }
+        let find = |memory: usize| out.iter().find(|alloc| memory_of(alloc) == memory).copied();
+        if let (Some(first), Some(second)) = (find(a), find(b)) {
+            pairs.push((first, second));
+            paired.extend([a, b]);
+        }
+    }
+    let rest = out.into_iter().filter(|alloc| !paired.contains(&memory_of(alloc))).collect();
+    (pairs, rest)
+}
+
 /// The branches' own timeline of `branching`: every op directly in a branch block (a nested
 /// `scf.if`'s branches inline after its own step) is one step; a use anywhere inside a step
 /// (a loop there) counts at it.
@@ -602,7 +640,28 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
                 .collect();
             let (out, locals): (Vec<Op>, Vec<Op>) =
                 branch.into_iter().partition(|alloc| yielded.contains(&walk.memory[&key(alloc.result(0))]));
+            let (pairs, out) = exclusive_results(current, out, &walk);
             private.extend(out.into_iter().map(|alloc| (alloc, None)));
+            for (first, second) in pairs {
+                // One buffer for the two: only the branch that runs makes its own.
+                let size = static_size(first.get()).and_then(|a| Ok(a.max(static_size(second.get())?)));
+                let Ok(size) = size else { continue };
+                let index = buffers.len();
+                walk.first_use.push(number);
+                walk.last_use.push(number);
+                walk.escapes.push(false);
+                let mut buffer =
+                    Buffer::new(format!("%alloc#{index} at {}", first.location()), number, number + 1, size);
+                buffer.align = alignment;
+                buffers.push(buffer);
+                allocs.push(first);
+                per_iteration.push(None);
+                for alloc in [first, second] {
+                    walk.planned.insert(walk.memory[&key(alloc.result(0))], index);
+                }
+                uses.push((index, number));
+                branch_locals.push((index, second, 0));
+            }
             if !locals.is_empty() {
                 match plan_branch_scratch(current, &locals, &walk, alignment) {
                     Ok((bytes, offsets)) => {
