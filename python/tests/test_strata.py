@@ -35,6 +35,13 @@ def zoo_frozen(model):
     return {p.stem: p.read_bytes() for p in sorted((ZOO / f"{model}.frozen").glob("*.pb"))}
 
 
+def zoo_shapes(model):
+    """The shapes a model declares symbolically, from `<model>.shapes` (`name=1x576` a line)."""
+    path = ZOO / f"{model}.shapes"
+    lines = path.read_text().split() if path.exists() else []
+    return {name: tuple(int(d) for d in dims.split("x")) for name, dims in (line.split("=") for line in lines)}
+
+
 def zoo_references(model):
     return {p.name[len(model) + 1 : -4]: np.load(p) for p in sorted(REFERENCES.glob(f"{model}.*.npy"))}
 
@@ -53,7 +60,7 @@ def tiny_model(op="Relu", shape=(2, 3), dtype=TensorProto.FLOAT, name="tiny"):
 
 @pytest.mark.parametrize("model", zoo_models())
 def test_zoo_model_matches_onnx_runtime(model):
-    compiled = strata.compile(ZOO / f"{model}.onnx", freeze=zoo_frozen(model))
+    compiled = strata.compile(ZOO / f"{model}.onnx", input_shapes=zoo_shapes(model), freeze=zoo_frozen(model))
     outputs = compiled.run(None, zoo_inputs(model))
     names = [o.name for o in compiled.outputs]
     references = zoo_references(model)

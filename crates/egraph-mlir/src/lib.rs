@@ -5,6 +5,8 @@
 //! reports what the e-graph optimiser makes of it (`strata compile --emit=rewrite-report`).
 //! Decisions are all `strata-egraph`'s; this crate only reads IR.
 
+pub mod inline_branches;
+pub mod outline_branches;
 pub mod pass;
 pub mod phases;
 
@@ -25,6 +27,8 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&phases::VIEWS, phases::create_views);
     registry.register(&phases::FUSE, phases::create_fuse);
     registry.register(&phases::INPLACE, phases::create_inplace);
+    registry.register(&outline_branches::INFO, outline_branches::create);
+    registry.register(&inline_branches::INFO, inline_branches::create);
 }
 
 /// What the optimiser is told of the target (the pass never reads the compiling machine): the

@@ -149,6 +149,9 @@ hand_offs! {
     OVERWRITTEN_SLICE: Flag = "strata.overwritten_slice";
     /// On a function (`strata-choose-in-place{mark=true}`): its slices are marked.
     SLICES_MARKED: Flag = "strata.slices_marked";
+    /// On a private function (`sg-outline-branches`): a branch of an `scf.if` made a
+    /// function for the function passes; `sg-inline-branches` puts it back and erases it.
+    OUTLINED_BRANCH: Flag = "strata.outlined_branch";
     /// On `@main` (`strata-profile-kernels`): each kernel counter's label, `<ONNX nodes>\t<ops
     /// timed>`, in counter order; read by `strata run --profile`.
     PROFILE_KERNELS: Texts = "strata.profile_kernels";
