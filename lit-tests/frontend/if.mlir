@@ -28,11 +28,17 @@
 // TAKEN-NOT: warning
 // TAKEN: expect 'z': 0 of 6 elements outside
 
+// The branches are optimised like the top level (sg-outline-branches): fused programs, the
+// constant's broadcast a view.
 // OPT: %[[RELU:.*]] = "sg.fused"(%arg0) {program = "relu(i0)"}
 // OPT: %[[FLAG:.*]] = tensor.extract %arg1[] : tensor<i1>
 // OPT: scf.if %[[FLAG]] -> (tensor<2x3xf32>) {
-// OPT:   "sg.add"(%arg0, %[[RELU]])
+// OPT:   "sg.fused"(%arg0, %[[RELU]]) {program = "add(i0,i1)"}
+// OPT: } else {
+// OPT:   %[[TWO:.*]] = "sg.view"
+// OPT:   "sg.fused"(%arg0, %[[TWO]]) {program = "mul(i0,i1)"}
 // OPT-NOT: "sg.relu"
+// OPT-NOT: func.call
 
 // Without the frozen rate, the rate is an input and the nested Ifs are scf.ifs too.
 // UNFROZEN: func.func @main(%arg0: tensor<2x3xf32>, %arg1: tensor<i64>, %arg2: tensor<i1>)
