@@ -182,41 +182,32 @@ pub fn gather(data: &Folded, indices: &Folded, axis: i64) -> Result<Folded, Erro
 pub fn slice(data: &Folded, starts: &[i64], ends: &[i64], steps: &[i64]) -> Result<Folded, Error> {
     let rank = data.shape.len();
     let out: Vec<i64> = (0..rank).map(|d| strata_dialect_sg::verify::slice_len(starts[d], ends[d], steps[d])).collect();
-    let w = width(data.dtype);
     let strides = strata_ir::types::row_major_strides(&data.shape);
-    let count = numel(&out)? as usize;
-    let mut bytes = Vec::with_capacity(count * w);
-    let mut index = vec![0i64; rank];
-    for _ in 0..count {
-        let source: i64 = (0..rank).map(|d| (starts[d] + index[d] * steps[d]) * strides[d]).sum();
-        let at = source as usize * w;
-        bytes.extend_from_slice(&data.bytes[at..at + w]);
-        for d in (0..rank).rev() {
-            index[d] += 1;
-            if index[d] < out[d] {
-                break;
-            }
-            index[d] = 0;
-        }
-    }
-    Ok(Folded { shape: out, dtype: data.dtype, bytes })
+    let first = (0..rank).map(|d| starts[d] * strides[d]).sum();
+    let walk: Vec<i64> = (0..rank).map(|d| steps[d] * strides[d]).collect();
+    strided(data, out, first, &walk)
 }
 
 /// `Transpose(data, perm)` (`perm` a checked permutation of the dimensions).
 pub fn transpose(data: &Folded, perm: &[i64]) -> Result<Folded, Error> {
-    let rank = data.shape.len();
     let out: Vec<i64> = perm.iter().map(|&p| data.shape[p as usize]).collect();
-    let w = width(data.dtype);
     let strides = strata_ir::types::row_major_strides(&data.shape);
     // The source stride of each output dimension.
-    let moved: Vec<i64> = perm.iter().map(|&p| strides[p as usize]).collect();
+    let walk: Vec<i64> = perm.iter().map(|&p| strides[p as usize]).collect();
+    strided(data, out, 0, &walk)
+}
+
+/// The elements of `data` at `first + sum(index[d] * walk[d])` (in elements) for every index
+/// of `out`, in row-major order: a view of it made a constant.
+fn strided(data: &Folded, out: Vec<i64>, first: i64, walk: &[i64]) -> Result<Folded, Error> {
+    let w = width(data.dtype);
     let count = numel(&out)? as usize;
     let mut bytes = Vec::with_capacity(count * w);
-    let mut index = vec![0i64; rank];
+    let mut index = vec![0i64; out.len()];
     for _ in 0..count {
-        let at = index.iter().zip(&moved).map(|(i, s)| i * s).sum::<i64>() as usize * w;
+        let at = (first + index.iter().zip(walk).map(|(i, s)| i * s).sum::<i64>()) as usize * w;
         bytes.extend_from_slice(&data.bytes[at..at + w]);
-        for d in (0..rank).rev() {
+        for d in (0..out.len()).rev() {
             index[d] += 1;
             if index[d] < out[d] {
                 break;
