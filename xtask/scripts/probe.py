@@ -1171,6 +1171,15 @@ def ml_domain():
         f.write(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
                                                         helper.make_opsetid("ai.onnx.ml", 3)]).SerializeToString())
     add(family, "label-encoder", [["{strata}", "compile", path, "--emit=sg"]], "error", ["ai.onnx.ml::LabelEncoder"])
+    # An ONNX Runtime contrib operator (what its dynamic quantiser writes) says what to do instead.
+    path = os.path.join(case_dir(family, "onnxruntime-contrib-op"), "model.onnx")
+    node = helper.make_node("FusedMatMul", ["x", "x"], ["y"], domain="com.microsoft", transB=1)
+    graph = helper.make_graph([node], "probe", [vi("x", FLOAT, [4, 4])], [vi("y", FLOAT, [4, 4])])
+    with open(path, "wb") as f:
+        f.write(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                        helper.make_opsetid("com.microsoft", 1)]).SerializeToString())
+    add(family, "onnxruntime-contrib-op", [["{strata}", "compile", path, "--emit=sg"]], "error",
+        ["com.microsoft::FusedMatMul", "ONNX Runtime contrib operator", "QuantFormat.QDQ"])
     # ZipMap's sequence of maps cannot be returned: the error says how to convert without it.
     path, _ = ml_model("zipmap", helper.make_node("ZipMap", ["x"], ["y"], domain="ai.onnx.ml", classlabels_int64s=[0, 1]),
                        [vi("x", FLOAT, [4, 2])], [helper.make_value_info("y", helper.make_sequence_type_proto(

@@ -140,6 +140,13 @@ pub(crate) fn advice(op: &str) -> Option<&'static str> {
         "ai.onnx.ml::CategoryMapper" | "ai.onnx.ml::DictVectorizer" => {
             "Strata has no string, map or sequence values: encode the categories as integers before the model"
         }
+        // ONNX Runtime's own operators: what its optimiser or dynamic quantiser wrote into a
+        // saved model (ddddocr ships one with `DynamicQuantizeLSTM`).
+        _ if op.starts_with("com.microsoft") => {
+            "an ONNX Runtime contrib operator, not part of ONNX: use the float model, or quantize it to \
+             standard ops (onnxruntime.quantization.quantize_static/quantize_dynamic with QuantFormat.QDQ, \
+             op_types_to_quantize without this op), and save models with graph optimisations off"
+        }
         _ => return None,
     })
 }
