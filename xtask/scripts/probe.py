@@ -38,9 +38,11 @@ def add(family, name, steps, expect, contains):
     )
 
 
-def save_model(path, nodes, inputs, outputs, initializers=(), opset=17):
+def save_model(path, nodes, inputs, outputs, initializers=(), opset=17, domains=()):
+    """`domains`: (domain, version) pairs imported beside the default domain's `opset`."""
     graph = helper.make_graph(nodes, "probe", inputs, outputs, list(initializers))
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    imports = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, v) for d, v in domains]
+    model = helper.make_model(graph, opset_imports=imports)
     model.ir_version = 8
     onnx.save(model, path)
 
@@ -1166,18 +1168,12 @@ def ml_domain():
     # An ai.onnx.ml operator Strata does not import is named with its domain.
     path = os.path.join(case_dir(family, "label-encoder"), "model.onnx")
     node = helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml", keys_int64s=[1], values_int64s=[2])
-    graph = helper.make_graph([node], "probe", [vi("x", INT64, [4])], [vi("y", INT64, [4])])
-    with open(path, "wb") as f:
-        f.write(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
-                                                        helper.make_opsetid("ai.onnx.ml", 3)]).SerializeToString())
+    save_model(path, [node], [vi("x", INT64, [4])], [vi("y", INT64, [4])], domains=[("ai.onnx.ml", 3)])
     add(family, "label-encoder", [["{strata}", "compile", path, "--emit=sg"]], "error", ["ai.onnx.ml::LabelEncoder"])
     # An ONNX Runtime contrib operator (what its dynamic quantiser writes) says what to do instead.
     path = os.path.join(case_dir(family, "onnxruntime-contrib-op"), "model.onnx")
     node = helper.make_node("FusedMatMul", ["x", "x"], ["y"], domain="com.microsoft", transB=1)
-    graph = helper.make_graph([node], "probe", [vi("x", FLOAT, [4, 4])], [vi("y", FLOAT, [4, 4])])
-    with open(path, "wb") as f:
-        f.write(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
-                                                        helper.make_opsetid("com.microsoft", 1)]).SerializeToString())
+    save_model(path, [node], [vi("x", FLOAT, [4, 4])], [vi("y", FLOAT, [4, 4])], domains=[("com.microsoft", 1)])
     add(family, "onnxruntime-contrib-op", [["{strata}", "compile", path, "--emit=sg"]], "error",
         ["com.microsoft::FusedMatMul", "ONNX Runtime contrib operator", "QuantFormat.QDQ"])
     # ZipMap's sequence of maps cannot be returned: the error says how to convert without it.
