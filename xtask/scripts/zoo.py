@@ -19,6 +19,9 @@ their exporters emit them; each draws from its own generator, so the three above
   Squeeze + Transpose to [T=32, N, C], two bidirectional LSTM layers (hidden 48, bias B, no
   initial states) each followed by Transpose + Reshape [T, 2, N, H] -> [T, N, 2H] as
   torch.onnx.export writes them, MatMul + Add to 37 classes, LogSoftmax: output `logits`.
+- crnn_cjk.onnx: the same recognizer for a CJK script (1x1x32x80, T=20): hidden 128 and
+  6625 classes, PaddleOCR's Chinese dictionary (ddddocr's head has 8210): a vocabulary head
+  of few rows and a 6.8 MB weight, which dominates such a model's time.
 - yolo_detector.onnx: a tiny YOLOv8-backbone / YOLOv5-head detector (1x3x64x64): Conv with
   folded BatchNorm and SiLU as Sigmoid + Mul, C2f blocks (Split, bottlenecks, Concat), SPPF (three
   chained MaxPool 5x5 stride 1 + Concat), Resize nearest x2 (roi "", scales input, asymmetric,
@@ -408,8 +411,8 @@ def bert_tiny(path, layers=2, hidden=128, heads=2, intermediate=512, seq=128, vo
            [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, seq, hidden])], path, "bert_tiny")
 
 
-def crnn_ocr(path, classes=37, hidden=48):
-    g = Graph(np.random.default_rng(20241))
+def crnn_ocr(path, classes=37, hidden=48, width=128, name="crnn_ocr", seed=20241):
+    g = Graph(np.random.default_rng(seed))
 
     def conv_bn_relu(x, cin, cout, kernel=(3, 3), pads=(1, 1, 1, 1)):
         w = g.weight([cout, cin, *kernel], fan_in=cin * kernel[0] * kernel[1])
@@ -427,20 +430,21 @@ def crnn_ocr(path, classes=37, hidden=48):
         y = g.op("Transpose", [y], "lstm_t", perm=[0, 2, 1, 3])
         return g.op("Reshape", [y, g.const(np.array([0, 0, -1], np.int64), "shape")], "lstm_merge")
 
-    x = pool(conv_bn_relu("image", 1, 16), [2, 2])      # [1, 16, 16, 64]
-    x = pool(conv_bn_relu(x, 16, 32), [2, 2])           # [1, 32, 8, 32]
+    steps = width // 4
+    x = pool(conv_bn_relu("image", 1, 16), [2, 2])      # [1, 16, 16, W/2]
+    x = pool(conv_bn_relu(x, 16, 32), [2, 2])           # [1, 32, 8, T=W/4]
     x = conv_bn_relu(conv_bn_relu(x, 32, 64), 64, 64)
-    x = pool(x, [2, 1])                                 # [1, 64, 4, 32]
-    x = pool(conv_bn_relu(x, 64, 64), [2, 1])           # [1, 64, 2, 32]
-    x = conv_bn_relu(x, 64, 64, kernel=(2, 1), pads=(0, 0, 0, 0))  # [1, 64, 1, 32]
+    x = pool(x, [2, 1])                                 # [1, 64, 4, T]
+    x = pool(conv_bn_relu(x, 64, 64), [2, 1])           # [1, 64, 2, T]
+    x = conv_bn_relu(x, 64, 64, kernel=(2, 1), pads=(0, 0, 0, 0))  # [1, 64, 1, T]
     x = g.op("Squeeze", [x, g.const(np.array([2], np.int64), "axes")], "squeeze")
-    x = g.op("Transpose", [x], "to_sequence", perm=[2, 0, 1])  # [T=32, N=1, C=64]
+    x = g.op("Transpose", [x], "to_sequence", perm=[2, 0, 1])  # [T, N=1, C=64]
     x = bilstm(bilstm(x, 64), 2 * hidden)
     x = g.op("Add", [g.op("MatMul", [x, g.weight([2 * hidden, classes], fan_in=2 * hidden)], "matmul"),
                      g.const(np.zeros(classes, np.float32), "bias")], "dense")
     out = g.rename(g.op("LogSoftmax", [x], "log_softmax", axis=2), "logits")
-    g.save([helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 1, 32, 128])],
-           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [32, 1, classes])], path, "crnn_ocr")
+    g.save([helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 1, 32, width])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [steps, 1, classes])], path, name)
 
 
 
@@ -1667,6 +1671,7 @@ def write_inputs(out):
     for model, inputs in (("mobilenetv2", {"input": image}), ("resnet18", {"input": image}), ("resnet50", {"input": image}),
                           ("bert_tiny", {"input_ids": ids, "attention_mask": mask}),
                           ("crnn_ocr", {"image": pattern(32 * 128).reshape(1, 1, 32, 128)}),
+                          ("crnn_cjk", {"image": pattern(32 * 80).reshape(1, 1, 32, 80)}),
                           ("yolo_detector", {"images": pattern(3 * 64 * 64).reshape(1, 3, 64, 64)}),
                           ("densenet_block", {"input": small}), ("opset11_cnn", {"image": small}),
                           ("nested_if", {"audio": pattern(512).reshape(1, 512)}), ("int8_qdq_cnn", {"input": small}),
@@ -1719,6 +1724,7 @@ if __name__ == "__main__":
     bert_tiny(os.path.join(out, "bert_tiny.onnx"))
     # The models below draw from their own generators: the three above stay byte-identical.
     crnn_ocr(os.path.join(out, "crnn_ocr.onnx"))
+    crnn_ocr(os.path.join(out, "crnn_cjk.onnx"), classes=6625, hidden=128, width=80, name="crnn_cjk", seed=20261204)
     yolo_detector(os.path.join(out, "yolo_detector.onnx"))
     densenet_block(os.path.join(out, "densenet_block.onnx"))
     opset11_cnn(os.path.join(out, "opset11_cnn.onnx"))

@@ -547,6 +547,7 @@ const ZOO_MODELS: &[&str] = &[
     "nested_if",
     "int8_qdq_cnn",
     "crnn_ocr",
+    "crnn_cjk",
     "speech_kws",
     "text_detector",
     "inception_cell",

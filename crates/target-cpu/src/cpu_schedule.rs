@@ -71,6 +71,10 @@ pub static INFO: PassInfo = PassInfo {
             help: "1x1 convolutions no register block takes, run as the matmuls they are",
         },
         StatisticInfo { name: "batch-matmuls", help: "Batch matmuls split into a loop of vectorised matmuls" },
+        StatisticInfo {
+            name: "column-blocked-matmuls",
+            help: "Matmuls with few rows and a big constant weight run 32 columns at a time (the weight then packed by blocks)",
+        },
         StatisticInfo { name: "peeled-matmuls", help: "Matmuls split into rows a multiple of 8 (register-blocked) and the rest" },
         StatisticInfo { name: "outer-products", help: "Convolution steps written as vector outer products" },
         StatisticInfo { name: "padded-weights", help: "Matmul weights stored with rows one cache line longer" },
@@ -118,6 +122,7 @@ struct Scheduled {
     spatial: usize,
     matmul_convolutions: usize,
     batch_matmuls: usize,
+    column_blocked: usize,
     peeled_matmuls: usize,
     outer_products: usize,
     padded_weights: usize,
@@ -159,6 +164,7 @@ impl Pass for CpuSchedule {
         cx.bump("spatial-convolutions", done.spatial as u64);
         cx.bump("matmul-convolutions", done.matmul_convolutions as u64);
         cx.bump("batch-matmuls", done.batch_matmuls as u64);
+        cx.bump("column-blocked-matmuls", done.column_blocked as u64);
         cx.bump("peeled-matmuls", done.peeled_matmuls as u64);
         cx.bump("outer-products", done.outer_products as u64);
         cx.bump("padded-weights", done.padded_weights as u64);
@@ -226,6 +232,8 @@ impl CpuSchedule {
             Vec::new()
         };
         done.batch_matmuls = split_batch_matmuls(module, cx, self.threads).map_err(|_| Failed::Elsewhere)?;
+        done.column_blocked =
+            crate::column_blocks::block_columns(module, cx, self.threads).map_err(|_| Failed::Elsewhere)?;
         done.peeled_matmuls =
             crate::peel_matmuls::peel_matmuls(module, cx, self.threads).map_err(|_| Failed::Elsewhere)?;
         done.padded_weights = pad_matmul_weights(module, cx);

@@ -25,6 +25,7 @@ pub mod artifact;
 pub mod bf16;
 pub mod broadcast_loads;
 pub mod chunk_calls;
+mod column_blocks;
 mod conv_flatten;
 pub mod conv_lanes;
 mod conv_matmul;

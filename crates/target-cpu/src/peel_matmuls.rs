@@ -162,7 +162,7 @@ pub(crate) fn peel_matmuls(
 /// vision transformer's two layers' QKV products shared them, bufferization copied the fill
 /// into a buffer per layer and kept it live from the first layer to the second (the arena
 /// 1.24 -> 2.71 MB).
-fn fill_of_new_tensor(matmul: Op) -> Option<Op> {
+pub(crate) fn fill_of_new_tensor(matmul: Op) -> Option<Op> {
     let fill = matmul.operand(2).owner()?;
     let empty = fill.operand(fill.operand_count().checked_sub(1)?).owner()?;
     (fill.is("linalg.fill") && fill.operand_count() == 2 && empty.is("tensor.empty") && empty.operand_count() == 0)
