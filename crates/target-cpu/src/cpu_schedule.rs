@@ -681,7 +681,9 @@ pub fn register_tile(lanes: i64) -> [i64; 2] {
 
 /// Cache tile sizes for an `m x n x k` matmul: the whole dimension up to 64 / 128 / 256, else
 /// the largest of those and their halves that divides it (`m` is a multiple of 8 and `n` of 32
-/// when marked), so every tile is whole and vectorises with static shapes.
+/// when marked), so every tile is whole and vectorises with static shapes. The reduction takes
+/// no tile under 64 ([`reduction_tile`]): each reduction tile loads and stores the register
+/// block's accumulators once.
 pub fn cache_tiles(m: i64, n: i64, k: i64) -> [i64; 3] {
     let pick = |extent: i64, largest: i64| {
         if extent <= largest {
@@ -690,7 +692,21 @@ pub fn cache_tiles(m: i64, n: i64, k: i64) -> [i64; 3] {
             (0..).map(|s| largest >> s).find(|&t| t <= 1 || extent % t == 0).unwrap_or(1)
         }
     };
-    [pick(m, 64), pick(n, 128), pick(k, 256)]
+    [pick(m, 64), pick(n, 128), reduction_tile(k)]
+}
+
+/// The reduction tile of a `k`-long product: all of it up to 256; else 256, 128 or 64 where
+/// one divides it, else its largest divisor from 64 to 256, else all of it (a prime). Halving
+/// down to a divisor, magika's one-hot product (`k` = 257, prime) took tiles of one step: its
+/// accumulators were loaded and stored at every step (0.75 ms against ONNX Runtime's 0.36).
+/// The tiles only group the steps: every sum still runs over `k` in order.
+fn reduction_tile(k: i64) -> i64 {
+    const LARGEST: i64 = 256;
+    const SMALLEST: i64 = 64;
+    if k <= LARGEST {
+        return k;
+    }
+    [LARGEST, LARGEST / 2, SMALLEST].into_iter().chain((SMALLEST..=LARGEST).rev()).find(|&t| k % t == 0).unwrap_or(k)
 }
 
 /// Cache tiles `[m, n, k]` of a product split across `threads`, from [`cache_tiles`]': halved
@@ -903,5 +919,14 @@ mod tests {
         assert_eq!(cache_tiles(72, 160, 384), [8, 32, 128]);
         assert_eq!(cache_tiles(8, 96, 7), [8, 96, 7]);
         assert_eq!(cache_tiles(24, 32, 1024), [24, 32, 256]);
+    }
+
+    #[test]
+    fn reduction_tiles_are_never_short() {
+        assert_eq!(cache_tiles(2048, 64, 257), [64, 64, 257]);
+        assert_eq!(cache_tiles(64, 64, 1000), [64, 64, 250]);
+        assert_eq!(cache_tiles(64, 64, 384), [64, 64, 128]);
+        assert_eq!(cache_tiles(64, 64, 4099), [64, 64, 4099]);
+        assert_eq!(cache_tiles(64, 64, 3 * 67), [64, 64, 201]);
     }
 }
