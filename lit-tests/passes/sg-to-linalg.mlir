@@ -365,6 +365,36 @@ func.func @widened_matmul(%a: tensor<4x8xf32>, %b: tensor<8x3xf64>) -> (tensor<4
 
 // -----
 
+// A cast of a boolean that only it reads computes the comparison itself, reading the
+// comparison's operands (broadcast as the comparison reads them): no boolean tensor between
+// them (the comparison's own kernel is dead, and canonicalization drops it). A boolean read by
+// something else as well stays one, and the cast reads it.
+// CHECK-LABEL: func.func @compared_cast
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x8x5xf32>
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<1x8x1xi32>, tensor<1x1x5xi32>) outs(%[[E]] : tensor<1x8x5xf32>)
+// CHECK-NEXT: ^bb0(%[[X:.*]]: i32, %[[Y:.*]]: i32, %{{.*}}: f32):
+// CHECK-NEXT: %[[C:.*]] = arith.cmpi eq, %[[X]], %[[Y]] : i32
+// CHECK-NEXT: %[[F:.*]] = arith.uitofp %[[C]] : i1 to f32
+// CHECK-NEXT: linalg.yield %[[F]] : f32
+// CHECK: return %[[R]]
+// CHECK-LABEL: func.func @shared_boolean
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4xi1>)
+// CHECK: arith.cmpf olt
+// CHECK: linalg.generic {{.*}} ins(%[[B]] : tensor<4xi1>)
+// CHECK: arith.uitofp %{{.*}} : i1 to f32
+func.func @compared_cast(%x: tensor<1x8x1xi32>, %c: tensor<1x1x5xi32>) -> tensor<1x8x5xf32> {
+  %e = "sg.equal"(%x, %c) : (tensor<1x8x1xi32>, tensor<1x1x5xi32>) -> tensor<1x8x5xi1>
+  %f = "sg.cast"(%e) : (tensor<1x8x5xi1>) -> tensor<1x8x5xf32>
+  return %f : tensor<1x8x5xf32>
+}
+func.func @shared_boolean(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi1>) {
+  %e = "sg.less"(%x, %y) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %f = "sg.cast"(%e) : (tensor<4xi1>) -> tensor<4xf32>
+  return %f, %e : tensor<4xf32>, tensor<4xi1>
+}
+
+// -----
+
 // BitCast: the same bits as another type of one width (unsigned values through their
 // signless twin).
 // CHECK-LABEL: func.func @bitcast

@@ -10,7 +10,8 @@
 
 use crate::kernel::KernelCache;
 use crate::ops::{self, Reads};
-use melior::ir::operation::OperationRef;
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::{Attribute, Location};
 use strata_dialect_sg::{Fused, SgOp, View};
 use strata_ir::rewrite::{collect, erase_if_unused, inline_call, inline_call_with};
 use strata_ir::{
@@ -84,12 +85,13 @@ impl Pass for SgToLinalg {
             }
             return Err(PassFailed);
         }
-        // Matmuls that read widened values' sources first, while the casts are still sg ops to
-        // look through (a cast then read by nothing is dead, and canonicalization drops it);
-        // then fused kernels: they read their view operands through the views' bases, which
-        // can leave a view without readers, and such a view is not computed at all.
+        // Matmuls that read widened values' sources, and casts that read their boolean
+        // producers' operands, first, while the casts and producers are still sg ops to look
+        // through (one then read by nothing is dead, and canonicalization drops it); then
+        // fused kernels: they read their view operands through the views' bases, which can
+        // leave a view without readers, and such a view is not computed at all.
         let (widening, uses): (Vec<_>, Vec<_>) =
-            uses.into_iter().partition(|(.., reads)| *reads == Reads::WidenedSources);
+            uses.into_iter().partition(|(.., reads)| matches!(reads, Reads::WidenedSources | Reads::ProducerSources));
         let (fused, rest): (Vec<_>, Vec<_>) = uses.into_iter().partition(|(raw, ..)| Fused::cast(raw.get()).is_some());
         for (raw, function, reads) in widening.into_iter().chain(fused).chain(rest) {
             let op = raw.get();
@@ -103,6 +105,13 @@ impl Pass for SgToLinalg {
                 Reads::ViewBases => Fused::cast(op)
                     .map(|fused| crate::fused::operands(fused).into_iter().map(strata_ir::Val::of).collect()),
                 Reads::WidenedSources => Some(ops::widened_sources(op).into_iter().map(strata_ir::Val::of).collect()),
+                Reads::ProducerSources => ops::cast_producer(op).map(|producer| {
+                    // The kernel is both nodes' (profiles and diagnostics name both).
+                    let both = [producer.location(), op.location()];
+                    let context = cx.strata().mlir();
+                    raw.set_location_deep(Location::fused(context, &both, Attribute::unit(context)));
+                    Op::of(&producer).operands()
+                }),
                 Reads::Operands => None,
             };
             match operands {
