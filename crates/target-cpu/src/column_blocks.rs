@@ -18,9 +18,8 @@
 
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
-use strata_ir::rewrite::{collect, erase_if_unused};
+use strata_ir::rewrite::collect;
 use strata_ir::{attrs, Op, PassContext, PassFailed};
-use strata_lower::ops::tensor_type;
 
 /// Columns of a block: the register-blocked schedule's block width.
 pub(crate) const BLOCK: i64 = 32;
@@ -38,24 +37,11 @@ const MIN_BYTES: i64 = 1 << 20;
 /// compile-time constant right-hand side of at least [`MIN_BYTES`], [`MIN_ROWS`] to
 /// [`MAX_ROWS`] rows, at least two blocks of columns, not already inside an `scf.forall`.
 fn blockable(op: OperationRef<'_, '_>) -> Option<[i64; 3]> {
-    if strata_ir::ods::op_name(op) != "linalg.matmul" || op.operand_count() != 3 {
-        return None;
-    }
-    if op.attribute("indexing_maps").is_ok_and(|maps| !maps.to_string().contains("(d0, d1, d2) -> (d0, d2)")) {
-        return None;
-    }
+    let [m, k, n] = crate::peel_matmuls::plain_matmul(op)?;
     let weights = op.operand(1).ok()?;
     strata_ir::rewrite::defining_op(weights).filter(|d| strata_ir::ods::op_name(*d) == "arith.constant")?;
-    let ty = |i: usize| op.operand(i).ok().and_then(|v| tensor_type(v.r#type()).ok());
-    let (a, b, c) = (ty(0)?, ty(1)?, ty(2)?);
-    if [&a, &b, &c].iter().any(|t| t.elem.name != "f32" || t.shape.len() != 2) {
-        return None;
-    }
-    let [m, k] = [a.shape[0], a.shape[1]];
-    let n = b.shape[1];
-    let fits = b.shape[0] == k && c.shape == [m, n] && k > 0;
     let sized = (MIN_ROWS..=MAX_ROWS).contains(&m) && n >= 2 * BLOCK && k * n * 4 >= MIN_BYTES;
-    (fits && sized && !crate::cpu_schedule::inside_forall(op)).then_some([m, k, n])
+    (sized && !crate::cpu_schedule::inside_forall(op)).then_some([m, k, n])
 }
 
 /// Runs every [`blockable`] matmul of `module` block by block (the blocks an `scf.forall` when
@@ -74,25 +60,17 @@ pub(crate) fn block_columns(
         let parallel = threads > 1 && m * k * n >= crate::conv_lanes::PARALLEL_MACS && n / BLOCK >= threads;
         let types: Vec<String> =
             (0..3).map(|i| op.operand(i).map(|v| v.r#type().to_string()).unwrap_or_default()).collect();
-        let operands = Op::of(&op).operands();
-        let fill = crate::peel_matmuls::fill_of_new_tensor(Op::of(&op));
-        let bound = match fill {
-            Some(fill) => vec![operands[0], operands[1], fill.operand(0)],
-            None => operands,
+        let text = |fill: bool| blocks_text(shape, &types, parallel, fill);
+        // Safety: `raw` is a matmul of this module, replaced once and not used afterwards.
+        unsafe {
+            crate::peel_matmuls::replace_matmul(
+                &mut kernels,
+                cx,
+                Op::of(&op),
+                text,
+                "matmul run column block by block",
+            )?
         };
-        let text = blocks_text(shape, &types, parallel, fill.is_some());
-        // Safety: `raw` is a matmul of this module, replaced once and not used afterwards; its
-        // operands and the fill's value are defined before it.
-        unsafe { kernels.replace_op_with(cx, Op::of(&op), &bound, &text, "matmul run column block by block")? };
-        if let Some(fill) = fill {
-            let empty = fill.operand(1).owner();
-            // Safety: erased only when unused; no handle to them is used afterwards.
-            unsafe {
-                if let (true, Some(empty)) = (erase_if_unused(fill), empty) {
-                    erase_if_unused(empty);
-                }
-            }
-        }
         count += 1;
     }
     Ok(count)

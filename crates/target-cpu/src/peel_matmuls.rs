@@ -35,11 +35,9 @@ enum Split {
     Columns(i64),
 }
 
-/// `[m, k, n]` of a static 2-D f32 matmul with the default maps, and how to split it: rows
-/// when there are more than [`ROWS`] and not a multiple, else columns when rows are a
-/// multiple of [`ROWS`] and there are more than [`COLUMNS`] columns, at least
-/// [`MIN_COLUMNS`] past a multiple.
-fn peelable(op: OperationRef<'_, '_>) -> Option<([i64; 3], Split)> {
+/// `[m, k, n]` of a static 2-D f32 `linalg.matmul` on tensors with the default maps (`m x k`
+/// times `k x n`, every extent positive).
+pub(crate) fn plain_matmul(op: OperationRef<'_, '_>) -> Option<[i64; 3]> {
     if strata_ir::ods::op_name(op) != "linalg.matmul" || op.operand_count() != 3 {
         return None;
     }
@@ -53,9 +51,15 @@ fn peelable(op: OperationRef<'_, '_>) -> Option<([i64; 3], Split)> {
     }
     let [m, k] = [a.shape[0], a.shape[1]];
     let n = b.shape[1];
-    if b.shape[0] != k || c.shape != [m, n] || k <= 0 || n <= 0 || m <= 0 {
-        return None;
-    }
+    (b.shape[0] == k && c.shape == [m, n] && k > 0 && n > 0 && m > 0).then_some([m, k, n])
+}
+
+/// `[m, k, n]` of a [`plain_matmul`], and how to split it: rows
+/// when there are more than [`ROWS`] and not a multiple, else columns when rows are a
+/// multiple of [`ROWS`] and there are more than [`COLUMNS`] columns, at least
+/// [`MIN_COLUMNS`] past a multiple.
+fn peelable(op: OperationRef<'_, '_>) -> Option<([i64; 3], Split)> {
+    let [m, k, n] = plain_matmul(op)?;
     let split = if m > ROWS && m % ROWS != 0 {
         Split::Rows(m / ROWS * ROWS)
     } else if m % ROWS == 0 && n > COLUMNS && n % COLUMNS >= MIN_COLUMNS {
@@ -121,38 +125,48 @@ pub(crate) fn peel_matmuls(
             } else {
                 String::new()
             };
-            let operands = Op::of(&op).operands();
-            let fill = fill_of_new_tensor(Op::of(&op));
-            let (text, bound) = match fill {
-                Some(fill) => {
-                    (split_text(shape, split, &types, &item, true), vec![operands[0], operands[1], fill.operand(0)])
-                }
-                None => (split_text(shape, split, &types, &item, false), operands),
-            };
-            // Safety: `raw` is a matmul of this module, replaced once and not used afterwards;
-            // its operands and the fill's value are defined before it.
+            let text = |fill: bool| split_text(shape, split, &types, &item, fill);
+            // Safety: `raw` is a matmul of this module, replaced once and not used afterwards.
             unsafe {
-                kernels.replace_op_with(
-                    cx,
-                    Op::of(&op),
-                    &bound,
-                    &text,
-                    "matmul split into register blocks and the rest",
-                )?
+                replace_matmul(&mut kernels, cx, Op::of(&op), text, "matmul split into register blocks and the rest")?
             };
-            if let Some(fill) = fill {
-                let empty = fill.operand(1).owner();
-                // Safety: erased only when unused; no handle to them is used afterwards.
-                unsafe {
-                    if let (true, Some(empty)) = (erase_if_unused(fill), empty) {
-                        erase_if_unused(empty);
-                    }
-                }
-            }
             count += 1;
         }
     }
     Ok(count)
+}
+
+/// Replaces `matmul` by the function `text(fill)` describes, bound to the matmul's operands;
+/// with `fill` (the matmul starts from [`fill_of_new_tensor`]), to its two inputs and the
+/// fill's value instead, and the fill and its tensor go when nothing else reads them.
+///
+/// # Safety
+/// `matmul` is an op of the module that is not used after this.
+pub(crate) unsafe fn replace_matmul<'c>(
+    kernels: &mut strata_lower::kernel::KernelCache<'c>,
+    cx: &mut PassContext<'c>,
+    matmul: Op,
+    text: impl FnOnce(bool) -> String,
+    what: &str,
+) -> Result<(), PassFailed> {
+    let operands = matmul.operands();
+    let fill = fill_of_new_tensor(matmul);
+    let (text, bound) = match fill {
+        Some(fill) => (text(true), vec![operands[0], operands[1], fill.operand(0)]),
+        None => (text(false), operands),
+    };
+    // Safety: the caller's; the operands and the fill's value are defined before `matmul`.
+    unsafe { kernels.replace_op_with(cx, matmul, &bound, &text, what)? };
+    if let Some(fill) = fill {
+        let empty = fill.operand(1).owner();
+        // Safety: erased only when unused; no handle to them is used afterwards.
+        unsafe {
+            if let (true, Some(empty)) = (erase_if_unused(fill), empty) {
+                erase_if_unused(empty);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The `linalg.fill` of a `tensor.empty` that `matmul`'s result starts from (how the lowering
@@ -162,7 +176,7 @@ pub(crate) fn peel_matmuls(
 /// vision transformer's two layers' QKV products shared them, bufferization copied the fill
 /// into a buffer per layer and kept it live from the first layer to the second (the arena
 /// 1.24 -> 2.71 MB).
-pub(crate) fn fill_of_new_tensor(matmul: Op) -> Option<Op> {
+fn fill_of_new_tensor(matmul: Op) -> Option<Op> {
     let fill = matmul.operand(2).owner()?;
     let empty = fill.operand(fill.operand_count().checked_sub(1)?).owner()?;
     (fill.is("linalg.fill") && fill.operand_count() == 2 && empty.is("tensor.empty") && empty.operand_count() == 0)
