@@ -3,8 +3,9 @@
 //! matmuls left to loop nests) across `threads` threads, after planning. Each kernel big
 //! enough to pay for a fork (at least [`MIN_ITERATIONS`] loop iterations) is tiled with
 //! `transform.structured.tile_using_forall num_threads` along one parallel loop: its outermost
-//! parallel loop that `threads` divides (each thread's share covering a cache line of the
-//! output at least: [`MIN_SHARE`]), or that is at least four times `threads` long, and
+//! parallel loop that `threads` divides (each thread's share writing runs of 4 KB of the output
+//! at least, [`MIN_RUN`], or a cache line where each output is a long reduction), or that is
+//! at least four times `threads` long, and
 //! that no reduction loop encloses. The
 //! register-blocked convolutions and the vectorised matmuls are already `scf.forall`s over
 //! their tiles (`strata-cpu-schedule` and `strata-cpu-vectorize` with the same `threads`);
@@ -134,11 +135,15 @@ pub fn split(loops: &[(i64, bool)], threads: i64) -> Option<Split> {
     Some(Split { dim, before })
 }
 
-/// Whether each thread's share of loop `dim` of `loops` holds at least [`MIN_SHARE`] of the
-/// iterations inside it (a cache line of the output, or the work of a reduction).
+/// Whether each thread's share of loop `dim` of `loops` writes a long enough run of the
+/// output (the parallel loops inside it, which the output's identity map makes contiguous):
+/// [`MIN_RUN`] elements, or where each element is a reduction of at least [`MIN_REDUCTION`]
+/// steps (few stores for the work), [`MIN_SHARE`].
 fn share(loops: &[(i64, bool)], dim: usize, threads: i64) -> bool {
-    let inner: i64 = loops[dim + 1..].iter().map(|&(extent, _)| extent).product();
-    loops[dim].0 / threads * inner >= MIN_SHARE
+    let inner = &loops[dim + 1..];
+    let run = loops[dim].0 / threads * inner.iter().filter(|l| l.1).map(|&(extent, _)| extent).product::<i64>();
+    let reduction: i64 = inner.iter().filter(|l| !l.1).map(|&(extent, _)| extent).product();
+    run >= MIN_RUN || (reduction >= MIN_REDUCTION && run >= MIN_SHARE)
 }
 
 /// Whether `loops` are enough work for a fork and have no reduction outside a parallel loop.
@@ -181,8 +186,19 @@ pub fn split_loop(loops: &[(i64, bool)], threads: i64) -> Option<usize> {
         .map(|(dim, _)| dim)
 }
 
-/// The fewest iterations a thread's share of a split loop holds: a cache line of f32 outputs.
+/// The shortest run of the output a thread's share of a split loop may write: 4 KB of f32.
+/// Threads writing alternate shorter runs slow each other down even though no cache line is
+/// written by both: the L2 prefetchers pull the neighbour's lines in (measured here, two
+/// threads rewriting their own alternate runs of one 900 KB buffer, against one thread doing
+/// all of it: 3.6x as long with runs of 128 B to 1 KB, 1.7x with 2 KB, 0.85x with 4 KB). A
+/// vision transformer's bias add `[1, 197, 576]` split into column halves (1152 B a row) and
+/// its head split `[3, 1, 3, 197, 64]` into halves of rows (128 B) took 2.3x as long on two
+/// threads as on one.
+const MIN_RUN: i64 = 1024;
+/// A thread's share of a split loop whose every output is a reduction of at least
+/// [`MIN_REDUCTION`] steps may be as short as a cache line of f32 outputs.
 const MIN_SHARE: i64 = 16;
+const MIN_REDUCTION: i64 = 64;
 
 /// One `tile_using_forall` of the generated script: the `strata.parallel` label it matches,
 /// its `num_threads` (one count per loop), and the loop and point it is cut at first.
@@ -315,6 +331,15 @@ mod tests {
             split(&[(1, true), (5, true), (129, true), (129, true), (2, true)], 2),
             Some(Split { dim: 2, before: Some(128) })
         );
+        // Never so that a thread writes runs of the output under 4 KB, reductions apart: a
+        // vision transformer's bias add and head split are cut along their 197 rows instead.
+        assert_eq!(split_loop(&[(1, true), (197, true), (576, true)], 2), None);
+        assert_eq!(split(&[(1, true), (197, true), (576, true)], 2), Some(Split { dim: 1, before: Some(196) }));
+        assert_eq!(
+            split(&[(3, true), (1, true), (3, true), (197, true), (64, true)], 2),
+            Some(Split { dim: 3, before: Some(196) })
+        );
+        assert_eq!(split_loop(&[(1, true), (64, true), (1024, true)], 2), Some(1));
         // Too small to pay for a fork, and one thread.
         assert_eq!(split_loop(&[(64, true), (64, true)], 2), None);
         assert_eq!(split_loop(&[(1024, true), (1024, true)], 1), None);
