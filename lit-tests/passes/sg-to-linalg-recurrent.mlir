@@ -12,6 +12,11 @@
 // CHECK-LABEL: func.func @lstm
 // CHECK: %[[WT:.*]] = linalg.transpose ins(%{{.*}} : tensor<20x4xf32>) outs(%{{.*}} : tensor<4x20xf32>) permutation = [1, 0]
 // CHECK: %[[RT:.*]] = linalg.transpose ins(%{{.*}} : tensor<20x5xf32>) outs(%{{.*}} : tensor<5x20xf32>) permutation = [1, 0]
+// Every LSTM gate takes both biases: their sum, one add (no per-column choice, which kept the
+// host from vectorising it).
+// CHECK: ^bb0(%[[WB:.*]]: f32, %[[RB:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[WB]], %[[RB]] : f32
+// CHECK-NEXT: linalg.yield %[[SUM]] : f32
 // CHECK: %[[PROJ:.*]] = linalg.matmul ins(%collapsed, %[[WT]] : tensor<6x4xf32>, tensor<4x20xf32>)
 // CHECK: %[[STEPS:.*]] = tensor.expand_shape %[[PROJ]]
 // CHECK: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[H:.*]] = %{{.*}}, %[[C:.*]] = %{{.*}}, %[[Y:.*]] = %{{.*}})
@@ -22,8 +27,11 @@
 // CHECK:   %[[INS:.*]] = tensor.insert_slice %[[CELL]]#2 into %[[Y]][%[[T]], 0, 0]
 // CHECK:   scf.yield %[[CELL]]#0, %[[CELL]]#1, %[[INS]]
 
-// In reverse the step counts down.
+// In reverse the step counts down. The GRU's hidden gate takes its input bias alone (its
+// recurrent one goes with its recurrent product): the bias picks by column.
 // CHECK-LABEL: func.func @gru_reverse
+// CHECK: linalg.index 1 : index
+// CHECK: arith.select
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to
 // CHECK: arith.subi %{{.*}}, %[[I]] : index
 
