@@ -17,7 +17,6 @@
 //! steps do not depend on the columns): results are bit-identical to the whole product's.
 
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::ValueLike;
 use strata_ir::rewrite::collect;
 use strata_ir::{attrs, Op, PassContext, PassFailed};
 
@@ -58,8 +57,7 @@ pub(crate) fn block_columns(
         let op = raw.get();
         let Some(shape @ [m, k, n]) = blockable(op) else { continue };
         let parallel = threads > 1 && m * k * n >= crate::conv_lanes::PARALLEL_MACS && n / BLOCK >= threads;
-        let types: Vec<String> =
-            (0..3).map(|i| op.operand(i).map(|v| v.r#type().to_string()).unwrap_or_default()).collect();
+        let types = crate::peel_matmuls::operand_types(op);
         let text = |fill: bool| blocks_text(shape, &types, parallel, fill);
         // Safety: `raw` is a matmul of this module, replaced once and not used afterwards.
         unsafe {
@@ -151,10 +149,7 @@ fn blocks_text([m, k, n]: [i64; 3], types: &[String], parallel: bool, fill: bool
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn types(m: i64, k: i64, n: i64) -> Vec<String> {
-        vec![format!("tensor<{m}x{k}xf32>"), format!("tensor<{k}x{n}xf32>"), format!("tensor<{m}x{n}xf32>")]
-    }
+    use crate::peel_matmuls::types;
 
     #[test]
     fn blocks_and_the_rest_cover_every_column_once() {

@@ -184,7 +184,7 @@ fn fill_of_new_tensor(matmul: Op) -> Option<Op> {
 }
 
 /// The printed types of `op`'s three operands.
-fn operand_types(op: OperationRef<'_, '_>) -> Vec<String> {
+pub(crate) fn operand_types(op: OperationRef<'_, '_>) -> Vec<String> {
     (0..3).map(|i| op.operand(i).map(|v| v.r#type().to_string()).unwrap_or_default()).collect()
 }
 
@@ -277,13 +277,15 @@ fn split_text([m, k, n]: [i64; 3], split: Split, types: &[String], item: &str, f
     )
 }
 
+/// The printed operand types of an `m x k` times `k x n` f32 matmul on tensors (tests).
+#[cfg(test)]
+pub(crate) fn types(m: i64, k: i64, n: i64) -> Vec<String> {
+    vec![format!("tensor<{m}x{k}xf32>"), format!("tensor<{k}x{n}xf32>"), format!("tensor<{m}x{n}xf32>")]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn types(m: i64, k: i64, n: i64) -> Vec<String> {
-        vec![format!("tensor<{m}x{k}xf32>"), format!("tensor<{k}x{n}xf32>"), format!("tensor<{m}x{n}xf32>")]
-    }
 
     #[test]
     fn a_row_split_covers_every_row_once() {
