@@ -21,7 +21,7 @@ use strata_ir::rewrite::collect;
 use strata_ir::{attrs, Op, PassContext, PassFailed};
 
 /// Columns of a block: the register-blocked schedule's block width.
-pub(crate) const BLOCK: i64 = 32;
+const BLOCK: i64 = 32;
 /// The register-blocked schedule's row multiple: fewer rows than this run as
 /// `strata-vectorize-matmul`'s one-row kernels, which stream the weight in memory order already.
 const MIN_ROWS: i64 = 8;
@@ -80,7 +80,9 @@ pub(crate) fn block_columns(
 /// each block fills its slice of a new result just before its product (in the L1 when the
 /// product reads it), not the whole of a fill CSE may share between products of a shape (see
 /// `peel_matmuls::fill_of_new_tensor`); a fill of a new tensor per block was a scratch buffer
-/// and a copy per block once bufferized. With `parallel`, the loop is an `scf.forall` and each block's matmul a batch item.
+/// and a copy per block once bufferized. With `parallel`, the loop is an `scf.forall` and each
+/// block's matmul a batch item. Either loop steps its induction variable by [`BLOCK`] (not a
+/// count times it), so `strata-pack-weights` knows each block's offset is a multiple of it.
 fn blocks_text([m, k, n]: [i64; 3], types: &[String], parallel: bool, fill: bool) -> String {
     let (at, bt, ct) = (&types[0], &types[1], &types[2]);
     let (whole, rest) = (n / BLOCK * BLOCK, n % BLOCK);
