@@ -342,13 +342,26 @@ func.func @implicit_padding(%x: memref<1x4x9x20xf32>, %w: memref<4x3x3xf32>, %y:
 // A full convolution over few channels with implicit padding (a stem: loops n, f, oh, ow, c,
 // kh, kw; filter [F, C, KH, KW]): each input load feeds a block of filters (8 here, all of
 // them; 2 rows), the input channels a loop carrying the accumulators, each tap's weight loaded
-// and broadcast where it is used; one store per filter and row.
+// and broadcast where it is used; one store per filter and row. The kernel rows every row of a
+// block reads inside the input are a rolled loop in the channel loop, the others (the top
+// padding's) written out before it: the first block, rows 0 and 1, reads kernel row 0 for row 1
+// only, then kernel rows 1 and 2 in the loop; the blocks of the loop of rows all three.
 // CHECK-LABEL: func.func @implicit_stem
 // CHECK: %{{.*}}:16 = scf.for %{{.*}} = %c0{{.*}} to %c3 step %c1{{.*}} iter_args(
 // CHECK: memref.load %arg1[%{{.*}}, %{{.*}}, %c0{{.*}}, %c0{{.*}}] : memref<8x3x3x3xf32>
 // CHECK: vector.broadcast
+// CHECK: %{{.*}}:16 = scf.for %[[KH:.*]] = %c1{{.*}} to %c3 step %c1{{.*}} iter_args(
+// CHECK: memref.load %arg1[%{{.*}}, %{{.*}}, %[[KH]], %c0{{.*}}] : memref<8x3x3x3xf32>
+// CHECK: scf.yield
+// CHECK-NEXT: } {loop_annotation =
 // CHECK: scf.yield
 // CHECK-COUNT-16: vector.store
+// CHECK: scf.for %{{.*}} = %c2{{.*}} to %c16 step %c2
+// CHECK: %{{.*}}:16 = scf.for %{{.*}} = %c0{{.*}} to %c3 step %c1{{.*}} iter_args(
+// CHECK: %{{.*}}:16 = scf.for %[[KH2:.*]] = %c0{{.*}} to %c3 step %c1{{.*}} iter_args(
+// CHECK-NOT: memref.load %arg1[%{{.*}}, %{{.*}}, %c{{[0-9_]+}}, %c{{[0-9_]+}}]
+// CHECK: memref.load %arg1[%{{.*}}, %{{.*}}, %[[KH2]], %c0{{.*}}] : memref<8x3x3x3xf32>
+// CHECK: } {loop_annotation =
 // CHECK-NOT: linalg.generic
 // CHECK: return
 func.func @implicit_stem(%x: memref<1x3x32x32xf32>, %w: memref<8x3x3x3xf32>, %y: memref<1x8x16x16xf32>) {
