@@ -67,6 +67,58 @@ func.func @band(%x: tensor<1x24x56x56xf32>) -> tensor<1x144x29x56xf32> {
   return %0 : tensor<1x144x29x56xf32>
 }
 
+// The same band read next by a stride-2 depthwise convolution with implicit padding (its body
+// reads the band through `tensor.extract`; `strata-vectorize-depthwise` splits its channels
+// across the threads): the band's parallel tiles take the filter blocks outermost, so each
+// core writes the channels it reads next (split by rows, each band went to the other core and
+// back: MobileNetV2's first expansion and depthwise step ran as slowly on two threads as on one).
+// CHECK-LABEL: func.func @band_to_depthwise
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (144, 29) step (24, 1) shared_outs(%{{.*}}) -> (tensor<1x144x29x56xf32>)
+// CHECK: return
+func.func @band_to_depthwise(%x: tensor<1x24x56x56xf32>, %dw: tensor<144x3x3xf32>) -> tensor<1x144x14x28xf32> {
+  %w = arith.constant dense<0.5> : tensor<144x24x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c28 = arith.constant 28 : index
+  %c55 = arith.constant 55 : index
+  %rows = tensor.extract_slice %x[0, 0, 0, 0] [1, 24, 29, 56] [1, 1, 1, 1] : tensor<1x24x56x56xf32> to tensor<1x24x29x56xf32>
+  %e = tensor.empty() : tensor<1x144x29x56xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x144x29x56xf32>) -> tensor<1x144x29x56xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%rows, %w : tensor<1x24x29x56xf32>, tensor<144x24x1x1xf32>) outs(%init : tensor<1x144x29x56xf32>) -> tensor<1x144x29x56xf32>
+  %e2 = tensor.empty() : tensor<1x144x14x28xf32>
+  %init2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x144x14x28xf32>) -> tensor<1x144x14x28xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%dw : tensor<144x3x3xf32>) outs(%init2 : tensor<1x144x14x28xf32>) attrs = {strata.implicit_pads = array<i64: 2, 2, 1, 1, 1, 1>} {
+  ^bb0(%in: f32, %out: f32):
+    %i0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %i2 = linalg.index 2 : index
+    %i3 = linalg.index 3 : index
+    %i4 = linalg.index 4 : index
+    %i5 = linalg.index 5 : index
+    %r0 = arith.muli %i2, %c2 : index
+    %r1 = arith.addi %r0, %i4 : index
+    %r2 = arith.subi %r1, %c1 : index
+    %r3 = arith.maxsi %r2, %c0 : index
+    %r4 = arith.minsi %r3, %c28 : index
+    %r5 = arith.cmpi eq, %r2, %r4 : index
+    %q0 = arith.muli %i3, %c2 : index
+    %q1 = arith.addi %q0, %i5 : index
+    %q2 = arith.subi %q1, %c1 : index
+    %q3 = arith.maxsi %q2, %c0 : index
+    %q4 = arith.minsi %q3, %c55 : index
+    %q5 = arith.cmpi eq, %q2, %q4 : index
+    %inside = arith.andi %r5, %q5 : i1
+    %v = tensor.extract %0[%i0, %i1, %r4, %q4] : tensor<1x144x29x56xf32>
+    %s = arith.select %inside, %v, %zero : f32
+    %m = arith.mulf %s, %in : f32
+    %a = arith.addf %out, %m : f32
+    linalg.yield %a : f32
+  } -> tensor<1x144x14x28xf32>
+  return %1 : tensor<1x144x14x28xf32>
+}
+
 // A batch of matmuls with enough work for each thread (here 4 x 128 x 32 x 128, attention's
 // scores) is an scf.forall over the batch, each thread taking whole matmuls, marked as kernels
 // of their own (not split again); one thread keeps the sequential loop.

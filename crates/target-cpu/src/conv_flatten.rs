@@ -102,10 +102,17 @@ pub(crate) fn flattens(
     // A band of rows (its input a slice of `strata-band-chains`) keeps its rows on several
     // threads: MobileNetV2's first expansion in bands of 28 x 112 rows ran 0.12 ms on two
     // threads split by rows, 0.19 flattened (in chunks of positions or split by filters), 1.1x
-    // faster on one thread.
-    let band = op.operand(0).ok().is_some_and(|x| Val::of(x).owner().is_some_and(|o| o.is("tensor.extract_slice")));
+    // faster on one thread. (Its tiles then split by rows, or by filters where a depthwise
+    // convolution reads the bands: `conv_lanes`.)
+    let band = band_input(op);
     let split = || !few_filter_blocks(f, flat[2], threads) || chunk(positions, flat[1], threads, result).is_some();
     better && (!parallel || (!band && split()))
+}
+
+/// Whether the convolution `op` reads a slice of its input (a band of rows of
+/// `strata-band-chains`).
+pub(crate) fn band_input(op: OperationRef<'_, '_>) -> bool {
+    op.operand(0).ok().is_some_and(|x| Val::of(x).owner().is_some_and(|o| o.is("tensor.extract_slice")))
 }
 
 /// Whether `filters` in blocks of `tf` give fewer than two blocks to each of `threads`: split
@@ -131,11 +138,16 @@ pub(crate) fn chunk(positions: i64, tw: i64, threads: i64, result: Val) -> Optio
     (even && !feeds_depthwise(result, 4)).then_some(positions / threads)
 }
 
-/// Whether a depthwise convolution reads `value`, directly or through up to `depth` pads,
-/// slices, insertions and casts.
-fn feeds_depthwise(value: Val, depth: usize) -> bool {
+/// Whether a depthwise convolution (or a pool: both split their channels across threads)
+/// reads `value`, directly or through up to `depth` pads, slices, insertions and casts; with
+/// the padding implicit (`strata-implicit-pads`), through `tensor.extract`s in its body.
+pub(crate) fn feeds_depthwise(value: Val, depth: usize) -> bool {
     value.users().iter().any(|&user| {
         if user.is("linalg.depthwise_conv_2d_nchw_chw") {
+            return true;
+        }
+        let implicit = user.is("tensor.extract").then(|| user.parent()).flatten();
+        if implicit.and_then(crate::vectorize_depthwise::implicit).is_some_and(|(conv, _)| !conv.is_full()) {
             return true;
         }
         let through =

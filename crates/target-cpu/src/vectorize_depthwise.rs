@@ -138,6 +138,14 @@ pub struct Depthwise {
     groups: i64,
 }
 
+impl Depthwise {
+    /// Whether this is a full convolution (a stem or a grouped one), not a depthwise one or a
+    /// pool: its blocks read every input channel (of their group).
+    pub(crate) fn is_full(&self) -> bool {
+        self.full
+    }
+}
+
 /// The most input channels of a stem (a full convolution of one group) the kernel takes: an
 /// image's (RGB, RGBA). Each input load feeds a block of filters; with more channels the
 /// register-blocked convolutions of `strata-cpu-schedule` do better. A grouped convolution
