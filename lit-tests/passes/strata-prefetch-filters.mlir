@@ -165,6 +165,38 @@ func.func @kept(%x: memref<1x64x5x9xf32>, %act: memref<4x64x3x3x16xf32>, %out: m
   return
 }
 
+// A block offset computed by an op of one operand (here an `affine.apply`, not the block
+// variable itself nor its quotient by a constant): not a block this pass knows how to step,
+// left alone (reading that op's second operand had panicked).
+// CHECK-LABEL: func.func @other_offset
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+func.func @other_offset(%x: memref<1x64x5x9xf32>, %out: memref<1x64x3x7xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c64 = arith.constant 64 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %w = memref.get_global @filter : memref<4x64x3x3x16xf32>
+  scf.for %fo = %c0 to %c2 step %c1 {
+    %at = affine.apply affine_map<(d0) -> (d0 * 2)>(%fo)
+    %block = memref.subview %w[%at, 0, 0, 0, 0] [1, 64, 3, 3, 16] [1, 1, 1, 1, 1] : memref<4x64x3x3x16xf32> to memref<1x64x3x3x16xf32, strided<[9216, 144, 48, 16, 1], offset: ?>>
+    scf.for %row = %c0 to %c3 step %c1 {
+      %sum = scf.for %c = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (vector<16xf32>) {
+        %tap = memref.subview %block[0, %c, 0, 0, 0] [1, 1, 1, 1, 16] [1, 1, 1, 1, 1] : memref<1x64x3x3x16xf32, strided<[9216, 144, 48, 16, 1], offset: ?>> to memref<16xf32, strided<[1], offset: ?>>
+        %v = vector.transfer_read %tap[%c0], %pad {in_bounds = [true]} : memref<16xf32, strided<[1], offset: ?>>, vector<16xf32>
+        %f = vector.fma %v, %v, %acc : vector<16xf32>
+        scf.yield %f : vector<16xf32>
+      }
+      %e = vector.extract %sum[0] : f32 from vector<16xf32>
+      memref.store %e, %out[%c0, %fo, %row, %c0] : memref<1x64x3x7xf32>
+    }
+  }
+  return
+}
+
 memref.global "private" constant @filter : memref<4x64x3x3x16xf32> = dense<1.0>
 memref.global "private" constant @pointwise : memref<4x128x1x1x32xf32> = dense<1.0>
 memref.global "private" constant @small : memref<4x64x1x1x16xf32> = dense<1.0>

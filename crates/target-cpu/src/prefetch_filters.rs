@@ -183,8 +183,8 @@ fn divisor(value: Val, variable: Iv) -> Option<i64> {
     if value == variable.value {
         return Some(1);
     }
-    let op = value.owner()?;
-    let d = op.operand(1).constant_int().filter(|_| op.is("arith.divui") && op.operand(0) == variable.value)?;
+    let op = value.owner().filter(|op| op.is("arith.divui"))?;
+    let d = op.operand(1).constant_int().filter(|_| op.operand(0) == variable.value)?;
     // The quotient counts the iterations (up to the lower bound's).
     (d > 0 && variable.step % d == 0 && variable.lower % d == 0).then_some(d)
 }
