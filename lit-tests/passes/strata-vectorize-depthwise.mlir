@@ -399,10 +399,60 @@ func.func @implicit_stem(%x: memref<1x3x32x32xf32>, %w: memref<8x3x3x3xf32>, %y:
   return
 }
 
+// A stem with enough work for two threads (2^19 multiply-adds) and row blocks for both splits
+// its rows: each thread a range of the loop's row blocks (the first also the top padding's
+// block), the filter blocks inside each row block as on one thread.
+// CHECK-LABEL: func.func @stem_rows
+// CHECK-NOT: scf.forall
+// CHECK: return
+// THREADS-LABEL: func.func @stem_rows
+// THREADS: scf.forall (%[[T:.*]]) in (2) {
+// THREADS: %[[FIRST:.*]] = arith.cmpi eq, %[[T]], %c0{{.*}} : index
+// THREADS: scf.if %[[FIRST]] {
+// THREADS: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
+// THREADS: %[[HI:.*]] = arith.minsi %{{.*}}, %c64{{.*}} : index
+// THREADS: scf.for %[[ROW:.*]] = %{{.*}} to %[[HI]] step %c2
+// THREADS-NOT: scf.forall
+// THREADS: return
+func.func @stem_rows(%x: memref<1x3x128x128xf32>, %w: memref<16x3x3x3xf32>, %y: memref<1x16x64x64xf32>) {
+  %c127 = arith.constant 127 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%w : memref<16x3x3x3xf32>) outs(%y : memref<1x16x64x64xf32>) attrs = {strata.implicit_pads = array<i64: 2, 2, 1, 1, 1, 1>} {
+  ^bb0(%in: f32, %out: f32):
+    %0 = linalg.index 2 : index
+    %1 = linalg.index 3 : index
+    %2 = linalg.index 4 : index
+    %3 = linalg.index 5 : index
+    %4 = linalg.index 6 : index
+    %5 = arith.muli %0, %c2 : index
+    %6 = arith.addi %5, %3 : index
+    %7 = arith.subi %6, %c1 : index
+    %8 = arith.maxsi %7, %c0 : index
+    %9 = arith.minsi %8, %c127 : index
+    %10 = arith.cmpi eq, %7, %9 : index
+    %11 = arith.muli %1, %c2 : index
+    %12 = arith.addi %11, %4 : index
+    %13 = arith.subi %12, %c1 : index
+    %14 = arith.maxsi %13, %c0 : index
+    %15 = arith.minsi %14, %c127 : index
+    %16 = arith.cmpi eq, %13, %15 : index
+    %17 = arith.andi %10, %16 : i1
+    %18 = memref.load %x[%c0, %2, %9, %15] : memref<1x3x128x128xf32>
+    %19 = arith.select %17, %18, %cst : f32
+    %20 = arith.mulf %19, %in : f32
+    %21 = arith.addf %out, %20 : f32
+    linalg.yield %21 : f32
+  }
+  return
+}
+
 // Width stride 3: left alone.
 // CHECK-LABEL: func.func @stride_three
 // CHECK: linalg.depthwise_conv_2d_nchw_chw
-// CHECK: (S) 19 convolutions
+// CHECK: (S) 20 convolutions
 // CHECK: (S) 1 bias-fills
 // CHECK: (S) 1 identity-fills
 func.func @stride_three(%x: memref<1x4x12x31xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x10x10xf32>) {

@@ -42,7 +42,10 @@
 //! same speed.
 //!
 //! With `threads` above 1 and enough work (2^16 multiply-adds; a stem 2^19) the channels (a
-//! stem's filter blocks) are an `scf.forall` (OpenMP threads), split as their producer split them.
+//! grouped convolution's filter blocks) are an `scf.forall` (OpenMP threads), split as their
+//! producer split them; a stem's rows are (each thread a range of the loop's row blocks, the
+//! first also the rows before it and the last those after), as the convolutions reading it
+//! split theirs.
 //!
 //! Left to the loop-order schedule, MobileNetV2's depthwise convolutions ran at 7-8 GFLOP/s
 //! (strided ones read every other element through scalar loads): 2x ONNX Runtime.
@@ -466,6 +469,15 @@ impl Depthwise {
         (filters, (accumulators * 2 / 3 / filters).clamp(1, ROWS))
     }
 
+    /// The row blocks of the kernel's loop of rows (those at the padding and the remainder
+    /// apart) for vectors of `lanes`, on one thread.
+    pub(super) fn row_blocks(&self, lanes: i64) -> i64 {
+        let (_, rows_per_block) = self.block_shape(strata_machine::Registers::for_lanes(lanes).accumulators, false);
+        let (r0, r1) = self.rows();
+        let top = (r0 + rows_per_block - 1) / rows_per_block * rows_per_block;
+        (r1 - top).max(0) / rows_per_block
+    }
+
     /// How many register blocks the kernel writes out (at the machine's widest, 16 lanes).
     fn blocks(&self) -> usize {
         let lanes = self.lanes(16);
@@ -527,7 +539,10 @@ impl Pass for VectorizeDepthwise {
                         let threads = if parallel { self.threads } else { 1 };
                         pool.function(&types, self.lanes, threads, program.as_ref(), start == Seed::Output)
                     }
-                    None => conv.function(&types, self.lanes, parallel, program.as_ref(), start),
+                    None => {
+                        let threads = if parallel { self.threads } else { 1 };
+                        conv.function(&types, self.lanes, threads, program.as_ref(), start)
+                    }
                 };
                 // The kernel seeds its accumulators with what the fill wrote, and nothing else
                 // read the output in between; nothing refers to the fill.
