@@ -469,13 +469,19 @@ impl Depthwise {
         (filters, (accumulators * 2 / 3 / filters).clamp(1, ROWS))
     }
 
-    /// The row blocks of the kernel's loop of rows (those at the padding and the remainder
-    /// apart) for vectors of `lanes`, on one thread.
-    pub(super) fn row_blocks(&self, lanes: i64) -> i64 {
-        let (_, rows_per_block) = self.block_shape(strata_machine::Registers::for_lanes(lanes).accumulators, false);
+    /// The kernel's loop of rows in blocks of `rows_per_block`: its first row (the first rows
+    /// up to a whole block take the top padding's rows with them) and how many blocks it takes
+    /// (the rows at the padding and the remainder apart).
+    pub(super) fn row_loop(&self, rows_per_block: i64) -> (i64, i64) {
         let (r0, r1) = self.rows();
         let top = (r0 + rows_per_block - 1) / rows_per_block * rows_per_block;
-        (r1 - top).max(0) / rows_per_block
+        (top, (r1 - top).max(0) / rows_per_block)
+    }
+
+    /// The row blocks of the kernel's loop of rows for vectors of `lanes`, on one thread.
+    pub(super) fn row_blocks(&self, lanes: i64) -> i64 {
+        let (_, rows_per_block) = self.block_shape(strata_machine::Registers::for_lanes(lanes).accumulators, false);
+        self.row_loop(rows_per_block).1
     }
 
     /// How many register blocks the kernel writes out (at the machine's widest, 16 lanes).

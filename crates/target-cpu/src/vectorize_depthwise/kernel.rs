@@ -65,7 +65,6 @@ impl Depthwise {
         // A grouped convolution's blocks read channels of their own: outermost (the same speed
         // as inside the row blocks on ResNeXt's, a little faster).
         let inner_groups = self.full && !parallel && self.groups == 1;
-        let threads_for_rows = if row_split { threads } else { 1 };
         let group = std::cell::Cell::new(0usize);
         // The block's filters: the channel itself, or `filters` from `%g * filters`.
         let filter = |j: i64| {
@@ -507,51 +506,48 @@ impl Depthwise {
         // the taps that read padding. One row at a time, each block was one chain of dependent
         // multiply-adds: a 7 x 7 map's seven rows, all of them, ran at the adds' latency.
         // The first rows up to a whole block take the top padding's rows with them.
-        let (r0, r1) = self.rows();
-        let top = (r0 + rows_per_block - 1) / rows_per_block * rows_per_block;
-        let blocks = (r1 - top).max(0) / rows_per_block;
+        let (top, blocks) = self.row_loop(rows_per_block);
         let (top, rows_main) = if blocks == 0 { (oh, oh) } else { (top, top + blocks * rows_per_block) };
-        let indent = "      ";
         let fixed = |from: i64, to: i64| (from..to).step_by(rows_per_block as usize).map(move |r| (r, to));
-        if threads_for_rows > 1 {
-            // Thread `t` takes the loop's row blocks from `top + t * per` (a share each), the
-            // first thread the rows before the loop and the last those after it.
-            let t = threads_for_rows;
-            let per = (blocks + t - 1) / t * rows_per_block;
-            let inner = format!("{indent}  ");
-            s += &format!("{indent}scf.forall (%rt) in ({t}) {{\n");
-            s += &format!("{inner}%rfirst = arith.cmpi eq, %rt, %c0 : index\n{inner}scf.if %rfirst {{\n");
-            for (first, to) in fixed(0, top) {
-                columns(&mut s, rows_per_block.min(to - first), &At::Static(first), &format!("{inner}  "));
-            }
-            s += &format!("{inner}}}\n");
+        // With the rows split, thread `%rt` takes the loop's row blocks from `top + %rt * per`
+        // (a share each), the first thread also the rows before the loop and the last those
+        // after it.
+        let (outer, indent) = ("      ", if row_split { "          " } else { "      " });
+        if row_split {
+            s += &format!("{outer}scf.forall (%rt) in ({threads}) {{\n{outer}  %rfirst = arith.cmpi eq, %rt, %c0 : index\n{outer}  scf.if %rfirst {{\n");
+        }
+        for (first, to) in fixed(0, top) {
+            columns(&mut s, rows_per_block.min(to - first), &At::Static(first), indent);
+        }
+        let (lo, hi, loop_indent) = if row_split {
+            let per = (blocks + threads - 1) / threads * rows_per_block;
             s += &format!(
-                "{inner}%rlo0 = arith.muli %rt, {} : index\n{inner}%rlo = arith.addi %rlo0, {} : index\n{inner}%rhi0 = arith.addi %rlo, {} : index\n{inner}%rhi = arith.minsi %rhi0, {} : index\n",
+                "{outer}  }}\n{outer}  %rlo0 = arith.muli %rt, {} : index\n{outer}  %rlo = arith.addi %rlo0, {} : index\n{outer}  %rhi0 = arith.addi %rlo, {} : index\n{outer}  %rhi = arith.minsi %rhi0, {} : index\n",
                 cst(per),
                 cst(top),
                 cst(per),
                 cst(rows_main)
             );
-            s += &format!("{inner}scf.for %ohb = %rlo to %rhi step %c{rows_per_block} {{\n");
-            columns(&mut s, rows_per_block, &At::Dynamic("%ohb".to_owned()), &format!("{inner}  "));
-            s += &format!("{inner}}} {ROLLED}\n");
-            s += &format!("{inner}%rlast = arith.cmpi eq, %rt, {} : index\n{inner}scf.if %rlast {{\n", cst(t - 1));
-            for (first, to) in fixed(rows_main, oh) {
-                columns(&mut s, rows_per_block.min(to - first), &At::Static(first), &format!("{inner}  "));
-            }
-            s += &format!("{inner}}}\n{indent}}}\n");
+            ("%rlo".to_owned(), "%rhi".to_owned(), format!("{outer}  "))
         } else {
-            for (first, to) in fixed(0, top) {
-                columns(&mut s, rows_per_block.min(to - first), &At::Static(first), indent);
-            }
-            if blocks > 0 {
-                s += &format!("{indent}scf.for %ohb = {} to {} step %c{rows_per_block} {{\n", cst(top), cst(rows_main));
-                columns(&mut s, rows_per_block, &At::Dynamic("%ohb".to_owned()), &format!("{indent}  "));
-                s += &format!("{indent}}} {ROLLED}\n");
-                for (first, to) in fixed(rows_main, oh) {
-                    columns(&mut s, rows_per_block.min(to - first), &At::Static(first), indent);
-                }
-            }
+            (cst(top), cst(rows_main), outer.to_owned())
+        };
+        if blocks > 0 {
+            s += &format!("{loop_indent}scf.for %ohb = {lo} to {hi} step %c{rows_per_block} {{\n");
+            columns(&mut s, rows_per_block, &At::Dynamic("%ohb".to_owned()), &format!("{loop_indent}  "));
+            s += &format!("{loop_indent}}} {ROLLED}\n");
+        }
+        if row_split {
+            s += &format!(
+                "{outer}  %rlast = arith.cmpi eq, %rt, {} : index\n{outer}  scf.if %rlast {{\n",
+                cst(threads - 1)
+            );
+        }
+        for (first, to) in fixed(rows_main, oh) {
+            columns(&mut s, rows_per_block.min(to - first), &At::Static(first), indent);
+        }
+        if row_split {
+            s += &format!("{outer}  }}\n{outer}}}\n");
         }
         if !inner_groups {
             s += "    }\n";
