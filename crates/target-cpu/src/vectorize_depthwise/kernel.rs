@@ -211,19 +211,8 @@ impl Depthwise {
             let outer_indent = indent;
             let inner = format!("{indent}  ");
             let (indent, input_channel, filter_channel) = if self.full {
-                let carried: Vec<String> = acc.iter().flatten().cloned().collect();
-                let args: Vec<String> =
-                    carried.iter().enumerate().map(|(k, seed)| format!("%i{b}_{k} = {seed}")).collect();
-                *s += &format!(
-                    "{indent}%r{b}:{} = scf.for %ci{b} = %c0 to {} step %c1 iter_args({}) -> ({}) {{\n",
-                    carried.len(),
-                    cst(self.filter[1]),
-                    args.join(", "),
-                    vec![vt.as_str(); carried.len()].join(", ")
-                );
-                for (k, chain) in acc.iter_mut().flatten().enumerate() {
-                    *chain = format!("%i{b}_{k}");
-                }
+                let (result, bounds) = (format!("%r{b}"), ["%c0".to_owned(), cst(self.filter[1])]);
+                open_carried(s, indent, &mut acc, &vt, [&result, &format!("%ci{b}"), &format!("%i{b}")], bounds);
                 let channel = if self.groups > 1 {
                     *s += &format!("{inner}%cx{b} = arith.addi %ci{b}, %cb{} : index\n", group.get());
                     format!("%cx{b}")
@@ -284,20 +273,8 @@ impl Depthwise {
                             }
                         })
                         .collect();
-                    let carried: Vec<String> = acc.iter().flatten().cloned().collect();
-                    let args: Vec<String> =
-                        carried.iter().enumerate().map(|(k, seed)| format!("%k{b}_{k} = {seed}")).collect();
-                    *s += &format!(
-                        "{indent}%kr{b}:{} = scf.for %kh{b} = {} to {} step %c1 iter_args({}) -> ({}) {{\n",
-                        carried.len(),
-                        cst(lo),
-                        cst(hi),
-                        args.join(", "),
-                        vec![vt.as_str(); carried.len()].join(", ")
-                    );
-                    for (k, chain) in acc.iter_mut().flatten().enumerate() {
-                        *chain = format!("%k{b}_{k}");
-                    }
+                    let names = [&format!("%kr{b}"), &format!("%kh{b}"), &format!("%k{b}")];
+                    open_carried(s, indent, &mut acc, &vt, names, [cst(lo), cst(hi)]);
                     *s += &format!("{window_indent}%khd{b} = arith.muli %kh{b}, {} : index\n", cst(dh));
                     window_indent.as_str()
                 } else {
@@ -427,28 +404,12 @@ impl Depthwise {
                     }
                 }
                 if rolled {
-                    let carried: Vec<String> = acc.iter().flatten().cloned().collect();
-                    *s += &format!(
-                        "{indent}scf.yield {} : {}\n{taps_indent}}} {ROLLED}\n",
-                        carried.join(", "),
-                        vec![vt.as_str(); carried.len()].join(", ")
-                    );
-                    for (k, chain) in acc.iter_mut().flatten().enumerate() {
-                        *chain = format!("%kr{b}#{k}");
-                    }
+                    close_carried(s, [indent, taps_indent], &mut acc, &vt, &format!("%kr{b}"));
                 }
             }
             let indent = outer_indent;
             if self.full {
-                let carried: Vec<String> = acc.iter().flatten().cloned().collect();
-                *s += &format!(
-                    "{inner}scf.yield {} : {}\n{indent}}} {ROLLED}\n",
-                    carried.join(", "),
-                    vec![vt.as_str(); carried.len()].join(", ")
-                );
-                for (k, chain) in acc.iter_mut().flatten().enumerate() {
-                    *chain = format!("%r{b}#{k}");
-                }
+                close_carried(s, [&inner, indent], &mut acc, &vt, &format!("%r{b}"));
             }
             for r in 0..rows {
                 for (j, chains) in acc.iter().enumerate() {
@@ -575,5 +536,47 @@ impl Depthwise {
             head += &format!("    %{name} = arith.constant dense<{value}> : vector<{wide}xf32>\n");
         }
         head + &s
+    }
+}
+
+/// Opens `result:N = scf.for iv = lo to hi step 1` carrying the accumulators `acc` (by filter,
+/// then row; `names` = `[result, iv, argument prefix]`): inside, each chain continues from its
+/// iteration argument `prefix_k`.
+fn open_carried(
+    s: &mut String,
+    indent: &str,
+    acc: &mut [Vec<String>],
+    vt: &str,
+    names: [&String; 3],
+    [lo, hi]: [String; 2],
+) {
+    let [result, iv, prefix] = names;
+    let carried: Vec<&String> = acc.iter().flatten().collect();
+    let args: Vec<String> = carried.iter().enumerate().map(|(k, seed)| format!("{prefix}_{k} = {seed}")).collect();
+    *s += &format!(
+        "{indent}{result}:{} = scf.for {iv} = {lo} to {hi} step %c1 iter_args({}) -> ({}) {{\n",
+        carried.len(),
+        args.join(", "),
+        vec![vt; carried.len()].join(", ")
+    );
+    for (k, chain) in acc.iter_mut().flatten().enumerate() {
+        *chain = format!("{prefix}_{k}");
+    }
+}
+
+/// Closes the loop [`open_carried`] opened as `result` (rolled), yielding the chains (at
+/// `indents[0]`, the brace at `indents[1]`): after it, each chain continues from the loop's
+/// result.
+fn close_carried(s: &mut String, indents: [&str; 2], acc: &mut [Vec<String>], vt: &str, result: &str) {
+    let carried: Vec<&String> = acc.iter().flatten().collect();
+    *s += &format!(
+        "{}scf.yield {} : {}\n{}}} {ROLLED}\n",
+        indents[0],
+        carried.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", "),
+        vec![vt; carried.len()].join(", "),
+        indents[1]
+    );
+    for (k, chain) in acc.iter_mut().flatten().enumerate() {
+        *chain = format!("{result}#{k}");
     }
 }
