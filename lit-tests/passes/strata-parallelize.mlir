@@ -6,8 +6,9 @@
 // largest multiple (transform.structured.split): the tiles take that part, the rest stays one
 // kernel on one thread. Reductions stay whole inside a tile (bit-identical results).
 // Small kernels, kernels whose only long parallel loops sit inside a reduction, and
-// threads=1 are left alone. strata-host-to-llvm turns the foralls into OpenMP worksharing
-// loops (the second run).
+// threads=1 are left alone. Consecutive kernels each of whose iterations touch only what the
+// same iteration of the others touches share one loop (@softmax). strata-host-to-llvm turns
+// the foralls into OpenMP worksharing loops (the second run).
 // RUN: strata-opt %s -p 'builtin.module(strata-parallelize{threads=2})' --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-parallelize{threads=2},strata-host-to-llvm)' | FileCheck %s --check-prefix=OMP
 // RUN: strata-opt %s -p 'builtin.module(strata-parallelize{threads=1})' | FileCheck %s --check-prefix=ONE
@@ -107,6 +108,114 @@ func.func @two_taps(%y: memref<1x5x129x129x2xf32>) {
   return
 }
 
+// Consecutive kernels over the same rows share one loop (one fork and join): a softmax's
+// fills, max, exponentials, sum, reciprocals and products over [1, 4, 128, 128], the small
+// fills and reciprocals (512 iterations, whole on their own) split with them. The arena views
+// are apart (bytes 0-2047 and 2048-4095), and every buffer two kernels share is indexed by the
+// split loop alone in both: iteration i touches only head i's rows in each.
+// CHECK-LABEL: func.func @softmax
+// CHECK: memref.view
+// CHECK: memref.view
+// CHECK: scf.forall (%[[I:.*]]) in (2)
+// CHECK: linalg.fill {strata.parallel = "0x2x0"}
+// CHECK: linalg.generic {{.*}}strata.parallel = "0x2x0x0"
+// CHECK: linalg.fill {strata.parallel = "0x2x0"}
+// CHECK: linalg.generic {{.*}}strata.parallel = "0x2x0x0"
+// CHECK: linalg.generic {{.*}}strata.parallel = "0x2x0x0"
+// CHECK: linalg.generic {{.*}}strata.parallel = "0x2x0"
+// CHECK: linalg.generic {{.*}}strata.parallel = "0x2x0x0"
+// CHECK-NOT: scf.forall
+// CHECK-NOT: strata.parallel_group
+// CHECK: return
+// OMP-LABEL: llvm.func @softmax
+// OMP-COUNT-1: omp.parallel
+// OMP-NOT: omp.parallel
+// OMP: llvm.return
+func.func @softmax(%x: memref<1x4x128x128xf32>, %y: memref<1x4x128x128xf32>, %arena: memref<4096xi8>) {
+  %c0 = arith.constant 0 : index
+  %c2048 = arith.constant 2048 : index
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %low = arith.constant 0xFF800000 : f32
+  %max = memref.view %arena[%c0][] : memref<4096xi8> to memref<1x4x128xf32>
+  linalg.fill ins(%low : f32) outs(%max : memref<1x4x128xf32>)
+  linalg.generic {indexing_maps = [#id4, #rows], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x : memref<1x4x128x128xf32>) outs(%max : memref<1x4x128xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maxnumf %acc, %a : f32
+    linalg.yield %m : f32
+  }
+  %sum = memref.view %arena[%c2048][] : memref<4096xi8> to memref<1x4x128xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<1x4x128xf32>)
+  linalg.generic {indexing_maps = [#id4, #rows, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %max : memref<1x4x128x128xf32>, memref<1x4x128xf32>) outs(%y : memref<1x4x128x128xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#id4, #rows], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%y : memref<1x4x128x128xf32>) outs(%sum : memref<1x4x128xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      outs(%sum : memref<1x4x128xf32>) {
+  ^bb0(%s: f32):
+    %r = arith.divf %one, %s : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#rows, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%sum : memref<1x4x128xf32>) outs(%y : memref<1x4x128x128xf32>) {
+  ^bb0(%r: f32, %o: f32):
+    %p = arith.mulf %o, %r : f32
+    linalg.yield %p : f32
+  }
+  return
+}
+
+// Kernels that cannot share a loop keep their own: the second reads the first's sums along
+// the wrong loop (a transposed read: iteration i would need the other thread's rows), the
+// third writes a view of the arena that overlaps a buffer the fourth reads whole, and a
+// copy (not a kernel: a library call) separates the last two.
+// CHECK-LABEL: func.func @apart
+// CHECK-COUNT-5: scf.forall
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func @apart(%x: memref<64x64x64xf32>, %t: memref<64x64x64xf32>, %arena: memref<2097152xi8>, %z: memref<64x64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : memref<64x64x64xf32>) outs(%t : memref<64x64x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  }
+  %a = memref.view %arena[%c0][] : memref<2097152xi8> to memref<64x64x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%t : memref<64x64x64xf32>) outs(%a : memref<64x64x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  %b = memref.view %arena[%c1024][] : memref<2097152xi8> to memref<64x64x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : memref<64x64x64xf32>) outs(%b : memref<64x64x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : memref<64x64x64xf32>) outs(%z : memref<64x64x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  memref.copy %x, %t : memref<64x64x64xf32> to memref<64x64x64xf32>
+  linalg.fill ins(%zero : f32) outs(%x : memref<64x64x64xf32>)
+  return
+}
+
 // CHECK-LABEL: Pass statistics report
-// CHECK: (S) 4 kernels
+// CHECK: (S) 16 kernels
+// CHECK: (S) 6 merged
 // CHECK: (S) 0 fallbacks

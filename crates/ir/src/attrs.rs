@@ -118,6 +118,10 @@ hand_offs! {
     /// loops, `AxBx...` (0: not split), matched by the generated script that tiles it; with
     /// ` before N #i` when the split loop is cut at N first (the rest runs on one thread).
     PARALLEL: Text = "strata.parallel";
+    /// On top-level linalg ops split alike (`strata-parallelize`, set and removed within the
+    /// pass): the kernels of one group, consecutive and each iteration reading only what the
+    /// same iteration of the others writes, whose `scf.forall`s merge into one (one fork).
+    PARALLEL_GROUP: Int = "strata.parallel_group";
     /// On an elementwise generic (`strata-vectorize-elementwise`): its tile sizes, one vector
     /// along the innermost loop, `AxBx...` (0: not tiled), matched by the generated script.
     VECTOR_TILE: Text = "strata.vector_tile";

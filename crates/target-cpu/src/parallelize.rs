@@ -19,8 +19,11 @@ use crate::cpu_schedule::apply_script;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
 use strata_ir::rewrite::collect;
+use strata_ir::Op;
 use strata_ir::{attrs, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 use strata_lower::ops::static_shape;
+
+mod groups;
 
 /// Below this many loop iterations a kernel runs on one thread: a fork and join costs about
 /// as much as 10-20 thousand iterations of a simple elementwise loop.
@@ -46,6 +49,10 @@ pub static INFO: PassInfo = PassInfo {
     ],
     statistics: &[
         StatisticInfo { name: "kernels", help: "Kernels split across threads" },
+        StatisticInfo {
+            name: "merged",
+            help: "Kernels whose split runs in the loop of the kernel before them (one fork for both)",
+        },
         StatisticInfo {
             name: "fallbacks",
             help: "Modules whose split failed to apply and whose kernels run on one thread instead",
@@ -148,16 +155,20 @@ fn share(loops: &[(i64, bool)], dim: usize, threads: i64) -> bool {
 
 /// Whether `loops` are enough work for a fork and have no reduction outside a parallel loop.
 fn worth_splitting(loops: &[(i64, bool)], threads: i64) -> bool {
-    if threads <= 1 || loops.iter().map(|&(extent, _)| extent).product::<i64>() < MIN_ITERATIONS {
-        return false;
-    }
+    threads > 1
+        && loops.iter().map(|&(extent, _)| extent).product::<i64>() >= MIN_ITERATIONS
+        && !reduction_outside(loops)
+}
+
+/// Whether `loops` have a reduction outside a parallel loop.
+fn reduction_outside(loops: &[(i64, bool)]) -> bool {
     // A loop nest with a reduction outside a parallel loop (the schedule's `reduction_outer`
     // convolutions, left to LLVM's vectoriser) stays whole: once its output is a slice at a
     // dynamic offset LLVM can no longer prove it apart from the inputs and runs it scalar
     // (DenseNet's 1x1 convolution: 0.12 ms on one thread, 0.68 ms split across two). The
     // depthwise convolutions that once gained from the split are vectorised before it now.
     let first_reduction = loops.iter().position(|&(extent, parallel)| !parallel && extent > 1);
-    !first_reduction.is_some_and(|r| loops[r..].iter().any(|&(extent, parallel)| parallel && extent > 1))
+    first_reduction.is_some_and(|r| loops[r..].iter().any(|&(extent, parallel)| parallel && extent > 1))
 }
 
 /// The loops outside every reduction (tiles never split a reduction).
@@ -217,12 +228,21 @@ impl Pass for Parallelize {
         });
         // Kernels cut first are matched one by one (a split of several ops at once hands back
         // their parts in one list).
+        let nests: Vec<Option<Vec<(i64, bool)>>> = kernels.iter().map(|k| loops(k.get())).collect();
+        let mut splits: Vec<Option<Split>> =
+            nests.iter().map(|l| l.as_deref().and_then(|l| split(l, self.threads))).collect();
+        // Consecutive kernels over the same rows share one loop (see [`groups`]).
+        let groups = groups::plan(&kernels, &nests, &mut splits, self.threads);
+        for (g, group) in groups.iter().enumerate() {
+            for &i in group {
+                attrs::PARALLEL_GROUP.set(kernels[i].get(), g as i64);
+            }
+        }
         let mut labels: Vec<Tiling> = Vec::new();
         let mut split_kernels = 0;
-        for raw in kernels {
+        for (raw, (loops, split)) in kernels.iter().zip(nests.iter().zip(&splits)) {
             let op = raw.get();
-            let Some(loops) = loops(op) else { continue };
-            let Some(Split { dim, before }) = split(&loops, self.threads) else { continue };
+            let (Some(loops), Some(Split { dim, before })) = (loops, *split) else { continue };
             let counts: Vec<String> =
                 (0..loops.len()).map(|d| if d == dim { self.threads.to_string() } else { "0".into() }).collect();
             let mut label = counts.join("x");
@@ -271,11 +291,13 @@ impl Pass for Parallelize {
         if apply_script(module, cx, &script, "strata-parallelize (generated)", "the thread split").is_ok() {
             checkpoint.keep(cx);
             cx.bump("kernels", split_kernels);
+            cx.bump("merged", groups::merge(Op::of(&module)) as u64);
             return Ok(());
         }
         let why = checkpoint.restore(module, cx);
         for raw in collect(&module, |op| attrs::PARALLEL.get(op.get()).is_some()) {
             attrs::PARALLEL.take(raw.get());
+            raw.remove_attribute(attrs::PARALLEL_GROUP.0);
         }
         cx.emit_op_warning(
             module,
