@@ -27,6 +27,7 @@ pub mod pad_in_place;
 pub mod pad_rings;
 pub mod pass;
 pub mod reshaped_empties;
+pub mod results_in_place;
 pub mod weights;
 
 pub use analyze::{analyze, Analysis};
@@ -38,13 +39,14 @@ macro_rules! bufferize_passes {
         "func.func(strata-distinct-results),strata-constants-to-globals,\
 one-shot-bufferize{bufferize-function-boundaries=true function-boundary-type-conversion=identity-layout-map},\
 buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},\
-func.func(buffer-loop-hoisting),canonicalize{top-down=false}"
+func.func(buffer-loop-hoisting),canonicalize{top-down=false},func.func(strata-results-in-place)"
     };
 }
 
 /// Tensors to buffers without deallocations: a value returned twice copied, tensor constants as
 /// globals (in linear time), one-shot
-/// bufferization across function boundaries, results turned into caller-provided out-params.
+/// bufferization across function boundaries, results turned into caller-provided out-params
+/// (also those returned through reshapes or copied out of a loop: `strata-results-in-place`).
 /// What `strata-bufferize-and-plan` plans; the allocations it does not plan are freed after
 /// planning (`buffer-deallocation-pipeline`), so the deallocation passes see only those:
 /// upstream `buffer-deallocation-simplification` is quadratic in the allocations of a block
@@ -77,6 +79,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&concat_convs::INFO, concat_convs::create);
     registry.register(&copy_to_linalg::INFO, copy_to_linalg::create);
     registry.register(&distinct_results::INFO, distinct_results::create);
+    registry.register(&results_in_place::INFO, results_in_place::create);
     registry.register(&constants_to_globals::INFO, constants_to_globals::create);
     registry.register(&init_per_destination::INFO, init_per_destination::create);
     registry.register(&bufferize_and_plan::INFO, bufferize_and_plan::create);
