@@ -1,8 +1,8 @@
 // strata-cpu-schedule splits an f32 matmul whose shape the register-blocked schedule does not
 // take whole (rows a multiple of 8, columns of 32) into the largest part it takes, marked
 // `vectorize`, and the rows or columns left, which stay named matmuls for
-// strata-vectorize-matmul: rows first, then the columns of the part whose rows are a multiple
-// of 8. Every part writes a slice of the one result, each destination the previous insertion.
+// strata-vectorize-matmul: rows, or columns (rows a multiple of 8), or both at once in three
+// parts. Every part writes a slice of the one result, each destination the previous insertion.
 // Fewer than 4 columns past a multiple of 32, or at most 8 rows, stay whole. With threads, a
 // product big enough to run in parallel is first one column slice per thread (an scf.forall,
 // each slice a batch item, split as above inside it); one thread has no scf.forall.
@@ -24,7 +24,7 @@ func.func @rows(%a: tensor<65x16xf32>, %b: tensor<16x64xf32>, %c: tensor<65x64xf
   return %0 : tensor<65x64xf32>
 }
 
-// 20 x 40: rows 16 + 4, then the 16 rows' columns 32 + 8.
+// 20 x 40: rows 16 + 4 and the 16 rows' columns 32 + 8, three parts at once.
 // CHECK-LABEL: func.func @both
 // CHECK: tensor.extract_slice %arg1[0, 0] [16, 32] [1, 1] : tensor<16x40xf32> to tensor<16x32xf32>
 // CHECK: linalg.matmul {strata.loop_order = "vectorize"} ins(%{{.*}}, %{{.*}} : tensor<16x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<16x32xf32>)
@@ -34,6 +34,26 @@ func.func @rows(%a: tensor<65x16xf32>, %b: tensor<16x64xf32>, %c: tensor<65x64xf
 // CHECK-NOT: linalg.matmul
 // CHECK: return
 func.func @both(%a: tensor<20x16xf32>, %b: tensor<16x40xf32>, %c: tensor<20x40xf32>) -> tensor<20x40xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<20x16xf32>, tensor<16x40xf32>) outs(%c : tensor<20x40xf32>) -> tensor<20x40xf32>
+  return %0 : tensor<20x40xf32>
+}
+
+// A product from a fill of a new tensor (as every lowered product starts): each part fills a
+// new tensor of its own, inserted into one new result (no result of the first rows' own to
+// nest in it: eliminate-empty-tensors left a stale slice of such a one, and the register-
+// blocked part got a buffer of its own and a copy).
+// CHECK-LABEL: func.func @both_filled
+// CHECK-COUNT-1: tensor.empty() : tensor<20x40xf32>
+// CHECK-NOT: tensor.empty() : tensor<16x40xf32>
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<16x32xf32>
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[E0]] : tensor<16x32xf32>)
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<16x8xf32>
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<4x40xf32>
+// CHECK: return
+func.func @both_filled(%a: tensor<20x16xf32>, %b: tensor<16x40xf32>) -> tensor<20x40xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<20x40xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<20x40xf32>) -> tensor<20x40xf32>
   %0 = linalg.matmul ins(%a, %b : tensor<20x16xf32>, tensor<16x40xf32>) outs(%c : tensor<20x40xf32>) -> tensor<20x40xf32>
   return %0 : tensor<20x40xf32>
 }

@@ -138,6 +138,29 @@ func.func @batch(%a: tensor<4x128x32xf32>, %b: tensor<4x32x128xf32>, %c: tensor<
   return %0 : tensor<4x128x128xf32>
 }
 
+// Three heads on two threads (a vision transformer's 197 tokens by 64): two matmuls on one
+// thread and one on the other beat splitting each matmul's tiles (whose remainders run on one
+// thread). Started from a fill of a new tensor, each matmul fills its own slice of the result
+// on the thread that computes it; one thread keeps the loop, the fills in it too.
+// CHECK-LABEL: func.func @three_heads
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<3x197x197xf32>
+// CHECK: scf.forall (%[[I:.*]]) in (3) shared_outs(%[[ACC:.*]] = %[[E]]) -> (tensor<3x197x197xf32>)
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[ACC]][%[[I]], 0, 0] [1, 197, 197] [1, 1, 1]
+// CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[S]] : tensor<197x197xf32>)
+// CHECK: linalg.matmul {strata.batch_item, strata.loop_order = "vectorize"} ins(%{{.*}}, %{{.*}} : tensor<192x64xf32>, tensor<64x192xf32>)
+// CHECK: scf.forall.in_parallel
+// ONE-LABEL: func.func @three_heads
+// ONE: scf.for {{.*}} -> (tensor<3x197x197xf32>)
+// ONE: linalg.fill
+// ONE-NOT: scf.forall
+func.func @three_heads(%a: tensor<3x197x64xf32>, %b: tensor<3x64x197xf32>) -> tensor<3x197x197xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x197x197xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<3x197x197xf32>) -> tensor<3x197x197xf32>
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<3x197x64xf32>, tensor<3x64x197xf32>) outs(%c : tensor<3x197x197xf32>) -> tensor<3x197x197xf32>
+  return %0 : tensor<3x197x197xf32>
+}
+
 // A convolution's tiles split across threads from PARALLEL_MACS (2^19) multiply-adds, as a
 // matmul's: 16 filters over 3 channels at 28 x 112 are 1.35M and split; at 4 x 112 (194K)
 // the convolution stays on one thread.

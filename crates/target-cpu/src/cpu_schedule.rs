@@ -526,7 +526,10 @@ fn split_batch_matmuls(
     let mut count = 0;
     for raw in collect(&module, |op| batch_matmul_shape(op.get()).is_some()) {
         let Some([batch, m, k, n]) = batch_matmul_shape(raw.get()) else { continue };
-        let even = batch % threads.max(1) == 0 || batch >= 4 * threads;
+        // The busiest thread's share of whole matmuls against an even split: at most 4/3
+        // (three heads on two threads: two and one).
+        let threads_ = threads.max(1);
+        let even = batch >= 4 * threads_ || 3 * threads_ * ((batch + threads_ - 1) / threads_) <= 4 * batch;
         let parallel = threads > 1 && batch >= threads && even && batch * m * k * n >= crate::conv_lanes::PARALLEL_MACS;
         let item = if parallel { format!(" {{{}}}", attrs::BATCH_ITEM.in_dictionary()) } else { String::new() };
         let (head, insert) = if parallel {
@@ -547,16 +550,40 @@ fn split_batch_matmuls(
                 ),
             )
         };
-        let text = format!(
-            "module {{
-  func.func private @batch_matmul(%a: tensor<{batch}x{m}x{k}xf32>, %b: tensor<{batch}x{k}x{n}xf32>, %c: tensor<{batch}x{m}x{n}xf32>) -> tensor<{batch}x{m}x{n}xf32> {{
+        // With `fill` (the product starts from a fill of a new tensor), each matmul fills its
+        // own slice of the result: on the thread that computes it, not the whole result at
+        // once before the loop (three heads on two threads: each thread read the rows the
+        // other had filled from the other core). A slice, not a new tensor of its own: the
+        // matmul's split into register blocks and the rest (`peel_matmuls`) nests its parts'
+        // insertions in it, which `eliminate-empty-tensors` would leave a stale slice of.
+        let text = |fill: bool| {
+            let (init, start, slice) = if fill {
+                (
+                    "%v: f32".to_owned(),
+                    format!("%c = tensor.empty() : tensor<{batch}x{m}x{n}xf32>"),
+                    format!(
+                        "%s = tensor.extract_slice %acc[%i, 0, 0] [1, {m}, {n}] [1, 1, 1] : tensor<{batch}x{m}x{n}xf32> to tensor<{m}x{n}xf32>
+      %cs = linalg.fill ins(%v : f32) outs(%s : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>"
+                    ),
+                )
+            } else {
+                (
+                    format!("%c: tensor<{batch}x{m}x{n}xf32>"),
+                    String::new(),
+                    format!("%cs = tensor.extract_slice %acc[%i, 0, 0] [1, {m}, {n}] [1, 1, 1] : tensor<{batch}x{m}x{n}xf32> to tensor<{m}x{n}xf32>"),
+                )
+            };
+            format!(
+                "module {{
+  func.func private @batch_matmul(%a: tensor<{batch}x{m}x{k}xf32>, %b: tensor<{batch}x{k}x{n}xf32>, {init}) -> tensor<{batch}x{m}x{n}xf32> {{
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %cb = arith.constant {batch} : index
+    {start}
     {head}
       %as = tensor.extract_slice %a[%i, 0, 0] [1, {m}, {k}] [1, 1, 1] : tensor<{batch}x{m}x{k}xf32> to tensor<{m}x{k}xf32>
       %bs = tensor.extract_slice %b[%i, 0, 0] [1, {k}, {n}] [1, 1, 1] : tensor<{batch}x{k}x{n}xf32> to tensor<{k}x{n}xf32>
-      %cs = tensor.extract_slice %acc[%i, 0, 0] [1, {m}, {n}] [1, 1, 1] : tensor<{batch}x{m}x{n}xf32> to tensor<{m}x{n}xf32>
+      {slice}
       %p = linalg.matmul{item} ins(%as, %bs : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%cs : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
       {insert}
     }}
@@ -564,9 +591,12 @@ fn split_batch_matmuls(
   }}
 }}
 "
-        );
+            )
+        };
         // Safety: `raw` is a batch matmul of this module, replaced once and not used afterwards.
-        unsafe { kernels.replace_op(cx, raw.get(), &text, "batch matmul loop")? };
+        unsafe {
+            crate::peel_matmuls::replace_matmul(&mut kernels, cx, Op::of(&raw.get()), text, "batch matmul loop")?
+        };
         count += 1;
     }
     Ok(count)
