@@ -145,6 +145,19 @@ fn accesses(op: Op, dim: usize) -> Option<Vec<Access>> {
         };
         accesses.push(Access { value, root: Root::of(value), written: i >= inputs, slice });
     }
+    // Buffers the body reads or writes itself (a gather's `memref.load` of its table): at
+    // indices the maps do not tell, so any part of them (a Resize's gather in a group with a
+    // fill of memory the plan had reused from the gathered input raced with the other
+    // thread's reads of it).
+    for inner in op.collect(|inner| inner != op) {
+        for value in inner.operands() {
+            if strata_ir::types::memref(value.r#type()).is_none() || strata_ir::rewrite::defined_inside(value, op) {
+                continue;
+            }
+            let written = !matches!(inner.name().as_str(), "memref.load" | "vector.load" | "vector.transfer_read");
+            accesses.push(Access { value, root: Root::of(value), written, slice: Slice::Unknown });
+        }
+    }
     Some(accesses)
 }
 
