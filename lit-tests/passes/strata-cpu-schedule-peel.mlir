@@ -89,6 +89,24 @@ func.func @threads(%a: tensor<65x192xf32>, %b: tensor<192x192xf32>, %c: tensor<6
   return %0 : tensor<65x192xf32>
 }
 
+// The same from a fill of a new tensor: each thread fills its own column slice before its
+// product (filled whole first, half of each thread's slice was the other core's lines).
+// CHECK-LABEL: func.func @threads_filled
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<65x192xf32>
+// CHECK: scf.forall (%[[T:.*]]) in (2) shared_outs(%[[ACC:.*]] = %[[E]]) -> (tensor<65x192xf32>)
+// CHECK: %[[O:.*]] = arith.muli %[[T]], %c96
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[ACC]][0, %[[O]]] [65, 96] [1, 1]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[S]] : tensor<65x96xf32>)
+// CHECK: linalg.matmul {strata.batch_item, strata.loop_order = "vectorize"}
+// CHECK: scf.forall.in_parallel
+func.func @threads_filled(%a: tensor<65x192xf32>, %b: tensor<192x192xf32>) -> tensor<65x192xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<65x192xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<65x192xf32>) -> tensor<65x192xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<65x192xf32>, tensor<192x192xf32>) outs(%c : tensor<65x192xf32>) -> tensor<65x192xf32>
+  return %0 : tensor<65x192xf32>
+}
+
 // A product inside a loop (a batch's heads, one after the other) is not split by threads: the
 // later passes take a batch item as a kernel only in an scf.forall of the function itself.
 // CHECK-LABEL: func.func @nested

@@ -113,9 +113,9 @@ pub(crate) fn peel_matmuls(
                 continue;
             }
             let types = operand_types(op);
-            let text = thread_text([m, k, n], threads, &types);
+            let text = |fill: bool| thread_text([m, k, n], threads, &types, fill);
             // Safety: `raw` is a matmul of this module, replaced once and not used afterwards.
-            unsafe { kernels.replace_op(cx, op, &text, "matmul split by threads")? };
+            unsafe { replace_matmul(&mut kernels, cx, Op::of(&op), text, "matmul split by threads")? };
             count += 1;
         }
     }
@@ -198,19 +198,40 @@ pub(crate) fn operand_types(op: OperationRef<'_, '_>) -> Vec<String> {
     (0..3).map(|i| op.operand(i).map(|v| v.r#type().to_string()).unwrap_or_default()).collect()
 }
 
-/// The product as one column slice per thread: an `scf.forall` over `threads`.
-fn thread_text([m, k, n]: [i64; 3], threads: i64, types: &[String]) -> String {
+/// The product as one column slice per thread: an `scf.forall` over `threads`. With `fill`
+/// (the product starts from a fill of a new tensor: the function takes the fill's value), each
+/// thread fills its own slice first: filled whole before the loop (split by rows after
+/// planning), half of each thread's slice was the other core's lines (a 197 x 192 x 768
+/// product on two threads: 1.57x its one-thread time, ONNX Runtime 2.1x).
+fn thread_text([m, k, n]: [i64; 3], threads: i64, types: &[String], fill: bool) -> String {
     let (at, bt, ct) = (&types[0], &types[1], &types[2]);
     let w = n / threads;
     let item = attrs::BATCH_ITEM.in_dictionary();
+    let (third, start, slice) = if fill {
+        (
+            "%v: f32".to_owned(),
+            format!("%c = tensor.empty() : {ct}"),
+            format!(
+                "%s = tensor.extract_slice %acc[0, %o] [{m}, {w}] [1, 1] : {ct} to tensor<{m}x{w}xf32>
+      %cs = linalg.fill ins(%v : f32) outs(%s : tensor<{m}x{w}xf32>) -> tensor<{m}x{w}xf32>"
+            ),
+        )
+    } else {
+        (
+            format!("%c: {ct}"),
+            String::new(),
+            format!("%cs = tensor.extract_slice %acc[0, %o] [{m}, {w}] [1, 1] : {ct} to tensor<{m}x{w}xf32>"),
+        )
+    };
     format!(
         "module {{
-  func.func private @by_threads(%a: {at}, %b: {bt}, %c: {ct}) -> {ct} {{
+  func.func private @by_threads(%a: {at}, %b: {bt}, {third}) -> {ct} {{
     %w = arith.constant {w} : index
+    {start}
     %r = scf.forall (%t) in ({threads}) shared_outs(%acc = %c) -> ({ct}) {{
       %o = arith.muli %t, %w : index
       %bs = tensor.extract_slice %b[0, %o] [{k}, {w}] [1, 1] : {bt} to tensor<{k}x{w}xf32>
-      %cs = tensor.extract_slice %acc[0, %o] [{m}, {w}] [1, 1] : {ct} to tensor<{m}x{w}xf32>
+      {slice}
       %p = linalg.matmul {{{item}}} ins(%a, %bs : {at}, tensor<{k}x{w}xf32>) outs(%cs : tensor<{m}x{w}xf32>) -> tensor<{m}x{w}xf32>
       scf.forall.in_parallel {{
         tensor.parallel_insert_slice %p into %acc[0, %o] [{m}, {w}] [1, 1] : tensor<{m}x{w}xf32> into {ct}
