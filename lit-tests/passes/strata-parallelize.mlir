@@ -7,7 +7,7 @@
 // kernel on one thread. Reductions stay whole inside a tile (bit-identical results).
 // Small kernels, kernels whose only long parallel loops sit inside a reduction, and
 // threads=1 are left alone. Consecutive kernels each of whose iterations touch only what the
-// same iteration of the others touches share one loop (@softmax). strata-host-to-llvm turns
+// same iteration of the others touches share one loop (@softmax, @cut_rows). strata-host-to-llvm turns
 // the foralls into OpenMP worksharing loops (the second run).
 // RUN: strata-opt %s -p 'builtin.module(strata-parallelize{threads=2})' --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-parallelize{threads=2},strata-host-to-llvm)' | FileCheck %s --check-prefix=OMP
@@ -240,7 +240,34 @@ func.func @gather_apart(%ids: memref<64x64xindex>, %table: memref<64x64xf32>, %y
   return
 }
 
+// Kernels cut first at the same row of as many rows (a vision transformer's 197: 196 split)
+// share one loop too; each kernel's last row runs after it, in order (the loop touches only the
+// first 196 rows of the buffers they share).
+// CHECK-LABEL: func.func @cut_rows
+// CHECK: scf.forall
+// CHECK: linalg.generic {{.*}}ins(%{{.*}} : memref<3x98x197xf32, {{.*}}) outs(%{{.*}} : memref<3x98xf32, {{.*}})
+// CHECK: linalg.generic {{.*}}ins(%{{.*}}, %{{.*}} : memref<3x98x197xf32, {{.*}}, memref<3x98xf32, {{.*}}) outs(%{{.*}} : memref<3x98x197xf32, {{.*}})
+// CHECK-NOT: scf.forall
+// CHECK: linalg.generic {{.*}}ins(%{{.*}} : memref<3x1x197xf32, {{.*}}) outs(%{{.*}} : memref<3x1xf32, {{.*}})
+// CHECK: linalg.generic {{.*}}ins(%{{.*}}, %{{.*}} : memref<3x1x197xf32, {{.*}}, memref<3x1xf32, {{.*}}) outs(%{{.*}} : memref<3x1x197xf32, {{.*}})
+// CHECK: return
+func.func @cut_rows(%x: memref<3x197x197xf32>, %m: memref<3x197xf32>, %y: memref<3x197x197xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : memref<3x197x197xf32>) outs(%m : memref<3x197xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %acc, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %m : memref<3x197x197xf32>, memref<3x197xf32>) outs(%y : memref<3x197x197xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  }
+  return
+}
+
 // CHECK-LABEL: Pass statistics report
-// CHECK: (S) 19 kernels
-// CHECK: (S) 7 merged
+// CHECK: (S) 21 kernels
+// CHECK: (S) 8 merged
 // CHECK: (S) 0 fallbacks

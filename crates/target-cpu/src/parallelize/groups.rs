@@ -177,17 +177,7 @@ fn compatible(earlier: &[Access], later: &[Access]) -> bool {
 /// Whether `next` follows `op` in the same block with only address and value computations
 /// (views, constants, index arithmetic) between them.
 fn adjacent(op: Op, next: Op) -> bool {
-    let mut at = op.next();
-    while let Some(between) = at {
-        if between == next {
-            return true;
-        }
-        if !sinkable(&between.name()) || between.region_count() > 0 {
-            return false;
-        }
-        at = between.next();
-    }
-    false
+    between(op, next, &[])
 }
 
 /// A kernel of a group: its position in the pass's list, the loop split, what it touches.
@@ -199,14 +189,27 @@ struct Member {
 
 /// The loop along which kernel `index`, too small to split on its own (`loops`, under
 /// [`MIN_ITERATIONS`]), can join `members`, running before them (`before`) or after, with each
-/// thread's share of its output at least a cache line.
-fn join(index: usize, op: Op, loops: &[(i64, bool)], threads: i64, members: &[Member], before: bool) -> Option<Member> {
+/// thread's share of its output at least a cache line; in a group `cut` first (at the first
+/// number, of loops as long as the second), a loop as long, cut there too.
+fn join(
+    index: usize,
+    op: Op,
+    loops: &[(i64, bool)],
+    threads: i64,
+    members: &[Member],
+    before: bool,
+    cut: Option<(i64, i64)>,
+) -> Option<Member> {
     if loops.iter().map(|&(extent, _)| extent).product::<i64>() >= MIN_ITERATIONS || reduction_outside(loops) {
         return None;
     }
     outside_reductions(loops).enumerate().find_map(|(dim, &(extent, parallel))| {
         let run = extent / threads * loops[dim + 1..].iter().filter(|l| l.1).map(|&(e, _)| e).product::<i64>();
-        if !parallel || extent < threads || extent % threads != 0 || run < MIN_SHARE {
+        let fits = match cut {
+            Some((_, whole)) => extent == whole,
+            None => extent >= threads && extent % threads == 0,
+        };
+        if !parallel || !fits || run < MIN_SHARE {
             return None;
         }
         let accesses = accesses(op, dim)?;
@@ -223,8 +226,11 @@ fn join(index: usize, op: Op, loops: &[(i64, bool)], threads: i64, members: &[Me
 
 /// The groups of `kernels` (top-level linalg ops in walk order, with their `loops` and the
 /// `splits` chosen for them alone) whose splits merge into one loop: runs of adjacent kernels
-/// with at least one split evenly, the others (small, whole) joining along a loop
-/// [`join`] finds, which is set in `splits`. Each group lists its kernels' positions.
+/// with at least one split, the others (small, whole) joining along a loop [`join`] finds,
+/// which is set in `splits`. Kernels cut first join only kernels cut at the same point of a
+/// loop as long (a vision transformer's 197 rows: 196 split, each kernel's last row after the
+/// merged loop, in order; the rows of a shared buffer the loop touches are the first 196 in
+/// every kernel, so the last rows may wait). Each group lists its kernels' positions.
 pub(super) fn plan(
     kernels: &[Op],
     loops: &[Option<Vec<(i64, bool)>>],
@@ -233,12 +239,17 @@ pub(super) fn plan(
 ) -> Vec<Vec<usize>> {
     let mut groups = Vec::new();
     let mut current: Vec<Member> = Vec::new();
+    // The current group's cut: where, along a loop how long.
+    let mut cut: Option<(i64, i64)> = None;
     // Adjacent kernels since the last group, left whole: they may join the next one.
     let mut pending: Vec<usize> = Vec::new();
-    let close = |current: &mut Vec<Member>, groups: &mut Vec<Vec<usize>>, splits: &mut [Option<Split>]| {
+    let close = |current: &mut Vec<Member>,
+                 groups: &mut Vec<Vec<usize>>,
+                 splits: &mut [Option<Split>],
+                 cut: Option<(i64, i64)>| {
         if current.len() >= 2 {
             for m in current.iter() {
-                splits[m.index] = Some(Split { dim: m.dim, before: None });
+                splits[m.index] = Some(Split { dim: m.dim, before: cut.map(|(at, _)| at) });
             }
             groups.push(current.iter().map(|m| m.index).collect());
         }
@@ -246,48 +257,49 @@ pub(super) fn plan(
     };
     for (i, &op) in kernels.iter().enumerate() {
         if i > 0 && !adjacent(kernels[i - 1], op) {
-            close(&mut current, &mut groups, splits);
+            close(&mut current, &mut groups, splits, cut);
             pending.clear();
         }
-        match splits[i] {
-            Some(Split { dim, before: None }) => {
+        match (splits[i], loops[i].as_deref()) {
+            (Some(Split { dim, before }), Some(l)) => {
                 let Some(accesses) = accesses(op, dim) else {
-                    close(&mut current, &mut groups, splits);
+                    close(&mut current, &mut groups, splits, cut);
                     pending.clear();
                     continue;
                 };
-                if !current.is_empty() && current.iter().all(|m| compatible(&m.accesses, &accesses)) {
+                let own = before.map(|at| (at, l[dim].0));
+                if !current.is_empty() && own == cut && current.iter().all(|m| compatible(&m.accesses, &accesses)) {
                     current.push(Member { index: i, dim, accesses });
                     continue;
                 }
-                close(&mut current, &mut groups, splits);
+                close(&mut current, &mut groups, splits, cut);
+                cut = own;
                 current.push(Member { index: i, dim, accesses });
                 // The whole kernels right before it, nearest first, while they fit.
                 for &p in pending.iter().rev() {
                     let Some(Some(l)) = loops.get(p) else { break };
-                    let Some(member) = join(p, kernels[p], l, threads, &current, true) else { break };
+                    let Some(member) = join(p, kernels[p], l, threads, &current, true, cut) else { break };
                     current.insert(0, member);
                 }
                 pending.clear();
             }
-            None => {
+            (None, l) => {
                 if !current.is_empty() {
-                    if let Some(member) = loops[i].as_deref().and_then(|l| join(i, op, l, threads, &current, false)) {
+                    if let Some(member) = l.and_then(|l| join(i, op, l, threads, &current, false, cut)) {
                         current.push(member);
                         continue;
                     }
-                    close(&mut current, &mut groups, splits);
+                    close(&mut current, &mut groups, splits, cut);
                 }
                 pending.push(i);
             }
-            // Cut first: its rest runs after the loop, on one thread.
-            Some(_) => {
-                close(&mut current, &mut groups, splits);
+            (Some(_), None) => {
+                close(&mut current, &mut groups, splits, cut);
                 pending.clear();
             }
         }
     }
-    close(&mut current, &mut groups, splits);
+    close(&mut current, &mut groups, splits, cut);
     groups
 }
 
@@ -297,29 +309,36 @@ pub(super) fn plan(
 /// merged away. Loops that do not match (a Strata bug) stay as they are.
 pub(super) fn merge(module: Op) -> usize {
     let mut loops: BTreeMap<i64, Vec<Op>> = BTreeMap::new();
+    // The parts of kernels cut first that run after their loop, on one thread.
+    let mut rests: BTreeMap<i64, Vec<Op>> = BTreeMap::new();
     for kernel in collect(&module.get(), |op| attrs::PARALLEL_GROUP.get(op.get()).is_some()) {
         let group = attrs::PARALLEL_GROUP.get(kernel.get()).unwrap_or_default();
         kernel.remove_attribute(attrs::PARALLEL_GROUP.0);
-        let Some(forall) = kernel.parent().filter(|p| p.is("scf.forall")) else { continue };
+        let Some(forall) = kernel.parent().filter(|p| p.is("scf.forall")) else {
+            rests.entry(group).or_default().push(kernel);
+            continue;
+        };
         let group = loops.entry(group).or_default();
         if group.last() != Some(&forall) {
             group.push(forall);
         }
     }
     let mut merged = 0;
-    for foralls in loops.values() {
+    for (group, foralls) in &loops {
+        let rests = rests.get(group).map(Vec::as_slice).unwrap_or_default();
         let mut into = foralls[0];
         for &next in &foralls[1..] {
-            if !mergeable(into, next) {
+            if !mergeable(into, next, rests) {
                 into = next;
                 continue;
             }
-            let (Some(to), Some(from)) = (into.body(0), next.body(0)) else { continue };
+            let (Some(to), Some(from), Some(after)) = (into.body(0), next.body(0), next.next()) else { continue };
             let Some(anchor) = to.terminator() else { continue };
+            // Views and constants before the first loop; the rests after the next, in order.
             let mut at = into.next();
             while let Some(between) = at.filter(|&op| op != next) {
                 at = between.next();
-                between.move_before(into);
+                between.move_before(if rests.contains(&between) { after } else { into });
             }
             from.argument(0).replace_all_uses_with(to.argument(0));
             for op in from.ops_before_terminator() {
@@ -335,8 +354,9 @@ pub(super) fn merge(module: Op) -> usize {
 }
 
 /// Whether `next` can run inside `into`: the same iteration space, one induction variable,
-/// no results or parallel inserts, with only views and constants between them.
-fn mergeable(into: Op, next: Op) -> bool {
+/// no results or parallel inserts, with only views, constants and the group's `rests`
+/// between them.
+fn mergeable(into: Op, next: Op, rests: &[Op]) -> bool {
     let same = |name: &str| {
         let a = into.attribute(name).map(|a| a.to_string());
         a.is_some() && a == next.attribute(name).map(|a| a.to_string())
@@ -354,5 +374,20 @@ fn mergeable(into: Op, next: Op) -> bool {
         && same("staticStep")
         && simple(into)
         && simple(next)
-        && adjacent(into, next)
+        && between(into, next, rests)
+}
+
+/// Whether only views, constants and `rests` lie between `op` and `next` in their block.
+fn between(op: Op, next: Op, rests: &[Op]) -> bool {
+    let mut at = op.next();
+    while let Some(between) = at {
+        if between == next {
+            return true;
+        }
+        if !rests.contains(&between) && (!sinkable(&between.name()) || between.region_count() > 0) {
+            return false;
+        }
+        at = between.next();
+    }
+    false
 }
