@@ -1,8 +1,12 @@
 // strata-prefetch-rows: a reduction loop that reads a new row of a large activation each
 // iteration (a 1x1 convolution's input channels) prefetches the next block of that row, one
 // prefetch per cache line (a line ahead for blocks shorter than a line); contiguous walks and
-// small buffers are left alone.
+// small buffers are left alone. Compiled for several threads (the second run), a loop that is
+// its kernel's only one carrying vectors (a flattened 1x1 convolution's channels) takes buffers
+// from 64 KiB: half of such a buffer was written by the other core; a loop nested in or around
+// another (a convolution's taps) still only buffers past the L2.
 // RUN: strata-opt %s -p 'builtin.module(strata-prefetch-rows)' --mlir-pass-statistics 2>&1 | FileCheck %s
+// RUN: strata-opt %s -p 'builtin.module(strata-prefetch-rows{threads=2})' --mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=TWO
 
 // 64 channels of 4096 positions (1 MiB): 32 positions a block, two lines ahead.
 // CHECK-LABEL: func.func @channels
@@ -60,10 +64,17 @@ func.func @short_rows(%x: memref<1x64x1x4096xf32>, %out: memref<8xf32>) {
 }
 
 // The same walk over a buffer the caches hold (64 KiB), and one row read contiguously: no
-// prefetch.
+// prefetch (on two threads, the walk's rows are).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: memref.prefetch
 // CHECK: return
+// TWO-LABEL: func.func @left_alone
+// TWO: %[[ROW:.*]] = memref.subview %{{.*}}[0, 0, 0, 0] [1, 1, 1, 32]
+// TWO: memref.prefetch %[[ROW]]
+// TWO: memref.prefetch %[[ROW]]
+// TWO-NEXT: vector.transfer_read %[[ROW]]
+// TWO-NOT: memref.prefetch
+// TWO: return
 func.func @left_alone(%x: memref<1x64x1x256xf32>, %y: memref<8192xf32>, %out: memref<32xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -87,4 +98,33 @@ func.func @left_alone(%x: memref<1x64x1x256xf32>, %y: memref<8192xf32>, %out: me
   vector.transfer_write %total, %out[%c0] {in_bounds = [true]} : vector<32xf32>, memref<32xf32>
   return
 }
+// A tap loop inside the channel loop (a 3x3 window's rows, each read by three windows: in L1
+// already) over 256 KiB: no prefetch on any thread count.
+// CHECK-LABEL: func.func @taps
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+// TWO-LABEL: func.func @taps
+// TWO-NOT: memref.prefetch
+// TWO: return
+func.func @taps(%x: memref<1x64x1x1024xf32>, %out: memref<32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c64 = arith.constant 64 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<32xf32>
+  %sum = scf.for %c = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (vector<32xf32>) {
+    %inner = scf.for %t = %c0 to %c3 step %c1 iter_args(%a = %acc) -> (vector<32xf32>) {
+      %channel = memref.subview %x[0, %c, 0, %t] [1, 1, 1, 32] [1, 1, 1, 1] : memref<1x64x1x1024xf32> to memref<1x1x1x32xf32, strided<[65536, 1024, 1024, 1], offset: ?>>
+      %row = memref.subview %channel[0, 0, 0, 0] [1, 1, 1, 32] [1, 1, 1, 1] : memref<1x1x1x32xf32, strided<[65536, 1024, 1024, 1], offset: ?>> to memref<32xf32, strided<[1], offset: ?>>
+      %v = vector.transfer_read %row[%c0], %pad {in_bounds = [true]} : memref<32xf32, strided<[1], offset: ?>>, vector<32xf32>
+      %r = arith.addf %v, %a : vector<32xf32>
+      scf.yield %r : vector<32xf32>
+    }
+    scf.yield %inner : vector<32xf32>
+  }
+  vector.transfer_write %sum, %out[%c0] {in_bounds = [true]} : vector<32xf32>, memref<32xf32>
+  return
+}
 // CHECK: (S) 3 prefetches
+// TWO: (S) 5 prefetches
