@@ -557,22 +557,12 @@ fn split_batch_matmuls(
         // matmul's split into register blocks and the rest (`peel_matmuls`) nests its parts'
         // insertions in it, which `eliminate-empty-tensors` would leave a stale slice of.
         let text = |fill: bool| {
-            let (init, start, slice) = if fill {
-                (
-                    "%v: f32".to_owned(),
-                    format!("%c = tensor.empty() : tensor<{batch}x{m}x{n}xf32>"),
-                    format!(
-                        "%s = tensor.extract_slice %acc[%i, 0, 0] [1, {m}, {n}] [1, 1, 1] : tensor<{batch}x{m}x{n}xf32> to tensor<{m}x{n}xf32>
-      %cs = linalg.fill ins(%v : f32) outs(%s : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>"
-                    ),
-                )
-            } else {
-                (
-                    format!("%c: tensor<{batch}x{m}x{n}xf32>"),
-                    String::new(),
-                    format!("%cs = tensor.extract_slice %acc[%i, 0, 0] [1, {m}, {n}] [1, 1, 1] : tensor<{batch}x{m}x{n}xf32> to tensor<{m}x{n}xf32>"),
-                )
-            };
+            let (init, start, slice) = crate::peel_matmuls::slice_init(
+                fill,
+                &format!("tensor<{batch}x{m}x{n}xf32>"),
+                &format!("[%i, 0, 0] [1, {m}, {n}] [1, 1, 1]"),
+                &format!("tensor<{m}x{n}xf32>"),
+            );
             format!(
                 "module {{
   func.func private @batch_matmul(%a: tensor<{batch}x{m}x{k}xf32>, %b: tensor<{batch}x{k}x{n}xf32>, {init}) -> tensor<{batch}x{m}x{n}xf32> {{

@@ -198,6 +198,25 @@ pub(crate) fn operand_types(op: OperationRef<'_, '_>) -> Vec<String> {
     (0..3).map(|i| op.operand(i).map(|v| v.r#type().to_string()).unwrap_or_default()).collect()
 }
 
+/// The text of a loop's slice `%cs` of a product's result, as the product's function makes it:
+/// the function's third parameter, what it starts with, and the slice, taken in the loop from
+/// the loop's result `%acc` (of type `whole`) at `at` (`[offsets] [sizes] [strides]`, of type
+/// `part`). With `fill` (the product starts from a fill of a new tensor), the function takes the
+/// fill's value `%v`, the loop's result starts as a new tensor and each slice is filled in the
+/// loop, on the thread that computes it; else the function takes the result `%c`.
+pub(crate) fn slice_init(fill: bool, whole: &str, at: &str, part: &str) -> (String, String, String) {
+    let slice = format!("tensor.extract_slice %acc{at} : {whole} to {part}");
+    if fill {
+        (
+            "%v: f32".to_owned(),
+            format!("%c = tensor.empty() : {whole}"),
+            format!("%s = {slice}\n      %cs = linalg.fill ins(%v : f32) outs(%s : {part}) -> {part}"),
+        )
+    } else {
+        (format!("%c: {whole}"), String::new(), format!("%cs = {slice}"))
+    }
+}
+
 /// The product as one column slice per thread: an `scf.forall` over `threads`. With `fill`
 /// (the product starts from a fill of a new tensor: the function takes the fill's value), each
 /// thread fills its own slice first: filled whole before the loop (split by rows after
@@ -207,22 +226,8 @@ fn thread_text([m, k, n]: [i64; 3], threads: i64, types: &[String], fill: bool) 
     let (at, bt, ct) = (&types[0], &types[1], &types[2]);
     let w = n / threads;
     let item = attrs::BATCH_ITEM.in_dictionary();
-    let (third, start, slice) = if fill {
-        (
-            "%v: f32".to_owned(),
-            format!("%c = tensor.empty() : {ct}"),
-            format!(
-                "%s = tensor.extract_slice %acc[0, %o] [{m}, {w}] [1, 1] : {ct} to tensor<{m}x{w}xf32>
-      %cs = linalg.fill ins(%v : f32) outs(%s : tensor<{m}x{w}xf32>) -> tensor<{m}x{w}xf32>"
-            ),
-        )
-    } else {
-        (
-            format!("%c: {ct}"),
-            String::new(),
-            format!("%cs = tensor.extract_slice %acc[0, %o] [{m}, {w}] [1, 1] : {ct} to tensor<{m}x{w}xf32>"),
-        )
-    };
+    let (third, start, slice) =
+        slice_init(fill, ct, &format!("[0, %o] [{m}, {w}] [1, 1]"), &format!("tensor<{m}x{w}xf32>"));
     format!(
         "module {{
   func.func private @by_threads(%a: {at}, %b: {bt}, {third}) -> {ct} {{
