@@ -172,6 +172,22 @@ pub fn sinkable(name: &str) -> bool {
         || name.starts_with("index.")
 }
 
+/// Every op that uses the buffer `value` or a view of it, the views included, found through
+/// the `memref` views and reshapes [`sinkable`] lists (subviews, expansions, collapses, casts).
+pub fn users_through_views(value: Val) -> Vec<Op> {
+    let mut users = Vec::new();
+    let mut values = vec![value];
+    while let Some(value) = values.pop() {
+        for user in value.users() {
+            if user.name().starts_with("memref.") && sinkable(&user.name()) {
+                values.extend(user.results());
+            }
+            users.push(user);
+        }
+    }
+    users
+}
+
 /// Whether `value` is defined inside `root`: by it, by an op nested in it, or as an argument
 /// of a block nested in it.
 pub fn defined_inside(value: Val, root: Op) -> bool {

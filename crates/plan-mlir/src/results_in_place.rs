@@ -22,7 +22,7 @@
 use melior::ir::attribute::DenseI64ArrayAttribute;
 use melior::ir::operation::{OperationBuilder, OperationRef};
 use melior::ir::{BlockLike, Identifier};
-use strata_ir::rewrite::positions;
+use strata_ir::rewrite::{positions, users_through_views};
 use strata_ir::{attrs, Blk, Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 
 pub static INFO: PassInfo = PassInfo {
@@ -92,18 +92,9 @@ fn candidate(copy: Op, body: Blk, inputs: usize) -> Option<(Op, Vec<Op>)> {
     let order = positions(&body.ops());
     let at = |op: Op| op.ancestor_in(body).and_then(|top| order.get(&(top.raw().ptr as usize)).copied());
     let copy_at = at(copy)?;
-    let mut values = vec![alloc.result(0)];
-    while let Some(value) = values.pop() {
-        for user in value.users() {
-            if user == copy {
-                continue;
-            }
-            if at(user)? >= copy_at {
-                return None;
-            }
-            if strata_ir::rewrite::sinkable(&user.name()) && user.name().starts_with("memref.") {
-                values.extend(user.results());
-            }
+    for user in users_through_views(alloc.result(0)) {
+        if user != copy && at(user)? >= copy_at {
+            return None;
         }
     }
     Some((alloc, chain))
@@ -112,14 +103,7 @@ fn candidate(copy: Op, body: Blk, inputs: usize) -> Option<(Op, Vec<Op>)> {
 /// The shape of `value`'s type when it is a static memref laid out contiguously from its start.
 fn contiguous(value: Val) -> Option<Vec<i64>> {
     let (shape, strides, offset) = strata_ir::types::memref_layout(value.r#type())?;
-    let mut expected = 1;
-    for (&extent, &stride) in shape.iter().zip(&strides).rev() {
-        if extent != 1 && stride != expected {
-            return None;
-        }
-        expected *= extent;
-    }
-    (offset == 0).then_some(shape)
+    (offset == 0 && strides == strata_ir::types::row_major_strides(&shape)).then_some(shape)
 }
 
 /// `out` seen as the allocation `alloc` that `chain` (expansions and collapses, from the

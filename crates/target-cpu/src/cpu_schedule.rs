@@ -528,8 +528,8 @@ fn split_batch_matmuls(
         let Some([batch, m, k, n]) = batch_matmul_shape(raw.get()) else { continue };
         // The busiest thread's share of whole matmuls against an even split: at most 4/3
         // (three heads on two threads: two and one).
-        let threads_ = threads.max(1);
-        let even = batch >= 4 * threads_ || 3 * threads_ * ((batch + threads_ - 1) / threads_) <= 4 * batch;
+        let t = threads.max(1);
+        let even = batch >= 4 * t || 3 * t * ((batch + t - 1) / t) <= 4 * batch;
         let parallel = threads > 1 && batch >= threads && even && batch * m * k * n >= crate::conv_lanes::PARALLEL_MACS;
         let item = if parallel { format!(" {{{}}}", attrs::BATCH_ITEM.in_dictionary()) } else { String::new() };
         let (head, insert) = if parallel {

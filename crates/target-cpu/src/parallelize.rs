@@ -210,20 +210,8 @@ fn ring_split(op: Op, loops: &[(i64, bool)], threads: i64) -> Option<Split> {
     let rows_first = first("staticLowerBound") == Some(0)
         && first("staticUpperBound") == Some(rows)
         && first("staticStep") == Some(1);
-    // Through the views of the buffer made outside the loop (its interior).
-    let mut values = vec![buffer];
-    let mut writes = false;
-    while let Some(value) = values.pop() {
-        for user in value.users() {
-            writes |= user.is_inside(forall);
-            if !user.is_inside(forall)
-                && user.name().starts_with("memref.")
-                && strata_ir::rewrite::sinkable(&user.name())
-            {
-                values.extend(user.results());
-            }
-        }
-    }
+    // Through the views of the buffer (its interior, viewed before the loop).
+    let writes = strata_ir::rewrite::users_through_views(buffer).iter().any(|user| user.is_inside(forall));
     (rows_first && writes).then_some(Split { dim: rank - 2, before: None })
 }
 

@@ -254,7 +254,6 @@ fn thread_text([m, k, n]: [i64; 3], threads: i64, types: &[String], fill: bool) 
 /// each part fills a new tensor with it and is inserted into a new result.
 fn split_text([m, k, n]: [i64; 3], split: Split, types: &[String], item: &str, fill: bool) -> String {
     let (at, bt, ct) = (&types[0], &types[1], &types[2]);
-    // (offset, extent) of each part along the split axis.
     // (row offset, rows, column offset, columns) of each part.
     let parts = match split {
         Split::Rows(first) => vec![(0, first, 0, n), (first, m - first, 0, n)],

@@ -171,10 +171,11 @@ fn row_read(read: Op, threads: i64) -> Option<(i64, i64)> {
         return None;
     }
     // The nearest loop around the read that carries vectors (accumulators).
+    let carries = |op: Op| op.is("scf.for") && op.results().iter().any(|r| r.r#type().is_vector());
     let mut parent = read.parent();
     let carrier = loop {
         let op = parent?;
-        if op.is("scf.for") && op.results().iter().any(|r| r.r#type().is_vector()) {
+        if carries(op) {
             break op;
         }
         if op.is("func.func") {
@@ -202,7 +203,6 @@ fn row_read(read: Op, threads: i64) -> Option<(i64, i64)> {
         }
         value = owner.operand(0);
     }
-    let carries = |op: Op| op.is("scf.for") && op.results().iter().any(|r| r.r#type().is_vector());
     let lone = carrier.collect(|op| op != carrier && carries(op)).is_empty()
         && std::iter::successors(carrier.parent(), |op| op.parent()).all(|op| !carries(op));
     let least = if threads > 1 && lone { SHARED_ROWS } else { PAST_L2 };
