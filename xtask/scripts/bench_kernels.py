@@ -16,6 +16,8 @@ Strata's kernel for it can be compared with ONNX Runtime's on its own (fixed see
 - layernorm: LayerNormalization over the last axis of [1, 128, 256] with scale and bias.
 - hardswish_chain: x * Clip(x + 3, 0, 6) / 6 then y * Sigmoid(y) on [1, 64, 56, 56], as
   exporters write hard-swish and SiLU (elementwise chains, not single ops).
+- dilated_conv: Relu then Conv 3x3 dilation 6 with bias, 64 -> 32 channels at 33x33 (DeepLab's
+  atrous pyramid: the Relu's output padded by 6 on every side, read 12 rows past each row).
 
 Usage: python3 bench_kernels.py OUT_DIR (writes OUT_DIR/<kernel>.onnx and
 OUT_DIR/<kernel>.inputs/x.npy).
@@ -97,6 +99,13 @@ def kernels(rng):
         helper.make_node("Mul", ["hswish", "gate"], ["y"], name="silu"),
     ]
     yield "hardswish_chain", model("hardswish_chain", chain, [1, 64, 56, 56], [1, 64, 56, 56], inits, rng)
+
+    inits = {"w": weights(rng, 32, 64, 3, 3, fan_in=576), "b": weights(rng, 32, fan_in=1)}
+    atrous = [
+        helper.make_node("Relu", ["x"], ["r"], name="relu"),
+        helper.make_node("Conv", ["r", "w", "b"], ["y"], name="atrous", dilations=[6, 6], pads=[6, 6, 6, 6]),
+    ]
+    yield "dilated_conv", model("dilated_conv", atrous, [1, 64, 33, 33], [1, 32, 33, 33], inits, rng)
 
 
 def main(out):

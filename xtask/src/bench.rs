@@ -23,6 +23,7 @@ const KERNELS: &[&str] = &[
     "masked_softmax",
     "layernorm",
     "hardswish_chain",
+    "dilated_conv",
 ];
 
 /// How far Strata's outputs may be from ONNX Runtime's for its time to count (both run f32;

@@ -219,7 +219,9 @@ pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 /// place are disabled), the matmuls'
 /// register blocks after planning, kernels split across `threads` (`strata-parallelize`), the
 /// elementwise kernels vectorised (`strata-vectorize-elementwise`), the next block of each row
-/// a reduction loop reads row after row prefetched (`strata-prefetch-rows`), the next block of
+/// a reduction loop reads row after row prefetched (`strata-prefetch-rows`), on several
+/// threads a split convolution's input a few channels ahead where another core wrote it
+/// (`strata-prefetch-channels`), the next block of
 /// a packed filter prefetched while the current one is reused (`strata-prefetch-filters`),
 /// cleanup (`canonicalize` without region simplification: its liveness walk over every region
 /// of one big `@main` was 35% of the pass on a 10k-node model, and it changed no zoo model's
@@ -264,9 +266,11 @@ pub fn memref_pipeline(
         format!("strata-bufferize-and-plan{{strategy={strategy} pads-in-place={pads_in_place} pad-rings={host} record-plan=true}}");
     let profile = if profile { ",strata-profile-kernels" } else { "" };
     let parallelize = format!("strata-parallelize{{threads={threads}}}");
+    // Split kernels only: one thread's reads find this core's own lines.
+    let channels = if threads > 1 { "strata-prefetch-channels," } else { "" };
     if schedule {
         format!(
-            "builtin.module({early}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},strata-pack-weights,{plan},strata-vectorize-winograd,strata-cpu-vectorize{{threads={threads} vector-lanes={lanes}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes} threads={threads}}},strata-prefetch-rows{{threads={threads}}},strata-prefetch-filters,canonicalize{{region-simplify=disabled top-down=false}}{profile})"
+            "builtin.module({early}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},strata-pack-weights,{plan},strata-vectorize-winograd,strata-cpu-vectorize{{threads={threads} vector-lanes={lanes}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes} threads={threads}}},strata-prefetch-rows{{threads={threads}}},{channels}strata-prefetch-filters,canonicalize{{region-simplify=disabled top-down=false}}{profile})"
         )
     } else {
         format!("builtin.module({early}{plan},{parallelize},canonicalize{profile})")

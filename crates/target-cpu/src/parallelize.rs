@@ -25,6 +25,8 @@ use strata_lower::ops::static_shape;
 
 mod groups;
 
+pub(crate) use groups::Root;
+
 /// Below this many loop iterations a kernel runs on one thread: a fork and join costs about
 /// as much as 10-20 thousand iterations of a simple elementwise loop.
 pub const MIN_ITERATIONS: i64 = 32768;

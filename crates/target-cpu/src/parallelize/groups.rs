@@ -29,7 +29,7 @@ use strata_ir::{attrs, Op, Val};
 
 /// Where a buffer lies, as far as the pass can tell.
 #[derive(Clone, Debug, PartialEq)]
-enum Root {
+pub(crate) enum Root {
     /// A function argument (its own allocation: a graph input or output, or a blob).
     Argument(usize),
     /// Bytes `[start, end)` of the arena (function argument `arena`).
@@ -41,7 +41,7 @@ enum Root {
 }
 
 impl Root {
-    fn of(value: Val) -> Root {
+    pub(crate) fn of(value: Val) -> Root {
         if let Some(number) = value.argument_number() {
             let in_function = value.owner_block().and_then(|b| b.parent()).is_some_and(|p| p.is("func.func"));
             return if in_function { Root::Argument(number) } else { Root::Unknown };
@@ -71,7 +71,7 @@ impl Root {
         }
     }
 
-    fn overlaps(&self, other: &Root) -> bool {
+    pub(crate) fn overlaps(&self, other: &Root) -> bool {
         use Root::*;
         match (self, other) {
             (Unknown, _) | (_, Unknown) => true,

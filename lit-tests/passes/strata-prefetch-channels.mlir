@@ -1,0 +1,88 @@
+// strata-prefetch-channels: a split convolution's item walks every input channel with the taps
+// inside; where another core wrote the input (its writer split it by channels, the reading
+// loop splits rows), each tap's read prefetches the same segment four channels on: its first
+// line and its last element. Where the writer split the rows as the reader does, its lines are
+// this core's own, and nothing is added.
+// RUN: strata-opt %s -p 'builtin.module(strata-prefetch-channels)' --mlir-pass-statistics 2>&1 | FileCheck %s
+
+#by8 = affine_map<(d0) -> (d0 * 8)>
+#by5 = affine_map<(d0) -> (d0 * 5)>
+
+// CHECK-LABEL: func.func @written_by_channels
+// CHECK: scf.forall (%[[R:.*]]) in (8)
+// CHECK: %[[ROWS:.*]] = memref.subview %{{.*}}[0, 0, %[[R]], 0] [1, 16, 3, 16]
+// CHECK: scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: scf.for %[[KH:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[C]], %{{.*}} : index
+// CHECK-NEXT: %[[SEG:.*]] = memref.subview %[[ROWS]][0, %[[AHEAD]], %[[KH]], 0] [1, 1, 1, 8]
+// CHECK-NEXT: %[[FLAT:.*]] = memref.subview %[[SEG]][0, 0, 0, 0] [1, 1, 1, 8]
+// CHECK-NEXT: memref.prefetch %[[FLAT]][%{{.*}}], read, locality<3>, data : memref<8xf32, strided<[1], offset: ?>>
+// CHECK-NEXT: %[[LAST:.*]] = arith.constant 7 : index
+// CHECK-NEXT: memref.prefetch %[[FLAT]][%[[LAST]]], read, locality<3>, data
+// CHECK-NEXT: vector.transfer_read
+func.func @written_by_channels(%x: memref<1x16x10x16xf32>, %buf: memref<1x16x10x16xf32>, %out: memref<8x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<8xf32>
+  scf.forall (%t) in (2) {
+    %c = affine.apply #by8(%t)
+    %src = memref.subview %x[0, %c, 0, 0] [1, 8, 10, 16] [1, 1, 1, 1] : memref<1x16x10x16xf32> to memref<1x8x10x16xf32, strided<[2560, 160, 16, 1], offset: ?>>
+    %dst = memref.subview %buf[0, %c, 0, 0] [1, 8, 10, 16] [1, 1, 1, 1] : memref<1x16x10x16xf32> to memref<1x8x10x16xf32, strided<[2560, 160, 16, 1], offset: ?>>
+    memref.copy %src, %dst : memref<1x8x10x16xf32, strided<[2560, 160, 16, 1], offset: ?>> to memref<1x8x10x16xf32, strided<[2560, 160, 16, 1], offset: ?>>
+  }
+  scf.forall (%r) in (8) {
+    %rows = memref.subview %buf[0, 0, %r, 0] [1, 16, 3, 16] [1, 1, 1, 1] : memref<1x16x10x16xf32> to memref<1x16x3x16xf32, strided<[2560, 160, 16, 1], offset: ?>>
+    %sum = scf.for %ch = %c0 to %c16 step %c1 iter_args(%acc = %zero) -> (vector<8xf32>) {
+      %taps = scf.for %kh = %c0 to %c3 step %c1 iter_args(%a = %acc) -> (vector<8xf32>) {
+        %seg = memref.subview %rows[0, %ch, %kh, 0] [1, 1, 1, 8] [1, 1, 1, 1] : memref<1x16x3x16xf32, strided<[2560, 160, 16, 1], offset: ?>> to memref<1x1x1x8xf32, strided<[2560, 160, 16, 1], offset: ?>>
+        %flat = memref.subview %seg[0, 0, 0, 0] [1, 1, 1, 8] [1, 1, 1, 1] : memref<1x1x1x8xf32, strided<[2560, 160, 16, 1], offset: ?>> to memref<8xf32, strided<[1], offset: ?>>
+        %v = vector.transfer_read %flat[%c0], %pad {in_bounds = [true]} : memref<8xf32, strided<[1], offset: ?>>, vector<8xf32>
+        %s = arith.addf %v, %a : vector<8xf32>
+        scf.yield %s : vector<8xf32>
+      }
+      scf.yield %taps : vector<8xf32>
+    }
+    vector.transfer_write %sum, %out[%r, %c0] {in_bounds = [true]} : vector<8xf32>, memref<8x8xf32>
+  }
+  return
+}
+
+// The copy split by rows as the reading loop is: no prefetch.
+// CHECK-LABEL: func.func @written_by_rows
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+func.func @written_by_rows(%x: memref<1x16x10x16xf32>, %buf: memref<1x16x10x16xf32>, %out: memref<8x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<8xf32>
+  scf.forall (%t) in (2) {
+    %h = affine.apply #by5(%t)
+    %src = memref.subview %x[0, 0, %h, 0] [1, 16, 5, 16] [1, 1, 1, 1] : memref<1x16x10x16xf32> to memref<1x16x5x16xf32, strided<[2560, 160, 16, 1], offset: ?>>
+    %dst = memref.subview %buf[0, 0, %h, 0] [1, 16, 5, 16] [1, 1, 1, 1] : memref<1x16x10x16xf32> to memref<1x16x5x16xf32, strided<[2560, 160, 16, 1], offset: ?>>
+    memref.copy %src, %dst : memref<1x16x5x16xf32, strided<[2560, 160, 16, 1], offset: ?>> to memref<1x16x5x16xf32, strided<[2560, 160, 16, 1], offset: ?>>
+  }
+  scf.forall (%r) in (8) {
+    %rows = memref.subview %buf[0, 0, %r, 0] [1, 16, 3, 16] [1, 1, 1, 1] : memref<1x16x10x16xf32> to memref<1x16x3x16xf32, strided<[2560, 160, 16, 1], offset: ?>>
+    %sum = scf.for %ch = %c0 to %c16 step %c1 iter_args(%acc = %zero) -> (vector<8xf32>) {
+      %taps = scf.for %kh = %c0 to %c3 step %c1 iter_args(%a = %acc) -> (vector<8xf32>) {
+        %seg = memref.subview %rows[0, %ch, %kh, 0] [1, 1, 1, 8] [1, 1, 1, 1] : memref<1x16x3x16xf32, strided<[2560, 160, 16, 1], offset: ?>> to memref<1x1x1x8xf32, strided<[2560, 160, 16, 1], offset: ?>>
+        %flat = memref.subview %seg[0, 0, 0, 0] [1, 1, 1, 8] [1, 1, 1, 1] : memref<1x1x1x8xf32, strided<[2560, 160, 16, 1], offset: ?>> to memref<8xf32, strided<[1], offset: ?>>
+        %v = vector.transfer_read %flat[%c0], %pad {in_bounds = [true]} : memref<8xf32, strided<[1], offset: ?>>, vector<8xf32>
+        %s = arith.addf %v, %a : vector<8xf32>
+        scf.yield %s : vector<8xf32>
+      }
+      scf.yield %taps : vector<8xf32>
+    }
+    vector.transfer_write %sum, %out[%r, %c0] {in_bounds = [true]} : vector<8xf32>, memref<8x8xf32>
+  }
+  return
+}
+
+// CHECK: strata-prefetch-channels
+// CHECK-NEXT: (S) 2 prefetches
