@@ -1,28 +1,28 @@
 //! `strata-prefetch-channels`: in a convolution split across threads, whose items walk every
-//! input channel with the taps inside (`for c { for kh { for kw { read row segment } } }`),
-//! prefetches at each tap the same segment [`AHEAD`] channels on, where another core wrote the
-//! input ([`crate::shared_lines`]).
+//! input channel (`for c { [for kh { for kw {] read row segment [} }] }`: the taps inside, or a
+//! flattened 1x1 convolution's channels alone), prefetches at each read the same segment
+//! [`AHEAD`] channels on, where another core wrote the input ([`crate::shared_lines`]).
 //!
 //! Such an item reads a few lines of each channel, one channel plane apart (8 KB on DeepLab's
 //! 45 x 45 padded maps): a stride no hardware prefetcher follows, so every line waits for
 //! whoever holds it. On one thread that is this core's L2 (measured: no gain, DeepLab 1.5%
 //! slower with them). On several, when the input's writer split it otherwise than the
 //! convolution splits its rows (a padded copy split by channels before a convolution split by
-//! rows), half the lines sit in the other core's cache and each first read waits for the
-//! transfer: DeepLab's dilation-6 pyramid convolution (64 -> 32 channels, 33 x 33) ran 0.21 ms
-//! on two threads, no faster than on one, and 0.147 ms with these prefetches (ONNX Runtime
-//! 0.152); a 3x3 convolution reading a graph input in bands 0.30 -> 0.21 ms.
+//! rows; a depthwise step split by channels before a 1x1 projection split by positions), half
+//! the lines sit in the other core's cache and each first read waits for the transfer:
+//! DeepLab's dilation-6 pyramid convolution (64 -> 32 channels, 33 x 33) ran 0.21 ms on two
+//! threads, no faster than on one, and 0.147 ms with these prefetches (ONNX Runtime 0.152);
+//! MobileNetV2 and ResNeXt 5-6% faster on two threads (their 1x1 convolutions).
 //!
-//! A read is taken when it is a 1-D contiguous vector read of at least 16 bytes inside at least
-//! two nested `scf.for`s carrying vector accumulators (the outermost of at least `2 * AHEAD`
-//! iterations), from a chain of `memref.subview`s one of
-//! which is offset by the outermost such loop's induction variable (the channel), of a buffer
-//! that is not a constant (weights are packed and prefetched by `strata-prefetch-filters`),
-//! inside an `scf.forall` whose input lines another core may have written. The prefetch clones
-//! the subviews from that one down with the channel plus [`AHEAD`] and prefetches the first
-//! line of the segment, each further line and its last element: a segment of 11 floats can
-//! straddle two lines. Past the last channel the addresses lie outside the view, which a
-//! prefetch may: it never faults.
+//! A read is taken when it is a 1-D contiguous vector read of at least 16 bytes inside one or
+//! more nested `scf.for`s carrying vector accumulators (the outermost of at least `2 * AHEAD`
+//! iterations), from a chain of `memref.subview`s one of which is offset by the outermost such
+//! loop's induction variable (the channel), of a buffer that is not a constant (weights are
+//! packed and prefetched by `strata-prefetch-filters`), inside an `scf.forall` whose input
+//! lines another core may have written. The prefetch clones the subviews from that one down
+//! with the channel plus [`AHEAD`] and prefetches the first line of the segment, each further
+//! line and its last element: a segment of 11 floats can straddle two lines. Past the last
+//! channel the addresses lie outside the view, which a prefetch may: it never faults.
 
 use melior::ir::attribute::IntegerAttribute;
 use melior::ir::operation::{OperationBuilder, OperationLike};
@@ -121,7 +121,7 @@ fn site(read: Op) -> Option<Site> {
         }
         parent = op.parent();
     }
-    if nest.len() < 2 {
+    if nest.is_empty() {
         return None;
     }
     // Enough channels that prefetching some ahead leaves more than that many to run (a stem's
