@@ -1,7 +1,8 @@
 //! `strata-prefetch-channels`: in a convolution split across threads, whose items walk every
 //! input channel (`for c { [for kh { for kw {] read row segment [} }] }`: the taps inside, or a
 //! flattened 1x1 convolution's channels alone), prefetches at each read the same segment
-//! [`AHEAD`] channels on, where another core wrote the input ([`crate::shared_lines`]).
+//! [`AHEAD`] channels on ([`AHEAD_ALONE`] for a channel loop alone), where another core wrote
+//! the input ([`crate::shared_lines`]).
 //!
 //! Such an item reads a few lines of each channel, one channel plane apart (8 KB on DeepLab's
 //! 45 x 45 padded maps): a stride no hardware prefetcher follows, so every line waits for
@@ -15,14 +16,15 @@
 //! MobileNetV2 and ResNeXt 5-6% faster on two threads (their 1x1 convolutions).
 //!
 //! A read is taken when it is a 1-D contiguous vector read of at least 16 bytes inside one or
-//! more nested `scf.for`s carrying vector accumulators (the outermost of at least `2 * AHEAD`
-//! iterations), from a chain of `memref.subview`s one of which is offset by the outermost such
-//! loop's induction variable (the channel), of a buffer that is not a constant (weights are
-//! packed and prefetched by `strata-prefetch-filters`), inside an `scf.forall` whose input
-//! lines another core may have written. The prefetch clones the subviews from that one down
-//! with the channel plus [`AHEAD`] and prefetches the first line of the segment, each further
-//! line and its last element: a segment of 11 floats can straddle two lines. Past the last
-//! channel the addresses lie outside the view, which a prefetch may: it never faults.
+//! more nested `scf.for`s carrying vector accumulators (the outermost of at least twice as many
+//! iterations as the channels ahead), from a chain of `memref.subview`s one of which is offset
+//! by the outermost such loop's induction variable (the channel), of a buffer that is not a
+//! constant (weights are packed and prefetched by `strata-prefetch-filters`), inside an
+//! `scf.forall` whose input lines another core may have written. The prefetch clones the
+//! subviews from that one down with the channel plus the channels ahead and prefetches the
+//! first line of the segment, each further line and its last element: a segment of 11 floats
+//! can straddle two lines. Past the last channel the addresses lie outside the view, which a
+//! prefetch may: it never faults.
 
 use melior::ir::attribute::IntegerAttribute;
 use melior::ir::operation::{OperationBuilder, OperationLike};
@@ -47,10 +49,14 @@ pub fn create(_: &PassOptions) -> Box<dyn Pass> {
 
 struct PrefetchChannels;
 
-/// Channels ahead. A channel's taps take ~100 cycles on 32 filters; two channels ahead was
-/// too close (DeepLab's pyramid convolution in bands 0.22-0.24 ms), eight too far for the L1
-/// (0.225), four 0.213.
+/// Channels ahead where the taps are inside the channel loop. A channel's taps take ~100
+/// cycles on 32 filters; two channels ahead was too close (DeepLab's pyramid convolution in
+/// bands 0.22-0.24 ms), eight too far for the L1 (0.225), four 0.213.
 const AHEAD: i64 = 4;
+
+/// Channels ahead for a channel loop alone (a 1x1 convolution), whose step is one tap:
+/// MobileNetV2 on two threads 2% faster than at [`AHEAD`] (2.76-2.82 -> 2.72-2.73 ms; 16: as 8).
+const AHEAD_ALONE: i64 = 8;
 
 /// Bytes of a cache line.
 const LINE: i64 = 64;
@@ -92,6 +98,8 @@ struct Site {
     /// The elements the read takes and their bytes.
     lanes: i64,
     bytes: i64,
+    /// Channels ahead.
+    ahead: i64,
 }
 
 /// The site of `read`, if this pass takes it (see the module's documentation).
@@ -127,12 +135,13 @@ fn site(read: Op) -> Option<Site> {
     // Enough channels that prefetching some ahead leaves more than that many to run (a stem's
     // three input channels have none to prefetch for).
     let outer = *nest.last()?;
+    let ahead = if nest.len() == 1 { AHEAD_ALONE } else { AHEAD };
     let trips =
         match (outer.operand(0).constant_int(), outer.operand(1).constant_int(), outer.operand(2).constant_int()) {
             (Some(lower), Some(upper), Some(step)) if step > 0 => (upper - lower) / step,
             _ => return None,
         };
-    if trips < 2 * AHEAD {
+    if trips < 2 * ahead {
         return None;
     }
     let channel = outer.body(0)?.argument(0);
@@ -157,7 +166,7 @@ fn site(read: Op) -> Option<Site> {
             _ => break,
         }
     }
-    Some(Site { channel, views, lanes, bytes })
+    Some(Site { channel, views, lanes, bytes, ahead })
 }
 
 /// Adds `site`'s prefetches before `read`; how many (`None` when an op could not be built:
@@ -182,7 +191,7 @@ fn insert(context: &melior::Context, read: Op, site: &Site) -> Option<u64> {
             .ok()?;
         Some(Val::from(block.get().insert_operation_before(anchor, op).result(0).ok()?))
     };
-    let next = add(site.channel, constant(AHEAD)?)?;
+    let next = add(site.channel, constant(site.ahead)?)?;
     // The views again, outermost first, on the channel ahead.
     let mut source: Option<Val> = None;
     for view in site.views.iter().rev() {
