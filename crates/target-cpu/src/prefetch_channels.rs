@@ -28,7 +28,6 @@
 
 use melior::ir::attribute::IntegerAttribute;
 use melior::ir::operation::{OperationBuilder, OperationLike};
-use melior::ir::r#type::{MemRefType, ShapedTypeLike, TypeLike};
 use melior::ir::{BlockLike, Type};
 use strata_ir::rewrite::collect;
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
@@ -60,9 +59,6 @@ const AHEAD_ALONE: i64 = 8;
 
 /// Bytes of a cache line.
 const LINE: i64 = 64;
-
-/// Reads shorter than this (bytes) are left alone.
-const SHORTEST: i64 = 16;
 
 impl Pass for PrefetchChannels {
     fn run(
@@ -105,20 +101,9 @@ struct Site {
 /// The site of `read`, if this pass takes it (see the module's documentation).
 fn site(read: Op) -> Option<Site> {
     let memref = read.operand(0);
-    let ty = MemRefType::try_from(memref.r#type()).ok()?;
-    if ty.rank() != 1 || !crate::text_kernels::unit_inner_stride(&ty.to_string()) {
-        return None;
-    }
-    let bytes = i64::try_from(strata_ir::handle::bit_width(ty.element())?.div_ceil(8)).ok()?;
-    let lanes = match crate::vector_ops::vector_shape(read.result(0).r#type())?.0[..] {
-        [lanes] => lanes,
-        _ => return None,
-    };
-    if lanes * bytes < SHORTEST {
-        return None;
-    }
+    let (lanes, bytes) = crate::prefetch_rows::contiguous_read(read)?;
     // The nest of loops carrying vectors around the read: the outermost walks the channels.
-    let carries = |op: Op| op.is("scf.for") && op.results().iter().any(|r| r.r#type().is_vector());
+    let carries = crate::prefetch_rows::carries_vectors;
     let mut nest = Vec::new();
     let mut parent = read.parent();
     while let Some(op) = parent.filter(|&op| nest.is_empty() || carries(op)) {

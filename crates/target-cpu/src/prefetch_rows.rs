@@ -156,22 +156,10 @@ pub(crate) fn prefetch_operation<'c>(
 /// kernel's only one carrying vectors), inside a loop that carries vectors and picks the view's
 /// row by its induction variable.
 fn row_read(read: Op, threads: i64) -> Option<(i64, i64)> {
-    use melior::ir::r#type::{MemRefType, ShapedTypeLike, TypeLike};
     let memref = read.operand(0);
-    let ty = MemRefType::try_from(memref.r#type()).ok()?;
-    if ty.rank() != 1 || !crate::text_kernels::unit_inner_stride(&ty.to_string()) {
-        return None;
-    }
-    let bytes = i64::try_from(strata_ir::handle::bit_width(ty.element())?.div_ceil(8)).ok()?;
-    let lanes = match crate::vector_ops::vector_shape(read.result(0).r#type())?.0[..] {
-        [lanes] => lanes,
-        _ => return None,
-    };
-    if lanes * bytes < SHORTEST {
-        return None;
-    }
+    let (lanes, bytes) = contiguous_read(read)?;
     // The nearest loop around the read that carries vectors (accumulators).
-    let carries = |op: Op| op.is("scf.for") && op.results().iter().any(|r| r.r#type().is_vector());
+    let carries = carries_vectors;
     let mut parent = read.parent();
     let carrier = loop {
         let op = parent?;
@@ -207,4 +195,26 @@ fn row_read(read: Op, threads: i64) -> Option<(i64, i64)> {
         && std::iter::successors(carrier.parent(), |op| op.parent()).all(|op| !carries(op));
     let least = if threads > 1 && lone { SHARED_ROWS } else { PAST_L2 };
     (by_iv && strata_ir::handle::memref_bytes(value.r#type()).is_some_and(|b| b >= least)).then_some((lanes, bytes))
+}
+
+/// The elements and their bytes of `read` (a `vector.transfer_read` or `vector.load`), when it
+/// reads a 1-D vector of at least [`SHORTEST`] bytes from a contiguous rank-1 view.
+pub(crate) fn contiguous_read(read: Op) -> Option<(i64, i64)> {
+    use melior::ir::r#type::{MemRefType, ShapedTypeLike};
+    let ty = MemRefType::try_from(read.operand(0).r#type()).ok()?;
+    if ty.rank() != 1 || !crate::text_kernels::unit_inner_stride(&ty.to_string()) {
+        return None;
+    }
+    let bytes = i64::try_from(strata_ir::handle::bit_width(ty.element())?.div_ceil(8)).ok()?;
+    let lanes = match crate::vector_ops::vector_shape(read.result(0).r#type())?.0[..] {
+        [lanes] => lanes,
+        _ => return None,
+    };
+    (lanes * bytes >= SHORTEST).then_some((lanes, bytes))
+}
+
+/// Whether `op` is an `scf.for` carrying vectors (a reduction's accumulators).
+pub(crate) fn carries_vectors(op: Op) -> bool {
+    use melior::ir::r#type::TypeLike;
+    op.is("scf.for") && op.results().iter().any(|r| r.r#type().is_vector())
 }
