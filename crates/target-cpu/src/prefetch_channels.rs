@@ -26,7 +26,6 @@
 //! can straddle two lines. Past the last channel the addresses lie outside the view, which a
 //! prefetch may: it never faults.
 
-use melior::ir::attribute::IntegerAttribute;
 use melior::ir::operation::{OperationBuilder, OperationLike};
 use melior::ir::{BlockLike, Type};
 use strata_ir::rewrite::collect;
@@ -160,14 +159,7 @@ fn insert(context: &melior::Context, read: Op, site: &Site) -> Option<u64> {
     let anchor = read.get();
     let block = read.block()?;
     let index_type = Type::index(context);
-    let constant = |value: i64| {
-        strata_ir::rewrite::constant_before(
-            context,
-            anchor,
-            index_type,
-            IntegerAttribute::new(index_type, value).into(),
-        )
-    };
+    let constant = |value: i64| crate::prefetch_rows::index_before(context, anchor, value);
     let add = |a: Val, b: Val| {
         let op = OperationBuilder::new("arith.addi", anchor.location())
             .add_operands(&[a.get(), b.get()])

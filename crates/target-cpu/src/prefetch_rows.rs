@@ -104,14 +104,7 @@ fn prefetch(cx: &mut PassContext<'_>, read: Op, offset: i64) -> Result<bool, Pas
     let anchor = read.get();
     let index_type = Type::index(context);
     let index = read.operand(1);
-    let constant = |value: i64| {
-        strata_ir::rewrite::constant_before(
-            context,
-            anchor,
-            index_type,
-            IntegerAttribute::new(index_type, value).into(),
-        )
-    };
+    let constant = |value: i64| index_before(context, anchor, value);
     let ahead = match index.constant_int() {
         Some(start) => constant(start + offset),
         None => constant(offset).and_then(|step| {
@@ -217,4 +210,14 @@ pub(crate) fn contiguous_read(read: Op) -> Option<(i64, i64)> {
 pub(crate) fn carries_vectors(op: Op) -> bool {
     use melior::ir::r#type::TypeLike;
     op.is("scf.for") && op.results().iter().any(|r| r.r#type().is_vector())
+}
+
+/// An `index` constant `value` right before `anchor` (`None` if it cannot be built).
+pub(crate) fn index_before<'c, 'a>(
+    context: &'c melior::Context,
+    anchor: melior::ir::operation::OperationRef<'c, 'a>,
+    value: i64,
+) -> Option<Val> {
+    let index_type = Type::index(context);
+    strata_ir::rewrite::constant_before(context, anchor, index_type, IntegerAttribute::new(index_type, value).into())
 }
