@@ -12,9 +12,10 @@
 //! Legality is read from the kernels' indexing maps before tiling. For every pair of kernels
 //! of a group and every pair of their operands where one is written, the two buffers are
 //! apart in memory (distinct function arguments, or views of the arena at disjoint planned
-//! byte ranges), or they are the same value and the split loop of each kernel alone indexes
-//! the same dimension of it: iteration `i` of both then touches exactly slice `i` of that
-//! dimension. Anything else (a view of a view, a buffer read whole by one kernel and written by
+//! byte ranges), or they are the same value (or static unit-stride subviews of one value, of
+//! its rank, at the same offset and size along that dimension: a padded buffer's left and
+//! right columns) and the split loop of each kernel alone indexes the same dimension of it:
+//! iteration `i` of both then touches exactly slice `i` of that dimension. Anything else (a view of a view, a buffer read whole by one kernel and written by
 //! another, an index that is not a plain loop) keeps the kernels apart. Kernels too small to
 //! split on their own join a neighbouring group along a loop that satisfies this; the rest
 //! stay whole as before. Results are unchanged: every kernel computes each element as before,
@@ -169,9 +170,33 @@ fn compatible(earlier: &[Access], later: &[Access]) -> bool {
             if !(a.written || b.written) || !a.root.overlaps(&b.root) {
                 return true;
             }
-            a.value == b.value && matches!((a.slice, b.slice), (Slice::Dim(p), Slice::Dim(q)) if p == q)
+            match (a.slice, b.slice) {
+                (Slice::Dim(p), Slice::Dim(q)) if p == q => a.value == b.value || in_step(a.value, b.value, p),
+                _ => false,
+            }
         })
     })
+}
+
+/// Whether `a` and `b` are views of one buffer that a loop along their dimension `p` walks in
+/// step: static unit-stride subviews of the same value keeping its rank, at the same offset and
+/// size along `p`, so iteration `i` of either touches only index `i` of that dimension (a padded
+/// buffer's left and right columns, both filled row by row).
+fn in_step(a: Val, b: Val, p: usize) -> bool {
+    let view = |v: Val| v.owner().filter(|o| o.is("memref.subview") && o.operand_count() == 1);
+    let (Some(x), Some(y)) = (view(a), view(b)) else { return false };
+    let rank = |v: Val| strata_ir::types::memref(v.r#type()).map(|m| m.rank());
+    if x.operand(0) != y.operand(0) || rank(a) != rank(x.operand(0)) || rank(b) != rank(y.operand(0)) {
+        return false;
+    }
+    let attribute = |o: Op, name: &str| strata_ir::ods::i64_array(o.get(), name);
+    let unit = |o: Op| attribute(o, "static_strides").is_some_and(|s| s.iter().all(|&t| t == 1));
+    let at = |o: Op, name: &str| attribute(o, name).and_then(|v| v.get(p).copied());
+    unit(x)
+        && unit(y)
+        && at(x, "static_offsets").is_some()
+        && at(x, "static_offsets") == at(y, "static_offsets")
+        && at(x, "static_sizes") == at(y, "static_sizes")
 }
 
 /// Whether `next` follows `op` in the same block with only address and value computations
