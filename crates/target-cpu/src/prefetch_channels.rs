@@ -26,8 +26,8 @@
 //! can straddle two lines. Past the last channel the addresses lie outside the view, which a
 //! prefetch may: it never faults.
 
-use melior::ir::operation::{OperationBuilder, OperationLike};
-use melior::ir::{BlockLike, Type};
+use melior::ir::operation::OperationLike;
+use melior::ir::BlockLike;
 use strata_ir::rewrite::collect;
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 
@@ -74,7 +74,7 @@ impl Pass for PrefetchChannels {
             let writers = Writers::of(function);
             for read in reads {
                 let Some(site) = site(read) else { continue };
-                if writers.written_elsewhere(read, 0) {
+                if writers.written_elsewhere(read) {
                     added += insert(cx.strata().mlir(), read, &site).unwrap_or(0);
                 }
             }
@@ -118,17 +118,12 @@ fn site(read: Op) -> Option<Site> {
     }
     // Enough channels that prefetching some ahead leaves more than that many to run (a stem's
     // three input channels have none to prefetch for).
-    let outer = *nest.last()?;
     let ahead = if nest.len() == 1 { AHEAD_ALONE } else { AHEAD };
-    let trips =
-        match (outer.operand(0).constant_int(), outer.operand(1).constant_int(), outer.operand(2).constant_int()) {
-            (Some(lower), Some(upper), Some(step)) if step > 0 => (upper - lower) / step,
-            _ => return None,
-        };
-    if trips < 2 * ahead {
+    let outer = crate::prefetch_filters::iv(*nest.last()?, 0)?;
+    if outer.trips < 2 * ahead {
         return None;
     }
-    let channel = outer.body(0)?.argument(0);
+    let channel = outer.value;
     // Up the subviews to the one the channel offsets; above it, no constant.
     let mut views = Vec::new();
     let mut value = memref;
@@ -140,15 +135,8 @@ fn site(read: Op) -> Option<Site> {
         }
         value = owner.operand(0);
     }
-    let mut base = views.last()?.operand(0);
-    while let Some(owner) = base.owner() {
-        match owner.name().as_str() {
-            "memref.get_global" => return None,
-            "memref.subview" | "memref.expand_shape" | "memref.collapse_shape" | "memref.cast" => {
-                base = owner.operand(0)
-            }
-            _ => break,
-        }
+    if matches!(crate::parallelize::Root::of(memref), crate::parallelize::Root::Global(_)) {
+        return None;
     }
     Some(Site { channel, views, lanes, bytes, ahead })
 }
@@ -158,17 +146,7 @@ fn site(read: Op) -> Option<Site> {
 fn insert(context: &melior::Context, read: Op, site: &Site) -> Option<u64> {
     let anchor = read.get();
     let block = read.block()?;
-    let index_type = Type::index(context);
-    let constant = |value: i64| crate::prefetch_rows::index_before(context, anchor, value);
-    let add = |a: Val, b: Val| {
-        let op = OperationBuilder::new("arith.addi", anchor.location())
-            .add_operands(&[a.get(), b.get()])
-            .add_results(&[index_type])
-            .build()
-            .ok()?;
-        Some(Val::from(block.get().insert_operation_before(anchor, op).result(0).ok()?))
-    };
-    let next = add(site.channel, constant(site.ahead)?)?;
+    let next = crate::prefetch_rows::index_plus(context, anchor, site.channel, site.ahead)?;
     // The views again, outermost first, on the channel ahead.
     let mut source: Option<Val> = None;
     for view in site.views.iter().rev() {
@@ -192,11 +170,7 @@ fn insert(context: &melior::Context, read: Op, site: &Site) -> Option<u64> {
     offsets.dedup();
     let index = read.operand(1);
     for &offset in &offsets {
-        let at = match index.constant_int() {
-            _ if offset == 0 => index,
-            Some(start) => constant(start + offset)?,
-            None => add(index, constant(offset)?)?,
-        };
+        let at = crate::prefetch_rows::index_plus(context, anchor, index, offset)?;
         let prefetch = crate::prefetch_rows::prefetch_operation(context, anchor.location(), view, at).ok()?;
         block.get().insert_operation_before(anchor, prefetch);
     }

@@ -79,11 +79,11 @@ impl Pass for PrefetchFilters {
 
 /// A loop induction variable with constant bounds.
 #[derive(Clone, Copy)]
-struct Iv {
-    value: Val,
-    lower: i64,
-    step: i64,
-    trips: i64,
+pub(crate) struct Iv {
+    pub(crate) value: Val,
+    pub(crate) lower: i64,
+    pub(crate) step: i64,
+    pub(crate) trips: i64,
 }
 
 /// A filter read this pass prefetches for.
@@ -112,7 +112,7 @@ struct Site {
 
 /// The variable of `loop_op`'s dimension `index` (an `scf.for`'s only one, or an
 /// `scf.forall`'s), when its bounds are constants.
-fn iv(loop_op: Op, index: usize) -> Option<Iv> {
+pub(crate) fn iv(loop_op: Op, index: usize) -> Option<Iv> {
     if loop_op.is("scf.for") {
         let (lower, upper, step) = (
             loop_op.operand(0).constant_int()?,

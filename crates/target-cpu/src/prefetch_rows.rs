@@ -102,21 +102,7 @@ impl Pass for PrefetchRows {
 fn prefetch(cx: &mut PassContext<'_>, read: Op, offset: i64) -> Result<bool, PassFailed> {
     let context = cx.strata().mlir();
     let anchor = read.get();
-    let index_type = Type::index(context);
-    let index = read.operand(1);
-    let constant = |value: i64| index_before(context, anchor, value);
-    let ahead = match index.constant_int() {
-        Some(start) => constant(start + offset),
-        None => constant(offset).and_then(|step| {
-            let add = OperationBuilder::new("arith.addi", anchor.location())
-                .add_operands(&[index.get(), step.get()])
-                .add_results(&[index_type])
-                .build()
-                .ok()?;
-            Some(Val::from(anchor.block()?.insert_operation_before(anchor, add).result(0).ok()?))
-        }),
-    };
-    let Some(ahead) = ahead else { return Ok(false) };
+    let Some(ahead) = index_plus(context, anchor, read.operand(1), offset) else { return Ok(false) };
     let prefetch = prefetch_operation(context, anchor.location(), read.operand(0), ahead)
         .map_err(|e| cx.fail(anchor, &format!("cannot build a prefetch: {e}").into()))?;
     anchor.block().expect("a read in a block").insert_operation_before(anchor, prefetch);
@@ -220,4 +206,27 @@ pub(crate) fn index_before<'c, 'a>(
 ) -> Option<Val> {
     let index_type = Type::index(context);
     strata_ir::rewrite::constant_before(context, anchor, index_type, IntegerAttribute::new(index_type, value).into())
+}
+
+/// `index + offset` as an `index` value right before `anchor`: `index` itself for 0, a constant
+/// when `index` is one, else an `arith.addi` of a new constant (`None` if an op cannot be built).
+pub(crate) fn index_plus<'c, 'a>(
+    context: &'c melior::Context,
+    anchor: melior::ir::operation::OperationRef<'c, 'a>,
+    index: Val,
+    offset: i64,
+) -> Option<Val> {
+    if offset == 0 {
+        return Some(index);
+    }
+    if let Some(start) = index.constant_int() {
+        return index_before(context, anchor, start + offset);
+    }
+    let step = index_before(context, anchor, offset)?;
+    let add = OperationBuilder::new("arith.addi", anchor.location())
+        .add_operands(&[index.get(), step.get()])
+        .add_results(&[Type::index(context)])
+        .build()
+        .ok()?;
+    Some(Val::from(anchor.block()?.insert_operation_before(anchor, add).result(0).ok()?))
 }

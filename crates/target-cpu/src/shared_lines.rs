@@ -15,7 +15,7 @@
 //! a kernel on the main thread, a view it does not follow) counts as another core's.
 
 use melior::ir::r#type::{MemRefType, ShapedTypeLike};
-use strata_ir::{Op, Val};
+use strata_ir::{Blk, Op, Val};
 
 use crate::parallelize::Root;
 
@@ -31,13 +31,14 @@ type Targets = Option<Vec<(Root, Val)>>;
 
 /// What each top-level op of a function writes, collected once for the reads of its kernels.
 pub(crate) struct Writers {
-    /// The function body's ops in order, each with what it writes.
+    /// The function body, and its ops in order, each with what it writes.
+    body: Option<Blk>,
     ops: Vec<(Op, Targets)>,
 }
 
 impl Writers {
     pub(crate) fn of(function: Op) -> Writers {
-        let Some(body) = function.body(0) else { return Writers { ops: Vec::new() } };
+        let Some(body) = function.body(0) else { return Writers { body: None, ops: Vec::new() } };
         let ops = body
             .ops()
             .into_iter()
@@ -50,16 +51,16 @@ impl Writers {
                 (op, Some(targets))
             })
             .collect();
-        Writers { ops }
+        Writers { body: Some(body), ops }
     }
 
-    /// Whether `read` (an op reading a buffer through its operand `operand`), inside an
+    /// Whether `read` (an op reading a buffer through its first operand), inside an
     /// `scf.forall` of this function, may find lines of that buffer that another thread's share
     /// of the last kernel writing it wrote: `false` only when that kernel is an `scf.forall`
     /// whose split dimension moves its writes through the buffer by the same stride as the
     /// reading loop's split dimension moves the read.
-    pub(crate) fn written_elsewhere(&self, read: Op, operand: usize) -> bool {
-        let memref = read.operand(operand);
+    pub(crate) fn written_elsewhere(&self, read: Op) -> bool {
+        let memref = read.operand(0);
         let Some(forall) = read.ancestor("scf.forall") else { return true };
         let Some(reading) = split_stride(memref, forall) else { return true };
         match self.last_writer(forall, &Root::of(memref)) {
@@ -72,7 +73,8 @@ impl Writers {
     /// writes through. Top-level fills (a padded buffer's ring, filled on the main thread
     /// around its interior) are looked through.
     fn last_writer(&self, kernel: Op, root: &Root) -> Option<(Op, Val)> {
-        let at = self.ops.iter().position(|&(op, _)| kernel == op || kernel.is_inside(op))?;
+        let top = kernel.ancestor_in(self.body?)?;
+        let at = self.ops.iter().position(|&(op, _)| op == top)?;
         for (op, targets) in self.ops[..at].iter().rev().take(LOOK_BACK) {
             if op.is("linalg.fill") {
                 continue;
@@ -122,14 +124,8 @@ fn written(op: Op) -> Option<Vec<Val>> {
 /// with more than one iteration) offsets an access through `view` along, followed up its views
 /// to the buffer (tiles of one row or two compare alike: the dimension is what matters).
 fn split_stride(view: Val, forall: Op) -> Option<i64> {
-    let bound = |name: &str| strata_ir::ods::i64_array(forall.get(), name);
-    let (lower, upper, step) = (bound("staticLowerBound")?, bound("staticUpperBound")?, bound("staticStep")?);
-    let dim = (0..upper.len()).find(|&d| {
-        ![lower[d], upper[d], step[d]].contains(&DYNAMIC)
-            && step[d] > 0
-            && (upper[d] - lower[d] + step[d] - 1) / step[d] > 1
-    })?;
-    let iv = forall.body(0)?.argument(dim);
+    let dims = strata_ir::ods::i64_array(forall.get(), "staticUpperBound")?.len();
+    let iv = (0..dims).find_map(|d| crate::prefetch_filters::iv(forall, d).filter(|iv| iv.trips > 1))?.value;
     let mut value = view;
     for _ in 0..16 {
         let owner = value.owner()?;
