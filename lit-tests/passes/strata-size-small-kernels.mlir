@@ -4,7 +4,9 @@
 // times the calls to the kernel; the smallest kernels are taken first, while each is under
 // 2^17 operations and together they are at most 1% of all the kernels' work. A kernel whose
 // trip counts are not constants is never taken, nor one split across threads (an OpenMP
-// region, whose work counts all the same); loops already annotated keep theirs.
+// region, whose work counts all the same); loops already annotated keep theirs. In the other
+// kernels, the outermost loop nests under 2^17 operations that do at most 1% of their kernel's
+// work, or only store one value (fills), are kept rolled the same way.
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(strata-size-small-kernels)' | FileCheck %s
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(strata-size-small-kernels)' --mlir-pass-statistics 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
@@ -217,5 +219,81 @@ module {
   }
 }
 
-// The three chunks together.
+// -----
+
+// In a kernel left to LLVM (here split across threads), the loop nests beside its work: one
+// under 1% of the kernel's work, and a fill (stores of one value) under 2^17 operations
+// however large its share, stay rolled; a nest that does more than 1% of the kernel's work and
+// is not a fill is left to LLVM, as is the work itself.
+module {
+  func.func @main(%m: memref<65536xf32>, %n: memref<16x1000xf32>) {
+    call @strata_kernel_0(%m, %n) : (memref<65536xf32>, memref<16x1000xf32>) -> ()
+    return
+  }
+  // CHECK-LABEL: func.func private @strata_kernel_0
+  func.func private @strata_kernel_0(%m: memref<65536xf32>, %n: memref<16x1000xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c16 = arith.constant 16 : index
+    %c64 = arith.constant 64 : index
+    %c1000 = arith.constant 1000 : index
+    %c4096 = arith.constant 4096 : index
+    %zero = arith.constant 0.0 : f32
+    omp.parallel {
+      omp.wsloop {
+        omp.loop_nest (%t) : index = (%c0) to (%c2) step (%c1) {
+          // The work: 2 x 64 x 4096 iterations of 4 ops.
+          // CHECK: scf.for
+          // CHECK: scf.for
+          // CHECK-NOT: loop_annotation
+          // CHECK: {{^ *}}}{{$}}
+          // CHECK-NEXT: {{^ *}}}{{$}}
+          scf.for %r = %c0 to %c64 step %c1 {
+            scf.for %i = %c0 to %c4096 step %c1 {
+              %x = memref.load %m[%i] : memref<65536xf32>
+              %y = arith.addf %x, %x : f32
+              memref.store %y, %m[%i] : memref<65536xf32>
+            }
+          }
+          // A fill, 2 x 16 x 1000 stores: ~3% of the kernel, rolled.
+          // CHECK: scf.for
+          // CHECK: scf.for
+          // CHECK: } {loop_annotation = #[[ROLLED]]}
+          // CHECK-NEXT: } {loop_annotation = #[[ROLLED]]}
+          scf.for %r = %c0 to %c16 step %c1 {
+            scf.for %i = %c0 to %c1000 step %c1 {
+              memref.store %zero, %n[%r, %i] : memref<16x1000xf32>
+            }
+          }
+          // A copy as large: ~4%, left to LLVM.
+          // CHECK: scf.for
+          // CHECK: scf.for
+          // CHECK-NOT: loop_annotation
+          // CHECK: {{^ *}}}{{$}}
+          // CHECK-NEXT: {{^ *}}}{{$}}
+          scf.for %r = %c0 to %c16 step %c1 {
+            scf.for %i = %c0 to %c1000 step %c1 {
+              %x = memref.load %m[%i] : memref<65536xf32>
+              memref.store %x, %n[%r, %i] : memref<16x1000xf32>
+            }
+          }
+          // 2 x 16 iterations of a copy, rolled.
+          // CHECK: scf.for
+          // CHECK: } {loop_annotation = #[[ROLLED]]}
+          scf.for %i = %c0 to %c16 step %c1 {
+            %x = memref.load %m[%i] : memref<65536xf32>
+            memref.store %x, %m[%i] : memref<65536xf32>
+          }
+          omp.yield
+        }
+      }
+      omp.terminator
+    }
+    return
+  }
+}
+
+// The four chunks together.
 // STATS: (S) 4 kernels - kernels whose loops stay rolled
+// STATS: (S) 2 nests - small loop nests of the other kernels kept rolled

@@ -84,8 +84,8 @@ finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
 /// the elements extracted from a vector read loaded one by one (`strata-broadcast-loads`: broadcasts from
 /// memory), register blocks kept as rows (`strata-vector-rows`), their transposes between the accumulators and NCHW
 /// memory as two-source shuffle networks (`strata-lower-transposes`; any other transpose as one shuffle of the
-/// flattened block, `shuffle1d`), the loops of the kernels doing a small share of the work kept rolled
-/// (`strata-size-small-kernels`), and functions taking bare pointers (the ABI of compiled models).
+/// flattened block, `shuffle1d`), the loops of the kernels doing a small share of the work, and the small nests
+/// and fills inside the others, kept rolled (`strata-size-small-kernels`), and functions taking bare pointers (the ABI of compiled models).
 pub const HOST_TO_LLVM: NamedPipeline = NamedPipeline {
     name: "strata-host-to-llvm",
     summary: "Lower linalg/memref/math on buffers to the LLVM dialect with bare-pointer function arguments",
