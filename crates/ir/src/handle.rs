@@ -229,7 +229,10 @@ impl Op {
 
     /// Attribute `name` as an integer, if it is one.
     pub fn int_attribute(self, name: &str) -> Option<i64> {
-        IntegerAttribute::try_from(self.attribute(name)?).ok().map(|a| a.value())
+        // Tested first: a failed `try_from` prints the attribute into its error (a float or a
+        // vector constant, each time a trip count is asked of one).
+        let attribute = self.attribute(name).filter(|a| a.is_integer())?;
+        IntegerAttribute::try_from(attribute).ok().map(|a| a.value())
     }
 
     /// The op's symbol name (`sym_name`), if it has one.

@@ -69,7 +69,7 @@ pub fn row_major_strides(shape: &[i64]) -> Vec<i64> {
 /// `getStridesAndOffset`), or `None` when any of them is dynamic or the type is no memref with
 /// a strided layout.
 pub fn memref_layout(ty: Type<'_>) -> Option<(Vec<i64>, Vec<i64>, i64)> {
-    let memref = MemRefType::try_from(ty).ok()?;
+    let memref = memref(ty)?;
     let rank = memref.rank();
     let shape: Vec<i64> = (0..rank)
         .map(|d| match memref.dim_size(d) {

@@ -24,6 +24,7 @@
 
 use melior::ir::attribute::{FlatSymbolRefAttribute, StringAttribute};
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
+use melior::ir::r#type::TypeLike;
 use melior::ir::{BlockLike, Identifier, Module};
 use strata_ir::{Blk, Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 
@@ -124,9 +125,14 @@ fn shareable(function: Op) -> bool {
         if name.starts_with("linalg.") {
             linalg = true;
             // A dynamic shape counts as large; a scalar as small.
-            large_linalg |= op.operands().iter().any(|v| match strata_lower::ops::static_shape(v.r#type()) {
-                Ok(shape) => shape.iter().product::<i64>() > SMALL_ELEMENTS,
-                Err(_) => v.r#type().to_string().starts_with("memref<"),
+            // (A scalar is told apart first: a failed shape prints its type into the error.)
+            large_linalg |= op.operands().iter().any(|v| {
+                let ty = v.r#type();
+                (ty.is_mem_ref() || ty.is_ranked_tensor())
+                    && match strata_lower::ops::static_shape(ty) {
+                        Ok(shape) => shape.iter().product::<i64>() > SMALL_ELEMENTS,
+                        Err(_) => ty.is_mem_ref(),
+                    }
             });
         }
         false
@@ -259,7 +265,7 @@ fn canonical_views(context: &melior::Context, body: Blk) -> Result<(), String> {
     let mut known: Vec<(Val, Val, i64, i64)> = Vec::new();
     let bytes_of = |value: Val| -> Option<i64> {
         let ty = value.r#type();
-        let width = strata_ir::handle::bit_width(MemRefType::try_from(ty).ok()?.element())?;
+        let width = strata_ir::handle::bit_width(strata_ir::types::memref(ty)?.element())?;
         (width % 8 == 0).then_some(width as i64 / 8)
     };
     let mut chain_ops: Vec<Op> = Vec::new();
@@ -303,9 +309,7 @@ fn canonical_views(context: &melior::Context, body: Blk) -> Result<(), String> {
         let first =
             readers.iter().filter_map(|(user, _)| order.get(&(user.raw().ptr as usize)).copied()).min().unwrap_or(0);
         // A view reader's result type keeps every stride of its source, a size-1 axis's too.
-        let viewed = readers.iter().any(|(user, _)| {
-            user.results().iter().any(|r| melior::ir::r#type::MemRefType::try_from(r.r#type()).is_ok())
-        });
+        let viewed = readers.iter().any(|(user, _)| user.results().iter().any(|r| r.r#type().is_mem_ref()));
         leaves.push((first, value, root, bytes, viewed));
     }
     leaves.sort_by_key(|&(first, ..)| first);

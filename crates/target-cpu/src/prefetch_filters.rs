@@ -159,7 +159,7 @@ fn offsets(read: Op) -> Option<(Val, Vec<Term>, i64)> {
         if !owner.is("memref.subview") {
             return None;
         }
-        let (strides, _) = MemRefType::try_from(owner.operand(0).r#type()).ok()?.strides_and_offset();
+        let (strides, _) = strata_ir::types::memref(owner.operand(0).r#type())?.strides_and_offset();
         let statics = strata_ir::ods::i64_array(owner.get(), "static_offsets")?;
         let mut dynamic = 1;
         for (&offset, &stride) in statics.iter().zip(&strides) {
@@ -192,7 +192,7 @@ fn divisor(value: Val, variable: Iv) -> Option<i64> {
 /// The site of `read`, if this pass takes it (see the module's documentation).
 fn site(read: Op) -> Option<Site> {
     let (global, terms, base) = offsets(read)?;
-    let ty = MemRefType::try_from(global.r#type()).ok()?;
+    let ty = strata_ir::types::memref(global.r#type())?;
     if !strata_ir::handle::is_identity_layout(ty.layout()) {
         return None;
     }
@@ -341,8 +341,8 @@ fn insert(cx: &mut PassContext<'_>, site: &Site) -> Result<bool, PassFailed> {
         let next = b.binary("arith.muli", next, b.constant(site.block_stride)?)?;
         // The constant as one row of elements, for the prefetches' flat indices.
         let flat =
-            MemRefType::new(MemRefType::try_from(site.global.r#type()).ok()?.element(), &[site.elements], None, None);
-        let rank = MemRefType::try_from(site.global.r#type()).ok()?.rank();
+            MemRefType::new(strata_ir::types::memref(site.global.r#type())?.element(), &[site.elements], None, None);
+        let rank = strata_ir::types::memref(site.global.r#type())?.rank();
         let all: Vec<Attribute> =
             (0..rank).map(|d| IntegerAttribute::new(IntegerType::new(context, 64).into(), d as i64).into()).collect();
         let collapse = b.add(

@@ -179,8 +179,8 @@ fn row_read(read: Op, threads: i64) -> Option<(i64, i64)> {
 /// The elements and their bytes of `read` (a `vector.transfer_read` or `vector.load`), when it
 /// reads a 1-D vector of at least [`SHORTEST`] bytes from a contiguous rank-1 view.
 pub(crate) fn contiguous_read(read: Op) -> Option<(i64, i64)> {
-    use melior::ir::r#type::{MemRefType, ShapedTypeLike};
-    let ty = MemRefType::try_from(read.operand(0).r#type()).ok()?;
+    use melior::ir::r#type::ShapedTypeLike;
+    let ty = strata_ir::types::memref(read.operand(0).r#type())?;
     if ty.rank() != 1 || !crate::text_kernels::unit_inner_stride(&ty.to_string()) {
         return None;
     }

@@ -14,7 +14,7 @@
 //! The analysis is syntactic and errs towards "shared": a writer it cannot see (a graph input,
 //! a kernel on the main thread, a view it does not follow) counts as another core's.
 
-use melior::ir::r#type::{MemRefType, ShapedTypeLike};
+use melior::ir::r#type::ShapedTypeLike;
 use strata_ir::{Blk, Op, Val};
 
 use crate::parallelize::Root;
@@ -130,7 +130,7 @@ fn split_stride(view: Val, forall: Op) -> Option<i64> {
     for _ in 0..16 {
         let owner = value.owner()?;
         if owner.is("memref.subview") {
-            let source = MemRefType::try_from(owner.operand(0).r#type()).ok()?;
+            let source = strata_ir::types::memref(owner.operand(0).r#type())?;
             let bytes = i64::try_from(strata_ir::handle::bit_width(source.element())?.div_ceil(8)).ok()?;
             let (strides, _) = source.strides_and_offset();
             let offsets = strata_ir::ods::i64_array(owner.get(), "static_offsets")?;
