@@ -3,7 +3,7 @@
 //! applied to the accumulators before they are stored) and the fill of its output with a
 //! per-channel bias before it ([`bias_fill`], the accumulators' seed).
 
-use melior::ir::r#type::ShapedTypeLike;
+use melior::ir::r#type::{ShapedTypeLike, TypeLike};
 use strata_ir::Op;
 
 /// A value an epilogue step reads: the accumulator, an earlier step's result, or a splat
@@ -78,7 +78,7 @@ pub(crate) fn epilogue(conv: Op, output: strata_ir::Val) -> Option<(Op, Epilogue
         let name = op.name();
         let plain = op.attribute("fastmath").is_none_or(|f| f.to_string().contains("none"));
         let arith = name.starts_with("arith.") && crate::vectorize_reductions::LANE_OPS.contains(&name.as_str());
-        if !arith || !plain || op.result_count() != 1 || op.result(0).r#type().to_string() != "f32" {
+        if !arith || !plain || op.result_count() != 1 || !op.result(0).r#type().is_f32() {
             return None;
         }
         let mut operands = Vec::new();

@@ -109,14 +109,14 @@ fn hoist_elementwise(context: &Context, mut transpose: Op) -> (Op, u64) {
     loop {
         let result = transpose.result(0);
         let [(user, _)] = result.uses()[..] else { break };
-        let ty = result.r#type().to_string();
         if !ELEMENTWISE.contains(&user.name().as_str())
             || user.result_count() != 1
             || user.region_count() != 0
-            || user.result(0).r#type().to_string() != ty
+            || user.result(0).r#type() != result.r#type()
         {
             break;
         }
+        let ty = result.r#type().to_string();
         let source = transpose.operand(0);
         let source_type = source.r#type().to_string();
         let operands: Option<Vec<strata_ir::Val>> = user

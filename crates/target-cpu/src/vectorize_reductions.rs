@@ -34,6 +34,7 @@
 
 use crate::text_kernels::{element, replace_kernels, unit_inner_stride, ROLLED};
 use melior::ir::operation::OperationLike;
+use melior::ir::r#type::TypeLike;
 use melior::ir::Type;
 use std::collections::BTreeMap;
 use strata_ir::handle::{MapResult, Val};
@@ -126,7 +127,7 @@ struct Reduction {
 
 /// The literal of an f32 `arith.constant` (`None` for anything else).
 fn f32_constant(op: Op) -> Option<String> {
-    if !op.is("arith.constant") || op.result(0).r#type().to_string() != "f32" {
+    if !op.is("arith.constant") || !op.result(0).r#type().is_f32() {
         return None;
     }
     let text = op.attribute("value")?.to_string();
@@ -195,7 +196,7 @@ fn reduction(op: Op) -> Option<Reduction> {
     // The body: lane-wise ops; the yield combines the output's value once.
     let mut names: BTreeMap<usize, Arg> = BTreeMap::new();
     for j in 0..operands - 1 {
-        if body.argument(j).r#type().to_string() != "f32" {
+        if !body.argument(j).r#type().is_f32() {
             return None;
         }
         names.insert(key(body.argument(j)), Arg::Input(j));
@@ -233,7 +234,7 @@ fn reduction(op: Op) -> Option<Reduction> {
             names.insert(key(inner.result(0)), Arg::Constant(literal));
             continue;
         }
-        if !LANE_OPS.contains(&inner.name().as_str()) || inner.result(0).r#type().to_string() != "f32" {
+        if !LANE_OPS.contains(&inner.name().as_str()) || !inner.result(0).r#type().is_f32() {
             return None;
         }
         let args = inner.operands().into_iter().map(|v| arg(v, &names)).collect::<Option<Vec<_>>>()?;
