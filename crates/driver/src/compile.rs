@@ -217,7 +217,9 @@ pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
 /// `schedule` is off; told the host's vector lanes), bufferization and arena planning two ways
 /// keeping the smaller arena (`strata-bufferize-and-plan`; the plain way only when pads in
 /// place are disabled), the matmuls'
-/// register blocks after planning, kernels split across `threads` (`strata-parallelize`), the
+/// register blocks after planning, a padded buffer's side columns filled by the loop that writes
+/// its rows, after each row (`strata-ring-in-producer`), kernels split across `threads`
+/// (`strata-parallelize`), the
 /// elementwise kernels vectorised (`strata-vectorize-elementwise`), the next block of each row
 /// a reduction loop reads row after row prefetched (`strata-prefetch-rows`), on several
 /// threads a split convolution's input a few channels ahead where another core wrote it
@@ -270,7 +272,7 @@ pub fn memref_pipeline(
     let channels = if threads > 1 { "strata-prefetch-channels," } else { "" };
     if schedule {
         format!(
-            "builtin.module({early}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},strata-pack-weights,{plan},strata-vectorize-winograd,strata-cpu-vectorize{{threads={threads} vector-lanes={lanes}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes} threads={threads}}},strata-prefetch-rows{{threads={threads}}},{channels}strata-prefetch-filters,canonicalize{{region-simplify=disabled top-down=false}}{profile})"
+            "builtin.module({early}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},strata-pack-weights,{plan},strata-vectorize-winograd,strata-cpu-vectorize{{threads={threads} vector-lanes={lanes}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},strata-ring-in-producer,{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes} threads={threads}}},strata-prefetch-rows{{threads={threads}}},{channels}strata-prefetch-filters,canonicalize{{region-simplify=disabled top-down=false}}{profile})"
         )
     } else {
         format!("builtin.module({early}{plan},{parallelize},canonicalize{profile})")

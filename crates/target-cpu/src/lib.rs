@@ -50,6 +50,7 @@ pub mod prefetch_channels;
 pub mod prefetch_filters;
 pub mod prefetch_rows;
 pub mod profile;
+pub mod ring_in_producer;
 mod shared_lines;
 pub mod sink_into_parallel;
 pub mod size_small_kernels;
@@ -119,6 +120,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&chunk_calls::INFO, chunk_calls::create);
     registry.register(&pack_weights::INFO, pack_weights::create);
     registry.register(&size_small_kernels::INFO, size_small_kernels::create);
+    registry.register(&ring_in_producer::INFO, ring_in_producer::create);
     registry.register(&sink_into_parallel::INFO, sink_into_parallel::create);
     registry.register(&vector_rows::INFO, vector_rows::create);
     registry.register(&lower_transposes::INFO, lower_transposes::create);
