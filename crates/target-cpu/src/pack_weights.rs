@@ -25,6 +25,7 @@
 //!
 //! Runs on tensors, between `strata-cpu-schedule` and bufferization.
 
+use crate::DYNAMIC;
 use melior::ir::attribute::{DenseI32ArrayAttribute, DenseI64ArrayAttribute};
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationRef};
 use melior::ir::{AffineExpr, AffineMap, Attribute, BlockLike, Identifier, Type};
@@ -52,9 +53,6 @@ struct PackWeights;
 
 /// The `dense_resource` name of the packed constants.
 const RESOURCE: &str = "weights_packed";
-
-/// MLIR's `ShapedType::kDynamic`: a dynamic entry of `static_offsets`.
-const DYNAMIC: i64 = i64::MIN;
 
 /// Blocks narrower than this many elements are left alone: a tile that reads fewer than a
 /// 16-byte vector of a row at a time gains nothing from a contiguous run.

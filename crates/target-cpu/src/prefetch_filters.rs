@@ -21,6 +21,7 @@
 //! collapsed to one dimension: one per cache line of the channel's slice (the elements one step
 //! of `c` moves), in an `scf.if` at the start of the reduction step.
 
+use crate::DYNAMIC;
 use melior::ir::attribute::{ArrayAttribute, IntegerAttribute};
 use melior::ir::operation::{OperationBuilder, OperationLike};
 use melior::ir::r#type::{IntegerType, MemRefType, ShapedTypeLike, TypeLike};
@@ -51,9 +52,6 @@ const LINE: i64 = 64;
 /// weights stay in cache between runs, unchanged.)
 const SMALLEST: u64 = 32 << 10;
 
-/// MLIR's `ShapedType::kDynamic` in `static_offsets`.
-const DYNAMIC: i64 = i64::MIN;
-
 impl Pass for PrefetchFilters {
     fn run(
         &mut self,
@@ -82,6 +80,7 @@ impl Pass for PrefetchFilters {
 pub(crate) struct Iv {
     pub(crate) value: Val,
     pub(crate) lower: i64,
+    pub(crate) upper: i64,
     pub(crate) step: i64,
     pub(crate) trips: i64,
 }
@@ -122,6 +121,7 @@ pub(crate) fn iv(loop_op: Op, index: usize) -> Option<Iv> {
         return (step > 0).then(|| Iv {
             value: loop_op.body(0).expect("a loop has a body").argument(0),
             lower,
+            upper,
             step,
             trips: ((upper - lower).max(0) + step - 1) / step,
         });
@@ -135,6 +135,7 @@ pub(crate) fn iv(loop_op: Op, index: usize) -> Option<Iv> {
         return Some(Iv {
             value: loop_op.body(0)?.argument(index),
             lower,
+            upper,
             step,
             trips: ((upper - lower).max(0) + step - 1) / step,
         });

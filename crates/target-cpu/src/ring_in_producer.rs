@@ -24,7 +24,8 @@
 //! faster on two threads, the Inception cell 3.5% on one, ResNet-18 and ResNet-50 within noise.
 //! Run between `strata-vectorize-depthwise` and `strata-parallelize` (host, with the schedule).
 
-use melior::ir::attribute::{DenseI32ArrayAttribute, DenseI64ArrayAttribute, IntegerAttribute};
+use crate::DYNAMIC;
+use melior::ir::attribute::{DenseI32ArrayAttribute, DenseI64ArrayAttribute};
 use melior::ir::operation::{OperationBuilder, OperationLike};
 use melior::ir::{BlockLike, Identifier, Type};
 use strata_ir::rewrite::{collect, sinkable};
@@ -44,13 +45,10 @@ pub fn create(_: &PassOptions) -> Box<dyn Pass> {
 
 struct RingInProducer;
 
-/// MLIR's `ShapedType::kDynamic` in static offsets.
-const DYNAMIC: i64 = i64::MIN;
-
 /// A side-column fill and where it goes.
 struct Site {
     fill: Op,
-    /// The padded buffer, its column, and the write the fill moves before.
+    /// The padded buffer, its column, and the write the fill moves after.
     buffer: Val,
     column: i64,
     write: Op,
@@ -190,23 +188,10 @@ fn site(fill: Op, rest: &[Op]) -> Option<Site> {
 
 /// Whether `value` is an induction variable of `loop_op` walking `0..upper` by `step`.
 fn walks(loop_op: Op, value: Val, upper: i64, step: i64) -> bool {
-    if loop_op.is("scf.for") {
-        let iv = loop_op.body(0).map(|b| b.argument(0));
-        return iv == Some(value)
-            && loop_op.operand(0).constant_int() == Some(0)
-            && loop_op.operand(1).constant_int() == Some(upper)
-            && loop_op.operand(2).constant_int() == Some(step);
-    }
-    let Some(body) = loop_op.body(0) else { return false };
-    let bound = |name: &str| strata_ir::ods::i64_array(loop_op.get(), name);
-    let (Some(lower), Some(uppers), Some(steps)) =
-        (bound("staticLowerBound"), bound("staticUpperBound"), bound("staticStep"))
-    else {
-        return false;
-    };
-    (0..uppers.len()).any(|d| {
-        body.argument(d) == value && lower.get(d) == Some(&0) && uppers[d] == upper && steps.get(d) == Some(&step)
-    })
+    let dimensions = if loop_op.is("scf.for") { 1 } else { loop_op.body(0).map_or(0, |b| b.argument_count()) };
+    (0..dimensions)
+        .filter_map(|d| crate::prefetch_filters::iv(loop_op, d))
+        .any(|iv| iv.value == value && iv.lower == 0 && iv.upper == upper && iv.step == step)
 }
 
 /// Puts a copy of the site's fill, on the written rows' ring column, right after its write.
@@ -214,14 +199,7 @@ fn insert(context: &melior::Context, site: &Site) -> Option<()> {
     let anchor = site.write.get();
     let block = site.write.block()?;
     let location = anchor.location();
-    let index = Type::index(context);
-    let one = strata_ir::rewrite::constant_before(context, anchor, index, IntegerAttribute::new(index, 1).into())?;
-    let add = OperationBuilder::new("arith.addi", location)
-        .add_operands(&[site.row.get(), one.get()])
-        .add_results(&[index])
-        .build()
-        .ok()?;
-    let padded_row = Val::from(block.get().insert_operation_before(anchor, add).result(0).ok()?);
+    let padded_row = crate::prefetch_rows::index_plus(context, anchor, site.row, 1)?;
     let (_, strides, _) = strata_ir::types::memref_layout(site.buffer.r#type())?;
     let element = strata_ir::types::memref_element_name(site.buffer.r#type())?;
     let list = strides.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");

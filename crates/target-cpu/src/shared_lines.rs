@@ -14,13 +14,11 @@
 //! The analysis is syntactic and errs towards "shared": a writer it cannot see (a graph input,
 //! a kernel on the main thread, a view it does not follow) counts as another core's.
 
+use crate::DYNAMIC;
 use melior::ir::r#type::ShapedTypeLike;
 use strata_ir::{Blk, Op, Val};
 
 use crate::parallelize::Root;
-
-/// MLIR's `ShapedType::kDynamic` in `static_offsets` and strides.
-const DYNAMIC: i64 = i64::MIN;
 
 /// Kernels before a reading one that the search for its buffer's writer looks through.
 const LOOK_BACK: usize = 64;

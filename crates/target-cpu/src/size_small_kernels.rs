@@ -64,7 +64,8 @@ impl Pass for SizeSmallKernels {
         let rolled =
             melior::ir::Attribute::parse(cx.strata().mlir(), "#llvm.loop_annotation<unroll = <disable = true>>")
                 .ok_or(PassFailed)?;
-        // Each kernel's work in the whole run.
+        // Each kernel's work per call and in the whole run.
+        let mut known: Vec<(Op, Blk, u64)> = Vec::new();
         let mut kernels: Vec<(u64, Op)> = Vec::new();
         let mut total = 0u64;
         for function in body.ops() {
@@ -75,7 +76,9 @@ impl Pass for SizeSmallKernels {
             let Some(entry) = function.body(0) else { continue };
             let count = calls.get(&name).copied().unwrap_or(0);
             // A kernel of unknown work is never taken, and counts for nothing in the budget.
-            let Some(work) = work(entry).and_then(|w| w.checked_mul(count)) else { continue };
+            let Some(once) = work(entry) else { continue };
+            known.push((function, entry, once));
+            let Some(work) = once.checked_mul(count) else { continue };
             total = total.saturating_add(work);
             // Nor is a kernel split across threads (worth a fork, so not small): once the
             // loops in its OpenMP region are rolled, LLVM unrolls the worksharing loop around
@@ -101,15 +104,12 @@ impl Pass for SizeSmallKernels {
             cx.bump("kernels", 1);
         }
         // In the kernels left to LLVM's unrolling, the loop nests that do little beside the rest.
-        for function in body.ops() {
-            let Some(name) = function.symbol_name() else { continue };
-            if !function.is("func.func") || !crate::outline_kernels::is_kernel(&name) || taken.contains(&function) {
+        for (function, entry, once) in known {
+            if taken.contains(&function) {
                 continue;
             }
-            let Some(entry) = function.body(0) else { continue };
-            let Some(work) = work(entry) else { continue };
             let mut nests = Vec::new();
-            small_nests(entry, 1, work / BUDGET_SHARE, &mut nests);
+            small_nests(entry, 1, once / BUDGET_SHARE, &mut nests);
             for nest in nests {
                 roll(nest, rolled);
                 cx.bump("nests", 1);
