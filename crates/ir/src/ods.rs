@@ -18,6 +18,42 @@ pub fn i64_array(op: OperationRef<'_, '_>, name: &str) -> Option<Vec<i64>> {
     (0..attribute.len()).map(|i| attribute.element(i).ok()).collect()
 }
 
+/// The static box of a slice-like op (`memref.subview`, `tensor.extract_slice`,
+/// `tensor.insert_slice`): its `static_offsets`, `static_sizes` and `static_strides`, where a
+/// dynamic entry is MLIR's `ShapedType::kDynamic` (`i64::MIN`) and its value an operand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SliceBox {
+    pub offsets: Vec<i64>,
+    pub sizes: Vec<i64>,
+    pub strides: Vec<i64>,
+}
+
+impl SliceBox {
+    /// The box of `op`, if it has all three arrays.
+    pub fn of(op: OperationRef<'_, '_>) -> Option<SliceBox> {
+        Some(SliceBox {
+            offsets: i64_array(op, "static_offsets")?,
+            sizes: i64_array(op, "static_sizes")?,
+            strides: i64_array(op, "static_strides")?,
+        })
+    }
+
+    /// The box of `op`, if it has all three arrays and no dynamic entry.
+    pub fn static_of(op: OperationRef<'_, '_>) -> Option<SliceBox> {
+        SliceBox::of(op).filter(SliceBox::is_static)
+    }
+
+    /// Whether no offset, size or stride is dynamic.
+    pub fn is_static(&self) -> bool {
+        !self.offsets.iter().chain(&self.sizes).chain(&self.strides).any(|&v| v == i64::MIN)
+    }
+
+    /// Whether every stride is 1.
+    pub fn unit_strides(&self) -> bool {
+        self.strides.iter().all(|&s| s == 1)
+    }
+}
+
 /// Attribute `name` of `op` as an i64, if it is an integer attribute.
 pub fn integer(op: OperationRef<'_, '_>, name: &str) -> Option<i64> {
     Some(IntegerAttribute::try_from(op.attribute(name).ok().filter(|a| a.is_integer())?).ok()?.value())

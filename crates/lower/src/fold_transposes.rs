@@ -71,9 +71,7 @@ fn constant_source(value: melior::ir::Value<'_, '_>) -> Option<(Vec<f32>, Vec<i6
         }
         "tensor.extract_slice" if op.operand_count() == 1 => {
             let (values, shape) = constant_source(op.operand(0).ok()?)?;
-            let array = |name| strata_ir::ods::i64_array(op, name);
-            let (offsets, sizes, strides) =
-                (array("static_offsets")?, array("static_sizes")?, array("static_strides")?);
+            let strata_ir::ods::SliceBox { offsets, sizes, strides } = strata_ir::ods::SliceBox::of(op)?;
             let result = shape_of(op.result(0).ok()?.r#type())?;
             let sliced = slice_values(&values, &shape, &offsets, &sizes, &strides)?;
             // A rank-reducing slice drops unit sizes: the same values in the result's shape.

@@ -85,11 +85,6 @@ struct Candidate {
     parts: Vec<Part>,
 }
 
-/// The static attribute `name` of `op` (an `i64` array).
-fn array(op: Op, name: &str) -> Option<Vec<i64>> {
-    strata_ir::ods::i64_array(op.get(), name)
-}
-
 /// The candidate `conv` makes, if any (see the module comment).
 fn candidate(conv: Op) -> Option<Candidate> {
     if !conv.is(CONV) {
@@ -109,8 +104,7 @@ fn candidate(conv: Op) -> Option<Candidate> {
             break op;
         }
         (op.is("tensor.insert_slice") && op.operand_count() == 2).then_some(())?;
-        let (offsets, sizes, strides) =
-            (array(op, "static_offsets")?, array(op, "static_sizes")?, array(op, "static_strides")?);
+        let strata_ir::ods::SliceBox { offsets, sizes, strides } = strata_ir::ods::SliceBox::of(op.get())?;
         let source = static_f32(op.operand(0))?;
         let whole_axes = [0, 2, 3].iter().all(|&d| offsets[d] == 0 && sizes[d] == whole.shape[d]);
         (whole_axes && strides.iter().all(|&s| s == 1) && source.shape == sizes).then_some(())?;

@@ -80,11 +80,8 @@ fn overwrites(user: Op, index: usize) -> bool {
 
 /// A slice's box (`static_offsets`, `static_sizes`) if it is static with unit strides.
 fn static_box(slice: Op) -> Option<(Vec<i64>, Vec<i64>)> {
-    let offsets = strata_ir::ods::i64_array(slice.get(), "static_offsets")?;
-    let sizes = strata_ir::ods::i64_array(slice.get(), "static_sizes")?;
-    let strides = strata_ir::ods::i64_array(slice.get(), "static_strides")?;
-    let dynamic = offsets.iter().chain(&sizes).any(|&v| v < 0);
-    (!dynamic && strides.iter().all(|&s| s == 1)).then_some((offsets, sizes))
+    let slice = strata_ir::ods::SliceBox::static_of(slice.get())?;
+    slice.unit_strides().then_some((slice.offsets, slice.sizes))
 }
 
 /// The box every use of `fill`'s result overwrites, if every use is an insertion into it or an

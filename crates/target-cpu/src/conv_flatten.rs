@@ -173,10 +173,7 @@ fn contiguous(value: Val) -> bool {
 /// unit strides along H and W) of a source that is itself [`contiguous`]: its rows are
 /// consecutive in the source's buffer.
 fn whole_rows(slice: Op) -> bool {
-    let array = |name: &str| strata_ir::ods::i64_array(slice.get(), name);
-    let (Some(offsets), Some(sizes), Some(strides)) =
-        (array("static_offsets"), array("static_sizes"), array("static_strides"))
-    else {
+    let Some(strata_ir::ods::SliceBox { offsets, sizes, strides }) = strata_ir::ods::SliceBox::of(slice.get()) else {
         return false;
     };
     let source = tensor_type(slice.operand(0).r#type()).ok();

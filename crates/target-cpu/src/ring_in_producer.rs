@@ -85,8 +85,8 @@ impl Pass for RingInProducer {
 
 /// Static `[offsets, sizes, strides]` of a subview (dynamic offsets as [`DYNAMIC`]).
 fn slice(view: Op) -> Option<[Vec<i64>; 3]> {
-    let array = |name: &str| strata_ir::ods::i64_array(view.get(), name);
-    Some([array("static_offsets")?, array("static_sizes")?, array("static_strides")?])
+    let strata_ir::ods::SliceBox { offsets, sizes, strides } = strata_ir::ods::SliceBox::of(view.get())?;
+    Some([offsets, sizes, strides])
 }
 
 /// The static shape of a memref value.

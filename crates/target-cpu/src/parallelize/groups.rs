@@ -25,6 +25,7 @@ use super::{outside_reductions, reduction_outside, Split, MIN_ITERATIONS, MIN_SH
 use melior::ir::r#type::ShapedTypeLike as _;
 use std::collections::BTreeMap;
 use strata_ir::handle::{map_results, MapResult};
+use strata_ir::ods::SliceBox;
 use strata_ir::rewrite::{collect, sinkable};
 use strata_ir::{attrs, Op, Val};
 
@@ -189,14 +190,12 @@ fn in_step(a: Val, b: Val, p: usize) -> bool {
     if x.operand(0) != y.operand(0) || rank(a) != rank(x.operand(0)) || rank(b) != rank(y.operand(0)) {
         return false;
     }
-    let attribute = |o: Op, name: &str| strata_ir::ods::i64_array(o.get(), name);
-    let unit = |o: Op| attribute(o, "static_strides").is_some_and(|s| s.iter().all(|&t| t == 1));
-    let at = |o: Op, name: &str| attribute(o, name).and_then(|v| v.get(p).copied());
-    unit(x)
-        && unit(y)
-        && at(x, "static_offsets").is_some()
-        && at(x, "static_offsets") == at(y, "static_offsets")
-        && at(x, "static_sizes") == at(y, "static_sizes")
+    let (Some(x), Some(y)) = (SliceBox::of(x.get()), SliceBox::of(y.get())) else { return false };
+    x.unit_strides()
+        && y.unit_strides()
+        && x.offsets.get(p).is_some()
+        && x.offsets.get(p) == y.offsets.get(p)
+        && x.sizes.get(p) == y.sizes.get(p)
 }
 
 /// Whether `next` follows `op` in the same block with only address and value computations
