@@ -1,5 +1,6 @@
 // Resize as one gather (nearest; an integer upsampling a broadcast) or gather-multiply-sum
-// (linear) per resized axis with tables computed at import; ConvTranspose as sub-pixel phase convolutions (the zero-inserted
+// (linear) per resized axis with tables computed at import (an outer axis whose table repeats
+// as sums of strided row slices, interleaved); ConvTranspose as sub-pixel phase convolutions (the zero-inserted
 // form, for run-time kernels, is in driver/conv-nd.mlir); a 3-D MaxPool
 // as two 2-D pools ((H, W) per depth slice, then depth).
 // RUN: strata import %S/inputs/resize_deconv.onnx | FileCheck %s
@@ -22,19 +23,29 @@
 // for DeepLab's 32 x 1 x 1 -> 33 x 33), not a gather, a product and a sum.
 // RUN: strata import %S/inputs/resize_from_one.onnx | FileCheck %s --check-prefix=ONE
 // ONE-NOT: sg.gather
-// ONE: %[[H:.*]] = "sg.expand"(%arg0) : (tensor<1x3x1x1xf32>) -> tensor<1x3x5x1xf32>
-// ONE: "sg.expand"(%[[H]]) : (tensor<1x3x5x1xf32>) -> tensor<1x3x5x7xf32>
+// ONE: %[[W:.*]] = "sg.expand"(%arg0) : (tensor<1x3x1x1xf32>) -> tensor<1x3x1x7xf32>
+// ONE: "sg.expand"(%[[W]]) : (tensor<1x3x1x7xf32>) -> tensor<1x3x5x7xf32>
 // ONE-NOT: sg.reduce_sum
 
 // CHECK-LABEL: func.func @main(%arg0: tensor<1x2x4x4xf32>)
-// Linear x2 along H: two taps per output row, weighted and summed; then W likewise.
-// CHECK: %[[I2:.*]] = arith.constant dense_resource<resize_linear_indices2{{.*}}> : tensor<8x2xi64>
-// CHECK: %[[G2:.*]] = "sg.gather"(%arg0, %[[I2]]) {axis = 2 : i64} : (tensor<1x2x4x4xf32>, tensor<8x2xi64>) -> tensor<1x2x8x2x4xf32>
-// CHECK: %[[W2:.*]] = arith.constant dense_resource<resize_linear_weights2{{.*}}> : tensor<8x2x1xf32>
-// CHECK: %[[M2:.*]] = "sg.mul"(%[[G2]], %[[W2]])
-// CHECK: %[[R2:.*]] = "sg.reduce_sum"(%[[M2]]) {axes = array<i64: 3>, keepdims = 0 : i64} : (tensor<1x2x8x2x4xf32>) -> tensor<1x2x8x4xf32>
-// CHECK: "sg.gather"(%[[R2]], %{{.*}}) {axis = 3 : i64} : (tensor<1x2x8x4xf32>, tensor<8x2xi64>) -> tensor<1x2x8x8x2xf32>
-// CHECK: "sg.reduce_sum"({{.*}}) {axes = array<i64: 4>, keepdims = 0 : i64} : (tensor<1x2x8x8x2xf32>) -> tensor<1x2x8x8xf32>
+// Linear x2 (half_pixel), upsampling: the columns first (gathers along the last axis, over
+// the 4 input rows), then the rows: away from the edges output row 1 + 2i + r reads input
+// rows i and i + 1 with weights (0.75, 0.25) or (0.25, 0.75), so each phase r is an
+// elementwise sum of two row slices, the phases interleaved by a concat; the first and last
+// rows, whose clamped taps break the period, gathered.
+// CHECK: %[[I3:.*]] = arith.constant dense_resource<resize_linear_indices3{{.*}}> : tensor<8x2xi64>
+// CHECK: "sg.gather"(%arg0, %[[I3]]) {axis = 3 : i64} : (tensor<1x2x4x4xf32>, tensor<8x2xi64>) -> tensor<1x2x4x8x2xf32>
+// CHECK: %[[W:.*]] = "sg.reduce_sum"({{.*}}) {axes = array<i64: 4>, keepdims = 0 : i64} : (tensor<1x2x4x8x2xf32>) -> tensor<1x2x4x8xf32>
+// CHECK: "sg.slice"(%[[W]]) {ends = array<i64: 1, 2, 3, 8>, starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x8xf32>) -> tensor<1x2x3x8xf32>
+// CHECK: arith.constant dense<7.500000e-01> : tensor<1x1x1x1xf32>
+// CHECK: "sg.slice"(%[[W]]) {ends = array<i64: 1, 2, 4, 8>, starts = array<i64: 0, 0, 1, 0>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x8xf32>) -> tensor<1x2x3x8xf32>
+// CHECK: arith.constant dense<2.500000e-01> : tensor<1x1x1x1xf32>
+// CHECK: "sg.concat"({{.*}}) {axis = 3 : i64} : (tensor<1x2x3x1x8xf32>, tensor<1x2x3x1x8xf32>) -> tensor<1x2x3x2x8xf32>
+// CHECK: "sg.reshape"({{.*}}) : (tensor<1x2x3x2x8xf32>) -> tensor<1x2x6x8xf32>
+// CHECK: "sg.gather"(%[[W]], %{{.*}}) {axis = 2 : i64} : (tensor<1x2x4x8xf32>, tensor<1x2xi64>) -> tensor<1x2x1x2x8xf32>
+// CHECK: "sg.concat"({{.*}}) {axis = 2 : i64} : (tensor<1x2x1x8xf32>, tensor<1x2x6x8xf32>) -> tensor<1x2x7x8xf32>
+// CHECK: "sg.gather"(%[[W]], %{{.*}}) {axis = 2 : i64} : (tensor<1x2x4x8xf32>, tensor<1x2xi64>) -> tensor<1x2x1x2x8xf32>
+// CHECK: "sg.concat"({{.*}}) {axis = 2 : i64} : (tensor<1x2x7x8xf32>, tensor<1x2x1x8xf32>) -> tensor<1x2x8x8xf32>
 // Nearest to 6x6: one gather per axis.
 // CHECK: %[[N2:.*]] = "sg.gather"(%arg0, %{{.*}}) {axis = 2 : i64} : (tensor<1x2x4x4xf32>, tensor<6xi64>) -> tensor<1x2x6x4xf32>
 // CHECK: "sg.gather"(%[[N2]], %{{.*}}) {axis = 3 : i64} : (tensor<1x2x6x4xf32>, tensor<6xi64>) -> tensor<1x2x6x6xf32>
