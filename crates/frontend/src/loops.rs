@@ -32,6 +32,7 @@ use melior::ir::operation::OperationBuilder;
 use melior::ir::r#type::IntegerType;
 use melior::ir::{Attribute, Block, BlockLike, Identifier, Location, Region, RegionLike, Type, Value, ValueLike};
 use std::collections::BTreeMap;
+use strata_ir::ods::DYNAMIC;
 use strata_ir::{Error, Val};
 
 /// A body imported into a detached block whose first argument is the iteration index.
@@ -49,9 +50,6 @@ type Binder<'b, 'c> = dyn FnMut(&mut Importer<'c>, &Block<'c>, &mut BTreeMap<Str
 
 /// A static shape and element type.
 type Shaped = (Vec<i64>, DataType);
-
-/// The dynamic-index marker of `static_offsets` (MLIR's `ShapedType::kDynamic`).
-const DYNAMIC: i64 = i64::MIN;
 
 impl<'c> Importer<'c> {
     /// `Loop`: one structured loop when its body allows, unrolled where it must be.

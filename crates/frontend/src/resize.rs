@@ -366,6 +366,7 @@ impl Importer<'_> {
         let base = node_name(node, 0);
         let mut value = self.use_value(block, &x_name, location)?.get();
         let mut current = shape.clone();
+        let ty = |shape: &[i64]| tensor_type(context, shape, dtype);
         // Nearest passes are copies or single gathers, in ONNX's order; interpolating ones
         // in the order that gathers least along the last axis.
         let order = match kernel {
@@ -409,7 +410,6 @@ impl Importer<'_> {
                     unit.insert(a + 1, 1);
                     let mut copies = current.clone();
                     copies.insert(a + 1, k);
-                    let ty = |shape: &[i64]| tensor_type(context, shape, dtype);
                     let v = append1(block, sg::Reshape::build(context, location, value, ty(&unit)?));
                     let v = append1(block, sg::Expand::build(context, location, v, ty(&copies)?));
                     value = append1(block, sg::Reshape::build(context, location, v, ty(&resized)?));
@@ -423,14 +423,7 @@ impl Importer<'_> {
                     chosen.iter().flat_map(|v| v.to_le_bytes()).collect(),
                     self,
                 )?;
-                let op = sg::Gather::build(
-                    context,
-                    location,
-                    value,
-                    indices,
-                    a as i64,
-                    tensor_type(context, &resized, dtype)?,
-                );
+                let op = sg::Gather::build(context, location, value, indices, a as i64, ty(&resized)?);
                 value = block.append_operation(op).result(0).expect("one result").into();
                 current = resized;
                 continue;
@@ -439,8 +432,7 @@ impl Importer<'_> {
                 // Every tap reads the one element and the taps' weights sum to one: a
                 // broadcast (DeepLab's pooled branch, 1 x 1 -> 33 x 33), one copy or a view
                 // where a gather, a product and a sum over the taps ran (0.028 ms per run).
-                let ty = tensor_type(context, &resized, dtype)?;
-                value = append1(block, sg::Expand::build(context, location, value, ty));
+                value = append1(block, sg::Expand::build(context, location, value, ty(&resized)?));
                 current = resized;
                 continue;
             }
@@ -457,8 +449,7 @@ impl Importer<'_> {
                 .zip(&plan.outside)
                 .flat_map(|(w, &outside)| w.iter().map(move |&c| if outside { 0.0 } else { c }))
                 .collect();
-            let resized_type = tensor_type(context, &resized, dtype)?;
-            let ty = |shape: &[i64]| tensor_type(context, shape, dtype);
+            let resized_type = ty(&resized)?;
             // Output positions `rows` of this axis as a gather of their taps, a product by
             // the weights and a sum over the taps.
             let by_gather = |this: &mut Self, rows: std::ops::Range<usize>, label: &str| -> Result<Value, Error> {

@@ -18,9 +18,13 @@ pub fn i64_array(op: OperationRef<'_, '_>, name: &str) -> Option<Vec<i64>> {
     (0..attribute.len()).map(|i| attribute.element(i).ok()).collect()
 }
 
+/// MLIR's `ShapedType::kDynamic`: a dynamic offset, size or stride in a static array (a slice's
+/// `static_offsets`, a memref's strides), its value then an operand.
+pub const DYNAMIC: i64 = i64::MIN;
+
 /// The static box of a slice-like op (`memref.subview`, `tensor.extract_slice`,
 /// `tensor.insert_slice`): its `static_offsets`, `static_sizes` and `static_strides`, where a
-/// dynamic entry is MLIR's `ShapedType::kDynamic` (`i64::MIN`) and its value an operand.
+/// dynamic entry is [`DYNAMIC`] and its value an operand.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SliceBox {
     pub offsets: Vec<i64>,
@@ -45,7 +49,7 @@ impl SliceBox {
 
     /// Whether no offset, size or stride is dynamic.
     pub fn is_static(&self) -> bool {
-        !self.offsets.iter().chain(&self.sizes).chain(&self.strides).any(|&v| v == i64::MIN)
+        !self.offsets.iter().chain(&self.sizes).chain(&self.strides).any(|&v| v == DYNAMIC)
     }
 
     /// Whether every stride is 1.

@@ -24,6 +24,7 @@
 //! while ResNet-18's 7 x 7 3x3 blocks, whose windows overlap, ran 8% faster.
 
 use crate::vector_ops::{build, vector_shape};
+use crate::DYNAMIC;
 use melior::ir::operation::OperationRef;
 use melior::ir::r#type::{DimSize, ShapedTypeLike};
 use melior::ir::TypeLike;
@@ -137,12 +138,12 @@ fn window(memref: Val, index: Val) -> bool {
     false
 }
 
-/// The dimensions of a memref value, dynamic ones `i64::MIN` (MLIR's `kDynamic`).
+/// The dimensions of a memref value, dynamic ones [`DYNAMIC`].
 fn shape(memref: Val) -> Option<Vec<i64>> {
     let ty = strata_ir::types::memref(memref.r#type())?;
     let dim = |d| match ty.dim_size(d) {
-        Ok(DimSize::Static(size)) => i64::try_from(size).unwrap_or(i64::MIN),
-        _ => i64::MIN,
+        Ok(DimSize::Static(size)) => i64::try_from(size).unwrap_or(DYNAMIC),
+        _ => DYNAMIC,
     };
     Some((0..ty.rank()).map(dim).collect())
 }
@@ -177,8 +178,8 @@ fn subview_source_dim(subview: Op, dim: usize) -> Option<(usize, Option<Val>)> {
     let source_dim = *source_of.get(dim)?;
     // The dynamic offsets are the operands after the source, in the order of the dynamic
     // entries of `static_offsets`.
-    let offset = (offsets[source_dim] == i64::MIN).then(|| {
-        let position = offsets[..source_dim].iter().filter(|&&o| o == i64::MIN).count();
+    let offset = (offsets[source_dim] == DYNAMIC).then(|| {
+        let position = offsets[..source_dim].iter().filter(|&&o| o == DYNAMIC).count();
         subview.operand(1 + position)
     });
     Some((source_dim, offset))

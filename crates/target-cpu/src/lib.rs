@@ -97,9 +97,9 @@ strata-math-calls,finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memr
 convert-to-llvm,reconcile-unrealized-casts",
 };
 
-/// MLIR's `ShapedType::kDynamic`: a dynamic offset, size or stride in static arrays (a subview's
-/// `static_offsets`, a forall's bounds).
-pub(crate) const DYNAMIC: i64 = i64::MIN;
+/// MLIR's `ShapedType::kDynamic` in static arrays (a subview's `static_offsets`, a forall's
+/// bounds): `strata_ir`'s one constant.
+pub(crate) use strata_ir::ods::DYNAMIC;
 
 /// Registers the host passes and pipelines.
 pub fn register(registry: &mut strata_ir::PassRegistry) {
