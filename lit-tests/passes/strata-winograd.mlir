@@ -1,5 +1,6 @@
 // strata-winograd: a 3x3 stride-1 convolution with at least 32 input channels and filters (a
-// multiple of 8), a compile-time filter, an even output and a transformed filter within the
+// multiple of 8), a compile-time filter, enough whole tiles (an output of none, over its largest
+// part of whole 4 x 4 tiles, the rest direct) and a transformed filter within the
 // second-level cache becomes a linalg.generic carrying strata.winograd (band tile rows, scratch
 // slots, threads splitting a band) over the padded input, the filter, the filter transformed at compile time (16 x F/8 x
 // C x 8) and a zero-filled scratch: a correct loop nest on its own (strata-vectorize-winograd
@@ -138,7 +139,7 @@ func.func @few_tiles(%x: tensor<1x64x20x20xf32>, %x2: tensor<1x64x10x10xf32>, %i
   return %y, %y2, %one : tensor<1x64x20x20xf32>, tensor<1x64x10x10xf32>, f32
 }
 
-// An odd output (7 x 7: no whole 2 x 2 tiles), a stride of 2, 16 input channels, a filter
+// An odd output (7 x 7: too few tiles, whole or in its 4 x 4 interior), a stride of 2, 16 input channels, a filter
 // known only at run time and 256 x 256 filters (4 MiB transformed) keep the direct convolution.
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT: strata.winograd
@@ -183,6 +184,40 @@ func.func @runs(%x: tensor<1x64x8x224xf32>, %init: tensor<1x64x8x224xf32>) -> (t
   return %y, %one : tensor<1x64x8x224xf32>, f32
 }
 
+// An output of no whole tiles (33 x 33): Winograd over its whole 4 x 4 tiles (32 x 32, of the
+// input's top-left 34 x 34), inserted into the initial value, then direct convolutions for
+// the row below them (all 33 columns) and the column right of them, each into its part.
+// CHECK-LABEL: func.func @interior
+// CHECK: %[[XW:.*]] = tensor.extract_slice %[[P:.*]][0, 0, 0, 0] [1, 32, 34, 34] [1, 1, 1, 1] : tensor<1x32x35x35xf32> to tensor<1x32x34x34xf32>
+// CHECK: %[[IW:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 32, 32, 32] [1, 1, 1, 1] : tensor<1x32x33x33xf32> to tensor<1x32x32x32xf32>
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[XW]], {{.*}}) outs(%[[IW]] : tensor<1x32x32x32xf32>) attrs = {strata.winograd = array<i64: 4, 4, 1, 1>}
+// CHECK: %[[RW:.*]] = tensor.insert_slice %[[R]] into %{{.*}}[0, 0, 0, 0] [1, 32, 32, 32]
+// CHECK: %[[XB:.*]] = tensor.extract_slice %[[P]][0, 0, 32, 0] [1, 32, 3, 35] [1, 1, 1, 1]
+// CHECK: %[[IB:.*]] = tensor.extract_slice %[[RW]][0, 0, 32, 0] [1, 32, 1, 33] [1, 1, 1, 1]
+// CHECK: %[[DB:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins(%[[XB]], %{{.*}} : tensor<1x32x3x35xf32>, tensor<32x32x3x3xf32>) outs(%[[IB]] : tensor<1x32x1x33xf32>)
+// CHECK: %[[RB:.*]] = tensor.insert_slice %[[DB]] into %[[RW]][0, 0, 32, 0] [1, 32, 1, 33]
+// CHECK: %[[XR:.*]] = tensor.extract_slice %[[P]][0, 0, 0, 32] [1, 32, 34, 3] [1, 1, 1, 1]
+// CHECK: %[[IR:.*]] = tensor.extract_slice %[[RB]][0, 0, 0, 32] [1, 32, 32, 1] [1, 1, 1, 1]
+// CHECK: %[[DR:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins(%[[XR]], %{{.*}} : tensor<1x32x34x3xf32>, tensor<32x32x3x3xf32>) outs(%[[IR]] : tensor<1x32x32x1xf32>)
+// CHECK: %[[RR:.*]] = tensor.insert_slice %[[DR]] into %[[RB]][0, 0, 0, 32] [1, 32, 32, 1]
+// CHECK: return %[[RR]]
+// THREADS-LABEL: func.func @interior
+// THREADS: strata.winograd = array<i64: 4, 4, 2, 1>
+func.func @interior(%x: tensor<1x32x33x33xf32>, %init: tensor<1x32x33x33xf32>) -> (tensor<1x32x33x33xf32>, f32) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<1x256x64x64xf32>
+  %big = linalg.fill ins(%zero : f32) outs(%e : tensor<1x256x64x64xf32>) -> tensor<1x256x64x64xf32>
+  %one = tensor.extract %big[%c0, %c0, %c0, %c0] : tensor<1x256x64x64xf32>
+  %w = arith.constant dense<0.5> : tensor<32x32x3x3xf32>
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x32x33x33xf32> to tensor<1x32x35x35xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x32x35x35xf32>, tensor<32x32x3x3xf32>) outs(%init : tensor<1x32x33x33xf32>) -> tensor<1x32x33x33xf32>
+  return %y, %one : tensor<1x32x33x33xf32>, f32
+}
+
 // CHECK: Pass statistics report
 // CHECK: strata-winograd
-// CHECK-NEXT: (S) 7 convolutions - Convolutions run as Winograd F(4x4, 3x3) or F(2x2, 3x3)
+// CHECK-NEXT: (S) 8 convolutions - Convolutions run as Winograd F(4x4, 3x3) or F(2x2, 3x3)

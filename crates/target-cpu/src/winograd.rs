@@ -395,7 +395,7 @@ impl Pass for Winograd {
                 continue;
             };
             let x_ty = op.operand(0).expect("an input").r#type().to_string();
-            let text = generic_text(&shape, &x_ty, &w_ty.to_string(), &u_ty.to_string(), &out_ty.to_string());
+            let text = generic_text(&shape, &x_ty, &w_ty.to_string(), &u_ty.to_string(), &out_ty);
             let values = [raw.operand(0), raw.operand(1), u, raw.operand(2)];
             // Safety: `op` is replaced once and not used afterwards; the operands are defined
             // before it (the transformed filter right before it or a convolution before it).
@@ -433,14 +433,68 @@ fn taken<'c, 'a>(op: OperationRef<'c, 'a>, threads: i64, budget: i64) -> Option<
     if kh != 3 || kw != 3 || xc != c || out_ty.shape != [n, f, hp - 2, wp - 2] {
         return None;
     }
-    let shape = Shape::choose(n, c, f, hp, wp, threads, budget)?;
+    // An output of no whole tiles in either size (a DeepLab's 65 x 65): Winograd over its
+    // largest part of whole 4 x 4 tiles, the rows and columns past it direct (see
+    // `generic_text`). Partial tiles instead would waste lanes: 17 tiles of 4 a row take two
+    // vectors, and ran no faster than the direct convolution.
+    let (h, w) = (hp - 2, wp - 2);
+    let shape = Shape::choose(n, c, f, hp, wp, threads, budget)
+        .or_else(|| Shape::choose(n, c, f, h - h % 4 + 2, w - w % 4 + 2, threads, budget))?;
     let constant = strata_ir::rewrite::defining_op(op.operand(1).ok()?)
         .filter(|d| strata_ir::ods::op_name(*d) == "arith.constant")?;
     Some(Taken { shape, constant, w_ty, out_ty })
 }
 
 /// The replacement: a zero-filled scratch and the marked generic (see the module comment).
-fn generic_text(shape: &Shape, x: &str, w: &str, u: &str, out: &str) -> String {
+/// Where the shape's output is only part of the convolution's `out` (its whole tiles), the
+/// generic computes that part (of the matching part of the input, both slices) and two direct
+/// convolutions the rows below it and the columns right of it, each into its part of the
+/// initial value.
+fn generic_text(shape: &Shape, x: &str, w: &str, u: &str, out: &TensorTy) -> String {
+    let [n, c, f, hi, wi] = [shape.n, shape.c, shape.f, shape.hp - 2, shape.wp - 2];
+    let (h, wo) = (out.shape[2], out.shape[3]);
+    let tensor = |dims: [i64; 4]| out.with_shape(dims.to_vec()).to_string();
+    let full = out.to_string();
+    let (xw, ow) = (tensor([n, c, hi + 2, wi + 2]), tensor([n, f, hi, wi]));
+    let slice = |name: &str, of: &str, ty: &str, at: [i64; 2], dims: [i64; 4], to: &str| {
+        let sizes = dims.map(|d| d.to_string()).join(", ");
+        format!(
+            "    %{name} = tensor.extract_slice {of}[0, 0, {}, {}] [{sizes}] [1, 1, 1, 1] : {ty} to {to}\n",
+            at[0], at[1]
+        )
+    };
+    let insert = |name: &str, part: &str, into: &str, ty: &str, at: [i64; 2], dims: [i64; 4]| {
+        let sizes = dims.map(|d| d.to_string()).join(", ");
+        format!(
+            "    %{name} = tensor.insert_slice {part} into {into}[0, 0, {}, {}] [{sizes}] [1, 1, 1, 1] : {ty} into {full}\n",
+            at[0], at[1]
+        )
+    };
+    let whole = (hi, wi) == (h, wo);
+    let (mut head, mut tail) = (String::new(), String::new());
+    let (operands, mut result) = if whole {
+        (format!("%x, %w, %u, %scratch : {x}"), "%r".to_owned())
+    } else {
+        head += &slice("xw", "%x", x, [0, 0], [n, c, hi + 2, wi + 2], &xw);
+        head += &slice("iw", "%init", &full, [0, 0], [n, f, hi, wi], &ow);
+        tail += &insert("rw", "%r", "%init", &ow, [0, 0], [n, f, hi, wi]);
+        (format!("%xw, %w, %u, %scratch : {xw}"), "%rw".to_owned())
+    };
+    // The rows below the whole tiles (every column), then the columns right of them.
+    for (name, at, [rows, cols]) in [("b", [hi, 0], [h - hi, wo]), ("r", [0, wi], [hi, wo - wi])] {
+        if whole || rows == 0 || cols == 0 {
+            continue;
+        }
+        let (xs, os) = (tensor([n, c, rows + 2, cols + 2]), tensor([n, f, rows, cols]));
+        tail += &slice(&format!("x{name}"), "%x", x, at, [n, c, rows + 2, cols + 2], &xs);
+        tail += &slice(&format!("i{name}"), &result, &full, at, [n, f, rows, cols], &os);
+        tail += &format!(
+            "    %d{name} = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}} ins(%x{name}, %w : {xs}, {w}) outs(%i{name} : {os}) -> {os}\n"
+        );
+        tail += &insert(&format!("r{name}"), &format!("%d{name}"), &result, &os, at, [n, f, rows, cols]);
+        result = format!("%r{name}");
+    }
+    let init = if whole { "%init" } else { "%iw" };
     let scratch = format!("tensor<{}xf32>", shape.scratch_floats());
     // The run of tile columns only where a band is less than whole rows.
     let mut fields = vec![shape.m, shape.band, shape.slots, shape.split];
@@ -450,8 +504,8 @@ fn generic_text(shape: &Shape, x: &str, w: &str, u: &str, out: &str) -> String {
     let mark = attrs::WINOGRAD.in_dictionary(&fields);
     format!(
         "module {{
-  func.func private @winograd(%x: {x}, %w: {w}, %u: {u}, %init: {out}) -> {out} {{
-    %zero = arith.constant 0.0 : f32
+  func.func private @winograd(%x: {x}, %w: {w}, %u: {u}, %init: {full}) -> {full} {{
+{head}    %zero = arith.constant 0.0 : f32
     %empty = tensor.empty() : {scratch}
     %scratch = linalg.fill ins(%zero : f32) outs(%empty : {scratch}) -> {scratch}
     %r = linalg.generic {{indexing_maps = [
@@ -461,15 +515,15 @@ fn generic_text(shape: &Shape, x: &str, w: &str, u: &str, out: &str) -> String {
         affine_map<(n, f, y, x, c, i, j) -> (0)>,
         affine_map<(n, f, y, x, c, i, j) -> (n, f, y, x)>],
       iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\", \"reduction\", \"reduction\", \"reduction\"]}}
-      ins(%x, %w, %u, %scratch : {x}, {w}, {u}, {scratch}) outs(%init : {out}) attrs = {{{mark}}} {{
+      ins({operands}, {w}, {u}, {scratch}) outs({init} : {ow}) attrs = {{{mark}}} {{
     ^bb0(%a: f32, %b: f32, %t: f32, %s: f32, %acc: f32):
       %p = arith.mulf %a, %b : f32
       %z = arith.mulf %t, %s : f32
       %q = arith.addf %p, %z : f32
       %sum = arith.addf %acc, %q : f32
       linalg.yield %sum : f32
-    }} -> {out}
-    return %r : {out}
+    }} -> {ow}
+{tail}    return {result} : {full}
   }}
 }}
 "
