@@ -16,6 +16,7 @@
 //! Every element's sum still runs over `k` in the same order (the cache tiles' reduction
 //! steps do not depend on the columns): results are bit-identical to the whole product's.
 
+use crate::peel_matmuls::Start;
 use melior::ir::operation::{OperationLike, OperationRef};
 use strata_ir::rewrite::collect;
 use strata_ir::{attrs, Op, PassContext, PassFailed};
@@ -58,7 +59,7 @@ pub(crate) fn block_columns(
         let Some(shape @ [m, k, n]) = blockable(op) else { continue };
         let parallel = threads > 1 && m * k * n >= crate::conv_lanes::PARALLEL_MACS && n / BLOCK >= threads;
         let types = crate::peel_matmuls::operand_types(op);
-        let text = |fill: bool| blocks_text(shape, &types, parallel, fill);
+        let text = |start: Start| blocks_text(shape, &types, parallel, start);
         // Safety: `raw` is a matmul of this module, replaced once and not used afterwards.
         unsafe {
             crate::peel_matmuls::replace_matmul(
@@ -76,27 +77,28 @@ pub(crate) fn block_columns(
 
 /// The product as a function of its operands (types `types`): a loop over the whole blocks,
 /// each block's result a slice of the one result (destination-passing), and the columns left
-/// one matmul after it. With `fill`, the third argument is the value the result starts from:
-/// each block fills its slice of a new result just before its product (in the L1 when the
+/// one matmul after it. Where the result starts anew ([`Start::fresh`]), the third argument is
+/// the fill's value (or the broadcast vector, [`Start::Rows`]): each block fills (or
+/// broadcasts its columns into) its slice of a new result just before its product (in the L1 when the
 /// product reads it), not the whole of a fill CSE may share between products of a shape (see
 /// `peel_matmuls::fill_of_new_tensor`); a fill of a new tensor per block was a scratch buffer
 /// and a copy per block once bufferized. With `parallel`, the loop is an `scf.forall` and each
 /// block's matmul a batch item. Either loop steps its induction variable by [`BLOCK`] (not a
 /// count times it), so `strata-pack-weights` knows each block's offset is a multiple of it.
-fn blocks_text([m, k, n]: [i64; 3], types: &[String], parallel: bool, fill: bool) -> String {
+fn blocks_text([m, k, n]: [i64; 3], types: &[String], parallel: bool, start: Start) -> String {
     let (at, bt, ct) = (&types[0], &types[1], &types[2]);
     let (whole, rest) = (n / BLOCK * BLOCK, n % BLOCK);
-    let (third, init) = if fill {
-        ("%v: f32".to_owned(), format!("    %c = tensor.empty() : {ct}\n"))
-    } else {
-        (format!("%c: {ct}"), String::new())
-    };
+    let (third, init) =
+        (start.parameter(ct), if start.fresh() { format!("    %c = tensor.empty() : {ct}\n") } else { String::new() });
     // The block at column `%j` of `acc`: its weights, destination and product, in `indent`.
     let block = |columns: i64, j: &str, acc: &str, item: &str, indent: &str, id: &str| {
         let part = format!("tensor<{m}x{columns}xf32>");
         let slice = format!("tensor.extract_slice {acc}[0, {j}] [{m}, {columns}] [1, 1] : {ct} to {part}");
-        let dest = if fill {
-            format!("{indent}%s{id} = {slice}\n{indent}%d{id} = linalg.fill ins(%v : f32) outs(%s{id} : {part}) -> {part}\n")
+        let dest = if start.fresh() {
+            format!(
+                "{indent}%s{id} = {slice}\n{}",
+                start.init(&format!("d{id}"), &format!("%s{id}"), &part, (j, columns), indent)
+            )
         } else {
             format!("{indent}%d{id} = {slice}\n")
         };
@@ -155,7 +157,7 @@ mod tests {
 
     #[test]
     fn blocks_and_the_rest_cover_every_column_once() {
-        let text = blocks_text([20, 1024, 8210], &types(20, 1024, 8210), false, false);
+        let text = blocks_text([20, 1024, 8210], &types(20, 1024, 8210), false, Start::Given);
         assert!(text.contains("%hi = arith.constant 8192 : index"), "{text}");
         assert!(text.contains("%b[0, %j] [1024, 32]"), "{text}");
         assert!(text.contains("%acc[0, %j] [20, 32]"), "{text}");
@@ -165,7 +167,7 @@ mod tests {
 
     #[test]
     fn parallel_blocks_are_batch_items() {
-        let text = blocks_text([16, 1024, 4096], &types(16, 1024, 4096), true, true);
+        let text = blocks_text([16, 1024, 4096], &types(16, 1024, 4096), true, Start::Fill);
         assert!(text.contains("scf.forall (%j) = (0) to (4096) step (32)"), "{text}");
         assert!(text.contains("linalg.matmul {strata.batch_item}"), "{text}");
         assert!(text.contains("linalg.fill ins(%v : f32)"), "{text}");

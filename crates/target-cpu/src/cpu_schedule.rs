@@ -550,18 +550,19 @@ fn split_batch_matmuls(
                 ),
             )
         };
-        // With `fill` (the product starts from a fill of a new tensor), each matmul fills its
+        // Where the product starts from a fill of a new tensor (or a broadcast), each matmul fills its
         // own slice of the result: on the thread that computes it, not the whole result at
         // once before the loop (three heads on two threads: each thread read the rows the
         // other had filled from the other core). A slice, not a new tensor of its own: the
         // matmul's split into register blocks and the rest (`peel_matmuls`) nests its parts'
         // insertions in it, which `eliminate-empty-tensors` would leave a stale slice of.
-        let text = |fill: bool| {
+        let text = |how: crate::peel_matmuls::Start| {
             let (init, start, slice) = crate::peel_matmuls::slice_init(
-                fill,
+                how,
                 &format!("tensor<{batch}x{m}x{n}xf32>"),
                 &format!("[%i, 0, 0] [1, {m}, {n}] [1, 1, 1]"),
                 &format!("tensor<{m}x{n}xf32>"),
+                ("0", n),
             );
             format!(
                 "module {{

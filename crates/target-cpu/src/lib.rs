@@ -41,6 +41,7 @@ pub mod jit;
 pub mod lower_transposes;
 pub mod masked_stores;
 pub mod math_calls;
+pub mod matmul_accumulate;
 pub mod outline_kernels;
 pub mod pack_weights;
 pub mod parallelize;
@@ -117,6 +118,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&vectorize_reductions::INFO, vectorize_reductions::create);
     registry.register(&vectorize_depthwise::INFO, vectorize_depthwise::create);
     registry.register(&implicit_pads::INFO, implicit_pads::create);
+    registry.register(&matmul_accumulate::INFO, matmul_accumulate::create);
     registry.register(&winograd::INFO, winograd::create);
     registry.register(&vectorize_winograd::INFO, vectorize_winograd::create);
     registry.register(&vectorize_matmul::INFO, vectorize_matmul::create);

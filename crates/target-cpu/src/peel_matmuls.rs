@@ -29,6 +29,61 @@ const COLUMNS: i64 = 32;
 /// split by columns (its last block is masked instead).
 const MIN_COLUMNS: i64 = 4;
 
+/// What a product's result starts from, as the functions that split it take it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Start {
+    /// Its initial value: the function's third argument `%c`, sliced for each part.
+    Given,
+    /// A fill of a new tensor: the third argument is the fill's value `%v`; each part fills
+    /// its own new tensor or slice, on the thread that computes it.
+    Fill,
+    /// A vector of the result's `n` columns broadcast down its rows into a new tensor (a bias,
+    /// `strata-matmul-accumulate`): the third argument is the vector `%v`; each part
+    /// broadcasts its own columns of it, as [`Start::Fill`] fills.
+    Rows(i64),
+}
+
+impl Start {
+    /// The function's third parameter, for a result of type `whole`.
+    pub(crate) fn parameter(self, whole: &str) -> String {
+        match self {
+            Start::Given => format!("%c: {whole}"),
+            Start::Fill => "%v: f32".to_owned(),
+            Start::Rows(n) => format!("%v: tensor<{n}xf32>"),
+        }
+    }
+
+    /// Whether parts start from a new value of their own (not from slices of `%c`).
+    pub(crate) fn fresh(self) -> bool {
+        self != Start::Given
+    }
+
+    /// Lines (each after `indent`) making `%{name}`, of 2-D type `part`, start in `into`: the
+    /// fill, or the broadcast of the vector's `columns` from column `column` (an index or a
+    /// value). Nothing for [`Start::Given`].
+    pub(crate) fn init(
+        self,
+        name: &str,
+        into: &str,
+        part: &str,
+        (column, columns): (&str, i64),
+        indent: &str,
+    ) -> String {
+        match self {
+            Start::Given => String::new(),
+            Start::Fill => format!("{indent}%{name} = linalg.fill ins(%v : f32) outs({into} : {part}) -> {part}\n"),
+            Start::Rows(n) => format!(
+                "{indent}%{name}_v = tensor.extract_slice %v[{column}] [{columns}] [1] : tensor<{n}xf32> to tensor<{columns}xf32>
+{indent}%{name} = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\"]}} ins(%{name}_v : tensor<{columns}xf32>) outs({into} : {part}) {{
+{indent}^bb0(%in: f32, %out: f32):
+{indent}  linalg.yield %in : f32
+{indent}}} -> {part}
+"
+            ),
+        }
+    }
+}
+
 /// How a matmul is split: the axis (0 rows, 1 columns) and the extent of its first part, or
 /// both at once (the rows' first part split by columns; the last rows whole).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -113,7 +168,7 @@ pub(crate) fn peel_matmuls(
                 continue;
             }
             let types = operand_types(op);
-            let text = |fill: bool| thread_text([m, k, n], threads, &types, fill);
+            let text = |start: Start| thread_text([m, k, n], threads, &types, start);
             // Safety: `raw` is a matmul of this module, replaced once and not used afterwards.
             unsafe { replace_matmul(&mut kernels, cx, Op::of(&op), text, "matmul split by threads")? };
             count += 1;
@@ -135,7 +190,7 @@ pub(crate) fn peel_matmuls(
             } else {
                 String::new()
             };
-            let text = |fill: bool| split_text(shape, split, &types, &item, fill);
+            let text = |start: Start| split_text(shape, split, &types, &item, start);
             // Safety: `raw` is a matmul of this module, replaced once and not used afterwards.
             unsafe {
                 replace_matmul(&mut kernels, cx, Op::of(&op), text, "matmul split into register blocks and the rest")?
@@ -146,9 +201,10 @@ pub(crate) fn peel_matmuls(
     Ok(count)
 }
 
-/// Replaces `matmul` by the function `text(fill)` describes, bound to the matmul's operands;
-/// with `fill` (the matmul starts from [`fill_of_new_tensor`]), to its two inputs and the
-/// fill's value instead, and the fill and its tensor go when nothing else reads them.
+/// Replaces `matmul` by the function `text(start)` describes, bound to the matmul's operands;
+/// where the matmul starts from [`fill_of_new_tensor`] or [`rows_of_new_tensor`], to its two
+/// inputs and the fill's value or the broadcast vector instead, and the fill or broadcast and
+/// its tensor go when nothing else reads them.
 ///
 /// # Safety
 /// `matmul` is an op of the module that is not used after this.
@@ -156,27 +212,57 @@ pub(crate) unsafe fn replace_matmul<'c>(
     kernels: &mut strata_lower::kernel::KernelCache<'c>,
     cx: &mut PassContext<'c>,
     matmul: Op,
-    text: impl FnOnce(bool) -> String,
+    text: impl FnOnce(Start) -> String,
     what: &str,
 ) -> Result<(), PassFailed> {
     let operands = matmul.operands();
-    let fill = fill_of_new_tensor(matmul);
-    let (text, bound) = match fill {
-        Some(fill) => (text(true), vec![operands[0], operands[1], fill.operand(0)]),
-        None => (text(false), operands),
+    let start = fill_of_new_tensor(matmul)
+        .map(|fill| (fill, Start::Fill))
+        .or_else(|| rows_of_new_tensor(matmul).map(|(broadcast, n)| (broadcast, Start::Rows(n))));
+    let (text, bound) = match start {
+        Some((init, start)) => (text(start), vec![operands[0], operands[1], init.operand(0)]),
+        None => (text(Start::Given), operands),
     };
     // Safety: the caller's; the operands and the fill's value are defined before `matmul`.
     unsafe { kernels.replace_op_with(cx, matmul, &bound, &text, what)? };
-    if let Some(fill) = fill {
-        let empty = fill.operand(1).owner();
+    if let Some((init, _)) = start {
+        let empty = init.operand(init.operand_count() - 1).owner();
         // Safety: erased only when unused; no handle to them is used afterwards.
         unsafe {
-            if let (true, Some(empty)) = (erase_if_unused(fill), empty) {
+            if let (true, Some(empty)) = (erase_if_unused(init), empty) {
                 erase_if_unused(empty);
             }
         }
     }
     Ok(())
+}
+
+/// The broadcast of an f32 vector of `n` values down the rows of a new `m x n` tensor that a
+/// 2-D `matmul`'s result starts from (a bias, as `strata-matmul-accumulate` writes it), with
+/// `n`.
+fn rows_of_new_tensor(matmul: Op) -> Option<(Op, i64)> {
+    let init = matmul.operand(2).owner()?;
+    if !init.is("linalg.generic") || init.operand_count() != 2 || init.result_count() != 1 {
+        return None;
+    }
+    let empty = init.operand(1).owner()?;
+    let maps = init.attribute("indexing_maps")?.to_string();
+    let vector = tensor_type(init.operand(0).r#type()).ok()?;
+    let result = tensor_type(init.result(0).r#type()).ok()?;
+    let body = init.body(0)?;
+    let copies = match &body.ops()[..] {
+        [yield_op] => yield_op.operand_count() == 1 && yield_op.operand(0) == body.argument(0),
+        _ => false,
+    };
+    (empty.is("tensor.empty")
+        && empty.operand_count() == 0
+        && maps == "[affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>]"
+        && vector.elem.name == "f32"
+        && vector.rank() == 1
+        && result.rank() == 2
+        && vector.shape[0] == result.shape[1]
+        && copies)
+        .then_some((init, vector.shape[0]))
 }
 
 /// The `linalg.fill` of a `tensor.empty` that `matmul`'s result starts from (how the lowering
@@ -201,33 +287,39 @@ pub(crate) fn operand_types(op: OperationRef<'_, '_>) -> Vec<String> {
 /// The text of a loop's slice `%cs` of a product's result, as the product's function makes it:
 /// the function's third parameter, what it starts with, and the slice, taken in the loop from
 /// the loop's result `%acc` (of type `whole`) at `at` (`[offsets] [sizes] [strides]`, of type
-/// `part`). With `fill` (the product starts from a fill of a new tensor), the function takes the
-/// fill's value `%v`, the loop's result starts as a new tensor and each slice is filled in the
-/// loop, on the thread that computes it; else the function takes the result `%c`.
-pub(crate) fn slice_init(fill: bool, whole: &str, at: &str, part: &str) -> (String, String, String) {
+/// `part`, its columns `columns`: the first's index and their count). Where the parts start
+/// anew ([`Start::fresh`]), the loop's result starts as a new tensor and each slice starts in
+/// the loop, on the thread that computes it; else the function takes the result `%c`.
+pub(crate) fn slice_init(
+    start: Start,
+    whole: &str,
+    at: &str,
+    part: &str,
+    columns: (&str, i64),
+) -> (String, String, String) {
     let slice = format!("tensor.extract_slice %acc{at} : {whole} to {part}");
-    if fill {
+    if start.fresh() {
         (
-            "%v: f32".to_owned(),
+            start.parameter(whole),
             format!("%c = tensor.empty() : {whole}"),
-            format!("%s = {slice}\n      %cs = linalg.fill ins(%v : f32) outs(%s : {part}) -> {part}"),
+            format!("%s = {slice}\n{}", start.init("cs", "%s", part, columns, "      ")),
         )
     } else {
-        (format!("%c: {whole}"), String::new(), format!("%cs = {slice}"))
+        (start.parameter(whole), String::new(), format!("%cs = {slice}"))
     }
 }
 
-/// The product as one column slice per thread: an `scf.forall` over `threads`. With `fill`
-/// (the product starts from a fill of a new tensor: the function takes the fill's value), each
-/// thread fills its own slice first: filled whole before the loop (split by rows after
+/// The product as one column slice per thread: an `scf.forall` over `threads`. Where the
+/// product starts from a fill of a new tensor (or a broadcast: [`Start`]), each thread fills
+/// its own slice first: filled whole before the loop (split by rows after
 /// planning), half of each thread's slice was the other core's lines (a 197 x 192 x 768
 /// product on two threads: 1.57x its one-thread time, ONNX Runtime 2.1x).
-fn thread_text([m, k, n]: [i64; 3], threads: i64, types: &[String], fill: bool) -> String {
+fn thread_text([m, k, n]: [i64; 3], threads: i64, types: &[String], start: Start) -> String {
     let (at, bt, ct) = (&types[0], &types[1], &types[2]);
     let w = n / threads;
     let item = attrs::BATCH_ITEM.in_dictionary();
     let (third, start, slice) =
-        slice_init(fill, ct, &format!("[0, %o] [{m}, {w}] [1, 1]"), &format!("tensor<{m}x{w}xf32>"));
+        slice_init(start, ct, &format!("[0, %o] [{m}, {w}] [1, 1]"), &format!("tensor<{m}x{w}xf32>"), ("%o", w));
     format!(
         "module {{
   func.func private @by_threads(%a: {at}, %b: {bt}, {third}) -> {ct} {{
@@ -250,9 +342,10 @@ fn thread_text([m, k, n]: [i64; 3], threads: i64, types: &[String], fill: bool) 
 }
 
 /// The split as a function of the matmul's operands (types `types`), returning its result.
-/// With `fill`, the function takes the fill's value instead of the result's initial value:
-/// each part fills a new tensor with it and is inserted into a new result.
-fn split_text([m, k, n]: [i64; 3], split: Split, types: &[String], item: &str, fill: bool) -> String {
+/// Where the product starts anew ([`Start::fresh`]), the function takes the fill's value (or
+/// the broadcast vector) instead of the result's initial value: each part starts a new tensor
+/// with it and is inserted into a new result.
+fn split_text([m, k, n]: [i64; 3], split: Split, types: &[String], item: &str, start: Start) -> String {
     let (at, bt, ct) = (&types[0], &types[1], &types[2]);
     // (row offset, rows, column offset, columns) of each part.
     let parts = match split {
@@ -262,11 +355,8 @@ fn split_text([m, k, n]: [i64; 3], split: Split, types: &[String], item: &str, f
             vec![(0, rows, 0, columns), (0, rows, columns, n - columns), (rows, m - rows, 0, n)]
         }
     };
-    let (third, mut body) = if fill {
-        ("%v: f32".to_owned(), format!("    %c = tensor.empty() : {ct}\n"))
-    } else {
-        (format!("%c: {ct}"), String::new())
-    };
+    let (third, mut body) =
+        (start.parameter(ct), if start.fresh() { format!("    %c = tensor.empty() : {ct}\n") } else { String::new() });
     for (index, &(row, rows, column, columns)) in parts.iter().enumerate() {
         let dest = if index == 0 { "%c".to_owned() } else { format!("%i{}", index - 1) };
         let offsets = format!("{row}, {column}");
@@ -289,9 +379,10 @@ fn split_text([m, k, n]: [i64; 3], split: Split, types: &[String], item: &str, f
             ("%b".to_owned(), bt.clone())
         };
         let part = format!("tensor<{rows}x{columns}xf32>");
-        body += &if fill {
+        body += &if start.fresh() {
             format!(
-                "    %e{index} = tensor.empty() : {part}\n    %c{index} = linalg.fill ins(%v : f32) outs(%e{index} : {part}) -> {part}\n"
+                "    %e{index} = tensor.empty() : {part}\n{}",
+                start.init(&format!("c{index}"), &format!("%e{index}"), &part, (&column.to_string(), columns), "    ")
             )
         } else {
             format!(
@@ -328,7 +419,7 @@ mod tests {
 
     #[test]
     fn a_row_split_covers_every_row_once() {
-        let text = split_text([65, 192, 768], Split::Rows(64), &types(65, 192, 768), "", false);
+        let text = split_text([65, 192, 768], Split::Rows(64), &types(65, 192, 768), "", Start::Given);
         assert!(text.contains("%a[0, 0] [64, 192]"), "{text}");
         assert!(text.contains("%a[64, 0] [1, 192]"), "{text}");
         assert!(text.contains("into %c[0, 0] [64, 768]"), "{text}");
@@ -338,7 +429,7 @@ mod tests {
 
     #[test]
     fn a_column_split_covers_every_column_once() {
-        let text = split_text([96, 384, 200], Split::Columns(192), &types(96, 384, 200), "", false);
+        let text = split_text([96, 384, 200], Split::Columns(192), &types(96, 384, 200), "", Start::Given);
         assert!(text.contains("%b[0, 0] [384, 192]"), "{text}");
         assert!(text.contains("%b[0, 192] [384, 8]"), "{text}");
         assert!(text.contains("into %c[0, 0] [96, 192]"), "{text}");
@@ -348,7 +439,7 @@ mod tests {
 
     #[test]
     fn rows_and_columns_split_at_once() {
-        let text = split_text([197, 64, 197], Split::Both(192, 192), &types(197, 64, 197), "", true);
+        let text = split_text([197, 64, 197], Split::Both(192, 192), &types(197, 64, 197), "", Start::Fill);
         assert!(text.contains("%a0 = tensor.extract_slice %a[0, 0] [192, 64]"), "{text}");
         assert!(text.contains("%b0 = tensor.extract_slice %b[0, 0] [64, 192]"), "{text}");
         assert!(text.contains("into %c[0, 0] [192, 192]"), "{text}");
@@ -360,5 +451,16 @@ mod tests {
         assert!(text.contains("return %i2"), "{text}");
         // Each part fills a new tensor of its own: no nested result tensor.
         assert_eq!(text.matches("tensor.empty() : tensor<197x197xf32>").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn a_bias_is_broadcast_by_each_part_over_its_columns() {
+        let text = split_text([197, 64, 197], Split::Both(192, 192), &types(197, 64, 197), "", Start::Rows(197));
+        assert!(text.contains("%b: tensor<64x197xf32>, %v: tensor<197xf32>"), "{text}");
+        assert!(text.contains("%c0_v = tensor.extract_slice %v[0] [192] [1]"), "{text}");
+        assert!(text.contains("%c1_v = tensor.extract_slice %v[192] [5] [1]"), "{text}");
+        assert!(text.contains("%c2_v = tensor.extract_slice %v[0] [197] [1]"), "{text}");
+        assert!(text.contains("ins(%c1_v : tensor<5xf32>) outs(%e1 : tensor<192x5xf32>)"), "{text}");
+        assert!(!text.contains("linalg.fill"), "{text}");
     }
 }

@@ -1,0 +1,248 @@
+//! `strata-matmul-accumulate`: a matmul whose result is only added to another tensor (a bias
+//! broadcast along its rows, a residual) starts its sums from that tensor instead of from
+//! zero, and the addition goes (host, on tensors, before the schedule).
+//!
+//! The lowering starts every product from a fill of zeros and runs a following `Add` as an
+//! elementwise pass of its own: a linear layer's bias, a transformer's residual after its
+//! output projection, an OCR head's bias (the CRNN's 20 x 6625 logits: a pass over 530 KB
+//! after a product that streams 6.8 MB of weights). `add(matmul(a, b), o)` becomes
+//! `matmul(a, b)` accumulating onto `o` broadcast to the product's shape (written where the
+//! fill was; a tensor of the product's shape is its own initial value, which bufferization
+//! writes over in place when it dies there, as a convolution accumulates onto a residual:
+//! `sg-accumulate-residuals`). The kernels load their accumulators from the initial value
+//! (`strata-vectorize-matmul` folds only a fill of zeros into them). This is ONNX Runtime's
+//! `MatMulAddFusion` and oneDNN's sum post-op.
+//!
+//! Taken: an f32 `linalg.matmul` or `linalg.batch_matmul` whose result (or its one
+//! `tensor.expand_shape` or `tensor.collapse_shape`) is read only by a `linalg.generic` of
+//! parallel loops that adds it, read with the identity map, to another input (any map: a
+//! broadcast) into a result of the same type, the other input defined before the matmul. The
+//! sums are reassociated (`o` first, as the residual's case of the convolutions), so results
+//! differ from the separate addition's by rounding; they still do not depend on the thread
+//! count.
+
+use melior::ir::attribute::ArrayAttribute;
+use strata_ir::rewrite::{collect, erase_if_unused};
+use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
+use strata_lower::kernel::KernelCache;
+
+pub static INFO: PassInfo = PassInfo {
+    name: "strata-matmul-accumulate",
+    summary: "A matmul whose result is only added to a bias or residual accumulates onto it (host, on tensors)",
+    anchor: "func.func",
+    options: &[],
+    statistics: &[StatisticInfo {
+        name: "matmuls",
+        help: "Matmuls accumulating onto the tensor their result was added to",
+    }],
+};
+
+pub fn create(_: &PassOptions) -> Box<dyn Pass> {
+    Box::new(MatmulAccumulate)
+}
+
+struct MatmulAccumulate;
+
+/// A match: the matmul, the reshape between it and the addition (if any), the addition and
+/// the operand index of its other addend.
+struct Candidate {
+    matmul: Op,
+    reshape: Option<Op>,
+    add: Op,
+    other: usize,
+}
+
+/// The only reader of `value` and the first operand it reads it as, when every use is by one
+/// op (an in-place addition reads its addend as its output too, whose value it ignores).
+fn only_reader(value: Val) -> Option<(Op, usize)> {
+    let uses = value.uses();
+    let &(user, _) = uses.first()?;
+    let index = uses.iter().map(|&(_, i)| i).min()?;
+    uses.iter().all(|&(u, _)| u == user).then_some((user, index))
+}
+
+/// Whether `generic`'s body is `yield addf(input 0, input 1)` (either order) and ignores its
+/// output's value.
+fn adds_its_inputs(generic: Op) -> bool {
+    let Some(body) = generic.body(0) else { return false };
+    let ops = body.ops();
+    let ([add, yield_op], 3) = (&ops[..], body.argument_count()) else { return false };
+    let inputs = [body.argument(0), body.argument(1)];
+    add.is("arith.addf")
+        && yield_op.is("linalg.yield")
+        && yield_op.operand_count() == 1
+        && yield_op.operand(0) == add.result(0)
+        && (add.operands() == inputs || add.operands() == [inputs[1], inputs[0]])
+        && !body.argument(2).has_uses()
+}
+
+/// The maps of `generic` as printed (`affine_map<...>`), and whether every loop is parallel.
+fn maps_and_parallel(generic: Op) -> Option<(Vec<String>, bool)> {
+    let maps = ArrayAttribute::try_from(generic.attribute("indexing_maps")?).ok()?;
+    let maps: Vec<String> = (0..maps.len()).filter_map(|i| maps.element(i).ok().map(|m| m.to_string())).collect();
+    let iterators = generic.attribute("iterator_types")?.to_string();
+    Some((maps, !iterators.contains("reduction")))
+}
+
+/// Whether `map` (printed) is an identity `(d0, ..., dn) -> (d0, ..., dn)`.
+fn identity(map: &str) -> bool {
+    let Some((dims, results)) = map.trim_start_matches("affine_map<").trim_end_matches('>').split_once(" -> ") else {
+        return false;
+    };
+    dims == results
+}
+
+/// Whether `value` is defined before `op` in `op`'s block (or outside it, enclosing it).
+fn defined_before(value: Val, op: Op) -> bool {
+    let Some(block) = op.block() else { return false };
+    let Some(owner) = value.owner() else {
+        // A block argument: of this block or of one enclosing it.
+        return value.owner_block().is_some_and(|b| b == block || b.parent().is_some_and(|p| op.is_inside(p)));
+    };
+    match owner.ancestor_in(block) {
+        Some(top) => block.ops().iter().position(|&o| o == top) < block.ops().iter().position(|&o| o == op),
+        None => true,
+    }
+}
+
+fn candidate(matmul: Op) -> Option<Candidate> {
+    if matmul.operand_count() != 3 || matmul.result_count() != 1 || matmul.region_count() != 1 {
+        return None;
+    }
+    let ty = |v: Val| strata_lower::ops::tensor_type(v.r#type()).ok();
+    if [0, 1, 2].iter().any(|&i| ty(matmul.operand(i)).is_none_or(|t| t.elem.name != "f32")) {
+        return None;
+    }
+    let (mut reader, mut index) = only_reader(matmul.result(0))?;
+    let mut reshape = None;
+    if reader.is("tensor.expand_shape") || reader.is("tensor.collapse_shape") {
+        reshape = Some(reader);
+        (reader, index) = only_reader(reader.result(0))?;
+    }
+    let add = reader;
+    if !add.is("linalg.generic") || add.operand_count() != 3 || add.result_count() != 1 || index > 1 {
+        return None;
+    }
+    let (maps, parallel) = maps_and_parallel(add)?;
+    let other = 1 - index;
+    let summed = add.operand(index);
+    if !parallel
+        || maps.len() != 3
+        || !identity(&maps[index])
+        || !identity(&maps[2])
+        || summed.r#type() != add.result(0).r#type()
+        || !adds_its_inputs(add)
+        || !defined_before(add.operand(other), matmul)
+    {
+        return None;
+    }
+    Some(Candidate { matmul, reshape, add, other })
+}
+
+/// The replacement of the addition: `other` brought to the product's shape (broadcast by its
+/// map, or itself), the matmul accumulating onto it, its result reshaped back to the sum's.
+fn text(c: &Candidate) -> Option<String> {
+    let (maps, _) = maps_and_parallel(c.add)?;
+    let ty = |v: Val| v.r#type().to_string();
+    let (summed, product, o) = (ty(c.add.result(0)), ty(c.matmul.result(0)), ty(c.add.operand(c.other)));
+    let [a, b] = [ty(c.matmul.operand(0)), ty(c.matmul.operand(1))];
+    let shape = |v: Val| strata_lower::ops::tensor_type(v.r#type()).ok().map(|t| t.shape);
+    let (o_shape, sum_shape) = (shape(c.add.operand(c.other))?, shape(c.add.result(0))?);
+    let product_shape = shape(c.matmul.result(0))?;
+    let copy = |map: &str, parallel: &str, result: &str| {
+        format!(
+            "    %e = tensor.empty() : {result}
+    %i = linalg.generic {{indexing_maps = [{map}], iterator_types = [{parallel}]}} ins(%o : {o}) outs(%e : {result}) {{
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    }} -> {result}
+"
+        )
+    };
+    // A vector along the last axis (a bias) as long as a 2-D product's rows: broadcast
+    // straight into the product's shape (a reshape keeps the row-major order, so the product's
+    // column `j` is element `j` of the sum's last axis), the form the schedule's splits start
+    // each part of by its own columns (`peel_matmuls::Start::Rows`).
+    let last = format!("-> (d{})>", sum_shape.len() - 1);
+    let bias = c.matmul.is("linalg.matmul")
+        && o_shape.len() == 1
+        && maps[c.other].ends_with(&last)
+        && sum_shape.last() == o_shape.first()
+        && product_shape.last() == o_shape.first();
+    let (mut body, init, in_product) = if identity(&maps[c.other]) && o == summed {
+        (String::new(), "%o", false)
+    } else if bias {
+        let maps = "affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>";
+        (copy(maps, "\"parallel\", \"parallel\"", &product), "%i", true)
+    } else {
+        let parallel = vec!["\"parallel\""; sum_shape.len()].join(", ");
+        (copy(&format!("{}, {}", maps[c.other], maps[2]), &parallel, &summed), "%i", false)
+    };
+    let mut start = init.to_owned();
+    let mut finish = ("%m", String::new());
+    if let Some(reshape) = c.reshape {
+        // The reshape's inverse brings the initial value to the product's shape (unless it
+        // is made in it), the reshape the product back to the sum's.
+        let reassociation = reshape.attribute("reassociation")?.to_string();
+        let dims = |shape: &[i64]| shape.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+        let expand = |from: &str, into: &str, to: &str, shape: &[i64]| {
+            format!("tensor.expand_shape {from} {reassociation} output_shape [{}] : {into} into {to}", dims(shape))
+        };
+        let collapse = |from: &str, into: &str, to: &str| {
+            format!("tensor.collapse_shape {from} {reassociation} : {into} into {to}")
+        };
+        let (to_product, back) = if reshape.is("tensor.expand_shape") {
+            (collapse(init, &summed, &product), expand("%m", &product, &summed, &sum_shape))
+        } else {
+            (expand(init, &summed, &product, &product_shape), collapse("%m", &product, &summed))
+        };
+        if !in_product {
+            body += &format!("    %c = {to_product}\n");
+            start = "%c".to_owned();
+        }
+        finish = ("%r", format!("    %r = {back}\n"));
+    }
+    let (name, (result, tail)) = (c.matmul.name(), finish);
+    Some(format!(
+        "module {{
+  func.func private @accumulate(%a: {a}, %b: {b}, %o: {o}) -> {summed} {{
+{body}    %m = {name} ins(%a, %b : {a}, {b}) outs({start} : {product}) -> {product}
+{tail}    return {result} : {summed}
+  }}
+}}
+"
+    ))
+}
+
+impl Pass for MatmulAccumulate {
+    fn run(
+        &mut self,
+        func: melior::ir::operation::OperationRef<'_, '_>,
+        cx: &mut PassContext<'_>,
+    ) -> Result<(), PassFailed> {
+        let mut kernels = KernelCache::default();
+        for raw in collect(&func, |op| op.is("linalg.matmul") || op.is("linalg.batch_matmul")) {
+            let Some(c) = candidate(Op::of(&raw.get())) else { continue };
+            let Some(text) = text(&c) else { continue };
+            let fill = c.matmul.operand(2).owner();
+            let values = [c.matmul.operand(0), c.matmul.operand(1), c.add.operand(c.other)];
+            // Safety: the addition is replaced once and not used afterwards; its replacement's
+            // operands are the matmul's (defined before it, so before the addition) and the
+            // other addend (defined before the matmul).
+            unsafe { kernels.replace_op_with(cx, c.add, &values, &text, "accumulating matmul")? };
+            // Safety: the addition, the only reader of the reshape and of the matmul, is gone;
+            // the fill is erased only when nothing else reads it.
+            unsafe {
+                if let Some(reshape) = c.reshape {
+                    reshape.erase();
+                }
+                c.matmul.erase();
+                if let Some(fill) = fill {
+                    erase_if_unused(fill);
+                }
+            }
+            cx.bump("matmuls", 1);
+        }
+        Ok(())
+    }
+}
