@@ -13,7 +13,8 @@
 //! (`strata-vectorize-matmul` folds only a fill of zeros into them). This is ONNX Runtime's
 //! `MatMulAddFusion` and oneDNN's sum post-op.
 //!
-//! Taken: an f32 `linalg.matmul` or `linalg.batch_matmul` whose result (or its one
+//! Taken: an f32 `linalg.matmul` or `linalg.batch_matmul` starting from a fill of `+0.0`
+//! whose result (or its one
 //! `tensor.expand_shape` or `tensor.collapse_shape`) is read only by a `linalg.generic` of
 //! parallel loops that adds it, read with the identity map, to another input (any map: a
 //! broadcast) into a result of the same type, the other input defined before the matmul. The
@@ -111,6 +112,12 @@ fn candidate(matmul: Op) -> Option<Candidate> {
     }
     let ty = |v: Val| strata_lower::ops::tensor_type(v.r#type()).ok();
     if [0, 1, 2].iter().any(|&i| ty(matmul.operand(i)).is_none_or(|t| t.elem.name != "f32")) {
+        return None;
+    }
+    // The product must start from zeros: an initial value of its own (a recurrence's input
+    // projection) would be lost.
+    let fill = matmul.operand(2).owner().filter(|f| f.is("linalg.fill") && f.operand_count() == 2)?;
+    if !crate::vectorize_matmul::is_positive_zero(fill.operand(0)) {
         return None;
     }
     let (mut reader, mut index) = only_reader(matmul.result(0))?;

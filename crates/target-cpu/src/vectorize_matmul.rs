@@ -395,7 +395,7 @@ impl Pass for VectorizeMatmul {
 }
 
 /// Whether `value` is the constant `+0.0` (f32 or f64).
-fn is_positive_zero(value: Val) -> bool {
+pub(crate) fn is_positive_zero(value: Val) -> bool {
     value.owner().filter(|op| op.is("arith.constant")).and_then(|op| op.get().attribute("value").ok()).is_some_and(
         |attribute| {
             let text = attribute.to_string();
