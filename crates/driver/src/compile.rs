@@ -133,8 +133,8 @@ pub enum Optimization {
     /// (`strata-split-concat-convs`); host only.
     ConcatConvs,
     /// A residual added to a convolution's result is the convolution's initial value, so the
-    /// result takes the residual's buffer (`sg-accumulate-residuals`); a bias or residual
-    /// added to a matmul's result, the matmul's (`strata-matmul-accumulate`). Host only.
+    /// result takes the residual's buffer (`sg-accumulate-residuals`); a bias added to a
+    /// matmul's result, the matmul's (`strata-matmul-accumulate`). Host only.
     Residuals,
     /// Work on constants and inputs alone (weights dequantized at run time) runs just before
     /// its first reader, not where the file lists it (`sg-sink-to-use`).
@@ -248,7 +248,7 @@ pub fn memref_pipeline(
     if bands {
         early.push("strata-band-chains".to_owned());
     }
-    // A matmul's bias or residual as its initial value (tied to `--disable residuals`, as the
+    // A matmul's bias as its initial value (tied to `--disable residuals`, as the
     // convolutions' accumulation onto a residual).
     if schedule && host && on(Optimization::Residuals) {
         early.push("strata-matmul-accumulate".to_owned());

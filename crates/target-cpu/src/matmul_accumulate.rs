@@ -1,35 +1,36 @@
-//! `strata-matmul-accumulate`: a matmul whose result is only added to another tensor (a bias
-//! broadcast along its rows, a residual) starts its sums from that tensor instead of from
-//! zero, and the addition goes (host, on tensors, before the schedule).
+//! `strata-matmul-accumulate`: a matmul whose result is only added to a tensor broadcast
+//! along it (a bias) starts its sums from that tensor instead of from zero, and the addition
+//! goes (host, on tensors, before the schedule).
 //!
 //! The lowering starts every product from a fill of zeros and runs a following `Add` as an
-//! elementwise pass of its own: a linear layer's bias, a transformer's residual after its
-//! output projection, an OCR head's bias (the CRNN's 20 x 6625 logits: a pass over 530 KB
-//! after a product that streams 6.8 MB of weights). `add(matmul(a, b), o)` becomes
-//! `matmul(a, b)` accumulating onto `o` broadcast to the product's shape (written where the
-//! fill was; a tensor of the product's shape is its own initial value, which bufferization
-//! writes over in place when it dies there, as a convolution accumulates onto a residual:
-//! `sg-accumulate-residuals`). The kernels load their accumulators from the initial value
+//! elementwise pass of its own: a linear layer's bias, an OCR head's (the CRNN's 20 x 6625
+//! logits: a pass over 530 KB after a product that streams 6.8 MB of weights).
+//! `add(matmul(a, b), o)` becomes `matmul(a, b)` accumulating onto `o` broadcast to the
+//! product's shape, a new tensor written where the fill was; a bias along the last axis of a
+//! 2-D product is broadcast straight into the product's shape, which the schedule's splits take
+//! apart by columns as they take fills (`peel_matmuls::Start::Rows`: each part broadcasts its
+//! own columns where it computes). The kernels load their accumulators from the initial value
 //! (`strata-vectorize-matmul` folds only a fill of zeros into them). This is ONNX Runtime's
-//! `MatMulAddFusion` and oneDNN's sum post-op.
+//! `MatMulAddFusion`.
 //!
 //! Taken: an f32 `linalg.matmul` or `linalg.batch_matmul` starting from a fill of `+0.0`
-//! whose result (or its one
-//! `tensor.expand_shape` or `tensor.collapse_shape`) is read only by a `linalg.generic` of
-//! parallel loops that adds it, read with the identity map, to another input (any map: a
-//! broadcast) into a result of the same type, the other input defined before the matmul. The
-//! sums are reassociated (`o` first, as the residual's case of the convolutions), so results
-//! differ from the separate addition's by rounding; they still do not depend on the thread
-//! count.
+//! whose result (or its one `tensor.expand_shape` or `tensor.collapse_shape`) is read only by
+//! a `linalg.generic` of parallel loops that adds it, read with the identity map, to another
+//! input defined before the matmul and read through a broadcast (not a tensor of the sum's
+//! shape: a residual would make every result of a residual ladder alias the first in
+//! bufferization; see [`candidate`]), into a result of the same type. The sums are
+//! reassociated (the bias first), so results differ from the separate addition's by rounding;
+//! they still do not depend on the thread count.
 
 use melior::ir::attribute::ArrayAttribute;
+use std::collections::HashMap;
 use strata_ir::rewrite::{collect, erase_if_unused};
-use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
+use strata_ir::{Blk, Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 use strata_lower::kernel::KernelCache;
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-matmul-accumulate",
-    summary: "A matmul whose result is only added to a bias or residual accumulates onto it (host, on tensors)",
+    summary: "A matmul whose result is only added to a bias accumulates onto it (host, on tensors)",
     anchor: "func.func",
     options: &[],
     statistics: &[StatisticInfo {
@@ -93,20 +94,38 @@ fn identity(map: &str) -> bool {
     dims == results
 }
 
-/// Whether `value` is defined before `op` in `op`'s block (or outside it, enclosing it).
-fn defined_before(value: Val, op: Op) -> bool {
-    let Some(block) = op.block() else { return false };
-    let Some(owner) = value.owner() else {
-        // A block argument: of this block or of one enclosing it.
-        return value.owner_block().is_some_and(|b| b == block || b.parent().is_some_and(|p| op.is_inside(p)));
-    };
-    match owner.ancestor_in(block) {
-        Some(top) => block.ops().iter().position(|&o| o == top) < block.ops().iter().position(|&o| o == op),
-        None => true,
+/// Positions of the ops of the blocks looked at, each block listed once (a block's order is
+/// kept by the rewrites; the ops they insert are not listed, and count as nowhere).
+#[derive(Default)]
+struct Positions(HashMap<usize, HashMap<usize, usize>>);
+
+impl Positions {
+    /// `op`'s position among the ops of `block`, or that of its ancestor there.
+    fn of(&mut self, op: Op, block: Blk) -> Option<usize> {
+        use melior::ir::BlockLike;
+        let top = op.ancestor_in(block)?;
+        let listed = self
+            .0
+            .entry(block.get().to_raw().ptr as usize)
+            .or_insert_with(|| block.ops().iter().enumerate().map(|(i, o)| (o.raw().ptr as usize, i)).collect());
+        listed.get(&(top.raw().ptr as usize)).copied()
+    }
+
+    /// Whether `value` is defined before `op` (an argument of `op`'s block or of one enclosing
+    /// it, or an op before it there or enclosing it).
+    fn defined_before(&mut self, value: Val, op: Op) -> bool {
+        let Some(block) = op.block() else { return false };
+        let Some(owner) = value.owner() else {
+            return value.owner_block().is_some_and(|b| b == block || b.parent().is_some_and(|p| op.is_inside(p)));
+        };
+        if owner.ancestor_in(block).is_none() {
+            return true;
+        }
+        matches!((self.of(owner, block), self.of(op, block)), (Some(a), Some(b)) if a < b)
     }
 }
 
-fn candidate(matmul: Op) -> Option<Candidate> {
+fn candidate(matmul: Op, positions: &mut Positions) -> Option<Candidate> {
     if matmul.operand_count() != 3 || matmul.result_count() != 1 || matmul.region_count() != 1 {
         return None;
     }
@@ -139,8 +158,16 @@ fn candidate(matmul: Op) -> Option<Candidate> {
         || !identity(&maps[2])
         || summed.r#type() != add.result(0).r#type()
         || !adds_its_inputs(add)
-        || !defined_before(add.operand(other), matmul)
+        || !positions.defined_before(add.operand(other), matmul)
     {
+        return None;
+    }
+    // Not a residual of the sum's own shape: the matmul would accumulate in its buffer, and
+    // along a residual ladder (`y = y + matmul(relu(y), w)`, a transformer's blocks) every
+    // result then aliases the first, which made One-Shot's in-place analysis quadratic (the
+    // 2000-rung ladder's bufferization 0.1 -> 10.7 s; 1000 rungs 4.4 s where the residual was
+    // also the matmul's operand). Broadcast operands start a new tensor instead.
+    if identity(&maps[other]) && add.operand(other).r#type() == summed.r#type() {
         return None;
     }
     Some(Candidate { matmul, reshape, add, other })
@@ -166,7 +193,7 @@ fn text(c: &Candidate) -> Option<String> {
 "
         )
     };
-    // A vector along the last axis (a bias) as long as a 2-D product's rows: broadcast
+    // A vector along the last axis (a bias) as long as a 2-D product's rows are: broadcast
     // straight into the product's shape (a reshape keeps the row-major order, so the product's
     // column `j` is element `j` of the sum's last axis), the form the schedule's splits start
     // each part of by its own columns (`peel_matmuls::Start::Rows`).
@@ -176,15 +203,14 @@ fn text(c: &Candidate) -> Option<String> {
         && maps[c.other].ends_with(&last)
         && sum_shape.last() == o_shape.first()
         && product_shape.last() == o_shape.first();
-    let (mut body, init, in_product) = if identity(&maps[c.other]) && o == summed {
-        (String::new(), "%o", false)
-    } else if bias {
+    let mut body = if bias {
         let maps = "affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>";
-        (copy(maps, "\"parallel\", \"parallel\"", &product), "%i", true)
+        copy(maps, "\"parallel\", \"parallel\"", &product)
     } else {
         let parallel = vec!["\"parallel\""; sum_shape.len()].join(", ");
-        (copy(&format!("{}, {}", maps[c.other], maps[2]), &parallel, &summed), "%i", false)
+        copy(&format!("{}, {}", maps[c.other], maps[2]), &parallel, &summed)
     };
+    let (init, in_product) = ("%i", bias);
     let mut start = init.to_owned();
     let mut finish = ("%m", String::new());
     if let Some(reshape) = c.reshape {
@@ -228,27 +254,33 @@ impl Pass for MatmulAccumulate {
         cx: &mut PassContext<'_>,
     ) -> Result<(), PassFailed> {
         let mut kernels = KernelCache::default();
+        let mut positions = Positions::default();
+        // The replaced matmuls, their reshapes and fills, erased once every match is made: no
+        // op made meanwhile takes the address [`Positions`] lists one of them at.
+        let mut dead: Vec<(Op, Option<Op>, Option<Op>)> = Vec::new();
         for raw in collect(&func, |op| op.is("linalg.matmul") || op.is("linalg.batch_matmul")) {
-            let Some(c) = candidate(Op::of(&raw.get())) else { continue };
+            let Some(c) = candidate(Op::of(&raw.get()), &mut positions) else { continue };
             let Some(text) = text(&c) else { continue };
-            let fill = c.matmul.operand(2).owner();
             let values = [c.matmul.operand(0), c.matmul.operand(1), c.add.operand(c.other)];
             // Safety: the addition is replaced once and not used afterwards; its replacement's
             // operands are the matmul's (defined before it, so before the addition) and the
             // other addend (defined before the matmul).
             unsafe { kernels.replace_op_with(cx, c.add, &values, &text, "accumulating matmul")? };
+            dead.push((c.matmul, c.reshape, c.matmul.operand(2).owner()));
+            cx.bump("matmuls", 1);
+        }
+        for (matmul, reshape, fill) in dead {
             // Safety: the addition, the only reader of the reshape and of the matmul, is gone;
-            // the fill is erased only when nothing else reads it.
+            // a fill (shared by several matmuls, CSE's) is erased only when nothing reads it.
             unsafe {
-                if let Some(reshape) = c.reshape {
+                if let Some(reshape) = reshape {
                     reshape.erase();
                 }
-                c.matmul.erase();
+                matmul.erase();
                 if let Some(fill) = fill {
                     erase_if_unused(fill);
                 }
             }
-            cx.bump("matmuls", 1);
         }
         Ok(())
     }
