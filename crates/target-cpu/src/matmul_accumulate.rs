@@ -23,7 +23,7 @@
 //! they still do not depend on the thread count.
 
 use melior::ir::attribute::ArrayAttribute;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use strata_ir::rewrite::{collect, erase_if_unused};
 use strata_ir::{Blk, Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 use strata_lower::kernel::KernelCache;
@@ -97,7 +97,7 @@ fn identity(map: &str) -> bool {
 /// Positions of the ops of the blocks looked at, each block listed once (a block's order is
 /// kept by the rewrites; the ops they insert are not listed, and count as nowhere).
 #[derive(Default)]
-struct Positions(HashMap<usize, HashMap<usize, usize>>);
+struct Positions(BTreeMap<usize, BTreeMap<usize, usize>>);
 
 impl Positions {
     /// `op`'s position among the ops of `block`, or that of its ancestor there.
