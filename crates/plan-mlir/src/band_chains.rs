@@ -267,7 +267,7 @@ fn bands(
 }
 
 /// The only op that reads `value` (once or more), if one does.
-pub(crate) fn only_user(value: Val) -> Option<Op> {
+pub fn only_user(value: Val) -> Option<Op> {
     let users = value.users();
     let first = *users.first()?;
     users.iter().all(|&u| u == first).then_some(first)

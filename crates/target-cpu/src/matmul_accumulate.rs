@@ -24,9 +24,11 @@
 
 use melior::ir::attribute::ArrayAttribute;
 use std::collections::BTreeMap;
+use strata_ir::handle::MapResult;
 use strata_ir::rewrite::{collect, erase_if_unused};
 use strata_ir::{Blk, Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 use strata_lower::kernel::KernelCache;
+use strata_plan_mlir::band_chains::only_user;
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-matmul-accumulate",
@@ -45,22 +47,16 @@ pub fn create(_: &PassOptions) -> Box<dyn Pass> {
 
 struct MatmulAccumulate;
 
-/// A match: the matmul, the reshape between it and the addition (if any), the addition and
-/// the operand index of its other addend.
+/// A match: the matmul, the reshape between it and the addition (if any), the addition, the
+/// operand index of its other addend, and the addition's maps as printed.
 struct Candidate {
     matmul: Op,
     reshape: Option<Op>,
     add: Op,
     other: usize,
-}
-
-/// The only reader of `value` and the first operand it reads it as, when every use is by one
-/// op (an in-place addition reads its addend as its output too, whose value it ignores).
-fn only_reader(value: Val) -> Option<(Op, usize)> {
-    let uses = value.uses();
-    let &(user, _) = uses.first()?;
-    let index = uses.iter().map(|&(_, i)| i).min()?;
-    uses.iter().all(|&(u, _)| u == user).then_some((user, index))
+    maps: Vec<String>,
+    /// The other addend is read along the sum's last axis alone (a bias).
+    bias: bool,
 }
 
 /// Whether `generic`'s body is `yield addf(input 0, input 1)` (either order) and ignores its
@@ -78,20 +74,15 @@ fn adds_its_inputs(generic: Op) -> bool {
         && !body.argument(2).has_uses()
 }
 
-/// The maps of `generic` as printed (`affine_map<...>`), and whether every loop is parallel.
-fn maps_and_parallel(generic: Op) -> Option<(Vec<String>, bool)> {
+/// The maps of `generic` as printed (`affine_map<...>`), for the replacement's text.
+fn printed_maps(generic: Op) -> Option<Vec<String>> {
     let maps = ArrayAttribute::try_from(generic.attribute("indexing_maps")?).ok()?;
-    let maps: Vec<String> = (0..maps.len()).filter_map(|i| maps.element(i).ok().map(|m| m.to_string())).collect();
-    let iterators = generic.attribute("iterator_types")?.to_string();
-    Some((maps, !iterators.contains("reduction")))
+    Some((0..maps.len()).filter_map(|i| maps.element(i).ok().map(|m| m.to_string())).collect())
 }
 
-/// Whether `map` (printed) is an identity `(d0, ..., dn) -> (d0, ..., dn)`.
-fn identity(map: &str) -> bool {
-    let Some((dims, results)) = map.trim_start_matches("affine_map<").trim_end_matches('>').split_once(" -> ") else {
-        return false;
-    };
-    dims == results
+/// Whether `map` reads every one of `loops` loops in order.
+fn identity(map: &[MapResult], loops: usize) -> bool {
+    map.len() == loops && map.iter().enumerate().all(|(i, r)| *r == MapResult::Dim(i))
 }
 
 /// Positions of the ops of the blocks looked at, each block listed once (a block's order is
@@ -139,23 +130,29 @@ fn candidate(matmul: Op, positions: &mut Positions) -> Option<Candidate> {
     if !crate::vectorize_matmul::is_positive_zero(fill.operand(0)) {
         return None;
     }
-    let (mut reader, mut index) = only_reader(matmul.result(0))?;
+    let mut summed = matmul.result(0);
     let mut reshape = None;
-    if reader.is("tensor.expand_shape") || reader.is("tensor.collapse_shape") {
-        reshape = Some(reader);
-        (reader, index) = only_reader(reader.result(0))?;
+    let mut add = only_user(summed)?;
+    if add.is("tensor.expand_shape") || add.is("tensor.collapse_shape") {
+        reshape = Some(add);
+        summed = add.result(0);
+        add = only_user(summed)?;
     }
-    let add = reader;
-    if !add.is("linalg.generic") || add.operand_count() != 3 || add.result_count() != 1 || index > 1 {
+    // The addend the product is (an in-place addition reads it as its output too, whose value
+    // it ignores), and the other one.
+    let index = (0..2).find(|&i| add.operand_count() == 3 && add.operand(i) == summed)?;
+    let other = 1 - index;
+    if !add.is("linalg.generic")
+        || add.result_count() != 1
+        || add.attribute("iterator_types")?.to_string().contains("reduction")
+    {
         return None;
     }
-    let (maps, parallel) = maps_and_parallel(add)?;
-    let other = 1 - index;
-    let summed = add.operand(index);
-    if !parallel
-        || maps.len() != 3
-        || !identity(&maps[index])
-        || !identity(&maps[2])
+    let results = strata_ir::handle::map_results(add.attribute("indexing_maps")?)?;
+    let loops = results.get(2)?.len();
+    if results.len() != 3
+        || !identity(&results[index], loops)
+        || !identity(&results[2], loops)
         || summed.r#type() != add.result(0).r#type()
         || !adds_its_inputs(add)
         || !positions.defined_before(add.operand(other), matmul)
@@ -167,51 +164,50 @@ fn candidate(matmul: Op, positions: &mut Positions) -> Option<Candidate> {
     // result then aliases the first, which made One-Shot's in-place analysis quadratic (the
     // 2000-rung ladder's bufferization 0.1 -> 10.7 s; 1000 rungs 4.4 s where the residual was
     // also the matmul's operand). Broadcast operands start a new tensor instead.
-    if identity(&maps[other]) && add.operand(other).r#type() == summed.r#type() {
+    if identity(&results[other], loops) && add.operand(other).r#type() == summed.r#type() {
         return None;
     }
-    Some(Candidate { matmul, reshape, add, other })
+    let bias = results[other] == [MapResult::Dim(loops - 1)];
+    Some(Candidate { matmul, reshape, add, other, maps: printed_maps(add)?, bias })
 }
 
-/// The replacement of the addition: `other` brought to the product's shape (broadcast by its
-/// map, or itself), the matmul accumulating onto it, its result reshaped back to the sum's.
+/// The replacement of the addition: the other addend broadcast by its map into a new tensor
+/// (a bias of a 2-D product straight into the product's shape), the matmul accumulating onto
+/// it, its result reshaped back to the sum's.
 fn text(c: &Candidate) -> Option<String> {
-    let (maps, _) = maps_and_parallel(c.add)?;
     let ty = |v: Val| v.r#type().to_string();
     let (summed, product, o) = (ty(c.add.result(0)), ty(c.matmul.result(0)), ty(c.add.operand(c.other)));
     let [a, b] = [ty(c.matmul.operand(0)), ty(c.matmul.operand(1))];
     let shape = |v: Val| strata_lower::ops::tensor_type(v.r#type()).ok().map(|t| t.shape);
     let (o_shape, sum_shape) = (shape(c.add.operand(c.other))?, shape(c.add.result(0))?);
     let product_shape = shape(c.matmul.result(0))?;
-    let copy = |map: &str, parallel: &str, result: &str| {
-        format!(
-            "    %e = tensor.empty() : {result}
-    %i = linalg.generic {{indexing_maps = [{map}], iterator_types = [{parallel}]}} ins(%o : {o}) outs(%e : {result}) {{
-    ^bb0(%in: f32, %out: f32):
-      linalg.yield %in : f32
-    }} -> {result}
-"
-        )
-    };
     // A vector along the last axis (a bias) as long as a 2-D product's rows are: broadcast
     // straight into the product's shape (a reshape keeps the row-major order, so the product's
     // column `j` is element `j` of the sum's last axis), the form the schedule's splits start
     // each part of by its own columns (`peel_matmuls::Start::Rows`).
-    let last = format!("-> (d{})>", sum_shape.len() - 1);
-    let bias = c.matmul.is("linalg.matmul")
+    let in_product = c.bias
+        && c.matmul.is("linalg.matmul")
         && o_shape.len() == 1
-        && maps[c.other].ends_with(&last)
         && sum_shape.last() == o_shape.first()
         && product_shape.last() == o_shape.first();
-    let mut body = if bias {
-        let maps = "affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>";
-        copy(maps, "\"parallel\", \"parallel\"", &product)
+    let mut body = if in_product {
+        format!(
+            "    %e = tensor.empty() : {product}\n{}",
+            crate::peel_matmuls::broadcast_rows("i", "%o", &o, "%e", &product, "    ")
+        )
     } else {
         let parallel = vec!["\"parallel\""; sum_shape.len()].join(", ");
-        copy(&format!("{}, {}", maps[c.other], maps[2]), &parallel, &summed)
+        let maps = format!("{}, {}", c.maps[c.other], c.maps[2]);
+        format!(
+            "    %e = tensor.empty() : {summed}
+    %i = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{parallel}]}} ins(%o : {o}) outs(%e : {summed}) {{
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    }} -> {summed}
+"
+        )
     };
-    let (init, in_product) = ("%i", bias);
-    let mut start = init.to_owned();
+    let mut start = "%i";
     let mut finish = ("%m", String::new());
     if let Some(reshape) = c.reshape {
         // The reshape's inverse brings the initial value to the product's shape (unless it
@@ -225,13 +221,13 @@ fn text(c: &Candidate) -> Option<String> {
             format!("tensor.collapse_shape {from} {reassociation} : {into} into {to}")
         };
         let (to_product, back) = if reshape.is("tensor.expand_shape") {
-            (collapse(init, &summed, &product), expand("%m", &product, &summed, &sum_shape))
+            (collapse("%i", &summed, &product), expand("%m", &product, &summed, &sum_shape))
         } else {
-            (expand(init, &summed, &product, &product_shape), collapse("%m", &product, &summed))
+            (expand("%i", &summed, &product, &product_shape), collapse("%m", &product, &summed))
         };
         if !in_product {
             body += &format!("    %c = {to_product}\n");
-            start = "%c".to_owned();
+            start = "%c";
         }
         finish = ("%r", format!("    %r = {back}\n"));
     }

@@ -29,6 +29,30 @@ const COLUMNS: i64 = 32;
 /// split by columns (its last block is masked instead).
 const MIN_COLUMNS: i64 = 4;
 
+/// The maps of a broadcast of a vector down the rows of a 2-D tensor: the vector indexed by
+/// the column, the result by both.
+pub(crate) const ROWS_MAPS: &str = "affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>";
+
+/// Lines (each after `indent`) making `%{name}`, of 2-D type `part`, the vector `vector` (of
+/// type `vector_ty`, as long as a row) broadcast down the rows of `into`: the form
+/// [`rows_of_new_tensor`] takes a product's initial value in.
+pub(crate) fn broadcast_rows(
+    name: &str,
+    vector: &str,
+    vector_ty: &str,
+    into: &str,
+    part: &str,
+    indent: &str,
+) -> String {
+    format!(
+        "{indent}%{name} = linalg.generic {{indexing_maps = [{ROWS_MAPS}], iterator_types = [\"parallel\", \"parallel\"]}} ins({vector} : {vector_ty}) outs({into} : {part}) {{
+{indent}^bb0(%in: f32, %out: f32):
+{indent}  linalg.yield %in : f32
+{indent}}} -> {part}
+"
+    )
+}
+
 /// What a product's result starts from, as the functions that split it take it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Start {
@@ -72,14 +96,13 @@ impl Start {
         match self {
             Start::Given => String::new(),
             Start::Fill => format!("{indent}%{name} = linalg.fill ins(%v : f32) outs({into} : {part}) -> {part}\n"),
-            Start::Rows(n) => format!(
-                "{indent}%{name}_v = tensor.extract_slice %v[{column}] [{columns}] [1] : tensor<{n}xf32> to tensor<{columns}xf32>
-{indent}%{name} = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\"]}} ins(%{name}_v : tensor<{columns}xf32>) outs({into} : {part}) {{
-{indent}^bb0(%in: f32, %out: f32):
-{indent}  linalg.yield %in : f32
-{indent}}} -> {part}
-"
-            ),
+            Start::Rows(n) => {
+                let slice = format!("tensor<{columns}xf32>");
+                format!(
+                    "{indent}%{name}_v = tensor.extract_slice %v[{column}] [{columns}] [1] : tensor<{n}xf32> to {slice}\n{}",
+                    broadcast_rows(name, &format!("%{name}_v"), &slice, into, part, indent)
+                )
+            }
         }
     }
 }
@@ -256,7 +279,7 @@ fn rows_of_new_tensor(matmul: Op) -> Option<(Op, i64)> {
     };
     (empty.is("tensor.empty")
         && empty.operand_count() == 0
-        && maps == "[affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>]"
+        && maps == format!("[{ROWS_MAPS}]")
         && vector.elem.name == "f32"
         && vector.rank() == 1
         && result.rank() == 2
