@@ -472,13 +472,13 @@ fn generic_text(shape: &Shape, x: &str, w: &str, u: &str, out: &TensorTy) -> Str
     };
     let whole = (hi, wi) == (h, wo);
     let (mut head, mut tail) = (String::new(), String::new());
-    let (operands, mut result) = if whole {
-        (format!("%x, %w, %u, %scratch : {x}"), "%r".to_owned())
+    let (operands, init, mut result) = if whole {
+        (format!("%x, %w, %u, %scratch : {x}"), "%init", "%r".to_owned())
     } else {
         head += &slice("xw", "%x", x, [0, 0], [n, c, hi + 2, wi + 2], &xw);
         head += &slice("iw", "%init", &full, [0, 0], [n, f, hi, wi], &ow);
         tail += &insert("rw", "%r", "%init", &ow, [0, 0], [n, f, hi, wi]);
-        (format!("%xw, %w, %u, %scratch : {xw}"), "%rw".to_owned())
+        (format!("%xw, %w, %u, %scratch : {xw}"), "%iw", "%rw".to_owned())
     };
     // The rows below the whole tiles (every column), then the columns right of them.
     for (name, at, [rows, cols]) in [("b", [hi, 0], [h - hi, wo]), ("r", [0, wi], [hi, wo - wi])] {
@@ -494,7 +494,6 @@ fn generic_text(shape: &Shape, x: &str, w: &str, u: &str, out: &TensorTy) -> Str
         tail += &insert(&format!("r{name}"), &format!("%d{name}"), &result, &os, at, [n, f, rows, cols]);
         result = format!("%r{name}");
     }
-    let init = if whole { "%init" } else { "%iw" };
     let scratch = format!("tensor<{}xf32>", shape.scratch_floats());
     // The run of tile columns only where a band is less than whole rows.
     let mut fields = vec![shape.m, shape.band, shape.slots, shape.split];
