@@ -1112,16 +1112,23 @@ irdl.dialect @sg {
   // columns 2 and 3 the next node when the comparison holds and when it does not; a leaf
   // names itself for both. `modes`: bit k set when some node uses comparison k, bit 8 when
   // some node sends NaN the true way. Node and feature numbers are clamped into range.
+  // With `leaves` [S, K] (f32 or f64) the walk aggregates instead: the result [N, K] (the
+  // leaves' type) is, for each row and column k, the trees' `leaves[reached node, k]` summed
+  // (`aggregate` 0, from 0, tree after tree in order), their minimum (1) or their maximum (2):
+  // the ensemble's scores without a [N, T] buffer of reached nodes.
   irdl.operation @tree_walk {
     %x = irdl.base "!builtin.tensor"
     %nodes = irdl.base "!builtin.tensor"
     %roots = irdl.base "!builtin.tensor"
+    %leaves = irdl.base "!builtin.tensor"
     %output = irdl.base "!builtin.tensor"
     %depth = irdl.base "#builtin.integer"
     %modes = irdl.base "#builtin.integer"
-    irdl.operands(x: %x, nodes: %nodes, roots: %roots)
+    %aggregate = irdl.base "#builtin.integer"
+    irdl.operands(x: %x, nodes: %nodes, roots: %roots, leaves: optional %leaves)
     irdl.results(output: %output)
     irdl.attributes {"depth" = %depth, "modes" = %modes}
+    // irdl.optional_attributes {"aggregate" = %aggregate}
   }
 
   // ONNX ScatterElements: a copy of input with updates written at indices along axis, in

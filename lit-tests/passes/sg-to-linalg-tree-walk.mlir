@@ -4,6 +4,10 @@
 // `sections` (a host compiled for several threads). For a GPU, one generic over rows x trees,
 // each element one walk. A step reads the node's record (feature and flags, the split's bits,
 // the children), clamps node and feature numbers as unsigned, compares and selects a child.
+// With leaves, each tree's leaf row is combined into the row's result tree after tree in order
+// (the last block's repeated trees masked off): narrow leaves in scalars the blocks carry,
+// wide ones in the row's slice, a loop over its columns; for a GPU, one generic over rows x
+// columns x trees, the trees a reduction. No [rows, trees] buffer of reached nodes is made.
 // After bufferization and planning nothing is allocated at run time.
 // RUN: strata-opt %s -p 'builtin.module(func.func(sg-to-linalg))' | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(func.func(sg-to-linalg{sections=true}))' | FileCheck %s --check-prefix=PAR
@@ -62,4 +66,66 @@ func.func @forest(%x: tensor<2x3xf32>, %nodes: tensor<5x4xi64>, %roots: tensor<3
 func.func @doubles(%x: tensor<4x2xf64>, %nodes: tensor<3x4xi64>, %roots: tensor<1xi64>) -> tensor<4x1xi64> {
   %0 = "sg.tree_walk"(%x, %nodes, %roots) {depth = 1 : i64, modes = 0x21 : i64} : (tensor<4x2xf64>, tensor<3x4xi64>, tensor<1xi64>) -> tensor<4x1xi64>
   return %0 : tensor<4x1xi64>
+}
+
+// Two columns summed in scalars carried across the blocks of walks, each lane's tree masked
+// by `tree < trees`; the sums are written to the row's slice after the last block.
+// CHECK-LABEL: func.func @sums
+// CHECK: %[[START:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x2xf32>)
+// CHECK: scf.for %{{.*}} iter_args(%[[ACC:.*]] = %[[START]]) -> (tensor<2x2xf32>)
+// CHECK:   %[[ROW:.*]] = tensor.extract_slice %[[ACC]]
+// CHECK:   %[[SUMS:.*]]:2 = scf.for %{{.*}} iter_args(%[[S0:.*]] = %{{.*}}, %[[S1:.*]] = %{{.*}}) -> (f32, f32)
+// CHECK:     %[[END:.*]]:3 = scf.for
+// CHECK:     %[[VALID:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// CHECK:     %[[LEAF:.*]] = arith.minui %[[END]]#0, %{{.*}} : i64
+// CHECK:     %[[I:.*]] = arith.index_cast %[[LEAF]] : i64 to index
+// CHECK:     %[[V:.*]] = tensor.extract %{{.*}}[%[[I]], %{{.*}}] : tensor<5x2xf32>
+// CHECK:     %[[ADD:.*]] = arith.addf %[[S0]], %[[V]] : f32
+// CHECK:     arith.select %[[VALID]], %[[ADD]], %[[S0]] : f32
+// CHECK-COUNT-5: arith.addf
+// CHECK:     scf.yield %{{.*}}, %{{.*}} : f32, f32
+// CHECK:   %[[IN0:.*]] = tensor.insert %[[SUMS]]#0 into %[[ROW]]
+// CHECK:   %[[IN1:.*]] = tensor.insert %[[SUMS]]#1 into %[[IN0]]
+// CHECK:   tensor.insert_slice %[[IN1]] into %[[ACC]]
+
+// PAR-LABEL: func.func @sums
+// PAR: scf.forall
+// PAR:   scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32)
+// PAR:   tensor.parallel_insert_slice
+
+// GPU-LABEL: func.func @sums
+// GPU: %[[START:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x2xf32>)
+// GPU: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<3xi64>) outs(%[[START]] : tensor<2x2xf32>)
+// GPU: ^bb0(%{{.*}}: i64, %[[OUT:.*]]: f32):
+// GPU:   %[[END:.*]] = scf.for
+// GPU:   tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<5x2xf32>
+// GPU:   arith.addf %[[OUT]], %{{.*}} : f32
+
+// PLAN-LABEL: func.func @sums
+// PLAN-NOT: memref.alloc
+// PLAN: return
+func.func @sums(%x: tensor<2x3xf32>, %nodes: tensor<5x4xi64>, %roots: tensor<3xi64>, %leaves: tensor<5x2xf32>) -> tensor<2x2xf32> {
+  %0 = "sg.tree_walk"(%x, %nodes, %roots, %leaves) {depth = 2 : i64, modes = 1 : i64, aggregate = 0 : i64} : (tensor<2x3xf32>, tensor<5x4xi64>, tensor<3xi64>, tensor<5x2xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// Six columns: the maxima in the row's slice, a loop over its columns per lane, from -inf.
+// CHECK-LABEL: func.func @maxima
+// CHECK: %[[LOW:.*]] = arith.constant 0xFFF0000000000000 : f64
+// CHECK: linalg.fill ins(%[[LOW]] : f64)
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<1x6xf64>)
+// CHECK:   scf.for
+// CHECK:   scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[R:.*]] = %{{.*}}) -> (tensor<1x6xf64>)
+// CHECK:     %[[V:.*]] = tensor.extract %{{.*}}[%{{.*}}, %[[C]]] : tensor<5x6xf64>
+// CHECK:     %[[OLD:.*]] = tensor.extract %[[R]][%{{.*}}, %[[C]]] : tensor<1x6xf64>
+// CHECK:     %[[MAX:.*]] = arith.maximumf %[[OLD]], %[[V]] : f64
+// CHECK:     %[[KEPT:.*]] = arith.select %{{.*}}, %[[MAX]], %[[OLD]] : f64
+// CHECK:     tensor.insert %[[KEPT]] into %[[R]][%{{.*}}, %[[C]]] : tensor<1x6xf64>
+
+// PLAN-LABEL: func.func @maxima
+// PLAN-NOT: memref.alloc
+// PLAN: return
+func.func @maxima(%x: tensor<2x3xf64>, %nodes: tensor<5x4xi64>, %roots: tensor<3xi64>, %leaves: tensor<5x6xf64>) -> tensor<2x6xf64> {
+  %0 = "sg.tree_walk"(%x, %nodes, %roots, %leaves) {depth = 2 : i64, modes = 1 : i64, aggregate = 2 : i64} : (tensor<2x3xf64>, tensor<5x4xi64>, tensor<3xi64>, tensor<5x6xf64>) -> tensor<2x6xf64>
+  return %0 : tensor<2x6xf64>
 }

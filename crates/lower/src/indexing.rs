@@ -427,18 +427,71 @@ impl Walk {
     }
 }
 
-/// `tree_walk` (arguments x, nodes, roots) for a CPU: for each row, the trees in blocks of
-/// [`INTERLEAVED_WALKS`], each block one `scf.for` of `depth` steps ([`Walk::step`]) carrying
-/// one node per tree (the last block's extra trees repeat the last tree); a walk that reaches
-/// a leaf stays there (a leaf names itself). With `parallel` (a host compiled for several
-/// threads) the rows are an `scf.forall`, else an `scf.for`; each row is a slice of the result
-/// written in place. For a GPU, [`tree_walk_per_element`].
-pub fn tree_walk(k: &mut Kernel, depth: i64, modes: i64, out: &TensorTy, parallel: bool) -> String {
+/// How a tree walk with leaves (`tree_walk`'s fourth argument) combines the trees' leaf
+/// values, and the value it starts from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Aggregate {
+    Sum,
+    Min,
+    Max,
+}
+
+impl Aggregate {
+    /// `tree_walk`'s `aggregate` attribute (0 sum, 1 minimum, 2 maximum).
+    pub fn of(code: i64) -> Result<Aggregate, Error> {
+        match code {
+            0 => Ok(Aggregate::Sum),
+            1 => Ok(Aggregate::Min),
+            2 => Ok(Aggregate::Max),
+            other => Err(format!("tree_walk: unknown aggregate {other}").into()),
+        }
+    }
+
+    fn start(self, elem: &Elem) -> String {
+        match self {
+            Aggregate::Sum => elem.literal(0.0),
+            Aggregate::Min => elem.highest(),
+            Aggregate::Max => elem.lowest(),
+        }
+    }
+
+    fn combine(self, b: &mut Body, acc: &str, value: &str, elem: &Elem) -> String {
+        let op = match self {
+            Aggregate::Sum => "arith.addf",
+            Aggregate::Min => "arith.minimumf",
+            Aggregate::Max => "arith.maximumf",
+        };
+        b.emit(format_args!("{op} {acc}, {value} : {elem}"))
+    }
+}
+
+/// `tree_walk` (arguments x, nodes, roots, and leaves with `aggregate`) for a CPU: for each
+/// row, the trees in blocks of [`INTERLEAVED_WALKS`], each block one `scf.for` of `depth`
+/// steps ([`Walk::step`]) carrying one node per tree (the last block's extra trees repeat the
+/// last tree); a walk that reaches a leaf stays there (a leaf names itself). Without leaves
+/// each walk's node is written to its tree's column; with them each tree's leaf row is
+/// combined into the row's result, tree after tree in order (the extra trees masked off), in
+/// one scalar per column carried across the blocks where the leaves have at most
+/// [`SCALAR_LEAF_COLUMNS`] columns (in registers), else in the row's slice. With `parallel` (a
+/// host compiled for several threads) the rows are an `scf.forall`, else an `scf.for`; each
+/// row is a slice of the result written in place. For a GPU, [`tree_walk_per_element`].
+pub fn tree_walk(
+    k: &mut Kernel,
+    depth: i64,
+    modes: i64,
+    aggregate: Option<Aggregate>,
+    out: &TensorTy,
+    parallel: bool,
+) -> String {
     let (roots, roots_ty) = (k.arg(2), k.arg_type(2).clone());
-    let (rows, trees) = (out.shape[0], out.shape[1]);
+    let (rows, width) = (out.shape[0], out.shape[1]);
+    let trees = roots_ty.shape[0];
     let lanes = INTERLEAVED_WALKS.min(trees.max(1));
     let walk = Walk::new(k, modes);
-    let init = k.empty(out);
+    let init = match aggregate {
+        Some(a) => k.filled(&a.start(&out.elem), out),
+        None => k.empty(out),
+    };
     let (c0, c1) = (walk.columns[0].clone(), walk.columns[1].clone());
     let (c_rows, c_trees, c_lanes, c_depth) = (
         k.emit(format_args!("arith.constant {rows} : index")),
@@ -450,16 +503,37 @@ pub fn tree_walk(k: &mut Kernel, depth: i64, modes: i64, out: &TensorTy, paralle
     let lane_offsets: Vec<String> = (0..lanes).map(|j| k.emit(format_args!("arith.constant {j} : index"))).collect();
     let mut w = Body::new("%w", "          ");
     let nexts: Vec<String> = (0..lanes).map(|j| walk.step(&mut w, &format!("%walk_p{j}"), "%walk_n")).collect();
-    let row_ty = TensorTy::new(vec![1, trees], out.elem.clone());
+    let row_ty = TensorTy::new(vec![1, width], out.elem.clone());
+    let elem = out.elem.to_string();
     let i64s = vec!["i64"; lanes as usize].join(", ");
+    // What the blocks carry: the row's slice, or one scalar per column.
+    let scalars = aggregate.is_some() && width <= SCALAR_LEAF_COLUMNS;
+    let column_indices: Vec<String> = if scalars {
+        (0..width).map(|c| k.emit(format_args!("arith.constant {c} : index"))).collect()
+    } else {
+        Vec::new()
+    };
     let mut body = String::new();
     let _ = writeln!(
         body,
-        "      %walk_row = tensor.extract_slice %walk_acc[%walk_n, 0] [1, {trees}] [1, 1] : {out} to {row_ty}"
+        "      %walk_row = tensor.extract_slice %walk_acc[%walk_n, 0] [1, {width}] [1, 1] : {out} to {row_ty}"
     );
+    let (carried, carried_ty): (Vec<String>, String) = if scalars {
+        for (c, index) in column_indices.iter().enumerate() {
+            let _ = writeln!(body, "      %walk_x{c} = tensor.extract %walk_row[{c0}, {index}] : {row_ty}");
+        }
+        (
+            (0..width).map(|c| format!("%walk_r{c} = %walk_x{c}")).collect(),
+            vec![elem.as_str(); width as usize].join(", "),
+        )
+    } else {
+        (vec!["%walk_r = %walk_row".into()], row_ty.to_string())
+    };
     let _ = writeln!(
         body,
-        "      %walk_done = scf.for %walk_tb = {c0} to {c_trees} step {c_lanes} iter_args(%walk_r = %walk_row) -> ({row_ty}) {{"
+        "      %walk_done:{} = scf.for %walk_tb = {c0} to {c_trees} step {c_lanes} iter_args({}) -> ({carried_ty}) {{",
+        carried.len(),
+        carried.join(", ")
     );
     let mut starts = Vec::new();
     for (j, offset) in lane_offsets.iter().enumerate() {
@@ -476,24 +550,61 @@ pub fn tree_walk(k: &mut Kernel, depth: i64, modes: i64, out: &TensorTy, paralle
     body += w.text();
     let _ = writeln!(body, "          scf.yield {} : {i64s}", nexts.join(", "));
     let _ = writeln!(body, "        }}");
-    let mut row = "%walk_r".to_string();
-    for j in 0..lanes {
-        let _ =
-            writeln!(body, "        %walk_i{j} = tensor.insert %walk_end#{j} into {row}[{c0}, %walk_t{j}] : {row_ty}");
-        row = format!("%walk_i{j}");
-    }
-    let _ = writeln!(body, "        scf.yield {row} : {row_ty}");
+    let yielded = match aggregate {
+        None => {
+            let mut row = "%walk_r".to_string();
+            for j in 0..lanes {
+                let _ = writeln!(
+                    body,
+                    "        %walk_i{j} = tensor.insert %walk_end#{j} into {row}[{c0}, %walk_t{j}] : {row_ty}"
+                );
+                row = format!("%walk_i{j}");
+            }
+            row
+        }
+        Some(a) => {
+            let mut b = Body::new("%walk_a", "        ");
+            let leaves = (k.arg(3), k.arg_type(3).clone());
+            let blocks = (lanes, c_trees.as_str());
+            let yielded = if scalars {
+                let mut accs: Vec<String> = (0..width).map(|c| format!("%walk_r{c}")).collect();
+                aggregate_leaves(&mut b, &walk, blocks, |b, leaf, valid| {
+                    for (acc, c) in accs.iter_mut().zip(&column_indices) {
+                        let value = b.emit(format_args!("tensor.extract {}[{leaf}, {c}] : {}", leaves.0, leaves.1));
+                        let new = a.combine(b, acc, &value, &out.elem);
+                        *acc = b.emit(format_args!("arith.select {valid}, {new}, {acc} : {elem}"));
+                    }
+                });
+                accs.join(", ")
+            } else {
+                let mut row = "%walk_r".to_string();
+                aggregate_leaves(&mut b, &walk, blocks, |b, leaf, valid| {
+                    row = leaf_row_into(b, (&leaves, leaf, valid), a, &row, &row_ty, &c0);
+                });
+                row
+            };
+            body += b.text();
+            yielded
+        }
+    };
+    let _ = writeln!(body, "        scf.yield {yielded} : {carried_ty}");
     let _ = writeln!(body, "      }}");
+    let mut done = "%walk_done#0".to_string();
+    for (c, index) in column_indices.iter().enumerate() {
+        let into = if c == 0 { "%walk_row".to_string() } else { format!("%walk_o{}", c - 1) };
+        let _ = writeln!(body, "      %walk_o{c} = tensor.insert %walk_done#{c} into {into}[{c0}, {index}] : {row_ty}");
+        done = format!("%walk_o{c}");
+    }
     let text = if parallel {
         format!(
             "    %walk = scf.forall (%walk_n) in ({rows}) shared_outs(%walk_acc = {init}) -> ({out}) {{\n{body}      \
-             scf.forall.in_parallel {{\n        tensor.parallel_insert_slice %walk_done into %walk_acc[%walk_n, 0] [1, \
-             {trees}] [1, 1] : {row_ty} into {out}\n      }}\n    }}\n"
+             scf.forall.in_parallel {{\n        tensor.parallel_insert_slice {done} into %walk_acc[%walk_n, 0] [1, \
+             {width}] [1, 1] : {row_ty} into {out}\n      }}\n    }}\n"
         )
     } else {
         format!(
             "    %walk = scf.for %walk_n = {c0} to {c_rows} step {c1} iter_args(%walk_acc = {init}) -> ({out}) {{\n{body}      \
-             %walk_next = tensor.insert_slice %walk_done into %walk_acc[%walk_n, 0] [1, {trees}] [1, 1] : {row_ty} into \
+             %walk_next = tensor.insert_slice {done} into %walk_acc[%walk_n, 0] [1, {width}] [1, 1] : {row_ty} into \
              {out}\n      scf.yield %walk_next : {out}\n    }}\n"
         )
     };
@@ -501,23 +612,101 @@ pub fn tree_walk(k: &mut Kernel, depth: i64, modes: i64, out: &TensorTy, paralle
     "%walk".to_string()
 }
 
+/// Leaves with at most this many columns are aggregated in scalars (registers), wider ones
+/// in the row's slice of the result, their columns in an `scf.for`.
+const SCALAR_LEAF_COLUMNS: i64 = 4;
+
+/// Inside a block of walks (lane `j`'s leaf `%walk_end#j`, its tree `%walk_u{j}`): for each
+/// lane in order, `combine` with `b`, the lane's leaf (an index into `tree_walk`'s fourth
+/// argument) and whether its tree is one of the `trees` (lanes past the last tree are left
+/// out).
+fn aggregate_leaves(
+    b: &mut Body,
+    walk: &Walk,
+    (lanes, trees): (i64, &str),
+    mut combine: impl FnMut(&mut Body, &str, &str),
+) {
+    for j in 0..lanes {
+        let valid = b.emit(format_args!("arith.cmpi ult, %walk_u{j}, {trees} : index"));
+        let clamped = b.emit(format_args!("arith.minui %walk_end#{j}, {} : i64", walk.last_node));
+        let leaf = b.emit(format_args!("arith.index_cast {clamped} : i64 to index"));
+        combine(b, &leaf, &valid);
+    }
+}
+
+/// One leaf's row of `leaves` combined by `a` into the result row `row` (`[1, width]` of type
+/// `row_ty`) where `valid`, in an `scf.for` over the columns: the row after.
+fn leaf_row_into(
+    b: &mut Body,
+    ((leaves, leaves_ty), leaf, valid): (&(String, TensorTy), &str, &str),
+    a: Aggregate,
+    row: &str,
+    row_ty: &TensorTy,
+    c0: &str,
+) -> String {
+    let elem = &row_ty.elem;
+    let mut inner = Body::new("%walk_c", "          ");
+    let value = inner.emit(format_args!("tensor.extract {leaves}[{leaf}, %walk_ci] : {leaves_ty}"));
+    let old = inner.emit(format_args!("tensor.extract %walk_cr[{c0}, %walk_ci] : {row_ty}"));
+    let new = a.combine(&mut inner, &old, &value, elem);
+    let kept = inner.emit(format_args!("arith.select {valid}, {new}, {old} : {elem}"));
+    let updated = inner.emit(format_args!("tensor.insert {kept} into %walk_cr[{c0}, %walk_ci] : {row_ty}"));
+    let (end, one) =
+        (b.emit(format_args!("arith.constant {} : index", row_ty.shape[1])), b.emit("arith.constant 1 : index"));
+    b.emit(format_args!(
+        "scf.for %walk_ci = {c0} to {end} step {one} iter_args(%walk_cr = {row}) -> ({row_ty}) {{\n{}          \
+         scf.yield {updated} : {row_ty}\n        }}",
+        inner.text()
+    ))
+}
+
 /// `tree_walk` for a GPU: one generic over [rows, trees], each element one walk of `depth`
-/// steps ([`Walk::step`] in an `scf.for`): one GPU thread per walk.
-pub fn tree_walk_per_element(k: &mut Kernel, depth: i64, modes: i64, out: &TensorTy) -> String {
+/// steps ([`Walk::step`] in an `scf.for`): one GPU thread per walk. With leaves, one generic
+/// over [rows, columns, trees], the trees a reduction: each (row, column) one thread walking
+/// every tree in order and combining its leaf's value.
+pub fn tree_walk_per_element(
+    k: &mut Kernel,
+    depth: i64,
+    modes: i64,
+    aggregate: Option<Aggregate>,
+    out: &TensorTy,
+) -> String {
     let (roots, roots_ty) = (k.arg(2), k.arg_type(2).clone());
     let walk = Walk::new(k, modes);
-    let init = k.empty(out);
     let (c0, c1) = (walk.columns[0].clone(), walk.columns[1].clone());
     let steps = k.emit(format_args!("arith.constant {} : index", depth.max(0)));
-    k.generic(&[(&roots, &roots_ty, Map::dims([1]))], (&init, out, Map::identity(2)), &[Iter::Parallel; 2], |b, a| {
+    let walked = |b: &mut Body, root: &str| {
         let row = b.index(0);
         let mut w = Body::new("%w", "        ");
         let next = walk.step(&mut w, "%walk_at", &row);
         b.emit(format_args!(
-            "scf.for %walk_step = {c0} to {steps} step {c1} iter_args(%walk_at = {}) -> (i64) {{\n{}        scf.yield \
-             {next} : i64\n      }}",
-            a[0],
+            "scf.for %walk_step = {c0} to {steps} step {c1} iter_args(%walk_at = {root}) -> (i64) {{\n{}        \
+             scf.yield {next} : i64\n      }}",
             w.text()
         ))
-    })
+    };
+    let Some(a) = aggregate else {
+        let init = k.empty(out);
+        return k.generic(
+            &[(&roots, &roots_ty, Map::dims([1]))],
+            (&init, out, Map::identity(2)),
+            &[Iter::Parallel; 2],
+            |b, args| walked(b, &args[0]),
+        );
+    };
+    let init = k.filled(&a.start(&out.elem), out);
+    let (leaves, leaves_ty) = (k.arg(3), k.arg_type(3).clone());
+    k.generic(
+        &[(&roots, &roots_ty, Map::dims([2]))],
+        (&init, out, Map::dims([0, 1])),
+        &[Iter::Parallel, Iter::Parallel, Iter::Reduction],
+        |b, args| {
+            let end = walked(b, &args[0]);
+            let clamped = b.emit(format_args!("arith.minui {end}, {} : i64", walk.last_node));
+            let leaf = b.emit(format_args!("arith.index_cast {clamped} : i64 to index"));
+            let column = b.index(1);
+            let value = b.emit(format_args!("tensor.extract {leaves}[{leaf}, {column}] : {leaves_ty}"));
+            a.combine(b, &args[1], &value, &out.elem)
+        },
+    )
 }

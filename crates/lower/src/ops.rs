@@ -208,8 +208,18 @@ pub fn kernel(op: OperationRef<'_, '_>, placement: Placement) -> Result<Option<L
         SgOp::Fused(f) => return fused::kernel(f).map(Some),
         SgOp::GatherElements(g) => indexing::gather_elements(&mut k, g.axis() as usize, &out),
         SgOp::GatherNd(g) => indexing::gather_nd(&mut k, g.batch_dims() as usize, &out),
-        SgOp::TreeWalk(w) if placement.gpu => indexing::tree_walk_per_element(&mut k, w.depth(), w.modes(), &out),
-        SgOp::TreeWalk(w) => indexing::tree_walk(&mut k, w.depth(), w.modes(), &out, sections),
+        SgOp::TreeWalk(w) => {
+            let aggregate = match (w.leaves(), w.aggregate()) {
+                (Some(_), Some(code)) => Some(indexing::Aggregate::of(code)?),
+                (None, None) => None,
+                _ => return Err("tree_walk: 'aggregate' is given with leaves and only then".into()),
+            };
+            if placement.gpu {
+                indexing::tree_walk_per_element(&mut k, w.depth(), w.modes(), aggregate, &out)
+            } else {
+                indexing::tree_walk(&mut k, w.depth(), w.modes(), aggregate, &out, sections)
+            }
+        }
         SgOp::ScatterElements(s) => indexing::scatter_elements(&mut k, s.axis() as usize, s.reduction())?,
         SgOp::ScatterNd(s) => indexing::scatter_nd(&mut k, s.reduction())?,
         SgOp::ArgExtreme(a) => {

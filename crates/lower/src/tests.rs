@@ -176,6 +176,17 @@ fn samples(kind: OpKind, t: &str) -> Vec<Sample> {
                 "tensor<3x9xi64>",
                 "depth = 3 : i64, modes = 0x13f : i64",
             ),
+            // Leaves aggregated: unrolled columns, and columns in a loop.
+            sample(
+                &["tensor<3x4xf32>", "tensor<5x4xi64>", "tensor<9xi64>", "tensor<5x2xf32>"],
+                "tensor<3x2xf32>",
+                "depth = 2 : i64, modes = 1 : i64, aggregate = 0 : i64",
+            ),
+            sample(
+                &["tensor<3x4xf64>", "tensor<5x4xi64>", "tensor<2xi64>", "tensor<5x6xf64>"],
+                "tensor<3x6xf64>",
+                "depth = 3 : i64, modes = 0x101 : i64, aggregate = 2 : i64",
+            ),
         ],
         OpKind::ScatterElements => vec![sample(
             &[&ty("3x4"), "tensor<2x4xi64>", &ty("2x4")],

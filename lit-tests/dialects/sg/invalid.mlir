@@ -376,7 +376,40 @@ func.func @tree_walk_depth(%x: tensor<2x3xf32>, %nodes: tensor<5x4xi64>, %roots:
 
 func.func @tree_walk_types(%x: tensor<2x3xf16>, %nodes: tensor<5x4xi32>, %roots: tensor<3xi64>) -> tensor<2x3xi64> {
   // expected-error@+2 {{'sg.tree_walk' op x must be f32 or f64, got f16}}
-  // expected-error@+1 {{'sg.tree_walk' op nodes, roots and the result must be i64}}
+  // expected-error@+1 {{'sg.tree_walk' op nodes and roots must be i64}}
   %0 = "sg.tree_walk"(%x, %nodes, %roots) {depth = 2 : i64, modes = 1 : i64} : (tensor<2x3xf16>, tensor<5x4xi32>, tensor<3xi64>) -> tensor<2x3xi64>
+  return %0 : tensor<2x3xi64>
+}
+
+// -----
+
+func.func @tree_walk_leaves(%x: tensor<2x3xf32>, %nodes: tensor<5x4xi64>, %roots: tensor<3xi64>, %leaves: tensor<4x2xf32>) -> tensor<2x2xf32> {
+  // expected-error@+1 {{'sg.tree_walk' op leaves must be [nodes, columns] of nodes [5x4], got [4x2]}}
+  %0 = "sg.tree_walk"(%x, %nodes, %roots, %leaves) {depth = 2 : i64, modes = 1 : i64, aggregate = 0 : i64} : (tensor<2x3xf32>, tensor<5x4xi64>, tensor<3xi64>, tensor<4x2xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @tree_walk_sums(%x: tensor<2x3xf32>, %nodes: tensor<5x4xi64>, %roots: tensor<3xi64>, %leaves: tensor<5x2xf32>) -> tensor<2x3xf32> {
+  // expected-error@+2 {{'sg.tree_walk' op the result [2x3] must be [rows, leaf columns] of x [2x3] and leaves [5x2]}}
+  // expected-error@+1 {{'sg.tree_walk' op 'aggregate' must be 0 (sum), 1 (minimum) or 2 (maximum), got 3}}
+  %0 = "sg.tree_walk"(%x, %nodes, %roots, %leaves) {depth = 2 : i64, modes = 1 : i64, aggregate = 3 : i64} : (tensor<2x3xf32>, tensor<5x4xi64>, tensor<3xi64>, tensor<5x2xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @tree_walk_sum_type(%x: tensor<2x3xf32>, %nodes: tensor<5x4xi64>, %roots: tensor<3xi64>, %leaves: tensor<5x2xf32>) -> tensor<2x2xi64> {
+  // expected-error@+1 {{'sg.tree_walk' op leaves must be f32 or f64 and the result of their type, got f32 and i64}}
+  %0 = "sg.tree_walk"(%x, %nodes, %roots, %leaves) {depth = 2 : i64, modes = 1 : i64, aggregate = 0 : i64} : (tensor<2x3xf32>, tensor<5x4xi64>, tensor<3xi64>, tensor<5x2xf32>) -> tensor<2x2xi64>
+  return %0 : tensor<2x2xi64>
+}
+
+// -----
+
+func.func @tree_walk_aggregate(%x: tensor<2x3xf32>, %nodes: tensor<5x4xi64>, %roots: tensor<3xi64>) -> tensor<2x3xi64> {
+  // expected-error@+1 {{'sg.tree_walk' op 'aggregate' needs leaves to aggregate}}
+  %0 = "sg.tree_walk"(%x, %nodes, %roots) {depth = 2 : i64, modes = 1 : i64, aggregate = 0 : i64} : (tensor<2x3xf32>, tensor<5x4xi64>, tensor<3xi64>) -> tensor<2x3xi64>
   return %0 : tensor<2x3xi64>
 }

@@ -50,3 +50,10 @@ func.func @tree_walk(%x: tensor<4x6xf32>, %nodes: tensor<9x4xi64>, %roots: tenso
   %0 = "sg.tree_walk"(%x, %nodes, %roots) {depth = 3 : i64, modes = 0x101 : i64} : (tensor<4x6xf32>, tensor<9x4xi64>, tensor<2xi64>) -> tensor<4x2xi64>
   return %0 : tensor<4x2xi64>
 }
+
+// CHECK-LABEL: func.func @tree_walk_sums
+// CHECK: "sg.tree_walk"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {aggregate = 0 : i64, depth = 3 : i64, modes = 1 : i64} : (tensor<4x6xf32>, tensor<9x4xi64>, tensor<2xi64>, tensor<9x3xf32>) -> tensor<4x3xf32>
+func.func @tree_walk_sums(%x: tensor<4x6xf32>, %nodes: tensor<9x4xi64>, %roots: tensor<2xi64>, %leaves: tensor<9x3xf32>) -> tensor<4x3xf32> {
+  %0 = "sg.tree_walk"(%x, %nodes, %roots, %leaves) {depth = 3 : i64, modes = 1 : i64, aggregate = 0 : i64} : (tensor<4x6xf32>, tensor<9x4xi64>, tensor<2xi64>, tensor<9x3xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}

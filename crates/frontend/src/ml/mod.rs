@@ -547,14 +547,15 @@ impl Importer<'_> {
             }
         }
         let depth = forest.depth()?;
-        let (slots, trees, targets) = (forest.slots.len(), forest.roots.len() as i64, forest.targets);
+        // A binary classifier's votes are all for class 0: its scores are one column.
+        let targets = if binary { 1 } else { forest.targets };
+        let (slots, trees) = (forest.slots.len(), forest.roots.len() as i64);
         if trees == 0 {
             return Err("the ensemble has no tree".into());
         }
         let mut e = Expansion::new(block, node, index);
         let (xs, _, _) = self.rows_as(&mut e, x, compute)?;
         let walking = walk::Walking::new(&forest, &xs, compute, depth, rows);
-        let at = self.walk(block, &mut e, (node, index), &walking)?;
         // Leaf values [slots, targets]: a target a leaf does not name adds nothing (0 for sums,
         // the type's extreme for MIN and MAX, as ONNX's reference starts from).
         let out_type = if regressor { DataType::Float } else { compute };
@@ -576,14 +577,28 @@ impl Importer<'_> {
             }
         }
         let table = e.constant(self, crate::fold::from_f64(vec![slots as i64, targets as i64], out_type, &table)?)?;
-        let values = e.op(self, "Gather", &[&table, &at], vec![])?;
-        let reduce = match forest.aggregate {
-            Aggregate::Sum | Aggregate::Average => "ReduceSum",
-            Aggregate::Min => "ReduceMin",
-            Aggregate::Max => "ReduceMax",
+        // A multi-class classifier whose rows do not vote for every class reads the leaves
+        // reached; otherwise the walk kernel sums (or takes the least or greatest of) the
+        // leaves' values itself, with no [N, trees] buffer of the nodes reached.
+        let reads_leaves = classifier && !binary && !forest.always_voted().iter().all(|&v| v);
+        let (mut y, at) = if walking.in_kernel() && !reads_leaves {
+            let code = match forest.aggregate {
+                Aggregate::Sum | Aggregate::Average => 0,
+                Aggregate::Min => 1,
+                Aggregate::Max => 2,
+            };
+            (self.walk_scores(block, &mut e, (node, index), &walking, (&table, code))?, None)
+        } else {
+            let at = self.walk(block, &mut e, (node, index), &walking)?;
+            let values = e.op(self, "Gather", &[&table, &at], vec![])?;
+            let reduce = match forest.aggregate {
+                Aggregate::Sum | Aggregate::Average => "ReduceSum",
+                Aggregate::Min => "ReduceMin",
+                Aggregate::Max => "ReduceMax",
+            };
+            let axes = e.ints(self, &[1]);
+            (e.op(self, reduce, &[&values, &axes], vec![attr_i("keepdims", 0)])?, Some(at))
         };
-        let axes = e.ints(self, &[1]);
-        let mut y = e.op(self, reduce, &[&values, &axes], vec![attr_i("keepdims", 0)])?;
         if forest.aggregate == Aggregate::Average {
             let count = e.scalar(self, out_type, trees as f64)?;
             y = e.op(self, "Div", &[&y, &count], vec![])?;
@@ -595,7 +610,7 @@ impl Importer<'_> {
             y = e.op(self, "Add", &[&y, &base], vec![])?;
         }
         if classifier {
-            return self.classify(&mut e, node, &forest, &y, &at, binary);
+            return self.classify(&mut e, node, &forest, &y, at.as_deref(), binary);
         }
         y = self.post_transform(&mut e, &forest.post, &y)?;
         if !regressor && dtype != compute {
@@ -605,7 +620,8 @@ impl Importer<'_> {
     }
 
     /// A `TreeEnsembleClassifier`'s outputs from its summed votes `y` `[N, classes]` (base
-    /// values added) and the leaves reached `at` `[N, trees]`, as ONNX Runtime writes them:
+    /// values added) and the leaves reached `at` `[N, trees]` (needed only where some rows do
+    /// not vote for every class), as ONNX Runtime writes them:
     /// with more than two classes, the label of the highest score
     /// among the classes some reached leaf voted for (the first on ties; without a mask
     /// where every class is voted for on every row, [`Forest::always_voted`]), and the scores
@@ -619,7 +635,7 @@ impl Importer<'_> {
         node: &NodeProto,
         forest: &Forest,
         y: &str,
-        at: &str,
+        at: Option<&str>,
         binary: bool,
     ) -> Result<(), Error> {
         let labels = integer_labels(node, "classlabels_int64s")?;
@@ -656,6 +672,7 @@ impl Importer<'_> {
             }
             let voted =
                 e.constant(self, Folded { shape: vec![slots as i64, classes], dtype: DataType::Bool, bytes: voted })?;
+            let at = at.ok_or("internal error: a classifier's votes were aggregated without the leaves reached")?;
             let reached = e.op(self, "Gather", &[&voted, at], vec![])?;
             let as_int = e.op(self, "Cast", &[&reached], vec![attr_i("to", DataType::Int32 as i64)])?;
             let axes = e.ints(self, &[1]);

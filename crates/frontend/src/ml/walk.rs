@@ -25,6 +25,12 @@ pub(super) struct Walking<'f> {
 }
 
 impl<'f> Walking<'f> {
+    /// Whether one `sg.tree_walk` kernel walks the rows (there is a comparison to make and no
+    /// set membership); otherwise they are walked level by level in default-domain ops.
+    pub(super) fn in_kernel(&self) -> bool {
+        self.depth > 0 && !self.modes.is_empty() && !self.modes.contains(&Mode::Member)
+    }
+
     pub(super) fn new(forest: &'f Forest, xs: &'f str, compute: DataType, depth: usize, rows: i64) -> Walking<'f> {
         let modes = forest
             .slots
@@ -44,22 +50,38 @@ impl Importer<'_> {
         (node, index): (&NodeProto, usize),
         walking: &Walking,
     ) -> Result<String, Error> {
-        let modes = &walking.modes;
-        if walking.depth > 0 && !modes.is_empty() && !modes.contains(&Mode::Member) {
-            self.walk_kernel(block, (node, index), walking)
+        if walking.in_kernel() {
+            self.walk_kernel(block, e, (node, index), walking, None)
         } else {
             self.walk_levels(e, walking)
         }
     }
 
+    /// The trees' leaf values `[N, K]` aggregated for each row, from `leaves` (`[nodes, K]`,
+    /// the value of each node as a leaf) by `aggregate` (`sg.tree_walk`'s: 0 sum, 1 minimum,
+    /// 2 maximum): one `sg.tree_walk` kernel, [`Walking::in_kernel`] must hold.
+    pub(super) fn walk_scores(
+        &mut self,
+        block: &Block,
+        e: &mut Expansion,
+        (node, index): (&NodeProto, usize),
+        walking: &Walking,
+        (leaves, aggregate): (&str, i64),
+    ) -> Result<String, Error> {
+        self.walk_kernel(block, e, (node, index), walking, Some((leaves, aggregate)))
+    }
+
     /// One `sg.tree_walk`: each node's record is its feature plus 2^32 times its flags (the
     /// comparison's code, 8 when NaN goes the true way), its split value's bits (an f32's in
-    /// the low half), its children (a leaf's both itself).
+    /// the low half), its children (a leaf's both itself). With `leaves` and an aggregate, the
+    /// walk's aggregated leaf values, else the nodes reached.
     fn walk_kernel(
         &mut self,
         block: &Block,
+        e: &mut Expansion,
         (node, index): (&NodeProto, usize),
         walking: &Walking,
+        leaves: Option<(&str, i64)>,
     ) -> Result<String, Error> {
         let Walking { forest, xs, compute, depth, rows, ref modes } = *walking;
         let mut records = Vec::with_capacity(forest.slots.len() * 4);
@@ -84,7 +106,6 @@ impl Importer<'_> {
         let trees = forest.roots.len() as i64;
         let roots: Vec<i64> = forest.roots.iter().map(|&r| r as i64).collect();
         let slots = forest.slots.len() as i64;
-        let mut e = Expansion::new(block, node, index);
         let records = e.constant(self, Folded::from_i64(vec![slots, 4], &records))?;
         let roots = e.constant(self, Folded::from_i64(vec![trees], &roots))?;
         let context = self.strata.mlir();
@@ -92,13 +113,20 @@ impl Importer<'_> {
         let x = self.use_value(block, xs, location)?.get();
         let records = self.use_value(block, &records, location)?.get();
         let roots = self.use_value(block, &roots, location)?.get();
-        let shape = vec![rows, trees];
-        let ty = tensor_type(context, &shape, DataType::Int64)?;
-        let op = sg::TreeWalk::build(context, location, x, records, roots, depth as i64, mask, ty);
+        let (leaves, aggregate, shape, dtype) = match leaves {
+            Some((leaves, aggregate)) => {
+                let (shape, dtype) = self.shape_of(leaves)?;
+                let leaves = self.use_value(block, leaves, location)?.get();
+                (Some(leaves), Some(aggregate), vec![rows, shape[1]], dtype)
+            }
+            None => (None, None, vec![rows, trees], DataType::Int64),
+        };
+        let ty = tensor_type(context, &shape, dtype)?;
+        let op = sg::TreeWalk::build(context, location, x, records, roots, leaves, depth as i64, mask, aggregate, ty);
         let op = block.append_operation(op);
         let name = format!("{}::tree_walk", node_name(node, index));
         let value: melior::ir::Value = op.result(0).map_err(|e| e.to_string())?.into();
-        self.values.insert(name.clone(), Entry::Value { value: value.into(), shape, dtype: DataType::Int64 });
+        self.values.insert(name.clone(), Entry::Value { value: value.into(), shape, dtype });
         Ok(name)
     }
 

@@ -280,9 +280,10 @@ pub(super) fn check_scatter_nd(s: ScatterNd<'_, '_>, problems: &mut Vec<String>)
     }
 }
 
-/// `tree_walk`: x [N, F] with a feature, nodes [S, 4] with a node, roots [T], result [N, T];
-/// `depth` >= 0; `modes` names only comparisons 0 to 5 and NaN handling (bit 8), at least one
-/// comparison.
+/// `tree_walk`: x [N, F] with a feature, nodes [S, 4] with a node, roots [T] with a tree,
+/// result [N, T]; or with `leaves` [S, K], result [N, K] and `aggregate` 0, 1 or 2 (absent
+/// without leaves); `depth` >= 0; `modes` names only comparisons 0 to 5 and NaN handling
+/// (bit 8), at least one comparison.
 pub(super) fn check_tree_walk(w: TreeWalk<'_, '_>, problems: &mut Vec<String>) {
     let (x, nodes, roots, output) = (shape(w.x()), shape(w.nodes()), shape(w.roots()), shape(w.output()));
     if x.len() != 2 || x[1] < 1 {
@@ -291,13 +292,30 @@ pub(super) fn check_tree_walk(w: TreeWalk<'_, '_>, problems: &mut Vec<String>) {
     if nodes.len() != 2 || nodes[0] < 1 || nodes[1] != 4 {
         problems.push(format!("nodes must be [nodes, 4] with a node, got {}", dims(&nodes)));
     }
-    if roots.len() != 1 || x.len() != 2 || output != [x[0], roots[0]] {
-        problems.push(format!(
-            "the result {} must be [rows, trees] of x {} and roots {}",
-            dims(&output),
-            dims(&x),
-            dims(&roots)
-        ));
+    if roots.len() != 1 || roots[0] < 1 {
+        problems.push(format!("roots must be [trees] with a tree, got {}", dims(&roots)));
+    }
+    let leaves = w.leaves().map(shape);
+    let columns = match &leaves {
+        Some(l) if l.len() != 2 || nodes.first() != l.first() => {
+            problems.push(format!("leaves must be [nodes, columns] of nodes {}, got {}", dims(&nodes), dims(l)));
+            return;
+        }
+        Some(l) => l[1],
+        None => roots.first().copied().unwrap_or(0),
+    };
+    if x.len() != 2 || output != [x[0], columns] {
+        let (what, of) = match &leaves {
+            Some(l) => ("[rows, leaf columns]", format!("leaves {}", dims(l))),
+            None => ("[rows, trees]", format!("roots {}", dims(&roots))),
+        };
+        problems.push(format!("the result {} must be {what} of x {} and {of}", dims(&output), dims(&x)));
+    }
+    match (w.aggregate(), leaves.is_some()) {
+        (Some(0..=2), true) | (None, false) => {}
+        (None, true) => problems.push("'aggregate' (0 sum, 1 minimum, 2 maximum) must be given with leaves".into()),
+        (Some(a), true) => problems.push(format!("'aggregate' must be 0 (sum), 1 (minimum) or 2 (maximum), got {a}")),
+        (Some(_), false) => problems.push("'aggregate' needs leaves to aggregate".into()),
     }
     if w.depth() < 0 {
         problems.push(format!("'depth' must be at least 0, got {}", w.depth()));

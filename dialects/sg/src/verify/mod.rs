@@ -9,7 +9,8 @@
 //!   give i1; `where` takes an i1 condition; `not` is i1 throughout), and their operands
 //!   broadcast (ONNX/NumPy rules) to the result shape; `cast`: any types, equal shapes;
 //!   `gather`: data and result share one, indices are i64 or i32; `max_pool_indices`: the result
-//!   is i64; `tree_walk`: x f32 or f64, nodes, roots and the result i64;
+//!   is i64; `tree_walk`: x f32 or f64, nodes and roots i64, the result i64 (or, with leaves,
+//!   the leaves' type, f32 or f64);
 //!   every other op: operands and results share one element type;
 //! - `fused`: `program` parses, reads exactly the operands, and only uses ops whose operands and
 //!   result share the element type; `in_place` and `epilogue` are 0 or 1;
@@ -22,8 +23,9 @@
 //! - `concat`: equal ranks, 0 <= axis < rank, equal dimensions except `axis`, whose result
 //!   size is the sum; `gather`: 0 <= axis < rank of data, result shape = data[:axis] + indices
 //!   + data[axis+1:];
-//! - `tree_walk`: x [N, F], nodes [S, 4], roots [T], result [N, T], depth >= 0,
-//!   `modes` bits 0-5 (at least one) and 8 only;
+//! - `tree_walk`: x [N, F], nodes [S, 4], roots [T], result [N, T] (with leaves [S, K]:
+//!   [N, K], `aggregate` 0 to 2, given with leaves only), depth >= 0, `modes` bits 0-5 (at
+//!   least one) and 8 only;
 //! - `slice`: `starts`/`ends`/`steps` have one entry per dim, steps != 0; a positive step
 //!   needs 0 <= start <= end <= dim, a negative one -1 <= end <= start < dim (walking down);
 //!   output dim = [`slice_len`]; `transpose`: `perm` is a permutation and the output shape is
@@ -302,12 +304,18 @@ fn check_types(op: SgOp<'_, '_>, problems: &mut Vec<String>) {
             same_element(&values, problems);
         }
         SgOp::TreeWalk(_) => {
-            // x, nodes, roots.
+            // x, nodes, roots (and leaves).
             if !matches!(inputs[0].as_str(), "f32" | "f64") {
                 problems.push(format!("x must be f32 or f64, got {}", inputs[0]));
             }
-            if [&inputs[1], &inputs[2], &result].iter().any(|e| e.as_str() != "i64") {
-                problems.push("nodes, roots and the result must be i64".into());
+            if [&inputs[1], &inputs[2]].iter().any(|e| e.as_str() != "i64") {
+                problems.push("nodes and roots must be i64".into());
+            }
+            match inputs.get(3) {
+                None if result != "i64" => problems.push(format!("the result must be i64, got {result}")),
+                Some(leaves) if !matches!(leaves.as_str(), "f32" | "f64") || *leaves != result => problems
+                    .push(format!("leaves must be f32 or f64 and the result of their type, got {leaves} and {result}")),
+                _ => {}
             }
         }
         SgOp::ArgExtreme(_) => {
