@@ -101,6 +101,19 @@ impl Importer<'_> {
             }
         }
         let svt = matrix(e, self, features, vectors, &transposed)?;
+        // RBF's |x|^2 ([N, 1]) first, as a contraction of the rows with themselves: no
+        // elementwise square of the rows that the e-graph would write over them (an in-place
+        // write waits for every other reader of the rows, so every SVM's [N, vectors] product
+        // would run, and stay live, before it).
+        let x2 = match kernel {
+            SvmKernel::Rbf { .. } => {
+                let rows = self.shape_of(xs)?.0[0];
+                let sums = e.op(self, "Einsum", &[xs, xs], vec![crate::expand::attr_s("equation", "nf,nf->n")])?;
+                let shape = e.ints(self, &[rows, 1]);
+                Some(e.op(self, "Reshape", &[&sums, &shape], vec![])?)
+            }
+            _ => None,
+        };
         let dot = e.op(self, "MatMul", &[xs, &svt], vec![])?;
         let scalar = |e: &mut Expansion, this: &mut Self, v: f32| e.scalar(this, DataType::Float, v as f64);
         let affine = |e: &mut Expansion, this: &mut Self, gamma: f32, coef0: f32| -> Result<String, Error> {
@@ -144,8 +157,7 @@ impl Importer<'_> {
             }
             SvmKernel::Rbf { gamma } => {
                 // |x - v|^2 = |x|^2 + |v|^2 - 2 x.v, clamped at 0 (rounding), then exp(-gamma d).
-                let axes = e.ints(self, &[1]);
-                let x2 = e.op(self, "ReduceSumSquare", &[xs, &axes], vec![attr_i("keepdims", 1)])?;
+                let x2 = x2.ok_or("internal error: RBF without |x|^2")?;
                 let v2: Vec<f32> =
                     (0..vectors).map(|v| sv[v * features..(v + 1) * features].iter().map(|s| s * s).sum()).collect();
                 let v2 = matrix(e, self, 1, vectors, &v2)?;
