@@ -1040,6 +1040,30 @@ def ml_domain():
         expected = npy(os.path.join(cd, "expected.npy"), ReferenceEvaluator(model).run(None, {"x": x})[0])
         add(family, name, [run(path, {"x": npy(os.path.join(cd, "x.npy"), x)}, "--expect", f"y={expected}",
                                "--rtol", "1e-6", "--atol", "1e-6")], "ok", ["expect 'y': 0 of 32"])
+    # A target no reached leaf names is 0, its base value not added (ONNX Runtime's output;
+    # ONNX's reference adds the base, or gives MIN and MAX the float extremes): one tree whose
+    # true leaf names target 0 only and false leaf target 1 only; a NaN row goes the true way.
+    rows = np.array([[-1.0], [1.0], [np.nan]], np.float32)
+    for name, aggregate, base, want in (
+            ("regressor-unnamed-target-sum", "SUM", [0.5, 0.25], [[3.5, 0.0], [0.0, -1.75], [3.5, 0.0]]),
+            ("regressor-unnamed-target-min", "MIN", [], [[3.0, 0.0], [0.0, -2.0], [3.0, 0.0]])):
+        extra = {"base_values": base} if base else {}
+        path, _ = regressor(name, [3, 1], [3, 2], nodes_treeids=[0, 0, 0], nodes_nodeids=[0, 1, 2],
+                            nodes_featureids=[0, 0, 0], nodes_modes=["BRANCH_LEQ", "LEAF", "LEAF"],
+                            nodes_values=[0.0, 0, 0], nodes_truenodeids=[1, 0, 0], nodes_falsenodeids=[2, 0, 0],
+                            nodes_missing_value_tracks_true=[1, 0, 0], target_treeids=[0, 0],
+                            target_nodeids=[1, 2], target_ids=[0, 1], target_weights=[3.0, -2.0],
+                            aggregate_function=aggregate, **extra)
+        if not base:
+            model = onnx.load(path)
+            [attr] = [a for a in model.graph.node[0].attribute if a.name == "base_values"]
+            model.graph.node[0].attribute.remove(attr)
+            with open(path, "wb") as f:
+                f.write(model.SerializeToString())
+        cd = case_dir(family, name)
+        expected = npy(os.path.join(cd, "expected.npy"), np.array(want, np.float32))
+        add(family, name, [run(path, {"x": npy(os.path.join(cd, "x.npy"), rows)}, "--expect", f"y={expected}",
+                               "--rtol", "0", "--atol", "0")], "ok", ["expect 'y': 0 of 6"])
     for name, overrides, needle in (
         ("child-outside-tree", {"nodes_truenodeids": [1, 7, 0, 0, 0, 1, 0, 0]}, "child 7 is not a node of tree 0"),
         ("unreachable-nodes", {"nodes_truenodeids": [1, 0, 0, 0, 0, 1, 0, 0]}, "not reachable from its tree's root"),

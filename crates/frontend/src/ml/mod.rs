@@ -8,12 +8,16 @@
 //! A tree ensemble's rows reach their leaves in [`walk`]: one `sg.tree_walk` kernel over the
 //! forest packed into a record per node, or (with `BRANCH_MEMBER` sets) every sample and tree
 //! at once, one level of the deepest tree at a time, in default-domain ops; either way a leaf's
-//! children are itself, so walks that end early stay put. The leaves' weights are then
-//! gathered from a `[nodes, targets]` table and aggregated over the trees. All of it is
-//! static: shapes come from the attributes and the input's batch size.
+//! children are itself, so walks that end early stay put. The leaves' weights, a `[nodes,
+//! targets]` table, are aggregated over the trees by the walk kernel itself (no `[N, trees]`
+//! buffer of the leaves reached), or gathered with the leaves reached and reduced where those
+//! are needed anyway (set membership, a classifier's vote mask). All of it is static: shapes
+//! come from the attributes and the input's batch size.
 //! A missing value (NaN) takes the true branch where `nodes_missing_value_tracks_true` says
 //! so and is otherwise compared like any value (as ONNX Runtime does; ONNX's reference
-//! `TreeEnsembleRegressor` sends it to the false branch of a `BRANCH_NEQ` too).
+//! `TreeEnsembleRegressor` sends it to the false branch of a `BRANCH_NEQ` too). A regression
+//! target that no leaf a row reaches names is 0, its base value not added, as ONNX Runtime
+//! writes it (ONNX's reference adds the base value, and gives MIN and MAX the float extremes).
 
 use crate::expand::{attr_i, Expansion};
 use crate::fold::Folded;
@@ -565,18 +569,29 @@ impl Importer<'_> {
             Aggregate::Min => extreme,
             Aggregate::Max => -extreme,
         };
-        let mut table = vec![fill; slots * targets];
+        // ONNX Runtime writes 0 for a target that no leaf a row reaches names (its base value
+        // not added). Where a row may reach none, the table has a second column per target
+        // flagging the leaves that name it, aggregated as the values are: 1 (-1 for MIN) where
+        // named, 0 elsewhere, so the aggregate is not 0 exactly where some reached leaf names it.
+        let unnamed = !classifier && !forest.always_voted().iter().all(|&v| v);
+        let columns = if unnamed { 2 * targets } else { targets };
+        let named = if forest.aggregate == Aggregate::Min { -1.0 } else { 1.0 };
+        let mut table: Vec<f64> =
+            (0..slots * columns).map(|i| if i % columns < targets { fill } else { 0.0 }).collect();
         for (&slot, entries) in &forest.weights {
             for &(t, w) in entries {
-                let cell = &mut table[slot * targets + t];
+                let cell = &mut table[slot * columns + t];
                 *cell = match forest.aggregate {
                     Aggregate::Sum | Aggregate::Average => *cell + w,
                     Aggregate::Min => cell.min(w),
                     Aggregate::Max => cell.max(w),
                 };
+                if unnamed {
+                    table[slot * columns + targets + t] = named;
+                }
             }
         }
-        let table = e.constant(self, crate::fold::from_f64(vec![slots as i64, targets as i64], out_type, &table)?)?;
+        let table = e.constant(self, crate::fold::from_f64(vec![slots as i64, columns as i64], out_type, &table)?)?;
         // A multi-class classifier whose rows do not vote for every class reads the leaves
         // reached; otherwise the walk kernel sums (or takes the least or greatest of) the
         // leaves' values itself, with no [N, trees] buffer of the nodes reached.
@@ -599,6 +614,18 @@ impl Importer<'_> {
             let axes = e.ints(self, &[1]);
             (e.op(self, reduce, &[&values, &axes], vec![attr_i("keepdims", 0)])?, Some(at))
         };
+        let named = if unnamed {
+            let (axes, middle, end) =
+                (e.ints(self, &[1]), e.ints(self, &[targets as i64]), e.ints(self, &[columns as i64]));
+            let start = e.ints(self, &[0]);
+            let flags = e.op(self, "Slice", &[&y, &middle, &end, &axes], vec![])?;
+            y = e.op(self, "Slice", &[&y, &start, &middle, &axes], vec![])?;
+            let zero = e.scalar(self, out_type, 0.0)?;
+            let none = e.op(self, "Equal", &[&flags, &zero], vec![])?;
+            Some((none, zero))
+        } else {
+            None
+        };
         if forest.aggregate == Aggregate::Average {
             let count = e.scalar(self, out_type, trees as f64)?;
             y = e.op(self, "Div", &[&y, &count], vec![])?;
@@ -608,6 +635,9 @@ impl Importer<'_> {
             base.resize(targets, 0.0);
             let base = e.constant(self, crate::fold::from_f64(vec![1, targets as i64], out_type, &base)?)?;
             y = e.op(self, "Add", &[&y, &base], vec![])?;
+        }
+        if let Some((none, zero)) = named {
+            y = e.op(self, "Where", &[&none, &zero, &y], vec![])?;
         }
         if classifier {
             return self.classify(&mut e, node, &forest, &y, at.as_deref(), binary);
