@@ -1040,6 +1040,42 @@ def ml_domain():
         expected = npy(os.path.join(cd, "expected.npy"), ReferenceEvaluator(model).run(None, {"x": x})[0])
         add(family, name, [run(path, {"x": npy(os.path.join(cd, "x.npy"), x)}, "--expect", f"y={expected}",
                                "--rtol", "1e-6", "--atol", "1e-6")], "ok", ["expect 'y': 0 of 32"])
+    # Nodes an expansion writes follow today's definitions in an older model too: an opset-9
+    # binary forest (LightGBM's, through onnxmltools) slices its scores with Slice's inputs.
+    cd = case_dir(family, "opset9-binary-forest")
+    path = os.path.join(cd, "model.onnx")
+    node = helper.make_node("TreeEnsembleClassifier", ["x"], ["label", "p"], name="forest", domain="ai.onnx.ml",
+                            nodes_treeids=[0, 0, 0], nodes_nodeids=[0, 1, 2], nodes_featureids=[0, 0, 0],
+                            nodes_modes=["BRANCH_LEQ", "LEAF", "LEAF"], nodes_values=[0.0, 0, 0],
+                            nodes_truenodeids=[1, 0, 0], nodes_falsenodeids=[2, 0, 0], class_treeids=[0, 0],
+                            class_nodeids=[1, 2], class_ids=[0, 0], class_weights=[1.0, -1.0],
+                            classlabels_int64s=[0, 1], post_transform="LOGISTIC")
+    save_model(path, [node], [vi("x", FLOAT, [2, 1])], [vi("label", INT64, [2]), vi("p", FLOAT, [2, 2])], opset=9,
+               domains=[("ai.onnx.ml", 1)])
+    sigmoid = 1.0 / (1.0 + np.exp(-1.0))
+    probabilities = npy(os.path.join(cd, "p.npy"), np.array([[1 - sigmoid, sigmoid], [sigmoid, 1 - sigmoid]],
+                                                              np.float32))
+    labels = npy(os.path.join(cd, "label.npy"), np.array([1, 0], np.int64))
+    add(family, "opset9-binary-forest",
+        [run(path, {"x": npy(os.path.join(cd, "x.npy"), np.array([[-1.0], [1.0]], np.float32))},
+             "--expect", f"p={probabilities}", "--expect", f"label={labels}")], "ok",
+        ["expect 'p': 0 of 4", "expect 'label': 0 of 2"])
+    # An expansion inside a subgraph (skl2onnx's k-nearest-neighbours: ReduceSumSquare in a Scan
+    # body) finds the values it made.
+    cd = case_dir(family, "expansion-in-scan")
+    path = os.path.join(cd, "model.onnx")
+    body = helper.make_graph(
+        [helper.make_node("ReduceSumSquare", ["row"], ["norm"], name="norm", axes=[0], keepdims=1),
+         helper.make_node("Add", ["acc", "norm"], ["acc_out"])],
+        "body", [vi("acc", FLOAT, [1]), vi("row", FLOAT, [3])], [vi("acc_out", FLOAT, [1])])
+    save_model(path, [helper.make_node("Scan", ["zero", "x"], ["total"], name="scan", body=body, num_scan_inputs=1)],
+               [vi("x", FLOAT, [4, 3])], [vi("total", FLOAT, [1])],
+               [numpy_helper.from_array(np.zeros(1, np.float32), "zero")], opset=17)
+    rows = np.arange(12, dtype=np.float32).reshape(4, 3) / 4
+    total = npy(os.path.join(cd, "total.npy"), np.array([np.square(rows).sum()], np.float32))
+    add(family, "expansion-in-scan",
+        [run(path, {"x": npy(os.path.join(cd, "x.npy"), rows)}, "--expect", f"total={total}")], "ok",
+        ["expect 'total': 0 of 1"])
     # A target no reached leaf names is 0, its base value not added (ONNX Runtime's output;
     # ONNX's reference adds the base, or gives MIN and MAX the float extremes): one tree whose
     # true leaf names target 0 only and false leaf target 1 only; a NaN row goes the true way.

@@ -58,6 +58,12 @@ impl Importer<'_> {
         for input in renamed.input.iter_mut().filter(|i| !i.is_empty()) {
             *input = self.resolve(input).into_owned();
         }
+        // An expansion's nodes are named after the scoped node they stand for: their outputs
+        // are importer names already (renamed again, the expansion's own lookups of them
+        // missed: ReduceSumSquare in a Scan body, skl2onnx's k-nearest-neighbours).
+        if self.expanding > 0 {
+            return Cow::Owned(renamed);
+        }
         let scope = self.scopes.last_mut().expect("checked above");
         for output in renamed.output.iter_mut().filter(|o| !o.is_empty()) {
             let bound = format!("{}/{output}", scope.prefix);

@@ -37,6 +37,11 @@ pub(crate) fn attr_s(name: &str, value: &str) -> AttributeProto {
     }
 }
 
+/// The default-domain opset whose definitions the nodes of an expansion follow, at least:
+/// inputs rather than attributes for Slice's starts and ends, Split's sizes, the reductions'
+/// axes (ReduceMax and ReduceMin since 18), Softmax along one axis.
+pub(crate) const EXPANSION_OPSET: i64 = 18;
+
 /// Builds and imports the nodes that stand for one node.
 pub(crate) struct Expansion<'b> {
     block: &'b Block<'b>,
@@ -91,9 +96,15 @@ impl<'b> Expansion<'b> {
             attribute: attributes,
             ..Default::default()
         };
+        // The nodes an expansion writes take their inputs as today's definitions do (Slice's
+        // starts, a reduction's axes as inputs): in an older model they are still imported so,
+        // not upgraded from the model's opset (an opset-9 LightGBM classifier's Slice).
+        let opset = importer.opset;
+        importer.opset = opset.max(EXPANSION_OPSET);
         importer.expanding += 1;
         let imported = importer.node(self.block, &node, self.index);
         importer.expanding -= 1;
+        importer.opset = opset;
         imported?;
         Ok(output)
     }
