@@ -1225,11 +1225,28 @@ def ml_domain():
         f.write(model.SerializeToString())
     add(family, "ml-opset-too-old", [["{strata}", "compile", path, "--emit=sg"]], "error",
         ["ai.onnx.ml opset 3", "ai.onnx.ml::TreeEnsemble: imported from opset 5 on"])
-    # An ai.onnx.ml operator Strata does not import is named with its domain.
-    path = os.path.join(case_dir(family, "label-encoder"), "model.onnx")
-    node = helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml", keys_int64s=[1], values_int64s=[2])
-    save_model(path, [node], [vi("x", INT64, [4])], [vi("y", INT64, [4])], domains=[("ai.onnx.ml", 3)])
-    add(family, "label-encoder", [["{strata}", "compile", path, "--emit=sg"]], "error", ["ai.onnx.ml::LabelEncoder"])
+    # LabelEncoder over numbers: integer keys through a table over their range (the default
+    # outside it and between keys), float keys compared; string keys are refused.
+    for name, keys, xs, want in (
+            ("label-encoder-table", {"keys_int64s": [1, 4, 6]}, np.array([1, 2, 4, 6, 9, -3], np.int64),
+             [10, -1, 40, 60, -1, -1]),
+            ("label-encoder-floats", {"keys_floats": [0.5, -1.0, 4.0]}, np.array([0.5, 4.0, 2.0, -1.0, 0.5, 7.5],
+                                                                                np.float32),
+             [10, 60, -1, 40, 10, -1])):
+        cd = case_dir(family, name)
+        path = os.path.join(cd, "model.onnx")
+        node = helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml", values_int64s=[10, 40, 60], **keys)
+        dtype = INT64 if "keys_int64s" in keys else FLOAT
+        save_model(path, [node], [vi("x", dtype, [6])], [vi("y", INT64, [6])], domains=[("ai.onnx.ml", 3)])
+        expected = npy(os.path.join(cd, "expected.npy"), np.array(want, np.int64))
+        add(family, name, [run(path, {"x": npy(os.path.join(cd, "x.npy"), xs)}, "--expect", f"y={expected}",
+                               "--atol", "0", "--rtol", "0")], "ok", ["expect 'y': 0 of 6"])
+    path = os.path.join(case_dir(family, "label-encoder-strings"), "model.onnx")
+    node = helper.make_node("LabelEncoder", ["x"], ["y"], name="encode", domain="ai.onnx.ml", keys_strings=["a"],
+                            values_int64s=[2])
+    save_model(path, [node], [vi("x", TensorProto.STRING, [4])], [vi("y", INT64, [4])],
+               domains=[("ai.onnx.ml", 3)])
+    add(family, "label-encoder-strings", [["{strata}", "compile", path, "--emit=sg"]], "error", ["string"])
     # An ONNX Runtime contrib operator (what its dynamic quantiser writes) says what to do instead.
     path = os.path.join(case_dir(family, "onnxruntime-contrib-op"), "model.onnx")
     node = helper.make_node("FusedMatMul", ["x", "x"], ["y"], domain="com.microsoft", transB=1)
