@@ -196,6 +196,14 @@ their exporters emit them; each draws from its own generator, so the three above
   vectors): `is_positive` [64] and `binary_scores` [64, 2]; an RBF `SVR` (`SVMRegressor`, 60
   support vectors): `prediction` [64, 1]; a sigmoid-kernel one-class SVM (`one_class`):
   `inlier` [64, 1]. Support vectors are rows like the input's, scaled.
+- tabular_anomaly.onnx: an isolation forest as skl2onnx writes scikit-learn's
+  `IsolationForest` (ai.onnx.ml opset 3; 64 rows x 20 features, every 7th value missing):
+  per tree (24, depth up to 8, 256 samples) a `TreeEnsembleRegressor` giving the leaf's index,
+  cast to int64 and mapped by two `LabelEncoder`s to the leaf's depth and sample count, the
+  average path length of the unbuilt subtree (`Log`, `Where`) added; the paths summed (`Sum`),
+  the anomaly score `-2^(-mean / c(256))` offset by the batch's median score (a contamination
+  of one half): `decision` [64, 1], and `label` [64, 1] (-1 for outliers, 1 for inliers). The class of anomaly detectors converted from
+  scikit-learn.
 One benchmark-only model, not in the tests (no reference is checked in; ~100 MB):
 
 - resnet50.onnx: ResNet-50 (224x224, 25.6M parameters) as torchvision exports it with its
@@ -1454,6 +1462,99 @@ def tabular_gbm(path, rows=64, features=20, trees=120, depth=6, classes=3):
            opset=15, ml_opset=3)
 
 
+def tabular_anomaly(path, rows=64, features=20, trees=24, depth=8, samples=256):
+    """An isolation forest as skl2onnx writes scikit-learn's: see the module documentation."""
+    g = Graph(np.random.default_rng(20261204))
+    rng = g.rng
+    gamma = 0.5772156649015329
+
+    def average_path(n):
+        n = np.asarray(n, np.float64)
+        safe = np.maximum(n - 1, 1)
+        c = 2 * (np.log(safe) + gamma) - 2 * (n - 1) / np.maximum(n, 1)
+        return np.where(n > 2, c, np.where(n == 2, 1.0, 0.0))
+
+    paths = []
+    for tree in range(trees):
+        # One tree: splits on random features, leaves at random depths, each leaf's sample
+        # count drawn as fitting leaves them (halving the sample on the way down).
+        atts = {k: [] for k in ("nodes_treeids", "nodes_nodeids", "nodes_featureids", "nodes_modes", "nodes_values",
+                                "nodes_truenodeids", "nodes_falsenodeids", "nodes_missing_value_tracks_true",
+                                "target_treeids", "target_nodeids", "target_ids", "target_weights")}
+        leaves = []
+
+        def grow(level, count):
+            node = len(atts["nodes_nodeids"])
+            atts["nodes_treeids"].append(0)
+            atts["nodes_nodeids"].append(node)
+            if level == depth or count <= 1 or (level >= 2 and rng.uniform() < 0.25):
+                for key in ("nodes_featureids", "nodes_truenodeids", "nodes_falsenodeids",
+                            "nodes_missing_value_tracks_true"):
+                    atts[key].append(0)
+                atts["nodes_modes"].append("LEAF")
+                atts["nodes_values"].append(0.0)
+                # skl2onnx: the leaf's own index as the regressor's value, mapped by LabelEncoders.
+                atts["target_treeids"].append(0)
+                atts["target_nodeids"].append(node)
+                atts["target_ids"].append(0)
+                atts["target_weights"].append(float(node))
+                leaves.append((node, level, max(count, 1)))
+                return node
+            atts["nodes_featureids"].append(int(rng.integers(features)))
+            atts["nodes_modes"].append("BRANCH_LEQ")
+            atts["nodes_values"].append(float(np.float32(rng.standard_normal() * 0.8)))
+            atts["nodes_truenodeids"].append(0)
+            atts["nodes_falsenodeids"].append(0)
+            atts["nodes_missing_value_tracks_true"].append(int(rng.uniform() < 0.5))
+            left = int(rng.integers(1, max(count, 2)))
+            atts["nodes_truenodeids"][node] = grow(level + 1, left)
+            atts["nodes_falsenodeids"][node] = grow(level + 1, count - left)
+            return node
+
+        grow(0, samples)
+        leaf = g.op("TreeEnsembleRegressor", ["features"], f"leaf{tree}", domain="ai.onnx.ml", n_targets=1,
+                    aggregate_function="SUM", post_transform="NONE", **atts)
+        index = g.op("Cast", [leaf], f"leaf_index{tree}", to=TensorProto.INT64)
+        keys = [node for node, _, _ in leaves]
+        depth_of = g.op("LabelEncoder", [index], f"leaf_depth{tree}", domain="ai.onnx.ml", keys_int64s=keys,
+                        values_floats=[float(level) for _, level, _ in leaves])
+        count_of = g.op("LabelEncoder", [index], f"leaf_samples{tree}", domain="ai.onnx.ml", keys_int64s=keys,
+                        values_floats=[float(n) for _, _, n in leaves])
+        # The average path length of an unbuilt subtree of n samples, in the graph as skl2onnx has it.
+        one, two = g.const(np.float32(1.0), "one"), g.const(np.float32(2.0), "two")
+        less = g.op("Sub", [count_of, one], "n_minus_1")
+        log = g.op("Log", [g.op("Max", [less, one], "safe")], "log")
+        harmonic = g.op("Mul", [g.op("Add", [log, g.const(np.float32(gamma), "gamma")], "h"), two], "twice")
+        tail = g.op("Div", [g.op("Mul", [less, two], "twice_less"), g.op("Max", [count_of, one], "n")], "tail")
+        c = g.op("Sub", [harmonic, tail], "c")
+        c = g.op("Where", [g.op("Greater", [count_of, two], "big"), c,
+                           g.op("Cast", [g.op("Equal", [count_of, two], "pair")], "pair_f", to=TensorProto.FLOAT)],
+                 "average_path")
+        paths.append(g.op("Add", [depth_of, c], f"path{tree}"))
+    total = g.op("Sum", paths, "total")
+    mean = g.op("Div", [total, g.const(np.float32(trees), "trees")], "mean")
+    exponent = g.op("Div", [g.op("Neg", [mean], "minus"), g.const(np.float32(average_path(samples)), "c_psi")], "exponent")
+    score = g.op("Neg", [g.op("Pow", [g.const(np.float32(2.0), "base"), exponent], "pow")], "score")
+    # The offset as fitting with a contamination of one half sets it: the batch's median score
+    # (these synthetic trees are shallower than fitted ones), from ONNX's reference evaluator.
+    probe = helper.make_model(helper.make_graph(
+        g.nodes, "probe", [helper.make_tensor_value_info("features", TensorProto.FLOAT, [rows, features])],
+        [helper.make_tensor_value_info(score, TensorProto.FLOAT, [rows, 1])], g.inits),
+        opset_imports=[helper.make_opsetid("", 15), helper.make_opsetid("ai.onnx.ml", 3)])
+    from onnx.reference import ReferenceEvaluator
+    scores = ReferenceEvaluator(probe).run(None, {"features": tabular_rows(rows, features)})[0]
+    offset = -np.float32(np.median(scores))
+    decision = g.op("Add", [score, g.const(np.float32(offset), "offset")], "decision")
+    label = g.op("Where", [g.op("Less", [decision, g.const(np.float32(0.0), "zero")], "outlier"),
+                           g.const(np.array(-1, np.int64), "minus_one"), g.const(np.array(1, np.int64), "plus_one")],
+                 "label")
+    names = [g.rename(decision, "decision"), g.rename(label, "label")]
+    g.save([helper.make_tensor_value_info("features", TensorProto.FLOAT, [rows, features])],
+           [helper.make_tensor_value_info(names[0], TensorProto.FLOAT, [rows, 1]),
+            helper.make_tensor_value_info(names[1], TensorProto.INT64, [rows, 1])], path, "tabular_anomaly",
+           opset=15, ml_opset=3)
+
+
 def ml_helpers(g):
     """For the classical models: `ml(op_type, inputs, outputs, **attrs)` appends an ai.onnx.ml
     node to `g` (named after its first output) and returns its output names; `floats(*shape,
@@ -1696,6 +1797,7 @@ def write_inputs(out):
                           ("tabular_gbm", {"features": tabular_rows()}),
                           ("tabular_linear", {"features": pattern(64 * 20).reshape(64, 20) * np.float32(2.0)}),
                           ("tabular_svm", {"features": pattern(64 * 20).reshape(64, 20) * np.float32(2.0)}),
+                          ("tabular_anomaly", {"features": tabular_rows()}),
                           ("streaming_vad", {"input": pattern(576).reshape(1, 576) * np.float32(0.1),
                                              "state": pattern(256).reshape(2, 1, 128) * np.float32(0.5),
                                              "sr": np.array(16000, np.int64)})):
@@ -1750,6 +1852,7 @@ if __name__ == "__main__":
     tabular_gbm(os.path.join(out, "tabular_gbm.onnx"))
     tabular_linear(os.path.join(out, "tabular_linear.onnx"))
     tabular_svm(os.path.join(out, "tabular_svm.onnx"))
+    tabular_anomaly(os.path.join(out, "tabular_anomaly.onnx"))
     streaming_vad(os.path.join(out, "streaming_vad.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

@@ -568,6 +568,7 @@ const ZOO_MODELS: &[&str] = &[
     "tabular_gbm",
     "tabular_linear",
     "tabular_svm",
+    "tabular_anomaly",
     "streaming_vad",
 ];
 
