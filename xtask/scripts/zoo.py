@@ -1381,6 +1381,17 @@ def istft_vocoder(path, mels=80, frames=64, dim=128, n_fft=64, hop=16):
            opset=18)
 
 
+def branch_node(atts, rng, features):
+    """Appends a `BRANCH_LEQ` node to a forest's `nodes_*` lists: a random feature and split,
+    children to fill in, missing values sent to the true branch half the time."""
+    atts["nodes_featureids"].append(int(rng.integers(features)))
+    atts["nodes_modes"].append("BRANCH_LEQ")
+    atts["nodes_values"].append(float(np.float32(rng.standard_normal() * 0.8)))
+    atts["nodes_truenodeids"].append(0)
+    atts["nodes_falsenodeids"].append(0)
+    atts["nodes_missing_value_tracks_true"].append(int(rng.uniform() < 0.5))
+
+
 def gbm_trees(rng, trees, depth, features, votes, prefix):
     """Boosted trees as skl2onnx / onnxmltools write them: per tree, nodes numbered depth first,
     `BRANCH_LEQ` splits, half the nodes sending missing values to the true branch, and leaves
@@ -1410,12 +1421,7 @@ def gbm_trees(rng, trees, depth, features, votes, prefix):
                     atts[f"{prefix}_ids"].append(target)
                     atts[f"{prefix}_weights"].append(float(np.float32(weight)))
                 return node
-            atts["nodes_featureids"].append(int(rng.integers(features)))
-            atts["nodes_modes"].append("BRANCH_LEQ")
-            atts["nodes_values"].append(float(np.float32(rng.standard_normal() * 0.8)))
-            atts["nodes_truenodeids"].append(0)
-            atts["nodes_falsenodeids"].append(0)
-            atts["nodes_missing_value_tracks_true"].append(int(rng.uniform() < 0.5))
+            branch_node(atts, rng, features)
             atts["nodes_truenodeids"][at] = grow(level + 1)
             atts["nodes_falsenodeids"][at] = grow(level + 1)
             return node
@@ -1500,12 +1506,7 @@ def tabular_anomaly(path, rows=64, features=20, trees=24, depth=8, samples=256):
                 atts["target_weights"].append(float(node))
                 leaves.append((node, level, max(count, 1)))
                 return node
-            atts["nodes_featureids"].append(int(rng.integers(features)))
-            atts["nodes_modes"].append("BRANCH_LEQ")
-            atts["nodes_values"].append(float(np.float32(rng.standard_normal() * 0.8)))
-            atts["nodes_truenodeids"].append(0)
-            atts["nodes_falsenodeids"].append(0)
-            atts["nodes_missing_value_tracks_true"].append(int(rng.uniform() < 0.5))
+            branch_node(atts, rng, features)
             left = int(rng.integers(1, max(count, 2)))
             atts["nodes_truenodeids"][node] = grow(level + 1, left)
             atts["nodes_falsenodeids"][node] = grow(level + 1, count - left)
