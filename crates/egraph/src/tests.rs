@@ -456,3 +456,33 @@ fn random_graphs_reach_every_kind_of_step() {
     }
     assert!(epilogues > 20 && in_place > 20 && views > 20, "epilogues {epilogues}, in place {in_place}, views {views}");
 }
+
+/// An isolation forest's ending: 24 per-tree sums `d_t + c_t` added up. Fusing every tree's
+/// addition into the total would keep all 48 inputs live until the end; a kernel reads at most
+/// `MAX_FUSED_OPERANDS` (16) inputs, so the trees' sums stay kernels of their own where that
+/// bound is reached, and the values are the same.
+#[test]
+fn fusion_stops_at_the_operand_bound() {
+    let mut g = Graph::default();
+    let add = || Op::Elementwise(ScalarOp::new(Elementwise::Add));
+    let mut total = None;
+    for t in 0..24 {
+        let d = g.add(Op::Input(2 * t), &[], &[64, 1], F32);
+        let c = g.add(Op::Input(2 * t + 1), &[], &[64, 1], F32);
+        let path = g.add(add(), &[d, c], &[64, 1], F32);
+        total = Some(match total {
+            None => path,
+            Some(sum) => g.add(add(), &[sum, path], &[64, 1], F32),
+        });
+    }
+    g.outputs = vec![total.expect("24 trees")];
+    let outcome = run(&g);
+    let widest = outcome
+        .program
+        .steps
+        .iter()
+        .filter_map(|s| if let Step::Fused { args, .. } = s { Some(args.len()) } else { None })
+        .max();
+    assert!(widest.is_some_and(|w| w <= 16), "a kernel reads {widest:?} operands: {:#?}", outcome.program.steps);
+    assert_same_values(&g, &outcome);
+}
