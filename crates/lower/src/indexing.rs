@@ -368,6 +368,12 @@ impl Walk {
         }
     }
 
+    /// Node `at` (i64) as an index into the records, clamped into range as unsigned.
+    fn node(&self, w: &mut Body, at: &str) -> String {
+        let clamped = w.emit(format_args!("arith.minui {at}, {} : i64", self.last_node));
+        w.emit(format_args!("arith.index_cast {clamped} : i64 to index"))
+    }
+
     /// One step from node `at` (i64) for row `row` (index): the next node. Reads the node's
     /// record, that feature of the row, compares (the node's own comparison picked by its
     /// flags where `modes` names several, the NaN rule where `modes` has one) and selects a
@@ -376,8 +382,7 @@ impl Walk {
     fn step(&self, w: &mut Body, at: &str, row: &str) -> String {
         let Walk { x, x_ty, records, records_ty, modes, .. } = self;
         let elem = &x_ty.elem;
-        let clamped = w.emit(format_args!("arith.minui {at}, {} : i64", self.last_node));
-        let node = w.emit(format_args!("arith.index_cast {clamped} : i64 to index"));
+        let node = self.node(w, at);
         let record = |w: &mut Body, c: usize| {
             w.emit(format_args!("tensor.extract {records}[{node}, {}] : {records_ty}", self.columns[c]))
         };
@@ -578,8 +583,9 @@ pub fn tree_walk(
                 accs.join(", ")
             } else {
                 let mut row = "%walk_r".to_string();
+                let c_width = k.emit(format_args!("arith.constant {width} : index"));
                 aggregate_leaves(&mut b, &walk, blocks, |b, leaf, valid| {
-                    row = leaf_row_into(b, (&leaves, leaf, valid), a, &row, &row_ty, &c0);
+                    row = leaf_row_into(b, (&leaves, leaf, valid), a, &row, &row_ty, [&c0, &c1, &c_width]);
                 });
                 row
             };
@@ -628,21 +634,21 @@ fn aggregate_leaves(
 ) {
     for j in 0..lanes {
         let valid = b.emit(format_args!("arith.cmpi ult, %walk_u{j}, {trees} : index"));
-        let clamped = b.emit(format_args!("arith.minui %walk_end#{j}, {} : i64", walk.last_node));
-        let leaf = b.emit(format_args!("arith.index_cast {clamped} : i64 to index"));
+        let leaf = walk.node(b, &format!("%walk_end#{j}"));
         combine(b, &leaf, &valid);
     }
 }
 
 /// One leaf's row of `leaves` combined by `a` into the result row `row` (`[1, width]` of type
-/// `row_ty`) where `valid`, in an `scf.for` over the columns: the row after.
+/// `row_ty`) where `valid`, in an `scf.for` over the columns (the index constants 0, 1 and
+/// `width`, defined at the kernel's top): the row after.
 fn leaf_row_into(
     b: &mut Body,
     ((leaves, leaves_ty), leaf, valid): (&(String, TensorTy), &str, &str),
     a: Aggregate,
     row: &str,
     row_ty: &TensorTy,
-    c0: &str,
+    [c0, one, width]: [&str; 3],
 ) -> String {
     let elem = &row_ty.elem;
     let mut inner = Body::new("%walk_c", "          ");
@@ -651,10 +657,8 @@ fn leaf_row_into(
     let new = a.combine(&mut inner, &old, &value, elem);
     let kept = inner.emit(format_args!("arith.select {valid}, {new}, {old} : {elem}"));
     let updated = inner.emit(format_args!("tensor.insert {kept} into %walk_cr[{c0}, %walk_ci] : {row_ty}"));
-    let (end, one) =
-        (b.emit(format_args!("arith.constant {} : index", row_ty.shape[1])), b.emit("arith.constant 1 : index"));
     b.emit(format_args!(
-        "scf.for %walk_ci = {c0} to {end} step {one} iter_args(%walk_cr = {row}) -> ({row_ty}) {{\n{}          \
+        "scf.for %walk_ci = {c0} to {width} step {one} iter_args(%walk_cr = {row}) -> ({row_ty}) {{\n{}          \
          scf.yield {updated} : {row_ty}\n        }}",
         inner.text()
     ))
@@ -702,8 +706,7 @@ pub fn tree_walk_per_element(
         &[Iter::Parallel, Iter::Parallel, Iter::Reduction],
         |b, args| {
             let end = walked(b, &args[0]);
-            let clamped = b.emit(format_args!("arith.minui {end}, {} : i64", walk.last_node));
-            let leaf = b.emit(format_args!("arith.index_cast {clamped} : i64 to index"));
+            let leaf = walk.node(b, &end);
             let column = b.index(1);
             let value = b.emit(format_args!("tensor.extract {leaves}[{leaf}, {column}] : {leaves_ty}"));
             a.combine(b, &args[1], &value, &out.elem)

@@ -132,16 +132,8 @@ impl Importer<'_> {
                     }
                 }
                 let table = match &values {
-                    Numbers::Ints(v) => {
-                        let mut t = vec![0i64; size];
-                        cells.iter().for_each(|&(at, i)| t[at] = v[i]);
-                        Numbers::Ints(t)
-                    }
-                    Numbers::Floats(v) => {
-                        let mut t = vec![0f64; size];
-                        cells.iter().for_each(|&(at, i)| t[at] = v[i]);
-                        Numbers::Floats(t)
-                    }
+                    Numbers::Ints(v) => Numbers::Ints(spread(size, &cells, v)),
+                    Numbers::Floats(v) => Numbers::Floats(spread(size, &cells, v)),
                 };
                 let table = e.constant(self, table.folded(vec![size as i64])?)?;
                 let flags = Folded {
@@ -182,6 +174,14 @@ impl Importer<'_> {
         };
         self.alias(&y, node.output[0].clone())
     }
+}
+
+/// A table of `size` entries holding `values[i]` at each cell `(at, i)`, the type's default
+/// elsewhere (where the default value is selected instead).
+fn spread<T: Copy + Default>(size: usize, cells: &[(usize, usize)], values: &[T]) -> Vec<T> {
+    let mut table = vec![T::default(); size];
+    cells.iter().for_each(|&(at, i)| table[at] = values[i]);
+    table
 }
 
 /// The number of integers from the least key to the greatest, if it fits an i64.
