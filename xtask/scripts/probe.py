@@ -1247,6 +1247,15 @@ def ml_domain():
     save_model(path, [node], [vi("x", TensorProto.STRING, [4])], [vi("y", INT64, [4])],
                domains=[("ai.onnx.ml", 3)])
     add(family, "label-encoder-strings", [["{strata}", "compile", path, "--emit=sg"]], "error", ["string"])
+    for name, atts, dtype, needle in (
+            ("label-encoder-counts", {"keys_int64s": [1, 2], "values_int64s": [5]}, INT64,
+             "2 keys and 1 values: one value per key"),
+            ("label-encoder-key-type", {"keys_floats": [0.5], "values_int64s": [5]}, INT64,
+             "the input is INT64 but the keys are FLOAT")):
+        path = os.path.join(case_dir(family, name), "model.onnx")
+        node = helper.make_node("LabelEncoder", ["x"], ["y"], name="encode", domain="ai.onnx.ml", **atts)
+        save_model(path, [node], [vi("x", dtype, [4])], [vi("y", INT64, [4])], domains=[("ai.onnx.ml", 3)])
+        add(family, name, [["{strata}", "compile", path, "--emit=sg"]], "error", ["encode", needle])
     # An ONNX Runtime contrib operator (what its dynamic quantiser writes) says what to do instead.
     path = os.path.join(case_dir(family, "onnxruntime-contrib-op"), "model.onnx")
     node = helper.make_node("FusedMatMul", ["x", "x"], ["y"], domain="com.microsoft", transB=1)
