@@ -1060,6 +1060,57 @@ def ml_domain():
         [run(path, {"x": npy(os.path.join(cd, "x.npy"), np.array([[-1.0], [1.0]], np.float32))},
              "--expect", f"p={probabilities}", "--expect", f"label={labels}")], "ok",
         ["expect 'p': 0 of 4", "expect 'label': 0 of 2"])
+    # A Scaler read by a forest is folded into the splits: rows on and next to every split,
+    # scales of either sign, each comparison mode, NaN tracking the true branch. Tree k adds
+    # 2^k where its branch holds, so the sum names the branches taken, exactly.
+    cd = case_dir(family, "scaled-forest-boundaries")
+    path = os.path.join(cd, "model.onnx")
+    offset = np.array([0.3, -1.25, 4.0, 1.0], np.float32)
+    scale = np.array([1.7, -0.013, -2.5, 2.0], np.float32)
+    branches = [(0, "BRANCH_LEQ", 0.25, 0), (1, "BRANCH_LT", 0.02, 0), (2, "BRANCH_GTE", 1.0, 0),
+                (0, "BRANCH_GT", -0.7, 0), (3, "BRANCH_EQ", 3.0, 0), (3, "BRANCH_NEQ", 3.0, 0),
+                (2, "BRANCH_LEQ", 1.0, 1)]
+    trees = len(branches)
+    forest = helper.make_node(
+        "TreeEnsembleRegressor", ["scaled"], ["y"], name="forest", domain="ai.onnx.ml",
+        nodes_treeids=[t for t in range(trees) for _ in range(3)], nodes_nodeids=[0, 1, 2] * trees,
+        nodes_featureids=[f for f, _, _, _ in branches for _ in range(3)],
+        nodes_modes=[m for _, mode, _, _ in branches for m in (mode, "LEAF", "LEAF")],
+        nodes_values=[v for _, _, split, _ in branches for v in (split, 0.0, 0.0)],
+        nodes_truenodeids=[1, 0, 0] * trees, nodes_falsenodeids=[2, 0, 0] * trees,
+        nodes_missing_value_tracks_true=[m for _, _, _, nan in branches for m in (nan, 0, 0)],
+        target_treeids=list(range(trees)), target_nodeids=[1] * trees, target_ids=[0] * trees,
+        target_weights=[float(2 ** t) for t in range(trees)], n_targets=1, aggregate_function="SUM")
+    scaler = helper.make_node("Scaler", ["x"], ["scaled"], name="scaler", domain="ai.onnx.ml",
+                              offset=offset.tolist(), scale=scale.tolist())
+    save_model(path, [scaler, forest], [vi("x", FLOAT, [64, 4])], [vi("y", FLOAT, [64, 1])],
+               domains=[("ai.onnx.ml", 3)])
+    rows = []
+    for f, _, split, _ in branches:
+        at = np.float32(np.float32(split) / scale[f] + offset[f])
+        for d in range(-4, 5):
+            v = at
+            for _ in range(abs(d)):
+                v = np.nextafter(v, np.float32(np.inf if d > 0 else -np.inf), dtype=np.float32)
+            row = np.zeros(4, np.float32)
+            row[f] = v
+            rows.append(row)
+    rows += [np.full(4, np.nan, np.float32), np.full(4, np.inf, np.float32), np.full(4, -np.inf, np.float32)]
+    rows = np.array((rows * 2)[:64], np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        scaled = (rows - offset) * scale
+        holds = {"BRANCH_LEQ": np.less_equal, "BRANCH_LT": np.less, "BRANCH_GTE": np.greater_equal,
+                 "BRANCH_GT": np.greater, "BRANCH_EQ": np.equal, "BRANCH_NEQ": np.not_equal}
+        taken = [holds[mode](scaled[:, f], np.float32(split)) | (nan == 1) & np.isnan(scaled[:, f])
+                 for f, mode, split, nan in branches]
+    y = sum(t.astype(np.float32) * np.float32(2 ** k) for k, t in enumerate(taken)).reshape(64, 1)
+    expected = npy(os.path.join(cd, "y.npy"), y.astype(np.float32))
+    x = npy(os.path.join(cd, "x.npy"), rows)
+    add(family, "scaled-forest-boundaries",
+        [run(path, {"x": x}, "--expect", f"y={expected}", "--rtol", "0", "--atol", "0")], "ok",
+        ["expect 'y': 0 of 64"])
+    add(family, "scaled-forest-reads-input",
+        [f"{{strata}} compile {path} --emit sg-opt | grep -o 'tree_walk\"(%arg0'"], "ok", ['tree_walk"(%arg0'])
     # An expansion inside a subgraph (skl2onnx's k-nearest-neighbours: ReduceSumSquare in a Scan
     # body) finds the values it made.
     cd = case_dir(family, "expansion-in-scan")

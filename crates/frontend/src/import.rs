@@ -91,6 +91,8 @@ pub(crate) struct Importer<'c> {
     pub(crate) taken_branches: BTreeMap<String, Vec<strata_plan::in_order::GraphStep>>,
     /// The `QuantizeLinear` nodes to integers imported so far, by output (`crate::quant`).
     pub(crate) quantized: BTreeMap<String, crate::quant::Quantized>,
+    /// The `Scaler`s over f32 rows imported so far, by output (`crate::ml::unscale`).
+    pub(crate) scalers: BTreeMap<String, crate::ml::Scaled>,
 }
 
 /// One input or output of the imported model, in `@main`'s order.
@@ -191,6 +193,7 @@ fn import_model<'c>(
         max_computed_bytes: options.max_constant_bytes.unwrap_or(DEFAULT_MAX_CONSTANT_BYTES),
         taken_branches: BTreeMap::new(),
         quantized: BTreeMap::new(),
+        scalers: BTreeMap::new(),
     };
     let context = strata.mlir();
     for tensor in initializers {

@@ -31,7 +31,10 @@ use strata_ir::Error;
 mod encode;
 mod linear;
 mod svm;
+mod unscale;
 mod walk;
+
+pub(crate) use unscale::Scaled;
 
 /// How a branch node compares its feature `x` with its split value `s` (ONNX's
 /// `nodes_modes`, in the numbering of the opset-5 `TreeEnsemble`).
@@ -551,6 +554,13 @@ impl Importer<'_> {
                 }
             }
         }
+        // Rows scaled by a `Scaler` are compared unscaled where that is exact (`unscale`).
+        let scaler = self.scalers.get(x).filter(|_| compute == DataType::Float);
+        let (forest, x) = match scaler.and_then(|s| Some((forest.unscaled(s)?, s.input.clone()))) {
+            Some(unscaled) => unscaled,
+            None => (forest, x.to_owned()),
+        };
+        let x = x.as_str();
         let depth = forest.depth()?;
         // A binary classifier's votes are all for class 0: its scores are one column.
         let targets = if binary { 1 } else { forest.targets };
