@@ -148,3 +148,18 @@ func.func @filled(%a: tensor<65x16xf32>, %b: tensor<16x64xf32>) -> tensor<65x64x
   %0 = linalg.matmul ins(%a, %b : tensor<65x16xf32>, tensor<16x64xf32>) outs(%c : tensor<65x64xf32>) -> tensor<65x64xf32>
   return %0 : tensor<65x64xf32>
 }
+
+// A product started from a scalar broadcast down its rows and columns (a rank-0 bias; the
+// start a part refills is a vector's broadcast down the rows) is split like any other.
+// CHECK-LABEL: func.func @scalar_start
+// CHECK: linalg.matmul {strata.loop_order = "vectorize"} ins(%{{.*}}, %arg1 : tensor<64x16xf32>, tensor<16x64xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %arg1 : tensor<1x16xf32>, tensor<16x64xf32>)
+func.func @scalar_start(%a: tensor<65x16xf32>, %b: tensor<16x64xf32>, %s: tensor<f32>) -> tensor<65x64xf32> {
+  %e = tensor.empty() : tensor<65x64xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<f32>) outs(%e : tensor<65x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<65x64xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<65x16xf32>, tensor<16x64xf32>) outs(%init : tensor<65x64xf32>) -> tensor<65x64xf32>
+  return %0 : tensor<65x64xf32>
+}

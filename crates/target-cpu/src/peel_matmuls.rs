@@ -285,7 +285,8 @@ fn rows_of_new_tensor(matmul: Op) -> Option<(Op, i64)> {
         && result.rank() == 2
         && vector.shape[0] == result.shape[1]
         && copies)
-        .then_some((init, vector.shape[0]))
+        // Lazily: a rank-0 initial value (a scalar bias broadcast) has no `shape[0]`.
+        .then(|| (init, vector.shape[0]))
 }
 
 /// The `linalg.fill` of a `tensor.empty` that `matmul`'s result starts from (how the lowering
