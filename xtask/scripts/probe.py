@@ -1320,6 +1320,37 @@ def ml_domain():
     add(family, "zipmap", [["{strata}", "compile", path, "--emit=sg"]], "error",
         ["ai.onnx.ml::ZipMap", "{'zipmap': False}"])
 
+    # Support vector machines over a kernel wider than a band (40 vectors: 12 rows a band),
+    # 67 rows (five bands and a last one of 7) after a Scaler repeated in each band, against
+    # ONNX's reference; the import is a loop.
+    cd = case_dir(family, "svm-row-bands")
+    path = os.path.join(cd, "model.onnx")
+    rng = np.random.default_rng(5)
+    vectors = rng.standard_normal((40, 3)).astype(np.float32)
+    scaler = helper.make_node("Scaler", ["x"], ["s"], domain="ai.onnx.ml", offset=[0.5, -0.25, 1.0],
+                              scale=[1.5, 0.75, -2.0])
+    regressor = helper.make_node("SVMRegressor", ["s"], ["r"], domain="ai.onnx.ml", kernel_type="RBF",
+                                 kernel_params=[0.3, 0.0, 3.0], n_supports=40,
+                                 support_vectors=vectors.ravel().tolist(),
+                                 coefficients=rng.standard_normal(40).tolist(), rho=[0.125])
+    classifier = helper.make_node("SVMClassifier", ["s"], ["label", "scores"], domain="ai.onnx.ml",
+                                  kernel_type="POLY", kernel_params=[0.2, 1.0, 3.0], classlabels_ints=[4, 5, 6],
+                                  vectors_per_class=[14, 13, 13], support_vectors=vectors.ravel().tolist(),
+                                  coefficients=rng.standard_normal(80).tolist(), rho=[0.1, -0.2, 0.3])
+    graph = helper.make_graph([scaler, regressor, classifier], "probe", [vi("x", FLOAT, [67, 3])],
+                              [vi("r", FLOAT, [67, 1]), vi("label", INT64, [67]), vi("scores", FLOAT, [67, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 1)])
+    model.ir_version = 8
+    onnx.save(model, path)
+    rows = rng.standard_normal((67, 3)).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": rows})
+    refs = [npy(os.path.join(cd, f"{n}.npy"), v) for n, v in zip(["r", "label", "scores"], want)]
+    add(family, "svm-row-bands",
+        [run(path, {"x": npy(os.path.join(cd, "x.npy"), rows)}, "--expect", f"r={refs[0]}", "--expect",
+             f"label={refs[1]}", "--expect", f"scores={refs[2]}", "--rtol", "1e-4", "--atol", "1e-5")], "ok",
+        ["expect 'r': 0 of 67", "expect 'label': 0 of 67", "expect 'scores': 0 of 201"])
+    add(family, "svm-row-bands-loop", [f"{{strata}} compile {path} --emit sg | grep -c 'scf.for'"], "ok", ["2"])
+
     # Support vector machines: the liblinear-mode regressor (no support vectors; ONNX Runtime
     # refuses it) against ONNX's reference, and attributes that do not fit.
     def svm(name, op, outputs, **attrs):

@@ -46,7 +46,8 @@ impl Pass for OutlineBranches {
         while let Some(function) = worklist.pop() {
             let Some(entry) = function.body(0) else { continue };
             let name = function.symbol_name().unwrap_or_default();
-            for branching in entry.ops().into_iter().filter(|op| op.is("scf.if") && op.result_count() > 0) {
+            let regions = |op: &Op| (op.is("scf.if") && op.result_count() > 0) || op.is("scf.for");
+            for branching in entry.ops().into_iter().filter(regions) {
                 for region in 0..branching.region_count() {
                     let Some(block) = branching.body(region) else { continue };
                     if block.ops_before_terminator().is_empty() {
@@ -88,13 +89,15 @@ fn outline(
     symbol: &str,
     location: Location<'_>,
 ) -> Op {
-    let yield_op = block.terminator().expect("an scf.if branch ends in scf.yield");
+    let yield_op = block.terminator().expect("an scf.if branch or scf.for body ends in scf.yield");
     let ops = block.ops_before_terminator();
-    // What the branch reads from outside, in first-use order.
+    // What the block reads from outside, in first-use order; a loop body's own arguments
+    // (induction variable, carried values) too.
+    let own_argument = |v: Val| v.owner().is_none() && v.owner_block() == Some(block);
     let mut outside: Vec<Val> = Vec::new();
     for op in ops.iter().flat_map(|op| op.collect(|_| true)).chain([yield_op]) {
         for operand in op.operands() {
-            if !defined_in(operand, block) && !outside.contains(&operand) {
+            if (!defined_in(operand, block) || own_argument(operand)) && !outside.contains(&operand) {
                 outside.push(operand);
             }
         }

@@ -28,6 +28,15 @@ pub(crate) fn attr_ints(name: &str, values: &[i64]) -> AttributeProto {
     }
 }
 
+pub(crate) fn attr_floats(name: &str, values: &[f32]) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Floats as i32),
+        floats: values.to_vec(),
+        ..Default::default()
+    }
+}
+
 pub(crate) fn attr_s(name: &str, value: &str) -> AttributeProto {
     AttributeProto {
         name: Some(name.into()),
@@ -96,17 +105,27 @@ impl<'b> Expansion<'b> {
             attribute: attributes,
             ..Default::default()
         };
+        self.import(importer, &node)?;
+        Ok(output)
+    }
+
+    /// Imports `node`, built by the expansion (any domain; its outputs named uniquely).
+    pub(crate) fn import(&mut self, importer: &mut Importer, node: &NodeProto) -> Result<(), Error> {
         // The nodes an expansion writes take their inputs as today's definitions do (Slice's
         // starts, a reduction's axes as inputs): in an older model they are still imported so,
         // not upgraded from the model's opset (an opset-9 LightGBM classifier's Slice).
         let opset = importer.opset;
         importer.opset = opset.max(EXPANSION_OPSET);
         importer.expanding += 1;
-        let imported = importer.node(self.block, &node, self.index);
+        let imported = importer.node(self.block, node, self.index);
         importer.expanding -= 1;
         importer.opset = opset;
-        imported?;
-        Ok(output)
+        imported
+    }
+
+    /// A fresh value name for a node the expansion builds itself (see [`Expansion::import`]).
+    pub(crate) fn fresh_name(&mut self, what: &str) -> String {
+        self.fresh(what)
     }
 
     /// A new constant.

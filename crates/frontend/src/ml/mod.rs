@@ -28,6 +28,7 @@ use melior::ir::Block;
 use std::collections::BTreeMap;
 use strata_ir::Error;
 
+mod bands;
 mod encode;
 mod linear;
 mod svm;

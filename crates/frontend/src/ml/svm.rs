@@ -11,7 +11,7 @@
 //! iterative pairwise coupling) and the liblinear mode without support vectors are
 //! unsupported for the classifier.
 
-use super::{float_list, integer_labels, need, string};
+use super::{float_list, integer_labels, need, rows_and_features, string};
 use crate::expand::{attr_i, Expansion};
 use crate::fold::Folded;
 use crate::import::{int, ints, required, Importer};
@@ -185,18 +185,26 @@ impl Importer<'_> {
         let kernel = SvmKernel::of(self, node)?;
         let coefficients = need(float_list(self, node, &["coefficients"])?, "coefficients")?;
         let rho = need(float_list(self, node, &["rho"])?.filter(|r| !r.is_empty()), "rho")?;
-        let mut e = Expansion::new(block, node, index);
-        let (xs, _, features) = self.rows_as(&mut e, required(node, 0)?, DataType::Float)?;
-        let (lhs, count) = if vectors == 0 {
-            (xs.clone(), features as usize)
-        } else {
-            let sv = self.support_vectors(node, vectors, features)?;
-            (self.svm_kernel(&mut e, &xs, &sv, (vectors, features as usize), kernel)?, vectors)
-        };
+        let features = rows_and_features(&self.shape_of(required(node, 0)?)?.0)?.1;
+        let count = if vectors == 0 { features as usize } else { vectors };
         if coefficients.len() != count {
             let what = if vectors == 0 { "X's features (no support vectors)" } else { "support vectors" };
             return Err(format!("coefficients has {} values for the {count} {what}", coefficients.len()).into());
         }
+        if vectors > 0 {
+            self.support_vectors(node, vectors, features)?;
+            if self.in_row_bands(block, node, index, vectors as i64)? {
+                return Ok(());
+            }
+        }
+        let mut e = Expansion::new(block, node, index);
+        let (xs, _, features) = self.rows_as(&mut e, required(node, 0)?, DataType::Float)?;
+        let lhs = if vectors == 0 {
+            xs.clone()
+        } else {
+            let sv = self.support_vectors(node, vectors, features)?;
+            self.svm_kernel(&mut e, &xs, &sv, (vectors, features as usize), kernel)?
+        };
         let w: Vec<f32> = coefficients.iter().map(|&c| c as f32).collect();
         let w = matrix(&mut e, self, count, 1, &w)?;
         let s = e.op(self, "MatMul", &[&lhs, &w], vec![])?;
@@ -256,9 +264,13 @@ impl Importer<'_> {
         if rho.len() != pairs {
             return Err(format!("rho has {} values for the {pairs} pairs of {classes} classes", rho.len()).into());
         }
-        let mut e = Expansion::new(block, node, index);
-        let (xs, _, features) = self.rows_as(&mut e, required(node, 0)?, DataType::Float)?;
+        let features = rows_and_features(&self.shape_of(required(node, 0)?)?.0)?.1;
         let sv = self.support_vectors(node, vectors, features)?;
+        if self.in_row_bands(block, node, index, vectors.max(pairs) as i64)? {
+            return Ok(());
+        }
+        let mut e = Expansion::new(block, node, index);
+        let (xs, _, _) = self.rows_as(&mut e, required(node, 0)?, DataType::Float)?;
         let k = self.svm_kernel(&mut e, &xs, &sv, (vectors, features as usize), kernel)?;
         // Decisions [N, pairs] = K @ W + rho: pair (i, j) weighs class i's vectors by row j - 1
         // of the coefficients and class j's by row i. Votes [N, classes] = positive @ D + base:
