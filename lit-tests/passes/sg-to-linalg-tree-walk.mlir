@@ -1,14 +1,17 @@
 // `sg.tree_walk` lowered three ways. For a CPU, each row's trees in blocks of up to eight walks
 // interleaved in one scf.for of `depth` steps (independent chains the core overlaps), written
 // into the row's slice of the result: rows an scf.for on one thread, an scf.forall with
-// `sections` (a host compiled for several threads). For a GPU, one generic over rows x trees,
+// `sections` (a host compiled for several threads) where the walk has at least 8192 steps
+// (rows x trees x depth; a smaller one stays serial). For a GPU, one generic over rows x trees,
 // each element one walk. A step reads the node's record (feature and flags, the split's bits,
 // the children), clamps node and feature numbers as unsigned, compares and selects a child.
-// With leaves, each tree's leaf row is combined into the row's result tree after tree in order
-// (the last block's repeated trees masked off): narrow leaves in scalars the blocks carry,
-// wide ones in the row's slice, a loop over its columns; for a GPU, one generic over rows x
-// columns x trees, the trees a reduction. No [rows, trees] buffer of reached nodes is made.
-// After bufferization and planning nothing is allocated at run time.
+// With leaves of at most four columns, rows in the lanes: blocks of up to sixteen rows walk
+// each tree together (one scf.for over the trees carrying each row's sums as scalars, the
+// walk's steps one node per row), tree after tree in order, a shorter last block after the
+// loop; wider leaves in the row's slice, a loop over its columns, from the row-major walk;
+// for a GPU, one generic over rows x columns x trees, the trees a reduction. No [rows, trees]
+// buffer of reached nodes is made. After bufferization and planning nothing is allocated at
+// run time.
 // RUN: strata-opt %s -p 'builtin.module(func.func(sg-to-linalg))' | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(func.func(sg-to-linalg{sections=true}))' | FileCheck %s --check-prefix=PAR
 // RUN: strata-opt %s -p 'builtin.module(func.func(sg-to-linalg{gpu=true}))' | FileCheck %s --check-prefix=GPU
@@ -34,10 +37,8 @@
 // CHECK: return %[[OUT]]
 
 // PAR-LABEL: func.func @forest
-// PAR: scf.forall (%[[N:.*]]) in (2) shared_outs(%[[ACC:.*]] = %{{.*}}) -> (tensor<2x3xi64>)
-// PAR:   tensor.extract_slice %[[ACC]][%[[N]], 0] [1, 3] [1, 1]
-// PAR:   scf.forall.in_parallel
-// PAR:     tensor.parallel_insert_slice %{{.*}} into %[[ACC]][%[[N]], 0] [1, 3] [1, 1]
+// PAR-NOT: scf.forall
+// PAR: return
 
 // GPU-LABEL: func.func @forest
 // GPU: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : tensor<3xi64>) outs(%{{.*}} : tensor<2x3xi64>)
@@ -68,30 +69,51 @@ func.func @doubles(%x: tensor<4x2xf64>, %nodes: tensor<3x4xi64>, %roots: tensor<
   return %0 : tensor<4x1xi64>
 }
 
-// Two columns summed in scalars carried across the blocks of walks, each lane's tree masked
-// by `tree < trees`; the sums are written to the row's slice after the last block.
+// Two columns summed, rows in the lanes: both rows walk each tree together, their sums four
+// scalars carried across the trees, then written as the block's rows.
 // CHECK-LABEL: func.func @sums
-// CHECK: %[[START:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x2xf32>)
-// CHECK: scf.for %{{.*}} iter_args(%[[ACC:.*]] = %[[START]]) -> (tensor<2x2xf32>)
-// CHECK:   %[[ROW:.*]] = tensor.extract_slice %[[ACC]]
-// CHECK:   %[[SUMS:.*]]:2 = scf.for %{{.*}} iter_args(%[[S0:.*]] = %{{.*}}, %[[S1:.*]] = %{{.*}}) -> (f32, f32)
-// CHECK:     %[[END:.*]]:3 = scf.for
-// CHECK:     %[[VALID:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<2x2xf32>
+// CHECK: scf.for %[[FIRST:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[EMPTY]]) -> (tensor<2x2xf32>)
+// CHECK:   %[[R0:.*]] = arith.addi %[[FIRST]], %{{.*}} : index
+// CHECK:   %[[R1:.*]] = arith.addi %[[FIRST]], %{{.*}} : index
+// CHECK:   %[[SUMS:.*]]:4 = scf.for %[[T:.*]] = %{{.*}} iter_args(%[[S0:.*]] = %{{.*}}, %[[S1:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32, f32, f32)
+// CHECK:     %[[ROOT:.*]] = tensor.extract %{{.*}}[%[[T]]] : tensor<3xi64>
+// CHECK:     %[[END:.*]]:2 = scf.for %{{.*}} iter_args(%{{.*}} = %[[ROOT]], %{{.*}} = %[[ROOT]]) -> (i64, i64)
+// CHECK:       tensor.extract %{{.*}}[%[[R0]], %{{.*}}] : tensor<2x3xf32>
+// CHECK:       tensor.extract %{{.*}}[%[[R1]], %{{.*}}] : tensor<2x3xf32>
 // CHECK:     %[[LEAF:.*]] = arith.minui %[[END]]#0, %{{.*}} : i64
 // CHECK:     %[[I:.*]] = arith.index_cast %[[LEAF]] : i64 to index
 // CHECK:     %[[V:.*]] = tensor.extract %{{.*}}[%[[I]], %{{.*}}] : tensor<5x2xf32>
 // CHECK:     %[[ADD:.*]] = arith.addf %[[S0]], %[[V]] : f32
-// CHECK:     arith.select %[[VALID]], %[[ADD]], %[[S0]] : f32
-// CHECK-COUNT-5: arith.addf
-// CHECK:     scf.yield %{{.*}}, %{{.*}} : f32, f32
-// CHECK:   %[[IN0:.*]] = tensor.insert %[[SUMS]]#0 into %[[ROW]]
-// CHECK:   %[[IN1:.*]] = tensor.insert %[[SUMS]]#1 into %[[IN0]]
-// CHECK:   tensor.insert_slice %[[IN1]] into %[[ACC]]
+// CHECK:     arith.addf %[[S1]], %{{.*}} : f32
+// CHECK-COUNT-2: arith.addf
+// CHECK:     scf.yield %[[ADD]], %{{.*}}, %{{.*}}, %{{.*}} : f32, f32, f32, f32
+// CHECK:   %[[TILE:.*]] = tensor.empty() : tensor<2x2xf32>
+// CHECK:   %[[IN0:.*]] = tensor.insert %[[SUMS]]#0 into %[[TILE]]
+// CHECK-COUNT-3: tensor.insert %[[SUMS]]
+// CHECK:   tensor.insert_slice %{{.*}} into %[[ACC]][%[[FIRST]], 0] [2, 2] [1, 1]
+
+// A walk of 40 rows x 64 trees x depth 4: blocks of sixteen rows split across threads, the
+// last eight rows one block after the loop.
+// PAR-LABEL: func.func @rows
+// PAR: %[[ALL:.*]] = scf.forall (%[[B:.*]]) in (2) shared_outs(%[[ACC:.*]] = %{{.*}}) -> (tensor<40x1xf32>)
+// PAR:   %[[FIRST:.*]] = arith.muli %[[B]], %{{.*}} : index
+// PAR:   scf.for %{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+// PAR:   scf.forall.in_parallel
+// PAR:     tensor.parallel_insert_slice %{{.*}} into %[[ACC]][%[[FIRST]], 0] [16, 1] [1, 1] : tensor<16x1xf32> into tensor<40x1xf32>
+// PAR: scf.for %{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// PAR: tensor.insert_slice %{{.*}} into %[[ALL]][32, 0] [8, 1] [1, 1] : tensor<8x1xf32> into tensor<40x1xf32>
+// PLAN-LABEL: func.func @rows
+// PLAN-NOT: memref.alloc
+// PLAN: return
+func.func @rows(%x: tensor<40x3xf32>, %nodes: tensor<5x4xi64>, %roots: tensor<64xi64>, %leaves: tensor<5x1xf32>) -> tensor<40x1xf32> {
+  %0 = "sg.tree_walk"(%x, %nodes, %roots, %leaves) {depth = 4 : i64, modes = 1 : i64, aggregate = 0 : i64} : (tensor<40x3xf32>, tensor<5x4xi64>, tensor<64xi64>, tensor<5x1xf32>) -> tensor<40x1xf32>
+  return %0 : tensor<40x1xf32>
+}
 
 // PAR-LABEL: func.func @sums
-// PAR: scf.forall
-// PAR:   scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32)
-// PAR:   tensor.parallel_insert_slice
+// PAR-NOT: scf.forall
+// PAR: return
 
 // GPU-LABEL: func.func @sums
 // GPU: %[[START:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x2xf32>)
