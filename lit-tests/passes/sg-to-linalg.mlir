@@ -416,3 +416,28 @@ func.func @bitcast(%x: tensor<4xf32>, %u: tensor<4xui16>) -> (tensor<4xi32>, ten
   %1 = "sg.bitcast"(%u) : (tensor<4xui16>) -> tensor<4xf16>
   return %0, %1 : tensor<4xi32>, tensor<4xf16>
 }
+
+// -----
+
+// ArgMin/ArgMax: one all-parallel generic over the kept positions, each scanning its axis in
+// an scf.for from the second element, the best value and its position carried (the first
+// element always wins; a strictly better one replaces it, or an equal one for the last).
+// CHECK-LABEL: func.func @arg_extreme
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]} outs(%{{.*}} : tensor<2xi64>)
+// CHECK:   %[[ROW:.*]] = linalg.index 0 : index
+// CHECK:   %[[FIRST:.*]] = tensor.extract %arg0[%[[ROW]], %{{.*}}] : tensor<2x5xf32>
+// CHECK:   %[[SCAN:.*]]:2 = scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[V:.*]] = %[[FIRST]], %[[I:.*]] = %{{.*}}) -> (f32, i64)
+// CHECK:     %[[X:.*]] = tensor.extract %arg0[%[[ROW]], %[[P]]] : tensor<2x5xf32>
+// CHECK:     %[[B:.*]] = arith.cmpf olt, %[[X]], %[[V]] : f32
+// CHECK:     arith.select %[[B]], %[[X]], %[[V]] : f32
+// CHECK:     arith.select %[[B]], %{{.*}}, %[[I]] : i64
+// CHECK:   linalg.yield %[[SCAN]]#1 : i64
+// The last of equal ones along axis 0, unsigned: `uge`.
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]} outs(%{{.*}} : tensor<5xi64>)
+// CHECK:   tensor.extract %arg1[%{{.*}}, %{{.*}}] : tensor<2x5xui8>
+// CHECK:   arith.cmpi uge
+func.func @arg_extreme(%x: tensor<2x5xf32>, %y: tensor<2x5xui8>) -> (tensor<2xi64>, tensor<1x5xi64>) {
+  %0 = "sg.arg_extreme"(%x) {axis = 1 : i64, keepdims = 0 : i64, largest = 0 : i64, select_last_index = 0 : i64} : (tensor<2x5xf32>) -> tensor<2xi64>
+  %1 = "sg.arg_extreme"(%y) {axis = 0 : i64, keepdims = 1 : i64, largest = 1 : i64, select_last_index = 1 : i64} : (tensor<2x5xui8>) -> tensor<1x5xi64>
+  return %0, %1 : tensor<2xi64>, tensor<1x5xi64>
+}

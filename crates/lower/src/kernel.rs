@@ -457,6 +457,14 @@ impl Body {
         name
     }
 
+    /// Emits `<prefix>N:count = <rhs>` (an op with `count` results) and returns `<prefix>N`.
+    pub fn emit_n(&mut self, count: usize, rhs: impl fmt::Display) -> String {
+        let name = format!("{}{}", self.prefix, self.next);
+        self.next += 1;
+        let _ = writeln!(self.text, "{}{name}:{count} = {rhs}", self.indent);
+        name
+    }
+
     pub fn constant(&mut self, literal: &str, elem: &Elem) -> String {
         self.emit(constant_rhs(literal, elem))
     }
