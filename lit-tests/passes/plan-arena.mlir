@@ -180,3 +180,41 @@ func.func @forall_scratch(%x: memref<2x25xf32>, %y: memref<2x25xf32>, %z: memref
   }
   return
 }
+
+// -----
+
+// An elementwise generic whose other input is a broadcast (a bias) writes over the input it
+// reads through the identity where that input dies: one buffer.
+// CHECK-LABEL: func.func @bias_in_place
+// CHECK-SAME: strata.arena_bytes = 256 : i64
+func.func @bias_in_place(%x: memref<4x16xf32>, %bias: memref<16xf32>, %y: memref<4x16xf32>) {
+  %h = memref.alloc() : memref<4x16xf32>
+  linalg.exp ins(%x : memref<4x16xf32>) outs(%h : memref<4x16xf32>)
+  %o = memref.alloc() : memref<4x16xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%h, %bias : memref<4x16xf32>, memref<16xf32>) outs(%o : memref<4x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  memref.copy %o, %y : memref<4x16xf32> to memref<4x16xf32>
+  return
+}
+
+// -----
+
+// The same input read through the identity and as a broadcast of its first row: writing
+// over it would change the row the other elements still read, so two buffers.
+// CHECK-LABEL: func.func @broadcast_of_itself
+// CHECK-SAME: strata.arena_bytes = 512 : i64
+func.func @broadcast_of_itself(%x: memref<4x16xf32>, %y: memref<4x16xf32>) {
+  %h = memref.alloc() : memref<4x16xf32>
+  linalg.exp ins(%x : memref<4x16xf32>) outs(%h : memref<4x16xf32>)
+  %o = memref.alloc() : memref<4x16xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%h, %h : memref<4x16xf32>, memref<4x16xf32>) outs(%o : memref<4x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %s = arith.subf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  memref.copy %o, %y : memref<4x16xf32> to memref<4x16xf32>
+  return
+}

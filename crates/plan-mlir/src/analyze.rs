@@ -32,9 +32,11 @@
 //!   every SSA def-use and, per memory object (allocation or memref argument, through its
 //!   views), between its consecutive users in program order (every use counted as a write:
 //!   conservative), so sharing memory never orders ops the program leaves independent.
-//! - In-place candidates: an elementwise `linalg.generic` (all loops parallel, identity
-//!   maps) or named elementwise op whose input buffer dies at it may write into that input:
-//!   the output gets the input as in-place partner (same size required).
+//! - In-place candidates: an elementwise `linalg.generic` (all loops parallel, the output
+//!   indexed by the identity) or named elementwise op whose input buffer, read through the
+//!   identity, dies at it may write into that input: the output gets the input as in-place
+//!   partner (same size required). Other inputs may be broadcasts (a bias, a scalar), but no
+//!   input reads the partner's buffer through another map.
 
 use melior::ir::attribute::AttributeLike;
 use melior::ir::operation::{OperationLike, OperationRef};
@@ -165,7 +167,7 @@ struct Walk {
     escapes: Vec<bool>,
     deallocs: Vec<(usize, Op)>,
     /// (entry-block index, op) of elementwise ops, for in-place detection.
-    elementwise: Vec<(u64, Op)>,
+    elementwise: Vec<(u64, Op, Vec<bool>)>,
     /// Memory object of each memref value (allocations, arguments and their views).
     memory: BTreeMap<usize, usize>,
     memories: usize,
@@ -180,7 +182,7 @@ struct Walk {
     edges: Vec<(usize, usize)>,
     /// Whether a `linalg.generic` with these (uniqued) `iterator_types` and `indexing_maps` is
     /// elementwise: reading them prints them, and a model's generics share a few pairs.
-    generic_kinds: BTreeMap<(usize, usize), bool>,
+    generic_kinds: BTreeMap<(usize, usize), Option<Vec<bool>>>,
 }
 
 fn key(value: Val) -> usize {
@@ -311,8 +313,10 @@ fn visit(op: OperationRef<'_, '_>, walk: &mut Walk, top: u64, nested: bool, uses
                 uses.push((buffer, top));
             }
         }
-        if !nested && is_elementwise(op, &op_name, &mut walk.generic_kinds) {
-            walk.elementwise.push((top, Op::of(&op)));
+        if !nested {
+            if let Some(identity) = elementwise_maps(op, &op_name, &mut walk.generic_kinds) {
+                walk.elementwise.push((top, Op::of(&op), identity));
+            }
         }
     }
     for region in op.regions() {
@@ -367,32 +371,47 @@ fn branch_allocations(branching: OperationRef<'_, '_>) -> Vec<Op> {
         .collect()
 }
 
-fn is_elementwise(op: OperationRef<'_, '_>, op_name: &str, memo: &mut BTreeMap<(usize, usize), bool>) -> bool {
+/// For an elementwise op (a named one, or a `linalg.generic` with only parallel loops whose
+/// output is indexed by the identity map), whether each operand (the output last) is read
+/// through the identity map; `None` for any other op. An input read through the identity may
+/// be written over; the others (broadcasts of a bias, a scalar) are only read.
+fn elementwise_maps(
+    op: OperationRef<'_, '_>,
+    op_name: &str,
+    memo: &mut BTreeMap<(usize, usize), Option<Vec<bool>>>,
+) -> Option<Vec<bool>> {
     if ELEMENTWISE.contains(&op_name) {
-        return true;
+        return Some(vec![true; op.operand_count()]);
     }
     if op_name != "linalg.generic" {
-        return false;
+        return None;
     }
     let (Ok(iterators), Ok(maps)) = (op.attribute("iterator_types"), op.attribute("indexing_maps")) else {
-        return false;
+        return None;
     };
     // Attributes are uniqued and live as long as the context: their addresses name them.
-    *memo
-        .entry((iterators.to_raw().ptr as usize, maps.to_raw().ptr as usize))
-        .or_insert_with(|| generic_is_elementwise(iterators, maps))
+    memo.entry((iterators.to_raw().ptr as usize, maps.to_raw().ptr as usize))
+        .or_insert_with(|| generic_maps(iterators, maps))
+        .clone()
 }
 
-/// Whether a `linalg.generic` with these `iterator_types` and `indexing_maps` has only
-/// parallel loops and identity indexing maps.
-fn generic_is_elementwise(iterators: melior::ir::Attribute<'_>, maps: melior::ir::Attribute<'_>) -> bool {
-    let parallel = !iterators.to_string().contains("reduction");
-    let identity = maps.to_string().split("affine_map<").skip(1).all(|m| {
-        let (dims, results) = m.split_once(" -> ").unwrap_or(("", ""));
-        dims.trim_start_matches('(').trim_end_matches(')')
-            == results.trim_start_matches('(').split(')').next().unwrap_or("")
-    });
-    parallel && identity
+/// For a `linalg.generic` with these `iterator_types` and `indexing_maps`: with only parallel
+/// loops and an identity output map, which maps are the identity.
+fn generic_maps(iterators: melior::ir::Attribute<'_>, maps: melior::ir::Attribute<'_>) -> Option<Vec<bool>> {
+    if iterators.to_string().contains("reduction") {
+        return None;
+    }
+    let identity: Vec<bool> = maps
+        .to_string()
+        .split("affine_map<")
+        .skip(1)
+        .map(|m| {
+            let (dims, results) = m.split_once(" -> ").unwrap_or(("", ""));
+            dims.trim_start_matches('(').trim_end_matches(')')
+                == results.trim_start_matches('(').split(')').next().unwrap_or("")
+        })
+        .collect();
+    identity.last().copied().unwrap_or(false).then_some(identity)
 }
 
 /// The allocations inside `forall` (an entry-block `scf.forall`) that can be planned: with
@@ -729,16 +748,24 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
         buffer.upper = walk.last_use[index] + 1;
     }
     // In-place partners: output buffer produced at an elementwise op where an input dies.
-    for &(number, raw) in &walk.elementwise {
-        let op = raw.get();
+    for (number, raw, identity) in &walk.elementwise {
+        let (number, op) = (*number, raw.get());
         let operands: Vec<Val> = op.operands().map(Val::of).collect();
         let Some(&last) = operands.last() else { continue };
         let (Some(output), inputs) = (walk.buffer(last), &operands[..operands.len() - 1]) else { continue };
         if buffers[output].inplace.is_some() {
             continue;
         }
-        for &input in inputs {
-            let Some(input) = walk.buffer(input) else { continue };
+        // Buffers an input reads through another map (a broadcast): never written over, as
+        // the write would change elements it still reads.
+        let broadcast: Vec<usize> = inputs
+            .iter()
+            .zip(identity)
+            .filter(|&(_, &same)| !same)
+            .filter_map(|(&value, _)| walk.buffer(value))
+            .collect();
+        for (&input, &same) in inputs.iter().zip(identity) {
+            let Some(input) = walk.buffer(input).filter(|b| same && !broadcast.contains(b)) else { continue };
             let dies_here = buffers[input].upper == number + 1;
             let starts_here = buffers[output].lower == number;
             if input != output
