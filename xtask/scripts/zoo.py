@@ -196,6 +196,11 @@ their exporters emit them; each draws from its own generator, so the three above
   vectors): `is_positive` [64] and `binary_scores` [64, 2]; an RBF `SVR` (`SVMRegressor`, 60
   support vectors): `prediction` [64, 1]; a sigmoid-kernel one-class SVM (`one_class`):
   `inlier` [64, 1]. Support vectors are rows like the input's, scaled.
+- tabular_knn.onnx: a k-nearest-neighbours classifier as skl2onnx writes scikit-learn's
+  `KNeighborsClassifier` (64 rows x 12 features, 400 training rows, k = 5, 3 classes): a `Scan`
+  over the training rows (`Sub`, `ReduceSumSquare` per row: the squared distances), `Transpose`,
+  `Sqrt`, `TopK` (the 5 smallest), `ArrayFeatureExtractor` of their labels, a vote per class
+  (`Equal`, `Cast`, `ReduceSum`), `ArgMax`: `label` [64] and `probabilities` [64, 3] (votes / k).
 - tabular_anomaly.onnx: an isolation forest as skl2onnx writes scikit-learn's
   `IsolationForest` (ai.onnx.ml opset 3; 64 rows x 20 features, every 7th value missing):
   per tree (24, depth up to 8, 256 samples) a `TreeEnsembleRegressor` giving the leaf's index,
@@ -1647,6 +1652,55 @@ def tabular_svm(path, rows=64, features=20):
            opset=15, ml_opset=1)
 
 
+def tabular_knn(path, rows=64, features=12, train=400, k=5, classes=3):
+    """A k-nearest-neighbours classifier on tabular data: see the module documentation."""
+    g = Graph(np.random.default_rng(20261205))
+    rng = g.rng
+    # Training rows around one centre per class, so the votes are mostly unanimous.
+    centres = rng.standard_normal((classes, features)).astype(np.float32) * np.float32(1.5)
+    labels = rng.integers(0, classes, train)
+    points = (centres[labels] + rng.standard_normal((train, features)).astype(np.float32)).astype(np.float32)
+    body_nodes = [helper.make_node("Identity", ["next_in"], ["next_out"], name="cdistd_17_Identity"),
+                  helper.make_node("Sub", ["next_in", "next"], ["diff"], name="cdistdf_17_C0_Sub"),
+                  helper.make_node("ReduceSumSquare", ["diff"], ["scan_out"], name="cdistdf_17_C0_ReduceSumSquare",
+                                   axes=[1], keepdims=0),
+                  helper.make_node("Identity", ["scan_out"], ["scan_out_id"], name="cdistdf_17_C0_Identity")]
+    body = helper.make_graph(
+        body_nodes, "OnnxIdentity",
+        [helper.make_tensor_value_info("next_in", TensorProto.FLOAT, [None, features]),
+         helper.make_tensor_value_info("next", TensorProto.FLOAT, [features])],
+        [helper.make_tensor_value_info("next_out", TensorProto.FLOAT, [None, features]),
+         helper.make_tensor_value_info("scan_out_id", TensorProto.FLOAT, [None])])
+    training = g.const(points, "training")
+    state, distances = g.ops("Scan", ["features", training], 2, "scan", body=body, num_scan_inputs=1)
+    distances = g.op("Transpose", [distances], "transpose", perm=[1, 0])
+    distances = g.op("Sqrt", [distances], "sqrt")
+    nearest, = [g.ops("TopK", [distances, g.const(np.array([k], np.int64), "k")], 2, "topk", largest=0, sorted=1)[1]]
+    flat = g.op("Flatten", [nearest], "flatten", axis=0)
+    neighbour = g.name("neighbour_labels")
+    g.nodes.append(helper.make_node("ArrayFeatureExtractor", [g.const(labels.astype(np.int64), "train_labels"), flat],
+                                    [neighbour], name=neighbour, domain="ai.onnx.ml"))
+    neighbour = g.op("Reshape", [neighbour, g.const(np.array([-1, k], np.int64), "shape")], "reshape")
+    votes = []
+    for c in range(classes):
+        hit = g.op("Equal", [neighbour, g.const(np.array(c, np.int64), "class")], "equal")
+        hit = g.op("Cast", [hit], "cast", to=TensorProto.FLOAT)
+        votes.append(g.op("ReduceSum", [hit, g.const(np.array([1], np.int64), "axis")], "votes", keepdims=1))
+    votes = g.op("Concat", votes, "concat", axis=1)
+    best = g.op("ArgMax", [votes], "argmax", axis=1, keepdims=0)
+    label = g.name("label")
+    g.nodes.append(helper.make_node("ArrayFeatureExtractor", [g.const(np.arange(classes, dtype=np.int64), "classes"), best],
+                                    [label], name=label, domain="ai.onnx.ml"))
+    probabilities = g.op("Div", [votes, g.const(np.array(k, np.float32), "k_float")], "div")
+    label = g.op("Reshape", [label, g.const(np.array([-1], np.int64), "flat")], "label_flat")
+    names = [g.rename(label, "label"), g.rename(probabilities, "probabilities")]
+    g.save([helper.make_tensor_value_info("features", TensorProto.FLOAT, [rows, features])],
+           [helper.make_tensor_value_info(names[0], TensorProto.INT64, [rows]),
+            helper.make_tensor_value_info(names[1], TensorProto.FLOAT, [rows, classes])], path, "tabular_knn",
+           opset=15, ml_opset=1)
+    del state
+
+
 def streaming_vad(path, hidden=128):
     """A streaming voice-activity detector: see the module documentation."""
     g = Graph(np.random.default_rng(20251))
@@ -1799,6 +1853,7 @@ def write_inputs(out):
                           ("tabular_linear", {"features": pattern(64 * 20).reshape(64, 20) * np.float32(2.0)}),
                           ("tabular_svm", {"features": pattern(64 * 20).reshape(64, 20) * np.float32(2.0)}),
                           ("tabular_anomaly", {"features": tabular_rows()}),
+                          ("tabular_knn", {"features": pattern(64 * 12).reshape(64, 12) * np.float32(2.0)}),
                           ("streaming_vad", {"input": pattern(576).reshape(1, 576) * np.float32(0.1),
                                              "state": pattern(256).reshape(2, 1, 128) * np.float32(0.5),
                                              "sr": np.array(16000, np.int64)})):
@@ -1854,6 +1909,7 @@ if __name__ == "__main__":
     tabular_linear(os.path.join(out, "tabular_linear.onnx"))
     tabular_svm(os.path.join(out, "tabular_svm.onnx"))
     tabular_anomaly(os.path.join(out, "tabular_anomaly.onnx"))
+    tabular_knn(os.path.join(out, "tabular_knn.onnx"))
     streaming_vad(os.path.join(out, "streaming_vad.onnx"))
     resnet50(os.path.join(out, "resnet50.onnx"))
     write_inputs(out)

@@ -569,6 +569,7 @@ const ZOO_MODELS: &[&str] = &[
     "tabular_linear",
     "tabular_svm",
     "tabular_anomaly",
+    "tabular_knn",
     "streaming_vad",
 ];
 

@@ -335,23 +335,40 @@ impl Importer<'_> {
             e.scalar(self, dtype, if largest { lo } else { hi })?
         };
         let mut taken = none;
-        let (mut values, mut indices) = (Vec::new(), Vec::new());
+        let (mut values, mut indices): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
         let pick = if largest { "ArgMax" } else { "ArgMin" };
         let along = || vec![attr_i("axis", axis as i64), attr_i("keepdims", 1)];
-        for _ in 0..k {
-            let open = e.op(self, "Where", &[&taken, &fill, x], vec![])?;
+        // The values not taken yet, the taken ones replaced by the fill: X itself at first,
+        // then the previous round's with its pick masked (a write in place where that dies),
+        // so one such buffer is live at a time and X is not kept to the end.
+        let mut open = x.to_owned();
+        // The previous round's pick, as a mask.
+        let mut hit: Option<String> = None;
+        for round in 0..k {
+            if let Some(hit) = &hit {
+                open = e.op(self, "Where", &[hit, &fill, &open], vec![])?;
+            }
             let best = e.op(self, pick, &[&open], along())?;
             // Every value left equal to the fill (the type's extreme, which the data may hold
             // too): the first of them may be a position already taken; the lowest one not
-            // taken is then the answer.
-            let stale = e.op(self, "GatherElements", &[&taken, &best], vec![attr_i("axis", axis as i64)])?;
-            let free = e.op(self, "Not", &[&taken], vec![])?;
-            let free = e.op(self, "Cast", &[&free], vec![attr_i("to", DataType::Int32 as i64)])?;
-            let first_free = e.op(self, "ArgMax", &[&free], along())?;
-            let at = e.op(self, "Where", &[&stale, &first_free, &best], vec![])?;
-            let value = e.op(self, "GatherElements", &[x, &at], vec![attr_i("axis", axis as i64)])?;
-            let hit = e.op(self, "Equal", &[&at, &positions], vec![])?;
-            taken = e.op(self, "Or", &[&taken, &hit], vec![])?;
+            // taken is then the answer. In the first round nothing is taken.
+            let at = if round == 0 {
+                best
+            } else {
+                let stale = e.op(self, "GatherElements", &[&taken, &best], vec![attr_i("axis", axis as i64)])?;
+                let free = e.op(self, "Not", &[&taken], vec![])?;
+                // As bytes (ArgMax takes no booleans): a quarter of an i32 copy's buffer.
+                let free = e.op(self, "Cast", &[&free], vec![attr_i("to", DataType::Uint8 as i64)])?;
+                let first_free = e.op(self, "ArgMax", &[&free], along())?;
+                e.op(self, "Where", &[&stale, &first_free, &best], vec![])?
+            };
+            // Not taken, so not masked: X's value.
+            let value = e.op(self, "GatherElements", &[&open, &at], vec![attr_i("axis", axis as i64)])?;
+            if round + 1 < k {
+                let picked = e.op(self, "Equal", &[&at, &positions], vec![])?;
+                taken = e.op(self, "Or", &[&taken, &picked], vec![])?;
+                hit = Some(picked);
+            }
             values.push(value);
             indices.push(at);
         }
