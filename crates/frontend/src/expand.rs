@@ -5,7 +5,9 @@
 
 use crate::fold::Folded;
 use crate::import::{attribute, int, node_name, required, Importer};
-use crate::onnx::{attribute_proto::AttributeType, tensor_proto::DataType, AttributeProto, NodeProto};
+use crate::onnx::{
+    attribute_proto::AttributeType, tensor_proto::DataType, AttributeProto, GraphProto, NodeProto, ValueInfoProto,
+};
 use melior::ir::Block;
 use strata_ir::Error;
 
@@ -42,6 +44,30 @@ pub(crate) fn attr_s(name: &str, value: &str) -> AttributeProto {
         name: Some(name.into()),
         r#type: Some(AttributeType::String as i32),
         s: Some(value.as_bytes().to_vec()),
+        ..Default::default()
+    }
+}
+
+/// A graph attribute `name` holding `nodes` with these inputs and outputs (names only: a
+/// `Scan` body the importer types from the values it is given).
+pub(crate) fn attr_graph(
+    name: &str,
+    graph: String,
+    nodes: Vec<NodeProto>,
+    inputs: &[&String],
+    outputs: &[&String],
+) -> AttributeProto {
+    let value_info = |name: &&String| ValueInfoProto { name: Some((*name).clone()), ..Default::default() };
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Graph as i32),
+        g: Some(GraphProto {
+            name: Some(graph),
+            node: nodes,
+            input: inputs.iter().map(value_info).collect(),
+            output: outputs.iter().map(value_info).collect(),
+            ..Default::default()
+        }),
         ..Default::default()
     }
 }

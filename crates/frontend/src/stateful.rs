@@ -14,12 +14,11 @@
 //!   the key-value outer product and reads it with the query (heads shared by groups of query
 //!   heads through a broadcast), as ONNX's function body does.
 
-use crate::expand::{attr_i, attr_ints, Expansion};
+use crate::expand::{attr_graph, attr_i, attr_ints, Expansion};
 use crate::fold::Folded;
 use crate::import::{attribute, int, node_name, operand, required, Importer};
-use crate::onnx::attribute_proto::AttributeType;
 use crate::onnx::tensor_proto::DataType;
-use crate::onnx::{AttributeProto, GraphProto, NodeProto, ValueInfoProto};
+use crate::onnx::{AttributeProto, NodeProto};
 use melior::ir::Block;
 use strata_ir::Error;
 
@@ -336,20 +335,9 @@ impl Importer<'_> {
         if dtype != DataType::Float {
             output_t = body.op("Cast", &[&output_t], "output", vec![attr_i("to", dtype as i64)]);
         }
-        let value_info = |name: &String| ValueInfoProto { name: Some(name.clone()), ..Default::default() };
-        let graph = GraphProto {
-            name: Some(body.name("graph")),
-            node: body.nodes,
-            input: inputs.iter().map(value_info).collect(),
-            output: [&state_out, &output_t].into_iter().map(value_info).collect(),
-            ..Default::default()
-        };
-        let body = AttributeProto {
-            name: Some("body".into()),
-            r#type: Some(AttributeType::Graph as i32),
-            g: Some(graph),
-            ..Default::default()
-        };
+        let graph_name = body.name("graph");
+        let inputs: Vec<&String> = inputs.iter().collect();
+        let body = attr_graph("body", graph_name, body.nodes, &inputs, &[&state_out, &output_t]);
         let count = scanned.len() as i64;
         let mut operands = vec![state0.as_str()];
         operands.extend(scanned.iter().map(String::as_str));

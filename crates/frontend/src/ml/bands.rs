@@ -10,9 +10,9 @@
 //! same operations on its rows as the whole batch would on them, so results do not change.
 
 use super::Scaled;
-use crate::expand::{attr_floats, attr_i, Expansion};
+use crate::expand::{attr_floats, attr_graph, attr_i, Expansion};
 use crate::import::{node_name, required, Importer};
-use crate::onnx::{attribute_proto::AttributeType, AttributeProto, GraphProto, NodeProto, ValueInfoProto};
+use crate::onnx::NodeProto;
 use melior::ir::Block;
 use strata_ir::Error;
 
@@ -103,20 +103,8 @@ impl Importer<'_> {
             .map(|k| outputs.iter().position(|&o| o == k).map_or_else(String::new, |p| band_outputs[p].clone()))
             .collect();
         nodes.push(inner);
-        let value_info = |name: &String| ValueInfoProto { name: Some(name.clone()), ..Default::default() };
-        let graph = GraphProto {
-            name: Some(format!("{prefix}/graph")),
-            node: nodes,
-            input: vec![value_info(&band_input)],
-            output: band_outputs.iter().map(value_info).collect(),
-            ..Default::default()
-        };
-        let body = AttributeProto {
-            name: Some("body".into()),
-            r#type: Some(AttributeType::Graph as i32),
-            g: Some(graph),
-            ..Default::default()
-        };
+        let outputs_of_body: Vec<&String> = band_outputs.iter().collect();
+        let body = attr_graph("body", format!("{prefix}/graph"), nodes, &[&band_input], &outputs_of_body);
         let results = e.op_n(self, "Scan", &[&stacked], vec![body, attr_i("num_scan_inputs", 1)], outputs.len())?;
         // The rows after the last whole band: the operator once more, on them alone.
         let tail_results = if tail > 0 {

@@ -57,42 +57,24 @@ fn float(k: u32) -> f32 {
 /// +inf (`!lower`): the run's last (first) float, `None` where it is empty.
 fn boundary(holds: &dyn Fn(f32) -> bool, lower: bool) -> Option<f32> {
     let (lo, hi) = (key(f32::NEG_INFINITY), key(f32::INFINITY));
-    if lower {
-        if !holds(float(lo)) {
-            return None;
-        }
-        // holds(lo) and, where the run stops before +inf, !holds(hi).
-        let (mut a, mut b) = (lo, hi);
-        if holds(float(b)) {
-            return Some(float(b));
-        }
-        while b - a > 1 {
-            let mid = a + (b - a) / 2;
-            if holds(float(mid)) {
-                a = mid;
-            } else {
-                b = mid;
-            }
-        }
-        Some(float(a))
-    } else {
-        if !holds(float(hi)) {
-            return None;
-        }
-        let (mut a, mut b) = (lo, hi);
-        if holds(float(a)) {
-            return Some(float(a));
-        }
-        while b - a > 1 {
-            let mid = a + (b - a) / 2;
-            if holds(float(mid)) {
-                b = mid;
-            } else {
-                a = mid;
-            }
-        }
-        Some(float(b))
+    let (inner, outer) = if lower { (lo, hi) } else { (hi, lo) };
+    if !holds(float(inner)) {
+        return None;
     }
+    if holds(float(outer)) {
+        return Some(float(outer));
+    }
+    // Below `a` the predicate equals its value at -inf, from `b` on its value at +inf.
+    let (mut a, mut b) = (lo, hi);
+    while b - a > 1 {
+        let mid = a + (b - a) / 2;
+        if holds(float(mid)) == lower {
+            a = mid;
+        } else {
+            b = mid;
+        }
+    }
+    Some(float(if lower { a } else { b }))
 }
 
 /// The comparison of `x` equivalent, for every f32 `x`, to `mode` between
