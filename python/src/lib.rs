@@ -386,6 +386,7 @@ fn compile(
             run_shapes: Default::default(),
             frozen_inputs,
             max_constant_bytes,
+            whole_rows: false,
         },
         name: name.clone(),
         strategy,

@@ -1350,6 +1350,10 @@ def ml_domain():
              f"label={refs[1]}", "--expect", f"scores={refs[2]}", "--rtol", "1e-4", "--atol", "1e-5")], "ok",
         ["expect 'r': 0 of 67", "expect 'label': 0 of 67", "expect 'scores': 0 of 201"])
     add(family, "svm-row-bands-loop", [f"{{strata}} compile {path} --emit sg | grep -c 'scf.for'"], "ok", ["2"])
+    # The GPU path keeps the rows whole (a loop would run its kernels from one thread).
+    add(family, "svm-row-bands-gpu-whole",
+        [f"{{strata}} compile {path} --target=nvptx --emit sg -o {cd}/gpu.mlir && (grep -c 'scf.for' {cd}/gpu.mlir "
+         "|| true)"], "ok", ["0"])
 
     # Support vector machines: the liblinear-mode regressor (no support vectors; ONNX Runtime
     # refuses it) against ONNX's reference, and attributes that do not fit.

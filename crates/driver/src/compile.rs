@@ -467,7 +467,9 @@ pub fn compile<'c>(
     progress("import");
     // The constants this compile makes from here on are its own to release (see below).
     let first_constant = strata_ir::resource::serial();
-    let imported = import_owned(strata, bytes, &options.import)?;
+    // The GPU path keeps an ml operator's rows whole: its loops run from one thread.
+    let import_options = ImportOptions { whole_rows: options.target == Target::Nvptx, ..options.import.clone() };
+    let imported = import_owned(strata, bytes, &import_options)?;
     timings.push(("import", start.elapsed()));
     let signature = signature(&imported.interface)?;
     let node_ops = imported.node_ops;

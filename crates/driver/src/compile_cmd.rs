@@ -90,6 +90,7 @@ impl ModelSettings {
                 frozen_inputs: crate::import_cmd::read_frozen_inputs(&self.frozen_inputs)?,
                 run_shapes: Default::default(),
                 max_constant_bytes: self.max_constant_bytes,
+                whole_rows: false,
             },
             name,
             strategy: strategy.to_owned(),

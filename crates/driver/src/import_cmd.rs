@@ -91,6 +91,7 @@ pub fn run(args: &ImportArgs) -> Result<(), CommandError> {
         frozen_inputs,
         run_shapes: Default::default(),
         max_constant_bytes: args.max_constant_bytes,
+        whole_rows: false,
     };
     let module = import(&strata, &bytes, &options).map_err(|e| format!("error: {e}"))?.module;
     let flags = OperationPrintingFlags::new().enable_debug_info(args.print_debuginfo, false);

@@ -39,6 +39,10 @@ pub struct ImportOptions {
     /// decompositions' tables, constant masks), in bytes; `None` is
     /// [`DEFAULT_MAX_CONSTANT_BYTES`]. The model's own initializers are bounded by its files.
     pub max_constant_bytes: Option<u64>,
+    /// Import every ml operator over all rows at once, none in row bands (`crate::ml`'s
+    /// bands: a loop over bands of rows). The GPU path sets it: a loop of its own runs its
+    /// kernels from one thread, where all rows at once is one launch per kernel.
+    pub whole_rows: bool,
 }
 
 /// The default budget for constants computed at import: 1 GiB. A small model cannot make
@@ -93,6 +97,8 @@ pub(crate) struct Importer<'c> {
     pub(crate) quantized: BTreeMap<String, crate::quant::Quantized>,
     /// The `Scaler`s over f32 rows imported so far, by output (`crate::ml::unscale`).
     pub(crate) scalers: BTreeMap<String, crate::ml::Scaled>,
+    /// [`ImportOptions::whole_rows`].
+    pub(crate) whole_rows: bool,
 }
 
 /// One input or output of the imported model, in `@main`'s order.
@@ -194,6 +200,7 @@ fn import_model<'c>(
         taken_branches: BTreeMap::new(),
         quantized: BTreeMap::new(),
         scalers: BTreeMap::new(),
+        whole_rows: options.whole_rows,
     };
     let context = strata.mlir();
     for tensor in initializers {

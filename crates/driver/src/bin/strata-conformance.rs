@@ -335,6 +335,7 @@ fn options(case: &Path, name: &str, graph: &GraphProto, target: Target, variant:
             input_shapes: data_shapes(case, graph),
             run_shapes: Default::default(),
             max_constant_bytes: None,
+            whole_rows: false,
         },
         name: "case".into(),
         strategy: "exact".into(),

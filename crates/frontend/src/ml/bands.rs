@@ -56,7 +56,8 @@ impl Importer<'_> {
     /// Imports `node` (its first input X `[rows, features]`, its rows independent, each of its
     /// outputs one row per row of X) in bands of rows where its widest intermediate,
     /// `[rows, width]` f32, is over [`BAND_BYTES`] (see the module's notes); `Ok(false)`, nothing
-    /// imported, where one band would hold every row.
+    /// imported, where one band would hold every row or the import keeps rows whole
+    /// ([`crate::ImportOptions::whole_rows`]).
     pub(super) fn in_row_bands(
         &mut self,
         block: &Block,
@@ -67,7 +68,7 @@ impl Importer<'_> {
         let x = required(node, 0)?;
         let (shape, _) = self.shape_of(x)?;
         let [rows, features] = shape[..] else { return Ok(false) };
-        let Some(band) = band_rows(rows, width) else { return Ok(false) };
+        let Some(band) = band_rows(rows, width).filter(|_| !self.whole_rows) else { return Ok(false) };
         let (bands, tail) = (rows / band, rows % band);
         // Each band scales its own rows where X is a Scaler's.
         let scaled = self.scalers.get(x).cloned();
