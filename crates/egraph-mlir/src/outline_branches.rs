@@ -46,7 +46,14 @@ impl Pass for OutlineBranches {
         while let Some(function) = worklist.pop() {
             let Some(entry) = function.body(0) else { continue };
             let name = function.symbol_name().unwrap_or_default();
-            let regions = |op: &Op| (op.is("scf.if") && op.result_count() > 0) || op.is("scf.for");
+            // A loop body that writes a carried value back into its block argument (a Scan's
+            // or Loop's state, `materialize_in_destination`) stays: optimised alone, the e-graph
+            // does not see that write, and wrote the state's next value into a new buffer
+            // copied into the argument instead of computing it there (lit `driver/loop.mlir`).
+            let carries_state =
+                |op: &Op| !op.collect(|inner| inner.is("bufferization.materialize_in_destination")).is_empty();
+            let regions =
+                |op: &Op| (op.is("scf.if") && op.result_count() > 0) || (op.is("scf.for") && !carries_state(op));
             for branching in entry.ops().into_iter().filter(regions) {
                 for region in 0..branching.region_count() {
                     let Some(block) = branching.body(region) else { continue };
