@@ -436,8 +436,12 @@ func.func @bitcast(%x: tensor<4xf32>, %u: tensor<4xui16>) -> (tensor<4xi32>, ten
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]} outs(%{{.*}} : tensor<5xi64>)
 // CHECK:   tensor.extract %arg1[%{{.*}}, %{{.*}}] : tensor<2x5xui8>
 // CHECK:   arith.cmpi uge
-func.func @arg_extreme(%x: tensor<2x5xf32>, %y: tensor<2x5xui8>) -> (tensor<2xi64>, tensor<1x5xi64>) {
+// Booleans (TopK's first free position): true above false.
+// CHECK: tensor.extract %arg2[%{{.*}}, %{{.*}}] : tensor<2x5xi1>
+// CHECK: arith.cmpi ugt
+func.func @arg_extreme(%x: tensor<2x5xf32>, %y: tensor<2x5xui8>, %z: tensor<2x5xi1>) -> (tensor<2xi64>, tensor<1x5xi64>, tensor<2xi64>) {
   %0 = "sg.arg_extreme"(%x) {axis = 1 : i64, keepdims = 0 : i64, largest = 0 : i64, select_last_index = 0 : i64} : (tensor<2x5xf32>) -> tensor<2xi64>
   %1 = "sg.arg_extreme"(%y) {axis = 0 : i64, keepdims = 1 : i64, largest = 1 : i64, select_last_index = 1 : i64} : (tensor<2x5xui8>) -> tensor<1x5xi64>
-  return %0, %1 : tensor<2xi64>, tensor<1x5xi64>
+  %2 = "sg.arg_extreme"(%z) {axis = 1 : i64, keepdims = 0 : i64, largest = 1 : i64, select_last_index = 0 : i64} : (tensor<2x5xi1>) -> tensor<2xi64>
+  return %0, %1, %2 : tensor<2xi64>, tensor<1x5xi64>, tensor<2xi64>
 }

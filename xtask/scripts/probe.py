@@ -1060,6 +1060,22 @@ def ml_domain():
         [run(path, {"x": npy(os.path.join(cd, "x.npy"), np.array([[-1.0], [1.0]], np.float32))},
              "--expect", f"p={probabilities}", "--expect", f"label={labels}")], "ok",
         ["expect 'p': 0 of 4", "expect 'label': 0 of 2"])
+    # TopK where the data holds the fill value (+inf for the smallest, -inf for the largest):
+    # a pick that lands on a position already taken goes to the lowest free one (ONNX
+    # Runtime's indices; the free positions found by ArgMax over booleans).
+    inf = np.float32(np.inf)
+    for largest, want in ((0, [[1, 4, 0, 2], [0, 1, 2, 3], [2, 4, 0, 1]]), (1, [[4, 1, 0, 2], [0, 1, 2, 3], [0, 4, 2, 1]])):
+        name = f"topk-extremes-{'largest' if largest else 'smallest'}"
+        cd = case_dir(family, name)
+        path = os.path.join(cd, "model.onnx")
+        save_model(path, [helper.make_node("TopK", ["x", "k"], ["v", "i"], largest=largest)], [vi("x", FLOAT, [3, 5])],
+                   [vi("v", FLOAT, [3, 4]), vi("i", INT64, [3, 4])],
+                   [numpy_helper.from_array(np.array([4], np.int64), "k")])
+        fill = inf if largest == 0 else -inf
+        x = np.array([[fill, 1, fill, fill, 2], [fill] * 5, [3, fill, -1, fill, 0]], np.float32)
+        indices = npy(os.path.join(cd, "i.npy"), np.array(want, np.int64))
+        add(family, name, [run(path, {"x": npy(os.path.join(cd, "x.npy"), x)}, "--expect", f"i={indices}")], "ok",
+            ["expect 'i': 0 of 12"])
     # A Scaler read by a forest is folded into the splits: rows on and next to every split,
     # scales of either sign, each comparison mode, NaN tracking the true branch. Tree k adds
     # 2^k where its branch holds, so the sum names the branches taken, exactly.

@@ -356,9 +356,9 @@ impl Importer<'_> {
                 best
             } else {
                 let stale = e.op(self, "GatherElements", &[&taken, &best], vec![attr_i("axis", axis as i64)])?;
+                // The first free position: ArgMax of the booleans (the importer's ArgMax takes
+                // them, where ONNX's does not; no integer copy of the mask).
                 let free = e.op(self, "Not", &[&taken], vec![])?;
-                // As bytes (ArgMax takes no booleans): a quarter of an i32 copy's buffer.
-                let free = e.op(self, "Cast", &[&free], vec![attr_i("to", DataType::Uint8 as i64)])?;
                 let first_free = e.op(self, "ArgMax", &[&free], along())?;
                 e.op(self, "Where", &[&stale, &first_free, &best], vec![])?
             };

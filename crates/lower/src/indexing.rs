@@ -188,7 +188,8 @@ pub fn scatter_nd(k: &mut Kernel, reduction: i64) -> Result<String, Error> {
 pub fn arg_extreme(k: &mut Kernel, axis: usize, largest: bool, last: bool, out: &TensorTy) -> Result<String, Error> {
     let ty = k.arg_type(0).clone();
     let elem = ty.elem.clone();
-    if !(elem.is_float() || elem.is_int()) {
+    // Booleans too (the first true or false), as TopK's expansion asks of its free positions.
+    if !(elem.is_float() || elem.is_int() || (elem.is_bool() && ty.shape[axis] > 0)) {
         return Err(elem.unsupported("argmax/argmin"));
     }
     let input = k.arg(0);
@@ -239,7 +240,7 @@ fn extreme_predicate(elem: &Elem, largest: bool, last: bool) -> String {
     let strict = if last { "e" } else { "t" };
     let (kind, sign) = if elem.is_float() {
         ("cmpf", "o")
-    } else if elem.unsigned {
+    } else if elem.unsigned || elem.is_bool() {
         ("cmpi", "u")
     } else {
         ("cmpi", "s")
