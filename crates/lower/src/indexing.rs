@@ -776,10 +776,9 @@ fn tree_walk_rows(k: &mut Kernel, (depth, modes): (i64, i64), a: Aggregate, out:
     };
     let init = k.empty(out);
     let (body, tile, tile_ty) = block("m", "%wr_first", lanes);
-    let c_full = full;
     let text = if parallel {
         format!(
-            "    %wr = scf.forall (%wr_b) in ({c_full}) shared_outs(%wr_acc = {init}) -> ({out}) {{\n      \
+            "    %wr = scf.forall (%wr_b) in ({full}) shared_outs(%wr_acc = {init}) -> ({out}) {{\n      \
              %wr_first = arith.muli %wr_b, {c_lanes} : index\n{body}      scf.forall.in_parallel {{\n        \
              tensor.parallel_insert_slice {tile} into %wr_acc[%wr_first, 0] [{lanes}, {width}] [1, 1] : {tile_ty} into \
              {out}\n      }}\n    }}\n"

@@ -451,17 +451,19 @@ impl Body {
 
     /// Emits `<prefix>N = <rhs>` and returns the value's name.
     pub fn emit(&mut self, rhs: impl fmt::Display) -> String {
-        let name = format!("{}{}", self.prefix, self.next);
-        self.next += 1;
-        let _ = writeln!(self.text, "{}{name} = {rhs}", self.indent);
-        name
+        self.emit_results("", rhs)
     }
 
     /// Emits `<prefix>N:count = <rhs>` (an op with `count` results) and returns `<prefix>N`.
     pub fn emit_n(&mut self, count: usize, rhs: impl fmt::Display) -> String {
+        self.emit_results(&format!(":{count}"), rhs)
+    }
+
+    /// Emits `<prefix>N<results> = <rhs>`; `<prefix>N`.
+    fn emit_results(&mut self, results: &str, rhs: impl fmt::Display) -> String {
         let name = format!("{}{}", self.prefix, self.next);
         self.next += 1;
-        let _ = writeln!(self.text, "{}{name}:{count} = {rhs}", self.indent);
+        let _ = writeln!(self.text, "{}{name}{results} = {rhs}", self.indent);
         name
     }
 

@@ -37,11 +37,11 @@ impl Importer<'_> {
         if dtype != DataType::Float {
             y = e.op(self, "Cast", &[&y], vec![attr_i("to", DataType::Float as i64)])?;
         }
-        let mut attributes = Vec::new();
-        for (name, op) in [("offset", "Sub"), ("scale", "Mul")] {
-            let values = float_list(self, node, &[name])?.unwrap_or_default();
-            let values: Vec<f32> = values.iter().map(|&v| v as f32).collect();
-            attributes.push(values.clone());
+        let floats = |name: &str| -> Result<Vec<f32>, Error> {
+            Ok(float_list(self, node, &[name])?.unwrap_or_default().iter().map(|&v| v as f32).collect())
+        };
+        let (offset, scale) = (floats("offset")?, floats("scale")?);
+        for (name, op, values) in [("offset", "Sub", &offset), ("scale", "Mul", &scale)] {
             let shape = match values.len() {
                 0 => continue,
                 1 => vec![],
@@ -52,12 +52,11 @@ impl Importer<'_> {
                     )
                 }
             };
-            let c = e.constant(self, Folded::from_f32(shape, &values))?;
+            let c = e.constant(self, Folded::from_f32(shape, values))?;
             y = e.op(self, op, &[&y, &c], vec![])?;
         }
         // A tree ensemble reading the scaled rows may compare the input instead (`unscale`).
         if dtype == DataType::Float {
-            let (offset, scale) = (attributes.remove(0), attributes.pop().unwrap_or_default());
             self.scalers.insert(node.output[0].clone(), super::Scaled { input: x.to_owned(), offset, scale });
         }
         self.alias(&y, node.output[0].clone())

@@ -585,7 +585,8 @@ impl Importer<'_> {
         // not added). Where a row may reach none, the table has a second column per target
         // flagging the leaves that name it, aggregated as the values are: 1 (-1 for MIN) where
         // named, 0 elsewhere, so the aggregate is not 0 exactly where some reached leaf names it.
-        let unnamed = !classifier && !forest.always_voted().iter().all(|&v| v);
+        let every_voted = forest.always_voted().iter().all(|&v| v);
+        let unnamed = !classifier && !every_voted;
         let columns = if unnamed { 2 * targets } else { targets };
         let named = if forest.aggregate == Aggregate::Min { -1.0 } else { 1.0 };
         let mut table: Vec<f64> =
@@ -607,7 +608,7 @@ impl Importer<'_> {
         // A multi-class classifier whose rows do not vote for every class reads the leaves
         // reached; otherwise the walk kernel sums (or takes the least or greatest of) the
         // leaves' values itself, with no [N, trees] buffer of the nodes reached.
-        let reads_leaves = classifier && !binary && !forest.always_voted().iter().all(|&v| v);
+        let reads_leaves = classifier && !binary && !every_voted;
         let (mut y, at) = if walking.in_kernel() && !reads_leaves {
             let code = match forest.aggregate {
                 Aggregate::Sum | Aggregate::Average => 0,

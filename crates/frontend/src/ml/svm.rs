@@ -191,19 +191,15 @@ impl Importer<'_> {
             let what = if vectors == 0 { "X's features (no support vectors)" } else { "support vectors" };
             return Err(format!("coefficients has {} values for the {count} {what}", coefficients.len()).into());
         }
-        if vectors > 0 {
-            self.support_vectors(node, vectors, features)?;
-            if self.in_row_bands(block, node, index, vectors as i64)? {
-                return Ok(());
-            }
+        let sv = if vectors > 0 { Some(self.support_vectors(node, vectors, features)?) } else { None };
+        if sv.is_some() && self.in_row_bands(block, node, index, vectors as i64)? {
+            return Ok(());
         }
         let mut e = Expansion::new(block, node, index);
-        let (xs, _, features) = self.rows_as(&mut e, required(node, 0)?, DataType::Float)?;
-        let lhs = if vectors == 0 {
-            xs.clone()
-        } else {
-            let sv = self.support_vectors(node, vectors, features)?;
-            self.svm_kernel(&mut e, &xs, &sv, (vectors, features as usize), kernel)?
+        let (xs, _, _) = self.rows_as(&mut e, required(node, 0)?, DataType::Float)?;
+        let lhs = match sv {
+            None => xs.clone(),
+            Some(sv) => self.svm_kernel(&mut e, &xs, &sv, (vectors, features as usize), kernel)?,
         };
         let w: Vec<f32> = coefficients.iter().map(|&c| c as f32).collect();
         let w = matrix(&mut e, self, count, 1, &w)?;
