@@ -285,6 +285,40 @@ pub fn f32_le_bytes(attr: Attribute<'_>) -> Option<std::borrow::Cow<'_, [u8]>> {
     Some(std::borrow::Cow::Owned(values.iter().flat_map(|v| v.to_le_bytes()).collect()))
 }
 
+/// The elements of `attr` as little-endian bytes, element after element, for a
+/// [`dense_resource`] Strata made whose elements are whole bytes in memory (integers of 8, 16,
+/// 32 or 64 bits, `f16`, `bf16`, `f32`, `f64`): its blob, borrowed (no copy). These are the
+/// bytes LLVM lays out for such a constant array. `None` for anything else (booleans, sub-byte
+/// and float8 types, a resource parsed from text), which the caller converts otherwise.
+pub fn packed_le_bytes(attr: Attribute<'_>) -> Option<&[u8]> {
+    let raw = attr.to_raw();
+    // Safety: the attribute is live; its type is read only when it is an elements attribute.
+    let (resource, width) = unsafe {
+        if !mlir_sys::mlirAttributeIsADenseResourceElements(raw) {
+            return None;
+        }
+        let element = mlir_sys::mlirShapedTypeGetElementType(mlir_sys::mlirAttributeGetType(raw));
+        let width = if mlir_sys::mlirTypeIsAInteger(element) {
+            mlir_sys::mlirIntegerTypeGetWidth(element) as usize
+        } else if mlir_sys::mlirTypeIsAF16(element) || mlir_sys::mlirTypeIsABF16(element) {
+            16
+        } else if mlir_sys::mlirTypeIsAF32(element) {
+            32
+        } else if mlir_sys::mlirTypeIsAF64(element) {
+            64
+        } else {
+            0
+        };
+        (true, width)
+    };
+    if !resource || !matches!(width, 8 | 16 | 32 | 64) {
+        return None;
+    }
+    let count = unsafe { mlir_sys::mlirElementsAttrGetNumElements(raw) } as usize;
+    let bytes = width / 8 * count;
+    registered_bytes(attr).filter(|b| b.len() >= bytes).map(|b| &b[..bytes])
+}
+
 /// The first `count` little-endian `f32`s of `bytes`.
 fn from_le_bytes(bytes: &[u8], count: usize) -> Vec<f32> {
     bytes.chunks_exact(4).take(count).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()

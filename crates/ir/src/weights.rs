@@ -76,14 +76,18 @@ fn blob_in_batches(
     placed.sort_by_key(|&(_, offset)| offset);
     // A global's room: up to the next placed one's offset (its bytes and the alignment gap).
     let room = |i: usize| placed.get(i + 1).map_or(size as usize, |next| next.1);
-    // f32 values (almost every weight) are their own little-endian bytes: written directly.
-    // Through LLVM a tensor of many short rows is an array constant per row (a filter packed
-    // as `F/8 x C x 3 x 3 x 8`: 147k arrays for one of ResNet-18's, 1.2 s of its compile).
+    // f32 values (almost every weight) are their own little-endian bytes: written directly,
+    // and so are the blobs Strata made of whole-byte elements (a QDQ model's packed int8
+    // weights and i32 offsets: 7 MB of smart-turn's took 1 s through LLVM). Through LLVM a
+    // tensor of many short rows is an array constant per row (a filter packed as
+    // `F/8 x C x 3 x 3 x 8`: 147k arrays for one of ResNet-18's, 1.2 s of its compile).
     // The others, with their room, go through LLVM below.
     let mut through_llvm: Vec<(Op, usize)> = Vec::new();
     let mut ends: Vec<usize> = Vec::new();
     for (i, &(global, offset)) in placed.iter().enumerate() {
-        let Some(values) = global.get().attribute("initial_value").ok().and_then(crate::resource::f32_le_bytes) else {
+        let initial = global.get().attribute("initial_value").ok();
+        let packed = initial.and_then(crate::resource::packed_le_bytes).map(std::borrow::Cow::Borrowed);
+        let Some(values) = packed.or_else(|| initial.and_then(crate::resource::f32_le_bytes)) else {
             through_llvm.push((global, offset));
             ends.push(room(i));
             continue;
@@ -296,5 +300,35 @@ mod tests {
         expected[32..35].copy_from_slice(&[1, 2, 3]);
         assert_eq!(whole, expected);
         assert_eq!(erase_placed(&module), 3);
+    }
+
+    /// Blobs Strata made of whole-byte elements are copied as they are, and give the bytes the
+    /// LLVM path gives for the same values; booleans still go through LLVM.
+    #[test]
+    fn made_blobs_are_copied_as_llvm_lays_them_out() {
+        let strata = StrataContext::new(&[]).expect("a context");
+        let text = r#"module attributes {strata.weights_bytes = 64 : i64} {
+  memref.global "private" constant @i8 : memref<3xi8> = dense<[1, -2, 3]> {strata.weights_offset = 0 : i64}
+  memref.global "private" constant @i32 : memref<2xi32> = dense<[70000, -5]> {strata.weights_offset = 16 : i64}
+  memref.global "private" constant @bf16 : memref<2xbf16> = dense<[1.5, -2.0]> {strata.weights_offset = 32 : i64}
+  memref.global "private" constant @i1 : memref<2xi1> = dense<[true, false]> {strata.weights_offset = 48 : i64}
+}"#;
+        let through_llvm = strata.parse(text, "weights").expect("the module parses");
+        let made = strata.parse(text, "weights").expect("the module parses");
+        // The booleans keep their `dense` value (the LLVM path).
+        let raw: [(&str, &[u8]); 3] = [
+            ("tensor<3xi8>", &[1, 0xfe, 3]),
+            ("tensor<2xi32>", &[0x70, 0x11, 0x01, 0x00, 0xfb, 0xff, 0xff, 0xff]),
+            ("tensor<2xbf16>", &[0xc0, 0x3f, 0x00, 0xc0]),
+        ];
+        for (op, (ty, bytes)) in Blk::of(&made.body()).ops().into_iter().zip(raw) {
+            let ty = melior::ir::Type::parse(strata.mlir(), ty).expect("a type");
+            let attribute = crate::resource::dense_resource(ty, "w", bytes);
+            assert!(crate::resource::packed_le_bytes(attribute).is_some());
+            op.set_attribute("initial_value", attribute);
+        }
+        let bools = melior::ir::Type::parse(strata.mlir(), "tensor<2xi1>").expect("a type");
+        assert!(crate::resource::packed_le_bytes(crate::resource::dense_resource(bools, "b", &[1, 0])).is_none());
+        assert_eq!(blob(&strata, &made).expect("a blob"), blob(&strata, &through_llvm).expect("a blob"));
     }
 }
