@@ -43,6 +43,21 @@ irdl.dialect @sg {
     irdl.results(output: %output)
   }
 
+  // A product of 8-bit integers with a constant right operand packed for dot-product
+  // instructions (a QDQ model's MatMul): `output[..., m, n] = f32(offsets[n] + sum_k
+  // lhs[..., m, k] * rhs[n / 16, k / 4, n % 16, k % 4]) * scales[n]`, with lhs `ui8`
+  // (zero-extended), rhs `i8` (sign-extended), the sum exact in i32, offsets `i32 [N]`
+  // (the zero points' share) and scales `f32 [N]`.
+  irdl.operation @quantized_matmul {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %offsets = irdl.base "!builtin.tensor"
+    %scales = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs, offsets: %offsets, scales: %scales)
+    irdl.results(output: %output)
+  }
+
   // Elementwise sum with ONNX (NumPy) broadcasting.
   // traits: elementwise
   irdl.operation @add {

@@ -445,3 +445,26 @@ func.func @arg_extreme(%x: tensor<2x5xf32>, %y: tensor<2x5xui8>, %z: tensor<2x5x
   %2 = "sg.arg_extreme"(%z) {axis = 1 : i64, keepdims = 0 : i64, largest = 1 : i64, select_last_index = 0 : i64} : (tensor<2x5xi1>) -> tensor<2xi64>
   return %0, %1, %2 : tensor<2xi64>, tensor<1x5xi64>, tensor<2xi64>
 }
+
+// -----
+
+// A quantized product: the i32 sums start from the offsets (broadcast over the rows), add the
+// zero-extended ui8 rows times the sign-extended packed weight (read through floordiv/mod),
+// then become f32 times the scales. The batch of rows is collapsed first.
+// CHECK: #[[PACKED:.*]] = affine_map<(d0, d1, d2) -> (d1 floordiv 16, d2 floordiv 4, d1 mod 16, d2 mod 4)>
+// CHECK-LABEL: func.func @quantized_matmul
+// CHECK: tensor.expand_shape {{.*}} : tensor<48xui8> into tensor<6x8xui8>
+// CHECK: linalg.generic {{.*}} ins(%arg2 : tensor<32xi32>) outs(%{{.*}} : tensor<6x32xi32>)
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[PACKED]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %arg1 : tensor<6x8xui8>, tensor<2x2x16x4xi8>)
+// CHECK:   arith.extui %{{.*}} : i8 to i32
+// CHECK:   arith.extsi %{{.*}} : i8 to i32
+// CHECK:   arith.muli
+// CHECK:   arith.addi
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %arg3 : tensor<6x32xi32>, tensor<32xf32>) outs(%{{.*}} : tensor<6x32xf32>)
+// CHECK:   arith.sitofp %{{.*}} : i32 to f32
+// CHECK:   arith.mulf
+// CHECK: tensor.expand_shape {{.*}} : tensor<192xf32> into tensor<2x3x32xf32>
+func.func @quantized_matmul(%a: tensor<2x3x8xui8>, %w: tensor<2x2x16x4xi8>, %o: tensor<32xi32>, %s: tensor<32xf32>) -> tensor<2x3x32xf32> {
+  %0 = "sg.quantized_matmul"(%a, %w, %o, %s) : (tensor<2x3x8xui8>, tensor<2x2x16x4xi8>, tensor<32xi32>, tensor<32xf32>) -> tensor<2x3x32xf32>
+  return %0 : tensor<2x3x32xf32>
+}

@@ -387,6 +387,7 @@ fn compile(
             frozen_inputs,
             max_constant_bytes,
             whole_rows: false,
+            integer_products: false,
         },
         name: name.clone(),
         strategy,

@@ -146,6 +146,11 @@ pub enum Optimization {
     /// 4x or 2.25x fewer multiply-adds, results that differ from the direct convolution's by
     /// rounding (`strata-winograd`; host only).
     Winograd,
+    /// A QDQ model's products of a `uint8` activation and a constant 8-bit weight run on the
+    /// quantized integers with dot-product instructions (`sg.quantized_matmul`,
+    /// `strata-vectorize-integer-matmul`), not on the dequantized floats; hosts with AVX-512
+    /// VNNI only.
+    IntegerMatmuls,
 }
 
 impl Optimization {
@@ -182,7 +187,8 @@ impl Optimization {
             | Optimization::Residuals
             | Optimization::SinkToUse
             | Optimization::Order
-            | Optimization::Winograd => None,
+            | Optimization::Winograd
+            | Optimization::IntegerMatmuls => None,
         }
     }
 }
@@ -278,7 +284,7 @@ pub fn memref_pipeline(
     let channels = if threads > 1 { "strata-prefetch-channels," } else { "" };
     if schedule {
         format!(
-            "builtin.module({early}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},strata-pack-weights,{plan},strata-vectorize-winograd,strata-cpu-vectorize{{threads={threads} vector-lanes={lanes}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},strata-ring-in-producer,{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes} threads={threads}}},strata-prefetch-rows{{threads={threads}}},{channels}strata-prefetch-filters,canonicalize{{region-simplify=disabled top-down=false}}{profile})"
+            "builtin.module({early}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},strata-pack-weights,{plan},strata-vectorize-integer-matmul{{threads={threads}}},strata-vectorize-winograd,strata-cpu-vectorize{{threads={threads} vector-lanes={lanes}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},strata-ring-in-producer,{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes} threads={threads}}},strata-prefetch-rows{{threads={threads}}},{channels}strata-prefetch-filters,canonicalize{{region-simplify=disabled top-down=false}}{profile})"
         )
     } else {
         format!("builtin.module({early}{plan},{parallelize},canonicalize{profile})")
@@ -468,7 +474,12 @@ pub fn compile<'c>(
     // The constants this compile makes from here on are its own to release (see below).
     let first_constant = strata_ir::resource::serial();
     // The GPU path keeps an ml operator's rows whole: its loops run from one thread.
-    let import_options = ImportOptions { whole_rows: options.target == Target::Nvptx, ..options.import.clone() };
+    // Integer products with dot-product instructions where the host has them.
+    let integer_products = options.target == Target::Host
+        && strata_machine::host_has_avx512_vnni()
+        && !options.disable.contains(&Optimization::IntegerMatmuls);
+    let import_options =
+        ImportOptions { whole_rows: options.target == Target::Nvptx, integer_products, ..options.import.clone() };
     let imported = import_owned(strata, bytes, &import_options)?;
     timings.push(("import", start.elapsed()));
     let signature = signature(&imported.interface)?;

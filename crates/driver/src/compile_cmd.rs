@@ -91,6 +91,7 @@ impl ModelSettings {
                 run_shapes: Default::default(),
                 max_constant_bytes: self.max_constant_bytes,
                 whole_rows: false,
+                integer_products: false,
             },
             name,
             strategy: strategy.to_owned(),

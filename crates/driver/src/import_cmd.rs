@@ -28,6 +28,10 @@ pub struct ImportArgs {
     /// Print locations (each op's ONNX node name and index).
     #[arg(long = "mlir-print-debuginfo")]
     pub print_debuginfo: bool,
+    /// Import a QDQ model's products of a uint8 activation and a constant 8-bit weight as
+    /// `sg.quantized_matmul`, as `strata compile` does for hosts with AVX-512 VNNI.
+    #[arg(long)]
+    pub integer_products: bool,
 }
 
 /// Parses `name=1x3x224x224`.
@@ -92,6 +96,7 @@ pub fn run(args: &ImportArgs) -> Result<(), CommandError> {
         run_shapes: Default::default(),
         max_constant_bytes: args.max_constant_bytes,
         whole_rows: false,
+        integer_products: args.integer_products,
     };
     let module = import(&strata, &bytes, &options).map_err(|e| format!("error: {e}"))?.module;
     let flags = OperationPrintingFlags::new().enable_debug_info(args.print_debuginfo, false);

@@ -43,6 +43,11 @@ pub struct ImportOptions {
     /// bands: a loop over bands of rows). The GPU path sets it: a loop of its own runs its
     /// kernels from one thread, where all rows at once is one launch per kernel.
     pub whole_rows: bool,
+    /// Import a QDQ model's `MatMul` of a `uint8` activation and a constant 8-bit weight as
+    /// `sg.quantized_matmul` (integer products, the weight packed for dot-product
+    /// instructions; `crate::quant`), where the products of the dequantized values in f32
+    /// would otherwise run. The driver sets it for hosts with AVX-512 VNNI.
+    pub integer_products: bool,
 }
 
 /// The default budget for constants computed at import: 1 GiB. A small model cannot make
@@ -95,6 +100,13 @@ pub(crate) struct Importer<'c> {
     pub(crate) taken_branches: BTreeMap<String, Vec<strata_plan::in_order::GraphStep>>,
     /// The `QuantizeLinear` nodes to integers imported so far, by output (`crate::quant`).
     pub(crate) quantized: BTreeMap<String, crate::quant::Quantized>,
+    /// The `DequantizeLinear`s of a `QuantizeLinear` computed in floats, by output, with the
+    /// quantization they undo (`crate::quant`).
+    pub(crate) fake_quantized: BTreeMap<String, crate::quant::Quantized>,
+    /// The `DequantizeLinear`s of constant 8-bit integers, by output (`crate::quant`).
+    pub(crate) dequantized_constants: BTreeMap<String, crate::quant::Dequantized>,
+    /// [`ImportOptions::integer_products`].
+    pub(crate) integer_products: bool,
     /// The `Scaler`s over f32 rows imported so far, by output (`crate::ml::unscale`).
     pub(crate) scalers: BTreeMap<String, crate::ml::Scaled>,
     /// [`ImportOptions::whole_rows`].
@@ -199,6 +211,9 @@ fn import_model<'c>(
         max_computed_bytes: options.max_constant_bytes.unwrap_or(DEFAULT_MAX_CONSTANT_BYTES),
         taken_branches: BTreeMap::new(),
         quantized: BTreeMap::new(),
+        fake_quantized: BTreeMap::new(),
+        dequantized_constants: BTreeMap::new(),
+        integer_products: options.integer_products,
         scalers: BTreeMap::new(),
         whole_rows: options.whole_rows,
     };

@@ -430,7 +430,11 @@ impl Importer<'_> {
                 Custom::Constant => self.constant_node(node)?,
                 Custom::Identity => self.identity(node)?,
                 Custom::Arithmetic => self.arithmetic(block, node, location)?,
-                Custom::MatMul => self.matmul(block, node, location)?,
+                Custom::MatMul => {
+                    if !self.quantized_matmul(block, node, index, location)? {
+                        self.matmul(block, node, location)?
+                    }
+                }
                 Custom::Conv => self.conv(block, node, location)?,
                 Custom::ConvTranspose => self.conv_transpose(block, node, location)?,
                 Custom::Concat => self.concat_values(block, node, location)?,

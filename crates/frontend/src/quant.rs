@@ -15,9 +15,11 @@
 //!   (including 0).
 
 use crate::expand::{attr_i, Expansion};
-use crate::import::{attribute, int, operand, required, Importer};
+use crate::fold::Folded;
+use crate::import::{attribute, int, operand, required, tensor_type, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
-use melior::ir::Block;
+use melior::ir::{Block, BlockLike, Location};
+use strata_dialect_sg as sg;
 use strata_ir::Error;
 
 /// The integer range of a quantized type, or `None` for the float ones.
@@ -52,6 +54,21 @@ pub(crate) struct Quantized {
     block_size: i64,
     target: DataType,
 }
+
+/// A `DequantizeLinear` of a constant 8-bit integer tensor (a QDQ model's weight), by its
+/// output: what [`Importer::quantized_matmul`] packs.
+#[derive(Clone, Debug)]
+pub(crate) struct Dequantized {
+    input: String,
+    scale: String,
+    zero: Option<String>,
+    axis: i64,
+}
+
+/// Columns of one packed block of a quantized product's weight (a 16-lane i32 register).
+const PACKED_COLUMNS: usize = 16;
+/// Products one dot-product lane sums (four bytes of a 32-bit lane).
+const PACKED_DEPTH: usize = 4;
 
 impl Importer<'_> {
     /// Whether `a` and `b` are one value: one name, or constants of equal type, shape and bytes.
@@ -115,6 +132,135 @@ impl Importer<'_> {
         };
         let y = e.op(self, "Mul", &[&centred, &scale], vec![])?;
         self.alias(&y, node.output[0].clone())?;
+        self.fake_quantized.insert(node.output[0].clone(), q);
+        Ok(true)
+    }
+
+    /// A QDQ model's `MatMul` of a `uint8` activation (a `DequantizeLinear` of a
+    /// `QuantizeLinear`, one scale and zero point) and a constant 8-bit weight `[K, N]` (per
+    /// tensor or per column), K a multiple of 4 and N of 16, as `sg.quantized_matmul`: the
+    /// activation quantized once (`clamp(round(x / s) + z, 0, 255)` as `uint8`), the weight's
+    /// zero-point-centred values packed `[N / 16, K / 4, 16, 4]` (they must fit `int8`), each
+    /// column's sum starting from `-z * sum_k w[k, n]`, times `s * s_w[n]`. The products are
+    /// exact integers, where the floats' each rounded; ONNX Runtime computes QDQ products
+    /// this way too. `false` (imported as the float product) when the node is not such a
+    /// product or the option is off.
+    pub(crate) fn quantized_matmul(
+        &mut self,
+        block: &Block,
+        node: &NodeProto,
+        index: usize,
+        location: Location,
+    ) -> Result<bool, Error> {
+        if !self.integer_products || node.input.len() != 2 {
+            return Ok(false);
+        }
+        let (a, b) = (required(node, 0)?, required(node, 1)?);
+        let (Some(q), Some(w)) = (self.fake_quantized.get(a).cloned(), self.dequantized_constants.get(b).cloned())
+        else {
+            return Ok(false);
+        };
+        let (a_shape, _) = self.shape_of(a)?;
+        let (x_shape, x_type) = self.shape_of(&q.input)?;
+        let per_tensor = |this: &Self, name: &str, dtype: DataType| {
+            this.folded(name).filter(|f| f.dtype == dtype && f.bytes.len() == crate::fold::width(dtype))
+        };
+        // The activation: uint8, one scale and zero point, quantized from f32.
+        let Some(a_scale) = per_tensor(self, &q.scale, DataType::Float) else { return Ok(false) };
+        let a_zero = match &q.zero {
+            None => Some(0),
+            Some(z) => per_tensor(self, z, DataType::Uint8).map(|f| i64::from(f.bytes[0])),
+        };
+        let activation = q.target == DataType::Uint8 && q.block_size == 0 && x_type == DataType::Float;
+        let (Some(a_zero), true, true) = (a_zero, activation, a_shape.len() >= 2 && x_shape == a_shape) else {
+            return Ok(false);
+        };
+        let a_scale = f32::from_le_bytes(a_scale.bytes[..4].try_into().expect("four bytes"));
+        // The weight: [K, N], 8-bit, per tensor or along its columns.
+        let Some(weight) = self.folded(&w.input) else { return Ok(false) };
+        let (k, n) = match weight.shape[..] {
+            [k, n] if k > 0 && n > 0 => (k as usize, n as usize),
+            _ => return Ok(false),
+        };
+        if a_shape[a_shape.len() - 1] != k as i64 || k % PACKED_DEPTH != 0 || n % PACKED_COLUMNS != 0 {
+            return Ok(false);
+        }
+        let per_column = |this: &Self, name: &str, dtype: DataType| -> Option<Vec<Vec<u8>>> {
+            let f = this.folded(name).filter(|f| f.dtype == dtype)?;
+            let width = crate::fold::width(dtype);
+            let count = f.bytes.len() / width;
+            let along_columns = crate::shapes::axis(w.axis, 2).ok() == Some(1) && f.shape == [n as i64];
+            (count == 1 || along_columns)
+                .then(|| (0..n).map(|c| f.bytes[(c % count) * width..][..width].to_vec()).collect())
+        };
+        let Some(w_scales) = per_column(self, &w.scale, DataType::Float) else { return Ok(false) };
+        let signed = weight.dtype == DataType::Int8;
+        let value = |byte: u8| if signed { i64::from(byte as i8) } else { i64::from(byte) };
+        let w_zeros: Vec<i64> = match &w.zero {
+            None => vec![0; n],
+            Some(z) => match per_column(self, z, weight.dtype) {
+                Some(zeros) => zeros.iter().map(|z| value(z[0])).collect(),
+                None => return Ok(false),
+            },
+        };
+        // Centred weights, packed; each column's sum.
+        let mut packed = vec![0u8; k * n];
+        let mut sums = vec![0i64; n];
+        for row in 0..k {
+            for (col, sum) in sums.iter_mut().enumerate() {
+                let centred = value(weight.bytes[row * n + col]) - w_zeros[col];
+                let Ok(byte) = i8::try_from(centred) else { return Ok(false) };
+                let at = (((col / PACKED_COLUMNS) * (k / PACKED_DEPTH) + row / PACKED_DEPTH) * PACKED_COLUMNS
+                    + col % PACKED_COLUMNS)
+                    * PACKED_DEPTH
+                    + row % PACKED_DEPTH;
+                packed[at] = byte as u8;
+                *sum += centred;
+            }
+        }
+        let mut offsets = Vec::with_capacity(4 * n);
+        for sum in &sums {
+            let Ok(offset) = i32::try_from(-a_zero * sum) else { return Ok(false) };
+            offsets.extend(offset.to_le_bytes());
+        }
+        let scales: Vec<u8> = w_scales
+            .iter()
+            .flat_map(|s| (a_scale * f32::from_le_bytes(s[..4].try_into().expect("four bytes"))).to_le_bytes())
+            .collect();
+        // The activation as uint8, in floats until the cast (one fused program).
+        let mut e = Expansion::new(block, node, index);
+        let scale = e.scalar(self, DataType::Float, f64::from(a_scale))?;
+        let scaled = e.op(self, "Div", &[&q.input, &scale], vec![])?;
+        let mut quantized = e.op(self, "Round", &[&scaled], vec![])?;
+        if a_zero != 0 {
+            let zero = e.scalar(self, DataType::Float, a_zero as f64)?;
+            quantized = e.op(self, "Add", &[&quantized, &zero], vec![])?;
+        }
+        let (lo, hi) = (e.scalar(self, DataType::Float, 0.0)?, e.scalar(self, DataType::Float, 255.0)?);
+        let clamped = e.op(self, "Max", &[&quantized, &lo], vec![])?;
+        let clamped = e.op(self, "Min", &[&clamped, &hi], vec![])?;
+        let lhs = self.cast_to(&mut e, &clamped, DataType::Uint8, None)?;
+        let blocks = (n / PACKED_COLUMNS) as i64;
+        let rhs_shape = vec![blocks, (k / PACKED_DEPTH) as i64, PACKED_COLUMNS as i64, PACKED_DEPTH as i64];
+        let rhs = e.constant(self, Folded { shape: rhs_shape, dtype: DataType::Int8, bytes: packed })?;
+        let offsets = e.constant(self, Folded { shape: vec![n as i64], dtype: DataType::Int32, bytes: offsets })?;
+        let scales = e.constant(self, Folded { shape: vec![n as i64], dtype: DataType::Float, bytes: scales })?;
+        let operands = [&lhs, &rhs, &offsets, &scales].map(|name| self.use_value(block, name, location));
+        let [lhs, rhs, offsets, scales] = operands;
+        let (lhs, rhs, offsets, scales) = (lhs?, rhs?, offsets?, scales?);
+        let mut shape = a_shape.clone();
+        *shape.last_mut().expect("rank 2 at least") = n as i64;
+        let context = self.strata.mlir();
+        let op = block.append_operation(sg::QuantizedMatmul::build(
+            context,
+            location,
+            lhs.get(),
+            rhs.get(),
+            offsets.get(),
+            scales.get(),
+            tensor_type(context, &shape, DataType::Float)?,
+        ));
+        self.define(node, op, shape, DataType::Float);
         Ok(true)
     }
 
@@ -211,6 +357,12 @@ impl Importer<'_> {
         };
         let axis = int(node, "axis", 1);
         let block_size = int(node, "block_size", 0);
+        let constant_weight = self.folded(x).is_some() && matches!(x_type, DataType::Int8 | DataType::Uint8);
+        if self.integer_products && constant_weight && block_size == 0 && out_type == DataType::Float {
+            let zero = operand(node, 2).map(str::to_owned);
+            let weight = Dequantized { input: x.to_owned(), scale: scale.to_owned(), zero, axis };
+            self.dequantized_constants.insert(node.output[0].clone(), weight);
+        }
         let mut e = Expansion::new(block, node, index);
         let wide = self.cast_to(&mut e, x, DataType::Float, None)?;
         let shifted = match operand(node, 2) {

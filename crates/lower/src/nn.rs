@@ -256,6 +256,65 @@ pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, Error> {
     rounded(k, product, &result, out)
 }
 
+/// `sg.quantized_matmul`: the i32 sums start from `offsets` (broadcast over the rows), add
+/// every product of the zero-extended `ui8` left operand and the sign-extended `i8` right
+/// operand read through its packing (`[n / 16, k / 4, n % 16, k % 4]`), then become f32 times
+/// `scales`. Three generics: the host's `strata-vectorize-integer-matmul` turns the middle one
+/// into dot-product instructions and folds the other two into its registers.
+pub fn quantized_matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, Error> {
+    let (a_ty, b_ty) = (k.arg_type(0).clone(), k.arg_type(1).clone());
+    let (o_ty, s_ty) = (k.arg_type(2).clone(), k.arg_type(3).clone());
+    let packed = b_ty.rank() == 4 && b_ty.shape[2] == 16 && b_ty.shape[3] == 4;
+    let (ra, n) = (a_ty.rank(), out.shape.last().copied().unwrap_or(0));
+    let well_typed = a_ty.elem.storage() == "ui8"
+        && b_ty.elem.storage() == "i8"
+        && o_ty.elem.storage() == "i32"
+        && s_ty.elem.storage() == "f32"
+        && out.elem.storage() == "f32";
+    if !packed || ra < 2 || !well_typed || o_ty.shape != [n] || s_ty.shape != [n] || b_ty.shape[0] * 16 != n {
+        return Err(Error::unsupported(format!(
+            "a quantized matmul of {a_ty} and {b_ty} (offsets {o_ty}, scales {s_ty}) to {out}"
+        )));
+    }
+    let (a, b, offsets, scales) = (k.arg(0), k.arg(1), k.arg(2), k.arg(3));
+    let (m, kk) = (a_ty.shape[ra - 2], a_ty.shape[ra - 1]);
+    let rows: i64 = a_ty.shape[..ra - 2].iter().product::<i64>() * m;
+    let a2_ty = a_ty.with_shape(vec![rows, kk]);
+    let a2 = reshape(k, &a, &a_ty, &a2_ty);
+    let i32_ = Elem::new("i32");
+    let acc_ty = TensorTy::new(vec![rows, n], i32_.clone());
+    let empty = k.empty(&acc_ty);
+    let parallel = [Iter::Parallel, Iter::Parallel];
+    let init =
+        k.generic(&[(&offsets, &o_ty, Map::dims([1]))], (&empty, &acc_ty, Map::identity(2)), &parallel, |_, v| {
+            v[0].clone()
+        });
+    let packing = Map(["d1 floordiv 16", "d2 floordiv 4", "d1 mod 16", "d2 mod 4"].map(String::from).to_vec());
+    let sums = k.generic(
+        &[(&a2, &a2_ty, Map::dims([0, 2])), (&b, &b_ty, packing)],
+        (&init, &acc_ty, Map::dims([0, 1])),
+        &[Iter::Parallel, Iter::Parallel, Iter::Reduction],
+        |bd, v| {
+            let x = bd.emit(format_args!("arith.extui {} : i8 to i32", v[0]));
+            let y = bd.emit(format_args!("arith.extsi {} : i8 to i32", v[1]));
+            let p = bd.emit(format_args!("arith.muli {x}, {y} : i32"));
+            bd.emit(format_args!("arith.addi {}, {p} : i32", v[2]))
+        },
+    );
+    let o2_ty = out.with_shape(vec![rows, n]);
+    let empty = k.empty(&o2_ty);
+    let scaled = k.generic(
+        &[(&sums, &acc_ty, Map::identity(2)), (&scales, &s_ty, Map::dims([1]))],
+        (&empty, &o2_ty, Map::identity(2)),
+        &parallel,
+        |bd, v| {
+            let x = bd.emit(format_args!("arith.sitofp {} : i32 to f32", v[0]));
+            bd.emit(format_args!("arith.mulf {x}, {} : f32", v[1]))
+        },
+    );
+    Ok(reshape(k, &scaled, &o2_ty, out))
+}
+
 pub fn max_pool(k: &mut Kernel, window: Window, out: &TensorTy) -> Result<String, Error> {
     let ty = k.arg_type(0).clone();
     let elem = ty.elem.clone();

@@ -155,6 +155,7 @@ pub fn kernel(op: OperationRef<'_, '_>, placement: Placement) -> Result<Option<L
             nn::conv2d(&mut k, &c.strides(), &c.pads(), &c.dilations(), c.group(), c.bias().is_some(), &out)?
         }
         SgOp::Matmul(_) => nn::matmul(&mut k, &out)?,
+        SgOp::QuantizedMatmul(_) => nn::quantized_matmul(&mut k, &out)?,
         SgOp::MaxPool(p) => {
             let (kernel, strides, pads, dilations) = (p.kernel(), p.strides(), p.pads(), p.dilations());
             let window = nn::Window { kernel: &kernel, strides: &strides, pads: &pads, dilations: &dilations };

@@ -64,6 +64,19 @@ fn samples(kind: OpKind, t: &str) -> Vec<Sample> {
             sample(&[&ty("2x3"), &ty("3x4")], &ty("2x4"), ""),
             sample(&[&ty("2x2x3"), &ty("3x4")], &ty("2x2x4"), ""),
         ],
+        // One element type by definition, whatever `t` is.
+        OpKind::QuantizedMatmul => vec![
+            sample(
+                &["tensor<6x8xui8>", "tensor<2x2x16x4xi8>", "tensor<32xi32>", "tensor<32xf32>"],
+                "tensor<6x32xf32>",
+                "",
+            ),
+            sample(
+                &["tensor<2x3x8xui8>", "tensor<2x2x16x4xi8>", "tensor<32xi32>", "tensor<32xf32>"],
+                "tensor<2x3x32xf32>",
+                "",
+            ),
+        ],
         OpKind::MaxPool | OpKind::AveragePool => {
             let extra = if kind == OpKind::AveragePool { ", count_include_pad = 0 : i64" } else { "" };
             vec![sample(&[&ty("1x2x5x5")], &ty("1x2x3x3"), &format!("{}{extra}", window_attributes()))]

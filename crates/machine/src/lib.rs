@@ -75,6 +75,20 @@ pub fn host_has_avx512() -> bool {
     }
 }
 
+/// Whether the machine this process runs on has AVX-512 VNNI (`vpdpbusd`: sums of four
+/// products of unsigned and signed bytes into each 32-bit lane): where a QDQ model's
+/// products run on the quantized integers (`sg.quantized_matmul`).
+pub fn host_has_avx512_vnni() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vnni")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// The register block `[th, tw, tf]` for an `oh x ow` output with `f` filters of `window`
 /// taps (`kh * kw`): `tf` filters
 /// (two registers' worth, one or half a register, dividing `f`; never 1.5 registers, whose

@@ -60,6 +60,7 @@ mod vector_ops;
 pub mod vector_rows;
 pub mod vectorize_depthwise;
 pub mod vectorize_elementwise;
+pub mod vectorize_integer_matmul;
 pub mod vectorize_matmul;
 pub mod vectorize_reductions;
 pub mod vectorize_winograd;
@@ -122,6 +123,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&winograd::INFO, winograd::create);
     registry.register(&vectorize_winograd::INFO, vectorize_winograd::create);
     registry.register(&vectorize_matmul::INFO, vectorize_matmul::create);
+    registry.register(&vectorize_integer_matmul::INFO, vectorize_integer_matmul::create);
     registry.register(&outline_kernels::INFO, outline_kernels::create);
     registry.register(&chunk_calls::INFO, chunk_calls::create);
     registry.register(&pack_weights::INFO, pack_weights::create);

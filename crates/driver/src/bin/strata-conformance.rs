@@ -336,6 +336,7 @@ fn options(case: &Path, name: &str, graph: &GraphProto, target: Target, variant:
             run_shapes: Default::default(),
             max_constant_bytes: None,
             whole_rows: false,
+            integer_products: false,
         },
         name: "case".into(),
         strategy: "exact".into(),

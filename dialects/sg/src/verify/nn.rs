@@ -187,6 +187,39 @@ pub(super) fn check_matmul(lhs: &[i64], rhs: &[i64], out: &[i64], problems: &mut
     }
 }
 
+/// `sg.quantized_matmul`: `ui8 [..., M, K]` times `i8 [N / 16, K / 4, 16, 4]` (K a multiple of
+/// 4), `i32 [N]` offsets and `f32 [N]` scales, into `f32 [..., M, N]`.
+pub(super) fn check_quantized_matmul(q: crate::QuantizedMatmul<'_, '_>, problems: &mut Vec<String>) {
+    let (lhs, rhs, out) = (shape(q.lhs()), shape(q.rhs()), shape(q.output()));
+    let element = |v: melior::ir::Value<'_, '_>| super::element_name(v.r#type());
+    let types = [element(q.lhs()), element(q.rhs()), element(q.offsets()), element(q.scales()), element(q.output())];
+    if types != ["ui8", "i8", "i32", "f32", "f32"] {
+        problems.push(format!(
+            "operands must be ui8, i8, i32 and f32 and the result f32, got {} and {}",
+            types[..4].join(", "),
+            types[4]
+        ));
+        return;
+    }
+    let n = out.last().copied().unwrap_or(-1);
+    let packed = rhs.len() == 4 && rhs[2] == 16 && rhs[3] == 4 && rhs[0] * 16 == n;
+    let mut expected = lhs.clone();
+    if let Some(last) = expected.last_mut() {
+        *last = n;
+    }
+    if lhs.len() < 2 || !packed || lhs[lhs.len() - 1] != rhs[1] * 4 || out != expected {
+        problems.push(format!(
+            "shapes {} x packed {} into {} are not a product of [..., M, K] and [N / 16, K / 4, 16, 4]",
+            dims(&lhs),
+            dims(&rhs),
+            dims(&out)
+        ));
+    }
+    if shape(q.offsets()) != [n] || shape(q.scales()) != [n] {
+        problems.push(format!("offsets and scales must be [{n}]"));
+    }
+}
+
 /// Output size of pooling (and convolution) along one axis; `ceil` rounds the window count
 /// up (ONNX ceil_mode).
 pub fn pool_out(input: i64, kernel: i64, pad_begin: i64, pad_end: i64, stride: i64, dilation: i64, ceil: bool) -> i64 {

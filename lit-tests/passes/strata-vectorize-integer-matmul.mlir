@@ -1,0 +1,104 @@
+// strata-vectorize-integer-matmul writes the sums of sg.quantized_matmul (ui8 rows times the
+// packed i8 weight [N / 16, K / 4, 16, 4], i32 sums) as AVX-512 VNNI dot products on buffers:
+// blocks of 4 rows x 4 vectors of 16 columns (fewer vectors in the last, narrower block) whose
+// 16 accumulators the loop over K / 4 carries, per step a 64-byte load of each packed vector,
+// each row's 4 bytes broadcast, and `vpdpbusd`. With the lowering's start (offsets into the
+// sums) just before and its scaling (sums times scales into f32) just after, past the
+// arena's views, both run in the registers and go; alone, the sums start from their buffer
+// and are stored back into it.
+// RUN: strata-opt %s -p 'builtin.module(strata-vectorize-integer-matmul)' --mlir-pass-statistics 2>&1 | FileCheck %s
+// RUN: strata-opt %s -p 'builtin.module(strata-vectorize-integer-matmul,strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
+// With threads, a big one's whole column blocks are an scf.forall.
+// RUN: strata-opt %s -p 'builtin.module(strata-vectorize-integer-matmul{threads=2})' | FileCheck %s --check-prefix=THREADS
+
+#row = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1 floordiv 16, d2 floordiv 4, d1 mod 16, d2 mod 4)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// 6 rows x 96 columns: a block of 4 rows, then one of the 2 left; 64 columns, then 32.
+// CHECK-LABEL: func.func @fused
+// CHECK: %[[OUT:.*]] = memref.view %arg4[%c2304][] : memref<4608xi8> to memref<6x96xf32>
+// CHECK: scf.execute_region no_inline {
+// CHECK: memref.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : memref<6x3x16x4xi8> into memref<6x3x64xi8>
+// CHECK: vector.load %arg2[{{.*}}] : memref<96xi32>, vector<16xi32>
+// CHECK: scf.for {{.*}} = %c0{{.*}} to %c3 step %c1{{.*}} iter_args({{.*}}) -> (vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>) {
+// CHECK: vector.load {{.*}} : memref<6x3x64xi8>, vector<64xi8>
+// CHECK: vector.load %arg0[{{.*}}] : memref<6x12xui8>, vector<4xui8>
+// CHECK: vector.bitcast {{.*}} : vector<4xui8> to vector<1xi32>
+// CHECK: vector.broadcast {{.*}} : i32 to vector<16xi32>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK: } {loop_annotation
+// CHECK: vector.load %arg3[{{.*}}] : memref<96xf32>, vector<16xf32>
+// CHECK: arith.sitofp {{.*}} : vector<16xi32> to vector<16xf32>
+// CHECK: arith.mulf
+// CHECK: vector.store {{.*}}, %[[OUT]][{{.*}}] : memref<6x96xf32>, vector<16xf32>
+// CHECK: iter_args({{.*}}) -> (vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>) {
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @alone
+// CHECK: vector.load %arg2[{{.*}}] : memref<4x32xi32>, vector<16xi32>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK: vector.store {{.*}}, %arg2[{{.*}}] : memref<4x32xi32>, vector<16xi32>
+// CHECK-NOT: linalg.generic
+// CHECK: 3 matmuls
+// CHECK: 1 fused
+// LLVM-LABEL: llvm.func @fused
+// LLVM: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"({{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+// THREADS-LABEL: func.func @big
+// THREADS: scf.forall (%{{.*}}) in (4) {
+// THREADS: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+func.func @fused(%a: memref<6x12xui8>, %b: memref<6x3x16x4xi8>, %offsets: memref<96xi32>, %scales: memref<96xf32>, %arena: memref<4608xi8>) {
+  %c0 = arith.constant 0 : index
+  %sums = memref.view %arena[%c0][] : memref<4608xi8> to memref<6x96xi32>
+  linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]} ins(%offsets : memref<96xi32>) outs(%sums : memref<6x96xi32>) {
+  ^bb0(%in: i32, %o: i32):
+    linalg.yield %in : i32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<6x12xui8>, memref<6x3x16x4xi8>) outs(%sums : memref<6x96xi32>) {
+  ^bb0(%x: ui8, %w: i8, %acc: i32):
+    %xs = builtin.unrealized_conversion_cast %x : ui8 to i8
+    %xw = arith.extui %xs : i8 to i32
+    %ww = arith.extsi %w : i8 to i32
+    %p = arith.muli %xw, %ww : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  %c2304 = arith.constant 2304 : index
+  %out = memref.view %arena[%c2304][] : memref<4608xi8> to memref<6x96xf32>
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%sums, %scales : memref<6x96xi32>, memref<96xf32>) outs(%out : memref<6x96xf32>) {
+  ^bb0(%s: i32, %k: f32, %o: f32):
+    %f = arith.sitofp %s : i32 to f32
+    %y = arith.mulf %f, %k : f32
+    linalg.yield %y : f32
+  }
+  return
+}
+
+// No start before it nor scaling after: the sums from and into their buffer.
+func.func @alone(%a: memref<4x8xui8>, %b: memref<2x2x16x4xi8>, %c: memref<4x32xi32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<4x8xui8>, memref<2x2x16x4xi8>) outs(%c : memref<4x32xi32>) {
+  ^bb0(%x: ui8, %w: i8, %acc: i32):
+    %xs = builtin.unrealized_conversion_cast %x : ui8 to i8
+    %xw = arith.extui %xs : i8 to i32
+    %ww = arith.extsi %w : i8 to i32
+    %p = arith.muli %xw, %ww : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// 64 x 256 x 256: enough work to split, 4 whole column blocks of 64.
+func.func @big(%a: memref<64x256xui8>, %b: memref<16x64x16x4xi8>, %c: memref<64x256xi32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<64x256xui8>, memref<16x64x16x4xi8>) outs(%c : memref<64x256xi32>) {
+  ^bb0(%x: ui8, %w: i8, %acc: i32):
+    %xs = builtin.unrealized_conversion_cast %x : ui8 to i8
+    %xw = arith.extui %xs : i8 to i32
+    %ww = arith.extsi %w : i8 to i32
+    %p = arith.muli %xw, %ww : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
