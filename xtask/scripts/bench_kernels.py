@@ -18,6 +18,10 @@ Strata's kernel for it can be compared with ONNX Runtime's on its own (fixed see
   exporters write hard-swish and SiLU (elementwise chains, not single ops).
 - dilated_conv: Relu then Conv 3x3 dilation 6 with bias, 64 -> 32 channels at 33x33 (DeepLab's
   atrous pyramid: the Relu's output padded by 6 on every side, read 12 rows past each row).
+- qdq_matmul: a QDQ MatMul as ONNX Runtime's quantize_static writes a transformer's: the input
+  [1, 400, 384] through QuantizeLinear -> DequantizeLinear (uint8, per tensor) times a
+  per-column DequantizeLinear of an int8 [384, 1536] weight (a Whisper-tiny encoder's FFN,
+  pipecat's smart-turn detector's).
 
 Usage: python3 bench_kernels.py OUT_DIR (writes OUT_DIR/<kernel>.onnx and
 OUT_DIR/<kernel>.inputs/x.npy).
@@ -106,6 +110,18 @@ def kernels(rng):
         helper.make_node("Conv", ["r", "w", "b"], ["y"], name="atrous", dilations=[6, 6], pads=[6, 6, 6, 6]),
     ]
     yield "dilated_conv", model("dilated_conv", atrous, [1, 64, 33, 33], [1, 32, 33, 33], inits, rng)
+
+    w = weights(rng, 384, 1536, fan_in=384)
+    w_scale = (np.abs(w).max(axis=0) / 127.0).astype(np.float32)
+    inits = {"w_q": np.clip(np.round(w / w_scale), -127, 127).astype(np.int8), "w_scale": w_scale,
+             "w_zero": np.zeros(1536, np.int8), "x_scale": np.float32(8.0 / 255.0), "x_zero": np.uint8(128)}
+    qdq = [
+        helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zero"], ["x_q"], name="quantize"),
+        helper.make_node("DequantizeLinear", ["x_q", "x_scale", "x_zero"], ["x_dq"], name="dequantize"),
+        helper.make_node("DequantizeLinear", ["w_q", "w_scale", "w_zero"], ["w_dq"], name="weight", axis=1),
+        helper.make_node("MatMul", ["x_dq", "w_dq"], ["y"], name="matmul"),
+    ]
+    yield "qdq_matmul", model("qdq_matmul", qdq, [1, 400, 384], [1, 400, 1536], inits, rng)
 
 
 def main(out):
