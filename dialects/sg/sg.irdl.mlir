@@ -44,17 +44,17 @@ irdl.dialect @sg {
   }
 
   // A product of 8-bit integers with a constant right operand packed for dot-product
-  // instructions (a QDQ model's MatMul): `output[..., m, n] = f32(offsets[n] + sum_k
-  // lhs[..., m, k] * rhs[n / 16, k / 4, n % 16, k % 4]) * scales[n]`, with lhs `ui8`
-  // (zero-extended), rhs `i8` (sign-extended), the sum exact in i32, offsets `i32 [N]`
-  // (the zero points' share) and scales `f32 [N]`.
+  // instructions (a QDQ model's MatMul, a MatMulInteger): `output[..., m, n] = offsets[n] +
+  // sum_k lhs[..., m, k] * rhs[n / 16, k / 4, n % 16, k % 4]`, with lhs `ui8` (zero-extended),
+  // rhs `i8` (sign-extended), offsets `i32 [N]` (the zero points' share), the sum exact in
+  // i32: the result (i32); with scales (`f32 [N]`), `f32(that) * scales[n]` (f32).
   irdl.operation @quantized_matmul {
     %lhs = irdl.base "!builtin.tensor"
     %rhs = irdl.base "!builtin.tensor"
     %offsets = irdl.base "!builtin.tensor"
     %scales = irdl.base "!builtin.tensor"
     %output = irdl.base "!builtin.tensor"
-    irdl.operands(lhs: %lhs, rhs: %rhs, offsets: %offsets, scales: %scales)
+    irdl.operands(lhs: %lhs, rhs: %rhs, offsets: %offsets, scales: optional %scales)
     irdl.results(output: %output)
   }
 

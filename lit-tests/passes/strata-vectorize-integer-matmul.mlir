@@ -5,7 +5,7 @@
 // each row's 4 bytes broadcast, and `vpdpbusd`. With the lowering's start (offsets into the
 // sums) just before and its scaling (sums times scales into f32) just after, past the
 // arena's views, both run in the registers and go; alone, the sums start from their buffer
-// and are stored back into it.
+// and are stored back into it; an i32 result (a MatMulInteger's) takes the start alone.
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-integer-matmul)' --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-integer-matmul,strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
 // With threads, a big one's whole column blocks are an scf.forall.
@@ -41,8 +41,14 @@
 // CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // CHECK: vector.store {{.*}}, %arg2[{{.*}}] : memref<4x32xi32>, vector<16xi32>
 // CHECK-NOT: linalg.generic
-// CHECK: 3 matmuls
+// CHECK-LABEL: func.func @integer
+// CHECK: vector.load %arg2[{{.*}}] : memref<32xi32>, vector<16xi32>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK: vector.store {{.*}}, %arg3[{{.*}}] : memref<4x32xi32>, vector<16xi32>
+// CHECK-NOT: linalg.generic
+// CHECK: 4 matmuls
 // CHECK: 1 fused
+// CHECK: 1 started
 // LLVM-LABEL: llvm.func @fused
 // LLVM: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"({{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
 // THREADS-LABEL: func.func @big
@@ -77,6 +83,24 @@ func.func @fused(%a: memref<6x12xui8>, %b: memref<6x3x16x4xi8>, %offsets: memref
 
 // No start before it nor scaling after: the sums from and into their buffer.
 func.func @alone(%a: memref<4x8xui8>, %b: memref<2x2x16x4xi8>, %c: memref<4x32xi32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<4x8xui8>, memref<2x2x16x4xi8>) outs(%c : memref<4x32xi32>) {
+  ^bb0(%x: ui8, %w: i8, %acc: i32):
+    %xs = builtin.unrealized_conversion_cast %x : ui8 to i8
+    %xw = arith.extui %xs : i8 to i32
+    %ww = arith.extsi %w : i8 to i32
+    %p = arith.muli %xw, %ww : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// An i32 result (a MatMulInteger's): the start alone runs in the registers.
+func.func @integer(%a: memref<4x8xui8>, %b: memref<2x2x16x4xi8>, %offsets: memref<32xi32>, %c: memref<4x32xi32>) {
+  linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]} ins(%offsets : memref<32xi32>) outs(%c : memref<4x32xi32>) {
+  ^bb0(%in: i32, %o: i32):
+    linalg.yield %in : i32
+  }
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<4x8xui8>, memref<2x2x16x4xi8>) outs(%c : memref<4x32xi32>) {
   ^bb0(%x: ui8, %w: i8, %acc: i32):
     %xs = builtin.unrealized_conversion_cast %x : ui8 to i8

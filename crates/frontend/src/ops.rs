@@ -452,7 +452,7 @@ impl Importer<'_> {
                 Custom::QuantizeLinear => self.quantize_linear(block, node, index)?,
                 Custom::DequantizeLinear => self.dequantize_linear(block, node, index)?,
                 Custom::DynamicQuantizeLinear => self.dynamic_quantize_linear(block, node, index)?,
-                Custom::IntegerProduct => self.integer_product(block, node, index)?,
+                Custom::IntegerProduct => self.integer_product(block, node, index, location)?,
                 Custom::QLinear => self.qlinear(block, node, index)?,
                 Custom::Recurrent => self.recurrent(block, node, index)?,
                 Custom::CompositeReduce => self.composite_reduce(block, node, index)?,

@@ -246,6 +246,11 @@ impl Kernel {
         &self.args[index]
     }
 
+    /// How many arguments the kernel has (an optional sg operand that is absent is none).
+    pub fn arg_count(&self) -> usize {
+        self.args.len()
+    }
+
     /// Emits `%vN = <rhs>` and returns `%vN`.
     pub fn emit(&mut self, rhs: impl fmt::Display) -> String {
         self.code.emit(rhs)

@@ -258,31 +258,32 @@ pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, Error> {
 
 /// `sg.quantized_matmul`: the i32 sums start from `offsets` (broadcast over the rows), add
 /// every product of the zero-extended `ui8` left operand and the sign-extended `i8` right
-/// operand read through its packing (`[n / 16, k / 4, n % 16, k % 4]`), then become f32 times
-/// `scales`. Three generics: the host's `strata-vectorize-integer-matmul` turns the middle one
-/// into dot-product instructions and folds the other two into its registers.
+/// operand read through its packing (`[n / 16, k / 4, n % 16, k % 4]`): the result, or with
+/// scales (a fourth operand) f32 times them. Two or three generics: the host's
+/// `strata-vectorize-integer-matmul` turns the sums into dot-product instructions and folds
+/// the others into its registers.
 pub fn quantized_matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, Error> {
-    let (a_ty, b_ty) = (k.arg_type(0).clone(), k.arg_type(1).clone());
-    let (o_ty, s_ty) = (k.arg_type(2).clone(), k.arg_type(3).clone());
+    let (a_ty, b_ty, o_ty) = (k.arg_type(0).clone(), k.arg_type(1).clone(), k.arg_type(2).clone());
+    let s_ty = (k.arg_count() > 3).then(|| k.arg_type(3).clone());
     let packed = b_ty.rank() == 4 && b_ty.shape[2] == 16 && b_ty.shape[3] == 4;
     let (ra, n) = (a_ty.rank(), out.shape.last().copied().unwrap_or(0));
+    let result = if s_ty.is_some() { "f32" } else { "i32" };
     let well_typed = a_ty.elem.storage() == "ui8"
         && b_ty.elem.storage() == "i8"
         && o_ty.elem.storage() == "i32"
-        && s_ty.elem.storage() == "f32"
-        && out.elem.storage() == "f32";
-    if !packed || ra < 2 || !well_typed || o_ty.shape != [n] || s_ty.shape != [n] || b_ty.shape[0] * 16 != n {
+        && s_ty.as_ref().is_none_or(|s| s.elem.storage() == "f32" && s.shape == [n])
+        && out.elem.storage() == result;
+    if !packed || ra < 2 || !well_typed || o_ty.shape != [n] || b_ty.shape[0] * 16 != n {
         return Err(Error::unsupported(format!(
-            "a quantized matmul of {a_ty} and {b_ty} (offsets {o_ty}, scales {s_ty}) to {out}"
+            "a quantized matmul of {a_ty} and {b_ty} (offsets {o_ty}, scales {s_ty:?}) to {out}"
         )));
     }
-    let (a, b, offsets, scales) = (k.arg(0), k.arg(1), k.arg(2), k.arg(3));
+    let (a, b, offsets) = (k.arg(0), k.arg(1), k.arg(2));
     let (m, kk) = (a_ty.shape[ra - 2], a_ty.shape[ra - 1]);
     let rows: i64 = a_ty.shape[..ra - 2].iter().product::<i64>() * m;
     let a2_ty = a_ty.with_shape(vec![rows, kk]);
     let a2 = reshape(k, &a, &a_ty, &a2_ty);
-    let i32_ = Elem::new("i32");
-    let acc_ty = TensorTy::new(vec![rows, n], i32_.clone());
+    let acc_ty = TensorTy::new(vec![rows, n], Elem::new("i32"));
     let empty = k.empty(&acc_ty);
     let parallel = [Iter::Parallel, Iter::Parallel];
     let init =
@@ -301,6 +302,10 @@ pub fn quantized_matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, Error>
             bd.emit(format_args!("arith.addi {}, {p} : i32", v[2]))
         },
     );
+    let Some(s_ty) = s_ty else {
+        return Ok(reshape(k, &sums, &acc_ty, out));
+    };
+    let scales = k.arg(3);
     let o2_ty = out.with_shape(vec![rows, n]);
     let empty = k.empty(&o2_ty);
     let scaled = k.generic(

@@ -76,6 +76,7 @@ fn samples(kind: OpKind, t: &str) -> Vec<Sample> {
                 "tensor<2x3x32xf32>",
                 "",
             ),
+            sample(&["tensor<2x3x8xui8>", "tensor<2x2x16x4xi8>", "tensor<32xi32>"], "tensor<2x3x32xi32>", ""),
         ],
         OpKind::MaxPool | OpKind::AveragePool => {
             let extra = if kind == OpKind::AveragePool { ", count_include_pad = 0 : i64" } else { "" };

@@ -13,7 +13,8 @@
 //! work happens in the registers: the accumulators start from the offsets, and each is
 //! converted, scaled and stored as f32; the i32 buffer is then never touched. Otherwise the
 //! accumulators start from the i32 buffer and are stored back into it (the other two generics
-//! stay). With `threads` above 1 and enough work, the whole column blocks are one
+//! stay). An i32 result (a `MatMulInteger`'s: no scaling) takes the start alone. With
+//! `threads` above 1 and enough work, the whole column blocks are one
 //! `scf.forall`. The sums are exact, so results do not depend on the order or the threads.
 //!
 //! The driver imports such products only for hosts with AVX-512 VNNI
@@ -35,6 +36,7 @@ pub static INFO: PassInfo = PassInfo {
     statistics: &[
         StatisticInfo { name: "matmuls", help: "Integer products vectorised" },
         StatisticInfo { name: "fused", help: "Products whose offsets and scaling run in their registers" },
+        StatisticInfo { name: "started", help: "Products with an i32 result whose offsets start their registers" },
     ],
 };
 
@@ -91,10 +93,13 @@ fn handles(op: OperationRef<'_, '_>) -> Option<Product> {
     (contiguous && m == m2 && k == k4 * DEPTH && n == nb * LANES && m > 0 && k > 0).then_some(Product { m, k, n })
 }
 
-/// The generic `op` (before or after the sums) is: the start of the sums (`offsets` into the
-/// sums' buffer) or their scaling (the sums and `scales` into the f32 result).
-fn generic_operands(op: Op) -> Option<Vec<Val>> {
-    op.is("linalg.generic").then(|| op.operands())
+/// The operands of `op` when it is a generic whose body is the ops `body` (then its yield):
+/// the lowering's start of the sums (a copy: `offsets` into the sums' buffer) or their scaling
+/// (`sitofp`, `mulf`: the sums and `scales` into the f32 result).
+fn generic_operands(op: Op, body: &[&str]) -> Option<Vec<Val>> {
+    let ops: Vec<String> = op.body(0)?.ops().into_iter().map(|o| o.name()).collect();
+    let expected = body.iter().copied().chain(["linalg.yield"]);
+    (op.is("linalg.generic") && ops.iter().map(String::as_str).eq(expected)).then(|| op.operands())
 }
 
 /// Ops that only name memory (views of the arena, constants): nothing reads or writes
@@ -107,9 +112,10 @@ fn is_view(op: Op) -> bool {
 }
 
 impl Product {
-    /// The kernel function (MLIR text). `fused`: the arguments are `a, b, offsets, scales, out`
-    /// (offsets and scaling in the registers), else `a, b, c` (the sums from and into `c`).
-    fn function(&self, types: &[String], threads: i64, fused: bool) -> String {
+    /// The kernel function (MLIR text) for its arguments' `types`: `a, b`, then with `fused`
+    /// `offsets, scales, out` (the start and the scaling in the registers), with `start` only
+    /// `offsets, c` (the sums from the offsets into `c`), else `c` (from and into `c`).
+    fn function(&self, types: &[String], threads: i64, start: bool, fused: bool) -> String {
         let Product { m, k, n } = *self;
         let width = LANES * VECTORS;
         let vt = format!("vector<{LANES}xi32>");
@@ -118,11 +124,15 @@ impl Product {
         let k4 = k / DEPTH;
         let blocks = n / LANES;
         let flat_b = format!("memref<{blocks}x{k4}x{}xi8>", LANES * DEPTH);
-        let args = if fused {
-            format!("%a: {at}, %b: {packed_t}, %offsets: {}, %scales: {}, %out: {}", types[2], types[3], types[4])
-        } else {
-            format!("%a: {at}, %b: {packed_t}, %c: {}", types[2])
+        let args = match (start, fused) {
+            (_, true) => {
+                format!("%a: {at}, %b: {packed_t}, %offsets: {}, %scales: {}, %out: {}", types[2], types[3], types[4])
+            }
+            (true, false) => format!("%a: {at}, %b: {packed_t}, %offsets: {}, %c: {}", types[2], types[3]),
+            (false, false) => format!("%a: {at}, %b: {packed_t}, %c: {}", types[2]),
         };
+        // The sums' buffer, when the kernel stores them.
+        let ct = types.last().cloned().unwrap_or_default();
         let mut constants: Vec<i64> =
             vec![0, 1, DEPTH, ROWS, LANES, width, k4, m, n, m / ROWS * ROWS, n / width * width];
         constants.extend((0..VECTORS).map(|v| v * LANES));
@@ -148,19 +158,18 @@ impl Product {
             for r in 0..rows {
                 *s += &format!("{indent}%row{b}_{r} = arith.addi {row}, %c{r} : index\n");
             }
-            if fused {
+            if start || fused {
                 for v in 0..vectors {
                     *s += &format!("{indent}%off{b}_{v} = vector.load %offsets[%col{b}_{v}] : {}, {vt}\n", types[2]);
                 }
             }
             for r in 0..rows {
                 for v in 0..vectors {
-                    if fused {
+                    if start || fused {
                         inits.push(format!("%acc{b}_{r}_{v} = %off{b}_{v}"));
                     } else {
                         *s += &format!(
-                            "{indent}%init{b}_{r}_{v} = vector.load %c[%row{b}_{r}, %col{b}_{v}] : {}, {vt}\n",
-                            types[2]
+                            "{indent}%init{b}_{r}_{v} = vector.load %c[%row{b}_{r}, %col{b}_{v}] : {ct}, {vt}\n"
                         );
                         inits.push(format!("%acc{b}_{r}_{v} = %init{b}_{r}_{v}"));
                     }
@@ -214,10 +223,7 @@ impl Product {
                             types[4]
                         );
                     } else {
-                        *s += &format!(
-                            "{indent}vector.store {value}, %c[%row{b}_{r}, %col{b}_{v}] : {}, {vt}\n",
-                            types[2]
-                        );
+                        *s += &format!("{indent}vector.store {value}, %c[%row{b}_{r}, %col{b}_{v}] : {ct}, {vt}\n");
                     }
                 }
             }
@@ -236,7 +242,7 @@ impl Product {
 impl Pass for VectorizeIntegerMatmul {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let threads = self.threads;
-        let mut fused = 0u64;
+        let (mut fused, mut started) = (0u64, 0u64);
         // Between the three generics, planning leaves views of the arena (and their constants):
         // those after the sums move before them, so the scaling's buffers are defined where the
         // kernel goes; then each generic's predecessor among the kernels, by its address (the
@@ -275,30 +281,37 @@ impl Pass for VectorizeIntegerMatmul {
                     && static_shape(value.r#type()).is_ok_and(|shape| shape == [product.n])
             };
             let start = previous.get(&(op.raw().ptr as usize)).copied().and_then(|prev| {
-                let o = generic_operands(prev)?;
+                let o = generic_operands(prev, &[])?;
                 (o.len() == 2 && o[1] == sums && o[0] != sums && vector_of(o[0], "i32")).then_some((prev, o[0]))
             });
             let scaling = op.next().filter(|next| !is_view(*next)).and_then(|next| {
-                let o = generic_operands(next)?;
+                let o = generic_operands(next, &["arith.sitofp", "arith.mulf"])?;
                 let f32_out = element(o.get(2)?.r#type()).is_some_and(|e| e == "f32")
                     && static_shape(o[2].r#type()).ok()? == [product.m, product.n]
                     && unit_inner_stride(&o[2].r#type().to_string());
                 let scales = o.len() == 3 && o[1] != sums && vector_of(o[1], "f32");
                 (scales && o[0] == sums && o[2] != sums && f32_out).then_some((next, o[1], o[2]))
             });
-            let (kernel_operands, fuse) = match (start, scaling) {
+            let (kernel_operands, from_offsets, fuse) = match (start, scaling) {
                 (Some((prev, offsets)), Some((next, scales, out))) => {
                     absorbed.extend([prev, next]);
-                    (vec![operands[0], operands[1], offsets, scales, out], true)
+                    (vec![operands[0], operands[1], offsets, scales, out], true, true)
                 }
-                _ => (operands.clone(), false),
+                // An i32 result (a MatMulInteger's): the start only.
+                (Some((prev, offsets)), None) => {
+                    absorbed.push(prev);
+                    (vec![operands[0], operands[1], offsets, sums], true, false)
+                }
+                _ => (operands.clone(), false, false),
             };
             let types: Vec<String> = kernel_operands.iter().map(|v| v.r#type().to_string()).collect();
             let threads = if crate::cpu_schedule::inside_forall(op.get()) { 1 } else { threads };
             fused += u64::from(fuse);
-            Some((product.function(&types, threads, fuse), kernel_operands))
+            started += u64::from(from_offsets && !fuse);
+            Some((product.function(&types, threads, from_offsets, fuse), kernel_operands))
         })?;
         cx.bump("fused", fused);
+        cx.bump("started", started);
         Ok(())
     }
 }

@@ -188,16 +188,21 @@ pub(super) fn check_matmul(lhs: &[i64], rhs: &[i64], out: &[i64], problems: &mut
 }
 
 /// `sg.quantized_matmul`: `ui8 [..., M, K]` times `i8 [N / 16, K / 4, 16, 4]` (K a multiple of
-/// 4), `i32 [N]` offsets and `f32 [N]` scales, into `f32 [..., M, N]`.
+/// 4) from `i32 [N]` offsets into `i32 [..., M, N]`, or with `f32 [N]` scales into `f32`.
 pub(super) fn check_quantized_matmul(q: crate::QuantizedMatmul<'_, '_>, problems: &mut Vec<String>) {
     let (lhs, rhs, out) = (shape(q.lhs()), shape(q.rhs()), shape(q.output()));
     let element = |v: melior::ir::Value<'_, '_>| super::element_name(v.r#type());
-    let types = [element(q.lhs()), element(q.rhs()), element(q.offsets()), element(q.scales()), element(q.output())];
-    if types != ["ui8", "i8", "i32", "f32", "f32"] {
+    let scales = q.scales();
+    let mut types = vec![element(q.lhs()), element(q.rhs()), element(q.offsets())];
+    types.extend(scales.map(element));
+    let (expected, result): (&[&str], &str) =
+        if scales.is_some() { (&["ui8", "i8", "i32", "f32"], "f32") } else { (&["ui8", "i8", "i32"], "i32") };
+    if types != expected || element(q.output()) != result {
         problems.push(format!(
-            "operands must be ui8, i8, i32 and f32 and the result f32, got {} and {}",
-            types[..4].join(", "),
-            types[4]
+            "operands must be {} and the result {result}, got {} and {}",
+            expected.join(", "),
+            types.join(", "),
+            element(q.output())
         ));
         return;
     }
@@ -215,7 +220,7 @@ pub(super) fn check_quantized_matmul(q: crate::QuantizedMatmul<'_, '_>, problems
             dims(&out)
         ));
     }
-    if shape(q.offsets()) != [n] || shape(q.scales()) != [n] {
+    if shape(q.offsets()) != [n] || scales.is_some_and(|s| shape(s) != [n]) {
         problems.push(format!("offsets and scales must be [{n}]"));
     }
 }
