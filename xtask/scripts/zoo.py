@@ -53,6 +53,20 @@ their exporters emit them; each draws from its own generator, so the three above
   int8 weights with per-channel DequantizeLinear (axis 0) and int32 biases, Relu folded into
   the Q that follows its producer (zero point -128), a residual Add, GlobalAveragePool, Flatten
   (reusing its input's scale) and a Gemm head whose output is quantized too: `logits` [1, 10].
+- qdq_speech_encoder.onnx: an int8 QDQ speech-encoder layer as quantize_static writes a
+  Whisper-style encoder (pipecat's smart-turn turn detector's class; 100 frames of 192): a
+  QuantizeLinear -> DequantizeLinear pair (uint8 per tensor, MinMax over the fixed input with 0
+  included) on every MatMul input, int8 weights symmetric per output column (DequantizeLinear
+  axis 1) and float biases; LayerNormalization, the Q/K/V projections, 4 heads of 48 (Reshape,
+  Transpose), Q K^T on the quantized activations, Softmax, P V, the output projection and the
+  residual, LayerNormalization, a 768-wide MLP with the exact GELU (Erf), the residual:
+  `hidden` [1, 100, 192].
+- dynamic_int8_bert.onnx: the BERT-tiny encoder below as onnxruntime.quantization.
+  quantize_dynamic writes it (Optimum's and transformers.js's `*_quantized.onnx`): every
+  product's input through DynamicQuantizeLinear (uint8 over its run-time range, shared by the
+  Q, K and V products), MatMulInteger by an int8 weight (symmetric per tensor, zero point 0),
+  Cast to float, times the two scales' product, plus the bias; its own weights and biases:
+  `ln_...` [1, 128, 128].
 
 - text_detector.onnx: a DBNet-style text detector (PaddleOCR det, 1x3x128x128): strided
   Conv-BatchNorm-Relu backbone to 1/16, an FPN (lateral 1x1 Convs, Resize nearest + Add, 3x3
@@ -384,13 +398,30 @@ def resnet18(path):
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 1000])], path, "resnet18")
 
 
-def bert_tiny(path, layers=2, hidden=128, heads=2, intermediate=512, seq=128, vocab=30522):
-    g = Graph()
+def bert_tiny(path, layers=2, hidden=128, heads=2, intermediate=512, seq=128, vocab=30522, dynamic=False,
+              name="bert_tiny", generator=None):
+    g = Graph(generator)
     head_dim = hidden // heads
+    quantized = {}  # each value's DynamicQuantizeLinear, shared by its products
 
     def dense(x, cin, cout):
-        return g.op("Add", [g.op("MatMul", [x, g.weight([cin, cout], scale=0.02)], "matmul"),
-                            g.const(np.zeros(cout, np.float32), "bias")], "dense")
+        if not dynamic:
+            return g.op("Add", [g.op("MatMul", [x, g.weight([cin, cout], scale=0.02)], "matmul"),
+                                g.const(np.zeros(cout, np.float32), "bias")], "dense")
+        # As onnxruntime.quantization.quantize_dynamic writes it: the input quantized at run time
+        # (uint8 over its range), the weight int8 per tensor (symmetric), the i32 product cast to
+        # float and scaled by the two scales' product, then the bias.
+        if x not in quantized:
+            quantized[x] = g.ops("DynamicQuantizeLinear", [x], 3, "dynamic_quantize")
+        xq, xs, xz = quantized[x]
+        w = (g.rng.standard_normal((cin, cout)) * 0.02).astype(np.float32)
+        w_scale = np.float32(np.abs(w).max() / 127.0)
+        w_q = np.clip(np.round(w / w_scale), -127, 127).astype(np.int8)
+        acc = g.op("MatMulInteger", [xq, g.const(w_q, "weight_quantized"), xz, g.const(np.int8(0), "weight_zero_point")],
+                   "matmul_integer")
+        scale = g.op("Mul", [xs, g.const(w_scale, "weight_scale")], "scale")
+        y = g.op("Mul", [g.op("Cast", [acc], "cast", to=TensorProto.FLOAT), scale], "scaled")
+        return g.op("Add", [y, g.const((g.rng.standard_normal(cout) * 0.02).astype(np.float32), "bias")], "dense")
 
     def layer_norm(x):
         return g.op("LayerNormalization", [x, g.const(np.ones(hidden, np.float32), "ln_g"),
@@ -422,7 +453,7 @@ def bert_tiny(path, layers=2, hidden=128, heads=2, intermediate=512, seq=128, vo
         x = layer_norm(g.op("Add", [dense(h, intermediate, hidden), x], "residual"))
     g.save([helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, seq]),
             helper.make_tensor_value_info("attention_mask", TensorProto.INT64, [1, seq])],
-           [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, seq, hidden])], path, "bert_tiny")
+           [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, seq, hidden])], path, name)
 
 
 def crnn_ocr(path, classes=37, hidden=48, width=128, name="crnn_ocr", seed=20241):
@@ -1913,6 +1944,7 @@ def write_inputs(out):
                           ("audio_tcn", {"audio": pattern(4000).reshape(1, 1, 4000) * np.float32(0.5)}),
                           ("conformer_block", {"features": pattern(100 * 144).reshape(1, 100, 144)}),
                           ("qdq_speech_encoder", {"features": pattern(100 * 192).reshape(1, 100, 192)}),
+                          ("dynamic_int8_bert", {"input_ids": ids, "attention_mask": mask}),
                           ("gpt2_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256)}),
                           ("mobilenetv3_small", {"input": image}),
                           ("gated_deltanet_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256)}),
@@ -1976,6 +2008,8 @@ if __name__ == "__main__":
     nested_if(os.path.join(out, "nested_if.onnx"))
     int8_qdq_cnn(os.path.join(out, "int8_qdq_cnn.onnx"))
     qdq_speech_encoder(os.path.join(out, "qdq_speech_encoder.onnx"))
+    bert_tiny(os.path.join(out, "dynamic_int8_bert.onnx"), dynamic=True, name="dynamic_int8_bert",
+              generator=np.random.default_rng(20261206))
     speech_kws(os.path.join(out, "speech_kws.onnx"))
     text_detector(os.path.join(out, "text_detector.onnx"))
     inception_cell(os.path.join(out, "inception_cell.onnx"))
