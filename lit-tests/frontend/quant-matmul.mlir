@@ -1,13 +1,14 @@
 // With --integer-products (what `strata compile` does on hosts with AVX-512 VNNI), a QDQ
-// model's MatMul of a uint8 activation and a constant int8 weight imports as
+// model's MatMul of an 8-bit activation and a constant int8 weight imports as
 // sg.quantized_matmul: the activation quantized once in floats and cast to ui8 (one fused
-// program), the weight packed [N / 16, K / 4, 16, 4], the zero points' share as i32
-// offsets, the two scales' product per column. An int8 activation keeps the float product.
+// program; an int8 one 128 higher), the weight packed [N / 16, K / 4, 16, 4], the zero
+// points' share as i32 offsets, the two scales' product per column. 24 columns (not a
+// multiple of 16) keep the float product.
 // The run matches NumPy's exact integer products (bit for bit on VNNI hosts; the float
 // product elsewhere, within rounding).
 // RUN: strata import %S/inputs/quant_matmul.onnx --integer-products | FileCheck %s
 // RUN: strata import %S/inputs/quant_matmul.onnx | FileCheck %s --check-prefix=OFF
-// RUN: strata run %S/inputs/quant_matmul.onnx --no-cache --input x=%S/../driver/inputs/quant_matmul_x.npy --expect y=%S/../driver/inputs/quant_matmul_y.npy --expect z=%S/../driver/inputs/quant_matmul_z.npy --rtol 1e-6 --atol 1e-6 | FileCheck %s --check-prefix=RUNOUT
+// RUN: strata run %S/inputs/quant_matmul.onnx --no-cache --input x=%S/../driver/inputs/quant_matmul_x.npy --expect y=%S/../driver/inputs/quant_matmul_y.npy --expect z=%S/../driver/inputs/quant_matmul_z.npy --expect f=%S/../driver/inputs/quant_matmul_f.npy --rtol 1e-6 --atol 1e-6 | FileCheck %s --check-prefix=RUNOUT
 
 // CHECK: %[[D:.*]] = "sg.div"(%arg0, %{{.*}}) : (tensor<2x5x12xf32>, tensor<f32>) -> tensor<2x5x12xf32>
 // CHECK: "sg.cast"(%{{.*}}) : (tensor<2x5x12xf32>) -> tensor<2x5x12xui8>
@@ -15,11 +16,16 @@
 // CHECK: %[[O:.*]] = arith.constant dense_resource<{{.*}}> : tensor<32xi32>
 // CHECK: %[[S:.*]] = arith.constant dense_resource<{{.*}}> : tensor<32xf32>
 // CHECK: %[[Y:.*]] = "sg.quantized_matmul"(%{{.*}}, %[[W]], %[[O]], %[[S]]) : (tensor<2x5x12xui8>, tensor<2x3x16x4xi8>, tensor<32xi32>, tensor<32xf32>) -> tensor<2x5x32xf32>
-// CHECK: %[[Z:.*]] = "sg.matmul"(%{{.*}}, %{{.*}}) : (tensor<2x5x12xf32>, tensor<12x32xf32>) -> tensor<2x5x32xf32>
-// CHECK: return %[[Y]], %[[Z]]
+// The int8 activation: its zero point -3 is 125 as uint8.
+// CHECK: %[[Z8:.*]] = arith.constant dense<1.250000e+02> : tensor<f32>
+// CHECK: "sg.add"(%{{.*}}, %[[Z8]])
+// CHECK: %[[Z:.*]] = "sg.quantized_matmul"(%{{.*}}) : (tensor<2x5x12xui8>, tensor<2x3x16x4xi8>, tensor<32xi32>, tensor<32xf32>) -> tensor<2x5x32xf32>
+// CHECK: %[[F:.*]] = "sg.matmul"(%{{.*}}, %{{.*}}) : (tensor<2x5x12xf32>, tensor<12x24xf32>) -> tensor<2x5x24xf32>
+// CHECK: return %[[Y]], %[[Z]], %[[F]]
 
 // OFF-NOT: sg.quantized_matmul
-// OFF-COUNT-2: "sg.matmul"
+// OFF-COUNT-3: "sg.matmul"
 
 // RUNOUT: expect 'y': 0 of 320 elements outside
 // RUNOUT: expect 'z': 0 of 320 elements outside
+// RUNOUT: expect 'f': 0 of 240 elements outside

@@ -143,10 +143,11 @@ impl Importer<'_> {
         Ok(true)
     }
 
-    /// A QDQ model's `MatMul` of a `uint8` activation (a `DequantizeLinear` of a
+    /// A QDQ model's `MatMul` of an 8-bit activation (a `DequantizeLinear` of a
     /// `QuantizeLinear`, one scale and zero point) and a constant 8-bit weight `[K, N]` (per
     /// tensor or per column), K a multiple of 4 and N of 16, as `sg.quantized_matmul`: the
-    /// activation quantized once (`clamp(round(x / s) + z, 0, 255)` as `uint8`), the weight's
+    /// activation quantized once (`clamp(round(x / s) + z, 0, 255)` as `uint8`, an int8 one
+    /// and its zero point 128 higher), the weight's
     /// zero-point-centred values packed `[N / 16, K / 4, 16, 4]` (they must fit `int8`), each
     /// column's sum starting from `-z * sum_k w[k, n]`, times `s * s_w[n]`. The products are
     /// exact integers, where the floats' each rounded; ONNX Runtime computes QDQ products
@@ -169,13 +170,23 @@ impl Importer<'_> {
         };
         let (a_shape, _) = self.shape_of(a)?;
         let (x_shape, x_type) = self.shape_of(&q.input)?;
-        // The activation: uint8, one scale and zero point, quantized from f32.
+        // The activation: 8-bit, one scale and zero point, quantized from f32. An int8 one (what
+        // quantize_static writes by default) is the uint8 one 128 higher: `vpdpbusd` takes one
+        // unsigned operand, so its zero point moves up by 128 with it.
+        let shift = match q.target {
+            DataType::Uint8 => 0,
+            DataType::Int8 => 128,
+            _ => return Ok(false),
+        };
         let Some(a_scale) = self.scalar_constant(&q.scale, DataType::Float) else { return Ok(false) };
         let a_zero = match &q.zero {
-            None => Some(0),
-            Some(z) => self.scalar_constant(z, DataType::Uint8).map(|f| i64::from(f.bytes[0])),
+            None => Some(shift),
+            Some(z) => self.scalar_constant(z, q.target).map(|f| {
+                let zero = if shift == 0 { i64::from(f.bytes[0]) } else { i64::from(f.bytes[0] as i8) };
+                zero + shift
+            }),
         };
-        let activation = q.target == DataType::Uint8 && q.block_size == 0 && x_type == DataType::Float;
+        let activation = q.block_size == 0 && x_type == DataType::Float;
         let (Some(a_zero), true, true) = (a_zero, activation, a_shape.len() >= 2 && x_shape == a_shape) else {
             return Ok(false);
         };
