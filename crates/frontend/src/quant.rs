@@ -72,6 +72,15 @@ struct PackedWeight {
     sums: Vec<i64>,
 }
 
+impl PackedWeight {
+    /// The sums' start for an activation zero point `zero`: `-zero * sum` per column as i32
+    /// little-endian bytes, `None` when one does not fit i32.
+    fn offsets(&self, zero: i64) -> Option<Vec<u8>> {
+        let offsets: Option<Vec<i32>> = self.sums.iter().map(|sum| i32::try_from(-zero * sum).ok()).collect();
+        Some(offsets?.iter().flat_map(|o| o.to_le_bytes()).collect())
+    }
+}
+
 /// Columns of one packed block of a quantized product's weight (a 16-lane i32 register).
 const PACKED_COLUMNS: usize = 16;
 /// Products one dot-product lane sums (four bytes of a 32-bit lane).
@@ -196,10 +205,7 @@ impl Importer<'_> {
         };
         let n = packed.sums.len();
         let Some(w_scales) = self.per_column(&w.scale, DataType::Float, w.axis, n) else { return Ok(false) };
-        let Some(offsets) = packed.sums.iter().map(|sum| i32::try_from(-a_zero * sum).ok()).collect::<Option<Vec<_>>>()
-        else {
-            return Ok(false);
-        };
+        let Some(offsets) = packed.offsets(a_zero) else { return Ok(false) };
         let scales: Vec<u8> = w_scales
             .iter()
             .flat_map(|s| (a_scale * f32::from_le_bytes(s[..4].try_into().expect("four bytes"))).to_le_bytes())
@@ -217,8 +223,7 @@ impl Importer<'_> {
         let clamped = e.op(self, "Max", &[&quantized, &lo], vec![])?;
         let clamped = e.op(self, "Min", &[&clamped, &hi], vec![])?;
         let lhs = self.cast_to(&mut e, &clamped, DataType::Uint8, None)?;
-        let bytes = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
-        let offsets = e.constant(self, Folded { shape: vec![n as i64], dtype: DataType::Int32, bytes })?;
+        let offsets = e.constant(self, Folded { shape: vec![n as i64], dtype: DataType::Int32, bytes: offsets })?;
         let scales = e.constant(self, Folded { shape: vec![n as i64], dtype: DataType::Float, bytes: scales })?;
         self.emit_quantized_matmul(block, node, location, &mut e, (&lhs, packed), (&offsets, Some(&scales)))?;
         Ok(true)
@@ -263,23 +268,15 @@ impl Importer<'_> {
         // The zero point when it is computed at run time; else its constant value (0 when absent).
         let runtime_zero = a_zero.filter(|z| self.folded(z).is_none());
         let constant_zero = a_zero.and_then(|z| self.folded(z)).map_or(0, |f| i64::from(f.bytes[0]));
+        // A run-time zero point multiplies the negated sums (the offsets of a zero point of 1).
+        let Some(bytes) = packed.offsets(if runtime_zero.is_some() { 1 } else { constant_zero }) else {
+            return Ok(false);
+        };
+        let offsets = e.constant(self, Folded { shape: vec![n as i64], dtype: DataType::Int32, bytes })?;
         let offsets = match runtime_zero {
-            None => {
-                let Some(offsets) =
-                    packed.sums.iter().map(|s| i32::try_from(-constant_zero * s).ok()).collect::<Option<Vec<_>>>()
-                else {
-                    return Ok(false);
-                };
-                let bytes = offsets.iter().flat_map(|v| v.to_le_bytes()).collect();
-                e.constant(self, Folded { shape: vec![n as i64], dtype: DataType::Int32, bytes })?
-            }
+            None => offsets,
             Some(z) => {
-                let Some(negated) = packed.sums.iter().map(|s| i32::try_from(-s).ok()).collect::<Option<Vec<_>>>()
-                else {
-                    return Ok(false);
-                };
-                let bytes = negated.iter().flat_map(|v| v.to_le_bytes()).collect();
-                let negated = e.constant(self, Folded { shape: vec![n as i64], dtype: DataType::Int32, bytes })?;
+                let negated = offsets;
                 let scalar = e.ints(self, &[]);
                 let z = e.op(self, "Reshape", &[z, &scalar], vec![])?;
                 let z = self.cast_to(&mut e, &z, DataType::Int32, None)?;
