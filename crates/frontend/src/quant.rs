@@ -126,8 +126,6 @@ impl Importer<'_> {
         let mut e = Expansion::new(block, node, index);
         let input = self.cast_to(&mut e, &q.input, DataType::Float, None)?;
         let scale = self.quantization_parameter(&mut e, &q.scale, &shape, q.axis, q.block_size)?;
-        let scaled = e.op(self, "Div", &[&input, &scale], vec![])?;
-        let rounded = e.op(self, "Round", &[&scaled], vec![])?;
         let zero = match &q.zero {
             Some(zero) => {
                 let zero = self.quantization_parameter(&mut e, zero, &shape, q.axis, q.block_size)?;
@@ -135,13 +133,7 @@ impl Importer<'_> {
             }
             None => None,
         };
-        let shifted = match &zero {
-            Some(zero) => e.op(self, "Add", &[&rounded, zero], vec![])?,
-            None => rounded,
-        };
-        let (lo, hi) = (e.scalar(self, DataType::Float, lo as f64)?, e.scalar(self, DataType::Float, hi as f64)?);
-        let clamped = e.op(self, "Max", &[&shifted, &lo], vec![])?;
-        let clamped = e.op(self, "Min", &[&clamped, &hi], vec![])?;
+        let clamped = self.quantized_in_floats(&mut e, &input, &scale, zero.as_deref(), (lo, hi))?;
         let centred = match &zero {
             Some(zero) => e.op(self, "Sub", &[&clamped, zero], vec![])?,
             None => clamped,
@@ -200,7 +192,7 @@ impl Importer<'_> {
             return Ok(false);
         };
         let a_scale = f32::from_le_bytes(a_scale.bytes[..4].try_into().expect("four bytes"));
-        let Some(packed) = self.packed_weight(&w.input, w.zero.as_deref(), w.axis, a_shape[a_shape.len() - 1])? else {
+        let Some(packed) = self.packed_weight(&w.input, w.zero.as_deref(), w.axis, a_shape[a_shape.len() - 1]) else {
             return Ok(false);
         };
         let n = packed.sums.len();
@@ -213,15 +205,8 @@ impl Importer<'_> {
         // The activation as uint8, in floats until the cast (one fused program).
         let mut e = Expansion::new(block, node, index);
         let scale = e.scalar(self, DataType::Float, f64::from(a_scale))?;
-        let scaled = e.op(self, "Div", &[&q.input, &scale], vec![])?;
-        let mut quantized = e.op(self, "Round", &[&scaled], vec![])?;
-        if a_zero != 0 {
-            let zero = e.scalar(self, DataType::Float, a_zero as f64)?;
-            quantized = e.op(self, "Add", &[&quantized, &zero], vec![])?;
-        }
-        let (lo, hi) = (e.scalar(self, DataType::Float, 0.0)?, e.scalar(self, DataType::Float, 255.0)?);
-        let clamped = e.op(self, "Max", &[&quantized, &lo], vec![])?;
-        let clamped = e.op(self, "Min", &[&clamped, &hi], vec![])?;
+        let zero = if a_zero != 0 { Some(e.scalar(self, DataType::Float, a_zero as f64)?) } else { None };
+        let clamped = self.quantized_in_floats(&mut e, &q.input, &scale, zero.as_deref(), (0, 255))?;
         let lhs = self.cast_to(&mut e, &clamped, DataType::Uint8, None)?;
         let offsets = e.constant(self, Folded { shape: vec![n as i64], dtype: DataType::Int32, bytes: offsets })?;
         let scales = e.constant(self, Folded { shape: vec![n as i64], dtype: DataType::Float, bytes: scales })?;
@@ -260,7 +245,7 @@ impl Importer<'_> {
                 return Ok(false);
             }
         }
-        let Some(packed) = self.packed_weight(b, operand(node, 3), 1, a_shape[a_shape.len() - 1])? else {
+        let Some(packed) = self.packed_weight(b, operand(node, 3), 1, a_shape[a_shape.len() - 1]) else {
             return Ok(false);
         };
         let n = packed.sums.len();
@@ -287,6 +272,28 @@ impl Importer<'_> {
         Ok(true)
     }
 
+    /// `min(max(round(x / scale) + zero, lo), hi)` in f32 (round half to even), the zero point
+    /// left out when there is none: a QuantizeLinear's integer computed in floats, exact for
+    /// every finite `x` (targets up to 16 bits).
+    fn quantized_in_floats(
+        &mut self,
+        e: &mut Expansion,
+        x: &str,
+        scale: &str,
+        zero: Option<&str>,
+        (lo, hi): (i64, i64),
+    ) -> Result<String, Error> {
+        let scaled = e.op(self, "Div", &[x, scale], vec![])?;
+        let rounded = e.op(self, "Round", &[&scaled], vec![])?;
+        let shifted = match zero {
+            Some(zero) => e.op(self, "Add", &[&rounded, zero], vec![])?,
+            None => rounded,
+        };
+        let (lo, hi) = (e.scalar(self, DataType::Float, lo as f64)?, e.scalar(self, DataType::Float, hi as f64)?);
+        let clamped = e.op(self, "Max", &[&shifted, &lo], vec![])?;
+        e.op(self, "Min", &[&clamped, &hi], vec![])
+    }
+
     /// The constant `value` when it holds one element of `dtype`.
     fn scalar_constant(&self, value: &str, dtype: DataType) -> Option<Folded> {
         self.folded(value).filter(|f| f.dtype == dtype && f.bytes.len() == crate::fold::width(dtype))
@@ -307,40 +314,31 @@ impl Importer<'_> {
     /// its zero points `zero` (none, one, or one per column along `axis`), packed for
     /// `sg.quantized_matmul`, with each column's sum; `None` when it is not such a weight or a
     /// centred value does not fit `int8`.
-    fn packed_weight(
-        &self,
-        weight: &str,
-        zero: Option<&str>,
-        axis: i64,
-        depth: i64,
-    ) -> Result<Option<PackedWeight>, Error> {
-        let Some(weight) = self.folded(weight) else { return Ok(None) };
+    fn packed_weight(&self, weight: &str, zero: Option<&str>, axis: i64, depth: i64) -> Option<PackedWeight> {
+        let weight = self.folded(weight)?;
         let signed = match weight.dtype {
             DataType::Int8 => true,
             DataType::Uint8 => false,
-            _ => return Ok(None),
+            _ => return None,
         };
         let (k, n) = match weight.shape[..] {
             [k, n] if k > 0 && n > 0 && k == depth => (k as usize, n as usize),
-            _ => return Ok(None),
+            _ => return None,
         };
         if k % PACKED_DEPTH != 0 || n % PACKED_COLUMNS != 0 {
-            return Ok(None);
+            return None;
         }
         let value = |byte: u8| if signed { i64::from(byte as i8) } else { i64::from(byte) };
         let zeros: Vec<i64> = match zero {
             None => vec![0; n],
-            Some(z) => match self.per_column(z, weight.dtype, axis, n) {
-                Some(zeros) => zeros.iter().map(|z| value(z[0])).collect(),
-                None => return Ok(None),
-            },
+            Some(z) => self.per_column(z, weight.dtype, axis, n)?.iter().map(|z| value(z[0])).collect(),
         };
         let mut packed = vec![0u8; k * n];
         let mut sums = vec![0i64; n];
         for row in 0..k {
             for (col, sum) in sums.iter_mut().enumerate() {
                 let centred = value(weight.bytes[row * n + col]) - zeros[col];
-                let Ok(byte) = i8::try_from(centred) else { return Ok(None) };
+                let byte = i8::try_from(centred).ok()?;
                 let at = (((col / PACKED_COLUMNS) * (k / PACKED_DEPTH) + row / PACKED_DEPTH) * PACKED_COLUMNS
                     + col % PACKED_COLUMNS)
                     * PACKED_DEPTH
@@ -351,7 +349,7 @@ impl Importer<'_> {
         }
         let shape =
             vec![(n / PACKED_COLUMNS) as i64, (k / PACKED_DEPTH) as i64, PACKED_COLUMNS as i64, PACKED_DEPTH as i64];
-        Ok(Some(PackedWeight { packed: Folded { shape, dtype: DataType::Int8, bytes: packed }, sums }))
+        Some(PackedWeight { packed: Folded { shape, dtype: DataType::Int8, bytes: packed }, sums })
     }
 
     /// `sg.quantized_matmul` of `lhs` (the `ui8` rows) and the packed weight from `offsets`,
@@ -717,11 +715,7 @@ impl Importer<'_> {
         let levels = e.scalar(self, DataType::Float, 255.0)?;
         let scale = e.op(self, "Div", &[&range, &levels], vec![])?;
         let negated = e.op(self, "Sub", &[&zero, &low], vec![])?;
-        let point = e.op(self, "Div", &[&negated, &scale], vec![])?;
-        let point = e.op(self, "Round", &[&point], vec![])?;
-        let (lo, hi) = (e.scalar(self, DataType::Float, 0.0)?, e.scalar(self, DataType::Float, 255.0)?);
-        let point = e.op(self, "Max", &[&point, &lo], vec![])?;
-        let point = e.op(self, "Min", &[&point, &hi], vec![])?;
+        let point = self.quantized_in_floats(&mut e, &negated, &scale, None, (0, 255))?;
         let point = self.cast_to(&mut e, &point, DataType::Uint8, None)?;
         let quantize = NodeProto {
             op_type: Some("QuantizeLinear".into()),

@@ -293,10 +293,11 @@ pub fn f32_le_bytes(attr: Attribute<'_>) -> Option<std::borrow::Cow<'_, [u8]>> {
 pub fn packed_le_bytes(attr: Attribute<'_>) -> Option<&[u8]> {
     let raw = attr.to_raw();
     // Safety: the attribute is live; its type is read only when it is an elements attribute.
-    let (resource, width) = unsafe {
-        if !mlir_sys::mlirAttributeIsADenseResourceElements(raw) {
-            return None;
-        }
+    if !unsafe { mlir_sys::mlirAttributeIsADenseResourceElements(raw) } {
+        return None;
+    }
+    // Safety: a dense resource elements attribute has a shaped type.
+    let (width, count) = unsafe {
         let element = mlir_sys::mlirShapedTypeGetElementType(mlir_sys::mlirAttributeGetType(raw));
         let width = if mlir_sys::mlirTypeIsAInteger(element) {
             mlir_sys::mlirIntegerTypeGetWidth(element) as usize
@@ -309,12 +310,11 @@ pub fn packed_le_bytes(attr: Attribute<'_>) -> Option<&[u8]> {
         } else {
             0
         };
-        (true, width)
+        (width, mlir_sys::mlirElementsAttrGetNumElements(raw) as usize)
     };
-    if !resource || !matches!(width, 8 | 16 | 32 | 64) {
+    if !matches!(width, 8 | 16 | 32 | 64) {
         return None;
     }
-    let count = unsafe { mlir_sys::mlirElementsAttrGetNumElements(raw) } as usize;
     let bytes = width / 8 * count;
     registered_bytes(attr).filter(|b| b.len() >= bytes).map(|b| &b[..bytes])
 }
