@@ -132,9 +132,9 @@ fn measure(case: &Case, repeats: usize, rounds: usize, profile: bool) -> Result<
     let ort_one_ms = ort(case, repeats, 1, None)?;
     let ort_all_ms = ort(case, repeats, 0, None)?;
     // A QDQ model's requantized activations differ by whole steps (`zoo_tolerance`).
-    let zoo = crate::zoo_tolerance(case.model.parent().unwrap_or(Path::new(".")), &case.name);
-    let tolerance = if zoo == "1e-4" { TOLERANCE } else { zoo.as_str() };
-    let mut expect = vec!["--rtol".to_owned(), tolerance.to_owned(), "--atol".to_owned(), tolerance.to_owned()];
+    let tolerance = crate::zoo_tolerance(case.model.parent().unwrap_or(Path::new(".")), &case.name)
+        .unwrap_or_else(|| TOLERANCE.to_owned());
+    let mut expect = vec!["--rtol".to_owned(), tolerance.clone(), "--atol".to_owned(), tolerance];
     let mut outputs: Vec<_> =
         std::fs::read_dir(&references).map_err(|e| e.to_string())?.flatten().map(|e| e.path()).collect();
     outputs.sort();
@@ -191,15 +191,8 @@ fn matches_checked_in(case: &Case, repeats: usize) -> Result<bool, String> {
     if expect.is_empty() {
         return Ok(false);
     }
-    let tolerance = crate::zoo_tolerance(case.model.parent().unwrap_or(Path::new(".")), &case.name);
-    expect.extend([
-        "--threads".to_owned(),
-        "1".to_owned(),
-        "--rtol".to_owned(),
-        tolerance.clone(),
-        "--atol".to_owned(),
-        tolerance,
-    ]);
+    expect.extend(["--threads".to_owned(), "1".to_owned()]);
+    expect.extend(crate::zoo_tolerance_args(case.model.parent().unwrap_or(Path::new(".")), &case.name));
     Ok(strata(case, repeats.min(2), &expect)?.1)
 }
 

@@ -575,15 +575,20 @@ const ZOO_MODELS: &[&str] = &[
     "streaming_vad",
 ];
 
-/// How far a zoo model's outputs may be from ONNX Runtime's (`--rtol` and `--atol`): what
-/// `zoo.py` writes to `<model>.tolerance` in the zoo `dir` (a QDQ model agrees to whole
-/// quantization steps; the reason is there), else 1e-4.
-pub(crate) fn zoo_tolerance(dir: &std::path::Path, model: &str) -> String {
+/// How far a zoo model's outputs may be from ONNX Runtime's (`--rtol` and `--atol`) where that
+/// is not the zoo's 1e-4: what `zoo.py` writes to `<model>.tolerance` in the zoo `dir` (a QDQ
+/// model agrees to whole quantization steps; the reason is there).
+pub(crate) fn zoo_tolerance(dir: &std::path::Path, model: &str) -> Option<String> {
     std::fs::read_to_string(dir.join(format!("{model}.tolerance")))
         .ok()
         .map(|text| text.trim().to_owned())
         .filter(|text| text.parse::<f64>().is_ok())
-        .unwrap_or_else(|| "1e-4".to_owned())
+}
+
+/// `--rtol` and `--atol` for zoo model `model` in `dir`: its [`zoo_tolerance`], else 1e-4.
+pub(crate) fn zoo_tolerance_args(dir: &std::path::Path, model: &str) -> [String; 4] {
+    let tolerance = zoo_tolerance(dir, model).unwrap_or_else(|| "1e-4".to_owned());
+    ["--rtol".to_owned(), tolerance.clone(), "--atol".to_owned(), tolerance]
 }
 
 /// Zoo models the GPU path does not compile yet, and why: it refuses them with a clean error.
@@ -765,7 +770,8 @@ fn gpu_artifact(
                 .arg("run")
                 .arg(out.join(format!("{model}.json")))
                 .args(zoo_io(dir, model)?)
-                .args(["--rtol", &zoo_tolerance(dir, model), "--atol", &zoo_tolerance(dir, model), "--repeat", "20"])
+                .args(zoo_tolerance_args(dir, model))
+                .args(["--repeat", "20"])
                 .status()
                 .map_err(|e| e.to_string())?;
             if !status.success() {
@@ -887,7 +893,7 @@ fn run_against_reference(bin: &std::path::Path, dir: &std::path::Path, model: &s
         let output = Command::new(bin.join("strata"))
             .arg("run")
             .arg(dir.join(format!("{model}.onnx")))
-            .args(["--rtol", &zoo_tolerance(dir, model), "--atol", &zoo_tolerance(dir, model)])
+            .args(zoo_tolerance_args(dir, model))
             .args(zoo_frozen(dir, model))
             .args(zoo_io(dir, model)?)
             .env("STRATA_CACHE_DIR", dir.join("cache"))

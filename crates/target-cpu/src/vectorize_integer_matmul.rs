@@ -105,17 +105,35 @@ fn generic_operands(op: Op, body: &[&str]) -> Option<Vec<Val>> {
 /// Ops that only name memory (views of the arena, constants): nothing reads or writes
 /// through them, so a kernel's neighbours are looked for past them.
 fn is_view(op: Op) -> bool {
-    ["memref.view", "memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.reinterpret_cast"]
-        .iter()
-        .chain(&["memref.cast", "memref.get_global", "arith.constant"])
-        .any(|name| op.is(name))
+    const VIEWS: [&str; 8] = [
+        "memref.view",
+        "memref.subview",
+        "memref.collapse_shape",
+        "memref.expand_shape",
+        "memref.reinterpret_cast",
+        "memref.cast",
+        "memref.get_global",
+        "arith.constant",
+    ];
+    VIEWS.iter().any(|name| op.is(name))
+}
+
+/// What the kernel does beside the sums: which of the lowering's generics it absorbs.
+#[derive(Clone, Copy, PartialEq)]
+enum Absorbed {
+    /// None: the sums go from and into their i32 buffer (arguments `a, b, c`).
+    Nothing,
+    /// The start: the sums go from the offsets into their buffer (`a, b, offsets, c`; an i32
+    /// result, a `MatMulInteger`'s).
+    Start,
+    /// The start and the scaling: from the offsets into the f32 result (`a, b, offsets,
+    /// scales, out`).
+    StartAndScaling,
 }
 
 impl Product {
-    /// The kernel function (MLIR text) for its arguments' `types`: `a, b`, then with `fused`
-    /// `offsets, scales, out` (the start and the scaling in the registers), with `start` only
-    /// `offsets, c` (the sums from the offsets into `c`), else `c` (from and into `c`).
-    fn function(&self, types: &[String], threads: i64, start: bool, fused: bool) -> String {
+    /// The kernel function (MLIR text) for its arguments' `types` (as [`Absorbed`] lists them).
+    fn function(&self, types: &[String], threads: i64, absorbed: Absorbed) -> String {
         let Product { m, k, n } = *self;
         let width = LANES * VECTORS;
         let vt = format!("vector<{LANES}xi32>");
@@ -124,13 +142,14 @@ impl Product {
         let k4 = k / DEPTH;
         let blocks = n / LANES;
         let flat_b = format!("memref<{blocks}x{k4}x{}xi8>", LANES * DEPTH);
-        let args = match (start, fused) {
-            (_, true) => {
+        let args = match absorbed {
+            Absorbed::StartAndScaling => {
                 format!("%a: {at}, %b: {packed_t}, %offsets: {}, %scales: {}, %out: {}", types[2], types[3], types[4])
             }
-            (true, false) => format!("%a: {at}, %b: {packed_t}, %offsets: {}, %c: {}", types[2], types[3]),
-            (false, false) => format!("%a: {at}, %b: {packed_t}, %c: {}", types[2]),
+            Absorbed::Start => format!("%a: {at}, %b: {packed_t}, %offsets: {}, %c: {}", types[2], types[3]),
+            Absorbed::Nothing => format!("%a: {at}, %b: {packed_t}, %c: {}", types[2]),
         };
+        let (start, scaled) = (absorbed != Absorbed::Nothing, absorbed == Absorbed::StartAndScaling);
         // The sums' buffer, when the kernel stores them.
         let ct = types.last().cloned().unwrap_or_default();
         let mut constants: Vec<i64> =
@@ -158,14 +177,14 @@ impl Product {
             for r in 0..rows {
                 *s += &format!("{indent}%row{b}_{r} = arith.addi {row}, %c{r} : index\n");
             }
-            if start || fused {
+            if start {
                 for v in 0..vectors {
                     *s += &format!("{indent}%off{b}_{v} = vector.load %offsets[%col{b}_{v}] : {}, {vt}\n", types[2]);
                 }
             }
             for r in 0..rows {
                 for v in 0..vectors {
-                    if start || fused {
+                    if start {
                         inits.push(format!("%acc{b}_{r}_{v} = %off{b}_{v}"));
                     } else {
                         *s += &format!(
@@ -204,7 +223,7 @@ impl Product {
                 }
             }
             *s += &format!("{inner}scf.yield {} : {acc_types}\n{indent}}} {ROLLED}\n", next.join(", "));
-            if fused {
+            if scaled {
                 for v in 0..vectors {
                     *s += &format!(
                         "{indent}%scale{b}_{v} = vector.load %scales[%col{b}_{v}] : {}, vector<{LANES}xf32>\n",
@@ -215,7 +234,7 @@ impl Product {
             for r in 0..rows {
                 for v in 0..vectors {
                     let value = format!("%sum{b}#{}", r * vectors + v);
-                    if fused {
+                    if scaled {
                         *s += &format!(
                             "{indent}%f{b}_{r}_{v} = arith.sitofp {value} : {vt} to vector<{LANES}xf32>\n\
                              {indent}%y{b}_{r}_{v} = arith.mulf %f{b}_{r}_{v}, %scale{b}_{v} : vector<{LANES}xf32>\n\
@@ -284,7 +303,7 @@ impl Pass for VectorizeIntegerMatmul {
                 let o = generic_operands(prev, &[])?;
                 (o.len() == 2 && o[1] == sums && o[0] != sums && vector_of(o[0], "i32")).then_some((prev, o[0]))
             });
-            let scaling = op.next().filter(|next| !is_view(*next)).and_then(|next| {
+            let scaling = op.next().and_then(|next| {
                 let o = generic_operands(next, &["arith.sitofp", "arith.mulf"])?;
                 let f32_out = element(o.get(2)?.r#type()).is_some_and(|e| e == "f32")
                     && static_shape(o[2].r#type()).ok()? == [product.m, product.n]
@@ -292,23 +311,23 @@ impl Pass for VectorizeIntegerMatmul {
                 let scales = o.len() == 3 && o[1] != sums && vector_of(o[1], "f32");
                 (scales && o[0] == sums && o[2] != sums && f32_out).then_some((next, o[1], o[2]))
             });
-            let (kernel_operands, from_offsets, fuse) = match (start, scaling) {
+            let (kernel_operands, kind) = match (start, scaling) {
                 (Some((prev, offsets)), Some((next, scales, out))) => {
                     absorbed.extend([prev, next]);
-                    (vec![operands[0], operands[1], offsets, scales, out], true, true)
+                    (vec![operands[0], operands[1], offsets, scales, out], Absorbed::StartAndScaling)
                 }
                 // An i32 result (a MatMulInteger's): the start only.
                 (Some((prev, offsets)), None) => {
                     absorbed.push(prev);
-                    (vec![operands[0], operands[1], offsets, sums], true, false)
+                    (vec![operands[0], operands[1], offsets, sums], Absorbed::Start)
                 }
-                _ => (operands.clone(), false, false),
+                _ => (operands.clone(), Absorbed::Nothing),
             };
             let types: Vec<String> = kernel_operands.iter().map(|v| v.r#type().to_string()).collect();
             let threads = if crate::cpu_schedule::inside_forall(op.get()) { 1 } else { threads };
-            fused += u64::from(fuse);
-            started += u64::from(from_offsets && !fuse);
-            Some((product.function(&types, threads, from_offsets, fuse), kernel_operands))
+            fused += u64::from(kind == Absorbed::StartAndScaling);
+            started += u64::from(kind == Absorbed::Start);
+            Some((product.function(&types, threads, kind), kernel_operands))
         })?;
         cx.bump("fused", fused);
         cx.bump("started", started);
