@@ -71,7 +71,7 @@ pub const OPTIONS: &[OptionInfo] = &[
         name: "max-repairs",
         kind: OptionKind::Int,
         default: "128",
-        help: "in-place writes the storage validator may refuse (each bans one and extracts again) before every in-place write is dropped",
+        help: "extractions the storage validator may refuse (each bans the refused in-place writes, a storage's first, and extracts again) before every in-place write is dropped",
     },
 ];
 
@@ -90,7 +90,7 @@ pub fn create(options: &PassOptions) -> Box<dyn Pass> {
 pub struct EgraphOptimize {
     pub only: Option<&'static [&'static str]>,
     pub target: Target,
-    /// In-place refusals at most ([`strata_egraph::Limits::repairs`]).
+    /// Refused extractions at most ([`strata_egraph::Limits::repairs`]).
     pub repairs: usize,
     /// The rules of the families the `disable` option names, or why it names none.
     pub skip: Result<Vec<&'static str>, String>,

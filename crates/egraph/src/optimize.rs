@@ -17,8 +17,9 @@ pub struct Limits {
     pub nodes: usize,
     /// E-nodes at most as a multiple of the e-graph built from the input graph.
     pub growth: usize,
-    /// In-place repairs (ban and re-extract) at most, beyond which every in-place write is
-    /// dropped; fewer when the e-graph holds fewer in-place writes (each repair bans one).
+    /// In-place repair rounds (ban and re-extract) at most, beyond which every in-place write is
+    /// dropped; fewer when the e-graph holds fewer in-place writes (each round bans at least
+    /// one).
     pub repairs: usize,
     /// Run only these rules (by name); `None`: all of them.
     pub only: Option<&'static [&'static str]>,
@@ -27,9 +28,9 @@ pub struct Limits {
     pub skip: Vec<&'static str>,
 }
 
-/// The in-place repairs a graph gets at most (see [`Limits::repairs`]): each is one extraction
-/// of the e-graph, so a graph with more refused in-place writes than this loses them all
-/// rather than extracting hundreds of times. (`sg-egraph-optimize`'s `max-repairs` option
+/// The in-place repair rounds a graph gets at most (see [`Limits::repairs`]): each is one
+/// extraction of the e-graph, so a graph whose refusals need more rounds than this loses every
+/// in-place write rather than extracting hundreds of times. (`sg-egraph-optimize`'s `max-repairs` option
 /// defaults to the same.)
 pub const MAX_REPAIRS: usize = 128;
 

@@ -398,7 +398,7 @@ fn random_graph(seed: u64) -> Graph {
 /// still returns a valid, value-preserving program.
 #[test]
 fn concat_chains_never_fail_to_optimize() {
-    for (layers, repairs) in [(9usize, None), (10, None), (16, None), (58, None), (10, Some(8)), (16, Some(8))] {
+    for (layers, repairs) in [(9usize, None), (10, None), (16, None), (58, None), (10, Some(0)), (16, Some(0))] {
         let mut g = Graph::default();
         let mut cat = g.add(Op::Input(0), &[], &[1, 2, 2, 2], F32);
         for _ in 0..layers {
@@ -413,9 +413,22 @@ fn concat_chains_never_fail_to_optimize() {
         let mut limits = Limits::for_graph(g.nodes.len());
         limits.repairs = repairs.unwrap_or(limits.repairs);
         let outcome = optimize(&g, &limits, &Weights::default()).expect("optimizes");
-        // With the default limit every chain converges; with 8 repairs, ten layers and more do
-        // not (the "did not converge in 8 rounds") and fall back.
+        // With the default limit every chain converges, each layer's refused write banned in one
+        // round (their storages differ); with no repairs allowed, none does, and it falls back.
         assert_eq!(outcome.repairs.dropped_in_place, repairs.is_some(), "{layers} layers: {:?}", outcome.repairs);
+        assert_eq!(outcome.repairs.refused, layers - 1, "{layers} layers: {:?}", outcome.repairs);
+        if repairs.is_none() {
+            // The layers' refusals (one each, on storages of their own) are one round; each
+            // round used to ban one, extracting the whole program again every time.
+            assert_eq!(outcome.repairs.rounds, 1, "{layers} layers: {:?}", outcome.repairs);
+            // Every layer but the last keeps one buffer and one kernel beside its in-place
+            // writes (as one refusal a round gave).
+            assert_eq!(
+                (outcome.after.allocations, outcome.after.launches),
+                (3 * layers as u64 + 1, 3 * layers as u64),
+                "{layers}"
+            );
+        }
         assert_same_values(&g, &outcome);
     }
 }
