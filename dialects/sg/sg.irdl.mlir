@@ -58,6 +58,21 @@ irdl.dialect @sg {
     irdl.results(output: %output)
   }
 
+  // A 1x1 convolution (stride 1, no padding, one group, batch 1) of 8-bit integers, a QDQ
+  // model's pointwise convolution: `output[0, o, h, w] = f32(offsets[o] + sum_c weight[o, c] *
+  // input[0, c, h, w]) * scales[o]`, with input `ui8 [1, C, H, W]` (zero-extended; C a
+  // multiple of 4), weight `i8 [O, C]` (sign-extended), offsets `i32 [O]` (the zero points'
+  // share), scales `f32 [O]`, the sum exact in i32, the output f32 `[1, O, H, W]`.
+  irdl.operation @quantized_conv {
+    %input = irdl.base "!builtin.tensor"
+    %weight = irdl.base "!builtin.tensor"
+    %offsets = irdl.base "!builtin.tensor"
+    %scales = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    irdl.operands(input: %input, weight: %weight, offsets: %offsets, scales: %scales)
+    irdl.results(output: %output)
+  }
+
   // Elementwise sum with ONNX (NumPy) broadcasting.
   // traits: elementwise
   irdl.operation @add {

@@ -6,6 +6,14 @@
 // sums) just before and its scaling (sums times scales into f32) just after, past the
 // arena's views, both run in the registers and go; alone, the sums start from their buffer
 // and are stored back into it; an i32 result (a MatMulInteger's) takes the start alone.
+// sg.quantized_conv's form has the pixels packed (ui8, 16 to a register) and the filter rows
+// (i8) broadcast, so vpdpbusd takes its operands the other way round; its offsets and scales
+// are one per row, and the last register of pixels, partly past N, is stored with a mask. Its
+// packing generic becomes two levels of shuffles (four 16-byte rows into one 64-byte store).
+// When the pixels are a cast's (f32 to ui8, a QDQ activation's last step) just before it, past
+// the padding's fill and copy, the shuffles read the f32 rows themselves (masked past the
+// pixels) and convert them: the cast, fill and copy go, if the f32 rows and the packed output
+// are apart in the arena and nothing reads the pixels afterwards.
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-integer-matmul)' --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-integer-matmul,strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
 // With threads, a big one's whole column blocks are an scf.forall.
@@ -16,6 +24,9 @@
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b = affine_map<(d0, d1, d2) -> (d1 floordiv 16, d2 floordiv 4, d1 mod 16, d2 mod 4)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d0)>
+#interleave = affine_map<(d0, d1, d2, d3) -> (d1 * 4 + d3, d0 * 16 + d2)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 
 // 6 rows x 96 columns: a block of 4 rows, then one of the 2 left; 64 columns, then 32.
 // CHECK-LABEL: func.func @fused
@@ -46,9 +57,45 @@
 // CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // CHECK: vector.store {{.*}}, %arg3[{{.*}}] : memref<4x32xi32>, vector<16xi32>
 // CHECK-NOT: linalg.generic
-// CHECK: 4 matmuls
-// CHECK: 1 fused
+// CHECK-LABEL: func.func @pixels
+// CHECK: vector.load %arg0[{{.*}}] : memref<8x48xui8>, vector<16xui8>
+// CHECK: vector.shuffle {{.*}} [0, 16, 1, 17, {{.*}}] : vector<16xui8>, vector<16xui8>
+// CHECK: vector.shuffle {{.*}} [0, 1, 32, 33, {{.*}}] : vector<32xui8>, vector<32xui8>
+// CHECK: vector.store {{.*}} : memref<3x2x64xui8>, vector<64xui8>
+// CHECK: vector.create_mask %{{.*}} : vector<16xi1>
+// CHECK: memref.load %arg3[{{.*}}] : memref<12xi32>
+// CHECK: vector.broadcast {{.*}} : i32 to vector<16xi32>
+// CHECK: vector.load {{.*}} : memref<3x2x64xui8>, vector<64xui8>
+// CHECK: vector.load %arg2[{{.*}}] : memref<12x8xi8>, vector<4xi8>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+// CHECK: memref.load %arg4[{{.*}}] : memref<12xf32>
+// CHECK: vector.maskedstore %{{.*}}[{{.*}}], %{{.*}}, %{{.*}} : memref<12x35xf32>, vector<16xi1>, vector<16xf32>
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @pixels_alone
+// CHECK: vector.maskedload %arg2[{{.*}}], %{{.*}}, %{{.*}} : memref<4x35xi32>, vector<16xi1>, vector<16xi32> into vector<16xi32>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK: vector.maskedstore %arg2[{{.*}}], %{{.*}}, %{{.*}} : memref<4x35xi32>, vector<16xi1>, vector<16xi32>
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @from_floats
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: linalg.copy
+// CHECK: memref.collapse_shape %arg0 {{\[}}[0, 1], [2, 3]] : memref<1x8x5x7xf32> into memref<8x35xf32>
+// CHECK: vector.create_mask %{{.*}} : vector<16xi1>
+// CHECK: vector.maskedload {{.*}} : memref<8x35xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: arith.fptoui {{.*}} : vector<16xf32> to vector<16xi8>
+// CHECK: vector.shuffle
+// CHECK: vector.bitcast {{.*}} : vector<16xi32> to vector<64xui8>
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @read_later
+// CHECK: linalg.generic
+// CHECK: arith.fptoui %{{.*}} : f32 to i8
+// CHECK: vector.load {{.*}} : memref<8x48xui8>, vector<16xui8>
+// CHECK: memref.copy
+// CHECK: 6 matmuls
+// CHECK: 2 fused
 // CHECK: 1 started
+// CHECK: 3 interleaves
+// CHECK: 1 from-floats
 // LLVM-LABEL: llvm.func @fused
 // LLVM: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"({{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
 // THREADS-LABEL: func.func @big
@@ -124,5 +171,102 @@ func.func @big(%a: memref<64x256xui8>, %b: memref<16x64x16x4xi8>, %c: memref<64x
     %s = arith.addi %acc, %p : i32
     linalg.yield %s : i32
   }
+  return
+}
+
+// sg.quantized_conv's lowering on buffers: 8 channels of 35 pixels (padded to 48) packed, then
+// 12 output channels.
+func.func @pixels(%x: memref<8x48xui8>, %p: memref<3x2x16x4xui8>, %w: memref<12x8xi8>, %offsets: memref<12xi32>, %scales: memref<12xf32>, %sums: memref<12x35xi32>, %out: memref<12x35xf32>) {
+  linalg.generic {indexing_maps = [#interleave, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<8x48xui8>) outs(%p : memref<3x2x16x4xui8>) {
+  ^bb0(%in: ui8, %o: ui8):
+    linalg.yield %in : ui8
+  }
+  linalg.generic {indexing_maps = [#col, #id], iterator_types = ["parallel", "parallel"]} ins(%offsets : memref<12xi32>) outs(%sums : memref<12x35xi32>) {
+  ^bb0(%in: i32, %o: i32):
+    linalg.yield %in : i32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%w, %p : memref<12x8xi8>, memref<3x2x16x4xui8>) outs(%sums : memref<12x35xi32>) {
+  ^bb0(%v: i8, %q: ui8, %acc: i32):
+    %qs = builtin.unrealized_conversion_cast %q : ui8 to i8
+    %vw = arith.extsi %v : i8 to i32
+    %qw = arith.extui %qs : i8 to i32
+    %m = arith.muli %vw, %qw : i32
+    %s = arith.addi %acc, %m : i32
+    linalg.yield %s : i32
+  }
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%sums, %scales : memref<12x35xi32>, memref<12xf32>) outs(%out : memref<12x35xf32>) {
+  ^bb0(%s: i32, %k: f32, %o: f32):
+    %f = arith.sitofp %s : i32 to f32
+    %y = arith.mulf %f, %k : f32
+    linalg.yield %y : f32
+  }
+  return
+}
+
+// The sums alone, from and into their buffer: masked loads and stores of the last register.
+func.func @pixels_alone(%w: memref<4x8xi8>, %p: memref<3x2x16x4xui8>, %c: memref<4x35xi32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%w, %p : memref<4x8xi8>, memref<3x2x16x4xui8>) outs(%c : memref<4x35xi32>) {
+  ^bb0(%v: i8, %q: ui8, %acc: i32):
+    %qs = builtin.unrealized_conversion_cast %q : ui8 to i8
+    %vw = arith.extsi %v : i8 to i32
+    %qw = arith.extui %qs : i8 to i32
+    %m = arith.muli %vw, %qw : i32
+    %s = arith.addi %acc, %m : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// The cast of a QDQ activation into ui8, padded to whole 16-pixel registers, then packed: the
+// packing reads the f32 rows (an argument) into the arena.
+func.func @from_floats(%x: memref<1x8x5x7xf32>, %arena: memref<4096xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0 : i8
+  %z = builtin.unrealized_conversion_cast %zero : i8 to ui8
+  %u = memref.view %arena[%c0][] : memref<4096xi8> to memref<1x8x5x7xui8>
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x8x5x7xf32>) outs(%u : memref<1x8x5x7xui8>) {
+  ^bb0(%in: f32, %o: ui8):
+    %i = arith.fptoui %in : f32 to i8
+    %v = builtin.unrealized_conversion_cast %i : i8 to ui8
+    linalg.yield %v : ui8
+  }
+  %flat = memref.collapse_shape %u [[0, 1], [2, 3]] : memref<1x8x5x7xui8> into memref<8x35xui8>
+  %padded = memref.view %arena[%c1024][] : memref<4096xi8> to memref<8x48xui8>
+  linalg.fill ins(%z : ui8) outs(%padded : memref<8x48xui8>)
+  %window = memref.subview %padded[0, 0] [8, 35] [1, 1] : memref<8x48xui8> to memref<8x35xui8, strided<[48, 1]>>
+  linalg.copy ins(%flat : memref<8x35xui8>) outs(%window : memref<8x35xui8, strided<[48, 1]>>)
+  %p = memref.view %arena[%c0][] : memref<4096xi8> to memref<3x2x16x4xui8>
+  linalg.generic {indexing_maps = [#interleave, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%padded : memref<8x48xui8>) outs(%p : memref<3x2x16x4xui8>) {
+  ^bb0(%in: ui8, %o: ui8):
+    linalg.yield %in : ui8
+  }
+  return
+}
+
+// The same, but the padded pixels are read again afterwards: the cast, fill and copy stay.
+func.func @read_later(%x: memref<1x8x5x7xf32>, %arena: memref<4096xi8>, %out: memref<8x48xui8>) {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0 : i8
+  %z = builtin.unrealized_conversion_cast %zero : i8 to ui8
+  %u = memref.view %arena[%c0][] : memref<4096xi8> to memref<1x8x5x7xui8>
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x8x5x7xf32>) outs(%u : memref<1x8x5x7xui8>) {
+  ^bb0(%in: f32, %o: ui8):
+    %i = arith.fptoui %in : f32 to i8
+    %v = builtin.unrealized_conversion_cast %i : i8 to ui8
+    linalg.yield %v : ui8
+  }
+  %flat = memref.collapse_shape %u [[0, 1], [2, 3]] : memref<1x8x5x7xui8> into memref<8x35xui8>
+  %padded = memref.view %arena[%c1024][] : memref<4096xi8> to memref<8x48xui8>
+  linalg.fill ins(%z : ui8) outs(%padded : memref<8x48xui8>)
+  %window = memref.subview %padded[0, 0] [8, 35] [1, 1] : memref<8x48xui8> to memref<8x35xui8, strided<[48, 1]>>
+  linalg.copy ins(%flat : memref<8x35xui8>) outs(%window : memref<8x35xui8, strided<[48, 1]>>)
+  %p = memref.view %arena[%c0][] : memref<4096xi8> to memref<3x2x16x4xui8>
+  linalg.generic {indexing_maps = [#interleave, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%padded : memref<8x48xui8>) outs(%p : memref<3x2x16x4xui8>) {
+  ^bb0(%in: ui8, %o: ui8):
+    linalg.yield %in : ui8
+  }
+  memref.copy %padded, %out : memref<8x48xui8> to memref<8x48xui8>
   return
 }

@@ -146,10 +146,10 @@ pub enum Optimization {
     /// 4x or 2.25x fewer multiply-adds, results that differ from the direct convolution's by
     /// rounding (`strata-winograd`; host only).
     Winograd,
-    /// A QDQ model's products of a `uint8` activation and a constant 8-bit weight run on the
-    /// quantized integers with dot-product instructions (`sg.quantized_matmul`,
-    /// `strata-vectorize-integer-matmul`), not on the dequantized floats; hosts with AVX-512
-    /// VNNI only.
+    /// A QDQ model's products of a `uint8` activation and a constant 8-bit weight, and its 1x1
+    /// convolutions, run on the quantized integers with dot-product instructions
+    /// (`sg.quantized_matmul`, `sg.quantized_conv`, `strata-vectorize-integer-matmul`), not on
+    /// the dequantized floats; hosts with AVX-512 VNNI only.
     IntegerMatmuls,
 }
 

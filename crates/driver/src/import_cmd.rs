@@ -29,7 +29,8 @@ pub struct ImportArgs {
     #[arg(long = "mlir-print-debuginfo")]
     pub print_debuginfo: bool,
     /// Import a QDQ model's products of a uint8 activation and a constant 8-bit weight as
-    /// `sg.quantized_matmul`, as `strata compile` does for hosts with AVX-512 VNNI.
+    /// `sg.quantized_matmul` (its 1x1 convolutions as `sg.quantized_conv`), as `strata compile`
+    /// does for hosts with AVX-512 VNNI.
     #[arg(long)]
     pub integer_products: bool,
 }

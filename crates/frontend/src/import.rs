@@ -45,8 +45,9 @@ pub struct ImportOptions {
     pub whole_rows: bool,
     /// Import a QDQ model's `MatMul` of a `uint8` activation and a constant 8-bit weight as
     /// `sg.quantized_matmul` (integer products, the weight packed for dot-product
-    /// instructions; `crate::quant`), where the products of the dequantized values in f32
-    /// would otherwise run. The driver sets it for hosts with AVX-512 VNNI.
+    /// instructions; `crate::quant`), and its 1x1 `Conv`s as `sg.quantized_conv`, where the
+    /// products of the dequantized values in f32 would otherwise run. The driver sets it for
+    /// hosts with AVX-512 VNNI.
     pub integer_products: bool,
 }
 

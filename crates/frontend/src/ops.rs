@@ -435,7 +435,11 @@ impl Importer<'_> {
                         self.matmul(block, node, location)?
                     }
                 }
-                Custom::Conv => self.conv(block, node, location)?,
+                Custom::Conv => {
+                    if !self.quantized_conv(block, node, index, location)? {
+                        self.conv(block, node, location)?
+                    }
+                }
                 Custom::ConvTranspose => self.conv_transpose(block, node, location)?,
                 Custom::Concat => self.concat_values(block, node, location)?,
                 Custom::Replicate => self.replicate(block, node, location)?,

@@ -16,7 +16,7 @@
 
 use crate::expand::{attr_i, Expansion};
 use crate::fold::Folded;
-use crate::import::{attribute, int, operand, required, tensor_type, Importer};
+use crate::import::{attribute, int, ints, operand, required, tensor_type, Entry, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use melior::ir::{Block, BlockLike, Location};
 use strata_dialect_sg as sg;
@@ -83,6 +83,23 @@ impl PackedWeight {
 
 /// Columns of one packed block of a quantized product's weight (a 16-lane i32 register).
 const PACKED_COLUMNS: usize = 16;
+/// The value of a byte of an 8-bit integer type (`None` for other types).
+fn byte_value(dtype: DataType) -> Option<fn(u8) -> i64> {
+    match dtype {
+        DataType::Int8 => Some(|byte| i64::from(byte as i8)),
+        DataType::Uint8 => Some(i64::from),
+        _ => None,
+    }
+}
+
+/// Each of the f32 `scales` (little-endian bytes) times `factor`, as little-endian bytes.
+fn times(scales: &[Vec<u8>], factor: f32) -> Vec<u8> {
+    scales
+        .iter()
+        .flat_map(|s| (factor * f32::from_le_bytes(s[..4].try_into().expect("four bytes"))).to_le_bytes())
+        .collect()
+}
+
 /// Products one dot-product lane sums (four bytes of a 32-bit lane).
 const PACKED_DEPTH: usize = 4;
 
@@ -170,44 +187,19 @@ impl Importer<'_> {
             return Ok(false);
         };
         let (a_shape, _) = self.shape_of(a)?;
-        let (x_shape, x_type) = self.shape_of(&q.input)?;
-        // The activation: 8-bit, one scale and zero point, quantized from f32. An int8 one (what
-        // quantize_static writes by default) is the uint8 one 128 higher: `vpdpbusd` takes one
-        // unsigned operand, so its zero point moves up by 128 with it.
-        let shift = match q.target {
-            DataType::Uint8 => 0,
-            DataType::Int8 => 128,
-            _ => return Ok(false),
-        };
-        let Some(a_scale) = self.scalar_constant(&q.scale, DataType::Float) else { return Ok(false) };
-        let a_zero = match &q.zero {
-            None => Some(shift),
-            Some(z) => self.scalar_constant(z, q.target).map(|f| {
-                let zero = if shift == 0 { i64::from(f.bytes[0]) } else { i64::from(f.bytes[0] as i8) };
-                zero + shift
-            }),
-        };
-        let activation = q.block_size == 0 && x_type == DataType::Float;
-        let (Some(a_zero), true, true) = (a_zero, activation, a_shape.len() >= 2 && x_shape == a_shape) else {
+        let Some((a_scale, a_zero)) = self.activation_quantization(&q, &a_shape)? else { return Ok(false) };
+        if a_shape.len() < 2 {
             return Ok(false);
-        };
-        let a_scale = f32::from_le_bytes(a_scale.bytes[..4].try_into().expect("four bytes"));
+        }
         let Some(packed) = self.packed_weight(&w.input, w.zero.as_deref(), w.axis, a_shape[a_shape.len() - 1]) else {
             return Ok(false);
         };
         let n = packed.sums.len();
-        let Some(w_scales) = self.per_column(&w.scale, DataType::Float, w.axis, n) else { return Ok(false) };
+        let Some(w_scales) = self.per_output(&w.scale, DataType::Float, w.axis, (2, 1), n) else { return Ok(false) };
         let Some(offsets) = packed.offsets(a_zero) else { return Ok(false) };
-        let scales: Vec<u8> = w_scales
-            .iter()
-            .flat_map(|s| (a_scale * f32::from_le_bytes(s[..4].try_into().expect("four bytes"))).to_le_bytes())
-            .collect();
-        // The activation as uint8, in floats until the cast (one fused program).
+        let scales = times(&w_scales, a_scale);
         let mut e = Expansion::new(block, node, index);
-        let scale = e.scalar(self, DataType::Float, f64::from(a_scale))?;
-        let zero = if a_zero != 0 { Some(e.scalar(self, DataType::Float, a_zero as f64)?) } else { None };
-        let clamped = self.quantized_in_floats(&mut e, &q.input, &scale, zero.as_deref(), (0, 255))?;
-        let lhs = self.cast_to(&mut e, &clamped, DataType::Uint8, None)?;
+        let lhs = self.uint8_activation(&mut e, &q.input, (a_scale, a_zero))?;
         let offsets = e.constant(self, Folded { shape: vec![n as i64], dtype: DataType::Int32, bytes: offsets })?;
         let scales = e.constant(self, Folded { shape: vec![n as i64], dtype: DataType::Float, bytes: scales })?;
         self.emit_quantized_matmul(block, node, location, &mut e, (&lhs, packed), (&offsets, Some(&scales)))?;
@@ -272,6 +264,146 @@ impl Importer<'_> {
         Ok(true)
     }
 
+    /// The scale and the `uint8` zero point of the fake-quantized activation `q` read as a value of
+    /// shape `shape` by an integer product: 8-bit, one scale and zero point, quantized from
+    /// f32. An int8 one (what quantize_static writes by default) is the uint8 one 128 higher:
+    /// `vpdpbusd` takes one unsigned operand, so its zero point moves up by 128 with it.
+    /// `None` when it is not such an activation.
+    fn activation_quantization(&self, q: &Quantized, shape: &[i64]) -> Result<Option<(f32, i64)>, Error> {
+        let (x_shape, x_type) = self.shape_of(&q.input)?;
+        let shift = match q.target {
+            DataType::Uint8 => 0,
+            DataType::Int8 => 128,
+            _ => return Ok(None),
+        };
+        let Some(scale) = self.scalar_constant(&q.scale, DataType::Float) else { return Ok(None) };
+        let zero = match &q.zero {
+            None => Some(shift),
+            Some(z) => self.scalar_constant(z, q.target).map(|f| {
+                let zero = if shift == 0 { i64::from(f.bytes[0]) } else { i64::from(f.bytes[0] as i8) };
+                zero + shift
+            }),
+        };
+        let activation = q.block_size == 0 && x_type == DataType::Float && x_shape == shape;
+        let scale = f32::from_le_bytes(scale.bytes[..4].try_into().expect("four bytes"));
+        Ok(zero.filter(|_| activation).map(|zero| (scale, zero)))
+    }
+
+    /// The float activation `x` quantized to `uint8` with `scale` and `zero`, in floats until
+    /// the cast (one fused program).
+    fn uint8_activation(&mut self, e: &mut Expansion, x: &str, (scale, zero): (f32, i64)) -> Result<String, Error> {
+        let scale = e.scalar(self, DataType::Float, f64::from(scale))?;
+        let zero = if zero != 0 { Some(e.scalar(self, DataType::Float, zero as f64)?) } else { None };
+        let clamped = self.quantized_in_floats(e, x, &scale, zero.as_deref(), (0, 255))?;
+        self.cast_to(e, &clamped, DataType::Uint8, None)
+    }
+
+    /// A QDQ model's 1x1 `Conv` (stride 1, no padding, one group, batch 1) of an 8-bit
+    /// activation (as [`Importer::quantized_matmul`] takes it) with a constant 8-bit filter `[O,
+    /// C, 1, 1]` (per tensor or per output channel), C a multiple of 4, as `sg.quantized_conv`
+    /// plus the bias: the activation quantized once to `uint8`, the filter's zero-point-centred
+    /// values (they must fit `int8`) as `[O, C]`, each output channel's sum starting from `-z *
+    /// sum_c w[o, c]`, times `s * s_w[o]`. MobileNetV2's expansions and projections are such
+    /// convolutions, most of its multiply-adds. `false` (imported as the float convolution)
+    /// when the node is not one or the option is off.
+    pub(crate) fn quantized_conv(
+        &mut self,
+        block: &Block,
+        node: &NodeProto,
+        index: usize,
+        location: Location,
+    ) -> Result<bool, Error> {
+        if !self.integer_products || node.input.len() < 2 {
+            return Ok(false);
+        }
+        let (x, w) = (required(node, 0)?, required(node, 1)?);
+        let (Some(q), Some(filter)) = (self.fake_quantized.get(x).cloned(), self.dequantized_constants.get(w).cloned())
+        else {
+            return Ok(false);
+        };
+        let ((x_shape, _), (w_shape, _)) = (self.shape_of(x)?, self.shape_of(w)?);
+        let pointwise = matches!((&x_shape[..], &w_shape[..]), ([1, c, _, _], [_, k, 1, 1]) if c == k && c % 4 == 0);
+        let ones = |name: &str| ints(node, name).is_none_or(|v| v.iter().all(|&s| s == 1));
+        let unpadded = pointwise
+            && crate::conv::window_pads(node, &x_shape[2..], &[1, 1], &[1, 1], &[1, 1])
+                .is_ok_and(|p| p.iter().all(|&p| p == 0));
+        if !unpadded || !ones("strides") || !ones("dilations") || int(node, "group", 1) != 1 {
+            return Ok(false);
+        }
+        let bias = operand(node, 2);
+        if let Some(b) = bias {
+            if self.shape_of(b)? != (vec![w_shape[0]], DataType::Float) {
+                return Ok(false);
+            }
+        }
+        let Some((a_scale, a_zero)) = self.activation_quantization(&q, &x_shape)? else { return Ok(false) };
+        let (o, c) = (w_shape[0] as usize, w_shape[1] as usize);
+        let Some(centred) = self.centred_filter(&filter, o, c) else { return Ok(false) };
+        let Some(w_scales) = self.per_output(&filter.scale, DataType::Float, filter.axis, (4, 0), o) else {
+            return Ok(false);
+        };
+        let Some(offsets) = centred.offsets(a_zero) else { return Ok(false) };
+        let mut e = Expansion::new(block, node, index);
+        let input = self.uint8_activation(&mut e, &q.input, (a_scale, a_zero))?;
+        let weight = e.constant(self, centred.packed)?;
+        let offsets = e.constant(self, Folded { shape: vec![o as i64], dtype: DataType::Int32, bytes: offsets })?;
+        let scales = e.constant(
+            self,
+            Folded { shape: vec![o as i64], dtype: DataType::Float, bytes: times(&w_scales, a_scale) },
+        )?;
+        let operands = [&input, &weight, &offsets, &scales].map(|v| self.use_value(block, v, location));
+        let [input, weight, offsets, scales] = operands;
+        let shape = vec![1, o as i64, x_shape[2], x_shape[3]];
+        let context = self.strata.mlir();
+        let op = block.append_operation(sg::QuantizedConv::build(
+            context,
+            location,
+            input?.get(),
+            weight?.get(),
+            offsets?.get(),
+            scales?.get(),
+            tensor_type(context, &shape, DataType::Float)?,
+        ));
+        let Some(bias) = bias else {
+            self.define(node, op, shape, DataType::Float);
+            return Ok(true);
+        };
+        let product = e.fresh_name("quantized_conv");
+        let value: melior::ir::Value = op.result(0).expect("one result").into();
+        self.values.insert(product.clone(), Entry::Value { value: value.into(), shape, dtype: DataType::Float });
+        let channels = e.ints(self, &[o as i64, 1, 1]);
+        let bias = e.op(self, "Reshape", &[bias, &channels], vec![])?;
+        let y = e.op(self, "Add", &[&product, &bias], vec![])?;
+        self.alias(&y, node.output[0].clone()).map(|()| true)
+    }
+
+    /// The constant 8-bit filter of `filter` (`[O, C, 1, 1]`) minus its zero points (none, one,
+    /// or one per output channel), as `int8 [O, C]` with each output channel's sum; `None`
+    /// when a centred value does not fit `int8`.
+    fn centred_filter(&self, filter: &Dequantized, o: usize, c: usize) -> Option<PackedWeight> {
+        let weight = self.folded(&filter.input)?;
+        let value = byte_value(weight.dtype)?;
+        if weight.bytes.len() != o * c {
+            return None;
+        }
+        let zeros: Vec<i64> = match &filter.zero {
+            None => vec![0; o],
+            Some(z) => self.per_output(z, weight.dtype, filter.axis, (4, 0), o)?.iter().map(|z| value(z[0])).collect(),
+        };
+        let centred: Option<Vec<u8>> = weight
+            .bytes
+            .iter()
+            .enumerate()
+            .map(|(i, &byte)| i8::try_from(value(byte) - zeros[i / c]).ok().map(|v| v as u8))
+            .collect();
+        let centred = centred?;
+        let sums = centred.chunks(c).map(|row| row.iter().map(|&b| i64::from(b as i8)).sum()).collect();
+        Some(PackedWeight {
+            packed: Folded { shape: vec![o as i64, c as i64], dtype: DataType::Int8, bytes: centred },
+            sums,
+        })
+    }
+
     /// `min(max(round(x / scale) + zero, lo), hi)` in f32 (round half to even), the zero point
     /// left out when there is none: a QuantizeLinear's integer computed in floats, exact for
     /// every finite `x` (targets up to 16 bits).
@@ -299,15 +431,22 @@ impl Importer<'_> {
         self.folded(value).filter(|f| f.dtype == dtype && f.bytes.len() == crate::fold::width(dtype))
     }
 
-    /// The constant `value` of `dtype` as `n` columns' little-endian bytes: one element for
-    /// every column, or one per column along `axis` of a 2-D operand.
-    fn per_column(&self, value: &str, dtype: DataType, axis: i64, n: usize) -> Option<Vec<Vec<u8>>> {
+    /// The constant `value` of `dtype` as `n` outputs' little-endian bytes: one element for
+    /// every output, or one per output when its `axis` is the weight's output axis `along` (of
+    /// `rank`): a matmul weight's columns (2, 1), a convolution filter's (4, 0).
+    fn per_output(
+        &self,
+        value: &str,
+        dtype: DataType,
+        axis: i64,
+        (rank, along): (usize, usize),
+        n: usize,
+    ) -> Option<Vec<Vec<u8>>> {
         let f = self.folded(value).filter(|f| f.dtype == dtype)?;
         let width = crate::fold::width(dtype);
         let count = f.bytes.len() / width;
-        let along_columns = crate::shapes::axis(axis, 2).ok() == Some(1) && f.shape == [n as i64];
-        (count == 1 || along_columns)
-            .then(|| (0..n).map(|c| f.bytes[(c % count) * width..][..width].to_vec()).collect())
+        let per_output = crate::shapes::axis(axis, rank as i64).ok() == Some(along) && f.shape == [n as i64];
+        (count == 1 || per_output).then(|| (0..n).map(|c| f.bytes[(c % count) * width..][..width].to_vec()).collect())
     }
 
     /// The constant 8-bit weight `weight` `[K, N]` (K = `depth`, a multiple of 4; N of 16) minus
@@ -316,11 +455,7 @@ impl Importer<'_> {
     /// centred value does not fit `int8`.
     fn packed_weight(&self, weight: &str, zero: Option<&str>, axis: i64, depth: i64) -> Option<PackedWeight> {
         let weight = self.folded(weight)?;
-        let signed = match weight.dtype {
-            DataType::Int8 => true,
-            DataType::Uint8 => false,
-            _ => return None,
-        };
+        let value = byte_value(weight.dtype)?;
         let (k, n) = match weight.shape[..] {
             [k, n] if k > 0 && n > 0 && k == depth => (k as usize, n as usize),
             _ => return None,
@@ -328,10 +463,9 @@ impl Importer<'_> {
         if k % PACKED_DEPTH != 0 || n % PACKED_COLUMNS != 0 {
             return None;
         }
-        let value = |byte: u8| if signed { i64::from(byte as i8) } else { i64::from(byte) };
         let zeros: Vec<i64> = match zero {
             None => vec![0; n],
-            Some(z) => self.per_column(z, weight.dtype, axis, n)?.iter().map(|z| value(z[0])).collect(),
+            Some(z) => self.per_output(z, weight.dtype, axis, (2, 1), n)?.iter().map(|z| value(z[0])).collect(),
         };
         let mut packed = vec![0u8; k * n];
         let mut sums = vec![0i64; n];

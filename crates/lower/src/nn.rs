@@ -283,41 +283,120 @@ pub fn quantized_matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, Error>
     let rows: i64 = a_ty.shape[..ra - 2].iter().product::<i64>() * m;
     let a2_ty = a_ty.with_shape(vec![rows, kk]);
     let a2 = reshape(k, &a, &a_ty, &a2_ty);
+    let sums = packed_sums(k, (&a2, &a2_ty), (&b, &b_ty), (&offsets, &o_ty), (n, Along::Columns));
     let acc_ty = TensorTy::new(vec![rows, n], Elem::new("i32"));
-    let empty = k.empty(&acc_ty);
-    let parallel = [Iter::Parallel, Iter::Parallel];
-    let init =
-        k.generic(&[(&offsets, &o_ty, Map::dims([1]))], (&empty, &acc_ty, Map::identity(2)), &parallel, |_, v| {
-            v[0].clone()
-        });
-    let packing = Map(["d1 floordiv 16", "d2 floordiv 4", "d1 mod 16", "d2 mod 4"].map(String::from).to_vec());
-    let sums = k.generic(
-        &[(&a2, &a2_ty, Map::dims([0, 2])), (&b, &b_ty, packing)],
-        (&init, &acc_ty, Map::dims([0, 1])),
-        &[Iter::Parallel, Iter::Parallel, Iter::Reduction],
-        |bd, v| {
-            let x = bd.emit(format_args!("arith.extui {} : i8 to i32", v[0]));
-            let y = bd.emit(format_args!("arith.extsi {} : i8 to i32", v[1]));
-            let p = bd.emit(format_args!("arith.muli {x}, {y} : i32"));
-            bd.emit(format_args!("arith.addi {}, {p} : i32", v[2]))
-        },
-    );
     let Some(s_ty) = s_ty else {
         return Ok(reshape(k, &sums, &acc_ty, out));
     };
     let scales = k.arg(3);
-    let o2_ty = out.with_shape(vec![rows, n]);
-    let empty = k.empty(&o2_ty);
-    let scaled = k.generic(
-        &[(&sums, &acc_ty, Map::identity(2)), (&scales, &s_ty, Map::dims([1]))],
-        (&empty, &o2_ty, Map::identity(2)),
-        &parallel,
+    let scaled = scaled_sums(k, (&sums, &acc_ty), (&scales, &s_ty), Along::Columns);
+    Ok(reshape(k, &scaled, &acc_ty.with_elem(Elem::new("f32")), out))
+}
+
+/// Which index of an integer product's sums its per-output offsets and scales go with.
+#[derive(Clone, Copy, PartialEq)]
+enum Along {
+    /// The rows' (`sg.quantized_conv`: one per output channel).
+    Rows,
+    /// The columns' (`sg.quantized_matmul`).
+    Columns,
+}
+
+/// The i32 sums `[M, n]` of the 8-bit `lhs` `[M, K]` and `packed` (`[ceil(n / 16), K / 4,
+/// 16, 4]`), starting from `offsets` (one per row or column): two generics, the start (a copy)
+/// and the sums (each product of the zero-extended `ui8` and the sign-extended `i8` operand,
+/// whichever the two are), as `strata-vectorize-integer-matmul` finds them.
+fn packed_sums(
+    k: &mut Kernel,
+    (lhs, lhs_ty): (&str, &TensorTy),
+    (packed, packed_ty): (&str, &TensorTy),
+    (offsets, o_ty): (&str, &TensorTy),
+    (n, along): (i64, Along),
+) -> String {
+    let acc_ty = TensorTy::new(vec![lhs_ty.shape[0], n], Elem::new("i32"));
+    let empty = k.empty(&acc_ty);
+    let parallel = [Iter::Parallel, Iter::Parallel];
+    let offsets_map = Map::dims([if along == Along::Rows { 0 } else { 1 }]);
+    let init =
+        k.generic(&[(offsets, o_ty, offsets_map)], (&empty, &acc_ty, Map::identity(2)), &parallel, |_, v| v[0].clone());
+    let packing = Map(["d1 floordiv 16", "d2 floordiv 4", "d1 mod 16", "d2 mod 4"].map(String::from).to_vec());
+    let extend = |elem: &Elem| if elem.unsigned { "arith.extui" } else { "arith.extsi" };
+    let (lhs_ext, packed_ext) = (extend(&lhs_ty.elem), extend(&packed_ty.elem));
+    k.generic(
+        &[(lhs, lhs_ty, Map::dims([0, 2])), (packed, packed_ty, packing)],
+        (&init, &acc_ty, Map::dims([0, 1])),
+        &[Iter::Parallel, Iter::Parallel, Iter::Reduction],
+        |bd, v| {
+            let x = bd.emit(format_args!("{lhs_ext} {} : i8 to i32", v[0]));
+            let y = bd.emit(format_args!("{packed_ext} {} : i8 to i32", v[1]));
+            let p = bd.emit(format_args!("arith.muli {x}, {y} : i32"));
+            bd.emit(format_args!("arith.addi {}, {p} : i32", v[2]))
+        },
+    )
+}
+
+/// The i32 `sums` as f32 times `scales` (one per row or column): one generic.
+fn scaled_sums(
+    k: &mut Kernel,
+    (sums, acc_ty): (&str, &TensorTy),
+    (scales, s_ty): (&str, &TensorTy),
+    along: Along,
+) -> String {
+    let o_ty = acc_ty.with_elem(Elem::new("f32"));
+    let empty = k.empty(&o_ty);
+    let scales_map = Map::dims([if along == Along::Rows { 0 } else { 1 }]);
+    k.generic(
+        &[(sums, acc_ty, Map::identity(2)), (scales, s_ty, scales_map)],
+        (&empty, &o_ty, Map::identity(2)),
+        &[Iter::Parallel, Iter::Parallel],
         |bd, v| {
             let x = bd.emit(format_args!("arith.sitofp {} : i32 to f32", v[0]));
             bd.emit(format_args!("arith.mulf {x}, {} : f32", v[1]))
         },
+    )
+}
+
+/// `sg.quantized_conv`: the input `ui8 [1, C, H, W]` as `[C, H * W]` (padded with zeros to
+/// whole 16-pixel blocks) packed `[ceil(H * W / 16), C / 4, 16, 4]` by a generic of its own
+/// (its map `(d1 * 4 + d3, d0 * 16 + d2)`: the host's `strata-vectorize-integer-matmul`
+/// interleaves it in registers), then the product of the weight `i8 [O, C]` and the packed
+/// pixels as [`quantized_matmul`]'s, the offsets and scales along the rows (the output
+/// channels): the pixels are in the 16 lanes, each output channel's four weights broadcast.
+pub fn quantized_conv(k: &mut Kernel, out: &TensorTy) -> Result<String, Error> {
+    let [x_ty, w_ty, o_ty, s_ty] = [0, 1, 2, 3].map(|i| k.arg_type(i).clone());
+    let well_typed = [&x_ty, &w_ty, &o_ty, &s_ty, out].map(|t| t.elem.storage()) == ["ui8", "i8", "i32", "f32", "f32"];
+    let (c, o) = (x_ty.shape.get(1).copied().unwrap_or(0), w_ty.shape[0]);
+    if !well_typed || x_ty.rank() != 4 || x_ty.shape[0] != 1 || w_ty.shape != [o, c] || c % 4 != 0 {
+        return Err(Error::unsupported(format!("a quantized 1x1 convolution of {x_ty} and {w_ty} to {out}")));
+    }
+    let pixels = x_ty.shape[2] * x_ty.shape[3];
+    let blocks = (pixels + 15) / 16;
+    let flat_ty = x_ty.with_shape(vec![c, pixels]);
+    let input = k.arg(0);
+    let flat = reshape(k, &input, &x_ty, &flat_ty);
+    let padded_ty = x_ty.with_shape(vec![c, blocks * 16]);
+    let padded = if blocks * 16 == pixels {
+        flat
+    } else {
+        let zeros = k.filled("0", &padded_ty);
+        k.emit(format_args!(
+            "tensor.insert_slice {flat} into {zeros}[0, 0] [{c}, {pixels}] [1, 1] : {flat_ty} into {padded_ty}"
+        ))
+    };
+    let packed_ty = x_ty.with_shape(vec![blocks, c / 4, 16, 4]);
+    let empty = k.empty(&packed_ty);
+    let interleave = Map(vec!["d1 * 4 + d3".into(), "d0 * 16 + d2".into()]);
+    let packed = k.generic(
+        &[(&padded, &padded_ty, interleave)],
+        (&empty, &packed_ty, Map::identity(4)),
+        &[Iter::Parallel; 4],
+        |_, v| v[0].clone(),
     );
-    Ok(reshape(k, &scaled, &o2_ty, out))
+    let (weight, offsets, scales) = (k.arg(1), k.arg(2), k.arg(3));
+    let sums = packed_sums(k, (&weight, &w_ty), (&packed, &packed_ty), (&offsets, &o_ty), (pixels, Along::Rows));
+    let acc_ty = TensorTy::new(vec![o, pixels], Elem::new("i32"));
+    let scaled = scaled_sums(k, (&sums, &acc_ty), (&scales, &s_ty), Along::Rows);
+    Ok(reshape(k, &scaled, &acc_ty.with_elem(Elem::new("f32")), out))
 }
 
 pub fn max_pool(k: &mut Kernel, window: Window, out: &TensorTy) -> Result<String, Error> {

@@ -156,6 +156,7 @@ pub fn kernel(op: OperationRef<'_, '_>, placement: Placement) -> Result<Option<L
         }
         SgOp::Matmul(_) => nn::matmul(&mut k, &out)?,
         SgOp::QuantizedMatmul(_) => nn::quantized_matmul(&mut k, &out)?,
+        SgOp::QuantizedConv(_) => nn::quantized_conv(&mut k, &out)?,
         SgOp::MaxPool(p) => {
             let (kernel, strides, pads, dilations) = (p.kernel(), p.strides(), p.pads(), p.dilations());
             let window = nn::Window { kernel: &kernel, strides: &strides, pads: &pads, dilations: &dilations };

@@ -78,6 +78,18 @@ fn samples(kind: OpKind, t: &str) -> Vec<Sample> {
             ),
             sample(&["tensor<2x3x8xui8>", "tensor<2x2x16x4xi8>", "tensor<32xi32>"], "tensor<2x3x32xi32>", ""),
         ],
+        OpKind::QuantizedConv => vec![
+            sample(
+                &["tensor<1x8x4x4xui8>", "tensor<3x8xi8>", "tensor<3xi32>", "tensor<3xf32>"],
+                "tensor<1x3x4x4xf32>",
+                "",
+            ),
+            sample(
+                &["tensor<1x4x3x5xui8>", "tensor<2x4xi8>", "tensor<2xi32>", "tensor<2xf32>"],
+                "tensor<1x2x3x5xf32>",
+                "",
+            ),
+        ],
         OpKind::MaxPool | OpKind::AveragePool => {
             let extra = if kind == OpKind::AveragePool { ", count_include_pad = 0 : i64" } else { "" };
             vec![sample(&[&ty("1x2x5x5")], &ty("1x2x3x3"), &format!("{}{extra}", window_attributes()))]

@@ -77,7 +77,8 @@ pub fn host_has_avx512() -> bool {
 
 /// Whether the machine this process runs on has AVX-512 VNNI (`vpdpbusd`: sums of four
 /// products of unsigned and signed bytes into each 32-bit lane): where a QDQ model's
-/// products run on the quantized integers (`sg.quantized_matmul`).
+/// products and 1x1 convolutions run on the quantized integers (`sg.quantized_matmul`,
+/// `sg.quantized_conv`).
 pub fn host_has_avx512_vnni() -> bool {
     #[cfg(target_arch = "x86_64")]
     {

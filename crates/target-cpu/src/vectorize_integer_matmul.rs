@@ -37,6 +37,11 @@ pub static INFO: PassInfo = PassInfo {
         StatisticInfo { name: "matmuls", help: "Integer products vectorised" },
         StatisticInfo { name: "fused", help: "Products whose offsets and scaling run in their registers" },
         StatisticInfo { name: "started", help: "Products with an i32 result whose offsets start their registers" },
+        StatisticInfo { name: "interleaves", help: "Pixels of a quantized convolution packed by shuffles" },
+        StatisticInfo {
+            name: "from-floats",
+            help: "Interleaves that read the f32 activation, converting it themselves (its cast and padding gone)",
+        },
     ],
 };
 
@@ -55,16 +60,31 @@ const VECTORS: i64 = 4;
 const LANES: i64 = 16;
 const DEPTH: i64 = 4;
 
-/// A product this pass takes: `m x k` (uint8) times the packed `k x n` (int8) into i32.
+/// A product this pass takes: `m x k` times the packed `k x n` (one of them uint8, the other
+/// int8) into i32.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Product {
     m: i64,
     k: i64,
     n: i64,
+    form: Form,
 }
 
-/// The product `op` is, when it is the lowering's sums generic on buffers: inputs `ui8 [M, K]`
-/// (unit inner stride) and `i8 [N / 16, K / 4, 16, 4]`, output `i32 [M, N]`, the packed maps.
+/// Which operand of a product is the unsigned one, and what its offsets and scales go with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Form {
+    /// `sg.quantized_matmul`'s: the rows (broadcast) `ui8`, the packed weight `i8`; one offset
+    /// and scale a column; N a multiple of 16.
+    Matmul,
+    /// `sg.quantized_conv`'s: the rows the filter (`i8`, broadcast), the packed pixels `ui8`
+    /// (16 to a register); one offset and scale a row (an output channel); the last register of
+    /// pixels may be partly past N (its lanes left out of the stores).
+    Pixels,
+}
+
+/// The product `op` is, when it is the lowering's sums generic on buffers: inputs `[M, K]`
+/// (unit inner stride) and the packed `[ceil(N / 16), K / 4, 16, 4]` (contiguous), `ui8` and
+/// `i8` or `i8` and `ui8`, output `i32 [M, N]`, the packed maps.
 fn handles(op: OperationRef<'_, '_>) -> Option<Product> {
     if strata_ir::ods::op_name(op) != "linalg.generic" || op.operand_count() != 3 {
         return None;
@@ -73,13 +93,16 @@ fn handles(op: OperationRef<'_, '_>) -> Option<Product> {
     if !maps.contains("d1 floordiv 16, d2 floordiv 4, d1 mod 16, d2 mod 4") {
         return None;
     }
+    let elements: Vec<String> = (0..3).map(|i| element(op.operand(i).ok()?.r#type())).collect::<Option<_>>()?;
+    let form = match elements.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["ui8", "i8", "i32"] => Form::Matmul,
+        ["i8", "ui8", "i32"] => Form::Pixels,
+        _ => return None,
+    };
     let mut shapes = Vec::new();
-    for (i, expected) in ["ui8", "i8", "i32"].into_iter().enumerate() {
+    for i in 0..3 {
         let ty = op.operand(i).ok()?.r#type();
-        if !ty.to_string().starts_with("memref<") || element(ty)? != expected {
-            return None;
-        }
-        if i != 1 && !unit_inner_stride(&ty.to_string()) {
+        if !ty.to_string().starts_with("memref<") || (i != 1 && !unit_inner_stride(&ty.to_string())) {
             return None;
         }
         shapes.push(static_shape(ty).ok()?);
@@ -87,10 +110,321 @@ fn handles(op: OperationRef<'_, '_>) -> Option<Product> {
     let (&[m, k], &[nb, k4, LANES, DEPTH], &[m2, n]) = (&shapes[0][..], &shapes[1][..], &shapes[2][..]) else {
         return None;
     };
-    // The packed weight is a constant of its own: contiguous.
+    // The packed operand is a constant or a buffer of its own: contiguous.
     let packed = op.operand(1).ok()?.r#type().to_string();
     let contiguous = !packed.contains("strided<") && !packed.contains("affine_map");
-    (contiguous && m == m2 && k == k4 * DEPTH && n == nb * LANES && m > 0 && k > 0).then_some(Product { m, k, n })
+    let columns = match form {
+        Form::Matmul => n == nb * LANES,
+        Form::Pixels => n > (nb - 1) * LANES && n <= nb * LANES,
+    };
+    (contiguous && m == m2 && k == k4 * DEPTH && columns && m > 0 && k > 0).then_some(Product { m, k, n, form })
+}
+
+/// The interleave `op` is, when it is `sg.quantized_conv`'s packing generic on buffers: input
+/// `ui8 [C, P]` (unit inner stride), output the contiguous `ui8 [P / 16, C / 4, 16, 4]`, its
+/// input map `(d1 * 4 + d3, d0 * 16 + d2)`; returns `(C, P)`.
+fn interleaves(op: OperationRef<'_, '_>) -> Option<(i64, i64)> {
+    if strata_ir::ods::op_name(op) != "linalg.generic" || op.operand_count() != 2 {
+        return None;
+    }
+    let maps = op.attribute("indexing_maps").ok()?.to_string();
+    if !maps.contains("-> (d1 * 4 + d3, d0 * 16 + d2)") {
+        return None;
+    }
+    let (input, output) = (op.operand(0).ok()?.r#type(), op.operand(1).ok()?.r#type());
+    let out = output.to_string();
+    let plain = |t: &str| t.starts_with("memref<") && element_is(t, "ui8");
+    if !plain(&input.to_string()) || !plain(&out) || !unit_inner_stride(&input.to_string()) {
+        return None;
+    }
+    if out.contains("strided<") || out.contains("affine_map") {
+        return None;
+    }
+    let (&[c, p], &[b, q, LANES, DEPTH]) = (&static_shape(input).ok()?[..], &static_shape(output).ok()?[..]) else {
+        return None;
+    };
+    (c == q * DEPTH && p == b * LANES && c > 0 && p > 0).then_some((c, p))
+}
+
+/// Whether the memref type `ty` (printed) has elements `elem`.
+fn element_is(ty: &str, elem: &str) -> bool {
+    ty.split(['x', '<', ',', '>']).any(|part| part == elem)
+}
+
+/// The kernel of [`interleaves`]: for each 4 rows of the input, each 16 columns of them (four
+/// 16-byte loads) interleaved by two levels of shuffles into one 64-byte store, `[16 columns
+/// x 4 rows]`. With a [`Quantized`] source, the four loads are of its f32 rows (masked past
+/// its `pixels`: the padding's zeros), converted as the cast converted them (`fptoui`).
+fn interleave_function((c, p): (i64, i64), input: &str, output: &str, source: Option<&Quantized>) -> String {
+    let (q, b) = (c / DEPTH, p / LANES);
+    let bytes = if source.is_some() { format!("vector<{LANES}xi8>") } else { format!("vector<{LANES}xui8>") };
+    let elem = if source.is_some() { "i8" } else { "ui8" };
+    let pair_t = format!("vector<{}x{elem}>", 2 * LANES);
+    let list = |indices: Vec<i64>| indices.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+    // `ab[2i + j] = a_j[i]`, then `v[4i + j] = a_j[i]`: pixel i's four channels together.
+    let pairs = list((0..LANES).flat_map(|i| [i, i + LANES]).collect());
+    let quads = list((0..LANES).flat_map(|i| [2 * i, 2 * i + 1, 2 * LANES + 2 * i, 2 * LANES + 2 * i + 1]).collect());
+    let flat = format!("memref<{b}x{q}x{}xui8>", LANES * DEPTH);
+    let mut s = format!("module {{\n  func.func private @interleave(%x: {input}, %p: {output}) {{\n");
+    for (name, value) in [("0", 0), ("1", 1), ("2", 2), ("3", 3), ("4", DEPTH), ("16", LANES), ("q", q), ("b", b)] {
+        s += &format!("    %c{name} = arith.constant {value} : index\n");
+    }
+    s += &format!("    %pf = memref.collapse_shape %p [[0], [1], [2, 3]] : {output} into {flat}\n");
+    let rows = match source {
+        // The f32 rows `[C, pixels]` of the source.
+        Some(quantized) => {
+            let rows = format!("memref<{c}x{}xf32>", quantized.pixels);
+            if quantized.rank == 4 {
+                s += &format!("    %xr = memref.collapse_shape %x [[0, 1], [2, 3]] : {input} into {rows}\n");
+            } else {
+                s += &format!("    %xr = memref.cast %x : {input} to {rows}\n");
+            }
+            s += &format!(
+                "    %cpixels = arith.constant {} : index\n    %fzero = arith.constant dense<0.0> : vector<{LANES}xf32>\n",
+                quantized.pixels
+            );
+            rows
+        }
+        None => input.to_owned(),
+    };
+    let x = if source.is_some() { "%xr" } else { "%x" };
+    s += "    scf.for %q = %c0 to %cq step %c1 {\n      %r0 = arith.muli %q, %c4 : index\n";
+    for j in 1..DEPTH {
+        s += &format!("      %r{j} = arith.addi %r0, %c{j} : index\n");
+    }
+    s += "      scf.for %b = %c0 to %cb step %c1 {\n        %col = arith.muli %b, %c16 : index\n";
+    match source {
+        Some(quantized) => {
+            let padded = quantized.pixels != p;
+            if padded {
+                s += &format!(
+                    "        %left = arith.subi %cpixels, %col : index\n        %mask = vector.create_mask %left : vector<{LANES}xi1>\n"
+                );
+            }
+            for j in 0..DEPTH {
+                if padded {
+                    s += &format!(
+                        "        %f{j} = vector.maskedload {x}[%r{j}, %col], %mask, %fzero : {rows}, vector<{LANES}xi1>, vector<{LANES}xf32> into vector<{LANES}xf32>\n"
+                    );
+                } else {
+                    s += &format!("        %f{j} = vector.load {x}[%r{j}, %col] : {rows}, vector<{LANES}xf32>\n");
+                }
+                s += &format!("        %a{j} = arith.fptoui %f{j} : vector<{LANES}xf32> to {bytes}\n");
+            }
+        }
+        None => {
+            for j in 0..DEPTH {
+                s += &format!("        %a{j} = vector.load {x}[%r{j}, %col] : {rows}, {bytes}\n");
+            }
+        }
+    }
+    s += &format!(
+        "        %ab = vector.shuffle %a0, %a1 [{pairs}] : {bytes}, {bytes}\n\
+         \x20       %cd = vector.shuffle %a2, %a3 [{pairs}] : {bytes}, {bytes}\n\
+         \x20       %v = vector.shuffle %ab, %cd [{quads}] : {pair_t}, {pair_t}\n"
+    );
+    let stored = if source.is_some() {
+        s += &format!(
+            "        %vw = vector.bitcast %v : vector<{n}xi8> to vector<{LANES}xi32>\n\
+             \x20       %vu = vector.bitcast %vw : vector<{LANES}xi32> to vector<{n}xui8>\n",
+            n = LANES * DEPTH
+        );
+        "%vu"
+    } else {
+        "%v"
+    };
+    s += &format!(
+        "        vector.store {stored}, %pf[%b, %q, %c0] : {flat}, vector<{}xui8>\n\
+         \x20     }} {ROLLED}\n    }} {ROLLED}\n    return\n  }}\n}}\n",
+        LANES * DEPTH
+    );
+    s
+}
+
+/// The f32 source of an interleave's `uint8` pixels: the cast (`fptoui`, a QDQ activation's
+/// last step) that made them, just before it (past the padding's fill and copy when the pixels
+/// were padded), whose buffers nothing else reads.
+struct Quantized {
+    /// The cast's f32 input (`[C, pixels]` or `[1, C, H, W]`, contiguous).
+    source: Val,
+    rank: usize,
+    pixels: i64,
+    /// The cast, and the padding's fill and copy.
+    absorbed: Vec<Op>,
+}
+
+/// The op before `op` in its block past views, constants and casts between storage types.
+fn before(op: Op) -> Option<Op> {
+    let ops = op.block()?.ops();
+    let at = ops.iter().position(|&o| o == op)?;
+    ops[..at].iter().rev().copied().find(|&o| !is_view(o) && !o.is("builtin.unrealized_conversion_cast"))
+}
+
+/// The bytes of the arena `view` (a `memref.view` of a function argument at a constant
+/// offset, or a view of one) spans: the argument, the first byte and the end.
+fn arena_bytes(view: Val) -> Option<(Val, i64, i64)> {
+    let owner = view.owner()?;
+    if owner.is("memref.view") {
+        let offset = owner.operand(1).constant_int()?;
+        let ty = view.r#type();
+        let shape = static_shape(ty).ok()?;
+        let width = strata_ir::types::memref_element_name(ty).and_then(|e| element_bytes(&e))?;
+        let base = owner.operand(0);
+        return base.argument_number().map(|_| (base, offset, offset + shape.iter().product::<i64>() * width));
+    }
+    // A subview, reshape or cast lies within its source.
+    let reads_one = ["memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast"];
+    reads_one.iter().any(|name| owner.is(name)).then(|| arena_bytes(owner.operand(0))).flatten()
+}
+
+/// Bytes of an element type Strata's buffers hold.
+fn element_bytes(elem: &str) -> Option<i64> {
+    match elem {
+        "f32" | "i32" => Some(4),
+        "f16" | "bf16" | "i16" => Some(2),
+        "i8" | "ui8" => Some(1),
+        "f64" | "i64" => Some(8),
+        _ => None,
+    }
+}
+
+/// Whether the arena bytes of `buffer` are dead after `op`: each is overwritten (by `op`'s
+/// output, a `linalg.fill` or a generic that does not read its output) before anything after
+/// `op` in its block reads it (an op reads a byte when it, or an op nested in it, has an
+/// operand viewing it other than such an output), or nothing after reads it.
+fn dead_after(op: Op, buffer: Val) -> bool {
+    let Some((arena, start, end)) = arena_bytes(buffer) else { return false };
+    // The byte ranges still holding the buffer's value.
+    let mut live = vec![(start, end)];
+    let overwrite = |live: &mut Vec<(i64, i64)>, out: Val| {
+        // Only a view of whole bytes: a subview's bytes (its source's, for reads) may have gaps.
+        if let Some((_, s, e)) = arena_bytes(out).filter(|&(a, ..)| a == arena && !through_subview(out)) {
+            *live = live
+                .iter()
+                .flat_map(|&(l0, l1)| [(l0, l1.min(s)), (l0.max(e), l1)])
+                .filter(|(l0, l1)| l0 < l1)
+                .collect();
+        }
+    };
+    let hits = |live: &[(i64, i64)], value: Val| {
+        arena_bytes(value).is_some_and(|(a, s, e)| a == arena && live.iter().any(|&(l0, l1)| s < l1 && l0 < e))
+    };
+    if let Some(&out) = op.operands().last() {
+        overwrite(&mut live, out);
+    }
+    let Some(ops) = op.block().map(|b| b.ops()) else { return false };
+    let Some(at) = ops.iter().position(|&o| o == op) else { return false };
+    for &next in &ops[at + 1..] {
+        if live.is_empty() {
+            return true;
+        }
+        if is_view(next) || next.is("builtin.unrealized_conversion_cast") {
+            continue;
+        }
+        if !next.collect(|_| true).into_iter().flat_map(|o| o.operands()).any(|v| hits(&live, v)) {
+            continue;
+        }
+        let operands = next.operands();
+        let Some((&out, inputs)) = operands.split_last() else { return false };
+        let reads_out =
+            next.is("linalg.generic") && next.body(0).is_some_and(|b| b.argument(b.argument_count() - 1).has_uses());
+        let writer = (next.is("linalg.fill") || next.is("linalg.generic")) && !reads_out;
+        if !writer || inputs.iter().any(|&v| hits(&live, v)) {
+            return false;
+        }
+        overwrite(&mut live, out);
+    }
+    true
+}
+
+/// Whether `value` is a subview, or a view of one.
+fn through_subview(value: Val) -> bool {
+    let views = ["memref.collapse_shape", "memref.expand_shape", "memref.cast"];
+    match value.owner() {
+        Some(o) if o.is("memref.subview") => true,
+        Some(o) if views.iter().any(|name| o.is(name)) => through_subview(o.operand(0)),
+        _ => false,
+    }
+}
+
+/// Whether `op` fills `buffer` with zeros (the padding's value: the masked loads' too).
+fn zero_fill(op: Op, buffer: Val) -> bool {
+    let value = |v: Val| match v.owner() {
+        Some(cast) if cast.is("builtin.unrealized_conversion_cast") => cast.operand(0).constant_int(),
+        _ => v.constant_int(),
+    };
+    op.is("linalg.fill") && op.operand(1) == buffer && value(op.operand(0)) == Some(0)
+}
+
+/// Whether `value` is `base` or a view of it (subviews, reshapes, casts).
+fn view_of(value: Val, base: Val) -> bool {
+    if value == base {
+        return true;
+    }
+    let views = ["memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast"];
+    value.owner().filter(|o| views.iter().any(|name| o.is(name))).is_some_and(|o| view_of(o.operand(0), base))
+}
+
+/// The [`Quantized`] source of the interleave `op`, when its f32 rows may be read where the
+/// interleave runs: their bytes and the packed output's are provably apart (planning may have
+/// given the output the source's bytes once the cast had read them).
+fn quantized_source(op: Op) -> Option<Quantized> {
+    let (input, output) = (op.operand(0), op.operand(1));
+    let mut absorbed = Vec::new();
+    let mut previous = before(op)?;
+    // The padding: the pixels copied into a window of the input after a fill of all of it, or
+    // (planning's choice where it could) cast straight into that window.
+    if previous.is("linalg.copy") {
+        let fill = before(previous).filter(|&f| zero_fill(f, input))?;
+        if !view_of(previous.operand(1), input) {
+            return None;
+        }
+        absorbed.extend([previous, fill]);
+        previous = before(fill)?;
+    } else if previous.operand_count() == 2 && view_of(previous.operand(1), input) {
+        if let Some(fill) = before(previous).filter(|&f| zero_fill(f, input)) {
+            absorbed.push(fill);
+        }
+    }
+    // The cast: f32 to ui8 elementwise, into the pixels (or their window of the input).
+    let body: Vec<String> = previous.body(0)?.ops().into_iter().map(|o| o.name()).collect();
+    let cast = previous.is("linalg.generic")
+        && previous.operand_count() == 2
+        && body == ["arith.fptoui", "builtin.unrealized_conversion_cast", "linalg.yield"];
+    let (source, cast_out) = (previous.operand(0), previous.operand(1));
+    let copied = absorbed.first().is_some_and(|c| c.is("linalg.copy") && view_of(c.operand(0), cast_out));
+    let source_t = source.r#type().to_string();
+    let contiguous = !source_t.contains("strided<") && !source_t.contains("affine_map");
+    let written = copied || view_of(cast_out, input) || view_of(input, cast_out);
+    if !cast || !written || !contiguous || element(source.r#type())? != "f32" {
+        return None;
+    }
+    let shape = static_shape(source.r#type()).ok()?;
+    let rank = shape.len();
+    let (channels, pixels) = match shape[..] {
+        [1, c, h, w] => (c, h * w),
+        [c, p] => (c, p),
+        _ => return None,
+    };
+    let (c, p) = interleaves(op.get())?;
+    if channels != c || pixels > p || (pixels < p && absorbed.is_empty()) {
+        return None;
+    }
+    absorbed.push(previous);
+    // Nothing reads the pixels or their padded copy after the interleave: the next op that
+    // touches their bytes (if any) overwrites them. (Planning gives values of one type at one
+    // offset one `memref.view`, so the views' users include values of other times.)
+    if !dead_after(op, cast_out) || !dead_after(op, input) {
+        return None;
+    }
+    // The source's bytes and the output's apart: a function argument and the arena, or two
+    // disjoint ranges of one arena.
+    let apart = match (arena_bytes(source), arena_bytes(output)) {
+        (Some((a, a0, a1)), Some((b, b0, b1))) => a != b || a1 <= b0 || b1 <= a0,
+        (None, Some(_)) => source.argument_number().is_some(),
+        _ => false,
+    };
+    apart.then_some(Quantized { source, rank, pixels, absorbed })
 }
 
 /// The operands of `op` when it is a generic whose body is the ops `body` (then its yield):
@@ -134,14 +468,20 @@ enum Absorbed {
 impl Product {
     /// The kernel function (MLIR text) for its arguments' `types` (as [`Absorbed`] lists them).
     fn function(&self, types: &[String], threads: i64, absorbed: Absorbed) -> String {
-        let Product { m, k, n } = *self;
+        let Product { m, k, n, form } = *self;
         let width = LANES * VECTORS;
         let vt = format!("vector<{LANES}xi32>");
         let bt = "vector<64xi8>";
         let (at, packed_t) = (&types[0], &types[1]);
         let k4 = k / DEPTH;
-        let blocks = n / LANES;
-        let flat_b = format!("memref<{blocks}x{k4}x{}xi8>", LANES * DEPTH);
+        // The columns in whole registers (N itself but for the pixels' last partial one).
+        let blocks = (n + LANES - 1) / LANES;
+        let nn = blocks * LANES;
+        let pixels = form == Form::Pixels;
+        let (a_elem, b_elem) = if pixels { ("i8", "ui8") } else { ("ui8", "i8") };
+        let flat_b = format!("memref<{blocks}x{k4}x{}x{b_elem}>", LANES * DEPTH);
+        // Stores of the last register leave out its lanes past N.
+        let masked = nn != n;
         let args = match absorbed {
             Absorbed::StartAndScaling => {
                 format!("%a: {at}, %b: {packed_t}, %offsets: {}, %scales: {}, %out: {}", types[2], types[3], types[4])
@@ -153,7 +493,7 @@ impl Product {
         // The sums' buffer, when the kernel stores them.
         let ct = types.last().cloned().unwrap_or_default();
         let mut constants: Vec<i64> =
-            vec![0, 1, DEPTH, ROWS, LANES, width, k4, m, n, m / ROWS * ROWS, n / width * width];
+            vec![0, 1, DEPTH, ROWS, LANES, width, k4, m, n, nn, m / ROWS * ROWS, nn / width * width];
         constants.extend((0..VECTORS).map(|v| v * LANES));
         constants.extend(0..ROWS);
         constants.sort();
@@ -164,28 +504,67 @@ impl Product {
         }
         s += &format!("    %bf = memref.collapse_shape %b [[0], [1], [2, 3]] : {packed_t} into {flat_b}\n");
         let mut id = 0usize;
+        if masked {
+            s += &format!("    %zero = arith.constant dense<0> : {vt}\n");
+        }
         let mut block = |s: &mut String, rows: i64, row: &str, col: &str, partial: bool, indent: &str| {
             id += 1;
             let b = id;
-            // The last, narrower block of columns has the vectors left (no masks: N % 16 == 0).
-            let vectors = if partial { (n % width) / LANES } else { VECTORS };
+            // The last, narrower block of columns has the vectors left (whole registers).
+            let vectors = if partial { (nn % width) / LANES } else { VECTORS };
             for v in 0..vectors {
                 *s += &format!("{indent}%col{b}_{v} = arith.addi {col}, %c{} : index\n", v * LANES);
                 *s += &format!("{indent}%nb{b}_{v} = arith.divui %col{b}_{v}, %c{LANES} : index\n");
+                if masked {
+                    *s += &format!(
+                        "{indent}%left{b}_{v} = arith.subi %c{n}, %col{b}_{v} : index\n\
+                         {indent}%mask{b}_{v} = vector.create_mask %left{b}_{v} : vector<{LANES}xi1>\n"
+                    );
+                }
             }
+            // `value` (a register of `ty`) stored at row `r`, column register `v` of `memory`.
+            let store = |value: &str, memory: &str, memory_t: &str, ty: &str, r: i64, v: i64| {
+                if masked {
+                    format!(
+                        "{indent}vector.maskedstore {memory}[%row{b}_{r}, %col{b}_{v}], %mask{b}_{v}, {value} : {memory_t}, vector<{LANES}xi1>, {ty}\n"
+                    )
+                } else {
+                    format!("{indent}vector.store {value}, {memory}[%row{b}_{r}, %col{b}_{v}] : {memory_t}, {ty}\n")
+                }
+            };
             let mut inits = Vec::new();
             for r in 0..rows {
                 *s += &format!("{indent}%row{b}_{r} = arith.addi {row}, %c{r} : index\n");
             }
-            if start {
-                for v in 0..vectors {
-                    *s += &format!("{indent}%off{b}_{v} = vector.load %offsets[%col{b}_{v}] : {}, {vt}\n", types[2]);
+            // A row's offset or scale in every lane, or a register of the columns'.
+            let per_output = |s: &mut String, name: &str, memory: &str, memory_t: &str, ty: &str, elem: &str| {
+                if pixels {
+                    for r in 0..rows {
+                        *s += &format!(
+                            "{indent}%{name}s{b}_{r} = memref.load {memory}[%row{b}_{r}] : {memory_t}\n\
+                             {indent}%{name}{b}_{r} = vector.broadcast %{name}s{b}_{r} : {elem} to {ty}\n"
+                        );
+                    }
+                } else {
+                    for v in 0..vectors {
+                        *s +=
+                            &format!("{indent}%{name}{b}_{v} = vector.load {memory}[%col{b}_{v}] : {memory_t}, {ty}\n");
+                    }
                 }
+            };
+            let which = |r: i64, v: i64| if pixels { r } else { v };
+            if start {
+                per_output(s, "off", "%offsets", &types[2], &vt, "i32");
             }
             for r in 0..rows {
                 for v in 0..vectors {
                     if start {
-                        inits.push(format!("%acc{b}_{r}_{v} = %off{b}_{v}"));
+                        inits.push(format!("%acc{b}_{r}_{v} = %off{b}_{}", which(r, v)));
+                    } else if masked {
+                        *s += &format!(
+                            "{indent}%init{b}_{r}_{v} = vector.maskedload %c[%row{b}_{r}, %col{b}_{v}], %mask{b}_{v}, %zero : {ct}, vector<{LANES}xi1>, {vt} into {vt}\n"
+                        );
+                        inits.push(format!("%acc{b}_{r}_{v} = %init{b}_{r}_{v}"));
                     } else {
                         *s += &format!(
                             "{indent}%init{b}_{r}_{v} = vector.load %c[%row{b}_{r}, %col{b}_{v}] : {ct}, {vt}\n"
@@ -203,55 +582,67 @@ impl Product {
             let inner = format!("{indent}  ");
             *s += &format!("{inner}%k{b} = arith.muli %q{b}, %c{DEPTH} : index\n");
             for v in 0..vectors {
-                *s += &format!("{inner}%bv{b}_{v} = vector.load %bf[%nb{b}_{v}, %q{b}, %c0] : {flat_b}, {bt}\n");
+                if pixels {
+                    // Signless for the intrinsic.
+                    *s += &format!(
+                        "{inner}%bu{b}_{v} = vector.load %bf[%nb{b}_{v}, %q{b}, %c0] : {flat_b}, vector<64xui8>\n\
+                         {inner}%bw{b}_{v} = vector.bitcast %bu{b}_{v} : vector<64xui8> to {vt}\n\
+                         {inner}%bv{b}_{v} = vector.bitcast %bw{b}_{v} : {vt} to {bt}\n"
+                    );
+                } else {
+                    *s += &format!("{inner}%bv{b}_{v} = vector.load %bf[%nb{b}_{v}, %q{b}, %c0] : {flat_b}, {bt}\n");
+                }
             }
             let mut next = Vec::new();
             for r in 0..rows {
                 // The row's four bytes at `k`, as one i32 in every lane.
                 *s += &format!(
-                    "{inner}%a4{b}_{r} = vector.load %a[%row{b}_{r}, %k{b}] : {at}, vector<4xui8>\n\
-                     {inner}%a1{b}_{r} = vector.bitcast %a4{b}_{r} : vector<4xui8> to vector<1xi32>\n\
+                    "{inner}%a4{b}_{r} = vector.load %a[%row{b}_{r}, %k{b}] : {at}, vector<4x{a_elem}>\n\
+                     {inner}%a1{b}_{r} = vector.bitcast %a4{b}_{r} : vector<4x{a_elem}> to vector<1xi32>\n\
                      {inner}%as{b}_{r} = vector.extract %a1{b}_{r}[0] : i32 from vector<1xi32>\n\
                      {inner}%ab{b}_{r} = vector.broadcast %as{b}_{r} : i32 to {vt}\n\
                      {inner}%av{b}_{r} = vector.bitcast %ab{b}_{r} : {vt} to {bt}\n"
                 );
                 for v in 0..vectors {
+                    // `vpdpbusd` multiplies its second operand's unsigned bytes by its third's
+                    // signed ones.
+                    let (unsigned, signed) = if pixels {
+                        (format!("%bv{b}_{v}"), format!("%av{b}_{r}"))
+                    } else {
+                        (format!("%av{b}_{r}"), format!("%bv{b}_{v}"))
+                    };
                     *s += &format!(
-                        "{inner}%n{b}_{r}_{v} = llvm.call_intrinsic \"llvm.x86.avx512.vpdpbusd.512\"(%acc{b}_{r}_{v}, %av{b}_{r}, %bv{b}_{v}) : ({vt}, {bt}, {bt}) -> {vt}\n"
+                        "{inner}%n{b}_{r}_{v} = llvm.call_intrinsic \"llvm.x86.avx512.vpdpbusd.512\"(%acc{b}_{r}_{v}, {unsigned}, {signed}) : ({vt}, {bt}, {bt}) -> {vt}\n"
                     );
                     next.push(format!("%n{b}_{r}_{v}"));
                 }
             }
             *s += &format!("{inner}scf.yield {} : {acc_types}\n{indent}}} {ROLLED}\n", next.join(", "));
+            let ft = format!("vector<{LANES}xf32>");
             if scaled {
-                for v in 0..vectors {
-                    *s += &format!(
-                        "{indent}%scale{b}_{v} = vector.load %scales[%col{b}_{v}] : {}, vector<{LANES}xf32>\n",
-                        types[3]
-                    );
-                }
+                per_output(s, "scale", "%scales", &types[3], &ft, "f32");
             }
             for r in 0..rows {
                 for v in 0..vectors {
                     let value = format!("%sum{b}#{}", r * vectors + v);
                     if scaled {
                         *s += &format!(
-                            "{indent}%f{b}_{r}_{v} = arith.sitofp {value} : {vt} to vector<{LANES}xf32>\n\
-                             {indent}%y{b}_{r}_{v} = arith.mulf %f{b}_{r}_{v}, %scale{b}_{v} : vector<{LANES}xf32>\n\
-                             {indent}vector.store %y{b}_{r}_{v}, %out[%row{b}_{r}, %col{b}_{v}] : {}, vector<{LANES}xf32>\n",
-                            types[4]
+                            "{indent}%f{b}_{r}_{v} = arith.sitofp {value} : {vt} to {ft}\n\
+                             {indent}%y{b}_{r}_{v} = arith.mulf %f{b}_{r}_{v}, %scale{b}_{} : {ft}\n",
+                            which(r, v)
                         );
+                        *s += &store(&format!("%y{b}_{r}_{v}"), "%out", &types[4], &ft, r, v);
                     } else {
-                        *s += &format!("{indent}vector.store {value}, %c[%row{b}_{r}, %col{b}_{v}] : {ct}, {vt}\n");
+                        *s += &store(&value, "%c", &ct, &vt, r, v);
                     }
                 }
             }
         };
         let parallel = m * k * n >= crate::conv_lanes::PARALLEL_MACS;
-        if threads > 1 && parallel && n / width >= 2 {
-            crate::text_kernels::blocks_parallel_columns(&mut s, "    ", ("m", m, ROWS), ("n", n, width), &mut block);
+        if threads > 1 && parallel && nn / width >= 2 {
+            crate::text_kernels::blocks_parallel_columns(&mut s, "    ", ("m", m, ROWS), ("n", nn, width), &mut block);
         } else {
-            crate::text_kernels::blocks(&mut s, "    ", ("m", m, ROWS), ("n", n, width), &mut block);
+            crate::text_kernels::blocks(&mut s, "    ", ("m", m, ROWS), ("n", nn, width), &mut block);
         }
         s += "    return\n  }\n}\n";
         s
@@ -262,6 +653,25 @@ impl Pass for VectorizeIntegerMatmul {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let threads = self.threads;
         let (mut fused, mut started) = (0u64, 0u64);
+        let mut from_floats = 0u64;
+        replace_kernels_with(module, cx, &["linalg.generic"], "interleave kernel", "interleaves", |op, absorbed| {
+            let shape = interleaves(op.get())?;
+            let output = op.operand(1);
+            let quantized = quantized_source(op);
+            let input = quantized.as_ref().map_or(op.operand(0), |q| q.source);
+            let text = interleave_function(
+                shape,
+                &input.r#type().to_string(),
+                &output.r#type().to_string(),
+                quantized.as_ref(),
+            );
+            if let Some(q) = quantized {
+                absorbed.extend(q.absorbed);
+                from_floats += 1;
+            }
+            Some((text, vec![input, output]))
+        })?;
+        cx.bump("from-floats", from_floats);
         // Between the three generics, planning leaves views of the arena (and their constants):
         // those after the sums move before them, so the scaling's buffers are defined where the
         // kernel goes; then each generic's predecessor among the kernels, by its address (the
@@ -295,9 +705,10 @@ impl Pass for VectorizeIntegerMatmul {
             let sums = operands[2];
             // The start just before (offsets into the sums' buffer) and the scaling just after
             // (the sums and the scales into an f32 buffer of the same shape).
+            let outputs = if product.form == Form::Pixels { product.m } else { product.n };
             let vector_of = |value: Val, elem: &str| {
                 element(value.r#type()).is_some_and(|e| e == elem)
-                    && static_shape(value.r#type()).is_ok_and(|shape| shape == [product.n])
+                    && static_shape(value.r#type()).is_ok_and(|shape| shape == [outputs])
             };
             let start = previous.get(&(op.raw().ptr as usize)).copied().and_then(|prev| {
                 let o = generic_operands(prev, &[])?;

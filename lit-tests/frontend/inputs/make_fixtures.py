@@ -1653,3 +1653,75 @@ save(
     opset=18,
     check=False,
 )
+
+# A QDQ model's 1x1 convolutions (what `--integer-products` imports as sg.quantized_conv): y
+# of a uint8 activation (zero point 128) and an int8 filter with per-channel scales and a
+# bias, over 5 x 7 pixels (two 16-pixel registers and 3 pixels); z of an int8 activation (zero
+# point -3) and a uint8 filter with per-channel zero points, over 4 x 8; f a stride-2 one that
+# keeps the float convolution. References: the exact integer sums, scaled in f32 as the kernel
+# scales them (then the bias).
+q_rng = np.random.default_rng(48)
+
+
+def qdq_conv_reference(xq, x_zero, w, w_zero, scale, bias):
+    sums = np.einsum("oc,nchw->nohw", (w.astype(np.int64) - w_zero[:, None]), xq.astype(np.int64) - x_zero)
+    out = sums.astype(np.float32) * scale.astype(np.float32)[None, :, None, None]
+    return out + bias.astype(np.float32)[None, :, None, None] if bias is not None else out
+
+
+qc_x = q_rng.standard_normal((1, 8, 5, 7)).astype(np.float32)
+qc_v = q_rng.standard_normal((1, 8, 4, 8)).astype(np.float32)
+qc_w = q_rng.integers(-127, 128, (12, 8, 1, 1)).astype(np.int8)
+qc_ws = (q_rng.random(12) * 0.02 + 0.005).astype(np.float32)
+qc_b = q_rng.standard_normal(12).astype(np.float32)
+qc_u = q_rng.integers(100, 156, (16, 8, 1, 1)).astype(np.uint8)
+qc_uz = q_rng.integers(120, 136, 16).astype(np.uint8)
+qc_us = (q_rng.random(16) * 0.02 + 0.005).astype(np.float32)
+qc_xs, qc_vs = np.float32(0.05), np.float32(0.04)
+save(
+    helper.make_graph(
+        [
+            helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="qx"),
+            helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"], name="dqx"),
+            helper.make_node("DequantizeLinear", ["w", "ws"], ["wd"], name="dqw", axis=0),
+            helper.make_node("Conv", ["xd", "wd", "b"], ["y"], name="pointwise"),
+            helper.make_node("QuantizeLinear", ["v", "vs", "vz"], ["vq"], name="qv"),
+            helper.make_node("DequantizeLinear", ["vq", "vs", "vz"], ["vd"], name="dqv"),
+            helper.make_node("DequantizeLinear", ["u", "us", "uz"], ["ud"], name="dqu", axis=0),
+            helper.make_node("Conv", ["vd", "ud"], ["z"], name="pointwise_int8"),
+            helper.make_node("Conv", ["xd", "wd"], ["f"], name="strided", strides=[2, 2]),
+        ],
+        "quant_conv",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 5, 7]),
+            helper.make_tensor_value_info("v", TensorProto.FLOAT, [1, 8, 4, 8]),
+        ],
+        [
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 12, 5, 7]),
+            helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 16, 4, 8]),
+            helper.make_tensor_value_info("f", TensorProto.FLOAT, [1, 12, 3, 4]),
+        ],
+        [
+            numpy_helper.from_array(np.array(qc_xs), "xs"),
+            numpy_helper.from_array(np.array(128, np.uint8), "xz"),
+            numpy_helper.from_array(qc_w, "w"),
+            numpy_helper.from_array(qc_ws, "ws"),
+            numpy_helper.from_array(qc_b, "b"),
+            numpy_helper.from_array(np.array(qc_vs), "vs"),
+            numpy_helper.from_array(np.array(-3, np.int8), "vz"),
+            numpy_helper.from_array(qc_u, "u"),
+            numpy_helper.from_array(qc_us, "us"),
+            numpy_helper.from_array(qc_uz, "uz"),
+        ],
+    ),
+    "quant_conv.onnx",
+    opset=13,
+)
+qc_xq = np.clip(np.round(qc_x / qc_xs) + 128, 0, 255)
+qc_vq = np.clip(np.round(qc_v / qc_vs) - 3, -128, 127)
+np.save("../../driver/inputs/quant_conv_x.npy", qc_x)
+np.save("../../driver/inputs/quant_conv_v.npy", qc_v)
+np.save("../../driver/inputs/quant_conv_y.npy",
+        qdq_conv_reference(qc_xq, 128, qc_w[:, :, 0, 0], np.zeros(12, np.int64), qc_xs * qc_ws, qc_b))
+np.save("../../driver/inputs/quant_conv_z.npy",
+        qdq_conv_reference(qc_vq, -3, qc_u[:, :, 0, 0], qc_uz.astype(np.int64), qc_vs * qc_us, None))

@@ -13,3 +13,11 @@ func.func @quantized(%a: tensor<3x8xui8>, %w: tensor<1x3x16x4xi8>, %o: tensor<16
   %1 = "sg.quantized_matmul"(%f, %w, %o, %s) : (tensor<3x12xf32>, tensor<1x3x16x4xi8>, tensor<16xi32>, tensor<16xf32>) -> tensor<3x16xf32>
   return %0, %1 : tensor<3x16xf32>, tensor<3x16xf32>
 }
+
+// A quantized 1x1 convolution whose channels are not a multiple of 4, and one with an i8
+// input.
+func.func @quantized_conv(%x: tensor<1x6x4x4xui8>, %w: tensor<3x6xi8>, %o: tensor<3xi32>, %s: tensor<3xf32>, %y: tensor<1x8x4x4xi8>, %v: tensor<3x8xi8>) -> (tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>) {
+  %0 = "sg.quantized_conv"(%x, %w, %o, %s) : (tensor<1x6x4x4xui8>, tensor<3x6xi8>, tensor<3xi32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
+  %1 = "sg.quantized_conv"(%y, %v, %o, %s) : (tensor<1x8x4x4xi8>, tensor<3x8xi8>, tensor<3xi32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
+  return %0, %1 : tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>
+}

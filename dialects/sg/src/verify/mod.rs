@@ -120,6 +120,7 @@ fn check_shapes(op: SgOp<'_, '_>, problems: &mut Vec<String>) {
         }
         SgOp::Matmul(m) => nn::check_matmul(&shape(m.lhs()), &shape(m.rhs()), &shape(m.output()), problems),
         SgOp::QuantizedMatmul(q) => nn::check_quantized_matmul(q, problems),
+        SgOp::QuantizedConv(q) => nn::check_quantized_conv(q, problems),
         SgOp::Softmax(s) => nn::check_axis(s.axis(), shape(s.input()).len(), problems),
         SgOp::LogSoftmax(s) => nn::check_axis(s.axis(), shape(s.input()).len(), problems),
         SgOp::LayerNorm(norm) => nn::check_layer_norm(norm, problems),
@@ -289,8 +290,8 @@ fn check_types(op: SgOp<'_, '_>, problems: &mut Vec<String>) {
     let (inputs, result) = (&elements[..raw.operand_count()], elements.last().cloned().unwrap_or_default());
     match op {
         SgOp::Elementwise(e) => check_elementwise_types(e.kind(), inputs, &result, problems),
-        // Its own rule (`nn::check_quantized_matmul`).
-        SgOp::Cast(_) | SgOp::Bitcast(_) | SgOp::QuantizedMatmul(_) => {}
+        // Their own rules (`nn::check_quantized_matmul`, `nn::check_quantized_conv`).
+        SgOp::Cast(_) | SgOp::Bitcast(_) | SgOp::QuantizedMatmul(_) | SgOp::QuantizedConv(_) => {}
         SgOp::Gather(_) => {
             if !matches!(inputs[1].as_str(), "i64" | "i32") {
                 problems.push(format!("indices must be i64 or i32, got {}", inputs[1]));

@@ -225,6 +225,31 @@ pub(super) fn check_quantized_matmul(q: crate::QuantizedMatmul<'_, '_>, problems
     }
 }
 
+/// `sg.quantized_conv`: `ui8 [1, C, H, W]` (C a multiple of 4) and `i8 [O, C]` from `i32 [O]`
+/// offsets times `f32 [O]` scales into `f32 [1, O, H, W]`.
+pub(super) fn check_quantized_conv(q: crate::QuantizedConv<'_, '_>, problems: &mut Vec<String>) {
+    let element = |v: melior::ir::Value<'_, '_>| super::element_name(v.r#type());
+    let types = [q.input(), q.weight(), q.offsets(), q.scales(), q.output()].map(element);
+    if types != ["ui8", "i8", "i32", "f32", "f32"] {
+        problems.push(format!("operands must be ui8, i8, i32, f32 and the result f32, got {}", types.join(", ")));
+        return;
+    }
+    let (input, weight, out) = (shape(q.input()), shape(q.weight()), shape(q.output()));
+    let fits = matches!((&input[..], &weight[..]), ([1, c, _, _], [_, k]) if c == k && c % 4 == 0);
+    if !fits || out.len() != 4 || out != [1, weight[0], input[2], input[3]] {
+        problems.push(format!(
+            "shapes {} and {} into {} are not a 1x1 convolution of [1, C, H, W] (C a multiple of 4) with [O, C] into [1, O, H, W]",
+            dims(&input),
+            dims(&weight),
+            dims(&out)
+        ));
+        return;
+    }
+    if shape(q.offsets()) != [weight[0]] || shape(q.scales()) != [weight[0]] {
+        problems.push(format!("offsets and scales must be [{}]", weight[0]));
+    }
+}
+
 /// Output size of pooling (and convolution) along one axis; `ceil` rounds the window count
 /// up (ONNX ceil_mode).
 pub fn pool_out(input: i64, kernel: i64, pad_begin: i64, pad_end: i64, stride: i64, dilation: i64, ceil: bool) -> i64 {
