@@ -566,6 +566,7 @@ const ZOO_MODELS: &[&str] = &[
     "espcn_superres",
     "istft_vocoder",
     "qdq_speech_encoder",
+    "qdq_mobilenet",
     "dynamic_int8_bert",
     "tabular_gbm",
     "tabular_linear",
