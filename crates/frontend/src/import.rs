@@ -328,6 +328,7 @@ fn import_model<'c>(
     }
     let returned: Vec<Value> = results.iter().map(|&v| v.get()).collect();
     block.append_operation(melior::dialect::func::r#return(&returned, location));
+    erase_unread(&block);
     let region = Region::new();
     region.append_block(block);
     let function = melior::dialect::func::func(
@@ -360,6 +361,22 @@ fn import_model<'c>(
     let outputs: BTreeSet<&str> = graph.output.iter().map(|o| o.name()).collect();
     let steps = graph_steps(graph, &importer, &outputs);
     Ok(Imported { module, interface, node_ops, steps })
+}
+
+/// Erases the ops of `block` whose results nothing reads (`sg` ops and constants: values, no
+/// effects), the last first, so that a dead chain goes whole. A QDQ pair imported as one float
+/// chain leaves its `QuantizeLinear`'s integer steps unread; a value read by them looked shared
+/// to the e-graph, which then kept its live reader's elementwise program apart from its
+/// producer's (a quantized MobileNet's bias + Clip and the fake quantization after it: one
+/// kernel more a block).
+fn erase_unread(block: &Block) {
+    for op in strata_ir::Blk::of(block).ops().into_iter().rev() {
+        let removable = op.name().starts_with("sg.") || op.is("arith.constant");
+        if removable && op.result_count() > 0 && op.results().iter().all(|r| !r.has_uses()) {
+            // Safety: nothing reads its results, and nothing else refers to it.
+            unsafe { op.erase() };
+        }
+    }
 }
 
 /// `graph`'s nodes as [`strata_plan::in_order::GraphStep`]s: the bytes of each output that is
