@@ -450,17 +450,23 @@ func.func @arg_extreme(%x: tensor<2x5xf32>, %y: tensor<2x5xui8>, %z: tensor<2x5x
 
 // A quantized product: the i32 sums start from the offsets (broadcast over the rows), add the
 // zero-extended ui8 rows times the sign-extended packed weight (read through floordiv/mod),
-// then become f32 times the scales. The batch of rows is collapsed first.
+// then become f32 times the scales, written over them: an f32 tensor holds the sums as their
+// bits (bitcasts in and out of each step), so no i32 buffer stands beside the result. The
+// batch of rows is collapsed first.
 // CHECK: #[[PACKED:.*]] = affine_map<(d0, d1, d2) -> (d1 floordiv 16, d2 floordiv 4, d1 mod 16, d2 mod 4)>
 // CHECK-LABEL: func.func @quantized_matmul
 // CHECK: tensor.expand_shape {{.*}} : tensor<48xui8> into tensor<6x8xui8>
-// CHECK: linalg.generic {{.*}} ins(%arg2 : tensor<32xi32>) outs(%{{.*}} : tensor<6x32xi32>)
-// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[PACKED]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %arg1 : tensor<6x8xui8>, tensor<2x2x16x4xi8>)
+// CHECK: linalg.generic {{.*}} ins(%arg2 : tensor<32xi32>) outs(%{{.*}} : tensor<6x32xf32>)
+// CHECK:   arith.bitcast %{{.*}} : i32 to f32
+// CHECK: %[[SUMS:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #[[PACKED]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %arg1 : tensor<6x8xui8>, tensor<2x2x16x4xi8>)
 // CHECK:   arith.extui %{{.*}} : i8 to i32
 // CHECK:   arith.extsi %{{.*}} : i8 to i32
 // CHECK:   arith.muli
+// CHECK:   arith.bitcast %{{.*}} : f32 to i32
 // CHECK:   arith.addi
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %arg3 : tensor<6x32xi32>, tensor<32xf32>) outs(%{{.*}} : tensor<6x32xf32>)
+// CHECK:   arith.bitcast %{{.*}} : i32 to f32
+// CHECK: linalg.generic {{.*}} ins(%arg3 : tensor<32xf32>) outs(%[[SUMS]] : tensor<6x32xf32>)
+// CHECK:   arith.bitcast %{{.*}} : f32 to i32
 // CHECK:   arith.sitofp %{{.*}} : i32 to f32
 // CHECK:   arith.mulf
 // CHECK: tensor.expand_shape {{.*}} : tensor<192xf32> into tensor<2x3x32xf32>
@@ -474,19 +480,20 @@ func.func @quantized_matmul(%a: tensor<2x3x8xui8>, %w: tensor<2x2x16x4xi8>, %o: 
 // A quantized 1x1 convolution: the ui8 pixels [C, H * W] padded with zeros to whole 16-pixel
 // registers (5 x 7 = 35 -> 48) and packed [3, C / 4, 16, 4] by a generic of their own, then
 // the sums of the sign-extended filter rows (broadcast) and the zero-extended packed pixels,
-// starting from each output channel's offset, and f32 times each output channel's scale.
-// CHECK-DAG: #[[INTERLEAVE:.*]] = affine_map<(d0, d1, d2, d3) -> (d1 * 4 + d3, d0 * 16 + d2)>
-// CHECK-DAG: #[[ROWS:.*]] = affine_map<(d0, d1) -> (d0)>
+// starting from each output channel's offset (their bits in f32), and f32 times each output
+// channel's scale over them.
+// CHECK: #[[INTERLEAVE:.*]] = affine_map<(d0, d1, d2, d3) -> (d1 * 4 + d3, d0 * 16 + d2)>
+// CHECK: #[[ROWS:.*]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: func.func @quantized_conv
 // CHECK: tensor.collapse_shape %arg0 {{.*}} : tensor<1x8x5x7xui8> into tensor<280xui8>
 // CHECK: linalg.fill {{.*}} -> tensor<8x48xui8>
 // CHECK: tensor.insert_slice {{.*}} into {{.*}}[0, 0] [8, 35] [1, 1] : tensor<8x35xui8> into tensor<8x48xui8>
 // CHECK: linalg.generic {indexing_maps = [#[[INTERLEAVE]], #{{.*}}], {{.*}} ins(%{{.*}} : tensor<8x48xui8>) outs(%{{.*}} : tensor<3x2x16x4xui8>)
-// CHECK: linalg.generic {indexing_maps = [#[[ROWS]], #{{.*}}], {{.*}} ins(%arg2 : tensor<12xi32>) outs(%{{.*}} : tensor<12x35xi32>)
-// CHECK: linalg.generic {{.*}} ins(%arg1, %{{.*}} : tensor<12x8xi8>, tensor<3x2x16x4xui8>) outs(%{{.*}} : tensor<12x35xi32>)
+// CHECK: linalg.generic {indexing_maps = [#[[ROWS]], #{{.*}}], {{.*}} ins(%arg2 : tensor<12xi32>) outs(%{{.*}} : tensor<12x35xf32>)
+// CHECK: %[[SUMS:.*]] = linalg.generic {{.*}} ins(%arg1, %{{.*}} : tensor<12x8xi8>, tensor<3x2x16x4xui8>) outs(%{{.*}} : tensor<12x35xf32>)
 // CHECK:   arith.extsi %{{.*}} : i8 to i32
 // CHECK:   arith.extui %{{.*}} : i8 to i32
-// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[ROWS]], #{{.*}}], {{.*}} ins(%{{.*}}, %arg3 : tensor<12x35xi32>, tensor<12xf32>) outs(%{{.*}} : tensor<12x35xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[ROWS]], #{{.*}}], {{.*}} ins(%arg3 : tensor<12xf32>) outs(%[[SUMS]] : tensor<12x35xf32>)
 // CHECK:   arith.sitofp %{{.*}} : i32 to f32
 // CHECK: tensor.expand_shape {{.*}} : tensor<420xf32> into tensor<1x12x5x7xf32>
 func.func @quantized_conv(%x: tensor<1x8x5x7xui8>, %w: tensor<12x8xi8>, %o: tensor<12xi32>, %s: tensor<12xf32>) -> tensor<1x12x5x7xf32> {

@@ -6,6 +6,8 @@
 // sums) just before and its scaling (sums times scales into f32) just after, past the
 // arena's views, both run in the registers and go; alone, the sums start from their buffer
 // and are stored back into it; an i32 result (a MatMulInteger's) takes the start alone.
+// The lowering holds the sums in the f32 result as their bits (bitcasts in and out), the
+// scaling written over them; the i32 buffer form is taken too.
 // sg.quantized_conv's form has the pixels packed (ui8, 16 to a register) and the filter rows
 // (i8) broadcast, so vpdpbusd takes its operands the other way round; its offsets and scales
 // are one per row, and the last register of pixels, partly past N, is stored with a mask. Its
@@ -69,12 +71,14 @@
 // CHECK: vector.load %arg2[{{.*}}] : memref<12x8xi8>, vector<4xi8>
 // CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
 // CHECK: memref.load %arg4[{{.*}}] : memref<12xf32>
-// CHECK: vector.maskedstore %{{.*}}[{{.*}}], %{{.*}}, %{{.*}} : memref<12x35xf32>, vector<16xi1>, vector<16xf32>
+// CHECK: vector.maskedstore %arg5[{{.*}}], %{{.*}}, %{{.*}} : memref<12x35xf32>, vector<16xi1>, vector<16xf32>
 // CHECK-NOT: linalg.generic
 // CHECK-LABEL: func.func @pixels_alone
-// CHECK: vector.maskedload %arg2[{{.*}}], %{{.*}}, %{{.*}} : memref<4x35xi32>, vector<16xi1>, vector<16xi32> into vector<16xi32>
+// CHECK: vector.maskedload %arg2[{{.*}}], %{{.*}}, %{{.*}} : memref<4x35xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: arith.bitcast %{{.*}} : vector<16xf32> to vector<16xi32>
 // CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
-// CHECK: vector.maskedstore %arg2[{{.*}}], %{{.*}}, %{{.*}} : memref<4x35xi32>, vector<16xi1>, vector<16xi32>
+// CHECK: arith.bitcast %{{.*}} : vector<16xi32> to vector<16xf32>
+// CHECK: vector.maskedstore %arg2[{{.*}}], %{{.*}}, %{{.*}} : memref<4x35xf32>, vector<16xi1>, vector<16xf32>
 // CHECK-NOT: linalg.generic
 // CHECK-LABEL: func.func @from_floats
 // CHECK-NOT: linalg.fill
@@ -175,27 +179,31 @@ func.func @big(%a: memref<64x256xui8>, %b: memref<16x64x16x4xi8>, %c: memref<64x
 }
 
 // sg.quantized_conv's lowering on buffers: 8 channels of 35 pixels (padded to 48) packed, then
-// 12 output channels.
-func.func @pixels(%x: memref<8x48xui8>, %p: memref<3x2x16x4xui8>, %w: memref<12x8xi8>, %offsets: memref<12xi32>, %scales: memref<12xf32>, %sums: memref<12x35xi32>, %out: memref<12x35xf32>) {
+// 12 output channels, the sums held as their bits in the f32 result, scaled over themselves.
+func.func @pixels(%x: memref<8x48xui8>, %p: memref<3x2x16x4xui8>, %w: memref<12x8xi8>, %offsets: memref<12xi32>, %scales: memref<12xf32>, %out: memref<12x35xf32>) {
   linalg.generic {indexing_maps = [#interleave, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<8x48xui8>) outs(%p : memref<3x2x16x4xui8>) {
   ^bb0(%in: ui8, %o: ui8):
     linalg.yield %in : ui8
   }
-  linalg.generic {indexing_maps = [#col, #id], iterator_types = ["parallel", "parallel"]} ins(%offsets : memref<12xi32>) outs(%sums : memref<12x35xi32>) {
-  ^bb0(%in: i32, %o: i32):
-    linalg.yield %in : i32
+  linalg.generic {indexing_maps = [#col, #id], iterator_types = ["parallel", "parallel"]} ins(%offsets : memref<12xi32>) outs(%out : memref<12x35xf32>) {
+  ^bb0(%in: i32, %o: f32):
+    %f = arith.bitcast %in : i32 to f32
+    linalg.yield %f : f32
   }
-  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%w, %p : memref<12x8xi8>, memref<3x2x16x4xui8>) outs(%sums : memref<12x35xi32>) {
-  ^bb0(%v: i8, %q: ui8, %acc: i32):
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%w, %p : memref<12x8xi8>, memref<3x2x16x4xui8>) outs(%out : memref<12x35xf32>) {
+  ^bb0(%v: i8, %q: ui8, %held: f32):
     %qs = builtin.unrealized_conversion_cast %q : ui8 to i8
     %vw = arith.extsi %v : i8 to i32
     %qw = arith.extui %qs : i8 to i32
     %m = arith.muli %vw, %qw : i32
+    %acc = arith.bitcast %held : f32 to i32
     %s = arith.addi %acc, %m : i32
-    linalg.yield %s : i32
+    %f = arith.bitcast %s : i32 to f32
+    linalg.yield %f : f32
   }
-  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%sums, %scales : memref<12x35xi32>, memref<12xf32>) outs(%out : memref<12x35xf32>) {
-  ^bb0(%s: i32, %k: f32, %o: f32):
+  linalg.generic {indexing_maps = [#col, #id], iterator_types = ["parallel", "parallel"]} ins(%scales : memref<12xf32>) outs(%out : memref<12x35xf32>) {
+  ^bb0(%k: f32, %held: f32):
+    %s = arith.bitcast %held : f32 to i32
     %f = arith.sitofp %s : i32 to f32
     %y = arith.mulf %f, %k : f32
     linalg.yield %y : f32
@@ -203,16 +211,19 @@ func.func @pixels(%x: memref<8x48xui8>, %p: memref<3x2x16x4xui8>, %w: memref<12x
   return
 }
 
-// The sums alone, from and into their buffer: masked loads and stores of the last register.
-func.func @pixels_alone(%w: memref<4x8xi8>, %p: memref<3x2x16x4xui8>, %c: memref<4x35xi32>) {
-  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%w, %p : memref<4x8xi8>, memref<3x2x16x4xui8>) outs(%c : memref<4x35xi32>) {
-  ^bb0(%v: i8, %q: ui8, %acc: i32):
+// The sums alone (their bits in f32), from and into their buffer: masked loads and stores of
+// the last register.
+func.func @pixels_alone(%w: memref<4x8xi8>, %p: memref<3x2x16x4xui8>, %c: memref<4x35xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%w, %p : memref<4x8xi8>, memref<3x2x16x4xui8>) outs(%c : memref<4x35xf32>) {
+  ^bb0(%v: i8, %q: ui8, %held: f32):
     %qs = builtin.unrealized_conversion_cast %q : ui8 to i8
     %vw = arith.extsi %v : i8 to i32
     %qw = arith.extui %qs : i8 to i32
     %m = arith.muli %vw, %qw : i32
+    %acc = arith.bitcast %held : f32 to i32
     %s = arith.addi %acc, %m : i32
-    linalg.yield %s : i32
+    %f = arith.bitcast %s : i32 to f32
+    linalg.yield %f : f32
   }
   return
 }

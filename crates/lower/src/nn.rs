@@ -259,7 +259,8 @@ pub fn matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, Error> {
 /// `sg.quantized_matmul`: the i32 sums start from `offsets` (broadcast over the rows), add
 /// every product of the zero-extended `ui8` left operand and the sign-extended `i8` right
 /// operand read through its packing (`[n / 16, k / 4, n % 16, k % 4]`): the result, or with
-/// scales (a fourth operand) f32 times them. Two or three generics: the host's
+/// scales (a fourth operand) f32 times them, written over the sums (which an f32 tensor then
+/// holds as their bits). Two or three generics: the host's
 /// `strata-vectorize-integer-matmul` turns the sums into dot-product instructions and folds
 /// the others into its registers.
 pub fn quantized_matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, Error> {
@@ -283,14 +284,15 @@ pub fn quantized_matmul(k: &mut Kernel, out: &TensorTy) -> Result<String, Error>
     let rows: i64 = a_ty.shape[..ra - 2].iter().product::<i64>() * m;
     let a2_ty = a_ty.with_shape(vec![rows, kk]);
     let a2 = reshape(k, &a, &a_ty, &a2_ty);
-    let sums = packed_sums(k, (&a2, &a2_ty), (&b, &b_ty), (&offsets, &o_ty), (n, Along::Columns));
-    let acc_ty = TensorTy::new(vec![rows, n], Elem::new("i32"));
+    let scaled = s_ty.is_some();
+    let sums = packed_sums(k, (&a2, &a2_ty), (&b, &b_ty), (&offsets, &o_ty), (n, Along::Columns), scaled);
+    let acc_ty = TensorTy::new(vec![rows, n], Elem::new(if scaled { "f32" } else { "i32" }));
     let Some(s_ty) = s_ty else {
         return Ok(reshape(k, &sums, &acc_ty, out));
     };
     let scales = k.arg(3);
     let scaled = scaled_sums(k, (&sums, &acc_ty), (&scales, &s_ty), Along::Columns);
-    Ok(reshape(k, &scaled, &acc_ty.with_elem(Elem::new("f32")), out))
+    Ok(reshape(k, &scaled, &acc_ty, out))
 }
 
 /// Which index of an integer product's sums its per-output offsets and scales go with.
@@ -305,20 +307,29 @@ enum Along {
 /// The i32 sums `[M, n]` of the 8-bit `lhs` `[M, K]` and `packed` (`[ceil(n / 16), K / 4,
 /// 16, 4]`), starting from `offsets` (one per row or column): two generics, the start (a copy)
 /// and the sums (each product of the zero-extended `ui8` and the sign-extended `i8` operand,
-/// whichever the two are), as `strata-vectorize-integer-matmul` finds them.
+/// whichever the two are), as `strata-vectorize-integer-matmul` finds them. With `bits`, the
+/// sums are held in an f32 tensor as their bits (`arith.bitcast` in and out of each step), so
+/// that the scaling can overwrite them in place ([`scaled_sums`]): no i32 buffer beside the
+/// result.
 fn packed_sums(
     k: &mut Kernel,
     (lhs, lhs_ty): (&str, &TensorTy),
     (packed, packed_ty): (&str, &TensorTy),
     (offsets, o_ty): (&str, &TensorTy),
     (n, along): (i64, Along),
+    bits: bool,
 ) -> String {
-    let acc_ty = TensorTy::new(vec![lhs_ty.shape[0], n], Elem::new("i32"));
+    let acc_ty = TensorTy::new(vec![lhs_ty.shape[0], n], Elem::new(if bits { "f32" } else { "i32" }));
     let empty = k.empty(&acc_ty);
     let parallel = [Iter::Parallel, Iter::Parallel];
     let offsets_map = Map::dims([if along == Along::Rows { 0 } else { 1 }]);
-    let init =
-        k.generic(&[(offsets, o_ty, offsets_map)], (&empty, &acc_ty, Map::identity(2)), &parallel, |_, v| v[0].clone());
+    let init = k.generic(&[(offsets, o_ty, offsets_map)], (&empty, &acc_ty, Map::identity(2)), &parallel, |bd, v| {
+        if bits {
+            bd.emit(format_args!("arith.bitcast {} : i32 to f32", v[0]))
+        } else {
+            v[0].clone()
+        }
+    });
     let packing = Map(["d1 floordiv 16", "d2 floordiv 4", "d1 mod 16", "d2 mod 4"].map(String::from).to_vec());
     let extend = |elem: &Elem| if elem.unsigned { "arith.extui" } else { "arith.extsi" };
     let (lhs_ext, packed_ext) = (extend(&lhs_ty.elem), extend(&packed_ty.elem));
@@ -330,28 +341,33 @@ fn packed_sums(
             let x = bd.emit(format_args!("{lhs_ext} {} : i8 to i32", v[0]));
             let y = bd.emit(format_args!("{packed_ext} {} : i8 to i32", v[1]));
             let p = bd.emit(format_args!("arith.muli {x}, {y} : i32"));
-            bd.emit(format_args!("arith.addi {}, {p} : i32", v[2]))
+            if !bits {
+                return bd.emit(format_args!("arith.addi {}, {p} : i32", v[2]));
+            }
+            let acc = bd.emit(format_args!("arith.bitcast {} : f32 to i32", v[2]));
+            let sum = bd.emit(format_args!("arith.addi {acc}, {p} : i32"));
+            bd.emit(format_args!("arith.bitcast {sum} : i32 to f32"))
         },
     )
 }
 
-/// The i32 `sums` as f32 times `scales` (one per row or column): one generic.
+/// The sums (i32 bits in f32, [`packed_sums`]) as f32 times `scales` (one per row or column),
+/// in place: one generic whose output is the sums.
 fn scaled_sums(
     k: &mut Kernel,
     (sums, acc_ty): (&str, &TensorTy),
     (scales, s_ty): (&str, &TensorTy),
     along: Along,
 ) -> String {
-    let o_ty = acc_ty.with_elem(Elem::new("f32"));
-    let empty = k.empty(&o_ty);
     let scales_map = Map::dims([if along == Along::Rows { 0 } else { 1 }]);
     k.generic(
-        &[(sums, acc_ty, Map::identity(2)), (scales, s_ty, scales_map)],
-        (&empty, &o_ty, Map::identity(2)),
+        &[(scales, s_ty, scales_map)],
+        (sums, acc_ty, Map::identity(2)),
         &[Iter::Parallel, Iter::Parallel],
         |bd, v| {
-            let x = bd.emit(format_args!("arith.sitofp {} : i32 to f32", v[0]));
-            bd.emit(format_args!("arith.mulf {x}, {} : f32", v[1]))
+            let i = bd.emit(format_args!("arith.bitcast {} : f32 to i32", v[1]));
+            let x = bd.emit(format_args!("arith.sitofp {i} : i32 to f32"));
+            bd.emit(format_args!("arith.mulf {x}, {} : f32", v[0]))
         },
     )
 }
@@ -393,10 +409,10 @@ pub fn quantized_conv(k: &mut Kernel, out: &TensorTy) -> Result<String, Error> {
         |_, v| v[0].clone(),
     );
     let (weight, offsets, scales) = (k.arg(1), k.arg(2), k.arg(3));
-    let sums = packed_sums(k, (&weight, &w_ty), (&packed, &packed_ty), (&offsets, &o_ty), (pixels, Along::Rows));
-    let acc_ty = TensorTy::new(vec![o, pixels], Elem::new("i32"));
+    let sums = packed_sums(k, (&weight, &w_ty), (&packed, &packed_ty), (&offsets, &o_ty), (pixels, Along::Rows), true);
+    let acc_ty = TensorTy::new(vec![o, pixels], Elem::new("f32"));
     let scaled = scaled_sums(k, (&sums, &acc_ty), (&scales, &s_ty), Along::Rows);
-    Ok(reshape(k, &scaled, &acc_ty.with_elem(Elem::new("f32")), out))
+    Ok(reshape(k, &scaled, &acc_ty, out))
 }
 
 pub fn max_pool(k: &mut Kernel, window: Window, out: &TensorTy) -> Result<String, Error> {

@@ -4,16 +4,18 @@
 //!
 //! The lowering writes three generics: the i32 sums' start (each column's offset, the zero
 //! points' share), the sums (`extui * extsi`, read through the packing's `floordiv`/`mod`
-//! maps) and the f32 result (sum times the column's scale). This pass replaces the middle one
+//! maps) and the f32 result (sum times the column's scale), written over the sums: with a
+//! scaling, the sums' buffer is the f32 result, holding the sums as their bits (`arith.bitcast`
+//! in and out of each step), so no i32 buffer is planned beside it (an i32 buffer, the other
+//! form, is taken too: a `MatMulInteger`'s result). This pass replaces the middle one
 //! by blocks of 4 rows x 4 vectors of 16 columns whose 16 accumulators the loop over `K / 4`
 //! carries in registers: per step one 64-byte load of each packed weight vector (16 columns x
 //! 4 depths), the row's 4 bytes broadcast to every lane, and `vpdpbusd` (each lane adds four
 //! products of an unsigned and a signed byte: exact, as the i32 sums are). When the first
 //! generic is just before it and the third just after (as the lowering writes them), their
 //! work happens in the registers: the accumulators start from the offsets, and each is
-//! converted, scaled and stored as f32; the i32 buffer is then never touched. Otherwise the
-//! accumulators start from the i32 buffer and are stored back into it (the other two generics
-//! stay). An i32 result (a `MatMulInteger`'s: no scaling) takes the start alone. With
+//! converted, scaled and stored as f32. Otherwise the accumulators start from the sums'
+//! buffer and are stored back into it (the other two generics stay). An i32 result (a `MatMulInteger`'s: no scaling) takes the start alone. With
 //! `threads` above 1 and enough work, the whole column blocks are one
 //! `scf.forall`. The sums are exact, so results do not depend on the order or the threads.
 //!
@@ -68,6 +70,9 @@ struct Product {
     k: i64,
     n: i64,
     form: Form,
+    /// The sums' buffer is f32 holding their bits (the lowering's when a scaling follows, which
+    /// writes over them).
+    bits: bool,
 }
 
 /// Which operand of a product is the unsigned one, and what its offsets and scales go with.
@@ -94,9 +99,9 @@ fn handles(op: OperationRef<'_, '_>) -> Option<Product> {
         return None;
     }
     let elements: Vec<String> = (0..3).map(|i| element(op.operand(i).ok()?.r#type())).collect::<Option<_>>()?;
-    let form = match elements.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        ["ui8", "i8", "i32"] => Form::Matmul,
-        ["i8", "ui8", "i32"] => Form::Pixels,
+    let (form, bits) = match elements.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["ui8", "i8", sums @ ("i32" | "f32")] => (Form::Matmul, sums == "f32"),
+        ["i8", "ui8", sums @ ("i32" | "f32")] => (Form::Pixels, sums == "f32"),
         _ => return None,
     };
     let mut shapes = Vec::new();
@@ -117,7 +122,7 @@ fn handles(op: OperationRef<'_, '_>) -> Option<Product> {
         Form::Matmul => n == nb * LANES,
         Form::Pixels => n > (nb - 1) * LANES && n <= nb * LANES,
     };
-    (contiguous && m == m2 && k == k4 * DEPTH && columns && m > 0 && k > 0).then_some(Product { m, k, n, form })
+    (contiguous && m == m2 && k == k4 * DEPTH && columns && m > 0 && k > 0).then_some(Product { m, k, n, form, bits })
 }
 
 /// The interleave `op` is, when it is `sg.quantized_conv`'s packing generic on buffers: input
@@ -468,7 +473,7 @@ enum Absorbed {
 impl Product {
     /// The kernel function (MLIR text) for its arguments' `types` (as [`Absorbed`] lists them).
     fn function(&self, types: &[String], threads: i64, absorbed: Absorbed) -> String {
-        let Product { m, k, n, form } = *self;
+        let Product { m, k, n, form, bits } = *self;
         let width = LANES * VECTORS;
         let vt = format!("vector<{LANES}xi32>");
         let bt = "vector<64xi8>";
@@ -504,9 +509,8 @@ impl Product {
         }
         s += &format!("    %bf = memref.collapse_shape %b [[0], [1], [2, 3]] : {packed_t} into {flat_b}\n");
         let mut id = 0usize;
-        if masked {
-            s += &format!("    %zero = arith.constant dense<0> : {vt}\n");
-        }
+        let ft = format!("vector<{LANES}xf32>");
+        s += &format!("    %zero = arith.constant dense<0> : {vt}\n    %fzero = arith.constant dense<0.0> : {ft}\n");
         let mut block = |s: &mut String, rows: i64, row: &str, col: &str, partial: bool, indent: &str| {
             id += 1;
             let b = id;
@@ -560,15 +564,22 @@ impl Product {
                 for v in 0..vectors {
                     if start {
                         inits.push(format!("%acc{b}_{r}_{v} = %off{b}_{}", which(r, v)));
-                    } else if masked {
-                        *s += &format!(
-                            "{indent}%init{b}_{r}_{v} = vector.maskedload %c[%row{b}_{r}, %col{b}_{v}], %mask{b}_{v}, %zero : {ct}, vector<{LANES}xi1>, {vt} into {vt}\n"
-                        );
-                        inits.push(format!("%acc{b}_{r}_{v} = %init{b}_{r}_{v}"));
                     } else {
-                        *s += &format!(
-                            "{indent}%init{b}_{r}_{v} = vector.load %c[%row{b}_{r}, %col{b}_{v}] : {ct}, {vt}\n"
-                        );
+                        // The sums' buffer's type: i32, or f32 holding their bits.
+                        let (ht, zero) = if bits { (&ft, "%fzero") } else { (&vt, "%zero") };
+                        let load = if masked {
+                            format!("vector.maskedload %c[%row{b}_{r}, %col{b}_{v}], %mask{b}_{v}, {zero} : {ct}, vector<{LANES}xi1>, {ht} into {ht}")
+                        } else {
+                            format!("vector.load %c[%row{b}_{r}, %col{b}_{v}] : {ct}, {ht}")
+                        };
+                        if bits {
+                            *s += &format!(
+                                "{indent}%held{b}_{r}_{v} = {load}\n\
+                                 {indent}%init{b}_{r}_{v} = arith.bitcast %held{b}_{r}_{v} : {ft} to {vt}\n"
+                            );
+                        } else {
+                            *s += &format!("{indent}%init{b}_{r}_{v} = {load}\n");
+                        }
                         inits.push(format!("%acc{b}_{r}_{v} = %init{b}_{r}_{v}"));
                     }
                 }
@@ -618,7 +629,6 @@ impl Product {
                 }
             }
             *s += &format!("{inner}scf.yield {} : {acc_types}\n{indent}}} {ROLLED}\n", next.join(", "));
-            let ft = format!("vector<{LANES}xf32>");
             if scaled {
                 per_output(s, "scale", "%scales", &types[3], &ft, "f32");
             }
@@ -632,6 +642,9 @@ impl Product {
                             which(r, v)
                         );
                         *s += &store(&format!("%y{b}_{r}_{v}"), "%out", &types[4], &ft, r, v);
+                    } else if bits {
+                        *s += &format!("{indent}%bits{b}_{r}_{v} = arith.bitcast {value} : {vt} to {ft}\n");
+                        *s += &store(&format!("%bits{b}_{r}_{v}"), "%c", &ct, &ft, r, v);
                     } else {
                         *s += &store(&value, "%c", &ct, &vt, r, v);
                     }
@@ -711,10 +724,16 @@ impl Pass for VectorizeIntegerMatmul {
                     && static_shape(value.r#type()).is_ok_and(|shape| shape == [outputs])
             };
             let start = previous.get(&(op.raw().ptr as usize)).copied().and_then(|prev| {
-                let o = generic_operands(prev, &[])?;
+                let o = generic_operands(prev, if product.bits { &["arith.bitcast"] } else { &[] })?;
                 (o.len() == 2 && o[1] == sums && o[0] != sums && vector_of(o[0], "i32")).then_some((prev, o[0]))
             });
             let scaling = op.next().and_then(|next| {
+                if product.bits {
+                    // Over the sums in place: the scales, then the sums as the output.
+                    let o = generic_operands(next, &["arith.bitcast", "arith.sitofp", "arith.mulf"])?;
+                    return (o.len() == 2 && o[1] == sums && o[0] != sums && vector_of(o[0], "f32"))
+                        .then_some((next, o[0], sums));
+                }
                 let o = generic_operands(next, &["arith.sitofp", "arith.mulf"])?;
                 let f32_out = element(o.get(2)?.r#type()).is_some_and(|e| e == "f32")
                     && static_shape(o[2].r#type()).ok()? == [product.m, product.n]
