@@ -15,8 +15,11 @@
 // CHECK: "sg.max"
 // CHECK: "sg.min"
 // CHECK: %[[Q:.*]] = "sg.cast"(%{{.*}}) : (tensor<2x4xi32>) -> tensor<2x4xui8>
-// CHECK: "sg.add"(%{{.*}}, %{{.*}}) : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
-// CHECK: "sg.sub"(%{{.*}}, %{{.*}}) : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+// The pair in floats clamps the rounded quotient against the bounds less the zero point
+// (folded per row), then scales: no add and subtract of the zero point.
+// CHECK: %[[RF:.*]] = "sg.round"
+// CHECK: "sg.max"(%[[RF]], %{{.*}}) : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+// CHECK: "sg.min"(%{{.*}}, %{{.*}}) : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
 // CHECK: %[[Y:.*]] = "sg.mul"(%{{.*}}, %{{.*}}) : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
 // CHECK-NOT: -> tensor<2x4xf32>
 // CHECK: "sg.matmul"(%{{.*}}, %{{.*}}) : (tensor<2x4xi32>, tensor<4x3xi32>) -> tensor<2x3xi32>

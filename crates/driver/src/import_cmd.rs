@@ -111,9 +111,12 @@ pub fn run(args: &ImportArgs) -> Result<(), CommandError> {
     match &args.output {
         Some(path) => strata_runtime::write_atomic(path, text.as_bytes())
             .map_err(|e| CommandError::io(format!("error: cannot write {}: {e}", path.display()))),
+        // A closed pipe (`| head`) is an error to report, not a panic (`print!` panics).
         None => {
-            print!("{text}");
-            Ok(())
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(text.as_bytes())
+                .map_err(|e| CommandError::io(format!("error: cannot write to standard output: {e}")))
         }
     }
 }

@@ -111,9 +111,12 @@ impl Importer<'_> {
 
     /// A `DequantizeLinear` of a `QuantizeLinear`'s output with the same scale, zero point,
     /// axis and block size (a QDQ model's activations), computed from the quantized value's
-    /// input in floats: `(min(max(round(x / scale) + zero, lo), hi) - zero) * scale`. For
-    /// every finite input the values are the integer path's exactly (the rounded quotient plus
-    /// the zero point is exact in f32 below 2^24, and anything beyond clamps to the same end),
+    /// input in floats: `(min(max(round(x / scale) + zero, lo), hi) - zero) * scale`, as
+    /// `min(max(round(x / scale), lo - zero), hi - zero) * scale` (the zero point's add and
+    /// subtract go: the same values, two operations fewer an element). For every finite input
+    /// the values are the integer path's exactly (the rounded quotient plus the zero point is
+    /// exact in f32 below 2^24, and anything beyond clamps to the same end; so is the clamp of
+    /// the quotient against the shifted bounds, integers below 2^16),
     /// and the steps are elementwise f32 ops that fuse with the producer's epilogue, where the
     /// integer path's casts (f32 to i32, to i8, back to f32) each ran as a kernel of its own
     /// (the int8 QDQ CNN: five kernels an activation). Out of range (infinities, quotients
@@ -150,11 +153,15 @@ impl Importer<'_> {
             }
             None => None,
         };
-        let clamped = self.quantized_in_floats(&mut e, &input, &scale, zero.as_deref(), (lo, hi))?;
-        let centred = match &zero {
-            Some(zero) => e.op(self, "Sub", &[&clamped, zero], vec![])?,
-            None => clamped,
+        let scaled = e.op(self, "Div", &[&input, &scale], vec![])?;
+        let rounded = e.op(self, "Round", &[&scaled], vec![])?;
+        let (lo, hi) = (e.scalar(self, DataType::Float, lo as f64)?, e.scalar(self, DataType::Float, hi as f64)?);
+        let (lo, hi) = match &zero {
+            Some(zero) => (e.op(self, "Sub", &[&lo, zero], vec![])?, e.op(self, "Sub", &[&hi, zero], vec![])?),
+            None => (lo, hi),
         };
+        let clamped = e.op(self, "Max", &[&rounded, &lo], vec![])?;
+        let centred = e.op(self, "Min", &[&clamped, &hi], vec![])?;
         let y = e.op(self, "Mul", &[&centred, &scale], vec![])?;
         self.alias(&y, node.output[0].clone())?;
         self.fake_quantized.insert(node.output[0].clone(), q);
