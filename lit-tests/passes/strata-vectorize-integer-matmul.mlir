@@ -18,7 +18,8 @@
 // are apart in the arena and nothing reads the pixels afterwards.
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-integer-matmul)' --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-integer-matmul,strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
-// With threads, a big one's whole column blocks are an scf.forall.
+// With threads, a big one's whole column blocks are an scf.forall; with fewer than two of
+// them (7 x 7 pixels), its whole row blocks.
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-integer-matmul{threads=2})' | FileCheck %s --check-prefix=THREADS
 
 #row = affine_map<(d0, d1) -> (d1)>
@@ -95,7 +96,7 @@
 // CHECK: arith.fptoui %{{.*}} : f32 to i8
 // CHECK: vector.load {{.*}} : memref<8x48xui8>, vector<16xui8>
 // CHECK: memref.copy
-// CHECK: 6 matmuls
+// CHECK: 7 matmuls
 // CHECK: 2 fused
 // CHECK: 1 started
 // CHECK: 3 interleaves
@@ -105,6 +106,10 @@
 // THREADS-LABEL: func.func @big
 // THREADS: scf.forall (%{{.*}}) in (4) {
 // THREADS: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// THREADS-LABEL: func.func @tall
+// THREADS: scf.forall (%{{.*}}) in (80) {
+// THREADS: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// THREADS: vector.maskedstore
 func.func @fused(%a: memref<6x12xui8>, %b: memref<6x3x16x4xi8>, %offsets: memref<96xi32>, %scales: memref<96xf32>, %arena: memref<4608xi8>) {
   %c0 = arith.constant 0 : index
   %sums = memref.view %arena[%c0][] : memref<4608xi8> to memref<6x96xi32>
@@ -279,5 +284,22 @@ func.func @read_later(%x: memref<1x8x5x7xf32>, %arena: memref<4096xi8>, %out: me
     linalg.yield %in : ui8
   }
   memref.copy %padded, %out : memref<8x48xui8> to memref<8x48xui8>
+  return
+}
+
+// 320 output channels of 7 x 7 pixels (one block of 64 columns), 256 input channels: the rows
+// are split.
+func.func @tall(%w: memref<320x256xi8>, %p: memref<4x64x16x4xui8>, %c: memref<320x49xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%w, %p : memref<320x256xi8>, memref<4x64x16x4xui8>) outs(%c : memref<320x49xf32>) {
+  ^bb0(%v: i8, %q: ui8, %held: f32):
+    %qs = builtin.unrealized_conversion_cast %q : ui8 to i8
+    %vw = arith.extsi %v : i8 to i32
+    %qw = arith.extui %qs : i8 to i32
+    %m = arith.muli %vw, %qw : i32
+    %acc = arith.bitcast %held : f32 to i32
+    %s = arith.addi %acc, %m : i32
+    %f = arith.bitcast %s : i32 to f32
+    linalg.yield %f : f32
+  }
   return
 }

@@ -162,17 +162,53 @@ pub(crate) fn blocks(
     (col, columns, step): (&str, i64, i64),
     block: &mut Block<'_>,
 ) {
-    let columns_main = columns / step * step;
     row_loops(s, indent, (row, rows, per_block), "", &mut |s, count, index, label, inner| {
-        if columns_main > 0 {
-            s.push_str(&format!("{inner}scf.for %{col}{label} = %c0 to %c{columns_main} step %c{step} {{\n"));
-            block(s, count, index, &format!("%{col}{label}"), false, &format!("{inner}  "));
-            s.push_str(&format!("{inner}}} {ROLLED}\n"));
-        }
-        if columns % step > 0 {
-            block(s, count, index, &format!("%c{columns_main}"), true, inner);
-        }
+        column_blocks(s, (count, index, label), (col, columns, step), inner, block);
     });
+}
+
+/// The whole column blocks of `step` columns (a rolled loop, index `%{col}{label}`), then one
+/// partial block at the last whole one's end, of the `count` rows from `index`.
+fn column_blocks(
+    s: &mut String,
+    (count, index, label): (i64, &str, &str),
+    (col, columns, step): (&str, i64, i64),
+    inner: &str,
+    block: &mut Block<'_>,
+) {
+    let columns_main = columns / step * step;
+    if columns_main > 0 {
+        s.push_str(&format!("{inner}scf.for %{col}{label} = %c0 to %c{columns_main} step %c{step} {{\n"));
+        block(s, count, index, &format!("%{col}{label}"), false, &format!("{inner}  "));
+        s.push_str(&format!("{inner}}} {ROLLED}\n"));
+    }
+    if columns % step > 0 {
+        block(s, count, index, &format!("%c{columns_main}"), true, inner);
+    }
+}
+
+/// [`blocks`] with the whole row blocks as one `scf.forall` (an iteration a block of
+/// `per_block` rows at `%{row}b`, its columns as [`blocks`] walks them), for the threads where
+/// the columns are too few to split; then the rows left, as one block at a constant row. Each
+/// iteration writes its own rows. The caller defines the same constants.
+pub(crate) fn blocks_parallel_rows(
+    s: &mut String,
+    indent: &str,
+    (row, rows, per_block): (&str, i64, i64),
+    columns: (&str, i64, i64),
+    block: &mut Block<'_>,
+) {
+    let rows_main = rows / per_block * per_block;
+    let inner = format!("{indent}  ");
+    s.push_str(&format!(
+        "{indent}scf.forall (%{row}i) in ({}) {{\n{inner}%{row}b = arith.muli %{row}i, %c{per_block} : index\n",
+        rows / per_block
+    ));
+    column_blocks(s, (per_block, &format!("%{row}b"), "b"), columns, &inner, block);
+    s.push_str(&format!("{indent}}}\n"));
+    if rows > rows_main {
+        column_blocks(s, (rows - rows_main, &format!("%c{rows_main}"), "r"), columns, indent, block);
+    }
 }
 
 /// The rolled loop over `rows` rows in blocks of `per_block` (index `%{row}b{suffix}`), then
@@ -228,7 +264,7 @@ pub(crate) fn blocks_parallel_columns(
 
 #[cfg(test)]
 mod tests {
-    use super::{blocks, blocks_parallel_columns, unit_inner_stride};
+    use super::{blocks, blocks_parallel_columns, blocks_parallel_rows, unit_inner_stride};
 
     #[test]
     fn parallel_column_blocks_cover_rows_and_columns() {
@@ -247,6 +283,26 @@ mod tests {
                 (1, "%c4".into(), "%n".into(), false),
                 (4, "%mbt".into(), "%c32".into(), true),
                 (1, "%c4".into(), "%c32".into(), true),
+            ]
+        );
+    }
+
+    #[test]
+    fn parallel_row_blocks_cover_rows_and_columns() {
+        let mut s = String::new();
+        let mut seen = Vec::new();
+        blocks_parallel_rows(&mut s, "", ("m", 10, 4), ("n", 80, 64), &mut |_, rows, row, col, partial, _| {
+            seen.push((rows, row.to_owned(), col.to_owned(), partial));
+        });
+        assert!(s.contains("scf.forall (%mi) in (2) {"));
+        assert!(s.contains("%mb = arith.muli %mi, %c4 : index"));
+        assert_eq!(
+            seen,
+            [
+                (4, "%mb".into(), "%nb".into(), false),
+                (4, "%mb".into(), "%c64".into(), true),
+                (2, "%c8".into(), "%nr".into(), false),
+                (2, "%c8".into(), "%c64".into(), true),
             ]
         );
     }

@@ -15,9 +15,11 @@
 //! generic is just before it and the third just after (as the lowering writes them), their
 //! work happens in the registers: the accumulators start from the offsets, and each is
 //! converted, scaled and stored as f32. Otherwise the accumulators start from the sums'
-//! buffer and are stored back into it (the other two generics stay). An i32 result (a `MatMulInteger`'s: no scaling) takes the start alone. With
-//! `threads` above 1 and enough work, the whole column blocks are one
-//! `scf.forall`. The sums are exact, so results do not depend on the order or the threads.
+//! buffer and are stored back into it (the other two generics stay). An i32 result (a
+//! `MatMulInteger`'s: no scaling) takes the start alone. With `threads` above 1 and enough
+//! work, the whole column blocks are one `scf.forall`, or, with fewer than two of them (a
+//! convolution's 7 x 7 pixels), the whole row blocks. The sums are exact, so results do not
+//! depend on the order or the threads.
 //!
 //! The driver imports such products only for hosts with AVX-512 VNNI
 //! (`strata_machine::host_has_avx512_vnni`); elsewhere the float product runs.
@@ -654,6 +656,9 @@ impl Product {
         let parallel = m * k * n >= crate::conv_lanes::PARALLEL_MACS;
         if threads > 1 && parallel && nn / width >= 2 {
             crate::text_kernels::blocks_parallel_columns(&mut s, "    ", ("m", m, ROWS), ("n", nn, width), &mut block);
+        } else if threads > 1 && parallel && m / ROWS >= 2 {
+            // Too few columns (a convolution's 7 x 7 pixels) to split: the rows (output channels).
+            crate::text_kernels::blocks_parallel_rows(&mut s, "    ", ("m", m, ROWS), ("n", nn, width), &mut block);
         } else {
             crate::text_kernels::blocks(&mut s, "    ", ("m", m, ROWS), ("n", nn, width), &mut block);
         }
