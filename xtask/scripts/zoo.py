@@ -771,12 +771,10 @@ def int8_qdq_cnn(path, classes=10):
            [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, classes])], path, "int8_qdq_cnn")
 
 
-def qdq_speech_encoder(path, frames=100, dim=192, heads=4, ffn=768):
-    """An int8 QDQ speech-encoder layer: see the module documentation."""
-    g = Graph(np.random.default_rng(20261205))
-    head_dim = dim // heads
-    values = {"features": pattern(frames * dim).reshape(1, frames, dim)}  # the calibration input
-
+def calibrated(g, values):
+    """`run` and `const` for a QDQ model built with its calibration values: each adds a node or
+    an initializer to `g` and records its value on the calibration input in `values` (what
+    quantize_static's MinMax calibration measures, for the QuantizeLinear scales)."""
     def run(op_type, inputs, prefix, fn, **attrs):  # the node, and its value on the calibration input
         out = g.op(op_type, inputs, prefix, **attrs)
         values[out] = fn(*[values[i] for i in inputs]).astype(np.float32)
@@ -786,6 +784,15 @@ def qdq_speech_encoder(path, frames=100, dim=192, heads=4, ffn=768):
         name = g.const(array, prefix)
         values[name] = np.asarray(array)
         return name
+    return run, const
+
+
+def qdq_speech_encoder(path, frames=100, dim=192, heads=4, ffn=768):
+    """An int8 QDQ speech-encoder layer: see the module documentation."""
+    g = Graph(np.random.default_rng(20261205))
+    head_dim = dim // heads
+    values = {"features": pattern(frames * dim).reshape(1, frames, dim)}  # the calibration input
+    run, const = calibrated(g, values)
 
     def qdq(x):  # uint8 per tensor, the MinMax range of the calibration input (0 included)
         lo, hi = min(float(values[x].min()), 0.0), max(float(values[x].max()), 0.0)
@@ -849,16 +856,7 @@ def qdq_mobilenet(path, size=56, classes=10):
     """An int8 QDQ MobileNetV2-style network: see the module documentation."""
     g = Graph(np.random.default_rng(20261205 + 48))
     values = {"input": (pattern(3 * size * size).reshape(1, 3, size, size) + 1) / 2}  # the calibration input
-
-    def run(op_type, inputs, prefix, fn, **attrs):  # the node, and its value on the calibration input
-        out = g.op(op_type, inputs, prefix, **attrs)
-        values[out] = fn(*[values[i] for i in inputs]).astype(np.float32)
-        return out
-
-    def const(array, prefix):
-        name = g.const(array, prefix)
-        values[name] = np.asarray(array)
-        return name
+    run, const = calibrated(g, values)
 
     def qdq(x):  # int8 per tensor (quantize_static's default), MinMax of the calibration input, 0 included
         lo, hi = min(float(values[x].min()), 0.0), max(float(values[x].max()), 0.0)
