@@ -304,6 +304,13 @@ enum Along {
     Columns,
 }
 
+impl Along {
+    /// The map reading a vector of one value per row or column, over the sums' two loops.
+    fn map(self) -> Map {
+        Map::dims([if self == Along::Rows { 0 } else { 1 }])
+    }
+}
+
 /// The i32 sums `[M, n]` of the 8-bit `lhs` `[M, K]` and `packed` (`[ceil(n / 16), K / 4,
 /// 16, 4]`), starting from `offsets` (one per row or column): two generics, the start (a copy)
 /// and the sums (each product of the zero-extended `ui8` and the sign-extended `i8` operand,
@@ -322,8 +329,7 @@ fn packed_sums(
     let acc_ty = TensorTy::new(vec![lhs_ty.shape[0], n], Elem::new(if bits { "f32" } else { "i32" }));
     let empty = k.empty(&acc_ty);
     let parallel = [Iter::Parallel, Iter::Parallel];
-    let offsets_map = Map::dims([if along == Along::Rows { 0 } else { 1 }]);
-    let init = k.generic(&[(offsets, o_ty, offsets_map)], (&empty, &acc_ty, Map::identity(2)), &parallel, |bd, v| {
+    let init = k.generic(&[(offsets, o_ty, along.map())], (&empty, &acc_ty, Map::identity(2)), &parallel, |bd, v| {
         if bits {
             bd.emit(format_args!("arith.bitcast {} : i32 to f32", v[0]))
         } else {
@@ -359,9 +365,8 @@ fn scaled_sums(
     (scales, s_ty): (&str, &TensorTy),
     along: Along,
 ) -> String {
-    let scales_map = Map::dims([if along == Along::Rows { 0 } else { 1 }]);
     k.generic(
-        &[(scales, s_ty, scales_map)],
+        &[(scales, s_ty, along.map())],
         (sums, acc_ty, Map::identity(2)),
         &[Iter::Parallel, Iter::Parallel],
         |bd, v| {

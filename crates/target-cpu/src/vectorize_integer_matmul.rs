@@ -273,26 +273,12 @@ fn arena_bytes(view: Val) -> Option<(Val, i64, i64)> {
     let owner = view.owner()?;
     if owner.is("memref.view") {
         let offset = owner.operand(1).constant_int()?;
-        let ty = view.r#type();
-        let shape = static_shape(ty).ok()?;
-        let width = strata_ir::types::memref_element_name(ty).and_then(|e| element_bytes(&e))?;
+        let size = i64::try_from(strata_plan_mlir::analyze::memref_bytes(view.r#type()).ok()?).ok()?;
         let base = owner.operand(0);
-        return base.argument_number().map(|_| (base, offset, offset + shape.iter().product::<i64>() * width));
+        return base.argument_number().map(|_| (base, offset, offset + size));
     }
     // A subview, reshape or cast lies within its source.
-    let reads_one = ["memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast"];
-    reads_one.iter().any(|name| owner.is(name)).then(|| arena_bytes(owner.operand(0))).flatten()
-}
-
-/// Bytes of an element type Strata's buffers hold.
-fn element_bytes(elem: &str) -> Option<i64> {
-    match elem {
-        "f32" | "i32" => Some(4),
-        "f16" | "bf16" | "i16" => Some(2),
-        "i8" | "ui8" => Some(1),
-        "f64" | "i64" => Some(8),
-        _ => None,
-    }
+    (WITHIN_SOURCE.iter().any(|name| owner.is(name))).then(|| arena_bytes(owner.operand(0))).flatten()
 }
 
 /// Whether the arena bytes of `buffer` are dead after `op`: each is overwritten (by `op`'s
@@ -344,12 +330,14 @@ fn dead_after(op: Op, buffer: Val) -> bool {
     true
 }
 
+/// Views whose bytes lie within their one source's: a subview, reshapes, a cast.
+const WITHIN_SOURCE: [&str; 4] = ["memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast"];
+
 /// Whether `value` is a subview, or a view of one.
 fn through_subview(value: Val) -> bool {
-    let views = ["memref.collapse_shape", "memref.expand_shape", "memref.cast"];
     match value.owner() {
         Some(o) if o.is("memref.subview") => true,
-        Some(o) if views.iter().any(|name| o.is(name)) => through_subview(o.operand(0)),
+        Some(o) if WITHIN_SOURCE.iter().any(|name| o.is(name)) => through_subview(o.operand(0)),
         _ => false,
     }
 }
@@ -368,14 +356,13 @@ fn view_of(value: Val, base: Val) -> bool {
     if value == base {
         return true;
     }
-    let views = ["memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast"];
-    value.owner().filter(|o| views.iter().any(|name| o.is(name))).is_some_and(|o| view_of(o.operand(0), base))
+    value.owner().filter(|o| WITHIN_SOURCE.iter().any(|name| o.is(name))).is_some_and(|o| view_of(o.operand(0), base))
 }
 
-/// The [`Quantized`] source of the interleave `op`, when its f32 rows may be read where the
+/// The [`Quantized`] source of the interleave `op` of `C` rows of `P` pixels ([`interleaves`]), when its f32 rows may be read where the
 /// interleave runs: their bytes and the packed output's are provably apart (planning may have
 /// given the output the source's bytes once the cast had read them).
-fn quantized_source(op: Op) -> Option<Quantized> {
+fn quantized_source(op: Op, (c, p): (i64, i64)) -> Option<Quantized> {
     let (input, output) = (op.operand(0), op.operand(1));
     let mut absorbed = Vec::new();
     let mut previous = before(op)?;
@@ -413,7 +400,6 @@ fn quantized_source(op: Op) -> Option<Quantized> {
         [c, p] => (c, p),
         _ => return None,
     };
-    let (c, p) = interleaves(op.get())?;
     if channels != c || pixels > p || (pixels < p && absorbed.is_empty()) {
         return None;
     }
@@ -675,7 +661,7 @@ impl Pass for VectorizeIntegerMatmul {
         replace_kernels_with(module, cx, &["linalg.generic"], "interleave kernel", "interleaves", |op, absorbed| {
             let shape = interleaves(op.get())?;
             let output = op.operand(1);
-            let quantized = quantized_source(op);
+            let quantized = quantized_source(op, shape);
             let input = quantized.as_ref().map_or(op.operand(0), |q| q.source);
             let text = interleave_function(
                 shape,
