@@ -65,8 +65,9 @@ pub(crate) struct Dequantized {
     axis: i64,
 }
 
-/// A quantized product's constant weight, centred and packed (`[N / 16, K / 4, 16, 4]`, i8),
-/// and each column's sum of centred values.
+/// A quantized product's constant weight, centred (i8) and laid out for its kernel (a matmul's
+/// packed `[N / 16, K / 4, 16, 4]`, a 1x1 filter's `[O, C]`), and each output's sum of centred
+/// values.
 struct PackedWeight {
     packed: Folded,
     sums: Vec<i64>,
@@ -393,10 +394,7 @@ impl Importer<'_> {
         if weight.bytes.len() != o * c {
             return None;
         }
-        let zeros: Vec<i64> = match &filter.zero {
-            None => vec![0; o],
-            Some(z) => self.per_output(z, weight.dtype, filter.axis, (4, 0), o)?.iter().map(|z| value(z[0])).collect(),
-        };
+        let zeros = self.weight_zeros(filter.zero.as_deref(), weight.dtype, filter.axis, (4, 0), o)?;
         let centred: Option<Vec<u8>> = weight
             .bytes
             .iter()
@@ -456,6 +454,23 @@ impl Importer<'_> {
         (count == 1 || per_output).then(|| (0..n).map(|c| f.bytes[(c % count) * width..][..width].to_vec()).collect())
     }
 
+    /// A constant 8-bit weight's zero points of `dtype` as `n` outputs' values: 0 without
+    /// them, else one for all or one per output along the weight's output axis ([`Self::per_output`]).
+    fn weight_zeros(
+        &self,
+        zero: Option<&str>,
+        dtype: DataType,
+        axis: i64,
+        output_axis: (usize, usize),
+        n: usize,
+    ) -> Option<Vec<i64>> {
+        let value = byte_value(dtype)?;
+        match zero {
+            None => Some(vec![0; n]),
+            Some(z) => Some(self.per_output(z, dtype, axis, output_axis, n)?.iter().map(|z| value(z[0])).collect()),
+        }
+    }
+
     /// The constant 8-bit weight `weight` `[K, N]` (K = `depth`, a multiple of 4; N of 16) minus
     /// its zero points `zero` (none, one, or one per column along `axis`), packed for
     /// `sg.quantized_matmul`, with each column's sum; `None` when it is not such a weight or a
@@ -470,10 +485,7 @@ impl Importer<'_> {
         if k % PACKED_DEPTH != 0 || n % PACKED_COLUMNS != 0 {
             return None;
         }
-        let zeros: Vec<i64> = match zero {
-            None => vec![0; n],
-            Some(z) => self.per_output(z, weight.dtype, axis, (2, 1), n)?.iter().map(|z| value(z[0])).collect(),
-        };
+        let zeros = self.weight_zeros(zero, weight.dtype, axis, (2, 1), n)?;
         let mut packed = vec![0u8; k * n];
         let mut sums = vec![0i64; n];
         for row in 0..k {
