@@ -123,7 +123,7 @@ impl Pass for PlanArena {
         if func.region(0).ok().and_then(|r| r.first_block()).is_none() {
             return Ok(()); // a declaration
         }
-        let analysis = match analyze(func, self.alignment as u64, self.parallel_aware) {
+        let mut analysis = match analyze(func, self.alignment as u64, self.parallel_aware) {
             Ok(analysis) => analysis,
             Err(error) => {
                 cx.emit_op_error(func, format!("plan-arena: {error}"));
@@ -131,6 +131,10 @@ impl Pass for PlanArena {
             }
         };
         cx.bump("buffers-skipped", analysis.skipped.len() as u64);
+        // The runtimes allocate the arena in whole blocks of its alignment: a plan within the
+        // bound's last block takes no more memory, so the exact solver stops there (ViT-tiny:
+        // 20 bytes over the bound took its whole second).
+        analysis.problem.granule = self.alignment as u64;
         if analysis.problem.buffers.is_empty() {
             return Ok(());
         }

@@ -71,11 +71,21 @@ pub struct Problem {
     /// With a dependency DAG, planning is parallel-aware: memory is shared only between
     /// buffers whose uses the DAG already orders (see [`crate::dag`]).
     pub dag: Option<crate::dag::OpDag>,
+    /// The arena is allocated in whole multiples of this many bytes (0 or 1: any size), so
+    /// plans whose arenas round up to the same multiple take the same memory: the exact
+    /// solver stops once no smaller multiple can hold the buffers. The runtime allocates
+    /// 64-byte blocks; MiniMalloc's instances count bytes.
+    pub granule: u64,
 }
 
 impl Problem {
     pub fn new(buffers: Vec<Buffer>) -> Self {
-        Problem { buffers, capacity: None, dag: None }
+        Problem { buffers, capacity: None, dag: None, granule: 1 }
+    }
+
+    /// The bytes an arena of `bytes` takes when allocated (see [`Problem::granule`]).
+    pub fn allocated(&self, bytes: u64) -> u64 {
+        align_up(bytes, self.granule.max(1))
     }
 
     /// Checks sizes, lifetimes, alignments and in-place partners, and that every plan's arena

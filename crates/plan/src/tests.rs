@@ -324,6 +324,23 @@ proptest! {
         prop_assert_eq!(result.plan.arena, brute_force_optimum(&problem));
     }
 
+    /// With an allocation granule the exact solver's plan allocates what the brute-force
+    /// optimum allocates (it may stop within the last granule), and its bound stays certified.
+    #[test]
+    fn exact_with_a_granule_allocates_the_optimum(
+        records in prop::collection::vec((0u64..8, 1u64..6, 1u64..12, 0u32..3), 1..7),
+        granule in prop::sample::select(vec![2u64, 4, 8, 16]),
+    ) {
+        let mut problem = aligned_problem(&records);
+        let optimum = brute_force_optimum(&problem);
+        problem.granule = granule;
+        let result = solve(&problem, nodes_only(1_000_000));
+        prop_assert!(validate_offsets(&problem, &result.plan).is_ok());
+        prop_assert_eq!(problem.allocated(result.plan.arena), problem.allocated(optimum));
+        prop_assert!(result.lower_bound <= optimum);
+        prop_assert!(!result.optimal || result.plan.arena == optimum);
+    }
+
     /// Parallel-aware planning on random DAGs: every strategy's plan validates against the
     /// DAG, and the exact solver proves the brute-force optimum.
     #[test]
