@@ -206,6 +206,7 @@ fn check(dir: &Path, report: Option<&Path>) -> Result<bool, Error> {
 }
 
 fn main() {
+    strata_runtime::cli::die_quietly_on_closed_pipes();
     strata_runtime::bind_openmp_threads_by_default();
     let args = Args::parse();
     let result = match &args.command {

@@ -7,6 +7,20 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use strata_error::Error;
 
+/// Makes a write to a closed pipe end the process as it ends `cat` or `grep`: quietly, by
+/// SIGPIPE. Rust starts programs with SIGPIPE ignored, so `strata run model.onnx | head -1`
+/// got `EPIPE` from its next line and `println!` panicked. (A closed standard output, `>&-`,
+/// is already no error: Rust's standard streams drop writes to a missing descriptor.) For
+/// programs (`strata`, `strata-opt`, `strata-exec`): call first thing in `main`.
+pub fn die_quietly_on_closed_pipes() {
+    // Safety: sets the disposition of one signal to its default before any thread starts; no
+    // handler runs.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 /// Checks a `name=file.npy` argument (`--input`, `--expect`) when the command line is parsed,
 /// before anything is compiled or loaded: a model that takes seconds to compile should not be
 /// compiled to report a typo. Returns it unchanged.

@@ -6,6 +6,7 @@ use clap::Parser;
 mod allocator;
 
 fn main() {
+    strata_runtime::cli::die_quietly_on_closed_pipes();
     allocator::configure();
     let args = strata_driver::opt::OptArgs::parse();
     let code = strata_driver::opt::run(&args);

@@ -26,6 +26,7 @@ enum Command {
 
 fn main() {
     strata_driver::mark_start();
+    strata_runtime::cli::die_quietly_on_closed_pipes();
     allocator::configure();
     strata_runtime::bind_openmp_threads_by_default();
     let cli = Cli::parse();
