@@ -388,6 +388,7 @@ fn compile(
             max_constant_bytes,
             whole_rows: false,
             integer_products: false,
+            half_in_f32: false,
         },
         name: name.clone(),
         strategy,

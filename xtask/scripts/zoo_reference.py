@@ -20,7 +20,7 @@ import onnxruntime as ort
 from onnx import TensorProto, numpy_helper
 
 MODELS = ("mobilenetv2", "resnet18", "bert_tiny", "crnn_ocr", "crnn_cjk", "yolo_detector", "densenet_block", "opset11_cnn",
-          "nested_if", "int8_qdq_cnn", "speech_kws", "text_detector", "inception_cell", "resnext_block",
+          "nested_if", "int8_qdq_cnn", "speech_kws", "text_detector", "fp16_text_detector", "inception_cell", "resnext_block",
           "audio_tcn", "conformer_block", "gpt2_block", "mobilenetv3_small", "gated_deltanet_block",
           "vit_tiny", "llama_block", "unet_segmenter", "deeplab_segmenter",
           "convnext_classifier", "yolov8n_detector", "espcn_superres", "istft_vocoder", "qdq_speech_encoder", "qdq_mobilenet", "dynamic_int8_bert", "tabular_gbm",

@@ -550,6 +550,7 @@ const ZOO_MODELS: &[&str] = &[
     "crnn_cjk",
     "speech_kws",
     "text_detector",
+    "fp16_text_detector",
     "inception_cell",
     "resnext_block",
     "audio_tcn",

@@ -151,6 +151,9 @@ pub enum Optimization {
     /// (`sg.quantized_matmul`, `sg.quantized_conv`, `strata-vectorize-integer-matmul`), not on
     /// the dequantized floats; hosts with AVX-512 VNNI only.
     IntegerMatmuls,
+    /// A half-precision (f16) model computes in f32 between casts at its inputs and
+    /// outputs, on the vectorised f32 kernels (`strata_frontend`'s `half`).
+    HalfInF32,
 }
 
 impl Optimization {
@@ -188,7 +191,8 @@ impl Optimization {
             | Optimization::SinkToUse
             | Optimization::Order
             | Optimization::Winograd
-            | Optimization::IntegerMatmuls => None,
+            | Optimization::IntegerMatmuls
+            | Optimization::HalfInF32 => None,
         }
     }
 }
@@ -478,12 +482,18 @@ pub fn compile<'c>(
     let integer_products = options.target == Target::Host
         && strata_machine::host_has_avx512_vnni()
         && !options.disable.contains(&Optimization::IntegerMatmuls);
-    let import_options =
-        ImportOptions { whole_rows: options.target == Target::Nvptx, integer_products, ..options.import.clone() };
+    let half_in_f32 = !options.disable.contains(&Optimization::HalfInF32);
+    let import_options = ImportOptions {
+        whole_rows: options.target == Target::Nvptx,
+        integer_products,
+        half_in_f32,
+        ..options.import.clone()
+    };
     let imported = import_owned(strata, bytes, &import_options)?;
     timings.push(("import", start.elapsed()));
     let signature = signature(&imported.interface)?;
     let node_ops = imported.node_ops;
+    let imported_warnings = imported.warnings;
     let steps = imported.steps;
     let mut module = imported.module;
     // MLIR's bare-pointer calling convention rejects zero-sized memrefs at the boundary, and an
@@ -508,7 +518,7 @@ pub fn compile<'c>(
         entry: None,
         timings,
         arena_lower_bound: None,
-        warnings: Vec::new(),
+        warnings: imported_warnings,
         profile_labels: Vec::new(),
         plan: None,
         weights: strata_runtime::AlignedBytes::zeroed(0),

@@ -92,6 +92,7 @@ impl ModelSettings {
                 max_constant_bytes: self.max_constant_bytes,
                 whole_rows: false,
                 integer_products: false,
+                half_in_f32: false,
             },
             name,
             strategy: strategy.to_owned(),

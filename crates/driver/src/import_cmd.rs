@@ -33,6 +33,10 @@ pub struct ImportArgs {
     /// does for hosts with AVX-512 VNNI.
     #[arg(long)]
     pub integer_products: bool,
+    /// Keep a float16 model's ops on f16 values, as `strata compile --disable half-in-f32`
+    /// does (by default it computes in f32 between casts at its inputs and outputs).
+    #[arg(long)]
+    pub keep_half: bool,
 }
 
 /// Parses `name=1x3x224x224`.
@@ -98,6 +102,7 @@ pub fn run(args: &ImportArgs) -> Result<(), CommandError> {
         max_constant_bytes: args.max_constant_bytes,
         whole_rows: false,
         integer_products: args.integer_products,
+        half_in_f32: !args.keep_half,
     };
     let module = import(&strata, &bytes, &options).map_err(|e| format!("error: {e}"))?.module;
     let flags = OperationPrintingFlags::new().enable_debug_info(args.print_debuginfo, false);

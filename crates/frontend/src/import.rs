@@ -49,6 +49,10 @@ pub struct ImportOptions {
     /// products of the dequantized values in f32 would otherwise run. The driver sets it for
     /// hosts with AVX-512 VNNI.
     pub integer_products: bool,
+    /// Compute a half-precision (f16) model in f32 between casts at its inputs and
+    /// outputs (`crate::half`), for the host's vectorised f32 kernels (the GPU's kernels are
+    /// f32 too). The driver and `strata import` set it unless told otherwise.
+    pub half_in_f32: bool,
 }
 
 /// The default budget for constants computed at import: 1 GiB. A small model cannot make
@@ -145,6 +149,9 @@ pub struct Imported<'c> {
     /// The top-level nodes in file order with their activations' bytes: what the model needs
     /// run node by node ([`strata_plan::in_order::peaks`]).
     pub steps: Vec<strata_plan::in_order::GraphStep>,
+    /// What the import could not do as asked and did otherwise (a half-precision model left
+    /// in half precision, say), for the driver to print as warnings.
+    pub warnings: Vec<String>,
 }
 
 /// Imports ONNX model bytes into a verified module with one function, `@main`, and its
@@ -189,6 +196,15 @@ fn import_model<'c>(
     crate::support::collect_unsupported(graph, "", &mut unsupported);
     if !unsupported.is_empty() {
         return Err(FrontendError::Unsupported { file, ops: unsupported });
+    }
+    let mut warnings = Vec::new();
+    if options.half_in_f32 {
+        match crate::half::widen(&mut model, opset) {
+            crate::half::Widened::Refused(why) => {
+                warnings.push(format!("{file}: computed in half precision, not in f32: {why}"))
+            }
+            crate::half::Widened::Rewritten | crate::half::Widened::NoHalf => {}
+        }
     }
     // The initializers leave the decoded model: each one's raw bytes move into its constant
     // instead of being copied (a 100 MB model held them three times during import: the file,
@@ -360,7 +376,7 @@ fn import_model<'c>(
         .collect();
     let outputs: BTreeSet<&str> = graph.output.iter().map(|o| o.name()).collect();
     let steps = graph_steps(graph, &importer, &outputs);
-    Ok(Imported { module, interface, node_ops, steps })
+    Ok(Imported { module, interface, node_ops, steps, warnings })
 }
 
 /// Erases the ops of `block` whose results nothing reads (`sg` ops and constants: values, no

@@ -16,6 +16,7 @@ pub mod error;
 mod expand;
 mod fold;
 mod grid_sample;
+mod half;
 mod import;
 mod indexing;
 mod layout;

@@ -1725,3 +1725,47 @@ np.save("../../driver/inputs/quant_conv_y.npy",
         qdq_conv_reference(qc_xq, 128, qc_w[:, :, 0, 0], np.zeros(12, np.int64), qc_xs * qc_ws, qc_b))
 np.save("../../driver/inputs/quant_conv_z.npy",
         qdq_conv_reference(qc_vq, -3, qc_u[:, :, 0, 0], qc_uz.astype(np.int64), qc_vs * qc_us, None))
+
+# half.onnx: a half-precision model (f16 input, weights, Constant, BatchNormalization; a Cast
+# to f16 of an f32 input), which the host computes in f32 between casts.
+hf = np.random.default_rng(49)
+hf_x = hf.standard_normal((1, 2, 4, 4)).astype(np.float16)
+hf_s = hf.standard_normal(4).astype(np.float32)
+hf_w = (hf.standard_normal((3, 2, 3, 3)) * 0.5).astype(np.float16)
+hf_b = hf.standard_normal(3).astype(np.float16)
+hf_bn = [hf.standard_normal(3).astype(np.float16) for _ in range(3)] + [(hf.random(3) + 0.5).astype(np.float16)]
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+            helper.make_node("BatchNormalization", ["c", "g", "beta", "mean", "var"], ["n"], name="bn"),
+            helper.make_node("Relu", ["n"], ["r"], name="relu"),
+            helper.make_node("Constant", [], ["k"], name="k",
+                             value=numpy_helper.from_array(np.array(1.5, np.float16))),
+            helper.make_node("Mul", ["r", "k"], ["y"], name="scale"),
+            helper.make_node("Cast", ["s"], ["sh"], name="to_half", to=TensorProto.FLOAT16),
+            helper.make_node("Add", ["sh", "k"], ["z"], name="shift"),
+        ],
+        "half",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [1, 2, 4, 4]),
+         helper.make_tensor_value_info("s", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [1, 3, 4, 4]),
+         helper.make_tensor_value_info("z", TensorProto.FLOAT16, [4])],
+        [numpy_helper.from_array(hf_w, "w"), numpy_helper.from_array(hf_b, "b")]
+        + [numpy_helper.from_array(v, n) for v, n in zip(hf_bn, ["g", "beta", "mean", "var"])],
+    ),
+    "half.onnx",
+    opset=17,
+)
+hf_c = np.zeros((1, 3, 4, 4))
+hf_xp = np.pad(hf_x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+for o in range(3):
+    for i in range(4):
+        for j in range(4):
+            hf_c[0, o, i, j] = (hf_xp[0, :, i:i + 3, j:j + 3] * hf_w[o].astype(np.float64)).sum() + hf_b[o]
+g, beta, mean, var = (v.astype(np.float64).reshape(3, 1, 1) for v in hf_bn)
+hf_y = np.maximum((hf_c - mean) / np.sqrt(var + 1e-5) * g + beta, 0) * 1.5
+np.save("../../driver/inputs/half_x.npy", hf_x)
+np.save("../../driver/inputs/half_s.npy", hf_s)
+np.save("../../driver/inputs/half_y.npy", hf_y.astype(np.float16))
+np.save("../../driver/inputs/half_z.npy", (hf_s.astype(np.float16).astype(np.float64) + 1.5).astype(np.float16))

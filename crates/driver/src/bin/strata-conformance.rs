@@ -337,6 +337,7 @@ fn options(case: &Path, name: &str, graph: &GraphProto, target: Target, variant:
             max_constant_bytes: None,
             whole_rows: false,
             integer_products: false,
+            half_in_f32: false,
         },
         name: "case".into(),
         strategy: "exact".into(),
