@@ -190,6 +190,9 @@ fn read_external(base: &std::path::Path, location: &str, offset: u64, length: u6
     if relative.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
         return Err("the location must be a path inside the model's directory (no absolute path, no '..')".into());
     }
+    // A model named without a directory (`strata run model.onnx`) has the empty path as its
+    // parent: the current directory, which `canonicalize` does not take as empty.
+    let base = if base.as_os_str().is_empty() { std::path::Path::new(".") } else { base };
     let base = base.canonicalize().map_err(|e| format!("the model's directory: {e}"))?;
     let path = base.join(relative).canonicalize().map_err(|e| e.to_string())?;
     if !path.starts_with(&base) {
