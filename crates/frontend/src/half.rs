@@ -56,12 +56,16 @@ fn holds_half(ty: Option<&TypeProto>) -> bool {
     }
 }
 
-/// Sets a tensor type's half element type to f32.
+/// Sets a tensor type's half element type to f32, inside sequences and optionals too (a
+/// subgraph's or `value_info`'s sequence of what is now computed in f32).
 fn widen_type(ty: Option<&mut TypeProto>) {
-    if let Some(type_proto::Value::TensorType(tensor)) = ty.and_then(|t| t.value.as_mut()) {
-        if is_half(tensor.elem_type()) {
+    match ty.and_then(|t| t.value.as_mut()) {
+        Some(type_proto::Value::TensorType(tensor)) if is_half(tensor.elem_type()) => {
             tensor.elem_type = Some(DataType::Float as i32);
         }
+        Some(type_proto::Value::SequenceType(sequence)) => widen_type(sequence.elem_type.as_deref_mut()),
+        Some(type_proto::Value::OptionalType(optional)) => widen_type(optional.elem_type.as_deref_mut()),
+        _ => {}
     }
 }
 
