@@ -4,8 +4,8 @@
 //! values, which the host's vectorised schedules (register-blocked convolutions, tiled
 //! matmuls, the depthwise and elementwise vectorisers) do not take: each op was a loop nest
 //! converting every element at load and store, an f16 MobileNetV2 16x slower than its f32
-//! twin. ONNX Runtime's CPU provider does the same as this module: it runs such nodes in f32
-//! between casts and drops the casts between neighbours.
+//! twin. ONNX Runtime's CPU provider runs the nodes it has no f16 kernel for in f32 between
+//! casts it inserts (its `InsertCastTransformer`); this module does so for the whole graph.
 //!
 //! Before the import, the graph is rewritten so that every value it computes is f32: each
 //! half-precision graph input is cast to f32 where it enters, each half-precision
