@@ -11,17 +11,22 @@
 //! half-precision graph input is cast to f32 where it enters, each half-precision
 //! initializer and `Constant` through a cast (folded at import), each `Cast` to a half type
 //! keeps its rounding and is cast back to f32, `ConstantOfShape` of a half value likewise,
-//! ops that make values of a `dtype` attribute (`EyeLike`, the random generators) make f32,
+//! ops that make values of a `dtype` attribute (`EyeLike`, the random generators) make f32, a
+//! `CastLike` to a value known to be f16 (declared, or made so as above) rounds as a `Cast`,
 //! and each half-precision graph output is cast back from f32 at the end; subgraphs (`If`,
 //! `Loop`, `Scan` bodies) and `value_info` follow. The model's interface (its inputs' and
 //! outputs' element types) is unchanged. The results are those of the f32 computation
 //! rounded once at the outputs, not after every op: within the rounding of the outputs of the
 //! reference's per-op roundings, usually closer to the exact values.
 //!
-//! What is left alone: bf16 (see [`is_half`]); a graph that uses f16 in a way the rewrite does not model
+//! bf16 is not widened whole (see [`is_half`]): only its products with bf16 weights run in
+//! f32 between casts ([`bf16_products`]), which keeps every op's rounding.
+//!
+//! What is left alone: a graph that uses f16 in a way the rewrite does not model
 //! (a sparse initializer, a sequence or optional of half tensors, a half tensor attribute of
 //! another op, a graph output that is an input or initializer itself, a default-domain opset
-//! below 6) is imported as it is; `CastLike` to a half-typed value casts to f32 (no rounding).
+//! below 6) is imported as it is; a `CastLike` to a value whose f16 type only inference would
+//! tell (no `value_info`) casts to f32, without the rounding.
 
 use crate::onnx::attribute_proto::AttributeType;
 use crate::onnx::tensor_proto::DataType;
@@ -122,6 +127,29 @@ fn mentions_half(graph: &GraphProto) -> bool {
         })
 }
 
+/// The values the graph and its subgraphs declare or make f16 before the rewrite: inputs,
+/// initializers and `value_info` of f16, the results of `Constant`/`ConstantOfShape` of an f16
+/// value and of `Cast` to f16 (what a `CastLike` to one of them rounds to).
+fn half_values(graph: &GraphProto, into: &mut BTreeSet<String>) {
+    let declared = graph.input.iter().chain(&graph.output).chain(&graph.value_info);
+    into.extend(
+        declared.filter(|v| tensor_element(v.r#type.as_ref()).is_some_and(is_half)).map(|v| v.name().to_owned()),
+    );
+    into.extend(graph.initializer.iter().filter(|t| is_half(t.data_type())).map(|t| t.name().to_owned()));
+    for node in &graph.node {
+        let made = node.attribute.iter().any(|a| {
+            a.t.as_ref().is_some_and(|t| is_half(t.data_type()))
+                || (node.op_type() == "Cast" && a.name() == "to" && a.i.is_some_and(|i| is_half(i as i32)))
+        });
+        if made {
+            into.extend(node.output.iter().cloned());
+        }
+        for sub in subgraphs(node) {
+            half_values(sub, into);
+        }
+    }
+}
+
 /// Fresh value names: `<base>/<tag>`, numbered where taken.
 struct Names(BTreeSet<String>);
 
@@ -181,19 +209,33 @@ fn rename_uses(nodes: &mut [NodeProto], from: &str, to: &str) {
     }
 }
 
-/// Rewrites `graph` (and its subgraphs) to compute in f32.
-fn widen_graph(graph: &mut GraphProto, top: bool, names: &mut Names) {
+/// Rewrites `graph` (and its subgraphs) to compute in f32; `halves` are [`half_values`].
+fn widen_graph(graph: &mut GraphProto, top: bool, names: &mut Names, halves: &BTreeSet<String>) {
     let float = DataType::Float as i32;
     let mut nodes = Vec::with_capacity(graph.node.len());
     for mut node in std::mem::take(&mut graph.node) {
         for sub in subgraphs_mut(&mut node) {
-            widen_graph(sub, false, names);
+            widen_graph(sub, false, names, halves);
         }
         let made_half = match node.op_type() {
             "Constant" | "ConstantOfShape" => {
                 node.attribute.iter().any(|a| a.t.as_ref().is_some_and(|t| is_half(t.data_type())))
             }
             "Cast" => node.attribute.iter().any(|a| a.name() == "to" && a.i.is_some_and(|i| is_half(i as i32))),
+            // A `CastLike` to a known f16 value rounds to f16: it becomes that `Cast` (its
+            // target is f32 after the rewrite). One to a value of unknown type is left alone.
+            "CastLike" if node.input.len() == 2 && halves.contains(&node.input[1]) => {
+                node.op_type = Some("Cast".into());
+                node.input.truncate(1);
+                node.attribute.retain(|a| a.name() == "saturate");
+                node.attribute.push(AttributeProto {
+                    name: Some("to".into()),
+                    r#type: Some(AttributeType::Int as i32),
+                    i: Some(i64::from(DataType::Float16 as i32)),
+                    ..Default::default()
+                });
+                true
+            }
             _ => {
                 for a in node.attribute.iter_mut().filter(|a| a.name() == "dtype") {
                     if a.i.is_some_and(|i| is_half(i as i32)) {
@@ -293,8 +335,65 @@ pub(crate) fn widen(model: &mut ModelProto, opset: i64) -> Widened {
     }
     let mut names = Names(BTreeSet::new());
     Names::collect(graph, &mut names.0);
-    widen_graph(graph, true, &mut names);
+    let mut halves = BTreeSet::new();
+    half_values(graph, &mut halves);
+    widen_graph(graph, true, &mut names, &halves);
     Widened::Rewritten
+}
+
+/// The products whose bf16 operands [`bf16_products`] casts to f32.
+const PRODUCTS: [&str; 4] = ["Conv", "ConvTranspose", "MatMul", "Gemm"];
+
+/// bf16 models (see [`is_half`] for why not the whole graph): each product (`Conv`,
+/// `ConvTranspose`, `MatMul`, `Gemm`) whose weight is a bf16 initializer runs in f32 between
+/// casts, its operands cast to f32 (the weights' casts fold at import) and its result cast
+/// back to bf16, which is the rounding the op has anyway (its sums in f32, rounded once): the
+/// results are the same, and the products take the vectorised f32 schedules instead of scalar
+/// loops. Returns how many products it rewrote (in subgraphs too).
+pub(crate) fn bf16_products(model: &mut ModelProto, opset: i64) -> usize {
+    let Some(graph) = model.graph.as_mut() else { return 0 };
+    if opset < 6 {
+        return 0;
+    }
+    let mut names = Names(BTreeSet::new());
+    Names::collect(graph, &mut names.0);
+    islands(graph, &mut names)
+}
+
+fn islands(graph: &mut GraphProto, names: &mut Names) -> usize {
+    let bf16 = DataType::Bfloat16 as i32;
+    let weights: BTreeSet<String> =
+        graph.initializer.iter().filter(|t| t.data_type() == bf16).map(|t| t.name().to_owned()).collect();
+    let mut rewritten = 0;
+    let mut nodes = Vec::with_capacity(graph.node.len());
+    for mut node in std::mem::take(&mut graph.node) {
+        for sub in subgraphs_mut(&mut node) {
+            rewritten += islands(sub, names);
+        }
+        let product = PRODUCTS.contains(&node.op_type())
+            && node.input.get(1).is_some_and(|w| weights.contains(w))
+            && node.output.len() == 1
+            && !node.output[0].is_empty();
+        if !product {
+            nodes.push(node);
+            continue;
+        }
+        // Every operand of a product has its element type: all of them are bf16.
+        for input in node.input.iter_mut().filter(|i| !i.is_empty()) {
+            let wide = names.fresh(input, "f32");
+            nodes.push(cast(input, &wide, DataType::Float as i32, names.fresh(input, "to_f32")));
+            *input = wide;
+        }
+        let output = node.output[0].clone();
+        let wide = names.fresh(&output, "f32");
+        node.output[0] = wide.clone();
+        let name = names.fresh(&output, "to_bf16");
+        nodes.push(node);
+        nodes.push(cast(&wide, &output, bf16, name));
+        rewritten += 1;
+    }
+    graph.node = nodes;
+    rewritten
 }
 
 #[cfg(test)]
@@ -327,6 +426,50 @@ mod tests {
             assert_eq!(producer.op_type(), "Cast");
             assert_eq!(producer.attribute[0].i, Some(i64::from(DataType::Float16 as i32)));
         }
+    }
+
+    #[test]
+    fn a_cast_like_to_an_f16_value_keeps_its_rounding() {
+        use crate::onnx::{type_proto, GraphProto, NodeProto, TensorProto, TypeProto, ValueInfoProto};
+        let value = |name: &str, element: DataType| ValueInfoProto {
+            name: Some(name.into()),
+            r#type: Some(TypeProto {
+                value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                    elem_type: Some(element as i32),
+                    shape: None,
+                })),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let like = NodeProto {
+            op_type: Some("CastLike".into()),
+            input: vec!["x".into(), "t".into()],
+            output: vec!["y".into()],
+            name: Some("like".into()),
+            ..Default::default()
+        };
+        let t = TensorProto {
+            name: Some("t".into()),
+            data_type: Some(DataType::Float16 as i32),
+            dims: vec![1],
+            raw_data: Some(vec![0, 0]),
+            ..Default::default()
+        };
+        let graph = GraphProto {
+            node: vec![like],
+            input: vec![value("x", DataType::Float)],
+            output: vec![value("y", DataType::Float16)],
+            initializer: vec![t],
+            ..Default::default()
+        };
+        let mut model = ModelProto { graph: Some(graph), ..Default::default() };
+        assert!(matches!(widen(&mut model, 17), Widened::Rewritten));
+        let graph = model.graph.unwrap();
+        assert!(graph.node.iter().all(|n| n.op_type() != "CastLike"));
+        let rounding = graph.node.iter().find(|n| n.input == ["x"]).unwrap();
+        assert_eq!(rounding.op_type(), "Cast");
+        assert_eq!(rounding.attribute[0].i, Some(i64::from(DataType::Float16 as i32)));
     }
 
     #[test]

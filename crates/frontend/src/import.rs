@@ -205,6 +205,7 @@ fn import_model<'c>(
             }
             crate::half::Widened::Rewritten | crate::half::Widened::NoHalf => {}
         }
+        crate::half::bf16_products(&mut model, opset);
     }
     // The initializers leave the decoded model: each one's raw bytes move into its constant
     // instead of being copied (a 100 MB model held them three times during import: the file,

@@ -1769,3 +1769,43 @@ np.save("../../driver/inputs/half_x.npy", hf_x)
 np.save("../../driver/inputs/half_s.npy", hf_s)
 np.save("../../driver/inputs/half_y.npy", hf_y.astype(np.float16))
 np.save("../../driver/inputs/half_z.npy", (hf_s.astype(np.float16).astype(np.float64) + 1.5).astype(np.float16))
+
+# bf16_conv.onnx: an f32 input cast to bf16, a Conv of bf16 weights, Relu, cast back to f32 (a
+# bf16 model fed from f32): the host runs the Conv in f32 between casts, with the same rounding.
+import ml_dtypes  # noqa: E402  (onnx's own dependency)
+
+bf = np.random.default_rng(4916)
+bf_x = bf.standard_normal((1, 4, 5, 5)).astype(np.float32)
+bf_w = (bf.standard_normal((8, 4, 3, 3)) * 0.3).astype(ml_dtypes.bfloat16)
+bf_b = bf.standard_normal(8).astype(ml_dtypes.bfloat16)
+
+
+def bf16_initializer(array, name):
+    return helper.make_tensor(name, TensorProto.BFLOAT16, array.shape, array.view(np.uint16).tobytes(), raw=True)
+
+
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Cast", ["x"], ["xb"], name="to_bf16", to=TensorProto.BFLOAT16),
+            helper.make_node("Conv", ["xb", "w", "b"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+            helper.make_node("Relu", ["c"], ["r"], name="relu"),
+            helper.make_node("Cast", ["r"], ["y"], name="to_f32", to=TensorProto.FLOAT),
+        ],
+        "bf16_conv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 5, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 5, 5])],
+        [bf16_initializer(bf_w, "w"), bf16_initializer(bf_b, "b")],
+    ),
+    "bf16_conv.onnx",
+    opset=17,
+)
+bf_xp = np.pad(bf_x.astype(ml_dtypes.bfloat16).astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+bf_c = np.zeros((1, 8, 5, 5))
+for o in range(8):
+    for i in range(5):
+        for j in range(5):
+            bf_c[0, o, i, j] = (bf_xp[0, :, i:i + 3, j:j + 3] * bf_w[o].astype(np.float64)).sum() + float(bf_b[o])
+np.save("../../driver/inputs/bf16_conv_x.npy", bf_x)
+np.save("../../driver/inputs/bf16_conv_y.npy",
+        np.maximum(bf_c.astype(np.float32).astype(ml_dtypes.bfloat16).astype(np.float32), 0))
