@@ -7,6 +7,9 @@
 // RUN: not strata compile %S/inputs/half.onnx --emit=sg --disable half-in-f32 2>&1 | FileCheck %s --check-prefix=OFF
 // RUN: not strata import %S/inputs/half.onnx --keep-half 2>&1 | FileCheck %s --check-prefix=OFF
 // RUN: strata import %S/inputs/half.onnx | FileCheck %s --check-prefix=IMPORT
+// A graph the rewrite does not model (an output that is the input itself) compiles in f16 as
+// it is, with a warning.
+// RUN: strata compile %S/inputs/half_passthrough.onnx --emit=sg 2>&1 | FileCheck %s --check-prefix=KEPT
 
 // CHECK: func.func @main(%arg0: tensor<1x2x4x4xf16>, %arg1: tensor<4xf32>) -> (tensor<1x3x4x4xf16>, tensor<4xf16>)
 // CHECK: %[[X:.*]] = "sg.cast"(%arg0) : (tensor<1x2x4x4xf16>) -> tensor<1x2x4x4xf32>
@@ -26,3 +29,6 @@
 // OFF: BatchNormalization of FLOAT16 input
 
 // IMPORT: "sg.cast"(%arg0) : (tensor<1x2x4x4xf16>) -> tensor<1x2x4x4xf32>
+
+// KEPT: half_passthrough.onnx: warning: computed in half precision, not in f32: the graph output 'x' is an input or initializer itself
+// KEPT: "sg.relu"(%arg0) : (tensor<4xf16>) -> tensor<4xf16>

@@ -201,7 +201,8 @@ fn import_model<'c>(
     if options.half_in_f32 {
         match crate::half::widen(&mut model, opset) {
             crate::half::Widened::Refused(why) => {
-                warnings.push(format!("{file}: computed in half precision, not in f32: {why}"))
+                // Rendered as the passes' warnings are (`location: warning: message`, a line).
+                warnings.push(format!("{file}: warning: computed in half precision, not in f32: {why}\n"))
             }
             crate::half::Widened::Rewritten | crate::half::Widened::NoHalf => {}
         }
