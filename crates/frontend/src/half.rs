@@ -19,8 +19,9 @@
 //! rounded once at the outputs, not after every op: within the rounding of the outputs of the
 //! reference's per-op roundings, usually closer to the exact values.
 //!
-//! bf16 is not widened whole (see [`is_half`]): only its products with bf16 weights run in
-//! f32 between casts ([`bf16_products`]), which keeps every op's rounding.
+//! bf16 is not widened whole (see [`is_half`]): only its products with bf16 weights and its
+//! one-step elementwise ops run in f32 between casts ([`bf16_products`]), which keeps every
+//! op's rounding.
 //!
 //! What is left alone: a graph that uses f16 in a way the rewrite does not model
 //! (a sparse initializer, a sequence or optional of half tensors, a half tensor attribute of
@@ -341,15 +342,58 @@ pub(crate) fn widen(model: &mut ModelProto, opset: i64) -> Widened {
     Widened::Rewritten
 }
 
-/// The products whose bf16 operands [`bf16_products`] casts to f32.
+/// The products whose bf16 operands [`bf16_products`] casts to f32 where their weight is a
+/// bf16 initializer.
 const PRODUCTS: [&str; 4] = ["Conv", "ConvTranspose", "MatMul", "Gemm"];
 
+/// Elementwise ops of one float type `T` for all their operands and result, each one step (one
+/// rounding) in ONNX's reference: one of bf16 operands computes in f32 between casts, rounded
+/// once to bf16 as it is anyway. (Sigmoid, HardSwish, Elu and the like are several steps
+/// there, each rounded in bf16: left alone.)
+const ELEMENTWISE: [&str; 15] = [
+    "Relu",
+    "Clip",
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Neg",
+    "Abs",
+    "Max",
+    "Min",
+    "Sqrt",
+    "Exp",
+    "Tanh",
+    "LeakyRelu",
+    "PRelu",
+];
+
+/// Ops whose result has the element type of their first operand and only moves or selects
+/// values: a bf16 operand makes a bf16 result (how [`islands`] follows bf16 values along).
+const KEEP_TYPE: [&str; 12] = [
+    "Reshape",
+    "Transpose",
+    "Flatten",
+    "Squeeze",
+    "Unsqueeze",
+    "Concat",
+    "Slice",
+    "MaxPool",
+    "Identity",
+    "Gather",
+    "Pad",
+    "Split",
+];
+
 /// bf16 models (see [`is_half`] for why not the whole graph): each product (`Conv`,
-/// `ConvTranspose`, `MatMul`, `Gemm`) whose weight is a bf16 initializer runs in f32 between
-/// casts, its operands cast to f32 (the weights' casts fold at import) and its result cast
-/// back to bf16, which is the rounding the op has anyway (its sums in f32, rounded once): the
-/// results are the same, and the products take the vectorised f32 schedules instead of scalar
-/// loops. Returns how many products it rewrote (in subgraphs too).
+/// `ConvTranspose`, `MatMul`, `Gemm`) whose weight is a bf16 initializer, and each elementwise
+/// op of bf16 operands, runs in f32 between casts, its operands cast to f32 (the constants'
+/// casts fold at import) and its result cast back to bf16: the rounding the op has anyway (a
+/// product's sums are f32 and rounded once; an elementwise op on bf16 is computed in f32 and
+/// rounded), so the results are the same, while the products take the vectorised f32
+/// schedules and the elementwise steps fuse into f32 kernels. Ops that decompose into several
+/// steps (softmax, normalisations, attention) are left in bf16: ONNX's bf16 node tests round
+/// between their steps. Returns how many ops it rewrote (in subgraphs too).
 pub(crate) fn bf16_products(model: &mut ModelProto, opset: i64) -> usize {
     let Some(graph) = model.graph.as_mut() else { return 0 };
     if opset < 6 {
@@ -357,28 +401,41 @@ pub(crate) fn bf16_products(model: &mut ModelProto, opset: i64) -> usize {
     }
     let mut names = Names(BTreeSet::new());
     Names::collect(graph, &mut names.0);
-    islands(graph, &mut names)
+    islands(graph, &mut names, &BTreeSet::new())
 }
 
-fn islands(graph: &mut GraphProto, names: &mut Names) -> usize {
+/// [`bf16_products`] on `graph`; `outer` are the bf16 values of the enclosing graphs.
+fn islands(graph: &mut GraphProto, names: &mut Names, outer: &BTreeSet<String>) -> usize {
     let bf16 = DataType::Bfloat16 as i32;
     let weights: BTreeSet<String> =
         graph.initializer.iter().filter(|t| t.data_type() == bf16).map(|t| t.name().to_owned()).collect();
+    // The values known to be bf16, in graph order (nodes are topologically sorted).
+    let mut known = outer.clone();
+    known.extend(weights.iter().cloned());
+    let declared = graph.input.iter().chain(&graph.value_info);
+    known.extend(declared.filter(|v| tensor_element(v.r#type.as_ref()) == Some(bf16)).map(|v| v.name().to_owned()));
     let mut rewritten = 0;
     let mut nodes = Vec::with_capacity(graph.node.len());
     for mut node in std::mem::take(&mut graph.node) {
         for sub in subgraphs_mut(&mut node) {
-            rewritten += islands(sub, names);
+            rewritten += islands(sub, names, &known);
         }
-        let product = PRODUCTS.contains(&node.op_type())
-            && node.input.get(1).is_some_and(|w| weights.contains(w))
-            && node.output.len() == 1
-            && !node.output[0].is_empty();
-        if !product {
+        let op = node.op_type();
+        let single = node.output.len() == 1 && !node.output[0].is_empty();
+        let product = PRODUCTS.contains(&op) && node.input.get(1).is_some_and(|w| weights.contains(w));
+        let elementwise = ELEMENTWISE.contains(&op) && node.input.first().is_some_and(|x| known.contains(x));
+        let casts_to_bf16 =
+            op == "Cast" && node.attribute.iter().any(|a| a.name() == "to" && a.i == Some(i64::from(bf16)));
+        if casts_to_bf16 || (KEEP_TYPE.contains(&op) && node.input.first().is_some_and(|x| known.contains(x))) {
+            // (MaxPool's second result is its int64 indices.)
+            let typed = if op == "MaxPool" { &node.output[..node.output.len().min(1)] } else { &node.output[..] };
+            known.extend(typed.iter().filter(|o| !o.is_empty()).cloned());
+        }
+        if !(single && (product || elementwise)) {
             nodes.push(node);
             continue;
         }
-        // Every operand of a product has its element type: all of them are bf16.
+        // Every float operand of these ops has their element type: all of them are bf16.
         for input in node.input.iter_mut().filter(|i| !i.is_empty()) {
             let wide = names.fresh(input, "f32");
             nodes.push(cast(input, &wide, DataType::Float as i32, names.fresh(input, "to_f32")));
@@ -390,6 +447,7 @@ fn islands(graph: &mut GraphProto, names: &mut Names) -> usize {
         let name = names.fresh(&output, "to_bf16");
         nodes.push(node);
         nodes.push(cast(&wide, &output, bf16, name));
+        known.insert(output);
         rewritten += 1;
     }
     graph.node = nodes;
