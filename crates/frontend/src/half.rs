@@ -195,6 +195,24 @@ fn cast(input: &str, output: &str, to: i32, name: String) -> NodeProto {
     }
 }
 
+/// Appends `node` with its one result renamed `<result>/<tags.0>`, then a cast of that to `to`
+/// (named `<result>/<tags.1>`) that makes the result's old name; returns that name.
+fn cast_result(
+    mut node: NodeProto,
+    tags: (&str, &str),
+    to: i32,
+    names: &mut Names,
+    nodes: &mut Vec<NodeProto>,
+) -> String {
+    let output = node.output[0].clone();
+    let renamed = names.fresh(&output, tags.0);
+    node.output[0] = renamed.clone();
+    let name = names.fresh(&output, tags.1);
+    nodes.push(node);
+    nodes.push(cast(&renamed, &output, to, name));
+    output
+}
+
 /// Renames every use of `from` to `to` in `nodes`, their subgraphs' nodes and outputs.
 fn rename_uses(nodes: &mut [NodeProto], from: &str, to: &str) {
     for node in nodes {
@@ -248,12 +266,7 @@ fn widen_graph(graph: &mut GraphProto, top: bool, names: &mut Names, halves: &BT
         };
         // The node keeps its half result under a new name; a cast makes the old name f32.
         if made_half && node.output.len() == 1 && !node.output[0].is_empty() {
-            let output = node.output[0].clone();
-            let half = names.fresh(&output, "half");
-            node.output[0] = half.clone();
-            let name = names.fresh(&output, "to_f32");
-            nodes.push(node);
-            nodes.push(cast(&half, &output, float, name));
+            cast_result(node, ("half", "to_f32"), float, names, &mut nodes);
         } else {
             nodes.push(node);
         }
@@ -441,13 +454,7 @@ fn islands(graph: &mut GraphProto, names: &mut Names, outer: &BTreeSet<String>) 
             nodes.push(cast(input, &wide, DataType::Float as i32, names.fresh(input, "to_f32")));
             *input = wide;
         }
-        let output = node.output[0].clone();
-        let wide = names.fresh(&output, "f32");
-        node.output[0] = wide.clone();
-        let name = names.fresh(&output, "to_bf16");
-        nodes.push(node);
-        nodes.push(cast(&wide, &output, bf16, name));
-        known.insert(output);
+        known.insert(cast_result(node, ("f32", "to_bf16"), bf16, names, &mut nodes));
         rewritten += 1;
     }
     graph.node = nodes;
