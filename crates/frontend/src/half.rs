@@ -1,4 +1,4 @@
-//! Half-precision models computed in f32 (host imports; `ImportOptions::half_in_f32`).
+//! Half-precision models computed in f32 (`ImportOptions::half_in_f32`).
 //!
 //! A model exported in f16 (weights and activations) runs its ops on half-precision
 //! values, which the host's vectorised schedules (register-blocked convolutions, tiled
@@ -29,16 +29,20 @@
 //! below 6) is imported as it is; a `CastLike` to a value whose f16 type only inference would
 //! tell (no `value_info`) casts to f32, without the rounding.
 
+use crate::import::subgraphs;
 use crate::onnx::attribute_proto::AttributeType;
 use crate::onnx::tensor_proto::DataType;
 use crate::onnx::{type_proto, AttributeProto, GraphProto, ModelProto, NodeProto, TypeProto};
 use std::collections::BTreeSet;
 
+const F16: i32 = DataType::Float16 as i32;
+const BF16: i32 = DataType::Bfloat16 as i32;
+
 /// The element type widened: f16. bf16 is left alone: with 8 bits of mantissa, ONNX's bf16
 /// node tests (Attention at rtol 1e-3, an eighth of a bf16 unit) pass only when every op rounds
 /// as the reference does, and 10 of them failed computed in f32 (f16's gained 7).
 fn is_half(element: i32) -> bool {
-    element == DataType::Float16 as i32
+    element == F16
 }
 
 /// The element type of a tensor type, if it is one.
@@ -49,17 +53,22 @@ fn tensor_element(ty: Option<&TypeProto>) -> Option<i32> {
     }
 }
 
-/// Whether a (non-tensor) type holds half-precision tensors somewhere inside.
-fn holds_half(ty: Option<&TypeProto>) -> bool {
+/// Whether a type holds tensors of `element` somewhere inside (in sequences, maps, optionals).
+fn holds(ty: Option<&TypeProto>, element: i32) -> bool {
     let Some(value) = ty.and_then(|t| t.value.as_ref()) else { return false };
     match value {
-        type_proto::Value::TensorType(tensor) => is_half(tensor.elem_type()),
-        type_proto::Value::SequenceType(sequence) => holds_half(sequence.elem_type.as_deref()),
-        type_proto::Value::OptionalType(optional) => holds_half(optional.elem_type.as_deref()),
-        type_proto::Value::MapType(map) => holds_half(map.value_type.as_deref()),
-        type_proto::Value::SparseTensorType(sparse) => is_half(sparse.elem_type()),
+        type_proto::Value::TensorType(tensor) => tensor.elem_type() == element,
+        type_proto::Value::SequenceType(sequence) => holds(sequence.elem_type.as_deref(), element),
+        type_proto::Value::OptionalType(optional) => holds(optional.elem_type.as_deref(), element),
+        type_proto::Value::MapType(map) => holds(map.value_type.as_deref(), element),
+        type_proto::Value::SparseTensorType(sparse) => sparse.elem_type() == element,
         type_proto::Value::OpaqueType(_) => false,
     }
+}
+
+/// Whether `node` is a `Cast` to `element`.
+fn casts_to(node: &NodeProto, element: i32) -> bool {
+    node.op_type() == "Cast" && node.attribute.iter().any(|a| a.name() == "to" && a.i == Some(i64::from(element)))
 }
 
 /// Sets a tensor type's half element type to f32, inside sequences and optionals too (a
@@ -75,10 +84,6 @@ fn widen_type(ty: Option<&mut TypeProto>) {
     }
 }
 
-fn subgraphs(node: &NodeProto) -> impl Iterator<Item = &GraphProto> {
-    node.attribute.iter().flat_map(|a| a.g.iter().chain(a.graphs.iter()))
-}
-
 fn subgraphs_mut(node: &mut NodeProto) -> impl Iterator<Item = &mut GraphProto> {
     node.attribute.iter_mut().flat_map(|a| a.g.iter_mut().chain(a.graphs.iter_mut()))
 }
@@ -90,7 +95,7 @@ fn refusal(graph: &GraphProto, top: bool) -> Option<String> {
     }
     for value in graph.input.iter().chain(&graph.output) {
         let ty = value.r#type.as_ref();
-        if tensor_element(ty).is_none() && holds_half(ty) {
+        if tensor_element(ty).is_none() && holds(ty, F16) {
             return Some(format!("'{}' is a sequence, map or optional of half-precision tensors", value.name()));
         }
     }
@@ -116,15 +121,15 @@ fn refusal(graph: &GraphProto, top: bool) -> Option<String> {
     None
 }
 
-/// Whether anything in the graph is of a half type.
-fn mentions_half(graph: &GraphProto) -> bool {
-    graph.initializer.iter().any(|t| is_half(t.data_type()))
-        || graph.input.iter().chain(&graph.output).chain(&graph.value_info).any(|v| holds_half(v.r#type.as_ref()))
+/// Whether anything in the graph is of the `element` type.
+fn mentions(graph: &GraphProto, element: i32) -> bool {
+    graph.initializer.iter().any(|t| t.data_type() == element)
+        || graph.input.iter().chain(&graph.output).chain(&graph.value_info).any(|v| holds(v.r#type.as_ref(), element))
         || graph.node.iter().any(|node| {
             node.attribute.iter().any(|a| {
-                ((a.name() == "to" || a.name() == "dtype") && a.i.is_some_and(|i| is_half(i as i32)))
-                    || a.t.as_ref().is_some_and(|t| is_half(t.data_type()))
-            }) || subgraphs(node).any(mentions_half)
+                ((a.name() == "to" || a.name() == "dtype") && a.i == Some(i64::from(element)))
+                    || a.t.as_ref().is_some_and(|t| t.data_type() == element)
+            }) || subgraphs(node).any(|g| mentions(g, element))
         })
 }
 
@@ -138,11 +143,7 @@ fn half_values(graph: &GraphProto, into: &mut BTreeSet<String>) {
     );
     into.extend(graph.initializer.iter().filter(|t| is_half(t.data_type())).map(|t| t.name().to_owned()));
     for node in &graph.node {
-        let made = node.attribute.iter().any(|a| {
-            a.t.as_ref().is_some_and(|t| is_half(t.data_type()))
-                || (node.op_type() == "Cast" && a.name() == "to" && a.i.is_some_and(|i| is_half(i as i32)))
-        });
-        if made {
+        if casts_to(node, F16) || node.attribute.iter().any(|a| a.t.as_ref().is_some_and(|t| is_half(t.data_type()))) {
             into.extend(node.output.iter().cloned());
         }
         for sub in subgraphs(node) {
@@ -240,7 +241,7 @@ fn widen_graph(graph: &mut GraphProto, top: bool, names: &mut Names, halves: &BT
             "Constant" | "ConstantOfShape" => {
                 node.attribute.iter().any(|a| a.t.as_ref().is_some_and(|t| is_half(t.data_type())))
             }
-            "Cast" => node.attribute.iter().any(|a| a.name() == "to" && a.i.is_some_and(|i| is_half(i as i32))),
+            "Cast" => casts_to(&node, F16),
             // A `CastLike` to a known f16 value rounds to f16: it becomes that `Cast` (its
             // target is f32 after the rewrite). One to a value of unknown type is left alone.
             "CastLike" if node.input.len() == 2 && halves.contains(&node.input[1]) => {
@@ -250,7 +251,7 @@ fn widen_graph(graph: &mut GraphProto, top: bool, names: &mut Names, halves: &BT
                 node.attribute.push(AttributeProto {
                     name: Some("to".into()),
                     r#type: Some(AttributeType::Int as i32),
-                    i: Some(i64::from(DataType::Float16 as i32)),
+                    i: Some(i64::from(F16)),
                     ..Default::default()
                 });
                 true
@@ -338,7 +339,7 @@ pub(crate) enum Widened {
 /// Rewrites a half-precision model to compute in f32 (see the module's documentation).
 pub(crate) fn widen(model: &mut ModelProto, opset: i64) -> Widened {
     let Some(graph) = model.graph.as_mut() else { return Widened::NoHalf };
-    if !mentions_half(graph) {
+    if !mentions(graph, F16) {
         return Widened::NoHalf;
     }
     if opset < 6 {
@@ -406,40 +407,36 @@ const KEEP_TYPE: [&str; 12] = [
 /// rounded), so the results are the same, while the products take the vectorised f32
 /// schedules and the elementwise steps fuse into f32 kernels. Ops that decompose into several
 /// steps (softmax, normalisations, attention) are left in bf16: ONNX's bf16 node tests round
-/// between their steps. Returns how many ops it rewrote (in subgraphs too).
-pub(crate) fn bf16_products(model: &mut ModelProto, opset: i64) -> usize {
-    let Some(graph) = model.graph.as_mut() else { return 0 };
-    if opset < 6 {
-        return 0;
+/// between their steps.
+pub(crate) fn bf16_products(model: &mut ModelProto, opset: i64) {
+    let Some(graph) = model.graph.as_mut() else { return };
+    if opset < 6 || !mentions(graph, BF16) {
+        return;
     }
     let mut names = Names(BTreeSet::new());
     Names::collect(graph, &mut names.0);
-    islands(graph, &mut names, &BTreeSet::new())
+    islands(graph, &mut names, &BTreeSet::new());
 }
 
 /// [`bf16_products`] on `graph`; `outer` are the bf16 values of the enclosing graphs.
-fn islands(graph: &mut GraphProto, names: &mut Names, outer: &BTreeSet<String>) -> usize {
-    let bf16 = DataType::Bfloat16 as i32;
+fn islands(graph: &mut GraphProto, names: &mut Names, outer: &BTreeSet<String>) {
     let weights: BTreeSet<String> =
-        graph.initializer.iter().filter(|t| t.data_type() == bf16).map(|t| t.name().to_owned()).collect();
+        graph.initializer.iter().filter(|t| t.data_type() == BF16).map(|t| t.name().to_owned()).collect();
     // The values known to be bf16, in graph order (nodes are topologically sorted).
     let mut known = outer.clone();
     known.extend(weights.iter().cloned());
     let declared = graph.input.iter().chain(&graph.value_info);
-    known.extend(declared.filter(|v| tensor_element(v.r#type.as_ref()) == Some(bf16)).map(|v| v.name().to_owned()));
-    let mut rewritten = 0;
+    known.extend(declared.filter(|v| tensor_element(v.r#type.as_ref()) == Some(BF16)).map(|v| v.name().to_owned()));
     let mut nodes = Vec::with_capacity(graph.node.len());
     for mut node in std::mem::take(&mut graph.node) {
         for sub in subgraphs_mut(&mut node) {
-            rewritten += islands(sub, names, &known);
+            islands(sub, names, &known);
         }
         let op = node.op_type();
         let single = node.output.len() == 1 && !node.output[0].is_empty();
         let product = PRODUCTS.contains(&op) && node.input.get(1).is_some_and(|w| weights.contains(w));
         let elementwise = ELEMENTWISE.contains(&op) && node.input.first().is_some_and(|x| known.contains(x));
-        let casts_to_bf16 =
-            op == "Cast" && node.attribute.iter().any(|a| a.name() == "to" && a.i == Some(i64::from(bf16)));
-        if casts_to_bf16 || (KEEP_TYPE.contains(&op) && node.input.first().is_some_and(|x| known.contains(x))) {
+        if casts_to(&node, BF16) || (KEEP_TYPE.contains(&op) && node.input.first().is_some_and(|x| known.contains(x))) {
             // (MaxPool's second result is its int64 indices.)
             let typed = if op == "MaxPool" { &node.output[..node.output.len().min(1)] } else { &node.output[..] };
             known.extend(typed.iter().filter(|o| !o.is_empty()).cloned());
@@ -454,11 +451,9 @@ fn islands(graph: &mut GraphProto, names: &mut Names, outer: &BTreeSet<String>) 
             nodes.push(cast(input, &wide, DataType::Float as i32, names.fresh(input, "to_f32")));
             *input = wide;
         }
-        known.insert(cast_result(node, ("f32", "to_bf16"), bf16, names, &mut nodes));
-        rewritten += 1;
+        known.insert(cast_result(node, ("f32", "to_bf16"), BF16, names, &mut nodes));
     }
     graph.node = nodes;
-    rewritten
 }
 
 #[cfg(test)]

@@ -410,7 +410,7 @@ pub(crate) fn graph_steps(
     /// The names `node` reads, its subgraphs' nodes' included.
     fn reads(node: &NodeProto, into: &mut Vec<String>) {
         into.extend(node.input.iter().filter(|i| !i.is_empty()).cloned());
-        for body in node.attribute.iter().flat_map(|a| a.g.iter().chain(&a.graphs)) {
+        for body in subgraphs(node) {
             body.node.iter().for_each(|inner| reads(inner, into));
         }
     }
@@ -567,6 +567,11 @@ fn agrees_with_declared(input: &onnx::ValueInfoProto, shape: &[i64]) -> Result<(
         ));
     }
     Ok(())
+}
+
+/// The graphs `node` holds in its attributes (If's branches, Loop's and Scan's bodies).
+pub(crate) fn subgraphs(node: &NodeProto) -> impl Iterator<Item = &GraphProto> {
+    node.attribute.iter().flat_map(|a| a.g.iter().chain(&a.graphs))
 }
 
 /// Input `k` of `node`, if given (ONNX writes an omitted optional input as "").
