@@ -212,8 +212,10 @@ pub fn linalg_pipeline(sections: bool, gpu: bool) -> String {
         "builtin.module(func.func(sg-to-linalg{{sections={sections} gpu={gpu}}},strata-fold-constant-transposes),canonicalize,cse)"
     )
 }
-pub const LLVM: &str = "builtin.module(strata-outline-kernels,strata-chunk-calls,strata-host-to-llvm)";
-/// The host's weights blob, before [`LLVM`]: every constant but splats and the smallest leaves
+/// The host's kernels outlined, before their lowering (`strata_target_cpu::host::TO_LLVM`, on
+/// the whole module, or on each part where they are compiled: [`compile_deferred`]).
+pub const OUTLINE: &str = "builtin.module(strata-outline-kernels,strata-chunk-calls)";
+/// The host's weights blob, before [`OUTLINE`]: every constant but splats and the smallest leaves
 /// the code for one blob argument (`plan-weights`), which `strata_ir::weights` writes out.
 pub const HOST_WEIGHTS: &str = "builtin.module(plan-weights{min-bytes=64 splats=false})";
 pub const GPU: &str = "builtin.module(strata-gpu-to-nvvm)";
@@ -420,6 +422,9 @@ pub struct Compiled<'c> {
     pub signature: Signature,
     /// The entry-point symbol (set at the LLVM-dialect stage).
     pub entry: Option<String>,
+    /// The entry point's signature while the module waits, outlined and on buffers, for its
+    /// lowering to the LLVM dialect ([`compile_deferred`]); `None` once lowered.
+    pub pending: Option<strata_target_cpu::EntrySignature>,
     /// Wall time of each stage reached.
     pub timings: Vec<(&'static str, Duration)>,
     /// The arena plan's lower bound in bytes (set at the memref stage).
@@ -444,13 +449,17 @@ impl Compiled<'_> {
     }
 
     /// Writes the host shared object (with its weights), C header and manifest at `paths`, for
-    /// a module compiled to the LLVM dialect under the model name `name`.
+    /// a module compiled to the LLVM dialect (or left outlined on buffers: each part is lowered
+    /// where it is compiled) under the model name `options.name`.
     pub fn write_shared_object(
-        &self,
-        name: &str,
+        &mut self,
+        strata: &StrataContext,
+        options: &CompileOptions,
         paths: &strata_runtime::manifest::ArtifactPaths,
     ) -> Result<strata_target_cpu::artifact::Written, strata_ir::Error> {
-        strata_target_cpu::artifact::write(
+        let name = &options.name;
+        let lowering = self.lowering(strata, options);
+        let written = strata_target_cpu::artifact::write(
             &self.module,
             &self.signature,
             &self.entry_symbol(name),
@@ -458,7 +467,16 @@ impl Compiled<'_> {
             self.weights.as_slice(),
             paths,
             self.plan.as_ref(),
-        )
+            lowering.as_ref(),
+        );
+        self.take_warnings(lowering);
+        written
+    }
+
+    /// The warnings of the parts `lowering` lowered, rendered into [`Compiled::warnings`].
+    fn take_warnings(&mut self, lowering: Option<strata_target_cpu::host::Lowering<'_>>) {
+        let warnings = lowering.map(|l| l.warnings.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner));
+        self.warnings.extend(warnings.into_iter().flatten().map(|w| w.render(&SourceMap::default())));
     }
 }
 
@@ -470,6 +488,18 @@ pub fn compile<'c>(
     bytes: Cow<'_, [u8]>,
     options: &CompileOptions,
     stop: Stage,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Compiled<'c>, CommandError> {
+    compile_until(strata, bytes, options, stop, false, progress)
+}
+
+/// [`compile`], the host's lowering to the LLVM dialect left to the caller if `defer`.
+fn compile_until<'c>(
+    strata: &'c StrataContext,
+    bytes: Cow<'_, [u8]>,
+    options: &CompileOptions,
+    stop: Stage,
+    defer: bool,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Compiled<'c>, CommandError> {
     let mut timings = Vec::new();
@@ -516,6 +546,7 @@ pub fn compile<'c>(
         module,
         signature,
         entry: None,
+        pending: None,
         timings,
         arena_lower_bound: None,
         warnings: imported_warnings,
@@ -554,7 +585,11 @@ pub fn compile<'c>(
                 &options.disable,
             ),
         ),
-        if gpu { (Stage::Gpu, "to-gpu", GPU.to_string()) } else { (Stage::LlvmDialect, "to-llvm", LLVM.to_string()) },
+        if gpu {
+            (Stage::Gpu, "to-gpu", GPU.to_string())
+        } else {
+            (Stage::LlvmDialect, "to-llvm", OUTLINE.to_string())
+        },
     ];
     for (stage, name, pipeline) in stages {
         if stop < stage {
@@ -579,7 +614,10 @@ pub fn compile<'c>(
             strata_ir::weights::erase_placed(&module);
             strata_ir::resource::release_unreferenced(&module, first_constant);
         }
-        run_pipeline(strata, &mut module, &pipeline, name, options, &mut compiled.warnings, true)?;
+        // The outlined module is verified lowered ([`Compiled::lower`], or each part where it
+        // is compiled).
+        let verify = stage != Stage::LlvmDialect;
+        run_pipeline(strata, &mut module, &pipeline, name, options, &mut compiled.warnings, verify)?;
         compiled.module = module;
         if stage == Stage::Memref {
             let main = main_function(&compiled.module)?;
@@ -612,24 +650,71 @@ pub fn compile<'c>(
             }
         }
         if stage == Stage::LlvmDialect {
-            let sig = strata_target_cpu::EntrySignature {
+            compiled.pending = Some(strata_target_cpu::EntrySignature {
                 inputs: compiled.signature.inputs.len(),
                 outputs: compiled.signature.outputs.len(),
                 empty_outputs: empty.clone(),
                 weights: !compiled.weights.is_empty(),
                 status: !compiled.signature.checks.is_empty(),
-            };
-            let entry = strata_target_cpu::add_entry(strata, &compiled.module, "main", &options.name, sig)
-                .map_err(|e| format!("error: {e}"))?;
-            strata_target_cpu::bf16::define_truncation(strata, &compiled.module).map_err(|e| format!("error: {e}"))?;
-            strata_target_cpu::set_host_target(strata.mlir(), &compiled.module).map_err(|e| format!("error: {e}"))?;
-            strata_target_cpu::outline_kernels::mark(strata.mlir(), &compiled.module)
-                .map_err(|e| format!("error: {e}"))?;
-            compiled.entry = Some(entry);
+            });
+            compiled.timings.push((name, start.elapsed()));
+            if !defer {
+                compiled.lower(strata, options)?;
+            }
+            continue;
         }
         compiled.timings.push((name, start.elapsed()));
     }
     Ok(compiled)
+}
+
+impl<'c> Compiled<'c> {
+    /// Lowers a module left outlined on buffers ([`compile_deferred`]) to the LLVM dialect as a
+    /// whole, with its entry point (its time added to the `to-llvm` stage's); nothing if it is
+    /// lowered already.
+    pub fn lower(&mut self, strata: &'c StrataContext, options: &CompileOptions) -> Result<(), CommandError> {
+        let Some(signature) = self.pending.take() else { return Ok(()) };
+        let start = Instant::now();
+        let pipeline = strata_target_cpu::host::TO_LLVM;
+        run_pipeline(strata, &mut self.module, pipeline, "to-llvm", options, &mut self.warnings, true)?;
+        let entry = strata_target_cpu::host::finish_module(strata, &self.module, &options.name, Some(signature))
+            .map_err(|e| format!("error: {e}"))?;
+        self.entry = entry;
+        if let Some((_, time)) = self.timings.iter_mut().find(|(stage, _)| *stage == "to-llvm") {
+            *time += start.elapsed();
+        }
+        Ok(())
+    }
+
+    /// How the parts of a module left on buffers become the LLVM dialect where they are
+    /// compiled (`strata_target_cpu::host::emit_objects`); `None` once lowered.
+    pub fn lowering<'s>(
+        &self,
+        strata: &'s StrataContext,
+        options: &'s CompileOptions,
+    ) -> Option<strata_target_cpu::host::Lowering<'s>> {
+        self.pending.clone().map(|signature| strata_target_cpu::host::Lowering {
+            strata,
+            model: &options.name,
+            signature,
+            verify_each: options.verify_each,
+            timing: options.timing,
+            warnings: std::sync::Mutex::default(),
+        })
+    }
+}
+
+/// [`compile`] to the LLVM-dialect stage, but with the kernels only outlined, still on buffers
+/// ([`Compiled::pending`]): the shared object's code generation lowers each part on the thread
+/// that compiles it ([`Compiled::write_shared_object`]), and [`Compiled::lower`] lowers the
+/// whole where one module is wanted (the JIT).
+pub fn compile_deferred<'c>(
+    strata: &'c StrataContext,
+    bytes: Cow<'_, [u8]>,
+    options: &CompileOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Compiled<'c>, CommandError> {
+    compile_until(strata, bytes, options, Stage::LlvmDialect, true, progress)
 }
 
 /// `plan` with each buffer's op named by its ONNX nodes' op types (`Conv + Relu`), where its
@@ -762,12 +847,12 @@ pub fn compile_model(
     options: &CompileOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<JitModel, CommandError> {
-    let mut compiled = compile(strata, bytes, options, Stage::LlvmDialect, progress)?;
+    let mut compiled = compile_deferred(strata, bytes, options, progress)?;
     let jobs = strata_target_cpu::host::codegen_jobs();
     if compiled.profile_labels.is_empty() && strata_target_cpu::host::worth_splitting(&compiled.module, jobs) {
         progress("codegen");
         let start = Instant::now();
-        if let Ok(model) = load_shared_object(&mut compiled, options) {
+        if let Ok(model) = load_shared_object(strata, &mut compiled, options) {
             let mut timings = compiled.timings;
             timings.push(("codegen+link+load", start.elapsed()));
             return Ok(JitModel {
@@ -781,13 +866,19 @@ pub fn compile_model(
             });
         }
     }
+    // One module, lowered whole (the parts' copies, if a shared object failed, are gone).
+    compiled.lower(strata, options)?;
     progress("jit");
     jit_compiled(strata, compiled)
 }
 
 /// Writes `compiled` as a shared object into a temporary directory and loads it (the loaded
 /// library outlives its deleted files).
-fn load_shared_object(compiled: &mut Compiled<'_>, options: &CompileOptions) -> Result<strata_runtime::Model, String> {
+fn load_shared_object(
+    strata: &StrataContext,
+    compiled: &mut Compiled<'_>,
+    options: &CompileOptions,
+) -> Result<strata_runtime::Model, String> {
     let dir = tempfile::Builder::new().prefix("strata-").tempdir().map_err(|e| e.to_string())?;
     let paths = crate::cache::artifact_paths(dir.path());
     // Only the code: the weights stay in memory, in the aligned blob the compile wrote, and go
@@ -797,8 +888,19 @@ fn load_shared_object(compiled: &mut Compiled<'_>, options: &CompileOptions) -> 
     // and is loaded once, right after it is written, by this process alone: no manifest to
     // check it against.
     let entry = compiled.entry_symbol(&options.name);
-    strata_target_cpu::artifact::write(&compiled.module, &compiled.signature, &entry, &options.name, &[], &paths, None)
-        .map_err(|e| e.to_string())?;
+    let lowering = compiled.lowering(strata, options);
+    strata_target_cpu::artifact::write(
+        &compiled.module,
+        &compiled.signature,
+        &entry,
+        &options.name,
+        &[],
+        &paths,
+        None,
+        lowering.as_ref(),
+    )
+    .map_err(|e| e.to_string())?;
+    compiled.take_warnings(lowering);
     // Safety: the library is the one just compiled; its initialisers are the C runtime's.
     let library = unsafe {
         libloading::os::unix::Library::open(
@@ -935,12 +1037,13 @@ pub fn compile_model_cached(
         Err(crate::cache::Miss::Corrupt(why)) => Some(why),
     };
     let keyed = start.elapsed();
-    let compiled = compile(strata, bytes.into_bytes(), options, Stage::LlvmDialect, progress)?;
+    let mut compiled = compile_deferred(strata, bytes.into_bytes(), options, progress)?;
     progress("codegen");
     let codegen = Instant::now();
-    let inserted = cache.insert(&key, compiled.arena_lower_bound, &compiled.warnings, |dir| {
+    let warnings = compiled.warnings.clone();
+    let inserted = cache.insert(&key, compiled.arena_lower_bound, &warnings, |dir| {
         compiled
-            .write_shared_object(&options.name, &crate::cache::artifact_paths(dir))
+            .write_shared_object(strata, options, &crate::cache::artifact_paths(dir))
             .map(|written| written.library)
             .map_err(|e| e.to_string())
     });
@@ -960,10 +1063,72 @@ pub fn compile_model_cached(
             })
         }
         Err(why) => {
+            compiled.lower(strata, options)?;
             progress("jit");
             let mut model = jit_compiled(strata, compiled)?;
             model.cache = Some(CacheUse::Failed(why));
             Ok(model)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The symbols `path` (an ELF object) defines.
+    fn defined(path: &std::path::Path) -> Vec<String> {
+        use object::{Object, ObjectSymbol};
+        let data = std::fs::read(path).unwrap();
+        let file = object::File::parse(&*data).unwrap();
+        file.symbols().filter(|s| s.is_definition()).filter_map(|s| s.name().ok().map(str::to_owned)).collect()
+    }
+
+    /// A module left on buffers (`compile_deferred`) splits into parts that are lowered where
+    /// they are compiled: every kernel defined in exactly one object, the entry point in the
+    /// first, and the module itself untouched (still lowered whole afterwards, as the JIT
+    /// does when a shared object fails).
+    #[test]
+    fn parts_are_lowered_apart_and_the_first_has_the_entry_point() {
+        let strata = crate::context().unwrap();
+        let model = concat!(env!("CARGO_MANIFEST_DIR"), "/../../lit-tests/frontend/inputs/dense_block.onnx");
+        let options = CompileOptions {
+            import: ImportOptions { file_name: model.to_owned(), ..Default::default() },
+            name: "m".to_owned(),
+            strategy: "exact".to_owned(),
+            verify_each: false,
+            timing: false,
+            schedule: true,
+            egraph: true,
+            target: Target::Host,
+            profile: false,
+            threads: 2,
+            disable: Vec::new(),
+        };
+        let bytes = std::fs::read(model).unwrap();
+        let mut compiled = compile_deferred(&strata, bytes.into(), &options, &mut |_| {}).unwrap();
+        let kernels: Vec<String> = strata_target_cpu::outline_kernels::kernels(&compiled.module)
+            .into_iter()
+            .map(|k| k.symbol_name().unwrap())
+            .collect();
+        assert!(kernels.len() > 2, "{kernels:?}");
+        let lowering = compiled.lowering(&strata, &options).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let objects =
+            strata_target_cpu::host::emit_objects(&compiled.module, None, 2, dir.path(), Some(&lowering)).unwrap();
+        assert_eq!(objects.len(), 2);
+        let parts: Vec<Vec<String>> = objects.iter().map(|o| defined(o)).collect();
+        assert!(parts[0].iter().any(|s| s == "strata_m_run"));
+        assert!(!parts[1].iter().any(|s| s == "strata_m_run" || s == "strata_m_main"));
+        for kernel in &kernels {
+            let homes = parts.iter().filter(|p| p.contains(kernel)).count();
+            assert_eq!(homes, 1, "{kernel} is defined in {homes} parts");
+        }
+        assert!(parts.iter().all(|p| p.iter().any(|s| strata_target_cpu::outline_kernels::is_kernel(s))));
+        // The parts were copies: the module is still on buffers, and lowers whole.
+        assert!(compiled.pending.is_some());
+        compiled.lower(&strata, &options).unwrap();
+        assert_eq!(compiled.entry.as_deref(), Some("strata_m_run"));
+        assert!(compiled.lowering(&strata, &options).is_none());
     }
 }

@@ -219,7 +219,12 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), CommandError> {
         }
     }
     let mut progress = Progress::new();
-    let compiled = compile(&strata, bytes.into(), &options, stage, &mut |s| progress.stage(s))?;
+    // A shared object lowers its kernels where it compiles them, part by part.
+    let mut compiled = if stage == Stage::So {
+        crate::compile::compile_deferred(&strata, bytes.into(), &options, &mut |s| progress.stage(s))?
+    } else {
+        compile(&strata, bytes.into(), &options, stage, &mut |s| progress.stage(s))?
+    };
     progress.warn(&compiled.warnings);
     let default_path = |extension: &str| {
         let stem = args.model.model.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
@@ -285,7 +290,10 @@ pub fn run_compile(args: &CompileArgs) -> Result<(), CommandError> {
                 return Err(Error::invalid_input(why).into());
             }
             let manifest = if stage == Stage::So {
-                compiled.write_shared_object(&options.name, &paths)?.manifest
+                let warned = compiled.warnings.len();
+                let manifest = compiled.write_shared_object(&strata, &options, &paths)?.manifest;
+                progress.warn(&compiled.warnings[warned..]);
+                manifest
             } else {
                 strata_target_nvptx::artifact::write(
                     &strata,

@@ -55,6 +55,20 @@ fn scalar_name(ty: Type<'_>) -> Option<String> {
     Some(name.to_owned())
 }
 
+/// The dimensions of a vector type (`vector<8x32xf32>`: `[8, 32]`), read without printing it;
+/// `None` for any other type.
+pub fn vector_dims(ty: Type<'_>) -> Option<Vec<i64>> {
+    if !ty.is_vector() {
+        return None;
+    }
+    let raw = ty.to_raw();
+    // Safety: `raw` is a live vector type, a shaped type of the rank it reports.
+    unsafe {
+        let rank = mlir_sys::mlirShapedTypeGetRank(raw);
+        Some((0..rank).map(|d| mlir_sys::mlirShapedTypeGetDimSize(raw, d as isize)).collect())
+    }
+}
+
 /// The strides, in elements, of a row-major (identity layout) array of `shape`: the product
 /// of the extents after each axis.
 pub fn row_major_strides(shape: &[i64]) -> Vec<i64> {

@@ -104,8 +104,9 @@ fn gold_installed() -> bool {
 
 /// Writes a host shared object (linked by the system C compiler driver `cc -shared`; against
 /// LLVM's OpenMP runtime when it has parallel kernels), its C header and its manifest, for a
-/// module lowered to the LLVM dialect with entry point `entry` and weights blob `weights`
-/// (`strata_ir::weights::blob`), which the library carries.
+/// module lowered to the LLVM dialect (or, with `lowering`, outlined and still on buffers:
+/// each part is lowered where it is compiled, `host::emit_objects`) with entry point `entry`
+/// and weights blob `weights` (`strata_ir::weights::blob`), which the library carries.
 #[allow(clippy::too_many_arguments)]
 pub fn write(
     module: &Module<'_>,
@@ -115,6 +116,7 @@ pub fn write(
     weights: &[u8],
     paths: &ArtifactPaths,
     plan: Option<&strata_plan::report::PlanReport>,
+    lowering: Option<&crate::host::Lowering<'_>>,
 ) -> Result<Written, Error> {
     let mut manifest = Manifest::new(name, "host", signature);
     manifest.entry = entry.to_owned();
@@ -147,7 +149,7 @@ pub fn write(
     // The weights' object is written (one stream of the bytes) while the code compiles.
     let (objects, weights_object) = std::thread::scope(|scope| {
         let writer = (!weights.is_empty()).then(|| scope.spawn(|| crate::host::weights_object(embedded, dir.path())));
-        let objects = crate::host::emit_objects(module, Some(embedded), jobs, dir.path());
+        let objects = crate::host::emit_objects(module, Some(embedded), jobs, dir.path(), lowering);
         let written = writer.map(|w| {
             w.join().unwrap_or_else(|_| Err(crate::CodegenError::Llvm("the weights' writer panicked".into())))
         });

@@ -31,5 +31,8 @@ impl Jit {
 
 /// Whether `module` (LLVM dialect) has OpenMP regions, whose code calls the OpenMP runtime.
 pub fn uses_openmp(module: &Module<'_>) -> bool {
-    !strata_ir::rewrite::collect(&module.as_operation(), |op| op.is("omp.parallel")).is_empty()
+    // On buffers (a module whose parts are lowered apart), the loops that become OpenMP
+    // regions.
+    let parallel = |op: strata_ir::Op| op.is("omp.parallel") || op.is("scf.forall") || op.is("scf.parallel");
+    !strata_ir::rewrite::collect(&module.as_operation(), parallel).is_empty()
 }

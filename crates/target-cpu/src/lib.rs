@@ -151,6 +151,8 @@ pub enum CodegenError {
     Translate(String),
     #[error("LLVM: {0}")]
     Llvm(String),
+    #[error("lowering a part of the module to the LLVM dialect failed: {0}")]
+    Lowering(String),
     #[error("the JIT could not compile the module: {0}")]
     Jit(String),
     #[error("the JIT has no symbol '{0}'")]

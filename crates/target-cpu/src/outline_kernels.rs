@@ -618,11 +618,16 @@ pub fn mark(context: &melior::Context, module: &Module<'_>) -> Result<(), String
     Ok(())
 }
 
-/// The outlined kernels of `module` (LLVM dialect) that have a body.
+/// The outlined kernels of `module` (LLVM dialect, or still on buffers after this pass) that
+/// have a body.
 pub fn kernels(module: &Module<'_>) -> Vec<Op> {
     Blk::of(&module.body())
         .ops()
         .into_iter()
-        .filter(|op| op.is("llvm.func") && op.body(0).is_some() && op.symbol_name().is_some_and(|s| is_kernel(&s)))
+        .filter(|op| {
+            (op.is("llvm.func") || op.is("func.func"))
+                && op.body(0).is_some()
+                && op.symbol_name().is_some_and(|s| is_kernel(&s))
+        })
         .collect()
 }
