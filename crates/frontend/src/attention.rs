@@ -9,7 +9,7 @@
 
 use crate::expand::{attr_i, attr_ints, Expansion};
 use crate::fold::Folded;
-use crate::import::{attribute, int, operand, required, Importer};
+use crate::import::{attribute, int, node_name, operand, required, Importer};
 use crate::onnx::{tensor_proto::DataType, NodeProto};
 use melior::ir::Block;
 use strata_ir::Error;
@@ -137,15 +137,8 @@ impl Importer<'_> {
         }
         // Grouped-query attention: each key/value head serves q_heads / kv_heads query heads.
         if q_heads != kv_heads && kv_heads > 0 && q_heads % kv_heads == 0 {
-            let group = q_heads / kv_heads;
-            for x in [&mut k, &mut v] {
-                let (s, _) = self.shape_of(x)?;
-                let at = e.ints(self, &[2]);
-                let lifted = e.op(self, "Unsqueeze", &[x, &at], vec![])?;
-                let wide = e.ints(self, &[s[0], s[1], group, s[2], s[3]]);
-                let repeated = e.op(self, "Expand", &[&lifted, &wide], vec![])?;
-                *x = reshape(&mut e, self, &repeated, &[s[0], q_heads, s[2], s[3]])?;
-            }
+            k = self.repeat_heads(&mut e, &k, q_heads)?;
+            v = self.repeat_heads(&mut e, &v, q_heads)?;
         }
         let qs = e.op(self, "Mul", &[&q, &root], vec![])?;
         let ks = e.op(self, "Mul", &[&k, &root], vec![])?;
@@ -215,6 +208,116 @@ impl Importer<'_> {
 }
 
 impl Importer<'_> {
+    /// `x` (`[batch, kv_heads, sequence, head]`) with each head repeated for the `q_heads /
+    /// kv_heads` query heads that share it (grouped-query attention), in head order.
+    fn repeat_heads(&mut self, e: &mut Expansion, x: &str, q_heads: i64) -> Result<String, Error> {
+        let (s, _) = self.shape_of(x)?;
+        let group = q_heads / s[1];
+        let at = e.ints(self, &[2]);
+        let lifted = e.op(self, "Unsqueeze", &[x, &at], vec![])?;
+        let wide = e.ints(self, &[s[0], s[1], group, s[2], s[3]]);
+        let repeated = e.op(self, "Expand", &[&lifted, &wide], vec![])?;
+        let shape = e.ints(self, &[s[0], q_heads, s[2], s[3]]);
+        e.op(self, "Reshape", &[&repeated, &shape], vec![])
+    }
+
+    /// `ai.onnx.preview::FlexAttention` (version 1), following its function body: grouped
+    /// key/value heads repeated, `(Q * sqrt(scale)) x (K * sqrt(scale))^T` (the scale, `1 /
+    /// sqrt(head size)` unless given, and its root computed in f32 as the body does), the
+    /// scores cast to `softmax_precision` (f32, or f64 for f64 inputs, unless given), the
+    /// `score_mod` graph, the softmax over keys, the `prob_mod` graph, the product with V in that
+    /// precision, cast back. The two graphs (one input, one output, same shape) are imported
+    /// inline, each in a scope of its own, like an `If` branch.
+    pub(crate) fn flex_attention(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let (q, k, v) = (required(node, 0)?, required(node, 1)?, required(node, 2)?);
+        let (q_shape, dtype) = self.shape_of(q)?;
+        let (k_shape, _) = self.shape_of(k)?;
+        let (v_shape, _) = self.shape_of(v)?;
+        if [&q_shape, &k_shape, &v_shape].iter().any(|s| s.len() != 4) {
+            return Err(Error::invalid_input(format!(
+                "Q, K and V must be 4-D (batch, heads, sequence, head size), got {q_shape:?}, {k_shape:?}, {v_shape:?}"
+            )));
+        }
+        let (q_heads, kv_heads, head) = (q_shape[1], k_shape[1], q_shape[3]);
+        if kv_heads < 1 || q_heads % kv_heads != 0 || v_shape[1] != kv_heads || k_shape[3] != head {
+            return Err(Error::invalid_input(format!(
+                "the query heads ({q_heads}) must be a multiple of the key/value heads ({kv_heads}, V's {}), and K's head size ({}) Q's ({head})",
+                v_shape[1], k_shape[3]
+            )));
+        }
+        let mut e = Expansion::new(block, node, index);
+        let (mut k, mut v) = (k.to_owned(), v.to_owned());
+        if q_heads != kv_heads {
+            k = self.repeat_heads(&mut e, &k, q_heads)?;
+            v = self.repeat_heads(&mut e, &v, q_heads)?;
+        }
+        let scale = attribute(node, "scale").map_or_else(|| 1.0 / (head as f32).sqrt(), |a| a.f());
+        let root = e.scalar(self, dtype, f64::from(scale.sqrt()))?;
+        let qs = e.op(self, "Mul", &[q, &root], vec![])?;
+        let ks = e.op(self, "Mul", &[&k, &root], vec![])?;
+        let kt = e.op(self, "Transpose", &[&ks], vec![attr_ints("perm", &[0, 1, 3, 2])])?;
+        let scores = e.op(self, "MatMul", &[&qs, &kt], vec![])?;
+        let wide = if dtype == DataType::Double { DataType::Double } else { DataType::Float };
+        let precision = match int(node, "softmax_precision", wide as i64) {
+            p if p == DataType::Float as i64 => DataType::Float,
+            p if p == DataType::Double as i64 => DataType::Double,
+            p if p == DataType::Float16 as i64 => DataType::Float16,
+            p if p == DataType::Bfloat16 as i64 => DataType::Bfloat16,
+            p => return Err(Error::invalid_input(format!("softmax_precision {p} is not a floating-point type"))),
+        };
+        let to = |e: &mut Expansion, this: &mut Self, x: &str, t: DataType| -> Result<String, Error> {
+            e.op(this, "Cast", &[x], vec![attr_i("to", t as i64)])
+        };
+        let mut scores = if precision == dtype { scores } else { to(&mut e, self, &scores, precision)? };
+        scores = self.modifier(block, node, index, "score_mod", scores)?;
+        let mut probabilities = e.op(self, "Softmax", &[&scores], vec![attr_i("axis", 3)])?;
+        probabilities = self.modifier(block, node, index, "prob_mod", probabilities)?;
+        let y = if precision == dtype {
+            e.op(self, "MatMul", &[&probabilities, &v], vec![])?
+        } else {
+            let v = to(&mut e, self, &v, precision)?;
+            let y = e.op(self, "MatMul", &[&probabilities, &v], vec![])?;
+            to(&mut e, self, &y, dtype)?
+        };
+        self.alias(&y, node.output[0].clone())
+    }
+
+    /// `value` through the graph attribute `name` of `node` (one input, one output of the same
+    /// shape and type), imported inline in a scope `<node>/<name>`; `value` itself without it.
+    fn modifier(
+        &mut self,
+        block: &Block,
+        node: &NodeProto,
+        index: usize,
+        name: &str,
+        value: String,
+    ) -> Result<String, Error> {
+        let Some(graph) = attribute(node, name).and_then(|a| a.g.as_ref()) else { return Ok(value) };
+        let ([input], [output]) = (&graph.input[..], &graph.output[..]) else {
+            return Err(Error::invalid_input(format!(
+                "'{name}' must take one input and give one output, it has {} and {}",
+                graph.input.len(),
+                graph.output.len()
+            )));
+        };
+        let prefix = format!("{}/{name}", node_name(node, index));
+        let bindings = std::collections::BTreeMap::from([(input.name().to_owned(), value.clone())]);
+        let graph = graph.clone();
+        self.open_scope(prefix, bindings, &graph)?;
+        let imported = self.import_graph(block, &graph, index);
+        let names = self.close_scope(&[output.name()]);
+        imported?;
+        let result = names.into_iter().next().expect("one output");
+        let (before, after) = (self.shape_of(&value)?, self.shape_of(&result)?);
+        if before != after {
+            return Err(Error::invalid_input(format!(
+                "'{name}' must keep its input's shape and type ({:?} {:?}), it gives {:?} {:?}",
+                before.0, before.1, after.0, after.1
+            )));
+        }
+        Ok(result)
+    }
+
     /// `RotaryEmbedding` (opset 23): the first `rotary_embedding_dim` features of every head
     /// rotated pairwise by the cached angles (`cos`/`sin` gathered at `position_ids` when
     /// given), halves or interleaved pairs, the rest passed through; following ONNX's

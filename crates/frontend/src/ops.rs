@@ -79,6 +79,7 @@ pub(crate) enum Custom {
     LpPool,
     ConstantOp,
     Attention,
+    FlexAttention,
     RotaryEmbedding,
     GridSample,
     SwiGlu,
@@ -348,16 +349,21 @@ pub(crate) const ML_OPS: &[OnnxOp] = &[
     custom("TreeEnsembleRegressor", 1, Custom::TreeEnsemble),
 ];
 
+/// The `ai.onnx.preview` operators, `since` in that domain's opsets.
+pub(crate) const PREVIEW_OPS: &[OnnxOp] = &[custom("FlexAttention", 1, Custom::FlexAttention)];
+
 /// The table's line for `op_type` (default domain).
 pub(crate) fn lookup(op_type: &str) -> Option<&'static OnnxOp> {
     OPS.iter().find(|op| op.name == op_type)
 }
 
-/// The table's line for `op_type` in `domain` (the default one, or `ai.onnx.ml`).
+/// The table's line for `op_type` in `domain` (the default one, `ai.onnx.ml` or
+/// `ai.onnx.preview`).
 pub(crate) fn lookup_in(domain: &str, op_type: &str) -> Option<&'static OnnxOp> {
     match domain {
         "" | "ai.onnx" => lookup(op_type),
         "ai.onnx.ml" => ML_OPS.iter().find(|op| op.name == op_type),
+        "ai.onnx.preview" => PREVIEW_OPS.iter().find(|op| op.name == op_type),
         _ => None,
     }
 }
@@ -469,6 +475,7 @@ impl Importer<'_> {
                 Custom::LpPool => self.lp_pool(block, node, index)?,
                 Custom::ConstantOp => self.constant_op(node)?,
                 Custom::Attention => self.attention(block, node, index)?,
+                Custom::FlexAttention => self.flex_attention(block, node, index)?,
                 Custom::RotaryEmbedding => self.rotary_embedding(block, node, index)?,
                 Custom::GridSample => self.grid_sample(block, node, index)?,
                 Custom::SwiGlu => self.swiglu(block, node, index)?,

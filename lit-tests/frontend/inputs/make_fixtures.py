@@ -1823,3 +1823,71 @@ save(
     "half_passthrough.onnx",
     opset=17,
 )
+
+# flex_attention.onnx: ai.onnx.preview::FlexAttention with grouped key/value heads (4 query
+# heads over 2), a score_mod that adds a relative-position bias (an initializer of the graph)
+# and a prob_mod that scales the probabilities; the expected output from numpy in f64.
+fx = np.random.default_rng(2611)
+fx_q = fx.standard_normal((1, 4, 3, 8)).astype(np.float32)
+fx_k = fx.standard_normal((1, 2, 5, 8)).astype(np.float32)
+fx_v = fx.standard_normal((1, 2, 5, 4)).astype(np.float32)
+fx_bias = (0.25 * (np.arange(5)[None, :] - np.arange(3)[:, None])).astype(np.float32)
+score_mod = helper.make_graph(
+    [helper.make_node("Add", ["scores", "rel"], ["biased"], name="add_bias")],
+    "score_mod",
+    [helper.make_tensor_value_info("scores", TensorProto.FLOAT, [1, 4, 3, 5])],
+    [helper.make_tensor_value_info("biased", TensorProto.FLOAT, [1, 4, 3, 5])],
+    [numpy_helper.from_array(fx_bias, "rel")],
+)
+prob_mod = helper.make_graph(
+    [helper.make_node("Mul", ["probs", "two"], ["scaled"], name="scale_probs")],
+    "prob_mod",
+    [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [1, 4, 3, 5])],
+    [helper.make_tensor_value_info("scaled", TensorProto.FLOAT, [1, 4, 3, 5])],
+    [numpy_helper.from_array(np.array(2.0, dtype=np.float32), "two")],
+)
+save(
+    helper.make_graph(
+        [helper.make_node("FlexAttention", ["Q", "K", "V"], ["Y"], name="flex", domain="ai.onnx.preview",
+                          score_mod=score_mod, prob_mod=prob_mod)],
+        "flex_attention",
+        [helper.make_tensor_value_info("Q", TensorProto.FLOAT, [1, 4, 3, 8]),
+         helper.make_tensor_value_info("K", TensorProto.FLOAT, [1, 2, 5, 8]),
+         helper.make_tensor_value_info("V", TensorProto.FLOAT, [1, 2, 5, 4])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4, 3, 4])],
+    ),
+    "flex_attention.onnx",
+    opset=23,
+    extra_opsets=("ai.onnx.preview",),
+)
+fx_kr = np.repeat(fx_k.astype(np.float64), 2, axis=1)
+fx_vr = np.repeat(fx_v.astype(np.float64), 2, axis=1)
+fx_s = fx_q.astype(np.float64) @ fx_kr.transpose(0, 1, 3, 2) / np.sqrt(8) + fx_bias
+fx_p = np.exp(fx_s - fx_s.max(-1, keepdims=True))
+fx_p = 2 * fx_p / fx_p.sum(-1, keepdims=True)
+for name, array in [("q", fx_q), ("k", fx_k), ("v", fx_v), ("y", (fx_p @ fx_vr).astype(np.float32))]:
+    np.save(f"../../driver/inputs/flex_attention_{name}.npy", array)
+
+# invalid_flex_mod.onnx: a FlexAttention score_mod that does not keep its input's shape (it
+# reduces over the keys): a clean error naming the node and the graph attribute.
+bad_mod = helper.make_graph(
+    [helper.make_node("ReduceMax", ["scores"], ["reduced"], name="reduce", keepdims=0)],
+    "score_mod",
+    [helper.make_tensor_value_info("scores", TensorProto.FLOAT, [1, 4, 3, 5])],
+    [helper.make_tensor_value_info("reduced", TensorProto.FLOAT, [1, 4, 3])],
+)
+save(
+    helper.make_graph(
+        [helper.make_node("FlexAttention", ["Q", "K", "V"], ["Y"], name="flex_bad", domain="ai.onnx.preview",
+                          score_mod=bad_mod)],
+        "invalid_flex_mod",
+        [helper.make_tensor_value_info("Q", TensorProto.FLOAT, [1, 4, 3, 8]),
+         helper.make_tensor_value_info("K", TensorProto.FLOAT, [1, 2, 5, 8]),
+         helper.make_tensor_value_info("V", TensorProto.FLOAT, [1, 2, 5, 4])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4, 3, 4])],
+    ),
+    "invalid_flex_mod.onnx",
+    opset=23,
+    extra_opsets=("ai.onnx.preview",),
+    check=False,
+)
