@@ -89,6 +89,9 @@ pub(crate) struct Importer<'c> {
     pub(crate) scopes: Vec<crate::control::Scope>,
     /// Sequences of tensors: their elements' names (see `crate::sequence`).
     pub(crate) sequences: BTreeMap<String, Vec<String>>,
+    /// Optionals made without a value (`Optional` with no input; see `crate::sequence`). An
+    /// optional with a value is that value's name.
+    pub(crate) empty_optionals: std::collections::BTreeSet<String>,
     /// How deep the importer is in an `Expansion` (operators it builds itself).
     pub(crate) expanding: usize,
     /// The run-time checks' messages (`crate::checks`), in code order.
@@ -223,6 +226,7 @@ fn import_model<'c>(
         opset,
         scopes: Vec::new(),
         sequences: BTreeMap::new(),
+        empty_optionals: Default::default(),
         expanding: 0,
         checks: Vec::new(),
         check_frames: Vec::new(),
@@ -720,6 +724,9 @@ impl Importer<'_> {
             Some(Entry::Constant(c)) => Ok((c.shape.clone(), c.dtype)),
             None if self.sequences.contains_key(name) => Err(Error::unsupported(format!(
                 "'{name}' is a sequence, used here as a tensor (sequences are resolved at import: they cannot be graph outputs, If results or run-time loop values)"
+            ))),
+            None if self.empty_optionals.contains(name) => Err(Error::unsupported(format!(
+                "'{name}' is an empty optional, used here as a tensor (optionals are resolved at import: they cannot be graph outputs, If results or run-time loop values)"
             ))),
             None => Err(format!("operand '{name}' is not defined before its use").into()),
         }

@@ -4,11 +4,15 @@
 //! `SequenceAt` names an element, `SequenceLength` is a constant, `SplitToSequence` is slices
 //! and `ConcatFromSequence` a concatenation. Positions must be constants (after folding and
 //! freezing); sequences as graph inputs or outputs are not imported (no tensor type).
+//!
+//! Optionals are resolved at import the same way: `Optional(x)` is `x`, `Optional()` an empty
+//! one (`Importer::empty_optionals`), `OptionalHasElement` a constant and `OptionalGetElement`
+//! the value (an empty one a clean error). Optional graph inputs and outputs are not imported.
 
 use crate::expand::{attr_i, Expansion};
 use crate::fold::Folded;
 use crate::import::{attribute, int, operand, required, Importer};
-use crate::onnx::NodeProto;
+use crate::onnx::{tensor_proto::DataType, NodeProto};
 use melior::ir::Block;
 use strata_ir::Error;
 
@@ -37,6 +41,42 @@ impl Importer<'_> {
             return Err(Error::invalid_input(format!("position {position} is outside a sequence of {len} tensors")));
         }
         Ok((if position < 0 { position + n } else { position }) as usize)
+    }
+
+    /// `Optional`, `OptionalHasElement`, `OptionalGetElement`.
+    pub(crate) fn optional_op(&mut self, node: &NodeProto) -> Result<(), Error> {
+        let out = node.output[0].clone();
+        let input = operand(node, 0);
+        let defined = |this: &Self, name: &str| this.values.contains_key(name) || this.sequences.contains_key(name);
+        let empty = |this: &Self, name: &str| this.empty_optionals.contains(name);
+        if let Some(name) = input.filter(|&n| !defined(self, n) && !empty(self, n)) {
+            return Err(Error::invalid_input(format!("'{name}' is not defined before its use")));
+        }
+        match node.op_type() {
+            "Optional" => match input {
+                Some(value) => self.alias(value, out)?,
+                None => {
+                    self.empty_optionals.insert(out);
+                }
+            },
+            "OptionalHasElement" => {
+                let present = input.is_some_and(|name| !empty(self, name));
+                self.insert_computed(
+                    out,
+                    Folded { shape: Vec::new(), dtype: DataType::Bool, bytes: vec![u8::from(present)] },
+                )?;
+            }
+            _ => match input {
+                Some(name) if !empty(self, name) => self.alias(name, out)?,
+                Some(name) => {
+                    return Err(Error::invalid_input(format!(
+                        "'{name}' is an empty optional: it has no element to get"
+                    )))
+                }
+                None => return Err(Error::invalid_input("OptionalGetElement needs an input")),
+            },
+        }
+        Ok(())
     }
 
     pub(crate) fn sequence_op(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {

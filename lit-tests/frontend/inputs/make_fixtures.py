@@ -1891,3 +1891,40 @@ save(
     extra_opsets=("ai.onnx.preview",),
     check=False,
 )
+
+# optional.onnx: optionals resolved at import: Optional(x) is x (its element got back and
+# used), an Optional without input is empty, OptionalHasElement of each is a constant.
+# invalid_optional.onnx: OptionalGetElement of an empty optional.
+tensor_type = helper.make_tensor_type_proto(TensorProto.FLOAT, [3])
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Optional", ["x"], ["some"], name="wrap"),
+            helper.make_node("Optional", [], ["none"], name="empty", type=tensor_type),
+            helper.make_node("OptionalHasElement", ["some"], ["has_some"], name="has_some"),
+            helper.make_node("OptionalHasElement", ["none"], ["has_none"], name="has_none"),
+            helper.make_node("OptionalGetElement", ["some"], ["got"], name="get"),
+            helper.make_node("Relu", ["got"], ["y"], name="relu"),
+        ],
+        "optional",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3]),
+         helper.make_tensor_value_info("has_some", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("has_none", TensorProto.BOOL, [])],
+    ),
+    "optional.onnx",
+    opset=18,
+)
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Optional", [], ["none"], name="empty", type=tensor_type),
+            helper.make_node("OptionalGetElement", ["none"], ["y"], name="get_none"),
+        ],
+        "invalid_optional",
+        [],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])],
+    ),
+    "invalid_optional.onnx",
+    opset=18,
+)
