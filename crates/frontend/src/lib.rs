@@ -44,6 +44,7 @@ mod schemas;
 mod shapes;
 mod support;
 mod tensor;
+mod training;
 mod validate;
 
 /// The entry point of the fuzz target (`fuzz/fuzz_targets/import.rs`) and of the corpus

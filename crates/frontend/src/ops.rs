@@ -81,6 +81,7 @@ pub(crate) enum Custom {
     Attention,
     FlexAttention,
     Optional,
+    Optimiser,
     RotaryEmbedding,
     GridSample,
     SwiGlu,
@@ -356,18 +357,26 @@ pub(crate) const ML_OPS: &[OnnxOp] = &[
 /// The `ai.onnx.preview` operators, `since` in that domain's opsets.
 pub(crate) const PREVIEW_OPS: &[OnnxOp] = &[custom("FlexAttention", 1, Custom::FlexAttention)];
 
+/// The `ai.onnx.preview.training` operators (`crate::training`), `since` in that domain's opsets.
+pub(crate) const TRAINING_OPS: &[OnnxOp] = &[
+    custom("Adagrad", 1, Custom::Optimiser),
+    custom("Adam", 1, Custom::Optimiser),
+    custom("Momentum", 1, Custom::Optimiser),
+];
+
 /// The table's line for `op_type` (default domain).
 pub(crate) fn lookup(op_type: &str) -> Option<&'static OnnxOp> {
     OPS.iter().find(|op| op.name == op_type)
 }
 
-/// The table's line for `op_type` in `domain` (the default one, `ai.onnx.ml` or
-/// `ai.onnx.preview`).
+/// The table's line for `op_type` in `domain` (the default one, `ai.onnx.ml`,
+/// `ai.onnx.preview` or `ai.onnx.preview.training`).
 pub(crate) fn lookup_in(domain: &str, op_type: &str) -> Option<&'static OnnxOp> {
     match domain {
         "" | "ai.onnx" => lookup(op_type),
         "ai.onnx.ml" => ML_OPS.iter().find(|op| op.name == op_type),
         "ai.onnx.preview" => PREVIEW_OPS.iter().find(|op| op.name == op_type),
+        "ai.onnx.preview.training" => TRAINING_OPS.iter().find(|op| op.name == op_type),
         _ => None,
     }
 }
@@ -494,6 +503,7 @@ impl Importer<'_> {
                 Custom::AffineGrid => self.affine_grid(block, node, index)?,
                 Custom::Sequence => self.sequence_op(block, node, index)?,
                 Custom::Optional => self.optional_op(node)?,
+                Custom::Optimiser => self.optimiser(block, node, index)?,
                 Custom::Dft => self.dft(block, node, index)?,
                 Custom::Stft => self.stft(block, node, index)?,
                 Custom::MelWeightMatrix => self.mel_weight_matrix(node)?,

@@ -1928,3 +1928,56 @@ save(
     "invalid_optional.onnx",
     opset=18,
 )
+
+# adam.onnx: one ai.onnx.preview.training::Adam step of two tensors, the learning rate and the
+# update count run-time inputs (the bias correction chosen at run time); the expected outputs
+# from ONNX's reference formulas in numpy. invalid_momentum.onnx: a Momentum of an unknown mode.
+ad = np.random.default_rng(806)
+ad_in = {"R": np.array(0.1, dtype=np.float32), "T": np.array(3, dtype=np.int64)}
+for name, shape in [("X1", [2]), ("X2", [3]), ("G1", [2]), ("G2", [3]), ("V1", [2]), ("V2", [3]),
+                    ("H1", [2]), ("H2", [3])]:
+    values = ad.standard_normal(shape).astype(np.float32)
+    ad_in[name] = np.abs(values) if name.startswith("H") else values
+save(
+    helper.make_graph(
+        [helper.make_node("Adam", list(ad_in), ["X1n", "X2n", "V1n", "V2n", "H1n", "H2n"], name="adam",
+                          domain="ai.onnx.preview.training", alpha=0.9, beta=0.99, epsilon=1e-3,
+                          norm_coefficient=0.01, norm_coefficient_post=0.001)],
+        "adam",
+        [helper.make_tensor_value_info(name, TensorProto.INT64 if name == "T" else TensorProto.FLOAT,
+                                       list(value.shape)) for name, value in ad_in.items()],
+        [helper.make_tensor_value_info(name, TensorProto.FLOAT, [2 if name[1] == "1" else 3])
+         for name in ["X1n", "X2n", "V1n", "V2n", "H1n", "H2n"]],
+    ),
+    "adam.onnx",
+    opset=18,
+    extra_opsets=("ai.onnx.preview.training",),
+)
+for k in "12":
+    x, g, v, h = (ad_in[p + k].astype(np.float64) for p in "XGVH")
+    r, t = 0.1, 3
+    gr = 0.01 * x + g
+    vn = 0.9 * v + 0.1 * gr
+    hn = 0.99 * h + 0.01 * gr * gr
+    rate = r * np.sqrt(1 - 0.99 ** t) / (1 - 0.9 ** t)
+    xn = (1 - 0.001) * (x - rate * vn / (np.sqrt(hn) + 1e-3))
+    for name, value in [("X", xn), ("V", vn), ("H", hn)]:
+        np.save(f"../../driver/inputs/adam_{name}{k}n.npy", value.astype(np.float32))
+for name, value in ad_in.items():
+    np.save(f"../../driver/inputs/adam_{name}.npy", value)
+save(
+    helper.make_graph(
+        [helper.make_node("Momentum", ["R", "T", "X", "G", "V"], ["Xn", "Vn"], name="momentum",
+                          domain="ai.onnx.preview.training", alpha=0.9, beta=1.0, mode="heavy-ball",
+                          norm_coefficient=0.0)],
+        "invalid_momentum",
+        [helper.make_tensor_value_info("R", TensorProto.FLOAT, []),
+         helper.make_tensor_value_info("T", TensorProto.INT64, [])]
+        + [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in "XGV"],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in ["Xn", "Vn"]],
+    ),
+    "invalid_momentum.onnx",
+    opset=18,
+    extra_opsets=("ai.onnx.preview.training",),
+    check=False,
+)
