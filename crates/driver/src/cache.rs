@@ -414,4 +414,4 @@ pub fn artifact_paths(dir: &Path) -> strata_runtime::manifest::ArtifactPaths {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

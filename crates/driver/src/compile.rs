@@ -1094,16 +1094,8 @@ mod tests {
         let model = concat!(env!("CARGO_MANIFEST_DIR"), "/../../lit-tests/frontend/inputs/dense_block.onnx");
         let options = CompileOptions {
             import: ImportOptions { file_name: model.to_owned(), ..Default::default() },
-            name: "m".to_owned(),
-            strategy: "exact".to_owned(),
             verify_each: false,
-            timing: false,
-            schedule: true,
-            egraph: true,
-            target: Target::Host,
-            profile: false,
-            threads: 2,
-            disable: Vec::new(),
+            ..crate::cache::tests::options()
         };
         let bytes = std::fs::read(model).unwrap();
         let mut compiled = compile_deferred(&strata, bytes.into(), &options, &mut |_| {}).unwrap();

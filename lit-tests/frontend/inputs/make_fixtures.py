@@ -1846,20 +1846,28 @@ prob_mod = helper.make_graph(
     [helper.make_tensor_value_info("scaled", TensorProto.FLOAT, [1, 4, 3, 5])],
     [numpy_helper.from_array(np.array(2.0, dtype=np.float32), "two")],
 )
-save(
-    helper.make_graph(
-        [helper.make_node("FlexAttention", ["Q", "K", "V"], ["Y"], name="flex", domain="ai.onnx.preview",
-                          score_mod=score_mod, prob_mod=prob_mod)],
-        "flex_attention",
-        [helper.make_tensor_value_info("Q", TensorProto.FLOAT, [1, 4, 3, 8]),
-         helper.make_tensor_value_info("K", TensorProto.FLOAT, [1, 2, 5, 8]),
-         helper.make_tensor_value_info("V", TensorProto.FLOAT, [1, 2, 5, 4])],
-        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4, 3, 4])],
-    ),
-    "flex_attention.onnx",
-    opset=23,
-    extra_opsets=("ai.onnx.preview",),
-)
+
+
+def save_flex(graph_name, node_name, check=True, **modifiers):
+    """A FlexAttention of Q [1, 4, 3, 8], K [1, 2, 5, 8], V [1, 2, 5, 4] with `modifiers`."""
+    save(
+        helper.make_graph(
+            [helper.make_node("FlexAttention", ["Q", "K", "V"], ["Y"], name=node_name, domain="ai.onnx.preview",
+                              **modifiers)],
+            graph_name,
+            [helper.make_tensor_value_info("Q", TensorProto.FLOAT, [1, 4, 3, 8]),
+             helper.make_tensor_value_info("K", TensorProto.FLOAT, [1, 2, 5, 8]),
+             helper.make_tensor_value_info("V", TensorProto.FLOAT, [1, 2, 5, 4])],
+            [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4, 3, 4])],
+        ),
+        f"{graph_name}.onnx",
+        opset=23,
+        extra_opsets=("ai.onnx.preview",),
+        check=check,
+    )
+
+
+save_flex("flex_attention", "flex", score_mod=score_mod, prob_mod=prob_mod)
 fx_kr = np.repeat(fx_k.astype(np.float64), 2, axis=1)
 fx_vr = np.repeat(fx_v.astype(np.float64), 2, axis=1)
 fx_s = fx_q.astype(np.float64) @ fx_kr.transpose(0, 1, 3, 2) / np.sqrt(8) + fx_bias
@@ -1876,21 +1884,7 @@ bad_mod = helper.make_graph(
     [helper.make_tensor_value_info("scores", TensorProto.FLOAT, [1, 4, 3, 5])],
     [helper.make_tensor_value_info("reduced", TensorProto.FLOAT, [1, 4, 3])],
 )
-save(
-    helper.make_graph(
-        [helper.make_node("FlexAttention", ["Q", "K", "V"], ["Y"], name="flex_bad", domain="ai.onnx.preview",
-                          score_mod=bad_mod)],
-        "invalid_flex_mod",
-        [helper.make_tensor_value_info("Q", TensorProto.FLOAT, [1, 4, 3, 8]),
-         helper.make_tensor_value_info("K", TensorProto.FLOAT, [1, 2, 5, 8]),
-         helper.make_tensor_value_info("V", TensorProto.FLOAT, [1, 2, 5, 4])],
-        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4, 3, 4])],
-    ),
-    "invalid_flex_mod.onnx",
-    opset=23,
-    extra_opsets=("ai.onnx.preview",),
-    check=False,
-)
+save_flex("invalid_flex_mod", "flex_bad", check=False, score_mod=bad_mod)
 
 # optional.onnx: optionals resolved at import: Optional(x) is x (its element got back and
 # used), an Optional without input is empty, OptionalHasElement of each is a constant.

@@ -6,7 +6,8 @@ use super::*;
 use crate::compile::{CompileOptions, Target};
 use strata_frontend::ImportOptions;
 
-fn options() -> CompileOptions {
+/// Host options for tests: the defaults `strata run` would take, model name `m`, two threads.
+pub(crate) fn options() -> CompileOptions {
     CompileOptions {
         import: ImportOptions::default(),
         name: "m".into(),
