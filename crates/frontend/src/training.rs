@@ -40,6 +40,31 @@ impl Importer<'_> {
         let t_float = e.op(self, "Cast", &[t], vec![attr_i("to", r_type as i64)])?;
         let zero = e.scalar(self, r_type, 0.0)?;
         let started = e.op(self, "Greater", &[&t_float, &zero], vec![])?;
+        // The step's learning rate, shared by every tensor: Adagrad's decayed `R / (1 + T *
+        // decay_factor)`, Adam's bias-corrected `R * sqrt(1 - beta^T) / (1 - alpha^T)` once T >
+        // 0, Momentum's R.
+        let one = e.scalar(self, r_type, 1.0)?;
+        let rate = match op {
+            "Adagrad" => {
+                let factor = e.scalar(self, r_type, f64::from(float("decay_factor", 0.0)))?;
+                let decayed = e.op(self, "Mul", &[&t_float, &factor], vec![])?;
+                let denominator = e.op(self, "Add", &[&one, &decayed], vec![])?;
+                e.op(self, "Div", &[r, &denominator], vec![])?
+            }
+            "Adam" => {
+                let mut corrections = Vec::new();
+                for base in [float("alpha", 0.9), float("beta", 0.999)] {
+                    let base = e.scalar(self, r_type, f64::from(base))?;
+                    let power = e.op(self, "Pow", &[&base, &t_float], vec![])?;
+                    corrections.push(e.op(self, "Sub", &[&one, &power], vec![])?);
+                }
+                let beta_root = e.op(self, "Sqrt", &[&corrections[1]], vec![])?;
+                let corrected = e.op(self, "Mul", &[r, &beta_root], vec![])?;
+                let corrected = e.op(self, "Div", &[&corrected, &corrections[0]], vec![])?;
+                e.op(self, "Where", &[&started, &corrected, r], vec![])?
+            }
+            _ => r.to_owned(),
+        };
         let mut outputs: Vec<Vec<String>> = vec![Vec::new(); 1 + states];
         for i in 0..n {
             let input = |kind: usize| required(node, 2 + kind * n + i);
@@ -58,13 +83,8 @@ impl Importer<'_> {
             let g = e.op(self, "Add", &[&decay, g], vec![])?;
             match op {
                 "Adagrad" => {
-                    // r = R / (1 + T * decay_factor); H' = H + g^2; X' = X - r * g / (sqrt(H') + eps).
+                    // H' = H + g^2; X' = X - rate * g / (sqrt(H') + eps).
                     let h = input(2)?;
-                    let factor = e.scalar(self, r_type, f64::from(float("decay_factor", 0.0)))?;
-                    let one = e.scalar(self, r_type, 1.0)?;
-                    let decayed = e.op(self, "Mul", &[&t_float, &factor], vec![])?;
-                    let denominator = e.op(self, "Add", &[&one, &decayed], vec![])?;
-                    let rate = e.op(self, "Div", &[r, &denominator], vec![])?;
                     let rate = cast(&mut e, self, &rate)?;
                     let square = e.op(self, "Mul", &[&g, &g], vec![])?;
                     let h_new = e.op(self, "Add", &[h, &square], vec![])?;
@@ -77,8 +97,8 @@ impl Importer<'_> {
                     outputs[1].push(h_new);
                 }
                 "Momentum" => {
-                    // V' = alpha * V + (T > 0 ? beta : 1) * g; X' = X - R * V' (standard) or
-                    // X - R * (g + alpha * V') (Nesterov).
+                    // V' = alpha * V + (T > 0 ? beta : 1) * g; X' = X - rate * V' (standard)
+                    // or X - rate * (g + alpha * V') (Nesterov).
                     let v = input(2)?;
                     let mode = attribute(node, "mode").map(|a| String::from_utf8_lossy(a.s()).into_owned());
                     let nesterov = match mode.as_deref() {
@@ -103,15 +123,14 @@ impl Importer<'_> {
                     } else {
                         v_new.clone()
                     };
-                    let rate = cast(&mut e, self, r)?;
+                    let rate = cast(&mut e, self, &rate)?;
                     let step = e.op(self, "Mul", &[&rate, &direction], vec![])?;
                     outputs[0].push(e.op(self, "Sub", &[x, &step], vec![])?);
                     outputs[1].push(v_new);
                 }
                 _ => {
-                    // V' = alpha V + (1 - alpha) g; H' = beta H + (1 - beta) g^2; the rate
-                    // R * sqrt(1 - beta^T) / (1 - alpha^T) once T > 0; X' = (1 - post) *
-                    // (X - rate * V' / (sqrt(H') + eps)).
+                    // V' = alpha V + (1 - alpha) g; H' = beta H + (1 - beta) g^2; X' = (1 -
+                    // post) * (X - rate * V' / (sqrt(H') + eps)).
                     let (v, h) = (input(2)?, input(3)?);
                     let (alpha, beta) = (float("alpha", 0.9), float("beta", 0.999));
                     let (a, a1) = (scalar(&mut e, self, alpha)?, scalar(&mut e, self, 1.0 - alpha)?);
@@ -126,17 +145,6 @@ impl Importer<'_> {
                     let root = e.op(self, "Sqrt", &[&h_new], vec![])?;
                     let epsilon = scalar(&mut e, self, float("epsilon", 1e-6))?;
                     let h_sqrt = e.op(self, "Add", &[&root, &epsilon], vec![])?;
-                    let one = e.scalar(self, r_type, 1.0)?;
-                    let powers = [f64::from(alpha), f64::from(beta)].map(|base| {
-                        let base = e.scalar(self, r_type, base)?;
-                        let power = e.op(self, "Pow", &[&base, &t_float], vec![])?;
-                        e.op(self, "Sub", &[&one, &power], vec![])
-                    });
-                    let [alpha_t, beta_t] = powers;
-                    let beta_root = e.op(self, "Sqrt", &[&beta_t?], vec![])?;
-                    let corrected = e.op(self, "Mul", &[r, &beta_root], vec![])?;
-                    let corrected = e.op(self, "Div", &[&corrected, &alpha_t?], vec![])?;
-                    let rate = e.op(self, "Where", &[&started, &corrected, r], vec![])?;
                     let rate = cast(&mut e, self, &rate)?;
                     let ratio = e.op(self, "Div", &[&v_new, &h_sqrt], vec![])?;
                     let step = e.op(self, "Mul", &[&rate, &ratio], vec![])?;
