@@ -479,6 +479,15 @@ irdl.dialect @sg {
     irdl.attributes {"alpha" = %alpha}
   }
 
+  // x rounded to bfloat16's precision (nearest, ties to even), kept in x's float type: the
+  // cast to bf16 and back as one elementwise op, so it fuses where the casts would not.
+  // traits: elementwise
+  irdl.operation @round_bf16 {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
   // Whether x is NaN (float input); the result is i1.
   // traits: elementwise(compare)
   irdl.operation @is_nan {

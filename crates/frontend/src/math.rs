@@ -261,7 +261,27 @@ impl Importer<'_> {
         let cast = sg::Cast::build(context, location, x, saturate, round_mode, tensor_type(context, &shape, to)?);
         let op = block.append_operation(cast);
         self.define(node, op, shape, to);
+        let (_, from) = self.shape_of(required(node, 0)?)?;
+        if self.round_bf16 && from == DataType::Float && to == DataType::Bfloat16 {
+            self.bf16_sources.insert(node.output[0].clone(), required(node, 0)?.to_owned());
+        }
         Ok(())
+    }
+
+    /// A `Cast` to f32 of an f32 value cast to bf16 (a bf16 model computing in f32 between
+    /// casts: `crate::half::bf16_products`) as that value rounded to bf16 in f32
+    /// (`sg.round_bf16`: the same two casts as one elementwise op), which fuses into the
+    /// producer's epilogue; the bf16 value, if nothing else reads it, is never made. Whether it
+    /// applied.
+    pub(crate) fn rounded_bf16(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<bool, Error> {
+        let to = self.cast_target(node)?;
+        let Some(source) = self.bf16_sources.get(required(node, 0)?).cloned().filter(|_| to == DataType::Float) else {
+            return Ok(false);
+        };
+        let (value, shape, dtype) =
+            self.elementwise(block, ScalarOp::new(Elementwise::RoundBf16), &[source.as_str()], location)?;
+        self.values.insert(node.output[0].clone(), Entry::Value { value, shape, dtype });
+        Ok(true)
     }
 
     /// `BitCast` (opset 26): the same bits as another element type of one width. Between

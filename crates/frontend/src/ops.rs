@@ -465,7 +465,11 @@ impl Importer<'_> {
                 Custom::InstanceNorm => self.instance_norm(block, node, location)?,
                 Custom::Split => self.split(block, node, location)?,
                 Custom::Reduce => self.reduce(block, node, location)?,
-                Custom::Cast => self.cast(block, node, location)?,
+                Custom::Cast => {
+                    if !self.rounded_bf16(block, node, location)? {
+                        self.cast(block, node, location)?
+                    }
+                }
                 Custom::BitCast => self.bit_cast(block, node, location)?,
                 Custom::Gather => self.gather(block, node, location)?,
                 Custom::Pool => self.pool(block, node, location)?,

@@ -308,6 +308,14 @@ pub fn scalar(b: &mut Body, op: ScalarOp, args: &[String], elem: &Elem) -> Resul
             let y = activation(b, op, &w, &wide)?;
             Ok(narrow(b, &y, elem))
         }
+        Elementwise::RoundBf16 => {
+            float_only()?;
+            if elem.name != "f32" {
+                return Err(elem.unsupported(name));
+            }
+            let narrow = b.emit(format_args!("arith.truncf {x} : f32 to bf16"));
+            Ok(b.emit(format_args!("arith.extf {narrow} : bf16 to f32")))
+        }
         Elementwise::IsNan => {
             float_only()?;
             Ok(b.emit(format_args!("arith.cmpf uno, {x}, {x} : {elem}")))
