@@ -12,6 +12,7 @@ pub mod compile;
 pub mod compile_cmd;
 pub mod expect;
 pub mod import_cmd;
+pub mod model;
 pub mod opt;
 pub mod plan_cmd;
 
