@@ -488,6 +488,15 @@ irdl.dialect @sg {
     irdl.results(output: %t)
   }
 
+  // x rounded to float16's precision and range (nearest, ties to even; overflow to infinity),
+  // kept in x's float type: the cast to f16 and back as one elementwise op.
+  // traits: elementwise
+  irdl.operation @round_f16 {
+    %t = irdl.base "!builtin.tensor"
+    irdl.operands(input: %t)
+    irdl.results(output: %t)
+  }
+
   // Whether x is NaN (float input); the result is i1.
   // traits: elementwise(compare)
   irdl.operation @is_nan {

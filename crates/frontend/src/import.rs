@@ -92,11 +92,12 @@ pub(crate) struct Importer<'c> {
     /// Optionals made without a value (`Optional` with no input; see `crate::sequence`). An
     /// optional with a value is that value's name.
     pub(crate) empty_optionals: std::collections::BTreeSet<String>,
-    /// f32 values cast to bf16 (the cast's result -> its f32 source), while `round_bf16`: a
-    /// cast back to f32 is the source rounded to bf16 in f32 (`Importer::rounded_bf16`).
-    pub(crate) bf16_sources: BTreeMap<String, String>,
-    /// Whether casts f32 -> bf16 -> f32 round in f32 (`ImportOptions::half_in_f32`).
-    pub(crate) round_bf16: bool,
+    /// f32 values cast to bf16 or f16 (the cast's result -> its f32 source and that type),
+    /// while `round_half`: a cast back to f32 is the source rounded in f32
+    /// (`Importer::rounded_half`).
+    pub(crate) half_sources: BTreeMap<String, (String, DataType)>,
+    /// Whether casts f32 -> bf16 or f16 -> f32 round in f32 (`ImportOptions::half_in_f32`).
+    pub(crate) round_half: bool,
     /// How deep the importer is in an `Expansion` (operators it builds itself).
     pub(crate) expanding: usize,
     /// The run-time checks' messages (`crate::checks`), in code order.
@@ -232,8 +233,8 @@ fn import_model<'c>(
         scopes: Vec::new(),
         sequences: BTreeMap::new(),
         empty_optionals: Default::default(),
-        bf16_sources: BTreeMap::new(),
-        round_bf16: options.half_in_f32,
+        half_sources: BTreeMap::new(),
+        round_half: options.half_in_f32,
         expanding: 0,
         checks: Vec::new(),
         check_frames: Vec::new(),

@@ -262,24 +262,26 @@ impl Importer<'_> {
         let op = block.append_operation(cast);
         self.define(node, op, shape, to);
         let (_, from) = self.shape_of(required(node, 0)?)?;
-        if self.round_bf16 && from == DataType::Float && to == DataType::Bfloat16 {
-            self.bf16_sources.insert(node.output[0].clone(), required(node, 0)?.to_owned());
+        if self.round_half && from == DataType::Float && matches!(to, DataType::Bfloat16 | DataType::Float16) {
+            self.half_sources.insert(node.output[0].clone(), (required(node, 0)?.to_owned(), to));
         }
         Ok(())
     }
 
-    /// A `Cast` to f32 of an f32 value cast to bf16 (a bf16 model computing in f32 between
-    /// casts: `crate::half::bf16_products`) as that value rounded to bf16 in f32
-    /// (`sg.round_bf16`: the same two casts as one elementwise op), which fuses into the
-    /// producer's epilogue; the bf16 value, if nothing else reads it, is never made. Whether it
+    /// A `Cast` to f32 of an f32 value cast to bf16 or f16 (a bf16 model computing in f32
+    /// between casts, `crate::half::bf16_products`; a `Cast` to f16 kept in an f16 model
+    /// computing in f32, `crate::half::widen`) as that value rounded in f32 (`sg.round_bf16`,
+    /// `sg.round_f16`: the same two casts as one elementwise op), which fuses into the
+    /// producer's epilogue; the half value, if nothing else reads it, is never made. Whether it
     /// applied.
-    pub(crate) fn rounded_bf16(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<bool, Error> {
+    pub(crate) fn rounded_half(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<bool, Error> {
         let to = self.cast_target(node)?;
-        let Some(source) = self.bf16_sources.get(required(node, 0)?).cloned().filter(|_| to == DataType::Float) else {
+        let Some((source, half)) = self.half_sources.get(required(node, 0)?).cloned().filter(|_| to == DataType::Float)
+        else {
             return Ok(false);
         };
-        let (value, shape, dtype) =
-            self.elementwise(block, ScalarOp::new(Elementwise::RoundBf16), &[source.as_str()], location)?;
+        let kind = if half == DataType::Bfloat16 { Elementwise::RoundBf16 } else { Elementwise::RoundF16 };
+        let (value, shape, dtype) = self.elementwise(block, ScalarOp::new(kind), &[source.as_str()], location)?;
         self.values.insert(node.output[0].clone(), Entry::Value { value, shape, dtype });
         Ok(true)
     }

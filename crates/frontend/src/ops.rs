@@ -466,7 +466,7 @@ impl Importer<'_> {
                 Custom::Split => self.split(block, node, location)?,
                 Custom::Reduce => self.reduce(block, node, location)?,
                 Custom::Cast => {
-                    if !self.rounded_bf16(block, node, location)? {
+                    if !self.rounded_half(block, node, location)? {
                         self.cast(block, node, location)?
                     }
                 }

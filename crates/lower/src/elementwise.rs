@@ -308,13 +308,14 @@ pub fn scalar(b: &mut Body, op: ScalarOp, args: &[String], elem: &Elem) -> Resul
             let y = activation(b, op, &w, &wide)?;
             Ok(narrow(b, &y, elem))
         }
-        Elementwise::RoundBf16 => {
+        Elementwise::RoundBf16 | Elementwise::RoundF16 => {
             float_only()?;
             if elem.name != "f32" {
                 return Err(elem.unsupported(name));
             }
-            let narrow = b.emit(format_args!("arith.truncf {x} : f32 to bf16"));
-            Ok(b.emit(format_args!("arith.extf {narrow} : bf16 to f32")))
+            let half = if matches!(op.kind, Elementwise::RoundBf16) { "bf16" } else { "f16" };
+            let narrow = b.emit(format_args!("arith.truncf {x} : f32 to {half}"));
+            Ok(b.emit(format_args!("arith.extf {narrow} : {half} to f32")))
         }
         Elementwise::IsNan => {
             float_only()?;
