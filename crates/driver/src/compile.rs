@@ -459,6 +459,19 @@ impl Compiled<'_> {
         options: &CompileOptions,
         paths: &strata_runtime::manifest::ArtifactPaths,
     ) -> Result<strata_target_cpu::artifact::Written, strata_ir::Error> {
+        self.write_library(strata, options, paths, true)
+    }
+
+    /// [`Compiled::write_shared_object`], the weights and the plan inside the library only with
+    /// `embed` (without, the caller passes the weights to the entry point itself); the parts'
+    /// warnings, if it lowered them, go to [`Compiled::warnings`].
+    pub(crate) fn write_library(
+        &mut self,
+        strata: &StrataContext,
+        options: &CompileOptions,
+        paths: &strata_runtime::manifest::ArtifactPaths,
+        embed: bool,
+    ) -> Result<strata_target_cpu::artifact::Written, strata_ir::Error> {
         let name = &options.name;
         let lowering = self.lowering(strata, options);
         let written = strata_target_cpu::artifact::write(
@@ -466,19 +479,14 @@ impl Compiled<'_> {
             &self.signature,
             &self.entry_symbol(name),
             name,
-            self.weights.as_slice(),
+            if embed { self.weights.as_slice() } else { &[] },
             paths,
-            self.plan.as_ref(),
+            self.plan.as_ref().filter(|_| embed),
             lowering.as_ref(),
         );
-        self.take_warnings(lowering);
-        written
-    }
-
-    /// The warnings of the parts `lowering` lowered, rendered into [`Compiled::warnings`].
-    pub(crate) fn take_warnings(&mut self, lowering: Option<strata_target_cpu::host::Lowering<'_>>) {
         let warnings = lowering.map(|l| l.warnings.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner));
         self.warnings.extend(warnings.into_iter().flatten().map(|w| w.render(&SourceMap::default())));
+        written
     }
 }
 

@@ -101,19 +101,7 @@ fn load_shared_object(
     // and is loaded once, right after it is written, by this process alone: no manifest to
     // check it against.
     let entry = compiled.entry_symbol(&options.name);
-    let lowering = compiled.lowering(strata, options);
-    strata_target_cpu::artifact::write(
-        &compiled.module,
-        &compiled.signature,
-        &entry,
-        &options.name,
-        &[],
-        &paths,
-        None,
-        lowering.as_ref(),
-    )
-    .map_err(|e| e.to_string())?;
-    compiled.take_warnings(lowering);
+    compiled.write_library(strata, options, &paths, false).map_err(|e| e.to_string())?;
     // Safety: the library is the one just compiled; its initialisers are the C runtime's.
     let library = unsafe {
         libloading::os::unix::Library::open(
