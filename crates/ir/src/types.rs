@@ -55,17 +55,19 @@ fn scalar_name(ty: Type<'_>) -> Option<String> {
     Some(name.to_owned())
 }
 
-/// The dimensions of a vector type (`vector<8x32xf32>`: `[8, 32]`), read without printing it;
-/// `None` for any other type.
-pub fn vector_dims(ty: Type<'_>) -> Option<Vec<i64>> {
-    if !ty.is_vector() {
-        return None;
-    }
+/// The dimensions and element type of a fixed-size vector type (`vector<8x32xf32>`: `[8, 32]`
+/// and `f32`), read without printing it; `None` for any other type (a scalable vector too).
+pub fn vector_shape<'c>(ty: Type<'c>) -> Option<(Vec<i64>, Type<'c>)> {
     let raw = ty.to_raw();
-    // Safety: `raw` is a live vector type, a shaped type of the rank it reports.
+    // Safety: `raw` is a live type; the vector queries run only on a vector type, a shaped
+    // type of the rank it reports.
     unsafe {
+        if !ty.is_vector() || mlir_sys::mlirVectorTypeIsScalable(raw) {
+            return None;
+        }
         let rank = mlir_sys::mlirShapedTypeGetRank(raw);
-        Some((0..rank).map(|d| mlir_sys::mlirShapedTypeGetDimSize(raw, d as isize)).collect())
+        let dims = (0..rank).map(|d| mlir_sys::mlirShapedTypeGetDimSize(raw, d as isize)).collect();
+        Some((dims, Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(raw))))
     }
 }
 

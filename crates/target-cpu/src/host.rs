@@ -277,7 +277,7 @@ pub fn emit_objects(
 /// ConvNeXt and ViT-tiny took 1.0 against 0.4 s.
 fn lowered_size(op: Op) -> usize {
     let vectors = |value: strata_ir::Val| {
-        let Some(dims) = strata_ir::types::vector_dims(value.r#type()) else { return 1 };
+        let Some((dims, _)) = strata_ir::types::vector_shape(value.r#type()) else { return 1 };
         dims.iter().rev().skip(1).map(|&d| d.max(1) as usize).product()
     };
     op.results().into_iter().map(vectors).max().unwrap_or(1)

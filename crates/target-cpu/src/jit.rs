@@ -29,10 +29,10 @@ impl Jit {
     }
 }
 
-/// Whether `module` (LLVM dialect) has OpenMP regions, whose code calls the OpenMP runtime.
+/// Whether `module` has OpenMP regions, whose code calls the OpenMP runtime: in the LLVM
+/// dialect `omp.parallel`, on buffers (a module whose parts are lowered apart) the loops that
+/// become them.
 pub fn uses_openmp(module: &Module<'_>) -> bool {
-    // On buffers (a module whose parts are lowered apart), the loops that become OpenMP
-    // regions.
     let parallel = |op: strata_ir::Op| op.is("omp.parallel") || op.is("scf.forall") || op.is("scf.parallel");
     !strata_ir::rewrite::collect(&module.as_operation(), parallel).is_empty()
 }

@@ -9,11 +9,8 @@ use strata_ir::{Op, Val};
 
 /// The dimensions and element type (printed, `f32`) of a static vector type (`vector<8x32xf32>`).
 pub(crate) fn vector_shape(ty: Type<'_>) -> Option<(Vec<i64>, String)> {
-    let text = ty.to_string();
-    let mut parts: Vec<&str> = text.strip_prefix("vector<")?.strip_suffix('>')?.split('x').collect();
-    let element = parts.pop()?.to_owned();
-    let dims = parts.iter().map(|d| d.parse().ok()).collect::<Option<_>>()?;
-    Some((dims, element))
+    let (dims, element) = strata_ir::types::vector_shape(ty)?;
+    Some((dims, strata_ir::types::type_name(element)))
 }
 
 /// The `static_position` attribute (printed) of the `flat`-th index, row-major, of the
