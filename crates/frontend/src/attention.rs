@@ -293,7 +293,7 @@ impl Importer<'_> {
         value: String,
     ) -> Result<String, Error> {
         let Some(graph) = attribute(node, name).and_then(|a| a.g.as_ref()) else { return Ok(value) };
-        let ([input], [output]) = (&graph.input[..], &graph.output[..]) else {
+        let ([input], [_]) = (&graph.input[..], &graph.output[..]) else {
             return Err(Error::invalid_input(format!(
                 "'{name}' must take one input and give one output, it has {} and {}",
                 graph.input.len(),
@@ -302,12 +302,7 @@ impl Importer<'_> {
         };
         let prefix = format!("{}/{name}", node_name(node, index));
         let bindings = std::collections::BTreeMap::from([(input.name().to_owned(), value.clone())]);
-        let graph = graph.clone();
-        self.open_scope(prefix, bindings, &graph)?;
-        let imported = self.import_graph(block, &graph, index);
-        let names = self.close_scope(&[output.name()]);
-        imported?;
-        let result = names.into_iter().next().expect("one output");
+        let result = self.import_scoped(block, prefix, bindings, graph, index)?.remove(0);
         let (before, after) = (self.shape_of(&value)?, self.shape_of(&result)?);
         if before != after {
             return Err(Error::invalid_input(format!(

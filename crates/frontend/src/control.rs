@@ -103,6 +103,24 @@ impl Importer<'_> {
         names
     }
 
+    /// Imports `graph` into `block` in a scope of its own named `prefix`, its inputs bound by
+    /// `bindings` (see [`Importer::open_scope`]); the importer's names of its outputs. The scope
+    /// is closed whether or not the import succeeded.
+    pub(crate) fn import_scoped(
+        &mut self,
+        block: &Block,
+        prefix: String,
+        bindings: BTreeMap<String, String>,
+        graph: &GraphProto,
+        index: usize,
+    ) -> Result<Vec<String>, Error> {
+        self.open_scope(prefix, bindings, graph)?;
+        let imported = self.import_graph(block, graph, index);
+        let outputs: Vec<&str> = graph.output.iter().map(|o| o.name()).collect();
+        let results = self.close_scope(&outputs);
+        imported.map(|()| results)
+    }
+
     /// Imports every node of `graph` into `block` (in the innermost scope).
     pub(crate) fn import_graph(&mut self, block: &Block, graph: &GraphProto, index: usize) -> Result<(), Error> {
         self.unrolled_nodes += graph.node.len();
@@ -456,11 +474,7 @@ impl Importer<'_> {
                 self.alias(&carried[k], name.clone())?;
                 names.insert(input.name().to_owned(), name);
             }
-            self.open_scope(scope.clone(), names, &body)?;
-            let imported = self.import_graph(block, &body, index);
-            let outputs: Vec<&str> = body.output.iter().map(|o| o.name()).collect();
-            let results = self.close_scope(&outputs);
-            imported?;
+            let results = self.import_scoped(block, scope.clone(), names, &body, index)?;
             let result = |k: usize| -> Result<String, Error> { Ok(results[k].clone()) };
             let condition = result(0)?;
             running = self

@@ -233,7 +233,7 @@ impl Importer<'_> {
     /// `Cast` and `CastLike`.
     pub(crate) fn cast(&mut self, block: &Block, node: &NodeProto, location: Location) -> Result<(), Error> {
         let context = self.strata.mlir();
-        let (shape, _) = self.shape_of(required(node, 0)?)?;
+        let (shape, from) = self.shape_of(required(node, 0)?)?;
         let to = self.cast_target(node)?;
         let x = (self.use_value(block, required(node, 0)?, location)?).get();
         let float8 = matches!(
@@ -261,7 +261,6 @@ impl Importer<'_> {
         let cast = sg::Cast::build(context, location, x, saturate, round_mode, tensor_type(context, &shape, to)?);
         let op = block.append_operation(cast);
         self.define(node, op, shape, to);
-        let (_, from) = self.shape_of(required(node, 0)?)?;
         if self.round_half && from == DataType::Float && matches!(to, DataType::Bfloat16 | DataType::Float16) {
             self.half_sources.insert(node.output[0].clone(), (required(node, 0)?.to_owned(), to));
         }
