@@ -241,7 +241,7 @@ impl Importer<'_> {
         let (q_heads, kv_heads, head) = (q_shape[1], k_shape[1], q_shape[3]);
         if kv_heads < 1 || q_heads % kv_heads != 0 || v_shape[1] != kv_heads || k_shape[3] != head {
             return Err(Error::invalid_input(format!(
-                "the query heads ({q_heads}) must be a multiple of the key/value heads ({kv_heads}, V's {}), and K's head size ({}) Q's ({head})",
+                "Q's heads ({q_heads}) must be a multiple of K's ({kv_heads}), V's heads ({}) equal K's, and K's head size ({}) equal Q's ({head})",
                 v_shape[1], k_shape[3]
             )));
         }

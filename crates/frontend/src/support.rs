@@ -74,6 +74,7 @@ pub(crate) fn check_opsets(model: &ModelProto, file: &str) -> Result<i64, Fronte
             ),
         });
     }
+    check_domain_opsets(model, file)?;
     let mut too_old: BTreeMap<String, (i64, Vec<String>)> = BTreeMap::new();
     // The ai.onnx.ml opset (its newest, 5, when the model names none).
     let ml = model.opset_import.iter().find(|o| o.domain() == "ai.onnx.ml").map_or(5, |o| o.version());
@@ -101,6 +102,54 @@ pub(crate) fn check_opsets(model: &ModelProto, file: &str) -> Result<i64, Fronte
             lines.join("\n")
         ),
     })
+}
+
+/// The newest opset Strata knows of each domain beside the default one whose operators it
+/// imports (those of onnx 1.23; each domain's opsets start at 1).
+const DOMAIN_OPSETS: &[(&str, i64)] = &[("ai.onnx.ml", 5), ("ai.onnx.preview", 1), ("ai.onnx.preview.training", 1)];
+
+/// Refuses a model whose nodes use one of [`DOMAIN_OPSETS`]' domains at an opset Strata does not
+/// know (a newer one may define its operators differently: importing them with an older
+/// meaning would give wrong results silently), naming those nodes. A domain the model lists
+/// but no node uses is not checked.
+fn check_domain_opsets(model: &ModelProto, file: &str) -> Result<(), FrontendError> {
+    let Some(graph) = model.graph.as_ref() else { return Ok(()) };
+    for &(domain, newest) in DOMAIN_OPSETS {
+        let Some(version) = model.opset_import.iter().find(|o| o.domain() == domain).map(|o| o.version()) else {
+            continue;
+        };
+        if (1..=newest).contains(&version) {
+            continue;
+        }
+        let mut nodes = Vec::new();
+        nodes_in_domain(graph, "", domain, &mut nodes);
+        if nodes.is_empty() {
+            continue;
+        }
+        let known = if newest == 1 { "opset 1".to_owned() } else { format!("opsets 1 to {newest}") };
+        return Err(FrontendError::Opset {
+            file: file.to_owned(),
+            message: format!(
+                "{domain} opset {version} is not one Strata knows ({known}, those of onnx 1.23), and {} node(s) use that domain: {}",
+                nodes.len(),
+                nodes.join(", ")
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The nodes of `domain` in `graph` and its subgraphs, by name and op type (scoped by `prefix`).
+fn nodes_in_domain(graph: &crate::onnx::GraphProto, prefix: &str, domain: &str, found: &mut Vec<String>) {
+    for (index, node) in graph.node.iter().enumerate() {
+        let name = format!("{prefix}{}", node_name(node, index));
+        if node.domain() == domain {
+            found.push(format!("'{name}' ({})", node.op_type()));
+        }
+        for body in node.attribute.iter().filter_map(|a| a.g.as_ref()) {
+            nodes_in_domain(body, &format!("{name}/"), domain, found);
+        }
+    }
 }
 
 /// Nodes (by op type) whose operator's definition at the model's opsets `(default, ai.onnx.ml)`

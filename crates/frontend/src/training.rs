@@ -21,8 +21,13 @@ impl Importer<'_> {
         let kinds = 2 + states;
         let tensors = node.input.len().saturating_sub(2);
         if tensors == 0 || !tensors.is_multiple_of(kinds) || node.output.len() != tensors / kinds * (1 + states) {
+            let per_tensor = match op {
+                "Adagrad" => "X, G and H",
+                "Momentum" => "X, G and V",
+                _ => "X, G, V and H",
+            };
             return Err(Error::invalid_input(format!(
-                "{op} takes R, T and {kinds} inputs per tensor (X, G and its state) and gives {} outputs per tensor; it has {} inputs and {} outputs",
+                "{op} takes R, T and {kinds} inputs per tensor ({per_tensor}, the tensors' X first, then their G, ...) and gives {} outputs per tensor; it has {} inputs and {} outputs",
                 1 + states,
                 node.input.len(),
                 node.output.len()

@@ -1975,3 +1975,60 @@ save(
     extra_opsets=("ai.onnx.preview.training",),
     check=False,
 )
+
+# The remaining import errors of the preview and optional operators, each a clean error naming
+# its node: invalid_flex_rank.onnx (a 3-D query), invalid_flex_heads.onnx (3 query heads over 2
+# key/value heads), invalid_adam_inputs.onnx (Adam given a Momentum's inputs: no second state),
+# invalid_optional_tensor.onnx (an empty optional read as a tensor by a Relu) and
+# invalid_preview_opset.onnx (FlexAttention at ai.onnx.preview opset 2, which onnx 1.23 does not
+# define: its operators could mean something else there).
+def flex_graph(graph_name, q_shape, k_shape, v_shape):
+    return helper.make_graph(
+        [helper.make_node("FlexAttention", ["Q", "K", "V"], ["Y"], name="flex", domain="ai.onnx.preview")],
+        graph_name,
+        [helper.make_tensor_value_info("Q", TensorProto.FLOAT, q_shape),
+         helper.make_tensor_value_info("K", TensorProto.FLOAT, k_shape),
+         helper.make_tensor_value_info("V", TensorProto.FLOAT, v_shape)],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
+    )
+
+
+save(flex_graph("invalid_flex_rank", [4, 3, 8], [1, 2, 5, 8], [1, 2, 5, 4]), "invalid_flex_rank.onnx", opset=23,
+     extra_opsets=("ai.onnx.preview",), check=False)
+save(flex_graph("invalid_flex_heads", [1, 3, 3, 8], [1, 2, 5, 8], [1, 2, 5, 4]), "invalid_flex_heads.onnx",
+     opset=23, extra_opsets=("ai.onnx.preview",), check=False)
+save(
+    helper.make_graph(
+        [helper.make_node("Adam", ["R", "T", "X", "G", "V"], ["Xn", "Vn"], name="adam_short",
+                          domain="ai.onnx.preview.training")],
+        "invalid_adam_inputs",
+        [helper.make_tensor_value_info("R", TensorProto.FLOAT, []),
+         helper.make_tensor_value_info("T", TensorProto.INT64, [])]
+        + [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in "XGV"],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in ["Xn", "Vn"]],
+    ),
+    "invalid_adam_inputs.onnx",
+    opset=18,
+    extra_opsets=("ai.onnx.preview.training",),
+    check=False,
+)
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Optional", [], ["none"], name="empty", type=tensor_type),
+            helper.make_node("Relu", ["none"], ["y"], name="relu_of_none"),
+        ],
+        "invalid_optional_tensor",
+        [],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])],
+    ),
+    "invalid_optional_tensor.onnx",
+    opset=18,
+    check=False,
+)
+preview_2 = helper.make_model(
+    flex_graph("invalid_preview_opset", [1, 4, 3, 8], [1, 2, 5, 8], [1, 2, 5, 4]),
+    opset_imports=[helper.make_opsetid("", 23), helper.make_opsetid("ai.onnx.preview", 2)],
+    producer_name="strata-fixtures",
+)
+onnx.save(preview_2, "invalid_preview_opset.onnx")
