@@ -96,6 +96,10 @@ pub(crate) struct Importer<'c> {
     /// while `round_half`: a cast back to f32 is the source rounded in f32
     /// (`Importer::rounded_half`).
     pub(crate) half_sources: BTreeMap<String, (String, DataType)>,
+    /// While `round_half`: f32 values known to hold only values of a half type (a rounding,
+    /// a cast from it, and what `Importer::track_half_exact` follows), whose rounding to that
+    /// type is the value itself (`Importer::rounded_half`).
+    pub(crate) half_exact: BTreeMap<String, DataType>,
     /// Whether casts f32 -> bf16 or f16 -> f32 round in f32 (`ImportOptions::half_in_f32`).
     pub(crate) round_half: bool,
     /// How deep the importer is in an `Expansion` (operators it builds itself).
@@ -234,6 +238,7 @@ fn import_model<'c>(
         sequences: BTreeMap::new(),
         empty_optionals: Default::default(),
         half_sources: BTreeMap::new(),
+        half_exact: BTreeMap::new(),
         round_half: options.half_in_f32,
         expanding: 0,
         checks: Vec::new(),

@@ -264,7 +264,52 @@ impl Importer<'_> {
         if self.round_half && from == DataType::Float && matches!(to, DataType::Bfloat16 | DataType::Float16) {
             self.half_sources.insert(node.output[0].clone(), (required(node, 0)?.to_owned(), to));
         }
+        if self.round_half && to == DataType::Float && matches!(from, DataType::Bfloat16 | DataType::Float16) {
+            self.half_exact.insert(node.output[0].clone(), from);
+        }
         Ok(())
+    }
+
+    /// Whether `name` holds only values of `half` (bf16 or f16): a value [`Importer::half_exact`]
+    /// records, or a constant whose every value is one (NaNs excluded: rounding makes them the
+    /// canonical quiet NaN).
+    fn is_half_exact(&self, name: &str, half: DataType) -> bool {
+        if self.half_exact.get(name) == Some(&half) {
+            return true;
+        }
+        let Some(values) = self.folded(name).filter(|c| c.dtype == DataType::Float).and_then(|c| c.floats().ok())
+        else {
+            return false;
+        };
+        values.iter().all(|&v| {
+            let v = v as f32;
+            !v.is_nan()
+                && match half {
+                    DataType::Bfloat16 => v.to_bits() & 0xffff == 0,
+                    _ => half::f16::from_f32(v).to_f32() == v,
+                }
+        })
+    }
+
+    /// Records the results of `node` (imported) as holding only values of a half type when
+    /// they are chosen among, or negated from, inputs that all do (`Relu`, `Clip`, `Max`,
+    /// `Min`, `Neg`, `Abs`: the one-step ops a half model runs in f32 between casts,
+    /// `crate::half::bf16_products`), so that rounding them again is skipped: a bf16 model's
+    /// Conv -> Clip rounds the convolution's sum once, not the clipped value a second time (the
+    /// same bits: a value between two of the type's values clipped to bounds of the type is
+    /// one of them).
+    pub(crate) fn track_half_exact(&mut self, node: &NodeProto) {
+        const KEEPS_HALF: &[&str] = &["Relu", "Clip", "Max", "Min", "Neg", "Abs"];
+        if !self.round_half || !node.domain().is_empty() || !KEEPS_HALF.contains(&node.op_type()) {
+            return;
+        }
+        let inputs: Vec<&String> = node.input.iter().filter(|x| !x.is_empty()).collect();
+        let Some(half) = inputs.iter().find_map(|x| self.half_exact.get(x.as_str()).copied()) else { return };
+        if inputs.iter().all(|x| self.is_half_exact(x, half)) {
+            for output in node.output.iter().filter(|y| !y.is_empty()) {
+                self.half_exact.insert(output.clone(), half);
+            }
+        }
     }
 
     /// A `Cast` to f32 of an f32 value cast to bf16 or f16 (a bf16 model computing in f32
@@ -279,6 +324,12 @@ impl Importer<'_> {
         else {
             return Ok(false);
         };
+        self.half_exact.insert(node.output[0].clone(), half);
+        if self.is_half_exact(&source, half) {
+            // Already a value of the type: rounding it is the identity.
+            self.alias(&source, node.output[0].clone())?;
+            return Ok(true);
+        }
         let kind = if half == DataType::Bfloat16 { Elementwise::RoundBf16 } else { Elementwise::RoundF16 };
         let (value, shape, dtype) = self.elementwise(block, ScalarOp::new(kind), &[source.as_str()], location)?;
         self.values.insert(node.output[0].clone(), Entry::Value { value, shape, dtype });

@@ -388,6 +388,9 @@ impl Importer<'_> {
     pub(crate) fn node(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
         let prefix = (self.expanding == 0).then(|| self.scope_prefix()).flatten();
         let imported = self.node_here(block, node, index);
+        if imported.is_ok() {
+            self.track_half_exact(node);
+        }
         match (imported, prefix) {
             // Not again where a node nested deeper already named itself.
             (Err(error), Some(prefix))
