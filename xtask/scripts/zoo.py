@@ -84,6 +84,11 @@ their exporters emit them; each draws from its own generator, so the three above
 - fp16_text_detector.onnx: the text detector as a half-precision export writes it (the class
   of f16 models packages ship for GPUs, run on a CPU): weights, `image` and `maps` float16
   (Resize's scales float32, as ONNX types them).
+- bf16_mobilenetv2.onnx: MobileNetV2 as a bfloat16 export for CPUs with bf16 units writes it
+  (weights and activations bf16, every op rounding its result), its float32 interface kept by
+  a Cast at the input and the output. ONNX Runtime's CPU provider has no bf16 kernel but Cast,
+  so its reference and `bench run` column come from `bf16_mobilenetv2.ort.onnx`: the same graph
+  on float32 with the weights' bf16 values, each op's result cast to bf16 and back.
 - speech_kws.onnx: a keyword-spotting model with its log-mel front-end inside the graph, as
   speech toolkits export it (opset 17; 1 s of 16 kHz audio [1, 16000]): Reshape to [1, 16000,
   1], STFT (frame 400, step 160, a Hann window: 98 frames x 201 one-sided bins), power as
@@ -1137,6 +1142,87 @@ def half_precision(source, path, name):
     onnx.save(model, path)
 
 
+def bf16_bits(array):
+    """float32 values rounded to bfloat16 (to nearest, ties to even), as their 16-bit patterns."""
+    bits = np.ascontiguousarray(array, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_tensor(array, name):
+    """A BFLOAT16 initializer holding `array` rounded to bfloat16."""
+    tensor = TensorProto(name=name, data_type=TensorProto.BFLOAT16, dims=list(np.shape(array)))
+    tensor.raw_data = bf16_bits(array).tobytes()
+    return tensor
+
+
+def bfloat16_precision(source, path, name):
+    """The model at `source` as a bfloat16 export for CPUs with bf16 units writes it (weights
+    and every activation bf16, each op rounding its result to bf16), with the float32 interface
+    kept: a Cast to bf16 after each graph input and one back to float32 before each output (the
+    `.npy` inputs users feed have no bf16). Also writes `<path minus .onnx>.ort.onnx`, what ONNX
+    Runtime's CPU provider can run of it (no bf16 kernel there but Cast): the same graph on
+    float32 holding the bf16 weights' exact values, each op's result cast to bf16 and back,
+    for the references and `bench run`'s ONNX Runtime column."""
+    model = onnx.load(source)
+    g = model.graph
+    for i, init in enumerate(g.initializer):
+        if init.data_type == TensorProto.FLOAT:
+            g.initializer[i].CopyFrom(bf16_tensor(numpy_helper.to_array(init), init.name))
+    for node in g.node:
+        for attribute in node.attribute:
+            if node.op_type == "Constant" and attribute.t.data_type == TensorProto.FLOAT:
+                attribute.t.CopyFrom(bf16_tensor(numpy_helper.to_array(attribute.t), ""))
+    for value in g.value_info:
+        if value.type.tensor_type.elem_type == TensorProto.FLOAT:
+            value.type.tensor_type.elem_type = TensorProto.BFLOAT16
+    renamed = {}
+    for value in g.input:
+        if value.type.tensor_type.elem_type == TensorProto.FLOAT:
+            renamed[value.name] = f"{value.name}_bf16"
+    for node in g.node:
+        node.input[:] = [renamed.get(x, x) for x in node.input]
+    entry = [helper.make_node("Cast", [x], [y], name=f"{x}_to_bf16", to=TensorProto.BFLOAT16) for x, y in renamed.items()]
+    exits = []
+    for value in g.output:
+        if value.type.tensor_type.elem_type == TensorProto.FLOAT:
+            inner = f"{value.name}_bf16"
+            for node in g.node:
+                node.output[:] = [inner if y == value.name else y for y in node.output]
+                node.input[:] = [inner if x == value.name else x for x in node.input]
+            exits.append(helper.make_node("Cast", [inner], [value.name], name=f"{value.name}_to_f32", to=TensorProto.FLOAT))
+    nodes = entry + list(g.node) + exits
+    del g.node[:]
+    g.node.extend(nodes)
+    g.name = name
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+    # The twin: the same graph on float32, rounding each op's result through bf16.
+    twin = onnx.shape_inference.infer_shapes(model)
+    types = {v.name: v.type.tensor_type.elem_type for v in list(twin.graph.value_info) + list(twin.graph.output)}
+    t = twin.graph
+    for i, init in enumerate(t.initializer):
+        if init.data_type == TensorProto.BFLOAT16:
+            values = (np.frombuffer(init.raw_data, np.uint16).astype(np.uint32) << 16).view(np.float32)
+            t.initializer[i].CopyFrom(numpy_helper.from_array(values.reshape(tuple(init.dims)), init.name))
+    nodes = []
+    for node in t.node:
+        if node.op_type == "Constant":
+            raise ValueError("bfloat16_precision's twin does not take Constant nodes")
+        rounded = [y for y in node.output if types.get(y) == TensorProto.BFLOAT16]
+        node.output[:] = [f"{y}_f32" if y in rounded else y for y in node.output]
+        if node.op_type == "Cast" and node.output[0].endswith("_f32"):
+            node.attribute[0].i = TensorProto.FLOAT
+        nodes.append(node)
+        for y in rounded:
+            nodes.append(helper.make_node("Cast", [f"{y}_f32"], [f"{y}_b"], to=TensorProto.BFLOAT16))
+            nodes.append(helper.make_node("Cast", [f"{y}_b"], [y], to=TensorProto.FLOAT))
+    del t.node[:]
+    t.node.extend(nodes)
+    del t.value_info[:]
+    onnx.checker.check_model(twin)
+    onnx.save(twin, path[:-len(".onnx")] + ".ort.onnx")
+
+
 def text_detector(path, size=128):
     """A DBNet-style text detector (PaddleOCR det / EasyOCR-like): a small strided backbone
     (Conv + BatchNorm + Relu) down to 1/16, an FPN (1x1 lateral Convs, Resize nearest x2 + Add,
@@ -2050,6 +2136,7 @@ def write_inputs(out):
                           ("speech_kws", {"audio": pattern(16000).reshape(1, 16000) * np.float32(0.25)}),
                           ("text_detector", {"image": pattern(3 * 128 * 128).reshape(1, 3, 128, 128)}),
                           ("fp16_text_detector", {"image": pattern(3 * 128 * 128).reshape(1, 3, 128, 128).astype(np.float16)}),
+                          ("bf16_mobilenetv2", {"input": image}),
                           ("inception_cell", {"input": small}),
                           ("resnext_block", {"input": pattern(3 * 56 * 56).reshape(1, 3, 56, 56)}),
                           ("audio_tcn", {"audio": pattern(4000).reshape(1, 1, 4000) * np.float32(0.5)}),
@@ -2098,7 +2185,14 @@ def write_inputs(out):
     # A half-precision model's outputs are f16, rounded once from Strata's f32 computation where
     # ONNX Runtime rounds after every node: fp16_text_detector's maps differ by up to 3 units in
     # the last place near 1 (1.5e-3); ONNX Runtime's own f16 and f32 runs by 1.6e-3.
-    for model, tolerance in (("qdq_speech_encoder", "5e-2"), ("qdq_mobilenet", "5e-2"), ("fp16_text_detector", "5e-3")):
+    # A bf16 model rounds after every op in both, but ONNX Runtime's twin and Strata sum a
+    # convolution's products in different orders: a sum within rounding of a bf16 boundary
+    # lands on either side, one unit (2^-7 of the value) that the next layers carry on.
+    # bf16_mobilenetv2's logits (magnitude up to 10, a unit 0.03-0.06 there) differ by a median
+    # of one unit and at most 0.07; an op computed in f32 without its rounding moves them by
+    # 0.3, a wrong weight or layout by whole logits.
+    for model, tolerance in (("qdq_speech_encoder", "5e-2"), ("qdq_mobilenet", "5e-2"), ("fp16_text_detector", "5e-3"),
+                             ("bf16_mobilenetv2", "1e-1")):
         with open(os.path.join(out, f"{model}.tolerance"), "w") as f:
             f.write(f"{tolerance}\n")
     for model, inputs in (("nested_if", {"sample_rate": np.array(16000, np.int64)}),):
@@ -2131,6 +2225,8 @@ if __name__ == "__main__":
     text_detector(os.path.join(out, "text_detector.onnx"))
     half_precision(os.path.join(out, "text_detector.onnx"), os.path.join(out, "fp16_text_detector.onnx"),
                    "fp16_text_detector")
+    bfloat16_precision(os.path.join(out, "mobilenetv2.onnx"), os.path.join(out, "bf16_mobilenetv2.onnx"),
+                       "bf16_mobilenetv2")
     inception_cell(os.path.join(out, "inception_cell.onnx"))
     resnext_block(os.path.join(out, "resnext_block.onnx"))
     audio_tcn(os.path.join(out, "audio_tcn.onnx"))

@@ -8,7 +8,8 @@ the results are checked in so CI needs no ONNX Runtime):
 
 Reads <zoo>/<model>.onnx, <zoo>/<model>.inputs/*.npy and the compile-time-frozen inputs
 <zoo>/<model>.frozen/*.pb (serialized TensorProtos, read with the pinned onnx; all written by
-zoo.py), runs ONNX Runtime with one thread on all of them together, writes
+zoo.py), runs ONNX Runtime with one thread on all of them together (on <zoo>/<model>.ort.onnx
+where zoo.py wrote one: what ONNX Runtime can run of a model it has no kernels for), writes
 <out>/<model>.<output>.npy for every graph output and prints the versions used.
 """
 import glob
@@ -20,7 +21,8 @@ import onnxruntime as ort
 from onnx import TensorProto, numpy_helper
 
 MODELS = ("mobilenetv2", "resnet18", "bert_tiny", "crnn_ocr", "crnn_cjk", "yolo_detector", "densenet_block", "opset11_cnn",
-          "nested_if", "int8_qdq_cnn", "speech_kws", "text_detector", "fp16_text_detector", "inception_cell", "resnext_block",
+          "nested_if", "int8_qdq_cnn", "speech_kws", "text_detector", "fp16_text_detector", "bf16_mobilenetv2",
+          "inception_cell", "resnext_block",
           "audio_tcn", "conformer_block", "gpt2_block", "mobilenetv3_small", "gated_deltanet_block",
           "vit_tiny", "llama_block", "unet_segmenter", "deeplab_segmenter",
           "convnext_classifier", "yolov8n_detector", "espcn_superres", "istft_vocoder", "qdq_speech_encoder", "qdq_mobilenet", "dynamic_int8_bert", "tabular_gbm",
@@ -39,7 +41,9 @@ def main(zoo, out, models=MODELS):
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     for model in models:
-        session = ort.InferenceSession(os.path.join(zoo, f"{model}.onnx"), options, providers=["CPUExecutionProvider"])
+        twin = os.path.join(zoo, f"{model}.ort.onnx")
+        path = twin if os.path.exists(twin) else os.path.join(zoo, f"{model}.onnx")
+        session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
         feeds = {os.path.basename(p)[:-4]: np.load(p) for p in glob.glob(os.path.join(zoo, f"{model}.inputs", "*.npy"))}
         feeds.update({os.path.basename(p)[:-3]: frozen(p) for p in glob.glob(os.path.join(zoo, f"{model}.frozen", "*.pb"))})
         for info, value in zip(session.get_outputs(), session.run(None, feeds)):

@@ -551,6 +551,7 @@ const ZOO_MODELS: &[&str] = &[
     "speech_kws",
     "text_detector",
     "fp16_text_detector",
+    "bf16_mobilenetv2",
     "inception_cell",
     "resnext_block",
     "audio_tcn",
