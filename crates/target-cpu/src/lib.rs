@@ -54,6 +54,7 @@ pub mod profile;
 pub mod ring_in_producer;
 mod shared_lines;
 pub mod sink_into_parallel;
+pub mod sink_transposes;
 pub mod size_small_kernels;
 mod text_kernels;
 mod vector_ops;
@@ -92,7 +93,7 @@ finalize-memref-to-llvm,convert-to-llvm,reconcile-unrealized-casts",
 pub const HOST_TO_LLVM: NamedPipeline = NamedPipeline {
     name: "strata-host-to-llvm",
     summary: "Lower linalg/memref/math on buffers to the LLVM dialect with bare-pointer function arguments",
-    passes: "func.func(strata-expand-bf16,strata-approximate-math,scf-forall-to-parallel,strata-sink-into-parallel),convert-scf-to-openmp{num-threads=0},\
+    passes: "func.func(strata-sink-transposes,strata-expand-bf16,strata-approximate-math,scf-forall-to-parallel,strata-sink-into-parallel),convert-scf-to-openmp{num-threads=0},\
 func.func(canonicalize{top-down=false},strata-broadcast-loads,convert-vector-to-scf{full-unroll=true target-rank=1},convert-linalg-to-loops,strata-vector-rows,strata-lower-transposes,strata-split-masked-stores),strata-size-small-kernels,\
 func.func(expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-vector-to-llvm{vector-transpose-lowering=shuffle1d},convert-math-to-llvm),\
 strata-math-calls,finalize-memref-to-llvm,convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},\
@@ -106,6 +107,7 @@ pub(crate) use strata_ir::ods::DYNAMIC;
 /// Registers the host passes and pipelines.
 pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&bf16::INFO, bf16::create);
+    registry.register(&sink_transposes::INFO, sink_transposes::create);
     registry.register(&broadcast_loads::INFO, broadcast_loads::create);
     registry.register(&approximate::INFO, approximate::create);
     registry.register(&cpu_schedule::INFO, cpu_schedule::create);
