@@ -6,11 +6,14 @@
 // elementwise op, fused into the convolution's epilogue; no bf16 value is made). The Relu of
 // that rounded value is a bf16 value already, so its own rounding is left out
 // (`Importer::track_half_exact`: the same bits). The run matches the f64 convolution rounded
-// to bf16 exactly. `--disable half-in-f32` keeps them in bf16.
+// to bf16 exactly. `--disable half-in-f32` keeps them in bf16. A bf16 result that several ops
+// read, each casting it back on its own (a residual block's output), is rounded once for all
+// of them (bf16_shared: the Relu and the Add read one `sg.round_bf16`).
 // RUN: strata compile %S/inputs/bf16_conv.onnx --emit=sg | FileCheck %s
 // RUN: strata run %S/inputs/bf16_conv.onnx --no-cache --input x=%S/../driver/inputs/bf16_conv_x.npy --expect y=%S/../driver/inputs/bf16_conv_y.npy --rtol 0 --atol 0 | FileCheck %s --check-prefix=RUNOUT
 // RUN: strata compile %S/inputs/bf16_conv.onnx --emit=sg --disable half-in-f32 | FileCheck %s --check-prefix=OFF
 // RUN: strata compile %S/inputs/bf16_conv.onnx --emit=sg-opt | FileCheck %s --check-prefix=FUSED
+// RUN: strata compile %S/inputs/bf16_shared.onnx --emit=sg | FileCheck %s --check-prefix=SHARED
 
 // CHECK-NOT: bf16>
 // CHECK: %[[X:.*]] = "sg.round_bf16"(%arg0) : (tensor<1x4x5x5xf32>) -> tensor<1x4x5x5xf32>
@@ -25,3 +28,10 @@
 
 // OFF: "sg.conv2d"(%{{.*}}, %{{.*}}, %{{.*}}) {{.*}} : (tensor<1x4x5x5xbf16>, tensor<8x4x3x3xbf16>, tensor<8xbf16>) -> tensor<1x8x5x5xbf16>
 // OFF: "sg.relu"(%{{.*}}) : (tensor<1x8x5x5xbf16>) -> tensor<1x8x5x5xbf16>
+
+// SHARED: %[[C:.*]] = "sg.conv2d"
+// SHARED-NEXT: %[[R:.*]] = "sg.round_bf16"(%[[C]])
+// SHARED-NEXT: %[[RELU:.*]] = "sg.relu"(%[[R]])
+// SHARED-NEXT: %[[SUM:.*]] = "sg.add"(%[[R]], %[[RELU]])
+// SHARED-NEXT: %[[Y:.*]] = "sg.round_bf16"(%[[SUM]])
+// SHARED-NEXT: return %[[Y]]

@@ -100,6 +100,9 @@ pub(crate) struct Importer<'c> {
     /// a cast from it, and what `Importer::track_half_exact` follows), whose rounding to that
     /// type is the value itself (`Importer::rounded_half`).
     pub(crate) half_exact: BTreeMap<String, DataType>,
+    /// While `round_half`: the first rounding made of each (f32 value, half type), which every
+    /// later cast back of the same half value reuses (`Importer::rounded_half`).
+    pub(crate) roundings: BTreeMap<(String, DataType), String>,
     /// Whether casts f32 -> bf16 or f16 -> f32 round in f32 (`ImportOptions::half_in_f32`).
     pub(crate) round_half: bool,
     /// How deep the importer is in an `Expansion` (operators it builds itself).
@@ -239,6 +242,7 @@ fn import_model<'c>(
         empty_optionals: Default::default(),
         half_sources: BTreeMap::new(),
         half_exact: BTreeMap::new(),
+        roundings: BTreeMap::new(),
         round_half: options.half_in_f32,
         expanding: 0,
         checks: Vec::new(),

@@ -330,6 +330,14 @@ impl Importer<'_> {
             self.alias(&source, node.output[0].clone())?;
             return Ok(true);
         }
+        // Each reader of a half value casts it back on its own (a residual block's output: the
+        // next block's convolution and the next residual Add): one rounding serves them all,
+        // so the rounded value can be made once, by its producer.
+        if let Some(first) = self.roundings.get(&(source.clone(), half)).cloned() {
+            self.alias(&first, node.output[0].clone())?;
+            return Ok(true);
+        }
+        self.roundings.insert((source.clone(), half), node.output[0].clone());
         let kind = if half == DataType::Bfloat16 { Elementwise::RoundBf16 } else { Elementwise::RoundF16 };
         let (value, shape, dtype) = self.elementwise(block, ScalarOp::new(kind), &[source.as_str()], location)?;
         self.values.insert(node.output[0].clone(), Entry::Value { value, shape, dtype });

@@ -2032,3 +2032,26 @@ preview_2 = helper.make_model(
     producer_name="strata-fixtures",
 )
 onnx.save(preview_2, "invalid_preview_opset.onnx")
+
+# bf16_shared.onnx: a bf16 Conv whose result two ops read (Relu, and the Add of it and the
+# Relu), as a residual block's output is read by the next block and the next residual Add:
+# each reader casts it back to f32 on its own, and one rounding serves both.
+bs = np.random.default_rng(4917)
+save(
+    helper.make_graph(
+        [
+            helper.make_node("Cast", ["x"], ["xb"], name="to_bf16", to=TensorProto.BFLOAT16),
+            helper.make_node("Conv", ["xb", "w", "b"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+            helper.make_node("Relu", ["c"], ["r"], name="relu"),
+            helper.make_node("Add", ["c", "r"], ["s"], name="add"),
+            helper.make_node("Cast", ["s"], ["y"], name="to_f32", to=TensorProto.FLOAT),
+        ],
+        "bf16_shared",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 5, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 5, 5])],
+        [bf16_initializer((bs.standard_normal((8, 4, 3, 3)) * 0.3).astype(ml_dtypes.bfloat16), "w"),
+         bf16_initializer(bs.standard_normal(8).astype(ml_dtypes.bfloat16), "b")],
+    ),
+    "bf16_shared.onnx",
+    opset=17,
+)
