@@ -294,6 +294,60 @@ module {
   }
 }
 
-// The four chunks together.
-// STATS: (S) 4 kernels - kernels whose loops stay rolled
+// -----
+
+// A small kernel whose loop fills a register block lane by lane (a `vector.insert` at the
+// loop's index): rolled, LLVM would keep the vector in memory and go through the stack for
+// every lane (the raw-waveform network's first convolution ran 100x slower), so that loop is
+// left to LLVM; the kernel's other loop is rolled.
+// CHECK: #[[R2:.+]] = #llvm.loop_annotation
+module {
+  func.func @main(%m: memref<65536xf32>) {
+    call @strata_kernel_0(%m) : (memref<65536xf32>) -> ()
+    call @strata_kernel_1(%m) : (memref<65536xf32>) -> ()
+    return
+  }
+  // CHECK-LABEL: func.func private @strata_kernel_0
+  // CHECK: scf.for
+  // CHECK: vector.insert
+  // CHECK-NOT: loop_annotation
+  // CHECK: vector.transfer_write
+  // CHECK: scf.for
+  // CHECK: } {loop_annotation = #[[R2]]}
+  func.func private @strata_kernel_0(%m: memref<65536xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c21 = arith.constant 21 : index
+    %zero = arith.constant dense<0.0> : vector<21xf32>
+    %v = scf.for %i = %c0 to %c21 step %c1 iter_args(%acc = %zero) -> (vector<21xf32>) {
+      %x = memref.load %m[%i] : memref<65536xf32>
+      %y = vector.insert %x, %acc [%i] : f32 into vector<21xf32>
+      scf.yield %y : vector<21xf32>
+    }
+    vector.transfer_write %v, %m[%c0] {in_bounds = [true]} : vector<21xf32>, memref<65536xf32>
+    scf.for %i = %c0 to %c21 step %c1 {
+      %x = memref.load %m[%i] : memref<65536xf32>
+      memref.store %x, %m[%i] : memref<65536xf32>
+    }
+    return
+  }
+  // The model's time.
+  func.func private @strata_kernel_1(%m: memref<65536xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c65536 = arith.constant 65536 : index
+    scf.for %r = %c0 to %c64 step %c1 {
+      scf.for %i = %c0 to %c65536 step %c1 {
+        %x = memref.load %m[%i] : memref<65536xf32>
+        %y = arith.addf %x, %x : f32
+        memref.store %y, %m[%i] : memref<65536xf32>
+      }
+    }
+    return
+  }
+}
+
+// The five chunks together.
+// STATS: (S) 5 kernels - kernels whose loops stay rolled
 // STATS: (S) 2 nests - small loop nests of the other kernels kept rolled

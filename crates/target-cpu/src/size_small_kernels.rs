@@ -13,7 +13,8 @@
 //! gets `loop_annotation<unroll = <disable = true>>` (carried onto the loop's latch by
 //! `convert-scf-to-cf`): LLVM still vectorises it, but does not unroll it. Not LLVM's
 //! `optsize`, tried first: it also keeps the loop vectoriser from loops that need a scalar
-//! remainder, and a small detector's convolution ran 3x slower.
+//! remainder, and a small detector's convolution ran 3x slower. A loop that indexes a vector
+//! value by a position it computes stays unrollable ([`indexes_registers`]).
 //!
 //! Part of `strata-host-to-llvm`, after `convert-linalg-to-loops` (every kernel a loop nest).
 //! It changes how a kernel is compiled, never what it computes.
@@ -120,11 +121,29 @@ impl Pass for SizeSmallKernels {
 }
 
 /// `loop_annotation<unroll = disable>` on every loop in `root` (itself included) not annotated
-/// already: loops the elementwise vectoriser annotated keep theirs.
+/// already, but those that index a vector value by a position computed in them (see
+/// [`indexes_registers`]): loops the elementwise vectoriser annotated keep theirs.
 fn roll(root: Op, rolled: melior::ir::Attribute<'_>) {
     for r#loop in root.collect(|op| op.is("scf.for") && op.attribute("loop_annotation").is_none()) {
-        r#loop.set_attribute("loop_annotation", rolled);
+        if !indexes_registers(r#loop) {
+            r#loop.set_attribute("loop_annotation", rolled);
+        }
     }
+}
+
+/// Whether `nest` reads or writes an element of a vector value at a position known only at run
+/// time (`vector.extract` or `vector.insert` with a dynamic position: a register block filled
+/// or read lane by lane, the lane the loop's index). Unrolled, the positions are constants and
+/// the vector stays in registers; rolled, LLVM keeps it in memory and goes through the stack
+/// for every element. The raw-waveform network's first convolution (1 input channel, 21
+/// taps a `vector<21xf32>`) counted as small and ran 100x slower rolled: the model 0.28 ->
+/// 1.17 ms on one thread.
+fn indexes_registers(nest: Op) -> bool {
+    !nest
+        .collect(|op| {
+            (op.is("vector.extract") && op.operand_count() > 1) || (op.is("vector.insert") && op.operand_count() > 2)
+        })
+        .is_empty()
 }
 
 /// The outermost loop nests under `block`, run `trips` times, whose work there stays within
