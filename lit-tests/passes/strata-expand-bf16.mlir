@@ -31,11 +31,11 @@ func.func @truncations(%x: f32, %v: vector<8xf32>, %t: tensor<4xf32>) -> (bf16, 
 
 // CHECK-LABEL: func.func @round_trips
 // CHECK-NOT: arith.extf
-// CHECK: arith.constant dense<-65536> : vector<4x12xi32>
-// CHECK: arith.constant dense<2143289344> : vector<4x12xi32>
 // CHECK: arith.bitcast %{{.*}} : vector<4x12xf32> to vector<4x12xi32>
 // CHECK: arith.addi
 // CHECK: arith.addi
+// CHECK: arith.constant dense<-65536> : vector<4x12xi32>
+// CHECK: arith.constant dense<2143289344> : vector<4x12xi32>
 // CHECK: %[[TOP:.*]] = arith.andi
 // CHECK: %[[PICK:.*]] = arith.select %{{.*}}, %{{.*}}, %[[TOP]] : vector<4x12xi1>, vector<4x12xi32>
 // CHECK: %[[R:.*]] = arith.bitcast %[[PICK]] : vector<4x12xi32> to vector<4x12xf32>

@@ -39,6 +39,26 @@ pub fn create(_: &PassOptions) -> Box<dyn Pass> {
 
 struct ExpandBf16;
 
+/// The steps both kernels share: `%x` (of type `source`) as its bits (`i32t`) rounded to
+/// nearest even at bit 16 (`%rounded`; the bf16 value is its high half), with the constants
+/// `%c16`.
+fn rounded_bits(source: &str, i32t: &str) -> String {
+    format!(
+        "  %c16 = arith.constant {c16}
+  %c1 = arith.constant {c1}
+  %bias = arith.constant {bias}
+  %bits = arith.bitcast %x : {source} to {i32t}
+  %high = arith.shrui %bits, %c16 : {i32t}
+  %odd = arith.andi %high, %c1 : {i32t}
+  %round = arith.addi %odd, %bias : {i32t}
+  %rounded = arith.addi %bits, %round : {i32t}
+",
+        c16 = splat("16", i32t),
+        c1 = splat("1", i32t),
+        bias = splat("32767", i32t),
+    )
+}
+
 /// The kernel: `%x` of type `source` (f32 or a vector of f32) to bf16.
 fn kernel(source: &str) -> Option<String> {
     let (i32t, i16t, bf16t, i1t) = (
@@ -49,15 +69,7 @@ fn kernel(source: &str) -> Option<String> {
     );
     Some(format!(
         "func.func private @trunc(%x: {source}) -> {bf16t} {{
-  %c16 = arith.constant {c16}
-  %c1 = arith.constant {c1}
-  %bias = arith.constant {bias}
-  %qnan = arith.constant {qnan}
-  %bits = arith.bitcast %x : {source} to {i32t}
-  %high = arith.shrui %bits, %c16 : {i32t}
-  %odd = arith.andi %high, %c1 : {i32t}
-  %round = arith.addi %odd, %bias : {i32t}
-  %rounded = arith.addi %bits, %round : {i32t}
+{rounded}  %qnan = arith.constant {qnan}
   %top = arith.shrui %rounded, %c16 : {i32t}
   %narrow = arith.trunci %top : {i32t} to {i16t}
   %nan = arith.cmpf uno, %x, %x : {source}
@@ -66,9 +78,7 @@ fn kernel(source: &str) -> Option<String> {
   return %y : {bf16t}
 }}
 ",
-        c16 = splat("16", &i32t),
-        c1 = splat("1", &i32t),
-        bias = splat("32767", &i32t),
+        rounded = rounded_bits(source, &i32t),
         qnan = splat("32704", &i16t),
     ))
 }
@@ -80,16 +90,8 @@ fn round_kernel(source: &str) -> Option<String> {
     let (i32t, i1t) = (with_element(source, "i32")?, with_element(source, "i1")?);
     Some(format!(
         "func.func private @round(%x: {source}) -> {source} {{
-  %c16 = arith.constant {c16}
-  %c1 = arith.constant {c1}
-  %bias = arith.constant {bias}
-  %high_half = arith.constant {mask}
+{rounded}  %high_half = arith.constant {mask}
   %qnan = arith.constant {qnan}
-  %bits = arith.bitcast %x : {source} to {i32t}
-  %high = arith.shrui %bits, %c16 : {i32t}
-  %odd = arith.andi %high, %c1 : {i32t}
-  %round = arith.addi %odd, %bias : {i32t}
-  %rounded = arith.addi %bits, %round : {i32t}
   %top = arith.andi %rounded, %high_half : {i32t}
   %nan = arith.cmpf uno, %x, %x : {source}
   %chosen = arith.select %nan, %qnan, %top : {i1t}, {i32t}
@@ -97,9 +99,7 @@ fn round_kernel(source: &str) -> Option<String> {
   return %y : {source}
 }}
 ",
-        c16 = splat("16", &i32t),
-        c1 = splat("1", &i32t),
-        bias = splat("32767", &i32t),
+        rounded = rounded_bits(source, &i32t),
         // 0xFFFF0000 and 0x7FC00000 (the bits of bf16's quiet NaN 0x7FC0, widened).
         mask = splat("-65536", &i32t),
         qnan = splat("2143289344", &i32t),

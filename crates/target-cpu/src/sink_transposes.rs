@@ -12,7 +12,7 @@
 //! after `strata-expand-bf16`).
 //!
 //! Taken: a `vector.transpose` of a 2-D vector (permutation `[1, 0]`) whose only user is an
-//! elementwise op (`arith`'s float arithmetic and conversions, `math`'s unary functions) whose
+//! elementwise op (`arith`'s float arithmetic and conversions, `math`'s functions) whose
 //! other operands are splat `arith.constant`s, when the transpose's source takes fewer
 //! 512-bit registers than its result. That op is rebuilt on the source (the constants rebuilt
 //! in its shape, its attributes kept) and transposed after; then the new transpose is looked
@@ -40,28 +40,13 @@ pub fn create(_: &PassOptions) -> Box<dyn Pass> {
 
 struct SinkTransposes;
 
-/// The elementwise ops taken (each result element a function of the operands' elements at
-/// the same position).
-const ELEMENTWISE: &[&str] = &[
-    "arith.addf",
-    "arith.subf",
-    "arith.mulf",
-    "arith.divf",
-    "arith.maximumf",
-    "arith.minimumf",
-    "arith.maxnumf",
-    "arith.minnumf",
-    "arith.negf",
-    "arith.truncf",
-    "arith.extf",
-    "math.absf",
-    "math.exp",
-    "math.tanh",
-    "math.sqrt",
-    "math.rsqrt",
-    "math.erf",
-    "math.fma",
-];
+/// The elementwise ops taken beside the float lane ops (`vectorize_reductions::LANE_OPS`): each
+/// result element a function of the operands' elements at the same position.
+const CONVERSIONS: &[&str] = &["arith.truncf", "arith.extf", "math.fma"];
+
+fn elementwise(op: Op) -> bool {
+    crate::vectorize_reductions::LANE_OPS.iter().chain(CONVERSIONS).any(|name| op.is(name))
+}
 
 impl Pass for SinkTransposes {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
@@ -109,7 +94,7 @@ fn sink_one(context: &melior::Context, transpose: Op) -> Option<Op> {
     let users = result.users();
     let [user] = users.as_slice() else { return None };
     let user = *user;
-    if !ELEMENTWISE.iter().any(|name| user.is(name)) || user.result_count() != 1 {
+    if !elementwise(user) || user.result_count() != 1 {
         return None;
     }
     // The user's operands on the source's shape: the transpose's source, or each splat
