@@ -4,7 +4,7 @@
 
 use crate::error::FrontendError;
 use crate::import::node_name;
-use crate::onnx::ModelProto;
+use crate::onnx::{ModelProto, NodeProto};
 use std::collections::BTreeMap;
 
 /// The ONNX operators this importer maps to `sg` (the names of [`crate::ops::OPS`]), sorted.
@@ -79,7 +79,7 @@ pub(crate) fn check_opsets(model: &ModelProto, file: &str) -> Result<i64, Fronte
     // The ai.onnx.ml opset (its newest, 5, when the model names none).
     let ml = model.opset_import.iter().find(|o| o.domain() == "ai.onnx.ml").map_or(5, |o| o.version());
     if let Some(graph) = model.graph.as_ref() {
-        collect_too_old(graph, "", (version, ml), &mut too_old);
+        collect_too_old(graph, (version, ml), &mut too_old);
     }
     if too_old.is_empty() {
         return Ok(version);
@@ -121,8 +121,7 @@ fn check_domain_opsets(model: &ModelProto, file: &str) -> Result<(), FrontendErr
         if (1..=newest).contains(&version) {
             continue;
         }
-        let mut nodes = Vec::new();
-        nodes_in_domain(graph, "", domain, &mut nodes);
+        let nodes = nodes_in_domain(graph, domain);
         if nodes.is_empty() {
             continue;
         }
@@ -139,17 +138,28 @@ fn check_domain_opsets(model: &ModelProto, file: &str) -> Result<(), FrontendErr
     Ok(())
 }
 
-/// The nodes of `domain` in `graph` and its subgraphs, by name and op type (scoped by `prefix`).
-fn nodes_in_domain(graph: &crate::onnx::GraphProto, prefix: &str, domain: &str, found: &mut Vec<String>) {
+/// Calls `visit` with every node of `graph` and of the graphs in its nodes' attributes (a
+/// Loop's body, an If's branches), each named `prefix` + its name, a subgraph's nodes prefixed
+/// by the name of the node holding it and `/`.
+fn for_each_node(graph: &crate::onnx::GraphProto, prefix: &str, visit: &mut impl FnMut(&str, &NodeProto)) {
     for (index, node) in graph.node.iter().enumerate() {
         let name = format!("{prefix}{}", node_name(node, index));
+        visit(&name, node);
+        for body in node.attribute.iter().filter_map(|a| a.g.as_ref()) {
+            for_each_node(body, &format!("{name}/"), visit);
+        }
+    }
+}
+
+/// The nodes of `domain` in `graph` and its subgraphs, by name and op type.
+fn nodes_in_domain(graph: &crate::onnx::GraphProto, domain: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for_each_node(graph, "", &mut |name, node| {
         if node.domain() == domain {
             found.push(format!("'{name}' ({})", node.op_type()));
         }
-        for body in node.attribute.iter().filter_map(|a| a.g.as_ref()) {
-            nodes_in_domain(body, &format!("{name}/"), domain, found);
-        }
-    }
+    });
+    found
 }
 
 /// Nodes (by op type) whose operator's definition at the model's opsets `(default, ai.onnx.ml)`
@@ -157,24 +167,19 @@ fn nodes_in_domain(graph: &crate::onnx::GraphProto, prefix: &str, domain: &str, 
 /// at ml opset 3).
 fn collect_too_old(
     graph: &crate::onnx::GraphProto,
-    prefix: &str,
     versions: (i64, i64),
     found: &mut BTreeMap<String, (i64, Vec<String>)>,
 ) {
-    for (index, node) in graph.node.iter().enumerate() {
-        let name = format!("{prefix}{}", node_name(node, index));
+    for_each_node(graph, "", &mut |name, node| {
         let (version, op_name) = match node.domain() {
             "" | "ai.onnx" => (versions.0, node.op_type().to_owned()),
             "ai.onnx.ml" => (versions.1, format!("ai.onnx.ml::{}", node.op_type())),
-            _ => continue,
+            _ => return,
         };
         if let Some(op) = crate::ops::lookup_in(node.domain(), node.op_type()).filter(|op| version < op.since) {
-            found.entry(op_name).or_insert((op.since, Vec::new())).1.push(name.clone());
+            found.entry(op_name).or_insert((op.since, Vec::new())).1.push(name.to_owned());
         }
-        for body in node.attribute.iter().filter_map(|a| a.g.as_ref()) {
-            collect_too_old(body, &format!("{name}/"), versions, found);
-        }
-    }
+    });
 }
 
 /// What a user can do about an operator Strata does not import (`domain::op` outside the
@@ -207,16 +212,14 @@ pub(crate) fn collect_unsupported(
     prefix: &str,
     unsupported: &mut BTreeMap<String, Vec<String>>,
 ) {
-    for (index, node) in graph.node.iter().enumerate() {
-        let domain_ok = matches!(node.domain(), "" | "ai.onnx");
-        let name = format!("{prefix}{}", node_name(node, index));
+    for_each_node(graph, prefix, &mut |name, node| {
         if crate::ops::lookup_in(node.domain(), node.op_type()).is_none() {
-            let op =
-                if domain_ok { node.op_type().to_owned() } else { format!("{}::{}", node.domain(), node.op_type()) };
-            unsupported.entry(op).or_default().push(name.clone());
+            let op = if matches!(node.domain(), "" | "ai.onnx") {
+                node.op_type().to_owned()
+            } else {
+                format!("{}::{}", node.domain(), node.op_type())
+            };
+            unsupported.entry(op).or_default().push(name.to_owned());
         }
-        for body in node.attribute.iter().filter_map(|a| a.g.as_ref()) {
-            collect_unsupported(body, &format!("{name}/"), unsupported);
-        }
-    }
+    });
 }
