@@ -17,6 +17,7 @@
 
 use crate::f32_kernel::{splat, with_element};
 use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::r#type::TypeLike;
 use melior::ir::ValueLike;
 use strata_ir::rewrite::collect;
 use strata_ir::{Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
@@ -109,17 +110,16 @@ fn round_kernel(source: &str) -> Option<String> {
 impl Pass for ExpandBf16 {
     fn run(&mut self, func: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let mut kernels = KernelCache::default();
-        let to_bf16 = |ty: String| ty == "bf16" || (ty.starts_with("vector<") && ty.ends_with("xbf16>"));
-        let is_f32 = |ty: String| ty == "f32" || (ty.starts_with("vector<") && ty.ends_with("xf32>"));
+        // A value's element type (its own type for a scalar), read without printing the type.
+        let element = |value: strata_ir::Val| {
+            let ty = value.r#type();
+            strata_ir::types::vector_shape(ty).map_or(ty, |(_, element)| element)
+        };
         let narrowing = |op: strata_ir::Op| {
-            op.is("arith.truncf")
-                && is_f32(op.operand(0).r#type().to_string())
-                && to_bf16(op.result(0).r#type().to_string())
+            op.is("arith.truncf") && element(op.operand(0)).is_f32() && element(op.result(0)).is_bf16()
         };
         let round_trips = collect(&func, |op| {
-            op.is("arith.extf")
-                && is_f32(op.result(0).r#type().to_string())
-                && op.operand(0).owner().is_some_and(narrowing)
+            op.is("arith.extf") && element(op.result(0)).is_f32() && op.operand(0).owner().is_some_and(narrowing)
         });
         for ext in round_trips {
             let truncation = ext.operand(0).owner().expect("a round trip's truncation");
@@ -132,9 +132,8 @@ impl Pass for ExpandBf16 {
             unsafe { strata_ir::rewrite::erase_if_unused(truncation) };
             cx.bump("round-trips", 1);
         }
-        let truncations = collect(&func, |op| {
-            op.is("arith.truncf") && op.result_count() == 1 && to_bf16(op.result(0).r#type().to_string())
-        });
+        let truncations =
+            collect(&func, |op| op.is("arith.truncf") && op.result_count() == 1 && element(op.result(0)).is_bf16());
         for raw in truncations {
             let op = raw.get();
             let source = op.operand(0).expect("truncf has an operand").r#type().to_string();
