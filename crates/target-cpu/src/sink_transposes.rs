@@ -97,13 +97,12 @@ fn sink_one(context: &melior::Context, transpose: Op) -> Option<Op> {
     if !elementwise(user) || user.result_count() != 1 {
         return None;
     }
-    // The user's operands on the source's shape: the transpose's source, or each splat
-    // constant rebuilt in that shape.
-    let source_shape = |element: &str| format!("vector<{}x{}x{element}>", source_dims[0], source_dims[1]);
-    let mut operands: Vec<Val> = Vec::with_capacity(user.operand_count());
+    // The user's other operands are splat constants: each one's value and element type,
+    // checked before anything is built (a refusal leaves the IR as it was).
+    let mut splats: Vec<Option<(String, String)>> = Vec::with_capacity(user.operand_count());
     for operand in user.operands() {
         if operand == result {
-            operands.push(source);
+            splats.push(None);
             continue;
         }
         let constant = operand.owner().filter(|op| op.is("arith.constant"))?;
@@ -114,8 +113,19 @@ fn sink_one(context: &melior::Context, transpose: Op) -> Option<Op> {
         if !splat.starts_with("dense<") || splat.contains('[') {
             return None;
         }
-        let ty = source_shape(&element);
-        operands.push(build(context, user, "arith.constant", &[], &ty, &[("value", format!("{splat} : {ty}"))])?);
+        splats.push(Some((splat.to_owned(), element)));
+    }
+    // The operands on the source's shape: the transpose's source, the constants rebuilt.
+    let source_shape = |element: &str| format!("vector<{}x{}x{element}>", source_dims[0], source_dims[1]);
+    let mut operands: Vec<Val> = Vec::with_capacity(splats.len());
+    for splat in splats {
+        operands.push(match splat {
+            None => source,
+            Some((splat, element)) => {
+                let ty = source_shape(&element);
+                build(context, user, "arith.constant", &[], &ty, &[("value", format!("{splat} : {ty}"))])?
+            }
+        });
     }
     let (_, user_element) = vector_shape(user.result(0).r#type())?;
     let attributes: Vec<(String, String)> = user
