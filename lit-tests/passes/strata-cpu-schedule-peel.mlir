@@ -4,8 +4,10 @@
 // strata-vectorize-matmul: rows, or columns (rows a multiple of 8), or both at once in three
 // parts. Every part writes a slice of the one result, each destination the previous insertion.
 // Fewer than 4 columns past a multiple of 32, or at most 8 rows, stay whole. With threads, a
-// product big enough to run in parallel is first one column slice per thread (an scf.forall,
-// each slice a batch item, split as above inside it); one thread has no scf.forall.
+// product big enough to run in parallel is first one slice per thread (an scf.forall, each
+// slice a batch item, split as above inside it): of rows where each thread's share is whole
+// blocks of 8 rows and the rows are at least as many as the columns, else of columns; one
+// thread has no scf.forall.
 // RUN: strata-opt %s -p 'builtin.module(strata-cpu-schedule{vector-lanes=16 threads=2})' | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-cpu-schedule{vector-lanes=16 threads=1})' | FileCheck %s --check-prefix=ONE
 
@@ -105,6 +107,23 @@ func.func @threads_filled(%a: tensor<65x192xf32>, %b: tensor<192x192xf32>) -> te
   %c = linalg.fill ins(%zero : f32) outs(%e : tensor<65x192xf32>) -> tensor<65x192xf32>
   %0 = linalg.matmul ins(%a, %b : tensor<65x192xf32>, tensor<192x192xf32>) outs(%c : tensor<65x192xf32>) -> tensor<65x192xf32>
   return %0 : tensor<65x192xf32>
+}
+
+// ConvNeXt's 1024 x 160 x 40 projection (a quarter of it here): one slice of rows per
+// thread, all 40 columns (32 register-blocked and 8 left, inside the slice); by columns, each
+// thread's 20 were a full vector and a quarter-full one a row.
+// CHECK-LABEL: func.func @thread_rows
+// CHECK: scf.forall (%[[T:.*]]) in (2) shared_outs(%[[ACC:.*]] = %arg2) -> (tensor<256x40xf32>)
+// CHECK: %[[O:.*]] = arith.muli %[[T]], %c128
+// CHECK: %[[A:.*]] = tensor.extract_slice %arg0[%[[O]], 0] [128, 160] [1, 1]
+// CHECK: %[[C:.*]] = tensor.extract_slice %[[ACC]][%[[O]], 0] [128, 40] [1, 1]
+// CHECK: linalg.matmul {strata.batch_item, strata.loop_order = "vectorize"} ins(%[[A]], %{{.*}} : tensor<128x160xf32>, tensor<160x32xf32>)
+// CHECK: linalg.matmul {strata.batch_item} ins(%[[A]], %{{.*}} : tensor<128x160xf32>, tensor<160x8xf32>)
+// CHECK: scf.forall.in_parallel
+// CHECK-NEXT: tensor.parallel_insert_slice %{{.*}} into %[[ACC]][%[[O]], 0] [128, 40] [1, 1]
+func.func @thread_rows(%a: tensor<256x160xf32>, %b: tensor<160x40xf32>, %c: tensor<256x40xf32>) -> tensor<256x40xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<256x160xf32>, tensor<160x40xf32>) outs(%c : tensor<256x40xf32>) -> tensor<256x40xf32>
+  return %0 : tensor<256x40xf32>
 }
 
 // A product inside a loop (a batch's heads, one after the other) is not split by threads: the
