@@ -8,8 +8,8 @@
 // (strata-winograd's budget).
 // References: lit-tests/frontend/inputs/make_fixtures.py.
 // RUN: strata run %S/../frontend/inputs/conv_winograd.onnx --threads 1 --input x=%S/inputs/conv_winograd_x.npy --input z=%S/inputs/conv_winograd_z.npy --input r=%S/inputs/conv_winograd_r.npy --expect y1=%S/inputs/conv_winograd_y1.npy --expect y2=%S/inputs/conv_winograd_y2.npy --expect y3=%S/inputs/conv_winograd_y3.npy --atol 1e-4 | FileCheck %s
-// RUN: strata run %S/../frontend/inputs/conv_winograd.onnx --threads 2 --input x=%S/inputs/conv_winograd_x.npy --input z=%S/inputs/conv_winograd_z.npy --input r=%S/inputs/conv_winograd_r.npy --expect y1=%S/inputs/conv_winograd_y1.npy --expect y2=%S/inputs/conv_winograd_y2.npy --expect y3=%S/inputs/conv_winograd_y3.npy --atol 1e-4 | FileCheck %s
-// RUN: strata compile %S/../frontend/inputs/conv_winograd.onnx --threads 2 --emit=memref | FileCheck --check-prefix=MEMREF %s
+// RUN: strata run %S/../frontend/inputs/conv_winograd.onnx --threads 2 --disable small-models --input x=%S/inputs/conv_winograd_x.npy --input z=%S/inputs/conv_winograd_z.npy --input r=%S/inputs/conv_winograd_r.npy --expect y1=%S/inputs/conv_winograd_y1.npy --expect y2=%S/inputs/conv_winograd_y2.npy --expect y3=%S/inputs/conv_winograd_y3.npy --atol 1e-4 | FileCheck %s
+// RUN: strata compile %S/../frontend/inputs/conv_winograd.onnx --threads 2 --disable small-models --emit=memref | FileCheck --check-prefix=MEMREF %s
 
 // CHECK: expect 'y1': 0 of 30720 elements outside
 // CHECK: expect 'y2': 0 of 7840 elements outside

@@ -8,7 +8,7 @@
 // exactly (integer sums, either path).
 // RUN: strata import %S/inputs/matmul_integer.onnx --integer-products | FileCheck %s
 // RUN: strata run %S/inputs/matmul_integer.onnx --no-cache --input x=%S/../driver/inputs/matmul_integer_x.npy --expect y=%S/../driver/inputs/matmul_integer_y.npy --expect z=%S/../driver/inputs/matmul_integer_z.npy --expect u=%S/../driver/inputs/matmul_integer_u.npy --rtol 0 --atol 0 | FileCheck %s --check-prefix=RUNOUT
-// RUN: strata run %S/inputs/matmul_integer.onnx --no-cache --threads 2 --input x=%S/../driver/inputs/matmul_integer_x.npy --expect y=%S/../driver/inputs/matmul_integer_y.npy --expect z=%S/../driver/inputs/matmul_integer_z.npy --expect u=%S/../driver/inputs/matmul_integer_u.npy --rtol 0 --atol 0 | FileCheck %s --check-prefix=RUNOUT
+// RUN: strata run %S/inputs/matmul_integer.onnx --no-cache --threads 2 --disable small-models --input x=%S/../driver/inputs/matmul_integer_x.npy --expect y=%S/../driver/inputs/matmul_integer_y.npy --expect z=%S/../driver/inputs/matmul_integer_z.npy --expect u=%S/../driver/inputs/matmul_integer_u.npy --rtol 0 --atol 0 | FileCheck %s --check-prefix=RUNOUT
 
 // The run-time zero point's share: the negated column sums times the zero point.
 // CHECK: %[[NEG:.*]] = arith.constant dense_resource<{{.*}}> : tensor<32xi32>

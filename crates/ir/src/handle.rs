@@ -227,6 +227,17 @@ impl Op {
         (!raw.ptr.is_null()).then(|| unsafe { Attribute::from_raw(raw) })
     }
 
+    /// The indexing maps of a linalg structured op (named or generic: named ops compute
+    /// theirs), one affine map per operand; `None` for any other op.
+    pub fn indexing_maps<'c>(self) -> Option<Attribute<'c>> {
+        if !self.name().starts_with("linalg.") {
+            return None;
+        }
+        // Safety: the C API answers null for an op that is not a linalg structured op.
+        let raw = unsafe { sys::mlirLinalgGetIndexingMapsAttribute(self.0) };
+        (!raw.ptr.is_null()).then(|| unsafe { Attribute::from_raw(raw) })
+    }
+
     /// Attribute `name` as an integer, if it is one.
     pub fn int_attribute(self, name: &str) -> Option<i64> {
         // Tested first: a failed `try_from` prints the attribute into its error (a float or a

@@ -1,0 +1,131 @@
+//! How much work a module does, counted in loop iterations of its linalg ops: each op's
+//! iteration space (the product of its loops' extents, read from its indexing maps and its
+//! operands' static shapes), times the trips of the loops around it, summed. A convolution's
+//! multiply-adds, a matmul's, an elementwise op's elements and a reduction's steps all count
+//! one an iteration: a coarse measure of run time, enough to tell a model that takes tens of
+//! microseconds from one that takes milliseconds (the driver compiles the first for one
+//! thread: `strata_driver::compile`'s `threads_for`).
+
+use strata_ir::{Blk, Op};
+
+/// The loop iterations of every linalg op in `op`'s regions (on tensors or buffers). A loop
+/// whose extent no operand gives (a dynamic shape) counts once; an `scf.for` with constant
+/// bounds multiplies what its body does by its trips, an `scf.forall` by its static bounds',
+/// other ops with regions (functions, branches) count their regions once each.
+pub fn iterations(op: Op) -> u64 {
+    (0..op.region_count()).filter_map(|r| op.body(r)).map(block_iterations).fold(0, u64::saturating_add)
+}
+
+fn block_iterations(block: Blk) -> u64 {
+    block.ops().into_iter().map(op_iterations).fold(0, u64::saturating_add)
+}
+
+fn op_iterations(op: Op) -> u64 {
+    if let Some(maps) = op.indexing_maps() {
+        return linalg_iterations(op, maps);
+    }
+    if op.region_count() == 0 {
+        return 0;
+    }
+    iterations(op).saturating_mul(trips(op))
+}
+
+/// How many times `op`'s regions run each time `op` does: an `scf.for`'s trip count, the
+/// product of an `scf.forall`'s static trip counts; once otherwise (or when not constant).
+fn trips(op: Op) -> u64 {
+    match op.name().as_str() {
+        "scf.for" => {
+            let constant = |i: usize| op.operand(i).constant_int();
+            match (constant(0), constant(1), constant(2)) {
+                (Some(lower), Some(upper), Some(step)) if step > 0 => {
+                    u64::try_from(upper.saturating_sub(lower).max(0)).unwrap_or(0).div_ceil(step as u64)
+                }
+                _ => 1,
+            }
+        }
+        "scf.forall" => {
+            let array = |name: &str| strata_ir::ods::i64_array(op.get(), name);
+            let (Some(lower), Some(upper), Some(step)) =
+                (array("staticLowerBound"), array("staticUpperBound"), array("staticStep"))
+            else {
+                return 1;
+            };
+            lower.iter().zip(&upper).zip(&step).fold(1u64, |total, ((&l, &u), &s)| {
+                let known = l != strata_ir::ods::DYNAMIC && u != strata_ir::ods::DYNAMIC && s > 0;
+                let count = if known { u64::try_from((u - l).max(0)).unwrap_or(0).div_ceil(s as u64) } else { 1 };
+                total.saturating_mul(count)
+            })
+        }
+        _ => 1,
+    }
+}
+
+/// The product of a linalg op's loop extents: each loop's extent is the size of an operand
+/// dimension its indexing maps read it by (1 where none does).
+fn linalg_iterations(op: Op, maps: melior::ir::Attribute<'_>) -> u64 {
+    let Some(maps) = strata_ir::handle::map_dims(maps) else { return 0 };
+    let loops = maps.iter().flatten().flatten().map(|&d| d + 1).max().unwrap_or(0);
+    let mut extents = vec![1i64; loops];
+    for (i, dims) in maps.iter().enumerate().take(op.operand_count()) {
+        let Ok(shape) = crate::ops::static_shape(op.operand(i).r#type()) else { continue };
+        for (dim, extent) in dims.iter().zip(shape) {
+            if let Some(d) = *dim {
+                extents[d] = extents[d].max(extent);
+            }
+        }
+    }
+    extents.into_iter().fold(1u64, |total, extent| total.saturating_mul(u64::try_from(extent.max(0)).unwrap_or(0)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::iterations;
+    use strata_ir::{Op, StrataContext};
+
+    fn count(text: &str) -> u64 {
+        let strata = StrataContext::new(&[strata_dialect_sg::DIALECT]).expect("the sg dialect loads");
+        let module = strata.parse(text, "work.mlir").expect("parses");
+        iterations(Op::of(&module.as_operation()))
+    }
+
+    #[test]
+    fn named_ops_count_their_iteration_space() {
+        // 8 x 16 outputs of 32 multiply-adds each, and a fill of the 8 x 16.
+        let matmul =
+            "func.func @f(%a: tensor<8x32xf32>, %b: tensor<32x16xf32>, %c: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%c : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<8x32xf32>, tensor<32x16xf32>) outs(%f : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}";
+        assert_eq!(count(matmul), 8 * 16 * 32 + 8 * 16);
+        // A 3x3 convolution: 1 x 4 x 6 x 6 outputs, 2 x 3 x 3 taps each.
+        let conv = "func.func @f(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2x3x3xf32>, %y: tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32> {
+  %r = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x2x8x8xf32>, tensor<4x2x3x3xf32>) outs(%y : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  return %r : tensor<1x4x6x6xf32>
+}";
+        assert_eq!(count(conv), 4 * 6 * 6 * 2 * 3 * 3);
+    }
+
+    #[test]
+    fn loops_multiply_what_they_run() {
+        // A generic reduction of 4 x 10 inside a loop of 5 steps.
+        let looped = "#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @f(%x: tensor<4x10xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  %r = scf.for %i = %c0 to %c5 step %c1 iter_args(%acc = %y) -> (tensor<4xf32>) {
+    %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = [\"parallel\", \"reduction\"]} ins(%x : tensor<4x10xf32>) outs(%acc : tensor<4xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %t = arith.addf %a, %b : f32
+      linalg.yield %t : f32
+    } -> tensor<4xf32>
+    scf.yield %s : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}";
+        assert_eq!(count(looped), 5 * 4 * 10);
+    }
+}
