@@ -156,10 +156,11 @@ pub enum Optimization {
     /// A half-precision (f16) model computes in f32 between casts at its inputs and
     /// outputs, on the vectorised f32 kernels (`strata_frontend`'s `half`).
     HalfInF32,
-    /// A model with little work, under [`SMALL_MODEL_ITERATIONS`] loop iterations
-    /// (`strata_lower::work`), is compiled for one thread whatever `--threads` asks: its data
-    /// fits one core's caches, and on two its forks and the lines each core fetches from the
-    /// other's cache cost more than the second core saves. Host only.
+    /// A model with little work in many kernels, under [`SMALL_MODEL_ITERATIONS`] loop
+    /// iterations in at least [`SMALL_MODEL_KERNELS`] (`strata_lower::work`), is compiled for one
+    /// thread whatever `--threads` asks: its data fits one core's caches, and on two its forks
+    /// and the lines each core fetches from the other's cache cost more than the second core
+    /// saves. Host only.
     SmallModels,
 }
 
@@ -310,21 +311,34 @@ pub fn default_threads() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
 
-/// Below this many loop iterations of its linalg ops (`strata_lower::work::iterations`, on
-/// the lowered module) a host model is compiled for one thread ([`Optimization::SmallModels`]).
-/// Measured on this project's 2-core machine (one thread against two, both Strata): the
-/// models from 2 to 14 million (the YOLO-style, opset-11 and text detectors, the int8 CNNs,
-/// the raw-waveform TCN; 0.05-0.22 ms) ran 0.78-0.92x as fast on two threads as on one, and
-/// ONNX Runtime's YOLO-style and opset-11 CNNs 0.67x and 0.90x; from 18 million (the iSTFT
-/// vocoder, the keyword spotter's 16k-sample STFT, the CRNN) two threads gained 1.08-1.35x.
+/// Below this many loop iterations of its linalg ops (`strata_lower::work`, on the lowered
+/// module), in at least [`SMALL_MODEL_KERNELS`] kernels, a host model is compiled for one
+/// thread ([`Optimization::SmallModels`]). Measured on this project's 2-core machine (one
+/// thread against two, both Strata): the models from 3 to 14 million in 20-102 kernels (the
+/// YOLO-style, opset-11 and text detectors, the int8 CNNs, the raw-waveform TCN; 0.05-0.22 ms)
+/// ran 0.78-0.92x as fast on two threads as on one, and ONNX Runtime's YOLO-style and opset-11
+/// CNNs 0.67x and 0.90x; from 18 million (the iSTFT vocoder, the keyword spotter's 16k-sample
+/// STFT, the CRNN) two threads gained 1.08-1.35x.
 pub const SMALL_MODEL_ITERATIONS: u64 = 16_000_000;
 
+/// The fewest kernels a model compiled for one thread by [`SMALL_MODEL_ITERATIONS`] has: what
+/// two threads lose is at the kernels' boundaries (a kernel reading what another core wrote),
+/// and a model of a few kernels has few. The `bench run` operators (1-8 kernels of 0.1-15
+/// million iterations: a softmax, a batched attention product, a grouped convolution) ran up
+/// to 1.36x ONNX Runtime's two-thread time on one thread, at most 0.98x on two.
+pub const SMALL_MODEL_KERNELS: u64 = 16;
+
 /// The threads to compile `module` (lowered to linalg) for, asked for `threads`: one where
-/// the model does under [`SMALL_MODEL_ITERATIONS`] loop iterations (unless `disabled`), with
-/// the count.
-pub fn threads_for(module: &Module<'_>, threads: usize, disabled: &[Optimization]) -> (usize, u64) {
-    let work = strata_lower::work::iterations(strata_ir::Op::of(&module.as_operation()));
-    if threads > 1 && work < SMALL_MODEL_ITERATIONS && !disabled.contains(&Optimization::SmallModels) {
+/// the model does under [`SMALL_MODEL_ITERATIONS`] loop iterations in at least
+/// [`SMALL_MODEL_KERNELS`] kernels (unless `disabled`), with its work.
+pub fn threads_for(
+    module: &Module<'_>,
+    threads: usize,
+    disabled: &[Optimization],
+) -> (usize, strata_lower::work::Work) {
+    let work = strata_lower::work::work(strata_ir::Op::of(&module.as_operation()));
+    let small = work.iterations < SMALL_MODEL_ITERATIONS && work.kernels >= SMALL_MODEL_KERNELS;
+    if threads > 1 && small && !disabled.contains(&Optimization::SmallModels) {
         (1, work)
     } else {
         (threads, work)
@@ -451,9 +465,9 @@ pub struct Compiled<'c> {
     /// The threads the host code is compiled for (set after the lowering): the asked
     /// [`CompileOptions::threads`], or one for a small model ([`threads_for`]).
     pub threads: usize,
-    /// The model's loop iterations (`strata_lower::work::iterations`, set after the lowering
+    /// The model's loop iterations and kernels (`strata_lower::work`, set after the lowering
     /// on the host).
-    pub work: u64,
+    pub work: strata_lower::work::Work,
     pub signature: Signature,
     /// The entry-point symbol (set at the LLVM-dialect stage).
     pub entry: Option<String>,
@@ -587,7 +601,7 @@ fn compile_until<'c>(
     }
     let mut compiled = Compiled {
         threads: if options.target == Target::Nvptx { 1 } else { options.threads },
-        work: 0,
+        work: Default::default(),
         module,
         signature,
         entry: None,
@@ -669,11 +683,13 @@ fn compile_until<'c>(
             (compiled.threads, compiled.work) = threads_for(&module, options.threads, &options.disable);
             if compiled.threads < options.threads {
                 compiled.warnings.push(format!(
-                    "note: compiled for one thread, not {}: the model does {:.1}M loop iterations, under {}M, where \
-                     a second core costs more than it saves (`--disable small-models` compiles for {} anyway)\n",
+                    "note: compiled for one thread, not {}: the model does {:.1}M loop iterations (under {}M) in {} \
+                     kernels, where a second core costs more than it saves (`--disable small-models` compiles for {} \
+                     anyway)\n",
                     options.threads,
-                    compiled.work as f64 / 1e6,
+                    compiled.work.iterations as f64 / 1e6,
                     SMALL_MODEL_ITERATIONS / 1_000_000,
+                    compiled.work.kernels,
                     options.threads
                 ));
             }

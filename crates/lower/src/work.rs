@@ -3,31 +3,58 @@
 //! operands' static shapes), times the trips of the loops around it, summed. A convolution's
 //! multiply-adds, a matmul's, an elementwise op's elements and a reduction's steps all count
 //! one an iteration: a coarse measure of run time, enough to tell a model that takes tens of
-//! microseconds from one that takes milliseconds (the driver compiles the first for one
-//! thread: `strata_driver::compile`'s `threads_for`).
+//! microseconds from one that takes milliseconds, and how many kernels run (the driver
+//! compiles a model of many kernels and little work for one thread: `strata_driver::compile`'s
+//! `threads_for`).
 
 use strata_ir::{Blk, Op};
 
-/// The loop iterations of every linalg op in `op`'s regions (on tensors or buffers). A loop
-/// whose extent no operand gives (a dynamic shape) counts once; an `scf.for` with constant
-/// bounds multiplies what its body does by its trips, an `scf.forall` by its static bounds',
-/// other ops with regions (functions, branches) count their regions once each.
+/// What a module's linalg ops do when it runs: their loop iterations, and how many of them
+/// run (each op once per trip of the loops around it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Work {
+    pub iterations: u64,
+    pub kernels: u64,
+}
+
+impl Work {
+    fn add(self, other: Work) -> Work {
+        Work {
+            iterations: self.iterations.saturating_add(other.iterations),
+            kernels: self.kernels.saturating_add(other.kernels),
+        }
+    }
+
+    fn times(self, trips: u64) -> Work {
+        Work { iterations: self.iterations.saturating_mul(trips), kernels: self.kernels.saturating_mul(trips) }
+    }
+}
+
+/// The work of every linalg op in `op`'s regions (on tensors or buffers). A loop whose extent
+/// no operand gives (a dynamic shape) counts once; an `scf.for` with constant bounds
+/// multiplies what its body does by its trips, an `scf.forall` by its static bounds', other
+/// ops with regions (functions, branches) count their regions once each.
+pub fn work(op: Op) -> Work {
+    (0..op.region_count()).filter_map(|r| op.body(r)).map(block_work).fold(Work::default(), Work::add)
+}
+
+/// [`work`]'s loop iterations.
 pub fn iterations(op: Op) -> u64 {
-    (0..op.region_count()).filter_map(|r| op.body(r)).map(block_iterations).fold(0, u64::saturating_add)
+    work(op).iterations
 }
 
-fn block_iterations(block: Blk) -> u64 {
-    block.ops().into_iter().map(op_iterations).fold(0, u64::saturating_add)
+fn block_work(block: Blk) -> Work {
+    block.ops().into_iter().map(op_work).fold(Work::default(), Work::add)
 }
 
-fn op_iterations(op: Op) -> u64 {
+fn op_work(op: Op) -> Work {
     if let Some(maps) = op.indexing_maps() {
-        return linalg_iterations(op, maps);
+        return Work { iterations: linalg_iterations(op, maps), kernels: 1 };
     }
     if op.region_count() == 0 {
-        return 0;
+        return Work::default();
     }
-    iterations(op).saturating_mul(trips(op))
+    work(op).times(trips(op))
 }
 
 /// How many times `op`'s regions run each time `op` does: an `scf.for`'s trip count, the
@@ -127,5 +154,8 @@ func.func @f(%x: tensor<4x10xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
   return %r : tensor<4xf32>
 }";
         assert_eq!(count(looped), 5 * 4 * 10);
+        let strata = StrataContext::new(&[strata_dialect_sg::DIALECT]).expect("the sg dialect loads");
+        let module = strata.parse(looped, "work.mlir").expect("parses");
+        assert_eq!(super::work(Op::of(&module.as_operation())).kernels, 5);
     }
 }
