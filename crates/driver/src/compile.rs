@@ -330,14 +330,17 @@ pub const SMALL_MODEL_KERNELS: u64 = 16;
 
 /// The threads to compile `module` (lowered to linalg) for, asked for `threads`: one where
 /// the model does under [`SMALL_MODEL_ITERATIONS`] loop iterations in at least
-/// [`SMALL_MODEL_KERNELS`] kernels (unless `disabled`), with its work.
+/// [`SMALL_MODEL_KERNELS`] kernels, both known at compile time (unless `disabled`), with its
+/// work.
 pub fn threads_for(
     module: &Module<'_>,
     threads: usize,
     disabled: &[Optimization],
 ) -> (usize, strata_lower::work::Work) {
     let work = strata_lower::work::work(strata_ir::Op::of(&module.as_operation()));
-    let small = work.iterations < SMALL_MODEL_ITERATIONS && work.kernels >= SMALL_MODEL_KERNELS;
+    // Only a count known at compile time: a model whose loops run a number of times known
+    // only when it runs (a `Loop` node) may do far more.
+    let small = work.exact && work.iterations < SMALL_MODEL_ITERATIONS && work.kernels >= SMALL_MODEL_KERNELS;
     if threads > 1 && small && !disabled.contains(&Optimization::SmallModels) {
         (1, work)
     } else {

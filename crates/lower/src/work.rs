@@ -10,11 +10,19 @@
 use strata_ir::{Blk, Op};
 
 /// What a module's linalg ops do when it runs: their loop iterations, and how many of them
-/// run (each op once per trip of the loops around it).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// run (each op once per trip of the loops around it); `exact` unless some count is only a
+/// lower bound (a dynamic extent, a loop whose trips are not known at compile time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Work {
     pub iterations: u64,
     pub kernels: u64,
+    pub exact: bool,
+}
+
+impl Default for Work {
+    fn default() -> Work {
+        Work { iterations: 0, kernels: 0, exact: true }
+    }
 }
 
 impl Work {
@@ -22,18 +30,25 @@ impl Work {
         Work {
             iterations: self.iterations.saturating_add(other.iterations),
             kernels: self.kernels.saturating_add(other.kernels),
+            exact: self.exact && other.exact,
         }
     }
 
-    fn times(self, trips: u64) -> Work {
-        Work { iterations: self.iterations.saturating_mul(trips), kernels: self.kernels.saturating_mul(trips) }
+    fn times(self, trips: Option<u64>) -> Work {
+        let n = trips.unwrap_or(1);
+        Work {
+            iterations: self.iterations.saturating_mul(n),
+            kernels: self.kernels.saturating_mul(n),
+            exact: self.exact && trips.is_some(),
+        }
     }
 }
 
 /// The work of every linalg op in `op`'s regions (on tensors or buffers). A loop whose extent
 /// no operand gives (a dynamic shape) counts once; an `scf.for` with constant bounds
-/// multiplies what its body does by its trips, an `scf.forall` by its static bounds', other
-/// ops with regions (functions, branches) count their regions once each.
+/// multiplies what its body does by its trips, an `scf.forall` by its static bounds', a branch
+/// or a function counts its regions once; other loops (`scf.while`, bounds known only at run
+/// time) count their bodies once, and the result is not [`Work::exact`].
 pub fn work(op: Op) -> Work {
     (0..op.region_count()).filter_map(|r| op.body(r)).map(block_work).fold(Work::default(), Work::add)
 }
@@ -49,7 +64,8 @@ fn block_work(block: Blk) -> Work {
 
 fn op_work(op: Op) -> Work {
     if let Some(maps) = op.indexing_maps() {
-        return Work { iterations: linalg_iterations(op, maps), kernels: 1 };
+        let (iterations, exact) = linalg_iterations(op, maps);
+        return Work { iterations, kernels: 1, exact };
     }
     if op.region_count() == 0 {
         return Work::default();
@@ -58,50 +74,52 @@ fn op_work(op: Op) -> Work {
 }
 
 /// How many times `op`'s regions run each time `op` does: an `scf.for`'s trip count, the
-/// product of an `scf.forall`'s static trip counts; once otherwise (or when not constant).
-fn trips(op: Op) -> u64 {
+/// product of an `scf.forall`'s trip counts, once for a branch, a region or a function;
+/// `None` when not known at compile time.
+fn trips(op: Op) -> Option<u64> {
+    let count = |lower: i64, upper: i64, step: i64| {
+        (step > 0).then(|| u64::try_from(upper.saturating_sub(lower).max(0)).unwrap_or(0).div_ceil(step as u64))
+    };
     match op.name().as_str() {
         "scf.for" => {
             let constant = |i: usize| op.operand(i).constant_int();
-            match (constant(0), constant(1), constant(2)) {
-                (Some(lower), Some(upper), Some(step)) if step > 0 => {
-                    u64::try_from(upper.saturating_sub(lower).max(0)).unwrap_or(0).div_ceil(step as u64)
-                }
-                _ => 1,
-            }
+            count(constant(0)?, constant(1)?, constant(2)?)
         }
         "scf.forall" => {
             let array = |name: &str| strata_ir::ods::i64_array(op.get(), name);
-            let (Some(lower), Some(upper), Some(step)) =
-                (array("staticLowerBound"), array("staticUpperBound"), array("staticStep"))
-            else {
-                return 1;
-            };
-            lower.iter().zip(&upper).zip(&step).fold(1u64, |total, ((&l, &u), &s)| {
-                let known = l != strata_ir::ods::DYNAMIC && u != strata_ir::ods::DYNAMIC && s > 0;
-                let count = if known { u64::try_from((u - l).max(0)).unwrap_or(0).div_ceil(s as u64) } else { 1 };
-                total.saturating_mul(count)
+            let (lower, upper, step) = (array("staticLowerBound")?, array("staticUpperBound")?, array("staticStep")?);
+            lower.iter().zip(&upper).zip(&step).try_fold(1u64, |total, ((&l, &u), &s)| {
+                if [l, u, s].contains(&strata_ir::ods::DYNAMIC) {
+                    return None;
+                }
+                Some(total.saturating_mul(count(l, u, s)?))
             })
         }
-        _ => 1,
+        "scf.while" => None,
+        _ => Some(1),
     }
 }
 
-/// The product of a linalg op's loop extents: each loop's extent is the size of an operand
-/// dimension its indexing maps read it by (1 where none does).
-fn linalg_iterations(op: Op, maps: melior::ir::Attribute<'_>) -> u64 {
-    let Some(maps) = strata_ir::handle::map_dims(maps) else { return 0 };
+/// The product of a linalg op's loop extents, each the size of an operand dimension its
+/// indexing maps read it by, and whether every loop had one (else it counts 1: a dynamic
+/// shape, or a loop no operand dimension gives whole).
+fn linalg_iterations(op: Op, maps: melior::ir::Attribute<'_>) -> (u64, bool) {
+    let Some(maps) = strata_ir::handle::map_dims(maps) else { return (0, false) };
     let loops = maps.iter().flatten().flatten().map(|&d| d + 1).max().unwrap_or(0);
-    let mut extents = vec![1i64; loops];
+    let mut extents = vec![None::<i64>; loops];
     for (i, dims) in maps.iter().enumerate().take(op.operand_count()) {
         let Ok(shape) = crate::ops::static_shape(op.operand(i).r#type()) else { continue };
         for (dim, extent) in dims.iter().zip(shape) {
             if let Some(d) = *dim {
-                extents[d] = extents[d].max(extent);
+                extents[d] = Some(extents[d].map_or(extent, |e| e.max(extent)));
             }
         }
     }
-    extents.into_iter().fold(1u64, |total, extent| total.saturating_mul(u64::try_from(extent.max(0)).unwrap_or(0)))
+    let exact = extents.iter().all(Option::is_some);
+    let product = extents
+        .into_iter()
+        .fold(1u64, |total, extent| total.saturating_mul(u64::try_from(extent.unwrap_or(1).max(0)).unwrap_or(0)));
+    (product, exact)
 }
 
 #[cfg(test)]
@@ -156,6 +174,32 @@ func.func @f(%x: tensor<4x10xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
         assert_eq!(count(looped), 5 * 4 * 10);
         let strata = StrataContext::new(&[strata_dialect_sg::DIALECT]).expect("the sg dialect loads");
         let module = strata.parse(looped, "work.mlir").expect("parses");
-        assert_eq!(super::work(Op::of(&module.as_operation())).kernels, 5);
+        let work = super::work(Op::of(&module.as_operation()));
+        assert_eq!((work.kernels, work.exact), (5, true));
+    }
+
+    #[test]
+    fn unknown_trips_and_extents_make_a_lower_bound() {
+        let dynamic =
+            "func.func @f(%a: tensor<?x32xf32>, %b: tensor<32x16xf32>, %c: tensor<?x16xf32>) -> tensor<?x16xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<?x32xf32>, tensor<32x16xf32>) outs(%c : tensor<?x16xf32>) -> tensor<?x16xf32>
+  return %r : tensor<?x16xf32>
+}";
+        let strata = StrataContext::new(&[strata_dialect_sg::DIALECT]).expect("the sg dialect loads");
+        let module = strata.parse(dynamic, "work.mlir").expect("parses");
+        let work = super::work(Op::of(&module.as_operation()));
+        assert_eq!((work.iterations, work.exact), (16 * 32, false));
+        let looped = "func.func @f(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (tensor<4xf32>) {
+    %s = linalg.copy ins(%acc : tensor<4xf32>) outs(%acc : tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %s : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}";
+        let module = strata.parse(looped, "work.mlir").expect("parses");
+        let work = super::work(Op::of(&module.as_operation()));
+        assert_eq!((work.iterations, work.kernels, work.exact), (4, 1, false));
     }
 }
