@@ -184,7 +184,8 @@ class Model:
 
     @property
     def warnings(self) -> List[str]:
-        """Messages of optimisations that fell back while compiling."""
+        """Messages of optimisations that fell back while compiling, and notes (a small model
+        compiled for one thread)."""
         return list(self._native.warnings)
 
     @property
@@ -276,7 +277,10 @@ def compile(
     model: a path to a `.onnx` file (external data is read beside it), the serialized bytes, or
         an `onnx.ModelProto`.
     input_shapes: static shapes for inputs with symbolic dimensions, `{"x": (1, 3, 224, 224)}`.
-    threads: cores the kernels are split across (None: every core; 1: sequential code).
+    threads: cores the kernels are split across (None: every core; 1: sequential code). A
+        model of little work in many kernels is compiled for one thread whatever this says
+        (`Model.warnings` notes it, no `CompileWarning`; `disable="small-models"` keeps the
+        threads asked).
     optimize: run the graph optimiser (fusion, views, in-place); False lowers op by op.
     freeze: inputs fixed at compile time, `{"sample_rate": np.array(16000)}` (arrays, or
         `onnx.TensorProto`s or their bytes): they become constants and what depends on them
@@ -292,7 +296,7 @@ def compile(
     disable: optimisations to leave out, to see what each saves or to get around a problem in
         one: any of "views", "fusion", "epilogues", "in-place", "pads-in-place",
         "conv-borders", "bands", "concat-convs", "residuals", "sink-to-use", "order",
-        "winograd".
+        "winograd", "integer-matmuls", "half-in-f32", "small-models".
 
     Raises `CompileError` (with `.node`, `.op_type`, `.unsupported`) when the model cannot be
     compiled, `ValueError` for bad arguments.
@@ -351,7 +355,9 @@ def compile(
     )
     compiled = Model(native)
     for message in compiled.warnings:
-        _warnings.warn(message.strip(), CompileWarning, stacklevel=2)
+        # Notes (a small model compiled for one thread) stay in `Model.warnings` only.
+        if not message.startswith("note:"):
+            _warnings.warn(message.strip(), CompileWarning, stacklevel=2)
     return compiled
 
 

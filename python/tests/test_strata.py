@@ -210,6 +210,23 @@ def test_thread_counts(threads):
         np.testing.assert_allclose(outputs[index], reference, rtol=RTOL, atol=ATOL)
 
 
+def test_a_small_model_runs_on_one_thread_with_a_note():
+    # The YOLO-style CNN: 4 million loop iterations in 102 kernels.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", strata.CompileWarning)
+        compiled = strata.compile(ZOO / "yolo_detector.onnx", threads=2, cache=False)
+    assert any(w.startswith("note: compiled for one thread, not 2") for w in compiled.warnings)
+    asked = strata.compile(ZOO / "yolo_detector.onnx", threads=2, cache=False, disable="small-models")
+    assert not any(w.startswith("note:") for w in asked.warnings)
+    for model in (compiled, asked):
+        outputs = model.run(None, zoo_inputs("yolo_detector"))
+        for name, reference in zoo_references("yolo_detector").items():
+            index = [o.name for o in model.outputs].index(name)
+            np.testing.assert_allclose(outputs[index], reference, rtol=RTOL, atol=ATOL)
+
+
 def test_concurrent_calls_on_one_model(mobilenet):
     rng = np.random.default_rng(7)
     inputs = [rng.standard_normal((1, 3, 224, 224), dtype=np.float32) for _ in range(6)]
