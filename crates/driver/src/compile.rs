@@ -465,12 +465,6 @@ pub struct CompileOptions {
 /// A module compiled up to some stage, with what the runtime needs to know.
 pub struct Compiled<'c> {
     pub module: Module<'c>,
-    /// The threads the host code is compiled for (set after the lowering): the asked
-    /// [`CompileOptions::threads`], or one for a small model ([`threads_for`]).
-    pub threads: usize,
-    /// The model's loop iterations and kernels (`strata_lower::work`, set after the lowering
-    /// on the host).
-    pub work: strata_lower::work::Work,
     pub signature: Signature,
     /// The entry-point symbol (set at the LLVM-dialect stage).
     pub entry: Option<String>,
@@ -603,8 +597,6 @@ fn compile_until<'c>(
             .map_err(|e| CommandError::new(ErrorKind::Internal, format!("error: {e}")))?;
     }
     let mut compiled = Compiled {
-        threads: if options.target == Target::Nvptx { 1 } else { options.threads },
-        work: Default::default(),
         module,
         signature,
         entry: None,
@@ -617,6 +609,9 @@ fn compile_until<'c>(
         weights: strata_runtime::AlignedBytes::zeroed(0),
     };
     let gpu = options.target == Target::Nvptx;
+    // The threads the host code is compiled for: the asked ones, or one for a small model
+    // (`threads_for`, once the lowering has run).
+    let mut threads = if gpu { 1 } else { options.threads };
     if gpu != matches!(stop, Stage::Gpu | Stage::Ptx) && stop > Stage::Memref {
         let target =
             if gpu { "nvptx (--emit=gpu or ptx)" } else { "host (--emit=llvm-dialect, llvm-ir, asm, obj or so)" };
@@ -674,7 +669,7 @@ fn compile_until<'c>(
                 &options.strategy,
                 options.schedule && !gpu,
                 options.profile && !gpu,
-                compiled.threads,
+                threads,
                 !gpu,
                 &options.disable,
             )
@@ -683,16 +678,17 @@ fn compile_until<'c>(
         };
         run_pipeline(strata, &mut module, &pipeline, name, options, &mut compiled.warnings, verify)?;
         if stage == Stage::Linalg && !gpu {
-            (compiled.threads, compiled.work) = threads_for(&module, options.threads, &options.disable);
-            if compiled.threads < options.threads {
+            let work;
+            (threads, work) = threads_for(&module, options.threads, &options.disable);
+            if threads < options.threads {
                 compiled.warnings.push(format!(
                     "note: compiled for one thread, not {}: the model does {:.1}M loop iterations (under {}M) in {} \
                      kernels, where a second core costs more than it saves (`--disable small-models` compiles for {} \
                      anyway)\n",
                     options.threads,
-                    compiled.work.iterations as f64 / 1e6,
+                    work.iterations as f64 / 1e6,
                     SMALL_MODEL_ITERATIONS / 1_000_000,
-                    compiled.work.kernels,
+                    work.kernels,
                     options.threads
                 ));
             }

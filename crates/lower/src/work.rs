@@ -7,7 +7,7 @@
 //! compiles a model of many kernels and little work for one thread: `strata_driver::compile`'s
 //! `threads_for`).
 
-use strata_ir::{Blk, Op};
+use strata_ir::{Blk, Op, Val};
 
 /// What a module's linalg ops do when it runs: their loop iterations, and how many of them
 /// run (each op once per trip of the loops around it); `exact` unless some count is only a
@@ -53,11 +53,6 @@ pub fn work(op: Op) -> Work {
     (0..op.region_count()).filter_map(|r| op.body(r)).map(block_work).fold(Work::default(), Work::add)
 }
 
-/// [`work`]'s loop iterations.
-pub fn iterations(op: Op) -> u64 {
-    work(op).iterations
-}
-
 fn block_work(block: Blk) -> Work {
     block.ops().into_iter().map(op_work).fold(Work::default(), Work::add)
 }
@@ -77,14 +72,8 @@ fn op_work(op: Op) -> Work {
 /// product of an `scf.forall`'s trip counts, once for a branch, a region or a function;
 /// `None` when not known at compile time.
 fn trips(op: Op) -> Option<u64> {
-    let count = |lower: i64, upper: i64, step: i64| {
-        (step > 0).then(|| u64::try_from(upper.saturating_sub(lower).max(0)).unwrap_or(0).div_ceil(step as u64))
-    };
     match op.name().as_str() {
-        "scf.for" => {
-            let constant = |i: usize| op.operand(i).constant_int();
-            count(constant(0)?, constant(1)?, constant(2)?)
-        }
+        "scf.for" => trip_count(op.operand(0), op.operand(1), op.operand(2)),
         "scf.forall" => {
             let array = |name: &str| strata_ir::ods::i64_array(op.get(), name);
             let (lower, upper, step) = (array("staticLowerBound")?, array("staticUpperBound")?, array("staticStep")?);
@@ -92,12 +81,22 @@ fn trips(op: Op) -> Option<u64> {
                 if [l, u, s].contains(&strata_ir::ods::DYNAMIC) {
                     return None;
                 }
-                Some(total.saturating_mul(count(l, u, s)?))
+                Some(total.saturating_mul(steps(l, u, s)?))
             })
         }
         "scf.while" => None,
         _ => Some(1),
     }
+}
+
+/// The trip count of a loop from `lower` to `upper` by `step`, when all three are constants.
+pub fn trip_count(lower: Val, upper: Val, step: Val) -> Option<u64> {
+    steps(lower.constant_int()?, upper.constant_int()?, step.constant_int()?)
+}
+
+/// The steps from `lower` to `upper` by `step` (none for a step that is not positive).
+fn steps(lower: i64, upper: i64, step: i64) -> Option<u64> {
+    (step > 0).then(|| u64::try_from(upper.saturating_sub(lower).max(0)).unwrap_or(0).div_ceil(step as u64))
 }
 
 /// The product of a linalg op's loop extents, each the size of an operand dimension its
@@ -124,13 +123,13 @@ fn linalg_iterations(op: Op, maps: melior::ir::Attribute<'_>) -> (u64, bool) {
 
 #[cfg(test)]
 mod tests {
-    use super::iterations;
+    use super::{work, Work};
     use strata_ir::{Op, StrataContext};
 
-    fn count(text: &str) -> u64 {
+    fn work_of(text: &str) -> Work {
         let strata = StrataContext::new(&[strata_dialect_sg::DIALECT]).expect("the sg dialect loads");
         let module = strata.parse(text, "work.mlir").expect("parses");
-        iterations(Op::of(&module.as_operation()))
+        work(Op::of(&module.as_operation()))
     }
 
     #[test]
@@ -143,13 +142,13 @@ mod tests {
   %r = linalg.matmul ins(%a, %b : tensor<8x32xf32>, tensor<32x16xf32>) outs(%f : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %r : tensor<8x16xf32>
 }";
-        assert_eq!(count(matmul), 8 * 16 * 32 + 8 * 16);
+        assert_eq!(work_of(matmul).iterations, 8 * 16 * 32 + 8 * 16);
         // A 3x3 convolution: 1 x 4 x 6 x 6 outputs, 2 x 3 x 3 taps each.
         let conv = "func.func @f(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2x3x3xf32>, %y: tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32> {
   %r = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x2x8x8xf32>, tensor<4x2x3x3xf32>) outs(%y : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
   return %r : tensor<1x4x6x6xf32>
 }";
-        assert_eq!(count(conv), 4 * 6 * 6 * 2 * 3 * 3);
+        assert_eq!(work_of(conv).iterations, 4 * 6 * 6 * 2 * 3 * 3);
     }
 
     #[test]
@@ -171,11 +170,8 @@ func.func @f(%x: tensor<4x10xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }";
-        assert_eq!(count(looped), 5 * 4 * 10);
-        let strata = StrataContext::new(&[strata_dialect_sg::DIALECT]).expect("the sg dialect loads");
-        let module = strata.parse(looped, "work.mlir").expect("parses");
-        let work = super::work(Op::of(&module.as_operation()));
-        assert_eq!((work.kernels, work.exact), (5, true));
+        let looped = work_of(looped);
+        assert_eq!((looped.iterations, looped.kernels, looped.exact), (5 * 4 * 10, 5, true));
     }
 
     #[test]
@@ -185,10 +181,8 @@ func.func @f(%x: tensor<4x10xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<?x32xf32>, tensor<32x16xf32>) outs(%c : tensor<?x16xf32>) -> tensor<?x16xf32>
   return %r : tensor<?x16xf32>
 }";
-        let strata = StrataContext::new(&[strata_dialect_sg::DIALECT]).expect("the sg dialect loads");
-        let module = strata.parse(dynamic, "work.mlir").expect("parses");
-        let work = super::work(Op::of(&module.as_operation()));
-        assert_eq!((work.iterations, work.exact), (16 * 32, false));
+        let dynamic = work_of(dynamic);
+        assert_eq!((dynamic.iterations, dynamic.exact), (16 * 32, false));
         let looped = "func.func @f(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -198,8 +192,7 @@ func.func @f(%x: tensor<4x10xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }";
-        let module = strata.parse(looped, "work.mlir").expect("parses");
-        let work = super::work(Op::of(&module.as_operation()));
-        assert_eq!((work.iterations, work.kernels, work.exact), (4, 1, false));
+        let looped = work_of(looped);
+        assert_eq!((looped.iterations, looped.kernels, looped.exact), (4, 1, false));
     }
 }

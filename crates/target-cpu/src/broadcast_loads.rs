@@ -191,7 +191,7 @@ fn subview_source_dim(subview: Op, dim: usize) -> Option<(usize, Option<Val>)> {
 fn follows_window_loop(value: Val, depth: usize) -> bool {
     if let (Some(block), Some(0)) = (value.owner_block(), value.argument_number()) {
         let Some(r#loop) = block.parent().filter(|op| op.is("scf.for")) else { return false };
-        let trips = crate::size_small_kernels::trip_count(r#loop.operand(0), r#loop.operand(1), r#loop.operand(2));
+        let trips = strata_lower::work::trip_count(r#loop.operand(0), r#loop.operand(1), r#loop.operand(2));
         let carries_vector = r#loop.results().iter().any(|r| r.r#type().is_vector());
         return trips.is_some_and(|trips| trips <= WINDOW_TRIPS) && carries_vector;
     }

@@ -23,7 +23,7 @@ use melior::ir::attribute::FlatSymbolRefAttribute;
 use melior::ir::operation::OperationRef;
 use std::collections::BTreeMap;
 use strata_ir::rewrite::collect;
-use strata_ir::{Blk, Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
+use strata_ir::{Blk, Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
 
 /// Kernels that run at most this many operations (loop iterations times the ops of their
 /// bodies, a vector op counting one) in a model's run keep their loops rolled: tens of
@@ -206,25 +206,17 @@ fn stores_one_value(nest: Op) -> bool {
 /// with regions and for trip counts not known at compile time.
 fn trips(op: Op) -> Option<u64> {
     match op.name().as_str() {
-        "scf.for" => trip_count(op.operand(0), op.operand(1), op.operand(2)),
+        "scf.for" => strata_lower::work::trip_count(op.operand(0), op.operand(1), op.operand(2)),
         "omp.loop_nest" => {
             let ivs = op.body(0)?.argument_count();
             let mut trips = 1u64;
             for i in 0..ivs {
-                trips = trips.checked_mul(trip_count(op.operand(i), op.operand(ivs + i), op.operand(2 * ivs + i))?)?;
+                let (lower, upper, step) = (op.operand(i), op.operand(ivs + i), op.operand(2 * ivs + i));
+                trips = trips.checked_mul(strata_lower::work::trip_count(lower, upper, step)?)?;
             }
             Some(trips)
         }
         "scf.if" | "scf.execute_region" | "memref.alloca_scope" | "omp.parallel" | "omp.wsloop" => Some(1),
         _ => None,
     }
-}
-
-/// The trip count of a loop from `lower` to `upper` by `step`, when all three are constants.
-pub(crate) fn trip_count(lower: Val, upper: Val, step: Val) -> Option<u64> {
-    let (lower, upper, step) = (lower.constant_int()?, upper.constant_int()?, step.constant_int()?);
-    if step <= 0 {
-        return None;
-    }
-    Some(u64::try_from(upper.saturating_sub(lower).max(0)).ok()?.div_ceil(step as u64))
 }
