@@ -21,6 +21,16 @@
 // With threads, a big one's whole column blocks are an scf.forall; with fewer than two of
 // them (7 x 7 pixels), its whole row blocks.
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-integer-matmul{threads=2})' | FileCheck %s --check-prefix=THREADS
+// With amx (hosts with AMX-INT8 whose kernel grants the tiles), products of at least 32 rows,
+// 64 bytes of depth and whole tiles of columns run on tiles: blocks of 2 x 2 tiles of 16 x 16
+// sums, each fed per step of depth (K in equal steps of at most 64 bytes: 96 as two of 48) by
+// two tiles of rows read in place and two of the packed operand; the 8 rows past the last
+// whole block as a tile moved back to end at the last row, so every tile has one shape. The
+// tiles are stored where the sums go (the f32 result holding their bits) and the epilogue
+// runs there, a row at a time; sums accumulated in their buffer start as tiles loaded from it
+// and are stored back. Shallower, shorter or partly masked products keep the VNNI kernel.
+// RUN: strata-opt %s -p 'builtin.module(strata-vectorize-integer-matmul{amx=true})' --mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=TILES
+// RUN: strata-opt %s -p 'builtin.module(strata-vectorize-integer-matmul{amx=true},strata-host-to-llvm)' | FileCheck %s --check-prefix=TILES-LLVM
 
 #row = affine_map<(d0, d1) -> (d1)>
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -96,8 +106,8 @@
 // CHECK: arith.fptoui %{{.*}} : f32 to i8
 // CHECK: vector.load {{.*}} : memref<8x48xui8>, vector<16xui8>
 // CHECK: memref.copy
-// CHECK: 7 matmuls
-// CHECK: 2 fused
+// CHECK: 9 matmuls
+// CHECK: 3 fused
 // CHECK: 1 started
 // CHECK: 3 interleaves
 // CHECK: 1 from-floats
@@ -110,6 +120,48 @@
 // THREADS: scf.forall (%{{.*}}) in (80) {
 // THREADS: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // THREADS: vector.maskedstore
+// TILES-LABEL: func.func @fused(
+// TILES: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// TILES-LABEL: func.func @fused_tiles
+// TILES: %[[OUT:.*]] = memref.view %arg4[%c7680][] : memref<15360xi8> to memref<40x48xf32>
+// TILES: scf.for %{{.*}} = %c0{{.*}} to %c32 step %c32 {
+// TILES: amx.tile_zero : !amx.tile<16x16xi32>
+// TILES: scf.for %{{.*}} = %c0{{.*}} to %c96 step %c48 iter_args({{.*}}) -> (!amx.tile<16x16xi32>, !amx.tile<16x16xi32>, !amx.tile<16x16xi32>, !amx.tile<16x16xi32>) {
+// TILES: amx.tile_load %arg0[{{.*}}] : memref<40x96xui8> into !amx.tile<16x48xi8>
+// TILES: amx.tile_load %{{.*}} : memref<3x24x64xi8> into !amx.tile<12x64xi8>
+// TILES: amx.tile_muli %{{.*}} zext, %{{.*}}, %{{.*}} : !amx.tile<16x48xi8>, !amx.tile<12x64xi8>, !amx.tile<16x16xi32>
+// TILES: amx.tile_store %[[OUT]][{{.*}}], %{{.*}} : memref<40x48xf32>, !amx.tile<16x16xi32>
+// TILES: vector.load %arg2[{{.*}}] : memref<48xi32>, vector<16xi32>
+// TILES: vector.load %arg3[{{.*}}] : memref<48xf32>, vector<16xf32>
+// TILES: vector.load %[[OUT]][{{.*}}] : memref<40x48xf32>, vector<16xf32>
+// TILES: arith.bitcast {{.*}} : vector<16xf32> to vector<16xi32>
+// TILES: arith.sitofp
+// TILES: vector.store {{.*}}, %[[OUT]][{{.*}}] : memref<40x48xf32>, vector<16xf32>
+// The last 8 rows: one tile from row 24, all of whose sums are stored (again) and finished.
+// TILES: arith.subi %c32, %c8 : index
+// TILES-NOT: linalg.generic
+// TILES-LABEL: func.func @big
+// TILES: amx.tile_load %arg2[{{.*}}] : memref<64x256xi32> into !amx.tile<16x16xi32>
+// TILES: scf.for %{{.*}} = %c0{{.*}} to %c256 step %c64 iter_args({{.*}}) -> (!amx.tile<16x16xi32>, !amx.tile<16x16xi32>, !amx.tile<16x16xi32>, !amx.tile<16x16xi32>) {
+// TILES: amx.tile_load %arg0[{{.*}}] : memref<64x256xui8> into !amx.tile<16x64xi8>
+// TILES: amx.tile_load %{{.*}}[{{.*}}, %c0{{.*}}] : memref<16x64x64xi8> into !amx.tile<16x64xi8>
+// TILES: amx.tile_muli %{{.*}} zext, %{{.*}}, %{{.*}} : !amx.tile<16x64xi8>, !amx.tile<16x64xi8>, !amx.tile<16x16xi32>
+// TILES: amx.tile_store %arg2[{{.*}}], %{{.*}} : memref<64x256xi32>, !amx.tile<16x16xi32>
+// TILES-NOT: vector.store
+// TILES-LABEL: func.func @pixels(
+// TILES: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// TILES-LABEL: func.func @tall(
+// TILES: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// TILES-LABEL: func.func @tall_tiles
+// TILES: amx.tile_load %arg2[{{.*}}] : memref<64x64xf32> into !amx.tile<16x16xi32>
+// TILES: amx.tile_muli %{{.*}}, %{{.*}} zext, %{{.*}} : !amx.tile<16x64xi8>, !amx.tile<16x64xi8>, !amx.tile<16x16xi32>
+// TILES: amx.tile_store %arg2[{{.*}}], %{{.*}} : memref<64x64xf32>, !amx.tile<16x16xi32>
+// TILES: 3 on-tiles
+// TILES-LLVM-LABEL: llvm.func @fused_tiles
+// TILES-LLVM: llvm.call_intrinsic "llvm.x86.tdpbusd.internal"
+// TILES-LLVM: llvm.call_intrinsic "llvm.x86.tilestored64.internal"
+// TILES-LLVM-LABEL: llvm.func @tall_tiles
+// TILES-LLVM: llvm.call_intrinsic "llvm.x86.tdpbsud.internal"
 func.func @fused(%a: memref<6x12xui8>, %b: memref<6x3x16x4xi8>, %offsets: memref<96xi32>, %scales: memref<96xf32>, %arena: memref<4608xi8>) {
   %c0 = arith.constant 0 : index
   %sums = memref.view %arena[%c0][] : memref<4608xi8> to memref<6x96xi32>
@@ -165,6 +217,34 @@ func.func @integer(%a: memref<4x8xui8>, %b: memref<2x2x16x4xi8>, %offsets: memre
     %p = arith.muli %xw, %ww : i32
     %s = arith.addi %acc, %p : i32
     linalg.yield %s : i32
+  }
+  return
+}
+
+// @fused with 40 rows of 96 bytes and 48 columns.
+func.func @fused_tiles(%a: memref<40x96xui8>, %b: memref<3x24x16x4xi8>, %offsets: memref<48xi32>, %scales: memref<48xf32>, %arena: memref<15360xi8>) {
+  %c0 = arith.constant 0 : index
+  %sums = memref.view %arena[%c0][] : memref<15360xi8> to memref<40x48xi32>
+  linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]} ins(%offsets : memref<48xi32>) outs(%sums : memref<40x48xi32>) {
+  ^bb0(%in: i32, %o: i32):
+    linalg.yield %in : i32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<40x96xui8>, memref<3x24x16x4xi8>) outs(%sums : memref<40x48xi32>) {
+  ^bb0(%x: ui8, %w: i8, %acc: i32):
+    %xs = builtin.unrealized_conversion_cast %x : ui8 to i8
+    %xw = arith.extui %xs : i8 to i32
+    %ww = arith.extsi %w : i8 to i32
+    %p = arith.muli %xw, %ww : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  }
+  %c7680 = arith.constant 7680 : index
+  %out = memref.view %arena[%c7680][] : memref<15360xi8> to memref<40x48xf32>
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%sums, %scales : memref<40x48xi32>, memref<48xf32>) outs(%out : memref<40x48xf32>) {
+  ^bb0(%s: i32, %k: f32, %o: f32):
+    %f = arith.sitofp %s : i32 to f32
+    %y = arith.mulf %f, %k : f32
+    linalg.yield %y : f32
   }
   return
 }
@@ -291,6 +371,22 @@ func.func @read_later(%x: memref<1x8x5x7xf32>, %arena: memref<4096xi8>, %out: me
 // are split.
 func.func @tall(%w: memref<320x256xi8>, %p: memref<4x64x16x4xui8>, %c: memref<320x49xf32>) {
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%w, %p : memref<320x256xi8>, memref<4x64x16x4xui8>) outs(%c : memref<320x49xf32>) {
+  ^bb0(%v: i8, %q: ui8, %held: f32):
+    %qs = builtin.unrealized_conversion_cast %q : ui8 to i8
+    %vw = arith.extsi %v : i8 to i32
+    %qw = arith.extui %qs : i8 to i32
+    %m = arith.muli %vw, %qw : i32
+    %acc = arith.bitcast %held : f32 to i32
+    %s = arith.addi %acc, %m : i32
+    %f = arith.bitcast %s : i32 to f32
+    linalg.yield %f : f32
+  }
+  return
+}
+
+// @tall with 64 filters of 256 bytes and 64 pixels: whole tiles of columns.
+func.func @tall_tiles(%w: memref<64x256xi8>, %p: memref<4x64x16x4xui8>, %c: memref<64x64xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%w, %p : memref<64x256xi8>, memref<4x64x16x4xui8>) outs(%c : memref<64x64xf32>) {
   ^bb0(%v: i8, %q: ui8, %held: f32):
     %qs = builtin.unrealized_conversion_cast %q : ui8 to i8
     %vw = arith.extsi %v : i8 to i32

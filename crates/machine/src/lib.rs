@@ -5,7 +5,7 @@
 //! a grouped convolution's groups, [`grouped_tiles`]). The host schedule (`strata-target-cpu`) uses the blocking to tile; the
 //! e-graph adapter uses it to know which convolutions can run an elementwise epilogue in their
 //! tiles, without reading the compiling machine. It must never depend on MLIR or on another
-//! Strata crate.
+//! Strata crate (only on `libc`, for the one system call AMX tiles need).
 
 /// The host's vector registers, for the register blocking: how many may hold accumulators
 /// and how many f32 lanes each has.
@@ -85,6 +85,51 @@ pub fn host_has_avx512_vnni() -> bool {
         std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vnni")
     }
     #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Whether the machine this process runs on has AMX tiles with int8 products (`tdpbusd`: a
+/// tile of up to 16 x 64 unsigned bytes times one of signed bytes into a 16 x 16 tile of i32
+/// sums, a whole register block in one instruction) and its kernel grants this process the
+/// tiles' state ([`request_tile_state`]): where quantized products run on tiles rather than
+/// with VNNI.
+pub fn host_has_amx_int8() -> bool {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    {
+        use std::arch::x86_64::{__cpuid, __cpuid_count};
+        // CPUID leaf 7, EDX: bit 24 AMX-TILE, bit 25 AMX-INT8.
+        #[allow(unused_unsafe)]
+        // Safety: CPUID exists on every x86-64 CPU; leaf 7 is read only when the CPU has it.
+        let tiles = unsafe { __cpuid(0).eax >= 7 && __cpuid_count(7, 0).edx & (3 << 24) == 3 << 24 };
+        tiles && request_tile_state()
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+    {
+        false
+    }
+}
+
+/// Linux's `arch_prctl` system call number on x86-64 (`SYS_arch_prctl`).
+pub const SYS_ARCH_PRCTL: i64 = 158;
+/// `arch_prctl`'s request for an extended state component (Linux's `ARCH_REQ_XCOMP_PERM`).
+pub const ARCH_REQ_XCOMP_PERM: i64 = 0x1023;
+/// The AMX tile data's state component (`XFEATURE_XTILEDATA`).
+pub const XFEATURE_XTILEDATA: i64 = 18;
+
+/// Asks Linux for this process's permission to use the AMX tile data (8 KiB more state a
+/// thread, so the kernel grants it only on request; without it the first tile instruction
+/// faults); whether granted. Idempotent; compiled code using tiles makes the same request
+/// when it starts (`strata-target-cpu`'s entry point).
+pub fn request_tile_state() -> bool {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    {
+        // Safety: `arch_prctl` with this request reads no memory; it only changes the
+        // process's permitted state components.
+        unsafe { libc::syscall(SYS_ARCH_PRCTL, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0 }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
     {
         false
     }

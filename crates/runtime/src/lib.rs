@@ -305,11 +305,21 @@ impl Model {
 unsafe impl Send for Model {}
 unsafe impl Sync for Model {}
 
+/// The status of a model compiled to use AMX tiles (quantized products on a host with them)
+/// run where Linux does not grant the tiles' state (`arch_prctl(ARCH_REQ_XCOMP_PERM)`): another
+/// machine, or a kernel without AMX support. Nothing ran.
+pub const TILES_REFUSED: i32 = -18;
+
 impl Signature {
     /// The entry point's status as a result: 0 is success, a check's code its error.
     pub fn status(&self, status: i32) -> Result<(), RuntimeError> {
         if status == 0 {
             return Ok(());
+        }
+        if status == TILES_REFUSED {
+            let message = "the model was compiled to use AMX tiles and this machine's kernel does not grant them \
+                           (compile it on this machine, or with `--disable amx-tiles`)";
+            return Err(RuntimeError::Check { code: status, message: message.into() });
         }
         let message = usize::try_from(status - 1)
             .ok()

@@ -13,6 +13,12 @@
 //! when `plan-weights` placed constants in one. It returns the status: 0, or the code of the
 //! check that failed (`strata_frontend`'s checks; always 0 without checks). An emitted object also carries the blob
 //! ([`weights_symbol`]) and uses it when `weights` is null (`host::emit`).
+//!
+//! A model whose kernels use AMX tiles (`llvm.x86.t*` intrinsics: `strata-vectorize-integer-matmul`
+//! with `amx`) first asks Linux for the tiles' state (`syscall(SYS_arch_prctl,
+//! ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)`, process-wide and idempotent, so a library
+//! loaded anywhere needs no set-up call); refused, it returns
+//! [`strata_runtime::TILES_REFUSED`] instead of faulting at the first tile instruction.
 
 use crate::CodegenError;
 use melior::ir::attribute::{Attribute, StringAttribute, TypeAttribute};
@@ -36,6 +42,9 @@ pub struct EntrySignature {
     /// Whether the model function returns the run-time checks' status (an `i32` out-param
     /// after the outputs).
     pub status: bool,
+    /// Whether the model's kernels use AMX tiles ([`uses_tiles`] of the whole module, where
+    /// the entry point's part of a split module may not see them).
+    pub tiles: bool,
 }
 
 /// The exported symbol of a host object's weights blob.
@@ -99,9 +108,30 @@ pub fn add_entry(
     if signature.weights {
         operands.push("%weights".into());
     }
+    let tiles = signature.tiles || uses_tiles(module);
+    let mut request = String::new();
+    if tiles {
+        request = format!(
+            "    %sys = llvm.mlir.constant({} : i64) : i64\n\
+             \x20   %req = llvm.mlir.constant({} : i64) : i64\n\
+             \x20   %state = llvm.mlir.constant({} : i64) : i64\n\
+             \x20   %granted = llvm.call @syscall(%sys, %req, %state) vararg(!llvm.func<i64 (i64, ...)>) : (i64, i64, i64) -> i64\n\
+             \x20   %none = llvm.mlir.constant(0 : i64) : i64\n\
+             \x20   %refused = llvm.icmp \"ne\" %granted, %none : i64\n\
+             \x20   llvm.cond_br %refused, ^refused, ^run\n\
+             \x20 ^refused:\n\
+             \x20   %code = llvm.mlir.constant({} : i32) : i32\n\
+             \x20   llvm.return %code : i32\n\
+             \x20 ^run:\n",
+            strata_machine::SYS_ARCH_PRCTL,
+            strata_machine::ARCH_REQ_XCOMP_PERM,
+            strata_machine::XFEATURE_XTILEDATA,
+            strata_runtime::TILES_REFUSED
+        );
+    }
     let types = vec!["!llvm.ptr"; operands.len()].join(", ");
     let text = format!(
-        "module {{\n  llvm.func @{inner}({types})\n  llvm.func @{entry}(%weights: !llvm.ptr, %arena: !llvm.ptr, %inputs: !llvm.ptr, %outputs: !llvm.ptr) -> i32 {{\n{body}    llvm.call @{inner}({}) : ({types}) -> ()\n{}  }}\n}}\n",
+        "module {{\n  llvm.func @{inner}({types})\n  llvm.func @syscall(i64, ...) -> i64\n  llvm.func @{entry}(%weights: !llvm.ptr, %arena: !llvm.ptr, %inputs: !llvm.ptr, %outputs: !llvm.ptr) -> i32 {{\n{body}{request}    llvm.call @{inner}({}) : ({types}) -> ()\n{}  }}\n}}\n",
         operands.join(", "),
         if signature.status {
             "    %result = llvm.load %status : !llvm.ptr -> i32\n    llvm.return %result : i32\n"
@@ -112,12 +142,35 @@ pub fn add_entry(
     let wrapper = strata.parse(&text, "entry point").map_err(|e| CodegenError::Entry(e.to_string()))?;
     let declaration =
         wrapper.body().first_operation().ok_or_else(|| CodegenError::Entry("empty wrapper module".into()))?;
-    let function = declaration.next_in_block().ok_or_else(|| CodegenError::Entry("no wrapper function".into()))?;
-    // The wrapper function moves from the parsed module (dropped below) to `module`.
+    let syscall =
+        declaration.next_in_block().ok_or_else(|| CodegenError::Entry("no system call declaration".into()))?;
+    let function = syscall.next_in_block().ok_or_else(|| CodegenError::Entry("no wrapper function".into()))?;
+    // The wrapper function (and the declaration it calls) move from the parsed module
+    // (dropped below) to `module`.
+    let body = strata_ir::Blk::of(&module.body());
+    if tiles && strata_ir::rewrite::find_symbol(module, "syscall").is_none() {
+        let syscall = strata_ir::Op::of(&syscall);
+        syscall.detach();
+        body.append(syscall);
+    }
     let function = strata_ir::Op::of(&function);
     function.detach();
-    strata_ir::Blk::of(&module.body()).append(function);
+    body.append(function);
     Ok(entry)
+}
+
+/// Whether a function of `module` uses AMX tiles: has an `amx` op (on buffers) or calls a tile
+/// intrinsic (LLVM dialect: `llvm.x86.tileloadd64`, `tdpbusd`, `tilezero`, `tilestored64`...).
+pub fn uses_tiles(module: &Module<'_>) -> bool {
+    !strata_ir::rewrite::collect(&module.as_operation(), |op| {
+        op.name().starts_with("amx.")
+            || op.is("llvm.call_intrinsic")
+                && op.get().attribute("intrin").is_ok_and(|name| {
+                    let name = name.to_string();
+                    name.starts_with("\"llvm.x86.tile") || name.starts_with("\"llvm.x86.tdp")
+                })
+    })
+    .is_empty()
 }
 
 /// Removes results `drop` from the `func.func` `main` (its return and type), then erases the ops

@@ -67,7 +67,7 @@ pub mod vectorize_reductions;
 pub mod vectorize_winograd;
 pub mod winograd;
 
-pub use entry::{add_entry, weights_symbol, EntrySignature};
+pub use entry::{add_entry, uses_tiles, weights_symbol, EntrySignature};
 pub use host::{emit, set_host_target, EmbeddedWeights, Emit};
 pub use jit::Jit;
 use strata_ir::NamedPipeline;

@@ -29,16 +29,27 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
 use std::collections::BTreeMap;
 use strata_ir::rewrite::collect;
-use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
+use strata_ir::{Op, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
+
+mod tiles;
 use strata_lower::ops::static_shape;
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-vectorize-integer-matmul",
     summary: "Products of uint8 and packed int8 (sg.quantized_matmul) as AVX-512 VNNI dot products in register blocks",
     anchor: "builtin.module",
-    options: &[crate::cpu_schedule::THREADS_OPTION],
+    options: &[
+        crate::cpu_schedule::THREADS_OPTION,
+        OptionInfo {
+            name: "amx",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "the sums on AMX tiles (tdpbusd) rather than VNNI registers: hosts with AMX-INT8 whose kernel grants the tiles",
+        },
+    ],
     statistics: &[
         StatisticInfo { name: "matmuls", help: "Integer products vectorised" },
+        StatisticInfo { name: "on-tiles", help: "Integer products on AMX tiles" },
         StatisticInfo { name: "fused", help: "Products whose offsets and scaling run in their registers" },
         StatisticInfo { name: "started", help: "Products with an i32 result whose offsets start their registers" },
         StatisticInfo { name: "interleaves", help: "Pixels of a quantized convolution packed by shuffles" },
@@ -50,11 +61,12 @@ pub static INFO: PassInfo = PassInfo {
 };
 
 pub fn create(options: &PassOptions) -> Box<dyn Pass> {
-    Box::new(VectorizeIntegerMatmul { threads: options.int("threads") })
+    Box::new(VectorizeIntegerMatmul { threads: options.int("threads"), amx: options.bool("amx") })
 }
 
 struct VectorizeIntegerMatmul {
     threads: i64,
+    amx: bool,
 }
 
 /// Rows and 16-lane column vectors of a register block.
@@ -655,8 +667,8 @@ impl Product {
 
 impl Pass for VectorizeIntegerMatmul {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let threads = self.threads;
-        let (mut fused, mut started) = (0u64, 0u64);
+        let (threads, amx) = (self.threads, self.amx);
+        let (mut fused, mut started, mut on_tiles) = (0u64, 0u64, 0u64);
         let mut from_floats = 0u64;
         replace_kernels_with(module, cx, &["linalg.generic"], "interleave kernel", "interleaves", |op, absorbed| {
             let shape = interleaves(op.get())?;
@@ -748,8 +760,16 @@ impl Pass for VectorizeIntegerMatmul {
             let threads = if crate::cpu_schedule::inside_forall(op.get()) { 1 } else { threads };
             fused += u64::from(kind == Absorbed::StartAndScaling);
             started += u64::from(kind == Absorbed::Start);
-            Some((product.function(&types, threads, kind), kernel_operands))
+            let tiled = amx && tiles::takes(&product, kind);
+            on_tiles += u64::from(tiled);
+            let text = if tiled {
+                product.tile_function(&types, threads, kind)
+            } else {
+                product.function(&types, threads, kind)
+            };
+            Some((text, kernel_operands))
         })?;
+        cx.bump("on-tiles", on_tiles);
         cx.bump("fused", fused);
         cx.bump("started", started);
         Ok(())
