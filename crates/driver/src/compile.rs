@@ -162,7 +162,7 @@ pub enum Optimization {
     /// and the lines each core fetches from the other's cache cost more than the second core
     /// saves. Host only.
     SmallModels,
-    /// The integer products of [`Optimization::IntegerMatmuls`] run on AMX tiles (`tdpbusd`:
+    /// The integer products of `integer-matmuls` run on AMX tiles (`tdpbusd`:
     /// a 16 x 16 block of sums per instruction, `strata-vectorize-integer-matmul{amx}`), not
     /// VNNI registers; hosts whose CPU has AMX-INT8 and whose kernel grants the tiles' state
     /// only. The sums are exact either way.
@@ -306,7 +306,7 @@ pub fn memref_pipeline(
     let amx = host && on(Optimization::AmxTiles) && strata_machine::host_has_amx_int8();
     if schedule {
         format!(
-            "builtin.module({early}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},strata-pack-weights,{plan},strata-vectorize-integer-matmul{{threads={threads} amx={amx}}},strata-vectorize-winograd,strata-cpu-vectorize{{threads={threads} vector-lanes={lanes}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},strata-ring-in-producer,{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes} threads={threads}}},strata-prefetch-rows{{threads={threads}}},{channels}strata-prefetch-filters,canonicalize{{region-simplify=disabled top-down=false}}{profile})"
+            "builtin.module({early}strata-cpu-schedule{{vector-lanes={lanes} threads={threads}}},strata-pack-weights,{plan},strata-vectorize-integer-matmul{{threads={threads} amx={amx}}},strata-fuse-casts,strata-vectorize-winograd,strata-cpu-vectorize{{threads={threads} vector-lanes={lanes}}},strata-vectorize-depthwise{{vector-lanes={lanes} threads={threads}}},strata-ring-in-producer,{parallelize},strata-vectorize-elementwise{{vector-lanes={lanes}}},strata-vectorize-reductions{{vector-lanes={lanes}}},strata-vectorize-matmul{{vector-lanes={lanes} threads={threads}}},strata-prefetch-rows{{threads={threads}}},{channels}strata-prefetch-filters,canonicalize{{region-simplify=disabled top-down=false}}{profile})"
         )
     } else {
         format!("builtin.module({early}{plan},{parallelize},canonicalize{profile})")

@@ -35,6 +35,7 @@ pub mod cpu_schedule;
 mod depthwise_fusion;
 pub mod entry;
 mod f32_kernel;
+pub mod fuse_casts;
 pub mod host;
 pub mod implicit_pads;
 pub mod jit;
@@ -126,6 +127,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&vectorize_winograd::INFO, vectorize_winograd::create);
     registry.register(&vectorize_matmul::INFO, vectorize_matmul::create);
     registry.register(&vectorize_integer_matmul::INFO, vectorize_integer_matmul::create);
+    registry.register(&fuse_casts::INFO, fuse_casts::create);
     registry.register(&outline_kernels::INFO, outline_kernels::create);
     registry.register(&chunk_calls::INFO, chunk_calls::create);
     registry.register(&pack_weights::INFO, pack_weights::create);

@@ -1,4 +1,4 @@
-//! `strata-vectorize-integer-matmul{threads}`: the products of `sg.quantized_matmul` (a QDQ
+//! `strata-vectorize-integer-matmul{threads, amx}`: the products of `sg.quantized_matmul` (a QDQ
 //! model's `uint8` activations times a constant `int8` weight packed `[N / 16, K / 4, 16,
 //! 4]`) as AVX-512 VNNI dot products on buffers after planning.
 //!
@@ -23,6 +23,9 @@
 //!
 //! The driver imports such products only for hosts with AVX-512 VNNI
 //! (`strata_machine::host_has_avx512_vnni`); elsewhere the float product runs.
+//!
+//! With `amx`, products big enough run on AMX tiles instead (`tiles`: 16 x 16 sums per
+//! instruction; the same sums, so the same results).
 
 use crate::text_kernels::{element, replace_kernels_with, unit_inner_stride, ROLLED};
 use melior::ir::operation::{OperationLike, OperationRef};
@@ -273,7 +276,7 @@ struct Quantized {
 }
 
 /// The op before `op` in its block past views, constants and casts between storage types.
-fn before(op: Op) -> Option<Op> {
+pub(crate) fn before(op: Op) -> Option<Op> {
     let ops = op.block()?.ops();
     let at = ops.iter().position(|&o| o == op)?;
     ops[..at].iter().rev().copied().find(|&o| !is_view(o) && !o.is("builtin.unrealized_conversion_cast"))
@@ -281,7 +284,7 @@ fn before(op: Op) -> Option<Op> {
 
 /// The bytes of the arena `view` (a `memref.view` of a function argument at a constant
 /// offset, or a view of one) spans: the argument, the first byte and the end.
-fn arena_bytes(view: Val) -> Option<(Val, i64, i64)> {
+pub(crate) fn arena_bytes(view: Val) -> Option<(Val, i64, i64)> {
     let owner = view.owner()?;
     if owner.is("memref.view") {
         let offset = owner.operand(1).constant_int()?;
@@ -297,7 +300,7 @@ fn arena_bytes(view: Val) -> Option<(Val, i64, i64)> {
 /// output, a `linalg.fill` or a generic that does not read its output) before anything after
 /// `op` in its block reads it (an op reads a byte when it, or an op nested in it, has an
 /// operand viewing it other than such an output), or nothing after reads it.
-fn dead_after(op: Op, buffer: Val) -> bool {
+pub(crate) fn dead_after(op: Op, buffer: Val) -> bool {
     let Some((arena, start, end)) = arena_bytes(buffer) else { return false };
     // The byte ranges still holding the buffer's value.
     let mut live = vec![(start, end)];
