@@ -28,6 +28,13 @@ const BLOCK: i64 = 32;
 const TILE: i64 = 16;
 const CHUNK: i64 = 64;
 
+/// The least multiply-adds a tile kernel splits across threads: 8 x the VNNI kernel's
+/// (`conv_lanes::PARALLEL_MACS`), tiles doing about 8 x the work a cycle, so that a thread's
+/// share still outweighs the fork, the join and each thread's tile configuration. Split at the
+/// VNNI kernel's floor, the dynamically quantized BERT-tiny's 128 x 128 x 128 products took
+/// 14.5 us on two threads against 7.3 on one.
+const TILE_PARALLEL_MACS: i64 = 8 * crate::conv_lanes::PARALLEL_MACS;
+
 /// Whether the product goes on tiles, given what its kernel absorbs: at least 32 rows and 64
 /// bytes of depth (qdq_mobilenet's 1x1 convolutions ran 1.1-2x slower on tiles with 16 to 24
 /// input channels, a tile product of 16 bytes of depth doing a quarter of a 64-byte one's work
@@ -238,7 +245,7 @@ impl Product {
                 );
             }
         };
-        let parallel = m * k * n >= crate::conv_lanes::PARALLEL_MACS;
+        let parallel = m * k * n >= TILE_PARALLEL_MACS;
         if threads > 1 && parallel && n / BLOCK >= 2 {
             blocks_parallel_columns(&mut s, "    ", ("m", m, BLOCK), ("n", n, BLOCK), &mut block);
         } else if threads > 1 && parallel && m / BLOCK >= 2 {
