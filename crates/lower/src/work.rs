@@ -2,7 +2,9 @@
 //! iteration space (the product of its loops' extents, read from its indexing maps and its
 //! operands' static shapes), times the trips of the loops around it, summed. A convolution's
 //! multiply-adds, a matmul's, an elementwise op's elements and a reduction's steps all count
-//! one an iteration: a coarse measure of run time, enough to tell a model that takes tens of
+//! one an iteration, but for products of 8-bit integers, whose multiply-adds count one per
+//! `byte_products` ([`work_weighted`]; [`work`]: 4, a VNNI lane's four a step, as quantized
+//! products run on every host that imports them as such; AMX tiles do more): a coarse measure of run time, enough to tell a model that takes tens of
 //! microseconds from one that takes milliseconds, and how many kernels run (the driver
 //! compiles a model of many kernels and little work for one thread: `strata_driver::compile`'s
 //! `threads_for`).
@@ -50,22 +52,50 @@ impl Work {
 /// or a function counts its regions once; other loops (`scf.while`, bounds known only at run
 /// time) count their bodies once, and the result is not [`Work::exact`].
 pub fn work(op: Op) -> Work {
-    (0..op.region_count()).filter_map(|r| op.body(r)).map(block_work).fold(Work::default(), Work::add)
+    work_weighted(op, BYTES_A_STEP)
 }
 
-fn block_work(block: Blk) -> Work {
-    block.ops().into_iter().map(op_work).fold(Work::default(), Work::add)
+/// [`work`] with `byte_products` multiply-adds of 8-bit integers counting one iteration.
+pub fn work_weighted(op: Op, byte_products: u64) -> Work {
+    (0..op.region_count())
+        .filter_map(|r| op.body(r))
+        .map(|b| block_work(b, byte_products))
+        .fold(Work::default(), Work::add)
 }
 
-fn op_work(op: Op) -> Work {
+fn block_work(block: Blk, byte_products: u64) -> Work {
+    block.ops().into_iter().map(|op| op_work(op, byte_products)).fold(Work::default(), Work::add)
+}
+
+fn op_work(op: Op, byte_products: u64) -> Work {
     if let Some(maps) = op.indexing_maps() {
         let (iterations, exact) = linalg_iterations(op, maps);
+        let iterations = if byte_product(op) { iterations.div_ceil(byte_products.max(1)) } else { iterations };
         return Work { iterations, kernels: 1, exact };
     }
     if op.region_count() == 0 {
         return Work::default();
     }
-    work(op).times(trips(op))
+    work_weighted(op, byte_products).times(trips(op))
+}
+
+/// The 8-bit products a step of an integer product's sums takes (`vpdpbusd`'s four a lane).
+const BYTES_A_STEP: u64 = 4;
+
+/// Whether the linalg op `op` sums products of 8-bit integers: a reduction whose inputs are
+/// all 8-bit integers (a quantized matmul's or convolution's sums; the dynamically quantized
+/// transformers' `MatMulInteger`s).
+fn byte_product(op: Op) -> bool {
+    let reduces = op.attribute("iterator_types").is_some_and(|t| t.to_string().contains("reduction"));
+    let inputs = op.operand_count().saturating_sub(1);
+    reduces
+        && inputs > 0
+        && (0..inputs).all(|i| {
+            let ty = op.operand(i).r#type();
+            strata_ir::types::tensor_element_name(ty)
+                .or_else(|| strata_ir::types::memref_element_name(ty))
+                .is_some_and(|e| matches!(e.as_str(), "i8" | "ui8" | "si8"))
+        })
 }
 
 /// How many times `op`'s regions run each time `op` does: an `scf.for`'s trip count, the
@@ -149,6 +179,29 @@ mod tests {
   return %r : tensor<1x4x6x6xf32>
 }";
         assert_eq!(work_of(conv).iterations, 4 * 6 * 6 * 2 * 3 * 3);
+    }
+
+    #[test]
+    fn byte_products_count_four_multiply_adds_a_step() {
+        let product = "#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @f(%a: tensor<8x32xui8>, %b: tensor<32x16xi8>, %c: tensor<8x16xi32>) -> tensor<8x16xi32> {
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = [\"parallel\", \"parallel\", \"reduction\"]} ins(%a, %b : tensor<8x32xui8>, tensor<32x16xi8>) outs(%c : tensor<8x16xi32>) {
+  ^bb0(%x: ui8, %w: i8, %acc: i32):
+    %xs = builtin.unrealized_conversion_cast %x : ui8 to i8
+    %xw = arith.extui %xs : i8 to i32
+    %ww = arith.extsi %w : i8 to i32
+    %p = arith.muli %xw, %ww : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<8x16xi32>
+  return %r : tensor<8x16xi32>
+}";
+        assert_eq!(work_of(product).iterations, 8 * 16 * 32 / 4);
+        let strata = StrataContext::new(&[strata_dialect_sg::DIALECT]).expect("the sg dialect loads");
+        let module = strata.parse(product, "work.mlir").expect("parses");
+        assert_eq!(super::work_weighted(Op::of(&module.as_operation()), 16).iterations, 8 * 16 * 32 / 16);
     }
 
     #[test]
