@@ -87,10 +87,11 @@ extern const char strata_{name}_signature[];\n#define STRATA_{upper}_SIGNATURE {
 static inline int strata_{name}_check_library(void) {{\n  return strcmp(strata_{name}_signature, STRATA_{upper}_SIGNATURE) == 0;\n}}\n",
         c_string_literal(embedded)
     );
+    let refused = strata_runtime::TILES_REFUSED;
     text += &format!(
         "\n#ifdef __cplusplus\nextern \"C\" {{\n#endif\n\n\
 /* Runs the model. weights: NULL for the library's own (strata_{name}_weights, below), or a copy
-   of them aligned to 64 bytes that stays unchanged while the model runs. arena: at least\n   STRATA_{upper}_ARENA_BYTES bytes aligned to STRATA_{upper}_ARENA_ALIGNMENT (NULL when 0).\n   inputs/outputs: one pointer per input/output, in the order above, each to a row-major\n   buffer of the listed element count, aligned to its element size. Returns 0, or the\n   1-based code of the run-time check that failed (the statuses listed above): the\n   outputs are then not valid. */\n\
+   of them aligned to 64 bytes that stays unchanged while the model runs. arena: at least\n   STRATA_{upper}_ARENA_BYTES bytes aligned to STRATA_{upper}_ARENA_ALIGNMENT (NULL when 0).\n   inputs/outputs: one pointer per input/output, in the order above, each to a row-major\n   buffer of the listed element count, aligned to its element size. Returns 0, the\n   1-based code of the run-time check that failed (the statuses listed above), or {refused} when\n   the model runs on AMX tiles and this machine's kernel does not grant them: the outputs\n   are then not valid. */\n\
 int strata_{name}_run(const uint8_t *weights, uint8_t *arena, const void *const *inputs, void *const *outputs);\n\n{weights}{check}\n\
 #ifdef __cplusplus\n}}\n#endif\n\n#endif /* STRATA_{upper}_H */\n"
     );
