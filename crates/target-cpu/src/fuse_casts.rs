@@ -124,11 +124,28 @@ fn apart(out: Val, input: Val) -> bool {
     }
 }
 
-/// The chain before the cast `op` that may write its result, when the pair is fusable.
-fn producer(op: Op) -> Option<Op> {
+/// The chain before the cast `op` that may write its result, when the pair is fusable, and
+/// the reassociation (printed) of the `memref.expand_shape` through which the cast reads the
+/// chain's output, if it does (a 2-D chain's result read as `[1, M, N]`).
+fn producer(op: Op) -> Option<(Op, Option<String>)> {
     let chain = before(op)?;
     let intermediate = op.operand(0);
-    if !chain.is("linalg.generic") || chain.operands().last() != Some(&intermediate) || !all_parallel(chain) {
+    let written = *chain.operands().last()?;
+    let reshape = match intermediate.owner() {
+        _ if written == intermediate => None,
+        Some(expand) if expand.is("memref.expand_shape") && expand.operand(0) == written => {
+            let contiguous = |v: Val| {
+                let t = v.r#type().to_string();
+                !t.contains("strided<") && !t.contains("affine_map")
+            };
+            if !contiguous(written) || !contiguous(op.operand(1)) {
+                return None;
+            }
+            Some(expand.attribute("reassociation")?.to_string())
+        }
+        _ => return None,
+    };
+    if !chain.is("linalg.generic") || !all_parallel(chain) {
         return None;
     }
     // (The chain may read the intermediate too, written in place: the fused kernel reads it
@@ -148,12 +165,12 @@ fn producer(op: Op) -> Option<Op> {
     }
     let out = op.operand(1);
     let inputs_apart = chain.operands()[..chain.operand_count() - 1].iter().all(|&input| apart(out, input));
-    (inputs_apart && dead_after(op, intermediate)).then_some(chain)
+    (inputs_apart && dead_after(op, intermediate) && dead_after(op, written)).then_some((chain, reshape))
 }
 
 /// The text of a function whose body is the fused generic (and the signless view of an
 /// unsigned output before it): arguments the chain's inputs, then the cast's output.
-fn fused_text(chain: Op, cast: Op, conversion: &Conversion) -> Option<String> {
+fn fused_text(chain: Op, cast: Op, conversion: &Conversion, reshape: Option<&str>) -> Option<String> {
     let printed = chain.get().to_string();
     let body_start = printed.find("^bb0(")?;
     let body_end = printed.rfind('}')?;
@@ -184,19 +201,28 @@ fn fused_text(chain: Op, cast: Op, conversion: &Conversion) -> Option<String> {
     let loops = crate::parallelize::loops(chain.get())?.len();
     let iterators = format!("[{}]", vec!["\"parallel\""; loops].join(", "));
     let mut s = format!("func.func private @fused_cast({}) {{\n", args.join(", "));
-    let out = if signless != out_t {
+    let mut out = if signless != out_t {
         s += &format!("  %v = builtin.unrealized_conversion_cast %u : {out_t} to {signless}\n");
         "%v"
     } else {
         "%u"
     };
+    // Written in the chain's shape: the cast's output collapsed as the cast's read expanded.
+    let mut written_t = signless.clone();
+    if let Some(reassociation) = reshape {
+        let shape = strata_lower::ops::static_shape(chain.operands().last()?.r#type()).ok()?;
+        let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
+        written_t = format!("memref<{}x{}>", dims.join("x"), conversion.to);
+        s += &format!("  %w = memref.collapse_shape {out} {reassociation} : {signless} into {written_t}\n");
+        out = "%w";
+    }
     let ins = if inputs.is_empty() {
         String::new()
     } else {
         format!(" ins({} : {})", names.join(", "), input_types.join(", "))
     };
     s += &format!(
-        "  linalg.generic {{indexing_maps = {maps}, iterator_types = {iterators}}}{ins} outs({out} : {signless}) {{\n{body}  }}\n  return\n}}\n"
+        "  linalg.generic {{indexing_maps = {maps}, iterator_types = {iterators}}}{ins} outs({out} : {written_t}) {{\n{body}  }}\n  return\n}}\n"
     );
     Some(s)
 }
@@ -210,13 +236,19 @@ impl Pass for FuseCasts {
                 continue;
             }
             let Some(conversion) = cast(op) else { continue };
-            let Some(chain) = producer(op) else { continue };
-            let Some(text) = fused_text(chain, op, &conversion) else { continue };
+            let Some((chain, reshape)) = producer(op) else { continue };
+            let Some(text) = fused_text(chain, op, &conversion, reshape.as_deref()) else { continue };
             let parsed = match cx.strata().parse(&text, "fused cast") {
                 Ok(parsed) => parsed,
                 Err(e) => {
-                    cx.emit_op_error(op.get(), format!("internal error: the fused cast does not parse: {e}"));
-                    return Err(PassFailed);
+                    // An optimisation never fails the compile: the pair stays as it was.
+                    cx.emit_op_warning(
+                        op.get(),
+                        format!(
+                            "the cast stays a kernel of its own (a Strata bug: its fused kernel does not parse: {e})"
+                        ),
+                    );
+                    continue;
                 }
             };
             let function = Op::of(&parsed.body().first_operation().ok_or(PassFailed)?);
@@ -228,14 +260,15 @@ impl Pass for FuseCasts {
                 new.detach();
                 block.insert_before(op, new);
                 new.set_location_deep(chain.location());
-                if new.is("builtin.unrealized_conversion_cast") {
-                    new.set_operand(0, output);
-                    output = new.result(0);
-                } else {
+                if new.is("linalg.generic") {
                     for i in 0..inputs {
                         new.set_operand(i, chain.operand(i));
                     }
                     new.set_operand(inputs, output);
+                } else {
+                    // The views of the output (its signless cast, its collapse), in order.
+                    new.set_operand(0, output);
+                    output = new.result(0);
                 }
             }
             drop(parsed);
