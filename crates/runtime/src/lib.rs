@@ -457,4 +457,12 @@ mod tests {
         let error = empty.run(&[]).unwrap_err();
         assert!(matches!(error, crate::RuntimeError::Check { code: -1, .. }), "{error}");
     }
+
+    /// A model whose tiles the machine's kernel refuses reports so, and how to get around it.
+    #[test]
+    fn refused_tiles_say_what_to_do() {
+        let signature = Signature { arena_alignment: 1, checks: vec!["check 1".into()], ..Default::default() };
+        let error = signature.status(crate::TILES_REFUSED).unwrap_err().to_string();
+        assert!(error.contains("AMX tiles") && error.contains("--disable amx-tiles"), "{error}");
+    }
 }

@@ -473,6 +473,20 @@ enum Absorbed {
     StartAndScaling,
 }
 
+impl Absorbed {
+    /// The kernel function's arguments (MLIR text) for their `types`, as the variants list them.
+    fn arguments(self, types: &[String]) -> String {
+        let (at, packed_t) = (&types[0], &types[1]);
+        match self {
+            Absorbed::StartAndScaling => {
+                format!("%a: {at}, %b: {packed_t}, %offsets: {}, %scales: {}, %out: {}", types[2], types[3], types[4])
+            }
+            Absorbed::Start => format!("%a: {at}, %b: {packed_t}, %offsets: {}, %c: {}", types[2], types[3]),
+            Absorbed::Nothing => format!("%a: {at}, %b: {packed_t}, %c: {}", types[2]),
+        }
+    }
+}
+
 impl Product {
     /// The kernel function (MLIR text) for its arguments' `types` (as [`Absorbed`] lists them).
     fn function(&self, types: &[String], threads: i64, absorbed: Absorbed) -> String {
@@ -490,13 +504,7 @@ impl Product {
         let flat_b = format!("memref<{blocks}x{k4}x{}x{b_elem}>", LANES * DEPTH);
         // Stores of the last register leave out its lanes past N.
         let masked = nn != n;
-        let args = match absorbed {
-            Absorbed::StartAndScaling => {
-                format!("%a: {at}, %b: {packed_t}, %offsets: {}, %scales: {}, %out: {}", types[2], types[3], types[4])
-            }
-            Absorbed::Start => format!("%a: {at}, %b: {packed_t}, %offsets: {}, %c: {}", types[2], types[3]),
-            Absorbed::Nothing => format!("%a: {at}, %b: {packed_t}, %c: {}", types[2]),
-        };
+        let args = absorbed.arguments(types);
         let (start, scaled) = (absorbed != Absorbed::Nothing, absorbed == Absorbed::StartAndScaling);
         // The sums' buffer, when the kernel stores them.
         let ct = types.last().cloned().unwrap_or_default();

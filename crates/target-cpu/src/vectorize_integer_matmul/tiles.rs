@@ -81,13 +81,7 @@ impl Product {
         let pixels = form == Form::Pixels;
         let b_elem = if pixels { "ui8" } else { "i8" };
         let flat_b = format!("memref<{}x{k4}x{}x{b_elem}>", n / LANES, LANES * DEPTH);
-        let args = match absorbed {
-            Absorbed::StartAndScaling => {
-                format!("%a: {at}, %b: {packed_t}, %offsets: {}, %scales: {}, %out: {}", types[2], types[3], types[4])
-            }
-            Absorbed::Start => format!("%a: {at}, %b: {packed_t}, %offsets: {}, %c: {}", types[2], types[3]),
-            Absorbed::Nothing => format!("%a: {at}, %b: {packed_t}, %c: {}", types[2]),
-        };
+        let args = absorbed.arguments(types);
         let (start, scaled) = (absorbed != Absorbed::Nothing, absorbed == Absorbed::StartAndScaling);
         // Where the sums go: the f32 result (as bits until scaled) or the sums' buffer.
         let (dest, dest_t) = if scaled { ("%out", &types[4]) } else { ("%c", types.last().expect("operands")) };
