@@ -473,6 +473,19 @@ enum Absorbed {
     StartAndScaling,
 }
 
+/// The start of a kernel function (MLIR text): its signature (`args`), the index `constants`
+/// it uses (sorted, once each), and `%bf`, the packed operand of type `packed_t` with its
+/// groups of 16 x 4 bytes flattened (`flat_b`).
+fn kernel_head(args: &str, mut constants: Vec<i64>, packed_t: &str, flat_b: &str) -> String {
+    constants.sort();
+    constants.dedup();
+    let mut s = format!("module {{\n  func.func private @integer_matmul({args}) {{\n");
+    for c in &constants {
+        s += &format!("    %c{c} = arith.constant {c} : index\n");
+    }
+    s + &format!("    %bf = memref.collapse_shape %b [[0], [1], [2, 3]] : {packed_t} into {flat_b}\n")
+}
+
 impl Absorbed {
     /// The kernel function's arguments (MLIR text) for their `types`, as the variants list them.
     fn arguments(self, types: &[String]) -> String {
@@ -512,13 +525,7 @@ impl Product {
             vec![0, 1, DEPTH, ROWS, LANES, width, k4, m, n, nn, m / ROWS * ROWS, nn / width * width];
         constants.extend((0..VECTORS).map(|v| v * LANES));
         constants.extend(0..ROWS);
-        constants.sort();
-        constants.dedup();
-        let mut s = format!("module {{\n  func.func private @integer_matmul({args}) {{\n");
-        for c in &constants {
-            s += &format!("    %c{c} = arith.constant {c} : index\n");
-        }
-        s += &format!("    %bf = memref.collapse_shape %b [[0], [1], [2, 3]] : {packed_t} into {flat_b}\n");
+        let mut s = kernel_head(&args, constants, packed_t, &flat_b);
         let mut id = 0usize;
         let ft = format!("vector<{LANES}xf32>");
         s += &format!("    %zero = arith.constant dense<0> : {vt}\n    %fzero = arith.constant dense<0.0> : {ft}\n");

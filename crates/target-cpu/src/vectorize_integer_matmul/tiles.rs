@@ -94,13 +94,7 @@ impl Product {
             constants.extend(done_rows(&tiles));
             constants.extend(tiles.into_iter().map(i64::abs));
         }
-        constants.sort();
-        constants.dedup();
-        let mut s = format!("module {{\n  func.func private @integer_matmul({args}) {{\n");
-        for c in &constants {
-            s += &format!("    %c{c} = arith.constant {c} : index\n");
-        }
-        s += &format!("    %bf = memref.collapse_shape %b [[0], [1], [2, 3]] : {packed_t} into {flat_b}\n");
+        let mut s = super::kernel_head(&args, constants, packed_t, &flat_b);
         let vt = format!("vector<{LANES}xi32>");
         let ft = format!("vector<{LANES}xf32>");
         let c_type = format!("!amx.tile<{TILE}x{TILE}xi32>");
