@@ -94,16 +94,20 @@ pub fn host_has_avx512_vnni() -> bool {
 /// tile of up to 16 x 64 unsigned bytes times one of signed bytes into a 16 x 16 tile of i32
 /// sums, a whole register block in one instruction) and its kernel grants this process the
 /// tiles' state ([`request_tile_state`]): where quantized products run on tiles rather than
-/// with VNNI.
+/// with VNNI. Asked once a process (a grant is for the process's life); the driver asks at
+/// every compile.
 pub fn host_has_amx_int8() -> bool {
     #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
     {
-        use std::arch::x86_64::{__cpuid, __cpuid_count};
-        // CPUID leaf 7, EDX: bit 24 AMX-TILE, bit 25 AMX-INT8.
-        #[allow(unused_unsafe)]
-        // Safety: CPUID exists on every x86-64 CPU; leaf 7 is read only when the CPU has it.
-        let tiles = unsafe { __cpuid(0).eax >= 7 && __cpuid_count(7, 0).edx & (3 << 24) == 3 << 24 };
-        tiles && request_tile_state()
+        static TILES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *TILES.get_or_init(|| {
+            use std::arch::x86_64::{__cpuid, __cpuid_count};
+            // CPUID leaf 7, EDX: bit 24 AMX-TILE, bit 25 AMX-INT8.
+            #[allow(unused_unsafe)]
+            // Safety: CPUID exists on every x86-64 CPU; leaf 7 is read only when the CPU has it.
+            let tiles = unsafe { __cpuid(0).eax >= 7 && __cpuid_count(7, 0).edx & (3 << 24) == 3 << 24 };
+            tiles && request_tile_state()
+        })
     }
     #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
     {
