@@ -21,6 +21,7 @@
 //! `strata-vectorize-integer-matmul` (whose interleave absorbs the casts of the pixels it
 //! packs) and before `strata-parallelize`.
 
+use crate::text_kernels::identity_layout;
 use crate::vectorize_integer_matmul::{arena_bytes, before, dead_after};
 use melior::ir::operation::OperationRef;
 use melior::ir::BlockLike;
@@ -134,10 +135,7 @@ fn producer(op: Op) -> Option<(Op, Option<String>)> {
     let reshape = match intermediate.owner() {
         _ if written == intermediate => None,
         Some(expand) if expand.is("memref.expand_shape") && expand.operand(0) == written => {
-            let contiguous = |v: Val| {
-                let t = v.r#type().to_string();
-                !t.contains("strided<") && !t.contains("affine_map")
-            };
+            let contiguous = |v: Val| identity_layout(&v.r#type().to_string());
             if !contiguous(written) || !contiguous(op.operand(1)) {
                 return None;
             }

@@ -145,6 +145,12 @@ pub(crate) fn unit_inner_stride(ty: &str) -> bool {
     }
 }
 
+/// Whether a memref type (printed) has the identity layout: no `strided<...>` and no affine
+/// map, so its elements are contiguous in row-major order.
+pub(crate) fn identity_layout(ty: &str) -> bool {
+    !ty.contains("strided<") && !ty.contains("affine_map")
+}
+
 /// A block of the nest [`blocks`] writes: `rows` rows from the index `row`, the columns from
 /// the index `col`, `partial` for the masked last column block, written at `indent`.
 pub(crate) type Block<'b> = dyn FnMut(&mut String, i64, &str, &str, bool, &str) + 'b;

@@ -27,7 +27,7 @@
 //! With `amx`, products big enough run on AMX tiles instead (`tiles`: 16 x 16 sums per
 //! instruction; the same sums, so the same results).
 
-use crate::text_kernels::{element, replace_kernels_with, unit_inner_stride, ROLLED};
+use crate::text_kernels::{element, identity_layout, replace_kernels_with, unit_inner_stride, ROLLED};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
 use std::collections::BTreeMap;
@@ -133,8 +133,7 @@ fn handles(op: OperationRef<'_, '_>) -> Option<Product> {
         return None;
     };
     // The packed operand is a constant or a buffer of its own: contiguous.
-    let packed = op.operand(1).ok()?.r#type().to_string();
-    let contiguous = !packed.contains("strided<") && !packed.contains("affine_map");
+    let contiguous = identity_layout(&op.operand(1).ok()?.r#type().to_string());
     let columns = match form {
         Form::Matmul => n == nb * LANES,
         Form::Pixels => n > (nb - 1) * LANES && n <= nb * LANES,
@@ -159,7 +158,7 @@ fn interleaves(op: OperationRef<'_, '_>) -> Option<(i64, i64)> {
     if !plain(&input.to_string()) || !plain(&out) || !unit_inner_stride(&input.to_string()) {
         return None;
     }
-    if out.contains("strided<") || out.contains("affine_map") {
+    if !identity_layout(&out) {
         return None;
     }
     let (&[c, p], &[b, q, LANES, DEPTH]) = (&static_shape(input).ok()?[..], &static_shape(output).ok()?[..]) else {
@@ -402,8 +401,7 @@ fn quantized_source(op: Op, (c, p): (i64, i64)) -> Option<Quantized> {
         && body == ["arith.fptoui", "builtin.unrealized_conversion_cast", "linalg.yield"];
     let (source, cast_out) = (previous.operand(0), previous.operand(1));
     let copied = absorbed.first().is_some_and(|c| c.is("linalg.copy") && view_of(c.operand(0), cast_out));
-    let source_t = source.r#type().to_string();
-    let contiguous = !source_t.contains("strided<") && !source_t.contains("affine_map");
+    let contiguous = identity_layout(&source.r#type().to_string());
     let written = copied || view_of(cast_out, input) || view_of(input, cast_out);
     if !cast || !written || !contiguous || element(source.r#type())? != "f32" {
         return None;

@@ -194,25 +194,20 @@ impl Product {
                 } else {
                     *s += &format!("{body}%s{e} = vector.load {dest}[%y{e}, %col{b}_{j}] : {dest_t}, {vt}\n");
                 }
-                let offset = if pixels {
+                // The pixel form's offset or scale: the row's, in every lane.
+                let row_value = |s: &mut String, name: &str, memory: &str, memory_t: &str, elem: &str, ty: &str| {
                     *s += &format!(
-                        "{body}%os{e} = memref.load %offsets[%y{e}] : {}\n\
-                         {body}%ov{e} = vector.broadcast %os{e} : i32 to {vt}\n",
-                        types[2]
+                        "{body}%{name}s{e} = memref.load {memory}[%y{e}] : {memory_t}\n\
+                         {body}%{name}v{e} = vector.broadcast %{name}s{e} : {elem} to {ty}\n"
                     );
-                    format!("%ov{e}")
-                } else {
-                    format!("%off{b}_{j}")
+                    format!("%{name}v{e}")
                 };
+                let offset =
+                    if pixels { row_value(s, "o", "%offsets", &types[2], "i32", &vt) } else { format!("%off{b}_{j}") };
                 *s += &format!("{body}%t{e} = arith.addi %s{e}, {offset} : {vt}\n");
                 let stored = if scaled {
                     let scale = if pixels {
-                        *s += &format!(
-                            "{body}%ss{e} = memref.load %scales[%y{e}] : {}\n\
-                             {body}%sv{e} = vector.broadcast %ss{e} : f32 to {ft}\n",
-                            types[3]
-                        );
-                        format!("%sv{e}")
+                        row_value(s, "s", "%scales", &types[3], "f32", &ft)
                     } else {
                         format!("%scale{b}_{j}")
                     };
