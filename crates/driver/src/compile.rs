@@ -357,8 +357,9 @@ pub fn threads_for(
     threads: usize,
     disabled: &[Optimization],
 ) -> (usize, strata_lower::work::Work) {
-    let byte_products = if amx_tiles(true, disabled) { AMX_BYTE_PRODUCTS } else { 4 };
-    let work = strata_lower::work::work_weighted(strata_ir::Op::of(&module.as_operation()), byte_products);
+    let byte_products =
+        if amx_tiles(true, disabled) { AMX_BYTE_PRODUCTS } else { strata_lower::work::VNNI_BYTE_PRODUCTS };
+    let work = strata_lower::work::work(strata_ir::Op::of(&module.as_operation()), byte_products);
     // Only a count known at compile time: a model whose loops run a number of times known
     // only when it runs (a `Loop` node) may do far more.
     let small = work.exact && work.iterations < SMALL_MODEL_ITERATIONS && work.kernels >= SMALL_MODEL_KERNELS;

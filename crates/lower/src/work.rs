@@ -3,8 +3,8 @@
 //! operands' static shapes), times the trips of the loops around it, summed. A convolution's
 //! multiply-adds, a matmul's, an elementwise op's elements and a reduction's steps all count
 //! one an iteration, but for products of 8-bit integers, whose multiply-adds count one per
-//! `byte_products` ([`work_weighted`]; [`work`]: 4, a VNNI lane's four a step, as quantized
-//! products run on every host that imports them as such; AMX tiles do more): a coarse measure of run time, enough to tell a model that takes tens of
+//! `byte_products` ([`VNNI_BYTE_PRODUCTS`], a VNNI lane's four a step, as quantized products run
+//! on every host that imports them as such; more where AMX tiles run them): a coarse measure of run time, enough to tell a model that takes tens of
 //! microseconds from one that takes milliseconds, and how many kernels run (the driver
 //! compiles a model of many kernels and little work for one thread: `strata_driver::compile`'s
 //! `threads_for`).
@@ -50,13 +50,9 @@ impl Work {
 /// no operand gives (a dynamic shape) counts once; an `scf.for` with constant bounds
 /// multiplies what its body does by its trips, an `scf.forall` by its static bounds', a branch
 /// or a function counts its regions once; other loops (`scf.while`, bounds known only at run
-/// time) count their bodies once, and the result is not [`Work::exact`].
-pub fn work(op: Op) -> Work {
-    work_weighted(op, BYTES_A_STEP)
-}
-
-/// [`work`] with `byte_products` multiply-adds of 8-bit integers counting one iteration.
-pub fn work_weighted(op: Op, byte_products: u64) -> Work {
+/// time) count their bodies once, and the result is not [`Work::exact`]. `byte_products`
+/// multiply-adds of 8-bit integers count one iteration.
+pub fn work(op: Op, byte_products: u64) -> Work {
     (0..op.region_count())
         .filter_map(|r| op.body(r))
         .map(|b| block_work(b, byte_products))
@@ -76,11 +72,12 @@ fn op_work(op: Op, byte_products: u64) -> Work {
     if op.region_count() == 0 {
         return Work::default();
     }
-    work_weighted(op, byte_products).times(trips(op))
+    work(op, byte_products).times(trips(op))
 }
 
-/// The 8-bit products a step of an integer product's sums takes (`vpdpbusd`'s four a lane).
-const BYTES_A_STEP: u64 = 4;
+/// The 8-bit products a step of an integer product's sums takes with VNNI (`vpdpbusd`'s four
+/// a lane): [`work`]'s `byte_products` where the products do not run on AMX tiles.
+pub const VNNI_BYTE_PRODUCTS: u64 = 4;
 
 /// Whether the linalg op `op` sums products of 8-bit integers: a reduction whose inputs are
 /// all 8-bit integers (a quantized matmul's or convolution's sums; the dynamically quantized
@@ -153,13 +150,17 @@ fn linalg_iterations(op: Op, maps: melior::ir::Attribute<'_>) -> (u64, bool) {
 
 #[cfg(test)]
 mod tests {
-    use super::{work, Work};
+    use super::{work, Work, VNNI_BYTE_PRODUCTS};
     use strata_ir::{Op, StrataContext};
 
     fn work_of(text: &str) -> Work {
+        weighted_work_of(text, VNNI_BYTE_PRODUCTS)
+    }
+
+    fn weighted_work_of(text: &str, byte_products: u64) -> Work {
         let strata = StrataContext::new(&[strata_dialect_sg::DIALECT]).expect("the sg dialect loads");
         let module = strata.parse(text, "work.mlir").expect("parses");
-        work(Op::of(&module.as_operation()))
+        work(Op::of(&module.as_operation()), byte_products)
     }
 
     #[test]
@@ -199,9 +200,7 @@ func.func @f(%a: tensor<8x32xui8>, %b: tensor<32x16xi8>, %c: tensor<8x16xi32>) -
   return %r : tensor<8x16xi32>
 }";
         assert_eq!(work_of(product).iterations, 8 * 16 * 32 / 4);
-        let strata = StrataContext::new(&[strata_dialect_sg::DIALECT]).expect("the sg dialect loads");
-        let module = strata.parse(product, "work.mlir").expect("parses");
-        assert_eq!(super::work_weighted(Op::of(&module.as_operation()), 16).iterations, 8 * 16 * 32 / 16);
+        assert_eq!(weighted_work_of(product, 16).iterations, 8 * 16 * 32 / 16);
     }
 
     #[test]
