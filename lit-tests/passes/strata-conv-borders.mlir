@@ -296,6 +296,7 @@ func.func @planar(%x: tensor<1x8x8x8xf32>, %w: tensor<8x8x3x3xf32>, %w2: tensor<
 // CHECK: (S) 1 padding-bound
 // CHECK: (S) 2 clamps
 // CHECK: (S) 4 kept
+// CHECK: (S) 1 filter-bound
 
 // A 2-D full convolution over a pad of a slice (as `strata-band-chains` makes each band's) is
 // kept, at the peak or not: the band's pad is small already, and its parts would lose the
@@ -344,4 +345,36 @@ func.func @atrous(%x: tensor<1x2x9x9xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x9x9xf32>) -> tensor<1x4x9x9xf32>
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<6> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x2x21x21xf32>, tensor<4x2x3x3xf32>) outs(%init : tensor<1x4x9x9xf32>) -> tensor<1x4x9x9xf32>
   return %c : tensor<1x4x9x9xf32>
+}
+
+// At the peak but filter-bound: a 64-channel 3 x 3 convolution on 8 x 8 (its 147 KB filter
+// in L2, not L1) would read 49 tap slices of the filter instead of 9 in nine parts, for 64
+// outputs: the extra reads cost more than the multiply-adds they serve, so it stays padded
+// (even with `all`). The 8-channel `@planar` above (2.3 KB of filter, in L1) is split.
+// PARTS-LABEL: func.func @filter_bound
+// PARTS: tensor.pad
+// PARTS: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %arg1 : tensor<1x64x10x10xf32>, tensor<64x64x3x3xf32>)
+// PARTS-NOT: linalg.conv_2d_nchw_fchw
+// PARTS: return
+// ALL-LABEL: func.func @filter_bound
+// ALL: tensor.pad
+// ALL-COUNT-1: linalg.conv_2d_nchw_fchw
+// ALL-NOT: linalg.conv_2d_nchw_fchw
+// ALL: return
+func.func @filter_bound(%x: tensor<1x64x8x8xf32>, %w: tensor<64x64x3x3xf32>) -> tensor<1x64x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x64x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x64x8x8xf32>) outs(%e : tensor<1x64x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x64x8x8xf32>
+  %p = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x64x8x8xf32> to tensor<1x64x10x10xf32>
+  %e2 = tensor.empty() : tensor<1x64x8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x64x8x8xf32>) -> tensor<1x64x8x8xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x64x10x10xf32>, tensor<64x64x3x3xf32>) outs(%init : tensor<1x64x8x8xf32>) -> tensor<1x64x8x8xf32>
+  return %c : tensor<1x64x8x8xf32>
 }

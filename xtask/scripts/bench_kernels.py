@@ -22,6 +22,9 @@ Strata's kernel for it can be compared with ONNX Runtime's on its own (fixed see
   [1, 400, 384] through QuantizeLinear -> DequantizeLinear (uint8, per tensor) times a
   per-column DequantizeLinear of an int8 [384, 1536] weight (a Whisper-tiny encoder's FFN,
   pipecat's smart-turn detector's).
+- deep_conv_chain: Relu then three Conv 3x3 + Relu, 512 -> 512 channels at 7x7 (a ResNet's
+  last stage as a small model holds it: every padded input at the arena's peak, 9.4 MB of
+  filter a convolution).
 
 Usage: python3 bench_kernels.py OUT_DIR (writes OUT_DIR/<kernel>.onnx and
 OUT_DIR/<kernel>.inputs/x.npy).
@@ -122,6 +125,18 @@ def kernels(rng):
         helper.make_node("MatMul", ["x_dq", "w_dq"], ["y"], name="matmul"),
     ]
     yield "qdq_matmul", model("qdq_matmul", qdq, [1, 400, 384], [1, 400, 1536], inits, rng)
+
+    inits, chain, last = {}, [helper.make_node("Relu", ["x"], ["r0"], name="relu0")], "r0"
+    for i in range(1, 4):
+        inits[f"w{i}"] = weights(rng, 512, 512, 3, 3, fan_in=4608)
+        inits[f"b{i}"] = weights(rng, 512, fan_in=1)
+        out = "y" if i == 3 else f"r{i}"
+        chain += [
+            helper.make_node("Conv", [last, f"w{i}", f"b{i}"], [f"c{i}"], name=f"conv{i}", pads=[1, 1, 1, 1]),
+            helper.make_node("Relu", [f"c{i}"], [out], name=f"relu{i}"),
+        ]
+        last = out
+    yield "deep_conv_chain", model("deep_conv_chain", chain, [1, 512, 7, 7], [1, 512, 7, 7], inits, rng)
 
 
 def main(out):

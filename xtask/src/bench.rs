@@ -25,6 +25,7 @@ const KERNELS: &[&str] = &[
     "hardswish_chain",
     "dilated_conv",
     "qdq_matmul",
+    "deep_conv_chain",
 ];
 
 /// How far Strata's outputs may be from ONNX Runtime's for its time to count (both run f32;
