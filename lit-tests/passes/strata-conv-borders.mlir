@@ -348,9 +348,9 @@ func.func @atrous(%x: tensor<1x2x9x9xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x
 }
 
 // At the peak but filter-bound: a 64-channel 3 x 3 convolution on 8 x 8 (its 147 KB filter
-// in L2, not L1) would read 49 tap slices of the filter instead of 9 in nine parts, for 64
-// outputs: the extra reads cost more than the multiply-adds they serve, so it stays padded
-// (even with `all`). The 8-channel `@planar` above (2.3 KB of filter, in L1) is split.
+// in L2, not L1) would read its filter again in each of nine parts, the left and right ones
+// one output wide (one multiply-add per weight loaded): it stays padded (even with `all`).
+// The 8-channel `@planar` above (2.3 KB of filter, in L1) is split.
 // PARTS-LABEL: func.func @filter_bound
 // PARTS: tensor.pad
 // PARTS: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %arg1 : tensor<1x64x10x10xf32>, tensor<64x64x3x3xf32>)

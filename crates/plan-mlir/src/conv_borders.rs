@@ -68,10 +68,12 @@
 //!
 //! **Full convolutions whose parts would read the filter again for too few outputs** are left
 //! padded too (counted `filter-bound`; [`rereads_filter`]): each part reads its slice of the
-//! filter, a corner part of one output multiplies each weight once, and a filter beyond L1
-//! comes from L2 or L3 for it. A chain of three ResNet-style 512-channel 3 x 3 convolutions at
-//! 7 x 7, at the peak, ran 15.0 ms split against 4.4 ms padded (ONNX Runtime 4.5); the iSTFT
-//! vocoder's 1-D convolutions 0.33 -> 0.28 ms, no zoo arena changed.
+//! filter, a border part one output wide multiplies each weight once, and a filter beyond L1
+//! comes from L2 or L3 for it. So 2-D ones are split only with a filter in L1 (the int8 CNN's
+//! 16 channels), 1-D ones while the end parts' reads stay small against the work. A chain of
+//! three ResNet-style 512-channel 3 x 3 convolutions at 7 x 7, at the peak, ran 15.0 ms split
+//! against 4.4 ms padded (ONNX Runtime 4.5), two 128-channel ones at 28 x 28 4.35 against 2.59
+//! (2.56); the iSTFT vocoder's 1-D convolutions 0.33 -> 0.28 ms; no zoo arena changed.
 //!
 //! **Only near the peak.** Each part is a slice written in place, and One-Shot Bufferization
 //! proves the slices of one result disjoint pair by pair (Presburger queries): splitting all of
@@ -260,24 +262,32 @@ impl Axis {
 }
 
 /// Whether splitting a full convolution into the parts of `rows` x `cols` would cost more in
-/// filter reads than it is worth: each part reads its own slice of the filter (the taps its
-/// windows keep), so the filter is read once per tap class instead of once, and a part of a
-/// few outputs multiplies each weight it loads only a few times. A multiply-add takes a 32nd
-/// of a cycle at the FMA peak; a byte of filter about a 32nd from L2 and a 10th from L3, so
-/// the extra reads stay under ~5% of the work while `k * (taps read by the parts - taps) <=
-/// outputs * taps`, with `k` [`REREAD_L2`] for a filter that stays in L2 between the parts
-/// (at most [`L2_FILTER_BYTES`]) and [`REREAD_L3`] beyond: geometry and the filter's size,
-/// whatever else. A filter of at most [`L1_FILTER_BYTES`] stays in L1, where the parts'
-/// loads cost what the interior's do: always split. A 3 x 3 convolution padded by one then splits from 19 x 19 outputs on with
-/// a filter in L2, from 34 x 34 with a larger one. ResNet's 512-channel 7 x 7 convolutions,
-/// whose 9.4 MB filter the eight border parts read again from L3 for one to five outputs
-/// each, ran 3.4x slower split (5.0 against 1.5 ms, three in a chain).
+/// filter reads than it is worth. A filter of at most [`L1_FILTER_BYTES`] stays in L1, where
+/// the parts' loads cost what the interior's do: always split. Beyond L1:
+/// - A 2-D one (`planar`) never: its left and right border parts are one output wide, so
+///   their kernel multiplies each weight it loads (from L2 or L3) once per output row
+///   instead of once per block of 7-8 outputs, and the interior's rows (the map's width
+///   less the border) lose the whole-row blocks. 128 channels at 28 x 28, two in a chain at
+///   the peak: 4.35 ms split against 2.59 padded (ONNX Runtime 2.56), for 7% of the arena.
+/// - A 1-D one (two end parts) while the tap slices its parts read again stay under ~5% of
+///   the work: a multiply-add takes a 32nd of a cycle at the FMA peak, a byte of filter about
+///   a 32nd from L2 and a 10th from L3, so while `k * (taps read by the parts - taps) <=
+///   outputs * taps`, with `k` [`REREAD_L2`] for a filter in L2 (at most
+///   [`L2_FILTER_BYTES`]) and [`REREAD_L3`] beyond. A 3-tap one padded by one then splits from
+///   107 outputs on with a filter in L2, from 342 with a larger one.
+///
+/// ResNet's 512-channel 7 x 7 convolutions, whose 9.4 MB filter the eight border parts read
+/// again from L3 for one to five outputs each, ran 3.4x slower split (5.0 against 1.5 ms,
+/// three in a chain).
 fn rereads_filter(rows: &[Class], cols: &[Class], axes: &[Axis; 2], outputs: i64, filter_bytes: u64) -> bool {
-    let taps = |classes: &[Class]| -> i64 { classes.iter().map(|c| c.taps.1 - c.taps.0).sum() };
-    let all = axes[0].window * axes[1].window;
     if filter_bytes <= L1_FILTER_BYTES {
         return false;
     }
+    if axes.iter().all(|a| a.window > 1) {
+        return true;
+    }
+    let taps = |classes: &[Class]| -> i64 { classes.iter().map(|c| c.taps.1 - c.taps.0).sum() };
+    let all = axes[0].window * axes[1].window;
     let k = if filter_bytes <= L2_FILTER_BYTES { REREAD_L2 } else { REREAD_L3 };
     k * (taps(rows) * taps(cols) - all) > outputs * all
 }
@@ -843,20 +853,23 @@ mod tests {
     }
 
     #[test]
-    fn small_maps_with_large_filters_stay_padded() {
-        // A 3 x 3 convolution padded by one on an n x n map: parts read 7 x 7 tap slices.
-        let bound = |n: i64, filter_bytes: u64| {
+    fn filters_beyond_l1_keep_2d_convolutions_padded() {
+        // A 3 x 3 convolution padded by one on an n x n map.
+        let planar = |n: i64, filter_bytes: u64| {
             let a = axis(n, n, 3, 1, 1);
             rereads_filter(&a.classes(), &a.classes(), &[a, a], n * n, filter_bytes)
         };
-        let resnet_stage4 = 512 * 512 * 9 * 4;
-        assert!(bound(7, resnet_stage4));
-        assert!(bound(14, 256 * 256 * 9 * 4));
-        assert!(!bound(56, 64 * 64 * 9 * 4));
-        // In L2: from 19 x 19 on; beyond: from 34 x 34 on.
-        assert!(bound(18, L2_FILTER_BYTES) && !bound(19, L2_FILTER_BYTES));
-        assert!(bound(33, resnet_stage4) && !bound(34, resnet_stage4));
+        assert!(planar(7, 512 * 512 * 9 * 4));
+        assert!(planar(56, 64 * 64 * 9 * 4));
         // In L1 the parts' reads cost what the interior's do.
-        assert!(!bound(4, L1_FILTER_BYTES));
+        assert!(!planar(4, L1_FILTER_BYTES));
+        // A 3-tap 1-D one on n outputs: in L2 from 107 on; beyond, from 342 on.
+        let line = |n: i64, filter_bytes: u64| {
+            let (a, unit) = (axis(1, 1, 1, 1, 0), axis(n, n, 3, 1, 1));
+            rereads_filter(&a.classes(), &unit.classes(), &[a, unit], n, filter_bytes)
+        };
+        assert!(line(106, L2_FILTER_BYTES) && !line(107, L2_FILTER_BYTES));
+        assert!(line(341, L2_FILTER_BYTES + 1) && !line(342, L2_FILTER_BYTES + 1));
+        assert!(!line(8, L1_FILTER_BYTES));
     }
 }
