@@ -95,3 +95,21 @@ func.func @parallel_tiles(%a: memref<64x256xf32>, %b: memref<256x64xf32>, %c: me
   linalg.matmul {strata.loop_order = "vectorize"} ins(%a, %b : memref<64x256xf32>, memref<256x64xf32>) outs(%c : memref<64x64xf32>)
   return
 }
+
+// A weight beyond half of L2 with several row tiles (72 rows: tiles of 8, the largest of 64,
+// 32, 16 and 8 dividing them) takes its column tiles outermost, then the reduction tiles, the
+// row tiles inside: each 256 x 128 tile of the 4 MB weight stays in L2 while every row reads
+// it, where rows outermost read the whole weight once per row tile. With threads, the
+// column tiles are what the forall splits.
+// CHECK-LABEL: func.func @large_weight
+// CHECK: scf.for %{{.*}} = %c0 to %c2048 step %c128
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c512 step %c256
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c72 step %c8
+// TWO-LABEL: func.func @large_weight
+// TWO: scf.forall (%{{.*}}) in (16)
+// TWO: scf.for %{{.*}} = %c0 to %c512 step %c256
+// TWO-NEXT: scf.for %{{.*}} = %c0 to %c72 step %c8
+func.func @large_weight(%a: memref<72x512xf32>, %b: memref<512x2048xf32>, %c: memref<72x2048xf32>) {
+  linalg.matmul {strata.loop_order = "vectorize"} ins(%a, %b : memref<72x512xf32>, memref<512x2048xf32>) outs(%c : memref<72x2048xf32>)
+  return
+}

@@ -22,6 +22,8 @@ Strata's kernel for it can be compared with ONNX Runtime's on its own (fixed see
   [1, 400, 384] through QuantizeLinear -> DequantizeLinear (uint8, per tensor) times a
   per-column DequantizeLinear of an int8 [384, 1536] weight (a Whisper-tiny encoder's FFN,
   pipecat's smart-turn detector's).
+- wide_projection: MatMul [1, 77, 512] x [512, 2048] plus bias (a CLIP-style text encoder's
+  MLP: 77 rows, not a multiple of 8, and a 4 MB weight, twice a core's L2).
 - deep_conv_chain: Relu then three Conv 3x3 + Relu, 512 -> 512 channels at 7x7 (a ResNet's
   last stage as a small model holds it: every padded input at the arena's peak, 9.4 MB of
   filter a convolution).
@@ -137,6 +139,13 @@ def kernels(rng):
         ]
         last = out
     yield "deep_conv_chain", model("deep_conv_chain", chain, [1, 512, 7, 7], [1, 512, 7, 7], inits, rng)
+
+    inits = {"w": weights(rng, 512, 2048, fan_in=512), "b": weights(rng, 2048, fan_in=1)}
+    projection = [
+        helper.make_node("MatMul", ["x", "w"], ["m"], name="matmul"),
+        helper.make_node("Add", ["m", "b"], ["y"], name="bias"),
+    ]
+    yield "wide_projection", model("wide_projection", projection, [1, 77, 512], [1, 77, 2048], inits, rng)
 
 
 def main(out):

@@ -26,6 +26,7 @@ const KERNELS: &[&str] = &[
     "dilated_conv",
     "qdq_matmul",
     "deep_conv_chain",
+    "wide_projection",
 ];
 
 /// How far Strata's outputs may be from ONNX Runtime's for its time to count (both run f32;
