@@ -1220,6 +1220,20 @@ irdl.dialect @sg {
     irdl.attributes {"axis" = %axis, "keepdims" = %keep, "select_last_index" = %last, "largest" = %largest}
   }
 
+  // The positions of the k largest (largest = 1) or smallest elements along axis, best
+  // first, of equal ones the lower position first: ONNX TopK's indices (its values are a
+  // gather of these). The result is i64, the input's shape with k along axis.
+  irdl.operation @top_k {
+    %input = irdl.base "!builtin.tensor"
+    %output = irdl.base "!builtin.tensor"
+    %axis = irdl.base "#builtin.integer"
+    %k = irdl.base "#builtin.integer"
+    %largest = irdl.base "#builtin.integer"
+    irdl.operands(input: %input)
+    irdl.results(output: %output)
+    irdl.attributes {"axis" = %axis, "k" = %k, "largest" = %largest}
+  }
+
   // ONNX CumSum (product = 0) and CumProd (product = 1) along axis; exclusive leaves out the
   // element itself, reverse accumulates from the end.
   irdl.operation @cumulative {

@@ -436,7 +436,7 @@ func.func @bitcast(%x: tensor<4xf32>, %u: tensor<4xui16>) -> (tensor<4xi32>, ten
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]} outs(%{{.*}} : tensor<5xi64>)
 // CHECK:   tensor.extract %arg1[%{{.*}}, %{{.*}}] : tensor<2x5xui8>
 // CHECK:   arith.cmpi uge
-// Booleans (TopK's first free position): true above false.
+// Booleans (the importer's ArgMax of masks): true above false.
 // CHECK: tensor.extract %arg2[%{{.*}}, %{{.*}}] : tensor<2x5xi1>
 // CHECK: arith.cmpi ugt
 func.func @arg_extreme(%x: tensor<2x5xf32>, %y: tensor<2x5xui8>, %z: tensor<2x5xi1>) -> (tensor<2xi64>, tensor<1x5xi64>, tensor<2xi64>) {
@@ -444,6 +444,34 @@ func.func @arg_extreme(%x: tensor<2x5xf32>, %y: tensor<2x5xui8>, %z: tensor<2x5x
   %1 = "sg.arg_extreme"(%y) {axis = 0 : i64, keepdims = 1 : i64, largest = 1 : i64, select_last_index = 1 : i64} : (tensor<2x5xui8>) -> tensor<1x5xi64>
   %2 = "sg.arg_extreme"(%z) {axis = 1 : i64, keepdims = 0 : i64, largest = 1 : i64, select_last_index = 0 : i64} : (tensor<2x5xi1>) -> tensor<2xi64>
   return %0, %1, %2 : tensor<2xi64>, tensor<1x5xi64>, tensor<2xi64>
+}
+
+// -----
+
+// TopK's positions: one pass over each row (an scf.for over the other dimensions carrying the
+// result and a k-long scratch of the best values, started at the worst value), a value that
+// beats the k-th best (or any, before there are k) placed by a binary search before the first
+// value it beats, the ones from there moved down one place, and written with its position.
+// Strict comparisons: an equal value stays behind an earlier one. Along
+// axis 0, unsigned, smallest first: `ult` on the signless twins.
+// CHECK-LABEL: func.func @top_k
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2xf32>)
+// CHECK: scf.for %[[ROW:.*]] = {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[FILL]]) -> (tensor<2x2xi64>, tensor<2xf32>)
+// CHECK:   scf.for %[[P:.*]] = {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (index, tensor<2xf32>, tensor<2x2xi64>)
+// CHECK:     %[[X:.*]] = tensor.extract %arg0[%[[ROW]], %[[P]]] : tensor<2x5xf32>
+// CHECK:     arith.cmpf ogt, %[[X]], %{{.*}} : f32
+// CHECK:     scf.if %{{.*}} -> (index, tensor<2xf32>, tensor<2x2xi64>)
+// CHECK:       scf.for
+// CHECK:         arith.cmpf ogt, %[[X]], %{{.*}} : f32
+// CHECK:       tensor.insert %[[X]] into
+// CHECK:       %[[AT:.*]] = arith.index_cast %[[P]] : index to i64
+// CHECK:       tensor.insert %[[AT]] into %{{.*}}[%[[ROW]], %{{.*}}] : tensor<2x2xi64>
+// CHECK: tensor.extract %arg1[%{{.*}}, %{{.*}}] : tensor<6x3xui8>
+// CHECK: arith.cmpi ult
+func.func @top_k(%x: tensor<2x5xf32>, %y: tensor<6x3xui8>) -> (tensor<2x2xi64>, tensor<2x3xi64>) {
+  %0 = "sg.top_k"(%x) {axis = 1 : i64, k = 2 : i64, largest = 1 : i64} : (tensor<2x5xf32>) -> tensor<2x2xi64>
+  %1 = "sg.top_k"(%y) {axis = 0 : i64, k = 2 : i64, largest = 0 : i64} : (tensor<6x3xui8>) -> tensor<2x3xi64>
+  return %0, %1 : tensor<2x2xi64>, tensor<2x3xi64>
 }
 
 // -----

@@ -24,6 +24,8 @@ Strata's kernel for it can be compared with ONNX Runtime's on its own (fixed see
   pipecat's smart-turn detector's).
 - wide_projection: MatMul [1, 77, 512] x [512, 2048] plus bias (a CLIP-style text encoder's
   MLP: 77 rows, not a multiple of 8, and a 4 MB weight, twice a core's L2).
+- detector_topk: TopK of 100 over [1, 8400] scores, values and positions (a detector's
+  post-processing: RT-DETR and YOLO exports pick their candidates so).
 - deep_conv_chain: Relu then three Conv 3x3 + Relu, 512 -> 512 channels at 7x7 (a ResNet's
   last stage as a small model holds it: every padded input at the arena's peak, 9.4 MB of
   filter a convolution).
@@ -146,6 +148,14 @@ def kernels(rng):
         helper.make_node("Add", ["m", "b"], ["y"], name="bias"),
     ]
     yield "wide_projection", model("wide_projection", projection, [1, 77, 512], [1, 77, 2048], inits, rng)
+
+    inits = {"k": np.array([100], np.int64)}
+    top = [
+        helper.make_node("TopK", ["x", "k"], ["values", "positions"], name="topk", axis=-1),
+        helper.make_node("Cast", ["positions"], ["where"], name="cast", to=TensorProto.FLOAT),
+        helper.make_node("Add", ["values", "where"], ["y"], name="both"),
+    ]
+    yield "detector_topk", model("detector_topk", top, [1, 8400], [1, 100], inits, rng)
 
 
 def main(out):

@@ -27,6 +27,7 @@ const KERNELS: &[&str] = &[
     "qdq_matmul",
     "deep_conv_chain",
     "wide_projection",
+    "detector_topk",
 ];
 
 /// How far Strata's outputs may be from ONNX Runtime's for its time to count (both run f32;

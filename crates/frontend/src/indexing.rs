@@ -6,9 +6,9 @@
 //!   broadcast dimensions, right-aligned), an implicit output lists the letters used once in
 //!   alphabetical order, and more than two operands contract pairwise, each step keeping the
 //!   letters a later operand or the output still needs.
-//! - TopK is `k` rounds of ArgMax/ArgMin over the values not taken yet (ties go to the lower
-//!   index, as ONNX specifies), each round's value gathered from the input; `k` must be known
-//!   at import.
+//! - TopK is `sg.top_k` (the positions of the best `k` along the axis, best first, ties to the
+//!   lower index, as ONNX specifies; `strata_lower::top_k`) and a gather of the input at them
+//!   for the values; `k` must be known at import.
 
 use crate::expand::{attr_i, Expansion};
 use crate::fold::Folded;
@@ -293,8 +293,12 @@ impl Importer<'_> {
         self.alias(&current.0, node.output[0].clone())
     }
 
-    /// TopK: `k` rounds of ArgMax (or ArgMin) over the values not taken yet.
+    /// TopK: `sg.top_k`'s positions (one pass over each row keeping the best `k` in order),
+    /// the values a gather of the input at them.
     pub(crate) fn top_k(&mut self, block: &Block, node: &NodeProto, index: usize) -> Result<(), Error> {
+        let context = self.strata.mlir();
+        let label = crate::import::node_name(node, index);
+        let location = Location::name(context, &label, Location::new(context, &self.file, index, 0));
         let x = required(node, 0)?;
         let (shape, dtype) = self.shape_of(x)?;
         let k = match operand(node, 1) {
@@ -308,80 +312,30 @@ impl Importer<'_> {
         if k == 0 {
             return Err(Error::unsupported("TopK with K = 0 (an empty result)"));
         }
-        let largest = int(node, "largest", 1) != 0;
-        let mut e = Expansion::new(block, node, index);
-        let mut positions_shape = vec![1; shape.len()];
-        positions_shape[axis] = shape[axis];
-        let positions: Vec<i64> = (0..shape[axis]).collect();
-        let positions = e.constant(self, Folded::from_i64(positions_shape, &positions))?;
-        let none = e.constant(self, Folded::filled(DataType::Bool, shape.clone(), 0.0)?)?;
-        let extreme = if largest { f64::NEG_INFINITY } else { f64::INFINITY };
-        let float = matches!(dtype, DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16);
-        let fill = if float {
-            e.scalar(self, dtype, extreme)?
-        } else {
-            let (lo, hi) = match dtype {
-                DataType::Int64 => (i64::MIN as f64, i64::MAX as f64),
-                DataType::Int32 => (i32::MIN as f64, i32::MAX as f64),
-                DataType::Int16 => (i16::MIN as f64, i16::MAX as f64),
-                DataType::Int8 => (-128.0, 127.0),
-                // The largest unsigned 64-bit value is 2^64 as an f64: the scalar saturates to it.
-                DataType::Uint64 => (0.0, u64::MAX as f64),
-                DataType::Uint32 => (0.0, u32::MAX as f64),
-                DataType::Uint16 => (0.0, u16::MAX as f64),
-                DataType::Uint8 => (0.0, 255.0),
-                other => return Err(Error::unsupported(format!("TopK of {}", other.as_str_name()))),
-            };
-            e.scalar(self, dtype, if largest { lo } else { hi })?
-        };
-        let mut taken = none;
-        let (mut values, mut indices): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
-        let pick = if largest { "ArgMax" } else { "ArgMin" };
-        let along = || vec![attr_i("axis", axis as i64), attr_i("keepdims", 1)];
-        // The values not taken yet, the taken ones replaced by the fill: X itself at first,
-        // then the previous round's with its pick masked (a write in place where that dies),
-        // so one such buffer is live at a time and X is not kept to the end.
-        let mut open = x.to_owned();
-        // The previous round's pick, as a mask.
-        let mut hit: Option<String> = None;
-        for round in 0..k {
-            if let Some(hit) = &hit {
-                open = e.op(self, "Where", &[hit, &fill, &open], vec![])?;
-            }
-            let best = e.op(self, pick, &[&open], along())?;
-            // Every value left equal to the fill (the type's extreme, which the data may hold
-            // too): the first of them may be a position already taken; the lowest one not
-            // taken is then the answer. In the first round nothing is taken.
-            let at = if round == 0 {
-                best
-            } else {
-                let stale = e.op(self, "GatherElements", &[&taken, &best], vec![attr_i("axis", axis as i64)])?;
-                // The first free position: ArgMax of the booleans (the importer's ArgMax takes
-                // them, where ONNX's does not; no integer copy of the mask).
-                let free = e.op(self, "Not", &[&taken], vec![])?;
-                let first_free = e.op(self, "ArgMax", &[&free], along())?;
-                e.op(self, "Where", &[&stale, &first_free, &best], vec![])?
-            };
-            // Not taken, so not masked: X's value.
-            let value = e.op(self, "GatherElements", &[&open, &at], vec![attr_i("axis", axis as i64)])?;
-            if round + 1 < k {
-                let picked = e.op(self, "Equal", &[&at, &positions], vec![])?;
-                taken = e.op(self, "Or", &[&taken, &picked], vec![])?;
-                hit = Some(picked);
-            }
-            values.push(value);
-            indices.push(at);
+        if matches!(dtype, DataType::Bool | DataType::String) {
+            return Err(Error::unsupported(format!("TopK of {}", dtype.as_str_name())));
         }
-        let concat = |e: &mut Expansion, this: &mut Self, parts: &[String]| -> Result<String, Error> {
-            if parts.len() == 1 {
-                return Ok(parts[0].clone());
-            }
-            let refs: Vec<&str> = parts.iter().map(String::as_str).collect();
-            e.op(this, "Concat", &refs, vec![attr_i("axis", axis as i64)])
-        };
-        let values = concat(&mut e, self, &values)?;
-        let indices = concat(&mut e, self, &indices)?;
-        for (k, value) in [values, indices].into_iter().enumerate() {
+        let mut out = shape.clone();
+        out[axis] = k;
+        let value = self.use_value(block, x, location)?.get();
+        let op = block.append_operation(sg::TopK::build(
+            context,
+            location,
+            value,
+            axis as i64,
+            k,
+            int(node, "largest", 1),
+            tensor_type(context, &out, DataType::Int64)?,
+        ));
+        let positions = format!("{label}::positions");
+        let result: melior::ir::Value = op.result(0).expect("one result").into();
+        self.values.insert(
+            positions.clone(),
+            crate::import::Entry::Value { value: result.into(), shape: out, dtype: DataType::Int64 },
+        );
+        let mut e = Expansion::new(block, node, index);
+        let values = e.op(self, "GatherElements", &[x, &positions], vec![attr_i("axis", axis as i64)])?;
+        for (k, value) in [values, positions].into_iter().enumerate() {
             if let Some(output) = node.output.get(k).filter(|o| !o.is_empty()) {
                 self.alias(&value, output.clone())?;
             }

@@ -188,7 +188,7 @@ pub fn scatter_nd(k: &mut Kernel, reduction: i64) -> Result<String, Error> {
 pub fn arg_extreme(k: &mut Kernel, axis: usize, largest: bool, last: bool, out: &TensorTy) -> Result<String, Error> {
     let ty = k.arg_type(0).clone();
     let elem = ty.elem.clone();
-    // Booleans too (the first true or false), as TopK's expansion asks of its free positions.
+    // Booleans too (the first true or false): the importer's ArgMax of masks.
     if !(elem.is_float() || elem.is_int() || (elem.is_bool() && ty.shape[axis] > 0)) {
         return Err(elem.unsupported("argmax/argmin"));
     }
@@ -236,7 +236,7 @@ pub fn arg_extreme(k: &mut Kernel, axis: usize, largest: bool, last: bool, out: 
 
 /// The comparison that makes `x` replace the best so far in an ArgMax (`largest`) or ArgMin,
 /// `last` keeping the last of equal ones.
-fn extreme_predicate(elem: &Elem, largest: bool, last: bool) -> String {
+pub(crate) fn extreme_predicate(elem: &Elem, largest: bool, last: bool) -> String {
     let strict = if last { "e" } else { "t" };
     let (kind, sign) = if elem.is_float() {
         ("cmpf", "o")

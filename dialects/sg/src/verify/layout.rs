@@ -4,7 +4,7 @@
 use super::{dims, list, numel, shape, slice_len};
 use crate::{
     ArgExtreme, Concat, Einsum, Gather, GatherElements, GatherNd, Pad, ReductionOp, ScatterElements, ScatterNd, Slice,
-    Tile, Transpose, TreeWalk, View,
+    Tile, TopK, Transpose, TreeWalk, View,
 };
 
 pub(super) fn check_reduction(r: ReductionOp<'_, '_>, problems: &mut Vec<String>) {
@@ -324,6 +324,28 @@ pub(super) fn check_tree_walk(w: TreeWalk<'_, '_>, problems: &mut Vec<String>) {
     if modes & !0x13f != 0 || modes & 0x3f == 0 {
         problems.push(format!(
             "'modes' {modes:#x} must name comparisons 0 to 5 (bits 0-5, at least one) and NaN handling (bit 8) only"
+        ));
+    }
+}
+
+pub(super) fn check_top_k(t: TopK<'_, '_>, problems: &mut Vec<String>) {
+    let (input, output) = (shape(t.input()), shape(t.output()));
+    let axis = t.axis();
+    if !(0..input.len() as i64).contains(&axis) {
+        problems.push(format!("'axis' must be an integer in 0..{}", input.len()));
+        return;
+    }
+    let k = t.k();
+    if !(1..=input[axis as usize]).contains(&k) {
+        problems.push(format!("'k' {k} must be in 1..={}", input[axis as usize]));
+    }
+    let mut expected = input.clone();
+    expected[axis as usize] = k;
+    if output != expected {
+        problems.push(format!(
+            "result shape {} must be the operand's with k along axis, {}",
+            dims(&output),
+            dims(&expected)
         ));
     }
 }

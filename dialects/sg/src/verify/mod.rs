@@ -140,6 +140,7 @@ fn check_shapes(op: SgOp<'_, '_>, problems: &mut Vec<String>) {
         SgOp::ScatterElements(s) => layout::check_scatter_elements(s, problems),
         SgOp::ScatterNd(s) => layout::check_scatter_nd(s, problems),
         SgOp::ArgExtreme(a) => layout::check_arg_extreme(a, problems),
+        SgOp::TopK(t) => layout::check_top_k(t, problems),
         SgOp::Cumulative(c) => {
             let rank = shape(c.input()).len() as i64;
             if !(0..rank).contains(&c.axis()) {
@@ -321,7 +322,7 @@ fn check_types(op: SgOp<'_, '_>, problems: &mut Vec<String>) {
                 _ => {}
             }
         }
-        SgOp::ArgExtreme(_) => {
+        SgOp::ArgExtreme(_) | SgOp::TopK(_) => {
             if result != "i64" {
                 problems.push(format!("the result must be an i64 tensor, got {result}"));
             }

@@ -1,0 +1,148 @@
+//! `sg.top_k`: the positions of the `k` largest (or smallest) elements along an axis, best
+//! first, of equal ones the lower position first (ONNX TopK's indices; its values are a
+//! gather of them).
+//!
+//! One pass over each row keeps its best `k` so far in order: a value that does not beat the
+//! `k`-th best (once there are `k`) costs a read and a compare; one that does is inserted
+//! where a binary search puts it, the worse ones after it moved down one place (insertion
+//! into a bounded sorted list). On random data a row of `n` takes about `k (1 + ln(n / k))`
+//! insertions. The loops are `scf.for`s on
+//! tensors: the row's values in a `k`-long scratch tensor, the positions written into the
+//! result, both carried and updated in place by bufferization.
+//!
+//! It replaced an expansion into `k` rounds of ArgMax over the values not taken yet (`8k`
+//! graph ops, `k` passes over the row): a detector's TopK of 100 over 8400 scores ran 3.2 ms
+//! against ONNX Runtime's 0.015.
+//!
+//! Comparisons are strict (`>`/`<`, ordered for floats), so an equal value never passes an
+//! earlier one; a NaN beats nothing and nothing beats it, so it stays where it lands (ONNX
+//! leaves NaN's order unspecified).
+
+use crate::indexing::extreme_predicate;
+use crate::kernel::{Kernel, TensorTy};
+use std::fmt::Write;
+use strata_ir::Error;
+
+/// The kernel of `sg.top_k` over the kernel's one argument: `out` is the i64 result (the
+/// input's shape with `k` along `axis`).
+pub fn top_k(k: &mut Kernel, axis: usize, count: i64, largest: bool, out: &TensorTy) -> Result<String, Error> {
+    let ty = k.arg_type(0).clone();
+    let elem = ty.elem.clone();
+    if !(elem.is_float() || elem.is_int()) {
+        return Err(elem.unsupported("TopK"));
+    }
+    let length = ty.shape[axis];
+    if !(1..=length).contains(&count) {
+        return Err(format!("TopK: k {count} is not in 1..={length}").into());
+    }
+    let input = k.arg(0);
+    let storage = elem.storage();
+    let vals_ty = format!("tensor<{count}x{storage}>");
+    let predicate = extreme_predicate(&elem, largest, false);
+    let (c0, c1) = (k.emit("arith.constant 0 : index"), k.emit("arith.constant 1 : index"));
+    let tru = k.emit("arith.constant true");
+    let n = k.emit(format_args!("arith.constant {length} : index"));
+    let kk = k.emit(format_args!("arith.constant {count} : index"));
+    let last = k.emit(format_args!("arith.constant {} : index", count - 1));
+    let result = k.empty(out);
+    // The scratch starts as the worst value, so the first row's reads of it are defined.
+    let start = if largest { elem.lowest() } else { elem.highest() };
+    let scratch = k.filled(&start, &TensorTy::new(vec![count], elem.clone()));
+    let outer: Vec<usize> = (0..ty.rank()).filter(|&d| d != axis).collect();
+    // Coordinates of the input or the result with `at` along the axis.
+    let coords = |at: &str| -> String {
+        (0..ty.rank())
+            .map(|d| if d == axis { at.to_owned() } else { format!("%tk_i{d}") })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    // A signless twin of a stored value (a cast for unsigned elements).
+    let signless = |text: &mut String, name: &str, value: &str| -> String {
+        if elem.unsigned {
+            let _ = writeln!(text, "{name} = builtin.unrealized_conversion_cast {value} : {storage} to {elem}");
+            name.to_owned()
+        } else {
+            value.to_owned()
+        }
+    };
+    let carried = format!("{out}, {vals_ty}");
+    let mut text = String::new();
+    let (mut r, mut v) = (result, scratch);
+    for (level, &d) in outer.iter().enumerate() {
+        let size = k.emit(format_args!("arith.constant {} : index", ty.shape[d]));
+        let _ = writeln!(
+            text,
+            "%tk_o{level}:2 = scf.for %tk_i{d} = {c0} to {size} step {c1} iter_args(%tk_r{level} = {r}, %tk_v{level} = {v}) -> ({carried}) {{"
+        );
+        (r, v) = (format!("%tk_r{level}"), format!("%tk_v{level}"));
+    }
+    let at_p = coords("%tk_p");
+    let at_pos = coords("%tk_pos");
+    let at_before = coords("%tk_jm1");
+    let at_slot = coords("%tk_bs#0");
+    let _ = writeln!(text, "%tk_row:3 = scf.for %tk_p = {c0} to {n} step {c1} iter_args(%tk_m = {c0}, %tk_v = {v}, %tk_r = {r}) -> (index, {vals_ty}, {out}) {{");
+    let _ = writeln!(text, "%tk_xs = tensor.extract {input}[{at_p}] : {ty}");
+    let x = signless(&mut text, "%tk_x", "%tk_xs");
+    let _ = writeln!(text, "%tk_full = arith.cmpi eq, %tk_m, {kk} : index");
+    let _ = writeln!(text, "%tk_lasts = tensor.extract %tk_v[{last}] : {vals_ty}");
+    let worst = signless(&mut text, "%tk_last", "%tk_lasts");
+    let _ = writeln!(text, "%tk_beats = {predicate} {x}, {worst} : {elem}");
+    let _ = writeln!(text, "%tk_open = arith.xori %tk_full, {tru} : i1");
+    let _ = writeln!(text, "%tk_take = arith.ori %tk_open, %tk_beats : i1");
+    let _ = writeln!(text, "%tk_upd:3 = scf.if %tk_take -> (index, {vals_ty}, {out}) {{");
+    // Where the new value goes: past the filled ones, or over the k-th (`start`), then before
+    // every worse one: a binary search of the sorted values for the first it beats (steps of
+    // a fixed count, idle once the range is empty), then the ones from there to `start`
+    // moved down one place.
+    let _ = writeln!(text, "%tk_start = arith.minui %tk_m, {last} : index");
+    let steps = k.emit(format_args!("arith.constant {} : index", 64 - (count as u64).leading_zeros()));
+    let _ = writeln!(
+        text,
+        "%tk_bs:2 = scf.for %tk_s = {c0} to {steps} step {c1} iter_args(%tk_lo = {c0}, %tk_hi = %tk_start) -> (index, index) {{"
+    );
+    let _ = writeln!(text, "%tk_sum = arith.addi %tk_lo, %tk_hi : index");
+    let _ = writeln!(text, "%tk_mid = arith.shrui %tk_sum, {c1} : index");
+    let _ = writeln!(text, "%tk_mvs = tensor.extract %tk_v[%tk_mid] : {vals_ty}");
+    let middle = signless(&mut text, "%tk_mv", "%tk_mvs");
+    let _ = writeln!(text, "%tk_wins = {predicate} {x}, {middle} : {elem}");
+    let _ = writeln!(text, "%tk_open2 = arith.cmpi ult, %tk_lo, %tk_hi : index");
+    let _ = writeln!(text, "%tk_down = arith.andi %tk_open2, %tk_wins : i1");
+    let _ = writeln!(text, "%tk_lose = arith.xori %tk_wins, {tru} : i1");
+    let _ = writeln!(text, "%tk_up = arith.andi %tk_open2, %tk_lose : i1");
+    let _ = writeln!(text, "%tk_mid1 = arith.addi %tk_mid, {c1} : index");
+    let _ = writeln!(text, "%tk_hi2 = arith.select %tk_down, %tk_mid, %tk_hi : index");
+    let _ = writeln!(text, "%tk_lo2 = arith.select %tk_up, %tk_mid1, %tk_lo : index");
+    let _ = writeln!(text, "scf.yield %tk_lo2, %tk_hi2 : index, index");
+    let _ = writeln!(text, "}}");
+    let _ = writeln!(text, "%tk_moves = arith.subi %tk_start, %tk_bs#0 : index");
+    let state = format!("{vals_ty}, {out}");
+    let _ = writeln!(
+        text,
+        "%tk_sh:2 = scf.for %tk_t = {c0} to %tk_moves step {c1} iter_args(%tk_sv = %tk_v, %tk_sr = %tk_r) -> ({state}) {{"
+    );
+    let _ = writeln!(text, "%tk_pos = arith.subi %tk_start, %tk_t : index");
+    let _ = writeln!(text, "%tk_jm1 = arith.subi %tk_pos, {c1} : index");
+    let _ = writeln!(text, "%tk_pvs = tensor.extract %tk_sv[%tk_jm1] : {vals_ty}");
+    let _ = writeln!(text, "%tk_sv2 = tensor.insert %tk_pvs into %tk_sv[%tk_pos] : {vals_ty}");
+    let _ = writeln!(text, "%tk_pi = tensor.extract %tk_sr[{at_before}] : {out}");
+    let _ = writeln!(text, "%tk_sr2 = tensor.insert %tk_pi into %tk_sr[{at_pos}] : {out}");
+    let _ = writeln!(text, "scf.yield %tk_sv2, %tk_sr2 : {state}");
+    let _ = writeln!(text, "}}");
+    let _ = writeln!(text, "%tk_v3 = tensor.insert %tk_xs into %tk_sh#0[%tk_bs#0] : {vals_ty}");
+    let _ = writeln!(text, "%tk_p64 = arith.index_cast %tk_p : index to i64");
+    let _ = writeln!(text, "%tk_r3 = tensor.insert %tk_p64 into %tk_sh#1[{at_slot}] : {out}");
+    let _ = writeln!(text, "%tk_m2 = arith.addi %tk_m, {c1} : index");
+    let _ = writeln!(text, "%tk_m3 = arith.minui %tk_m2, {kk} : index");
+    let _ = writeln!(text, "scf.yield %tk_m3, %tk_v3, %tk_r3 : index, {vals_ty}, {out}");
+    let _ = writeln!(text, "}} else {{\nscf.yield %tk_m, %tk_v, %tk_r : index, {vals_ty}, {out}\n}}");
+    let _ = writeln!(text, "scf.yield %tk_upd#0, %tk_upd#1, %tk_upd#2 : index, {vals_ty}, {out}");
+    let _ = writeln!(text, "}}");
+    let mut done = ("%tk_row#2".to_owned(), "%tk_row#1".to_owned());
+    for level in (0..outer.len()).rev() {
+        let _ = writeln!(text, "scf.yield {}, {} : {carried}\n}}", done.0, done.1);
+        done = (format!("%tk_o{level}#0"), format!("%tk_o{level}#1"));
+    }
+    let indented: String = text.lines().map(|line| format!("    {line}\n")).collect();
+    k.push_lines(&indented);
+    Ok(done.0)
+}
