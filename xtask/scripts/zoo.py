@@ -129,6 +129,12 @@ their exporters emit them; each draws from its own generator, so the three above
   Transpose, scores / 8 plus a causal mask of -1e9 above the diagonal, Softmax, the GELU in
   its tanh form (`0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 Pow(x, 3))))`), residual adds and
   a final LayerNormalization: `hidden` [1, 64, 256].
+- whisper_encoder.onnx: a speech encoder layer over a long sequence, as Whisper's exporters
+  write it (600 frames, 192 wide, 4 heads of 48; Whisper-tiny's 1500 frames in the part the
+  checked-in references keep small): LayerNormalization, Q/K/V MatMul + Add, Q and K each
+  times head_dim^-0.25, heads split and merged by Reshape and Transpose, Softmax over
+  4 x 600 x 600 scores (5.8 MB: the class whose softmax runs block by block), the GELU via
+  Erf, residual adds and a final LayerNormalization: `encoded` [1, 600, 192].
 - mobilenetv3_small.onnx: MobileNetV3-Small (2.54M parameters, 224x224, 1000 classes) as torchvision exports
   it, the backbone class of PaddleOCR's and many detectors' mobile models: BatchNorm folded
   into the Conv biases, HardSwish and Relu activations, depthwise convolutions of 3x3 and 5x5
@@ -1063,6 +1069,34 @@ def gpt2_block(path, tokens=64, dim=256, heads=4, layers=2):
     out = g.rename(layer_norm(x), "hidden")
     g.save([helper.make_tensor_value_info("hidden_in", TensorProto.FLOAT, [1, tokens, dim])],
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, tokens, dim])], path, "gpt2_block")
+
+
+def whisper_encoder(path, frames=600, dim=192, heads=4, ffn=768):
+    g = Graph(np.random.default_rng(20261206))
+    head_dim = dim // heads
+
+    def heads_of(x):
+        return g.split_heads(x, frames, heads, head_dim)
+
+    scale = g.const(np.float32(head_dim ** -0.25), "scale")
+    x = "features"
+    y = g.layer_norm(x, dim)
+    q = g.op("Mul", [heads_of(g.linear(y, dim, dim)), scale], "q_scaled")
+    k = g.op("Mul", [heads_of(g.linear(y, dim, dim)), scale], "k_scaled")
+    v = heads_of(g.linear(y, dim, dim))
+    scores = g.op("MatMul", [q, g.op("Transpose", [k], "k_t", perm=[0, 1, 3, 2])], "scores")
+    context = g.op("MatMul", [g.op("Softmax", [scores], "probs", axis=-1), v], "context")
+    context = g.op("Transpose", [context], "heads_last", perm=[0, 2, 1, 3])
+    context = g.op("Reshape", [context, g.const(np.array([1, frames, dim], np.int64), "shape")], "merge_heads")
+    x = g.op("Add", [x, g.linear(context, dim, dim)], "residual")
+    h = g.linear(g.layer_norm(x, dim), dim, ffn)
+    erf = g.op("Erf", [g.op("Mul", [h, g.const(np.float32(1 / np.sqrt(2.0)), "rsqrt2")], "scaled")], "erf")
+    h = g.op("Mul", [g.op("Mul", [h, g.const(np.float32(0.5), "half")], "half"),
+                     g.op("Add", [erf, g.const(np.float32(1.0), "one")], "one_plus")], "gelu")
+    x = g.op("Add", [x, g.linear(h, ffn, dim)], "residual")
+    out = g.rename(g.layer_norm(x, dim), "encoded")
+    g.save([helper.make_tensor_value_info("features", TensorProto.FLOAT, [1, frames, dim])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, frames, dim])], path, "whisper_encoder")
 
 
 def gated_deltanet_block(path, tokens=64, dim=256, q_heads=4, kv_heads=2, d_k=32, d_v=64, taps=4):
@@ -2145,6 +2179,7 @@ def write_inputs(out):
                           ("qdq_mobilenet", {"input": (pattern(3 * 56 * 56).reshape(1, 3, 56, 56) + 1) / 2}),
                           ("dynamic_int8_bert", {"input_ids": ids, "attention_mask": mask}),
                           ("gpt2_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256)}),
+                          ("whisper_encoder", {"features": pattern(600 * 192).reshape(1, 600, 192)}),
                           ("mobilenetv3_small", {"input": image}),
                           ("gated_deltanet_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256)}),
                           ("vit_tiny", {"pixels": image}),
@@ -2232,6 +2267,7 @@ if __name__ == "__main__":
     audio_tcn(os.path.join(out, "audio_tcn.onnx"))
     conformer_block(os.path.join(out, "conformer_block.onnx"))
     gpt2_block(os.path.join(out, "gpt2_block.onnx"))
+    whisper_encoder(os.path.join(out, "whisper_encoder.onnx"))
     mobilenetv3_small(os.path.join(out, "mobilenetv3_small.onnx"))
     gated_deltanet_block(os.path.join(out, "gated_deltanet_block.onnx"))
     vit_tiny(os.path.join(out, "vit_tiny.onnx"))

@@ -576,6 +576,7 @@ const ZOO_MODELS: &[&str] = &[
     "tabular_anomaly",
     "tabular_knn",
     "streaming_vad",
+    "whisper_encoder",
 ];
 
 /// How far a zoo model's outputs may be from ONNX Runtime's (`--rtol` and `--atol`) where that

@@ -25,6 +25,7 @@ pub mod pads;
 pub mod recurrent;
 pub mod reduce;
 pub mod sg_to_linalg;
+pub mod softmax_blocks;
 pub mod top_k;
 pub mod work;
 

@@ -175,8 +175,8 @@ pub fn kernel(op: OperationRef<'_, '_>, placement: Placement) -> Result<Option<L
         SgOp::GlobalAveragePool(_) => reduce::global_pool(&mut k, Reduction::Mean, &out)?,
         SgOp::GlobalMaxPool(_) => reduce::global_pool(&mut k, Reduction::Max, &out)?,
         SgOp::Reduction(r) => reduce::reduce_op(&mut k, &r.axes(), r.kind(), &out)?,
-        SgOp::Softmax(s) => reduce::softmax(&mut k, s.axis() as usize, false)?,
-        SgOp::LogSoftmax(s) => reduce::softmax(&mut k, s.axis() as usize, true)?,
+        SgOp::Softmax(s) => reduce::softmax(&mut k, s.axis() as usize, false, !placement.gpu, sections)?,
+        SgOp::LogSoftmax(s) => reduce::softmax(&mut k, s.axis() as usize, true, !placement.gpu, sections)?,
         SgOp::LayerNorm(norm) => {
             let axis = norm.axis() as usize;
             let rank = out.rank();

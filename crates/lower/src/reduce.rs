@@ -126,7 +126,7 @@ pub fn global_pool(k: &mut Kernel, how: Reduction, out: &TensorTy) -> Result<Str
 /// denormal too), else `exp(EXP_NORMAL_FLOOR)` (for a sum that also holds `exp(0) = 1`, where it
 /// rounds away: the log-softmax's sum, whose body then stays a plain vectorised reduction).
 /// NaN stays NaN.
-fn shifted_exp(b: &mut Body, shifted: &str, elem: &Elem, zero_below: bool) -> Result<String, Error> {
+pub(crate) fn shifted_exp(b: &mut Body, shifted: &str, elem: &Elem, zero_below: bool) -> Result<String, Error> {
     if elem.bits() > 32 {
         return math(b, "exp", shifted, elem);
     }
@@ -142,14 +142,21 @@ fn shifted_exp(b: &mut Body, shifted: &str, elem: &Elem, zero_below: bool) -> Re
 }
 
 /// Softmax or log-softmax along `axis`: the maximum, the sum of `exp(x - max)` (one
-/// generic), then the normalised value.
-pub fn softmax(k: &mut Kernel, axis: usize, log: bool) -> Result<String, Error> {
+/// generic), then the normalised value. With `blocks` (a host), an f32/f64 softmax over more
+/// than [`crate::softmax_blocks::BLOCKED_BYTES`] runs block of rows by block of rows
+/// ([`crate::softmax_blocks`]), `sections` splitting the blocks across threads.
+pub fn softmax(k: &mut Kernel, axis: usize, log: bool, blocks: bool, sections: bool) -> Result<String, Error> {
     let ty = k.arg_type(0).clone();
     let elem = ty.elem.clone();
     if !elem.is_float() {
         return Err(elem.unsupported("softmax"));
     }
     let input = k.arg(0);
+    if blocks && !log && (elem.name == "f32" || elem.name == "f64") {
+        if let Some(sizes) = crate::softmax_blocks::block_sizes(&ty, axis) {
+            return crate::softmax_blocks::blocked(k, &ty, axis, &sizes, sections);
+        }
+    }
     let reduced: Vec<bool> = (0..ty.rank()).map(|d| d == axis).collect();
     // The maximum ignoring NaN (`maxnumf`, not `maximumf`): a row with a NaN comes out all
     // NaN either way (its exponential is NaN, so are the sum and every quotient), and rows
@@ -182,20 +189,7 @@ pub fn softmax(k: &mut Kernel, axis: usize, log: bool) -> Result<String, Error> 
             |b, a| Ok(b.emit(format_args!("arith.addf {}, {} : {elem}", a[1], a[0]))),
         )?;
         if elem.name == "f32" || elem.name == "f64" {
-            // One reciprocal per row (in the sum's buffer), then products: a division per
-            // element cost as much as the exponentials (within an ulp of the quotient).
-            let rank = max_ty.rank();
-            let recip =
-                k.try_generic(&[], (&sum, &max_ty, Map::identity(rank)), &vec![Iter::Parallel; rank], |b, a| {
-                    let one = b.constant(&elem.literal(1.0), &elem);
-                    Ok(b.emit(format_args!("arith.divf {one}, {} : {elem}", a[0])))
-                })?;
-            return k.try_generic(
-                &[(&recip, &max_ty, kept)],
-                (&exps, &ty, Map::identity(ty.rank())),
-                &vec![Iter::Parallel; ty.rank()],
-                |b, a| Ok(b.emit(format_args!("arith.mulf {}, {} : {elem}", a[1], a[0]))),
-            );
+            return normalized(k, &exps, &ty, &sum, &max_ty, axis).map(|(y, _)| y);
         }
         return k.try_generic(
             &[(&sum, &max_ty, kept)],
@@ -226,6 +220,34 @@ pub fn softmax(k: &mut Kernel, axis: usize, log: bool) -> Result<String, Error> 
             Ok(b.emit(format_args!("arith.subf {shifted}, {} : {elem}", a[2])))
         },
     )
+}
+
+/// `exps` (type `ty`) divided by their `sum` along `axis` (type `sum_ty`): one reciprocal per
+/// row (in the sum's buffer), then products, in place in `exps`: a division per element cost
+/// as much as the exponentials (within an ulp of the quotient). The result and the
+/// reciprocals.
+pub(crate) fn normalized(
+    k: &mut Kernel,
+    exps: &str,
+    ty: &TensorTy,
+    sum: &str,
+    sum_ty: &TensorTy,
+    axis: usize,
+) -> Result<(String, String), Error> {
+    let elem = &ty.elem;
+    let rank = sum_ty.rank();
+    let recip = k.try_generic(&[], (sum, sum_ty, Map::identity(rank)), &vec![Iter::Parallel; rank], |b, a| {
+        let one = b.constant(&elem.literal(1.0), elem);
+        Ok(b.emit(format_args!("arith.divf {one}, {} : {elem}", a[0])))
+    })?;
+    let kept = Map::dims((0..ty.rank()).filter(|&d| d != axis));
+    let y = k.try_generic(
+        &[(&recip, sum_ty, kept)],
+        (exps, ty, Map::identity(ty.rank())),
+        &vec![Iter::Parallel; ty.rank()],
+        |b, a| Ok(b.emit(format_args!("arith.mulf {}, {} : {elem}", a[1], a[0]))),
+    )?;
+    Ok((y, recip))
 }
 
 /// `(x - mean) / sqrt(var + epsilon) * scale + bias` with the statistics over the dimensions
