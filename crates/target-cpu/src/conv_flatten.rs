@@ -138,6 +138,26 @@ pub(crate) fn chunk(positions: i64, tw: i64, threads: i64, result: Val) -> Optio
     (even && !feeds_depthwise(result, 4)).then_some(positions / threads)
 }
 
+/// Positions per chunk of a flattened convolution on one thread whose input is too large for
+/// L2: the chunks outermost, each read once from memory while every filter block takes it
+/// from L2 (without, the filter blocks run outside the positions of a partial block and each
+/// streams the whole input again). At most [`CHUNK_BYTES`] of input a chunk, at least two
+/// register blocks, a divisor of the positions; `None` for an input within L2 or a single
+/// filter block.
+pub(crate) fn cache_chunk(positions: i64, [_, tw, tf]: [i64; 3], filters: i64, channels: i64) -> Option<i64> {
+    let input = positions * channels * 4;
+    if input <= CHUNKED_INPUT_BYTES || filters / tf.max(1) < 2 {
+        return None;
+    }
+    (2 * tw..positions).rev().find(|&c| positions % c == 0 && c * channels * 4 <= CHUNK_BYTES)
+}
+
+/// Input bytes above which a flattened convolution on one thread runs in chunks of positions.
+pub(crate) const CHUNKED_INPUT_BYTES: i64 = 1 << 20;
+
+/// The most input bytes a chunk of positions takes (an eighth of L2).
+pub(crate) const CHUNK_BYTES: i64 = 256 << 10;
+
 /// Whether a depthwise convolution (or a pool: both split their channels across threads)
 /// reads `value`, directly or through up to `depth` pads, slices, insertions and casts; with
 /// the padding implicit (`strata-implicit-pads`), through `tensor.extract`s in its body.
@@ -286,4 +306,19 @@ fn reshape_before(context: &Context, before: Op, value: Val, to: &TensorTy) -> V
         .expect("a valid expand");
     let expand: OperationRef = block.insert_operation_before(anchor, expand);
     Val::from(expand.result(0).expect("one result"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cache_chunk;
+
+    #[test]
+    fn chunks_keep_a_large_input_in_l2() {
+        // ResNet-50's 256 -> 128 reduction at 56 x 56 (3.2 MB), blocks of 12 x 32: chunks of
+        // 224 positions (229 KB).
+        assert_eq!(cache_chunk(3136, [1, 12, 32], 128, 256), Some(224));
+        // Within L2, or a single filter block: whole.
+        assert_eq!(cache_chunk(784, [1, 12, 32], 128, 256), None);
+        assert_eq!(cache_chunk(3136, [1, 12, 32], 32, 256), None);
+    }
 }

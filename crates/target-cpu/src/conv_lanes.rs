@@ -335,8 +335,11 @@ pub fn rewrite(
             let few_filter_blocks = crate::conv_flatten::few_filter_blocks(out.shape[1], tiles[2], threads);
             let chunked =
                 flat && parallel && !filters_outer && (strata_machine::partial(tiles, columns) || few_filter_blocks);
-            let chunk =
+            let mut chunk =
                 if chunked { crate::conv_flatten::chunk(columns, tiles[1], threads, result).unwrap_or(0) } else { 0 };
+            if chunk == 0 && flat && !parallel && !filters_outer {
+                chunk = crate::conv_flatten::cache_chunk(columns, tiles, out.shape[1], x.shape[1]).unwrap_or(0);
+            }
             plans.push(Plan {
                 conv: raw,
                 block: ConvBlock {

@@ -304,10 +304,17 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
         // A flattened convolution split into chunks of positions takes a chunk at a time.
         let tw_first = if partial && !partial_filters { block.chunk } else { tw };
         let tf_first = if partial_filters { 0 } else { tf };
+        // Sequential tiles of a partial block: every loop but the partial one, plus the chunks
+        // of positions where a one-thread convolution takes them (`conv_flatten::cache_chunk`).
+        let chunked = usize::from(block.chunk > 0 && !partial_filters);
         let (loops, loop_types) = match (block.parallel, partial, block.packed) {
             (true, _, _) => (loops, loop_types),
-            (false, true, false) => (":3", ["!transform.any_op"; 3].join(", ")),
-            (false, true, true) => (":4", ["!transform.any_op"; 4].join(", ")),
+            (false, true, false) => {
+                (if chunked == 1 { ":4" } else { ":3" }, vec!["!transform.any_op"; 3 + chunked].join(", "))
+            }
+            (false, true, true) => {
+                (if chunked == 1 { ":5" } else { ":4" }, vec!["!transform.any_op"; 4 + chunked].join(", "))
+            }
             (false, false, _) => (loops, loop_types),
         };
         // The loop of the partial dimension: its index among the tiled op's loops, and size.
