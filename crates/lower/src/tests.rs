@@ -100,7 +100,13 @@ fn samples(kind: OpKind, t: &str) -> Vec<Sample> {
             &format!("{}, storage_order = 0 : i64", window_attributes()),
         )],
         OpKind::GlobalAveragePool | OpKind::GlobalMaxPool => vec![sample(&[&ty("1x2x3x3")], &ty("1x2x1x1"), "")],
-        OpKind::Softmax | OpKind::LogSoftmax => vec![sample(&[&ty("2x3")], &ty("2x3"), "axis = 1 : i64")],
+        OpKind::Softmax | OpKind::LogSoftmax => vec![
+            sample(&[&ty("2x3")], &ty("2x3"), "axis = 1 : i64"),
+            // Over 1 MiB in f32/f64: blocks of rows on a host (`softmax_blocks`), chunked with
+            // sections; along an inner axis too.
+            sample(&[&ty("4x128x1024")], &ty("4x128x1024"), "axis = 2 : i64"),
+            sample(&[&ty("1x21x128x128")], &ty("1x21x128x128"), "axis = 1 : i64"),
+        ],
         OpKind::LayerNorm => vec![
             sample(&[&ty("2x3"), &ty("3"), &ty("3")], &ty("2x3"), "axis = 1 : i64, epsilon = 1.0e-5 : f64"),
             sample(&[&ty("2x3x4"), &ty("3x4")], &ty("2x3x4"), "axis = 1 : i64, epsilon = 1.0e-5 : f64"),
@@ -233,6 +239,10 @@ fn samples(kind: OpKind, t: &str) -> Vec<Sample> {
                 "tensor<1x4xi64>",
                 "axis = 0 : i64, keepdims = 1 : i64, largest = 0 : i64, select_last_index = 1 : i64",
             ),
+        ],
+        OpKind::TopK => vec![
+            sample(&[&ty("3x5")], "tensor<3x2xi64>", "axis = 1 : i64, k = 2 : i64, largest = 1 : i64"),
+            sample(&[&ty("5x3")], "tensor<5x3xi64>", "axis = 0 : i64, k = 5 : i64, largest = 0 : i64"),
         ],
         OpKind::Cumulative => vec![sample(
             &[&ty("3x4")],
