@@ -43,6 +43,7 @@ pub mod lower_transposes;
 pub mod masked_stores;
 pub mod math_calls;
 pub mod matmul_accumulate;
+pub mod matmul_tiles;
 pub mod outline_kernels;
 pub mod pack_weights;
 pub mod parallelize;
