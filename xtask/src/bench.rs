@@ -202,26 +202,37 @@ fn matches_checked_in(case: &Case, repeats: usize) -> Result<bool, String> {
     Ok(strata(case, repeats.min(2), &expect)?.1)
 }
 
-pub fn run(repeats: usize, rounds: usize, filter: Option<&str>, profile: bool) -> Result<(), String> {
+pub fn run(repeats: usize, rounds: usize, filter: Option<&str>, profile: bool, sweep: bool) -> Result<(), String> {
     // The release driver, as `bench compile` uses: the compiled code is the same from a debug
     // one, but a debug driver spends seconds compiling each model and is built for nothing
     // else here.
     crate::cargo(&["build", "--quiet", "--release", "-p", "strata-driver", "--bin", "strata"], &[])?;
-    let (zoo, kernels) = (
-        ensure_zoo()?,
-        ensure_generated("xtask/scripts/bench_kernels.py", "target/bench-kernels", "the benchmark kernels")?,
-    );
     let case = |dir: &Path, name: &str, frozen: Vec<String>| Case {
         name: name.to_owned(),
         model: dir.join(format!("{name}.onnx")),
         inputs: dir.join(format!("{name}.inputs")),
         frozen,
     };
-    let cases = ZOO_MODELS
-        .iter()
-        .map(|m| case(&zoo, m, zoo_frozen(&zoo, m)))
-        .chain(KERNELS.iter().map(|k| case(&kernels, k, Vec::new())))
-        .filter(|c| filter.is_none_or(|f| c.name.contains(f)));
+    let cases: Vec<Case> = if sweep {
+        let dir = ensure_generated("xtask/scripts/bench_sweep.py", "target/bench-sweep", "the class sweep")?;
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))?
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.strip_suffix(".onnx").map(str::to_owned))
+            .collect();
+        names.sort();
+        names.iter().map(|n| case(&dir, n, Vec::new())).collect()
+    } else {
+        let (zoo, kernels) = (
+            ensure_zoo()?,
+            ensure_generated("xtask/scripts/bench_kernels.py", "target/bench-kernels", "the benchmark kernels")?,
+        );
+        ZOO_MODELS
+            .iter()
+            .map(|m| case(&zoo, m, zoo_frozen(&zoo, m)))
+            .chain(KERNELS.iter().map(|k| case(&kernels, k, Vec::new())))
+            .collect()
+    };
+    let cases = cases.into_iter().filter(|c| filter.is_none_or(|f| c.name.contains(f)));
     print_header();
     let mut rows = Vec::new();
     for case in cases {

@@ -130,6 +130,11 @@ enum Bench {
         /// Also print each model's hottest kernels (`strata run --profile`).
         #[arg(long)]
         profile: bool,
+        /// Instead of the zoo and the focused kernels, the class sweep
+        /// (`xtask/scripts/bench_sweep.py`): one or two ops at a time over the shapes of the
+        /// model classes users bring, to find cliffs between the zoo's models.
+        #[arg(long)]
+        sweep: bool,
     },
     /// Compile time of every zoo model (release `strata run`): per stage, in memory (JIT),
     /// cold and warm through the compile cache, peak RSS, beside IREE's (peers.md).
@@ -216,8 +221,8 @@ fn main() -> ExitCode {
             }
             cargo(&args, &[])
         }
-        Task::Bench { which: Bench::Run { repeats, rounds, filter, profile } } => {
-            setup::run().and_then(|()| bench::run(repeats, rounds as usize, filter.as_deref(), profile))
+        Task::Bench { which: Bench::Run { repeats, rounds, filter, profile, sweep } } => {
+            setup::run().and_then(|()| bench::run(repeats, rounds as usize, filter.as_deref(), profile, sweep))
         }
         Task::Bench { which: Bench::Egraph { repeats } } => setup::run().and_then(|()| bench_egraph(repeats)),
         Task::Bench { which: Bench::Compile { filter } } => {
