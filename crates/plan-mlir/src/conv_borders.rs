@@ -264,7 +264,7 @@ impl Axis {
 /// Whether splitting a full convolution into the parts of `rows` x `cols` would cost more in
 /// filter reads than it is worth. A filter of at most [`L1_FILTER_BYTES`] stays in L1, where
 /// the parts' loads cost what the interior's do: always split. Beyond L1:
-/// - A 2-D one (`planar`) never: its left and right border parts are one output wide, so
+/// - A 2-D one (no unit window axis) never: its left and right border parts are one output wide, so
 ///   their kernel multiplies each weight it loads (from L2 or L3) once per output row
 ///   instead of once per block of 7-8 outputs, and the interior's rows (the map's width
 ///   less the border) lose the whole-row blocks. 128 channels at 28 x 28, two in a chain at
@@ -502,13 +502,13 @@ fn kernel(
     Some(Ok((format!("module {{\n{}}}\n", k.function("borders")), split)))
 }
 
-/// How [`kernel`] splits an operation: into how many parts, whether they make their own
-/// initial value, and whether it is a dilated convolution whose windows read padding for a
-/// quarter or more of their taps (split wherever it is: see the module comment).
 /// A full convolution left padded: its parts would read the filter again for too few outputs
 /// ([`rereads_filter`]).
 struct FilterBound;
 
+/// How [`kernel`] splits an operation: into how many parts, whether they make their own
+/// initial value, and whether it is a dilated convolution whose windows read padding for a
+/// quarter or more of their taps (split wherever it is: see the module comment).
 struct Split {
     parts: usize,
     own: bool,
