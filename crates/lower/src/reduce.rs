@@ -158,14 +158,9 @@ pub fn softmax(k: &mut Kernel, axis: usize, log: bool, blocks: bool, sections: b
         }
     }
     let reduced: Vec<bool> = (0..ty.rank()).map(|d| d == axis).collect();
-    // The maximum ignoring NaN (`maxnumf`, not `maximumf`): a row with a NaN comes out all
-    // NaN either way (its exponential is NaN, so are the sum and every quotient), and rows
-    // without one have the same maximum. Its vectorised loop then needs no NaN handling (x86:
-    // one `vmaxps` per vector instead of six dependent instructions).
-    let (max, max_ty) =
-        reduce_into(k, &[(input.as_str(), &ty, Map::identity(ty.rank()))], &ty, &reduced, &elem.lowest(), |b, a| {
-            Ok(b.emit(format_args!("arith.maxnumf {}, {} : {elem}", a[1], a[0])))
-        })?;
+    let max_ty = ty.with_shape((0..ty.rank()).filter(|&d| d != axis).map(|d| ty.shape[d]).collect());
+    let lowest = k.filled(&elem.lowest(), &max_ty);
+    let max = row_maxima(k, &input, &ty, axis, &lowest, &max_ty)?;
     let kept = Map::dims((0..ty.rank()).filter(|&d| d != axis));
     let zero = k.filled(&elem.literal(0.0), &max_ty);
     let inputs = [(input.as_str(), &ty, Map::identity(ty.rank())), (max.as_str(), &max_ty, kept.clone())];
@@ -173,21 +168,8 @@ pub fn softmax(k: &mut Kernel, axis: usize, log: bool, blocks: bool, sections: b
         // exp(x - max) once, in a loop of its own (no reduction in it, so it vectorises), then
         // its sum, then the quotient in place: the same sums as summing exp(x - max) directly.
         let init = k.empty(&ty);
-        let exps = k.try_generic(
-            &inputs,
-            (&init, &ty, Map::identity(ty.rank())),
-            &vec![Iter::Parallel; ty.rank()],
-            |b, a| {
-                let shifted = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
-                shifted_exp(b, &shifted, &elem, true)
-            },
-        )?;
-        let sum = k.try_generic(
-            &[(&exps, &ty, Map::identity(ty.rank()))],
-            (&zero, &max_ty, kept.clone()),
-            &Iter::reducing(&reduced),
-            |b, a| Ok(b.emit(format_args!("arith.addf {}, {} : {elem}", a[1], a[0]))),
-        )?;
+        let exps = shifted_exps(k, &input, &ty, axis, &max, &max_ty, &init)?;
+        let sum = row_sums(k, &exps, &ty, axis, &zero, &max_ty)?;
         if elem.name == "f32" || elem.name == "f64" {
             return normalized(k, &exps, &ty, &sum, &max_ty, axis).map(|(y, _)| y);
         }
@@ -220,6 +202,69 @@ pub fn softmax(k: &mut Kernel, axis: usize, log: bool, blocks: bool, sections: b
             Ok(b.emit(format_args!("arith.subf {shifted}, {} : {elem}", a[2])))
         },
     )
+}
+
+/// A softmax's row maxima of `input` (type `ty`) along `axis`, into `init` (type `stat_ty`,
+/// filled with the lowest value), ignoring NaN (`maxnumf`, not `maximumf`): a row with a NaN
+/// comes out all NaN either way (its exponential is NaN, so are the sum and every quotient),
+/// and rows without one have the same maximum. Its vectorised loop then needs no NaN handling
+/// (x86: one `vmaxps` per vector instead of six dependent instructions).
+pub(crate) fn row_maxima(
+    k: &mut Kernel,
+    input: &str,
+    ty: &TensorTy,
+    axis: usize,
+    init: &str,
+    stat_ty: &TensorTy,
+) -> Result<String, Error> {
+    let elem = &ty.elem;
+    let reduced: Vec<bool> = (0..ty.rank()).map(|d| d == axis).collect();
+    let kept = Map::dims((0..ty.rank()).filter(|&d| d != axis));
+    k.try_generic(&[(input, ty, Map::identity(ty.rank()))], (init, stat_ty, kept), &Iter::reducing(&reduced), |b, a| {
+        Ok(b.emit(format_args!("arith.maxnumf {}, {} : {elem}", a[1], a[0])))
+    })
+}
+
+/// A softmax's `exp(x - max)` of `input` (type `ty`) and its row maxima `max` (type
+/// `stat_ty`) along `axis`, into `init` (type `ty`).
+pub(crate) fn shifted_exps(
+    k: &mut Kernel,
+    input: &str,
+    ty: &TensorTy,
+    axis: usize,
+    max: &str,
+    stat_ty: &TensorTy,
+    init: &str,
+) -> Result<String, Error> {
+    let elem = &ty.elem;
+    let kept = Map::dims((0..ty.rank()).filter(|&d| d != axis));
+    k.try_generic(
+        &[(input, ty, Map::identity(ty.rank())), (max, stat_ty, kept)],
+        (init, ty, Map::identity(ty.rank())),
+        &vec![Iter::Parallel; ty.rank()],
+        |b, a| {
+            let shifted = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
+            shifted_exp(b, &shifted, elem, true)
+        },
+    )
+}
+
+/// The row sums of `exps` (type `ty`) along `axis`, into `init` (type `stat_ty`, filled with
+/// zero).
+pub(crate) fn row_sums(
+    k: &mut Kernel,
+    exps: &str,
+    ty: &TensorTy,
+    axis: usize,
+    init: &str,
+    stat_ty: &TensorTy,
+) -> Result<String, Error> {
+    let elem = &ty.elem;
+    let reduced: Vec<bool> = (0..ty.rank()).map(|d| d == axis).collect();
+    let kept = Map::dims((0..ty.rank()).filter(|&d| d != axis));
+    k.try_generic(&[(exps, ty, Map::identity(ty.rank()))], (init, stat_ty, kept), &Iter::reducing(&reduced), |b, a| {
+        Ok(b.emit(format_args!("arith.addf {}, {} : {elem}", a[1], a[0])))
+    })
 }
 
 /// `exps` (type `ty`) divided by their `sum` along `axis` (type `sum_ty`): one reciprocal per

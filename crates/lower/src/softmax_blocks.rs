@@ -21,8 +21,8 @@
 //! recurrence's directions), each with its own statistics (planned as one copy per chunk,
 //! `strata_plan_mlir::analyze`).
 
-use crate::kernel::{Iter, Kernel, Map, TensorTy};
-use crate::reduce::{normalized, shifted_exp};
+use crate::kernel::{Kernel, TensorTy};
+use crate::reduce::{normalized, row_maxima, row_sums, shifted_exps};
 use std::fmt::Write;
 use strata_ir::Error;
 
@@ -74,7 +74,6 @@ pub fn blocked(k: &mut Kernel, ty: &TensorTy, axis: usize, sizes: &[i64], sectio
     let block_ty = ty.with_shape(sizes.to_vec());
     let kept: Vec<usize> = (0..rank).filter(|&d| d != axis).collect();
     let stat_ty = ty.with_shape(kept.iter().map(|&d| sizes[d]).collect());
-    let reduced: Vec<bool> = (0..rank).map(|d| d == axis).collect();
     let c0 = k.emit("arith.constant 0 : index");
     let lowest = k.stored_constant(&elem.lowest(), &elem);
     let zero = k.stored_constant(&elem.literal(0.0), &elem);
@@ -146,29 +145,9 @@ pub fn blocked(k: &mut Kernel, ty: &TensorTy, axis: usize, sizes: &[i64], sectio
     let _ = writeln!(text, "%sb_mf = linalg.fill ins({lowest} : {storage}) outs({max} : {stat_ty}) -> {stat_ty}");
     let _ = writeln!(text, "%sb_zf = linalg.fill ins({zero} : {storage}) outs({sum} : {stat_ty}) -> {stat_ty}");
     k.push_lines(&text);
-    let whole = Map::identity(rank);
-    let rows = Map::dims(kept.clone());
-    let block_max = k.try_generic(
-        &[("%sb_x", &block_ty, whole.clone())],
-        ("%sb_mf", &stat_ty, rows.clone()),
-        &Iter::reducing(&reduced),
-        |b, a| Ok(b.emit(format_args!("arith.maxnumf {}, {} : {elem}", a[1], a[0]))),
-    )?;
-    let exps = k.try_generic(
-        &[("%sb_x", &block_ty, whole.clone()), (&block_max, &stat_ty, rows)],
-        ("%sb_y", &block_ty, whole.clone()),
-        &vec![Iter::Parallel; rank],
-        |b, a| {
-            let shifted = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
-            shifted_exp(b, &shifted, &elem, true)
-        },
-    )?;
-    let block_sum = k.try_generic(
-        &[(&exps, &block_ty, whole)],
-        ("%sb_zf", &stat_ty, Map::dims(kept)),
-        &Iter::reducing(&reduced),
-        |b, a| Ok(b.emit(format_args!("arith.addf {}, {} : {elem}", a[1], a[0]))),
-    )?;
+    let block_max = row_maxima(k, "%sb_x", &block_ty, axis, "%sb_mf", &stat_ty)?;
+    let exps = shifted_exps(k, "%sb_x", &block_ty, axis, &block_max, &stat_ty, "%sb_y")?;
+    let block_sum = row_sums(k, &exps, &block_ty, axis, "%sb_zf", &stat_ty)?;
     let (y, recip) = normalized(k, &exps, &block_ty, &block_sum, &stat_ty, axis)?;
     let mut text = String::new();
     let _ = writeln!(
