@@ -26,7 +26,7 @@ const BLOCK: i64 = 32;
 /// The register-blocked schedule's row multiple: fewer rows than this run as
 /// `strata-vectorize-matmul`'s one-row kernels, which stream the weight in memory order already.
 const MIN_ROWS: i64 = 8;
-/// At most one cache tile of rows ([`crate::cpu_schedule::cache_tiles`]): more rows re-read
+/// At most one cache tile of rows ([`crate::matmul_tiles::cache_tiles`]): more rows re-read
 /// each block from the L2 once per row tile, as the whole product re-reads its weight tiles.
 const MAX_ROWS: i64 = 64;
 /// Weights smaller than this stay in the L2 between the row blocks that read them (half of a
