@@ -217,7 +217,8 @@ pub(crate) fn blocks_parallel_rows(
     }
 }
 
-/// The rolled loop over `rows` rows in blocks of `per_block` (index `%{row}b{suffix}`), then
+/// The rolled loop over `rows` rows in blocks of `per_block` (index `%{row}b{suffix}`; one
+/// block runs at `%c0`, without a loop), then
 /// the rows left as one block at the constant row `%c{rows_main}` (label `r`); `body` writes
 /// each block, given its rows, the row index, its label (`b` or `r`) and the indent. The rows
 /// left ran one at a time in a loop: each its accumulators' chain through the whole reduction,
@@ -230,7 +231,10 @@ fn row_loops(
     body: &mut dyn FnMut(&mut String, i64, &str, &str, &str),
 ) {
     let rows_main = rows / per_block * per_block;
-    if rows_main > 0 {
+    if rows_main == per_block {
+        // One block: no loop of one trip.
+        body(s, per_block, "%c0", "b", indent);
+    } else if rows_main > 0 {
         s.push_str(&format!("{indent}scf.for %{row}b{suffix} = %c0 to %c{rows_main} step %c{per_block} {{\n"));
         body(s, per_block, &format!("%{row}b{suffix}"), "b", &format!("{indent}  "));
         s.push_str(&format!("{indent}}} {ROLLED}\n"));
@@ -282,12 +286,13 @@ mod tests {
         assert!(s.contains("scf.forall (%ni) in (2) {"));
         assert!(s.contains("%n = arith.muli %ni, %c16 : index"));
         assert!(!s.contains("%mr"), "the row left is a block at a constant row, not a loop");
+        assert!(!s.contains("%mb"), "one block of rows is no loop of one trip");
         assert_eq!(
             seen,
             [
-                (4, "%mb".into(), "%n".into(), false),
+                (4, "%c0".into(), "%n".into(), false),
                 (1, "%c4".into(), "%n".into(), false),
-                (4, "%mbt".into(), "%c32".into(), true),
+                (4, "%c0".into(), "%c32".into(), true),
                 (1, "%c4".into(), "%c32".into(), true),
             ]
         );
