@@ -1,5 +1,5 @@
-// strata-cpu-schedule runs an f32 matmul with 8 to 64 rows and a compile-time constant weight
-// of at least 1 MiB one block of 32 columns at a time, every row of a block before the next
+// strata-cpu-schedule runs an f32 matmul with 8 to 64 rows (more where its left operand is at
+// most 512 KiB) and a compile-time constant weight of at least 1 MiB one block of 32 columns at a time, every row of a block before the next
 // block: an scf.for over the whole blocks (with threads, an scf.forall), stepped by 32 so that
 // strata-pack-weights can store the weight block by block, and the columns left one matmul
 // after it. Inside each block the usual row split applies (16 rows register-blocked, 4 left).
@@ -55,18 +55,19 @@ func.func @accumulate(%a: tensor<16x256xf32>, %c: tensor<16x1024xf32>) -> tensor
 }
 
 // Stay whole: a weight under 1 MiB (it stays in the L2 between row blocks), a weight that is
-// no constant, more than 64 rows (one cache tile of rows), fewer than 8 (the one-row kernels
-// stream the weight in memory order already).
+// no constant, more than 64 rows (one cache tile of rows) whose left operand is over 512 KiB
+// (every block reads all of it), fewer than 8 (the one-row kernels stream the weight in memory
+// order already).
 // CHECK-LABEL: func.func @whole
 // CHECK-NOT: scf.for
 // CHECK: linalg.matmul {strata.loop_order = "vectorize"} ins(%arg0, %{{.*}} : tensor<16x256xf32>, tensor<256x512xf32>)
 // CHECK: linalg.matmul {strata.loop_order = "vectorize"} ins(%arg0, %arg2 : tensor<16x256xf32>, tensor<256x2048xf32>)
-// CHECK: linalg.matmul {strata.loop_order = "vectorize"} ins(%arg3, %{{.*}} : tensor<128x256xf32>, tensor<256x1024xf32>)
+// CHECK: linalg.matmul {strata.loop_order = "vectorize"} ins(%arg3, %{{.*}} : tensor<640x256xf32>, tensor<256x1024xf32>)
 // CHECK: linalg.matmul ins(%arg4, %{{.*}} : tensor<4x256xf32>, tensor<256x1024xf32>)
 // CHECK-NOT: scf.for
 // CHECK: return
-func.func @whole(%a: tensor<16x256xf32>, %c: tensor<16x512xf32>, %b: tensor<256x2048xf32>, %d: tensor<128x256xf32>, %e: tensor<4x256xf32>)
-    -> (tensor<16x512xf32>, tensor<16x2048xf32>, tensor<128x1024xf32>, tensor<4x1024xf32>) {
+func.func @whole(%a: tensor<16x256xf32>, %c: tensor<16x512xf32>, %b: tensor<256x2048xf32>, %d: tensor<640x256xf32>, %e: tensor<4x256xf32>)
+    -> (tensor<16x512xf32>, tensor<16x2048xf32>, tensor<640x1024xf32>, tensor<4x1024xf32>) {
   %small = arith.constant dense<0.5> : tensor<256x512xf32>
   %big = arith.constant dense<0.25> : tensor<256x1024xf32>
   %z = arith.constant 0.0 : f32
@@ -74,11 +75,27 @@ func.func @whole(%a: tensor<16x256xf32>, %c: tensor<16x512xf32>, %b: tensor<256x
   %e1 = tensor.empty() : tensor<16x2048xf32>
   %f1 = linalg.fill ins(%z : f32) outs(%e1 : tensor<16x2048xf32>) -> tensor<16x2048xf32>
   %1 = linalg.matmul ins(%a, %b : tensor<16x256xf32>, tensor<256x2048xf32>) outs(%f1 : tensor<16x2048xf32>) -> tensor<16x2048xf32>
-  %e2 = tensor.empty() : tensor<128x1024xf32>
-  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<128x1024xf32>) -> tensor<128x1024xf32>
-  %2 = linalg.matmul ins(%d, %big : tensor<128x256xf32>, tensor<256x1024xf32>) outs(%f2 : tensor<128x1024xf32>) -> tensor<128x1024xf32>
+  %e2 = tensor.empty() : tensor<640x1024xf32>
+  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<640x1024xf32>) -> tensor<640x1024xf32>
+  %2 = linalg.matmul ins(%d, %big : tensor<640x256xf32>, tensor<256x1024xf32>) outs(%f2 : tensor<640x1024xf32>) -> tensor<640x1024xf32>
   %e3 = tensor.empty() : tensor<4x1024xf32>
   %f3 = linalg.fill ins(%z : f32) outs(%e3 : tensor<4x1024xf32>) -> tensor<4x1024xf32>
   %3 = linalg.matmul ins(%e, %big : tensor<4x256xf32>, tensor<256x1024xf32>) outs(%f3 : tensor<4x1024xf32>) -> tensor<4x1024xf32>
-  return %0, %1, %2, %3 : tensor<16x512xf32>, tensor<16x2048xf32>, tensor<128x1024xf32>, tensor<4x1024xf32>
+  return %0, %1, %2, %3 : tensor<16x512xf32>, tensor<16x2048xf32>, tensor<640x1024xf32>, tensor<4x1024xf32>
+}
+
+// A text encoder's projection: 77 rows, more than a cache tile, but its left operand (154 KiB)
+// stays in the L2 while every block reads it; the weight is 4 MiB. Each block: 72 rows
+// register-blocked, 5 left.
+// CHECK-LABEL: func.func @projection
+// CHECK: scf.for %{{.*}} = %c0 to %c2048 step %c32
+// CHECK: linalg.matmul {strata.loop_order = "vectorize"} ins(%{{.*}}, %{{.*}} : tensor<72x512xf32>, tensor<512x32xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<5x512xf32>, tensor<512x32xf32>)
+func.func @projection(%a: tensor<77x512xf32>) -> tensor<77x2048xf32> {
+  %w = arith.constant dense<0.125> : tensor<512x2048xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<77x2048xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<77x2048xf32>) -> tensor<77x2048xf32>
+  %r = linalg.matmul ins(%a, %w : tensor<77x512xf32>, tensor<512x2048xf32>) outs(%f : tensor<77x2048xf32>) -> tensor<77x2048xf32>
+  return %r : tensor<77x2048xf32>
 }
