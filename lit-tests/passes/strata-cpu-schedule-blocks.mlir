@@ -3,7 +3,9 @@
 // block: an scf.for over the whole blocks (with threads, an scf.forall), stepped by 32 so that
 // strata-pack-weights can store the weight block by block, and the columns left one matmul
 // after it. Inside each block the usual row split applies (16 rows register-blocked, 4 left).
-// A product that starts from a fill of a new tensor fills each block's slice of a new result.
+// A product that starts from a fill of a new tensor fills each block's slice of a new result,
+// each part of a block (the register-blocked rows, the rows left) its own slice just before
+// its product.
 // RUN: strata-opt %s -p 'builtin.module(strata-cpu-schedule{vector-lanes=16 threads=1})' | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-cpu-schedule{vector-lanes=16 threads=2})' | FileCheck %s --check-prefix=TWO
 
@@ -13,9 +15,11 @@
 // CHECK: %[[LOOP:.*]] = scf.for %[[J:.*]] = %c0 to %c1024 step %c32 iter_args(%[[ACC:.*]] = %[[R]])
 // CHECK: %[[B:.*]] = tensor.extract_slice %[[W]][0, %[[J]]] [256, 32] [1, 1]
 // CHECK: %[[S:.*]] = tensor.extract_slice %[[ACC]][0, %[[J]]] [20, 32] [1, 1]
-// CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[S]] : tensor<20x32xf32>)
-// CHECK: linalg.matmul {strata.loop_order = "vectorize"} ins(%{{.*}}, %[[B]] : tensor<16x256xf32>, tensor<256x32xf32>)
-// CHECK: linalg.matmul ins(%{{.*}}, %[[B]] : tensor<4x256xf32>, tensor<256x32xf32>)
+// CHECK: %[[P:.*]] = tensor.extract_slice %[[S]][0, 0] [16, 32] [1, 1]
+// CHECK-NEXT: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[P]] : tensor<16x32xf32>)
+// CHECK-NEXT: linalg.matmul {strata.loop_order = "vectorize"} ins(%{{.*}}, %[[B]] : tensor<16x256xf32>, tensor<256x32xf32>) outs(%[[F]]
+// CHECK: %[[G:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x32xf32>)
+// CHECK-NEXT: linalg.matmul ins(%{{.*}}, %[[B]] : tensor<4x256xf32>, tensor<256x32xf32>) outs(%[[G]]
 // CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][0, %[[J]]] [20, 32] [1, 1]
 // CHECK: scf.yield
 // CHECK: %[[T:.*]] = tensor.extract_slice %[[W]][0, 1024] [256, 16] [1, 1]

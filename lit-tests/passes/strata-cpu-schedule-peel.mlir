@@ -92,14 +92,19 @@ func.func @threads(%a: tensor<65x192xf32>, %b: tensor<192x192xf32>, %c: tensor<6
 }
 
 // The same from a fill of a new tensor: each thread fills its own column slice before its
-// product (filled whole first, half of each thread's slice was the other core's lines).
+// product (filled whole first, half of each thread's slice was the other core's lines), and
+// within it each part (64 register-blocked rows, the row left) its own slice, just before
+// the part's product.
 // CHECK-LABEL: func.func @threads_filled
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<65x192xf32>
 // CHECK: scf.forall (%[[T:.*]]) in (2) shared_outs(%[[ACC:.*]] = %[[E]]) -> (tensor<65x192xf32>)
 // CHECK: %[[O:.*]] = arith.muli %[[T]], %c96
 // CHECK: %[[S:.*]] = tensor.extract_slice %[[ACC]][0, %[[O]]] [65, 96] [1, 1]
-// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[S]] : tensor<65x96xf32>)
-// CHECK: linalg.matmul {strata.batch_item, strata.loop_order = "vectorize"}
+// CHECK: %[[P:.*]] = tensor.extract_slice %[[S]][0, 0] [64, 96] [1, 1]
+// CHECK-NEXT: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[P]] : tensor<64x96xf32>)
+// CHECK-NEXT: linalg.matmul {strata.batch_item, strata.loop_order = "vectorize"} ins({{.*}}) outs(%[[F]]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x96xf32>)
+// CHECK-NEXT: linalg.matmul {strata.batch_item} ins
 // CHECK: scf.forall.in_parallel
 func.func @threads_filled(%a: tensor<65x192xf32>, %b: tensor<192x192xf32>) -> tensor<65x192xf32> {
   %zero = arith.constant 0.0 : f32

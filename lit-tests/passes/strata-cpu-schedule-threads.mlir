@@ -148,13 +148,16 @@ func.func @batch(%a: tensor<4x128x32xf32>, %b: tensor<4x32x128xf32>, %c: tensor<
 // Three heads on two threads (a vision transformer's 197 tokens by 64): two matmuls on one
 // thread and one on the other beat splitting each matmul's tiles (whose remainders run on one
 // thread). Started from a fill of a new tensor, each matmul fills its own slice of the result
-// on the thread that computes it; one thread keeps the loop, the fills in it too.
+// on the thread that computes it, each of its parts (register-blocked, rows and columns left)
+// its own slice just before the part's product; one thread keeps the loop, the fills in it
+// too.
 // CHECK-LABEL: func.func @three_heads
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<3x197x197xf32>
 // CHECK: scf.forall (%[[I:.*]]) in (3) shared_outs(%[[ACC:.*]] = %[[E]]) -> (tensor<3x197x197xf32>)
 // CHECK: %[[S:.*]] = tensor.extract_slice %[[ACC]][%[[I]], 0, 0] [1, 197, 197] [1, 1, 1]
-// CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[S]] : tensor<197x197xf32>)
-// CHECK: linalg.matmul {strata.batch_item, strata.loop_order = "vectorize"} ins(%{{.*}}, %{{.*}} : tensor<192x64xf32>, tensor<64x192xf32>)
+// CHECK: %[[P:.*]] = tensor.extract_slice %[[S]][0, 0] [192, 192] [1, 1]
+// CHECK-NEXT: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[P]] : tensor<192x192xf32>)
+// CHECK-NEXT: linalg.matmul {strata.batch_item, strata.loop_order = "vectorize"} ins(%{{.*}}, %{{.*}} : tensor<192x64xf32>, tensor<64x192xf32>) outs(%[[F]]
 // CHECK: scf.forall.in_parallel
 // ONE-LABEL: func.func @three_heads
 // ONE: scf.for {{.*}} -> (tensor<3x197x197xf32>)

@@ -113,3 +113,30 @@ func.func @large_weight(%a: memref<72x512xf32>, %b: memref<512x2048xf32>, %c: me
   linalg.matmul {strata.loop_order = "vectorize"} ins(%a, %b : memref<72x512xf32>, memref<512x2048xf32>) outs(%c : memref<72x2048xf32>)
   return
 }
+
+// A fill of +0.0 into the result just before (how the lowering starts a product), with the
+// reduction one cache tile: the register blocks start from zero vectors instead of loading
+// the zeros, and the fill goes (one pass over the result where there were three). With two
+// reduction tiles the second must load the first one's sums: fill and loads stay.
+// CHECK-LABEL: func.func @from_zero
+// CHECK-NOT: linalg.fill
+// CHECK: %[[C:.*]] = memref.cast %arg2
+// CHECK-NOT: linalg.fill
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+// CHECK-NOT: vector.transfer_read %[[C]]
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[Z]]) -> (vector<8x32xf32>)
+// CHECK: vector.transfer_write {{.*}}, %[[C]]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg3 : memref<16x64xf32>)
+// CHECK: vector.transfer_read %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true, true]} : memref<16x64xf32{{.*}}>, vector<8x32xf32>
+// CHECK: return
+// TWO-LABEL: func.func @from_zero
+// TWO-NOT: linalg.fill ins(%{{.*}} : f32) outs(%arg2
+// TWO: return
+func.func @from_zero(%a: memref<16x64xf32>, %b: memref<64x64xf32>, %c: memref<16x64xf32>, %d: memref<16x64xf32>, %e: memref<16x512xf32>, %f: memref<512x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<16x64xf32>)
+  linalg.matmul {strata.loop_order = "vectorize"} ins(%a, %b : memref<16x64xf32>, memref<64x64xf32>) outs(%c : memref<16x64xf32>)
+  linalg.fill ins(%zero : f32) outs(%d : memref<16x64xf32>)
+  linalg.matmul {strata.loop_order = "vectorize"} ins(%e, %f : memref<16x512xf32>, memref<512x64xf32>) outs(%d : memref<16x64xf32>)
+  return
+}

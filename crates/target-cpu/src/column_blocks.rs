@@ -109,7 +109,7 @@ fn blocks_text([m, k, n]: [i64; 3], types: &[String], parallel: bool, start: Sta
                 start.init(&format!("d{id}"), &format!("%s{id}"), &part, (j, columns), indent)
             )
         } else {
-            format!("{indent}%d{id} = {slice}\n")
+            format!("{indent}{}\n", start.sliced(&format!("d{id}"), &slice, &part, indent))
         };
         format!(
             "{indent}%b{id} = tensor.extract_slice %b[0, {j}] [{k}, {columns}] [1, 1] : {bt} to tensor<{k}x{columns}xf32>

@@ -683,7 +683,10 @@ pub static VECTORIZE_INFO: PassInfo = PassInfo {
     summary: "Tile and vectorise the matmuls strata-cpu-schedule marked (a transform-dialect script on buffers)",
     anchor: "builtin.module",
     options: &[THREADS_OPTION, crate::vectorize_elementwise::VECTOR_LANES_OPTION],
-    statistics: &[],
+    statistics: &[StatisticInfo {
+        name: "zero-accumulators",
+        help: "Products whose register blocks start from zero, the fill of their result folded",
+    }],
 };
 
 pub fn create_vectorize(options: &PassOptions) -> Box<dyn Pass> {
@@ -701,6 +704,9 @@ impl Pass for CpuVectorize {
         // One tiling per distinct size, matched by a `strata.cache_tiles` mark.
         // (cache tiles, parallel): the big matmuls' (m, n) tiles run in parallel.
         let mut sizes: Vec<([i64; 3], bool, Order)> = Vec::new();
+        let fills = crate::zero_accumulators::fills_before(module);
+        // Products whose one reduction tile may start from zero (`zero_accumulators`).
+        let mut zeroed = Vec::new();
         for &raw in &marked {
             let op = raw.get();
             let dims = |i: usize| op.operand(i).ok().and_then(|v| strata_lower::ops::static_shape(v.r#type()).ok());
@@ -725,6 +731,9 @@ impl Pass for CpuVectorize {
                 sizes.push((tiles, parallel, order));
             }
             attrs::CACHE_TILES.set(op, &cache_label(tiles, parallel, order));
+            if let Some(&fill) = fills.get(&(raw.raw().ptr as usize)).filter(|_| tiles[2] == a[1]) {
+                zeroed.push((raw, fill));
+            }
         }
         // The convolutions were vectorised on tensors (`strata-cpu-schedule`); their vectors
         // are lowered here with the matmuls'.
@@ -780,8 +789,12 @@ impl Pass for CpuVectorize {
             );
         }
         let script = VECTORIZE.replace("    // TILES\n", &tiling).replace("    // FOLD", &format!("{fold}    // FOLD"));
-        accumulator_barriers(cx.strata().mlir(), &marked);
+        let zero: Vec<Op> = zeroed.iter().map(|&(matmul, _)| matmul).collect();
+        accumulator_barriers(cx.strata().mlir(), &marked, &zero);
+        crate::zero_accumulators::mark(cx.strata().mlir(), &zeroed);
         apply_script(module, cx, &script, "schedules/cpu-vectorize.mlir", "the vectorising schedule")?;
+        let from_zero = crate::zero_accumulators::start_from_zero(cx.strata().mlir(), module);
+        cx.bump("zero-accumulators", from_zero as u64);
         remove_barriers(cx.strata().mlir(), module);
         Ok(())
     }
@@ -834,7 +847,9 @@ const BARRIER: &str = "strata.accumulator_barrier";
 /// buffer is a `memref.view` (the accumulators were loaded and stored at every k step:
 /// BERT-tiny's matmuls ran at about 40 GFLOP/s). Only matmuls use the casts, so nothing else in
 /// their loops touches those buffers through them.
-fn accumulator_barriers(context: &melior::Context, marked: &[Op]) {
+/// A matmul of `zero` (one that may start from zero, `zero_accumulators`) gets a cast for a
+/// function argument too: it marks the buffer the register blocks load from.
+fn accumulator_barriers(context: &melior::Context, marked: &[Op], zero: &[Op]) {
     let mut barriers: Vec<(strata_ir::Val, strata_ir::Val)> = Vec::new();
     for &op in marked {
         if op.operand_count() != 3 {
@@ -842,7 +857,7 @@ fn accumulator_barriers(context: &melior::Context, marked: &[Op]) {
         }
         let accumulator = op.operand(2);
         // A function argument is no view: hoisting already works there.
-        if accumulator.owner().is_none() {
+        if accumulator.owner().is_none() && !zero.contains(&op) {
             continue;
         }
         if let Some(&(_, cast)) = barriers.iter().find(|(buffer, _)| *buffer == accumulator) {

@@ -68,6 +68,7 @@ pub mod vectorize_matmul;
 pub mod vectorize_reductions;
 pub mod vectorize_winograd;
 pub mod winograd;
+mod zero_accumulators;
 
 pub use entry::{add_entry, uses_tiles, weights_symbol, EntrySignature};
 pub use host::{emit, set_host_target, EmbeddedWeights, Emit};

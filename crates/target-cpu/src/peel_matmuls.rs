@@ -65,6 +65,12 @@ pub(crate) enum Start {
     /// `strata-matmul-accumulate`): the third argument is the vector `%v`; each part
     /// broadcasts its own columns of it, as [`Start::Fill`] fills.
     Rows(i64),
+    /// A fill of a given tensor (a slice of a batch's result): the third and fourth arguments
+    /// are that tensor `%c` and the fill's value `%v`; each part fills its own slice of `%c`
+    /// just before its product, where the register blocks and `strata-vectorize-matmul` fold
+    /// it (`zero_accumulators`). Filled whole before the parts, an attention's 1500 x 1500
+    /// scores were written three times: the fill, and each block's load and store.
+    FillInto,
 }
 
 impl Start {
@@ -74,12 +80,26 @@ impl Start {
             Start::Given => format!("%c: {whole}"),
             Start::Fill => "%v: f32".to_owned(),
             Start::Rows(n) => format!("%v: tensor<{n}xf32>"),
+            Start::FillInto => format!("%c: {whole}, %v: f32"),
         }
     }
 
     /// Whether parts start from a new value of their own (not from slices of `%c`).
     pub(crate) fn fresh(self) -> bool {
-        self != Start::Given
+        matches!(self, Start::Fill | Start::Rows(_))
+    }
+
+    /// The text making `%{name}` (of type `part`) a part's slice `slice` (an extract, printed)
+    /// of `%c` or what replaces it, filled for [`Start::FillInto`]; its lines after the first
+    /// indented by `indent`, without a last newline. Only for parts that are not
+    /// [`Start::fresh`].
+    pub(crate) fn sliced(self, name: &str, slice: &str, part: &str, indent: &str) -> String {
+        match self {
+            Start::FillInto => format!(
+                "%{name}_s = {slice}\n{indent}%{name} = linalg.fill ins(%v : f32) outs(%{name}_s : {part}) -> {part}"
+            ),
+            _ => format!("%{name} = {slice}"),
+        }
     }
 
     /// Lines (each after `indent`) making `%{name}`, of 2-D type `part`, start in `into`: the
@@ -95,7 +115,9 @@ impl Start {
     ) -> String {
         match self {
             Start::Given => String::new(),
-            Start::Fill => format!("{indent}%{name} = linalg.fill ins(%v : f32) outs({into} : {part}) -> {part}\n"),
+            Start::Fill | Start::FillInto => {
+                format!("{indent}%{name} = linalg.fill ins(%v : f32) outs({into} : {part}) -> {part}\n")
+            }
             Start::Rows(n) => {
                 let slice = format!("tensor<{columns}xf32>");
                 format!(
@@ -239,14 +261,21 @@ pub(crate) unsafe fn replace_matmul<'c>(
     let operands = matmul.operands();
     let start = fill_of_new_tensor(matmul)
         .map(|fill| (fill, Start::Fill))
-        .or_else(|| rows_of_new_tensor(matmul).map(|(broadcast, n)| (broadcast, Start::Rows(n))));
+        .or_else(|| rows_of_new_tensor(matmul).map(|(broadcast, n)| (broadcast, Start::Rows(n))))
+        .or_else(|| fill_of_given(matmul).map(|fill| (fill, Start::FillInto)));
     let (text, bound) = match start {
+        Some((init, Start::FillInto)) => {
+            (text(Start::FillInto), vec![operands[0], operands[1], init.operand(1), init.operand(0)])
+        }
         Some((init, start)) => (text(start), vec![operands[0], operands[1], init.operand(0)]),
         None => (text(Start::Given), operands),
     };
     // Safety: the caller's; the operands and the fill's value are defined before `matmul`.
     unsafe { kernels.replace_op_with(cx, matmul, &bound, &text, what)? };
-    if let Some((init, _)) = start {
+    if let Some((init, Start::FillInto)) = start {
+        // Safety: erased only when unused; its tensor is the function's `%c`.
+        unsafe { erase_if_unused(init) };
+    } else if let Some((init, _)) = start {
         let empty = init.operand(init.operand_count() - 1).owner();
         // Safety: erased only when unused; no handle to them is used afterwards.
         unsafe {
@@ -301,6 +330,13 @@ fn fill_of_new_tensor(matmul: Op) -> Option<Op> {
         .then_some(fill)
 }
 
+/// The `linalg.fill` of any other tensor that `matmul`'s result starts from, when the matmul
+/// is its one user (a batch item's slice of the batch's result, filled just before).
+fn fill_of_given(matmul: Op) -> Option<Op> {
+    let fill = matmul.operand(2).owner()?;
+    (fill.is("linalg.fill") && fill.operand_count() == 2 && fill.result(0).users().len() == 1).then_some(fill)
+}
+
 /// The printed types of `op`'s three operands.
 pub(crate) fn operand_types(op: OperationRef<'_, '_>) -> Vec<String> {
     (0..3).map(|i| op.operand(i).map(|v| v.r#type().to_string()).unwrap_or_default()).collect()
@@ -327,7 +363,7 @@ pub(crate) fn slice_init(
             format!("%s = {slice}\n{}", start.init("cs", "%s", part, columns, "      ")),
         )
     } else {
-        (start.parameter(whole), String::new(), format!("%cs = {slice}"))
+        (start.parameter(whole), String::new(), start.sliced("cs", &slice, part, "      "))
     }
 }
 
@@ -442,9 +478,8 @@ fn split_text([m, k, n]: [i64; 3], split: Split, types: &[String], item: &str, s
                 start.init(&format!("c{index}"), &format!("%e{index}"), &part, (&column.to_string(), columns), "    ")
             )
         } else {
-            format!(
-                "    %c{index} = tensor.extract_slice {dest}[{offsets}] [{rows}, {columns}] [1, 1] : {ct} to {part}\n"
-            )
+            let slice = format!("tensor.extract_slice {dest}[{offsets}] [{rows}, {columns}] [1, 1] : {ct} to {part}");
+            format!("    {}\n", start.sliced(&format!("c{index}"), &slice, &part, "    "))
         };
         body += &format!(
             "    %p{index} = linalg.matmul{item} ins({}, {} : {}, {}) outs(%c{index} : {part}) -> {part}
@@ -539,5 +574,19 @@ mod tests {
         assert!(text.contains("%c2_v = tensor.extract_slice %v[0] [197] [1]"), "{text}");
         assert!(text.contains("ins(%c1_v : tensor<5xf32>) outs(%e1 : tensor<192x5xf32>)"), "{text}");
         assert!(!text.contains("linalg.fill"), "{text}");
+    }
+
+    #[test]
+    fn a_filled_slice_is_filled_by_each_part_just_before_its_product() {
+        let text = split_text([197, 64, 197], Split::Both(192, 192), &types(197, 64, 197), "", Start::FillInto);
+        assert!(text.contains("%b: tensor<64x197xf32>, %c: tensor<197x197xf32>, %v: f32"), "{text}");
+        assert!(!text.contains("tensor.empty"), "{text}");
+        for (index, part) in ["192x192", "192x5", "5x197"].iter().enumerate() {
+            let fill = format!("%c{index} = linalg.fill ins(%v : f32) outs(%c{index}_s : tensor<{part}xf32>)");
+            let product = format!("%p{index} = linalg.matmul");
+            let (at, next) = (text.find(&fill), text.find(&product));
+            assert!(at.zip(next).is_some_and(|(at, next)| at < next), "{text}");
+        }
+        assert!(text.contains("%c1_s = tensor.extract_slice %i0[0, 192] [192, 5]"), "{text}");
     }
 }

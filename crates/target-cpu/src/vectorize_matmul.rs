@@ -35,8 +35,6 @@
 use crate::text_kernels::{element, replace_kernels, unit_inner_stride, ROLLED};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
-use std::collections::BTreeMap;
-use strata_ir::rewrite::collect;
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 use strata_lower::ops::static_shape;
 
@@ -364,20 +362,7 @@ impl Pass for VectorizeMatmul {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         // Each matmul right after a fill of +0.0 into its result (by its operation's address),
         // with that fill.
-        let filled: BTreeMap<usize, Op> = collect(&module, |op| op.is("linalg.fill"))
-            .into_iter()
-            .filter_map(|fill| {
-                let matmul = fill.next().filter(|next| next.is("linalg.matmul"))?;
-                // The fill's buffer is the result, and neither operand (which would read the
-                // zeros).
-                let same_result = fill.operand_count() == 2
-                    && matmul.operand_count() == 3
-                    && fill.operand(1) == matmul.operand(2)
-                    && matmul.operand(0) != matmul.operand(2)
-                    && matmul.operand(1) != matmul.operand(2);
-                (same_result && is_positive_zero(fill.operand(0))).then_some((matmul.raw().ptr as usize, fill))
-            })
-            .collect();
+        let filled = crate::zero_accumulators::fills_before(module);
         let mut folded: Vec<Op> = Vec::new();
         replace_kernels(module, cx, &["linalg.matmul"], "matmul kernel", "matmuls", |op| {
             let matmul = handles(op.get())?;
