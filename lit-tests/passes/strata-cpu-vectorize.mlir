@@ -114,10 +114,11 @@ func.func @large_weight(%a: memref<72x512xf32>, %b: memref<512x2048xf32>, %c: me
   return
 }
 
-// A fill of +0.0 into the result just before (how the lowering starts a product), with the
-// reduction one cache tile: the register blocks start from zero vectors instead of loading
-// the zeros, and the fill goes (one pass over the result where there were three). With two
-// reduction tiles the second must load the first one's sums: fill and loads stay.
+// A fill of +0.0 into the result just before (how the lowering starts a product): the
+// register blocks start from zero vectors instead of loading the zeros, and the fill goes
+// (one pass over the result where there were three). With two reduction tiles, the blocks of
+// the first start from zero (an scf.if on the tiles' loop's first iteration, the load in its
+// other branch) and those of the second load the sums the first stored.
 // CHECK-LABEL: func.func @from_zero
 // CHECK-NOT: linalg.fill
 // CHECK: %[[C:.*]] = memref.cast %arg2
@@ -126,11 +127,22 @@ func.func @large_weight(%a: memref<72x512xf32>, %b: memref<512x2048xf32>, %c: me
 // CHECK-NOT: vector.transfer_read %[[C]]
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[Z]]) -> (vector<8x32xf32>)
 // CHECK: vector.transfer_write {{.*}}, %[[C]]
-// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%arg3 : memref<16x64xf32>)
-// CHECK: vector.transfer_read %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true, true]} : memref<16x64xf32{{.*}}>, vector<8x32xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: %[[D:.*]] = memref.cast %arg3
+// CHECK: scf.for %[[K:.*]] = %c0 to %c512 step %c256 {
+// CHECK: %[[Z2:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[K]], %c0 : index
+// CHECK: %[[INIT:.*]] = scf.if %[[FIRST]] -> (vector<8x32xf32>) {
+// CHECK-NEXT: scf.yield %[[Z2]]
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[L:.*]] = vector.transfer_read %[[D]]
+// CHECK-NEXT: scf.yield %[[L]]
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (vector<8x32xf32>)
+// CHECK: vector.transfer_write {{.*}}, %[[D]]
+// CHECK-NOT: linalg.fill
 // CHECK: return
 // TWO-LABEL: func.func @from_zero
-// TWO-NOT: linalg.fill ins(%{{.*}} : f32) outs(%arg2
+// TWO-NOT: linalg.fill
 // TWO: return
 func.func @from_zero(%a: memref<16x64xf32>, %b: memref<64x64xf32>, %c: memref<16x64xf32>, %d: memref<16x64xf32>, %e: memref<16x512xf32>, %f: memref<512x64xf32>) {
   %zero = arith.constant 0.0 : f32

@@ -705,7 +705,7 @@ impl Pass for CpuVectorize {
         // (cache tiles, parallel): the big matmuls' (m, n) tiles run in parallel.
         let mut sizes: Vec<([i64; 3], bool, Order)> = Vec::new();
         let fills = crate::zero_accumulators::fills_before(module);
-        // Products whose one reduction tile may start from zero (`zero_accumulators`).
+        // Products whose register blocks may start from zero (`zero_accumulators`).
         let mut zeroed = Vec::new();
         for &raw in &marked {
             let op = raw.get();
@@ -731,8 +731,8 @@ impl Pass for CpuVectorize {
                 sizes.push((tiles, parallel, order));
             }
             attrs::CACHE_TILES.set(op, &cache_label(tiles, parallel, order));
-            if let Some(&fill) = fills.get(&(raw.raw().ptr as usize)).filter(|_| tiles[2] == a[1]) {
-                zeroed.push((raw, fill));
+            if let Some(&fill) = fills.get(&(raw.raw().ptr as usize)) {
+                zeroed.push((raw, fill, tiles[2] < a[1]));
             }
         }
         // The convolutions were vectorised on tensors (`strata-cpu-schedule`); their vectors
@@ -757,22 +757,27 @@ impl Pass for CpuVectorize {
             );
             // The cache tiles: (m, n, k) nested loops, or with threads a parallel (m, n) forall
             // around the k loop; `%cl{i}#0` is the outermost either way.
+            // The reduction tiles' loop is marked for `zero_accumulators` (`K_TILES`).
             tiling += &if parallel && order == Order::Columns {
                 format!(
                     "    %cm{i}, %cl{i}:1 = transform.structured.tile_using_forall %mm{i} tile_sizes [0, {n}, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n\
-    %c{i}, %ck{i}:2 = transform.structured.tile_using_for %cm{i} tile_sizes [{m}, 0, {k}] interchange = [2, 1, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)\n"
+    %c{i}, %ck{i}:2 = transform.structured.tile_using_for %cm{i} tile_sizes [{m}, 0, {k}] interchange = [2, 1, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)\n\
+    transform.annotate %ck{i}#0 \"{K_TILES}\" : !transform.any_op\n"
                 )
             } else if parallel {
                 format!(
                     "    %cm{i}, %cl{i}:1 = transform.structured.tile_using_forall %mm{i} tile_sizes [{m}, {n}, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n\
-    %c{i}, %ck{i} = transform.structured.tile_using_for %cm{i} tile_sizes [0, 0, {k}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
+    %c{i}, %ck{i} = transform.structured.tile_using_for %cm{i} tile_sizes [0, 0, {k}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n\
+    transform.annotate %ck{i} \"{K_TILES}\" : !transform.any_op\n"
                 )
             } else {
-                let interchange = match order {
-                    Order::Rows => "",
-                    Order::Columns => " interchange = [1, 2, 0]",
+                // The loops in their order: (m, n, k), or (n, k, m) interchanged.
+                let (interchange, k_loop) = match order {
+                    Order::Rows => ("", 2),
+                    Order::Columns => (" interchange = [1, 2, 0]", 1),
                 };
-                format!("    %c{i}, %cl{i}:3 = transform.structured.tile_using_for %mm{i} tile_sizes [{m}, {n}, {k}]{interchange} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n")
+                format!("    %c{i}, %cl{i}:3 = transform.structured.tile_using_for %mm{i} tile_sizes [{m}, {n}, {k}]{interchange} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n\
+    transform.annotate %cl{i}#{k_loop} \"{K_TILES}\" : !transform.any_op\n")
             };
             tiling += &format!(
                 "\
@@ -789,7 +794,7 @@ impl Pass for CpuVectorize {
             );
         }
         let script = VECTORIZE.replace("    // TILES\n", &tiling).replace("    // FOLD", &format!("{fold}    // FOLD"));
-        let zero: Vec<Op> = zeroed.iter().map(|&(matmul, _)| matmul).collect();
+        let zero: Vec<Op> = zeroed.iter().map(|&(matmul, ..)| matmul).collect();
         accumulator_barriers(cx.strata().mlir(), &marked, &zero);
         crate::zero_accumulators::mark(cx.strata().mlir(), &zeroed);
         apply_script(module, cx, &script, "schedules/cpu-vectorize.mlir", "the vectorising schedule")?;
@@ -836,6 +841,9 @@ fn dynamic_offset(ty: &str) -> Option<String> {
     };
     Some(format!("memref<{shaped}, strided<[{}], offset: ?>>", strides.join(", ")))
 }
+
+/// The mark of a marked matmul's loop over its reduction tiles (`zero_accumulators`).
+pub(crate) const K_TILES: &str = "strata.k_tiles";
 
 /// The mark of [`accumulator_barriers`]' casts.
 const BARRIER: &str = "strata.accumulator_barrier";

@@ -1,24 +1,28 @@
 //! Part of `strata-cpu-vectorize`: a register-blocked matmul right after a fill of +0.0 into
-//! its result, whose reduction is one cache tile, starts its register blocks' accumulators at
-//! zero instead of loading the zeros the fill stored, and the fill goes.
+//! its result starts its register blocks' accumulators at zero instead of loading the zeros
+//! the fill stored, and the fill goes.
 //!
 //! The lowering starts every product from such a fill. Kept, it wrote the whole result and
 //! every register block read its tile back before the reduction: three passes over the
 //! result where one (the blocks' stores) is needed. An attention's scores (1500 x 1500 x 64
 //! per head, 9 MB) spent more time on those bytes than on their 64 multiply-adds an element.
 //!
-//! The fill is found on buffers before the schedule runs ([`fills_before`]): the op just
-//! before the matmul, into exactly its result buffer, which neither operand is.
-//! [`mark`] gives such a matmul's accumulator cast (`cpu_schedule`'s barrier, its own when
-//! no other matmul shares the buffer) an id, and the fill the same. After the schedule,
-//! [`start_from_zero`] checks what the tiled code does with the buffer: every read of it must
-//! be a register block's accumulator load hoisted out of the reduction (a `vector.transfer_read`
-//! whose value only starts an `scf.for`'s iteration), every other use a view or a store. Only
-//! then are the loads replaced by zero vectors and the fill erased; otherwise both stay, and
-//! the product is what it was. The sums are the same, bit for bit: each starts from +0.0
-//! either way. Products whose reduction is tiled keep the fill: the second tile must read the
-//! first one's sums.
+//! The fill is found on buffers before the schedule runs ([`fills_before`]): before the
+//! matmul with nothing between that touches memory, into exactly its result buffer, which
+//! neither operand is. [`mark`] gives such a matmul's accumulator cast (`cpu_schedule`'s
+//! barrier, its own when no other matmul shares the buffer) an id, and the fill the same;
+//! `cpu_schedule` marks each product's loop over its reduction tiles ([`K_TILES`]). After the
+//! schedule, [`start_from_zero`] checks what the tiled code does with the buffer: every read
+//! of it must be a register block's accumulator load hoisted out of the reduction steps (a
+//! `vector.transfer_read` whose value only starts an `scf.for`'s iteration), every other use
+//! a view or a store. A load outside the tiles' loop (one tile, or hoisted out of them)
+//! becomes a zero vector; one inside it becomes an `scf.if` on the loop's first iteration:
+//! zero there, the load (the sums the earlier tiles stored) in the others. Where a product of
+//! several tiles has a load that is neither (a loop that lost its mark), or anything else
+//! reads the buffer, fill and loads stay: the product is what it was. The sums are the same,
+//! bit for bit: each starts from +0.0 either way.
 
+use crate::cpu_schedule::K_TILES;
 use std::collections::BTreeMap;
 use strata_ir::rewrite::{collect, users_through_views};
 use strata_ir::{Op, Val};
@@ -26,15 +30,22 @@ use strata_ir::{Op, Val};
 /// The mark (an id) of a zero-starting matmul's accumulator cast and of its fill.
 const CAST_MARK: &str = "strata.zero_accumulators";
 const FILL_MARK: &str = "strata.zero_fill";
+/// The mark of a marked cast whose matmul's reduction is several tiles.
+const TILED_MARK: &str = "strata.zero_tiled";
 
-/// Each matmul right after a fill of +0.0 into its result (keyed by the matmul's address),
-/// with that fill: the fill's buffer is the result and neither operand (which would read the
-/// zeros).
+/// Each matmul right after a fill of +0.0 into its result (keyed by the matmul's address), or
+/// after it with only ops between that touch no memory ([`is_pure`]), with that fill: the
+/// fill's buffer is the result and neither operand (which would read the zeros).
 pub(crate) fn fills_before(module: melior::ir::operation::OperationRef<'_, '_>) -> BTreeMap<usize, Op> {
     collect(&module, |op| op.is("linalg.fill"))
         .into_iter()
         .filter_map(|fill| {
-            let matmul = fill.next().filter(|next| next.is("linalg.matmul"))?;
+            // Past ops that touch no memory (a weight's `get_global`, views, constants).
+            let mut next = fill.next()?;
+            while is_pure(&next.name()) {
+                next = next.next()?;
+            }
+            let matmul = Some(next).filter(|next| next.is("linalg.matmul"))?;
             let same_result = fill.operand_count() == 2
                 && matmul.operand_count() == 3
                 && fill.operand(1) == matmul.operand(2)
@@ -47,11 +58,11 @@ pub(crate) fn fills_before(module: melior::ir::operation::OperationRef<'_, '_>) 
 }
 
 /// Marks the accumulator casts of `candidates` (matmuls after their barriers went in, each with
-/// the fill just before it) and their fills, where the cast is the matmul's alone; returns how
-/// many were marked.
-pub(crate) fn mark(context: &melior::Context, candidates: &[(Op, Op)]) -> usize {
+/// the fill just before it and whether its reduction is several tiles) and their fills, where
+/// the cast is the matmul's alone; returns how many were marked.
+pub(crate) fn mark(context: &melior::Context, candidates: &[(Op, Op, bool)]) -> usize {
     let mut marked = 0;
-    for (id, &(matmul, fill)) in candidates.iter().enumerate() {
+    for (id, &(matmul, fill, tiled)) in candidates.iter().enumerate() {
         let cast = matmul.operand(2);
         let Some(cast_op) = cast.owner().filter(|op| op.is("builtin.unrealized_conversion_cast")) else { continue };
         if cast.users().len() != 1 {
@@ -59,6 +70,9 @@ pub(crate) fn mark(context: &melior::Context, candidates: &[(Op, Op)]) -> usize 
         }
         let id = melior::ir::attribute::IntegerAttribute::new(melior::ir::Type::index(context), id as i64);
         cast_op.set_attribute(CAST_MARK, id.into());
+        if tiled {
+            cast_op.set_attribute(TILED_MARK, melior::ir::attribute::Attribute::unit(context));
+        }
         fill.set_attribute(FILL_MARK, id.into());
         marked += 1;
     }
@@ -69,35 +83,121 @@ pub(crate) fn mark(context: &melior::Context, candidates: &[(Op, Op)]) -> usize 
 /// goes, where every use of the buffer is as the module doc says; every mark is removed.
 /// Returns how many products start from zero.
 pub(crate) fn start_from_zero(context: &melior::Context, module: melior::ir::operation::OperationRef<'_, '_>) -> usize {
-    let fills: BTreeMap<i64, Op> = collect(&module, |op| op.attribute(FILL_MARK).is_some())
+    let mut fills: BTreeMap<i64, Op> = collect(&module, |op| op.attribute(FILL_MARK).is_some())
         .into_iter()
         .filter_map(|fill| Some((fill.int_attribute(FILL_MARK)?, fill)))
         .collect();
     let mut done = 0;
     for cast in collect(&module, |op| op.attribute(CAST_MARK).is_some()) {
         let id = cast.int_attribute(CAST_MARK);
+        let tiled = cast.remove_attribute(TILED_MARK);
         cast.remove_attribute(CAST_MARK);
-        let Some(fill) = id.and_then(|id| fills.get(&id)).copied() else { continue };
+        // Taken out of `fills`: it may be erased below.
+        let Some(fill) = id.and_then(|id| fills.remove(&id)) else { continue };
         fill.remove_attribute(FILL_MARK);
         let Some(loads) = accumulator_loads(cast.result(0)) else { continue };
+        // Several reduction tiles: each load is in the tiles' loop (its first tile starts
+        // from zero) or starts that loop (hoisted out of it); anything else, such as a loop
+        // that lost its mark, keeps the fill.
+        let placed = |load: Op| {
+            k_tiles(load).is_some() || load.result(0).users().iter().all(|user| user.attribute(K_TILES).is_some())
+        };
+        if tiled && !loads.iter().all(|&load| placed(load)) {
+            continue;
+        }
         for load in loads {
             let ty = load.result(0).r#type();
             let zero = melior::ir::Attribute::parse(context, &format!("dense<0.000000e+00> : {ty}"));
             let Some(zero) = zero else { continue };
             let value = crate::conv_lanes::insert_before(context, load, "arith.constant", &[], ty, Some(zero));
-            load.result(0).replace_all_uses_with(value);
-            // Safety: its one result has no uses left and no handle to it survives.
-            unsafe { load.erase() };
+            match k_tiles(load) {
+                // In the first reduction tile the blocks start from zero, in the others from
+                // the sums the tiles before stored.
+                Some(tiles) => first_tile_only(context, load, tiles, value),
+                None => {
+                    load.result(0).replace_all_uses_with(value);
+                    // Safety: its one result has no uses left and no handle to it survives.
+                    unsafe { load.erase() };
+                }
+            }
         }
         // Safety: every element it wrote is stored by a register block before anything reads
         // it, and no block reads it (checked above); nothing holds a handle to it.
         unsafe { fill.erase() };
         done += 1;
     }
+    // The fills of casts that went missing.
     for fill in fills.values() {
         fill.remove_attribute(FILL_MARK);
     }
+    for tiles in collect(&module, |op| op.attribute(K_TILES).is_some()) {
+        tiles.remove_attribute(K_TILES);
+    }
     done
+}
+
+/// The loop over the reduction tiles (`cpu_schedule`'s mark) around `load`, if any: none
+/// where the reduction is one tile (its loop of one trip folded away).
+fn k_tiles(load: Op) -> Option<Op> {
+    let mut at = load.parent();
+    while let Some(op) = at {
+        if op.is("scf.for") && op.attribute(K_TILES).is_some() {
+            return Some(op);
+        }
+        at = op.parent();
+    }
+    None
+}
+
+/// Makes `load` (in the reduction tiles' loop `tiles`) `zero` in the loop's first iteration,
+/// without reading memory there: an `scf.if` on the first tile yielding `zero`, the load moved
+/// into its else branch.
+fn first_tile_only(context: &melior::Context, load: Op, tiles: Op, zero: Val) {
+    use melior::ir::attribute::IntegerAttribute;
+    use melior::ir::operation::OperationBuilder;
+    use melior::ir::{Block, BlockLike, Identifier, Region, RegionLike};
+    let Some(body) = tiles.body(0) else { return };
+    let (index, start) = (body.argument(0), tiles.operand(0));
+    let location = load.location();
+    let i1 = melior::ir::r#type::IntegerType::new(context, 1).into();
+    let Some(first) = OperationBuilder::new("arith.cmpi", location)
+        .add_attributes(&[(
+            Identifier::new(context, "predicate"),
+            IntegerAttribute::new(melior::ir::r#type::IntegerType::new(context, 64).into(), 0).into(),
+        )])
+        .add_operands(&[index.get(), start.get()])
+        .add_results(&[i1])
+        .build()
+        .ok()
+    else {
+        return;
+    };
+    let (Some(block), Some(next)) = (load.block(), load.next()) else { return };
+    let first = Val::from(block.get().insert_operation_before(load.get(), first).result(0).expect("one result"));
+    let ty = load.result(0).r#type();
+    let yield_of = |value: Val| OperationBuilder::new("scf.yield", location).add_operands(&[value.get()]).build().ok();
+    let (Some(yield_zero), Some(then)) = (yield_of(zero), Some(Block::new(&[]))) else { return };
+    then.append_operation(yield_zero);
+    let (then_region, else_region) = (Region::new(), Region::new());
+    then_region.append_block(then);
+    else_region.append_block(Block::new(&[]));
+    let Some(branch) = OperationBuilder::new("scf.if", location)
+        .add_operands(&[first.get()])
+        .add_results(&[ty])
+        .add_regions([then_region, else_region])
+        .build()
+        .ok()
+    else {
+        return;
+    };
+    let branch = Op::of(&block.get().insert_operation_before(next.get(), branch));
+    load.result(0).replace_all_uses_with(branch.result(0));
+    let Some(otherwise) = branch.body(1) else { return };
+    load.detach();
+    otherwise.append(load);
+    if let Some(yield_load) = yield_of(load.result(0)) {
+        otherwise.get().append_operation(yield_load);
+    }
 }
 
 /// The register blocks' accumulator loads of the buffer `buffer`, when every use of it is a
@@ -132,4 +232,11 @@ fn is_view(name: &str) -> bool {
             | "memref.transpose"
             | "memref.cast"
     )
+}
+
+/// Whether an op named `name` reads and writes no memory: a global's address, a view, a
+/// constant, index arithmetic.
+fn is_pure(name: &str) -> bool {
+    is_view(name)
+        || matches!(name, "memref.get_global" | "memref.view" | "arith.constant" | "affine.apply" | "ub.poison")
 }
