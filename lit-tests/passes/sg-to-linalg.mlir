@@ -468,10 +468,29 @@ func.func @arg_extreme(%x: tensor<2x5xf32>, %y: tensor<2x5xui8>, %z: tensor<2x5x
 // CHECK:       tensor.insert %[[AT]] into %{{.*}}[%[[ROW]], %{{.*}}] : tensor<2x2xi64>
 // CHECK: tensor.extract %arg1[%{{.*}}, %{{.*}}] : tensor<6x3xui8>
 // CHECK: arith.cmpi ult
-func.func @top_k(%x: tensor<2x5xf32>, %y: tensor<6x3xui8>) -> (tensor<2x2xi64>, tensor<2x3xi64>) {
+// A row at least 4k long first bounds the k-th best from below: the bests of k or more
+// blocks (block b every 10th element from b, their maxima taken elementwise over the row's
+// runs of 2, NaNs ignored), the worst of them (no bound where a block is all NaN), and the
+// scan skips every element strictly below it.
+// CHECK: %[[ROW1:.*]] = tensor.extract_slice %arg2[%{{.*}}, 0] [1, 20] [1, 1] : tensor<1x20xf32> to tensor<20xf32>
+// CHECK: %[[BESTS:.*]] = scf.for {{.*}} -> (tensor<2xf32>)
+// CHECK:   tensor.extract_slice %[[ROW1]][%{{.*}}] [2] [1] : tensor<20xf32> to tensor<2xf32>
+// CHECK:   linalg.generic
+// CHECK:     arith.maxnumf
+// CHECK: %[[BOUND:.*]] = scf.for {{.*}} -> (f32)
+// CHECK:   tensor.extract %[[BESTS]]
+// CHECK:   arith.cmpf uno
+// CHECK: scf.for %[[Q:[a-z0-9_]+]] = {{.*}} -> (index, tensor<2xf32>, tensor<1x2xi64>)
+// CHECK:   %[[Z:.*]] = tensor.extract %arg2[%{{.*}}, %[[Q]]] : tensor<1x20xf32>
+// CHECK:   %[[BELOW:.*]] = arith.cmpf ogt, %[[BOUND]], %[[Z]] : f32
+// CHECK:   %[[KEEP:.*]] = arith.xori %[[BELOW]], %true
+// CHECK:   %[[TAKE:.*]] = arith.andi %{{.*}}, %[[KEEP]] : i1
+// CHECK:   scf.if %[[TAKE]]
+func.func @top_k(%x: tensor<2x5xf32>, %y: tensor<6x3xui8>, %z: tensor<1x20xf32>) -> (tensor<2x2xi64>, tensor<2x3xi64>, tensor<1x2xi64>) {
   %0 = "sg.top_k"(%x) {axis = 1 : i64, k = 2 : i64, largest = 1 : i64} : (tensor<2x5xf32>) -> tensor<2x2xi64>
   %1 = "sg.top_k"(%y) {axis = 0 : i64, k = 2 : i64, largest = 0 : i64} : (tensor<6x3xui8>) -> tensor<2x3xi64>
-  return %0, %1 : tensor<2x2xi64>, tensor<2x3xi64>
+  %2 = "sg.top_k"(%z) {axis = 1 : i64, k = 2 : i64, largest = 1 : i64} : (tensor<1x20xf32>) -> tensor<1x2xi64>
+  return %0, %1, %2 : tensor<2x2xi64>, tensor<2x3xi64>, tensor<1x2xi64>
 }
 
 // -----

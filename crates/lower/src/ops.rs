@@ -227,7 +227,9 @@ pub fn kernel(op: OperationRef<'_, '_>, placement: Placement) -> Result<Option<L
         SgOp::ArgExtreme(a) => {
             indexing::arg_extreme(&mut k, a.axis() as usize, a.largest() != 0, a.select_last_index() != 0, &out)?
         }
-        SgOp::TopK(t) => crate::top_k::top_k(&mut k, t.axis() as usize, t.k(), t.largest() != 0, &out)?,
+        SgOp::TopK(t) => {
+            crate::top_k::top_k(&mut k, t.axis() as usize, (t.k(), t.largest() != 0), !placement.gpu, &out)?
+        }
         SgOp::Cumulative(c) => indexing::cumulative(
             &mut k,
             c.axis() as usize,

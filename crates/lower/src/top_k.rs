@@ -10,6 +10,10 @@
 //! tensors: the row's values in a `k`-long scratch tensor, the positions written into the
 //! result, both carried and updated in place by bufferization.
 //!
+//! On the host, a row at least [`PREFILTER`] times `k` long first computes a bound the `k`-th
+//! best cannot be worse than, and the scan skips what is strictly worse (most of a long row):
+//! a detector's TopK of 100 over 8400 scores 0.025 -> 0.018 ms (ONNX Runtime 0.017).
+//!
 //! It replaced an expansion into `k` rounds of ArgMax over the values not taken yet (`8k`
 //! graph ops, `k` passes over the row): a detector's TopK of 100 over 8400 scores ran 3.2 ms
 //! against ONNX Runtime's 0.015.
@@ -19,13 +23,30 @@
 //! leaves NaN's order unspecified).
 
 use crate::indexing::extreme_predicate;
+
+/// Rows at least this many times `k` long first bound the `k`-th best from below: cut into
+/// `k` or more blocks of `length / k`, each block's best is an element at least as good as
+/// the worst of them, so at least `k` elements are, and an element strictly worse than that
+/// bound is in no row's top `k` (the scan skips it, even before the kept list is full). On a
+/// detector's 8400 random scores and `k` = 100 the bound leaves about 400 candidates: 232
+/// insertions instead of 567 (each about 35 ns). A block's best ignores NaNs; a block of
+/// NaNs has none, and the bound is then the worst value (no element skipped). Not for
+/// unsigned or boolean elements (their constants' signless forms).
+const PREFILTER: i64 = 4;
 use crate::kernel::{Kernel, TensorTy};
 use std::fmt::Write;
 use strata_ir::Error;
 
 /// The kernel of `sg.top_k` over the kernel's one argument: `out` is the i64 result (the
-/// input's shape with `k` along `axis`).
-pub fn top_k(k: &mut Kernel, axis: usize, count: i64, largest: bool, out: &TensorTy) -> Result<String, Error> {
+/// input's shape with `k` along `axis`); with `prefilter` (the host), long rows skip what
+/// [`PREFILTER`]'s bound rules out.
+pub fn top_k(
+    k: &mut Kernel,
+    axis: usize,
+    (count, largest): (i64, bool),
+    prefilter: bool,
+    out: &TensorTy,
+) -> Result<String, Error> {
     let ty = k.arg_type(0).clone();
     let elem = ty.elem.clone();
     if !(elem.is_float() || elem.is_int()) {
@@ -76,6 +97,74 @@ pub fn top_k(k: &mut Kernel, axis: usize, count: i64, largest: bool, out: &Tenso
         );
         (r, v) = (format!("%tk_r{level}"), format!("%tk_v{level}"));
     }
+    // The prefilter's bound (see [`PREFILTER`]): the worst of the row's block bests.
+    let bound = (prefilter && !elem.unsigned && !elem.is_bool() && length >= PREFILTER * count).then(|| {
+        // `blocks` (at least `k`) blocks of `block` elements; the elements past them are in none.
+        let block = length / count;
+        let blocks = length / block;
+        let (best, worst) = if largest { (elem.lowest(), elem.highest()) } else { (elem.highest(), elem.lowest()) };
+        // Each block's best by an op without a compare and select chain: NaN-ignoring for
+        // floats, NaN only where every element is.
+        let best_of = match (elem.is_float(), largest) {
+            (true, true) => "arith.maxnumf",
+            (true, false) => "arith.minnumf",
+            (false, true) => "arith.maxsi",
+            (false, false) => "arith.minsi",
+        };
+        let row_ty = format!("tensor<{length}x{storage}>");
+        let bests_ty = format!("tensor<{blocks}x{storage}>");
+        let offsets = coords("0");
+        let sizes: Vec<String> = (0..ty.rank()).map(|d| if d == axis { length.to_string() } else { "1".into() }).collect();
+        let strides = vec!["1"; ty.rank()].join(", ");
+        let _ = writeln!(
+            text,
+            "%tk_row1 = tensor.extract_slice {input}[{offsets}] [{}] [{strides}] : {ty} to {row_ty}",
+            sizes.join(", ")
+        );
+        // Block `b` is every `blocks`-th element from `b`: the bests are elementwise maxima
+        // (or minima) of the row's `block` runs of `blocks` elements, vectorised across the
+        // blocks (a reduction along each block waited on its horizontal steps).
+        let _ = writeln!(text, "%tk_worst = arith.constant {worst} : {elem}");
+        let _ = writeln!(text, "%tk_best = arith.constant {best} : {elem}");
+        let _ = writeln!(text, "%tk_be = tensor.empty() : {bests_ty}");
+        let _ = writeln!(text, "%tk_bf = linalg.fill ins(%tk_best : {elem}) outs(%tk_be : {bests_ty}) -> {bests_ty}");
+        let _ = writeln!(text, "%tk_runs = arith.constant {block} : index");
+        let _ = writeln!(text, "%tk_nb = arith.constant {blocks} : index");
+        let _ = writeln!(
+            text,
+            "%tk_bests = scf.for %tk_ri = {c0} to %tk_runs step {c1} iter_args(%tk_bacc = %tk_bf) -> ({bests_ty}) {{"
+        );
+        let _ = writeln!(text, "%tk_roff = arith.muli %tk_ri, %tk_nb : index");
+        let _ = writeln!(
+            text,
+            "%tk_run = tensor.extract_slice %tk_row1[%tk_roff] [{blocks}] [1] : {row_ty} to {bests_ty}"
+        );
+        let _ = writeln!(
+            text,
+            "%tk_bnext = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]}} ins(%tk_run : {bests_ty}) outs(%tk_bacc : {bests_ty}) {{"
+        );
+        let _ = writeln!(text, "^bb0(%tk_ba: {elem}, %tk_bo: {elem}):");
+        let _ = writeln!(text, "%tk_bx = {best_of} %tk_ba, %tk_bo : {elem}");
+        let _ = writeln!(text, "linalg.yield %tk_bx : {elem}\n}} -> {bests_ty}");
+        let _ = writeln!(text, "scf.yield %tk_bnext : {bests_ty}\n}}");
+        // The worst of the bests; a block of NaNs has no best: no bound (the worst value).
+        let _ = writeln!(
+            text,
+            "%tk_bound:1 = scf.for %tk_b = {c0} to %tk_nb step {c1} iter_args(%tk_tb = %tk_worst) -> ({elem}) {{"
+        );
+        let _ = writeln!(text, "%tk_bm = tensor.extract %tk_bests[%tk_b] : {bests_ty}");
+        let _ = writeln!(text, "%tk_tlose = {predicate} %tk_tb, %tk_bm : {elem}");
+        let _ = writeln!(text, "%tk_tb1 = arith.select %tk_tlose, %tk_bm, %tk_tb : {elem}");
+        let last = if elem.is_float() {
+            let _ = writeln!(text, "%tk_nan = arith.cmpf uno, %tk_bm, %tk_bm : {elem}");
+            let _ = writeln!(text, "%tk_tb2 = arith.select %tk_nan, %tk_worst, %tk_tb1 : {elem}");
+            "%tk_tb2"
+        } else {
+            "%tk_tb1"
+        };
+        let _ = writeln!(text, "scf.yield {last} : {elem}\n}}");
+        "%tk_bound#0".to_owned()
+    });
     let at_p = coords("%tk_p");
     let at_pos = coords("%tk_pos");
     let at_before = coords("%tk_jm1");
@@ -88,8 +177,17 @@ pub fn top_k(k: &mut Kernel, axis: usize, count: i64, largest: bool, out: &Tenso
     let worst = signless(&mut text, "%tk_last", "%tk_lasts");
     let _ = writeln!(text, "%tk_beats = {predicate} {x}, {worst} : {elem}");
     let _ = writeln!(text, "%tk_open = arith.xori %tk_full, {tru} : i1");
-    let _ = writeln!(text, "%tk_take = arith.ori %tk_open, %tk_beats : i1");
-    let _ = writeln!(text, "%tk_upd:3 = scf.if %tk_take -> (index, {vals_ty}, {out}) {{");
+    let _ = writeln!(text, "%tk_take0 = arith.ori %tk_open, %tk_beats : i1");
+    let take = match &bound {
+        Some(bound) => {
+            let _ = writeln!(text, "%tk_below = {predicate} {bound}, {x} : {elem}");
+            let _ = writeln!(text, "%tk_keep = arith.xori %tk_below, {tru} : i1");
+            let _ = writeln!(text, "%tk_take = arith.andi %tk_take0, %tk_keep : i1");
+            "%tk_take"
+        }
+        None => "%tk_take0",
+    };
+    let _ = writeln!(text, "%tk_upd:3 = scf.if {take} -> (index, {vals_ty}, {out}) {{");
     // Where the new value goes: past the filled ones, or over the k-th (`start`), then before
     // every worse one: a binary search of the sorted values for the first it beats (steps of
     // a fixed count, idle once the range is empty), then the ones from there to `start`
