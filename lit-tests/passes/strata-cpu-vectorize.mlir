@@ -152,3 +152,25 @@ func.func @from_zero(%a: memref<16x64xf32>, %b: memref<64x64xf32>, %c: memref<16
   linalg.matmul {strata.loop_order = "vectorize"} ins(%e, %f : memref<16x512xf32>, memref<512x64xf32>) outs(%d : memref<16x64xf32>)
   return
 }
+
+// A bias broadcast down the result's rows just before (`strata-matmul-accumulate`'s start):
+// each register block starts from the bias vector's 32 columns broadcast down its 8 rows, and
+// the broadcast goes.
+// CHECK-LABEL: func.func @from_bias
+// CHECK-NOT: linalg.generic
+// CHECK: %[[C:.*]] = memref.cast %arg2
+// CHECK: scf.for %[[N:[a-z0-9_]+]] = %c0 to %c64 step %c32
+// CHECK: %[[ROW:.*]] = vector.load %arg3[%[[N]]] : memref<64xf32>, vector<32xf32>
+// CHECK: %[[INIT:.*]] = vector.broadcast %[[ROW]] : vector<32xf32> to vector<8x32xf32>
+// CHECK-NOT: vector.transfer_read %[[C]]
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (vector<8x32xf32>)
+// CHECK: vector.transfer_write {{.*}}, %[[C]]
+// CHECK: return
+func.func @from_bias(%a: memref<16x64xf32>, %b: memref<64x64xf32>, %c: memref<16x64xf32>, %v: memref<64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%v : memref<64xf32>) outs(%c : memref<16x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.matmul {strata.loop_order = "vectorize"} ins(%a, %b : memref<16x64xf32>, memref<64x64xf32>) outs(%c : memref<16x64xf32>)
+  return
+}

@@ -704,7 +704,7 @@ impl Pass for CpuVectorize {
         // One tiling per distinct size, matched by a `strata.cache_tiles` mark.
         // (cache tiles, parallel): the big matmuls' (m, n) tiles run in parallel.
         let mut sizes: Vec<([i64; 3], bool, Order)> = Vec::new();
-        let fills = crate::zero_accumulators::fills_before(module);
+        let fills = crate::zero_accumulators::starts_before(module);
         // Products whose register blocks may start from zero (`zero_accumulators`).
         let mut zeroed = Vec::new();
         for &raw in &marked {
@@ -855,8 +855,8 @@ const BARRIER: &str = "strata.accumulator_barrier";
 /// buffer is a `memref.view` (the accumulators were loaded and stored at every k step:
 /// BERT-tiny's matmuls ran at about 40 GFLOP/s). Only matmuls use the casts, so nothing else in
 /// their loops touches those buffers through them.
-/// A matmul of `zero` (one that may start from zero, `zero_accumulators`) gets a cast for a
-/// function argument too: it marks the buffer the register blocks load from.
+/// A matmul of `zero` (one that may start from zero, `zero_accumulators`) gets a cast of its
+/// own, for a function argument too: it marks the buffer the register blocks load from.
 fn accumulator_barriers(context: &melior::Context, marked: &[Op], zero: &[Op]) {
     let mut barriers: Vec<(strata_ir::Val, strata_ir::Val)> = Vec::new();
     for &op in marked {
@@ -868,7 +868,10 @@ fn accumulator_barriers(context: &melior::Context, marked: &[Op], zero: &[Op]) {
         if accumulator.owner().is_none() && !zero.contains(&op) {
             continue;
         }
-        if let Some(&(_, cast)) = barriers.iter().find(|(buffer, _)| *buffer == accumulator) {
+        // A product that may start from zero gets a cast of its own, which marks its loads
+        // alone (CSE made one arena view of the buffers two projections write in turn).
+        let own = zero.contains(&op);
+        if let Some(&(_, cast)) = barriers.iter().find(|(buffer, _)| *buffer == accumulator).filter(|_| !own) {
             op.set_operand(2, cast);
             continue;
         }
@@ -886,7 +889,9 @@ fn accumulator_barriers(context: &melior::Context, marked: &[Op], zero: &[Op]) {
             cast_op.set_attribute(BARRIER, melior::ir::attribute::Attribute::unit(context));
         }
         op.set_operand(2, cast);
-        barriers.push((accumulator, cast));
+        if !own {
+            barriers.push((accumulator, cast));
+        }
     }
 }
 

@@ -21,6 +21,11 @@
 //! several tiles has a load that is neither (a loop that lost its mark), or anything else
 //! reads the buffer, fill and loads stay: the product is what it was. The sums are the same,
 //! bit for bit: each starts from +0.0 either way.
+//!
+//! A product that starts from a bias broadcast down its result's rows
+//! (`strata-matmul-accumulate`'s start, [`starts_before`]) goes the same way: its blocks
+//! start from the bias vector's columns (one `vector.load` broadcast down the block's rows)
+//! and the broadcast goes; the sums start from the same bias values.
 
 use crate::cpu_schedule::K_TILES;
 use std::collections::BTreeMap;
@@ -40,21 +45,64 @@ pub(crate) fn fills_before(module: melior::ir::operation::OperationRef<'_, '_>) 
     collect(&module, |op| op.is("linalg.fill"))
         .into_iter()
         .filter_map(|fill| {
-            // Past ops that touch no memory (a weight's `get_global`, views, constants).
-            let mut next = fill.next()?;
-            while is_pure(&next.name()) {
-                next = next.next()?;
-            }
-            let matmul = Some(next).filter(|next| next.is("linalg.matmul"))?;
-            let same_result = fill.operand_count() == 2
-                && matmul.operand_count() == 3
-                && fill.operand(1) == matmul.operand(2)
-                && matmul.operand(0) != matmul.operand(2)
-                && matmul.operand(1) != matmul.operand(2);
-            let zero = crate::vectorize_matmul::is_positive_zero(fill.operand(0));
-            (same_result && zero).then_some((matmul.raw().ptr as usize, fill))
+            let matmul = matmul_after(fill)?;
+            crate::vectorize_matmul::is_positive_zero(fill.operand(0)).then_some((matmul.raw().ptr as usize, fill))
         })
         .collect()
+}
+
+/// [`fills_before`]'s matmuls, and those right after a broadcast of a vector down the rows of
+/// their result (a bias, `strata-matmul-accumulate`: its register blocks can load the vector
+/// instead of the broadcast rows), with that fill or broadcast.
+pub(crate) fn starts_before(module: melior::ir::operation::OperationRef<'_, '_>) -> BTreeMap<usize, Op> {
+    let mut starts = fills_before(module);
+    for broadcast in collect(&module, |op| op.is("linalg.generic")) {
+        if let Some(matmul) = matmul_after(broadcast).filter(|_| bias_rows(broadcast).is_some()) {
+            starts.insert(matmul.raw().ptr as usize, broadcast);
+        }
+    }
+    starts
+}
+
+/// The matmul `init` (two operands, the second its output) starts: the next op past those
+/// that touch no memory (a weight's `get_global`, views, constants), when it is a matmul
+/// whose result is `init`'s output and neither operand is.
+fn matmul_after(init: Op) -> Option<Op> {
+    let mut next = init.next()?;
+    while is_pure(&next.name()) {
+        next = next.next()?;
+    }
+    let matmul = Some(next).filter(|next| next.is("linalg.matmul"))?;
+    let same_result = init.operand_count() == 2
+        && matmul.operand_count() == 3
+        && init.operand(1) == matmul.operand(2)
+        && matmul.operand(0) != matmul.operand(2)
+        && matmul.operand(1) != matmul.operand(2);
+    same_result.then_some(matmul)
+}
+
+/// The vector a `linalg.generic` broadcasts down the rows of its 2-D f32 output, when that is
+/// all it does: a contiguous f32 vector as long as a row, the maps of
+/// `peel_matmuls::broadcast_rows`, a body that yields the vector's element.
+fn bias_rows(generic: Op) -> Option<Val> {
+    let maps = generic.attribute("indexing_maps")?.to_string();
+    if generic.operand_count() != 2 || maps != format!("[{}]", crate::peel_matmuls::ROWS_MAPS) {
+        return None;
+    }
+    let body = generic.body(0)?;
+    let copies = match &body.ops()[..] {
+        [yield_op] => yield_op.operand_count() == 1 && yield_op.operand(0) == body.argument(0),
+        _ => false,
+    };
+    let (vector, rows) = (generic.operand(0), generic.operand(1));
+    let vector_ty = vector.r#type().to_string();
+    let (Ok(v), Ok(r)) =
+        (strata_lower::ops::static_shape(vector.r#type()), strata_lower::ops::static_shape(rows.r#type()))
+    else {
+        return None;
+    };
+    let contiguous = vector_ty.ends_with("xf32>") || vector_ty.contains("xf32, strided<[1]");
+    (copies && contiguous && v.len() == 1 && r.len() == 2 && v[0] == r[1]).then_some(vector)
 }
 
 /// Marks the accumulator casts of `candidates` (matmuls after their barriers went in, each with
@@ -105,14 +153,19 @@ pub(crate) fn start_from_zero(context: &melior::Context, module: melior::ir::ope
         if tiled && !loads.iter().all(|&load| placed(load)) {
             continue;
         }
-        for load in loads {
-            let ty = load.result(0).r#type();
-            let zero = melior::ir::Attribute::parse(context, &format!("dense<0.000000e+00> : {ty}"));
-            let Some(zero) = zero else { continue };
-            let value = crate::conv_lanes::insert_before(context, load, "arith.constant", &[], ty, Some(zero));
+        // What each block starts from, made before anything changes (an op left unused where
+        // one cannot be made is dead code; the product stays as it was).
+        let bias = if fill.is("linalg.fill") { None } else { bias_rows(fill) };
+        if !fill.is("linalg.fill") && bias.is_none() {
+            continue;
+        }
+        let starts: Option<Vec<Val>> =
+            loads.iter().map(|&load| start_value(context, load, cast.result(0), bias)).collect();
+        let Some(starts) = starts else { continue };
+        for (load, value) in loads.into_iter().zip(starts) {
             match k_tiles(load) {
-                // In the first reduction tile the blocks start from zero, in the others from
-                // the sums the tiles before stored.
+                // In the first reduction tile the blocks start from zero (or the bias), in the
+                // others from the sums the tiles before stored.
                 Some(tiles) => first_tile_only(context, load, tiles, value),
                 None => {
                     load.result(0).replace_all_uses_with(value);
@@ -134,6 +187,27 @@ pub(crate) fn start_from_zero(context: &melior::Context, module: melior::ir::ope
         tiles.remove_attribute(K_TILES);
     }
     done
+}
+
+/// The value a register block's accumulator load `load` (of the buffer `buffer`) is replaced
+/// by, inserted before it: zero vectors, or with `bias` the vector's columns of the block
+/// (`vector.load` at the load's column index) broadcast down its rows; for a bias, only a
+/// 2-D block read straight from `buffer` (its indices are the result's).
+fn start_value(context: &melior::Context, load: Op, buffer: Val, bias: Option<Val>) -> Option<Val> {
+    let ty = load.result(0).r#type();
+    let text = ty.to_string();
+    let Some(bias) = bias else {
+        let zero = melior::ir::Attribute::parse(context, &format!("dense<0.000000e+00> : {text}"))?;
+        return Some(crate::conv_lanes::insert_before(context, load, "arith.constant", &[], ty, Some(zero)));
+    };
+    let dims: Vec<&str> = text.strip_prefix("vector<")?.strip_suffix("xf32>")?.split('x').collect();
+    let [_, columns] = dims[..] else { return None };
+    if load.operand(0) != buffer || load.operand_count() != 4 {
+        return None;
+    }
+    let row_ty = format!("vector<{columns}xf32>");
+    let row = crate::vector_ops::build(context, load, "vector.load", &[bias, load.operand(2)], &row_ty, &[])?;
+    crate::vector_ops::build(context, load, "vector.broadcast", &[row], &text, &[])
 }
 
 /// The loop over the reduction tiles (`cpu_schedule`'s mark) around `load`, if any: none
