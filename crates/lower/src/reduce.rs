@@ -217,12 +217,7 @@ pub(crate) fn row_maxima(
     init: &str,
     stat_ty: &TensorTy,
 ) -> Result<String, Error> {
-    let elem = &ty.elem;
-    let reduced: Vec<bool> = (0..ty.rank()).map(|d| d == axis).collect();
-    let kept = Map::dims((0..ty.rank()).filter(|&d| d != axis));
-    k.try_generic(&[(input, ty, Map::identity(ty.rank()))], (init, stat_ty, kept), &Iter::reducing(&reduced), |b, a| {
-        Ok(b.emit(format_args!("arith.maxnumf {}, {} : {elem}", a[1], a[0])))
-    })
+    row_reduction(k, (input, ty), axis, (init, stat_ty), "arith.maxnumf")
 }
 
 /// A softmax's `exp(x - max)` of `input` (type `ty`) and its row maxima `max` (type
@@ -259,11 +254,23 @@ pub(crate) fn row_sums(
     init: &str,
     stat_ty: &TensorTy,
 ) -> Result<String, Error> {
+    row_reduction(k, (exps, ty), axis, (init, stat_ty), "arith.addf")
+}
+
+/// `input` (type `ty`) reduced along `axis` by the float op `combine` into `init` (type
+/// `stat_ty`), each element combined into the row's value as it is read.
+fn row_reduction(
+    k: &mut Kernel,
+    (input, ty): (&str, &TensorTy),
+    axis: usize,
+    (init, stat_ty): (&str, &TensorTy),
+    combine: &str,
+) -> Result<String, Error> {
     let elem = &ty.elem;
     let reduced: Vec<bool> = (0..ty.rank()).map(|d| d == axis).collect();
     let kept = Map::dims((0..ty.rank()).filter(|&d| d != axis));
-    k.try_generic(&[(exps, ty, Map::identity(ty.rank()))], (init, stat_ty, kept), &Iter::reducing(&reduced), |b, a| {
-        Ok(b.emit(format_args!("arith.addf {}, {} : {elem}", a[1], a[0])))
+    k.try_generic(&[(input, ty, Map::identity(ty.rank()))], (init, stat_ty, kept), &Iter::reducing(&reduced), |b, a| {
+        Ok(b.emit(format_args!("{combine} {}, {} : {elem}", a[1], a[0])))
     })
 }
 

@@ -685,7 +685,8 @@ pub static VECTORIZE_INFO: PassInfo = PassInfo {
     options: &[THREADS_OPTION, crate::vectorize_elementwise::VECTOR_LANES_OPTION],
     statistics: &[StatisticInfo {
         name: "zero-accumulators",
-        help: "Products whose register blocks start from zero, the fill of their result folded",
+        help:
+            "Products whose register blocks start from zero or their bias, the fill or broadcast of their result folded",
     }],
 };
 
@@ -704,8 +705,8 @@ impl Pass for CpuVectorize {
         // One tiling per distinct size, matched by a `strata.cache_tiles` mark.
         // (cache tiles, parallel): the big matmuls' (m, n) tiles run in parallel.
         let mut sizes: Vec<([i64; 3], bool, Order)> = Vec::new();
-        let fills = crate::zero_accumulators::starts_before(module);
-        // Products whose register blocks may start from zero (`zero_accumulators`).
+        let starts = crate::zero_accumulators::starts_before(module);
+        // Products whose register blocks may start from zero or a bias (`zero_accumulators`).
         let mut zeroed = Vec::new();
         for &raw in &marked {
             let op = raw.get();
@@ -731,8 +732,8 @@ impl Pass for CpuVectorize {
                 sizes.push((tiles, parallel, order));
             }
             attrs::CACHE_TILES.set(op, &cache_label(tiles, parallel, order));
-            if let Some(&fill) = fills.get(&(raw.raw().ptr as usize)) {
-                zeroed.push((raw, fill, tiles[2] < a[1]));
+            if let Some(&start) = starts.get(&(raw.raw().ptr as usize)) {
+                zeroed.push((raw, start, tiles[2] < a[1]));
             }
         }
         // The convolutions were vectorised on tensors (`strata-cpu-schedule`); their vectors
@@ -864,13 +865,13 @@ fn accumulator_barriers(context: &melior::Context, marked: &[Op], zero: &[Op]) {
             continue;
         }
         let accumulator = op.operand(2);
-        // A function argument is no view: hoisting already works there.
-        if accumulator.owner().is_none() && !zero.contains(&op) {
-            continue;
-        }
         // A product that may start from zero gets a cast of its own, which marks its loads
         // alone (CSE made one arena view of the buffers two projections write in turn).
         let own = zero.contains(&op);
+        // A function argument is no view: hoisting already works there.
+        if accumulator.owner().is_none() && !own {
+            continue;
+        }
         if let Some(&(_, cast)) = barriers.iter().find(|(buffer, _)| *buffer == accumulator).filter(|_| !own) {
             op.set_operand(2, cast);
             continue;

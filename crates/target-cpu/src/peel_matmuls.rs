@@ -20,7 +20,7 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
 use strata_ir::rewrite::{collect, erase_if_unused};
 use strata_ir::{attrs, Op, PassContext, PassFailed};
-use strata_lower::ops::tensor_type;
+use strata_lower::ops::{static_shape, tensor_type};
 
 /// The register-blocked schedule's multiples: rows, columns.
 const ROWS: i64 = 8;
@@ -292,28 +292,30 @@ pub(crate) unsafe fn replace_matmul<'c>(
 /// `n`.
 fn rows_of_new_tensor(matmul: Op) -> Option<(Op, i64)> {
     let init = matmul.operand(2).owner()?;
-    if !init.is("linalg.generic") || init.operand_count() != 2 || init.result_count() != 1 {
+    let n = rows_broadcast_length(init)?;
+    let empty = init.operand(1).owner()?;
+    (init.result_count() == 1 && empty.is("tensor.empty") && empty.operand_count() == 0).then_some((init, n))
+}
+
+/// The length `n` of the f32 vector `op` broadcasts down the rows of its `m x n` output, when
+/// that is all it does (on tensors or buffers): a `linalg.generic` of one input and one
+/// output, [`ROWS_MAPS`], a body that yields the vector's element.
+pub(crate) fn rows_broadcast_length(op: Op) -> Option<i64> {
+    if !op.is("linalg.generic") || op.operand_count() != 2 {
         return None;
     }
-    let empty = init.operand(1).owner()?;
-    let maps = init.attribute("indexing_maps")?.to_string();
-    let vector = tensor_type(init.operand(0).r#type()).ok()?;
-    let result = tensor_type(init.result(0).r#type()).ok()?;
-    let body = init.body(0)?;
+    let maps = op.attribute("indexing_maps")?.to_string();
+    let body = op.body(0)?;
     let copies = match &body.ops()[..] {
         [yield_op] => yield_op.operand_count() == 1 && yield_op.operand(0) == body.argument(0),
         _ => false,
     };
-    (empty.is("tensor.empty")
-        && empty.operand_count() == 0
-        && maps == format!("[{ROWS_MAPS}]")
-        && vector.elem.name == "f32"
-        && vector.rank() == 1
-        && result.rank() == 2
-        && vector.shape[0] == result.shape[1]
-        && copies)
-        // Lazily: a rank-0 initial value (a scalar bias broadcast) has no `shape[0]`.
-        .then(|| (init, vector.shape[0]))
+    let (vector, rows) = (op.operand(0).r#type(), op.operand(1).r#type());
+    let f32 = crate::text_kernels::element(vector).is_some_and(|e| e == "f32");
+    let (v, r) = (static_shape(vector).ok()?, static_shape(rows).ok()?);
+    (maps == format!("[{ROWS_MAPS}]") && copies && f32 && v.len() == 1 && r.len() == 2 && v[0] == r[1])
+        // Lazily: a rank-0 vector (a scalar bias broadcast) has no `v[0]`.
+        .then(|| v[0])
 }
 
 /// The `linalg.fill` of a `tensor.empty` that `matmul`'s result starts from (how the lowering

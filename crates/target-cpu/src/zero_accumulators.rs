@@ -29,17 +29,17 @@
 
 use crate::cpu_schedule::K_TILES;
 use std::collections::BTreeMap;
-use strata_ir::rewrite::{collect, users_through_views};
+use strata_ir::rewrite::{collect, sinkable, users_through_views};
 use strata_ir::{Op, Val};
 
-/// The mark (an id) of a zero-starting matmul's accumulator cast and of its fill.
+/// The mark (an id) of a zero-starting matmul's accumulator cast and of its fill or broadcast.
 const CAST_MARK: &str = "strata.zero_accumulators";
-const FILL_MARK: &str = "strata.zero_fill";
+const INIT_MARK: &str = "strata.zero_init";
 /// The mark of a marked cast whose matmul's reduction is several tiles.
 const TILED_MARK: &str = "strata.zero_tiled";
 
 /// Each matmul right after a fill of +0.0 into its result (keyed by the matmul's address), or
-/// after it with only ops between that touch no memory ([`is_pure`]), with that fill: the
+/// after it with only ops between that touch no memory (`sinkable`), with that fill: the
 /// fill's buffer is the result and neither operand (which would read the zeros).
 pub(crate) fn fills_before(module: melior::ir::operation::OperationRef<'_, '_>) -> BTreeMap<usize, Op> {
     collect(&module, |op| op.is("linalg.fill"))
@@ -56,8 +56,8 @@ pub(crate) fn fills_before(module: melior::ir::operation::OperationRef<'_, '_>) 
 /// instead of the broadcast rows), with that fill or broadcast.
 pub(crate) fn starts_before(module: melior::ir::operation::OperationRef<'_, '_>) -> BTreeMap<usize, Op> {
     let mut starts = fills_before(module);
-    for broadcast in collect(&module, |op| op.is("linalg.generic")) {
-        if let Some(matmul) = matmul_after(broadcast).filter(|_| bias_rows(broadcast).is_some()) {
+    for broadcast in collect(&module, |op| op.is("linalg.generic") && bias_rows(op).is_some()) {
+        if let Some(matmul) = matmul_after(broadcast) {
             starts.insert(matmul.raw().ptr as usize, broadcast);
         }
     }
@@ -65,11 +65,11 @@ pub(crate) fn starts_before(module: melior::ir::operation::OperationRef<'_, '_>)
 }
 
 /// The matmul `init` (two operands, the second its output) starts: the next op past those
-/// that touch no memory (a weight's `get_global`, views, constants), when it is a matmul
-/// whose result is `init`'s output and neither operand is.
+/// that touch no memory (`sinkable`: a weight's `get_global`, views, constants), when it is
+/// a matmul whose result is `init`'s output and neither operand is.
 fn matmul_after(init: Op) -> Option<Op> {
     let mut next = init.next()?;
-    while is_pure(&next.name()) {
+    while sinkable(&next.name()) {
         next = next.next()?;
     }
     let matmul = Some(next).filter(|next| next.is("linalg.matmul"))?;
@@ -81,36 +81,21 @@ fn matmul_after(init: Op) -> Option<Op> {
     same_result.then_some(matmul)
 }
 
-/// The vector a `linalg.generic` broadcasts down the rows of its 2-D f32 output, when that is
-/// all it does: a contiguous f32 vector as long as a row, the maps of
-/// `peel_matmuls::broadcast_rows`, a body that yields the vector's element.
-fn bias_rows(generic: Op) -> Option<Val> {
-    let maps = generic.attribute("indexing_maps")?.to_string();
-    if generic.operand_count() != 2 || maps != format!("[{}]", crate::peel_matmuls::ROWS_MAPS) {
-        return None;
-    }
-    let body = generic.body(0)?;
-    let copies = match &body.ops()[..] {
-        [yield_op] => yield_op.operand_count() == 1 && yield_op.operand(0) == body.argument(0),
-        _ => false,
-    };
-    let (vector, rows) = (generic.operand(0), generic.operand(1));
-    let vector_ty = vector.r#type().to_string();
-    let (Ok(v), Ok(r)) =
-        (strata_lower::ops::static_shape(vector.r#type()), strata_lower::ops::static_shape(rows.r#type()))
-    else {
-        return None;
-    };
-    let contiguous = vector_ty.ends_with("xf32>") || vector_ty.contains("xf32, strided<[1]");
-    (copies && contiguous && v.len() == 1 && r.len() == 2 && v[0] == r[1]).then_some(vector)
+/// The vector a broadcast down the rows of a 2-D f32 output reads
+/// ([`crate::peel_matmuls::rows_broadcast_length`]), when it is contiguous (the register
+/// blocks load its columns as vectors).
+fn bias_rows(broadcast: Op) -> Option<Val> {
+    crate::peel_matmuls::rows_broadcast_length(broadcast)?;
+    let vector = broadcast.operand(0);
+    crate::text_kernels::unit_inner_stride(&vector.r#type().to_string()).then_some(vector)
 }
 
 /// Marks the accumulator casts of `candidates` (matmuls after their barriers went in, each with
-/// the fill just before it and whether its reduction is several tiles) and their fills, where
-/// the cast is the matmul's alone; returns how many were marked.
+/// the fill or bias broadcast it starts from and whether its reduction is several tiles) and
+/// those starts, where the cast is the matmul's alone; returns how many were marked.
 pub(crate) fn mark(context: &melior::Context, candidates: &[(Op, Op, bool)]) -> usize {
     let mut marked = 0;
-    for (id, &(matmul, fill, tiled)) in candidates.iter().enumerate() {
+    for (id, &(matmul, init, tiled)) in candidates.iter().enumerate() {
         let cast = matmul.operand(2);
         let Some(cast_op) = cast.owner().filter(|op| op.is("builtin.unrealized_conversion_cast")) else { continue };
         if cast.users().len() != 1 {
@@ -121,28 +106,28 @@ pub(crate) fn mark(context: &melior::Context, candidates: &[(Op, Op, bool)]) -> 
         if tiled {
             cast_op.set_attribute(TILED_MARK, melior::ir::attribute::Attribute::unit(context));
         }
-        fill.set_attribute(FILL_MARK, id.into());
+        init.set_attribute(INIT_MARK, id.into());
         marked += 1;
     }
     marked
 }
 
-/// After the schedule: each marked cast's accumulator loads become zero vectors and its fill
-/// goes, where every use of the buffer is as the module doc says; every mark is removed.
-/// Returns how many products start from zero.
+/// After the schedule: each marked cast's accumulator loads become zero vectors (or bias rows)
+/// and its fill (or broadcast) goes, where every use of the buffer is as the module doc says;
+/// every mark is removed. Returns how many products start from zero or their bias.
 pub(crate) fn start_from_zero(context: &melior::Context, module: melior::ir::operation::OperationRef<'_, '_>) -> usize {
-    let mut fills: BTreeMap<i64, Op> = collect(&module, |op| op.attribute(FILL_MARK).is_some())
+    let mut inits: BTreeMap<i64, Op> = collect(&module, |op| op.attribute(INIT_MARK).is_some())
         .into_iter()
-        .filter_map(|fill| Some((fill.int_attribute(FILL_MARK)?, fill)))
+        .filter_map(|init| Some((init.int_attribute(INIT_MARK)?, init)))
         .collect();
     let mut done = 0;
     for cast in collect(&module, |op| op.attribute(CAST_MARK).is_some()) {
         let id = cast.int_attribute(CAST_MARK);
         let tiled = cast.remove_attribute(TILED_MARK);
         cast.remove_attribute(CAST_MARK);
-        // Taken out of `fills`: it may be erased below.
-        let Some(fill) = id.and_then(|id| fills.remove(&id)) else { continue };
-        fill.remove_attribute(FILL_MARK);
+        // Taken out of `inits`: it may be erased below.
+        let Some(init) = id.and_then(|id| inits.remove(&id)) else { continue };
+        init.remove_attribute(INIT_MARK);
         let Some(loads) = accumulator_loads(cast.result(0)) else { continue };
         // Several reduction tiles: each load is in the tiles' loop (its first tile starts
         // from zero) or starts that loop (hoisted out of it); anything else, such as a loop
@@ -155,8 +140,8 @@ pub(crate) fn start_from_zero(context: &melior::Context, module: melior::ir::ope
         }
         // What each block starts from, made before anything changes (an op left unused where
         // one cannot be made is dead code; the product stays as it was).
-        let bias = if fill.is("linalg.fill") { None } else { bias_rows(fill) };
-        if !fill.is("linalg.fill") && bias.is_none() {
+        let bias = if init.is("linalg.fill") { None } else { bias_rows(init) };
+        if !init.is("linalg.fill") && bias.is_none() {
             continue;
         }
         let starts: Option<Vec<Val>> =
@@ -176,12 +161,12 @@ pub(crate) fn start_from_zero(context: &melior::Context, module: melior::ir::ope
         }
         // Safety: every element it wrote is stored by a register block before anything reads
         // it, and no block reads it (checked above); nothing holds a handle to it.
-        unsafe { fill.erase() };
+        unsafe { init.erase() };
         done += 1;
     }
-    // The fills of casts that went missing.
-    for fill in fills.values() {
-        fill.remove_attribute(FILL_MARK);
+    // The starts of casts that went missing.
+    for init in inits.values() {
+        init.remove_attribute(INIT_MARK);
     }
     for tiles in collect(&module, |op| op.attribute(K_TILES).is_some()) {
         tiles.remove_attribute(K_TILES);
@@ -287,30 +272,9 @@ fn accumulator_loads(buffer: Val) -> Option<Vec<Op>> {
                 return None;
             }
             loads.push(user);
-        } else if name != "vector.transfer_write" && !is_view(&name) {
+        } else if name != "vector.transfer_write" && !(name.starts_with("memref.") && sinkable(&name)) {
             return None;
         }
     }
     (!loads.is_empty()).then_some(loads)
-}
-
-/// Whether an op named `name` only makes a view of its buffer operand (the views
-/// [`users_through_views`] follows).
-fn is_view(name: &str) -> bool {
-    matches!(
-        name,
-        "memref.subview"
-            | "memref.expand_shape"
-            | "memref.collapse_shape"
-            | "memref.reinterpret_cast"
-            | "memref.transpose"
-            | "memref.cast"
-    )
-}
-
-/// Whether an op named `name` reads and writes no memory: a global's address, a view, a
-/// constant, index arithmetic.
-fn is_pure(name: &str) -> bool {
-    is_view(name)
-        || matches!(name, "memref.get_global" | "memref.view" | "arith.constant" | "affine.apply" | "ub.poison")
 }
