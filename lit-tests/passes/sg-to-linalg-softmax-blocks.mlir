@@ -40,6 +40,37 @@ func.func @wide(%x: tensor<4x128x1024xf32>) -> tensor<4x128x1024xf32> {
   return %0 : tensor<4x128x1024xf32>
 }
 
+// Over scores nothing else reads (a product's own tensor), the result is written over them:
+// the loops carry the scores, and each block is read from the carried tensor (the blocks not
+// yet done still hold the scores), so bufferization needs no second 2 MiB buffer.
+// CHECK-LABEL: func.func @over_scores
+// CHECK: %[[S:.*]] = linalg.batch_matmul
+// CHECK-NOT: tensor.empty() : tensor<4x128x1024xf32>
+// CHECK: scf.for %[[H:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A0:.*]] = %[[S]],
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A1:.*]] = %[[A0]],
+// CHECK: %[[X:.*]] = tensor.extract_slice %[[A1]][%[[H]], %[[R]], 0] [1, 8, 1024] [1, 1, 1]
+// CHECK: tensor.insert_slice %{{.*}} into %[[A1]][%[[H]], %[[R]], 0] [1, 8, 1024] [1, 1, 1]
+// SECTIONS-LABEL: func.func @over_scores
+// SECTIONS: %[[S:.*]] = linalg.batch_matmul
+// SECTIONS: scf.forall (%{{.*}}) in (4) shared_outs(%[[O:.*]] = %[[S]]) -> (tensor<4x128x1024xf32>)
+// SECTIONS: %[[REGION:.*]] = tensor.extract_slice %[[O]]
+// SECTIONS: scf.for {{.*}} iter_args(%{{.*}} = %[[REGION]],
+func.func @over_scores(%q: tensor<4x128x64xf32>, %k: tensor<4x64x1024xf32>) -> tensor<4x128x1024xf32> {
+  %s = "sg.matmul"(%q, %k) : (tensor<4x128x64xf32>, tensor<4x64x1024xf32>) -> tensor<4x128x1024xf32>
+  %0 = "sg.softmax"(%s) {axis = 2 : i64} : (tensor<4x128x1024xf32>) -> tensor<4x128x1024xf32>
+  return %0 : tensor<4x128x1024xf32>
+}
+
+// Scores read again after the softmax keep their buffer: the result gets its own.
+// CHECK-LABEL: func.func @scores_kept
+// CHECK: tensor.empty() : tensor<4x128x1024xf32>
+// CHECK: scf.for
+func.func @scores_kept(%q: tensor<4x128x64xf32>, %k: tensor<4x64x1024xf32>) -> (tensor<4x128x1024xf32>, tensor<4x128x1024xf32>) {
+  %s = "sg.matmul"(%q, %k) : (tensor<4x128x64xf32>, tensor<4x64x1024xf32>) -> tensor<4x128x1024xf32>
+  %0 = "sg.softmax"(%s) {axis = 2 : i64} : (tensor<4x128x1024xf32>) -> tensor<4x128x1024xf32>
+  return %0, %s : tensor<4x128x1024xf32>, tensor<4x128x1024xf32>
+}
+
 // At most 1 MiB, whole: five generics, no loops.
 // CHECK-LABEL: func.func @small
 // CHECK-NOT: scf.for

@@ -82,6 +82,29 @@ pub fn cast_producer<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c
     (single_use && matches!(SgOp::of(producer), Some(SgOp::Elementwise(_)))).then_some(producer)
 }
 
+/// Whether `op` is the only reader of its first operand, a buffer of its own: the value of an
+/// op that computes into a new tensor (a product, a convolution, an elementwise kernel), so a
+/// kernel may write its result over it. Bufferization would copy an operand read later, or
+/// one sharing storage with another value (a view's base, a function argument): correct, but
+/// a pass over the tensor for nothing, so those are left out.
+pub fn dies_at(op: OperationRef<'_, '_>) -> bool {
+    let Ok(input) = op.operand(0) else { return false };
+    let computed = strata_ir::rewrite::defining_op(input).is_some_and(|producer| {
+        matches!(
+            SgOp::of(producer),
+            Some(
+                SgOp::Matmul(_)
+                    | SgOp::Fused(_)
+                    | SgOp::Elementwise(_)
+                    | SgOp::Einsum(_)
+                    | SgOp::Conv2d(_)
+                    | SgOp::QuantizedMatmul(_)
+            )
+        )
+    });
+    computed && strata_ir::Val::of(input).uses().len() == 1
+}
+
 /// What the kernels run on, for the ops whose best form depends on it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Placement {
@@ -175,8 +198,10 @@ pub fn kernel(op: OperationRef<'_, '_>, placement: Placement) -> Result<Option<L
         SgOp::GlobalAveragePool(_) => reduce::global_pool(&mut k, Reduction::Mean, &out)?,
         SgOp::GlobalMaxPool(_) => reduce::global_pool(&mut k, Reduction::Max, &out)?,
         SgOp::Reduction(r) => reduce::reduce_op(&mut k, &r.axes(), r.kind(), &out)?,
-        SgOp::Softmax(s) => reduce::softmax(&mut k, s.axis() as usize, false, !placement.gpu, sections)?,
-        SgOp::LogSoftmax(s) => reduce::softmax(&mut k, s.axis() as usize, true, !placement.gpu, sections)?,
+        SgOp::Softmax(s) => reduce::softmax(&mut k, s.axis() as usize, false, !placement.gpu, (sections, dies_at(op)))?,
+        SgOp::LogSoftmax(s) => {
+            reduce::softmax(&mut k, s.axis() as usize, true, !placement.gpu, (sections, dies_at(op)))?
+        }
         SgOp::LayerNorm(norm) => {
             let axis = norm.axis() as usize;
             let rank = out.rank();

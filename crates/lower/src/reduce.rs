@@ -144,8 +144,16 @@ pub(crate) fn shifted_exp(b: &mut Body, shifted: &str, elem: &Elem, zero_below: 
 /// Softmax or log-softmax along `axis`: the maximum, the sum of `exp(x - max)` (one
 /// generic), then the normalised value. With `blocks` (a host), an f32/f64 softmax over more
 /// than [`crate::softmax_blocks::BLOCKED_BYTES`] runs block of rows by block of rows
-/// ([`crate::softmax_blocks`]), `sections` splitting the blocks across threads.
-pub fn softmax(k: &mut Kernel, axis: usize, log: bool, blocks: bool, sections: bool) -> Result<String, Error> {
+/// ([`crate::softmax_blocks`]), `sections` splitting the blocks across threads, and over its
+/// input where `in_place` (unblocked, the planner already gives the exponentials the dying
+/// input's buffer: they are an elementwise generic of it).
+pub fn softmax(
+    k: &mut Kernel,
+    axis: usize,
+    log: bool,
+    blocks: bool,
+    (sections, in_place): (bool, bool),
+) -> Result<String, Error> {
     let ty = k.arg_type(0).clone();
     let elem = ty.elem.clone();
     if !elem.is_float() {
@@ -154,7 +162,7 @@ pub fn softmax(k: &mut Kernel, axis: usize, log: bool, blocks: bool, sections: b
     let input = k.arg(0);
     if blocks && !log && (elem.name == "f32" || elem.name == "f64") {
         if let Some(sizes) = crate::softmax_blocks::block_sizes(&ty, axis) {
-            return crate::softmax_blocks::blocked(k, &ty, axis, &sizes, sections);
+            return crate::softmax_blocks::blocked(k, &ty, axis, &sizes, sections, in_place);
         }
     }
     let reduced: Vec<bool> = (0..ty.rank()).map(|d| d == axis).collect();

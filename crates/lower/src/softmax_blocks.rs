@@ -58,8 +58,16 @@ pub fn block_sizes(ty: &TensorTy, axis: usize) -> Option<Vec<i64>> {
 }
 
 /// The blocked softmax of the kernel's argument (type `ty`) along `axis` in blocks of `sizes`
-/// ([`block_sizes`]); `sections` splits them across threads.
-pub fn blocked(k: &mut Kernel, ty: &TensorTy, axis: usize, sizes: &[i64], sections: bool) -> Result<String, Error> {
+/// ([`block_sizes`]); `sections` splits them across threads; `in_place` writes the result
+/// over the argument (its last reader: [`crate::ops::dies_at`]).
+pub fn blocked(
+    k: &mut Kernel,
+    ty: &TensorTy,
+    axis: usize,
+    sizes: &[i64],
+    sections: bool,
+    in_place: bool,
+) -> Result<String, Error> {
     let elem = ty.elem.clone();
     let rank = ty.rank();
     let input = k.arg(0);
@@ -85,7 +93,7 @@ pub fn blocked(k: &mut Kernel, ty: &TensorTy, axis: usize, sizes: &[i64], sectio
             (bound, step)
         })
         .collect();
-    let result = k.empty(ty);
+    let result = if in_place { input.clone() } else { k.empty(ty) };
     let list = |values: &[String]| values.join(", ");
     let ones = vec!["1".to_owned(); rank];
     let size_list: Vec<String> = sizes.iter().map(i64::to_string).collect();
@@ -133,10 +141,18 @@ pub fn blocked(k: &mut Kernel, ty: &TensorTy, axis: usize, sizes: &[i64], sectio
     };
     let (in_offsets, out_offsets) = (list(&offsets(true)), list(&offsets(false)));
     let (sizes_text, ones_text) = (list(&size_list), list(&ones));
-    let _ = writeln!(
-        text,
-        "%sb_x = tensor.extract_slice {input}[{in_offsets}] [{sizes_text}] [{ones_text}] : {ty} to {block_ty}"
-    );
+    // In place, a block is read from the carried result: the blocks not yet normalised still
+    // hold the input there (reading the argument itself would make bufferization copy it).
+    let _ = match in_place {
+        true => writeln!(
+            text,
+            "%sb_x = tensor.extract_slice {acc}[{out_offsets}] [{sizes_text}] [{ones_text}] : {region_ty} to {block_ty}"
+        ),
+        false => writeln!(
+            text,
+            "%sb_x = tensor.extract_slice {input}[{in_offsets}] [{sizes_text}] [{ones_text}] : {ty} to {block_ty}"
+        ),
+    };
     let _ = writeln!(
         text,
         "%sb_y = tensor.extract_slice {acc}[{out_offsets}] [{sizes_text}] [{ones_text}] : {region_ty} to {block_ty}"
