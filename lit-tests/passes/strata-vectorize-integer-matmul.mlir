@@ -40,6 +40,8 @@
 #col = affine_map<(d0, d1) -> (d0)>
 #interleave = affine_map<(d0, d1, d2, d3) -> (d1 * 4 + d3, d0 * 16 + d2)>
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#channel = affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>
+#scalar = affine_map<(d0, d1, d2, d3) -> ()>
 
 // 6 rows x 96 columns: a block of 4 rows, then one of the 2 left; 64 columns, then 32.
 // CHECK-LABEL: func.func @fused
@@ -106,9 +108,31 @@
 // CHECK: arith.fptoui %{{.*}} : f32 to i8
 // CHECK: vector.load {{.*}} : memref<8x48xui8>, vector<16xui8>
 // CHECK: memref.copy
-// CHECK: 9 matmuls
-// CHECK: 3 fused
+// CHECK-LABEL: func.func @pixels_epilogue(
+// CHECK-DAG: memref.collapse_shape %arg6 {{\[}}[0, 1], [2, 3]] : memref<1x12x5x7xf32> into memref<12x35xf32>
+// CHECK-DAG: memref.load %arg5[] : memref<f32>
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK: memref.load %arg4[%{{.*}}, %c0{{.*}}, %c0{{.*}}] : memref<12x1x1xf32>
+// CHECK: arith.sitofp {{.*}} : vector<16xi32> to vector<16xf32>
+// CHECK: %[[Y:.*]] = arith.mulf
+// CHECK: %[[RES:.*]] = vector.maskedload %{{.*}}[{{.*}}], %{{.*}}, %{{.*}} : memref<12x35xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: %[[B:.*]] = arith.addf %[[Y]], %{{.*}} : vector<16xf32>
+// CHECK: %[[M:.*]] = arith.maximumf %[[B]], %{{.*}} : vector<16xf32>
+// CHECK: %[[Q:.*]] = arith.divf %[[M]], %{{.*}} : vector<16xf32>
+// CHECK: %[[R:.*]] = math.roundeven %[[Q]] : vector<16xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %[[R]], %[[RES]] : vector<16xf32>
+// CHECK: vector.maskedstore %{{.*}}[{{.*}}], %{{.*}}, %[[SUM]] : memref<12x35xf32>, vector<16xi1>, vector<16xf32>
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @pixels_epilogue_cast(
+// CHECK: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK: linalg.generic
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: linalg.generic
+// CHECK: arith.fptoui %{{.*}} : f32 to i8
+// CHECK: 11 matmuls
+// CHECK: 5 fused
 // CHECK: 1 started
+// CHECK: 1 epilogues
 // CHECK: 3 interleaves
 // CHECK: 1 from-floats
 // LLVM-LABEL: llvm.func @fused
@@ -364,6 +388,97 @@ func.func @read_later(%x: memref<1x8x5x7xf32>, %arena: memref<4096xi8>, %out: me
     linalg.yield %in : ui8
   }
   memref.copy %padded, %out : memref<8x48xui8> to memref<8x48xui8>
+  return
+}
+
+// A QDQ activation after the convolution's scaling, over its result in place (through the
+// expansion to NCHW): a per-channel bias, a clamp at a constant, a division by a scalar, a
+// rounding, and a residual of the result's shape. The kernel applies it to its registers
+// before the store (the residual's registers loaded from its collapsed rows, masked as the
+// store is), and the generic goes.
+func.func @pixels_epilogue(%w: memref<12x8xi8>, %p: memref<3x2x16x4xui8>, %offsets: memref<12xi32>, %scales: memref<12xf32>, %bias: memref<12x1x1xf32>, %s: memref<f32>, %res: memref<1x12x5x7xf32>, %arena: memref<4096xi8>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %out = memref.view %arena[%c0][] : memref<4096xi8> to memref<12x35xf32>
+  linalg.generic {indexing_maps = [#col, #id], iterator_types = ["parallel", "parallel"]} ins(%offsets : memref<12xi32>) outs(%out : memref<12x35xf32>) {
+  ^bb0(%in: i32, %o: f32):
+    %f = arith.bitcast %in : i32 to f32
+    linalg.yield %f : f32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%w, %p : memref<12x8xi8>, memref<3x2x16x4xui8>) outs(%out : memref<12x35xf32>) {
+  ^bb0(%v: i8, %q: ui8, %held: f32):
+    %qs = builtin.unrealized_conversion_cast %q : ui8 to i8
+    %vw = arith.extsi %v : i8 to i32
+    %qw = arith.extui %qs : i8 to i32
+    %m = arith.muli %vw, %qw : i32
+    %acc = arith.bitcast %held : f32 to i32
+    %sum = arith.addi %acc, %m : i32
+    %f = arith.bitcast %sum : i32 to f32
+    linalg.yield %f : f32
+  }
+  linalg.generic {indexing_maps = [#col, #id], iterator_types = ["parallel", "parallel"]} ins(%scales : memref<12xf32>) outs(%out : memref<12x35xf32>) {
+  ^bb0(%k: f32, %held: f32):
+    %b = arith.bitcast %held : f32 to i32
+    %f = arith.sitofp %b : i32 to f32
+    %y = arith.mulf %f, %k : f32
+    linalg.yield %y : f32
+  }
+  %e = memref.expand_shape %out [[0, 1], [2, 3]] output_shape [1, 12, 5, 7] : memref<12x35xf32> into memref<1x12x5x7xf32>
+  linalg.generic {indexing_maps = [#id4, #channel, #scalar, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e, %bias, %s, %res : memref<1x12x5x7xf32>, memref<12x1x1xf32>, memref<f32>, memref<1x12x5x7xf32>) outs(%e : memref<1x12x5x7xf32>) {
+  ^bb0(%x: f32, %bi: f32, %sc: f32, %r: f32, %o: f32):
+    %t = arith.addf %x, %bi : f32
+    %u = arith.maximumf %t, %zero : f32
+    %q = arith.divf %u, %sc : f32
+    %n = math.roundeven %q : f32
+    %y = arith.addf %n, %r : f32
+    linalg.yield %y : f32
+  }
+  return
+}
+
+// The same activation followed by its cast to bytes (the next convolution's pixels): left for
+// strata-fuse-casts to merge, which reads the result once and writes only the bytes.
+func.func @pixels_epilogue_cast(%w: memref<12x8xi8>, %p: memref<3x2x16x4xui8>, %offsets: memref<12xi32>, %scales: memref<12xf32>, %s: memref<f32>, %arena: memref<4096xi8>) {
+  %c0 = arith.constant 0 : index
+  %c2048 = arith.constant 2048 : index
+  %out = memref.view %arena[%c0][] : memref<4096xi8> to memref<12x35xf32>
+  linalg.generic {indexing_maps = [#col, #id], iterator_types = ["parallel", "parallel"]} ins(%offsets : memref<12xi32>) outs(%out : memref<12x35xf32>) {
+  ^bb0(%in: i32, %o: f32):
+    %f = arith.bitcast %in : i32 to f32
+    linalg.yield %f : f32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%w, %p : memref<12x8xi8>, memref<3x2x16x4xui8>) outs(%out : memref<12x35xf32>) {
+  ^bb0(%v: i8, %q: ui8, %held: f32):
+    %qs = builtin.unrealized_conversion_cast %q : ui8 to i8
+    %vw = arith.extsi %v : i8 to i32
+    %qw = arith.extui %qs : i8 to i32
+    %m = arith.muli %vw, %qw : i32
+    %acc = arith.bitcast %held : f32 to i32
+    %sum = arith.addi %acc, %m : i32
+    %f = arith.bitcast %sum : i32 to f32
+    linalg.yield %f : f32
+  }
+  linalg.generic {indexing_maps = [#col, #id], iterator_types = ["parallel", "parallel"]} ins(%scales : memref<12xf32>) outs(%out : memref<12x35xf32>) {
+  ^bb0(%k: f32, %held: f32):
+    %b = arith.bitcast %held : f32 to i32
+    %f = arith.sitofp %b : i32 to f32
+    %y = arith.mulf %f, %k : f32
+    linalg.yield %y : f32
+  }
+  %e = memref.expand_shape %out [[0, 1], [2, 3]] output_shape [1, 12, 5, 7] : memref<12x35xf32> into memref<1x12x5x7xf32>
+  linalg.generic {indexing_maps = [#id4, #scalar, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e, %s : memref<1x12x5x7xf32>, memref<f32>) outs(%e : memref<1x12x5x7xf32>) {
+  ^bb0(%x: f32, %sc: f32, %o: f32):
+    %q = arith.divf %x, %sc : f32
+    %n = math.roundeven %q : f32
+    linalg.yield %n : f32
+  }
+  %bytes = memref.view %arena[%c2048][] : memref<4096xi8> to memref<1x12x5x7xui8>
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e : memref<1x12x5x7xf32>) outs(%bytes : memref<1x12x5x7xui8>) {
+  ^bb0(%in: f32, %o: ui8):
+    %i = arith.fptoui %in : f32 to i8
+    %v = builtin.unrealized_conversion_cast %i : i8 to ui8
+    linalg.yield %v : ui8
+  }
   return
 }
 

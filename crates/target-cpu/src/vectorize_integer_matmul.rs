@@ -14,8 +14,10 @@
 //! products of an unsigned and a signed byte: exact, as the i32 sums are). When the first
 //! generic is just before it and the third just after (as the lowering writes them), their
 //! work happens in the registers: the accumulators start from the offsets, and each is
-//! converted, scaled and stored as f32. Otherwise the accumulators start from the sums'
-//! buffer and are stored back into it (the other two generics stay). An i32 result (a
+//! converted, scaled and stored as f32 (for a convolution's pixels, past the elementwise
+//! kernel that follows over the result when there is one: `epilogue.rs`). Otherwise the
+//! accumulators start from the sums' buffer and are stored back into it (the other two
+//! generics stay). An i32 result (a
 //! `MatMulInteger`'s: no scaling) takes the start alone. With `threads` above 1 and enough
 //! work, the whole column blocks are one `scf.forall`, or, with fewer than two of them (a
 //! convolution's 7 x 7 pixels), the whole row blocks. The sums are exact, so results do not
@@ -34,6 +36,7 @@ use std::collections::BTreeMap;
 use strata_ir::rewrite::collect;
 use strata_ir::{Op, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 
+mod epilogue;
 mod tiles;
 use strata_lower::ops::static_shape;
 
@@ -55,6 +58,10 @@ pub static INFO: PassInfo = PassInfo {
         StatisticInfo { name: "on-tiles", help: "Integer products on AMX tiles" },
         StatisticInfo { name: "fused", help: "Products whose offsets and scaling run in their registers" },
         StatisticInfo { name: "started", help: "Products with an i32 result whose offsets start their registers" },
+        StatisticInfo {
+            name: "epilogues",
+            help: "Elementwise kernels after a quantized convolution's scaling applied in its registers",
+        },
         StatisticInfo { name: "interleaves", help: "Pixels of a quantized convolution packed by shuffles" },
         StatisticInfo {
             name: "from-floats",
@@ -500,7 +507,13 @@ impl Absorbed {
 
 impl Product {
     /// The kernel function (MLIR text) for its arguments' `types` (as [`Absorbed`] lists them).
-    fn function(&self, types: &[String], threads: i64, absorbed: Absorbed) -> String {
+    fn function(
+        &self,
+        types: &[String],
+        threads: i64,
+        absorbed: Absorbed,
+        epilogue: Option<&epilogue::Epilogue>,
+    ) -> String {
         let Product { m, k, n, form, bits } = *self;
         let width = LANES * VECTORS;
         let vt = format!("vector<{LANES}xi32>");
@@ -515,7 +528,7 @@ impl Product {
         let flat_b = format!("memref<{blocks}x{k4}x{}x{b_elem}>", LANES * DEPTH);
         // Stores of the last register leave out its lanes past N.
         let masked = nn != n;
-        let args = absorbed.arguments(types);
+        let args = absorbed.arguments(types) + &epilogue.map(epilogue::Epilogue::arguments).unwrap_or_default();
         let (start, scaled) = (absorbed != Absorbed::Nothing, absorbed == Absorbed::StartAndScaling);
         // The sums' buffer, when the kernel stores them.
         let ct = types.last().cloned().unwrap_or_default();
@@ -527,6 +540,9 @@ impl Product {
         let mut id = 0usize;
         let ft = format!("vector<{LANES}xf32>");
         s += &format!("    %zero = arith.constant dense<0> : {vt}\n    %fzero = arith.constant dense<0.0> : {ft}\n");
+        if let Some(e) = epilogue {
+            s += &e.head((m, n), &ft);
+        }
         let mut block = |s: &mut String, rows: i64, row: &str, col: &str, partial: bool, indent: &str| {
             id += 1;
             let b = id;
@@ -647,6 +663,11 @@ impl Product {
             *s += &format!("{inner}scf.yield {} : {acc_types}\n{indent}}} {ROLLED}\n", next.join(", "));
             if scaled {
                 per_output(s, "scale", "%scales", &types[3], &ft, "f32");
+                if let Some(e) = epilogue {
+                    for r in 0..rows {
+                        *s += &e.row(b, r, &ft, indent);
+                    }
+                }
             }
             for r in 0..rows {
                 for v in 0..vectors {
@@ -657,7 +678,12 @@ impl Product {
                              {indent}%y{b}_{r}_{v} = arith.mulf %f{b}_{r}_{v}, %scale{b}_{} : {ft}\n",
                             which(r, v)
                         );
-                        *s += &store(&format!("%y{b}_{r}_{v}"), "%out", &types[4], &ft, r, v);
+                        let mut stored = format!("%y{b}_{r}_{v}");
+                        if let Some(e) = epilogue {
+                            let mask = masked.then(|| format!("%mask{b}_{v}"));
+                            stored = e.apply(s, (b, r, v), &stored, (&ft, mask.as_deref()), (m, n), indent);
+                        }
+                        *s += &store(&stored, "%out", &types[4], &ft, r, v);
                     } else if bits {
                         *s += &format!("{indent}%bits{b}_{r}_{v} = arith.bitcast {value} : {vt} to {ft}\n");
                         *s += &store(&format!("%bits{b}_{r}_{v}"), "%c", &ct, &ft, r, v);
@@ -684,7 +710,7 @@ impl Product {
 impl Pass for VectorizeIntegerMatmul {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let (threads, amx) = (self.threads, self.amx);
-        let (mut fused, mut started, mut on_tiles) = (0u64, 0u64, 0u64);
+        let (mut fused, mut started, mut on_tiles, mut epilogues) = (0u64, 0u64, 0u64, 0u64);
         let mut from_floats = 0u64;
         replace_kernels_with(module, cx, &["linalg.generic"], "interleave kernel", "interleaves", |op, absorbed| {
             let shape = interleaves(op.get())?;
@@ -715,7 +741,17 @@ impl Pass for VectorizeIntegerMatmul {
                 between.push(view);
                 next = view.next();
             }
-            if next.is_some_and(|n| n.is("linalg.generic")) {
+            if let Some(scaling) = next.filter(|n| n.is("linalg.generic")) {
+                // And those between the scaling and an epilogue after it (`epilogue::find`).
+                let mut after = scaling.next();
+                let mut views = Vec::new();
+                while let Some(view) = after.filter(|n| is_view(*n)) {
+                    views.push(view);
+                    after = view.next();
+                }
+                if after.is_some_and(|n| n.is("linalg.generic")) {
+                    between.extend(views);
+                }
                 for view in between {
                     view.move_before(op);
                 }
@@ -760,10 +796,31 @@ impl Pass for VectorizeIntegerMatmul {
                 let scales = o.len() == 3 && o[1] != sums && vector_of(o[1], "f32");
                 (scales && o[0] == sums && o[2] != sums && f32_out).then_some((next, o[1], o[2]))
             });
+            let mut epilogue = None;
             let (kernel_operands, kind) = match (start, scaling) {
                 (Some((prev, offsets)), Some((next, scales, out))) => {
                     absorbed.extend([prev, next]);
-                    (vec![operands[0], operands[1], offsets, scales, out], Absorbed::StartAndScaling)
+                    // A pixels product's next kernel over its result, in its registers (VNNI).
+                    let vnni = !(amx && tiles::takes(&product, Absorbed::StartAndScaling));
+                    if product.form == Form::Pixels && vnni {
+                        epilogue = epilogue::find(next, out, (product.m, product.n));
+                    }
+                    let mut kernel_operands = vec![operands[0], operands[1], offsets, scales, out];
+                    if let Some(e) = &epilogue {
+                        absorbed.push(e.op);
+                        kernel_operands.extend(e.reads.iter().map(|(v, _)| *v));
+                        // The kernel is both nodes' (profiles and diagnostics name both).
+                        let context = op.get().context();
+                        // Safety: the context outlives this pass run.
+                        let context = unsafe { context.to_ref() };
+                        let both = melior::ir::Location::fused(
+                            context,
+                            &[op.location(), e.op.location()],
+                            melior::ir::Attribute::unit(context),
+                        );
+                        op.set_location_deep(both);
+                    }
+                    (kernel_operands, Absorbed::StartAndScaling)
                 }
                 // An i32 result (a MatMulInteger's): the start only.
                 (Some((prev, offsets)), None) => {
@@ -778,16 +835,18 @@ impl Pass for VectorizeIntegerMatmul {
             started += u64::from(kind == Absorbed::Start);
             let tiled = amx && tiles::takes(&product, kind);
             on_tiles += u64::from(tiled);
+            epilogues += u64::from(epilogue.is_some());
             let text = if tiled {
                 product.tile_function(&types, threads, kind)
             } else {
-                product.function(&types, threads, kind)
+                product.function(&types, threads, kind, epilogue.as_ref())
             };
             Some((text, kernel_operands))
         })?;
         cx.bump("on-tiles", on_tiles);
         cx.bump("fused", fused);
         cx.bump("started", started);
+        cx.bump("epilogues", epilogues);
         Ok(())
     }
 }
