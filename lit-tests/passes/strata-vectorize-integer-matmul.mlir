@@ -129,10 +129,10 @@
 // CHECK: arith.divf %{{.*}}, %{{.*}} : f32
 // CHECK: linalg.generic
 // CHECK: arith.fptoui %{{.*}} : f32 to i8
-// CHECK: 11 matmuls
-// CHECK: 5 fused
+// CHECK: 12 matmuls
+// CHECK: 6 fused
 // CHECK: 1 started
-// CHECK: 1 epilogues
+// CHECK: 2 epilogues
 // CHECK: 3 interleaves
 // CHECK: 1 from-floats
 // LLVM-LABEL: llvm.func @fused
@@ -180,7 +180,18 @@
 // TILES: amx.tile_load %arg2[{{.*}}] : memref<64x64xf32> into !amx.tile<16x16xi32>
 // TILES: amx.tile_muli %{{.*}}, %{{.*}} zext, %{{.*}} : !amx.tile<16x64xi8>, !amx.tile<16x64xi8>, !amx.tile<16x16xi32>
 // TILES: amx.tile_store %arg2[{{.*}}], %{{.*}} : memref<64x64xf32>, !amx.tile<16x16xi32>
-// TILES: 3 on-tiles
+// On tiles, the epilogue after the scaling runs on each row's register of the stored tiles.
+// TILES-LABEL: func.func @pixels_epilogue_tiles
+// TILES: amx.tile_store
+// TILES: scf.for %[[R:.*]] = %c0{{.*}} to %c16 step %c1
+// TILES: %[[Y:.*]] = arith.addi %{{.*}}, %[[R]] : index
+// TILES: %[[S:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<16xf32>
+// TILES: memref.load %arg4[%[[Y]], %c0{{.*}}, %c0{{.*}}] : memref<32x1x1xf32>
+// TILES: %[[B:.*]] = arith.addf %[[S]], %{{.*}} : vector<16xf32>
+// TILES: %[[N:.*]] = math.roundeven %[[B]] : vector<16xf32>
+// TILES: vector.store %[[N]], %{{.*}}[%[[Y]], %{{.*}}] : memref<32x64xf32>, vector<16xf32>
+// TILES-NOT: linalg.generic
+// TILES: 4 on-tiles
 // TILES-LLVM-LABEL: llvm.func @fused_tiles
 // TILES-LLVM: llvm.call_intrinsic "llvm.x86.tdpbusd.internal"
 // TILES-LLVM: llvm.call_intrinsic "llvm.x86.tilestored64.internal"
@@ -511,6 +522,44 @@ func.func @tall_tiles(%w: memref<64x256xi8>, %p: memref<4x64x16x4xui8>, %c: memr
     %s = arith.addi %acc, %m : i32
     %f = arith.bitcast %s : i32 to f32
     linalg.yield %f : f32
+  }
+  return
+}
+
+// 32 filters of 64 input channels over 8 x 8 pixels: on AMX tiles, with a per-channel bias
+// and a rounding after the scaling.
+func.func @pixels_epilogue_tiles(%w: memref<32x64xi8>, %p: memref<4x16x16x4xui8>, %offsets: memref<32xi32>, %scales: memref<32xf32>, %bias: memref<32x1x1xf32>, %arena: memref<8192xi8>) {
+  %c0 = arith.constant 0 : index
+  %out = memref.view %arena[%c0][] : memref<8192xi8> to memref<32x64xf32>
+  linalg.generic {indexing_maps = [#col, #id], iterator_types = ["parallel", "parallel"]} ins(%offsets : memref<32xi32>) outs(%out : memref<32x64xf32>) {
+  ^bb0(%in: i32, %o: f32):
+    %f = arith.bitcast %in : i32 to f32
+    linalg.yield %f : f32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%w, %p : memref<32x64xi8>, memref<4x16x16x4xui8>) outs(%out : memref<32x64xf32>) {
+  ^bb0(%v: i8, %q: ui8, %held: f32):
+    %qs = builtin.unrealized_conversion_cast %q : ui8 to i8
+    %vw = arith.extsi %v : i8 to i32
+    %qw = arith.extui %qs : i8 to i32
+    %m = arith.muli %vw, %qw : i32
+    %acc = arith.bitcast %held : f32 to i32
+    %sum = arith.addi %acc, %m : i32
+    %f = arith.bitcast %sum : i32 to f32
+    linalg.yield %f : f32
+  }
+  linalg.generic {indexing_maps = [#col, #id], iterator_types = ["parallel", "parallel"]} ins(%scales : memref<32xf32>) outs(%out : memref<32x64xf32>) {
+  ^bb0(%k: f32, %held: f32):
+    %b = arith.bitcast %held : f32 to i32
+    %f = arith.sitofp %b : i32 to f32
+    %y = arith.mulf %f, %k : f32
+    linalg.yield %y : f32
+  }
+  %e = memref.expand_shape %out [[0, 1], [2, 3]] output_shape [1, 32, 8, 8] : memref<32x64xf32> into memref<1x32x8x8xf32>
+  linalg.generic {indexing_maps = [#id4, #channel, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e, %bias : memref<1x32x8x8xf32>, memref<32x1x1xf32>) outs(%e : memref<1x32x8x8xf32>) {
+  ^bb0(%x: f32, %bi: f32, %o: f32):
+    %t = arith.addf %x, %bi : f32
+    %n = math.roundeven %t : f32
+    linalg.yield %n : f32
   }
   return
 }

@@ -665,7 +665,7 @@ impl Product {
                 per_output(s, "scale", "%scales", &types[3], &ft, "f32");
                 if let Some(e) = epilogue {
                     for r in 0..rows {
-                        *s += &e.row(b, r, &ft, indent);
+                        *s += &e.row(&format!("{b}_{r}"), &format!("%row{b}_{r}"), &ft, indent);
                     }
                 }
             }
@@ -681,7 +681,10 @@ impl Product {
                         let mut stored = format!("%y{b}_{r}_{v}");
                         if let Some(e) = epilogue {
                             let mask = masked.then(|| format!("%mask{b}_{v}"));
-                            stored = e.apply(s, (b, r, v), &stored, (&ft, mask.as_deref()), (m, n), indent);
+                            let (at, name) = (format!("{b}_{r}"), format!("{b}_{r}_{v}"));
+                            let (row, col) = (format!("%row{b}_{r}"), format!("%col{b}_{v}"));
+                            let register = (&stored[..], &ft[..], mask.as_deref());
+                            stored = e.apply(s, (&at, &name), (&row, &col), register, (m, n), indent);
                         }
                         *s += &store(&stored, "%out", &types[4], &ft, r, v);
                     } else if bits {
@@ -800,9 +803,8 @@ impl Pass for VectorizeIntegerMatmul {
             let (kernel_operands, kind) = match (start, scaling) {
                 (Some((prev, offsets)), Some((next, scales, out))) => {
                     absorbed.extend([prev, next]);
-                    // A pixels product's next kernel over its result, in its registers (VNNI).
-                    let vnni = !(amx && tiles::takes(&product, Absorbed::StartAndScaling));
-                    if product.form == Form::Pixels && vnni {
+                    // A pixels product's next kernel over its result, in its registers.
+                    if product.form == Form::Pixels {
                         epilogue = epilogue::find(next, out, (product.m, product.n));
                     }
                     let mut kernel_operands = vec![operands[0], operands[1], offsets, scales, out];
@@ -837,7 +839,7 @@ impl Pass for VectorizeIntegerMatmul {
             on_tiles += u64::from(tiled);
             epilogues += u64::from(epilogue.is_some());
             let text = if tiled {
-                product.tile_function(&types, threads, kind)
+                product.tile_function(&types, threads, kind, epilogue.as_ref())
             } else {
                 product.function(&types, threads, kind, epilogue.as_ref())
             };

@@ -257,16 +257,17 @@ impl Epilogue {
         s
     }
 
-    /// The per-row values of block `b`'s row `r` (index `%row{b}_{r}`), at `indent`.
-    pub(super) fn row(&self, b: usize, r: i64, vt: &str, indent: &str) -> String {
+    /// The per-row values of the row at index `row` (an index value), named after `at`, at
+    /// `indent`.
+    pub(super) fn row(&self, at: &str, row: &str, vt: &str, indent: &str) -> String {
         let mut s = String::new();
         for (k, (value, read)) in self.reads.iter().enumerate() {
             if let Read::Row { indices } = read {
-                let at: Vec<String> =
-                    indices.iter().map(|i| i.map_or(format!("%row{b}_{r}"), |_| "%c0".to_owned())).collect();
+                let index: Vec<String> =
+                    indices.iter().map(|i| i.map_or(row.to_owned(), |_| "%c0".to_owned())).collect();
                 s += &format!(
-                    "{indent}%xr{b}_{r}_{k} = memref.load %x{k}[{}] : {}\n{indent}%xrv{b}_{r}_{k} = vector.broadcast %xr{b}_{r}_{k} : f32 to {vt}\n",
-                    at.join(", "),
+                    "{indent}%xr{at}_{k} = memref.load %x{k}[{}] : {}\n{indent}%xrv{at}_{k} = vector.broadcast %xr{at}_{k} : f32 to {vt}\n",
+                    index.join(", "),
                     value.r#type()
                 );
             }
@@ -274,21 +275,21 @@ impl Epilogue {
         s
     }
 
-    /// The steps on register `value` (row `r`, column register `v` of block `b`), at `indent`;
-    /// `mask`: the store's mask, for the full arguments' loads. Returns the value to store.
+    /// The steps on register `value` (of type `vt`) at `(row, col)` of the `[m, n]` result
+    /// (index values), its row's values named after `at` ([`Epilogue::row`]), its own after
+    /// `name`, at `indent`; `mask`: the store's mask, for the full arguments' loads. Returns the
+    /// value to store.
     pub(super) fn apply(
         &self,
         s: &mut String,
-        (b, r, v): (usize, i64, i64),
-        value: &str,
-        (vt, mask): (&str, Option<&str>),
+        (at, name): (&str, &str),
+        (row, col): (&str, &str),
+        (value, vt, mask): (&str, &str, Option<&str>),
         (m, n): (i64, i64),
         indent: &str,
     ) -> String {
-        let name = format!("{b}_{r}_{v}");
         for (k, (_, read)) in self.reads.iter().enumerate() {
             if matches!(read, Read::Full { .. }) {
-                let (row, col) = (format!("%row{b}_{r}"), format!("%col{b}_{v}"));
                 let memory = format!("memref<{m}x{n}xf32>");
                 *s += &match mask {
                     Some(mask) => format!(
@@ -304,7 +305,7 @@ impl Epilogue {
             Term::Constant(j) => format!("%xc{j}"),
             Term::Arg(k) => match self.reads[k].1 {
                 Read::Full { .. } => format!("%xl{name}_{k}"),
-                Read::Row { .. } => format!("%xrv{b}_{r}_{k}"),
+                Read::Row { .. } => format!("%xrv{at}_{k}"),
                 Read::Scalar { .. } => format!("%xv{k}"),
             },
         };

@@ -74,14 +74,20 @@ fn depth_chunk(k: i64) -> i64 {
 
 impl Product {
     /// [`Product::function`]'s kernel on AMX tiles, for a product [`takes`] takes.
-    pub(super) fn tile_function(&self, types: &[String], threads: i64, absorbed: Absorbed) -> String {
+    pub(super) fn tile_function(
+        &self,
+        types: &[String],
+        threads: i64,
+        absorbed: Absorbed,
+        epilogue: Option<&super::epilogue::Epilogue>,
+    ) -> String {
         let Product { m, k, n, form, bits } = *self;
         let (at, packed_t) = (&types[0], &types[1]);
         let k4 = k / DEPTH;
         let pixels = form == Form::Pixels;
         let b_elem = if pixels { "ui8" } else { "i8" };
         let flat_b = format!("memref<{}x{k4}x{}x{b_elem}>", n / LANES, LANES * DEPTH);
-        let args = absorbed.arguments(types);
+        let args = absorbed.arguments(types) + &epilogue.map(super::epilogue::Epilogue::arguments).unwrap_or_default();
         let (start, scaled) = (absorbed != Absorbed::Nothing, absorbed == Absorbed::StartAndScaling);
         // Where the sums go: the f32 result (as bits until scaled) or the sums' buffer.
         let (dest, dest_t) = if scaled { ("%out", &types[4]) } else { ("%c", types.last().expect("operands")) };
@@ -97,6 +103,9 @@ impl Product {
         let mut s = super::kernel_head(&args, constants, packed_t, &flat_b);
         let vt = format!("vector<{LANES}xi32>");
         let ft = format!("vector<{LANES}xf32>");
+        if let Some(e) = epilogue {
+            s += &e.head((m, n), &ft);
+        }
         let c_type = format!("!amx.tile<{TILE}x{TILE}xi32>");
         let a_type = format!("!amx.tile<{TILE}x{chunk}xi8>");
         let b_type = format!("!amx.tile<{}x{}xi8>", chunk / DEPTH, LANES * DEPTH);
@@ -215,7 +224,14 @@ impl Product {
                         "{body}%f{e} = arith.sitofp %t{e} : {vt} to {ft}\n\
                          {body}%o{e} = arith.mulf %f{e}, {scale} : {ft}\n"
                     );
-                    (format!("%o{e}"), &ft)
+                    let mut value = format!("%o{e}");
+                    if let Some(epilogue) = epilogue {
+                        // The kernel after the scaling (`epilogue.rs`), on the row's register.
+                        let (row, col) = (format!("%y{e}"), format!("%col{b}_{j}"));
+                        *s += &epilogue.row(&e, &row, &ft, &body);
+                        value = epilogue.apply(s, (&e, &e), (&row, &col), (&value, &ft, None), (m, n), &body);
+                    }
+                    (value, &ft)
                 } else if bits {
                     *s += &format!("{body}%o{e} = arith.bitcast %t{e} : {vt} to {ft}\n");
                     (format!("%o{e}"), &ft)
