@@ -1,5 +1,6 @@
 // strata-fuse-casts: an elementwise kernel whose result only a cast reads writes the cast's
-// result itself, on buffers after planning. A QDQ activation's quantization (x / scale,
+// result itself, on buffers after planning (a cast to unsigned integers that stays alone is
+// still written through a signless view, so that the vectoriser takes it). A QDQ activation's quantization (x / scale,
 // round, + zero point, clamp) and its cast to uint8 become one generic with the chain's inputs
 // and body, then `arith.fptoui`, into the cast's output through a signless view (an
 // unrealized cast of the memref), so the elementwise vectoriser takes it; the intermediate
@@ -36,11 +37,14 @@
 // CHECK-NOT: linalg.generic
 // CHECK-LABEL: func.func @read_later
 // CHECK: outs(%{{.*}} : memref<32x32xf32>)
-// CHECK: outs(%{{.*}} : memref<32x32xui8>)
+// CHECK: %[[V:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<32x32xui8> to memref<32x32xi8>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<32x32xf32>) outs(%[[V]] : memref<32x32xi8>)
+// CHECK: arith.fptoui %{{.*}} : f32 to i8
 // CHECK-LABEL: func.func @overlapping
 // CHECK: outs(%{{.*}} : memref<32x32xf32>)
-// CHECK: outs(%{{.*}} : memref<32x32xui8>)
+// CHECK: outs(%{{.*}} : memref<32x32xi8>)
 // CHECK: 3 fused
+// CHECK: 2 signless
 // VECTOR-LABEL: func.func @quantize
 // VECTOR: arith.divf {{.*}} : vector<16xf32>
 // VECTOR: arith.fptoui {{.*}} : vector<16xf32> to vector<16xi8>
@@ -111,7 +115,8 @@ func.func @reshaped(%x: memref<32x32xf32>, %scale: memref<f32>, %arena: memref<8
   return
 }
 
-// The intermediate is read again after the cast: both stay.
+// The intermediate is read again after the cast: both stay (the cast through its signless
+// view).
 func.func @read_later(%x: memref<32x32xf32>, %scale: memref<f32>, %arena: memref<8192xi8>, %out: memref<32x32xf32>) {
   %c0 = arith.constant 0 : index
   %c4096 = arith.constant 4096 : index

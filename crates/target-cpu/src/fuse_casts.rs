@@ -17,7 +17,10 @@
 //! value from outside; nothing after the cast reads the intermediate (every byte overwritten
 //! first: `vectorize_integer_matmul::dead_after`); and the cast's output is apart from the
 //! chain's inputs (two arguments, an argument or a constant and the arena, or disjoint arena
-//! ranges), so that writing it never clobbers what is still to be read. Runs after
+//! ranges), so that writing it never clobbers what is still to be read. A cast to an unsigned
+//! type that is not fused is still rewritten to write through the signless view (the same
+//! conversion, the same bytes): left as it was, it stayed a scalar loop (a QDQ network's
+//! 64 x 28 x 28 activation cast to `uint8`: 0.0154 -> 0.0027 ms). Runs after
 //! `strata-vectorize-integer-matmul` (whose interleave absorbs the casts of the pixels it
 //! packs) and before `strata-parallelize`.
 
@@ -33,7 +36,13 @@ pub static INFO: PassInfo = PassInfo {
     summary: "An elementwise kernel whose result only a cast reads writes the cast's result itself (buffers)",
     anchor: "builtin.module",
     options: &[],
-    statistics: &[StatisticInfo { name: "fused", help: "Casts fused into the kernel before them" }],
+    statistics: &[
+        StatisticInfo { name: "fused", help: "Casts fused into the kernel before them" },
+        StatisticInfo {
+            name: "signless",
+            help: "Casts to unsigned integers left alone, written through a signless view (vectorisable)",
+        },
+    ],
 };
 
 pub fn create(_: &PassOptions) -> Box<dyn Pass> {
@@ -225,17 +234,42 @@ fn fused_text(chain: Op, cast: Op, conversion: &Conversion, reshape: Option<&str
     Some(s)
 }
 
+/// The text of a function whose body is the cast `op` alone writing its unsigned output
+/// through a signless view (arguments: the cast's input, then its output), when the output is
+/// unsigned: `strata-vectorize-elementwise` takes no unsigned buffers, so such a cast left
+/// unfused (its chain's bytes shared with its output, say) was a scalar loop.
+fn signless_text(op: Op, conversion: &Conversion) -> Option<String> {
+    let (in_t, out_t) = (op.operand(0).r#type().to_string(), op.operand(1).r#type().to_string());
+    let signless = out_t.replace("xui", "xi");
+    if signless == out_t {
+        return None;
+    }
+    let maps = op.attribute("indexing_maps")?.to_string();
+    let loops = crate::parallelize::loops(op.get())?.len();
+    let iterators = format!("[{}]", vec!["\"parallel\""; loops].join(", "));
+    let (from, to, conversion) = (&conversion.from, &conversion.to, &conversion.op);
+    Some(format!(
+        "func.func private @signless_cast(%x0: {in_t}, %u: {out_t}) {{\n  %v = builtin.unrealized_conversion_cast %u : {out_t} to {signless}\n  \
+         linalg.generic {{indexing_maps = {maps}, iterator_types = {iterators}}} ins(%x0 : {in_t}) outs(%v : {signless}) {{\n  \
+         ^bb0(%in: {from}, %o: {to}):\n    %c = {conversion} %in : {from} to {to}\n    linalg.yield %c : {to}\n  }}\n  return\n}}\n"
+    ))
+}
+
 impl Pass for FuseCasts {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
-        let mut fused = 0;
+        let (mut fused, mut signless) = (0, 0);
         let mut erased: Vec<Op> = Vec::new();
         for op in collect(&module, |op| op.is("linalg.generic") && crate::vectorize_elementwise::is_kernel(op)) {
             if erased.contains(&op) {
                 continue;
             }
             let Some(conversion) = cast(op) else { continue };
-            let Some((chain, reshape)) = producer(op) else { continue };
-            let Some(text) = fused_text(chain, op, &conversion, reshape.as_deref()) else { continue };
+            // No chain to fuse with: an unsigned output still gets its signless view.
+            let (chain, text) = match producer(op) {
+                Some((chain, reshape)) => (chain, fused_text(chain, op, &conversion, reshape.as_deref())),
+                None => (op, signless_text(op, &conversion)),
+            };
+            let Some(text) = text else { continue };
             let parsed = match cx.strata().parse(&text, "fused cast") {
                 Ok(parsed) => parsed,
                 Err(e) => {
@@ -270,16 +304,22 @@ impl Pass for FuseCasts {
                 }
             }
             drop(parsed);
-            // Safety: the fused generic does both ops' work; nothing uses their results (ops
-            // on buffers have none).
+            // Safety: the new generic does both ops' work (or the cast's alone, `chain` being
+            // the cast); nothing uses their results (ops on buffers have none).
             unsafe {
                 op.erase();
-                chain.erase();
+                if chain != op {
+                    chain.erase();
+                }
             }
             erased.extend([op, chain]);
-            fused += 1;
+            match chain == op {
+                true => signless += 1,
+                false => fused += 1,
+            }
         }
         cx.bump("fused", fused);
+        cx.bump("signless", signless);
         Ok(())
     }
 }
