@@ -42,6 +42,17 @@ impl Epilogue {
     }
 }
 
+/// The index in `constants` (literals, each once) of `value` when it is an f32 `arith.constant`
+/// defined outside `op` (a clamp's bound read by an epilogue's body), added if new.
+pub(crate) fn outside_constant(value: strata_ir::Val, op: Op, constants: &mut Vec<String>) -> Option<usize> {
+    let constant = value.owner().filter(|c| c.is("arith.constant") && !c.is_inside(op))?;
+    let literal = constant.attribute("value")?.to_string().strip_suffix(" : f32")?.to_owned();
+    Some(constants.iter().position(|c| *c == literal).unwrap_or_else(|| {
+        constants.push(literal);
+        constants.len() - 1
+    }))
+}
+
 /// A pool's NaN-propagating maximum of `prev` and `x` (`vt` vectors, `mt` their masks) named
 /// `{next}`, at `indent`: `x` where it is NaN or greater, else `prev`. A compare and a select
 /// each way; `arith.maximumf`, which also orders -0 below +0, is six instructions on x86 and
@@ -85,18 +96,7 @@ pub(crate) fn epilogue(conv: Op, output: strata_ir::Val) -> Option<(Op, Epilogue
         for operand in op.operands() {
             let term = match lookup(operand, &terms) {
                 Some(term) => term,
-                None => {
-                    let constant = operand.owner().filter(|c| c.is("arith.constant") && !c.is_inside(next))?;
-                    let literal = constant.attribute("value")?.to_string().strip_suffix(" : f32")?.to_owned();
-                    let index = match epilogue.constants.iter().position(|c| *c == literal) {
-                        Some(index) => index,
-                        None => {
-                            epilogue.constants.push(literal);
-                            epilogue.constants.len() - 1
-                        }
-                    };
-                    Term::Constant(index)
-                }
+                None => Term::Constant(outside_constant(operand, next, &mut epilogue.constants)?),
             };
             operands.push(term);
         }

@@ -184,15 +184,7 @@ pub(super) fn find(scaling: Op, out: Val, (m, n): (i64, i64)) -> Option<Epilogue
             let term = match lookup(operand, &values) {
                 Some(term) => term,
                 // An f32 constant defined outside (a clamp's bound).
-                None => {
-                    let constant = operand.owner().filter(|c| c.is("arith.constant") && !c.is_inside(op))?;
-                    let literal = constant.attribute("value")?.to_string().strip_suffix(" : f32")?.to_owned();
-                    let index = constants.iter().position(|c| *c == literal).unwrap_or_else(|| {
-                        constants.push(literal);
-                        constants.len() - 1
-                    });
-                    Term::Constant(index)
-                }
+                None => Term::Constant(crate::depthwise_fusion::outside_constant(operand, op, &mut constants)?),
             };
             operands.push(term);
         }
