@@ -1,8 +1,9 @@
 //! The elementwise kernel that follows a quantized convolution's scaling over its f32 result
 //! in place (a QDQ activation's bias, clamp and fake quantization before a float depthwise
 //! convolution; a residual's add and requantization), applied to the VNNI kernel's registers
-//! between the scaling and the store: the result is written once, final, instead of being
-//! stored, read back and stored again by a pass of its own.
+//! between the scaling and the store (on AMX tiles, to each row's register in the epilogue over
+//! the stored tiles): the result is written once, final, instead of being stored, read back
+//! and stored again by a pass of its own.
 //!
 //! The kernel is taken when it is an all-parallel `linalg.generic` right after the scaling
 //! (past views) writing the f32 result (or its `memref.expand_shape`) through the identity, its
@@ -15,8 +16,9 @@
 //!   per register (masked as the store is);
 //! - one value per row: every index a unit dimension's 0 or the row's dimension, apart from the
 //!   result's bytes (a per-channel bias): a load and a broadcast per row;
-//! - one value for all (a 0-d buffer: a scale, a bound): loaded once.
+//! - one value for all (a 0-d buffer: a scale, a bound): loaded once;
 //!
+//! and f32 `arith.constant`s defined outside it (a clamp's bounds), splat once.
 //! Each step is the same op on 16-lane vectors as on scalars, in the same order: the values are
 //! the separate kernel's, bit for bit. A kernel followed by a cast of its result that
 //! `strata-fuse-casts` merges into it (f32 to bytes) is left alone: merged, it reads the f32
