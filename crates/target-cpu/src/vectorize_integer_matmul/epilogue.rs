@@ -116,9 +116,13 @@ pub(super) fn find(scaling: Op, out: Val, (m, n): (i64, i64)) -> Option<Epilogue
     if shape.iter().product::<i64>() != m * n || (shape.len() == 2 && shape != [m, n]) {
         return None;
     }
+    // A constant, or a function argument other than the one the result may be a view of.
     let apart = |value: Val| match (super::arena_bytes(value), super::arena_bytes(out)) {
         (Some((a, a0, a1)), Some((b, b0, b1))) => a != b || a1 <= b0 || b1 <= a0,
-        (None, _) => value.owner().is_some_and(|o| o.is("memref.get_global")) || value.argument_number().is_some(),
+        (None, _) => {
+            value.owner().is_some_and(|o| o.is("memref.get_global"))
+                || (value.argument_number().is_some() && value != view_root(out))
+        }
         _ => false,
     };
     let mut reads: Vec<(Val, Read)> = Vec::new();
@@ -194,6 +198,15 @@ pub(super) fn find(scaling: Op, out: Val, (m, n): (i64, i64)) -> Option<Epilogue
         steps.push((name, operands));
     }
     None
+}
+
+/// The value `view` views (through subviews, reshapes and casts), or `view` itself.
+fn view_root(view: Val) -> Val {
+    let mut value = view;
+    while let Some(owner) = value.owner().filter(|o| super::WITHIN_SOURCE.iter().any(|name| o.is(name))) {
+        value = owner.operand(0);
+    }
+    value
 }
 
 /// Whether the op after `op` (past views) is a cast generic of the result (`written`, a view of
