@@ -4,6 +4,7 @@
 //! nest of register blocks over rows and vector columns with a masked last column block.
 
 use crate::vectorize_elementwise::is_kernel;
+use melior::ir::operation::OperationLike;
 use melior::ir::{BlockLike, Type};
 use strata_ir::rewrite::collect;
 use strata_ir::{Op, PassContext, PassFailed};
@@ -24,6 +25,21 @@ pub(crate) fn replace_kernels(
     mut text: impl FnMut(Op) -> Option<String>,
 ) -> Result<(), PassFailed> {
     replace_kernels_with(module, cx, names, what, statistic, |op, _| Some((text(op)?, op.operands())))
+}
+
+/// Gives `op` (a kernel candidate) and what it holds the location of both `op` and `absorbed`,
+/// an op whose work its kernel does: the kernel runs both ONNX nodes, and profiles and
+/// diagnostics name both.
+pub(crate) fn name_after_both(op: Op, absorbed: Op) {
+    let context = op.get().context();
+    // Safety: the context outlives the pass that calls this.
+    let context = unsafe { context.to_ref() };
+    let both = melior::ir::Location::fused(
+        context,
+        &[op.location(), absorbed.location()],
+        melior::ir::Attribute::unit(context),
+    );
+    op.set_location_deep(both);
 }
 
 /// [`replace_kernels`] with the kernel function's arguments chosen by `text` too (values

@@ -561,16 +561,7 @@ impl Pass for VectorizeDepthwise {
                     identities += 1;
                 }
                 if let Some(next) = next {
-                    // The kernel runs both ONNX nodes: profiles name it after both.
-                    let context = op.get().context();
-                    // Safety: the context outlives this pass run.
-                    let context = unsafe { context.to_ref() };
-                    let both = melior::ir::Location::fused(
-                        context,
-                        &[op.location(), next.location()],
-                        melior::ir::Attribute::unit(context),
-                    );
-                    op.set_location_deep(both);
+                    crate::text_kernels::name_after_both(op, next);
                     // The epilogue is applied by the kernel's stores; nothing refers to it.
                     absorbed.push(next);
                 }

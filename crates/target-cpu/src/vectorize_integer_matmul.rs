@@ -449,6 +449,17 @@ fn generic_operands(op: Op, body: &[&str]) -> Option<Vec<Val>> {
     (op.is("linalg.generic") && ops.iter().map(String::as_str).eq(expected)).then(|| op.operands())
 }
 
+/// The views right after `op` ([`is_view`]), in order, and the op after them.
+fn past_views(op: Op) -> (Vec<Op>, Option<Op>) {
+    let mut views = Vec::new();
+    let mut next = op.next();
+    while let Some(view) = next.filter(|n| is_view(*n)) {
+        views.push(view);
+        next = view.next();
+    }
+    (views, next)
+}
+
 /// Ops that only name memory (views of the arena, constants): nothing reads or writes
 /// through them, so a kernel's neighbours are looked for past them.
 fn is_view(op: Op) -> bool {
@@ -738,20 +749,10 @@ impl Pass for VectorizeIntegerMatmul {
         // kernel goes; then each generic's predecessor among the kernels, by its address (the
         // C API has no previous-op walk).
         for op in collect(&module, |op| op.is("linalg.generic") && handles(op.get()).is_some()) {
-            let mut between = Vec::new();
-            let mut next = op.next();
-            while let Some(view) = next.filter(|n| is_view(*n)) {
-                between.push(view);
-                next = view.next();
-            }
+            let (mut between, next) = past_views(op);
             if let Some(scaling) = next.filter(|n| n.is("linalg.generic")) {
                 // And those between the scaling and an epilogue after it (`epilogue::find`).
-                let mut after = scaling.next();
-                let mut views = Vec::new();
-                while let Some(view) = after.filter(|n| is_view(*n)) {
-                    views.push(view);
-                    after = view.next();
-                }
+                let (views, after) = past_views(scaling);
                 if after.is_some_and(|n| n.is("linalg.generic")) {
                     between.extend(views);
                 }
@@ -762,13 +763,7 @@ impl Pass for VectorizeIntegerMatmul {
         }
         let previous: BTreeMap<usize, Op> = collect(&module, |op| op.is("linalg.generic"))
             .into_iter()
-            .filter_map(|op| {
-                let mut next = op.next()?;
-                while is_view(next) {
-                    next = next.next()?;
-                }
-                Some((next.raw().ptr as usize, op))
-            })
+            .filter_map(|op| Some((past_views(op).1?.raw().ptr as usize, op)))
             .collect();
         replace_kernels_with(module, cx, &["linalg.generic"], "integer matmul kernel", "matmuls", |op, absorbed| {
             let product = handles(op.get())?;
@@ -811,16 +806,7 @@ impl Pass for VectorizeIntegerMatmul {
                     if let Some(e) = &epilogue {
                         absorbed.push(e.op);
                         kernel_operands.extend(e.reads.iter().map(|(v, _)| *v));
-                        // The kernel is both nodes' (profiles and diagnostics name both).
-                        let context = op.get().context();
-                        // Safety: the context outlives this pass run.
-                        let context = unsafe { context.to_ref() };
-                        let both = melior::ir::Location::fused(
-                            context,
-                            &[op.location(), e.op.location()],
-                            melior::ir::Attribute::unit(context),
-                        );
-                        op.set_location_deep(both);
+                        crate::text_kernels::name_after_both(op, e.op);
                     }
                     (kernel_operands, Absorbed::StartAndScaling)
                 }

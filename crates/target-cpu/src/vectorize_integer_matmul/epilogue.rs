@@ -81,11 +81,7 @@ const STEP_OPS: [&str; 13] = [
 
 /// The epilogue of the product whose f32 result is `out` (`[m, n]`), scaled by `scaling`.
 pub(super) fn find(scaling: Op, out: Val, (m, n): (i64, i64)) -> Option<Epilogue> {
-    let mut next = scaling.next()?;
-    while super::is_view(next) {
-        next = next.next()?;
-    }
-    let op = next;
+    let op = super::past_views(scaling).1?;
     let operands = op.operands();
     let (&written, inputs) = operands.split_last()?;
     // The result, or its expansion (its reassociation collapses a full-size argument alike).
@@ -212,10 +208,7 @@ fn view_root(view: Val) -> Val {
 /// Whether the op after `op` (past views) is a cast generic of the result (`written`, a view of
 /// `out`) to another element type, which `strata-fuse-casts` would merge into `op`.
 fn cast_after(op: Op, written: Val, out: Val) -> bool {
-    let mut next = op.next();
-    while let Some(view) = next.filter(|n| super::is_view(*n)) {
-        next = view.next();
-    }
+    let next = super::past_views(op).1;
     let Some(next) = next.filter(|n| n.is("linalg.generic") && n.operand_count() == 2) else { return false };
     let source = next.operand(0);
     let reads_result = source == written || source == out || super::view_of(source, out);
