@@ -156,7 +156,8 @@ pub struct Lowering<'a> {
     pub signature: crate::EntrySignature,
     /// Verify each part after every pass (else once lowered).
     pub verify_each: bool,
-    /// Print each part's per-pass wall times to standard error.
+    /// Print each part's per-pass wall times to standard error, and its code generation's
+    /// stages (lowering and translation, `default<O3>`, the object file).
     pub timing: bool,
     /// Warnings of the parts' passes, for the caller to report.
     pub warnings: std::sync::Mutex<Vec<strata_ir::Diagnostic>>,
@@ -235,12 +236,26 @@ pub fn emit_objects(
                 return Ok(done);
             }
             let context = Context::create();
+            let start = std::time::Instant::now();
             let llvm = translate_part(&context, source, group, &group_of, &machine, shared.map(SendLowering::get))?;
             if group == 0 {
                 declare_exports(&context, &llvm, weights)?;
             }
+            let translated = start.elapsed();
             optimise(&llvm, &machine, None)?;
+            let optimised = start.elapsed();
             to_file(&llvm, &machine, &path(group))?;
+            if shared.is_some_and(|lowering| lowering.get().timing) {
+                let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+                eprintln!(
+                    "timing: codegen, part {group} of {groups} ({} estimated ops): lower+translate {:.1} ms, \
+                     optimise {:.1} ms, object {:.1} ms",
+                    load[group],
+                    ms(translated),
+                    ms(optimised - translated),
+                    ms(start.elapsed() - optimised)
+                );
+            }
             done.push((group, path(group)));
         }
     };
