@@ -28,6 +28,9 @@
 //!   uses of every buffer it may be, so no buffer it may be dies while it is still read.
 //! - A buffer that reaches the function's terminator escapes and is not planned.
 //! - `memref.dealloc` is not a use; the deallocs of planned buffers are returned for removal.
+//! - A use inside a span of ops that a host pass runs as one kernel after planning
+//!   ([`fused_spans`](crate::fused_spans): a quantized product, its scaling, chain and cast to
+//!   bytes) counts over the whole span.
 //! - Parallel-aware (optional): the op dependency DAG over entry-block ops has an edge for
 //!   every SSA def-use and, per memory object (allocation or memref argument, through its
 //!   views), between its consecutive users in program order (every use counted as a write:
@@ -736,11 +739,17 @@ pub fn analyze(func: OperationRef<'_, '_>, alignment: u64, parallel_aware: bool)
         op = current.next_in_block();
         number += 1;
     }
+    // A use inside a span of ops run later as one kernel is a use over the whole span.
+    let mut span_of = vec![None; number as usize];
+    for (first, last) in crate::fused_spans::spans(strata_ir::Blk::of(&body)) {
+        span_of[first as usize..=last as usize].fill(Some((first, last)));
+    }
     let mut use_times = vec![Vec::new(); buffers.len()];
     for (buffer, time) in uses {
+        let (first, last) = span_of.get(time as usize).copied().flatten().unwrap_or((time, time));
         use_times[buffer].push(time);
-        walk.first_use[buffer] = walk.first_use[buffer].min(time);
-        walk.last_use[buffer] = walk.last_use[buffer].max(time);
+        walk.first_use[buffer] = walk.first_use[buffer].min(first);
+        walk.last_use[buffer] = walk.last_use[buffer].max(last);
     }
     for (index, buffer) in buffers.iter_mut().enumerate() {
         // An unused buffer still gets a one-op lifetime at its allocation.

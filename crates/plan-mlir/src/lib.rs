@@ -22,6 +22,7 @@ pub mod constants_to_globals;
 pub mod conv_borders;
 pub mod copy_to_linalg;
 pub mod distinct_results;
+pub mod fused_spans;
 pub mod init_per_destination;
 pub mod pad_in_place;
 pub mod pad_rings;

@@ -1,0 +1,134 @@
+//! Spans of entry-block ops that a host pass after planning runs as one kernel: every buffer
+//! any op of a span uses is live over the whole span ([`analyze`](crate::analyze)), so planning
+//! never gives two of them the same bytes.
+//!
+//! Two kinds. A quantized product in pixels form (a `linalg.generic` with a reduction
+//! multiplying an `i8` filter by `ui8` packed pixels: a QDQ 1x1 convolution), its scaling (the sums to f32 times the scales), at most one elementwise
+//! chain over the scaled result (a QDQ activation's bias, rounding and clamp, in place) and the
+//! cast of that result to 8 bits. `strata-vectorize-integer-matmul` applies the chain and the
+//! cast in the product's registers and stores the bytes as each block of sums is done, while
+//! later blocks still read the product's inputs: planned op by op, the bytes would take the
+//! bytes of an input that dies at the product (MobileNetV2's quantized activations did, every
+//! one), and the cast stayed a kernel of its own reading the f32 result back. The span costs at
+//! most the bytes' buffer over the product, the chain and the scaling, and the product's
+//! inputs over the chain and the cast. And a depthwise convolution, the elementwise chain over
+//! its result in place and the cast of that to 8 bits: `strata-vectorize-depthwise` applies the
+//! chain and the cast to its accumulators.
+
+use strata_ir::{Blk, Op, Val};
+
+/// Views: their uses are their source's.
+const VIEWS: [&str; 7] = [
+    "memref.view",
+    "memref.subview",
+    "memref.collapse_shape",
+    "memref.expand_shape",
+    "memref.reinterpret_cast",
+    "memref.cast",
+    "memref.transpose",
+];
+
+/// Ops that only name memory or allocate it (not a use), skipped between a span's ops.
+fn naming(op: Op) -> bool {
+    VIEWS.iter().any(|name| op.is(name))
+        || ["memref.alloc", "memref.get_global", "arith.constant", "builtin.unrealized_conversion_cast"]
+            .iter()
+            .any(|name| op.is(name))
+}
+
+/// The spans `(first, last)` (indices of `block`'s ops, both in the span) of `block`.
+pub fn spans(block: Blk) -> Vec<(u64, u64)> {
+    let ops = block.ops();
+    let mut found = Vec::new();
+    for (at, &op) in ops.iter().enumerate() {
+        if let Some(end) = quantized_span(&ops, at, op).or_else(|| depthwise_span(&ops, at, op)) {
+            found.push((at as u64, end as u64));
+        }
+    }
+    found
+}
+
+/// The index of the op after `at` (past the naming ops), and that op.
+fn next(ops: &[Op], at: usize) -> Option<(usize, Op)> {
+    (at + 1..ops.len()).map(|i| (i, ops[i])).find(|&(_, o)| !naming(o))
+}
+
+/// The memory `value` names: itself, or what the view it is views.
+fn root(value: Val) -> Val {
+    match value.owner() {
+        Some(view) if VIEWS.iter().any(|name| view.is(name)) => root(view.operand(0)),
+        _ => value,
+    }
+}
+
+/// The names of the ops of `op`'s body (its yield last).
+fn body(op: Op) -> Vec<String> {
+    op.body(0).map(|b| b.ops().into_iter().map(|o| o.name()).collect()).unwrap_or_default()
+}
+
+fn is_8bit(value: Val) -> bool {
+    strata_ir::types::memref_element_name(value.r#type()).is_some_and(|e| e == "i8" || e == "ui8")
+}
+
+fn element_is(value: Val, element: &str) -> bool {
+    strata_ir::types::memref_element_name(value.r#type()).is_some_and(|e| e == element)
+}
+
+/// The index of the cast to 8 bits after the chain at `at` (past naming ops) that reads
+/// `result` (a root), if there is one.
+fn cast_of(ops: &[Op], at: usize, result: Val) -> Option<usize> {
+    let (cast_at, cast) = next(ops, at)?;
+    let converts = body(cast).first().is_some_and(|n| n == "arith.fptoui" || n == "arith.fptosi");
+    let reads_result = cast.operand_count() == 2 && root(cast.operand(0)) == result;
+    (cast.is("linalg.generic") && converts && reads_result && is_8bit(cast.operand(1))).then_some(cast_at)
+}
+
+/// Whether `op` is an elementwise generic (every loop parallel) writing `result` (a root).
+fn chain_over(op: Op, result: Val) -> bool {
+    let parallel = op.attribute("iterator_types").is_some_and(|t| !t.to_string().contains("reduction"));
+    let converts = body(op).first().is_some_and(|n| n.starts_with("arith.fpto"));
+    op.is("linalg.generic") && parallel && !converts && op.operands().last().is_some_and(|&v| root(v) == result)
+}
+
+/// The end of the span that the depthwise convolution `op` (at `at`) starts, if it starts one.
+fn depthwise_span(ops: &[Op], at: usize, op: Op) -> Option<usize> {
+    if !op.is("linalg.depthwise_conv_2d_nchw_chw") {
+        return None;
+    }
+    let result = root(*op.operands().last()?);
+    let (chain_at, chain) = next(ops, at)?;
+    chain_over(chain, result).then_some(())?;
+    cast_of(ops, chain_at, result)
+}
+
+/// The end of the span that the quantized product `op` (at `at`) starts, if it starts one.
+fn quantized_span(ops: &[Op], at: usize, op: Op) -> Option<usize> {
+    let generic = |o: Op| o.is("linalg.generic");
+    let reduces = op.attribute("iterator_types").is_some_and(|t| t.to_string().contains("reduction"));
+    let names = body(op);
+    let product = generic(op)
+        && reduces
+        && op.operand_count() == 3
+        && element_is(op.operand(0), "i8")
+        && element_is(op.operand(1), "ui8")
+        && names.iter().any(|n| n == "arith.muli")
+        && names.iter().any(|n| n == "arith.extsi" || n == "arith.extui");
+    if !product {
+        return None;
+    }
+    let sums = root(op.operand(2));
+    // The scaling: over the sums in place (their bits in the f32 buffer), or into a buffer.
+    let (scaling_at, scaling) = next(ops, at)?;
+    let scaling_body = body(scaling);
+    let scales = scaling_body.ends_with(&["arith.sitofp".into(), "arith.mulf".into(), "linalg.yield".into()]);
+    let result = *scaling.operands().last()?;
+    if !generic(scaling) || !scales || !scaling.operands().into_iter().any(|v| root(v) == sums) {
+        return None;
+    }
+    let result = root(result);
+    // The chain over the result, if any, then the cast of the result to 8 bits.
+    match next(ops, scaling_at)? {
+        (chain_at, chain) if chain_over(chain, result) => cast_of(ops, chain_at, result),
+        _ => cast_of(ops, scaling_at, result),
+    }
+}
