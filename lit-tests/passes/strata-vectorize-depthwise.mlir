@@ -7,7 +7,8 @@
 // even ones (masked to the row unless every whole block's reads stay inside it); the last partial vector of a row is masked, rows that do not fill a block run one
 // at a time. With threads the channels of a big convolution are an scf.forall. A clamp that
 // follows in place (ReLU6: an elementwise generic reading and writing the output, max and min
-// against constants) is applied before the stores and its generic goes; other generics stay.
+// against constants; a quantization, with 0-d buffers) is applied before the stores and its
+// generic goes, and a cast of its result to bytes after it too; other generics stay.
 // Max and sum pools take the same loops (a fill of the output with -inf or zero right before
 // folded into their accumulators). Other convolutions (a width stride of 3) are left as
 // they were.
@@ -144,6 +145,79 @@ func.func @reads_another_buffer(%x: memref<1x4x12x22xf32>, %w: memref<4x3x3xf32>
   ^bb0(%in: f32, %in2: f32, %out: f32):
     %0 = arith.addf %in, %in2 : f32
     linalg.yield %0 : f32
+  }
+  return
+}
+
+// A QDQ activation's quantization (divided by a scale, rounded, clamped: the scale and bounds
+// 0-d buffers, loaded once) runs on the accumulators too, and the cast of its result to bytes
+// right after (the next convolution's pixels) with it: the bytes are stored through a signless
+// view and, nothing reading the f32 result after the cast, only they. Bytes planned over the
+// input the kernel still reads are not written by it: the quantization alone is applied, the
+// cast stays.
+// CHECK-LABEL: func.func @quantize_to_bytes
+// CHECK: %[[BYTES:.*]] = memref.view %arg5[%c8192{{.*}}][] : memref<16384xi8> to memref<1x4x10x20xui8>
+// CHECK: scf.execute_region
+// CHECK: %[[S:.*]] = memref.load %arg2[] : memref<f32>
+// CHECK-NEXT: %[[SV:.*]] = vector.broadcast %[[S]] : f32 to vector<16xf32>
+// CHECK: %[[SIGNLESS:.*]] = builtin.unrealized_conversion_cast %[[BYTES]] : memref<1x4x10x20xui8> to memref<1x4x10x20xi8>
+// CHECK: %[[D:.*]] = arith.divf %{{.*}}, %[[SV]] : vector<16xf32>
+// CHECK-NEXT: %[[R:.*]] = math.roundeven %[[D]] : vector<16xf32>
+// CHECK-NEXT: %[[LO:.*]] = arith.maximumf %[[R]], %{{.*}} : vector<16xf32>
+// CHECK-NEXT: %[[HI:.*]] = arith.minimumf %[[LO]], %{{.*}} : vector<16xf32>
+// CHECK-NEXT: %[[Q:.*]] = arith.fptoui %[[HI]] : vector<16xf32> to vector<16xi8>
+// CHECK-NEXT: vector.store %[[Q]], %[[SIGNLESS]][{{.*}}] : memref<1x4x10x20xi8>, vector<16xi8>
+// CHECK-NOT: vector.store %{{.*}}, %{{.*}} : memref<1x4x10x20xf32>
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @quantize_bytes_over_input
+// CHECK: arith.minimumf
+// CHECK-NEXT: vector.store %{{.*}} : memref<1x4x10x20xf32>, vector<16xf32>
+// CHECK-NOT: arith.fptoui %{{.*}} : vector<16xf32>
+// CHECK: linalg.generic
+// CHECK: arith.fptoui %{{.*}} : f32 to i8
+func.func @quantize_to_bytes(%xa: memref<1x4x12x22xf32>, %w: memref<4x3x3xf32>, %s: memref<f32>, %lo: memref<f32>, %hi: memref<f32>, %arena: memref<16384xi8>) {
+  %c0 = arith.constant 0 : index
+  %c8192 = arith.constant 8192 : index
+  %y = memref.view %arena[%c0][] : memref<16384xi8> to memref<1x4x10x20xf32>
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%xa, %w : memref<1x4x12x22xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x20xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y, %s, %lo, %hi : memref<1x4x10x20xf32>, memref<f32>, memref<f32>, memref<f32>) outs(%y : memref<1x4x10x20xf32>) {
+  ^bb0(%in: f32, %sc: f32, %l: f32, %h: f32, %out: f32):
+    %0 = arith.divf %in, %sc : f32
+    %1 = math.roundeven %0 : f32
+    %2 = arith.maximumf %1, %l : f32
+    %3 = arith.minimumf %2, %h : f32
+    linalg.yield %3 : f32
+  }
+  %bytes = memref.view %arena[%c8192][] : memref<16384xi8> to memref<1x4x10x20xui8>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y : memref<1x4x10x20xf32>) outs(%bytes : memref<1x4x10x20xui8>) {
+  ^bb0(%in: f32, %out: ui8):
+    %0 = arith.fptoui %in : f32 to i8
+    %1 = builtin.unrealized_conversion_cast %0 : i8 to ui8
+    linalg.yield %1 : ui8
+  }
+  return
+}
+
+func.func @quantize_bytes_over_input(%w: memref<4x3x3xf32>, %s: memref<f32>, %lo: memref<f32>, %hi: memref<f32>, %arena: memref<16384xi8>) {
+  %c0 = arith.constant 0 : index
+  %c8192 = arith.constant 8192 : index
+  %x = memref.view %arena[%c0][] : memref<16384xi8> to memref<1x4x12x22xf32>
+  %y = memref.view %arena[%c8192][] : memref<16384xi8> to memref<1x4x10x20xf32>
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x4x12x22xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x20xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y, %s, %lo, %hi : memref<1x4x10x20xf32>, memref<f32>, memref<f32>, memref<f32>) outs(%y : memref<1x4x10x20xf32>) {
+  ^bb0(%in: f32, %sc: f32, %l: f32, %h: f32, %out: f32):
+    %0 = arith.divf %in, %sc : f32
+    %1 = math.roundeven %0 : f32
+    %2 = arith.maximumf %1, %l : f32
+    %3 = arith.minimumf %2, %h : f32
+    linalg.yield %3 : f32
+  }
+  %bytes = memref.view %arena[%c0][] : memref<16384xi8> to memref<1x4x10x20xui8>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y : memref<1x4x10x20xf32>) outs(%bytes : memref<1x4x10x20xui8>) {
+  ^bb0(%in: f32, %out: ui8):
+    %0 = arith.fptoui %in : f32 to i8
+    %1 = builtin.unrealized_conversion_cast %0 : i8 to ui8
+    linalg.yield %1 : ui8
   }
   return
 }
@@ -452,9 +526,10 @@ func.func @stem_rows(%x: memref<1x3x128x128xf32>, %w: memref<16x3x3x3xf32>, %y: 
 // Width stride 3: left alone.
 // CHECK-LABEL: func.func @stride_three
 // CHECK: linalg.depthwise_conv_2d_nchw_chw
-// CHECK: (S) 20 convolutions
+// CHECK: (S) 22 convolutions
 // CHECK: (S) 1 bias-fills
 // CHECK: (S) 1 identity-fills
+// CHECK: (S) 1 casts
 func.func @stride_three(%x: memref<1x4x12x31xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x10x10xf32>) {
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<[1, 3]> : tensor<2xi64>} ins(%x, %w : memref<1x4x12x31xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x10x10xf32>)
   return

@@ -69,14 +69,14 @@ const CONVERSIONS: [&str; 9] = [
 const OUTPUTS: [&str; 10] = ["f32", "f64", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64"];
 
 /// What a cast generic converts with: the conversion op's name and its signless result type.
-struct Conversion {
-    op: String,
-    from: String,
-    to: String,
+pub(crate) struct Conversion {
+    pub(crate) op: String,
+    pub(crate) from: String,
+    pub(crate) to: String,
 }
 
 /// The conversion of `op`, when it is a cast generic this pass takes (see the module docs).
-fn cast(op: Op) -> Option<Conversion> {
+pub(crate) fn cast(op: Op) -> Option<Conversion> {
     if !op.is("linalg.generic") || op.operand_count() != 2 || !all_parallel(op) || !identity_maps(op, 2) {
         return None;
     }
@@ -122,8 +122,17 @@ fn identity_maps(op: Op, last: usize) -> bool {
 }
 
 /// Whether writing `out` cannot touch the bytes of `input`.
-fn apart(out: Val, input: Val) -> bool {
-    let constant = |v: Val| v.owner().is_some_and(|o| o.is("memref.get_global"));
+pub(crate) fn apart(out: Val, input: Val) -> bool {
+    // A global, or a view of one (a filter collapsed for its kernel).
+    fn constant(v: Val) -> bool {
+        match v.owner() {
+            Some(o) if o.is("memref.get_global") => true,
+            Some(o) if crate::vectorize_integer_matmul::WITHIN_SOURCE.iter().any(|name| o.is(name)) => {
+                constant(o.operand(0))
+            }
+            _ => false,
+        }
+    }
     match (arena_bytes(out), arena_bytes(input)) {
         (Some((a, a0, a1)), Some((b, b0, b1))) => a != b || a1 <= b0 || b1 <= a0,
         (Some(_), None) => input.argument_number().is_some() || constant(input),

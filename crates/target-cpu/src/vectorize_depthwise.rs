@@ -55,7 +55,7 @@
 //! padding already applied by the producer's padded buffer, or implicit); the others keep their
 //! loop order.
 
-use crate::depthwise_fusion::{bias_fill, epilogue, identity_fill};
+use crate::depthwise_fusion::{bias_fill, epilogue, identity_fill, Epilogue};
 use crate::pool_rows::RowPool;
 use crate::text_kernels::{element, replace_kernels_with, unit_inner_stride};
 use melior::ir::operation::{OperationLike, OperationRef};
@@ -76,6 +76,7 @@ pub static INFO: PassInfo = PassInfo {
         StatisticInfo { name: "convolutions", help: "Depthwise convolutions and pools vectorised" },
         StatisticInfo { name: "bias-fills", help: "Bias fills of an output folded into its convolution's accumulators" },
         StatisticInfo { name: "identity-fills", help: "Fills of a pool's output with -inf or zero folded into its accumulators" },
+        StatisticInfo { name: "casts", help: "Casts of an epilogue's result to bytes stored by the convolution" },
     ],
 };
 
@@ -503,7 +504,7 @@ impl Pass for VectorizeDepthwise {
             "linalg.pooling_nchw_sum",
             "linalg.generic",
         ];
-        let (mut seeded, mut identities) = (0u64, 0u64);
+        let (mut seeded, mut identities, mut casts) = (0u64, 0u64, 0u64);
         let replaced =
             replace_kernels_with(module, cx, &names, "depthwise convolution kernel", "convolutions", |op, absorbed| {
                 // The operands: input, filter (window), output; a generic with implicit padding
@@ -523,13 +524,34 @@ impl Pass for VectorizeDepthwise {
                 let least = if conv.full { crate::conv_lanes::PARALLEL_MACS } else { PARALLEL_MACS };
                 let parallel = self.threads > 1 && conv.macs() >= least;
                 let output = operands[2];
-                // Each fill and epilogue is absorbed by one kernel at most.
-                let (next, program) = epilogue(op, output).filter(|(next, _)| !absorbed.contains(next)).unzip();
+                // Each fill and epilogue is absorbed by one kernel at most; a pool's takes no
+                // arguments of its own, and a cast to bytes only into bytes apart from all the
+                // kernel reads and writes (else the epilogue alone).
+                let pool = conv.row_pool(self.lanes).is_some();
+                let (next, mut program) =
+                    epilogue(op, output, !pool).filter(|(next, _)| !absorbed.contains(next)).unzip();
+                if let Some(bytes) = program.as_mut().and_then(|p: &mut Epilogue| p.bytes.take()) {
+                    let reads = operands.iter().chain(program.iter().flat_map(|p| &p.scalars));
+                    let apart = reads.into_iter().all(|&v| crate::fuse_casts::apart(bytes.output, v))
+                        && bias_fill(op, output).is_none_or(|(_, b)| crate::fuse_casts::apart(bytes.output, b));
+                    if apart {
+                        // The output's view is defined where the kernel goes.
+                        for view in &bytes.between {
+                            view.move_before(op);
+                        }
+                        program.as_mut().expect("taken from it").bytes = Some(bytes);
+                    }
+                }
                 let seed = bias_fill(op, output)
                     .filter(|(fill, _)| conv.reduce == Reduce::Weighted && !absorbed.contains(fill));
                 if let Some((_, bias)) = seed {
                     types.push(bias.r#type().to_string());
                     operands.push(bias);
+                }
+                // The epilogue's scalars and bytes' output, after the kernel's own operands.
+                for value in program.iter().flat_map(Epilogue::operands) {
+                    types.push(value.r#type().to_string());
+                    operands.push(value);
                 }
                 let identity = (conv.reduce != Reduce::Weighted)
                     .then(|| identity_fill(op, output, conv.reduce.identity()))
@@ -565,10 +587,16 @@ impl Pass for VectorizeDepthwise {
                     // The epilogue is applied by the kernel's stores; nothing refers to it.
                     absorbed.push(next);
                 }
+                if let Some(bytes) = program.as_ref().and_then(|p| p.bytes.as_ref()) {
+                    // So is the cast: the kernel stores the bytes.
+                    absorbed.push(bytes.cast);
+                    casts += 1;
+                }
                 Some((text, operands))
             });
         cx.bump("bias-fills", seeded);
         cx.bump("identity-fills", identities);
+        cx.bump("casts", casts);
         replaced
     }
 }

@@ -420,7 +420,14 @@ impl Depthwise {
                         None => value.clone(),
                     };
                     let (out_row, f) = (&out_rows[r as usize], filter(j as i64));
+                    if let Some(epilogue) = epilogue {
+                        // Its cast to bytes, into their own output.
+                        let indices = format!("{batch}, {f}, {out_row}, {col_value}");
+                        let masked = mask.as_deref().map(|m| (m, mt.as_str()));
+                        *s += &epilogue.store_bytes((indent, &name), (&result, &vt, lanes), &indices, masked);
+                    }
                     match &mask {
+                        _ if epilogue.is_some_and(|e| !e.stores_result()) => {}
                         None => *s += &format!(
                             "{indent}vector.store {result}, %y[{batch}, {f}, {out_row}, {col_value}] : {yt}, {vt}\n"
                         ),
@@ -518,7 +525,9 @@ impl Depthwise {
         }
         s += "    return\n  }\n}\n";
         let bias = if seeded { format!(", %bias: {}", types[3]) } else { String::new() };
-        let mut head = format!("module {{\n  func.func private @depthwise(%x: {xt}, %w: {wt}, %y: {yt}{bias}) {{\n");
+        let more = epilogue.map(Epilogue::arguments).unwrap_or_default();
+        let mut head =
+            format!("module {{\n  func.func private @depthwise(%x: {xt}, %w: {wt}, %y: {yt}{bias}{more}) {{\n");
         for &k in constants.borrow().iter() {
             head += &format!("    {} = arith.constant {k} : index\n", index_constant(k));
         }
@@ -527,9 +536,7 @@ impl Depthwise {
         if self.reduce == Reduce::Max {
             head += &format!("    %ninf = arith.constant dense<{}> : {vt}\n", self.reduce.identity_literal());
         }
-        for (k, value) in epilogue.iter().flat_map(|e| &e.constants).enumerate() {
-            head += &format!("    %ep{k} = arith.constant dense<{value}> : {vt}\n");
-        }
+        head += &epilogue.map(|e| e.head(&vt)).unwrap_or_default();
         if sw > 1 {
             let name = if self.reduce == Reduce::Max { "ninfw" } else { "zerow" };
             let value = self.reduce.identity_literal();
