@@ -70,6 +70,9 @@ their exporters emit them; each draws from its own generator, so the three above
   expansion, depthwise 3x3, 1x1 projection: 16 -> 16 at 28 x 28 with a residual, 16 -> 24 at
   stride 2, 24 -> 24 at 14 x 14 with a residual), a 1x1 convolution to 128, GlobalAveragePool,
   Flatten and a float Gemm head: `logits` [1, 10] from `input` [1, 3, 56, 56].
+- qdq_mobilenet_u8.onnx: the same network with uint8 activations (quantize_static's
+  `activation_type=QuantType.QUInt8`, older releases' default, and what models converted from
+  TFLite carry): zero points in [0, 255], the same weights.
 - dynamic_int8_bert.onnx: the BERT-tiny encoder below as onnxruntime.quantization.
   quantize_dynamic writes it (Optimum's and transformers.js's `*_quantized.onnx`): every
   product's input through DynamicQuantizeLinear (uint8 over its run-time range, shared by the
@@ -866,19 +869,22 @@ def qdq_speech_encoder(path, frames=100, dim=192, heads=4, ffn=768):
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, frames, dim])], path, "qdq_speech_encoder")
 
 
-def qdq_mobilenet(path, size=56, classes=10):
-    """An int8 QDQ MobileNetV2-style network: see the module documentation."""
+def qdq_mobilenet(path, size=56, classes=10, unsigned=False, name="qdq_mobilenet"):
+    """An int8 (uint8 activations with `unsigned`) QDQ MobileNetV2-style network: see the module
+    documentation."""
     g = Graph(np.random.default_rng(20261205 + 48))
     values = {"input": (pattern(3 * size * size).reshape(1, 3, size, size) + 1) / 2}  # the calibration input
     run, const = calibrated(g, values)
+    # quantize_static's default int8 activations, or its QUInt8 ones (older releases' default).
+    low, high, dtype = (0, 255, np.uint8) if unsigned else (-128, 127, np.int8)
 
-    def qdq(x):  # int8 per tensor (quantize_static's default), MinMax of the calibration input, 0 included
+    def qdq(x):  # per tensor, MinMax of the calibration input, 0 included
         lo, hi = min(float(values[x].min()), 0.0), max(float(values[x].max()), 0.0)
         scale = np.float32((hi - lo) / 255.0)
-        zero = np.int8(np.clip(round(-128.0 - lo / float(scale)), -128, 127))
+        zero = dtype(np.clip(round(low - lo / float(scale)), low, high))
         s, z = const(scale, f"{x}_scale"), const(zero, f"{x}_zero_point")
         q = run("QuantizeLinear", [x, s, z], f"{x}_QuantizeLinear",
-                lambda v, s, z: np.clip(np.round(v / s) + int(z), -128, 127))
+                lambda v, s, z: np.clip(np.round(v / s) + int(z), low, high))
         return run("DequantizeLinear", [q, s, z], f"{x}_DequantizeLinear", lambda v, s, z: (v - int(z)) * s)
 
     def conv_nchw(x, w, b, stride, group):  # NumPy's convolution (padding k // 2)
@@ -931,7 +937,7 @@ def qdq_mobilenet(path, size=56, classes=10):
     logits = g.op("Gemm", [qdq(x), g.const(w, "fc_w"), g.const(np.zeros(classes, np.float32), "fc_b")], "fc", transB=1)
     out = g.rename(logits, "logits")
     g.save([helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, size, size])],
-           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes])], path, "qdq_mobilenet")
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes])], path, name)
 
 
 def speech_kws(path, keywords=12, mels=40, hidden=32):
@@ -2177,6 +2183,7 @@ def write_inputs(out):
                           ("conformer_block", {"features": pattern(100 * 144).reshape(1, 100, 144)}),
                           ("qdq_speech_encoder", {"features": pattern(100 * 192).reshape(1, 100, 192)}),
                           ("qdq_mobilenet", {"input": (pattern(3 * 56 * 56).reshape(1, 3, 56, 56) + 1) / 2}),
+                          ("qdq_mobilenet_u8", {"input": (pattern(3 * 56 * 56).reshape(1, 3, 56, 56) + 1) / 2}),
                           ("dynamic_int8_bert", {"input_ids": ids, "attention_mask": mask}),
                           ("gpt2_block", {"hidden_in": pattern(64 * 256).reshape(1, 64, 256)}),
                           ("whisper_encoder", {"features": pattern(600 * 192).reshape(1, 600, 192)}),
@@ -2226,7 +2233,8 @@ def write_inputs(out):
     # bf16_mobilenetv2's logits (magnitude up to 10, a unit 0.03-0.06 there) differ by a median
     # of one unit and at most 0.07; an op computed in f32 without its rounding moves them by
     # 0.3, a wrong weight or layout by whole logits.
-    for model, tolerance in (("qdq_speech_encoder", "5e-2"), ("qdq_mobilenet", "5e-2"), ("fp16_text_detector", "5e-3"),
+    for model, tolerance in (("qdq_speech_encoder", "5e-2"), ("qdq_mobilenet", "5e-2"), ("qdq_mobilenet_u8", "5e-2"),
+                             ("fp16_text_detector", "5e-3"),
                              ("bf16_mobilenetv2", "1e-1")):
         with open(os.path.join(out, f"{model}.tolerance"), "w") as f:
             f.write(f"{tolerance}\n")
@@ -2254,6 +2262,7 @@ if __name__ == "__main__":
     int8_qdq_cnn(os.path.join(out, "int8_qdq_cnn.onnx"))
     qdq_speech_encoder(os.path.join(out, "qdq_speech_encoder.onnx"))
     qdq_mobilenet(os.path.join(out, "qdq_mobilenet.onnx"))
+    qdq_mobilenet(os.path.join(out, "qdq_mobilenet_u8.onnx"), unsigned=True, name="qdq_mobilenet_u8")
     bert_tiny(os.path.join(out, "dynamic_int8_bert.onnx"), dynamic=True, name="dynamic_int8_bert",
               generator=np.random.default_rng(20261206))
     speech_kws(os.path.join(out, "speech_kws.onnx"))

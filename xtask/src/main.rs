@@ -574,6 +574,7 @@ const ZOO_MODELS: &[&str] = &[
     "istft_vocoder",
     "qdq_speech_encoder",
     "qdq_mobilenet",
+    "qdq_mobilenet_u8",
     "dynamic_int8_bert",
     "tabular_gbm",
     "tabular_linear",
