@@ -72,7 +72,9 @@ their exporters emit them; each draws from its own generator, so the three above
   Flatten and a float Gemm head: `logits` [1, 10] from `input` [1, 3, 56, 56].
 - qdq_mobilenet_u8.onnx: the same network with uint8 activations (quantize_static's
   `activation_type=QuantType.QUInt8`, older releases' default, and what models converted from
-  TFLite carry): zero points in [0, 255], the same weights.
+  TFLite carry): zero points in [0, 255], the same weights, and the Gemm head quantized as
+  quantize_static writes a classifier's (int8 weights per output, `transB`, a float bias; 10
+  classes, not a multiple of 16).
 - dynamic_int8_bert.onnx: the BERT-tiny encoder below as onnxruntime.quantization.
   quantize_dynamic writes it (Optimum's and transformers.js's `*_quantized.onnx`): every
   product's input through DynamicQuantizeLinear (uint8 over its run-time range, shared by the
@@ -934,7 +936,17 @@ def qdq_mobilenet(path, size=56, classes=10, unsigned=False, name="qdq_mobilenet
     x = run("GlobalAveragePool", [qdq(x)], "pool", lambda v: v.mean(axis=(2, 3), keepdims=True))
     x = run("Flatten", [x], "flatten", lambda v: v.reshape(1, -1), axis=1)
     w = (g.rng.standard_normal((classes, 128)) * np.sqrt(1.0 / 128)).astype(np.float32)
-    logits = g.op("Gemm", [qdq(x), g.const(w, "fc_w"), g.const(np.zeros(classes, np.float32), "fc_b")], "fc", transB=1)
+    if not unsigned:
+        logits = g.op("Gemm", [qdq(x), g.const(w, "fc_w"), g.const(np.zeros(classes, np.float32), "fc_b")], "fc",
+                      transB=1)
+    else:  # quantize_static's head: int8 weights per output (axis 0 of [classes, 128]), a float bias
+        w_scale = (np.abs(w).max(axis=1) / 127.0).astype(np.float32)
+        w_q = np.clip(np.round(w / w_scale.reshape(-1, 1)), -127, 127).astype(np.int8)
+        wq, ws, wz = const(w_q, "fc_w_quantized"), const(w_scale, "fc_w_scale"), const(np.zeros(classes, np.int8), "fc_w_zero_point")
+        weight = run("DequantizeLinear", [wq, ws, wz], "fc_w_DequantizeLinear",
+                     lambda q, s, z: (q.astype(np.float32) - z.reshape(-1, 1)) * s.reshape(-1, 1), axis=0)
+        bias = g.const((g.rng.standard_normal(classes) * 0.05).astype(np.float32), "fc_b")
+        logits = g.op("Gemm", [qdq(x), weight, bias], "fc", transB=1)
     out = g.rename(logits, "logits")
     g.save([helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, size, size])],
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, classes])], path, name)

@@ -543,7 +543,11 @@ impl Importer<'_> {
                 Custom::Softmax => self.softmax(block, node, location)?,
                 Custom::GlobalPool => self.global_pool(block, node, location)?,
                 Custom::LayerNorm => self.layer_norm(block, node, location)?,
-                Custom::Gemm => self.gemm(block, node, location)?,
+                Custom::Gemm => {
+                    if !self.quantized_gemm(block, node, index, location)? {
+                        self.gemm(block, node, location)?
+                    }
+                }
                 Custom::Squeeze => self.squeeze(block, node, location)?,
                 Custom::Transpose => self.transpose(block, node, location)?,
                 Custom::Reshape => self.reshape(block, node, location)?,

@@ -2055,3 +2055,39 @@ save(
     "bf16_shared.onnx",
     opset=17,
 )
+
+# quant_gemm.onnx: a QDQ classifier head as quantize_static writes one: a uint8 activation
+# (zero point 128) times an int8 weight [10, 12] per output (transB, axis 0), plus a float
+# bias. 10 columns: packed to 16, the product sliced back. Reference: the exact integer sums,
+# scaled in f32 as the kernel scales them, then the bias.
+g_rng = np.random.default_rng(4918)
+qg_x = g_rng.standard_normal((2, 12)).astype(np.float32)
+qg_w = g_rng.integers(-127, 128, (10, 12)).astype(np.int8)
+qg_ws = (g_rng.random(10) * 0.02 + 0.005).astype(np.float32)
+qg_b = g_rng.standard_normal(10).astype(np.float32)
+qg_xs = np.float32(0.05)
+save(
+    helper.make_graph(
+        [
+            helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="qx"),
+            helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"], name="dqx"),
+            helper.make_node("DequantizeLinear", ["w", "ws"], ["wd"], name="dqw", axis=0),
+            helper.make_node("Gemm", ["xd", "wd", "b"], ["y"], name="head", transB=1),
+        ],
+        "quant_gemm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 12])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 10])],
+        [
+            numpy_helper.from_array(np.array(qg_xs), "xs"),
+            numpy_helper.from_array(np.array(128, np.uint8), "xz"),
+            numpy_helper.from_array(qg_w, "w"),
+            numpy_helper.from_array(qg_ws, "ws"),
+            numpy_helper.from_array(qg_b, "b"),
+        ],
+    ),
+    "quant_gemm.onnx",
+    opset=13,
+)
+qg_sums = (np.clip(np.round(qg_x / qg_xs) + 128, 0, 255).astype(np.int64) - 128) @ qg_w.T.astype(np.int64)
+np.save("../../driver/inputs/quant_gemm_x.npy", qg_x)
+np.save("../../driver/inputs/quant_gemm_y.npy", qg_sums.astype(np.float32) * (qg_xs * qg_ws) + qg_b)
