@@ -221,56 +221,11 @@ func.func @broadcast_of_itself(%x: memref<4x16xf32>, %y: memref<4x16xf32>) {
 
 // -----
 
-// A quantized 1x1 convolution's product (i8 filter rows times ui8 packed pixels), scaling,
-// quantization chain and cast to bytes run later as one kernel (strata-vectorize-integer-matmul
-// stores the bytes as each block of sums is done, while it still reads the pixels): a use in
-// that span counts over all of it, so the bytes never take the pixels' memory, which dies at
-// the product (1024 + 1024 + 256 bytes; op by op the bytes would reuse the pixels', 2048).
-// CHECK-LABEL: func.func @quantized_span
-// CHECK-SAME: strata.arena_bytes = 2304 : i64
-func.func @quantized_span(%w: memref<8x32xi8>, %x: memref<2x8x16x4xui8>, %scales: memref<8xf32>, %s: memref<f32>, %y: memref<8x32xui8>) {
-  %p = memref.alloc() : memref<2x8x16x4xui8>
-  memref.copy %x, %p : memref<2x8x16x4xui8> to memref<2x8x16x4xui8>
-  %out = memref.alloc() : memref<8x32xf32>
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1 floordiv 16, d2 floordiv 4, d1 mod 16, d2 mod 4)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%w, %p : memref<8x32xi8>, memref<2x8x16x4xui8>) outs(%out : memref<8x32xf32>) {
-  ^bb0(%v: i8, %q: ui8, %held: f32):
-    %qs = builtin.unrealized_conversion_cast %q : ui8 to i8
-    %vw = arith.extsi %v : i8 to i32
-    %qw = arith.extui %qs : i8 to i32
-    %m = arith.muli %vw, %qw : i32
-    %acc = arith.bitcast %held : f32 to i32
-    %sum = arith.addi %acc, %m : i32
-    %f = arith.bitcast %sum : i32 to f32
-    linalg.yield %f : f32
-  }
-  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%scales : memref<8xf32>) outs(%out : memref<8x32xf32>) {
-  ^bb0(%k: f32, %held: f32):
-    %b = arith.bitcast %held : f32 to i32
-    %f = arith.sitofp %b : i32 to f32
-    %r = arith.mulf %f, %k : f32
-    linalg.yield %r : f32
-  }
-  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%out, %s : memref<8x32xf32>, memref<f32>) outs(%out : memref<8x32xf32>) {
-  ^bb0(%v: f32, %sc: f32, %o: f32):
-    %q = arith.divf %v, %sc : f32
-    %n = math.roundeven %q : f32
-    linalg.yield %n : f32
-  }
-  %bytes = memref.alloc() : memref<8x32xui8>
-  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%out : memref<8x32xf32>) outs(%bytes : memref<8x32xui8>) {
-  ^bb0(%in: f32, %o: ui8):
-    %i = arith.fptoui %in : f32 to i8
-    %u = builtin.unrealized_conversion_cast %i : i8 to ui8
-    linalg.yield %u : ui8
-  }
-  memref.copy %bytes, %y : memref<8x32xui8> to memref<8x32xui8>
-  return
-}
-
-// -----
-
-// So do a depthwise convolution, its quantization chain and the cast (strata-vectorize-depthwise
-// stores the bytes with the accumulators): 4224 + 3200 + 800 bytes, not 4224 + 3200.
+// A depthwise convolution, its quantization chain and the cast to bytes run later as one
+// kernel (strata-vectorize-depthwise stores the bytes with the accumulators, while it still
+// reads the input): a use in that span counts over all of it, so the bytes never take the
+// input's memory, which dies at the convolution: 4224 + 3200 + 800 bytes (op by op the bytes
+// would reuse the input's, 4224 + 3200).
 // CHECK-LABEL: func.func @depthwise_span
 // CHECK-SAME: strata.arena_bytes = 8224 : i64
 func.func @depthwise_span(%x: memref<1x4x12x22xf32>, %w: memref<4x3x3xf32>, %s: memref<f32>, %z: memref<1x4x10x20xui8>) {

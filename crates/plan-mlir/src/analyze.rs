@@ -29,7 +29,7 @@
 //! - A buffer that reaches the function's terminator escapes and is not planned.
 //! - `memref.dealloc` is not a use; the deallocs of planned buffers are returned for removal.
 //! - A use inside a span of ops that a host pass runs as one kernel after planning
-//!   ([`fused_spans`](crate::fused_spans): a quantized product, its scaling, chain and cast to
+//!   ([`fused_spans`](crate::fused_spans): a depthwise convolution, its chain and cast to
 //!   bytes) counts over the whole span.
 //! - Parallel-aware (optional): the op dependency DAG over entry-block ops has an edge for
 //!   every SSA def-use and, per memory object (allocation or memref argument, through its

@@ -2,18 +2,16 @@
 //! any op of a span uses is live over the whole span ([`analyze`](crate::analyze)), so planning
 //! never gives two of them the same bytes.
 //!
-//! Two kinds. A quantized product in pixels form (a `linalg.generic` with a reduction
-//! multiplying an `i8` filter by `ui8` packed pixels: a QDQ 1x1 convolution), its scaling (the sums to f32 times the scales), at most one elementwise
-//! chain over the scaled result (a QDQ activation's bias, rounding and clamp, in place) and the
-//! cast of that result to 8 bits. `strata-vectorize-integer-matmul` applies the chain and the
-//! cast in the product's registers and stores the bytes as each block of sums is done, while
-//! later blocks still read the product's inputs: planned op by op, the bytes would take the
-//! bytes of an input that dies at the product (MobileNetV2's quantized activations did, every
-//! one), and the cast stayed a kernel of its own reading the f32 result back. The span costs at
-//! most the bytes' buffer over the product, the chain and the scaling, and the product's
-//! inputs over the chain and the cast. And a depthwise convolution, the elementwise chain over
-//! its result in place and the cast of that to 8 bits: `strata-vectorize-depthwise` applies the
-//! chain and the cast to its accumulators.
+//! One kind: a depthwise convolution, the elementwise chain over its result in place (a QDQ
+//! activation's rounding and clamp) and the cast of that to 8 bits.
+//! `strata-vectorize-depthwise` applies the chain and the cast to its accumulators and stores
+//! the bytes as each block of rows is done, while later blocks still read the convolution's
+//! input: planned op by op, the bytes would take the bytes of that input, which dies at the
+//! convolution (MobileNetV2's first depthwise convolution's did), and the cast stayed a kernel
+//! of its own reading the f32 result back. The span costs at most the bytes' buffer over the
+//! convolution and the chain, and the input over the chain and the cast. (The 1x1 quantized
+//! kernels' casts need none: the next convolution's packing reads the f32 result and converts
+//! it, `strata-vectorize-integer-matmul`'s `from-floats`.)
 
 use strata_ir::{Blk, Op, Val};
 
@@ -41,7 +39,7 @@ pub fn spans(block: Blk) -> Vec<(u64, u64)> {
     let ops = block.ops();
     let mut found = Vec::new();
     for (at, &op) in ops.iter().enumerate() {
-        if let Some(end) = quantized_span(&ops, at, op).or_else(|| depthwise_span(&ops, at, op)) {
+        if let Some(end) = depthwise_span(&ops, at, op) {
             found.push((at as u64, end as u64));
         }
     }
@@ -70,10 +68,6 @@ fn is_8bit(value: Val) -> bool {
     strata_ir::types::memref_element_name(value.r#type()).is_some_and(|e| e == "i8" || e == "ui8")
 }
 
-fn element_is(value: Val, element: &str) -> bool {
-    strata_ir::types::memref_element_name(value.r#type()).is_some_and(|e| e == element)
-}
-
 /// The index of the cast to 8 bits after the chain at `at` (past naming ops) that reads
 /// `result` (a root), if there is one.
 fn cast_of(ops: &[Op], at: usize, result: Val) -> Option<usize> {
@@ -99,36 +93,4 @@ fn depthwise_span(ops: &[Op], at: usize, op: Op) -> Option<usize> {
     let (chain_at, chain) = next(ops, at)?;
     chain_over(chain, result).then_some(())?;
     cast_of(ops, chain_at, result)
-}
-
-/// The end of the span that the quantized product `op` (at `at`) starts, if it starts one.
-fn quantized_span(ops: &[Op], at: usize, op: Op) -> Option<usize> {
-    let generic = |o: Op| o.is("linalg.generic");
-    let reduces = op.attribute("iterator_types").is_some_and(|t| t.to_string().contains("reduction"));
-    let names = body(op);
-    let product = generic(op)
-        && reduces
-        && op.operand_count() == 3
-        && element_is(op.operand(0), "i8")
-        && element_is(op.operand(1), "ui8")
-        && names.iter().any(|n| n == "arith.muli")
-        && names.iter().any(|n| n == "arith.extsi" || n == "arith.extui");
-    if !product {
-        return None;
-    }
-    let sums = root(op.operand(2));
-    // The scaling: over the sums in place (their bits in the f32 buffer), or into a buffer.
-    let (scaling_at, scaling) = next(ops, at)?;
-    let scaling_body = body(scaling);
-    let scales = scaling_body.ends_with(&["arith.sitofp".into(), "arith.mulf".into(), "linalg.yield".into()]);
-    let result = *scaling.operands().last()?;
-    if !generic(scaling) || !scales || !scaling.operands().into_iter().any(|v| root(v) == sums) {
-        return None;
-    }
-    let result = root(result);
-    // The chain over the result, if any, then the cast of the result to 8 bits.
-    match next(ops, scaling_at)? {
-        (chain_at, chain) if chain_over(chain, result) => cast_of(ops, chain_at, result),
-        _ => cast_of(ops, scaling_at, result),
-    }
 }

@@ -698,17 +698,7 @@ impl Product {
                             let register = (&stored[..], &ft[..], mask.as_deref());
                             stored = e.apply(s, (&at, &name), (&row, &col), register, (m, n), indent);
                         }
-                        let bytes = epilogue.and_then(|e| e.bytes.as_ref());
-                        if let Some(bytes) = bytes {
-                            // The cast after it, into the bytes' output.
-                            let (flat, bt) = epilogue::Epilogue::bytes_types((m, n));
-                            let conversion = &bytes.conversion;
-                            *s += &format!("{indent}%q{b}_{r}_{v} = {conversion} {stored} : {ft} to {bt}\n");
-                            *s += &store(&format!("%q{b}_{r}_{v}"), "%xob", &flat, &bt, r, v);
-                        }
-                        if bytes.is_none_or(|b| b.keep_result) {
-                            *s += &store(&stored, "%out", &types[4], &ft, r, v);
-                        }
+                        *s += &store(&stored, "%out", &types[4], &ft, r, v);
                     } else if bits {
                         *s += &format!("{indent}%bits{b}_{r}_{v} = arith.bitcast {value} : {vt} to {ft}\n");
                         *s += &store(&format!("%bits{b}_{r}_{v}"), "%c", &ct, &ft, r, v);
@@ -764,13 +754,8 @@ impl Pass for VectorizeIntegerMatmul {
             if let Some(scaling) = next.filter(|n| n.is("linalg.generic")) {
                 // And those between the scaling and an epilogue after it (`epilogue::find`).
                 let (views, after) = past_views(scaling);
-                if let Some(after) = after.filter(|n| n.is("linalg.generic")) {
+                if after.is_some_and(|n| n.is("linalg.generic")) {
                     between.extend(views);
-                    // And those between the epilogue and a cast after it (its output's view).
-                    let (views, cast) = past_views(after);
-                    if cast.is_some_and(|n| n.is("linalg.generic")) {
-                        between.extend(views);
-                    }
                 }
                 for view in between {
                     view.move_before(op);
@@ -819,20 +804,9 @@ impl Pass for VectorizeIntegerMatmul {
                         epilogue = epilogue::find(next, out, (product.m, product.n));
                     }
                     let mut kernel_operands = vec![operands[0], operands[1], offsets, scales, out];
-                    // Its cast to bytes only off tiles, the bytes apart from all it reads and
-                    // from the f32 result (else the pair is left to `strata-fuse-casts`).
-                    if let Some(bytes) = epilogue.as_ref().and_then(|e| e.bytes.as_ref()) {
-                        let tiled = amx && tiles::takes(&product, Absorbed::StartAndScaling);
-                        let reads =
-                            kernel_operands.iter().chain(epilogue.iter().flat_map(|e| e.reads.iter().map(|r| &r.0)));
-                        if tiled || !reads.into_iter().all(|&v| crate::fuse_casts::apart(bytes.output, v)) {
-                            epilogue = None;
-                        }
-                    }
                     if let Some(e) = &epilogue {
                         absorbed.push(e.op);
-                        absorbed.extend(e.bytes.as_ref().map(|b| b.op));
-                        kernel_operands.extend(e.operands());
+                        kernel_operands.extend(e.reads.iter().map(|(v, _)| *v));
                         crate::text_kernels::name_after_both(op, e.op);
                     }
                     (kernel_operands, Absorbed::StartAndScaling)

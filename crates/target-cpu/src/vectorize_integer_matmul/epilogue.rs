@@ -20,16 +20,9 @@
 //!
 //! and f32 `arith.constant`s defined outside it (a clamp's bounds), splat once.
 //! Each step is the same op on 16-lane vectors as on scalars, in the same order: the values are
-//! the separate kernel's, bit for bit.
-//!
-//! A QDQ activation's quantization ends in a cast of the kernel's result to bytes (`fptoui` or
-//! `fptosi` to 8 bits, through the identity, its output contiguous): the VNNI kernel applies it
-//! too and stores the bytes ([`Bytes`]), so the quantized activation the next convolution reads
-//! is written once, where the sums are, instead of by a kernel of its own reading the f32
-//! result back (0.1 ms of a 16 x 112 x 112 activation). The f32 result is still stored unless
-//! it is dead after the cast (`dead_after`); the bytes' output must be apart from everything
-//! the kernel reads and from the f32 result (checked where the kernel is made). Without that,
-//! or on AMX tiles, the kernel and its cast are left to `strata-fuse-casts`, which merges them.
+//! the separate kernel's, bit for bit. A kernel followed by a cast of its result that
+//! `strata-fuse-casts` merges into it (f32 to bytes) is left alone: merged, it reads the f32
+//! result once and writes the bytes, which absorbing it here would not save.
 
 use crate::text_kernels::{element, identity_layout};
 use melior::ir::r#type::TypeLike;
@@ -67,22 +60,6 @@ pub(super) struct Epilogue {
     /// The f32 constants the steps read (literals).
     constants: Vec<String>,
     result: Term,
-    /// The cast to bytes after it, applied too.
-    pub(super) bytes: Option<Bytes>,
-}
-
-/// A cast of the epilogue's result to bytes that the kernel applies after it.
-pub(super) struct Bytes {
-    /// The cast generic, absorbed.
-    pub(super) op: Op,
-    /// Its output: the kernel's last argument (`%xo`).
-    pub(super) output: Val,
-    /// `arith.fptoui` or `arith.fptosi`.
-    pub(super) conversion: String,
-    /// How the output collapses to `[M, N]` (empty: it is `[M, N]`).
-    reassociation: String,
-    /// Whether the f32 result is stored too (read after the cast).
-    pub(super) keep_result: bool,
 }
 
 /// The ops a step may be: f32 in, f32 out, the same on vectors.
@@ -195,12 +172,8 @@ pub(super) fn find(scaling: Op, out: Val, (m, n): (i64, i64)) -> Option<Epilogue
     for step in body.ops() {
         if step.is("linalg.yield") {
             let result = lookup(step.operand(0), &values).filter(|_| step.operand_count() == 1)?;
-            // A cast after it is applied too, or the pair is left to `strata-fuse-casts`.
-            let bytes = match cast_after(op, written, out) {
-                Some(cast) => Some(cast_to_bytes(cast, written, out, &reassociation)?),
-                None => None,
-            };
-            return (!steps.is_empty()).then_some(Epilogue { op, reads, steps, constants, result, bytes });
+            let fused_cast = cast_after(op, written, out);
+            return (!steps.is_empty() && !fused_cast).then_some(Epilogue { op, reads, steps, constants, result });
         }
         let name = step.name();
         let plain = step.attribute("fastmath").is_none_or(|f| f.to_string().contains("none"));
@@ -232,37 +205,11 @@ fn view_root(view: Val) -> Val {
     value
 }
 
-/// The cast of the result (`written`, a view of `out`, collapsed to `out` by `reassociation`)
-/// to bytes, `cast`, as the kernel applies it (see the module docs), if it can.
-fn cast_to_bytes(cast: Op, written: Val, out: Val, reassociation: &str) -> Option<Bytes> {
-    let conversion = crate::fuse_casts::cast(cast)?;
-    let converts = conversion.op == "arith.fptoui" || conversion.op == "arith.fptosi";
-    if !converts || conversion.from != "f32" || conversion.to != "i8" {
-        return None;
-    }
-    let source = cast.operand(0);
-    let reassociation = match source.owner() {
-        _ if source == out => String::new(),
-        _ if source == written => reassociation.to_owned(),
-        Some(expand) if expand.is("memref.expand_shape") && expand.operand(0) == out => {
-            expand.attribute("reassociation")?.to_string()
-        }
-        _ => return None,
-    };
-    let output = cast.operand(1);
-    if !identity_layout(&output.r#type().to_string()) {
-        return None;
-    }
-    let keep_result = !super::dead_after(cast, out);
-    Some(Bytes { op: cast, output, conversion: conversion.op, reassociation, keep_result })
-}
-
-/// The op after `op` (past views) when it is a generic of two operands reading the result
-/// (`written`, a view of `out`) and converting it to another element type first: a cast, which
-/// the kernel applies too ([`cast_to_bytes`]) or `strata-fuse-casts` merges into `op`.
-fn cast_after(op: Op, written: Val, out: Val) -> Option<Op> {
+/// Whether the op after `op` (past views) is a cast generic of the result (`written`, a view of
+/// `out`) to another element type, which `strata-fuse-casts` would merge into `op`.
+fn cast_after(op: Op, written: Val, out: Val) -> bool {
     let next = super::past_views(op).1;
-    let next = next.filter(|n| n.is("linalg.generic") && n.operand_count() == 2)?;
+    let Some(next) = next.filter(|n| n.is("linalg.generic") && n.operand_count() == 2) else { return false };
     let source = next.operand(0);
     let reads_result = source == written || source == out || super::view_of(source, out);
     let converts = next.body(0).is_some_and(|b| {
@@ -271,25 +218,13 @@ fn cast_after(op: Op, written: Val, out: Val) -> Option<Op> {
             name.starts_with("arith.fpto") || name == "arith.truncf" || name == "arith.extf"
         })
     });
-    (reads_result && converts).then_some(next)
+    reads_result && converts
 }
 
 impl Epilogue {
     /// The kernel's arguments for the reads (MLIR text), after the product's.
     pub(super) fn arguments(&self) -> String {
-        let reads = self.reads.iter().enumerate().map(|(k, (v, _))| format!(", %x{k}: {}", v.r#type()));
-        let bytes = self.bytes.iter().map(|b| format!(", %xo: {}", b.output.r#type()));
-        reads.chain(bytes).collect()
-    }
-
-    /// The kernel's operands beyond the product's (as [`Epilogue::arguments`] names them).
-    pub(super) fn operands(&self) -> Vec<Val> {
-        self.reads.iter().map(|(v, _)| *v).chain(self.bytes.iter().map(|b| b.output)).collect()
-    }
-
-    /// Where the bytes go (`%xob`) and their types: the `[M, N]` memref, the register.
-    pub(super) fn bytes_types((m, n): (i64, i64)) -> (String, String) {
-        (format!("memref<{m}x{n}xi8>"), "vector<16xi8>".to_owned())
+        self.reads.iter().enumerate().map(|(k, (v, _))| format!(", %x{k}: {}", v.r#type())).collect()
     }
 
     /// What the kernel computes once, at its start: each full argument collapsed to `[m, n]`,
@@ -318,24 +253,6 @@ impl Epilogue {
                 }
                 Read::Row { .. } => {}
             }
-        }
-        if let Some(bytes) = &self.bytes {
-            // Signless (the vector ops take no unsigned types), then `[M, N]`.
-            let ty = bytes.output.r#type().to_string();
-            let signless = ty.replace("xui8>", "xi8>");
-            let mut name = "%xo";
-            if signless != ty {
-                s += &format!("    %xos = builtin.unrealized_conversion_cast %xo : {ty} to {signless}\n");
-                name = "%xos";
-            }
-            let (flat, _) = Self::bytes_types((m, n));
-            s += &match bytes.reassociation.is_empty() {
-                true => format!("    %xob = memref.cast {name} : {signless} to {flat}\n"),
-                false => format!(
-                    "    %xob = memref.collapse_shape {name} {} : {signless} into {flat}\n",
-                    bytes.reassociation
-                ),
-            };
         }
         s
     }
