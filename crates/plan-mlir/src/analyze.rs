@@ -50,7 +50,7 @@ use strata_ir::Error;
 use strata_ir::{Op, Val};
 use strata_plan::{Buffer, Problem};
 
-const VIEW_LIKE: &[&str] = &[
+pub(crate) const VIEW_LIKE: &[&str] = &[
     "memref.subview",
     "memref.view",
     "memref.reinterpret_cast",

@@ -15,20 +15,9 @@
 
 use strata_ir::{Blk, Op, Val};
 
-/// Views: their uses are their source's.
-const VIEWS: [&str; 7] = [
-    "memref.view",
-    "memref.subview",
-    "memref.collapse_shape",
-    "memref.expand_shape",
-    "memref.reinterpret_cast",
-    "memref.cast",
-    "memref.transpose",
-];
-
 /// Ops that only name memory or allocate it (not a use), skipped between a span's ops.
 fn naming(op: Op) -> bool {
-    VIEWS.iter().any(|name| op.is(name))
+    crate::analyze::VIEW_LIKE.iter().any(|name| op.is(name))
         || ["memref.alloc", "memref.get_global", "arith.constant", "builtin.unrealized_conversion_cast"]
             .iter()
             .any(|name| op.is(name))
@@ -54,7 +43,7 @@ fn next(ops: &[Op], at: usize) -> Option<(usize, Op)> {
 /// The memory `value` names: itself, or what the view it is views.
 fn root(value: Val) -> Val {
     match value.owner() {
-        Some(view) if VIEWS.iter().any(|name| view.is(name)) => root(view.operand(0)),
+        Some(view) if crate::analyze::VIEW_LIKE.iter().any(|name| view.is(name)) => root(view.operand(0)),
         _ => value,
     }
 }
