@@ -255,13 +255,7 @@ impl Importer<'_> {
             e.constant(self, Folded { shape: vec![padded as i64], dtype: DataType::Int32, bytes: offsets })?;
         let scales = e.constant(self, Folded { shape: vec![padded as i64], dtype: DataType::Float, bytes: scales })?;
         self.emit_quantized_matmul(block, node, location, &mut e, (&lhs, packed), (&offsets, Some(&scales)))?;
-        let mut result = node.output[0].clone();
-        if padded != n {
-            // The weight's columns of the padded product (a view).
-            let rank = a_shape.len() as i64;
-            let (starts, ends, axes) = (e.ints(self, &[0]), e.ints(self, &[n as i64]), e.ints(self, &[rank - 1]));
-            result = e.op(self, "Slice", &[&result, &starts, &ends, &axes], vec![])?;
-        }
+        let mut result = self.without_padding(&mut e, node, a_shape.len(), (n, padded))?;
         if let Some(bias) = operand(node, 2) {
             result = e.op(self, "Add", &[&result, bias], vec![])?;
         }
@@ -274,7 +268,8 @@ impl Importer<'_> {
     /// A `MatMulInteger` of a `uint8` left operand (one zero point, constant or computed, as
     /// `DynamicQuantizeLinear` gives it: how `quantize_dynamic` and Optimum write transformers'
     /// products) and a constant 8-bit `[K, N]` right one (per tensor or per column zero points),
-    /// K a multiple of 4 and N of 16, as `sg.quantized_matmul` with an i32 result: the right
+    /// K a multiple of 4 (N padded to 16 and sliced back: a classifier's 2 labels, BERT's 30522
+    /// words), as `sg.quantized_matmul` with an i32 result: the right
     /// operand centred and packed as [`Importer::quantized_matmul`] packs it, each column's sum
     /// starting from `-z_a * sum_k w[k, n]` (computed at run time when `z_a` is). The same
     /// exact sums as the generic i32 product, which ran as scalar loops (a `[128, 384] x [384,
@@ -302,11 +297,10 @@ impl Importer<'_> {
                 return Ok(false);
             }
         }
-        let Some(packed) = self.packed_weight(b, operand(node, 3), 1, a_shape[a_shape.len() - 1], (false, false))
-        else {
+        let Some(packed) = self.packed_weight(b, operand(node, 3), 1, a_shape[a_shape.len() - 1], (false, true)) else {
             return Ok(false);
         };
-        let n = packed.sums.len();
+        let (n, columns) = (packed.sums.len(), packed.columns);
         let mut e = Expansion::new(block, node, index);
         // The zero point when it is computed at run time; else its constant value (0 when absent).
         let runtime_zero = a_zero.filter(|z| self.folded(z).is_none());
@@ -327,7 +321,30 @@ impl Importer<'_> {
             }
         };
         self.emit_quantized_matmul(block, node, location, &mut e, (a, packed), (&offsets, None))?;
+        let result = self.without_padding(&mut e, node, a_shape.len(), (columns, n))?;
+        if result != node.output[0] {
+            self.alias(&result, node.output[0].clone())?;
+        }
         Ok(true)
+    }
+
+    /// The name of `node`'s product (its output, `rank` dimensions) without the padding's
+    /// columns: itself when `padded` is the weight's `columns`, else a slice of the first
+    /// `columns` of the last dimension (a view).
+    fn without_padding(
+        &mut self,
+        e: &mut Expansion,
+        node: &NodeProto,
+        rank: usize,
+        (columns, padded): (usize, usize),
+    ) -> Result<String, Error> {
+        let product = node.output[0].clone();
+        if columns == padded {
+            return Ok(product);
+        }
+        let (starts, ends, axes) =
+            (e.ints(self, &[0]), e.ints(self, &[columns as i64]), e.ints(self, &[rank as i64 - 1]));
+        e.op(self, "Slice", &[&product, &starts, &ends, &axes], vec![])
     }
 
     /// The scale and the `uint8` zero point of the fake-quantized activation `q` read as a value of

@@ -2091,3 +2091,24 @@ save(
 qg_sums = (np.clip(np.round(qg_x / qg_xs) + 128, 0, 255).astype(np.int64) - 128) @ qg_w.T.astype(np.int64)
 np.save("../../driver/inputs/quant_gemm_x.npy", qg_x)
 np.save("../../driver/inputs/quant_gemm_y.npy", qg_sums.astype(np.float32) * (qg_xs * qg_ws) + qg_b)
+
+# matmul_integer_cols.onnx: a MatMulInteger as quantize_dynamic writes a classifier's (a uint8
+# input, its zero point 3, an int8 weight [12, 10]): 10 columns, packed to 16 and sliced back.
+# Reference: NumPy's exact integer product.
+m_rng = np.random.default_rng(4919)
+mi_x = m_rng.integers(0, 256, (2, 12)).astype(np.uint8)
+mi_w = m_rng.integers(-127, 128, (12, 10)).astype(np.int8)
+save(
+    helper.make_graph(
+        [helper.make_node("MatMulInteger", ["x", "w", "xz"], ["y"], name="head")],
+        "matmul_integer_cols",
+        [helper.make_tensor_value_info("x", TensorProto.UINT8, [2, 12])],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, [2, 10])],
+        [numpy_helper.from_array(mi_w, "w"), numpy_helper.from_array(np.array(3, np.uint8), "xz")],
+    ),
+    "matmul_integer_cols.onnx",
+    opset=13,
+)
+np.save("../../driver/inputs/matmul_integer_cols_x.npy", mi_x)
+np.save("../../driver/inputs/matmul_integer_cols_y.npy",
+        ((mi_x.astype(np.int64) - 3) @ mi_w.astype(np.int64)).astype(np.int32))
