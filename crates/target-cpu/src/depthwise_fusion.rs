@@ -3,6 +3,7 @@
 //! applied to the accumulators before they are stored) and the fill of its output with a
 //! per-channel bias before it ([`bias_fill`], the accumulators' seed).
 
+use crate::fuse_casts::signless;
 use melior::ir::r#type::{ShapedTypeLike, TypeLike};
 use strata_ir::Op;
 
@@ -143,12 +144,6 @@ pub(crate) fn nan_max(indent: &str, next: &str, prev: &str, x: &str, vt: &str, m
     format!(
         "{indent}{next}g = arith.cmpf ogt, {x}, {prev} : {vt}\n{indent}{next}m = arith.select {next}g, {x}, {prev} : {mt}, {vt}\n{indent}{next}n = arith.cmpf uno, {x}, {x} : {vt}\n{indent}{next} = arith.select {next}n, {x}, {next}m : {mt}, {vt}\n"
     )
-}
-
-/// A memref type's spelling with unsigned 8-bit elements made signless (the vector ops take
-/// no unsigned types; the same bytes).
-fn signless(ty: &str) -> String {
-    ty.replace("xui8", "xi8")
 }
 
 /// The ops an epilogue step may be besides the reductions' lane ops (f32 in and out, the same

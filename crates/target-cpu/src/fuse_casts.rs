@@ -25,7 +25,7 @@
 //! packs) and before `strata-parallelize`.
 
 use crate::text_kernels::identity_layout;
-use crate::vectorize_integer_matmul::{arena_bytes, before, dead_after};
+use crate::vectorize_integer_matmul::{arena_bytes, before, dead_after, view_root};
 use melior::ir::operation::OperationRef;
 use melior::ir::BlockLike;
 use strata_ir::rewrite::collect;
@@ -121,18 +121,16 @@ fn identity_maps(op: Op, last: usize) -> bool {
             .all(|map| map.iter().enumerate().all(|(i, r)| *r == strata_ir::handle::MapResult::Dim(i)))
 }
 
+/// A memref type's spelling with unsigned integer elements made signless (the vector ops take
+/// no unsigned types; the same bytes).
+pub(crate) fn signless(ty: &str) -> String {
+    ty.replace("xui", "xi")
+}
+
 /// Whether writing `out` cannot touch the bytes of `input`.
 pub(crate) fn apart(out: Val, input: Val) -> bool {
     // A global, or a view of one (a filter collapsed for its kernel).
-    fn constant(v: Val) -> bool {
-        match v.owner() {
-            Some(o) if o.is("memref.get_global") => true,
-            Some(o) if crate::vectorize_integer_matmul::WITHIN_SOURCE.iter().any(|name| o.is(name)) => {
-                constant(o.operand(0))
-            }
-            _ => false,
-        }
-    }
+    let constant = |v: Val| view_root(v).owner().is_some_and(|o| o.is("memref.get_global"));
     match (arena_bytes(out), arena_bytes(input)) {
         (Some((a, a0, a1)), Some((b, b0, b1))) => a != b || a1 <= b0 || b1 <= a0,
         (Some(_), None) => input.argument_number().is_some() || constant(input),
@@ -208,7 +206,7 @@ fn fused_text(chain: Op, cast: Op, conversion: &Conversion, reshape: Option<&str
     let inputs: Vec<Val> = chain.operands()[..chain.operand_count() - 1].to_vec();
     let input_types: Vec<String> = inputs.iter().map(|v| v.r#type().to_string()).collect();
     let out_t = cast.operand(1).r#type().to_string();
-    let signless = out_t.replace("xui", "xi");
+    let signless = signless(&out_t);
     let mut args: Vec<String> = input_types.iter().enumerate().map(|(i, t)| format!("%x{i}: {t}")).collect();
     args.push(format!("%u: {out_t}"));
     let names: Vec<String> = (0..inputs.len()).map(|i| format!("%x{i}")).collect();
@@ -249,7 +247,7 @@ fn fused_text(chain: Op, cast: Op, conversion: &Conversion, reshape: Option<&str
 /// unfused (its chain's bytes shared with its output, say) was a scalar loop.
 fn signless_text(op: Op, conversion: &Conversion) -> Option<String> {
     let (in_t, out_t) = (op.operand(0).r#type().to_string(), op.operand(1).r#type().to_string());
-    let signless = out_t.replace("xui", "xi");
+    let signless = signless(&out_t);
     if signless == out_t {
         return None;
     }

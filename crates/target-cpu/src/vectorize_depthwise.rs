@@ -530,23 +530,24 @@ impl Pass for VectorizeDepthwise {
                 let pool = conv.row_pool(self.lanes).is_some();
                 let (next, mut program) =
                     epilogue(op, output, !pool).filter(|(next, _)| !absorbed.contains(next)).unzip();
+                let fill = bias_fill(op, output);
+                let seed = fill.filter(|(fill, _)| conv.reduce == Reduce::Weighted && !absorbed.contains(fill));
+                if let Some((_, bias)) = seed {
+                    types.push(bias.r#type().to_string());
+                    operands.push(bias);
+                }
                 if let Some(bytes) = program.as_mut().and_then(|p: &mut Epilogue| p.bytes.take()) {
-                    let reads = operands.iter().chain(program.iter().flat_map(|p| &p.scalars));
-                    let apart = reads.into_iter().all(|&v| crate::fuse_casts::apart(bytes.output, v))
-                        && bias_fill(op, output).is_none_or(|(_, b)| crate::fuse_casts::apart(bytes.output, b));
-                    if apart {
+                    // Everything the kernel reads or writes (its operands, the bias of a fill
+                    // before it), and the scalars.
+                    let bias = fill.map(|(_, bias)| bias);
+                    let reads = operands.iter().chain(program.iter().flat_map(|p| &p.scalars)).chain(&bias);
+                    if reads.into_iter().all(|&v| crate::fuse_casts::apart(bytes.output, v)) {
                         // The output's view is defined where the kernel goes.
                         for view in &bytes.between {
                             view.move_before(op);
                         }
                         program.as_mut().expect("taken from it").bytes = Some(bytes);
                     }
-                }
-                let seed = bias_fill(op, output)
-                    .filter(|(fill, _)| conv.reduce == Reduce::Weighted && !absorbed.contains(fill));
-                if let Some((_, bias)) = seed {
-                    types.push(bias.r#type().to_string());
-                    operands.push(bias);
                 }
                 // The epilogue's scalars and bytes' output, after the kernel's own operands.
                 for value in program.iter().flat_map(Epilogue::operands) {

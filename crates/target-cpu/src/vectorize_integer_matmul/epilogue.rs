@@ -117,7 +117,7 @@ pub(super) fn find(scaling: Op, out: Val, (m, n): (i64, i64)) -> Option<Epilogue
         (Some((a, a0, a1)), Some((b, b0, b1))) => a != b || a1 <= b0 || b1 <= a0,
         (None, _) => {
             value.owner().is_some_and(|o| o.is("memref.get_global"))
-                || (value.argument_number().is_some() && value != view_root(out))
+                || (value.argument_number().is_some() && value != super::view_root(out))
         }
         _ => false,
     };
@@ -194,15 +194,6 @@ pub(super) fn find(scaling: Op, out: Val, (m, n): (i64, i64)) -> Option<Epilogue
         steps.push((name, operands));
     }
     None
-}
-
-/// The value `view` views (through subviews, reshapes and casts), or `view` itself.
-fn view_root(view: Val) -> Val {
-    let mut value = view;
-    while let Some(owner) = value.owner().filter(|o| super::WITHIN_SOURCE.iter().any(|name| o.is(name))) {
-        value = owner.operand(0);
-    }
-    value
 }
 
 /// Whether the op after `op` (past views) is a cast generic of the result (`written`, a view of
