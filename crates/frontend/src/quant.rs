@@ -239,7 +239,7 @@ impl Importer<'_> {
             return Ok(false);
         }
         let depth = a_shape[a_shape.len() - 1];
-        let Some(packed) = self.packed_weight(&w.input, w.zero.as_deref(), w.axis, depth, (transposed, true)) else {
+        let Some(packed) = self.packed_weight(&w.input, w.zero.as_deref(), w.axis, depth, transposed) else {
             return Ok(false);
         };
         let (n, padded) = (packed.columns, packed.sums.len());
@@ -297,7 +297,7 @@ impl Importer<'_> {
                 return Ok(false);
             }
         }
-        let Some(packed) = self.packed_weight(b, operand(node, 3), 1, a_shape[a_shape.len() - 1], (false, true)) else {
+        let Some(packed) = self.packed_weight(b, operand(node, 3), 1, a_shape[a_shape.len() - 1], false) else {
             return Ok(false);
         };
         let (n, columns) = (packed.sums.len(), packed.columns);
@@ -548,7 +548,7 @@ impl Importer<'_> {
     }
 
     /// The constant 8-bit weight `weight` `[K, N]` (`[N, K]` if `transposed`; K = `depth`, a
-    /// multiple of 4; N of 16, or any N with `padded`: the columns past it zero, their sums 0)
+    /// multiple of 4; any N, padded to a multiple of 16: the columns past it zero, their sums 0)
     /// minus its zero points `zero` (none, one, or one per column along `axis`), packed for
     /// `sg.quantized_matmul`, with each column's sum; `None` when it is not such a weight or a
     /// centred value does not fit `int8`.
@@ -558,7 +558,7 @@ impl Importer<'_> {
         zero: Option<&str>,
         axis: i64,
         depth: i64,
-        (transposed, padded): (bool, bool),
+        transposed: bool,
     ) -> Option<PackedWeight> {
         let weight = self.folded(weight)?;
         let value = byte_value(weight.dtype)?;
@@ -566,7 +566,7 @@ impl Importer<'_> {
             (&[k, n], false) | (&[n, k], true) if k > 0 && n > 0 && k == depth => (k as usize, n as usize),
             _ => return None,
         };
-        if k % PACKED_DEPTH != 0 || (n % PACKED_COLUMNS != 0 && !padded) {
+        if k % PACKED_DEPTH != 0 {
             return None;
         }
         let zeros = self.weight_zeros(zero, weight.dtype, axis, (2, usize::from(!transposed)), n)?;
