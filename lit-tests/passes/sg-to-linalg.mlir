@@ -480,12 +480,25 @@ func.func @arg_extreme(%x: tensor<2x5xf32>, %y: tensor<2x5xui8>, %z: tensor<2x5x
 // CHECK: %[[BOUND:.*]] = scf.for {{.*}} -> (f32)
 // CHECK:   tensor.extract %[[BESTS]]
 // CHECK:   arith.cmpf uno
-// CHECK: scf.for %[[Q:[a-z0-9_]+]] = {{.*}} -> (index, tensor<2xf32>, tensor<1x2xi64>)
-// CHECK:   %[[Z:.*]] = tensor.extract %arg2[%{{.*}}, %[[Q]]] : tensor<1x20xf32>
-// CHECK:   %[[BELOW:.*]] = arith.cmpf ogt, %[[BOUND]], %[[Z]] : f32
-// CHECK:   %[[KEEP:.*]] = arith.xori %[[BELOW]], %true
-// CHECK:   %[[TAKE:.*]] = arith.andi %{{.*}}, %[[KEEP]] : i1
-// CHECK:   scf.if %[[TAKE]]
+// An f32 row along its last axis runs in chunks of 16: one vector compare of the chunk against
+// the k-th best and the bound (with the state the chunk starts with) decides whether any of
+// its elements would be taken; only such a chunk is scanned element by element, and the
+// elements after the last whole chunk (4 of 20) one by one.
+// CHECK: %[[BOUNDV:.*]] = vector.broadcast %[[BOUND]] : f32 to vector<16xf32>
+// CHECK: %[[CHUNKS:.*]]:3 = scf.for %[[C:[a-z0-9_]+]] = {{.*}} -> (index, tensor<2xf32>, tensor<1x2xi64>)
+// CHECK:   %[[XV:.*]] = vector.transfer_read %arg2[%{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<1x20xf32>, vector<16xf32>
+// CHECK:   arith.cmpf ogt, %[[XV]], %{{.*}} : vector<16xf32>
+// CHECK:   arith.cmpf ogt, %[[BOUNDV]], %[[XV]] : vector<16xf32>
+// CHECK:   %[[ANY:.*]] = vector.reduction <or>, %{{.*}} : vector<16xi1> into i1
+// CHECK:   scf.if %[[ANY]]
+// CHECK:     scf.for %[[Q:[a-z0-9_]+]] = {{.*}} -> (index, tensor<2xf32>, tensor<1x2xi64>)
+// CHECK:       %[[Z:.*]] = tensor.extract %arg2[%{{.*}}, %[[Q]]] : tensor<1x20xf32>
+// CHECK:       %[[BELOW:.*]] = arith.cmpf ogt, %[[BOUND]], %[[Z]] : f32
+// CHECK:       %[[KEEP:.*]] = arith.xori %[[BELOW]], %true
+// CHECK:       %[[TAKE:.*]] = arith.andi %{{.*}}, %[[KEEP]] : i1
+// CHECK:       scf.if %[[TAKE]]
+// CHECK: %[[TAIL:.*]] = arith.constant 16 : index
+// CHECK: scf.for %{{.*}} = %[[TAIL]] to %{{.*}} iter_args(%{{.*}} = %[[CHUNKS]]#0, %{{.*}} = %[[CHUNKS]]#1, %{{.*}} = %[[CHUNKS]]#2)
 func.func @top_k(%x: tensor<2x5xf32>, %y: tensor<6x3xui8>, %z: tensor<1x20xf32>) -> (tensor<2x2xi64>, tensor<2x3xi64>, tensor<1x2xi64>) {
   %0 = "sg.top_k"(%x) {axis = 1 : i64, k = 2 : i64, largest = 1 : i64} : (tensor<2x5xf32>) -> tensor<2x2xi64>
   %1 = "sg.top_k"(%y) {axis = 0 : i64, k = 2 : i64, largest = 0 : i64} : (tensor<6x3xui8>) -> tensor<2x3xi64>

@@ -1076,6 +1076,30 @@ def ml_domain():
         indices = npy(os.path.join(cd, "i.npy"), np.array(want, np.int64))
         add(family, name, [run(path, {"x": npy(os.path.join(cd, "x.npy"), x)}, "--expect", f"i={indices}")], "ok",
             ["expect 'i': 0 of 12"])
+    # TopK over long rows, which the host scans in chunks of 16 after a bound on the k-th best:
+    # ties within and across chunks, infinities, the best values in the last whole chunk and in
+    # the 11 elements after it; largest and smallest, k of 3 and 40.
+    rng = np.random.default_rng(11)
+    for largest in (0, 1):
+        for k in (3, 40):
+            name = f"topk-long-rows-{'largest' if largest else 'smallest'}-{k}"
+            cd = case_dir(family, name)
+            path = os.path.join(cd, "model.onnx")
+            save_model(path, [helper.make_node("TopK", ["x", "k"], ["v", "i"], largest=largest)],
+                       [vi("x", FLOAT, [4, 203])], [vi("v", FLOAT, [4, k]), vi("i", INT64, [4, k])],
+                       [numpy_helper.from_array(np.array([k], np.int64), "k")])
+            x = rng.integers(-20, 20, size=(4, 203)).astype(np.float32)
+            best = np.float32(100 if largest else -100)
+            x[1, -11:] = best
+            x[2, 176:192] = best
+            x[3, ::7] = inf if largest else -inf
+            x[3, 1::9] = -inf if largest else inf
+            values, indices = ReferenceEvaluator(onnx.load(path)).run(None, {"x": x})
+            expected_v = npy(os.path.join(cd, "v_expected.npy"), values)
+            expected_i = npy(os.path.join(cd, "i_expected.npy"), indices)
+            add(family, name, [run(path, {"x": npy(os.path.join(cd, "x.npy"), x)}, "--expect", f"v={expected_v}",
+                                   "--expect", f"i={expected_i}")], "ok",
+                [f"expect 'v': 0 of {4 * k}", f"expect 'i': 0 of {4 * k}"])
     # A Scaler read by a forest is folded into the splits: rows on and next to every split,
     # scales of either sign, each comparison mode, NaN tracking the true branch. Tree k adds
     # 2^k where its branch holds, so the sum names the branches taken, exactly.

@@ -12,7 +12,12 @@
 //!
 //! On the host, a row at least [`PREFILTER`] times `k` long first computes a bound the `k`-th
 //! best cannot be worse than, and the scan skips what is strictly worse (most of a long row):
-//! a detector's TopK of 100 over 8400 scores 0.025 -> 0.018 ms (ONNX Runtime 0.017).
+//! a detector's TopK of 100 over 8400 scores 0.025 -> 0.018 ms (ONNX Runtime 0.017). An f32
+//! row along its last axis is then scanned in chunks of [`CHUNK`]: one vector compare against
+//! the bound and the `k`-th best decides whether any of the chunk's elements would be taken,
+//! and only such chunks are scanned element by element (the same steps, so the same result):
+//! the detector's TopK 0.018 -> 0.013 ms, a nearest-neighbour classifier's TopK of 5 over 400
+//! distances a row 0.127 -> 0.105 ms for the model.
 //!
 //! It replaced an expansion into `k` rounds of ArgMax over the values not taken yet (`8k`
 //! graph ops, `k` passes over the row): a detector's TopK of 100 over 8400 scores ran 3.2 ms
@@ -33,6 +38,10 @@ use crate::indexing::extreme_predicate;
 /// NaNs has none, and the bound is then the worst value (no element skipped). Not for
 /// unsigned or boolean elements (their constants' signless forms).
 const PREFILTER: i64 = 4;
+
+/// The elements of a row of f32 whose scan is decided for all of them by one vector compare
+/// (see [`top_k`]'s chunks): a 512-bit vector.
+const CHUNK: i64 = 16;
 use crate::kernel::{Kernel, TensorTy};
 use std::fmt::Write;
 use strata_ir::Error;
@@ -169,7 +178,9 @@ pub fn top_k(
     let at_pos = coords("%tk_pos");
     let at_before = coords("%tk_jm1");
     let at_slot = coords("%tk_bs#0");
-    let _ = writeln!(text, "%tk_row:3 = scf.for %tk_p = {c0} to {n} step {c1} iter_args(%tk_m = {c0}, %tk_v = {v}, %tk_r = {r}) -> (index, {vals_ty}, {out}) {{");
+    // The scan's step for element `%tk_p`, carrying `%tk_m` (how many are kept), `%tk_v` (their
+    // values) and `%tk_r` (their positions): emitted once per loop that scans.
+    let before_step = std::mem::take(&mut text);
     let _ = writeln!(text, "%tk_xs = tensor.extract {input}[{at_p}] : {ty}");
     let x = signless(&mut text, "%tk_x", "%tk_xs");
     let _ = writeln!(text, "%tk_full = arith.cmpi eq, %tk_m, {kk} : index");
@@ -234,6 +245,60 @@ pub fn top_k(
     let _ = writeln!(text, "scf.yield %tk_m3, %tk_v3, %tk_r3 : index, {vals_ty}, {out}");
     let _ = writeln!(text, "}} else {{\nscf.yield %tk_m, %tk_v, %tk_r : index, {vals_ty}, {out}\n}}");
     let _ = writeln!(text, "scf.yield %tk_upd#0, %tk_upd#1, %tk_upd#2 : index, {vals_ty}, {out}");
+    let step = std::mem::replace(&mut text, before_step);
+    let state = format!("index, {vals_ty}, {out}");
+    // A row of f32 along the last axis with a bound runs in chunks of [`CHUNK`] elements: one
+    // vector compare tells whether any of a chunk's elements would be taken with the state it
+    // starts with (the state only gets stricter, so a chunk none of which passes then is one
+    // the element-wise scan would skip whole), and only such chunks are scanned element by
+    // element; the rest of the row after the chunks.
+    let chunks = match &bound {
+        Some(bound) if elem.name == "f32" && axis + 1 == ty.rank() && length >= CHUNK => length / CHUNK,
+        _ => 0,
+    };
+    let (mut from, mut init) = (c0.clone(), [c0.clone(), v.clone(), r.clone()]);
+    if let Some(bound) = bound.as_ref().filter(|_| chunks > 0) {
+        let vt = format!("vector<{CHUNK}x{elem}>");
+        let mt = format!("vector<{CHUNK}xi1>");
+        let at_chunk = coords("%tk_cb");
+        let _ = writeln!(text, "%tk_lanes = arith.constant {CHUNK} : index");
+        let _ = writeln!(text, "%tk_nc = arith.constant {chunks} : index");
+        let _ = writeln!(text, "%tk_pad = arith.constant 0.0 : {elem}");
+        let _ = writeln!(text, "%tk_all = arith.constant dense<true> : {mt}");
+        let _ = writeln!(text, "%tk_boundv = vector.broadcast {bound} : {elem} to {vt}");
+        let _ = writeln!(text, "%tk_chunks:3 = scf.for %tk_c = {c0} to %tk_nc step {c1} iter_args(%tk_cm = {c0}, %tk_cv = {v}, %tk_cr = {r}) -> ({state}) {{");
+        let _ = writeln!(text, "%tk_cb = arith.muli %tk_c, %tk_lanes : index");
+        let _ = writeln!(
+            text,
+            "%tk_xv = vector.transfer_read {input}[{at_chunk}], %tk_pad {{in_bounds = [true]}} : {ty}, {vt}"
+        );
+        let _ = writeln!(text, "%tk_cfull = arith.cmpi eq, %tk_cm, {kk} : index");
+        let _ = writeln!(text, "%tk_clast = tensor.extract %tk_cv[{last}] : {vals_ty}");
+        let _ = writeln!(text, "%tk_clastv = vector.broadcast %tk_clast : {elem} to {vt}");
+        let _ = writeln!(text, "%tk_cbeats = {predicate} %tk_xv, %tk_clastv : {vt}");
+        let _ = writeln!(text, "%tk_copen = arith.xori %tk_cfull, {tru} : i1");
+        let _ = writeln!(text, "%tk_copenv = vector.broadcast %tk_copen : i1 to {mt}");
+        let _ = writeln!(text, "%tk_ctake0 = arith.ori %tk_copenv, %tk_cbeats : {mt}");
+        let _ = writeln!(text, "%tk_cbelow = {predicate} %tk_boundv, %tk_xv : {vt}");
+        let _ = writeln!(text, "%tk_ckeep = arith.xori %tk_cbelow, %tk_all : {mt}");
+        let _ = writeln!(text, "%tk_ctake = arith.andi %tk_ctake0, %tk_ckeep : {mt}");
+        let _ = writeln!(text, "%tk_cany = vector.reduction <or>, %tk_ctake : {mt} into i1");
+        let _ = writeln!(text, "%tk_cres:3 = scf.if %tk_cany -> ({state}) {{");
+        let _ = writeln!(text, "%tk_ce = arith.addi %tk_cb, %tk_lanes : index");
+        let _ = writeln!(text, "%tk_in:3 = scf.for %tk_p = %tk_cb to %tk_ce step {c1} iter_args(%tk_m = %tk_cm, %tk_v = %tk_cv, %tk_r = %tk_cr) -> ({state}) {{");
+        text.push_str(&step);
+        let _ = writeln!(text, "}}");
+        let _ = writeln!(text, "scf.yield %tk_in#0, %tk_in#1, %tk_in#2 : {state}");
+        let _ = writeln!(text, "}} else {{\nscf.yield %tk_cm, %tk_cv, %tk_cr : {state}\n}}");
+        let _ = writeln!(text, "scf.yield %tk_cres#0, %tk_cres#1, %tk_cres#2 : {state}");
+        let _ = writeln!(text, "}}");
+        let _ = writeln!(text, "%tk_tail = arith.constant {} : index", chunks * CHUNK);
+        from = "%tk_tail".to_owned();
+        init = ["%tk_chunks#0", "%tk_chunks#1", "%tk_chunks#2"].map(str::to_owned);
+    }
+    let [m0, v0, r0] = &init;
+    let _ = writeln!(text, "%tk_row:3 = scf.for %tk_p = {from} to {n} step {c1} iter_args(%tk_m = {m0}, %tk_v = {v0}, %tk_r = {r0}) -> ({state}) {{");
+    text.push_str(&step);
     let _ = writeln!(text, "}}");
     let mut done = ("%tk_row#2".to_owned(), "%tk_row#1".to_owned());
     for level in (0..outer.len()).rev() {
