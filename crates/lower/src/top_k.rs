@@ -40,7 +40,7 @@ use crate::indexing::extreme_predicate;
 const PREFILTER: i64 = 4;
 
 /// The elements of a row of f32 whose scan is decided for all of them by one vector compare
-/// (see [`top_k`]'s chunks): a 512-bit vector.
+/// (see [`top_k`]'s chunks): one 512-bit vector (two on AVX2).
 const CHUNK: i64 = 16;
 use crate::kernel::{Kernel, TensorTy};
 use std::fmt::Write;
@@ -252,12 +252,10 @@ pub fn top_k(
     // starts with (the state only gets stricter, so a chunk none of which passes then is one
     // the element-wise scan would skip whole), and only such chunks are scanned element by
     // element; the rest of the row after the chunks.
-    let chunks = match &bound {
-        Some(bound) if elem.name == "f32" && axis + 1 == ty.rank() && length >= CHUNK => length / CHUNK,
-        _ => 0,
-    };
+    let chunked = bound.as_ref().filter(|_| elem.name == "f32" && axis + 1 == ty.rank() && length >= CHUNK);
     let (mut from, mut init) = (c0.clone(), [c0.clone(), v.clone(), r.clone()]);
-    if let Some(bound) = bound.as_ref().filter(|_| chunks > 0) {
+    if let Some(bound) = chunked {
+        let chunks = length / CHUNK;
         let vt = format!("vector<{CHUNK}x{elem}>");
         let mt = format!("vector<{CHUNK}xi1>");
         let at_chunk = coords("%tk_cb");
