@@ -10,6 +10,10 @@
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(strata-size-small-kernels)' | FileCheck %s
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(strata-size-small-kernels)' --mlir-pass-statistics 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
 // RUN: strata-opt %s --split-input-file -p 'builtin.module(strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
+// strata-host-to-llvm's two halves, as code generation in parts runs them (the first on the
+// whole module, where every kernel's calls and work are seen; the second part by part):
+// RUN: strata-opt %s --split-input-file -p 'builtin.module(strata-host-kernels-to-loops)' -o %t.mlir
+// RUN: strata-opt %t.mlir --split-input-file -p 'builtin.module(strata-host-loops-to-llvm)' | FileCheck %s --check-prefix=LLVM
 
 // CHECK: #[[ROLLED:.+]] = #llvm.loop_annotation<unroll = #[[UNROLL:.+]]>
 // CHECK: #[[OWN:.+]] = #llvm.loop_annotation<unroll = #[[UNROLL]], licm = #{{.+}}>

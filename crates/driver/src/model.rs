@@ -310,10 +310,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let objects =
             strata_target_cpu::host::emit_objects(&compiled.module, None, 2, dir.path(), Some(&lowering)).unwrap();
-        assert_eq!(objects.len(), 2);
+        // Two parts, each of up to two groups (one per LLVM pipeline); the first has the entry.
+        assert!((2..=4).contains(&objects.len()), "{objects:?}");
         let parts: Vec<Vec<String>> = objects.iter().map(|o| defined(o)).collect();
         assert!(parts[0].iter().any(|s| s == "strata_m_run"));
-        assert!(!parts[1].iter().any(|s| s == "strata_m_run" || s == "strata_m_main"));
+        assert!(parts[1..].iter().all(|p| !p.iter().any(|s| s == "strata_m_run" || s == "strata_m_main")));
         for kernel in &kernels {
             let homes = parts.iter().filter(|p| p.contains(kernel)).count();
             assert_eq!(homes, 1, "{kernel} is defined in {homes} parts");
