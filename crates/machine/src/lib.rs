@@ -22,6 +22,11 @@ impl Registers {
         Registers { accumulators: registers * 3 / 4, lanes }
     }
 
+    /// The vector registers: the accumulators are three quarters of them.
+    pub const fn count(self) -> i64 {
+        self.accumulators * 4 / 3
+    }
+
     /// The vectors `n` f32 values take (the last possibly partial).
     pub const fn vectors(self, n: i64) -> i64 {
         (n + self.lanes - 1) / self.lanes

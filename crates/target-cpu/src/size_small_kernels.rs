@@ -23,7 +23,8 @@ use melior::ir::attribute::FlatSymbolRefAttribute;
 use melior::ir::operation::OperationRef;
 use std::collections::BTreeMap;
 use strata_ir::rewrite::collect;
-use strata_ir::{Blk, Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_ir::{Blk, Op, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_machine::Registers;
 
 /// Kernels that run at most this many operations (loop iterations times the ops of their
 /// bodies, a vector op counting one) in a model's run keep their loops rolled: tens of
@@ -39,18 +40,33 @@ pub static INFO: PassInfo = PassInfo {
     name: "strata-size-small-kernels",
     summary: "Keep the loops of the outlined kernels that do little work rolled (no unrolling by LLVM)",
     anchor: "builtin.module",
-    options: &[],
+    options: &[OptionInfo {
+        name: "vector-lanes",
+        kind: OptionKind::Int,
+        default: "0",
+        help: "f32 lanes of the target's vector registers, which give their number (0: the host's)",
+    }],
     statistics: &[
         StatisticInfo { name: "kernels", help: "kernels whose loops stay rolled" },
         StatisticInfo { name: "nests", help: "small loop nests of the other kernels kept rolled" },
+        StatisticInfo {
+            name: "taps",
+            help: "tap loops kept rolled: unrolled, their values would not fit the registers",
+        },
     ],
 };
 
-pub fn create(_: &PassOptions) -> Box<dyn Pass> {
-    Box::new(SizeSmallKernels)
+pub fn create(options: &PassOptions) -> Box<dyn Pass> {
+    let registers = match options.int("vector-lanes") {
+        lanes if lanes > 0 => Registers::for_lanes(lanes),
+        _ => Registers::host(),
+    };
+    Box::new(SizeSmallKernels { registers })
 }
 
-struct SizeSmallKernels;
+struct SizeSmallKernels {
+    registers: Registers,
+}
 
 impl Pass for SizeSmallKernels {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
@@ -116,9 +132,75 @@ impl Pass for SizeSmallKernels {
                 cx.bump("nests", 1);
             }
         }
+        // In every kernel, the tap loops whose unrolled steps would not fit the registers.
+        for function in body.ops() {
+            let Some(name) = function.symbol_name() else { continue };
+            if !function.is("func.func") || !crate::outline_kernels::is_kernel(&name) {
+                continue;
+            }
+            for r#loop in function.collect(|op| op.is("scf.for") && op.attribute("loop_annotation").is_none()) {
+                if !indexes_registers(r#loop) && spills_unrolled(r#loop, self.registers) {
+                    r#loop.set_attribute("loop_annotation", rolled);
+                    cx.bump("taps", 1);
+                }
+            }
+        }
         Ok(())
     }
 }
+
+/// Whether `r#loop` is a register block's tap loop that LLVM would spill unrolled: a loop of a
+/// few constant trips (at most [`MAX_TAPS`]) carrying a `vector<R x C>` block of accumulators,
+/// whose body reads a row of `N` inputs and extracts them one by one (each broadcast against
+/// the filter vector). Rolled, each step needs the block, its `N` inputs and the filter
+/// vectors, as the schedule sized it; unrolled, LLVM merges the loads of the inputs the steps
+/// share (a row shifted by one column a tap), so the `N + trips - 1` inputs and every step's
+/// filter vectors are live beside the block at once. When that exceeds the vector registers
+/// by more than three eighths, the block's accumulators go to the stack: U-Net's 16-channel
+/// 3x3 convolution (24 rows of 16 lanes) ran 1.7x slower unrolled (26 inputs and 3 filter
+/// vectors beside 24 accumulators, 53 values on 32 registers; YOLOv8n's 20-row blocks, 45,
+/// gained too). Less over is better unrolled (AVX-512's FMAs take a broadcast input from
+/// memory): the Inception cell's 16 x 16 block (37 values) ran 1.2x faster unrolled, and
+/// DeepLab's 32-lane blocks (41-44 values) about 2% faster.
+///
+/// Only where measured: hosts with 32 vector registers (AVX-512). On 16 (AVX2), the schedule's
+/// blocks of 12 accumulators already reach the threshold with their inputs, and whether
+/// rolled tap loops run faster there is not known.
+fn spills_unrolled(r#loop: Op, registers: Registers) -> bool {
+    if registers.count() < 32 {
+        return false;
+    }
+    let Some(trips) = trips(r#loop).filter(|&t| (2..=MAX_TAPS).contains(&t)) else { return false };
+    let Some(body) = r#loop.body(0) else { return false };
+    let vectors = |columns: i64| registers.vectors(columns);
+    // The block's accumulators: the widest 2-D vector the loop carries.
+    let block = (0..body.argument_count())
+        .filter_map(|i| strata_ir::types::vector_shape(body.argument(i).r#type()))
+        .filter(|(dims, _)| dims.len() == 2)
+        .map(|(dims, _)| (dims[0] * vectors(dims[1]), dims[1]))
+        .max();
+    let Some((accumulators, columns)) = block else { return false };
+    // The rows of inputs the body reads and extracts (a loop nested in it is not a step's).
+    let rows: i64 = body
+        .ops()
+        .into_iter()
+        .filter(|op| op.is("vector.transfer_read") || op.is("vector.load"))
+        .filter_map(|read| {
+            let (dims, _) = strata_ir::types::vector_shape(read.result(0).r#type())?;
+            let uses = read.result(0).uses();
+            (dims.len() == 1 && !uses.is_empty() && uses.iter().all(|(user, _)| user.is("vector.extract")))
+                .then(|| dims[0])
+        })
+        .sum();
+    if rows == 0 {
+        return false;
+    }
+    let live = accumulators + rows + (trips as i64 - 1) + trips as i64 * vectors(columns);
+    live > registers.count() + registers.count() * 3 / 8
+}
+
+/// The most trips a loop has to count as a filter's taps ([`spills_unrolled`]).
+const MAX_TAPS: u64 = 7;
 
 /// `loop_annotation<unroll = disable>` on every loop in `root` (itself included) not annotated
 /// already, but those that index a vector value by a position computed in them (see
