@@ -7,10 +7,11 @@
 //! tiles, without reading the compiling machine. It must never depend on MLIR or on another
 //! Strata crate (only on `libc`, for the one system call AMX tiles need).
 
-/// The host's vector registers, for the register blocking: how many may hold accumulators
-/// and how many f32 lanes each has.
+/// The host's vector registers, for the register blocking: how many there are, how many may
+/// hold accumulators and how many f32 lanes each has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Registers {
+    pub count: i64,
     pub accumulators: i64,
     pub lanes: i64,
 }
@@ -19,12 +20,7 @@ impl Registers {
     /// `registers` vector registers of `lanes` f32 lanes each; three quarters hold
     /// accumulators, the rest the broadcast inputs and the filter vectors.
     pub const fn new(registers: i64, lanes: i64) -> Registers {
-        Registers { accumulators: registers * 3 / 4, lanes }
-    }
-
-    /// The vector registers: the accumulators are three quarters of them.
-    pub const fn count(self) -> i64 {
-        self.accumulators * 4 / 3
+        Registers { count: registers, accumulators: registers * 3 / 4, lanes }
     }
 
     /// The vectors `n` f32 values take (the last possibly partial).

@@ -336,8 +336,7 @@ fn translate_part<'ctx, 's>(
     machine: &TargetMachine,
     lowering: Option<&Lowering<'s>>,
 ) -> Result<inkwell::module::Module<'ctx>, CodegenError> {
-    let mut part = Module::from_operation(module.0.clone_owned())
-        .ok_or_else(|| CodegenError::Translate("a copy of the module is no module".into()))?;
+    let mut part = copy_of(module.0)?;
     keep_group(Op::of(&part.as_operation()), group, group_of).map_err(CodegenError::Translate)?;
     if let Some(lowering) = lowering {
         lower_part(lowering, &mut part, group)?;
@@ -356,11 +355,15 @@ fn translate_part<'ctx, 's>(
 
 /// A copy of `module` (outlined, on buffers) with its kernels lowered to loops ([`TO_LOOPS`]).
 fn lower_whole<'c>(lowering: &Lowering<'c>, module: &Module<'_>) -> Result<Module<'c>, CodegenError> {
-    let copy = Op::of(&module.as_operation()).clone_owned();
-    let mut copy = Module::from_operation(copy)
-        .ok_or_else(|| CodegenError::Translate("a copy of the module is no module".into()))?;
+    let mut copy = copy_of(Op::of(&module.as_operation()))?;
     run_lowering(lowering, &mut copy, TO_LOOPS, "to-loops")?;
     Ok(copy)
+}
+
+/// A copy of the module `module`, of its own.
+fn copy_of<'c>(module: Op) -> Result<Module<'c>, CodegenError> {
+    Module::from_operation(module.clone_owned())
+        .ok_or_else(|| CodegenError::Translate("a copy of the module is no module".into()))
 }
 
 /// Lowers `part` (its kernels loops, stripped to the kernels of `group`) to the LLVM dialect

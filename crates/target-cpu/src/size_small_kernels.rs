@@ -78,6 +78,11 @@ impl Pass for SizeSmallKernels {
             }
         }
         let Some(body) = Op::of(&module).body(0) else { return Ok(()) };
+        let functions: Vec<Op> = body
+            .ops()
+            .into_iter()
+            .filter(|f| f.is("func.func") && f.symbol_name().is_some_and(|n| crate::outline_kernels::is_kernel(&n)))
+            .collect();
         let rolled =
             melior::ir::Attribute::parse(cx.strata().mlir(), "#llvm.loop_annotation<unroll = <disable = true>>")
                 .ok_or(PassFailed)?;
@@ -85,13 +90,9 @@ impl Pass for SizeSmallKernels {
         let mut known: Vec<(Op, Blk, u64)> = Vec::new();
         let mut kernels: Vec<(u64, Op)> = Vec::new();
         let mut total = 0u64;
-        for function in body.ops() {
-            let Some(name) = function.symbol_name() else { continue };
-            if !function.is("func.func") || !crate::outline_kernels::is_kernel(&name) {
-                continue;
-            }
+        for &function in &functions {
             let Some(entry) = function.body(0) else { continue };
-            let count = calls.get(&name).copied().unwrap_or(0);
+            let count = function.symbol_name().and_then(|name| calls.get(&name).copied()).unwrap_or(0);
             // A kernel of unknown work is never taken, and counts for nothing in the budget.
             let Some(once) = work(entry) else { continue };
             known.push((function, entry, once));
@@ -133,11 +134,7 @@ impl Pass for SizeSmallKernels {
             }
         }
         // In every kernel, the tap loops whose unrolled steps would not fit the registers.
-        for function in body.ops() {
-            let Some(name) = function.symbol_name() else { continue };
-            if !function.is("func.func") || !crate::outline_kernels::is_kernel(&name) {
-                continue;
-            }
+        for function in functions {
             for r#loop in function.collect(|op| op.is("scf.for") && op.attribute("loop_annotation").is_none()) {
                 if !indexes_registers(r#loop) && spills_unrolled(r#loop, self.registers) {
                     r#loop.set_attribute("loop_annotation", rolled);
@@ -167,17 +164,16 @@ impl Pass for SizeSmallKernels {
 /// blocks of 12 accumulators already reach the threshold with their inputs, and whether
 /// rolled tap loops run faster there is not known.
 fn spills_unrolled(r#loop: Op, registers: Registers) -> bool {
-    if registers.count() < 32 {
+    if registers.count < 32 {
         return false;
     }
     let Some(trips) = trips(r#loop).filter(|&t| (2..=MAX_TAPS).contains(&t)) else { return false };
     let Some(body) = r#loop.body(0) else { return false };
-    let vectors = |columns: i64| registers.vectors(columns);
     // The block's accumulators: the widest 2-D vector the loop carries.
     let block = (0..body.argument_count())
         .filter_map(|i| strata_ir::types::vector_shape(body.argument(i).r#type()))
         .filter(|(dims, _)| dims.len() == 2)
-        .map(|(dims, _)| (dims[0] * vectors(dims[1]), dims[1]))
+        .map(|(dims, _)| (dims[0] * registers.vectors(dims[1]), dims[1]))
         .max();
     let Some((accumulators, columns)) = block else { return false };
     // The rows of inputs the body reads and extracts (a loop nested in it is not a step's).
@@ -195,8 +191,8 @@ fn spills_unrolled(r#loop: Op, registers: Registers) -> bool {
     if rows == 0 {
         return false;
     }
-    let live = accumulators + rows + (trips as i64 - 1) + trips as i64 * vectors(columns);
-    live > registers.count() + registers.count() * 3 / 8
+    let live = accumulators + rows + (trips as i64 - 1) + trips as i64 * registers.vectors(columns);
+    live > registers.count + registers.count * 3 / 8
 }
 
 /// The most trips a loop has to count as a filter's taps ([`spills_unrolled`]).
