@@ -1,6 +1,6 @@
 // Resize as one gather (nearest; an integer upsampling a broadcast) or gather-multiply-sum
-// (linear) per resized axis with tables computed at import (an outer axis whose table repeats
-// as sums of strided row slices, interleaved); ConvTranspose as sub-pixel phase convolutions (the zero-inserted
+// (linear) per resized axis with tables computed at import (an axis whose table repeats as
+// sums of strided slices, interleaved); ConvTranspose as sub-pixel phase convolutions (the zero-inserted
 // form, for run-time kernels, is in driver/conv-nd.mlir); a 3-D MaxPool
 // as two 2-D pools ((H, W) per depth slice, then depth).
 // RUN: strata import %S/inputs/resize_deconv.onnx | FileCheck %s
@@ -28,14 +28,23 @@
 // ONE-NOT: sg.reduce_sum
 
 // CHECK-LABEL: func.func @main(%arg0: tensor<1x2x4x4xf32>)
-// Linear x2 (half_pixel), upsampling: the columns first (gathers along the last axis, over
-// the 4 input rows), then the rows: away from the edges output row 1 + 2i + r reads input
-// rows i and i + 1 with weights (0.75, 0.25) or (0.25, 0.75), so each phase r is an
-// elementwise sum of two row slices, the phases interleaved by a concat; the first and last
-// rows, whose clamped taps break the period, gathered.
-// CHECK: %[[I3:.*]] = arith.constant dense_resource<resize_linear_indices3{{.*}}> : tensor<8x2xi64>
-// CHECK: "sg.gather"(%arg0, %[[I3]]) {axis = 3 : i64} : (tensor<1x2x4x4xf32>, tensor<8x2xi64>) -> tensor<1x2x4x8x2xf32>
-// CHECK: %[[W:.*]] = "sg.reduce_sum"({{.*}}) {axes = array<i64: 4>, keepdims = 0 : i64} : (tensor<1x2x4x8x2xf32>) -> tensor<1x2x4x8xf32>
+// Linear x2 (half_pixel), upsampling: the columns first (over the 4 input rows), then the
+// rows. Along each axis, away from the edges, output position 1 + 2i + r reads input
+// positions i and i + 1 with weights (0.75, 0.25) or (0.25, 0.75), so each phase r is an
+// elementwise sum of two slices (contiguous along the last axis, of whole rows along the
+// other), the phases interleaved by a concat; the first and last positions, whose clamped
+// taps break the period, gathered. No gather of every column's taps (a [.., 8, 2] tensor).
+// CHECK-NOT: tensor<8x2xi64>
+// CHECK: "sg.slice"(%arg0) {ends = array<i64: 1, 2, 4, 3>, starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x3xf32>
+// CHECK: arith.constant dense<7.500000e-01> : tensor<1x1x1x1xf32>
+// CHECK: "sg.slice"(%arg0) {ends = array<i64: 1, 2, 4, 4>, starts = array<i64: 0, 0, 0, 1>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x3xf32>
+// CHECK: arith.constant dense<2.500000e-01> : tensor<1x1x1x1xf32>
+// CHECK: "sg.concat"({{.*}}) {axis = 4 : i64} : (tensor<1x2x4x3x1xf32>, tensor<1x2x4x3x1xf32>) -> tensor<1x2x4x3x2xf32>
+// CHECK: "sg.reshape"({{.*}}) : (tensor<1x2x4x3x2xf32>) -> tensor<1x2x4x6xf32>
+// CHECK: "sg.gather"(%arg0, %{{.*}}) {axis = 3 : i64} : (tensor<1x2x4x4xf32>, tensor<1x2xi64>) -> tensor<1x2x4x1x2xf32>
+// CHECK: "sg.concat"({{.*}}) {axis = 3 : i64} : (tensor<1x2x4x1xf32>, tensor<1x2x4x6xf32>) -> tensor<1x2x4x7xf32>
+// CHECK: "sg.gather"(%arg0, %{{.*}}) {axis = 3 : i64} : (tensor<1x2x4x4xf32>, tensor<1x2xi64>) -> tensor<1x2x4x1x2xf32>
+// CHECK: %[[W:.*]] = "sg.concat"({{.*}}) {axis = 3 : i64} : (tensor<1x2x4x7xf32>, tensor<1x2x4x1xf32>) -> tensor<1x2x4x8xf32>
 // CHECK: "sg.slice"(%[[W]]) {ends = array<i64: 1, 2, 3, 8>, starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x8xf32>) -> tensor<1x2x3x8xf32>
 // CHECK: arith.constant dense<7.500000e-01> : tensor<1x1x1x1xf32>
 // CHECK: "sg.slice"(%[[W]]) {ends = array<i64: 1, 2, 4, 8>, starts = array<i64: 0, 0, 1, 0>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x8xf32>) -> tensor<1x2x3x8xf32>
