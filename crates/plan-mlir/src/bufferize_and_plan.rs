@@ -12,7 +12,7 @@
 //! `func.func(strata-init-per-destination),func.func(strata-pad-in-place),
 //! func.func(strata-choose-in-place{mark=true}),eliminate-empty-tensors,
 //! func.func(strata-eliminate-reshaped-empties,strata-choose-in-place),func.func(strata-pad-rings),
-//! strata-bufferize-only,func.func(memref-copy-to-linalg,plan-arena{...}),
+//! strata-bufferize-only,func.func(strata-erase-self-copies,memref-copy-to-linalg,plan-arena{...}),
 //! buffer-deallocation-pipeline,canonicalize` (the allocations left unplanned, in loops or of
 //! dynamic size, freed after planning; without any, only its cleanup: `canonicalize`, `cse`,
 //! `canonicalize`; each `canonicalize` bottom-up, `top-down=false`: the same IR, and the
@@ -112,7 +112,7 @@ impl BufferizeAndPlan {
         };
         let rings = if self.pad_rings { "func.func(strata-pad-rings)," } else { "" };
         format!(
-            "builtin.module(func.func(strata-init-per-destination),{pads}{rings}strata-bufferize-only,func.func(memref-copy-to-linalg,plan-arena{{strategy={} budget-ms={} record-plan={}}}))",
+            "builtin.module(func.func(strata-init-per-destination),{pads}{rings}strata-bufferize-only,func.func(strata-erase-self-copies,memref-copy-to-linalg,plan-arena{{strategy={} budget-ms={} record-plan={}}}))",
             self.strategy, self.budget_ms, self.record_plan
         )
     }

@@ -7,7 +7,7 @@
 //! (`strata-pad-in-place`), depthwise and grouped convolutions and pools that read their
 //! unpadded input (`strata-conv-borders`), convolutions over a padded graph input run in bands
 //! (`strata-band-input-pads`), a convolution and the pool or convolution reading it run in
-//! bands together (`strata-band-chains`), a copy per repeated result (`strata-distinct-results`), a new tensor per destination (`strata-init-per-destination`), copies as linalg (`memref-copy-to-linalg`), which values to produce inside
+//! bands together (`strata-band-chains`), a copy per repeated result (`strata-distinct-results`), a new tensor per destination (`strata-init-per-destination`), copies as linalg (`memref-copy-to-linalg`), copies of elements onto themselves erased (`strata-erase-self-copies`), which values to produce inside
 //! their destination (`strata-eliminate-reshaped-empties` for values reshaped on their way,
 //! `strata-choose-in-place`, both run by `strata-bufferize-and-plan`). It never schedules,
 //! and it never emits code.
@@ -29,6 +29,7 @@ pub mod pad_rings;
 pub mod pass;
 pub mod reshaped_empties;
 pub mod results_in_place;
+pub mod self_copies;
 pub mod weights;
 
 pub use analyze::{analyze, Analysis};
@@ -81,6 +82,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&copy_to_linalg::INFO, copy_to_linalg::create);
     registry.register(&distinct_results::INFO, distinct_results::create);
     registry.register(&results_in_place::INFO, results_in_place::create);
+    registry.register(&self_copies::INFO, self_copies::create);
     registry.register(&constants_to_globals::INFO, constants_to_globals::create);
     registry.register(&init_per_destination::INFO, init_per_destination::create);
     registry.register(&bufferize_and_plan::INFO, bufferize_and_plan::create);
