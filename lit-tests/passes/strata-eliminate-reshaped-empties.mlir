@@ -82,13 +82,13 @@ func.func @other_reader(%y: tensor<2x2x4x8x8x1xf32>, %k: tensor<1x4x16x16xf32>) 
 
 // An interleaving concatenation (a linear Resize's phases along its last axis): each part
 // expanded by a unit dimension and inserted into a new tensor, collapsed, and inserted after a
-// head computed later. Last insertion first: the concatenation's new tensor becomes a slice of
-// the root of the destination (the head's insertion needs work done after it: the slice is
-// taken of the tensor the head is inserted into, the same positions), then each part, expanded,
-// writes its strided slice of that, the expansion undone by a collapse. Planned, the parts write
-// the halves of the interleaved buffer with no copy of either (their insertions' copies onto
-// themselves erased by strata-erase-self-copies); here strata-choose-in-place keeps the
-// concatenation apart from the 4 x 17 result and copies it after the head.
+// head computed later. The outer chain first takes its values in the order they are made (the
+// concatenation, then the head); then, last insertion first, the concatenation's new tensor
+// becomes a slice of the 4 x 17 tensor, and each part, expanded, writes its strided slice of
+// that, the expansion undone by a collapse. Planned, the parts write the result's buffer with
+// no copy (their insertions' copies onto themselves erased by strata-erase-self-copies): 288
+// bytes against 528. The head, placed by eliminate-empty-tensors before the reordering moved
+// its insertion, is copied.
 // CHECK-LABEL: func.func @interleave
 // CHECK: %[[R:.*]] = tensor.empty() : tensor<4x17xf32>
 // CHECK-NEXT: %[[S:.*]] = tensor.extract_slice %[[R]][0, 1] [4, 16] [1, 1] : tensor<4x17xf32> to tensor<4x16xf32>
@@ -100,10 +100,13 @@ func.func @other_reader(%y: tensor<2x2x4x8x8x1xf32>, %k: tensor<1x4x16x16xf32>) 
 // CHECK-NEXT: %[[D1:.*]] = tensor.collapse_shape %[[P1]] {{\[}}[0], [1, 2]] : tensor<4x8x1xf32> into tensor<4x8xf32>
 // CHECK-NEXT: linalg.exp ins(%arg1 : tensor<4x8xf32>) outs(%[[D1]] : tensor<4x8xf32>)
 // CHECK-NOT: tensor.empty() : tensor<4x8x2xf32>
+// CHECK: %[[J:.*]] = tensor.insert_slice %{{.*}} into %[[R]][0, 1] [4, 16] [1, 1]
+// CHECK-NEXT: tensor.insert_slice %{{.*}} into %[[J]][0, 0] [4, 1] [1, 1]
 // PLAN-LABEL: func.func @interleave
-// PLAN: linalg.exp ins(%arg0 : memref<4x8xf32>) outs(%{{.*}} : memref<4x8xf32, strided<[16, 2]>>)
+// PLAN-SAME: strata.arena_bytes = 288
+// PLAN: linalg.exp ins(%arg0 : memref<4x8xf32>) outs(%{{.*}} : memref<4x8xf32, strided<[17, 2], offset: 1>>)
 // PLAN-NOT: linalg.copy
-// PLAN: linalg.exp ins(%arg1 : memref<4x8xf32>) outs(%{{.*}} : memref<4x8xf32, strided<[16, 2], offset: 1>>)
+// PLAN: linalg.exp ins(%arg1 : memref<4x8xf32>) outs(%{{.*}} : memref<4x8xf32, strided<[17, 2], offset: 2>>)
 // PLAN-NOT: linalg.copy
 // PLAN: linalg.exp ins(%arg2
 // COPIES-LABEL: func.func @interleave
@@ -144,6 +147,7 @@ func.func @interleave(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %h: tensor<4x1xf
 // CHECK-NEXT: linalg.transpose ins(%{{.*}} : tensor<2x2x4x8x8x1xf32>) outs(%[[E]] :
 // CHECK: (S) 5 eliminated
 // CHECK: (S) {{[0-9]+}} moved
+// CHECK: (S) 2 reordered
 func.func @needs_work(%y: tensor<2x2x4x8x8x1xf32>, %x: tensor<1x4x16x16xf32>) -> tensor<1x8x16x16xf32> {
   %e4 = tensor.empty() : tensor<1x4x8x2x8x2xf32>
   %t = linalg.transpose ins(%y : tensor<2x2x4x8x8x1xf32>) outs(%e4 : tensor<1x4x8x2x8x2xf32>) permutation = [5, 2, 3, 0, 4, 1]
