@@ -172,6 +172,19 @@ pub fn sinkable(name: &str) -> bool {
         || name.starts_with("index.")
 }
 
+/// Views whose bytes lie within their one source's, at the addresses their static layout gives
+/// from the source's base: a subview, reshapes, a cast.
+pub const WITHIN_SOURCE: [&str; 4] = ["memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast"];
+
+/// The value `view` views (through [`WITHIN_SOURCE`] views), or `view` itself.
+pub fn view_root(view: Val) -> Val {
+    let mut value = view;
+    while let Some(owner) = value.owner().filter(|o| WITHIN_SOURCE.iter().any(|name| o.is(name))) {
+        value = owner.operand(0);
+    }
+    value
+}
+
 /// Every op that uses the buffer `value` or a view of it, the views included, found through
 /// the `memref` views and reshapes [`sinkable`] lists (subviews, expansions, collapses, casts).
 pub fn users_through_views(value: Val) -> Vec<Op> {

@@ -11,11 +11,13 @@
 //! reading and writing the same addresses.
 //!
 //! For `memref.copy %a, %b` (and `linalg.copy`), both traced back through views that keep their
-//! source's base (`subview`, `expand_shape`, `collapse_shape`, `cast`) to one value, with static
-//! layouts of equal sizes and offset and equal strides on every dimension of more than one
-//! element (a unit dimension's stride is never used), the copy goes: every element is copied
+//! source's base (`strata_ir::rewrite::view_root`: subviews, reshapes, casts; not a
+//! `memref.view`, whose layout counts from a new base) to one value, with static layouts of
+//! equal sizes and offset and equal strides on every dimension of more than one element (a unit
+//! dimension's stride is never used), the copy goes: every element is copied
 //! onto itself. Runs after bufferization, before `memref-copy-to-linalg` and planning.
 
+use strata_ir::rewrite::view_root;
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 
 pub static INFO: PassInfo = PassInfo {
@@ -52,25 +54,13 @@ impl Pass for EraseSelfCopies {
     }
 }
 
-/// Views whose result addresses memory from their source's base pointer, described by their
-/// static layout.
-const VIEWS: [&str; 4] = ["memref.subview", "memref.expand_shape", "memref.collapse_shape", "memref.cast"];
-
-/// The value `value` is a view of, back through [`VIEWS`].
-fn root(mut value: Val) -> Val {
-    while let Some(op) = value.owner().filter(|op| VIEWS.iter().any(|name| op.is(name))) {
-        value = op.operand(0);
-    }
-    value
-}
-
 /// Whether `a` and `b` are views of one value holding the same elements in the same order:
 /// static layouts with equal sizes and offsets, and equal strides wherever a size is not 1.
 fn same_elements(a: Val, b: Val) -> bool {
     if a == b {
         return true;
     }
-    if root(a) != root(b) {
+    if view_root(a) != view_root(b) {
         return false;
     }
     let (Some((sizes_a, strides_a, offset_a)), Some((sizes_b, strides_b, offset_b))) =

@@ -25,10 +25,10 @@
 //! packs) and before `strata-parallelize`.
 
 use crate::text_kernels::identity_layout;
-use crate::vectorize_integer_matmul::{arena_bytes, before, dead_after, view_root};
+use crate::vectorize_integer_matmul::{arena_bytes, before, dead_after};
 use melior::ir::operation::OperationRef;
 use melior::ir::BlockLike;
-use strata_ir::rewrite::collect;
+use strata_ir::rewrite::{collect, view_root};
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 
 pub static INFO: PassInfo = PassInfo {

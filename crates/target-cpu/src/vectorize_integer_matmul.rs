@@ -33,7 +33,7 @@ use crate::text_kernels::{element, identity_layout, replace_kernels_with, unit_i
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::ValueLike;
 use std::collections::BTreeMap;
-use strata_ir::rewrite::collect;
+use strata_ir::rewrite::{collect, WITHIN_SOURCE};
 use strata_ir::{Op, OptionInfo, OptionKind, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 
 mod epilogue;
@@ -351,9 +351,6 @@ pub(crate) fn dead_after(op: Op, buffer: Val) -> bool {
     true
 }
 
-/// Views whose bytes lie within their one source's: a subview, reshapes, a cast.
-const WITHIN_SOURCE: [&str; 4] = ["memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast"];
-
 /// Whether `value` is a subview, or a view of one.
 fn through_subview(value: Val) -> bool {
     match value.owner() {
@@ -370,15 +367,6 @@ fn zero_fill(op: Op, buffer: Val) -> bool {
         _ => v.constant_int(),
     };
     op.is("linalg.fill") && op.operand(1) == buffer && value(op.operand(0)) == Some(0)
-}
-
-/// The value `view` views (through subviews, reshapes and casts), or `view` itself.
-pub(crate) fn view_root(view: Val) -> Val {
-    let mut value = view;
-    while let Some(owner) = value.owner().filter(|o| WITHIN_SOURCE.iter().any(|name| o.is(name))) {
-        value = owner.operand(0);
-    }
-    value
 }
 
 /// Whether `value` is `base` or a view of it (subviews, reshapes, casts).

@@ -117,7 +117,7 @@ pub(super) fn find(scaling: Op, out: Val, (m, n): (i64, i64)) -> Option<Epilogue
         (Some((a, a0, a1)), Some((b, b0, b1))) => a != b || a1 <= b0 || b1 <= a0,
         (None, _) => {
             value.owner().is_some_and(|o| o.is("memref.get_global"))
-                || (value.argument_number().is_some() && value != super::view_root(out))
+                || (value.argument_number().is_some() && value != strata_ir::rewrite::view_root(out))
         }
         _ => false,
     };
