@@ -56,6 +56,20 @@ impl SliceBox {
     pub fn unit_strides(&self) -> bool {
         self.strides.iter().all(|&s| s == 1)
     }
+
+    /// Whether this static slice and `other`, of one tensor, share no position: along some
+    /// dimension their ranges do not meet, or step through different residues of one stride.
+    pub fn disjoint(&self, other: &SliceBox) -> bool {
+        (0..self.offsets.len().min(other.offsets.len())).any(|d| {
+            let (oa, sa, ta) = (self.offsets[d], self.sizes[d], self.strides[d]);
+            let (ob, sb, tb) = (other.offsets[d], other.sizes[d], other.strides[d]);
+            if sa <= 0 || sb <= 0 {
+                return true;
+            }
+            let (ea, eb) = (oa + (sa - 1) * ta, ob + (sb - 1) * tb);
+            ea < ob || eb < oa || (ta == tb && ta > 0 && (oa - ob).rem_euclid(ta) != 0)
+        })
+    }
 }
 
 /// Attribute `name` of `op` as an i64, if it is an integer attribute.

@@ -47,6 +47,7 @@
 use crate::choose_in_place::needed_after;
 use melior::ir::operation::OperationBuilder;
 use melior::ir::{Attribute, BlockLike, Identifier};
+use strata_ir::ods::SliceBox;
 use strata_ir::{Blk, Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 
 pub static INFO: PassInfo = PassInfo {
@@ -104,15 +105,8 @@ impl Candidate {
         }
         // The producer's destination, through insertions each read only by the next (a
         // concatenation's parts written into a new tensor), to its `tensor.empty`.
-        let mut init = producer.operand(tied);
-        let mut chained = false;
-        while let Some(op) = init.owner().filter(|op| is_static_insertion(*op, block)) {
-            if init.users().len() != 1 {
-                return None;
-            }
-            init = op.operand(1);
-            chained = true;
-        }
+        let (chain, init) = insertion_chain(producer.operand(tied), block);
+        let chained = !chain.is_empty();
         let empty = init.owner().filter(|e| e.is("tensor.empty") && e.operand_count() == 0)?;
         let only = empty.result(0).users().len() == 1 && empty.block() == Some(block);
         let collapses = reshapes.iter().all(|op| op.is("tensor.collapse_shape"));
@@ -152,19 +146,11 @@ fn order_chains(block: Blk) -> usize {
             continue;
         }
         let mut chain = vec![last];
-        let mut value = last.operand(1);
-        while let Some(op) = value.owner().filter(|op| is_static_insertion(*op, block)) {
-            if value.users().len() != 1 {
-                break;
-            }
-            chain.push(op);
-            value = op.operand(1);
-        }
+        chain.extend(insertion_chain(last.operand(1), block).0);
         chain.reverse();
-        let boxes: Option<Vec<strata_ir::ods::SliceBox>> =
-            chain.iter().map(|op| strata_ir::ods::SliceBox::static_of(op.get())).collect();
+        let boxes: Option<Vec<SliceBox>> = chain.iter().map(|op| SliceBox::static_of(op.get())).collect();
         let Some(boxes) = boxes else { continue };
-        let disjoint = (0..boxes.len()).all(|i| (i + 1..boxes.len()).all(|j| disjoint(&boxes[i], &boxes[j])));
+        let disjoint = (0..boxes.len()).all(|i| (i + 1..boxes.len()).all(|j| boxes[i].disjoint(&boxes[j])));
         let order: Vec<i64> = chain.iter().map(|&op| made(op)).collect();
         if chain.len() < 2 || !disjoint || order.windows(2).all(|w| w[0] <= w[1]) {
             continue;
@@ -190,18 +176,19 @@ fn order_chains(block: Blk) -> usize {
     reordered
 }
 
-/// Whether two static slices of one tensor share no position: along some dimension their
-/// ranges do not meet, or step through different residues of one stride.
-fn disjoint(a: &strata_ir::ods::SliceBox, b: &strata_ir::ods::SliceBox) -> bool {
-    (0..a.offsets.len()).any(|d| {
-        let (oa, sa, ta) = (a.offsets[d], a.sizes[d], a.strides[d]);
-        let (ob, sb, tb) = (b.offsets[d], b.sizes[d], b.strides[d]);
-        if sa <= 0 || sb <= 0 {
-            return true;
+/// The static insertions of `block` that make `value`, last first, back through each whose
+/// result is read only by the next (`value` too: by its one user), and the value the first of
+/// them writes into (`value` itself when it is not made so).
+fn insertion_chain(mut value: Val, block: Blk) -> (Vec<Op>, Val) {
+    let mut chain = Vec::new();
+    while let Some(op) = value.owner().filter(|op| is_static_insertion(*op, block)) {
+        if value.users().len() != 1 {
+            break;
         }
-        let (ea, eb) = (oa + (sa - 1) * ta, ob + (sb - 1) * tb);
-        ea < ob || eb < oa || (ta == tb && ta > 0 && (oa - ob).rem_euclid(ta) != 0)
-    })
+        chain.push(op);
+        value = op.operand(1);
+    }
+    (chain, value)
 }
 
 /// Whether `op` is a `tensor.insert_slice` of `block` with static offsets, sizes and strides.
@@ -226,14 +213,7 @@ fn unit_expansion(op: Op) -> bool {
 /// of it holds the same positions as one of the insertion's destination, without needing the
 /// values inserted before.
 fn destination_root(insert: Op, block: Blk) -> Val {
-    let mut root = insert.operand(1);
-    while let Some(op) = root.owner().filter(|op| is_static_insertion(*op, block)) {
-        if root.users().len() != 1 {
-            break;
-        }
-        root = op.operand(1);
-    }
-    root
+    insertion_chain(insert.operand(1), block).1
 }
 
 impl Pass for EliminateReshapedEmpties {
