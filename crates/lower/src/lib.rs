@@ -24,8 +24,8 @@ pub mod ops;
 pub mod pads;
 pub mod recurrent;
 pub mod reduce;
+pub mod row_blocks;
 pub mod sg_to_linalg;
-pub mod softmax_blocks;
 pub mod top_k;
 pub mod work;
 

@@ -206,12 +206,13 @@ pub fn kernel(op: OperationRef<'_, '_>, placement: Placement) -> Result<Option<L
             let axis = norm.axis() as usize;
             let rank = out.rank();
             let reduced: Vec<bool> = (0..rank).map(|d| d >= axis).collect();
-            let bias = norm.bias().map(|_| 2);
-            reduce::normalize(&mut k, &reduced, norm.epsilon(), 1, bias, crate::kernel::Map::dims(axis..rank))?
+            let params = reduce::NormParams { scale: 1, bias: norm.bias().map(|_| 2), dims: (axis..rank).collect() };
+            reduce::normalize(&mut k, &reduced, norm.epsilon(), &params, !placement.gpu, (sections, dies_at(op)))?
         }
         SgOp::InstanceNorm(norm) => {
             let reduced: Vec<bool> = (0..out.rank()).map(|d| d >= 2).collect();
-            reduce::normalize(&mut k, &reduced, norm.epsilon(), 1, Some(2), crate::kernel::Map::dims([1]))?
+            let params = reduce::NormParams { scale: 1, bias: Some(2), dims: vec![1] };
+            reduce::normalize(&mut k, &reduced, norm.epsilon(), &params, !placement.gpu, (sections, dies_at(op)))?
         }
         SgOp::Gather(g) => layout::gather(&mut k, g.axis() as usize, &out),
         SgOp::Concat(c) => layout::concat(&mut k, c.axis() as usize, &out),

@@ -5,6 +5,7 @@
 use crate::elementwise::{binary, lit, math, Binary, EXP_NORMAL_FLOOR};
 use crate::kernel::{Body, Elem, Iter, Kernel, Map, TensorTy};
 use crate::layout::reshape;
+use crate::row_blocks;
 use strata_ir::Error;
 
 /// What a reduction accumulates: the dialect's reductions (global pools and the
@@ -143,8 +144,8 @@ pub(crate) fn shifted_exp(b: &mut Body, shifted: &str, elem: &Elem, zero_below: 
 
 /// Softmax or log-softmax along `axis`: the maximum, the sum of `exp(x - max)` (one
 /// generic), then the normalised value. With `blocks` (a host), an f32/f64 softmax over more
-/// than [`crate::softmax_blocks::BLOCKED_BYTES`] runs block of rows by block of rows
-/// ([`crate::softmax_blocks`]), `sections` splitting the blocks across threads, and over its
+/// than [`row_blocks::BLOCKED_BYTES`] runs block of rows by block of rows
+/// ([`row_blocks`]), `sections` splitting the blocks across threads, and over its
 /// input where `in_place` (unblocked, the planner already gives the exponentials the dying
 /// input's buffer: they are an elementwise generic of it).
 pub fn softmax(
@@ -160,12 +161,19 @@ pub fn softmax(
         return Err(elem.unsupported("softmax"));
     }
     let input = k.arg(0);
+    let reduced: Vec<bool> = (0..ty.rank()).map(|d| d == axis).collect();
     if blocks && !log && (elem.name == "f32" || elem.name == "f64") {
-        if let Some(sizes) = crate::softmax_blocks::block_sizes(&ty, axis) {
-            return crate::softmax_blocks::blocked(k, &ty, axis, &sizes, sections, in_place);
+        if let Some(sizes) = row_blocks::block_sizes(&ty, &reduced) {
+            let identities = [elem.lowest(), elem.literal(0.0)];
+            return row_blocks::blocked(k, &ty, (&reduced, &sizes), (sections, in_place), &identities, |k, b| {
+                let max = row_maxima(k, &b.x, &b.ty, axis, &b.stats[0], &b.stat_ty)?;
+                let exps = shifted_exps(k, &b.x, &b.ty, axis, &max, &b.stat_ty, &b.y)?;
+                let sum = row_sums(k, &exps, &b.ty, axis, &b.stats[1], &b.stat_ty)?;
+                let (y, recip) = normalized(k, &exps, &b.ty, &sum, &b.stat_ty, axis)?;
+                Ok((y, vec![max, recip]))
+            });
         }
     }
-    let reduced: Vec<bool> = (0..ty.rank()).map(|d| d == axis).collect();
     let max_ty = ty.with_shape((0..ty.rank()).filter(|&d| d != axis).map(|d| ty.shape[d]).collect());
     let lowest = k.filled(&elem.lowest(), &max_ty);
     let max = row_maxima(k, &input, &ty, axis, &lowest, &max_ty)?;
@@ -310,30 +318,106 @@ pub(crate) fn normalized(
     Ok((y, recip))
 }
 
+/// The kernel arguments that scale and shift a normalisation, and the loops their
+/// dimensions are.
+pub struct NormParams {
+    pub scale: usize,
+    pub bias: Option<usize>,
+    pub dims: Vec<usize>,
+}
+
 /// `(x - mean) / sqrt(var + epsilon) * scale + bias` with the statistics over the dimensions
-/// where `reduced` holds. `scale` and `bias` are kernel arguments read through `param_map`.
+/// where `reduced` holds. With `blocks` (a host), an f32/f64 normalisation over more than
+/// [`row_blocks::BLOCKED_BYTES`] runs block of rows by block of rows ([`row_blocks`]: each
+/// block's three passes read it from L1 or L2), `sections` splitting the blocks across
+/// threads, over its input where `in_place`; the same operations per row either way.
 pub fn normalize(
     k: &mut Kernel,
     reduced: &[bool],
     epsilon: f64,
-    scale: usize,
-    bias: Option<usize>,
-    param_map: Map,
+    params: &NormParams,
+    blocks: bool,
+    (sections, in_place): (bool, bool),
 ) -> Result<String, Error> {
     let ty = k.arg_type(0).clone();
     let elem: Elem = ty.elem.clone();
     if !elem.is_float() {
         return Err(elem.unsupported("normalisation"));
     }
+    let args: Vec<usize> = std::iter::once(params.scale).chain(params.bias).collect();
+    if blocks && (elem.name == "f32" || elem.name == "f64") {
+        if let Some(sizes) = row_blocks::block_sizes(&ty, reduced) {
+            let identities = [elem.literal(0.0), elem.literal(0.0)];
+            return row_blocks::blocked(k, &ty, (reduced, &sizes), (sections, in_place), &identities, |k, b| {
+                // The block's scales and shifts: each parameter sliced where the block starts.
+                let sliced: Vec<(String, TensorTy)> = args
+                    .iter()
+                    .map(|&arg| {
+                        let (name, arg_ty) = (k.arg(arg), k.arg_type(arg).clone());
+                        let shape: Vec<i64> = params.dims.iter().map(|&d| b.ty.shape[d]).collect();
+                        if shape == arg_ty.shape {
+                            return (name, arg_ty);
+                        }
+                        let offsets: Vec<&str> = params.dims.iter().map(|&d| b.offsets[d].as_str()).collect();
+                        let slice_ty = arg_ty.with_shape(shape.clone());
+                        let slice = k.emit(format_args!(
+                            "tensor.extract_slice {name}[{}] [{}] [{}] : {arg_ty} to {slice_ty}",
+                            offsets.join(", "),
+                            crate::nn::list(&shape),
+                            crate::nn::list(&vec![1; shape.len()])
+                        ));
+                        (slice, slice_ty)
+                    })
+                    .collect();
+                let stats = (b.stats[0].as_str(), b.stats[1].as_str(), &b.stat_ty);
+                let (y, mean, rstd) =
+                    normalized_rows(k, (&b.x, &b.ty), reduced, epsilon, stats, (&sliced, &params.dims), &b.y)?;
+                Ok((y, vec![mean, rstd]))
+            });
+        }
+    }
+    let stat_ty = ty.with_shape((0..ty.rank()).filter(|&d| !reduced[d]).map(|d| ty.shape[d]).collect());
+    let sums = k.filled(&elem.literal(0.0), &stat_ty);
+    let squares = k.filled(&elem.literal(0.0), &stat_ty);
+    let init = k.empty(&ty);
+    let whole: Vec<(String, TensorTy)> = args.iter().map(|&arg| (k.arg(arg), k.arg_type(arg).clone())).collect();
     let input = k.arg(0);
-    let (mean, stat_ty) = reduce(k, &input, &ty, reduced, Reduction::Mean)?;
-    let kept: Vec<usize> = (0..ty.rank()).filter(|&d| !reduced[d]).collect();
-    let count: i64 = (0..ty.rank()).filter(|&d| reduced[d]).map(|d| ty.shape[d]).product();
-    let zero = k.filled(&elem.literal(0.0), &stat_ty);
+    let stats = (sums.as_str(), squares.as_str(), &stat_ty);
+    normalized_rows(k, (&input, &ty), reduced, epsilon, stats, (&whole, &params.dims), &init).map(|(y, ..)| y)
+}
+
+/// The normalisation of `x` (type `ty`) into `out`: the sums into `sums` and the squared
+/// deviations into `squares` (both of type `stat_ty`, filled with zero), which become the
+/// means and the reciprocal deviations in place; `params` (scale, then the optional shift)
+/// are read through the loops `dims`. Returns the result, the means and the reciprocals.
+fn normalized_rows(
+    k: &mut Kernel,
+    (x, ty): (&str, &TensorTy),
+    reduced: &[bool],
+    epsilon: f64,
+    (sums, squares, stat_ty): (&str, &str, &TensorTy),
+    (params, dims): (&[(String, TensorTy)], &[usize]),
+    out: &str,
+) -> Result<(String, String, String), Error> {
+    let elem = ty.elem.clone();
+    let rank = ty.rank();
+    let kept: Vec<usize> = (0..rank).filter(|&d| !reduced[d]).collect();
+    let count: i64 = (0..rank).filter(|&d| reduced[d]).map(|d| ty.shape[d]).product();
     let iterators = Iter::reducing(reduced);
-    let squares = k.generic(
-        &[(&input, &ty, Map::identity(ty.rank())), (&mean, &stat_ty, Map::dims(kept.clone()))],
-        (&zero, &stat_ty, Map::dims(kept.clone())),
+    let identity = Map::identity(rank);
+    let stat_rank = stat_ty.rank();
+    let sum =
+        k.try_generic(&[(x, ty, identity.clone())], (sums, stat_ty, Map::dims(kept.clone())), &iterators, |b, a| {
+            binary(b, Binary::Add, &a[1], &a[0], &elem)
+        })?;
+    let mean =
+        k.try_generic(&[], (&sum, stat_ty, Map::identity(stat_rank)), &vec![Iter::Parallel; stat_rank], |b, a| {
+            let n = lit(b, count as f64, &elem);
+            Ok(b.emit(format_args!("arith.divf {}, {n} : {elem}", a[0])))
+        })?;
+    let deviations = k.generic(
+        &[(x, ty, identity.clone()), (&mean, stat_ty, Map::dims(kept.clone()))],
+        (squares, stat_ty, Map::dims(kept.clone())),
         &iterators,
         |b, a| {
             let d = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
@@ -341,35 +425,33 @@ pub fn normalize(
             b.emit(format_args!("arith.addf {}, {sq} : {elem}", a[2]))
         },
     );
-    let rstd = pointwise(k, &squares, &stat_ty, |b, x| {
-        let n = lit(b, count as f64, &elem);
-        let eps = lit(b, epsilon, &elem);
-        let var = b.emit(format_args!("arith.divf {x}, {n} : {elem}"));
-        let shifted = b.emit(format_args!("arith.addf {var}, {eps} : {elem}"));
-        let root = math(b, "sqrt", &shifted, &elem)?;
-        let one = lit(b, 1.0, &elem);
-        Ok(b.emit(format_args!("arith.divf {one}, {root} : {elem}")))
-    })?;
-    let (scale_name, scale_ty) = (k.arg(scale), k.arg_type(scale).clone());
-    let mut inputs: Vec<(String, TensorTy, Map)> = vec![
-        (input.clone(), ty.clone(), Map::identity(ty.rank())),
-        (mean, stat_ty.clone(), Map::dims(kept.clone())),
-        (rstd, stat_ty.clone(), Map::dims(kept)),
-        (scale_name, scale_ty, param_map.clone()),
-    ];
-    if let Some(bias) = bias {
-        inputs.push((k.arg(bias), k.arg_type(bias).clone(), param_map));
-    }
-    let refs: Vec<(&str, &TensorTy, Map)> = inputs.iter().map(|(n, t, m)| (n.as_str(), t, m.clone())).collect();
-    let init = k.empty(&ty);
-    Ok(k.generic(&refs, (&init, &ty, Map::identity(ty.rank())), &vec![Iter::Parallel; ty.rank()], |b, a| {
+    let rstd = k.try_generic(
+        &[],
+        (&deviations, stat_ty, Map::identity(stat_rank)),
+        &vec![Iter::Parallel; stat_rank],
+        |b, a| {
+            let n = lit(b, count as f64, &elem);
+            let eps = lit(b, epsilon, &elem);
+            let var = b.emit(format_args!("arith.divf {}, {n} : {elem}", a[0]));
+            let shifted = b.emit(format_args!("arith.addf {var}, {eps} : {elem}"));
+            let root = math(b, "sqrt", &shifted, &elem)?;
+            let one = lit(b, 1.0, &elem);
+            Ok(b.emit(format_args!("arith.divf {one}, {root} : {elem}")))
+        },
+    )?;
+    let mut inputs: Vec<(&str, &TensorTy, Map)> =
+        vec![(x, ty, identity.clone()), (&mean, stat_ty, Map::dims(kept.clone())), (&rstd, stat_ty, Map::dims(kept))];
+    inputs.extend(params.iter().map(|(name, param_ty)| (name.as_str(), param_ty, Map::dims(dims.iter().copied()))));
+    let shifted = params.len() > 1;
+    let y = k.generic(&inputs, (out, ty, identity), &vec![Iter::Parallel; rank], |b, a| {
         let centered = b.emit(format_args!("arith.subf {}, {} : {elem}", a[0], a[1]));
         let normed = b.emit(format_args!("arith.mulf {centered}, {} : {elem}", a[2]));
         let scaled = b.emit(format_args!("arith.mulf {normed}, {} : {elem}", a[3]));
-        if bias.is_some() {
+        if shifted {
             b.emit(format_args!("arith.addf {scaled}, {} : {elem}", a[4]))
         } else {
             scaled
         }
-    }))
+    });
+    Ok((y, mean, rstd))
 }

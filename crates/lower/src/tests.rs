@@ -102,7 +102,7 @@ fn samples(kind: OpKind, t: &str) -> Vec<Sample> {
         OpKind::GlobalAveragePool | OpKind::GlobalMaxPool => vec![sample(&[&ty("1x2x3x3")], &ty("1x2x1x1"), "")],
         OpKind::Softmax | OpKind::LogSoftmax => vec![
             sample(&[&ty("2x3")], &ty("2x3"), "axis = 1 : i64"),
-            // Over 1 MiB in f32/f64: blocks of rows on a host (`softmax_blocks`), chunked with
+            // Over 1 MiB in f32/f64: blocks of rows on a host (`row_blocks`), chunked with
             // sections; along an inner axis too.
             sample(&[&ty("4x128x1024")], &ty("4x128x1024"), "axis = 2 : i64"),
             sample(&[&ty("1x21x128x128")], &ty("1x21x128x128"), "axis = 1 : i64"),
@@ -110,10 +110,19 @@ fn samples(kind: OpKind, t: &str) -> Vec<Sample> {
         OpKind::LayerNorm => vec![
             sample(&[&ty("2x3"), &ty("3"), &ty("3")], &ty("2x3"), "axis = 1 : i64, epsilon = 1.0e-5 : f64"),
             sample(&[&ty("2x3x4"), &ty("3x4")], &ty("2x3x4"), "axis = 1 : i64, epsilon = 1.0e-5 : f64"),
+            // Over 1 MiB: blocks of 20 rows, the parameters whole.
+            sample(
+                &[&ty("1x1500x384"), &ty("384"), &ty("384")],
+                &ty("1x1500x384"),
+                "axis = 2 : i64, epsilon = 1.0e-5 : f64",
+            ),
         ],
-        OpKind::InstanceNorm => {
-            vec![sample(&[&ty("1x2x3x3"), &ty("2"), &ty("2")], &ty("1x2x3x3"), "epsilon = 1.0e-5 : f64")]
-        }
+        OpKind::InstanceNorm => vec![
+            sample(&[&ty("1x2x3x3"), &ty("2"), &ty("2")], &ty("1x2x3x3"), "epsilon = 1.0e-5 : f64"),
+            // Over 1 MiB in f32/f64: a plane at a time on a host (`row_blocks`), each block's
+            // scale and shift sliced from the parameters.
+            sample(&[&ty("2x16x128x128"), &ty("16"), &ty("16")], &ty("2x16x128x128"), "epsilon = 1.0e-5 : f64"),
+        ],
         OpKind::Gather => vec![
             sample(&[&ty("4x3"), "tensor<2xi64>"], &ty("2x3"), "axis = 0 : i64"),
             sample(&[&ty("4x3"), "tensor<i32>"], &ty("4"), "axis = 1 : i64"),
