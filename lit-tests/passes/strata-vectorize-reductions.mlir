@@ -1,9 +1,9 @@
 // strata-vectorize-reductions{vector-lanes} vectorises f32 reductions whose innermost loop is
 // the reduction (softmax's max and sum, layer norm's statistics, pooling rows): per output
 // element a loop of whole vectors carrying a vector accumulator (the combining op lane by
-// lane), the last partial vector read masked with its dead lanes set to the identity, outer
-// reduction loops carrying the same accumulator, and one horizontal `vector.reduction` into
-// the output's value. Kernels whose innermost loop is parallel, integer reductions and bodies
+// lane; max, min and sums up to four independent ones), the last partial vector read masked
+// with its dead lanes set to the identity, outer reduction loops carrying the same
+// accumulators, and one horizontal `vector.reduction` into the output's value. Kernels whose innermost loop is parallel, integer reductions and bodies
 // that read the output other than through the combiner are left as they were.
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-reductions{vector-lanes=16})' --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-reductions{vector-lanes=16},strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
@@ -14,9 +14,9 @@
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #nc = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
 
-// 40 columns: two whole vectors, then 8 lanes masked (the others -inf, max's identity). Max
-// and min are exact in any order: the whole vectors go to independent accumulators (up to
-// four), combined after the loop.
+// 40 columns: two whole vectors, then 8 lanes masked (the others -inf, max's identity). The
+// whole vectors go to independent accumulators (up to four), the masked one to the last,
+// combined pairwise after the loop (max and min are exact in any order).
 // CHECK-LABEL: func.func @row_max
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
@@ -30,11 +30,11 @@
 // CHECK: %[[V1:.*]] = vector.load %arg0[%[[I]], %[[K1]]] : memref<4x40xf32>, vector<16xf32>
 // CHECK: %[[M1:.*]] = arith.maximumf %[[A1]], %[[V1]] : vector<16xf32>
 // CHECK: scf.yield %[[M0]], %[[M1]]
-// CHECK: %[[MAIN:.*]] = arith.maximumf %[[PARTS]]#0, %[[PARTS]]#1 : vector<16xf32>
 // CHECK: %[[MASK:.*]] = vector.create_mask %[[C8]] : vector<16xi1>
 // CHECK: %[[T:.*]] = vector.maskedload %arg0[%[[I]], %[[C32]]], %[[MASK]]
 // CHECK: %[[KEPT:.*]] = arith.select %[[MASK]], %[[T]], %[[NEG]]
-// CHECK: %[[ALL:.*]] = arith.maximumf %[[MAIN]], %[[KEPT]] : vector<16xf32>
+// CHECK: %[[LAST:.*]] = arith.maximumf %[[PARTS]]#1, %[[KEPT]] : vector<16xf32>
+// CHECK: %[[ALL:.*]] = arith.maximumf %[[PARTS]]#0, %[[LAST]] : vector<16xf32>
 // CHECK: %[[INIT:.*]] = memref.load %arg1[%[[I]]]
 // CHECK: %[[R:.*]] = vector.reduction <maximumf>, %[[ALL]], %[[INIT]] fastmath<reassoc> : vector<16xf32> into f32
 // CHECK: memref.store %[[R]], %arg1[%[[I]]]
@@ -97,9 +97,10 @@ func.func @row_maxnum(%x: memref<4x64xf32>, %m: memref<4xf32>) {
 }
 
 // Layer norm's variance over a strided view: the mean is broadcast along the vector, the
-// captured constant becomes a splat, the sum reassociates (`reassoc` on the reduction).
+// captured constant becomes a splat, the sum reassociates (four accumulators, added pairwise,
+// then `reassoc` on the reduction).
 // CHECK-LABEL: func.func @variance
-// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<16xf32>) {
+// CHECK: %[[PARTS:.*]]:4 = scf.for {{.*}} iter_args(%[[ACC:[^ ]*]] = %{{.*}}, {{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
 // CHECK: %[[X:.*]] = vector.load %arg0[{{.*}}] : memref<4x64xf32, strided<[128, 1], offset: ?>>, vector<16xf32>
 // CHECK: %[[MU:.*]] = memref.load %arg1
 // CHECK: %[[B:.*]] = vector.broadcast %[[MU]] : f32 to vector<16xf32>
@@ -108,8 +109,12 @@ func.func @row_maxnum(%x: memref<4x64xf32>, %m: memref<4xf32>) {
 // CHECK: %[[HALF:.*]] = arith.constant dense<5.000000e-01> : vector<16xf32>
 // CHECK: %[[H:.*]] = arith.mulf %[[S]], %[[HALF]] : vector<16xf32>
 // CHECK: arith.addf %[[ACC]], %[[H]] : vector<16xf32>
+// CHECK: scf.yield
 // CHECK-NOT: vector.create_mask
-// CHECK: vector.reduction <add>, {{.*}} fastmath<reassoc>
+// CHECK: %[[P01:.*]] = arith.addf %[[PARTS]]#0, %[[PARTS]]#1 : vector<16xf32>
+// CHECK: %[[P23:.*]] = arith.addf %[[PARTS]]#2, %[[PARTS]]#3 : vector<16xf32>
+// CHECK: %[[ALL:.*]] = arith.addf %[[P01]], %[[P23]] : vector<16xf32>
+// CHECK: vector.reduction <add>, %[[ALL]], {{.*}} fastmath<reassoc>
 // CHECK-NOT: linalg.generic
 // LLVM-LABEL: llvm.func @variance
 // LLVM: "llvm.intr.vector.reduce.fadd"({{.*}}) <{fastmathFlags = #llvm.fastmath<reassoc>}>
@@ -147,15 +152,19 @@ func.func @global_pool(%x: memref<1x8x7x7xf32>, %y: memref<1x8xf32>) {
 }
 
 // Every loop a reduction (ReduceMax over a whole 3 x 64 tensor, LayerNorm over axis 0): the
-// outer loop carries one accumulator, the inner loop keeps four of its own (names apart from
-// the outer loop's: a clash made the kernel text unparsable).
+// outer loop carries the inner loop's four accumulators (names apart from the inner loop's: a
+// clash made the kernel text unparsable), combined pairwise after it.
 // CHECK-LABEL: func.func @whole_max
-// CHECK: %[[ROWS:.*]] = scf.for %[[R:.*]] = {{.*}} iter_args(%[[OUTER:.*]] = %{{.*}}) -> (vector<16xf32>) {
-// CHECK: %[[PARTS:.*]]:4 = scf.for %[[K:.*]] = {{.*}} iter_args(%[[P0:.*]] = %[[OUTER]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CHECK: %[[ROWS:.*]]:4 = scf.for %[[R:.*]] = {{.*}} iter_args(%[[O0:[^ ]*]] = %{{[^,]*}}, %[[O1:[^ ]*]] = %{{[^,]*}}, %[[O2:[^ ]*]] = %{{[^,]*}}, %[[O3:[^ ]*]] = %{{[^,]*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CHECK: %[[PARTS:.*]]:4 = scf.for %[[K:.*]] = {{.*}} iter_args(%[[P0:[^ ]*]] = %[[O0]], %{{.*}} = %[[O1]], %{{.*}} = %[[O2]], %{{.*}} = %[[O3]]) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
 // CHECK: vector.load %arg0[%[[R]], %[[K]]] : memref<3x64xf32>, vector<16xf32>
 // CHECK: arith.maximumf %[[P0]], %{{.*}} : vector<16xf32>
 // CHECK: scf.yield
-// CHECK: vector.reduction <maximumf>, %[[ROWS]], {{.*}} : vector<16xf32> into f32
+// CHECK: scf.yield %[[PARTS]]#0, %[[PARTS]]#1, %[[PARTS]]#2, %[[PARTS]]#3
+// CHECK: %[[M01:.*]] = arith.maximumf %[[ROWS]]#0, %[[ROWS]]#1
+// CHECK: %[[M23:.*]] = arith.maximumf %[[ROWS]]#2, %[[ROWS]]#3
+// CHECK: %[[ALL:.*]] = arith.maximumf %[[M01]], %[[M23]]
+// CHECK: vector.reduction <maximumf>, %[[ALL]], {{.*}} : vector<16xf32> into f32
 // CHECK-NOT: linalg.generic
 func.func @whole_max(%x: memref<3x64xf32>, %m: memref<1xf32>) {
   linalg.generic {indexing_maps = [#id2, affine_map<(d0, d1) -> (0)>], iterator_types = ["reduction", "reduction"]}

@@ -282,13 +282,15 @@ impl Reduction {
         let args: Vec<String> = self.types.iter().enumerate().map(|(i, t)| format!("%a{i}: {t}")).collect();
         s += &args.join(", ");
         s += ") {\n";
-        // Max and min give the same result in any order: their main loop keeps several
-        // accumulators, so consecutive vectors do not wait for each other (a NaN-propagating
-        // `maximumf` is six dependent instructions on x86: softmax's row maxima over 128
-        // columns took a quarter of the kernel, one chain of eight). Sums and products keep
-        // one, so their rounding stays as it was.
-        let exact = matches!(kind, "maximumf" | "minimumf" | "maxnumf" | "minnumf");
-        let accumulators = if exact { ACCUMULATORS.min(main / lanes).max(1) } else { 1 };
+        // Max, min and sums keep several accumulators (carried through the outer reduction
+        // loops), so consecutive vectors do not wait for each other: a NaN-propagating
+        // `maximumf` is six dependent instructions on x86 (softmax's row maxima over 128
+        // columns took a quarter of the kernel, one chain of eight), and a sum of a 160 x 160
+        // plane in L2 one chain of 1600 four-cycle adds (an instance normalisation's mean and
+        // variance: 60% of the kernel). Max and min give the same result in any order; a sum
+        // is reassociated once more (as ONNX Runtime's unrolled sums are). Products keep one.
+        let several = matches!(kind, "maximumf" | "minimumf" | "maxnumf" | "minnumf" | "add");
+        let accumulators = if several { ACCUMULATORS.min(main / lanes).max(1) } else { 1 };
         let step = accumulators * lanes;
         let unrolled = main / step * step;
         let mut indices: Vec<i64> = vec![0, 1, lanes, main, tail, step, unrolled];
@@ -324,17 +326,23 @@ impl Reduction {
         let output_indices: Vec<String> =
             self.output.iter().map(|d| d.map_or("%c0".to_owned(), |d| iv(d, "%c0"))).collect();
         let output_indices = output_indices.join(", ");
-        // Outer reduction loops carry the accumulator.
-        let mut acc = "%identity".to_owned();
+        // Outer reduction loops carry the accumulators.
+        let group = |name: &str, j: i64| if accumulators > 1 { format!("{name}#{j}") } else { name.to_owned() };
+        let types = vec![vt.as_str(); accumulators as usize].join(", ");
+        let mut partial: Vec<String> = vec!["%identity".to_owned(); accumulators as usize];
         let mut reduction_closers: Vec<(String, String)> = Vec::new();
         for d in parallel..last {
             if self.extents[d] > 1 {
+                let carried: Vec<String> =
+                    partial.iter().enumerate().map(|(j, value)| format!("%acc{d}_{j} = {value}")).collect();
+                let results = if accumulators > 1 { format!("%r{d}:{accumulators}") } else { format!("%r{d}") };
                 s += &format!(
-                    "{indent}%r{d} = scf.for %i{d} = %c0 to %c{} step %c1 iter_args(%acc{d} = {acc}) -> ({vt}) {{\n",
-                    self.extents[d]
+                    "{indent}{results} = scf.for %i{d} = %c0 to %c{} step %c1 iter_args({}) -> ({types}) {{\n",
+                    self.extents[d],
+                    carried.join(", ")
                 );
                 reduction_closers.push((indent.clone(), format!("%r{d}")));
-                acc = format!("%acc{d}");
+                partial = (0..accumulators).map(|j| format!("%acc{d}_{j}")).collect();
                 indent += "  ";
             }
         }
@@ -344,10 +352,8 @@ impl Reduction {
             format!("%v{counter}")
         };
         if main > 0 {
-            let inits: Vec<String> = (0..accumulators)
-                .map(|j| format!("%part{j} = {}", if j == 0 { acc.as_str() } else { "%identity" }))
-                .collect();
-            let types = vec![vt.as_str(); accumulators as usize].join(", ");
+            let inits: Vec<String> =
+                partial.iter().enumerate().map(|(j, value)| format!("%part{j} = {value}")).collect();
             s += &format!(
                 "{indent}%main:{accumulators} = scf.for %k = %c0 to %c{unrolled} step %c{step} iter_args({}) -> ({types}) {{\n",
                 inits.join(", ")
@@ -363,29 +369,16 @@ impl Reduction {
                     k
                 };
                 let x = self.lanes(&mut s, &inner_indent, lanes, &k, None, &iv, &mut fresh);
-                // `%part{j}`: the outer reduction loops' accumulators are `%acc{d}`.
                 let next = self.combine(&mut s, &inner_indent, lanes, &format!("%part{j}"), &x, &mut fresh);
                 nexts.push(next);
             }
             s += &format!("{inner_indent}scf.yield {} : {types}\n{indent}}}\n", nexts.join(", "));
-            let mut partial: Vec<String> = (0..accumulators).map(|j| format!("%main#{j}")).collect();
-            // The vectors left over after the unrolled loop, then the accumulators pairwise.
-            for r in (unrolled..main).step_by(lanes as usize) {
+            partial = (0..accumulators).map(|j| format!("%main#{j}")).collect();
+            // The vectors left over after the unrolled loop, each into its own accumulator.
+            for (j, r) in (unrolled..main).step_by(lanes as usize).enumerate() {
                 let x = self.lanes(&mut s, &indent, lanes, &format!("%c{r}"), None, &iv, &mut fresh);
-                partial[0] = self.combine(&mut s, &indent, lanes, &partial[0], &x, &mut fresh);
+                partial[j] = self.combine(&mut s, &indent, lanes, &partial[j], &x, &mut fresh);
             }
-            while partial.len() > 1 {
-                let mut paired = Vec::new();
-                for pair in partial.chunks(2) {
-                    match pair {
-                        [a, b] => paired.push(self.combine(&mut s, &indent, lanes, a, b, &mut fresh)),
-                        [a] => paired.push(a.clone()),
-                        _ => unreachable!("chunks of two"),
-                    }
-                }
-                partial = paired;
-            }
-            acc = partial.swap_remove(0);
         }
         if tail > 0 {
             let mask = fresh();
@@ -394,13 +387,27 @@ impl Reduction {
             let x = self.lanes(&mut s, &indent, lanes, &k, Some(&mask), &iv, &mut fresh);
             let kept = fresh();
             s += &format!("{indent}{kept} = arith.select {mask}, {x}, %identity : vector<{lanes}xi1>, {vt}\n");
-            acc = self.combine(&mut s, &indent, lanes, &acc, &kept, &mut fresh);
+            let last = partial.len() - 1;
+            partial[last] = self.combine(&mut s, &indent, lanes, &partial[last], &kept, &mut fresh);
         }
         for (closer_indent, result) in reduction_closers.into_iter().rev() {
-            s += &format!("{indent}scf.yield {acc} : {vt}\n{closer_indent}}}\n");
+            s += &format!("{indent}scf.yield {} : {types}\n{closer_indent}}}\n", partial.join(", "));
             indent = closer_indent;
-            acc = result;
+            partial = (0..accumulators).map(|j| group(&result, j)).collect();
         }
+        // The accumulators pairwise.
+        while partial.len() > 1 {
+            let mut paired = Vec::new();
+            for pair in partial.chunks(2) {
+                match pair {
+                    [a, b] => paired.push(self.combine(&mut s, &indent, lanes, a, b, &mut fresh)),
+                    [a] => paired.push(a.clone()),
+                    _ => unreachable!("chunks of two"),
+                }
+            }
+            partial = paired;
+        }
+        let mut acc = partial.swap_remove(0);
         let out = self.types.len() - 1;
         let init = fresh();
         s += &format!("{indent}{init} = memref.load %a{out}[{output_indices}] : {}\n", self.types[out]);
