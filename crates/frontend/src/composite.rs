@@ -283,12 +283,20 @@ impl Importer<'_> {
         let eps = e.scalar(self, compute, epsilon)?;
         let shifted = e.op(self, "Add", &[&variance, &eps], vec![])?;
         let deviation = e.op(self, "Sqrt", &[&shifted], vec![])?;
-        let centred = e.op(self, "Sub", &[&grouped, &mean], vec![])?;
+        // The normalisation, scale and bias in one shape, (N, groups, channels of a group, the
+        // rest), so that they fuse into one elementwise program over the input: the
+        // statistics broadcast along the group's channels, the scale and bias along the rest
+        // (normalised in the (N, groups, rest) shape, the scaling after a reshape of it was a
+        // second program and a buffer of the input's size).
+        let split_shape = e.ints(self, &[shape[0], groups, shape[1] / groups, rest]);
+        let split = e.op(self, "Reshape", &[&wide, &split_shape], vec![])?;
+        let group_column = e.ints(self, &[shape[0], groups, 1, 1]);
+        let mean = e.op(self, "Reshape", &[&mean, &group_column], vec![])?;
+        let deviation = e.op(self, "Reshape", &[&deviation, &group_column], vec![])?;
+        let centred = e.op(self, "Sub", &[&split, &mean], vec![])?;
         let normalised = e.op(self, "Div", &[&centred, &deviation], vec![])?;
-        let channel_shape = e.ints(self, &[shape[0], shape[1], rest]);
-        let per_channel = e.op(self, "Reshape", &[&normalised, &channel_shape], vec![])?;
-        let per_channel = cast(&mut e, self, &per_channel, dtype)?;
-        let column = e.ints(self, &[1, shape[1], 1]);
+        let per_channel = cast(&mut e, self, &normalised, dtype)?;
+        let column = e.ints(self, &[1, groups, shape[1] / groups, 1]);
         let scale = e.op(self, "Reshape", &[scale, &column], vec![])?;
         let bias = e.op(self, "Reshape", &[bias, &column], vec![])?;
         let scaled = e.op(self, "Mul", &[&scale, &per_channel], vec![])?;

@@ -2112,3 +2112,26 @@ save(
 np.save("../../driver/inputs/matmul_integer_cols_x.npy", mi_x)
 np.save("../../driver/inputs/matmul_integer_cols_y.npy",
         ((mi_x.astype(np.int64) - 3) @ mi_w.astype(np.int64)).astype(np.int32))
+
+# group_norm.onnx: GroupNormalization (opset 21: per-channel scale and bias) over 2 images of
+# 8 channels in 4 groups, 6 x 6. Reference: NumPy's, the statistics in float64.
+gn_rng = np.random.default_rng(2112)
+gn_x = (gn_rng.standard_normal((2, 8, 6, 6)) * 3 + 1).astype(np.float32)
+gn_scale = gn_rng.uniform(0.5, 1.5, 8).astype(np.float32)
+gn_bias = gn_rng.standard_normal(8).astype(np.float32)
+save(
+    helper.make_graph(
+        [helper.make_node("GroupNormalization", ["x", "scale", "bias"], ["y"], num_groups=4, epsilon=1e-5)],
+        "group_norm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8, 6, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8, 6, 6])],
+        [numpy_helper.from_array(gn_scale, "scale"), numpy_helper.from_array(gn_bias, "bias")],
+    ),
+    "group_norm.onnx",
+    opset=21,
+)
+gn_groups = gn_x.astype(np.float64).reshape(2, 4, -1)
+gn_y = (gn_groups - gn_groups.mean(-1, keepdims=True)) / np.sqrt(gn_groups.var(-1, keepdims=True) + 1e-5)
+gn_y = gn_y.reshape(2, 8, 6, 6) * gn_scale.reshape(1, 8, 1, 1) + gn_bias.reshape(1, 8, 1, 1)
+np.save("../../driver/inputs/group_norm_x.npy", gn_x)
+np.save("../../driver/inputs/group_norm_y.npy", gn_y.astype(np.float32))
