@@ -207,6 +207,15 @@ their exporters emit them; each draws from its own generator, so the three above
   Reshape [1, 1, 3, 3, 224, 224], Transpose (0, 1, 4, 2, 5, 3), Reshape: `output`
   [1, 1, 672, 672]. Few channels over a large map: its convolutions' work is in the spatial
   extent, and its activations (64 x 224 x 224, 12.8 MB) make its memory peak.
+- style_transfer.onnx: a fast neural style transfer network (Johnson et al.'s TransformerNet
+  from PyTorch's fast_neural_style example, the ONNX model zoo's mosaic / candy / udnie) as
+  torch.onnx.export writes it (1x3x128x128): each ConvLayer a reflection Pad and a Conv
+  without pads, InstanceNormalization and Relu after every Conv but the last (9x9 3 -> 32,
+  3x3 stride 2 32 -> 64 and 64 -> 128), two residual blocks of 128 channels (the example's
+  five cut to two), two upsampling ConvLayers (Resize nearest x2, then Conv 3x3 128 -> 64 and
+  64 -> 32), a 9x9 Conv 32 -> 3: `output` [1, 3, 128, 128]. Image-to-image generators
+  normalise per image and channel: instance normalisations over planes of 2 MB (blocked a
+  plane at a time) and of 1 MB and less.
 - istft_vocoder.onnx: a Vocos-style neural vocoder (text-to-speech's last stage, as
   torch.onnx.export writes it at opset 18; 80 mel bins x 64 frames): Conv1d 80 -> 128 (k7),
   two ConvNeXt-1D blocks (depthwise Conv1d k7, Transpose, LayerNormalization, Linear 128 ->
@@ -1684,6 +1693,40 @@ def espcn_superres(path, size=224, upscale=3):
            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 1, size * upscale, size * upscale])], path,
            "espcn_superres")
 
+def style_transfer(path, size=128, residuals=2):
+    """A fast neural style transfer network: see the module documentation."""
+    g = Graph(np.random.default_rng(20261207))
+
+    def conv_layer(x, cin, cout, k, stride=1):
+        pad = k // 2
+        x = g.op("Pad", [x, g.const(np.array([0, 0, pad, pad, 0, 0, pad, pad], np.int64), "pads")], "pad",
+                 mode="reflect")
+        w = g.weight([cout, cin, k, k], fan_in=cin * k * k)
+        b = g.const((g.rng.standard_normal(cout) * 0.1).astype(np.float32), "b")
+        return g.op("Conv", [x, w, b], "conv", kernel_shape=[k, k], strides=[stride, stride])
+
+    def normalised(x, channels, relu=True):
+        scale = g.const(g.rng.uniform(0.5, 1.5, channels).astype(np.float32), "scale")
+        bias = g.const((g.rng.standard_normal(channels) * 0.1).astype(np.float32), "bias")
+        x = g.op("InstanceNormalization", [x, scale, bias], "instancenorm", epsilon=1e-5)
+        return g.op("Relu", [x], "relu") if relu else x
+
+    x = normalised(conv_layer("input", 3, 32, 9), 32)
+    x = normalised(conv_layer(x, 32, 64, 3, 2), 64)
+    x = normalised(conv_layer(x, 64, 128, 3, 2), 128)
+    for _ in range(residuals):
+        y = normalised(conv_layer(x, 128, 128, 3), 128)
+        y = normalised(conv_layer(y, 128, 128, 3), 128, relu=False)
+        x = g.op("Add", [x, y], "add")
+    for cin, cout in ((128, 64), (64, 32)):
+        x = g.op("Resize", [x, "", g.const(np.array([1, 1, 2, 2], np.float32), "scales")], "resize",
+                 coordinate_transformation_mode="asymmetric", mode="nearest", nearest_mode="floor")
+        x = normalised(conv_layer(x, cin, cout, 3), cout)
+    out = g.rename(conv_layer(x, 32, 3, 9), "output")
+    g.save([helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, size, size])],
+           [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 3, size, size])], path, "style_transfer")
+
+
 def istft_vocoder(path, mels=80, frames=64, dim=128, n_fft=64, hop=16):
     """A Vocos-style vocoder: see the module documentation."""
     g = Graph(np.random.default_rng(20261206))
@@ -2209,6 +2252,7 @@ def write_inputs(out):
                           ("convnext_classifier", {"image": pattern(3 * 128 * 128).reshape(1, 3, 128, 128)}),
                           ("yolov8n_detector", {"images": (pattern(3 * 320 * 320).reshape(1, 3, 320, 320) + 1) / 2}),
                           ("espcn_superres", {"input": (pattern(224 * 224).reshape(1, 1, 224, 224) + 1) / 2}),
+                          ("style_transfer", {"input": pattern(3 * 128 * 128).reshape(1, 3, 128, 128) * np.float32(2.0)}),
                           ("istft_vocoder", {"mel": pattern(80 * 64).reshape(1, 80, 64) * np.float32(2.0)}),
                           ("tabular_gbm", {"features": tabular_rows()}),
                           ("tabular_linear", {"features": pattern(64 * 20).reshape(64, 20) * np.float32(2.0)}),
@@ -2298,6 +2342,7 @@ if __name__ == "__main__":
     convnext_classifier(os.path.join(out, "convnext_classifier.onnx"))
     yolov8n_detector(os.path.join(out, "yolov8n_detector.onnx"))
     espcn_superres(os.path.join(out, "espcn_superres.onnx"))
+    style_transfer(os.path.join(out, "style_transfer.onnx"))
     istft_vocoder(os.path.join(out, "istft_vocoder.onnx"))
     tabular_gbm(os.path.join(out, "tabular_gbm.onnx"))
     tabular_linear(os.path.join(out, "tabular_linear.onnx"))

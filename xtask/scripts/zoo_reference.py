@@ -25,7 +25,7 @@ MODELS = ("mobilenetv2", "resnet18", "bert_tiny", "crnn_ocr", "crnn_cjk", "yolo_
           "inception_cell", "resnext_block",
           "audio_tcn", "conformer_block", "gpt2_block", "mobilenetv3_small", "gated_deltanet_block",
           "vit_tiny", "llama_block", "unet_segmenter", "deeplab_segmenter",
-          "convnext_classifier", "yolov8n_detector", "espcn_superres", "istft_vocoder", "qdq_speech_encoder", "qdq_mobilenet", "qdq_mobilenet_u8", "dynamic_int8_bert", "tabular_gbm",
+          "convnext_classifier", "yolov8n_detector", "espcn_superres", "style_transfer", "istft_vocoder", "qdq_speech_encoder", "qdq_mobilenet", "qdq_mobilenet_u8", "dynamic_int8_bert", "tabular_gbm",
           "tabular_linear", "tabular_svm", "tabular_anomaly", "tabular_knn", "streaming_vad",
           "whisper_encoder")
 

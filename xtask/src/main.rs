@@ -571,6 +571,7 @@ const ZOO_MODELS: &[&str] = &[
     "convnext_classifier",
     "yolov8n_detector",
     "espcn_superres",
+    "style_transfer",
     "istft_vocoder",
     "qdq_speech_encoder",
     "qdq_mobilenet",
