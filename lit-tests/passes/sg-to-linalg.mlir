@@ -190,8 +190,46 @@ func.func @standalone_views(%x: tensor<1x144x20xf32>, %y: tensor<6x5xf32>) -> (t
 
 // -----
 
-// Wrap padding reads (i + lift) mod n on a padded axis (here 2 before on 3: lift 1), and an
-// axis without padding reads where it writes.
+// Reflect and edge padding: the input inserted into the interior, then each border region
+// (sides, then corners, one region per axis at a time) a copy of the input through one affine
+// index per axis: mirrored for reflect (2 - t before, n - 2 - t = 1 - t after), a constant for
+// edge (row 0 before; column 2 after, the corner both).
+// CHECK-DAG: #[[BELOW:.*]] = affine_map<(d0, d1) -> (d0, -d1 + 2)>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ABOVE:.*]] = affine_map<(d0, d1) -> (d0, -d1 + 1)>
+// CHECK-DAG: #[[TOP:.*]] = affine_map<(d0, d1) -> (0, d1)>
+// CHECK-DAG: #[[CORNER:.*]] = affine_map<(d0, d1) -> (0, 2)>
+// CHECK-DAG: #[[RIGHT:.*]] = affine_map<(d0, d1) -> (d0, 2)>
+// CHECK-LABEL: func.func @pad_reflect
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x6xf32>
+// CHECK: %[[IN:.*]] = tensor.insert_slice %arg0 into %[[E]][0, 2] [2, 3] [1, 1]
+// CHECK: %[[S0:.*]] = tensor.extract_slice %[[IN]][0, 0] [2, 2] [1, 1]
+// CHECK: %[[B0:.*]] = linalg.generic {indexing_maps = [#[[BELOW]], #[[ID]]], {{.*}} ins(%arg0 : tensor<2x3xf32>) outs(%[[S0]] : tensor<2x2xf32>)
+// CHECK: %[[P0:.*]] = tensor.insert_slice %[[B0]] into %[[IN]][0, 0] [2, 2] [1, 1]
+// CHECK: %[[S1:.*]] = tensor.extract_slice %[[P0]][0, 5] [2, 1] [1, 1]
+// CHECK: %[[B1:.*]] = linalg.generic {indexing_maps = [#[[ABOVE]], #[[ID]]], {{.*}} outs(%[[S1]] : tensor<2x1xf32>)
+// CHECK: %[[P1:.*]] = tensor.insert_slice %[[B1]] into %[[P0]][0, 5] [2, 1] [1, 1]
+// CHECK: return %[[P1]]
+func.func @pad_reflect(%x: tensor<2x3xf32>) -> tensor<2x6xf32> {
+  %0 = "sg.pad"(%x) {pads = array<i64: 0, 2, 0, 1>, mode = 1 : i64, value = 0.0 : f64} : (tensor<2x3xf32>) -> tensor<2x6xf32>
+  return %0 : tensor<2x6xf32>
+}
+
+// CHECK-LABEL: func.func @pad_edge
+// CHECK: tensor.insert_slice %arg0 into %{{.*}}[1, 0] [2, 3] [1, 1]
+// CHECK: linalg.generic {indexing_maps = [#[[TOP]], #[[ID]]], {{.*}} outs(%{{.*}} : tensor<1x3xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[CORNER]], #[[ID]]], {{.*}} outs(%{{.*}} : tensor<1x2xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[RIGHT]], #[[ID]]], {{.*}} outs(%{{.*}} : tensor<2x2xf32>)
+// CHECK-NOT: tensor.extract %arg0
+func.func @pad_edge(%x: tensor<2x3xf32>) -> tensor<3x5xf32> {
+  %0 = "sg.pad"(%x) {pads = array<i64: 1, 0, 0, 2>, mode = 2 : i64, value = 0.0 : f64} : (tensor<2x3xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+
+// -----
+
+// Wrap padding past the input's extent (4 after 3 columns) reads (i + lift) mod n on a padded
+// axis (here 2 before on 3: lift 1), and an axis without padding reads where it writes.
 // CHECK-LABEL: func.func @pad_wrap
 // CHECK: linalg.generic
 // CHECK: %[[I0:.*]] = linalg.index 0 : index

@@ -193,11 +193,17 @@ pub fn tile(k: &mut Kernel, out: &TensorTy) -> String {
     })
 }
 
-/// Padding: mode 0 is `tensor.pad` with `value`; 1 (reflect), 2 (edge) and 3 (wrap) compute
-/// the source index of every element.
-pub fn pad(k: &mut Kernel, pads: &[i64], mode: i64, value: f64, out: &TensorTy) -> String {
+/// Padding: mode 0 is `tensor.pad` with `value`; 1 (reflect), 2 (edge) and 3 (wrap) are the
+/// input inserted into the interior and copies into the borders ([`pad_by_regions`]) with
+/// `regions` (a host), else they compute the source index of every element.
+pub fn pad(k: &mut Kernel, pads: &[i64], mode: i64, value: f64, out: &TensorTy, regions: bool) -> String {
     let rank = out.rank();
     let in_ty = k.arg_type(0).clone();
+    if regions && mode != 0 {
+        if let Some(padded) = pad_by_regions(k, pads, mode, out) {
+            return padded;
+        }
+    }
     if mode == 0 {
         let input = k.arg(0);
         let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
@@ -240,6 +246,124 @@ pub fn pad(k: &mut Kernel, pads: &[i64], mode: i64, value: f64, out: &TensorTy) 
         let folded = b.emit(format_args!("arith.subi {twice}, {below} : index"));
         b.emit(format_args!("arith.minsi {below}, {folded} : index"))
     })
+}
+
+/// Reflect (1), edge (2) or wrap (3) padding as regions of the padded tensor: the input
+/// inserted into the interior, then each border region (up to 3^k - 1 of them for k padded
+/// axes: sides and corners) a copy of the input through one affine index per axis: mirrored
+/// for reflect (`lo - t` below, `n - 2 - t` above), a constant for edge, shifted for wrap. Each
+/// is a plain vectorised copy; computing every element's source index instead was a scalar
+/// gather over the whole padded tensor (a style-transfer network's five reflection pads: 1.87
+/// -> 1.30 ms, the same bits). The interior stays a copy: the borders read the input after its
+/// insertion, which One-Shot Bufferize takes for a conflict with writes into the padded buffer
+/// when the input's producer writes into the interior (it copies the input back out). `None`
+/// where an amount is negative or a wrap amount reaches past the input (the per-element form
+/// handles those; the verifier keeps reflect amounts within the input).
+fn pad_by_regions(k: &mut Kernel, pads: &[i64], mode: i64, out: &TensorTy) -> Option<String> {
+    let rank = out.rank();
+    let in_ty = k.arg_type(0).clone();
+    let fits = (0..rank).all(|d| {
+        let (lo, hi, n) = (pads[d], pads[d + rank], in_ty.shape[d]);
+        lo >= 0
+            && hi >= 0
+            && n >= 1
+            && match mode {
+                1 => lo < n && hi < n,
+                2 => true,
+                3 => lo <= n && hi <= n,
+                _ => false,
+            }
+    });
+    if !fits {
+        return None;
+    }
+    // Per axis, its regions: where they start in the result, their size, and the input index of
+    // a region's position `t` (`None`: the interior, `t` itself). Wrap's region above reads the
+    // input's first rows at `t`: a plain index, from which linalg infers the loop's extent, so
+    // that region reads a slice of the input as long as itself.
+    let regions: Vec<Vec<(i64, i64, Option<String>)>> = (0..rank)
+        .map(|d| {
+            let (lo, hi, n) = (pads[d], pads[d + rank], in_ty.shape[d]);
+            let mut axis = Vec::new();
+            if lo > 0 {
+                let below = match mode {
+                    1 => format!("{lo} - d{d}"),
+                    2 => "0".to_owned(),
+                    _ => format!("d{d} + {}", n - lo),
+                };
+                axis.push((0, lo, Some(below)));
+            }
+            axis.push((lo, n, None));
+            if hi > 0 {
+                let above = match mode {
+                    1 => format!("{} - d{d}", n - 2),
+                    2 => (n - 1).to_string(),
+                    _ => format!("d{d}"),
+                };
+                axis.push((lo + n, hi, Some(above)));
+            }
+            axis
+        })
+        .collect();
+    let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+    let ones = list(&vec![1; rank]);
+    let input = k.arg(0);
+    let dest = k.empty(out);
+    let mut padded = k.emit(format_args!(
+        "tensor.insert_slice {input} into {dest}[{}] [{}] [{ones}] : {in_ty} into {out}",
+        list(&pads[..rank]),
+        list(&in_ty.shape)
+    ));
+    // Every combination of one region per axis but the interior's, the first axis outermost.
+    let mut choice = vec![0usize; rank];
+    loop {
+        let picked: Vec<&(i64, i64, Option<String>)> = (0..rank).map(|d| &regions[d][choice[d]]).collect();
+        if picked.iter().any(|(_, _, index)| index.is_some()) {
+            let offsets: Vec<i64> = picked.iter().map(|(offset, _, _)| *offset).collect();
+            let sizes: Vec<i64> = picked.iter().map(|(_, size, _)| *size).collect();
+            let map = Map(picked
+                .iter()
+                .enumerate()
+                .map(|(d, (_, _, index))| index.clone().unwrap_or_else(|| format!("d{d}")))
+                .collect());
+            let read: Vec<i64> = (0..rank)
+                .map(|d| match &picked[d].2 {
+                    Some(index) if *index == format!("d{d}") => picked[d].1,
+                    _ => in_ty.shape[d],
+                })
+                .collect();
+            let (source, source_ty) = if read == in_ty.shape {
+                (input.clone(), in_ty.clone())
+            } else {
+                let source_ty = in_ty.with_shape(read.clone());
+                let zeros = list(&vec![0; rank]);
+                let source = k.emit(format_args!(
+                    "tensor.extract_slice {input}[{zeros}] [{}] [{ones}] : {in_ty} to {source_ty}",
+                    list(&read)
+                ));
+                (source, source_ty)
+            };
+            let region_ty = out.with_shape(sizes.clone());
+            let (offsets, sizes) = (list(&offsets), list(&sizes));
+            let slice = k.emit(format_args!(
+                "tensor.extract_slice {padded}[{offsets}] [{sizes}] [{ones}] : {out} to {region_ty}"
+            ));
+            let copy = k.generic(
+                &[(&source, &source_ty, map)],
+                (&slice, &region_ty, Map::identity(rank)),
+                &vec![Iter::Parallel; rank],
+                |_, a| a[0].clone(),
+            );
+            padded = k.emit(format_args!(
+                "tensor.insert_slice {copy} into {padded}[{offsets}] [{sizes}] [{ones}] : {region_ty} into {out}"
+            ));
+        }
+        // The next combination, the last axis fastest.
+        let Some(d) = (0..rank).rev().find(|&d| choice[d] + 1 < regions[d].len()) else { break };
+        choice[d] += 1;
+        choice[d + 1..].iter_mut().for_each(|c| *c = 0);
+    }
+    Some(padded)
 }
 
 /// `storage[offset + sum(i_k * strides[k])]` of the operand's row-major storage: a copy

@@ -218,7 +218,7 @@ pub fn kernel(op: OperationRef<'_, '_>, placement: Placement) -> Result<Option<L
         SgOp::Concat(c) => layout::concat(&mut k, c.axis() as usize, &out),
         SgOp::Expand(_) => layout::expand(&mut k, &out),
         SgOp::Tile(_) => layout::tile(&mut k, &out),
-        SgOp::Pad(p) => layout::pad(&mut k, &p.pads(), p.mode(), p.value(), &out),
+        SgOp::Pad(p) => layout::pad(&mut k, &p.pads(), p.mode(), p.value(), &out, !placement.gpu),
         SgOp::Slice(s) => layout::slice(&mut k, &s.starts(), &s.steps(), &out),
         SgOp::Transpose(t) => layout::transpose(&mut k, &t.perm(), &out),
         SgOp::Reshape(_) => {

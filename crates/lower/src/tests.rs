@@ -156,12 +156,20 @@ fn samples(kind: OpKind, t: &str) -> Vec<Sample> {
         OpKind::Expand => vec![sample(&[&ty("3")], &ty("2x3"), "")],
         OpKind::Tile => vec![sample(&[&ty("2x3")], &ty("4x3"), "repeats = array<i64: 2, 1>")],
         OpKind::Pad => (0..4)
-            .map(|mode| {
-                sample(
-                    &[&ty("2x3")],
-                    &ty("4x5"),
-                    &format!("mode = {mode} : i64, pads = array<i64: 1, 1, 1, 1>, value = 0.0 : f64"),
-                )
+            .flat_map(|mode| {
+                [
+                    sample(
+                        &[&ty("2x3")],
+                        &ty("4x5"),
+                        &format!("mode = {mode} : i64, pads = array<i64: 1, 1, 1, 1>, value = 0.0 : f64"),
+                    ),
+                    // Before the rows, after the columns: a corner of its own.
+                    sample(
+                        &[&ty("2x3")],
+                        &ty("3x5"),
+                        &format!("mode = {mode} : i64, pads = array<i64: 1, 0, 0, 2>, value = 0.0 : f64"),
+                    ),
+                ]
             })
             .collect(),
         OpKind::Slice => vec![
