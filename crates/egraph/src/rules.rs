@@ -280,12 +280,22 @@ fn fuse_at(egraph: &SgGraph, class: Id, actions: &mut Vec<Action>, cuts: &mut Ve
     };
     for ((p, args), in_place) in kernels {
         let original = &egraph.analysis.programs[p];
+        let found: Vec<Id> = args.iter().map(|&a| egraph.find(a)).collect();
+        // One value read through several inputs (`mul(i0, i1)` of `(d, d)`: a square) is read
+        // through one, so that its uses all count as the program's reads of it. The written
+        // operand of an in-place kernel stays input 0 either way (first occurrences are kept).
+        let duplicated = (1..found.len()).any(|k| found[..k].contains(&found[k]));
+        let merged = duplicated.then(|| original.merged(&found));
+        let (original, found) = match &merged {
+            Some((program, operands)) => (program, operands.as_slice()),
+            None => (original, found.as_slice()),
+        };
         // Most kernels are fused already: look before copying the program.
-        if !args.iter().enumerate().any(|(k, &a)| fusable(original, k, egraph.find(a), in_place).is_some()) {
+        if !found.iter().enumerate().any(|(k, &a)| fusable(original, k, a, in_place).is_some()) {
             continue;
         }
         let mut program = original.clone();
-        let mut operands: Vec<Id> = args.iter().map(|&a| egraph.find(a)).collect();
+        let mut operands: Vec<Id> = found.to_vec();
         let mut fused = false;
         // Operands whose producer would take the kernel past [`MAX_FUSED_OPERANDS`].
         let mut kept: std::collections::BTreeSet<Id> = std::collections::BTreeSet::new();

@@ -241,6 +241,21 @@ fn silu_is_one_kernel() {
 }
 
 #[test]
+fn a_square_of_a_computed_value_is_one_kernel() {
+    // d = x - y, then d * d (a variance's squares, as exporters write them): the Mul reads d
+    // through both its operands, so d vanishes into the Mul's kernel as into `x * sigmoid(x)`'s.
+    let mut g = Graph::default();
+    let x = g.add(Op::Input(0), &[], &[4], F32);
+    let y = g.add(Op::Input(1), &[], &[4], F32);
+    let d = g.add(Op::Elementwise(ScalarOp::new(Elementwise::Sub)), &[x, y], &[4], F32);
+    let sq = g.add(Op::Elementwise(ScalarOp::new(Elementwise::Mul)), &[d, d], &[4], F32);
+    g.outputs = vec![sq];
+    let outcome = run(&g);
+    assert_eq!(outcome.after.launches, 1, "{:#?}", outcome.program.steps);
+    assert_same_values(&g, &outcome);
+}
+
+#[test]
 fn a_conv_epilogue_takes_scale_and_activation() {
     // x -> conv -> * per-column scale (a broadcast constant) -> clip(0, 6): one launch.
     let mut g = Graph::default();

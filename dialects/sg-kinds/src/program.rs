@@ -75,10 +75,17 @@ impl Program {
                     .collect(),
             )
         }));
-        // Merge duplicate operands.
+        Program { inputs: operands.len(), steps }.merged(&operands)
+    }
+
+    /// The same program over `operands` (one per input) with the inputs that name the same
+    /// value merged, keeping first occurrences: `mul(i0, i1)` over `(d, d)` is `mul(i0, i0)`
+    /// over `(d)`, which reads `d` twice through one input (so a producer of `d` that nothing
+    /// else reads can fuse into it). Returns the program and its operand list.
+    pub fn merged<T: Copy + PartialEq>(&self, operands: &[T]) -> (Program, Vec<T>) {
         let mut unique: Vec<T> = Vec::new();
         let mut map = Vec::with_capacity(operands.len());
-        for value in &operands {
+        for value in operands {
             match unique.iter().position(|u| u == value) {
                 Some(i) => map.push(i),
                 None => {
@@ -87,6 +94,7 @@ impl Program {
                 }
             }
         }
+        let mut steps = self.steps.clone();
         for (_, args) in &mut steps {
             for arg in args.iter_mut() {
                 if let Arg::Input(i) = *arg {
@@ -244,6 +252,10 @@ mod tests {
         assert_eq!(operands, vec!['a', 'b']);
         assert_eq!(r.to_string(), "neg(i1) sub(i0,s0)");
         assert_eq!(r.with_input_first(1).to_string(), "neg(i0) sub(i1,s0)");
+        // mul(d, d): one value through two inputs is one input read twice.
+        let (square, operands) = Program::single(op(Elementwise::Mul)).merged(&['d', 'd']);
+        assert_eq!(operands, vec!['d']);
+        assert_eq!(square.to_string(), "mul(i0,i0)");
     }
 
     #[test]
