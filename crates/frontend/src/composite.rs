@@ -275,11 +275,13 @@ impl Importer<'_> {
         let grouped = e.op(self, "Reshape", &[&wide, &grouped_shape], vec![])?;
         let last = e.ints(self, &[2]);
         let keep = vec![attr_i("keepdims", 1)];
+        // The variance of the centred values (ONNX's reference), not E[x^2] - E[x]^2, which
+        // cancels where the mean is large against the spread: the same two passes over the
+        // input, the squares computed inside the second reduction.
         let mean = e.op(self, "ReduceMean", &[&grouped, &last], keep.clone())?;
-        let squared = e.op(self, "Mul", &[&grouped, &grouped], vec![])?;
-        let mean_of_square = e.op(self, "ReduceMean", &[&squared, &last], keep)?;
-        let square_of_mean = e.op(self, "Mul", &[&mean, &mean], vec![])?;
-        let variance = e.op(self, "Sub", &[&mean_of_square, &square_of_mean], vec![])?;
+        let deviations = e.op(self, "Sub", &[&grouped, &mean], vec![])?;
+        let squared = e.op(self, "Mul", &[&deviations, &deviations], vec![])?;
+        let variance = e.op(self, "ReduceMean", &[&squared, &last], keep)?;
         let eps = e.scalar(self, compute, epsilon)?;
         let shifted = e.op(self, "Add", &[&variance, &eps], vec![])?;
         let deviation = e.op(self, "Sqrt", &[&shifted], vec![])?;
