@@ -440,3 +440,38 @@ def test_top_k_ties_at_the_types_extreme(dtype, values, largest, indices):
     got_values, got_indices = model(data)
     assert got_indices.tolist() == [indices]
     np.testing.assert_array_equal(got_values, data[:, indices])
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "op, shape, attrs",
+    [
+        # Over 1 MiB: blocks of whole rows (20 rows of 384) and whole planes (130 x 130), each
+        # block's parameters sliced where it starts; on two threads the blocks' chunks side by
+        # side with statistics of their own.
+        ("LayerNormalization", [1, 1500, 384], {"axis": -1, "epsilon": 1e-5}),
+        ("InstanceNormalization", [2, 8, 130, 130], {"epsilon": 1e-5}),
+    ],
+)
+def test_large_normalisations_match_numpy(op, shape, attrs, threads):
+    rng = np.random.default_rng(7)
+    channels = shape[-1] if op == "LayerNormalization" else shape[1]
+    scale = rng.uniform(0.5, 1.5, channels).astype(np.float32)
+    bias = rng.standard_normal(channels).astype(np.float32)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)
+    inits = [
+        helper.make_tensor("scale", TensorProto.FLOAT, [channels], scale),
+        helper.make_tensor("bias", TensorProto.FLOAT, [channels], bias),
+    ]
+    graph = helper.make_graph([helper.make_node(op, ["x", "scale", "bias"], ["y"], **attrs)], "norm", [x], [y], inits)
+    model = strata.compile(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), threads=threads)
+    value = (rng.standard_normal(shape) * 2 + 1).astype(np.float32)
+    wide = value.astype(np.float64)
+    axes = (-1,) if op == "LayerNormalization" else tuple(range(2, len(shape)))
+    mean = wide.mean(axis=axes, keepdims=True)
+    normed = (wide - mean) / np.sqrt(wide.var(axis=axes, keepdims=True) + 1e-5)
+    broadcast = [1] * (len(shape) - 1) + [channels] if op == "LayerNormalization" else [1, channels, 1, 1]
+    want = normed * scale.reshape(broadcast) + bias.reshape(broadcast)
+    (got,) = model(value)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
