@@ -83,7 +83,7 @@
 // UNOPT-DAG: 3456 {{\[[0-9]+,[0-9]+\)}} activation Transpose transpose
 // UNOPT-DAG: 3456 {{\[[0-9]+,[0-9]+\)}} activation Relu relu
 // DISABLE: error: invalid value 'bogus' for '--disable <OPTIMISATION>'
-// DISABLE: [possible values: views, fusion, epilogues, in-place, pads-in-place, conv-borders, bands, concat-convs, residuals, sink-to-use, order, winograd, integer-matmuls, half-in-f32, small-models, amx-tiles]
+// DISABLE: [possible values: views, fusion, epilogues, in-place, pads-in-place, conv-borders, bands, concat-convs, conv-channels, residuals, sink-to-use, order, winograd, integer-matmuls, half-in-f32, small-models, amx-tiles]
 // EXTENSION: error: {{.*}}model.txt: expected a .csv (MiniMalloc), .mlir (memref-level) or .onnx (model) file
 
 // MLIR: note: unplannable: not planned: {{.*}}plan-arena.mlir":{{[0-9]+}}:8): dynamic sizes or symbols

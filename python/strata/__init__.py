@@ -295,7 +295,7 @@ def compile(
         `CompileError` naming the constant.
     disable: optimisations to leave out, to see what each saves or to get around a problem in
         one: any of "views", "fusion", "epilogues", "in-place", "pads-in-place",
-        "conv-borders", "bands", "concat-convs", "residuals", "sink-to-use", "order",
+        "conv-borders", "bands", "concat-convs", "conv-channels", "residuals", "sink-to-use", "order",
         "winograd", "integer-matmuls", "half-in-f32", "small-models", "amx-tiles".
 
     Raises `CompileError` (with `.node`, `.op_type`, `.unsupported`) when the model cannot be

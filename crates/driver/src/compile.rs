@@ -134,6 +134,9 @@ pub enum Optimization {
     /// concatenation is never made; only where that lowers the estimated peak
     /// (`strata-split-concat-convs`); host only.
     ConcatConvs,
+    /// A convolution whose filters exceed L2 runs block of input channels by block, each
+    /// block's filters read from L2 for every tile (`strata-split-conv-channels`); host only.
+    ConvChannels,
     /// A residual added to a convolution's result is the convolution's initial value, so the
     /// result takes the residual's buffer (`sg-accumulate-residuals`); a bias added to a
     /// matmul's result, the matmul's (`strata-matmul-accumulate`). Host only.
@@ -200,6 +203,7 @@ impl Optimization {
             | Optimization::ConvBorders
             | Optimization::Bands
             | Optimization::ConcatConvs
+            | Optimization::ConvChannels
             | Optimization::Residuals
             | Optimization::SinkToUse
             | Optimization::Order
@@ -295,6 +299,9 @@ pub fn memref_pipeline(
     // the peak, and it would split both convolutions for no byte the plan saves.
     if host && on(Optimization::ConcatConvs) {
         early.push("strata-split-concat-convs".to_owned());
+    }
+    if schedule && host && on(Optimization::ConvChannels) {
+        early.push("strata-split-conv-channels".to_owned());
     }
     let early = if early.is_empty() { String::new() } else { format!("func.func({}),", early.join(",")) };
     let plan =

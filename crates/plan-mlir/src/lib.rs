@@ -20,6 +20,7 @@ pub mod choose_in_place;
 pub mod concat_convs;
 pub mod constants_to_globals;
 pub mod conv_borders;
+pub mod conv_channels;
 pub mod copy_to_linalg;
 pub mod distinct_results;
 pub mod fused_spans;
@@ -79,6 +80,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&band_pads::INFO, band_pads::create);
     registry.register(&band_chains::INFO, band_chains::create);
     registry.register(&concat_convs::INFO, concat_convs::create);
+    registry.register(&conv_channels::INFO, conv_channels::create);
     registry.register(&copy_to_linalg::INFO, copy_to_linalg::create);
     registry.register(&distinct_results::INFO, distinct_results::create);
     registry.register(&results_in_place::INFO, results_in_place::create);
