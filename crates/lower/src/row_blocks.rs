@@ -115,20 +115,16 @@ pub fn blocked(
     let ones = vec!["1".to_owned(); rank];
     let size_list: Vec<String> = sizes.iter().map(i64::to_string).collect();
     let region_list: Vec<String> = region.iter().map(i64::to_string).collect();
+    // A chunk's part of the result: from `%sb_base` along the first cut dimension.
+    let chunk_offsets: Vec<String> =
+        (0..rank).map(|d| if d == first { "%sb_base".to_owned() } else { "0".to_owned() }).collect();
+    let region_box = format!("{}] [{}] [{}", list(&chunk_offsets), list(&region_list), list(&ones));
     let mut text = String::new();
     let (mut acc, base) = if chunks > 1 {
         let span = k.emit(format_args!("arith.constant {} : index", region[first]));
         let _ = writeln!(text, "%sb = scf.forall (%sb_c) in ({chunks}) shared_outs(%sb_out = {result}) -> ({ty}) {{");
         let _ = writeln!(text, "%sb_base = arith.muli %sb_c, {span} : index");
-        let offsets: Vec<String> =
-            (0..rank).map(|d| if d == first { "%sb_base".to_owned() } else { "0".to_owned() }).collect();
-        let _ = writeln!(
-            text,
-            "%sb_region = tensor.extract_slice %sb_out[{}] [{}] [{}] : {ty} to {region_ty}",
-            list(&offsets),
-            list(&region_list),
-            list(&ones)
-        );
+        let _ = writeln!(text, "%sb_region = tensor.extract_slice %sb_out[{region_box}] : {ty} to {region_ty}");
         ("%sb_region".to_owned(), Some("%sb_base"))
     } else {
         (result.clone(), None)
@@ -216,14 +212,9 @@ pub fn blocked(
     }
     let mut value = done.swap_remove(0);
     if chunks > 1 {
-        let offsets: Vec<String> =
-            (0..rank).map(|d| if d == first { "%sb_base".to_owned() } else { "0".to_owned() }).collect();
         let _ = writeln!(
             text,
-            "scf.forall.in_parallel {{\ntensor.parallel_insert_slice {value} into %sb_out[{}] [{}] [{}] : {region_ty} into {ty}\n}}\n}} {{{}}}",
-            list(&offsets),
-            list(&region_list),
-            list(&ones),
+            "scf.forall.in_parallel {{\ntensor.parallel_insert_slice {value} into %sb_out[{region_box}] : {region_ty} into {ty}\n}}\n}} {{{}}}",
             strata_ir::attrs::SECTIONS.0
         );
         value = "%sb".to_owned();
