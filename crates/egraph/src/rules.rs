@@ -285,7 +285,7 @@ fn fuse_at(egraph: &SgGraph, class: Id, actions: &mut Vec<Action>, cuts: &mut Ve
         // through one, so that its uses all count as the program's reads of it. The written
         // operand of an in-place kernel stays input 0 either way (first occurrences are kept).
         let duplicated = (1..found.len()).any(|k| found[..k].contains(&found[k]));
-        let merged = duplicated.then(|| original.merged(&found));
+        let merged = duplicated.then(|| original.clone().merged(&found));
         let (original, found) = match &merged {
             Some((program, operands)) => (program, operands.as_slice()),
             None => (original, found.as_slice()),

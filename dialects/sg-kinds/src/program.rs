@@ -82,7 +82,7 @@ impl Program {
     /// value merged, keeping first occurrences: `mul(i0, i1)` over `(d, d)` is `mul(i0, i0)`
     /// over `(d)`, which reads `d` twice through one input (so a producer of `d` that nothing
     /// else reads can fuse into it). Returns the program and its operand list.
-    pub fn merged<T: Copy + PartialEq>(&self, operands: &[T]) -> (Program, Vec<T>) {
+    pub fn merged<T: Copy + PartialEq>(mut self, operands: &[T]) -> (Program, Vec<T>) {
         let mut unique: Vec<T> = Vec::new();
         let mut map = Vec::with_capacity(operands.len());
         for value in operands {
@@ -94,15 +94,15 @@ impl Program {
                 }
             }
         }
-        let mut steps = self.steps.clone();
-        for (_, args) in &mut steps {
+        for (_, args) in &mut self.steps {
             for arg in args.iter_mut() {
                 if let Arg::Input(i) = *arg {
                     *arg = Arg::Input(map[i]);
                 }
             }
         }
-        (Program { inputs: unique.len(), steps }, unique)
+        self.inputs = unique.len();
+        (self, unique)
     }
 
     /// The same program with input `k` moved to position 0 (the others keep their order).
