@@ -277,11 +277,18 @@ fn pad_by_regions(k: &mut Kernel, pads: &[i64], mode: i64, out: &TensorTy) -> Op
     if !fits {
         return None;
     }
-    // Per axis, its regions: where they start in the result, their size, and the input index of
-    // a region's position `t` (`None`: the interior, `t` itself). Wrap's region above reads the
-    // input's first rows at `t`: a plain index, from which linalg infers the loop's extent, so
-    // that region reads a slice of the input as long as itself.
-    let regions: Vec<Vec<(i64, i64, Option<String>)>> = (0..rank)
+    // Per axis, its regions: where they start in the result, their size, the input index of a
+    // region's position `t` (`None`: the interior, `t` itself), and how much of the input's
+    // axis it reads from its start. Wrap's region above reads the input's first rows at `t`:
+    // a plain index, from which linalg infers the loop's extent, so that region reads a slice
+    // of the input as long as itself.
+    struct Region {
+        at: i64,
+        size: i64,
+        index: Option<String>,
+        reads: i64,
+    }
+    let regions: Vec<Vec<Region>> = (0..rank)
         .map(|d| {
             let (lo, hi, n) = (pads[d], pads[d + rank], in_ty.shape[d]);
             let mut axis = Vec::new();
@@ -291,21 +298,21 @@ fn pad_by_regions(k: &mut Kernel, pads: &[i64], mode: i64, out: &TensorTy) -> Op
                     2 => "0".to_owned(),
                     _ => format!("d{d} + {}", n - lo),
                 };
-                axis.push((0, lo, Some(below)));
+                axis.push(Region { at: 0, size: lo, index: Some(below), reads: n });
             }
-            axis.push((lo, n, None));
+            axis.push(Region { at: lo, size: n, index: None, reads: n });
             if hi > 0 {
-                let above = match mode {
-                    1 => format!("{} - d{d}", n - 2),
-                    2 => (n - 1).to_string(),
-                    _ => format!("d{d}"),
+                let (above, reads) = match mode {
+                    1 => (format!("{} - d{d}", n - 2), n),
+                    2 => ((n - 1).to_string(), n),
+                    _ => (format!("d{d}"), hi),
                 };
-                axis.push((lo + n, hi, Some(above)));
+                axis.push(Region { at: lo + n, size: hi, index: Some(above), reads });
             }
             axis
         })
         .collect();
-    let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+    let list = crate::nn::list;
     let ones = list(&vec![1; rank]);
     let input = k.arg(0);
     let dest = k.empty(out);
@@ -317,21 +324,16 @@ fn pad_by_regions(k: &mut Kernel, pads: &[i64], mode: i64, out: &TensorTy) -> Op
     // Every combination of one region per axis but the interior's, the first axis outermost.
     let mut choice = vec![0usize; rank];
     loop {
-        let picked: Vec<&(i64, i64, Option<String>)> = (0..rank).map(|d| &regions[d][choice[d]]).collect();
-        if picked.iter().any(|(_, _, index)| index.is_some()) {
-            let offsets: Vec<i64> = picked.iter().map(|(offset, _, _)| *offset).collect();
-            let sizes: Vec<i64> = picked.iter().map(|(_, size, _)| *size).collect();
+        let picked: Vec<&Region> = (0..rank).map(|d| &regions[d][choice[d]]).collect();
+        if picked.iter().any(|region| region.index.is_some()) {
+            let offsets: Vec<i64> = picked.iter().map(|region| region.at).collect();
+            let sizes: Vec<i64> = picked.iter().map(|region| region.size).collect();
             let map = Map(picked
                 .iter()
                 .enumerate()
-                .map(|(d, (_, _, index))| index.clone().unwrap_or_else(|| format!("d{d}")))
+                .map(|(d, region)| region.index.clone().unwrap_or_else(|| format!("d{d}")))
                 .collect());
-            let read: Vec<i64> = (0..rank)
-                .map(|d| match &picked[d].2 {
-                    Some(index) if *index == format!("d{d}") => picked[d].1,
-                    _ => in_ty.shape[d],
-                })
-                .collect();
+            let read: Vec<i64> = picked.iter().map(|region| region.reads).collect();
             let (source, source_ty) = if read == in_ty.shape {
                 (input.clone(), in_ty.clone())
             } else {

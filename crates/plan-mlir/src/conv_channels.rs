@@ -25,6 +25,7 @@
 use crate::band_chains::{static_f32, Builder};
 use strata_ir::rewrite::erase_if_unused;
 use strata_ir::{Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo};
+use strata_lower::kernel::TensorTy;
 
 pub static INFO: PassInfo = PassInfo {
     name: "strata-split-conv-channels",
@@ -61,8 +62,9 @@ pub const MIN_CHANNELS: i64 = 32;
 /// positions than this the block's filters are read once anyway.
 const TILE_POSITIONS: i64 = 8;
 
-/// The input channels of each block `conv` is split into, if it is a candidate.
-fn channel_block(conv: Op) -> Option<i64> {
+/// The input channels of each block `conv` is split into, with its input's and filter's types,
+/// if it is a candidate.
+fn channel_block(conv: Op) -> Option<(i64, TensorTy, TensorTy)> {
     if !conv.is(CONV) {
         return None;
     }
@@ -77,7 +79,7 @@ fn channel_block(conv: Op) -> Option<i64> {
         return None;
     }
     let block = (1..channels).rev().find(|&b| channels % b == 0 && b * per_channel <= CHANNEL_BLOCK_BYTES)?;
-    (block >= MIN_CHANNELS).then_some(block)
+    (block >= MIN_CHANNELS).then_some((block, input, filter))
 }
 
 impl Pass for SplitConvChannels {
@@ -89,16 +91,15 @@ impl Pass for SplitConvChannels {
         let Some(body) = Op::of(&func).body(0) else { return Ok(()) };
         let context = cx.strata().mlir();
         for conv in body.ops() {
-            let Some(block) = channel_block(conv) else { continue };
+            let Some((block, input, filter)) = channel_block(conv) else { continue };
             let b = Builder { context, anchor: conv };
-            let input = static_f32(conv.operand(0)).expect("a candidate's input is static");
-            let filter = static_f32(conv.operand(1)).expect("a candidate's filter is static");
             let out = static_f32(conv.result(0)).expect("a candidate's result is static");
+            let (&[n, channels, h, w], &[f, _, kh, kw]) = (&input.shape[..], &filter.shape[..]) else {
+                unreachable!("static_f32 types are 4-D")
+            };
             let mut acc = conv.operand(2);
-            for first in (0..filter.shape[1]).step_by(block as usize) {
-                let [n, _, h, w] = input.shape[..] else { unreachable!("a 4-D input") };
+            for first in (0..channels).step_by(block as usize) {
                 let x = b.slice(conv.operand(0), &[0, first, 0, 0], &[n, block, h, w]);
-                let [f, _, kh, kw] = filter.shape[..] else { unreachable!("a 4-D filter") };
                 let weights = b.slice(conv.operand(1), &[0, first, 0, 0], &[f, block, kh, kw]);
                 acc = b.clone(conv, &[(0, x), (1, weights), (2, acc)], &out);
             }
