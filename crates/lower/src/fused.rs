@@ -228,7 +228,7 @@ impl MixedRadix {
     /// and the map reading it over the view's loops.
     fn emit(&self, k: &mut Kernel, flat: &str, flat_ty: &TensorTy) -> (String, TensorTy, Vec<String>) {
         let length: i64 = self.expanded.iter().product();
-        let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+        let list = crate::nn::list;
         let line = TensorTy::new(vec![length], flat_ty.elem.clone());
         let line_value = if length == flat_ty.numel() {
             flat.to_owned()

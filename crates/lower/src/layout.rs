@@ -50,7 +50,7 @@ pub fn transpose(k: &mut Kernel, perm: &[i64], out: &TensorTy) -> String {
 pub fn slice(k: &mut Kernel, starts: &[i64], steps: &[i64], out: &TensorTy) -> String {
     let input = k.arg(0);
     let in_ty = k.arg_type(0).clone();
-    let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+    let list = crate::nn::list;
     if steps.iter().all(|&s| s > 0) {
         // An empty result may start anywhere (even past the end); extract_slice wants 0.
         let starts: Vec<i64> = if out.numel() == 0 { vec![0; starts.len()] } else { starts.to_vec() };
@@ -92,7 +92,7 @@ pub fn concat(k: &mut Kernel, axis: usize, out: &TensorTy) -> String {
     let init = k.empty(out);
     let (lhs, rhs) = (k.arg(0), k.arg(1));
     let (lhs_ty, rhs_ty) = (k.arg_type(0).clone(), k.arg_type(1).clone());
-    let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+    let list = crate::nn::list;
     let ones = vec![1; out.rank()];
     let zeros = vec![0; out.rank()];
     let mut offsets = zeros.clone();
@@ -206,7 +206,7 @@ pub fn pad(k: &mut Kernel, pads: &[i64], mode: i64, value: f64, out: &TensorTy, 
     }
     if mode == 0 {
         let input = k.arg(0);
-        let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+        let list = crate::nn::list;
         let fill = k.stored_constant(&in_ty.elem.literal(value), &in_ty.elem);
         let idx: Vec<String> = (0..rank).map(|d| format!("%i{d}: index")).collect();
         return k.emit(format_args!(
