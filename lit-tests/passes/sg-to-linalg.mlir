@@ -191,24 +191,35 @@ func.func @standalone_views(%x: tensor<1x144x20xf32>, %y: tensor<6x5xf32>) -> (t
 // -----
 
 // Reflect and edge padding: the input inserted into the interior, then each border region
-// (sides, then corners, one region per axis at a time) a copy of the input through one affine
-// index per axis: mirrored for reflect (2 - t before, n - 2 - t = 1 - t after), a constant for
-// edge (row 0 before; column 2 after, the corner both).
-// CHECK-DAG: #[[BELOW:.*]] = affine_map<(d0, d1) -> (d0, -d1 + 2)>
+// (sides, then corners, one region per axis at a time) staged from the interior through one
+// affine index per axis into a tensor of its own, then written into the border: the stage
+// has a leading unit axis, so the write is a generic with two different maps, which neither
+// canonicalisation nor eliminate-empty-tensors folds back, and nothing reads the input but
+// its insertion, so its producer can write into the interior. Mirrored for reflect (cols 3-4
+// read as 1 - t before, col 3 as 0 - t after), a constant for edge (row 0 before; column 2
+// after, the corner both).
+// CHECK-DAG: #[[BELOW:.*]] = affine_map<(d0, d1, d2) -> (d1, -d2 + 1)>
+// CHECK-DAG: #[[ID3:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[ABOVE:.*]] = affine_map<(d0, d1, d2) -> (d1, -d2)>
+// CHECK-DAG: #[[UNIT:.*]] = affine_map<(d0, d1) -> (0, d0, d1)>
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK-DAG: #[[ABOVE:.*]] = affine_map<(d0, d1) -> (d0, -d1 + 1)>
-// CHECK-DAG: #[[TOP:.*]] = affine_map<(d0, d1) -> (0, d1)>
-// CHECK-DAG: #[[CORNER:.*]] = affine_map<(d0, d1) -> (0, 2)>
-// CHECK-DAG: #[[RIGHT:.*]] = affine_map<(d0, d1) -> (d0, 2)>
+// CHECK-DAG: #[[TOP:.*]] = affine_map<(d0, d1, d2) -> (0, d2)>
+// CHECK-DAG: #[[CORNER:.*]] = affine_map<(d0, d1, d2) -> (0, 0)>
+// CHECK-DAG: #[[RIGHT:.*]] = affine_map<(d0, d1, d2) -> (d1, 0)>
 // CHECK-LABEL: func.func @pad_reflect
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<2x6xf32>
 // CHECK: %[[IN:.*]] = tensor.insert_slice %arg0 into %[[E]][0, 2] [2, 3] [1, 1]
+// CHECK: %[[R0:.*]] = tensor.extract_slice %[[IN]][0, 3] [2, 2] [1, 1]
+// CHECK: %[[T0:.*]] = linalg.generic {indexing_maps = [#[[BELOW]], #[[ID3]]], {{.*}} ins(%[[R0]] : tensor<2x2xf32>) outs(%{{.*}} : tensor<1x2x2xf32>)
 // CHECK: %[[S0:.*]] = tensor.extract_slice %[[IN]][0, 0] [2, 2] [1, 1]
-// CHECK: %[[B0:.*]] = linalg.generic {indexing_maps = [#[[BELOW]], #[[ID]]], {{.*}} ins(%arg0 : tensor<2x3xf32>) outs(%[[S0]] : tensor<2x2xf32>)
+// CHECK: %[[B0:.*]] = linalg.generic {indexing_maps = [#[[UNIT]], #[[ID]]], {{.*}} ins(%[[T0]] : tensor<1x2x2xf32>) outs(%[[S0]] : tensor<2x2xf32>)
 // CHECK: %[[P0:.*]] = tensor.insert_slice %[[B0]] into %[[IN]][0, 0] [2, 2] [1, 1]
+// CHECK: %[[R1:.*]] = tensor.extract_slice %[[P0]][0, 3] [2, 1] [1, 1]
+// CHECK: %[[T1:.*]] = linalg.generic {indexing_maps = [#[[ABOVE]], #[[ID3]]], {{.*}} ins(%[[R1]] : tensor<2x1xf32>) outs(%{{.*}} : tensor<1x2x1xf32>)
 // CHECK: %[[S1:.*]] = tensor.extract_slice %[[P0]][0, 5] [2, 1] [1, 1]
-// CHECK: %[[B1:.*]] = linalg.generic {indexing_maps = [#[[ABOVE]], #[[ID]]], {{.*}} outs(%[[S1]] : tensor<2x1xf32>)
+// CHECK: %[[B1:.*]] = linalg.generic {indexing_maps = [#[[UNIT]], #[[ID]]], {{.*}} ins(%[[T1]] : tensor<1x2x1xf32>) outs(%[[S1]] : tensor<2x1xf32>)
 // CHECK: %[[P1:.*]] = tensor.insert_slice %[[B1]] into %[[P0]][0, 5] [2, 1] [1, 1]
+// CHECK-NOT: %arg0
 // CHECK: return %[[P1]]
 func.func @pad_reflect(%x: tensor<2x3xf32>) -> tensor<2x6xf32> {
   %0 = "sg.pad"(%x) {pads = array<i64: 0, 2, 0, 1>, mode = 1 : i64, value = 0.0 : f64} : (tensor<2x3xf32>) -> tensor<2x6xf32>
@@ -216,10 +227,16 @@ func.func @pad_reflect(%x: tensor<2x3xf32>) -> tensor<2x6xf32> {
 }
 
 // CHECK-LABEL: func.func @pad_edge
-// CHECK: tensor.insert_slice %arg0 into %{{.*}}[1, 0] [2, 3] [1, 1]
-// CHECK: linalg.generic {indexing_maps = [#[[TOP]], #[[ID]]], {{.*}} outs(%{{.*}} : tensor<1x3xf32>)
-// CHECK: linalg.generic {indexing_maps = [#[[CORNER]], #[[ID]]], {{.*}} outs(%{{.*}} : tensor<1x2xf32>)
-// CHECK: linalg.generic {indexing_maps = [#[[RIGHT]], #[[ID]]], {{.*}} outs(%{{.*}} : tensor<2x2xf32>)
+// CHECK: %[[IN:.*]] = tensor.insert_slice %arg0 into %{{.*}}[1, 0] [2, 3] [1, 1]
+// CHECK: tensor.extract_slice %[[IN]][1, 0] [1, 3] [1, 1]
+// CHECK: linalg.generic {indexing_maps = [#[[TOP]], #[[ID3]]], {{.*}} outs(%{{.*}} : tensor<1x1x3xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[UNIT]], #[[ID]]], {{.*}} outs(%{{.*}} : tensor<1x3xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[1, 2] [1, 1] [1, 1]
+// CHECK: linalg.generic {indexing_maps = [#[[CORNER]], #[[ID3]]], {{.*}} outs(%{{.*}} : tensor<1x1x2xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[UNIT]], #[[ID]]], {{.*}} outs(%{{.*}} : tensor<1x2xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[1, 2] [2, 1] [1, 1]
+// CHECK: linalg.generic {indexing_maps = [#[[RIGHT]], #[[ID3]]], {{.*}} outs(%{{.*}} : tensor<1x2x2xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[UNIT]], #[[ID]]], {{.*}} outs(%{{.*}} : tensor<2x2xf32>)
 // CHECK-NOT: tensor.extract %arg0
 func.func @pad_edge(%x: tensor<2x3xf32>) -> tensor<3x5xf32> {
   %0 = "sg.pad"(%x) {pads = array<i64: 1, 0, 0, 2>, mode = 2 : i64, value = 0.0 : f64} : (tensor<2x3xf32>) -> tensor<3x5xf32>

@@ -5,6 +5,10 @@
 // padded input in place would keep the larger padded buffer alive from the convolution on, so
 // the copy is kept (1776 bytes in place).
 // RUN: strata compile %S/../frontend/inputs/conv_relu.onnx --emit=linalg | strata-opt -p 'builtin.module(strata-bufferize-and-plan)' --mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=COPY
+// A relu read only by a reflection pad writes into the padded buffer's interior, the borders
+// then copied through one small stage each (one buffer for all): 10368 + 512 bytes, where the
+// relu's result and its padded copy took 18560.
+// RUN: strata-opt %S/inputs/reflect-pad.mlir -p 'builtin.module(func.func(sg-to-linalg),strata-bufferize-and-plan)' --mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=REFLECT
 // With `pads-in-place=false` (`--disable pads-in-place`) nothing is produced in place.
 // RUN: strata-opt %s -p 'builtin.module(func.func(sg-to-linalg),strata-bufferize-and-plan{pads-in-place=false})' --mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=PLAIN
 
@@ -30,6 +34,14 @@
 // PLAIN: (S) 0 in-place
 // PLAIN: (S) 0 copied
 // PLAIN: (S) 18560 arena-bytes
+// REFLECT-LABEL: func.func @main
+// REFLECT-SAME: strata.arena_bytes = 10880
+// REFLECT: %[[P:.*]] = memref.view %arg3[%c0][] : memref<10880xi8> to memref<1x8x18x18xf32>
+// REFLECT: %[[I:.*]] = memref.subview %[[P]][0, 0, 1, 1] [1, 8, 16, 16]
+// REFLECT: arith.maximumf
+// REFLECT-NOT: memref.copy
+// REFLECT: (S) 1 in-place
+// REFLECT: (S) 10880 arena-bytes
 // COPY: (S) 0 in-place
 // COPY: (S) 1 copied
 // COPY: (S) 1456 arena-bytes
