@@ -475,3 +475,46 @@ def test_large_normalisations_match_numpy(op, shape, attrs, threads):
     want = normed * scale.reshape(broadcast) + bias.reshape(broadcast)
     (got,) = model(value)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("mode", ["reflect", "edge", "wrap"])
+def test_padded_values_produced_in_place_match_numpy(mode, threads):
+    # A 3x3 convolution read only by a reflect/edge/wrap pad: it writes into the padded buffer's
+    # interior and the borders are copied from it through small stages, so on one thread
+    # (reflect, edge) the arena holds the padded value and one stage, not the convolution's
+    # result beside its padded copy (as before the stages). Uneven amounts on three axes
+    # (corners included).
+    rng = np.random.default_rng(11)
+    shape, pads = [1, 6, 40, 48], [0, 1, 3, 2, 0, 2, 1, 4]
+    padded = [n + lo + hi for n, lo, hi in zip(shape, pads[:4], pads[4:])]
+    weights = rng.standard_normal((6, 6, 3, 3)).astype(np.float32)
+    mixing = rng.standard_normal((4, padded[1])).astype(np.float32)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4] + padded[2:])
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Pad", ["c", "pads"], ["p"], mode=mode),
+        helper.make_node("Conv", ["p", "m"], ["y"]),
+    ]
+    inits = [
+        helper.make_tensor("w", TensorProto.FLOAT, [6, 6, 3, 3], weights),
+        helper.make_tensor("pads", TensorProto.INT64, [8], pads),
+        helper.make_tensor("m", TensorProto.FLOAT, [4, padded[1], 1, 1], mixing),
+    ]
+    graph = helper.make_graph(nodes, "pad", [x], [y], inits)
+    model = strata.compile(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)]), threads=threads)
+    value = rng.standard_normal(shape).astype(np.float32)
+    framed = np.pad(value.astype(np.float64), [(0, 0), (0, 0), (1, 1), (1, 1)])
+    rows, cols = shape[2:]
+    conv = sum(
+        np.einsum("oc,nchw->nohw", weights[:, :, i, j].astype(np.float64), framed[:, :, i : i + rows, j : j + cols])
+        for i in range(3)
+        for j in range(3)
+    )
+    want = np.einsum("oc,nchw->nohw", mixing.astype(np.float64), np.pad(conv, list(zip(pads[:4], pads[4:])), mode=mode))
+    (got,) = model(value)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    if threads == 1 and mode != "wrap":
+        conv_and_padded = 4 * (int(np.prod(shape)) + int(np.prod(padded)))
+        assert model.arena_bytes < conv_and_padded, model.arena_bytes
