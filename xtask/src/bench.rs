@@ -2,7 +2,8 @@
 //! `scripts/bench_kernels.py`, compiled by Strata and run against ONNX Runtime (pinned; one
 //! intra-op thread, and its default of one per core) in the same run, on the same inputs, on
 //! the same machine. Strata's outputs are checked against ONNX Runtime's before its time
-//! counts; `--profile` adds each model's hottest kernels (`strata run --profile`).
+//! counts; `--profile` adds each model's hottest kernels (`strata run --profile`, one thread)
+//! beside ONNX Runtime's time for the same ONNX nodes ([`crate::bench_profile`]).
 
 use crate::{
     ensure_generated, ensure_zoo, input_args, number_after, onnx_python, ort_python, root, zoo_frozen, ZOO_MODELS,
@@ -63,7 +64,7 @@ struct Row {
     /// (`xtask/zoo-reference`), which this machine's ONNX Runtime then differs from (its AVX2
     /// int8 kernels saturate where the references' AVX-512 VNNI ones do not).
     matches_reference: bool,
-    /// `strata run --profile`'s table (with `--profile`).
+    /// Strata's kernels against ONNX Runtime's nodes (with `--profile`).
     profile: Option<String>,
 }
 
@@ -95,6 +96,42 @@ fn ort(case: &Case, repeats: usize, threads: usize, outputs: Option<&Path>) -> R
     let output = command.output().map_err(|e| e.to_string())?;
     number_after(&String::from_utf8_lossy(&output.stdout), "median_ms ")
         .ok_or_else(|| format!("{}: ONNX Runtime failed: {}", case.name, String::from_utf8_lossy(&output.stderr)))
+}
+
+/// Strata's kernels on `case` (one thread, `strata run --profile`'s every kernel) beside ONNX
+/// Runtime's profiler's times for the same nodes (one intra-op thread).
+fn kernel_table(case: &Case, repeats: usize) -> Result<String, String> {
+    let dir = root().join("target/bench-profile").join(&case.name);
+    let _ = std::fs::remove_dir_all(&dir);
+    let extra = ["--profile", "--threads", "1", "--output-dir"].map(str::to_owned);
+    strata(case, repeats, &[&extra[..], &[dir.display().to_string()]].concat())?;
+    let csv = std::fs::read_to_string(dir.join("profile.csv")).map_err(|e| format!("{}: {e}", case.name))?;
+    let kernels = crate::bench_profile::strata_kernels(&csv)?;
+    // A twin ONNX Runtime runs in the model's place (bf16 on f32) has other nodes.
+    if case.model.with_extension("ort.onnx").exists() {
+        let table = crate::bench_profile::table(&kernels, Default::default(), 12);
+        return Ok(format!(
+            "(ONNX Runtime runs a twin of this model with other nodes: Strata's kernels only)\n{table}"
+        ));
+    }
+    let output = Command::new("python3")
+        .arg(root().join("xtask/scripts/bench_ort.py"))
+        .arg(&case.model)
+        .arg(&case.inputs)
+        .arg(repeats.to_string())
+        .args(["1", "--nodes"])
+        .env("PYTHONPATH", std::env::join_paths([ort_python()?, onnx_python()?]).map_err(|e| e.to_string())?)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !output.status.success() {
+        return Err(format!(
+            "{}: ONNX Runtime's profile failed: {}",
+            case.name,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let ort = crate::bench_profile::ort_nodes(&String::from_utf8_lossy(&output.stdout));
+    Ok(crate::bench_profile::table(&kernels, ort, 12))
 }
 
 /// `strata run` on `case` with `extra` flags: its stdout and whether it succeeded.
@@ -166,12 +203,7 @@ fn measure(case: &Case, repeats: usize, rounds: usize, profile: bool) -> Result<
     let ratios = |a: &[f64], b: &[f64]| median(&a.iter().zip(b).map(|(x, y)| x / y).collect::<Vec<_>>());
     let unscheduled = strata(case, repeats, &[&["--no-schedule".to_owned()][..], &one[..]].concat())?.0;
     let unfused = strata(case, repeats, &[&["--no-egraph".to_owned()][..], &one[..]].concat())?.0;
-    let profile = if profile {
-        let text = strata(case, repeats, &["--profile".to_owned()])?.0;
-        Some(text.lines().skip_while(|l| !l.starts_with("profile:")).take(12).collect::<Vec<_>>().join("\n"))
-    } else {
-        None
-    };
+    let profile = if profile { Some(kernel_table(case, repeats)?) } else { None };
     Ok(Row {
         name: case.name.clone(),
         strata_ms: median(&strata_one),

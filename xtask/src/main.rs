@@ -6,6 +6,7 @@
 mod bench;
 mod bench_compile;
 mod bench_memory;
+mod bench_profile;
 mod memcheck;
 mod probe;
 mod python;
@@ -127,7 +128,8 @@ enum Bench {
         /// Only models and kernels whose name contains this.
         #[arg(long)]
         filter: Option<String>,
-        /// Also print each model's hottest kernels (`strata run --profile`).
+        /// Also print each model's hottest kernels (`strata run --profile`, one thread) beside
+        /// ONNX Runtime's time for the same nodes, and the kernels slower than its nodes.
         #[arg(long)]
         profile: bool,
         /// Instead of the zoo and the focused kernels, the class sweep
