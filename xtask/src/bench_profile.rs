@@ -4,7 +4,8 @@
 //!
 //! A kernel is matched to the ONNX nodes its label names (`conv_268 + relu6_271`); ONNX
 //! Runtime names a node it fused after one of them, with a suffix for its blocked layout
-//! (`relu6_271_nchwc`). Its nodes that no kernel names (layout reorders) are counted apart.
+//! (`relu6_271_nchwc`) or the fusion's name (`matmul_71/MatMulAddFusion`). Its nodes that no
+//! kernel names (layout reorders, reshapes it copies) are counted apart.
 
 use std::collections::BTreeMap;
 
@@ -40,8 +41,13 @@ pub fn ort_nodes(text: &str) -> BTreeMap<String, (String, f64)> {
         .collect()
 }
 
-/// The suffixes ONNX Runtime's CPU provider adds to the names of nodes it rewrites.
-const ORT_SUFFIXES: [&str; 1] = ["_nchwc"];
+/// Whether ONNX Runtime's node `name` is the ONNX node `node`: the same name, or it with the
+/// suffix of a node rewritten into the blocked layout (`relu6_271_nchwc`) or the fusion that
+/// made it (`matmul_71/MatMulAddFusion`).
+fn is_node(name: &str, node: &str) -> bool {
+    let base = name.split_once('/').map_or(name, |(base, _)| base);
+    base == node || base.strip_suffix("_nchwc") == Some(node)
+}
 
 /// The table: the `rows` hottest kernels with ONNX Runtime's time for their nodes, then the
 /// kernels slower than ONNX Runtime's nodes, most first.
@@ -54,10 +60,8 @@ pub fn table(kernels: &[Kernel], mut ort: BTreeMap<String, (String, f64)>, rows:
                 .nodes
                 .split(" + ")
                 .filter_map(|node| {
-                    std::iter::once(node.to_owned())
-                        .chain(ORT_SUFFIXES.iter().map(|suffix| format!("{node}{suffix}")))
-                        .find_map(|name| ort.remove(&name))
-                        .map(|(_, ms)| ms)
+                    let name = ort.keys().find(|name| is_node(name, node))?.clone();
+                    ort.remove(&name).map(|(_, ms)| ms)
                 })
                 .collect();
             (!times.is_empty()).then(|| times.iter().sum())
@@ -122,7 +126,7 @@ mod tests {
         let kernels = strata_kernels(csv).unwrap();
         assert_eq!(kernels[1], Kernel { ms: 0.1, nodes: "conv_5".into() });
         let ort = ort_nodes(
-            "node\trelu_3_nchwc\tConv\t0.25\nnode\tconv_5\tConv\t0.05\nnode\tReorderOutput\tReorderOutput\t0.01\nother",
+            "node\trelu_3_nchwc\tConv\t0.25\nnode\tconv_5/FusedConv\tConv\t0.05\nnode\tReorderOutput\tReorderOutput\t0.01\nother",
         );
         let text = table(&kernels, ort, 12);
         // conv_2 + relu_3 is ORT's fused relu_3_nchwc; gap_9 has no node there.
