@@ -8,8 +8,9 @@
 use crate::{
     ensure_generated, ensure_zoo, input_args, number_after, onnx_python, ort_python, root, zoo_frozen, ZOO_MODELS,
 };
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 /// The focused kernels (`scripts/bench_kernels.py`), one operator each.
 const KERNELS: &[&str] = &[
@@ -76,11 +77,11 @@ struct Case {
     frozen: Vec<String>,
 }
 
-/// Times ONNX Runtime on `case` with `threads` intra-op threads (0: its default), writing the
-/// outputs to `outputs` when given.
-fn ort(case: &Case, repeats: usize, threads: usize, outputs: Option<&Path>) -> Result<f64, String> {
-    // What ONNX Runtime can run of the model: the `.ort.onnx` twin zoo.py writes beside a
-    // model its CPU provider has no kernels for (bf16: the ops on f32, rounded through bf16).
+/// Runs `scripts/bench_ort.py` on `case` with `threads` intra-op threads (0: its default) and
+/// `last` as its last argument (a directory for the outputs, or `--nodes`). What ONNX Runtime
+/// can run of the model: the `.ort.onnx` twin zoo.py writes beside a model its CPU provider has
+/// no kernels for (bf16: the ops on f32, rounded through bf16).
+fn bench_ort(case: &Case, repeats: usize, threads: usize, last: Option<&OsStr>) -> Result<Output, String> {
     let twin = case.model.with_extension("ort.onnx");
     let mut command = Command::new("python3");
     command
@@ -89,11 +90,15 @@ fn ort(case: &Case, repeats: usize, threads: usize, outputs: Option<&Path>) -> R
         .arg(&case.inputs)
         .arg(repeats.to_string())
         .arg(threads.to_string())
+        .args(last)
         .env("PYTHONPATH", std::env::join_paths([ort_python()?, onnx_python()?]).map_err(|e| e.to_string())?);
-    if let Some(dir) = outputs {
-        command.arg(dir);
-    }
-    let output = command.output().map_err(|e| e.to_string())?;
+    command.output().map_err(|e| e.to_string())
+}
+
+/// Times ONNX Runtime on `case` with `threads` intra-op threads (0: its default), writing the
+/// outputs to `outputs` when given.
+fn ort(case: &Case, repeats: usize, threads: usize, outputs: Option<&Path>) -> Result<f64, String> {
+    let output = bench_ort(case, repeats, threads, outputs.map(Path::as_os_str))?;
     number_after(&String::from_utf8_lossy(&output.stdout), "median_ms ")
         .ok_or_else(|| format!("{}: ONNX Runtime failed: {}", case.name, String::from_utf8_lossy(&output.stderr)))
 }
@@ -114,15 +119,7 @@ fn kernel_table(case: &Case, repeats: usize) -> Result<String, String> {
             "(ONNX Runtime runs a twin of this model with other nodes: Strata's kernels only)\n{table}"
         ));
     }
-    let output = Command::new("python3")
-        .arg(root().join("xtask/scripts/bench_ort.py"))
-        .arg(&case.model)
-        .arg(&case.inputs)
-        .arg(repeats.to_string())
-        .args(["1", "--nodes"])
-        .env("PYTHONPATH", std::env::join_paths([ort_python()?, onnx_python()?]).map_err(|e| e.to_string())?)
-        .output()
-        .map_err(|e| e.to_string())?;
+    let output = bench_ort(case, repeats, 1, Some(OsStr::new("--nodes")))?;
     if !output.status.success() {
         return Err(format!(
             "{}: ONNX Runtime's profile failed: {}",
