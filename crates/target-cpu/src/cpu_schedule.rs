@@ -338,8 +338,17 @@ pub fn conv_script(blocks: &[crate::conv_lanes::ConvBlock]) -> String {
         // The reduction loops of `tiled` (the convolution's tile), one (c, kh, kw) a step; a
         // grouped convolution (g) or a packed filter (fo, fi) has one more parallel loop.
         let parallel_zeros = if block.grouped || block.packed { "0, 0, 0, 0, 0" } else { "0, 0, 0, 0" };
+        // With rolled taps (`ConvBlock::rolled_taps`), the window's loops (kh, kw) carry an
+        // annotation that keeps LLVM from unrolling them.
+        let rolled = if block.rolled_taps {
+            format!("    %rolled{i} = transform.param.constant #llvm.loop_annotation<unroll = <disable = true>> -> !transform.any_param\n\
+    transform.annotate %crl{i}#1 \"loop_annotation\" = %rolled{i} : !transform.any_op, !transform.any_param\n\
+    transform.annotate %crl{i}#2 \"loop_annotation\" = %rolled{i} : !transform.any_op, !transform.any_param\n")
+        } else {
+            String::new()
+        };
         let reduction = |tiled: &str| {
-            format!("    %cr{i}, %crl{i}:3 = transform.structured.tile_using_for {tiled} tile_sizes [{parallel_zeros}, 1, 1, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n")
+            format!("    %cr{i}, %crl{i}:3 = transform.structured.tile_using_for {tiled} tile_sizes [{parallel_zeros}, 1, 1, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)\n{rolled}")
         };
         let matched = format!("    %cv{i} = transform.structured.match ops{{[\"linalg.generic\"]}} attributes{{strata.conv_tiles = \"{label}\"}} in %root : (!transform.any_op) -> !transform.any_op\n");
         if block.epilogue {
