@@ -186,6 +186,10 @@ pub fn rolled_taps(
 /// short) ran 0.067 ms unrolled, 0.046 rolled.
 const FEW_SPILLS: i64 = 6;
 
+/// The fewest input channels for which a flattened 1x1 convolution takes four registers of
+/// filters (`strata_machine::wide_filter_tiles`).
+const WIDE_FILTERS_CHANNELS: i64 = 128;
+
 /// The least multiply-adds for which a convolution or matmul is split across threads (about
 /// 10 us of work on one core: several times a fork and join).
 pub const PARALLEL_MACS: i64 = 1 << 19;
@@ -355,6 +359,15 @@ pub fn rewrite(
             }
             let macs = out.numel() * w.shape[1..].iter().product::<i64>();
             let parallel = parallel_tiles(threads, macs);
+            // A flattened 1x1 convolution on one thread whose input is past about a third of
+            // L2: four registers of filters, so fewer filter blocks stream it again; over at
+            // least 128 channels (ResNet-50's 64 -> 256 filter convolutions at 56 x 56 ran 1.3-2.2x
+            // slower so: each 6 x 64 block transposes and stores as much as a 12 x 32 one for
+            // half the multiply-adds of a 64-step reduction).
+            let wide = x.numel() * 4 > strata_machine::WIDE_FILTERS_INPUT_BYTES && w.shape[1] >= WIDE_FILTERS_CHANNELS;
+            if flat && !spatial && !parallel && window == 1 && wide {
+                tiles = strata_machine::wide_filter_tiles(columns, out.shape[1], registers).unwrap_or(tiles);
+            }
             let result = epilogue.unwrap_or(Op::of(&op)).result(0);
             // A band's convolution (`strata-band-chains`: its input a slice of rows) whose bands
             // a depthwise convolution reads next splits its filters across the threads, as that
