@@ -150,7 +150,8 @@ pub struct ConvBlock {
 }
 
 /// Whether a filter-lane block `[th, tw, tf]` (filters in the lanes) of a convolution with a
-/// `kh x kw` window, column stride `sw` and dilation `dw` keeps its window's tap loops rolled.
+/// `kh x kw` window, strides `(sh, sw)` and column dilation `dw` keeps its window's tap loops
+/// rolled.
 /// LLVM fully unrolls the short tap loops, and GVN then loads each input element once for
 /// every tap that reads it. In a block of several output rows, input row `r + kh` is read by
 /// output row 0 at tap `kh` and by output row 1 at tap `kh - 1`: its broadcasts stay live
@@ -346,7 +347,8 @@ pub fn rewrite(
     for raw in collect(&module, |op| op.is("linalg.conv_2d_nchw_fchw")) {
         let op = raw.get();
         let Some((x, w, out)) = static_f32_operands(op, 4) else { continue };
-        let (window, column_stride) = (w.shape[2] * w.shape[3], int_pair(op, "strides")[1].max(1));
+        let strides = int_pair(op, "strides").map(|s| s.max(1));
+        let (window, column_stride) = (w.shape[2] * w.shape[3], strides[1]);
         let BlockShape { epilogue, flat, rows, columns } = block_shape(op, [&x, &w, &out], registers, threads);
         if let Some((mut tiles, spatial)) =
             conv_block(rows, columns, out.shape[1], w.shape[1] * window, window, column_stride, registers)
@@ -393,10 +395,9 @@ pub fn rewrite(
             if chunk == 0 && flat && !parallel && !filters_outer {
                 chunk = crate::conv_flatten::cache_chunk(columns, tiles, out.shape[1], x.shape[1]).unwrap_or(0);
             }
-            let window = [w.shape[2], w.shape[3]];
-            let strides = int_pair(op, "strides").map(|s| s.max(1));
+            let kernel = [w.shape[2], w.shape[3]];
             let rolled_taps =
-                !spatial && rolled_taps(tiles, window, strides, int_pair(op, "dilations")[1].max(1), registers);
+                !spatial && rolled_taps(tiles, kernel, strides, int_pair(op, "dilations")[1].max(1), registers);
             plans.push(Plan {
                 conv: raw,
                 block: ConvBlock {
