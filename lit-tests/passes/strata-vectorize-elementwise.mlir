@@ -5,8 +5,10 @@
 // innermost loop, the last partial one peeled into a vector of its own width (no masks once
 // canonicalized), the loops around it kept rolled in LLVM (`loop_annotation` unroll
 // disable); a kernel whose operands are all in loop order and whose rows leave a partial
-// vector first becomes one loop over its buffers where their layouts collapse. Everything
-// else is left as it was.
+// vector first becomes one loop over its buffers where their layouts collapse. A kernel
+// refused only because it reads through its map's offsets or runs unit loops first reads and
+// writes static subviews (rank-reduced), its unit loops gone. Everything else is left as it
+// was.
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-elementwise{vector-lanes=16})' --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-elementwise{vector-lanes=16},canonicalize)' | FileCheck %s --check-prefix=CANON
 // RUN: strata-opt %s -p 'builtin.module(strata-vectorize-elementwise{vector-lanes=16},strata-host-to-llvm)' | FileCheck %s --check-prefix=LLVM
@@ -187,7 +189,7 @@ func.func @transposed(%nhwc: memref<1x56x56x40xf32>, %x: memref<1x40x56x56xf32>,
 }
 
 // Left alone: a bool result (a vector of i1 is bit-packed, the buffer is not), an integer
-// division (masked lanes would divide by the padding zero), a transposed output, a sliced
+// division (masked lanes would divide by the padding zero), a transposed output, a strided
 // (non-permutation) read, a reduction, rows shorter than 4 (2 for a copy).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-COUNT-6: linalg.generic
@@ -250,7 +252,79 @@ func.func @strided_output(%a: memref<8x32xf32>, %b: memref<8x32xf32, strided<[64
   return
 }
 
+// A kernel read through its map's offsets (a split's second half: `(0, d1 + 144, d2, 0)` over
+// a conformer's `[1, 288, 100, 1]`) and run over unit loops: each operand becomes a static
+// subview at the offsets, rank-reduced to the loops' dimensions, the unit loops go, and the
+// kernel is vectorised (here flattened: 14400 contiguous elements).
+// CHECK-LABEL: func.func @glu
+// CHECK: memref.subview %{{.*}}[0, 144, 0, 0] [1, 144, 100, 1] [1, 1, 1, 1] : memref<1x288x100x1xf32> to memref<144x100xf32, strided<[100, 1], offset: 14400>>
+// CHECK: memref.subview %{{.*}}[0, 0, 0] [1, 144, 100] [1, 1, 1] : memref<1x144x100xf32> to memref<144x100xf32, strided<[100, 1]>>
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// CANON-LABEL: func.func @glu
+// CANON: scf.for %{{.*}} = %c0 to %c14400 step %c16 {
+// CANON: math.exp {{.*}} : vector<16xf32>
+// CANON: return
+func.func @glu(%x: memref<1x288x100x1xf32>, %y: memref<1x144x100xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (0, d1 + 144, d2, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : memref<1x288x100x1xf32>) outs(%y : memref<1x144x100xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+
+// The same at a view's run-time offset (one thread's rows of a detector head's class scores,
+// rows 64.. of a concatenation): the subview's offset is dynamic too. A transposed read over
+// unit loops (`(0, d2, d1, 0)`) keeps its transpose, the unit loops gone (100 channels: no
+// tile of 16 or 8 rows divides them, so each vector gathers its elements).
+// CHECK-LABEL: func.func @head
+// CHECK: memref.subview %{{.*}}[0, 64, 0] [1, 8, 2100] [1, 1, 1] : memref<1x144x2100xf32, strided<[302400, 2100, 1], offset: ?>> to memref<8x2100xf32, strided<[2100, 1], offset: ?>>
+// CHECK: vector.load
+// CHECK: memref.subview %{{.*}}[0, 0, 0, 0] [1, 144, 100, 1] [1, 1, 1, 1] : memref<1x144x100x1xf32> to memref<144x100xf32, strided<[100, 1]>>
+// CHECK: vector.transfer_read {{.*}} permutation_map
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @head(%x: memref<1x144x2100xf32, strided<[302400, 2100, 1], offset: ?>>, %y: memref<1x8x2100xf32>, %c: memref<1x144x100x1xf32>, %t: memref<1x100x144xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (0, d1 + 64, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : memref<1x144x2100xf32, strided<[302400, 2100, 1], offset: ?>>) outs(%y : memref<1x8x2100xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (0, d2, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%c : memref<1x144x100x1xf32>) outs(%t : memref<1x100x144xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// Left alone: a sliced read whose kernel the vectoriser refuses anyway (an integer division),
+// and a unit-loop kernel whose innermost loop left is under 4.
+// CHECK-LABEL: func.func @not_sliced
+// CHECK-COUNT-2: linalg.generic
+// CHECK-NOT: memref.subview
+// CHECK: return
+func.func @not_sliced(%x: memref<1x16x64xi32>, %y: memref<1x8x64xi32>, %n: memref<1x8x3x1xf32>, %m: memref<1x8x3x1xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (0, d1 + 8, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : memref<1x16x64xi32>) outs(%y : memref<1x8x64xi32>) {
+  ^bb0(%a: i32, %o: i32):
+    %seven = arith.constant 7 : i32
+    %d = arith.divsi %seven, %a : i32
+    linalg.yield %d : i32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%n : memref<1x8x3x1xf32>) outs(%m : memref<1x8x3x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+
 // CHECK-LABEL: Pass statistics report
-// CHECK: (S) 10 kernels
+// CHECK: (S) 13 kernels
 // CHECK: (S) 0 refused
-// CHECK: (S) 2 flattened
+// CHECK: (S) 3 sliced
+// CHECK: (S) 4 flattened

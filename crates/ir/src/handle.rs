@@ -567,6 +567,67 @@ pub fn map_results(attribute: Attribute<'_>) -> Option<Vec<Vec<MapResult>>> {
     }
 }
 
+/// One result of an affine map, as [`map_terms`] reads it: a loop dimension plus a constant,
+/// a constant alone, or anything else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapTerm {
+    /// `d + c` (`c` may be 0).
+    Dim(usize, i64),
+    /// A constant.
+    Const(i64),
+    /// Anything else (a product, a sum of dimensions, a symbol).
+    Other,
+}
+
+/// For an array of affine maps (a linalg op's `indexing_maps`): each map's results as
+/// [`MapTerm`]s (a sliced view read through its offsets: `d1 + 64`).
+pub fn map_terms(attribute: Attribute<'_>) -> Option<Vec<Vec<MapTerm>>> {
+    let raw = attribute.to_raw();
+    // Safety: every accessor is called on an attribute, map or expression of the kind it
+    // checks first.
+    unsafe {
+        let constant = |expr: sys::MlirAffineExpr| {
+            sys::mlirAffineExprIsAConstant(expr).then(|| sys::mlirAffineConstantExprGetValue(expr))
+        };
+        let dim = |expr: sys::MlirAffineExpr| {
+            sys::mlirAffineExprIsADim(expr).then(|| sys::mlirAffineDimExprGetPosition(expr) as usize)
+        };
+        let term = |expr: sys::MlirAffineExpr| {
+            if let Some(d) = dim(expr) {
+                return MapTerm::Dim(d, 0);
+            }
+            if let Some(c) = constant(expr) {
+                return MapTerm::Const(c);
+            }
+            if sys::mlirAffineExprIsAAdd(expr) {
+                let (lhs, rhs) = (sys::mlirAffineBinaryOpExprGetLHS(expr), sys::mlirAffineBinaryOpExprGetRHS(expr));
+                match (dim(lhs), constant(rhs), dim(rhs), constant(lhs)) {
+                    (Some(d), Some(c), ..) | (.., Some(d), Some(c)) => return MapTerm::Dim(d, c),
+                    _ => {}
+                }
+            }
+            MapTerm::Other
+        };
+        if !sys::mlirAttributeIsAArray(raw) {
+            return None;
+        }
+        (0..sys::mlirArrayAttrGetNumElements(raw))
+            .map(|i| {
+                let element = sys::mlirArrayAttrGetElement(raw, i);
+                if !sys::mlirAttributeIsAAffineMap(element) {
+                    return None;
+                }
+                let map = sys::mlirAffineMapAttrGetValue(element);
+                Some(
+                    (0..sys::mlirAffineMapGetNumResults(map))
+                        .map(|r| term(sys::mlirAffineMapGetResult(map, r)))
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+}
+
 /// The affine map of an affine map attribute (`affine.apply`'s `map`), if it is one.
 pub fn affine_map<'c>(attribute: Attribute<'c>) -> Option<melior::ir::AffineMap<'c>> {
     let raw = attribute.to_raw();

@@ -286,6 +286,22 @@ fn dense_ints_reads_each_element_width() {
     assert_eq!(read("dense<1.5> : tensor<2xf32>"), None);
 }
 
+#[test]
+fn map_terms_read_offsets_and_constants() {
+    use crate::handle::MapTerm::{Const, Dim, Other};
+    let strata = StrataContext::new(&[]).unwrap();
+    let maps = "[affine_map<(d0, d1, d2) -> (0, d1 + 64, d2)>, affine_map<(d0, d1) -> (d0 * 2, 3, d1 + d0)>]";
+    let attribute = melior::ir::Attribute::parse(strata.mlir(), maps).expect("valid attribute");
+    assert_eq!(
+        crate::handle::map_terms(attribute),
+        Some(vec![vec![Const(0), Dim(1, 64), Dim(2, 0)], vec![Other, Const(3), Other]])
+    );
+    let strides = melior::ir::Type::parse(strata.mlir(), "memref<8x2100xf32, strided<[2100, 1], offset: ?>>").unwrap();
+    assert_eq!(crate::types::memref_strides(strides), Some((vec![8, 2100], vec![2100, 1], None)));
+    let plain = melior::ir::Type::parse(strata.mlir(), "memref<2x3xf32>").unwrap();
+    assert_eq!(crate::types::memref_strides(plain), Some((vec![2, 3], vec![3, 1], Some(0))));
+}
+
 /// Two threads capturing in scopes of their own take only their own diagnostics; what one
 /// leaves goes to the scope that started it; the default scope keeps its own.
 #[test]

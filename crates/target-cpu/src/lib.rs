@@ -33,6 +33,7 @@ mod conv_outer;
 mod conv_split;
 pub mod cpu_schedule;
 mod depthwise_fusion;
+mod elementwise_slices;
 pub mod entry;
 mod f32_kernel;
 pub mod fuse_casts;

@@ -37,7 +37,8 @@
 //! A kernel is vectorised only when the rewrite is known good: static shapes, every loop
 //! parallel, the output written in loop order (identity map: the innermost loop walks it
 //! contiguously), every input read through a projected permutation (broadcasts and
-//! transposes; not the affine index maps of sliced views), 8- to 64-bit integer or 32/64-bit
+//! transposes; a kernel that reads a sliced view through its map's offsets, or runs unit loops,
+//! is first rewritten onto subviews by [`crate::elementwise_slices`]), 8- to 64-bit integer or 32/64-bit
 //! float operands (no `i1` buffers: a vector of `i1` is bit-packed in memory, the buffer is
 //! not), a body of `arith`/`math` ops only, no integer division (the masked lanes of a
 //! partial vector compute on padding zeros), and an innermost loop of at least 4 (2 for a
@@ -62,6 +63,10 @@ pub static INFO: PassInfo = PassInfo {
     statistics: &[
         StatisticInfo { name: "kernels", help: "Elementwise kernels vectorised" },
         StatisticInfo { name: "refused", help: "Kernels MLIR's vectorizer refused (left as loops)" },
+        StatisticInfo {
+            name: "sliced",
+            help: "Kernels reading through offsets or over unit loops, rewritten onto subviews first",
+        },
         StatisticInfo {
             name: "flattened",
             help: "Kernels run as one loop (operands in loop order, rows leaving a partial vector)",
@@ -90,7 +95,7 @@ struct VectorizeElementwise {
 const KERNELS: [&str; 3] = ["linalg.generic", "linalg.copy", "linalg.transpose"];
 
 /// Shortest innermost loop worth a vector.
-const MIN_INNER: i64 = 4;
+pub(crate) const MIN_INNER: i64 = 4;
 
 /// Shortest innermost loop of a copy worth a vector: a copy's rows of 2 or 3 elements (a
 /// concatenation's parts, YOLO's box coordinates) move as one short vector each. Left to LLVM,
@@ -99,7 +104,7 @@ const MIN_INNER: i64 = 4;
 const MIN_INNER_COPY: i64 = 2;
 
 /// Element types whose vectors load and store element for element like the buffer.
-const ELEMENT_TYPES: &[&str] = &["f32", "f64", "i8", "i16", "i32", "i64"];
+pub(crate) const ELEMENT_TYPES: &[&str] = &["f32", "f64", "i8", "i16", "i32", "i64"];
 
 /// Integer ops that trap on a zero divisor (a masked lane computes on padding zeros).
 const TRAPPING: &[&str] = &[
@@ -206,13 +211,7 @@ pub fn vector_tile(op: OperationRef<'_, '_>, lanes: i64) -> Option<VectorTile> {
             return None;
         }
     }
-    let body = Op::of(&op).body(0)?;
-    let plain = body.ops().into_iter().all(|inner| {
-        let name = inner.name();
-        name == "linalg.yield"
-            || ((name.starts_with("arith.") || name.starts_with("math.")) && !TRAPPING.contains(&name.as_str()))
-    });
-    if !plain {
+    if !plain_body(Op::of(&op)) {
         return None;
     }
     let &(inner, _) = loops.last()?;
@@ -245,6 +244,18 @@ pub fn vector_tile(op: OperationRef<'_, '_>, lanes: i64) -> Option<VectorTile> {
     let out = op.operand(operands - 1).ok()?.r#type().to_string();
     let strided = !crate::text_kernels::unit_inner_stride(&out);
     Some(VectorTile { sizes, rest: if inner > lanes { inner % lanes } else { 0 }, order, strided })
+}
+
+/// Whether `op`'s body is `arith` and `math` ops only, without integer division (the masked
+/// lanes of a partial vector compute on padding zeros).
+pub(crate) fn plain_body(op: Op) -> bool {
+    op.body(0).is_some_and(|body| {
+        body.ops().into_iter().all(|inner| {
+            let name = inner.name();
+            name == "linalg.yield"
+                || ((name.starts_with("arith.") || name.starts_with("math.")) && !TRAPPING.contains(&name.as_str()))
+        })
+    })
 }
 
 /// Whether `op` is a kernel of the function (in its body, or in the model's own control flow
@@ -373,6 +384,12 @@ fn flatten(module: OperationRef<'_, '_>, cx: &mut PassContext<'_>, kernels: &[Op
 impl Pass for VectorizeElementwise {
     fn run(&mut self, module: OperationRef<'_, '_>, cx: &mut PassContext<'_>) -> Result<(), PassFailed> {
         let lanes = self.lanes;
+        // Kernels refused only for how they index their buffers read subviews instead.
+        let refused: Vec<Op> = collect(&module, |op| op.is("linalg.generic") && is_kernel(op))
+            .into_iter()
+            .filter(|op| vector_tile(op.get(), lanes).is_none())
+            .collect();
+        cx.bump("sliced", crate::elementwise_slices::rewrite_all(&refused, cx.strata().mlir()));
         let tiled = || -> Vec<(Op, VectorTile)> {
             collect(&module, |op| KERNELS.iter().any(|name| op.is(name)) && is_kernel(op))
                 .into_iter()
