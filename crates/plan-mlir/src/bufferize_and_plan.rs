@@ -10,7 +10,7 @@
 //! module, planned both ways). The pipeline:
 //!
 //! `func.func(strata-init-per-destination),func.func(strata-pad-in-place),
-//! func.func(strata-choose-in-place{mark=true}),eliminate-empty-tensors,
+//! func.func(strata-order-insertions),func.func(strata-choose-in-place{mark=true}),eliminate-empty-tensors,
 //! func.func(strata-eliminate-reshaped-empties,strata-choose-in-place),func.func(strata-pad-rings),
 //! strata-bufferize-only,func.func(strata-erase-self-copies,memref-copy-to-linalg,plan-arena{...}),
 //! buffer-deallocation-pipeline,canonicalize` (the allocations left unplanned, in loops or of
@@ -104,7 +104,7 @@ impl BufferizeAndPlan {
     fn pipeline(&self, pads_in_place: bool) -> String {
         let pads = if pads_in_place {
             format!(
-                "func.func(strata-pad-in-place),func.func(strata-choose-in-place{{mark=true}}),eliminate-empty-tensors,func.func(strata-eliminate-reshaped-empties,strata-choose-in-place{{mark-overwritten={}}}),",
+                "func.func(strata-pad-in-place),func.func(strata-order-insertions),func.func(strata-choose-in-place{{mark=true}}),eliminate-empty-tensors,func.func(strata-eliminate-reshaped-empties,strata-choose-in-place{{mark-overwritten={}}}),",
                 self.pad_rings
             )
         } else {

@@ -25,6 +25,7 @@ pub mod copy_to_linalg;
 pub mod distinct_results;
 pub mod fused_spans;
 pub mod init_per_destination;
+pub mod order_insertions;
 pub mod pad_in_place;
 pub mod pad_rings;
 pub mod pass;
@@ -76,6 +77,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&pad_rings::INFO, pad_rings::create);
     registry.register(&choose_in_place::INFO, choose_in_place::create);
     registry.register(&reshaped_empties::INFO, reshaped_empties::create);
+    registry.register(&order_insertions::INFO, order_insertions::create);
     registry.register(&conv_borders::INFO, conv_borders::create);
     registry.register(&band_pads::INFO, band_pads::create);
     registry.register(&band_chains::INFO, band_chains::create);

@@ -34,7 +34,8 @@
 //! the `tensor.empty` (the parts inserted into it before), the slice is taken of its root
 //! instead, the tensor those insertions write into: the same positions, and no work moves.
 //! Before both sweeps, each chain of insertions into disjoint slices takes its values in the
-//! order they are made ([`order_chains`]), so that a part computed before the parts inserted
+//! order they are made (`strata-order-insertions`' [`crate::order_insertions::order_chains`],
+//! again: the concatenations' parts moved since), so that a part computed before the parts inserted
 //! ahead of it is not left with a slice of another tensor than the one it is inserted into
 //! (which bufferization copies). `32 x 160 x 160 -> 320 x 320` bilinear: arena 26.2 -> 6.7 MB,
 //! 5.0 -> 2.1 ms; the ConvTranspose k3 s2 bench row's 655 -> 426 KB.
@@ -47,7 +48,6 @@
 use crate::choose_in_place::needed_after;
 use melior::ir::operation::OperationBuilder;
 use melior::ir::{Attribute, BlockLike, Identifier};
-use strata_ir::ods::SliceBox;
 use strata_ir::{Blk, Op, Pass, PassContext, PassFailed, PassInfo, PassOptions, StatisticInfo, Val};
 
 pub static INFO: PassInfo = PassInfo {
@@ -118,68 +118,10 @@ impl Candidate {
     }
 }
 
-/// Puts each chain of insertions of `block` into pairwise disjoint static slices (each
-/// insertion's result read only by the next: a concatenation's parts) in the order their values
-/// are made; returns how many chains changed. Disjoint, the order does not change the chain's
-/// value, but a part is produced inside its destination without a copy only where the tensor
-/// its slice is taken of is the one it is inserted into: a part made before the parts inserted
-/// ahead of it can only be given a slice of the chain's root, and bufferization then gives it a
-/// buffer of its own and copies it (a linear Resize's phases, the second computed first). Each
-/// insertion keeps its place and takes the next value in the order they are made: the k-th
-/// earliest value is made before the k-th insertion, as k + 1 of them (the first k + 1
-/// insertions' own) are. Run after `eliminate-empty-tensors`: a part it placed inside a chain
-/// value may lose that (its insertion moved), and is then copied.
-fn order_chains(block: Blk) -> usize {
-    let ops = block.ops();
-    let position = strata_ir::rewrite::positions(&ops);
-    let made = |insert: Op| -> i64 {
-        let owner = insert.operand(0).owner().and_then(|op| op.ancestor_in(block));
-        owner.and_then(|op| position.get(&(op.raw().ptr as usize)).copied()).map_or(-1, |at| at as i64)
-    };
-    let mut reordered = 0;
-    for &last in &ops {
-        if !is_static_insertion(last, block) {
-            continue;
-        }
-        let users = last.result(0).users();
-        if users.len() == 1 && is_static_insertion(users[0], block) && users[0].operand(1) == last.result(0) {
-            continue;
-        }
-        let mut chain = vec![last];
-        chain.extend(insertion_chain(last.operand(1), block).0);
-        chain.reverse();
-        let boxes: Option<Vec<SliceBox>> = chain.iter().map(|op| SliceBox::static_of(op.get())).collect();
-        let Some(boxes) = boxes else { continue };
-        let disjoint = (0..boxes.len()).all(|i| (i + 1..boxes.len()).all(|j| boxes[i].disjoint(&boxes[j])));
-        let order: Vec<i64> = chain.iter().map(|&op| made(op)).collect();
-        if chain.len() < 2 || !disjoint || order.windows(2).all(|w| w[0] <= w[1]) {
-            continue;
-        }
-        const SLICE: [&str; 3] = ["static_offsets", "static_sizes", "static_strides"];
-        let mut parts: Vec<(i64, Val, Vec<melior::ir::Attribute>)> = chain
-            .iter()
-            .zip(&order)
-            .map(|(&op, &at)| {
-                let attributes = SLICE.iter().map(|name| op.attribute(name).expect("a static slice")).collect();
-                (at, op.operand(0), attributes)
-            })
-            .collect();
-        parts.sort_by_key(|&(at, ..)| at);
-        for (&op, (_, source, attributes)) in chain.iter().zip(parts) {
-            op.set_operand(0, source);
-            for (name, attribute) in SLICE.iter().zip(attributes) {
-                op.set_attribute(name, attribute);
-            }
-        }
-        reordered += 1;
-    }
-    reordered
-}
-
 /// The static insertions of `block` that make `value`, last first, back through each whose
 /// result is read only by the next (`value` too: by its one user), and the value the first of
 /// them writes into (`value` itself when it is not made so).
-fn insertion_chain(mut value: Val, block: Blk) -> (Vec<Op>, Val) {
+pub(crate) fn insertion_chain(mut value: Val, block: Blk) -> (Vec<Op>, Val) {
     let mut chain = Vec::new();
     while let Some(op) = value.owner().filter(|op| is_static_insertion(*op, block)) {
         if value.users().len() != 1 {
@@ -192,7 +134,7 @@ fn insertion_chain(mut value: Val, block: Blk) -> (Vec<Op>, Val) {
 }
 
 /// Whether `op` is a `tensor.insert_slice` of `block` with static offsets, sizes and strides.
-fn is_static_insertion(op: Op, block: Blk) -> bool {
+pub(crate) fn is_static_insertion(op: Op, block: Blk) -> bool {
     op.is("tensor.insert_slice") && op.operand_count() == 2 && op.block() == Some(block)
 }
 
@@ -224,7 +166,7 @@ impl Pass for EliminateReshapedEmpties {
     ) -> Result<(), PassFailed> {
         let Some(block) = Op::of(&func).body(0) else { return Ok(()) };
         let context = cx.strata().mlir();
-        cx.bump("reordered", order_chains(block) as u64);
+        cx.bump("reordered", crate::order_insertions::order_chains(block, false) as u64);
         let inserts: Vec<Op> = block.ops().into_iter().filter(|op| op.is("tensor.insert_slice")).collect();
         // First the collapsed producers, in order, into destinations that can move above them.
         for &insert in &inserts {
