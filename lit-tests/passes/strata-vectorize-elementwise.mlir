@@ -1,5 +1,6 @@
 // strata-vectorize-elementwise{vector-lanes} vectorises the elementwise kernels and transposes
-// on buffers (every loop parallel, output in loop order, inputs through projected permutations or unit
+// on buffers (every loop parallel but reductions outside a parallel innermost loop, output in
+// loop order, inputs through projected permutations or unit
 // broadcasts, 8- to 64-bit non-bool element types, an arith/math body without integer
 // division, an innermost loop of at least 4, a copy's of 2): one tile of `vector-lanes` elements along the
 // innermost loop, the last partial one peeled into a vector of its own width (no masks once
@@ -323,8 +324,33 @@ func.func @not_sliced(%x: memref<1x16x64xi32>, %y: memref<1x8x64xi32>, %n: memre
   return
 }
 
+// A reduction over an outer loop (a softmax's max over the channels of NCHW: the innermost
+// loop parallel, the output the parallel loops in order): each lane is a reduction of its own,
+// the reduction loop a loop around the vector loop, in the scalar loops' order (the same sums).
+// CHECK-LABEL: func.func @channel_max
+// CHECK: vector.multi_reduction <maximumf>, %{{.*}}, %{{.*}} [1] : vector<1x1x1x16xf32> to vector<1x1x16xf32>
+// CHECK: vector.multi_reduction <maximumf>, %{{.*}}, %{{.*}} [1] : vector<1x1x1x4xf32> to vector<1x1x4xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// CANON-LABEL: func.func @channel_max
+// CANON: scf.for %{{.*}} = %c0 to %c3 step %c1 {
+// CANON: scf.for %{{.*}} = %c0 to %c96 step %c1 {
+// CANON: scf.for %{{.*}} = %c0 to %c96 step %c16 {
+// CANON: arith.maximumf {{.*}} : vector<1x1x16xf32>
+// CANON: arith.maximumf {{.*}} : vector<1x1x4xf32>
+// CANON: return
+func.func @channel_max(%x: memref<1x3x96x100xf32>, %m: memref<1x96x100xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>], iterator_types = ["parallel", "reduction", "parallel", "parallel"]}
+      ins(%x : memref<1x3x96x100xf32>) outs(%m : memref<1x96x100xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %r = arith.maximumf %o, %in : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
 // CHECK-LABEL: Pass statistics report
-// CHECK: (S) 13 kernels
+// CHECK: (S) 14 kernels
 // CHECK: (S) 0 refused
 // CHECK: (S) 3 sliced
 // CHECK: (S) 4 flattened
