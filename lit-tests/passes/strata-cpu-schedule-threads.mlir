@@ -6,11 +6,10 @@
 // filter of the rows the kernels around it split by rows; the columns of a chunk step in a
 // loop of their own with the last, narrower block peeled. A result that a depthwise
 // convolution reads (which splits its channels) keeps the split by filter blocks, and one
-// thread has no parallel tiles at all; its input (1.6 MB, beyond L2) is taken in chunks of
-// 448 positions (229 KB) outside the filter blocks instead, so each chunk comes from memory
-// once and from L2 for every filter block (`conv_flatten::cache_chunk`), and its blocks hold
-// four registers of filters, 6 positions x 64 (`strata_machine::wide_filter_tiles`: half the
-// filter blocks to stream the input).
+// thread has no parallel tiles at all; there its columns go in the lanes
+// (`strata_machine::POINTWISE_COLUMN_POSITIONS`: 3136 positions of 128 channels into 128
+// filters): blocks of 32 positions by 8 filters, the positions outermost, so a block's 32
+// columns of every channel stay in L1 for all 16 filter blocks.
 // RUN: strata-opt %s -p 'builtin.module(strata-cpu-schedule{vector-lanes=16 threads=2})' | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-cpu-schedule{vector-lanes=16 threads=1})' | FileCheck %s --check-prefix=ONE
 
@@ -22,11 +21,10 @@
 // CHECK: scf.forall.in_parallel
 // ONE-LABEL: func.func @chunks
 // ONE-NOT: scf.forall
-// ONE: scf.for %{{.*}} = %c0 to %c3136 step %c448 iter_args(%{{.*}}) -> (tensor<1x128x1x3136xf32>)
-// ONE: scf.for %{{.*}} = %c0 to %c2 step %c1
-// ONE: scf.for %{{.*}} = %c0 to %c444 step %c6 iter_args(%{{.*}}) -> (tensor<1x64x1x448xf32>)
-// ONE: scf.for %{{.*}} = %c0 to %c128 step %c1 iter_args(%{{.*}}) -> (vector<6x64xf32>)
-// ONE: scf.for %{{.*}} = %c0 to %c128 step %c1 iter_args(%{{.*}}) -> (vector<4x64xf32>)
+// ONE: scf.for %{{.*}} = %c0 to %c3136 step %c32 iter_args(%{{.*}}) -> (tensor<1x128x1x3136xf32>)
+// ONE: scf.for %{{.*}} = %c0 to %c128 step %c8 iter_args(%{{.*}}) -> (tensor<1x128x1x3136xf32>)
+// ONE: scf.for %{{.*}} = %c0 to %c128 step %c1 iter_args(%{{.*}}) -> (vector<8x32xf32>)
+// ONE: vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
 func.func @chunks(%x: tensor<1x128x56x56xf32>) -> tensor<1x128x56x56xf32> {
   %w = arith.constant dense<0.5> : tensor<128x128x1x1xf32>
   %zero = arith.constant 0.0 : f32

@@ -79,7 +79,9 @@ fn takes_epilogue(op: SgOp<'_, '_>, shape: &[i64], target: Target) -> bool {
             let window = w.iter().skip(2).product::<i64>();
             let column_stride = conv.strides().get(1).copied().unwrap_or(1).max(1);
             let taps = w.get(1).copied().unwrap_or(1) * window;
-            strata_machine::conv_block(shape[2], shape[3], shape[1], taps, window, column_stride, registers).is_some()
+            // Whether a block exists, columns or filters in the lanes: the same on any threads.
+            strata_machine::conv_block(shape[2], shape[3], shape[1], taps, window, column_stride, registers, 1)
+                .is_some()
         })
 }
 

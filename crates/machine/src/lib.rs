@@ -407,10 +407,31 @@ pub fn grouped_tiles(oh: i64, ow: i64, f: i64, [sh, sw]: [i64; 2], registers: Re
     Some([th, tw, tf])
 }
 
+/// The fewest output positions of a 1x1 convolution on one thread that puts its columns in the
+/// lanes whatever [`conv_block`]'s store-bound rule says, with at most
+/// [`POINTWISE_COLUMN_TAPS`] channels and [`POINTWISE_COLUMN_FILTERS`] filters. Filters in the
+/// lanes, a block reads a few positions of every channel (a fraction of each line, its lines
+/// read again by the next blocks); columns in the lanes, whole lines of positions, each once
+/// per block of filters. On an Intel host with AVX-512 (2 MB of L2), one thread, in the model:
+/// YOLOv8n's 1x1 convolutions at 40 x 40 and 80 x 80 (32-192 channels into 32-64 filters)
+/// 9-30% faster, ResNeXt's 128 -> 128 and 32 -> 128 at 56 x 56 21% and 41% (the model 10%);
+/// at 20 x 20 (YOLOv8n's 192-384 channels into 128 filters) 7-12% slower, hence the floor;
+/// standalone, 256 -> 128 at 40 x 40 9% slower (the channels' bound) and 32 -> 192 at 28 x 28
+/// 39% slower (784 positions). Two threads gained nothing (YOLOv8n and ResNet-50 1-2% slower,
+/// within noise): one thread only; and 32 vector registers only (measured on AVX-512).
+pub const POINTWISE_COLUMN_POSITIONS: i64 = 1600;
+
+/// See [`POINTWISE_COLUMN_POSITIONS`].
+pub const POINTWISE_COLUMN_TAPS: i64 = 192;
+
+/// See [`POINTWISE_COLUMN_POSITIONS`].
+pub const POINTWISE_COLUMN_FILTERS: i64 = 128;
+
 /// How the host schedule blocks a convolution (`oh x ow` output, `f` filters of `taps` taps,
-/// `window` of them per input channel, column stride `sw`): [`spatial_tiles`] where they
-/// apply, else [`conv_tiles`]; with whether the columns are in the lanes. `None`: the
-/// convolution keeps the loop-order schedule.
+/// `window` of them per input channel, column stride `sw`, on `threads` threads):
+/// [`spatial_tiles`] where they apply, else [`conv_tiles`]; with whether the columns are in the
+/// lanes. `None`: the convolution keeps the loop-order schedule.
+#[allow(clippy::too_many_arguments)]
 pub fn conv_block(
     oh: i64,
     ow: i64,
@@ -419,6 +440,7 @@ pub fn conv_block(
     window: i64,
     sw: i64,
     registers: Registers,
+    threads: i64,
 ) -> Option<([i64; 3], bool)> {
     if registers.lanes < 4 {
         return None;
@@ -427,9 +449,16 @@ pub fn conv_block(
     // Columns or filters in the lanes: decided on the whole column block where there is one
     // (the partial one only changes the tile's shape).
     let decided = spatial_candidates(ow, f, sw, registers).and_then(|(whole, wider)| whole.or(wider));
+    let pointwise = threads <= 1
+        && registers.count >= 32
+        && window == 1
+        && oh * ow >= POINTWISE_COLUMN_POSITIONS
+        && taps <= POINTWISE_COLUMN_TAPS
+        && f <= POINTWISE_COLUMN_FILTERS;
     let columns = decided.filter(|&columns| {
         let outputs = |[th, tw, tf]: [i64; 3]| th * tw * tf;
-        registers.few_filters(f)
+        pointwise
+            || registers.few_filters(f)
             || taps <= STORE_BOUND_TAPS
             || (taps <= SPATIAL_TAPS && lanes.is_none_or(|lanes| outputs(columns) >= outputs(lanes)))
     });
@@ -552,23 +581,30 @@ mod tests {
         assert_eq!(spatial_tiles(8, 6, 1, AVX2), Some([1, 8, 6]));
         // The block: columns for few filters, for few taps, and for up to 256 taps when their
         // tile holds as many outputs; filter lanes otherwise.
-        assert_eq!(conv_block(32, 32, 12, 432, 9, 1, AVX512), Some(([1, 32, 12], true)));
-        assert_eq!(conv_block(28, 28, 12, 432, 9, 1, AVX512), Some(([1, 14, 4], false)));
+        assert_eq!(conv_block(32, 32, 12, 432, 9, 1, AVX512, 2), Some(([1, 32, 12], true)));
+        assert_eq!(conv_block(28, 28, 12, 432, 9, 1, AVX512, 2), Some(([1, 14, 4], false)));
         // MobileNetV2's 24 -> 144 expansion at 56 x 56: one vector of columns by 24 filters,
         // the last 8 columns of a row half a vector (two vectors left 24 columns: 3.4 ms
         // against 0.3-0.45 on an AVX-512 Xeon).
-        assert_eq!(conv_block(56, 56, 144, 24, 1, 1, AVX512), Some(([1, 16, 24], true)));
-        assert_eq!(conv_block(56, 56, 24, 96, 1, 1, AVX512), Some(([1, 16, 24], true)));
-        assert_eq!(conv_block(112, 112, 96, 16, 1, 1, AVX512), Some(([1, 32, 12], true)));
-        assert_eq!(conv_block(56, 56, 128, 128, 1, 1, AVX512), Some(([1, 8, 32], false)));
-        assert_eq!(conv_block(56, 56, 128, 128, 1, 1, AVX2), Some(([1, 16, 4], true)));
-        assert_eq!(conv_block(56, 56, 64, 576, 9, 1, AVX512), Some(([1, 8, 32], false)));
-        assert_eq!(conv_block(28, 28, 36, 72, 1, 1, AVX512), None);
+        assert_eq!(conv_block(56, 56, 144, 24, 1, 1, AVX512, 2), Some(([1, 16, 24], true)));
+        assert_eq!(conv_block(56, 56, 24, 96, 1, 1, AVX512, 2), Some(([1, 16, 24], true)));
+        assert_eq!(conv_block(112, 112, 96, 16, 1, 1, AVX512, 2), Some(([1, 32, 12], true)));
+        assert_eq!(conv_block(56, 56, 128, 128, 1, 1, AVX512, 2), Some(([1, 8, 32], false)));
+        // One thread: a big 1x1 convolution's columns in the lanes; not under 1600 positions,
+        // over 192 channels or 128 filters, nor on AVX2.
+        assert_eq!(conv_block(56, 56, 128, 128, 1, 1, AVX512, 1), Some(([1, 16, 16], true)));
+        assert_eq!(conv_block(20, 20, 128, 192, 1, 1, AVX512, 1).map(|(_, columns)| columns), Some(false));
+        assert_eq!(conv_block(40, 40, 128, 256, 1, 1, AVX512, 1).map(|(_, columns)| columns), Some(false));
+        assert_eq!(conv_block(40, 40, 144, 96, 1, 1, AVX512, 1).map(|(_, columns)| columns), Some(false));
+        assert_eq!(conv_block(56, 56, 128, 128, 1, 1, AVX2, 1), conv_block(56, 56, 128, 128, 1, 1, AVX2, 2));
+        assert_eq!(conv_block(56, 56, 128, 128, 1, 1, AVX2, 2), Some(([1, 16, 4], true)));
+        assert_eq!(conv_block(56, 56, 64, 576, 9, 1, AVX512, 2), Some(([1, 8, 32], false)));
+        assert_eq!(conv_block(28, 28, 36, 72, 1, 1, AVX512, 2), None);
         // AVX2: MobileNetV2's 24-channel expansion at 56 keeps its columns (as many outputs a
         // tile, in two vectors); its 32-channel one at 28 takes filter lanes (half vectors hold
         // fewer).
-        assert_eq!(conv_block(56, 56, 144, 24, 1, 1, AVX2), Some(([1, 16, 6], true)));
-        assert_eq!(conv_block(28, 28, 192, 32, 1, 1, AVX2), Some(([1, 4, 16], false)));
+        assert_eq!(conv_block(56, 56, 144, 24, 1, 1, AVX2, 2), Some(([1, 16, 6], true)));
+        assert_eq!(conv_block(28, 28, 192, 32, 1, 1, AVX2, 2), Some(([1, 4, 16], false)));
     }
 
     #[test]

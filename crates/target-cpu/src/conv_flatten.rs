@@ -63,11 +63,11 @@ pub(crate) fn flattens(
     let result = epilogue.unwrap_or(Op::of(&op)).result(0);
     let (f, taps) = (out.shape[1], w.shape[1]);
     let positions = out.shape[2] * out.shape[3];
-    let Some((flat, columns)) = conv_block(1, positions, f, taps, 1, 1, registers) else {
+    let Some((flat, columns)) = conv_block(1, positions, f, taps, 1, 1, registers, threads) else {
         return false;
     };
     let outputs = |[th, tw, tf]: [i64; 3]| th * tw * tf;
-    let rows = conv_block(out.shape[2], out.shape[3], f, taps, 1, 1, registers);
+    let rows = conv_block(out.shape[2], out.shape[3], f, taps, 1, 1, registers, threads);
     // An input or accumulator inside another buffer is copied once flattened: worth it only
     // where the rows have no block at all (a loop nest, or the filters split with their rest
     // a loop nest): a detector head's 27 filters over 8 x 8 positions (AVX-512) whose input

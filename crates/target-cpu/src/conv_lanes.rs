@@ -340,7 +340,7 @@ pub fn rewrite(
     registers: Registers,
     threads: i64,
 ) -> Result<(Vec<ConvBlock>, usize, usize), PassFailed> {
-    crate::conv_split::split_rows(module, cx, registers)?;
+    crate::conv_split::split_rows(module, cx, registers, threads)?;
     crate::conv_split::split_filters(module, cx, registers, threads)?;
     let strata = cx.strata();
     let mut plans = Vec::new();
@@ -351,7 +351,7 @@ pub fn rewrite(
         let (window, column_stride) = (w.shape[2] * w.shape[3], strides[1]);
         let BlockShape { epilogue, flat, rows, columns } = block_shape(op, [&x, &w, &out], registers, threads);
         if let Some((mut tiles, spatial)) =
-            conv_block(rows, columns, out.shape[1], w.shape[1] * window, window, column_stride, registers)
+            conv_block(rows, columns, out.shape[1], w.shape[1] * window, window, column_stride, registers, threads)
         {
             // Flattened, whole blocks of filters: ResNeXt's 64 -> 128 filters over one row of 3136
             // positions ran 1.15x slower with a partial block of filters (the filter loop then

@@ -23,13 +23,14 @@ use strata_lower::ops::tensor_type;
 /// rounded up to whole strides (a copy), and the parts lose what the schedule fuses into a
 /// whole convolution's tiles (its bias, its epilogue), which 2-D convolutions with a prime
 /// side (13 x 13 on AVX2) were not measured against.
-fn row_split(op: OperationRef<'_, '_>, registers: Registers) -> Option<i64> {
+fn row_split(op: OperationRef<'_, '_>, registers: Registers, threads: i64) -> Option<i64> {
     let (_, w, out) = static_f32_operands(op, 4)?;
     let [row_stride, column_stride] = int_pair(op, "strides");
     let (rows, columns, filters) = (out.shape[2], out.shape[3], out.shape[1]);
     let window = w.shape[2] * w.shape[3];
-    let block =
-        |rows: i64| conv_block(rows, columns, filters, w.shape[1] * window, window, column_stride.max(1), registers);
+    let block = |rows: i64| {
+        conv_block(rows, columns, filters, w.shape[1] * window, window, column_stride.max(1), registers, threads)
+    };
     let (whole, _) = block(rows)?;
     let main = rows / 8 * 8;
     if row_stride != 1 || columns != 1 || positions(whole) >= 4 || main < 8 || main == rows {
@@ -56,7 +57,7 @@ fn row_split(op: OperationRef<'_, '_>, registers: Registers) -> Option<i64> {
 /// cut again at the last multiple of the whole's block rows: the audio model's first strided
 /// convolution (48 filters over 399 samples) had run 3.7x slower per multiply-add than its
 /// neighbours. Each part reads whole strides of the input (a view).
-fn stride_split(op: OperationRef<'_, '_>, registers: Registers) -> Option<Vec<i64>> {
+fn stride_split(op: OperationRef<'_, '_>, registers: Registers, threads: i64) -> Option<Vec<i64>> {
     let (x, w, out) = static_f32_operands(op, 4)?;
     let [row_stride, column_stride] = int_pair(op, "strides").map(|s| s.max(1));
     let [dilation, column_dilation] = int_pair(op, "dilations").map(|d| d.max(1));
@@ -75,8 +76,9 @@ fn stride_split(op: OperationRef<'_, '_>, registers: Registers) -> Option<Vec<i6
         return None;
     }
     let window = w.shape[2] * w.shape[3];
-    let block =
-        |r: i64| conv_block(r, out.shape[3], out.shape[1], w.shape[1] * window, window, column_stride, registers);
+    let block = |r: i64| {
+        conv_block(r, out.shape[3], out.shape[1], w.shape[1] * window, window, column_stride, registers, threads)
+    };
     let ((all_rows, _), (main_rows, _)) = (block(rows)?, block(main)?);
     let cut = main / all_rows[0] * all_rows[0];
     if positions(main_rows) >= positions(all_rows) || cut == 0 || cut == main || block(main - cut).is_none() {
@@ -91,9 +93,10 @@ pub(crate) fn split_rows(
     module: OperationRef<'_, '_>,
     cx: &mut PassContext<'_>,
     registers: Registers,
+    threads: i64,
 ) -> Result<(), PassFailed> {
     split_parts(module, cx, SplitAxis::Rows, |op| {
-        row_split(op, registers).map(|main| vec![main]).or_else(|| stride_split(op, registers))
+        row_split(op, registers, threads).map(|main| vec![main]).or_else(|| stride_split(op, registers, threads))
     })
 }
 
@@ -204,7 +207,7 @@ fn filter_split(op: OperationRef<'_, '_>, registers: Registers, threads: i64) ->
     }
     let (window, column_stride) = (w.shape[2] * w.shape[3], int_pair(op, "strides")[1].max(1));
     let taps = w.shape[1] * window;
-    let block = |f: i64| conv_block(out.shape[2], out.shape[3], f, taps, window, column_stride, registers);
+    let block = |f: i64| conv_block(out.shape[2], out.shape[3], f, taps, window, column_stride, registers, threads);
     let f = out.shape[1];
     if block(f).is_some() {
         return None;
