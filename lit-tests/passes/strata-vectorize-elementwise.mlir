@@ -303,12 +303,21 @@ func.func @head(%x: memref<1x144x2100xf32, strided<[302400, 2100, 1], offset: ?>
 }
 
 // Left alone: a sliced read whose kernel the vectoriser refuses anyway (an integer division),
-// and a unit-loop kernel whose innermost loop left is under 4.
+// a unit-loop kernel whose innermost loop left is under 4, and an edge pad's border column
+// (`[2, 3, 1, 1]` of a `[2, 3, 11, 7]` buffer) broadcast along a row: dropping its unit
+// dimensions would leave a strided innermost one (77 floats apart), whose 0-d broadcast read
+// the transfer lowering does not take (the conversion to LLVM failed on it).
 // CHECK-LABEL: func.func @not_sliced
-// CHECK-COUNT-2: linalg.generic
+// CHECK-COUNT-3: linalg.generic
 // CHECK-NOT: memref.subview
 // CHECK: return
-func.func @not_sliced(%x: memref<1x16x64xi32>, %y: memref<1x8x64xi32>, %n: memref<1x8x3x1xf32>, %m: memref<1x8x3x1xf32>) {
+func.func @not_sliced(%x: memref<1x16x64xi32>, %y: memref<1x8x64xi32>, %n: memref<1x8x3x1xf32>, %m: memref<1x8x3x1xf32>,
+                      %c: memref<2x3x1x1xf32, strided<[231, 77, 7, 1], offset: 43>>, %r: memref<1x2x3x4x1xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, 0, 0)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%c : memref<2x3x1x1xf32, strided<[231, 77, 7, 1], offset: 43>>) outs(%r : memref<1x2x3x4x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (0, d1 + 8, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
       ins(%x : memref<1x16x64xi32>) outs(%y : memref<1x8x64xi32>) {
   ^bb0(%a: i32, %o: i32):

@@ -55,8 +55,9 @@ impl Slice {
 /// Rewrites `op` (see the module documentation) when it is an elementwise kernel (every loop
 /// parallel, a body the vectoriser takes, element types it loads and stores, the output
 /// written in loop order), every input map result is a loop plus a constant or a constant
-/// within the operand's bounds, every operand has static strides, something changes (an offset,
-/// a unit loop or dimension), and the innermost loop left is at least a vector's minimum.
+/// within the operand's bounds, every operand has static strides and its innermost kept
+/// dimension unit stride, something changes (an offset, a unit loop or dimension), and the
+/// innermost loop left is at least a vector's minimum.
 /// `None`: left as it was.
 fn rewrite(op: Op, context: &melior::Context) -> Option<()> {
     let raw = op.get();
@@ -119,6 +120,17 @@ fn rewrite(op: Op, context: &melior::Context) -> Option<()> {
     }
     if kept == loops.len() && slices.iter().all(Slice::whole) {
         return None;
+    }
+    // Every operand's innermost kept dimension contiguous: a unit dimension dropped from the
+    // end can leave a strided one there (a pad's border column `[2, 3, 1, 1]` of a `[.., 11, 7]`
+    // buffer, 77 floats apart), whose 0-d broadcast read the transfer lowering does not take
+    // (the conversion to LLVM failed on it).
+    for (i, slice) in slices.iter().enumerate() {
+        let (_, strides, _) = strata_ir::types::memref_strides(op.operand(i).r#type())?;
+        let last = slice.reads.iter().rposition(Option::is_some);
+        if last.is_some_and(|k| strides[k] != 1) {
+            return None;
+        }
     }
     // The new views, then the kernel on them.
     let block = op.block()?;
