@@ -533,38 +533,12 @@ pub fn map_dims(attribute: Attribute<'_>) -> Option<Vec<Vec<Option<usize>>>> {
 
 /// For an array of affine maps (a linalg op's `indexing_maps`): each map's results classified.
 pub fn map_results(attribute: Attribute<'_>) -> Option<Vec<Vec<MapResult>>> {
-    let raw = attribute.to_raw();
-    // Safety: every accessor is called on an attribute or map of the kind it checks first.
-    unsafe {
-        if !sys::mlirAttributeIsAArray(raw) {
-            return None;
-        }
-        (0..sys::mlirArrayAttrGetNumElements(raw))
-            .map(|i| {
-                let element = sys::mlirArrayAttrGetElement(raw, i);
-                if !sys::mlirAttributeIsAAffineMap(element) {
-                    return None;
-                }
-                let map = sys::mlirAffineMapAttrGetValue(element);
-                Some(
-                    (0..sys::mlirAffineMapGetNumResults(map))
-                        .map(|r| {
-                            let expr = sys::mlirAffineMapGetResult(map, r);
-                            if sys::mlirAffineExprIsADim(expr) {
-                                MapResult::Dim(sys::mlirAffineDimExprGetPosition(expr) as usize)
-                            } else if sys::mlirAffineExprIsAConstant(expr)
-                                && sys::mlirAffineConstantExprGetValue(expr) == 0
-                            {
-                                MapResult::Zero
-                            } else {
-                                MapResult::Other
-                            }
-                        })
-                        .collect(),
-                )
-            })
-            .collect()
-    }
+    let classify = |term: MapTerm| match term {
+        MapTerm::Dim(d, 0) => MapResult::Dim(d),
+        MapTerm::Const(0) => MapResult::Zero,
+        _ => MapResult::Other,
+    };
+    Some(map_terms(attribute)?.into_iter().map(|map| map.into_iter().map(classify).collect()).collect())
 }
 
 /// One result of an affine map, as [`map_terms`] reads it: a loop dimension plus a constant,

@@ -85,20 +85,8 @@ pub fn row_major_strides(shape: &[i64]) -> Vec<i64> {
 /// `getStridesAndOffset`), or `None` when any of them is dynamic or the type is no memref with
 /// a strided layout.
 pub fn memref_layout(ty: Type<'_>) -> Option<(Vec<i64>, Vec<i64>, i64)> {
-    let memref = memref(ty)?;
-    let rank = memref.rank();
-    let shape: Vec<i64> = (0..rank)
-        .map(|d| match memref.dim_size(d) {
-            Ok(melior::ir::r#type::DimSize::Static(n)) => Some(n as i64),
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
-    let mut strides = vec![0i64; rank];
-    let mut offset = 0i64;
-    // Safety: `strides` has room for the type's rank.
-    let done = unsafe { mlir_sys::mlirMemRefTypeGetStridesAndOffset(ty.to_raw(), strides.as_mut_ptr(), &mut offset) };
-    let dynamic = unsafe { mlir_sys::mlirShapedTypeGetDynamicStrideOrOffset() };
-    (done.value != 0 && offset != dynamic && !strides.contains(&dynamic)).then_some((shape, strides, offset))
+    let (shape, strides, offset) = memref_strides(ty)?;
+    Some((shape, strides, offset?))
 }
 
 /// A memref's static shape and strides and its offset (`None` where it is dynamic: a view
