@@ -33,11 +33,15 @@ pub(crate) fn rewrite_all(kernels: &[Op], context: &melior::Context) -> u64 {
 
 /// How one operand is read once rewritten: the subview's static offsets and sizes (one per
 /// dimension of the operand), and the new loop each dimension reads (`None`: a unit dimension,
-/// dropped).
+/// dropped); with the operand's element type, strides and offset (`None`: dynamic), which the
+/// subview's type is made of.
 struct Slice {
     offsets: Vec<i64>,
     sizes: Vec<i64>,
     reads: Vec<Option<usize>>,
+    element: String,
+    strides: Vec<i64>,
+    offset: Option<i64>,
 }
 
 impl Slice {
@@ -92,11 +96,11 @@ fn rewrite(op: Op, context: &melior::Context) -> Option<()> {
     for (i, map) in terms.iter().enumerate() {
         let ty = op.operand(i).r#type();
         let element = strata_ir::types::memref_element_name(ty)?;
-        let (shape, _, _) = strata_ir::types::memref_strides(ty)?;
+        let (shape, strides, offset) = strata_ir::types::memref_strides(ty)?;
         if !crate::vectorize_elementwise::ELEMENT_TYPES.contains(&element.as_str()) || map.len() != shape.len() {
             return None;
         }
-        let mut slice = Slice { offsets: Vec::new(), sizes: Vec::new(), reads: Vec::new() };
+        let mut slice = Slice { offsets: Vec::new(), sizes: Vec::new(), reads: Vec::new(), element, strides, offset };
         for (&term, &extent) in map.iter().zip(&shape) {
             let (offset, size, result) = match term {
                 MapTerm::Dim(l, c) => match *index.get(l)? {
@@ -125,10 +129,9 @@ fn rewrite(op: Op, context: &melior::Context) -> Option<()> {
     // end can leave a strided one there (a pad's border column `[2, 3, 1, 1]` of a `[.., 11, 7]`
     // buffer, 77 floats apart), whose 0-d broadcast read the transfer lowering does not take
     // (the conversion to LLVM failed on it).
-    for (i, slice) in slices.iter().enumerate() {
-        let (_, strides, _) = strata_ir::types::memref_strides(op.operand(i).r#type())?;
+    for slice in &slices {
         let last = slice.reads.iter().rposition(Option::is_some);
-        if last.is_some_and(|k| strides[k] != 1) {
+        if last.is_some_and(|k| slice.strides[k] != 1) {
             return None;
         }
     }
@@ -164,13 +167,12 @@ fn rewrite(op: Op, context: &melior::Context) -> Option<()> {
 /// dropped one is a unit dimension, every kept one a loop's extent over 1: unambiguous).
 fn subview(context: &melior::Context, op: Op, i: usize, slice: &Slice, block: strata_ir::Blk) -> Option<Val> {
     let source = op.operand(i);
-    let (_, strides, offset) = strata_ir::types::memref_strides(source.r#type())?;
-    let element = strata_ir::types::memref_element_name(source.r#type())?;
-    let start: i64 = slice.offsets.iter().zip(&strides).map(|(o, s)| o * s).sum();
-    let offset = offset.map_or_else(|| "?".to_owned(), |o| (o + start).to_string());
+    let start: i64 = slice.offsets.iter().zip(&slice.strides).map(|(o, s)| o * s).sum();
+    let offset = slice.offset.map_or_else(|| "?".to_owned(), |o| (o + start).to_string());
     let kept: Vec<usize> = (0..slice.sizes.len()).filter(|&k| slice.reads[k].is_some()).collect();
     let shape: String = kept.iter().map(|&k| format!("{}x", slice.sizes[k])).collect();
-    let layout = kept.iter().map(|&k| strides[k].to_string()).collect::<Vec<_>>().join(", ");
+    let layout = kept.iter().map(|&k| slice.strides[k].to_string()).collect::<Vec<_>>().join(", ");
+    let element = &slice.element;
     let ty = Type::parse(context, &format!("memref<{shape}{element}, strided<[{layout}], offset: {offset}>>"))?;
     let location = op.get().location();
     let rank = slice.sizes.len();
