@@ -1,4 +1,5 @@
-// sg-to-linalg on a host: a softmax over more than 1 MiB runs block of rows by block of rows
+// sg-to-linalg on a host: a softmax over more than 1 MiB (64 KiB along an axis other than the
+// last) runs block of rows by block of rows
 // (strata_lower::softmax_blocks), each block at most 32 KiB of input with the axis whole, so
 // its exponentials, written straight into the result's slice, stay in L1 for the sum and the
 // products instead of five passes over the whole tensor from memory.
@@ -78,4 +79,30 @@ func.func @scores_kept(%q: tensor<4x128x64xf32>, %k: tensor<4x64x1024xf32>) -> (
 func.func @small(%x: tensor<4x64x1024xf32>) -> tensor<4x64x1024xf32> {
   %0 = "sg.softmax"(%x) {axis = 2 : i64} : (tensor<4x64x1024xf32>) -> tensor<4x64x1024xf32>
   return %0 : tensor<4x64x1024xf32>
+}
+
+// Over an axis other than the last (YOLOv8's box decoding: 16 bins of [1, 16, 4, 2100],
+// 538 KB) from 64 KiB: the rows are strided and each pass walks the whole tensor. Blocks of
+// the 16 bins by 420 positions (27 KB); with threads the 4 rows of positions are the chunks.
+// CHECK-LABEL: func.func @bins
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: tensor.extract_slice %arg0[0, 0, %{{.*}}, %{{.*}}] [1, 16, 1, 420] [1, 1, 1, 1]
+// CHECK: math.exp
+// CHECK: tensor.insert_slice %{{.*}} [1, 16, 1, 420] [1, 1, 1, 1]
+// SECTIONS-LABEL: func.func @bins
+// SECTIONS: scf.forall (%{{.*}}) in (4) shared_outs
+// SECTIONS: } {strata.sections}
+func.func @bins(%x: tensor<1x16x4x2100xf32>) -> tensor<1x16x4x2100xf32> {
+  %0 = "sg.softmax"(%x) {axis = 1 : i64} : (tensor<1x16x4x2100xf32>) -> tensor<1x16x4x2100xf32>
+  return %0 : tensor<1x16x4x2100xf32>
+}
+
+// The same bins at 64 KiB or less stay whole.
+// CHECK-LABEL: func.func @few_bins
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @few_bins(%x: tensor<1x16x1x1024xf32>) -> tensor<1x16x1x1024xf32> {
+  %0 = "sg.softmax"(%x) {axis = 1 : i64} : (tensor<1x16x1x1024xf32>) -> tensor<1x16x1x1024xf32>
+  return %0 : tensor<1x16x1x1024xf32>
 }

@@ -144,7 +144,8 @@ pub(crate) fn shifted_exp(b: &mut Body, shifted: &str, elem: &Elem, zero_below: 
 
 /// Softmax or log-softmax along `axis`: the maximum, the sum of `exp(x - max)` (one
 /// generic), then the normalised value. With `blocks` (a host), an f32/f64 softmax over more
-/// than [`row_blocks::BLOCKED_BYTES`] runs block of rows by block of rows
+/// than [`row_blocks::BLOCKED_BYTES`] ([`row_blocks::CHANNEL_SOFTMAX_BYTES`] along an axis
+/// other than the last) runs block of rows by block of rows
 /// ([`row_blocks`]), `sections` splitting the blocks across threads, and over its
 /// input where `in_place` (unblocked, the planner already gives the exponentials the dying
 /// input's buffer: they are an elementwise generic of it).
@@ -163,7 +164,9 @@ pub fn softmax(
     let input = k.arg(0);
     let reduced: Vec<bool> = (0..ty.rank()).map(|d| d == axis).collect();
     if blocks && !log && (elem.name == "f32" || elem.name == "f64") {
-        if let Some(sizes) = row_blocks::block_sizes(&ty, &reduced) {
+        // Strided rows (an axis other than the last) from a smaller size.
+        let least = if axis + 1 < ty.rank() { row_blocks::CHANNEL_SOFTMAX_BYTES } else { row_blocks::BLOCKED_BYTES };
+        if let Some(sizes) = row_blocks::block_sizes(&ty, &reduced, least) {
             let identities = [elem.lowest(), elem.literal(0.0)];
             return row_blocks::blocked(k, &ty, (&reduced, &sizes), (sections, in_place), &identities, |k, b| {
                 let max = row_maxima(k, &b.x, &b.ty, axis, &b.stats[0], &b.stat_ty)?;
@@ -346,7 +349,7 @@ pub fn normalize(
     }
     let args: Vec<usize> = std::iter::once(params.scale).chain(params.bias).collect();
     if blocks && (elem.name == "f32" || elem.name == "f64") {
-        if let Some(sizes) = row_blocks::block_sizes(&ty, reduced) {
+        if let Some(sizes) = row_blocks::block_sizes(&ty, reduced, row_blocks::BLOCKED_BYTES) {
             let identities = [elem.literal(0.0), elem.literal(0.0)];
             return row_blocks::blocked(k, &ty, (reduced, &sizes), (sections, in_place), &identities, |k, b| {
                 // The block's scales and shifts: each parameter sliced where the block starts.
