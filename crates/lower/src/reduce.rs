@@ -165,8 +165,12 @@ pub fn softmax(
     let reduced: Vec<bool> = (0..ty.rank()).map(|d| d == axis).collect();
     if blocks && !log && (elem.name == "f32" || elem.name == "f64") {
         // Strided rows (an axis other than the last) from a smaller size.
-        let least = if axis + 1 < ty.rank() { row_blocks::CHANNEL_SOFTMAX_BYTES } else { row_blocks::BLOCKED_BYTES };
-        if let Some(sizes) = row_blocks::block_sizes(&ty, &reduced, least) {
+        let sizes = if axis + 1 < ty.rank() {
+            row_blocks::strided_softmax_blocks(&ty, &reduced)
+        } else {
+            row_blocks::block_sizes(&ty, &reduced, row_blocks::BLOCKED_BYTES)
+        };
+        if let Some(sizes) = sizes {
             let identities = [elem.lowest(), elem.literal(0.0)];
             return row_blocks::blocked(k, &ty, (&reduced, &sizes), (sections, in_place), &identities, |k, b| {
                 let max = row_maxima(k, &b.x, &b.ty, axis, &b.stats[0], &b.stat_ty)?;

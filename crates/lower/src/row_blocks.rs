@@ -9,8 +9,8 @@
 //! (which runs the passes row by row); an instance normalisation of 32 planes of 160 x 160
 //! (3.3 MB) read its input three times from L3, 1.37x ONNX Runtime's time on one thread.
 //!
-//! A softmax over an axis other than the last ([`CHANNEL_SOFTMAX_BYTES`]) is blocked from a
-//! smaller size: its rows are strided, each pass a walk over the whole tensor, and the
+//! A softmax over an axis other than the last is blocked from a smaller size,
+//! [`CHANNEL_SOFTMAX_BYTES`] (where its blocks hold at least 8 KiB: [`strided_softmax_blocks`]): its rows are strided, each pass a walk over the whole tensor, and the
 //! reductions read and write their statistics' buffer at every step. YOLOv8's box decoding
 //! (a softmax over the 16 bins of `[1, 16, 4, 2100]`, 538 KB) ran 0.091 ms on one thread in
 //! five passes from L2 and 0.074 in blocks of 27 KB; on two threads, each pass split along
@@ -69,6 +69,16 @@ pub fn block_sizes(ty: &TensorTy, reduced: &[bool], least: i64) -> Option<Vec<i6
         sizes[d] = (1..=sizes[d]).rev().find(|&b| ty.shape[d] % b == 0 && other * b <= BLOCK_BYTES).unwrap_or(1);
     }
     (sizes != ty.shape).then_some(sizes)
+}
+
+/// The blocks of a softmax over an axis other than the last (`reduced`): [`block_sizes`] from
+/// [`CHANNEL_SOFTMAX_BYTES`], or `None` where they would hold under a quarter of
+/// [`BLOCK_BYTES`] (an extent with no divisor near the block's width, 2099 positions cut one by
+/// one: each block's loops and five kernels would cost more than the passes save).
+pub fn strided_softmax_blocks(ty: &TensorTy, reduced: &[bool]) -> Option<Vec<i64>> {
+    let sizes = block_sizes(ty, reduced, CHANNEL_SOFTMAX_BYTES)?;
+    let bytes = i64::from(ty.elem.bits() / 8).max(1);
+    (sizes.iter().product::<i64>() * bytes >= BLOCK_BYTES / 4).then_some(sizes)
 }
 
 /// One block of a [`blocked`] kernel, as its body sees it.
@@ -237,7 +247,7 @@ pub fn blocked(
 
 #[cfg(test)]
 mod tests {
-    use super::{block_sizes, BLOCKED_BYTES, CHANNEL_SOFTMAX_BYTES};
+    use super::{block_sizes, strided_softmax_blocks, BLOCKED_BYTES};
     use crate::kernel::{Elem, TensorTy};
 
     fn blocks(shape: &[i64], axis: usize) -> Option<Vec<i64>> {
@@ -262,9 +272,11 @@ mod tests {
         let f32 = |shape: &[i64]| TensorTy::new(shape.to_vec(), Elem::new("f32"));
         // YOLOv8's box decoding, 538 KB over its 16 bins: a fifth of a row of 2100 a block.
         let bins = [false, true, false, false];
-        assert_eq!(block_sizes(&f32(&[1, 16, 4, 2100]), &bins, CHANNEL_SOFTMAX_BYTES), Some(vec![1, 16, 1, 420]));
+        assert_eq!(strided_softmax_blocks(&f32(&[1, 16, 4, 2100]), &bins), Some(vec![1, 16, 1, 420]));
         // Two blocks' worth or less: whole.
-        assert_eq!(block_sizes(&f32(&[1, 16, 1, 1024]), &bins, CHANNEL_SOFTMAX_BYTES), None);
+        assert_eq!(strided_softmax_blocks(&f32(&[1, 16, 1, 1024]), &bins), None);
+        // A prime row would be cut into single positions (64 B blocks): whole.
+        assert_eq!(strided_softmax_blocks(&f32(&[1, 16, 4, 2099]), &bins), None);
     }
 
     #[test]
