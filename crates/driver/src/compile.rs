@@ -76,7 +76,7 @@ pub fn sg_opt_egraph_pipeline(target: Target, disable: &[Optimization]) -> Strin
     let families: Vec<&str> = disable.iter().filter_map(|o| o.egraph_family()).collect();
     let disable = if families.is_empty() { String::new() } else { format!(" disable={}", families.join(",")) };
     format!(
-        "builtin.module(sg-verify,sg-outline-branches,func.func(sg-compose-transposes,sg-fold-reshapes,sg-sink-reshapes),canonicalize,func.func(sg-fold-conv-affine,{residuals}sg-egraph-optimize{{{target}{disable}}}{reduce}{sink}),sg-inline-branches)"
+        "builtin.module(sg-verify,sg-outline-branches,func.func(sg-compose-transposes,sg-fold-reshapes,sg-sink-reshapes),canonicalize,func.func(sg-fold-conv-affine,{residuals}sg-egraph-optimize{{{target}{disable}}},sg-fold-split-concats{reduce}{sink}),sg-inline-branches)"
     )
 }
 

@@ -4,6 +4,7 @@ pub mod accumulate_residuals;
 pub mod compose_transposes;
 pub mod fold_conv_affine;
 pub mod fold_reshapes;
+pub mod fold_split_concats;
 pub mod fuse_reductions;
 pub mod schedule_memory;
 pub mod sink_reshapes;
@@ -42,6 +43,7 @@ pub fn register(registry: &mut PassRegistry) {
     registry.register(&verify::INFO, verify::create);
     registry.register(&compose_transposes::INFO, compose_transposes::create);
     registry.register(&fold_reshapes::INFO, fold_reshapes::create);
+    registry.register(&fold_split_concats::INFO, fold_split_concats::create);
     registry.register(&sink_reshapes::INFO, sink_reshapes::create);
     registry.register(&fold_conv_affine::INFO, fold_conv_affine::create);
     registry.register(&accumulate_residuals::INFO, accumulate_residuals::create);

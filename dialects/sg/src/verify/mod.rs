@@ -399,7 +399,8 @@ pub fn shape(value: Value<'_, '_>) -> Vec<i64> {
     static_shape(value.r#type()).expect("checked by check_types")
 }
 
-fn static_shape(ty: Type<'_>) -> Option<Vec<i64>> {
+/// The static shape of a ranked tensor type, if it has one.
+pub(crate) fn static_shape(ty: Type<'_>) -> Option<Vec<i64>> {
     let tensor = strata_ir::types::ranked_tensor(ty)?;
     (0..tensor.rank())
         .map(|i| match tensor.dim_size(i).ok()? {
