@@ -99,8 +99,10 @@ fn storage(value: Val) -> Val {
 }
 
 /// Whether an op from `source`'s definition up to `until` writes into `source`'s storage: an
-/// in-place or epilogue `sg.fused` whose operand 0 is a view of it.
+/// in-place or epilogue `sg.fused` whose operand 0 is a view of the same base (`source` may
+/// be a view itself).
 fn written_before(source: Val, until: OperationRef<'_, '_>) -> bool {
+    let base = storage(source);
     // From the op after the definition, or the block's first op for an argument.
     let mut next = match defining_op(source.get()) {
         Some(def) => def.next_in_block(),
@@ -112,7 +114,7 @@ fn written_before(source: Val, until: OperationRef<'_, '_>) -> bool {
         }
         if let Some(fused) = Fused::cast(op) {
             let writes = fused.in_place() == Some(1) || fused.epilogue() == Some(1);
-            if writes && fused.inputs().first().is_some_and(|&v| storage(Val::of(v)) == source) {
+            if writes && fused.inputs().first().is_some_and(|&v| storage(Val::of(v)) == base) {
                 return true;
             }
         }
