@@ -85,3 +85,22 @@ func.func @base_written(%y: tensor<1x32x8x8xf32>) -> (tensor<1x32x8x8xf32>, tens
   %0 = "sg.concat"(%lo, %hi) {axis = 1 : i64} : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x32x8x8xf32>
   return %0, %neg : tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>
 }
+
+// -----
+
+// Kept: the in-place write sits in a region of an op between the slice and the
+// concatenation.
+// CHECK-LABEL: func.func @nested_write
+// CHECK: scf.execute_region
+// CHECK: "sg.concat"
+func.func @nested_write(%y: tensor<1x32x8x8xf32>) -> (tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>) {
+  %x = "sg.relu"(%y) : (tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
+  %lo = "sg.view"(%x) {offset = 0 : i64, sizes = array<i64: 1, 16, 8, 8>, strides = array<i64: 2048, 64, 8, 1>} : (tensor<1x32x8x8xf32>) -> tensor<1x16x8x8xf32>
+  %hi = "sg.slice"(%x) {ends = array<i64: 1, 32, 8, 8>, starts = array<i64: 0, 16, 0, 0>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x32x8x8xf32>) -> tensor<1x16x8x8xf32>
+  %neg = scf.execute_region -> tensor<1x32x8x8xf32> {
+    %n = "sg.fused"(%x) {in_place = 1 : i64, program = "neg(i0)"} : (tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
+    scf.yield %n : tensor<1x32x8x8xf32>
+  }
+  %0 = "sg.concat"(%lo, %hi) {axis = 1 : i64} : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x32x8x8xf32>
+  return %0, %neg : tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>
+}

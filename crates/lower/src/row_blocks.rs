@@ -10,8 +10,9 @@
 //! (3.3 MB) read its input three times from L3, 1.37x ONNX Runtime's time on one thread.
 //!
 //! A softmax over an axis other than the last is blocked from a smaller size,
-//! [`CHANNEL_SOFTMAX_BYTES`] (where its blocks hold at least 8 KiB: [`strided_softmax_blocks`]): its rows are strided, each pass a walk over the whole tensor, and the
-//! reductions read and write their statistics' buffer at every step. YOLOv8's box decoding
+//! [`CHANNEL_SOFTMAX_BYTES`], where its blocks hold at least 8 KiB
+//! ([`strided_softmax_blocks`]): its rows are strided, each pass a walk over the whole
+//! tensor, and the reductions read and write their statistics' buffer at every step. YOLOv8's box decoding
 //! (a softmax over the 16 bins of `[1, 16, 4, 2100]`, 538 KB) ran 0.091 ms on one thread in
 //! five passes from L2 and 0.074 in blocks of 27 KB; on two threads, each pass split along
 //! another loop and a fork apiece, 0.185 ms against 0.044 (its blocks' chunks one fork).
@@ -55,7 +56,7 @@ pub const MAX_CHUNKS: i64 = 16;
 /// `None` where it runs whole (at most `least` bytes, [`BLOCKED_BYTES`] or
 /// [`CHANNEL_SOFTMAX_BYTES`], or no dimension to cut).
 pub fn block_sizes(ty: &TensorTy, reduced: &[bool], least: i64) -> Option<Vec<i64>> {
-    let bytes = i64::from(ty.elem.bits() / 8).max(1);
+    let bytes = element_bytes(ty);
     if ty.numel() * bytes <= least {
         return None;
     }
@@ -77,8 +78,12 @@ pub fn block_sizes(ty: &TensorTy, reduced: &[bool], least: i64) -> Option<Vec<i6
 /// one: each block's loops and five kernels would cost more than the passes save).
 pub fn strided_softmax_blocks(ty: &TensorTy, reduced: &[bool]) -> Option<Vec<i64>> {
     let sizes = block_sizes(ty, reduced, CHANNEL_SOFTMAX_BYTES)?;
-    let bytes = i64::from(ty.elem.bits() / 8).max(1);
-    (sizes.iter().product::<i64>() * bytes >= BLOCK_BYTES / 4).then_some(sizes)
+    (sizes.iter().product::<i64>() * element_bytes(ty) >= BLOCK_BYTES / 4).then_some(sizes)
+}
+
+/// Bytes of one element of `ty` (at least one: sub-byte types count whole bytes).
+fn element_bytes(ty: &TensorTy) -> i64 {
+    i64::from(ty.elem.bits() / 8).max(1)
 }
 
 /// One block of a [`blocked`] kernel, as its body sees it.

@@ -98,11 +98,18 @@ fn storage(value: Val) -> Val {
     value
 }
 
-/// Whether an op from `source`'s definition up to `until` writes into `source`'s storage: an
-/// in-place or epilogue `sg.fused` whose operand 0 is a view of the same base (`source` may
-/// be a view itself).
+/// Whether an op from `source`'s definition up to `until`, or one nested in such an op, writes
+/// into `source`'s storage: an in-place or epilogue `sg.fused` whose operand 0 is a view of the
+/// same base (`source` may be a view itself). `true` where `until` is not found after the
+/// definition in its block.
 fn written_before(source: Val, until: OperationRef<'_, '_>) -> bool {
     let base = storage(source);
+    let writes = |op: Op| {
+        Fused::cast(op.get()).is_some_and(|fused| {
+            (fused.in_place() == Some(1) || fused.epilogue() == Some(1))
+                && fused.inputs().first().is_some_and(|&v| storage(Val::of(v)) == base)
+        })
+    };
     // From the op after the definition, or the block's first op for an argument.
     let mut next = match defining_op(source.get()) {
         Some(def) => def.next_in_block(),
@@ -112,11 +119,8 @@ fn written_before(source: Val, until: OperationRef<'_, '_>) -> bool {
         if op == until {
             return false;
         }
-        if let Some(fused) = Fused::cast(op) {
-            let writes = fused.in_place() == Some(1) || fused.epilogue() == Some(1);
-            if writes && fused.inputs().first().is_some_and(|&v| storage(Val::of(v)) == base) {
-                return true;
-            }
+        if !collect(&op, writes).is_empty() {
+            return true;
         }
         next = op.next_in_block();
     }
