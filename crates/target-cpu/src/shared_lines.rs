@@ -102,6 +102,8 @@ fn written(op: Op) -> Option<Vec<Val>> {
     match name.as_str() {
         "vector.transfer_write" | "vector.store" | "memref.store" | "memref.copy" => Some(memrefs(1..2)),
         "vector.maskedstore" | "vector.scatter" | "vector.compressstore" => Some(memrefs(0..1)),
+        // A structured op writes its outputs; its body's terminator and index ops write nothing.
+        "linalg.yield" | "linalg.index" => Some(Vec::new()),
         _ if name.starts_with("linalg.") => {
             let segments = strata_ir::handle::i32_array(op.attribute("operandSegmentSizes")?)?;
             let inputs = usize::try_from(*segments.first()?).ok()?;
