@@ -125,6 +125,40 @@ func.func @written_by_rows_generic(%x: memref<1x16x10x16xf32>, %buf: memref<1x16
   return
 }
 
+// And with a transpose (one input, one output, no operand segments) as the writer.
+// CHECK-LABEL: func.func @written_by_rows_transpose
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+func.func @written_by_rows_transpose(%x: memref<1x16x10x16xf32>, %buf: memref<1x16x10x16xf32>, %out: memref<8x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<8xf32>
+  scf.forall (%t) in (2) {
+    %h = affine.apply #by5(%t)
+    %src = memref.subview %x[0, 0, %h, 0] [1, 16, 5, 16] [1, 1, 1, 1] : memref<1x16x10x16xf32> to memref<1x16x5x16xf32, strided<[2560, 160, 16, 1], offset: ?>>
+    %dst = memref.subview %buf[0, 0, %h, 0] [1, 16, 5, 16] [1, 1, 1, 1] : memref<1x16x10x16xf32> to memref<1x16x5x16xf32, strided<[2560, 160, 16, 1], offset: ?>>
+    linalg.transpose ins(%src : memref<1x16x5x16xf32, strided<[2560, 160, 16, 1], offset: ?>>) outs(%dst : memref<1x16x5x16xf32, strided<[2560, 160, 16, 1], offset: ?>>) permutation = [0, 1, 2, 3]
+  }
+  scf.forall (%r) in (8) {
+    %rows = memref.subview %buf[0, 0, %r, 0] [1, 16, 3, 16] [1, 1, 1, 1] : memref<1x16x10x16xf32> to memref<1x16x3x16xf32, strided<[2560, 160, 16, 1], offset: ?>>
+    %sum = scf.for %ch = %c0 to %c16 step %c1 iter_args(%acc = %zero) -> (vector<8xf32>) {
+      %taps = scf.for %kh = %c0 to %c3 step %c1 iter_args(%a = %acc) -> (vector<8xf32>) {
+        %seg = memref.subview %rows[0, %ch, %kh, 0] [1, 1, 1, 8] [1, 1, 1, 1] : memref<1x16x3x16xf32, strided<[2560, 160, 16, 1], offset: ?>> to memref<1x1x1x8xf32, strided<[2560, 160, 16, 1], offset: ?>>
+        %flat = memref.subview %seg[0, 0, 0, 0] [1, 1, 1, 8] [1, 1, 1, 1] : memref<1x1x1x8xf32, strided<[2560, 160, 16, 1], offset: ?>> to memref<8xf32, strided<[1], offset: ?>>
+        %v = vector.transfer_read %flat[%c0], %pad {in_bounds = [true]} : memref<8xf32, strided<[1], offset: ?>>, vector<8xf32>
+        %s = arith.addf %v, %a : vector<8xf32>
+        scf.yield %s : vector<8xf32>
+      }
+      scf.yield %taps : vector<8xf32>
+    }
+    vector.transfer_write %sum, %out[%r, %c0] {in_bounds = [true]} : vector<8xf32>, memref<8x8xf32>
+  }
+  return
+}
+
 // A 1x1 convolution's channels over a graph input: taken; over four channels: not.
 // CHECK-LABEL: func.func @pointwise
 // CHECK: scf.forall (%[[R:.*]]) in (8)

@@ -104,6 +104,10 @@ fn written(op: Op) -> Option<Vec<Val>> {
         "vector.maskedstore" | "vector.scatter" | "vector.compressstore" => Some(memrefs(0..1)),
         // A structured op writes its outputs; its body's terminator and index ops write nothing.
         "linalg.yield" | "linalg.index" => Some(Vec::new()),
+        // Ops of one input and one output, without operand segments: the output is the last.
+        "linalg.transpose" | "linalg.broadcast" => {
+            Some(memrefs(op.operand_count().saturating_sub(1)..op.operand_count()))
+        }
         _ if name.starts_with("linalg.") => {
             let segments = strata_ir::handle::i32_array(op.attribute("operandSegmentSizes")?)?;
             let inputs = usize::try_from(*segments.first()?).ok()?;
