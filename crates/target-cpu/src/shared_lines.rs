@@ -91,19 +91,19 @@ impl Writers {
 /// loads, loops: their bodies are looked at op by op); `None` for anything else with memref
 /// operands (a call).
 fn written(op: Op) -> Option<Vec<Val>> {
+    let is_memref = |v: &Val| strata_ir::types::memref(v.r#type()).is_some();
+    // Without a memref operand an op writes no buffer itself (a linalg body's `linalg.yield`
+    // and `linalg.index` included).
+    if !op.operands().iter().any(is_memref) {
+        return Some(Vec::new());
+    }
     let name = op.name();
     let memrefs = |range: std::ops::Range<usize>| -> Vec<Val> {
-        range
-            .filter(|&i| i < op.operand_count())
-            .map(|i| op.operand(i))
-            .filter(|v| strata_ir::types::memref(v.r#type()).is_some())
-            .collect()
+        range.filter(|&i| i < op.operand_count()).map(|i| op.operand(i)).filter(is_memref).collect()
     };
     match name.as_str() {
         "vector.transfer_write" | "vector.store" | "memref.store" | "memref.copy" => Some(memrefs(1..2)),
         "vector.maskedstore" | "vector.scatter" | "vector.compressstore" => Some(memrefs(0..1)),
-        // A structured op writes its outputs; its body's terminator and index ops write nothing.
-        "linalg.yield" | "linalg.index" => Some(Vec::new()),
         // Ops of one input and one output, without operand segments: the output is the last.
         "linalg.transpose" | "linalg.broadcast" => {
             Some(memrefs(op.operand_count().saturating_sub(1)..op.operand_count()))
@@ -120,7 +120,7 @@ fn written(op: Op) -> Option<Vec<Val>> {
         {
             Some(Vec::new())
         }
-        _ => (!op.operands().iter().any(|o| strata_ir::types::memref(o.r#type()).is_some())).then(Vec::new),
+        _ => None,
     }
 }
 
