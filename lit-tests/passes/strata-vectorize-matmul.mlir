@@ -146,8 +146,10 @@ func.func @batch_item(%a: memref<4x100x100xf32>, %b: memref<4x100x100xf32>, %c: 
 // On one thread a one-row product whose right operand is past the caches (a 1280 x 1000
 // classifier, 5 MB) streams it row by row: passes over the result row, each loading and
 // storing its vectors once for four rows of B (added in k order; a partial last vector
-// masked), instead of register blocks of columns.
+// masked, in the same pass, while those rows stream: not a second walk through B), instead
+// of register blocks of columns.
 // CHECK-LABEL: func.func @head
+// CHECK: %[[MASK:.*]] = vector.create_mask
 // CHECK: scf.for %[[K:.*]] = %c0 to %{{.*}} step %{{.*}} {
 // CHECK: %[[K0:.*]] = arith.addi %[[K]], %{{.*}} : index
 // CHECK: %[[X:.*]] = memref.load %arg0[%c0, %[[K0]]] : memref<1x1280xf32>
@@ -160,10 +162,13 @@ func.func @batch_item(%a: memref<4x100x100xf32>, %b: memref<4x100x100xf32>, %c: 
 // CHECK: %[[S:.*]] = arith.addf %[[C]], %[[P]] fastmath<contract>
 // CHECK-COUNT-3: arith.addf
 // CHECK: vector.store %{{.*}}, %arg2[%c0, %[[J]]]
-// CHECK: } {loop_annotation
-// CHECK: vector.create_mask
-// CHECK: vector.maskedload %arg1
-// CHECK: vector.maskedstore %arg2
+// CHECK-NEXT: }
+// CHECK-NEXT: vector.maskedload %arg2[%c0, %c992], %[[MASK]]
+// CHECK-NEXT: vector.maskedload %arg1[%[[K0]], %c992], %[[MASK]]
+// CHECK-COUNT-3: vector.maskedload %arg1
+// CHECK: vector.maskedstore %arg2[%c0, %c992], %[[MASK]]
+// CHECK-NEXT: } {loop_annotation
+// CHECK-NOT: scf.for
 // CHECK-NOT: iter_args
 // CHECK: return
 // CHECK: (S) 10 matmuls
