@@ -58,6 +58,8 @@ struct Row {
     unfused_ms: f64,
     ort_one_ms: f64,
     ort_all_ms: f64,
+    /// [`effective_cores`] just before each of Strata's nT runs, the median over the rounds.
+    cores: f64,
     arena_bytes: f64,
     /// Whether Strata's outputs matched ONNX Runtime's.
     matches: bool,
@@ -184,6 +186,7 @@ fn measure(case: &Case, repeats: usize, rounds: usize, profile: bool) -> Result<
     }
     let one = ["--threads".to_owned(), "1".to_owned()];
     let (text, matches) = strata(case, repeats, &[&expect[..], &one[..]].concat())?;
+    let mut cores = vec![effective_cores()];
     let (all, all_match) = strata(case, repeats, &expect)?;
     let matches_reference = !(matches && all_match) && matches_checked_in(case, repeats)?;
     let ms = |text: &str| number_after(text, "run: ").unwrap_or(f64::NAN);
@@ -195,6 +198,7 @@ fn measure(case: &Case, repeats: usize, rounds: usize, profile: bool) -> Result<
         ort_one.push(ort(case, repeats, 1, None)?);
         strata_one.push(ms(&strata(case, repeats, &one)?.0));
         ort_all.push(ort(case, repeats, 0, None)?);
+        cores.push(effective_cores());
         strata_all.push(ms(&strata(case, repeats, &[])?.0));
     }
     let ratios = |a: &[f64], b: &[f64]| median(&a.iter().zip(b).map(|(x, y)| x / y).collect::<Vec<_>>());
@@ -212,6 +216,7 @@ fn measure(case: &Case, repeats: usize, rounds: usize, profile: bool) -> Result<
         unfused_ms: ms(&unfused),
         ort_one_ms: median(&ort_one),
         ort_all_ms: median(&ort_all),
+        cores: median(&cores),
         arena_bytes: number_after(&text, "arena: ").unwrap_or(0.0),
         matches: matches && all_match,
         matches_reference,
@@ -279,9 +284,45 @@ pub fn run(repeats: usize, rounds: usize, filter: Option<&str>, profile: bool, s
     Ok(())
 }
 
+/// How many of the machine's cores a CPU-bound test gets at once now: the time of one thread's
+/// chain of multiply-adds, alone and on every core at once, scaled to the core count. On this
+/// project's 2-core VM two threads are bimodal by the minute: for minutes at a time a second
+/// thread gains nothing (MobileNetV2 6.0-6.8 ms on two threads, 3.5-4.2 otherwise, 6.3-6.6 on
+/// one), which this shows as 1.0 instead of 2.0, so that a row's two-thread columns can be read.
+fn effective_cores() -> f64 {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < 2 {
+        return 1.0;
+    }
+    // About 10 ms of dependent multiply-adds a thread.
+    let chain = || {
+        let mut x = 1u64;
+        for i in 0..10_000_000u64 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i);
+        }
+        std::hint::black_box(x)
+    };
+    let timed = |f: &dyn Fn()| {
+        let start = std::time::Instant::now();
+        f();
+        start.elapsed().as_secs_f64()
+    };
+    let alone = timed(&|| {
+        chain();
+    });
+    let together = timed(&|| {
+        std::thread::scope(|scope| {
+            for _ in 0..cores {
+                scope.spawn(chain);
+            }
+        })
+    });
+    (cores as f64 * alone / together).clamp(0.0, cores as f64)
+}
+
 fn print_header() {
     println!(
-        "{:<20} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>11} {:>10} {:>9} {:>6}",
+        "{:<20} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>6} {:>8} {:>11} {:>10} {:>9} {:>6}",
         "model",
         "1T ms",
         "ORT 1T ms",
@@ -290,6 +331,7 @@ fn print_header() {
         "1T/ORT",
         "nT/ORT",
         "1T/nT",
+        "cores",
         "no sched",
         "no e-graph",
         "unsched ms",
@@ -300,7 +342,7 @@ fn print_header() {
 
 fn print_row(row: &Row) {
     println!(
-        "{:<20} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>7.2}x {:>7.2}x {:>7.2}x {:>7.2}x {:>10.2}x {:>10.3} {:>9.2} {:>6}",
+        "{:<20} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>7.2}x {:>7.2}x {:>7.2}x {:>6.2} {:>7.2}x {:>10.2}x {:>10.3} {:>9.2} {:>6}",
         row.name,
         row.strata_ms,
         row.ort_one_ms,
@@ -309,6 +351,7 @@ fn print_row(row: &Row) {
         row.one_ratio,
         row.all_ratio,
         row.threads_ratio,
+        row.cores,
         row.unscheduled_ms / row.ort_one_ms,
         row.unfused_ms / row.ort_one_ms,
         row.unscheduled_ms,
@@ -327,7 +370,9 @@ fn print_footer(rows: &[Row], repeats: usize, rounds: usize) {
         "(medians of at least {repeats} runs and {ROUND_MS} ms of runs each, in {rounds} rounds alternating the runtimes: times are the median \
          over the rounds, each ratio the median of the rounds' ratios; same inputs, same machine; 1T: Strata \
          with --threads 1 and ONNX Runtime with one intra-op thread; nT: both with their default threads, every \
-         core ({cores} here); 1T/nT: Strata's speed-up from threads; no sched / no e-graph: Strata (1T) without \
+         core ({cores} here); 1T/nT: Strata's speed-up from threads; cores: how many cores a CPU-bound test got \
+         at once just before each of Strata's nT runs (median over the rounds; below {cores}, the machine's \
+         virtual CPUs shared a core then, and nT and 1T/nT understate what threads gain); no sched / no e-graph: Strata (1T) without \
          its loop schedule / e-graph optimiser, over ORT 1T; check: Strata's outputs within \
          {TOLERANCE} of ONNX Runtime's, ok/ref: not of this machine's ONNX Runtime but of the zoo's checked-in \
          references)"
