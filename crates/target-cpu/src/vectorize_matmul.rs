@@ -318,6 +318,30 @@ impl Matmul {
             s += &format!("    %left = arith.subi %c{n}, %c{n_main} : index\n");
             s += &format!("    %mask = vector.create_mask %left : {mt}\n");
         }
+        // Adds `steps` rows of `B` (from `%k{tag}0`) into the result's vector at `column`, named
+        // `%c{name}{tag}{step}`: loaded and stored once, masked for the partial last vector.
+        let update = |s: &mut String, indent: &str, tag: &str, steps: i64, name: &str, column: &str, masked: bool| {
+            let load = |memref: &str, ty: &str, row: &str| {
+                if masked {
+                    format!("vector.maskedload %{memref}[{row}, {column}], %mask, %zero : {ty}, {mt}, {vt} into {vt}")
+                } else {
+                    format!("vector.load %{memref}[{row}, {column}] : {ty}, {vt}")
+                }
+            };
+            let c = format!("%c{name}{tag}");
+            *s += &format!("{indent}{c}0 = {}\n", load("c", ct, "%c0"));
+            for step in 0..steps {
+                let (b, p) = (format!("%b{name}{tag}{step}"), format!("%p{name}{tag}{step}"));
+                *s += &format!("{indent}{b} = {}\n", load("b", bt, &format!("%k{tag}{step}")));
+                *s += &format!("{indent}{p} = arith.mulf %av{tag}{step}, {b} fastmath<contract> : {vt}\n");
+                *s += &format!("{indent}{c}{} = arith.addf {c}{step}, {p} fastmath<contract> : {vt}\n", step + 1);
+            }
+            *s += &if masked {
+                format!("{indent}vector.maskedstore %c[%c0, {column}], %mask, {c}{steps} : {ct}, {mt}, {vt}\n")
+            } else {
+                format!("{indent}vector.store {c}{steps}, %c[%c0, {column}] : {ct}, {vt}\n")
+            };
+        };
         let passes = |s: &mut String, from: i64, to: i64, steps: i64, tag: &str| {
             if from >= to {
                 return;
@@ -329,42 +353,14 @@ impl Matmul {
             }
             if n_main > 0 {
                 *s += &format!("      scf.for %j{tag} = %c0 to %c{n_main} step %c{lanes} {{\n");
-                *s += &format!("        %cv{tag}0 = vector.load %c[%c0, %j{tag}] : {ct}, {vt}\n");
-                for step in 0..steps {
-                    let next = step + 1;
-                    *s += &format!("        %bv{tag}{step} = vector.load %b[%k{tag}{step}, %j{tag}] : {bt}, {vt}\n");
-                    *s += &format!(
-                        "        %p{tag}{step} = arith.mulf %av{tag}{step}, %bv{tag}{step} fastmath<contract> : {vt}\n"
-                    );
-                    *s += &format!(
-                        "        %cv{tag}{next} = arith.addf %cv{tag}{step}, %p{tag}{step} fastmath<contract> : {vt}\n"
-                    );
-                }
-                *s += &format!("        vector.store %cv{tag}{steps}, %c[%c0, %j{tag}] : {ct}, {vt}\n");
+                update(s, "        ", tag, steps, "v", &format!("%j{tag}"), false);
                 *s += "      }\n";
             }
             if n > n_main {
                 // The partial last vector of the same rows, while they stream: on its own
                 // loop after the passes, its lines were a second walk through `B`, one line a
                 // row `n` elements apart, long after the rows left the caches.
-                *s += &format!(
-                    "      %ct{tag}0 = vector.maskedload %c[%c0, %c{n_main}], %mask, %zero : {ct}, {mt}, {vt} into {vt}\n"
-                );
-                for step in 0..steps {
-                    let next = step + 1;
-                    *s += &format!(
-                        "      %bt{tag}{step} = vector.maskedload %b[%k{tag}{step}, %c{n_main}], %mask, %zero : {bt}, {mt}, {vt} into {vt}\n"
-                    );
-                    *s += &format!(
-                        "      %pt{tag}{step} = arith.mulf %av{tag}{step}, %bt{tag}{step} fastmath<contract> : {vt}\n"
-                    );
-                    *s += &format!(
-                        "      %ct{tag}{next} = arith.addf %ct{tag}{step}, %pt{tag}{step} fastmath<contract> : {vt}\n"
-                    );
-                }
-                *s += &format!(
-                    "      vector.maskedstore %c[%c0, %c{n_main}], %mask, %ct{tag}{steps} : {ct}, {mt}, {vt}\n"
-                );
+                update(s, "      ", tag, steps, "t", &format!("%c{n_main}"), true);
             }
             *s += &format!("    }} {ROLLED}\n");
         };
