@@ -1,4 +1,4 @@
-// strata-cpu-vectorize applies crates/lower/schedules/cpu-vectorize.mlir to the matmuls that
+// strata-cpu-vectorize applies crates/target-cpu/schedules/cpu-vectorize.mlir to the matmuls that
 // strata-cpu-schedule marked: cache tiles, 8 x 32 register blocks over single k steps,
 // vectorised into outer products (8 FMAs on vector<32xf32> rows per k step) whose 8 x 32
 // accumulator block is read before and written after the k loop, also when the buffers are
@@ -10,26 +10,31 @@
 // RUN: strata-opt %s -p 'builtin.module(strata-cpu-vectorize{vector-lanes=16})' | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(strata-cpu-vectorize{vector-lanes=8})' | FileCheck %s --check-prefix=AVX2
 // RUN: strata-opt %s -p 'builtin.module(strata-cpu-vectorize{vector-lanes=16 threads=2})' | FileCheck %s --check-prefix=TWO
+// RUN: strata-opt %s -p 'builtin.module(strata-cpu-vectorize{vector-lanes=16})' --mlir-pass-statistics 2>&1 | FileCheck %s --check-prefix=STATS
 
 // Column blocks outside, row blocks inside (a block's slice of %b stays in L1 for the rows).
+// The single cache tile's row loop around them (the rows' index `tile + block`) stays until the
+// pipeline's last `canonicalize`: the lowering rewrites the bodies of the top-level ops only.
 // CHECK-LABEL: func.func @marked
 // CHECK: scf.for %[[N:.*]] = %c0 to %c64 step %c32
 // CHECK: scf.for %[[M:.*]] = %c0 to %c16 step %c8
-// CHECK: %[[ACC:.*]] = vector.transfer_read %arg2[%[[M]], %[[N]]]{{.*}} : memref<16x64xf32>, vector<8x32xf32>
+// CHECK: %[[ROW:.*]] = affine.apply #{{.*}}()[%{{.*}}, %[[M]]]
+// CHECK: %[[ACC:.*]] = vector.transfer_read %arg2[%[[ROW]], %[[N]]]{{.*}} : memref<16x64xf32>, vector<8x32xf32>
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<8x32xf32>)
 // CHECK: vector.broadcast {{.*}} : f32 to vector<32xf32>
 // CHECK-COUNT-8: vector.fma {{.*}} : vector<32xf32>
 // CHECK: scf.yield
-// CHECK: vector.transfer_write {{.*}}, %arg2[%[[M]], %[[N]]]{{.*}} : vector<8x32xf32>, memref<16x64xf32>
+// CHECK: vector.transfer_write {{.*}}, %arg2[%[[ROW]], %[[N]]]{{.*}} : vector<8x32xf32>, memref<16x64xf32>
 // CHECK-NOT: linalg.matmul
 // AVX2-LABEL: func.func @marked
 // AVX2: scf.for %[[N:.*]] = %c0 to %c64 step %c16
 // AVX2: scf.for %[[M:.*]] = %c0 to %c16 step %c4
-// AVX2: %[[ACC:.*]] = vector.transfer_read %arg2[%[[M]], %[[N]]]{{.*}} : memref<16x64xf32>, vector<4x16xf32>
+// AVX2: %[[ROW:.*]] = affine.apply #{{.*}}()[%{{.*}}, %[[M]]]
+// AVX2: %[[ACC:.*]] = vector.transfer_read %arg2[%[[ROW]], %[[N]]]{{.*}} : memref<16x64xf32>, vector<4x16xf32>
 // AVX2: scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<4x16xf32>)
 // AVX2-COUNT-4: vector.fma {{.*}} : vector<16xf32>
 // AVX2: scf.yield
-// AVX2: vector.transfer_write {{.*}}, %arg2[%[[M]], %[[N]]]{{.*}} : vector<4x16xf32>, memref<16x64xf32>
+// AVX2: vector.transfer_write {{.*}}, %arg2[%[[ROW]], %[[N]]]{{.*}} : vector<4x16xf32>, memref<16x64xf32>
 func.func @marked(%a: memref<16x48xf32>, %b: memref<48x64xf32>, %c: memref<16x64xf32>) {
   linalg.matmul {strata.loop_order = "vectorize"} ins(%a, %b : memref<16x48xf32>, memref<48x64xf32>) outs(%c : memref<16x64xf32>)
   return
@@ -86,9 +91,10 @@ func.func @unmarked(%a: memref<16x48xf32>, %b: memref<48x64xf32>, %c: memref<16x
 
 // With threads, a product of at least 2^19 multiply-adds has its cache tiles in an scf.forall,
 // halved until every thread has one: 64 x 256 x 64 fits one 64 x 64 tile, split into two of
-// 64 x 32 (one thread's work, forked, otherwise).
+// 64 x 32 (one thread's work, forked, otherwise); the forall's unit row dimension goes in the
+// pipeline's last `canonicalize`.
 // TWO-LABEL: func.func @parallel_tiles
-// TWO: scf.forall (%{{.*}}) in (2)
+// TWO: scf.forall ({{.*}}) in ({{(1, )?}}2)
 // TWO: scf.for %{{.*}} = %c0 to %c64 step %c8
 // TWO: vector.transfer_read %arg2[{{.*}}], %{{.*}} : memref<64x64xf32>, vector<8x32xf32>
 func.func @parallel_tiles(%a: memref<64x256xf32>, %b: memref<256x64xf32>, %c: memref<64x64xf32>) {
@@ -172,5 +178,53 @@ func.func @from_bias(%a: memref<16x64xf32>, %b: memref<64x64xf32>, %c: memref<16
     linalg.yield %in : f32
   }
   linalg.matmul {strata.loop_order = "vectorize"} ins(%a, %b : memref<16x64xf32>, memref<64x64xf32>) outs(%c : memref<16x64xf32>)
+  return
+}
+
+// The vectors are lowered (cpu-lower-vectors.mlir) only in the top-level ops that hold a
+// contraction, an outer product, a shape cast, an n-D broadcast or a transfer whose permutation
+// map is not the minor identity, and in a function where one stands at its top level; no mark
+// is left. Here: the first and third loops and @top_level, not the second loop (its addition
+// has nothing to lower), and the loop nest of each of the nine marked matmuls above.
+// STATS: 12 lowered-regions
+// CHECK-LABEL: func.func @lowered_regions
+// CHECK: scf.for
+// CHECK: %[[S:.*]] = vector.broadcast %arg2 : f32 to vector<16xf32>
+// CHECK: vector.fma %{{.*}}, %[[S]], %{{.*}} : vector<16xf32>
+// CHECK: scf.for
+// CHECK: arith.addf
+// CHECK: scf.for
+// CHECK: vector.transfer_read %arg1
+// CHECK-LABEL: func.func @top_level
+// CHECK-NOT: vector.outerproduct
+// CHECK: vector.fma
+// CHECK-NOT: strata.lower_vectors
+func.func @lowered_regions(%m: memref<64xf32>, %t: memref<16x16xf32>, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %cst = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c4 step %c1 {
+    %v = vector.load %m[%i] : memref<64xf32>, vector<16xf32>
+    %o = vector.outerproduct %v, %s, %v : vector<16xf32>, f32
+    vector.store %o, %m[%i] : memref<64xf32>, vector<16xf32>
+  }
+  scf.for %i = %c0 to %c4 step %c1 {
+    %v = vector.load %m[%i] : memref<64xf32>, vector<16xf32>
+    %w = arith.addf %v, %v : vector<16xf32>
+    vector.store %w, %m[%i] : memref<64xf32>, vector<16xf32>
+  }
+  scf.for %i = %c0 to %c4 step %c1 {
+    %r = vector.transfer_read %t[%c0, %i], %cst {permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<16x16xf32>, vector<16xf32>
+    vector.store %r, %m[%i] : memref<64xf32>, vector<16xf32>
+  }
+  return
+}
+
+func.func @top_level(%m: memref<64xf32>, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %v = vector.load %m[%c0] : memref<64xf32>, vector<16xf32>
+  %o = vector.outerproduct %v, %s, %v : vector<16xf32>, f32
+  vector.store %o, %m[%c0] : memref<64xf32>, vector<16xf32>
   return
 }
