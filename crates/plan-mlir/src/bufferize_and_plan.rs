@@ -9,7 +9,7 @@
 //! insertion by the peak of live buffers it leads to (it used to be one choice for the whole
 //! module, planned both ways). The pipeline:
 //!
-//! `func.func(strata-init-per-destination),func.func(strata-pad-in-place),
+//! `func.func(strata-init-per-destination,strata-read-only-loads),func.func(strata-pad-in-place),
 //! func.func(strata-order-insertions),func.func(strata-choose-in-place{mark=true}),eliminate-empty-tensors,
 //! func.func(strata-eliminate-reshaped-empties,strata-choose-in-place),func.func(strata-pad-rings),
 //! strata-bufferize-only,func.func(strata-erase-self-copies,memref-copy-to-linalg,plan-arena{...}),
@@ -112,7 +112,7 @@ impl BufferizeAndPlan {
         };
         let rings = if self.pad_rings { "func.func(strata-pad-rings)," } else { "" };
         format!(
-            "builtin.module(func.func(strata-init-per-destination),{pads}{rings}strata-bufferize-only,func.func(strata-erase-self-copies,memref-copy-to-linalg,plan-arena{{strategy={} budget-ms={} record-plan={}}}))",
+            "builtin.module(func.func(strata-init-per-destination,strata-read-only-loads),{pads}{rings}strata-bufferize-only,func.func(strata-erase-self-copies,memref-copy-to-linalg,plan-arena{{strategy={} budget-ms={} record-plan={}}}))",
             self.strategy, self.budget_ms, self.record_plan
         )
     }

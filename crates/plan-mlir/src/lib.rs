@@ -7,7 +7,7 @@
 //! (`strata-pad-in-place`), depthwise and grouped convolutions and pools that read their
 //! unpadded input (`strata-conv-borders`), convolutions over a padded graph input run in bands
 //! (`strata-band-input-pads`), a convolution and the pool or convolution reading it run in
-//! bands together (`strata-band-chains`), a copy per repeated result (`strata-distinct-results`), a new tensor per destination (`strata-init-per-destination`), copies as linalg (`memref-copy-to-linalg`), copies of elements onto themselves erased (`strata-erase-self-copies`), which values to produce inside
+//! bands together (`strata-band-chains`), a copy per repeated result (`strata-distinct-results`), a new tensor per destination (`strata-init-per-destination`), loops' reads of never-written tensors through one read-only buffer (`strata-read-only-loads`), copies as linalg (`memref-copy-to-linalg`), copies of elements onto themselves erased (`strata-erase-self-copies`), which values to produce inside
 //! their destination (`strata-eliminate-reshaped-empties` for values reshaped on their way,
 //! `strata-choose-in-place`, both run by `strata-bufferize-and-plan`). It never schedules,
 //! and it never emits code.
@@ -29,6 +29,7 @@ pub mod order_insertions;
 pub mod pad_in_place;
 pub mod pad_rings;
 pub mod pass;
+pub mod read_only_loads;
 pub mod reshaped_empties;
 pub mod results_in_place;
 pub mod self_copies;
@@ -89,6 +90,7 @@ pub fn register(registry: &mut strata_ir::PassRegistry) {
     registry.register(&self_copies::INFO, self_copies::create);
     registry.register(&constants_to_globals::INFO, constants_to_globals::create);
     registry.register(&init_per_destination::INFO, init_per_destination::create);
+    registry.register(&read_only_loads::INFO, read_only_loads::create);
     registry.register(&bufferize_and_plan::INFO, bufferize_and_plan::create);
     registry.register_pipeline(BUFFERIZE_ONLY);
     registry.register_pipeline(BUFFERIZE);
