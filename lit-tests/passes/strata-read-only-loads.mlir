@@ -3,6 +3,8 @@
 // through one `bufferization.to_buffer ... read_only` of it right before that op, as
 // memref.loads; bufferization's analysis then sees one read where it saw one per element.
 // Writable arguments, single reads, reads at the top level and reads inside a linalg op stay.
+// A tensor constant CSE shared between top-level ops gets a copy before each reader after the
+// first (the analysis gathers every read of an operand's value for each operand).
 // The result bufferizes as before (second RUN: no to_buffer and no tensor left).
 // RUN: strata-opt %s -p 'builtin.module(func.func(strata-read-only-loads))' --mlir-pass-statistics 2>&1 | FileCheck %s
 // RUN: strata-opt %s -p 'builtin.module(func.func(strata-read-only-loads),one-shot-bufferize{bufferize-function-boundaries=true function-boundary-type-conversion=identity-layout-map})' | FileCheck %s --check-prefix=BUF
@@ -104,5 +106,31 @@ func.func @left_alone(%x: tensor<4xf32> {bufferization.writable = false}) -> (f3
   return %s, %r, %g : f32, tensor<4xf32>, tensor<4xf32>
 }
 
+// A scalar constant two elementwise ops read: the second reads a copy of its own.
+// CHECK-LABEL: func.func @shared_constant
+// CHECK: %[[C:.*]] = arith.constant dense<2.000000e+00> : tensor<f32>
+// CHECK: linalg.generic {{.*}} ins(%arg0, %[[C]] : tensor<4xf32>, tensor<f32>)
+// CHECK: %[[COPY:.*]] = arith.constant dense<2.000000e+00> : tensor<f32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[COPY]] : tensor<4xf32>, tensor<f32>)
+// BUF-LABEL: func.func @shared_constant
+// BUF-COUNT-2: memref.get_global @__constant_xf32 : memref<f32>
+func.func @shared_constant(%x: tensor<4xf32> {bufferization.writable = false}) -> tensor<4xf32> {
+  %two = arith.constant dense<2.0> : tensor<f32>
+  %e = tensor.empty() : tensor<4xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x, %two : tensor<4xf32>, tensor<f32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %t: f32, %out: f32):
+    %m = arith.mulf %in, %t : f32
+    linalg.yield %m : f32
+  } -> tensor<4xf32>
+  %e2 = tensor.empty() : tensor<4xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %two : tensor<4xf32>, tensor<f32>) outs(%e2 : tensor<4xf32>) {
+  ^bb0(%in: f32, %t: f32, %out: f32):
+    %m = arith.addf %in, %t : f32
+    linalg.yield %m : f32
+  } -> tensor<4xf32>
+  return %b : tensor<4xf32>
+}
+
 // CHECK: 2 buffers
 // CHECK: 4 loads
+// CHECK: 1 constants

@@ -14,6 +14,11 @@
 //! a `memref.load`), and only where a top-level op reads one value at least twice. The value is
 //! never written, so when its buffer is read does not matter; what follows bufferization is the
 //! same (`tensor.extract` bufferizes to the same `memref.load`).
+//!
+//! For the same reason a tensor constant that CSE shared between top-level ops (a scalar
+//! `dense<2.0> : tensor<f32>` read by 400 elementwise kernels of that forest) gets a copy before
+//! each of them after the first: the copies bufferize to reads of one global, which CSE merges
+//! again after bufferization.
 
 use melior::ir::attribute::{ArrayAttribute, Attribute};
 use melior::ir::operation::OperationBuilder;
@@ -31,6 +36,7 @@ pub static INFO: PassInfo = PassInfo {
     statistics: &[
         StatisticInfo { name: "buffers", help: "read-only to_buffer ops made (one per top-level op and value)" },
         StatisticInfo { name: "loads", help: "tensor.extract ops turned into memref.load" },
+        StatisticInfo { name: "constants", help: "copies of tensor constants made, one per top-level op reading it" },
     ],
 };
 
@@ -106,8 +112,48 @@ impl Pass for ReadOnlyLoads {
                 cx.bump("loads", 1);
             }
         }
+        // A tensor constant CSE shared between top-level ops: a copy of it before each after the
+        // first (they bufferize to reads of one global, and CSE merges those again).
+        let position: BTreeMap<usize, usize> =
+            entry.ops().into_iter().enumerate().map(|(i, op)| (op.raw().ptr as usize, i)).collect();
+        for constant in function.collect(|op| op.is("arith.constant") && op.parent() == Some(function)) {
+            let result = constant.result(0);
+            if strata_ir::types::ranked_tensor(result.r#type()).is_none() {
+                continue;
+            }
+            let mut readers: Vec<(Op, Vec<(Op, usize)>)> = Vec::new();
+            for (user, index) in result.uses() {
+                let Some(top) = top_level(user, function) else { continue };
+                match readers.iter_mut().find(|(t, _)| *t == top) {
+                    Some((_, uses)) => uses.push((user, index)),
+                    None => readers.push((top, vec![(user, index)])),
+                }
+            }
+            readers.sort_by_key(|(top, _)| position.get(&(top.raw().ptr as usize)).copied());
+            for (top, uses) in readers.into_iter().skip(1) {
+                let Some(block) = top.block() else { continue };
+                let copy = constant.clone_detached();
+                block.insert_before(top, copy);
+                for (user, index) in uses {
+                    user.set_operand(index, copy.result(0));
+                }
+                cx.bump("constants", 1);
+            }
+        }
         Ok(())
     }
+}
+
+/// The ancestor of `op` (or `op`) in `function`'s body.
+fn top_level(op: Op, function: Op) -> Option<Op> {
+    let mut top = op;
+    while let Some(parent) = top.parent() {
+        if parent == function {
+            return Some(top);
+        }
+        top = parent;
+    }
+    None
 }
 
 /// The entry-block arguments of `function` marked `bufferization.writable = false`.
