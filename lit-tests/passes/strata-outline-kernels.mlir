@@ -1,8 +1,9 @@
 // strata-outline-kernels: every top-level loop nest of a planned function becomes a function
 // of its own taking the function's arguments (with their attributes), the views and constants
 // it reads cloned into it; the code generator compiles such kernels in parallel. Kernels that
-// Strata vectorised (vector ops, no linalg op left to LLVM) and that are the same code but for
-// the byte offsets of their views are one function taking the offsets as parameters. A
+// Strata vectorised (vector ops, no linalg op left to LLVM), or wrote as scalar loops (no vector
+// or linalg op: a tree walk), and that are the same code but for the byte offsets of their
+// views are one function taking the offsets as parameters. A
 // kernel also takes its own copies of the loads of read-only memory (the weights blob, constant
 // globals) and the vector values computed from them that loop-invariant code motion hoisted
 // out of it; a load of the arena keeps it in place.
@@ -100,6 +101,41 @@ module {
     }
     return
   }
+
+  // Two scalar loop nests, no vector or linalg op (a tree walk's shape: each step loads the
+  // next node by the one before), the same but for where their table and result sit: LLVM's
+  // vectoriser takes nothing from such loops, so they are one function too.
+  func.func @walks(%arena: memref<128xi8>, %w: memref<64xi8> {llvm.noalias, llvm.readonly}) attributes {strata.weights_arg = 1 : i64} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    %c96 = arith.constant 96 : index
+    %t0 = memref.view %w[%c0][] : memref<64xi8> to memref<4xi64>
+    %t1 = memref.view %w[%c32][] : memref<64xi8> to memref<4xi64>
+    %o0 = memref.view %arena[%c64][] : memref<128xi8> to memref<4xi64>
+    %o1 = memref.view %arena[%c96][] : memref<128xi8> to memref<4xi64>
+    scf.for %i = %c0 to %c4 step %c1 {
+      %n = scf.for %s = %c0 to %c4 step %c1 iter_args(%p = %i) -> (index) {
+        %next = memref.load %t0[%p] : memref<4xi64>
+        %q = arith.index_cast %next : i64 to index
+        scf.yield %q : index
+      }
+      %v = arith.index_cast %n : index to i64
+      memref.store %v, %o0[%i] : memref<4xi64>
+    }
+    scf.for %i = %c0 to %c4 step %c1 {
+      %n = scf.for %s = %c0 to %c4 step %c1 iter_args(%p = %i) -> (index) {
+        %next = memref.load %t1[%p] : memref<4xi64>
+        %q = arith.index_cast %next : i64 to index
+        scf.yield %q : index
+      }
+      %v = arith.index_cast %n : index to i64
+      memref.store %v, %o1[%i] : memref<4xi64>
+    }
+    return
+  }
 }
 
 // CHECK: func.func private @strata_kernel_0(%arg0: memref<16xf32>, %arg1: memref<16xf32>, %arg2: memref<128xi8>, %arg3: memref<64xi8> {llvm.noalias, llvm.readonly})
@@ -154,9 +190,19 @@ module {
 // CHECK: call @strata_kernel_8(%arg0, %c0{{[_0-9]*}}, %c0{{[_0-9]*}})
 // CHECK: call @strata_kernel_8(%arg0, %c96{{[_0-9]*}}, %c0{{[_0-9]*}})
 
-// STATS: (S) 10 kernels - kernels moved into functions of their own
+// The walks: one function, the table's offset in the weights and the result's in the arena
+// its parameters.
+// CHECK: func.func private @strata_kernel_10(%arg0: memref<128xi8>, %arg1: memref<64xi8> {llvm.noalias, llvm.readonly}, %arg2: index, %arg3: index)
+// CHECK: memref.view %arg1[%arg2][] : memref<64xi8> to memref<4xi64>
+// CHECK: memref.view %arg0[%arg3][] : memref<128xi8> to memref<4xi64>
+// CHECK-NOT: func.func private @strata_kernel_11(
+// CHECK: func.func @walks(
+// CHECK: call @strata_kernel_10(%arg0, %arg1, %c0{{[_0-9]*}}, %c64{{[_0-9]*}})
+// CHECK: call @strata_kernel_10(%arg0, %arg1, %c32{{[_0-9]*}}, %c96{{[_0-9]*}})
+
+// STATS: (S) 12 kernels - kernels moved into functions of their own
 // STATS: (S) 1 kept-inline - kernels that read a value computed at the top level
-// STATS: (S) 3 shared - kernels that are the same code as an earlier one (one function, several calls)
+// STATS: (S) 4 shared - kernels that are the same code as an earlier one (one function, several calls)
 
 // After lowering, each kernel is a function of its own with the blob's promises.
 // LLVM: llvm.func @strata_kernel_0(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: !llvm.ptr, %arg3: !llvm.ptr {llvm.noalias, llvm.readonly})

@@ -132,6 +132,8 @@ pub(crate) struct Importer<'c> {
     pub(crate) scalers: BTreeMap<String, crate::ml::Scaled>,
     /// [`ImportOptions::whole_rows`].
     pub(crate) whole_rows: bool,
+    /// The tree-ensemble nodes of the main graph (`crate::ml`: many of them share walk shapes).
+    pub(crate) tree_ensembles: usize,
 }
 
 /// One input or output of the imported model, in `@main`'s order.
@@ -256,6 +258,7 @@ fn import_model<'c>(
         integer_products: options.integer_products,
         scalers: BTreeMap::new(),
         whole_rows: options.whole_rows,
+        tree_ensembles: graph.node.iter().filter(|n| n.op_type().starts_with("TreeEnsemble")).count(),
     };
     let context = strata.mlir();
     for tensor in initializers {

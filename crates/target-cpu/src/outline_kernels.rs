@@ -17,8 +17,9 @@
 //! sit in the arena and the weights blob) become one function taking those offsets as
 //! parameters, called once per kernel: the repeated blocks of a network (MobileNetV2's
 //! bottlenecks, a transformer's layers) are compiled once per distinct shape, not once per
-//! layer. Only kernels that Strata's schedules vectorised, or whose loops are too small for
-//! LLVM's vectoriser to matter, are shared (see [`shareable`]). Kernels are compared with their
+//! layer. Only kernels that Strata's schedules vectorised, that Strata wrote as scalar loops (a
+//! tree walk), or whose loops are too small for LLVM's vectoriser to matter, are shared (see
+//! [`shareable`]). Kernels are compared with their
 //! views written one way ([`canonical_views`]): the row bands of a banded convolution, which
 //! read one buffer through `subview`s at different static rows, are one function too.
 
@@ -112,18 +113,17 @@ impl Pass for OutlineKernels {
 }
 
 /// Whether `function` (an outlined kernel) may take its views' offsets as parameters without
-/// getting slower: its loops were vectorised by Strata's schedules (vector ops), or are too
-/// small to gain from vectorising (no linalg op left for LLVM with an operand over
-/// [`SMALL_ELEMENTS`] elements). LLVM's vectoriser needs constant offsets to prove that the
-/// views a loop reads and writes do not overlap (DenseNet's 1x1 convolution in the loop order
-/// ran 6x slower without them).
+/// getting slower: unless it leaves LLVM a linalg op with an operand over [`SMALL_ELEMENTS`]
+/// elements, whose loops LLVM's vectoriser takes only where constant offsets prove that the
+/// views they read and write do not overlap (DenseNet's 1x1 convolution in the loop order ran
+/// 6x slower without them). So kernels Strata's schedules vectorised (vector ops), small linalg
+/// ops, and loop nests Strata wrote as scalar code (a tree walk: steps that depend on the loads
+/// before them, which the vectoriser does not take either way; a forest of 100 one-tree
+/// ensembles compiled its walk 100 times) are shared.
 fn shareable(function: Op) -> bool {
-    let (mut vector, mut linalg, mut large_linalg) = (false, false, false);
+    let mut large_linalg = false;
     function.collect(|op| {
-        let name = op.name();
-        vector |= name.starts_with("vector.");
-        if name.starts_with("linalg.") {
-            linalg = true;
+        if op.name().starts_with("linalg.") {
             // A dynamic shape counts as large; a scalar as small.
             // (A scalar is told apart first: a failed shape prints its type into the error.)
             large_linalg |= op.operands().iter().any(|v| {
@@ -137,7 +137,7 @@ fn shareable(function: Op) -> bool {
         }
         false
     });
-    (vector || linalg) && !large_linalg
+    !large_linalg
 }
 
 /// Operands of at most this many elements make a loop too small for LLVM's vectoriser to matter.

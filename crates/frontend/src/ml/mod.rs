@@ -107,6 +107,15 @@ enum Slot {
     Leaf,
 }
 
+/// From this many tree-ensemble nodes in a model on, each forest is padded to a shared shape
+/// ([`Forest::pad_for_sharing`]).
+const SHARED_WALKS: usize = 8;
+
+/// The fewest slots a padded forest has: its leaf table (4 bytes a slot) then reaches the
+/// 64 bytes from which a constant goes into the weights blob (a view at an offset, shareable)
+/// rather than staying a global of its own.
+const SHARED_SLOTS: usize = 16;
+
 /// A tree ensemble in one form, whichever operator it came from.
 struct Forest {
     slots: Vec<Slot>,
@@ -465,6 +474,25 @@ impl Forest {
         always
     }
 
+    /// Pads the forest to a shape many forests share, for a model of many tree ensembles
+    /// (scikit-learn's isolation forest as skl2onnx writes it: one a tree): its slots to a
+    /// power of two (at least [`SHARED_SLOTS`]) with leaves no root reaches, and the levels to
+    /// walk, `depth`, to a multiple of four (returned; a walk that reaches a leaf stays there).
+    /// The walk kernels of trees of one padded shape are the same code but for where their
+    /// tables sit in the weights blob, so they are compiled once (`strata-outline-kernels`);
+    /// the results are the same. Only a forest of one tree is padded (a forest of many is
+    /// one walk already, whose extra levels would cost every row); forests with
+    /// set-membership branches walk level by level in default-domain ops (no kernel to share)
+    /// and are left as they are.
+    fn pad_for_sharing(&mut self, depth: usize) -> usize {
+        if self.roots.len() != 1 || !self.members.is_empty() || depth == 0 {
+            return depth;
+        }
+        let slots = self.slots.len().max(SHARED_SLOTS).next_power_of_two();
+        self.slots.resize_with(slots, || Slot::Leaf);
+        depth.div_ceil(4) * 4
+    }
+
     /// The levels to walk: the longest root-to-leaf path. Fails on a cycle.
     fn depth(&self) -> Result<usize, Error> {
         Ok(self.walk()?.0)
@@ -562,7 +590,11 @@ impl Importer<'_> {
             None => (forest, x.to_owned()),
         };
         let x = x.as_str();
-        let depth = forest.depth()?;
+        let mut depth = forest.depth()?;
+        let mut forest = forest;
+        if self.tree_ensembles >= SHARED_WALKS {
+            depth = forest.pad_for_sharing(depth);
+        }
         // A binary classifier's votes are all for class 0: its scores are one column.
         let targets = if binary { 1 } else { forest.targets };
         let (slots, trees) = (forest.slots.len(), forest.roots.len() as i64);
@@ -777,5 +809,54 @@ impl Importer<'_> {
         self.alias(label, node.output[0].clone())?;
         let z = node.output.get(1).filter(|z| !z.is_empty()).ok_or("output Z (the scores) is missing")?;
         self.alias(scores, z.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Aggregate, Forest, Mode, Slot, SHARED_SLOTS};
+    use std::collections::BTreeMap;
+
+    /// One branch over two leaves.
+    fn stump() -> Forest {
+        let branch =
+            Slot::Branch { feature: 0, split: 0.5, mode: Mode::Leq, on_true: 1, on_false: 2, missing_true: false };
+        Forest {
+            slots: vec![branch, Slot::Leaf, Slot::Leaf],
+            weights: BTreeMap::from([(1, vec![(0, 1.0)]), (2, vec![(0, 2.0)])]),
+            members: BTreeMap::new(),
+            roots: vec![0],
+            targets: 1,
+            aggregate: Aggregate::Sum,
+            base: Vec::new(),
+            post: "NONE".into(),
+        }
+    }
+
+    #[test]
+    fn padding_keeps_the_walk() {
+        let mut forest = stump();
+        let depth = forest.depth().unwrap();
+        assert_eq!(depth, 1);
+        assert_eq!(forest.pad_for_sharing(depth), 4);
+        assert_eq!(forest.slots.len(), SHARED_SLOTS);
+        assert!(forest.slots[3..].iter().all(|s| matches!(s, Slot::Leaf)));
+        // The padding is unreachable: the same depth, every target still voted.
+        assert_eq!(forest.depth().unwrap(), 1);
+        assert_eq!(forest.always_voted(), vec![true]);
+        // Past 16 slots, the next power of two; set-membership forests stay as they are.
+        let mut big = stump();
+        big.slots.resize_with(17, || Slot::Leaf);
+        big.pad_for_sharing(5);
+        assert_eq!(big.slots.len(), 32);
+        let mut member = stump();
+        member.members.insert(0, vec![1.0]);
+        assert_eq!(member.pad_for_sharing(3), 3);
+        assert_eq!(member.slots.len(), 3);
+        // A forest of several trees is one walk already.
+        let mut two = stump();
+        two.roots.push(1);
+        assert_eq!(two.pad_for_sharing(1), 1);
+        assert_eq!(two.slots.len(), 3);
     }
 }
