@@ -813,77 +813,13 @@ impl Pass for CpuVectorize {
         accumulator_barriers(cx.strata().mlir(), &marked, &zero);
         crate::zero_accumulators::mark(cx.strata().mlir(), &zeroed);
         apply_script(module, cx, &script, "schedules/cpu-vectorize.mlir", "the vectorising schedule")?;
-        let marked = mark_lowering(cx.strata().mlir(), module);
-        if !marked.is_empty() {
-            apply_script(module, cx, LOWER_VECTORS_SCRIPT, "schedules/cpu-lower-vectors.mlir", "the vector lowering")?;
-            for op in collect(&module, |op| op.attribute(LOWER_VECTORS).is_some()) {
-                op.remove_attribute(LOWER_VECTORS);
-            }
-        }
-        cx.bump("lowered-regions", marked.len() as u64);
+        let lowered = crate::lower_vectors::lower(module, cx)?;
+        cx.bump("lowered-regions", lowered as u64);
         let from_zero = crate::zero_accumulators::start_from_zero(cx.strata().mlir(), module);
         cx.bump("zero-accumulators", from_zero as u64);
         remove_barriers(cx.strata().mlir(), module);
         Ok(())
     }
-}
-
-/// The vector lowering that follows [`VECTORIZE`], on the ops [`mark_lowering`] marks.
-pub const LOWER_VECTORS_SCRIPT: &str = include_str!("../schedules/cpu-lower-vectors.mlir");
-
-/// The mark of the ops whose bodies `cpu-lower-vectors.mlir` lowers.
-const LOWER_VECTORS: &str = "strata.lower_vectors";
-
-/// Whether `op` is a vector op `cpu-lower-vectors.mlir` rewrites: a contraction, an outer
-/// product, a shape cast, a broadcast other than a scalar's to one dimension, or a transfer
-/// whose permutation map is not the minor identity.
-fn needs_lowering(op: Op) -> bool {
-    let rank = |value: Val| strata_ir::types::vector_shape(value.r#type()).map(|(dims, _)| dims.len());
-    match op.name().as_str() {
-        "vector.contract" | "vector.outerproduct" | "vector.shape_cast" => true,
-        "vector.broadcast" => rank(op.operand(0)).is_some() || rank(op.result(0)) != Some(1),
-        "vector.transfer_read" | "vector.transfer_write" => {
-            !op.attribute("permutation_map").is_some_and(|map| is_minor_identity(&map.to_string()))
-        }
-        _ => false,
-    }
-}
-
-/// Whether the printed affine map `map` is a minor identity: `(d0, ..., dn) -> (dk, ..., dn)`.
-fn is_minor_identity(map: &str) -> bool {
-    let Some((dims, results)) = map.trim_start_matches("affine_map<").trim_end_matches('>').split_once(" -> ") else {
-        return false;
-    };
-    let list = |text: &str| -> Vec<String> {
-        text.trim().trim_start_matches('(').trim_end_matches(')').split(',').map(|d| d.trim().to_owned()).collect()
-    };
-    let (dims, results) = (list(dims), list(results));
-    results.len() <= dims.len() && dims[dims.len() - results.len()..] == results[..]
-}
-
-/// Marks `strata.lower_vectors` on each op that holds a vector op [`needs_lowering`]: its
-/// ancestor at the top level of a function, or the function where it stands at the top level
-/// itself (the patterns rewrite the bodies of the marked ops). Returns the marked ops.
-fn mark_lowering(context: &melior::Context, module: OperationRef<'_, '_>) -> Vec<Op> {
-    let mut marked: Vec<Op> = Vec::new();
-    for op in collect(&module, needs_lowering) {
-        let mut top = op;
-        while let Some(parent) = top.parent().filter(|parent| !parent.is("func.func")) {
-            top = parent;
-        }
-        let Some(function) = top.parent() else { continue };
-        let target = if top == op { function } else { top };
-        if marked.last() != Some(&target) && !marked.contains(&target) {
-            marked.push(target);
-        }
-    }
-    // A marked function's own ops need no mark of their own.
-    let functions: Vec<Op> = marked.iter().copied().filter(|op| op.is("func.func")).collect();
-    marked.retain(|op| op.is("func.func") || !op.parent().is_some_and(|parent| functions.contains(&parent)));
-    for &op in &marked {
-        op.set_attribute(LOWER_VECTORS, melior::ir::attribute::Attribute::unit(context));
-    }
-    marked
 }
 
 /// `ty` (a memref type with static strides, printed) with its offset dynamic, or, where the
@@ -985,20 +921,5 @@ fn remove_barriers(context: &melior::Context, module: OperationRef<'_, '_>) {
         cast.replace_all_uses_with(memref_cast);
         // Safety: the cast has no uses left and no handle to it survives.
         unsafe { op.erase() };
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_minor_identity;
-
-    #[test]
-    fn minor_identities() {
-        assert!(is_minor_identity("affine_map<(d0, d1, d2, d3) -> (d3)>"));
-        assert!(is_minor_identity("affine_map<(d0, d1) -> (d0, d1)>"));
-        assert!(!is_minor_identity("affine_map<(d0, d1) -> (d0)>"));
-        assert!(!is_minor_identity("affine_map<(d0, d1) -> (d1, d0)>"));
-        assert!(!is_minor_identity("affine_map<(d0, d1) -> (0, d1)>"));
-        assert!(!is_minor_identity("affine_map<(d0) -> (d0, d0)>"));
     }
 }

@@ -41,6 +41,7 @@ pub mod host;
 pub mod implicit_pads;
 pub mod jit;
 pub mod lower_transposes;
+mod lower_vectors;
 pub mod masked_stores;
 pub mod math_calls;
 pub mod matmul_accumulate;
