@@ -104,6 +104,22 @@ fn dialect_verifiers_run_after_parsing() {
     assert!(strata.parse_without_dialect_verifiers(text, "t.mlir").is_ok());
 }
 
+/// `parse` leaves MLIR's verifier to the parser (it does not run it a second time): an op
+/// that parses but breaks an upstream verifier is still refused, with its location.
+#[test]
+fn upstream_verifier_runs_in_the_parser() {
+    let strata = StrataContext::new(&[TOY]).unwrap();
+    let text = "func.func @f() -> i32 {\n  return\n}";
+    for error in [
+        strata.parse(text, "t.mlir").err().unwrap(),
+        strata.parse_without_dialect_verifiers(text, "t.mlir").err().unwrap(),
+    ] {
+        let diagnostic = &error.diagnostics()[0];
+        assert!(diagnostic.message.contains("has 0 operands, but enclosing function (@f) returns 1"), "{diagnostic:?}");
+        assert_eq!(diagnostic.location.file_line_col(), Some(("t.mlir", 2, 3)));
+    }
+}
+
 #[test]
 fn rust_and_upstream_passes_share_one_pipeline() {
     let strata = StrataContext::new(&[TOY]).unwrap();
