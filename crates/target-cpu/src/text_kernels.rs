@@ -82,6 +82,7 @@ pub(crate) fn replace_kernels_with(
         unsafe { op.erase() };
     }
     let mut cache = KernelCache::default();
+    cache.parse_all(cx.strata(), kernels.iter().map(|(_, (text, _))| text.as_str()), what);
     // The empty region each top-level kernel moves into: parsed once, copied per kernel.
     let mut skeleton: Option<Op> = None;
     let mut result = Ok(());
