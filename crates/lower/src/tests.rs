@@ -422,3 +422,32 @@ fn every_lowering_parses_for_every_element_type() {
     assert!(missing.is_empty(), "ops without a kernel for any element type: {missing:?}");
     assert!(parsed > 1000, "{parsed} kernels parsed, {unsupported} unsupported");
 }
+
+/// `KernelCache::parse_all` parses the texts it is given on every core, once each: `function`
+/// then finds them parsed; a text that does not parse is left to `function`, which reports it.
+#[test]
+fn kernel_texts_parse_once_on_every_core() {
+    let strata = StrataContext::new(&[DIALECT]).expect("the sg dialect loads");
+    let mut kernels = KernelCache::default();
+    // Enough text for more than one thread (`PARALLEL_PARSE_BYTES`), each kernel distinct.
+    let texts: Vec<String> = (0..400)
+        .map(|i| {
+            format!(
+                "module {{\n  func.func private @kernel(%a: f32) -> f32 {{\n    %c = arith.constant {i}.0 : f32\n    %r = arith.addf %a, %c : f32\n    return %r : f32\n  }}\n}}\n"
+            )
+        })
+        .collect();
+    let broken = "module {\n  func.func private @kernel(%a: f32) -> f32 {\n    return\n  }\n}\n";
+    let all = texts.iter().map(String::as_str).chain([broken, texts[0].as_str()]);
+    kernels.parse_all(&strata, all, "test kernel");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(kernels.len(), if cores > 1 { texts.len() } else { 0 });
+    for text in &texts {
+        let function = kernels.function(&strata, text, "test kernel").expect("a kernel parses");
+        assert_eq!(function.symbol_name().as_deref(), Some("kernel"));
+    }
+    assert_eq!(kernels.len(), texts.len());
+    let Err(error) = kernels.function(&strata, broken, "test kernel") else { panic!("the broken kernel was accepted") };
+    assert!(error.to_string().contains("returns 1"), "{error}");
+    assert_eq!(kernels.len(), texts.len());
+}
