@@ -68,13 +68,11 @@ impl Pass for ReadOnlyLoads {
             if !never_written(value) {
                 continue;
             }
-            let mut top = extract;
-            let mut in_linalg = false;
-            while let Some(parent) = top.parent().filter(|&parent| parent != function) {
-                in_linalg |= parent.name().starts_with("linalg.");
-                top = parent;
-            }
-            if top == extract || in_linalg || top.parent() != Some(function) {
+            let Some(top) = extract.ancestor_in(entry).filter(|&top| top != extract) else { continue };
+            let in_linalg = std::iter::successors(extract.parent(), |op| op.parent())
+                .take_while(|&op| op != function)
+                .any(|op| op.name().starts_with("linalg."));
+            if in_linalg {
                 continue;
             }
             let key = (top.raw().ptr as usize, value.raw().ptr as usize);
@@ -123,7 +121,7 @@ impl Pass for ReadOnlyLoads {
             }
             let mut readers: Vec<(Op, Vec<(Op, usize)>)> = Vec::new();
             for (user, index) in result.uses() {
-                let Some(top) = top_level(user, function) else { continue };
+                let Some(top) = user.ancestor_in(entry) else { continue };
                 match readers.iter_mut().find(|(t, _)| *t == top) {
                     Some((_, uses)) => uses.push((user, index)),
                     None => readers.push((top, vec![(user, index)])),
@@ -142,18 +140,6 @@ impl Pass for ReadOnlyLoads {
         }
         Ok(())
     }
-}
-
-/// The ancestor of `op` (or `op`) in `function`'s body.
-fn top_level(op: Op, function: Op) -> Option<Op> {
-    let mut top = op;
-    while let Some(parent) = top.parent() {
-        if parent == function {
-            return Some(top);
-        }
-        top = parent;
-    }
-    None
 }
 
 /// The entry-block arguments of `function` marked `bufferization.writable = false`.
